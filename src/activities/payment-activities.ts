@@ -1,0 +1,121 @@
+/**
+ * Activities of the payment workflow (D20, D22): the only code that calls providers and writes the
+ * payments read model. Each is idempotent, so Temporal's retries never write or charge twice.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ProviderCode } from '../domain/catalogue';
+import type { Environment } from '../domain/environment';
+import type { Currency } from '../domain/money';
+import { eventForStatus } from '../domain/payment';
+import type { PaymentSnapshot } from '../domain/payment-record';
+import type { Db } from '../db/knex';
+import { insertPaymentWithCreatedEvent, updatePaymentStatus } from '../db/payments';
+import { paymentEvent } from '../lib/events';
+import { ProviderError, type ProviderAnswer } from '../providers/provider';
+import type { ProviderRegistry } from '../providers/registry';
+
+/** `ApplicationFailure.type` values the workflow and API rely on (never class names, style rule 6). */
+export const FAILURE_TYPES = {
+  providerUnavailable: 'ProviderUnavailable',
+  providerRejected: 'ProviderRejected',
+} as const;
+
+/** Dependencies of the payment activities. */
+export interface PaymentActivityDeps {
+  db: Db;
+  providers: ProviderRegistry;
+}
+
+/** Which provider call an activity makes. */
+export interface ProviderCall {
+  environment: Environment;
+  provider: ProviderCode;
+}
+
+/** Input of `initiateProviderPayment`; `idempotencyKey` is derived from the workflow id (style rule 2). */
+export interface InitiateInput extends ProviderCall {
+  paymentId: string;
+  idempotencyKey: string;
+  amount: number;
+  currency: Currency;
+  customer: string;
+}
+
+/** Builds the payment activities around their dependencies (samples' `createActivities(deps)`). */
+export function createPaymentActivities(deps: PaymentActivityDeps) {
+  function providerFor(call: ProviderCall) {
+    const provider = deps.providers.get(call.environment, call.provider);
+    if (!provider) {
+      throw ApplicationFailure.create({
+        type: FAILURE_TYPES.providerUnavailable,
+        message: `no ${call.environment} adapter is configured for ${call.provider}`,
+        nonRetryable: true,
+      });
+    }
+    return provider;
+  }
+
+  async function callProvider<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ProviderError) {
+        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerRejected, message: error.message, nonRetryable: true });
+      }
+      throw error;
+    }
+  }
+
+  return {
+    /** Writes the payment row and its `payment.created` event unless present (D22). */
+    async recordPaymentCreated(payment: PaymentSnapshot): Promise<void> {
+      await insertPaymentWithCreatedEvent(deps.db, payment, paymentEvent(payment, 'payment.created'));
+    },
+
+    /**
+     * Writes a status change of the payment and the event its new status emits (D11, D22).
+     * @throws a retryable error while the row is missing
+     */
+    async recordPaymentStatus(payment: PaymentSnapshot): Promise<void> {
+      const eventName = eventForStatus(payment.status);
+      await updatePaymentStatus(
+        deps.db,
+        {
+          paymentId: payment.id,
+          status: payment.status,
+          failureCode: payment.failureCode,
+          failureMessage: payment.failureMessage,
+          providerReference: payment.providerReference,
+          updatedAt: payment.updatedAt,
+        },
+        eventName ? paymentEvent(payment, eventName) : undefined,
+      );
+    },
+
+    /**
+     * Asks the provider to collect the payment (D16).
+     * @throws ApplicationFailure `ProviderUnavailable` or `ProviderRejected` (non-retryable)
+     */
+    async initiateProviderPayment(input: InitiateInput): Promise<ProviderAnswer> {
+      const provider = providerFor(input);
+      return callProvider(() =>
+        provider.initiate({
+          paymentId: input.paymentId,
+          idempotencyKey: input.idempotencyKey,
+          amount: input.amount,
+          currency: input.currency,
+          customer: input.customer,
+        }),
+      );
+    },
+
+    /** Polls the provider for its current answer (D16, D20). @throws ApplicationFailure as above */
+    async fetchProviderPaymentStatus(input: ProviderCall & { providerReference: string }): Promise<ProviderAnswer> {
+      const provider = providerFor(input);
+      return callProvider(() => provider.fetchStatus(input.providerReference));
+    },
+  };
+}
+
+/** The payment activities' type, imported by the workflow as a type only. */
+export type PaymentActivities = ReturnType<typeof createPaymentActivities>;

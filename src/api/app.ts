@@ -1,0 +1,52 @@
+/**
+ * The Koa app (D51–D53): request id and JSON logs, one error middleware, the routers, and 404/405
+ * answered in the envelope. `createApp(deps)` builds it without listening, for the server and tests.
+ */
+import Koa from 'koa';
+import type Router from '@koa/router';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config';
+import type { Db } from '../db/knex';
+import { DomainError } from '../domain/errors';
+import type { Logger } from '../logger';
+import type { ProviderRegistry } from '../providers/registry';
+import { errorHandler } from './middleware/error-handler';
+import { requestContext } from './middleware/request-context';
+import { authRoutes } from './routes/auth';
+import { healthRoutes } from './routes/health';
+import { paymentRoutes } from './routes/payments';
+
+/** Everything the API needs, injected. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  temporal: Client;
+  providers: ProviderRegistry;
+  logger: Logger;
+}
+
+function mount(app: Koa, router: Router): void {
+  app.use(router.routes());
+  app.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new DomainError('method_not_allowed', 'method not allowed on this path'),
+      notImplemented: () => new DomainError('method_not_allowed', 'method not implemented'),
+    }),
+  );
+}
+
+/** Builds the app; listen with `app.listen(port)` or `http.createServer(app.callback())`. */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: false });
+  app.silent = true;
+  app.use(requestContext(deps.logger));
+  app.use(errorHandler());
+  mount(app, healthRoutes(deps));
+  mount(app, authRoutes(deps));
+  mount(app, paymentRoutes(deps));
+  app.use(() => {
+    throw new DomainError('not_found', 'no such endpoint');
+  });
+  return app;
+}

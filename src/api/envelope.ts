@@ -1,0 +1,8 @@
+/** The success envelope of the generic and developer endpoints (interface.md, Response envelope). */
+import type { Context } from 'koa';
+
+/** `{success: true, message, data}` with HTTP `status`. */
+export function respond(ctx: Context, status: number, message: string, data: unknown): void {
+  ctx.status = status;
+  ctx.body = { success: true, message, data };
+}

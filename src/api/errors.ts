@@ -1,0 +1,25 @@
+/** HTTP status of each D51 error code; the error middleware is the only user. */
+import type { ErrorCode } from '../domain/errors';
+
+/** D51 code → HTTP status. */
+export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
+  invalid_request: 400,
+  validation_error: 400,
+  unauthorized: 401,
+  invalid_api_key: 401,
+  forbidden: 403,
+  merchant_mismatch: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  idempotency_key_reused: 409,
+  payment_not_cancellable: 409,
+  payment_not_refundable: 409,
+  amount_exceeds_refundable: 400,
+  documents_missing: 400,
+  file_too_large: 413,
+  unsupported_file_type: 400,
+  provider_unavailable: 503,
+  rate_limited: 429,
+  internal_error: 500,
+};

@@ -1,0 +1,83 @@
+/**
+ * Every setting of the service, read from the environment and validated with zod at start.
+ * This module is the only reader of `process.env` in `src/` (style guide). A bad setting stops the
+ * process with a message naming it (`loadConfig` throws {@link ConfigError}).
+ */
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveSeconds = z.coerce.number().int().positive();
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1');
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port.default(3000),
+  /** PostgreSQL connection string; the run and test commands set it (embedded PostgreSQL by default). */
+  DATABASE_URL: z.string().url(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  /** Task queue of every workflow and activity (D20). */
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
+  TEMPORAL_TLS: booleanFlag.default(false),
+  /** HS256 secret for session tokens (D2): at least 32 characters, never a default in code. */
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  /** Session token lifetime in seconds (D2: 1 h). */
+  SESSION_TTL_SECONDS: positiveSeconds.default(3600),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Sandbox simulated customer approval delay in milliseconds (D14: 3 s). */
+  SANDBOX_APPROVAL_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
+  /** Payment expiry per method family in seconds (D11). */
+  EXPIRY_MOBILE_MONEY_SECONDS: positiveSeconds.default(600),
+  EXPIRY_BANK_TRANSFER_SECONDS: positiveSeconds.default(72 * 3600),
+  EXPIRY_CARD_SECONDS: positiveSeconds.default(24 * 3600),
+  EXPIRY_WALLET_SECONDS: positiveSeconds.default(24 * 3600),
+  /** How long a completed payment takes refunds, in days (docs/payments.md). */
+  REFUND_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
+});
+
+/** The validated configuration; all durations carry their unit in the name. */
+export type Config = z.infer<typeof schema>;
+
+/** Raised when an environment variable is missing or invalid; the message names each bad setting. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses the environment (default `process.env`) into a {@link Config}.
+ * @throws ConfigError naming every setting that is missing or invalid.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`),
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * Loads the configuration for an entry point; on a bad setting prints the problem and exits 78
+ * (EX_CONFIG) instead of starting half-configured.
+ */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+}

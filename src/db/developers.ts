@@ -1,0 +1,87 @@
+/** Repository of developers (D1, D2, D40) and their secret keys (D3). */
+import type { Db } from './knex';
+import type { Environment } from '../domain/environment';
+
+/** A developer row; `merchant_id` identifies the merchant in every other table (D1). */
+export interface DeveloperRow {
+  id: string;
+  merchant_id: string;
+  email: string;
+  password_hash: string;
+  name: string;
+  business_name: string | null;
+  country: string | null;
+  phone: string | null;
+  plan: string;
+  has_live_access: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The merchant and environment a secret key authenticates (D4). */
+export interface KeyOwner {
+  keyId: string;
+  merchantId: string;
+  developerId: string;
+  environment: Environment;
+}
+
+/** What `insertDeveloperWithKey` stores: the key only as its SHA-256 hash and last 4 characters (D3). */
+export interface NewDeveloper {
+  id: string;
+  merchantId: string;
+  email: string;
+  passwordHash: string;
+  name: string;
+  businessName: string | null;
+  key: { id: string; hash: string; last4: string };
+}
+
+/**
+ * Inserts a developer and its first sandbox key in one transaction.
+ * @throws the driver's unique_violation when the e-mail is taken (see `isUniqueViolation`).
+ */
+export async function insertDeveloperWithKey(db: Db, input: NewDeveloper): Promise<DeveloperRow> {
+  return db.transaction(async (trx) => {
+    const [developer] = await trx<DeveloperRow>('developers')
+      .insert({
+        id: input.id,
+        merchant_id: input.merchantId,
+        email: input.email,
+        password_hash: input.passwordHash,
+        name: input.name,
+        business_name: input.businessName,
+      })
+      .returning('*');
+    await trx('api_keys').insert({
+      id: input.key.id,
+      merchant_id: input.merchantId,
+      environment: 'sandbox',
+      key_hash: input.key.hash,
+      last4: input.key.last4,
+    });
+    return developer as DeveloperRow;
+  });
+}
+
+/** The developer with this (lower-cased) e-mail, if any. */
+export async function findDeveloperByEmail(db: Db, email: string): Promise<DeveloperRow | undefined> {
+  return db<DeveloperRow>('developers').where({ email }).first();
+}
+
+/** The developer with this id, if any. */
+export async function findDeveloperById(db: Db, id: string): Promise<DeveloperRow | undefined> {
+  return db<DeveloperRow>('developers').where({ id }).first();
+}
+
+/** The owner of the key whose SHA-256 hex is `keyHash`, if the key is neither revoked nor expired. */
+export async function findKeyOwnerByHash(db: Db, keyHash: string): Promise<KeyOwner | undefined> {
+  const row = await db('api_keys as k')
+    .join('developers as d', 'd.merchant_id', 'k.merchant_id')
+    .where('k.key_hash', keyHash)
+    .whereNull('k.revoked_at')
+    .where((q) => q.whereNull('k.expires_at').orWhere('k.expires_at', '>', db.fn.now()))
+    .first('k.id as key_id', 'k.merchant_id', 'k.environment', 'd.id as developer_id');
+  if (!row) return undefined;
+  return { keyId: row.key_id, merchantId: row.merchant_id, developerId: row.developer_id, environment: row.environment };
+}

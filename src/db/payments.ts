@@ -1,0 +1,188 @@
+/**
+ * Repository of the payments read model (D10) and their events (D22). The payment workflow is the
+ * source of truth; these writes are idempotent so a retried activity changes nothing twice.
+ */
+import { PROVIDER_KINDS } from '../domain/catalogue';
+import type { Environment } from '../domain/environment';
+import type { FailureCode, PaymentStatus } from '../domain/payment';
+import type { PaymentSnapshot } from '../domain/payment-record';
+import { iso, type Db } from './knex';
+
+/** An event to write once (D22): `id` is derived from the workflow and step. */
+export interface EventInput {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  type: string;
+  objectId: string | null;
+  data: unknown;
+  createdAt: string;
+}
+
+/** A status change written by the payment workflow's activity. */
+export interface PaymentStatusChange {
+  paymentId: string;
+  status: PaymentStatus;
+  failureCode: FailureCode | null;
+  failureMessage: string | null;
+  providerReference: string | null;
+  updatedAt: string;
+}
+
+interface PaymentRow {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  family: 'generic' | 'merchant';
+  amount: number;
+  amount_refunded: number;
+  currency: string;
+  status: PaymentStatus;
+  payment_method: string;
+  provider: string;
+  description: string | null;
+  customer_phone: string | null;
+  customer_email: string | null;
+  metadata: Record<string, string>;
+  fee_amount: number;
+  failure_code: string | null;
+  failure_message: string | null;
+  provider_reference: string | null;
+  next_action: PaymentSnapshot['nextAction'];
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toRow(payment: PaymentSnapshot): PaymentRow {
+  return {
+    id: payment.id,
+    merchant_id: payment.merchantId,
+    environment: payment.environment,
+    family: payment.family,
+    amount: payment.amount,
+    amount_refunded: payment.amountRefunded,
+    currency: payment.currency,
+    status: payment.status,
+    payment_method: payment.paymentMethod,
+    provider: payment.provider,
+    description: payment.description,
+    customer_phone: payment.customerPhone,
+    customer_email: payment.customerEmail,
+    metadata: payment.metadata,
+    fee_amount: payment.feeAmount,
+    failure_code: payment.failureCode,
+    failure_message: payment.failureMessage,
+    provider_reference: payment.providerReference,
+    next_action: payment.nextAction,
+    expires_at: new Date(payment.expiresAt),
+    created_at: new Date(payment.createdAt),
+    updated_at: new Date(payment.updatedAt),
+  };
+}
+
+function fromRow(row: PaymentRow): PaymentSnapshot {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    family: row.family,
+    amount: row.amount,
+    amountRefunded: row.amount_refunded,
+    currency: row.currency as PaymentSnapshot['currency'],
+    status: row.status,
+    paymentMethod: row.payment_method as PaymentSnapshot['paymentMethod'],
+    provider: row.provider as PaymentSnapshot['provider'],
+    kind: PROVIDER_KINDS[row.provider as PaymentSnapshot['provider']],
+    description: row.description,
+    customerPhone: row.customer_phone,
+    customerEmail: row.customer_email,
+    metadata: row.metadata,
+    feeAmount: row.fee_amount,
+    failureCode: row.failure_code as FailureCode | null,
+    failureMessage: row.failure_message,
+    providerReference: row.provider_reference,
+    nextAction: row.next_action,
+    expiresAt: iso(row.expires_at),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+function eventRow(event: EventInput) {
+  return {
+    id: event.id,
+    merchant_id: event.merchantId,
+    environment: event.environment,
+    type: event.type,
+    object_id: event.objectId,
+    data: JSON.stringify(event.data),
+    created_at: new Date(event.createdAt),
+  };
+}
+
+/**
+ * Inserts the payment and its `payment.created` event unless they exist (both the API and the
+ * workflow's first activity call this; whichever comes second changes nothing).
+ * @returns true when this call inserted the payment
+ */
+export async function insertPaymentWithCreatedEvent(db: Db, payment: PaymentSnapshot, event: EventInput): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const inserted = await trx('payments').insert(toRow(payment)).onConflict('id').ignore().returning('id');
+    await trx('events').insert(eventRow(event)).onConflict('id').ignore();
+    return inserted.length === 1;
+  });
+}
+
+/**
+ * Writes a status change and, when given, its event (D22), in one transaction. Idempotent: the
+ * event id is derived from the step, and re-writing the same status is harmless.
+ * @throws Error when the payment row does not exist (a retryable fault for the activity)
+ */
+export async function updatePaymentStatus(db: Db, change: PaymentStatusChange, event?: EventInput): Promise<void> {
+  await db.transaction(async (trx) => {
+    const updated = await trx('payments')
+      .where({ id: change.paymentId })
+      .update({
+        status: change.status,
+        failure_code: change.failureCode,
+        failure_message: change.failureMessage,
+        provider_reference: change.providerReference,
+        updated_at: new Date(change.updatedAt),
+      });
+    if (updated !== 1) throw new Error(`payment ${change.paymentId} is not in the read model yet`);
+    if (event) await trx('events').insert(eventRow(event)).onConflict('id').ignore();
+  });
+}
+
+/** The payment `id` of this merchant and environment, or undefined (D1: foreign ids are not found). */
+export async function findPayment(
+  db: Db,
+  scope: { merchantId: string; environment: Environment },
+  id: string,
+): Promise<PaymentSnapshot | undefined> {
+  const row = await db<PaymentRow>('payments')
+    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
+    .first();
+  return row ? fromRow(row) : undefined;
+}
+
+/** A stored event as the API shows it (D22). */
+export interface EventRecord {
+  id: string;
+  event: string;
+  created_at: string;
+  data: unknown;
+}
+
+/** Events about one object (a payment), oldest first. */
+export async function listEventsForObject(db: Db, objectId: string): Promise<EventRecord[]> {
+  const rows = await db('events').where({ object_id: objectId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  return rows.map((row: { id: string; type: string; created_at: Date; data: unknown }) => ({
+    id: row.id,
+    event: row.type,
+    created_at: iso(row.created_at),
+    data: row.data,
+  }));
+}
+

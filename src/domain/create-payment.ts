@@ -1,0 +1,106 @@
+/**
+ * Semantic checks of a generic payment request against list A (D5, D6): which provider serves it,
+ * and whether its currency and customer's country are served. Field types and formats are checked
+ * before this by the API's zod schema.
+ */
+import {
+  GENERIC_CATALOGUE,
+  MOBILE_MONEY_COUNTRY_CURRENCIES,
+  operatorForNumber,
+  servesCountry,
+  type GenericMethod,
+  type MethodKind,
+  type Offering,
+  type ProviderCode,
+} from './catalogue';
+import { DomainError, validationError } from './errors';
+import type { Currency } from './money';
+import { parseMsisdn } from './phone';
+
+/** A generic create request after its shape was validated (amount in minor units). */
+export interface GenericPaymentRequest {
+  amount: number;
+  currency: Currency;
+  paymentMethod: GenericMethod;
+  phoneNumber?: string;
+  provider?: ProviderCode;
+}
+
+/** The provider and customer a valid request resolves to. */
+export interface ResolvedPayment {
+  provider: ProviderCode;
+  kind: MethodKind;
+  customerPhone?: string;
+  country?: string;
+}
+
+function offeringFor(method: GenericMethod, provider: ProviderCode | undefined): Offering {
+  const offerings = GENERIC_CATALOGUE[method];
+  if (provider === undefined) return offerings[0] as Offering;
+  const chosen = offerings.find((offering) => offering.provider === provider);
+  if (!chosen) {
+    throw validationError([{ field: 'provider', message: `provider ${provider} does not serve payment_method ${method}` }]);
+  }
+  return chosen;
+}
+
+/**
+ * Resolves a generic request to its provider (D6: prefix table, or `provider` when given).
+ * @throws DomainError `validation_error` naming the field (currency, phone_number or provider) that
+ *   the method does not take.
+ */
+export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedPayment {
+  const { paymentMethod, currency } = request;
+  if (paymentMethod !== 'mobile_money') {
+    const offering = offeringFor(paymentMethod, request.provider);
+    if (!offering.currencies.includes(currency)) {
+      throw validationError([{ field: 'currency', message: `currency ${currency} is not supported by ${paymentMethod}` }]);
+    }
+    return { provider: offering.provider, kind: offering.kind };
+  }
+
+  if (request.phoneNumber === undefined) {
+    throw validationError([{ field: 'phone_number', message: 'phone_number is required for mobile_money' }]);
+  }
+  const msisdn = parseMsisdn(request.phoneNumber);
+  if (!msisdn) {
+    throw validationError([
+      { field: 'phone_number', message: 'phone_number must be a valid international (E.164) number, e.g. +250788123456' },
+    ]);
+  }
+  const candidates = GENERIC_CATALOGUE.mobile_money.filter((offering) => servesCountry(offering, msisdn.country));
+  if (candidates.length === 0) {
+    throw validationError([{ field: 'phone_number', message: `mobile_money is not available in ${msisdn.country}` }]);
+  }
+  let offering: Offering;
+  if (request.provider !== undefined) {
+    offering = offeringFor('mobile_money', request.provider);
+    if (!servesCountry(offering, msisdn.country)) {
+      throw validationError([{ field: 'phone_number', message: `${offering.provider} does not serve ${msisdn.country}` }]);
+    }
+  } else {
+    const provider = operatorForNumber(msisdn.country, msisdn.nationalNumber, candidates.map((c) => c.provider));
+    const found = candidates.find((candidate) => candidate.provider === provider);
+    if (!found) {
+      throw validationError([
+        { field: 'phone_number', message: 'no mobile money operator is known for this number prefix; name one in provider' },
+      ]);
+    }
+    offering = found;
+  }
+  if (!offering.currencies.includes(currency)) {
+    throw validationError([{ field: 'currency', message: `currency ${currency} is not supported by ${offering.provider}` }]);
+  }
+  const walletCurrencies = MOBILE_MONEY_COUNTRY_CURRENCIES[msisdn.country] ?? [];
+  if (!walletCurrencies.includes(currency)) {
+    throw validationError([
+      { field: 'currency', message: `currency ${currency} does not match a mobile money wallet in ${msisdn.country}` },
+    ]);
+  }
+  return { provider: offering.provider, kind: offering.kind, customerPhone: msisdn.e164, country: msisdn.country };
+}
+
+/** Thrown when a live payment has no configured provider adapter (D16). */
+export function providerUnavailable(method: string): DomainError {
+  return new DomainError('provider_unavailable', `payment_method ${method} is not available in live mode yet`);
+}

@@ -1,0 +1,59 @@
+/**
+ * Typed domain errors carrying the error codes of D51. Domain code throws {@link DomainError}; the
+ * API's one error middleware maps the code to an HTTP status (src/api/errors.ts).
+ */
+
+/** Every error code the service answers with (D51). */
+export const ERROR_CODES = [
+  'invalid_request',
+  'validation_error',
+  'unauthorized',
+  'invalid_api_key',
+  'forbidden',
+  'merchant_mismatch',
+  'not_found',
+  'method_not_allowed',
+  'conflict',
+  'idempotency_key_reused',
+  'payment_not_cancellable',
+  'payment_not_refundable',
+  'amount_exceeds_refundable',
+  'documents_missing',
+  'file_too_large',
+  'unsupported_file_type',
+  'provider_unavailable',
+  'rate_limited',
+  'internal_error',
+] as const;
+
+/** One of the D51 error codes. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** One bad field of a request: `field` is a dotted path (`payment_method_data.phone_number`). */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/**
+ * An error the caller can act on. `message` is safe to show to merchants; `details` lists every
+ * bad field for `validation_error` (D51).
+ */
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: FieldProblem[],
+    /** HTTP status when it differs from the code's usual one (e.g. 413 for an oversized body). */
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+/** A `validation_error` whose message is the first problem's and whose details list all of them. */
+export function validationError(problems: FieldProblem[]): DomainError {
+  const first = problems[0] ?? { field: 'body', message: 'request is invalid' };
+  return new DomainError('validation_error', first.message, problems);
+}

@@ -1,0 +1,75 @@
+/**
+ * Money as integer minor units plus an ISO 4217 currency (D5). Never a float: amounts stay below
+ * Number.MAX_SAFE_INTEGER (the D5 maximum is 10^12 minor units) and decimal strings are converted
+ * digit by digit. Rounding lives here and only here.
+ */
+
+/** Minor-unit exponent of every currency the service takes (ISO 4217). */
+export const CURRENCY_EXPONENTS = {
+  RWF: 0,
+  UGX: 0,
+  KES: 2,
+  GHS: 2,
+  USD: 2,
+  EUR: 2,
+  GBP: 2,
+  LRD: 2,
+} as const;
+
+/** A currency code the service takes. */
+export type Currency = keyof typeof CURRENCY_EXPONENTS;
+
+/** Smallest amount of a payment, in minor units (D5). */
+export const MIN_AMOUNT_MINOR = 1;
+/** Largest amount of a payment, in minor units (D5: 10^12). */
+export const MAX_AMOUNT_MINOR = 1_000_000_000_000;
+
+/** True when `code` is a currency the service takes. */
+export function isCurrency(code: string): code is Currency {
+  return Object.prototype.hasOwnProperty.call(CURRENCY_EXPONENTS, code);
+}
+
+/** True when `amount` is an integer number of minor units inside the D5 limits. */
+export function isValidMinorAmount(amount: number): boolean {
+  return Number.isSafeInteger(amount) && amount >= MIN_AMOUNT_MINOR && amount <= MAX_AMOUNT_MINOR;
+}
+
+/**
+ * Parses a merchant-scoped decimal string with exactly two decimals (`"1500.00"`, D5) into minor
+ * units of `currency`. For 0-decimal currencies the decimals must be `.00`.
+ * @returns the amount in minor units, or an error message naming what is wrong.
+ */
+export function parseDecimalAmount(
+  value: string,
+  currency: Currency,
+): { ok: true; minor: number } | { ok: false; message: string } {
+  const match = /^(0|[1-9][0-9]{0,14})\.([0-9]{2})$/.exec(value);
+  if (!match) return { ok: false, message: 'amount must be a decimal string with two decimals, e.g. "1500.00"' };
+  const [, whole, fraction] = match as unknown as [string, string, string];
+  const exponent = CURRENCY_EXPONENTS[currency];
+  if (exponent === 0 && fraction !== '00') {
+    return { ok: false, message: `amount must end in .00 for ${currency}, which has no minor unit` };
+  }
+  const minor = exponent === 0 ? Number(whole) : Number(whole) * 100 + Number(fraction);
+  if (!isValidMinorAmount(minor)) return { ok: false, message: 'amount must be at least 0.01 and at most the limit' };
+  return { ok: true, minor };
+}
+
+/** Formats minor units as the merchant-scoped decimal string with two decimals (D5). */
+export function formatDecimalAmount(minor: number, currency: Currency): string {
+  const exponent = CURRENCY_EXPONENTS[currency];
+  if (exponent === 0) return `${minor}.00`;
+  const whole = Math.trunc(minor / 100);
+  const fraction = String(minor % 100).padStart(2, '0');
+  return `${whole}.${fraction}`;
+}
+
+/**
+ * `amount × basisPoints / 10000`, rounded half-up to the minor unit (D7). Exact: computed in BigInt.
+ * @param amount minor units (non-negative integer)
+ * @param basisPoints hundredths of a percent (2.9 % = 290)
+ */
+export function percentageOfMinor(amount: number, basisPoints: number): number {
+  const product = BigInt(amount) * BigInt(basisPoints);
+  return Number((product + 5000n) / 10000n);
+}

@@ -1,0 +1,94 @@
+/**
+ * The payment as the workflow holds it and the read model stores it (D10), and its public generic
+ * form (interface.md, Payment (generic form), plus the D10 fields). Pure: the workflow carries a
+ * snapshot and activities write it.
+ */
+import type { MethodKind, PaymentMethod, ProviderCode } from './catalogue';
+import type { Environment } from './environment';
+import type { Currency } from './money';
+import type { FailureCode, PaymentStatus } from './payment';
+
+/** The next step the customer or merchant front end takes (D10). */
+export type NextAction =
+  | { type: 'bank_transfer'; account_name: string; account_number: string; bank_name: string; reference: string }
+  | { type: 'card_confirm'; client_secret: string };
+
+/** A payment's full state; amounts in minor units, timestamps ISO 8601 UTC. */
+export interface PaymentSnapshot {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  family: 'generic' | 'merchant';
+  amount: number;
+  amountRefunded: number;
+  currency: Currency;
+  status: PaymentStatus;
+  paymentMethod: PaymentMethod;
+  provider: ProviderCode;
+  kind: MethodKind;
+  description: string | null;
+  customerPhone: string | null;
+  customerEmail: string | null;
+  metadata: Record<string, string>;
+  feeAmount: number;
+  failureCode: FailureCode | null;
+  failureMessage: string | null;
+  providerReference: string | null;
+  nextAction: NextAction | null;
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The generic payment object of the interface, with the D10 fields; `amount` in minor units. */
+export interface GenericPaymentView {
+  id: string;
+  object: 'payment';
+  amount: number;
+  amount_refunded: number;
+  currency: string;
+  status: PaymentStatus;
+  payment_method: string;
+  provider: string;
+  description: string | null;
+  phone_number?: string;
+  customer_email?: string;
+  metadata: Record<string, string>;
+  failure_code: string | null;
+  failure_message: string | null;
+  next_action: NextAction | null;
+  environment: Environment;
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * The generic form of a payment (interface.md): `phone_number` in place of `customer_email` for
+ * mobile money and wallet payments; also the `data` of payment events (D22).
+ */
+export function toGenericPaymentView(payment: PaymentSnapshot): GenericPaymentView {
+  const customer: Pick<GenericPaymentView, 'phone_number' | 'customer_email'> =
+    payment.customerPhone !== null ? { phone_number: payment.customerPhone } : {};
+  if (payment.customerEmail !== null) customer.customer_email = payment.customerEmail;
+  return {
+    id: payment.id,
+    object: 'payment',
+    amount: payment.amount,
+    amount_refunded: payment.amountRefunded,
+    currency: payment.currency,
+    status: payment.status,
+    payment_method: payment.paymentMethod,
+    provider: payment.provider,
+    description: payment.description,
+    ...customer,
+    metadata: payment.metadata,
+    failure_code: payment.failureCode,
+    failure_message: payment.failureMessage,
+    next_action: payment.nextAction,
+    environment: payment.environment,
+    expires_at: payment.expiresAt,
+    created_at: payment.createdAt,
+    updated_at: payment.updatedAt,
+  };
+}

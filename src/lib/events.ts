@@ -1,0 +1,21 @@
+/** Building event rows (D22) for code outside workflows (the API and activities). */
+import type { EventInput } from '../db/payments';
+import { toGenericPaymentView, type PaymentSnapshot } from '../domain/payment-record';
+import { deriveId } from './ids';
+
+/**
+ * The event row of a payment step; its id is derived from the payment id and the step (D22), so it
+ * is written at most once whatever the retries, and the API and the workflow agree on it.
+ * @param step distinguishes several events of one type (a refund id); defaults to the type
+ */
+export function paymentEvent(payment: PaymentSnapshot, type: string, step: string = type): EventInput {
+  return {
+    id: deriveId('evt_', `payment:${payment.id}:${step}`),
+    merchantId: payment.merchantId,
+    environment: payment.environment,
+    type,
+    objectId: payment.id,
+    data: toGenericPaymentView(payment),
+    createdAt: payment.updatedAt,
+  };
+}

@@ -1,0 +1,77 @@
+/** Registration and login (D2): developers, their first sandbox key (D3) and session tokens. */
+import type { Config } from '../config';
+import { findDeveloperByEmail, insertDeveloperWithKey, type DeveloperRow } from '../db/developers';
+import { isUniqueViolation, type Db } from '../db/knex';
+import { DomainError } from '../domain/errors';
+import { ID_PREFIXES } from '../domain/ids';
+import { newId } from '../lib/ids';
+import { DUMMY_PASSWORD_HASH_PROMISE, hashPassword, verifyPassword } from '../lib/passwords';
+import { issueSecretKey } from '../lib/secret-keys';
+import { signSessionToken, type SessionToken } from '../lib/session-tokens';
+
+/** What the auth service needs. */
+export interface AuthDeps {
+  db: Db;
+  config: Pick<Config, 'JWT_SECRET' | 'SESSION_TTL_SECONDS'>;
+}
+
+/** The developer as the API shows it (never the password hash). */
+export function developerView(row: DeveloperRow) {
+  return {
+    id: row.id,
+    merchant_id: row.merchant_id,
+    email: row.email,
+    name: row.name,
+    business_name: row.business_name,
+    plan: row.plan,
+    has_live_access: row.has_live_access,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/** The answer of register: the developer, a session and the sandbox key shown once (D2, D3). */
+export interface Registration {
+  developer: ReturnType<typeof developerView>;
+  session: SessionToken;
+  apiKey: { id: string; environment: 'sandbox'; secret: string; last4: string };
+}
+
+/**
+ * Creates a developer (merchant) with its first sandbox secret key.
+ * @throws DomainError `conflict` (409) when the e-mail is already registered
+ */
+export async function registerDeveloper(
+  deps: AuthDeps,
+  input: { email: string; password: string; name: string; business_name?: string },
+): Promise<Registration> {
+  const key = issueSecretKey('sandbox');
+  const keyId = newId(ID_PREFIXES.apiKey);
+  let row: DeveloperRow;
+  try {
+    row = await insertDeveloperWithKey(deps.db, {
+      id: newId(ID_PREFIXES.developer),
+      merchantId: newId(ID_PREFIXES.merchant),
+      email: input.email,
+      passwordHash: await hashPassword(input.password),
+      name: input.name,
+      businessName: input.business_name ?? null,
+      key: { id: keyId, hash: key.hash, last4: key.last4 },
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new DomainError('conflict', 'a developer with this email is already registered');
+    throw error;
+  }
+  const session = await signSessionToken(row.id, deps.config.JWT_SECRET, deps.config.SESSION_TTL_SECONDS);
+  return { developer: developerView(row), session, apiKey: { id: keyId, environment: 'sandbox', secret: key.secret, last4: key.last4 } };
+}
+
+/**
+ * Checks e-mail and password and signs a session token.
+ * @throws DomainError `unauthorized` (401), the same for an unknown e-mail and a wrong password (D2)
+ */
+export async function login(deps: AuthDeps, input: { email: string; password: string }): Promise<SessionToken> {
+  const developer = await findDeveloperByEmail(deps.db, input.email);
+  const matches = await verifyPassword(input.password, developer?.password_hash ?? (await DUMMY_PASSWORD_HASH_PROMISE));
+  if (!developer || !matches) throw new DomainError('unauthorized', 'email or password is incorrect');
+  return signSessionToken(developer.id, deps.config.JWT_SECRET, deps.config.SESSION_TTL_SECONDS);
+}

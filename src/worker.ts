@@ -1,0 +1,50 @@
+/**
+ * The worker process: runs every workflow and activity on task queue `payments` (D20).
+ * Started by `npm start` as its own process; stops cleanly on SIGINT/SIGTERM.
+ */
+import { Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from './activities';
+import { loadConfigOrExit, type Config } from './config';
+import { createDb } from './db/knex';
+import { createLogger } from './logger';
+import { createProviderRegistry } from './providers/registry';
+import { connectWorker } from './temporal';
+
+/** Activity dependencies built from configuration (database pool, provider adapters). */
+export function createActivityDeps(config: Config): ActivityDeps {
+  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  const providers = createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: config.SANDBOX_APPROVAL_DELAY_MS });
+  return { db, providers };
+}
+
+/**
+ * Worker options shared by the process and the tests: the workflows (bundled from
+ * `src/workflows`, or a prebuilt bundle) and the activities.
+ */
+export function workerOptions(deps: ActivityDeps, taskQueue: string): Pick<WorkerOptions, 'taskQueue' | 'activities' | 'workflowsPath'> {
+  return { taskQueue, activities: createActivities(deps), workflowsPath: require.resolve('./workflows') };
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const logger = createLogger('worker', config.LOG_LEVEL);
+  const deps = createActivityDeps(config);
+  const connection = await connectWorker(config);
+  const worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    ...workerOptions(deps, config.TEMPORAL_TASK_QUEUE),
+  });
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
+  await worker.run();
+  await deps.db.destroy();
+  await connection.close();
+  logger.info('worker stopped');
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`worker failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,2 @@
+/** Every workflow the worker runs (the bundle's entry point). */
+export { paymentWorkflow } from './payment-workflow';

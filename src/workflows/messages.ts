@@ -1,0 +1,41 @@
+/**
+ * What the client (API, admin command) and the workflows share: workflow ids, search attributes,
+ * signals, queries and inputs (samples' `shared.ts`). Pure: safe inside the workflow sandbox.
+ */
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { PaymentSnapshot } from '../domain/payment-record';
+import type { ProviderOutcome } from '../domain/payment';
+
+/** Custom search attributes of payment executions (D20), registered when the dev server starts. */
+export const MerchantIdAttribute = defineSearchAttributeKey('MerchantId', SearchAttributeType.KEYWORD);
+export const EnvironmentAttribute = defineSearchAttributeKey('Environment', SearchAttributeType.KEYWORD);
+export const PaymentStatusAttribute = defineSearchAttributeKey('PaymentStatus', SearchAttributeType.KEYWORD);
+export const PaymentMethodAttribute = defineSearchAttributeKey('PaymentMethod', SearchAttributeType.KEYWORD);
+
+/** Every custom search attribute, as `Name=Type` pairs for `temporal server start-dev --search-attribute`. */
+export const SEARCH_ATTRIBUTE_FLAGS = ['MerchantId=Keyword', 'Environment=Keyword', 'PaymentStatus=Keyword', 'PaymentMethod=Keyword'];
+
+/** Workflow id of a payment (D20): the business id is the workflow id. */
+export function paymentWorkflowId(paymentId: string): string {
+  return `payment:${paymentId}`;
+}
+
+/** Input of `paymentWorkflow`: the payment as created, and how long refunds stay possible. */
+export interface PaymentWorkflowInput {
+  payment: PaymentSnapshot;
+  /** How long a completed payment's workflow keeps taking refunds, in seconds. */
+  refundWindowSeconds: number;
+}
+
+/** A provider's answer delivered by its callback (D16). */
+export interface ProviderCallback {
+  providerReference: string;
+  outcome: ProviderOutcome;
+}
+
+/** A provider callback, forwarded by `POST /v1/provider-callbacks/{provider}` (D16). */
+export const providerCallbackSignal = defineSignal<[ProviderCallback]>('providerCallback');
+
+/** The workflow's current view of the payment (the source of truth the read model follows). */
+export const getPaymentQuery = defineQuery<PaymentSnapshot>('getPayment');
