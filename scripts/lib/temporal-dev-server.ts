@@ -23,7 +23,8 @@ export const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'];
 /** Options: the binary, the SQLite file, ports (free ones when omitted) and whether to serve the UI. */
 export interface DevServerOptions {
   cliPath: string;
-  dbFile: string;
+  /** SQLite file; omitted = in memory (tests). */
+  dbFile?: string;
   port?: number;
   uiPort?: number;
   ui: boolean;
@@ -34,14 +35,14 @@ export interface DevServerOptions {
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const port = options.port ?? (await freePort());
   const uiPort = options.ui ? (options.uiPort ?? (await freePort())) : undefined;
-  fs.mkdirSync(path.dirname(options.dbFile), { recursive: true });
+  if (options.dbFile) fs.mkdirSync(path.dirname(options.dbFile), { recursive: true });
   const args = [
     'server', 'start-dev',
     '--ip', '127.0.0.1',
     '--port', String(port),
     '--http-port', String(await freePort()),
     '--metrics-port', String(await freePort()),
-    '--db-filename', options.dbFile,
+    ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
     '--namespace', 'default',
     '--log-level', 'warn',
     ...SQLITE_PRAGMAS.flatMap((pragma) => ['--sqlite-pragma', pragma]),

@@ -1,0 +1,22 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../src/config';
+
+describe('config', () => {
+  const valid = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', JWT_SECRET: 'x'.repeat(32) };
+
+  it('fills defaults: port 3000, task queue payments, 10-minute mobile money expiry', () => {
+    const config = loadConfig(valid);
+    expect(config).to.include({ PORT: 3000, TEMPORAL_TASK_QUEUE: 'payments', EXPIRY_MOBILE_MONEY_SECONDS: 600 });
+  });
+
+  it('names every bad setting', () => {
+    let problems: string[] = [];
+    try {
+      loadConfig({ ...valid, PORT: 'eighty', JWT_SECRET: 'short', DATABASE_URL: undefined });
+    } catch (error) {
+      expect(error).to.be.instanceOf(ConfigError);
+      problems = (error as ConfigError).problems;
+    }
+    expect(problems.join('\n')).to.match(/PORT/).and.match(/JWT_SECRET/).and.match(/DATABASE_URL/);
+  });
+});

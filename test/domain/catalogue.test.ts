@@ -1,0 +1,77 @@
+import { expect } from 'chai';
+import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE, operatorForNumber } from '../../src/domain/catalogue';
+import { resolveGenericPayment } from '../../src/domain/create-payment';
+import { DomainError } from '../../src/domain/errors';
+import { parseMsisdn } from '../../src/domain/phone';
+
+function problemOf(fn: () => unknown): { code: string; field?: string; message: string } {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof DomainError) return { code: error.code, field: error.details?.[0]?.field, message: error.message };
+    throw error;
+  }
+  throw new Error('expected a DomainError');
+}
+
+describe('domain/catalogue (D6)', () => {
+  it('holds list A for the generic endpoint and list B for the merchant-scoped one', () => {
+    expect(GENERIC_CATALOGUE.mobile_money.map((o) => o.provider)).to.deep.equal(['momo', 'mobile_money_b']);
+    expect(GENERIC_CATALOGUE.card[0]?.currencies).to.deep.equal(['USD', 'EUR', 'GBP']);
+    expect(MERCHANT_CATALOGUE.card_gateway.currencies).to.include('GHS');
+    expect(MERCHANT_CATALOGUE.mobile_money_c).to.include({ provider: 'mobile_money_c' });
+    expect(MERCHANT_CATALOGUE.mobile_money_c.countries).to.deep.equal(['LR']);
+  });
+
+  it('chooses the operator by the prefix table', () => {
+    expect(operatorForNumber('RW', '788000001', ['momo', 'mobile_money_b'])).to.equal('momo');
+    expect(operatorForNumber('RW', '728000001', ['momo', 'mobile_money_b'])).to.equal('mobile_money_b');
+    expect(operatorForNumber('KE', '712000001', ['mobile_money_b'])).to.equal('mobile_money_b');
+    expect(operatorForNumber('RW', '618000001', ['momo', 'mobile_money_b'])).to.equal(undefined);
+  });
+
+  it('parses E.164 numbers and refuses other forms', () => {
+    expect(parseMsisdn('+250788000001')).to.deep.equal({ e164: '+250788000001', country: 'RW', nationalNumber: '788000001' });
+    expect(parseMsisdn('0788000001')).to.equal(undefined);
+    expect(parseMsisdn('+250 788 000 001')).to.equal(undefined);
+    expect(parseMsisdn('+1')).to.equal(undefined);
+  });
+});
+
+describe('domain/create-payment: list A rules (D6)', () => {
+  const momo = { amount: 1500, currency: 'RWF' as const, paymentMethod: 'mobile_money' as const, phoneNumber: '+250788000001' };
+
+  it('resolves a Rwandan 078 number to operator A', () => {
+    expect(resolveGenericPayment(momo)).to.deep.equal({ provider: 'momo', kind: 'mobile_money', customerPhone: '+250788000001', country: 'RW' });
+  });
+
+  it('honours an explicit provider', () => {
+    expect(resolveGenericPayment({ ...momo, provider: 'mobile_money_b' }).provider).to.equal('mobile_money_b');
+  });
+
+  it('refuses KES for operator A in Rwanda, naming currency', () => {
+    expect(problemOf(() => resolveGenericPayment({ ...momo, currency: 'KES' }))).to.include({ code: 'validation_error', field: 'currency' });
+  });
+
+  it('refuses a country the method does not serve, naming phone_number', () => {
+    const nigeria = problemOf(() => resolveGenericPayment({ ...momo, currency: 'RWF', phoneNumber: '+2348031234567' }));
+    expect(nigeria).to.include({ code: 'validation_error', field: 'phone_number' });
+    const ghanaOnB = problemOf(() => resolveGenericPayment({ ...momo, currency: 'GHS', phoneNumber: '+233241234567', provider: 'mobile_money_b' }));
+    expect(ghanaOnB).to.include({ field: 'phone_number' });
+  });
+
+  it('refuses a currency that is not the wallet currency of the number\'s country', () => {
+    expect(problemOf(() => resolveGenericPayment({ ...momo, currency: 'UGX' }))).to.include({ field: 'currency' });
+  });
+
+  it('requires a phone number for mobile money and an E.164 one', () => {
+    expect(problemOf(() => resolveGenericPayment({ ...momo, phoneNumber: undefined }))).to.include({ field: 'phone_number', message: 'phone_number is required for mobile_money' });
+    expect(problemOf(() => resolveGenericPayment({ ...momo, phoneNumber: '0788000001' }))).to.include({ field: 'phone_number' });
+  });
+
+  it('refuses currencies card and bank transfer do not take', () => {
+    expect(problemOf(() => resolveGenericPayment({ amount: 1, currency: 'RWF', paymentMethod: 'card' }))).to.include({ field: 'currency' });
+    expect(problemOf(() => resolveGenericPayment({ amount: 1, currency: 'USD', paymentMethod: 'bank_transfer' }))).to.include({ field: 'currency' });
+    expect(resolveGenericPayment({ amount: 1, currency: 'EUR', paymentMethod: 'card' }).provider).to.equal('card_gateway');
+  });
+});

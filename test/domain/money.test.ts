@@ -1,0 +1,41 @@
+import { expect } from 'chai';
+import { formatDecimalAmount, isValidMinorAmount, parseDecimalAmount, percentageOfMinor } from '../../src/domain/money';
+
+describe('domain/money (D5, D7)', () => {
+  it('accepts integer minor units between 1 and 10^12 only', () => {
+    expect(isValidMinorAmount(1)).to.equal(true);
+    expect(isValidMinorAmount(1_000_000_000_000)).to.equal(true);
+    expect(isValidMinorAmount(0)).to.equal(false);
+    expect(isValidMinorAmount(-5)).to.equal(false);
+    expect(isValidMinorAmount(1.5)).to.equal(false);
+    expect(isValidMinorAmount(1_000_000_000_001)).to.equal(false);
+  });
+
+  it('parses two-decimal strings into minor units by the currency exponent', () => {
+    expect(parseDecimalAmount('1500.00', 'RWF')).to.deep.equal({ ok: true, minor: 1500 });
+    expect(parseDecimalAmount('12.34', 'USD')).to.deep.equal({ ok: true, minor: 1234 });
+    expect(parseDecimalAmount('0.01', 'GHS')).to.deep.equal({ ok: true, minor: 1 });
+  });
+
+  it('refuses one or three decimals, signs, and non-zero decimals of a 0-decimal currency', () => {
+    for (const bad of ['12.3', '12.345', '-1.00', '+1.00', '1e3', '12', '01.00', '']) {
+      expect(parseDecimalAmount(bad, 'USD').ok, bad).to.equal(false);
+    }
+    expect(parseDecimalAmount('1500.50', 'RWF').ok).to.equal(false);
+    expect(parseDecimalAmount('0.00', 'USD').ok).to.equal(false);
+  });
+
+  it('formats minor units back to two decimals', () => {
+    expect(formatDecimalAmount(1500, 'RWF')).to.equal('1500.00');
+    expect(formatDecimalAmount(1234, 'USD')).to.equal('12.34');
+    expect(formatDecimalAmount(5, 'USD')).to.equal('0.05');
+  });
+
+  it('rounds percentages half-up to the minor unit (D7)', () => {
+    expect(percentageOfMinor(1000, 290)).to.equal(29);
+    expect(percentageOfMinor(50, 150)).to.equal(1); // 0.75 → 1
+    expect(percentageOfMinor(10, 150)).to.equal(0); // 0.15 → 0
+    expect(percentageOfMinor(100, 50)).to.equal(1); // 0.5 → 1 (half-up)
+    expect(percentageOfMinor(1_000_000_000_000, 290)).to.equal(29_000_000_000);
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * The real stack the API and workflow tests run against, built once per test run: PostgreSQL and the
+ * Temporal dev server started by `npm test` (scripts/test.ts), a real worker with the real
+ * activities, and the real Koa app listening on a free port.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createApp } from '../../src/api/app';
+import { createActivities } from '../../src/activities';
+import { loadConfig, type Config } from '../../src/config';
+import { createDb, type Db } from '../../src/db/knex';
+import { createLogger } from '../../src/logger';
+import { createProviderRegistry } from '../../src/providers/registry';
+
+/** Everything a test can reach. */
+export interface Stack {
+  config: Config;
+  db: Db;
+  client: Client;
+  baseUrl: string;
+}
+
+interface Running extends Stack {
+  worker: Worker;
+  workerRun: Promise<void>;
+  server: http.Server;
+  connection: NativeConnection;
+}
+
+let bundlePromise: Promise<WorkflowBundleWithSourceMap> | undefined;
+let stackPromise: Promise<Running> | undefined;
+
+/** The workflow bundle, built once per run (style rule 10). */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundlePromise ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows') });
+  return bundlePromise;
+}
+
+/** Configuration as the test command's environment gives it, with per-test overrides. */
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({ ...process.env, ...overrides });
+}
+
+async function start(): Promise<Running> {
+  const config = testConfig();
+  const db = createDb(config.DATABASE_URL, 10);
+  const providers = createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: config.SANDBOX_APPROVAL_DELAY_MS });
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const worker = await Worker.create({
+    connection,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    workflowBundle: await workflowBundle(),
+    activities: createActivities({ db, providers }),
+  });
+  const workerRun = worker.run();
+  const client = new Client({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }) });
+  const app = createApp({ config, db, temporal: client, providers, logger: createLogger('api-test', config.LOG_LEVEL) });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { config, db, client, baseUrl: `http://127.0.0.1:${port}`, worker, workerRun, server, connection };
+}
+
+/** The shared stack, started on first use. */
+export function getStack(): Promise<Stack> {
+  stackPromise ??= start();
+  return stackPromise;
+}
+
+/** Stops what `getStack` started (root hook). */
+export async function stopStack(): Promise<void> {
+  if (!stackPromise) return;
+  const running = await stackPromise;
+  await new Promise<void>((resolve) => {
+    running.server.close(() => resolve());
+    running.server.closeAllConnections();
+  });
+  running.worker.shutdown();
+  await running.workerRun;
+  await running.client.connection.close();
+  await running.connection.close();
+  await running.db.destroy();
+}
+
+/** A time-skipping environment on the Java test server (runtime.md), for timers of minutes and days. */
+export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  const path = process.env.TEMPORAL_TEST_SERVER_PATH;
+  if (!path) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set: run the tests with npm test');
+  return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+}
