@@ -13,8 +13,11 @@ export const EnvironmentAttribute = defineSearchAttributeKey('Environment', Sear
 export const PaymentStatusAttribute = defineSearchAttributeKey('PaymentStatus', SearchAttributeType.KEYWORD);
 export const PaymentMethodAttribute = defineSearchAttributeKey('PaymentMethod', SearchAttributeType.KEYWORD);
 
-/** Every custom search attribute, as `Name=Type` pairs for `temporal server start-dev --search-attribute`. */
-export const SEARCH_ATTRIBUTE_FLAGS = ['MerchantId=Keyword', 'Environment=Keyword', 'PaymentStatus=Keyword', 'PaymentMethod=Keyword'];
+/** Every custom search attribute (all Keyword), registered when a Temporal server starts. */
+export const CUSTOM_SEARCH_ATTRIBUTES = [MerchantIdAttribute, EnvironmentAttribute, PaymentStatusAttribute, PaymentMethodAttribute];
+
+/** The same as `Name=Keyword` pairs for `temporal server start-dev --search-attribute`. */
+export const SEARCH_ATTRIBUTE_FLAGS = CUSTOM_SEARCH_ATTRIBUTES.map((key) => `${key.name}=Keyword`);
 
 /** Workflow id of a payment (D20): the business id is the workflow id. */
 export function paymentWorkflowId(paymentId: string): string {

@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { temporal } from '@temporalio/proto';
+import { CUSTOM_SEARCH_ATTRIBUTES } from '../../src/workflows/messages';
 import { createApp } from '../../src/api/app';
 import { createActivities } from '../../src/activities';
 import { loadConfig, type Config } from '../../src/config';
@@ -85,9 +87,18 @@ export async function stopStack(): Promise<void> {
   await running.db.destroy();
 }
 
-/** A time-skipping environment on the Java test server (runtime.md), for timers of minutes and days. */
-export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+/**
+ * A time-skipping environment on the Java test server (runtime.md), for timers of minutes and days,
+ * with the custom search attributes of D20 registered through its operator service.
+ */
+export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   const path = process.env.TEMPORAL_TEST_SERVER_PATH;
   if (!path) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set: run the tests with npm test');
-  return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(CUSTOM_SEARCH_ATTRIBUTES.map((key) => [key.name, keyword])),
+  });
+  return env;
 }

@@ -1,0 +1,60 @@
+/** Rows and snapshots the workflow tests start from (a developer to own the payments, D1). */
+import { insertDeveloperWithKey } from '../../src/db/developers';
+import type { Db } from '../../src/db/knex';
+import type { Environment } from '../../src/domain/environment';
+import type { PaymentSnapshot } from '../../src/domain/payment-record';
+import { newId } from '../../src/lib/ids';
+import { issueSecretKey } from '../../src/lib/secret-keys';
+
+/** Inserts a developer directly and returns its merchant id. */
+export async function insertMerchant(db: Db): Promise<string> {
+  const merchantId = newId('mer_');
+  const key = issueSecretKey('sandbox');
+  await insertDeveloperWithKey(db, {
+    id: newId('dev_'),
+    merchantId,
+    email: `${merchantId.toLowerCase()}@example.com`,
+    passwordHash: 'scrypt$unused',
+    name: 'Fixture',
+    businessName: null,
+    key: { id: newId('key_'), hash: key.hash, last4: key.last4 },
+  });
+  return merchantId;
+}
+
+/**
+ * A pending mobile money payment of 1500 RWF to `phone`, created at `nowMs` (the test server's clock
+ * in time-skipping tests) and expiring `expirySeconds` later.
+ */
+export function mobileMoneyPayment(
+  merchantId: string,
+  phone: string,
+  options: { environment?: Environment; expirySeconds?: number; nowMs?: number } = {},
+): PaymentSnapshot {
+  const now = new Date(options.nowMs ?? Date.now());
+  return {
+    id: newId('pay_'),
+    merchantId,
+    environment: options.environment ?? 'sandbox',
+    family: 'generic',
+    amount: 1500,
+    amountRefunded: 0,
+    currency: 'RWF',
+    status: 'pending',
+    paymentMethod: 'mobile_money',
+    provider: 'momo',
+    kind: 'mobile_money',
+    description: 'Order 42',
+    customerPhone: phone,
+    customerEmail: null,
+    metadata: {},
+    feeAmount: 23,
+    failureCode: null,
+    failureMessage: null,
+    providerReference: null,
+    nextAction: null,
+    expiresAt: new Date(now.getTime() + (options.expirySeconds ?? 600) * 1000).toISOString(),
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
+}

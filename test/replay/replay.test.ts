@@ -1,0 +1,35 @@
+/**
+ * Replays the recorded histories (D21): a change to workflow code that would break running
+ * workflows fails here. Refresh them with `RECORD_HISTORIES=1 npm test -- workflows` together with
+ * any workflow change (behind `patched()` when it is incompatible).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { Worker } from '@temporalio/worker';
+import { workflowBundle } from '../helpers/stack';
+
+const HISTORIES_DIR = path.resolve(__dirname, 'histories');
+
+describe('replay of recorded workflow histories (D21)', () => {
+  const files = fs.readdirSync(HISTORIES_DIR).filter((name) => name.endsWith('.json')).sort();
+
+  it('has a completed, a failed and an expired payment history', () => {
+    expect(files).to.include.members(['payment-completed.json', 'payment-failed.json', 'payment-expired.json']);
+  });
+
+  it('replays every history without a determinism error', async function () {
+    this.timeout(60_000);
+    const histories = files.map((name) => ({
+      workflowId: name.replace(/\.json$/, ''),
+      history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, name), 'utf8'))),
+    }));
+    const results: { workflowId: string; error?: unknown }[] = [];
+    for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
+      results.push(result);
+    }
+    expect(results.map((r) => r.workflowId)).to.deep.equal(histories.map((h) => h.workflowId));
+    for (const result of results) expect(result.error, `${result.workflowId}: ${String(result.error)}`).to.equal(undefined);
+  });
+});

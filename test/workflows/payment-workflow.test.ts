@@ -1,0 +1,167 @@
+/**
+ * paymentWorkflow on the time-skipping test server (runtime.md) with the real activities, the
+ * sandbox simulator and a real PostgreSQL: the outcomes of the D14 test numbers, the poll schedule
+ * of D20, the 10-minute expiry of D11 and events written once (D22).
+ * With RECORD_HISTORIES=1 it refreshes the replay histories in test/replay/histories/.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import type { temporal } from '@temporalio/proto';
+import { createActivities } from '../../src/activities';
+import { createDb, type Db } from '../../src/db/knex';
+import { listEventsForObject, findPayment } from '../../src/db/payments';
+import type { PaymentSnapshot } from '../../src/domain/payment-record';
+import { createProviderRegistry } from '../../src/providers/registry';
+import { getPaymentQuery, paymentWorkflowId, providerCallbackSignal } from '../../src/workflows/messages';
+import { insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
+import { createTimeSkippingEnv, testConfig, workflowBundle } from '../helpers/stack';
+
+const TASK_QUEUE = 'payment-workflow-test';
+const HISTORIES_DIR = path.resolve(__dirname, '../replay/histories');
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+function activityNames(events: HistoryEvent[]): string[] {
+  return events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [String(e.activityTaskScheduledEventAttributes.activityType?.name)] : []));
+}
+
+function timerDurationsMs(events: HistoryEvent[]): number[] {
+  return events.flatMap((e) => {
+    const timeout = e.timerStartedEventAttributes?.startToFireTimeout;
+    return timeout ? [Number(timeout.seconds ?? 0) * 1000 + Math.round(Number(timeout.nanos ?? 0) / 1e6)] : [];
+  });
+}
+
+describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
+  this.timeout(120_000);
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+  let db: Db;
+  let merchantId: string;
+
+  before(async () => {
+    env = await createTimeSkippingEnv();
+    db = createDb(testConfig().DATABASE_URL, 5);
+    merchantId = await insertMerchant(db);
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: TASK_QUEUE,
+      workflowBundle: await workflowBundle(),
+      // Approval delay 0: the simulator's clock is the wall clock, which a time-skipping test does not move.
+      activities: createActivities({ db, providers: createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: 0 }) }),
+    });
+    running = worker.run();
+  });
+
+  after(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+    await db?.destroy();
+  });
+
+  /** A payment created now by the test server's clock, which time skipping moves ahead of the wall clock. */
+  async function payment(phone: string, environment: 'sandbox' | 'live' = 'sandbox'): Promise<PaymentSnapshot> {
+    return mobileMoneyPayment(merchantId, phone, { environment, nowMs: await env.currentTimeMs() });
+  }
+
+  async function start(payment: PaymentSnapshot) {
+    return env.client.workflow.start('paymentWorkflow', {
+      taskQueue: TASK_QUEUE,
+      workflowId: paymentWorkflowId(payment.id),
+      args: [{ payment, refundWindowSeconds: 3600 }],
+    });
+  }
+
+  async function record(name: string, handle: { fetchHistory(): Promise<temporal.api.history.v1.IHistory> }) {
+    if (process.env.RECORD_HISTORIES !== '1') return;
+    fs.mkdirSync(HISTORIES_DIR, { recursive: true });
+    fs.writeFileSync(path.join(HISTORIES_DIR, `${name}.json`), historyToJSON(await handle.fetchHistory() as never));
+  }
+
+  async function eventTypes(paymentId: string): Promise<string[]> {
+    return (await listEventsForObject(db, paymentId)).map((event) => event.event);
+  }
+
+  it('completes a payment to a number ending 0001 at once, writing created and completed once each', async () => {
+    const handle = await start(await payment('+250788000001'));
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result.status).to.equal('completed');
+    const row = await findPayment(db, { merchantId, environment: 'sandbox' }, result.id);
+    expect(row?.status).to.equal('completed');
+    expect(row?.providerReference).to.match(/^momo_/);
+    expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.completed']);
+    const history = (await handle.fetchHistory()).events ?? [];
+    expect(activityNames(history)).to.deep.equal(['recordPaymentCreated', 'initiateProviderPayment', 'recordPaymentStatus']);
+    await record('payment-completed', handle);
+  });
+
+  it('fails a payment to a number ending 0002 with failure_code declined', async () => {
+    const handle = await start(await payment('+250788000002'));
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result).to.include({ status: 'failed', failureCode: 'declined' });
+    const row = await findPayment(db, { merchantId, environment: 'sandbox' }, result.id);
+    expect(row).to.include({ status: 'failed', failureCode: 'declined' });
+    expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.failed']);
+    await record('payment-failed', handle);
+  });
+
+  it('expires a number ending 0003 after 10 minutes, polling at 2 s doubling to 60 s', async () => {
+    const created = await payment('+250788000003');
+    const handle = await start(created);
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result).to.include({ status: 'failed', failureCode: 'expired' });
+    const elapsedMs = Date.parse(result.updatedAt) - Date.parse(created.createdAt);
+    expect(elapsedMs).to.be.at.least(600_000).and.below(610_000);
+
+    const history = (await handle.fetchHistory()).events ?? [];
+    const timers = timerDurationsMs(history);
+    expect(timers.slice(0, 13)).to.deep.equal([2000, 4000, 8000, 16000, 32000, 60000, 60000, 60000, 60000, 60000, 60000, 60000, 60000]);
+    expect(timers).to.have.length(14);
+    expect(timers[13]).to.be.within(50_000, 58_000); // what is left until expires_at
+    const polls = activityNames(history).filter((name) => name === 'fetchProviderPaymentStatus');
+    expect(polls).to.have.length(14);
+    const statusWrites = activityNames(history).filter((name) => name === 'recordPaymentStatus');
+    expect(statusWrites).to.have.length(2); // processing, then failed (expired)
+    expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.failed']);
+    await record('payment-expired', handle);
+  });
+
+  it('completes another number after the customer approves, seen by the first poll', async () => {
+    const handle = await start(await payment('+250788123456'));
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result.status).to.equal('completed');
+    const history = (await handle.fetchHistory()).events ?? [];
+    expect(activityNames(history)).to.deep.equal([
+      'recordPaymentCreated',
+      'initiateProviderPayment',
+      'recordPaymentStatus', // processing
+      'fetchProviderPaymentStatus',
+      'recordPaymentStatus', // completed
+    ]);
+  });
+
+  it('takes the final answer from a provider callback signal without waiting for a poll (D16)', async () => {
+    const handle = await start(await payment('+250788000003'));
+    let current: PaymentSnapshot;
+    do current = await handle.query(getPaymentQuery);
+    while (current.providerReference === null);
+    await handle.signal(providerCallbackSignal, { providerReference: 'momo_someone_else', outcome: { status: 'completed' } });
+    await handle.signal(providerCallbackSignal, { providerReference: current.providerReference, outcome: { status: 'completed' } });
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result.status).to.equal('completed');
+    const history = (await handle.fetchHistory()).events ?? [];
+    expect(activityNames(history).filter((n) => n === 'fetchProviderPaymentStatus').length).to.be.below(3);
+  });
+
+  it('fails with provider_error when no adapter serves the environment (live without credentials)', async () => {
+    const handle = await start(await payment('+250788000001', 'live'));
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result).to.include({ status: 'failed', failureCode: 'provider_error' });
+  });
+});
