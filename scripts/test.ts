@@ -12,6 +12,7 @@ import path from 'node:path';
 import exitHook from 'async-exit-hook';
 import Mocha from 'mocha';
 import { createDb, migrateLatest } from '../src/db/knex';
+import { mochaHooks } from '../test/helpers/root-hooks';
 import { startEmbeddedPostgres, type Database } from './lib/postgres';
 import { resolveTemporalCli } from './lib/temporal-cli';
 import { startDevServer, type DevServer } from './lib/temporal-dev-server';
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
     TEST_RUN_DIR: runDir,
   });
 
-  const mocha = new Mocha({ timeout: 60_000, reporter: 'spec', rootHooks: (await import('../test/helpers/root-hooks')).mochaHooks });
+  const mocha = new Mocha({ timeout: 60_000, reporter: 'spec', rootHooks: mochaHooks });
   for (const file of testFiles(filters)) mocha.addFile(file);
   await mocha.loadFilesAsync();
   const { passes, failures } = await new Promise<{ passes: number; failures: number }>((resolve) => {

@@ -27,13 +27,7 @@ export interface AppDeps {
 
 function mount(app: Koa, router: Router): void {
   app.use(router.routes());
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new DomainError('method_not_allowed', 'method not allowed on this path'),
-      notImplemented: () => new DomainError('method_not_allowed', 'method not implemented'),
-    }),
-  );
+  app.use(router.allowedMethods());
 }
 
 /** Builds the app; listen with `app.listen(port)` or `http.createServer(app.callback())`. */
@@ -42,11 +36,16 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true;
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
+  // After the routers ran: a path no router matched is 404; a matched path with another method was
+  // set to 405 (with its Allow header) by allowedMethods(). Both answer in the envelope.
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.body !== undefined && ctx.body !== null) return;
+    if (ctx.status === 404) throw new DomainError('not_found', 'no such endpoint');
+    if (ctx.status === 405 || ctx.status === 501) throw new DomainError('method_not_allowed', `${ctx.method} is not allowed on this path`, undefined, ctx.status);
+  });
   mount(app, healthRoutes(deps));
   mount(app, authRoutes(deps));
   mount(app, paymentRoutes(deps));
-  app.use(() => {
-    throw new DomainError('not_found', 'no such endpoint');
-  });
   return app;
 }
