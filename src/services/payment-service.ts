@@ -5,7 +5,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
-import type { KeyOwner } from '../db/developers';
+import type { Principal } from '../domain/principal';
 import type { Db } from '../db/knex';
 import { findPayment, insertPaymentWithCreatedEvent } from '../db/payments';
 import { PROVIDER_KINDS, type MethodKind } from '../domain/catalogue';
@@ -79,7 +79,7 @@ async function startPayment(deps: PaymentServiceDeps, payment: PaymentSnapshot):
  * @throws DomainError `validation_error` for what list A does not serve, `provider_unavailable`
  *   (503) in live mode without an adapter (D16)
  */
-export async function createGenericPayment(deps: PaymentServiceDeps, owner: KeyOwner, body: GenericCreateBody): Promise<PaymentSnapshot> {
+export async function createGenericPayment(deps: PaymentServiceDeps, owner: Principal, body: GenericCreateBody): Promise<PaymentSnapshot> {
   const resolved = resolveGenericPayment({
     amount: body.amount,
     currency: body.currency,
@@ -123,7 +123,7 @@ export async function createGenericPayment(deps: PaymentServiceDeps, owner: KeyO
  * The payment `id` of the owner's merchant and environment.
  * @throws DomainError `not_found` for unknown and foreign ids alike (D1)
  */
-export async function getPayment(deps: Pick<PaymentServiceDeps, 'db'>, owner: KeyOwner, id: string): Promise<PaymentSnapshot> {
+export async function getPayment(deps: Pick<PaymentServiceDeps, 'db'>, owner: Principal, id: string): Promise<PaymentSnapshot> {
   const payment = await findPayment(deps.db, owner, id);
   if (!payment) throw new DomainError('not_found', `no payment with id ${id}`);
   return payment;

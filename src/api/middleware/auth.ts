@@ -1,29 +1,84 @@
 /**
- * Credentials (D4): secret keys as `Authorization: Bearer sk_…` (generic family) or `X-API-Key`
- * (merchant-scoped family). Missing or malformed → 401 `unauthorized`; unknown, rolled-out or revoked
- * key → 401 `invalid_api_key`. The key decides merchant and environment.
+ * Credentials (D4). Secret keys: `Authorization: Bearer sk_…` (generic family, `/developer/*`) or
+ * `X-API-Key` (merchant-scoped family). Session tokens: `Authorization: Bearer <JWT>` (documents,
+ * live access, `/developer/*`). Missing or malformed → 401 `unauthorized`; an unknown, rolled-out or
+ * revoked key → 401 `invalid_api_key`. Every handler then reads `ctx.state.owner` ({@link Principal}).
  */
-import type { Middleware } from 'koa';
-import { findKeyOwnerByHash, type KeyOwner } from '../../db/developers';
+import type { Context, Middleware } from 'koa';
+import { findDeveloperById, findKeyOwnerByHash } from '../../db/developers';
 import type { Db } from '../../db/knex';
+import { ENVIRONMENTS, type Environment } from '../../domain/environment';
 import { DomainError } from '../../domain/errors';
+import type { Principal } from '../../domain/principal';
 import { hashSecretKey, SECRET_KEY_PATTERN } from '../../lib/secret-keys';
+import { verifySessionToken } from '../../lib/session-tokens';
 
-/** Resolves a presented secret key to its owner. @throws DomainError invalid_api_key */
-async function ownerOf(db: Db, secret: string): Promise<KeyOwner> {
+/** The authenticated caller of this request. */
+export function principalOf(ctx: Context): Principal {
+  return ctx.state.owner as Principal;
+}
+
+function bearerToken(ctx: Context, hint: string): string {
+  const match = /^Bearer ([^\s]+)$/.exec(ctx.get('authorization'));
+  if (!match) throw new DomainError('unauthorized', hint);
+  return match[1] as string;
+}
+
+/** Resolves a presented secret key. @throws DomainError invalid_api_key */
+async function keyPrincipal(db: Db, secret: string): Promise<Principal> {
   if (!SECRET_KEY_PATTERN.test(secret)) throw new DomainError('invalid_api_key', 'the API key is not valid');
   const owner = await findKeyOwnerByHash(db, hashSecretKey(secret));
   if (!owner) throw new DomainError('invalid_api_key', 'the API key is not valid');
-  return owner;
+  return { merchantId: owner.merchantId, developerId: owner.developerId, environment: owner.environment, via: 'key', keyId: owner.keyId };
 }
 
-/** `Authorization: Bearer <secret key>`; sets `ctx.state.owner`. */
+/** Resolves a session token; the environment comes from `?environment=` (default sandbox, D4). */
+async function sessionPrincipal(ctx: Context, db: Db, token: string, jwtSecret: string): Promise<Principal> {
+  const developerId = await verifySessionToken(token, jwtSecret);
+  const developer = developerId ? await findDeveloperById(db, developerId) : undefined;
+  if (!developer) throw new DomainError('unauthorized', 'the session token is invalid or expired; log in again');
+  const requested = ctx.query.environment ?? 'sandbox';
+  if (typeof requested !== 'string' || !(ENVIRONMENTS as readonly string[]).includes(requested)) {
+    throw new DomainError('validation_error', 'environment must be one of: sandbox, live', [{ field: 'environment', message: 'environment must be one of: sandbox, live' }]);
+  }
+  return { merchantId: developer.merchant_id, developerId: developer.id, environment: requested as Environment, via: 'session' };
+}
+
+/** `Authorization: Bearer <secret key>` only (generic payments, D4). */
 export function bearerSecretKey(db: Db): Middleware {
   return async (ctx, next) => {
-    const header = ctx.get('authorization');
-    const match = /^Bearer ([^\s]+)$/.exec(header);
-    if (!match) throw new DomainError('unauthorized', 'send your secret key as "Authorization: Bearer sk_…"');
-    ctx.state.owner = await ownerOf(db, match[1] as string);
+    ctx.state.owner = await keyPrincipal(db, bearerToken(ctx, 'send your secret key as "Authorization: Bearer sk_…"'));
     await next();
   };
 }
+
+/** `X-API-Key: <secret key>` (merchant-scoped payments, D4). */
+export function apiKeyHeader(db: Db): Middleware {
+  return async (ctx, next) => {
+    const key = ctx.get('x-api-key');
+    if (!key) throw new DomainError('unauthorized', 'send your secret key in the X-API-Key header');
+    ctx.state.owner = await keyPrincipal(db, key);
+    await next();
+  };
+}
+
+/** A session token only (documents and live access, D4): a secret key here is 401 `unauthorized`. */
+export function sessionToken(db: Db, jwtSecret: string): Middleware {
+  return async (ctx, next) => {
+    const token = bearerToken(ctx, 'send your session token as "Authorization: Bearer <token>" (POST /v1/auth/login)');
+    if (token.startsWith('sk_')) throw new DomainError('unauthorized', 'this endpoint takes a session token, not an API key');
+    ctx.state.owner = await sessionPrincipal(ctx, db, token, jwtSecret);
+    await next();
+  };
+}
+
+/** A session token or a secret key (`/developer/*`, D4). */
+export function sessionOrSecretKey(db: Db, jwtSecret: string): Middleware {
+  return async (ctx, next) => {
+    const token = bearerToken(ctx, 'send a session token or a secret key as "Authorization: Bearer …"');
+    ctx.state.owner = token.startsWith('sk_') ? await keyPrincipal(db, token) : await sessionPrincipal(ctx, db, token, jwtSecret);
+    await next();
+  };
+}
+
+export type { Principal };

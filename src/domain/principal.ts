@@ -1,0 +1,11 @@
+/** Who is calling the API: the merchant and environment every query is scoped to (D1, D4). */
+import type { Environment } from './environment';
+
+/** The authenticated caller: a secret key (`keyId` set) or a developer's session token. */
+export interface Principal {
+  merchantId: string;
+  developerId: string;
+  environment: Environment;
+  via: 'key' | 'session';
+  keyId?: string;
+}
