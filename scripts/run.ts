@@ -9,7 +9,7 @@ import path from 'node:path';
 import exitHook from 'async-exit-hook';
 import { createDb, migrateLatest } from '../src/db/knex';
 import { startEmbeddedPostgres, type Database } from './lib/postgres';
-import { localJwtSecret } from './lib/secrets';
+import { localSecrets } from './lib/secrets';
 import { resolveTemporalCli } from './lib/temporal-cli';
 import { startDevServer, stopChild, type DevServer } from './lib/temporal-dev-server';
 
@@ -63,11 +63,13 @@ async function main(): Promise<void> {
     await db.destroy();
     say(applied.length ? `migrations applied: ${applied.join(', ')}` : 'database is up to date');
 
+    const secrets = localSecrets(varDir);
     const env = {
       ...process.env,
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporal.address,
-      JWT_SECRET: process.env.JWT_SECRET ?? localJwtSecret(varDir),
+      JWT_SECRET: process.env.JWT_SECRET ?? secrets.jwtSecret,
+      PROVIDER_CALLBACK_SECRET: process.env.PROVIDER_CALLBACK_SECRET ?? secrets.callbackSecret,
     };
     const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
     for (const [name, entry] of [['worker', 'src/worker.ts'], ['api', 'src/server.ts']] as const) {

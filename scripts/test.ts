@@ -89,6 +89,7 @@ async function main(): Promise<void> {
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_TEST_SERVER_PATH: testServer,
     JWT_SECRET: randomBytes(48).toString('base64url'),
+    PROVIDER_CALLBACK_SECRET: randomBytes(48).toString('base64url'),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     TEST_RUN_DIR: runDir,
   });

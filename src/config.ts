@@ -31,6 +31,10 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Sandbox simulated customer approval delay in milliseconds (D14: 3 s). */
   SANDBOX_APPROVAL_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
+  /** Sandbox simulated bank transfer arrival in milliseconds (D14: 30 s). */
+  SANDBOX_BANK_TRANSFER_DELAY_MS: z.coerce.number().int().min(0).max(86_400_000).default(30_000),
+  /** HMAC secret of provider callbacks (D16): at least 32 characters. */
+  PROVIDER_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters'),
   /** Payment expiry per method family in seconds (D11). */
   EXPIRY_MOBILE_MONEY_SECONDS: positiveSeconds.default(600),
   EXPIRY_BANK_TRANSFER_SECONDS: positiveSeconds.default(72 * 3600),

@@ -7,7 +7,7 @@ import { createApp } from './api/app';
 import { loadConfigOrExit } from './config';
 import { createDb } from './db/knex';
 import { createLogger } from './logger';
-import { createProviderRegistry } from './providers/registry';
+import { providerRegistryFromConfig } from './providers/registry';
 import { connectClient } from './temporal';
 
 async function main(): Promise<void> {
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const logger = createLogger('api', config.LOG_LEVEL);
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX);
   const temporal = await connectClient(config);
-  const providers = createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: config.SANDBOX_APPROVAL_DELAY_MS });
+  const providers = providerRegistryFromConfig(db, config);
   const server = http.createServer(createApp({ config, db, temporal, providers, logger }).callback());
   server.listen(config.PORT, config.HOST, () => {
     logger.info({ address: `http://${config.HOST}:${config.PORT}` }, 'api listening');

@@ -7,13 +7,13 @@ import { createActivities, type ActivityDeps } from './activities';
 import { loadConfigOrExit, type Config } from './config';
 import { createDb } from './db/knex';
 import { createLogger } from './logger';
-import { createProviderRegistry } from './providers/registry';
+import { providerRegistryFromConfig } from './providers/registry';
 import { connectWorker } from './temporal';
 
 /** Activity dependencies built from configuration (database pool, provider adapters). */
 export function createActivityDeps(config: Config): ActivityDeps {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX);
-  const providers = createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: config.SANDBOX_APPROVAL_DELAY_MS });
+  const providers = providerRegistryFromConfig(db, config);
   return { db, providers };
 }
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../src/config';
 
 describe('config', () => {
-  const valid = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', JWT_SECRET: 'x'.repeat(32) };
+  const valid = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', JWT_SECRET: 'x'.repeat(32), PROVIDER_CALLBACK_SECRET: 'y'.repeat(32) };
 
   it('fills defaults: port 3000, task queue payments, 10-minute mobile money expiry', () => {
     const config = loadConfig(valid);

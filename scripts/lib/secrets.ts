@@ -6,12 +6,23 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Reads or creates `var/secrets.json` (mode 0600) and returns its JWT secret. */
-export function localJwtSecret(varDir: string): string {
+/** The local secrets: session token signing and provider callback verification. */
+export interface LocalSecrets {
+  jwtSecret: string;
+  callbackSecret: string;
+}
+
+/** Reads or creates `var/secrets.json` (mode 0600), adding any secret it lacks. */
+export function localSecrets(varDir: string): LocalSecrets {
   const file = path.join(varDir, 'secrets.json');
-  if (fs.existsSync(file)) return (JSON.parse(fs.readFileSync(file, 'utf8')) as { jwtSecret: string }).jwtSecret;
-  const jwtSecret = randomBytes(48).toString('base64url');
-  fs.mkdirSync(varDir, { recursive: true });
-  fs.writeFileSync(file, JSON.stringify({ jwtSecret }, null, 2), { mode: 0o600 });
-  return jwtSecret;
+  const stored = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<LocalSecrets>) : {};
+  const secrets: LocalSecrets = {
+    jwtSecret: stored.jwtSecret ?? randomBytes(48).toString('base64url'),
+    callbackSecret: stored.callbackSecret ?? randomBytes(48).toString('base64url'),
+  };
+  if (stored.jwtSecret !== secrets.jwtSecret || stored.callbackSecret !== secrets.callbackSecret) {
+    fs.mkdirSync(varDir, { recursive: true });
+    fs.writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  }
+  return secrets;
 }

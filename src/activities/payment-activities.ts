@@ -7,11 +7,12 @@ import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { Currency } from '../domain/money';
 import { eventForStatus } from '../domain/payment';
-import type { PaymentSnapshot } from '../domain/payment-record';
+import { toGenericPaymentView, type PaymentSnapshot } from '../domain/payment-record';
+import { toRefundView, type RefundRecord } from '../domain/refund';
 import type { Db } from '../db/knex';
-import { insertPaymentWithCreatedEvent, updatePaymentStatus } from '../db/payments';
+import { insertPaymentWithCreatedEvent, insertRefund, statusChangeOf, updatePaymentStatus, updateRefundOutcome } from '../db/payments';
 import { paymentEvent } from '../lib/events';
-import { ProviderError, type ProviderAnswer } from '../providers/provider';
+import { ProviderError, type ProviderAnswer, type RefundAnswer } from '../providers/provider';
 import type { ProviderRegistry } from '../providers/registry';
 
 /** `ApplicationFailure.type` values the workflow and API rely on (never class names, style rule 6). */
@@ -78,18 +79,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
      */
     async recordPaymentStatus(payment: PaymentSnapshot): Promise<void> {
       const eventName = eventForStatus(payment.status);
-      await updatePaymentStatus(
-        deps.db,
-        {
-          paymentId: payment.id,
-          status: payment.status,
-          failureCode: payment.failureCode,
-          failureMessage: payment.failureMessage,
-          providerReference: payment.providerReference,
-          updatedAt: payment.updatedAt,
-        },
-        eventName ? paymentEvent(payment, eventName) : undefined,
-      );
+      await updatePaymentStatus(deps.db, statusChangeOf(payment), eventName ? paymentEvent(payment, eventName) : undefined);
     },
 
     /**
@@ -107,6 +97,44 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
           customer: input.customer,
         }),
       );
+    },
+
+    /**
+     * Asks the provider to stop collecting (D11, D12); the answer is the provider's final word.
+     * @throws ApplicationFailure as above
+     */
+    async cancelProviderPayment(input: ProviderCall & { providerReference: string }): Promise<ProviderAnswer> {
+      const provider = providerFor(input);
+      return callProvider(() => provider.cancel(input.providerReference));
+    },
+
+    /**
+     * Refunds at the provider; idempotent on the refund id (D12).
+     * @throws ApplicationFailure as above
+     */
+    async refundProviderPayment(input: ProviderCall & { providerReference: string; refundId: string; amount: number }): Promise<RefundAnswer> {
+      const provider = providerFor(input);
+      return callProvider(() =>
+        provider.refund({ providerReference: input.providerReference, idempotencyKey: `refund:${input.refundId}`, amount: input.amount }),
+      );
+    },
+
+    /** Writes a pending refund unless it exists (D12). */
+    async recordRefundCreated(refund: RefundRecord): Promise<void> {
+      await insertRefund(deps.db, refund);
+    },
+
+    /**
+     * Writes a refund's outcome, the payment it changed and, when it completed, the
+     * `refund.completed` event whose data is the refund with the payment after it (D22).
+     */
+    async recordRefundOutcome(input: { refund: RefundRecord; payment: PaymentSnapshot }): Promise<void> {
+      const { refund, payment } = input;
+      const event =
+        refund.status === 'completed'
+          ? { ...paymentEvent(payment, 'refund.completed', `refund:${refund.id}`), data: { ...toRefundView(refund), payment: toGenericPaymentView(payment) } }
+          : undefined;
+      await updateRefundOutcome(deps.db, refund, statusChangeOf(payment), event);
     },
 
     /** Polls the provider for its current answer (D16, D20). @throws ApplicationFailure as above */

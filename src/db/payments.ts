@@ -6,6 +6,7 @@ import { PROVIDER_KINDS } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { FailureCode, PaymentStatus } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment-record';
+import type { RefundRecord } from '../domain/refund';
 import { iso, type Db } from './knex';
 
 /** An event to write once (D22): `id` is derived from the workflow and step. */
@@ -19,14 +20,32 @@ export interface EventInput {
   createdAt: string;
 }
 
-/** A status change written by the payment workflow's activity. */
+/** A status change written by the payment workflow's activity; `version` orders the writes. */
 export interface PaymentStatusChange {
   paymentId: string;
   status: PaymentStatus;
+  amountRefunded: number;
   failureCode: FailureCode | null;
   failureMessage: string | null;
+  cancellationReason: string | null;
   providerReference: string | null;
   updatedAt: string;
+  version: number;
+}
+
+/** The status change a payment snapshot describes. */
+export function statusChangeOf(payment: PaymentSnapshot): PaymentStatusChange {
+  return {
+    paymentId: payment.id,
+    status: payment.status,
+    amountRefunded: payment.amountRefunded,
+    failureCode: payment.failureCode,
+    failureMessage: payment.failureMessage,
+    cancellationReason: payment.cancellationReason ?? null,
+    providerReference: payment.providerReference,
+    updatedAt: payment.updatedAt,
+    version: payment.version ?? 0,
+  };
 }
 
 interface PaymentRow {
@@ -43,12 +62,15 @@ interface PaymentRow {
   description: string | null;
   customer_phone: string | null;
   customer_email: string | null;
+  customer_wallet: string | null;
+  cancellation_reason: string | null;
   metadata: Record<string, string>;
   fee_amount: number;
   failure_code: string | null;
   failure_message: string | null;
   provider_reference: string | null;
   next_action: PaymentSnapshot['nextAction'];
+  version: number;
   expires_at: Date;
   created_at: Date;
   updated_at: Date;
@@ -69,12 +91,15 @@ function toRow(payment: PaymentSnapshot): PaymentRow {
     description: payment.description,
     customer_phone: payment.customerPhone,
     customer_email: payment.customerEmail,
+    customer_wallet: payment.walletId ?? null,
+    cancellation_reason: payment.cancellationReason ?? null,
     metadata: payment.metadata,
     fee_amount: payment.feeAmount,
     failure_code: payment.failureCode,
     failure_message: payment.failureMessage,
     provider_reference: payment.providerReference,
     next_action: payment.nextAction,
+    version: payment.version ?? 0,
     expires_at: new Date(payment.expiresAt),
     created_at: new Date(payment.createdAt),
     updated_at: new Date(payment.updatedAt),
@@ -97,12 +122,15 @@ function fromRow(row: PaymentRow): PaymentSnapshot {
     description: row.description,
     customerPhone: row.customer_phone,
     customerEmail: row.customer_email,
+    walletId: row.customer_wallet,
+    cancellationReason: row.cancellation_reason,
     metadata: row.metadata,
     feeAmount: row.fee_amount,
     failureCode: row.failure_code as FailureCode | null,
     failureMessage: row.failure_message,
     providerReference: row.provider_reference,
     nextAction: row.next_action,
+    version: row.version,
     expiresAt: iso(row.expires_at),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
@@ -129,30 +157,88 @@ function eventRow(event: EventInput) {
 export async function insertPaymentWithCreatedEvent(db: Db, payment: PaymentSnapshot, event: EventInput): Promise<boolean> {
   return db.transaction(async (trx) => {
     const inserted = await trx('payments').insert(toRow(payment)).onConflict('id').ignore().returning('id');
-    await trx('events').insert(eventRow(event)).onConflict('id').ignore();
+    await insertEventOnce(trx, event);
     return inserted.length === 1;
   });
 }
 
 /**
+ * Applies a status change inside `trx` unless the row already holds a newer version (writes of one
+ * workflow may run concurrently and land out of order).
+ * @throws Error when the payment row does not exist (a retryable fault for the activity)
+ */
+async function applyStatusChange(trx: Db, change: PaymentStatusChange): Promise<void> {
+  const updated = await trx('payments')
+    .where({ id: change.paymentId })
+    .where('version', '<', change.version)
+    .update({
+      status: change.status,
+      amount_refunded: change.amountRefunded,
+      failure_code: change.failureCode,
+      failure_message: change.failureMessage,
+      cancellation_reason: change.cancellationReason,
+      provider_reference: change.providerReference,
+      updated_at: new Date(change.updatedAt),
+      version: change.version,
+    });
+  if (updated === 0) {
+    const exists = await trx('payments').where({ id: change.paymentId }).first('id');
+    if (!exists) throw new Error(`payment ${change.paymentId} is not in the read model yet`);
+  }
+}
+
+/** Inserts an event unless its (derived) id exists (D22). */
+export async function insertEventOnce(db: Db, event: EventInput): Promise<void> {
+  await db('events').insert(eventRow(event)).onConflict('id').ignore();
+}
+
+/**
  * Writes a status change and, when given, its event (D22), in one transaction. Idempotent: the
- * event id is derived from the step, and re-writing the same status is harmless.
+ * event id is derived from the step, and an older or repeated write changes nothing.
  * @throws Error when the payment row does not exist (a retryable fault for the activity)
  */
 export async function updatePaymentStatus(db: Db, change: PaymentStatusChange, event?: EventInput): Promise<void> {
   await db.transaction(async (trx) => {
-    const updated = await trx('payments')
-      .where({ id: change.paymentId })
-      .update({
-        status: change.status,
-        failure_code: change.failureCode,
-        failure_message: change.failureMessage,
-        provider_reference: change.providerReference,
-        updated_at: new Date(change.updatedAt),
-      });
-    if (updated !== 1) throw new Error(`payment ${change.paymentId} is not in the read model yet`);
-    if (event) await trx('events').insert(eventRow(event)).onConflict('id').ignore();
+    await applyStatusChange(trx, change);
+    if (event) await insertEventOnce(trx, event);
   });
+}
+
+/**
+ * Writes a refund's outcome with the payment it changed and the `refund.completed` event, in one
+ * transaction (D12, D22).
+ */
+export async function updateRefundOutcome(db: Db, refund: RefundRecord, payment: PaymentStatusChange, event?: EventInput): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('refunds')
+      .where({ id: refund.id })
+      .update({
+        status: refund.status,
+        provider_reference: refund.providerReference,
+        failure_message: refund.failureMessage,
+        completed_at: refund.completedAt ? new Date(refund.completedAt) : null,
+      });
+    await applyStatusChange(trx, payment);
+    if (event) await insertEventOnce(trx, event);
+  });
+}
+
+/** Inserts a pending refund unless it exists (a retried activity changes nothing). */
+export async function insertRefund(db: Db, refund: RefundRecord): Promise<void> {
+  await db('refunds')
+    .insert({
+      id: refund.id,
+      payment_id: refund.paymentId,
+      merchant_id: refund.merchantId,
+      environment: refund.environment,
+      amount: refund.amount,
+      currency: refund.currency,
+      status: refund.status,
+      reason: refund.reason,
+      created_at: new Date(refund.createdAt),
+    })
+    .onConflict('id')
+    .ignore();
 }
 
 /** The payment `id` of this merchant and environment, or undefined (D1: foreign ids are not found). */

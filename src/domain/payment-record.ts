@@ -29,15 +29,24 @@ export interface PaymentSnapshot {
   description: string | null;
   customerPhone: string | null;
   customerEmail: string | null;
+  /** The customer's service wallet id (merchant-scoped `wallet` payments). */
+  walletId?: string | null;
   metadata: Record<string, string>;
   feeAmount: number;
   failureCode: FailureCode | null;
   failureMessage: string | null;
+  /** Why the merchant cancelled (D12 `reason`), once cancelled. */
+  cancellationReason?: string | null;
   providerReference: string | null;
   nextAction: NextAction | null;
   expiresAt: string;
   createdAt: string;
   updatedAt: string;
+  /**
+   * Incremented by the workflow on every status change, so the read model applies a write only when
+   * it is newer than what it holds (absent in payments started before it existed: read as 0).
+   */
+  version?: number;
 }
 
 /** The generic payment object of the interface, with the D10 fields; `amount` in minor units. */
@@ -53,9 +62,11 @@ export interface GenericPaymentView {
   description: string | null;
   phone_number?: string;
   customer_email?: string;
+  wallet_id?: string;
   metadata: Record<string, string>;
   failure_code: string | null;
   failure_message: string | null;
+  cancellation_reason: string | null;
   next_action: NextAction | null;
   environment: Environment;
   expires_at: string;
@@ -68,8 +79,9 @@ export interface GenericPaymentView {
  * mobile money and wallet payments; also the `data` of payment events (D22).
  */
 export function toGenericPaymentView(payment: PaymentSnapshot): GenericPaymentView {
-  const customer: Pick<GenericPaymentView, 'phone_number' | 'customer_email'> =
-    payment.customerPhone !== null ? { phone_number: payment.customerPhone } : {};
+  const customer: Pick<GenericPaymentView, 'phone_number' | 'customer_email' | 'wallet_id'> = {};
+  if (payment.customerPhone !== null) customer.phone_number = payment.customerPhone;
+  if (payment.walletId) customer.wallet_id = payment.walletId;
   if (payment.customerEmail !== null) customer.customer_email = payment.customerEmail;
   return {
     id: payment.id,
@@ -85,6 +97,7 @@ export function toGenericPaymentView(payment: PaymentSnapshot): GenericPaymentVi
     metadata: payment.metadata,
     failure_code: payment.failureCode,
     failure_message: payment.failureMessage,
+    cancellation_reason: payment.cancellationReason ?? null,
     next_action: payment.nextAction,
     environment: payment.environment,
     expires_at: payment.expiresAt,

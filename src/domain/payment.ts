@@ -70,4 +70,10 @@ export function nextPollDelayMs(previousMs: number | undefined): number {
 export type ProviderOutcome =
   | { status: 'pending' | 'processing' }
   | { status: 'completed' }
+  | { status: 'cancelled' }
   | { status: 'failed'; failureCode: FailureCode; failureMessage: string };
+
+/** True when the provider's answer is final (nothing more will change at the provider). */
+export function isFinalOutcome(outcome: ProviderOutcome): boolean {
+  return outcome.status === 'completed' || outcome.status === 'failed' || outcome.status === 'cancelled';
+}

@@ -2,9 +2,10 @@
  * What the client (API, admin command) and the workflows share: workflow ids, search attributes,
  * signals, queries and inputs (samples' `shared.ts`). Pure: safe inside the workflow sandbox.
  */
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { PaymentSnapshot } from '../domain/payment-record';
+import type { RefundRecord } from '../domain/refund';
 import type { ProviderOutcome } from '../domain/payment';
 
 /** Custom search attributes of payment executions (D20), registered when the dev server starts. */
@@ -42,3 +43,28 @@ export const providerCallbackSignal = defineSignal<[ProviderCallback]>('provider
 
 /** The workflow's current view of the payment (the source of truth the read model follows). */
 export const getPaymentQuery = defineQuery<PaymentSnapshot>('getPayment');
+
+/** Body of a cancel (D12): an optional reason. */
+export interface CancelRequest {
+  reason?: string;
+}
+
+/** Body of a refund (D12): the refund id chosen by the API, an amount in minor units (default: the whole rest), a reason. */
+export interface RefundRequest {
+  refundId: string;
+  amount?: number;
+  reason?: string;
+}
+
+/**
+ * Cancels an open payment (D11, D12). Rejected by its validator, leaving no trace in the history,
+ * with `ApplicationFailure` type `payment_not_cancellable`; a cancel that loses the race with a
+ * provider success fails with the same type and the payment ends completed.
+ */
+export const cancelPaymentUpdate = defineUpdate<PaymentSnapshot, [CancelRequest]>('cancelPayment');
+
+/**
+ * Refunds part or all of a completed payment (D11, D12). The validator rejects with type
+ * `payment_not_refundable` or `amount_exceeds_refundable`; the answer is the refund record.
+ */
+export const refundPaymentUpdate = defineUpdate<RefundRecord, [RefundRequest]>('refundPayment');

@@ -2,19 +2,33 @@
  * `paymentWorkflow` (D20): one per payment, id `payment:{pay_id}`. Records the payment, initiates it
  * with the provider, then waits for a callback signal or the next poll (2 s doubling to 60 s) until
  * the provider's final answer or `expires_at` (D11), writing every status change and its event
- * through activities (D22) and keeping the search attributes current. A completed payment's
- * workflow stays open for the refund window.
+ * through activities (D22) and keeping the search attributes current. Cancel and refund arrive as
+ * Updates whose validators refuse what D11 does not allow (D12). A completed payment's workflow
+ * stays open for refunds for the refund window.
  *
- * Deterministic: only `@temporalio/workflow`, domain code and activity types are imported.
+ * Deterministic: only `@temporalio/workflow`, domain code, messages and activity types are imported.
  */
-import { ApplicationFailure, condition, type ActivityOptions, proxyActivities, setHandler, upsertSearchAttributes, ActivityFailure } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { DomainError } from '../domain/errors';
 import { isOpen, nextPollDelayMs, type FailureCode, type PaymentStatus, type ProviderOutcome } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment-record';
+import { checkRefund, type RefundRecord } from '../domain/refund';
 import {
+  cancelPaymentUpdate,
   getPaymentQuery,
   PaymentStatusAttribute,
   providerCallbackSignal,
+  refundPaymentUpdate,
   type PaymentWorkflowInput,
   type ProviderCallback,
 } from './messages';
@@ -40,17 +54,31 @@ const PROVIDER_OPTIONS: ActivityOptions = {
 const records = proxyActivities<Activities>(RECORD_OPTIONS);
 const provider = proxyActivities<Activities>(PROVIDER_OPTIONS);
 
+/** Turns a domain refusal into the Update failure the API maps back to its D51 code. */
+function refusal(error: unknown): never {
+  if (error instanceof DomainError) throw ApplicationFailure.create({ type: error.code, message: error.message, nonRetryable: true });
+  throw error;
+}
+
+function notCancellable(status: PaymentStatus): never {
+  throw ApplicationFailure.create({
+    type: 'payment_not_cancellable',
+    message: `a ${status} payment cannot be cancelled; only pending and processing payments can`,
+    nonRetryable: true,
+  });
+}
+
+function failureMessage(error: ActivityFailure): string {
+  return error.cause instanceof ApplicationFailure ? error.cause.message : 'the provider did not answer';
+}
+
 /** Runs one payment to its final state (see module comment). */
 export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentSnapshot> {
   let payment: PaymentSnapshot = input.payment;
   let callback: ProviderCallback | undefined;
-
-  setHandler(getPaymentQuery, () => payment);
-  setHandler(providerCallbackSignal, (received) => {
-    if (payment.providerReference === null || received.providerReference === payment.providerReference) {
-      callback = received;
-    }
-  });
+  let initiationSettled = false;
+  let cancelling = false;
+  let reservedMinor = 0;
 
   /** Moves the payment to `status`, writes it and keeps the PaymentStatus search attribute current. */
   async function transition(status: PaymentStatus, failure?: { code: FailureCode; message: string }): Promise<void> {
@@ -60,6 +88,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       failureCode: failure?.code ?? null,
       failureMessage: failure?.message ?? null,
       updatedAt: new Date().toISOString(),
+      version: (payment.version ?? 0) + 1,
     };
     upsertSearchAttributes([{ key: PaymentStatusAttribute, value: status }]);
     await records.recordPaymentStatus(payment);
@@ -70,8 +99,110 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     if (!isOpen(payment.status)) return;
     if (outcome.status === 'completed') await transition('completed');
     else if (outcome.status === 'failed') await transition('failed', { code: outcome.failureCode, message: outcome.failureMessage });
+    else if (outcome.status === 'cancelled') await transition('cancelled');
     else if (outcome.status === 'processing' && payment.status === 'pending') await transition('processing');
   }
+
+  setHandler(getPaymentQuery, () => payment);
+  setHandler(providerCallbackSignal, (received) => {
+    if (payment.providerReference === null || received.providerReference === payment.providerReference) {
+      callback = received;
+    }
+  });
+
+  setHandler(
+    cancelPaymentUpdate,
+    async (request) => {
+      cancelling = true;
+      await condition(() => initiationSettled);
+      if (!isOpen(payment.status)) notCancellable(payment.status);
+      const reference = payment.providerReference;
+      let outcome: ProviderOutcome = { status: 'cancelled' };
+      if (reference !== null) {
+        try {
+          const answer = await provider.cancelProviderPayment({ environment: payment.environment, provider: payment.provider, providerReference: reference });
+          outcome = answer.outcome;
+        } catch (error) {
+          if (!(error instanceof ActivityFailure)) throw error;
+          cancelling = false;
+          throw ApplicationFailure.create({ type: 'provider_unavailable', message: failureMessage(error), nonRetryable: true });
+        }
+      }
+      // The provider's word decides a race with a success (D11): then the cancel loses.
+      if (outcome.status === 'cancelled') payment = { ...payment, cancellationReason: request.reason ?? null };
+      await apply(outcome);
+      if (payment.status !== 'cancelled') notCancellable(payment.status);
+      return payment;
+    },
+    {
+      validator: (_request) => {
+        if (!isOpen(payment.status) || cancelling) notCancellable(payment.status);
+      },
+    },
+  );
+
+  setHandler(
+    refundPaymentUpdate,
+    async (request) => {
+      let amount = 0;
+      try {
+        amount = checkRefund(payment, reservedMinor, request.amount);
+      } catch (error) {
+        refusal(error);
+      }
+      reservedMinor += amount;
+      let refund: RefundRecord = {
+        id: request.refundId,
+        paymentId: payment.id,
+        merchantId: payment.merchantId,
+        environment: payment.environment,
+        amount,
+        currency: payment.currency,
+        status: 'pending',
+        reason: request.reason ?? null,
+        providerReference: null,
+        failureMessage: null,
+        createdAt: new Date().toISOString(),
+        completedAt: null,
+      };
+      await records.recordRefundCreated(refund);
+      let answer: Awaited<ReturnType<Activities['refundProviderPayment']>>;
+      try {
+        answer = await provider.refundProviderPayment({
+          environment: payment.environment,
+          provider: payment.provider,
+          providerReference: payment.providerReference as string,
+          refundId: refund.id,
+          amount,
+        });
+      } catch (error) {
+        if (!(error instanceof ActivityFailure)) throw error;
+        answer = { status: 'failed', failureMessage: failureMessage(error) };
+      }
+      reservedMinor -= amount;
+      const now = new Date().toISOString();
+      if (answer.status === 'succeeded') {
+        const amountRefunded = payment.amountRefunded + amount;
+        const status: PaymentStatus = amountRefunded >= payment.amount ? 'refunded' : payment.status;
+        if (status !== payment.status) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: status }]);
+        payment = { ...payment, amountRefunded, status, updatedAt: now, version: (payment.version ?? 0) + 1 };
+        refund = { ...refund, status: 'completed', providerReference: answer.refundReference, completedAt: now };
+      } else {
+        refund = { ...refund, status: 'failed', failureMessage: answer.failureMessage, completedAt: now };
+      }
+      await records.recordRefundOutcome({ refund, payment });
+      return refund;
+    },
+    {
+      validator: (request) => {
+        try {
+          checkRefund(payment, reservedMinor, request.amount);
+        } catch (error) {
+          refusal(error);
+        }
+      },
+    },
+  );
 
   await records.recordPaymentCreated(payment);
 
@@ -84,14 +215,15 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       idempotencyKey: `payment:${payment.id}:initiate`,
       amount: payment.amount,
       currency: payment.currency,
-      customer: payment.customerPhone ?? payment.customerEmail ?? payment.id,
+      customer: payment.customerPhone ?? payment.walletId ?? payment.customerEmail ?? payment.id,
     });
     payment = { ...payment, providerReference: initiated.providerReference };
+    initiationSettled = true;
     await apply(initiated.outcome);
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
-    const cause = error.cause instanceof ApplicationFailure ? error.cause.message : 'the provider did not answer';
-    await transition('failed', { code: 'provider_error', message: cause });
+    initiationSettled = true;
+    await transition('failed', { code: 'provider_error', message: failureMessage(error) });
   }
 
   let delayMs: number | undefined;
@@ -99,8 +231,9 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     delayMs = nextPollDelayMs(delayMs);
     const untilExpiryMs = expiresAtMs - Date.now();
     if (untilExpiryMs > 0) {
-      await condition(() => callback !== undefined, Math.min(delayMs, untilExpiryMs));
+      await condition(() => callback !== undefined || !isOpen(payment.status), Math.min(delayMs, untilExpiryMs));
     }
+    if (!isOpen(payment.status)) break;
     if (callback !== undefined) {
       const received = callback;
       callback = undefined;
@@ -114,14 +247,15 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       providerReference: payment.providerReference as string,
     });
     await apply(polled.outcome);
-    if (isOpen(payment.status) && Date.now() >= expiresAtMs) {
+    if (isOpen(payment.status) && Date.now() >= expiresAtMs && !cancelling) {
       await transition('failed', { code: 'expired', message: 'The customer did not complete the payment before it expired' });
     }
   }
 
   if (payment.status === 'completed') {
     // Refunds arrive as Updates while the window is open (D12).
-    await condition(() => payment.amountRefunded >= payment.amount, `${input.refundWindowSeconds} seconds`);
+    await condition(() => payment.amountRefunded >= payment.amount && reservedMinor === 0, `${input.refundWindowSeconds} seconds`);
   }
+  await condition(allHandlersFinished);
   return payment;
 }

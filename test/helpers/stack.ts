@@ -15,7 +15,7 @@ import { createActivities } from '../../src/activities';
 import { loadConfig, type Config } from '../../src/config';
 import { createDb, type Db } from '../../src/db/knex';
 import { createLogger } from '../../src/logger';
-import { createProviderRegistry } from '../../src/providers/registry';
+import { providerRegistryFromConfig } from '../../src/providers/registry';
 
 /** Everything a test can reach. */
 export interface Stack {
@@ -49,7 +49,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 async function start(): Promise<Running> {
   const config = testConfig();
   const db = createDb(config.DATABASE_URL, 10);
-  const providers = createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: config.SANDBOX_APPROVAL_DELAY_MS });
+  const providers = providerRegistryFromConfig(db, config);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await Worker.create({
     connection,

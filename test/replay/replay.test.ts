@@ -15,8 +15,10 @@ const HISTORIES_DIR = path.resolve(__dirname, 'histories');
 describe('replay of recorded workflow histories (D21)', () => {
   const files = fs.readdirSync(HISTORIES_DIR).filter((name) => name.endsWith('.json')).sort();
 
-  it('has a completed, a failed and an expired payment history', () => {
-    expect(files).to.include.members(['payment-completed.json', 'payment-failed.json', 'payment-expired.json']);
+  it('has histories of every payment outcome, of this and earlier workflow versions', () => {
+    expect(files).to.include.members(['payment-completed.json', 'payment-failed.json', 'payment-expired.json', 'payment-cancelled.json', 'payment-refunded.json']);
+    // Histories of earlier workflow versions stay, so running executions of those versions keep replaying.
+    expect(files).to.include.members(['v1-payment-completed.json', 'v1-payment-failed.json', 'v1-payment-expired.json']);
   });
 
   it('replays every history without a determinism error', async function () {

@@ -53,7 +53,7 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
       taskQueue: TASK_QUEUE,
       workflowBundle: await workflowBundle(),
       // Approval delay 0: the simulator's clock is the wall clock, which a time-skipping test does not move.
-      activities: createActivities({ db, providers: createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: 0 }) }),
+      activities: createActivities({ db, providers: createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, callbackSecret: 'x'.repeat(32) }) }),
     });
     running = worker.run();
   });
