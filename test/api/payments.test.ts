@@ -12,7 +12,7 @@ const ORDER_42 = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money'
 
 async function paymentCount(merchantId: string): Promise<number> {
   const { db } = await getStack();
-  const [{ count }] = await db('payments').where({ merchant_id: merchantId }).count<{ count: string }[]>('id as count');
+  const [{ count }] = await db('payments').where({ merchant_id: merchantId }).count<{ count: number }[]>('id as count');
   return Number(count);
 }
 

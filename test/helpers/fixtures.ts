@@ -58,3 +58,19 @@ export function mobileMoneyPayment(
     updatedAt: now.toISOString(),
   };
 }
+
+/** A pending card payment of 2500 USD cents, waiting for the card confirmation (D15). */
+export function cardPayment(merchantId: string, options: { nowMs?: number } = {}): PaymentSnapshot {
+  const base = mobileMoneyPayment(merchantId, '+250788000003', { nowMs: options.nowMs, expirySeconds: 24 * 3600 });
+  return {
+    ...base,
+    amount: 2500,
+    currency: 'USD',
+    paymentMethod: 'card',
+    provider: 'card_gateway',
+    kind: 'card',
+    customerPhone: null,
+    feeAmount: 73,
+    nextAction: { type: 'card_confirm', client_secret: `${base.id}_secret_test` },
+  };
+}

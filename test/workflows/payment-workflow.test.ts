@@ -16,8 +16,12 @@ import { createDb, type Db } from '../../src/db/knex';
 import { listEventsForObject, findPayment } from '../../src/db/payments';
 import type { PaymentSnapshot } from '../../src/domain/payment-record';
 import { createProviderRegistry } from '../../src/providers/registry';
-import { getPaymentQuery, paymentWorkflowId, providerCallbackSignal } from '../../src/workflows/messages';
-import { insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
+import { cancelPaymentUpdate, getPaymentQuery, paymentWorkflowId, providerCallbackSignal, refundPaymentUpdate } from '../../src/workflows/messages';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { decideSandboxTransaction, findSandboxTransactionByPayment } from '../../src/db/sandbox-ledger';
+import { newId } from '../../src/lib/ids';
+import { cardPayment, insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
 import { createTimeSkippingEnv, testConfig, workflowBundle } from '../helpers/stack';
 
 const TASK_QUEUE = 'payment-workflow-test';
@@ -163,5 +167,112 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
     const handle = await start(await payment('+250788000001', 'live'));
     const result = (await handle.result()) as PaymentSnapshot;
     expect(result).to.include({ status: 'failed', failureCode: 'provider_error' });
+  });
+
+  /** The D51 code of a failed Update (the ApplicationFailure type set by the workflow). */
+  async function updateFailure(promise: Promise<unknown>): Promise<string> {
+    try {
+      await promise;
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) return String(error.cause.type);
+      throw error;
+    }
+    throw new Error('expected the update to fail');
+  }
+
+  function updateEvents(events: HistoryEvent[]): HistoryEvent[] {
+    return events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes || e.workflowExecutionUpdateRejectedEventAttributes);
+  }
+
+  async function waitInitiated(handle: WorkflowHandle): Promise<PaymentSnapshot> {
+    let current: PaymentSnapshot;
+    do current = await handle.query(getPaymentQuery);
+    while (current.providerReference === null);
+    return current;
+  }
+
+  it('cancels an open payment at the provider, writing payment.cancelled once with the reason (D11, D12)', async () => {
+    const handle = await start(await payment('+250788000003'));
+    await waitInitiated(handle);
+    const cancelled = await handle.executeUpdate(cancelPaymentUpdate, { args: [{ reason: 'customer changed their mind' }] });
+    expect(cancelled).to.include({ status: 'cancelled', cancellationReason: 'customer changed their mind' });
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result.status).to.equal('cancelled');
+    const row = await findPayment(db, { merchantId, environment: 'sandbox' }, result.id);
+    expect(row).to.include({ status: 'cancelled', cancellationReason: 'customer changed their mind' });
+    expect((await findSandboxTransactionByPayment(db, 'momo', result.id))?.status).to.equal('cancelled');
+    expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.cancelled']);
+    await record('payment-cancelled', handle);
+  });
+
+  it('refuses to cancel a completed payment in the validator, leaving no trace in the history', async () => {
+    const handle = await start(await payment('+250788000001'));
+    let current: PaymentSnapshot;
+    do current = await handle.query(getPaymentQuery);
+    while (current.status !== 'completed');
+    expect(await updateFailure(handle.executeUpdate(cancelPaymentUpdate, { args: [{}] }))).to.equal('payment_not_cancellable');
+    expect(updateEvents((await handle.fetchHistory()).events ?? [])).to.have.length(0);
+  });
+
+  it('lets a provider success win over a racing cancel: the cancel fails and the payment completes (D11)', async () => {
+    const created = cardPayment(merchantId, { nowMs: await env.currentTimeMs() });
+    const handle = await start(created);
+    const initiated = await waitInitiated(handle);
+    // The customer's card was approved at the gateway an instant before the merchant's cancel reached it.
+    await decideSandboxTransaction(db, initiated.providerReference as string, { status: 'succeeded' }, new Date());
+    expect(await updateFailure(handle.executeUpdate(cancelPaymentUpdate, { args: [{}] }))).to.equal('payment_not_cancellable');
+    const current = await handle.query(getPaymentQuery);
+    expect(current.status).to.equal('completed');
+    expect(await eventTypes(created.id)).to.deep.equal(['payment.created', 'payment.completed']);
+  });
+
+  it('refunds in parts until nothing is left, then the payment is refunded (D11, D12, D22)', async () => {
+    const handle = await start(await payment('+250788000001'));
+    let current: PaymentSnapshot;
+    do current = await handle.query(getPaymentQuery);
+    while (current.status !== 'completed');
+    const first = await handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 500, reason: 'one item returned' }] });
+    expect(first).to.include({ status: 'completed', amount: 500, reason: 'one item returned' });
+    expect((await handle.query(getPaymentQuery))).to.include({ status: 'completed', amountRefunded: 500 });
+    expect(await updateFailure(handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 1001 }] }))).to.equal('amount_exceeds_refundable');
+    const rest = await handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_') }] });
+    expect(rest).to.include({ status: 'completed', amount: 1000 });
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result).to.include({ status: 'refunded', amountRefunded: 1500 });
+    const row = await findPayment(db, { merchantId, environment: 'sandbox' }, result.id);
+    expect(row).to.include({ status: 'refunded', amountRefunded: 1500 });
+    const events = await listEventsForObject(db, result.id);
+    expect(events.map((e) => e.event)).to.deep.equal(['payment.created', 'payment.completed', 'refund.completed', 'refund.completed']);
+    const lastData = events[3]?.data as { id: string; amount: number; payment: { status: string; amount_refunded: number } };
+    expect(lastData).to.include({ id: rest.id, amount: 1000 });
+    expect(lastData.payment).to.include({ status: 'refunded', amount_refunded: 1500 });
+    const refunds = await db('refunds').where({ payment_id: result.id }).orderBy('created_at');
+    expect(refunds.map((r: { status: string; amount: number }) => [r.status, r.amount])).to.deep.equal([['completed', 500], ['completed', 1000]]);
+    await record('payment-refunded', handle);
+  });
+
+  it('refuses a refund of a payment that is not completed (409 payment_not_refundable)', async () => {
+    const handle = await start(await payment('+250788000003'));
+    await waitInitiated(handle);
+    expect(await updateFailure(handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_') }] }))).to.equal('payment_not_refundable');
+    await handle.executeUpdate(cancelPaymentUpdate, { args: [{}] });
+  });
+
+  it('lets exactly one of two refunds racing for the last amount win', async () => {
+    const handle = await start(await payment('+250788000001'));
+    let current: PaymentSnapshot;
+    do current = await handle.query(getPaymentQuery);
+    while (current.status !== 'completed');
+    const outcomes = await Promise.allSettled([
+      handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 1500 }] }),
+      handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 1500 }] }),
+    ]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(1);
+    const rejected = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect(rejected.reason).to.be.instanceOf(WorkflowUpdateFailedError);
+    expect(['amount_exceeds_refundable', 'payment_not_refundable']).to.include((rejected.reason.cause as ApplicationFailure).type);
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result).to.include({ status: 'refunded', amountRefunded: 1500 });
+    expect(await db('refunds').where({ payment_id: result.id, status: 'completed' }).count('id as n').first()).to.deep.equal({ n: 1 });
   });
 });
