@@ -14,7 +14,11 @@ import { errorHandler } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
 import { authRoutes } from './routes/auth';
 import { healthRoutes } from './routes/health';
+import { eventRoutes } from './routes/events';
+import { merchantPaymentRoutes } from './routes/merchant-payments';
 import { paymentRoutes } from './routes/payments';
+import { providerCallbackRoutes } from './routes/provider-callbacks';
+import { sandboxRoutes } from './routes/sandbox';
 
 /** Everything the API needs, injected. */
 export interface AppDeps {
@@ -47,5 +51,9 @@ export function createApp(deps: AppDeps): Koa {
   mount(app, healthRoutes(deps));
   mount(app, authRoutes(deps));
   mount(app, paymentRoutes(deps));
+  mount(app, merchantPaymentRoutes(deps));
+  mount(app, providerCallbackRoutes(deps));
+  mount(app, sandboxRoutes(deps));
+  mount(app, eventRoutes(deps));
   return app;
 }

@@ -272,3 +272,15 @@ export async function listEventsForObject(db: Db, objectId: string): Promise<Eve
   }));
 }
 
+
+/** A payment by id alone, for callers that prove ownership otherwise (card client secret, D15). */
+export async function findPaymentById(db: Db, id: string): Promise<PaymentSnapshot | undefined> {
+  const row = await db<PaymentRow>('payments').where({ id }).first();
+  return row ? fromRow(row) : undefined;
+}
+
+/** The payment a provider knows by `providerReference` (provider callbacks, D16). */
+export async function findPaymentByProviderReference(db: Db, provider: string, providerReference: string): Promise<PaymentSnapshot | undefined> {
+  const row = await db<PaymentRow>('payments').where({ provider, provider_reference: providerReference }).first();
+  return row ? fromRow(row) : undefined;
+}

@@ -5,16 +5,18 @@
  */
 import {
   GENERIC_CATALOGUE,
+  MERCHANT_CATALOGUE,
   MOBILE_MONEY_COUNTRY_CURRENCIES,
   operatorForNumber,
   servesCountry,
   type GenericMethod,
+  type MerchantMethod,
   type MethodKind,
   type Offering,
   type ProviderCode,
 } from './catalogue';
 import { DomainError, validationError } from './errors';
-import type { Currency } from './money';
+import { parseDecimalAmount, type Currency } from './money';
 import { parseMsisdn } from './phone';
 
 /** A generic create request after its shape was validated (amount in minor units). */
@@ -103,4 +105,49 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
 /** Thrown when a live payment has no configured provider adapter (D16). */
 export function providerUnavailable(method: string): DomainError {
   return new DomainError('provider_unavailable', `payment_method ${method} is not available in live mode yet`);
+}
+
+/** A merchant-scoped create request after its shape was validated (D5, D6; list B). */
+export interface MerchantPaymentRequest {
+  amount: string;
+  currency: Currency;
+  paymentMethod: MerchantMethod;
+  phoneNumber?: string;
+  walletId?: string;
+}
+
+/** A valid merchant-scoped request: amount in minor units, provider and customer. */
+export interface ResolvedMerchantPayment extends ResolvedPayment {
+  amountMinor: number;
+  walletId?: string;
+}
+
+/**
+ * Resolves a merchant-scoped request against list B: the decimal amount (D5), the method's
+ * currencies and, for mobile money, the number's country and wallet currency.
+ * @throws DomainError `validation_error` naming `amount`, `currency` or `payment_method_data.phone_number`
+ */
+export function resolveMerchantPayment(request: MerchantPaymentRequest): ResolvedMerchantPayment {
+  const offering = MERCHANT_CATALOGUE[request.paymentMethod];
+  if (!offering.currencies.includes(request.currency)) {
+    throw validationError([{ field: 'currency', message: `currency ${request.currency} is not supported by ${request.paymentMethod}` }]);
+  }
+  const amount = parseDecimalAmount(request.amount, request.currency);
+  if (!amount.ok) throw validationError([{ field: 'amount', message: amount.message }]);
+  const base = { amountMinor: amount.minor, provider: offering.provider, kind: offering.kind };
+  if (offering.kind === 'wallet') return { ...base, walletId: request.walletId };
+  if (offering.kind !== 'mobile_money') return base;
+
+  const field = 'payment_method_data.phone_number';
+  if (request.phoneNumber === undefined) throw validationError([{ field, message: `${field} is required for ${request.paymentMethod}` }]);
+  const msisdn = parseMsisdn(request.phoneNumber);
+  if (!msisdn) throw validationError([{ field, message: `${field} must be a valid international (E.164) number, e.g. +233241234567` }]);
+  if (!servesCountry(offering, msisdn.country)) {
+    throw validationError([{ field, message: `${request.paymentMethod} does not serve ${msisdn.country}` }]);
+  }
+  const walletCurrencies = MOBILE_MONEY_COUNTRY_CURRENCIES[msisdn.country] ?? [];
+  if (!walletCurrencies.includes(request.currency)) {
+    throw validationError([{ field: 'currency', message: `currency ${request.currency} does not match a mobile money wallet in ${msisdn.country}` }]);
+  }
+  return { ...base, customerPhone: msisdn.e164, country: msisdn.country };
 }

@@ -5,7 +5,8 @@
  */
 import type { MethodKind, PaymentMethod, ProviderCode } from './catalogue';
 import type { Environment } from './environment';
-import type { Currency } from './money';
+import { formatDecimalAmount, type Currency } from './money';
+import { formatFeePercentage } from './fees';
 import type { FailureCode, PaymentStatus } from './payment';
 
 /** The next step the customer or merchant front end takes (D10). */
@@ -68,6 +69,8 @@ export interface GenericPaymentView {
   failure_message: string | null;
   cancellation_reason: string | null;
   next_action: NextAction | null;
+  /** For card payments: what the front end confirms the card with (D15). */
+  client_secret?: string;
   environment: Environment;
   expires_at: string;
   created_at: string;
@@ -99,9 +102,48 @@ export function toGenericPaymentView(payment: PaymentSnapshot): GenericPaymentVi
     failure_message: payment.failureMessage,
     cancellation_reason: payment.cancellationReason ?? null,
     next_action: payment.nextAction,
+    ...(payment.nextAction?.type === 'card_confirm' ? { client_secret: payment.nextAction.client_secret } : {}),
     environment: payment.environment,
     expires_at: payment.expiresAt,
     created_at: payment.createdAt,
     updated_at: payment.updatedAt,
+  };
+}
+
+/** The merchant-scoped payment object (interface.md, Payment (merchant-scoped form); D5, D7). */
+export interface MerchantPaymentView {
+  id: string;
+  status: PaymentStatus;
+  amount: string;
+  currency: string;
+  payment_method: string;
+  description: string | null;
+  client_secret?: string;
+  failure_code: string | null;
+  created_at: string;
+  metadata: Record<string, string> & { fee_amount: string; fee_percentage: string };
+}
+
+/**
+ * The merchant-scoped form: decimal-string amounts with two decimals, `client_secret` for card
+ * gateway payments, and the fee in `metadata` (D7).
+ * @param feeBasisPoints the method's fee rate (2.9 % = 290)
+ */
+export function toMerchantPaymentView(payment: PaymentSnapshot, feeBasisPoints: number): MerchantPaymentView {
+  return {
+    id: payment.id,
+    status: payment.status,
+    amount: formatDecimalAmount(payment.amount, payment.currency),
+    currency: payment.currency,
+    payment_method: payment.paymentMethod,
+    description: payment.description,
+    ...(payment.nextAction?.type === 'card_confirm' ? { client_secret: payment.nextAction.client_secret } : {}),
+    failure_code: payment.failureCode,
+    created_at: payment.createdAt,
+    metadata: {
+      ...payment.metadata,
+      fee_amount: formatDecimalAmount(payment.feeAmount, payment.currency),
+      fee_percentage: formatFeePercentage(feeBasisPoints),
+    },
   };
 }

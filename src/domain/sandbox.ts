@@ -41,3 +41,18 @@ export function behaviourForCard(cardNumber: string): SandboxBehaviour {
       return { kind: 'decline', failureCode: 'card_declined', failureMessage: 'The card was declined' };
   }
 }
+
+/** The simulated bank account customers pay bank transfers into (D14, sandbox only). */
+export const SANDBOX_BANK_ACCOUNT = {
+  bank_name: 'Sandbox Bank of Kigali',
+  account_name: 'PayCollect Sandbox Collections',
+  account_number: '000400012345',
+} as const;
+
+/**
+ * The transfer reference a customer quotes so the bank transfer is matched to its payment: `PC`
+ * and the payment id's random part, upper-cased (unique per payment).
+ */
+export function bankTransferReference(paymentId: string): string {
+  return `PC${paymentId.replace(/^pay_/, '').toUpperCase()}`;
+}

@@ -1,31 +1,41 @@
 /**
- * Creating and reading payments (D5, D6, D10, D20). Creation starts the payment's workflow first and
- * then writes the read model, so a payment is never stored without the workflow that will finish it;
- * the workflow's first activity writes the same row idempotently.
+ * Creating, reading, cancelling and refunding payments (D5, D6, D10–D13, D20). Creation starts the
+ * payment's workflow first and then writes the read model, so a payment is never stored without the
+ * workflow that will finish it; the workflow's first activity writes the same row idempotently.
+ * Cancel and refund are Updates of that workflow, so the answer is what the workflow decided (D12).
  */
-import type { Client } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config';
-import type { Principal } from '../domain/principal';
 import type { Db } from '../db/knex';
 import { findPayment, insertPaymentWithCreatedEvent } from '../db/payments';
-import { PROVIDER_KINDS, type MethodKind } from '../domain/catalogue';
-import { providerUnavailable, resolveGenericPayment } from '../domain/create-payment';
-import { DomainError } from '../domain/errors';
+import { PROVIDER_KINDS, type MethodKind, type PaymentMethod, type ProviderCode } from '../domain/catalogue';
+import { providerUnavailable, type ResolvedPayment } from '../domain/create-payment';
+import { DomainError, ERROR_CODES, type ErrorCode } from '../domain/errors';
 import { feeFor } from '../domain/fees';
-import { ID_PREFIXES } from '../domain/ids';
-import type { PaymentSnapshot } from '../domain/payment-record';
+import { ID_PREFIXES, randomBase62 } from '../domain/ids';
+import type { Currency } from '../domain/money';
+import { isOpen } from '../domain/payment';
+import type { NextAction, PaymentSnapshot } from '../domain/payment-record';
+import type { Principal } from '../domain/principal';
+import type { RefundRecord } from '../domain/refund';
+import { bankTransferReference, SANDBOX_BANK_ACCOUNT } from '../domain/sandbox';
 import { paymentEvent } from '../lib/events';
 import { newId } from '../lib/ids';
+import type { ProviderAnswer } from '../providers/provider';
 import type { ProviderRegistry } from '../providers/registry';
 import {
+  cancelPaymentUpdate,
   EnvironmentAttribute,
   MerchantIdAttribute,
   PaymentMethodAttribute,
   PaymentStatusAttribute,
   paymentWorkflowId,
+  providerCallbackSignal,
+  refundPaymentUpdate,
   type PaymentWorkflowInput,
 } from '../workflows/messages';
-import type { GenericCreateBody } from '../api/schemas/payments';
 
 /** What the payment service needs. */
 export interface PaymentServiceDeps {
@@ -43,6 +53,18 @@ export interface PaymentServiceDeps {
   >;
 }
 
+/** A payment to create once its request was validated and resolved to a provider. */
+export interface NewPayment {
+  family: PaymentSnapshot['family'];
+  amount: number;
+  currency: Currency;
+  paymentMethod: PaymentMethod;
+  resolved: ResolvedPayment & { walletId?: string };
+  description?: string;
+  customerEmail?: string;
+  metadata?: Record<string, string>;
+}
+
 function expirySeconds(config: PaymentServiceDeps['config'], kind: MethodKind): number {
   switch (kind) {
     case 'mobile_money':
@@ -56,8 +78,54 @@ function expirySeconds(config: PaymentServiceDeps['config'], kind: MethodKind): 
   }
 }
 
-/** Starts the payment's workflow (D20) with its search attributes, then writes the read model. */
-async function startPayment(deps: PaymentServiceDeps, payment: PaymentSnapshot): Promise<void> {
+/** What the customer or front end does next (D10): where to transfer to, or the card's client secret (D15). */
+function nextActionFor(provider: ProviderCode, paymentId: string): NextAction | null {
+  if (provider === 'bank_transfer') return { type: 'bank_transfer', ...SANDBOX_BANK_ACCOUNT, reference: bankTransferReference(paymentId) };
+  if (provider === 'card_gateway') return { type: 'card_confirm', client_secret: `${paymentId}_secret_${randomBase62(24, randomBytes)}` };
+  return null;
+}
+
+/**
+ * Creates a payment of either family for the caller's merchant and environment: builds the record,
+ * starts its workflow (D20) with the search attributes, then writes the read model and
+ * `payment.created` (D22).
+ * @returns the payment in status `pending`
+ * @throws DomainError `provider_unavailable` (503) in live mode without an adapter (D16)
+ */
+export async function createPayment(deps: PaymentServiceDeps, owner: Principal, request: NewPayment): Promise<PaymentSnapshot> {
+  const { provider } = request.resolved;
+  if (!deps.providers.get(owner.environment, provider)) throw providerUnavailable(request.paymentMethod);
+  const now = new Date();
+  const id = newId(ID_PREFIXES.payment);
+  const kind = PROVIDER_KINDS[provider];
+  const payment: PaymentSnapshot = {
+    id,
+    merchantId: owner.merchantId,
+    environment: owner.environment,
+    family: request.family,
+    amount: request.amount,
+    amountRefunded: 0,
+    currency: request.currency,
+    status: 'pending',
+    paymentMethod: request.paymentMethod,
+    provider,
+    kind,
+    description: request.description ?? null,
+    customerPhone: request.resolved.customerPhone ?? null,
+    customerEmail: request.customerEmail ?? null,
+    walletId: request.resolved.walletId ?? null,
+    metadata: request.metadata ?? {},
+    feeAmount: feeFor(request.amount, provider),
+    failureCode: null,
+    failureMessage: null,
+    cancellationReason: null,
+    providerReference: null,
+    nextAction: nextActionFor(provider, id),
+    expiresAt: new Date(now.getTime() + expirySeconds(deps.config, kind) * 1000).toISOString(),
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    version: 0,
+  };
   const input: PaymentWorkflowInput = { payment, refundWindowSeconds: deps.config.REFUND_WINDOW_DAYS * 86_400 };
   await deps.temporal.workflow.start('paymentWorkflow', {
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
@@ -71,60 +139,74 @@ async function startPayment(deps: PaymentServiceDeps, payment: PaymentSnapshot):
     ],
   });
   await insertPaymentWithCreatedEvent(deps.db, payment, paymentEvent(payment, 'payment.created'));
-}
-
-/**
- * Creates a generic payment (`POST /v1/payments`) for the key's merchant and environment.
- * @returns the payment in status `pending`
- * @throws DomainError `validation_error` for what list A does not serve, `provider_unavailable`
- *   (503) in live mode without an adapter (D16)
- */
-export async function createGenericPayment(deps: PaymentServiceDeps, owner: Principal, body: GenericCreateBody): Promise<PaymentSnapshot> {
-  const resolved = resolveGenericPayment({
-    amount: body.amount,
-    currency: body.currency,
-    paymentMethod: body.payment_method,
-    phoneNumber: body.phone_number,
-    provider: body.provider,
-  });
-  if (!deps.providers.get(owner.environment, resolved.provider)) throw providerUnavailable(body.payment_method);
-  const now = new Date();
-  const kind = PROVIDER_KINDS[resolved.provider];
-  const payment: PaymentSnapshot = {
-    id: newId(ID_PREFIXES.payment),
-    merchantId: owner.merchantId,
-    environment: owner.environment,
-    family: 'generic',
-    amount: body.amount,
-    amountRefunded: 0,
-    currency: body.currency,
-    status: 'pending',
-    paymentMethod: body.payment_method,
-    provider: resolved.provider,
-    kind,
-    description: body.description ?? null,
-    customerPhone: resolved.customerPhone ?? null,
-    customerEmail: body.customer_email ?? null,
-    metadata: body.metadata ?? {},
-    feeAmount: feeFor(body.amount, resolved.provider),
-    failureCode: null,
-    failureMessage: null,
-    providerReference: null,
-    nextAction: null,
-    expiresAt: new Date(now.getTime() + expirySeconds(deps.config, kind) * 1000).toISOString(),
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-  };
-  await startPayment(deps, payment);
   return payment;
 }
 
 /**
- * The payment `id` of the owner's merchant and environment.
+ * The payment `id` of the caller's merchant and environment.
  * @throws DomainError `not_found` for unknown and foreign ids alike (D1)
  */
 export async function getPayment(deps: Pick<PaymentServiceDeps, 'db'>, owner: Principal, id: string): Promise<PaymentSnapshot> {
   const payment = await findPayment(deps.db, owner, id);
   if (!payment) throw new DomainError('not_found', `no payment with id ${id}`);
   return payment;
+}
+
+/** Maps a refused Update back to the D51 error the workflow named; rethrows anything else. */
+function updateRefusal(error: unknown, closedCode: ErrorCode, closedMessage: string): never {
+  if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+    const code = error.cause.type as ErrorCode;
+    if (ERROR_CODES.includes(code)) throw new DomainError(code, error.cause.message);
+  }
+  if (error instanceof WorkflowNotFoundError) throw new DomainError(closedCode, closedMessage);
+  throw error;
+}
+
+/**
+ * Cancels a pending or processing payment (D11, D12) through the workflow's Update.
+ * @returns the cancelled payment
+ * @throws DomainError `not_found`, `payment_not_cancellable` (409, also when a provider success
+ *   won the race), `provider_unavailable`
+ */
+export async function cancelPayment(deps: PaymentServiceDeps, owner: Principal, id: string, reason: string | undefined): Promise<PaymentSnapshot> {
+  const payment = await getPayment(deps, owner, id);
+  const closed = `a ${payment.status} payment cannot be cancelled; only pending and processing payments can`;
+  if (!isOpen(payment.status)) throw new DomainError('payment_not_cancellable', closed);
+  try {
+    return await deps.temporal.workflow.getHandle(paymentWorkflowId(id)).executeUpdate(cancelPaymentUpdate, { args: [{ reason }] });
+  } catch (error) {
+    updateRefusal(error, 'payment_not_cancellable', closed);
+  }
+}
+
+/**
+ * Refunds part (`amount` minor units) or all of a completed payment (D11, D12).
+ * @returns the refund, `completed` or `failed` as the provider answered
+ * @throws DomainError `not_found`, `payment_not_refundable` (409), `amount_exceeds_refundable` (400)
+ */
+export async function refundPayment(
+  deps: PaymentServiceDeps,
+  owner: Principal,
+  id: string,
+  request: { amount?: number; reason?: string },
+): Promise<RefundRecord> {
+  const payment = await getPayment(deps, owner, id);
+  const closed = `a ${payment.status} payment cannot be refunded; only completed payments can`;
+  if (payment.status !== 'completed') throw new DomainError('payment_not_refundable', closed);
+  const refundId = newId(ID_PREFIXES.refund);
+  try {
+    return await deps.temporal.workflow
+      .getHandle(paymentWorkflowId(id))
+      .executeUpdate(refundPaymentUpdate, { args: [{ refundId, amount: request.amount, reason: request.reason }], updateId: refundId });
+  } catch (error) {
+    updateRefusal(error, 'payment_not_refundable', closed);
+  }
+}
+
+/**
+ * Hands a provider's answer about a payment to its workflow (D16): the callback route, the sandbox
+ * card gateway and the bank transfer simulator all end here.
+ */
+export async function deliverProviderAnswer(temporal: Client, paymentId: string, answer: ProviderAnswer): Promise<void> {
+  await temporal.workflow.getHandle(paymentWorkflowId(paymentId)).signal(providerCallbackSignal, answer);
 }

@@ -1,25 +1,49 @@
-/** The generic payment family: `POST /v1/payments`, `GET /v1/payments/{id}` (interface.md; D4, D5, D10). */
+/**
+ * The generic payment family (interface.md; D4, D5, D10–D13): create, show, cancel and refund,
+ * authenticated by `Authorization: Bearer <secret key>`, answered in the envelope.
+ */
 import Router from '@koa/router';
+import { resolveGenericPayment } from '../../domain/create-payment';
 import { toGenericPaymentView } from '../../domain/payment-record';
-import { createGenericPayment, getPayment, type PaymentServiceDeps } from '../../services/payment-service';
+import { toRefundView } from '../../domain/refund';
+import { cancelPayment, createPayment, getPayment, refundPayment, type PaymentServiceDeps } from '../../services/payment-service';
 import { respond } from '../envelope';
 import { bearerSecretKey, principalOf } from '../middleware/auth';
+import { idempotency } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
-import { genericCreateBody } from '../schemas/payments';
+import { cancelBody, genericCreateBody, refundBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
 
-/** Generic payment routes, authenticated by `Authorization: Bearer <secret key>`. */
+/** Generic payment routes under `/v1/payments`. */
 export function paymentRoutes(deps: PaymentServiceDeps): Router {
   const router = new Router({ prefix: '/v1/payments' });
   router.use(bearerSecretKey(deps.db));
+  const changesMoney = [jsonBody(), idempotency(deps.db)];
 
   /**
    * Create: body of {@link genericCreateBody} (amount in minor units) → 201 envelope with the payment
-   * in status `pending`. Errors: 400 `validation_error`/`invalid_request`, 401, 503 `provider_unavailable`.
+   * in status `pending`; card payments carry `client_secret`, bank transfers `next_action`.
+   * Errors: 400 `validation_error`/`invalid_request`, 401, 409 `idempotency_key_reused`, 503 `provider_unavailable`.
    */
-  router.post('/', jsonBody(), async (ctx) => {
+  router.post('/', ...changesMoney, async (ctx) => {
     const body = parseOrThrow(genericCreateBody, ctx.request.body);
-    const payment = await createGenericPayment(deps, principalOf(ctx), body);
+    const resolved = resolveGenericPayment({
+      amount: body.amount,
+      currency: body.currency,
+      paymentMethod: body.payment_method,
+      phoneNumber: body.phone_number,
+      provider: body.provider,
+    });
+    const payment = await createPayment(deps, principalOf(ctx), {
+      family: 'generic',
+      amount: body.amount,
+      currency: body.currency,
+      paymentMethod: body.payment_method,
+      resolved,
+      description: body.description,
+      customerEmail: body.customer_email,
+      metadata: body.metadata,
+    });
     respond(ctx, 201, 'Payment created', toGenericPaymentView(payment));
   });
 
@@ -27,6 +51,27 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
   router.get('/:id', async (ctx) => {
     const payment = await getPayment(deps, principalOf(ctx), ctx.params.id as string);
     respond(ctx, 200, 'Payment retrieved', toGenericPaymentView(payment));
+  });
+
+  /**
+   * Cancel (D12): optional `{reason}` → 200 envelope with the cancelled payment.
+   * Errors: 404, 409 `payment_not_cancellable` (also when a provider success won the race, D11).
+   */
+  router.post('/:id/cancel', ...changesMoney, async (ctx) => {
+    const body = parseOrThrow(cancelBody, ctx.request.body);
+    const payment = await cancelPayment(deps, principalOf(ctx), ctx.params.id as string, body.reason);
+    respond(ctx, 200, 'Payment cancelled', toGenericPaymentView(payment));
+  });
+
+  /**
+   * Refund (D12): optional `{amount (minor units), reason}`, no amount = the whole refundable rest →
+   * 201 envelope with the refund `ref_…`. Errors: 404, 409 `payment_not_refundable`,
+   * 400 `amount_exceeds_refundable`.
+   */
+  router.post('/:id/refund', ...changesMoney, async (ctx) => {
+    const body = parseOrThrow(refundBody, ctx.request.body);
+    const refund = await refundPayment(deps, principalOf(ctx), ctx.params.id as string, body);
+    respond(ctx, 201, refund.status === 'completed' ? 'Refund completed' : 'Refund failed', toRefundView(refund));
   });
 
   return router;

@@ -1,0 +1,75 @@
+/**
+ * `Idempotency-Key` (D13) on the POSTs that create or change money. The first request with a key
+ * claims it and its 2xx response is stored; the same key with the same body within 24 h replays
+ * that response with `Idempotent-Replayed: true`; with a different body → 409
+ * `idempotency_key_reused`. Concurrent requests with one key wait for the first to answer, so they
+ * create one payment. A request that fails releases its key, so it can be retried.
+ */
+import { createHash } from 'node:crypto';
+import type { Context, Middleware } from 'koa';
+import {
+  claimIdempotencyKey,
+  findIdempotencyKey,
+  releaseIdempotencyKey,
+  saveIdempotentResponse,
+  type KeyScope,
+} from '../../db/idempotency-keys';
+import type { Db } from '../../db/knex';
+import { DomainError, validationError } from '../../domain/errors';
+import { principalOf } from './auth';
+
+/** How long a key replays its first response (D13: 24 h), in milliseconds. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
+/** How long a request waits for a concurrent one holding its key, in milliseconds. */
+const WAIT_FOR_OWNER_MS = 30_000;
+const POLL_MS = 25;
+
+/** Hash of what makes two requests "the same": method, path and JSON body. */
+function requestHash(ctx: Context): string {
+  return createHash('sha256')
+    .update(`${ctx.method} ${ctx.path}\n${JSON.stringify(ctx.request.body ?? {})}`)
+    .digest('hex');
+}
+
+function replay(ctx: Context, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.body = body;
+  ctx.set('Idempotent-Replayed', 'true');
+}
+
+/** The D13 middleware; mount after authentication and body parsing. */
+export function idempotency(db: Db): Middleware {
+  return async (ctx, next) => {
+    const key = ctx.get('idempotency-key');
+    if (!key) return next();
+    if (key.length > 255) {
+      throw validationError([{ field: 'Idempotency-Key', message: 'Idempotency-Key must be at most 255 characters' }]);
+    }
+    const owner = principalOf(ctx);
+    const scope: KeyScope = { merchantId: owner.merchantId, environment: owner.environment, key };
+    const hash = requestHash(ctx);
+    await releaseIdempotencyKey(db, scope, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS));
+
+    const deadline = Date.now() + WAIT_FOR_OWNER_MS;
+    for (;;) {
+      if (await claimIdempotencyKey(db, scope, hash)) break;
+      const stored = await findIdempotencyKey(db, scope);
+      if (!stored) continue; // released by a failed owner: claim it again
+      if (stored.request_hash !== hash) {
+        throw new DomainError('idempotency_key_reused', 'this Idempotency-Key was used with a different request');
+      }
+      if (stored.response_status !== null) return replay(ctx, stored.response_status, stored.response_body);
+      if (Date.now() > deadline) throw new DomainError('conflict', 'a request with this Idempotency-Key is still in progress');
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+
+    try {
+      await next();
+    } catch (error) {
+      await releaseIdempotencyKey(db, scope);
+      throw error;
+    }
+    if (ctx.status >= 200 && ctx.status < 300) await saveIdempotentResponse(db, scope, ctx.status, ctx.body);
+    else await releaseIdempotencyKey(db, scope);
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * The merchant-scoped payment family (interface.md; D4–D7, D13): `X-API-Key`, decimal-string
+ * amounts, `payment_method_data`, the payment object without envelope, errors as `{error: <message>}`
+ * (the error middleware picks that shape for `/v1/api/…`). A path merchant id that is not the key's → 403.
+ */
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { resolveMerchantPayment } from '../../domain/create-payment';
+import { DomainError } from '../../domain/errors';
+import { DEFAULT_FEE_BASIS_POINTS } from '../../domain/fees';
+import { toMerchantPaymentView, type PaymentSnapshot } from '../../domain/payment-record';
+import { createPayment, getPayment, type PaymentServiceDeps } from '../../services/payment-service';
+import { apiKeyHeader, principalOf } from '../middleware/auth';
+import { idempotency } from '../middleware/idempotency';
+import { jsonBody } from '../middleware/json-body';
+import { merchantCreateBody } from '../schemas/payments';
+import { parseOrThrow } from '../schemas/validate';
+
+/** 403 `merchant_mismatch` when the path's merchant id is not the key's (interface.md, Endpoints rule 1). */
+const sameMerchant: Middleware = async (ctx, next) => {
+  if (ctx.params.merchant_id !== principalOf(ctx).merchantId) {
+    throw new DomainError('merchant_mismatch', 'merchant_id does not match the API key');
+  }
+  await next();
+};
+
+function view(payment: PaymentSnapshot) {
+  return toMerchantPaymentView(payment, DEFAULT_FEE_BASIS_POINTS[payment.provider]);
+}
+
+/** Merchant-scoped routes under `/v1/api/merchants/{merchant_id}/payments`. */
+export function merchantPaymentRoutes(deps: PaymentServiceDeps): Router {
+  const router = new Router({ prefix: '/v1/api/merchants/:merchant_id/payments' });
+  router.use(apiKeyHeader(deps.db), sameMerchant);
+
+  /**
+   * Create: body of {@link merchantCreateBody} (amount "1500.00") → 200 with the payment object,
+   * status `pending`, fee in `metadata`, `client_secret` for `card_gateway`.
+   * Errors (`{error}`): 400, 401, 403, 409 `idempotency_key_reused`, 503 in live mode without an adapter.
+   */
+  router.post('/', jsonBody(), idempotency(deps.db), async (ctx) => {
+    const body = parseOrThrow(merchantCreateBody, ctx.request.body);
+    const data = body.payment_method_data ?? {};
+    if (body.payment_method === 'wallet' && data.wallet_id === undefined) {
+      throw new DomainError('validation_error', 'payment_method_data.wallet_id is required for wallet');
+    }
+    const resolved = resolveMerchantPayment({
+      amount: body.amount,
+      currency: body.currency,
+      paymentMethod: body.payment_method,
+      phoneNumber: data.phone_number,
+      walletId: data.wallet_id,
+    });
+    const payment = await createPayment(deps, principalOf(ctx), {
+      family: 'merchant',
+      amount: resolved.amountMinor,
+      currency: body.currency,
+      paymentMethod: body.payment_method,
+      resolved,
+      description: body.description,
+    });
+    ctx.status = 200;
+    ctx.body = view(payment);
+  });
+
+  /** Show: the payment object; 404 `{error}` for unknown or foreign ids (D1). */
+  router.get('/:payment_id', async (ctx) => {
+    ctx.body = view(await getPayment(deps, principalOf(ctx), ctx.params.payment_id as string));
+  });
+
+  return router;
+}

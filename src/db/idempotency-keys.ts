@@ -1,0 +1,49 @@
+/** Repository of idempotency keys (D13): one row per merchant, environment and key. */
+import type { Environment } from '../domain/environment';
+import type { Db } from './knex';
+
+/** A stored key: the request it was first used with and, once answered, the response. */
+export interface IdempotencyRecord {
+  request_hash: string;
+  response_status: number | null;
+  response_body: unknown;
+  created_at: Date;
+}
+
+/** The scope of a key (D1). */
+export interface KeyScope {
+  merchantId: string;
+  environment: Environment;
+  key: string;
+}
+
+function where(scope: KeyScope) {
+  return { merchant_id: scope.merchantId, environment: scope.environment, key: scope.key };
+}
+
+/** Claims the key for a request; true when this call inserted it (the caller then owns it). */
+export async function claimIdempotencyKey(db: Db, scope: KeyScope, requestHash: string): Promise<boolean> {
+  const inserted = await db('idempotency_keys')
+    .insert({ ...where(scope), request_hash: requestHash })
+    .onConflict(['merchant_id', 'environment', 'key'])
+    .ignore()
+    .returning('key');
+  return inserted.length === 1;
+}
+
+/** The stored key, if any. */
+export async function findIdempotencyKey(db: Db, scope: KeyScope): Promise<IdempotencyRecord | undefined> {
+  return db<IdempotencyRecord>('idempotency_keys').where(where(scope)).first('request_hash', 'response_status', 'response_body', 'created_at');
+}
+
+/** Stores the response of the request that owns the key. */
+export async function saveIdempotentResponse(db: Db, scope: KeyScope, status: number, body: unknown): Promise<void> {
+  await db('idempotency_keys').where(where(scope)).update({ response_status: status, response_body: JSON.stringify(body) });
+}
+
+/** Releases a key (its request failed, or it is older than the replay window). */
+export async function releaseIdempotencyKey(db: Db, scope: KeyScope, olderThan?: Date): Promise<void> {
+  const query = db('idempotency_keys').where(where(scope));
+  if (olderThan) query.where('created_at', '<', olderThan);
+  await query.delete();
+}
