@@ -40,7 +40,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('key').notNullable();
     t.text('request_hash').notNullable();
     t.integer('response_status');
-    t.jsonb('response_body');
+    t.text('response_body'); // the exact JSON text, so a replay is byte-identical
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.primary(['merchant_id', 'environment', 'key']);
     t.index(['created_at']);

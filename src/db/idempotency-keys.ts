@@ -6,7 +6,8 @@ import type { Db } from './knex';
 export interface IdempotencyRecord {
   request_hash: string;
   response_status: number | null;
-  response_body: unknown;
+  /** The first response's JSON text, exactly as sent. */
+  response_body: string | null;
   created_at: Date;
 }
 
@@ -36,9 +37,9 @@ export async function findIdempotencyKey(db: Db, scope: KeyScope): Promise<Idemp
   return db<IdempotencyRecord>('idempotency_keys').where(where(scope)).first('request_hash', 'response_status', 'response_body', 'created_at');
 }
 
-/** Stores the response of the request that owns the key. */
-export async function saveIdempotentResponse(db: Db, scope: KeyScope, status: number, body: unknown): Promise<void> {
-  await db('idempotency_keys').where(where(scope)).update({ response_status: status, response_body: JSON.stringify(body) });
+/** Stores the response (its JSON text) of the request that owns the key. */
+export async function saveIdempotentResponse(db: Db, scope: KeyScope, status: number, bodyJson: string): Promise<void> {
+  await db('idempotency_keys').where(where(scope)).update({ response_status: status, response_body: bodyJson });
 }
 
 /** Releases a key (its request failed, or it is older than the replay window). */

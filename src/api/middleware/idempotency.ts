@@ -31,9 +31,10 @@ function requestHash(ctx: Context): string {
     .digest('hex');
 }
 
-function replay(ctx: Context, status: number, body: unknown): void {
+function replay(ctx: Context, status: number, bodyJson: string | null): void {
   ctx.status = status;
-  ctx.body = body;
+  ctx.type = 'application/json';
+  ctx.body = bodyJson ?? '';
   ctx.set('Idempotent-Replayed', 'true');
 }
 
@@ -69,7 +70,13 @@ export function idempotency(db: Db): Middleware {
       await releaseIdempotencyKey(db, scope);
       throw error;
     }
-    if (ctx.status >= 200 && ctx.status < 300) await saveIdempotentResponse(db, scope, ctx.status, ctx.body);
-    else await releaseIdempotencyKey(db, scope);
+    if (ctx.status >= 200 && ctx.status < 300) {
+      const bodyJson = JSON.stringify(ctx.body);
+      await saveIdempotentResponse(db, scope, ctx.status, bodyJson);
+      ctx.type = 'application/json';
+      ctx.body = bodyJson; // the owner answers the very text every replay will
+    } else {
+      await releaseIdempotencyKey(db, scope);
+    }
   };
 }

@@ -31,6 +31,9 @@ export function jsonBody(): Middleware {
     if (hasBody && !ctx.is('application/json') && ['POST', 'PUT', 'PATCH'].includes(ctx.method)) {
       throw new DomainError('invalid_request', 'content type must be application/json');
     }
-    await parser(ctx, next);
+    await parser(ctx, async () => {
+      ctx.request.body ??= {};
+      await next();
+    });
   };
 }

@@ -1,0 +1,319 @@
+/**
+ * Card and bank transfer payments, cancel and refund, idempotency keys, provider callbacks and the
+ * events API over real HTTP (D11–D16, D22), including the races the issue names.
+ */
+import { expect } from 'chai';
+import { signCallback } from '../../src/providers/sandbox';
+import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
+import { insertLiveKey } from '../helpers/live-key';
+import { getStack } from '../helpers/stack';
+
+const CARD = { amount: 2500, currency: 'USD', payment_method: 'card', description: 'Hoodie' };
+const BANK = { amount: 50_000, currency: 'RWF', payment_method: 'bank_transfer', description: 'Invoice 7' };
+const NO_ANSWER = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000003' };
+const INSTANT = { ...NO_ANSWER, phone_number: '+250788000001' };
+
+async function create(developer: TestDeveloper, body: object, headers: Record<string, string> = {}) {
+  const response = await call('/v1/payments', { key: developer.key, body, headers });
+  expect(response.status, JSON.stringify(response.body)).to.equal(201);
+  return response.body.data;
+}
+
+async function confirmCard(clientSecret: string, cardNumber: string) {
+  return call('/v1/sandbox/card-gateway/confirm', { body: { client_secret: clientSecret, card_number: cardNumber, exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: '123' } });
+}
+
+async function paymentCount(merchantId: string): Promise<number> {
+  const { db } = await getStack();
+  const [{ count }] = await db('payments').where({ merchant_id: merchantId }).count<{ count: number }[]>('id as count');
+  return count;
+}
+
+describe('payment operations over HTTP (D11–D16, D22)', function () {
+  this.timeout(60_000);
+  let developer: TestDeveloper;
+  before(async () => {
+    developer = await registerDeveloper();
+  });
+
+  describe('card payments (D15)', () => {
+    for (const [card, status, failureCode] of [
+      ['4242424242424242', 'completed', null],
+      ['4000000000000002', 'failed', 'card_declined'],
+      ['4000000000009995', 'failed', 'insufficient_funds'],
+    ] as const) {
+      it(`confirming ${card} ends ${failureCode ?? status}`, async () => {
+        const payment = await create(developer, CARD);
+        expect(payment.client_secret).to.match(new RegExp(`^${payment.id}_secret_[0-9A-Za-z]{24}$`));
+        expect(payment.next_action).to.deep.equal({ type: 'card_confirm', client_secret: payment.client_secret });
+        await waitForPayment(developer.key, payment.id, (p) => p.status === 'processing');
+        const confirmed = await confirmCard(payment.client_secret, card);
+        expect(confirmed.status).to.equal(200);
+        const settled = await waitForPayment(developer.key, payment.id, (p) => p.status === status);
+        expect(settled).to.include({ status, failure_code: failureCode });
+      });
+    }
+
+    it('refuses an unknown client secret (404), an expired card and bad card fields (400)', async () => {
+      const payment = await create(developer, CARD);
+      expect((await confirmCard(`${payment.id}_secret_${'x'.repeat(24)}`, '4242424242424242')).status).to.equal(404);
+      const expired = await call('/v1/sandbox/card-gateway/confirm', { body: { client_secret: payment.client_secret, card_number: '4242424242424242', exp_month: 1, exp_year: 2020, cvc: '123' } });
+      expect(expired.status).to.equal(400);
+      const badCvc = await call('/v1/sandbox/card-gateway/confirm', { body: { client_secret: payment.client_secret, card_number: '4242424242424242', exp_month: 1, exp_year: 2099, cvc: '12' } });
+      expect(badCvc.body.error).to.include({ code: 'validation_error', message: 'cvc must be 3 or 4 digits' });
+    });
+
+    it('refuses RWF for card (400 naming currency)', async () => {
+      const response = await call('/v1/payments', { key: developer.key, body: { ...CARD, currency: 'RWF' } });
+      expect(response.status).to.equal(400);
+      expect(response.body.error.details[0].field).to.equal('currency');
+    });
+  });
+
+  describe('bank transfers (D14)', () => {
+    it('answers next_action with the account and reference, and completes when the transfer is simulated', async () => {
+      const payment = await create(developer, BANK);
+      expect(payment.next_action).to.include({ type: 'bank_transfer', account_number: '000400012345' });
+      expect(payment.next_action.reference).to.match(/^PC[0-9A-Z]{24}$/);
+      expect(Date.parse(payment.expires_at) - Date.parse(payment.created_at)).to.equal(72 * 3600 * 1000);
+      await waitForPayment(developer.key, payment.id, (p) => p.status === 'processing');
+      const simulated = await call(`/v1/sandbox/payments/${payment.id}/simulate`, { key: developer.key, body: { outcome: 'completed' } });
+      expect(simulated.status).to.equal(200);
+      expect((await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed')).status).to.equal('completed');
+      const again = await call(`/v1/sandbox/payments/${payment.id}/simulate`, { key: developer.key, body: { outcome: 'failed' } });
+      expect(again.status).to.equal(409);
+    });
+
+    it('fails when the simulated transfer is returned, and refuses a bad outcome or a non-bank payment', async () => {
+      const payment = await create(developer, BANK);
+      await waitForPayment(developer.key, payment.id, (p) => p.status === 'processing');
+      expect((await call(`/v1/sandbox/payments/${payment.id}/simulate`, { key: developer.key, body: { outcome: 'maybe' } })).status).to.equal(400);
+      await call(`/v1/sandbox/payments/${payment.id}/simulate`, { key: developer.key, body: { outcome: 'failed' } });
+      expect((await waitForPayment(developer.key, payment.id, (p) => p.status === 'failed')).failure_code).to.equal('declined');
+      const momo = await create(developer, NO_ANSWER);
+      expect((await call(`/v1/sandbox/payments/${momo.id}/simulate`, { key: developer.key, body: { outcome: 'completed' } })).status).to.equal(404);
+    });
+  });
+
+  describe('cancel (D11, D12)', () => {
+    it('cancels a processing payment, once; a second cancel is 409', async () => {
+      const payment = await create(developer, NO_ANSWER);
+      await waitForPayment(developer.key, payment.id, (p) => p.status === 'processing');
+      const cancelled = await call(`/v1/payments/${payment.id}/cancel`, { key: developer.key, body: { reason: 'out of stock' } });
+      expect(cancelled.status).to.equal(200);
+      expect(cancelled.body.data).to.include({ status: 'cancelled', cancellation_reason: 'out of stock' });
+      expect((await call(`/v1/payments/${payment.id}`, { key: developer.key })).body.data.status).to.equal('cancelled');
+      const again = await call(`/v1/payments/${payment.id}/cancel`, { key: developer.key, method: 'POST' });
+      expect(again.status).to.equal(409);
+      expect(again.body.error.code).to.equal('payment_not_cancellable');
+      const { db } = await getStack();
+      const events = await db('events').where({ object_id: payment.id }).orderBy('created_at').pluck('type');
+      expect(events).to.deep.equal(['payment.created', 'payment.cancelled']);
+    });
+
+    it('refuses to cancel a completed payment (409) and an unknown or foreign one (404)', async () => {
+      const payment = await create(developer, INSTANT);
+      await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed');
+      const response = await call(`/v1/payments/${payment.id}/cancel`, { key: developer.key, method: 'POST' });
+      expect(response.status).to.equal(409);
+      expect(response.body.error.code).to.equal('payment_not_cancellable');
+      const other = await registerDeveloper();
+      expect((await call(`/v1/payments/${payment.id}/cancel`, { key: other.key, method: 'POST' })).status).to.equal(404);
+    });
+
+    it('lets a provider success that came first win: the payment ends completed and the cancel gets 409', async () => {
+      const payment = await create(developer, CARD);
+      await waitForPayment(developer.key, payment.id, (p) => p.status === 'processing');
+      await confirmCard(payment.client_secret, '4242424242424242');
+      const cancel = await call(`/v1/payments/${payment.id}/cancel`, { key: developer.key, method: 'POST' });
+      expect(cancel.status).to.equal(409);
+      expect(cancel.body.error.code).to.equal('payment_not_cancellable');
+      expect((await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed')).status).to.equal('completed');
+    });
+
+    it('settles a true race between a card success and a cancel consistently: one of them wins, never both', async () => {
+      const payment = await create(developer, CARD);
+      await waitForPayment(developer.key, payment.id, (p) => p.status === 'processing');
+      const [confirm, cancel] = await Promise.all([
+        confirmCard(payment.client_secret, '4242424242424242'),
+        call(`/v1/payments/${payment.id}/cancel`, { key: developer.key, method: 'POST' }),
+      ]);
+      const final = await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed' || p.status === 'cancelled');
+      if (final.status === 'completed') {
+        expect(cancel.status).to.equal(409);
+        expect(confirm.body.data.outcome.status).to.equal('completed');
+      } else {
+        expect(cancel.status).to.equal(200);
+        expect([200, 409]).to.include(confirm.status);
+      }
+    });
+  });
+
+  describe('refund (D11, D12)', () => {
+    it('refunds in parts (201 ref_…), then the rest, and the payment becomes refunded', async () => {
+      const payment = await create(developer, INSTANT);
+      await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed');
+      const part = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 400, reason: 'damaged' } });
+      expect(part.status).to.equal(201);
+      expect(part.body.data).to.include({ object: 'refund', payment_id: payment.id, amount: 400, currency: 'RWF', status: 'completed', reason: 'damaged' });
+      expect(part.body.data.id).to.match(/^ref_[0-9A-Za-z]{24}$/);
+      expect((await call(`/v1/payments/${payment.id}`, { key: developer.key })).body.data).to.include({ status: 'completed', amount_refunded: 400 });
+      const tooMuch = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 1101 } });
+      expect(tooMuch.status).to.equal(400);
+      expect(tooMuch.body.error.code).to.equal('amount_exceeds_refundable');
+      const rest = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, method: 'POST' });
+      expect(rest.status).to.equal(201);
+      expect(rest.body.data.amount).to.equal(1100);
+      const after = await waitForPayment(developer.key, payment.id, (p) => p.status === 'refunded');
+      expect(after).to.include({ status: 'refunded', amount_refunded: 1500 });
+      const none = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, method: 'POST' });
+      expect(none.status).to.equal(409);
+      expect(none.body.error.code).to.equal('payment_not_refundable');
+    });
+
+    it('refuses a refund of a pending payment (409) and bad refund bodies (400)', async () => {
+      const payment = await create(developer, NO_ANSWER);
+      const pending = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, method: 'POST' });
+      expect(pending.status).to.equal(409);
+      expect(pending.body.error.code).to.equal('payment_not_refundable');
+      for (const amount of [0, -5, 1.5, '100']) {
+        const bad = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount } });
+        expect(bad.status, String(amount)).to.equal(400);
+        expect(bad.body.error.code).to.equal('validation_error');
+      }
+      await call(`/v1/payments/${payment.id}/cancel`, { key: developer.key, method: 'POST' });
+    });
+
+    it('lets one of two refunds racing for the last amount win', async () => {
+      const payment = await create(developer, INSTANT);
+      await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed');
+      const answers = await Promise.all([1, 2].map(() => call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 1500 } })));
+      expect(answers.map((a) => a.status).sort()).to.satisfy((statuses: number[]) => statuses[0] === 201 && [400, 409].includes(statuses[1] as number));
+      const { db } = await getStack();
+      expect(await db('refunds').where({ payment_id: payment.id, status: 'completed' }).pluck('amount')).to.deep.equal([1500]);
+    });
+  });
+
+  describe('idempotency keys (D13)', () => {
+    it('turns 50 concurrent creates with one key into one payment and 50 identical answers', async () => {
+      const fresh = await registerDeveloper();
+      const headers = { 'idempotency-key': `order-42-${Date.now()}` };
+      const answers = await Promise.all(Array.from({ length: 50 }, () => call('/v1/payments', { key: fresh.key, body: INSTANT, headers })));
+      expect(answers.map((a) => a.status)).to.deep.equal(Array(50).fill(201));
+      const bodies = new Set(answers.map((a) => JSON.stringify(a.body)));
+      expect(bodies.size).to.equal(1);
+      expect(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true')).to.have.length(49);
+      expect(await paymentCount(fresh.merchantId)).to.equal(1);
+    });
+
+    it('answers 409 idempotency_key_reused for the same key with a different body, creating nothing', async () => {
+      const fresh = await registerDeveloper();
+      const headers = { 'idempotency-key': 'same-key' };
+      await create(fresh, INSTANT, headers);
+      const reused = await call('/v1/payments', { key: fresh.key, body: { ...INSTANT, amount: 1501 }, headers });
+      expect(reused.status).to.equal(409);
+      expect(reused.body.error.code).to.equal('idempotency_key_reused');
+      expect(await paymentCount(fresh.merchantId)).to.equal(1);
+    });
+
+    it('replays a refund with the same key instead of refunding twice, and refuses a key over 255 characters', async () => {
+      const payment = await create(developer, INSTANT);
+      await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed');
+      const headers = { 'idempotency-key': `refund-${payment.id}` };
+      const first = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 100 }, headers });
+      const second = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 100 }, headers });
+      expect(second.body).to.deep.equal(first.body);
+      expect(second.headers.get('idempotent-replayed')).to.equal('true');
+      expect((await call(`/v1/payments/${payment.id}`, { key: developer.key })).body.data.amount_refunded).to.equal(100);
+      const long = await call('/v1/payments', { key: developer.key, body: INSTANT, headers: { 'idempotency-key': 'k'.repeat(256) } });
+      expect(long.status).to.equal(400);
+    });
+  });
+
+  describe('provider callbacks (D16)', () => {
+    async function processingPayment() {
+      const payment = await create(developer, NO_ANSWER);
+      const { db } = await getStack();
+      await waitForPayment(developer.key, payment.id, (p) => p.status === 'processing');
+      const row = await db('payments').where({ id: payment.id }).first('provider_reference');
+      return { id: payment.id as string, reference: row.provider_reference as string };
+    }
+
+    it('completes a payment from a signed callback without waiting for a poll', async () => {
+      const { id, reference } = await processingPayment();
+      const rawBody = JSON.stringify({ provider_reference: reference, status: 'succeeded' });
+      const { config } = await getStack();
+      const response = await call('/v1/provider-callbacks/momo', { rawBody, headers: { 'content-type': 'application/json', 'x-provider-signature': signCallback(rawBody, config.PROVIDER_CALLBACK_SECRET) } });
+      expect(response.status).to.equal(200);
+      expect((await waitForPayment(developer.key, id, (p) => p.status === 'completed', 3000)).status).to.equal('completed');
+    });
+
+    it('refuses a bad signature (401), an unknown reference or provider (404) and a body without a reference (400)', async () => {
+      const { id, reference } = await processingPayment();
+      const rawBody = JSON.stringify({ provider_reference: reference, status: 'succeeded' });
+      const forged = await call('/v1/provider-callbacks/momo', { rawBody, headers: { 'content-type': 'application/json', 'x-provider-signature': signCallback(rawBody, 'not-the-secret'.repeat(3)) } });
+      expect(forged.status).to.equal(401);
+      const unsigned = await call('/v1/provider-callbacks/momo', { rawBody, headers: { 'content-type': 'application/json' } });
+      expect(unsigned.status).to.equal(401);
+      const unknown = await call('/v1/provider-callbacks/momo', { rawBody: JSON.stringify({ provider_reference: 'momo_nope', status: 'succeeded' }), headers: { 'content-type': 'application/json' } });
+      expect(unknown.status).to.equal(404);
+      expect((await call('/v1/provider-callbacks/paypal', { rawBody, headers: { 'content-type': 'application/json' } })).status).to.equal(404);
+      expect((await call('/v1/provider-callbacks/momo', { rawBody: 'nope', headers: { 'content-type': 'application/json' } })).status).to.equal(400);
+      expect((await call(`/v1/payments/${id}`, { key: developer.key })).body.data.status).to.equal('processing');
+      await call(`/v1/payments/${id}/cancel`, { key: developer.key, method: 'POST' });
+    });
+  });
+
+  describe('live mode without a live adapter (D16)', () => {
+    it('answers 503 provider_unavailable on both families and creates nothing', async () => {
+      const fresh = await registerDeveloper();
+      const liveKey = await insertLiveKey(fresh.merchantId);
+      const generic = await call('/v1/payments', { key: liveKey, body: INSTANT });
+      expect(generic.status).to.equal(503);
+      expect(generic.body.error.code).to.equal('provider_unavailable');
+      const scoped = await call(`/v1/api/merchants/${fresh.merchantId}/payments`, {
+        headers: { 'x-api-key': liveKey },
+        body: { amount: '10.00', currency: 'USD', payment_method: 'card_gateway', payment_method_data: { payment_method_types: ['card'] } },
+      });
+      expect(scoped.status).to.equal(503);
+      expect(scoped.body).to.have.keys(['error']);
+      expect(await paymentCount(fresh.merchantId)).to.equal(0);
+    });
+
+    it('keeps live and sandbox apart: a live key never sees a sandbox payment (D1)', async () => {
+      const fresh = await registerDeveloper();
+      const payment = await create(fresh, INSTANT);
+      const liveKey = await insertLiveKey(fresh.merchantId);
+      expect((await call(`/v1/payments/${payment.id}`, { key: liveKey })).status).to.equal(404);
+    });
+  });
+
+  describe('events API (D22)', () => {
+    it('lists the merchant\'s events newest first, filters by type, pages, and shows one', async () => {
+      const fresh = await registerDeveloper();
+      for (let i = 0; i < 3; i += 1) {
+        const payment = await create(fresh, INSTANT);
+        await waitForPayment(fresh.key, payment.id, (p) => p.status === 'completed');
+      }
+      const all = await call('/v1/developer/events?limit=4', { key: fresh.key });
+      expect(all.status).to.equal(200);
+      expect(all.body.data.pagination).to.deep.equal({ page: 1, limit: 4, total: 6, total_pages: 2 });
+      const times = all.body.data.events.map((e: { created_at: string }) => e.created_at);
+      expect([...times].sort().reverse()).to.deep.equal(times);
+      const completed = await call('/v1/developer/events?type=payment.completed', { headers: { authorization: `Bearer ${fresh.token}` } });
+      expect(completed.body.data.events.map((e: { event: string }) => e.event)).to.deep.equal(['payment.completed', 'payment.completed', 'payment.completed']);
+      const one = await call(`/v1/developer/events/${all.body.data.events[0].id}`, { key: fresh.key });
+      expect(one.body.data).to.deep.equal(all.body.data.events[0]);
+      expect((await call(`/v1/developer/events/${all.body.data.events[0].id}`, { key: developer.key })).status).to.equal(404);
+    });
+
+    it('refuses limit=101, page=0, an unknown type and a missing credential', async () => {
+      for (const query of ['limit=101', 'page=0', 'type=payment.exploded', 'limit=abc']) {
+        const response = await call(`/v1/developer/events?${query}`, { key: developer.key });
+        expect(response.status, query).to.equal(400);
+        expect(response.body.error.code).to.equal('validation_error');
+      }
+      expect((await call('/v1/developer/events')).status).to.equal(401);
+    });
+  });
+});

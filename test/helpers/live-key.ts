@@ -1,0 +1,12 @@
+/** A live secret key for a test merchant, inserted directly (issue 5's review grants them in the product). */
+import { newId } from '../../src/lib/ids';
+import { issueSecretKey } from '../../src/lib/secret-keys';
+import { getStack } from './stack';
+
+/** Inserts a live key for `merchantId` and returns its secret. */
+export async function insertLiveKey(merchantId: string): Promise<string> {
+  const { db } = await getStack();
+  const key = issueSecretKey('live');
+  await db('api_keys').insert({ id: newId('key_'), merchant_id: merchantId, environment: 'live', key_hash: key.hash, last4: key.last4 });
+  return key.secret;
+}
