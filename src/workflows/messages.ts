@@ -30,6 +30,11 @@ export interface PaymentWorkflowInput {
   payment: PaymentSnapshot;
   /** How long a completed payment's workflow keeps taking refunds, in seconds. */
   refundWindowSeconds: number;
+  /**
+   * Set when a long wait continued as new to keep the history short: the payment is already
+   * recorded and initiated, and polling resumes at `pollDelayMs`.
+   */
+  resumed?: { pollDelayMs: number };
 }
 
 /** A provider's answer delivered by its callback (D16). */

@@ -13,14 +13,16 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
+  continueAsNew,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { DomainError } from '../domain/errors';
-import { isOpen, nextPollDelayMs, type FailureCode, type PaymentStatus, type ProviderOutcome } from '../domain/payment';
+import { FIRST_POLL_DELAY_MS, isOpen, nextPollDelayMs, type FailureCode, type PaymentStatus, type ProviderOutcome } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment-record';
 import { checkRefund, type RefundRecord } from '../domain/refund';
 import {
@@ -50,6 +52,13 @@ const PROVIDER_OPTIONS: ActivityOptions = {
     nonRetryableErrorTypes: ['ProviderUnavailable', 'ProviderRejected'],
   },
 };
+
+/**
+ * History length (events) past which a payment still waiting on its provider continues as new: a card
+ * payment polled every 60 s for 24 h would otherwise write ~13,000 events, a bank transfer over 72 h
+ * ~39,000 (Temporal's limit is 50,000).
+ */
+export const HISTORY_EVENTS_BEFORE_CONTINUE = 2_000;
 
 const records = proxyActivities<Activities>(RECORD_OPTIONS);
 const provider = proxyActivities<Activities>(PROVIDER_OPTIONS);
@@ -204,30 +213,41 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     },
   );
 
-  await records.recordPaymentCreated(payment);
-
-  const expiresAtMs = Date.parse(payment.expiresAt);
-  try {
-    const initiated = await provider.initiateProviderPayment({
-      environment: payment.environment,
-      provider: payment.provider,
-      paymentId: payment.id,
-      idempotencyKey: `payment:${payment.id}:initiate`,
-      amount: payment.amount,
-      currency: payment.currency,
-      customer: payment.customerPhone ?? payment.walletId ?? payment.customerEmail ?? payment.id,
-    });
-    payment = { ...payment, providerReference: initiated.providerReference };
-    initiationSettled = true;
-    await apply(initiated.outcome);
-  } catch (error) {
-    if (!(error instanceof ActivityFailure)) throw error;
-    initiationSettled = true;
-    await transition('failed', { code: 'provider_error', message: failureMessage(error) });
+  /** Records the payment and asks the provider to collect it (D16, D22). */
+  async function initiate(): Promise<void> {
+    await records.recordPaymentCreated(payment);
+    try {
+      const initiated = await provider.initiateProviderPayment({
+        environment: payment.environment,
+        provider: payment.provider,
+        paymentId: payment.id,
+        idempotencyKey: `payment:${payment.id}:initiate`,
+        amount: payment.amount,
+        currency: payment.currency,
+        customer: payment.customerPhone ?? payment.walletId ?? payment.customerEmail ?? payment.id,
+      });
+      payment = { ...payment, providerReference: initiated.providerReference };
+      initiationSettled = true;
+      await apply(initiated.outcome);
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      initiationSettled = true;
+      await transition('failed', { code: 'provider_error', message: failureMessage(error) });
+    }
   }
 
-  let delayMs: number | undefined;
+  const expiresAtMs = Date.parse(payment.expiresAt);
+  if (input.resumed) initiationSettled = true;
+  else await initiate();
+
+  let delayMs: number | undefined = input.resumed?.pollDelayMs;
   while (isOpen(payment.status)) {
+    const longHistory = workflowInfo().historyLength > HISTORY_EVENTS_BEFORE_CONTINUE || workflowInfo().continueAsNewSuggested;
+    if (longHistory && callback === undefined && !cancelling) {
+      // Keep the history short while waiting on the provider; the next run resumes the polling.
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof paymentWorkflow>({ ...input, payment, resumed: { pollDelayMs: delayMs ?? FIRST_POLL_DELAY_MS } });
+    }
     delayMs = nextPollDelayMs(delayMs);
     const untilExpiryMs = expiresAtMs - Date.now();
     if (untilExpiryMs > 0) {

@@ -16,6 +16,7 @@ import { createDb, type Db } from '../../src/db/knex';
 import { listEventsForObject, findPayment } from '../../src/db/payments';
 import type { PaymentSnapshot } from '../../src/domain/payment-record';
 import { createProviderRegistry } from '../../src/providers/registry';
+import { HISTORY_EVENTS_BEFORE_CONTINUE } from '../../src/workflows/payment-workflow';
 import { cancelPaymentUpdate, getPaymentQuery, paymentWorkflowId, providerCallbackSignal, refundPaymentUpdate } from '../../src/workflows/messages';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -274,5 +275,22 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
     const result = (await handle.result()) as PaymentSnapshot;
     expect(result).to.include({ status: 'refunded', amountRefunded: 1500 });
     expect(await db('refunds').where({ payment_id: result.id, status: 'completed' }).count('id as n').first()).to.deep.equal({ n: 1 });
+  });
+
+  it('expires an unconfirmed card payment after 24 hours, polling every 60 s and continuing as new to keep histories short', async function () {
+    this.timeout(180_000);
+    const created = cardPayment(merchantId, { nowMs: await env.currentTimeMs() });
+    const handle = await start(created);
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result).to.include({ status: 'failed', failureCode: 'expired' });
+    const elapsedMs = Date.parse(result.updatedAt) - Date.parse(created.createdAt);
+    expect(elapsedMs).to.be.at.least(24 * 3600 * 1000).and.below(24 * 3600 * 1000 + 60_000);
+    const lastRun = (await handle.fetchHistory()).events ?? [];
+    expect(lastRun.length).to.be.below(HISTORY_EVENTS_BEFORE_CONTINUE + 50);
+    const timers = timerDurationsMs(lastRun);
+    expect(timers.filter((ms) => ms !== 60_000).length).to.be.at.most(1); // only the last, cut at expires_at
+    const description = await handle.describe();
+    expect(description.runId).not.to.equal(handle.firstExecutionRunId);
+    expect(await eventTypes(created.id)).to.deep.equal(['payment.created', 'payment.failed']);
   });
 });
