@@ -65,13 +65,11 @@ describe('worker killed with SIGKILL while payments are pending (D20, D22)', fun
 
   async function waitAll(key: string, ids: string[], wanted: string, timeoutMs: number): Promise<string[]> {
     const deadline = Date.now() + timeoutMs;
-    let statuses: string[] = [];
-    do {
-      statuses = await Promise.all(ids.map((id) => status(key, id)));
-      if (statuses.every((s) => s === wanted)) break;
+    for (;;) {
+      const statuses = await Promise.all(ids.map((id) => status(key, id)));
+      if (statuses.every((s) => s === wanted) || Date.now() >= deadline) return statuses;
       await new Promise((r) => setTimeout(r, 250));
-    } while (Date.now() < deadline);
-    return statuses;
+    }
   }
 
   it('finishes every payment after a restart, writing nothing twice', async () => {
