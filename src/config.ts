@@ -35,6 +35,8 @@ const schema = z.object({
   SANDBOX_BANK_TRANSFER_DELAY_MS: z.coerce.number().int().min(0).max(86_400_000).default(30_000),
   /** HMAC secret of provider callbacks (D16): at least 32 characters. */
   PROVIDER_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  /** Multiplies every rate limit (D50); 1 in production, raised for benchmarks and shared test stacks. */
+  RATE_LIMIT_MULTIPLIER: z.coerce.number().int().min(1).max(1_000_000).default(1),
   /** Payment expiry per method family in seconds (D11). */
   EXPIRY_MOBILE_MONEY_SECONDS: positiveSeconds.default(600),
   EXPIRY_BANK_TRANSFER_SECONDS: positiveSeconds.default(72 * 3600),

@@ -11,6 +11,7 @@ import { DomainError } from '../domain/errors';
 import type { Logger } from '../logger';
 import type { ProviderRegistry } from '../providers/registry';
 import { errorHandler } from './middleware/error-handler';
+import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { authRoutes } from './routes/auth';
 import { healthRoutes } from './routes/health';
@@ -40,6 +41,7 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true;
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
+  app.use(rateLimit(deps));
   // After the routers ran: a path no router matched is 404; a matched path with another method was
   // set to 405 (with its Allow header) by allowedMethods(). Both answer in the envelope.
   app.use(async (ctx, next) => {

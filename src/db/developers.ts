@@ -85,3 +85,28 @@ export async function findKeyOwnerByHash(db: Db, keyHash: string): Promise<KeyOw
   if (!row) return undefined;
   return { keyId: row.key_id, merchantId: row.merchant_id, developerId: row.developer_id, environment: row.environment };
 }
+
+/** What rate limiting needs to know about a caller (D50). */
+export interface LimitProfile {
+  environment: Environment;
+  plan: string;
+  customPerMinute: number | null;
+  customPerHour: number | null;
+}
+
+/** The limit profile of a secret key (by its SHA-256), if the key exists. */
+export async function findLimitProfileByKeyHash(db: Db, keyHash: string): Promise<LimitProfile | undefined> {
+  const row = await db('api_keys as k')
+    .join('developers as d', 'd.merchant_id', 'k.merchant_id')
+    .where('k.key_hash', keyHash)
+    .first('k.environment', 'd.plan', 'd.rate_limit_per_minute', 'd.rate_limit_per_hour');
+  return row
+    ? { environment: row.environment, plan: row.plan, customPerMinute: row.rate_limit_per_minute, customPerHour: row.rate_limit_per_hour }
+    : undefined;
+}
+
+/** The limit profile of a developer's session in `environment`. */
+export async function findLimitProfileByDeveloper(db: Db, developerId: string, environment: Environment): Promise<LimitProfile | undefined> {
+  const row = await db('developers').where({ id: developerId }).first('plan', 'rate_limit_per_minute', 'rate_limit_per_hour');
+  return row ? { environment, plan: row.plan, customPerMinute: row.rate_limit_per_minute, customPerHour: row.rate_limit_per_hour } : undefined;
+}

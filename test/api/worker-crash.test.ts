@@ -20,7 +20,7 @@ const ROOT = path.resolve(__dirname, '../..');
 describe('worker killed with SIGKILL while payments are pending (D20, D22)', function () {
   this.timeout(180_000);
   const taskQueue = `payments-crash-${randomBytes(4).toString('hex')}`;
-  const config = testConfig({ TEMPORAL_TASK_QUEUE: taskQueue, SANDBOX_APPROVAL_DELAY_MS: '6000' });
+  const config = testConfig({ TEMPORAL_TASK_QUEUE: taskQueue, SANDBOX_APPROVAL_DELAY_MS: '6000', RATE_LIMIT_MULTIPLIER: '1000' });
   let server: http.Server;
   let baseUrl: string;
   let worker: ChildProcess | undefined;

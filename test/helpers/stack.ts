@@ -47,7 +47,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 }
 
 async function start(): Promise<Running> {
-  const config = testConfig();
+  // The shared app serves many tests from one key a minute; the rate-limit tests build their own apps.
+  const config = testConfig({ RATE_LIMIT_MULTIPLIER: '1000' });
   const db = createDb(config.DATABASE_URL, 10);
   const providers = providerRegistryFromConfig(db, config);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });

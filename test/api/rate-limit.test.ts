@@ -1,0 +1,100 @@
+/**
+ * Rate limits (D50) on two API processes sharing one PostgreSQL: the limits hold across both, the
+ * 101st request of a minute on a sandbox key is 429 with correct headers, another key is unaffected,
+ * and the endpoint limits apply on top.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { createApp } from '../../src/api/app';
+import { createLogger } from '../../src/logger';
+import { providerRegistryFromConfig } from '../../src/providers/registry';
+import { registerDeveloper } from '../helpers/http';
+import { getStack, testConfig } from '../helpers/stack';
+
+describe('rate limits shared by two API processes (D50)', function () {
+  this.timeout(120_000);
+  const servers: http.Server[] = [];
+  const urls: string[] = [];
+
+  before(async () => {
+    const stack = await getStack();
+    const config = testConfig({ RATE_LIMIT_MULTIPLIER: '1' });
+    for (let i = 0; i < 2; i += 1) {
+      const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(stack.db, config), logger: createLogger('rl', 'silent') });
+      const server = http.createServer(app.callback());
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      servers.push(server);
+      urls.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    }
+  });
+
+  after(async () => {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  });
+
+  /** Waits until a clock minute has at least `seconds` left, so a burst stays inside one window. */
+  async function roomInMinute(seconds: number): Promise<void> {
+    const left = 60 - (Math.floor(Date.now() / 1000) % 60);
+    if (left < seconds) await new Promise((r) => setTimeout(r, left * 1000 + 200));
+  }
+
+  const get = (i: number, path: string, key: string) => fetch(urls[i % 2] + path, { headers: { authorization: `Bearer ${key}` } });
+
+  it('answers the 101st request of a minute on a sandbox key with 429, across both processes', async () => {
+    const developer = await registerDeveloper();
+    const other = await registerDeveloper();
+    await roomInMinute(30);
+    let last: Response | undefined;
+    for (let i = 0; i < 100; i += 1) {
+      last = await get(i, '/v1/payments/pay_000000000000000000000000', developer.key);
+      expect(last.status, `request ${i + 1}`).to.equal(404);
+    }
+    expect(last?.headers.get('x-ratelimit-limit')).to.equal('100');
+    expect(last?.headers.get('x-ratelimit-remaining')).to.equal('0');
+    const refused = await get(100, '/v1/payments/pay_000000000000000000000000', developer.key);
+    expect(refused.status).to.equal(429);
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).to.be.within(1, 60);
+    expect(Number(refused.headers.get('x-ratelimit-reset'))).to.equal(Math.floor(nowSeconds / 60) * 60 + 60);
+    expect(refused.headers.get('x-ratelimit-remaining')).to.equal('0');
+    expect(refused.headers.get('content-type')).to.match(/application\/json/);
+    const body = (await refused.json()) as { success: boolean; error: { code: string; message: string } };
+    expect(body.success).to.equal(false);
+    expect(body.error.code).to.equal('rate_limited');
+    expect(body.error.message).to.match(new RegExp(`${retryAfter} seconds`));
+
+    const unaffected = await get(1, '/v1/payments/pay_000000000000000000000000', other.key);
+    expect(unaffected.status).to.equal(404);
+    expect(unaffected.headers.get('x-ratelimit-remaining')).to.equal('99');
+  });
+
+  it('limits POST /v1/payments to 30 a minute per key on top, counting merchant-scoped requests against the same key', async () => {
+    const developer = await registerDeveloper();
+    await roomInMinute(20);
+    const post = (i: number) =>
+      fetch(`${urls[i % 2]}/v1/payments`, { method: 'POST', headers: { authorization: `Bearer ${developer.key}`, 'content-type': 'application/json' }, body: '{}' });
+    for (let i = 0; i < 30; i += 1) expect((await post(i)).status, `request ${i + 1}`).to.equal(400);
+    const refused = await post(30);
+    expect(refused.status).to.equal(429);
+    expect(refused.headers.get('x-ratelimit-limit')).to.equal('30');
+    // The key's minute budget was spent by 31 requests; the merchant-scoped path sees the same count.
+    const scoped = await fetch(`${urls[0]}/v1/api/merchants/${developer.merchantId}/payments/pay_000000000000000000000000`, { headers: { 'x-api-key': developer.key } });
+    expect(scoped.headers.get('x-ratelimit-remaining')).to.equal(String(100 - 32));
+  });
+
+  it('limits registration per client IP (5 a minute)', async () => {
+    await roomInMinute(10);
+    let status = 0;
+    let attempts = 0;
+    while (status !== 429 && attempts < 7) {
+      attempts += 1;
+      const response = await fetch(`${urls[attempts % 2]}/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      status = response.status;
+      if (status === 429) expect(Number(response.headers.get('retry-after'))).to.be.within(1, 60);
+    }
+    expect(status).to.equal(429);
+    expect(attempts).to.be.at.most(6);
+  });
+});
