@@ -15,6 +15,7 @@ import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { authRoutes } from './routes/auth';
 import { healthRoutes } from './routes/health';
+import { developerRoutes } from './routes/developer';
 import { eventRoutes } from './routes/events';
 import { merchantPaymentRoutes } from './routes/merchant-payments';
 import { paymentRoutes } from './routes/payments';
@@ -57,5 +58,6 @@ export function createApp(deps: AppDeps): Koa {
   mount(app, providerCallbackRoutes(deps));
   mount(app, sandboxRoutes(deps));
   mount(app, eventRoutes(deps));
+  mount(app, developerRoutes(deps));
   return app;
 }

@@ -110,3 +110,67 @@ export async function findLimitProfileByDeveloper(db: Db, developerId: string, e
   const row = await db('developers').where({ id: developerId }).first('plan', 'rate_limit_per_minute', 'rate_limit_per_hour');
   return row ? { environment, plan: row.plan, customPerMinute: row.rate_limit_per_minute, customPerHour: row.rate_limit_per_hour } : undefined;
 }
+
+/** Profile fields a developer may change (D40). */
+export interface ProfileChanges {
+  name?: string;
+  business_name?: string | null;
+  country?: string | null;
+  phone?: string | null;
+}
+
+/** Updates the profile fields given; returns the developer after the change. */
+export async function updateDeveloperProfile(db: Db, developerId: string, changes: ProfileChanges): Promise<DeveloperRow | undefined> {
+  const [row] = await db<DeveloperRow>('developers')
+    .where({ id: developerId })
+    .update({ ...changes, updated_at: db.fn.now() as unknown as Date })
+    .returning('*');
+  return row;
+}
+
+/** A key as listed (never its secret or hash, D3). */
+export interface KeyRow {
+  id: string;
+  environment: Environment;
+  last4: string;
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** The merchant's keys, newest first. */
+export async function listKeys(db: Db, merchantId: string): Promise<KeyRow[]> {
+  return db('api_keys')
+    .where({ merchant_id: merchantId })
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .select('id', 'environment', 'last4', 'created_at', 'expires_at', 'revoked_at');
+}
+
+/**
+ * Rolls the merchant's keys of `environment` (D3): inserts the new key and lets every key still
+ * active expire at `expiresAt` (or keeps an earlier expiry), in one transaction.
+ * @returns the number of keys that were active before the roll (0 = nothing to roll)
+ */
+export async function rollKeys(
+  db: Db,
+  merchantId: string,
+  environment: Environment,
+  newKey: { id: string; hash: string; last4: string },
+  expiresAt: Date,
+): Promise<number> {
+  return db.transaction(async (trx) => {
+    const active = await trx('api_keys')
+      .where({ merchant_id: merchantId, environment })
+      .whereNull('revoked_at')
+      .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', trx.fn.now()))
+      .forUpdate()
+      .select('id', 'expires_at');
+    if (active.length === 0) return 0;
+    for (const key of active as { id: string; expires_at: Date | null }[]) {
+      const keep = key.expires_at !== null && key.expires_at < expiresAt;
+      if (!keep) await trx('api_keys').where({ id: key.id }).update({ expires_at: expiresAt });
+    }
+    await trx('api_keys').insert({ id: newKey.id, merchant_id: merchantId, environment, key_hash: newKey.hash, last4: newKey.last4 });
+    return active.length;
+  });
+}

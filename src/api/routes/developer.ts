@@ -1,0 +1,158 @@
+/**
+ * Dashboard endpoints (D3, D40–D42): profile, transactions, analytics and keys. Profile,
+ * transactions and analytics take a session token (environment from `?environment=`) or a secret
+ * key (its environment) (D4); keys take a session token only (D3).
+ */
+import Router from '@koa/router';
+import type { Config } from '../../config';
+import { findDeveloperById, listKeys, rollKeys, updateDeveloperProfile, type DeveloperRow, type KeyRow } from '../../db/developers';
+import type { Db } from '../../db/knex';
+import { computeAnalytics, findTransaction, listTransactions } from '../../db/transactions';
+import { DomainError, validationError } from '../../domain/errors';
+import { ID_PREFIXES } from '../../domain/ids';
+import { newId } from '../../lib/ids';
+import { issueSecretKey } from '../../lib/secret-keys';
+import { respond } from '../envelope';
+import { principalOf, sessionOrSecretKey, sessionToken } from '../middleware/auth';
+import { jsonBody } from '../middleware/json-body';
+import {
+  analyticsQuery,
+  environmentOnlyQuery,
+  environmentParam,
+  IMMUTABLE_PROFILE_FIELDS,
+  profileBody,
+  rollKeyBody,
+  transactionsQuery,
+} from '../schemas/developer';
+import { parseOrThrow } from '../schemas/validate';
+
+const DAY_MS = 86_400_000;
+
+/** The developer profile of D40. */
+export function profileView(row: DeveloperRow) {
+  return {
+    id: row.id,
+    merchant_id: row.merchant_id,
+    email: row.email,
+    name: row.name,
+    business_name: row.business_name,
+    country: row.country,
+    phone: row.phone,
+    plan: row.plan,
+    has_live_access: row.has_live_access,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/** A key as listed (D3): masked, never the secret. */
+export function keyView(row: KeyRow, now = new Date()) {
+  let status = 'active';
+  if (row.revoked_at) status = 'revoked';
+  else if (row.expires_at && row.expires_at <= now) status = 'expired';
+  else if (row.expires_at) status = 'expiring';
+  return {
+    id: row.id,
+    environment: row.environment,
+    masked: `sk_${row.environment}_…${row.last4}`,
+    last4: row.last4,
+    status,
+    created_at: row.created_at.toISOString(),
+    expires_at: row.expires_at?.toISOString() ?? null,
+  };
+}
+
+/** Dashboard routes under `/v1/developer`. */
+export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET'> }): Router {
+  const router = new Router({ prefix: '/v1/developer' });
+  const either = sessionOrSecretKey(deps.db, deps.config.JWT_SECRET);
+  const session = sessionToken(deps.db, deps.config.JWT_SECRET);
+
+  async function developerOf(id: string): Promise<DeveloperRow> {
+    const row = await findDeveloperById(deps.db, id);
+    if (!row) throw new DomainError('not_found', 'developer not found');
+    return row;
+  }
+
+  /** Profile (D40) → 200 envelope with the profile. */
+  router.get('/profile', either, async (ctx) => {
+    parseOrThrow(environmentOnlyQuery, ctx.query);
+    respond(ctx, 200, 'Profile retrieved', profileView(await developerOf(principalOf(ctx).developerId)));
+  });
+
+  /**
+   * Change name, business_name, country (ISO alpha-2) or phone (E.164) (D40) → 200 envelope with
+   * the profile. Errors: 400 for any other field (email, plan …) or a bad value.
+   */
+  router.put('/profile', either, jsonBody(), async (ctx) => {
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const fixed = Object.keys(body).filter((field) => IMMUTABLE_PROFILE_FIELDS.includes(field));
+    if (fixed.length) throw validationError(fixed.map((field) => ({ field, message: `${field} cannot be changed here` })));
+    const changes = parseOrThrow(profileBody, body);
+    const row = await updateDeveloperProfile(deps.db, principalOf(ctx).developerId, changes);
+    if (!row) throw new DomainError('not_found', 'developer not found');
+    respond(ctx, 200, 'Profile updated', profileView(row));
+  });
+
+  /**
+   * Transactions (D41): payments and refunds, newest first → 200 envelope
+   * `{transactions, pagination: {page, limit, total, total_pages}}`. Errors: 400 for a bad page,
+   * limit, status, method or date.
+   */
+  router.get('/transactions', either, async (ctx) => {
+    const query = parseOrThrow(transactionsQuery, ctx.query);
+    const { transactions, total } = await listTransactions(
+      deps.db,
+      principalOf(ctx),
+      { statuses: query.status, method: query.method, from: query.date?.from, to: query.date?.to },
+      query,
+    );
+    respond(ctx, 200, 'Transactions retrieved', {
+      transactions,
+      pagination: { page: query.page, limit: query.limit, total, total_pages: Math.ceil(total / query.limit) },
+    });
+  });
+
+  /** One transaction by payment (`pay_…`) or refund (`ref_…`) id → 200 envelope; 404 otherwise. */
+  router.get('/transactions/:id', either, async (ctx) => {
+    parseOrThrow(environmentOnlyQuery, ctx.query);
+    const transaction = await findTransaction(deps.db, principalOf(ctx), ctx.params.id as string);
+    if (!transaction) throw new DomainError('not_found', `no transaction with id ${ctx.params.id}`);
+    respond(ctx, 200, 'Transaction retrieved', transaction);
+  });
+
+  /** Analytics (D42) over `from`..`to` (UTC days, default the last 30) → 200 envelope. */
+  router.get('/analytics', either, async (ctx) => {
+    const query = parseOrThrow(analyticsQuery, ctx.query);
+    const to = query.to ? new Date(query.to.getTime() + DAY_MS) : new Date();
+    const from = query.from ?? new Date(to.getTime() - 30 * DAY_MS);
+    respond(ctx, 200, 'Analytics retrieved', await computeAnalytics(deps.db, principalOf(ctx), from, to));
+  });
+
+  /** Keys (D3), session token only → 200 envelope `{keys}` (masked). */
+  router.get('/keys', session, async (ctx) => {
+    parseOrThrow(environmentOnlyQuery, ctx.query);
+    const rows = await listKeys(deps.db, principalOf(ctx).merchantId);
+    respond(ctx, 200, 'Keys retrieved', { keys: rows.map((row) => keyView(row)) });
+  });
+
+  /**
+   * Roll the keys of `{environment}` (D3), session token only: `{expires_in_hours}` (default 24,
+   * 0 = now) → 201 envelope with the new key, its secret shown once. Errors: 400, 409 `conflict`
+   * when the environment has no key yet (live before approval).
+   */
+  router.post('/keys/:environment/roll', session, jsonBody(), async (ctx) => {
+    const { environment } = parseOrThrow(environmentParam, ctx.params);
+    const body = parseOrThrow(rollKeyBody, ctx.request.body);
+    const key = issueSecretKey(environment);
+    const id = newId(ID_PREFIXES.apiKey);
+    const expiresAt = new Date(Date.now() + body.expires_in_hours * 3600_000);
+    const rolled = await rollKeys(deps.db, principalOf(ctx).merchantId, environment, { id, hash: key.hash, last4: key.last4 }, expiresAt);
+    if (rolled === 0) throw new DomainError('conflict', `there is no active ${environment} key to roll`);
+    respond(ctx, 201, 'Key rolled', {
+      key: { id, environment, secret: key.secret, last4: key.last4, created_at: new Date().toISOString() },
+      previous_keys_expire_at: expiresAt.toISOString(),
+    });
+  });
+
+  return router;
+}

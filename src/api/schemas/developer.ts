@@ -1,0 +1,74 @@
+/** Query and body schemas of the dashboard endpoints (D3, D40–D42). */
+import { z } from 'zod';
+import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE } from '../../domain/catalogue';
+import { parseDateFilter, parseDay } from '../../domain/date-filter';
+import { PAYMENT_STATUSES } from '../../domain/payment';
+import { parseMsisdn } from '../../domain/phone';
+
+const METHODS = [...new Set([...Object.keys(GENERIC_CATALOGUE), ...Object.keys(MERCHANT_CATALOGUE)])] as [string, ...string[]];
+const environment = z.enum(['sandbox', 'live']).optional();
+
+/** `page` ≥ 1 (default 1) and `limit` 1–100 (default 10). */
+export const pagination = {
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(100).default(10),
+};
+
+/** `GET /v1/developer/transactions` (D41): `status` one or more, comma-separated; `method`; `date`. */
+export const transactionsQuery = z.strictObject({
+  ...pagination,
+  environment,
+  status: z
+    .string()
+    .transform((value) => value.split(',').map((s) => s.trim()))
+    .refine((values) => values.every((s) => (PAYMENT_STATUSES as readonly string[]).includes(s)), `status must be one or more of: ${PAYMENT_STATUSES.join(', ')}`)
+    .optional(),
+  method: z.enum(METHODS).optional(),
+  date: z
+    .string()
+    .transform((value, ctx) => {
+      const parsed = parseDateFilter(value);
+      if (parsed.ok) return parsed.range;
+      ctx.addIssue({ code: 'custom', message: parsed.message });
+      return z.NEVER;
+    })
+    .optional(),
+});
+
+const day = (name: string) =>
+  z.string().transform((value, ctx) => {
+    const parsed = parseDay(value);
+    if (parsed) return parsed;
+    ctx.addIssue({ code: 'custom', message: `${name} must be a calendar day YYYY-MM-DD` });
+    return z.NEVER;
+  });
+
+/** `GET /v1/developer/analytics` (D42): `from` and `to` days (UTC, both included; default the last 30 days). */
+export const analyticsQuery = z
+  .strictObject({ environment, from: day('from').optional(), to: day('to').optional() })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'from must not be after to', path: ['from'] });
+
+/** `PUT /v1/developer/profile` (D40): only name, business_name, country, phone. */
+export const profileBody = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  business_name: z.string().trim().max(200).nullable().optional(),
+  country: z.string().regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code, e.g. RW').nullable().optional(),
+  phone: z
+    .string()
+    .max(32)
+    .refine((value) => parseMsisdn(value) !== undefined, 'phone must be a valid international (E.164) number')
+    .nullable()
+    .optional(),
+});
+
+/** Fields of the profile that exist but cannot be changed through `PUT` (D40). */
+export const IMMUTABLE_PROFILE_FIELDS = ['id', 'merchant_id', 'email', 'plan', 'has_live_access', 'created_at'];
+
+/** `POST /v1/developer/keys/{environment}/roll` (D3): grace period of the old key in hours. */
+export const rollKeyBody = z.strictObject({ expires_in_hours: z.number().int().min(0).max(720).default(24) });
+
+/** `{environment}` of the roll path. */
+export const environmentParam = z.object({ environment: z.enum(['sandbox', 'live']) });
+
+/** The environment query accepted by every dashboard endpoint (D4). */
+export const environmentOnlyQuery = z.strictObject({ environment });

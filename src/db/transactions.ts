@@ -1,0 +1,185 @@
+/**
+ * The dashboard's read side (D41, D42): payments and refunds as one transaction list, and analytics,
+ * computed in SQL over the indexed read model (never by reading workflows).
+ */
+import type { Environment } from '../domain/environment';
+import { iso, type Db } from './knex';
+
+/** Scope of every query (D1). */
+export interface Scope {
+  merchantId: string;
+  environment: Environment;
+}
+
+/** A transaction (D41); amounts, fee and net in minor units (net is negative for refunds). */
+export interface TransactionView {
+  id: string;
+  type: 'payment' | 'refund';
+  payment_id: string;
+  amount: number;
+  currency: string;
+  fee: number;
+  net: number;
+  status: string;
+  payment_method: string;
+  customer: string | null;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Filters of the list (D41): statuses, a method, and a UTC day range [from, to). */
+export interface TransactionFilter {
+  statuses?: string[];
+  method?: string;
+  from?: Date;
+  to?: Date;
+}
+
+function unionQuery(db: Db, scope: Scope) {
+  const payments = db('payments')
+    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .select(
+      'id',
+      db.raw(`'payment' as type`),
+      'id as payment_id',
+      'amount',
+      'currency',
+      'fee_amount as fee',
+      db.raw('amount - fee_amount as net'),
+      'status',
+      'payment_method',
+      db.raw('coalesce(customer_phone, customer_wallet, customer_email) as customer'),
+      'description',
+      'created_at',
+      'updated_at',
+    );
+  const refunds = db('refunds as r')
+    .join('payments as p', 'p.id', 'r.payment_id')
+    .where({ 'r.merchant_id': scope.merchantId, 'r.environment': scope.environment })
+    .select(
+      'r.id',
+      db.raw(`'refund' as type`),
+      'r.payment_id',
+      'r.amount',
+      'r.currency',
+      db.raw('0::bigint as fee'),
+      db.raw('-r.amount as net'),
+      'r.status',
+      'p.payment_method',
+      db.raw('coalesce(p.customer_phone, p.customer_wallet, p.customer_email) as customer'),
+      'p.description',
+      'r.created_at',
+      db.raw('coalesce(r.completed_at, r.created_at) as updated_at'),
+    );
+  return db.queryBuilder().from(payments.unionAll(refunds).as('t'));
+}
+
+function applyFilter(query: ReturnType<typeof unionQuery>, filter: TransactionFilter) {
+  if (filter.statuses?.length) query.whereIn('status', filter.statuses);
+  if (filter.method) query.where({ payment_method: filter.method });
+  if (filter.from) query.where('created_at', '>=', filter.from);
+  if (filter.to) query.where('created_at', '<', filter.to);
+  return query;
+}
+
+function toView(row: Record<string, any>): TransactionView {
+  return {
+    id: row.id,
+    type: row.type,
+    payment_id: row.payment_id,
+    amount: Number(row.amount),
+    currency: row.currency,
+    fee: Number(row.fee),
+    net: Number(row.net),
+    status: row.status,
+    payment_method: row.payment_method,
+    customer: row.customer,
+    description: row.description,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+/** One page of transactions, newest first (ties by id, so the order is stable), and the total. */
+export async function listTransactions(
+  db: Db,
+  scope: Scope,
+  filter: TransactionFilter,
+  page: { page: number; limit: number },
+): Promise<{ transactions: TransactionView[]; total: number }> {
+  const [{ total }] = (await applyFilter(unionQuery(db, scope), filter).count('* as total')) as unknown as [{ total: number }];
+  const rows = await applyFilter(unionQuery(db, scope), filter)
+    .select('*')
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(page.limit)
+    .offset((page.page - 1) * page.limit);
+  return { transactions: rows.map(toView), total: Number(total) };
+}
+
+/** One transaction by payment or refund id. */
+export async function findTransaction(db: Db, scope: Scope, id: string): Promise<TransactionView | undefined> {
+  const row = await unionQuery(db, scope).where({ id }).first('*');
+  return row ? toView(row) : undefined;
+}
+
+/** Analytics over [from, to) (D42); amounts in minor units per currency. */
+export interface Analytics {
+  from: string;
+  to: string;
+  volume_by_currency: { currency: string; completed_volume: number; refunded_volume: number; fees: number; net: number }[];
+  count_by_status: Record<string, number>;
+  count_by_method: Record<string, number>;
+  success_rate: number | null;
+  daily: { date: string; currency: string; payments: number; completed: number; completed_volume: number }[];
+}
+
+/** Computes D42's analytics in SQL. `success_rate` = completed ÷ decided (completed, refunded, failed), null when none. */
+export async function computeAnalytics(db: Db, scope: Scope, from: Date, to: Date): Promise<Analytics> {
+  const base = () =>
+    db('payments').where({ merchant_id: scope.merchantId, environment: scope.environment }).where('created_at', '>=', from).where('created_at', '<', to);
+  const volumes = await base()
+    .groupBy('currency')
+    .orderBy('currency')
+    .select(
+      'currency',
+      db.raw(`coalesce(sum(amount) filter (where status in ('completed', 'refunded')), 0) as completed_volume`),
+      db.raw('coalesce(sum(amount_refunded), 0) as refunded_volume'),
+      db.raw(`coalesce(sum(fee_amount) filter (where status in ('completed', 'refunded')), 0) as fees`),
+    );
+  const byStatus = await base().groupBy('status').select('status', db.raw('count(*)::int as n'));
+  const byMethod = await base().groupBy('payment_method').select('payment_method', db.raw('count(*)::int as n'));
+  const daily = await base()
+    .groupByRaw(`date_trunc('day', created_at at time zone 'UTC'), currency`)
+    .orderByRaw(`1, 2`)
+    .select(
+      db.raw(`to_char(date_trunc('day', created_at at time zone 'UTC'), 'YYYY-MM-DD') as date`),
+      'currency',
+      db.raw('count(*)::int as payments'),
+      db.raw(`(count(*) filter (where status in ('completed', 'refunded')))::int as completed`),
+      db.raw(`coalesce(sum(amount) filter (where status in ('completed', 'refunded')), 0) as completed_volume`),
+    );
+  const countByStatus = Object.fromEntries(byStatus.map((r: { status: string; n: number }) => [r.status, r.n]));
+  const succeeded = (countByStatus.completed ?? 0) + (countByStatus.refunded ?? 0);
+  const decided = succeeded + (countByStatus.failed ?? 0);
+  return {
+    from: from.toISOString(),
+    to: to.toISOString(),
+    volume_by_currency: volumes.map((r: Record<string, string | number>) => {
+      const completed = Number(r.completed_volume);
+      const refunded = Number(r.refunded_volume);
+      const fees = Number(r.fees);
+      return { currency: String(r.currency), completed_volume: completed, refunded_volume: refunded, fees, net: completed - refunded - fees };
+    }),
+    count_by_status: countByStatus,
+    count_by_method: Object.fromEntries(byMethod.map((r: { payment_method: string; n: number }) => [r.payment_method, r.n])),
+    success_rate: decided === 0 ? null : Math.round((succeeded / decided) * 10_000) / 10_000,
+    daily: daily.map((r: Record<string, string | number>) => ({
+      date: String(r.date),
+      currency: String(r.currency),
+      payments: Number(r.payments),
+      completed: Number(r.completed),
+      completed_volume: Number(r.completed_volume),
+    })),
+  };
+}

@@ -1,0 +1,179 @@
+/** Dashboard endpoints over real HTTP (D3, D4, D40–D42), with their bad inputs. */
+import { expect } from 'chai';
+import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
+
+const INSTANT = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001', description: 'Order' };
+
+async function completedPayment(developer: TestDeveloper, body: object = INSTANT) {
+  const created = await call('/v1/payments', { key: developer.key, body });
+  return waitForPayment(developer.key, created.body.data.id, (p) => p.status === 'completed');
+}
+
+describe('dashboard endpoints (D3, D40–D42)', function () {
+  this.timeout(60_000);
+
+  describe('profile (D40)', () => {
+    it('shows the profile with a session token or a secret key', async () => {
+      const developer = await registerDeveloper();
+      const bySession = await call('/v1/developer/profile', { headers: { authorization: `Bearer ${developer.token}` } });
+      const byKey = await call('/v1/developer/profile', { key: developer.key });
+      expect(bySession.status).to.equal(200);
+      expect(bySession.body.data).to.deep.equal(byKey.body.data);
+      expect(bySession.body.data).to.include({ merchant_id: developer.merchantId, email: developer.email, plan: 'sandbox', has_live_access: false, country: null });
+    });
+
+    it('changes name, business_name, country and phone', async () => {
+      const developer = await registerDeveloper();
+      const response = await call('/v1/developer/profile', { method: 'PUT', key: developer.key, body: { name: 'Ada', business_name: 'Ada Shop', country: 'RW', phone: '+250788123456' } });
+      expect(response.status).to.equal(200);
+      expect(response.body.data).to.include({ name: 'Ada', business_name: 'Ada Shop', country: 'RW', phone: '+250788123456' });
+    });
+
+    it('refuses email, plan, a 10 KB field, a bad country or phone with 400, changing nothing', async () => {
+      const developer = await registerDeveloper();
+      const cases: [object, RegExp][] = [
+        [{ email: 'x@example.com' }, /email cannot be changed/],
+        [{ plan: 'growth' }, /plan cannot be changed/],
+        [{ name: 'x'.repeat(10 * 1024) }, /name must be at most 200 characters/],
+        [{ country: 'Rwanda' }, /country must be an ISO/],
+        [{ phone: '0788' }, /phone must be a valid/],
+        [{ nickname: 'x' }, /unknown field/],
+      ];
+      for (const [body, message] of cases) {
+        const response = await call('/v1/developer/profile', { method: 'PUT', key: developer.key, body });
+        expect(response.status, JSON.stringify(body).slice(0, 40)).to.equal(400);
+        expect(response.body.error.message).to.match(message);
+      }
+      const after = await call('/v1/developer/profile', { key: developer.key });
+      expect(after.body.data).to.include({ email: developer.email, plan: 'sandbox', name: 'Test Developer' });
+    });
+  });
+
+  describe('transactions (D41)', () => {
+    let developer: TestDeveloper;
+    let paymentIds: string[];
+    let refundId: string;
+    before(async () => {
+      developer = await registerDeveloper();
+      paymentIds = [];
+      for (let i = 0; i < 3; i += 1) paymentIds.push((await completedPayment(developer)).id);
+      const refund = await call(`/v1/payments/${paymentIds[0]}/refund`, { key: developer.key, body: { amount: 500 } });
+      refundId = refund.body.data.id;
+      const failed = await call('/v1/payments', { key: developer.key, body: { ...INSTANT, phone_number: '+250788000002' } });
+      await waitForPayment(developer.key, failed.body.data.id, (p) => p.status === 'failed');
+    });
+
+    it('lists payments and refunds newest first with fee and net, paginated without overlap', async () => {
+      const all = await call('/v1/developer/transactions', { key: developer.key });
+      expect(all.status).to.equal(200);
+      const { transactions, pagination } = all.body.data;
+      expect(pagination).to.deep.equal({ page: 1, limit: 10, total: 5, total_pages: 1 });
+      expect(transactions[0]).to.include({ type: 'payment', status: 'failed' });
+      expect(transactions[1]).to.include({ id: refundId, type: 'refund', payment_id: paymentIds[0], amount: 500, fee: 0, net: -500, payment_method: 'mobile_money', customer: '+250788000001' });
+      const payment = transactions.find((t: { id: string }) => t.id === paymentIds[1]);
+      expect(payment).to.include({ type: 'payment', amount: 1500, fee: 23, net: 1477, status: 'completed', currency: 'RWF' });
+      const keys = transactions.map((t: { created_at: string; id: string }) => `${t.created_at}|${t.id}`);
+      expect([...keys].sort().reverse()).to.deep.equal(keys);
+      const page1 = await call('/v1/developer/transactions?limit=2&page=1', { key: developer.key });
+      const page2 = await call('/v1/developer/transactions?limit=2&page=2', { key: developer.key });
+      const ids = [...page1.body.data.transactions, ...page2.body.data.transactions].map((t: { id: string }) => t.id);
+      expect(new Set(ids).size).to.equal(4);
+      expect(ids).to.deep.equal(keys.slice(0, 4).map((k: string) => k.split('|')[1]));
+    });
+
+    it('filters by status (several), method and date', async () => {
+      const failed = await call('/v1/developer/transactions?status=failed', { key: developer.key });
+      expect(failed.body.data.transactions.map((t: { status: string }) => t.status)).to.deep.equal(['failed']);
+      const several = await call('/v1/developer/transactions?status=completed,failed', { key: developer.key });
+      expect(several.body.data.pagination.total).to.equal(5);
+      const card = await call('/v1/developer/transactions?method=card', { key: developer.key });
+      expect(card.body.data.pagination.total).to.equal(0);
+      const today = new Date().toISOString().slice(0, 10);
+      const byDay = await call(`/v1/developer/transactions?date=${today}`, { key: developer.key });
+      expect(byDay.body.data.pagination.total).to.equal(5);
+      const range = await call(`/v1/developer/transactions?date=2020-01-01..2020-01-31`, { key: developer.key });
+      expect(range.body.data.pagination.total).to.equal(0);
+    });
+
+    it('shows one transaction by payment or refund id, and 404 for another merchant', async () => {
+      expect((await call(`/v1/developer/transactions/${refundId}`, { key: developer.key })).body.data).to.include({ type: 'refund', amount: 500 });
+      expect((await call(`/v1/developer/transactions/${paymentIds[2]}`, { key: developer.key })).body.data).to.include({ type: 'payment' });
+      const other = await registerDeveloper();
+      expect((await call(`/v1/developer/transactions/${refundId}`, { key: other.key })).status).to.equal(404);
+    });
+
+    it('refuses page=0, limit=101, limit=abc, unknown status or method, 2026-13-01 and a reversed range', async () => {
+      for (const query of ['page=0', 'limit=101', 'limit=abc', 'status=lost', 'status=completed,lost', 'method=cash', 'date=2026-13-01', 'date=2026-02-30', 'date=2026-05-02..2026-05-01', 'date=yesterday', 'sort=asc']) {
+        const response = await call(`/v1/developer/transactions?${query}`, { key: developer.key });
+        expect(response.status, query).to.equal(400);
+        expect(response.body.error.code, query).to.equal('validation_error');
+      }
+    });
+  });
+
+  describe('analytics (D42)', () => {
+    it('computes volumes, fees, net, counts, success rate and a daily series in SQL', async () => {
+      const developer = await registerDeveloper();
+      const first = await completedPayment(developer);
+      await completedPayment(developer);
+      await call(`/v1/payments/${first.id}/refund`, { key: developer.key, body: { amount: 500 } });
+      const failed = await call('/v1/payments', { key: developer.key, body: { ...INSTANT, phone_number: '+250788000002' } });
+      await waitForPayment(developer.key, failed.body.data.id, (p) => p.status === 'failed');
+      const response = await call('/v1/developer/analytics', { key: developer.key });
+      expect(response.status).to.equal(200);
+      const data = response.body.data;
+      expect(data.volume_by_currency).to.deep.equal([{ currency: 'RWF', completed_volume: 3000, refunded_volume: 500, fees: 46, net: 2454 }]);
+      expect(data.count_by_status).to.deep.equal({ completed: 2, failed: 1 });
+      expect(data.count_by_method).to.deep.equal({ mobile_money: 3 });
+      expect(data.success_rate).to.equal(0.6667);
+      expect(data.daily).to.deep.equal([{ date: new Date().toISOString().slice(0, 10), currency: 'RWF', payments: 3, completed: 2, completed_volume: 3000 }]);
+    });
+
+    it('refuses a bad or reversed from/to', async () => {
+      const developer = await registerDeveloper();
+      for (const query of ['from=2026-13-01', 'from=2026-05-02&to=2026-05-01', 'to=soon']) {
+        expect((await call(`/v1/developer/analytics?${query}`, { key: developer.key })).status, query).to.equal(400);
+      }
+    });
+  });
+
+  describe('keys (D3)', () => {
+    it('lists keys masked, with a session token only', async () => {
+      const developer = await registerDeveloper();
+      const response = await call('/v1/developer/keys', { headers: { authorization: `Bearer ${developer.token}` } });
+      expect(response.status).to.equal(200);
+      expect(response.body.data.keys).to.have.length(1);
+      expect(response.body.data.keys[0]).to.include({ environment: 'sandbox', status: 'active', masked: `sk_sandbox_…${developer.key.slice(-4)}` });
+      expect(JSON.stringify(response.body)).not.to.include(developer.key);
+      const withKey = await call('/v1/developer/keys', { key: developer.key });
+      expect(withKey.status).to.equal(401);
+    });
+
+    it('rolls a key: the new one is shown once and works; the old one ends now with expires_in_hours 0', async () => {
+      const developer = await registerDeveloper();
+      const auth = { authorization: `Bearer ${developer.token}` };
+      const rolled = await call('/v1/developer/keys/sandbox/roll', { headers: auth, body: { expires_in_hours: 0 } });
+      expect(rolled.status).to.equal(201);
+      const secret = rolled.body.data.key.secret;
+      expect(secret).to.match(/^sk_sandbox_[0-9A-Za-z]{32}$/);
+      expect((await call('/v1/developer/profile', { key: secret })).status).to.equal(200);
+      const old = await call('/v1/developer/profile', { key: developer.key });
+      expect(old.status).to.equal(401);
+      expect(old.body.error.code).to.equal('invalid_api_key');
+      const listed = await call('/v1/developer/keys', { headers: auth });
+      expect(listed.body.data.keys.map((k: { status: string }) => k.status)).to.deep.equal(['active', 'expired']);
+    });
+
+    it('keeps the old key for the grace period, and refuses to roll live before live access (409) or a bad body (400)', async () => {
+      const developer = await registerDeveloper();
+      const auth = { authorization: `Bearer ${developer.token}` };
+      const rolled = await call('/v1/developer/keys/sandbox/roll', { headers: auth, method: 'POST' });
+      expect(Date.parse(rolled.body.data.previous_keys_expire_at) - Date.now()).to.be.closeTo(24 * 3600_000, 60_000);
+      expect((await call('/v1/developer/profile', { key: developer.key })).status).to.equal(200);
+      const live = await call('/v1/developer/keys/live/roll', { headers: auth, method: 'POST' });
+      expect(live.status).to.equal(409);
+      expect((await call('/v1/developer/keys/staging/roll', { headers: auth, method: 'POST' })).status).to.equal(400);
+      expect((await call('/v1/developer/keys/sandbox/roll', { headers: auth, body: { expires_in_hours: -1 } })).status).to.equal(400);
+    });
+  });
+});
