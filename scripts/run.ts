@@ -85,6 +85,7 @@ async function main(): Promise<void> {
     const port = process.env.PORT ?? '3000';
     say(`API          http://127.0.0.1:${port}/v1   (health: /healthz, readiness: /readyz)`);
     say(`Temporal UI  ${temporal.uiUrl}`);
+    say(`metrics      http://127.0.0.1:${port}/metrics (API), http://127.0.0.1:${process.env.WORKER_METRICS_PORT ?? '9464'}/metrics (worker)`);
     say('press Ctrl-C to stop everything');
   } catch (error) {
     process.stderr.write(`[run] ${error instanceof Error ? error.message : String(error)}\n`);

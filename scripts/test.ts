@@ -91,6 +91,7 @@ async function main(): Promise<void> {
     JWT_SECRET: randomBytes(48).toString('base64url'),
     PROVIDER_CALLBACK_SECRET: randomBytes(48).toString('base64url'),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    WORKER_METRICS_PORT: '0',
     TEST_RUN_DIR: runDir,
   });
 

@@ -28,6 +28,8 @@ const schema = z.object({
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters'),
   /** Session token lifetime in seconds (D2: 1 h). */
   SESSION_TTL_SECONDS: positiveSeconds.default(3600),
+  /** Port of the worker's Prometheus endpoint for Temporal SDK metrics (0 = off). */
+  WORKER_METRICS_PORT: port.default(9464),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Sandbox simulated customer approval delay in milliseconds (D14: 3 s). */
   SANDBOX_APPROVAL_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),

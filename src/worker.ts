@@ -2,7 +2,7 @@
  * The worker process: runs every workflow and activity on task queue `payments` (D20).
  * Started by `npm start` as its own process; stops cleanly on SIGINT/SIGTERM.
  */
-import { Worker, type WorkerOptions } from '@temporalio/worker';
+import { Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from './activities';
 import { loadConfigOrExit, type Config } from './config';
 import { createDb } from './db/knex';
@@ -28,6 +28,10 @@ export function workerOptions(deps: ActivityDeps, taskQueue: string): Pick<Worke
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('worker', config.LOG_LEVEL);
+  if (config.WORKER_METRICS_PORT !== 0) {
+    // The Temporal SDK's worker metrics (task latencies, slots, polls) in the Prometheus format (D53).
+    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `${config.HOST}:${config.WORKER_METRICS_PORT}` } } } });
+  }
   const deps = createActivityDeps(config);
   const connection = await connectWorker(config);
   const worker = await Worker.create({

@@ -10,6 +10,7 @@ import type { Db } from '../db/knex';
 import { DomainError } from '../domain/errors';
 import type { Logger } from '../logger';
 import type { ProviderRegistry } from '../providers/registry';
+import { createMetrics } from './metrics';
 import { errorHandler } from './middleware/error-handler';
 import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
@@ -40,6 +41,8 @@ function mount(app: Koa, router: Router): void {
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true;
+  const metrics = createMetrics(deps.db);
+  app.use(metrics.middleware);
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
   app.use(rateLimit(deps));
@@ -52,6 +55,7 @@ export function createApp(deps: AppDeps): Koa {
     if (ctx.status === 405 || ctx.status === 501) throw new DomainError('method_not_allowed', `${ctx.method} is not allowed on this path`, undefined, ctx.status);
   });
   mount(app, healthRoutes(deps));
+  mount(app, metrics.routes);
   mount(app, authRoutes(deps));
   mount(app, paymentRoutes(deps));
   mount(app, merchantPaymentRoutes(deps));

@@ -14,6 +14,7 @@ import { createLogger } from '../../src/logger';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
 import { registerDeveloper } from '../helpers/http';
 import { getStack, testConfig } from '../helpers/stack';
+import { freePort } from '../../scripts/lib/ports';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -25,10 +26,10 @@ describe('worker killed with SIGKILL while payments are pending (D20, D22)', fun
   let baseUrl: string;
   let worker: ChildProcess | undefined;
 
-  function startWorker(): ChildProcess {
+  function startWorker(metricsPort = 0): ChildProcess {
     const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['src/worker.ts'], {
       cwd: ROOT,
-      env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, SANDBOX_APPROVAL_DELAY_MS: '6000', LOG_LEVEL: 'silent' },
+      env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, SANDBOX_APPROVAL_DELAY_MS: '6000', LOG_LEVEL: 'silent', WORKER_METRICS_PORT: String(metricsPort) },
       stdio: 'ignore',
       detached: true, // its own process group, so the kill reaches tsx's node child too
     });
@@ -91,8 +92,12 @@ describe('worker killed with SIGKILL while payments are pending (D20, D22)', fun
     await new Promise((r) => setTimeout(r, 1000));
     expect(await waitAll(developer.key, ids, 'processing', 0)).to.deep.equal(Array(ids.length).fill('processing'));
 
-    worker = startWorker();
+    const metricsPort = await freePort();
+    worker = startWorker(metricsPort);
     expect(await waitAll(developer.key, ids, 'completed', 90_000)).to.deep.equal(Array(ids.length).fill('completed'));
+    // The restarted worker exposes the Temporal SDK's metrics (D53).
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).to.match(/temporal_.*task_queue="payments-crash-/);
 
     const { db } = await getStack();
     const events = await db('events').whereIn('object_id', ids).select('object_id', 'type');

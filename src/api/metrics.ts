@@ -1,0 +1,65 @@
+/**
+ * Prometheus metrics (D53) with prom-client: request durations by route and status, and gauges of
+ * payments by status and method (and webhook deliveries by outcome once they exist) read from the
+ * read model at scrape time, so every API process reports the same business figures. The worker
+ * serves the Temporal SDK's own metrics on its own port (WORKER_METRICS_PORT).
+ */
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { countPaymentsByStatusAndMethod } from '../db/metrics';
+import type { Db } from '../db/knex';
+
+/** The metrics of one API process. */
+export interface Metrics {
+  registry: Registry;
+  /** Times every request; mount first so it sees the final status. */
+  middleware: Middleware;
+  /** `GET /metrics` in the Prometheus text format. */
+  routes: Router;
+}
+
+/** Builds the registry, the timing middleware and the `/metrics` route. */
+export function createMetrics(db: Db): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'paycollect_api_' });
+
+  const duration = new Histogram({
+    name: 'paycollect_http_request_duration_seconds',
+    help: 'HTTP request duration in seconds, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+
+  new Gauge({
+    name: 'paycollect_payments',
+    help: 'Payments in the read model, by environment, status and payment method',
+    labelNames: ['environment', 'status', 'method'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const row of await countPaymentsByStatusAndMethod(db)) {
+        this.set({ environment: row.environment, status: row.status, method: row.method }, row.count);
+      }
+    },
+  });
+
+  const middleware: Middleware = async (ctx, next) => {
+    const stop = duration.startTimer();
+    try {
+      await next();
+    } finally {
+      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      stop({ method: ctx.method, route: String(route), status: String(ctx.status) });
+    }
+  };
+
+  const routes = new Router();
+  /** Prometheus text exposition of this process's metrics. */
+  routes.get('/metrics', async (ctx) => {
+    ctx.type = registry.contentType;
+    ctx.body = await registry.metrics();
+  });
+  return { registry, middleware, routes };
+}
