@@ -1,6 +1,6 @@
 /** `GET /v1/developer/events` and `GET /v1/developer/events/{id}` (D22), session token or secret key (D4). */
 import Router from '@koa/router';
-import { z } from 'zod';
+import { z } from '../../lib/zod';
 import type { Config } from '../../config';
 import { findEvent, listEvents } from '../../db/events';
 import type { Db } from '../../db/knex';

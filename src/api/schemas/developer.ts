@@ -1,5 +1,5 @@
 /** Query and body schemas of the dashboard endpoints (D3, D40–D42). */
-import { z } from 'zod';
+import { z } from '../../lib/zod';
 import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE } from '../../domain/catalogue';
 import { parseDateFilter, parseDay } from '../../domain/date-filter';
 import { PAYMENT_STATUSES } from '../../domain/payment';
