@@ -91,6 +91,8 @@ async function main(): Promise<void> {
     JWT_SECRET: randomBytes(48).toString('base64url'),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     TEST_RUN_DIR: runDir,
+    DOCUMENT_STORE_DIR: path.join(runDir, 'documents'),
+    MAIL_OUTBOX_DIR: path.join(runDir, 'mail'),
   });
 
   const mocha = new Mocha({ timeout: 60_000, reporter: 'spec', rootHooks: mochaHooks });
