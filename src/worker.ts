@@ -6,15 +6,16 @@ import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from './activities';
 import { loadConfigOrExit, type Config } from './config';
 import { createDb } from './db/knex';
+import { createMailer } from './lib/mailer';
 import { createLogger } from './logger';
 import { createProviderRegistry } from './providers/registry';
 import { connectWorker } from './temporal';
 
-/** Activity dependencies built from configuration (database pool, provider adapters). */
+/** Activity dependencies built from configuration (database pool, provider adapters, mailer). */
 export function createActivityDeps(config: Config): ActivityDeps {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX);
   const providers = createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: config.SANDBOX_APPROVAL_DELAY_MS });
-  return { db, providers };
+  return { db, providers, mailer: createMailer(config), config };
 }
 
 /**

@@ -19,6 +19,10 @@ describe('replay of recorded workflow histories (D21)', () => {
     expect(files).to.include.members(['payment-completed.json', 'payment-failed.json', 'payment-expired.json']);
   });
 
+  it('has an approved, a rejected, a more-information and a reminded live access review history (D30)', () => {
+    expect(files).to.include.members(['live-access-approved.json', 'live-access-rejected.json', 'live-access-more-info.json', 'live-access-reminded.json']);
+  });
+
   it('replays every history without a determinism error', async function () {
     this.timeout(60_000);
     const histories = files.map((name) => ({
