@@ -11,7 +11,7 @@ import type { Db } from '../db/knex';
 import { findLiveAccessRequest, recordApproval, recordReviewState, type ReviewWrite } from '../db/live-access-requests';
 import type { ActivityAction, ActivityEntry, Actor } from '../domain/activity-log';
 import { ID_PREFIXES } from '../domain/ids';
-import type { ReviewState } from '../domain/live-access';
+import { LIVE_ACCESS_ENVIRONMENT, type ReviewState } from '../domain/live-access';
 import { deriveId } from '../lib/ids';
 import { isForReviewers, renderLiveAccessMail, type LiveAccessMailDetails } from '../lib/live-access-mail';
 import type { Mailer } from '../lib/mailer';
@@ -65,7 +65,7 @@ function entry(requestId: string, merchantId: string, step: string, at: string, 
   return {
     id: deriveId(ID_PREFIXES.activity, `${liveAccessWorkflowId(requestId)}:${step}:${action}`),
     merchantId,
-    environment: 'live',
+    environment: LIVE_ACCESS_ENVIRONMENT,
     actor,
     action,
     target,

@@ -13,6 +13,7 @@ import type { ProviderRegistry } from '../providers/registry';
 import { errorHandler } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
 import { authRoutes } from './routes/auth';
+import { documentRoutes } from './routes/documents';
 import { healthRoutes } from './routes/health';
 import { paymentRoutes } from './routes/payments';
 
@@ -47,5 +48,6 @@ export function createApp(deps: AppDeps): Koa {
   mount(app, healthRoutes(deps));
   mount(app, authRoutes(deps));
   mount(app, paymentRoutes(deps));
+  mount(app, documentRoutes(deps));
   return app;
 }

@@ -30,6 +30,12 @@ export type BusinessType = (typeof BUSINESS_TYPES)[number];
 /** Shortest `use_case` in characters (D30). */
 export const USE_CASE_MIN_LENGTH = 20;
 
+/**
+ * The environment that documents, live access requests and their audit entries belong to (D1): they
+ * concern the merchant's live account, whichever environment the session token names.
+ */
+export const LIVE_ACCESS_ENVIRONMENT = 'live' as const;
+
 /** Plan assigned on approval (D30). */
 export const APPROVAL_PLAN = 'starter';
 
