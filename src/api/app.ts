@@ -15,6 +15,7 @@ import { requestContext } from './middleware/request-context';
 import { authRoutes } from './routes/auth';
 import { documentRoutes } from './routes/documents';
 import { healthRoutes } from './routes/health';
+import { liveAccessRoutes } from './routes/live-access';
 import { paymentRoutes } from './routes/payments';
 
 /** Everything the API needs, injected. */
@@ -49,5 +50,6 @@ export function createApp(deps: AppDeps): Koa {
   mount(app, authRoutes(deps));
   mount(app, paymentRoutes(deps));
   mount(app, documentRoutes(deps));
+  mount(app, liveAccessRoutes(deps));
   return app;
 }

@@ -42,6 +42,29 @@ export interface ConversationMessage {
   createdAt: string;
 }
 
+/** What the developer states in a request (interface.md, Live access request). */
+export type RequestFields = Pick<
+  LiveAccessRequestRecord,
+  'id' | 'merchantId' | 'developerId' | 'businessName' | 'businessType' | 'businessWebsite' | 'expectedMonthlyVolume' | 'useCase'
+>;
+
+/** A request just filed at `filedAt` (ISO 8601 UTC): under review since then, undecided (D30). */
+export function filedRequest(fields: RequestFields, filedAt: string): LiveAccessRequestRecord {
+  return {
+    ...fields,
+    status: 'under_review',
+    reviewerMessage: null,
+    decidedBy: null,
+    infoRounds: 0,
+    remindersSent: 0,
+    liveKeyId: null,
+    requestedAt: filedAt,
+    underReviewSince: filedAt,
+    decidedAt: null,
+    updatedAt: filedAt,
+  };
+}
+
 interface RequestRow {
   id: string;
   merchant_id: string;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { insertDeveloperWithKey } from '../../src/db/developers';
 import type { Db } from '../../src/db/knex';
-import { insertLiveAccessRequest, type LiveAccessRequestRecord } from '../../src/db/live-access-requests';
+import { filedRequest, insertLiveAccessRequest, type LiveAccessRequestRecord } from '../../src/db/live-access-requests';
 import { newId } from '../../src/lib/ids';
 import { issueSecretKey } from '../../src/lib/secret-keys';
 
@@ -34,26 +34,19 @@ export async function insertDeveloper(db: Db): Promise<FixtureDeveloper> {
 
 /** A request of `developer` filed at `filedAt` (ISO 8601 UTC), status under_review. */
 export function liveAccessRequest(developer: FixtureDeveloper, filedAt: string): LiveAccessRequestRecord {
-  return {
-    id: newId('req_'),
-    merchantId: developer.merchantId,
-    developerId: developer.developerId,
-    businessName: 'Ada Shop',
-    businessType: 'e_commerce',
-    businessWebsite: 'https://ada.example.com',
-    expectedMonthlyVolume: 5_000_000,
-    useCase: 'Selling handmade goods online to customers in Rwanda',
-    status: 'under_review',
-    reviewerMessage: null,
-    decidedBy: null,
-    infoRounds: 0,
-    remindersSent: 0,
-    liveKeyId: null,
-    requestedAt: filedAt,
-    underReviewSince: filedAt,
-    decidedAt: null,
-    updatedAt: filedAt,
-  };
+  return filedRequest(
+    {
+      id: newId('req_'),
+      merchantId: developer.merchantId,
+      developerId: developer.developerId,
+      businessName: 'Ada Shop',
+      businessType: 'e_commerce',
+      businessWebsite: 'https://ada.example.com',
+      expectedMonthlyVolume: 5_000_000,
+      useCase: 'Selling handmade goods online to customers in Rwanda',
+    },
+    filedAt,
+  );
 }
 
 /** Stores `request` and runs `start` (the workflow start) in its transaction, as the API does. */
