@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import { expect } from 'chai';
+import { runAdmin } from '../../src/cli/admin';
 import { listActivityEntries } from '../../src/db/activity-log';
 import { insertPaymentWithCreatedEvent } from '../../src/db/payments';
 import { paymentEvent } from '../../src/lib/events';
@@ -154,6 +155,20 @@ describe('live access: request, status, respond (D30)', function () {
     expect(underReview.body.error.message).to.match(new RegExp(`${requestId} is under_review`));
     const empty = await call(RESPOND, { body: { message: '   ' }, headers: session(developer) });
     expect(empty.status).to.equal(400);
+  });
+
+  it('brings a request waiting for information back to review when the developer uploads a document', async () => {
+    const { developer, requestId } = await developerWithOpenRequest();
+    const asked = await runAdmin(['live-access', 'request-info', requestId, '--message', 'Add your tax identification.'], { out: () => undefined, err: () => undefined });
+    expect(asked).to.equal(0);
+    expect((await call(STATUS, { headers: session(developer) })).body.data.live_access_request.status).to.equal('more_info_required');
+    const uploaded = await upload('/v1/documents/upload/business', { credential: developer.token, bytes: PDF_BYTES, fields: { document_type: 'tax_identification' } });
+    expect(uploaded.status).to.equal(201);
+    const resumed = await eventually(async () => {
+      const status = await call(STATUS, { headers: session(developer) });
+      return status.body.data.live_access_request.status === 'under_review' ? status.body.data : undefined;
+    });
+    expect(resumed.live_access_request.reviewer_message).to.equal('Add your tax identification.');
   });
 
   it('answers 404 for the live key before approval', async () => {
