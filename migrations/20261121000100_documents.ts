@@ -1,6 +1,7 @@
 /** Documents uploaded for the live access review (D32): metadata here, the bytes in the blob store. */
 import type { Knex } from 'knex';
 
+/** Creates `documents` with checks mirroring D32 (types, sides, content types, 10 MiB). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('documents', (t) => {
     t.text('id').primary();
@@ -29,6 +30,7 @@ export async function up(knex: Knex): Promise<void> {
       ADD CONSTRAINT documents_size_check CHECK (size >= 1 AND size <= 10485760)`);
 }
 
+/** Drops `documents`. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('documents');
 }

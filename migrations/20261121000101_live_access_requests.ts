@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 
+/** Creates `live_access_requests` (one open per merchant), `live_access_messages` and `live_key_reveals`. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('live_access_requests', (t) => {
     t.text('id').primary();
@@ -60,6 +61,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/** Drops the three tables. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('live_key_reveals');
   await knex.schema.dropTable('live_access_messages');

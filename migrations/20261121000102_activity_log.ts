@@ -1,6 +1,7 @@
 /** The audit log (D43), scoped to a merchant and an environment (D1). */
 import type { Knex } from 'knex';
 
+/** Creates `activity_log` (D43). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('activity_log', (t) => {
     t.text('id').primary();
@@ -20,6 +21,7 @@ export async function up(knex: Knex): Promise<void> {
       ADD CONSTRAINT activity_log_actor_check CHECK (actor_type IN ('developer', 'reviewer', 'operator', 'system'))`);
 }
 
+/** Drops `activity_log`. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('activity_log');
 }

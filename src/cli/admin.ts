@@ -222,9 +222,10 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
 
 /**
  * Runs the admin command with `argv` (the arguments after `admin`).
+ * @param env settings to use instead of the process environment (tests)
  * @returns the exit status: 0 done, 1 error, 78 bad configuration
  */
-export async function runAdmin(argv: string[], io: AdminIo = processIo, env: Record<string, string | undefined> = process.env): Promise<number> {
+export async function runAdmin(argv: string[], io: AdminIo = processIo, env?: Record<string, string | undefined>): Promise<number> {
   let opened: Resources | undefined;
   const resources = () => {
     opened ??= new Resources(loadAdminConfig(env));
