@@ -1,18 +1,10 @@
 /** Audit entries (D43) for changes made outside workflows: through the API or the admin command. */
-import type { ActivityAction, ActivityEntry, Actor } from '../domain/activity-log';
-import type { Environment } from '../domain/environment';
+import type { ActivityEntry } from '../domain/activity-log';
 import { ID_PREFIXES } from '../domain/ids';
 import { newId } from './ids';
 
 /** What an entry records; `ip` is the API caller's address (null for the admin command). */
-export interface AuditInput {
-  merchantId: string;
-  environment: Environment;
-  actor: Actor;
-  action: ActivityAction;
-  target: string;
-  ip: string | null;
-}
+export type AuditInput = Omit<ActivityEntry, 'id' | 'createdAt'>;
 
 /** A new audit entry with a random `act_…` id, stamped now. */
 export function auditEntry(input: AuditInput): ActivityEntry {
