@@ -6,15 +6,16 @@ import { Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from './activities';
 import { loadConfigOrExit, type Config } from './config';
 import { createDb } from './db/knex';
+import { createMailer } from './lib/mailer';
 import { createLogger } from './logger';
 import { providerRegistryFromConfig } from './providers/registry';
 import { connectWorker } from './temporal';
 
-/** Activity dependencies built from configuration (database pool, provider adapters). */
+/** Activity dependencies built from configuration (database pool, provider adapters, mailer). */
 export function createActivityDeps(config: Config): ActivityDeps {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX);
   const providers = providerRegistryFromConfig(db, config);
-  return { db, providers };
+  return { db, providers, mailer: createMailer(config), config };
 }
 
 /**

@@ -16,10 +16,12 @@ import { errorHandler } from './middleware/error-handler';
 import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { authRoutes } from './routes/auth';
+import { documentRoutes } from './routes/documents';
 import { healthRoutes } from './routes/health';
 import { developerRoutes } from './routes/developer';
 import { eventRoutes } from './routes/events';
 import { merchantPaymentRoutes } from './routes/merchant-payments';
+import { liveAccessRoutes } from './routes/live-access';
 import { paymentRoutes } from './routes/payments';
 import { providerCallbackRoutes } from './routes/provider-callbacks';
 import { sandboxRoutes } from './routes/sandbox';
@@ -54,6 +56,8 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
     sandboxRoutes(deps),
     eventRoutes(deps),
     developerRoutes(deps),
+    documentRoutes(deps),
+    liveAccessRoutes(deps),
   ];
 }
 

@@ -14,6 +14,7 @@ import { createApp } from '../../src/api/app';
 import { createActivities } from '../../src/activities';
 import { loadConfig, type Config } from '../../src/config';
 import { createDb, type Db } from '../../src/db/knex';
+import { createMailer } from '../../src/lib/mailer';
 import { createLogger } from '../../src/logger';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
 
@@ -56,7 +57,7 @@ async function start(): Promise<Running> {
     connection,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowBundle: await workflowBundle(),
-    activities: createActivities({ db, providers }),
+    activities: createActivities({ db, providers, mailer: createMailer(config), config }),
   });
   const workerRun = worker.run();
   const client = new Client({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }) });

@@ -13,6 +13,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import { createActivities } from '../../src/activities';
 import { createDb, type Db } from '../../src/db/knex';
+import { createMailer } from '../../src/lib/mailer';
 import { listEventsForObject, findPayment } from '../../src/db/payments';
 import type { PaymentSnapshot } from '../../src/domain/payment-record';
 import { createProviderRegistry } from '../../src/providers/registry';
@@ -58,7 +59,7 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
       taskQueue: TASK_QUEUE,
       workflowBundle: await workflowBundle(),
       // Approval delay 0: the simulator's clock is the wall clock, which a time-skipping test does not move.
-      activities: createActivities({ db, providers: createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, callbackSecret: 'x'.repeat(32) }) }),
+      activities: createActivities({ db, mailer: createMailer(testConfig()), config: testConfig(), providers: createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, callbackSecret: 'x'.repeat(32) }) }),
     });
     running = worker.run();
   });

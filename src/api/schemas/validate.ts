@@ -39,6 +39,7 @@ function describe(issue: z.core.$ZodIssue, input: unknown): FieldProblem {
       if (issue.origin === 'string') return { field, message: `${field} must be at most ${issue.maximum} characters` };
       return { field, message: `${field} must be at most ${issue.maximum}` };
     case 'invalid_value':
+      if (value === undefined) return { field, message: `${field} is required` };
       return { field, message: `${field} must be one of: ${issue.values.map(String).join(', ')}` };
     case 'invalid_format':
       return { field, message: issue.message.startsWith(field) ? issue.message : `${field} must be a valid ${issue.format}` };
