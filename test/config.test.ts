@@ -23,7 +23,7 @@ describe('config', () => {
 });
 
 describe('config of live access and mail (D30, D32, D33)', () => {
-  const valid = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', JWT_SECRET: 'x'.repeat(32) };
+  const valid = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', JWT_SECRET: 'x'.repeat(32), PROVIDER_CALLBACK_SECRET: 'y'.repeat(32) };
 
   it('defaults to local folders under var/, no SMTP and one reviewer address', () => {
     const config = loadConfig(valid);

@@ -17,6 +17,12 @@ import { cancelBody, genericCreateBody, merchantCreateBody, refundBody } from '.
 import * as out from './schemas/responses';
 import { listEventsQuery } from './routes/events';
 import { cardConfirmBody, simulateBody } from './routes/sandbox';
+import { activityQuery } from './schemas/developer';
+import { kycUploadFields, businessUploadFields } from './schemas/documents';
+import { liveAccessRequestBody, respondBody } from './schemas/live-access';
+
+/** The multipart file field `document` (D32): PDF, JPEG or PNG, at most 10 MB. */
+const documentFile = z.string().openapi({ format: 'binary', description: 'PDF, JPEG or PNG, at most 10 MB; the type is read from the bytes' });
 
 /** A credential (D4): `secretKey` = Bearer sk_…, `apiKey` = X-API-Key, `session` = Bearer JWT. */
 export type Credential = 'secretKey' | 'apiKey' | 'session';
@@ -29,6 +35,8 @@ export interface RouteDoc {
   tag: string;
   security?: Credential[];
   body?: z.ZodType;
+  /** Defaults to application/json; uploads are multipart/form-data. */
+  bodyContentType?: string;
   query?: z.ZodObject;
   success: { status: number; description: string; schema: z.ZodType; contentType?: string };
   errors?: number[];
@@ -80,6 +88,16 @@ export const ROUTE_DOCS: RouteDoc[] = [
   { method: 'get', path: '/v1/developer/transactions', tag: 'Dashboard', summary: 'Payments and refunds (D41)', security: ['session', 'secretKey'], query: transactionsQuery, success: { status: 200, description: 'A page of transactions, newest first', schema: out.envelope(z.object({ transactions: z.array(out.transaction), pagination: out.pagination })) }, errors: [400, 401, 429] },
   { method: 'get', path: '/v1/developer/transactions/{id}', tag: 'Dashboard', summary: 'One transaction', security: ['session', 'secretKey'], query: environmentOnlyQuery, success: { status: 200, description: 'The transaction', schema: out.envelope(out.transaction) }, errors: [401, 404, 429] },
   { method: 'get', path: '/v1/developer/analytics', tag: 'Dashboard', summary: 'Analytics (D42)', security: ['session', 'secretKey'], query: analyticsQuery, success: { status: 200, description: 'Volumes, counts, success rate, daily series', schema: out.envelope(out.analytics) }, errors: [400, 401, 429] },
+  { method: 'get', path: '/v1/developer/activity', tag: 'Dashboard', summary: 'Audit log (D43)', security: ['session', 'secretKey'], query: activityQuery, success: { status: 200, description: 'A page of entries, newest first', schema: out.envelope(z.object({ activity: z.array(out.activityEntry), pagination: out.pagination })) }, errors: [400, 401, 429] },
+
+  { method: 'post', path: '/v1/documents/upload/kyc', tag: 'Live access', summary: 'Upload an identity document (D32)', security: ['session'], body: z.object({ document: documentFile, document_type: kycUploadFields.shape.document_type, side: kycUploadFields.shape.side }), bodyContentType: 'multipart/form-data', success: { status: 201, description: 'The stored document', schema: out.envelope(out.document) }, errors: [400, 401, 413, 429] },
+  { method: 'post', path: '/v1/documents/upload/business', tag: 'Live access', summary: 'Upload a business document (D32)', security: ['session'], body: z.object({ document: documentFile, document_type: businessUploadFields.shape.document_type }), bodyContentType: 'multipart/form-data', success: { status: 201, description: 'The stored document', schema: out.envelope(out.document) }, errors: [400, 401, 413, 429] },
+  { method: 'get', path: '/v1/documents', tag: 'Live access', summary: 'List uploaded documents (D32)', security: ['session'], success: { status: 200, description: 'Documents', schema: out.envelope(z.object({ documents: z.array(out.document) })) }, errors: [401, 429] },
+  { method: 'post', path: '/v1/developer/live-access/request', tag: 'Live access', summary: 'Request live access (D30)', security: ['session'], body: liveAccessRequestBody, success: { status: 201, description: 'The request, under review', schema: out.envelope(out.liveAccessStatus) }, errors: [400, 401, 409, 429] },
+  { method: 'get', path: '/v1/developer/live-access/status', tag: 'Live access', summary: 'Live access status (D30)', security: ['session'], success: { status: 200, description: 'The status', schema: out.envelope(out.liveAccessStatus) }, errors: [401, 429] },
+  { method: 'post', path: '/v1/developer/live-access/respond', tag: 'Live access', summary: 'Answer the reviewers\' question (D30)', security: ['session'], body: respondBody, success: { status: 200, description: 'Recorded; 202 when the review resumes shortly', schema: out.envelope(out.liveAccessStatus) }, errors: [400, 401, 409, 429] },
+  { method: 'post', path: '/v1/developer/live-access/live-key', tag: 'Live access', summary: 'Reveal the first live key, once (D3)', security: ['session'], success: { status: 200, description: 'The live key; never shown again', schema: out.envelope(out.revealedKey) }, errors: [401, 404, 409, 429] },
+
   { method: 'get', path: '/v1/developer/keys', tag: 'Keys', summary: 'List secret keys, masked (D3)', security: ['session'], query: environmentOnlyQuery, success: { status: 200, description: 'Keys', schema: out.envelope(z.object({ keys: z.array(out.keySummary) })) }, errors: [401, 429] },
   { method: 'post', path: '/v1/developer/keys/{environment}/roll', tag: 'Keys', summary: 'Roll the keys of an environment (D3)', security: ['session'], body: rollKeyBody, success: { status: 201, description: 'The new key, shown once', schema: out.envelope(z.object({ key: z.object({ id: z.string(), environment: z.string(), secret: z.string(), last4: z.string(), created_at: z.string() }), previous_keys_expire_at: z.string() })) }, errors: [400, 401, 409, 429] },
 ];
@@ -115,7 +133,7 @@ function toRouteConfig(doc: RouteDoc, errors: { envelope: z.ZodType; plain: z.Zo
       params: pathParams(doc.path),
       query: doc.query,
       headers,
-      body: doc.body ? { content: { 'application/json': { schema: doc.body } }, required: false } : undefined,
+      body: doc.body ? { content: { [doc.bodyContentType ?? 'application/json']: { schema: doc.body } }, required: doc.bodyContentType !== undefined } : undefined,
     },
     responses,
   };

@@ -37,11 +37,17 @@ export async function insertActivityEntries(db: Db | Knex.Transaction, entries: 
   await db('activity_log').insert(rows).onConflict('id').ignore();
 }
 
-/** The entries of a merchant and environment, newest first (issue 6 adds pagination). */
-export async function listActivityEntries(db: Db, scope: { merchantId: string; environment: Environment }): Promise<ActivityEntry[]> {
-  const rows = await db<ActivityRow>('activity_log')
+/** The entries of a merchant and environment, newest first; one page when `page` is given (D43). */
+export async function listActivityEntries(
+  db: Db,
+  scope: { merchantId: string; environment: Environment },
+  page?: { page: number; limit: number },
+): Promise<ActivityEntry[]> {
+  const query = db<ActivityRow>('activity_log')
     .where({ merchant_id: scope.merchantId, environment: scope.environment })
     .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  if (page) query.limit(page.limit).offset((page.page - 1) * page.limit);
+  const rows = await query;
   return rows.map((row) => ({
     id: row.id,
     merchantId: row.merchant_id,
@@ -52,4 +58,10 @@ export async function listActivityEntries(db: Db, scope: { merchantId: string; e
     ip: row.ip,
     createdAt: iso(row.created_at),
   }));
+}
+
+/** How many entries a merchant and environment has (D43 pagination). */
+export async function countActivityEntries(db: Db, scope: { merchantId: string; environment: Environment }): Promise<number> {
+  const [{ total }] = (await db('activity_log').where({ merchant_id: scope.merchantId, environment: scope.environment }).count('id as total')) as unknown as [{ total: number }];
+  return Number(total);
 }

@@ -4,8 +4,8 @@
  */
 import type { Environment } from './environment';
 
-/** Who acted: a developer (session), a reviewer or operator (admin command), or the service. */
-export type ActorType = 'developer' | 'reviewer' | 'operator' | 'system';
+/** Who acted: a developer (session), a secret key, a reviewer or operator (admin command), or the service. */
+export type ActorType = 'developer' | 'api_key' | 'reviewer' | 'operator' | 'system';
 
 /** The actor of an entry: `id` is a developer id, a reviewer's or operator's name, or a process name. */
 export interface Actor {
@@ -26,7 +26,16 @@ export type ActivityAction =
   | 'api_key.created'
   | 'api_key.revealed'
   | 'merchant.plan_changed'
-  | 'merchant.limits_changed';
+  | 'merchant.limits_changed'
+  | 'payment.created'
+  | 'payment.cancelled'
+  | 'refund.created'
+  | 'profile.updated'
+  | 'api_key.rolled'
+  | 'webhook.created'
+  | 'webhook.updated'
+  | 'webhook.deleted'
+  | 'webhook.secret_rotated';
 
 /** An entry to write; `id` is `act_…` (derived from the step where a retry could repeat it). */
 export interface ActivityEntry {

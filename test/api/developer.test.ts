@@ -176,4 +176,28 @@ describe('dashboard endpoints (D3, D40–D42)', function () {
       expect((await call('/v1/developer/keys/sandbox/roll', { headers: auth, body: { expires_in_hours: -1 } })).status).to.equal(400);
     });
   });
+
+  describe('activity (D43)', () => {
+    it('lists every change made through the API with its actor, newest first, paginated', async () => {
+      const developer = await registerDeveloper();
+      const payment = await completedPayment(developer);
+      const refund = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 100 } });
+      await call('/v1/developer/profile', { method: 'PUT', headers: { authorization: `Bearer ${developer.token}` }, body: { name: 'Renamed' } });
+      const rolled = await call('/v1/developer/keys/sandbox/roll', { headers: { authorization: `Bearer ${developer.token}` }, method: 'POST' });
+      const response = await call('/v1/developer/activity', { headers: { authorization: `Bearer ${developer.token}` } });
+      expect(response.status).to.equal(200);
+      const entries = response.body.data.activity as { id: string; actor: { type: string; id: string }; action: string; target: string; ip: string | null }[];
+      expect(entries.map((e) => e.action)).to.deep.equal(['api_key.rolled', 'profile.updated', 'refund.created', 'payment.created']);
+      expect(entries[0]).to.deep.include({ target: rolled.body.data.key.id, actor: { type: 'developer', id: entries[1]?.actor.id } });
+      expect(entries[2]).to.include({ target: refund.body.data.id });
+      expect(entries[2]?.actor.type).to.equal('api_key');
+      expect(entries[3]).to.include({ target: payment.id });
+      expect(entries[3]?.id).to.match(/^act_/);
+      expect(entries[3]?.ip).to.be.a('string');
+      const page = await call('/v1/developer/activity?limit=1&page=2', { key: developer.key });
+      expect(page.body.data.pagination).to.deep.equal({ page: 2, limit: 1, total: 4, total_pages: 4 });
+      expect(page.body.data.activity[0].action).to.equal('profile.updated');
+      expect((await call('/v1/developer/activity?limit=0', { key: developer.key })).status).to.equal(400);
+    });
+  });
 });

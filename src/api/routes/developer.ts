@@ -8,6 +8,9 @@ import type { Config } from '../../config';
 import { findDeveloperById, listKeys, rollKeys, updateDeveloperProfile, type DeveloperRow, type KeyRow } from '../../db/developers';
 import type { Db } from '../../db/knex';
 import { computeAnalytics, findTransaction, listTransactions } from '../../db/transactions';
+import { countActivityEntries, listActivityEntries } from '../../db/activity-log';
+import { toActivityView } from '../../domain/activity-log';
+import { audit } from '../../services/audit';
 import { DomainError, validationError } from '../../domain/errors';
 import { ID_PREFIXES } from '../../domain/ids';
 import { newId } from '../../lib/ids';
@@ -16,6 +19,7 @@ import { respond } from '../envelope';
 import { principalOf, sessionOrSecretKey, sessionToken } from '../middleware/auth';
 import { jsonBody } from '../middleware/json-body';
 import {
+  activityQuery,
   analyticsQuery,
   environmentOnlyQuery,
   environmentParam,
@@ -90,6 +94,7 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
     const changes = parseOrThrow(profileBody, body);
     const row = await updateDeveloperProfile(deps.db, principalOf(ctx).developerId, changes);
     if (!row) throw new DomainError('not_found', 'developer not found');
+    await audit(deps.db, principalOf(ctx), 'profile.updated', row.id, ctx.ip);
     respond(ctx, 200, 'Profile updated', profileView(row));
   });
 
@@ -128,6 +133,17 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
     respond(ctx, 200, 'Analytics retrieved', await computeAnalytics(deps.db, principalOf(ctx), from, to));
   });
 
+  /** Activity (D43): the audit log, newest first → 200 envelope `{activity, pagination}`. */
+  router.get('/activity', either, async (ctx) => {
+    const query = parseOrThrow(activityQuery, ctx.query);
+    const scope = principalOf(ctx);
+    const [entries, total] = await Promise.all([listActivityEntries(deps.db, scope, query), countActivityEntries(deps.db, scope)]);
+    respond(ctx, 200, 'Activity retrieved', {
+      activity: entries.map(toActivityView),
+      pagination: { page: query.page, limit: query.limit, total, total_pages: Math.ceil(total / query.limit) },
+    });
+  });
+
   /** Keys (D3), session token only → 200 envelope `{keys}` (masked). */
   router.get('/keys', session, async (ctx) => {
     parseOrThrow(environmentOnlyQuery, ctx.query);
@@ -148,6 +164,7 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
     const expiresAt = new Date(Date.now() + body.expires_in_hours * 3600_000);
     const rolled = await rollKeys(deps.db, principalOf(ctx).merchantId, environment, { id, hash: key.hash, last4: key.last4 }, expiresAt);
     if (rolled === 0) throw new DomainError('conflict', `there is no active ${environment} key to roll`);
+    await audit(deps.db, { ...principalOf(ctx), environment }, 'api_key.rolled', id, ctx.ip);
     respond(ctx, 201, 'Key rolled', {
       key: { id, environment, secret: key.secret, last4: key.last4, created_at: new Date().toISOString() },
       previous_keys_expire_at: expiresAt.toISOString(),

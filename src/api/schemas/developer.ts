@@ -72,3 +72,6 @@ export const environmentParam = z.object({ environment: z.enum(['sandbox', 'live
 
 /** The environment query accepted by every dashboard endpoint (D4). */
 export const environmentOnlyQuery = z.strictObject({ environment });
+
+/** `GET /v1/developer/activity` (D43): page and limit. */
+export const activityQuery = z.strictObject({ ...pagination, environment });

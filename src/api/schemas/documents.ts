@@ -1,5 +1,5 @@
 /** Form fields of the document uploads (D32); the file itself is the multipart field `document`. */
-import { z } from 'zod';
+import { z } from '../../lib/zod';
 import { BUSINESS_DOCUMENT_TYPES, DOCUMENT_SIDES, IDENTITY_DOCUMENT_TYPES } from '../../domain/documents';
 
 /**

@@ -1,5 +1,5 @@
 /** Bodies of `POST /v1/developer/live-access/request` and `/respond` (interface.md; D30). */
-import { z } from 'zod';
+import { z } from '../../lib/zod';
 import { BUSINESS_TYPES, USE_CASE_MIN_LENGTH } from '../../domain/live-access';
 
 /**

@@ -150,3 +150,45 @@ export const analytics = z.object({
   success_rate: z.number().nullable(),
   daily: z.array(z.object({ date: z.string(), currency: z.string(), payments: z.number().int(), completed: z.number().int(), completed_volume: z.number().int() })),
 });
+
+/** An uploaded document (D32). */
+export const document = z.object({
+  id: z.string(),
+  object: z.literal('document'),
+  category: z.enum(['kyc', 'business']),
+  document_type: z.string(),
+  side: z.enum(['front', 'back']).nullable(),
+  file_name: z.string(),
+  content_type: z.enum(['application/pdf', 'image/jpeg', 'image/png']),
+  size: z.number().int(),
+  sha256: z.string(),
+  uploaded_at: timestamp,
+});
+
+/** The live access status (D30). */
+export const liveAccessStatus = z.object({
+  status: z.enum(['none', 'pending', 'approved', 'rejected']),
+  has_live_access: z.boolean(),
+  live_access_request: z
+    .object({
+      id: z.string(),
+      status: z.enum(['under_review', 'more_info_required', 'approved', 'rejected']),
+      requested_at: timestamp,
+      decided_at: timestamp.optional(),
+      reviewer_message: z.string().optional(),
+    })
+    .optional(),
+});
+
+/** The first live key, revealed once (D3). */
+export const revealedKey = z.object({ id: z.string(), object: z.literal('api_key'), environment: z.literal('live'), secret: z.string(), last4: z.string(), created_at: timestamp });
+
+/** An audit log entry (D43). */
+export const activityEntry = z.object({
+  id: z.string(),
+  actor: z.object({ type: z.enum(['developer', 'api_key', 'reviewer', 'operator', 'system']), id: z.string() }),
+  action: z.string(),
+  target: z.string(),
+  ip: z.string().nullable(),
+  created_at: timestamp,
+});
