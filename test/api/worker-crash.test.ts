@@ -65,7 +65,7 @@ describe('worker killed with SIGKILL while payments are pending (D20, D22)', fun
 
   async function waitAll(key: string, ids: string[], wanted: string, timeoutMs: number): Promise<string[]> {
     const deadline = Date.now() + timeoutMs;
-    let statuses: string[] = [];
+    let statuses: string[];
     do {
       statuses = await Promise.all(ids.map((id) => status(key, id)));
       if (statuses.every((s) => s === wanted)) break;
