@@ -42,7 +42,15 @@ const schema = z.object({
   EXPIRY_WALLET_SECONDS: positiveSeconds.default(24 * 3600),
   /** How long a completed payment takes refunds, in days (docs/payments.md). */
   REFUND_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
-});
+  /**
+   * Whether sandbox webhooks may target loopback, private and link-local hosts (D26). Unset: on
+   * outside production, off in production. Live webhooks never may.
+   */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag.optional(),
+}).transform((config) => ({
+  ...config,
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production',
+}));
 
 /** The validated configuration; all durations carry their unit in the name. */
 export type Config = z.infer<typeof schema>;

@@ -5,12 +5,10 @@ import type { Config } from '../../config';
 import { findEvent, listEvents } from '../../db/events';
 import type { Db } from '../../db/knex';
 import { DomainError } from '../../domain/errors';
+import { EVENT_NAMES } from '../../domain/events';
 import { respond } from '../envelope';
 import { principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { parseOrThrow } from '../schemas/validate';
-
-/** Event names the service writes (interface.md, Events; D22). */
-export const EVENT_NAMES = ['payment.created', 'payment.completed', 'payment.failed', 'payment.cancelled', 'refund.completed', 'webhook.created'] as const;
 
 /** Query of the list: `page` ≥ 1 (default 1), `limit` 1–100 (default 10), `type` one event name. */
 export const listEventsQuery = z.strictObject({

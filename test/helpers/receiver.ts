@@ -1,0 +1,86 @@
+/**
+ * A real webhook receiver for tests: node:http on 127.0.0.1 on a free port, recording every request
+ * with its raw body, and answering what the test's responder says (default 204).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request the receiver got; `body` is the raw body as sent. */
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** Wall-clock time of arrival, in milliseconds. */
+  receivedAt: number;
+}
+
+/** What to answer: status, headers, body; `delayMs` waits before answering (0 = at once). */
+export interface ReceiverAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  delayMs?: number;
+}
+
+/** Decides the answer to a request (the n-th is `requests.length` after it was recorded). */
+export type Responder = (request: ReceivedRequest, index: number) => ReceiverAnswer;
+
+/** A running receiver. */
+export interface Receiver {
+  /** `http://127.0.0.1:{port}` */
+  origin: string;
+  /** Every request so far, in order of arrival. */
+  requests: ReceivedRequest[];
+  /** Replaces the responder. */
+  respond(responder: Responder): void;
+  /** Resolves once `count` requests arrived; rejects after `timeoutMs`. */
+  waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  close(): Promise<void>;
+}
+
+/** Starts a receiver answering with `responder` (default: 204 No Content). */
+export async function startReceiver(responder: Responder = () => ({ status: 204 })): Promise<Receiver> {
+  let current = responder;
+  const requests: ReceivedRequest[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+      requests.push(received);
+      const answer = current(received, requests.length - 1);
+      for (const waiter of waiters.filter((w) => requests.length >= w.count)) waiter.resolve();
+      const send = () => {
+        if (res.destroyed) return;
+        res.writeHead(answer.status, answer.headers);
+        res.end(answer.body);
+      };
+      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      else send();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    respond(next) {
+      current = next;
+    },
+    waitFor(count, timeoutMs = 20_000) {
+      if (requests.length >= count) return Promise.resolve(requests);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`receiver got ${requests.length} of ${count} requests in ${timeoutMs} ms`)), timeoutMs);
+        waiters.push({ count, resolve: () => { clearTimeout(timer); resolve(requests); } });
+      });
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
