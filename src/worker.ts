@@ -8,13 +8,17 @@ import { loadConfigOrExit, type Config } from './config';
 import { createDb } from './db/knex';
 import { createLogger } from './logger';
 import { providerRegistryFromConfig } from './providers/registry';
-import { connectWorker } from './temporal';
+import { connectClient, connectWorker } from './temporal';
 
-/** Activity dependencies built from configuration (database pool, provider adapters). */
-export function createActivityDeps(config: Config): ActivityDeps {
+/**
+ * Activity dependencies built from configuration: database pool, provider adapters, and a Temporal
+ * client with which activities that write events start their webhook deliveries (D22).
+ */
+export async function createActivityDeps(config: Config): Promise<ActivityDeps> {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX);
   const providers = providerRegistryFromConfig(db, config);
-  return { db, providers };
+  const temporal = await connectClient(config);
+  return { db, providers, temporal, config };
 }
 
 /**
@@ -28,7 +32,7 @@ export function workerOptions(deps: ActivityDeps, taskQueue: string): Pick<Worke
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('worker', config.LOG_LEVEL);
-  const deps = createActivityDeps(config);
+  const deps = await createActivityDeps(config);
   const connection = await connectWorker(config);
   const worker = await Worker.create({
     connection,
@@ -38,6 +42,7 @@ async function main(): Promise<void> {
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
   await worker.run();
   await deps.db.destroy();
+  await deps.temporal.connection.close();
   await connection.close();
   logger.info('worker stopped');
 }

@@ -1,2 +1,3 @@
 /** Every workflow the worker runs (the bundle's entry point). */
 export { paymentWorkflow } from './payment-workflow';
+export { webhookDeliveryWorkflow } from './webhook-delivery-workflow';
