@@ -19,6 +19,7 @@ import { merchantPaymentRoutes } from './routes/merchant-payments';
 import { paymentRoutes } from './routes/payments';
 import { providerCallbackRoutes } from './routes/provider-callbacks';
 import { sandboxRoutes } from './routes/sandbox';
+import { webhookRoutes } from './routes/webhooks';
 
 /** Everything the API needs, injected. */
 export interface AppDeps {
@@ -55,5 +56,6 @@ export function createApp(deps: AppDeps): Koa {
   mount(app, providerCallbackRoutes(deps));
   mount(app, sandboxRoutes(deps));
   mount(app, eventRoutes(deps));
+  mount(app, webhookRoutes(deps));
   return app;
 }

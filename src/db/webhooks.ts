@@ -381,7 +381,10 @@ export interface AttemptRecord {
   nextAttemptAt: string | null;
 }
 
-function attemptRow(record: AttemptRecord) {
+/** What is stored of an attempt. */
+type AttemptFields = Pick<AttemptRecord, 'deliveryId' | 'attempt' | 'attemptedAt' | 'outcome'>;
+
+function attemptRow(record: AttemptFields) {
   return {
     delivery_id: record.deliveryId,
     attempt: record.attempt,
@@ -426,7 +429,7 @@ export async function cancelDelivery(db: Db, deliveryId: string, now: Date): Pro
 }
 
 /** Records a test delivery (D29) and its single attempt, in one transaction. */
-export async function insertTestDelivery(db: Db, delivery: DeliveryRecord, attempt: AttemptRecord): Promise<void> {
+export async function insertTestDelivery(db: Db, delivery: DeliveryRecord, attempt: AttemptFields): Promise<void> {
   await db.transaction(async (trx) => {
     await trx('webhook_deliveries').insert(deliveryRow(delivery));
     await trx('webhook_attempts').insert(attemptRow(attempt));

@@ -2,8 +2,10 @@
  * A real webhook receiver for tests: node:http on 127.0.0.1 on a free port, recording every request
  * with its raw body, and answering what the test's responder says (default 204).
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 
 /** One request the receiver got; `body` is the raw body as sent. */
 export interface ReceivedRequest {
@@ -83,4 +85,19 @@ export async function startReceiver(responder: Responder = () => ({ status: 204 
       });
     },
   };
+}
+
+/**
+ * Verifies a received delivery as a merchant would (D28): with the npm `standardwebhooks` library
+ * unchanged, and with the hex scheme (`X-Webhook-Signature: sha256=<hex HMAC of the raw body>`,
+ * keyed with the secret as shown).
+ * @returns the verified payload
+ * @throws when either signature does not verify
+ */
+export function verifyDelivery(request: ReceivedRequest, secret: string): { id: string; event: string; created_at: string; data: any } {
+  const payload = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as { id: string; event: string; created_at: string; data: any };
+  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(request.body).digest('hex')}`);
+  const received = Buffer.from(String(request.headers['x-webhook-signature'] ?? ''));
+  if (expected.length !== received.length || !timingSafeEqual(expected, received)) throw new Error('X-Webhook-Signature does not match');
+  return payload;
 }
