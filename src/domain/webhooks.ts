@@ -5,6 +5,9 @@
  */
 import type { Environment } from './environment';
 
+/** The event of a webhook test (D29): sent only by `POST /developer/webhooks/{id}/test`, never subscribed to nor listed as an event. */
+export const TEST_EVENT_NAME = 'webhook.test';
+
 /** Status of a webhook endpoint (D25): `failed` after a delivery's fifth failure (D27). */
 export const WEBHOOK_STATUSES = ['enabled', 'disabled', 'failed'] as const;
 /** One webhook status. */

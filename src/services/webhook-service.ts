@@ -26,7 +26,6 @@ import {
   type WebhookRecord,
 } from '../db/webhooks';
 import { DomainError, validationError } from '../domain/errors';
-import { TEST_EVENT_NAME, type EventName } from '../domain/events';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Principal } from '../domain/principal';
 import {
@@ -35,6 +34,7 @@ import {
   MAX_WEBHOOKS_PER_SCOPE,
   privateTargetsAllowed,
   receivesDeliveries,
+  TEST_EVENT_NAME,
   type WebhookStatus,
 } from '../domain/webhooks';
 import { deriveId, newId } from '../lib/ids';
@@ -90,7 +90,7 @@ async function checkedUrl(deps: WebhookServiceDeps, raw: string, owner: Principa
 }
 
 /** The subscribed names without repeats, in the order given. */
-function distinct(events: readonly EventName[]): string[] {
+function distinct(events: readonly string[]): string[] {
   return [...new Set(events)];
 }
 
@@ -124,7 +124,7 @@ export async function listWebhooks(deps: Pick<WebhookServiceDeps, 'db'>, owner: 
 export async function createWebhook(
   deps: WebhookServiceDeps,
   owner: Principal,
-  request: { url: string; events: readonly EventName[]; description?: string },
+  request: { url: string; events: readonly string[]; description?: string },
 ): Promise<WebhookWithSecret> {
   const url = await checkedUrl(deps, request.url, owner);
   const now = new Date().toISOString();
@@ -165,7 +165,7 @@ export async function createWebhook(
 /** A change of a webhook (D25): any of url, events, status (`enabled`/`disabled`), description (null clears it). */
 export interface WebhookChange {
   url?: string;
-  events?: readonly EventName[];
+  events?: readonly string[];
   status?: Extract<WebhookStatus, 'enabled' | 'disabled'>;
   description?: string | null;
 }

@@ -3,9 +3,9 @@
  * rules of D26 (scheme per environment, where the host points) are checked by the service.
  */
 import { z } from 'zod';
-import { EVENT_NAMES } from '../../domain/events';
 import { MAX_WEBHOOK_URL_LENGTH, SETTABLE_WEBHOOK_STATUSES } from '../../domain/webhooks';
 import { pageQueryFields } from '../pagination';
+import { EVENT_NAMES } from '../routes/events';
 
 const url = z.string().min(1).max(MAX_WEBHOOK_URL_LENGTH);
 /** Subscribed event names: at least one, each a known name (unknown → 400, D25); repeats are dropped. */
