@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 
+/** Creates `webhooks` with checks on environment, status (D25) and a non-empty events array. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webhooks', (t) => {
     t.text('id').primary();
@@ -28,6 +29,7 @@ export async function up(knex: Knex): Promise<void> {
       ADD CONSTRAINT webhooks_events_check CHECK (jsonb_typeof(events) = 'array' AND jsonb_array_length(events) >= 1)`);
 }
 
+/** Drops `webhooks`. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('webhooks');
 }

@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 
+/** Creates `webhook_deliveries` with checks on status and the number of attempts (at most 5, D27). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webhook_deliveries', (t) => {
     t.text('id').primary();
@@ -29,6 +30,7 @@ export async function up(knex: Knex): Promise<void> {
       ADD CONSTRAINT webhook_deliveries_attempts_check CHECK (attempt_count BETWEEN 0 AND 5)`);
 }
 
+/** Drops `webhook_deliveries`. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('webhook_deliveries');
 }

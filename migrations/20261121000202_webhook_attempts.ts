@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 
+/** Creates `webhook_attempts`: attempt 1–5, duration ≥ 0 ms, response excerpt ≤ 1024 bytes (D27). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webhook_attempts', (t) => {
     t.text('delivery_id').notNullable().references('id').inTable('webhook_deliveries').onDelete('CASCADE');
@@ -22,6 +23,7 @@ export async function up(knex: Knex): Promise<void> {
       ADD CONSTRAINT webhook_attempts_body_check CHECK (octet_length(response_body) <= 1024)`);
 }
 
+/** Drops `webhook_attempts`. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('webhook_attempts');
 }
