@@ -17,7 +17,7 @@ const booleanFlag = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
 
-const schema = z.object({
+const settings = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
@@ -62,13 +62,24 @@ const schema = z.object({
   MAIL_FROM: z.string().min(3).default('Paycollect <no-reply@paycollect.local>'),
   /** Comma-separated addresses of the live access reviewers, who get new requests and reminders (D30). */
   LIVE_ACCESS_REVIEWER_EMAILS: emailList.default(['reviewers@paycollect.local']),
+  /**
+   * Whether sandbox webhooks may target loopback, private and link-local hosts (D26). Unset: on
+   * outside production, off in production. Live webhooks never may.
+   */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag.optional(),
 });
+
+/** The settings with the defaults that depend on other settings filled in. */
+const schema = settings.transform((config) => ({
+  ...config,
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production',
+}));
 
 /** The validated configuration; all durations carry their unit in the name. */
 export type Config = z.infer<typeof schema>;
 
 /** What the admin command (D31) reads: PostgreSQL, Temporal and the document store, no secrets. */
-const adminSchema = schema.pick({
+const adminSchema = settings.pick({
   NODE_ENV: true,
   DATABASE_URL: true,
   TEMPORAL_ADDRESS: true,

@@ -46,3 +46,18 @@ describe('config of live access and mail (D30, D32, D33)', () => {
     expect(() => loadAdminConfig({})).to.throw(ConfigError, /DATABASE_URL/);
   });
 });
+
+describe('config: webhook private targets (D26)', () => {
+  const valid = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', JWT_SECRET: 'x'.repeat(32), PROVIDER_CALLBACK_SECRET: 'y'.repeat(32) };
+
+  it('allows private sandbox targets by default outside production and refuses them in production', () => {
+    expect(loadConfig({ ...valid, NODE_ENV: 'development' }).WEBHOOK_ALLOW_PRIVATE_TARGETS).to.equal(true);
+    expect(loadConfig({ ...valid, NODE_ENV: 'test' }).WEBHOOK_ALLOW_PRIVATE_TARGETS).to.equal(true);
+    expect(loadConfig({ ...valid, NODE_ENV: 'production' }).WEBHOOK_ALLOW_PRIVATE_TARGETS).to.equal(false);
+  });
+
+  it('takes an explicit setting either way', () => {
+    expect(loadConfig({ ...valid, NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }).WEBHOOK_ALLOW_PRIVATE_TARGETS).to.equal(true);
+    expect(loadConfig({ ...valid, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' }).WEBHOOK_ALLOW_PRIVATE_TARGETS).to.equal(false);
+  });
+});

@@ -25,6 +25,7 @@ import { liveAccessRoutes } from './routes/live-access';
 import { paymentRoutes } from './routes/payments';
 import { providerCallbackRoutes } from './routes/provider-callbacks';
 import { sandboxRoutes } from './routes/sandbox';
+import { webhookRoutes } from './routes/webhooks';
 
 /** Everything the API needs, injected. */
 export interface AppDeps {
@@ -58,6 +59,7 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
     developerRoutes(deps),
     documentRoutes(deps),
     liveAccessRoutes(deps),
+    webhookRoutes(deps),
   ];
 }
 

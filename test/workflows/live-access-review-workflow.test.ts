@@ -74,7 +74,8 @@ describe('liveAccessReviewWorkflow (time-skipping, D3, D30, D33, D43)', function
         db,
         providers: createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, callbackSecret: 'x'.repeat(32) }),
         mailer: createMailer({ ...config, MAIL_OUTBOX_DIR: outbox }),
-        config,
+        temporal: env.client,
+        config: { ...config, TEMPORAL_TASK_QUEUE: TASK_QUEUE },
       }),
     });
     running = worker.run();

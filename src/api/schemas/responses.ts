@@ -192,3 +192,48 @@ export const activityEntry = z.object({
   ip: z.string().nullable(),
   created_at: timestamp,
 });
+
+/** A webhook endpoint (D25), never with its secret. */
+export const webhook = z.object({
+  id: z.string(),
+  object: z.literal('webhook'),
+  url: z.string(),
+  events: z.array(z.string()),
+  status: z.enum(['enabled', 'disabled', 'failed']),
+  description: z.string().nullable(),
+  environment: z.enum(['sandbox', 'live']),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+/** A webhook with its signing secret, shown on create and rotate-secret only (D25). */
+export const webhookWithSecret = webhook.extend({ secret: z.string() });
+
+/** One delivery attempt (D27). */
+export const deliveryAttempt = z.object({
+  attempt: z.number().int(),
+  attempted_at: timestamp,
+  status_code: z.number().int().nullable(),
+  response_body: z.string().nullable(),
+  duration_ms: z.number(),
+  error: z.string().nullable(),
+});
+
+/** A delivery of one event to one webhook, with its attempts (D27). */
+export const delivery = z.object({
+  id: z.string(),
+  object: z.literal('webhook_delivery'),
+  webhook_id: z.string(),
+  event_id: z.string(),
+  event: z.string(),
+  status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
+  attempt_count: z.number().int(),
+  next_attempt_at: timestamp.nullable(),
+  retry_of: z.string().nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+  attempts: z.array(deliveryAttempt),
+});
+
+/** The answer of a test delivery (D29). */
+export const testDelivery = z.object({ delivered: z.boolean(), status_code: z.number().int().nullable(), duration_ms: z.number(), error: z.string().nullable() });
