@@ -12,7 +12,6 @@ import { Worker } from '@temporalio/worker';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import { createDb, type Db } from '../../src/db/knex';
-import { createMailer } from '../../src/lib/mailer';
 import { listEventsForObject, findPayment } from '../../src/db/payments';
 import type { PaymentSnapshot } from '../../src/domain/payment-record';
 import { HISTORY_EVENTS_BEFORE_CONTINUE } from '../../src/workflows/payment-workflow';
