@@ -11,6 +11,7 @@ import { computeAnalytics, findTransaction, listTransactions } from '../../db/tr
 import { countActivityEntries, listActivityEntries } from '../../db/activity-log';
 import { toActivityView } from '../../domain/activity-log';
 import { audit } from '../../services/audit';
+import { developerView } from '../../services/auth-service';
 import { DomainError, validationError } from '../../domain/errors';
 import { ID_PREFIXES } from '../../domain/ids';
 import { newId } from '../../lib/ids';
@@ -28,24 +29,14 @@ import {
   rollKeyBody,
   transactionsQuery,
 } from '../schemas/developer';
+import { paginationOf } from '../pagination';
 import { parseOrThrow } from '../schemas/validate';
 
 const DAY_MS = 86_400_000;
 
-/** The developer profile of D40. */
+/** The developer profile of D40: the developer as registration shows it, with country and phone. */
 export function profileView(row: DeveloperRow) {
-  return {
-    id: row.id,
-    merchant_id: row.merchant_id,
-    email: row.email,
-    name: row.name,
-    business_name: row.business_name,
-    country: row.country,
-    phone: row.phone,
-    plan: row.plan,
-    has_live_access: row.has_live_access,
-    created_at: row.created_at.toISOString(),
-  };
+  return { ...developerView(row), country: row.country, phone: row.phone };
 }
 
 /** A key as listed (D3): masked, never the secret. */
@@ -111,10 +102,7 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
       { statuses: query.status, method: query.method, from: query.date?.from, to: query.date?.to },
       query,
     );
-    respond(ctx, 200, 'Transactions retrieved', {
-      transactions,
-      pagination: { page: query.page, limit: query.limit, total, total_pages: Math.ceil(total / query.limit) },
-    });
+    respond(ctx, 200, 'Transactions retrieved', { transactions, pagination: paginationOf(query, total) });
   });
 
   /** One transaction by payment (`pay_…`) or refund (`ref_…`) id → 200 envelope; 404 otherwise. */
@@ -138,10 +126,7 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
     const query = parseOrThrow(activityQuery, ctx.query);
     const scope = principalOf(ctx);
     const [entries, total] = await Promise.all([listActivityEntries(deps.db, scope, query), countActivityEntries(deps.db, scope)]);
-    respond(ctx, 200, 'Activity retrieved', {
-      activity: entries.map(toActivityView),
-      pagination: { page: query.page, limit: query.limit, total, total_pages: Math.ceil(total / query.limit) },
-    });
+    respond(ctx, 200, 'Activity retrieved', { activity: entries.map(toActivityView), pagination: paginationOf(query, total) });
   });
 
   /** Keys (D3), session token only → 200 envelope `{keys}` (masked). */
