@@ -190,7 +190,12 @@ describe('liveAccessReviewWorkflow (time-skipping, D3, D30, D33, D43)', function
     await handle.signal(requestInfoSignal, { reviewer: 'ann', message: 'Please upload the back of your national ID.' });
     const waiting = await statusBecomes(request.id, 'more_info_required');
     expect(waiting).to.include({ reviewerMessage: 'Please upload the back of your national ID.', infoRounds: 1 });
-    const question = mailsAbout(outbox, request.id).find((m) => m.subject === 'More information needed for your live access request');
+    // The question's mail follows the status write in its own activity: wait for it, not for the status.
+    const question = await eventually(
+      async () => mailsAbout(outbox, request.id).find((m) => m.subject === 'More information needed for your live access request'),
+      15_000,
+      'the developer to be mailed the question',
+    );
     expect(question?.to).to.equal(developer.email);
     expect(question?.body).to.include('Please upload the back of your national ID.');
 
