@@ -91,18 +91,20 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
 
   /**
    * Transactions (D41): payments and refunds, newest first → 200 envelope
-   * `{transactions, pagination: {page, limit, total, total_pages}}`. Errors: 400 for a bad page,
-   * limit, status, method or date.
+   * `{transactions, pagination: {page, limit, total, total_pages, as_of}}`; pass `as_of` back for
+   * the next pages so transactions created meanwhile do not shift them. Errors: 400 for a bad
+   * page, limit, status, method, date or as_of.
    */
   router.get('/transactions', either, async (ctx) => {
     const query = parseOrThrow(transactionsQuery, ctx.query);
+    const asOf = query.as_of ?? new Date();
     const { transactions, total } = await listTransactions(
       deps.db,
       principalOf(ctx),
-      { statuses: query.status, method: query.method, from: query.date?.from, to: query.date?.to },
+      { statuses: query.status, method: query.method, from: query.date?.from, to: query.date?.to, asOf },
       query,
     );
-    respond(ctx, 200, 'Transactions retrieved', { transactions, pagination: paginationOf(query, total) });
+    respond(ctx, 200, 'Transactions retrieved', { transactions, pagination: { ...paginationOf(query, total), as_of: asOf.toISOString() } });
   });
 
   /** One transaction by payment (`pay_…`) or refund (`ref_…`) id → 200 envelope; 404 otherwise. */

@@ -13,6 +13,8 @@ const environment = z.enum(['sandbox', 'live']).optional();
 /** `GET /v1/developer/transactions` (D41): `status` one or more, comma-separated; `method`; `date`. */
 export const transactionsQuery = z.strictObject({
   ...pageQueryFields,
+  /** The `pagination.as_of` of the first page: later pages then ignore transactions created since. */
+  as_of: z.iso.datetime({ offset: true }).transform((value) => new Date(value)).optional(),
   status: z
     .string()
     .transform((value) => value.split(',').map((s) => s.trim()))
