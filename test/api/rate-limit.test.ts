@@ -97,4 +97,10 @@ describe('rate limits shared by two API processes (D50)', function () {
     expect(status).to.equal(429);
     expect(attempts).to.be.at.most(6);
   });
+
+  it('does not limit signed provider callbacks (they come at the provider\'s pace)', async () => {
+    const response = await fetch(`${urls[0]}/v1/provider-callbacks/momo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(response.status).to.equal(400);
+    expect(response.headers.get('x-ratelimit-limit')).to.equal(null);
+  });
 });
