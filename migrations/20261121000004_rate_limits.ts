@@ -1,7 +1,4 @@
-/**
- * Rate-limit counters (D50), in the table shape rate-limiter-flexible's PostgreSQL store uses, and
- * an enterprise merchant's custom limits (set with the admin command).
- */
+/** Rate-limit counters (D50), in the table shape rate-limiter-flexible's PostgreSQL store uses. */
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
@@ -10,16 +7,8 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('points').notNullable().defaultTo(0);
     t.bigInteger('expire');
   });
-  await knex.schema.alterTable('developers', (t) => {
-    t.integer('rate_limit_per_minute');
-    t.integer('rate_limit_per_hour');
-  });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('developers', (t) => {
-    t.dropColumn('rate_limit_per_minute');
-    t.dropColumn('rate_limit_per_hour');
-  });
   await knex.schema.dropTable('rate_limits');
 }

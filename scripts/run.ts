@@ -86,6 +86,8 @@ async function main(): Promise<void> {
     say(`API          http://127.0.0.1:${port}/v1   (health: /healthz, readiness: /readyz)`);
     say(`Temporal UI  ${temporal.uiUrl}`);
     say(`metrics      http://127.0.0.1:${port}/metrics (API), http://127.0.0.1:${process.env.WORKER_METRICS_PORT ?? '9464'}/metrics (worker)`);
+    // The embedded database's local-only URL; a DATABASE_URL of your own is not echoed.
+    say(`Reviewers    ${database ? `DATABASE_URL=${databaseUrl} ` : ''}npm run admin -- live-access list`);
     say('press Ctrl-C to stop everything');
   } catch (error) {
     process.stderr.write(`[run] ${error instanceof Error ? error.message : String(error)}\n`);

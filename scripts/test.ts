@@ -84,6 +84,8 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     WORKER_METRICS_PORT: '0',
     TEST_RUN_DIR: runDir,
+    DOCUMENT_STORE_DIR: path.join(runDir, 'documents'),
+    MAIL_OUTBOX_DIR: path.join(runDir, 'mail'),
   });
 
   const mocha = new Mocha({ timeout: 60_000, reporter: 'spec', rootHooks: mochaHooks });

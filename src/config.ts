@@ -3,15 +3,21 @@
  * This module is the only reader of `process.env` in `src/` (style guide). A bad setting stops the
  * process with a message naming it (`loadConfig` throws {@link ConfigError}).
  */
+import path from 'node:path';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveSeconds = z.coerce.number().int().positive();
+const emailList = z
+  .string()
+  .transform((value) => value.split(',').map((address) => address.trim()).filter((address) => address !== ''))
+  .pipe(z.array(z.email()).min(1, 'must name at least one e-mail address'));
+const folder = (relative: string) => z.string().min(1).default(relative).transform((value) => path.resolve(value));
 const booleanFlag = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
 
-const schema = z.object({
+const settings = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
@@ -51,10 +57,45 @@ const schema = z.object({
   EXPIRY_WALLET_SECONDS: positiveSeconds.default(24 * 3600),
   /** How long a completed payment takes refunds, in days (docs/payments.md). */
   REFUND_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
+  /** Folder of the local blob store holding uploaded documents (D32); relative to the working directory. */
+  DOCUMENT_STORE_DIR: folder('var/documents'),
+  /** SMTP server for outgoing mail (D33), e.g. `smtps://user:pass@mail.example.com`; unset = write `.eml` files. */
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  /** Folder the mailer writes `.eml` files to when SMTP_URL is unset (D33). */
+  MAIL_OUTBOX_DIR: folder('var/mail'),
+  /** Sender of every e-mail (D33). */
+  MAIL_FROM: z.string().min(3).default('Paycollect <no-reply@paycollect.local>'),
+  /** Comma-separated addresses of the live access reviewers, who get new requests and reminders (D30). */
+  LIVE_ACCESS_REVIEWER_EMAILS: emailList.default(['reviewers@paycollect.local']),
+  /**
+   * Whether sandbox webhooks may target loopback, private and link-local hosts (D26). Unset: on
+   * outside production, off in production. Live webhooks never may.
+   */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag.optional(),
 });
+
+/** The settings with the defaults that depend on other settings filled in. */
+const schema = settings.transform((config) => ({
+  ...config,
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production',
+}));
 
 /** The validated configuration; all durations carry their unit in the name. */
 export type Config = z.infer<typeof schema>;
+
+/** What the admin command (D31) reads: PostgreSQL, Temporal and the document store, no secrets. */
+const adminSchema = settings.pick({
+  NODE_ENV: true,
+  DATABASE_URL: true,
+  TEMPORAL_ADDRESS: true,
+  TEMPORAL_NAMESPACE: true,
+  TEMPORAL_API_KEY: true,
+  TEMPORAL_TLS: true,
+  DOCUMENT_STORE_DIR: true,
+});
+
+/** The admin command's configuration. */
+export type AdminConfig = z.infer<typeof adminSchema>;
 
 /** Raised when an environment variable is missing or invalid; the message names each bad setting. */
 export class ConfigError extends Error {
@@ -69,8 +110,20 @@ export class ConfigError extends Error {
  * @throws ConfigError naming every setting that is missing or invalid.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  return parseEnvironment(schema, env);
+}
+
+/**
+ * Parses the settings the admin command needs (D31), so it runs without the API's secrets.
+ * @throws ConfigError naming every setting that is missing or invalid.
+ */
+export function loadAdminConfig(env: Record<string, string | undefined> = process.env): AdminConfig {
+  return parseEnvironment(adminSchema, env);
+}
+
+function parseEnvironment<S extends z.ZodType>(shape: S, env: Record<string, string | undefined>): z.infer<S> {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
-  const parsed = schema.safeParse(cleaned);
+  const parsed = shape.safeParse(cleaned);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`),

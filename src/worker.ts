@@ -6,15 +6,20 @@ import { Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from './activities';
 import { loadConfigOrExit, type Config } from './config';
 import { createDb } from './db/knex';
+import { createMailer } from './lib/mailer';
 import { createLogger } from './logger';
 import { providerRegistryFromConfig } from './providers/registry';
-import { connectWorker } from './temporal';
+import { connectClient, connectWorker } from './temporal';
 
-/** Activity dependencies built from configuration (database pool, provider adapters). */
-export function createActivityDeps(config: Config): ActivityDeps {
+/**
+ * Activity dependencies built from configuration: database pool, provider adapters, mailer, and a Temporal
+ * client with which activities that write events start their webhook deliveries (D22).
+ */
+export async function createActivityDeps(config: Config): Promise<ActivityDeps> {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX);
   const providers = providerRegistryFromConfig(db, config);
-  return { db, providers };
+  const temporal = await connectClient(config);
+  return { db, providers, temporal, mailer: createMailer(config), config };
 }
 
 /**
@@ -32,7 +37,7 @@ async function main(): Promise<void> {
     // The Temporal SDK's worker metrics (task latencies, slots, polls) in the Prometheus format (D53).
     Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `${config.HOST}:${config.WORKER_METRICS_PORT}` } } } });
   }
-  const deps = createActivityDeps(config);
+  const deps = await createActivityDeps(config);
   const connection = await connectWorker(config);
   const worker = await Worker.create({
     connection,
@@ -43,6 +48,7 @@ async function main(): Promise<void> {
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
   await worker.run();
   await deps.db.destroy();
+  await deps.temporal.connection.close();
   await connection.close();
   logger.info('worker stopped');
 }

@@ -1,5 +1,6 @@
+import path from 'node:path';
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../src/config';
+import { ConfigError, loadAdminConfig, loadConfig } from '../src/config';
 
 describe('config', () => {
   const valid = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', JWT_SECRET: 'x'.repeat(32), PROVIDER_CALLBACK_SECRET: 'y'.repeat(32) };
@@ -18,5 +19,45 @@ describe('config', () => {
       problems = (error as ConfigError).problems;
     }
     expect(problems.join('\n')).to.match(/PORT/).and.match(/JWT_SECRET/).and.match(/DATABASE_URL/);
+  });
+});
+
+describe('config of live access and mail (D30, D32, D33)', () => {
+  const valid = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', JWT_SECRET: 'x'.repeat(32), PROVIDER_CALLBACK_SECRET: 'y'.repeat(32) };
+
+  it('defaults to local folders under var/, no SMTP and one reviewer address', () => {
+    const config = loadConfig(valid);
+    expect(config.DOCUMENT_STORE_DIR).to.equal(path.resolve('var/documents'));
+    expect(config.MAIL_OUTBOX_DIR).to.equal(path.resolve('var/mail'));
+    expect(config.SMTP_URL).to.equal(undefined);
+    expect(config.LIVE_ACCESS_REVIEWER_EMAILS).to.deep.equal(['reviewers@paycollect.local']);
+  });
+
+  it('reads a comma-separated reviewer list and names a bad address or SMTP URL', () => {
+    expect(loadConfig({ ...valid, LIVE_ACCESS_REVIEWER_EMAILS: 'a@example.com, b@example.com' }).LIVE_ACCESS_REVIEWER_EMAILS).to.deep.equal(['a@example.com', 'b@example.com']);
+    expect(() => loadConfig({ ...valid, LIVE_ACCESS_REVIEWER_EMAILS: 'a@example.com,nope' })).to.throw(ConfigError, /LIVE_ACCESS_REVIEWER_EMAILS/);
+    expect(() => loadConfig({ ...valid, SMTP_URL: 'http://mail.example.com' })).to.throw(ConfigError, /SMTP_URL/);
+    expect(loadConfig({ ...valid, SMTP_URL: 'smtps://u:p@mail.example.com:465' }).SMTP_URL).to.equal('smtps://u:p@mail.example.com:465');
+  });
+
+  it('lets the admin command run without the API secrets (D31)', () => {
+    const config = loadAdminConfig({ DATABASE_URL: valid.DATABASE_URL });
+    expect(config).to.include({ TEMPORAL_ADDRESS: '127.0.0.1:7233', TEMPORAL_NAMESPACE: 'default' });
+    expect(() => loadAdminConfig({})).to.throw(ConfigError, /DATABASE_URL/);
+  });
+});
+
+describe('config: webhook private targets (D26)', () => {
+  const valid = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', JWT_SECRET: 'x'.repeat(32), PROVIDER_CALLBACK_SECRET: 'y'.repeat(32) };
+
+  it('allows private sandbox targets by default outside production and refuses them in production', () => {
+    expect(loadConfig({ ...valid, NODE_ENV: 'development' }).WEBHOOK_ALLOW_PRIVATE_TARGETS).to.equal(true);
+    expect(loadConfig({ ...valid, NODE_ENV: 'test' }).WEBHOOK_ALLOW_PRIVATE_TARGETS).to.equal(true);
+    expect(loadConfig({ ...valid, NODE_ENV: 'production' }).WEBHOOK_ALLOW_PRIVATE_TARGETS).to.equal(false);
+  });
+
+  it('takes an explicit setting either way', () => {
+    expect(loadConfig({ ...valid, NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }).WEBHOOK_ALLOW_PRIVATE_TARGETS).to.equal(true);
+    expect(loadConfig({ ...valid, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' }).WEBHOOK_ALLOW_PRIVATE_TARGETS).to.equal(false);
   });
 });

@@ -3,6 +3,8 @@
  * payments read model. Each is idempotent, so Temporal's retries never write or charge twice.
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { Currency } from '../domain/money';
@@ -10,10 +12,11 @@ import { eventForStatus } from '../domain/payment';
 import { toGenericPaymentView, type PaymentSnapshot } from '../domain/payment-record';
 import { toRefundView, type RefundRecord } from '../domain/refund';
 import type { Db } from '../db/knex';
-import { insertPaymentWithCreatedEvent, insertRefund, statusChangeOf, updatePaymentStatus, updateRefundOutcome } from '../db/payments';
+import { insertPaymentWithCreatedEvent, insertRefund, statusChangeOf, updatePaymentStatus, updateRefundOutcome, type EventInput } from '../db/payments';
 import { paymentEvent } from '../lib/events';
 import { ProviderError, type ProviderAnswer, type RefundAnswer } from '../providers/provider';
 import type { ProviderRegistry } from '../providers/registry';
+import { startWebhookDeliveries } from '../services/webhook-dispatch';
 
 /** `ApplicationFailure.type` values the workflow and API rely on (never class names, style rule 6). */
 export const FAILURE_TYPES = {
@@ -25,6 +28,9 @@ export const FAILURE_TYPES = {
 export interface PaymentActivityDeps {
   db: Db;
   providers: ProviderRegistry;
+  /** Starts the webhook deliveries of the events written here (D22), on task queue `TEMPORAL_TASK_QUEUE`. */
+  temporal: Client;
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>;
 }
 
 /** Which provider call an activity makes. */
@@ -67,19 +73,29 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     }
   }
 
+  /** After an event row is committed: one webhook delivery per subscribed endpoint (D22). Safe to repeat. */
+  async function startDeliveries(event: EventInput | undefined): Promise<void> {
+    if (event) await startWebhookDeliveries({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, event);
+  }
+
   return {
-    /** Writes the payment row and its `payment.created` event unless present (D22). */
+    /** Writes the payment row and its `payment.created` event unless present, then starts its webhook deliveries (D22). */
     async recordPaymentCreated(payment: PaymentSnapshot): Promise<void> {
-      await insertPaymentWithCreatedEvent(deps.db, payment, paymentEvent(payment, 'payment.created'));
+      const event = paymentEvent(payment, 'payment.created');
+      await insertPaymentWithCreatedEvent(deps.db, payment, event);
+      await startDeliveries(event);
     },
 
     /**
-     * Writes a status change of the payment and the event its new status emits (D11, D22).
+     * Writes a status change of the payment and the event its new status emits, then starts that
+     * event's webhook deliveries (D11, D22).
      * @throws a retryable error while the row is missing
      */
     async recordPaymentStatus(payment: PaymentSnapshot): Promise<void> {
       const eventName = eventForStatus(payment.status);
-      await updatePaymentStatus(deps.db, statusChangeOf(payment), eventName ? paymentEvent(payment, eventName) : undefined);
+      const event = eventName ? paymentEvent(payment, eventName) : undefined;
+      await updatePaymentStatus(deps.db, statusChangeOf(payment), event);
+      await startDeliveries(event);
     },
 
     /**
@@ -126,7 +142,8 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
 
     /**
      * Writes a refund's outcome, the payment it changed and, when it completed, the
-     * `refund.completed` event whose data is the refund with the payment after it (D22).
+     * `refund.completed` event whose data is the refund with the payment after it, then starts that
+     * event's webhook deliveries (D22).
      */
     async recordRefundOutcome(input: { refund: RefundRecord; payment: PaymentSnapshot }): Promise<void> {
       const { refund, payment } = input;
@@ -135,6 +152,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
           ? { ...paymentEvent(payment, 'refund.completed', `refund:${refund.id}`), data: { ...toRefundView(refund), payment: toGenericPaymentView(payment) } }
           : undefined;
       await updateRefundOutcome(deps.db, refund, statusChangeOf(payment), event);
+      await startDeliveries(event);
     },
 
     /** Polls the provider for its current answer (D16, D20). @throws ApplicationFailure as above */

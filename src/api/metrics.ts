@@ -1,13 +1,13 @@
 /**
  * Prometheus metrics (D53) with prom-client: request durations by route and status, and gauges of
- * payments by status and method (and webhook deliveries by outcome once they exist) read from the
+ * payments by status and method and webhook deliveries by outcome, read from the
  * read model at scrape time, so every API process reports the same business figures. The worker
  * serves the Temporal SDK's own metrics on its own port (WORKER_METRICS_PORT).
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { countPaymentsByStatusAndMethod } from '../db/metrics';
+import { countPaymentsByStatusAndMethod, countWebhookDeliveriesByStatus } from '../db/metrics';
 import type { Db } from '../db/knex';
 
 /** The metrics of one API process. */
@@ -42,6 +42,17 @@ export function createMetrics(db: Db): Metrics {
       for (const row of await countPaymentsByStatusAndMethod(db)) {
         this.set({ environment: row.environment, status: row.status, method: row.method }, row.count);
       }
+    },
+  });
+
+  new Gauge({
+    name: 'paycollect_webhook_deliveries',
+    help: 'Webhook deliveries, by environment and outcome (pending, succeeded, failed, cancelled)',
+    labelNames: ['environment', 'outcome'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const row of await countWebhookDeliveriesByStatus(db)) this.set({ environment: row.environment, outcome: row.status }, row.count);
     },
   });
 

@@ -99,16 +99,16 @@ export async function findLimitProfileByKeyHash(db: Db, keyHash: string): Promis
   const row = await db('api_keys as k')
     .join('developers as d', 'd.merchant_id', 'k.merchant_id')
     .where('k.key_hash', keyHash)
-    .first('k.environment', 'd.plan', 'd.rate_limit_per_minute', 'd.rate_limit_per_hour');
+    .first('k.environment', 'd.plan', 'd.custom_limit_per_minute', 'd.custom_limit_per_hour');
   return row
-    ? { environment: row.environment, plan: row.plan, customPerMinute: row.rate_limit_per_minute, customPerHour: row.rate_limit_per_hour }
+    ? { environment: row.environment, plan: row.plan, customPerMinute: row.custom_limit_per_minute, customPerHour: row.custom_limit_per_hour }
     : undefined;
 }
 
 /** The limit profile of a developer's session in `environment`. */
 export async function findLimitProfileByDeveloper(db: Db, developerId: string, environment: Environment): Promise<LimitProfile | undefined> {
-  const row = await db('developers').where({ id: developerId }).first('plan', 'rate_limit_per_minute', 'rate_limit_per_hour');
-  return row ? { environment, plan: row.plan, customPerMinute: row.rate_limit_per_minute, customPerHour: row.rate_limit_per_hour } : undefined;
+  const row = await db('developers').where({ id: developerId }).first('plan', 'custom_limit_per_minute', 'custom_limit_per_hour');
+  return row ? { environment, plan: row.plan, customPerMinute: row.custom_limit_per_minute, customPerHour: row.custom_limit_per_hour } : undefined;
 }
 
 /** Profile fields a developer may change (D40). */

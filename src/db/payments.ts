@@ -7,6 +7,8 @@ import type { Environment } from '../domain/environment';
 import type { FailureCode, PaymentStatus } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment-record';
 import type { RefundRecord } from '../domain/refund';
+import type { ActivityEntry } from '../domain/activity-log';
+import { insertActivityEntries } from './activity-log';
 import { iso, type Db } from './knex';
 
 /** An event to write once (D22): `id` is derived from the workflow and step. */
@@ -151,13 +153,15 @@ function eventRow(event: EventInput) {
 
 /**
  * Inserts the payment and its `payment.created` event unless they exist (both the API and the
- * workflow's first activity call this; whichever comes second changes nothing).
+ * workflow's first activity call this; whichever comes second changes nothing), and the API's
+ * audit entry (D43) when given.
  * @returns true when this call inserted the payment
  */
-export async function insertPaymentWithCreatedEvent(db: Db, payment: PaymentSnapshot, event: EventInput): Promise<boolean> {
+export async function insertPaymentWithCreatedEvent(db: Db, payment: PaymentSnapshot, event: EventInput, activity?: ActivityEntry): Promise<boolean> {
   return db.transaction(async (trx) => {
     const inserted = await trx('payments').insert(toRow(payment)).onConflict('id').ignore().returning('id');
     await insertEventOnce(trx, event);
+    if (activity) await insertActivityEntries(trx, [activity]);
     return inserted.length === 1;
   });
 }

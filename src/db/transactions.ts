@@ -34,6 +34,8 @@ export interface TransactionFilter {
   method?: string;
   from?: Date;
   to?: Date;
+  /** Only transactions created at or before this instant: later pages of one listing stay put while new ones arrive. */
+  asOf?: Date;
 }
 
 function unionQuery(db: Db, scope: Scope) {
@@ -80,6 +82,7 @@ function applyFilter(query: ReturnType<typeof unionQuery>, filter: TransactionFi
   if (filter.method) query.where({ payment_method: filter.method });
   if (filter.from) query.where('created_at', '>=', filter.from);
   if (filter.to) query.where('created_at', '<', filter.to);
+  if (filter.asOf) query.where('created_at', '<=', filter.asOf);
   return query;
 }
 

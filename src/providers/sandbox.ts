@@ -8,7 +8,7 @@
  * configured callback secret, as a live provider's would be.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import { z } from '../lib/zod';
 import type { ProviderCode } from '../domain/catalogue';
 import type { FailureCode, ProviderOutcome } from '../domain/payment';
 import { behaviourForNumber } from '../domain/sandbox';
@@ -69,8 +69,8 @@ export function answerOf(row: SandboxTransaction): ProviderAnswer {
   return { providerReference: row.provider_reference, outcome };
 }
 
-/** The body of a (simulated) provider callback. */
-const callbackBody = z.object({
+/** The body of a (simulated) provider callback (D16). */
+export const callbackBody = z.object({
   provider_reference: z.string().min(1).max(100),
   status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
   failure_code: z.enum(['declined', 'card_declined', 'insufficient_funds', 'provider_error']).optional(),

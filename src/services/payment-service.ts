@@ -22,9 +22,12 @@ import type { Principal } from '../domain/principal';
 import type { RefundRecord } from '../domain/refund';
 import { bankTransferReference, SANDBOX_BANK_ACCOUNT } from '../domain/sandbox';
 import { paymentEvent } from '../lib/events';
+import { audit, auditEntry } from './audit';
 import { newId } from '../lib/ids';
+import type { Logger } from '../logger';
 import type { ProviderAnswer } from '../providers/provider';
 import type { ProviderRegistry } from '../providers/registry';
+import { startWebhookDeliveries } from './webhook-dispatch';
 import {
   cancelPaymentUpdate,
   EnvironmentAttribute,
@@ -51,6 +54,8 @@ export interface PaymentServiceDeps {
     | 'EXPIRY_WALLET_SECONDS'
     | 'REFUND_WINDOW_DAYS'
   >;
+  /** Where a failure to start webhook deliveries is reported (the workflow starts them too). */
+  logger?: Logger;
 }
 
 /** A payment to create once its request was validated and resolved to a provider. */
@@ -88,11 +93,11 @@ function nextActionFor(provider: ProviderCode, paymentId: string): NextAction | 
 /**
  * Creates a payment of either family for the caller's merchant and environment: builds the record,
  * starts its workflow (D20) with the search attributes, then writes the read model and
- * `payment.created` (D22).
+ * `payment.created` and starts its webhook deliveries (D22).
  * @returns the payment in status `pending`
  * @throws DomainError `provider_unavailable` (503) in live mode without an adapter (D16)
  */
-export async function createPayment(deps: PaymentServiceDeps, owner: Principal, request: NewPayment): Promise<PaymentSnapshot> {
+export async function createPayment(deps: PaymentServiceDeps, owner: Principal, request: NewPayment, ip: string | null = null): Promise<PaymentSnapshot> {
   const { provider } = request.resolved;
   if (!deps.providers.get(owner.environment, provider)) throw providerUnavailable(request.paymentMethod);
   const now = new Date();
@@ -138,7 +143,16 @@ export async function createPayment(deps: PaymentServiceDeps, owner: Principal, 
       { key: PaymentStatusAttribute, value: payment.status },
     ],
   });
-  await insertPaymentWithCreatedEvent(deps.db, payment, paymentEvent(payment, 'payment.created'));
+  const event = paymentEvent(payment, 'payment.created');
+  await insertPaymentWithCreatedEvent(deps.db, payment, event, auditEntry(owner, 'payment.created', payment.id, ip));
+  // D22: deliveries follow the committed event. The workflow's recordPaymentCreated starts the same
+  // ones (same workflow ids), so a failure here is reported and left to it, not answered as an error
+  // for a payment that exists.
+  try {
+    await startWebhookDeliveries({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, event);
+  } catch (error) {
+    deps.logger?.warn({ err: error, event_id: event.id }, 'webhook deliveries not started; the payment workflow will start them');
+  }
   return payment;
 }
 
@@ -168,15 +182,24 @@ function updateRefusal(error: unknown, closedCode: ErrorCode, closedMessage: str
  * @throws DomainError `not_found`, `payment_not_cancellable` (409, also when a provider success
  *   won the race), `provider_unavailable`
  */
-export async function cancelPayment(deps: PaymentServiceDeps, owner: Principal, id: string, reason: string | undefined): Promise<PaymentSnapshot> {
+export async function cancelPayment(
+  deps: PaymentServiceDeps,
+  owner: Principal,
+  id: string,
+  reason: string | undefined,
+  ip: string | null = null,
+): Promise<PaymentSnapshot> {
   const payment = await getPayment(deps, owner, id);
   const closed = `a ${payment.status} payment cannot be cancelled; only pending and processing payments can`;
   if (!isOpen(payment.status)) throw new DomainError('payment_not_cancellable', closed);
+  let cancelled: PaymentSnapshot;
   try {
-    return await deps.temporal.workflow.getHandle(paymentWorkflowId(id)).executeUpdate(cancelPaymentUpdate, { args: [{ reason }] });
+    cancelled = await deps.temporal.workflow.getHandle(paymentWorkflowId(id)).executeUpdate(cancelPaymentUpdate, { args: [{ reason }] });
   } catch (error) {
     updateRefusal(error, 'payment_not_cancellable', closed);
   }
+  await audit(deps.db, owner, 'payment.cancelled', id, ip);
+  return cancelled;
 }
 
 /**
@@ -189,18 +212,22 @@ export async function refundPayment(
   owner: Principal,
   id: string,
   request: { amount?: number; reason?: string },
+  ip: string | null = null,
 ): Promise<RefundRecord> {
   const payment = await getPayment(deps, owner, id);
   const closed = `a ${payment.status} payment cannot be refunded; only completed payments can`;
   if (payment.status !== 'completed') throw new DomainError('payment_not_refundable', closed);
   const refundId = newId(ID_PREFIXES.refund);
+  let refund: RefundRecord;
   try {
-    return await deps.temporal.workflow
+    refund = await deps.temporal.workflow
       .getHandle(paymentWorkflowId(id))
       .executeUpdate(refundPaymentUpdate, { args: [{ refundId, amount: request.amount, reason: request.reason }], updateId: refundId });
   } catch (error) {
     updateRefusal(error, 'payment_not_refundable', closed);
   }
+  await audit(deps.db, owner, 'refund.created', refund.id, ip);
+  return refund;
 }
 
 /**

@@ -1,2 +1,4 @@
 /** Every workflow the worker runs (the bundle's entry point). */
 export { paymentWorkflow } from './payment-workflow';
+export { liveAccessReviewWorkflow } from './live-access-review-workflow';
+export { webhookDeliveryWorkflow } from './webhook-delivery-workflow';

@@ -67,7 +67,7 @@ describe('dashboard endpoints (D3, D40–D42)', function () {
       const all = await call('/v1/developer/transactions', { key: developer.key });
       expect(all.status).to.equal(200);
       const { transactions, pagination } = all.body.data;
-      expect(pagination).to.deep.equal({ page: 1, limit: 10, total: 5, total_pages: 1 });
+      expect(pagination).to.deep.include({ page: 1, limit: 10, total: 5, total_pages: 1 });
       expect(transactions[0]).to.include({ type: 'payment', status: 'failed' });
       expect(transactions[1]).to.include({ id: refundId, type: 'refund', payment_id: paymentIds[0], amount: 500, fee: 0, net: -500, payment_method: 'mobile_money', customer: '+250788000001' });
       const payment = transactions.find((t: { id: string }) => t.id === paymentIds[1]);
@@ -81,16 +81,30 @@ describe('dashboard endpoints (D3, D40–D42)', function () {
       expect(ids).to.deep.equal(keys.slice(0, 4).map((k: string) => k.split('|')[1]));
     });
 
+    it('keeps later pages stable while new transactions arrive, with the first page\'s as_of', async () => {
+      const page1 = await call('/v1/developer/transactions?limit=2', { key: developer.key });
+      const asOf = page1.body.data.pagination.as_of;
+      expect(Date.parse(asOf)).to.be.closeTo(Date.now(), 10_000);
+      await Promise.all([1, 2].map(() => call('/v1/payments', { key: developer.key, body: { ...INSTANT, phone_number: '+250788000003' } })));
+      const page2 = await call(`/v1/developer/transactions?limit=2&page=2&as_of=${encodeURIComponent(asOf)}`, { key: developer.key });
+      expect(page2.body.data.pagination).to.include({ total: 5, as_of: asOf });
+      const ids = [...page1.body.data.transactions, ...page2.body.data.transactions].map((t: { id: string }) => t.id);
+      expect(new Set(ids).size).to.equal(4);
+      expect((await call('/v1/developer/transactions?as_of=yesterday', { key: developer.key })).status).to.equal(400);
+    });
+
     it('filters by status (several), method and date', async () => {
       const failed = await call('/v1/developer/transactions?status=failed', { key: developer.key });
       expect(failed.body.data.transactions.map((t: { status: string }) => t.status)).to.deep.equal(['failed']);
       const several = await call('/v1/developer/transactions?status=completed,failed', { key: developer.key });
       expect(several.body.data.pagination.total).to.equal(5);
+      const open = await call('/v1/developer/transactions?status=pending,processing', { key: developer.key });
+      expect(open.body.data.pagination.total).to.equal(2); // the two created while paging
       const card = await call('/v1/developer/transactions?method=card', { key: developer.key });
       expect(card.body.data.pagination.total).to.equal(0);
       const today = new Date().toISOString().slice(0, 10);
       const byDay = await call(`/v1/developer/transactions?date=${today}`, { key: developer.key });
-      expect(byDay.body.data.pagination.total).to.equal(5);
+      expect(byDay.body.data.pagination.total).to.equal(7);
       const range = await call(`/v1/developer/transactions?date=2020-01-01..2020-01-31`, { key: developer.key });
       expect(range.body.data.pagination.total).to.equal(0);
     });
@@ -174,6 +188,30 @@ describe('dashboard endpoints (D3, D40–D42)', function () {
       expect(live.status).to.equal(409);
       expect((await call('/v1/developer/keys/staging/roll', { headers: auth, method: 'POST' })).status).to.equal(400);
       expect((await call('/v1/developer/keys/sandbox/roll', { headers: auth, body: { expires_in_hours: -1 } })).status).to.equal(400);
+    });
+  });
+
+  describe('activity (D43)', () => {
+    it('lists every change made through the API with its actor, newest first, paginated', async () => {
+      const developer = await registerDeveloper();
+      const payment = await completedPayment(developer);
+      const refund = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 100 } });
+      await call('/v1/developer/profile', { method: 'PUT', headers: { authorization: `Bearer ${developer.token}` }, body: { name: 'Renamed' } });
+      const rolled = await call('/v1/developer/keys/sandbox/roll', { headers: { authorization: `Bearer ${developer.token}` }, method: 'POST' });
+      const response = await call('/v1/developer/activity', { headers: { authorization: `Bearer ${developer.token}` } });
+      expect(response.status).to.equal(200);
+      const entries = response.body.data.activity as { id: string; actor: { type: string; id: string }; action: string; target: string; ip: string | null }[];
+      expect(entries.map((e) => e.action)).to.deep.equal(['api_key.rolled', 'profile.updated', 'refund.created', 'payment.created']);
+      expect(entries[0]).to.deep.include({ target: rolled.body.data.key.id, actor: { type: 'developer', id: entries[1]?.actor.id } });
+      expect(entries[2]).to.include({ target: refund.body.data.id });
+      expect(entries[2]?.actor.type).to.equal('api_key');
+      expect(entries[3]).to.include({ target: payment.id });
+      expect(entries[3]?.id).to.match(/^act_/);
+      expect(entries[3]?.ip).to.be.a('string');
+      const page = await call('/v1/developer/activity?limit=1&page=2', { key: developer.key });
+      expect(page.body.data.pagination).to.deep.equal({ page: 2, limit: 1, total: 4, total_pages: 4 });
+      expect(page.body.data.activity[0].action).to.equal('profile.updated');
+      expect((await call('/v1/developer/activity?limit=0', { key: developer.key })).status).to.equal(400);
     });
   });
 });

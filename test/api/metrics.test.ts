@@ -16,5 +16,6 @@ describe('GET /metrics (D53)', () => {
     const completed = /paycollect_payments\{environment="sandbox",status="completed",method="mobile_money"\} (\d+)/.exec(text);
     expect(Number(completed?.[1])).to.be.at.least(1);
     expect(text).to.include('paycollect_api_process_resident_memory_bytes');
+    expect(text).to.include('# TYPE paycollect_webhook_deliveries gauge');
   });
 });

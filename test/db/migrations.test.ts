@@ -33,6 +33,8 @@ describe('migrations', function () {
     try {
       await migrateLatest(db);
       expect(await tables(db)).to.include.members(['api_keys', 'developers', 'events', 'payments', 'sandbox_provider_transactions']);
+      expect(await tables(db)).to.include.members(['activity_log', 'documents', 'live_access_messages', 'live_access_requests', 'live_key_reveals']);
+      expect(await tables(db)).to.include.members(['webhooks', 'webhook_deliveries', 'webhook_attempts']);
       await migrateRollbackAll(db);
       expect(await tables(db)).to.deep.equal([]);
       await migrateLatest(db);

@@ -14,8 +14,9 @@ import { createApp } from '../../src/api/app';
 import { createActivities } from '../../src/activities';
 import { loadConfig, type Config } from '../../src/config';
 import { createDb, type Db } from '../../src/db/knex';
+import { createMailer } from '../../src/lib/mailer';
 import { createLogger } from '../../src/logger';
-import { providerRegistryFromConfig } from '../../src/providers/registry';
+import { createProviderRegistry, providerRegistryFromConfig } from '../../src/providers/registry';
 
 /** Everything a test can reach. */
 export interface Stack {
@@ -52,14 +53,14 @@ async function start(): Promise<Running> {
   const db = createDb(config.DATABASE_URL, 10);
   const providers = providerRegistryFromConfig(db, config);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const client = new Client({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }) });
   const worker = await Worker.create({
     connection,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowBundle: await workflowBundle(),
-    activities: createActivities({ db, providers }),
+    activities: createActivities({ db, providers, mailer: createMailer(config), temporal: client, config }),
   });
   const workerRun = worker.run();
-  const client = new Client({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }) });
   const app = createApp({ config, db, temporal: client, providers, logger: createLogger('api-test', config.LOG_LEVEL) });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -86,6 +87,27 @@ export async function stopStack(): Promise<void> {
   await running.client.connection.close();
   await running.connection.close();
   await running.db.destroy();
+}
+
+/**
+ * A worker on a time-skipping environment's task queue `taskQueue` with the real activities: the
+ * sandbox simulators with no approval delay (their clock is the wall clock, which a time-skipping
+ * test does not move), the environment's client for starting webhook deliveries on the same queue,
+ * and private webhook targets allowed (the receivers listen on 127.0.0.1).
+ */
+export async function createTimeSkippingWorker(env: TestWorkflowEnvironment, db: Db, taskQueue: string): Promise<Worker> {
+  return Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: createActivities({
+      db,
+      providers: createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, callbackSecret: 'x'.repeat(32) }),
+      temporal: env.client,
+      mailer: createMailer(testConfig()),
+      config: { ...testConfig(), TEMPORAL_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
+    }),
+  });
 }
 
 /**

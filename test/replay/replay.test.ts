@@ -21,6 +21,14 @@ describe('replay of recorded workflow histories (D21)', () => {
     expect(files).to.include.members(['v1-payment-completed.json', 'v1-payment-failed.json', 'v1-payment-expired.json']);
   });
 
+  it('has an approved, a rejected, a more-information and a reminded live access review history (D30)', () => {
+    expect(files).to.include.members(['live-access-approved.json', 'live-access-rejected.json', 'live-access-more-info.json', 'live-access-reminded.json']);
+  });
+
+  it('has histories of every webhook delivery outcome (D27)', () => {
+    expect(files).to.include.members(['webhook-delivery-failed.json', 'webhook-delivery-succeeded.json', 'webhook-delivery-gone.json', 'webhook-delivery-cancelled.json']);
+  });
+
   it('replays every history without a determinism error', async function () {
     this.timeout(60_000);
     const histories = files.map((name) => ({

@@ -11,11 +11,9 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
-import { createActivities } from '../../src/activities';
 import { createDb, type Db } from '../../src/db/knex';
 import { listEventsForObject, findPayment } from '../../src/db/payments';
 import type { PaymentSnapshot } from '../../src/domain/payment-record';
-import { createProviderRegistry } from '../../src/providers/registry';
 import { HISTORY_EVENTS_BEFORE_CONTINUE } from '../../src/workflows/payment-workflow';
 import { cancelPaymentUpdate, getPaymentQuery, paymentWorkflowId, providerCallbackSignal, refundPaymentUpdate } from '../../src/workflows/messages';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -23,7 +21,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { decideSandboxTransaction, findSandboxTransactionByPayment } from '../../src/db/sandbox-ledger';
 import { newId } from '../../src/lib/ids';
 import { cardPayment, insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
-import { createTimeSkippingEnv, testConfig, workflowBundle } from '../helpers/stack';
+import { createTimeSkippingEnv, createTimeSkippingWorker, testConfig } from '../helpers/stack';
 
 const TASK_QUEUE = 'payment-workflow-test';
 const HISTORIES_DIR = path.resolve(__dirname, '../replay/histories');
@@ -53,13 +51,8 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
     env = await createTimeSkippingEnv();
     db = createDb(testConfig().DATABASE_URL, 5);
     merchantId = await insertMerchant(db);
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue: TASK_QUEUE,
-      workflowBundle: await workflowBundle(),
-      // Approval delay 0: the simulator's clock is the wall clock, which a time-skipping test does not move.
-      activities: createActivities({ db, providers: createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, callbackSecret: 'x'.repeat(32) }) }),
-    });
+    // Approval delay 0: the simulator's clock is the wall clock, which a time-skipping test does not move.
+    worker = await createTimeSkippingWorker(env, db, TASK_QUEUE);
     running = worker.run();
   });
 

@@ -8,6 +8,10 @@ import type { Config } from '../../config';
 import { findDeveloperById, listKeys, rollKeys, updateDeveloperProfile, type DeveloperRow, type KeyRow } from '../../db/developers';
 import type { Db } from '../../db/knex';
 import { computeAnalytics, findTransaction, listTransactions } from '../../db/transactions';
+import { countActivityEntries, listActivityEntries } from '../../db/activity-log';
+import { toActivityView } from '../../domain/activity-log';
+import { audit } from '../../services/audit';
+import { developerView } from '../../services/auth-service';
 import { DomainError, validationError } from '../../domain/errors';
 import { ID_PREFIXES } from '../../domain/ids';
 import { newId } from '../../lib/ids';
@@ -16,6 +20,7 @@ import { respond } from '../envelope';
 import { principalOf, sessionOrSecretKey, sessionToken } from '../middleware/auth';
 import { jsonBody } from '../middleware/json-body';
 import {
+  activityQuery,
   analyticsQuery,
   environmentOnlyQuery,
   environmentParam,
@@ -24,24 +29,14 @@ import {
   rollKeyBody,
   transactionsQuery,
 } from '../schemas/developer';
+import { paginationOf } from '../pagination';
 import { parseOrThrow } from '../schemas/validate';
 
 const DAY_MS = 86_400_000;
 
-/** The developer profile of D40. */
+/** The developer profile of D40: the developer as registration shows it, with country and phone. */
 export function profileView(row: DeveloperRow) {
-  return {
-    id: row.id,
-    merchant_id: row.merchant_id,
-    email: row.email,
-    name: row.name,
-    business_name: row.business_name,
-    country: row.country,
-    phone: row.phone,
-    plan: row.plan,
-    has_live_access: row.has_live_access,
-    created_at: row.created_at.toISOString(),
-  };
+  return { ...developerView(row), country: row.country, phone: row.phone };
 }
 
 /** A key as listed (D3): masked, never the secret. */
@@ -90,26 +85,26 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
     const changes = parseOrThrow(profileBody, body);
     const row = await updateDeveloperProfile(deps.db, principalOf(ctx).developerId, changes);
     if (!row) throw new DomainError('not_found', 'developer not found');
+    await audit(deps.db, principalOf(ctx), 'profile.updated', row.id, ctx.ip);
     respond(ctx, 200, 'Profile updated', profileView(row));
   });
 
   /**
    * Transactions (D41): payments and refunds, newest first → 200 envelope
-   * `{transactions, pagination: {page, limit, total, total_pages}}`. Errors: 400 for a bad page,
-   * limit, status, method or date.
+   * `{transactions, pagination: {page, limit, total, total_pages, as_of}}`; pass `as_of` back for
+   * the next pages so transactions created meanwhile do not shift them. Errors: 400 for a bad
+   * page, limit, status, method, date or as_of.
    */
   router.get('/transactions', either, async (ctx) => {
     const query = parseOrThrow(transactionsQuery, ctx.query);
+    const asOf = query.as_of ?? new Date();
     const { transactions, total } = await listTransactions(
       deps.db,
       principalOf(ctx),
-      { statuses: query.status, method: query.method, from: query.date?.from, to: query.date?.to },
+      { statuses: query.status, method: query.method, from: query.date?.from, to: query.date?.to, asOf },
       query,
     );
-    respond(ctx, 200, 'Transactions retrieved', {
-      transactions,
-      pagination: { page: query.page, limit: query.limit, total, total_pages: Math.ceil(total / query.limit) },
-    });
+    respond(ctx, 200, 'Transactions retrieved', { transactions, pagination: { ...paginationOf(query, total), as_of: asOf.toISOString() } });
   });
 
   /** One transaction by payment (`pay_…`) or refund (`ref_…`) id → 200 envelope; 404 otherwise. */
@@ -126,6 +121,14 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
     const to = query.to ? new Date(query.to.getTime() + DAY_MS) : new Date();
     const from = query.from ?? new Date(to.getTime() - 30 * DAY_MS);
     respond(ctx, 200, 'Analytics retrieved', await computeAnalytics(deps.db, principalOf(ctx), from, to));
+  });
+
+  /** Activity (D43): the audit log, newest first → 200 envelope `{activity, pagination}`. */
+  router.get('/activity', either, async (ctx) => {
+    const query = parseOrThrow(activityQuery, ctx.query);
+    const scope = principalOf(ctx);
+    const [entries, total] = await Promise.all([listActivityEntries(deps.db, scope, query), countActivityEntries(deps.db, scope)]);
+    respond(ctx, 200, 'Activity retrieved', { activity: entries.map(toActivityView), pagination: paginationOf(query, total) });
   });
 
   /** Keys (D3), session token only → 200 envelope `{keys}` (masked). */
@@ -148,6 +151,7 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
     const expiresAt = new Date(Date.now() + body.expires_in_hours * 3600_000);
     const rolled = await rollKeys(deps.db, principalOf(ctx).merchantId, environment, { id, hash: key.hash, last4: key.last4 }, expiresAt);
     if (rolled === 0) throw new DomainError('conflict', `there is no active ${environment} key to roll`);
+    await audit(deps.db, { ...principalOf(ctx), environment }, 'api_key.rolled', id, ctx.ip);
     respond(ctx, 201, 'Key rolled', {
       key: { id, environment, secret: key.secret, last4: key.last4, created_at: new Date().toISOString() },
       previous_keys_expire_at: expiresAt.toISOString(),

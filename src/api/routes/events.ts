@@ -1,24 +1,20 @@
 /** `GET /v1/developer/events` and `GET /v1/developer/events/{id}` (D22), session token or secret key (D4). */
 import Router from '@koa/router';
-import { z } from 'zod';
+import { z } from '../../lib/zod';
 import type { Config } from '../../config';
 import { findEvent, listEvents } from '../../db/events';
 import type { Db } from '../../db/knex';
 import { DomainError } from '../../domain/errors';
 import { respond } from '../envelope';
 import { principalOf, sessionOrSecretKey } from '../middleware/auth';
+import { paginationOf, pageQueryFields } from '../pagination';
 import { parseOrThrow } from '../schemas/validate';
 
 /** Event names the service writes (interface.md, Events; D22). */
 export const EVENT_NAMES = ['payment.created', 'payment.completed', 'payment.failed', 'payment.cancelled', 'refund.completed', 'webhook.created'] as const;
 
 /** Query of the list: `page` ≥ 1 (default 1), `limit` 1–100 (default 10), `type` one event name. */
-export const listEventsQuery = z.strictObject({
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(10),
-  type: z.enum(EVENT_NAMES).optional(),
-  environment: z.enum(['sandbox', 'live']).optional(),
-});
+export const listEventsQuery = z.strictObject({ ...pageQueryFields, type: z.enum(EVENT_NAMES).optional() });
 
 /** Event routes under `/v1/developer/events`. */
 export function eventRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET'> }): Router {
@@ -29,10 +25,7 @@ export function eventRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET'> }
   router.get('/', async (ctx) => {
     const query = parseOrThrow(listEventsQuery, ctx.query);
     const { events, total } = await listEvents(deps.db, principalOf(ctx), query);
-    respond(ctx, 200, 'Events retrieved', {
-      events,
-      pagination: { page: query.page, limit: query.limit, total, total_pages: Math.ceil(total / query.limit) },
-    });
+    respond(ctx, 200, 'Events retrieved', { events, pagination: paginationOf(query, total) });
   });
 
   /** Show → 200 envelope with the event; 404 for unknown or foreign ids (D1). */

@@ -58,7 +58,7 @@ export function merchantPaymentRoutes(deps: PaymentServiceDeps): Router {
       paymentMethod: body.payment_method,
       resolved,
       description: body.description,
-    });
+    }, ctx.ip);
     ctx.status = 200;
     ctx.body = view(payment);
   });

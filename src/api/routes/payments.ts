@@ -43,7 +43,7 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
       description: body.description,
       customerEmail: body.customer_email,
       metadata: body.metadata,
-    });
+    }, ctx.ip);
     respond(ctx, 201, 'Payment created', toGenericPaymentView(payment));
   });
 
@@ -59,7 +59,7 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
    */
   router.post('/:id/cancel', ...changesMoney, async (ctx) => {
     const body = parseOrThrow(cancelBody, ctx.request.body);
-    const payment = await cancelPayment(deps, principalOf(ctx), ctx.params.id as string, body.reason);
+    const payment = await cancelPayment(deps, principalOf(ctx), ctx.params.id as string, body.reason, ctx.ip);
     respond(ctx, 200, 'Payment cancelled', toGenericPaymentView(payment));
   });
 
@@ -70,7 +70,7 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
    */
   router.post('/:id/refund', ...changesMoney, async (ctx) => {
     const body = parseOrThrow(refundBody, ctx.request.body);
-    const refund = await refundPayment(deps, principalOf(ctx), ctx.params.id as string, body);
+    const refund = await refundPayment(deps, principalOf(ctx), ctx.params.id as string, body, ctx.ip);
     respond(ctx, 201, refund.status === 'completed' ? 'Refund completed' : 'Refund failed', toRefundView(refund));
   });
 

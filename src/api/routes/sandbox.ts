@@ -4,7 +4,7 @@
  * and the bank transfer simulator, called with the merchant's sandbox secret key.
  */
 import Router from '@koa/router';
-import { z } from 'zod';
+import { z } from '../../lib/zod';
 import { toGenericPaymentView } from '../../domain/payment-record';
 import { getPayment } from '../../services/payment-service';
 import { confirmSandboxCard, simulateBankTransfer, type SandboxServiceDeps } from '../../services/sandbox-service';

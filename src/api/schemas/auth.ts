@@ -1,5 +1,5 @@
 /** Bodies of `POST /v1/auth/register` and `POST /v1/auth/login` (D2). */
-import { z } from 'zod';
+import { z } from '../../lib/zod';
 
 /** Register: e-mail, a password of 10–200 characters, a name, an optional business name. */
 export const registerBody = z.strictObject({

@@ -1,5 +1,6 @@
 /** Query and body schemas of the dashboard endpoints (D3, D40–D42). */
-import { z } from 'zod';
+import { z } from '../../lib/zod';
+import { pageQueryFields } from '../pagination';
 import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE } from '../../domain/catalogue';
 import { parseDateFilter, parseDay } from '../../domain/date-filter';
 import { PAYMENT_STATUSES } from '../../domain/payment';
@@ -8,16 +9,12 @@ import { parseMsisdn } from '../../domain/phone';
 const METHODS = [...new Set([...Object.keys(GENERIC_CATALOGUE), ...Object.keys(MERCHANT_CATALOGUE)])] as [string, ...string[]];
 const environment = z.enum(['sandbox', 'live']).optional();
 
-/** `page` ≥ 1 (default 1) and `limit` 1–100 (default 10). */
-export const pagination = {
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(10),
-};
 
 /** `GET /v1/developer/transactions` (D41): `status` one or more, comma-separated; `method`; `date`. */
 export const transactionsQuery = z.strictObject({
-  ...pagination,
-  environment,
+  ...pageQueryFields,
+  /** The `pagination.as_of` of the first page: later pages then ignore transactions created since. */
+  as_of: z.iso.datetime({ offset: true }).transform((value) => new Date(value)).optional(),
   status: z
     .string()
     .transform((value) => value.split(',').map((s) => s.trim()))
@@ -72,3 +69,6 @@ export const environmentParam = z.object({ environment: z.enum(['sandbox', 'live
 
 /** The environment query accepted by every dashboard endpoint (D4). */
 export const environmentOnlyQuery = z.strictObject({ environment });
+
+/** `GET /v1/developer/activity` (D43): page and limit. */
+export const activityQuery = z.strictObject(pageQueryFields);

@@ -2,7 +2,7 @@
  * Request bodies of both payment families (interface.md; D5, D6, D10, D12). Types and formats
  * only; the catalogue checks (currency per method, phone country) are in src/domain/create-payment.ts.
  */
-import { z } from 'zod';
+import { z } from '../../lib/zod';
 import { CURRENCY_EXPONENTS, MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR } from '../../domain/money';
 import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE } from '../../domain/catalogue';
 

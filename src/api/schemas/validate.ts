@@ -34,11 +34,16 @@ function describe(issue: z.core.$ZodIssue, input: unknown): FieldProblem {
       if (issue.origin === 'string') {
         return { field, message: Number(issue.minimum) <= 1 ? `${field} must not be empty` : `${field} must be at least ${issue.minimum} characters` };
       }
+      if (issue.origin === 'array') {
+        return { field, message: Number(issue.minimum) <= 1 ? `${field} must not be empty` : `${field} must list at least ${issue.minimum} items` };
+      }
       return { field, message: `${field} must be at least ${issue.minimum}` };
     case 'too_big':
       if (issue.origin === 'string') return { field, message: `${field} must be at most ${issue.maximum} characters` };
+      if (issue.origin === 'array') return { field, message: `${field} must list at most ${issue.maximum} items` };
       return { field, message: `${field} must be at most ${issue.maximum}` };
     case 'invalid_value':
+      if (value === undefined) return { field, message: `${field} is required` };
       return { field, message: `${field} must be one of: ${issue.values.map(String).join(', ')}` };
     case 'invalid_format':
       return { field, message: issue.message.startsWith(field) ? issue.message : `${field} must be a valid ${issue.format}` };

@@ -1,0 +1,15 @@
+/** Page-numbered lists of the developer API (D41, D43): `page` ≥ 1 (default 1), `limit` 1–100 (default 10). */
+import { z } from '../lib/zod';
+
+/** The query fields of a paginated list, for `z.strictObject({...pageQueryFields, …})`. */
+export const pageQueryFields = {
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(100).default(10),
+  /** Read by the session-token authentication (D4); accepted here so strict queries allow it. */
+  environment: z.enum(['sandbox', 'live']).optional(),
+};
+
+/** `{page, limit, total, total_pages}` of a page of `total` items. */
+export function paginationOf(query: { page: number; limit: number }, total: number) {
+  return { page: query.page, limit: query.limit, total, total_pages: Math.ceil(total / query.limit) };
+}

@@ -1,0 +1,108 @@
+/**
+ * Webhook endpoints under `/v1/developer/webhooks` (interface.md; D25–D29), authenticated by a
+ * secret key or a session token (D4, interface Authentication), answered in the envelope. Foreign
+ * and unknown ids are 404 (D1); bad input is 400 `validation_error` naming the field and changes
+ * nothing.
+ */
+import Router from '@koa/router';
+import { toWebhookView } from '../../db/webhooks';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhookDeliveries,
+  listWebhooks,
+  retryWebhookDelivery,
+  rotateWebhookSecret,
+  testWebhook,
+  updateWebhook,
+  type WebhookServiceDeps,
+} from '../../services/webhook-service';
+import type { Config } from '../../config';
+import { audit } from '../../services/audit';
+import { respond } from '../envelope';
+import { principalOf, sessionOrSecretKey } from '../middleware/auth';
+import { jsonBody } from '../middleware/json-body';
+import { paginationOf } from '../pagination';
+import { createWebhookBody, emptyBody, listDeliveriesQuery, updateWebhookBody } from '../schemas/webhooks';
+import { parseOrThrow } from '../schemas/validate';
+
+/** Webhook routes; `deps.config` also carries the session token secret. */
+export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServiceDeps['config'] & Pick<Config, 'JWT_SECRET'> }): Router {
+  const router = new Router({ prefix: '/v1/developer/webhooks' });
+  router.use(sessionOrSecretKey(deps.db, deps.config.JWT_SECRET));
+  const param = (value: string | undefined) => value as string;
+
+  /** List → 200 envelope `{webhooks}` (D25), newest first, without secrets. */
+  router.get('/', async (ctx) => {
+    const webhooks = await listWebhooks(deps, principalOf(ctx));
+    respond(ctx, 200, 'Webhooks retrieved', { webhooks: webhooks.map(toWebhookView) });
+  });
+
+  /**
+   * Create: `{url, events, description?}` → 201 envelope with the webhook `whk_…` and its `secret`
+   * `whsec_…` (shown once, D25). Errors: 400 `validation_error` (URL rules of D26, unknown or no
+   * event names), 409 `conflict` beyond 16 webhooks per merchant and environment.
+   */
+  router.post('/', jsonBody(), async (ctx) => {
+    const body = parseOrThrow(createWebhookBody, ctx.request.body);
+    const created = await createWebhook(deps, principalOf(ctx), body);
+    await audit(deps.db, principalOf(ctx), 'webhook.created', created.id, ctx.ip);
+    respond(ctx, 201, 'Webhook created', created);
+  });
+
+  /** Show → 200 envelope with the webhook, without its secret. */
+  router.get('/:id', async (ctx) => {
+    respond(ctx, 200, 'Webhook retrieved', toWebhookView(await getWebhook(deps, principalOf(ctx), param(ctx.params.id))));
+  });
+
+  /** Change any of url, events, status (`enabled`/`disabled`), description → 200 envelope with the webhook (D25). */
+  router.put('/:id', jsonBody(), async (ctx) => {
+    const body = parseOrThrow(updateWebhookBody, ctx.request.body);
+    const updated = await updateWebhook(deps, principalOf(ctx), param(ctx.params.id), body);
+    await audit(deps.db, principalOf(ctx), 'webhook.updated', updated.id, ctx.ip);
+    respond(ctx, 200, 'Webhook updated', toWebhookView(updated));
+  });
+
+  /** Delete → 200 envelope `{id, deleted: true}` (D25). */
+  router.delete('/:id', jsonBody(), async (ctx) => {
+    parseOrThrow(emptyBody, ctx.request.body);
+    const id = param(ctx.params.id);
+    await deleteWebhook(deps, principalOf(ctx), id);
+    await audit(deps.db, principalOf(ctx), 'webhook.deleted', id, ctx.ip);
+    respond(ctx, 200, 'Webhook deleted', { id, deleted: true });
+  });
+
+  /** Test (D29): one `webhook.test` attempt now → 200 envelope `{delivered, status_code, duration_ms, error}`. */
+  router.post('/:id/test', jsonBody(), async (ctx) => {
+    parseOrThrow(emptyBody, ctx.request.body);
+    respond(ctx, 200, 'Test delivery sent', await testWebhook(deps, principalOf(ctx), param(ctx.params.id)));
+  });
+
+  /** Rotate the signing secret now → 200 envelope with the webhook and its new `secret` (D25). */
+  router.post('/:id/rotate-secret', jsonBody(), async (ctx) => {
+    parseOrThrow(emptyBody, ctx.request.body);
+    const rotated = await rotateWebhookSecret(deps, principalOf(ctx), param(ctx.params.id));
+    await audit(deps.db, principalOf(ctx), 'webhook.secret_rotated', rotated.id, ctx.ip);
+    respond(ctx, 200, 'Webhook secret rotated', rotated);
+  });
+
+  /** Deliveries with their attempts, newest first → 200 envelope `{deliveries, pagination}` (D27). */
+  router.get('/:id/deliveries', async (ctx) => {
+    const query = parseOrThrow(listDeliveriesQuery, ctx.query);
+    const { deliveries, total } = await listWebhookDeliveries(deps, principalOf(ctx), param(ctx.params.id), query);
+    respond(ctx, 200, 'Deliveries retrieved', { deliveries, pagination: paginationOf(query, total) });
+  });
+
+  /**
+   * Retry: a new delivery of the same event (D27) → 201 envelope with it (`pending`, `retry_of`).
+   * Errors: 404; 409 `conflict` for a test delivery or a disabled webhook.
+   */
+  router.post('/:id/deliveries/:delivery_id/retry', jsonBody(), async (ctx) => {
+    parseOrThrow(emptyBody, ctx.request.body);
+    const delivery = await retryWebhookDelivery(deps, principalOf(ctx), param(ctx.params.id), param(ctx.params.delivery_id));
+    respond(ctx, 201, 'Delivery retry started', delivery);
+  });
+
+  return router;
+}

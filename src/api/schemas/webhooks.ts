@@ -1,0 +1,32 @@
+/**
+ * Request bodies and queries of the webhook endpoints (D25, D27). Types and forms only: the URL
+ * rules of D26 (scheme per environment, where the host points) are checked by the service.
+ */
+import { z } from '../../lib/zod';
+import { MAX_WEBHOOK_URL_LENGTH, SETTABLE_WEBHOOK_STATUSES } from '../../domain/webhooks';
+import { pageQueryFields } from '../pagination';
+import { EVENT_NAMES } from '../routes/events';
+
+const url = z.string().min(1).max(MAX_WEBHOOK_URL_LENGTH);
+/** Subscribed event names: at least one, each a known name (unknown → 400, D25); repeats are dropped. */
+const events = z.array(z.enum(EVENT_NAMES)).min(1).max(EVENT_NAMES.length * 2);
+const description = z.string().max(500);
+
+/** `POST /v1/developer/webhooks`: `url`, `events` (interface.md), optional `description` (D25). */
+export const createWebhookBody = z.strictObject({ url, events, description: description.optional() });
+
+/** `PUT /v1/developer/webhooks/{id}`: any of url, events, status (`enabled`|`disabled`), description (null clears it), at least one (D25). */
+export const updateWebhookBody = z
+  .strictObject({
+    url: url.optional(),
+    events: events.optional(),
+    status: z.enum(SETTABLE_WEBHOOK_STATUSES).optional(),
+    description: description.nullable().optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, 'body must change at least one of: url, events, status, description');
+
+/** Operations without a body (test, rotate-secret, retry, delete): an empty body or none. */
+export const emptyBody = z.strictObject({});
+
+/** `GET /v1/developer/webhooks/{id}/deliveries`: page ≥ 1 (default 1), limit 1–100 (default 10). */
+export const listDeliveriesQuery = z.strictObject(pageQueryFields);

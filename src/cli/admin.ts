@@ -1,0 +1,252 @@
+/**
+ * `npm run admin -- <command>`: the admin command of reviewers and operators (D31). It reads its
+ * settings from the environment (DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
+ * DOCUMENT_STORE_DIR…), reads PostgreSQL directly and sends decisions to the review workflows as
+ * Temporal signals (D30). Every command has `--help`. Exit status: 0 done, 1 an error (unknown id,
+ * a decision on a closed request, bad arguments), 78 bad configuration.
+ *
+ *   live-access list [--status <status>] [--json]
+ *   live-access show <req_id> [--json]
+ *   live-access approve <req_id> [--reviewer <name>]
+ *   live-access reject <req_id> --reason <text> [--reviewer <name>]
+ *   live-access request-info <req_id> --message <text> [--reviewer <name>]
+ *   merchant set-plan <mer_id> <plan>
+ *   merchant set-limits <mer_id> --per-minute <n> --per-hour <n>
+ */
+import os from 'node:os';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { Client } from '@temporalio/client';
+import { ConfigError, loadAdminConfig, type AdminConfig } from '../config';
+import { createDb, type Db } from '../db/knex';
+import type { LiveAccessRequestRecord } from '../db/live-access-requests';
+import type { MerchantSettings } from '../db/merchant-settings';
+import { DomainError } from '../domain/errors';
+import { LIVE_ACCESS_REQUEST_STATUSES, type LiveAccessRequestStatus } from '../domain/live-access';
+import { PLANS } from '../domain/plans';
+import { createBlobStore } from '../lib/blob-store';
+import { decide, listRequests, setLimits, setPlan, showRequest, type Decision, type RequestDetails, type ReviewServiceDeps } from '../services/review-service';
+import { connectClient } from '../temporal';
+
+/** Where the command writes: standard output and standard error by default. */
+export interface AdminIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processIo: AdminIo = {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+};
+
+/** Seconds a decision waits for the review workflow to record it before the command returns. */
+const DEFAULT_WAIT_SECONDS = 30;
+
+/** Connections opened on first use and closed when the command ends. */
+class Resources {
+  private db?: Db;
+  private client?: Promise<Client>;
+  constructor(private readonly config: AdminConfig) {}
+
+  deps(): ReviewServiceDeps {
+    this.db ??= createDb(this.config.DATABASE_URL, 2);
+    return { db: this.db, blobs: createBlobStore(this.config), temporal: () => (this.client ??= connectClient(this.config)) };
+  }
+
+  async close(): Promise<void> {
+    await this.db?.destroy();
+    if (this.client) await (await this.client).connection.close();
+  }
+}
+
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < 1) throw new InvalidArgumentError('must be a positive integer');
+  return parsed;
+}
+
+function nonEmpty(value: string): string {
+  const trimmed = value.trim();
+  if (trimmed === '') throw new InvalidArgumentError('must not be empty');
+  return trimmed;
+}
+
+function defaultReviewer(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return 'reviewer';
+  }
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+function formatList(requests: LiveAccessRequestRecord[]): string {
+  if (requests.length === 0) return 'no live access requests\n';
+  return table([
+    ['ID', 'STATUS', 'MERCHANT', 'BUSINESS', 'REQUESTED', 'REMINDERS'],
+    ...requests.map((r) => [r.id, r.status, r.merchantId, r.businessName, r.requestedAt, String(r.remindersSent)]),
+  ]);
+}
+
+function formatDetails(details: RequestDetails): string {
+  const { request: r, developer } = details;
+  const lines = [
+    `Live access request ${r.id} (${r.status})`,
+    `  merchant            ${r.merchantId}${developer ? ` — ${developer.name} <${developer.email}>` : ''}`,
+    `  business            ${r.businessName} (${r.businessType}) ${r.businessWebsite}`,
+    `  expected volume     ${r.expectedMonthlyVolume} per month`,
+    `  use case            ${r.useCase}`,
+    `  requested at        ${r.requestedAt}`,
+    `  under review since  ${r.underReviewSince}`,
+    `  reminders sent      ${r.remindersSent}`,
+  ];
+  if (r.decidedAt) lines.push(`  decided             ${r.decidedAt} by ${r.decidedBy}`);
+  if (r.reviewerMessage) lines.push(`  reviewer message    ${r.reviewerMessage}`);
+  if (r.liveKeyId) lines.push(`  live key            ${r.liveKeyId}`);
+  lines.push(`Documents (${details.documents.length})`);
+  for (const d of details.documents) {
+    const kind = `${d.category}/${d.documentType}${d.side ? `/${d.side}` : ''}`;
+    lines.push(`  ${d.id}  ${kind}  "${d.fileName}"  ${d.contentType}  ${d.size} bytes  uploaded ${d.uploadedAt}`);
+    lines.push(`      sha256 ${d.sha256}`);
+    lines.push(`      path   ${d.location}`);
+  }
+  lines.push(`Conversation (${details.conversation.length})`);
+  for (const m of details.conversation) lines.push(`  ${m.createdAt}  ${m.authorType} ${m.author}: ${m.body}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function formatMerchant(merchant: MerchantSettings): string {
+  const limits = merchant.customLimits ? `${merchant.customLimits.perMinute}/min, ${merchant.customLimits.perHour}/h` : 'none';
+  return `merchant ${merchant.merchantId}: plan ${merchant.plan}, live access ${merchant.hasLiveAccess ? 'yes' : 'no'}, custom limits ${limits}\n`;
+}
+
+/** Builds the command tree around `resources` and `io` (exported for tests of the parsing). */
+export function buildAdminProgram(resources: () => Resources, io: AdminIo): Command {
+  const program = new Command('admin')
+    .description('Paycollect administration for reviewers and operators (D31): live access reviews, plans and limits')
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .exitOverride()
+    .showHelpAfterError()
+    .allowExcessArguments(false);
+
+  async function decideAndReport(id: string, decision: Decision, waitSeconds: number): Promise<void> {
+    const outcome = await decide(resources().deps(), id, decision, waitSeconds * 1000);
+    const verb = { approve: 'approved', reject: 'rejected', request_info: 'asked for more information on' }[decision.type];
+    if (!outcome.applied) {
+      io.out(`${decision.type} sent to ${id}; the review has not recorded it yet (is a worker running?) — it will when one runs\n`);
+      return;
+    }
+    const key = outcome.request.liveKeyId ? `; first live key ${outcome.request.liveKeyId} created, shown once to the developer` : '';
+    io.out(`${verb} ${id} as ${decision.reviewer}${key}; status ${outcome.request.status}\n`);
+  }
+
+  const reviewerOption = () => new Option('--reviewer <name>', 'who decides, for the audit log').default(defaultReviewer(), 'your user name');
+  const waitOption = () =>
+    new Option('--wait <seconds>', 'how long to wait for the review to record the decision').argParser(positiveInteger).default(DEFAULT_WAIT_SECONDS);
+
+  const liveAccess = program.command('live-access').description('review live access requests (D30)');
+  liveAccess
+    .command('list')
+    .description('list requests, oldest first')
+    .addOption(new Option('--status <status>', 'only requests in this status').choices(LIVE_ACCESS_REQUEST_STATUSES))
+    .option('--json', 'print JSON')
+    .action(async (options: { status?: LiveAccessRequestStatus; json?: boolean }) => {
+      const requests = await listRequests(resources().deps(), options.status);
+      io.out(options.json ? `${JSON.stringify(requests, null, 2)}\n` : formatList(requests));
+    });
+  liveAccess
+    .command('show')
+    .description('show a request with its documents (names, types, sizes, sha256, paths) and conversation')
+    .argument('<req_id>', 'the request id (req_…)')
+    .option('--json', 'print JSON')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const details = await showRequest(resources().deps(), id);
+      io.out(options.json ? `${JSON.stringify(details, null, 2)}\n` : formatDetails(details));
+    });
+  liveAccess
+    .command('approve')
+    .description('approve: creates the first live key, grants live access and plan starter, e-mails the developer')
+    .argument('<req_id>', 'the request id (req_…)')
+    .addOption(reviewerOption())
+    .addOption(waitOption())
+    .action(async (id: string, options: { reviewer: string; wait: number }) => {
+      await decideAndReport(id, { type: 'approve', reviewer: options.reviewer }, options.wait);
+    });
+  liveAccess
+    .command('reject')
+    .description('reject with a reason, e-mailed to the developer')
+    .argument('<req_id>', 'the request id (req_…)')
+    .requiredOption('--reason <text>', 'why, as the developer will read it', nonEmpty)
+    .addOption(reviewerOption())
+    .addOption(waitOption())
+    .action(async (id: string, options: { reason: string; reviewer: string; wait: number }) => {
+      await decideAndReport(id, { type: 'reject', reviewer: options.reviewer, reason: options.reason }, options.wait);
+    });
+  liveAccess
+    .command('request-info')
+    .description('ask the developer for more information or documents (status more_info_required)')
+    .argument('<req_id>', 'the request id (req_…)')
+    .requiredOption('--message <text>', 'the question, as the developer will read it', nonEmpty)
+    .addOption(reviewerOption())
+    .addOption(waitOption())
+    .action(async (id: string, options: { message: string; reviewer: string; wait: number }) => {
+      await decideAndReport(id, { type: 'request_info', reviewer: options.reviewer, message: options.message }, options.wait);
+    });
+
+  const merchant = program.command('merchant').description("set a merchant's plan and custom limits (D50)");
+  merchant
+    .command('set-plan')
+    .description("set a merchant's plan")
+    .argument('<mer_id>', 'the merchant id (mer_…)')
+    .addArgument(new Argument('<plan>', 'the plan').choices(PLANS))
+    .option('--operator <name>', 'who changes it, for the audit log', defaultReviewer())
+    .action(async (merchantId: string, plan: string, options: { operator: string }) => {
+      io.out(formatMerchant(await setPlan(resources().deps(), merchantId, plan, options.operator)));
+    });
+  merchant
+    .command('set-limits')
+    .description('set the custom rate limits of an enterprise merchant')
+    .argument('<mer_id>', 'the merchant id (mer_…)')
+    .requiredOption('--per-minute <n>', 'requests per minute', positiveInteger)
+    .requiredOption('--per-hour <n>', 'requests per hour', positiveInteger)
+    .option('--operator <name>', 'who changes them, for the audit log', defaultReviewer())
+    .action(async (merchantId: string, options: { perMinute: number; perHour: number; operator: string }) => {
+      io.out(formatMerchant(await setLimits(resources().deps(), merchantId, { perMinute: options.perMinute, perHour: options.perHour }, options.operator)));
+    });
+
+  return program;
+}
+
+/**
+ * Runs the admin command with `argv` (the arguments after `admin`).
+ * @param env settings to use instead of the process environment (tests)
+ * @returns the exit status: 0 done, 1 error, 78 bad configuration
+ */
+export async function runAdmin(argv: string[], io: AdminIo = processIo, env?: Record<string, string | undefined>): Promise<number> {
+  let opened: Resources | undefined;
+  const resources = () => {
+    opened ??= new Resources(loadAdminConfig(env));
+    return opened;
+  };
+  try {
+    await buildAdminProgram(resources, io).parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof ConfigError) {
+      io.err(`${error.message}\n`);
+      return 78;
+    }
+    io.err(`error: ${error instanceof DomainError || error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await opened?.close();
+  }
+}
+
+if (require.main === module) {
+  runAdmin(process.argv.slice(2)).then((code) => process.exit(code));
+}

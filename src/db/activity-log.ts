@@ -1,0 +1,67 @@
+/** Repository of the audit log (D43). Entries are written in the transaction of the change they describe. */
+import type { Knex } from 'knex';
+import type { ActivityAction, ActivityEntry, ActorType } from '../domain/activity-log';
+import type { Environment } from '../domain/environment';
+import { iso, type Db } from './knex';
+
+interface ActivityRow {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  actor_type: ActorType;
+  actor_id: string;
+  action: ActivityAction;
+  target: string;
+  ip: string | null;
+  created_at: Date;
+}
+
+/**
+ * Inserts entries, skipping any whose id exists (ids derived from a workflow step make a retried
+ * activity write nothing twice).
+ * @param db the database or the transaction of the change
+ */
+export async function insertActivityEntries(db: Db | Knex.Transaction, entries: readonly ActivityEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const rows = entries.map((entry) => ({
+    id: entry.id,
+    merchant_id: entry.merchantId,
+    environment: entry.environment,
+    actor_type: entry.actor.type,
+    actor_id: entry.actor.id,
+    action: entry.action,
+    target: entry.target,
+    ip: entry.ip,
+    created_at: new Date(entry.createdAt),
+  }));
+  await db('activity_log').insert(rows).onConflict('id').ignore();
+}
+
+/** The entries of a merchant and environment, newest first; one page when `page` is given (D43). */
+export async function listActivityEntries(
+  db: Db,
+  scope: { merchantId: string; environment: Environment },
+  page?: { page: number; limit: number },
+): Promise<ActivityEntry[]> {
+  const query = db<ActivityRow>('activity_log')
+    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  if (page) query.limit(page.limit).offset((page.page - 1) * page.limit);
+  const rows = await query;
+  return rows.map((row) => ({
+    id: row.id,
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    actor: { type: row.actor_type, id: row.actor_id },
+    action: row.action,
+    target: row.target,
+    ip: row.ip,
+    createdAt: iso(row.created_at),
+  }));
+}
+
+/** How many entries a merchant and environment has (D43 pagination). */
+export async function countActivityEntries(db: Db, scope: { merchantId: string; environment: Environment }): Promise<number> {
+  const [{ total }] = (await db('activity_log').where({ merchant_id: scope.merchantId, environment: scope.environment }).count('id as total')) as unknown as [{ total: number }];
+  return Number(total);
+}

@@ -1,0 +1,437 @@
+/**
+ * Repository of webhook endpoints (D25), their deliveries and attempts (D27). Every query is scoped
+ * to one merchant and environment (D1) except the lookups by id the delivery activities make.
+ * Writes of the delivery workflow are idempotent: an attempt is one row per attempt number.
+ */
+import type { Environment } from '../domain/environment';
+import {
+  deliveryStatusAfter,
+  endpointStatusAfter,
+  MAX_WEBHOOKS_PER_SCOPE,
+  type AttemptOutcome,
+  type DeliveryDecision,
+  type DeliveryStatus,
+  type WebhookStatus,
+} from '../domain/webhooks';
+import type { Scope } from './events';
+import { iso, isoOrNull, type Db } from './knex';
+import { insertEventOnce, type EventInput } from './payments';
+
+/** A webhook endpoint as stored; `secret` is the signing secret `whsec_…`. */
+export interface WebhookRecord {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  url: string;
+  events: string[];
+  status: WebhookStatus;
+  description: string | null;
+  secret: string;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+}
+
+/** A webhook as the API shows it (D25): never its secret. */
+export interface WebhookView {
+  id: string;
+  object: 'webhook';
+  url: string;
+  events: string[];
+  status: WebhookStatus;
+  description: string | null;
+  environment: Environment;
+  created_at: string;
+  updated_at: string;
+}
+
+interface WebhookRow {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  url: string;
+  events: string[];
+  status: WebhookStatus;
+  description: string | null;
+  secret: string;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+function fromWebhookRow(row: WebhookRow): WebhookRecord {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    url: row.url,
+    events: row.events,
+    status: row.status,
+    description: row.description,
+    secret: row.secret,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    deletedAt: isoOrNull(row.deleted_at),
+  };
+}
+
+/** The public form of a webhook (D25), without its secret. */
+export function toWebhookView(webhook: WebhookRecord): WebhookView {
+  return {
+    id: webhook.id,
+    object: 'webhook',
+    url: webhook.url,
+    events: webhook.events,
+    status: webhook.status,
+    description: webhook.description,
+    environment: webhook.environment,
+    created_at: webhook.createdAt,
+    updated_at: webhook.updatedAt,
+  };
+}
+
+function liveWebhooks(db: Db, scope: Scope) {
+  return db<WebhookRow>('webhooks').where({ merchant_id: scope.merchantId, environment: scope.environment }).whereNull('deleted_at');
+}
+
+/**
+ * Inserts a webhook and its `webhook.created` event in one transaction, unless the scope already has
+ * {@link MAX_WEBHOOKS_PER_SCOPE} webhooks (D25). Concurrent creations of one scope are serialised by
+ * a transaction-scoped advisory lock, so the limit holds under races.
+ * @returns false when the limit is reached (nothing is written)
+ */
+export async function insertWebhookWithEvent(db: Db, webhook: WebhookRecord, event: EventInput): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`webhooks:${webhook.merchantId}:${webhook.environment}`]);
+    const [{ count }] = (await liveWebhooks(trx, webhook).count('id as count')) as unknown as [{ count: string | number }];
+    if (Number(count) >= MAX_WEBHOOKS_PER_SCOPE) return false;
+    await trx('webhooks').insert({
+      id: webhook.id,
+      merchant_id: webhook.merchantId,
+      environment: webhook.environment,
+      url: webhook.url,
+      events: JSON.stringify(webhook.events),
+      status: webhook.status,
+      description: webhook.description,
+      secret: webhook.secret,
+      created_at: new Date(webhook.createdAt),
+      updated_at: new Date(webhook.updatedAt),
+    });
+    await insertEventOnce(trx, event);
+    return true;
+  });
+}
+
+/** The scope's webhooks that are not deleted, newest first. */
+export async function listWebhooks(db: Db, scope: Scope): Promise<WebhookRecord[]> {
+  const rows = await liveWebhooks(db, scope).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  return rows.map(fromWebhookRow);
+}
+
+/** The scope's webhook `id` unless deleted (D1: foreign ids are not found). */
+export async function findWebhook(db: Db, scope: Scope, id: string): Promise<WebhookRecord | undefined> {
+  const row = await liveWebhooks(db, scope).where({ id }).first();
+  return row ? fromWebhookRow(row as WebhookRow) : undefined;
+}
+
+/** A webhook by id alone, deleted or not (the delivery activity, which got the id from its own records). */
+export async function findWebhookById(db: Db, id: string): Promise<WebhookRecord | undefined> {
+  const row = await db<WebhookRow>('webhooks').where({ id }).first();
+  return row ? fromWebhookRow(row as WebhookRow) : undefined;
+}
+
+/** What `PUT` may change (D25); absent fields stay. */
+export interface WebhookPatch {
+  url?: string;
+  events?: string[];
+  status?: WebhookStatus;
+  description?: string | null;
+  secret?: string;
+}
+
+/**
+ * Changes the scope's webhook `id` unless deleted.
+ * @returns the webhook after the change, or undefined when there is none
+ */
+export async function updateWebhook(db: Db, scope: Scope, id: string, patch: WebhookPatch, now: Date): Promise<WebhookRecord | undefined> {
+  const changes: Record<string, unknown> = { updated_at: now };
+  if (patch.url !== undefined) changes.url = patch.url;
+  if (patch.events !== undefined) changes.events = JSON.stringify(patch.events);
+  if (patch.status !== undefined) changes.status = patch.status;
+  if (patch.description !== undefined) changes.description = patch.description;
+  if (patch.secret !== undefined) changes.secret = patch.secret;
+  const [row] = await liveWebhooks(db, scope).where({ id }).update(changes).returning('*');
+  return row ? fromWebhookRow(row as WebhookRow) : undefined;
+}
+
+/** Marks the scope's webhook deleted. @returns false when there is none */
+export async function deleteWebhook(db: Db, scope: Scope, id: string, now: Date): Promise<boolean> {
+  const updated = await liveWebhooks(db, scope).where({ id }).update({ deleted_at: now, updated_at: now });
+  return updated === 1;
+}
+
+/**
+ * Ids of the scope's webhooks that take event `type` now: subscribed, not deleted, status enabled
+ * or failed (D22; disabled ones get nothing, D27).
+ */
+export async function findSubscribedWebhookIds(db: Db, scope: Scope, type: string): Promise<string[]> {
+  return liveWebhooks(db, scope)
+    .whereIn('status', ['enabled', 'failed'])
+    .whereRaw('events @> ?::jsonb', [JSON.stringify([type])])
+    .orderBy('id')
+    .pluck('id');
+}
+
+/** A delivery of one event to one endpoint (D27). */
+export interface DeliveryRecord {
+  id: string;
+  webhookId: string;
+  merchantId: string;
+  environment: Environment;
+  eventId: string;
+  eventType: string;
+  /** The delivery workflow's id; null for a test delivery (D29). */
+  workflowId: string | null;
+  /** The delivery this one retries (`POST …/retry`), if any. */
+  retryOf: string | null;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One attempt as the API shows it (D27): times ISO 8601 UTC, duration in milliseconds. */
+export interface AttemptView {
+  attempt: number;
+  attempted_at: string;
+  status_code: number | null;
+  response_body: string | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+/** A delivery as the API shows it, with its attempts in order. */
+export interface DeliveryView {
+  id: string;
+  object: 'webhook_delivery';
+  webhook_id: string;
+  event_id: string;
+  event: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  retry_of: string | null;
+  created_at: string;
+  updated_at: string;
+  attempts: AttemptView[];
+}
+
+interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  merchant_id: string;
+  environment: Environment;
+  event_id: string;
+  event_type: string;
+  workflow_id: string | null;
+  retry_of: string | null;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  attempted_at: Date;
+  status_code: number | null;
+  response_body: string | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+function fromDeliveryRow(row: DeliveryRow): DeliveryRecord {
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    workflowId: row.workflow_id,
+    retryOf: row.retry_of,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    nextAttemptAt: isoOrNull(row.next_attempt_at),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+function toAttemptView(row: AttemptRow): AttemptView {
+  return {
+    attempt: row.attempt,
+    attempted_at: iso(row.attempted_at),
+    status_code: row.status_code,
+    response_body: row.response_body,
+    duration_ms: row.duration_ms,
+    error: row.error,
+  };
+}
+
+/** The public form of a delivery and its attempts. */
+export function toDeliveryView(delivery: DeliveryRecord, attempts: AttemptView[]): DeliveryView {
+  return {
+    id: delivery.id,
+    object: 'webhook_delivery',
+    webhook_id: delivery.webhookId,
+    event_id: delivery.eventId,
+    event: delivery.eventType,
+    status: delivery.status,
+    attempt_count: delivery.attemptCount,
+    next_attempt_at: delivery.nextAttemptAt,
+    retry_of: delivery.retryOf,
+    created_at: delivery.createdAt,
+    updated_at: delivery.updatedAt,
+    attempts,
+  };
+}
+
+function deliveryRow(delivery: DeliveryRecord) {
+  return {
+    id: delivery.id,
+    webhook_id: delivery.webhookId,
+    merchant_id: delivery.merchantId,
+    environment: delivery.environment,
+    event_id: delivery.eventId,
+    event_type: delivery.eventType,
+    workflow_id: delivery.workflowId,
+    retry_of: delivery.retryOf,
+    status: delivery.status,
+    attempt_count: delivery.attemptCount,
+    next_attempt_at: delivery.nextAttemptAt ? new Date(delivery.nextAttemptAt) : null,
+    created_at: new Date(delivery.createdAt),
+    updated_at: new Date(delivery.updatedAt),
+  };
+}
+
+/** Inserts a delivery unless its (derived) id exists, so a retried start writes it once. */
+export async function insertDelivery(db: Db, delivery: DeliveryRecord): Promise<void> {
+  await db('webhook_deliveries').insert(deliveryRow(delivery)).onConflict('id').ignore();
+}
+
+/** A delivery by id alone (the delivery activity). */
+export async function findDeliveryById(db: Db, id: string): Promise<DeliveryRecord | undefined> {
+  const row = await db<DeliveryRow>('webhook_deliveries').where({ id }).first();
+  return row ? fromDeliveryRow(row as DeliveryRow) : undefined;
+}
+
+/** The scope's delivery `id` of webhook `webhookId` (D1). */
+export async function findDelivery(db: Db, scope: Scope, webhookId: string, id: string): Promise<DeliveryRecord | undefined> {
+  const row = await db<DeliveryRow>('webhook_deliveries')
+    .where({ id, webhook_id: webhookId, merchant_id: scope.merchantId, environment: scope.environment })
+    .first();
+  return row ? fromDeliveryRow(row as DeliveryRow) : undefined;
+}
+
+/** The attempts of these deliveries, by delivery id, each list in attempt order. */
+async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, AttemptView[]>> {
+  const byDelivery = new Map<string, AttemptView[]>(deliveryIds.map((id) => [id, []]));
+  if (deliveryIds.length === 0) return byDelivery;
+  const rows: AttemptRow[] = await db('webhook_attempts').whereIn('delivery_id', deliveryIds).orderBy([{ column: 'delivery_id' }, { column: 'attempt' }]);
+  for (const row of rows) byDelivery.get(row.delivery_id)?.push(toAttemptView(row));
+  return byDelivery;
+}
+
+/** One delivery with its attempts, as the API shows it. */
+export async function deliveryView(db: Db, delivery: DeliveryRecord): Promise<DeliveryView> {
+  const attempts = await attemptsOf(db, [delivery.id]);
+  return toDeliveryView(delivery, attempts.get(delivery.id) ?? []);
+}
+
+/**
+ * One page of webhook `webhookId`'s deliveries with their attempts, newest first (ties by id).
+ * @returns the page and the number of the webhook's deliveries
+ */
+export async function listDeliveries(db: Db, scope: Scope, webhookId: string, page: { page: number; limit: number }): Promise<{ deliveries: DeliveryView[]; total: number }> {
+  const base = db('webhook_deliveries').where({ webhook_id: webhookId, merchant_id: scope.merchantId, environment: scope.environment });
+  const [{ total }] = (await base.clone().count('id as total')) as unknown as [{ total: string | number }];
+  const rows: DeliveryRow[] = await base
+    .clone()
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(page.limit)
+    .offset((page.page - 1) * page.limit);
+  const attempts = await attemptsOf(db, rows.map((row) => row.id));
+  return { deliveries: rows.map((row) => toDeliveryView(fromDeliveryRow(row), attempts.get(row.id) ?? [])), total: Number(total) };
+}
+
+/** An attempt to record, with what the workflow decided after it. */
+export interface AttemptRecord {
+  deliveryId: string;
+  /** 1-based attempt number. */
+  attempt: number;
+  /** When the attempt started (workflow time), ISO 8601 UTC. */
+  attemptedAt: string;
+  outcome: AttemptOutcome;
+  decision: DeliveryDecision;
+  /** When the next attempt is due, ISO 8601 UTC, or null when there is none. */
+  nextAttemptAt: string | null;
+}
+
+/** What is stored of an attempt. */
+type AttemptFields = Pick<AttemptRecord, 'deliveryId' | 'attempt' | 'attemptedAt' | 'outcome'>;
+
+function attemptRow(record: AttemptFields) {
+  return {
+    delivery_id: record.deliveryId,
+    attempt: record.attempt,
+    attempted_at: new Date(record.attemptedAt),
+    status_code: record.outcome.statusCode,
+    response_body: record.outcome.responseBody,
+    duration_ms: Math.max(0, Math.round(record.outcome.durationMs)),
+    error: record.outcome.error,
+  };
+}
+
+/**
+ * Records an attempt, the delivery's status after it and the endpoint's (D27: `failed` after the
+ * fifth failure, `enabled` again after a success, `disabled` on 410), in one transaction.
+ * Idempotent: a repeated call finds the attempt written and computes the same statuses.
+ * @returns the endpoint's status after the attempt
+ */
+export async function recordAttempt(db: Db, record: AttemptRecord, now: Date): Promise<WebhookStatus | undefined> {
+  return db.transaction(async (trx) => {
+    await trx('webhook_attempts').insert(attemptRow(record)).onConflict(['delivery_id', 'attempt']).ignore();
+    const [delivery] = await trx('webhook_deliveries')
+      .where({ id: record.deliveryId })
+      .update({
+        status: deliveryStatusAfter(record.decision),
+        attempt_count: trx.raw('greatest(attempt_count, ?)', [record.attempt]),
+        next_attempt_at: record.nextAttemptAt ? new Date(record.nextAttemptAt) : null,
+        updated_at: now,
+      })
+      .returning('webhook_id');
+    if (!delivery) throw new Error(`delivery ${record.deliveryId} does not exist`);
+    const webhook: Pick<WebhookRow, 'status'> | undefined = await trx('webhooks').where({ id: delivery.webhook_id }).forUpdate().first('status');
+    if (!webhook) return undefined;
+    const next = endpointStatusAfter(webhook.status, record.decision);
+    if (next !== webhook.status) await trx('webhooks').where({ id: delivery.webhook_id }).update({ status: next, updated_at: now });
+    return next;
+  });
+}
+
+/** Ends a delivery whose endpoint was disabled or deleted before it finished (no attempt is made). */
+export async function cancelDelivery(db: Db, deliveryId: string, now: Date): Promise<void> {
+  await db('webhook_deliveries').where({ id: deliveryId, status: 'pending' }).update({ status: 'cancelled', next_attempt_at: null, updated_at: now });
+}
+
+/** Records a test delivery (D29) and its single attempt, in one transaction. */
+export async function insertTestDelivery(db: Db, delivery: DeliveryRecord, attempt: AttemptFields): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('webhook_deliveries').insert(deliveryRow(delivery));
+    await trx('webhook_attempts').insert(attemptRow(attempt));
+  });
+}

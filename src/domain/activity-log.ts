@@ -1,0 +1,68 @@
+/**
+ * The audit log (D43): who changed what, written with every change made through the API, by a
+ * reviewer or by the service itself. Issue 6 lists it at `GET /developer/activity`.
+ */
+import type { Environment } from './environment';
+
+/** Who acted: a developer (session), a secret key, a reviewer or operator (admin command), or the service. */
+export type ActorType = 'developer' | 'api_key' | 'reviewer' | 'operator' | 'system';
+
+/** The actor of an entry: `id` is a developer id, a reviewer's or operator's name, or a process name. */
+export interface Actor {
+  type: ActorType;
+  id: string;
+}
+
+/** Actions written so far (live access and documents, issue 5). */
+export type ActivityAction =
+  | 'document.uploaded'
+  | 'live_access.requested'
+  | 'live_access.responded'
+  | 'live_access.info_requested'
+  | 'live_access.review_resumed'
+  | 'live_access.reminder_sent'
+  | 'live_access.approved'
+  | 'live_access.rejected'
+  | 'api_key.created'
+  | 'api_key.revealed'
+  | 'merchant.plan_changed'
+  | 'merchant.limits_changed'
+  | 'payment.created'
+  | 'payment.cancelled'
+  | 'refund.created'
+  | 'profile.updated'
+  | 'api_key.rolled'
+  | 'webhook.created'
+  | 'webhook.updated'
+  | 'webhook.deleted'
+  | 'webhook.secret_rotated';
+
+/** An entry to write; `id` is `act_…` (derived from the step where a retry could repeat it). */
+export interface ActivityEntry {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  actor: Actor;
+  action: ActivityAction;
+  /** The id of what was changed (`req_…`, `doc_…`, `key_…`, `mer_…`). */
+  target: string;
+  /** The caller's IP address for API actions; null for reviewers and the service. */
+  ip: string | null;
+  /** ISO 8601 UTC. */
+  createdAt: string;
+}
+
+/** The D43 shape of an entry as the API will show it. */
+export interface ActivityView {
+  id: string;
+  actor: Actor;
+  action: ActivityAction;
+  target: string;
+  ip: string | null;
+  created_at: string;
+}
+
+/** The D43 view of an entry. */
+export function toActivityView(entry: ActivityEntry): ActivityView {
+  return { id: entry.id, actor: entry.actor, action: entry.action, target: entry.target, ip: entry.ip, created_at: entry.createdAt };
+}

@@ -1,0 +1,173 @@
+/**
+ * The live access request (interface.md, Live access request; D30): its statuses, the review's state
+ * machine and the status view. Pure, so `liveAccessReviewWorkflow` runs it and tests check it alone.
+ *
+ * | from | message | to |
+ * |---|---|---|
+ * | under_review, more_info_required | approve (reviewer) | approved |
+ * | under_review, more_info_required | reject {reason} (reviewer) | rejected |
+ * | under_review, more_info_required | request_info {message} (reviewer) | more_info_required |
+ * | more_info_required | document uploaded or response (developer) | under_review |
+ * | under_review | response (developer) | under_review (the message is kept) |
+ * | approved, rejected | anything | unchanged (the review is over) |
+ */
+
+/** Request statuses (D30). */
+export const LIVE_ACCESS_REQUEST_STATUSES = ['under_review', 'more_info_required', 'approved', 'rejected'] as const;
+/** One request status. */
+export type LiveAccessRequestStatus = (typeof LIVE_ACCESS_REQUEST_STATUSES)[number];
+/** Statuses of a request still under review: at most one such request per merchant (D30). */
+export const OPEN_REQUEST_STATUSES: readonly LiveAccessRequestStatus[] = ['under_review', 'more_info_required'];
+
+/** Top-level `status` of `GET /developer/live-access/status` (D30). */
+export type LiveAccessStatus = 'none' | 'pending' | 'approved' | 'rejected';
+
+/** `business_type` values (interface.md). */
+export const BUSINESS_TYPES = ['e_commerce', 'saas', 'marketplace', 'fintech', 'education', 'healthcare', 'other'] as const;
+/** One business type. */
+export type BusinessType = (typeof BUSINESS_TYPES)[number];
+
+/** Shortest `use_case` in characters (D30). */
+export const USE_CASE_MIN_LENGTH = 20;
+
+/**
+ * The environment that documents, live access requests and their audit entries belong to (D1): they
+ * concern the merchant's live account, whichever environment the session token names.
+ */
+export const LIVE_ACCESS_ENVIRONMENT = 'live' as const;
+
+/** Plan assigned on approval (D30). */
+export const APPROVAL_PLAN = 'starter';
+
+/** True while the request can still change. */
+export function isOpenRequest(status: LiveAccessRequestStatus): boolean {
+  return OPEN_REQUEST_STATUSES.includes(status);
+}
+
+/** The top-level status (D30) for the merchant's latest request (or none). */
+export function overallStatus(latest: LiveAccessRequestStatus | undefined): LiveAccessStatus {
+  if (latest === undefined) return 'none';
+  if (isOpenRequest(latest)) return 'pending';
+  return latest as 'approved' | 'rejected';
+}
+
+/** What the review workflow receives: reviewer decisions (signals from the admin command, D31) and developer actions. */
+export type ReviewMessage =
+  | { type: 'approve'; reviewer: string }
+  | { type: 'reject'; reviewer: string; reason: string }
+  | { type: 'request_info'; reviewer: string; message: string }
+  | { type: 'developer_responded'; developerId: string; message: string }
+  | { type: 'document_uploaded'; developerId: string; documentId: string };
+
+/** The review as the workflow holds it; the read model (`live_access_requests`) follows it. */
+export interface ReviewState {
+  requestId: string;
+  status: LiveAccessRequestStatus;
+  /** When the request last entered `under_review` (ISO 8601 UTC); the reminder clock counts from here. */
+  underReviewSince: string;
+  /** The reviewer's latest question, or the rejection reason. */
+  reviewerMessage: string | null;
+  decidedAt: string | null;
+  decidedBy: string | null;
+  /** How many times the reviewers asked for more information. */
+  infoRounds: number;
+  /** How many developer responses were received. */
+  responses: number;
+  /** When each reminder was sent (ISO 8601 UTC). */
+  remindersSent: string[];
+}
+
+/** What the workflow does for a message, besides keeping the new state. */
+export type ReviewStep =
+  | { kind: 'approve'; reviewer: string }
+  | { kind: 'reject'; reviewer: string; reason: string }
+  | { kind: 'request_info'; reviewer: string; message: string }
+  | { kind: 'resume'; developerId: string; message: string | null }
+  | { kind: 'note'; developerId: string; message: string }
+  | { kind: 'ignore'; reason: string };
+
+/** The state of a request just filed at `filedAt` (ISO 8601 UTC). */
+export function initialReviewState(requestId: string, filedAt: string): ReviewState {
+  return {
+    requestId,
+    status: 'under_review',
+    underReviewSince: filedAt,
+    reviewerMessage: null,
+    decidedAt: null,
+    decidedBy: null,
+    infoRounds: 0,
+    responses: 0,
+    remindersSent: [],
+  };
+}
+
+/**
+ * Applies one message at `at` (ISO 8601 UTC) by the table in the module comment.
+ * @returns the next state and the step to carry out; `ignore` leaves the state as it was
+ */
+export function reviewStep(state: ReviewState, message: ReviewMessage, at: string): { state: ReviewState; step: ReviewStep } {
+  if (!isOpenRequest(state.status)) {
+    return { state, step: { kind: 'ignore', reason: `the request is already ${state.status}` } };
+  }
+  switch (message.type) {
+    case 'approve':
+      return {
+        state: { ...state, status: 'approved', decidedAt: at, decidedBy: message.reviewer, reviewerMessage: null },
+        step: { kind: 'approve', reviewer: message.reviewer },
+      };
+    case 'reject':
+      return {
+        state: { ...state, status: 'rejected', decidedAt: at, decidedBy: message.reviewer, reviewerMessage: message.reason },
+        step: { kind: 'reject', reviewer: message.reviewer, reason: message.reason },
+      };
+    case 'request_info':
+      return {
+        state: { ...state, status: 'more_info_required', reviewerMessage: message.message, infoRounds: state.infoRounds + 1 },
+        step: { kind: 'request_info', reviewer: message.reviewer, message: message.message },
+      };
+    case 'developer_responded':
+    case 'document_uploaded': {
+      const text = message.type === 'developer_responded' ? message.message : null;
+      const responses = state.responses + 1;
+      if (state.status === 'more_info_required') {
+        return {
+          state: { ...state, status: 'under_review', underReviewSince: at, responses },
+          step: { kind: 'resume', developerId: message.developerId, message: text },
+        };
+      }
+      if (text !== null) return { state: { ...state, responses }, step: { kind: 'note', developerId: message.developerId, message: text } };
+      return { state, step: { kind: 'ignore', reason: 'a document uploaded while under review changes nothing' } };
+    }
+  }
+}
+
+/** A request as `GET /developer/live-access/status` shows it (D30). */
+export interface LiveAccessRequestView {
+  id: string;
+  status: LiveAccessRequestStatus;
+  requested_at: string;
+  decided_at?: string;
+  reviewer_message?: string;
+}
+
+/** The status answer (D30): `live_access_request` is present once a request exists. */
+export interface LiveAccessStatusView {
+  status: LiveAccessStatus;
+  has_live_access: boolean;
+  live_access_request?: LiveAccessRequestView;
+}
+
+/** The D30 status answer for a merchant's latest request (or none). */
+export function toLiveAccessStatusView(
+  hasLiveAccess: boolean,
+  latest: { id: string; status: LiveAccessRequestStatus; requestedAt: string; decidedAt: string | null; reviewerMessage: string | null } | undefined,
+): LiveAccessStatusView {
+  const view: LiveAccessStatusView = { status: overallStatus(latest?.status), has_live_access: hasLiveAccess };
+  if (latest) {
+    const request: LiveAccessRequestView = { id: latest.id, status: latest.status, requested_at: latest.requestedAt };
+    if (latest.decidedAt !== null) request.decided_at = latest.decidedAt;
+    if (latest.reviewerMessage !== null) request.reviewer_message = latest.reviewerMessage;
+    view.live_access_request = request;
+  }
+  return view;
+}

@@ -1,0 +1,177 @@
+/**
+ * Webhooks as pure rules (D25–D29): statuses, limits, the retry schedule of five attempts, how one
+ * attempt's outcome is classified, what happens after it, and the URL rules that need no network.
+ * Safe inside workflows: no I/O, no clock of its own (callers pass `nowMs`).
+ */
+import type { Environment } from './environment';
+
+/** The event of a webhook test (D29): sent only by `POST /developer/webhooks/{id}/test`, never subscribed to nor listed as an event. */
+export const TEST_EVENT_NAME = 'webhook.test';
+
+/** Status of a webhook endpoint (D25): `failed` after a delivery's fifth failure (D27). */
+export const WEBHOOK_STATUSES = ['enabled', 'disabled', 'failed'] as const;
+/** One webhook status. */
+export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+
+/** Statuses a merchant may set with `PUT` (D25); `failed` is set by the service only. */
+export const SETTABLE_WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
+
+/**
+ * Status of one delivery (one event to one endpoint): `pending` while attempts remain,
+ * `succeeded` after a 2xx, `failed` after the fifth failure or a 410 (D27), `cancelled` when the
+ * endpoint was disabled or deleted before the delivery finished (docs/webhooks.md).
+ */
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
+/** One delivery status. */
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** At most this many webhooks per merchant and environment (D25: 16; the 17th is 409). */
+export const MAX_WEBHOOKS_PER_SCOPE = 16;
+
+/** Attempts of one delivery (interface.md, Limits; D27: 5). */
+export const MAX_DELIVERY_ATTEMPTS = 5;
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+
+/**
+ * Delay before attempts 2, 3, 4 and 5, in milliseconds, counted from the previous failure (D27:
+ * 5 min, 30 min, 2 h, 24 h). Attempt 1 is immediate.
+ */
+export const RETRY_DELAYS_MS: readonly number[] = [5 * MINUTE_MS, 30 * MINUTE_MS, 2 * HOUR_MS, 24 * HOUR_MS];
+
+/** Longest delay a receiver's `Retry-After` can ask for, in milliseconds (24 h, the last step of D27). */
+export const MAX_RETRY_AFTER_MS = 24 * HOUR_MS;
+
+/** Time-out of one attempt, in milliseconds (D27: 10 s), from the request's start to the response's first 1 KiB. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** How much of a receiver's response body is recorded, in bytes (D27: 1 KiB). */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+/** Longest webhook URL, in characters. */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+/** What one attempt observed; `statusCode` is null when no HTTP answer came (time-out, refused, …). */
+export interface AttemptOutcome {
+  /** HTTP status of the receiver's answer, or null. */
+  statusCode: number | null;
+  /** From the start of the request to the end of reading the excerpt, in milliseconds. */
+  durationMs: number;
+  /** The first {@link RESPONSE_EXCERPT_BYTES} bytes of the response body as text, or null. */
+  responseBody: string | null;
+  /** Why the attempt failed without an HTTP answer (or why it was refused), else null. */
+  error: string | null;
+  /** The receiver's `Retry-After` in milliseconds (from a 429 or 503 only), else null. */
+  retryAfterMs: number | null;
+}
+
+/** How an attempt ended: `succeeded` (any 2xx), `gone` (410: stop and disable), else `failed`. */
+export type AttemptVerdict = 'succeeded' | 'gone' | 'failed';
+
+/** Classifies one attempt (D27: any 2xx succeeds; anything else fails; Standard Webhooks: 410 disables). */
+export function classifyAttempt(outcome: Pick<AttemptOutcome, 'statusCode'>): AttemptVerdict {
+  const code = outcome.statusCode;
+  if (code !== null && code >= 200 && code <= 299) return 'succeeded';
+  if (code === 410) return 'gone';
+  return 'failed';
+}
+
+/**
+ * The scheduled delay after failed attempt `attempt` (1-based), in milliseconds; undefined after the
+ * fifth (D27).
+ */
+export function scheduledDelayMs(attempt: number): number | undefined {
+  return RETRY_DELAYS_MS[attempt - 1];
+}
+
+/**
+ * Parses a `Retry-After` header (delay-seconds or an HTTP date, RFC 9110 §10.2.3) into milliseconds
+ * from `nowMs`; undefined when absent or unreadable, 0 for a date in the past.
+ */
+export function parseRetryAfterMs(value: string | null | undefined, nowMs: number): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - nowMs);
+}
+
+/** True when a `Retry-After` on this status is honoured (429 Too Many Requests, 503 Service Unavailable). */
+export function honoursRetryAfter(statusCode: number | null): boolean {
+  return statusCode === 429 || statusCode === 503;
+}
+
+/** What the delivery does after an attempt. */
+export type DeliveryDecision =
+  | { kind: 'succeeded' }
+  | { kind: 'retry'; delayMs: number }
+  | { kind: 'failed'; reason: 'exhausted' | 'gone' };
+
+/**
+ * Decides after attempt `attempt` (1-based): a 2xx ends the delivery `succeeded`; a 410 ends it
+ * `failed` at once (`gone`); after the fifth failure it is `failed` (`exhausted`); otherwise the next
+ * attempt waits the scheduled delay, or the receiver's `Retry-After` (429/503) when that is longer,
+ * capped at {@link MAX_RETRY_AFTER_MS} (D27).
+ */
+export function decideAfterAttempt(attempt: number, outcome: Pick<AttemptOutcome, 'statusCode' | 'retryAfterMs'>): DeliveryDecision {
+  const verdict = classifyAttempt(outcome);
+  if (verdict === 'succeeded') return { kind: 'succeeded' };
+  if (verdict === 'gone') return { kind: 'failed', reason: 'gone' };
+  const scheduled = scheduledDelayMs(attempt);
+  if (scheduled === undefined) return { kind: 'failed', reason: 'exhausted' };
+  const asked = honoursRetryAfter(outcome.statusCode) && outcome.retryAfterMs !== null ? Math.min(outcome.retryAfterMs, MAX_RETRY_AFTER_MS) : 0;
+  return { kind: 'retry', delayMs: Math.max(scheduled, asked) };
+}
+
+/** The delivery's status after a decision. */
+export function deliveryStatusAfter(decision: DeliveryDecision): DeliveryStatus {
+  if (decision.kind === 'retry') return 'pending';
+  return decision.kind;
+}
+
+/**
+ * The endpoint's status after a decision (D27): a success sets a `failed` endpoint back to
+ * `enabled`; the fifth failure marks an `enabled` endpoint `failed`; a 410 disables it. A status the
+ * merchant set (`disabled`) is never overridden by a success or a failure.
+ */
+export function endpointStatusAfter(current: WebhookStatus, decision: DeliveryDecision): WebhookStatus {
+  if (decision.kind === 'succeeded') return current === 'failed' ? 'enabled' : current;
+  if (decision.kind === 'failed' && decision.reason === 'gone') return 'disabled';
+  if (decision.kind === 'failed' && current === 'enabled') return 'failed';
+  return current;
+}
+
+/** True when an endpoint in `status` gets deliveries (D22: enabled or failed; D27: disabled gets nothing). */
+export function receivesDeliveries(status: WebhookStatus): boolean {
+  return status === 'enabled' || status === 'failed';
+}
+
+/** True when private, loopback and link-local targets may be used (D26: sandbox only, where configuration allows). */
+export function privateTargetsAllowed(environment: Environment, allowedInSandbox: boolean): boolean {
+  return environment === 'sandbox' && allowedInSandbox;
+}
+
+/**
+ * Checks a webhook URL's form (D26): an absolute `https` URL, or `http` too in sandbox; no user name
+ * or password; at most {@link MAX_WEBHOOK_URL_LENGTH} characters. Where the host points is checked
+ * separately, after DNS resolution (src/lib/webhook-target.ts).
+ * @returns the parsed URL, or a message naming the problem (starting with "url")
+ */
+export function checkWebhookUrl(raw: string, environment: Environment): { url: URL } | { problem: string } {
+  if (raw.length > MAX_WEBHOOK_URL_LENGTH) return { problem: `url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters` };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { problem: 'url must be a valid absolute URL' };
+  }
+  const schemes = environment === 'live' ? ['https:'] : ['https:', 'http:'];
+  if (!schemes.includes(url.protocol)) {
+    return { problem: environment === 'live' ? 'url must use https in live mode' : 'url must use http or https' };
+  }
+  if (url.username !== '' || url.password !== '') return { problem: 'url must not contain a user name or password' };
+  if (url.hostname === '') return { problem: 'url must name a host' };
+  return { url };
+}

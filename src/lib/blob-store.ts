@@ -1,0 +1,66 @@
+/**
+ * Where uploaded documents' bytes live (D32): outside the database, behind {@link BlobStore} so a
+ * cloud object store can take the place of the default local folder without other changes.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from '../config';
+
+/**
+ * A store of immutable blobs addressed by key (`mer_…/doc_….pdf`): letters, digits, `_`, `-` and
+ * `.` in `/`-separated segments, never `..`.
+ */
+export interface BlobStore {
+  /** Stores `bytes` under `key`. @throws when the key is malformed or already taken */
+  put(key: string, bytes: Uint8Array): Promise<void>;
+  /** The bytes under `key`. @throws when there are none */
+  get(key: string): Promise<Buffer>;
+  /** Removes `key`; removing a missing key is not an error. */
+  delete(key: string): Promise<void>;
+  /** Where an operator finds the blob (a local path, or a URL for a cloud store), for the admin command. */
+  locate(key: string): string;
+}
+
+const KEY_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
+
+function checkedKey(key: string): string {
+  if (!KEY_PATTERN.test(key) || key.split('/').includes('..')) throw new Error(`malformed blob key: ${key}`);
+  return key;
+}
+
+/**
+ * A blob store in a local folder: files of mode 0600 in folders of mode 0700, written to a
+ * temporary name and renamed, so a reader never sees half a file.
+ * @param root absolute folder, created on first write
+ */
+export function createLocalBlobStore(root: string): BlobStore {
+  const fullPath = (key: string) => path.join(root, ...checkedKey(key).split('/'));
+  return {
+    async put(key, bytes) {
+      const target = fullPath(key);
+      await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+      const temporary = `${target}.tmp-${randomBytes(6).toString('hex')}`;
+      await fs.writeFile(temporary, bytes, { flag: 'wx', mode: 0o600 });
+      try {
+        await fs.link(temporary, target); // fails if the key exists: blobs are never replaced
+      } finally {
+        await fs.rm(temporary, { force: true });
+      }
+    },
+    async get(key) {
+      return fs.readFile(fullPath(key));
+    },
+    async delete(key) {
+      await fs.rm(fullPath(key), { force: true });
+    },
+    locate(key) {
+      return fullPath(key);
+    },
+  };
+}
+
+/** The configured blob store: the local folder DOCUMENT_STORE_DIR (the only kind so far). */
+export function createBlobStore(config: Pick<Config, 'DOCUMENT_STORE_DIR'>): BlobStore {
+  return createLocalBlobStore(config.DOCUMENT_STORE_DIR);
+}

@@ -1,0 +1,84 @@
+/**
+ * Where a webhook URL's host points, checked against D26 after DNS resolution: in live mode (and in
+ * sandbox unless configuration allows private targets) every address the host resolves to must be a
+ * public unicast address, never loopback, private, link-local, multicast or otherwise reserved.
+ * The delivery then connects only to the addresses checked here (no second lookup an attacker could
+ * answer differently).
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/** A URL whose host may not be used; the message names the host and what it points to. */
+export class WebhookTargetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookTargetError';
+  }
+}
+
+/** Resolves a host name to all its addresses (default: the system resolver, `dns.lookup` with `all`). */
+export type HostResolver = (hostname: string) => Promise<LookupAddress[]>;
+
+/** The system resolver, the one Node's HTTP client would use. */
+export const systemResolver: HostResolver = (hostname) =>
+  new Promise((resolve, reject) => {
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses)));
+  });
+
+const RANGE_WORDS: Record<string, string> = {
+  loopback: 'a loopback address',
+  private: 'a private address',
+  uniqueLocal: 'a private address',
+  linkLocal: 'a link-local address',
+  multicast: 'a multicast address',
+  unspecified: 'an unspecified address',
+  broadcast: 'a broadcast address',
+  carrierGradeNat: 'a shared (carrier-grade NAT) address',
+};
+
+/**
+ * Why `address` is not a public target, or undefined when it is a public unicast address.
+ * IPv4-mapped IPv6 addresses (`::ffff:127.0.0.1`) are judged as the IPv4 address they carry.
+ */
+export function nonPublicReason(address: string): string | undefined {
+  if (!ipaddr.isValid(address)) return 'not an IP address';
+  const range = ipaddr.process(address).range();
+  if (range === 'unicast') return undefined;
+  return RANGE_WORDS[range] ?? `a reserved address (${range})`;
+}
+
+/** The URL's host without IPv6 brackets. */
+function bareHost(url: URL): string {
+  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+}
+
+/**
+ * Checks where `url` points (D26).
+ * @param allowPrivate true where private targets are allowed (sandbox, by configuration): nothing is
+ *   checked and undefined is returned, so the connection resolves the host as usual
+ * @returns the checked addresses to connect to (an IP literal host gives itself)
+ * @throws WebhookTargetError when the host does not resolve or any address is not public
+ */
+export async function resolveWebhookTarget(url: URL, allowPrivate: boolean, resolve: HostResolver = systemResolver): Promise<LookupAddress[] | undefined> {
+  if (allowPrivate) return undefined;
+  const host = bareHost(url);
+  const literal = isIP(host);
+  if (literal !== 0) {
+    const reason = nonPublicReason(host);
+    if (reason) throw new WebhookTargetError(`url host ${host} is ${reason}; webhooks need a public host`);
+    return [{ address: host, family: literal }];
+  }
+  let addresses: LookupAddress[];
+  try {
+    addresses = await resolve(host);
+  } catch {
+    throw new WebhookTargetError(`url host ${host} could not be resolved`);
+  }
+  if (addresses.length === 0) throw new WebhookTargetError(`url host ${host} could not be resolved`);
+  for (const { address } of addresses) {
+    const reason = nonPublicReason(address);
+    if (reason) throw new WebhookTargetError(`url host ${host} resolves to ${address}, ${reason}; webhooks need a public host`);
+  }
+  return addresses;
+}

@@ -1,0 +1,135 @@
+/**
+ * Uploading and listing documents for the live access review (D32). The file's type is detected
+ * from its bytes; the bytes go to the blob store, the metadata and its audit entry (D43) to
+ * PostgreSQL. An upload while a request is open tells its review workflow (D30), which brings a
+ * request waiting for more information back to review.
+ */
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Db } from '../db/knex';
+import { insertDocument, listDocuments, type DocumentRecord } from '../db/documents';
+import { findLatestLiveAccessRequest } from '../db/live-access-requests';
+import {
+  cleanFileName,
+  isAcceptedContentType,
+  MAX_DOCUMENT_BYTES,
+  type DocumentCategory,
+  type DocumentSide,
+  type DocumentType,
+} from '../domain/documents';
+import { DomainError } from '../domain/errors';
+import { ID_PREFIXES } from '../domain/ids';
+import { isOpenRequest, LIVE_ACCESS_ENVIRONMENT } from '../domain/live-access';
+import type { Principal } from '../domain/principal';
+import { auditEntry } from '../lib/audit';
+import type { BlobStore } from '../lib/blob-store';
+import { detectFileType } from '../lib/file-types';
+import { newId, sha256Hex } from '../lib/ids';
+import { developerActivitySignal, liveAccessWorkflowId } from '../workflows/live-access-messages';
+
+/** What the document service needs. */
+export interface DocumentServiceDeps {
+  db: Db;
+  temporal: Client;
+  blobs: BlobStore;
+}
+
+/** An upload after its form fields were validated. */
+export interface DocumentUpload {
+  category: DocumentCategory;
+  documentType: DocumentType;
+  side: DocumentSide | null;
+  /** The name the client gave the file (cleaned before it is stored). */
+  fileName: string;
+  bytes: Buffer;
+}
+
+/** A document as the API shows it (D32). */
+export interface DocumentView {
+  id: string;
+  object: 'document';
+  category: DocumentCategory;
+  document_type: DocumentType;
+  side: DocumentSide | null;
+  file_name: string;
+  content_type: string;
+  size: number;
+  sha256: string;
+  uploaded_at: string;
+}
+
+/** The D32 view of a stored document (never its storage key). */
+export function toDocumentView(document: DocumentRecord): DocumentView {
+  return {
+    id: document.id,
+    object: 'document',
+    category: document.category,
+    document_type: document.documentType,
+    side: document.side,
+    file_name: document.fileName,
+    content_type: document.contentType,
+    size: document.size,
+    sha256: document.sha256,
+    uploaded_at: document.uploadedAt,
+  };
+}
+
+/** Signals an open request's review that the developer uploaded a document; a closed one is left alone. */
+async function notifyOpenReview(deps: DocumentServiceDeps, owner: Principal, documentId: string): Promise<void> {
+  const latest = await findLatestLiveAccessRequest(deps.db, owner.merchantId);
+  if (!latest || !isOpenRequest(latest.status)) return;
+  try {
+    await deps.temporal.workflow
+      .getHandle(liveAccessWorkflowId(latest.id))
+      .signal(developerActivitySignal, { kind: 'document_uploaded', developerId: owner.developerId, documentId });
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error; // decided meanwhile: nothing to resume
+  }
+}
+
+/**
+ * Stores one document of the owner's merchant (D32).
+ * @param ip the caller's address, for the audit entry (D43)
+ * @returns the stored document; its `content_type` is the detected one
+ * @throws DomainError `file_too_large` (413) over 10 MB, `unsupported_file_type` (400) for anything
+ *   but PDF, JPEG or PNG; nothing is stored then
+ */
+export async function uploadDocument(deps: DocumentServiceDeps, owner: Principal, upload: DocumentUpload, ip: string): Promise<DocumentRecord> {
+  if (upload.bytes.length > MAX_DOCUMENT_BYTES) {
+    throw new DomainError('file_too_large', `the file is larger than 10 MB (${MAX_DOCUMENT_BYTES} bytes)`);
+  }
+  const detected = await detectFileType(upload.bytes);
+  if (!detected || !isAcceptedContentType(detected.mime)) {
+    const found = detected ? `it is ${detected.mime}` : 'its type could not be recognised';
+    throw new DomainError('unsupported_file_type', `the file must be a PDF, JPEG or PNG; ${found}`);
+  }
+  const id = newId(ID_PREFIXES.document);
+  const document: DocumentRecord = {
+    id,
+    merchantId: owner.merchantId,
+    environment: LIVE_ACCESS_ENVIRONMENT,
+    category: upload.category,
+    documentType: upload.documentType,
+    side: upload.side,
+    fileName: cleanFileName(upload.fileName),
+    contentType: detected.mime,
+    size: upload.bytes.length,
+    sha256: sha256Hex(upload.bytes),
+    storageKey: `${owner.merchantId}/${id}.${detected.ext}`,
+    uploadedAt: new Date().toISOString(),
+  };
+  await deps.blobs.put(document.storageKey, upload.bytes);
+  try {
+    const actor = { type: 'developer' as const, id: owner.developerId };
+    await insertDocument(deps.db, document, auditEntry({ merchantId: owner.merchantId, environment: LIVE_ACCESS_ENVIRONMENT, actor, action: 'document.uploaded', target: id, ip }));
+  } catch (error) {
+    await deps.blobs.delete(document.storageKey);
+    throw error;
+  }
+  await notifyOpenReview(deps, owner, id);
+  return document;
+}
+
+/** The owner's merchant's documents, newest first. */
+export async function listMerchantDocuments(deps: Pick<DocumentServiceDeps, 'db'>, owner: Principal): Promise<DocumentRecord[]> {
+  return listDocuments(deps.db, { merchantId: owner.merchantId, environment: LIVE_ACCESS_ENVIRONMENT });
+}

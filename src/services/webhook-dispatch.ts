@@ -1,0 +1,85 @@
+/**
+ * Starting webhook deliveries (D22): after an event row is committed, one `webhookDeliveryWorkflow`
+ * per subscribed webhook of the event's merchant and environment whose status is enabled or failed.
+ * Used by the activities that write events, by the API paths that write them (`payment.created`,
+ * `webhook.created`) and by the retry operation. Safe to repeat: the delivery id is derived from the
+ * workflow id, and a workflow id that was already used is refused by Temporal and taken as done.
+ */
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Db } from '../db/knex';
+import type { EventInput } from '../db/payments';
+import { findSubscribedWebhookIds, insertDelivery, type DeliveryRecord } from '../db/webhooks';
+import { ID_PREFIXES } from '../domain/ids';
+import { deriveId } from '../lib/ids';
+import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
+import { webhookDeliveryWorkflowId, type WebhookDeliveryInput } from '../workflows/webhook-messages';
+
+/** What starting deliveries needs: the database, a Temporal client and the task queue (D20). */
+export interface DispatchDeps {
+  db: Db;
+  temporal: Client;
+  taskQueue: string;
+}
+
+/** The event a delivery carries (its row is in `events`). */
+export type DispatchedEvent = Pick<EventInput, 'id' | 'merchantId' | 'environment' | 'type'>;
+
+/**
+ * Writes the delivery row (once) and starts its workflow; a workflow id already used counts as
+ * started (REJECT_DUPLICATE: a completed delivery is never started again by a retried caller).
+ */
+export async function startDelivery(deps: DispatchDeps, delivery: DeliveryRecord & { workflowId: string }): Promise<void> {
+  await insertDelivery(deps.db, delivery);
+  const input: WebhookDeliveryInput = { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId };
+  try {
+    await deps.temporal.workflow.start('webhookDeliveryWorkflow', {
+      taskQueue: deps.taskQueue,
+      workflowId: delivery.workflowId,
+      args: [input],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: [
+        { key: MerchantIdAttribute, value: delivery.merchantId },
+        { key: EnvironmentAttribute, value: delivery.environment },
+      ],
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+/** A new, pending delivery row of `event` to `webhookId`. */
+export function pendingDelivery(event: DispatchedEvent, webhookId: string, ids: { id: string; workflowId: string; retryOf?: string }, now: Date): DeliveryRecord & { workflowId: string } {
+  return {
+    id: ids.id,
+    webhookId,
+    merchantId: event.merchantId,
+    environment: event.environment,
+    eventId: event.id,
+    eventType: event.type,
+    workflowId: ids.workflowId,
+    retryOf: ids.retryOf ?? null,
+    status: 'pending',
+    attemptCount: 0,
+    nextAttemptAt: null,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
+}
+
+/**
+ * Starts one delivery of `event` per subscribed enabled-or-failed webhook (D22). Call it after the
+ * event row is committed.
+ * @returns the ids of the deliveries (new or already started)
+ */
+export async function startWebhookDeliveries(deps: DispatchDeps, event: DispatchedEvent): Promise<string[]> {
+  const webhookIds = await findSubscribedWebhookIds(deps.db, event, event.type);
+  const now = new Date();
+  return Promise.all(
+    webhookIds.map(async (webhookId) => {
+      const workflowId = webhookDeliveryWorkflowId(event.id, webhookId);
+      const delivery = pendingDelivery(event, webhookId, { id: deriveId(ID_PREFIXES.delivery, workflowId), workflowId }, now);
+      await startDelivery(deps, delivery);
+      return delivery.id;
+    }),
+  );
+}

@@ -1,0 +1,290 @@
+/**
+ * Webhook endpoints of the developer API (D25–D29): create (with its `webhook.created` event, D22),
+ * list, show, change, delete, rotate the secret, send a test, list deliveries and retry one. Every
+ * operation is scoped to the caller's merchant and environment; foreign ids are 404 (D1).
+ * A refused request changes nothing.
+ */
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config';
+import { findEvent } from '../db/events';
+import type { Db } from '../db/knex';
+import type { EventInput } from '../db/payments';
+import {
+  deleteWebhook as deleteWebhookRow,
+  deliveryView,
+  findDelivery,
+  findWebhook,
+  insertTestDelivery,
+  insertWebhookWithEvent,
+  listDeliveries,
+  listWebhooks as listWebhookRows,
+  toWebhookView,
+  updateWebhook as updateWebhookRow,
+  type DeliveryRecord,
+  type DeliveryView,
+  type WebhookPatch,
+  type WebhookRecord,
+} from '../db/webhooks';
+import { DomainError, validationError } from '../domain/errors';
+import { ID_PREFIXES } from '../domain/ids';
+import type { Principal } from '../domain/principal';
+import {
+  checkWebhookUrl,
+  classifyAttempt,
+  MAX_WEBHOOKS_PER_SCOPE,
+  privateTargetsAllowed,
+  receivesDeliveries,
+  TEST_EVENT_NAME,
+  type WebhookStatus,
+} from '../domain/webhooks';
+import { deriveId, newId } from '../lib/ids';
+import { sendWebhook } from '../lib/webhook-sender';
+import { newWebhookSecret } from '../lib/webhook-signature';
+import { resolveWebhookTarget, systemResolver, WebhookTargetError, type HostResolver } from '../lib/webhook-target';
+import type { Logger } from '../logger';
+import { webhookRetryWorkflowId } from '../workflows/webhook-messages';
+import { pendingDelivery, startDelivery, startWebhookDeliveries, type DispatchDeps } from './webhook-dispatch';
+
+/** What the webhook service needs. */
+export interface WebhookServiceDeps {
+  db: Db;
+  temporal: Client;
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS'>;
+  logger?: Logger;
+  /** Host name resolver for the URL rules (default the system's). */
+  resolve?: HostResolver;
+}
+
+/** A webhook with its signing secret, as answered once on create and on rotation (D25). */
+export type WebhookWithSecret = ReturnType<typeof toWebhookView> & { secret: string };
+
+/** The answer of a test (D29): durations in milliseconds; `error` when no HTTP answer came. */
+export interface TestResult {
+  delivered: boolean;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+function dispatchDeps(deps: WebhookServiceDeps): DispatchDeps {
+  return { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE };
+}
+
+/**
+ * Checks a URL against D26 for the caller's environment: its form, then where its host points after
+ * DNS resolution (loopback, private, link-local and multicast targets are refused in live mode, and
+ * in sandbox unless configuration allows them).
+ * @returns the normalised URL
+ * @throws DomainError `validation_error` naming `url`
+ */
+async function checkedUrl(deps: WebhookServiceDeps, raw: string, owner: Principal): Promise<string> {
+  const form = checkWebhookUrl(raw, owner.environment);
+  if ('problem' in form) throw validationError([{ field: 'url', message: form.problem }]);
+  try {
+    await resolveWebhookTarget(form.url, privateTargetsAllowed(owner.environment, deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS), deps.resolve ?? systemResolver);
+  } catch (error) {
+    if (error instanceof WebhookTargetError) throw validationError([{ field: 'url', message: error.message }]);
+    throw error;
+  }
+  return form.url.href;
+}
+
+/** The subscribed names without repeats, in the order given. */
+function distinct(events: readonly string[]): string[] {
+  return [...new Set(events)];
+}
+
+function withSecret(webhook: WebhookRecord): WebhookWithSecret {
+  return { ...toWebhookView(webhook), secret: webhook.secret };
+}
+
+/**
+ * The caller's webhook `id`.
+ * @throws DomainError `not_found` for unknown, deleted and foreign ids alike (D1)
+ */
+export async function getWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string): Promise<WebhookRecord> {
+  const webhook = await findWebhook(deps.db, owner, id);
+  if (!webhook) throw new DomainError('not_found', `no webhook with id ${id}`);
+  return webhook;
+}
+
+/** The caller's webhooks, newest first (at most 16, D25). */
+export async function listWebhooks(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal): Promise<WebhookRecord[]> {
+  return listWebhookRows(deps.db, owner);
+}
+
+/**
+ * Creates an enabled webhook with a new secret, writes `webhook.created` (data: the webhook without
+ * its secret, D22) and starts that event's deliveries (the new webhook's own included when it
+ * subscribes to it).
+ * @returns the webhook with its secret, shown this once
+ * @throws DomainError `validation_error` (URL rules of D26), `conflict` (409) beyond 16 webhooks per
+ *   merchant and environment (D25)
+ */
+export async function createWebhook(
+  deps: WebhookServiceDeps,
+  owner: Principal,
+  request: { url: string; events: readonly string[]; description?: string },
+): Promise<WebhookWithSecret> {
+  const url = await checkedUrl(deps, request.url, owner);
+  const now = new Date().toISOString();
+  const webhook: WebhookRecord = {
+    id: newId(ID_PREFIXES.webhook),
+    merchantId: owner.merchantId,
+    environment: owner.environment,
+    url,
+    events: distinct(request.events),
+    status: 'enabled',
+    description: request.description ?? null,
+    secret: newWebhookSecret(),
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+  };
+  const event: EventInput = {
+    id: deriveId(ID_PREFIXES.event, `webhook:${webhook.id}:created`),
+    merchantId: webhook.merchantId,
+    environment: webhook.environment,
+    type: 'webhook.created',
+    objectId: webhook.id,
+    data: toWebhookView(webhook),
+    createdAt: now,
+  };
+  if (!(await insertWebhookWithEvent(deps.db, webhook, event))) {
+    throw new DomainError('conflict', `at most ${MAX_WEBHOOKS_PER_SCOPE} webhooks per merchant and environment; delete one first`);
+  }
+  // The webhook exists now: a failure to start the deliveries must not answer as if it did not.
+  try {
+    await startWebhookDeliveries(dispatchDeps(deps), event);
+  } catch (error) {
+    deps.logger?.error({ err: error, event_id: event.id }, 'webhook.created deliveries not started');
+  }
+  return withSecret(webhook);
+}
+
+/** A change of a webhook (D25): any of url, events, status (`enabled`/`disabled`), description (null clears it). */
+export interface WebhookChange {
+  url?: string;
+  events?: readonly string[];
+  status?: Extract<WebhookStatus, 'enabled' | 'disabled'>;
+  description?: string | null;
+}
+
+/**
+ * Changes the caller's webhook (D25); a new URL is checked like on create (D26). Setting `enabled`
+ * also takes a `failed` webhook back.
+ * @returns the webhook after the change
+ * @throws DomainError `not_found`, `validation_error`
+ */
+export async function updateWebhook(deps: WebhookServiceDeps, owner: Principal, id: string, change: WebhookChange): Promise<WebhookRecord> {
+  await getWebhook(deps, owner, id);
+  const patch: WebhookPatch = { status: change.status, description: change.description };
+  if (change.url !== undefined) patch.url = await checkedUrl(deps, change.url, owner);
+  if (change.events !== undefined) patch.events = distinct(change.events);
+  const updated = await updateWebhookRow(deps.db, owner, id, patch, new Date());
+  if (!updated) throw new DomainError('not_found', `no webhook with id ${id}`);
+  return updated;
+}
+
+/**
+ * Deletes the caller's webhook: it gets nothing more, and deliveries under way end `cancelled` at
+ * their next attempt.
+ * @throws DomainError `not_found`
+ */
+export async function deleteWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string): Promise<void> {
+  if (!(await deleteWebhookRow(deps.db, owner, id, new Date()))) throw new DomainError('not_found', `no webhook with id ${id}`);
+}
+
+/**
+ * Gives the caller's webhook a new signing secret at once; every attempt from now on is signed with
+ * it (D25, docs/webhooks.md).
+ * @returns the webhook with its new secret, shown this once
+ * @throws DomainError `not_found`
+ */
+export async function rotateWebhookSecret(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string): Promise<WebhookWithSecret> {
+  const updated = await updateWebhookRow(deps.db, owner, id, { secret: newWebhookSecret() }, new Date());
+  if (!updated) throw new DomainError('not_found', `no webhook with id ${id}`);
+  return withSecret(updated);
+}
+
+/**
+ * Sends one `webhook.test` event (`data: {webhook_id}`) now, a single attempt through the same
+ * delivery code as the workflow, and records it in the delivery log (D29). The endpoint's status is
+ * not changed by a test, whatever the answer.
+ * @throws DomainError `not_found`
+ */
+export async function testWebhook(deps: WebhookServiceDeps, owner: Principal, id: string): Promise<TestResult> {
+  const webhook = await getWebhook(deps, owner, id);
+  const now = new Date();
+  const payload = { id: newId(ID_PREFIXES.event), event: TEST_EVENT_NAME, created_at: now.toISOString(), data: { webhook_id: webhook.id } };
+  const outcome = await sendWebhook({
+    url: webhook.url,
+    secret: webhook.secret,
+    payload,
+    environment: webhook.environment,
+    allowPrivateTargetsInSandbox: deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    resolve: deps.resolve,
+  });
+  const delivered = classifyAttempt(outcome) === 'succeeded';
+  const delivery: DeliveryRecord = {
+    id: newId(ID_PREFIXES.delivery),
+    webhookId: webhook.id,
+    merchantId: webhook.merchantId,
+    environment: webhook.environment,
+    eventId: payload.id,
+    eventType: TEST_EVENT_NAME,
+    workflowId: null,
+    retryOf: null,
+    status: delivered ? 'succeeded' : 'failed',
+    attemptCount: 1,
+    nextAttemptAt: null,
+    createdAt: now.toISOString(),
+    updatedAt: new Date().toISOString(),
+  };
+  await insertTestDelivery(deps.db, delivery, { deliveryId: delivery.id, attempt: 1, attemptedAt: now.toISOString(), outcome });
+  return { delivered, status_code: outcome.statusCode, duration_ms: outcome.durationMs, error: outcome.error };
+}
+
+/**
+ * One page of the caller's webhook's deliveries with their attempts, newest first (D27).
+ * @throws DomainError `not_found`
+ */
+export async function listWebhookDeliveries(
+  deps: Pick<WebhookServiceDeps, 'db'>,
+  owner: Principal,
+  id: string,
+  page: { page: number; limit: number },
+): Promise<{ deliveries: DeliveryView[]; total: number }> {
+  await getWebhook(deps, owner, id);
+  return listDeliveries(deps.db, owner, id, page);
+}
+
+/**
+ * Starts a new delivery of a delivery's event to the same webhook (D27): a new delivery id and
+ * workflow `webhook-delivery:{evt}:{whk}:retry:{dlv}`, with the full schedule of five attempts. The
+ * receiver sees the same event id (and de-duplicates on it).
+ * @returns the new delivery, `pending`
+ * @throws DomainError `not_found` (webhook or delivery); `conflict` for a test delivery (send another
+ *   test) or a disabled webhook (D27: it receives nothing)
+ */
+export async function retryWebhookDelivery(deps: WebhookServiceDeps, owner: Principal, id: string, deliveryId: string): Promise<DeliveryView> {
+  const webhook = await getWebhook(deps, owner, id);
+  const original = await findDelivery(deps.db, owner, webhook.id, deliveryId);
+  if (!original) throw new DomainError('not_found', `no delivery with id ${deliveryId} for webhook ${webhook.id}`);
+  if (original.workflowId === null) {
+    throw new DomainError('conflict', `${deliveryId} is a test delivery; send a new test with POST /v1/developer/webhooks/${webhook.id}/test`);
+  }
+  if (!receivesDeliveries(webhook.status)) throw new DomainError('conflict', `webhook ${webhook.id} is disabled; enable it before retrying a delivery`);
+  const event = await findEvent(deps.db, owner, original.eventId);
+  if (!event) throw new DomainError('not_found', `event ${original.eventId} of delivery ${deliveryId} no longer exists`);
+  const newDeliveryId = newId(ID_PREFIXES.delivery);
+  const delivery = pendingDelivery(
+    { id: event.id, merchantId: owner.merchantId, environment: owner.environment, type: event.event },
+    webhook.id,
+    { id: newDeliveryId, workflowId: webhookRetryWorkflowId(event.id, webhook.id, newDeliveryId), retryOf: original.id },
+    new Date(),
+  );
+  await startDelivery(dispatchDeps(deps), delivery);
+  // Read back: the first attempt may already be recorded.
+  return deliveryView(deps.db, (await findDelivery(deps.db, owner, webhook.id, newDeliveryId)) ?? delivery);
+}

@@ -1,0 +1,29 @@
+/**
+ * What the client side (activities, API) and `webhookDeliveryWorkflow` share: workflow ids, input
+ * and result (samples' `shared.ts`). Pure: safe inside the workflow sandbox.
+ */
+import type { DeliveryStatus } from '../domain/webhooks';
+
+/** Workflow id of the delivery of event `eventId` to webhook `webhookId` (D20). */
+export function webhookDeliveryWorkflowId(eventId: string, webhookId: string): string {
+  return `webhook-delivery:${eventId}:${webhookId}`;
+}
+
+/** Workflow id of a retry (`POST …/deliveries/{id}/retry`, D27): the D20 id plus `:retry:{dlv_id}` of the new delivery. */
+export function webhookRetryWorkflowId(eventId: string, webhookId: string, deliveryId: string): string {
+  return `${webhookDeliveryWorkflowId(eventId, webhookId)}:retry:${deliveryId}`;
+}
+
+/** Input of `webhookDeliveryWorkflow`: the delivery row to run, its endpoint and its event. */
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+  webhookId: string;
+  eventId: string;
+}
+
+/** How a delivery ended, and after how many attempts (0 when the endpoint was disabled before the first). */
+export interface WebhookDeliveryResult {
+  deliveryId: string;
+  status: Exclude<DeliveryStatus, 'pending'>;
+  attempts: number;
+}

@@ -1,0 +1,143 @@
+/**
+ * The admin command (D31) against the real stack: PostgreSQL, the Temporal dev server and the
+ * worker running the review workflows. Most cases call `runAdmin` in this process (same parsing,
+ * same exit status as `npm run admin`); `--help` is also checked through a real process.
+ */
+import { expect } from 'chai';
+import { listActivityEntries } from '../../src/db/activity-log';
+import { runAdmin } from '../../src/cli/admin';
+import { developerWithOpenRequest, runAdminProcess } from '../helpers/live-access-api';
+import { registerDeveloper } from '../helpers/http';
+import { getStack } from '../helpers/stack';
+
+/** Runs the admin command in-process and captures what it printed. */
+async function admin(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runAdmin(args, { out: (text) => void (out += text), err: (text) => void (err += text) });
+  return { code, out, err };
+}
+
+describe('admin command (D31)', function () {
+  this.timeout(90_000);
+
+  it('prints --help for every command and exits 0', async () => {
+    const commands = [
+      [],
+      ['live-access'],
+      ['live-access', 'list'],
+      ['live-access', 'show'],
+      ['live-access', 'approve'],
+      ['live-access', 'reject'],
+      ['live-access', 'request-info'],
+      ['merchant'],
+      ['merchant', 'set-plan'],
+      ['merchant', 'set-limits'],
+    ];
+    for (const command of commands) {
+      const run = await admin(...command, '--help');
+      expect(run.code, command.join(' ')).to.equal(0);
+      expect(run.out).to.match(new RegExp(`^Usage: admin ${command.join(' ')}`.trimEnd()));
+    }
+    const real = await runAdminProcess(['live-access', 'reject', '--help']);
+    expect(real.code).to.equal(0);
+    expect(real.stdout).to.include('--reason <text>');
+  });
+
+  it('lists requests, filtered by status, as a table or JSON', async () => {
+    const { requestId } = await developerWithOpenRequest();
+    const table = await admin('live-access', 'list', '--status', 'under_review');
+    expect(table.code).to.equal(0);
+    expect(table.out).to.match(/^ID +STATUS +MERCHANT +BUSINESS +REQUESTED +REMINDERS\n/);
+    expect(table.out).to.include(requestId);
+    const json = JSON.parse((await admin('live-access', 'list', '--status', 'under_review', '--json')).out);
+    expect(json.map((r: { id: string }) => r.id)).to.include(requestId);
+    const approved = JSON.parse((await admin('live-access', 'list', '--status', 'approved', '--json')).out);
+    expect(approved.map((r: { id: string }) => r.id)).not.to.include(requestId);
+    const bad = await admin('live-access', 'list', '--status', 'pending');
+    expect(bad.code).to.equal(1);
+    expect(bad.err).to.match(/Allowed choices are under_review, more_info_required, approved, rejected/);
+  });
+
+  it('answers unknown request ids with an error and exit 1, for show and for every decision', async () => {
+    const unknown = 'req_000000000000000000000000';
+    for (const args of [['show', unknown], ['approve', unknown], ['reject', unknown, '--reason', 'no'], ['request-info', unknown, '--message', 'why?']]) {
+      const run = await admin('live-access', ...args);
+      expect(run.code, args.join(' ')).to.equal(1);
+      expect(run.err).to.equal(`error: no live access request ${unknown}\n`);
+    }
+  });
+
+  it('needs --reason to reject and --message to ask, not empty', async () => {
+    const { requestId } = await developerWithOpenRequest();
+    const noReason = await admin('live-access', 'reject', requestId);
+    expect(noReason.code).to.equal(1);
+    expect(noReason.err).to.match(/required option '--reason <text>' not specified/);
+    const blank = await admin('live-access', 'request-info', requestId, '--message', '   ');
+    expect(blank.code).to.equal(1);
+    expect(blank.err).to.match(/must not be empty/);
+    const { db } = await getStack();
+    expect((await db('live_access_requests').where({ id: requestId }).first()).status).to.equal('under_review');
+  });
+
+  it('rejects with a reason, then refuses any further decision on the closed request', async () => {
+    const { developer, requestId } = await developerWithOpenRequest();
+    const run = await admin('live-access', 'reject', requestId, '--reason', 'The website does not match the business.', '--reviewer', 'bo');
+    expect(run.code, run.err).to.equal(0);
+    expect(run.out).to.equal(`rejected ${requestId} as bo; status rejected\n`);
+    for (const args of [['approve', requestId], ['reject', requestId, '--reason', 'again'], ['request-info', requestId, '--message', 'more?']]) {
+      const again = await admin('live-access', ...args);
+      expect(again.code, args.join(' ')).to.equal(1);
+      expect(again.err).to.match(new RegExp(`^error: request ${requestId} is already rejected by bo at .*; only open requests take decisions\\n$`));
+    }
+    const { db } = await getStack();
+    const entries = await listActivityEntries(db, { merchantId: developer.merchantId, environment: 'live' });
+    expect(entries.filter((e) => e.action === 'live_access.rejected')).to.have.length(1);
+  });
+
+  it('sets a plan (with an audit entry by the operator), refusing unknown plans and merchants', async () => {
+    const developer = await registerDeveloper();
+    const set = await admin('merchant', 'set-plan', developer.merchantId, 'growth', '--operator', 'ops-carol');
+    expect(set.code, set.err).to.equal(0);
+    expect(set.out).to.equal(`merchant ${developer.merchantId}: plan growth, live access no, custom limits none\n`);
+    const { db } = await getStack();
+    expect((await db('developers').where({ merchant_id: developer.merchantId }).first()).plan).to.equal('growth');
+    const entry = (await listActivityEntries(db, { merchantId: developer.merchantId, environment: 'live' }))[0];
+    expect(entry).to.deep.include({ action: 'merchant.plan_changed', target: developer.merchantId, actor: { type: 'operator', id: 'ops-carol' } });
+
+    const badPlan = await admin('merchant', 'set-plan', developer.merchantId, 'platinum');
+    expect(badPlan.code).to.equal(1);
+    expect(badPlan.err).to.match(/Allowed choices are sandbox, starter, growth, enterprise/);
+    const unknown = await admin('merchant', 'set-plan', 'mer_000000000000000000000000', 'growth');
+    expect(unknown.code).to.equal(1);
+    expect(unknown.err).to.equal('error: no merchant mer_000000000000000000000000\n');
+  });
+
+  it('sets custom limits for enterprise merchants only, as positive integers with per-hour ≥ per-minute (D50)', async () => {
+    const developer = await registerDeveloper();
+    const notEnterprise = await admin('merchant', 'set-limits', developer.merchantId, '--per-minute', '2000', '--per-hour', '60000');
+    expect(notEnterprise.code).to.equal(1);
+    expect(notEnterprise.err).to.equal('error: custom limits apply to the enterprise plan only; the merchant is on sandbox\n');
+
+    expect((await admin('merchant', 'set-plan', developer.merchantId, 'enterprise')).code).to.equal(0);
+    const negative = await admin('merchant', 'set-limits', developer.merchantId, '--per-minute', '-5', '--per-hour', '60000');
+    expect(negative.code).to.equal(1);
+    const inverted = await admin('merchant', 'set-limits', developer.merchantId, '--per-minute', '2000', '--per-hour', '100');
+    expect(inverted.err).to.equal('error: per-hour must be at least per-minute\n');
+    const ok = await admin('merchant', 'set-limits', developer.merchantId, '--per-minute', '2000', '--per-hour', '60000');
+    expect(ok.code, ok.err).to.equal(0);
+    expect(ok.out).to.equal(`merchant ${developer.merchantId}: plan enterprise, live access no, custom limits 2000/min, 60000/h\n`);
+    const { db } = await getStack();
+    expect(await db('developers').where({ merchant_id: developer.merchantId }).first('custom_limit_per_minute', 'custom_limit_per_hour')).to.deep.equal({
+      custom_limit_per_minute: 2000,
+      custom_limit_per_hour: 60000,
+    });
+  });
+
+  it('stops with exit 78 naming the setting when DATABASE_URL is missing', async () => {
+    let err = '';
+    const code = await runAdmin(['live-access', 'list'], { out: () => undefined, err: (text) => void (err += text) }, { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    expect(code).to.equal(78);
+    expect(err).to.match(/DATABASE_URL/);
+  });
+});

@@ -1,0 +1,58 @@
+/** The local blob store of documents (D32) and the sealing of the live key until its reveal (D3). */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { createLocalBlobStore } from '../../src/lib/blob-store';
+import { openSealedSecret, sealSecret } from '../../src/lib/sealed-secrets';
+import { testConfig } from '../helpers/stack';
+
+describe('local blob store (D32)', () => {
+  const root = path.join(testConfig().DOCUMENT_STORE_DIR, 'blob-store-test');
+  const store = createLocalBlobStore(root);
+
+  it('stores, reads and deletes bytes under a key, with owner-only permissions', async () => {
+    await store.put('mer_1/doc_1.pdf', Buffer.from('%PDF-1.4 bytes'));
+    expect((await store.get('mer_1/doc_1.pdf')).toString()).to.equal('%PDF-1.4 bytes');
+    expect(store.locate('mer_1/doc_1.pdf')).to.equal(path.join(root, 'mer_1', 'doc_1.pdf'));
+    expect(fs.statSync(store.locate('mer_1/doc_1.pdf')).mode & 0o777).to.equal(0o600);
+    expect(fs.readdirSync(path.join(root, 'mer_1'))).to.deep.equal(['doc_1.pdf']);
+    await store.delete('mer_1/doc_1.pdf');
+    await store.delete('mer_1/doc_1.pdf');
+    expect(fs.existsSync(store.locate('mer_1/doc_1.pdf'))).to.equal(false);
+  });
+
+  it('never replaces a blob and refuses keys that could leave its folder', async () => {
+    await store.put('mer_2/doc_2.png', Buffer.from('first'));
+    let error: unknown;
+    await store.put('mer_2/doc_2.png', Buffer.from('second')).catch((e: unknown) => (error = e));
+    expect(error).to.be.instanceOf(Error);
+    expect((await store.get('mer_2/doc_2.png')).toString()).to.equal('first');
+    expect(fs.readdirSync(path.join(root, 'mer_2'))).to.deep.equal(['doc_2.png']);
+    for (const key of ['../outside', 'mer_2/../../x', '/etc/passwd', 'mer_2/', 'a\\b']) {
+      expect(() => store.locate(key), key).to.throw(/malformed blob key/);
+    }
+  });
+});
+
+describe('sealed secrets (D3)', () => {
+  const master = 'm'.repeat(48);
+
+  it('opens what it sealed, with a fresh IV each time', () => {
+    const secret = `sk_live_${'A'.repeat(32)}`;
+    const one = sealSecret(secret, master);
+    const two = sealSecret(secret, master);
+    expect(one).not.to.equal(two);
+    expect(one).not.to.include(secret);
+    expect(openSealedSecret(one, master)).to.equal(secret);
+  });
+
+  it('refuses another master secret, a tampered value or a malformed one', () => {
+    const sealed = sealSecret('sk_live_x', master);
+    expect(() => openSealedSecret(sealed, 'n'.repeat(48))).to.throw();
+    const parts = sealed.split('.');
+    const flipped = Buffer.from(parts[3] as string, 'base64url');
+    flipped[0] = (flipped[0] as number) ^ 1;
+    expect(() => openSealedSecret([parts[0], parts[1], parts[2], flipped.toString('base64url')].join('.'), master)).to.throw();
+    expect(() => openSealedSecret('v2.a.b.c', master)).to.throw(/malformed/);
+  });
+});

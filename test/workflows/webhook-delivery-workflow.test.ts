@@ -1,0 +1,218 @@
+/**
+ * webhookDeliveryWorkflow on the time-skipping test server (runtime.md) with the real activities, a
+ * real PostgreSQL and a real HTTP receiver on 127.0.0.1: the five attempts of D27 at 0, 5 min,
+ * 35 min, 2 h 35 min and 26 h 35 min (plus the failed attempts' own durations), the statuses of
+ * delivery and endpoint, 410 Gone, Retry-After, and starting deliveries at most once (D20, D22).
+ * With RECORD_HISTORIES=1 it refreshes the replay histories in test/replay/histories/.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import type { temporal } from '@temporalio/proto';
+import { createDb, type Db } from '../../src/db/knex';
+import type { EventInput } from '../../src/db/payments';
+import { findWebhookById, listDeliveries, type WebhookRecord } from '../../src/db/webhooks';
+import { startWebhookDeliveries } from '../../src/services/webhook-dispatch';
+import { webhookDeliveryWorkflowId, type WebhookDeliveryResult } from '../../src/workflows/webhook-messages';
+import { insertMerchant } from '../helpers/fixtures';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { createTimeSkippingEnv, createTimeSkippingWorker, testConfig } from '../helpers/stack';
+import { insertEvent, insertWebhook } from '../helpers/webhooks';
+
+const TASK_QUEUE = 'webhook-delivery-test';
+const HISTORIES_DIR = path.resolve(__dirname, '../replay/histories');
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+function millis(time: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
+  return Number(time?.seconds ?? 0) * 1000 + Math.round(Number(time?.nanos ?? 0) / 1e6);
+}
+
+function timerDurationsMs(events: HistoryEvent[]): number[] {
+  return events.flatMap((e) => (e.timerStartedEventAttributes ? [millis(e.timerStartedEventAttributes.startToFireTimeout)] : []));
+}
+
+/** Server-clock times (ms) of the history events matching `pick`. */
+function timesOf(events: HistoryEvent[], pick: (e: HistoryEvent) => boolean): number[] {
+  return events.filter(pick).map((e) => millis(e.eventTime));
+}
+
+describe('webhookDeliveryWorkflow (time-skipping, D20, D22, D27)', function () {
+  this.timeout(120_000);
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+  let db: Db;
+  let merchantId: string;
+  let receiver: Receiver;
+
+  before(async () => {
+    env = await createTimeSkippingEnv();
+    db = createDb(testConfig().DATABASE_URL, 5);
+    receiver = await startReceiver();
+    worker = await createTimeSkippingWorker(env, db, TASK_QUEUE);
+    running = worker.run();
+  });
+
+  after(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+    await receiver?.close();
+    await db?.destroy();
+  });
+
+  beforeEach(async () => {
+    merchantId = await insertMerchant(db);
+    receiver.requests.length = 0;
+    receiver.respond(() => ({ status: 204 }));
+  });
+
+  const dispatch = (event: EventInput) => startWebhookDeliveries({ db, temporal: env.client, taskQueue: TASK_QUEUE }, event);
+
+  function handleOf(event: EventInput, webhook: WebhookRecord) {
+    return env.client.workflow.getHandle(webhookDeliveryWorkflowId(event.id, webhook.id));
+  }
+
+  async function record(name: string, handle: { fetchHistory(): Promise<temporal.api.history.v1.IHistory> }) {
+    if (process.env.RECORD_HISTORIES !== '1') return;
+    fs.mkdirSync(HISTORIES_DIR, { recursive: true });
+    fs.writeFileSync(path.join(HISTORIES_DIR, `${name}.json`), historyToJSON((await handle.fetchHistory()) as never));
+  }
+
+  async function onlyDelivery(webhook: WebhookRecord) {
+    const { deliveries } = await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 });
+    expect(deliveries).to.have.length(1);
+    return deliveries[0]!;
+  }
+
+  it('makes five attempts at 0, 5 min, 35 min, 2 h 35 min and 26 h 35 min, then fails delivery and endpoint and sends nothing more', async () => {
+    receiver.respond(() => ({ status: 500, body: 'down for maintenance' }));
+    const webhook = await insertWebhook(db, merchantId, `${receiver.origin}/always-fails`);
+    const event = await insertEvent(db, merchantId);
+    expect(await dispatch(event)).to.have.length(1);
+    const handle = handleOf(event, webhook);
+    const result = (await handle.result()) as WebhookDeliveryResult;
+    expect(result).to.deep.include({ status: 'failed', attempts: 5 });
+
+    // Workflow timers, not activity retries, make the schedule: exactly these four waits.
+    const history = (await handle.fetchHistory()).events ?? [];
+    expect(timerDurationsMs(history)).to.deep.equal([5 * MIN, 30 * MIN, 2 * HOUR, 24 * HOUR]);
+    const isAttempt = (e: HistoryEvent) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverWebhook';
+    expect(history.filter(isAttempt)).to.have.length(5);
+    expect(history.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes?.attempt)).to.satisfy((tries: number[]) => tries.every((t) => t === 1));
+
+    // Attempt times in the test server's clock: the schedule's offsets plus the earlier attempts' own
+    // durations (from an attempt's start to the failure that starts the next wait). What is left is
+    // the server's own handling of each timer and workflow task: milliseconds.
+    const started = timesOf(history, isAttempt);
+    const failedAt = timesOf(history, (e) => Boolean(e.timerStartedEventAttributes));
+    const offsets = [0, 5 * MIN, 35 * MIN, 2 * HOUR + 35 * MIN, 26 * HOUR + 35 * MIN];
+    let ownDurations = 0;
+    for (let k = 1; k < 5; k += 1) {
+      ownDurations += failedAt[k - 1]! - started[k - 1]!;
+      const overheadMs = started[k]! - started[0]! - offsets[k]! - ownDurations;
+      expect(overheadMs, `attempt ${k + 1} at ${started[k]! - started[0]!} ms`).to.be.within(0, 250 * k);
+    }
+
+    // The log records each attempt at those times (workflow time), with status, excerpt and duration.
+    const delivery = await onlyDelivery(webhook);
+    expect(delivery).to.include({ status: 'failed', attempt_count: 5, next_attempt_at: null, event_id: event.id, event: 'payment.completed' });
+    const recorded = delivery.attempts.map((a) => Date.parse(a.attempted_at) - Date.parse(delivery.attempts[0]!.attempted_at));
+    recorded.forEach((offset, k) => expect(offset - offsets[k]!, `recorded attempt ${k + 1}`).to.be.within(0, 1_000 * (k + 1)));
+    expect(delivery.attempts.map((a) => [a.attempt, a.status_code, a.response_body, a.error])).to.deep.equal(
+      [1, 2, 3, 4, 5].map((n) => [n, 500, 'down for maintenance', null]),
+    );
+    expect((await findWebhookById(db, webhook.id))?.status).to.equal('failed');
+
+    // Five requests, all with the same event id; two more days bring nothing.
+    expect(receiver.requests.map((r) => r.headers['webhook-id'])).to.deep.equal(Array(5).fill(event.id));
+    await env.sleep('2 days');
+    expect(receiver.requests).to.have.length(5);
+    await record('webhook-delivery-failed', handle);
+  });
+
+  it('succeeds at attempt 3 and sets a failed endpoint back to enabled', async () => {
+    receiver.respond((_request, index) => (index < 2 ? { status: 503 } : { status: 204 }));
+    const webhook = await insertWebhook(db, merchantId, `${receiver.origin}/recovers`, { status: 'failed' });
+    const event = await insertEvent(db, merchantId);
+    await dispatch(event);
+    const handle = handleOf(event, webhook);
+    expect(await handle.result()).to.deep.include({ status: 'succeeded', attempts: 3 });
+    expect(timerDurationsMs((await handle.fetchHistory()).events ?? [])).to.deep.equal([5 * MIN, 30 * MIN]);
+    const delivery = await onlyDelivery(webhook);
+    expect(delivery.status).to.equal('succeeded');
+    expect(delivery.attempts.map((a) => a.status_code)).to.deep.equal([503, 503, 204]);
+    expect((await findWebhookById(db, webhook.id))?.status).to.equal('enabled');
+    await record('webhook-delivery-succeeded', handle);
+  });
+
+  it('stops at a 410 Gone, disables the endpoint, and cancels the endpoint’s other delivery at its next attempt', async () => {
+    const webhook = await insertWebhook(db, merchantId, `${receiver.origin}/gone`);
+    const first = await insertEvent(db, merchantId);
+    const second = await insertEvent(db, merchantId);
+    receiver.respond((request) => (request.headers['webhook-id'] === first.id ? { status: 500 } : { status: 410, body: 'unsubscribed' }));
+    await dispatch(first);
+    await receiver.waitFor(1);
+    await dispatch(second);
+    const gone = handleOf(second, webhook);
+    expect(await gone.result()).to.deep.include({ status: 'failed', attempts: 1 });
+    expect((await findWebhookById(db, webhook.id))?.status).to.equal('disabled');
+
+    const waiting = handleOf(first, webhook);
+    expect(await waiting.result()).to.deep.include({ status: 'cancelled', attempts: 1 });
+    expect(receiver.requests).to.have.length(2);
+    const { deliveries } = await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 });
+    const byEvent = Object.fromEntries(deliveries.map((d) => [d.event_id, d]));
+    expect(byEvent[second.id]).to.deep.include({ status: 'failed', attempt_count: 1 });
+    expect(byEvent[second.id]!.attempts[0]).to.include({ status_code: 410, response_body: 'unsubscribed' });
+    expect(byEvent[first.id]).to.deep.include({ status: 'cancelled', attempt_count: 1, next_attempt_at: null });
+
+    // A disabled endpoint gets nothing (D27): no delivery is even started.
+    expect(await dispatch(await insertEvent(db, merchantId))).to.deep.equal([]);
+    await record('webhook-delivery-gone', gone);
+    await record('webhook-delivery-cancelled', waiting);
+  });
+
+  it('waits a longer Retry-After of a 503 or 429 (capped at 24 h) and keeps the schedule when it is shorter', async () => {
+    const answers = [
+      { status: 503, headers: { 'retry-after': '3600' } }, // 1 h > 5 min: honoured
+      { status: 429, headers: { 'retry-after': '60' } }, // 1 min < 30 min: the schedule
+      { status: 429, headers: { 'retry-after': String(3 * 24 * 3600) } }, // 3 days: capped at 24 h
+      { status: 204 },
+    ];
+    receiver.respond((_request, index) => answers[index] ?? { status: 204 });
+    const webhook = await insertWebhook(db, merchantId, `${receiver.origin}/busy`);
+    const event = await insertEvent(db, merchantId);
+    await dispatch(event);
+    const handle = handleOf(event, webhook);
+    expect(await handle.result()).to.deep.include({ status: 'succeeded', attempts: 4 });
+    expect(timerDurationsMs((await handle.fetchHistory()).events ?? [])).to.deep.equal([HOUR, 30 * MIN, 24 * HOUR]);
+    expect((await onlyDelivery(webhook)).attempts.map((a) => a.status_code)).to.deep.equal([503, 429, 429, 204]);
+  });
+
+  it('starts one delivery per subscribed enabled-or-failed endpoint, and never twice for one event (D22)', async () => {
+    const enabled = await insertWebhook(db, merchantId, `${receiver.origin}/a`);
+    const failed = await insertWebhook(db, merchantId, `${receiver.origin}/b`, { status: 'failed' });
+    await insertWebhook(db, merchantId, `${receiver.origin}/c`, { status: 'disabled' });
+    await insertWebhook(db, merchantId, `${receiver.origin}/d`, { events: ['payment.failed'] });
+    const other = await insertMerchant(db);
+    await insertWebhook(db, other, `${receiver.origin}/e`);
+    const event = await insertEvent(db, merchantId);
+    const ids = await dispatch(event);
+    expect(ids).to.have.length(2);
+    for (const webhook of [enabled, failed]) expect(await handleOf(event, webhook).result()).to.deep.include({ status: 'succeeded' });
+    expect(receiver.requests.map((r) => r.path).sort()).to.deep.equal(['/a', '/b']);
+
+    // A retried activity starts the same deliveries again: same ids, nothing sent twice.
+    expect((await dispatch(event)).sort()).to.deep.equal([...ids].sort());
+    await env.sleep('1 minute');
+    expect(receiver.requests).to.have.length(2);
+    expect((await listDeliveries(db, enabled, enabled.id, { page: 1, limit: 10 })).total).to.equal(1);
+  });
+});
