@@ -20,7 +20,10 @@ import exitHook from 'async-exit-hook';
 import { createDb } from '../src/db/knex';
 import { resolveTemporalCli } from '../scripts/lib/temporal-cli';
 import { SQLITE_PRAGMAS } from '../scripts/lib/temporal-dev-server';
+import { startReceiver } from '../test/helpers/receiver';
 import { createThroughputFigure } from './figures/create-throughput';
+import { settlementLatencyFigure } from './figures/settlement-latency';
+import { webhookDeliveriesFigure } from './figures/webhook-deliveries';
 import { workerMemoryFigure } from './figures/worker-memory';
 import { registerDeveloper } from './lib/api';
 import { cpuSampler, postmasterPid } from './lib/cpu';
@@ -104,6 +107,7 @@ async function main(): Promise<void> {
   const running = stack;
   const cpu = cpuSampler(() => running.pids(), running.postgresDataDir ? postmasterPid(running.postgresDataDir) : undefined);
   const figures: (FigureResult | UnavailableFigure)[] = [];
+  const receiver = await startReceiver(() => ({ status: 204 }));
   try {
     const selected = (id: string) => only.includes(id);
     const creator = await registerDeveloper(stack.apiUrl, 'create');
@@ -117,8 +121,16 @@ async function main(): Promise<void> {
       say(`(a) ${create.title}: ${rounds} alternating rounds`);
       figures.push(await runRounds(create, rounds, say, cpu));
     }
-    if (selected('b')) figures.push({ id: 'b', title: 'Settlement latency', unavailable: 'not available: webhooks not merged' });
-    if (selected('c')) figures.push({ id: 'c', title: 'Webhook deliveries', unavailable: 'not available: webhooks not merged' });
+    if (selected('b')) {
+      const latency = settlementLatencyFigure(context, await registerDeveloper(stack.apiUrl, 'settle'), receiver, { ratePerSecond: 20, count: 200 });
+      say(`(b) ${latency.title}: ${rounds} alternating rounds`);
+      figures.push(await runRounds(latency, rounds, say, cpu));
+    }
+    if (selected('c')) {
+      const deliveries = webhookDeliveriesFigure(context, await registerDeveloper(stack.apiUrl, 'deliver'), receiver, { durationMs });
+      say(`(c) ${deliveries.title}: ${rounds} alternating rounds`);
+      figures.push(await runRounds(deliveries, rounds, say, cpu));
+    }
     if (selected('d')) {
       say('(d) restarting the service worker, so that its cache holds only what figure (d) opens');
       await stack.restartServiceWorker();
@@ -127,6 +139,7 @@ async function main(): Promise<void> {
       figures.push(await runRounds(memory, rounds, say, cpu));
     }
   } finally {
+    await receiver.close();
     await db.destroy();
   }
 

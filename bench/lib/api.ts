@@ -57,3 +57,28 @@ export async function createPayment(apiUrl: string, developer: Developer, body: 
   );
   return answer.data.id;
 }
+
+/** A webhook endpoint as created (D25): its id and signing secret. */
+export interface Webhook {
+  id: string;
+  secret: string;
+}
+
+/** Creates a webhook of `developer` for `events` at `url` (D25) with its secret key. */
+export async function createWebhook(apiUrl: string, developer: Developer, url: string, events: string[]): Promise<Webhook> {
+  const answer = await postJson<{ data: { id: string; secret: string } }>(
+    `${apiUrl}/v1/developer/webhooks`,
+    { url, events },
+    { authorization: `Bearer ${developer.key}` },
+    201,
+  );
+  return { id: answer.data.id, secret: answer.data.secret };
+}
+
+/** The newest delivery id of `webhook` (D27: `GET …/deliveries`, newest first), or undefined. */
+export async function latestDeliveryId(apiUrl: string, developer: Developer, webhook: Webhook): Promise<string | undefined> {
+  const response = await fetch(`${apiUrl}/v1/developer/webhooks/${webhook.id}/deliveries?limit=1`, { headers: { authorization: `Bearer ${developer.key}` } });
+  if (response.status !== 200) throw new Error(`GET deliveries answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  const body = (await response.json()) as { data: { deliveries: { id: string }[] } };
+  return body.data.deliveries[0]?.id;
+}

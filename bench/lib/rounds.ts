@@ -28,6 +28,8 @@ export interface Figure {
   service: string;
   baseline: string;
   metrics: Metric[];
+  /** Set-up and warm-up before the rounds; what it returns is printed and kept as `prepared`. */
+  prepare?(): Promise<string>;
   measureService(round: number): Promise<Values>;
   measureBaseline(round: number): Promise<Values>;
 }
@@ -39,6 +41,7 @@ export interface FigureResult {
   service: string;
   baseline: string;
   metrics: Metric[];
+  prepared?: string;
   rounds: {
     round: number;
     order: 'service first' | 'baseline first';
@@ -67,6 +70,8 @@ export interface UnavailableFigure {
  * CPU seconds per process that `cpu` samples.
  */
 export async function runRounds(figure: Figure, rounds: number, say: (line: string) => void, cpu: () => CpuSeconds): Promise<FigureResult> {
+  const prepared = figure.prepare ? await figure.prepare() : undefined;
+  if (prepared) say(`(${figure.id}) ${prepared}`);
   const results: FigureResult['rounds'] = [];
   for (let round = 1; round <= rounds; round += 1) {
     const serviceFirst = round % 2 === 1;
@@ -97,7 +102,7 @@ export async function runRounds(figure: Figure, rounds: number, say: (line: stri
     Object.fromEntries(figure.metrics.map((m) => [m.key, (r.service[m.key] as number) / (r.baseline[m.key] as number)])),
   );
   const { id, title, metrics } = figure;
-  return { id, title, service: figure.service, baseline: figure.baseline, metrics, rounds: results, median, ratio, roundRatios, met };
+  return { id, title, service: figure.service, baseline: figure.baseline, metrics, prepared, rounds: results, median, ratio, roundRatios, met };
 }
 
 /** A number for the table: three significant digits, no exponent. */
