@@ -27,6 +27,7 @@ import { webhookDeliveriesFigure } from './figures/webhook-deliveries';
 import { workerMemoryFigure } from './figures/worker-memory';
 import { registerDeveloper } from './lib/api';
 import { cpuSampler, postmasterPid } from './lib/cpu';
+import { takeSample } from './lib/diagnostics';
 import type { BenchContext } from './lib/context';
 import { format, runRounds, type FigureResult, type UnavailableFigure } from './lib/rounds';
 import { machineSummary, startStack, type Stack } from './lib/stack';
@@ -106,6 +107,7 @@ async function main(): Promise<void> {
   const context: BenchContext = { stack, db, runId: randomBytes(3).toString('hex'), say };
   const running = stack;
   const cpu = cpuSampler(() => running.pids(), running.postgresDataDir ? postmasterPid(running.postgresDataDir) : undefined);
+  const sample = () => takeSample(cpu, running.temporalMetricsUrl, { api: running.api, worker: running.serviceWorker });
   const figures: (FigureResult | UnavailableFigure)[] = [];
   const receiver = await startReceiver(() => ({ status: 204 }));
   try {
@@ -119,24 +121,24 @@ async function main(): Promise<void> {
     if (selected('a')) {
       const create = createThroughputFigure(context, creator, { durationMs });
       say(`(a) ${create.title}: ${rounds} alternating rounds`);
-      figures.push(await runRounds(create, rounds, say, cpu));
+      figures.push(await runRounds(create, rounds, say, sample));
     }
     if (selected('b')) {
-      const latency = settlementLatencyFigure(context, await registerDeveloper(stack.apiUrl, 'settle'), receiver, { ratePerSecond: 20, count: 200 });
+      const latency = settlementLatencyFigure(context, await registerDeveloper(stack.apiUrl, 'settle'), receiver, { ratePerSecond: 10, count: 150 });
       say(`(b) ${latency.title}: ${rounds} alternating rounds`);
-      figures.push(await runRounds(latency, rounds, say, cpu));
+      figures.push(await runRounds(latency, rounds, say, sample));
     }
     if (selected('c')) {
       const deliveries = webhookDeliveriesFigure(context, await registerDeveloper(stack.apiUrl, 'deliver'), receiver, { durationMs });
       say(`(c) ${deliveries.title}: ${rounds} alternating rounds`);
-      figures.push(await runRounds(deliveries, rounds, say, cpu));
+      figures.push(await runRounds(deliveries, rounds, say, sample));
     }
     if (selected('d')) {
       say('(d) restarting the service worker, so that its cache holds only what figure (d) opens');
       await stack.restartServiceWorker();
       const memory = workerMemoryFigure(context, await registerDeveloper(stack.apiUrl, 'memory'));
       say(`(d) ${memory.title}: ${rounds} alternating rounds of +1,000 and +1,000 open workflows (maxCachedWorkflows ${MAX_CACHED_WORKFLOWS} on both workers)`);
-      figures.push(await runRounds(memory, rounds, say, cpu));
+      figures.push(await runRounds(memory, rounds, say, sample));
     }
   } finally {
     await receiver.close();

@@ -75,7 +75,7 @@ export function createThroughputFigure(context: BenchContext, developer: Develop
       const perSecond = result['2xx'] / result.duration;
       const drainMs = await waitForPaymentsSettled(context, developer.merchantId);
       context.say(`(a) service caught up ${(drainMs / 1000).toFixed(1)} s after the load stopped`);
-      return { perSecond };
+      return { perSecond, items: result['2xx'] };
     },
 
     async measureBaseline(round) {
@@ -86,7 +86,7 @@ export function createThroughputFigure(context: BenchContext, developer: Develop
       const perSecond = run.ok / (run.elapsedMs / 1000);
       const drainMs = await waitForBaselineClosed(context, 'emptyWorkflow');
       context.say(`(a) baseline caught up ${(drainMs / 1000).toFixed(1)} s after the load stopped`);
-      return { perSecond };
+      return { perSecond, items: run.ok };
     },
   };
 }

@@ -117,12 +117,12 @@ export function settlementLatencyFigure(context: BenchContext, developer: Develo
 
     async measureService() {
       const latencies = (await settle(options.count, options.ratePerSecond)).summary();
-      return { p50Ms: latencies.p50Ms, p99Ms: latencies.p99Ms, maxMs: latencies.maxMs, activities };
+      return { p50Ms: latencies.p50Ms, p99Ms: latencies.p99Ms, maxMs: latencies.maxMs, activities, items: latencies.count };
     },
 
     async measureBaseline(round) {
       const latencies = (await bare(options.count, options.ratePerSecond, round)).summary();
-      return { p50Ms: latencies.p50Ms, p99Ms: latencies.p99Ms, maxMs: latencies.maxMs, activities };
+      return { p50Ms: latencies.p50Ms, p99Ms: latencies.p99Ms, maxMs: latencies.maxMs, activities, items: latencies.count };
     },
   };
 }

@@ -64,7 +64,7 @@ export function webhookDeliveriesFigure(context: BenchContext, developer: Develo
       const started = result['2xx'];
       const drainMs = await waitUntil(`${started} deliveries`, async () => arrivals().length - before >= started, 300_000);
       context.say(`(c) service: ${started} deliveries started in ${result.duration.toFixed(1)} s, the last arrived ${(drainMs / 1000).toFixed(1)} s after`);
-      return { perSecond: steadyRatePerSecond(arrivals().slice(before).map((request) => request.receivedAt)), started };
+      return { perSecond: steadyRatePerSecond(arrivals().slice(before).map((request) => request.receivedAt)), items: started };
     },
 
     async measureBaseline(round) {
@@ -86,7 +86,7 @@ export function webhookDeliveriesFigure(context: BenchContext, developer: Develo
         if (execution.workflowId.startsWith(prefix) && execution.closeTime) closes.push(execution.closeTime.getTime());
       }
       context.say(`(c) baseline: ${run.ok} workflows started in ${(run.elapsedMs / 1000).toFixed(1)} s, the last closed ${(drainMs / 1000).toFixed(1)} s after`);
-      return { perSecond: steadyRatePerSecond(closes), started: run.ok };
+      return { perSecond: steadyRatePerSecond(closes), items: run.ok };
     },
   };
 }

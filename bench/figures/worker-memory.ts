@@ -62,6 +62,7 @@ export function workerMemoryFigure(context: BenchContext, developer: Developer):
       workflowHeapAt2000: (afterTwo.threadHeap - before.threadHeap) / 2,
       rssStart: before.rss,
       rssEnd: afterTwo.rss,
+      items: 2 * MEMORY_STEP,
     };
   }
 

@@ -1,5 +1,5 @@
 /**
- * Loaded (through memory-probe-preload.mjs) into a worker process started with `--expose-gc`, it
+ * Loaded (through probe-preload.mjs) into a worker process started with `--expose-gc`, it
  * answers the benchmark's `memory` request with the resident set size after garbage collection of
  * every thread: the main thread with `gc()`, the Temporal SDK's workflow thread (where the cached
  * workflows live) through the preload's BroadcastChannel responder. Importing it is the installation.
@@ -7,7 +7,7 @@
 import { BroadcastChannel } from 'node:worker_threads';
 import { answerRequests } from './ipc';
 
-/** The preload's channel name (memory-probe-preload.mjs). */
+/** The preload's channel name (probe-preload.mjs). */
 const COLLECT_CHANNEL = 'bench-memory-probe';
 /** How long to gather the threads' answers, in milliseconds (a GC of a large heap takes a while). */
 const THREAD_ANSWER_MS = 1_500;

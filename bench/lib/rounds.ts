@@ -4,7 +4,7 @@
  * machine the other just warmed or loaded), each reported as the median of its rounds, and the
  * ratio service ÷ baseline of those medians.
  */
-import { cpuSpent, type CpuSeconds } from './cpu';
+import { costBetween, describeCost, type Cost, type Sample } from './diagnostics';
 import { median as medianOf } from './stats';
 
 /** One measured quantity of a figure. */
@@ -18,8 +18,8 @@ export interface Metric {
   serviceAtMost?: number;
 }
 
-/** The values of one side in one round, keyed by metric. */
-export type Values = Record<string, number>;
+/** The values of one side in one round, keyed by metric; `items` is how many units the side handled. */
+export type Values = Record<string, number> & { items: number };
 
 /** A figure: what it measures, and how to measure each side once. */
 export interface Figure {
@@ -47,14 +47,14 @@ export interface FigureResult {
     order: 'service first' | 'baseline first';
     service: Values;
     baseline: Values;
-    /** CPU seconds per process while each side ran (including its wait for the work to finish). */
-    cpu: { service: CpuSeconds; baseline: CpuSeconds };
+    /** What each side cost (including its wait for the work to finish), in all and per item. */
+    cost: { service: Cost; baseline: Cost };
   }[];
-  median: { service: Values; baseline: Values };
+  median: { service: Record<string, number>; baseline: Record<string, number> };
   /** service ÷ baseline of the medians. */
-  ratio: Values;
+  ratio: Record<string, number>;
   /** service ÷ baseline per round: their spread shows the noise. */
-  roundRatios: Values[];
+  roundRatios: Record<string, number>[];
   met: Record<string, boolean>;
 }
 
@@ -66,29 +66,29 @@ export interface UnavailableFigure {
 }
 
 /**
- * Runs `figure` for `rounds` alternating rounds; `say` reports each measurement as it lands, with the
- * CPU seconds per process that `cpu` samples.
+ * Runs `figure` for `rounds` alternating rounds; `say` reports each measurement as it lands, with
+ * what it cost per item between two `sample()`s.
  */
-export async function runRounds(figure: Figure, rounds: number, say: (line: string) => void, cpu: () => CpuSeconds): Promise<FigureResult> {
+export async function runRounds(figure: Figure, rounds: number, say: (line: string) => void, sample: () => Promise<Sample>): Promise<FigureResult> {
   const prepared = figure.prepare ? await figure.prepare() : undefined;
   if (prepared) say(`(${figure.id}) ${prepared}`);
   const results: FigureResult['rounds'] = [];
   for (let round = 1; round <= rounds; round += 1) {
     const serviceFirst = round % 2 === 1;
-    const values: Record<'service' | 'baseline', Values> = { service: {}, baseline: {} };
-    const spent: Record<'service' | 'baseline', CpuSeconds> = { service: {}, baseline: {} };
+    const values = {} as Record<'service' | 'baseline', Values>;
+    const cost = {} as Record<'service' | 'baseline', Cost>;
     for (const side of serviceFirst ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const)) {
-      const before = cpu();
+      const before = await sample();
       values[side] = side === 'service' ? await figure.measureService(round) : await figure.measureBaseline(round);
-      spent[side] = cpuSpent(before, cpu());
+      cost[side] = costBetween(before, await sample(), values[side].items);
       const shown = figure.metrics.map((m) => `${m.label} ${format(values[side][m.key])} ${m.unit}`).join(', ');
-      const cpuShown = Object.entries(spent[side]).map(([role, seconds]) => `${role} ${seconds.toFixed(1)}`).join(', ');
-      say(`(${figure.id}) round ${round} ${side.padEnd(8)}: ${shown}   [cpu s: ${cpuShown}]`);
+      say(`(${figure.id}) round ${round} ${side.padEnd(8)}: ${shown}`);
+      say(`      ${describeCost(cost[side])}`);
     }
-    results.push({ round, order: serviceFirst ? 'service first' : 'baseline first', service: values.service, baseline: values.baseline, cpu: spent });
+    results.push({ round, order: serviceFirst ? 'service first' : 'baseline first', service: values.service, baseline: values.baseline, cost });
   }
-  const median = { service: {} as Values, baseline: {} as Values };
-  const ratio: Values = {};
+  const median = { service: {} as Record<string, number>, baseline: {} as Record<string, number> };
+  const ratio: Record<string, number> = {};
   const met: Record<string, boolean> = {};
   for (const metric of figure.metrics) {
     median.service[metric.key] = medianOf(results.map((r) => r.service[metric.key] as number));

@@ -40,6 +40,10 @@ export interface Stack {
   client: Client;
   serviceWorker: ChildProcess;
   baselineWorker: ChildProcess;
+  /** The Temporal dev server's Prometheus metrics. */
+  temporalMetricsUrl: string;
+  /** The API process (answers `sqlStatements`). */
+  api: ChildProcess;
   /** Pids of the processes started, by role (the service worker's is the current one). */
   pids(): Record<string, number | undefined>;
   /** The embedded PostgreSQL's data folder, or undefined when DATABASE_URL was given. */
@@ -148,7 +152,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const child = spawnEntry(
         root,
         'src/worker.ts',
-        ['--expose-gc', '--import', './bench/lib/memory-probe-preload.mjs', ...profileFlags],
+        ['--expose-gc', '--import', './bench/lib/probe-preload.mjs', ...profileFlags],
         { ...serviceEnv, WORKER_METRICS_PORT: String(await freePort()) },
         path.join(runDir, `worker-${workerGeneration}.log`),
       );
@@ -158,12 +162,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     };
 
     say('starting the service worker, the API and the baseline worker');
-    const api = spawnEntry(root, 'src/server.ts', profileFlags, serviceEnv, path.join(runDir, 'api.log'));
+    const api = spawnEntry(root, 'src/server.ts', ['--import', './bench/lib/probe-preload.mjs', ...profileFlags], serviceEnv, path.join(runDir, 'api.log'));
     children.push(api);
     const baselineWorker = spawnEntry(
       root,
       'bench/baseline/worker.ts',
-      ['--expose-gc', '--import', './bench/lib/memory-probe-preload.mjs'],
+      ['--expose-gc', '--import', './bench/lib/probe-preload.mjs'],
       { ...process.env, TEMPORAL_ADDRESS: temporal.address, BENCH_MAX_CACHED_WORKFLOWS: String(options.maxCachedWorkflows) },
       path.join(runDir, 'baseline-worker.log'),
     );
@@ -177,7 +181,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       runDir,
       databaseUrl,
       temporalAddress: temporal.address,
+      temporalMetricsUrl: temporal.metricsUrl,
       apiUrl,
+      api,
       client,
       get serviceWorker() {
         return serviceWorker;

@@ -1,8 +1,8 @@
-// Preload of the benchmark's workers (`node --expose-gc --import tsx --import
-// ./bench/lib/memory-probe-preload.mjs …`). Worker threads inherit `--import` flags, so this runs in
-// the Temporal SDK's workflow thread too:
-// - in the main thread it installs the memory probe (memory-probe.ts), which answers the
-//   benchmark's `memory` request over IPC;
+// Preload of the processes the benchmark starts (`node [--expose-gc] --import tsx --import
+// ./bench/lib/probe-preload.mjs …`). Worker threads inherit `--import` flags, so this runs in the
+// Temporal SDK's workflow thread too:
+// - in the main thread it installs the probes that answer the benchmark over IPC: `memory`
+//   (memory-probe.ts) and `sqlStatements` (sql-counter.ts);
 // - in any other thread it answers the probe's collection call on a BroadcastChannel by running a
 //   full GC of that thread's heap (and telling its size), which `gc()` in the main thread cannot reach. (Plain JavaScript:
 //   threads get the `--import` flags but not tsx's loader.)
@@ -13,6 +13,7 @@ const COLLECT_CHANNEL = 'bench-memory-probe'; // the same name as in memory-prob
 
 if (isMainThread) {
   await import('./memory-probe.ts');
+  await import('./sql-counter.ts');
 } else if (typeof globalThis.gc === 'function') {
   const channel = new BroadcastChannel(COLLECT_CHANNEL);
   channel.onmessage = (event) => {
