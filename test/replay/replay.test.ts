@@ -19,6 +19,8 @@ describe('replay of recorded workflow histories (D21)', () => {
     expect(files).to.include.members(['payment-completed.json', 'payment-failed.json', 'payment-expired.json', 'payment-cancelled.json', 'payment-refunded.json']);
     // Histories of earlier workflow versions stay, so running executions of those versions keep replaying.
     expect(files).to.include.members(['v1-payment-completed.json', 'v1-payment-failed.json', 'v1-payment-expired.json']);
+    // v2: the payment's steps as activity tasks, before they ran as local activities.
+    expect(files).to.include.members(['v2-payment-completed.json', 'v2-payment-failed.json', 'v2-payment-expired.json', 'v2-payment-cancelled.json', 'v2-payment-refunded.json']);
   });
 
   it('has an approved, a rejected, a more-information and a reminded live access review history (D30)', () => {
