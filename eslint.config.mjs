@@ -19,7 +19,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/workflows/**/*.ts', 'src/domain/**/*.ts'],
+    files: ['src/workflows/**/*.ts', 'src/domain/**/*.ts', 'bench/baseline/workflows.ts', 'bench/baseline/shared.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         paths: [...nodeBuiltins, ...ioLibraries].map((name) => ({

@@ -11,9 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import exitHook from 'async-exit-hook';
 import Mocha from 'mocha';
-import { createDb, migrateLatest } from '../src/db/knex';
 import { mochaHooks } from '../test/helpers/root-hooks';
-import { startEmbeddedPostgres, type Database } from './lib/postgres';
+import { migratedRunDatabase, type Database } from './lib/postgres';
 import { resolveTemporalCli } from './lib/temporal-cli';
 import { startDevServer, type DevServer } from './lib/temporal-dev-server';
 
@@ -48,19 +47,18 @@ async function main(): Promise<void> {
   const filters = process.argv.slice(2);
   if (!process.env.SKIP_STATIC_CHECKS) {
     step('type check (tsc --noEmit)', path.join(root, 'node_modules/.bin/tsc'), ['--noEmit', '-p', '.']);
-    step('lint (eslint)', path.join(root, 'node_modules/.bin/eslint'), ['src', 'test', 'scripts', 'migrations']);
+    step('lint (eslint)', path.join(root, 'node_modules/.bin/eslint'), ['src', 'test', 'scripts', 'migrations', 'bench']);
   }
 
   const runDir = path.join(root, 'var', `test-${process.pid}-${randomBytes(3).toString('hex')}`);
   fs.mkdirSync(runDir, { recursive: true });
-  let database: Database | undefined;
-  const started: { temporal?: DevServer } = {};
+  const started: { temporal?: DevServer; database?: Database } = {};
   let stopped = false;
   const stopAll = async () => {
     if (stopped) return;
     stopped = true;
     await started.temporal?.stop();
-    await database?.stop();
+    await started.database?.stop();
     fs.rmSync(runDir, { recursive: true, force: true });
   };
   exitHook((done) => void stopAll().finally(done));
@@ -69,15 +67,8 @@ async function main(): Promise<void> {
   const testServer = path.join(root, 'scripts', 'temporal-test-server.sh');
   step('resolving the Java time-skipping test server', testServer, ['--resolve-only']);
 
-  let databaseUrl = process.env.DATABASE_URL;
-  if (!databaseUrl) {
-    say('starting an embedded PostgreSQL');
-    database = await startEmbeddedPostgres(path.join(runDir, 'pgdata'), undefined, false);
-    databaseUrl = database.url;
-  }
-  const db = createDb(databaseUrl, 2);
-  await migrateLatest(db);
-  await db.destroy();
+  started.database = await migratedRunDatabase(path.join(runDir, 'pgdata'), say);
+  const databaseUrl = started.database.url;
 
   say('starting a Temporal dev server (in memory)');
   const temporal = await startDevServer({ cliPath: cli, ui: false, logFile: path.join(runDir, 'temporal.log') });

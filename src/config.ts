@@ -36,6 +36,11 @@ const settings = z.object({
   SESSION_TTL_SECONDS: positiveSeconds.default(3600),
   /** Port of the worker's Prometheus endpoint for Temporal SDK metrics (0 = off). */
   WORKER_METRICS_PORT: port.default(9464),
+  /**
+   * Workflows the worker keeps in its sticky cache (unset = the SDK's default, sized from the heap
+   * limit). Raised by the benchmark so that its memory figure measures cached workflows, not eviction.
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2).max(1_000_000).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Sandbox simulated customer approval delay in milliseconds (D14: 3 s). */
   SANDBOX_APPROVAL_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),

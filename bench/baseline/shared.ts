@@ -1,0 +1,12 @@
+/**
+ * What the benchmark's client and its baseline worker share: the task queue and the signal that
+ * ends a waiting workflow. The baselines run on their own task queue of the same Temporal server as
+ * the service, so both sides pay the same server.
+ */
+import { defineSignal } from '@temporalio/workflow';
+
+/** Task queue of the baseline workflows (never `payments`). */
+export const BASELINE_TASK_QUEUE = 'bench-baseline';
+
+/** Ends `signalWaitWorkflow`. */
+export const releaseSignal = defineSignal('release');

@@ -1,0 +1,30 @@
+/**
+ * Baseline workflows: what Temporal costs with nothing of ours in it. Each benchmark figure of the
+ * service is divided by the same figure of one of these, run on the same server at the same time.
+ *
+ * Deterministic: only `@temporalio/workflow`, activity types and the shared definitions.
+ */
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import type * as activities from './activities';
+import { releaseSignal } from './shared';
+
+const { noop } = proxyActivities<typeof activities>({ startToCloseTimeout: '10 seconds' });
+
+/** Does nothing: the baseline of a workflow start (figure a). */
+export async function emptyWorkflow(): Promise<void> {
+  // nothing
+}
+
+/** Runs `count` no-op activities one after the other (figures b and c). */
+export async function noopActivitiesWorkflow(count: number): Promise<void> {
+  for (let i = 0; i < count; i += 1) await noop();
+}
+
+/** Waits for `releaseSignal` (figure d: an open workflow that holds nothing of ours). */
+export async function signalWaitWorkflow(): Promise<void> {
+  let released = false;
+  setHandler(releaseSignal, () => {
+    released = true;
+  });
+  await condition(() => released);
+}

@@ -1,0 +1,126 @@
+/**
+ * Figure (d), worker memory: the service worker's resident set size after GC with 1,000 and 2,000
+ * more open payments (phone ending 0003: the provider never answers, so each waits and polls),
+ * per 1,000 payments, ÷ the same for the baseline worker with open `signalWaitWorkflow`s.
+ *
+ * Both workers run with the same `maxCachedWorkflows`, high enough to hold every workflow of the
+ * figure, so each open workflow stays in the sticky cache and its memory is counted. A side's
+ * figures are the growth over the reading taken at its start: (RSS₁₀₀₀ − RSS₀) ÷ 1 and
+ * (RSS₂₀₀₀ − RSS₀) ÷ 2, in MB. After its readings a side terminates its 2,000 workflows through the
+ * Temporal client, so that the payments' polls (2 s doubling to 60 s, D20) do not load the rounds
+ * after it; the terminated runs stay in the cache, on both sides alike, and only add to RSS₀.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { BASELINE_TASK_QUEUE } from '../baseline/shared';
+import { createPayment, paymentBody, PHONES, type Developer } from '../lib/api';
+import { waitUntil, type BenchContext } from '../lib/context';
+import { requestFrom } from '../lib/ipc';
+import { runClosedLoop } from '../lib/load';
+import type { MemoryReading } from '../lib/memory-probe';
+import type { Figure, Values } from '../lib/rounds';
+
+/** Open workflows added per step (the issue: 1,000 then 2,000). */
+export const MEMORY_STEP = 1_000;
+const CONCURRENCY = 32;
+const MB = 1_000_000;
+
+/** RSS and the workflow thread's JS heap in MB after GC of every thread; fails when the workflow thread did not collect. */
+async function readMemory(worker: ChildProcess): Promise<{ rss: number; threadHeap: number }> {
+  const reading = await requestFrom<MemoryReading>(worker, 'memory');
+  if (reading.threadsCollected < 1) throw new Error(`the workflow thread of process ${worker.pid} did not run its GC`);
+  return { rss: reading.rssBytes / MB, threadHeap: reading.threadHeapUsedBytes / MB };
+}
+
+/** Terminates the workflows `ids` (the figure's clean-up, not part of the service). */
+async function terminateAll(context: BenchContext, ids: string[]): Promise<void> {
+  const run = await runClosedLoop(CONCURRENCY, { count: ids.length }, async (i) => {
+    await context.stack.client.workflow.getHandle(ids[i] as string).terminate('benchmark figure (d) clean-up');
+  });
+  if (run.failed > 0) throw new Error(`(d) ${run.failed} workflows were not terminated: ${String(run.firstError)}`);
+}
+
+/** Figure (d); `serviceWorker` is read at each measurement, since the stack may have restarted it. */
+export function workerMemoryFigure(context: BenchContext, developer: Developer): Figure {
+  let payments: string[] = [];
+  let waiting: string[] = [];
+
+  async function stepsOf(side: string, measure: () => Promise<{ rss: number; threadHeap: number }>, addStep: () => Promise<string>): Promise<Values> {
+    const before = await measure();
+    context.say(`(d) ${side}: +${MEMORY_STEP} ${await addStep()}`);
+    const afterOne = await measure();
+    context.say(`(d) ${side}: +${MEMORY_STEP} ${await addStep()}`);
+    const afterTwo = await measure();
+    context.say(`(d) ${side}: of it, the workflow thread's JS heap grew ${((afterTwo.threadHeap - before.threadHeap) / 2).toFixed(0)} MB per 1,000`);
+    const started = performance.now();
+    await terminateAll(context, side === 'service' ? payments.map((id) => `payment:${id}`) : waiting);
+    context.say(`(d) ${side}: terminated its workflows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    payments = [];
+    waiting = [];
+    return {
+      at1000: (afterOne.rss - before.rss) / 1,
+      at2000: (afterTwo.rss - before.rss) / 2,
+      workflowHeapAt2000: (afterTwo.threadHeap - before.threadHeap) / 2,
+      rssStart: before.rss,
+      rssEnd: afterTwo.rss,
+      items: 2 * MEMORY_STEP,
+    };
+  }
+
+  return {
+    id: 'd',
+    title: 'Worker memory',
+    service: 'service worker RSS after GC per 1,000 open payments (0003: never answers)',
+    baseline: 'baseline worker RSS after GC per 1,000 open signalWaitWorkflows',
+    metrics: [
+      { key: 'at1000', label: 'per 1,000 at 1,000 open', unit: 'MB', target: { atMost: 1.3 }, serviceAtMost: 250 },
+      { key: 'at2000', label: 'per 1,000 at 2,000 open', unit: 'MB', target: { atMost: 1.3 }, serviceAtMost: 250 },
+    ],
+
+    async measureService() {
+      return stepsOf(
+        'service',
+        () => readMemory(context.stack.serviceWorker),
+        async () => {
+          const run = await runClosedLoop(CONCURRENCY, { count: MEMORY_STEP }, async () => {
+            payments.push(await createPayment(context.stack.apiUrl, developer, paymentBody(PHONES.neverAnswers)));
+          });
+          if (run.failed > 0) throw new Error(`(d) ${run.failed} payments were not created: ${String(run.firstError)}`);
+          // Open = initiated and waiting on the provider: the workflow has run and sits in the cache.
+          const waitedMs = await waitUntil(
+            `${payments.length} payments waiting on their provider`,
+            async () => {
+              const row = await context.db('payments').whereIn('id', payments).where({ status: 'processing' }).count<{ n: string }[]>('id as n');
+              return Number(row[0]?.n) >= payments.length;
+            },
+            300_000,
+            250,
+          );
+          return `created in ${(run.elapsedMs / 1000).toFixed(1)} s, all waiting on their provider ${(waitedMs / 1000).toFixed(1)} s later`;
+        },
+      );
+    },
+
+    async measureBaseline(round) {
+      return stepsOf(
+        'baseline',
+        () => readMemory(context.stack.baselineWorker),
+        async () => {
+          const cachedBefore = await requestFrom<number>(context.stack.baselineWorker, 'cachedWorkflows');
+          const run = await runClosedLoop(CONCURRENCY, { count: MEMORY_STEP }, async () => {
+            const workflowId = `bench-${context.runId}-wait-${round}-${waiting.length}`;
+            waiting.push(workflowId);
+            await context.stack.client.workflow.start('signalWaitWorkflow', { taskQueue: BASELINE_TASK_QUEUE, workflowId });
+          });
+          if (run.failed > 0) throw new Error(`(d) ${run.failed} baseline workflows were not started: ${String(run.firstError)}`);
+          const waitedMs = await waitUntil(
+            `${MEMORY_STEP} more signal-waiting workflows in the baseline worker's cache`,
+            async () => (await requestFrom<number>(context.stack.baselineWorker, 'cachedWorkflows')) >= cachedBefore + MEMORY_STEP,
+            300_000,
+            250,
+          );
+          return `started in ${(run.elapsedMs / 1000).toFixed(1)} s, all in the cache ${(waitedMs / 1000).toFixed(1)} s later`;
+        },
+      );
+    },
+  };
+}

@@ -1,0 +1,84 @@
+/** The service's public HTTP API as the benchmark uses it (only 127.0.0.1). */
+import { randomBytes } from 'node:crypto';
+
+/** A registered developer: merchant id and sandbox secret key. */
+export interface Developer {
+  merchantId: string;
+  key: string;
+}
+
+/** Sandbox phone numbers of D14 (Rwanda, RWF mobile money). */
+export const PHONES = {
+  /** Completes at once. */
+  instantSuccess: '+250788000001',
+  /** Never answers: the payment waits on its provider until it expires. */
+  neverAnswers: '+250788000003',
+} as const;
+
+/** POSTs JSON to `url` and returns the status and parsed body; throws on a status other than `expected`. */
+export async function postJson<T>(url: string, body: unknown, headers: Record<string, string>, expected: number): Promise<T> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const text = await response.text();
+  if (response.status !== expected) throw new Error(`POST ${url} answered ${response.status}, not ${expected}: ${text.slice(0, 500)}`);
+  return JSON.parse(text) as T;
+}
+
+/** Registers a developer with a unique e-mail (D2); each figure uses its own merchant. */
+export async function registerDeveloper(apiUrl: string, label: string): Promise<Developer> {
+  const email = `bench-${label}-${randomBytes(4).toString('hex')}@example.com`;
+  const body = await postJson<{ data: { developer: { merchant_id: string }; api_key: { secret: string } } }>(
+    `${apiUrl}/v1/auth/register`,
+    { email, password: 'benchmark password', name: `Benchmark ${label}` },
+    {},
+    201,
+  );
+  return { merchantId: body.data.developer.merchant_id, key: body.data.api_key.secret };
+}
+
+/** The body of `POST /v1/payments`: 1,500 RWF by mobile money from `phone`, tagged `bench_id` in the metadata. */
+export function paymentBody(phone: string, benchId?: string): Record<string, unknown> {
+  return {
+    amount: 1500,
+    currency: 'RWF',
+    payment_method: 'mobile_money',
+    phone_number: phone,
+    description: 'benchmark',
+    ...(benchId ? { metadata: { bench_id: benchId } } : {}),
+  };
+}
+
+/** Creates one payment with a fresh idempotency key; resolves with its id. */
+export async function createPayment(apiUrl: string, developer: Developer, body: Record<string, unknown>): Promise<string> {
+  const answer = await postJson<{ data: { id: string } }>(
+    `${apiUrl}/v1/payments`,
+    body,
+    { authorization: `Bearer ${developer.key}`, 'idempotency-key': randomBytes(16).toString('hex') },
+    201,
+  );
+  return answer.data.id;
+}
+
+/** A webhook endpoint as created (D25): its id and signing secret. */
+export interface Webhook {
+  id: string;
+  secret: string;
+}
+
+/** Creates a webhook of `developer` for `events` at `url` (D25) with its secret key. */
+export async function createWebhook(apiUrl: string, developer: Developer, url: string, events: string[]): Promise<Webhook> {
+  const answer = await postJson<{ data: { id: string; secret: string } }>(
+    `${apiUrl}/v1/developer/webhooks`,
+    { url, events },
+    { authorization: `Bearer ${developer.key}` },
+    201,
+  );
+  return { id: answer.data.id, secret: answer.data.secret };
+}
+
+/** The newest delivery id of `webhook` (D27: `GET …/deliveries`, newest first), or undefined. */
+export async function latestDeliveryId(apiUrl: string, developer: Developer, webhook: Webhook): Promise<string | undefined> {
+  const response = await fetch(`${apiUrl}/v1/developer/webhooks/${webhook.id}/deliveries?limit=1`, { headers: { authorization: `Bearer ${developer.key}` } });
+  if (response.status !== 200) throw new Error(`GET deliveries answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  const body = (await response.json()) as { data: { deliveries: { id: string }[] } };
+  return body.data.deliveries[0]?.id;
+}

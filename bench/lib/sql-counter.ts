@@ -1,0 +1,19 @@
+/**
+ * Counts the SQL statements a process sends to PostgreSQL (every `pg` client query, BEGIN and
+ * COMMIT included) and answers the benchmark's `sqlStatements` request with the count so far.
+ * Loaded in the main thread by probe-preload.mjs, before the service's modules, so the `pg` the
+ * service loads is the one patched here.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { answerRequests } from './ipc';
+
+let statements = 0;
+const pg = createRequire(path.join(process.cwd(), 'package.json'))('pg') as { Client: { prototype: { query: (...args: unknown[]) => unknown } } };
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function countedQuery(this: unknown, ...args: unknown[]) {
+  statements += 1;
+  return query.apply(this, args);
+};
+
+answerRequests('sqlStatements', () => statements);

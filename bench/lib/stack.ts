@@ -1,0 +1,217 @@
+/**
+ * The stack under benchmark, started as the tests and `npm start` start it: an embedded PostgreSQL
+ * (or DATABASE_URL), the Temporal dev server with its SQLite file and pragmas, the migrations, then
+ * the service's worker (`src/worker.ts`) and API (`src/server.ts`) as separate processes, plus the
+ * baseline worker (`bench/baseline/worker.ts`). Everything listens on 127.0.0.1 on free ports, lives
+ * in one run folder under `var/`, and `stop()` ends every process this module started.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
+import { freePort } from '../../scripts/lib/ports';
+import { migratedRunDatabase, type Database } from '../../scripts/lib/postgres';
+import { startDevServer, stopChild, type DevServer } from '../../scripts/lib/temporal-dev-server';
+import { BASELINE_TASK_QUEUE } from '../baseline/shared';
+
+/** The service's task queue (the default of `TEMPORAL_TASK_QUEUE`, D20). */
+export const SERVICE_TASK_QUEUE = 'payments';
+
+/** How the stack is started. */
+export interface StackOptions {
+  root: string;
+  cliPath: string;
+  /** `maxCachedWorkflows` of both workers (WORKER_MAX_CACHED_WORKFLOWS / BENCH_MAX_CACHED_WORKFLOWS). */
+  maxCachedWorkflows: number;
+  say: (line: string) => void;
+  /** Writes V8 CPU profiles of the service worker and the API into `<runDir>/profiles` (kept). */
+  profile?: boolean;
+}
+
+/** A running stack. */
+export interface Stack {
+  runDir: string;
+  databaseUrl: string;
+  temporalAddress: string;
+  apiUrl: string;
+  client: Client;
+  serviceWorker: ChildProcess;
+  baselineWorker: ChildProcess;
+  /** The Temporal dev server's Prometheus metrics. */
+  temporalMetricsUrl: string;
+  /** The API process (answers `sqlStatements`). */
+  api: ChildProcess;
+  /** Pids of the processes started, by role (the service worker's is the current one). */
+  pids(): Record<string, number | undefined>;
+  /** The embedded PostgreSQL's data folder, or undefined when DATABASE_URL was given. */
+  postgresDataDir: string | undefined;
+  /** Replaces the service worker with a fresh process (an empty workflow cache); resolves once it polls. */
+  restartServiceWorker(): Promise<ChildProcess>;
+  /** Stops everything started here; safe to call twice. `keepLogs` leaves the run folder for a look. */
+  stop(keepLogs?: boolean): Promise<void>;
+}
+
+/** Node with tsx, as `npm start` runs the entry points, plus `nodeFlags` (after tsx, so a `--import` of TypeScript works). */
+function spawnEntry(root: string, entry: string, nodeFlags: string[], env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
+  const log = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeFlags, entry], {
+    cwd: root,
+    env,
+    stdio: ['ignore', log, log, 'ipc'],
+  });
+  fs.closeSync(log);
+  return child;
+}
+
+/** Resolves once a poller of process `pid` polls `taskQueue` for workflow tasks; rejects after `timeoutMs`. */
+async function waitForPoller(client: Client, taskQueue: string, pid: number, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`process ${pid} exited with ${child.exitCode} before polling ${taskQueue}`);
+    const answer = await client.workflowService.describeTaskQueue({
+      namespace: 'default',
+      taskQueue: { name: taskQueue },
+      taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    });
+    if (answer.pollers.some((poller) => poller.identity?.startsWith(`${pid}@`))) return;
+    if (Date.now() > deadline) throw new Error(`process ${pid} does not poll ${taskQueue} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function waitForReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the API is not ready after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Starts the whole stack (see module comment). On failure, stops what it had started and rethrows. */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const { root, say } = options;
+  const runDir = path.join(root, 'var', `bench-${process.pid}-${randomBytes(3).toString('hex')}`);
+  fs.mkdirSync(runDir, { recursive: true });
+  const children: ChildProcess[] = [];
+  let database: Database | undefined;
+  let temporal: DevServer | undefined;
+  let client: Client | undefined;
+  let stopped = false;
+
+  async function stop(keepLogs = false): Promise<void> {
+    if (stopped) return;
+    stopped = true;
+    await Promise.all(children.map((child) => stopChild(child)));
+    await client?.connection.close().catch(() => undefined);
+    await temporal?.stop();
+    await database?.stop();
+    if (keepLogs) say(`logs kept in ${runDir}`);
+    else fs.rmSync(runDir, { recursive: true, force: true });
+  }
+
+  try {
+    database = await migratedRunDatabase(path.join(runDir, 'pgdata'), say);
+    const databaseUrl = database.url;
+
+    say('starting the Temporal dev server (SQLite file)');
+    temporal = await startDevServer({
+      cliPath: options.cliPath,
+      dbFile: path.join(runDir, 'temporal.sqlite'),
+      ui: false,
+      logFile: path.join(runDir, 'temporal.log'),
+    });
+    client = new Client({ connection: await Connection.connect({ address: temporal.address }), namespace: 'default' });
+
+    const profileFlags = options.profile ? ['--cpu-prof', '--cpu-prof-dir', path.join(runDir, 'profiles')] : [];
+    const apiPort = await freePort();
+    const serviceEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: 'development',
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_TASK_QUEUE: SERVICE_TASK_QUEUE,
+      JWT_SECRET: randomBytes(48).toString('base64url'),
+      PROVIDER_CALLBACK_SECRET: randomBytes(48).toString('base64url'),
+      HOST: '127.0.0.1',
+      PORT: String(apiPort),
+      RATE_LIMIT_MULTIPLIER: '1000000',
+      WORKER_MAX_CACHED_WORKFLOWS: String(options.maxCachedWorkflows),
+    };
+    let workerGeneration = 0;
+    const startServiceWorker = async (): Promise<ChildProcess> => {
+      workerGeneration += 1;
+      const child = spawnEntry(
+        root,
+        'src/worker.ts',
+        ['--expose-gc', '--import', './bench/lib/probe-preload.mjs', ...profileFlags],
+        { ...serviceEnv, WORKER_METRICS_PORT: String(await freePort()) },
+        path.join(runDir, `worker-${workerGeneration}.log`),
+      );
+      children.push(child);
+      await waitForPoller(client as Client, SERVICE_TASK_QUEUE, child.pid as number, child);
+      return child;
+    };
+
+    say('starting the service worker, the API and the baseline worker');
+    const api = spawnEntry(root, 'src/server.ts', ['--import', './bench/lib/probe-preload.mjs', ...profileFlags], serviceEnv, path.join(runDir, 'api.log'));
+    children.push(api);
+    const baselineWorker = spawnEntry(
+      root,
+      'bench/baseline/worker.ts',
+      ['--expose-gc', '--import', './bench/lib/probe-preload.mjs'],
+      { ...process.env, TEMPORAL_ADDRESS: temporal.address, BENCH_MAX_CACHED_WORKFLOWS: String(options.maxCachedWorkflows) },
+      path.join(runDir, 'baseline-worker.log'),
+    );
+    children.push(baselineWorker);
+    let serviceWorker = await startServiceWorker();
+    const apiUrl = `http://127.0.0.1:${apiPort}`;
+    await waitForReady(apiUrl, api);
+    await waitForPoller(client, BASELINE_TASK_QUEUE, baselineWorker.pid as number, baselineWorker);
+
+    return {
+      runDir,
+      databaseUrl,
+      temporalAddress: temporal.address,
+      temporalMetricsUrl: temporal.metricsUrl,
+      apiUrl,
+      api,
+      client,
+      get serviceWorker() {
+        return serviceWorker;
+      },
+      baselineWorker,
+      pids: () => ({ temporal: temporal?.process.pid, worker: serviceWorker.pid, api: api.pid, baselineWorker: baselineWorker.pid }),
+      postgresDataDir: process.env.DATABASE_URL ? undefined : path.join(runDir, 'pgdata'),
+      async restartServiceWorker() {
+        const old = serviceWorker;
+        await stopChild(old);
+        children.splice(children.indexOf(old), 1);
+        serviceWorker = await startServiceWorker();
+        return serviceWorker;
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop(true);
+    throw error;
+  }
+}
+
+/** One line about the machine: cores, CPU model, memory, OS. */
+export function machineSummary(): { cores: number; cpuModel: string; memoryGiB: number; os: string } {
+  return {
+    cores: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()}`,
+  };
+}
