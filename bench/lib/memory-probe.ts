@@ -11,6 +11,8 @@ import { answerRequests } from './ipc';
 const COLLECT_CHANNEL = 'bench-memory-probe';
 /** How long to gather the threads' answers, in milliseconds (a GC of a large heap takes a while). */
 const THREAD_ANSWER_MS = 1_500;
+/** How long to wait for a first answer when none came in THREAD_ANSWER_MS (a loaded machine), in milliseconds. */
+const FIRST_ANSWER_MAX_MS = 20_000;
 
 /**
  * What the probe answers, sizes in bytes: the process's RSS, the main thread's JS heap in use, and
@@ -35,12 +37,19 @@ function collectOtherThreads(): Promise<{ threads: number; heapUsedBytes: number
     answers.heapUsedBytes += data.heapUsedBytes ?? 0;
   };
   channel.postMessage({ type: 'collect' });
-  return new Promise((resolve) =>
-    setTimeout(() => {
-      channel.close();
-      resolve(answers);
-    }, THREAD_ANSWER_MS),
-  );
+  const startedAt = Date.now();
+  return new Promise((resolve) => {
+    const check = () => {
+      const waited = Date.now() - startedAt;
+      if (waited >= THREAD_ANSWER_MS && (answers.threads > 0 || waited >= FIRST_ANSWER_MAX_MS)) {
+        channel.close();
+        resolve(answers);
+      } else {
+        setTimeout(check, 100);
+      }
+    };
+    setTimeout(check, THREAD_ANSWER_MS);
+  });
 }
 
 async function collectAndMeasure(): Promise<MemoryReading> {
