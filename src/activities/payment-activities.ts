@@ -73,17 +73,24 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     }
   }
 
-  /** After an event row is committed: one webhook delivery per subscribed endpoint (D22). Safe to repeat. */
-  async function startDeliveries(event: EventInput | undefined): Promise<void> {
-    if (event) await startWebhookDeliveries({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, event);
+  /**
+   * After an event row is committed: one webhook delivery per subscribed endpoint (D22). Safe to
+   * repeat. `subscribers` as the write read them; looked up when not given.
+   */
+  async function startDeliveries(event: EventInput | undefined, subscribers?: readonly string[]): Promise<void> {
+    if (event) await startWebhookDeliveries({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, event, subscribers);
   }
 
   return {
-    /** Writes the payment row and its `payment.created` event unless present, then starts its webhook deliveries (D22). */
+    /**
+     * Writes the payment row and its `payment.created` event unless present (the API wrote them
+     * already unless it failed after starting this workflow), then starts the event's webhook
+     * deliveries (D22): this activity is where `payment.created` deliveries start.
+     */
     async recordPaymentCreated(payment: PaymentSnapshot): Promise<void> {
       const event = paymentEvent(payment, 'payment.created');
-      await insertPaymentWithCreatedEvent(deps.db, payment, event);
-      await startDeliveries(event);
+      const { webhookIds } = await insertPaymentWithCreatedEvent(deps.db, payment, event);
+      await startDeliveries(event, webhookIds);
     },
 
     /**
@@ -94,8 +101,8 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     async recordPaymentStatus(payment: PaymentSnapshot): Promise<void> {
       const eventName = eventForStatus(payment.status);
       const event = eventName ? paymentEvent(payment, eventName) : undefined;
-      await updatePaymentStatus(deps.db, statusChangeOf(payment), event);
-      await startDeliveries(event);
+      const subscribers = await updatePaymentStatus(deps.db, statusChangeOf(payment), event);
+      await startDeliveries(event, subscribers);
     },
 
     /**

@@ -23,7 +23,12 @@ interface ActivityRow {
  */
 export async function insertActivityEntries(db: Db | Knex.Transaction, entries: readonly ActivityEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  const rows = entries.map((entry) => ({
+  await db('activity_log').insert(entries.map(activityRow)).onConflict('id').ignore();
+}
+
+/** The `activity_log` row of an entry. */
+export function activityRow(entry: ActivityEntry): ActivityRow {
+  return {
     id: entry.id,
     merchant_id: entry.merchantId,
     environment: entry.environment,
@@ -33,8 +38,7 @@ export async function insertActivityEntries(db: Db | Knex.Transaction, entries: 
     target: entry.target,
     ip: entry.ip,
     created_at: new Date(entry.createdAt),
-  }));
-  await db('activity_log').insert(rows).onConflict('id').ignore();
+  };
 }
 
 /** The entries of a merchant and environment, newest first; one page when `page` is given (D43). */

@@ -74,18 +74,6 @@ export async function findDeveloperById(db: Db, id: string): Promise<DeveloperRo
   return db<DeveloperRow>('developers').where({ id }).first();
 }
 
-/** The owner of the key whose SHA-256 hex is `keyHash`, if the key is neither revoked nor expired. */
-export async function findKeyOwnerByHash(db: Db, keyHash: string): Promise<KeyOwner | undefined> {
-  const row = await db('api_keys as k')
-    .join('developers as d', 'd.merchant_id', 'k.merchant_id')
-    .where('k.key_hash', keyHash)
-    .whereNull('k.revoked_at')
-    .where((q) => q.whereNull('k.expires_at').orWhere('k.expires_at', '>', db.fn.now()))
-    .first('k.id as key_id', 'k.merchant_id', 'k.environment', 'd.id as developer_id');
-  if (!row) return undefined;
-  return { keyId: row.key_id, merchantId: row.merchant_id, developerId: row.developer_id, environment: row.environment };
-}
-
 /** What rate limiting needs to know about a caller (D50). */
 export interface LimitProfile {
   environment: Environment;
@@ -94,15 +82,37 @@ export interface LimitProfile {
   customPerHour: number | null;
 }
 
-/** The limit profile of a secret key (by its SHA-256), if the key exists. */
-export async function findLimitProfileByKeyHash(db: Db, keyHash: string): Promise<LimitProfile | undefined> {
+/**
+ * A secret key looked up by its SHA-256, for both middlewares that read it (rate limits, then
+ * authentication) in one query: `owner` only while the key is active (not revoked, not expired,
+ * D3/D4); `profile` whenever the key exists, so requests with a revoked key still count against
+ * its plan (D50).
+ */
+export interface KeyLookup {
+  owner: KeyOwner | undefined;
+  profile: LimitProfile;
+}
+
+/** Looks up a secret key by its SHA-256 (see {@link KeyLookup}); undefined for an unknown key. */
+export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyLookup | undefined> {
   const row = await db('api_keys as k')
     .join('developers as d', 'd.merchant_id', 'k.merchant_id')
     .where('k.key_hash', keyHash)
-    .first('k.environment', 'd.plan', 'd.custom_limit_per_minute', 'd.custom_limit_per_hour');
-  return row
-    ? { environment: row.environment, plan: row.plan, customPerMinute: row.custom_limit_per_minute, customPerHour: row.custom_limit_per_hour }
-    : undefined;
+    .first(
+      'k.id as key_id',
+      'k.merchant_id',
+      'k.environment',
+      'd.id as developer_id',
+      'd.plan',
+      'd.custom_limit_per_minute',
+      'd.custom_limit_per_hour',
+      db.raw('(k.revoked_at is null and (k.expires_at is null or k.expires_at > now())) as active'),
+    );
+  if (!row) return undefined;
+  return {
+    owner: row.active ? { keyId: row.key_id, merchantId: row.merchant_id, developerId: row.developer_id, environment: row.environment } : undefined,
+    profile: { environment: row.environment, plan: row.plan, customPerMinute: row.custom_limit_per_minute, customPerHour: row.custom_limit_per_hour },
+  };
 }
 
 /** The limit profile of a developer's session in `environment`. */

@@ -22,14 +22,19 @@ function where(scope: KeyScope) {
   return { merchant_id: scope.merchantId, environment: scope.environment, key: scope.key };
 }
 
-/** Claims the key for a request; true when this call inserted it (the caller then owns it). */
-export async function claimIdempotencyKey(db: Db, scope: KeyScope, requestHash: string): Promise<boolean> {
-  const inserted = await db('idempotency_keys')
-    .insert({ ...where(scope), request_hash: requestHash })
+/**
+ * Claims the key for a request: inserts it, or takes over a stored key created before
+ * `expiredBefore` (past the replay window) in the same statement.
+ * @returns true when this call claimed it (the caller then owns it)
+ */
+export async function claimIdempotencyKey(db: Db, scope: KeyScope, requestHash: string, expiredBefore: Date): Promise<boolean> {
+  const claimed = await db('idempotency_keys')
+    .insert({ ...where(scope), request_hash: requestHash, created_at: db.fn.now() })
     .onConflict(['merchant_id', 'environment', 'key'])
-    .ignore()
+    .merge({ request_hash: requestHash, response_status: null, response_body: null, created_at: db.fn.now() })
+    .where('idempotency_keys.created_at', '<', expiredBefore)
     .returning('key');
-  return inserted.length === 1;
+  return claimed.length === 1;
 }
 
 /** The stored key, if any. */
@@ -42,9 +47,7 @@ export async function saveIdempotentResponse(db: Db, scope: KeyScope, status: nu
   await db('idempotency_keys').where(where(scope)).update({ response_status: status, response_body: bodyJson });
 }
 
-/** Releases a key (its request failed, or it is older than the replay window). */
-export async function releaseIdempotencyKey(db: Db, scope: KeyScope, olderThan?: Date): Promise<void> {
-  const query = db('idempotency_keys').where(where(scope));
-  if (olderThan) query.where('created_at', '<', olderThan);
-  await query.delete();
+/** Releases a key whose request failed, so it can be retried. */
+export async function releaseIdempotencyKey(db: Db, scope: KeyScope): Promise<void> {
+  await db('idempotency_keys').where(where(scope)).delete();
 }

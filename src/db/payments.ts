@@ -8,8 +8,9 @@ import type { FailureCode, PaymentStatus } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment-record';
 import type { RefundRecord } from '../domain/refund';
 import type { ActivityEntry } from '../domain/activity-log';
-import { insertActivityEntries } from './activity-log';
+import { activityRow } from './activity-log';
 import { iso, type Db } from './knex';
+import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 
 /** An event to write once (D22): `id` is derived from the workflow and step. */
 export interface EventInput {
@@ -151,19 +152,52 @@ function eventRow(event: EventInput) {
   };
 }
 
+/** What a payment write did, and who is told of its event. */
+export interface PaymentWrite {
+  /** True when this call inserted the payment row (false: it existed). */
+  inserted: boolean;
+  /** Ids of the webhooks subscribed to the event written, in id order (D22). */
+  webhookIds: string[];
+}
+
+/**
+ * The subscribers of `event`, as one column `webhook_ids` (text[]) of the statement that writes it,
+ * so a write and the lookup that follows it (D22) cost one round trip.
+ */
+function subscribersColumn(db: Db, event: EventInput) {
+  return db.raw('array(?) as webhook_ids', [subscribedWebhookIdsQuery(db, event, event.type)]);
+}
+
 /**
  * Inserts the payment and its `payment.created` event unless they exist (both the API and the
  * workflow's first activity call this; whichever comes second changes nothing), and the API's
- * audit entry (D43) when given.
- * @returns true when this call inserted the payment
+ * audit entry (D43) when given. One statement: its CTEs commit together or not at all.
+ * @returns whether this call inserted the payment, and the event's subscribers
  */
-export async function insertPaymentWithCreatedEvent(db: Db, payment: PaymentSnapshot, event: EventInput, activity?: ActivityEntry): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    const inserted = await trx('payments').insert(toRow(payment)).onConflict('id').ignore().returning('id');
-    await insertEventOnce(trx, event);
-    if (activity) await insertActivityEntries(trx, [activity]);
-    return inserted.length === 1;
-  });
+export async function insertPaymentWithCreatedEvent(db: Db, payment: PaymentSnapshot, event: EventInput, activity?: ActivityEntry): Promise<PaymentWrite> {
+  let statement = db
+    .with('p', db('payments').insert(toRow(payment)).onConflict('id').ignore().returning('id'))
+    .with('e', db('events').insert(eventRow(event)).onConflict('id').ignore());
+  if (activity) statement = statement.with('a', db('activity_log').insert(activityRow(activity)).onConflict('id').ignore());
+  const [row] = (await statement.select(db.raw('(select count(*)::int from p) as inserted'), subscribersColumn(db, event))) as {
+    inserted: number;
+    webhook_ids: string[];
+  }[];
+  return { inserted: row?.inserted === 1, webhookIds: row?.webhook_ids ?? [] };
+}
+
+/** The columns a status change sets. */
+function statusColumns(change: PaymentStatusChange) {
+  return {
+    status: change.status,
+    amount_refunded: change.amountRefunded,
+    failure_code: change.failureCode,
+    failure_message: change.failureMessage,
+    cancellation_reason: change.cancellationReason,
+    provider_reference: change.providerReference,
+    updated_at: new Date(change.updatedAt),
+    version: change.version,
+  };
 }
 
 /**
@@ -172,19 +206,7 @@ export async function insertPaymentWithCreatedEvent(db: Db, payment: PaymentSnap
  * @throws Error when the payment row does not exist (a retryable fault for the activity)
  */
 async function applyStatusChange(trx: Db, change: PaymentStatusChange): Promise<void> {
-  const updated = await trx('payments')
-    .where({ id: change.paymentId })
-    .where('version', '<', change.version)
-    .update({
-      status: change.status,
-      amount_refunded: change.amountRefunded,
-      failure_code: change.failureCode,
-      failure_message: change.failureMessage,
-      cancellation_reason: change.cancellationReason,
-      provider_reference: change.providerReference,
-      updated_at: new Date(change.updatedAt),
-      version: change.version,
-    });
+  const updated = await trx('payments').where({ id: change.paymentId }).where('version', '<', change.version).update(statusColumns(change));
   if (updated === 0) {
     const exists = await trx('payments').where({ id: change.paymentId }).first('id');
     if (!exists) throw new Error(`payment ${change.paymentId} is not in the read model yet`);
@@ -197,15 +219,31 @@ export async function insertEventOnce(db: Db, event: EventInput): Promise<void> 
 }
 
 /**
- * Writes a status change and, when given, its event (D22), in one transaction. Idempotent: the
- * event id is derived from the step, and an older or repeated write changes nothing.
+ * Writes a status change and, when given, its event (D22), in one statement. Idempotent: the event
+ * id is derived from the step, and an older or repeated write changes nothing. The event is written
+ * only when the payment row exists (CTEs see the snapshot the statement began with).
+ * @returns the event's subscribers (none without an event)
  * @throws Error when the payment row does not exist (a retryable fault for the activity)
  */
-export async function updatePaymentStatus(db: Db, change: PaymentStatusChange, event?: EventInput): Promise<void> {
-  await db.transaction(async (trx) => {
-    await applyStatusChange(trx, change);
-    if (event) await insertEventOnce(trx, event);
-  });
+export async function updatePaymentStatus(db: Db, change: PaymentStatusChange, event?: EventInput): Promise<string[]> {
+  const exists = db('payments').where({ id: change.paymentId }).select(db.raw('1'));
+  let statement = db.with('u', db('payments').where({ id: change.paymentId }).where('version', '<', change.version).update(statusColumns(change)));
+  const columns = [db.raw('exists(?) as found', [exists])];
+  if (event) {
+    const row = eventRow(event);
+    statement = statement.with(
+      'e',
+      db.raw(
+        `insert into events (id, merchant_id, environment, type, object_id, data, created_at)
+         select ?, ?, ?, ?, ?, ?::jsonb, ?::timestamptz where exists(?) on conflict (id) do nothing`,
+        [row.id, row.merchant_id, row.environment, row.type, row.object_id, row.data, row.created_at, exists],
+      ),
+    );
+    columns.push(subscribersColumn(db, event));
+  }
+  const [result] = (await statement.select(columns)) as { found: boolean; webhook_ids?: string[] }[];
+  if (!result?.found) throw new Error(`payment ${change.paymentId} is not in the read model yet`);
+  return result.webhook_ids ?? [];
 }
 
 /**

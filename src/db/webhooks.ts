@@ -16,6 +16,7 @@ import {
 import type { Scope } from './events';
 import { iso, isoOrNull, type Db } from './knex';
 import { insertEventOnce, type EventInput } from './payments';
+import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 
 /** A webhook endpoint as stored; `secret` is the signing secret `whsec_…`. */
 export interface WebhookRecord {
@@ -175,11 +176,7 @@ export async function deleteWebhook(db: Db, scope: Scope, id: string, now: Date)
  * or failed (D22; disabled ones get nothing, D27).
  */
 export async function findSubscribedWebhookIds(db: Db, scope: Scope, type: string): Promise<string[]> {
-  return liveWebhooks(db, scope)
-    .whereIn('status', ['enabled', 'failed'])
-    .whereRaw('events @> ?::jsonb', [JSON.stringify([type])])
-    .orderBy('id')
-    .pluck('id');
+  return subscribedWebhookIdsQuery(db, scope, type).pluck('id');
 }
 
 /** A delivery of one event to one endpoint (D27). */

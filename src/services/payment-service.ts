@@ -24,10 +24,8 @@ import { bankTransferReference, SANDBOX_BANK_ACCOUNT } from '../domain/sandbox';
 import { paymentEvent } from '../lib/events';
 import { audit, auditEntry } from './audit';
 import { newId } from '../lib/ids';
-import type { Logger } from '../logger';
 import type { ProviderAnswer } from '../providers/provider';
 import type { ProviderRegistry } from '../providers/registry';
-import { startWebhookDeliveries } from './webhook-dispatch';
 import {
   cancelPaymentUpdate,
   EnvironmentAttribute,
@@ -54,8 +52,6 @@ export interface PaymentServiceDeps {
     | 'EXPIRY_WALLET_SECONDS'
     | 'REFUND_WINDOW_DAYS'
   >;
-  /** Where a failure to start webhook deliveries is reported (the workflow starts them too). */
-  logger?: Logger;
 }
 
 /** A payment to create once its request was validated and resolved to a provider. */
@@ -92,8 +88,8 @@ function nextActionFor(provider: ProviderCode, paymentId: string): NextAction | 
 
 /**
  * Creates a payment of either family for the caller's merchant and environment: builds the record,
- * starts its workflow (D20) with the search attributes, then writes the read model and
- * `payment.created` and starts its webhook deliveries (D22).
+ * starts its workflow (D20) with the search attributes, then writes the read model, `payment.created`
+ * and the audit entry in one statement (the workflow's first activity starts the deliveries, D22).
  * @returns the payment in status `pending`
  * @throws DomainError `provider_unavailable` (503) in live mode without an adapter (D16)
  */
@@ -143,16 +139,9 @@ export async function createPayment(deps: PaymentServiceDeps, owner: Principal, 
       { key: PaymentStatusAttribute, value: payment.status },
     ],
   });
-  const event = paymentEvent(payment, 'payment.created');
-  await insertPaymentWithCreatedEvent(deps.db, payment, event, auditEntry(owner, 'payment.created', payment.id, ip));
-  // D22: deliveries follow the committed event. The workflow's recordPaymentCreated starts the same
-  // ones (same workflow ids), so a failure here is reported and left to it, not answered as an error
-  // for a payment that exists.
-  try {
-    await startWebhookDeliveries({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, event);
-  } catch (error) {
-    deps.logger?.warn({ err: error, event_id: event.id }, 'webhook deliveries not started; the payment workflow will start them');
-  }
+  await insertPaymentWithCreatedEvent(deps.db, payment, paymentEvent(payment, 'payment.created'), auditEntry(owner, 'payment.created', payment.id, ip));
+  // D22: the `payment.created` deliveries are started by the workflow's first activity, after this
+  // same (idempotent) write, so one place starts them whichever of the two writes came first.
   return payment;
 }
 

@@ -69,10 +69,12 @@ export function pendingDelivery(event: DispatchedEvent, webhookId: string, ids: 
 /**
  * Starts one delivery of `event` per subscribed enabled-or-failed webhook (D22). Call it after the
  * event row is committed.
+ * @param subscribers the subscribed webhook ids when the write of the event already read them
+ *   (db/payments' writes do, in the same statement); looked up here otherwise
  * @returns the ids of the deliveries (new or already started)
  */
-export async function startWebhookDeliveries(deps: DispatchDeps, event: DispatchedEvent): Promise<string[]> {
-  const webhookIds = await findSubscribedWebhookIds(deps.db, event, event.type);
+export async function startWebhookDeliveries(deps: DispatchDeps, event: DispatchedEvent, subscribers?: readonly string[]): Promise<string[]> {
+  const webhookIds = subscribers ?? (await findSubscribedWebhookIds(deps.db, event, event.type));
   const now = new Date();
   return Promise.all(
     webhookIds.map(async (webhookId) => {

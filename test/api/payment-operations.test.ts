@@ -216,6 +216,25 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
       expect(await paymentCount(fresh.merchantId)).to.equal(1);
     });
 
+    it('treats a key older than 24 h as new: a different body then creates a second payment (D13)', async () => {
+      const fresh = await registerDeveloper();
+      const headers = { 'idempotency-key': 'old-key' };
+      const first = await create(fresh, INSTANT, headers);
+      const { db } = await getStack();
+      const aged = await db('idempotency_keys')
+        .where({ merchant_id: fresh.merchantId, key: 'old-key' })
+        .update({ created_at: db.raw("now() - interval '24 hours 1 minute'") });
+      expect(aged).to.equal(1);
+      const second = await create(fresh, { ...INSTANT, amount: 1501 }, headers);
+      expect(second.id).to.not.equal(first.id);
+      expect(second.amount).to.equal(1501);
+      expect(await paymentCount(fresh.merchantId)).to.equal(2);
+      // Inside the new window the key replays the second payment.
+      const replayed = await call('/v1/payments', { key: fresh.key, body: { ...INSTANT, amount: 1501 }, headers });
+      expect(replayed.headers.get('idempotent-replayed')).to.equal('true');
+      expect(replayed.body.data.id).to.equal(second.id);
+    });
+
     it('replays a refund with the same key instead of refunding twice, and refuses a key over 255 characters', async () => {
       const payment = await create(developer, INSTANT);
       await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed');

@@ -5,7 +5,7 @@
  * revoked key → 401 `invalid_api_key`. Every handler then reads `ctx.state.owner` ({@link Principal}).
  */
 import type { Context, Middleware } from 'koa';
-import { findDeveloperById, findKeyOwnerByHash } from '../../db/developers';
+import { findDeveloperById, findKeyByHash, type KeyLookup } from '../../db/developers';
 import type { Db } from '../../db/knex';
 import { ENVIRONMENTS, type Environment } from '../../domain/environment';
 import { DomainError } from '../../domain/errors';
@@ -24,10 +24,24 @@ function bearerToken(ctx: Context, hint: string): string {
   return match[1] as string;
 }
 
+/**
+ * The secret key `secret` as the database knows it, read once per request: the rate limits read it
+ * first (for the plan), authentication then reuses the answer (D4, D50).
+ * @returns undefined for an unknown key
+ */
+export async function lookUpKey(ctx: Context, db: Db, secret: string): Promise<KeyLookup | undefined> {
+  const hash = hashSecretKey(secret);
+  const cached = ctx.state.keyLookup as { hash: string; found: KeyLookup | undefined } | undefined;
+  if (cached?.hash === hash) return cached.found;
+  const found = await findKeyByHash(db, hash);
+  ctx.state.keyLookup = { hash, found };
+  return found;
+}
+
 /** Resolves a presented secret key. @throws DomainError invalid_api_key */
-async function keyPrincipal(db: Db, secret: string): Promise<Principal> {
+async function keyPrincipal(ctx: Context, db: Db, secret: string): Promise<Principal> {
   if (!SECRET_KEY_PATTERN.test(secret)) throw new DomainError('invalid_api_key', 'the API key is not valid');
-  const owner = await findKeyOwnerByHash(db, hashSecretKey(secret));
+  const owner = (await lookUpKey(ctx, db, secret))?.owner;
   if (!owner) throw new DomainError('invalid_api_key', 'the API key is not valid');
   return { merchantId: owner.merchantId, developerId: owner.developerId, environment: owner.environment, via: 'key', keyId: owner.keyId };
 }
@@ -47,7 +61,7 @@ async function sessionPrincipal(ctx: Context, db: Db, token: string, jwtSecret: 
 /** `Authorization: Bearer <secret key>` only (generic payments, D4). */
 export function bearerSecretKey(db: Db): Middleware {
   return async (ctx, next) => {
-    ctx.state.owner = await keyPrincipal(db, bearerToken(ctx, 'send your secret key as "Authorization: Bearer sk_…"'));
+    ctx.state.owner = await keyPrincipal(ctx, db, bearerToken(ctx, 'send your secret key as "Authorization: Bearer sk_…"'));
     await next();
   };
 }
@@ -57,7 +71,7 @@ export function apiKeyHeader(db: Db): Middleware {
   return async (ctx, next) => {
     const key = ctx.get('x-api-key');
     if (!key) throw new DomainError('unauthorized', 'send your secret key in the X-API-Key header');
-    ctx.state.owner = await keyPrincipal(db, key);
+    ctx.state.owner = await keyPrincipal(ctx, db, key);
     await next();
   };
 }
@@ -76,7 +90,7 @@ export function sessionToken(db: Db, jwtSecret: string): Middleware {
 export function sessionOrSecretKey(db: Db, jwtSecret: string): Middleware {
   return async (ctx, next) => {
     const token = bearerToken(ctx, 'send a session token or a secret key as "Authorization: Bearer …"');
-    ctx.state.owner = token.startsWith('sk_') ? await keyPrincipal(db, token) : await sessionPrincipal(ctx, db, token, jwtSecret);
+    ctx.state.owner = token.startsWith('sk_') ? await keyPrincipal(ctx, db, token) : await sessionPrincipal(ctx, db, token, jwtSecret);
     await next();
   };
 }

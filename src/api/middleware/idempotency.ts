@@ -49,11 +49,10 @@ export function idempotency(db: Db): Middleware {
     const owner = principalOf(ctx);
     const scope: KeyScope = { merchantId: owner.merchantId, environment: owner.environment, key };
     const hash = requestHash(ctx);
-    await releaseIdempotencyKey(db, scope, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS));
-
     const deadline = Date.now() + WAIT_FOR_OWNER_MS;
     for (;;) {
-      if (await claimIdempotencyKey(db, scope, hash)) break;
+      // A key past the replay window is claimed as if new (D13: 24 h).
+      if (await claimIdempotencyKey(db, scope, hash, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS))) break;
       const stored = await findIdempotencyKey(db, scope);
       if (!stored) continue; // released by a failed owner: claim it again
       if (stored.request_hash !== hash) {

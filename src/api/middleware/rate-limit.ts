@@ -9,12 +9,13 @@
 import type { Context, Middleware } from 'koa';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Config } from '../../config';
-import { findLimitProfileByDeveloper, findLimitProfileByKeyHash, type LimitProfile } from '../../db/developers';
+import { findLimitProfileByDeveloper, type LimitProfile } from '../../db/developers';
 import type { Db } from '../../db/knex';
 import { DomainError } from '../../domain/errors';
 import { baseLimits, decide, endpointLimits, windowStart, type WindowLimit, type WindowState } from '../../domain/limits';
 import { hashSecretKey } from '../../lib/secret-keys';
 import { verifySessionToken } from '../../lib/session-tokens';
+import { lookUpKey } from './auth';
 
 /** Who a request counts against, and its limits. */
 interface Subject {
@@ -30,9 +31,8 @@ async function subjectOf(ctx: Context, db: Db, jwtSecret: string): Promise<Subje
   let id = `ip:${ctx.ip}`;
   let profile: LimitProfile = SANDBOX_PROFILE;
   if (key) {
-    const hash = hashSecretKey(key);
-    id = `key:${hash}`;
-    profile = (await findLimitProfileByKeyHash(db, hash)) ?? SANDBOX_PROFILE;
+    id = `key:${hashSecretKey(key)}`;
+    profile = (await lookUpKey(ctx, db, key))?.profile ?? SANDBOX_PROFILE;
   } else if (bearer) {
     const developerId = await verifySessionToken(bearer, jwtSecret);
     const environment = ctx.query.environment === 'live' ? 'live' : 'sandbox';

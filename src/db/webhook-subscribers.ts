@@ -1,0 +1,20 @@
+/**
+ * Which webhooks take an event now (D22): the query on its own, so that the payment writes can embed
+ * it in their statement and learn the subscribers in the same round trip.
+ */
+import type { Scope } from './events';
+import type { Db } from './knex';
+
+/**
+ * Ids of the scope's webhooks that take event `type`, in id order: subscribed, not deleted, status
+ * enabled or failed (D22; disabled ones get nothing, D27). A builder selecting `id`.
+ */
+export function subscribedWebhookIdsQuery(db: Db, scope: Scope, type: string) {
+  return db('webhooks')
+    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .whereNull('deleted_at')
+    .whereIn('status', ['enabled', 'failed'])
+    .whereRaw('events @> ?::jsonb', [JSON.stringify([type])])
+    .orderBy('id')
+    .select('id');
+}
