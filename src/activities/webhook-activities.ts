@@ -5,9 +5,8 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Config } from '../config';
-import { findEvent } from '../db/events';
 import type { Db } from '../db/knex';
-import { cancelDelivery, findDeliveryById, findWebhookById, recordAttempt, type AttemptRecord } from '../db/webhooks';
+import { cancelDelivery, findDeliveryTarget, recordAttempt, type AttemptRecord } from '../db/webhooks';
 import { receivesDeliveries, type AttemptOutcome, type WebhookStatus } from '../domain/webhooks';
 import { sendWebhook } from '../lib/webhook-sender';
 
@@ -24,20 +23,19 @@ export type DeliveryAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   return {
     /**
-     * Attempt `attempt` of delivery `deliveryId` (D26–D28): reads the endpoint as it is now (URL,
-     * secret, status) and the event, then POSTs the signed payload once.
+     * Attempt `attempt` of delivery `deliveryId` (D26–D28): reads the delivery, the endpoint as it
+     * is now (URL, secret, status) and the event in one query, then POSTs the signed payload once.
      * @returns `skipped` for a disabled or deleted endpoint, else the attempt's outcome (a refused
      *   target, a time-out or a non-2xx answer included)
      * @throws ApplicationFailure `DeliveryNotFound` (non-retryable) for an unknown delivery; a
      *   retryable error while the event row is not readable
      */
     async deliverWebhook(input: { deliveryId: string; attempt: number }): Promise<DeliveryAttemptResult> {
-      const delivery = await findDeliveryById(deps.db, input.deliveryId);
-      if (!delivery) throw ApplicationFailure.create({ type: 'DeliveryNotFound', message: `no delivery ${input.deliveryId}`, nonRetryable: true });
-      const webhook = await findWebhookById(deps.db, delivery.webhookId);
+      const target = await findDeliveryTarget(deps.db, input.deliveryId);
+      if (!target) throw ApplicationFailure.create({ type: 'DeliveryNotFound', message: `no delivery ${input.deliveryId}`, nonRetryable: true });
+      const { delivery, webhook, event } = target;
       if (!webhook || webhook.deletedAt !== null) return { kind: 'skipped', reason: 'webhook_deleted' };
       if (!receivesDeliveries(webhook.status)) return { kind: 'skipped', reason: 'webhook_disabled' };
-      const event = await findEvent(deps.db, delivery, delivery.eventId);
       if (!event) throw new Error(`event ${delivery.eventId} of delivery ${delivery.id} is not readable yet`);
       const outcome = await sendWebhook({
         url: webhook.url,

@@ -11,14 +11,16 @@ export interface EventView {
   data: unknown;
 }
 
-interface EventRow {
+/** An `events` row. */
+export interface EventRow {
   id: string;
   type: string;
   created_at: Date;
   data: unknown;
 }
 
-function toView(row: EventRow): EventView {
+/** The API's form of an event row (D22). */
+export function toEventView(row: EventRow): EventView {
   return { id: row.id, object: 'event', event: row.type, created_at: iso(row.created_at), data: row.data };
 }
 
@@ -41,11 +43,11 @@ export async function listEvents(db: Db, scope: Scope, query: { type?: string; p
     .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
     .limit(query.limit)
     .offset((query.page - 1) * query.limit);
-  return { events: rows.map(toView), total };
+  return { events: rows.map(toEventView), total };
 }
 
 /** The scope's event `id`, if any. */
 export async function findEvent(db: Db, scope: Scope, id: string): Promise<EventView | undefined> {
   const row: EventRow | undefined = await db('events').where({ id, merchant_id: scope.merchantId, environment: scope.environment }).first();
-  return row ? toView(row) : undefined;
+  return row ? toEventView(row) : undefined;
 }

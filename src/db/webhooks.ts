@@ -6,14 +6,14 @@
 import type { Environment } from '../domain/environment';
 import {
   deliveryStatusAfter,
-  endpointStatusAfter,
+  endpointTransition,
   MAX_WEBHOOKS_PER_SCOPE,
   type AttemptOutcome,
   type DeliveryDecision,
   type DeliveryStatus,
   type WebhookStatus,
 } from '../domain/webhooks';
-import type { Scope } from './events';
+import { toEventView, type EventRow, type EventView, type Scope } from './events';
 import { iso, isoOrNull, type Db } from './knex';
 import { insertEventOnce, type EventInput } from './payments';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
@@ -320,18 +320,34 @@ export async function insertDelivery(db: Db, delivery: DeliveryRecord): Promise<
   await db('webhook_deliveries').insert(deliveryRow(delivery)).onConflict('id').ignore();
 }
 
-/** A delivery by id alone (the delivery activity). */
-export async function findDeliveryById(db: Db, id: string): Promise<DeliveryRecord | undefined> {
-  const row = await db<DeliveryRow>('webhook_deliveries').where({ id }).first();
-  return row ? fromDeliveryRow(row as DeliveryRow) : undefined;
+/** A delivery with its endpoint and its event, as read in one query. */
+export interface DeliveryTarget {
+  delivery: DeliveryRecord;
+  /** The endpoint as it is now, deleted ones included; undefined when its row is gone. */
+  webhook: WebhookRecord | undefined;
+  /** The event delivered; undefined while it is not readable. */
+  event: EventView | undefined;
 }
 
-/** The scope's delivery `id` of webhook `webhookId` (D1). */
-export async function findDelivery(db: Db, scope: Scope, webhookId: string, id: string): Promise<DeliveryRecord | undefined> {
-  const row = await db<DeliveryRow>('webhook_deliveries')
-    .where({ id, webhook_id: webhookId, merchant_id: scope.merchantId, environment: scope.environment })
-    .first();
-  return row ? fromDeliveryRow(row as DeliveryRow) : undefined;
+/**
+ * Delivery `id` with its webhook and event, in one query (each attempt and each retry reads all
+ * three). Row values of the joined tables come back as JSON; timestamps there are ISO strings.
+ */
+export async function findDeliveryTarget(db: Db, id: string): Promise<DeliveryTarget | undefined> {
+  const row = (await db('webhook_deliveries as d')
+    .leftJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    .leftJoin('events as e', (join) => join.on('e.id', 'd.event_id').andOn('e.merchant_id', 'd.merchant_id').andOn('e.environment', 'd.environment'))
+    .where('d.id', id)
+    .first('d.*', db.raw('to_jsonb(w) as webhook_row'), db.raw('to_jsonb(e) as event_row'))) as
+    | (DeliveryRow & { webhook_row: WebhookRow | null; event_row: EventRow | null })
+    | undefined;
+  if (!row) return undefined;
+  const { webhook_row: webhook, event_row: event, ...delivery } = row;
+  return {
+    delivery: fromDeliveryRow(delivery),
+    webhook: webhook ? fromWebhookRow(webhook) : undefined,
+    event: event ? toEventView(event) : undefined,
+  };
 }
 
 /** The attempts of these deliveries, by delivery id, each list in attempt order. */
@@ -341,12 +357,6 @@ async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, At
   const rows: AttemptRow[] = await db('webhook_attempts').whereIn('delivery_id', deliveryIds).orderBy([{ column: 'delivery_id' }, { column: 'attempt' }]);
   for (const row of rows) byDelivery.get(row.delivery_id)?.push(toAttemptView(row));
   return byDelivery;
-}
-
-/** One delivery with its attempts, as the API shows it. */
-export async function deliveryView(db: Db, delivery: DeliveryRecord): Promise<DeliveryView> {
-  const attempts = await attemptsOf(db, [delivery.id]);
-  return toDeliveryView(delivery, attempts.get(delivery.id) ?? []);
 }
 
 /**
@@ -395,29 +405,47 @@ function attemptRow(record: AttemptFields) {
 
 /**
  * Records an attempt, the delivery's status after it and the endpoint's (D27: `failed` after the
- * fifth failure, `enabled` again after a success, `disabled` on 410), in one transaction.
- * Idempotent: a repeated call finds the attempt written and computes the same statuses.
- * @returns the endpoint's status after the attempt
+ * fifth failure, `enabled` again after a success, `disabled` on 410), in one statement: the
+ * endpoint's change is a compare-and-set ({@link endpointTransition}), so concurrent deliveries to
+ * one endpoint cannot undo each other. Idempotent: a repeated call finds the attempt written and
+ * applies the same statuses.
+ * @returns the endpoint's status after the attempt (undefined when the webhook row is gone)
+ * @throws Error when the delivery does not exist
  */
 export async function recordAttempt(db: Db, record: AttemptRecord, now: Date): Promise<WebhookStatus | undefined> {
-  return db.transaction(async (trx) => {
-    await trx('webhook_attempts').insert(attemptRow(record)).onConflict(['delivery_id', 'attempt']).ignore();
-    const [delivery] = await trx('webhook_deliveries')
-      .where({ id: record.deliveryId })
-      .update({
-        status: deliveryStatusAfter(record.decision),
-        attempt_count: trx.raw('greatest(attempt_count, ?)', [record.attempt]),
-        next_attempt_at: record.nextAttemptAt ? new Date(record.nextAttemptAt) : null,
-        updated_at: now,
-      })
-      .returning('webhook_id');
-    if (!delivery) throw new Error(`delivery ${record.deliveryId} does not exist`);
-    const webhook: Pick<WebhookRow, 'status'> | undefined = await trx('webhooks').where({ id: delivery.webhook_id }).forUpdate().first('status');
-    if (!webhook) return undefined;
-    const next = endpointStatusAfter(webhook.status, record.decision);
-    if (next !== webhook.status) await trx('webhooks').where({ id: delivery.webhook_id }).update({ status: next, updated_at: now });
-    return next;
-  });
+  const transition = endpointTransition(record.decision);
+  let statement = db
+    .with('a', db('webhook_attempts').insert(attemptRow(record)).onConflict(['delivery_id', 'attempt']).ignore())
+    .with(
+      'd',
+      db('webhook_deliveries')
+        .where({ id: record.deliveryId })
+        .update({
+          status: deliveryStatusAfter(record.decision),
+          attempt_count: db.raw('greatest(attempt_count, ?)', [record.attempt]),
+          next_attempt_at: record.nextAttemptAt ? new Date(record.nextAttemptAt) : null,
+          updated_at: now,
+        })
+        .returning('webhook_id'),
+    );
+  let changedStatus = db.raw('null::text');
+  if (transition) {
+    statement = statement.with(
+      'w',
+      db('webhooks')
+        .whereIn('id', db.select('webhook_id').from('d'))
+        .whereIn('status', transition.from)
+        .update({ status: transition.to, updated_at: now })
+        .returning('status'),
+    );
+    changedStatus = db.raw('(select status from w)');
+  }
+  const [row] = (await statement.select(
+    db.raw('exists(select 1 from d) as found'),
+    db.raw('coalesce(?, (select status from webhooks where id in (select webhook_id from d))) as status', [changedStatus]),
+  )) as { found: boolean; status: WebhookStatus | null }[];
+  if (!row?.found) throw new Error(`delivery ${record.deliveryId} does not exist`);
+  return row.status ?? undefined;
 }
 
 /** Ends a delivery whose endpoint was disabled or deleted before it finished (no attempt is made). */

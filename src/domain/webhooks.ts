@@ -143,6 +143,20 @@ export function endpointStatusAfter(current: WebhookStatus, decision: DeliveryDe
   return current;
 }
 
+/**
+ * {@link endpointStatusAfter} as a compare-and-set, so the store can apply it in the statement that
+ * records the attempt: endpoints in one of `from` move to `to`; others keep their status.
+ * @returns undefined when the decision changes no endpoint's status
+ */
+export function endpointTransition(decision: DeliveryDecision): { from: WebhookStatus[]; to: WebhookStatus } | undefined {
+  const changes = WEBHOOK_STATUSES.map((from) => ({ from, to: endpointStatusAfter(from, decision) })).filter((change) => change.to !== change.from);
+  const first = changes[0];
+  if (!first) return undefined;
+  // Each decision leads every status it changes to one status (D27); a rule breaking that is a bug here.
+  if (changes.some((change) => change.to !== first.to)) throw new Error(`decision ${decision.kind} leads endpoints to several statuses`);
+  return { from: changes.map((change) => change.from), to: first.to };
+}
+
 /** True when an endpoint in `status` gets deliveries (D22: enabled or failed; D27: disabled gets nothing). */
 export function receivesDeliveries(status: WebhookStatus): boolean {
   return status === 'enabled' || status === 'failed';

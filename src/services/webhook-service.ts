@@ -6,18 +6,17 @@
  */
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
-import { findEvent } from '../db/events';
 import type { Db } from '../db/knex';
 import type { EventInput } from '../db/payments';
 import {
   deleteWebhook as deleteWebhookRow,
-  deliveryView,
-  findDelivery,
+  findDeliveryTarget,
   findWebhook,
   insertTestDelivery,
   insertWebhookWithEvent,
   listDeliveries,
   listWebhooks as listWebhookRows,
+  toDeliveryView,
   toWebhookView,
   updateWebhook as updateWebhookRow,
   type DeliveryRecord,
@@ -268,14 +267,19 @@ export async function listWebhookDeliveries(
  *   test) or a disabled webhook (D27: it receives nothing)
  */
 export async function retryWebhookDelivery(deps: WebhookServiceDeps, owner: Principal, id: string, deliveryId: string): Promise<DeliveryView> {
-  const webhook = await getWebhook(deps, owner, id);
-  const original = await findDelivery(deps.db, owner, webhook.id, deliveryId);
-  if (!original) throw new DomainError('not_found', `no delivery with id ${deliveryId} for webhook ${webhook.id}`);
+  // One query for the delivery, its webhook and its event; the scope is checked here (D1).
+  const target = await findDeliveryTarget(deps.db, deliveryId);
+  const ours = target?.delivery.webhookId === id && target.delivery.merchantId === owner.merchantId && target.delivery.environment === owner.environment;
+  const webhook = ours ? target.webhook : undefined;
+  if (!target || !webhook || webhook.deletedAt !== null) {
+    await getWebhook(deps, owner, id); // 404 naming the webhook when it is the unknown one
+    throw new DomainError('not_found', `no delivery with id ${deliveryId} for webhook ${id}`);
+  }
+  const { delivery: original, event } = target;
   if (original.workflowId === null) {
     throw new DomainError('conflict', `${deliveryId} is a test delivery; send a new test with POST /v1/developer/webhooks/${webhook.id}/test`);
   }
   if (!receivesDeliveries(webhook.status)) throw new DomainError('conflict', `webhook ${webhook.id} is disabled; enable it before retrying a delivery`);
-  const event = await findEvent(deps.db, owner, original.eventId);
   if (!event) throw new DomainError('not_found', `event ${original.eventId} of delivery ${deliveryId} no longer exists`);
   const newDeliveryId = newId(ID_PREFIXES.delivery);
   const delivery = pendingDelivery(
@@ -285,6 +289,6 @@ export async function retryWebhookDelivery(deps: WebhookServiceDeps, owner: Prin
     new Date(),
   );
   await startDelivery(dispatchDeps(deps), delivery);
-  // Read back: the first attempt may already be recorded.
-  return deliveryView(deps.db, (await findDelivery(deps.db, owner, webhook.id, newDeliveryId)) ?? delivery);
+  // The delivery as created: pending, its first attempt under way (the log shows it once made).
+  return toDeliveryView(delivery, []);
 }

@@ -6,6 +6,7 @@ import {
   decideAfterAttempt,
   deliveryStatusAfter,
   endpointStatusAfter,
+  endpointTransition,
   MAX_RETRY_AFTER_MS,
   parseRetryAfterMs,
   privateTargetsAllowed,
@@ -84,6 +85,20 @@ describe('webhook rules (D25–D27)', () => {
       expect(endpointStatusAfter('failed', { kind: 'failed', reason: 'gone' })).to.equal('disabled');
       expect(endpointStatusAfter('disabled', { kind: 'succeeded' })).to.equal('disabled');
       expect(endpointStatusAfter('disabled', { kind: 'failed', reason: 'exhausted' })).to.equal('disabled');
+    });
+
+    it('states each decision as one compare-and-set that agrees with endpointStatusAfter', () => {
+      const decisions = [{ kind: 'succeeded' }, { kind: 'failed', reason: 'gone' }, { kind: 'failed', reason: 'exhausted' }, { kind: 'retry', delayMs: 1 }] as const;
+      expect(endpointTransition({ kind: 'succeeded' })).to.deep.equal({ from: ['failed'], to: 'enabled' });
+      expect(endpointTransition({ kind: 'failed', reason: 'gone' })).to.deep.equal({ from: ['enabled', 'failed'], to: 'disabled' });
+      expect(endpointTransition({ kind: 'retry', delayMs: 1 })).to.equal(undefined);
+      for (const decision of decisions) {
+        for (const status of ['enabled', 'disabled', 'failed'] as const) {
+          const transition = endpointTransition(decision);
+          const viaTransition = transition?.from.includes(status) ? transition.to : status;
+          expect(viaTransition, `${status} after ${JSON.stringify(decision)}`).to.equal(endpointStatusAfter(status, decision));
+        }
+      }
     });
 
     it('delivers to enabled and failed endpoints, not to disabled ones', () => {
