@@ -2,13 +2,13 @@
  * Activities of the payment workflow (D20, D22): the only code that calls providers and writes the
  * payments read model. Each is idempotent, so Temporal's retries never write or charge twice.
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { activityInfo, ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { Currency } from '../domain/money';
-import { eventForStatus } from '../domain/payment';
+import { eventForStatus, statusChangeFor, withStatusChange } from '../domain/payment';
 import { toGenericPaymentView, type PaymentSnapshot } from '../domain/payment-record';
 import { toRefundView, type RefundRecord } from '../domain/refund';
 import type { Db } from '../db/knex';
@@ -23,6 +23,33 @@ export const FAILURE_TYPES = {
   providerUnavailable: 'ProviderUnavailable',
   providerRejected: 'ProviderRejected',
 } as const;
+
+/**
+ * How long `initiatePayment` retries a provider's transient faults (time-outs, 5xx) before the
+ * provider counts as not answering, in milliseconds: the provider calls' schedule-to-close of the
+ * workflow (2 min).
+ */
+export const PROVIDER_GIVE_UP_MS = 120_000;
+
+/**
+ * How long `initiatePayment` waits for the provider's answer, in milliseconds: under the activity's
+ * 15 s start-to-close, so a provider that hangs counts as a transient fault of this attempt (and
+ * toward PROVIDER_GIVE_UP_MS) rather than a time-out of the whole step.
+ */
+export const PROVIDER_CALL_TIMEOUT_MS = 10_000;
+
+/** `answer`, or an error once PROVIDER_CALL_TIMEOUT_MS have passed without it. */
+async function withinProviderTimeout<T>(answer: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the provider did not answer within ${PROVIDER_CALL_TIMEOUT_MS / 1000} s`)), PROVIDER_CALL_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([answer, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Dependencies of the payment activities. */
 export interface PaymentActivityDeps {
@@ -103,6 +130,54 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
       const event = eventName ? paymentEvent(payment, eventName) : undefined;
       const subscribers = await updatePaymentStatus(deps.db, statusChangeOf(payment), event);
       await startDeliveries(event, subscribers);
+    },
+
+    /**
+     * The payment's first step in one local activity (workflow patch
+     * `payment-initiation-in-one-step`): writes the payment and `payment.created` unless present
+     * and starts that event's deliveries, asks the provider to collect it (idempotency key derived
+     * from the payment id), and writes the status change the answer calls for with its event (D11,
+     * D16, D22). Every part is idempotent, so a retry repeats nothing. Read-model faults are retried
+     * without end; the provider's transient faults only for {@link PROVIDER_GIVE_UP_MS}, after which
+     * the provider counts as not answering.
+     * @param input.payment the payment as created (status `pending`)
+     * @param input.changedAt the workflow's time (ISO 8601) for the status change, so the payment's
+     *   times follow the workflow clock like its other changes
+     * @returns the payment after the provider's answer (with its provider reference)
+     * @throws ApplicationFailure `ProviderUnavailable` or `ProviderRejected` (non-retryable)
+     */
+    async initiatePayment(input: { payment: PaymentSnapshot; changedAt: string }): Promise<PaymentSnapshot> {
+      const { payment } = input;
+      const created = paymentEvent(payment, 'payment.created');
+      const { webhookIds } = await insertPaymentWithCreatedEvent(deps.db, payment, created);
+      await startDeliveries(created, webhookIds);
+      const provider = providerFor(payment);
+      let answer: ProviderAnswer;
+      try {
+        answer = await callProvider(() =>
+          withinProviderTimeout(
+            provider.initiate({
+              paymentId: payment.id,
+              idempotencyKey: `payment:${payment.id}:initiate`,
+              amount: payment.amount,
+              currency: payment.currency,
+              customer: payment.customerPhone ?? payment.walletId ?? payment.customerEmail ?? payment.id,
+            }),
+          ),
+        );
+      } catch (error) {
+        if (error instanceof ApplicationFailure || Date.now() - activityInfo().scheduledTimestampMs < PROVIDER_GIVE_UP_MS) throw error;
+        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnavailable, message: 'the provider did not answer', nonRetryable: true });
+      }
+      const initiated = { ...payment, providerReference: answer.providerReference };
+      const change = statusChangeFor(initiated.status, answer.outcome);
+      if (!change) return initiated;
+      const changed = withStatusChange(initiated, change, input.changedAt);
+      const eventName = eventForStatus(changed.status);
+      const event = eventName ? paymentEvent(changed, eventName) : undefined;
+      const subscribers = await updatePaymentStatus(deps.db, statusChangeOf(changed), event);
+      await startDeliveries(event, subscribers);
+      return changed;
     },
 
     /**

@@ -77,3 +77,54 @@ export type ProviderOutcome =
 export function isFinalOutcome(outcome: ProviderOutcome): boolean {
   return outcome.status === 'completed' || outcome.status === 'failed' || outcome.status === 'cancelled';
 }
+
+/** A status change the provider's answer calls for, with the failure it carries. */
+export interface StatusChange {
+  status: PaymentStatus;
+  failure?: { code: FailureCode; message: string };
+}
+
+/**
+ * The status change the provider's answer `outcome` calls for in a payment now `current` (D11):
+ * `processing` once from `pending`; a final answer ends the open phase; nothing once final.
+ * Shared by the payment workflow and its initiation activity, so both apply answers alike.
+ * @returns undefined when the answer changes nothing
+ */
+export function statusChangeFor(current: PaymentStatus, outcome: ProviderOutcome): StatusChange | undefined {
+  if (!isOpen(current)) return undefined;
+  switch (outcome.status) {
+    case 'completed':
+    case 'cancelled':
+      return { status: outcome.status };
+    case 'failed':
+      return { status: 'failed', failure: { code: outcome.failureCode, message: outcome.failureMessage } };
+    case 'processing':
+      return current === 'pending' ? { status: 'processing' } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** The fields a status change rewrites in a payment snapshot. */
+export interface StatusFields {
+  status: PaymentStatus;
+  failureCode: FailureCode | null;
+  failureMessage: string | null;
+  updatedAt: string;
+  version?: number;
+}
+
+/**
+ * `payment` after `change` at `updatedAt` (ISO 8601): the failure fields follow the change and the
+ * version goes up by one, so the read model takes the write once and in order.
+ */
+export function withStatusChange<P extends StatusFields>(payment: P, change: StatusChange, updatedAt: string): P {
+  return {
+    ...payment,
+    status: change.status,
+    failureCode: change.failure?.code ?? null,
+    failureMessage: change.failure?.message ?? null,
+    updatedAt,
+    version: (payment.version ?? 0) + 1,
+  };
+}

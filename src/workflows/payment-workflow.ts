@@ -25,7 +25,16 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { DomainError } from '../domain/errors';
-import { FIRST_POLL_DELAY_MS, isOpen, nextPollDelayMs, type FailureCode, type PaymentStatus, type ProviderOutcome } from '../domain/payment';
+import {
+  FIRST_POLL_DELAY_MS,
+  isOpen,
+  nextPollDelayMs,
+  statusChangeFor,
+  withStatusChange,
+  type PaymentStatus,
+  type ProviderOutcome,
+  type StatusChange,
+} from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment-record';
 import { checkRefund, type RefundRecord } from '../domain/refund';
 import {
@@ -72,10 +81,33 @@ export const HISTORY_EVENTS_BEFORE_CONTINUE = 2_000;
  */
 export const LOCAL_STEPS_PATCH = 'payment-steps-as-local-activities';
 
+/**
+ * Patch id: the first step (record the payment, ask the provider, record its answer) runs as one
+ * local activity, `initiatePayment`, instead of three: one activation of the workflow instead of
+ * three for a payment the provider settles at once. Executions begun before replay their three.
+ */
+export const ONE_STEP_INITIATION_PATCH = 'payment-initiation-in-one-step';
+
+/**
+ * `initiatePayment`: the provider calls' retry schedule without their 2-minute limit, so a
+ * read-model fault is retried until PostgreSQL answers; the activity itself stops retrying the
+ * provider's transient faults after 2 minutes (PROVIDER_GIVE_UP_MS).
+ */
+const INITIATION_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '15 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '20 seconds',
+    nonRetryableErrorTypes: ['ProviderUnavailable', 'ProviderRejected'],
+  },
+};
+
 const remoteRecords = proxyActivities<Activities>(RECORD_OPTIONS);
 const remoteProvider = proxyActivities<Activities>(PROVIDER_OPTIONS);
 const localRecords = proxyLocalActivities<Activities>(RECORD_OPTIONS);
 const localProvider = proxyLocalActivities<Activities>(PROVIDER_OPTIONS);
+const localInitiation = proxyLocalActivities<Activities>(INITIATION_OPTIONS);
 
 /** Turns a domain refusal into the Update failure the API maps back to its D51 code. */
 function refusal(error: unknown): never {
@@ -115,27 +147,17 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   let cancelling = false;
   let reservedMinor = 0;
 
-  /** Moves the payment to `status`, writes it and keeps the PaymentStatus search attribute current. */
-  async function transition(status: PaymentStatus, failure?: { code: FailureCode; message: string }): Promise<void> {
-    payment = {
-      ...payment,
-      status,
-      failureCode: failure?.code ?? null,
-      failureMessage: failure?.message ?? null,
-      updatedAt: new Date().toISOString(),
-      version: (payment.version ?? 0) + 1,
-    };
-    upsertSearchAttributes([{ key: PaymentStatusAttribute, value: status }]);
+  /** Applies `change`, writes it and keeps the PaymentStatus search attribute current. */
+  async function transition(change: StatusChange): Promise<void> {
+    payment = withStatusChange(payment, change, new Date().toISOString());
+    upsertSearchAttributes([{ key: PaymentStatusAttribute, value: change.status }]);
     await records.recordPaymentStatus(payment);
   }
 
   /** Applies a provider answer: `processing` once, final answers end the open phase (D11). */
   async function apply(outcome: ProviderOutcome): Promise<void> {
-    if (!isOpen(payment.status)) return;
-    if (outcome.status === 'completed') await transition('completed');
-    else if (outcome.status === 'failed') await transition('failed', { code: outcome.failureCode, message: outcome.failureMessage });
-    else if (outcome.status === 'cancelled') await transition('cancelled');
-    else if (outcome.status === 'processing' && payment.status === 'pending') await transition('processing');
+    const change = statusChangeFor(payment.status, outcome);
+    if (change) await transition(change);
   }
 
   setHandler(getPaymentQuery, () => payment);
@@ -241,6 +263,19 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
 
   /** Records the payment and asks the provider to collect it (D16, D22). */
   async function initiate(): Promise<void> {
+    if (localSteps && patched(ONE_STEP_INITIATION_PATCH)) {
+      try {
+        const initiated = await localInitiation.initiatePayment({ payment, changedAt: new Date().toISOString() });
+        if (initiated.status !== payment.status) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: initiated.status }]);
+        payment = initiated;
+        initiationSettled = true;
+      } catch (error) {
+        if (!isProviderFailure(error)) throw error;
+        initiationSettled = true;
+        await transition({ status: 'failed', failure: { code: 'provider_error', message: failureMessage(error) } });
+      }
+      return;
+    }
     await records.recordPaymentCreated(payment);
     try {
       const initiated = await provider.initiateProviderPayment({
@@ -258,7 +293,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     } catch (error) {
       if (!isProviderFailure(error)) throw error;
       initiationSettled = true;
-      await transition('failed', { code: 'provider_error', message: failureMessage(error) });
+      await transition({ status: 'failed', failure: { code: 'provider_error', message: failureMessage(error) } });
     }
   }
 
@@ -294,7 +329,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     });
     await apply(polled.outcome);
     if (isOpen(payment.status) && Date.now() >= expiresAtMs && !cancelling) {
-      await transition('failed', { code: 'expired', message: 'The customer did not complete the payment before it expired' });
+      await transition({ status: 'failed', failure: { code: 'expired', message: 'The customer did not complete the payment before it expired' } });
     }
   }
 

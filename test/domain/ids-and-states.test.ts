@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { base62FromDigest, isWellFormedId, randomBase62 } from '../../src/domain/ids';
-import { canTransition, eventForStatus, nextPollDelayMs } from '../../src/domain/payment';
+import { canTransition, eventForStatus, nextPollDelayMs, statusChangeFor, withStatusChange } from '../../src/domain/payment';
 import { behaviourForCard, behaviourForNumber } from '../../src/domain/sandbox';
 import { deriveId, newId } from '../../src/lib/ids';
 
@@ -40,6 +40,35 @@ describe('domain/payment states (D11) and polling (D20)', () => {
     expect(eventForStatus('failed')).to.equal('payment.failed');
     expect(eventForStatus('cancelled')).to.equal('payment.cancelled');
     expect(eventForStatus('processing')).to.equal(undefined);
+  });
+
+  it('applies a provider answer as D11 allows: processing once from pending, final answers while open, nothing once final', () => {
+    expect(statusChangeFor('pending', { status: 'processing' })).to.deep.equal({ status: 'processing' });
+    expect(statusChangeFor('processing', { status: 'processing' })).to.equal(undefined);
+    expect(statusChangeFor('pending', { status: 'pending' })).to.equal(undefined);
+    expect(statusChangeFor('processing', { status: 'completed' })).to.deep.equal({ status: 'completed' });
+    expect(statusChangeFor('pending', { status: 'cancelled' })).to.deep.equal({ status: 'cancelled' });
+    expect(statusChangeFor('pending', { status: 'failed', failureCode: 'declined', failureMessage: 'no' })).to.deep.equal({
+      status: 'failed',
+      failure: { code: 'declined', message: 'no' },
+    });
+    for (const final of ['completed', 'failed', 'cancelled', 'refunded'] as const) {
+      expect(statusChangeFor(final, { status: 'completed' }), final).to.equal(undefined);
+    }
+    for (const [from, outcome] of [['pending', 'processing'], ['pending', 'completed'], ['processing', 'failed']] as const) {
+      const change = statusChangeFor(from, outcome === 'failed' ? { status: outcome, failureCode: 'declined', failureMessage: 'no' } : { status: outcome });
+      expect(canTransition(from, change?.status as never), `${from} → ${outcome}`).to.equal(true);
+    }
+  });
+
+  it('bumps the version and sets or clears the failure with a status change', () => {
+    const failed = withStatusChange(
+      { status: 'pending' as const, failureCode: null, failureMessage: null, updatedAt: 'a', version: 3 },
+      { status: 'failed', failure: { code: 'expired', message: 'late' } },
+      'b',
+    );
+    expect(failed).to.deep.equal({ status: 'failed', failureCode: 'expired', failureMessage: 'late', updatedAt: 'b', version: 4 });
+    expect(withStatusChange({ status: 'pending' as const, failureCode: null, failureMessage: null, updatedAt: 'a' }, { status: 'completed' }, 'c')).to.include({ version: 1, failureCode: null });
   });
 
   it('polls after 2 s, doubling to at most 60 s', () => {

@@ -21,6 +21,8 @@ describe('replay of recorded workflow histories (D21)', () => {
     expect(files).to.include.members(['v1-payment-completed.json', 'v1-payment-failed.json', 'v1-payment-expired.json']);
     // v2: the payment's steps as activity tasks, before they ran as local activities.
     expect(files).to.include.members(['v2-payment-completed.json', 'v2-payment-failed.json', 'v2-payment-expired.json', 'v2-payment-cancelled.json', 'v2-payment-refunded.json']);
+    // v3: the payment's first step as three local activities, before initiatePayment did it in one.
+    expect(files).to.include.members(['v3-payment-completed.json', 'v3-payment-failed.json', 'v3-payment-expired.json', 'v3-payment-cancelled.json', 'v3-payment-refunded.json']);
   });
 
   it('has an approved, a rejected, a more-information and a reminded live access review history (D30)', () => {

@@ -1,0 +1,86 @@
+/**
+ * The payment workflow's one-step initiation (`initiatePayment`) run as an activity against the real
+ * PostgreSQL and the sandbox simulator: what it writes, that a retry writes nothing twice, and how
+ * long it keeps retrying a provider's transient faults (PROVIDER_GIVE_UP_MS) before the provider
+ * counts as not answering, while the read-model writes before it stay done.
+ */
+import { expect } from 'chai';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createPaymentActivities, PROVIDER_GIVE_UP_MS } from '../../src/activities/payment-activities';
+import { findPayment, listEventsForObject } from '../../src/db/payments';
+import type { PaymentSnapshot } from '../../src/domain/payment-record';
+import type { PaymentProvider } from '../../src/providers/provider';
+import { providerRegistryFromConfig, type ProviderRegistry } from '../../src/providers/registry';
+import { insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
+import { getStack } from '../helpers/stack';
+
+describe('initiatePayment (one-step initiation, D11, D16, D22)', function () {
+  this.timeout(30_000);
+
+  /** The payment activities over the sandbox simulator, whose `initiate` first fails `faults` times. */
+  async function activitiesWithFaults(faults: number) {
+    const { db, client, config } = await getStack();
+    const sandbox = providerRegistryFromConfig(db, config);
+    let left = faults;
+    const registry: ProviderRegistry = {
+      get(environment, code) {
+        const provider = sandbox.get(environment, code) as PaymentProvider;
+        return {
+          ...provider,
+          code: provider.code,
+          fetchStatus: (reference) => provider.fetchStatus(reference),
+          cancel: (reference) => provider.cancel(reference),
+          refund: (request) => provider.refund(request),
+          initiate: async (request) => {
+            if (left > 0) {
+              left -= 1;
+              throw new Error('connect ETIMEDOUT (simulated provider fault)');
+            }
+            return provider.initiate(request);
+          },
+        };
+      },
+    };
+    return { db, activities: createPaymentActivities({ db, providers: registry, temporal: client, config }) };
+  }
+
+  async function eventTypes(paymentId: string): Promise<string[]> {
+    const { db } = await getStack();
+    return (await listEventsForObject(db, paymentId)).map((event) => event.event);
+  }
+
+  it('records the payment, asks the provider and records its answer; a retry writes nothing twice', async () => {
+    const { db, activities } = await activitiesWithFaults(0);
+    const payment = mobileMoneyPayment(await insertMerchant(db), '+250788000001');
+    const first: PaymentSnapshot = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
+    expect(first).to.include({ status: 'completed', version: 1 });
+    expect(first.providerReference).to.match(/^momo_/);
+    const again: PaymentSnapshot = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
+    expect(again).to.include({ status: 'completed', providerReference: first.providerReference, version: 1 });
+    expect(await findPayment(db, payment, payment.id)).to.include({ status: 'completed', providerReference: first.providerReference, version: 1 });
+    expect(await eventTypes(payment.id)).to.have.members(['payment.created', 'payment.completed']).and.have.length(2);
+  });
+
+  it('leaves a transient provider fault retryable inside 2 minutes, with the payment already recorded', async () => {
+    const { db, activities } = await activitiesWithFaults(1);
+    const payment = mobileMoneyPayment(await insertMerchant(db), '+250788000001');
+    const attempt = new MockActivityEnvironment({ scheduledTimestampMs: Date.now() - 5_000 }).run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
+    const error = await attempt.then(() => undefined, (e: unknown) => e);
+    expect(error).to.be.instanceOf(Error).and.not.instanceOf(ApplicationFailure);
+    expect((await findPayment(db, payment, payment.id))?.status).to.equal('pending');
+    // The next attempt (the fault is gone) completes it.
+    const retried: PaymentSnapshot = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
+    expect(retried.status).to.equal('completed');
+  });
+
+  it('gives the provider up after 2 minutes of transient faults: ProviderUnavailable, not retryable', async () => {
+    const { db, activities } = await activitiesWithFaults(1);
+    const payment = mobileMoneyPayment(await insertMerchant(db), '+250788000001');
+    const late = new MockActivityEnvironment({ scheduledTimestampMs: Date.now() - PROVIDER_GIVE_UP_MS - 1_000 });
+    const error = await late.run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() }).then(() => undefined, (e: unknown) => e);
+    expect(error).to.be.instanceOf(ApplicationFailure);
+    expect(error).to.include({ type: 'ProviderUnavailable', nonRetryable: true });
+    expect((await findPayment(db, payment, payment.id))?.status).to.equal('pending');
+  });
+});
