@@ -103,7 +103,7 @@ async function main(): Promise<void> {
 
   const profile = process.env.BENCH_PROFILE === '1';
   stack = await startStack({ root, cliPath, maxCachedWorkflows: MAX_CACHED_WORKFLOWS, say, profile });
-  const db = createDb(stack.databaseUrl, 2);
+  const db = createDb(stack.databaseUrl, 8);
   const context: BenchContext = { stack, db, runId: randomBytes(3).toString('hex'), say };
   const running = stack;
   const cpu = cpuSampler(() => running.pids(), running.postgresDataDir ? postmasterPid(running.postgresDataDir) : undefined);

@@ -2,21 +2,28 @@
  * Figure (c), webhook deliveries per second to a local receiver answering 204, ÷ completions per
  * second of a workflow with one no-op activity.
  *
- * Deliveries are made through the HTTP API only: one payment's `payment.completed` delivery is
- * resent with `POST /v1/developer/webhooks/{id}/deliveries/{delivery_id}/retry` (D27) by autocannon
- * at the fixed concurrency for the run's duration; each answer started one delivery workflow.
- * The baseline's client starts `noopActivitiesWorkflow(1)` at the same concurrency for as long.
+ * Both sides are driven alike: 32 concurrent loops for the run's duration. The service's loops do
+ * what the payment activities do after writing an event (D22): `startDelivery` of the service's
+ * dispatch code, one delivery row and one `webhookDeliveryWorkflow` start each, here re-sending the
+ * first `payment.completed` event as new deliveries (as a retry would, with `retry_of`). The
+ * baseline's loops start `noopActivitiesWorkflow(1)`. (Until this session the service side was
+ * driven through `POST …/deliveries/{id}/retry`, which put a rare manual endpoint's HTTP,
+ * authentication and rate-limit cost, figure (a)'s subject, into the delivery rate.)
  * Both rates are steady rates of the arrivals (receiver) or closes (visibility): the items between
  * the 10th and 90th percentile of their times, over that span, so a side that falls behind its
  * driver shows its capacity and ramp-up and drain are left out.
  */
 import { randomBytes } from 'node:crypto';
-import autocannon from 'autocannon';
 import { BASELINE_TASK_QUEUE } from '../baseline/shared';
-import { createPayment, createWebhook, latestDeliveryId, paymentBody, PHONES, type Developer, type Webhook } from '../lib/api';
+import { ID_PREFIXES } from '../../src/domain/ids';
+import { newId } from '../../src/lib/ids';
+import { pendingDelivery, startDelivery, type DispatchDeps } from '../../src/services/webhook-dispatch';
+import { webhookRetryWorkflowId } from '../../src/workflows/webhook-messages';
+import { createPayment, createWebhook, latestDelivery, paymentBody, PHONES, type Developer, type LoggedDelivery, type Webhook } from '../lib/api';
 import { waitUntil, type BenchContext } from '../lib/context';
 import { runClosedLoop } from '../lib/load';
 import type { Figure } from '../lib/rounds';
+import { SERVICE_TASK_QUEUE } from '../lib/stack';
 import { steadyRatePerSecond } from '../lib/stats';
 import type { Receiver } from '../../test/helpers/receiver';
 import { CREATE_CONCURRENCY } from './create-throughput';
@@ -30,40 +37,39 @@ export interface DeliveryOptions {
 export function webhookDeliveriesFigure(context: BenchContext, developer: Developer, receiver: Receiver, options: DeliveryOptions): Figure {
   const path = `/deliveries-${randomBytes(4).toString('hex')}`;
   let webhook: Webhook | undefined;
-  let deliveryId: string | undefined;
+  let first: LoggedDelivery | undefined;
+  const dispatch: DispatchDeps = { db: context.db, temporal: context.stack.client, taskQueue: SERVICE_TASK_QUEUE };
 
   const arrivals = () => receiver.requests.filter((request) => request.path === path);
 
   return {
     id: 'c',
     title: 'Webhook deliveries',
-    service: `deliveries/s received (204), started by POST …/deliveries/{id}/retry, ${CREATE_CONCURRENCY} connections, ${options.durationMs / 1000} s`,
-    baseline: `noopActivitiesWorkflow(1) completions/s, started by ${CREATE_CONCURRENCY} concurrent clients`,
+    service: `deliveries/s received (204), started by startDelivery (the dispatch of D22), ${CREATE_CONCURRENCY} concurrent, ${options.durationMs / 1000} s`,
+    baseline: `noopActivitiesWorkflow(1) completions/s, started by ${CREATE_CONCURRENCY} concurrent clients, ${options.durationMs / 1000} s`,
     metrics: [{ key: 'perSecond', label: 'deliveries', unit: '/s', target: { atLeast: 0.8 } }],
 
     async prepare() {
       webhook = await createWebhook(context.stack.apiUrl, developer, receiver.origin + path, ['payment.completed']);
       await createPayment(context.stack.apiUrl, developer, paymentBody(PHONES.instantSuccess));
       await waitUntil('the first payment.completed delivery', async () => arrivals().length >= 1, 60_000);
-      await waitUntil('the first delivery in the log', async () => (deliveryId = await latestDeliveryId(context.stack.apiUrl, developer, webhook as Webhook)) !== undefined, 30_000, 250);
-      return `resending delivery ${deliveryId} of webhook ${webhook.id}`;
+      await waitUntil('the first delivery in the log', async () => (first = await latestDelivery(context.stack.apiUrl, developer, webhook as Webhook)) !== undefined, 30_000, 250);
+      return `re-sending event ${first?.event_id} (delivery ${first?.id}) to webhook ${webhook.id}`;
     },
 
     async measureService() {
       const before = arrivals().length;
-      const result = await autocannon({
-        url: `${context.stack.apiUrl}/v1/developer/webhooks/${(webhook as Webhook).id}/deliveries/${deliveryId}/retry`,
-        method: 'POST',
-        connections: CREATE_CONCURRENCY,
-        pipelining: 1,
-        duration: options.durationMs / 1000,
-        headers: { authorization: `Bearer ${developer.key}`, 'content-type': 'application/json' },
-        body: '{}',
+      const original = first as LoggedDelivery;
+      const event = { id: original.event_id, type: original.event, merchantId: developer.merchantId, environment: 'sandbox' as const };
+      const webhookId = (webhook as Webhook).id;
+      const run = await runClosedLoop(CREATE_CONCURRENCY, { durationMs: options.durationMs }, async () => {
+        const id = newId(ID_PREFIXES.delivery);
+        await startDelivery(dispatch, pendingDelivery(event, webhookId, { id, workflowId: webhookRetryWorkflowId(event.id, webhookId, id), retryOf: original.id }, new Date()));
       });
-      if (result.non2xx > 0 || result.errors > 0) context.say(`(c) warning: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-      const started = result['2xx'];
+      if (run.failed > 0) context.say(`(c) warning: ${run.failed} failed starts, first: ${String(run.firstError)}`);
+      const started = run.ok;
       const drainMs = await waitUntil(`${started} deliveries`, async () => arrivals().length - before >= started, 300_000);
-      context.say(`(c) service: ${started} deliveries started in ${result.duration.toFixed(1)} s, the last arrived ${(drainMs / 1000).toFixed(1)} s after`);
+      context.say(`(c) service: ${started} deliveries started in ${(run.elapsedMs / 1000).toFixed(1)} s, the last arrived ${(drainMs / 1000).toFixed(1)} s after`);
       return { perSecond: steadyRatePerSecond(arrivals().slice(before).map((request) => request.receivedAt)), items: started };
     },
 

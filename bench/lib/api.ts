@@ -75,10 +75,17 @@ export async function createWebhook(apiUrl: string, developer: Developer, url: s
   return { id: answer.data.id, secret: answer.data.secret };
 }
 
-/** The newest delivery id of `webhook` (D27: `GET …/deliveries`, newest first), or undefined. */
-export async function latestDeliveryId(apiUrl: string, developer: Developer, webhook: Webhook): Promise<string | undefined> {
+/** A delivery as the webhook's log shows it: its id and the event it carries (D27). */
+export interface LoggedDelivery {
+  id: string;
+  event_id: string;
+  event: string;
+}
+
+/** The newest delivery in `webhook`'s log, if any. */
+export async function latestDelivery(apiUrl: string, developer: Developer, webhook: Webhook): Promise<LoggedDelivery | undefined> {
   const response = await fetch(`${apiUrl}/v1/developer/webhooks/${webhook.id}/deliveries?limit=1`, { headers: { authorization: `Bearer ${developer.key}` } });
   if (response.status !== 200) throw new Error(`GET deliveries answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-  const body = (await response.json()) as { data: { deliveries: { id: string }[] } };
-  return body.data.deliveries[0]?.id;
+  const body = (await response.json()) as { data: { deliveries: LoggedDelivery[] } };
+  return body.data.deliveries[0];
 }

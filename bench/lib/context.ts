@@ -5,7 +5,10 @@ import type { Stack } from './stack';
 /** The benchmark's shared state. */
 export interface BenchContext {
   stack: Stack;
-  /** Read-only use: the figures wait on the read model to know that the service has caught up. */
+  /**
+   * The figures wait on the read model to know that the service has caught up; figure (c) also
+   * starts deliveries through the service's dispatch code with it, as the payment activities do.
+   */
   db: Db;
   /** A short random tag of this run, for unique workflow ids. */
   runId: string;
