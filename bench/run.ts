@@ -27,10 +27,11 @@ import { webhookDeliveriesFigure } from './figures/webhook-deliveries';
 import { workerMemoryFigure } from './figures/worker-memory';
 import { registerDeveloper } from './lib/api';
 import { cpuSampler, postmasterPid } from './lib/cpu';
-import { takeSample } from './lib/diagnostics';
+import { takeSample, totalCpuMs } from './lib/diagnostics';
 import type { BenchContext } from './lib/context';
 import { format, runRounds, type FigureResult, type UnavailableFigure } from './lib/rounds';
 import { machineSummary, startStack, type Stack } from './lib/stack';
+import { median } from './lib/stats';
 
 const root = path.resolve(__dirname, '..');
 const benchStarted = performance.now();
@@ -84,6 +85,21 @@ function printTable(figures: (FigureResult | UnavailableFigure)[]): void {
   }
 }
 
+/**
+ * For the throughput figures: CPU milliseconds per item of all processes on each side (median of
+ * the rounds) and the ratio the figure would have if it were bound by CPU alone, baseline ÷
+ * service. On a machine where everything shares a few cores, this is the ceiling a ratio can reach
+ * without making an item cheaper.
+ */
+function printCpuBound(figures: (FigureResult | UnavailableFigure)[]): void {
+  for (const figure of figures) {
+    if ('unavailable' in figure || !['a', 'c'].includes(figure.id)) continue;
+    const service = median(figure.rounds.map((round) => totalCpuMs(round.cost.service)));
+    const baseline = median(figure.rounds.map((round) => totalCpuMs(round.cost.baseline)));
+    process.stdout.write(`(${figure.id}) CPU per item, all processes: service ${format(service)} ms, baseline ${format(baseline)} ms; bound by CPU alone, the ratio would be ${format(baseline / service)}\n`);
+  }
+}
+
 async function main(): Promise<void> {
   const startedAt = new Date();
   const rounds = envNumber('BENCH_ROUNDS', 3);
@@ -124,28 +140,29 @@ async function main(): Promise<void> {
       figures.push(await runRounds(create, rounds, say, sample));
     }
     /**
-     * Each figure starts from a service worker with an empty cache: payments stay open for refunds
-     * (180 days), so the ones an earlier figure created would otherwise sit in the worker's cache and
-     * cost it GC time (seen as (c) falling round after round), while the baseline's workflows close.
+     * Each figure starts from fresh workers on both sides: payments stay open for refunds (180
+     * days), so the ones an earlier figure created would otherwise sit in the service worker's cache
+     * and cost it GC time (seen as (c) falling round after round), while the baseline's workflows
+     * close; and a restart of one side only would leave the other side's JIT warm.
      */
-    const freshServiceWorker = async (id: string) => {
-      say(`(${id}) restarting the service worker, so that its cache holds only what this figure opens`);
-      await running.restartServiceWorker();
+    const freshWorkers = async (id: string) => {
+      say(`(${id}) restarting both workers, so that their caches hold only what this figure opens`);
+      await running.restartWorkers();
     };
     if (selected('b')) {
-      await freshServiceWorker('b');
+      await freshWorkers('b');
       const latency = settlementLatencyFigure(context, await registerDeveloper(stack.apiUrl, 'settle'), receiver, { ratePerSecond: 10, count: 150 });
       say(`(b) ${latency.title}: ${rounds} alternating rounds`);
       figures.push(await runRounds(latency, rounds, say, sample));
     }
     if (selected('c')) {
-      await freshServiceWorker('c');
+      await freshWorkers('c');
       const deliveries = webhookDeliveriesFigure(context, await registerDeveloper(stack.apiUrl, 'deliver'), receiver, { durationMs });
       say(`(c) ${deliveries.title}: ${rounds} alternating rounds`);
       figures.push(await runRounds(deliveries, rounds, say, sample));
     }
     if (selected('d')) {
-      await freshServiceWorker('d');
+      await freshWorkers('d');
       const memory = workerMemoryFigure(context, await registerDeveloper(stack.apiUrl, 'memory'));
       say(`(d) ${memory.title}: ${rounds} alternating rounds of +1,000 and +1,000 open workflows (maxCachedWorkflows ${MAX_CACHED_WORKFLOWS} on both workers)`);
       figures.push(await runRounds(memory, rounds, say, sample));
@@ -166,6 +183,7 @@ async function main(): Promise<void> {
   };
   process.stdout.write('\n');
   printTable(figures);
+  printCpuBound(figures);
   process.stdout.write('\n');
   const resultsDir = path.join(root, 'bench', 'results');
   fs.mkdirSync(resultsDir, { recursive: true });

@@ -94,10 +94,15 @@ export function costBetween(before: Sample, after: Sample, items: number): Cost 
   };
 }
 
-/** One line: per item, CPU ms by process, Temporal requests and persistence calls, SQL statements. */
+/** CPU milliseconds per item of every process measured (the stack, its clients and the bench itself). */
+export function totalCpuMs(cost: Cost): number {
+  return round2(sum(cost.perItem.cpuMs));
+}
+
+/** One line: per item, CPU ms in all and by process, Temporal requests and persistence calls, SQL statements. */
 export function describeCost(cost: Cost): string {
   const cpu = Object.entries(cost.perItem.cpuMs).filter(([, ms]) => ms >= 0.05).map(([role, ms]) => `${role} ${ms}`).join(', ');
   const sql = Object.entries(cost.perItem.sqlStatements).filter(([, n]) => n > 0).map(([role, n]) => `${role} ${n}`).join(', ');
   const requests = round2(sum(cost.perItem.frontendRequests));
-  return `per item (${cost.items}): cpu ms ${cpu}; temporal ${requests} requests, ${cost.perItem.persistenceCalls} persistence + ${cost.perItem.visibilityCalls} visibility calls; sql ${sql || '0'}`;
+  return `per item (${cost.items}): cpu ms ${totalCpuMs(cost)} (${cpu}); temporal ${requests} requests, ${cost.perItem.persistenceCalls} persistence + ${cost.perItem.visibilityCalls} visibility calls; sql ${sql || '0'}`;
 }

@@ -48,8 +48,11 @@ export interface Stack {
   pids(): Record<string, number | undefined>;
   /** The embedded PostgreSQL's data folder, or undefined when DATABASE_URL was given. */
   postgresDataDir: string | undefined;
-  /** Replaces the service worker with a fresh process (an empty workflow cache); resolves once it polls. */
-  restartServiceWorker(): Promise<ChildProcess>;
+  /**
+   * Replaces both workers with fresh processes (empty workflow caches, cold alike); resolves once
+   * both poll.
+   */
+  restartWorkers(): Promise<void>;
   /** Stops everything started here; safe to call twice. `keepLogs` leaves the run folder for a look. */
   stop(keepLogs?: boolean): Promise<void>;
 }
@@ -164,18 +167,28 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     say('starting the service worker, the API and the baseline worker');
     const api = spawnEntry(root, 'src/server.ts', ['--import', './bench/lib/probe-preload.mjs', ...profileFlags], serviceEnv, path.join(runDir, 'api.log'));
     children.push(api);
-    const baselineWorker = spawnEntry(
-      root,
-      'bench/baseline/worker.ts',
-      ['--expose-gc', '--import', './bench/lib/probe-preload.mjs'],
-      { ...process.env, TEMPORAL_ADDRESS: temporal.address, BENCH_MAX_CACHED_WORKFLOWS: String(options.maxCachedWorkflows) },
-      path.join(runDir, 'baseline-worker.log'),
-    );
-    children.push(baselineWorker);
+    const startBaselineWorker = async (): Promise<ChildProcess> => {
+      const child = spawnEntry(
+        root,
+        'bench/baseline/worker.ts',
+        ['--expose-gc', '--import', './bench/lib/probe-preload.mjs'],
+        { ...process.env, TEMPORAL_ADDRESS: serviceEnv.TEMPORAL_ADDRESS, BENCH_MAX_CACHED_WORKFLOWS: String(options.maxCachedWorkflows) },
+        path.join(runDir, 'baseline-worker.log'),
+      );
+      children.push(child);
+      await waitForPoller(client as Client, BASELINE_TASK_QUEUE, child.pid as number, child);
+      return child;
+    };
+    const replace = async (old: ChildProcess, start: () => Promise<ChildProcess>): Promise<ChildProcess> => {
+      await stopChild(old);
+      children.splice(children.indexOf(old), 1);
+      return start();
+    };
+    const baselineStarting = startBaselineWorker();
     let serviceWorker = await startServiceWorker();
     const apiUrl = `http://127.0.0.1:${apiPort}`;
     await waitForReady(apiUrl, api);
-    await waitForPoller(client, BASELINE_TASK_QUEUE, baselineWorker.pid as number, baselineWorker);
+    let baselineWorker = await baselineStarting;
 
     return {
       runDir,
@@ -188,15 +201,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       get serviceWorker() {
         return serviceWorker;
       },
-      baselineWorker,
+      get baselineWorker() {
+        return baselineWorker;
+      },
       pids: () => ({ temporal: temporal?.process.pid, worker: serviceWorker.pid, api: api.pid, baselineWorker: baselineWorker.pid }),
       postgresDataDir: process.env.DATABASE_URL ? undefined : path.join(runDir, 'pgdata'),
-      async restartServiceWorker() {
-        const old = serviceWorker;
-        await stopChild(old);
-        children.splice(children.indexOf(old), 1);
-        serviceWorker = await startServiceWorker();
-        return serviceWorker;
+      async restartWorkers() {
+        [serviceWorker, baselineWorker] = await Promise.all([replace(serviceWorker, startServiceWorker), replace(baselineWorker, startBaselineWorker)]);
       },
       stop,
     };
