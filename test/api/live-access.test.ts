@@ -5,17 +5,23 @@
  * and live mode kept apart from sandbox (D1).
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import { createApp } from '../../src/api/app';
 import { runAdmin } from '../../src/cli/admin';
 import { listActivityEntries } from '../../src/db/activity-log';
 import { insertPaymentWithCreatedEvent } from '../../src/db/payments';
 import { paymentEvent } from '../../src/lib/events';
+import { createLogger } from '../../src/logger';
+import { providerRegistryFromConfig } from '../../src/providers/registry';
+import { RESPOND_WAIT_MS } from '../../src/services/live-access-service';
 import { liveAccessWorkflowId } from '../../src/workflows/live-access-messages';
 import { mobileMoneyPayment } from '../helpers/fixtures';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 import { developerWithOpenRequest, runAdminProcess, session, VALID_REQUEST } from '../helpers/live-access-api';
 import { eventually, mailsAbout } from '../helpers/live-access-fixtures';
-import { getStack } from '../helpers/stack';
+import { getStack, testConfig } from '../helpers/stack';
 import { PDF_BYTES, PNG_BYTES, upload, uploadRequiredDocuments } from '../helpers/uploads';
 
 const REQUEST = '/v1/developer/live-access/request';
@@ -299,5 +305,55 @@ describe('live access end to end: upload, request, review by the admin command, 
     const response = await call(REQUEST, { body: VALID_REQUEST, headers: session(developer) });
     expect(response.status).to.equal(409);
     expect(response.body.error.message).to.equal('live access is already granted to this account');
+  });
+});
+
+describe('live access: an answer the review has not taken yet (D30)', function () {
+  this.timeout(60_000);
+  let server: http.Server;
+  let baseUrl: string;
+  let config: ReturnType<typeof testConfig>;
+
+  before(async () => {
+    const stack = await getStack();
+    // A task queue no worker polls: the review workflow exists but does not run, as while the
+    // workers are down or behind.
+    config = testConfig({ TEMPORAL_TASK_QUEUE: `live-access-paused-${Date.now()}` });
+    const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(stack.db, config), logger: createLogger('paused', 'silent') });
+    server = http.createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('answers 202 after waiting RESPOND_WAIT_MS, with the status as recorded, and the review holds the answer', async () => {
+    const developer = await registerDeveloper();
+    await uploadRequiredDocuments(developer.token);
+    const post = (path: string, body: object) =>
+      fetch(baseUrl + path, { method: 'POST', headers: { ...session(developer), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const filed = await post(REQUEST, VALID_REQUEST);
+    expect(filed.status).to.equal(201);
+    const requestId = ((await filed.json()) as { data: { live_access_request: { id: string } } }).data.live_access_request.id;
+    const { db, client } = await getStack();
+    // What the review records when a reviewer asks a question (its workflow is not running here).
+    await db('live_access_requests').where({ id: requestId }).update({ status: 'more_info_required' });
+
+    const started = Date.now();
+    const answered = await post(RESPOND, { message: 'Here is the clearer scan.' });
+    const waitedMs = Date.now() - started;
+    expect(answered.status).to.equal(202);
+    const body = (await answered.json()) as { message: string; data: { live_access_request: { status: string } } };
+    expect(body.message).to.equal('Response received; the review resumes shortly');
+    expect(body.data.live_access_request.status).to.equal('more_info_required');
+    expect(waitedMs).to.be.at.least(RESPOND_WAIT_MS);
+
+    // The answer is not lost: it waits in the review's history for the workflow to run.
+    const handle = client.workflow.getHandle(liveAccessWorkflowId(requestId));
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.workflowExecutionSignaledEventAttributes)).to.have.length(1);
+    await handle.terminate('test clean-up: no worker polls this task queue');
   });
 });
