@@ -125,3 +125,34 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
   });
   return env;
 }
+
+/** What {@link useTimeSkippingWorker} provides once its `before` hook has run. */
+export interface TimeSkippingFixture {
+  env: TestWorkflowEnvironment;
+  db: Db;
+}
+
+/**
+ * Mocha hooks for the calling `describe`: a time-skipping environment, a database pool (5
+ * connections) and a worker with the real activities on `taskQueue`, started before the block's
+ * tests and stopped after them. Register it before the block's own hooks, which then see it filled.
+ * @returns the fixture, filled in by the `before` hook
+ */
+export function useTimeSkippingWorker(taskQueue: string): TimeSkippingFixture {
+  const fixture = {} as TimeSkippingFixture;
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  before(async () => {
+    fixture.env = await createTimeSkippingEnv();
+    fixture.db = createDb(testConfig().DATABASE_URL, 5);
+    worker = await createTimeSkippingWorker(fixture.env, fixture.db, taskQueue);
+    running = worker.run();
+  });
+  after(async () => {
+    worker?.shutdown();
+    await running;
+    await fixture.env?.teardown();
+    await fixture.db?.destroy();
+  });
+  return fixture;
+}

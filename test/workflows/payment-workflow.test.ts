@@ -8,10 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
-import { createDb, type Db } from '../../src/db/knex';
+import type { Db } from '../../src/db/knex';
 import { listEventsForObject, findPayment } from '../../src/db/payments';
 import type { PaymentSnapshot } from '../../src/domain/payment-record';
 import { HISTORY_EVENTS_BEFORE_CONTINUE } from '../../src/workflows/payment-workflow';
@@ -21,7 +20,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { decideSandboxTransaction, findSandboxTransactionByPayment } from '../../src/db/sandbox-ledger';
 import { newId } from '../../src/lib/ids';
 import { cardPayment, insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
-import { createTimeSkippingEnv, createTimeSkippingWorker, testConfig } from '../helpers/stack';
+import { useTimeSkippingWorker } from '../helpers/stack';
 
 const TASK_QUEUE = 'payment-workflow-test';
 const HISTORIES_DIR = path.resolve(__dirname, '../replay/histories');
@@ -47,26 +46,15 @@ function timerDurationsMs(events: HistoryEvent[]): number[] {
 
 describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
   this.timeout(120_000);
+  // Approval delay 0 in the worker: the simulator's clock is the wall clock, which time skipping does not move.
+  const fixture = useTimeSkippingWorker(TASK_QUEUE);
   let env: TestWorkflowEnvironment;
-  let worker: Worker;
-  let running: Promise<void>;
   let db: Db;
   let merchantId: string;
 
   before(async () => {
-    env = await createTimeSkippingEnv();
-    db = createDb(testConfig().DATABASE_URL, 5);
+    ({ env, db } = fixture);
     merchantId = await insertMerchant(db);
-    // Approval delay 0: the simulator's clock is the wall clock, which a time-skipping test does not move.
-    worker = await createTimeSkippingWorker(env, db, TASK_QUEUE);
-    running = worker.run();
-  });
-
-  after(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
-    await db?.destroy();
   });
 
   /** A payment created now by the test server's clock, which time skipping moves ahead of the wall clock. */

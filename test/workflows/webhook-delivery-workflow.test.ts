@@ -9,17 +9,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
-import { createDb, type Db } from '../../src/db/knex';
+import type { Db } from '../../src/db/knex';
 import type { EventInput } from '../../src/db/payments';
 import { findWebhookById, listDeliveries, type WebhookRecord } from '../../src/db/webhooks';
 import { startWebhookDeliveries } from '../../src/services/webhook-dispatch';
 import { webhookDeliveryWorkflowId, type WebhookDeliveryResult } from '../../src/workflows/webhook-messages';
 import { insertMerchant } from '../helpers/fixtures';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { createTimeSkippingEnv, createTimeSkippingWorker, testConfig } from '../helpers/stack';
+import { useTimeSkippingWorker } from '../helpers/stack';
 import { insertEvent, insertWebhook } from '../helpers/webhooks';
 
 const TASK_QUEUE = 'webhook-delivery-test';
@@ -44,27 +43,19 @@ function timesOf(events: HistoryEvent[], pick: (e: HistoryEvent) => boolean): nu
 
 describe('webhookDeliveryWorkflow (time-skipping, D20, D22, D27)', function () {
   this.timeout(120_000);
+  const fixture = useTimeSkippingWorker(TASK_QUEUE);
   let env: TestWorkflowEnvironment;
-  let worker: Worker;
-  let running: Promise<void>;
   let db: Db;
   let merchantId: string;
   let receiver: Receiver;
 
   before(async () => {
-    env = await createTimeSkippingEnv();
-    db = createDb(testConfig().DATABASE_URL, 5);
+    ({ env, db } = fixture);
     receiver = await startReceiver();
-    worker = await createTimeSkippingWorker(env, db, TASK_QUEUE);
-    running = worker.run();
   });
 
   after(async () => {
-    worker?.shutdown();
-    await running;
-    await env?.teardown();
     await receiver?.close();
-    await db?.destroy();
   });
 
   beforeEach(async () => {
