@@ -8,7 +8,7 @@ import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { Currency } from '../domain/money';
-import { eventForStatus, statusChangeFor, withStatusChange } from '../domain/payment';
+import { eventForStatus, initiationRequest, statusChangeFor, withStatusChange } from '../domain/payment';
 import { toGenericPaymentView, type PaymentSnapshot } from '../domain/payment-record';
 import { toRefundView, type RefundRecord } from '../domain/refund';
 import type { Db } from '../db/knex';
@@ -32,17 +32,17 @@ export const FAILURE_TYPES = {
 export const PROVIDER_GIVE_UP_MS = 120_000;
 
 /**
- * How long `initiatePayment` waits for the provider's answer, in milliseconds: under the activity's
- * 15 s start-to-close, so a provider that hangs counts as a transient fault of this attempt (and
- * toward PROVIDER_GIVE_UP_MS) rather than a time-out of the whole step.
+ * How long any provider call waits for the answer, in milliseconds: under the activities' 15 s
+ * start-to-close, so a provider that hangs is a transient fault of the call (for `initiatePayment`,
+ * one that counts toward PROVIDER_GIVE_UP_MS) rather than a time-out of the whole activity.
  */
 export const PROVIDER_CALL_TIMEOUT_MS = 10_000;
 
-/** `answer`, or an error once PROVIDER_CALL_TIMEOUT_MS have passed without it. */
-async function withinProviderTimeout<T>(answer: Promise<T>): Promise<T> {
+/** `answer`, or an error once `timeoutMs` have passed without it. */
+async function withinProviderTimeout<T>(answer: Promise<T>, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the provider did not answer within ${PROVIDER_CALL_TIMEOUT_MS / 1000} s`)), PROVIDER_CALL_TIMEOUT_MS);
+    timer = setTimeout(() => reject(new Error(`the provider did not answer within ${timeoutMs / 1000} s`)), timeoutMs);
   });
   try {
     return await Promise.race([answer, timeout]);
@@ -58,6 +58,8 @@ export interface PaymentActivityDeps {
   /** Starts the webhook deliveries of the events written here (D22), on task queue `TEMPORAL_TASK_QUEUE`. */
   temporal: Client;
   config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>;
+  /** How long a provider call may take, in milliseconds (default PROVIDER_CALL_TIMEOUT_MS; shorter in tests). */
+  providerCallTimeoutMs?: number;
 }
 
 /** Which provider call an activity makes. */
@@ -89,9 +91,10 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     return provider;
   }
 
+  /** Runs a provider call within its time-out (PROVIDER_CALL_TIMEOUT_MS); a permanent refusal becomes `ProviderRejected`. */
   async function callProvider<T>(work: () => Promise<T>): Promise<T> {
     try {
-      return await work();
+      return await withinProviderTimeout(work(), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS);
     } catch (error) {
       if (error instanceof ProviderError) {
         throw ApplicationFailure.create({ type: FAILURE_TYPES.providerRejected, message: error.message, nonRetryable: true });
@@ -108,6 +111,21 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     if (event) await startWebhookDeliveries({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, event, subscribers);
   }
 
+  /** Writes the payment and `payment.created` unless present, then starts that event's deliveries. */
+  async function recordCreated(payment: PaymentSnapshot): Promise<void> {
+    const event = paymentEvent(payment, 'payment.created');
+    const { webhookIds } = await insertPaymentWithCreatedEvent(deps.db, payment, event);
+    await startDeliveries(event, webhookIds);
+  }
+
+  /** Writes the payment's status change and the event its status emits, then starts its deliveries. */
+  async function recordStatus(payment: PaymentSnapshot): Promise<void> {
+    const eventName = eventForStatus(payment.status);
+    const event = eventName ? paymentEvent(payment, eventName) : undefined;
+    const subscribers = await updatePaymentStatus(deps.db, statusChangeOf(payment), event);
+    await startDeliveries(event, subscribers);
+  }
+
   return {
     /**
      * Writes the payment row and its `payment.created` event unless present (the API wrote them
@@ -115,9 +133,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
      * deliveries (D22): this activity is where `payment.created` deliveries start.
      */
     async recordPaymentCreated(payment: PaymentSnapshot): Promise<void> {
-      const event = paymentEvent(payment, 'payment.created');
-      const { webhookIds } = await insertPaymentWithCreatedEvent(deps.db, payment, event);
-      await startDeliveries(event, webhookIds);
+      await recordCreated(payment);
     },
 
     /**
@@ -126,10 +142,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
      * @throws a retryable error while the row is missing
      */
     async recordPaymentStatus(payment: PaymentSnapshot): Promise<void> {
-      const eventName = eventForStatus(payment.status);
-      const event = eventName ? paymentEvent(payment, eventName) : undefined;
-      const subscribers = await updatePaymentStatus(deps.db, statusChangeOf(payment), event);
-      await startDeliveries(event, subscribers);
+      await recordStatus(payment);
     },
 
     /**
@@ -148,23 +161,11 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
      */
     async initiatePayment(input: { payment: PaymentSnapshot; changedAt: string }): Promise<PaymentSnapshot> {
       const { payment } = input;
-      const created = paymentEvent(payment, 'payment.created');
-      const { webhookIds } = await insertPaymentWithCreatedEvent(deps.db, payment, created);
-      await startDeliveries(created, webhookIds);
+      await recordCreated(payment);
       const provider = providerFor(payment);
       let answer: ProviderAnswer;
       try {
-        answer = await callProvider(() =>
-          withinProviderTimeout(
-            provider.initiate({
-              paymentId: payment.id,
-              idempotencyKey: `payment:${payment.id}:initiate`,
-              amount: payment.amount,
-              currency: payment.currency,
-              customer: payment.customerPhone ?? payment.walletId ?? payment.customerEmail ?? payment.id,
-            }),
-          ),
-        );
+        answer = await callProvider(() => provider.initiate(initiationRequest(payment)));
       } catch (error) {
         if (error instanceof ApplicationFailure || Date.now() - activityInfo().scheduledTimestampMs < PROVIDER_GIVE_UP_MS) throw error;
         throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnavailable, message: 'the provider did not answer', nonRetryable: true });
@@ -173,10 +174,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
       const change = statusChangeFor(initiated.status, answer.outcome);
       if (!change) return initiated;
       const changed = withStatusChange(initiated, change, input.changedAt);
-      const eventName = eventForStatus(changed.status);
-      const event = eventName ? paymentEvent(changed, eventName) : undefined;
-      const subscribers = await updatePaymentStatus(deps.db, statusChangeOf(changed), event);
-      await startDeliveries(event, subscribers);
+      await recordStatus(changed);
       return changed;
     },
 

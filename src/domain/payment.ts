@@ -3,6 +3,7 @@
  * shared by the API, activities and the payment workflow.
  */
 import type { MethodKind } from './catalogue';
+import type { PaymentSnapshot } from './payment-record';
 
 /** Payment statuses (interface.md, States and transitions). */
 export const PAYMENT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled', 'refunded'] as const;
@@ -126,5 +127,27 @@ export function withStatusChange<P extends StatusFields>(payment: P, change: Sta
     failureMessage: change.failure?.message ?? null,
     updatedAt,
     version: (payment.version ?? 0) + 1,
+  };
+}
+
+/** What the provider is asked when a payment is initiated (D16), in minor units. */
+export interface InitiationRequest {
+  paymentId: string;
+  /** Derived from the payment id, so a retried initiation never charges twice (style rule 2). */
+  idempotencyKey: string;
+  amount: number;
+  currency: PaymentSnapshot['currency'];
+  /** Who pays: the phone number (MSISDN), else the wallet id, else the e-mail, else the payment id. */
+  customer: string;
+}
+
+/** The initiation request of `payment` (shared by the workflow and its initiation activity). */
+export function initiationRequest(payment: PaymentSnapshot): InitiationRequest {
+  return {
+    paymentId: payment.id,
+    idempotencyKey: `payment:${payment.id}:initiate`,
+    amount: payment.amount,
+    currency: payment.currency,
+    customer: payment.customerPhone ?? payment.walletId ?? payment.customerEmail ?? payment.id,
   };
 }

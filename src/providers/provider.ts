@@ -4,18 +4,13 @@
  * call providers.
  */
 import type { ProviderCode } from '../domain/catalogue';
-import type { Currency } from '../domain/money';
-import type { ProviderOutcome } from '../domain/payment';
+import type { InitiationRequest, ProviderOutcome } from '../domain/payment';
 
-/** A request to collect `amount` minor units of `currency` from `customer` (MSISDN, wallet id …). */
-export interface InitiateRequest {
-  paymentId: string;
-  /** Derived from the workflow id and step, so a retried activity never charges twice (style rule 2). */
-  idempotencyKey: string;
-  amount: number;
-  currency: Currency;
-  customer: string;
-}
+/**
+ * A request to collect `amount` minor units of `currency` from `customer` (MSISDN, wallet id …);
+ * built from a payment by the domain's `initiationRequest`.
+ */
+export type InitiateRequest = InitiationRequest;
 
 /** The provider's reference for the payment and what it says about it now. */
 export interface ProviderAnswer {

@@ -27,6 +27,7 @@ import type { Activities } from '../activities';
 import { DomainError } from '../domain/errors';
 import {
   FIRST_POLL_DELAY_MS,
+  initiationRequest,
   isOpen,
   nextPollDelayMs,
   statusChangeFor,
@@ -278,15 +279,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     }
     await records.recordPaymentCreated(payment);
     try {
-      const initiated = await provider.initiateProviderPayment({
-        environment: payment.environment,
-        provider: payment.provider,
-        paymentId: payment.id,
-        idempotencyKey: `payment:${payment.id}:initiate`,
-        amount: payment.amount,
-        currency: payment.currency,
-        customer: payment.customerPhone ?? payment.walletId ?? payment.customerEmail ?? payment.id,
-      });
+      const initiated = await provider.initiateProviderPayment({ environment: payment.environment, provider: payment.provider, ...initiationRequest(payment) });
       payment = { ...payment, providerReference: initiated.providerReference };
       initiationSettled = true;
       await apply(initiated.outcome);

@@ -18,8 +18,11 @@ import { getStack } from '../helpers/stack';
 describe('initiatePayment (one-step initiation, D11, D16, D22)', function () {
   this.timeout(30_000);
 
-  /** The payment activities over the sandbox simulator, whose `initiate` first fails `faults` times. */
-  async function activitiesWithFaults(faults: number) {
+  /**
+   * The payment activities over the sandbox simulator, whose `initiate` first fails `faults` times
+   * (`hang`: never answers instead), with provider calls given 200 ms.
+   */
+  async function activitiesWithFaults(faults: number, hang = false) {
     const { db, client, config } = await getStack();
     const sandbox = providerRegistryFromConfig(db, config);
     let left = faults;
@@ -35,6 +38,7 @@ describe('initiatePayment (one-step initiation, D11, D16, D22)', function () {
           initiate: async (request) => {
             if (left > 0) {
               left -= 1;
+              if (hang) return new Promise<never>(() => undefined);
               throw new Error('connect ETIMEDOUT (simulated provider fault)');
             }
             return provider.initiate(request);
@@ -42,7 +46,7 @@ describe('initiatePayment (one-step initiation, D11, D16, D22)', function () {
         };
       },
     };
-    return { db, activities: createPaymentActivities({ db, providers: registry, temporal: client, config }) };
+    return { db, activities: createPaymentActivities({ db, providers: registry, temporal: client, config, providerCallTimeoutMs: 200 }) };
   }
 
   async function eventTypes(paymentId: string): Promise<string[]> {
@@ -82,5 +86,17 @@ describe('initiatePayment (one-step initiation, D11, D16, D22)', function () {
     expect(error).to.be.instanceOf(ApplicationFailure);
     expect(error).to.include({ type: 'ProviderUnavailable', nonRetryable: true });
     expect((await findPayment(db, payment, payment.id))?.status).to.equal('pending');
+  });
+
+  it('counts a provider that does not answer within the call time-out as a transient fault, given up after 2 minutes', async () => {
+    const { db, activities } = await activitiesWithFaults(2, true);
+    const payment = mobileMoneyPayment(await insertMerchant(db), '+250788000001');
+    const input = { payment, changedAt: new Date().toISOString() };
+    const early = await new MockActivityEnvironment({ scheduledTimestampMs: Date.now() }).run(activities.initiatePayment, input).then(() => undefined, (e: unknown) => e);
+    expect(early).to.be.instanceOf(Error).and.not.instanceOf(ApplicationFailure);
+    expect((early as Error).message).to.include('did not answer within 0.2 s');
+    const late = new MockActivityEnvironment({ scheduledTimestampMs: Date.now() - PROVIDER_GIVE_UP_MS - 1_000 });
+    const given = await late.run(activities.initiatePayment, input).then(() => undefined, (e: unknown) => e);
+    expect(given).to.include({ type: 'ProviderUnavailable', nonRetryable: true });
   });
 });
