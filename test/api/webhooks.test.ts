@@ -351,6 +351,29 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
       expect((await call(`${PATH}/${data.id}/deliveries`, { key: developer.key })).body.data.pagination.total).to.equal(1);
     });
 
+    it('answers 404 for a delivery of another webhook or another merchant, starting nothing (D1)', async () => {
+      const mine = await create({ url: `${receiver.origin}/scope-a`, events: ['webhook.created'] });
+      const other = await create({ url: `${receiver.origin}/scope-b`, events: ['webhook.created'] });
+      // Mine also hears of the other's creation: two deliveries, then nothing more from what follows.
+      await receivedAt('/scope-a', 2);
+      const [delivery] = (await call(`${PATH}/${mine.id}/deliveries`, { key: developer.key })).body.data.deliveries;
+      // Another of my webhooks: the delivery is not its.
+      const wrongWebhook = await call(`${PATH}/${other.id}/deliveries/${delivery.id}/retry`, { key: developer.key, method: 'POST' });
+      expect(wrongWebhook.status).to.equal(404);
+      expect(wrongWebhook.body.error.message).to.include(`no delivery with id ${delivery.id}`);
+      // Another merchant, through its own webhook and through mine: never found.
+      const stranger = await registerDeveloper();
+      const theirs = await create({ url: `${receiver.origin}/scope-c`, events: ['webhook.created'] }, stranger.key);
+      for (const webhookId of [theirs.id, mine.id]) {
+        const foreign = await call(`${PATH}/${webhookId}/deliveries/${delivery.id}/retry`, { key: stranger.key, method: 'POST' });
+        expect(foreign.status, webhookId).to.equal(404);
+        expect(foreign.body.error.code).to.equal('not_found');
+      }
+      await new Promise((r) => setTimeout(r, 500));
+      expect(receiver.requests.filter((r) => r.path === '/scope-a')).to.have.length(2);
+      expect((await call(`${PATH}/${mine.id}/deliveries`, { key: developer.key })).body.data.pagination.total).to.equal(2);
+    });
+
     it('signs with the new secret after rotation; the old one no longer verifies', async () => {
       const data = await create({ url: `${receiver.origin}/rotate`, events: ['webhook.created'] });
       const [before] = await receivedAt('/rotate', 1);
