@@ -13,6 +13,7 @@ import exitHook from 'async-exit-hook';
 import Mocha from 'mocha';
 import { mochaHooks } from '../test/helpers/root-hooks';
 import { migratedRunDatabase, type Database } from './lib/postgres';
+import { throwawaySecrets } from './lib/secrets';
 import { resolveTemporalCli } from './lib/temporal-cli';
 import { startDevServer, type DevServer } from './lib/temporal-dev-server';
 
@@ -79,8 +80,7 @@ async function main(): Promise<void> {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_TEST_SERVER_PATH: testServer,
-    JWT_SECRET: randomBytes(48).toString('base64url'),
-    PROVIDER_CALLBACK_SECRET: randomBytes(48).toString('base64url'),
+    ...throwawaySecrets(),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     WORKER_METRICS_PORT: '0',
     TEST_RUN_DIR: runDir,

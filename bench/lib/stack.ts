@@ -14,6 +14,7 @@ import { Client, Connection } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import { freePort } from '../../scripts/lib/ports';
 import { migratedRunDatabase, type Database } from '../../scripts/lib/postgres';
+import { throwawaySecrets } from '../../scripts/lib/secrets';
 import { startDevServer, stopChild, type DevServer } from '../../scripts/lib/temporal-dev-server';
 import { BASELINE_TASK_QUEUE } from '../baseline/shared';
 
@@ -142,8 +143,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_TASK_QUEUE: SERVICE_TASK_QUEUE,
-      JWT_SECRET: randomBytes(48).toString('base64url'),
-      PROVIDER_CALLBACK_SECRET: randomBytes(48).toString('base64url'),
+      ...throwawaySecrets(),
       HOST: '127.0.0.1',
       PORT: String(apiPort),
       RATE_LIMIT_MULTIPLIER: '1000000',
