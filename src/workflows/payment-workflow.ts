@@ -94,15 +94,7 @@ export const ONE_STEP_INITIATION_PATCH = 'payment-initiation-in-one-step';
  * read-model fault is retried until PostgreSQL answers; the activity itself stops retrying the
  * provider's transient faults after 2 minutes (PROVIDER_GIVE_UP_MS).
  */
-const INITIATION_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '15 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '20 seconds',
-    nonRetryableErrorTypes: ['ProviderUnavailable', 'ProviderRejected'],
-  },
-};
+const INITIATION_OPTIONS: ActivityOptions = { startToCloseTimeout: PROVIDER_OPTIONS.startToCloseTimeout, retry: PROVIDER_OPTIONS.retry };
 
 const remoteRecords = proxyActivities<Activities>(RECORD_OPTIONS);
 const remoteProvider = proxyActivities<Activities>(PROVIDER_OPTIONS);
