@@ -3,12 +3,13 @@
  * payments read model. Each is idempotent, so Temporal's retries never write or charge twice.
  */
 import { activityInfo, ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailureCategory } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { Currency } from '../domain/money';
-import { eventForStatus, initiationRequest, statusChangeFor, withStatusChange } from '../domain/payment';
+import { eventForStatus, initiationRequest, statusChangeFor, withStatusChange, type PaymentStatus } from '../domain/payment';
 import { toGenericPaymentView, type PaymentSnapshot } from '../domain/payment-record';
 import { toRefundView, type RefundRecord } from '../domain/refund';
 import type { Db } from '../db/knex';
@@ -22,6 +23,8 @@ import { startWebhookDeliveries } from '../services/webhook-dispatch';
 export const FAILURE_TYPES = {
   providerUnavailable: 'ProviderUnavailable',
   providerRejected: 'ProviderRejected',
+  /** A poll whose answer changes nothing: `pollProviderPayment`'s retry is the next poll (benign). */
+  providerStillWaiting: 'ProviderStillWaiting',
 } as const;
 
 /**
@@ -75,6 +78,12 @@ export interface InitiateInput extends ProviderCall {
   amount: number;
   currency: Currency;
   customer: string;
+}
+
+/** What `pollProviderPayment` returns: the provider's answer that changes the payment, and the poll (attempt, from 1) that saw it. */
+export interface PollResult {
+  answer: ProviderAnswer;
+  attempt: number;
 }
 
 /** Builds the payment activities around their dependencies (samples' `createActivities(deps)`). */
@@ -233,6 +242,30 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
           : undefined;
       await updateRefundOutcome(deps.db, refund, statusChangeOf(payment), event);
       await startDeliveries(event);
+    },
+
+    /**
+     * Polls the provider until its answer changes the payment (workflow patch
+     * `provider-polls-as-activity-retries`, D16, D20): each attempt is one poll, and the workflow's
+     * retry policy (2 s doubling to 60 s, until `expires_at`) schedules the next one on the server,
+     * so a payment waiting on its provider costs no workflow task per poll. An answer that changes
+     * nothing fails the attempt with the benign `ProviderStillWaiting` (logged at debug level, no
+     * failure metric); a provider fault or time-out (PROVIDER_CALL_TIMEOUT_MS) fails it too and is
+     * retried alike, so a provider outage delays polls but never ends the payment before it expires.
+     * @param input.status the payment's status now (`pending` or `processing`)
+     * @returns the answer that changes the payment and the attempt that saw it
+     * @throws ApplicationFailure `ProviderStillWaiting` (retryable), `ProviderUnavailable` (no adapter, non-retryable)
+     */
+    async pollProviderPayment(input: ProviderCall & { providerReference: string; status: PaymentStatus }): Promise<PollResult> {
+      const provider = providerFor(input);
+      const answer = await withinProviderTimeout(provider.fetchStatus(input.providerReference), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS);
+      const { attempt } = activityInfo();
+      if (statusChangeFor(input.status, answer.outcome)) return { answer, attempt };
+      throw ApplicationFailure.create({
+        type: FAILURE_TYPES.providerStillWaiting,
+        message: `the provider still says ${answer.outcome.status} (poll ${attempt})`,
+        category: ApplicationFailureCategory.BENIGN,
+      });
     },
 
     /** Polls the provider for its current answer (D16, D20). @throws ApplicationFailure as above */

@@ -67,6 +67,13 @@ export function nextPollDelayMs(previousMs: number | undefined): number {
   return Math.min(previousMs * 2, MAX_POLL_DELAY_MS);
 }
 
+/** The poll delay `polls` steps of the schedule after `delayMs` (D20), in milliseconds. */
+export function pollDelayAfter(delayMs: number, polls: number): number {
+  let next = delayMs;
+  for (let i = 0; i < polls && next < MAX_POLL_DELAY_MS; i += 1) next = nextPollDelayMs(next);
+  return next;
+}
+
 /** What a provider says about a payment, mapped onto our statuses (D16). */
 export type ProviderOutcome =
   | { status: 'pending' | 'processing' }

@@ -12,6 +12,7 @@ import {
   ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
+  CancellationScope,
   condition,
   continueAsNew,
   patched,
@@ -29,7 +30,9 @@ import {
   FIRST_POLL_DELAY_MS,
   initiationRequest,
   isOpen,
+  MAX_POLL_DELAY_MS,
   nextPollDelayMs,
+  pollDelayAfter,
   statusChangeFor,
   withStatusChange,
   type PaymentStatus,
@@ -90,6 +93,18 @@ export const LOCAL_STEPS_PATCH = 'payment-steps-as-local-activities';
 export const ONE_STEP_INITIATION_PATCH = 'payment-initiation-in-one-step';
 
 /**
+ * Patch id: while the payment waits on its provider, the polls after the first wait are the retries
+ * of one activity, `pollProviderPayment` (retry policy 2 s doubling to 60 s, until `expires_at`),
+ * instead of a timer and a local activity each: the server schedules them, so a poll costs no
+ * workflow task and no history events, and a provider outage is retried until the payment expires
+ * rather than failing the workflow. Executions begun before keep their timer polls.
+ */
+export const POLL_RETRIES_PATCH = 'provider-polls-as-activity-retries';
+
+/** `pollProviderPayment` attempts: one poll each, under the 10 s provider call time-out. */
+const POLL_ATTEMPT_TIMEOUT = '15 seconds';
+
+/**
  * `initiatePayment`: the provider calls' retry schedule without their 2-minute limit, so a
  * read-model fault is retried until PostgreSQL answers; the activity itself stops retrying the
  * provider's transient faults after 2 minutes (PROVIDER_GIVE_UP_MS).
@@ -132,6 +147,7 @@ function failureMessage(error: TemporalFailure): string {
 /** Runs one payment to its final state (see module comment). */
 export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentSnapshot> {
   const localSteps = patched(LOCAL_STEPS_PATCH);
+  const pollRetries = localSteps && patched(POLL_RETRIES_PATCH);
   const records = localSteps ? localRecords : remoteRecords;
   const provider = localSteps ? localProvider : remoteProvider;
   let payment: PaymentSnapshot = input.payment;
@@ -282,6 +298,41 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     }
   }
 
+  /** True once the workflow has something to do other than poll: a callback, or a cancel that closed the payment. */
+  const woken = () => callback !== undefined || !isOpen(payment.status);
+
+  /**
+   * Polls through `pollProviderPayment`, whose retries are the later polls, starting now and going
+   * on after `delayMs` doubled (D20) until the provider's answer changes the payment or expires_at.
+   * Resolves with that answer and the poll delay then reached; with undefined when woken first (the
+   * polls are then cancelled) or when the polls ended without an answer (expires_at is near, or
+   * no adapter serves the payment), which the loop's own timer and last poll then handle.
+   */
+  async function pollUntilAnswered(delayMs: number): Promise<{ outcome: ProviderOutcome; delayMs: number } | undefined> {
+    const { pollProviderPayment } = proxyActivities<Activities>({
+      startToCloseTimeout: POLL_ATTEMPT_TIMEOUT,
+      scheduleToCloseTimeout: expiresAtMs - Date.now(),
+      retry: { initialInterval: nextPollDelayMs(delayMs), backoffCoefficient: 2, maximumInterval: MAX_POLL_DELAY_MS },
+    });
+    const scope = new CancellationScope();
+    try {
+      return await scope.run(async () => {
+        const answered = pollProviderPayment({
+          environment: payment.environment,
+          provider: payment.provider,
+          providerReference: payment.providerReference as string,
+          status: payment.status,
+        }).then((polled) => ({ outcome: polled.answer.outcome, delayMs: pollDelayAfter(delayMs, polled.attempt - 1) }));
+        return await Promise.race([answered, condition(woken).then(() => undefined)]);
+      });
+    } catch (error) {
+      if (error instanceof ActivityFailure) return undefined;
+      throw error;
+    } finally {
+      scope.cancel();
+    }
+  }
+
   const expiresAtMs = Date.parse(payment.expiresAt);
   if (input.resumed) initiationSettled = true;
   else await initiate();
@@ -296,9 +347,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     }
     delayMs = nextPollDelayMs(delayMs);
     const untilExpiryMs = expiresAtMs - Date.now();
-    if (untilExpiryMs > 0) {
-      await condition(() => callback !== undefined || !isOpen(payment.status), Math.min(delayMs, untilExpiryMs));
-    }
+    if (untilExpiryMs > 0) await condition(woken, Math.min(delayMs, untilExpiryMs));
     if (!isOpen(payment.status)) break;
     if (callback !== undefined) {
       const received = callback;
@@ -306,13 +355,31 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       await apply(received.outcome);
       continue;
     }
+    if (pollRetries && Date.now() < expiresAtMs) {
+      // Polls: the fallback for a lost callback (D16).
+      const answered = await pollUntilAnswered(delayMs);
+      if (answered) {
+        delayMs = answered.delayMs;
+        await apply(answered.outcome);
+      } else if (!woken()) {
+        delayMs = MAX_POLL_DELAY_MS; // the polls ended: at most one more wait, cut at expires_at
+      }
+      continue;
+    }
     // Poll: the fallback for a lost callback (D16), and a last word from the provider at expiry.
-    const polled = await provider.fetchProviderPaymentStatus({
-      environment: payment.environment,
-      provider: payment.provider,
-      providerReference: payment.providerReference as string,
-    });
-    await apply(polled.outcome);
+    let polled: ProviderOutcome | undefined;
+    try {
+      const answer = await provider.fetchProviderPaymentStatus({
+        environment: payment.environment,
+        provider: payment.provider,
+        providerReference: payment.providerReference as string,
+      });
+      polled = answer.outcome;
+    } catch (error) {
+      // Since the poll patch, a provider that does not answer at expiry leaves the payment to expire.
+      if (!pollRetries || !isProviderFailure(error)) throw error;
+    }
+    if (polled) await apply(polled);
     if (isOpen(payment.status) && Date.now() >= expiresAtMs && !cancelling) {
       await transition({ status: 'failed', failure: { code: 'expired', message: 'The customer did not complete the payment before it expired' } });
     }

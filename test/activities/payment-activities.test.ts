@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createPaymentActivities, PROVIDER_GIVE_UP_MS } from '../../src/activities/payment-activities';
+import { createPaymentActivities, PROVIDER_GIVE_UP_MS, type PollResult } from '../../src/activities/payment-activities';
 import { findPayment, listEventsForObject } from '../../src/db/payments';
 import type { PaymentSnapshot } from '../../src/domain/payment-record';
 import type { PaymentProvider } from '../../src/providers/provider';
@@ -98,5 +98,46 @@ describe('initiatePayment (one-step initiation, D11, D16, D22)', function () {
     const late = new MockActivityEnvironment({ scheduledTimestampMs: Date.now() - PROVIDER_GIVE_UP_MS - 1_000 });
     const given = await late.run(activities.initiatePayment, input).then(() => undefined, (e: unknown) => e);
     expect(given).to.include({ type: 'ProviderUnavailable', nonRetryable: true });
+  });
+});
+
+describe('pollProviderPayment (polls as activity retries, D16, D20)', function () {
+  this.timeout(30_000);
+
+  /** The payment activities over the sandbox, and a payment to `phone` initiated with it. */
+  async function initiated(phone: string) {
+    const { db, client, config } = await getStack();
+    const activities = createPaymentActivities({ db, providers: providerRegistryFromConfig(db, config), temporal: client, config });
+    const payment = mobileMoneyPayment(await insertMerchant(db), phone);
+    const after: PaymentSnapshot = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
+    const poll = { environment: after.environment, provider: after.provider, providerReference: after.providerReference as string };
+    return { activities, payment: after, poll };
+  }
+
+  it('fails an answer that changes nothing with the benign, retryable ProviderStillWaiting, so the retry is the next poll', async () => {
+    const { activities, payment, poll } = await initiated('+250788000003');
+    expect(payment.status).to.equal('processing');
+    const error = await new MockActivityEnvironment({ attempt: 4 }).run(activities.pollProviderPayment, { ...poll, status: 'processing' as const }).then(() => undefined, (e: unknown) => e);
+    expect(error).to.be.instanceOf(ApplicationFailure);
+    expect(error).to.include({ type: 'ProviderStillWaiting', nonRetryable: false, category: 'BENIGN' });
+    expect((error as Error).message).to.include('poll 4');
+  });
+
+  it('returns an answer that changes the payment, with the attempt that saw it', async () => {
+    const { activities, poll } = await initiated('+250788000003');
+    const seen = await new MockActivityEnvironment({ attempt: 3 }).run(activities.pollProviderPayment, { ...poll, status: 'pending' as const });
+    expect(seen).to.deep.equal({ answer: { providerReference: poll.providerReference, outcome: { status: 'processing' } }, attempt: 3 });
+    const settled = await initiated('+250788000001');
+    const final: PollResult = await new MockActivityEnvironment().run(settled.activities.pollProviderPayment, { ...settled.poll, status: 'processing' as const });
+    expect(final.answer.outcome).to.deep.equal({ status: 'completed' });
+  });
+
+  it('leaves a provider fault retryable (polls go on until expires_at), not a permanent refusal', async () => {
+    const { activities, poll } = await initiated('+250788000003');
+    const error = await new MockActivityEnvironment()
+      .run(activities.pollProviderPayment, { ...poll, providerReference: 'momo_unknown', status: 'processing' as const })
+      .then(() => undefined, (e: unknown) => e);
+    expect(error).to.be.instanceOf(Error).and.not.instanceOf(ApplicationFailure);
+    expect((error as Error).message).to.include('unknown');
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { base62FromDigest, isWellFormedId, randomBase62 } from '../../src/domain/ids';
-import { canTransition, eventForStatus, nextPollDelayMs, statusChangeFor, withStatusChange } from '../../src/domain/payment';
+import { canTransition, eventForStatus, nextPollDelayMs, pollDelayAfter, statusChangeFor, withStatusChange } from '../../src/domain/payment';
 import { behaviourForCard, behaviourForNumber } from '../../src/domain/sandbox';
 import { deriveId, newId } from '../../src/lib/ids';
 
@@ -76,6 +76,14 @@ describe('domain/payment states (D11) and polling (D20)', () => {
     let delay: number | undefined;
     for (let i = 0; i < 8; i += 1) delays.push((delay = nextPollDelayMs(delay)));
     expect(delays).to.deep.equal([2000, 4000, 8000, 16000, 32000, 60000, 60000, 60000]);
+  });
+
+  it('finds the poll delay a number of polls further on the schedule (the retries of pollProviderPayment)', () => {
+    expect(pollDelayAfter(2000, 0)).to.equal(2000);
+    expect(pollDelayAfter(2000, 1)).to.equal(4000);
+    expect(pollDelayAfter(2000, 4)).to.equal(32000);
+    expect(pollDelayAfter(2000, 5)).to.equal(60000);
+    expect(pollDelayAfter(4000, 1_000)).to.equal(60000);
   });
 });
 

@@ -23,6 +23,8 @@ describe('replay of recorded workflow histories (D21)', () => {
     expect(files).to.include.members(['v2-payment-completed.json', 'v2-payment-failed.json', 'v2-payment-expired.json', 'v2-payment-cancelled.json', 'v2-payment-refunded.json']);
     // v3: the payment's first step as three local activities, before initiatePayment did it in one.
     expect(files).to.include.members(['v3-payment-completed.json', 'v3-payment-failed.json', 'v3-payment-expired.json', 'v3-payment-cancelled.json', 'v3-payment-refunded.json']);
+    // v4: polls as a timer and a local activity each, before they were one activity's retries.
+    expect(files).to.include.members(['v4-payment-completed.json', 'v4-payment-failed.json', 'v4-payment-expired.json', 'v4-payment-cancelled.json', 'v4-payment-refunded.json']);
   });
 
   it('has an approved, a rejected, a more-information and a reminded live access review history (D30)', () => {

@@ -37,10 +37,27 @@ function activityNames(events: HistoryEvent[]): string[] {
   });
 }
 
+/** The attempt (from 1) at which each `pollProviderPayment` activity ended, and the retry policy it was scheduled with. */
+function pollActivities(events: HistoryEvent[]): { attempt: number; retry: temporal.api.common.v1.IRetryPolicy | null | undefined }[] {
+  const scheduled = new Map<string, temporal.api.common.v1.IRetryPolicy | null | undefined>();
+  const polls: { attempt: number; retry: temporal.api.common.v1.IRetryPolicy | null | undefined }[] = [];
+  for (const e of events) {
+    const attributes = e.activityTaskScheduledEventAttributes;
+    if (attributes?.activityType?.name === 'pollProviderPayment') scheduled.set(String(e.eventId), attributes.retryPolicy);
+    const started = e.activityTaskStartedEventAttributes;
+    if (started && scheduled.has(String(started.scheduledEventId))) polls.push({ attempt: Number(started.attempt), retry: scheduled.get(String(started.scheduledEventId)) });
+  }
+  return polls;
+}
+
+function durationMs(duration: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
+  return Number(duration?.seconds ?? 0) * 1000 + Math.round(Number(duration?.nanos ?? 0) / 1e6);
+}
+
 function timerDurationsMs(events: HistoryEvent[]): number[] {
   return events.flatMap((e) => {
     const timeout = e.timerStartedEventAttributes?.startToFireTimeout;
-    return timeout ? [Number(timeout.seconds ?? 0) * 1000 + Math.round(Number(timeout.nanos ?? 0) / 1e6)] : [];
+    return timeout ? [durationMs(timeout)] : [];
   });
 }
 
@@ -104,7 +121,7 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
     await record('payment-failed', handle);
   });
 
-  it('expires a number ending 0003 after 10 minutes, polling at 2 s doubling to 60 s', async () => {
+  it('expires a number ending 0003 after 10 minutes, polling at 2 s doubling to 60 s through one activity\'s retries', async () => {
     const created = await payment('+250788000003');
     const handle = await start(created);
     const result = (await handle.result()) as PaymentSnapshot;
@@ -113,14 +130,21 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
     expect(elapsedMs).to.be.at.least(600_000).and.below(610_000);
 
     const history = (await handle.fetchHistory()).events ?? [];
+    // The first poll after 2 s; the polls after it are pollProviderPayment's retries (D20): at 6, 14,
+    // 30, 62 s and every 60 s after, the 13th at 542 s; the next would pass expires_at, so the
+    // workflow waits out the rest and asks the provider a last time at expiry.
+    const [poll, ...others] = pollActivities(history);
+    expect(others).to.deep.equal([]);
+    expect(poll?.attempt).to.equal(13);
+    expect(durationMs(poll?.retry?.initialInterval)).to.equal(4_000);
+    expect(poll?.retry?.backoffCoefficient).to.equal(2);
+    expect(durationMs(poll?.retry?.maximumInterval)).to.equal(60_000);
     const timers = timerDurationsMs(history);
-    expect(timers.slice(0, 13)).to.deep.equal([2000, 4000, 8000, 16000, 32000, 60000, 60000, 60000, 60000, 60000, 60000, 60000, 60000]);
-    expect(timers).to.have.length(14);
-    expect(timers[13]).to.be.within(50_000, 58_000); // what is left until expires_at
-    const polls = activityNames(history).filter((name) => name === 'fetchProviderPaymentStatus');
-    expect(polls).to.have.length(14);
-    const statusWrites = activityNames(history).filter((name) => name === 'recordPaymentStatus');
-    expect(statusWrites).to.have.length(1); // failed (expired); processing was written by initiatePayment
+    expect(timers).to.have.length(2);
+    expect(timers[0]).to.equal(2_000);
+    expect(timers[1]).to.be.within(50_000, 58_000); // what is left until expires_at
+    expect(activityNames(history)).to.deep.equal(['initiatePayment', 'pollProviderPayment', 'fetchProviderPaymentStatus', 'recordPaymentStatus']);
+    expect(history.length).to.be.below(40); // no events per poll
     expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.failed']);
     await record('payment-expired', handle);
   });
@@ -132,9 +156,10 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
     const history = (await handle.fetchHistory()).events ?? [];
     expect(activityNames(history)).to.deep.equal([
       'initiatePayment', // created, then processing
-      'fetchProviderPaymentStatus',
+      'pollProviderPayment',
       'recordPaymentStatus', // completed
     ]);
+    expect(pollActivities(history).map((p) => p.attempt)).to.deep.equal([1]);
   });
 
   it('takes the final answer from a provider callback signal without waiting for a poll (D16)', async () => {
@@ -147,7 +172,24 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
     const result = (await handle.result()) as PaymentSnapshot;
     expect(result.status).to.equal('completed');
     const history = (await handle.fetchHistory()).events ?? [];
-    expect(activityNames(history).filter((n) => n === 'fetchProviderPaymentStatus').length).to.be.below(3);
+    // Woken by the callback before its first poll, or while polling: then the polls are cancelled.
+    const scheduledPolls = activityNames(history).filter((name) => name === 'pollProviderPayment').length;
+    expect(history.filter((e) => e.activityTaskCancelRequestedEventAttributes)).to.have.length(scheduledPolls);
+    expect(activityNames(history)).not.to.include('fetchProviderPaymentStatus');
+  });
+
+  it('cancels its polls when a callback arrives while it polls, and takes the callback\'s answer (D16, D20)', async () => {
+    const handle = await start(await payment('+250788000003'));
+    const polling = async () => activityNames((await handle.fetchHistory()).events ?? []).includes('pollProviderPayment');
+    while (!(await polling())) await new Promise((resolve) => setTimeout(resolve, 100));
+    const { providerReference } = await handle.query(getPaymentQuery);
+    await handle.signal(providerCallbackSignal, { providerReference: providerReference as string, outcome: { status: 'completed' } });
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result.status).to.equal('completed');
+    const history = (await handle.fetchHistory()).events ?? [];
+    expect(history.filter((e) => e.activityTaskCancelRequestedEventAttributes)).to.have.length(1);
+    expect(activityNames(history)).to.deep.equal(['initiatePayment', 'pollProviderPayment', 'recordPaymentStatus']);
+    expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.completed']);
   });
 
   it('fails with provider_error when no adapter serves the environment (live without credentials)', async () => {
@@ -263,7 +305,7 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
     expect(await db('refunds').where({ payment_id: result.id, status: 'completed' }).count('id as n').first()).to.deep.equal({ n: 1 });
   });
 
-  it('expires an unconfirmed card payment after 24 hours, polling every 60 s and continuing as new to keep histories short', async function () {
+  it('expires an unconfirmed card payment after 24 hours, polling every 60 s with a history that stays short', async function () {
     this.timeout(180_000);
     const created = cardPayment(merchantId, { nowMs: await env.currentTimeMs() });
     const handle = await start(created);
@@ -271,12 +313,14 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
     expect(result).to.include({ status: 'failed', failureCode: 'expired' });
     const elapsedMs = Date.parse(result.updatedAt) - Date.parse(created.createdAt);
     expect(elapsedMs).to.be.at.least(24 * 3600 * 1000).and.below(24 * 3600 * 1000 + 60_000);
-    const lastRun = (await handle.fetchHistory()).events ?? [];
-    expect(lastRun.length).to.be.below(HISTORY_EVENTS_BEFORE_CONTINUE + 50);
-    const timers = timerDurationsMs(lastRun);
-    expect(timers.filter((ms) => ms !== 60_000).length).to.be.at.most(1); // only the last, cut at expires_at
+    const history = (await handle.fetchHistory()).events ?? [];
+    // 2, 6, 14, 30, 62 s, then every 60 s while the next poll is before expires_at: 1,443 polls, and
+    // none of them wrote history, so the workflow never needed to continue as new.
+    expect(pollActivities(history).map((p) => p.attempt)).to.deep.equal([1_443]);
+    expect(history.length).to.be.below(40);
+    expect(history.length).to.be.below(HISTORY_EVENTS_BEFORE_CONTINUE);
     const description = await handle.describe();
-    expect(description.runId).not.to.equal(handle.firstExecutionRunId);
+    expect(description.runId).to.equal(handle.firstExecutionRunId);
     expect(await eventTypes(created.id)).to.deep.equal(['payment.created', 'payment.failed']);
   });
 });
