@@ -2,7 +2,7 @@
  * Figure (c), webhook deliveries per second to a local receiver answering 204, ÷ completions per
  * second of a workflow with one no-op activity.
  *
- * Both sides are driven alike: 32 concurrent loops for the run's duration. The service's loops do
+ * Both sides are driven alike: 32 concurrent loops start a fixed number of items. The service's loops do
  * what the payment activities do after writing an event (D22): `startDelivery` of the service's
  * dispatch code, one delivery row and one `webhookDeliveryWorkflow` start each, here re-sending the
  * first `payment.completed` event as new deliveries (as a retry would, with `retry_of`). The
@@ -28,9 +28,9 @@ import { steadyRatePerSecond } from '../lib/stats';
 import type { Receiver } from '../../test/helpers/receiver';
 import { CREATE_CONCURRENCY } from './create-throughput';
 
-/** How long each side is driven, in milliseconds. */
+/** How many deliveries (service) or one-activity workflows (baseline) each side starts. */
 export interface DeliveryOptions {
-  durationMs: number;
+  count: number;
 }
 
 /** Figure (c) for `developer`'s merchant, with deliveries to `receiver`. */
@@ -45,8 +45,8 @@ export function webhookDeliveriesFigure(context: BenchContext, developer: Develo
   return {
     id: 'c',
     title: 'Webhook deliveries',
-    service: `deliveries/s received (204), started by startDelivery (the dispatch of D22), ${CREATE_CONCURRENCY} concurrent, ${options.durationMs / 1000} s`,
-    baseline: `noopActivitiesWorkflow(1) completions/s, started by ${CREATE_CONCURRENCY} concurrent clients, ${options.durationMs / 1000} s`,
+    service: `deliveries/s received (204), started by startDelivery (the dispatch of D22), ${CREATE_CONCURRENCY} concurrent, ${options.count} per side`,
+    baseline: `noopActivitiesWorkflow(1) completions/s, started by ${CREATE_CONCURRENCY} concurrent clients, ${options.count} per side`,
     metrics: [{ key: 'perSecond', label: 'deliveries', unit: '/s', target: { atLeast: 0.8 } }],
 
     async prepare() {
@@ -62,7 +62,7 @@ export function webhookDeliveriesFigure(context: BenchContext, developer: Develo
       const original = first as LoggedDelivery;
       const event = { id: original.event_id, type: original.event, merchantId: developer.merchantId, environment: 'sandbox' as const };
       const webhookId = (webhook as Webhook).id;
-      const run = await runClosedLoop(CREATE_CONCURRENCY, { durationMs: options.durationMs }, async () => {
+      const run = await runClosedLoop(CREATE_CONCURRENCY, { count: options.count }, async () => {
         const id = newId(ID_PREFIXES.delivery);
         await startDelivery(dispatch, pendingDelivery(event, webhookId, { id, workflowId: webhookRetryWorkflowId(event.id, webhookId, id), retryOf: original.id }, new Date()));
       });
@@ -76,7 +76,7 @@ export function webhookDeliveriesFigure(context: BenchContext, developer: Develo
     async measureBaseline(round) {
       const since = new Date();
       const prefix = `bench-${context.runId}-deliver-${round}-`;
-      const run = await runClosedLoop(CREATE_CONCURRENCY, { durationMs: options.durationMs }, async (i) => {
+      const run = await runClosedLoop(CREATE_CONCURRENCY, { count: options.count }, async (i) => {
         await context.stack.client.workflow.start('noopActivitiesWorkflow', { taskQueue: BASELINE_TASK_QUEUE, workflowId: `${prefix}${i}`, args: [1] });
       });
       if (run.failed > 0) context.say(`(c) warning: ${run.failed} failed starts, first: ${String(run.firstError)}`);
