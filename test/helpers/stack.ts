@@ -17,6 +17,7 @@ import { createDb, type Db } from '../../src/db/knex';
 import { createMailer } from '../../src/lib/mailer';
 import { createLogger } from '../../src/logger';
 import { createProviderRegistry, providerRegistryFromConfig } from '../../src/providers/registry';
+import { WORKFLOW_BUNDLE } from '../../src/worker';
 
 /** Everything a test can reach. */
 export interface Stack {
@@ -38,7 +39,7 @@ let stackPromise: Promise<Running> | undefined;
 
 /** The workflow bundle, built once per run (style rule 10). */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundlePromise ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows') });
+  bundlePromise ??= bundleWorkflowCode(WORKFLOW_BUNDLE);
   return bundlePromise;
 }
 
