@@ -3,24 +3,49 @@
  * statuses that follow. `deliverWebhook` returns every receiver outcome instead of throwing, so the
  * workflow's timers, not activity retries, make the schedule.
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import { cancelDelivery, findDeliveryTarget, recordAttempt, type AttemptRecord } from '../db/webhooks';
-import { receivesDeliveries, type AttemptOutcome, type WebhookStatus } from '../domain/webhooks';
+import { decideAfterAttempt, receivesDeliveries, type AttemptOutcome, type WebhookStatus } from '../domain/webhooks';
 import { sendWebhook } from '../lib/webhook-sender';
 
 /** Dependencies of the webhook activities. */
 export interface WebhookActivityDeps {
   db: Db;
   config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'>;
+  /** Writes an attempt record (default: `recordAttempt` of db/webhooks; tests make it fail). */
+  recordAttempt?: typeof recordAttempt;
 }
 
 /** What an attempt did: sent (with the outcome), or skipped because the endpoint no longer takes deliveries. */
 export type DeliveryAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome } | { kind: 'skipped'; reason: 'webhook_disabled' | 'webhook_deleted' };
 
+/** What a self-recording attempt did: as {@link DeliveryAttemptResult}, and whether the attempt's record was written. */
+export type RecordedAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome; recorded: boolean } | { kind: 'skipped'; reason: 'webhook_disabled' | 'webhook_deleted' };
+
 /** Builds the webhook activities around their dependencies. */
 export function createWebhookActivities(deps: WebhookActivityDeps) {
+  const writeAttempt = deps.recordAttempt ?? recordAttempt;
+
+  /** One attempt: reads delivery, endpoint and event, then sends (see `deliverWebhook`). */
+  async function attemptDelivery(deliveryId: string): Promise<DeliveryAttemptResult> {
+    const target = await findDeliveryTarget(deps.db, deliveryId);
+    if (!target) throw ApplicationFailure.create({ type: 'DeliveryNotFound', message: `no delivery ${deliveryId}`, nonRetryable: true });
+    const { delivery, webhook, event } = target;
+    if (!webhook || webhook.deletedAt !== null) return { kind: 'skipped', reason: 'webhook_deleted' };
+    if (!receivesDeliveries(webhook.status)) return { kind: 'skipped', reason: 'webhook_disabled' };
+    if (!event) throw new Error(`event ${delivery.eventId} of delivery ${delivery.id} is not readable yet`);
+    const outcome = await sendWebhook({
+      url: webhook.url,
+      secret: webhook.secret,
+      payload: { id: event.id, event: event.event, created_at: event.created_at, data: event.data },
+      environment: webhook.environment,
+      allowPrivateTargetsInSandbox: deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    });
+    return { kind: 'attempted', outcome };
+  }
+
   return {
     /**
      * Attempt `attempt` of delivery `deliveryId` (D26–D28): reads the delivery, the endpoint as it
@@ -31,20 +56,35 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
      *   retryable error while the event row is not readable
      */
     async deliverWebhook(input: { deliveryId: string; attempt: number }): Promise<DeliveryAttemptResult> {
-      const target = await findDeliveryTarget(deps.db, input.deliveryId);
-      if (!target) throw ApplicationFailure.create({ type: 'DeliveryNotFound', message: `no delivery ${input.deliveryId}`, nonRetryable: true });
-      const { delivery, webhook, event } = target;
-      if (!webhook || webhook.deletedAt !== null) return { kind: 'skipped', reason: 'webhook_deleted' };
-      if (!receivesDeliveries(webhook.status)) return { kind: 'skipped', reason: 'webhook_disabled' };
-      if (!event) throw new Error(`event ${delivery.eventId} of delivery ${delivery.id} is not readable yet`);
-      const outcome = await sendWebhook({
-        url: webhook.url,
-        secret: webhook.secret,
-        payload: { id: event.id, event: event.event, created_at: event.created_at, data: event.data },
-        environment: webhook.environment,
-        allowPrivateTargetsInSandbox: deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-      });
-      return { kind: 'attempted', outcome };
+      return attemptDelivery(input.deliveryId);
+    },
+
+    /**
+     * Attempt `attempt` that records itself (workflow patch `delivery-attempt-records-itself`,
+     * D27): as `deliverWebhook`, then, when it sent, writes the attempt with the delivery's and the
+     * endpoint's statuses after it, decided as the workflow decides (`decideAfterAttempt`), so the
+     * workflow needs no local activity and no second activation to record it. A failed write is not
+     * a failure of the attempt (a retry would send the webhook again): it is logged and answered
+     * `recorded: false`, and the workflow records the attempt itself.
+     * @param input.attemptedAt when the workflow asked for the attempt (workflow time, ISO 8601)
+     * @returns as `deliverWebhook`, with `recorded` for a sent attempt
+     * @throws as `deliverWebhook`
+     */
+    async deliverAndRecordWebhook(input: { deliveryId: string; attempt: number; attemptedAt: string }): Promise<RecordedAttemptResult> {
+      const started = Date.now();
+      const result = await attemptDelivery(input.deliveryId);
+      if (result.kind === 'skipped') return result;
+      const decision = decideAfterAttempt(input.attempt, result.outcome);
+      // The next attempt is due its delay after this failure, on the workflow's clock (D27).
+      const failedAtMs = Date.parse(input.attemptedAt) + (Date.now() - started);
+      const nextAttemptAt = decision.kind === 'retry' ? new Date(failedAtMs + decision.delayMs).toISOString() : null;
+      try {
+        await writeAttempt(deps.db, { deliveryId: input.deliveryId, attempt: input.attempt, attemptedAt: input.attemptedAt, outcome: result.outcome, decision, nextAttemptAt }, new Date());
+        return { ...result, recorded: true };
+      } catch (error) {
+        log.warn('the attempt was sent but not recorded; the workflow records it', { deliveryId: input.deliveryId, attempt: input.attempt, error: String(error) });
+        return { ...result, recorded: false };
+      }
     },
 
     /**

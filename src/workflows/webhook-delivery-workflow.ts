@@ -37,6 +37,13 @@ const RECORD_OPTIONS: ActivityOptions = {
  */
 export const LOCAL_RECORDS_PATCH = 'delivery-records-as-local-activities';
 
+/**
+ * Patch id: the attempt activity records itself (`deliverAndRecordWebhook`), so a delivery takes one
+ * activation fewer; the workflow still records an attempt the activity could not (a failed write,
+ * an attempt that could not be made). Executions begun before record every attempt themselves.
+ */
+export const SELF_RECORDING_PATCH = 'delivery-attempt-records-itself';
+
 const attempts = proxyActivities<Activities>(ATTEMPT_OPTIONS);
 const remoteRecords = proxyActivities<Activities>(RECORD_OPTIONS);
 const localRecords = proxyLocalActivities<Activities>(RECORD_OPTIONS);
@@ -50,17 +57,23 @@ function unattempted(error: ActivityFailure): AttemptOutcome {
 /** Delivers one event to one endpoint (see module comment). */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const { deliveryId } = input;
-  const records = patched(LOCAL_RECORDS_PATCH) ? localRecords : remoteRecords;
+  const localRecording = patched(LOCAL_RECORDS_PATCH);
+  const records = localRecording ? localRecords : remoteRecords;
+  const selfRecording = localRecording && patched(SELF_RECORDING_PATCH);
   for (let attempt = 1; attempt <= MAX_DELIVERY_ATTEMPTS; attempt += 1) {
     const attemptedAt = new Date().toISOString();
     let outcome: AttemptOutcome;
+    let recorded = false;
     try {
-      const result = await attempts.deliverWebhook({ deliveryId, attempt });
+      const result = selfRecording
+        ? await attempts.deliverAndRecordWebhook({ deliveryId, attempt, attemptedAt })
+        : await attempts.deliverWebhook({ deliveryId, attempt });
       if (result.kind === 'skipped') {
         await records.recordWebhookDeliveryCancelled({ deliveryId });
         return { deliveryId, status: 'cancelled', attempts: attempt - 1 };
       }
       outcome = result.outcome;
+      recorded = (result as { recorded?: boolean }).recorded === true;
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       outcome = unattempted(error);
@@ -69,7 +82,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     // The wait counts from the failure (D27): the timer starts with the record, not after it.
     const wait = decision.kind === 'retry' ? sleep(decision.delayMs) : undefined;
     const nextAttemptAt = decision.kind === 'retry' ? new Date(Date.now() + decision.delayMs).toISOString() : null;
-    await records.recordWebhookAttempt({ deliveryId, attempt, attemptedAt, outcome, decision, nextAttemptAt });
+    if (!recorded) await records.recordWebhookAttempt({ deliveryId, attempt, attemptedAt, outcome, decision, nextAttemptAt });
     if (decision.kind !== 'retry') return { deliveryId, status: decision.kind, attempts: attempt };
     await wait;
   }

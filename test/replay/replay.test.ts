@@ -35,6 +35,8 @@ describe('replay of recorded workflow histories (D21)', () => {
     expect(files).to.include.members(['webhook-delivery-failed.json', 'webhook-delivery-succeeded.json', 'webhook-delivery-gone.json', 'webhook-delivery-cancelled.json']);
     // v1: the delivery log writes as activity tasks, before they ran as local activities.
     expect(files).to.include.members(['v1-webhook-delivery-failed.json', 'v1-webhook-delivery-succeeded.json', 'v1-webhook-delivery-gone.json', 'v1-webhook-delivery-cancelled.json']);
+    // v2: every attempt recorded by a local activity, before the attempt activity recorded itself.
+    expect(files).to.include.members(['v2-webhook-delivery-failed.json', 'v2-webhook-delivery-succeeded.json', 'v2-webhook-delivery-gone.json', 'v2-webhook-delivery-cancelled.json']);
   });
 
   it('replays every history without a determinism error', async function () {

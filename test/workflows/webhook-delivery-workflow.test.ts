@@ -94,8 +94,10 @@ describe('webhookDeliveryWorkflow (time-skipping, D20, D22, D27)', function () {
     // Workflow timers, not activity retries, make the schedule: exactly these four waits.
     const history = (await handle.fetchHistory()).events ?? [];
     expect(timerDurationsMs(history)).to.deep.equal([5 * MIN, 30 * MIN, 2 * HOUR, 24 * HOUR]);
-    const isAttempt = (e: HistoryEvent) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverWebhook';
+    const isAttempt = (e: HistoryEvent) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverAndRecordWebhook';
     expect(history.filter(isAttempt)).to.have.length(5);
+    // Each attempt recorded itself: no local activity markers (the workflow's own records).
+    expect(history.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).to.have.length(0);
     expect(history.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes?.attempt)).to.satisfy((tries: number[]) => tries.every((t) => t === 1));
 
     // Attempt times in the test server's clock: the schedule's offsets plus the earlier attempts' own
