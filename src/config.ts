@@ -41,13 +41,6 @@ const settings = z.object({
    * limit). Raised by the benchmark so that its memory figure measures cached workflows, not eviction.
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2).max(1_000_000).optional(),
-  /**
-   * Activity tasks the worker runs at once. A payment waiting on its provider holds one for its
-   * first minute, while `pollProviderPayment` polls at 2, 6, 14, 30 and 62 s within one attempt
-   * (docs/payments.md), so this bounds how many new payments per minute a worker polls without a
-   * queue: the default lets 5,000 wait in their first minute.
-   */
-  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(10).max(100_000).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Sandbox simulated customer approval delay in milliseconds (D14: 3 s). */
   SANDBOX_APPROVAL_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),

@@ -63,7 +63,6 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     ...workerOptions(deps, config.TEMPORAL_TASK_QUEUE),
     maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
-    maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
   await worker.run();

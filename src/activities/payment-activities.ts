@@ -2,23 +2,14 @@
  * Activities of the payment workflow (D20, D22): the only code that calls providers and writes the
  * payments read model. Each is idempotent, so Temporal's retries never write or charge twice.
  */
-import { activityInfo, ApplicationFailure, Context } from '@temporalio/activity';
+import { activityInfo, ApplicationFailure } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { Currency } from '../domain/money';
-import {
-  eventForStatus,
-  initiationRequest,
-  MAX_POLL_DELAY_MS,
-  pollDelayAfter,
-  pollsInFirstAttempt,
-  statusChangeFor,
-  withStatusChange,
-  type PaymentStatus,
-} from '../domain/payment';
+import { eventForStatus, initiationRequest, statusChangeFor, withStatusChange, type PaymentStatus } from '../domain/payment';
 import { toGenericPaymentView, type PaymentSnapshot } from '../domain/payment-record';
 import { toRefundView, type RefundRecord } from '../domain/refund';
 import type { Db } from '../db/knex';
@@ -50,21 +41,6 @@ export const PROVIDER_GIVE_UP_MS = 120_000;
  */
 export const PROVIDER_CALL_TIMEOUT_MS = 10_000;
 
-/**
- * Below which poll delay (D20) `pollProviderPayment` waits and polls again within its attempt instead
- * of failing it for a retry, in milliseconds: the schedule's first minute (2, 4, 8, 16 and 32 s), whose
- * polls would otherwise each cost the server a retry, a dispatch and a failure to record.
- */
-export const POLLS_IN_ATTEMPT_BELOW_MS = MAX_POLL_DELAY_MS;
-
-/**
- * How often an attempt that waits between polls heartbeats, in milliseconds: well inside the
- * workflow's 60 s heartbeat time-out even with a poll (at most PROVIDER_CALL_TIMEOUT_MS) in between.
- * The SDK sends the server at most one heartbeat per 48 s (0.8 of the time-out) and delivers a
- * cancellation with the answer to it.
- */
-const POLL_HEARTBEAT_EVERY_MS = 20_000;
-
 /** `answer`, or an error once `timeoutMs` have passed without it. */
 async function withinProviderTimeout<T>(answer: Promise<T>, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -87,12 +63,6 @@ export interface PaymentActivityDeps {
   config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>;
   /** How long a provider call may take, in milliseconds (default PROVIDER_CALL_TIMEOUT_MS; shorter in tests). */
   providerCallTimeoutMs?: number;
-  /**
-   * POLLS_IN_ATTEMPT_BELOW_MS unless set, in milliseconds. 0 makes every poll an attempt of its own:
-   * for workers on the time-skipping test server, which skips the time of timers and retries but
-   * not the wall-clock waits inside an activity.
-   */
-  pollsInAttemptBelowMs?: number;
 }
 
 /** Which provider call an activity makes. */
@@ -110,46 +80,10 @@ export interface InitiateInput extends ProviderCall {
   customer: string;
 }
 
-/**
- * Input of `pollProviderPayment`: which payment to poll and its status now. `delayMs`, the poll delay
- * (D20) that came before the first poll, is given by workflows since the patch
- * `provider-first-polls-in-one-attempt`: then the attempt makes the first minute's polls itself.
- */
-export interface PollInput extends ProviderCall {
-  providerReference: string;
-  status: PaymentStatus;
-  delayMs?: number;
-}
-
-/**
- * What `pollProviderPayment` returns: the provider's answer that changes the payment, the attempt
- * (from 1) that saw it and, when the input had `delayMs`, the poll delay in milliseconds that came
- * before the poll that saw it, from which the workflow's schedule goes on.
- */
+/** What `pollProviderPayment` returns: the provider's answer that changes the payment, and the poll (attempt, from 1) that saw it. */
 export interface PollResult {
   answer: ProviderAnswer;
   attempt: number;
-  delayMs?: number;
-}
-
-/** Waits `ms` milliseconds, heartbeating every POLL_HEARTBEAT_EVERY_MS. @throws CancelledFailure when the attempt is cancelled */
-async function waitHeartbeating(ms: number): Promise<void> {
-  const context = Context.current();
-  for (let left = ms; left > 0; left -= POLL_HEARTBEAT_EVERY_MS) {
-    context.heartbeat();
-    await context.sleep(Math.min(left, POLL_HEARTBEAT_EVERY_MS));
-  }
-  context.heartbeat();
-}
-
-/** The benign failure of a poll that changed nothing; its retry is the next poll, after `nextDelayMs` when given. */
-function stillWaiting(answer: ProviderAnswer, poll: number, nextDelayMs?: number): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: FAILURE_TYPES.providerStillWaiting,
-    message: `the provider still says ${answer.outcome.status} (poll ${poll})`,
-    category: ApplicationFailureCategory.BENIGN,
-    nextRetryDelay: nextDelayMs,
-  });
 }
 
 /** Builds the payment activities around their dependencies (samples' `createActivities(deps)`). */
@@ -312,42 +246,26 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
 
     /**
      * Polls the provider until its answer changes the payment (workflow patch
-     * `provider-polls-as-activity-retries`, D16, D20): the workflow's retry policy (2 s doubling to
-     * 60 s, until `expires_at`) schedules the later polls on the server, so a payment waiting on its
-     * provider costs no workflow task per poll. An answer that changes nothing fails the attempt with
-     * the benign `ProviderStillWaiting` (logged at debug level, no failure metric); a provider fault
-     * or time-out (PROVIDER_CALL_TIMEOUT_MS) fails it too and is retried alike, so a provider outage
-     * delays polls but never ends the payment before it expires.
-     *
-     * With `input.delayMs` (patch `provider-first-polls-in-one-attempt`), the first attempt also
-     * makes the polls of the schedule's first minute itself, waiting between them and heartbeating
-     * (`pollsInFirstAttempt`); each still-waiting failure then names the schedule's next delay
-     * (`nextRetryDelay`), so the retries go on at 60 s. One attempt instead of five retries: the
-     * server records no failure and dispatches no task for those polls.
-     * @returns the answer that changes the payment, the attempt that saw it and (with `delayMs`) the delay before that poll
-     * @throws ApplicationFailure `ProviderStillWaiting` (retryable), `ProviderUnavailable` (no adapter, non-retryable);
-     *   CancelledFailure when the workflow cancels the polls between two of them
+     * `provider-polls-as-activity-retries`, D16, D20): each attempt is one poll, and the workflow's
+     * retry policy (2 s doubling to 60 s, until `expires_at`) schedules the next one on the server,
+     * so a payment waiting on its provider costs no workflow task per poll. An answer that changes
+     * nothing fails the attempt with the benign `ProviderStillWaiting` (logged at debug level, no
+     * failure metric); a provider fault or time-out (PROVIDER_CALL_TIMEOUT_MS) fails it too and is
+     * retried alike, so a provider outage delays polls but never ends the payment before it expires.
+     * @param input.status the payment's status now (`pending` or `processing`)
+     * @returns the answer that changes the payment and the attempt that saw it
+     * @throws ApplicationFailure `ProviderStillWaiting` (retryable), `ProviderUnavailable` (no adapter, non-retryable)
      */
-    async pollProviderPayment(input: PollInput): Promise<PollResult> {
+    async pollProviderPayment(input: ProviderCall & { providerReference: string; status: PaymentStatus }): Promise<PollResult> {
       const provider = providerFor(input);
-      const poll = () => withinProviderTimeout(provider.fetchStatus(input.providerReference), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS);
+      const answer = await withinProviderTimeout(provider.fetchStatus(input.providerReference), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS);
       const { attempt } = activityInfo();
-      if (input.delayMs === undefined) {
-        const answer = await poll();
-        if (statusChangeFor(input.status, answer.outcome)) return { answer, attempt };
-        throw stillWaiting(answer, attempt);
-      }
-      const inFirstAttempt = pollsInFirstAttempt(input.delayMs, deps.pollsInAttemptBelowMs ?? POLLS_IN_ATTEMPT_BELOW_MS);
-      // Polls are numbered from 0 across attempts: the first attempt makes 0 … inFirstAttempt − 1, each retry one more.
-      const first = attempt === 1 ? 0 : inFirstAttempt + attempt - 2;
-      const last = attempt === 1 ? inFirstAttempt - 1 : first;
-      for (let index = first; ; index += 1) {
-        const answer = await poll();
-        if (statusChangeFor(input.status, answer.outcome)) return { answer, attempt, delayMs: pollDelayAfter(input.delayMs, index) };
-        const nextDelayMs = pollDelayAfter(input.delayMs, index + 1);
-        if (index >= last) throw stillWaiting(answer, index + 1, nextDelayMs);
-        await waitHeartbeating(nextDelayMs);
-      }
+      if (statusChangeFor(input.status, answer.outcome)) return { answer, attempt };
+      throw ApplicationFailure.create({
+        type: FAILURE_TYPES.providerStillWaiting,
+        message: `the provider still says ${answer.outcome.status} (poll ${attempt})`,
+        category: ApplicationFailureCategory.BENIGN,
+      });
     },
 
     /** Polls the provider for its current answer (D16, D20). @throws ApplicationFailure as above */

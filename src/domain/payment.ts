@@ -74,18 +74,6 @@ export function pollDelayAfter(delayMs: number, polls: number): number {
   return next;
 }
 
-/**
- * How many polls the first attempt of `pollProviderPayment` makes itself when the delay before its
- * first poll was `delayMs` (D20): that poll, then one after each later delay of the schedule that is
- * shorter than `belowMs`; the polls after those are the activity's retries. At least 1 (a
- * `belowMs` of 0 makes every poll a retry of its own).
- */
-export function pollsInFirstAttempt(delayMs: number, belowMs: number): number {
-  let polls = 1;
-  while (pollDelayAfter(delayMs, polls) < belowMs && pollDelayAfter(delayMs, polls) < MAX_POLL_DELAY_MS) polls += 1;
-  return polls;
-}
-
 /** What a provider says about a payment, mapped onto our statuses (D16). */
 export type ProviderOutcome =
   | { status: 'pending' | 'processing' }

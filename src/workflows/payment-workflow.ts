@@ -105,24 +105,6 @@ export const POLL_RETRIES_PATCH = 'provider-polls-as-activity-retries';
 const POLL_ATTEMPT_TIMEOUT = '15 seconds';
 
 /**
- * Patch id: the first attempt of `pollProviderPayment` makes the polls of the schedule's first
- * minute itself (2, 6, 14, 30 and 62 s after the first wait), waiting between them and heartbeating,
- * instead of failing after each for a retry: a payment the customer approves within that minute
- * costs the server one activity task instead of up to five, each with its failure recorded, its
- * retry timer and its dispatch. The retries after it go on every 60 s. Executions begun before keep
- * one poll per attempt.
- */
-export const POLLS_IN_ATTEMPT_PATCH = 'provider-first-polls-in-one-attempt';
-
-/**
- * `pollProviderPayment` attempts since POLLS_IN_ATTEMPT_PATCH: the first minute's waits (under 2
- * minutes) and polls (each at most 10 s) with room to spare; a lost worker shows within the heartbeat
- * time-out, after which the server retries the attempt on another worker.
- */
-const POLLS_IN_ATTEMPT_TIMEOUT = '4 minutes';
-const POLL_HEARTBEAT_TIMEOUT = '60 seconds';
-
-/**
  * `initiatePayment`: the provider calls' retry schedule without their 2-minute limit, so a
  * read-model fault is retried until PostgreSQL answers; the activity itself stops retrying the
  * provider's transient faults after 2 minutes (PROVIDER_GIVE_UP_MS).
@@ -327,10 +309,8 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
    * no adapter serves the payment), which the loop's own timer and last poll then handle.
    */
   async function pollUntilAnswered(delayMs: number): Promise<{ outcome: ProviderOutcome; delayMs: number } | undefined> {
-    const inAttempt = patched(POLLS_IN_ATTEMPT_PATCH);
     const { pollProviderPayment } = proxyActivities<Activities>({
-      startToCloseTimeout: inAttempt ? POLLS_IN_ATTEMPT_TIMEOUT : POLL_ATTEMPT_TIMEOUT,
-      heartbeatTimeout: inAttempt ? POLL_HEARTBEAT_TIMEOUT : undefined,
+      startToCloseTimeout: POLL_ATTEMPT_TIMEOUT,
       scheduleToCloseTimeout: expiresAtMs - Date.now(),
       retry: { initialInterval: nextPollDelayMs(delayMs), backoffCoefficient: 2, maximumInterval: MAX_POLL_DELAY_MS },
     });
@@ -342,8 +322,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
           provider: payment.provider,
           providerReference: payment.providerReference as string,
           status: payment.status,
-          ...(inAttempt ? { delayMs } : {}),
-        }).then((polled) => ({ outcome: polled.answer.outcome, delayMs: polled.delayMs ?? pollDelayAfter(delayMs, polled.attempt - 1) }));
+        }).then((polled) => ({ outcome: polled.answer.outcome, delayMs: pollDelayAfter(delayMs, polled.attempt - 1) }));
         return await Promise.race([answered, condition(woken).then(() => undefined)]);
       });
     } catch (error) {

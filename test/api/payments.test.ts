@@ -55,15 +55,6 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
     const settled = await waitForPayment(developer.key, created.body.data.id, (p) => p.status === 'completed', 15_000);
     expect(settled.status).to.equal('completed');
     expect(Date.parse(settled.updated_at) - Date.parse(settled.created_at)).to.be.at.least(3000);
-
-    // D20: the polls at 2 s (still processing) and 6 s (completed) are both made by the first attempt
-    // of one pollProviderPayment, which waited 4 s between them (provider-first-polls-in-one-attempt).
-    const { client } = await getStack();
-    const history = (await client.workflow.getHandle(`payment:${settled.id}`).fetchHistory()).events ?? [];
-    expect(history.flatMap((e) => (e.activityTaskStartedEventAttributes ? [Number(e.activityTaskStartedEventAttributes.attempt)] : []))).to.deep.equal([1]);
-    const results = history.flatMap((e) => e.activityTaskCompletedEventAttributes?.result?.payloads ?? []);
-    expect(results).to.have.length(1);
-    expect(JSON.parse(Buffer.from(results[0]?.data as Uint8Array).toString('utf8'))).to.deep.include({ attempt: 1, delayMs: 4000 });
   });
 
   it('serves operator B by prefix (Rwanda 072) and by provider, and Kenya in KES', async () => {

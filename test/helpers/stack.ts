@@ -93,10 +93,8 @@ export async function stopStack(): Promise<void> {
 /**
  * A worker on a time-skipping environment's task queue `taskQueue` with the real activities: the
  * sandbox simulators with no approval delay (their clock is the wall clock, which a time-skipping
- * test does not move), every poll an activity attempt of its own (the waits between the first
- * minute's polls inside one attempt are wall-clock time too; test/activities and test/api cover
- * them), the environment's client for starting webhook deliveries on the same queue, and private
- * webhook targets allowed (the receivers listen on 127.0.0.1).
+ * test does not move), the environment's client for starting webhook deliveries on the same queue,
+ * and private webhook targets allowed (the receivers listen on 127.0.0.1).
  */
 export async function createTimeSkippingWorker(env: TestWorkflowEnvironment, db: Db, taskQueue: string): Promise<Worker> {
   return Worker.create({
@@ -107,7 +105,6 @@ export async function createTimeSkippingWorker(env: TestWorkflowEnvironment, db:
       db,
       providers: createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, callbackSecret: 'x'.repeat(32) }),
       temporal: env.client,
-      pollsInAttemptBelowMs: 0,
       mailer: createMailer(testConfig()),
       config: { ...testConfig(), TEMPORAL_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
     }),

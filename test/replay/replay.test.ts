@@ -25,8 +25,6 @@ describe('replay of recorded workflow histories (D21)', () => {
     expect(files).to.include.members(['v3-payment-completed.json', 'v3-payment-failed.json', 'v3-payment-expired.json', 'v3-payment-cancelled.json', 'v3-payment-refunded.json']);
     // v4: polls as a timer and a local activity each, before they were one activity's retries.
     expect(files).to.include.members(['v4-payment-completed.json', 'v4-payment-failed.json', 'v4-payment-expired.json', 'v4-payment-cancelled.json', 'v4-payment-refunded.json']);
-    // v5: every poll an activity attempt of its own, before the first attempt made the first minute's polls.
-    expect(files).to.include.members(['v5-payment-completed.json', 'v5-payment-failed.json', 'v5-payment-expired.json', 'v5-payment-cancelled.json', 'v5-payment-refunded.json']);
   });
 
   it('has an approved, a rejected, a more-information and a reminded live access review history (D30)', () => {

@@ -37,18 +37,15 @@ function activityNames(events: HistoryEvent[]): string[] {
   });
 }
 
-type ScheduledActivity = temporal.api.history.v1.IActivityTaskScheduledEventAttributes;
-
-/** The attempt (from 1) at which each `pollProviderPayment` activity ended, its retry policy and heartbeat time-out as scheduled. */
-function pollActivities(events: HistoryEvent[]): { attempt: number; retry: ScheduledActivity['retryPolicy']; heartbeatTimeout: ScheduledActivity['heartbeatTimeout'] }[] {
-  const scheduled = new Map<string, ScheduledActivity>();
-  const polls: { attempt: number; retry: ScheduledActivity['retryPolicy']; heartbeatTimeout: ScheduledActivity['heartbeatTimeout'] }[] = [];
+/** The attempt (from 1) at which each `pollProviderPayment` activity ended, and the retry policy it was scheduled with. */
+function pollActivities(events: HistoryEvent[]): { attempt: number; retry: temporal.api.common.v1.IRetryPolicy | null | undefined }[] {
+  const scheduled = new Map<string, temporal.api.common.v1.IRetryPolicy | null | undefined>();
+  const polls: { attempt: number; retry: temporal.api.common.v1.IRetryPolicy | null | undefined }[] = [];
   for (const e of events) {
     const attributes = e.activityTaskScheduledEventAttributes;
-    if (attributes?.activityType?.name === 'pollProviderPayment') scheduled.set(String(e.eventId), attributes);
+    if (attributes?.activityType?.name === 'pollProviderPayment') scheduled.set(String(e.eventId), attributes.retryPolicy);
     const started = e.activityTaskStartedEventAttributes;
-    const poll = started ? scheduled.get(String(started.scheduledEventId)) : undefined;
-    if (started && poll) polls.push({ attempt: Number(started.attempt), retry: poll.retryPolicy, heartbeatTimeout: poll.heartbeatTimeout });
+    if (started && scheduled.has(String(started.scheduledEventId))) polls.push({ attempt: Number(started.attempt), retry: scheduled.get(String(started.scheduledEventId)) });
   }
   return polls;
 }
@@ -142,8 +139,6 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
     expect(durationMs(poll?.retry?.initialInterval)).to.equal(4_000);
     expect(poll?.retry?.backoffCoefficient).to.equal(2);
     expect(durationMs(poll?.retry?.maximumInterval)).to.equal(60_000);
-    // Its first attempt may wait between the first minute's polls, heartbeating (provider-first-polls-in-one-attempt).
-    expect(durationMs(poll?.heartbeatTimeout)).to.equal(60_000);
     const timers = timerDurationsMs(history);
     expect(timers).to.have.length(2);
     expect(timers[0]).to.equal(2_000);
