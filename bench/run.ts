@@ -169,7 +169,7 @@ async function main(): Promise<void> {
       figures.push(await runRounds(deliveries, rounds, say, sample));
     }
     if (selected('d')) {
-      await freshWorkers('d');
+      // Figure (d) gives each side a fresh worker itself (see worker-memory.ts).
       const memory = workerMemoryFigure(context, await registerDeveloper(stack.apiUrl, 'memory'));
       say(`(d) ${memory.title}: ${rounds} alternating rounds of +1,000 and +1,000 open workflows (maxCachedWorkflows ${MAX_CACHED_WORKFLOWS} on both workers)`);
       figures.push(await runRounds(memory, rounds, say, sample));

@@ -6,9 +6,15 @@
  * Both workers run with the same `maxCachedWorkflows`, high enough to hold every workflow of the
  * figure, so each open workflow stays in the sticky cache and its memory is counted. A side's
  * figures are the growth over the reading taken at its start: (RSS₁₀₀₀ − RSS₀) ÷ 1 and
- * (RSS₂₀₀₀ − RSS₀) ÷ 2, in MB. After its readings a side terminates its 2,000 workflows through the
- * Temporal client, so that the payments' polls (2 s doubling to 60 s, D20) do not load the rounds
- * after it; the terminated runs stay in the cache, on both sides alike, and only add to RSS₀.
+ * (RSS₂₀₀₀ − RSS₀) ÷ 2, in MB.
+ *
+ * Each side starts with a fresh worker of its own (`beforeSide`): the workflows an earlier side
+ * left in a worker's cache never leave it (a terminated or forever-waiting run gets no more tasks),
+ * so a reused worker carried 2,000 more of them into each round, and its GC grew with them: the
+ * service side's CPU per payment rose 82 → 108 → 131 ms over the three rounds. After its readings
+ * the service side terminates its payments, so that their polls (2 s doubling to 60 s, D20) do not
+ * load what runs after it; the baseline's signal-waiting workflows cost nothing once started and
+ * are left to the server.
  */
 import type { ChildProcess } from 'node:child_process';
 import { BASELINE_TASK_QUEUE } from '../baseline/shared';
@@ -51,9 +57,11 @@ export function workerMemoryFigure(context: BenchContext, developer: Developer):
     context.say(`(d) ${side}: +${MEMORY_STEP} ${await addStep()}`);
     const afterTwo = await measure();
     context.say(`(d) ${side}: of it, the workflow thread's JS heap grew ${((afterTwo.threadHeap - before.threadHeap) / 2).toFixed(0)} MB per 1,000`);
-    const started = performance.now();
-    await terminateAll(context, side === 'service' ? payments.map((id) => `payment:${id}`) : waiting);
-    context.say(`(d) ${side}: terminated its workflows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    if (side === 'service') {
+      const started = performance.now();
+      await terminateAll(context, payments.map((id) => `payment:${id}`));
+      context.say(`(d) ${side}: terminated its payments' workflows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
     payments = [];
     waiting = [];
     return {
@@ -75,6 +83,11 @@ export function workerMemoryFigure(context: BenchContext, developer: Developer):
       { key: 'at1000', label: 'per 1,000 at 1,000 open', unit: 'MB', target: { atMost: 1.3 }, serviceAtMost: 250 },
       { key: 'at2000', label: 'per 1,000 at 2,000 open', unit: 'MB', target: { atMost: 1.3 }, serviceAtMost: 250 },
     ],
+
+    async beforeSide(side) {
+      await context.stack.restartWorker(side);
+      return `a fresh ${side} worker, its cache empty`;
+    },
 
     async measureService() {
       return stepsOf(

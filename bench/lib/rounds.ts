@@ -30,6 +30,8 @@ export interface Figure {
   metrics: Metric[];
   /** Set-up and warm-up before the rounds; what it returns is printed and kept as `prepared`. */
   prepare?(): Promise<string>;
+  /** Runs before each side's measurement, outside its cost (e.g. a fresh worker for it); what it returns is printed. */
+  beforeSide?(side: 'service' | 'baseline', round: number): Promise<string>;
   measureService(round: number): Promise<Values>;
   measureBaseline(round: number): Promise<Values>;
 }
@@ -78,6 +80,7 @@ export async function runRounds(figure: Figure, rounds: number, say: (line: stri
     const values = {} as Record<'service' | 'baseline', Values>;
     const cost = {} as Record<'service' | 'baseline', Cost>;
     for (const side of serviceFirst ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const)) {
+      if (figure.beforeSide) say(`(${figure.id}) ${side}: ${await figure.beforeSide(side, round)}`);
       const before = await sample();
       values[side] = side === 'service' ? await figure.measureService(round) : await figure.measureBaseline(round);
       cost[side] = costBetween(before, await sample(), values[side].items);

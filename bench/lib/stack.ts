@@ -54,6 +54,8 @@ export interface Stack {
    * both poll.
    */
   restartWorkers(): Promise<void>;
+  /** Replaces one worker with a fresh process; resolves once it polls. */
+  restartWorker(which: 'service' | 'baseline'): Promise<void>;
   /** Stops everything started here; safe to call twice. `keepLogs` leaves the run folder for a look. */
   stop(keepLogs?: boolean): Promise<void>;
 }
@@ -208,6 +210,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       postgresDataDir: process.env.DATABASE_URL ? undefined : path.join(runDir, 'pgdata'),
       async restartWorkers() {
         [serviceWorker, baselineWorker] = await Promise.all([replace(serviceWorker, startServiceWorker), replace(baselineWorker, startBaselineWorker)]);
+      },
+      async restartWorker(which) {
+        if (which === 'service') serviceWorker = await replace(serviceWorker, startServiceWorker);
+        else baselineWorker = await replace(baselineWorker, startBaselineWorker);
       },
       stop,
     };
