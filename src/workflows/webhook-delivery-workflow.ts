@@ -44,6 +44,14 @@ export const LOCAL_RECORDS_PATCH = 'delivery-records-as-local-activities';
  */
 export const SELF_RECORDING_PATCH = 'delivery-attempt-records-itself';
 
+/**
+ * Patch id: an execution begun with both patches above. Every `patched()` of a new execution records
+ * a marker and upserts the `TemporalChangeVersion` search attribute (one more visibility write on
+ * the server), so a new delivery asks for this one patch only and takes the two above as given:
+ * one marker and one upsert instead of two each. Executions begun before ask for those two as they did.
+ */
+export const DELIVERY_V3_PATCH = 'delivery-v3';
+
 const attempts = proxyActivities<Activities>(ATTEMPT_OPTIONS);
 const remoteRecords = proxyActivities<Activities>(RECORD_OPTIONS);
 const localRecords = proxyLocalActivities<Activities>(RECORD_OPTIONS);
@@ -57,9 +65,10 @@ function unattempted(error: ActivityFailure): AttemptOutcome {
 /** Delivers one event to one endpoint (see module comment). */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const { deliveryId } = input;
-  const localRecording = patched(LOCAL_RECORDS_PATCH);
+  const v3 = patched(DELIVERY_V3_PATCH);
+  const localRecording = v3 || patched(LOCAL_RECORDS_PATCH);
   const records = localRecording ? localRecords : remoteRecords;
-  const selfRecording = localRecording && patched(SELF_RECORDING_PATCH);
+  const selfRecording = v3 || (localRecording && patched(SELF_RECORDING_PATCH));
   for (let attempt = 1; attempt <= MAX_DELIVERY_ATTEMPTS; attempt += 1) {
     const attemptedAt = new Date().toISOString();
     let outcome: AttemptOutcome;

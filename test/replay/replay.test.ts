@@ -25,6 +25,8 @@ describe('replay of recorded workflow histories (D21)', () => {
     expect(files).to.include.members(['v3-payment-completed.json', 'v3-payment-failed.json', 'v3-payment-expired.json', 'v3-payment-cancelled.json', 'v3-payment-refunded.json']);
     // v4: polls as a timer and a local activity each, before they were one activity's retries.
     expect(files).to.include.members(['v4-payment-completed.json', 'v4-payment-failed.json', 'v4-payment-expired.json', 'v4-payment-cancelled.json', 'v4-payment-refunded.json']);
+    // v5: a patch marker for each of the three changes above, before one (payment-v5) stood for them all.
+    expect(files).to.include.members(['v5-payment-completed.json', 'v5-payment-failed.json', 'v5-payment-expired.json', 'v5-payment-cancelled.json', 'v5-payment-refunded.json']);
   });
 
   it('has an approved, a rejected, a more-information and a reminded live access review history (D30)', () => {
@@ -37,6 +39,8 @@ describe('replay of recorded workflow histories (D21)', () => {
     expect(files).to.include.members(['v1-webhook-delivery-failed.json', 'v1-webhook-delivery-succeeded.json', 'v1-webhook-delivery-gone.json', 'v1-webhook-delivery-cancelled.json']);
     // v2: every attempt recorded by a local activity, before the attempt activity recorded itself.
     expect(files).to.include.members(['v2-webhook-delivery-failed.json', 'v2-webhook-delivery-succeeded.json', 'v2-webhook-delivery-gone.json', 'v2-webhook-delivery-cancelled.json']);
+    // v3: a patch marker for each of the two changes above, before one (delivery-v3) stood for both.
+    expect(files).to.include.members(['v3-webhook-delivery-failed.json', 'v3-webhook-delivery-succeeded.json', 'v3-webhook-delivery-gone.json', 'v3-webhook-delivery-cancelled.json']);
   });
 
   it('replays every history without a determinism error', async function () {

@@ -20,6 +20,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { decideSandboxTransaction, findSandboxTransactionByPayment } from '../../src/db/sandbox-ledger';
 import { newId } from '../../src/lib/ids';
 import { cardPayment, insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
+import { patchesIn } from '../helpers/history';
 import { useTimeSkippingWorker } from '../helpers/stack';
 
 const TASK_QUEUE = 'payment-workflow-test';
@@ -108,6 +109,8 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
     const history = (await handle.fetchHistory()).events ?? [];
     // One local activity records the payment, asks the provider and records its answer.
     expect(activityNames(history)).to.deep.equal(['initiatePayment']);
+    // One patch marker and one TemporalChangeVersion upsert stand for every change since v1.
+    expect(patchesIn(history)).to.deep.equal({ ids: ['payment-v5'], changeVersionUpserts: 1 });
     await record('payment-completed', handle);
   });
 

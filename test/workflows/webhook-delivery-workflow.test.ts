@@ -18,6 +18,7 @@ import { startWebhookDeliveries } from '../../src/services/webhook-dispatch';
 import { webhookDeliveryWorkflowId, type WebhookDeliveryResult } from '../../src/workflows/webhook-messages';
 import { insertMerchant } from '../helpers/fixtures';
 import { startReceiver, type Receiver } from '../helpers/receiver';
+import { patchesIn } from '../helpers/history';
 import { useTimeSkippingWorker } from '../helpers/stack';
 import { insertEvent, insertWebhook } from '../helpers/webhooks';
 
@@ -137,7 +138,10 @@ describe('webhookDeliveryWorkflow (time-skipping, D20, D22, D27)', function () {
     await dispatch(event);
     const handle = handleOf(event, webhook);
     expect(await handle.result()).to.deep.include({ status: 'succeeded', attempts: 3 });
-    expect(timerDurationsMs((await handle.fetchHistory()).events ?? [])).to.deep.equal([5 * MIN, 30 * MIN]);
+    const history = (await handle.fetchHistory()).events ?? [];
+    expect(timerDurationsMs(history)).to.deep.equal([5 * MIN, 30 * MIN]);
+    // One patch marker and one TemporalChangeVersion upsert stand for every change since v1.
+    expect(patchesIn(history)).to.deep.equal({ ids: ['delivery-v3'], changeVersionUpserts: 1 });
     const delivery = await onlyDelivery(webhook);
     expect(delivery.status).to.equal('succeeded');
     expect(delivery.attempts.map((a) => a.status_code)).to.deep.equal([503, 503, 204]);
