@@ -191,6 +191,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const apiUrl = `http://127.0.0.1:${apiPort}`;
     await waitForReady(apiUrl, api);
     let baselineWorker = await baselineStarting;
+    const restartWorker = async (which: 'service' | 'baseline'): Promise<void> => {
+      if (which === 'service') serviceWorker = await replace(serviceWorker, startServiceWorker);
+      else baselineWorker = await replace(baselineWorker, startBaselineWorker);
+    };
 
     return {
       runDir,
@@ -209,12 +213,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       pids: () => ({ temporal: temporal?.process.pid, worker: serviceWorker.pid, api: api.pid, baselineWorker: baselineWorker.pid }),
       postgresDataDir: process.env.DATABASE_URL ? undefined : path.join(runDir, 'pgdata'),
       async restartWorkers() {
-        [serviceWorker, baselineWorker] = await Promise.all([replace(serviceWorker, startServiceWorker), replace(baselineWorker, startBaselineWorker)]);
+        await Promise.all([restartWorker('service'), restartWorker('baseline')]);
       },
-      async restartWorker(which) {
-        if (which === 'service') serviceWorker = await replace(serviceWorker, startServiceWorker);
-        else baselineWorker = await replace(baselineWorker, startBaselineWorker);
-      },
+      restartWorker,
       stop,
     };
   } catch (error) {
