@@ -70,6 +70,8 @@ async function main(): Promise<void> {
       TEMPORAL_ADDRESS: temporal.address,
       JWT_SECRET: process.env.JWT_SECRET ?? secrets.jwtSecret,
       PROVIDER_CALLBACK_SECRET: process.env.PROVIDER_CALLBACK_SECRET ?? secrets.callbackSecret,
+      // The sandbox simulators call back the API here, as a provider calls the URL it was given (D16).
+      PROVIDER_CALLBACK_BASE_URL: process.env.PROVIDER_CALLBACK_BASE_URL ?? `http://127.0.0.1:${process.env.PORT ?? '3000'}`,
     };
     const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
     for (const [name, entry] of [['worker', 'src/worker.ts'], ['api', 'src/server.ts']] as const) {

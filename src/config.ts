@@ -46,6 +46,14 @@ const settings = z.object({
   SANDBOX_APPROVAL_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
   /** Sandbox simulated bank transfer arrival in milliseconds (D14: 30 s). */
   SANDBOX_BANK_TRANSFER_DELAY_MS: z.coerce.number().int().min(0).max(86_400_000).default(30_000),
+  /** How long a sandbox refund to a number ending 0007 stays unknown before it succeeds, in milliseconds (D14: ~20 s). */
+  SANDBOX_REFUND_UNKNOWN_MS: z.coerce.number().int().min(0).max(3_600_000).default(20_000),
+  /**
+   * The API's public base URL, to which providers send their callbacks (`…/v1/provider-callbacks/{code}`,
+   * D16); the run command sets it to the API's address. Unset: providers are given no callback URL and
+   * polling alone finds their answers.
+   */
+  PROVIDER_CALLBACK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** HMAC secret of provider callbacks (D16): at least 32 characters. */
   PROVIDER_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters'),
   /** Multiplies every rate limit (D50); 1 in production, raised for benchmarks and shared test stacks. */
@@ -57,6 +65,10 @@ const settings = z.object({
   EXPIRY_WALLET_SECONDS: positiveSeconds.default(24 * 3600),
   /** How long a completed payment takes refunds, in days (docs/payments.md). */
   REFUND_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
+  /** How long a late provider success still completes a payment that failed by expiry or provider error, in days (D11: 7). */
+  RECONCILIATION_WINDOW_DAYS: z.coerce.number().int().min(1).max(365).default(7),
+  /** How long a create waits for the workflow to record the payment and the provider to answer, in milliseconds (D20: 10 s). */
+  CREATE_WAIT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Folder of the local blob store holding uploaded documents (D32); relative to the working directory. */
   DOCUMENT_STORE_DIR: folder('var/documents'),
   /** SMTP server for outgoing mail (D33), e.g. `smtps://user:pass@mail.example.com`; unset = write `.eml` files. */

@@ -9,6 +9,7 @@ import { createDb } from './db/knex';
 import { createMailer } from './lib/mailer';
 import { createLogger } from './logger';
 import { providerRegistryFromConfig } from './providers/registry';
+import { startSandboxCallbackPump } from './providers/sandbox/callback-pump';
 import { connectClient, connectWorker } from './temporal';
 
 /**
@@ -64,8 +65,11 @@ async function main(): Promise<void> {
     ...workerOptions(deps, config.TEMPORAL_TASK_QUEUE),
     maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
   });
+  // The sandbox simulators' callbacks, sent as a provider would (D16), when there is a URL to send them to.
+  const callbacks = config.PROVIDER_CALLBACK_BASE_URL ? startSandboxCallbackPump({ db: deps.db, secret: config.PROVIDER_CALLBACK_SECRET, logger }) : undefined;
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
   await worker.run();
+  await callbacks?.stop();
   await deps.db.destroy();
   await deps.temporal.connection.close();
   await connection.close();

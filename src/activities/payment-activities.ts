@@ -1,6 +1,10 @@
 /**
- * Activities of the payment workflow (D20, D22): the only code that calls providers and writes the
- * payments read model. Each is idempotent, so Temporal's retries never write or charge twice.
+ * Activities of the payment workflow (D16, D20, D22): the only code that calls providers and writes
+ * the payments read model. All run as regular activities: one starts only after the workflow task
+ * that scheduled it was kept in the history, so no provider call and no write ever happens for a
+ * decision the workflow did not keep (docs/payments.md, "Refunds happen once"). Each is idempotent
+ * (provider idempotency keys derived from the payment or refund id, writes keyed and versioned), so
+ * Temporal's retries never charge, refund or write twice.
  */
 import { activityInfo, ApplicationFailure } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';
@@ -8,36 +12,48 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
-import type { Currency } from '../domain/money';
-import { eventForStatus, initiationRequest, statusChangeFor, withStatusChange, type PaymentStatus } from '../domain/payment';
+import { eventForStatus, initiationRequest, withStatusChange, statusChangeFor, type PaymentStatus, type ProviderOutcome } from '../domain/payment';
 import { toGenericPaymentView, type PaymentSnapshot } from '../domain/payment-record';
+import type { RefundAnswerOutcome } from '../domain/payment-steps';
 import { toRefundView, type RefundRecord } from '../domain/refund';
 import type { Db } from '../db/knex';
-import { insertPaymentWithCreatedEvent, insertRefund, statusChangeOf, updatePaymentStatus, updateRefundOutcome, type EventInput } from '../db/payments';
+import {
+  findPaymentById,
+  findPendingRefunds,
+  insertPaymentWithCreatedEvent,
+  insertRefund,
+  statusChangeOf,
+  updatePaymentStatus,
+  updateRefundOutcome,
+  type EventInput,
+} from '../db/payments';
 import { paymentEvent } from '../lib/events';
-import { ProviderError, type ProviderAnswer, type RefundAnswer } from '../providers/provider';
+import { callbackUrlFor } from '../providers/callback-url';
+import { ProviderRefusal, ProviderUnsupported, type PaymentProvider, type ProviderAnswer, type RefundRequest } from '../providers/provider';
 import type { ProviderRegistry } from '../providers/registry';
 import { startWebhookDeliveries } from '../services/webhook-dispatch';
 
 /** `ApplicationFailure.type` values the workflow and API rely on (never class names, style rule 6). */
 export const FAILURE_TYPES = {
+  /** No adapter serves the payment, or the provider did not answer for PROVIDER_GIVE_UP_MS. */
   providerUnavailable: 'ProviderUnavailable',
+  /** The provider definitely refused (details carry the failure code). */
   providerRejected: 'ProviderRejected',
+  /** The provider does not offer the flow (cancel, refund). */
+  providerUnsupported: 'ProviderUnsupported',
   /** A poll whose answer changes nothing: `pollProviderPayment`'s retry is the next poll (benign). */
   providerStillWaiting: 'ProviderStillWaiting',
 } as const;
 
 /**
- * How long `initiatePayment` retries a provider's transient faults (time-outs, 5xx) before the
- * provider counts as not answering, in milliseconds: the provider calls' schedule-to-close of the
- * workflow (2 min).
+ * How long `initiatePayment` retries a provider's unknown answers (time-outs, 5xx) before the
+ * provider counts as not answering, in milliseconds (2 min).
  */
 export const PROVIDER_GIVE_UP_MS = 120_000;
 
 /**
  * How long any provider call waits for the answer, in milliseconds: under the activities' 15 s
- * start-to-close, so a provider that hangs is a transient fault of the call (for `initiatePayment`,
- * one that counts toward PROVIDER_GIVE_UP_MS) rather than a time-out of the whole activity.
+ * start-to-close, so a provider that hangs is an unknown answer of the call, retried.
  */
 export const PROVIDER_CALL_TIMEOUT_MS = 10_000;
 
@@ -60,7 +76,7 @@ export interface PaymentActivityDeps {
   providers: ProviderRegistry;
   /** Starts the webhook deliveries of the events written here (D22), on task queue `TEMPORAL_TASK_QUEUE`. */
   temporal: Client;
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>;
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE'> & Partial<Pick<Config, 'PROVIDER_CALLBACK_BASE_URL'>>;
   /** How long a provider call may take, in milliseconds (default PROVIDER_CALL_TIMEOUT_MS; shorter in tests). */
   providerCallTimeoutMs?: number;
 }
@@ -71,13 +87,12 @@ export interface ProviderCall {
   provider: ProviderCode;
 }
 
-/** Input of `initiateProviderPayment`; `idempotencyKey` is derived from the workflow id (style rule 2). */
-export interface InitiateInput extends ProviderCall {
-  paymentId: string;
-  idempotencyKey: string;
-  amount: number;
-  currency: Currency;
-  customer: string;
+/** What `initiatePayment` returns: the payment as recorded, and the provider's word to apply next. */
+export interface InitiationResult {
+  /** `pending` with the provider's reference and next action, or `failed` when refused outright. */
+  payment: PaymentSnapshot;
+  /** The provider's current answer (e.g. `completed` at once), applied by the workflow afterwards; absent after a refusal. */
+  outcome?: ProviderOutcome;
 }
 
 /** What `pollProviderPayment` returns: the provider's answer that changes the payment, and the poll (attempt, from 1) that saw it. */
@@ -86,9 +101,14 @@ export interface PollResult {
   attempt: number;
 }
 
+/** The refund request a provider gets for `refund` of `payment`: the idempotency key derives from the refund id (D16). */
+function refundRequestOf(payment: PaymentSnapshot, refund: RefundRecord): RefundRequest {
+  return { providerReference: payment.providerReference as string, idempotencyKey: `refund:${refund.id}`, amount: refund.amount };
+}
+
 /** Builds the payment activities around their dependencies (samples' `createActivities(deps)`). */
 export function createPaymentActivities(deps: PaymentActivityDeps) {
-  function providerFor(call: ProviderCall) {
+  function providerFor(call: ProviderCall): PaymentProvider {
     const provider = deps.providers.get(call.environment, call.provider);
     if (!provider) {
       throw ApplicationFailure.create({
@@ -100,13 +120,20 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     return provider;
   }
 
-  /** Runs a provider call within its time-out (PROVIDER_CALL_TIMEOUT_MS); a permanent refusal becomes `ProviderRejected`. */
+  /**
+   * Runs a provider call within its time-out (PROVIDER_CALL_TIMEOUT_MS). A definite refusal becomes
+   * the non-retryable `ProviderRejected` (its failure code in the details), a flow the provider
+   * lacks `ProviderUnsupported`; any other error is an unknown answer and is rethrown to be retried.
+   */
   async function callProvider<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await withinProviderTimeout(work(), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS);
     } catch (error) {
-      if (error instanceof ProviderError) {
-        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerRejected, message: error.message, nonRetryable: true });
+      if (error instanceof ProviderRefusal) {
+        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerRejected, message: error.message, nonRetryable: true, details: [error.failureCode] });
+      }
+      if (error instanceof ProviderUnsupported) {
+        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnsupported, message: error.message, nonRetryable: true });
       }
       throw error;
     }
@@ -120,14 +147,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     if (event) await startWebhookDeliveries({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, event, subscribers);
   }
 
-  /** Writes the payment and `payment.created` unless present, then starts that event's deliveries. */
-  async function recordCreated(payment: PaymentSnapshot): Promise<void> {
-    const event = paymentEvent(payment, 'payment.created');
-    const { webhookIds } = await insertPaymentWithCreatedEvent(deps.db, payment, event);
-    await startDeliveries(event, webhookIds);
-  }
-
-  /** Writes the payment's status change and the event its status emits, then starts its deliveries. */
+  /** Writes the payment's state and the event its new status emits, then starts its deliveries. */
   async function recordStatus(payment: PaymentSnapshot): Promise<void> {
     const eventName = eventForStatus(payment.status);
     const event = eventName ? paymentEvent(payment, eventName) : undefined;
@@ -137,17 +157,50 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
 
   return {
     /**
-     * Writes the payment row and its `payment.created` event unless present (the API wrote them
-     * already unless it failed after starting this workflow), then starts the event's webhook
-     * deliveries (D22): this activity is where `payment.created` deliveries start.
+     * The payment's first step (D11, D16, D20): writes the payment and `payment.created` unless
+     * present and starts that event's deliveries, asks the provider to collect it (idempotency key
+     * derived from the payment id, so a retry after a crash finds the same request), and writes
+     * what the provider gave: its reference and `next_action` on the `pending` payment, or the
+     * outright refusal as `failed`. Unknown answers are retried (the same request) for
+     * {@link PROVIDER_GIVE_UP_MS}; read-model faults without end.
+     * @param input.changedAt the workflow's time (ISO 8601) for the write
+     * @returns the payment as recorded and the provider's current answer
+     * @throws ApplicationFailure `ProviderUnavailable` (no adapter, or no answer for 2 min; non-retryable)
      */
-    async recordPaymentCreated(payment: PaymentSnapshot): Promise<void> {
-      await recordCreated(payment);
+    async initiatePayment(input: { payment: PaymentSnapshot; changedAt: string }): Promise<InitiationResult> {
+      const { payment } = input;
+      const created = paymentEvent(payment, 'payment.created');
+      const { webhookIds } = await insertPaymentWithCreatedEvent(deps.db, payment, created);
+      await startDeliveries(created, webhookIds);
+      const provider = providerFor(payment);
+      let answer: ProviderAnswer;
+      try {
+        answer = await callProvider(() => provider.initiate({ ...initiationRequest(payment), callbackUrl: callbackUrlFor(deps.config.PROVIDER_CALLBACK_BASE_URL, payment.provider) }));
+      } catch (error) {
+        if (error instanceof ApplicationFailure && error.type === FAILURE_TYPES.providerRejected) {
+          const failureCode = (error.details?.[0] as NonNullable<PaymentSnapshot['failureCode']>) ?? 'provider_error';
+          const failed = withStatusChange(payment, { status: 'failed', failure: { code: failureCode, message: error.message } }, input.changedAt);
+          await recordStatus(failed);
+          return { payment: failed };
+        }
+        if (error instanceof ApplicationFailure || Date.now() - activityInfo().scheduledTimestampMs < PROVIDER_GIVE_UP_MS) throw error;
+        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnavailable, message: 'the provider did not answer', nonRetryable: true });
+      }
+      const accepted: PaymentSnapshot = {
+        ...payment,
+        providerReference: answer.providerReference,
+        nextAction: answer.nextAction ?? null,
+        updatedAt: input.changedAt,
+        version: (payment.version ?? 0) + 1,
+      };
+      await recordStatus(accepted);
+      return { payment: accepted, outcome: answer.outcome };
     },
 
     /**
-     * Writes a status change of the payment and the event its new status emits, then starts that
-     * event's webhook deliveries (D11, D22).
+     * Writes the payment's state (status change, reconciliation, late answer) and the event its
+     * status emits, then starts that event's webhook deliveries (D11, D22). Idempotent and ordered
+     * by the payment's version.
      * @throws a retryable error while the row is missing
      */
     async recordPaymentStatus(payment: PaymentSnapshot): Promise<void> {
@@ -155,103 +208,32 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     },
 
     /**
-     * The payment's first step in one local activity (workflow patch
-     * `payment-initiation-in-one-step`): writes the payment and `payment.created` unless present
-     * and starts that event's deliveries, asks the provider to collect it (idempotency key derived
-     * from the payment id), and writes the status change the answer calls for with its event (D11,
-     * D16, D22). Every part is idempotent, so a retry repeats nothing. Read-model faults are retried
-     * without end; the provider's transient faults only for {@link PROVIDER_GIVE_UP_MS}, after which
-     * the provider counts as not answering.
-     * @param input.payment the payment as created (status `pending`)
-     * @param input.changedAt the workflow's time (ISO 8601) for the status change, so the payment's
-     *   times follow the workflow clock like its other changes
-     * @returns the payment after the provider's answer (with its provider reference)
-     * @throws ApplicationFailure `ProviderUnavailable` or `ProviderRejected` (non-retryable)
+     * The payment as the read model holds it, for a workflow re-opened after it closed (D20), with
+     * the refunds still pending there (normally none: a run closes only when none is in flight).
+     * @throws ApplicationFailure `not_found` (non-retryable) when there is no such payment
      */
-    async initiatePayment(input: { payment: PaymentSnapshot; changedAt: string }): Promise<PaymentSnapshot> {
-      const { payment } = input;
-      await recordCreated(payment);
-      const provider = providerFor(payment);
-      let answer: ProviderAnswer;
-      try {
-        answer = await callProvider(() => provider.initiate(initiationRequest(payment)));
-      } catch (error) {
-        if (error instanceof ApplicationFailure || Date.now() - activityInfo().scheduledTimestampMs < PROVIDER_GIVE_UP_MS) throw error;
-        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnavailable, message: 'the provider did not answer', nonRetryable: true });
-      }
-      const initiated = { ...payment, providerReference: answer.providerReference };
-      const change = statusChangeFor(initiated.status, answer.outcome);
-      if (!change) return initiated;
-      const changed = withStatusChange(initiated, change, input.changedAt);
-      await recordStatus(changed);
-      return changed;
+    async loadPayment(paymentId: string): Promise<{ payment: PaymentSnapshot; pendingRefunds: RefundRecord[] }> {
+      const payment = await findPaymentById(deps.db, paymentId);
+      if (!payment) throw ApplicationFailure.create({ type: 'not_found', message: `no payment with id ${paymentId}`, nonRetryable: true });
+      return { payment, pendingRefunds: await findPendingRefunds(deps.db, paymentId) };
     },
 
     /**
-     * Asks the provider to collect the payment (D16).
-     * @throws ApplicationFailure `ProviderUnavailable` or `ProviderRejected` (non-retryable)
+     * The provider's current answer about the payment (D16): confirms a callback, and is the last
+     * word at expiry. Unknown answers are retried.
+     * @throws ApplicationFailure `ProviderRejected` for a reference the provider does not know
      */
-    async initiateProviderPayment(input: InitiateInput): Promise<ProviderAnswer> {
+    async fetchProviderPaymentStatus(input: ProviderCall & { providerReference: string }): Promise<ProviderAnswer> {
       const provider = providerFor(input);
-      return callProvider(() =>
-        provider.initiate({
-          paymentId: input.paymentId,
-          idempotencyKey: input.idempotencyKey,
-          amount: input.amount,
-          currency: input.currency,
-          customer: input.customer,
-        }),
-      );
+      return callProvider(() => provider.fetchStatus(input.providerReference));
     },
 
     /**
-     * Asks the provider to stop collecting (D11, D12); the answer is the provider's final word.
-     * @throws ApplicationFailure as above
-     */
-    async cancelProviderPayment(input: ProviderCall & { providerReference: string }): Promise<ProviderAnswer> {
-      const provider = providerFor(input);
-      return callProvider(() => provider.cancel(input.providerReference));
-    },
-
-    /**
-     * Refunds at the provider; idempotent on the refund id (D12).
-     * @throws ApplicationFailure as above
-     */
-    async refundProviderPayment(input: ProviderCall & { providerReference: string; refundId: string; amount: number }): Promise<RefundAnswer> {
-      const provider = providerFor(input);
-      return callProvider(() =>
-        provider.refund({ providerReference: input.providerReference, idempotencyKey: `refund:${input.refundId}`, amount: input.amount }),
-      );
-    },
-
-    /** Writes a pending refund unless it exists (D12). */
-    async recordRefundCreated(refund: RefundRecord): Promise<void> {
-      await insertRefund(deps.db, refund);
-    },
-
-    /**
-     * Writes a refund's outcome, the payment it changed and, when it completed, the
-     * `refund.completed` event whose data is the refund with the payment after it, then starts that
-     * event's webhook deliveries (D22).
-     */
-    async recordRefundOutcome(input: { refund: RefundRecord; payment: PaymentSnapshot }): Promise<void> {
-      const { refund, payment } = input;
-      const event =
-        refund.status === 'completed'
-          ? { ...paymentEvent(payment, 'refund.completed', `refund:${refund.id}`), data: { ...toRefundView(refund), payment: toGenericPaymentView(payment) } }
-          : undefined;
-      await updateRefundOutcome(deps.db, refund, statusChangeOf(payment), event);
-      await startDeliveries(event);
-    },
-
-    /**
-     * Polls the provider until its answer changes the payment (workflow patch
-     * `provider-polls-as-activity-retries`, D16, D20): each attempt is one poll, and the workflow's
-     * retry policy (2 s doubling to 60 s, until `expires_at`) schedules the next one on the server,
-     * so a payment waiting on its provider costs no workflow task per poll. An answer that changes
-     * nothing fails the attempt with the benign `ProviderStillWaiting` (logged at debug level, no
-     * failure metric); a provider fault or time-out (PROVIDER_CALL_TIMEOUT_MS) fails it too and is
-     * retried alike, so a provider outage delays polls but never ends the payment before it expires.
+     * Polls the provider until its answer changes the payment (D16, D20): each attempt is one poll,
+     * and the workflow's retry policy (2 s doubling to 60 s, until `expires_at`) schedules the next
+     * one on the server, so a payment waiting on its provider costs no workflow task per poll. An
+     * answer that changes nothing fails the attempt with the benign `ProviderStillWaiting`; a
+     * provider fault or time-out fails it too and is retried alike.
      * @param input.status the payment's status now (`pending` or `processing`)
      * @returns the answer that changes the payment and the attempt that saw it
      * @throws ApplicationFailure `ProviderStillWaiting` (retryable), `ProviderUnavailable` (no adapter, non-retryable)
@@ -268,10 +250,65 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
       });
     },
 
-    /** Polls the provider for its current answer (D16, D20). @throws ApplicationFailure as above */
-    async fetchProviderPaymentStatus(input: ProviderCall & { providerReference: string }): Promise<ProviderAnswer> {
+    /**
+     * Asks the provider to stop collecting (D11, D12). The answer is the provider's final word, or
+     * `unsupported` when the provider cannot withdraw its request (mobile money).
+     * @throws ApplicationFailure `ProviderRejected`; unknown answers are retried
+     */
+    async cancelProviderPayment(input: ProviderCall & { providerReference: string }): Promise<ProviderAnswer | 'unsupported'> {
       const provider = providerFor(input);
-      return callProvider(() => provider.fetchStatus(input.providerReference));
+      if (!provider.supports.cancel) return 'unsupported';
+      return callProvider(() => provider.cancel(input.providerReference));
+    },
+
+    /**
+     * Sends a refund to the provider (D12): first writes it `pending` unless its id is known (then
+     * answers `already_settled` with the stored refund when an earlier run settled it, and sends
+     * nothing), then asks the provider with the idempotency key `refund:{refund id}`, so a retried
+     * or repeated call never refunds twice. `pending` when the provider took it without deciding.
+     * @throws ApplicationFailure `ProviderUnsupported` (non-retryable) before anything is written
+     *   when the provider has no refunds; unknown answers are retried, then left to `fetchRefundAtProvider`
+     */
+    async refundAtProvider(input: { payment: PaymentSnapshot; refund: RefundRecord }): Promise<RefundAnswerOutcome> {
+      const { payment, refund } = input;
+      const provider = providerFor(payment);
+      if (!provider.supports.refund) {
+        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnsupported, message: `${payment.provider} does not support refunds`, nonRetryable: true });
+      }
+      const stored = await insertRefund(deps.db, refund);
+      if (stored.status !== 'pending') return { status: 'already_settled', refund: stored };
+      return callProvider(() => provider.refund(refundRequestOf(payment, refund)));
+    },
+
+    /**
+     * Asks the provider what became of a refund whose answer was unknown (D12). A refund the
+     * provider never received (the call was lost, or our worker died before making it) is sent
+     * now, with the same idempotency key: a refund accepted by the workflow is never failed for a
+     * fault of ours, and never made twice.
+     * @returns its answer (`pending` while the provider has not decided)
+     * @throws on an unknown answer (retried by the workflow's schedule)
+     */
+    async fetchRefundAtProvider(input: { payment: PaymentSnapshot; refund: RefundRecord }): Promise<RefundAnswerOutcome> {
+      const provider = providerFor(input.payment);
+      const request = refundRequestOf(input.payment, input.refund);
+      const known = await callProvider(() => provider.fetchRefund(request));
+      if (known.status !== 'not_received') return known;
+      return callProvider(() => provider.refund(request));
+    },
+
+    /**
+     * Writes a refund's final outcome, the payment it changed and, when it completed, the
+     * `refund.completed` event whose data is the refund with the payment after it, in one
+     * transaction, then starts that event's webhook deliveries (D12, D22).
+     */
+    async recordRefundOutcome(input: { refund: RefundRecord; payment: PaymentSnapshot }): Promise<void> {
+      const { refund, payment } = input;
+      const event =
+        refund.status === 'completed'
+          ? { ...paymentEvent(payment, 'refund.completed', `refund:${refund.id}`), data: { ...toRefundView(refund), payment: toGenericPaymentView(payment) } }
+          : undefined;
+      await updateRefundOutcome(deps.db, refund, statusChangeOf(payment), event);
+      await startDeliveries(event);
     },
   };
 }

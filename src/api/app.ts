@@ -63,6 +63,28 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
   ];
 }
 
+/** Control characters (C0, DEL) that no id, path segment or resource name of the API contains. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/**
+ * 404 `not_found` for a path that cannot name any resource: one whose percent-encoding is not valid
+ * UTF-8 or that decodes to a control character (`/v1/payments/%00`). PostgreSQL refuses NUL in
+ * text, so such a path parameter must never reach a query.
+ */
+function wellFormedPath(): Koa.Middleware {
+  return async (ctx, next) => {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(ctx.path);
+    } catch {
+      throw new DomainError('not_found', 'no such resource');
+    }
+    if (CONTROL_CHARACTER.test(decoded)) throw new DomainError('not_found', 'no such resource');
+    await next();
+  };
+}
+
 /** Builds the app; listen with `app.listen(port)` or `http.createServer(app.callback())`. */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
@@ -71,6 +93,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(metrics.middleware);
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
+  app.use(wellFormedPath());
   app.use(rateLimit(deps));
   // After the routers ran: a path no router matched is 404; a matched path with another method was
   // set to 405 (with its Allow header) by allowedMethods(). Both answer in the envelope.

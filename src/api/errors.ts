@@ -21,5 +21,6 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   unsupported_file_type: 400,
   provider_unavailable: 503,
   rate_limited: 429,
+  service_unavailable: 503,
   internal_error: 500,
 };

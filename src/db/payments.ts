@@ -32,6 +32,9 @@ export interface PaymentStatusChange {
   failureMessage: string | null;
   cancellationReason: string | null;
   providerReference: string | null;
+  nextAction: PaymentSnapshot['nextAction'];
+  reconciledAt: string | null;
+  lateAnswer: PaymentSnapshot['lateAnswer'];
   updatedAt: string;
   version: number;
 }
@@ -46,6 +49,9 @@ export function statusChangeOf(payment: PaymentSnapshot): PaymentStatusChange {
     failureMessage: payment.failureMessage,
     cancellationReason: payment.cancellationReason ?? null,
     providerReference: payment.providerReference,
+    nextAction: payment.nextAction,
+    reconciledAt: payment.reconciledAt ?? null,
+    lateAnswer: payment.lateAnswer ?? null,
     updatedAt: payment.updatedAt,
     version: payment.version ?? 0,
   };
@@ -73,6 +79,8 @@ interface PaymentRow {
   failure_message: string | null;
   provider_reference: string | null;
   next_action: PaymentSnapshot['nextAction'];
+  reconciled_at: Date | null;
+  late_provider_answer: PaymentSnapshot['lateAnswer'];
   version: number;
   expires_at: Date;
   created_at: Date;
@@ -102,6 +110,8 @@ function toRow(payment: PaymentSnapshot): PaymentRow {
     failure_message: payment.failureMessage,
     provider_reference: payment.providerReference,
     next_action: payment.nextAction,
+    reconciled_at: payment.reconciledAt ? new Date(payment.reconciledAt) : null,
+    late_provider_answer: payment.lateAnswer ?? null,
     version: payment.version ?? 0,
     expires_at: new Date(payment.expiresAt),
     created_at: new Date(payment.createdAt),
@@ -133,6 +143,8 @@ function fromRow(row: PaymentRow): PaymentSnapshot {
     failureMessage: row.failure_message,
     providerReference: row.provider_reference,
     nextAction: row.next_action,
+    reconciledAt: row.reconciled_at ? iso(row.reconciled_at) : null,
+    lateAnswer: row.late_provider_answer,
     version: row.version,
     expiresAt: iso(row.expires_at),
     createdAt: iso(row.created_at),
@@ -195,6 +207,9 @@ function statusColumns(change: PaymentStatusChange) {
     failure_message: change.failureMessage,
     cancellation_reason: change.cancellationReason,
     provider_reference: change.providerReference,
+    next_action: change.nextAction === null ? null : JSON.stringify(change.nextAction),
+    reconciled_at: change.reconciledAt ? new Date(change.reconciledAt) : null,
+    late_provider_answer: change.lateAnswer ? JSON.stringify(change.lateAnswer) : null,
     updated_at: new Date(change.updatedAt),
     version: change.version,
   };
@@ -265,8 +280,44 @@ export async function updateRefundOutcome(db: Db, refund: RefundRecord, payment:
   });
 }
 
-/** Inserts a pending refund unless it exists (a retried activity changes nothing). */
-export async function insertRefund(db: Db, refund: RefundRecord): Promise<void> {
+interface RefundRow {
+  id: string;
+  payment_id: string;
+  merchant_id: string;
+  environment: Environment;
+  amount: number;
+  currency: string;
+  status: RefundRecord['status'];
+  reason: string | null;
+  provider_reference: string | null;
+  failure_message: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+function fromRefundRow(row: RefundRow): RefundRecord {
+  return {
+    id: row.id,
+    paymentId: row.payment_id,
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    amount: Number(row.amount),
+    currency: row.currency,
+    status: row.status,
+    reason: row.reason,
+    providerReference: row.provider_reference,
+    failureMessage: row.failure_message,
+    createdAt: iso(row.created_at),
+    completedAt: row.completed_at ? iso(row.completed_at) : null,
+  };
+}
+
+/**
+ * Inserts a pending refund unless one with its id exists (a retried activity, or a re-opened
+ * workflow meeting a refund id an earlier run settled, changes nothing).
+ * @returns the refund as stored: this one, or the one that was there
+ */
+export async function insertRefund(db: Db, refund: RefundRecord): Promise<RefundRecord> {
   await db('refunds')
     .insert({
       id: refund.id,
@@ -281,6 +332,14 @@ export async function insertRefund(db: Db, refund: RefundRecord): Promise<void> 
     })
     .onConflict('id')
     .ignore();
+  const row = await db<RefundRow>('refunds').where({ id: refund.id }).first();
+  return row ? fromRefundRow(row) : refund;
+}
+
+/** The refunds of a payment not settled yet (status `pending`), oldest first. */
+export async function findPendingRefunds(db: Db, paymentId: string): Promise<RefundRecord[]> {
+  const rows = await db<RefundRow>('refunds').where({ payment_id: paymentId, status: 'pending' }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  return rows.map(fromRefundRow);
 }
 
 /** The payment `id` of this merchant and environment, or undefined (D1: foreign ids are not found). */

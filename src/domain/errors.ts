@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   'unsupported_file_type',
   'provider_unavailable',
   'rate_limited',
+  'service_unavailable',
   'internal_error',
 ] as const;
 

@@ -12,7 +12,8 @@ import type { FailureCode, PaymentStatus } from './payment';
 /** The next step the customer or merchant front end takes (D10). */
 export type NextAction =
   | { type: 'bank_transfer'; account_name: string; account_number: string; bank_name: string; reference: string }
-  | { type: 'card_confirm'; client_secret: string };
+  | { type: 'card_confirm'; client_secret: string }
+  | { type: 'mobile_money_approval'; message: string };
 
 /** A payment's full state; amounts in minor units, timestamps ISO 8601 UTC. */
 export interface PaymentSnapshot {
@@ -43,6 +44,10 @@ export interface PaymentSnapshot {
   expiresAt: string;
   createdAt: string;
   updatedAt: string;
+  /** When a late provider success moved a failed payment to `completed` (D11); ISO 8601 UTC. */
+  reconciledAt?: string | null;
+  /** A provider answer that came after the reconciliation window (D11): recorded, not acted on. */
+  lateAnswer?: { status: string; receivedAt: string } | null;
   /**
    * Incremented by the workflow on every status change, so the read model applies a write only when
    * it is newer than what it holds (absent in payments started before it existed: read as 0).
@@ -73,6 +78,8 @@ export interface GenericPaymentView {
   client_secret?: string;
   environment: Environment;
   expires_at: string;
+  /** Set when a late provider success completed the payment after it had failed (D11). */
+  reconciled_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -105,6 +112,7 @@ export function toGenericPaymentView(payment: PaymentSnapshot): GenericPaymentVi
     ...(payment.nextAction?.type === 'card_confirm' ? { client_secret: payment.nextAction.client_secret } : {}),
     environment: payment.environment,
     expires_at: payment.expiresAt,
+    reconciled_at: payment.reconciledAt ?? null,
     created_at: payment.createdAt,
     updated_at: payment.updatedAt,
   };

@@ -39,6 +39,21 @@ export function isOpen(status: PaymentStatus): boolean {
   return OPEN_STATUSES.includes(status);
 }
 
+/** Failure codes after which a provider success may still come and is reconciled (D11). */
+export const RECONCILABLE_FAILURES: readonly FailureCode[] = ['expired', 'provider_error'];
+
+/**
+ * True when a provider callback claiming `claimed` may change `payment` (D11, D16): any claim while
+ * the payment is open; once closed, only a claimed success of a payment that failed by expiry or
+ * provider error (late success) or that the merchant cancelled (refunded automatically).
+ */
+export function callbackMayChange(payment: Pick<PaymentSnapshot, 'status' | 'failureCode'>, claimed: ProviderOutcome['status']): boolean {
+  if (isOpen(payment.status)) return true;
+  if (claimed !== 'completed') return false;
+  if (payment.status === 'cancelled') return true;
+  return payment.status === 'failed' && payment.failureCode !== null && RECONCILABLE_FAILURES.includes(payment.failureCode);
+}
+
 /** The event D22 writes when a payment enters `status`, if any. */
 export function eventForStatus(status: PaymentStatus): PaymentEventName | undefined {
   switch (status) {
@@ -146,6 +161,10 @@ export interface InitiationRequest {
   currency: PaymentSnapshot['currency'];
   /** Who pays: the phone number (MSISDN), else the wallet id, else the e-mail, else the payment id. */
   customer: string;
+  /** What the customer sees (MoMo `payerMessage`); the payment's description, else its id. */
+  description: string;
+  /** When we stop waiting (ISO 8601): the provider may let its request lapse then. */
+  expiresAt: string;
 }
 
 /** The initiation request of `payment` (shared by the workflow and its initiation activity). */
@@ -156,5 +175,7 @@ export function initiationRequest(payment: PaymentSnapshot): InitiationRequest {
     amount: payment.amount,
     currency: payment.currency,
     customer: payment.customerPhone ?? payment.walletId ?? payment.customerEmail ?? payment.id,
+    description: payment.description ?? payment.id,
+    expiresAt: payment.expiresAt,
   };
 }

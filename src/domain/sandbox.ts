@@ -9,12 +9,27 @@ export type SandboxBehaviour =
   | { kind: 'instant_success' }
   | { kind: 'decline'; failureCode: FailureCode; failureMessage: string }
   | { kind: 'no_answer' }
-  | { kind: 'approve_after_delay' };
+  | { kind: 'approve_after_delay' }
+  /** `0004`: nothing before expiry, success {@link LATE_SUCCESS_AFTER_EXPIRY_MS} after it. */
+  | { kind: 'late_success' }
+  /** `0005`: approves after the delay, then sends `succeeded` twice and `pending` after them. */
+  | { kind: 'duplicate_callbacks' }
+  /** `0006`: approves after the delay; refuses every refund. */
+  | { kind: 'refunds_refused' }
+  /** `0007`: approves after the delay; a refund's answer is unknown for a while, then it succeeded. */
+  | { kind: 'refund_answer_unknown' }
+  /** `0008`: the first initiation call times out, yet the request was taken; succeeds {@link DOOR_TIMEOUT_SUCCESS_MS} later. */
+  | { kind: 'initiation_timeout' };
+
+/** `0004`: how long after `expires_at` the late success comes (D14: 5 s), in milliseconds. */
+export const LATE_SUCCESS_AFTER_EXPIRY_MS = 5_000;
+/** `0008`: how long after the timed-out initiation the payment succeeds (D14: 5 s), in milliseconds. */
+export const DOOR_TIMEOUT_SUCCESS_MS = 5_000;
 
 /**
  * D14 for phone numbers and wallet ids: the last four digits decide. `0001` completes at once,
- * `0002` is declined, `0003` never answers (and so expires), any other completes after the
- * simulated customer approval delay.
+ * `0002` is declined, `0003` never answers (and so expires), `0004`–`0008` are the scenarios of
+ * {@link SandboxBehaviour}, any other completes after the simulated customer approval delay.
  */
 export function behaviourForNumber(digits: string): SandboxBehaviour {
   const last4 = digits.replace(/[^0-9]/g, '').slice(-4);
@@ -25,6 +40,16 @@ export function behaviourForNumber(digits: string): SandboxBehaviour {
       return { kind: 'decline', failureCode: 'declined', failureMessage: 'The customer declined the payment request' };
     case '0003':
       return { kind: 'no_answer' };
+    case '0004':
+      return { kind: 'late_success' };
+    case '0005':
+      return { kind: 'duplicate_callbacks' };
+    case '0006':
+      return { kind: 'refunds_refused' };
+    case '0007':
+      return { kind: 'refund_answer_unknown' };
+    case '0008':
+      return { kind: 'initiation_timeout' };
     default:
       return { kind: 'approve_after_delay' };
   }

@@ -1,37 +1,82 @@
 /**
- * The provider interface (D16): one adapter per operator or gateway, each mapping the provider's own
- * statuses onto {@link ProviderOutcome}. Only activities (and the callback route, which only parses)
- * call providers.
+ * The provider boundary (D16): one adapter per operator or gateway (`providers/<code>/`, simulators
+ * in `providers/sandbox/`), each mapping the provider's own statuses and reasons onto
+ * {@link ProviderOutcome}. Only activities (and the callback route, which only authenticates and
+ * parses) call providers.
+ *
+ * Answers are three-valued where money is at stake:
+ * - a value: the provider answered (accepted, settled, refused with a reason inside the value);
+ * - {@link ProviderRefusal}: the provider definitely refused (bad request, unknown reference,
+ *   declined at initiation) — retrying will not change it;
+ * - any other error (time-out, 5xx, connection reset): the answer is unknown — the provider may
+ *   have acted, so the caller retries with the same idempotency key or asks for the status.
+ * A flow the provider does not offer throws {@link ProviderUnsupported} and is declared in
+ * {@link PaymentProvider.supports}; nothing is faked.
  */
 import type { ProviderCode } from '../domain/catalogue';
-import type { InitiationRequest, ProviderOutcome } from '../domain/payment';
+import type { FailureCode, InitiationRequest, ProviderOutcome } from '../domain/payment';
+import type { NextAction } from '../domain/payment-record';
 
 /**
- * A request to collect `amount` minor units of `currency` from `customer` (MSISDN, wallet id …);
- * built from a payment by the domain's `initiationRequest`.
+ * A request to collect `amount` minor units of `currency` from `customer` (MSISDN, wallet id …),
+ * built from a payment by the domain's `initiationRequest`, plus where the provider calls back.
  */
-export type InitiateRequest = InitiationRequest;
+export interface InitiateRequest extends InitiationRequest {
+  /** The URL the provider's callbacks go to (`…/v1/provider-callbacks/{code}`), or null for none. */
+  callbackUrl: string | null;
+}
 
-/** The provider's reference for the payment and what it says about it now. */
+/** The provider's reference for the payment, what it says about it now, and the customer's next step. */
 export interface ProviderAnswer {
   providerReference: string;
   outcome: ProviderOutcome;
+  /**
+   * What the customer or the merchant's front end does next, as the provider gives it (card gateway:
+   * the client secret; bank: transfer instructions; mobile money: the prompt). Only initiation
+   * answers carry it; null when the provider names no step.
+   */
+  nextAction?: NextAction | null;
 }
 
 /** A refund of `amount` minor units of the payment `providerReference`. */
 export interface RefundRequest {
   providerReference: string;
+  /** Derived from the refund id (`refund:ref_…`): a repeated call never refunds twice (D16). */
   idempotencyKey: string;
   amount: number;
 }
 
-/** The provider's answer to a refund. */
-export type RefundAnswer = { status: 'succeeded'; refundReference: string } | { status: 'failed'; failureMessage: string };
+/**
+ * The provider's answer to a refund or to a question about one: `succeeded` and `failed` are
+ * final (`failed` is a definite refusal); `pending` means the provider took it and has not decided.
+ */
+export type RefundAnswer =
+  | { status: 'succeeded'; refundReference: string }
+  | { status: 'failed'; failureMessage: string }
+  | { status: 'pending' };
 
-/** A provider callback after its authentication (D16). */
+/** A callback as it reached `POST /v1/provider-callbacks/{code}`: the raw body, headers (lower-case names) and query. */
+export interface CallbackRequest {
+  rawBody: string;
+  headers: Readonly<Record<string, string | undefined>>;
+  query: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * A callback after its authentication (D16). It is a hint: the workflow confirms it by asking the
+ * provider for the status before acting, so `claimed` only says what the callback said.
+ */
 export interface ParsedCallback {
   providerReference: string;
-  outcome: ProviderOutcome;
+  claimed: ProviderOutcome['status'];
+}
+
+/** The optional flows a provider offers (hyperswitch's explicit "not supported"). */
+export interface ProviderCapabilities {
+  /** The provider can withdraw a request the customer has not answered. */
+  cancel: boolean;
+  /** The provider can return collected money. */
+  refund: boolean;
 }
 
 /**
@@ -40,30 +85,67 @@ export interface ParsedCallback {
  */
 export interface PaymentProvider {
   readonly code: ProviderCode;
-  /** Asks the provider to collect the payment. @throws ProviderError on a permanent refusal */
+  readonly supports: ProviderCapabilities;
+  /**
+   * Asks the provider to collect the payment. Calling again with the same idempotency key returns
+   * the same transaction (the provider's own idempotency, or its "already exists" answer mapped).
+   * @throws ProviderRefusal when the provider refused the request outright (with a failure code)
+   * @throws Error (any other) when the answer is unknown
+   */
   initiate(request: InitiateRequest): Promise<ProviderAnswer>;
-  /** The provider's current answer for `providerReference`. @throws ProviderError for an unknown reference */
+  /**
+   * The provider's current answer for `providerReference`.
+   * @throws ProviderRefusal for a reference the provider does not know
+   */
   fetchStatus(providerReference: string): Promise<ProviderAnswer>;
   /**
    * Asks the provider to stop collecting. The answer is the provider's final word: `cancelled`, or
    * `completed`/`failed` when it had already decided (a cancel that races a success loses, D11).
+   * @throws ProviderUnsupported when `supports.cancel` is false
    */
   cancel(providerReference: string): Promise<ProviderAnswer>;
-  /** Refunds part or all of a collected payment. */
+  /**
+   * Refunds part or all of a collected payment.
+   * @throws ProviderUnsupported when `supports.refund` is false
+   * @throws Error (any other) when the answer is unknown: ask with `fetchRefund` later
+   */
   refund(request: RefundRequest): Promise<RefundAnswer>;
   /**
-   * Authenticates and parses a callback.
-   * @param rawBody the request body exactly as received
-   * @param signature the provider's signature header
-   * @throws ProviderError when the signature or body is not valid
+   * What became of the refund with `request.idempotencyKey` (a refund whose answer was unknown):
+   * its answer, or `not_received` when the provider never got it (then it may be sent again with
+   * the same key, and nothing is refunded twice).
+   * @throws Error when the provider does not answer (still unknown)
    */
-  parseCallback(rawBody: string, signature: string | undefined): ParsedCallback;
+  fetchRefund(request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }>;
+  /**
+   * Authenticates and parses a callback.
+   * @throws ProviderRefusal when its authentication (signature, token) or body is not valid
+   */
+  parseCallback(request: CallbackRequest): ParsedCallback;
 }
 
-/** A permanent provider fault (bad credentials, unknown reference): retrying will not help. */
-export class ProviderError extends Error {
-  constructor(message: string) {
+/**
+ * A definite answer of the provider that retrying will not change: a refusal of the request (with
+ * the failure code it maps to, D11), an unknown reference, a bad callback signature.
+ */
+export class ProviderRefusal extends Error {
+  constructor(
+    message: string,
+    /** Why, in our failure codes, when the provider refused a payment (e.g. `declined`). */
+    readonly failureCode: FailureCode = 'provider_error',
+  ) {
     super(message);
-    this.name = 'ProviderError';
+    this.name = 'ProviderRefusal';
+  }
+}
+
+/** The provider does not offer this flow (e.g. cancel of a mobile-money request). */
+export class ProviderUnsupported extends Error {
+  constructor(
+    readonly provider: ProviderCode,
+    readonly flow: keyof ProviderCapabilities,
+  ) {
+    super(`${provider} does not support ${flow}`);
+    this.name = 'ProviderUnsupported';
   }
 }

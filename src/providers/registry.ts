@@ -7,7 +7,7 @@ import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { PaymentProvider } from './provider';
-import { createSandboxProvider, type SandboxDeps, type SandboxMode } from './sandbox';
+import { createSandboxProvider, type SandboxDeps, type SandboxMode } from './sandbox/simulator';
 
 /** Looks up the adapter for a provider in an environment; undefined when none is configured. */
 export interface ProviderRegistry {
@@ -27,13 +27,14 @@ const SANDBOX_MODES: Readonly<Record<ProviderCode, SandboxMode>> = {
 /** The registry built from configuration: the simulators' delays and callback secret. */
 export function providerRegistryFromConfig(
   db: SandboxDeps['db'],
-  config: Pick<Config, 'SANDBOX_APPROVAL_DELAY_MS' | 'SANDBOX_BANK_TRANSFER_DELAY_MS' | 'PROVIDER_CALLBACK_SECRET'>,
+  config: Pick<Config, 'SANDBOX_APPROVAL_DELAY_MS' | 'SANDBOX_BANK_TRANSFER_DELAY_MS' | 'SANDBOX_REFUND_UNKNOWN_MS' | 'PROVIDER_CALLBACK_SECRET'>,
 ): ProviderRegistry {
   return createProviderRegistry({
     db,
     now: () => new Date(),
     approvalDelayMs: config.SANDBOX_APPROVAL_DELAY_MS,
     bankTransferDelayMs: config.SANDBOX_BANK_TRANSFER_DELAY_MS,
+    refundUnknownMs: config.SANDBOX_REFUND_UNKNOWN_MS,
     callbackSecret: config.PROVIDER_CALLBACK_SECRET,
   });
 }

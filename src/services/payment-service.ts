@@ -1,39 +1,47 @@
 /**
- * Creating, reading, cancelling and refunding payments (D5, D6, D10–D13, D20). Creation starts the
- * payment's workflow first and then writes the read model, so a payment is never stored without the
- * workflow that will finish it; the workflow's first activity writes the same row idempotently.
- * Cancel and refund are Updates of that workflow, so the answer is what the workflow decided (D12).
+ * Creating, reading, cancelling and refunding payments (D5, D6, D10–D13, D20). Every change goes
+ * through the payment's workflow, so the answer is what the workflow decided (D12):
+ * - create is Update-with-Start: the API starts the workflow and waits (at most CREATE_WAIT_MS)
+ *   for its `initiatePayment` Update, which answers once the payment is recorded and the provider
+ *   answered, with its `next_action` (D20);
+ * - cancel and refund are Update-with-Start on the same workflow id: a settled payment's workflow
+ *   has ended, and the Update re-opens it from the read model (D20).
+ * Ids derive from merchant, environment and `Idempotency-Key` when one is given (D13), so a retried
+ * request reattaches to the same workflow and Update instead of creating a second payment or refund.
  */
-import { randomBytes } from 'node:crypto';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowUpdateFailedError,
+  type Client,
+} from '@temporalio/client';
+import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import { findPayment, insertPaymentWithCreatedEvent } from '../db/payments';
-import { PROVIDER_KINDS, type MethodKind, type PaymentMethod, type ProviderCode } from '../domain/catalogue';
+import { PROVIDER_KINDS, type MethodKind, type PaymentMethod } from '../domain/catalogue';
 import { providerUnavailable, type ResolvedPayment } from '../domain/create-payment';
 import { DomainError, ERROR_CODES, type ErrorCode } from '../domain/errors';
 import { feeFor } from '../domain/fees';
-import { ID_PREFIXES, randomBase62 } from '../domain/ids';
+import { ID_PREFIXES } from '../domain/ids';
 import type { Currency } from '../domain/money';
 import { isOpen } from '../domain/payment';
-import type { NextAction, PaymentSnapshot } from '../domain/payment-record';
+import type { PaymentSnapshot } from '../domain/payment-record';
 import type { Principal } from '../domain/principal';
 import type { RefundRecord } from '../domain/refund';
-import { bankTransferReference, SANDBOX_BANK_ACCOUNT } from '../domain/sandbox';
 import { paymentEvent } from '../lib/events';
-import { audit, auditEntry } from './audit';
-import { newId } from '../lib/ids';
-import type { ProviderAnswer } from '../providers/provider';
+import { audit } from './audit';
+import { deriveId, newId } from '../lib/ids';
 import type { ProviderRegistry } from '../providers/registry';
 import {
   cancelPaymentUpdate,
-  EnvironmentAttribute,
-  MerchantIdAttribute,
-  PaymentMethodAttribute,
-  PaymentStatusAttribute,
+  INITIATE_UPDATE_ID,
+  initiatePaymentUpdate,
+  paymentSearchAttributes,
   paymentWorkflowId,
-  providerCallbackSignal,
   refundPaymentUpdate,
   type PaymentWorkflowInput,
 } from '../workflows/messages';
@@ -51,6 +59,8 @@ export interface PaymentServiceDeps {
     | 'EXPIRY_CARD_SECONDS'
     | 'EXPIRY_WALLET_SECONDS'
     | 'REFUND_WINDOW_DAYS'
+    | 'RECONCILIATION_WINDOW_DAYS'
+    | 'CREATE_WAIT_MS'
   >;
 }
 
@@ -64,9 +74,12 @@ export interface NewPayment {
   description?: string;
   customerEmail?: string;
   metadata?: Record<string, string>;
+  /** Seconds until the payment expires (D14 `expires_in`); default the method's expiry. */
+  expiresInSeconds?: number;
 }
 
-function expirySeconds(config: PaymentServiceDeps['config'], kind: MethodKind): number {
+/** The method's default expiry in seconds (D11). */
+export function expirySeconds(config: Pick<Config, 'EXPIRY_MOBILE_MONEY_SECONDS' | 'EXPIRY_BANK_TRANSFER_SECONDS' | 'EXPIRY_CARD_SECONDS' | 'EXPIRY_WALLET_SECONDS'>, kind: MethodKind): number {
   switch (kind) {
     case 'mobile_money':
       return config.EXPIRY_MOBILE_MONEY_SECONDS;
@@ -79,25 +92,51 @@ function expirySeconds(config: PaymentServiceDeps['config'], kind: MethodKind): 
   }
 }
 
-/** What the customer or front end does next (D10): where to transfer to, or the card's client secret (D15). */
-function nextActionFor(provider: ProviderCode, paymentId: string): NextAction | null {
-  if (provider === 'bank_transfer') return { type: 'bank_transfer', ...SANDBOX_BANK_ACCOUNT, reference: bankTransferReference(paymentId) };
-  if (provider === 'card_gateway') return { type: 'card_confirm', client_secret: `${paymentId}_secret_${randomBase62(24, randomBytes)}` };
-  return null;
+/**
+ * The id of a resource created by a request: derived from merchant, environment, the request's
+ * kind and its idempotency seed (`Idempotency-Key` and request hash) when there is one (D13),
+ * else random.
+ */
+function requestId(prefix: string, owner: Principal, scope: string, idempotencySeed: string | undefined): string {
+  if (!idempotencySeed) return newId(prefix);
+  return deriveId(prefix, `${owner.merchantId}:${owner.environment}:${scope}:${idempotencySeed}`);
+}
+
+/** Nothing of `promise`'s failure goes unhandled when a race leaves it behind. */
+function settledLater<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+/** 503 `service_unavailable`: the workflow could not take the request now, and nothing happened (D51). */
+function unavailable(): DomainError {
+  return new DomainError('service_unavailable', 'the payment could not take this request right now; nothing was changed, retry in a moment');
 }
 
 /**
- * Creates a payment of either family for the caller's merchant and environment: builds the record,
- * starts its workflow (D20) with the search attributes, then writes the read model, `payment.created`
- * and the audit entry in one statement (the workflow's first activity starts the deliveries, D22).
- * @returns the payment in status `pending`
+ * Creates a payment of either family for the caller's merchant and environment (D20): starts its
+ * workflow with the `initiatePayment` Update (Update-with-Start) and answers what the Update
+ * returns: `pending` with the provider's `next_action` for an accepted request, `failed` for an
+ * outright refusal. After CREATE_WAIT_MS without an answer, the payment as recorded (`pending`, no
+ * next action yet; the API writes the row itself, idempotently, so it is there). A retried request
+ * with the same `Idempotency-Key` reattaches to the same payment (D13).
+ * @param idempotencySeed the request's `Idempotency-Key` and hash (the idempotency middleware's `idempotencySeed`)
+ * @returns the payment
  * @throws DomainError `provider_unavailable` (503) in live mode without an adapter (D16)
  */
-export async function createPayment(deps: PaymentServiceDeps, owner: Principal, request: NewPayment, ip: string | null = null): Promise<PaymentSnapshot> {
+export async function createPayment(
+  deps: PaymentServiceDeps,
+  owner: Principal,
+  request: NewPayment,
+  ip: string | null = null,
+  idempotencySeed?: string,
+): Promise<PaymentSnapshot> {
   const { provider } = request.resolved;
   if (!deps.providers.get(owner.environment, provider)) throw providerUnavailable(request.paymentMethod);
+  const id = requestId(ID_PREFIXES.payment, owner, 'payment', idempotencySeed);
+  const existing = idempotencySeed ? await findPayment(deps.db, owner, id) : undefined;
+  if (existing) return existing;
   const now = new Date();
-  const id = newId(ID_PREFIXES.payment);
   const kind = PROVIDER_KINDS[provider];
   const payment: PaymentSnapshot = {
     id,
@@ -121,28 +160,47 @@ export async function createPayment(deps: PaymentServiceDeps, owner: Principal, 
     failureMessage: null,
     cancellationReason: null,
     providerReference: null,
-    nextAction: nextActionFor(provider, id),
-    expiresAt: new Date(now.getTime() + expirySeconds(deps.config, kind) * 1000).toISOString(),
+    nextAction: null,
+    expiresAt: new Date(now.getTime() + (request.expiresInSeconds ?? expirySeconds(deps.config, kind)) * 1000).toISOString(),
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
+    reconciledAt: null,
+    lateAnswer: null,
     version: 0,
   };
-  const input: PaymentWorkflowInput = { payment, refundWindowSeconds: deps.config.REFUND_WINDOW_DAYS * 86_400 };
-  await deps.temporal.workflow.start('paymentWorkflow', {
+  const input: PaymentWorkflowInput = { mode: 'create', payment, reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400 };
+  const start = new WithStartWorkflowOperation('paymentWorkflow', {
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     workflowId: paymentWorkflowId(payment.id),
     args: [input],
-    typedSearchAttributes: [
-      { key: MerchantIdAttribute, value: payment.merchantId },
-      { key: EnvironmentAttribute, value: payment.environment },
-      { key: PaymentMethodAttribute, value: payment.paymentMethod },
-      { key: PaymentStatusAttribute, value: payment.status },
-    ],
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    typedSearchAttributes: paymentSearchAttributes(payment),
   });
-  await insertPaymentWithCreatedEvent(deps.db, payment, paymentEvent(payment, 'payment.created'), auditEntry(owner, 'payment.created', payment.id, ip));
-  // D22: the `payment.created` deliveries are started by the workflow's first activity, after this
-  // same (idempotent) write, so one place starts them whichever of the two writes came first.
-  return payment;
+  const answer = settledLater(
+    deps.temporal.workflow.executeUpdateWithStart(initiatePaymentUpdate, { updateId: INITIATE_UPDATE_ID, startWorkflowOperation: start }),
+  );
+  const waited = new AbortController();
+  let answered: PaymentSnapshot | undefined;
+  try {
+    answered = await Promise.race([answer, sleep(deps.config.CREATE_WAIT_MS, undefined, { signal: waited.signal })]);
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) {
+      // The workflow of this key's payment ran and closed: the read model has the payment.
+      const stored = await findPayment(deps.db, owner, id);
+      if (stored) return stored;
+    }
+    throw error;
+  } finally {
+    waited.abort();
+  }
+  if (!answered) {
+    await start.workflowHandle(); // the workflow runs (throws if its start failed): record what we know
+    await insertPaymentWithCreatedEvent(deps.db, payment, paymentEvent(payment, 'payment.created'));
+    answered = (await findPayment(deps.db, owner, id)) ?? payment;
+  }
+  await audit(deps.db, owner, 'payment.created', payment.id, ip);
+  return answered;
 }
 
 /**
@@ -155,21 +213,58 @@ export async function getPayment(deps: Pick<PaymentServiceDeps, 'db'>, owner: Pr
   return payment;
 }
 
-/** Maps a refused Update back to the D51 error the workflow named; rethrows anything else. */
-function updateRefusal(error: unknown, closedCode: ErrorCode, closedMessage: string): never {
+/** True for an Update failure the workflow decided (its type is one of our D51 codes). */
+function decidedRefusal(error: unknown): DomainError | undefined {
   if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
     const code = error.cause.type as ErrorCode;
-    if (ERROR_CODES.includes(code)) throw new DomainError(code, error.cause.message);
+    if (ERROR_CODES.includes(code)) return new DomainError(code, error.cause.message);
   }
-  if (error instanceof WorkflowNotFoundError) throw new DomainError(closedCode, closedMessage);
-  throw error;
+  return undefined;
+}
+
+/** How often an Update the workflow never took (the run closing at that moment, a lost task) is sent again. */
+const UPDATE_ATTEMPTS = 3;
+
+/**
+ * Sends `update` to the payment's workflow, re-opening it from the read model when its run has
+ * ended (Update-with-Start, conflict policy use-existing, reuse allowed, D20). An Update the
+ * workflow never took is sent again with the same Update id (the workflow takes an id once);
+ * when that keeps failing, 503 `service_unavailable`: nothing was decided.
+ * @throws DomainError with the code the workflow refused with, or `service_unavailable`
+ */
+async function updatePayment<Ret, Args extends unknown[]>(
+  deps: PaymentServiceDeps,
+  payment: PaymentSnapshot,
+  update: UpdateDefinition<Ret, Args>,
+  args: Args,
+  updateId: string,
+): Promise<Ret> {
+  const input: PaymentWorkflowInput = { mode: 'reopen', paymentId: payment.id, reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400 };
+  for (let attempt = 1; ; attempt += 1) {
+    const start = new WithStartWorkflowOperation('paymentWorkflow', {
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      workflowId: paymentWorkflowId(payment.id),
+      args: [input],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      typedSearchAttributes: paymentSearchAttributes(payment),
+    });
+    try {
+      return await deps.temporal.workflow.executeUpdateWithStart(update, { args, updateId, startWorkflowOperation: start });
+    } catch (error) {
+      const refused = decidedRefusal(error);
+      if (refused) throw refused;
+      if (attempt >= UPDATE_ATTEMPTS) throw unavailable();
+      await sleep(100 * attempt);
+    }
+  }
 }
 
 /**
  * Cancels a pending or processing payment (D11, D12) through the workflow's Update.
  * @returns the cancelled payment
  * @throws DomainError `not_found`, `payment_not_cancellable` (409, also when a provider success
- *   won the race), `provider_unavailable`
+ *   won the race), `provider_unavailable`, `service_unavailable`
  */
 export async function cancelPayment(
   deps: PaymentServiceDeps,
@@ -177,24 +272,26 @@ export async function cancelPayment(
   id: string,
   reason: string | undefined,
   ip: string | null = null,
+  idempotencySeed?: string,
 ): Promise<PaymentSnapshot> {
   const payment = await getPayment(deps, owner, id);
-  const closed = `a ${payment.status} payment cannot be cancelled; only pending and processing payments can`;
-  if (!isOpen(payment.status)) throw new DomainError('payment_not_cancellable', closed);
-  let cancelled: PaymentSnapshot;
-  try {
-    cancelled = await deps.temporal.workflow.getHandle(paymentWorkflowId(id)).executeUpdate(cancelPaymentUpdate, { args: [{ reason }] });
-  } catch (error) {
-    updateRefusal(error, 'payment_not_cancellable', closed);
+  if (!isOpen(payment.status)) {
+    throw new DomainError('payment_not_cancellable', `a ${payment.status} payment cannot be cancelled; only pending and processing payments can`);
   }
+  const updateId = requestId('cancel_', owner, `cancel:${id}`, idempotencySeed);
+  const cancelled = await updatePayment(deps, payment, cancelPaymentUpdate, [{ reason }], updateId);
   await audit(deps.db, owner, 'payment.cancelled', id, ip);
   return cancelled;
 }
 
 /**
- * Refunds part (`amount` minor units) or all of a completed payment (D11, D12).
- * @returns the refund, `completed` or `failed` as the provider answered
- * @throws DomainError `not_found`, `payment_not_refundable` (409), `amount_exceeds_refundable` (400)
+ * Refunds part (`amount` minor units) or all of a completed payment (D11, D12). The refund id (and
+ * Update id) derives from the `Idempotency-Key` when one is given, so a retry after a time-out or
+ * a 5xx reattaches to the same refund and never refunds twice (D13).
+ * @returns the refund: `completed`, `failed` (the provider refused) or `pending` (its answer is
+ *   unknown yet; the amount stays reserved and the workflow settles it)
+ * @throws DomainError `not_found`, `payment_not_refundable` (409), `amount_exceeds_refundable`
+ *   (400), `service_unavailable` (503)
  */
 export async function refundPayment(
   deps: PaymentServiceDeps,
@@ -202,27 +299,17 @@ export async function refundPayment(
   id: string,
   request: { amount?: number; reason?: string },
   ip: string | null = null,
+  idempotencySeed?: string,
 ): Promise<RefundRecord> {
   const payment = await getPayment(deps, owner, id);
-  const closed = `a ${payment.status} payment cannot be refunded; only completed payments can`;
-  if (payment.status !== 'completed') throw new DomainError('payment_not_refundable', closed);
-  const refundId = newId(ID_PREFIXES.refund);
-  let refund: RefundRecord;
-  try {
-    refund = await deps.temporal.workflow
-      .getHandle(paymentWorkflowId(id))
-      .executeUpdate(refundPaymentUpdate, { args: [{ refundId, amount: request.amount, reason: request.reason }], updateId: refundId });
-  } catch (error) {
-    updateRefusal(error, 'payment_not_refundable', closed);
+  if (payment.status !== 'completed') {
+    throw new DomainError('payment_not_refundable', `a ${payment.status} payment cannot be refunded; only completed payments can`);
   }
+  if (Date.now() - Date.parse(payment.createdAt) > deps.config.REFUND_WINDOW_DAYS * 86_400_000) {
+    throw new DomainError('payment_not_refundable', `payments can be refunded for ${deps.config.REFUND_WINDOW_DAYS} days after they were created`);
+  }
+  const refundId = requestId(ID_PREFIXES.refund, owner, `refund:${id}`, idempotencySeed);
+  const refund = await updatePayment(deps, payment, refundPaymentUpdate, [{ refundId, amount: request.amount, reason: request.reason }], refundId);
   await audit(deps.db, owner, 'refund.created', refund.id, ip);
   return refund;
-}
-
-/**
- * Hands a provider's answer about a payment to its workflow (D16): the callback route, the sandbox
- * card gateway and the bank transfer simulator all end here.
- */
-export async function deliverProviderAnswer(temporal: Client, paymentId: string, answer: ProviderAnswer): Promise<void> {
-  await temporal.workflow.getHandle(paymentWorkflowId(paymentId)).signal(providerCallbackSignal, answer);
 }

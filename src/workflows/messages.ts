@@ -20,41 +20,80 @@ export const CUSTOM_SEARCH_ATTRIBUTES = [MerchantIdAttribute, EnvironmentAttribu
 /** The same as `Name=Keyword` pairs for `temporal server start-dev --search-attribute`. */
 export const SEARCH_ATTRIBUTE_FLAGS = CUSTOM_SEARCH_ATTRIBUTES.map((key) => `${key.name}=Keyword`);
 
+/** The search attributes a payment's workflow starts with (D20). */
+export function paymentSearchAttributes(payment: PaymentSnapshot) {
+  return [
+    { key: MerchantIdAttribute, value: payment.merchantId },
+    { key: EnvironmentAttribute, value: payment.environment },
+    { key: PaymentMethodAttribute, value: payment.paymentMethod },
+    { key: PaymentStatusAttribute, value: payment.status },
+  ];
+}
+
 /** Workflow id of a payment (D20): the business id is the workflow id. */
 export function paymentWorkflowId(paymentId: string): string {
   return `payment:${paymentId}`;
 }
 
-/** Input of `paymentWorkflow`: the payment as created, and how long refunds stay possible. */
-export interface PaymentWorkflowInput {
-  payment: PaymentSnapshot;
-  /** How long a completed payment's workflow keeps taking refunds, in seconds. */
-  refundWindowSeconds: number;
-  /**
-   * Set when a long wait continued as new to keep the history short: the payment is already
-   * recorded and initiated, and polling resumes at `pollDelayMs`.
-   */
-  resumed?: { pollDelayMs: number };
-}
+/**
+ * Input of `paymentWorkflow`. `create`: a new payment, which the workflow records and initiates
+ * (the API's `initiatePaymentUpdate` waits for that, D20). `reopen`: a payment whose workflow
+ * closed once settled, started again by a cancel, a refund or a provider callback (Update- or
+ * Signal-with-Start on the same workflow id, D20); the workflow reads the payment from the read
+ * model, which the closed run left current.
+ */
+export type PaymentWorkflowInput = (
+  | {
+      mode: 'create';
+      payment: PaymentSnapshot;
+      /**
+       * Set when a long wait continued as new to keep the history short: the payment is already
+       * recorded and initiated, and polling resumes at `pollDelayMs`.
+       */
+      resumed?: { pollDelayMs: number };
+    }
+  | { mode: 'reopen'; paymentId: string }
+) & {
+  /** How long after a payment failed by expiry or provider error a late success still completes it (D11), in seconds. */
+  reconciliationWindowSeconds: number;
+};
 
-/** A provider's answer delivered by its callback (D16). */
-export interface ProviderCallback {
+/**
+ * A provider callback (D16), authenticated by the API. A hint only: the workflow asks the provider
+ * for the status before acting, so a forged or stale claim changes nothing.
+ */
+export interface ProviderHint {
   providerReference: string;
-  outcome: ProviderOutcome;
+  /** What the callback claimed (logged and shown; never acted on by itself). */
+  claimed: ProviderOutcome['status'];
 }
 
-/** A provider callback, forwarded by `POST /v1/provider-callbacks/{provider}` (D16). */
-export const providerCallbackSignal = defineSignal<[ProviderCallback]>('providerCallback');
+/** A provider callback, forwarded by `POST /v1/provider-callbacks/{provider}` and the sandbox stand-ins (D16). */
+export const providerCallbackSignal = defineSignal<[ProviderHint]>('providerCallback');
 
 /** The workflow's current view of the payment (the source of truth the read model follows). */
 export const getPaymentQuery = defineQuery<PaymentSnapshot>('getPayment');
+
+/**
+ * The create's wait (D20): answers once the payment is recorded and the provider answered its
+ * initiation, with the payment then (`pending` with the provider's `next_action`, or `failed` when
+ * the provider refused it outright). Sent with the workflow's start (Update-with-Start); its id is
+ * {@link INITIATE_UPDATE_ID}, so a retried create reattaches to it.
+ */
+export const initiatePaymentUpdate = defineUpdate<PaymentSnapshot, []>('initiatePayment');
+
+/** Update id of the create's wait: one per workflow run. */
+export const INITIATE_UPDATE_ID = 'initiate';
 
 /** Body of a cancel (D12): an optional reason. */
 export interface CancelRequest {
   reason?: string;
 }
 
-/** Body of a refund (D12): the refund id chosen by the API, an amount in minor units (default: the whole rest), a reason. */
+/**
+ * Body of a refund (D12): the refund id chosen by the API (derived from the idempotency key when
+ * there is one, D13; also the Update id), an amount in minor units (default: the whole rest), a reason.
+ */
 export interface RefundRequest {
   refundId: string;
   amount?: number;
@@ -62,14 +101,16 @@ export interface RefundRequest {
 }
 
 /**
- * Cancels an open payment (D11, D12). Rejected by its validator, leaving no trace in the history,
- * with `ApplicationFailure` type `payment_not_cancellable`; a cancel that loses the race with a
- * provider success fails with the same type and the payment ends completed.
+ * Cancels an open payment (D11, D12). Fails with `ApplicationFailure` type
+ * `payment_not_cancellable` when the payment is not open, or when a provider success won the race
+ * (the payment ends completed).
  */
 export const cancelPaymentUpdate = defineUpdate<PaymentSnapshot, [CancelRequest]>('cancelPayment');
 
 /**
- * Refunds part or all of a completed payment (D11, D12). The validator rejects with type
- * `payment_not_refundable` or `amount_exceeds_refundable`; the answer is the refund record.
+ * Refunds part or all of a completed payment (D11, D12). Fails with type `payment_not_refundable`
+ * or `amount_exceeds_refundable` before anything is sent to the provider; otherwise answers the
+ * refund: `completed`, `failed` (the provider refused) or `pending` (its answer is unknown yet;
+ * the amount stays reserved and the workflow settles it).
  */
 export const refundPaymentUpdate = defineUpdate<RefundRecord, [RefundRequest]>('refundPayment');

@@ -1,10 +1,21 @@
 /**
- * `paymentWorkflow` (D20): one per payment, id `payment:{pay_id}`. Records the payment, initiates it
- * with the provider, then waits for a callback signal or the next poll (2 s doubling to 60 s) until
- * the provider's final answer or `expires_at` (D11), writing every status change and its event
- * through activities (D22) and keeping the search attributes current. Cancel and refund arrive as
- * Updates whose validators refuse what D11 does not allow (D12). A completed payment's workflow
- * stays open for refunds for the refund window.
+ * `paymentWorkflow` (D20): one per payment, id `payment:{pay_id}`. A thin interpreter over the pure
+ * reducer in `domain/payment-steps.ts`: it keeps the payment's state, feeds the reducer what
+ * happens (provider answers from initiation, callbacks, polls and expiry; the merchant's cancel and
+ * refunds) and runs the effects the reducer asks for as regular activities, which start only once
+ * the workflow task that asked for them is kept in the history (docs/payments.md, "Refunds happen
+ * once").
+ *
+ * - create: `initiate` records the payment and asks the provider; the API's `initiatePayment`
+ *   Update (sent with the start) answers then, with the provider's reference and `next_action`.
+ * - open: `waitForProvider` waits for a callback (a hint, confirmed by asking the provider), polls
+ *   (2 s doubling to 60 s) and, at `expires_at`, `expire` asks the provider to cancel and takes its
+ *   last word (D11).
+ * - settled: the workflow ends once no refund is in flight; cancel, refund and late callbacks
+ *   re-open it from the read model (Update- or Signal-with-Start, D20), and `reconcile` applies a
+ *   late success (D11).
+ * Money operations and payment writes run one at a time (`exclusive`), so refunds of one payment
+ * are decided one after another and every write carries the next version.
  *
  * Deterministic: only `@temporalio/workflow`, domain code, messages and activity types are imported.
  */
@@ -15,40 +26,44 @@ import {
   CancellationScope,
   condition,
   continueAsNew,
-  patched,
+  log,
+  metricMeter,
   proxyActivities,
-  proxyLocalActivities,
   setHandler,
-  TemporalFailure,
   upsertSearchAttributes,
   workflowInfo,
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { DomainError } from '../domain/errors';
-import {
-  FIRST_POLL_DELAY_MS,
-  initiationRequest,
-  isOpen,
-  MAX_POLL_DELAY_MS,
-  nextPollDelayMs,
-  pollDelayAfter,
-  statusChangeFor,
-  withStatusChange,
-  type PaymentStatus,
-  type ProviderOutcome,
-  type StatusChange,
-} from '../domain/payment';
+import { isOpen, MAX_POLL_DELAY_MS, nextPollDelayMs, pollDelayAfter, type ProviderOutcome } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment-record';
+import {
+  acceptRefund,
+  cancelStep,
+  expiryStep,
+  initialPaymentState,
+  isSettled,
+  notCancellableMessage,
+  providerAnswerStep,
+  refundAnswerStep,
+  reservedMinor,
+  withdrawRefund,
+  type AnswerSource,
+  type PaymentState,
+  type PaymentStep,
+  type RefundAnswerOutcome,
+} from '../domain/payment-steps';
 import { checkRefund, type RefundRecord } from '../domain/refund';
 import {
   cancelPaymentUpdate,
   getPaymentQuery,
+  initiatePaymentUpdate,
   PaymentStatusAttribute,
   providerCallbackSignal,
   refundPaymentUpdate,
   type PaymentWorkflowInput,
-  type ProviderCallback,
+  type ProviderHint,
 } from './messages';
 
 /** Read-model writes: short, retried until PostgreSQL answers. */
@@ -57,74 +72,63 @@ const RECORD_OPTIONS: ActivityOptions = {
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 };
 
-/** Provider calls: retried for transient faults; permanent refusals are non-retryable failures. */
+/** Types of activity failures that retrying will not change. */
+const NON_RETRYABLE = ['ProviderUnavailable', 'ProviderRejected', 'ProviderUnsupported', 'not_found'];
+
+/**
+ * `initiatePayment`: retried until PostgreSQL answers; the activity itself stops retrying the
+ * provider's unknown answers after 2 minutes (PROVIDER_GIVE_UP_MS) and fails `ProviderUnavailable`.
+ */
+const INITIATION_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
+};
+
+/** Provider questions (status, cancel): unknown answers retried for 2 minutes. */
 const PROVIDER_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '15 seconds',
   scheduleToCloseTimeout: '2 minutes',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '20 seconds',
-    nonRetryableErrorTypes: ['ProviderUnavailable', 'ProviderRejected'],
-  },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
 };
 
 /**
- * History length (events) past which a payment still waiting on its provider continues as new: a card
- * payment polled every 60 s for 24 h would otherwise write ~13,000 events, a bank transfer over 72 h
- * ~39,000 (Temporal's limit is 50,000).
+ * A refund's call: unknown answers retried for 10 seconds (the same idempotency key), then the
+ * refund stays `pending` and reserved and is settled by asking the provider (D12), so the merchant
+ * hears `pending` instead of waiting on a provider that does not answer.
  */
-export const HISTORY_EVENTS_BEFORE_CONTINUE = 2_000;
-
-/**
- * Patch id: the payment's steps (read-model writes and provider calls, each well under the workflow
- * task timeout) run as local activities, inside the workflow task that asks for them, instead of as
- * activity tasks that each cost the server a schedule, a dispatch, a start, a completion and one
- * more workflow task. A payment that settles at once now takes one workflow task instead of four.
- * Executions begun before the patch replay their activity tasks.
- */
-export const LOCAL_STEPS_PATCH = 'payment-steps-as-local-activities';
-
-/**
- * Patch id: the first step (record the payment, ask the provider, record its answer) runs as one
- * local activity, `initiatePayment`, instead of three: one activation of the workflow instead of
- * three for a payment the provider settles at once. Executions begun before replay their three.
- */
-export const ONE_STEP_INITIATION_PATCH = 'payment-initiation-in-one-step';
-
-/**
- * Patch id: while the payment waits on its provider, the polls after the first wait are the retries
- * of one activity, `pollProviderPayment` (retry policy 2 s doubling to 60 s, until `expires_at`),
- * instead of a timer and a local activity each: the server schedules them, so a poll costs no
- * workflow task and no history events, and a provider outage is retried until the payment expires
- * rather than failing the workflow. Executions begun before keep their timer polls.
- */
-export const POLL_RETRIES_PATCH = 'provider-polls-as-activity-retries';
-
-/**
- * Patch id: an execution begun with the three patches above. Every `patched()` of a new execution
- * records a marker and upserts the `TemporalChangeVersion` search attribute (one more visibility
- * write on the server), so a new payment asks for this one patch only and takes the three above as
- * given: one marker and one upsert instead of three each. Executions begun before ask for those
- * three as they did.
- */
-export const PAYMENT_V5_PATCH = 'payment-v5';
+const REFUND_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
+};
 
 /** `pollProviderPayment` attempts: one poll each, under the 10 s provider call time-out. */
 const POLL_ATTEMPT_TIMEOUT = '15 seconds';
 
-/**
- * `initiatePayment`: the provider calls' retry schedule without their 2-minute limit, so a
- * read-model fault is retried until PostgreSQL answers; the activity itself stops retrying the
- * provider's transient faults after 2 minutes (PROVIDER_GIVE_UP_MS).
- */
-const INITIATION_OPTIONS: ActivityOptions = { startToCloseTimeout: PROVIDER_OPTIONS.startToCloseTimeout, retry: PROVIDER_OPTIONS.retry };
+/** First wait before asking the provider again about a refund whose answer is unknown, and the longest (ms). */
+const REFUND_CHECK_FIRST_MS = 5_000;
+const REFUND_CHECK_MAX_MS = 3_600_000;
 
-const remoteRecords = proxyActivities<Activities>(RECORD_OPTIONS);
-const remoteProvider = proxyActivities<Activities>(PROVIDER_OPTIONS);
-const localRecords = proxyLocalActivities<Activities>(RECORD_OPTIONS);
-const localProvider = proxyLocalActivities<Activities>(PROVIDER_OPTIONS);
-const localInitiation = proxyLocalActivities<Activities>(INITIATION_OPTIONS);
+/**
+ * History length (events) past which a payment still waiting on its provider continues as new: a
+ * bank transfer waits 72 h.
+ */
+export const HISTORY_EVENTS_BEFORE_CONTINUE = 2_000;
+
+const records = proxyActivities<Activities>(RECORD_OPTIONS);
+const initiation = proxyActivities<Activities>(INITIATION_OPTIONS);
+const provider = proxyActivities<Activities>(PROVIDER_OPTIONS);
+const refunds = proxyActivities<Activities>(REFUND_OPTIONS);
+
+/** Counts a provider answer that came after the reconciliation window (D11), by provider (worker metric `paycollect_late_provider_answers`). */
+function countLateAnswer(provider: string): void {
+  metricMeter.createCounter('paycollect_late_provider_answers', 'answers', 'provider answers after the reconciliation window').add(1, { provider });
+}
+
+/** The workflow clock, ISO 8601 UTC. */
+function nowIso(): string {
+  return new Date(Date.now()).toISOString();
+}
 
 /** Turns a domain refusal into the Update failure the API maps back to its D51 code. */
 function refusal(error: unknown): never {
@@ -132,87 +136,184 @@ function refusal(error: unknown): never {
   throw error;
 }
 
-function notCancellable(status: PaymentStatus): never {
-  throw ApplicationFailure.create({
-    type: 'payment_not_cancellable',
-    message: `a ${status} payment cannot be cancelled; only pending and processing payments can`,
-    nonRetryable: true,
-  });
+function failure(type: string, message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: true });
 }
 
-/**
- * True for the failure of a provider call: an activity task fails with an ActivityFailure around
- * the cause, a local activity with the cause itself (an ApplicationFailure, a TimeoutFailure, …).
- */
-function isProviderFailure(error: unknown): error is TemporalFailure {
-  return error instanceof TemporalFailure;
+/** The type of an activity failure's cause, when it is an ApplicationFailure. */
+function causeType(error: ActivityFailure): string | undefined {
+  return error.cause instanceof ApplicationFailure ? error.cause.type ?? undefined : undefined;
 }
 
-function failureMessage(error: TemporalFailure): string {
-  const cause = error instanceof ActivityFailure ? error.cause : error;
-  return cause instanceof ApplicationFailure ? cause.message : 'the provider did not answer';
+function causeMessage(error: ActivityFailure): string {
+  return error.cause instanceof ApplicationFailure ? error.cause.message : 'the provider did not answer';
 }
 
-/** Runs one payment to its final state (see module comment). */
+/** Runs one payment until it is settled (see module comment). */
 export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentSnapshot> {
-  const v5 = patched(PAYMENT_V5_PATCH);
-  const localSteps = v5 || patched(LOCAL_STEPS_PATCH);
-  const pollRetries = v5 || (localSteps && patched(POLL_RETRIES_PATCH));
-  const records = localSteps ? localRecords : remoteRecords;
-  const provider = localSteps ? localProvider : remoteProvider;
-  let payment: PaymentSnapshot = input.payment;
-  let callback: ProviderCallback | undefined;
-  let initiationSettled = false;
-  let cancelling = false;
-  let reservedMinor = 0;
+  const reconciliationWindowMs = input.reconciliationWindowSeconds * 1000;
+  let state: PaymentState | undefined = input.mode === 'create' ? initialPaymentState(input.payment) : undefined;
+  /** The payment as initiation left it: what the create's Update answers (D20). */
+  let initiated: PaymentSnapshot | undefined = input.mode === 'create' && input.resumed ? input.payment : undefined;
+  const hints: ProviderHint[] = [];
+  /** Refunds whose provider answer is unknown: asked about until final (D12). */
+  const unknownRefunds = new Set<string>();
 
-  /** Applies `change`, writes it and keeps the PaymentStatus search attribute current. */
-  async function transition(change: StatusChange): Promise<void> {
-    payment = withStatusChange(payment, change, new Date().toISOString());
-    upsertSearchAttributes([{ key: PaymentStatusAttribute, value: change.status }]);
-    await records.recordPaymentStatus(payment);
+  /** The state, once the payment is known (a re-opened run reads it first). */
+  function current(): PaymentState {
+    if (!state) throw new Error('the payment is not loaded yet');
+    return state;
   }
+  const loaded = () => state !== undefined;
+  const ready = async () => {
+    if (!state) await condition(loaded);
+    if (input.mode === 'create' && !initiated) await condition(() => initiated !== undefined);
+    return current();
+  };
 
-  /** Applies a provider answer: `processing` once, final answers end the open phase (D11). */
-  async function apply(outcome: ProviderOutcome): Promise<void> {
-    const change = statusChangeFor(payment.status, outcome);
-    if (change) await transition(change);
-  }
-
-  setHandler(getPaymentQuery, () => payment);
-  setHandler(providerCallbackSignal, (received) => {
-    if (payment.providerReference === null || received.providerReference === payment.providerReference) {
-      callback = received;
+  // One money operation or payment write at a time, in the order asked (FIFO hand-over).
+  let busy = false;
+  const waiting: (() => void)[] = [];
+  async function exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (busy) await new Promise<void>((resolve) => waiting.push(resolve));
+    else busy = true;
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else busy = false;
     }
+  }
+
+  /** Adopts a step's state, keeps the PaymentStatus search attribute current and runs its effect (lock held). */
+  async function commit(step: PaymentStep): Promise<void> {
+    const before = current().payment.status;
+    state = step.state;
+    if (state.payment.status !== before) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: state.payment.status }]);
+    switch (step.effect.kind) {
+      case 'record':
+        await records.recordPaymentStatus(state.payment);
+        break;
+      case 'record_late_answer':
+        countLateAnswer(state.payment.provider);
+        log.warn('provider answer after the reconciliation window', { paymentId: state.payment.id, lateAnswer: state.payment.lateAnswer });
+        await records.recordPaymentStatus(state.payment);
+        break;
+      case 'refund_late_success':
+        await refundInLock(step.effect.refund);
+        break;
+      case 'none':
+        break;
+    }
+  }
+
+  /** Applies a provider answer (D11): status change, or reconciliation once closed. */
+  async function applyAnswer(outcome: ProviderOutcome, source: AnswerSource): Promise<void> {
+    await exclusive(async () => {
+      log.info('provider answer', { paymentId: current().payment.id, source, status: outcome.status });
+      await commit(providerAnswerStep(current(), outcome, nowIso(), reconciliationWindowMs));
+    });
+  }
+
+  /** Adopts the provider's answer about refund `refundId` and writes it when final (lock held). */
+  async function settleRefund(refundId: string, answer: RefundAnswerOutcome): Promise<RefundRecord | undefined> {
+    const before = current().payment.status;
+    const step = refundAnswerStep(current(), refundId, answer, nowIso());
+    state = step.state;
+    if (state.payment.status !== before) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: state.payment.status }]);
+    if (step.effect.kind === 'record' && step.refund) await records.recordRefundOutcome({ refund: step.refund, payment: state.payment });
+    if (answer.status === 'pending') unknownRefunds.add(refundId);
+    else unknownRefunds.delete(refundId);
+    return step.refund;
+  }
+
+  /**
+   * Sends a reserved refund to the provider and settles it by the answer (lock held): completed,
+   * failed on a definite refusal, or `pending` (still reserved) when the answer is unknown (D12).
+   */
+  async function refundInLock(refund: RefundRecord): Promise<RefundRecord> {
+    let answer: RefundAnswerOutcome;
+    try {
+      answer = await refunds.refundAtProvider({ payment: current().payment, refund });
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      if (causeType(error) === 'ProviderUnsupported') {
+        state = withdrawRefund(current(), refund.id);
+        throw failure('payment_not_refundable', `${current().payment.provider} payments cannot be refunded through the API`);
+      }
+      answer = causeType(error) === 'ProviderRejected' ? { status: 'failed', failureMessage: causeMessage(error) } : { status: 'pending' };
+    }
+    return (await settleRefund(refund.id, answer)) ?? refund;
+  }
+
+  /** Asks the provider about refunds whose answer was unknown, with backoff, until each is final (D12). */
+  async function settleUnknownRefunds(waitMs: number): Promise<void> {
+    if (await condition(() => hints.length > 0, waitMs)) return;
+    for (const refundId of [...unknownRefunds]) {
+      await exclusive(async () => {
+        const refund = current().pendingRefunds.find((r) => r.id === refundId);
+        if (!refund) {
+          unknownRefunds.delete(refundId);
+          return;
+        }
+        try {
+          await settleRefund(refundId, await provider.fetchRefundAtProvider({ payment: current().payment, refund }));
+        } catch (error) {
+          if (!(error instanceof ActivityFailure)) throw error;
+          log.warn('refund status still unknown', { refundId, error: causeMessage(error) });
+        }
+      });
+    }
+  }
+
+  /** Confirms a callback by asking the provider (callbacks are hints, D16), then applies the answer. */
+  async function confirmHint(hint: ProviderHint): Promise<void> {
+    const { payment } = current();
+    if (payment.providerReference === null || hint.providerReference !== payment.providerReference) return;
+    try {
+      const answer = await provider.fetchProviderPaymentStatus({ environment: payment.environment, provider: payment.provider, providerReference: payment.providerReference });
+      await applyAnswer(answer.outcome, isOpen(payment.status) ? 'callback' : 'reconciliation');
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      log.warn('callback could not be confirmed with the provider', { paymentId: payment.id, claimed: hint.claimed, error: causeMessage(error) });
+    }
+  }
+
+  setHandler(getPaymentQuery, () => current().payment);
+  setHandler(providerCallbackSignal, (hint) => void hints.push(hint));
+  setHandler(initiatePaymentUpdate, async () => {
+    await ready();
+    return initiated ?? current().payment;
   });
 
   setHandler(
     cancelPaymentUpdate,
     async (request) => {
-      cancelling = true;
-      await condition(() => initiationSettled);
-      if (!isOpen(payment.status)) notCancellable(payment.status);
-      const reference = payment.providerReference;
-      let outcome: ProviderOutcome = { status: 'cancelled' };
-      if (reference !== null) {
-        try {
-          const answer = await provider.cancelProviderPayment({ environment: payment.environment, provider: payment.provider, providerReference: reference });
-          outcome = answer.outcome;
-        } catch (error) {
-          if (!isProviderFailure(error)) throw error;
-          cancelling = false;
-          throw ApplicationFailure.create({ type: 'provider_unavailable', message: failureMessage(error), nonRetryable: true });
+      await ready();
+      return exclusive(async () => {
+        const { payment } = current();
+        if (!isOpen(payment.status)) throw failure('payment_not_cancellable', notCancellableMessage(payment.status));
+        let answer: ProviderOutcome | 'unsupported' = 'unsupported';
+        if (payment.providerReference !== null) {
+          try {
+            const cancelled = await provider.cancelProviderPayment({ environment: payment.environment, provider: payment.provider, providerReference: payment.providerReference });
+            answer = cancelled === 'unsupported' ? 'unsupported' : cancelled.outcome;
+          } catch (error) {
+            if (!(error instanceof ActivityFailure)) throw error;
+            throw failure('provider_unavailable', causeMessage(error));
+          }
         }
-      }
-      // The provider's word decides a race with a success (D11): then the cancel loses.
-      if (outcome.status === 'cancelled') payment = { ...payment, cancellationReason: request.reason ?? null };
-      await apply(outcome);
-      if (payment.status !== 'cancelled') notCancellable(payment.status);
-      return payment;
+        const step = cancelStep(current(), answer, request.reason ?? null, nowIso());
+        await commit(step);
+        // The provider's word decides a race with a success (D11): then the cancel loses.
+        if (!step.cancelled) throw failure('payment_not_cancellable', notCancellableMessage(current().payment.status));
+        return current().payment;
+      });
     },
     {
       validator: (_request) => {
-        if (!isOpen(payment.status) || cancelling) notCancellable(payment.status);
+        if (state && !isOpen(state.payment.status)) throw failure('payment_not_cancellable', notCancellableMessage(state.payment.status));
       },
     },
   );
@@ -220,59 +321,22 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   setHandler(
     refundPaymentUpdate,
     async (request) => {
-      let amount = 0;
+      if (!state) await condition(loaded);
+      // Reserve at once, before anything can interleave (D11): many Updates in one activation
+      // each see the reservations of those before them.
+      let refund: RefundRecord;
       try {
-        amount = checkRefund(payment, reservedMinor, request.amount);
+        ({ state, refund } = acceptRefund(current(), request, nowIso()));
       } catch (error) {
         refusal(error);
       }
-      reservedMinor += amount;
-      let refund: RefundRecord = {
-        id: request.refundId,
-        paymentId: payment.id,
-        merchantId: payment.merchantId,
-        environment: payment.environment,
-        amount,
-        currency: payment.currency,
-        status: 'pending',
-        reason: request.reason ?? null,
-        providerReference: null,
-        failureMessage: null,
-        createdAt: new Date().toISOString(),
-        completedAt: null,
-      };
-      await records.recordRefundCreated(refund);
-      let answer: Awaited<ReturnType<Activities['refundProviderPayment']>>;
-      try {
-        answer = await provider.refundProviderPayment({
-          environment: payment.environment,
-          provider: payment.provider,
-          providerReference: payment.providerReference as string,
-          refundId: refund.id,
-          amount,
-        });
-      } catch (error) {
-        if (!isProviderFailure(error)) throw error;
-        answer = { status: 'failed', failureMessage: failureMessage(error) };
-      }
-      reservedMinor -= amount;
-      const now = new Date().toISOString();
-      if (answer.status === 'succeeded') {
-        const amountRefunded = payment.amountRefunded + amount;
-        const status: PaymentStatus = amountRefunded >= payment.amount ? 'refunded' : payment.status;
-        if (status !== payment.status) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: status }]);
-        payment = { ...payment, amountRefunded, status, updatedAt: now, version: (payment.version ?? 0) + 1 };
-        refund = { ...refund, status: 'completed', providerReference: answer.refundReference, completedAt: now };
-      } else {
-        refund = { ...refund, status: 'failed', failureMessage: answer.failureMessage, completedAt: now };
-      }
-      await records.recordRefundOutcome({ refund, payment });
-      return refund;
+      return exclusive(() => refundInLock(refund));
     },
     {
       validator: (request) => {
+        if (!state) return; // a re-opened run reads the payment first; the handler decides
         try {
-          checkRefund(payment, reservedMinor, request.amount);
+          checkRefund(state.payment, reservedMinor(state), request.amount);
         } catch (error) {
           refusal(error);
         }
@@ -280,49 +344,58 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     },
   );
 
-  /** Records the payment and asks the provider to collect it (D16, D22). */
+  /** Records the payment and asks the provider to collect it (D16, D20). */
   async function initiate(): Promise<void> {
-    if (v5 || (localSteps && patched(ONE_STEP_INITIATION_PATCH))) {
-      try {
-        const initiated = await localInitiation.initiatePayment({ payment, changedAt: new Date().toISOString() });
-        if (initiated.status !== payment.status) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: initiated.status }]);
-        payment = initiated;
-        initiationSettled = true;
-      } catch (error) {
-        if (!isProviderFailure(error)) throw error;
-        initiationSettled = true;
-        await transition({ status: 'failed', failure: { code: 'provider_error', message: failureMessage(error) } });
-      }
-      return;
-    }
-    await records.recordPaymentCreated(payment);
+    const { payment } = current();
     try {
-      const initiated = await provider.initiateProviderPayment({ environment: payment.environment, provider: payment.provider, ...initiationRequest(payment) });
-      payment = { ...payment, providerReference: initiated.providerReference };
-      initiationSettled = true;
-      await apply(initiated.outcome);
+      const result = await initiation.initiatePayment({ payment, changedAt: nowIso() });
+      state = { ...current(), payment: result.payment };
+      if (result.payment.status !== payment.status) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: result.payment.status }]);
+      initiated = result.payment;
+      if (result.outcome) await applyAnswer(result.outcome, 'initiation');
     } catch (error) {
-      if (!isProviderFailure(error)) throw error;
-      initiationSettled = true;
-      await transition({ status: 'failed', failure: { code: 'provider_error', message: failureMessage(error) } });
+      if (!(error instanceof ActivityFailure)) throw error;
+      const failed: PaymentStep = {
+        state: { ...current(), payment: { ...payment, status: 'failed', failureCode: 'provider_error', failureMessage: causeMessage(error), updatedAt: nowIso(), version: (payment.version ?? 0) + 1 } },
+        effect: { kind: 'record' },
+      };
+      await exclusive(() => commit(failed));
+      initiated = current().payment;
     }
   }
 
-  /** True once the workflow has something to do other than poll: a callback, or a cancel that closed the payment. */
-  const woken = () => callback !== undefined || !isOpen(payment.status);
+  /** At `expires_at`: asks the provider to cancel where it can, else for its status, and takes its last word (D11). */
+  async function expire(): Promise<void> {
+    await exclusive(async () => {
+      const { payment } = current();
+      if (!isOpen(payment.status)) return;
+      let lastWord: ProviderOutcome | undefined;
+      if (payment.providerReference !== null) {
+        const call = { environment: payment.environment, provider: payment.provider, providerReference: payment.providerReference };
+        try {
+          const cancelled = await provider.cancelProviderPayment(call);
+          lastWord = cancelled === 'unsupported' ? (await provider.fetchProviderPaymentStatus(call)).outcome : cancelled.outcome;
+        } catch (error) {
+          if (!(error instanceof ActivityFailure)) throw error;
+          log.warn('no last word from the provider at expiry', { paymentId: payment.id, error: causeMessage(error) });
+        }
+      }
+      await commit(expiryStep(current(), lastWord, nowIso()));
+    });
+  }
 
   /**
-   * Polls through `pollProviderPayment`, whose retries are the later polls, starting now and going
-   * on after `delayMs` doubled (D20) until the provider's answer changes the payment or expires_at.
-   * Resolves with that answer and the poll delay then reached; with undefined when woken first (the
-   * polls are then cancelled) or when the polls ended without an answer (expires_at is near, or
-   * no adapter serves the payment), which the loop's own timer and last poll then handle.
+   * Polls through `pollProviderPayment`, whose retries are the later polls, starting after `delayMs`
+   * doubled (D20) until the provider's answer changes the payment or `expires_at`. Resolves with
+   * that answer and the poll delay then reached; undefined when woken first (the polls are then
+   * cancelled) or when the polls ended without an answer.
    */
-  async function pollUntilAnswered(delayMs: number): Promise<{ outcome: ProviderOutcome; delayMs: number } | undefined> {
+  async function pollUntilAnswered(delayMs: number, expiresAtMs: number, woken: () => boolean): Promise<{ outcome: ProviderOutcome; delayMs: number } | undefined> {
+    const { payment } = current();
     const { pollProviderPayment } = proxyActivities<Activities>({
       startToCloseTimeout: POLL_ATTEMPT_TIMEOUT,
       scheduleToCloseTimeout: expiresAtMs - Date.now(),
-      retry: { initialInterval: nextPollDelayMs(delayMs), backoffCoefficient: 2, maximumInterval: MAX_POLL_DELAY_MS },
+      retry: { initialInterval: nextPollDelayMs(delayMs), backoffCoefficient: 2, maximumInterval: MAX_POLL_DELAY_MS, nonRetryableErrorTypes: NON_RETRYABLE },
     });
     const scope = new CancellationScope();
     try {
@@ -343,62 +416,67 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     }
   }
 
-  const expiresAtMs = Date.parse(payment.expiresAt);
-  if (input.resumed) initiationSettled = true;
-  else await initiate();
-
-  let delayMs: number | undefined = input.resumed?.pollDelayMs;
-  while (isOpen(payment.status)) {
-    const longHistory = workflowInfo().historyLength > HISTORY_EVENTS_BEFORE_CONTINUE || workflowInfo().continueAsNewSuggested;
-    if (longHistory && callback === undefined && !cancelling) {
-      // Keep the history short while waiting on the provider; the next run resumes the polling.
-      await condition(allHandlersFinished);
-      await continueAsNew<typeof paymentWorkflow>({ ...input, payment, resumed: { pollDelayMs: delayMs ?? FIRST_POLL_DELAY_MS } });
-    }
-    delayMs = nextPollDelayMs(delayMs);
-    const untilExpiryMs = expiresAtMs - Date.now();
-    if (untilExpiryMs > 0) await condition(woken, Math.min(delayMs, untilExpiryMs));
-    if (!isOpen(payment.status)) break;
-    if (callback !== undefined) {
-      const received = callback;
-      callback = undefined;
-      await apply(received.outcome);
-      continue;
-    }
-    if (pollRetries && Date.now() < expiresAtMs) {
-      // Polls: the fallback for a lost callback (D16).
-      const answered = await pollUntilAnswered(delayMs);
+  /** While the payment is open: callbacks, polls and expiry (D11, D16, D20). */
+  async function waitForProvider(resumedDelayMs: number | undefined): Promise<void> {
+    const expiresAtMs = Date.parse(current().payment.expiresAt);
+    const woken = () => hints.length > 0 || !isOpen(current().payment.status);
+    let delayMs = resumedDelayMs;
+    while (isOpen(current().payment.status)) {
+      const longHistory = workflowInfo().historyLength > HISTORY_EVENTS_BEFORE_CONTINUE || workflowInfo().continueAsNewSuggested;
+      if (longHistory && hints.length === 0 && !busy) {
+        // Keep the history short while waiting on the provider; the next run resumes the polling.
+        await condition(allHandlersFinished);
+        await continueAsNew<typeof paymentWorkflow>({ ...input, mode: 'create', payment: current().payment, resumed: { pollDelayMs: delayMs ?? nextPollDelayMs(undefined) } });
+      }
+      const hint = hints.shift();
+      if (hint) {
+        await confirmHint(hint);
+        continue;
+      }
+      const untilExpiryMs = expiresAtMs - Date.now();
+      if (untilExpiryMs <= 0) {
+        await expire();
+        continue;
+      }
+      delayMs = nextPollDelayMs(delayMs);
+      if (await condition(woken, Math.min(delayMs, untilExpiryMs))) continue;
+      if (Date.now() >= expiresAtMs || current().payment.providerReference === null) continue;
+      const answered = await pollUntilAnswered(delayMs, expiresAtMs, woken);
       if (answered) {
         delayMs = answered.delayMs;
-        await apply(answered.outcome);
+        await applyAnswer(answered.outcome, 'poll');
       } else if (!woken()) {
         delayMs = MAX_POLL_DELAY_MS; // the polls ended: at most one more wait, cut at expires_at
       }
-      continue;
-    }
-    // Poll: the fallback for a lost callback (D16), and a last word from the provider at expiry.
-    let polled: ProviderOutcome | undefined;
-    try {
-      const answer = await provider.fetchProviderPaymentStatus({
-        environment: payment.environment,
-        provider: payment.provider,
-        providerReference: payment.providerReference as string,
-      });
-      polled = answer.outcome;
-    } catch (error) {
-      // Since the poll patch, a provider that does not answer at expiry leaves the payment to expire.
-      if (!pollRetries || !isProviderFailure(error)) throw error;
-    }
-    if (polled) await apply(polled);
-    if (isOpen(payment.status) && Date.now() >= expiresAtMs && !cancelling) {
-      await transition({ status: 'failed', failure: { code: 'expired', message: 'The customer did not complete the payment before it expired' } });
     }
   }
 
-  if (payment.status === 'completed') {
-    // Refunds arrive as Updates while the window is open (D12).
-    await condition(() => payment.amountRefunded >= payment.amount && reservedMinor === 0, `${input.refundWindowSeconds} seconds`);
+  if (input.mode === 'reopen') {
+    const stored = await records.loadPayment(input.paymentId);
+    state = { payment: stored.payment, pendingRefunds: stored.pendingRefunds };
+    for (const refund of stored.pendingRefunds) unknownRefunds.add(refund.id);
+  } else if (!input.resumed) {
+    await initiate();
   }
-  await condition(allHandlersFinished);
-  return payment;
+
+  let refundCheckMs = REFUND_CHECK_FIRST_MS;
+  for (;;) {
+    if (isOpen(current().payment.status)) {
+      await waitForProvider(input.mode === 'create' ? input.resumed?.pollDelayMs : undefined);
+      continue;
+    }
+    const hint = hints.shift();
+    if (hint) {
+      await confirmHint(hint);
+      continue;
+    }
+    if (unknownRefunds.size > 0) {
+      await settleUnknownRefunds(refundCheckMs);
+      refundCheckMs = Math.min(refundCheckMs * 2, REFUND_CHECK_MAX_MS);
+      continue;
+    }
+    await condition(allHandlersFinished);
+    if (hints.length === 0 && isSettled(current()) && unknownRefunds.size === 0) break;
+  }
+  return current().payment;
 }

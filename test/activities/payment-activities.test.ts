@@ -1,17 +1,18 @@
 /**
- * The payment workflow's one-step initiation (`initiatePayment`) run as an activity against the real
- * PostgreSQL and the sandbox simulator: what it writes, that a retry writes nothing twice, and how
- * long it keeps retrying a provider's transient faults (PROVIDER_GIVE_UP_MS) before the provider
- * counts as not answering, while the read-model writes before it stay done.
+ * The payment activities against the real PostgreSQL and the sandbox simulator: what initiation
+ * writes (the provider's reference and next action on the pending payment), that a retry writes
+ * nothing twice, how long it keeps retrying a provider's unknown answers (PROVIDER_GIVE_UP_MS)
+ * before the provider counts as not answering, and refunds sent once per refund id.
  */
 import { expect } from 'chai';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createPaymentActivities, PROVIDER_GIVE_UP_MS, type PollResult } from '../../src/activities/payment-activities';
+import { createPaymentActivities, PROVIDER_GIVE_UP_MS, type InitiationResult, type PollResult } from '../../src/activities/payment-activities';
 import { findPayment, listEventsForObject } from '../../src/db/payments';
-import type { PaymentSnapshot } from '../../src/domain/payment-record';
 import type { PaymentProvider } from '../../src/providers/provider';
 import { providerRegistryFromConfig, type ProviderRegistry } from '../../src/providers/registry';
+import type { RefundAnswerOutcome } from '../../src/domain/payment-steps';
+import { newId } from '../../src/lib/ids';
 import { insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
 import { getStack } from '../helpers/stack';
 
@@ -31,10 +32,6 @@ describe('initiatePayment (one-step initiation, D11, D16, D22)', function () {
         const provider = sandbox.get(environment, code) as PaymentProvider;
         return {
           ...provider,
-          code: provider.code,
-          fetchStatus: (reference) => provider.fetchStatus(reference),
-          cancel: (reference) => provider.cancel(reference),
-          refund: (request) => provider.refund(request),
           initiate: async (request) => {
             if (left > 0) {
               left -= 1;
@@ -54,16 +51,18 @@ describe('initiatePayment (one-step initiation, D11, D16, D22)', function () {
     return (await listEventsForObject(db, paymentId)).map((event) => event.event);
   }
 
-  it('records the payment, asks the provider and records its answer; a retry writes nothing twice', async () => {
+  it('records the payment, asks the provider and records its reference and next action; a retry writes nothing twice', async () => {
     const { db, activities } = await activitiesWithFaults(0);
     const payment = mobileMoneyPayment(await insertMerchant(db), '+250788000001');
-    const first: PaymentSnapshot = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
-    expect(first).to.include({ status: 'completed', version: 1 });
-    expect(first.providerReference).to.match(/^momo_/);
-    const again: PaymentSnapshot = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
-    expect(again).to.include({ status: 'completed', providerReference: first.providerReference, version: 1 });
-    expect(await findPayment(db, payment, payment.id)).to.include({ status: 'completed', providerReference: first.providerReference, version: 1 });
-    expect(await eventTypes(payment.id)).to.have.members(['payment.created', 'payment.completed']).and.have.length(2);
+    const first: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
+    expect(first.payment).to.include({ status: 'pending', version: 1 });
+    expect(first.payment.providerReference).to.match(/^momo_/);
+    expect(first.payment.nextAction?.type).to.equal('mobile_money_approval');
+    expect(first.outcome).to.deep.equal({ status: 'completed' });
+    const again: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
+    expect(again.payment).to.include({ status: 'pending', providerReference: first.payment.providerReference, version: 1 });
+    expect(await findPayment(db, payment, payment.id)).to.include({ status: 'pending', providerReference: first.payment.providerReference, version: 1 });
+    expect(await eventTypes(payment.id)).to.deep.equal(['payment.created']);
   });
 
   it('leaves a transient provider fault retryable inside 2 minutes, with the payment already recorded', async () => {
@@ -73,9 +72,10 @@ describe('initiatePayment (one-step initiation, D11, D16, D22)', function () {
     const error = await attempt.then(() => undefined, (e: unknown) => e);
     expect(error).to.be.instanceOf(Error).and.not.instanceOf(ApplicationFailure);
     expect((await findPayment(db, payment, payment.id))?.status).to.equal('pending');
-    // The next attempt (the fault is gone) completes it.
-    const retried: PaymentSnapshot = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
-    expect(retried.status).to.equal('completed');
+    // The next attempt (the fault is gone) finds the request at the provider.
+    const retried: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
+    expect(retried.outcome?.status).to.equal('completed');
+    expect((await findPayment(db, payment, payment.id))?.providerReference).to.equal(retried.payment.providerReference);
   });
 
   it('gives the provider up after 2 minutes of transient faults: ProviderUnavailable, not retryable', async () => {
@@ -109,14 +109,14 @@ describe('pollProviderPayment (polls as activity retries, D16, D20)', function (
     const { db, client, config } = await getStack();
     const activities = createPaymentActivities({ db, providers: providerRegistryFromConfig(db, config), temporal: client, config });
     const payment = mobileMoneyPayment(await insertMerchant(db), phone);
-    const after: PaymentSnapshot = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
+    const { payment: after, outcome }: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
     const poll = { environment: after.environment, provider: after.provider, providerReference: after.providerReference as string };
-    return { activities, payment: after, poll };
+    return { activities, payment: after, outcome, poll };
   }
 
   it('fails an answer that changes nothing with the benign, retryable ProviderStillWaiting, so the retry is the next poll', async () => {
-    const { activities, payment, poll } = await initiated('+250788000003');
-    expect(payment.status).to.equal('processing');
+    const { activities, outcome, poll } = await initiated('+250788000003');
+    expect(outcome?.status).to.equal('processing');
     const error = await new MockActivityEnvironment({ attempt: 4 }).run(activities.pollProviderPayment, { ...poll, status: 'processing' as const }).then(() => undefined, (e: unknown) => e);
     expect(error).to.be.instanceOf(ApplicationFailure);
     expect(error).to.include({ type: 'ProviderStillWaiting', nonRetryable: false, category: 'BENIGN' });
@@ -139,5 +139,32 @@ describe('pollProviderPayment (polls as activity retries, D16, D20)', function (
       .then(() => undefined, (e: unknown) => e);
     expect(error).to.be.instanceOf(Error).and.not.instanceOf(ApplicationFailure);
     expect((error as Error).message).to.include('unknown');
+  });
+});
+
+describe('refundAtProvider (refunds sent once per refund id, D12, D13, D16)', function () {
+  this.timeout(30_000);
+
+  it('writes the refund pending, refunds once per idempotency key, and answers a settled refund id without sending it again', async () => {
+    const { db, client, config } = await getStack();
+    const activities = createPaymentActivities({ db, providers: providerRegistryFromConfig(db, config), temporal: client, config });
+    const created = mobileMoneyPayment(await insertMerchant(db), '+250788000001');
+    const { payment }: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, { payment: created, changedAt: new Date().toISOString() });
+    const completed = { ...payment, status: 'completed' as const, version: 2 };
+    await new MockActivityEnvironment().run(activities.recordPaymentStatus, completed);
+    const refund = {
+      id: newId('ref_'), paymentId: payment.id, merchantId: payment.merchantId, environment: payment.environment, amount: 1500, currency: 'RWF',
+      status: 'pending' as const, reason: null, providerReference: null, failureMessage: null, createdAt: new Date().toISOString(), completedAt: null,
+    };
+    const first: RefundAnswerOutcome = await new MockActivityEnvironment().run(activities.refundAtProvider, { payment: completed, refund });
+    expect(first.status).to.equal('succeeded');
+    // The same refund again (an activity retry): the provider recognises the key and refunds nothing more.
+    const repeated: RefundAnswerOutcome = await new MockActivityEnvironment().run(activities.refundAtProvider, { payment: completed, refund });
+    expect(repeated.status).to.equal('succeeded');
+    expect(Number((await db('sandbox_provider_refunds').where({ provider_reference: payment.providerReference }).sum('amount as total').first())?.total)).to.equal(1500);
+    const settled = { ...refund, status: 'completed' as const, providerReference: 'rf', completedAt: new Date().toISOString() };
+    await new MockActivityEnvironment().run(activities.recordRefundOutcome, { refund: settled, payment: { ...completed, amountRefunded: 1500, status: 'refunded' as const, version: 3 } });
+    const again: RefundAnswerOutcome = await new MockActivityEnvironment().run(activities.refundAtProvider, { payment: completed, refund });
+    expect(again).to.include({ status: 'already_settled' });
   });
 });

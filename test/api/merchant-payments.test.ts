@@ -33,7 +33,7 @@ describe('POST/GET /v1/api/merchants/{merchant_id}/payments', function () {
     expect(response.body).not.to.have.property('success');
     expect(response.body).to.include({ status: 'pending', amount: '25.00', currency: 'USD', payment_method: 'card_gateway' });
     expect(response.body.id).to.match(/^pay_/);
-    expect(response.body.client_secret).to.match(new RegExp(`^${response.body.id}_secret_`));
+    expect(response.body.client_secret).to.match(/^card_gateway_[0-9A-Za-z_]+_secret_/);
     expect(response.body.metadata).to.deep.equal({ fee_amount: '0.73', fee_percentage: '2.90' }); // 2.9 % of 25.00 = 0.725 → 0.73
     expect(Date.parse(response.body.created_at)).to.be.closeTo(Date.now(), 60_000);
     const fetched = await get(response.body.id);

@@ -3,7 +3,8 @@
  * events API over real HTTP (D11–D16, D22), including the races the issue names.
  */
 import { expect } from 'chai';
-import { signCallback } from '../../src/providers/sandbox';
+import { decideSandboxTransaction } from '../../src/db/sandbox-ledger';
+import { signCallback } from '../../src/providers/sandbox/callback';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 import { insertLiveKey } from '../helpers/live-key';
 import { getStack } from '../helpers/stack';
@@ -42,11 +43,11 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
       ['4000000000000002', 'failed', 'card_declined'],
       ['4000000000009995', 'failed', 'insufficient_funds'],
     ] as const) {
-      it(`confirming ${card} ends ${failureCode ?? status}`, async () => {
+      it(`confirming ${card} right after the create ends ${failureCode ?? status}`, async () => {
         const payment = await create(developer, CARD);
-        expect(payment.client_secret).to.match(new RegExp(`^${payment.id}_secret_[0-9A-Za-z]{24}$`));
+        // The gateway's own client secret (D16), there in the create's answer: the front end confirms at once.
+        expect(payment.client_secret).to.match(/^card_gateway_[0-9A-Za-z_]+_secret_[0-9A-Za-z]{24}$/);
         expect(payment.next_action).to.deep.equal({ type: 'card_confirm', client_secret: payment.client_secret });
-        await waitForPayment(developer.key, payment.id, (p) => p.status === 'processing');
         const confirmed = await confirmCard(payment.client_secret, card);
         expect(confirmed.status).to.equal(200);
         const settled = await waitForPayment(developer.key, payment.id, (p) => p.status === status);
@@ -76,7 +77,6 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
       expect(payment.next_action).to.include({ type: 'bank_transfer', account_number: '000400012345' });
       expect(payment.next_action.reference).to.match(/^PC[0-9A-Z]{24}$/);
       expect(Date.parse(payment.expires_at) - Date.parse(payment.created_at)).to.equal(72 * 3600 * 1000);
-      await waitForPayment(developer.key, payment.id, (p) => p.status === 'processing');
       const simulated = await call(`/v1/sandbox/payments/${payment.id}/simulate`, { key: developer.key, body: { outcome: 'completed' } });
       expect(simulated.status).to.equal(200);
       expect((await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed')).status).to.equal('completed');
@@ -86,7 +86,6 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
 
     it('fails when the simulated transfer is returned, and refuses a bad outcome or a non-bank payment', async () => {
       const payment = await create(developer, BANK);
-      await waitForPayment(developer.key, payment.id, (p) => p.status === 'processing');
       expect((await call(`/v1/sandbox/payments/${payment.id}/simulate`, { key: developer.key, body: { outcome: 'maybe' } })).status).to.equal(400);
       await call(`/v1/sandbox/payments/${payment.id}/simulate`, { key: developer.key, body: { outcome: 'failed' } });
       expect((await waitForPayment(developer.key, payment.id, (p) => p.status === 'failed')).failure_code).to.equal('declined');
@@ -96,9 +95,8 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
   });
 
   describe('cancel (D11, D12)', () => {
-    it('cancels a processing payment, once; a second cancel is 409', async () => {
+    it('cancels a waiting payment, once; a second cancel is 409', async () => {
       const payment = await create(developer, NO_ANSWER);
-      await waitForPayment(developer.key, payment.id, (p) => p.status === 'processing');
       const cancelled = await call(`/v1/payments/${payment.id}/cancel`, { key: developer.key, body: { reason: 'out of stock' } });
       expect(cancelled.status).to.equal(200);
       expect(cancelled.body.data).to.include({ status: 'cancelled', cancellation_reason: 'out of stock' });
@@ -123,7 +121,6 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
 
     it('lets a provider success that came first win: the payment ends completed and the cancel gets 409', async () => {
       const payment = await create(developer, CARD);
-      await waitForPayment(developer.key, payment.id, (p) => p.status === 'processing');
       await confirmCard(payment.client_secret, '4242424242424242');
       const cancel = await call(`/v1/payments/${payment.id}/cancel`, { key: developer.key, method: 'POST' });
       expect(cancel.status).to.equal(409);
@@ -133,7 +130,6 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
 
     it('settles a true race between a card success and a cancel consistently: one of them wins, never both', async () => {
       const payment = await create(developer, CARD);
-      await waitForPayment(developer.key, payment.id, (p) => p.status === 'processing');
       const [confirm, cancel] = await Promise.all([
         confirmCard(payment.client_secret, '4242424242424242'),
         call(`/v1/payments/${payment.id}/cancel`, { key: developer.key, method: 'POST' }),
@@ -253,32 +249,51 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
     async function processingPayment() {
       const payment = await create(developer, NO_ANSWER);
       const { db } = await getStack();
-      await waitForPayment(developer.key, payment.id, (p) => p.status === 'processing');
       const row = await db('payments').where({ id: payment.id }).first('provider_reference');
       return { id: payment.id as string, reference: row.provider_reference as string };
     }
 
-    it('completes a payment from a signed callback without waiting for a poll', async () => {
-      const { id, reference } = await processingPayment();
-      const rawBody = JSON.stringify({ provider_reference: reference, status: 'succeeded' });
+    async function callback(body: object, secret?: string) {
       const { config } = await getStack();
-      const response = await call('/v1/provider-callbacks/momo', { rawBody, headers: { 'content-type': 'application/json', 'x-provider-signature': signCallback(rawBody, config.PROVIDER_CALLBACK_SECRET) } });
+      const rawBody = JSON.stringify(body);
+      return call('/v1/provider-callbacks/momo', { rawBody, headers: { 'content-type': 'application/json', 'x-provider-signature': signCallback(rawBody, secret ?? config.PROVIDER_CALLBACK_SECRET) } });
+    }
+
+    it('completes a payment from a signed callback, confirmed with the provider, without waiting for a poll', async () => {
+      const { id, reference } = await processingPayment();
+      // The customer approved: the provider knows it, and says so in its callback.
+      const { db } = await getStack();
+      await decideSandboxTransaction(db, reference, { status: 'succeeded' }, new Date());
+      const response = await callback({ provider_reference: reference, status: 'succeeded' });
       expect(response.status).to.equal(200);
+      expect(response.body.data).to.include({ received: true, payment_id: id, action: 'signalled' });
       expect((await waitForPayment(developer.key, id, (p) => p.status === 'completed', 3000)).status).to.equal('completed');
+      // A callback about the settled payment answers 200 and changes nothing.
+      const late = await callback({ provider_reference: reference, status: 'pending' });
+      expect(late.status).to.equal(200);
+      expect(late.body.data.action).to.equal('ignored');
+      expect((await db('events').where({ object_id: id }).pluck('type')).sort()).to.deep.equal(['payment.completed', 'payment.created']);
     });
 
-    it('refuses a bad signature (401), an unknown reference or provider (404) and a body without a reference (400)', async () => {
+    it('acts on nothing a callback merely claims: a forged success leaves the payment waiting', async () => {
+      const { id, reference } = await processingPayment();
+      expect((await callback({ provider_reference: reference, status: 'succeeded' })).status).to.equal(200);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(['pending', 'processing']).to.include((await call(`/v1/payments/${id}`, { key: developer.key })).body.data.status);
+      await call(`/v1/payments/${id}/cancel`, { key: developer.key, method: 'POST' });
+    });
+
+    it('refuses a bad signature (401, nothing changes), an authenticated unknown reference (404) and an unknown provider (404)', async () => {
       const { id, reference } = await processingPayment();
       const rawBody = JSON.stringify({ provider_reference: reference, status: 'succeeded' });
-      const forged = await call('/v1/provider-callbacks/momo', { rawBody, headers: { 'content-type': 'application/json', 'x-provider-signature': signCallback(rawBody, 'not-the-secret'.repeat(3)) } });
+      const forged = await callback({ provider_reference: reference, status: 'succeeded' }, 'not-the-secret'.repeat(3));
       expect(forged.status).to.equal(401);
       const unsigned = await call('/v1/provider-callbacks/momo', { rawBody, headers: { 'content-type': 'application/json' } });
       expect(unsigned.status).to.equal(401);
-      const unknown = await call('/v1/provider-callbacks/momo', { rawBody: JSON.stringify({ provider_reference: 'momo_nope', status: 'succeeded' }), headers: { 'content-type': 'application/json' } });
+      const unknown = await callback({ provider_reference: 'momo_nope', status: 'succeeded' });
       expect(unknown.status).to.equal(404);
       expect((await call('/v1/provider-callbacks/paypal', { rawBody, headers: { 'content-type': 'application/json' } })).status).to.equal(404);
-      expect((await call('/v1/provider-callbacks/momo', { rawBody: 'nope', headers: { 'content-type': 'application/json' } })).status).to.equal(400);
-      expect((await call(`/v1/payments/${id}`, { key: developer.key })).body.data.status).to.equal('processing');
+      expect(['pending', 'processing']).to.include((await call(`/v1/payments/${id}`, { key: developer.key })).body.data.status);
       await call(`/v1/payments/${id}/cancel`, { key: developer.key, method: 'POST' });
     });
   });

@@ -83,6 +83,14 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
     expect(found).to.equal(1);
   });
 
+  it('answers 404, never 500, for a path parameter with a NUL, a control character or an invalid byte', async () => {
+    for (const path of ['/v1/payments/%00', '/v1/payments/pay_%01x', '/v1/payments/%ff', '/v1/developer/transactions/%00', '/v1/developer/events/%00', '/v1/developer/webhooks/%00', '/v1/payments/%00/refund']) {
+      const response = await call(path, { key: developer.key, method: path.endsWith('refund') ? 'POST' : 'GET' });
+      expect(response.status, path).to.equal(404);
+      expect(response.body.error.code, path).to.equal('not_found');
+    }
+  });
+
   it('answers 404 for another merchant\'s payment id and for an unknown id (D1)', async () => {
     const created = await call('/v1/payments', { key: developer.key, body: ORDER_42 });
     const other = await registerDeveloper();

@@ -3,64 +3,22 @@
  * then started again. Every payment still reaches its final state, and nothing is written twice:
  * one provider transaction, one `payment.created` and one `payment.completed` per payment (D22).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { createApp } from '../../src/api/app';
-import { createLogger } from '../../src/logger';
-import { providerRegistryFromConfig } from '../../src/providers/registry';
 import { registerDeveloper } from '../helpers/http';
+import { useAppAndWorker, WorkerProcess } from '../helpers/processes';
 import { getStack, testConfig } from '../helpers/stack';
 import { freePort } from '../../scripts/lib/ports';
-
-const ROOT = path.resolve(__dirname, '../..');
 
 describe('worker killed with SIGKILL while payments are pending (D20, D22)', function () {
   this.timeout(180_000);
   const taskQueue = `payments-crash-${randomBytes(4).toString('hex')}`;
   const config = testConfig({ TEMPORAL_TASK_QUEUE: taskQueue, SANDBOX_APPROVAL_DELAY_MS: '6000', RATE_LIMIT_MULTIPLIER: '1000' });
-  let server: http.Server;
-  let baseUrl: string;
-  let worker: ChildProcess | undefined;
-
-  function startWorker(metricsPort = 0): ChildProcess {
-    const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['src/worker.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, SANDBOX_APPROVAL_DELAY_MS: '6000', LOG_LEVEL: 'silent', WORKER_METRICS_PORT: String(metricsPort) },
-      stdio: 'ignore',
-      detached: true, // its own process group, so the kill reaches tsx's node child too
-    });
-    return child;
-  }
-
-  function killWorker(signal: NodeJS.Signals): Promise<void> {
-    const child = worker;
-    worker = undefined;
-    if (!child || child.exitCode !== null) return Promise.resolve();
-    return new Promise((resolve) => {
-      child.once('exit', () => resolve());
-      process.kill(-(child.pid as number), signal);
-    });
-  }
-
-  before(async () => {
-    const stack = await getStack();
-    const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(stack.db, config), logger: createLogger('crash-test', 'silent') });
-    server = http.createServer(app.callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-
-  after(async () => {
-    await killWorker('SIGKILL');
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  const worker = new WorkerProcess(taskQueue, { SANDBOX_APPROVAL_DELAY_MS: '6000' });
+  const app = useAppAndWorker(config, worker);
 
   async function status(key: string, id: string): Promise<string> {
-    const response = await fetch(`${baseUrl}/v1/payments/${id}`, { headers: { authorization: `Bearer ${key}` } });
+    const response = await fetch(`${app.baseUrl}/v1/payments/${id}`, { headers: { authorization: `Bearer ${key}` } });
     return ((await response.json()) as { data: { status: string } }).data.status;
   }
 
@@ -75,10 +33,10 @@ describe('worker killed with SIGKILL while payments are pending (D20, D22)', fun
 
   it('finishes every payment after a restart, writing nothing twice', async () => {
     const developer = await registerDeveloper();
-    worker = startWorker();
+    worker.start();
     const ids: string[] = [];
     for (let i = 0; i < 8; i += 1) {
-      const response = await fetch(`${baseUrl}/v1/payments`, {
+      const response = await fetch(`${app.baseUrl}/v1/payments`, {
         method: 'POST',
         headers: { authorization: `Bearer ${developer.key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ amount: 1000 + i, currency: 'RWF', payment_method: 'mobile_money', phone_number: `+25078812${String(3400 + i)}` }),
@@ -88,12 +46,12 @@ describe('worker killed with SIGKILL while payments are pending (D20, D22)', fun
     }
     expect(await waitAll(developer.key, ids, 'processing', 60_000)).to.deep.equal(Array(ids.length).fill('processing'));
 
-    await killWorker('SIGKILL');
+    await worker.kill();
     await new Promise((r) => setTimeout(r, 1000));
     expect(await waitAll(developer.key, ids, 'processing', 0)).to.deep.equal(Array(ids.length).fill('processing'));
 
     const metricsPort = await freePort();
-    worker = startWorker(metricsPort);
+    worker.start(metricsPort);
     expect(await waitAll(developer.key, ids, 'completed', 90_000)).to.deep.equal(Array(ids.length).fill('completed'));
     // The restarted worker exposes the Temporal SDK's metrics (D53).
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();

@@ -17,6 +17,7 @@ import { createDb, type Db } from '../../src/db/knex';
 import { createMailer } from '../../src/lib/mailer';
 import { createLogger } from '../../src/logger';
 import { createProviderRegistry, providerRegistryFromConfig } from '../../src/providers/registry';
+import { startSandboxCallbackPump, type CallbackPump } from '../../src/providers/sandbox/callback-pump';
 import { WORKFLOW_BUNDLE } from '../../src/worker';
 
 /** Everything a test can reach. */
@@ -28,6 +29,7 @@ export interface Stack {
 }
 
 interface Running extends Stack {
+  callbacks: CallbackPump;
   worker: Worker;
   workerRun: Promise<void>;
   server: http.Server;
@@ -50,11 +52,17 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 
 async function start(): Promise<Running> {
   // The shared app serves many tests from one key a minute; the rate-limit tests build their own apps.
-  const config = testConfig({ RATE_LIMIT_MULTIPLIER: '1000' });
-  const db = createDb(config.DATABASE_URL, 10);
-  const providers = providerRegistryFromConfig(db, config);
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const client = new Client({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }) });
+  const apiConfig = testConfig({ RATE_LIMIT_MULTIPLIER: '1000' });
+  const db = createDb(apiConfig.DATABASE_URL, 10);
+  const providers = providerRegistryFromConfig(db, apiConfig);
+  const connection = await NativeConnection.connect({ address: apiConfig.TEMPORAL_ADDRESS });
+  const client = new Client({ connection: await Connection.connect({ address: apiConfig.TEMPORAL_ADDRESS }) });
+  const app = createApp({ config: apiConfig, db, temporal: client, providers, logger: createLogger('api-test', apiConfig.LOG_LEVEL) });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The simulators call back this API, as providers call the URL they are given (D16).
+  const config = { ...apiConfig, PROVIDER_CALLBACK_BASE_URL: baseUrl };
   const worker = await Worker.create({
     connection,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -62,11 +70,8 @@ async function start(): Promise<Running> {
     activities: createActivities({ db, providers, mailer: createMailer(config), temporal: client, config }),
   });
   const workerRun = worker.run();
-  const app = createApp({ config, db, temporal: client, providers, logger: createLogger('api-test', config.LOG_LEVEL) });
-  const server = http.createServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { config, db, client, baseUrl: `http://127.0.0.1:${port}`, worker, workerRun, server, connection };
+  const callbacks = startSandboxCallbackPump({ db, secret: config.PROVIDER_CALLBACK_SECRET });
+  return { config, db, client, baseUrl, callbacks, worker, workerRun, server, connection };
 }
 
 /** The shared stack, started on first use. */
@@ -83,6 +88,7 @@ export async function stopStack(): Promise<void> {
     running.server.close(() => resolve());
     running.server.closeAllConnections();
   });
+  await running.callbacks.stop();
   running.worker.shutdown();
   await running.workerRun;
   await running.client.connection.close();
@@ -92,8 +98,8 @@ export async function stopStack(): Promise<void> {
 
 /**
  * A worker on a time-skipping environment's task queue `taskQueue` with the real activities: the
- * sandbox simulators with no approval delay (their clock is the wall clock, which a time-skipping
- * test does not move), the environment's client for starting webhook deliveries on the same queue,
+ * sandbox simulators with no approval delay and refund answers (`0007`) unknown for an hour (their
+ * clock is the wall clock, which a time-skipping test does not move; tests decide those refunds), the environment's client for starting webhook deliveries on the same queue,
  * and private webhook targets allowed (the receivers listen on 127.0.0.1).
  */
 export async function createTimeSkippingWorker(env: TestWorkflowEnvironment, db: Db, taskQueue: string): Promise<Worker> {
@@ -103,7 +109,7 @@ export async function createTimeSkippingWorker(env: TestWorkflowEnvironment, db:
     workflowBundle: await workflowBundle(),
     activities: createActivities({
       db,
-      providers: createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, callbackSecret: 'x'.repeat(32) }),
+      providers: createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, refundUnknownMs: 3_600_000, callbackSecret: 'x'.repeat(32) }),
       temporal: env.client,
       mailer: createMailer(testConfig()),
       config: { ...testConfig(), TEMPORAL_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },

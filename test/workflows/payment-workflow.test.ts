@@ -1,7 +1,8 @@
 /**
  * paymentWorkflow on the time-skipping test server (runtime.md) with the real activities, the
  * sandbox simulator and a real PostgreSQL: the outcomes of the D14 test numbers, the poll schedule
- * of D20, the 10-minute expiry of D11 and events written once (D22).
+ * of D20, the expiry and reconciliation of D11, cancel and refunds (D12), the workflow ending once
+ * settled and re-opened from the read model (D20), and events written once (D22).
  * With RECORD_HISTORIES=1 it refreshes the replay histories in test/replay/histories/.
  */
 import fs from 'node:fs';
@@ -14,13 +15,12 @@ import type { Db } from '../../src/db/knex';
 import { listEventsForObject, findPayment } from '../../src/db/payments';
 import type { PaymentSnapshot } from '../../src/domain/payment-record';
 import { HISTORY_EVENTS_BEFORE_CONTINUE } from '../../src/workflows/payment-workflow';
-import { cancelPaymentUpdate, getPaymentQuery, paymentWorkflowId, providerCallbackSignal, refundPaymentUpdate } from '../../src/workflows/messages';
+import { cancelPaymentUpdate, getPaymentQuery, initiatePaymentUpdate, INITIATE_UPDATE_ID, paymentWorkflowId, providerCallbackSignal, refundPaymentUpdate, type PaymentWorkflowInput } from '../../src/workflows/messages';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { decideSandboxTransaction, findSandboxTransactionByPayment } from '../../src/db/sandbox-ledger';
 import { newId } from '../../src/lib/ids';
 import { cardPayment, insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
-import { patchesIn } from '../helpers/history';
 import { useTimeSkippingWorker } from '../helpers/stack';
 
 const TASK_QUEUE = 'payment-workflow-test';
@@ -62,13 +62,14 @@ function timerDurationsMs(events: HistoryEvent[]): number[] {
   });
 }
 
-describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
+describe('paymentWorkflow (time-skipping, D11, D12, D14, D20, D22)', function () {
   this.timeout(120_000);
   // Approval delay 0 in the worker: the simulator's clock is the wall clock, which time skipping does not move.
   const fixture = useTimeSkippingWorker(TASK_QUEUE);
   let env: TestWorkflowEnvironment;
   let db: Db;
   let merchantId: string;
+  const WINDOW_SECONDS = 7 * 86_400;
 
   before(async () => {
     ({ env, db } = fixture);
@@ -80,12 +81,15 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
     return mobileMoneyPayment(merchantId, phone, { environment, nowMs: await env.currentTimeMs() });
   }
 
-  async function start(payment: PaymentSnapshot) {
-    return env.client.workflow.start('paymentWorkflow', {
-      taskQueue: TASK_QUEUE,
-      workflowId: paymentWorkflowId(payment.id),
-      args: [{ payment, refundWindowSeconds: 3600 }],
-    });
+  async function start(created: PaymentSnapshot) {
+    const input: PaymentWorkflowInput = { mode: 'create', payment: created, reconciliationWindowSeconds: WINDOW_SECONDS };
+    return env.client.workflow.start('paymentWorkflow', { taskQueue: TASK_QUEUE, workflowId: paymentWorkflowId(created.id), args: [input] });
+  }
+
+  /** Starts the payment's workflow again from the read model, as the API's Update- and Signal-with-Start do (D20). */
+  async function reopen(paymentId: string) {
+    const input: PaymentWorkflowInput = { mode: 'reopen', paymentId, reconciliationWindowSeconds: WINDOW_SECONDS };
+    return env.client.workflow.start('paymentWorkflow', { taskQueue: TASK_QUEUE, workflowId: paymentWorkflowId(paymentId), args: [input] });
   }
 
   async function record(name: string, handle: { fetchHistory(): Promise<temporal.api.history.v1.IHistory> }) {
@@ -98,108 +102,9 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
     return (await listEventsForObject(db, paymentId)).map((event) => event.event);
   }
 
-  it('completes a payment to a number ending 0001 at once, writing created and completed once each', async () => {
-    const handle = await start(await payment('+250788000001'));
-    const result = (await handle.result()) as PaymentSnapshot;
-    expect(result.status).to.equal('completed');
-    const row = await findPayment(db, { merchantId, environment: 'sandbox' }, result.id);
-    expect(row?.status).to.equal('completed');
-    expect(row?.providerReference).to.match(/^momo_/);
-    expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.completed']);
-    const history = (await handle.fetchHistory()).events ?? [];
-    // One local activity records the payment, asks the provider and records its answer.
-    expect(activityNames(history)).to.deep.equal(['initiatePayment']);
-    // One patch marker and one TemporalChangeVersion upsert stand for every change since v1.
-    expect(patchesIn(history)).to.deep.equal({ ids: ['payment-v5'], changeVersionUpserts: 1 });
-    await record('payment-completed', handle);
-  });
-
-  it('fails a payment to a number ending 0002 with failure_code declined', async () => {
-    const handle = await start(await payment('+250788000002'));
-    const result = (await handle.result()) as PaymentSnapshot;
-    expect(result).to.include({ status: 'failed', failureCode: 'declined' });
-    const row = await findPayment(db, { merchantId, environment: 'sandbox' }, result.id);
-    expect(row).to.include({ status: 'failed', failureCode: 'declined' });
-    expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.failed']);
-    await record('payment-failed', handle);
-  });
-
-  it('expires a number ending 0003 after 10 minutes, polling at 2 s doubling to 60 s through one activity\'s retries', async () => {
-    const created = await payment('+250788000003');
-    const handle = await start(created);
-    const result = (await handle.result()) as PaymentSnapshot;
-    expect(result).to.include({ status: 'failed', failureCode: 'expired' });
-    const elapsedMs = Date.parse(result.updatedAt) - Date.parse(created.createdAt);
-    expect(elapsedMs).to.be.at.least(600_000).and.below(610_000);
-
-    const history = (await handle.fetchHistory()).events ?? [];
-    // The first poll after 2 s; the polls after it are pollProviderPayment's retries (D20): at 6, 14,
-    // 30, 62 s and every 60 s after, the 13th at 542 s; the next would pass expires_at, so the
-    // workflow waits out the rest and asks the provider a last time at expiry.
-    const [poll, ...others] = pollActivities(history);
-    expect(others).to.deep.equal([]);
-    expect(poll?.attempt).to.equal(13);
-    expect(durationMs(poll?.retry?.initialInterval)).to.equal(4_000);
-    expect(poll?.retry?.backoffCoefficient).to.equal(2);
-    expect(durationMs(poll?.retry?.maximumInterval)).to.equal(60_000);
-    const timers = timerDurationsMs(history);
-    expect(timers).to.have.length(2);
-    expect(timers[0]).to.equal(2_000);
-    expect(timers[1]).to.be.within(50_000, 58_000); // what is left until expires_at
-    expect(activityNames(history)).to.deep.equal(['initiatePayment', 'pollProviderPayment', 'fetchProviderPaymentStatus', 'recordPaymentStatus']);
-    expect(history.length).to.be.below(40); // no events per poll
-    expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.failed']);
-    await record('payment-expired', handle);
-  });
-
-  it('completes another number after the customer approves, seen by the first poll', async () => {
-    const handle = await start(await payment('+250788123456'));
-    const result = (await handle.result()) as PaymentSnapshot;
-    expect(result.status).to.equal('completed');
-    const history = (await handle.fetchHistory()).events ?? [];
-    expect(activityNames(history)).to.deep.equal([
-      'initiatePayment', // created, then processing
-      'pollProviderPayment',
-      'recordPaymentStatus', // completed
-    ]);
-    expect(pollActivities(history).map((p) => p.attempt)).to.deep.equal([1]);
-  });
-
-  it('takes the final answer from a provider callback signal without waiting for a poll (D16)', async () => {
-    const handle = await start(await payment('+250788000003'));
-    let current: PaymentSnapshot;
-    do current = await handle.query(getPaymentQuery);
-    while (current.providerReference === null);
-    await handle.signal(providerCallbackSignal, { providerReference: 'momo_someone_else', outcome: { status: 'completed' } });
-    await handle.signal(providerCallbackSignal, { providerReference: current.providerReference, outcome: { status: 'completed' } });
-    const result = (await handle.result()) as PaymentSnapshot;
-    expect(result.status).to.equal('completed');
-    const history = (await handle.fetchHistory()).events ?? [];
-    // Woken by the callback before its first poll, or while polling: then the polls are cancelled.
-    const scheduledPolls = activityNames(history).filter((name) => name === 'pollProviderPayment').length;
-    expect(history.filter((e) => e.activityTaskCancelRequestedEventAttributes)).to.have.length(scheduledPolls);
-    expect(activityNames(history)).not.to.include('fetchProviderPaymentStatus');
-  });
-
-  it('cancels its polls when a callback arrives while it polls, and takes the callback\'s answer (D16, D20)', async () => {
-    const handle = await start(await payment('+250788000003'));
-    const polling = async () => activityNames((await handle.fetchHistory()).events ?? []).includes('pollProviderPayment');
-    while (!(await polling())) await new Promise((resolve) => setTimeout(resolve, 100));
-    const { providerReference } = await handle.query(getPaymentQuery);
-    await handle.signal(providerCallbackSignal, { providerReference: providerReference as string, outcome: { status: 'completed' } });
-    const result = (await handle.result()) as PaymentSnapshot;
-    expect(result.status).to.equal('completed');
-    const history = (await handle.fetchHistory()).events ?? [];
-    expect(history.filter((e) => e.activityTaskCancelRequestedEventAttributes)).to.have.length(1);
-    expect(activityNames(history)).to.deep.equal(['initiatePayment', 'pollProviderPayment', 'recordPaymentStatus']);
-    expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.completed']);
-  });
-
-  it('fails with provider_error when no adapter serves the environment (live without credentials)', async () => {
-    const handle = await start(await payment('+250788000001', 'live'));
-    const result = (await handle.result()) as PaymentSnapshot;
-    expect(result).to.include({ status: 'failed', failureCode: 'provider_error' });
-  });
+  async function stored(paymentId: string): Promise<PaymentSnapshot | undefined> {
+    return findPayment(db, { merchantId, environment: 'sandbox' }, paymentId);
+  }
 
   /** The D51 code of a failed Update (the ApplicationFailure type set by the workflow). */
   async function updateFailure(promise: Promise<unknown>): Promise<string> {
@@ -217,70 +122,234 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
   }
 
   async function waitInitiated(handle: WorkflowHandle): Promise<PaymentSnapshot> {
-    let current: PaymentSnapshot;
-    do current = await handle.query(getPaymentQuery);
-    while (current.providerReference === null);
-    return current;
+    return handle.executeUpdate(initiatePaymentUpdate, { updateId: INITIATE_UPDATE_ID });
   }
 
-  it('cancels an open payment at the provider, writing payment.cancelled once with the reason (D11, D12)', async () => {
+  /** A completed payment whose workflow has ended (D20). */
+  async function completedPayment(phone = '+250788000001'): Promise<PaymentSnapshot> {
+    const handle = await start(await payment(phone));
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result.status).to.equal('completed');
+    return result;
+  }
+
+  it('answers the create\'s Update once initiated: pending with the provider\'s reference and next action (D16, D20)', async () => {
+    const created = cardPayment(merchantId, { nowMs: await env.currentTimeMs() });
+    const handle = await start({ ...created, nextAction: null });
+    const initiated = await waitInitiated(handle);
+    expect(initiated.status).to.equal('pending');
+    expect(initiated.providerReference).to.match(/^card_gateway_/);
+    expect(initiated.nextAction?.type).to.equal('card_confirm');
+    const secret = initiated.nextAction?.type === 'card_confirm' ? initiated.nextAction.client_secret : '';
+    expect(secret.startsWith(`${initiated.providerReference}_secret_`)).to.equal(true);
+    expect((await stored(created.id))?.nextAction).to.deep.equal(initiated.nextAction);
+    // The same Update id reattaches to the same answer (a retried create, D13).
+    expect(await waitInitiated(handle)).to.deep.equal(initiated);
+    await handle.executeUpdate(cancelPaymentUpdate, { args: [{}] });
+  });
+
+  it('completes a payment to a number ending 0001 at once, writes created and completed once each, and ends (D20)', async () => {
+    const handle = await start(await payment('+250788000001'));
+    const initiated = await waitInitiated(handle);
+    expect(initiated.status).to.equal('pending');
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result.status).to.equal('completed');
+    const row = await stored(result.id);
+    expect(row?.status).to.equal('completed');
+    expect(row?.providerReference).to.match(/^momo_/);
+    expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.completed']);
+    const history = (await handle.fetchHistory()).events ?? [];
+    expect(activityNames(history)).to.deep.equal(['initiatePayment', 'recordPaymentStatus']);
+    expect(history.some((e) => e.markerRecordedEventAttributes)).to.equal(false); // no patches, no local activities
+    await record('payment-completed', handle);
+  });
+
+  it('fails a payment to a number ending 0002 with failure_code declined', async () => {
+    const handle = await start(await payment('+250788000002'));
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result).to.include({ status: 'failed', failureCode: 'declined' });
+    expect(await stored(result.id)).to.include({ status: 'failed', failureCode: 'declined' });
+    expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.failed']);
+    await record('payment-declined', handle);
+  });
+
+  it('expires a number ending 0003 after 10 minutes: polls through one activity\'s retries, then takes the provider\'s last word', async () => {
+    const created = await payment('+250788000003');
+    const handle = await start(created);
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result).to.include({ status: 'failed', failureCode: 'expired' });
+    const elapsedMs = Date.parse(result.updatedAt) - Date.parse(created.createdAt);
+    expect(elapsedMs).to.be.at.least(600_000).and.below(610_000);
+    const history = (await handle.fetchHistory()).events ?? [];
+    // The first poll after 2 s; the polls after it are pollProviderPayment's retries (D20).
+    const polls = pollActivities(history);
+    expect(polls).to.have.length(1);
+    expect(polls[0]?.attempt).to.be.greaterThan(10);
+    expect(durationMs(polls[0]?.retry?.initialInterval)).to.equal(4_000);
+    expect(durationMs(polls[0]?.retry?.maximumInterval)).to.equal(60_000);
+    expect(timerDurationsMs(history)[0]).to.equal(2_000);
+    // Mobile money cannot be withdrawn at the provider (cancel unsupported): its status is the last word (D11).
+    expect(activityNames(history)).to.deep.equal(['initiatePayment', 'recordPaymentStatus', 'pollProviderPayment', 'cancelProviderPayment', 'fetchProviderPaymentStatus', 'recordPaymentStatus']);
+    expect(history.length).to.be.below(60); // no events per poll
+    expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.failed']);
+    await record('payment-expired', handle);
+  });
+
+  it('reconciles a success that comes after expiry: a callback re-opens the payment, which completes with reconciled_at (D11)', async () => {
+    const created = await payment('+250788000003');
+    const first = await start(created);
+    const expired = (await first.result()) as PaymentSnapshot;
+    expect(expired).to.include({ status: 'failed', failureCode: 'expired' });
+    // The customer approves late; the provider says so in a callback, which re-opens the workflow.
+    await decideSandboxTransaction(db, expired.providerReference as string, { status: 'succeeded' }, new Date());
+    // The test server's clock leaps ahead while nothing runs; the window itself is tested in test/domain/payment-steps.test.ts.
+    const input: PaymentWorkflowInput = { mode: 'reopen', paymentId: created.id, reconciliationWindowSeconds: 1_000 * 365 * 86_400 };
+    const handle = await env.client.workflow.signalWithStart('paymentWorkflow', {
+      taskQueue: TASK_QUEUE,
+      workflowId: paymentWorkflowId(created.id),
+      args: [input],
+      signal: providerCallbackSignal,
+      signalArgs: [{ providerReference: expired.providerReference as string, claimed: 'completed' }],
+    });
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result.status).to.equal('completed');
+    expect(result.reconciledAt).to.be.a('string');
+    const row = await stored(created.id);
+    expect(row).to.include({ status: 'completed', failureCode: null });
+    expect(row?.reconciledAt).to.equal(result.reconciledAt);
+    expect(await eventTypes(created.id)).to.deep.equal(['payment.created', 'payment.failed', 'payment.completed']);
+    expect(activityNames((await handle.fetchHistory()).events ?? [])).to.deep.equal(['loadPayment', 'fetchProviderPaymentStatus', 'recordPaymentStatus']);
+    await record('payment-late-success', handle);
+  });
+
+  it('completes another number once the customer approves, with created and completed once each', async () => {
+    const handle = await start(await payment('+250788123456'));
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result.status).to.equal('completed');
+    expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.completed']);
+  });
+
+  it('confirms a callback with the provider before acting on it, and ignores one for another reference (D16)', async () => {
     const handle = await start(await payment('+250788000003'));
+    const initiated = await waitInitiated(handle);
+    // A forged claim of success: the provider still says pending, so nothing changes.
+    await handle.signal(providerCallbackSignal, { providerReference: initiated.providerReference as string, claimed: 'completed' });
+    await handle.signal(providerCallbackSignal, { providerReference: 'momo_someone_else', claimed: 'completed' });
+    let current: PaymentSnapshot;
+    do current = await handle.query(getPaymentQuery);
+    while (!activityNames((await handle.fetchHistory()).events ?? []).includes('fetchProviderPaymentStatus'));
+    expect(['pending', 'processing']).to.include(current.status);
+    await decideSandboxTransaction(db, initiated.providerReference as string, { status: 'succeeded' }, new Date());
+    await handle.signal(providerCallbackSignal, { providerReference: initiated.providerReference as string, claimed: 'completed' });
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result.status).to.equal('completed');
+    const history = (await handle.fetchHistory()).events ?? [];
+    expect(activityNames(history).filter((n) => n === 'fetchProviderPaymentStatus')).to.have.length(2);
+    expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.completed']);
+  });
+
+  it('fails with provider_error when no adapter serves the environment (live without credentials)', async () => {
+    const handle = await start(await payment('+250788000001', 'live'));
+    const initiated = await waitInitiated(handle);
+    expect(initiated).to.include({ status: 'failed', failureCode: 'provider_error' });
+    expect((await handle.result()) as PaymentSnapshot).to.include({ status: 'failed', failureCode: 'provider_error' });
+  });
+
+  it('cancels an open card payment at the gateway, writing payment.cancelled once with the reason (D11, D12)', async () => {
+    const created = cardPayment(merchantId, { nowMs: await env.currentTimeMs() });
+    const handle = await start({ ...created, nextAction: null });
     await waitInitiated(handle);
     const cancelled = await handle.executeUpdate(cancelPaymentUpdate, { args: [{ reason: 'customer changed their mind' }] });
     expect(cancelled).to.include({ status: 'cancelled', cancellationReason: 'customer changed their mind' });
     const result = (await handle.result()) as PaymentSnapshot;
     expect(result.status).to.equal('cancelled');
-    const row = await findPayment(db, { merchantId, environment: 'sandbox' }, result.id);
-    expect(row).to.include({ status: 'cancelled', cancellationReason: 'customer changed their mind' });
-    expect((await findSandboxTransactionByPayment(db, 'momo', result.id))?.status).to.equal('cancelled');
+    expect(await stored(result.id)).to.include({ status: 'cancelled', cancellationReason: 'customer changed their mind' });
+    expect((await findSandboxTransactionByPayment(db, 'card_gateway', result.id))?.status).to.equal('cancelled');
     expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.cancelled']);
     await record('payment-cancelled', handle);
   });
 
-  it('refuses to cancel a completed payment in the validator, leaving no trace in the history', async () => {
-    const handle = await start(await payment('+250788000001'));
-    let current: PaymentSnapshot;
-    do current = await handle.query(getPaymentQuery);
-    while (current.status !== 'completed');
+  it('refunds in full a success that comes after the merchant cancelled a mobile-money request (D11)', async () => {
+    const handle = await start(await payment('+250788000003'));
+    const initiated = await waitInitiated(handle);
+    await handle.executeUpdate(cancelPaymentUpdate, { args: [{}] });
+    expect(((await handle.result()) as PaymentSnapshot).status).to.equal('cancelled');
+    // Mobile money cannot withdraw the request: the customer approves it after all.
+    expect((await findSandboxTransactionByPayment(db, 'momo', initiated.id))?.status).to.equal('pending');
+    await decideSandboxTransaction(db, initiated.providerReference as string, { status: 'succeeded' }, new Date());
+    const reopened = await env.client.workflow.signalWithStart('paymentWorkflow', {
+      taskQueue: TASK_QUEUE,
+      workflowId: paymentWorkflowId(initiated.id),
+      args: [{ mode: 'reopen', paymentId: initiated.id, reconciliationWindowSeconds: WINDOW_SECONDS } satisfies PaymentWorkflowInput],
+      signal: providerCallbackSignal,
+      signalArgs: [{ providerReference: initiated.providerReference as string, claimed: 'completed' }],
+    });
+    const result = (await reopened.result()) as PaymentSnapshot;
+    expect(result).to.include({ status: 'cancelled', amountRefunded: 1500 });
+    const refunds = await db('refunds').where({ payment_id: initiated.id });
+    expect(refunds.map((r: { status: string; amount: number; reason: string }) => [r.status, r.amount, r.reason])).to.deep.equal([['completed', 1500, 'late_success_after_cancel']]);
+    expect(await eventTypes(initiated.id)).to.deep.equal(['payment.created', 'payment.cancelled', 'refund.completed']);
+  });
+
+  it('refuses to cancel a completed payment in the validator of a re-opened run only once it has read the payment', async () => {
+    const completed = await completedPayment();
+    const handle = await reopen(completed.id);
     expect(await updateFailure(handle.executeUpdate(cancelPaymentUpdate, { args: [{}] }))).to.equal('payment_not_cancellable');
-    expect(updateEvents((await handle.fetchHistory()).events ?? [])).to.have.length(0);
+    await handle.result();
+    expect(updateEvents((await handle.fetchHistory()).events ?? [])).to.have.length.at.most(1);
   });
 
   it('lets a provider success win over a racing cancel: the cancel fails and the payment completes (D11)', async () => {
     const created = cardPayment(merchantId, { nowMs: await env.currentTimeMs() });
-    const handle = await start(created);
+    const handle = await start({ ...created, nextAction: null });
     const initiated = await waitInitiated(handle);
     // The customer's card was approved at the gateway an instant before the merchant's cancel reached it.
     await decideSandboxTransaction(db, initiated.providerReference as string, { status: 'succeeded' }, new Date());
     expect(await updateFailure(handle.executeUpdate(cancelPaymentUpdate, { args: [{}] }))).to.equal('payment_not_cancellable');
-    const current = await handle.query(getPaymentQuery);
-    expect(current.status).to.equal('completed');
+    expect(((await handle.result()) as PaymentSnapshot).status).to.equal('completed');
     expect(await eventTypes(created.id)).to.deep.equal(['payment.created', 'payment.completed']);
   });
 
-  it('refunds in parts until nothing is left, then the payment is refunded (D11, D12, D22)', async () => {
-    const handle = await start(await payment('+250788000001'));
-    let current: PaymentSnapshot;
-    do current = await handle.query(getPaymentQuery);
-    while (current.status !== 'completed');
-    const first = await handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 500, reason: 'one item returned' }] });
-    expect(first).to.include({ status: 'completed', amount: 500, reason: 'one item returned' });
-    expect((await handle.query(getPaymentQuery))).to.include({ status: 'completed', amountRefunded: 500 });
-    expect(await updateFailure(handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 1001 }] }))).to.equal('amount_exceeds_refundable');
-    const rest = await handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_') }] });
+  it('refunds in parts in one re-opened run, one at a time, and ends refunded (D11, D12, D20, D22)', async () => {
+    const completed = await completedPayment();
+    const handle = await reopen(completed.id);
+    const [part, rest] = await Promise.all([
+      handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 500, reason: 'one item returned' }] }),
+      handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 1000 }] }),
+    ]);
+    expect(part).to.include({ status: 'completed', amount: 500, reason: 'one item returned' });
     expect(rest).to.include({ status: 'completed', amount: 1000 });
     const result = (await handle.result()) as PaymentSnapshot;
     expect(result).to.include({ status: 'refunded', amountRefunded: 1500 });
-    const row = await findPayment(db, { merchantId, environment: 'sandbox' }, result.id);
-    expect(row).to.include({ status: 'refunded', amountRefunded: 1500 });
+    expect(await stored(result.id)).to.include({ status: 'refunded', amountRefunded: 1500 });
     const events = await listEventsForObject(db, result.id);
     expect(events.map((e) => e.event)).to.deep.equal(['payment.created', 'payment.completed', 'refund.completed', 'refund.completed']);
-    const lastData = events[3]?.data as { id: string; amount: number; payment: { status: string; amount_refunded: number } };
-    expect(lastData).to.include({ id: rest.id, amount: 1000 });
-    expect(lastData.payment).to.include({ status: 'refunded', amount_refunded: 1500 });
-    const refunds = await db('refunds').where({ payment_id: result.id }).orderBy('created_at');
-    expect(refunds.map((r: { status: string; amount: number }) => [r.status, r.amount])).to.deep.equal([['completed', 500], ['completed', 1000]]);
-    await record('payment-refunded', handle);
+    const amountsAfter = events.slice(2).map((e) => (e.data as { payment: { amount_refunded: number; status: string } }).payment);
+    // One refund after the other: the first leaves 500 or 1000 refunded, the second all of it.
+    const afterEach = amountsAfter.map((p) => p.amount_refunded).sort((x, y) => x - y);
+    expect([[500, 1500], [1000, 1500]]).to.deep.include(afterEach);
+    expect(amountsAfter.some((p) => p.status === 'refunded' && p.amount_refunded === 1500)).to.equal(true);
+    const refunds = await db('refunds').where({ payment_id: result.id });
+    expect(refunds.map((r: { status: string; amount: number }) => [r.status, r.amount]).sort()).to.deep.equal([['completed', 1000], ['completed', 500]]);
+    await record('payment-refunded-in-parts', handle);
+  });
+
+  it('re-opens a settled payment for each refund from the read model, so a later run sees what earlier ones refunded', async () => {
+    const completed = await completedPayment();
+    const first = await reopen(completed.id);
+    await first.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 1000 }] });
+    expect(((await first.result()) as PaymentSnapshot).amountRefunded).to.equal(1000);
+    const second = await reopen(completed.id);
+    expect(await updateFailure(second.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 501 }] }))).to.equal('amount_exceeds_refundable');
+    await second.result();
+    const third = await reopen(completed.id);
+    // A refund id an earlier run settled is not refunded again (a retried request, D13).
+    const refundId = newId('ref_');
+    await third.executeUpdate(refundPaymentUpdate, { args: [{ refundId, amount: 500 }] });
+    await third.result();
+    const fourth = await reopen(completed.id);
+    expect(await updateFailure(fourth.executeUpdate(refundPaymentUpdate, { args: [{ refundId, amount: 500 }] }))).to.equal('payment_not_refundable');
+    expect((await stored(completed.id))?.amountRefunded).to.equal(1500);
   });
 
   it('refuses a refund of a payment that is not completed (409 payment_not_refundable)', async () => {
@@ -291,39 +360,49 @@ describe('paymentWorkflow (time-skipping, D11, D14, D20, D22)', function () {
   });
 
   it('lets exactly one of two refunds racing for the last amount win', async () => {
-    const handle = await start(await payment('+250788000001'));
-    let current: PaymentSnapshot;
-    do current = await handle.query(getPaymentQuery);
-    while (current.status !== 'completed');
+    const completed = await completedPayment();
+    const handle = await reopen(completed.id);
     const outcomes = await Promise.allSettled([
       handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 1500 }] }),
       handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 1500 }] }),
     ]);
     expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(1);
     const rejected = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
-    expect(rejected.reason).to.be.instanceOf(WorkflowUpdateFailedError);
     expect(['amount_exceeds_refundable', 'payment_not_refundable']).to.include((rejected.reason.cause as ApplicationFailure).type);
-    const result = (await handle.result()) as PaymentSnapshot;
-    expect(result).to.include({ status: 'refunded', amountRefunded: 1500 });
-    expect(await db('refunds').where({ payment_id: result.id, status: 'completed' }).count('id as n').first()).to.deep.equal({ n: 1 });
+    expect((await handle.result()) as PaymentSnapshot).to.include({ status: 'refunded', amountRefunded: 1500 });
+    expect(await db('refunds').where({ payment_id: completed.id, status: 'completed' }).count('id as n').first()).to.deep.equal({ n: 1 });
   });
 
-  it('expires an unconfirmed card payment after 24 hours, polling every 60 s with a history that stays short', async function () {
+  it('keeps a refund whose answer is unknown pending and reserved, then settles it by asking the provider (D12, 0007)', async () => {
+    const completed = await completedPayment('+250788000007');
+    const handle = await reopen(completed.id);
+    const refund = await handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 600 }] });
+    expect(refund).to.include({ status: 'pending', amount: 600 });
+    expect(await updateFailure(handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 901 }] }))).to.equal('amount_exceeds_refundable');
+    expect((await stored(completed.id))?.amountRefunded).to.equal(0);
+    // The provider decides the refund it took; the workflow's next question finds it.
+    await db('sandbox_provider_refunds').where({ idempotency_key: `refund:${refund.id}` }).update({ status: 'succeeded' });
+    const result = (await handle.result()) as PaymentSnapshot;
+    expect(result).to.include({ status: 'completed', amountRefunded: 600 });
+    const rows = await db('refunds').where({ payment_id: completed.id });
+    expect(rows.map((r: { id: string; status: string }) => [r.id, r.status])).to.deep.equal([[refund.id, 'completed']]);
+    expect(await eventTypes(completed.id)).to.deep.equal(['payment.created', 'payment.completed', 'refund.completed']);
+    await record('payment-refund-unknown-then-settled', handle);
+  });
+
+  it('expires an unconfirmed card payment after 24 hours at the gateway, polling every 60 s with a history that stays short', async function () {
     this.timeout(180_000);
     const created = cardPayment(merchantId, { nowMs: await env.currentTimeMs() });
-    const handle = await start(created);
+    const handle = await start({ ...created, nextAction: null });
     const result = (await handle.result()) as PaymentSnapshot;
     expect(result).to.include({ status: 'failed', failureCode: 'expired' });
     const elapsedMs = Date.parse(result.updatedAt) - Date.parse(created.createdAt);
     expect(elapsedMs).to.be.at.least(24 * 3600 * 1000).and.below(24 * 3600 * 1000 + 60_000);
     const history = (await handle.fetchHistory()).events ?? [];
-    // 2, 6, 14, 30, 62 s, then every 60 s while the next poll is before expires_at: 1,443 polls, and
-    // none of them wrote history, so the workflow never needed to continue as new.
     expect(pollActivities(history).map((p) => p.attempt)).to.deep.equal([1_443]);
-    expect(history.length).to.be.below(40);
     expect(history.length).to.be.below(HISTORY_EVENTS_BEFORE_CONTINUE);
-    const description = await handle.describe();
-    expect(description.runId).to.equal(handle.firstExecutionRunId);
+    expect((await handle.describe()).runId).to.equal(handle.firstExecutionRunId);
+    expect((await findSandboxTransactionByPayment(db, 'card_gateway', created.id))?.status).to.equal('cancelled');
     expect(await eventTypes(created.id)).to.deep.equal(['payment.created', 'payment.failed']);
   });
 });

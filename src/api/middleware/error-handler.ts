@@ -36,6 +36,9 @@ function toAnswer(error: unknown): Answer {
   return { status: 500, code: 'internal_error', message: 'internal error' };
 }
 
+/** `Retry-After` of a 503 `service_unavailable` (D51), in seconds. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
 /** True for the merchant-scoped family, whose errors are `{error: <string>}` (interface.md, Errors rule 2). */
 export function isMerchantScoped(ctx: Context): boolean {
   return ctx.path.startsWith('/v1/api/');
@@ -53,6 +56,7 @@ export function errorHandler(): Middleware {
       }
       ctx.status = answer.status;
       ctx.type = 'application/json';
+      if (answer.code === 'service_unavailable') ctx.set('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
       if (isMerchantScoped(ctx)) {
         ctx.body = { error: answer.message };
       } else {

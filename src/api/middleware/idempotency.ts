@@ -38,6 +38,16 @@ function replay(ctx: Context, status: number, bodyJson: string | null): void {
   ctx.set('Idempotent-Replayed', 'true');
 }
 
+/**
+ * What the ids of a request's side effects derive from (D13: payment, refund and Update ids): its
+ * `Idempotency-Key` and the hash of the request, so a retry of the same request reattaches to what
+ * the first attempt started, while the same key with another request after the 24 h window does
+ * not. Undefined without a key.
+ */
+export function idempotencySeed(ctx: Context): string | undefined {
+  return typeof ctx.state.idempotencySeed === 'string' ? ctx.state.idempotencySeed : undefined;
+}
+
 /** The D13 middleware; mount after authentication and body parsing. */
 export function idempotency(db: Db): Middleware {
   return async (ctx, next) => {
@@ -49,6 +59,7 @@ export function idempotency(db: Db): Middleware {
     const owner = principalOf(ctx);
     const scope: KeyScope = { merchantId: owner.merchantId, environment: owner.environment, key };
     const hash = requestHash(ctx);
+    ctx.state.idempotencySeed = `${key}\n${hash}`;
     const deadline = Date.now() + WAIT_FOR_OWNER_MS;
     for (;;) {
       // A key past the replay window is claimed as if new (D13: 24 h).

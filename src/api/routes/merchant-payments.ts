@@ -11,7 +11,7 @@ import { DEFAULT_FEE_BASIS_POINTS } from '../../domain/fees';
 import { toMerchantPaymentView, type PaymentSnapshot } from '../../domain/payment-record';
 import { createPayment, getPayment, type PaymentServiceDeps } from '../../services/payment-service';
 import { apiKeyHeader, principalOf } from '../middleware/auth';
-import { idempotency } from '../middleware/idempotency';
+import { idempotency, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { merchantCreateBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
@@ -58,7 +58,7 @@ export function merchantPaymentRoutes(deps: PaymentServiceDeps): Router {
       paymentMethod: body.payment_method,
       resolved,
       description: body.description,
-    }, ctx.ip);
+    }, ctx.ip, idempotencySeed(ctx));
     ctx.status = 200;
     ctx.body = view(payment);
   });

@@ -6,13 +6,16 @@ import Router from '@koa/router';
 import { resolveGenericPayment } from '../../domain/create-payment';
 import { toGenericPaymentView } from '../../domain/payment-record';
 import { toRefundView } from '../../domain/refund';
-import { cancelPayment, createPayment, getPayment, refundPayment, type PaymentServiceDeps } from '../../services/payment-service';
+import { validationError } from '../../domain/errors';
+import { cancelPayment, createPayment, expirySeconds, getPayment, refundPayment, type PaymentServiceDeps } from '../../services/payment-service';
 import { respond } from '../envelope';
 import { bearerSecretKey, principalOf } from '../middleware/auth';
-import { idempotency } from '../middleware/idempotency';
+import { idempotency, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { cancelBody, genericCreateBody, refundBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
+
+const REFUND_MESSAGES = { completed: 'Refund completed', failed: 'Refund failed', pending: 'Refund pending' } as const;
 
 /** Generic payment routes under `/v1/payments`. */
 export function paymentRoutes(deps: PaymentServiceDeps): Router {
@@ -21,9 +24,11 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
   const changesMoney = [jsonBody(), idempotency(deps.db)];
 
   /**
-   * Create: body of {@link genericCreateBody} (amount in minor units) → 201 envelope with the payment
-   * in status `pending`; card payments carry `client_secret`, bank transfers `next_action`.
-   * Errors: 400 `validation_error`/`invalid_request`, 401, 409 `idempotency_key_reused`, 503 `provider_unavailable`.
+   * Create (D20): body of {@link genericCreateBody} (amount in minor units, optional `expires_in`
+   * seconds) → 201 envelope with the payment once the provider answered: `pending` with the
+   * provider's `next_action` (card payments also carry `client_secret`), or `failed` when the
+   * provider refused it outright. Errors: 400 `validation_error`/`invalid_request`, 401, 409
+   * `idempotency_key_reused`, 503 `provider_unavailable`.
    */
   router.post('/', ...changesMoney, async (ctx) => {
     const body = parseOrThrow(genericCreateBody, ctx.request.body);
@@ -34,6 +39,10 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
       phoneNumber: body.phone_number,
       provider: body.provider,
     });
+    const longest = expirySeconds(deps.config, resolved.kind);
+    if (body.expires_in !== undefined && body.expires_in > longest) {
+      throw validationError([{ field: 'expires_in', message: `expires_in must be at most ${longest} seconds for ${body.payment_method}` }]);
+    }
     const payment = await createPayment(deps, principalOf(ctx), {
       family: 'generic',
       amount: body.amount,
@@ -43,7 +52,8 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
       description: body.description,
       customerEmail: body.customer_email,
       metadata: body.metadata,
-    }, ctx.ip);
+      expiresInSeconds: body.expires_in,
+    }, ctx.ip, idempotencySeed(ctx));
     respond(ctx, 201, 'Payment created', toGenericPaymentView(payment));
   });
 
@@ -59,19 +69,20 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
    */
   router.post('/:id/cancel', ...changesMoney, async (ctx) => {
     const body = parseOrThrow(cancelBody, ctx.request.body);
-    const payment = await cancelPayment(deps, principalOf(ctx), ctx.params.id as string, body.reason, ctx.ip);
+    const payment = await cancelPayment(deps, principalOf(ctx), ctx.params.id as string, body.reason, ctx.ip, idempotencySeed(ctx));
     respond(ctx, 200, 'Payment cancelled', toGenericPaymentView(payment));
   });
 
   /**
    * Refund (D12): optional `{amount (minor units), reason}`, no amount = the whole refundable rest →
-   * 201 envelope with the refund `ref_…`. Errors: 404, 409 `payment_not_refundable`,
-   * 400 `amount_exceeds_refundable`.
+   * 201 envelope with the refund `ref_…`: `completed`, `failed` (the provider refused) or `pending`
+   * (the provider's answer is unknown yet; the amount stays reserved, D12). Errors: 404, 409
+   * `payment_not_refundable`, 400 `amount_exceeds_refundable`, 503 `service_unavailable` (nothing happened).
    */
   router.post('/:id/refund', ...changesMoney, async (ctx) => {
     const body = parseOrThrow(refundBody, ctx.request.body);
-    const refund = await refundPayment(deps, principalOf(ctx), ctx.params.id as string, body, ctx.ip);
-    respond(ctx, 201, refund.status === 'completed' ? 'Refund completed' : 'Refund failed', toRefundView(refund));
+    const refund = await refundPayment(deps, principalOf(ctx), ctx.params.id as string, body, ctx.ip, idempotencySeed(ctx));
+    respond(ctx, 201, REFUND_MESSAGES[refund.status], toRefundView(refund));
   });
 
   return router;

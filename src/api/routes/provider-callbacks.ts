@@ -1,33 +1,30 @@
 /**
- * `POST /v1/provider-callbacks/{provider}` (D16): a provider tells us about a payment. The raw body
- * is authenticated by the provider's adapter (signature header `X-Provider-Signature`), then the
- * answer is signalled to the payment's workflow. Polling remains the fallback for lost callbacks.
+ * `POST /v1/provider-callbacks/{provider}` (D16): a provider tells us about a payment. The adapter
+ * authenticates the raw request (signature, hash or token, as the provider offers) and parses it;
+ * the callback is then a hint to the payment's workflow, which asks the provider before acting.
+ * A callback for a closed payment answers 200 and changes nothing, except a success that the
+ * workflow reconciles (D11): it is re-opened for it. Polling remains the fallback for lost callbacks.
  */
 import Router from '@koa/router';
 import getRawBody from 'raw-body';
 import { findPaymentByProviderReference } from '../../db/payments';
 import { PROVIDER_KINDS, type ProviderCode } from '../../domain/catalogue';
 import { DomainError } from '../../domain/errors';
-import { ProviderError } from '../../providers/provider';
-import { deliverProviderAnswer, type PaymentServiceDeps } from '../../services/payment-service';
+import { ProviderRefusal } from '../../providers/provider';
+import type { PaymentServiceDeps } from '../../services/payment-service';
+import { deliverProviderHint } from '../../services/provider-callbacks';
 import { respond } from '../envelope';
 import { JSON_LIMIT_BYTES } from '../middleware/json-body';
 
-function referenceIn(rawBody: string): string {
-  try {
-    const reference = (JSON.parse(rawBody) as { provider_reference?: unknown }).provider_reference;
-    if (typeof reference === 'string' && reference.length > 0) return reference;
-  } catch {
-    // fall through
-  }
-  throw new DomainError('invalid_request', 'the callback body must be JSON with a provider_reference');
-}
-
-/** Callback routes; errors: 400 `invalid_request`, 401 `unauthorized` (bad signature), 404. */
+/** Callback routes; errors: 400 `invalid_request`, 401 `unauthorized` (bad signature), 404 (unknown provider or reference). */
 export function providerCallbackRoutes(deps: PaymentServiceDeps): Router {
   const router = new Router({ prefix: '/v1/provider-callbacks' });
 
-  /** Accepts one callback → 200 envelope `{received: true, payment_id}`. */
+  /**
+   * Accepts one callback → 200 envelope `{received: true, payment_id, action}`; `action` is
+   * `signalled` (the workflow confirms it with the provider) or `ignored` (it cannot change the
+   * payment, e.g. a repeated success of a completed payment).
+   */
   router.post('/:provider', async (ctx) => {
     const code = ctx.params.provider as ProviderCode;
     if (!Object.prototype.hasOwnProperty.call(PROVIDER_KINDS, code)) throw new DomainError('not_found', `no provider ${code}`);
@@ -37,18 +34,26 @@ export function providerCallbackRoutes(deps: PaymentServiceDeps): Router {
     } catch {
       throw new DomainError('invalid_request', 'request body is larger than 1 MB', undefined, 413);
     }
-    const payment = await findPaymentByProviderReference(deps.db, code, referenceIn(rawBody));
-    const adapter = payment ? deps.providers.get(payment.environment, code) : undefined;
-    if (!payment || !adapter) throw new DomainError('not_found', 'no payment with this provider_reference');
-    let answer;
-    try {
-      answer = adapter.parseCallback(rawBody, ctx.get('x-provider-signature') || undefined);
-    } catch (error) {
-      if (error instanceof ProviderError) throw new DomainError('unauthorized', error.message);
-      throw error;
+    const headers = Object.fromEntries(Object.entries(ctx.headers).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value[0] : value]));
+    const query = Object.fromEntries(Object.entries(ctx.query).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]));
+    // Every environment's adapter of this provider authenticates the same way: try sandbox, then live.
+    const adapters = (['sandbox', 'live'] as const).flatMap((environment) => deps.providers.get(environment, code) ?? []);
+    let hint;
+    let refusal: unknown;
+    for (const adapter of adapters) {
+      try {
+        hint = adapter.parseCallback({ rawBody, headers, query });
+        break;
+      } catch (error) {
+        if (!(error instanceof ProviderRefusal)) throw error;
+        refusal = error;
+      }
     }
-    await deliverProviderAnswer(deps.temporal, payment.id, answer);
-    respond(ctx, 200, 'Callback received', { received: true, payment_id: payment.id });
+    if (!hint) throw new DomainError('unauthorized', refusal instanceof Error ? refusal.message : `no ${code} adapter is configured`);
+    const payment = await findPaymentByProviderReference(deps.db, code, hint.providerReference);
+    if (!payment) throw new DomainError('not_found', 'no payment with this provider_reference');
+    const action = await deliverProviderHint(deps, payment, { providerReference: hint.providerReference, claimed: hint.claimed });
+    respond(ctx, 200, 'Callback received', { received: true, payment_id: payment.id, action });
   });
 
   return router;

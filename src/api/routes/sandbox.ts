@@ -43,8 +43,8 @@ export function sandboxRoutes(deps: SandboxServiceDeps): Router {
    */
   router.post('/card-gateway/confirm', jsonBody(), async (ctx) => {
     const body = parseOrThrow(cardConfirmBody, ctx.request.body);
-    const answer = await confirmSandboxCard(deps, body.client_secret, body.card_number);
-    respond(ctx, 200, 'Card confirmation received', { payment_id: body.client_secret.split('_secret_')[0], outcome: answer.outcome });
+    const { answer, paymentId } = await confirmSandboxCard(deps, body.client_secret, body.card_number);
+    respond(ctx, 200, 'Card confirmation received', { payment_id: paymentId, outcome: answer.outcome });
   });
 
   /**

@@ -11,6 +11,9 @@ const currencies = Object.keys(CURRENCY_EXPONENTS) as NonEmpty<keyof typeof CURR
 const genericMethods = Object.keys(GENERIC_CATALOGUE) as NonEmpty<keyof typeof GENERIC_CATALOGUE>;
 const merchantMethods = Object.keys(MERCHANT_CATALOGUE) as NonEmpty<keyof typeof MERCHANT_CATALOGUE>;
 
+/** The shortest `expires_in` a create accepts, in seconds (D14). */
+export const MIN_EXPIRES_IN_SECONDS = 60;
+
 /** An amount in minor units, 1 … 10^12 (D5). */
 const minorAmount = z.number().int().min(MIN_AMOUNT_MINOR).max(MAX_AMOUNT_MINOR);
 /** Free key/value pairs of strings, at most 50 keys. */
@@ -27,6 +30,8 @@ export const genericCreateBody = z.strictObject({
   description: z.string().max(1000).optional(),
   customer_email: z.email().max(254).optional(),
   metadata: metadata.optional(),
+  /** Seconds until the payment expires (D14): 60 up to the method's default expiry (checked once the method is known). */
+  expires_in: z.number().int().min(MIN_EXPIRES_IN_SECONDS, `expires_in must be at least ${MIN_EXPIRES_IN_SECONDS} seconds`).optional(),
 });
 /** The parsed generic create body. */
 export type GenericCreateBody = z.infer<typeof genericCreateBody>;

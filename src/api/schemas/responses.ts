@@ -31,6 +31,7 @@ export const nextAction = z
   .union([
     z.object({ type: z.literal('bank_transfer'), bank_name: z.string(), account_name: z.string(), account_number: z.string(), reference: z.string() }),
     z.object({ type: z.literal('card_confirm'), client_secret: z.string() }),
+    z.object({ type: z.literal('mobile_money_approval'), message: z.string() }),
   ])
   .nullable();
 
@@ -56,6 +57,7 @@ export const genericPayment = z.object({
   client_secret: z.string().optional(),
   environment: z.enum(['sandbox', 'live']),
   expires_at: timestamp,
+  reconciled_at: timestamp.nullable(),
   created_at: timestamp,
   updated_at: timestamp,
 });

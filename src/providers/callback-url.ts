@@ -1,0 +1,12 @@
+/** Where providers send their callbacks (D16): the public base URL of the API plus the provider's callback path. */
+import type { ProviderCode } from '../domain/catalogue';
+
+/**
+ * The callback URL of provider `code` under `baseUrl` (e.g. `https://api.example.com` →
+ * `https://api.example.com/v1/provider-callbacks/momo`), or null when no base URL is configured
+ * (then providers send none and polling alone finds their answers).
+ */
+export function callbackUrlFor(baseUrl: string | undefined, code: ProviderCode): string | null {
+  if (!baseUrl) return null;
+  return `${baseUrl.replace(/\/+$/, '')}/v1/provider-callbacks/${code}`;
+}

@@ -1,0 +1,49 @@
+/**
+ * The sandbox simulators' callbacks (D16): the body they send and its signature,
+ * `X-Provider-Signature: sha256=<hex HMAC-SHA256 of the raw body>` keyed with the callback secret,
+ * as a live provider's signed callback would be.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from '../../lib/zod';
+import { ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
+import { claimedStatusOf } from './statuses';
+
+/** The body of a simulated provider callback (D16); `status` in the simulator's own vocabulary. */
+export const callbackBody = z.object({
+  provider_reference: z.string().min(1).max(100),
+  status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
+  failure_code: z.enum(['declined', 'card_declined', 'insufficient_funds', 'provider_error']).optional(),
+  failure_message: z.string().max(500).optional(),
+});
+
+/** The header the simulators sign their callbacks with. */
+export const SIGNATURE_HEADER = 'x-provider-signature';
+
+/** Signs a callback body as the simulators (and tests) do: `sha256=<hex>`. */
+export function signCallback(rawBody: string, secret: string): string {
+  return `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
+}
+
+function verifySignature(rawBody: string, signature: string | undefined, secret: string): boolean {
+  if (!signature) return false;
+  const expected = Buffer.from(signCallback(rawBody, secret));
+  const given = Buffer.from(signature);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+/**
+ * Authenticates a simulated callback by its signature, then parses it into a hint.
+ * @throws ProviderRefusal when the signature is missing or wrong, or the body is not a callback
+ */
+export function parseSandboxCallback(request: CallbackRequest, secret: string): ParsedCallback {
+  if (!verifySignature(request.rawBody, request.headers[SIGNATURE_HEADER], secret)) throw new ProviderRefusal('the callback signature is not valid');
+  let json: unknown;
+  try {
+    json = JSON.parse(request.rawBody);
+  } catch {
+    throw new ProviderRefusal('the callback body is not JSON');
+  }
+  const parsed = callbackBody.safeParse(json);
+  if (!parsed.success) throw new ProviderRefusal('the callback body is not a valid callback');
+  return { providerReference: parsed.data.provider_reference, claimed: claimedStatusOf(parsed.data.status) };
+}

@@ -1,0 +1,99 @@
+/**
+ * A worker that dies between the provider's acceptance and the read-model write (D13, D16, D20):
+ * the create's wait runs out and answers the payment as recorded (`pending`, no next action); the
+ * initiation is retried on another worker with the same idempotency key, finds the provider's
+ * request, and the payment reaches its true state with one provider request; the create retried
+ * with the same key returns the same payment.
+ */
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../../src/activities';
+import { createMailer } from '../../src/lib/mailer';
+import type { PaymentProvider } from '../../src/providers/provider';
+import { providerRegistryFromConfig, type ProviderRegistry } from '../../src/providers/registry';
+import { registerDeveloper } from '../helpers/http';
+import { startApp } from '../helpers/processes';
+import { getStack, testConfig, workflowBundle } from '../helpers/stack';
+
+describe('worker lost between the provider\'s acceptance and the read-model write (D13, D20)', function () {
+  this.timeout(120_000);
+  const taskQueue = `create-crash-${randomBytes(4).toString('hex')}`;
+  const config = testConfig({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_MULTIPLIER: '1000', CREATE_WAIT_MS: '3000' });
+  let app: Awaited<ReturnType<typeof startApp>>;
+  let baseUrl: string;
+  const workers: { worker: Worker; running: Promise<void>; connection: NativeConnection }[] = [];
+
+  /** A worker on the test's queue; `dies` makes initiation hang once the provider has taken the request, like a process that died there. */
+  async function startWorker(dies: boolean): Promise<Worker> {
+    const { db, client } = await getStack();
+    const sandbox = providerRegistryFromConfig(db, config);
+    const providers: ProviderRegistry = {
+      get(environment, code) {
+        const provider = sandbox.get(environment, code) as PaymentProvider;
+        if (!dies) return provider;
+        return { ...provider, initiate: async (request) => provider.initiate(request).then(() => new Promise<never>(() => undefined)) };
+      },
+    };
+    const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+    const worker = await Worker.create({
+      connection,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: createActivities({ db, providers, temporal: client, mailer: createMailer(config), config, providerCallTimeoutMs: 60_000 }),
+      shutdownGraceTime: '100 ms',
+      shutdownForceTime: '1 second',
+    });
+    // A worker shut down with its activity still hanging ends with an error: expected here.
+    workers.push({ worker, running: worker.run().catch(() => undefined), connection });
+    return worker;
+  }
+
+  before(async () => {
+    app = await startApp(config);
+    baseUrl = app.baseUrl;
+  });
+
+  after(async () => {
+    for (const { worker, running, connection } of workers) {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await connection.close();
+    }
+    await app.close();
+  });
+
+  it('reaches the true state with one provider request, and the retried create returns the same payment', async () => {
+    const { db } = await getStack();
+    const developer = await registerDeveloper();
+    const dying = await startWorker(true);
+    const create = () =>
+      fetch(`${baseUrl}/v1/payments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${developer.key}`, 'content-type': 'application/json', 'idempotency-key': 'order-4711' },
+        body: JSON.stringify({ amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' }),
+      });
+    const first = await create();
+    expect(first.status).to.equal(201);
+    const payment = ((await first.json()) as { data: { id: string; status: string; next_action: unknown } }).data;
+    // The wait ran out: the payment as recorded, pending, without the provider's next action.
+    expect(payment).to.include({ status: 'pending', next_action: null });
+    expect(await db('sandbox_provider_transactions').where({ payment_id: payment.id }).count<{ n: number }[]>('payment_id as n')).to.deep.equal([{ n: 1 }]);
+    expect((await db('payments').where({ id: payment.id }).first('provider_reference'))?.provider_reference).to.equal(null);
+
+    dying.shutdown();
+    await startWorker(false);
+    const again = await create();
+    expect(again.status).to.equal(201);
+    expect(((await again.json()) as { data: { id: string } }).data.id).to.equal(payment.id);
+
+    for (let status = ''; status !== 'completed'; ) {
+      await new Promise((r) => setTimeout(r, 250));
+      status = ((await db('payments').where({ id: payment.id }).first('status')) as { status: string }).status;
+    }
+    expect(await db('sandbox_provider_transactions').where({ payment_id: payment.id }).count<{ n: number }[]>('payment_id as n')).to.deep.equal([{ n: 1 }]);
+    const events = await db('events').where({ object_id: payment.id }).select('type');
+    expect(events.map((e: { type: string }) => e.type).sort()).to.deep.equal(['payment.completed', 'payment.created']);
+    expect(await db('payments').where({ merchant_id: developer.merchantId }).count<{ n: number }[]>('id as n')).to.deep.equal([{ n: 1 }]);
+  });
+});
