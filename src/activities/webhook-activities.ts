@@ -60,8 +60,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     },
 
     /**
-     * Attempt `attempt` that records itself (workflow patch `delivery-attempt-records-itself`,
-     * D27): as `deliverWebhook`, then, when it sent, writes the attempt with the delivery's and the
+     * Attempt `attempt` that records itself (D27): as `deliverWebhook`, then, when it sent, writes the attempt with the delivery's and the
      * endpoint's statuses after it, decided as the workflow decides (`decideAfterAttempt`), so the
      * workflow needs no local activity and no second activation to record it. A failed write is not
      * a failure of the attempt (a retry would send the webhook again): it is logged and answered

@@ -8,7 +8,7 @@
  *
  * Deterministic: only `@temporalio/workflow`, domain code, messages and activity types are imported.
  */
-import { ActivityFailure, ApplicationFailure, patched, proxyActivities, proxyLocalActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { decideAfterAttempt, MAX_DELIVERY_ATTEMPTS, type AttemptOutcome } from '../domain/webhooks';
 import type { WebhookDeliveryInput, WebhookDeliveryResult } from './webhook-messages';
@@ -29,32 +29,13 @@ const RECORD_OPTIONS: ActivityOptions = {
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 };
 
-/**
- * Patch id: the delivery log writes run as local activities, inside the workflow task that decides
- * after an attempt, instead of as activity tasks (each one more schedule, dispatch, start and
- * completion on the server, and one more workflow task). The attempt itself stays an activity task:
- * a merchant's endpoint may take its full 10 s. Executions begun before the patch replay as they ran.
- */
-export const LOCAL_RECORDS_PATCH = 'delivery-records-as-local-activities';
-
-/**
- * Patch id: the attempt activity records itself (`deliverAndRecordWebhook`), so a delivery takes one
- * activation fewer; the workflow still records an attempt the activity could not (a failed write,
- * an attempt that could not be made). Executions begun before record every attempt themselves.
- */
-export const SELF_RECORDING_PATCH = 'delivery-attempt-records-itself';
-
-/**
- * Patch id: an execution begun with both patches above. Every `patched()` of a new execution records
- * a marker and upserts the `TemporalChangeVersion` search attribute (one more visibility write on
- * the server), so a new delivery asks for this one patch only and takes the two above as given:
- * one marker and one upsert instead of two each. Executions begun before ask for those two as they did.
- */
-export const DELIVERY_V3_PATCH = 'delivery-v3';
-
 const attempts = proxyActivities<Activities>(ATTEMPT_OPTIONS);
-const remoteRecords = proxyActivities<Activities>(RECORD_OPTIONS);
-const localRecords = proxyLocalActivities<Activities>(RECORD_OPTIONS);
+/**
+ * The delivery log's own writes (an attempt the attempt activity could not record, a cancelled
+ * delivery) run as local activities, inside the workflow task that decides after an attempt: they
+ * are idempotent writes of what the attempt activity already did, and move no money.
+ */
+const records = proxyLocalActivities<Activities>(RECORD_OPTIONS);
 
 /** An attempt that could not be made at all counts as a failed attempt with the reason as its error. */
 function unattempted(error: ActivityFailure): AttemptOutcome {
@@ -65,24 +46,19 @@ function unattempted(error: ActivityFailure): AttemptOutcome {
 /** Delivers one event to one endpoint (see module comment). */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const { deliveryId } = input;
-  const v3 = patched(DELIVERY_V3_PATCH);
-  const localRecording = v3 || patched(LOCAL_RECORDS_PATCH);
-  const records = localRecording ? localRecords : remoteRecords;
-  const selfRecording = v3 || (localRecording && patched(SELF_RECORDING_PATCH));
   for (let attempt = 1; attempt <= MAX_DELIVERY_ATTEMPTS; attempt += 1) {
     const attemptedAt = new Date().toISOString();
     let outcome: AttemptOutcome;
     let recorded = false;
     try {
-      const result = selfRecording
-        ? await attempts.deliverAndRecordWebhook({ deliveryId, attempt, attemptedAt })
-        : await attempts.deliverWebhook({ deliveryId, attempt });
+      // The attempt records itself; the workflow records only an attempt it could not.
+      const result = await attempts.deliverAndRecordWebhook({ deliveryId, attempt, attemptedAt });
       if (result.kind === 'skipped') {
         await records.recordWebhookDeliveryCancelled({ deliveryId });
         return { deliveryId, status: 'cancelled', attempts: attempt - 1 };
       }
       outcome = result.outcome;
-      recorded = (result as { recorded?: boolean }).recorded === true;
+      recorded = result.recorded;
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       outcome = unattempted(error);

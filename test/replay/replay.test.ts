@@ -36,12 +36,7 @@ describe('replay of recorded workflow histories (D21)', () => {
 
   it('has histories of every webhook delivery outcome (D27)', () => {
     expect(files).to.include.members(['webhook-delivery-failed.json', 'webhook-delivery-succeeded.json', 'webhook-delivery-gone.json', 'webhook-delivery-cancelled.json']);
-    // v1: the delivery log writes as activity tasks, before they ran as local activities.
-    expect(files).to.include.members(['v1-webhook-delivery-failed.json', 'v1-webhook-delivery-succeeded.json', 'v1-webhook-delivery-gone.json', 'v1-webhook-delivery-cancelled.json']);
-    // v2: every attempt recorded by a local activity, before the attempt activity recorded itself.
-    expect(files).to.include.members(['v2-webhook-delivery-failed.json', 'v2-webhook-delivery-succeeded.json', 'v2-webhook-delivery-gone.json', 'v2-webhook-delivery-cancelled.json']);
-    // v3: a patch marker for each of the two changes above, before one (delivery-v3) stood for both.
-    expect(files).to.include.members(['v3-webhook-delivery-failed.json', 'v3-webhook-delivery-succeeded.json', 'v3-webhook-delivery-gone.json', 'v3-webhook-delivery-cancelled.json']);
+    expect(files.filter((name) => /^v\d+-/.test(name))).to.deep.equal([]);
   });
 
   it('replays every history without a determinism error', async function () {
