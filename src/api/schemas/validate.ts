@@ -54,11 +54,38 @@ function describe(issue: z.core.$ZodIssue, input: unknown): FieldProblem {
   }
 }
 
+/** C0 control characters other than tab, LF and CR, and DEL: refused in every string (D51). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/** How deep {@link controlCharacterProblems} looks into nested objects and arrays. */
+const MAX_DEPTH = 8;
+
 /**
- * Parses `input` with `schema`.
+ * Every string in `input` (values and object keys, nested) that holds a NUL or another control
+ * character other than tab, CR and LF (D51): PostgreSQL refuses NUL in text and jsonb, so such a
+ * string must be refused before it reaches a query or a workflow.
+ */
+export function controlCharacterProblems(input: unknown, path: string[] = [], depth = 0): FieldProblem[] {
+  const field = path.join('.') || 'body';
+  if (typeof input === 'string') {
+    return CONTROL_CHARACTER.test(input) ? [{ field, message: `${field} must not contain control characters (only tab, CR and LF are allowed)` }] : [];
+  }
+  if (input === null || typeof input !== 'object' || depth >= MAX_DEPTH) return [];
+  return Object.entries(input).flatMap(([key, value]) => {
+    const keyProblem = CONTROL_CHARACTER.test(key) ? [{ field, message: `${field} must not contain a key with control characters` }] : [];
+    return [...keyProblem, ...controlCharacterProblems(value, [...path, key], depth + 1)];
+  });
+}
+
+/**
+ * Parses `input` (a body, a query or multipart fields) with `schema`, after refusing any string
+ * with a control character (D51).
  * @throws DomainError `validation_error` naming the first bad field, with `details` for all
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const control = controlCharacterProblems(input);
+  if (control.length > 0) throw validationError(control);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw validationError(result.error.issues.map((issue) => describe(issue, input)));
