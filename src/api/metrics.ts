@@ -24,6 +24,24 @@ export function createMetrics(db: Db): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'paycollect_api_' });
 
+  const readModelUp = new Gauge({
+    name: 'paycollect_read_model_up',
+    help: '1 when the last scrape could read the read model (PostgreSQL), 0 when it could not',
+    registers: [registry],
+  });
+
+  /** The read model's figures, or none when PostgreSQL cannot be read: `/metrics` answers either way (D70). */
+  async function readModel<T>(read: () => Promise<T[]>): Promise<T[]> {
+    try {
+      const rows = await read();
+      readModelUp.set(1);
+      return rows;
+    } catch {
+      readModelUp.set(0);
+      return [];
+    }
+  }
+
   const duration = new Histogram({
     name: 'paycollect_http_request_duration_seconds',
     help: 'HTTP request duration in seconds, by method, route pattern and status',
@@ -39,9 +57,8 @@ export function createMetrics(db: Db): Metrics {
     registers: [registry],
     async collect() {
       this.reset();
-      for (const row of await countPaymentsByStatusAndMethod(db)) {
-        this.set({ environment: row.environment, status: row.status, method: row.method }, row.count);
-      }
+      const rows = await readModel(() => countPaymentsByStatusAndMethod(db));
+      for (const row of rows) this.set({ environment: row.environment, status: row.status, method: row.method }, row.count);
     },
   });
 
@@ -52,7 +69,8 @@ export function createMetrics(db: Db): Metrics {
     registers: [registry],
     async collect() {
       this.reset();
-      for (const row of await countWebhookDeliveriesByStatus(db)) this.set({ environment: row.environment, outcome: row.status }, row.count);
+      const rows = await readModel(() => countWebhookDeliveriesByStatus(db));
+      for (const row of rows) this.set({ environment: row.environment, outcome: row.status }, row.count);
     },
   });
 

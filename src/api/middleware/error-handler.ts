@@ -3,10 +3,12 @@
  * response. Generic and developer endpoints answer the envelope `{success: false, error: {code,
  * message, details?}}`; merchant-scoped endpoints (`/v1/api/…`) answer `{error: message}`.
  * Messages are shown only for 4xx; a 5xx says "internal error" and is logged with its stack once.
+ * PostgreSQL or Temporal out of reach is 503 `service_unavailable` with `Retry-After` (D51).
  */
 import type { Context, Middleware } from 'koa';
 import { DomainError, type ErrorCode, type FieldProblem } from '../../domain/errors';
 import { HTTP_STATUS } from '../errors';
+import { isOutage } from '../outage';
 
 interface Answer {
   status: number;
@@ -32,6 +34,9 @@ function toAnswer(error: unknown): Answer {
   }
   if (typeof error === 'object' && error !== null && typeof (error as { status?: unknown }).status === 'number') {
     return fromHttpError(error as { status: number; message: string; expose?: boolean });
+  }
+  if (isOutage(error)) {
+    return { status: 503, code: 'service_unavailable', message: 'the service cannot reach its database or workflow engine right now; retry shortly' };
   }
   return { status: 500, code: 'internal_error', message: 'internal error' };
 }
