@@ -6,9 +6,13 @@ import http from 'node:http';
 import { createApp } from './api/app';
 import { loadConfigOrExit } from './config';
 import { createDb } from './db/knex';
+import { purgeExpiredRows } from './db/maintenance';
 import { createLogger } from './logger';
 import { providerRegistryFromConfig } from './providers/registry';
 import { connectClient } from './temporal';
+
+/** How often the API purges expired rate-limit counters and idempotency keys, in milliseconds. */
+const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -20,7 +24,17 @@ async function main(): Promise<void> {
   server.listen(config.PORT, config.HOST, () => {
     logger.info({ address: `http://${config.HOST}:${config.PORT}` }, 'api listening');
   });
+  // Expired rate-limit counters and idempotency keys are purged every 10 minutes (D13, D50).
+  const purge = () =>
+    purgeExpiredRows(db, new Date()).then(
+      (deleted) => logger.debug(deleted, 'expired rows purged'),
+      (error: unknown) => logger.warn({ err: error }, 'expired rows could not be purged'),
+    );
+  void purge();
+  const purging = setInterval(purge, PURGE_INTERVAL_MS);
+  purging.unref();
   const stop = () => {
+    clearInterval(purging);
     logger.info('api stopping');
     server.close(async () => {
       await db.destroy();

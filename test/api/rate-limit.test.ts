@@ -9,6 +9,8 @@ import { expect } from 'chai';
 import { createApp } from '../../src/api/app';
 import { createLogger } from '../../src/logger';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
+import { purgeExpiredRows } from '../../src/db/maintenance';
+import { hashSecretKey } from '../../src/lib/secret-keys';
 import { registerDeveloper } from '../helpers/http';
 import { getStack, testConfig } from '../helpers/stack';
 
@@ -102,5 +104,80 @@ describe('rate limits shared by two API processes (D50)', function () {
     const response = await fetch(`${urls[0]}/v1/provider-callbacks/momo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(response.status).to.equal(401); // unsigned: refused by the provider's authentication, not by a limit
     expect(response.headers.get('x-ratelimit-limit')).to.equal(null);
+  });
+});
+
+describe('the rate-limit bucket is the credential authentication accepts (D50 amended)', function () {
+  this.timeout(60_000);
+  let url: string;
+  let server: http.Server;
+
+  before(async () => {
+    const stack = await getStack();
+    const config = testConfig({ RATE_LIMIT_MULTIPLIER: '1' });
+    const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(stack.db, config), logger: createLogger('rl-bucket', 'silent') });
+    server = http.createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  async function roomInMinute(seconds: number): Promise<void> {
+    const left = 60 - (Math.floor(Date.now() / 1000) % 60);
+    if (left < seconds) await new Promise((r) => setTimeout(r, left * 1000 + 200));
+  }
+
+  it('keeps the login limit (10 a minute per IP) whatever X-API-Key each try carries', async () => {
+    const developer = await registerDeveloper();
+    await roomInMinute(20);
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      const response = await fetch(`${url}/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': `junk${i}`, authorization: `Bearer junk${i}` },
+        body: JSON.stringify({ email: developer.email, password: 'wrong password!' }),
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses.slice(0, 10)).to.deep.equal(Array(10).fill(401));
+    expect(statuses.slice(10)).to.deep.equal([429, 429]);
+  });
+
+  it('counts payments against the Bearer key authentication used, not a junk X-API-Key beside it (30 a minute)', async () => {
+    const developer = await registerDeveloper();
+    await roomInMinute(30);
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i += 1) {
+      const response = await fetch(`${url}/v1/payments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${developer.key}`, 'x-api-key': `sk_sandbox_${String(i).padStart(32, 'Z')}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000003' }),
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses.filter((s) => s === 201)).to.have.length(30);
+    expect(statuses[30]).to.equal(429);
+  });
+
+  it('counts unknown keys against the client IP: rotating junk keys leave no counters of their own', async () => {
+    const { db } = await getStack();
+    const junk = Array.from({ length: 5 }, (_, i) => `sk_sandbox_${String(i).padStart(32, 'Q')}`);
+    for (const key of junk) expect((await fetch(`${url}/v1/payments/pay_x`, { headers: { authorization: `Bearer ${key}` } })).status).to.equal(401);
+    for (const key of junk) {
+      expect(await db('rate_limits').where('key', 'like', `%key:${hashSecretKey(key)}%`).count<{ n: number }[]>('key as n'), key).to.deep.equal([{ n: 0 }]);
+    }
+  });
+
+  it('purges counters whose window ended and idempotency keys older than 24 h', async () => {
+    const { db } = await getStack();
+    await db('rate_limits').insert({ key: 'test:expired', points: 1, expire: Date.now() - 1_000 });
+    await db('rate_limits').insert({ key: 'test:current', points: 1, expire: Date.now() + 60_000 });
+    const merchant = `mer_purge${Date.now()}`;
+    await db('idempotency_keys').insert({ merchant_id: merchant, environment: 'sandbox', key: 'old', request_hash: 'h', created_at: new Date(Date.now() - 25 * 3600 * 1000) });
+    await db('idempotency_keys').insert({ merchant_id: merchant, environment: 'sandbox', key: 'new', request_hash: 'h', created_at: new Date() });
+    const deleted = await purgeExpiredRows(db, new Date());
+    expect(deleted.rateLimits).to.be.at.least(1);
+    expect(await db('rate_limits').whereIn('key', ['test:expired', 'test:current']).pluck('key')).to.deep.equal(['test:current']);
+    expect(await db('idempotency_keys').where({ merchant_id: merchant }).pluck('key')).to.deep.equal(['new']);
   });
 });

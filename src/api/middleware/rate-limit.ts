@@ -1,10 +1,13 @@
 /**
  * Rate limits (D50) with rate-limiter-flexible's PostgreSQL store, so every API process shares the
- * counters. Counted per secret key (Bearer or X-API-Key, so both payment families share a key's
- * budget), per developer for session tokens, and per client IP otherwise (`/auth/*`), in fixed
+ * counters. The bucket is the credential the route's authentication accepts (D50 amended): the
+ * secret key (Bearer, or X-API-Key on the merchant-scoped family, so both families share a key's
+ * budget) or the developer's session; a missing, unknown, inactive or malformed credential counts
+ * against the client IP, and `/auth/*` always does, so no header opens a fresh bucket. Fixed
  * windows aligned to the clock minute and hour, plus the endpoint limits. Every response carries
  * `X-RateLimit-Limit/Remaining/Reset` of the window closest to exhaustion; a refused request is
- * 429 `rate_limited` with `Retry-After` (seconds).
+ * 429 `rate_limited` with `Retry-After` (seconds). Expired counters are purged on a schedule
+ * (`purgeExpiredRows`).
  */
 import type { Context, Middleware } from 'koa';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
@@ -13,7 +16,7 @@ import { findLimitProfileByDeveloper, type LimitProfile } from '../../db/develop
 import type { Db } from '../../db/knex';
 import { DomainError } from '../../domain/errors';
 import { baseLimits, decide, endpointLimits, windowStart, type WindowLimit, type WindowState } from '../../domain/limits';
-import { hashSecretKey } from '../../lib/secret-keys';
+import { hashSecretKey, SECRET_KEY_PATTERN } from '../../lib/secret-keys';
 import { verifySessionToken } from '../../lib/session-tokens';
 import { lookUpKey } from './auth';
 
@@ -25,20 +28,33 @@ interface Subject {
 
 const SANDBOX_PROFILE: LimitProfile = { environment: 'sandbox', plan: 'sandbox', customPerMinute: null, customPerHour: null };
 
+/**
+ * The credential the route's authentication reads (D4): X-API-Key on the merchant-scoped family,
+ * the Bearer token elsewhere; none on `/auth/*`, which always counts per IP.
+ */
+function presentedCredential(ctx: Context): string | undefined {
+  if (ctx.path.startsWith('/v1/auth/')) return undefined;
+  if (ctx.path.startsWith('/v1/api/')) return ctx.get('x-api-key') || undefined;
+  return /^Bearer ([^\s]+)$/.exec(ctx.get('authorization'))?.[1];
+}
+
 async function subjectOf(ctx: Context, db: Db, jwtSecret: string): Promise<Subject> {
-  const bearer = /^Bearer ([^\s]+)$/.exec(ctx.get('authorization'))?.[1];
-  const key = ctx.get('x-api-key') || (bearer?.startsWith('sk_') ? bearer : undefined);
+  const credential = presentedCredential(ctx);
   let id = `ip:${ctx.ip}`;
   let profile: LimitProfile = SANDBOX_PROFILE;
-  if (key) {
-    id = `key:${hashSecretKey(key)}`;
-    profile = (await lookUpKey(ctx, db, key))?.profile ?? SANDBOX_PROFILE;
-  } else if (bearer) {
-    const developerId = await verifySessionToken(bearer, jwtSecret);
+  if (credential?.startsWith('sk_')) {
+    const found = SECRET_KEY_PATTERN.test(credential) ? await lookUpKey(ctx, db, credential) : undefined;
+    if (found?.owner) {
+      id = `key:${hashSecretKey(credential)}`;
+      profile = found.profile;
+    }
+  } else if (credential) {
+    const developerId = await verifySessionToken(credential, jwtSecret);
     const environment = ctx.query.environment === 'live' ? 'live' : 'sandbox';
-    if (developerId) {
+    const developerProfile = developerId ? await findLimitProfileByDeveloper(db, developerId, environment) : undefined;
+    if (developerProfile) {
       id = `dev:${developerId}:${environment}`;
-      profile = (await findLimitProfileByDeveloper(db, developerId, environment)) ?? SANDBOX_PROFILE;
+      profile = developerProfile;
     }
   }
   const limits = [
