@@ -67,6 +67,8 @@ const settings = z.object({
   REFUND_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
   /** How long a late provider success still completes a payment that failed by expiry or provider error, in days (D11: 7). */
   RECONCILIATION_WINDOW_DAYS: z.coerce.number().int().min(1).max(365).default(7),
+  /** How long an idempotency claim without an answer stays its request's before the same request may take it over, in milliseconds (D13: 30 s). */
+  IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** How long a create waits for the workflow to record the payment and the provider to answer, in milliseconds (D20: 10 s). */
   CREATE_WAIT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Folder of the local blob store holding uploaded documents (D32); relative to the working directory. */

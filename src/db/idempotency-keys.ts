@@ -23,16 +23,30 @@ function where(scope: KeyScope) {
 }
 
 /**
- * Claims the key for a request: inserts it, or takes over a stored key created before
- * `expiredBefore` (past the replay window) in the same statement.
+ * Claims the key for a request, in one statement: inserts it; takes over a stored key created
+ * before `expiredBefore` (past the replay window) as new; or takes over, for the same request, a
+ * claim with no answer whose lease ran out (`claimed_at` before `leaseBefore`: its owner died or
+ * failed after a side effect may have happened, D13), keeping its `created_at`.
  * @returns true when this call claimed it (the caller then owns it)
  */
-export async function claimIdempotencyKey(db: Db, scope: KeyScope, requestHash: string, expiredBefore: Date): Promise<boolean> {
+export async function claimIdempotencyKey(db: Db, scope: KeyScope, requestHash: string, expiredBefore: Date, leaseBefore: Date): Promise<boolean> {
   const claimed = await db('idempotency_keys')
-    .insert({ ...where(scope), request_hash: requestHash, created_at: db.fn.now() })
+    .insert({ ...where(scope), request_hash: requestHash, created_at: db.fn.now(), claimed_at: db.fn.now() })
     .onConflict(['merchant_id', 'environment', 'key'])
-    .merge({ request_hash: requestHash, response_status: null, response_body: null, created_at: db.fn.now() })
-    .where('idempotency_keys.created_at', '<', expiredBefore)
+    .merge({
+      request_hash: requestHash,
+      response_status: null,
+      response_body: null,
+      created_at: db.raw('case when idempotency_keys.created_at < ? then now() else idempotency_keys.created_at end', [expiredBefore]),
+      claimed_at: db.fn.now(),
+    })
+    .where((q) =>
+      q
+        .where('idempotency_keys.created_at', '<', expiredBefore)
+        .orWhere((lease) =>
+          lease.whereNull('idempotency_keys.response_status').where('idempotency_keys.request_hash', requestHash).where('idempotency_keys.claimed_at', '<', leaseBefore),
+        ),
+    )
     .returning('key');
   return claimed.length === 1;
 }
@@ -47,7 +61,7 @@ export async function saveIdempotentResponse(db: Db, scope: KeyScope, status: nu
   await db('idempotency_keys').where(where(scope)).update({ response_status: status, response_body: bodyJson });
 }
 
-/** Releases a key whose request failed, so it can be retried. */
+/** Releases a key whose request was refused before any side effect (a 4xx), so it can be retried at once. */
 export async function releaseIdempotencyKey(db: Db, scope: KeyScope): Promise<void> {
   await db('idempotency_keys').where(where(scope)).delete();
 }

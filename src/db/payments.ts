@@ -336,6 +336,12 @@ export async function insertRefund(db: Db, refund: RefundRecord): Promise<Refund
   return row ? fromRefundRow(row) : refund;
 }
 
+/** The refund `id` of this merchant and environment, or undefined (D1). */
+export async function findRefund(db: Db, scope: { merchantId: string; environment: Environment }, id: string): Promise<RefundRecord | undefined> {
+  const row = await db<RefundRow>('refunds').where({ id, merchant_id: scope.merchantId, environment: scope.environment }).first();
+  return row ? fromRefundRow(row) : undefined;
+}
+
 /** The refunds of a payment not settled yet (status `pending`), oldest first. */
 export async function findPendingRefunds(db: Db, paymentId: string): Promise<RefundRecord[]> {
   const rows = await db<RefundRow>('refunds').where({ payment_id: paymentId, status: 'pending' }).orderBy([{ column: 'created_at' }, { column: 'id' }]);

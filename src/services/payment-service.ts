@@ -21,7 +21,7 @@ import {
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
-import { findPayment, insertPaymentWithCreatedEvent } from '../db/payments';
+import { findPayment, findRefund, insertPaymentWithCreatedEvent } from '../db/payments';
 import { PROVIDER_KINDS, type MethodKind, type PaymentMethod } from '../domain/catalogue';
 import { providerUnavailable, type ResolvedPayment } from '../domain/create-payment';
 import { DomainError, ERROR_CODES, type ErrorCode } from '../domain/errors';
@@ -61,6 +61,7 @@ export interface PaymentServiceDeps {
     | 'REFUND_WINDOW_DAYS'
     | 'RECONCILIATION_WINDOW_DAYS'
     | 'CREATE_WAIT_MS'
+    | 'IDEMPOTENCY_LEASE_MS'
   >;
 }
 
@@ -302,13 +303,16 @@ export async function refundPayment(
   idempotencySeed?: string,
 ): Promise<RefundRecord> {
   const payment = await getPayment(deps, owner, id);
+  const refundId = requestId(ID_PREFIXES.refund, owner, `refund:${id}`, idempotencySeed);
+  // A retry of a refund request whose answer was lost (D13): the refund it made, not a second one.
+  const made = idempotencySeed ? await findRefund(deps.db, owner, refundId) : undefined;
+  if (made) return made;
   if (payment.status !== 'completed') {
     throw new DomainError('payment_not_refundable', `a ${payment.status} payment cannot be refunded; only completed payments can`);
   }
   if (Date.now() - Date.parse(payment.createdAt) > deps.config.REFUND_WINDOW_DAYS * 86_400_000) {
     throw new DomainError('payment_not_refundable', `payments can be refunded for ${deps.config.REFUND_WINDOW_DAYS} days after they were created`);
   }
-  const refundId = requestId(ID_PREFIXES.refund, owner, `refund:${id}`, idempotencySeed);
   const refund = await updatePayment(deps, payment, refundPaymentUpdate, [{ refundId, amount: request.amount, reason: request.reason }], refundId);
   await audit(deps.db, owner, 'refund.created', refund.id, ip);
   return refund;

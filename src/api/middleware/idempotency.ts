@@ -3,7 +3,11 @@
  * claims it and its 2xx response is stored; the same key with the same body within 24 h replays
  * that response with `Idempotent-Replayed: true`; with a different body → 409
  * `idempotency_key_reused`. Concurrent requests with one key wait for the first to answer, so they
- * create one payment. A request that fails releases its key, so it can be retried.
+ * create one payment. A request refused with a 4xx (nothing happened) releases its key, so it can
+ * be retried at once; a request that failed otherwise (5xx, a lost connection) keeps its claim,
+ * because a side effect may have happened: the same request takes the claim over once its lease
+ * ({@link IDEMPOTENCY_LEASE_MS}) ran out, and its derived ids reattach to whatever the first
+ * attempt started (D13 amended).
  */
 import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
@@ -17,11 +21,14 @@ import {
 import type { Db } from '../../db/knex';
 import { DomainError, validationError } from '../../domain/errors';
 import { principalOf } from './auth';
+import { HTTP_STATUS } from '../errors';
 
 /** How long a key replays its first response (D13: 24 h), in milliseconds. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 /** How long a request waits for a concurrent one holding its key, in milliseconds. */
 const WAIT_FOR_OWNER_MS = 30_000;
+/** How long a claim without an answer belongs to its request before the same request may take it over (D13: 30 s), in milliseconds. */
+export const IDEMPOTENCY_LEASE_MS = 30_000;
 const POLL_MS = 25;
 
 /** Hash of what makes two requests "the same": method, path and JSON body. */
@@ -48,8 +55,11 @@ export function idempotencySeed(ctx: Context): string | undefined {
   return typeof ctx.state.idempotencySeed === 'string' ? ctx.state.idempotencySeed : undefined;
 }
 
-/** The D13 middleware; mount after authentication and body parsing. */
-export function idempotency(db: Db): Middleware {
+/**
+ * The D13 middleware; mount after authentication and body parsing.
+ * @param leaseMs how long an unanswered claim is its owner's (IDEMPOTENCY_LEASE_MS; shorter in tests)
+ */
+export function idempotency(db: Db, leaseMs: number = IDEMPOTENCY_LEASE_MS): Middleware {
   return async (ctx, next) => {
     const key = ctx.get('idempotency-key');
     if (!key) return next();
@@ -63,7 +73,7 @@ export function idempotency(db: Db): Middleware {
     const deadline = Date.now() + WAIT_FOR_OWNER_MS;
     for (;;) {
       // A key past the replay window is claimed as if new (D13: 24 h).
-      if (await claimIdempotencyKey(db, scope, hash, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS))) break;
+      if (await claimIdempotencyKey(db, scope, hash, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS), new Date(Date.now() - leaseMs))) break;
       const stored = await findIdempotencyKey(db, scope);
       if (!stored) continue; // released by a failed owner: claim it again
       if (stored.request_hash !== hash) {
@@ -77,7 +87,8 @@ export function idempotency(db: Db): Middleware {
     try {
       await next();
     } catch (error) {
-      await releaseIdempotencyKey(db, scope);
+      // A refusal changed nothing; anything else may have, so the claim stays until its lease ends.
+      if (error instanceof DomainError && (error.status ?? HTTP_STATUS[error.code]) < 500) await releaseIdempotencyKey(db, scope);
       throw error;
     }
     if (ctx.status >= 200 && ctx.status < 300) {

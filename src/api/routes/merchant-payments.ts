@@ -38,7 +38,7 @@ export function merchantPaymentRoutes(deps: PaymentServiceDeps): Router {
    * status `pending`, fee in `metadata`, `client_secret` for `card_gateway`.
    * Errors (`{error}`): 400, 401, 403, 409 `idempotency_key_reused`, 503 in live mode without an adapter.
    */
-  router.post('/', jsonBody(), idempotency(deps.db), async (ctx) => {
+  router.post('/', jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS), async (ctx) => {
     const body = parseOrThrow(merchantCreateBody, ctx.request.body);
     const data = body.payment_method_data ?? {};
     if (body.payment_method === 'wallet' && data.wallet_id === undefined) {

@@ -21,7 +21,7 @@ const REFUND_MESSAGES = { completed: 'Refund completed', failed: 'Refund failed'
 export function paymentRoutes(deps: PaymentServiceDeps): Router {
   const router = new Router({ prefix: '/v1/payments' });
   router.use(bearerSecretKey(deps.db));
-  const changesMoney = [jsonBody(), idempotency(deps.db)];
+  const changesMoney = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS)];
 
   /**
    * Create (D20): body of {@link genericCreateBody} (amount in minor units, optional `expires_in`
