@@ -5,11 +5,13 @@
  * separate processes. Ctrl-C stops everything it started; data stays in `var/` for the next run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import exitHook from 'async-exit-hook';
 import { createDb, migrateLatest } from '../src/db/knex';
 import { startEmbeddedPostgres, type Database } from './lib/postgres';
 import { localSecrets } from './lib/secrets';
+import { RUNTIME_SETTINGS_FILE } from '../src/config';
 import { resolveTemporalCli } from './lib/temporal-cli';
 import { startDevServer, stopChild, type DevServer } from './lib/temporal-dev-server';
 
@@ -73,6 +75,8 @@ async function main(): Promise<void> {
       // The sandbox simulators call back the API here, as a provider calls the URL it was given (D16).
       PROVIDER_CALLBACK_BASE_URL: process.env.PROVIDER_CALLBACK_BASE_URL ?? `http://127.0.0.1:${process.env.PORT ?? '3000'}`,
     };
+    // The admin command, run in this checkout, reads where the stack is from here (D31).
+    fs.writeFileSync(path.join(root, RUNTIME_SETTINGS_FILE), `${JSON.stringify({ DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address }, null, 2)}\n`, { mode: 0o600 });
     const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
     for (const [name, entry] of [['worker', 'src/worker.ts'], ['api', 'src/server.ts']] as const) {
       const child = spawn(tsx, [entry], { cwd: root, env, stdio: 'inherit' });
@@ -89,7 +93,7 @@ async function main(): Promise<void> {
     say(`Temporal UI  ${temporal.uiUrl}`);
     say(`metrics      http://127.0.0.1:${port}/metrics (API), http://127.0.0.1:${process.env.WORKER_METRICS_PORT ?? '9464'}/metrics (worker)`);
     // The embedded database's local-only URL; a DATABASE_URL of your own is not echoed.
-    say(`Reviewers    ${database ? `DATABASE_URL=${databaseUrl} ` : ''}npm run admin -- live-access list`);
+    say('Reviewers    npm run admin -- live-access list   (in this checkout; it reads var/runtime.json)');
     say('press Ctrl-C to stop everything');
   } catch (error) {
     process.stderr.write(`[run] ${error instanceof Error ? error.message : String(error)}\n`);

@@ -3,6 +3,7 @@
  * This module is the only reader of `process.env` in `src/` (style guide). A bad setting stops the
  * process with a message naming it (`loadConfig` throws {@link ConfigError}).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -127,12 +128,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return parseEnvironment(schema, env);
 }
 
+/** Where `npm start` writes the settings of the stack it runs (database URL, Temporal address), for the admin command. */
+export const RUNTIME_SETTINGS_FILE = path.join('var', 'runtime.json');
+
+/** The settings `npm start` wrote to `file` (JSON of strings), or none when it has not run here. */
+export function readRuntimeSettings(file: string = path.resolve(RUNTIME_SETTINGS_FILE)): Record<string, string> {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+    if (parsed === null || typeof parsed !== 'object') return {};
+    return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  } catch {
+    return {};
+  }
+}
+
 /**
- * Parses the settings the admin command needs (D31), so it runs without the API's secrets.
+ * Parses the settings the admin command needs (D31), so it runs without the API's secrets. In the
+ * checkout where `npm start` runs it needs none: what is not in `env` is taken from the settings
+ * `npm start` wrote under `var/` (`runtimeFile`).
  * @throws ConfigError naming every setting that is missing or invalid.
  */
-export function loadAdminConfig(env: Record<string, string | undefined> = process.env): AdminConfig {
-  return parseEnvironment(adminSchema, env);
+export function loadAdminConfig(env: Record<string, string | undefined> = process.env, runtimeFile?: string): AdminConfig {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  return parseEnvironment(adminSchema, { ...readRuntimeSettings(runtimeFile), ...cleaned });
 }
 
 function parseEnvironment<S extends z.ZodType>(shape: S, env: Record<string, string | undefined>): z.infer<S> {

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ConfigError, loadAdminConfig, loadConfig } from '../src/config';
@@ -41,9 +43,24 @@ describe('config of live access and mail (D30, D32, D33)', () => {
   });
 
   it('lets the admin command run without the API secrets (D31)', () => {
-    const config = loadAdminConfig({ DATABASE_URL: valid.DATABASE_URL });
+    const none = path.join(os.tmpdir(), 'no-such-runtime.json');
+    const config = loadAdminConfig({ DATABASE_URL: valid.DATABASE_URL }, none);
     expect(config).to.include({ TEMPORAL_ADDRESS: '127.0.0.1:7233', TEMPORAL_NAMESPACE: 'default' });
-    expect(() => loadAdminConfig({})).to.throw(ConfigError, /DATABASE_URL/);
+    expect(() => loadAdminConfig({}, none)).to.throw(ConfigError, /DATABASE_URL/);
+  });
+
+  it('lets the admin command run with no settings where npm start runs: it reads var/runtime.json; the environment wins', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runtime-'));
+    const file = path.join(dir, 'runtime.json');
+    fs.writeFileSync(file, JSON.stringify({ DATABASE_URL: 'postgres://u:p@127.0.0.1:54329/postgres', TEMPORAL_ADDRESS: '127.0.0.1:41234' }));
+    try {
+      expect(loadAdminConfig({}, file)).to.include({ DATABASE_URL: 'postgres://u:p@127.0.0.1:54329/postgres', TEMPORAL_ADDRESS: '127.0.0.1:41234' });
+      expect(loadAdminConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7233' }, file).TEMPORAL_ADDRESS).to.equal('127.0.0.1:7233');
+      fs.writeFileSync(file, 'not json');
+      expect(() => loadAdminConfig({}, file)).to.throw(ConfigError, /DATABASE_URL/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

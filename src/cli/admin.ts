@@ -26,6 +26,7 @@ import { PLANS } from '../domain/plans';
 import { createBlobStore } from '../lib/blob-store';
 import { decide, listRequests, setLimits, setPlan, showRequest, type Decision, type RequestDetails, type ReviewServiceDeps } from '../services/review-service';
 import { connectClient } from '../temporal';
+import { isOutage } from '../lib/outage';
 
 /** Where the command writes: standard output and standard error by default. */
 export interface AdminIo {
@@ -52,9 +53,11 @@ class Resources {
     return { db: this.db, blobs: createBlobStore(this.config), temporal: () => (this.client ??= connectClient(this.config)) };
   }
 
+  /** Closes what was opened; a Temporal connection that never came up has nothing to close. */
   async close(): Promise<void> {
     await this.db?.destroy();
-    if (this.client) await (await this.client).connection.close();
+    const client = await this.client?.catch(() => undefined);
+    await client?.connection.close();
   }
 }
 
@@ -220,6 +223,13 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
   return program;
 }
 
+/** An error as one line for the reviewer: the unreachable service named, never a stack trace. */
+function oneLine(error: unknown): string {
+  if (isOutage(error)) return 'PostgreSQL or Temporal cannot be reached: is `npm start` running, or are DATABASE_URL and TEMPORAL_ADDRESS right?';
+  const message = error instanceof DomainError || error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0] ?? message;
+}
+
 /**
  * Runs the admin command with `argv` (the arguments after `admin`).
  * @param env settings to use instead of the process environment (tests)
@@ -240,7 +250,7 @@ export async function runAdmin(argv: string[], io: AdminIo = processIo, env?: Re
       io.err(`${error.message}\n`);
       return 78;
     }
-    io.err(`error: ${error instanceof DomainError || error instanceof Error ? error.message : String(error)}\n`);
+    io.err(`error: ${oneLine(error)}\n`);
     return 1;
   } finally {
     await opened?.close();

@@ -8,6 +8,7 @@ import { listActivityEntries } from '../../src/db/activity-log';
 import { runAdmin } from '../../src/cli/admin';
 import { developerWithOpenRequest, runAdminProcess } from '../helpers/live-access-api';
 import { registerDeveloper } from '../helpers/http';
+import { freePort } from '../../scripts/lib/ports';
 import { getStack } from '../helpers/stack';
 
 /** Runs the admin command in-process and captures what it printed. */
@@ -139,5 +140,16 @@ describe('admin command (D31)', function () {
     const code = await runAdmin(['live-access', 'list'], { out: () => undefined, err: (text) => void (err += text) }, { TEMPORAL_ADDRESS: '127.0.0.1:1' });
     expect(code).to.equal(78);
     expect(err).to.match(/DATABASE_URL/);
+  });
+
+  it('says in one line, without a stack trace, when Temporal cannot be reached', async () => {
+    const { requestId } = await developerWithOpenRequest();
+    let err = '';
+    const env = { ...process.env, TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` };
+    const code = await runAdmin(['live-access', 'approve', requestId], { out: () => undefined, err: (text) => void (err += text) }, env);
+    expect(code).to.equal(1);
+    expect(err.trim().split('\n')).to.have.length(1);
+    expect(err).to.match(/^error: /);
+    expect(err).not.to.match(/\bat .*\.(ts|js):\d+/);
   });
 });

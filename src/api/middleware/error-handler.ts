@@ -8,7 +8,7 @@
 import type { Context, Middleware } from 'koa';
 import { DomainError, type ErrorCode, type FieldProblem } from '../../domain/errors';
 import { HTTP_STATUS } from '../errors';
-import { isOutage } from '../outage';
+import { isOutage } from '../../lib/outage';
 
 interface Answer {
   status: number;
