@@ -1,42 +1,61 @@
 /**
- * The sandbox simulators' own ledger (D14): what each simulated provider "knows" about a payment,
- * its refunds, and the callbacks it will send. Lives in PostgreSQL so the API (card confirm, bank
- * simulate) and the workers (initiate, poll, cancel, refund, callbacks) share it.
+ * The sandbox simulators' own ledger (D14, D16): what each simulated provider "knows" about a
+ * payment, its refunds, and the callbacks it will send. Lives in PostgreSQL so the API (card confirm,
+ * bank simulate) and the workers (initiate, poll, cancel, refund, callbacks) share it.
+ * Amounts are integer minor units; timestamps are `timestamptz` read back as `Date`.
  */
 import type { NextAction } from '../domain/payment-record';
 import type { Db } from './knex';
 
 /** A simulated provider transaction; `status` is the provider's own vocabulary. Amounts in minor units. */
 export interface SandboxTransaction {
+  /** The simulator's reference (`{code}_` + 24 base62), primary key. */
   provider_reference: string;
+  /** The provider code of the simulator that owns it (`momo`, `card_gateway`, …). */
   provider: string;
+  /** The caller's idempotency key (`payment:{pay_id}:initiate`), unique. */
   idempotency_key: string;
   payment_id: string;
+  /** MSISDN, wallet id, e-mail or payment id (InitiationRequest.customer). */
   customer: string;
   amount: number;
   currency: string;
   status: 'pending' | 'succeeded' | 'failed' | 'cancelled';
   failure_code: string | null;
   failure_message: string | null;
+  /** When a pending transaction succeeds by itself (the simulated customer approves, the transfer arrives); null: never. */
   settle_at: Date | null;
+  /** Sum of the refunds taken (pending or succeeded), minor units; never above `amount`. */
   refunded_amount?: number;
+  /** The next action the simulator gave at initiation (D16). */
   next_action?: NextAction | null;
+  /** The card gateway's client secret (`{reference}_secret_…`, D15); null for other simulators. */
   client_secret?: string | null;
+  /** Where the simulator sends its callbacks; null: none. */
   callback_url?: string | null;
 }
 
 /**
- * Inserts `row` unless a transaction with its idempotency key exists; returns the stored one either
- * way (so a retried initiate sees the first answer), and whether this call inserted it.
+ * Inserts `row` unless a transaction with its idempotency key exists, and in the same database
+ * transaction schedules `callbacks` (only when this call inserted the row, so a failure between
+ * the two never leaves a transaction whose callbacks are lost). Returns the stored transaction
+ * either way (so a retried initiate sees the first answer), and whether this call inserted it.
  */
-export async function insertSandboxTransaction(db: Db, row: SandboxTransaction): Promise<{ transaction: SandboxTransaction; inserted: boolean }> {
-  const inserted = await db('sandbox_provider_transactions')
-    .insert({ ...row, next_action: row.next_action ? JSON.stringify(row.next_action) : null })
-    .onConflict('idempotency_key')
-    .ignore()
-    .returning('provider_reference');
-  const transaction = (await db<SandboxTransaction>('sandbox_provider_transactions').where({ idempotency_key: row.idempotency_key }).first()) as SandboxTransaction;
-  return { transaction, inserted: inserted.length === 1 };
+export async function insertSandboxTransaction(
+  db: Db,
+  row: SandboxTransaction,
+  callbacks: readonly ScheduledCallback[] = [],
+): Promise<{ transaction: SandboxTransaction; inserted: boolean }> {
+  return db.transaction(async (trx) => {
+    const inserted = await trx('sandbox_provider_transactions')
+      .insert({ ...row, next_action: row.next_action ? JSON.stringify(row.next_action) : null })
+      .onConflict('idempotency_key')
+      .ignore()
+      .returning('provider_reference');
+    if (inserted.length === 1) await scheduleSandboxCallbacks(trx, callbacks);
+    const transaction = (await trx<SandboxTransaction>('sandbox_provider_transactions').where({ idempotency_key: row.idempotency_key }).first()) as SandboxTransaction;
+    return { transaction, inserted: inserted.length === 1 };
+  });
 }
 
 /** Settles `reference` when its `settle_at` has passed (the simulated customer approved). */
@@ -47,10 +66,15 @@ async function settleDue(db: Db, reference: string, now: Date): Promise<void> {
     .update({ status: 'succeeded', updated_at: now });
 }
 
-/** The transaction `reference`, after settling it when it is due. */
+/** The transaction `reference` as stored, without settling it. */
+export async function findSandboxTransaction(db: Db, reference: string): Promise<SandboxTransaction | undefined> {
+  return db<SandboxTransaction>('sandbox_provider_transactions').where({ provider_reference: reference }).first();
+}
+
+/** The transaction `reference`, after settling it when it is due at `now`. */
 export async function findSettledSandboxTransaction(db: Db, reference: string, now: Date): Promise<SandboxTransaction | undefined> {
   await settleDue(db, reference, now);
-  return db<SandboxTransaction>('sandbox_provider_transactions').where({ provider_reference: reference }).first();
+  return findSandboxTransaction(db, reference);
 }
 
 /** The transaction of a payment at a provider, if it was initiated. */
@@ -58,36 +82,53 @@ export async function findSandboxTransactionByPayment(db: Db, provider: string, 
   return db<SandboxTransaction>('sandbox_provider_transactions').where({ provider, payment_id: paymentId }).first();
 }
 
-/** The card transaction whose client secret is `clientSecret` (the simulated gateway's confirm, D15). */
-export async function findSandboxTransactionByClientSecret(db: Db, clientSecret: string): Promise<SandboxTransaction | undefined> {
-  return db<SandboxTransaction>('sandbox_provider_transactions').where({ client_secret: clientSecret }).first();
+/** A decision about a pending transaction: the customer confirmed or refused, the transfer arrived or was returned, the request was withdrawn. */
+export interface SandboxDecision {
+  status: 'succeeded' | 'failed' | 'cancelled';
+  failureCode?: string;
+  failureMessage?: string;
 }
 
 /**
- * Decides a pending transaction (card confirm, bank simulate, cancel). A transaction already decided
- * keeps its first decision.
- * @returns the transaction as it stands afterwards
+ * Decides `reference` if it is still pending at `now` (after settling it when due): the first
+ * decision wins. When this call decided it, the callbacks it had scheduled and not yet sent (the
+ * settlement they announced will not happen) are withdrawn, in the same database transaction.
+ * @returns the transaction as it stands afterwards and whether this call decided it; undefined for an unknown reference
  */
-export async function decideSandboxTransaction(
+export async function decidePendingSandboxTransaction(
   db: Db,
   reference: string,
-  decision: { status: 'succeeded' | 'failed' | 'cancelled'; failureCode?: string; failureMessage?: string },
+  decision: SandboxDecision,
   now: Date,
-): Promise<SandboxTransaction | undefined> {
-  await settleDue(db, reference, now);
-  await db('sandbox_provider_transactions')
-    .where({ provider_reference: reference, status: 'pending' })
-    .update({
-      status: decision.status,
-      failure_code: decision.failureCode ?? null,
-      failure_message: decision.failureMessage ?? null,
-      updated_at: now,
-    });
-  return db<SandboxTransaction>('sandbox_provider_transactions').where({ provider_reference: reference }).first();
+): Promise<{ transaction: SandboxTransaction; decided: boolean } | undefined> {
+  return db.transaction(async (trx) => {
+    await settleDue(trx, reference, now);
+    const updated = await trx('sandbox_provider_transactions')
+      .where({ provider_reference: reference, status: 'pending' })
+      .update({
+        status: decision.status,
+        failure_code: decision.failureCode ?? null,
+        failure_message: decision.failureMessage ?? null,
+        updated_at: now,
+      });
+    if (updated === 1) await trx('sandbox_provider_callbacks').where({ provider_reference: reference }).whereNull('sent_at').delete();
+    const transaction = await findSandboxTransaction(trx, reference);
+    return transaction ? { transaction, decided: updated === 1 } : undefined;
+  });
 }
 
-/** A simulated refund: `succeeded`, or `pending` until `decide_at` (a refund whose answer is unknown, D14 `0007`). */
+/**
+ * Decides a pending transaction (card confirm, bank simulate, cancel); a transaction already
+ * decided keeps its first decision (see {@link decidePendingSandboxTransaction}).
+ * @returns the transaction as it stands afterwards; undefined for an unknown reference
+ */
+export async function decideSandboxTransaction(db: Db, reference: string, decision: SandboxDecision, now: Date): Promise<SandboxTransaction | undefined> {
+  return (await decidePendingSandboxTransaction(db, reference, decision, now))?.transaction;
+}
+
+/** A simulated refund of `amount` minor units: `succeeded`, or `pending` until `decide_at` (a refund whose answer is unknown, D14 `0007`). */
 export interface SandboxRefund {
+  /** The caller's idempotency key (`refund:{ref_id}`), primary key. */
   idempotency_key: string;
   provider_reference: string;
   amount: number;
@@ -95,10 +136,15 @@ export interface SandboxRefund {
   decide_at: Date | null;
 }
 
+/** Why the simulated provider refused a refund. */
+export type SandboxRefundRefusal = 'not_collected' | 'exceeds_collected';
+
 /**
- * Records a simulated refund once per idempotency key, if the transaction succeeded and the total
- * refunded stays within its amount. `decideAt` makes it `pending` until then (its amount is held).
- * @returns the refund as stored (now or from an earlier call with the same key), or undefined when refused
+ * Records a simulated refund of `amount` minor units once per idempotency key, if the transaction
+ * succeeded and the total refunded stays within its amount (row-locked, so concurrent refunds of one
+ * transaction never exceed it). `decideAt` makes it `pending` until then (its amount is held).
+ * A key already recorded answers the stored refund and refunds nothing more.
+ * @returns the refund as stored (now or by an earlier call with the same key), or why it was refused (then nothing is stored)
  */
 export async function refundSandboxTransaction(
   db: Db,
@@ -106,29 +152,23 @@ export async function refundSandboxTransaction(
   idempotencyKey: string,
   amount: number,
   decideAt: Date | null = null,
-): Promise<SandboxRefund | undefined> {
+): Promise<{ refund: SandboxRefund } | { refused: SandboxRefundRefusal }> {
   return db.transaction(async (trx) => {
-    const inserted = await trx('sandbox_provider_refunds')
-      .insert({ idempotency_key: idempotencyKey, provider_reference: reference, amount, status: decideAt ? 'pending' : 'succeeded', decide_at: decideAt })
-      .onConflict('idempotency_key')
-      .ignore()
-      .returning('idempotency_key');
-    if (inserted.length === 1) {
-      const updated = await trx('sandbox_provider_transactions')
-        .where({ provider_reference: reference, status: 'succeeded' })
-        .whereRaw('refunded_amount + ? <= amount', [amount])
-        .increment('refunded_amount', amount);
-      if (updated !== 1) {
-        await trx('sandbox_provider_refunds').where({ idempotency_key: idempotencyKey }).delete();
-        return undefined;
-      }
-    }
-    return trx<SandboxRefund>('sandbox_provider_refunds').where({ idempotency_key: idempotencyKey }).first();
+    // The transaction's row lock orders the refunds of one payment; what is read after it is current.
+    const transaction = await trx<SandboxTransaction>('sandbox_provider_transactions').where({ provider_reference: reference }).forUpdate().first();
+    const existing = await trx<SandboxRefund>('sandbox_provider_refunds').where({ idempotency_key: idempotencyKey }).first();
+    if (existing) return { refund: existing };
+    if (!transaction || transaction.status !== 'succeeded') return { refused: 'not_collected' as const };
+    if ((transaction.refunded_amount ?? 0) + amount > transaction.amount) return { refused: 'exceeds_collected' as const };
+    const refund: SandboxRefund = { idempotency_key: idempotencyKey, provider_reference: reference, amount, status: decideAt ? 'pending' : 'succeeded', decide_at: decideAt };
+    await trx('sandbox_provider_refunds').insert(refund);
+    await trx('sandbox_provider_transactions').where({ provider_reference: reference }).increment('refunded_amount', amount);
+    return { refund };
   });
 }
 
 /**
- * The refund with `idempotencyKey`, after deciding it (`succeeded`) when its `decide_at` has passed.
+ * The refund with `idempotencyKey`, after deciding it (`succeeded`) when its `decide_at` has passed at `now`.
  * @returns undefined when the provider never received it
  */
 export async function findSandboxRefund(db: Db, idempotencyKey: string, now: Date): Promise<SandboxRefund | undefined> {
@@ -136,7 +176,7 @@ export async function findSandboxRefund(db: Db, idempotencyKey: string, now: Dat
   return db<SandboxRefund>('sandbox_provider_refunds').where({ idempotency_key: idempotencyKey }).first();
 }
 
-/** A callback a simulator will send (D16): the body and when. */
+/** A callback a simulator will send (D16): the raw JSON body, to which URL and from when. */
 export interface ScheduledCallback {
   provider: string;
   providerReference: string;
@@ -145,13 +185,13 @@ export interface ScheduledCallback {
   dueAt: Date;
 }
 
-/** A scheduled callback as claimed for sending. */
+/** A scheduled callback as claimed for sending: `dueAt` is when it was due, `attempts` counts this one (1 on the first try). */
 export interface DueCallback extends ScheduledCallback {
   id: string;
   attempts: number;
 }
 
-/** Schedules the callbacks a simulator will send. */
+/** Schedules the callbacks a simulator will send (nothing for an empty list). */
 export async function scheduleSandboxCallbacks(db: Db, callbacks: readonly ScheduledCallback[]): Promise<void> {
   if (callbacks.length === 0) return;
   await db('sandbox_provider_callbacks').insert(
@@ -159,32 +199,55 @@ export async function scheduleSandboxCallbacks(db: Db, callbacks: readonly Sched
   );
 }
 
+/** How {@link claimDueSandboxCallbacks} claims. */
+export interface CallbackClaim {
+  /** Most rows claimed at once. */
+  limit: number;
+  /** Rows tried this many times are given up and never claimed again. */
+  maxAttempts: number;
+  /**
+   * How long a claim holds its rows, in milliseconds: the claimer marks each sent or reschedules
+   * it before then; a claimer that died leaves its rows to be claimed again after it.
+   */
+  leaseMs: number;
+}
+
 /**
- * Claims up to `limit` callbacks due at `now` (marks them sent, in due order; several workers may
- * claim at once, each row goes to one of them).
+ * Claims up to `claim.limit` unsent callbacks due at `now` with fewer than `claim.maxAttempts`
+ * attempts, in due order: counts the attempt and moves their due time to the end of the lease.
+ * Rows are picked with `FOR UPDATE SKIP LOCKED`, so several workers claiming at once each get
+ * different rows.
+ * @returns the claimed callbacks, oldest due first
  */
-export async function claimDueSandboxCallbacks(db: Db, now: Date, limit: number): Promise<DueCallback[]> {
-  const rows = (await db('sandbox_provider_callbacks')
-    .whereIn(
-      'id',
-      db('sandbox_provider_callbacks').whereNull('sent_at').where('due_at', '<=', now).orderBy('due_at').limit(limit).forUpdate().skipLocked().select('id'),
-    )
-    .update({ sent_at: now, attempts: db.raw('attempts + 1') })
-    .returning(['id', 'provider', 'provider_reference', 'callback_url', 'body', 'due_at', 'attempts'])) as {
-    id: string;
-    provider: string;
-    provider_reference: string;
-    callback_url: string;
-    body: string;
-    due_at: Date;
-    attempts: number;
-  }[];
-  return rows
-    .map((r) => ({ id: String(r.id), provider: r.provider, providerReference: r.provider_reference, callbackUrl: r.callback_url, body: r.body, dueAt: r.due_at, attempts: r.attempts }))
+export async function claimDueSandboxCallbacks(db: Db, now: Date, claim: CallbackClaim): Promise<DueCallback[]> {
+  const result = await db.raw<{
+    rows: { id: string | number; provider: string; provider_reference: string; callback_url: string; body: string; was_due_at: Date; attempts: number }[];
+  }>(
+    `WITH due AS (
+       SELECT id, due_at FROM sandbox_provider_callbacks
+        WHERE sent_at IS NULL AND due_at <= ? AND attempts < ?
+        ORDER BY due_at, id
+        LIMIT ?
+        FOR UPDATE SKIP LOCKED
+     )
+     UPDATE sandbox_provider_callbacks AS c
+        SET attempts = c.attempts + 1, due_at = ?
+       FROM due
+      WHERE c.id = due.id
+     RETURNING c.id, c.provider, c.provider_reference, c.callback_url, c.body, c.attempts, due.due_at AS was_due_at`,
+    [now, claim.maxAttempts, claim.limit, new Date(now.getTime() + claim.leaseMs)],
+  );
+  return result.rows
+    .map((r) => ({ id: String(r.id), provider: r.provider, providerReference: r.provider_reference, callbackUrl: r.callback_url, body: r.body, dueAt: r.was_due_at, attempts: r.attempts }))
     .sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime() || Number(a.id) - Number(b.id));
 }
 
-/** Puts a claimed callback back to be sent again at `dueAt` (its delivery failed). */
+/** Marks a claimed callback delivered at `now`; it is never sent again. */
+export async function markSandboxCallbackSent(db: Db, id: string, now: Date): Promise<void> {
+  await db('sandbox_provider_callbacks').where({ id }).update({ sent_at: now });
+}
+
+/** Puts a claimed callback whose delivery failed back to be sent again from `dueAt`. */
 export async function rescheduleSandboxCallback(db: Db, id: string, dueAt: Date): Promise<void> {
-  await db('sandbox_provider_callbacks').where({ id }).update({ sent_at: null, due_at: dueAt });
+  await db('sandbox_provider_callbacks').where({ id }).whereNull('sent_at').update({ due_at: dueAt });
 }

@@ -67,6 +67,27 @@ export function behaviourForCard(cardNumber: string): SandboxBehaviour {
   }
 }
 
+/** Length of the random part of a simulated card gateway's client secret (D15). */
+export const CLIENT_SECRET_RANDOM_LENGTH = 24;
+
+/**
+ * The simulated card gateway's client secret for its transaction `providerReference` (D15, as
+ * Stripe's `pi_…_secret_…`): `{providerReference}_secret_{random}`, `random` being
+ * {@link CLIENT_SECRET_RANDOM_LENGTH} base62 characters the caller draws.
+ */
+export function clientSecretFor(providerReference: string, random: string): string {
+  return `${providerReference}_secret_${random}`;
+}
+
+/**
+ * The transaction reference a client secret names, read from its form only (the secret itself
+ * must still be compared with the stored one); undefined when it is not of the form of {@link clientSecretFor}.
+ */
+export function providerReferenceOfClientSecret(clientSecret: string): string | undefined {
+  const match = new RegExp(`^([0-9A-Za-z_]+)_secret_[0-9A-Za-z]{${CLIENT_SECRET_RANDOM_LENGTH}}$`).exec(clientSecret);
+  return match?.[1];
+}
+
 /** The simulated bank account customers pay bank transfers into (D14, sandbox only). */
 export const SANDBOX_BANK_ACCOUNT = {
   bank_name: 'Sandbox Bank of Kigali',

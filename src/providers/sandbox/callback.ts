@@ -1,14 +1,17 @@
 /**
  * The sandbox simulators' callbacks (D16): the body they send and its signature,
- * `X-Provider-Signature: sha256=<hex HMAC-SHA256 of the raw body>` keyed with the callback secret,
- * as a live provider's signed callback would be.
+ * `X-Provider-Signature: sha256=<hex HMAC-SHA256 of the raw body>` keyed with the callback secret
+ * (PROVIDER_CALLBACK_SECRET), as a live provider's signed callback would be.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from '../../lib/zod';
 import { ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
 import { claimedStatusOf } from './statuses';
 
-/** The body of a simulated provider callback (D16); `status` in the simulator's own vocabulary. */
+/**
+ * The body of a simulated provider callback (D16), JSON: `{provider_reference, status,
+ * failure_code?, failure_message?}` with `status` in the simulator's own vocabulary.
+ */
 export const callbackBody = z.object({
   provider_reference: z.string().min(1).max(100),
   status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
@@ -16,15 +19,19 @@ export const callbackBody = z.object({
   failure_message: z.string().max(500).optional(),
 });
 
-/** The header the simulators sign their callbacks with. */
+/** A simulated callback's body, as {@link callbackBody} validates it. */
+export type SandboxCallbackBody = z.infer<typeof callbackBody>;
+
+/** The header the simulators sign their callbacks with (lower-case, as Node gives header names). */
 export const SIGNATURE_HEADER = 'x-provider-signature';
 
-/** Signs a callback body as the simulators (and tests) do: `sha256=<hex>`. */
+/** Signs a callback's raw body as the simulators (and tests) do: `sha256=<hex HMAC-SHA256 of rawBody keyed with secret>`. */
 export function signCallback(rawBody: string, secret: string): string {
   return `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
 }
 
-function verifySignature(rawBody: string, signature: string | undefined, secret: string): boolean {
+/** True when `signature` (the header's value, if any) is the signature of `rawBody` under `secret`; compared in constant time. */
+export function verifyCallbackSignature(rawBody: string, signature: string | undefined, secret: string): boolean {
   if (!signature) return false;
   const expected = Buffer.from(signCallback(rawBody, secret));
   const given = Buffer.from(signature);
@@ -32,11 +39,12 @@ function verifySignature(rawBody: string, signature: string | undefined, secret:
 }
 
 /**
- * Authenticates a simulated callback by its signature, then parses it into a hint.
- * @throws ProviderRefusal when the signature is missing or wrong, or the body is not a callback
+ * Authenticates a simulated callback by its `x-provider-signature` header, then parses its body
+ * into a hint (`claimed` in our statuses, see ./statuses.ts).
+ * @throws ProviderRefusal when the signature is missing or wrong, or the body is not a valid callback
  */
 export function parseSandboxCallback(request: CallbackRequest, secret: string): ParsedCallback {
-  if (!verifySignature(request.rawBody, request.headers[SIGNATURE_HEADER], secret)) throw new ProviderRefusal('the callback signature is not valid');
+  if (!verifyCallbackSignature(request.rawBody, request.headers[SIGNATURE_HEADER], secret)) throw new ProviderRefusal('the callback signature is not valid');
   let json: unknown;
   try {
     json = JSON.parse(request.rawBody);

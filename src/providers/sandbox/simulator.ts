@@ -1,14 +1,16 @@
 /**
- * Sandbox provider simulators (D14, D15, D16), one per provider code, sharing one ledger. They
- * behave as the live providers do at the boundary: initiation gives the provider's reference and
- * next action, answers can be definite, unknown (a time-out) or late, callbacks are sent to the
- * API, and a flow the real provider lacks is declared unsupported.
- * - customer-number providers (mobile money A/B/C, wallet): the number's last four digits decide
- *   (docs/payments.md, "Sandbox scenarios"); a request cannot be withdrawn (cancel unsupported);
- * - bank transfer: waits for the transfer (`POST /v1/sandbox/payments/{id}/simulate`) or settles
- *   after the configured delay (30 s);
- * - card gateway: waits for the card confirmation (`POST /v1/sandbox/card-gateway/confirm`) with the
- *   client secret it gave.
+ * Sandbox provider simulators (D14, D15, D16), one per provider code, sharing one ledger
+ * (db/sandbox-ledger.ts). They behave as live providers do at the boundary: initiation gives the
+ * provider's reference and its own next action, answers can be definite, unknown (a time-out) or
+ * late, signed callbacks are scheduled for the API (sent by ./callback-pump.ts), and a flow the
+ * real provider lacks is declared unsupported.
+ * - `customer_number` (momo, mobile_money_b, mobile_money_c, wallet): the number's last four digits
+ *   decide (`behaviourForNumber`, docs/payments.md "Sandbox scenarios"); a request cannot be
+ *   withdrawn (as MTN MoMo's requesttopay): `supports.cancel` is false and cancel throws;
+ * - `bank_transfer`: waits for the transfer (`POST /v1/sandbox/payments/{id}/simulate`) or settles
+ *   after `bankTransferDelayMs`;
+ * - `card`: waits for the card confirmation (`POST /v1/sandbox/card-gateway/confirm`) with the
+ *   client secret it gave, decided by `behaviourForCard`.
  */
 import { randomBytes } from 'node:crypto';
 import type { ProviderCode } from '../../domain/catalogue';
@@ -17,6 +19,8 @@ import type { NextAction } from '../../domain/payment-record';
 import {
   bankTransferReference,
   behaviourForNumber,
+  CLIENT_SECRET_RANDOM_LENGTH,
+  clientSecretFor,
   DOOR_TIMEOUT_SUCCESS_MS,
   LATE_SUCCESS_AFTER_EXPIRY_MS,
   SANDBOX_BANK_ACCOUNT,
@@ -29,7 +33,6 @@ import {
   findSettledSandboxTransaction,
   insertSandboxTransaction,
   refundSandboxTransaction,
-  scheduleSandboxCallbacks,
   type ScheduledCallback,
   type SandboxTransaction,
 } from '../../db/sandbox-ledger';
@@ -42,85 +45,133 @@ import {
   type ParsedCallback,
   type PaymentProvider,
   type ProviderAnswer,
+  type ProviderCapabilities,
   type RefundAnswer,
   type RefundRequest,
 } from '../provider';
-import { parseSandboxCallback } from './callback';
+import { parseSandboxCallback, type SandboxCallbackBody } from './callback';
 import { answerOf, refundAnswerOf, type SandboxStatus } from './statuses';
 
 /** What the simulators need: the database, a clock, delays in milliseconds and the callback secret. */
 export interface SandboxDeps {
   db: Db;
+  /** The simulators' clock (settle times, refund decisions, callback due times). */
   now: () => Date;
-  /** Simulated customer approval for customer-number providers (D14: 3 s). */
+  /** Simulated customer approval for customer-number providers, in milliseconds (D14: 3 s). */
   approvalDelayMs: number;
-  /** Simulated bank transfer arrival (D14: 30 s). */
+  /** Simulated bank transfer arrival, in milliseconds (D14: 30 s). */
   bankTransferDelayMs: number;
-  /** How long a `0007` refund's answer stays unknown (D14: ~20 s). */
+  /** How long a `0007` refund's answer stays unknown, in milliseconds (D14: ~20 s; default 20000). */
   refundUnknownMs?: number;
-  /** HMAC secret of simulated provider callbacks. */
+  /** HMAC secret of simulated provider callbacks (PROVIDER_CALLBACK_SECRET). */
   callbackSecret: string;
 }
 
-/** How a simulator decides. */
+/** How a simulator decides: by the customer's number, by a bank transfer, by a card confirmation. */
 export type SandboxMode = 'customer_number' | 'bank_transfer' | 'card';
 
-/** `0005`: the duplicate and the out-of-order callback follow the first by these delays, in milliseconds. */
-const DUPLICATE_CALLBACK_DELAYS_MS = [0, 500, 1_000] as const;
+/** `0007`: how long a refund's answer stays unknown unless configured, in milliseconds (D14). */
+export const DEFAULT_REFUND_UNKNOWN_MS = 20_000;
+
+/** `0005`: the callbacks it sends at its settle time, in order, and how long after it each is due (ms). */
+const DUPLICATE_CALLBACKS: readonly { status: SandboxStatus; afterMs: number }[] = [
+  { status: 'succeeded', afterMs: 0 },
+  { status: 'succeeded', afterMs: 500 },
+  { status: 'pending', afterMs: 1_000 },
+];
+
+/** The flows each kind of simulator offers (D16). */
+const CAPABILITIES: Readonly<Record<SandboxMode, ProviderCapabilities>> = {
+  // A mobile-money request cannot be withdrawn (MTN MoMo requesttopay); it lapses at its expiry.
+  customer_number: { cancel: false, refund: true },
+  bank_transfer: { cancel: true, refund: true },
+  card: { cancel: true, refund: true },
+};
 
 /** The next action the simulated provider gives (D16): it, not the service, makes it up. */
 function nextActionFor(mode: SandboxMode, request: InitiateRequest, providerReference: string): NextAction {
-  if (mode === 'card') return { type: 'card_confirm', client_secret: `${providerReference}_secret_${randomBase62(24, randomBytes)}` };
-  if (mode === 'bank_transfer') return { type: 'bank_transfer', ...SANDBOX_BANK_ACCOUNT, reference: bankTransferReference(request.paymentId) };
-  return { type: 'mobile_money_approval', message: `A payment prompt was sent to ${request.customer}; the customer approves it with their PIN` };
+  switch (mode) {
+    case 'card':
+      return { type: 'card_confirm', client_secret: clientSecretFor(providerReference, randomBase62(CLIENT_SECRET_RANDOM_LENGTH, randomBytes)) };
+    case 'bank_transfer':
+      return { type: 'bank_transfer', ...SANDBOX_BANK_ACCOUNT, reference: bankTransferReference(request.paymentId) };
+    default:
+      return { type: 'mobile_money_approval', message: `A payment prompt was sent to ${request.customer}; the customer approves it on their phone` };
+  }
 }
 
-/** When the simulated customer approves a request of `behaviour`, if ever. */
-function settleAt(behaviour: SandboxBehaviour, request: InitiateRequest, now: Date, approvalDelayMs: number): Date | null {
+/** When a customer-number request of `behaviour` succeeds by itself, if ever. */
+function settleAtForNumber(behaviour: SandboxBehaviour, request: InitiateRequest, now: Date, approvalDelayMs: number): Date | null {
   switch (behaviour.kind) {
-    case 'no_answer':
     case 'instant_success':
     case 'decline':
+    case 'no_answer':
       return null;
     case 'late_success':
       return new Date(Date.parse(request.expiresAt) + LATE_SUCCESS_AFTER_EXPIRY_MS);
     case 'initiation_timeout':
       return new Date(now.getTime() + DOOR_TIMEOUT_SUCCESS_MS);
     default:
+      // approve_after_delay, and 0005-0007, which approve like any other number.
       return new Date(now.getTime() + approvalDelayMs);
   }
 }
 
-/** A simulated provider of `code` deciding as `mode` says. */
+/** The ledger's first state of a customer-number request of `behaviour`. */
+function initialStateOf(behaviour: SandboxBehaviour | undefined): Pick<SandboxTransaction, 'status' | 'failure_code' | 'failure_message'> {
+  if (behaviour?.kind === 'instant_success') return { status: 'succeeded', failure_code: null, failure_message: null };
+  // 0002: the provider accepted the request and the customer refused it (as today: accepted, failed).
+  if (behaviour?.kind === 'decline') return { status: 'failed', failure_code: behaviour.failureCode, failure_message: behaviour.failureMessage };
+  return { status: 'pending', failure_code: null, failure_message: null };
+}
+
+/**
+ * A simulated provider of `code` deciding as `mode` says (see the module's comment), on the ledger
+ * in `deps.db`. Implements {@link PaymentProvider} with its three-valued answers: values, a
+ * {@link ProviderRefusal} for an unknown reference or a bad callback, plain errors for the simulated
+ * time-outs (`0007` refunds, `0008` initiation), {@link ProviderUnsupported} for cancel of a
+ * customer-number request.
+ */
 export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, deps: SandboxDeps): PaymentProvider {
+  const refundUnknownMs = deps.refundUnknownMs ?? DEFAULT_REFUND_UNKNOWN_MS;
+
+  /** The transaction `reference` of this simulator, settled when due. */
   async function find(reference: string): Promise<SandboxTransaction> {
     const row = await findSettledSandboxTransaction(deps.db, reference, deps.now());
     if (!row || row.provider !== code) throw new ProviderRefusal(`unknown ${code} reference ${reference}`);
     return row;
   }
 
-  /** The callbacks a transaction's scenario sends once the customer acted. */
+  /** The scenario of a transaction: its number's for customer-number providers, none for others. */
+  function behaviourOf(customer: string): SandboxBehaviour | undefined {
+    return mode === 'customer_number' ? behaviourForNumber(customer) : undefined;
+  }
+
+  /** The callbacks a new transaction's scenario will send: at its settle time (`0005`: three of them); none without a URL or a settle time. */
   function callbacksOf(row: SandboxTransaction, behaviour: SandboxBehaviour | undefined): ScheduledCallback[] {
     if (!row.callback_url || !row.settle_at) return [];
-    const statuses: SandboxStatus[] = behaviour?.kind === 'duplicate_callbacks' ? ['succeeded', 'succeeded', 'pending'] : ['succeeded'];
-    return statuses.map((status, i) => ({
-      provider: code,
-      providerReference: row.provider_reference,
-      callbackUrl: row.callback_url as string,
-      body: JSON.stringify({ provider_reference: row.provider_reference, status }),
-      dueAt: new Date((row.settle_at as Date).getTime() + (DUPLICATE_CALLBACK_DELAYS_MS[i] ?? 0)),
-    }));
+    const sends = behaviour?.kind === 'duplicate_callbacks' ? DUPLICATE_CALLBACKS : [{ status: 'succeeded' as const, afterMs: 0 }];
+    return sends.map(({ status, afterMs }) => {
+      const body: SandboxCallbackBody = { provider_reference: row.provider_reference, status };
+      return {
+        provider: code,
+        providerReference: row.provider_reference,
+        callbackUrl: row.callback_url as string,
+        body: JSON.stringify(body),
+        dueAt: new Date((row.settle_at as Date).getTime() + afterMs),
+      };
+    });
   }
 
   return {
     code,
-    supports: { cancel: mode !== 'customer_number', refund: true },
+    supports: CAPABILITIES[mode],
 
     async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
       const now = deps.now();
       const providerReference = newId(`${code}_`);
       const nextAction = nextActionFor(mode, request, providerReference);
-      const behaviour = mode === 'customer_number' ? behaviourForNumber(request.customer) : undefined;
+      const behaviour = behaviourOf(request.customer);
       const row: SandboxTransaction = {
         provider_reference: providerReference,
         provider: code,
@@ -129,21 +180,23 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
         customer: request.customer,
         amount: request.amount,
         currency: request.currency,
-        status: behaviour?.kind === 'instant_success' ? 'succeeded' : behaviour?.kind === 'decline' ? 'failed' : 'pending',
-        failure_code: behaviour?.kind === 'decline' ? behaviour.failureCode : null,
-        failure_message: behaviour?.kind === 'decline' ? behaviour.failureMessage : null,
-        settle_at: mode === 'bank_transfer' ? new Date(now.getTime() + deps.bankTransferDelayMs) : behaviour ? settleAt(behaviour, request, now, deps.approvalDelayMs) : null,
+        ...initialStateOf(behaviour),
+        settle_at:
+          mode === 'bank_transfer'
+            ? new Date(now.getTime() + deps.bankTransferDelayMs)
+            : behaviour
+              ? settleAtForNumber(behaviour, request, now, deps.approvalDelayMs)
+              : null,
         next_action: nextAction,
         client_secret: nextAction.type === 'card_confirm' ? nextAction.client_secret : null,
         callback_url: request.callbackUrl,
       };
-      const { transaction, inserted } = await insertSandboxTransaction(deps.db, row);
-      if (inserted) {
-        await scheduleSandboxCallbacks(deps.db, callbacksOf(transaction, behaviour));
-        // 0008: the provider took the request, but its answer never reached us.
-        if (behaviour?.kind === 'initiation_timeout') throw new Error(`${code} did not answer (simulated time-out at initiation)`);
-      }
-      return answerOf((await findSettledSandboxTransaction(deps.db, transaction.provider_reference, deps.now())) ?? transaction, true);
+      // Idempotent on the key: a repeated call finds the first transaction and its next action.
+      const { transaction, inserted } = await insertSandboxTransaction(deps.db, row, callbacksOf(row, behaviour));
+      if (transaction.provider !== code) throw new ProviderRefusal(`idempotency key ${request.idempotencyKey} belongs to another provider's request`);
+      // 0008: the provider took the request, but its answer never reached us; a retry finds it.
+      if (inserted && behaviour?.kind === 'initiation_timeout') throw new Error(`${code} did not answer in time (simulated time-out at initiation)`);
+      return answerOf(await find(transaction.provider_reference), true);
     },
 
     async fetchStatus(reference: string): Promise<ProviderAnswer> {
@@ -151,29 +204,35 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
     },
 
     async cancel(reference: string): Promise<ProviderAnswer> {
-      if (mode === 'customer_number') throw new ProviderUnsupported(code, 'cancel');
+      if (!CAPABILITIES[mode].cancel) throw new ProviderUnsupported(code, 'cancel');
       await find(reference);
-      const row = await decideSandboxTransaction(deps.db, reference, { status: 'cancelled' }, deps.now());
-      return answerOf(row as SandboxTransaction);
+      // A transaction already decided keeps its decision: a cancel that races a success loses (D11).
+      return answerOf((await decideSandboxTransaction(deps.db, reference, { status: 'cancelled' }, deps.now())) as SandboxTransaction);
     },
 
     async refund(request: RefundRequest): Promise<RefundAnswer> {
       const row = await find(request.providerReference);
-      const behaviour = mode === 'customer_number' ? behaviourForNumber(row.customer) : undefined;
+      const behaviour = behaviourOf(row.customer);
+      // 0006: this provider refuses every refund (a definite answer; nothing is recorded).
       if (behaviour?.kind === 'refunds_refused') return { status: 'failed', failureMessage: 'the provider refused the refund' };
-      const unknown = behaviour?.kind === 'refund_answer_unknown';
-      const decideAt = unknown ? new Date(deps.now().getTime() + (deps.refundUnknownMs ?? 20_000)) : null;
-      const refund = await refundSandboxTransaction(deps.db, request.providerReference, request.idempotencyKey, request.amount, decideAt);
-      if (!refund) return { status: 'failed', failureMessage: 'the provider refused the refund: nothing left to refund' };
-      // 0007: the provider took the refund, but its answer is lost until it decides.
-      const stored = (await findSandboxRefund(deps.db, request.idempotencyKey, deps.now())) ?? refund;
-      if (stored.status === 'pending') throw new Error(`${code} did not answer the refund (simulated time-out)`);
+      const decideAt = behaviour?.kind === 'refund_answer_unknown' ? new Date(deps.now().getTime() + refundUnknownMs) : null;
+      const result = await refundSandboxTransaction(deps.db, request.providerReference, request.idempotencyKey, request.amount, decideAt);
+      if ('refused' in result) {
+        return {
+          status: 'failed',
+          failureMessage: result.refused === 'not_collected' ? 'the provider refused the refund: the payment was not collected' : 'the provider refused the refund: it exceeds what is left to refund',
+        };
+      }
+      // 0007: the provider took the refund, but its answer is lost until it decides (ask with fetchRefund).
+      const stored = (await findSandboxRefund(deps.db, request.idempotencyKey, deps.now())) ?? result.refund;
+      if (stored.status === 'pending') throw new Error(`${code} did not answer the refund in time (simulated time-out)`);
       return refundAnswerOf(code, stored);
     },
 
     async fetchRefund(request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
       const refund = await findSandboxRefund(deps.db, request.idempotencyKey, deps.now());
-      if (!refund) return { status: 'not_received' };
+      // Never received (or refused, which records nothing): the caller may send it again with the same key.
+      if (!refund || refund.provider_reference !== request.providerReference) return { status: 'not_received' };
       return refundAnswerOf(code, refund);
     },
 

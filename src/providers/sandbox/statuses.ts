@@ -1,16 +1,25 @@
 /**
- * The simulated providers' own statuses mapped onto ours (D16), as every adapter's `statuses.ts`
- * maps its provider's: a transaction still awaiting the customer is `processing` once the provider
- * took it (the customer has the prompt), a success `completed`, a refusal `failed` with its reason.
+ * The simulated providers' own statuses and reasons mapped onto ours (D16), as every adapter's
+ * `statuses.ts` maps its provider's: a transaction still awaiting the customer is `processing` once
+ * the provider took it (the customer has the prompt), a success `completed`, a refusal `failed` with
+ * its reason, a withdrawn request `cancelled`; a ledger refund is `pending` until decided, then `succeeded`.
  */
 import type { FailureCode, ProviderOutcome } from '../../domain/payment';
 import type { SandboxRefund, SandboxTransaction } from '../../db/sandbox-ledger';
 import type { ProviderAnswer, RefundAnswer } from '../provider';
 
-/** The simulator's word for a transaction's state. */
+/** The simulator's word for a transaction's state: `pending`, `succeeded`, `failed` or `cancelled`. */
 export type SandboxStatus = SandboxTransaction['status'];
 
-/** What a callback claiming `status` claims, in our statuses. */
+/** The simulators' failure reasons, which are already ours (D14). */
+const SANDBOX_FAILURE_CODES: readonly FailureCode[] = ['declined', 'card_declined', 'insufficient_funds', 'provider_error'];
+
+/** Our failure code for the simulator's reason; a failure without a known reason is a decline. */
+export function failureCodeOf(reason: string | null): FailureCode {
+  return SANDBOX_FAILURE_CODES.find((code) => code === reason) ?? 'declined';
+}
+
+/** What a callback claiming the simulator's `status` claims, in our statuses (`pending` → `processing`). */
 export function claimedStatusOf(status: SandboxStatus): ProviderOutcome['status'] {
   switch (status) {
     case 'succeeded':
@@ -24,30 +33,33 @@ export function claimedStatusOf(status: SandboxStatus): ProviderOutcome['status'
   }
 }
 
-/** A ledger transaction as the provider's answer; `withNextAction` for initiation answers, which carry the next action it gave. */
-export function answerOf(row: SandboxTransaction, withNextAction = false): ProviderAnswer {
-  let outcome: ProviderOutcome;
+/** A ledger transaction's state as our {@link ProviderOutcome}. */
+export function outcomeOf(row: Pick<SandboxTransaction, 'status' | 'failure_code' | 'failure_message'>): ProviderOutcome {
   switch (row.status) {
     case 'succeeded':
-      outcome = { status: 'completed' };
-      break;
+      return { status: 'completed' };
     case 'cancelled':
-      outcome = { status: 'cancelled' };
-      break;
+      return { status: 'cancelled' };
     case 'failed':
-      outcome = {
-        status: 'failed',
-        failureCode: (row.failure_code ?? 'declined') as FailureCode,
-        failureMessage: row.failure_message ?? 'The payment failed',
-      };
-      break;
+      return { status: 'failed', failureCode: failureCodeOf(row.failure_code), failureMessage: row.failure_message ?? 'The payment failed' };
     default:
-      outcome = { status: 'processing' };
+      return { status: 'processing' };
   }
-  return withNextAction ? { providerReference: row.provider_reference, outcome, nextAction: row.next_action ?? null } : { providerReference: row.provider_reference, outcome };
 }
 
-/** A ledger refund as the provider's answer about it. */
+/**
+ * A ledger transaction as the provider's answer. `withNextAction` for initiation answers, which
+ * carry the next action the simulator gave (null when it gave none).
+ */
+export function answerOf(row: SandboxTransaction, withNextAction = false): ProviderAnswer {
+  const answer: ProviderAnswer = { providerReference: row.provider_reference, outcome: outcomeOf(row) };
+  return withNextAction ? { ...answer, nextAction: row.next_action ?? null } : answer;
+}
+
+/**
+ * A ledger refund as the provider's answer about it: `pending` until decided, then `succeeded`
+ * with the provider's refund reference (`{code}_rf_` + the key's last 24 characters, stable per key).
+ */
 export function refundAnswerOf(code: string, row: SandboxRefund): RefundAnswer {
   if (row.status === 'pending') return { status: 'pending' };
   return { status: 'succeeded', refundReference: `${code}_rf_${row.idempotency_key.slice(-24)}` };
