@@ -1,6 +1,6 @@
 /**
  * Activities of the webhook delivery workflow (D27): make one attempt, and record it with the
- * statuses that follow. `deliverWebhook` returns every receiver outcome instead of throwing, so the
+ * statuses that follow. `deliverAndRecordWebhook` returns every receiver outcome instead of throwing, so the
  * workflow's timers, not activity retries, make the schedule.
  */
 import { ApplicationFailure, log } from '@temporalio/activity';
@@ -28,7 +28,14 @@ export type RecordedAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   const writeAttempt = deps.recordAttempt ?? recordAttempt;
 
-  /** One attempt: reads delivery, endpoint and event, then sends (see `deliverWebhook`). */
+  /**
+   * One attempt of delivery `deliveryId` (D26–D28): reads the delivery, the endpoint as it is now
+   * (URL, secret, status) and the event in one query, then POSTs the signed payload once.
+   * @returns `skipped` for a disabled or deleted endpoint, else the attempt's outcome (a refused
+   *   target, a time-out or a non-2xx answer included)
+   * @throws ApplicationFailure `DeliveryNotFound` (non-retryable) for an unknown delivery; a
+   *   retryable error while the event row is not readable
+   */
   async function attemptDelivery(deliveryId: string): Promise<DeliveryAttemptResult> {
     const target = await findDeliveryTarget(deps.db, deliveryId);
     if (!target) throw ApplicationFailure.create({ type: 'DeliveryNotFound', message: `no delivery ${deliveryId}`, nonRetryable: true });
@@ -48,26 +55,14 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 
   return {
     /**
-     * Attempt `attempt` of delivery `deliveryId` (D26–D28): reads the delivery, the endpoint as it
-     * is now (URL, secret, status) and the event in one query, then POSTs the signed payload once.
-     * @returns `skipped` for a disabled or deleted endpoint, else the attempt's outcome (a refused
-     *   target, a time-out or a non-2xx answer included)
-     * @throws ApplicationFailure `DeliveryNotFound` (non-retryable) for an unknown delivery; a
-     *   retryable error while the event row is not readable
-     */
-    async deliverWebhook(input: { deliveryId: string; attempt: number }): Promise<DeliveryAttemptResult> {
-      return attemptDelivery(input.deliveryId);
-    },
-
-    /**
-     * Attempt `attempt` that records itself (D27): as `deliverWebhook`, then, when it sent, writes the attempt with the delivery's and the
+     * Attempt `attempt` that records itself (D27): one attempt (see `attemptDelivery`), then, when it sent, writes the attempt with the delivery's and the
      * endpoint's statuses after it, decided as the workflow decides (`decideAfterAttempt`), so the
      * workflow needs no local activity and no second activation to record it. A failed write is not
      * a failure of the attempt (a retry would send the webhook again): it is logged and answered
      * `recorded: false`, and the workflow records the attempt itself.
      * @param input.attemptedAt when the workflow asked for the attempt (workflow time, ISO 8601)
-     * @returns as `deliverWebhook`, with `recorded` for a sent attempt
-     * @throws as `deliverWebhook`
+     * @returns `skipped` for a disabled or deleted endpoint, else the outcome with `recorded` for a sent attempt
+     * @throws ApplicationFailure `DeliveryNotFound` (non-retryable); a retryable error while the event is not readable
      */
     async deliverAndRecordWebhook(input: { deliveryId: string; attempt: number; attemptedAt: string }): Promise<RecordedAttemptResult> {
       const started = Date.now();

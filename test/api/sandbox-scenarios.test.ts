@@ -24,6 +24,13 @@ describe('sandbox scenarios over HTTP (D11, D12, D14, D16, D20)', function () {
     return response.body.data;
   }
 
+  /** A payment to `phone` once the simulator has completed it. */
+  async function completed(phone: string) {
+    const payment = await create({ ...MOBILE, phone_number: phone });
+    await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed', 20_000);
+    return payment;
+  }
+
   async function eventTypes(paymentId: string): Promise<string[]> {
     const { db } = await getStack();
     const rows = await db('events').where({ object_id: paymentId }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('type');
@@ -65,8 +72,7 @@ describe('sandbox scenarios over HTTP (D11, D12, D14, D16, D20)', function () {
   });
 
   it('0006: a refund the provider refuses answers 201 failed and releases its amount', async () => {
-    const payment = await create({ ...MOBILE, phone_number: '+250788000006' });
-    await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed', 20_000);
+    const payment = await completed('+250788000006');
     const refund = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 500 } });
     expect(refund.status).to.equal(201);
     expect(refund.body.data).to.include({ status: 'failed', amount: 500 });
@@ -77,8 +83,7 @@ describe('sandbox scenarios over HTTP (D11, D12, D14, D16, D20)', function () {
   });
 
   it('0007: a refund whose answer is unknown answers 201 pending, stays reserved, and completes once the provider says so (D12)', async () => {
-    const payment = await create({ ...MOBILE, phone_number: '+250788000007' });
-    await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed', 20_000);
+    const payment = await completed('+250788000007');
     const refund = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 1000 } });
     expect(refund.status).to.equal(201);
     expect(refund.body.data).to.include({ status: 'pending', amount: 1000 });
