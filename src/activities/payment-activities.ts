@@ -103,7 +103,7 @@ export interface PollResult {
 
 /** The refund request a provider gets for `refund` of `payment`: the idempotency key derives from the refund id (D16). */
 function refundRequestOf(payment: PaymentSnapshot, refund: RefundRecord): RefundRequest {
-  return { providerReference: payment.providerReference as string, idempotencyKey: `refund:${refund.id}`, amount: refund.amount };
+  return { providerReference: payment.providerReference as string, idempotencyKey: `refund:${refund.id}`, amount: refund.amount, paymentAmount: payment.amount, currency: payment.currency };
 }
 
 /** Builds the payment activities around their dependencies (samples' `createActivities(deps)`). */

@@ -14,6 +14,7 @@
  * {@link PaymentProvider.supports}; nothing is faked.
  */
 import type { ProviderCode } from '../domain/catalogue';
+import type { Currency } from '../domain/money';
 import type { FailureCode, InitiationRequest, ProviderOutcome } from '../domain/payment';
 import type { NextAction } from '../domain/payment-record';
 
@@ -43,7 +44,11 @@ export interface RefundRequest {
   providerReference: string;
   /** Derived from the refund id (`refund:ref_…`): a repeated call never refunds twice (D16). */
   idempotencyKey: string;
+  /** Minor units to refund. */
   amount: number;
+  /** The whole payment's amount in minor units (a provider that refunds whole payments only compares). */
+  paymentAmount: number;
+  currency: Currency;
 }
 
 /**

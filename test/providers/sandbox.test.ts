@@ -178,7 +178,7 @@ describe('sandbox simulators (D14, D16)', function () {
       const answer = await momo.initiate(request('+250788000006'));
       advance(APPROVAL_DELAY_MS);
       expect((await momo.fetchStatus(answer.providerReference)).outcome).to.deep.equal({ status: 'completed' });
-      const ask = { providerReference: answer.providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount: 100 };
+      const ask = { providerReference: answer.providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount: 100, paymentAmount: 1500, currency: 'RWF' as const };
       expect(await momo.refund(ask)).to.deep.equal({ status: 'failed', failureMessage: 'the provider refused the refund' });
       expect(await momo.fetchRefund(ask)).to.deep.equal({ status: 'not_received' });
     });
@@ -186,7 +186,7 @@ describe('sandbox simulators (D14, D16)', function () {
     it('0007: a refund\'s answer is unknown, then pending, then succeeded', async () => {
       const answer = await momo.initiate(request('+250788000007'));
       advance(APPROVAL_DELAY_MS);
-      const ask = { providerReference: answer.providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount: 100 };
+      const ask = { providerReference: answer.providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount: 100, paymentAmount: 1500, currency: 'RWF' as const };
       const unknown = await rejectionOf(momo.refund(ask));
       expect(unknown).to.be.instanceOf(Error).and.not.be.instanceOf(ProviderRefusal);
       expect(await momo.fetchRefund(ask)).to.deep.equal({ status: 'pending' });
@@ -223,7 +223,7 @@ describe('sandbox simulators (D14, D16)', function () {
   describe('refunds', () => {
     it('refunds once per key, never more than the collected amount in total', async () => {
       const paid = await momo.initiate(request('+250788000001'));
-      const refund = (amount: number, key = `refund:${newId('ref_')}`) => momo.refund({ providerReference: paid.providerReference, idempotencyKey: key, amount });
+      const refund = (amount: number, key = `refund:${newId('ref_')}`) => momo.refund({ providerReference: paid.providerReference, idempotencyKey: key, amount, paymentAmount: 1500, currency: 'RWF' as const });
       const first = await refund(1000, 'refund:k1-' + paid.providerReference);
       expect(first.status).to.equal('succeeded');
       expect(await refund(1000, 'refund:k1-' + paid.providerReference)).to.deep.equal(first);
@@ -236,7 +236,7 @@ describe('sandbox simulators (D14, D16)', function () {
     it('never exceeds the collected amount when refunds of one payment race', async () => {
       const paid = await momo.initiate(request('+250788000001'));
       const answers = await Promise.all(
-        Array.from({ length: 6 }, () => momo.refund({ providerReference: paid.providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount: 500 })),
+        Array.from({ length: 6 }, () => momo.refund({ providerReference: paid.providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount: 500, paymentAmount: 1500, currency: 'RWF' as const })),
       );
       expect(answers.filter((a) => a.status === 'succeeded')).to.have.length(3);
       expect(await db('sandbox_provider_transactions').where({ provider_reference: paid.providerReference }).first('refunded_amount')).to.deep.equal({ refunded_amount: 1500 });
@@ -244,7 +244,7 @@ describe('sandbox simulators (D14, D16)', function () {
 
     it('refuses to refund a payment it has not collected', async () => {
       const waiting = await momo.initiate(request('+250788000003'));
-      expect(await momo.refund({ providerReference: waiting.providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount: 1 })).to.deep.equal({
+      expect(await momo.refund({ providerReference: waiting.providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount: 1, paymentAmount: 1500, currency: 'RWF' as const })).to.deep.equal({
         status: 'failed',
         failureMessage: 'the provider refused the refund: the payment was not collected',
       });
@@ -252,7 +252,7 @@ describe('sandbox simulators (D14, D16)', function () {
 
     it('answers not_received for a refund key it never got, so the caller may send it again', async () => {
       const paid = await momo.initiate(request('+250788000001'));
-      const ask = { providerReference: paid.providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount: 1 };
+      const ask = { providerReference: paid.providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount: 1, paymentAmount: 1500, currency: 'RWF' as const };
       expect(await momo.fetchRefund(ask)).to.deep.equal({ status: 'not_received' });
       const sent = await momo.refund(ask);
       expect(await momo.fetchRefund(ask)).to.deep.equal(sent);
