@@ -1,0 +1,341 @@
+/**
+ * The live `mobile_money_b` adapter: Airtel Money's collections API (D16), over HTTP with
+ * {@link providerHttp} (time-outs, unknown answers kept apart) and an access-token cache.
+ *
+ * Airtel's calls (Airtel Africa developer documentation, openapiuat.airtel.africa; sources in
+ * ./statuses.ts):
+ * - `POST /auth/oauth2/token` `{client_id, client_secret, grant_type: client_credentials}` →
+ *   `{access_token, expires_in (seconds, sent as a string), token_type}`;
+ * - `POST /merchant/v1/payments/` (USSD push; headers `X-Country`, `X-Currency`, Bearer token)
+ *   `{reference, subscriber: {country, currency, msisdn without the country code}, transaction:
+ *   {amount in major units, country, currency, id: ours}}`;
+ * - `GET /standard/v1/payments/{id}` (transaction enquiry) → `data.transaction.{status, message, airtel_money_id}`;
+ * - `POST /standard/v1/payments/refund` `{transaction: {airtel_money_id}}`: the whole payment only.
+ * Airtel has no call withdrawing a USSD push (cancel is unsupported) and documents no refund
+ * enquiry (a refund is looked up through the payment's enquiry: `TR` = reversed). Callbacks go to
+ * the URL registered on Airtel's portal, so `InitiateRequest.callbackUrl` is not sent.
+ *
+ * Decisions:
+ * - The transaction id is derived from the idempotency key, so a retried initiation sends the same
+ *   id and Airtel answers "already exists" (ESB000041) instead of charging twice; the id starts
+ *   with the customer's country (`RW` + 20 base62 characters, 22 in all), because every later call
+ *   must name `X-Country`/`X-Currency` and gets only the reference: the country comes from the
+ *   prefix, the currency from the country (each country here has one wallet currency).
+ * - A refused token or a token refused twice is a configuration fault, not a statement about any
+ *   payment: it is thrown as {@link AirtelAuthenticationError}, which callers retry like an unknown
+ *   answer (a payment is never failed, nor a reference called unknown, for our credentials).
+ */
+import { createHash } from 'node:crypto';
+import { base62FromDigest } from '../../domain/ids';
+import { CURRENCY_EXPONENTS, type Currency } from '../../domain/money';
+import { parseMsisdn } from '../../domain/phone';
+import { z } from '../../lib/zod';
+import { documentedAnswer, providerHttp, ProviderUnknownAnswer, TokenCache, type FetchLike, type ProviderHttpResponse } from '../http';
+import {
+  ProviderRefusal,
+  ProviderUnsupported,
+  type CallbackRequest,
+  type InitiateRequest,
+  type ParsedCallback,
+  type PaymentProvider,
+  type ProviderAnswer,
+  type RefundAnswer,
+  type RefundRequest,
+} from '../provider';
+import { parseAirtelCallback } from './callback';
+import type { AirtelSettings } from './settings';
+import { isAirtelTransactionStatus, outcomeOf, readStatusBlock, type AirtelStatusBlock, type AirtelTransactionStatus } from './statuses';
+
+/** The countries this service collects in through Airtel (D6), with the currency of their wallets (Airtel's X-Country → X-Currency). */
+export const AIRTEL_COUNTRY_CURRENCIES = { RW: 'RWF', UG: 'UGX', KE: 'KES' } as const satisfies Record<string, Currency>;
+/** A country this adapter collects in. */
+export type AirtelCountry = keyof typeof AIRTEL_COUNTRY_CURRENCIES;
+
+/** Base62 characters after the country prefix of a transaction id. */
+export const TRANSACTION_ID_HASH_LENGTH = 20;
+
+/** Longest `reference` (the text shown with the request) sent to Airtel, in characters. */
+const REFERENCE_MAX_LENGTH = 50;
+
+/** True when `country` is one {@link AIRTEL_COUNTRY_CURRENCIES} names. */
+function isAirtelCountry(country: string): country is AirtelCountry {
+  return Object.prototype.hasOwnProperty.call(AIRTEL_COUNTRY_CURRENCIES, country);
+}
+
+/**
+ * The Airtel transaction id of the request with `idempotencyKey` collected in `country`: the
+ * country followed by 20 base62 characters of SHA-256(idempotencyKey), e.g. `RW3hY…` (22 characters).
+ */
+export function airtelTransactionId(country: AirtelCountry, idempotencyKey: string): string {
+  return `${country}${base62FromDigest(createHash('sha256').update(idempotencyKey).digest(), TRANSACTION_ID_HASH_LENGTH)}`;
+}
+
+/** The country a transaction id of this adapter names, or undefined when `id` is not one. */
+export function countryOfTransactionId(id: string): AirtelCountry | undefined {
+  const match = /^([A-Z]{2})[0-9A-Za-z]{20}$/.exec(id);
+  return match && isAirtelCountry(match[1] as string) ? (match[1] as AirtelCountry) : undefined;
+}
+
+/**
+ * `minor` units of `currency` as the major-unit number Airtel's `amount` takes (RWF/UGX 1500 →
+ * 1500; KES 150050 → 1500.5). Built from the decimal digits, so the JSON number is that decimal
+ * exactly (at most 13 significant digits under the D5 limit).
+ */
+export function airtelAmount(minor: number, currency: Currency): number {
+  const exponent = CURRENCY_EXPONENTS[currency];
+  if (exponent === 0) return minor;
+  const scale = 10 ** exponent;
+  return Number(`${Math.trunc(minor / scale)}.${String(minor % scale).padStart(exponent, '0')}`);
+}
+
+/** Airtel refused our client credentials, or our access token twice: a configuration fault, retried like an unknown answer. */
+export class AirtelAuthenticationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AirtelAuthenticationError';
+  }
+}
+
+/** The `status` block every Airtel answer carries. */
+const statusBlock = z.object({
+  code: z.union([z.string(), z.number()]).optional(),
+  message: z.string().optional(),
+  result_code: z.string().optional(),
+  response_code: z.string().optional(),
+  success: z.boolean().optional(),
+});
+
+/** `POST /auth/oauth2/token` → 200. `expires_in` is documented as a string of seconds ("180"). */
+const tokenAnswer = z.object({
+  access_token: z.string().min(1),
+  expires_in: z.union([z.number(), z.string().regex(/^[0-9]+$/)]).transform(Number).pipe(z.number().int().positive()),
+  token_type: z.string().optional(),
+});
+
+/** `POST /merchant/v1/payments/` → `{data: {transaction: {id, status}}, status}`; Airtel's own sample gives `id: false`, so `id` is not read. */
+const paymentAnswer = z.object({
+  data: z.object({ transaction: z.object({ id: z.unknown().optional(), status: z.string().optional() }).optional() }).nullish(),
+  status: statusBlock,
+});
+
+/** `GET /standard/v1/payments/{id}` → `{data: {transaction: {id, status, message?, airtel_money_id?}}, status}`. */
+const enquiryAnswer = z.object({
+  data: z
+    .object({
+      transaction: z.object({ id: z.unknown().optional(), status: z.string(), message: z.string().nullish(), airtel_money_id: z.string().nullish() }).optional(),
+    })
+    .nullish(),
+  status: statusBlock,
+});
+
+/** `POST /standard/v1/payments/refund` → `{data: {transaction: {airtel_money_id, status}}, status}`. */
+const refundAnswer = z.object({
+  data: z.object({ transaction: z.object({ airtel_money_id: z.string().nullish(), status: z.string() }).optional() }).nullish(),
+  status: statusBlock,
+});
+
+/** A transaction as the enquiry gave it. */
+interface EnquiredTransaction {
+  status: AirtelTransactionStatus;
+  message?: string;
+  airtelMoneyId?: string;
+  statusBlock: AirtelStatusBlock;
+}
+
+/** True for the HTTP statuses after which Airtel may have acted without saying (read time-out, rate limit). */
+function isAmbiguousHttpStatus(status: number): boolean {
+  return status === 408 || status === 429;
+}
+
+/** True for a 2xx status. */
+function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
+/** The refund words Airtel answers with: its sample says `SUCCESS`; the enquiry's statuses are read alike. */
+const REFUND_SUCCEEDED: ReadonlySet<string> = new Set(['SUCCESS', 'SUCCESSFUL', 'TS', 'TR']);
+const REFUND_FAILED: ReadonlySet<string> = new Set(['FAILED', 'FAILURE', 'TF']);
+const REFUND_PENDING: ReadonlySet<string> = new Set(['PENDING', 'IN_PROGRESS', 'TIP', 'TA']);
+
+/**
+ * The live Airtel Money adapter (see the module's comment). Three-valued answers: values,
+ * {@link ProviderRefusal} (a refusal with its failure code, an unknown reference, a partial refund,
+ * a bad callback), and any other error for an unknown answer (time-out, 5xx, undocumented body,
+ * an ambiguous Airtel code, {@link AirtelAuthenticationError}).
+ * @param settings base URL, credentials, callback private key, time-out (ms) of every call
+ * @param deps.fetch the HTTP client (default: global fetch); deps.now the clock of the token cache
+ */
+export function createAirtelProvider(settings: AirtelSettings, deps: { fetch?: FetchLike; now?: () => Date } = {}): PaymentProvider {
+  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
+  const fetchImpl = deps.fetch ?? fetch;
+  const now = deps.now ?? (() => new Date());
+
+  const tokens = new TokenCache(async () => {
+    const response = await providerHttp(
+      {
+        method: 'POST',
+        url: `${baseUrl}/auth/oauth2/token`,
+        body: { client_id: settings.clientId, client_secret: settings.clientSecret, grant_type: 'client_credentials' },
+        timeoutMs: settings.timeoutMs,
+      },
+      fetchImpl,
+    );
+    if (!isSuccess(response.status)) throw new AirtelAuthenticationError(`Airtel refused the client credentials (HTTP ${response.status})`);
+    const answer = documentedAnswer(tokenAnswer, response.json, 'POST /auth/oauth2/token');
+    return { value: answer.access_token, expiresInSeconds: answer.expires_in };
+  }, () => now().getTime());
+
+  /**
+   * One authorised call in `country` (headers X-Country and X-Currency from it). A 401 forgets the
+   * token and retries once with a new one (nothing was done under a refused token).
+   * @throws ProviderUnknownAnswer (time-out, network, 5xx), AirtelAuthenticationError (401 twice, or the token refused)
+   */
+  async function call(method: 'GET' | 'POST', path: string, country: AirtelCountry, body?: unknown): Promise<ProviderHttpResponse> {
+    for (let attempt = 1; ; attempt += 1) {
+      const token = await tokens.get();
+      const response = await providerHttp(
+        {
+          method,
+          url: `${baseUrl}${path}`,
+          headers: { authorization: `Bearer ${token}`, 'x-country': country, 'x-currency': AIRTEL_COUNTRY_CURRENCIES[country] },
+          body,
+          timeoutMs: settings.timeoutMs,
+        },
+        fetchImpl,
+      );
+      if (response.status !== 401) return response;
+      tokens.invalidate();
+      if (attempt === 2) throw new AirtelAuthenticationError(`${method} ${path}: Airtel refused a new access token (401)`);
+    }
+  }
+
+  /** The country of a reference of ours. @throws ProviderRefusal when `reference` is not an id this adapter makes */
+  function countryOf(reference: string): AirtelCountry {
+    const country = countryOfTransactionId(reference);
+    if (!country) throw new ProviderRefusal(`${reference} is not an Airtel transaction id of this service`);
+    return country;
+  }
+
+  /**
+   * The transaction enquiry for `reference`.
+   * @throws ProviderRefusal when Airtel has no such transaction; any other error when the answer is unknown
+   */
+  async function enquire(reference: string): Promise<EnquiredTransaction> {
+    const path = `/standard/v1/payments/${encodeURIComponent(reference)}`;
+    const response = await call('GET', path, countryOf(reference));
+    const answer = documentedAnswer(enquiryAnswer, response.json, `GET ${path}`);
+    const reading = readStatusBlock(answer.status);
+    if (reading.kind === 'not_found' || response.status === 404) throw new ProviderRefusal(`Airtel has no transaction ${reference}`);
+    const transaction = answer.data?.transaction;
+    if (isSuccess(response.status) && transaction && isAirtelTransactionStatus(transaction.status)) {
+      return { status: transaction.status, message: transaction.message ?? undefined, airtelMoneyId: transaction.airtel_money_id ?? undefined, statusBlock: answer.status };
+    }
+    // An ambiguous code, a refused enquiry (country, currency) or an undocumented status says nothing definite about the payment.
+    throw new ProviderUnknownAnswer(`GET ${path}: no transaction status in the answer (HTTP ${response.status}, ${answer.status.result_code ?? answer.status.response_code ?? 'no code'})`, response.status);
+  }
+
+  /** The payment `reference` as Airtel's enquiry says it is now. */
+  async function statusAnswer(reference: string): Promise<ProviderAnswer> {
+    const transaction = await enquire(reference);
+    return { providerReference: reference, outcome: outcomeOf(transaction.status, { responseCode: transaction.statusBlock.response_code, message: transaction.message ?? transaction.statusBlock.message }) };
+  }
+
+  return {
+    code: 'mobile_money_b',
+    supports: { cancel: false, refund: true },
+
+    async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
+      const msisdn = parseMsisdn(request.customer);
+      if (!msisdn || !isAirtelCountry(msisdn.country)) throw new ProviderRefusal('Airtel Money collects from Rwandan, Ugandan and Kenyan numbers only', 'provider_error');
+      const country = msisdn.country;
+      const currency = AIRTEL_COUNTRY_CURRENCIES[country];
+      if (request.currency !== currency) throw new ProviderRefusal(`Airtel Money collects ${currency} from ${country} numbers, not ${request.currency}`, 'provider_error');
+      const id = airtelTransactionId(country, request.idempotencyKey);
+      const path = '/merchant/v1/payments/';
+      const response = await call('POST', path, country, {
+        reference: request.description.slice(0, REFERENCE_MAX_LENGTH),
+        subscriber: { country, currency, msisdn: msisdn.nationalNumber },
+        transaction: { amount: airtelAmount(request.amount, request.currency), country, currency, id },
+      });
+      const answer = documentedAnswer(paymentAnswer, response.json, `POST ${path}`);
+      const reading = readStatusBlock(answer.status);
+      if (reading.kind === 'duplicate') {
+        // Our earlier request with this id exists (a retry): its status is the answer.
+        try {
+          return { ...(await statusAnswer(id)), nextAction: null };
+        } catch (error) {
+          if (error instanceof ProviderRefusal) throw new ProviderUnknownAnswer(`POST ${path}: Airtel says ${id} exists, then does not find it`);
+          throw error;
+        }
+      }
+      if (reading.kind === 'ambiguous' || isAmbiguousHttpStatus(response.status)) {
+        throw new ProviderUnknownAnswer(`POST ${path}: Airtel's answer is ambiguous (HTTP ${response.status}, ${answer.status.result_code ?? answer.status.response_code ?? 'no code'})`, response.status);
+      }
+      if (response.status >= 400) {
+        const failureCode = reading.kind === 'failure' ? reading.failureCode : 'provider_error';
+        throw new ProviderRefusal(`Airtel refused the payment request: ${answer.status.message ?? `HTTP ${response.status}`}`, failureCode);
+      }
+      if (!isSuccess(response.status) || reading.kind === 'not_found') throw new ProviderUnknownAnswer(`POST ${path}: undocumented answer (HTTP ${response.status})`, response.status);
+      if (reading.kind === 'failure') {
+        return { providerReference: id, outcome: { status: 'failed', failureCode: reading.failureCode, failureMessage: reading.failureMessage }, nextAction: null };
+      }
+      // Accepted: the customer has the USSD prompt. Airtel gives no prompt text, so no next action is invented.
+      const status = answer.data?.transaction?.status;
+      const decided = status !== undefined && isAirtelTransactionStatus(status) && status !== 'TIP' && status !== 'TA';
+      return { providerReference: id, outcome: decided ? outcomeOf(status, { responseCode: answer.status.response_code, message: answer.status.message }) : { status: 'pending' }, nextAction: null };
+    },
+
+    async fetchStatus(providerReference: string): Promise<ProviderAnswer> {
+      return statusAnswer(providerReference);
+    },
+
+    async cancel(): Promise<ProviderAnswer> {
+      throw new ProviderUnsupported('mobile_money_b', 'cancel');
+    },
+
+    async refund(request: RefundRequest): Promise<RefundAnswer> {
+      if (request.amount !== request.paymentAmount) throw new ProviderRefusal('Airtel Money refunds the whole payment only: refund the full amount or nothing');
+      const transaction = await enquire(request.providerReference);
+      // Already reversed: an earlier refund of this payment whose answer was lost (Airtel reverses a payment once).
+      if (transaction.status === 'TR') return { status: 'succeeded', refundReference: transaction.airtelMoneyId ?? request.providerReference };
+      if (transaction.status === 'TF' || transaction.status === 'TE') return { status: 'failed', failureMessage: `Airtel Money cannot refund a payment it did not collect (${transaction.status})` };
+      if (transaction.status !== 'TS') throw new ProviderUnknownAnswer(`Airtel does not know yet whether ${request.providerReference} was collected (${transaction.status})`);
+      if (!transaction.airtelMoneyId) throw new ProviderUnknownAnswer(`Airtel gave no airtel_money_id for the collected payment ${request.providerReference}`);
+      const path = '/standard/v1/payments/refund';
+      const response = await call('POST', path, countryOf(request.providerReference), { transaction: { airtel_money_id: transaction.airtelMoneyId } });
+      const answer = documentedAnswer(refundAnswer, response.json, `POST ${path}`);
+      const reading = readStatusBlock(answer.status);
+      if (reading.kind === 'ambiguous' || isAmbiguousHttpStatus(response.status)) throw new ProviderUnknownAnswer(`POST ${path}: Airtel's answer is ambiguous (HTTP ${response.status})`, response.status);
+      const refusal = `Airtel refused the refund: ${answer.status.message ?? `HTTP ${response.status}`}`;
+      if (response.status >= 400) return { status: 'failed', failureMessage: refusal };
+      const status = answer.data?.transaction?.status.toUpperCase();
+      if (isSuccess(response.status) && status !== undefined) {
+        if (REFUND_SUCCEEDED.has(status)) return { status: 'succeeded', refundReference: answer.data?.transaction?.airtel_money_id ?? transaction.airtelMoneyId };
+        if (REFUND_FAILED.has(status)) return { status: 'failed', failureMessage: refusal };
+        if (REFUND_PENDING.has(status)) return { status: 'pending' };
+      }
+      if (isSuccess(response.status) && status === undefined && reading.kind === 'failure') return { status: 'failed', failureMessage: refusal };
+      throw new ProviderUnknownAnswer(`POST ${path}: undocumented answer (HTTP ${response.status}, status ${status ?? 'missing'})`, response.status);
+    },
+
+    async fetchRefund(request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
+      let transaction: EnquiredTransaction;
+      try {
+        transaction = await enquire(request.providerReference);
+      } catch (error) {
+        // Airtel has no record of the payment, so none of a refund of it.
+        if (error instanceof ProviderRefusal) return { status: 'not_received' };
+        throw error;
+      }
+      if (transaction.status === 'TR') return { status: 'succeeded', refundReference: transaction.airtelMoneyId ?? request.providerReference };
+      if (transaction.status === 'TIP' || transaction.status === 'TA') throw new ProviderUnknownAnswer(`Airtel does not know yet what became of ${request.providerReference} (${transaction.status})`);
+      // Not reversed: Airtel keys a refund by the payment's airtel_money_id and reverses a payment
+      // once, so sending the refund again cannot refund twice.
+      return { status: 'not_received' };
+    },
+
+    parseCallback(request: CallbackRequest): ParsedCallback {
+      return parseAirtelCallback(request, settings.callbackPrivateKey);
+    },
+  };
+}

@@ -1,0 +1,23 @@
+/**
+ * The live Airtel Money adapter's settings (`mobile_money_b`, D16): platform credentials from the
+ * environment, validated at start by the configuration; secrets are never logged.
+ */
+import { z } from '../../lib/zod';
+
+/**
+ * - `baseUrl`: Airtel's API host, e.g. `https://openapi.airtel.africa` (UAT: `https://openapiuat.airtel.africa`);
+ * - `clientId`, `clientSecret`: the application's credentials from the Airtel developer portal;
+ * - `callbackPrivateKey`: the private key of "callback authentication" in the application's
+ *   settings; when set, every callback must carry its valid `hash` (see ./callback.ts);
+ * - `timeoutMs`: time-out of every call to Airtel, in milliseconds (default 15000).
+ */
+export const airtelSettingsSchema = z.object({
+  baseUrl: z.url(),
+  clientId: z.string().min(1),
+  clientSecret: z.string().min(1),
+  callbackPrivateKey: z.string().min(1).optional(),
+  timeoutMs: z.number().int().positive().default(15000),
+});
+
+/** The adapter's settings, as {@link airtelSettingsSchema} gives them. */
+export type AirtelSettings = z.infer<typeof airtelSettingsSchema>;
