@@ -1,14 +1,18 @@
 /**
  * Activities of the webhook delivery workflow (D27): make one attempt, and record it with the
  * statuses that follow. `deliverAndRecordWebhook` returns every receiver outcome instead of throwing, so the
- * workflow's timers, not activity retries, make the schedule.
+ * workflow's timers, not activity retries, make the schedule. When our own store cannot be read
+ * before the request, it raises `WebhookAttemptNotMade`: the endpoint was not called, and the
+ * workflow does not count that as an attempt (docs/webhooks.md).
  */
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
+import { isDataError } from '../db/errors';
 import { cancelDelivery, findDeliveryTarget, recordAttempt, type AttemptRecord } from '../db/webhooks';
-import { decideAfterAttempt, receivesDeliveries, type AttemptOutcome, type WebhookStatus } from '../domain/webhooks';
+import { activeSecrets, decideAfterAttempt, receivesDeliveries, type AttemptOutcome, type WebhookStatus } from '../domain/webhooks';
 import { sendWebhook } from '../lib/webhook-sender';
+import { ATTEMPT_NOT_MADE_FAILURE } from '../workflows/webhook-messages';
 
 /** Dependencies of the webhook activities. */
 export interface WebhookActivityDeps {
@@ -18,11 +22,19 @@ export interface WebhookActivityDeps {
   recordAttempt?: typeof recordAttempt;
 }
 
+/** Why an attempt was skipped: the endpoint was disabled, deleted, or failed by a 410 Gone. */
+export type SkipReason = 'webhook_disabled' | 'webhook_deleted' | 'webhook_gone';
+
 /** What an attempt did: sent (with the outcome), or skipped because the endpoint no longer takes deliveries. */
-export type DeliveryAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome } | { kind: 'skipped'; reason: 'webhook_disabled' | 'webhook_deleted' };
+export type DeliveryAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome } | { kind: 'skipped'; reason: SkipReason };
 
 /** What a self-recording attempt did: as {@link DeliveryAttemptResult}, and whether the attempt's record was written. */
-export type RecordedAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome; recorded: boolean } | { kind: 'skipped'; reason: 'webhook_disabled' | 'webhook_deleted' };
+export type RecordedAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome; recorded: boolean } | { kind: 'skipped'; reason: SkipReason };
+
+/** The retryable failure of an attempt that could not be made: nothing was sent. */
+function attemptNotMade(reason: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: ATTEMPT_NOT_MADE_FAILURE, message: `${reason}; the endpoint was not called`, nonRetryable: false });
+}
 
 /** Builds the webhook activities around their dependencies. */
 export function createWebhookActivities(deps: WebhookActivityDeps) {
@@ -30,22 +42,31 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 
   /**
    * One attempt of delivery `deliveryId` (D26–D28): reads the delivery, the endpoint as it is now
-   * (URL, secret, status) and the event in one query, then POSTs the signed payload once.
-   * @returns `skipped` for a disabled or deleted endpoint, else the attempt's outcome (a refused
-   *   target, a time-out or a non-2xx answer included)
-   * @throws ApplicationFailure `DeliveryNotFound` (non-retryable) for an unknown delivery; a
-   *   retryable error while the event row is not readable
+   * (URL, secrets, status) and the event in one query, then POSTs the payload once, signed with
+   * every secret still valid (docs/webhooks.md#secret-rotation).
+   * @returns `skipped` for a disabled, deleted or gone endpoint, else the attempt's outcome (a
+   *   refused target, a time-out or a non-2xx answer included)
+   * @throws ApplicationFailure `DeliveryNotFound` (non-retryable) for an unknown delivery;
+   *   `WebhookAttemptNotMade` (retryable) when the store cannot be read or the event row is not
+   *   readable yet: no request was made
    */
   async function attemptDelivery(deliveryId: string): Promise<DeliveryAttemptResult> {
-    const target = await findDeliveryTarget(deps.db, deliveryId);
+    let target: Awaited<ReturnType<typeof findDeliveryTarget>>;
+    try {
+      target = await findDeliveryTarget(deps.db, deliveryId);
+    } catch (error) {
+      // Data PostgreSQL refuses will not pass: left to fail non-retryably (src/activities/data-errors.ts).
+      if (isDataError(error)) throw error;
+      throw attemptNotMade(`delivery ${deliveryId} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    }
     if (!target) throw ApplicationFailure.create({ type: 'DeliveryNotFound', message: `no delivery ${deliveryId}`, nonRetryable: true });
     const { delivery, webhook, event } = target;
     if (!webhook || webhook.deletedAt !== null) return { kind: 'skipped', reason: 'webhook_deleted' };
-    if (!receivesDeliveries(webhook.status)) return { kind: 'skipped', reason: 'webhook_disabled' };
-    if (!event) throw new Error(`event ${delivery.eventId} of delivery ${delivery.id} is not readable yet`);
+    if (!receivesDeliveries(webhook.status, webhook.failureKind)) return { kind: 'skipped', reason: webhook.status === 'disabled' ? 'webhook_disabled' : 'webhook_gone' };
+    if (!event) throw attemptNotMade(`event ${delivery.eventId} of delivery ${delivery.id} is not readable yet`);
     const outcome = await sendWebhook({
       url: webhook.url,
-      secret: webhook.secret,
+      secrets: activeSecrets(webhook, Date.now()),
       payload: { id: event.id, event: event.event, created_at: event.created_at, data: event.data },
       environment: webhook.environment,
       allowPrivateTargetsInSandbox: deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
@@ -61,8 +82,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
      * a failure of the attempt (a retry would send the webhook again): it is logged and answered
      * `recorded: false`, and the workflow records the attempt itself.
      * @param input.attemptedAt when the workflow asked for the attempt (workflow time, ISO 8601)
-     * @returns `skipped` for a disabled or deleted endpoint, else the outcome with `recorded` for a sent attempt
-     * @throws ApplicationFailure `DeliveryNotFound` (non-retryable); a retryable error while the event is not readable
+     * @returns `skipped` for a disabled, deleted or gone endpoint, else the outcome with `recorded` for a sent attempt
+     * @throws ApplicationFailure `DeliveryNotFound` (non-retryable); `WebhookAttemptNotMade` (retryable)
+     *   when the store or the event cannot be read: nothing was sent, and the workflow does not count it
      */
     async deliverAndRecordWebhook(input: { deliveryId: string; attempt: number; attemptedAt: string }): Promise<RecordedAttemptResult> {
       const started = Date.now();

@@ -7,13 +7,15 @@ import type { Db } from './knex';
 
 /**
  * Ids of the scope's webhooks that take event `type`, in id order: subscribed, not deleted, status
- * enabled or failed (D22; disabled ones get nothing, D27). A builder selecting `id`.
+ * enabled or failed (D22), except those failed by a 410 Gone; disabled ones get nothing (D27). The
+ * same rule as `receivesDeliveries` of domain/webhooks. A builder selecting `id`.
  */
 export function subscribedWebhookIdsQuery(db: Db, scope: Scope, type: string) {
   return db('webhooks')
     .where({ merchant_id: scope.merchantId, environment: scope.environment })
     .whereNull('deleted_at')
     .whereIn('status', ['enabled', 'failed'])
+    .whereRaw("failure_kind is distinct from 'gone'")
     .whereRaw('events @> ?::jsonb', [JSON.stringify([type])])
     .orderBy('id')
     .select('id');

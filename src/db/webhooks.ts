@@ -6,11 +6,13 @@
 import type { Environment } from '../domain/environment';
 import {
   deliveryStatusAfter,
+  endpointFailureReason,
   endpointTransition,
   MAX_WEBHOOKS_PER_SCOPE,
   type AttemptOutcome,
   type DeliveryDecision,
   type DeliveryStatus,
+  type WebhookFailureKind,
   type WebhookStatus,
 } from '../domain/webhooks';
 import { toEventView, type EventRow, type EventView, type Scope } from './events';
@@ -28,6 +30,14 @@ export interface WebhookRecord {
   status: WebhookStatus;
   description: string | null;
   secret: string;
+  /** The secret the last rotation replaced, which also signs deliveries until `previousSecretExpiresAt`; null when none. */
+  previousSecret: string | null;
+  /** ISO 8601 UTC end of the replaced secret's validity (24 h after the rotation), or null. */
+  previousSecretExpiresAt: string | null;
+  /** Why a `failed` endpoint failed (`gone`: a 410, it gets nothing; `exhausted`: a fifth failure); null otherwise. */
+  failureKind: WebhookFailureKind | null;
+  /** The reason shown for a `failed` endpoint, with its time; null otherwise. */
+  failureReason: string | null;
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
@@ -40,8 +50,12 @@ export interface WebhookView {
   url: string;
   events: string[];
   status: WebhookStatus;
+  /** Why the endpoint is `failed` ("the endpoint answered 410 Gone at …"), null unless it is. */
+  failure_reason: string | null;
   description: string | null;
   environment: Environment;
+  /** Until when (ISO 8601 UTC) the secret replaced by the last rotation still signs deliveries; null when none does. */
+  previous_secret_expires_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -55,6 +69,10 @@ interface WebhookRow {
   status: WebhookStatus;
   description: string | null;
   secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  failure_kind: WebhookFailureKind | null;
+  failure_reason: string | null;
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
@@ -70,22 +88,37 @@ function fromWebhookRow(row: WebhookRow): WebhookRecord {
     status: row.status,
     description: row.description,
     secret: row.secret,
+    previousSecret: row.previous_secret ?? null,
+    previousSecretExpiresAt: isoOrNull(row.previous_secret_expires_at),
+    failureKind: row.failure_kind ?? null,
+    failureReason: row.failure_reason ?? null,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
     deletedAt: isoOrNull(row.deleted_at),
   };
 }
 
-/** The public form of a webhook (D25), without its secret. */
+/** The public form of a webhook (D25), without its secrets, as it is now. */
 export function toWebhookView(webhook: WebhookRecord): WebhookView {
+  return webhookViewAt(webhook, new Date());
+}
+
+/**
+ * The public form of a webhook at `now`, which decides whether the secret a rotation replaced still
+ * signs (`previous_secret_expires_at` is null once it no longer does).
+ */
+export function webhookViewAt(webhook: WebhookRecord, now: Date): WebhookView {
+  const overlapEnds = webhook.previousSecretExpiresAt;
   return {
     id: webhook.id,
     object: 'webhook',
     url: webhook.url,
     events: webhook.events,
     status: webhook.status,
+    failure_reason: webhook.status === 'failed' ? webhook.failureReason : null,
     description: webhook.description,
     environment: webhook.environment,
+    previous_secret_expires_at: overlapEnds !== null && Date.parse(overlapEnds) > now.getTime() ? overlapEnds : null,
     created_at: webhook.createdAt,
     updated_at: webhook.updatedAt,
   };
@@ -141,13 +174,12 @@ export async function findWebhookById(db: Db, id: string): Promise<WebhookRecord
   return row ? fromWebhookRow(row as WebhookRow) : undefined;
 }
 
-/** What `PUT` may change (D25); absent fields stay. */
+/** What `PUT` may change (D25); absent fields stay. A new `status` clears the failure's kind and reason. */
 export interface WebhookPatch {
   url?: string;
   events?: string[];
   status?: WebhookStatus;
   description?: string | null;
-  secret?: string;
 }
 
 /**
@@ -158,10 +190,24 @@ export async function updateWebhook(db: Db, scope: Scope, id: string, patch: Web
   const changes: Record<string, unknown> = { updated_at: now };
   if (patch.url !== undefined) changes.url = patch.url;
   if (patch.events !== undefined) changes.events = JSON.stringify(patch.events);
-  if (patch.status !== undefined) changes.status = patch.status;
+  if (patch.status !== undefined) Object.assign(changes, { status: patch.status, failure_kind: null, failure_reason: null });
   if (patch.description !== undefined) changes.description = patch.description;
-  if (patch.secret !== undefined) changes.secret = patch.secret;
   const [row] = await liveWebhooks(db, scope).where({ id }).update(changes).returning('*');
+  return row ? fromWebhookRow(row as WebhookRow) : undefined;
+}
+
+/**
+ * Rotates the scope's webhook `id` to `secret` in one statement: the current secret becomes the
+ * previous one, valid until `now + overlapMs`; a previous secret still in its overlap is dropped
+ * (docs/webhooks.md#secret-rotation).
+ * @param overlapMs how long the replaced secret still signs, in milliseconds
+ * @returns the webhook after the rotation, or undefined when there is none
+ */
+export async function rotateWebhookSecret(db: Db, scope: Scope, id: string, secret: string, now: Date, overlapMs: number): Promise<WebhookRecord | undefined> {
+  const [row] = await liveWebhooks(db, scope)
+    .where({ id })
+    .update({ previous_secret: db.ref('secret'), previous_secret_expires_at: new Date(now.getTime() + overlapMs), secret, updated_at: now })
+    .returning('*');
   return row ? fromWebhookRow(row as WebhookRow) : undefined;
 }
 
@@ -375,6 +421,20 @@ export async function listDeliveries(db: Db, scope: Scope, webhookId: string, pa
   return { deliveries: rows.map((row) => toDeliveryView(fromDeliveryRow(row), attempts.get(row.id) ?? [])), total: Number(total) };
 }
 
+/**
+ * Every delivery of events `eventIds` of this merchant and environment (D1) with their attempts,
+ * oldest first (the payment timeline of the dashboard, D60).
+ */
+export async function listDeliveriesOfEvents(db: Db, scope: Scope, eventIds: string[]): Promise<DeliveryView[]> {
+  if (eventIds.length === 0) return [];
+  const rows: DeliveryRow[] = await db('webhook_deliveries')
+    .whereIn('event_id', eventIds)
+    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const attempts = await attemptsOf(db, rows.map((row) => row.id));
+  return rows.map((row) => toDeliveryView(fromDeliveryRow(row), attempts.get(row.id) ?? []));
+}
+
 /** An attempt to record, with what the workflow decided after it. */
 export interface AttemptRecord {
   deliveryId: string;
@@ -405,10 +465,10 @@ function attemptRow(record: AttemptFields) {
 
 /**
  * Records an attempt, the delivery's status after it and the endpoint's (D27: `failed` after the
- * fifth failure, `enabled` again after a success, `disabled` on 410), in one statement: the
- * endpoint's change is a compare-and-set ({@link endpointTransition}), so concurrent deliveries to
- * one endpoint cannot undo each other. Idempotent: a repeated call finds the attempt written and
- * applies the same statuses.
+ * fifth failure, `enabled` again after a success; `failed` for good on 410, docs/webhooks.md), with
+ * the failure's kind and reason, in one statement: the endpoint's change is a compare-and-set
+ * ({@link endpointTransition}), so concurrent deliveries to one endpoint cannot undo each other.
+ * Idempotent: a repeated call finds the attempt written and applies the same statuses.
  * @returns the endpoint's status after the attempt (undefined when the webhook row is gone)
  * @throws Error when the delivery does not exist
  */
@@ -430,12 +490,22 @@ export async function recordAttempt(db: Db, record: AttemptRecord, now: Date): P
     );
   let changedStatus = db.raw('null::text');
   if (transition) {
+    const { decision } = record;
+    const reason = decision.kind === 'failed' && transition.to.status === 'failed' ? endpointFailureReason(decision, record) : null;
     statement = statement.with(
       'w',
       db('webhooks')
         .whereIn('id', db.select('webhook_id').from('d'))
-        .whereIn('status', transition.from)
-        .update({ status: transition.to, updated_at: now })
+        .where((states) => {
+          for (const from of transition.from) {
+            states.orWhere((state) => {
+              state.where('status', from.status);
+              if (from.failureKind === null) state.whereNull('failure_kind');
+              else state.where('failure_kind', from.failureKind);
+            });
+          }
+        })
+        .update({ status: transition.to.status, failure_kind: transition.to.failureKind, failure_reason: reason, updated_at: now })
         .returning('status'),
     );
     changedStatus = db.raw('(select status from w)');

@@ -8,7 +8,7 @@ import type { Environment } from './environment';
 /** The event of a webhook test (D29): sent only by `POST /developer/webhooks/{id}/test`, never subscribed to nor listed as an event. */
 export const TEST_EVENT_NAME = 'webhook.test';
 
-/** Status of a webhook endpoint (D25): `failed` after a delivery's fifth failure (D27). */
+/** Status of a webhook endpoint (D25): `failed` after a delivery's fifth failure (D27) or a 410 Gone; `disabled` only by the merchant. */
 export const WEBHOOK_STATUSES = ['enabled', 'disabled', 'failed'] as const;
 /** One webhook status. */
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
@@ -43,6 +43,22 @@ export const RETRY_DELAYS_MS: readonly number[] = [5 * MINUTE_MS, 30 * MINUTE_MS
 /** Longest delay a receiver's `Retry-After` can ask for, in milliseconds (24 h, the last step of D27). */
 export const MAX_RETRY_AFTER_MS = 24 * HOUR_MS;
 
+/**
+ * Waits before trying again an attempt that could not be made because our own store could not be
+ * read (a PostgreSQL outage: the endpoint was not called, so no attempt is used up), in
+ * milliseconds: 30 s after the first failed try, doubling, at most 10 min.
+ * @param tries how many times this attempt could not be made so far (≥ 1)
+ */
+export function attemptNotMadeDelayMs(tries: number): number {
+  return Math.min(30_000 * 2 ** Math.min(tries - 1, 10), 10 * MINUTE_MS);
+}
+
+/**
+ * How long one attempt may keep failing to be made before the delivery gives up, in milliseconds
+ * (72 h): beyond that the delivery workflow fails, visible in Temporal, instead of waiting forever.
+ */
+export const MAX_ATTEMPT_NOT_MADE_MS = 72 * HOUR_MS;
+
 /** Time-out of one attempt, in milliseconds (D27: 10 s), from the request's start to the response's first 1 KiB. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
@@ -66,10 +82,10 @@ export interface AttemptOutcome {
   retryAfterMs: number | null;
 }
 
-/** How an attempt ended: `succeeded` (any 2xx), `gone` (410: stop and disable), else `failed`. */
+/** How an attempt ended: `succeeded` (any 2xx), `gone` (410: stop, and the endpoint fails), else `failed`. */
 export type AttemptVerdict = 'succeeded' | 'gone' | 'failed';
 
-/** Classifies one attempt (D27: any 2xx succeeds; anything else fails; Standard Webhooks: 410 disables). */
+/** Classifies one attempt (D27: any 2xx succeeds; anything else fails; Standard Webhooks: 410 means the receiver is gone). */
 export function classifyAttempt(outcome: Pick<AttemptOutcome, 'statusCode'>): AttemptVerdict {
   const code = outcome.statusCode;
   if (code !== null && code >= 200 && code <= 299) return 'succeeded';
@@ -132,34 +148,91 @@ export function deliveryStatusAfter(decision: DeliveryDecision): DeliveryStatus 
 }
 
 /**
- * The endpoint's status after a decision (D27): a success sets a `failed` endpoint back to
- * `enabled`; the fifth failure marks an `enabled` endpoint `failed`; a 410 disables it. A status the
- * merchant set (`disabled`) is never overridden by a success or a failure.
+ * Why a `failed` endpoint failed: `exhausted` after a delivery's fifth failure (D27; it keeps
+ * receiving new events and a success enables it again), `gone` after a 410 Gone (it receives nothing
+ * until the merchant enables it again, docs/webhooks.md#endpoint-failure).
  */
-export function endpointStatusAfter(current: WebhookStatus, decision: DeliveryDecision): WebhookStatus {
-  if (decision.kind === 'succeeded') return current === 'failed' ? 'enabled' : current;
-  if (decision.kind === 'failed' && decision.reason === 'gone') return 'disabled';
-  if (decision.kind === 'failed' && current === 'enabled') return 'failed';
+export type WebhookFailureKind = 'gone' | 'exhausted';
+
+/** An endpoint's status with, when `failed`, why (null for a `failed` endpoint of before the kinds were kept: as `exhausted`). */
+export interface EndpointState {
+  status: WebhookStatus;
+  failureKind: WebhookFailureKind | null;
+}
+
+const ENDPOINT_STATES: readonly EndpointState[] = [
+  { status: 'enabled', failureKind: null },
+  { status: 'disabled', failureKind: null },
+  { status: 'failed', failureKind: null },
+  { status: 'failed', failureKind: 'exhausted' },
+  { status: 'failed', failureKind: 'gone' },
+];
+
+/**
+ * The endpoint's state after a decision (D27, docs/webhooks.md#endpoint-failure): a success sets an
+ * endpoint `failed` by exhaustion back to `enabled`; the fifth failure marks an `enabled` endpoint
+ * `failed` (`exhausted`); a 410 marks an `enabled` or exhausted endpoint `failed` (`gone`). Only the
+ * merchant takes an endpoint out of `gone`, and a status the merchant set (`disabled`) is never
+ * overridden.
+ */
+export function endpointStateAfter(current: EndpointState, decision: DeliveryDecision): EndpointState {
+  const gone = current.status === 'failed' && current.failureKind === 'gone';
+  if (decision.kind === 'succeeded') return current.status === 'failed' && !gone ? { status: 'enabled', failureKind: null } : current;
+  if (decision.kind === 'failed' && decision.reason === 'gone') return receivesDeliveries(current.status, current.failureKind) ? { status: 'failed', failureKind: 'gone' } : current;
+  if (decision.kind === 'failed' && current.status === 'enabled') return { status: 'failed', failureKind: 'exhausted' };
   return current;
 }
 
 /**
- * {@link endpointStatusAfter} as a compare-and-set, so the store can apply it in the statement that
- * records the attempt: endpoints in one of `from` move to `to`; others keep their status.
- * @returns undefined when the decision changes no endpoint's status
+ * {@link endpointStateAfter} as a compare-and-set, so the store can apply it in the statement that
+ * records the attempt: endpoints in one of the `from` states move to `to`; others keep theirs.
+ * @returns undefined when the decision changes no endpoint
  */
-export function endpointTransition(decision: DeliveryDecision): { from: WebhookStatus[]; to: WebhookStatus } | undefined {
-  const changes = WEBHOOK_STATUSES.map((from) => ({ from, to: endpointStatusAfter(from, decision) })).filter((change) => change.to !== change.from);
+export function endpointTransition(decision: DeliveryDecision): { from: EndpointState[]; to: EndpointState } | undefined {
+  const changes = ENDPOINT_STATES.map((from) => ({ from, to: endpointStateAfter(from, decision) })).filter((change) => change.to !== change.from);
   const first = changes[0];
   if (!first) return undefined;
-  // Each decision leads every status it changes to one status (D27); a rule breaking that is a bug here.
-  if (changes.some((change) => change.to !== first.to)) throw new Error(`decision ${decision.kind} leads endpoints to several statuses`);
+  // Each decision leads every state it changes to one state (D27); a rule breaking that is a bug here.
+  if (changes.some((change) => change.to.status !== first.to.status || change.to.failureKind !== first.to.failureKind)) {
+    throw new Error(`decision ${decision.kind} leads endpoints to several states`);
+  }
   return { from: changes.map((change) => change.from), to: first.to };
 }
 
-/** True when an endpoint in `status` gets deliveries (D22: enabled or failed; D27: disabled gets nothing). */
-export function receivesDeliveries(status: WebhookStatus): boolean {
-  return status === 'enabled' || status === 'failed';
+/**
+ * The reason shown on an endpoint that a decision marks `failed` (the API's `failure_reason`).
+ * @param attemptedAt when the deciding attempt started, ISO 8601 UTC
+ */
+export function endpointFailureReason(
+  decision: Extract<DeliveryDecision, { kind: 'failed' }>,
+  attempt: { deliveryId: string; attemptedAt: string; outcome: Pick<AttemptOutcome, 'statusCode' | 'error'> },
+): string {
+  if (decision.reason === 'gone') return `the endpoint answered 410 Gone at ${attempt.attemptedAt}`;
+  const { statusCode, error } = attempt.outcome;
+  const answer = statusCode !== null ? `HTTP ${statusCode}` : `no answer (${error ?? 'unknown error'})`;
+  return `all ${MAX_DELIVERY_ATTEMPTS} attempts of delivery ${attempt.deliveryId} failed; the last, at ${attempt.attemptedAt}, got ${answer}`;
+}
+
+/**
+ * True when an endpoint gets deliveries: `enabled`, or `failed` by exhaustion (D22); `disabled` (D27)
+ * and `failed` by a 410 Gone get nothing.
+ */
+export function receivesDeliveries(status: WebhookStatus, failureKind: WebhookFailureKind | null = null): boolean {
+  return status === 'enabled' || (status === 'failed' && failureKind !== 'gone');
+}
+
+/** How long a replaced signing secret still signs deliveries after a rotation, in milliseconds (24 h, docs/webhooks.md#secret-rotation). */
+export const SECRET_ROTATION_OVERLAP_MS = 24 * HOUR_MS;
+
+/**
+ * The secrets that sign a delivery made at `nowMs` (Unix milliseconds): the current one, then the
+ * one a rotation replaced while its overlap lasts (docs/webhooks.md#secret-rotation).
+ * @param previousExpiresAt ISO 8601 end of the replaced secret's overlap, or null
+ */
+export function activeSecrets(endpoint: { secret: string; previousSecret: string | null; previousSecretExpiresAt: string | null }, nowMs: number): [string, ...string[]] {
+  const { secret, previousSecret, previousSecretExpiresAt } = endpoint;
+  if (previousSecret === null || previousSecretExpiresAt === null || Date.parse(previousSecretExpiresAt) <= nowMs) return [secret];
+  return [secret, previousSecret];
 }
 
 /** True when private, loopback and link-local targets may be used (D26: sandbox only, where configuration allows). */

@@ -34,8 +34,11 @@ export interface WebhookPayload {
 /** What one attempt needs. */
 export interface SendWebhookOptions {
   url: string;
-  /** The endpoint's signing secret `whsec_…` (D25). */
-  secret: string;
+  /**
+   * The endpoint's signing secrets `whsec_…` (D25), current first: one, or two while a rotated-out
+   * secret is still valid (docs/webhooks.md#secret-rotation); each signs the delivery.
+   */
+  secrets: readonly [string, ...string[]];
   payload: WebhookPayload;
   /** The endpoint's environment: live needs https and a public host (D26). */
   environment: Environment;
@@ -104,7 +107,7 @@ export async function sendWebhook(options: SendWebhookOptions): Promise<AttemptO
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(body)),
     'user-agent': WEBHOOK_USER_AGENT,
-    ...signatureHeaders(options.secret, options.payload.id, timestampSeconds, body),
+    ...signatureHeaders(options.secrets, options.payload.id, timestampSeconds, body),
   };
   const protocol = checked.url.protocol as 'http:' | 'https:';
   const client = protocol === 'https:' ? https : http;

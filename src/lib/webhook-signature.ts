@@ -6,6 +6,7 @@
  *   expect;
  * - the interface's simple scheme: `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body>`,
  *   keyed with the secret string exactly as shown (`whsec_…`, UTF-8), see docs/webhooks.md.
+ * For 24 h after a rotation both headers carry a second signature, made with the replaced secret.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 
@@ -43,13 +44,16 @@ export function bodySignature(secret: string, body: string): string {
 /**
  * The signature headers of one delivery attempt (D28): `webhook-id` (the event id, the same on every
  * attempt), `webhook-timestamp` (Unix seconds of this attempt), `webhook-signature` and
- * `X-Webhook-Signature`.
+ * `X-Webhook-Signature`. While a rotated-out secret is still valid, each signature header carries one
+ * signature per secret, space-separated, the current secret's first (Standard Webhooks lists several
+ * signatures this way; docs/webhooks.md#secret-rotation).
+ * @param secrets the signing secrets, current first (see `activeSecrets` in domain/webhooks)
  */
-export function signatureHeaders(secret: string, eventId: string, timestampSeconds: number, body: string): Record<string, string> {
+export function signatureHeaders(secrets: readonly [string, ...string[]], eventId: string, timestampSeconds: number, body: string): Record<string, string> {
   return {
     'webhook-id': eventId,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': standardWebhookSignature(secret, eventId, timestampSeconds, body),
-    'x-webhook-signature': bodySignature(secret, body),
+    'webhook-signature': secrets.map((secret) => standardWebhookSignature(secret, eventId, timestampSeconds, body)).join(' '),
+    'x-webhook-signature': secrets.map((secret) => bodySignature(secret, body)).join(' '),
   };
 }

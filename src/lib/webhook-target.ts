@@ -38,12 +38,49 @@ const RANGE_WORDS: Record<string, string> = {
 };
 
 /**
+ * The IPv4 address an IPv4-compatible IPv6 address (`::a.b.c.d`, `::/96`, deprecated by RFC 4291 and
+ * never routed) carries, or undefined for other addresses. `::` and `::1` are not taken as such.
+ */
+function ipv4CompatibleOf(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const parts = address.parts;
+  if (parts.slice(0, 6).some((part) => part !== 0)) return undefined;
+  const [high = 0, low = 0] = parts.slice(6);
+  if (high === 0 && low <= 1) return undefined;
+  return ipaddr.IPv4.parse(`${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`);
+}
+
+/**
+ * An IPv6 address with a dotted IPv4 tail in its canonical form (`::8.8.8.8` → `::808:808`), as the
+ * URL parser writes it: ipaddr.js reads `::a.b.c.d` as the IPv4-mapped `::ffff:a.b.c.d`. Other
+ * addresses are returned as they are.
+ */
+function canonicalIpv6(address: string): string {
+  if (isIP(address) !== 6 || !address.includes('.')) return address;
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return address;
+  }
+}
+
+/**
  * Why `address` is not a public target, or undefined when it is a public unicast address.
- * IPv4-mapped IPv6 addresses (`::ffff:127.0.0.1`) are judged as the IPv4 address they carry.
+ * IPv4-mapped IPv6 addresses (`::ffff:127.0.0.1`) are judged as the IPv4 address they carry;
+ * IPv4-compatible ones (`::7f00:1`, written `[::127.0.0.1]` in a URL) are refused whatever they
+ * carry (the message names a private or loopback address carried), like the other IPv6 forms that
+ * embed IPv4 addresses (NAT64, 6to4, Teredo, IPv4-translated), which ipaddr.js reports as reserved.
  */
 export function nonPublicReason(address: string): string | undefined {
   if (!ipaddr.isValid(address)) return 'not an IP address';
-  const range = ipaddr.process(address).range();
+  const parsed = ipaddr.process(canonicalIpv6(address));
+  if (parsed.kind() === 'ipv6') {
+    const carried = ipv4CompatibleOf(parsed as ipaddr.IPv6);
+    if (carried) {
+      const inner = nonPublicReason(carried.toString());
+      return `an IPv4-compatible IPv6 address (${carried.toString()}${inner ? `, ${inner}` : ''})`;
+    }
+  }
+  const range = parsed.range();
   if (range === 'unicast') return undefined;
   return RANGE_WORDS[range] ?? `a reserved address (${range})`;
 }

@@ -11,11 +11,13 @@ import type { EventInput } from '../db/payments';
 import {
   deleteWebhook as deleteWebhookRow,
   findDeliveryTarget,
+  findSubscribedWebhookIds,
   findWebhook,
   insertTestDelivery,
   insertWebhookWithEvent,
   listDeliveries,
   listWebhooks as listWebhookRows,
+  rotateWebhookSecret as rotateWebhookSecretRow,
   toDeliveryView,
   toWebhookView,
   updateWebhook as updateWebhookRow,
@@ -28,11 +30,13 @@ import { DomainError, validationError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Principal } from '../domain/principal';
 import {
+  activeSecrets,
   checkWebhookUrl,
   classifyAttempt,
   MAX_WEBHOOKS_PER_SCOPE,
   privateTargetsAllowed,
   receivesDeliveries,
+  SECRET_ROTATION_OVERLAP_MS,
   TEST_EVENT_NAME,
   type WebhookStatus,
 } from '../domain/webhooks';
@@ -54,7 +58,10 @@ export interface WebhookServiceDeps {
   resolve?: HostResolver;
 }
 
-/** A webhook with its signing secret, as answered once on create and on rotation (D25). */
+/**
+ * A webhook with its signing secret, as answered once on create and on rotation (D25); after a
+ * rotation its `previous_secret_expires_at` says until when the replaced secret still signs.
+ */
 export type WebhookWithSecret = ReturnType<typeof toWebhookView> & { secret: string };
 
 /** The answer of a test (D29): durations in milliseconds; `error` when no HTTP answer came. */
@@ -114,8 +121,8 @@ export async function listWebhooks(deps: Pick<WebhookServiceDeps, 'db'>, owner: 
 
 /**
  * Creates an enabled webhook with a new secret, writes `webhook.created` (data: the webhook without
- * its secret, D22) and starts that event's deliveries (the new webhook's own included when it
- * subscribes to it).
+ * its secret, D22) and starts that event's deliveries to the other subscribed webhooks: never to the
+ * new one, whose receiver cannot know the secret yet (docs/webhooks.md).
  * @returns the webhook with its secret, shown this once
  * @throws DomainError `validation_error` (URL rules of D26), `conflict` (409) beyond 16 webhooks per
  *   merchant and environment (D25)
@@ -136,6 +143,10 @@ export async function createWebhook(
     status: 'enabled',
     description: request.description ?? null,
     secret: newWebhookSecret(),
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    failureKind: null,
+    failureReason: null,
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
@@ -154,7 +165,12 @@ export async function createWebhook(
   }
   // The webhook exists now: a failure to start the deliveries must not answer as if it did not.
   try {
-    await startWebhookDeliveries(dispatchDeps(deps), event);
+    const subscribers = await findSubscribedWebhookIds(deps.db, event, event.type);
+    await startWebhookDeliveries(
+      dispatchDeps(deps),
+      event,
+      subscribers.filter((id) => id !== webhook.id),
+    );
   } catch (error) {
     deps.logger?.error({ err: error, event_id: event.id }, 'webhook.created deliveries not started');
   }
@@ -171,7 +187,7 @@ export interface WebhookChange {
 
 /**
  * Changes the caller's webhook (D25); a new URL is checked like on create (D26). Setting `enabled`
- * also takes a `failed` webhook back.
+ * also takes a `failed` webhook back, a 410's included; any status set clears `failure_reason`.
  * @returns the webhook after the change
  * @throws DomainError `not_found`, `validation_error`
  */
@@ -195,21 +211,23 @@ export async function deleteWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner:
 }
 
 /**
- * Gives the caller's webhook a new signing secret at once; every attempt from now on is signed with
- * it (D25, docs/webhooks.md).
- * @returns the webhook with its new secret, shown this once
+ * Gives the caller's webhook a new signing secret (D25, docs/webhooks.md#secret-rotation): every
+ * attempt from now on is signed with it and, for 24 h, also with the secret it replaces, so the
+ * receiver can switch at any time in that day. A rotation within that day drops the secret the
+ * previous rotation replaced.
+ * @returns the webhook with its new secret (shown this once) and `previous_secret_expires_at`
  * @throws DomainError `not_found`
  */
 export async function rotateWebhookSecret(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string): Promise<WebhookWithSecret> {
-  const updated = await updateWebhookRow(deps.db, owner, id, { secret: newWebhookSecret() }, new Date());
+  const updated = await rotateWebhookSecretRow(deps.db, owner, id, newWebhookSecret(), new Date(), SECRET_ROTATION_OVERLAP_MS);
   if (!updated) throw new DomainError('not_found', `no webhook with id ${id}`);
   return withSecret(updated);
 }
 
 /**
  * Sends one `webhook.test` event (`data: {webhook_id}`) now, a single attempt through the same
- * delivery code as the workflow, and records it in the delivery log (D29). The endpoint's status is
- * not changed by a test, whatever the answer.
+ * delivery code as the workflow (signed with every secret still valid), and records it in the
+ * delivery log (D29). The endpoint's status is not changed by a test, whatever the answer.
  * @throws DomainError `not_found`
  */
 export async function testWebhook(deps: WebhookServiceDeps, owner: Principal, id: string): Promise<TestResult> {
@@ -218,7 +236,7 @@ export async function testWebhook(deps: WebhookServiceDeps, owner: Principal, id
   const payload = { id: newId(ID_PREFIXES.event), event: TEST_EVENT_NAME, created_at: now.toISOString(), data: { webhook_id: webhook.id } };
   const outcome = await sendWebhook({
     url: webhook.url,
-    secret: webhook.secret,
+    secrets: activeSecrets(webhook, Date.now()),
     payload,
     environment: webhook.environment,
     allowPrivateTargetsInSandbox: deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
@@ -264,7 +282,7 @@ export async function listWebhookDeliveries(
  * receiver sees the same event id (and de-duplicates on it).
  * @returns the new delivery, `pending`
  * @throws DomainError `not_found` (webhook or delivery); `conflict` for a test delivery (send another
- *   test) or a disabled webhook (D27: it receives nothing)
+ *   test), a disabled webhook (D27: it receives nothing) or one failed by a 410 Gone (until enabled)
  */
 export async function retryWebhookDelivery(deps: WebhookServiceDeps, owner: Principal, id: string, deliveryId: string): Promise<DeliveryView> {
   // One query for the delivery, its webhook and its event; the scope is checked here (D1).
@@ -279,7 +297,10 @@ export async function retryWebhookDelivery(deps: WebhookServiceDeps, owner: Prin
   if (original.workflowId === null) {
     throw new DomainError('conflict', `${deliveryId} is a test delivery; send a new test with POST /v1/developer/webhooks/${webhook.id}/test`);
   }
-  if (!receivesDeliveries(webhook.status)) throw new DomainError('conflict', `webhook ${webhook.id} is disabled; enable it before retrying a delivery`);
+  if (!receivesDeliveries(webhook.status, webhook.failureKind)) {
+    const state = webhook.status === 'disabled' ? 'is disabled' : 'failed: its endpoint answered 410 Gone';
+    throw new DomainError('conflict', `webhook ${webhook.id} ${state}; enable it before retrying a delivery`);
+  }
   if (!event) throw new DomainError('not_found', `event ${original.eventId} of delivery ${deliveryId} no longer exists`);
   const newDeliveryId = newId(ID_PREFIXES.delivery);
   const delivery = pendingDelivery(

@@ -5,13 +5,17 @@
  * 24 h); a 2xx ends it `succeeded`, a 410 or the fifth failure `failed`. Every attempt, with the
  * delivery's and the endpoint's status after it, is recorded through an activity. The attempt
  * activity never retries a receiver's failure: it returns the outcome and this workflow decides.
+ * An attempt counts only once the endpoint was called: while our own store cannot be read (a
+ * PostgreSQL outage), the same attempt is tried again, 30 s later doubling to 10 min, for up to 72 h.
  *
  * Deterministic: only `@temporalio/workflow`, domain code, messages and activity types are imported.
  */
-import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, log, metricMeter, proxyActivities, proxyLocalActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { decideAfterAttempt, MAX_DELIVERY_ATTEMPTS, type AttemptOutcome } from '../domain/webhooks';
-import type { WebhookDeliveryInput, WebhookDeliveryResult } from './webhook-messages';
+import type { RecordedAttemptResult } from '../activities/webhook-activities';
+import { DELIVERY_RECORD_OPTIONS } from './activity-options';
+import { attemptNotMadeDelayMs, decideAfterAttempt, MAX_ATTEMPT_NOT_MADE_MS, MAX_DELIVERY_ATTEMPTS, type AttemptOutcome } from '../domain/webhooks';
+import { ATTEMPT_NOT_MADE_FAILURE, type WebhookDeliveryInput, type WebhookDeliveryResult } from './webhook-messages';
 
 /**
  * The attempt: 10 s for the HTTP request plus DNS and reading the endpoint. Retried only when it
@@ -23,51 +27,106 @@ const ATTEMPT_OPTIONS: ActivityOptions = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 },
 };
 
-/** Delivery log writes: short, retried until PostgreSQL answers. */
-const RECORD_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-};
-
 const attempts = proxyActivities<Activities>(ATTEMPT_OPTIONS);
 /**
  * The delivery log's own writes (an attempt the attempt activity could not record, a cancelled
  * delivery) run as local activities, inside the workflow task that decides after an attempt: they
  * are idempotent writes of what the attempt activity already did, and move no money.
  */
-const records = proxyLocalActivities<Activities>(RECORD_OPTIONS);
+const records = proxyLocalActivities<Activities>(DELIVERY_RECORD_OPTIONS);
 
-/** An attempt that could not be made at all counts as a failed attempt with the reason as its error. */
+/** The failure's own message, whatever wraps it. */
+function reasonOf(error: ActivityFailure): string {
+  return error.cause instanceof Error ? error.cause.message : error.message;
+}
+
+/** The activity's failure type (`ApplicationFailure.type`), if any. */
+function failureType(error: ActivityFailure): string | undefined {
+  return error.cause instanceof ApplicationFailure ? (error.cause.type ?? undefined) : undefined;
+}
+
+/**
+ * An attempt whose activity gave no outcome for another reason than {@link ATTEMPT_NOT_MADE_FAILURE}
+ * (it timed out or its worker was lost, possibly after the request went out) counts as a failed
+ * attempt with the reason as its error.
+ */
 function unattempted(error: ActivityFailure): AttemptOutcome {
-  const reason = error.cause instanceof ApplicationFailure || error.cause instanceof Error ? error.cause.message : error.message;
-  return { statusCode: null, durationMs: 0, responseBody: null, error: `the attempt could not be made: ${reason}`, retryAfterMs: null };
+  return { statusCode: null, durationMs: 0, responseBody: null, error: `the attempt could not be made: ${reasonOf(error)}`, retryAfterMs: null };
+}
+
+/** Counts a try of an attempt that could not be made (worker metric `paycollect_webhook_attempts_not_made`). */
+function countNotMade(): void {
+  metricMeter.createCounter('paycollect_webhook_attempts_not_made', 'tries', 'webhook delivery attempts not made because the store could not be read').add(1);
+}
+
+/**
+ * Runs `step` until it succeeds, waiting {@link attemptNotMadeDelayMs} after each failure for which
+ * `again` is true, for at most {@link MAX_ATTEMPT_NOT_MADE_MS} of workflow time.
+ * @throws the step's ActivityFailure when `again` is false for it; ApplicationFailure
+ *   `WebhookAttemptNotMade` (non-retryable, the workflow fails) after 72 h of failures
+ */
+async function untilDone<T>(what: string, step: () => Promise<T>, again: (error: ActivityFailure) => boolean): Promise<T> {
+  const since = Date.now();
+  for (let tries = 1; ; tries += 1) {
+    try {
+      return await step();
+    } catch (error) {
+      if (!(error instanceof ActivityFailure) || !again(error)) throw error;
+      if (Date.now() - since >= MAX_ATTEMPT_NOT_MADE_MS) {
+        throw ApplicationFailure.create({ type: ATTEMPT_NOT_MADE_FAILURE, message: `${what} kept failing for 72 h: ${reasonOf(error)}`, nonRetryable: true });
+      }
+      countNotMade();
+      log.warn(`${what} failed; trying again`, { tries, error: reasonOf(error) });
+      await sleep(attemptNotMadeDelayMs(tries));
+    }
+  }
+}
+
+/**
+ * Makes attempt `attempt`: tried again, not counted, while the activity could not read our store
+ * (the endpoint was not called).
+ * @returns the activity's result with the time this attempt started
+ * @throws ActivityFailure `DeliveryNotFound` (the delivery row is gone: the workflow fails)
+ */
+async function makeAttempt(deliveryId: string, attempt: number): Promise<{ result: RecordedAttemptResult; attemptedAt: string }> {
+  let attemptedAt = '';
+  try {
+    const result = await untilDone(
+      `attempt ${attempt} of delivery ${deliveryId}`,
+      () => {
+        attemptedAt = new Date().toISOString();
+        return attempts.deliverAndRecordWebhook({ deliveryId, attempt, attemptedAt });
+      },
+      (error) => failureType(error) === ATTEMPT_NOT_MADE_FAILURE,
+    );
+    return { result, attemptedAt };
+  } catch (error) {
+    if (!(error instanceof ActivityFailure) || failureType(error) === 'DeliveryNotFound') throw error;
+    return { result: { kind: 'attempted', outcome: unattempted(error), recorded: false }, attemptedAt };
+  }
 }
 
 /** Delivers one event to one endpoint (see module comment). */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const { deliveryId } = input;
+  // The delivery log's own writes are retried, however their activity options bound them: what they record happened.
+  const recordAgain = () => true;
   for (let attempt = 1; attempt <= MAX_DELIVERY_ATTEMPTS; attempt += 1) {
-    const attemptedAt = new Date().toISOString();
-    let outcome: AttemptOutcome;
-    let recorded = false;
-    try {
-      // The attempt records itself; the workflow records only an attempt it could not.
-      const result = await attempts.deliverAndRecordWebhook({ deliveryId, attempt, attemptedAt });
-      if (result.kind === 'skipped') {
-        await records.recordWebhookDeliveryCancelled({ deliveryId });
-        return { deliveryId, status: 'cancelled', attempts: attempt - 1 };
-      }
-      outcome = result.outcome;
-      recorded = result.recorded;
-    } catch (error) {
-      if (!(error instanceof ActivityFailure)) throw error;
-      outcome = unattempted(error);
+    // The attempt records itself; the workflow records only an attempt it could not.
+    const { result, attemptedAt } = await makeAttempt(deliveryId, attempt);
+    if (result.kind === 'skipped') {
+      await untilDone(`cancelling delivery ${deliveryId}`, () => records.recordWebhookDeliveryCancelled({ deliveryId }), recordAgain);
+      return { deliveryId, status: 'cancelled', attempts: attempt - 1 };
     }
+    const { outcome } = result;
     const decision = decideAfterAttempt(attempt, outcome);
     // The wait counts from the failure (D27): the timer starts with the record, not after it.
     const wait = decision.kind === 'retry' ? sleep(decision.delayMs) : undefined;
     const nextAttemptAt = decision.kind === 'retry' ? new Date(Date.now() + decision.delayMs).toISOString() : null;
-    if (!recorded) await records.recordWebhookAttempt({ deliveryId, attempt, attemptedAt, outcome, decision, nextAttemptAt });
+    if (!result.recorded) {
+      const record = { deliveryId, attempt, attemptedAt, outcome, decision, nextAttemptAt };
+      await untilDone(`recording attempt ${attempt} of delivery ${deliveryId}`, () => records.recordWebhookAttempt(record), recordAgain);
+    }
     if (decision.kind !== 'retry') return { deliveryId, status: decision.kind, attempts: attempt };
     await wait;
   }

@@ -14,6 +14,13 @@ export function webhookRetryWorkflowId(eventId: string, webhookId: string, deliv
   return `${webhookDeliveryWorkflowId(eventId, webhookId)}:retry:${deliveryId}`;
 }
 
+/**
+ * `ApplicationFailure` type of a delivery attempt that could not be made (our store could not be read
+ * before the request): the endpoint was not called, so the workflow tries the same attempt again
+ * later instead of counting it (docs/webhooks.md).
+ */
+export const ATTEMPT_NOT_MADE_FAILURE = 'WebhookAttemptNotMade';
+
 /** Input of `webhookDeliveryWorkflow`: the delivery row to run, its endpoint and its event. */
 export interface WebhookDeliveryInput {
   deliveryId: string;

@@ -1,20 +1,28 @@
 /**
  * The self-recording delivery attempt (`deliverAndRecordWebhook`, D27) run as an activity against
- * the real PostgreSQL and a local receiver: what it sends and records, and that a failed write of
- * the record leaves the attempt sent and answered `recorded: false` (no error, so no re-send).
+ * the real PostgreSQL and a local receiver: what it sends and records, that a failed write of
+ * the record leaves the attempt sent and answered `recorded: false` (no error, so no re-send), that
+ * a store it cannot read is a retryable `WebhookAttemptNotMade` with nothing sent, the signatures of
+ * both secrets during a rotation's overlap, and that an endpoint gone (410) is skipped.
  */
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import { ApplicationFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { Webhook } from 'standardwebhooks';
+import { createDb } from '../../src/db/knex';
 import { createWebhookActivities, type RecordedAttemptResult } from '../../src/activities/webhook-activities';
-import { listDeliveries } from '../../src/db/webhooks';
+import { findWebhookById, listDeliveries, rotateWebhookSecret } from '../../src/db/webhooks';
+import { SECRET_ROTATION_OVERLAP_MS } from '../../src/domain/webhooks';
 import { ID_PREFIXES } from '../../src/domain/ids';
 import { newId } from '../../src/lib/ids';
 import { insertDelivery } from '../../src/db/webhooks';
 import { pendingDelivery } from '../../src/services/webhook-dispatch';
 import { webhookRetryWorkflowId } from '../../src/workflows/webhook-messages';
 import { insertMerchant } from '../helpers/fixtures';
-import { startReceiver, type Receiver } from '../helpers/receiver';
-import { getStack } from '../helpers/stack';
+import { startReceiver, verifyDelivery, type Receiver } from '../helpers/receiver';
+import { getStack, testConfig } from '../helpers/stack';
 import { insertEvent, insertWebhook } from '../helpers/webhooks';
 
 describe('deliverAndRecordWebhook (an attempt that records itself, D27)', function () {
@@ -37,6 +45,15 @@ describe('deliverAndRecordWebhook (an attempt that records itself, D27)', functi
     const id = newId(ID_PREFIXES.delivery);
     await insertDelivery(db, pendingDelivery(event, webhook.id, { id, workflowId: webhookRetryWorkflowId(event.id, webhook.id, id) }, new Date()));
     return { db, webhook, deliveryId: id };
+  }
+
+  /** A port on 127.0.0.1 where nothing listens. */
+  async function closedPort(): Promise<number> {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
   }
 
   it('sends once and records the attempt with the next attempt due 5 min after the failure', async () => {
@@ -63,5 +80,60 @@ describe('deliverAndRecordWebhook (an attempt that records itself, D27)', functi
     expect(receiver.requests.length - sentBefore).to.equal(1);
     const { deliveries } = await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 });
     expect(deliveries[0]).to.include({ attempt_count: 0 });
+  });
+
+  it('raises a retryable WebhookAttemptNotMade, sending nothing, when PostgreSQL cannot be reached (no attempt is used up)', async () => {
+    const { deliveryId } = await delivery();
+    const url = new URL(testConfig().DATABASE_URL);
+    url.hostname = '127.0.0.1';
+    url.port = String(await closedPort());
+    const unreachable = createDb(url.toString(), 1);
+    try {
+      const activities = createWebhookActivities({ db: unreachable, config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: true } });
+      const sentBefore = receiver.requests.length;
+      let raised: unknown;
+      await new MockActivityEnvironment().run(activities.deliverAndRecordWebhook, { deliveryId, attempt: 1, attemptedAt: new Date().toISOString() }).catch((error: unknown) => (raised = error));
+      expect(raised).to.be.instanceOf(ApplicationFailure);
+      expect(raised).to.include({ type: 'WebhookAttemptNotMade', nonRetryable: false });
+      expect((raised as Error).message).to.match(new RegExp(`^delivery ${deliveryId} could not be read: .*ECONNREFUSED.*; the endpoint was not called$`));
+      expect(receiver.requests.length).to.equal(sentBefore);
+    } finally {
+      await unreachable.destroy();
+    }
+    const { db } = await getStack();
+    const [row] = await db('webhook_deliveries').where({ id: deliveryId }).select('status', 'attempt_count');
+    expect(row).to.deep.equal({ status: 'pending', attempt_count: 0 });
+  });
+
+  it('signs with the new and the replaced secret during the 24 h after a rotation, and with the new one only after', async () => {
+    const { db, webhook, deliveryId } = await delivery();
+    const { config } = await getStack();
+    const rotated = await rotateWebhookSecret(db, webhook, webhook.id, `whsec_${Buffer.alloc(32, 7).toString('base64')}`, new Date(), SECRET_ROTATION_OVERLAP_MS);
+    const activities = createWebhookActivities({ db, config });
+    const sentBefore = receiver.requests.length;
+    await new MockActivityEnvironment().run(activities.deliverAndRecordWebhook, { deliveryId, attempt: 1, attemptedAt: new Date().toISOString() });
+    const during = receiver.requests[sentBefore]!;
+    expect(String(during.headers['webhook-signature']).split(' ')).to.have.length(2);
+    for (const secret of [rotated!.secret, webhook.secret]) expect(verifyDelivery(during, secret).id).to.equal(during.headers['webhook-id']);
+
+    // A day later (the overlap moved into the past): the replaced secret no longer signs.
+    await db('webhooks').where({ id: webhook.id }).update({ previous_secret_expires_at: new Date(Date.now() - 1_000) });
+    await new MockActivityEnvironment().run(activities.deliverAndRecordWebhook, { deliveryId, attempt: 2, attemptedAt: new Date().toISOString() });
+    const after = receiver.requests[sentBefore + 1]!;
+    expect(String(after.headers['webhook-signature']).split(' ')).to.have.length(1);
+    verifyDelivery(after, rotated!.secret);
+    expect(() => new Webhook(webhook.secret).verify(after.body, after.headers as Record<string, string>)).to.throw(/No matching signature/);
+    expect(() => verifyDelivery(after, webhook.secret)).to.throw();
+  });
+
+  it('skips an endpoint that a 410 Gone marked failed, sending nothing', async () => {
+    const { db, webhook, deliveryId } = await delivery();
+    const { config } = await getStack();
+    await db('webhooks').where({ id: webhook.id }).update({ status: 'failed', failure_kind: 'gone', failure_reason: 'the endpoint answered 410 Gone at 2026-11-23T10:00:00.000Z' });
+    const sentBefore = receiver.requests.length;
+    const result = await new MockActivityEnvironment().run(createWebhookActivities({ db, config }).deliverAndRecordWebhook, { deliveryId, attempt: 1, attemptedAt: new Date().toISOString() });
+    expect(result).to.deep.equal({ kind: 'skipped', reason: 'webhook_gone' });
+    expect(receiver.requests.length).to.equal(sentBefore);
+    expect(await findWebhookById(db, webhook.id)).to.include({ status: 'failed', failureKind: 'gone' });
   });
 });

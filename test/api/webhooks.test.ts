@@ -1,11 +1,13 @@
 /**
  * The webhook endpoints over real HTTP with the real worker (D25–D29): the record and its answers,
  * the URL rules of D26 in sandbox and live, bad input answered in the envelope changing nothing, the
- * limit of 16, foreign ids, `webhook.created`, test, deliveries, retry and secret rotation.
+ * limit of 16, foreign ids, `webhook.created` (never to the webhook being created), test,
+ * deliveries, retry, secret rotation with its 24 h overlap, and an endpoint failed by a 410 Gone.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import { Webhook } from 'standardwebhooks';
 import { createApp } from '../../src/api/app';
 import { createLogger } from '../../src/logger';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
@@ -198,6 +200,10 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
         ['https://127.0.0.1/hooks', 'url host 127.0.0.1 is a loopback address; webhooks need a public host'],
         ['https://localhost/hooks', 'url host localhost resolves to '],
         ['https://[::1]/hooks', 'url host ::1 is a loopback address; webhooks need a public host'],
+        ['https://[::7f00:1]/hooks', 'url host ::7f00:1 is an IPv4-compatible IPv6 address (127.0.0.1, a loopback address); webhooks need a public host'],
+        ['https://[::127.0.0.1]/hooks', 'url host ::7f00:1 is an IPv4-compatible IPv6 address (127.0.0.1, a loopback address); webhooks need a public host'],
+        ['https://[::ffff:7f00:1]/hooks', 'url host ::ffff:7f00:1 is a loopback address; webhooks need a public host'],
+        ['https://[::a00:1]/hooks', 'url host ::a00:1 is an IPv4-compatible IPv6 address (10.0.0.1, a private address); webhooks need a public host'],
         ['https://10.0.0.12/hooks', 'url host 10.0.0.12 is a private address; webhooks need a public host'],
         ['https://192.168.0.1/hooks', 'url host 192.168.0.1 is a private address; webhooks need a public host'],
         ['https://169.254.169.254/latest/meta-data', 'url host 169.254.169.254 is a link-local address; webhooks need a public host'],
@@ -255,17 +261,25 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
   });
 
   describe('webhook.created (D22)', () => {
-    it('is written once per webhook and delivered to subscribers, the new webhook included, without the secret', async () => {
+    it('is written once per webhook and delivered to the other subscribers, without the secret, never to the webhook being created', async () => {
       const first = await create({ url: `${receiver.origin}/created`, events: ['webhook.created'] });
       const second = await create({ url: `${receiver.origin}/other`, events: ['payment.created'] });
+      const third = await create({ url: `${receiver.origin}/created-too`, events: ['webhook.created'] });
       const requests = await receivedAt('/created', 2);
       const payloads = requests.map((r) => verifyDelivery(r, first.secret));
-      expect(payloads.map((p) => [p.event, p.data.id])).to.have.deep.members([['webhook.created', first.id], ['webhook.created', second.id]]);
+      expect(payloads.map((p) => [p.event, p.data.id])).to.have.deep.members([['webhook.created', second.id], ['webhook.created', third.id]]);
       const forSecond = payloads.find((p) => p.data.id === second.id)!;
       expect(forSecond.data).to.deep.equal(withoutSecret(second));
-      expect(receiver.requests.filter((r) => r.path === '/other')).to.have.length(0);
+      await new Promise((r) => setTimeout(r, 500));
+      // Its own creation reaches no webhook: its receiver cannot know the secret yet.
+      expect(receiver.requests.filter((r) => r.path === '/created')).to.have.length(2);
+      expect(receiver.requests.filter((r) => r.path === '/created-too' || r.path === '/other')).to.have.length(0);
+      expect((await call(`${PATH}/${third.id}/deliveries`, { key: developer.key })).body.data.pagination.total).to.equal(0);
+      // Every creation is an event, the first webhook's own included.
       const events = await call('/v1/developer/events?type=webhook.created', { key: developer.key });
-      expect(events.body.data.events.map((e: { id: string }) => e.id)).to.have.members(payloads.map((p) => p.id));
+      const written = events.body.data.events as { id: string; data: { id: string } }[];
+      expect(written.map((e) => e.data.id)).to.have.members([first.id, second.id, third.id]);
+      expect(written.map((e) => e.id)).to.include.members(payloads.map((p) => p.id));
     });
   });
 
@@ -313,6 +327,7 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
     it('lists deliveries newest first with their attempts, paginated, and retries one as a new delivery of the same event', async () => {
       const data = await create({ url: `${receiver.origin}/log`, events: ['webhook.created'] });
       await create({ url: `${receiver.origin}/log-2`, events: ['payment.created'] });
+      await create({ url: `${receiver.origin}/log-3`, events: ['payment.created'] });
       await receivedAt('/log', 2);
       const settled = (page: { deliveries: { status: string }[] }) => page.deliveries.length === 2 && page.deliveries.every((d) => d.status === 'succeeded');
       for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
@@ -340,6 +355,7 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
 
     it('refuses to retry toward a disabled webhook (409) and sends a disabled webhook nothing', async () => {
       const data = await create({ url: `${receiver.origin}/off`, events: ['webhook.created'] });
+      await create({ url: `${receiver.origin}/off-1`, events: ['payment.created'] });
       await receivedAt('/off', 1);
       const [delivery] = (await call(`${PATH}/${data.id}/deliveries`, { key: developer.key })).body.data.deliveries;
       await call(`${PATH}/${data.id}`, { key: developer.key, method: 'PUT', body: { status: 'disabled' } });
@@ -354,8 +370,8 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
     it('answers 404 for a delivery of another webhook or another merchant, starting nothing (D1)', async () => {
       const mine = await create({ url: `${receiver.origin}/scope-a`, events: ['webhook.created'] });
       const other = await create({ url: `${receiver.origin}/scope-b`, events: ['webhook.created'] });
-      // Mine also hears of the other's creation: two deliveries, then nothing more from what follows.
-      await receivedAt('/scope-a', 2);
+      // Mine hears of the other's creation (not of its own): one delivery, then nothing more from what follows.
+      await receivedAt('/scope-a', 1);
       const [delivery] = (await call(`${PATH}/${mine.id}/deliveries`, { key: developer.key })).body.data.deliveries;
       // Another of my webhooks: the delivery is not its.
       const wrongWebhook = await call(`${PATH}/${other.id}/deliveries/${delivery.id}/retry`, { key: developer.key, method: 'POST' });
@@ -370,25 +386,91 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
         expect(foreign.body.error.code).to.equal('not_found');
       }
       await new Promise((r) => setTimeout(r, 500));
-      expect(receiver.requests.filter((r) => r.path === '/scope-a')).to.have.length(2);
-      expect((await call(`${PATH}/${mine.id}/deliveries`, { key: developer.key })).body.data.pagination.total).to.equal(2);
+      expect(receiver.requests.filter((r) => r.path === '/scope-a')).to.have.length(1);
+      expect((await call(`${PATH}/${mine.id}/deliveries`, { key: developer.key })).body.data.pagination.total).to.equal(1);
     });
 
-    it('signs with the new secret after rotation; the old one no longer verifies', async () => {
+    it('after a rotation signs with the new and the old secret for 24 h, either verifying, and says until when (#secret-rotation)', async () => {
       const data = await create({ url: `${receiver.origin}/rotate`, events: ['webhook.created'] });
-      const [before] = await receivedAt('/rotate', 1);
-      verifyDelivery(before!, data.secret);
+      const before = Date.now();
       const rotated = await call(`${PATH}/${data.id}/rotate-secret`, { key: developer.key, method: 'POST' });
       expect(rotated.status).to.equal(200);
-      expect(rotated.body.data).to.include({ id: data.id, url: data.url });
+      expect(rotated.body.data).to.include({ id: data.id, url: data.url, status: 'enabled' });
       expect(rotated.body.data.secret).to.match(/^whsec_/).and.not.equal(data.secret);
+      const until = Date.parse(rotated.body.data.previous_secret_expires_at);
+      expect(until - before).to.be.within(24 * 3_600_000 - 1_000, 24 * 3_600_000 + 5_000);
+      const shown = (await call(`${PATH}/${data.id}`, { key: developer.key })).body.data;
+      expect(shown).to.include({ previous_secret_expires_at: rotated.body.data.previous_secret_expires_at });
+      expect(shown).not.to.have.property('secret');
+
+      // A test and a workflow delivery (another webhook's creation): each verifies with either secret.
       await call(`${PATH}/${data.id}/test`, { key: developer.key, method: 'POST' });
       await create({ url: `${receiver.origin}/rotate-2`, events: ['payment.created'] });
-      const [, test, created] = await receivedAt('/rotate', 3);
-      for (const request of [test!, created!]) {
-        expect(verifyDelivery(request, rotated.body.data.secret).id).to.equal(request.headers['webhook-id']);
-        expect(() => verifyDelivery(request, data.secret)).to.throw();
+      const requests = await receivedAt('/rotate', 2);
+      expect(requests.map((r) => JSON.parse(r.body).event)).to.have.members(['webhook.test', 'webhook.created']);
+      for (const request of requests) {
+        for (const secret of [rotated.body.data.secret, data.secret]) {
+          expect(verifyDelivery(request, secret).id).to.equal(request.headers['webhook-id']);
+          expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).to.have.property('id');
+        }
       }
+    });
+
+    it('signs with the new secret only once the 24 h have passed, and a second rotation drops the secret the first one replaced', async () => {
+      const { db } = await getStack();
+      const data = await create({ url: `${receiver.origin}/rotated`, events: ['payment.created'] });
+      const first = (await call(`${PATH}/${data.id}/rotate-secret`, { key: developer.key, method: 'POST' })).body.data;
+      await db('webhooks').where({ id: data.id }).update({ previous_secret_expires_at: new Date(Date.now() - 1_000) });
+      expect((await call(`${PATH}/${data.id}`, { key: developer.key })).body.data.previous_secret_expires_at).to.equal(null);
+      await call(`${PATH}/${data.id}/test`, { key: developer.key, method: 'POST' });
+      const [after] = await receivedAt('/rotated', 1);
+      verifyDelivery(after!, first.secret);
+      expect(() => verifyDelivery(after!, data.secret)).to.throw();
+      expect(() => new Webhook(data.secret).verify(after!.body, after!.headers as Record<string, string>)).to.throw(/No matching signature/);
+
+      // Two rotations in a row: the secret just replaced stays valid, the one replaced before it no longer.
+      const second = (await call(`${PATH}/${data.id}/rotate-secret`, { key: developer.key, method: 'POST' })).body.data;
+      const third = (await call(`${PATH}/${data.id}/rotate-secret`, { key: developer.key, method: 'POST' })).body.data;
+      await call(`${PATH}/${data.id}/test`, { key: developer.key, method: 'POST' });
+      const [, latest] = await receivedAt('/rotated', 2);
+      verifyDelivery(latest!, third.secret);
+      verifyDelivery(latest!, second.secret);
+      expect(() => verifyDelivery(latest!, first.secret)).to.throw();
+    });
+  });
+
+  describe('an endpoint that answers 410 Gone (#endpoint-failure)', () => {
+    it('is marked failed with the reason shown, gets nothing more, refuses retries, and comes back when the merchant enables it', async () => {
+      receiver.respond((request) => (request.path === '/gone' ? { status: 410, body: 'no such hook' } : { status: 204 }));
+      const data = await create({ url: `${receiver.origin}/gone`, events: ['webhook.created'] });
+      await create({ url: `${receiver.origin}/gone-1`, events: ['payment.created'] });
+      await receivedAt('/gone', 1);
+      let shown: Record<string, any> = {};
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline && shown.status !== 'failed'; await new Promise((r) => setTimeout(r, 100))) {
+        shown = (await call(`${PATH}/${data.id}`, { key: developer.key })).body.data;
+      }
+      const [delivery] = (await call(`${PATH}/${data.id}/deliveries`, { key: developer.key })).body.data.deliveries;
+      expect(delivery).to.include({ status: 'failed', attempt_count: 1 });
+      expect(shown).to.include({ status: 'failed', failure_reason: `the endpoint answered 410 Gone at ${delivery.attempts[0].attempted_at}` });
+      const listed = (await call(PATH, { key: developer.key })).body.data.webhooks.find((w: { id: string }) => w.id === data.id);
+      expect(listed).to.include({ status: 'failed', failure_reason: shown.failure_reason });
+
+      // Nothing more: no delivery starts, and a retry is refused.
+      await create({ url: `${receiver.origin}/gone-2`, events: ['payment.created'] });
+      const retry = await call(`${PATH}/${data.id}/deliveries/${delivery.id}/retry`, { key: developer.key, method: 'POST' });
+      expect(retry.status).to.equal(409);
+      expect(retry.body.error.message).to.equal(`webhook ${data.id} failed: its endpoint answered 410 Gone; enable it before retrying a delivery`);
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(receiver.requests.filter((r) => r.path === '/gone')).to.have.length(1);
+      expect((await call(`${PATH}/${data.id}/deliveries`, { key: developer.key })).body.data.pagination.total).to.equal(1);
+
+      // The merchant enables it again: the reason is cleared and deliveries resume.
+      receiver.respond(() => ({ status: 204 }));
+      const enabled = await call(`${PATH}/${data.id}`, { key: developer.key, method: 'PUT', body: { status: 'enabled' } });
+      expect(enabled.body.data).to.include({ status: 'enabled', failure_reason: null });
+      await create({ url: `${receiver.origin}/gone-3`, events: ['payment.created'] });
+      const [, again] = await receivedAt('/gone', 2);
+      expect(verifyDelivery(again!, data.secret).event).to.equal('webhook.created');
     });
   });
 });

@@ -1,11 +1,14 @@
 /** The pure webhook rules: schedule, classification, decisions and endpoint statuses (D25–D27), URL form (D26). */
 import { expect } from 'chai';
 import {
+  activeSecrets,
+  attemptNotMadeDelayMs,
   checkWebhookUrl,
   classifyAttempt,
   decideAfterAttempt,
   deliveryStatusAfter,
-  endpointStatusAfter,
+  endpointFailureReason,
+  endpointStateAfter,
   endpointTransition,
   MAX_RETRY_AFTER_MS,
   parseRetryAfterMs,
@@ -13,6 +16,8 @@ import {
   receivesDeliveries,
   RETRY_DELAYS_MS,
   scheduledDelayMs,
+  SECRET_ROTATION_OVERLAP_MS,
+  type EndpointState,
 } from '../../src/domain/webhooks';
 
 const MIN = 60_000;
@@ -73,36 +78,76 @@ describe('webhook rules (D25–D27)', () => {
       expect(deliveryStatusAfter({ kind: 'failed', reason: 'gone' })).to.equal('failed');
     });
 
+    const enabled: EndpointState = { status: 'enabled', failureKind: null };
+    const disabled: EndpointState = { status: 'disabled', failureKind: null };
+    const exhausted: EndpointState = { status: 'failed', failureKind: 'exhausted' };
+    const gone: EndpointState = { status: 'failed', failureKind: 'gone' };
+
     it('marks an enabled endpoint failed after the fifth failure and enables it again on a later success', () => {
-      expect(endpointStatusAfter('enabled', { kind: 'failed', reason: 'exhausted' })).to.equal('failed');
-      expect(endpointStatusAfter('failed', { kind: 'failed', reason: 'exhausted' })).to.equal('failed');
-      expect(endpointStatusAfter('failed', { kind: 'succeeded' })).to.equal('enabled');
-      expect(endpointStatusAfter('enabled', { kind: 'retry', delayMs: 1 })).to.equal('enabled');
+      expect(endpointStateAfter(enabled, { kind: 'failed', reason: 'exhausted' })).to.deep.equal(exhausted);
+      expect(endpointStateAfter(exhausted, { kind: 'failed', reason: 'exhausted' })).to.deep.equal(exhausted);
+      expect(endpointStateAfter(exhausted, { kind: 'succeeded' })).to.deep.equal(enabled);
+      expect(endpointStateAfter({ status: 'failed', failureKind: null }, { kind: 'succeeded' })).to.deep.equal(enabled);
+      expect(endpointStateAfter(enabled, { kind: 'retry', delayMs: 1 })).to.deep.equal(enabled);
     });
 
-    it('disables the endpoint on 410 and never overrides a merchant’s disabled', () => {
-      expect(endpointStatusAfter('enabled', { kind: 'failed', reason: 'gone' })).to.equal('disabled');
-      expect(endpointStatusAfter('failed', { kind: 'failed', reason: 'gone' })).to.equal('disabled');
-      expect(endpointStatusAfter('disabled', { kind: 'succeeded' })).to.equal('disabled');
-      expect(endpointStatusAfter('disabled', { kind: 'failed', reason: 'exhausted' })).to.equal('disabled');
+    it('marks the endpoint failed (gone), not disabled, on 410; only the merchant takes it back; a merchant’s disabled is never overridden', () => {
+      expect(endpointStateAfter(enabled, { kind: 'failed', reason: 'gone' })).to.deep.equal(gone);
+      expect(endpointStateAfter(exhausted, { kind: 'failed', reason: 'gone' })).to.deep.equal(gone);
+      expect(endpointStateAfter(gone, { kind: 'succeeded' })).to.deep.equal(gone);
+      expect(endpointStateAfter(gone, { kind: 'failed', reason: 'exhausted' })).to.deep.equal(gone);
+      expect(endpointStateAfter(disabled, { kind: 'failed', reason: 'gone' })).to.deep.equal(disabled);
+      expect(endpointStateAfter(disabled, { kind: 'succeeded' })).to.deep.equal(disabled);
+      expect(endpointStateAfter(disabled, { kind: 'failed', reason: 'exhausted' })).to.deep.equal(disabled);
     });
 
-    it('states each decision as one compare-and-set that agrees with endpointStatusAfter', () => {
+    it('states each decision as one compare-and-set that agrees with endpointStateAfter', () => {
       const decisions = [{ kind: 'succeeded' }, { kind: 'failed', reason: 'gone' }, { kind: 'failed', reason: 'exhausted' }, { kind: 'retry', delayMs: 1 }] as const;
-      expect(endpointTransition({ kind: 'succeeded' })).to.deep.equal({ from: ['failed'], to: 'enabled' });
-      expect(endpointTransition({ kind: 'failed', reason: 'gone' })).to.deep.equal({ from: ['enabled', 'failed'], to: 'disabled' });
+      expect(endpointTransition({ kind: 'succeeded' })).to.deep.equal({ from: [{ status: 'failed', failureKind: null }, exhausted], to: enabled });
+      expect(endpointTransition({ kind: 'failed', reason: 'gone' })).to.deep.equal({ from: [enabled, { status: 'failed', failureKind: null }, exhausted], to: gone });
       expect(endpointTransition({ kind: 'retry', delayMs: 1 })).to.equal(undefined);
+      const states: EndpointState[] = [enabled, disabled, { status: 'failed', failureKind: null }, exhausted, gone];
       for (const decision of decisions) {
-        for (const status of ['enabled', 'disabled', 'failed'] as const) {
+        for (const state of states) {
           const transition = endpointTransition(decision);
-          const viaTransition = transition?.from.includes(status) ? transition.to : status;
-          expect(viaTransition, `${status} after ${JSON.stringify(decision)}`).to.equal(endpointStatusAfter(status, decision));
+          const moves = transition?.from.some((from) => from.status === state.status && from.failureKind === state.failureKind);
+          expect(moves ? transition!.to : state, `${JSON.stringify(state)} after ${JSON.stringify(decision)}`).to.deep.equal(endpointStateAfter(state, decision));
         }
       }
     });
 
-    it('delivers to enabled and failed endpoints, not to disabled ones', () => {
-      expect(['enabled', 'failed', 'disabled'].map((s) => receivesDeliveries(s as never))).to.deep.equal([true, true, false]);
+    it('names the 410 and its time, or the fifth failure, as the failed endpoint’s reason', () => {
+      const attempt = { deliveryId: 'dlv_1', attemptedAt: '2026-11-23T10:00:00.000Z' };
+      expect(endpointFailureReason({ kind: 'failed', reason: 'gone' }, { ...attempt, outcome: { statusCode: 410, error: null } })).to.equal('the endpoint answered 410 Gone at 2026-11-23T10:00:00.000Z');
+      expect(endpointFailureReason({ kind: 'failed', reason: 'exhausted' }, { ...attempt, outcome: { statusCode: 500, error: null } })).to.equal(
+        'all 5 attempts of delivery dlv_1 failed; the last, at 2026-11-23T10:00:00.000Z, got HTTP 500',
+      );
+      expect(endpointFailureReason({ kind: 'failed', reason: 'exhausted' }, { ...attempt, outcome: { statusCode: null, error: 'connect ECONNREFUSED' } })).to.match(/got no answer \(connect ECONNREFUSED\)$/);
+    });
+
+    it('delivers to enabled endpoints and to endpoints failed by exhaustion, not to disabled ones nor to those gone (410)', () => {
+      expect(receivesDeliveries('enabled')).to.equal(true);
+      expect(receivesDeliveries('failed', 'exhausted')).to.equal(true);
+      expect(receivesDeliveries('failed', null)).to.equal(true);
+      expect(receivesDeliveries('failed', 'gone')).to.equal(false);
+      expect(receivesDeliveries('disabled')).to.equal(false);
+    });
+  });
+
+  describe('secret rotation and attempts not made', () => {
+    const at = Date.parse('2026-11-23T10:00:00.000Z');
+    const rotated = { secret: 'whsec_new', previousSecret: 'whsec_old', previousSecretExpiresAt: new Date(at + SECRET_ROTATION_OVERLAP_MS).toISOString() };
+
+    it('signs with the new and the replaced secret for 24 h after a rotation, then with the new one only', () => {
+      expect(SECRET_ROTATION_OVERLAP_MS).to.equal(24 * HOUR);
+      expect(activeSecrets(rotated, at)).to.deep.equal(['whsec_new', 'whsec_old']);
+      expect(activeSecrets(rotated, at + 24 * HOUR - 1)).to.deep.equal(['whsec_new', 'whsec_old']);
+      expect(activeSecrets(rotated, at + 24 * HOUR)).to.deep.equal(['whsec_new']);
+      expect(activeSecrets({ secret: 'whsec_only', previousSecret: null, previousSecretExpiresAt: null }, at)).to.deep.equal(['whsec_only']);
+    });
+
+    it('tries an attempt that could not be made again after 30 s, doubling to at most 10 min', () => {
+      expect([1, 2, 3, 4, 5, 6, 50].map(attemptNotMadeDelayMs)).to.deep.equal([30_000, 60_000, 120_000, 240_000, 480_000, 10 * MIN, 10 * MIN]);
     });
   });
 

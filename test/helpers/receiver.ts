@@ -90,14 +90,15 @@ export async function startReceiver(responder: Responder = () => ({ status: 204 
 /**
  * Verifies a received delivery as a merchant would (D28): with the npm `standardwebhooks` library
  * unchanged, and with the hex scheme (`X-Webhook-Signature: sha256=<hex HMAC of the raw body>`,
- * keyed with the secret as shown).
+ * keyed with the secret as shown; after a rotation the header lists one such value per valid
+ * secret, space-separated, and one match is enough, as docs/webhooks.md says).
  * @returns the verified payload
  * @throws when either signature does not verify
  */
 export function verifyDelivery(request: ReceivedRequest, secret: string): { id: string; event: string; created_at: string; data: any } {
   const payload = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as { id: string; event: string; created_at: string; data: any };
   const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(request.body).digest('hex')}`);
-  const received = Buffer.from(String(request.headers['x-webhook-signature'] ?? ''));
-  if (expected.length !== received.length || !timingSafeEqual(expected, received)) throw new Error('X-Webhook-Signature does not match');
+  const received = String(request.headers['x-webhook-signature'] ?? '').split(' ').map((value) => Buffer.from(value));
+  if (!received.some((value) => value.length === expected.length && timingSafeEqual(value, expected))) throw new Error('X-Webhook-Signature does not match');
   return payload;
 }

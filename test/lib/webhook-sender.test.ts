@@ -1,7 +1,8 @@
 /**
  * One delivery attempt against a real local receiver (D26–D28): signatures a merchant can verify
- * with the `standardwebhooks` library and with the hex scheme, outcomes, the 1 KiB excerpt, no
- * redirects, the time-out, and targets refused after DNS resolution (no request is made).
+ * with the `standardwebhooks` library and with the hex scheme (with either secret during a
+ * rotation's overlap), outcomes, the 1 KiB excerpt, no redirects, the time-out, and targets refused
+ * after DNS resolution, IPv6 forms carrying IPv4 addresses included (no request is made).
  */
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
@@ -30,7 +31,7 @@ describe('sendWebhook: one signed attempt (D26–D28)', function () {
   });
 
   function send(overrides: Partial<SendWebhookOptions> = {}) {
-    return sendWebhook({ url: `${receiver.origin}/hooks`, secret, payload, environment: 'sandbox', allowPrivateTargetsInSandbox: true, ...overrides });
+    return sendWebhook({ url: `${receiver.origin}/hooks`, secrets: [secret], payload, environment: 'sandbox', allowPrivateTargetsInSandbox: true, ...overrides });
   }
 
   it('creates a whsec_ secret of 32 random bytes (D25)', () => {
@@ -52,6 +53,21 @@ describe('sendWebhook: one signed attempt (D26–D28)', function () {
     // The interface's scheme: hex HMAC-SHA256 of the raw body, keyed with the secret as shown.
     const expected = `sha256=${createHmac('sha256', secret).update(request!.body).digest('hex')}`;
     expect(request?.headers['x-webhook-signature']).to.equal(expected);
+  });
+
+  it('signs with both secrets during a rotation’s overlap: either verifies, with the library and with the hex scheme (docs/webhooks.md#secret-rotation)', async () => {
+    const replaced = newWebhookSecret();
+    await send({ secrets: [secret, replaced] });
+    const [request] = receiver.requests;
+    const headers = request!.headers as Record<string, string>;
+    expect(headers['webhook-signature']!.split(' ')).to.have.length(2).and.satisfy((values: string[]) => values.every((v) => v.startsWith('v1,')));
+    for (const key of [secret, replaced]) {
+      expect(new Webhook(key).verify(request!.body, headers)).to.deep.equal(payload);
+      expect(headers['x-webhook-signature']!.split(' ')).to.include(`sha256=${createHmac('sha256', key).update(request!.body).digest('hex')}`);
+    }
+    // The current secret's signatures come first.
+    expect(headers['x-webhook-signature']!.split(' ')[0]).to.equal(`sha256=${createHmac('sha256', secret).update(request!.body).digest('hex')}`);
+    expect(() => new Webhook(newWebhookSecret()).verify(request!.body, headers)).to.throw(/No matching signature/);
   });
 
   it('fails verification with another secret', async () => {
@@ -115,6 +131,40 @@ describe('sendWebhook: one signed attempt (D26–D28)', function () {
         expect(outcome.error).to.match(/^refused: url (must use https in live mode|host .* (is|resolves to))/);
       });
     }
+
+    for (const [host, message] of [
+      ['[::7f00:1]', 'url host ::7f00:1 is an IPv4-compatible IPv6 address (127.0.0.1, a loopback address)'],
+      ['[::127.0.0.1]', 'url host ::7f00:1 is an IPv4-compatible IPv6 address (127.0.0.1, a loopback address)'],
+      ['[0:0:0:0:0:0:7f00:1]', 'url host ::7f00:1 is an IPv4-compatible IPv6 address (127.0.0.1, a loopback address)'],
+      ['[::a00:1]', 'url host ::a00:1 is an IPv4-compatible IPv6 address (10.0.0.1, a private address)'],
+      ['[::c0a8:101]', 'url host ::c0a8:101 is an IPv4-compatible IPv6 address (192.168.1.1, a private address)'],
+      ['[::a9fe:a9fe]', 'url host ::a9fe:a9fe is an IPv4-compatible IPv6 address (169.254.169.254, a link-local address)'],
+      ['[::808:808]', 'url host ::808:808 is an IPv4-compatible IPv6 address (8.8.8.8)'],
+      ['[::ffff:7f00:1]', 'url host ::ffff:7f00:1 is a loopback address'],
+      ['[::ffff:a00:1]', 'url host ::ffff:a00:1 is a private address'],
+      ['[::ffff:0:7f00:1]', 'url host ::ffff:0:7f00:1 is a reserved address (rfc6145)'],
+      ['[64:ff9b::7f00:1]', 'url host 64:ff9b::7f00:1 is a reserved address (rfc6052)'],
+      ['[2002:7f00:1::]', 'url host 2002:7f00:1:: is a reserved address (6to4)'],
+    ] as const) {
+      it(`refuses the IPv6 form https://${host}/x, and sends nothing`, async () => {
+        const outcome = await send({ url: `https://${host}/x`, environment: 'live' });
+        expect(outcome).to.include({ statusCode: null, error: `refused: ${message}; webhooks need a public host` });
+      });
+    }
+
+    it('refuses a host name that resolves to an IPv4-compatible IPv6 address', async () => {
+      const outcome = await send({ url: 'https://v6.merchant.example/x', environment: 'live', resolve: async () => [{ address: '::7f00:1', family: 6 }] });
+      expect(outcome.error).to.equal('refused: url host v6.merchant.example resolves to ::7f00:1, an IPv4-compatible IPv6 address (127.0.0.1, a loopback address); webhooks need a public host');
+    });
+
+    it('reads an IPv6 address with a dotted IPv4 tail as written (::8.8.8.8 is IPv4-compatible, ::ffff:8.8.8.8 a public mapped address)', () => {
+      expect(nonPublicReason('::127.0.0.1')).to.equal('an IPv4-compatible IPv6 address (127.0.0.1, a loopback address)');
+      expect(nonPublicReason('::8.8.8.8')).to.equal('an IPv4-compatible IPv6 address (8.8.8.8)');
+      expect(nonPublicReason('::ffff:127.0.0.1')).to.equal('a loopback address');
+      expect(nonPublicReason('::ffff:8.8.8.8')).to.equal(undefined);
+      expect(nonPublicReason('::')).to.equal('an unspecified address');
+      expect(nonPublicReason('::1')).to.equal('a loopback address');
+    });
 
     it('refuses a sandbox private target where configuration does not allow it, and sends nothing', async () => {
       const outcome = await send({ allowPrivateTargetsInSandbox: false });

@@ -34,8 +34,8 @@ describe('replay of recorded workflow histories (D21)', () => {
     expect(files).to.include.members(['live-access-approved.json', 'live-access-rejected.json', 'live-access-more-info.json', 'live-access-reminded.json']);
   });
 
-  it('has histories of every webhook delivery outcome (D27)', () => {
-    expect(files).to.include.members(['webhook-delivery-failed.json', 'webhook-delivery-succeeded.json', 'webhook-delivery-gone.json', 'webhook-delivery-cancelled.json']);
+  it('has histories of every webhook delivery outcome (D27), and of an attempt tried again while PostgreSQL was unreachable', () => {
+    expect(files).to.include.members(['webhook-delivery-failed.json', 'webhook-delivery-succeeded.json', 'webhook-delivery-gone.json', 'webhook-delivery-cancelled.json', 'webhook-delivery-not-made.json']);
     expect(files.filter((name) => /^v\d+-/.test(name))).to.deep.equal([]);
   });
 

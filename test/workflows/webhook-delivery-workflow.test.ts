@@ -2,7 +2,8 @@
  * webhookDeliveryWorkflow on the time-skipping test server (runtime.md) with the real activities, a
  * real PostgreSQL and a real HTTP receiver on 127.0.0.1: the five attempts of D27 at 0, 5 min,
  * 35 min, 2 h 35 min and 26 h 35 min (plus the failed attempts' own durations), the statuses of
- * delivery and endpoint, 410 Gone, Retry-After, and starting deliveries at most once (D20, D22).
+ * delivery and endpoint with the failure's reason, 410 Gone, Retry-After, starting deliveries at
+ * most once (D20, D22), and a PostgreSQL outage that uses up no attempt (docs/webhooks.md).
  * With RECORD_HISTORIES=1 it refreshes the replay histories in test/replay/histories/.
  */
 import fs from 'node:fs';
@@ -11,7 +12,9 @@ import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
-import type { Db } from '../../src/db/knex';
+import { Worker } from '@temporalio/worker';
+import { createWebhookActivities } from '../../src/activities/webhook-activities';
+import { createDb, type Db } from '../../src/db/knex';
 import type { EventInput } from '../../src/db/payments';
 import { findWebhookById, listDeliveries, type WebhookRecord } from '../../src/db/webhooks';
 import { startWebhookDeliveries } from '../../src/services/webhook-dispatch';
@@ -19,7 +22,8 @@ import { webhookDeliveryWorkflowId, type WebhookDeliveryResult } from '../../src
 import { insertMerchant } from '../helpers/fixtures';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { patchesIn } from '../helpers/history';
-import { useTimeSkippingWorker } from '../helpers/stack';
+import { testConfig, useTimeSkippingWorker, workflowBundle } from '../helpers/stack';
+import { startTcpProxy } from '../helpers/tcp-proxy';
 import { insertEvent, insertWebhook } from '../helpers/webhooks';
 
 const TASK_QUEUE = 'webhook-delivery-test';
@@ -122,7 +126,9 @@ describe('webhookDeliveryWorkflow (time-skipping, D20, D22, D27)', function () {
     expect(delivery.attempts.map((a) => [a.attempt, a.status_code, a.response_body, a.error])).to.deep.equal(
       [1, 2, 3, 4, 5].map((n) => [n, 500, 'down for maintenance', null]),
     );
-    expect((await findWebhookById(db, webhook.id))?.status).to.equal('failed');
+    const endpoint = await findWebhookById(db, webhook.id);
+    expect(endpoint).to.include({ status: 'failed', failureKind: 'exhausted' });
+    expect(endpoint?.failureReason).to.equal(`all 5 attempts of delivery ${delivery.id} failed; the last, at ${delivery.attempts[4]!.attempted_at}, got HTTP 500`);
 
     // Five requests, all with the same event id; two more days bring nothing.
     expect(receiver.requests.map((r) => r.headers['webhook-id'])).to.deep.equal(Array(5).fill(event.id));
@@ -145,11 +151,11 @@ describe('webhookDeliveryWorkflow (time-skipping, D20, D22, D27)', function () {
     const delivery = await onlyDelivery(webhook);
     expect(delivery.status).to.equal('succeeded');
     expect(delivery.attempts.map((a) => a.status_code)).to.deep.equal([503, 503, 204]);
-    expect((await findWebhookById(db, webhook.id))?.status).to.equal('enabled');
+    expect(await findWebhookById(db, webhook.id)).to.include({ status: 'enabled', failureKind: null, failureReason: null });
     await record('webhook-delivery-succeeded', handle);
   });
 
-  it('stops at a 410 Gone, disables the endpoint, and cancels the endpoint’s other delivery at its next attempt', async () => {
+  it('stops at a 410 Gone, marks the endpoint failed with the reason (not disabled), and cancels the endpoint’s other delivery at its next attempt', async () => {
     const webhook = await insertWebhook(db, merchantId, `${receiver.origin}/gone`);
     const first = await insertEvent(db, merchantId);
     const second = await insertEvent(db, merchantId);
@@ -159,7 +165,8 @@ describe('webhookDeliveryWorkflow (time-skipping, D20, D22, D27)', function () {
     await dispatch(second);
     const gone = handleOf(second, webhook);
     expect(await gone.result()).to.deep.include({ status: 'failed', attempts: 1 });
-    expect((await findWebhookById(db, webhook.id))?.status).to.equal('disabled');
+    const endpoint = await findWebhookById(db, webhook.id);
+    expect(endpoint).to.include({ status: 'failed', failureKind: 'gone' });
 
     const waiting = handleOf(first, webhook);
     expect(await waiting.result()).to.deep.include({ status: 'cancelled', attempts: 1 });
@@ -168,9 +175,10 @@ describe('webhookDeliveryWorkflow (time-skipping, D20, D22, D27)', function () {
     const byEvent = Object.fromEntries(deliveries.map((d) => [d.event_id, d]));
     expect(byEvent[second.id]).to.deep.include({ status: 'failed', attempt_count: 1 });
     expect(byEvent[second.id]!.attempts[0]).to.include({ status_code: 410, response_body: 'unsubscribed' });
+    expect(endpoint?.failureReason).to.equal(`the endpoint answered 410 Gone at ${byEvent[second.id]!.attempts[0]!.attempted_at}`);
     expect(byEvent[first.id]).to.deep.include({ status: 'cancelled', attempt_count: 1, next_attempt_at: null });
 
-    // A disabled endpoint gets nothing (D27): no delivery is even started.
+    // An endpoint gone (410) gets nothing, unlike one failed by exhaustion: no delivery is even started.
     expect(await dispatch(await insertEvent(db, merchantId))).to.deep.equal([]);
     await record('webhook-delivery-gone', gone);
     await record('webhook-delivery-cancelled', waiting);
@@ -211,5 +219,58 @@ describe('webhookDeliveryWorkflow (time-skipping, D20, D22, D27)', function () {
     await env.sleep('1 minute');
     expect(receiver.requests).to.have.length(2);
     expect((await listDeliveries(db, enabled, enabled.id, { page: 1, limit: 10 })).total).to.equal(1);
+  });
+  it('uses up no attempt while PostgreSQL cannot be reached: the same attempt is tried again, and all five remain', async () => {
+    // The delivery's activities reach PostgreSQL through a proxy that the test takes down.
+    const proxy = await startTcpProxy(testConfig().DATABASE_URL);
+    const proxiedDb = createDb(proxy.url, 2);
+    const queue = `${TASK_QUEUE}-outage`;
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: queue,
+      workflowBundle: await workflowBundle(),
+      activities: createWebhookActivities({ db: proxiedDb, config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: true } }),
+    });
+    const running = worker.run();
+    try {
+      receiver.respond(() => ({ status: 500 }));
+      const webhook = await insertWebhook(db, merchantId, `${receiver.origin}/outage`);
+      const event = await insertEvent(db, merchantId);
+      proxy.down();
+      await startWebhookDeliveries({ db, temporal: env.client, taskQueue: queue }, event);
+      const handle = handleOf(event, webhook);
+
+      // Until the workflow waits to try again, without having called the endpoint or recorded anything.
+      const isAttempt = (e: HistoryEvent) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverAndRecordWebhook';
+      let history: HistoryEvent[] = [];
+      for (let round = 0; round < 120 && timerDurationsMs(history).length === 0; round += 1) {
+        await env.sleep('5 seconds');
+        history = (await handle.fetchHistory()).events ?? [];
+      }
+      expect(timerDurationsMs(history)).to.deep.equal([30_000]);
+      const failure = history.find((e) => e.activityTaskFailedEventAttributes)?.activityTaskFailedEventAttributes?.failure;
+      expect(failure?.applicationFailureInfo?.type).to.equal('WebhookAttemptNotMade');
+      expect(failure?.message).to.match(/could not be read: .*; the endpoint was not called$/);
+      expect(proxy.refused()).to.be.at.least(1);
+      expect(receiver.requests).to.have.length(0);
+      expect(await onlyDelivery(webhook)).to.include({ status: 'pending', attempt_count: 0 });
+
+      // PostgreSQL is back: five real attempts follow, numbered 1 to 5, on the usual schedule.
+      proxy.up();
+      expect(await handle.result()).to.deep.include({ status: 'failed', attempts: 5 });
+      history = (await handle.fetchHistory()).events ?? [];
+      expect(timerDurationsMs(history)).to.deep.equal([30_000, 5 * MIN, 30 * MIN, 2 * HOUR, 24 * HOUR]);
+      expect(history.filter(isAttempt)).to.have.length(6);
+      expect(receiver.requests).to.have.length(5);
+      const delivery = await onlyDelivery(webhook);
+      expect(delivery).to.include({ status: 'failed', attempt_count: 5 });
+      expect(delivery.attempts.map((a) => [a.attempt, a.status_code])).to.deep.equal([1, 2, 3, 4, 5].map((n) => [n, 500]));
+      await record('webhook-delivery-not-made', handle);
+    } finally {
+      worker.shutdown();
+      await running;
+      await proxiedDb.destroy();
+      await proxy.close();
+    }
   });
 });

@@ -79,7 +79,11 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
     respond(ctx, 200, 'Test delivery sent', await testWebhook(deps, principalOf(ctx), param(ctx.params.id)));
   });
 
-  /** Rotate the signing secret now → 200 envelope with the webhook and its new `secret` (D25). */
+  /**
+   * Rotate the signing secret → 200 envelope with the webhook, its new `secret` and
+   * `previous_secret_expires_at`: until then the replaced secret also signs every delivery (D25,
+   * docs/webhooks.md#secret-rotation).
+   */
   router.post('/:id/rotate-secret', jsonBody(), async (ctx) => {
     parseOrThrow(emptyBody, ctx.request.body);
     const rotated = await rotateWebhookSecret(deps, principalOf(ctx), param(ctx.params.id));
