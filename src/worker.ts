@@ -4,6 +4,7 @@
  */
 import { Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from './activities';
+import { activityRetryMetrics } from './activities/retry-metrics';
 import { loadConfigOrExit, type Config } from './config';
 import { createDb } from './db/knex';
 import { createMailer } from './lib/mailer';
@@ -39,14 +40,17 @@ export const WORKFLOW_BUNDLE = {
 
 /**
  * Worker options shared by the process and the tests: the workflows (bundled as WORKFLOW_BUNDLE
- * says) and the activities.
+ * says), the activities, and the activity interceptor counting retries and give-ups
+ * (`paycollect_activity_retries`, `paycollect_activity_give_ups`, docs/limits.md#retries), exported
+ * with the SDK's metrics on WORKER_METRICS_PORT.
  */
-export function workerOptions(deps: ActivityDeps, taskQueue: string): Pick<WorkerOptions, 'taskQueue' | 'activities' | 'workflowsPath' | 'bundlerOptions'> {
+export function workerOptions(deps: ActivityDeps, taskQueue: string): Pick<WorkerOptions, 'taskQueue' | 'activities' | 'workflowsPath' | 'bundlerOptions' | 'interceptors'> {
   return {
     taskQueue,
     activities: createActivities(deps),
     workflowsPath: WORKFLOW_BUNDLE.workflowsPath,
     bundlerOptions: { preloadModules: WORKFLOW_BUNDLE.preloadModules },
+    interceptors: { activity: [activityRetryMetrics] },
   };
 }
 
@@ -54,7 +58,8 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('worker', config.LOG_LEVEL);
   if (config.WORKER_METRICS_PORT !== 0) {
-    // The Temporal SDK's worker metrics (task latencies, slots, polls) in the Prometheus format (D53).
+    // The Temporal SDK's worker metrics (task latencies, slots, polls) and ours (late answers,
+    // activity retries and give-ups) in the Prometheus format (D53, D70).
     Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `${config.HOST}:${config.WORKER_METRICS_PORT}` } } } });
   }
   const deps = await createActivityDeps(config);

@@ -1,4 +1,5 @@
 /** Every activity the worker registers, built from their dependencies. */
+import { failDataErrorsNonRetryably } from './data-errors';
 import { createLiveAccessActivities, type LiveAccessActivityDeps } from './live-access-activities';
 import { createPaymentActivities, type PaymentActivityDeps } from './payment-activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook-activities';
@@ -6,9 +7,13 @@ import { createWebhookActivities, type WebhookActivityDeps } from './webhook-act
 /** Dependencies of all activities. */
 export type ActivityDeps = PaymentActivityDeps & LiveAccessActivityDeps & WebhookActivityDeps;
 
-/** All activities, keyed by name, for `Worker.create({activities})`. */
+/**
+ * All activities, keyed by name, for `Worker.create({activities})`. A statement PostgreSQL refuses
+ * for its data (SQLSTATE class 22) fails any of them non-retryably as `DataError`
+ * (src/activities/data-errors.ts), so no workflow retries bad data forever.
+ */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createPaymentActivities(deps), ...createLiveAccessActivities(deps), ...createWebhookActivities(deps) };
+  return failDataErrorsNonRetryably({ ...createPaymentActivities(deps), ...createLiveAccessActivities(deps), ...createWebhookActivities(deps) });
 }
 
 /** The type of all activities, for `proxyActivities<Activities>()` in workflows. */

@@ -16,6 +16,7 @@ import { eventForStatus, initiationRequest, withStatusChange, statusChangeFor, t
 import { toGenericPaymentView, type PaymentSnapshot } from '../domain/payment-record';
 import type { RefundAnswerOutcome } from '../domain/payment-steps';
 import { toRefundView, type RefundRecord } from '../domain/refund';
+import { dataErrorOf } from '../db/errors';
 import type { Db } from '../db/knex';
 import {
   findPaymentById,
@@ -32,6 +33,7 @@ import { callbackUrlFor } from '../providers/callback-url';
 import { ProviderRefusal, ProviderUnsupported, type PaymentProvider, type ProviderAnswer, type RefundRequest } from '../providers/provider';
 import type { ProviderRegistry } from '../providers/registry';
 import { startWebhookDeliveries } from '../services/webhook-dispatch';
+import { dataFailure } from './data-errors';
 
 /** `ApplicationFailure.type` values the workflow and API rely on (never class names, style rule 6). */
 export const FAILURE_TYPES = {
@@ -43,6 +45,11 @@ export const FAILURE_TYPES = {
   providerUnsupported: 'ProviderUnsupported',
   /** A poll whose answer changes nothing: `pollProviderPayment`'s retry is the next poll (benign). */
   providerStillWaiting: 'ProviderStillWaiting',
+  /**
+   * `initiatePayment` could not record the payment at all: PostgreSQL refused its data (SQLSTATE
+   * class 22), so nothing was written and the provider was not asked (non-retryable).
+   */
+  paymentNotRecorded: 'PaymentNotRecorded',
 } as const;
 
 /**
@@ -162,15 +169,24 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
      * derived from the payment id, so a retry after a crash finds the same request), and writes
      * what the provider gave: its reference and `next_action` on the `pending` payment, or the
      * outright refusal as `failed`. Unknown answers are retried (the same request) for
-     * {@link PROVIDER_GIVE_UP_MS}; read-model faults without end.
+     * {@link PROVIDER_GIVE_UP_MS}; read-model faults by the workflow's policy (docs/limits.md#retries).
      * @param input.changedAt the workflow's time (ISO 8601) for the write
      * @returns the payment as recorded and the provider's current answer
-     * @throws ApplicationFailure `ProviderUnavailable` (no adapter, or no answer for 2 min; non-retryable)
+     * @throws ApplicationFailure `ProviderUnavailable` (no adapter, or no answer for 2 min; non-retryable);
+     *   `PaymentNotRecorded` (non-retryable) when PostgreSQL refuses the payment's data, before anything
+     *   is written or sent; `DataError` (non-retryable) when it refuses a later write
      */
     async initiatePayment(input: { payment: PaymentSnapshot; changedAt: string }): Promise<InitiationResult> {
       const { payment } = input;
       const created = paymentEvent(payment, 'payment.created');
-      const { webhookIds } = await insertPaymentWithCreatedEvent(deps.db, payment, created);
+      let webhookIds: string[];
+      try {
+        ({ webhookIds } = await insertPaymentWithCreatedEvent(deps.db, payment, created));
+      } catch (error) {
+        const refused = dataErrorOf(error);
+        if (refused) throw dataFailure(refused, 'initiatePayment', FAILURE_TYPES.paymentNotRecorded);
+        throw error;
+      }
       await startDeliveries(created, webhookIds);
       const provider = providerFor(payment);
       let answer: ProviderAnswer;
@@ -282,8 +298,8 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
 
     /**
      * Asks the provider what became of a refund whose answer was unknown (D12). A refund the
-     * provider never received (the call was lost, or our worker died before making it) is sent
-     * now, with the same idempotency key: a refund accepted by the workflow is never failed for a
+     * provider never received (the call was lost, or our worker died before making it) is written
+     * `pending` when it is not yet and sent now, with the same idempotency key: a refund accepted by the workflow is never failed for a
      * fault of ours, and never made twice.
      * @returns its answer (`pending` while the provider has not decided)
      * @throws on an unknown answer (retried by the workflow's schedule)
@@ -293,6 +309,8 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
       const request = refundRequestOf(input.payment, input.refund);
       const known = await callProvider(() => provider.fetchRefund(request));
       if (known.status !== 'not_received') return known;
+      // Written `pending` first, as `refundAtProvider` does: its first call may never have run.
+      await insertRefund(deps.db, input.refund);
       return callProvider(() => provider.refund(request));
     },
 

@@ -13,13 +13,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
   WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config';
+import { dataErrorOf } from '../db/errors';
 import type { Db } from '../db/knex';
 import { findPayment, findRefund, insertPaymentWithCreatedEvent } from '../db/payments';
 import { PROVIDER_KINDS, type MethodKind, type PaymentMethod } from '../domain/catalogue';
@@ -45,6 +48,7 @@ import {
   refundPaymentUpdate,
   type PaymentWorkflowInput,
 } from '../workflows/messages';
+import { PAYMENT_NOT_RECORDED } from '../workflows/activity-options';
 
 /** What the payment service needs. */
 export interface PaymentServiceDeps {
@@ -62,6 +66,7 @@ export interface PaymentServiceDeps {
     | 'RECONCILIATION_WINDOW_DAYS'
     | 'CREATE_WAIT_MS'
     | 'IDEMPOTENCY_LEASE_MS'
+    | 'UPDATE_DEADLINE_MS'
   >;
 }
 
@@ -123,7 +128,8 @@ function unavailable(): DomainError {
  * with the same `Idempotency-Key` reattaches to the same payment (D13).
  * @param idempotencySeed the request's `Idempotency-Key` and hash (the idempotency middleware's `idempotencySeed`)
  * @returns the payment
- * @throws DomainError `provider_unavailable` (503) in live mode without an adapter (D16)
+ * @throws DomainError `provider_unavailable` (503) in live mode without an adapter (D16);
+ *   `validation_error` (400) when PostgreSQL refuses the payment's data (nothing is created)
  */
 export async function createPayment(
   deps: PaymentServiceDeps,
@@ -186,10 +192,14 @@ export async function createPayment(
   try {
     answered = await Promise.race([answer, sleep(deps.config.CREATE_WAIT_MS, undefined, { signal: waited.signal })]);
   } catch (error) {
+    const refused = decidedRefusal(error);
+    if (refused) throw refused; // e.g. data PostgreSQL refuses: 400, nothing created
     if (error instanceof WorkflowExecutionAlreadyStartedError) {
-      // The workflow of this key's payment ran and closed: the read model has the payment.
+      // The workflow of this key's payment ran and closed: the read model has the payment, or the
+      // run ended without recording it, refused for its data (the same request gets the same 400).
       const stored = await findPayment(deps.db, owner, id);
       if (stored) return stored;
+      throw (await refusalOfClosedCreate(deps, id)) ?? error;
     }
     throw error;
   } finally {
@@ -197,7 +207,14 @@ export async function createPayment(
   }
   if (!answered) {
     await start.workflowHandle(); // the workflow runs (throws if its start failed): record what we know
-    await insertPaymentWithCreatedEvent(deps.db, payment, paymentEvent(payment, 'payment.created'));
+    try {
+      await insertPaymentWithCreatedEvent(deps.db, payment, paymentEvent(payment, 'payment.created'));
+    } catch (error) {
+      // Refused for its data: the workflow's own write is refused alike and its run ends (PaymentNotRecorded).
+      const refused = dataErrorOf(error);
+      if (refused) throw new DomainError('validation_error', `the payment holds a value that cannot be stored (SQLSTATE ${refused.sqlState} ${refused.condition}); nothing was created`);
+      throw error;
+    }
     answered = (await findPayment(deps.db, owner, id)) ?? payment;
   }
   await audit(deps.db, owner, 'payment.created', payment.id, ip);
@@ -223,15 +240,45 @@ function decidedRefusal(error: unknown): DomainError | undefined {
   return undefined;
 }
 
+/**
+ * The 400 a create got when its workflow's run ended without recording the payment because
+ * PostgreSQL refused its data (`PaymentNotRecorded`); undefined for a run that ended otherwise.
+ */
+async function refusalOfClosedCreate(deps: PaymentServiceDeps, paymentId: string): Promise<DomainError | undefined> {
+  try {
+    await deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).result();
+  } catch (error) {
+    if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure && error.cause.type === PAYMENT_NOT_RECORDED) {
+      return new DomainError('validation_error', error.cause.message);
+    }
+  }
+  return undefined;
+}
+
 /** How often an Update the workflow never took (the run closing at that moment, a lost task) is sent again. */
 const UPDATE_ATTEMPTS = 3;
+
+/**
+ * 503 `service_unavailable` after UPDATE_DEADLINE_MS without the workflow's answer (no worker
+ * running, or one too busy): the server may hold the Update and the workflow carry it out once a
+ * worker takes it, so the caller is told to retry with the same `Idempotency-Key`, which
+ * reattaches to that Update (docs/limits.md#update-deadlines).
+ */
+function updateTimedOut(deadlineMs: number): DomainError {
+  return new DomainError(
+    'service_unavailable',
+    `the payment did not answer within ${deadlineMs / 1000} s; the request may still be carried out, so retry it with the same Idempotency-Key to learn its outcome`,
+  );
+}
 
 /**
  * Sends `update` to the payment's workflow, re-opening it from the read model when its run has
  * ended (Update-with-Start, conflict policy use-existing, reuse allowed, D20). An Update the
  * workflow never took is sent again with the same Update id (the workflow takes an id once);
- * when that keeps failing, 503 `service_unavailable`: nothing was decided.
- * @throws DomainError with the code the workflow refused with, or `service_unavailable`
+ * when that keeps failing, 503 `service_unavailable`: nothing was decided. Every call to Temporal
+ * shares one deadline, UPDATE_DEADLINE_MS from now: no request hangs on a payment no worker runs.
+ * @throws DomainError with the code the workflow refused with, or `service_unavailable` (also at
+ *   the deadline, when the Update may still be carried out later: {@link updateTimedOut})
  */
 async function updatePayment<Ret, Args extends unknown[]>(
   deps: PaymentServiceDeps,
@@ -241,6 +288,7 @@ async function updatePayment<Ret, Args extends unknown[]>(
   updateId: string,
 ): Promise<Ret> {
   const input: PaymentWorkflowInput = { mode: 'reopen', paymentId: payment.id, reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400 };
+  const deadline = Date.now() + deps.config.UPDATE_DEADLINE_MS;
   for (let attempt = 1; ; attempt += 1) {
     const start = new WithStartWorkflowOperation('paymentWorkflow', {
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
@@ -251,10 +299,11 @@ async function updatePayment<Ret, Args extends unknown[]>(
       typedSearchAttributes: paymentSearchAttributes(payment),
     });
     try {
-      return await deps.temporal.workflow.executeUpdateWithStart(update, { args, updateId, startWorkflowOperation: start });
+      return await deps.temporal.withDeadline(deadline, () => deps.temporal.workflow.executeUpdateWithStart(update, { args, updateId, startWorkflowOperation: start }));
     } catch (error) {
       const refused = decidedRefusal(error);
       if (refused) throw refused;
+      if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || Date.now() + 100 * attempt >= deadline) throw updateTimedOut(deps.config.UPDATE_DEADLINE_MS);
       if (attempt >= UPDATE_ATTEMPTS) throw unavailable();
       await sleep(100 * attempt);
     }
@@ -262,7 +311,27 @@ async function updatePayment<Ret, Args extends unknown[]>(
 }
 
 /**
- * Cancels a pending or processing payment (D11, D12) through the workflow's Update.
+ * The answer of Update `updateId` if the payment's workflow already decided it: a retried request
+ * whose first attempt ran out of its deadline (503) and was carried out afterwards learns what it
+ * did. Undefined when the workflow's current run does not know the Update, or no answer comes
+ * within UPDATE_DEADLINE_MS.
+ * @throws DomainError with the code the workflow refused that Update with
+ */
+async function decidedUpdate<Ret>(deps: PaymentServiceDeps, paymentId: string, updateId: string): Promise<Ret | undefined> {
+  try {
+    const handle = deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).getUpdateHandle<Ret>(updateId);
+    return await deps.temporal.withDeadline(Date.now() + deps.config.UPDATE_DEADLINE_MS, () => handle.result());
+  } catch (error) {
+    const refused = decidedRefusal(error);
+    if (refused) throw refused;
+    return undefined;
+  }
+}
+
+/**
+ * Cancels a pending or processing payment (D11, D12) through the workflow's Update. The Update id
+ * derives from the `Idempotency-Key` when one is given, so a retry after a 503 at the Update
+ * deadline reattaches to the same cancel, or learns its answer once it was carried out.
  * @returns the cancelled payment
  * @throws DomainError `not_found`, `payment_not_cancellable` (409, also when a provider success
  *   won the race), `provider_unavailable`, `service_unavailable`
@@ -276,11 +345,13 @@ export async function cancelPayment(
   idempotencySeed?: string,
 ): Promise<PaymentSnapshot> {
   const payment = await getPayment(deps, owner, id);
-  if (!isOpen(payment.status)) {
+  const updateId = requestId('cancel_', owner, `cancel:${id}`, idempotencySeed);
+  // A retry of a cancel whose first attempt ran out of its deadline and was carried out later (D13).
+  const earlier = idempotencySeed && !isOpen(payment.status) ? await decidedUpdate<PaymentSnapshot>(deps, id, updateId) : undefined;
+  if (!earlier && !isOpen(payment.status)) {
     throw new DomainError('payment_not_cancellable', `a ${payment.status} payment cannot be cancelled; only pending and processing payments can`);
   }
-  const updateId = requestId('cancel_', owner, `cancel:${id}`, idempotencySeed);
-  const cancelled = await updatePayment(deps, payment, cancelPaymentUpdate, [{ reason }], updateId);
+  const cancelled = earlier ?? (await updatePayment(deps, payment, cancelPaymentUpdate, [{ reason }], updateId));
   await audit(deps.db, owner, 'payment.cancelled', id, ip);
   return cancelled;
 }

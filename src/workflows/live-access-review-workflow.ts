@@ -12,13 +12,14 @@
  * Deterministic (D21): only `@temporalio/workflow`, domain code, the message definitions and
  * activity types are imported; time is the workflow's clock.
  */
-import { ActivityFailure, condition, log, proxyActivities, setHandler, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ApprovalRecord, ReviewStepRecord } from '../activities/live-access-activities';
 import type { Actor } from '../domain/activity-log';
 import { nextReminderDueMs } from '../domain/business-days';
 import { initialReviewState, isOpenRequest, reviewStep, type ReviewMessage, type ReviewState } from '../domain/live-access';
 import type { LiveAccessMailDetails } from '../lib/live-access-mail';
+import { REVIEW_MAIL_OPTIONS, REVIEW_RECORD_OPTIONS } from './activity-options';
 import {
   approveSignal,
   developerActivitySignal,
@@ -28,19 +29,6 @@ import {
   type LiveAccessReviewInput,
   type LiveAccessReviewResult,
 } from './live-access-messages';
-
-/** Read-model writes: short, retried until PostgreSQL answers (a decision must never be lost). */
-const REVIEW_RECORD_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-};
-
-/** E-mail: retried for a day, then given up on (logged), so a dead mail server cannot stall a review. */
-const REVIEW_MAIL_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '1 minute',
-  scheduleToCloseTimeout: '1 day',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '15 minutes' },
-};
 
 const records = proxyActivities<Activities>(REVIEW_RECORD_OPTIONS);
 const mail = proxyActivities<Activities>(REVIEW_MAIL_OPTIONS);

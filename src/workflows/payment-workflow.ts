@@ -8,6 +8,8 @@
  *
  * - create: `initiate` records the payment and asks the provider; the API's `initiatePayment`
  *   Update (sent with the start) answers then, with the provider's reference and `next_action`.
+ *   Data PostgreSQL refuses (`PaymentNotRecorded`: nothing written, nothing sent) fails that Update
+ *   `validation_error` and the run (D51); activity bounds are in `activity-options.ts`.
  * - open: `waitForProvider` waits for a callback (a hint, confirmed by asking the provider), polls
  *   (2 s doubling to 60 s) and, at `expires_at`, `expire` asks the provider to cancel and takes its
  *   last word (D11).
@@ -32,7 +34,6 @@ import {
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
-  type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { DomainError } from '../domain/errors';
@@ -55,6 +56,7 @@ import {
   type RefundAnswerOutcome,
 } from '../domain/payment-steps';
 import { checkRefund, type RefundRecord } from '../domain/refund';
+import { initiationOptions, PAYMENT_NOT_RECORDED, pollOptions, PROVIDER_OPTIONS, RECORD_OPTIONS, REFUND_OPTIONS } from './activity-options';
 import {
   cancelPaymentUpdate,
   getPaymentQuery,
@@ -65,45 +67,6 @@ import {
   type PaymentWorkflowInput,
   type ProviderHint,
 } from './messages';
-
-/** Read-model writes: short, retried until PostgreSQL answers. */
-const RECORD_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-};
-
-/** Types of activity failures that retrying will not change. */
-const NON_RETRYABLE = ['ProviderUnavailable', 'ProviderRejected', 'ProviderUnsupported', 'not_found'];
-
-/**
- * `initiatePayment`: retried until PostgreSQL answers; the activity itself stops retrying the
- * provider's unknown answers after 2 minutes (PROVIDER_GIVE_UP_MS) and fails `ProviderUnavailable`.
- */
-const INITIATION_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
-};
-
-/** Provider questions (status, cancel): unknown answers retried for 2 minutes. */
-const PROVIDER_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '15 seconds',
-  scheduleToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
-};
-
-/**
- * A refund's call: unknown answers retried for 10 seconds (the same idempotency key), then the
- * refund stays `pending` and reserved and is settled by asking the provider (D12), so the merchant
- * hears `pending` instead of waiting on a provider that does not answer.
- */
-const REFUND_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '10 seconds',
-  scheduleToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
-};
-
-/** `pollProviderPayment` attempts: one poll each, under the 10 s provider call time-out. */
-const POLL_ATTEMPT_TIMEOUT = '15 seconds';
 
 /** First wait before asking the provider again about a refund whose answer is unknown, and the longest (ms). */
 const REFUND_CHECK_FIRST_MS = 5_000;
@@ -116,7 +79,6 @@ const REFUND_CHECK_MAX_MS = 3_600_000;
 export const HISTORY_EVENTS_BEFORE_CONTINUE = 2_000;
 
 const records = proxyActivities<Activities>(RECORD_OPTIONS);
-const initiation = proxyActivities<Activities>(INITIATION_OPTIONS);
 const provider = proxyActivities<Activities>(PROVIDER_OPTIONS);
 const refunds = proxyActivities<Activities>(REFUND_OPTIONS);
 
@@ -149,6 +111,13 @@ function causeMessage(error: ActivityFailure): string {
   return error.cause instanceof ApplicationFailure ? error.cause.message : 'the provider did not answer';
 }
 
+/** The create's 400 answer when PostgreSQL refused the payment's data: the SQLSTATE, never the data (D51). */
+function notRecordedRefusal(error: ActivityFailure): ApplicationFailure {
+  const refused = error.cause instanceof ApplicationFailure ? (error.cause.details?.[0] as { sqlState?: string; condition?: string } | undefined) : undefined;
+  const code = refused?.sqlState ? ` (SQLSTATE ${refused.sqlState}${refused.condition ? ` ${refused.condition}` : ''})` : '';
+  return failure('validation_error', `the payment holds a value that cannot be stored${code}; nothing was created`);
+}
+
 /** Runs one payment until it is settled (see module comment). */
 export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentSnapshot> {
   const reconciliationWindowMs = input.reconciliationWindowSeconds * 1000;
@@ -165,9 +134,12 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     return state;
   }
   const loaded = () => state !== undefined;
+  /** Set when PostgreSQL refused the new payment's data: nothing was recorded or sent, and every Update is refused with it. */
+  let notRecorded: ApplicationFailure | undefined;
   const ready = async () => {
     if (!state) await condition(loaded);
-    if (input.mode === 'create' && !initiated) await condition(() => initiated !== undefined);
+    if (input.mode === 'create' && !initiated) await condition(() => initiated !== undefined || notRecorded !== undefined);
+    if (notRecorded) throw notRecorded;
     return current();
   };
 
@@ -344,10 +316,14 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     },
   );
 
-  /** Records the payment and asks the provider to collect it (D16, D20). */
+  /**
+   * Records the payment and asks the provider to collect it (D16, D20), retried until its expiry.
+   * When PostgreSQL refuses the payment's data nothing was written or sent: `notRecorded` is set.
+   */
   async function initiate(): Promise<void> {
     const { payment } = current();
     try {
+      const initiation = proxyActivities<Activities>(initiationOptions(Date.parse(payment.expiresAt) - Date.now()));
       const result = await initiation.initiatePayment({ payment, changedAt: nowIso() });
       state = { ...current(), payment: result.payment };
       if (result.payment.status !== payment.status) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: result.payment.status }]);
@@ -355,6 +331,10 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       if (result.outcome) await applyAnswer(result.outcome, 'initiation');
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
+      if (causeType(error) === PAYMENT_NOT_RECORDED) {
+        notRecorded = notRecordedRefusal(error);
+        return;
+      }
       const failed: PaymentStep = {
         state: { ...current(), payment: { ...payment, status: 'failed', failureCode: 'provider_error', failureMessage: causeMessage(error), updatedAt: nowIso(), version: (payment.version ?? 0) + 1 } },
         effect: { kind: 'record' },
@@ -392,11 +372,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
    */
   async function pollUntilAnswered(delayMs: number, expiresAtMs: number, woken: () => boolean): Promise<{ outcome: ProviderOutcome; delayMs: number } | undefined> {
     const { payment } = current();
-    const { pollProviderPayment } = proxyActivities<Activities>({
-      startToCloseTimeout: POLL_ATTEMPT_TIMEOUT,
-      scheduleToCloseTimeout: expiresAtMs - Date.now(),
-      retry: { initialInterval: nextPollDelayMs(delayMs), backoffCoefficient: 2, maximumInterval: MAX_POLL_DELAY_MS, nonRetryableErrorTypes: NON_RETRYABLE },
-    });
+    const { pollProviderPayment } = proxyActivities<Activities>(pollOptions(nextPollDelayMs(delayMs), expiresAtMs - Date.now()));
     const scope = new CancellationScope();
     try {
       return await scope.run(async () => {
@@ -457,6 +433,12 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     for (const refund of stored.pendingRefunds) unknownRefunds.add(refund.id);
   } else if (!input.resumed) {
     await initiate();
+    if (notRecorded) {
+      // Bad data changes nothing (D51): the create's Update answers 400, and the run ends failed,
+      // visibly, instead of retrying a write that can never succeed.
+      await condition(allHandlersFinished);
+      throw ApplicationFailure.create({ type: PAYMENT_NOT_RECORDED, message: notRecorded.message, nonRetryable: true });
+    }
   }
 
   let refundCheckMs = REFUND_CHECK_FIRST_MS;

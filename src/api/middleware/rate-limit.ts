@@ -7,10 +7,11 @@
  * windows aligned to the clock minute and hour, plus the endpoint limits. Every response carries
  * `X-RateLimit-Limit/Remaining/Reset` of the window closest to exhaustion; a refused request is
  * 429 `rate_limited` with `Retry-After` (seconds). Expired counters are purged on a schedule
- * (`purgeExpiredRows`).
+ * (`purgeExpiredRows`). Provider callbacks have their own limit, per provider and client IP, counted
+ * in memory before anything is authenticated or read ({@link callbackRateLimit}).
  */
 import type { Context, Middleware } from 'koa';
-import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Config } from '../../config';
 import { findLimitProfileByDeveloper, type LimitProfile } from '../../db/developers';
 import type { Db } from '../../db/knex';
@@ -79,7 +80,7 @@ export function rateLimit(deps: { db: Db; config: Pick<Config, 'JWT_SECRET' | 'R
   const multiplier = deps.config.RATE_LIMIT_MULTIPLIER;
 
   return async (ctx, next) => {
-    // Provider callbacks are signed by the provider and arrive at its pace, not a merchant's (D16).
+    // Provider callbacks come at a provider's pace, not a merchant's (D16): `callbackRateLimit` in their route.
     if (!ctx.path.startsWith('/v1/') || ctx.path.startsWith('/v1/provider-callbacks/')) return next();
     const nowMs = Date.now();
     const subject = await subjectOf(ctx, deps.db, deps.config.JWT_SECRET);
@@ -91,14 +92,47 @@ export function rateLimit(deps: { db: Db; config: Pick<Config, 'JWT_SECRET' | 'R
         return { limit, remaining: limit - result.consumedPoints, resetAt: start + window.seconds };
       }),
     );
-    const { report, retryAfterSeconds } = decide(states, nowMs);
-    ctx.set('X-RateLimit-Limit', String(report.limit));
-    ctx.set('X-RateLimit-Remaining', String(report.remaining));
-    ctx.set('X-RateLimit-Reset', String(report.resetAt));
-    if (retryAfterSeconds !== null) {
-      ctx.set('Retry-After', String(retryAfterSeconds));
-      throw new DomainError('rate_limited', `rate limit exceeded; retry in ${retryAfterSeconds} seconds`);
-    }
+    enforce(ctx, states, nowMs);
     await next();
+  };
+}
+
+/**
+ * Sets `X-RateLimit-*` of the window closest to exhaustion (D50).
+ * @throws DomainError `rate_limited` (429) with `Retry-After` set, when a window is exceeded
+ */
+function enforce(ctx: Context, states: WindowState[], nowMs: number): void {
+  const { report, retryAfterSeconds } = decide(states, nowMs);
+  ctx.set('X-RateLimit-Limit', String(report.limit));
+  ctx.set('X-RateLimit-Remaining', String(report.remaining));
+  ctx.set('X-RateLimit-Reset', String(report.resetAt));
+  if (retryAfterSeconds !== null) {
+    ctx.set('Retry-After', String(retryAfterSeconds));
+    throw new DomainError('rate_limited', `rate limit exceeded; retry in ${retryAfterSeconds} seconds`);
+  }
+}
+
+/** Window of the provider callback limit: the clock minute (docs/limits.md#callback-limits). */
+const CALLBACK_WINDOW_SECONDS = 60;
+
+/**
+ * The limit of `POST /v1/provider-callbacks/{provider}` (docs/limits.md#callback-limits): at most
+ * PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE × RATE_LIMIT_MULTIPLIER callbacks per provider and client
+ * IP (the socket's address: the app trusts no proxy headers) in each clock minute. Counted in this
+ * process's memory (rate-limiter-flexible), so a flood of forged callbacks is refused before it is
+ * authenticated and never reaches PostgreSQL; with several API processes each counts its own.
+ * Refused callbacks count too.
+ * @returns the check, for a request of a known provider `provider`; it sets `X-RateLimit-*` and
+ *   throws DomainError `rate_limited` (429, `Retry-After` in seconds) past the limit
+ */
+export function callbackRateLimit(config: Pick<Config, 'PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE' | 'RATE_LIMIT_MULTIPLIER'>): (ctx: Context, provider: string) => Promise<void> {
+  // Counting only, as above; a key lives a little past its minute.
+  const counter = new RateLimiterMemory({ points: Number.MAX_SAFE_INTEGER, duration: CALLBACK_WINDOW_SECONDS + 5 });
+  const limit = config.PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE * config.RATE_LIMIT_MULTIPLIER;
+  return async (ctx, provider) => {
+    const nowMs = Date.now();
+    const start = windowStart(nowMs, CALLBACK_WINDOW_SECONDS);
+    const result = await counter.consume(`${provider}:${ctx.ip}:${start}`, 1);
+    enforce(ctx, [{ limit, remaining: limit - result.consumedPoints, resetAt: start + CALLBACK_WINDOW_SECONDS }], nowMs);
   };
 }

@@ -7,6 +7,7 @@
  */
 import Router from '@koa/router';
 import getRawBody from 'raw-body';
+import type { Config } from '../../config';
 import { findPaymentByProviderReference } from '../../db/payments';
 import { PROVIDER_KINDS, type ProviderCode } from '../../domain/catalogue';
 import { DomainError } from '../../domain/errors';
@@ -15,10 +16,16 @@ import type { PaymentServiceDeps } from '../../services/payment-service';
 import { deliverProviderHint } from '../../services/provider-callbacks';
 import { respond } from '../envelope';
 import { JSON_LIMIT_BYTES } from '../middleware/json-body';
+import { callbackRateLimit } from '../middleware/rate-limit';
 
-/** Callback routes; errors: 400 `invalid_request`, 401 `unauthorized` (bad signature), 404 (unknown provider or reference). */
-export function providerCallbackRoutes(deps: PaymentServiceDeps): Router {
+/**
+ * Callback routes; errors: 400 `invalid_request`, 401 `unauthorized` (bad signature), 404 (unknown
+ * provider or reference), 429 `rate_limited` past the limit per provider and client IP
+ * (docs/limits.md#callback-limits), counted before authentication and without PostgreSQL.
+ */
+export function providerCallbackRoutes(deps: PaymentServiceDeps & { config: Pick<Config, 'PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE' | 'RATE_LIMIT_MULTIPLIER'> }): Router {
   const router = new Router({ prefix: '/v1/provider-callbacks' });
+  const limitCallbacks = callbackRateLimit(deps.config);
 
   /**
    * Accepts one callback → 200 envelope `{received: true, payment_id, action}`; `action` is
@@ -28,6 +35,7 @@ export function providerCallbackRoutes(deps: PaymentServiceDeps): Router {
   router.post('/:provider', async (ctx) => {
     const code = ctx.params.provider as ProviderCode;
     if (!Object.prototype.hasOwnProperty.call(PROVIDER_KINDS, code)) throw new DomainError('not_found', `no provider ${code}`);
+    await limitCallbacks(ctx, code);
     let rawBody: string;
     try {
       rawBody = await getRawBody(ctx.req, { limit: JSON_LIMIT_BYTES, encoding: 'utf8' });
