@@ -3,7 +3,10 @@
  * settings from the environment (DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
  * DOCUMENT_STORE_DIR…), reads PostgreSQL directly and sends decisions to the review workflows as
  * Temporal signals (D30). Every command has `--help`. Exit status: 0 done, 1 an error (unknown id,
- * a decision on a closed request, bad arguments), 78 bad configuration.
+ * a decision on a closed request, bad arguments), 78 bad configuration; an error is one line on
+ * standard error, never a stack trace. Text that developers wrote (names, file names, answers,
+ * e-mail addresses) is printed with control characters escaped (./printable.ts), so a stored string
+ * cannot drive the reviewer's terminal.
  *
  *   live-access list [--status <status>] [--json]
  *   live-access show <req_id> [--json]
@@ -16,7 +19,7 @@
 import os from 'node:os';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { Client } from '@temporalio/client';
-import { ConfigError, loadAdminConfig, type AdminConfig } from '../config';
+import { ConfigError, loadAdminConfig, RUNTIME_SETTINGS_FILE, type AdminConfig } from '../config';
 import { createDb, type Db } from '../db/knex';
 import type { LiveAccessRequestRecord } from '../db/live-access-requests';
 import type { MerchantSettings } from '../db/merchant-settings';
@@ -27,6 +30,7 @@ import { createBlobStore } from '../lib/blob-store';
 import { decide, listRequests, setLimits, setPlan, showRequest, type Decision, type RequestDetails, type ReviewServiceDeps } from '../services/review-service';
 import { connectClient } from '../temporal';
 import { isOutage } from '../lib/outage';
+import { printable, printableJson } from './printable';
 
 /** Where the command writes: standard output and standard error by default. */
 export interface AdminIo {
@@ -81,7 +85,9 @@ function defaultReviewer(): string {
   }
 }
 
+/** Rows of cells (each escaped with {@link printable}) as aligned columns. */
 function table(rows: string[][]): string {
+  rows = rows.map((row) => row.map(printable));
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n') + '\n';
 }
@@ -94,8 +100,11 @@ function formatList(requests: LiveAccessRequestRecord[]): string {
   ]);
 }
 
+/** A request as the reviewer reads it; every stored string goes through {@link printable}. */
 function formatDetails(details: RequestDetails): string {
-  const { request: r, developer } = details;
+  const { request: raw, developer: rawDeveloper } = details;
+  const r = escapeStrings(raw);
+  const developer = rawDeveloper && escapeStrings(rawDeveloper);
   const lines = [
     `Live access request ${r.id} (${r.status})`,
     `  merchant            ${r.merchantId}${developer ? ` — ${developer.name} <${developer.email}>` : ''}`,
@@ -109,19 +118,36 @@ function formatDetails(details: RequestDetails): string {
   if (r.decidedAt) lines.push(`  decided             ${r.decidedAt} by ${r.decidedBy}`);
   if (r.reviewerMessage) lines.push(`  reviewer message    ${r.reviewerMessage}`);
   if (r.liveKeyId) lines.push(`  live key            ${r.liveKeyId}`);
-  lines.push(`Documents (${details.documents.length})`);
-  for (const d of details.documents) {
+  const documents = details.documents.map(escapeStrings);
+  const current = documents.filter((d) => d.supersededAt === null);
+  const replaced = documents.filter((d) => d.supersededAt !== null);
+  lines.push(`Documents (${current.length})`);
+  for (const d of current) {
     const kind = `${d.category}/${d.documentType}${d.side ? `/${d.side}` : ''}`;
     lines.push(`  ${d.id}  ${kind}  "${d.fileName}"  ${d.contentType}  ${d.size} bytes  uploaded ${d.uploadedAt}`);
     lines.push(`      sha256 ${d.sha256}`);
     lines.push(`      path   ${d.location}`);
   }
-  lines.push(`Conversation (${details.conversation.length})`);
-  for (const m of details.conversation) lines.push(`  ${m.createdAt}  ${m.authorType} ${m.author}: ${m.body}`);
+  if (replaced.length > 0) lines.push(`Replaced documents (${replaced.length}; their files are deleted)`);
+  for (const d of replaced) {
+    const kind = `${d.category}/${d.documentType}${d.side ? `/${d.side}` : ''}`;
+    lines.push(`  ${d.id}  ${kind}  "${d.fileName}"  ${d.contentType}  ${d.size} bytes  uploaded ${d.uploadedAt}`);
+    lines.push(`      sha256 ${d.sha256}`);
+    lines.push(`      replaced by ${d.supersededBy} at ${d.supersededAt}${d.fileRemovedAt ? `; file deleted ${d.fileRemovedAt}` : `; file still at ${d.location}`}`);
+  }
+  const conversation = details.conversation.map(escapeStrings);
+  lines.push(`Conversation (${conversation.length})`);
+  for (const m of conversation) lines.push(`  ${m.createdAt}  ${m.authorType} ${m.author}: ${m.body}`);
   return `${lines.join('\n')}\n`;
 }
 
-function formatMerchant(merchant: MerchantSettings): string {
+/** `record` with each of its string fields escaped with {@link printable}; other fields as they are. */
+function escapeStrings<T extends object>(record: T): T {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, typeof value === 'string' ? printable(value) : value])) as T;
+}
+
+function formatMerchant(raw: MerchantSettings): string {
+  const merchant = escapeStrings(raw);
   const limits = merchant.customLimits ? `${merchant.customLimits.perMinute}/min, ${merchant.customLimits.perHour}/h` : 'none';
   return `merchant ${merchant.merchantId}: plan ${merchant.plan}, live access ${merchant.hasLiveAccess ? 'yes' : 'no'}, custom limits ${limits}\n`;
 }
@@ -139,11 +165,11 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
     const outcome = await decide(resources().deps(), id, decision, waitSeconds * 1000);
     const verb = { approve: 'approved', reject: 'rejected', request_info: 'asked for more information on' }[decision.type];
     if (!outcome.applied) {
-      io.out(`${decision.type} sent to ${id}; the review has not recorded it yet (is a worker running?) — it will when one runs\n`);
+      io.out(`${decision.type} sent to ${printable(id)}; the review has not recorded it yet (is a worker running?) — it will when one runs\n`);
       return;
     }
     const key = outcome.request.liveKeyId ? `; first live key ${outcome.request.liveKeyId} created, shown once to the developer` : '';
-    io.out(`${verb} ${id} as ${decision.reviewer}${key}; status ${outcome.request.status}\n`);
+    io.out(`${verb} ${printable(id)} as ${printable(decision.reviewer)}${key}; status ${outcome.request.status}\n`);
   }
 
   const reviewerOption = () => new Option('--reviewer <name>', 'who decides, for the audit log').default(defaultReviewer(), 'your user name');
@@ -158,7 +184,7 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
     .option('--json', 'print JSON')
     .action(async (options: { status?: LiveAccessRequestStatus; json?: boolean }) => {
       const requests = await listRequests(resources().deps(), options.status);
-      io.out(options.json ? `${JSON.stringify(requests, null, 2)}\n` : formatList(requests));
+      io.out(options.json ? `${printableJson(requests)}\n` : formatList(requests));
     });
   liveAccess
     .command('show')
@@ -167,7 +193,7 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
     .option('--json', 'print JSON')
     .action(async (id: string, options: { json?: boolean }) => {
       const details = await showRequest(resources().deps(), id);
-      io.out(options.json ? `${JSON.stringify(details, null, 2)}\n` : formatDetails(details));
+      io.out(options.json ? `${printableJson(details)}\n` : formatDetails(details));
     });
   liveAccess
     .command('approve')
@@ -223,22 +249,29 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
   return program;
 }
 
-/** An error as one line for the reviewer: the unreachable service named, never a stack trace. */
+/**
+ * An error as one line for the reviewer: the unreachable service or the missing setting named,
+ * never a stack trace; stored text in the message (a reviewer's name…) escaped.
+ */
 function oneLine(error: unknown): string {
   if (isOutage(error)) return 'PostgreSQL or Temporal cannot be reached: is `npm start` running, or are DATABASE_URL and TEMPORAL_ADDRESS right?';
+  if (error instanceof ConfigError) {
+    return `invalid configuration: ${printable(error.problems.join('; '))} (set it in the environment, or run the command in the checkout where \`npm start\` runs: it writes ${RUNTIME_SETTINGS_FILE})`;
+  }
   const message = error instanceof DomainError || error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0] ?? message;
+  return printable(message.split('\n')[0] ?? message);
 }
 
 /**
  * Runs the admin command with `argv` (the arguments after `admin`).
  * @param env settings to use instead of the process environment (tests)
- * @returns the exit status: 0 done, 1 error, 78 bad configuration
+ * @param runtimeFile the settings `npm start` wrote, instead of `var/runtime.json` in the working directory (tests)
+ * @returns the exit status: 0 done, 1 error, 78 bad configuration (each with one line on `io.err`)
  */
-export async function runAdmin(argv: string[], io: AdminIo = processIo, env?: Record<string, string | undefined>): Promise<number> {
+export async function runAdmin(argv: string[], io: AdminIo = processIo, env?: Record<string, string | undefined>, runtimeFile?: string): Promise<number> {
   let opened: Resources | undefined;
   const resources = () => {
-    opened ??= new Resources(loadAdminConfig(env));
+    opened ??= new Resources(loadAdminConfig(env, runtimeFile));
     return opened;
   };
   try {
@@ -246,12 +279,8 @@ export async function runAdmin(argv: string[], io: AdminIo = processIo, env?: Re
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
-    if (error instanceof ConfigError) {
-      io.err(`${error.message}\n`);
-      return 78;
-    }
     io.err(`error: ${oneLine(error)}\n`);
-    return 1;
+    return error instanceof ConfigError ? 78 : 1;
   } finally {
     await opened?.close();
   }

@@ -1,9 +1,13 @@
-/** Repository of uploaded documents (D32): their metadata; the bytes are in the blob store. */
+/**
+ * Repository of uploaded documents (D32): their metadata; the bytes are in the blob store. A merchant
+ * keeps one current document per kind; a replaced one stays as a row marked superseded, whose file
+ * is removed (docs/limits.md#uploads).
+ */
 import type { ActivityEntry } from '../domain/activity-log';
 import type { DocumentCategory, DocumentSide, DocumentType } from '../domain/documents';
 import type { Environment } from '../domain/environment';
 import { insertActivityEntries } from './activity-log';
-import { iso, type Db } from './knex';
+import { iso, isoOrNull, type Db } from './knex';
 
 /** A stored document; `size` in bytes, `sha256` lower-case hex of the bytes. */
 export interface DocumentRecord {
@@ -19,6 +23,12 @@ export interface DocumentRecord {
   sha256: string;
   storageKey: string;
   uploadedAt: string;
+  /** When a newer upload of the same kind replaced it (ISO 8601), or null for a current document. */
+  supersededAt: string | null;
+  /** The `doc_…` that replaced it, or null. */
+  supersededBy: string | null;
+  /** When its file was deleted from the blob store, or null while the file remains. */
+  fileRemovedAt: string | null;
 }
 
 interface DocumentRow {
@@ -34,6 +44,9 @@ interface DocumentRow {
   sha256: string;
   storage_key: string;
   uploaded_at: Date;
+  superseded_at: Date | null;
+  superseded_by: string | null;
+  file_removed_at: Date | null;
 }
 
 function fromRow(row: DocumentRow): DocumentRecord {
@@ -50,12 +63,44 @@ function fromRow(row: DocumentRow): DocumentRecord {
     sha256: row.sha256,
     storageKey: row.storage_key,
     uploadedAt: iso(row.uploaded_at),
+    supersededAt: isoOrNull(row.superseded_at),
+    supersededBy: row.superseded_by,
+    fileRemovedAt: isoOrNull(row.file_removed_at),
   };
 }
 
-/** Inserts a document and its `document.uploaded` audit entry in one transaction (D43). */
-export async function insertDocument(db: Db, document: DocumentRecord, activity: ActivityEntry): Promise<void> {
-  await db.transaction(async (trx) => {
+/** Who owns documents: a merchant in an environment. */
+export interface DocumentScope {
+  merchantId: string;
+  environment: Environment;
+}
+
+/**
+ * Inserts a current document and its `document.uploaded` audit entry in one transaction (D43), under
+ * a per-merchant lock so that concurrent uploads see each other: `choose` gets the merchant's current
+ * documents, may throw to refuse the upload (a quota), and returns the id of the one the new document
+ * supersedes, or null. That one is marked superseded by the new document; its file stays until
+ * {@link markFilesRemoved}.
+ * @returns the superseded document, or null
+ * @throws whatever `choose` throws; nothing is written then
+ */
+export async function insertDocument(
+  db: Db,
+  document: DocumentRecord,
+  activity: ActivityEntry,
+  choose: (current: DocumentRecord[]) => string | null = () => null,
+): Promise<DocumentRecord | null> {
+  return db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`documents:${document.merchantId}:${document.environment}`]);
+    const current = (
+      await trx<DocumentRow>('documents').where({ merchant_id: document.merchantId, environment: document.environment }).whereNull('superseded_at')
+    ).map(fromRow);
+    const supersededId = choose(current);
+    const superseded = current.find((candidate) => candidate.id === supersededId) ?? null;
+    if (supersededId !== null && !superseded) throw new Error(`document ${supersededId} is not a current document of ${document.merchantId}`);
+    if (superseded) {
+      await trx('documents').where({ id: superseded.id }).update({ superseded_at: new Date(document.uploadedAt), superseded_by: document.id });
+    }
     await trx('documents').insert({
       id: document.id,
       merchant_id: document.merchantId,
@@ -71,13 +116,34 @@ export async function insertDocument(db: Db, document: DocumentRecord, activity:
       uploaded_at: new Date(document.uploadedAt),
     });
     await insertActivityEntries(trx, [activity]);
+    return superseded && { ...superseded, supersededAt: document.uploadedAt, supersededBy: document.id };
   });
 }
 
-/** The documents of a merchant and environment, newest first. */
-export async function listDocuments(db: Db, scope: { merchantId: string; environment: Environment }): Promise<DocumentRecord[]> {
-  const rows = await db<DocumentRow>('documents')
+/**
+ * The documents of a merchant and environment, newest first: the current ones, and with
+ * `includeSuperseded` the replaced ones too (for the reviewer).
+ */
+export async function listDocuments(db: Db, scope: DocumentScope, options: { includeSuperseded?: boolean } = {}): Promise<DocumentRecord[]> {
+  const query = db<DocumentRow>('documents')
     .where({ merchant_id: scope.merchantId, environment: scope.environment })
     .orderBy([{ column: 'uploaded_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  if (!options.includeSuperseded) query.whereNull('superseded_at');
+  return (await query).map(fromRow);
+}
+
+/** Superseded documents of a merchant whose files are still in the blob store, oldest first. */
+export async function listSupersededWithFiles(db: Db, scope: DocumentScope): Promise<DocumentRecord[]> {
+  const rows = await db<DocumentRow>('documents')
+    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .whereNotNull('superseded_at')
+    .whereNull('file_removed_at')
+    .orderBy('superseded_at');
   return rows.map(fromRow);
+}
+
+/** Records that the files of the superseded documents `ids` were deleted from the blob store. */
+export async function markFilesRemoved(db: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db('documents').whereIn('id', ids).whereNotNull('superseded_at').whereNull('file_removed_at').update({ file_removed_at: db.fn.now() });
 }

@@ -1,7 +1,9 @@
 /**
  * Documents for review (interface.md, Documents for review; D30, D32): categories, document types,
- * accepted file types and size, and which documents a live access request still lacks. Pure.
+ * accepted file types and size, which documents a live access request still lacks, and the
+ * per-merchant rules of docs/limits.md#uploads (one current document per kind, a quota). Pure.
  */
+import { DomainError } from './errors';
 
 /** Upload category: `kyc` (identity, `POST /documents/upload/kyc`) or `business`. */
 export type DocumentCategory = 'kyc' | 'business';
@@ -76,4 +78,57 @@ export function cleanFileName(name: string): string {
   // eslint-disable-next-line no-control-regex
   const base = (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim();
   return base.slice(0, 255) || 'document';
+}
+
+/** A merchant's document quota (docs/limits.md#uploads): at most `maxCount` current documents of at most `maxBytes` together. */
+export interface DocumentQuota {
+  maxCount: number;
+  /** Bytes. */
+  maxBytes: number;
+}
+
+/** A current document as the quota and the replacement rule see it; `size` in bytes. */
+export interface StoredDocumentKind extends DocumentKind {
+  id: string;
+  size: number;
+}
+
+/** True when `a` and `b` are the same kind: the same `document_type` and, for a national ID, the same side. */
+export function isSameKind(a: DocumentKind, b: DocumentKind): boolean {
+  return a.documentType === b.documentType && a.side === b.side;
+}
+
+function describeBytes(bytes: number): string {
+  const MIB = 1024 * 1024;
+  const exact = `${bytes.toLocaleString('en-US')} bytes`;
+  return bytes % MIB === 0 ? `${bytes / MIB} MB (${exact})` : exact;
+}
+
+/**
+ * Checks an upload against the merchant's current documents (docs/limits.md#uploads): the upload
+ * replaces the current document of its kind, if any, and what the merchant then keeps must fit the
+ * quota. Replacing a document therefore never fails on the count.
+ * @param current the merchant's current (not superseded) documents
+ * @param upload the new document's kind and size in bytes
+ * @returns the id of the document the upload supersedes, or null
+ * @throws DomainError `conflict` (409) naming the limit when the count or the bytes would exceed it
+ */
+export function planDocumentUpload(current: readonly StoredDocumentKind[], upload: DocumentKind & { size: number }, quota: DocumentQuota): string | null {
+  const replaced = current.find((document) => isSameKind(document, upload)) ?? null;
+  const kept = current.filter((document) => document !== replaced);
+  const count = kept.length + 1;
+  if (count > quota.maxCount) {
+    throw new DomainError(
+      'conflict',
+      `document quota reached: a merchant keeps at most ${quota.maxCount} documents and this one would be number ${count}; upload a new version of an existing document type instead, which replaces it`,
+    );
+  }
+  const bytes = kept.reduce((sum, document) => sum + document.size, 0) + upload.size;
+  if (bytes > quota.maxBytes) {
+    throw new DomainError(
+      'conflict',
+      `document quota reached: a merchant's documents take at most ${describeBytes(quota.maxBytes)} together and with this file they would take ${describeBytes(bytes)}`,
+    );
+  }
+  return replaced?.id ?? null;
 }

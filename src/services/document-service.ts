@@ -1,18 +1,22 @@
 /**
- * Uploading and listing documents for the live access review (D32). The file's type is detected
- * from its bytes; the bytes go to the blob store, the metadata and its audit entry (D43) to
- * PostgreSQL. An upload while a request is open tells its review workflow (D30), which brings a
- * request waiting for more information back to review.
+ * Uploading and listing documents for the live access review (D32; docs/limits.md#uploads). The
+ * upload arrives as a file staged on disk; its type is detected from its bytes; it is moved into the
+ * blob store, the metadata and its audit entry (D43) go to PostgreSQL. A merchant keeps one current
+ * document per kind within a quota: a new upload of a kind supersedes the current one, whose file is
+ * then deleted (its row stays, marked). An upload while a request is open tells its review workflow
+ * (D30), which brings a request waiting for more information back to review.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
-import { insertDocument, listDocuments, type DocumentRecord } from '../db/documents';
+import { insertDocument, listDocuments, listSupersededWithFiles, markFilesRemoved, type DocumentRecord, type DocumentScope } from '../db/documents';
 import { findLatestLiveAccessRequest } from '../db/live-access-requests';
 import {
   cleanFileName,
   isAcceptedContentType,
   MAX_DOCUMENT_BYTES,
+  planDocumentUpload,
   type DocumentCategory,
+  type DocumentQuota,
   type DocumentSide,
   type DocumentType,
 } from '../domain/documents';
@@ -22,8 +26,8 @@ import { isOpenRequest, LIVE_ACCESS_ENVIRONMENT } from '../domain/live-access';
 import type { Principal } from '../domain/principal';
 import { auditEntry } from '../lib/audit';
 import type { BlobStore } from '../lib/blob-store';
-import { detectFileType } from '../lib/file-types';
-import { newId, sha256Hex } from '../lib/ids';
+import { inspectFile } from '../lib/file-types';
+import { newId } from '../lib/ids';
 import { developerActivitySignal, liveAccessWorkflowId } from '../workflows/live-access-messages';
 
 /** What the document service needs. */
@@ -31,6 +35,8 @@ export interface DocumentServiceDeps {
   db: Db;
   temporal: Client;
   blobs: BlobStore;
+  /** Per-merchant limits on current documents (DOCUMENT_QUOTA_COUNT, DOCUMENT_QUOTA_BYTES). */
+  quota: DocumentQuota;
 }
 
 /** An upload after its form fields were validated. */
@@ -40,7 +46,8 @@ export interface DocumentUpload {
   side: DocumentSide | null;
   /** The name the client gave the file (cleaned before it is stored). */
   fileName: string;
-  bytes: Buffer;
+  /** The local file the upload was streamed to (in the blob store's staging folder); moved into the store when kept. */
+  stagedPath: string;
 }
 
 /** A document as the API shows it (D32). */
@@ -87,17 +94,35 @@ async function notifyOpenReview(deps: DocumentServiceDeps, owner: Principal, doc
 }
 
 /**
- * Stores one document of the owner's merchant (D32).
+ * Deletes the files of the merchant's superseded documents still in the blob store and records it.
+ * Called after every upload, so a file left by a process that stopped between the upload's commit
+ * and the deletion goes at the merchant's next upload.
+ * @returns the documents whose files were deleted
+ */
+export async function removeSupersededFiles(deps: Pick<DocumentServiceDeps, 'db' | 'blobs'>, scope: DocumentScope): Promise<DocumentRecord[]> {
+  const superseded = await listSupersededWithFiles(deps.db, scope);
+  for (const document of superseded) await deps.blobs.delete(document.storageKey);
+  await markFilesRemoved(deps.db, superseded.map((document) => document.id));
+  return superseded;
+}
+
+/**
+ * Stores one document of the owner's merchant (D32; docs/limits.md#uploads): it becomes the current
+ * document of its kind, superseding the previous one, whose file is deleted.
+ * @param upload the validated fields and the staged file; the file is moved into the blob store when
+ *   the document is kept, left in place otherwise (the caller deletes it)
  * @param ip the caller's address, for the audit entry (D43)
  * @returns the stored document; its `content_type` is the detected one
  * @throws DomainError `file_too_large` (413) over 10 MB, `unsupported_file_type` (400) for anything
- *   but PDF, JPEG or PNG; nothing is stored then
+ *   but PDF, JPEG or PNG, `conflict` (409) beyond the merchant's quota of documents or bytes; nothing
+ *   is stored then
  */
 export async function uploadDocument(deps: DocumentServiceDeps, owner: Principal, upload: DocumentUpload, ip: string): Promise<DocumentRecord> {
-  if (upload.bytes.length > MAX_DOCUMENT_BYTES) {
+  const file = await inspectFile(upload.stagedPath);
+  if (file.size > MAX_DOCUMENT_BYTES) {
     throw new DomainError('file_too_large', `the file is larger than 10 MB (${MAX_DOCUMENT_BYTES} bytes)`);
   }
-  const detected = await detectFileType(upload.bytes);
+  const detected = file.detected;
   if (!detected || !isAcceptedContentType(detected.mime)) {
     const found = detected ? `it is ${detected.mime}` : 'its type could not be recognised';
     throw new DomainError('unsupported_file_type', `the file must be a PDF, JPEG or PNG; ${found}`);
@@ -112,19 +137,24 @@ export async function uploadDocument(deps: DocumentServiceDeps, owner: Principal
     side: upload.side,
     fileName: cleanFileName(upload.fileName),
     contentType: detected.mime,
-    size: upload.bytes.length,
-    sha256: sha256Hex(upload.bytes),
+    size: file.size,
+    sha256: file.sha256,
     storageKey: `${owner.merchantId}/${id}.${detected.ext}`,
     uploadedAt: new Date().toISOString(),
+    supersededAt: null,
+    supersededBy: null,
+    fileRemovedAt: null,
   };
-  await deps.blobs.put(document.storageKey, upload.bytes);
+  await deps.blobs.putFile(document.storageKey, upload.stagedPath);
   try {
     const actor = { type: 'developer' as const, id: owner.developerId };
-    await insertDocument(deps.db, document, auditEntry({ merchantId: owner.merchantId, environment: LIVE_ACCESS_ENVIRONMENT, actor, action: 'document.uploaded', target: id, ip }));
+    const audit = auditEntry({ merchantId: owner.merchantId, environment: LIVE_ACCESS_ENVIRONMENT, actor, action: 'document.uploaded', target: id, ip });
+    await insertDocument(deps.db, document, audit, (current) => planDocumentUpload(current, document, deps.quota));
   } catch (error) {
     await deps.blobs.delete(document.storageKey);
     throw error;
   }
+  await removeSupersededFiles(deps, { merchantId: owner.merchantId, environment: LIVE_ACCESS_ENVIRONMENT });
   await notifyOpenReview(deps, owner, id);
   return document;
 }

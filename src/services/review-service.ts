@@ -33,7 +33,7 @@ export interface ReviewServiceDeps {
 export interface RequestDetails {
   request: LiveAccessRequestRecord;
   developer: { id: string; email: string; name: string } | null;
-  /** Each document with where its file is (a local path for the local blob store). */
+  /** Each document, current and replaced (docs/limits.md#uploads), with where its file is (a local path for the local blob store). */
   documents: (DocumentRecord & { location: string })[];
   conversation: ConversationMessage[];
 }
@@ -68,7 +68,7 @@ async function requireRequest(db: Db, id: string): Promise<LiveAccessRequestReco
 export async function showRequest(deps: Pick<ReviewServiceDeps, 'db' | 'blobs'>, id: string): Promise<RequestDetails> {
   const request = await requireRequest(deps.db, id);
   const developer = await findDeveloperById(deps.db, request.developerId);
-  const documents = await listDocuments(deps.db, { merchantId: request.merchantId, environment: LIVE_ACCESS_ENVIRONMENT });
+  const documents = await listDocuments(deps.db, { merchantId: request.merchantId, environment: LIVE_ACCESS_ENVIRONMENT }, { includeSuperseded: true });
   return {
     request,
     developer: developer ? { id: developer.id, email: developer.email, name: developer.name } : null,

@@ -157,6 +157,13 @@ describe('documents: uploads and list (D32)', function () {
       await expectError(KYC, { bytes: PDF_BYTES }, 400, 'validation_error', /^document_type is required$/);
     });
 
+    it('a NUL or an escape in a multipart text field → 400 validation_error naming the field (D51)', async () => {
+      const nul = await expectError(KYC, { bytes: PDF_BYTES, fields: { document_type: 'passport\u0000' } }, 400, 'validation_error', /^document_type must not contain control characters/);
+      expect(nul.body.error.details[0].field).to.equal('document_type');
+      const escape = await expectError(KYC, { bytes: PNG_BYTES, fields: { document_type: 'national_id', side: 'front\u001b[2J' } }, 400, 'validation_error', /^side must not contain control characters/);
+      expect(escape.body.error.details.map((d: { field: string }) => d.field)).to.deep.equal(['side']);
+    });
+
     it('national_id without side → 400 validation_error naming side; a side on a passport or an unknown side → 400', async () => {
       const response = await expectError(KYC, { bytes: PNG_BYTES, fields: { document_type: 'national_id' } }, 400, 'validation_error', /^side is required for a national_id: front or back$/);
       expect(response.body.error.details[0].field).to.equal('side');

@@ -3,6 +3,9 @@
  * worker running the review workflows. Most cases call `runAdmin` in this process (same parsing,
  * same exit status as `npm run admin`); `--help` is also checked through a real process.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { listActivityEntries } from '../../src/db/activity-log';
 import { runAdmin } from '../../src/cli/admin';
@@ -10,6 +13,7 @@ import { developerWithOpenRequest, runAdminProcess } from '../helpers/live-acces
 import { registerDeveloper } from '../helpers/http';
 import { freePort } from '../../scripts/lib/ports';
 import { getStack } from '../helpers/stack';
+import { PNG_BYTES, upload } from '../helpers/uploads';
 
 /** Runs the admin command in-process and captures what it printed. */
 async function admin(...args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -135,11 +139,83 @@ describe('admin command (D31)', function () {
     });
   });
 
-  it('stops with exit 78 naming the setting when DATABASE_URL is missing', async () => {
+  it('stops with exit 78 naming the missing setting in one line, without a stack trace', async () => {
     let err = '';
-    const code = await runAdmin(['live-access', 'list'], { out: () => undefined, err: (text) => void (err += text) }, { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    const noRuntimeFile = path.join(os.tmpdir(), `no-runtime-${process.pid}.json`);
+    const code = await runAdmin(['live-access', 'list'], { out: () => undefined, err: (text) => void (err += text) }, { TEMPORAL_ADDRESS: '127.0.0.1:1' }, noRuntimeFile);
     expect(code).to.equal(78);
-    expect(err).to.match(/DATABASE_URL/);
+    expect(err.endsWith('\n')).to.equal(true);
+    expect(err.trimEnd().split('\n')).to.have.length(1);
+    expect(err).to.match(/^error: invalid configuration: DATABASE_URL: .*var\/runtime\.json\)$/m);
+    expect(err).not.to.match(/\bat .*\.(ts|js):\d+/);
+  });
+
+  it('says the same in one line as a real process run outside a checkout where npm start ran', async () => {
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'admin-cwd-'));
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
+    const run = await runAdminProcess(['live-access', 'list'], env, elsewhere);
+    expect(run.code).to.equal(78);
+    expect(run.stdout).to.equal('');
+    expect(run.stderr.trimEnd().split('\n')).to.have.length(1);
+    expect(run.stderr).to.match(/^error: invalid configuration: DATABASE_URL: /);
+  });
+
+  describe('text that developers wrote is printed with control characters escaped', () => {
+    const CLEAR = 'Evil\u001b[2J\rCorp';
+    let requestId: string;
+    let merchantId: string;
+
+    before(async () => {
+      const opened = await developerWithOpenRequest();
+      requestId = opened.requestId;
+      merchantId = opened.developer.merchantId;
+      const { db } = await getStack();
+      // Stored as older data or another writer could have it: the API refuses most of these today (D51).
+      await db('live_access_requests').where({ id: requestId }).update({ business_name: CLEAR, use_case: 'line one\r\n\u009b31mred\u202eexe.pdf' });
+      await db('developers').where({ merchant_id: merchantId }).update({ name: 'Mallory\u001b]0;pwned\u0007', email: `m\u001b[8m${merchantId}@example.com` });
+      await db('documents').where({ merchant_id: merchantId, document_type: 'passport' }).update({ file_name: 'pass\u001b[1Aport.pdf' });
+      await db('live_access_messages').insert({ id: `msg_${merchantId}`, request_id: requestId, author_type: 'developer', author: 'dev', body: 'answer\u001b[2K', created_at: new Date() });
+    });
+
+    function expectNoTerminalControls(text: string): void {
+      // eslint-disable-next-line no-control-regex -- looking for control characters is the point
+      expect(text).not.to.match(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    }
+
+    it('in show: names, e-mail, use case, file names and the conversation', async () => {
+      const run = await admin('live-access', 'show', requestId);
+      expect(run.code, run.err).to.equal(0);
+      expectNoTerminalControls(run.out);
+      expect(run.out).to.include('Evil\\u001b[2J\\rCorp');
+      expect(run.out).to.include('Mallory\\u001b]0;pwned\\u0007 <m\\u001b[8m');
+      expect(run.out).to.include('line one\\r\\n\\u009b31mred\\u202eexe.pdf');
+      expect(run.out).to.include('"pass\\u001b[1Aport.pdf"');
+      expect(run.out).to.include('dev: answer\\u001b[2K');
+    });
+
+    it('in list, and in JSON output that still parses back to the stored text', async () => {
+      const table = await admin('live-access', 'list', '--status', 'under_review');
+      expectNoTerminalControls(table.out);
+      expect(table.out).to.match(new RegExp(`${requestId} +under_review +${merchantId} +Evil\\\\u001b\\[2J\\\\rCorp`));
+      const json = await admin('live-access', 'show', requestId, '--json');
+      expectNoTerminalControls(json.out);
+      const parsed = JSON.parse(json.out);
+      expect(parsed.request.businessName).to.equal(CLEAR);
+      expect(parsed.request.useCase).to.equal('line one\r\n\u009b31mred\u202eexe.pdf');
+    });
+  });
+
+  it('shows a replaced document apart, with what replaced it and that its file is deleted', async () => {
+    const { developer, requestId } = await developerWithOpenRequest();
+    const first = (await admin('live-access', 'show', requestId, '--json')).out;
+    const oldPassport = (JSON.parse(first).documents as { id: string; documentType: string }[]).find((d) => d.documentType === 'passport');
+    const replacement = await upload('/v1/documents/upload/kyc', { credential: developer.token, bytes: PNG_BYTES, fileName: 'passport-new.png', fields: { document_type: 'passport' } });
+    expect(replacement.status).to.equal(201);
+    const run = await admin('live-access', 'show', requestId);
+    expect(run.out).to.match(/^Documents \(2\)$/m);
+    expect(run.out).to.include(`${replacement.body.data.id}  kyc/passport  "passport-new.png"`);
+    expect(run.out).to.match(/^Replaced documents \(1; their files are deleted\)$/m);
+    expect(run.out).to.match(new RegExp(`^  ${oldPassport?.id}  kyc/passport .*\\n.*\\n      replaced by ${replacement.body.data.id} at \\S+; file deleted \\S+$`, 'm'));
   });
 
   it('says in one line, without a stack trace, when Temporal cannot be reached', async () => {

@@ -39,11 +39,12 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /**
  * Runs `tsx src/cli/admin.ts <args>` as a child process with this test run's environment
- * (DATABASE_URL, TEMPORAL_ADDRESS, DOCUMENT_STORE_DIR …), as a reviewer would run `npm run admin`.
+ * (DATABASE_URL, TEMPORAL_ADDRESS, DOCUMENT_STORE_DIR …), as a reviewer would run `npm run admin`;
+ * `cwd` is the checkout by default (where `npm start` writes var/runtime.json).
  */
-export function runAdminProcess(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<AdminRun> {
+export function runAdminProcess(args: string[], env: NodeJS.ProcessEnv = process.env, cwd: string = ROOT): Promise<AdminRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['src/cli/admin.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'src/cli/admin.ts'), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

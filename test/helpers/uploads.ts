@@ -30,11 +30,13 @@ export interface UploadOptions {
   fileField?: string;
   /** `Authorization: Bearer <credential>` (a session token, or a key to check it is refused). */
   credential: string;
+  /** Another app than the shared stack's (one built with other settings), e.g. `http://127.0.0.1:1234`. */
+  baseUrl?: string;
 }
 
 /** POSTs a multipart form to `path` and returns the parsed answer. */
 export async function upload(path: string, options: UploadOptions): Promise<ApiResponse> {
-  const { baseUrl } = await getStack();
+  const baseUrl = options.baseUrl ?? (await getStack()).baseUrl;
   const form = new FormData();
   for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value);
   if (options.bytes) {

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { createLocalBlobStore } from '../../src/lib/blob-store';
+import { createLocalBlobStore, removeStaleStagedFiles } from '../../src/lib/blob-store';
 import { openSealedSecret, sealSecret } from '../../src/lib/sealed-secrets';
 import { testConfig } from '../helpers/stack';
 
@@ -31,6 +31,49 @@ describe('local blob store (D32)', () => {
     for (const key of ['../outside', 'mer_2/../../x', '/etc/passwd', 'mer_2/', 'a\\b']) {
       expect(() => store.locate(key), key).to.throw(/malformed blob key/);
     }
+  });
+});
+
+describe('local blob store: staged uploads (docs/limits.md#uploads)', () => {
+  const root = path.join(testConfig().DOCUMENT_STORE_DIR, 'blob-store-staging-test');
+  const store = createLocalBlobStore(root);
+
+  function stage(name: string, text: string): string {
+    fs.mkdirSync(store.stagingDir, { recursive: true });
+    const file = path.join(store.stagingDir, name);
+    fs.writeFileSync(file, text);
+    return file;
+  }
+
+  it('stages inside its root, where no key can point, and moves a staged file in with owner-only permissions', async () => {
+    expect(path.dirname(store.stagingDir)).to.equal(root);
+    expect(() => store.locate(path.basename(store.stagingDir))).to.throw(/malformed blob key/);
+    const staged = stage('upload-1', '%PDF-1.4 staged');
+    await store.putFile('mer_3/doc_3.pdf', staged);
+    expect(fs.existsSync(staged)).to.equal(false);
+    expect((await store.get('mer_3/doc_3.pdf')).toString()).to.equal('%PDF-1.4 staged');
+    expect(fs.statSync(store.locate('mer_3/doc_3.pdf')).mode & 0o777).to.equal(0o600);
+  });
+
+  it('never replaces a blob with a staged file, leaving the staged file for its owner to delete', async () => {
+    const staged = stage('upload-2', 'other bytes');
+    let error: unknown;
+    await store.putFile('mer_3/doc_3.pdf', staged).catch((e: unknown) => (error = e));
+    expect(error).to.be.instanceOf(Error);
+    expect((await store.get('mer_3/doc_3.pdf')).toString()).to.equal('%PDF-1.4 staged');
+    expect(fs.existsSync(staged)).to.equal(true);
+    fs.rmSync(staged);
+  });
+
+  it('removes staged files older than the given age only, and takes a missing folder as empty', async () => {
+    const old = stage('upload-old', 'left by a killed process');
+    const recent = stage('upload-recent', 'arriving now');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    fs.utimesSync(old, twoHoursAgo, twoHoursAgo);
+    expect(await removeStaleStagedFiles(store.stagingDir, 3600_000)).to.equal(1);
+    expect(fs.readdirSync(store.stagingDir)).to.deep.equal(['upload-recent']);
+    fs.rmSync(recent);
+    expect(await removeStaleStagedFiles(path.join(root, 'no-such-folder'), 0)).to.equal(0);
   });
 });
 

@@ -1,19 +1,28 @@
 /**
- * Multipart parsing of document uploads with @koa/multer (D32): one file in field `document`, held
- * in memory up to 10 MB; a larger file is refused with 413 `file_too_large` before anything is
- * stored. Other malformed forms answer 400 in the envelope (D51).
+ * Multipart parsing of document uploads with @koa/multer (D32; docs/limits.md#uploads): one file in
+ * field `document`, streamed to a file in the blob store's staging folder with multer's disk storage,
+ * never held in memory. The 10 MB limit is enforced while the bytes arrive (`limits.fileSize`): a
+ * larger file is cut there, its partial file deleted by multer, and refused with 413
+ * `file_too_large`. The staged file is deleted when the request ends unless the route moved it into
+ * the store. Other malformed forms answer 400 in the envelope (D51).
  */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
 import multer from '@koa/multer';
 import type { Middleware } from 'koa';
 import { MAX_DOCUMENT_BYTES } from '../../domain/documents';
 import { DomainError, validationError } from '../../domain/errors';
 
-const upload = multer({
-  storage: multer.memoryStorage(),
-  limits: { fileSize: MAX_DOCUMENT_BYTES, files: 1, fields: 8, fieldSize: 1024, parts: 10 },
-}).single('document');
+/** The uploaded file as the disk storage leaves it: `path` is the staged file, `size` in bytes. */
+export interface StagedFile {
+  originalname: string;
+  path: string;
+  size: number;
+}
 
-function uploadError(error: unknown): DomainError {
+/** The D51 error of a multer or busboy failure; a file system failure (no space, no permission) is kept, a 500. */
+function uploadError(error: unknown): unknown {
+  if ((error as NodeJS.ErrnoException).syscall !== undefined) return error;
   const code = (error as { code?: string }).code;
   switch (code) {
     case 'LIMIT_FILE_SIZE':
@@ -32,12 +41,25 @@ function uploadError(error: unknown): DomainError {
 }
 
 /**
- * Parses a `multipart/form-data` upload into `ctx.request.file` (the `document` field, bytes in
- * `buffer`) and `ctx.request.body` (the text fields).
+ * Parses a `multipart/form-data` upload into `ctx.request.file` (the `document` field, a
+ * {@link StagedFile} in `stagingDir`) and `ctx.request.body` (the text fields); deletes the staged
+ * file, if still there, once the rest of the chain has run.
+ * @param stagingDir local folder the file is streamed to (created with mode 0700)
  * @throws DomainError `invalid_request` for another content type or a malformed form,
- *   `file_too_large` (413) over 10 MB
+ *   `file_too_large` (413) over 10 MB, `validation_error` for a file in another field
  */
-export function documentUpload(): Middleware {
+export function documentUpload(stagingDir: string): Middleware {
+  const storage = multer.diskStorage({
+    destination: (_req, _file, done) => {
+      fs.mkdir(stagingDir, { recursive: true, mode: 0o700 }).then(() => done(null, stagingDir), (error: Error) => done(error, stagingDir));
+    },
+    filename: (_req, _file, done) => done(null, `upload-${Date.now()}-${randomBytes(12).toString('hex')}`),
+  });
+  const upload = multer({
+    storage,
+    limits: { fileSize: MAX_DOCUMENT_BYTES, files: 1, fields: 8, fieldSize: 1024, parts: 10 },
+  }).single('document');
+
   return async (ctx, next) => {
     if (!ctx.is('multipart/form-data')) {
       throw new DomainError('invalid_request', 'content type must be multipart/form-data, with the file in the field "document"');
@@ -47,6 +69,11 @@ export function documentUpload(): Middleware {
     } catch (error) {
       throw uploadError(error);
     }
-    await next();
+    try {
+      await next();
+    } finally {
+      const staged = ctx.request.file as StagedFile | undefined;
+      if (staged?.path) await fs.rm(staged.path, { force: true });
+    }
   };
 }
