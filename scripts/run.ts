@@ -1,8 +1,9 @@
 /**
  * `npm start`: the whole service on this machine, with nothing pre-installed.
  * Obtains the Temporal CLI (runtime.md), starts the dev server with its Web UI and search attributes,
- * PostgreSQL (embedded unless DATABASE_URL), runs the migrations, then the worker and the API as
- * separate processes. Ctrl-C stops everything it started; data stays in `var/` for the next run.
+ * PostgreSQL (embedded unless DATABASE_URL), runs the migrations, builds the merchant dashboard
+ * (web/, when its build is missing or stale), then the worker and the API as separate processes.
+ * Ctrl-C stops everything it started; data stays in `var/` for the next run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,6 +13,7 @@ import { createDb, migrateLatest } from '../src/db/knex';
 import { startEmbeddedPostgres, type Database } from './lib/postgres';
 import { localSecrets } from './lib/secrets';
 import { RUNTIME_SETTINGS_FILE } from '../src/config';
+import { ensureDashboardBuilt } from './lib/dashboard';
 import { resolveTemporalCli } from './lib/temporal-cli';
 import { startDevServer, stopChild, type DevServer } from './lib/temporal-dev-server';
 
@@ -65,6 +67,9 @@ async function main(): Promise<void> {
     await db.destroy();
     say(applied.length ? `migrations applied: ${applied.join(', ')}` : 'database is up to date');
 
+    // The merchant dashboard (D60), built when missing or older than web/'s sources; the API serves it.
+    const dashboardBuilt = ensureDashboardBuilt(say);
+
     const secrets = localSecrets(varDir);
     const env = {
       ...process.env,
@@ -90,6 +95,7 @@ async function main(): Promise<void> {
     }
     const port = process.env.PORT ?? '3000';
     say(`API          http://127.0.0.1:${port}/v1   (health: /healthz, readiness: /readyz)`);
+    say(dashboardBuilt ? `dashboard    http://127.0.0.1:${port}/dashboard/` : 'dashboard    not built (see the error above); the API runs without it');
     say(`Temporal UI  ${temporal.uiUrl}`);
     say(`metrics      http://127.0.0.1:${port}/metrics (API), http://127.0.0.1:${process.env.WORKER_METRICS_PORT ?? '9464'}/metrics (worker)`);
     // The embedded database's local-only URL; a DATABASE_URL of your own is not echoed.

@@ -14,6 +14,7 @@ import Mocha from 'mocha';
 import { mochaHooks } from '../test/helpers/root-hooks';
 import { migratedRunDatabase, type Database } from './lib/postgres';
 import { throwawaySecrets } from './lib/secrets';
+import { ensureChromium, ensureDashboardBuilt } from './lib/dashboard';
 import { resolveTemporalCli } from './lib/temporal-cli';
 import { startDevServer, type DevServer } from './lib/temporal-dev-server';
 
@@ -48,7 +49,22 @@ async function main(): Promise<void> {
   const filters = process.argv.slice(2);
   if (!process.env.SKIP_STATIC_CHECKS) {
     step('type check (tsc --noEmit)', path.join(root, 'node_modules/.bin/tsc'), ['--noEmit', '-p', '.']);
-    step('lint (eslint)', path.join(root, 'node_modules/.bin/eslint'), ['src', 'test', 'scripts', 'migrations', 'bench']);
+    step('lint (eslint)', path.join(root, 'node_modules/.bin/eslint'), ['src', 'test', 'scripts', 'migrations', 'bench', 'web/src', 'web/vite.config.ts']);
+  }
+
+  // The dashboard's browser tests (D60), when they are selected: Debian's Chromium and a current build.
+  if (testFiles(filters).some((file) => file.includes(`${path.sep}test${path.sep}dashboard${path.sep}`))) {
+    try {
+      ensureChromium(say);
+    } catch (error) {
+      say(error instanceof Error ? error.message : String(error));
+      process.stdout.write('tests: 0 passed, 1 failed\n');
+      process.exit(1);
+    }
+    if (!ensureDashboardBuilt(say)) {
+      process.stdout.write('tests: 0 passed, 1 failed\n');
+      process.exit(1);
+    }
   }
 
   const runDir = path.join(root, 'var', `test-${process.pid}-${randomBytes(3).toString('hex')}`);

@@ -72,8 +72,21 @@ const settings = z.object({
   IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** How long a create waits for the workflow to record the payment and the provider to answer, in milliseconds (D20: 10 s). */
   CREATE_WAIT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /**
+   * How long a cancel or refund waits for the payment's workflow to take and decide its Update before
+   * 503, in milliseconds (docs/limits.md#update-deadlines: 15 s, past a refund's 10 s provider call).
+   */
+  UPDATE_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /** Provider callbacks a minute per provider and client IP before 429 (docs/limits.md#callback-limits: 600); scaled by RATE_LIMIT_MULTIPLIER. */
+  PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   /** Folder of the local blob store holding uploaded documents (D32); relative to the working directory. */
   DOCUMENT_STORE_DIR: folder('var/documents'),
+  /** Most documents a merchant keeps at once (current ones; a replaced document no longer counts) (docs/limits.md#uploads). */
+  DOCUMENT_QUOTA_COUNT: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** Most bytes a merchant's current documents take together (docs/limits.md#uploads: 50 MiB). */
+  DOCUMENT_QUOTA_BYTES: z.coerce.number().int().min(1).max(1_099_511_627_776).default(50 * 1024 * 1024),
+  /** Folder of the built merchant dashboard (D60, `web/` built by `npm start`), served at `/dashboard`; relative to the working directory. */
+  DASHBOARD_DIR: folder('web/dist'),
   /** SMTP server for outgoing mail (D33), e.g. `smtps://user:pass@mail.example.com`; unset = write `.eml` files. */
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   /** Folder the mailer writes `.eml` files to when SMTP_URL is unset (D33). */

@@ -10,6 +10,7 @@ import type { Db } from '../db/knex';
 import { DomainError } from '../domain/errors';
 import type { Logger } from '../logger';
 import type { ProviderRegistry } from '../providers/registry';
+import { dashboard } from './dashboard';
 import { createMetrics } from './metrics';
 import { openApiRoutes } from './openapi';
 import { errorHandler } from './middleware/error-handler';
@@ -19,6 +20,7 @@ import { authRoutes } from './routes/auth';
 import { documentRoutes } from './routes/documents';
 import { healthRoutes } from './routes/health';
 import { developerRoutes } from './routes/developer';
+import { developerPaymentRoutes } from './routes/developer-payments';
 import { eventRoutes } from './routes/events';
 import { merchantPaymentRoutes } from './routes/merchant-payments';
 import { liveAccessRoutes } from './routes/live-access';
@@ -57,6 +59,7 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
     sandboxRoutes(deps),
     eventRoutes(deps),
     developerRoutes(deps),
+    developerPaymentRoutes(deps),
     documentRoutes(deps),
     liveAccessRoutes(deps),
     webhookRoutes(deps),
@@ -96,13 +99,17 @@ export function createApp(deps: AppDeps): Koa {
   app.use(wellFormedPath());
   app.use(rateLimit(deps));
   // After the routers ran: a path no router matched is 404; a matched path with another method was
-  // set to 405 (with its Allow header) by allowedMethods(). Both answer in the envelope.
+  // set to 405 (with its Allow header) by allowedMethods(), or to 501 for a method no router serves
+  // anywhere (TRACE, CONNECT). Both are the client's mistake, so both answer 405 `method_not_allowed`
+  // with the Allow header, never a 5xx (found by the OpenAPI fuzz). All answer in the envelope.
   app.use(async (ctx, next) => {
     await next();
     if (ctx.body !== undefined && ctx.body !== null) return;
     if (ctx.status === 404) throw new DomainError('not_found', 'no such endpoint');
-    if (ctx.status === 405 || ctx.status === 501) throw new DomainError('method_not_allowed', `${ctx.method} is not allowed on this path`, undefined, ctx.status);
+    if (ctx.status === 405 || ctx.status === 501) throw new DomainError('method_not_allowed', `${ctx.method} is not allowed on this path`);
   });
+  // The merchant dashboard's files (D60); its paths never reach the API's routers.
+  app.use(dashboard(deps.config.DASHBOARD_DIR));
   for (const router of createRouters(deps, metrics.routes)) mount(app, router);
   return app;
 }

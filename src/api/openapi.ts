@@ -18,6 +18,7 @@ import * as out from './schemas/responses';
 import { listEventsQuery } from './routes/events';
 import { cardConfirmBody, simulateBody } from './routes/sandbox';
 import { activityQuery } from './schemas/developer';
+import { paymentDetail } from './schemas/dashboard';
 import { kycUploadFields, businessUploadFields } from './schemas/documents';
 import { liveAccessRequestBody, respondBody } from './schemas/live-access';
 import { createWebhookBody, emptyBody, listDeliveriesQuery, updateWebhookBody } from './schemas/webhooks';
@@ -54,8 +55,25 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'Conflict with the current state',
   413: 'Body larger than allowed',
   429: 'Rate limited; see Retry-After',
-  503: 'Provider unavailable',
+  503: 'Provider, PostgreSQL or Temporal unavailable; see Retry-After',
 };
+
+/**
+ * Error statuses a route answers by its kind, whatever its own `errors` list says (each found
+ * missing by the OpenAPI fuzz, test/fuzz/): 400 for any body or query (malformed JSON, an unknown
+ * field, a control character), 413 for a JSON body over 1 MB, 404 for a path parameter no resource
+ * can have (`wellFormedPath` in app.ts), and for every `/v1` route 429 (D50: the rate limits count
+ * every `/v1` request in PostgreSQL) and 503 `service_unavailable` when PostgreSQL or Temporal
+ * cannot be reached (D51).
+ */
+function impliedErrors(doc: RouteDoc): number[] {
+  const implied: number[] = [];
+  if (doc.body || doc.query) implied.push(400);
+  if (doc.body && doc.bodyContentType === undefined) implied.push(413);
+  if (doc.path.includes('{')) implied.push(404);
+  if (doc.path.startsWith('/v1/')) implied.push(429, 503);
+  return implied;
+}
 
 /** Every route of the app (a test keeps this list complete). */
 export const ROUTE_DOCS: RouteDoc[] = [
@@ -77,7 +95,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   { method: 'post', path: '/v1/api/merchants/{merchant_id}/payments', tag: 'Merchant-scoped payments', summary: 'Create a payment (decimal amount, D5)', security: ['apiKey'], body: merchantCreateBody, idempotent: true, plainErrors: true, success: { status: 200, description: 'The payment, status pending', schema: out.merchantPayment }, errors: [400, 401, 403, 409, 429, 503] },
   { method: 'get', path: '/v1/api/merchants/{merchant_id}/payments/{payment_id}', tag: 'Merchant-scoped payments', summary: 'Show a payment', security: ['apiKey'], plainErrors: true, success: { status: 200, description: 'The payment', schema: out.merchantPayment }, errors: [401, 403, 404, 429] },
 
-  { method: 'post', path: '/v1/provider-callbacks/{provider}', tag: 'Providers', summary: 'Provider callback (D16): authenticated by the provider\'s adapter, then a hint the payment\'s workflow confirms with the provider', body: callbackBody, success: { status: 200, description: 'Received (also for a closed payment)', schema: out.envelope(z.object({ received: z.literal(true), payment_id: z.string(), action: z.enum(['signalled', 'ignored']) })) }, errors: [400, 401, 404, 413] },
+  { method: 'post', path: '/v1/provider-callbacks/{provider}', tag: 'Providers', summary: 'Provider callback (D16): authenticated by the provider\'s adapter, then a hint the payment\'s workflow confirms with the provider', body: callbackBody, success: { status: 200, description: 'Received (also for a closed payment)', schema: out.envelope(z.object({ received: z.literal(true), payment_id: z.string(), action: z.enum(['signalled', 'ignored']) })) }, errors: [400, 401, 404, 413, 429] },
   { method: 'post', path: '/v1/sandbox/card-gateway/confirm', tag: 'Sandbox', summary: 'Confirm a card on the simulated gateway (D15)', body: cardConfirmBody, success: { status: 200, description: 'The gateway\'s answer', schema: out.envelope(z.object({ payment_id: z.string(), outcome: z.object({ status: z.string() }).loose() })) }, errors: [400, 404, 409] },
   { method: 'post', path: '/v1/sandbox/payments/{id}/simulate', tag: 'Sandbox', summary: 'Simulate a bank transfer (D14)', security: ['secretKey'], body: simulateBody, success: { status: 200, description: 'The payment', schema: out.envelope(out.genericPayment) }, errors: [400, 401, 404, 409] },
 
@@ -90,9 +108,12 @@ export const ROUTE_DOCS: RouteDoc[] = [
   { method: 'get', path: '/v1/developer/transactions/{id}', tag: 'Dashboard', summary: 'One transaction', security: ['session', 'secretKey'], query: environmentOnlyQuery, success: { status: 200, description: 'The transaction', schema: out.envelope(out.transaction) }, errors: [401, 404, 429] },
   { method: 'get', path: '/v1/developer/analytics', tag: 'Dashboard', summary: 'Analytics (D42)', security: ['session', 'secretKey'], query: analyticsQuery, success: { status: 200, description: 'Volumes, counts, success rate, daily series', schema: out.envelope(out.analytics) }, errors: [400, 401, 429] },
   { method: 'get', path: '/v1/developer/activity', tag: 'Dashboard', summary: 'Audit log (D43)', security: ['session', 'secretKey'], query: activityQuery, success: { status: 200, description: 'A page of entries, newest first', schema: out.envelope(z.object({ activity: z.array(out.activityEntry), pagination: out.pagination })) }, errors: [400, 401, 429] },
+  { method: 'get', path: '/v1/developer/payments/{id}', tag: 'Dashboard', summary: 'A payment with its timeline: status changes and their sources, refunds, events and their deliveries, the next provider check (D60)', security: ['session', 'secretKey'], query: environmentOnlyQuery, success: { status: 200, description: 'The payment detail', schema: out.envelope(paymentDetail) }, errors: [400, 401, 404, 429, 503] },
+  { method: 'post', path: '/v1/developer/payments/{id}/cancel', tag: 'Dashboard', summary: 'Cancel a pending or processing payment, as POST /v1/payments/{id}/cancel, for a session token (D12, D60)', security: ['session', 'secretKey'], body: cancelBody, idempotent: true, success: { status: 200, description: 'The cancelled payment', schema: out.envelope(out.genericPayment) }, errors: [400, 401, 404, 409, 429, 503] },
+  { method: 'post', path: '/v1/developer/payments/{id}/refund', tag: 'Dashboard', summary: 'Refund part or all of a completed payment, as POST /v1/payments/{id}/refund, for a session token (D12, D60)', security: ['session', 'secretKey'], body: refundBody, idempotent: true, success: { status: 201, description: 'The refund: completed, failed or pending', schema: out.envelope(out.refund) }, errors: [400, 401, 404, 409, 429, 503] },
 
-  { method: 'post', path: '/v1/documents/upload/kyc', tag: 'Live access', summary: 'Upload an identity document (D32)', security: ['session'], body: z.object({ document: documentFile, document_type: kycUploadFields.shape.document_type, side: kycUploadFields.shape.side }), bodyContentType: 'multipart/form-data', success: { status: 201, description: 'The stored document', schema: out.envelope(out.document) }, errors: [400, 401, 413, 429] },
-  { method: 'post', path: '/v1/documents/upload/business', tag: 'Live access', summary: 'Upload a business document (D32)', security: ['session'], body: z.object({ document: documentFile, document_type: businessUploadFields.shape.document_type }), bodyContentType: 'multipart/form-data', success: { status: 201, description: 'The stored document', schema: out.envelope(out.document) }, errors: [400, 401, 413, 429] },
+  { method: 'post', path: '/v1/documents/upload/kyc', tag: 'Live access', summary: 'Upload an identity document (D32); replaces the current one of its type and side; 409 beyond the merchant\'s quota (docs/limits.md#uploads)', security: ['session'], body: z.object({ document: documentFile, document_type: kycUploadFields.shape.document_type, side: kycUploadFields.shape.side }), bodyContentType: 'multipart/form-data', success: { status: 201, description: 'The stored document', schema: out.envelope(out.document) }, errors: [400, 401, 409, 413, 429] },
+  { method: 'post', path: '/v1/documents/upload/business', tag: 'Live access', summary: 'Upload a business document (D32); replaces the current one of its type; 409 beyond the merchant\'s quota (docs/limits.md#uploads)', security: ['session'], body: z.object({ document: documentFile, document_type: businessUploadFields.shape.document_type }), bodyContentType: 'multipart/form-data', success: { status: 201, description: 'The stored document', schema: out.envelope(out.document) }, errors: [400, 401, 409, 413, 429] },
   { method: 'get', path: '/v1/documents', tag: 'Live access', summary: 'List uploaded documents (D32)', security: ['session'], success: { status: 200, description: 'Documents', schema: out.envelope(z.object({ documents: z.array(out.document) })) }, errors: [401, 429] },
   { method: 'post', path: '/v1/developer/live-access/request', tag: 'Live access', summary: 'Request live access (D30)', security: ['session'], body: liveAccessRequestBody, success: { status: 201, description: 'The request, under review', schema: out.envelope(out.liveAccessStatus) }, errors: [400, 401, 409, 429] },
   { method: 'get', path: '/v1/developer/live-access/status', tag: 'Live access', summary: 'Live access status (D30)', security: ['session'], success: { status: 200, description: 'The status', schema: out.envelope(out.liveAccessStatus) }, errors: [401, 429] },
@@ -105,7 +126,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   { method: 'put', path: '/v1/developer/webhooks/{id}', tag: 'Webhooks', summary: 'Change url, events, status or description (D25)', security: ['session', 'secretKey'], body: updateWebhookBody, success: { status: 200, description: 'The webhook', schema: out.envelope(out.webhook) }, errors: [400, 401, 404, 429] },
   { method: 'delete', path: '/v1/developer/webhooks/{id}', tag: 'Webhooks', summary: 'Delete a webhook endpoint', security: ['session', 'secretKey'], body: emptyBody, success: { status: 200, description: 'Deleted', schema: out.envelope(z.object({ id: z.string(), deleted: z.literal(true) })) }, errors: [401, 404, 429] },
   { method: 'post', path: '/v1/developer/webhooks/{id}/test', tag: 'Webhooks', summary: 'Send one webhook.test event now (D29)', security: ['session', 'secretKey'], body: emptyBody, success: { status: 200, description: 'The attempt\'s outcome', schema: out.envelope(out.testDelivery) }, errors: [401, 404, 429] },
-  { method: 'post', path: '/v1/developer/webhooks/{id}/rotate-secret', tag: 'Webhooks', summary: 'Rotate the signing secret (D25)', security: ['session', 'secretKey'], body: emptyBody, success: { status: 200, description: 'The webhook with its new secret, shown once', schema: out.envelope(out.webhookWithSecret) }, errors: [401, 404, 429] },
+  { method: 'post', path: '/v1/developer/webhooks/{id}/rotate-secret', tag: 'Webhooks', summary: 'Rotate the signing secret (D25); the replaced one also signs for 24 h, until previous_secret_expires_at', security: ['session', 'secretKey'], body: emptyBody, success: { status: 200, description: 'The webhook with its new secret, shown once', schema: out.envelope(out.webhookWithSecret) }, errors: [401, 404, 429] },
   { method: 'get', path: '/v1/developer/webhooks/{id}/deliveries', tag: 'Webhooks', summary: 'Deliveries and their attempts (D27)', security: ['session', 'secretKey'], query: listDeliveriesQuery, success: { status: 200, description: 'A page of deliveries, newest first', schema: out.envelope(z.object({ deliveries: z.array(out.delivery), pagination: out.pagination })) }, errors: [400, 401, 404, 429] },
   { method: 'post', path: '/v1/developer/webhooks/{id}/deliveries/{delivery_id}/retry', tag: 'Webhooks', summary: 'Deliver the same event again (D27)', security: ['session', 'secretKey'], body: emptyBody, success: { status: 201, description: 'The new delivery', schema: out.envelope(out.delivery) }, errors: [401, 404, 409, 429] },
 
@@ -129,7 +150,7 @@ function toRouteConfig(doc: RouteDoc, errors: { envelope: z.ZodType; plain: z.Zo
   const responses: RouteConfig['responses'] = {
     [doc.success.status]: { description: doc.success.description, content: { [doc.success.contentType ?? 'application/json']: { schema: doc.success.schema } } },
   };
-  for (const status of doc.errors ?? []) {
+  for (const status of [...new Set([...(doc.errors ?? []), ...impliedErrors(doc)])].sort((a, b) => a - b)) {
     responses[status] = { description: ERROR_TEXT[status] ?? 'Error', content: { 'application/json': { schema: errorSchema } } };
   }
   const headers = doc.idempotent ? z.object({ 'Idempotency-Key': z.string().max(255).optional() }) : undefined;

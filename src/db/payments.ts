@@ -262,19 +262,31 @@ export async function updatePaymentStatus(db: Db, change: PaymentStatusChange, e
 }
 
 /**
- * Writes a refund's outcome with the payment it changed and the `refund.completed` event, in one
- * transaction (D12, D22).
+ * Writes a refund's outcome (inserting the refund when it is not there yet) with the payment it
+ * changed and the `refund.completed` event, in one transaction (D12, D22): the refund row, the
+ * payment's `amount_refunded` and the event are never written apart.
  */
 export async function updateRefundOutcome(db: Db, refund: RefundRecord, payment: PaymentStatusChange, event?: EventInput): Promise<void> {
   await db.transaction(async (trx) => {
+    // Inserted when missing: a refund whose first provider call never ran (its worker lost past the
+    // call's schedule-to-close time-out) was written by no one before it was sent again (fault suite).
     await trx('refunds')
-      .where({ id: refund.id })
-      .update({
+      .insert({
+        id: refund.id,
+        payment_id: refund.paymentId,
+        merchant_id: refund.merchantId,
+        environment: refund.environment,
+        amount: refund.amount,
+        currency: refund.currency,
+        reason: refund.reason,
+        created_at: new Date(refund.createdAt),
         status: refund.status,
         provider_reference: refund.providerReference,
         failure_message: refund.failureMessage,
         completed_at: refund.completedAt ? new Date(refund.completedAt) : null,
-      });
+      })
+      .onConflict('id')
+      .merge(['status', 'provider_reference', 'failure_message', 'completed_at']);
     await applyStatusChange(trx, payment);
     if (event) await insertEventOnce(trx, event);
   });
@@ -340,6 +352,14 @@ export async function insertRefund(db: Db, refund: RefundRecord): Promise<Refund
 export async function findRefund(db: Db, scope: { merchantId: string; environment: Environment }, id: string): Promise<RefundRecord | undefined> {
   const row = await db<RefundRow>('refunds').where({ id, merchant_id: scope.merchantId, environment: scope.environment }).first();
   return row ? fromRefundRow(row) : undefined;
+}
+
+/** Every refund of payment `paymentId` of this merchant and environment (D1), oldest first (dashboard timeline, D60). */
+export async function listRefundsOfPayment(db: Db, scope: { merchantId: string; environment: Environment }, paymentId: string): Promise<RefundRecord[]> {
+  const rows = await db<RefundRow>('refunds')
+    .where({ payment_id: paymentId, merchant_id: scope.merchantId, environment: scope.environment })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  return rows.map(fromRefundRow);
 }
 
 /** The refunds of a payment not settled yet (status `pending`), oldest first. */

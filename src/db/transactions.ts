@@ -28,10 +28,14 @@ export interface TransactionView {
   updated_at: string;
 }
 
-/** Filters of the list (D41): statuses, a method, and a UTC day range [from, to). */
+/** Filters of the list (D41): statuses, a method, a UTC day range [from, to); a currency and a search (D60). */
 export interface TransactionFilter {
   statuses?: string[];
   method?: string;
+  /** ISO 4217 code (D60). */
+  currency?: string;
+  /** Part of the id, payment id, description or customer, case-insensitive (D60). */
+  search?: string;
   from?: Date;
   to?: Date;
   /** Only transactions created at or before this instant: later pages of one listing stay put while new ones arrive. */
@@ -80,6 +84,13 @@ function unionQuery(db: Db, scope: Scope) {
 function applyFilter(query: ReturnType<typeof unionQuery>, filter: TransactionFilter) {
   if (filter.statuses?.length) query.whereIn('status', filter.statuses);
   if (filter.method) query.where({ payment_method: filter.method });
+  if (filter.currency) query.where({ currency: filter.currency });
+  if (filter.search) {
+    const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query.where((inner) => {
+      for (const column of ['id', 'payment_id', 'description', 'customer']) inner.orWhere(column, 'ilike', pattern);
+    });
+  }
   if (filter.from) query.where('created_at', '>=', filter.from);
   if (filter.to) query.where('created_at', '<', filter.to);
   if (filter.asOf) query.where('created_at', '<=', filter.asOf);
@@ -134,7 +145,8 @@ export interface Analytics {
   count_by_status: Record<string, number>;
   count_by_method: Record<string, number>;
   success_rate: number | null;
-  daily: { date: string; currency: string; payments: number; completed: number; completed_volume: number }[];
+  /** Per UTC day and currency; `fees` of the completed payments (D60's fees over time). */
+  daily: { date: string; currency: string; payments: number; completed: number; completed_volume: number; fees: number }[];
 }
 
 /** Computes D42's analytics in SQL. `success_rate` = completed ÷ decided (completed, refunded, failed), null when none. */
@@ -161,6 +173,7 @@ export async function computeAnalytics(db: Db, scope: Scope, from: Date, to: Dat
       db.raw('count(*)::int as payments'),
       db.raw(`(count(*) filter (where status in ('completed', 'refunded')))::int as completed`),
       db.raw(`coalesce(sum(amount) filter (where status in ('completed', 'refunded')), 0) as completed_volume`),
+      db.raw(`coalesce(sum(fee_amount) filter (where status in ('completed', 'refunded')), 0) as fees`),
     );
   const countByStatus = Object.fromEntries(byStatus.map((r: { status: string; n: number }) => [r.status, r.n]));
   const succeeded = (countByStatus.completed ?? 0) + (countByStatus.refunded ?? 0);
@@ -183,6 +196,7 @@ export async function computeAnalytics(db: Db, scope: Scope, from: Date, to: Dat
       payments: Number(r.payments),
       completed: Number(r.completed),
       completed_volume: Number(r.completed_volume),
+      fees: Number(r.fees),
     })),
   };
 }

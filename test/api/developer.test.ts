@@ -140,7 +140,7 @@ describe('dashboard endpoints (D3, D40–D42)', function () {
       expect(data.count_by_status).to.deep.equal({ completed: 2, failed: 1 });
       expect(data.count_by_method).to.deep.equal({ mobile_money: 3 });
       expect(data.success_rate).to.equal(0.6667);
-      expect(data.daily).to.deep.equal([{ date: new Date().toISOString().slice(0, 10), currency: 'RWF', payments: 3, completed: 2, completed_volume: 3000 }]);
+      expect(data.daily).to.deep.equal([{ date: new Date().toISOString().slice(0, 10), currency: 'RWF', payments: 3, completed: 2, completed_volume: 3000, fees: 46 }]);
     });
 
     it('refuses a bad or reversed from/to', async () => {

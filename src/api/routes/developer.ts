@@ -101,7 +101,7 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
     const { transactions, total } = await listTransactions(
       deps.db,
       principalOf(ctx),
-      { statuses: query.status, method: query.method, from: query.date?.from, to: query.date?.to, asOf },
+      { statuses: query.status, method: query.method, currency: query.currency, search: query.q, from: query.date?.from, to: query.date?.to, asOf },
       query,
     );
     respond(ctx, 200, 'Transactions retrieved', { transactions, pagination: { ...paginationOf(query, total), as_of: asOf.toISOString() } });

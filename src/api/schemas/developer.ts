@@ -10,7 +10,7 @@ const METHODS = [...new Set([...Object.keys(GENERIC_CATALOGUE), ...Object.keys(M
 const environment = z.enum(['sandbox', 'live']).optional();
 
 
-/** `GET /v1/developer/transactions` (D41): `status` one or more, comma-separated; `method`; `date`. */
+/** `GET /v1/developer/transactions` (D41): `status` one or more, comma-separated; `method`; `date`; `currency` and `q` (D60). */
 export const transactionsQuery = z.strictObject({
   ...pageQueryFields,
   /** The `pagination.as_of` of the first page: later pages then ignore transactions created since. */
@@ -21,6 +21,10 @@ export const transactionsQuery = z.strictObject({
     .refine((values) => values.every((s) => (PAYMENT_STATUSES as readonly string[]).includes(s)), `status must be one or more of: ${PAYMENT_STATUSES.join(', ')}`)
     .optional(),
   method: z.enum(METHODS).optional(),
+  /** One ISO 4217 currency (D60 dashboard filter). */
+  currency: z.string().regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code, e.g. RWF').optional(),
+  /** Search (D60): part of the id (payment or refund), the description or the customer (phone, wallet, e-mail), case-insensitive. */
+  q: z.string().trim().min(1).max(100).optional(),
   date: z
     .string()
     .transform((value, ctx) => {

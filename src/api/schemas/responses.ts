@@ -150,7 +150,7 @@ export const analytics = z.object({
   count_by_status: z.record(z.string(), z.number().int()),
   count_by_method: z.record(z.string(), z.number().int()),
   success_rate: z.number().nullable(),
-  daily: z.array(z.object({ date: z.string(), currency: z.string(), payments: z.number().int(), completed: z.number().int(), completed_volume: z.number().int() })),
+  daily: z.array(z.object({ date: z.string(), currency: z.string(), payments: z.number().int(), completed: z.number().int(), completed_volume: z.number().int(), fees: z.number().int() })),
 });
 
 /** An uploaded document (D32). */
@@ -202,8 +202,10 @@ export const webhook = z.object({
   url: z.string(),
   events: z.array(z.string()),
   status: z.enum(['enabled', 'disabled', 'failed']),
+  failure_reason: z.string().nullable().describe('Why the webhook is failed (e.g. "the endpoint answered 410 Gone at …"); null unless status is failed'),
   description: z.string().nullable(),
   environment: z.enum(['sandbox', 'live']),
+  previous_secret_expires_at: timestamp.nullable().describe('Until when the secret replaced by the last rotation still signs deliveries, beside the current one; null when none does'),
   created_at: timestamp,
   updated_at: timestamp,
 });

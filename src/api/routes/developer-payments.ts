@@ -1,0 +1,63 @@
+/**
+ * The dashboard's payment endpoints under `/v1/developer/payments` (D60), for a session token (the
+ * environment from `?environment=`) or a secret key (its environment) (D4): the payment detail with
+ * its timeline, and cancel and refund, which do what `POST /v1/payments/{id}/cancel|refund` do
+ * (same workflow Updates, same errors, same `Idempotency-Key` handling, D12, D13) for a developer
+ * signed in to the dashboard, who holds a session token and no secret key.
+ */
+import Router from '@koa/router';
+import type { Config } from '../../config';
+import { toGenericPaymentView } from '../../domain/payment-record';
+import { toRefundView } from '../../domain/refund';
+import { cancelPayment, refundPayment, type PaymentServiceDeps } from '../../services/payment-service';
+import { getPaymentDetail } from '../../services/payment-timeline';
+import { respond } from '../envelope';
+import { principalOf, sessionOrSecretKey } from '../middleware/auth';
+import { idempotency, idempotencySeed } from '../middleware/idempotency';
+import { jsonBody } from '../middleware/json-body';
+import { environmentOnlyQuery } from '../schemas/developer';
+import { cancelBody, refundBody } from '../schemas/payments';
+import { parseOrThrow } from '../schemas/validate';
+
+const REFUND_MESSAGES = { completed: 'Refund completed', failed: 'Refund failed', pending: 'Refund pending' } as const;
+
+/** Dashboard payment routes; `deps.config` also carries the session token secret. */
+export function developerPaymentRoutes(deps: PaymentServiceDeps & { config: PaymentServiceDeps['config'] & Pick<Config, 'JWT_SECRET'> }): Router {
+  const router = new Router({ prefix: '/v1/developer/payments' });
+  router.use(sessionOrSecretKey(deps.db, deps.config.JWT_SECRET));
+  const changesMoney = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS)];
+
+  /**
+   * Detail → 200 envelope `{payment, fee, net, provider_reference, refunds, status_changes,
+   * history_available, events (each with its deliveries and their attempts), next_provider_check}`
+   * (see {@link getPaymentDetail}). Errors: 400 for an unknown query field, 401, 404 for unknown or
+   * foreign ids (D1).
+   */
+  router.get('/:id', async (ctx) => {
+    parseOrThrow(environmentOnlyQuery, ctx.query);
+    respond(ctx, 200, 'Payment retrieved', await getPaymentDetail(deps, principalOf(ctx), ctx.params.id as string));
+  });
+
+  /**
+   * Cancel (D12): optional `{reason}` → 200 envelope with the cancelled payment. Errors: 400, 401,
+   * 404, 409 `payment_not_cancellable`, 503.
+   */
+  router.post('/:id/cancel', ...changesMoney, async (ctx) => {
+    const body = parseOrThrow(cancelBody, ctx.request.body);
+    const payment = await cancelPayment(deps, principalOf(ctx), ctx.params.id as string, body.reason, ctx.ip, idempotencySeed(ctx));
+    respond(ctx, 200, 'Payment cancelled', toGenericPaymentView(payment));
+  });
+
+  /**
+   * Refund (D12): optional `{amount (minor units), reason}`, no amount = the whole refundable rest
+   * → 201 envelope with the refund (`completed`, `failed` or `pending`). Errors: 400
+   * `amount_exceeds_refundable`, 401, 404, 409 `payment_not_refundable`, 503.
+   */
+  router.post('/:id/refund', ...changesMoney, async (ctx) => {
+    const body = parseOrThrow(refundBody, ctx.request.body);
+    const refund = await refundPayment(deps, principalOf(ctx), ctx.params.id as string, body, ctx.ip, idempotencySeed(ctx));
+    respond(ctx, 201, REFUND_MESSAGES[refund.status], toRefundView(refund));
+  });
+
+  return router;
+}

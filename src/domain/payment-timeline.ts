@@ -1,0 +1,112 @@
+/**
+ * A payment's timeline for the dashboard (D60): every status change with its time and its source,
+ * read from what the payment's workflow did. The service turns the workflow's history into
+ * {@link WorkflowFact}s (what woke the workflow, and each payment state it wrote); this module
+ * decides which facts are status changes and what caused each. Pure: no Temporal, no I/O.
+ */
+import type { PaymentStatus } from './payment';
+import type { PaymentSnapshot } from './payment-record';
+
+/**
+ * Where a status change came from: the payment's creation (and the provider's answer to it), a
+ * provider callback (confirmed by asking the provider, D16), a poll of the provider, the expiry at
+ * `expires_at` (D11), the merchant (cancel, refund), or a late provider success that reconciled a
+ * closed payment (D11).
+ */
+export type ChangeSource = 'create' | 'provider_callback' | 'poll' | 'expiry' | 'merchant' | 'reconciliation';
+
+/** One thing the payment's workflow did, in history order (all runs of the workflow id, oldest first). */
+export type WorkflowFact =
+  /**
+   * A run started: `create` for a new payment (with the payment as created, status `pending`),
+   * `continued` for a long wait continued as new, `reopen` for a settled payment re-opened (D20).
+   */
+  | { kind: 'started'; mode: 'create'; payment: PaymentSnapshot }
+  | { kind: 'started'; mode: 'continued' | 'reopen' }
+  /** A provider callback arrived (D16). */
+  | { kind: 'callback' }
+  /** The merchant's cancel or refund was accepted by the workflow. */
+  | { kind: 'merchant'; action: 'cancel' | 'refund' }
+  /** A poll got an answer that changes the payment. */
+  | { kind: 'polled' }
+  /** The provider was asked to cancel (by the merchant's cancel, or at expiry). */
+  | { kind: 'provider_cancel_asked' }
+  /** The provider answered the payment's initiation: the payment then (`pending`, or `failed` when refused outright). */
+  | { kind: 'initiated'; payment: PaymentSnapshot }
+  /** The workflow wrote this state of the payment (the read model follows it). */
+  | { kind: 'recorded'; payment: PaymentSnapshot };
+
+/** A status change as the timeline shows it; `at` is ISO 8601 UTC. */
+export interface StatusChangeEntry {
+  at: string;
+  from: PaymentStatus | null;
+  to: PaymentStatus;
+  source: ChangeSource;
+  failure_code: string | null;
+  failure_message: string | null;
+}
+
+/**
+ * The status changes the facts describe, oldest first. The first state written is the creation
+ * (`from` null, source `create`); a later write is a change when its status differs from the one
+ * before. Its source is what last woke the workflow, except that a failure by expiry is `expiry`
+ * and a closed payment that becomes `completed` is `reconciliation` (D11).
+ */
+export function statusChangesOf(facts: readonly WorkflowFact[]): StatusChangeEntry[] {
+  const entries: StatusChangeEntry[] = [];
+  let current: PaymentStatus | null = null;
+  let cause: ChangeSource = 'create';
+  const write = (payment: PaymentSnapshot, at: string) => {
+    if (payment.status === current) return;
+    let source = cause;
+    if (current === null) source = 'create';
+    else if (payment.status === 'failed' && payment.failureCode === 'expired') source = 'expiry';
+    else if (payment.status === 'completed' && (current === 'failed' || current === 'cancelled')) source = 'reconciliation';
+    entries.push({ at, from: current, to: payment.status, source, failure_code: payment.failureCode, failure_message: payment.failureMessage });
+    current = payment.status;
+  };
+  for (const fact of facts) {
+    switch (fact.kind) {
+      case 'started':
+        if (fact.mode === 'create') {
+          cause = 'create';
+          write(fact.payment, fact.payment.createdAt);
+        }
+        break;
+      case 'callback':
+        cause = 'provider_callback';
+        break;
+      case 'merchant':
+        cause = 'merchant';
+        break;
+      case 'polled':
+        cause = 'poll';
+        break;
+      case 'provider_cancel_asked':
+        // Only a merchant's cancel or the expiry ask the provider to cancel an open payment.
+        if (cause !== 'merchant') cause = 'expiry';
+        break;
+      case 'initiated':
+        cause = 'create';
+        write(fact.payment, fact.payment.updatedAt);
+        break;
+      case 'recorded':
+        write(fact.payment, current === null ? fact.payment.createdAt : fact.payment.updatedAt);
+        break;
+    }
+  }
+  return entries;
+}
+
+/** Why the workflow will next ask the provider: a poll, the expiry's last word, or a refund whose answer is unknown (D12). */
+export type ProviderCheckReason = 'poll' | 'expiry' | 'refund_check';
+
+/**
+ * The reason of a check at `atMs` for a payment in `status` expiring at `expiresAtMs` (ms since
+ * the epoch): an open payment's wait that ends at its expiry is the expiry; other open waits are
+ * polls; a settled payment's are refund checks.
+ */
+export function providerCheckReason(status: PaymentStatus, atMs: number, expiresAtMs: number): ProviderCheckReason {
+  if (status !== 'pending' && status !== 'processing') return 'refund_check';
+  return atMs >= expiresAtMs - 1_000 ? 'expiry' : 'poll';
+}

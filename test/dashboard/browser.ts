@@ -1,0 +1,84 @@
+/**
+ * A real browser for the dashboard's tests (D60): Debian's headless Chromium (installed by the test
+ * command when missing) driven by playwright-core, against the shared test stack, which serves the
+ * built dashboard at `/dashboard`. Screenshots of each screen go to var/screenshots/ (git-ignored);
+ * with DASHBOARD_SCREENSHOTS_TO_DOCS=1 they are also copied to docs/dashboard/ for the README.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM_PATH } from '../../scripts/lib/dashboard';
+import { getStack } from '../helpers/stack';
+import type { TestDeveloper } from '../helpers/http';
+
+const ROOT = path.resolve(__dirname, '../..');
+const SCREENSHOT_DIR = path.join(ROOT, 'var', 'screenshots');
+const DOCS_DIR = path.join(ROOT, 'docs', 'dashboard');
+
+/**
+ * Flags for Chromium on this machine: no sandbox (the tests may run as root), no GPU, and none of
+ * its background connections, which the closed network would refuse.
+ */
+const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+
+let browserPromise: Promise<Browser> | undefined;
+
+/** The browser, launched once per test run. */
+export function getBrowser(): Promise<Browser> {
+  browserPromise ??= chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_FLAGS });
+  return browserPromise;
+}
+
+/** Closes the browser if it was launched. */
+export async function closeBrowser(): Promise<void> {
+  if (!browserPromise) return;
+  const browser = await browserPromise;
+  browserPromise = undefined;
+  await browser.close();
+}
+
+/**
+ * A fresh browser context (its own sessionStorage) on the stack's address, with a page in it;
+ * `pageErrors` collects the app's own uncaught exceptions, which a test expects to stay empty.
+ */
+export async function newPage(): Promise<{ context: BrowserContext; page: Page; baseUrl: string; pageErrors: Error[] }> {
+  const { baseUrl } = await getStack();
+  const context = await (await getBrowser()).newContext({ baseURL: baseUrl, viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  context.setDefaultTimeout(20_000);
+  const page = await context.newPage();
+  const pageErrors: Error[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error));
+  return { context, page, baseUrl, pageErrors };
+}
+
+/** Signs `developer` in through the sign-in screen and waits for the payments screen. */
+export async function signIn(page: Page, developer: Pick<TestDeveloper, 'email' | 'password'>): Promise<void> {
+  await page.goto('/dashboard/sign-in');
+  await page.getByLabel('E-mail').fill(developer.email);
+  await page.getByLabel('Password').fill(developer.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Payments' }).waitFor();
+}
+
+/** Saves a full-page screenshot `name`.png of the current screen (and to docs/ when asked). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  // Let charts and transitions settle; the network is idle once the screen's queries answered.
+  await page.waitForLoadState('networkidle').catch(() => undefined);
+  await page.screenshot({ path: file, fullPage: true });
+  if (process.env.DASHBOARD_SCREENSHOTS_TO_DOCS) {
+    fs.mkdirSync(DOCS_DIR, { recursive: true });
+    fs.copyFileSync(file, path.join(DOCS_DIR, `${name}.png`));
+  }
+}
+
+/** Waits until `read()` returns something `accept` takes (the screens follow the API by polling). */
+export async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (accept(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

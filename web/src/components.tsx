@@ -1,0 +1,185 @@
+/**
+ * Shared pieces of the screens: the API's error as it came, a confirmation dialog, a secret shown
+ * once with a copy button, a table (TanStack Table) and page links.
+ */
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
+import { ApiError } from './api';
+
+/** A time as the developer's locale shows it, with the ISO value in a tooltip. */
+export function Time({ value }: { value: string | null | undefined }) {
+  if (!value) return <span>—</span>;
+  return (
+    <time dateTime={value} title={value}>
+      {new Date(value).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' })} UTC
+    </time>
+  );
+}
+
+/** The API's error: its code, its message and each field problem, exactly as it answered (D51). */
+export function ErrorBox({ error }: { error: unknown }) {
+  if (!error) return null;
+  const api = error instanceof ApiError ? error : undefined;
+  return (
+    <div className="error" role="alert" data-testid="api-error">
+      <p>
+        {api ? <code className="error-code">{api.status ? `${api.status} ${api.code}` : api.code}</code> : null} {error instanceof Error ? error.message : String(error)}
+      </p>
+      {api && api.details.length > 0 ? (
+        <ul>
+          {api.details.map((detail, index) => (
+            <li key={index}>
+              <code>{detail.field}</code>: {detail.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+/** A polite status line (announced by screen readers). */
+export function Notice({ children }: { children: ReactNode }) {
+  return (
+    <p className="notice" role="status">
+      {children}
+    </p>
+  );
+}
+
+/**
+ * A modal confirmation (the native `<dialog>`: focus moves in, Escape cancels, focus returns).
+ * Rendered while `open`; `onConfirm` runs the action.
+ */
+export function ConfirmDialog(props: { open: boolean; title: string; children: ReactNode; confirmLabel: string; busy?: boolean; onConfirm: () => void; onCancel: () => void; danger?: boolean }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (props.open && !dialog.open) dialog.showModal();
+    if (!props.open && dialog.open) dialog.close();
+  }, [props.open]);
+  return (
+    <dialog ref={ref} aria-labelledby={titleId} onCancel={(event) => { event.preventDefault(); props.onCancel(); }}>
+      <h2 id={titleId}>{props.title}</h2>
+      <div>{props.children}</div>
+      <div className="actions">
+        <button type="button" onClick={props.onCancel} disabled={props.busy}>
+          Go back
+        </button>
+        <button type="button" className={props.danger ? 'danger' : 'primary'} onClick={props.onConfirm} disabled={props.busy} autoFocus>
+          {props.busy ? 'Working…' : props.confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+/** A secret shown once (a new key, a webhook's signing secret), with a copy button. */
+export function SecretOnce({ label, value, onDismiss }: { label: string; value: string; onDismiss?: () => void }) {
+  const [copied, setCopied] = useState(false);
+  const id = useId();
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied(true);
+    } catch {
+      const input = document.getElementById(id) as HTMLInputElement | null;
+      input?.select();
+    }
+  };
+  return (
+    <div className="secret" data-testid="secret-once">
+      <label htmlFor={id}>{label}</label>
+      <p className="hint">Copy it now: it is shown this once and never again.</p>
+      <div className="row">
+        <input id={id} readOnly value={value} className="mono" onFocus={(event) => event.currentTarget.select()} />
+        <button type="button" onClick={() => void copy()}>
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+        {onDismiss ? (
+          <button type="button" onClick={onDismiss}>
+            I have saved it
+          </button>
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+/** A table of `rows` with TanStack Table's core row model; the caption names it for screen readers. */
+export function DataTable<T>({ caption, columns, rows, empty, testId }: { caption: string; columns: ColumnDef<T, any>[]; rows: T[]; empty: string; testId?: string }) {
+  const table = useReactTable({ data: rows, columns, getCoreRowModel: getCoreRowModel() });
+  return (
+    <div className="table-wrap">
+      <table data-testid={testId}>
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          {table.getHeaderGroups().map((group) => (
+            <tr key={group.id}>
+              {group.headers.map((header) => (
+                <th key={header.id} scope="col">
+                  {header.isPlaceholder ? null : flexRender(header.column.columnDef.header, header.getContext())}
+                </th>
+              ))}
+            </tr>
+          ))}
+        </thead>
+        <tbody>
+          {table.getRowModel().rows.length === 0 ? (
+            <tr>
+              <td colSpan={columns.length} className="empty">
+                {empty}
+              </td>
+            </tr>
+          ) : (
+            table.getRowModel().rows.map((row) => (
+              <tr key={row.id}>
+                {row.getVisibleCells().map((cell) => (
+                  <td key={cell.id}>{flexRender(cell.column.columnDef.cell, cell.getContext())}</td>
+                ))}
+              </tr>
+            ))
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Previous/next page buttons and where we are. */
+export function Pager({ page, totalPages, total, onPage }: { page: number; totalPages: number; total: number; onPage: (page: number) => void }) {
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" onClick={() => onPage(page - 1)} disabled={page <= 1}>
+        Previous page
+      </button>
+      <span aria-live="polite">
+        Page {page} of {Math.max(totalPages, 1)} · {total} in all
+      </span>
+      <button type="button" onClick={() => onPage(page + 1)} disabled={page >= totalPages}>
+        Next page
+      </button>
+    </nav>
+  );
+}
+
+/** A status as a coloured badge (the word is always there, colour is never the only cue). */
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge badge-${status}`}>{status.replace(/_/g, ' ')}</span>;
+}
+
+/** The page's heading, focused on navigation so screen readers announce the new screen. */
+export function PageTitle({ children }: { children: ReactNode }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${typeof children === 'string' ? children : 'Dashboard'} · PayCollect`;
+    ref.current?.focus();
+  }, [children]);
+  return (
+    <h1 ref={ref} tabIndex={-1}>
+      {children}
+    </h1>
+  );
+}

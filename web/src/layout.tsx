@@ -1,0 +1,115 @@
+/**
+ * The frame of every signed-in screen: the navigation, the sandbox/live switch (shown once live
+ * access is granted, D30), sign out, and the environment of the URL (`/dashboard/{env}/…`).
+ */
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
+import { api, clearSession, sessionToken, type Environment } from './api';
+import type { Profile } from './types';
+
+/** The screens of the navigation, by path segment. */
+const SCREENS = [
+  ['payments', 'Payments'],
+  ['webhooks', 'Webhooks'],
+  ['keys', 'API keys'],
+  ['go-live', 'Go live'],
+  ['analytics', 'Analytics'],
+  ['activity', 'Activity'],
+  ['profile', 'Profile'],
+] as const;
+
+/** The environment of the current URL. */
+export function useEnv(): Environment {
+  const { env } = useParams();
+  return env === 'live' ? 'live' : 'sandbox';
+}
+
+/** The developer's profile (D40), shared by every screen. */
+export function useProfile() {
+  return useQuery({ queryKey: ['profile'], queryFn: () => api<Profile>('/v1/developer/profile') });
+}
+
+/** Sends a signed-out visitor to sign in, keeping where they wanted to go. */
+export function RequireSession() {
+  const location = useLocation();
+  if (!sessionToken()) {
+    return <Navigate to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
+  }
+  return <Outlet />;
+}
+
+function EnvironmentSwitch({ env, liveAccess }: { env: Environment; liveAccess: boolean }) {
+  const location = useLocation();
+  // The same screen in the other environment (a payment or webhook id belongs to one: its list).
+  const section = location.pathname.split('/')[2] ?? 'payments';
+  if (!liveAccess) {
+    return (
+      <p className="env-label" data-testid="env-label">
+        <span className="badge badge-sandbox">Sandbox</span> <Link to={`/${env}/go-live`}>Request live access</Link>
+      </p>
+    );
+  }
+  return (
+    <nav aria-label="Environment" className="env-switch" data-testid="env-switch">
+      {(['sandbox', 'live'] as const).map((target) => (
+        <Link key={target} to={`/${target}/${section}`} aria-current={target === env ? 'page' : undefined} className={target === env ? 'active' : undefined}>
+          {target === 'sandbox' ? 'Sandbox' : 'Live'}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+/** Header, navigation and the current screen. */
+export function Layout() {
+  const { env: raw } = useParams();
+  const env = useEnv();
+  const profile = useProfile();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  if (raw !== 'sandbox' && raw !== 'live') return <Navigate to="/sandbox/payments" replace />;
+  const signOut = () => {
+    clearSession();
+    queryClient.clear();
+    void navigate('/sign-in?signed_out=1', { replace: true });
+  };
+  const liveAccess = profile.data?.has_live_access ?? false;
+  return (
+    <div className={`app env-${env}`}>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <Link to={`/${env}/payments`} className="brand">
+          PayCollect
+        </Link>
+        <EnvironmentSwitch env={env} liveAccess={liveAccess} />
+        <div className="who">
+          <span>{profile.data ? `${profile.data.name} · ${profile.data.business_name ?? profile.data.email}` : ''}</span>
+          <button type="button" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <div className="body">
+        <nav aria-label="Dashboard" className="side">
+          <ul>
+            {SCREENS.map(([path, label]) => (
+              <li key={path}>
+                <NavLink to={`/${env}/${path}`}>{label}</NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main id="main" tabIndex={-1}>
+          {env === 'live' && profile.data && !liveAccess ? (
+            <p className="notice warn" role="status">
+              Live access is not granted yet: live screens stay empty until it is. <Link to="/sandbox/go-live">Go live</Link>
+            </p>
+          ) : null}
+          <Outlet />
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,228 @@
+/**
+ * Payments and refunds (`GET /v1/developer/transactions`, D41): filters by status, method,
+ * currency and date range, search by id, description or customer, pages that stay put while new
+ * payments arrive (`as_of`), and a CSV export of everything the filters select. The filters live
+ * in the URL, so a filtered list can be bookmarked.
+ */
+import { useState, type FormEvent } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { createColumnHelper } from '@tanstack/react-table';
+import { Link, useSearchParams } from 'react-router';
+import { api, type Environment } from '../api';
+import { DataTable, ErrorBox, Notice, PageTitle, Pager, StatusBadge, Time } from '../components';
+import { useEnv } from '../layout';
+import { CURRENCIES, formatMinor } from '../money';
+import { PAYMENT_METHODS, PAYMENT_STATUSES, type Pagination, type Transaction } from '../types';
+
+const PAGE_SIZE = 20;
+const EXPORT_PAGE_SIZE = 100;
+
+interface Filters {
+  status: string;
+  method: string;
+  currency: string;
+  from: string;
+  to: string;
+  q: string;
+}
+
+function filtersOf(params: URLSearchParams): Filters {
+  return {
+    status: params.get('status') ?? '',
+    method: params.get('method') ?? '',
+    currency: params.get('currency') ?? '',
+    from: params.get('from') ?? '',
+    to: params.get('to') ?? '',
+    q: params.get('q') ?? '',
+  };
+}
+
+/** The API's `date` filter (D41) of a from/to pair of days: one day, a range, or open on one side. */
+function dateFilter(from: string, to: string): string | undefined {
+  if (!from && !to) return undefined;
+  const today = new Date().toISOString().slice(0, 10);
+  return `${from || '2000-01-01'}..${to || (from > today ? from : today)}`;
+}
+
+/** The list query of `filters`. */
+function listQuery(filters: Filters) {
+  return { status: filters.status, method: filters.method, currency: filters.currency, q: filters.q, date: dateFilter(filters.from, filters.to) };
+}
+
+type Page = { transactions: Transaction[]; pagination: Pagination };
+
+/** A CSV cell: quoted when needed; a leading formula character is defused for spreadsheets. */
+function csvCell(value: string | number | null): string {
+  let text = value === null ? '' : String(value);
+  if (/^[=@]/.test(text) || /^[+-][^0-9]/.test(text)) text = `'${text}`;
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Every transaction the filters select (all pages of one `as_of`) as CSV text. */
+async function exportCsv(env: Environment, filters: Filters): Promise<{ csv: string; count: number }> {
+  const rows: Transaction[] = [];
+  let asOf: string | undefined;
+  for (let page = 1; ; page += 1) {
+    const result = await api<Page>('/v1/developer/transactions', { env, query: { ...listQuery(filters), page, limit: EXPORT_PAGE_SIZE, as_of: asOf } });
+    asOf ??= result.pagination.as_of;
+    rows.push(...result.transactions);
+    if (page >= result.pagination.total_pages) break;
+  }
+  const header = ['id', 'type', 'payment_id', 'created_at', 'status', 'payment_method', 'currency', 'amount', 'fee', 'net', 'amount_minor', 'customer', 'description'];
+  const lines = rows.map((t) =>
+    [t.id, t.type, t.payment_id, t.created_at, t.status, t.payment_method, t.currency, formatMinor(t.amount, t.currency).replace(/,/g, ''), formatMinor(t.fee, t.currency).replace(/,/g, ''), formatMinor(t.net, t.currency).replace(/,/g, '').replace('−', '-'), t.amount, t.customer, t.description]
+      .map(csvCell)
+      .join(','),
+  );
+  return { csv: [header.join(','), ...lines].join('\r\n') + '\r\n', count: rows.length };
+}
+
+const column = createColumnHelper<Transaction>();
+
+function columns(env: Environment) {
+  return [
+    column.accessor('id', {
+      header: 'Id',
+      cell: (info) => (
+        <Link to={`/${env}/payments/${info.row.original.payment_id}`} className="mono">
+          {info.getValue()}
+        </Link>
+      ),
+    }),
+    column.accessor('type', { header: 'Type' }),
+    column.accessor('amount', {
+      header: 'Amount',
+      cell: (info) => (
+        <span className="num">
+          {formatMinor(info.getValue(), info.row.original.currency)} {info.row.original.currency}
+        </span>
+      ),
+    }),
+    column.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} /> }),
+    column.accessor('payment_method', { header: 'Method' }),
+    column.accessor('customer', { header: 'Customer', cell: (info) => info.getValue() ?? '—' }),
+    column.accessor('description', { header: 'Description', cell: (info) => info.getValue() ?? '—' }),
+    column.accessor('created_at', { header: 'Created', cell: (info) => <Time value={info.getValue()} /> }),
+  ];
+}
+
+/** The payments list screen. */
+export function PaymentsPage() {
+  const env = useEnv();
+  const [params, setParams] = useSearchParams();
+  const filters = filtersOf(params);
+  const page = Math.max(1, Number(params.get('page') ?? 1) || 1);
+  const asOf = params.get('as_of') ?? undefined;
+  const [draft, setDraft] = useState<Filters>(filters);
+  const [exporting, setExporting] = useState<{ busy: boolean; error?: unknown; done?: number }>({ busy: false });
+
+  const list = useQuery({
+    queryKey: ['transactions', env, filters, page, asOf],
+    queryFn: () => api<Page>('/v1/developer/transactions', { env, query: { ...listQuery(filters), page, limit: PAGE_SIZE, as_of: page > 1 ? asOf : undefined } }),
+    placeholderData: keepPreviousData,
+  });
+
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    const next = new URLSearchParams();
+    for (const [name, value] of Object.entries(draft)) if (value) next.set(name, value);
+    setParams(next);
+  };
+  const goTo = (target: number) => {
+    const next = new URLSearchParams(params);
+    next.set('page', String(target));
+    if (list.data?.pagination.as_of) next.set('as_of', list.data.pagination.as_of);
+    setParams(next);
+  };
+  const download = async () => {
+    setExporting({ busy: true });
+    try {
+      const { csv, count } = await exportCsv(env, filters);
+      const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `payments-${env}-${new Date().toISOString().slice(0, 10)}.csv`;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      setExporting({ busy: false, done: count });
+    } catch (error) {
+      setExporting({ busy: false, error });
+    }
+  };
+  const set = (name: keyof Filters) => (e: { target: { value: string } }) => setDraft({ ...draft, [name]: e.target.value });
+
+  return (
+    <section>
+      <PageTitle>Payments</PageTitle>
+      <form className="filters" onSubmit={apply} role="search" aria-label="Filter payments">
+        <div>
+          <label htmlFor="f-q">Search</label>
+          <input id="f-q" type="search" placeholder="id, description or customer" value={draft.q} onChange={set('q')} />
+        </div>
+        <div>
+          <label htmlFor="f-status">Status</label>
+          <select id="f-status" value={draft.status} onChange={set('status')}>
+            <option value="">Any</option>
+            {PAYMENT_STATUSES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor="f-method">Method</label>
+          <select id="f-method" value={draft.method} onChange={set('method')}>
+            <option value="">Any</option>
+            {PAYMENT_METHODS.map((m) => (
+              <option key={m}>{m}</option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor="f-currency">Currency</label>
+          <select id="f-currency" value={draft.currency} onChange={set('currency')}>
+            <option value="">Any</option>
+            {CURRENCIES.map((c) => (
+              <option key={c}>{c}</option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor="f-from">From (UTC day)</label>
+          <input id="f-from" type="date" value={draft.from} onChange={set('from')} />
+        </div>
+        <div>
+          <label htmlFor="f-to">To (UTC day)</label>
+          <input id="f-to" type="date" value={draft.to} onChange={set('to')} />
+        </div>
+        <div className="filter-actions">
+          <button type="submit" className="primary">
+            Apply filters
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              setDraft({ status: '', method: '', currency: '', from: '', to: '', q: '' });
+              setParams(new URLSearchParams());
+            }}
+          >
+            Clear
+          </button>
+          <button type="button" onClick={() => void download()} disabled={exporting.busy}>
+            {exporting.busy ? 'Exporting…' : 'Export CSV'}
+          </button>
+        </div>
+      </form>
+      {exporting.done !== undefined ? <Notice>Exported {exporting.done} transactions.</Notice> : null}
+      <ErrorBox error={exporting.error ?? list.error} />
+      {list.isPending ? <p>Loading…</p> : null}
+      {list.data ? (
+        <>
+          <DataTable caption="Payments and refunds, newest first" columns={columns(env)} rows={list.data.transactions} empty="No payments match these filters." testId="payments-table" />
+          <Pager page={page} totalPages={list.data.pagination.total_pages} total={list.data.pagination.total} onPage={goTo} />
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,13 @@
+/**
+ * Build of the merchant dashboard (D60): served by the API at `/dashboard`, so every asset URL
+ * starts there. `npm start` runs `vite build` when `dist/` is missing or older than `src/`.
+ */
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+export default defineConfig({
+  base: '/dashboard/',
+  plugins: [react()],
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true, chunkSizeWarningLimit: 1500 },
+  server: { proxy: { '/v1': 'http://127.0.0.1:3000' } },
+});
