@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { providerSettingsFrom, type ProviderSettingsByEnvironment } from './providers/settings';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveSeconds = z.coerce.number().int().positive();
@@ -108,8 +109,11 @@ const schema = settings.transform((config) => ({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production',
 }));
 
-/** The validated configuration; all durations carry their unit in the name. */
-export type Config = z.infer<typeof schema>;
+/**
+ * The validated configuration; all durations carry their unit in the name. `PROVIDERS` holds the
+ * configured provider adapters per environment (src/providers/settings.ts).
+ */
+export type Config = z.infer<typeof schema> & { PROVIDERS: ProviderSettingsByEnvironment };
 
 /** What the admin command (D31) reads: PostgreSQL, Temporal and the document store, no secrets. */
 const adminSchema = settings.pick({
@@ -138,7 +142,16 @@ export class ConfigError extends Error {
  * @throws ConfigError naming every setting that is missing or invalid.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  return parseEnvironment(schema, env);
+  const providers = providerSettingsFrom(env);
+  let base: z.infer<typeof schema>;
+  try {
+    base = parseEnvironment(schema, env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigError([...error.problems, ...providers.problems]);
+    throw error;
+  }
+  if (providers.problems.length > 0) throw new ConfigError(providers.problems);
+  return { ...base, PROVIDERS: providers.settings };
 }
 
 /** Where `npm start` writes the settings of the stack it runs (database URL, Temporal address), for the admin command. */
