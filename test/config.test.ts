@@ -78,3 +78,40 @@ describe('config: webhook private targets (D26)', () => {
     expect(loadConfig({ ...valid, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' }).WEBHOOK_ALLOW_PRIVATE_TARGETS).to.equal(false);
   });
 });
+
+describe('config of live provider adapters (D16, docs/providers.md#configuration)', () => {
+  const valid = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', JWT_SECRET: 'x'.repeat(32), PROVIDER_CALLBACK_SECRET: 'y'.repeat(32) };
+  const airtel = { AIRTEL_BASE_URL: 'https://openapi.airtel.africa', AIRTEL_CLIENT_ID: 'id', AIRTEL_CLIENT_SECRET: 'secret' };
+
+  /** The problems `loadConfig(env)` names, or none. */
+  function problemsOf(env: Record<string, string | undefined>): string[] {
+    try {
+      loadConfig(env);
+      return [];
+    } catch (error) {
+      expect(error).to.be.instanceOf(ConfigError);
+      return (error as ConfigError).problems;
+    }
+  }
+
+  it('configures no live adapter when no provider settings are given', () => {
+    expect(loadConfig(valid).PROVIDERS).to.deep.equal({ live: {}, sandbox: {} });
+  });
+
+  it('configures a provider for live, or for sandbox with its _SANDBOX_ settings', () => {
+    const config = loadConfig({ ...valid, ...airtel, AIRTEL_TIMEOUT_MS: '3000', AIRTEL_SANDBOX_BASE_URL: 'https://openapiuat.airtel.africa', AIRTEL_SANDBOX_CLIENT_ID: 'uat', AIRTEL_SANDBOX_CLIENT_SECRET: 'uat-secret' });
+    expect(config.PROVIDERS.live.mobile_money_b).to.include({ baseUrl: 'https://openapi.airtel.africa', clientId: 'id', timeoutMs: 3000 });
+    expect(config.PROVIDERS.sandbox.mobile_money_b).to.include({ baseUrl: 'https://openapiuat.airtel.africa', clientId: 'uat' });
+  });
+
+  it('names each missing variable of a partly configured provider, and a bad value, without printing secrets', () => {
+    const problems = problemsOf({ ...valid, AIRTEL_CLIENT_SECRET: 'very-secret-value', AIRTEL_SANDBOX_BASE_URL: 'not a url', AIRTEL_SANDBOX_CLIENT_ID: 'a', AIRTEL_SANDBOX_CLIENT_SECRET: 'b' });
+    expect(problems.join('\n')).to.match(/AIRTEL_BASE_URL, AIRTEL_CLIENT_ID: required/).and.match(/AIRTEL_SANDBOX_BASE_URL/);
+    expect(problems.join('\n')).not.to.include('very-secret-value');
+  });
+
+  it('reports provider problems together with the other bad settings', () => {
+    const problems = problemsOf({ ...valid, PORT: 'eighty', AIRTEL_CLIENT_ID: 'id' });
+    expect(problems.join('\n')).to.match(/PORT/).and.match(/AIRTEL_BASE_URL/);
+  });
+});
