@@ -8,6 +8,7 @@ import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import { createAirtelProvider } from './airtel/adapter';
+import { createMomoProvider } from './momo/adapter';
 import type { PaymentProvider } from './provider';
 import type { ProviderSettings, ProviderSettingsByEnvironment } from './settings';
 import { createSandboxProvider, type SandboxDeps, type SandboxMode } from './sandbox/simulator';
@@ -46,8 +47,9 @@ export function providerRegistryFromConfig(
 }
 
 /** The adapters `settings` configure, by provider code. */
-function configuredAdapters(settings: ProviderSettings, _callbackSecret: string): Map<ProviderCode, PaymentProvider> {
+function configuredAdapters(settings: ProviderSettings, callbackSecret: string): Map<ProviderCode, PaymentProvider> {
   const adapters = new Map<ProviderCode, PaymentProvider>();
+  if (settings.momo) adapters.set('momo', createMomoProvider(settings.momo, { callbackSecret }));
   if (settings.mobile_money_b) adapters.set('mobile_money_b', createAirtelProvider(settings.mobile_money_b, {}));
   return adapters;
 }

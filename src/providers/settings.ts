@@ -14,9 +14,11 @@
  */
 import type { Environment } from '../domain/environment';
 import { airtelSettingsSchema, type AirtelSettings } from './airtel/settings';
+import { momoSettingsSchema, type MomoSettings } from './momo/settings';
 
 /** The settings of each configured live adapter (absent: not configured). */
 export interface ProviderSettings {
+  momo?: MomoSettings;
   mobile_money_b?: AirtelSettings;
 }
 
@@ -35,6 +37,19 @@ interface ProviderVariables {
 const TIMEOUT = { variable: 'TIMEOUT_MS', optional: true, numeric: true };
 
 const PROVIDER_VARIABLES: readonly ProviderVariables[] = [
+  {
+    provider: 'momo',
+    prefix: 'MOMO',
+    fields: {
+      baseUrl: { variable: 'BASE_URL' },
+      apiUser: { variable: 'API_USER' },
+      apiKey: { variable: 'API_KEY' },
+      subscriptionKey: { variable: 'SUBSCRIPTION_KEY' },
+      targetEnvironment: { variable: 'TARGET_ENVIRONMENT' },
+      timeoutMs: TIMEOUT,
+    },
+    schema: momoSettingsSchema,
+  },
   {
     provider: 'mobile_money_b',
     prefix: 'AIRTEL',

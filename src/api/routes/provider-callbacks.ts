@@ -30,9 +30,10 @@ export function providerCallbackRoutes(deps: PaymentServiceDeps & { config: Pick
   /**
    * Accepts one callback → 200 envelope `{received: true, payment_id, action}`; `action` is
    * `signalled` (the workflow confirms it with the provider) or `ignored` (it cannot change the
-   * payment, e.g. a repeated success of a completed payment).
+   * payment, e.g. a repeated success of a completed payment). Taken by POST and by PUT: MTN MoMo
+   * calls back with either (docs/providers.md#mtn-momo).
    */
-  router.post('/:provider', async (ctx) => {
+  const receiveCallback: Parameters<Router['post']>[1] = async (ctx) => {
     const code = ctx.params.provider as ProviderCode;
     if (!Object.prototype.hasOwnProperty.call(PROVIDER_KINDS, code)) throw new DomainError('not_found', `no provider ${code}`);
     await limitCallbacks(ctx, code);
@@ -62,7 +63,9 @@ export function providerCallbackRoutes(deps: PaymentServiceDeps & { config: Pick
     if (!payment) throw new DomainError('not_found', 'no payment with this provider_reference');
     const action = await deliverProviderHint(deps, payment, { providerReference: hint.providerReference, claimed: hint.claimed });
     respond(ctx, 200, 'Callback received', { received: true, payment_id: payment.id, action });
-  });
+  };
+  router.post('/:provider', receiveCallback);
+  router.put('/:provider', receiveCallback);
 
   return router;
 }

@@ -1,0 +1,285 @@
+/**
+ * The live `momo` adapter: MTN MoMo's Collection API (D16), over HTTP with {@link providerHttp}
+ * (time-outs, unknown answers kept apart) and an access-token cache.
+ *
+ * MoMo's calls (MTN MoMo Open API documentation, momodeveloper.mtn.com / momoapi.mtn.com):
+ * - `POST /collection/token/` with `Authorization: Basic base64(apiUser:apiKey)` and
+ *   `Ocp-Apim-Subscription-Key`, no body → `{access_token, token_type, expires_in (seconds)}`;
+ * - `POST /collection/v1_0/requesttopay` with `Authorization: Bearer`, `X-Reference-Id` (a UUID v4
+ *   naming the new request), `X-Target-Environment`, `Ocp-Apim-Subscription-Key` and, optionally,
+ *   `X-Callback-Url`; body `{amount (string, major units), currency, externalId, payer: {partyIdType:
+ *   MSISDN, partyId}, payerMessage, payeeNote}` → 202 with no body; 409 RESOURCE_ALREADY_EXIST for a
+ *   repeated X-Reference-Id; 400 for a request MoMo cannot take (headers, currency, a message over
+ *   160 characters, special characters such as an apostrophe), 401, 403 (IP), 500/503 with a code;
+ * - `GET /collection/v1_0/requesttopay/{referenceId}` → 200 with the result (also when it failed;
+ *   see ./statuses.ts), 404 for an unknown reference.
+ * MoMo has no call withdrawing a request-to-pay (it lapses, EXPIRED) and the Collection product has
+ * no refund call: cancel and refund are declared unsupported.
+ *
+ * Decisions:
+ * - `X-Reference-Id` is derived from the payment id (a UUID v4 from SHA-256 of `momo:` + payment
+ *   id), so a retried initiation repeats the reference and MoMo answers 409 instead of asking the
+ *   payer twice; the 409 is then answered with the request's status.
+ * - Refunds: not offered (`supports.refund` false, the API answers 409). A MoMo refund would be a
+ *   Disbursement-product transfer to the payer, with its own credentials and money, and no link to
+ *   the collected payment; an operator refunds by hand on MTN's portal.
+ * - MoMo gives no prompt text (MTN shows the payer its own PIN prompt; `payerMessage` and `payeeNote`
+ *   only go to the transaction histories), so initiation answers `nextAction: null`.
+ * - A 401 forgets the token and retries once; a refused token request, or a 401 twice, is a fault of
+ *   our credentials and is thrown as {@link MomoAuthenticationError}, retried like an unknown answer
+ *   (a payment is never failed, nor a reference called unknown, for our configuration).
+ * - MoMo's 5xx answers (500 with a code such as PAYER_NOT_FOUND, 503 SERVICE_UNAVAILABLE) are unknown
+ *   answers like any 5xx: the request may exist, and a retry (409 → status) tells.
+ */
+import { createHash } from 'node:crypto';
+import { CURRENCY_EXPONENTS, type Currency } from '../../domain/money';
+import { z } from '../../lib/zod';
+import { documentedAnswer, providerHttp, ProviderUnknownAnswer, TokenCache, type FetchLike, type ProviderHttpResponse } from '../http';
+import {
+  ProviderRefusal,
+  ProviderUnsupported,
+  type CallbackRequest,
+  type InitiateRequest,
+  type ParsedCallback,
+  type PaymentProvider,
+  type ProviderAnswer,
+  type RefundAnswer,
+  type RefundRequest,
+} from '../provider';
+import { isUuid, momoCallbackUrl, parseMomoCallback } from './callback';
+import type { MomoSettings } from './settings';
+import { failureCodeOf, outcomeOf, reasonCodeOf, requestToPayResult, type RequestToPayResult } from './statuses';
+
+/** What the live adapters need besides their settings. */
+export interface LiveProviderDeps {
+  /** HMAC key of the per-payment callback tokens (PROVIDER_CALLBACK_SECRET), at least 32 characters. */
+  callbackSecret: string;
+  /** The HTTP client (default: global fetch). */
+  fetch?: FetchLike;
+  /** The clock of the token cache (default: now). */
+  now?: () => Date;
+}
+
+/** Longest `payerMessage` and `payeeNote` MoMo takes, in characters (a longer one is answered 400). */
+export const MOMO_TEXT_MAX_LENGTH = 160;
+
+/** The currency each production target environment collects in (X-Target-Environment → currency); others are not checked. */
+export const MOMO_ENVIRONMENT_CURRENCIES: Readonly<Record<string, Currency>> = { mtnrwanda: 'RWF', mtnuganda: 'UGX', mtnghana: 'GHS' };
+
+/**
+ * The `X-Reference-Id` of the payment `paymentId`: a UUID in version 4 form made from SHA-256 of
+ * `momo:` + paymentId (version nibble 4, RFC 4122 variant), lower case; the same payment always
+ * gets the same one.
+ */
+export function momoReferenceId(paymentId: string): string {
+  const bytes = createHash('sha256').update(`momo:${paymentId}`).digest().subarray(0, 16);
+  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * `minor` units of `currency` as MoMo's `amount`: a decimal string in major units (RWF/UGX 1500 →
+ * `"1500"`; GHS 1250 → `"12.50"`), built digit by digit.
+ */
+export function momoAmount(minor: number, currency: Currency): string {
+  const exponent = CURRENCY_EXPONENTS[currency];
+  if (exponent === 0) return String(minor);
+  const scale = 10 ** exponent;
+  return `${Math.trunc(minor / scale)}.${String(minor % scale).padStart(exponent, '0')}`;
+}
+
+/**
+ * `text` as MoMo takes it in `payerMessage`/`payeeNote`: quotes removed and other characters outside
+ * letters, digits, spaces and `. , : ; - _ / # ( ) +` replaced by spaces (MoMo answers 400 to special
+ * characters such as an apostrophe), spaces collapsed, at most 160 characters; `fallback` when empty.
+ */
+export function momoText(text: string, fallback: string): string {
+  const cleaned = text
+    .replace(/['"`\u2018\u2019\u201c\u201d]/g, '')
+    .replace(/[^\p{L}\p{N} .,:;\-_/#()+]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, MOMO_TEXT_MAX_LENGTH)
+    .trim();
+  return cleaned.length > 0 ? cleaned : fallback.slice(0, MOMO_TEXT_MAX_LENGTH);
+}
+
+/** MoMo refused our API user and key, or our access token twice: a configuration fault, retried like an unknown answer. */
+export class MomoAuthenticationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MomoAuthenticationError';
+  }
+}
+
+/** `POST /collection/token/` → 200. */
+const tokenAnswer = z.object({
+  access_token: z.string().min(1),
+  token_type: z.string().optional(),
+  expires_in: z.union([z.number(), z.string().regex(/^[0-9]+$/)]).transform(Number).pipe(z.number().int().positive()),
+});
+
+/** MoMo's error body `{code, message}` (both optional: APIM's own answers carry `statusCode` and `message`). */
+const errorAnswer = z.object({ code: z.string().max(200).optional(), message: z.string().max(1000).optional() });
+
+/** The error body's code and message, when the body is one. */
+function errorOf(response: ProviderHttpResponse): { code?: string; message?: string } {
+  const parsed = errorAnswer.safeParse(response.json);
+  return parsed.success ? parsed.data : {};
+}
+
+/**
+ * The live MTN MoMo adapter (see the module's comment). Three-valued answers: values,
+ * {@link ProviderRefusal} (a refused request with its failure code, an unknown reference, a bad
+ * callback), and any other error for an unknown answer (time-out, 5xx, undocumented body,
+ * {@link MomoAuthenticationError}).
+ * @param settings base URL, credentials, target environment, time-out (ms) of every call
+ * @param deps the callback secret (per-payment callback tokens), the HTTP client, the token cache's clock
+ * @throws Error when `deps.callbackSecret` is shorter than 32 characters
+ */
+export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDeps): PaymentProvider {
+  if (deps.callbackSecret.length < 32) throw new Error('the MoMo adapter needs a callback secret of at least 32 characters');
+  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
+  const fetchImpl = deps.fetch ?? fetch;
+  const now = deps.now ?? (() => new Date());
+  const secret = deps.callbackSecret;
+
+  const tokens = new TokenCache(async () => {
+    const response = await providerHttp(
+      {
+        method: 'POST',
+        url: `${baseUrl}/collection/token/`,
+        headers: {
+          authorization: `Basic ${Buffer.from(`${settings.apiUser}:${settings.apiKey}`).toString('base64')}`,
+          'ocp-apim-subscription-key': settings.subscriptionKey,
+        },
+        timeoutMs: settings.timeoutMs,
+      },
+      fetchImpl,
+    );
+    if (response.status !== 200) throw new MomoAuthenticationError(`MoMo refused the API user and key (HTTP ${response.status})`);
+    const answer = documentedAnswer(tokenAnswer, response.json, 'POST /collection/token/');
+    return { value: answer.access_token, expiresInSeconds: answer.expires_in };
+  }, () => now().getTime());
+
+  /**
+   * One authorised Collection call (Bearer token, subscription key, target environment, plus
+   * `headers`). A 401 forgets the token and retries once with a new one.
+   * @throws ProviderUnknownAnswer (time-out, network, 5xx), MomoAuthenticationError (401 twice, or the token refused)
+   */
+  async function call(method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, body?: unknown): Promise<ProviderHttpResponse> {
+    for (let attempt = 1; ; attempt += 1) {
+      const token = await tokens.get();
+      const response = await providerHttp(
+        {
+          method,
+          url: `${baseUrl}${path}`,
+          headers: {
+            authorization: `Bearer ${token}`,
+            'ocp-apim-subscription-key': settings.subscriptionKey,
+            'x-target-environment': settings.targetEnvironment,
+            ...headers,
+          },
+          body,
+          timeoutMs: settings.timeoutMs,
+        },
+        fetchImpl,
+      );
+      if (response.status !== 401) return response;
+      tokens.invalidate();
+      if (attempt === 2) throw new MomoAuthenticationError(`${method} ${path}: MoMo refused a new access token (401)`);
+    }
+  }
+
+  /**
+   * The request-to-pay `reference` as MoMo's status call gives it.
+   * @throws ProviderRefusal when MoMo does not know the reference; any other error when the answer is unknown
+   */
+  async function fetchResult(reference: string): Promise<RequestToPayResult> {
+    if (!isUuid(reference)) throw new ProviderRefusal(`${reference} is not a MoMo reference`);
+    const path = `/collection/v1_0/requesttopay/${encodeURIComponent(reference)}`;
+    const response = await call('GET', path);
+    if (response.status === 404) throw new ProviderRefusal(`MoMo has no request-to-pay ${reference}`);
+    if (response.status !== 200) throw new ProviderUnknownAnswer(`GET ${path}: undocumented answer (HTTP ${response.status})`, response.status);
+    return documentedAnswer(requestToPayResult, response.json, `GET ${path}`);
+  }
+
+  /** The answer for `reference` from its result. */
+  function answerOf(reference: string, result: RequestToPayResult): ProviderAnswer {
+    return { providerReference: reference, outcome: outcomeOf(result.status, result.reason) };
+  }
+
+  return {
+    code: 'momo',
+    supports: { cancel: false, refund: false },
+
+    async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
+      const expected = MOMO_ENVIRONMENT_CURRENCIES[settings.targetEnvironment];
+      if (expected !== undefined && request.currency !== expected) {
+        throw new ProviderRefusal(`MTN MoMo (${settings.targetEnvironment}) collects ${expected}, not ${request.currency}`, 'provider_error');
+      }
+      if (!/^\+?[1-9][0-9]{5,14}$/.test(request.customer)) throw new ProviderRefusal('MTN MoMo collects from a phone number (MSISDN) only', 'declined');
+      const reference = momoReferenceId(request.paymentId);
+      const path = '/collection/v1_0/requesttopay';
+      const headers: Record<string, string> = { 'x-reference-id': reference };
+      if (request.callbackUrl !== null) headers['x-callback-url'] = momoCallbackUrl(request.callbackUrl, reference, secret);
+      const response = await call('POST', path, headers, {
+        amount: momoAmount(request.amount, request.currency),
+        currency: request.currency,
+        externalId: request.paymentId,
+        payer: { partyIdType: 'MSISDN', partyId: request.customer.replace(/^\+/, '') },
+        payerMessage: momoText(request.description, request.paymentId),
+        payeeNote: momoText(`Payment ${request.paymentId}`, request.paymentId),
+      });
+      // Accepted: the payer gets MTN's own PIN prompt; MoMo gives no text for it, so none is invented.
+      if (response.status === 202) return { providerReference: reference, outcome: { status: 'pending' }, nextAction: null };
+      if (response.status === 409) {
+        // Our earlier request with this reference exists (a retry): its status is the answer.
+        let result: RequestToPayResult;
+        try {
+          result = await fetchResult(reference);
+        } catch (error) {
+          if (error instanceof ProviderRefusal) throw new ProviderUnknownAnswer(`POST ${path}: MoMo says ${reference} exists, then does not find it`);
+          throw error;
+        }
+        if (result.externalId !== undefined && result.externalId !== null && String(result.externalId) !== request.paymentId) {
+          throw new ProviderRefusal(`MoMo reference ${reference} belongs to another request (externalId ${String(result.externalId)})`, 'provider_error');
+        }
+        return { ...answerOf(reference, result), nextAction: null };
+      }
+      if (response.status === 400 || response.status === 403) {
+        const error = errorOf(response);
+        const code = reasonCodeOf(error.code);
+        const why = [code, error.message].filter(Boolean).join(': ') || `HTTP ${response.status}`;
+        throw new ProviderRefusal(`MTN MoMo refused the request to pay (${why})`, failureCodeOf(code));
+      }
+      // 2xx other than 202, 408, 429 and other undocumented answers: MoMo may have taken it; a retry (409) tells.
+      throw new ProviderUnknownAnswer(`POST ${path}: undocumented answer (HTTP ${response.status})`, response.status);
+    },
+
+    async fetchStatus(providerReference: string): Promise<ProviderAnswer> {
+      return answerOf(providerReference, await fetchResult(providerReference));
+    },
+
+    async cancel(): Promise<ProviderAnswer> {
+      // MoMo cannot withdraw a request-to-pay: it stays with the payer until answered or EXPIRED.
+      throw new ProviderUnsupported('momo', 'cancel');
+    },
+
+    async refund(_request: RefundRequest): Promise<RefundAnswer> {
+      // The Collection product has no refund call (see the module's comment).
+      throw new ProviderUnsupported('momo', 'refund');
+    },
+
+    async fetchRefund(_request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
+      // No refund is ever sent to MoMo, so none can be asked about.
+      throw new ProviderUnsupported('momo', 'refund');
+    },
+
+    parseCallback(request: CallbackRequest): ParsedCallback {
+      return parseMomoCallback(request, secret);
+    },
+  };
+}

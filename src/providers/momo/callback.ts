@@ -1,0 +1,67 @@
+/**
+ * MTN MoMo callbacks (D16). MoMo calls the `X-Callback-Url` given with each request-to-pay once the
+ * request is settled, with a body like the status answer (momodeveloper.mtn.com "Callback": "Allow
+ * PUT & POST on your callback listener host"; the payload "will be similar to the response returned
+ * by the status check API"). MoMo signs nothing, so each payment's callback URL carries its own
+ * unguessable token: `?reference=<X-Reference-Id>&token=<hex HMAC-SHA256 of "momo:" + reference,
+ * keyed with the callback secret>`. It is checked without any lookup, before the body is read; the
+ * workflow then confirms the hint with the status call.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
+import { claimedStatusOf, requestToPayResult } from './statuses';
+
+/** A UUID as MoMo's `X-Reference-Id` takes it (lower or upper case hex). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True when `value` has the form of a UUID. */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** The callback token of the request-to-pay `reference`: hex HMAC-SHA256 of `momo:` + reference (lower case), keyed with `secret`. */
+export function momoCallbackToken(reference: string, secret: string): string {
+  return createHmac('sha256', secret).update(`momo:${reference.toLowerCase()}`).digest('hex');
+}
+
+/**
+ * `callbackUrl` (the service's `…/v1/provider-callbacks/momo`) with the query parameters `reference`
+ * and `token` of the request-to-pay `reference` added (other query parameters are kept).
+ */
+export function momoCallbackUrl(callbackUrl: string, reference: string, secret: string): string {
+  const url = new URL(callbackUrl);
+  url.searchParams.set('reference', reference);
+  url.searchParams.set('token', momoCallbackToken(reference, secret));
+  return url.toString();
+}
+
+/** True when `token` is the callback token of `reference` under `secret`; compared in constant time. */
+export function verifyMomoCallbackToken(reference: string, token: string | undefined, secret: string): boolean {
+  if (!token || !isUuid(reference)) return false;
+  const expected = Buffer.from(momoCallbackToken(reference, secret));
+  const given = Buffer.from(token.toLowerCase());
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+/**
+ * Authenticates a MoMo callback by its `reference` and `token` query parameters, then parses its
+ * body (a request-to-pay result; a `referenceId` in it, when present, must be the same reference).
+ * @returns `{providerReference: reference, claimed}` with `claimed` in our statuses
+ * @throws ProviderRefusal when the reference or token is missing or wrong, or the body is not a documented result
+ */
+export function parseMomoCallback(request: CallbackRequest, secret: string): ParsedCallback {
+  const reference = request.query.reference ?? '';
+  if (!verifyMomoCallbackToken(reference, request.query.token, secret)) throw new ProviderRefusal('the MoMo callback token is missing or not valid');
+  let json: unknown;
+  try {
+    json = JSON.parse(request.rawBody);
+  } catch {
+    throw new ProviderRefusal('the MoMo callback body is not JSON');
+  }
+  const parsed = requestToPayResult.safeParse(json);
+  if (!parsed.success) throw new ProviderRefusal('the MoMo callback body is not a request-to-pay result');
+  if (parsed.data.referenceId !== undefined && parsed.data.referenceId.toLowerCase() !== reference.toLowerCase()) {
+    throw new ProviderRefusal('the MoMo callback body names another reference than its URL');
+  }
+  return { providerReference: reference.toLowerCase(), claimed: claimedStatusOf(parsed.data.status) };
+}

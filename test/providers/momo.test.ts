@@ -1,0 +1,483 @@
+/**
+ * The live MTN MoMo adapter (`momo`, D16) against the fake MoMo Collection API over real HTTP:
+ * token cache and renewal, the documented request shapes, the X-Reference-Id derived from the
+ * payment id (a retried initiation never asks twice), MTN's sandbox numbers, every documented
+ * failure reason mapped onto ours, unknown answers (5xx, time-out, undocumented body) kept apart
+ * from refusals, callbacks authenticated by their per-payment token, and cancel and refund declared
+ * unsupported.
+ */
+import { expect } from 'chai';
+import { newId } from '../../src/lib/ids';
+import { ProviderUnknownAnswer } from '../../src/providers/http';
+import { ProviderRefusal, ProviderUnsupported, type CallbackRequest, type InitiateRequest, type PaymentProvider, type RefundRequest } from '../../src/providers/provider';
+import { createMomoProvider, momoAmount, momoReferenceId, momoText, MomoAuthenticationError } from '../../src/providers/momo/adapter';
+import { momoCallbackToken } from '../../src/providers/momo/callback';
+import { momoSettingsSchema, type MomoSettings } from '../../src/providers/momo/settings';
+import { MOMO_REASONS } from '../../src/providers/momo/statuses';
+import { MOMO_FAKE_NUMBERS, startMomoFake, type FakeRequest, type MomoFake } from '../fakes/momo-fake';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+
+const API_USER = '5f0b7a3c-1d2e-4f60-8a9b-0c1d2e3f4a5b';
+const API_KEY = 'momo-test-api-key';
+const SUBSCRIPTION_KEY = 'momo-test-subscription-key';
+const CALLBACK_SECRET = 'momo-callback-secret-for-tests-0123456789';
+const APPROVAL_DELAY_MS = 40;
+const DELAYED_APPROVAL_MS = 300;
+/** Every adapter call's time-out here: short, so hangs are quick. */
+const TIMEOUT_MS = 300;
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** What a promise rejected with, or undefined when it resolved. */
+function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A Rwandan MTN number (+25078…) ending in `suffix` (six digits; default: one that approves), unique per call. */
+let serial = 0;
+function rwandanNumber(suffix = '200000'): string {
+  serial += 1;
+  return `+25078${String(serial).padStart(3, '0')}${suffix}`;
+}
+
+describe('MTN MoMo adapter (momo, D16) against the fake MoMo Collection API', function () {
+  this.timeout(10_000);
+  let fake: MomoFake;
+  let sink: Receiver;
+  let settings: MomoSettings;
+  let momo: PaymentProvider;
+  let callbackUrl: string;
+
+  before(async () => {
+    sink = await startReceiver();
+    fake = await startMomoFake({ apiUser: API_USER, apiKey: API_KEY, subscriptionKey: SUBSCRIPTION_KEY, approvalDelayMs: APPROVAL_DELAY_MS, delayedApprovalMs: DELAYED_APPROVAL_MS });
+    settings = momoSettingsSchema.parse({ baseUrl: fake.url, apiUser: API_USER, apiKey: API_KEY, subscriptionKey: SUBSCRIPTION_KEY, targetEnvironment: 'mtnrwanda', timeoutMs: TIMEOUT_MS });
+    momo = createMomoProvider(settings, { callbackSecret: CALLBACK_SECRET });
+    callbackUrl = `${sink.origin}/v1/provider-callbacks/momo`;
+  });
+  after(async () => {
+    await fake.close();
+    await sink.close();
+  });
+
+  /** A fresh payment's initiation request: 1500 RWF from `customer` unless overridden. */
+  function request(customer: string, overrides: Partial<InitiateRequest> = {}): InitiateRequest {
+    const paymentId = newId('pay_');
+    return {
+      paymentId,
+      idempotencyKey: `payment:${paymentId}:initiate`,
+      amount: 1500,
+      currency: 'RWF',
+      customer,
+      description: 'Order 42',
+      expiresAt: new Date(Date.now() + 600_000).toISOString(),
+      callbackUrl,
+      ...overrides,
+    };
+  }
+
+  /** The adapter's answer for `reference` once MoMo settled it (or the last one after ~2 s). */
+  async function settled(reference: string, adapter: PaymentProvider = momo) {
+    for (let i = 0; i < 80; i += 1) {
+      const answer = await adapter.fetchStatus(reference);
+      if (answer.outcome.status !== 'processing' && answer.outcome.status !== 'pending') return answer;
+      await sleep(25);
+    }
+    return adapter.fetchStatus(reference);
+  }
+
+  /** The requests the fake got to `path` (a prefix) since `from`. */
+  function requestsTo(path: string, from = 0, method?: string): FakeRequest[] {
+    return fake.requests.slice(from).filter((r) => r.path.startsWith(path) && (method === undefined || r.method === method));
+  }
+
+  describe('access token', () => {
+    it('is obtained with Basic apiUser:apiKey and the subscription key, no body, and reused until shortly before it expires', async () => {
+      let clock = Date.now();
+      const adapter = createMomoProvider(settings, { callbackSecret: CALLBACK_SECRET, now: () => new Date(clock) });
+      const issued = fake.tokensIssued;
+      const from = fake.requests.length;
+      const { providerReference } = await adapter.initiate(request(rwandanNumber()));
+      await adapter.fetchStatus(providerReference);
+      expect(fake.tokensIssued - issued).to.equal(1);
+      const [tokenRequest] = requestsTo('/collection/token/', from);
+      expect(tokenRequest?.method).to.equal('POST');
+      expect(tokenRequest?.headers.authorization).to.equal(`Basic ${Buffer.from(`${API_USER}:${API_KEY}`).toString('base64')}`);
+      expect(tokenRequest?.headers['ocp-apim-subscription-key']).to.equal(SUBSCRIPTION_KEY);
+      expect(tokenRequest?.raw).to.equal('');
+
+      clock += 3_545_000; // the fake's tokens live 3600 s; the cache renews 60 s early
+      await adapter.fetchStatus(providerReference);
+      expect(fake.tokensIssued - issued).to.equal(2);
+    });
+
+    it('is renewed when MoMo answers 401, and the call is made once more', async () => {
+      const { providerReference } = await momo.initiate(request(rwandanNumber()));
+      fake.expireTokens();
+      const issued = fake.tokensIssued;
+      const from = fake.requests.length;
+      const answer = await momo.fetchStatus(providerReference);
+      expect(answer.providerReference).to.equal(providerReference);
+      expect(fake.tokensIssued - issued).to.equal(1);
+      expect(requestsTo('/collection/v1_0/requesttopay/', from)).to.have.length(2);
+    });
+
+    it('refused credentials are an authentication fault (retried), never a refusal of the payment', async () => {
+      const adapter = createMomoProvider({ ...settings, apiKey: 'wrong-key' }, { callbackSecret: CALLBACK_SECRET });
+      const error = await rejectionOf(adapter.initiate(request(rwandanNumber())));
+      expect(error).to.be.instanceOf(MomoAuthenticationError);
+      expect(error).not.to.be.instanceOf(ProviderRefusal);
+      expect((error as Error).message).not.to.include('wrong-key');
+    });
+  });
+
+  describe('initiate', () => {
+    it('sends the documented headers and body, and answers pending with no next action', async () => {
+      const from = fake.requests.length;
+      const initiation = request('+250788300001');
+      const answer = await momo.initiate(initiation);
+      const reference = momoReferenceId(initiation.paymentId);
+      expect(reference).to.match(UUID_V4);
+      expect(answer).to.deep.equal({ providerReference: reference, outcome: { status: 'pending' }, nextAction: null });
+      const [sent] = requestsTo('/collection/v1_0/requesttopay', from, 'POST');
+      expect(sent?.headers['x-reference-id']).to.equal(reference);
+      expect(sent?.headers['x-target-environment']).to.equal('mtnrwanda');
+      expect(sent?.headers['ocp-apim-subscription-key']).to.equal(SUBSCRIPTION_KEY);
+      expect(sent?.headers.authorization).to.match(/^Bearer \S+$/);
+      expect(sent?.headers['x-callback-url']).to.equal(`${callbackUrl}?reference=${reference}&token=${momoCallbackToken(reference, CALLBACK_SECRET)}`);
+      expect(sent?.body).to.deep.equal({
+        amount: '1500',
+        currency: 'RWF',
+        externalId: initiation.paymentId,
+        payer: { partyIdType: 'MSISDN', partyId: '250788300001' },
+        payerMessage: 'Order 42',
+        payeeNote: `Payment ${initiation.paymentId}`,
+      });
+    });
+
+    it('sends no X-Callback-Url when the service has no callback URL', async () => {
+      const from = fake.requests.length;
+      await momo.initiate(request(rwandanNumber(), { callbackUrl: null }));
+      const [sent] = requestsTo('/collection/v1_0/requesttopay', from, 'POST');
+      expect(sent).not.to.equal(undefined);
+      expect(sent?.headers).not.to.have.property('x-callback-url');
+    });
+
+    it('sends GHS in major units with two decimals to mtnghana', async () => {
+      const ghana = createMomoProvider({ ...settings, targetEnvironment: 'mtnghana' }, { callbackSecret: CALLBACK_SECRET });
+      const from = fake.requests.length;
+      const answer = await ghana.initiate(request('+233241234567', { amount: 1250, currency: 'GHS' }));
+      const [sent] = requestsTo('/collection/v1_0/requesttopay', from, 'POST');
+      expect((sent?.body as { amount: string }).amount).to.equal('12.50');
+      expect(fake.transactions.get(answer.providerReference)).to.include({ amount: '12.50', currency: 'GHS', environment: 'mtnghana' });
+      expect(momoAmount(5, 'GHS')).to.equal('0.05');
+      expect(momoAmount(1_000_000_000_000, 'UGX')).to.equal('1000000000000');
+    });
+
+    it('trims texts to 160 characters and drops the characters MoMo refuses, so MoMo takes them', async () => {
+      const description = `Bob's "order" <42> ${'x'.repeat(300)}`;
+      const answer = await momo.initiate(request(rwandanNumber(), { description }));
+      const transaction = fake.transactions.get(answer.providerReference);
+      expect(transaction?.payerMessage).to.have.length(160);
+      expect(transaction?.payerMessage.startsWith('Bobs order 42 xxx')).to.equal(true);
+      expect(momoText(" '' ", 'pay_fallback')).to.equal('pay_fallback');
+    });
+
+    it('derives the X-Reference-Id from the payment id: the same payment always gets the same UUID v4, another payment another', () => {
+      const first = momoReferenceId('pay_aaaaaaaaaaaaaaaaaaaaaaaa');
+      expect(first).to.match(UUID_V4);
+      expect(momoReferenceId('pay_aaaaaaaaaaaaaaaaaaaaaaaa')).to.equal(first);
+      expect(momoReferenceId('pay_aaaaaaaaaaaaaaaaaaaaaaab')).not.to.equal(first);
+    });
+
+    it('retried, sends the same reference, gets 409 and answers with the request status: no second request to pay', async () => {
+      const initiation = request(rwandanNumber());
+      const first = await momo.initiate(initiation);
+      const count = fake.transactions.size;
+      await settled(first.providerReference);
+      const from = fake.requests.length;
+      const second = await momo.initiate(initiation);
+      expect(second).to.deep.equal({ providerReference: first.providerReference, outcome: { status: 'completed' }, nextAction: null });
+      expect(fake.transactions.size).to.equal(count);
+      const [repeated] = requestsTo('/collection/v1_0/requesttopay', from, 'POST');
+      expect(repeated?.headers['x-reference-id']).to.equal(first.providerReference);
+      expect(requestsTo(`/collection/v1_0/requesttopay/${first.providerReference}`, from, 'GET')).to.have.length(1);
+    });
+
+    for (const kind of ['error_500', 'hang', 'undocumented'] as const) {
+      it(`whose answer is lost (${kind}) is unknown, and the retry finds the one request to pay`, async () => {
+        const initiation = request(rwandanNumber());
+        fake.injectFaults(kind, 1, ['/collection/v1_0/requesttopay']);
+        const lost = await rejectionOf(momo.initiate(initiation));
+        expect(lost).to.be.instanceOf(ProviderUnknownAnswer);
+        expect(lost).not.to.be.instanceOf(ProviderRefusal);
+        const reference = momoReferenceId(initiation.paymentId);
+        expect(fake.transactions.has(reference)).to.equal(true);
+        const count = fake.transactions.size;
+        const retried = await momo.initiate(initiation);
+        expect(retried.providerReference).to.equal(reference);
+        expect(retried.outcome.status).to.be.oneOf(['processing', 'completed']);
+        expect(fake.transactions.size).to.equal(count);
+      });
+    }
+
+    it('refused by MoMo (400: a currency the environment does not take) is a refusal, not an unknown answer', async () => {
+      const sandbox = createMomoProvider({ ...settings, targetEnvironment: 'sandbox' }, { callbackSecret: CALLBACK_SECRET });
+      const error = await rejectionOf(sandbox.initiate(request(rwandanNumber())));
+      expect(error).to.be.instanceOf(ProviderRefusal);
+      expect((error as ProviderRefusal).failureCode).to.equal('provider_error');
+      expect((error as Error).message).to.include('INVALID_CURRENCY');
+    });
+
+    it('refuses a currency its production environment does not collect, without calling MoMo', async () => {
+      const from = fake.requests.length;
+      const error = await rejectionOf(momo.initiate(request('+233241234567', { amount: 1250, currency: 'GHS' })));
+      expect(error).to.be.instanceOf(ProviderRefusal);
+      expect(requestsTo('/collection/v1_0/requesttopay', from)).to.have.length(0);
+    });
+  });
+
+  describe("MTN's sandbox numbers", () => {
+    const cases: { name: string; suffix: string; outcome: Record<string, unknown> }[] = [
+      { name: '46733123450 (failed) → failed provider_error', suffix: MOMO_FAKE_NUMBERS.failed, outcome: { status: 'failed', failureCode: 'provider_error' } },
+      { name: '46733123451 (rejected) → failed declined', suffix: MOMO_FAKE_NUMBERS.rejected, outcome: { status: 'failed', failureCode: 'declined' } },
+      { name: '46733123452 (expired) → failed expired', suffix: MOMO_FAKE_NUMBERS.expired, outcome: { status: 'failed', failureCode: 'expired' } },
+      { name: '46733123455 (payer not found) → failed declined', suffix: MOMO_FAKE_NUMBERS.notFound, outcome: { status: 'failed', failureCode: 'declined' } },
+      { name: 'any other number → completed', suffix: '200000', outcome: { status: 'completed' } },
+    ];
+    for (const { name, suffix, outcome } of cases) {
+      it(name, async () => {
+        const { providerReference } = await momo.initiate(request(rwandanNumber(suffix)));
+        const answer = await settled(providerReference);
+        expect(answer.providerReference).to.equal(providerReference);
+        expect(answer.outcome).to.include(outcome);
+        if (answer.outcome.status === 'failed') expect(answer.outcome.failureMessage).to.match(/^MTN MoMo: .+ \([A-Z_]+\)$/);
+      });
+    }
+
+    it('46733123450 itself, as MTN gives it, fails too', async () => {
+      const { providerReference } = await momo.initiate(request('+46733123450'));
+      expect((await settled(providerReference)).outcome).to.include({ status: 'failed', failureCode: 'provider_error' });
+      expect(fake.transactions.get(providerReference)?.payer.partyId).to.equal('46733123450');
+    });
+
+    it('46733123453 (ongoing) → processing, for as long as the payer does not answer', async () => {
+      const { providerReference } = await momo.initiate(request(rwandanNumber(MOMO_FAKE_NUMBERS.ongoing)));
+      await sleep(APPROVAL_DELAY_MS * 4);
+      expect((await momo.fetchStatus(providerReference)).outcome).to.deep.equal({ status: 'processing' });
+    });
+
+    it('46733123454 (delayed) → processing, then completed after the delay', async () => {
+      const { providerReference } = await momo.initiate(request(rwandanNumber(MOMO_FAKE_NUMBERS.delayed)));
+      await sleep(APPROVAL_DELAY_MS * 3);
+      expect((await momo.fetchStatus(providerReference)).outcome).to.deep.equal({ status: 'processing' });
+      await sleep(DELAYED_APPROVAL_MS);
+      expect((await settled(providerReference)).outcome).to.deep.equal({ status: 'completed' });
+    });
+  });
+
+  describe('fetchStatus maps every documented failure reason', () => {
+    const expected: Record<string, string> = {
+      NOT_ENOUGH_FUNDS: 'insufficient_funds',
+      PAYER_LIMIT_REACHED: 'declined',
+      PAYER_NOT_FOUND: 'declined',
+      SENDER_ACCOUNT_NOT_ACTIVE: 'declined',
+      APPROVAL_REJECTED: 'declined',
+      REJECTED: 'declined',
+      PAYMENT_NOT_APPROVED: 'declined',
+      TRANSACTION_CANCELED: 'declined',
+      EXPIRED: 'expired',
+      COULD_NOT_PERFORM_TRANSACTION: 'expired',
+      INTERNAL_PROCESSING_ERROR: 'provider_error',
+      SERVICE_UNAVAILABLE: 'provider_error',
+      PAYEE_NOT_FOUND: 'provider_error',
+      PAYEE_NOT_ALLOWED_TO_RECEIVE: 'provider_error',
+      NOT_ALLOWED: 'provider_error',
+      NOT_ALLOWED_TARGET_ENVIRONMENT: 'provider_error',
+      INVALID_CALLBACK_URL_HOST: 'provider_error',
+      INVALID_CURRENCY: 'provider_error',
+      RESOURCE_NOT_FOUND: 'provider_error',
+      TRANSACTION_NOT_FOUND: 'provider_error',
+      RESOURCE_ALREADY_EXIST: 'provider_error',
+    };
+
+    it('the table names every reason the adapter knows', () => {
+      expect(Object.keys(MOMO_REASONS).sort()).to.deep.equal(Object.keys(expected).sort());
+    });
+
+    it('FAILED with each reason → failed with its failure code and a message naming the reason', async () => {
+      for (const [reason, failureCode] of Object.entries(expected)) {
+        const { providerReference } = await momo.initiate(request(rwandanNumber(MOMO_FAKE_NUMBERS.ongoing), { callbackUrl: null }));
+        fake.decide(providerReference, 'FAILED', reason);
+        const { outcome } = await momo.fetchStatus(providerReference);
+        expect(outcome, reason).to.include({ status: 'failed', failureCode });
+        expect(outcome.status === 'failed' && outcome.failureMessage, reason).to.include(`(${reason})`);
+      }
+    });
+
+    it("reads the swagger's {code, message} reason, an unknown reason and none (provider_error)", async () => {
+      const cases = [
+        { reason: { code: 'NOT_ENOUGH_FUNDS', message: 'Not enough funds' }, failureCode: 'insufficient_funds', text: '(NOT_ENOUGH_FUNDS)' },
+        { reason: 'NOT ENOUGH_FUNDS', failureCode: 'insufficient_funds', text: '(NOT_ENOUGH_FUNDS)' },
+        { reason: 'SOMETHING_NEW', failureCode: 'provider_error', text: '(SOMETHING_NEW)' },
+        { reason: undefined, failureCode: 'provider_error', text: 'no reason given' },
+      ];
+      for (const { reason, failureCode, text } of cases) {
+        const { providerReference } = await momo.initiate(request(rwandanNumber(MOMO_FAKE_NUMBERS.ongoing), { callbackUrl: null }));
+        fake.decide(providerReference, 'FAILED', reason);
+        const { outcome } = await momo.fetchStatus(providerReference);
+        expect(outcome).to.include({ status: 'failed', failureCode });
+        expect(outcome.status === 'failed' && outcome.failureMessage).to.include(text);
+      }
+    });
+
+    it('a reference MoMo does not know (404), or one that is not a MoMo reference, is a refusal', async () => {
+      expect(await rejectionOf(momo.fetchStatus(momoReferenceId('pay_neverSent')))).to.be.instanceOf(ProviderRefusal);
+      expect(await rejectionOf(momo.fetchStatus('pay_notAMomoReference'))).to.be.instanceOf(ProviderRefusal);
+    });
+  });
+
+  describe('unknown answers', () => {
+    for (const kind of ['error_500', 'hang', 'undocumented'] as const) {
+      it(`${kind} on the status call is an unknown answer, neither a refusal nor a status`, async () => {
+        const { providerReference } = await momo.initiate(request(rwandanNumber()));
+        await settled(providerReference);
+        fake.injectFaults(kind, 1, ['/collection/v1_0/requesttopay/']);
+        const started = Date.now();
+        const error = await rejectionOf(momo.fetchStatus(providerReference));
+        expect(error).to.be.instanceOf(ProviderUnknownAnswer);
+        expect(error).not.to.be.instanceOf(ProviderRefusal);
+        expect(Date.now() - started).to.be.below(TIMEOUT_MS + 1_000);
+        expect((await momo.fetchStatus(providerReference)).outcome).to.deep.equal({ status: 'completed' });
+      });
+    }
+  });
+
+  describe('callbacks', () => {
+    /** The callbacks the sink got for `reference`, in order. */
+    async function callbacksFor(reference: string, count: number) {
+      for (let i = 0; i < 100; i += 1) {
+        const got = sink.requests.filter((r) => r.path.includes(`reference=${reference}`));
+        if (got.length >= count) return got;
+        await sleep(20);
+      }
+      throw new Error(`fewer than ${count} callbacks for ${reference}`);
+    }
+
+    /** A received callback as the route hands it to the adapter. */
+    function asCallback(received: { path: string; body: string }): CallbackRequest {
+      const url = new URL(received.path, sink.origin);
+      return { rawBody: received.body, headers: { 'content-type': 'application/json' }, query: Object.fromEntries(url.searchParams) };
+    }
+
+    it('with the right token is accepted as a hint naming the request', async () => {
+      const { providerReference } = await momo.initiate(request(rwandanNumber()));
+      const [received] = await callbacksFor(providerReference, 1);
+      expect(received?.method).to.equal('POST');
+      expect(received?.path.startsWith('/v1/provider-callbacks/momo?')).to.equal(true);
+      expect(momo.parseCallback(asCallback(received as { path: string; body: string }))).to.deep.equal({ providerReference, claimed: 'completed' });
+    });
+
+    it('claims a failure for FAILED, and is read alike when MoMo PUTs it', async () => {
+      try {
+        fake.setMode({ callbackMethod: 'PUT' });
+        const { providerReference } = await momo.initiate(request(rwandanNumber(MOMO_FAKE_NUMBERS.rejected)));
+        const [received] = await callbacksFor(providerReference, 1);
+        expect(received?.method).to.equal('PUT');
+        expect(momo.parseCallback(asCallback(received as { path: string; body: string })).claimed).to.equal('failed');
+      } finally {
+        fake.setMode({ callbackMethod: 'POST' });
+      }
+    });
+
+    it('with a wrong or missing token, or another reference, is refused before its body is read', () => {
+      const reference = momoReferenceId('pay_callbackTarget');
+      const rawBody = JSON.stringify({ amount: '1500', currency: 'RWF', externalId: 'pay_callbackTarget', status: 'SUCCESSFUL', financialTransactionId: '123' });
+      const token = momoCallbackToken(reference, CALLBACK_SECRET);
+      const parse = (query: Record<string, string | undefined>, body = rawBody) => () => momo.parseCallback({ rawBody: body, headers: {}, query });
+      expect(parse({ reference, token })()).to.deep.equal({ providerReference: reference, claimed: 'completed' });
+      expect(parse({ reference })).to.throw(ProviderRefusal, /token/);
+      expect(parse({ token })).to.throw(ProviderRefusal, /token/);
+      expect(parse({ reference, token: momoCallbackToken(reference, 'another-secret-of-at-least-32-characters') })).to.throw(ProviderRefusal, /token/);
+      expect(parse({ reference: momoReferenceId('pay_other'), token })).to.throw(ProviderRefusal, /token/);
+      const altered = `${token.slice(0, -1)}${token.endsWith('0') ? '1' : '0'}`;
+      expect(parse({ reference, token: altered })).to.throw(ProviderRefusal, /token/);
+      // A wrong token is refused even when the body is not JSON: authentication comes first.
+      expect(parse({ reference, token: 'f'.repeat(64) }, 'not json')).to.throw(ProviderRefusal, /token/);
+    });
+
+    it('with the right token but a body that is not a documented result is refused', () => {
+      const reference = momoReferenceId('pay_badBody');
+      const query = { reference, token: momoCallbackToken(reference, CALLBACK_SECRET) };
+      const parse = (rawBody: string) => () => momo.parseCallback({ rawBody, headers: {}, query });
+      expect(parse('not json')).to.throw(ProviderRefusal, /not JSON/);
+      expect(parse(JSON.stringify({ status: 'DONE' }))).to.throw(ProviderRefusal, /not a request-to-pay result/);
+      expect(parse(JSON.stringify({ referenceId: momoReferenceId('pay_other'), status: 'SUCCESSFUL' }))).to.throw(ProviderRefusal, /another reference/);
+      expect(parse(JSON.stringify({ referenceId: reference, status: 'PENDING' }))()).to.deep.equal({ providerReference: reference, claimed: 'processing' });
+    });
+
+    it('the fake calls back twice in "twice" mode and not at all in "off" mode', async () => {
+      try {
+        fake.setMode({ callbacks: 'twice' });
+        const twice = await momo.initiate(request(rwandanNumber()));
+        const bodies = (await callbacksFor(twice.providerReference, 2)).map((r) => r.body);
+        expect(bodies[0]).to.equal(bodies[1]);
+
+        fake.setMode({ callbacks: 'off' });
+        const silent = await momo.initiate(request(rwandanNumber()));
+        expect((await settled(silent.providerReference)).outcome.status).to.equal('completed');
+        await sleep(100);
+        expect(sink.requests.filter((r) => r.path.includes(silent.providerReference))).to.have.length(0);
+      } finally {
+        fake.setMode({ callbacks: 'once' });
+      }
+    });
+  });
+
+  it('cancel and refund are declared unsupported: MoMo cannot withdraw a request to pay, and Collection has no refund', async () => {
+    expect(momo.supports).to.deep.equal({ cancel: false, refund: false });
+    const reference = momoReferenceId('pay_unsupported');
+    const refund: RefundRequest = { providerReference: reference, idempotencyKey: 'refund:ref_x', amount: 1500, paymentAmount: 1500, currency: 'RWF' };
+    const from = fake.requests.length;
+    for (const call of [momo.cancel(reference), momo.refund(refund), momo.fetchRefund(refund)]) {
+      const error = await rejectionOf(call);
+      expect(error).to.be.instanceOf(ProviderUnsupported);
+    }
+    expect(fake.requests.length).to.equal(from);
+  });
+
+  it('the fake answers a missing subscription key, token or X-Target-Environment, and a bad X-Reference-Id, as MoMo documents', async () => {
+    const basic = `Basic ${Buffer.from(`${API_USER}:${API_KEY}`).toString('base64')}`;
+    const tokenAnswer = await fetch(`${fake.url}/collection/token/`, { method: 'POST', headers: { authorization: basic, 'ocp-apim-subscription-key': SUBSCRIPTION_KEY } });
+    const token = (await tokenAnswer.json()) as { access_token: string; token_type: string; expires_in: number };
+    expect(token.expires_in).to.equal(3600);
+    expect((await fetch(`${fake.url}/collection/token/`, { method: 'POST', headers: { authorization: basic } })).status).to.equal(401);
+
+    const status = (headers: Record<string, string>) => fetch(`${fake.url}/collection/v1_0/requesttopay/${momoReferenceId('pay_none')}`, { headers });
+    const full = { authorization: `Bearer ${token.access_token}`, 'ocp-apim-subscription-key': SUBSCRIPTION_KEY, 'x-target-environment': 'mtnrwanda' };
+    expect((await status({ ...full, 'ocp-apim-subscription-key': 'wrong' })).status).to.equal(401);
+    expect((await status({ ...full, authorization: 'Bearer nope' })).status).to.equal(401);
+    const noEnvironment = await status({ authorization: full.authorization, 'ocp-apim-subscription-key': SUBSCRIPTION_KEY });
+    expect(noEnvironment.status).to.equal(400);
+    const wrongEnvironment = await status({ ...full, 'x-target-environment': 'mtnnowhere' });
+    expect(wrongEnvironment.status).to.equal(500);
+    expect(((await wrongEnvironment.json()) as { code: string }).code).to.equal('NOT_ALLOWED_TARGET_ENVIRONMENT');
+    const notFound = await status(full);
+    expect(notFound.status).to.equal(404);
+    expect(((await notFound.json()) as { code: string }).code).to.equal('RESOURCE_NOT_FOUND');
+
+    const body = { amount: '1500', currency: 'RWF', externalId: 'pay_x', payer: { partyIdType: 'MSISDN', partyId: '250788123000' }, payerMessage: 'x', payeeNote: 'x' };
+    const post = (reference: string) =>
+      fetch(`${fake.url}/collection/v1_0/requesttopay`, { method: 'POST', headers: { ...full, 'content-type': 'application/json', 'x-reference-id': reference }, body: JSON.stringify(body) });
+    expect((await post('not-a-uuid')).status).to.equal(400);
+    const reference = momoReferenceId(newId('pay_'));
+    expect((await post(reference)).status).to.equal(202);
+    const repeated = await post(reference);
+    expect(repeated.status).to.equal(409);
+    expect(((await repeated.json()) as { code: string }).code).to.equal('RESOURCE_ALREADY_EXIST');
+  });
+});
