@@ -15,6 +15,7 @@ import { mochaHooks } from '../test/helpers/root-hooks';
 import { migratedRunDatabase, type Database } from './lib/postgres';
 import { throwawaySecrets } from './lib/secrets';
 import { ensureChromium, ensureDashboardBuilt } from './lib/dashboard';
+import { resolveStripeMock } from './lib/stripe-mock';
 import { resolveTemporalCli } from './lib/temporal-cli';
 import { startDevServer, type DevServer } from './lib/temporal-dev-server';
 
@@ -49,7 +50,7 @@ async function main(): Promise<void> {
   const filters = process.argv.slice(2);
   if (!process.env.SKIP_STATIC_CHECKS) {
     step('type check (tsc --noEmit)', path.join(root, 'node_modules/.bin/tsc'), ['--noEmit', '-p', '.']);
-    step('lint (eslint)', path.join(root, 'node_modules/.bin/eslint'), ['src', 'test', 'scripts', 'migrations', 'bench', 'web/src', 'web/vite.config.ts']);
+    step('lint (eslint)', path.join(root, 'node_modules/.bin/eslint'), ['src', 'test', 'scripts', 'migrations', 'bench', 'clients', 'web/src', 'web/vite.config.ts']);
   }
 
   // The dashboard's browser tests (D60), when they are selected: Debian's Chromium and a current build.
@@ -81,6 +82,7 @@ async function main(): Promise<void> {
   exitHook((done) => void stopAll().finally(done));
 
   const cli = await resolveTemporalCli(say);
+  const stripeMock = await resolveStripeMock(say);
   const testServer = path.join(root, 'scripts', 'temporal-test-server.sh');
   step('resolving the Java time-skipping test server', testServer, ['--resolve-only']);
 
@@ -96,6 +98,7 @@ async function main(): Promise<void> {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_TEST_SERVER_PATH: testServer,
+    STRIPE_MOCK_PATH: stripeMock,
     ...throwawaySecrets(),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     WORKER_METRICS_PORT: '0',

@@ -11,6 +11,7 @@ import { createAirtelProvider } from './airtel/adapter';
 import { createMomoProvider } from './momo/adapter';
 import type { PaymentProvider } from './provider';
 import type { ProviderSettings, ProviderSettingsByEnvironment } from './settings';
+import { createStripeProvider } from './stripe/adapter';
 import { createSandboxProvider, type SandboxDeps, type SandboxMode } from './sandbox/simulator';
 
 /** Looks up the adapter for a provider in an environment; undefined when none is configured. */
@@ -51,6 +52,7 @@ function configuredAdapters(settings: ProviderSettings, callbackSecret: string):
   const adapters = new Map<ProviderCode, PaymentProvider>();
   if (settings.momo) adapters.set('momo', createMomoProvider(settings.momo, { callbackSecret }));
   if (settings.mobile_money_b) adapters.set('mobile_money_b', createAirtelProvider(settings.mobile_money_b, {}));
+  if (settings.card_gateway) adapters.set('card_gateway', createStripeProvider(settings.card_gateway));
   return adapters;
 }
 

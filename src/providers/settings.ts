@@ -15,11 +15,13 @@
 import type { Environment } from '../domain/environment';
 import { airtelSettingsSchema, type AirtelSettings } from './airtel/settings';
 import { momoSettingsSchema, type MomoSettings } from './momo/settings';
+import { stripeSettingsSchema, type StripeSettings } from './stripe/settings';
 
 /** The settings of each configured live adapter (absent: not configured). */
 export interface ProviderSettings {
   momo?: MomoSettings;
   mobile_money_b?: AirtelSettings;
+  card_gateway?: StripeSettings;
 }
 
 /** Configured adapters per environment: live, and the provider sandboxes serving our sandbox. */
@@ -61,6 +63,17 @@ const PROVIDER_VARIABLES: readonly ProviderVariables[] = [
       timeoutMs: TIMEOUT,
     },
     schema: airtelSettingsSchema,
+  },
+  {
+    provider: 'card_gateway',
+    prefix: 'STRIPE',
+    fields: {
+      secretKey: { variable: 'SECRET_KEY' },
+      webhookSecret: { variable: 'WEBHOOK_SECRET' },
+      apiBaseUrl: { variable: 'API_BASE_URL', optional: true },
+      timeoutMs: TIMEOUT,
+    },
+    schema: stripeSettingsSchema,
   },
 ];
 

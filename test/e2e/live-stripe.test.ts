@@ -1,0 +1,109 @@
+/**
+ * A live merchant takes a card payment end to end through Stripe PaymentIntents (card_gateway,
+ * D15, D16): the whole service (API and worker processes) in live mode pointed at the stateful
+ * Stripe fake in front of stripe-mock. The client secret is Stripe's; the customer's confirmation
+ * (Stripe.js) is played by the fake; the payment settles by the signed webhook, and with webhooks
+ * switched off by polling; a decline carries its reason; cancel and partial refunds go through;
+ * a webhook with a wrong signature changes nothing.
+ */
+import { expect } from 'chai';
+import { resolveStripeMock, startStripeMock, type StripeMock } from '../../scripts/lib/stripe-mock';
+import { startFakeStripe, type FakeStripe } from '../fakes/stripe';
+import { approvedLiveMerchant, callService, providerReferenceOf, startLiveService, waitForLivePayment, type LiveService } from '../helpers/live-providers';
+
+const WEBHOOK_SECRET = 'whsec_end_to_end_secret';
+
+describe('live card payments end to end through Stripe, against stripe-mock and its stateful fake (D15, D16)', function () {
+  this.timeout(180_000);
+  let mock: StripeMock;
+  let fake: FakeStripe;
+  let service: LiveService;
+  let liveKey: string;
+
+  before(async function () {
+    this.timeout(900_000);
+    mock = await startStripeMock(process.env.STRIPE_MOCK_PATH ?? (await resolveStripeMock((line) => process.stdout.write(`[stripe-mock] ${line}\n`))));
+    fake = await startFakeStripe({ upstreamUrl: mock.url, webhookSecret: WEBHOOK_SECRET, callbacks: 'once' });
+    service = await startLiveService({ STRIPE_SECRET_KEY: 'sk_test_123', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE_URL: fake.url, STRIPE_TIMEOUT_MS: '3000' });
+    fake.setWebhookUrl(`${service.baseUrl}/v1/provider-callbacks/card_gateway`);
+    ({ liveKey } = await approvedLiveMerchant());
+  });
+
+  after(async () => {
+    await service?.stop();
+    await fake?.close();
+    await mock?.stop();
+  });
+
+  /** Creates a live USD card payment and returns it with its PaymentIntent id. */
+  async function createPayment(amount = 2500): Promise<{ payment: any; intent: string }> {
+    const created = await callService(service.baseUrl, '/v1/payments', liveKey, { body: { amount, currency: 'USD', payment_method: 'card', description: 'Hoodie' } });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    return { payment: created.body.data, intent: (await providerReferenceOf(created.body.data.id)) as string };
+  }
+
+  it('answers Stripe\'s client secret, created once with an idempotency key from the payment id, and settles by the signed webhook', async () => {
+    const { payment, intent } = await createPayment();
+    expect(intent).to.match(/^pi_/);
+    expect(payment.status).to.equal('pending');
+    expect(payment.next_action).to.deep.equal({ type: 'card_confirm', client_secret: fake.paymentIntent(intent)?.client_secret });
+    const creates = fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.params['metadata[payment_id]'] === payment.id);
+    expect(creates.length).to.be.at.least(1);
+    expect(new Set(creates.map((r) => r.idempotencyKey)).size).to.equal(1);
+    const deliveries = await fake.confirm(intent, 'succeeded');
+    expect(deliveries).to.deep.equal([200]);
+    const paid = await waitForLivePayment(service.baseUrl, liveKey, payment.id, (p) => p.status === 'completed');
+    expect(paid.amount).to.equal(2500);
+  });
+
+  it('settles by polling when Stripe\'s webhooks never arrive', async () => {
+    fake.setCallbacks('off');
+    try {
+      const { payment, intent } = await createPayment();
+      await fake.confirm(intent, 'succeeded');
+      const paid = await waitForLivePayment(service.baseUrl, liveKey, payment.id, (p) => p.status === 'completed', 90_000);
+      expect(paid.status).to.equal('completed');
+    } finally {
+      fake.setCallbacks('once');
+    }
+  });
+
+  it('fails a declined card with failure_code insufficient_funds', async () => {
+    const { payment, intent } = await createPayment();
+    await fake.confirm(intent, 'insufficient_funds');
+    const failed = await waitForLivePayment(service.baseUrl, liveKey, payment.id, (p) => p.status === 'failed');
+    expect(failed.failure_code).to.equal('insufficient_funds');
+  });
+
+  it('cancels a payment the customer has not confirmed: the PaymentIntent is canceled at Stripe', async () => {
+    const { payment, intent } = await createPayment();
+    const cancelled = await callService(service.baseUrl, `/v1/payments/${payment.id}/cancel`, liveKey, { body: {} });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).to.equal(200);
+    expect(cancelled.body.data.status).to.equal('cancelled');
+    expect(fake.paymentIntent(intent)?.status).to.equal('canceled');
+  });
+
+  it('refunds in parts, each refund once at Stripe, until the payment is refunded', async () => {
+    const { payment, intent } = await createPayment();
+    await fake.confirm(intent, 'succeeded');
+    await waitForLivePayment(service.baseUrl, liveKey, payment.id, (p) => p.status === 'completed');
+    const first = await callService(service.baseUrl, `/v1/payments/${payment.id}/refund`, liveKey, { body: { amount: 1000 }, headers: { 'idempotency-key': `r1-${payment.id}` } });
+    expect(first.status, JSON.stringify(first.body)).to.equal(201);
+    const again = await callService(service.baseUrl, `/v1/payments/${payment.id}/refund`, liveKey, { body: { amount: 1000 }, headers: { 'idempotency-key': `r1-${payment.id}` } });
+    expect(again.body.data.id).to.equal(first.body.data.id);
+    const rest = await callService(service.baseUrl, `/v1/payments/${payment.id}/refund`, liveKey, { body: { amount: 1500 } });
+    expect(rest.status, JSON.stringify(rest.body)).to.equal(201);
+    const refunded = await waitForLivePayment(service.baseUrl, liveKey, payment.id, (p) => p.status === 'refunded');
+    expect(refunded.amount_refunded).to.equal(2500);
+    expect(fake.refunds(intent).map((r) => r.amount)).to.deep.equal([1000, 1500]);
+  });
+
+  it('answers 401 to a webhook with a wrong signature and changes nothing', async () => {
+    const { payment, intent } = await createPayment();
+    const forged = fake.signedEvent('payment_intent.succeeded', { ...fake.paymentIntent(intent), status: 'succeeded' }, { secret: 'whsec_wrong' });
+    const answer = await fetch(`${service.baseUrl}/v1/provider-callbacks/card_gateway`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': forged.signature }, body: forged.rawBody });
+    expect(answer.status).to.equal(401);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await callService(service.baseUrl, `/v1/payments/${payment.id}`, liveKey)).body.data.status).to.equal('pending');
+  });
+});
