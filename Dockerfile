@@ -1,10 +1,27 @@
-# One image for the API and the worker (docker-compose.yml picks the command).
-FROM node:20-bookworm-slim
+# syntax=docker/dockerfile:1
+# One image for the API, the worker and the migration job (docker-compose.yml picks the command);
+# docs/operations.md#docker says what is tested of it and what is not.
+
+# --- build: every package, the TypeScript build (dist/) and the merchant dashboard (web/dist) ---
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
+COPY web/package.json web/package-lock.json ./web/
+RUN npm ci --prefix web --no-audit --no-fund
 COPY . .
-RUN npx tsc -p tsconfig.build.json
+RUN npx tsc -p tsconfig.build.json && npm run build --prefix web
+
+# --- runtime: production dependencies only, the compiled code and the dashboard, not root ---
+FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production
-EXPOSE 3000
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/web/dist ./web/dist
+# Uploaded documents and the .eml outbox live on a volume mounted at /data (docker-compose.yml).
+RUN mkdir -p /data/documents /data/mail && chown -R node:node /data
+USER node
+EXPOSE 3000 9464
 CMD ["node", "dist/src/server.js"]

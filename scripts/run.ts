@@ -4,12 +4,14 @@
  * PostgreSQL (embedded unless DATABASE_URL), runs the migrations, builds the merchant dashboard
  * (web/, when its build is missing or stale), then the worker and the API as separate processes.
  * Ctrl-C stops everything it started; data stays in `var/` for the next run.
+ * Its own lines are JSON like the worker's and the API's (D70, process `run`, level LOG_LEVEL).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import exitHook from 'async-exit-hook';
 import { createDb, migrateLatest } from '../src/db/knex';
+import { createLogger } from '../src/logger';
 import { startEmbeddedPostgres, type Database } from './lib/postgres';
 import { localSecrets } from './lib/secrets';
 import { RUNTIME_SETTINGS_FILE } from '../src/config';
@@ -19,7 +21,9 @@ import { startDevServer, stopChild, type DevServer } from './lib/temporal-dev-se
 
 const root = path.resolve(__dirname, '..');
 const varDir = path.join(root, 'var');
-const say = (line: string) => process.stdout.write(`[run] ${line}\n`);
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const log = createLogger('run', LOG_LEVELS.includes(process.env.LOG_LEVEL ?? '') ? (process.env.LOG_LEVEL as string) : 'info');
+const say = (line: string) => log.info(line);
 
 async function main(): Promise<void> {
   const children: ChildProcess[] = [];
@@ -62,7 +66,7 @@ async function main(): Promise<void> {
       database = await startEmbeddedPostgres(path.join(varDir, 'pgdata'), Number(process.env.PGPORT ?? 54329));
       databaseUrl = database.url;
     }
-    const db = createDb(databaseUrl, 2);
+    const db = createDb(databaseUrl, 2, log);
     const applied = await migrateLatest(db);
     await db.destroy();
     say(applied.length ? `migrations applied: ${applied.join(', ')}` : 'database is up to date');
@@ -102,7 +106,7 @@ async function main(): Promise<void> {
     say('Reviewers    npm run admin -- live-access list   (in this checkout; it reads var/runtime.json)');
     say('press Ctrl-C to stop everything');
   } catch (error) {
-    process.stderr.write(`[run] ${error instanceof Error ? error.message : String(error)}\n`);
+    log.error({ err: error }, error instanceof Error ? error.message : String(error));
     await stopAll(1);
   }
 }

@@ -7,7 +7,7 @@ import { createApp } from './api/app';
 import { loadConfigOrExit } from './config';
 import { createDb } from './db/knex';
 import { purgeExpiredRows } from './db/maintenance';
-import { createLogger } from './logger';
+import { createLogger, getProcessLogger } from './logger';
 import { providerRegistryFromConfig } from './providers/registry';
 import { connectClient } from './temporal';
 
@@ -17,7 +17,7 @@ const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('api', config.LOG_LEVEL);
-  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, logger);
   const temporal = await connectClient(config);
   const providers = providerRegistryFromConfig(db, config);
   const server = http.createServer(createApp({ config, db, temporal, providers, logger }).callback());
@@ -48,6 +48,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`api failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  getProcessLogger().fatal({ err: error }, 'api failed');
   process.exit(1);
 });

@@ -2,13 +2,15 @@
  * The worker process: runs every workflow and activity on task queue `payments` (D20).
  * Started by `npm start` as its own process; stops cleanly on SIGINT/SIGTERM.
  */
-import { Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from './activities';
+import { BUSINESS_HISTOGRAM_BUCKETS } from './activities/business-metrics';
+import { activityLogContext } from './activities/log-context';
 import { activityRetryMetrics } from './activities/retry-metrics';
 import { loadConfigOrExit, type Config } from './config';
 import { createDb } from './db/knex';
 import { createMailer } from './lib/mailer';
-import { createLogger } from './logger';
+import { createLogger, getProcessLogger, temporalLevelOf, temporalLogger, type Logger } from './logger';
 import { providerRegistryFromConfig } from './providers/registry';
 import { startSandboxCallbackPump } from './providers/sandbox/callback-pump';
 import { connectClient, connectWorker } from './temporal';
@@ -17,8 +19,8 @@ import { connectClient, connectWorker } from './temporal';
  * Activity dependencies built from configuration: database pool, provider adapters, mailer, and a Temporal
  * client with which activities that write events start their webhook deliveries (D22).
  */
-export async function createActivityDeps(config: Config): Promise<ActivityDeps> {
-  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+export async function createActivityDeps(config: Config, logger?: Logger): Promise<ActivityDeps> {
+  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, logger);
   const providers = providerRegistryFromConfig(db, config);
   const temporal = await connectClient(config);
   return { db, providers, temporal, mailer: createMailer(config), config };
@@ -31,16 +33,20 @@ export async function createActivityDeps(config: Config): Promise<ActivityDeps> 
  * cache; preloaded modules are evaluated once and shared. Ours (the workflows, their messages and
  * the pure domain code) keep no state at module level, only constants, message definitions and
  * activity proxies, which the SDK freezes, so sharing them is safe and saves each open workflow
- * their evaluation and a copy of their objects.
+ * their evaluation and a copy of their objects. The interceptor module adds the payment's merchant
+ * to workflow log lines (src/workflows/log-attributes.ts).
  */
 export const WORKFLOW_BUNDLE = {
   workflowsPath: require.resolve('./workflows'),
   preloadModules: [require.resolve('./workflows')],
+  // The merchant id on every workflow log line (D70).
+  workflowInterceptorModules: [require.resolve('./workflows/log-attributes')],
 };
 
 /**
  * Worker options shared by the process and the tests: the workflows (bundled as WORKFLOW_BUNDLE
- * says), the activities, and the activity interceptor counting retries and give-ups
+ * says), the activities, and the activity interceptors: the log context of each activity (its
+ * workflow, payment and merchant ids on every line, D70) and the counts of retries and give-ups
  * (`paycollect_activity_retries`, `paycollect_activity_give_ups`, docs/limits.md#retries), exported
  * with the SDK's metrics on WORKER_METRICS_PORT.
  */
@@ -50,24 +56,51 @@ export function workerOptions(deps: ActivityDeps, taskQueue: string): Pick<Worke
     activities: createActivities(deps),
     workflowsPath: WORKFLOW_BUNDLE.workflowsPath,
     bundlerOptions: { preloadModules: WORKFLOW_BUNDLE.preloadModules },
-    interceptors: { activity: [activityRetryMetrics] },
+    interceptors: { activity: [activityLogContext, activityRetryMetrics], workflowModules: WORKFLOW_BUNDLE.workflowInterceptorModules },
   };
+}
+
+/**
+ * Installs the Temporal SDK's runtime (once per process, before any native connection): its logger
+ * is ours, the Core SDK's own lines forwarded to it at our level (D70), and, unless `metricsPort` is
+ * 0, the Prometheus endpoint on `host:metricsPort` with the SDK's worker metrics (task latencies,
+ * slots, polls) and ours (src/activities/business-metrics.ts, late answers, retries), D53, D70.
+ */
+export function installRuntime(logger: Logger, level: string, host: string, metricsPort: number): void {
+  Runtime.install({
+    logger: temporalLogger(logger),
+    telemetryOptions: {
+      logging: { filter: { core: temporalLevelOf(level), other: 'ERROR' }, forward: {} },
+      metrics: metricsPort === 0 ? undefined : { prometheus: { bindAddress: `${host}:${metricsPort}`, histogramBucketOverrides: BUSINESS_HISTOGRAM_BUCKETS } },
+    },
+  });
+}
+
+/**
+ * The workflow bundle built with webpack kept quiet: its statistics (an `info` of many lines) are
+ * dropped, its warnings and errors logged; one `info` line says the bundle's size.
+ */
+async function quietWorkflowBundle(logger: Logger): Promise<{ code: string }> {
+  const bundler = logger.child({ component: 'bundler' }, { level: logger.levelVal > 40 ? logger.level : 'warn' });
+  const bundle = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE, logger: temporalLogger(bundler) });
+  logger.info({ component: 'bundler', bytes: bundle.code.length }, 'workflow bundle built');
+  return { code: bundle.code };
 }
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('worker', config.LOG_LEVEL);
-  if (config.WORKER_METRICS_PORT !== 0) {
-    // The Temporal SDK's worker metrics (task latencies, slots, polls) and ours (late answers,
-    // activity retries and give-ups) in the Prometheus format (D53, D70).
-    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `${config.HOST}:${config.WORKER_METRICS_PORT}` } } } });
-  }
-  const deps = await createActivityDeps(config);
+  installRuntime(logger, config.LOG_LEVEL, config.HOST, config.WORKER_METRICS_PORT);
+  const deps = await createActivityDeps(config, logger);
   const connection = await connectWorker(config);
+  // The bundle is built here, quietly; the options' own bundling settings go with it.
+  const { workflowsPath: _path, bundlerOptions: _bundler, interceptors, ...options } = workerOptions(deps, config.TEMPORAL_TASK_QUEUE);
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
-    ...workerOptions(deps, config.TEMPORAL_TASK_QUEUE),
+    ...options,
+    interceptors: { activity: interceptors?.activity },
+    workflowBundle: await quietWorkflowBundle(logger),
     maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
   });
   // The sandbox simulators' callbacks, sent as a provider would (D16), when there is a URL to send them to.
@@ -83,7 +116,7 @@ async function main(): Promise<void> {
 
 if (require.main === module) {
   main().catch((error: unknown) => {
-    process.stderr.write(`worker failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    getProcessLogger().fatal({ err: error }, 'worker failed');
     process.exit(1);
   });
 }

@@ -33,6 +33,7 @@ import { callbackUrlFor } from '../providers/callback-url';
 import { ProviderRefusal, ProviderUnsupported, type PaymentProvider, type ProviderAnswer, type RefundRequest } from '../providers/provider';
 import type { ProviderRegistry } from '../providers/registry';
 import { startWebhookDeliveries } from '../services/webhook-dispatch';
+import { countPaymentCreated, countPaymentSettled, countRefundSettled, timeProviderCall, type ProviderCallOutcome, type ProviderOperation } from './business-metrics';
 import { dataFailure } from './data-errors';
 
 /** `ApplicationFailure.type` values the workflow and API rely on (never class names, style rule 6). */
@@ -113,6 +114,13 @@ function refundRequestOf(payment: PaymentSnapshot, refund: RefundRecord): Refund
   return { providerReference: payment.providerReference as string, idempotencyKey: `refund:${refund.id}`, amount: refund.amount, paymentAmount: payment.amount, currency: payment.currency };
 }
 
+/** The metrics outcome of an error a provider call threw (src/activities/business-metrics.ts). */
+function providerCallOutcomeOf(error: unknown): ProviderCallOutcome {
+  if (error instanceof ProviderRefusal) return 'refused';
+  if (error instanceof ProviderUnsupported) return 'unsupported';
+  return 'unknown';
+}
+
 /** Builds the payment activities around their dependencies (samples' `createActivities(deps)`). */
 export function createPaymentActivities(deps: PaymentActivityDeps) {
   function providerFor(call: ProviderCall): PaymentProvider {
@@ -128,13 +136,14 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
   }
 
   /**
-   * Runs a provider call within its time-out (PROVIDER_CALL_TIMEOUT_MS). A definite refusal becomes
+   * Runs a provider call within its time-out (PROVIDER_CALL_TIMEOUT_MS), timed as `operation` of
+   * `provider` in the worker's metrics (src/activities/business-metrics.ts). A definite refusal becomes
    * the non-retryable `ProviderRejected` (its failure code in the details), a flow the provider
    * lacks `ProviderUnsupported`; any other error is an unknown answer and is rethrown to be retried.
    */
-  async function callProvider<T>(work: () => Promise<T>): Promise<T> {
+  async function callProvider<T>(provider: ProviderCode, operation: ProviderOperation, work: () => Promise<T>): Promise<T> {
     try {
-      return await withinProviderTimeout(work(), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS);
+      return await timeProviderCall(provider, operation, () => withinProviderTimeout(work(), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS), providerCallOutcomeOf);
     } catch (error) {
       if (error instanceof ProviderRefusal) {
         throw ApplicationFailure.create({ type: FAILURE_TYPES.providerRejected, message: error.message, nonRetryable: true, details: [error.failureCode] });
@@ -160,6 +169,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     const event = eventName ? paymentEvent(payment, eventName) : undefined;
     const subscribers = await updatePaymentStatus(deps.db, statusChangeOf(payment), event);
     await startDeliveries(event, subscribers);
+    countPaymentSettled(payment);
   }
 
   return {
@@ -180,18 +190,21 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
       const { payment } = input;
       const created = paymentEvent(payment, 'payment.created');
       let webhookIds: string[];
+      let inserted: boolean;
       try {
-        ({ webhookIds } = await insertPaymentWithCreatedEvent(deps.db, payment, created));
+        ({ webhookIds, inserted } = await insertPaymentWithCreatedEvent(deps.db, payment, created));
       } catch (error) {
         const refused = dataErrorOf(error);
         if (refused) throw dataFailure(refused, 'initiatePayment', FAILURE_TYPES.paymentNotRecorded);
         throw error;
       }
+      // Once per payment: the write that inserted it, or the first attempt when the API wrote it first (D20).
+      if (inserted || activityInfo().attempt === 1) countPaymentCreated(payment);
       await startDeliveries(created, webhookIds);
       const provider = providerFor(payment);
       let answer: ProviderAnswer;
       try {
-        answer = await callProvider(() => provider.initiate({ ...initiationRequest(payment), callbackUrl: callbackUrlFor(deps.config.PROVIDER_CALLBACK_BASE_URL, payment.provider) }));
+        answer = await callProvider(payment.provider, 'initiate', () => provider.initiate({ ...initiationRequest(payment), callbackUrl: callbackUrlFor(deps.config.PROVIDER_CALLBACK_BASE_URL, payment.provider) }));
       } catch (error) {
         if (error instanceof ApplicationFailure && error.type === FAILURE_TYPES.providerRejected) {
           const failureCode = (error.details?.[0] as NonNullable<PaymentSnapshot['failureCode']>) ?? 'provider_error';
@@ -241,7 +254,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
      */
     async fetchProviderPaymentStatus(input: ProviderCall & { providerReference: string }): Promise<ProviderAnswer> {
       const provider = providerFor(input);
-      return callProvider(() => provider.fetchStatus(input.providerReference));
+      return callProvider(input.provider, 'fetch_status', () => provider.fetchStatus(input.providerReference));
     },
 
     /**
@@ -256,7 +269,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
      */
     async pollProviderPayment(input: ProviderCall & { providerReference: string; status: PaymentStatus }): Promise<PollResult> {
       const provider = providerFor(input);
-      const answer = await withinProviderTimeout(provider.fetchStatus(input.providerReference), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS);
+      const answer = await timeProviderCall(input.provider, 'poll', () => withinProviderTimeout(provider.fetchStatus(input.providerReference), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS), providerCallOutcomeOf);
       const { attempt } = activityInfo();
       if (statusChangeFor(input.status, answer.outcome)) return { answer, attempt };
       throw ApplicationFailure.create({
@@ -274,7 +287,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     async cancelProviderPayment(input: ProviderCall & { providerReference: string }): Promise<ProviderAnswer | 'unsupported'> {
       const provider = providerFor(input);
       if (!provider.supports.cancel) return 'unsupported';
-      return callProvider(() => provider.cancel(input.providerReference));
+      return callProvider(input.provider, 'cancel', () => provider.cancel(input.providerReference));
     },
 
     /**
@@ -293,7 +306,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
       }
       const stored = await insertRefund(deps.db, refund);
       if (stored.status !== 'pending') return { status: 'already_settled', refund: stored };
-      return callProvider(() => provider.refund(refundRequestOf(payment, refund)));
+      return callProvider(payment.provider, 'refund', () => provider.refund(refundRequestOf(payment, refund)));
     },
 
     /**
@@ -307,11 +320,11 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     async fetchRefundAtProvider(input: { payment: PaymentSnapshot; refund: RefundRecord }): Promise<RefundAnswerOutcome> {
       const provider = providerFor(input.payment);
       const request = refundRequestOf(input.payment, input.refund);
-      const known = await callProvider(() => provider.fetchRefund(request));
+      const known = await callProvider(input.payment.provider, 'fetch_refund', () => provider.fetchRefund(request));
       if (known.status !== 'not_received') return known;
       // Written `pending` first, as `refundAtProvider` does: its first call may never have run.
       await insertRefund(deps.db, input.refund);
-      return callProvider(() => provider.refund(request));
+      return callProvider(input.payment.provider, 'refund', () => provider.refund(request));
     },
 
     /**
@@ -327,6 +340,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
           : undefined;
       await updateRefundOutcome(deps.db, refund, statusChangeOf(payment), event);
       await startDeliveries(event);
+      countRefundSettled(refund, payment.provider);
     },
   };
 }

@@ -13,6 +13,7 @@ import { cancelDelivery, findDeliveryTarget, recordAttempt, type AttemptRecord }
 import { activeSecrets, decideAfterAttempt, receivesDeliveries, type AttemptOutcome, type WebhookStatus } from '../domain/webhooks';
 import { sendWebhook } from '../lib/webhook-sender';
 import { ATTEMPT_NOT_MADE_FAILURE } from '../workflows/webhook-messages';
+import { countWebhookAttempt } from './business-metrics';
 
 /** Dependencies of the webhook activities. */
 export interface WebhookActivityDeps {
@@ -43,14 +44,15 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   /**
    * One attempt of delivery `deliveryId` (D26–D28): reads the delivery, the endpoint as it is now
    * (URL, secrets, status) and the event in one query, then POSTs the payload once, signed with
-   * every secret still valid (docs/webhooks.md#secret-rotation).
+   * every secret still valid (docs/webhooks.md#secret-rotation), and counts it as attempt
+   * `attempt` in the worker's metrics (src/activities/business-metrics.ts).
    * @returns `skipped` for a disabled, deleted or gone endpoint, else the attempt's outcome (a
    *   refused target, a time-out or a non-2xx answer included)
    * @throws ApplicationFailure `DeliveryNotFound` (non-retryable) for an unknown delivery;
    *   `WebhookAttemptNotMade` (retryable) when the store cannot be read or the event row is not
    *   readable yet: no request was made
    */
-  async function attemptDelivery(deliveryId: string): Promise<DeliveryAttemptResult> {
+  async function attemptDelivery(deliveryId: string, attempt: number): Promise<DeliveryAttemptResult> {
     let target: Awaited<ReturnType<typeof findDeliveryTarget>>;
     try {
       target = await findDeliveryTarget(deps.db, deliveryId);
@@ -71,6 +73,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       environment: webhook.environment,
       allowPrivateTargetsInSandbox: deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     });
+    countWebhookAttempt({ environment: webhook.environment, attempt, outcome, eventCreatedAt: event.created_at });
     return { kind: 'attempted', outcome };
   }
 
@@ -88,7 +91,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
      */
     async deliverAndRecordWebhook(input: { deliveryId: string; attempt: number; attemptedAt: string }): Promise<RecordedAttemptResult> {
       const started = Date.now();
-      const result = await attemptDelivery(input.deliveryId);
+      const result = await attemptDelivery(input.deliveryId, input.attempt);
       if (result.kind === 'skipped') return result;
       const decision = decideAfterAttempt(input.attempt, result.outcome);
       // The next attempt is due its delay after this failure, on the workflow's clock (D27).

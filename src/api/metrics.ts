@@ -1,46 +1,86 @@
 /**
- * Prometheus metrics (D53) with prom-client: request durations by route and status, and gauges of
- * payments by status and method and webhook deliveries by outcome, read from the
- * read model at scrape time, so every API process reports the same business figures. The worker
- * serves the Temporal SDK's own metrics on its own port (WORKER_METRICS_PORT).
+ * Prometheus metrics of one API process (D53, D70), with prom-client, all kept in-process so that
+ * `/metrics` answers whatever PostgreSQL does and a scrape never reads a table:
+ * - `paycollect_http_request_duration_seconds{method,route,status}`: every request, by route pattern;
+ * - `paycollect_payment_requests_total{operation,family,environment,outcome}`: creates, cancels and
+ *   refunds asked of this API, by what became of them;
+ * - `paycollect_provider_callbacks_total{provider,outcome}`: provider callbacks received;
+ * - `paycollect_event_streams_open`: event streams (`GET /v1/developer/events/stream`) open now;
+ * - `paycollect_read_model_up`: 1 when a `select 1` reached PostgreSQL within 1 s at the last scrape;
+ * - the process's own (`paycollect_api_process_…`, `paycollect_api_nodejs_…`).
+ * What happens to a payment after the API (created, settled, provider calls, refunds, webhooks) is
+ * counted by the worker on its own endpoint (src/activities/business-metrics.ts).
  */
 import Router from '@koa/router';
-import type { Middleware } from 'koa';
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { countPaymentsByStatusAndMethod, countWebhookDeliveriesByStatus } from '../db/metrics';
-import type { Db } from '../db/knex';
+import type { Context, Middleware } from 'koa';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { PROVIDER_KINDS } from '../domain/catalogue';
+import { pingDb, type Db } from '../db/knex';
+import { openEventStreamCount } from '../services/event-stream';
 
 /** The metrics of one API process. */
 export interface Metrics {
   registry: Registry;
-  /** Times every request; mount first so it sees the final status. */
+  /** Times and counts every request; mount first so it sees the final status. */
   middleware: Middleware;
   /** `GET /metrics` in the Prometheus text format. */
   routes: Router;
 }
 
-/** Builds the registry, the timing middleware and the `/metrics` route. */
+/** How long the scrape's `select 1` may take before the read model counts as down, in milliseconds. */
+export const READ_MODEL_PROBE_TIMEOUT_MS = 1_000;
+
+/** What a payment request became: `accepted` (2xx), `replayed` (an idempotent replay, D13), `refused` (4xx), `unavailable` (503), `error` (other 5xx). */
+export type PaymentRequestOutcome = 'accepted' | 'replayed' | 'refused' | 'unavailable' | 'error';
+
+/** Which payment operation a POST route is, by its pattern; undefined for the others. */
+export function paymentOperationOf(method: string, route: string): { operation: 'create' | 'cancel' | 'refund'; family: 'generic' | 'merchant' | 'developer' } | undefined {
+  if (method !== 'POST') return undefined;
+  const pattern = route.replace(/\/+$/, '');
+  const family = pattern.startsWith('/v1/api/merchants/') ? 'merchant' : pattern.startsWith('/v1/developer/') ? 'developer' : pattern.startsWith('/v1/payments') ? 'generic' : undefined;
+  if (!family) return undefined;
+  if (/\/payments$/.test(pattern)) return { operation: 'create', family };
+  if (/\/payments\/:[a-z_]+\/cancel$/.test(pattern)) return { operation: 'cancel', family };
+  if (/\/payments\/:[a-z_]+\/refunds?$/.test(pattern)) return { operation: 'refund', family };
+  return undefined;
+}
+
+/** The outcome label of a finished request (see {@link PaymentRequestOutcome}). */
+function outcomeOf(ctx: Context): PaymentRequestOutcome {
+  if (ctx.status < 400) return ctx.response.get('Idempotent-Replayed') === 'true' ? 'replayed' : 'accepted';
+  if (ctx.status < 500) return 'refused';
+  return ctx.status === 503 ? 'unavailable' : 'error';
+}
+
+/** `promise`, or a rejection once `ms` have passed. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Builds the registry, the middleware and the `/metrics` route.
+ * @param db probed with `select 1` at each scrape for `paycollect_read_model_up`
+ */
 export function createMetrics(db: Db): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'paycollect_api_' });
 
-  const readModelUp = new Gauge({
+  new Gauge({
     name: 'paycollect_read_model_up',
-    help: '1 when the last scrape could read the read model (PostgreSQL), 0 when it could not',
+    help: '1 when this API reached PostgreSQL (select 1 within 1 s) at the last scrape, 0 when it could not',
     registers: [registry],
+    async collect() {
+      const up = await within(pingDb(db), READ_MODEL_PROBE_TIMEOUT_MS).then(
+        () => 1,
+        () => 0,
+      );
+      this.set(up);
+    },
   });
-
-  /** The read model's figures, or none when PostgreSQL cannot be read: `/metrics` answers either way (D70). */
-  async function readModel<T>(read: () => Promise<T[]>): Promise<T[]> {
-    try {
-      const rows = await read();
-      readModelUp.set(1);
-      return rows;
-    } catch {
-      readModelUp.set(0);
-      return [];
-    }
-  }
 
   const duration = new Histogram({
     name: 'paycollect_http_request_duration_seconds',
@@ -50,27 +90,26 @@ export function createMetrics(db: Db): Metrics {
     registers: [registry],
   });
 
-  new Gauge({
-    name: 'paycollect_payments',
-    help: 'Payments in the read model, by environment, status and payment method',
-    labelNames: ['environment', 'status', 'method'],
+  const paymentRequests = new Counter({
+    name: 'paycollect_payment_requests_total',
+    help: 'Payment creates, cancels and refunds asked of this API, by operation, family, environment and outcome (accepted, replayed, refused, unavailable, error)',
+    labelNames: ['operation', 'family', 'environment', 'outcome'],
     registers: [registry],
-    async collect() {
-      this.reset();
-      const rows = await readModel(() => countPaymentsByStatusAndMethod(db));
-      for (const row of rows) this.set({ environment: row.environment, status: row.status, method: row.method }, row.count);
-    },
+  });
+
+  const providerCallbacks = new Counter({
+    name: 'paycollect_provider_callbacks_total',
+    help: 'Provider callbacks received, by provider and HTTP status',
+    labelNames: ['provider', 'status'],
+    registers: [registry],
   });
 
   new Gauge({
-    name: 'paycollect_webhook_deliveries',
-    help: 'Webhook deliveries, by environment and outcome (pending, succeeded, failed, cancelled)',
-    labelNames: ['environment', 'outcome'],
+    name: 'paycollect_event_streams_open',
+    help: 'Event streams (GET /v1/developer/events/stream) open in this process',
     registers: [registry],
-    async collect() {
-      this.reset();
-      const rows = await readModel(() => countWebhookDeliveriesByStatus(db));
-      for (const row of rows) this.set({ environment: row.environment, outcome: row.status }, row.count);
+    collect() {
+      this.set(openEventStreamCount());
     },
   });
 
@@ -79,8 +118,17 @@ export function createMetrics(db: Db): Metrics {
     try {
       await next();
     } finally {
-      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-      stop({ method: ctx.method, route: String(route), status: String(ctx.status) });
+      const route = String((ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched');
+      stop({ method: ctx.method, route, status: String(ctx.status) });
+      const payment = paymentOperationOf(ctx.method, route);
+      if (payment) {
+        const environment = (ctx.state.owner as { environment?: string } | undefined)?.environment ?? 'unknown';
+        paymentRequests.inc({ ...payment, environment, outcome: outcomeOf(ctx) });
+      } else if (ctx.method === 'POST' && route === '/v1/provider-callbacks/:provider') {
+        // The path parameter is the caller's: only known provider codes become label values.
+        const named = (ctx as unknown as { params?: { provider?: string } }).params?.provider ?? '';
+        providerCallbacks.inc({ provider: Object.hasOwn(PROVIDER_KINDS, named) ? named : 'unknown', status: String(ctx.status) });
+      }
     }
   };
 

@@ -3,9 +3,11 @@
  * PostgreSQL `bigint` (money in minor units) is read back as a JS number: every amount is at most
  * 10^12 (D5), well inside Number.MAX_SAFE_INTEGER, and a larger value is refused loudly.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
+import { getProcessLogger, knexLogHooks, type Logger } from '../logger';
 
 const INT8_OID = 20;
 pg.types.setTypeParser(INT8_OID, (value: string) => {
@@ -17,20 +19,43 @@ pg.types.setTypeParser(INT8_OID, (value: string) => {
 /** The database handle every repository takes. */
 export type Db = Knex;
 
-/** Folder of the knex migrations (top-level `migrations/`). */
+/** Folder of the knex migrations (top-level `migrations/`; `dist/migrations/` once compiled). */
 export const MIGRATIONS_DIR = path.resolve(__dirname, '../../migrations');
 
 /**
- * Opens a connection pool.
+ * The migrations of {@link MIGRATIONS_DIR}, each named by its TypeScript source (`….ts`) in
+ * `knex_migrations` whether it runs from source (tsx: `npm start`, `npm run migrate`) or compiled
+ * (`dist/migrations/….js`, the Docker image), so one database can be migrated by either. With knex's
+ * default source the compiled names (`….js`) do not match the recorded ones and knex refuses to run
+ * ("the migration directory is corrupt").
+ */
+export const migrationSource: Knex.MigrationSource<string> = {
+  async getMigrations() {
+    const files = await fs.promises.readdir(MIGRATIONS_DIR);
+    return files.filter((file) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts')).sort();
+  },
+  getMigrationName: (file) => file.replace(/\.js$/, '.ts'),
+  getMigration: async (file) => {
+    const loaded = (await import(path.join(MIGRATIONS_DIR, file))) as Knex.Migration & { default?: Knex.Migration };
+    return typeof loaded.up === 'function' ? loaded : (loaded.default as Knex.Migration);
+  },
+};
+
+/**
+ * Opens a connection pool. knex's own warnings, errors, deprecations and debug output go to the
+ * JSON log (D70) through its `log` hooks, with the log context's ids of the request or activity
+ * that ran the query.
  * @param databaseUrl `postgres://…` connection string
  * @param poolMax largest number of pooled connections
+ * @param logger where knex's lines go (default: the process logger, src/logger.ts)
  */
-export function createDb(databaseUrl: string, poolMax = 10): Db {
+export function createDb(databaseUrl: string, poolMax = 10, logger?: Logger): Db {
   return knex({
     client: 'pg',
     connection: databaseUrl,
     pool: { min: 0, max: poolMax },
-    migrations: { directory: MIGRATIONS_DIR, loadExtensions: ['.ts', '.js'] },
+    migrations: { migrationSource },
+    log: knexLogHooks(() => logger ?? getProcessLogger()),
   });
 }
 

@@ -1,9 +1,22 @@
-/** `GET /metrics` (D53): Prometheus text with request durations by route and payments by status and method. */
+/**
+ * `GET /metrics` (D53, D70): Prometheus text with request durations by route and status, payment
+ * requests by operation and outcome, and the process's own metrics, all kept in-process (no table is
+ * read per scrape; the worker's business metrics are tested in test/observability/metrics.test.ts).
+ */
 import { expect } from 'chai';
+import { paymentOperationOf } from '../../src/api/metrics';
 import { call, registerDeveloper, waitForPayment } from '../helpers/http';
 
-describe('GET /metrics (D53)', () => {
-  it('reports request durations by route pattern and status, and payments by status and method', async () => {
+/** The value of the sample `name{labels}` (labels in the exposition's order), or undefined. */
+function sample(text: string, name: string, labels: string): number | undefined {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name}{${labels}} `));
+  return line === undefined ? undefined : Number(line.split(' ').pop());
+}
+
+describe('GET /metrics (D53, D70)', () => {
+  it('reports request durations by route pattern and status, and payment requests by operation and outcome', async () => {
+    const labels = 'operation="create",family="generic",environment="sandbox",outcome="accepted"';
+    const before = sample((await call('/metrics')).body as string, 'paycollect_payment_requests_total', labels) ?? 0;
     const developer = await registerDeveloper();
     const created = await call('/v1/payments', { key: developer.key, body: { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' } });
     await waitForPayment(developer.key, created.body.data.id, (p) => p.status === 'completed');
@@ -13,9 +26,18 @@ describe('GET /metrics (D53)', () => {
     const text = response.body as string;
     expect(text).to.match(/paycollect_http_request_duration_seconds_bucket\{le="[^"]+",method="GET",route="\/v1\/payments\/:id",status="200"\}/);
     expect(text).to.match(/paycollect_http_request_duration_seconds_count\{method="POST",route="\/v1\/payments",status="201"\} [1-9]/);
-    const completed = /paycollect_payments\{environment="sandbox",status="completed",method="mobile_money"\} (\d+)/.exec(text);
-    expect(Number(completed?.[1])).to.be.at.least(1);
+    expect(sample(text, 'paycollect_payment_requests_total', labels)).to.equal(before + 1);
     expect(text).to.include('paycollect_api_process_resident_memory_bytes');
-    expect(text).to.include('# TYPE paycollect_webhook_deliveries gauge');
+    expect(text).to.match(/^paycollect_read_model_up 1$/m);
+    expect(text).not.to.match(/^paycollect_payments\{/m);
+  });
+
+  it('names the payment operation of each money route and no other', () => {
+    expect(paymentOperationOf('POST', '/v1/payments')).to.deep.equal({ operation: 'create', family: 'generic' });
+    expect(paymentOperationOf('POST', '/v1/api/merchants/:merchant_id/payments/')).to.deep.equal({ operation: 'create', family: 'merchant' });
+    expect(paymentOperationOf('POST', '/v1/payments/:id/cancel')).to.deep.equal({ operation: 'cancel', family: 'generic' });
+    expect(paymentOperationOf('POST', '/v1/developer/payments/:id/refund')).to.deep.equal({ operation: 'refund', family: 'developer' });
+    expect(paymentOperationOf('GET', '/v1/payments/:id')).to.equal(undefined);
+    expect(paymentOperationOf('POST', '/v1/developer/webhooks')).to.equal(undefined);
   });
 });
