@@ -56,6 +56,11 @@ const settings = z.object({
    * polling alone finds their answers.
    */
   PROVIDER_CALLBACK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * The API's public base URL as merchants reach it (e.g. `https://api.example.com`), the server the
+   * OpenAPI document names; default `http://HOST:PORT`, the API's own address.
+   */
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** HMAC secret of provider callbacks (D16): at least 32 characters. */
   PROVIDER_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters'),
   /** Multiplies every rate limit (D50); 1 in production, raised for benchmarks and shared test stacks. */
@@ -101,13 +106,29 @@ const settings = z.object({
    * outside production, off in production. Live webhooks never may.
    */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag.optional(),
+  /** Event stream (docs/developer-tools.md#event-stream): comment line every this many milliseconds (15 s), so proxies keep it open. */
+  EVENT_STREAM_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+  /** Event stream: how often each open stream reads new events, in milliseconds (1 s). */
+  EVENT_STREAM_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /** Event stream: most streams one merchant keeps open at once in one API process (5; 429 beyond). */
+  EVENT_STREAM_MAX_PER_MERCHANT: z.coerce.number().int().min(1).max(1000).default(5),
+  /** Event stream: the server ends a stream after this many milliseconds (1 h); clients reconnect with Last-Event-ID, credentials checked again. */
+  EVENT_STREAM_MAX_DURATION_MS: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
 });
 
 /** The settings with the defaults that depend on other settings filled in. */
 const schema = settings.transform((config) => ({
   ...config,
   WEBHOOK_ALLOW_PRIVATE_TARGETS: config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production',
+  PUBLIC_BASE_URL: (config.PUBLIC_BASE_URL ?? `http://${urlHost(config.HOST)}:${config.PORT}`).replace(/\/+$/, ''),
 }));
+
+/** `HOST` as a URL's host: a wildcard address becomes the loopback one, an IPv6 address gets brackets. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
 
 /**
  * The validated configuration; all durations carry their unit in the name. `PROVIDERS` holds the

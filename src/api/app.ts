@@ -22,6 +22,7 @@ import { healthRoutes } from './routes/health';
 import { developerRoutes } from './routes/developer';
 import { developerPaymentRoutes } from './routes/developer-payments';
 import { eventRoutes } from './routes/events';
+import { eventStreamRoutes } from './routes/event-stream';
 import { merchantPaymentRoutes } from './routes/merchant-payments';
 import { liveAccessRoutes } from './routes/live-access';
 import { paymentRoutes } from './routes/payments';
@@ -51,12 +52,13 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
   return [
     healthRoutes(deps),
     metricsRoutes,
-    openApiRoutes(),
+    openApiRoutes({ serverUrl: deps.config.PUBLIC_BASE_URL }),
     authRoutes(deps),
     paymentRoutes(deps),
     merchantPaymentRoutes(deps),
     providerCallbackRoutes(deps),
     sandboxRoutes(deps),
+    eventStreamRoutes(deps),
     eventRoutes(deps),
     developerRoutes(deps),
     developerPaymentRoutes(deps),

@@ -1,0 +1,65 @@
+/**
+ * Reads of the event stream (`GET /v1/developer/events/stream`): a scope's events in a stable,
+ * gap-free order. Events are ordered by `(txid, id)`, the id of the transaction that wrote them and
+ * their own id (migrations/20261124000100_events_stream_order.ts), and a read returns only events
+ * whose transaction is older than every transaction still running, so nothing can later appear
+ * before an event already read: a reader that resumes after an event misses none and repeats none.
+ */
+import type { Db } from './knex';
+import { toEventView, type EventRow, type EventView, type Scope } from './events';
+
+/** A position in a scope's stream: after the event `id` written by transaction `txid` (a decimal xid8). */
+export interface StreamCursor {
+  txid: string;
+  /** The event id; `''` stands before every event of `txid`. */
+  id: string;
+}
+
+/** An event read from the stream, with the cursor that stands right after it. */
+export interface StreamedEvent {
+  cursor: StreamCursor;
+  event: EventView;
+}
+
+/** The cursor before every event of every scope. */
+export const STREAM_START: StreamCursor = { txid: '0', id: '' };
+
+/**
+ * The cursor right after the scope's last settled event (the last that a read returns now), which is
+ * "from now on": whatever the scope writes later comes after it.
+ * @returns undefined when the scope has no settled event yet (then {@link STREAM_START} is "from now on")
+ */
+export async function lastSettledStreamCursor(db: Db, scope: Scope): Promise<StreamCursor | undefined> {
+  const row = (await db('events')
+    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .whereRaw('txid < pg_snapshot_xmin(pg_current_snapshot())')
+    .orderBy([{ column: 'txid', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .first(db.raw('txid::text as txid'), 'id')) as StreamCursor | undefined;
+  return row ? { txid: row.txid, id: row.id } : undefined;
+}
+
+/**
+ * The cursor right after the scope's event `eventId`.
+ * @returns undefined when the scope has no such event (also another merchant's or environment's, D1)
+ */
+export async function streamCursorAfter(db: Db, scope: Scope, eventId: string): Promise<StreamCursor | undefined> {
+  const row = (await db('events')
+    .where({ id: eventId, merchant_id: scope.merchantId, environment: scope.environment })
+    .first(db.raw('txid::text as txid'), 'id')) as StreamCursor | undefined;
+  return row ? { txid: row.txid, id: row.id } : undefined;
+}
+
+/**
+ * Up to `limit` of the scope's settled events after `cursor`, in stream order (one indexed query,
+ * one pooled connection for its duration).
+ */
+export async function readStreamEvents(db: Db, scope: Scope, cursor: StreamCursor, limit: number): Promise<StreamedEvent[]> {
+  const rows = (await db('events')
+    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .whereRaw('(txid, id) > (?::xid8, ?)', [cursor.txid, cursor.id])
+    .whereRaw('txid < pg_snapshot_xmin(pg_current_snapshot())')
+    .orderBy([{ column: 'txid' }, { column: 'id' }])
+    .limit(limit)
+    .select('id', 'type', 'created_at', 'data', db.raw('txid::text as txid'))) as (EventRow & { txid: string })[];
+  return rows.map((row) => ({ cursor: { txid: row.txid, id: row.id }, event: toEventView(row) }));
+}
