@@ -52,7 +52,7 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
   return [
     healthRoutes(deps),
     metricsRoutes,
-    openApiRoutes(),
+    openApiRoutes({ serverUrl: deps.config.PUBLIC_BASE_URL }),
     authRoutes(deps),
     paymentRoutes(deps),
     merchantPaymentRoutes(deps),

@@ -155,7 +155,7 @@ function formatMerchant(raw: MerchantSettings): string {
 /** Builds the command tree around `resources` and `io` (exported for tests of the parsing). */
 export function buildAdminProgram(resources: () => Resources, io: AdminIo): Command {
   const program = new Command('admin')
-    .description('Paycollect administration for reviewers and operators (D31): live access reviews, plans and limits')
+    .description('Paycollect administration for reviewers and operators: live access reviews, plans and limits')
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .exitOverride()
     .showHelpAfterError()
@@ -176,7 +176,7 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
   const waitOption = () =>
     new Option('--wait <seconds>', 'how long to wait for the review to record the decision').argParser(positiveInteger).default(DEFAULT_WAIT_SECONDS);
 
-  const liveAccess = program.command('live-access').description('review live access requests (D30)');
+  const liveAccess = program.command('live-access').description('review live access requests: list, show, approve, reject, ask for more information');
   liveAccess
     .command('list')
     .description('list requests, oldest first')
@@ -225,7 +225,7 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
       await decideAndReport(id, { type: 'request_info', reviewer: options.reviewer, message: options.message }, options.wait);
     });
 
-  const merchant = program.command('merchant').description("set a merchant's plan and custom limits (D50)");
+  const merchant = program.command('merchant').description("set a merchant's plan and custom rate limits");
   merchant
     .command('set-plan')
     .description("set a merchant's plan")

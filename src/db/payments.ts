@@ -380,6 +380,58 @@ export async function findPayment(
   return row ? fromRow(row) : undefined;
 }
 
+/** Filters of {@link listPaymentsPage}; every bound is inclusive. */
+export interface PaymentListFilter {
+  status?: PaymentStatus;
+  paymentMethod?: string;
+  createdGte?: Date;
+  createdLte?: Date;
+  /** Only payments after this position in the list (created before it; ties by id), see {@link findPaymentListPosition}. */
+  startingAfter?: PaymentListPosition;
+}
+
+/** Where a payment stands in the list: its creation time exactly as stored (PostgreSQL's text form, to the microsecond) and its id. */
+export interface PaymentListPosition {
+  createdAt: string;
+  id: string;
+}
+
+/** The list position of the scope's payment `id`, or undefined when the scope has no such payment (D1). */
+export async function findPaymentListPosition(db: Db, scope: { merchantId: string; environment: Environment }, id: string): Promise<PaymentListPosition | undefined> {
+  const row = (await db('payments')
+    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
+    .first(db.raw('created_at::text as created_at'), 'id')) as { created_at: string; id: string } | undefined;
+  return row ? { createdAt: row.created_at, id: row.id } : undefined;
+}
+
+/**
+ * One page of the scope's payments, newest first (ties by id, descending, so the order is total and
+ * a cursor never skips nor repeats a payment), read with the index `payments_merchant_created_idx`
+ * (merchant, environment, created_at, id) scanned backwards.
+ * @param limit the most payments to answer (1–100)
+ * @returns the payments and whether more follow the last one
+ */
+export async function listPaymentsPage(
+  db: Db,
+  scope: { merchantId: string; environment: Environment },
+  filter: PaymentListFilter,
+  limit: number,
+): Promise<{ payments: PaymentSnapshot[]; hasMore: boolean }> {
+  const rows = (await paymentsPageQuery(db, scope, filter, limit + 1)) as PaymentRow[];
+  return { payments: rows.slice(0, limit).map(fromRow), hasMore: rows.length > limit };
+}
+
+/** The query of {@link listPaymentsPage}, reading at most `rows` rows (exported so a test can check its plan). */
+export function paymentsPageQuery(db: Db, scope: { merchantId: string; environment: Environment }, filter: PaymentListFilter, rows: number) {
+  const query = db<PaymentRow>('payments').where({ merchant_id: scope.merchantId, environment: scope.environment });
+  if (filter.status) query.where({ status: filter.status });
+  if (filter.paymentMethod) query.where({ payment_method: filter.paymentMethod });
+  if (filter.createdGte) query.where('created_at', '>=', filter.createdGte);
+  if (filter.createdLte) query.where('created_at', '<=', filter.createdLte);
+  if (filter.startingAfter) query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [filter.startingAfter.createdAt, filter.startingAfter.id]);
+  return query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(rows);
+}
+
 /** A stored event as the API shows it (D22). */
 export interface EventRecord {
   id: string;

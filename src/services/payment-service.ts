@@ -24,10 +24,10 @@ import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config';
 import { dataErrorOf } from '../db/errors';
 import type { Db } from '../db/knex';
-import { findPayment, findRefund, insertPaymentWithCreatedEvent } from '../db/payments';
+import { findPayment, findPaymentListPosition, findRefund, insertPaymentWithCreatedEvent, listPaymentsPage, type PaymentListPosition } from '../db/payments';
 import { PROVIDER_KINDS, type MethodKind, type PaymentMethod } from '../domain/catalogue';
 import { providerUnavailable, type ResolvedPayment } from '../domain/create-payment';
-import { DomainError, ERROR_CODES, type ErrorCode } from '../domain/errors';
+import { DomainError, ERROR_CODES, validationError, type ErrorCode } from '../domain/errors';
 import { feeFor } from '../domain/fees';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Currency } from '../domain/money';
@@ -387,4 +387,32 @@ export async function refundPayment(
   const refund = await updatePayment(deps, payment, refundPaymentUpdate, [{ refundId, amount: request.amount, reason: request.reason }], refundId);
   await audit(deps.db, owner, 'refund.created', refund.id, ip);
   return refund;
+}
+
+/** What {@link listPayments} filters on; the bounds are inclusive instants. */
+export interface PaymentListRequest {
+  status?: PaymentSnapshot['status'];
+  paymentMethod?: string;
+  createdGte?: Date;
+  createdLte?: Date;
+  /** A payment id of the caller's scope: answer the payments after it (created before it). */
+  startingAfter?: string;
+  /** The most payments to answer, 1–100. */
+  limit: number;
+}
+
+/**
+ * One page of the caller's payments (merchant and environment, both families), newest first, read
+ * from the read model (never from workflows), with whether more follow.
+ * @throws DomainError `validation_error` (400) naming `starting_after` when it is not a payment of
+ *   the caller's merchant and environment (foreign ids look unknown, D1)
+ */
+export async function listPayments(deps: Pick<PaymentServiceDeps, 'db'>, owner: Principal, request: PaymentListRequest): Promise<{ payments: PaymentSnapshot[]; hasMore: boolean }> {
+  let position: PaymentListPosition | undefined;
+  if (request.startingAfter !== undefined) {
+    position = await findPaymentListPosition(deps.db, owner, request.startingAfter);
+    if (!position) throw validationError([{ field: 'starting_after', message: `starting_after must be the id of one of your payments; there is no payment ${request.startingAfter}` }]);
+  }
+  const filter = { status: request.status, paymentMethod: request.paymentMethod, createdGte: request.createdGte, createdLte: request.createdLte, startingAfter: position };
+  return listPaymentsPage(deps.db, owner, filter, request.limit);
 }

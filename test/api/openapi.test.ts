@@ -1,17 +1,46 @@
 /**
  * The OpenAPI document (D53): every route of every router is documented (and nothing else), both
- * error shapes and every credential appear, it passes Redocly's linter, and /docs renders it.
+ * error shapes and every credential appear, every body has an example its schema accepts, every
+ * error response lists its codes, the webhooks section describes each event, the server is the
+ * configured address, no text cites an internal decision id, Redocly's recommended rules find
+ * nothing on the /v1 operations, and /docs renders it.
  */
 import Router from '@koa/router';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { expect } from 'chai';
 import { createRouters } from '../../src/api/app';
+import { HTTP_STATUS } from '../../src/api/errors';
+import { buildOpenApiDocument, ROUTE_DOCS } from '../../src/api/openapi';
+import { EVENT_NAMES } from '../../src/api/routes/events';
+import { loadConfig } from '../../src/config';
+import type { ErrorCode } from '../../src/domain/errors';
 import { createLogger } from '../../src/logger';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
+import { conformanceProblems } from '../helpers/client';
 import { call } from '../helpers/http';
 import { getStack } from '../helpers/stack';
 
-type Document = { openapi: string; paths: Record<string, Record<string, unknown>>; components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> } };
+type Document = {
+  openapi: string;
+  servers: { url: string }[];
+  paths: Record<string, Record<string, unknown>>;
+  webhooks: Record<string, Record<string, unknown>>;
+  components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
+};
+
+type MediaType = { example?: unknown; examples?: Record<string, { value: unknown }>; schema?: { $ref?: string; example?: unknown } };
+type Operation = {
+  requestBody?: { content: Record<string, MediaType> };
+  responses: Record<string, { description: string; content?: Record<string, MediaType> }>;
+  parameters?: { name: string; in: string; required?: boolean }[];
+};
+
+/** Every operation of the document, paths and webhooks, as `[where, operation]`. */
+function operationsOf(document: Document): [string, Operation][] {
+  return [...Object.entries(document.paths), ...Object.entries(document.webhooks).map(([name, item]) => [`webhook ${name}`, item] as const)].flatMap(([where, item]) =>
+    Object.entries(item).map(([method, operation]) => [`${method} ${where}`, operation as Operation] as [string, Operation]),
+  );
+}
 
 async function routerOperations(): Promise<string[]> {
   const stack = await getStack();
@@ -43,7 +72,7 @@ describe('OpenAPI document and /docs (D53)', function () {
 
   it('describes every credential and both error shapes', () => {
     expect(Object.keys(document.components.securitySchemes).sort()).to.deep.equal(['apiKey', 'secretKey', 'session']);
-    expect(document.components.schemas).to.have.keys(['EnvelopeError', 'MerchantScopedError']);
+    expect(document.components.schemas).to.include.keys(['EnvelopeError', 'MerchantScopedError', 'Payment', 'Refund', 'Webhook']);
     const create = document.paths['/v1/payments']?.post as { responses: Record<string, { content: Record<string, { schema: { $ref?: string } }> }>; security: object[] };
     expect(create.responses['400']?.content['application/json']?.schema.$ref).to.equal('#/components/schemas/EnvelopeError');
     expect(create.security).to.deep.equal([{ secretKey: [] }]);
@@ -58,11 +87,86 @@ describe('OpenAPI document and /docs (D53)', function () {
     expect(schema.properties.amount).to.include({ minimum: 1, maximum: 1_000_000_000_000 });
   });
 
-  it('passes Redocly\'s recommended lint rules without errors', async () => {
+  it('passes Redocly\'s recommended rules: no error anywhere, no warning on a /v1 operation or a webhook', async () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: '/openapi.json', config });
-    const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
-    expect(errors).to.deep.equal([]);
+    const reported = problems
+      .filter((p) => p.severity === 'error' || /^#\/(paths\/~1v1~1|webhooks\/)/.test(p.location[0]?.pointer ?? ''))
+      .map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+    expect(reported).to.deep.equal([]);
+  });
+
+  it('has an example on every request and response body', () => {
+    const missing: string[] = [];
+    for (const [where, operation] of operationsOf(document)) {
+      const bodies = [
+        ...Object.entries(operation.requestBody?.content ?? {}).map(([type, media]) => [`request ${type}`, media] as const),
+        ...Object.entries(operation.responses).flatMap(([status, response]) => Object.entries(response.content ?? {}).map(([type, media]) => [`${status} ${type}`, media] as const)),
+      ];
+      for (const [body, media] of bodies) if (media.example === undefined && media.examples === undefined && media.schema?.example === undefined) missing.push(`${where}: ${body}`);
+    }
+    expect(missing).to.deep.equal([]);
+  });
+
+  it('gives examples its own schemas accept, with no field they lack', () => {
+    const problems: string[] = [];
+    for (const doc of ROUTE_DOCS) {
+      const where = `${doc.method} ${doc.path}`;
+      if (doc.body && doc.bodyExample !== undefined) problems.push(...conformanceProblems(doc.body, doc.bodyExample).map((p) => `${where} request: ${p}`));
+      if ((doc.success.contentType ?? 'application/json') === 'application/json') problems.push(...conformanceProblems(doc.success.schema, doc.success.example).map((p) => `${where} ${doc.success.status}: ${p}`));
+    }
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('lists every error code an operation answers, each with an example of its status', () => {
+    const problems: string[] = [];
+    for (const [where, operation] of operationsOf(document)) {
+      if (where.includes(' webhook ')) continue;
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) < 400) continue;
+        const examples = response.content?.['application/json']?.examples ?? {};
+        const codes = Object.keys(examples) as ErrorCode[];
+        if (codes.length === 0) problems.push(`${where} ${status}: no error codes`);
+        for (const code of codes) {
+          const value = examples[code]?.value as { error: { code?: string } | string };
+          const statusOfCode = code === 'invalid_request' && status === '413' ? 413 : HTTP_STATUS[code];
+          if (statusOfCode !== Number(status)) problems.push(`${where} ${status}: ${code} is answered with ${HTTP_STATUS[code]}`);
+          if (typeof value.error === 'object' && value.error.code !== code) problems.push(`${where} ${status}: the ${code} example carries ${value.error.code}`);
+          if (!response.description.includes(`\`${code}\``)) problems.push(`${where} ${status}: the description does not explain ${code}`);
+        }
+      }
+    }
+    expect(problems).to.deep.equal([]);
+    const refund = document.paths['/v1/payments/{id}/refund']?.post as Operation;
+    expect(Object.keys(refund.responses['409']?.content?.['application/json']?.examples ?? {})).to.include.members(['payment_not_refundable', 'idempotency_key_reused']);
+    expect(Object.keys(refund.responses['400']?.content?.['application/json']?.examples ?? {})).to.include.members(['validation_error', 'invalid_request', 'amount_exceeds_refundable']);
+  });
+
+  it('describes every webhook event: its payload and the signature headers', () => {
+    expect(Object.keys(document.webhooks).sort()).to.deep.equal([...EVENT_NAMES, 'webhook.test'].sort());
+    for (const [name, item] of Object.entries(document.webhooks)) {
+      const operation = item.post as Operation;
+      const headers = (operation.parameters ?? []).filter((p) => p.in === 'header' && p.required).map((p) => p.name);
+      expect(headers, name).to.include.members(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'X-Webhook-Signature']);
+      const ref = operation.requestBody?.content['application/json']?.schema?.$ref as string;
+      const schema = document.components.schemas[ref.replace('#/components/schemas/', '')] as { properties: { event: { const?: string; enum?: string[] } } };
+      expect(schema.properties.event.const ?? schema.properties.event.enum?.[0], name).to.equal(name);
+      expect(operation.responses, name).to.have.keys(['200', '410', 'default']);
+    }
+  });
+
+  it('names the configured public address as its server (PUBLIC_BASE_URL, default the API\'s own address)', async () => {
+    const { config } = await getStack();
+    expect(document.servers).to.deep.equal([{ url: config.PUBLIC_BASE_URL, description: 'This API' }]);
+    const configured = loadConfig({ ...process.env, PUBLIC_BASE_URL: 'https://api.example.com/' });
+    expect(configured.PUBLIC_BASE_URL).to.equal('https://api.example.com');
+    const byDefault = loadConfig({ ...process.env, PUBLIC_BASE_URL: undefined, HOST: '0.0.0.0', PORT: '8080' });
+    expect(byDefault.PUBLIC_BASE_URL).to.equal('http://127.0.0.1:8080');
+    expect(buildOpenApiDocument({ serverUrl: configured.PUBLIC_BASE_URL }).servers).to.deep.equal([{ url: 'https://api.example.com', description: 'This API' }]);
+  });
+
+  it('is written for merchants: no internal decision id anywhere', () => {
+    expect(JSON.stringify(document).match(/\bD\d{1,3}\b/g) ?? []).to.deep.equal([]);
   });
 
   it('renders the docs page with its assets served locally', async () => {

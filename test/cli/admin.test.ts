@@ -43,6 +43,7 @@ describe('admin command (D31)', function () {
       const run = await admin(...command, '--help');
       expect(run.code, command.join(' ')).to.equal(0);
       expect(run.out).to.match(new RegExp(`^Usage: admin ${command.join(' ')}`.trimEnd()));
+      expect(run.out, `${command.join(' ')}: help texts cite no internal decision ids`).to.not.match(/\bD\d{1,3}\b/);
     }
     const real = await runAdminProcess(['live-access', 'reject', '--help']);
     expect(real.code).to.equal(0);

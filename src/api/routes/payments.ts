@@ -1,5 +1,5 @@
 /**
- * The generic payment family (interface.md; D4, D5, D10–D13): create, show, cancel and refund,
+ * The generic payment family (interface.md; D4, D5, D10–D13): create, list, show, cancel and refund,
  * authenticated by `Authorization: Bearer <secret key>`, answered in the envelope.
  */
 import Router from '@koa/router';
@@ -7,12 +7,12 @@ import { resolveGenericPayment } from '../../domain/create-payment';
 import { toGenericPaymentView } from '../../domain/payment-record';
 import { toRefundView } from '../../domain/refund';
 import { validationError } from '../../domain/errors';
-import { cancelPayment, createPayment, expirySeconds, getPayment, refundPayment, type PaymentServiceDeps } from '../../services/payment-service';
+import { cancelPayment, createPayment, expirySeconds, getPayment, listPayments, refundPayment, type PaymentServiceDeps } from '../../services/payment-service';
 import { respond } from '../envelope';
 import { bearerSecretKey, principalOf } from '../middleware/auth';
 import { idempotency, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
-import { cancelBody, genericCreateBody, refundBody } from '../schemas/payments';
+import { cancelBody, createdBoundInstant, genericCreateBody, listPaymentsQuery, refundBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
 
 const REFUND_MESSAGES = { completed: 'Refund completed', failed: 'Refund failed', pending: 'Refund pending' } as const;
@@ -55,6 +55,31 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
       expiresInSeconds: body.expires_in,
     }, ctx.ip, idempotencySeed(ctx));
     respond(ctx, 201, 'Payment created', toGenericPaymentView(payment));
+  });
+
+  /**
+   * List: query of {@link listPaymentsQuery} → 200 envelope `{payments, pagination: {limit,
+   * has_more, next_starting_after}}`, newest first, payments of both families in the generic form.
+   * Errors: 400 `validation_error` naming an unknown query field, a bad filter value or a
+   * `starting_after` that is not one of the caller's payments; 401.
+   */
+  router.get('/', async (ctx) => {
+    const query = parseOrThrow(listPaymentsQuery, ctx.query);
+    const gte = query['created[gte]'];
+    const lte = query['created[lte]'];
+    const page = await listPayments(deps, principalOf(ctx), {
+      status: query.status,
+      paymentMethod: query.payment_method,
+      createdGte: gte === undefined ? undefined : createdBoundInstant(gte, 'gte'),
+      createdLte: lte === undefined ? undefined : createdBoundInstant(lte, 'lte'),
+      startingAfter: query.starting_after,
+      limit: query.limit,
+    });
+    const last = page.payments.at(-1);
+    respond(ctx, 200, 'Payments retrieved', {
+      payments: page.payments.map(toGenericPaymentView),
+      pagination: { limit: query.limit, has_more: page.hasMore, next_starting_after: page.hasMore && last ? last.id : null },
+    });
   });
 
   /** Show: 200 envelope with the payment; 404 `not_found` for unknown or foreign ids (D1). */

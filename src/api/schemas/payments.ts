@@ -5,6 +5,7 @@
 import { z } from '../../lib/zod';
 import { CURRENCY_EXPONENTS, MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR } from '../../domain/money';
 import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE } from '../../domain/catalogue';
+import { PAYMENT_STATUSES } from '../../domain/payment';
 
 type NonEmpty<T> = [T, ...T[]];
 const currencies = Object.keys(CURRENCY_EXPONENTS) as NonEmpty<keyof typeof CURRENCY_EXPONENTS>;
@@ -38,7 +39,8 @@ export type GenericCreateBody = z.infer<typeof genericCreateBody>;
 
 /** `POST /v1/api/merchants/{merchant_id}/payments`: `amount` is a decimal string with two decimals (D5). */
 export const merchantCreateBody = z.strictObject({
-  amount: z.string().max(20),
+  // Checked with the currency by parseDecimalAmount (domain/money.ts); the pattern shows the rule in the document.
+  amount: z.string().max(20).openapi({ pattern: '^(0|[1-9][0-9]{0,14})\\.[0-9]{2}$', example: '1500.00' }),
   currency: z.enum(currencies),
   payment_method: z.enum(merchantMethods),
   description: z.string().max(1000).optional(),
@@ -58,3 +60,53 @@ export const cancelBody = z.strictObject({ reason: reason.optional() });
 
 /** `POST /v1/payments/{id}/refund` (D12): an optional amount in minor units (default the whole rest) and reason. */
 export const refundBody = z.strictObject({ amount: minorAmount.optional(), reason: reason.optional() });
+
+/** The methods a payment can carry: both families' (a payment of either family is listed by `GET /v1/payments`). */
+const allMethods = [...genericMethods, ...merchantMethods.filter((method) => !(method in GENERIC_CATALOGUE))] as NonEmpty<string>;
+
+/** Unix seconds (digits only) or an ISO 8601 date-time with `Z` or an offset, as `created[gte]`/`created[lte]` take them. */
+const UNIX_SECONDS = /^\d{1,11}$/;
+
+/** A `created[…]` bound: Unix seconds or an ISO 8601 date-time. */
+function createdBound(name: string, description: string) {
+  return z
+    .string()
+    .max(40)
+    .refine((value) => UNIX_SECONDS.test(value) || z.iso.datetime({ offset: true }).safeParse(value).success, {
+      message: `${name} must be Unix seconds (e.g. 1795000000) or an ISO 8601 date-time (e.g. 2026-11-24T10:00:00Z)`,
+    })
+    .optional()
+    .openapi({ description, example: '1795000000' });
+}
+
+/**
+ * `GET /v1/payments`: a page of at most `limit` payments (1–100, default 10), newest first, after
+ * the payment `starting_after` (the last id of the previous page), filtered by `status`,
+ * `payment_method` and creation time. Unknown fields are refused (400 naming them).
+ */
+export const listPaymentsQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(10).openapi({ description: 'How many payments to answer, 1 to 100', example: 10 }),
+  starting_after: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .openapi({ description: 'A payment id (`pay_…`): answer the payments that come after it in the list, i.e. created before it. Pass `pagination.next_starting_after` of the previous page.', example: 'pay_7Hc2WqN5xR8tLm3Kd9PzYb4V' }),
+  status: z.enum(PAYMENT_STATUSES).optional().openapi({ description: 'Only payments in this status' }),
+  payment_method: z.enum(allMethods).optional().openapi({ description: 'Only payments of this method' }),
+  'created[gte]': createdBound('created[gte]', 'Only payments created at or after this time: Unix seconds or an ISO 8601 date-time'),
+  'created[lte]': createdBound('created[lte]', 'Only payments created at or before this time: Unix seconds (the whole second counts) or an ISO 8601 date-time'),
+});
+/** The parsed list query. */
+export type ListPaymentsQuery = z.infer<typeof listPaymentsQuery>;
+
+/**
+ * The instant a `created[…]` bound names. Unix seconds name a whole second: as a lower bound its
+ * start, as an upper bound its last millisecond (timestamps are stored to the millisecond), so
+ * `created[lte]=1795000000` includes a payment created at 1795000000.500.
+ * @param value a value {@link listPaymentsQuery} accepted
+ */
+export function createdBoundInstant(value: string, side: 'gte' | 'lte'): Date {
+  if (UNIX_SECONDS.test(value)) return new Date(Number(value) * 1000 + (side === 'lte' ? 999 : 0));
+  return new Date(value);
+}

@@ -14,7 +14,7 @@ export const envelopeError = z.object({
   error: z.object({
     code: z.enum(ERROR_CODES),
     message: z.string(),
-    details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    details: z.array(z.object({ field: z.string(), message: z.string() })).optional().openapi({ description: 'For `validation_error` (and `documents_missing`): every bad field or missing item, the first being the one the message names' }),
   }),
 });
 
@@ -33,16 +33,17 @@ export const nextAction = z
     z.object({ type: z.literal('card_confirm'), client_secret: z.string() }),
     z.object({ type: z.literal('mobile_money_approval'), message: z.string() }),
   ])
-  .nullable();
+  .nullable()
+  .openapi('NextAction', { description: 'What the customer or your front end does next, as the provider gave it: transfer instructions, the card confirmation, or the mobile money prompt; null once nothing is awaited' });
 
 /** The generic payment (interface.md; D10); `amount` in minor units. */
 export const genericPayment = z.object({
-  id: z.string(),
+  id: z.string().openapi({ description: 'Payment id, `pay_` and 24 characters' }),
   object: z.literal('payment'),
-  amount: z.number().int(),
-  amount_refunded: z.number().int(),
-  currency: z.string(),
-  status: z.enum(PAYMENT_STATUSES),
+  amount: z.number().int().openapi({ description: 'In the currency\'s minor unit (RWF and UGX have none: 1500 is RWF 1,500; KES, GHS, USD, EUR, GBP and LRD have two: 1500 is 15.00)' }),
+  amount_refunded: z.number().int().openapi({ description: 'Refunded so far, in minor units' }),
+  currency: z.string().openapi({ description: 'ISO 4217 code' }),
+  status: z.enum(PAYMENT_STATUSES).openapi({ description: '`pending` (the provider has the request; waiting for the customer), `processing`, then `completed`, `failed`, `cancelled`, or `refunded` once fully refunded' }),
   payment_method: z.string(),
   provider: z.string(),
   description: z.string().nullable(),
@@ -54,13 +55,13 @@ export const genericPayment = z.object({
   failure_message: z.string().nullable(),
   cancellation_reason: z.string().nullable(),
   next_action: nextAction,
-  client_secret: z.string().optional(),
+  client_secret: z.string().optional().openapi({ description: 'Card payments: what your front end confirms the card with' }),
   environment: z.enum(['sandbox', 'live']),
-  expires_at: timestamp,
-  reconciled_at: timestamp.nullable(),
+  expires_at: timestamp.openapi({ description: 'When a payment still open fails with `failure_code` `expired`' }),
+  reconciled_at: timestamp.nullable().openapi({ description: 'Set when a provider success that arrived after the payment had failed (expired or provider error) completed it' }),
   created_at: timestamp,
   updated_at: timestamp,
-});
+}).openapi('Payment');
 
 /** The merchant-scoped payment (interface.md); decimal-string amounts. */
 export const merchantPayment = z.object({
@@ -73,8 +74,8 @@ export const merchantPayment = z.object({
   client_secret: z.string().optional(),
   failure_code: z.string().nullable(),
   created_at: timestamp,
-  metadata: z.record(z.string(), z.string()),
-});
+  metadata: z.record(z.string(), z.string()).openapi({ description: 'Your metadata, plus `fee_amount` and `fee_percentage` as decimal strings' }),
+}).openapi('MerchantScopedPayment');
 
 /** A refund (D12). */
 export const refund = z.object({
@@ -88,13 +89,15 @@ export const refund = z.object({
   failure_message: z.string().nullable(),
   created_at: timestamp,
   completed_at: timestamp.nullable(),
-});
+}).openapi('Refund');
 
 /** Pagination of lists (D41). */
 export const pagination = z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), total_pages: z.number().int() });
 
 /** An event (D22). */
-export const event = z.object({ id: z.string(), object: z.literal('event'), event: z.string(), created_at: timestamp, data: z.unknown() });
+export const event = z
+  .object({ id: z.string(), object: z.literal('event'), event: z.string(), created_at: timestamp, data: z.unknown().openapi({ description: 'The object the event is about, as a webhook delivery carries it (see the `webhooks` section)' }) })
+  .openapi('Event');
 
 /** A developer as registration answers it. */
 export const developer = z.object({
@@ -208,10 +211,10 @@ export const webhook = z.object({
   previous_secret_expires_at: timestamp.nullable().describe('Until when the secret replaced by the last rotation still signs deliveries, beside the current one; null when none does'),
   created_at: timestamp,
   updated_at: timestamp,
-});
+}).openapi('Webhook');
 
 /** A webhook with its signing secret, shown on create and rotate-secret only (D25). */
-export const webhookWithSecret = webhook.extend({ secret: z.string() });
+export const webhookWithSecret = webhook.extend({ secret: z.string().openapi({ description: 'The signing secret (`whsec_…`); shown only here, store it' }) }).openapi('WebhookWithSecret');
 
 /** One delivery attempt (D27). */
 export const deliveryAttempt = z.object({
@@ -237,7 +240,14 @@ export const delivery = z.object({
   created_at: timestamp,
   updated_at: timestamp,
   attempts: z.array(deliveryAttempt),
-});
+}).openapi('WebhookDelivery');
 
 /** The answer of a test delivery (D29). */
 export const testDelivery = z.object({ delivered: z.boolean(), status_code: z.number().int().nullable(), duration_ms: z.number(), error: z.string().nullable() });
+
+/** Pagination of the cursor-paginated lists (`GET /v1/payments`). */
+export const cursorPagination = z.object({
+  limit: z.number().int(),
+  has_more: z.boolean().openapi({ description: 'True when more items follow the last one of this page' }),
+  next_starting_after: z.string().nullable().openapi({ description: 'Pass it as `starting_after` for the next page; null on the last page' }),
+});

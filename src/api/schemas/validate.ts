@@ -88,5 +88,10 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.
   if (control.length > 0) throw validationError(control);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw validationError(result.error.issues.map((issue) => describe(issue, input)));
+  // Each unknown field is a problem of its own, so `details` names every one (D51).
+  throw validationError(
+    result.error.issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys' ? issue.keys.map((key) => ({ field: key, message: `unknown field: ${key}` })) : [describe(issue, input)],
+    ),
+  );
 }

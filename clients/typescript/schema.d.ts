@@ -1,0 +1,8277 @@
+/**
+ * The PayCollect API's types, generated from its OpenAPI document (GET /v1/openapi.json) by
+ * openapi-typescript. Do not edit: run `npm run client:generate`; `npm test` fails when this file
+ * differs from what the document generates.
+ */
+
+export interface paths {
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness
+         * @description Answers 200 while the process runs.
+         */
+        get: operations["getHealthz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness
+         * @description Answers 200 when the database and the workflow engine can be reached, 503 naming what cannot.
+         */
+        get: operations["getReadyz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This document
+         * @description The OpenAPI 3.1 description of this API, from which clients can be generated.
+         */
+        get: operations["getV1OpenapiJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** API reference page */
+        get: operations["getDocs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Assets of the reference page */
+        get: operations["getDocsAssetsFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a developer account
+         * @description Creates your account and merchant (`mer_…`) and answers a session token and your first sandbox secret key. The key's secret is shown only in this answer: store it. Passwords have 10 to 200 characters.
+         */
+        post: operations["postV1AuthRegister"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in
+         * @description Answers a session token for the dashboard endpoints, valid for one hour. A wrong e-mail address and a wrong password get the same answer.
+         */
+        post: operations["postV1AuthLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payments
+         * @description Your payments in the key's environment, newest first, `limit` per page (default 10, at most 100). For the next page pass the `pagination.next_starting_after` of this one as `starting_after`; new payments created meanwhile do not shift the pages. Filter by `status`, `payment_method` and creation time (`created[gte]`, `created[lte]`: Unix seconds or ISO 8601). Payments created through the merchant-scoped endpoint are listed too, in this form.
+         */
+        get: operations["getV1Payments"];
+        put?: never;
+        /**
+         * Create a payment
+         * @description `amount` is an integer in the currency's minor unit (RWF 1,500 is `1500`; USD 15.00 is `1500`). The answer comes once the provider has the request: `pending` with `next_action`, what the customer or your front end does next, or `failed` when the provider refused it at once.
+         *
+         *     Send an `Idempotency-Key`: a retry with the same key and body answers the first payment (header `Idempotent-Replayed: true`) and never creates a second one.
+         *
+         *     Sandbox test numbers (national number ending): `0001` completes at once, `0002` is declined, `0003` never answers and expires; any other completes after a few seconds.
+         */
+        post: operations["postV1Payments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a payment */
+        get: operations["getV1PaymentsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a payment
+         * @description Cancels a `pending` or `processing` payment, with an optional `reason`. If the provider reports the customer's payment first, the cancel loses: 409 `payment_not_cancellable`, and the payment is `completed`.
+         */
+        post: operations["postV1PaymentsIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a payment
+         * @description Refunds part (`amount`, in minor units) or all (no `amount`: the whole rest) of a `completed` payment. The refund is `completed`, `failed` when the provider refused it, or `pending` when the provider's answer is not known yet: the amount then stays reserved and `refund.completed` follows once the provider confirms.
+         */
+        post: operations["postV1PaymentsIdRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/merchants/{merchant_id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a payment (merchant-scoped)
+         * @description The merchant-scoped form of payment creation: `amount` is a decimal string with two decimals (`"1500.00"`, also for currencies without minor units, where the decimals are `.00`), the key goes in `X-API-Key`, and errors answer `{error}`. The fee is in `metadata.fee_amount` and `metadata.fee_percentage`.
+         */
+        post: operations["postV1ApiMerchantsMerchantIdPayments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api/merchants/{merchant_id}/payments/{payment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a payment (merchant-scoped) */
+        get: operations["getV1ApiMerchantsMerchantIdPaymentsPaymentId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/provider-callbacks/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Provider callback (PUT)
+         * @description The same callback for providers that call back with PUT (MTN MoMo does). Called by payment providers, not by merchants. Each provider authenticates its own way; a callback is a hint that the payment's status is then confirmed with the provider.
+         */
+        put: operations["putV1ProviderCallbacksProvider"];
+        /**
+         * Provider callback
+         * @description Called by payment providers, not by merchants. Each provider authenticates its own way; a callback is a hint that the payment's status is then confirmed with the provider.
+         */
+        post: operations["postV1ProviderCallbacksProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/card-gateway/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a sandbox card payment
+         * @description Plays the card gateway in the sandbox, as the gateway's client library would in your front end: send the payment's `client_secret` and a test card. `4242424242424242` succeeds, `4000000000000002` is declined, `4000000000009995` has insufficient funds. No API key: the client secret is the credential.
+         */
+        post: operations["postV1SandboxCardGatewayConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/payments/{id}/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a sandbox bank transfer
+         * @description Makes the customer's transfer of a sandbox bank transfer payment arrive (`completed`) or fail (`failed`) now, instead of after 30 seconds.
+         */
+        post: operations["postV1SandboxPaymentsIdSimulate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Your events, newest first, `limit` per page (default 10, at most 100); `type` filters by event name. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["getV1DeveloperEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an event
+         * @description With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["getV1DeveloperEventsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream sandbox events
+         * @description Your sandbox events as Server-Sent Events, as `paycollect listen` reads them: `retry:`, an `id:` with its start position and a `: connected` comment, then one message per event (`id` the event id, `event` its name, `data` the webhook delivery payload as JSON), a `: heartbeat` comment every 15 seconds, and the end after an hour. Reconnect with `Last-Event-ID` to resume right after the last event you received. Sandbox secret keys and sandbox session tokens only.
+         */
+        get: operations["getV1DeveloperEventsStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve your profile
+         * @description With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["getV1DeveloperProfile"];
+        /**
+         * Update your profile
+         * @description Changes any of `name`, `business_name`, `country` (ISO 3166-1 alpha-2) and `phone` (E.164); `null` clears the optional ones. Other fields are refused.
+         */
+        put: operations["putV1DeveloperProfile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List transactions
+         * @description Payments and refunds as one list, newest first, with fee and net in minor units (net is negative for refunds). Filters: `status` (one or more, comma-separated), `method`, `currency`, `q` (part of an id, the description or the customer) and `date` (`YYYY-MM-DD` or `YYYY-MM-DD..YYYY-MM-DD`, UTC days). Pass the first page's `pagination.as_of` with later pages so that new transactions do not shift them. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["getV1DeveloperTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/transactions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a transaction
+         * @description A payment or a refund by its id. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["getV1DeveloperTransactionsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Analytics
+         * @description Volumes, fees and net per currency, counts by status and by method, the success rate (completed among decided payments) and a daily series, from `from` to `to` (UTC days, both included; default the last 30 days). With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["getV1DeveloperAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Audit log
+         * @description Every change made to your account through the API or by a reviewer, newest first. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["getV1DeveloperActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/payments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Payment detail with its timeline
+         * @description A payment with its fee and net, its refunds, each status change and what caused it (creation, provider callback, poll, expiry, you), its events with their deliveries, and when the provider is checked next. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["getV1DeveloperPaymentsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/payments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a payment (dashboard)
+         * @description Does what `POST /v1/payments/{id}/cancel` does, for the dashboard's session token. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        post: operations["postV1DeveloperPaymentsIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/payments/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a payment (dashboard)
+         * @description Does what `POST /v1/payments/{id}/refund` does, for the dashboard's session token. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        post: operations["postV1DeveloperPaymentsIdRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/upload/kyc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload an identity document
+         * @description A passport, a driver's licence, or one side of a national ID (`side` `front` or `back`), as a PDF, JPEG or PNG of at most 10 MB. Replaces the current document of its type and side.
+         */
+        post: operations["postV1DocumentsUploadKyc"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/upload/business": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a business document
+         * @description A business registration certificate (the default `document_type`), a tax identification or a business licence, as a PDF, JPEG or PNG of at most 10 MB. Replaces the current document of its type.
+         */
+        post: operations["postV1DocumentsUploadBusiness"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List uploaded documents */
+        get: operations["getV1Documents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/live-access/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request live access
+         * @description Starts the review of your business for live payments. Needs an identity document (a passport, a driver's licence, or both sides of a national ID) and a business registration certificate uploaded first; one request at a time.
+         */
+        post: operations["postV1DeveloperLiveAccessRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/live-access/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Live access status */
+        get: operations["getV1DeveloperLiveAccessStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/live-access/respond": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer the reviewers
+         * @description Answers the reviewers' question when the request is `more_info_required`; the review then resumes.
+         */
+        post: operations["postV1DeveloperLiveAccessRespond"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/live-access/live-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reveal your first live key
+         * @description Answers the live secret key created when live access was approved, once: store it. Roll the live keys for a new one.
+         */
+        post: operations["postV1DeveloperLiveAccessLiveKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["getV1DeveloperWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Subscribes `url` to `events` (see the `webhooks` section for each payload). Live endpoints must be `https` and resolve to public addresses. The answer carries the signing secret, shown only here. At most 16 endpoints per environment.
+         */
+        post: operations["postV1DeveloperWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a webhook endpoint
+         * @description With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["getV1DeveloperWebhooksId"];
+        /**
+         * Update a webhook endpoint
+         * @description Changes any of `url`, `events`, `status` (`enabled` or `disabled`; enabling a `failed` endpoint takes it back) and `description`. Retries still to come use the new values.
+         */
+        put: operations["putV1DeveloperWebhooksId"];
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint; deliveries waiting for a retry end `cancelled`.
+         */
+        delete: operations["deleteV1DeveloperWebhooksId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test delivery
+         * @description Sends one `webhook.test` event to the endpoint now, a single attempt, and answers its outcome. The endpoint's status does not change, whatever the answer.
+         */
+        post: operations["postV1DeveloperWebhooksIdTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Answers a new secret, shown only here. For 24 hours, until `previous_secret_expires_at`, every delivery is signed with both secrets, so you can deploy the new one at any moment that day.
+         */
+        post: operations["postV1DeveloperWebhooksIdRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deliveries
+         * @description The endpoint's deliveries with each attempt (time, status code, the first 1 KiB of the answer, duration, error), newest first.
+         */
+        get: operations["getV1DeveloperWebhooksIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/webhooks/{id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver an event again
+         * @description Starts a new delivery of the same event to the endpoint, with the full schedule of attempts.
+         */
+        post: operations["postV1DeveloperWebhooksIdDeliveriesDeliveryIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List secret keys
+         * @description Your secret keys, masked; never their secrets. Session token only.
+         */
+        get: operations["getV1DeveloperKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/keys/{environment}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll the secret keys
+         * @description Creates a new key for the environment, shown only in this answer, and lets the previous keys work for `expires_in_hours` more (default 24, 0 = stop now). Session token only.
+         */
+        post: operations["postV1DeveloperKeysEnvironmentRoll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface webhooks {
+    "payment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment was created
+         * @description Sent for payments created through either payment endpoint, once the payment is recorded. `data` is the payment.
+         *
+         *     Delivered to each enabled webhook endpoint subscribed to `payment.created` as a `POST` with a JSON body, signed with the endpoint's secret. Deliveries may arrive more than once and in any order: de-duplicate on `webhook-id`, and read `data.status` rather than the order of events.
+         */
+        post: operations["onPaymentCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment completed
+         * @description The provider confirmed the customer paid. `data` is the payment. Also sent, a second time, when a provider success arrives after the payment had failed as `expired` or `provider_error`: the payment then becomes `completed` with `reconciled_at` set.
+         *
+         *     Delivered to each enabled webhook endpoint subscribed to `payment.completed` as a `POST` with a JSON body, signed with the endpoint's secret. Deliveries may arrive more than once and in any order: de-duplicate on `webhook-id`, and read `data.status` rather than the order of events.
+         */
+        post: operations["onPaymentCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment failed
+         * @description The provider declined the payment, or it expired (`failure_code` says which). `data` is the payment.
+         *
+         *     Delivered to each enabled webhook endpoint subscribed to `payment.failed` as a `POST` with a JSON body, signed with the endpoint's secret. Deliveries may arrive more than once and in any order: de-duplicate on `webhook-id`, and read `data.status` rather than the order of events.
+         */
+        post: operations["onPaymentFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment was cancelled
+         * @description You cancelled a pending or processing payment. `data` is the payment.
+         *
+         *     Delivered to each enabled webhook endpoint subscribed to `payment.cancelled` as a `POST` with a JSON body, signed with the endpoint's secret. Deliveries may arrive more than once and in any order: de-duplicate on `webhook-id`, and read `data.status` rather than the order of events.
+         */
+        post: operations["onPaymentCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund completed
+         * @description The provider confirmed a refund. `data` is the refund with `payment`, the payment after it (`refunded` once fully refunded). A provider success that arrives after you cancelled a payment is refunded in full automatically, with the reason `late_success_after_cancel`.
+         *
+         *     Delivered to each enabled webhook endpoint subscribed to `refund.completed` as a `POST` with a JSON body, signed with the endpoint's secret. Deliveries may arrive more than once and in any order: de-duplicate on `webhook-id`, and read `data.status` rather than the order of events.
+         */
+        post: operations["onRefundCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A webhook endpoint was created
+         * @description Sent to your other endpoints subscribed to it, never to the new endpoint itself. `data` is the webhook, without its secret.
+         *
+         *     Delivered to each enabled webhook endpoint subscribed to `webhook.created` as a `POST` with a JSON body, signed with the endpoint's secret. Deliveries may arrive more than once and in any order: de-duplicate on `webhook-id`, and read `data.status` rather than the order of events.
+         */
+        post: operations["onWebhookCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test delivery
+         * @description Sent only by `POST /v1/developer/webhooks/{id}/test`, once, whatever the endpoint subscribes to; never listed as an event.
+         *
+         *     Delivered to each enabled webhook endpoint subscribed to `webhook.test` as a `POST` with a JSON body, signed with the endpoint's secret. Deliveries may arrive more than once and in any order: de-duplicate on `webhook-id`, and read `data.status` rather than the order of events.
+         */
+        post: operations["onWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface components {
+    schemas: {
+        /** @description A payment was created */
+        PaymentCreatedEvent: {
+            /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
+            id: string;
+            /** @enum {string} */
+            event: "payment.created";
+            /** Format: date-time */
+            created_at: string;
+            data: components["schemas"]["Payment"];
+        };
+        Payment: {
+            /** @description Payment id, `pay_` and 24 characters */
+            id: string;
+            /** @enum {string} */
+            object: "payment";
+            /** @description In the currency's minor unit (RWF and UGX have none: 1500 is RWF 1,500; KES, GHS, USD, EUR, GBP and LRD have two: 1500 is 15.00) */
+            amount: number;
+            /** @description Refunded so far, in minor units */
+            amount_refunded: number;
+            /** @description ISO 4217 code */
+            currency: string;
+            /**
+             * @description `pending` (the provider has the request; waiting for the customer), `processing`, then `completed`, `failed`, `cancelled`, or `refunded` once fully refunded
+             * @enum {string}
+             */
+            status: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
+            payment_method: string;
+            provider: string;
+            description: string | null;
+            phone_number?: string;
+            customer_email?: string;
+            wallet_id?: string;
+            metadata: {
+                [key: string]: string;
+            };
+            failure_code: string | null;
+            failure_message: string | null;
+            cancellation_reason: string | null;
+            next_action: components["schemas"]["NextAction"];
+            /** @description Card payments: what your front end confirms the card with */
+            client_secret?: string;
+            /** @enum {string} */
+            environment: "sandbox" | "live";
+            /**
+             * Format: date-time
+             * @description When a payment still open fails with `failure_code` `expired`
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description Set when a provider success that arrived after the payment had failed (expired or provider error) completed it
+             */
+            reconciled_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description What the customer or your front end does next, as the provider gave it: transfer instructions, the card confirmation, or the mobile money prompt; null once nothing is awaited */
+        NextAction: {
+            /** @enum {string} */
+            type: "bank_transfer";
+            bank_name: string;
+            account_name: string;
+            account_number: string;
+            reference: string;
+        } | {
+            /** @enum {string} */
+            type: "card_confirm";
+            client_secret: string;
+        } | {
+            /** @enum {string} */
+            type: "mobile_money_approval";
+            message: string;
+        } | null;
+        /** @description A payment completed */
+        PaymentCompletedEvent: {
+            /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
+            id: string;
+            /** @enum {string} */
+            event: "payment.completed";
+            /** Format: date-time */
+            created_at: string;
+            data: components["schemas"]["Payment"];
+        };
+        /** @description A payment failed */
+        PaymentFailedEvent: {
+            /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
+            id: string;
+            /** @enum {string} */
+            event: "payment.failed";
+            /** Format: date-time */
+            created_at: string;
+            data: components["schemas"]["Payment"];
+        };
+        /** @description A payment was cancelled */
+        PaymentCancelledEvent: {
+            /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
+            id: string;
+            /** @enum {string} */
+            event: "payment.cancelled";
+            /** Format: date-time */
+            created_at: string;
+            data: components["schemas"]["Payment"];
+        };
+        /** @description A refund completed */
+        RefundCompletedEvent: {
+            /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
+            id: string;
+            /** @enum {string} */
+            event: "refund.completed";
+            /** Format: date-time */
+            created_at: string;
+            data: components["schemas"]["Refund"] & {
+                payment: components["schemas"]["Payment"];
+            };
+        };
+        Refund: {
+            id: string;
+            /** @enum {string} */
+            object: "refund";
+            payment_id: string;
+            amount: number;
+            currency: string;
+            /** @enum {string} */
+            status: "pending" | "completed" | "failed";
+            reason: string | null;
+            failure_message: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            completed_at: string | null;
+        };
+        /** @description A webhook endpoint was created */
+        WebhookCreatedEvent: {
+            /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
+            id: string;
+            /** @enum {string} */
+            event: "webhook.created";
+            /** Format: date-time */
+            created_at: string;
+            data: components["schemas"]["Webhook"];
+        };
+        Webhook: {
+            id: string;
+            /** @enum {string} */
+            object: "webhook";
+            url: string;
+            events: string[];
+            /** @enum {string} */
+            status: "enabled" | "disabled" | "failed";
+            /** @description Why the webhook is failed (e.g. "the endpoint answered 410 Gone at …"); null unless status is failed */
+            failure_reason: string | null;
+            description: string | null;
+            /** @enum {string} */
+            environment: "sandbox" | "live";
+            /**
+             * Format: date-time
+             * @description Until when the secret replaced by the last rotation still signs deliveries, beside the current one; null when none does
+             */
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A test delivery */
+        WebhookTestEvent: {
+            /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
+            id: string;
+            /** @enum {string} */
+            event: "webhook.test";
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                webhook_id: string;
+            };
+        };
+        EnvelopeError: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "invalid_request" | "validation_error" | "unauthorized" | "invalid_api_key" | "forbidden" | "merchant_mismatch" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_key_reused" | "payment_not_cancellable" | "payment_not_refundable" | "amount_exceeds_refundable" | "documents_missing" | "file_too_large" | "unsupported_file_type" | "provider_unavailable" | "rate_limited" | "service_unavailable" | "internal_error";
+                message: string;
+                /** @description For `validation_error` (and `documents_missing`): every bad field or missing item, the first being the one the message names */
+                details?: {
+                    field: string;
+                    message: string;
+                }[];
+            };
+        };
+        MerchantScopedError: {
+            error: string;
+        };
+        MerchantScopedPayment: {
+            id: string;
+            /** @enum {string} */
+            status: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
+            amount: string;
+            currency: string;
+            payment_method: string;
+            description: string | null;
+            client_secret?: string;
+            failure_code: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Your metadata, plus `fee_amount` and `fee_percentage` as decimal strings */
+            metadata: {
+                [key: string]: string;
+            };
+        };
+        Event: {
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            event: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The object the event is about, as a webhook delivery carries it (see the `webhooks` section) */
+            data?: unknown;
+        };
+        WebhookDelivery: {
+            id: string;
+            /** @enum {string} */
+            object: "webhook_delivery";
+            webhook_id: string;
+            event_id: string;
+            event: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed" | "cancelled";
+            attempt_count: number;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            retry_of: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            attempts: {
+                attempt: number;
+                /** Format: date-time */
+                attempted_at: string;
+                status_code: number | null;
+                response_body: string | null;
+                duration_ms: number;
+                error: string | null;
+            }[];
+        };
+        WebhookWithSecret: components["schemas"]["Webhook"] & {
+            /** @description The signing secret (`whsec_…`); shown only here, store it */
+            secret: string;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getHealthz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+        };
+    };
+    getReadyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready (503 with the same body when not) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "checks": {
+                     *         "database": "ok",
+                     *         "temporal": "ok"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        status: string;
+                        checks: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text format */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP http_requests_total HTTP requests by route and status
+                     *     # TYPE http_requests_total counter
+                     */
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getV1OpenapiJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAPI 3.1 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "PayCollect payment collection API",
+                     *         "version": "1.0.0"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getDocs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML page rendering this document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">…</html>
+                     */
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getDocsAssetsFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A static file of Swagger UI */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (file contents) */
+                    "application/octet-stream": string;
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1AuthRegister: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "amina@example.com",
+                 *       "password": "correct horse battery",
+                 *       "name": "Amina Uwase",
+                 *       "business_name": "Kigali Books"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                    name: string;
+                    business_name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Developer, session token and the first sandbox key (its secret shown once) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Developer registered",
+                     *       "data": {
+                     *         "developer": {
+                     *           "id": "dev_8Jk2LmN4pQ6rS8tU0vW2xY4z",
+                     *           "merchant_id": "mer_3Fh8KdP2xQ7mWz9LcR4tVb6N",
+                     *           "email": "amina@example.com",
+                     *           "name": "Amina Uwase",
+                     *           "business_name": "Kigali Books",
+                     *           "plan": "sandbox",
+                     *           "has_live_access": false,
+                     *           "created_at": "2026-11-20T08:00:00.000Z"
+                     *         },
+                     *         "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJkZXZfOEprMkxtTjRwUTZyUzh0VTB2VzJ4WTR6In0.c2lnbmF0dXJl",
+                     *         "expires_at": "2026-11-24T11:00:00.000Z",
+                     *         "api_key": {
+                     *           "id": "key_7Cd9Ef1Gh3Ij5Kl7Mn9Op1Qr",
+                     *           "environment": "sandbox",
+                     *           "secret": "sk_sandbox_4eC39HqLyjWDarjtT1zdp7dc9Xk2LmNo",
+                     *           "last4": "LmNo"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            developer: {
+                                id: string;
+                                merchant_id: string;
+                                email: string;
+                                name: string;
+                                business_name: string | null;
+                                plan: string;
+                                has_live_access: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                            };
+                            token: string;
+                            expires_at: string;
+                            api_key: {
+                                id: string;
+                                /** @enum {string} */
+                                environment: "sandbox";
+                                secret: string;
+                                last4: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `conflict`: An account with this e-mail address exists already.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1AuthLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "amina@example.com",
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
+                "application/json": {
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Session token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Logged in",
+                     *       "data": {
+                     *         "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJkZXZfOEprMkxtTjRwUTZyUzh0VTB2VzJ4WTR6In0.c2lnbmF0dXJl",
+                     *         "expires_at": "2026-11-24T11:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            token: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The e-mail address or the password is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1Payments: {
+        parameters: {
+            query?: {
+                /** @description How many payments to answer, 1 to 100 */
+                limit?: number;
+                /** @description A payment id (`pay_…`): answer the payments that come after it in the list, i.e. created before it. Pass `pagination.next_starting_after` of the previous page. */
+                starting_after?: string;
+                /** @description Only payments in this status */
+                status?: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
+                /** @description Only payments of this method */
+                payment_method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mobile_money_c" | "wallet";
+                /** @description Only payments created at or after this time: Unix seconds or an ISO 8601 date-time */
+                "created[gte]"?: string;
+                /** @description Only payments created at or before this time: Unix seconds (the whole second counts) or an ISO 8601 date-time */
+                "created[lte]"?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of payments, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payments retrieved",
+                     *       "data": {
+                     *         "payments": [
+                     *           {
+                     *             "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "object": "payment",
+                     *             "amount": 1500,
+                     *             "amount_refunded": 0,
+                     *             "currency": "RWF",
+                     *             "status": "completed",
+                     *             "payment_method": "mobile_money",
+                     *             "provider": "momo",
+                     *             "description": "Order #1042",
+                     *             "phone_number": "+250788123456",
+                     *             "metadata": {
+                     *               "order_id": "1042"
+                     *             },
+                     *             "failure_code": null,
+                     *             "failure_message": null,
+                     *             "cancellation_reason": null,
+                     *             "next_action": null,
+                     *             "environment": "sandbox",
+                     *             "expires_at": "2026-11-24T10:10:00.000Z",
+                     *             "reconciled_at": null,
+                     *             "created_at": "2026-11-24T10:00:00.000Z",
+                     *             "updated_at": "2026-11-24T10:00:04.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "limit": 1,
+                     *           "has_more": true,
+                     *           "next_starting_after": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            payments: components["schemas"]["Payment"][];
+                            pagination: {
+                                limit: number;
+                                /** @description True when more items follow the last one of this page */
+                                has_more: boolean;
+                                /** @description Pass it as `starting_after` for the next page; null on the last page */
+                                next_starting_after: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: An unknown query field, a bad filter value, or a `starting_after` that is not one of your payments. The message names the field.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1Payments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key and body within 24 hours answer the first result again */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 1500,
+                 *       "currency": "RWF",
+                 *       "payment_method": "mobile_money",
+                 *       "phone_number": "+250788123456",
+                 *       "description": "Order #1042",
+                 *       "metadata": {
+                 *         "order_id": "1042"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    amount: number;
+                    /** @enum {string} */
+                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    /** @enum {string} */
+                    payment_method: "mobile_money" | "bank_transfer" | "card";
+                    phone_number?: string;
+                    /** @enum {string} */
+                    provider?: "momo" | "mobile_money_b";
+                    description?: string;
+                    /** Format: email */
+                    customer_email?: string;
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                    expires_in?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The payment: `pending` with the provider's `next_action`, or `failed` when the provider refused it */
+            201: {
+                headers: {
+                    /** @description Present when this answer is the replay of an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payment created",
+                     *       "data": {
+                     *         "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *         "object": "payment",
+                     *         "amount": 1500,
+                     *         "amount_refunded": 0,
+                     *         "currency": "RWF",
+                     *         "status": "pending",
+                     *         "payment_method": "mobile_money",
+                     *         "provider": "momo",
+                     *         "description": "Order #1042",
+                     *         "phone_number": "+250788123456",
+                     *         "metadata": {
+                     *           "order_id": "1042"
+                     *         },
+                     *         "failure_code": null,
+                     *         "failure_message": null,
+                     *         "cancellation_reason": null,
+                     *         "next_action": {
+                     *           "type": "mobile_money_approval",
+                     *           "message": "A payment prompt was sent to +250788123456; the customer approves it on their phone"
+                     *         },
+                     *         "environment": "sandbox",
+                     *         "expires_at": "2026-11-24T10:10:00.000Z",
+                     *         "reconciled_at": null,
+                     *         "created_at": "2026-11-24T10:00:00.000Z",
+                     *         "updated_at": "2026-11-24T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Payment"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             *     - `validation_error`: A field is missing, unknown or invalid, the currency or the phone number's country is not served by the method, or `expires_in` is out of range. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used within 24 hours with a different request.
+             *     - `conflict`: A request with this `Idempotency-Key` is still in progress; retry in a moment.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `provider_unavailable`: No provider serves this payment method in this environment yet; nothing was created.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1PaymentsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payment retrieved",
+                     *       "data": {
+                     *         "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *         "object": "payment",
+                     *         "amount": 1500,
+                     *         "amount_refunded": 0,
+                     *         "currency": "RWF",
+                     *         "status": "completed",
+                     *         "payment_method": "mobile_money",
+                     *         "provider": "momo",
+                     *         "description": "Order #1042",
+                     *         "phone_number": "+250788123456",
+                     *         "metadata": {
+                     *           "order_id": "1042"
+                     *         },
+                     *         "failure_code": null,
+                     *         "failure_message": null,
+                     *         "cancellation_reason": null,
+                     *         "next_action": null,
+                     *         "environment": "sandbox",
+                     *         "expires_at": "2026-11-24T10:10:00.000Z",
+                     *         "reconciled_at": null,
+                     *         "created_at": "2026-11-24T10:00:00.000Z",
+                     *         "updated_at": "2026-11-24T10:00:04.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Payment"];
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1PaymentsIdCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key and body within 24 hours answer the first result again */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "customer changed their mind"
+                 *     }
+                 */
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The cancelled payment */
+            200: {
+                headers: {
+                    /** @description Present when this answer is the replay of an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payment cancelled",
+                     *       "data": {
+                     *         "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *         "object": "payment",
+                     *         "amount": 1500,
+                     *         "amount_refunded": 0,
+                     *         "currency": "RWF",
+                     *         "status": "cancelled",
+                     *         "payment_method": "mobile_money",
+                     *         "provider": "momo",
+                     *         "description": "Order #1042",
+                     *         "phone_number": "+250788123456",
+                     *         "metadata": {
+                     *           "order_id": "1042"
+                     *         },
+                     *         "failure_code": null,
+                     *         "failure_message": null,
+                     *         "cancellation_reason": "customer changed their mind",
+                     *         "next_action": null,
+                     *         "environment": "sandbox",
+                     *         "expires_at": "2026-11-24T10:10:00.000Z",
+                     *         "reconciled_at": null,
+                     *         "created_at": "2026-11-24T10:00:00.000Z",
+                     *         "updated_at": "2026-11-24T10:01:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Payment"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used within 24 hours with a different request.
+             *     - `conflict`: A request with this `Idempotency-Key` is still in progress; retry in a moment.
+             *     - `payment_not_cancellable`: The payment is no longer `pending` or `processing` (also when the provider's success came first: the payment is then `completed`).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The payment did not answer in time or could not take the request. It may still be carried out: retry with the same `Idempotency-Key` to learn the outcome.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1PaymentsIdRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key and body within 24 hours answer the first result again */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 500,
+                 *       "reason": "one item out of stock"
+                 *     }
+                 */
+                "application/json": {
+                    amount?: number;
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The refund: `completed`, `failed` or `pending` */
+            201: {
+                headers: {
+                    /** @description Present when this answer is the replay of an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Refund completed",
+                     *       "data": {
+                     *         "id": "ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b",
+                     *         "object": "refund",
+                     *         "payment_id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *         "amount": 500,
+                     *         "currency": "RWF",
+                     *         "status": "completed",
+                     *         "reason": "one item out of stock",
+                     *         "failure_message": null,
+                     *         "created_at": "2026-11-24T11:00:00.000Z",
+                     *         "completed_at": "2026-11-24T11:00:01.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Refund"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             *     - `amount_exceeds_refundable`: The amount is more than what is left to refund (refunds in progress count).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used within 24 hours with a different request.
+             *     - `conflict`: A request with this `Idempotency-Key` is still in progress; retry in a moment.
+             *     - `payment_not_refundable`: The payment is not `completed`, or its refund window has passed.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The payment did not answer in time or could not take the request. It may still be carried out: retry with the same `Idempotency-Key` to learn the outcome.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1ApiMerchantsMerchantIdPayments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key and body within 24 hours answer the first result again */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                merchant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "1500.00",
+                 *       "currency": "RWF",
+                 *       "payment_method": "momo",
+                 *       "description": "Order #1042",
+                 *       "payment_method_data": {
+                 *         "phone_number": "+250788123456"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @example 1500.00 */
+                    amount: string;
+                    /** @enum {string} */
+                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    /** @enum {string} */
+                    payment_method: "card_gateway" | "momo" | "mobile_money_b" | "mobile_money_c" | "wallet";
+                    description?: string;
+                    payment_method_data?: {
+                        payment_method_types?: "card"[];
+                        phone_number?: string;
+                        wallet_id?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The payment, `pending` */
+            200: {
+                headers: {
+                    /** @description Present when this answer is the replay of an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *       "status": "pending",
+                     *       "amount": "1500.00",
+                     *       "currency": "RWF",
+                     *       "payment_method": "momo",
+                     *       "description": "Order #1042",
+                     *       "failure_code": null,
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "metadata": {
+                     *         "fee_amount": "23.00",
+                     *         "fee_percentage": "1.50"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantScopedPayment"];
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantScopedError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantScopedError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantScopedError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantScopedError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used within 24 hours with a different request.
+             *     - `conflict`: A request with this `Idempotency-Key` is still in progress; retry in a moment.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantScopedError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantScopedError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantScopedError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `provider_unavailable`: No provider serves this payment method in this environment yet; nothing was created.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantScopedError"];
+                };
+            };
+        };
+    };
+    getV1ApiMerchantsMerchantIdPaymentsPaymentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchant_id: string;
+                payment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *       "status": "pending",
+                     *       "amount": "1500.00",
+                     *       "currency": "RWF",
+                     *       "payment_method": "momo",
+                     *       "description": "Order #1042",
+                     *       "failure_code": null,
+                     *       "created_at": "2026-11-24T10:00:00.000Z",
+                     *       "metadata": {
+                     *         "fee_amount": "23.00",
+                     *         "fee_percentage": "1.50"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantScopedPayment"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantScopedError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantScopedError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantScopedError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantScopedError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantScopedError"];
+                };
+            };
+        };
+    };
+    putV1ProviderCallbacksProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "provider_reference": "1f0c7a52-3b9e-4d8a-9a43-5c2e8b7d6f10",
+                 *       "status": "succeeded"
+                 *     }
+                 */
+                "application/json": {
+                    provider_reference: string;
+                    /** @enum {string} */
+                    status: "pending" | "succeeded" | "failed" | "cancelled";
+                    /** @enum {string} */
+                    failure_code?: "declined" | "card_declined" | "insufficient_funds" | "provider_error";
+                    failure_message?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received (also for a payment already closed) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Callback received",
+                     *       "data": {
+                     *         "received": true,
+                     *         "payment_id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *         "action": "signalled"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @enum {boolean} */
+                            received: true;
+                            payment_id: string;
+                            /** @enum {string} */
+                            action: "signalled" | "ignored";
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The callback's signature or token is missing or wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1ProviderCallbacksProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "provider_reference": "1f0c7a52-3b9e-4d8a-9a43-5c2e8b7d6f10",
+                 *       "status": "succeeded"
+                 *     }
+                 */
+                "application/json": {
+                    provider_reference: string;
+                    /** @enum {string} */
+                    status: "pending" | "succeeded" | "failed" | "cancelled";
+                    /** @enum {string} */
+                    failure_code?: "declined" | "card_declined" | "insufficient_funds" | "provider_error";
+                    failure_message?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received (also for a payment already closed) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Callback received",
+                     *       "data": {
+                     *         "received": true,
+                     *         "payment_id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *         "action": "signalled"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @enum {boolean} */
+                            received: true;
+                            payment_id: string;
+                            /** @enum {string} */
+                            action: "signalled" | "ignored";
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The callback's signature or token is missing or wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1SandboxCardGatewayConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_secret": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V_secret_Xy7Qm2Lk9Pw4Zt8R",
+                 *       "card_number": "4242424242424242",
+                 *       "exp_month": 12,
+                 *       "exp_year": 2030,
+                 *       "cvc": "123"
+                 *     }
+                 */
+                "application/json": {
+                    client_secret: string;
+                    card_number: string;
+                    exp_month: number;
+                    exp_year: number;
+                    cvc: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The gateway's answer; the payment follows within moments */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Card confirmation received",
+                     *       "data": {
+                     *         "payment_id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *         "outcome": {
+                     *           "status": "succeeded"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            payment_id: string;
+                            outcome: {
+                                status: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No card payment has this client secret.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `conflict`: The payment is closed or its card was already confirmed.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1SandboxPaymentsIdSimulate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "outcome": "completed"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    outcome: "completed" | "failed";
+                };
+            };
+        };
+        responses: {
+            /** @description The payment (its status follows within moments) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Bank transfer simulated",
+                     *       "data": {
+                     *         "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *         "object": "payment",
+                     *         "amount": 250000,
+                     *         "amount_refunded": 0,
+                     *         "currency": "RWF",
+                     *         "status": "pending",
+                     *         "payment_method": "bank_transfer",
+                     *         "provider": "bank_transfer",
+                     *         "description": "Order #1042",
+                     *         "metadata": {
+                     *           "order_id": "1042"
+                     *         },
+                     *         "failure_code": null,
+                     *         "failure_message": null,
+                     *         "cancellation_reason": null,
+                     *         "next_action": {
+                     *           "type": "bank_transfer",
+                     *           "bank_name": "Sandbox Bank",
+                     *           "account_name": "PayCollect Sandbox",
+                     *           "account_number": "000123456789",
+                     *           "reference": "PC7HC2WQN5"
+                     *         },
+                     *         "environment": "sandbox",
+                     *         "expires_at": "2026-11-27T10:00:00.000Z",
+                     *         "reconciled_at": null,
+                     *         "created_at": "2026-11-24T10:00:00.000Z",
+                     *         "updated_at": "2026-11-24T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Payment"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No sandbox bank transfer payment has this id.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `conflict`: The payment is closed, its transfer was already decided, or it is not at the provider yet (retry in a moment).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1DeveloperEvents: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                environment?: "sandbox" | "live";
+                type?: "payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "webhook.created";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Events retrieved",
+                     *       "data": {
+                     *         "events": [
+                     *           {
+                     *             "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                     *             "object": "event",
+                     *             "event": "payment.completed",
+                     *             "created_at": "2026-11-24T10:00:04.000Z",
+                     *             "data": {
+                     *               "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *               "object": "payment",
+                     *               "amount": 1500,
+                     *               "amount_refunded": 0,
+                     *               "currency": "RWF",
+                     *               "status": "completed",
+                     *               "payment_method": "mobile_money",
+                     *               "provider": "momo",
+                     *               "description": "Order #1042",
+                     *               "phone_number": "+250788123456",
+                     *               "metadata": {
+                     *                 "order_id": "1042"
+                     *               },
+                     *               "failure_code": null,
+                     *               "failure_message": null,
+                     *               "cancellation_reason": null,
+                     *               "next_action": null,
+                     *               "environment": "sandbox",
+                     *               "expires_at": "2026-11-24T10:10:00.000Z",
+                     *               "reconciled_at": null,
+                     *               "created_at": "2026-11-24T10:00:00.000Z",
+                     *               "updated_at": "2026-11-24T10:00:04.000Z"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 10,
+                     *           "total": 1,
+                     *           "total_pages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            events: components["schemas"]["Event"][];
+                            pagination: {
+                                page: number;
+                                limit: number;
+                                total: number;
+                                total_pages: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1DeveloperEventsId: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Event retrieved",
+                     *       "data": {
+                     *         "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                     *         "object": "event",
+                     *         "event": "payment.completed",
+                     *         "created_at": "2026-11-24T10:00:04.000Z",
+                     *         "data": {
+                     *           "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *           "object": "payment",
+                     *           "amount": 1500,
+                     *           "amount_refunded": 0,
+                     *           "currency": "RWF",
+                     *           "status": "completed",
+                     *           "payment_method": "mobile_money",
+                     *           "provider": "momo",
+                     *           "description": "Order #1042",
+                     *           "phone_number": "+250788123456",
+                     *           "metadata": {
+                     *             "order_id": "1042"
+                     *           },
+                     *           "failure_code": null,
+                     *           "failure_message": null,
+                     *           "cancellation_reason": null,
+                     *           "next_action": null,
+                     *           "environment": "sandbox",
+                     *           "expires_at": "2026-11-24T10:10:00.000Z",
+                     *           "reconciled_at": null,
+                     *           "created_at": "2026-11-24T10:00:00.000Z",
+                     *           "updated_at": "2026-11-24T10:00:04.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Event"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1DeveloperEventsStream: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: {
+                /** @description Resume right after this event (evt_…), or `0` from the first event; without it the stream starts after the last event written so far and announces that position as its first `id:` */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An open stream of events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                     *       "event": "payment.completed",
+                     *       "data": "{\"id\":\"evt_4Zq8rT2mWc9LbX1yHn7KpD3s\",\"event\":\"payment.completed\",\"created_at\":\"2026-11-24T10:00:00.000Z\",\"data\":{\"id\":\"pay_7Hc2WqN5xR8tLm3Kd9PzYb4V\",\"status\":\"completed\"}}"
+                     *     }
+                     */
+                    "text/event-stream": {
+                        /** @description The event id (evt_…) */
+                        id?: string;
+                        /** @description The event name */
+                        event: string;
+                        /** @description The webhook delivery payload, as JSON */
+                        data: string;
+                        /** @description Milliseconds before a reconnection */
+                        retry?: number;
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: An unknown query field, or a `Last-Event-ID` that names no event of your account.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: A live secret key or a live session: the stream serves sandbox events only.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests, or your account has its most streams open already; retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1DeveloperProfile: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Profile retrieved",
+                     *       "data": {
+                     *         "id": "dev_8Jk2LmN4pQ6rS8tU0vW2xY4z",
+                     *         "merchant_id": "mer_3Fh8KdP2xQ7mWz9LcR4tVb6N",
+                     *         "email": "amina@example.com",
+                     *         "name": "Amina Uwase",
+                     *         "business_name": "Kigali Books",
+                     *         "plan": "sandbox",
+                     *         "has_live_access": false,
+                     *         "created_at": "2026-11-20T08:00:00.000Z",
+                     *         "country": "RW",
+                     *         "phone": "+250788123456"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            id: string;
+                            merchant_id: string;
+                            email: string;
+                            name: string;
+                            business_name: string | null;
+                            plan: string;
+                            has_live_access: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            country: string | null;
+                            phone: string | null;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    putV1DeveloperProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "business_name": "Kigali Books Ltd",
+                 *       "phone": "+250788123456"
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    business_name?: string | null;
+                    country?: string | null;
+                    phone?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Profile updated",
+                     *       "data": {
+                     *         "id": "dev_8Jk2LmN4pQ6rS8tU0vW2xY4z",
+                     *         "merchant_id": "mer_3Fh8KdP2xQ7mWz9LcR4tVb6N",
+                     *         "email": "amina@example.com",
+                     *         "name": "Amina Uwase",
+                     *         "business_name": "Kigali Books Ltd",
+                     *         "plan": "sandbox",
+                     *         "has_live_access": false,
+                     *         "created_at": "2026-11-20T08:00:00.000Z",
+                     *         "country": "RW",
+                     *         "phone": "+250788123456"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            id: string;
+                            merchant_id: string;
+                            email: string;
+                            name: string;
+                            business_name: string | null;
+                            plan: string;
+                            has_live_access: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            country: string | null;
+                            phone: string | null;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1DeveloperTransactions: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                environment?: "sandbox" | "live";
+                as_of?: string;
+                status?: string;
+                method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mobile_money_c" | "wallet";
+                currency?: string;
+                q?: string;
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Transactions retrieved",
+                     *       "data": {
+                     *         "transactions": [
+                     *           {
+                     *             "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "type": "payment",
+                     *             "payment_id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "amount": 1500,
+                     *             "currency": "RWF",
+                     *             "fee": 23,
+                     *             "net": 1477,
+                     *             "status": "completed",
+                     *             "payment_method": "mobile_money",
+                     *             "customer": "+250788123456",
+                     *             "description": "Order #1042",
+                     *             "created_at": "2026-11-24T10:00:00.000Z",
+                     *             "updated_at": "2026-11-24T10:00:04.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 10,
+                     *           "total": 1,
+                     *           "total_pages": 1,
+                     *           "as_of": "2026-11-24T12:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            transactions: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "payment" | "refund";
+                                payment_id: string;
+                                amount: number;
+                                currency: string;
+                                fee: number;
+                                net: number;
+                                status: string;
+                                payment_method: string;
+                                customer: string | null;
+                                description: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                            pagination: {
+                                page: number;
+                                limit: number;
+                                total: number;
+                                total_pages: number;
+                                /** Format: date-time */
+                                as_of: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1DeveloperTransactionsId: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transaction */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Transaction retrieved",
+                     *       "data": {
+                     *         "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *         "type": "payment",
+                     *         "payment_id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *         "amount": 1500,
+                     *         "currency": "RWF",
+                     *         "fee": 23,
+                     *         "net": 1477,
+                     *         "status": "completed",
+                     *         "payment_method": "mobile_money",
+                     *         "customer": "+250788123456",
+                     *         "description": "Order #1042",
+                     *         "created_at": "2026-11-24T10:00:00.000Z",
+                     *         "updated_at": "2026-11-24T10:00:04.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            type: "payment" | "refund";
+                            payment_id: string;
+                            amount: number;
+                            currency: string;
+                            fee: number;
+                            net: number;
+                            status: string;
+                            payment_method: string;
+                            customer: string | null;
+                            description: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1DeveloperAnalytics: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Volumes, counts, success rate, daily series */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Analytics retrieved",
+                     *       "data": {
+                     *         "from": "2026-10-26T00:00:00.000Z",
+                     *         "to": "2026-11-25T00:00:00.000Z",
+                     *         "volume_by_currency": [
+                     *           {
+                     *             "currency": "RWF",
+                     *             "completed_volume": 1500,
+                     *             "refunded_volume": 500,
+                     *             "fees": 23,
+                     *             "net": 977
+                     *           }
+                     *         ],
+                     *         "count_by_status": {
+                     *           "completed": 1
+                     *         },
+                     *         "count_by_method": {
+                     *           "mobile_money": 1
+                     *         },
+                     *         "success_rate": 1,
+                     *         "daily": [
+                     *           {
+                     *             "date": "2026-11-24",
+                     *             "currency": "RWF",
+                     *             "payments": 1,
+                     *             "completed": 1,
+                     *             "completed_volume": 1500,
+                     *             "fees": 23
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** Format: date-time */
+                            from: string;
+                            /** Format: date-time */
+                            to: string;
+                            volume_by_currency: {
+                                currency: string;
+                                completed_volume: number;
+                                refunded_volume: number;
+                                fees: number;
+                                net: number;
+                            }[];
+                            count_by_status: {
+                                [key: string]: number;
+                            };
+                            count_by_method: {
+                                [key: string]: number;
+                            };
+                            success_rate: number | null;
+                            daily: {
+                                date: string;
+                                currency: string;
+                                payments: number;
+                                completed: number;
+                                completed_volume: number;
+                                fees: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1DeveloperActivity: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Activity retrieved",
+                     *       "data": {
+                     *         "activity": [
+                     *           {
+                     *             "id": "act_0Mn2Op4Qr6St8Uv0Wx2Yz4Ab",
+                     *             "actor": {
+                     *               "type": "api_key",
+                     *               "id": "key_7Cd9Ef1Gh3Ij5Kl7Mn9Op1Qr"
+                     *             },
+                     *             "action": "payment.created",
+                     *             "target": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "ip": "203.0.113.7",
+                     *             "created_at": "2026-11-24T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 10,
+                     *           "total": 1,
+                     *           "total_pages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            activity: {
+                                id: string;
+                                actor: {
+                                    /** @enum {string} */
+                                    type: "developer" | "api_key" | "reviewer" | "operator" | "system";
+                                    id: string;
+                                };
+                                action: string;
+                                target: string;
+                                ip: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            pagination: {
+                                page: number;
+                                limit: number;
+                                total: number;
+                                total_pages: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1DeveloperPaymentsId: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment detail */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payment retrieved",
+                     *       "data": {
+                     *         "payment": {
+                     *           "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *           "object": "payment",
+                     *           "amount": 1500,
+                     *           "amount_refunded": 500,
+                     *           "currency": "RWF",
+                     *           "status": "completed",
+                     *           "payment_method": "mobile_money",
+                     *           "provider": "momo",
+                     *           "description": "Order #1042",
+                     *           "phone_number": "+250788123456",
+                     *           "metadata": {
+                     *             "order_id": "1042"
+                     *           },
+                     *           "failure_code": null,
+                     *           "failure_message": null,
+                     *           "cancellation_reason": null,
+                     *           "next_action": null,
+                     *           "environment": "sandbox",
+                     *           "expires_at": "2026-11-24T10:10:00.000Z",
+                     *           "reconciled_at": null,
+                     *           "created_at": "2026-11-24T10:00:00.000Z",
+                     *           "updated_at": "2026-11-24T11:00:01.000Z"
+                     *         },
+                     *         "fee": 23,
+                     *         "net": 977,
+                     *         "provider_reference": "1f0c7a52-3b9e-4d8a-9a43-5c2e8b7d6f10",
+                     *         "refunds": [
+                     *           {
+                     *             "id": "ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b",
+                     *             "object": "refund",
+                     *             "payment_id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "amount": 500,
+                     *             "currency": "RWF",
+                     *             "status": "completed",
+                     *             "reason": "one item out of stock",
+                     *             "failure_message": null,
+                     *             "created_at": "2026-11-24T11:00:00.000Z",
+                     *             "completed_at": "2026-11-24T11:00:01.000Z"
+                     *           }
+                     *         ],
+                     *         "status_changes": [
+                     *           {
+                     *             "at": "2026-11-24T10:00:00.000Z",
+                     *             "from": null,
+                     *             "to": "pending",
+                     *             "source": "create",
+                     *             "failure_code": null,
+                     *             "failure_message": null
+                     *           },
+                     *           {
+                     *             "at": "2026-11-24T10:00:04.000Z",
+                     *             "from": "pending",
+                     *             "to": "completed",
+                     *             "source": "provider_callback",
+                     *             "failure_code": null,
+                     *             "failure_message": null
+                     *           }
+                     *         ],
+                     *         "history_available": true,
+                     *         "events": [
+                     *           {
+                     *             "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                     *             "event": "payment.completed",
+                     *             "created_at": "2026-11-24T10:00:04.000Z",
+                     *             "data": {
+                     *               "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *               "object": "payment",
+                     *               "amount": 1500,
+                     *               "amount_refunded": 0,
+                     *               "currency": "RWF",
+                     *               "status": "completed",
+                     *               "payment_method": "mobile_money",
+                     *               "provider": "momo",
+                     *               "description": "Order #1042",
+                     *               "phone_number": "+250788123456",
+                     *               "metadata": {
+                     *                 "order_id": "1042"
+                     *               },
+                     *               "failure_code": null,
+                     *               "failure_message": null,
+                     *               "cancellation_reason": null,
+                     *               "next_action": null,
+                     *               "environment": "sandbox",
+                     *               "expires_at": "2026-11-24T10:10:00.000Z",
+                     *               "reconciled_at": null,
+                     *               "created_at": "2026-11-24T10:00:00.000Z",
+                     *               "updated_at": "2026-11-24T10:00:04.000Z"
+                     *             },
+                     *             "deliveries": [
+                     *               {
+                     *                 "id": "dlv_9Qr1St3Uv5Wx7Yz9Ab1Cd3Ef",
+                     *                 "object": "webhook_delivery",
+                     *                 "webhook_id": "whk_2Ab4Cd6Ef8Gh0Ij2Kl4Mn6Op",
+                     *                 "event_id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                     *                 "event": "payment.completed",
+                     *                 "status": "succeeded",
+                     *                 "attempt_count": 1,
+                     *                 "next_attempt_at": null,
+                     *                 "retry_of": null,
+                     *                 "created_at": "2026-11-24T10:00:04.000Z",
+                     *                 "updated_at": "2026-11-24T10:00:04.000Z",
+                     *                 "attempts": [
+                     *                   {
+                     *                     "attempt": 1,
+                     *                     "attempted_at": "2026-11-24T10:00:04.000Z",
+                     *                     "status_code": 200,
+                     *                     "response_body": "ok",
+                     *                     "duration_ms": 87,
+                     *                     "error": null
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "next_provider_check": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            payment: components["schemas"]["Payment"];
+                            fee: number;
+                            net: number;
+                            provider_reference: string | null;
+                            refunds: components["schemas"]["Refund"][];
+                            status_changes: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @enum {string|null} */
+                                from: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded" | null;
+                                /** @enum {string} */
+                                to: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
+                                /** @enum {string} */
+                                source: "create" | "provider_callback" | "poll" | "expiry" | "merchant" | "reconciliation";
+                                failure_code: string | null;
+                                failure_message: string | null;
+                            }[];
+                            history_available: boolean;
+                            events: {
+                                id: string;
+                                event: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                data?: unknown;
+                                deliveries: components["schemas"]["WebhookDelivery"][];
+                            }[];
+                            next_provider_check: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @enum {string} */
+                                reason: "poll" | "expiry" | "refund_check";
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1DeveloperPaymentsIdCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key and body within 24 hours answer the first result again */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "customer changed their mind"
+                 *     }
+                 */
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The cancelled payment */
+            200: {
+                headers: {
+                    /** @description Present when this answer is the replay of an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payment cancelled",
+                     *       "data": {
+                     *         "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *         "object": "payment",
+                     *         "amount": 1500,
+                     *         "amount_refunded": 0,
+                     *         "currency": "RWF",
+                     *         "status": "cancelled",
+                     *         "payment_method": "mobile_money",
+                     *         "provider": "momo",
+                     *         "description": "Order #1042",
+                     *         "phone_number": "+250788123456",
+                     *         "metadata": {
+                     *           "order_id": "1042"
+                     *         },
+                     *         "failure_code": null,
+                     *         "failure_message": null,
+                     *         "cancellation_reason": "customer changed their mind",
+                     *         "next_action": null,
+                     *         "environment": "sandbox",
+                     *         "expires_at": "2026-11-24T10:10:00.000Z",
+                     *         "reconciled_at": null,
+                     *         "created_at": "2026-11-24T10:00:00.000Z",
+                     *         "updated_at": "2026-11-24T10:01:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Payment"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used within 24 hours with a different request.
+             *     - `conflict`: A request with this `Idempotency-Key` is still in progress; retry in a moment.
+             *     - `payment_not_cancellable`: The payment is no longer `pending` or `processing` (also when the provider's success came first: the payment is then `completed`).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The payment did not answer in time or could not take the request. It may still be carried out: retry with the same `Idempotency-Key` to learn the outcome.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1DeveloperPaymentsIdRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key and body within 24 hours answer the first result again */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 500,
+                 *       "reason": "one item out of stock"
+                 *     }
+                 */
+                "application/json": {
+                    amount?: number;
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The refund: `completed`, `failed` or `pending` */
+            201: {
+                headers: {
+                    /** @description Present when this answer is the replay of an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Refund completed",
+                     *       "data": {
+                     *         "id": "ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b",
+                     *         "object": "refund",
+                     *         "payment_id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *         "amount": 500,
+                     *         "currency": "RWF",
+                     *         "status": "completed",
+                     *         "reason": "one item out of stock",
+                     *         "failure_message": null,
+                     *         "created_at": "2026-11-24T11:00:00.000Z",
+                     *         "completed_at": "2026-11-24T11:00:01.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Refund"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             *     - `amount_exceeds_refundable`: The amount is more than what is left to refund (refunds in progress count).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used within 24 hours with a different request.
+             *     - `conflict`: A request with this `Idempotency-Key` is still in progress; retry in a moment.
+             *     - `payment_not_refundable`: The payment is not `completed`, or its refund window has passed.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The payment did not answer in time or could not take the request. It may still be carried out: retry with the same `Idempotency-Key` to learn the outcome.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1DocumentsUploadKyc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "document": "(file contents)",
+                 *       "document_type": "passport"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description PDF, JPEG or PNG, at most 10 MB; the type is read from the bytes
+                     */
+                    document: string;
+                    /** @enum {string} */
+                    document_type: "national_id" | "passport" | "drivers_licence";
+                    /** @enum {string} */
+                    side?: "front" | "back";
+                };
+            };
+        };
+        responses: {
+            /** @description The stored document */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Document uploaded",
+                     *       "data": {
+                     *         "id": "doc_6Gh8Ij0Kl2Mn4Op6Qr8St0Uv",
+                     *         "object": "document",
+                     *         "category": "kyc",
+                     *         "document_type": "passport",
+                     *         "side": null,
+                     *         "file_name": "passport.pdf",
+                     *         "content_type": "application/pdf",
+                     *         "size": 482133,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "uploaded_at": "2026-11-21T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            object: "document";
+                            /** @enum {string} */
+                            category: "kyc" | "business";
+                            document_type: string;
+                            /** @enum {string|null} */
+                            side: "front" | "back" | null;
+                            file_name: string;
+                            /** @enum {string} */
+                            content_type: "application/pdf" | "image/jpeg" | "image/png";
+                            size: number;
+                            sha256: string;
+                            /** Format: date-time */
+                            uploaded_at: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             *     - `unsupported_file_type`: The file is not a PDF, JPEG or PNG (read from its bytes, not its name).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `conflict`: Your account holds as many documents as it may; see the upload limits.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `file_too_large`: The file is larger than 10 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1DocumentsUploadBusiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "document": "(file contents)",
+                 *       "document_type": "business_registration"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description PDF, JPEG or PNG, at most 10 MB; the type is read from the bytes
+                     */
+                    document: string;
+                    /**
+                     * @default business_registration
+                     * @enum {string}
+                     */
+                    document_type?: "business_registration" | "tax_identification" | "business_licence";
+                };
+            };
+        };
+        responses: {
+            /** @description The stored document */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Document uploaded",
+                     *       "data": {
+                     *         "id": "doc_6Gh8Ij0Kl2Mn4Op6Qr8St0Uv",
+                     *         "object": "document",
+                     *         "category": "business",
+                     *         "document_type": "business_registration",
+                     *         "side": null,
+                     *         "file_name": "certificate.pdf",
+                     *         "content_type": "application/pdf",
+                     *         "size": 482133,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "uploaded_at": "2026-11-21T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            object: "document";
+                            /** @enum {string} */
+                            category: "kyc" | "business";
+                            document_type: string;
+                            /** @enum {string|null} */
+                            side: "front" | "back" | null;
+                            file_name: string;
+                            /** @enum {string} */
+                            content_type: "application/pdf" | "image/jpeg" | "image/png";
+                            size: number;
+                            sha256: string;
+                            /** Format: date-time */
+                            uploaded_at: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             *     - `unsupported_file_type`: The file is not a PDF, JPEG or PNG (read from its bytes, not its name).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `conflict`: Your account holds as many documents as it may; see the upload limits.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `file_too_large`: The file is larger than 10 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1Documents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Documents */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Documents retrieved",
+                     *       "data": {
+                     *         "documents": [
+                     *           {
+                     *             "id": "doc_6Gh8Ij0Kl2Mn4Op6Qr8St0Uv",
+                     *             "object": "document",
+                     *             "category": "kyc",
+                     *             "document_type": "passport",
+                     *             "side": null,
+                     *             "file_name": "passport.pdf",
+                     *             "content_type": "application/pdf",
+                     *             "size": 482133,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *             "uploaded_at": "2026-11-21T09:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            documents: {
+                                id: string;
+                                /** @enum {string} */
+                                object: "document";
+                                /** @enum {string} */
+                                category: "kyc" | "business";
+                                document_type: string;
+                                /** @enum {string|null} */
+                                side: "front" | "back" | null;
+                                file_name: string;
+                                /** @enum {string} */
+                                content_type: "application/pdf" | "image/jpeg" | "image/png";
+                                size: number;
+                                sha256: string;
+                                /** Format: date-time */
+                                uploaded_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1DeveloperLiveAccessRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "business_name": "Kigali Books",
+                 *       "business_type": "e_commerce",
+                 *       "business_website": "https://kigalibooks.example.com",
+                 *       "expected_monthly_volume": 5000000,
+                 *       "use_case": "Online book shop collecting mobile money and card payments in Rwanda",
+                 *       "compliance_acknowledged": true
+                 *     }
+                 */
+                "application/json": {
+                    business_name: string;
+                    /** @enum {string} */
+                    business_type: "e_commerce" | "saas" | "marketplace" | "fintech" | "education" | "healthcare" | "other";
+                    /** Format: uri */
+                    business_website: string;
+                    expected_monthly_volume: number;
+                    use_case: string;
+                    compliance_acknowledged: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The request, under review */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Live access requested",
+                     *       "data": {
+                     *         "status": "pending",
+                     *         "has_live_access": false,
+                     *         "live_access_request": {
+                     *           "id": "req_1Wx3Yz5Ab7Cd9Ef1Gh3Ij5Kl",
+                     *           "status": "under_review",
+                     *           "requested_at": "2026-11-21T09:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @enum {string} */
+                            status: "none" | "pending" | "approved" | "rejected";
+                            has_live_access: boolean;
+                            live_access_request?: {
+                                id: string;
+                                /** @enum {string} */
+                                status: "under_review" | "more_info_required" | "approved" | "rejected";
+                                /** Format: date-time */
+                                requested_at: string;
+                                /** Format: date-time */
+                                decided_at?: string;
+                                reviewer_message?: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             *     - `documents_missing`: An identity document or the business registration certificate has not been uploaded yet; `details` lists what is missing.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `conflict`: Live access is granted already, or a request is still open.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1DeveloperLiveAccessStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Live access status retrieved",
+                     *       "data": {
+                     *         "status": "pending",
+                     *         "has_live_access": false,
+                     *         "live_access_request": {
+                     *           "id": "req_1Wx3Yz5Ab7Cd9Ef1Gh3Ij5Kl",
+                     *           "status": "under_review",
+                     *           "requested_at": "2026-11-21T09:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @enum {string} */
+                            status: "none" | "pending" | "approved" | "rejected";
+                            has_live_access: boolean;
+                            live_access_request?: {
+                                id: string;
+                                /** @enum {string} */
+                                status: "under_review" | "more_info_required" | "approved" | "rejected";
+                                /** Format: date-time */
+                                requested_at: string;
+                                /** Format: date-time */
+                                decided_at?: string;
+                                reviewer_message?: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1DeveloperLiveAccessRespond: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Our business registration number is 108234567; the certificate is uploaded."
+                 *     }
+                 */
+                "application/json": {
+                    message: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Recorded; the review resumed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Response received; the review resumed",
+                     *       "data": {
+                     *         "status": "pending",
+                     *         "has_live_access": false,
+                     *         "live_access_request": {
+                     *           "id": "req_1Wx3Yz5Ab7Cd9Ef1Gh3Ij5Kl",
+                     *           "status": "under_review",
+                     *           "requested_at": "2026-11-21T09:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @enum {string} */
+                            status: "none" | "pending" | "approved" | "rejected";
+                            has_live_access: boolean;
+                            live_access_request?: {
+                                id: string;
+                                /** @enum {string} */
+                                status: "under_review" | "more_info_required" | "approved" | "rejected";
+                                /** Format: date-time */
+                                requested_at: string;
+                                /** Format: date-time */
+                                decided_at?: string;
+                                reviewer_message?: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Recorded; the review resumes shortly */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Response received; the review resumed",
+                     *       "data": {
+                     *         "status": "pending",
+                     *         "has_live_access": false,
+                     *         "live_access_request": {
+                     *           "id": "req_1Wx3Yz5Ab7Cd9Ef1Gh3Ij5Kl",
+                     *           "status": "under_review",
+                     *           "requested_at": "2026-11-21T09:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @enum {string} */
+                            status: "none" | "pending" | "approved" | "rejected";
+                            has_live_access: boolean;
+                            live_access_request?: {
+                                id: string;
+                                /** @enum {string} */
+                                status: "under_review" | "more_info_required" | "approved" | "rejected";
+                                /** Format: date-time */
+                                requested_at: string;
+                                /** Format: date-time */
+                                decided_at?: string;
+                                reviewer_message?: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `conflict`: No request is waiting for information from you.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1DeveloperLiveAccessLiveKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live key; never shown again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Live key revealed; it is not shown again",
+                     *       "data": {
+                     *         "id": "key_7Cd9Ef1Gh3Ij5Kl7Mn9Op1Qr",
+                     *         "object": "api_key",
+                     *         "environment": "live",
+                     *         "secret": "sk_live_7dQ2mXr9Lk4Pw8Zt1Vb6Nc3Hy5Jf0Gs",
+                     *         "last4": "f0Gs",
+                     *         "created_at": "2026-11-22T15:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            object: "api_key";
+                            /** @enum {string} */
+                            environment: "live";
+                            secret: string;
+                            last4: string;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: Live access has not been approved.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `conflict`: The live key was revealed already.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1DeveloperWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Webhooks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Webhooks retrieved",
+                     *       "data": {
+                     *         "webhooks": [
+                     *           {
+                     *             "id": "whk_2Ab4Cd6Ef8Gh0Ij2Kl4Mn6Op",
+                     *             "object": "webhook",
+                     *             "url": "https://shop.example.com/paycollect/webhooks",
+                     *             "events": [
+                     *               "payment.completed",
+                     *               "payment.failed",
+                     *               "refund.completed"
+                     *             ],
+                     *             "status": "enabled",
+                     *             "failure_reason": null,
+                     *             "description": "Order fulfilment",
+                     *             "environment": "sandbox",
+                     *             "previous_secret_expires_at": null,
+                     *             "created_at": "2026-11-21T10:00:00.000Z",
+                     *             "updated_at": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            webhooks: components["schemas"]["Webhook"][];
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1DeveloperWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://shop.example.com/paycollect/webhooks",
+                 *       "events": [
+                 *         "payment.completed",
+                 *         "payment.failed",
+                 *         "refund.completed"
+                 *       ],
+                 *       "description": "Order fulfilment"
+                 *     }
+                 */
+                "application/json": {
+                    url: string;
+                    events: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "webhook.created")[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The webhook with its signing secret, shown once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Webhook created",
+                     *       "data": {
+                     *         "id": "whk_2Ab4Cd6Ef8Gh0Ij2Kl4Mn6Op",
+                     *         "object": "webhook",
+                     *         "url": "https://shop.example.com/paycollect/webhooks",
+                     *         "events": [
+                     *           "payment.completed",
+                     *           "payment.failed",
+                     *           "refund.completed"
+                     *         ],
+                     *         "status": "enabled",
+                     *         "failure_reason": null,
+                     *         "description": "Order fulfilment",
+                     *         "environment": "sandbox",
+                     *         "previous_secret_expires_at": null,
+                     *         "created_at": "2026-11-21T10:00:00.000Z",
+                     *         "updated_at": "2026-11-21T10:00:00.000Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookWithSecret"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `conflict`: The environment has 16 webhook endpoints already.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1DeveloperWebhooksId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Webhook retrieved",
+                     *       "data": {
+                     *         "id": "whk_2Ab4Cd6Ef8Gh0Ij2Kl4Mn6Op",
+                     *         "object": "webhook",
+                     *         "url": "https://shop.example.com/paycollect/webhooks",
+                     *         "events": [
+                     *           "payment.completed",
+                     *           "payment.failed",
+                     *           "refund.completed"
+                     *         ],
+                     *         "status": "enabled",
+                     *         "failure_reason": null,
+                     *         "description": "Order fulfilment",
+                     *         "environment": "sandbox",
+                     *         "previous_secret_expires_at": null,
+                     *         "created_at": "2026-11-21T10:00:00.000Z",
+                     *         "updated_at": "2026-11-21T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    putV1DeveloperWebhooksId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "disabled"
+                 *     }
+                 */
+                "application/json": {
+                    url?: string;
+                    events?: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "webhook.created")[];
+                    /** @enum {string} */
+                    status?: "enabled" | "disabled";
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The webhook */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Webhook updated",
+                     *       "data": {
+                     *         "id": "whk_2Ab4Cd6Ef8Gh0Ij2Kl4Mn6Op",
+                     *         "object": "webhook",
+                     *         "url": "https://shop.example.com/paycollect/webhooks",
+                     *         "events": [
+                     *           "payment.completed",
+                     *           "payment.failed",
+                     *           "refund.completed"
+                     *         ],
+                     *         "status": "disabled",
+                     *         "failure_reason": null,
+                     *         "description": "Order fulfilment",
+                     *         "environment": "sandbox",
+                     *         "previous_secret_expires_at": null,
+                     *         "created_at": "2026-11-21T10:00:00.000Z",
+                     *         "updated_at": "2026-11-21T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    deleteV1DeveloperWebhooksId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Webhook deleted",
+                     *       "data": {
+                     *         "id": "whk_2Ab4Cd6Ef8Gh0Ij2Kl4Mn6Op",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1DeveloperWebhooksIdTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The attempt's outcome */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Test delivery sent",
+                     *       "data": {
+                     *         "delivered": true,
+                     *         "status_code": 200,
+                     *         "duration_ms": 92,
+                     *         "error": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            delivered: boolean;
+                            status_code: number | null;
+                            duration_ms: number;
+                            error: string | null;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1DeveloperWebhooksIdRotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The webhook with its new secret, shown once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Webhook secret rotated",
+                     *       "data": {
+                     *         "id": "whk_2Ab4Cd6Ef8Gh0Ij2Kl4Mn6Op",
+                     *         "object": "webhook",
+                     *         "url": "https://shop.example.com/paycollect/webhooks",
+                     *         "events": [
+                     *           "payment.completed",
+                     *           "payment.failed",
+                     *           "refund.completed"
+                     *         ],
+                     *         "status": "enabled",
+                     *         "failure_reason": null,
+                     *         "description": "Order fulfilment",
+                     *         "environment": "sandbox",
+                     *         "previous_secret_expires_at": "2026-11-25T10:00:00.000Z",
+                     *         "created_at": "2026-11-21T10:00:00.000Z",
+                     *         "updated_at": "2026-11-21T10:00:00.000Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookWithSecret"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1DeveloperWebhooksIdDeliveries: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Deliveries retrieved",
+                     *       "data": {
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "dlv_9Qr1St3Uv5Wx7Yz9Ab1Cd3Ef",
+                     *             "object": "webhook_delivery",
+                     *             "webhook_id": "whk_2Ab4Cd6Ef8Gh0Ij2Kl4Mn6Op",
+                     *             "event_id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                     *             "event": "payment.completed",
+                     *             "status": "succeeded",
+                     *             "attempt_count": 1,
+                     *             "next_attempt_at": null,
+                     *             "retry_of": null,
+                     *             "created_at": "2026-11-24T10:00:04.000Z",
+                     *             "updated_at": "2026-11-24T10:00:04.000Z",
+                     *             "attempts": [
+                     *               {
+                     *                 "attempt": 1,
+                     *                 "attempted_at": "2026-11-24T10:00:04.000Z",
+                     *                 "status_code": 200,
+                     *                 "response_body": "ok",
+                     *                 "duration_ms": 87,
+                     *                 "error": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 10,
+                     *           "total": 1,
+                     *           "total_pages": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            deliveries: components["schemas"]["WebhookDelivery"][];
+                            pagination: {
+                                page: number;
+                                limit: number;
+                                total: number;
+                                total_pages: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1DeveloperWebhooksIdDeliveriesDeliveryIdRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The new delivery */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Delivery retry started",
+                     *       "data": {
+                     *         "id": "dlv_3Gh5Ij7Kl9Mn1Op3Qr5St7Uv",
+                     *         "object": "webhook_delivery",
+                     *         "webhook_id": "whk_2Ab4Cd6Ef8Gh0Ij2Kl4Mn6Op",
+                     *         "event_id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                     *         "event": "payment.completed",
+                     *         "status": "pending",
+                     *         "attempt_count": 0,
+                     *         "next_attempt_at": null,
+                     *         "retry_of": "dlv_9Qr1St3Uv5Wx7Yz9Ab1Cd3Ef",
+                     *         "created_at": "2026-11-24T10:00:04.000Z",
+                     *         "updated_at": "2026-11-24T10:00:04.000Z",
+                     *         "attempts": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `conflict`: The endpoint is disabled or failed with 410 Gone (enable it first), or the delivery was a test.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1DeveloperKeys: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Keys retrieved",
+                     *       "data": {
+                     *         "keys": [
+                     *           {
+                     *             "id": "key_7Cd9Ef1Gh3Ij5Kl7Mn9Op1Qr",
+                     *             "environment": "sandbox",
+                     *             "masked": "sk_sandbox_…9Xk2",
+                     *             "last4": "9Xk2",
+                     *             "status": "active",
+                     *             "created_at": "2026-11-20T08:00:00.000Z",
+                     *             "expires_at": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            keys: {
+                                id: string;
+                                /** @enum {string} */
+                                environment: "sandbox" | "live";
+                                masked: string;
+                                last4: string;
+                                /** @enum {string} */
+                                status: "active" | "expiring" | "expired" | "revoked";
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                expires_at: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    postV1DeveloperKeysEnvironmentRoll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "expires_in_hours": 24
+                 *     }
+                 */
+                "application/json": {
+                    /** @default 24 */
+                    expires_in_hours?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The new key, shown once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Key rolled",
+                     *       "data": {
+                     *         "key": {
+                     *           "id": "key_7Cd9Ef1Gh3Ij5Kl7Mn9Op1Qr",
+                     *           "environment": "sandbox",
+                     *           "secret": "sk_sandbox_4eC39HqLyjWDarjtT1zdp7dc9Xk2LmNo",
+                     *           "last4": "LmNo",
+                     *           "created_at": "2026-11-24T12:00:00.000Z"
+                     *         },
+                     *         "previous_keys_expire_at": "2026-11-25T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            key: {
+                                id: string;
+                                environment: string;
+                                secret: string;
+                                last4: string;
+                                created_at: string;
+                            };
+                            previous_keys_expire_at: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `conflict`: The environment has no active key to roll (live before approval).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    onPaymentCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt and retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first. */
+                "webhook-signature": string;
+                /** @description The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches. */
+                "X-Webhook-Signature": string;
+                /** @description Always `paycollect-webhooks/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                 *       "event": "payment.created",
+                 *       "created_at": "2026-11-24T10:00:04.000Z",
+                 *       "data": {
+                 *         "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                 *         "object": "payment",
+                 *         "amount": 1500,
+                 *         "amount_refunded": 0,
+                 *         "currency": "RWF",
+                 *         "status": "pending",
+                 *         "payment_method": "mobile_money",
+                 *         "provider": "momo",
+                 *         "description": "Order #1042",
+                 *         "phone_number": "+250788123456",
+                 *         "metadata": {
+                 *           "order_id": "1042"
+                 *         },
+                 *         "failure_code": null,
+                 *         "failure_message": null,
+                 *         "cancellation_reason": null,
+                 *         "next_action": {
+                 *           "type": "mobile_money_approval",
+                 *           "message": "A payment prompt was sent to +250788123456; the customer approves it on their phone"
+                 *         },
+                 *         "environment": "sandbox",
+                 *         "expires_at": "2026-11-24T10:10:00.000Z",
+                 *         "reconciled_at": null,
+                 *         "created_at": "2026-11-24T10:00:00.000Z",
+                 *         "updated_at": "2026-11-24T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt and retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first. */
+                "webhook-signature": string;
+                /** @description The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches. */
+                "X-Webhook-Signature": string;
+                /** @description Always `paycollect-webhooks/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                 *       "event": "payment.completed",
+                 *       "created_at": "2026-11-24T10:00:04.000Z",
+                 *       "data": {
+                 *         "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                 *         "object": "payment",
+                 *         "amount": 1500,
+                 *         "amount_refunded": 0,
+                 *         "currency": "RWF",
+                 *         "status": "completed",
+                 *         "payment_method": "mobile_money",
+                 *         "provider": "momo",
+                 *         "description": "Order #1042",
+                 *         "phone_number": "+250788123456",
+                 *         "metadata": {
+                 *           "order_id": "1042"
+                 *         },
+                 *         "failure_code": null,
+                 *         "failure_message": null,
+                 *         "cancellation_reason": null,
+                 *         "next_action": null,
+                 *         "environment": "sandbox",
+                 *         "expires_at": "2026-11-24T10:10:00.000Z",
+                 *         "reconciled_at": null,
+                 *         "created_at": "2026-11-24T10:00:00.000Z",
+                 *         "updated_at": "2026-11-24T10:00:04.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt and retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first. */
+                "webhook-signature": string;
+                /** @description The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches. */
+                "X-Webhook-Signature": string;
+                /** @description Always `paycollect-webhooks/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                 *       "event": "payment.failed",
+                 *       "created_at": "2026-11-24T10:00:04.000Z",
+                 *       "data": {
+                 *         "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                 *         "object": "payment",
+                 *         "amount": 1500,
+                 *         "amount_refunded": 0,
+                 *         "currency": "RWF",
+                 *         "status": "failed",
+                 *         "payment_method": "mobile_money",
+                 *         "provider": "momo",
+                 *         "description": "Order #1042",
+                 *         "phone_number": "+250788123456",
+                 *         "metadata": {
+                 *           "order_id": "1042"
+                 *         },
+                 *         "failure_code": "declined",
+                 *         "failure_message": "the customer declined the payment",
+                 *         "cancellation_reason": null,
+                 *         "next_action": null,
+                 *         "environment": "sandbox",
+                 *         "expires_at": "2026-11-24T10:10:00.000Z",
+                 *         "reconciled_at": null,
+                 *         "created_at": "2026-11-24T10:00:00.000Z",
+                 *         "updated_at": "2026-11-24T10:00:30.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt and retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first. */
+                "webhook-signature": string;
+                /** @description The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches. */
+                "X-Webhook-Signature": string;
+                /** @description Always `paycollect-webhooks/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                 *       "event": "payment.cancelled",
+                 *       "created_at": "2026-11-24T10:00:04.000Z",
+                 *       "data": {
+                 *         "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                 *         "object": "payment",
+                 *         "amount": 1500,
+                 *         "amount_refunded": 0,
+                 *         "currency": "RWF",
+                 *         "status": "cancelled",
+                 *         "payment_method": "mobile_money",
+                 *         "provider": "momo",
+                 *         "description": "Order #1042",
+                 *         "phone_number": "+250788123456",
+                 *         "metadata": {
+                 *           "order_id": "1042"
+                 *         },
+                 *         "failure_code": null,
+                 *         "failure_message": null,
+                 *         "cancellation_reason": "customer changed their mind",
+                 *         "next_action": null,
+                 *         "environment": "sandbox",
+                 *         "expires_at": "2026-11-24T10:10:00.000Z",
+                 *         "reconciled_at": null,
+                 *         "created_at": "2026-11-24T10:00:00.000Z",
+                 *         "updated_at": "2026-11-24T10:01:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onRefundCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt and retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first. */
+                "webhook-signature": string;
+                /** @description The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches. */
+                "X-Webhook-Signature": string;
+                /** @description Always `paycollect-webhooks/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                 *       "event": "refund.completed",
+                 *       "created_at": "2026-11-24T10:00:04.000Z",
+                 *       "data": {
+                 *         "id": "ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b",
+                 *         "object": "refund",
+                 *         "payment_id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                 *         "amount": 500,
+                 *         "currency": "RWF",
+                 *         "status": "completed",
+                 *         "reason": "one item out of stock",
+                 *         "failure_message": null,
+                 *         "created_at": "2026-11-24T11:00:00.000Z",
+                 *         "completed_at": "2026-11-24T11:00:01.000Z",
+                 *         "payment": {
+                 *           "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                 *           "object": "payment",
+                 *           "amount": 1500,
+                 *           "amount_refunded": 500,
+                 *           "currency": "RWF",
+                 *           "status": "completed",
+                 *           "payment_method": "mobile_money",
+                 *           "provider": "momo",
+                 *           "description": "Order #1042",
+                 *           "phone_number": "+250788123456",
+                 *           "metadata": {
+                 *             "order_id": "1042"
+                 *           },
+                 *           "failure_code": null,
+                 *           "failure_message": null,
+                 *           "cancellation_reason": null,
+                 *           "next_action": null,
+                 *           "environment": "sandbox",
+                 *           "expires_at": "2026-11-24T10:10:00.000Z",
+                 *           "reconciled_at": null,
+                 *           "created_at": "2026-11-24T10:00:00.000Z",
+                 *           "updated_at": "2026-11-24T11:00:01.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt and retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first. */
+                "webhook-signature": string;
+                /** @description The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches. */
+                "X-Webhook-Signature": string;
+                /** @description Always `paycollect-webhooks/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                 *       "event": "webhook.created",
+                 *       "created_at": "2026-11-24T10:00:04.000Z",
+                 *       "data": {
+                 *         "id": "whk_2Ab4Cd6Ef8Gh0Ij2Kl4Mn6Op",
+                 *         "object": "webhook",
+                 *         "url": "https://shop.example.com/paycollect/webhooks",
+                 *         "events": [
+                 *           "payment.completed",
+                 *           "payment.failed",
+                 *           "refund.completed"
+                 *         ],
+                 *         "status": "enabled",
+                 *         "failure_reason": null,
+                 *         "description": "Order fulfilment",
+                 *         "environment": "sandbox",
+                 *         "previous_secret_expires_at": null,
+                 *         "created_at": "2026-11-21T10:00:00.000Z",
+                 *         "updated_at": "2026-11-21T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt and retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first. */
+                "webhook-signature": string;
+                /** @description The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches. */
+                "X-Webhook-Signature": string;
+                /** @description Always `paycollect-webhooks/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                 *       "event": "webhook.test",
+                 *       "created_at": "2026-11-24T10:00:04.000Z",
+                 *       "data": {
+                 *         "webhook_id": "whk_2Ab4Cd6Ef8Gh0Ij2Kl4Mn6Op"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

@@ -1,0 +1,280 @@
+/**
+ * Example values of the OpenAPI document's request and response bodies: one consistent sandbox
+ * account (its ids, its payment of RWF 1,500 by mobile money, the refund, the webhook). Each is
+ * typed by the zod schema it illustrates, and test/api/openapi.test.ts parses every example the
+ * document carries with that schema, so an example cannot drift from the shapes the API answers.
+ */
+import type { z } from '../../lib/zod';
+import type * as out from './responses';
+import type { paymentDetail as paymentDetailSchema } from './dashboard';
+
+/** Ids of the example account and its resources (prefix + 24 base62 characters, as real ids). */
+export const ids = {
+  merchant: 'mer_3Fh8KdP2xQ7mWz9LcR4tVb6N',
+  developer: 'dev_8Jk2LmN4pQ6rS8tU0vW2xY4z',
+  payment: 'pay_7Hc2WqN5xR8tLm3Kd9PzYb4V',
+  refund: 'ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b',
+  event: 'evt_4Zq8rT2mWc9LbX1yHn7KpD3s',
+  webhook: 'whk_2Ab4Cd6Ef8Gh0Ij2Kl4Mn6Op',
+  delivery: 'dlv_9Qr1St3Uv5Wx7Yz9Ab1Cd3Ef',
+  document: 'doc_6Gh8Ij0Kl2Mn4Op6Qr8St0Uv',
+  liveAccessRequest: 'req_1Wx3Yz5Ab7Cd9Ef1Gh3Ij5Kl',
+  activity: 'act_0Mn2Op4Qr6St8Uv0Wx2Yz4Ab',
+  apiKey: 'key_7Cd9Ef1Gh3Ij5Kl7Mn9Op1Qr',
+} as const;
+
+/** A sandbox secret key as shown once (never a real one). */
+export const exampleSecretKey = 'sk_sandbox_4eC39HqLyjWDarjtT1zdp7dc9Xk2LmNo';
+
+/** A webhook signing secret as shown once (never a real one). */
+export const exampleWebhookSecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+/** The success envelope around `data`. */
+export function envelopeExample<T>(message: string, data: T): { success: true; message: string; data: T } {
+  return { success: true, message, data };
+}
+
+/** A mobile money payment of RWF 1,500 (minor units; RWF has no decimals) waiting for the customer's approval. */
+export const pendingPayment: z.input<typeof out.genericPayment> = {
+  id: ids.payment,
+  object: 'payment',
+  amount: 1500,
+  amount_refunded: 0,
+  currency: 'RWF',
+  status: 'pending',
+  payment_method: 'mobile_money',
+  provider: 'momo',
+  description: 'Order #1042',
+  phone_number: '+250788123456',
+  metadata: { order_id: '1042' },
+  failure_code: null,
+  failure_message: null,
+  cancellation_reason: null,
+  next_action: { type: 'mobile_money_approval', message: 'A payment prompt was sent to +250788123456; the customer approves it on their phone' },
+  environment: 'sandbox',
+  expires_at: '2026-11-24T10:10:00.000Z',
+  reconciled_at: null,
+  created_at: '2026-11-24T10:00:00.000Z',
+  updated_at: '2026-11-24T10:00:00.000Z',
+};
+
+/** The same payment once the customer approved it. */
+export const completedPayment: z.input<typeof out.genericPayment> = { ...pendingPayment, status: 'completed', next_action: null, updated_at: '2026-11-24T10:00:04.000Z' };
+
+/** The same payment, cancelled by the merchant before the customer approved it. */
+export const cancelledPayment: z.input<typeof out.genericPayment> = {
+  ...pendingPayment,
+  status: 'cancelled',
+  next_action: null,
+  cancellation_reason: 'customer changed their mind',
+  updated_at: '2026-11-24T10:01:00.000Z',
+};
+
+/** The same payment after a refund of 500. */
+export const partlyRefundedPayment: z.input<typeof out.genericPayment> = { ...completedPayment, amount_refunded: 500, updated_at: '2026-11-24T11:00:01.000Z' };
+
+/** A bank transfer payment of RWF 250,000 waiting for the customer's transfer, with the account to pay into. */
+export const bankTransferPayment: z.input<typeof out.genericPayment> = {
+  ...withoutPhone(pendingPayment),
+  amount: 250000,
+  payment_method: 'bank_transfer',
+  provider: 'bank_transfer',
+  next_action: { type: 'bank_transfer', bank_name: 'Sandbox Bank', account_name: 'PayCollect Sandbox', account_number: '000123456789', reference: 'PC7HC2WQN5' },
+  expires_at: '2026-11-27T10:00:00.000Z',
+};
+
+/** `payment` without its `phone_number` (a payment of a method that takes none). */
+function withoutPhone(payment: z.input<typeof out.genericPayment>): z.input<typeof out.genericPayment> {
+  const { phone_number: _phone, ...rest } = payment;
+  return rest;
+}
+
+/** A completed refund of 500 of that payment. */
+export const completedRefund: z.input<typeof out.refund> = {
+  id: ids.refund,
+  object: 'refund',
+  payment_id: ids.payment,
+  amount: 500,
+  currency: 'RWF',
+  status: 'completed',
+  reason: 'one item out of stock',
+  failure_message: null,
+  created_at: '2026-11-24T11:00:00.000Z',
+  completed_at: '2026-11-24T11:00:01.000Z',
+};
+
+/** A merchant-scoped payment: decimal-string amount, fee in `metadata`. */
+export const merchantPayment: z.input<typeof out.merchantPayment> = {
+  id: ids.payment,
+  status: 'pending',
+  amount: '1500.00',
+  currency: 'RWF',
+  payment_method: 'momo',
+  description: 'Order #1042',
+  failure_code: null,
+  created_at: '2026-11-24T10:00:00.000Z',
+  metadata: { fee_amount: '23.00', fee_percentage: '1.50' },
+};
+
+/** The `payment.completed` event of that payment. */
+export const paymentCompletedEvent: z.input<typeof out.event> = {
+  id: ids.event,
+  object: 'event',
+  event: 'payment.completed',
+  created_at: '2026-11-24T10:00:04.000Z',
+  data: completedPayment,
+};
+
+/** The developer as registration answers it. */
+export const developer: z.input<typeof out.developer> = {
+  id: ids.developer,
+  merchant_id: ids.merchant,
+  email: 'amina@example.com',
+  name: 'Amina Uwase',
+  business_name: 'Kigali Books',
+  plan: 'sandbox',
+  has_live_access: false,
+  created_at: '2026-11-20T08:00:00.000Z',
+};
+
+/** The profile. */
+export const profile: z.input<typeof out.profile> = { ...developer, country: 'RW', phone: '+250788123456' };
+
+/** A session token (a JWT; shortened here). */
+export const session: z.input<typeof out.session> = {
+  token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJkZXZfOEprMkxtTjRwUTZyUzh0VTB2VzJ4WTR6In0.c2lnbmF0dXJl',
+  expires_at: '2026-11-24T11:00:00.000Z',
+};
+
+/** A listed key, masked. */
+export const keySummary: z.input<typeof out.keySummary> = {
+  id: ids.apiKey,
+  environment: 'sandbox',
+  masked: 'sk_sandbox_…9Xk2',
+  last4: '9Xk2',
+  status: 'active',
+  created_at: '2026-11-20T08:00:00.000Z',
+  expires_at: null,
+};
+
+/** The payment as a transaction: fee and net in minor units. */
+export const transaction: z.input<typeof out.transaction> = {
+  id: ids.payment,
+  type: 'payment',
+  payment_id: ids.payment,
+  amount: 1500,
+  currency: 'RWF',
+  fee: 23,
+  net: 1477,
+  status: 'completed',
+  payment_method: 'mobile_money',
+  customer: '+250788123456',
+  description: 'Order #1042',
+  created_at: '2026-11-24T10:00:00.000Z',
+  updated_at: '2026-11-24T10:00:04.000Z',
+};
+
+/** Analytics of one day with that payment. */
+export const analytics: z.input<typeof out.analytics> = {
+  from: '2026-10-26T00:00:00.000Z',
+  to: '2026-11-25T00:00:00.000Z',
+  volume_by_currency: [{ currency: 'RWF', completed_volume: 1500, refunded_volume: 500, fees: 23, net: 977 }],
+  count_by_status: { completed: 1 },
+  count_by_method: { mobile_money: 1 },
+  success_rate: 1,
+  daily: [{ date: '2026-11-24', currency: 'RWF', payments: 1, completed: 1, completed_volume: 1500, fees: 23 }],
+};
+
+/** An uploaded passport. */
+export const document: z.input<typeof out.document> = {
+  id: ids.document,
+  object: 'document',
+  category: 'kyc',
+  document_type: 'passport',
+  side: null,
+  file_name: 'passport.pdf',
+  content_type: 'application/pdf',
+  size: 482133,
+  sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+  uploaded_at: '2026-11-21T09:00:00.000Z',
+};
+
+/** A live access request under review. */
+export const liveAccessStatus: z.input<typeof out.liveAccessStatus> = {
+  status: 'pending',
+  has_live_access: false,
+  live_access_request: { id: ids.liveAccessRequest, status: 'under_review', requested_at: '2026-11-21T09:30:00.000Z' },
+};
+
+/** The first live key, shown once (never a real one). */
+export const revealedKey: z.input<typeof out.revealedKey> = {
+  id: ids.apiKey,
+  object: 'api_key',
+  environment: 'live',
+  secret: 'sk_live_7dQ2mXr9Lk4Pw8Zt1Vb6Nc3Hy5Jf0Gs',
+  last4: 'f0Gs',
+  created_at: '2026-11-22T15:00:00.000Z',
+};
+
+/** An audit log entry. */
+export const activityEntry: z.input<typeof out.activityEntry> = {
+  id: ids.activity,
+  actor: { type: 'api_key', id: ids.apiKey },
+  action: 'payment.created',
+  target: ids.payment,
+  ip: '203.0.113.7',
+  created_at: '2026-11-24T10:00:00.000Z',
+};
+
+/** A webhook endpoint. */
+export const webhook: z.input<typeof out.webhook> = {
+  id: ids.webhook,
+  object: 'webhook',
+  url: 'https://shop.example.com/paycollect/webhooks',
+  events: ['payment.completed', 'payment.failed', 'refund.completed'],
+  status: 'enabled',
+  failure_reason: null,
+  description: 'Order fulfilment',
+  environment: 'sandbox',
+  previous_secret_expires_at: null,
+  created_at: '2026-11-21T10:00:00.000Z',
+  updated_at: '2026-11-21T10:00:00.000Z',
+};
+
+/** The webhook with its signing secret, as create and rotate-secret answer it. */
+export const webhookWithSecret: z.input<typeof out.webhookWithSecret> = { ...webhook, secret: exampleWebhookSecret };
+
+/** A delivery of the `payment.completed` event, delivered at the first attempt. */
+export const delivery: z.input<typeof out.delivery> = {
+  id: ids.delivery,
+  object: 'webhook_delivery',
+  webhook_id: ids.webhook,
+  event_id: ids.event,
+  event: 'payment.completed',
+  status: 'succeeded',
+  attempt_count: 1,
+  next_attempt_at: null,
+  retry_of: null,
+  created_at: '2026-11-24T10:00:04.000Z',
+  updated_at: '2026-11-24T10:00:04.000Z',
+  attempts: [{ attempt: 1, attempted_at: '2026-11-24T10:00:04.000Z', status_code: 200, response_body: 'ok', duration_ms: 87, error: null }],
+};
+
+/** The answer of a test delivery. */
+export const testDelivery: z.input<typeof out.testDelivery> = { delivered: true, status_code: 200, duration_ms: 92, error: null };
+
+/** The dashboard's payment detail with its timeline. */
+export const paymentDetail: z.input<typeof paymentDetailSchema> = {
+  payment: partlyRefundedPayment,
+  fee: 23,
+  net: 977,
+  provider_reference: '1f0c7a52-3b9e-4d8a-9a43-5c2e8b7d6f10',
+  refunds: [completedRefund],
+  status_changes: [
+    { at: '2026-11-24T10:00:00.000Z', from: null, to: 'pending', source: 'create', failure_code: null, failure_message: null },
+    { at: '2026-11-24T10:00:04.000Z', from: 'pending', to: 'completed', source: 'provider_callback', failure_code: null, failure_message: null },
+  ],
+  history_available: true,
+  events: [{ id: ids.event, event: 'payment.completed', created_at: '2026-11-24T10:00:04.000Z', data: completedPayment, deliveries: [delivery] }],
+  next_provider_check: null,
+};
