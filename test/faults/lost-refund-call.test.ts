@@ -1,0 +1,46 @@
+/**
+ * Found by the fault suite (worker killed mid-burst): a refund whose first provider call never ran
+ * (`refundAtProvider` timed out in the task queue while no worker was up) was later sent by
+ * `fetchRefundAtProvider` and recorded by `updateRefundOutcome`, which then only updated a refund
+ * row nobody had written. The provider had paid it, `amount_refunded` and `refund.completed` said
+ * so, and the refund itself was nowhere (D12, D22). The outcome now writes the row when it is missing.
+ */
+import { expect } from 'chai';
+import { createDb, type Db } from '../../src/db/knex';
+import { insertPaymentWithCreatedEvent, statusChangeOf, updateRefundOutcome } from '../../src/db/payments';
+import { withStatusChange } from '../../src/domain/payment';
+import { acceptRefund, initialPaymentState, refundAnswerStep } from '../../src/domain/payment-steps';
+import { paymentEvent } from '../../src/lib/events';
+import { insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
+import { testConfig } from '../helpers/stack';
+
+describe('a refund whose first provider call never ran (fault suite finding, D12, D22)', () => {
+  let db: Db;
+  before(() => {
+    db = createDb(testConfig().DATABASE_URL, 2);
+  });
+  after(async () => {
+    await db.destroy();
+  });
+
+  it('is written with its outcome, together with amount_refunded and refund.completed', async () => {
+    const now = new Date().toISOString();
+    const pending = mobileMoneyPayment(await insertMerchant(db), '+250788000042');
+    await insertPaymentWithCreatedEvent(db, pending, paymentEvent(pending, 'payment.created'));
+    const completed = { ...withStatusChange(pending, { status: 'completed' }, now), version: 1 };
+    // The workflow reserved 500, its first call never ran, the re-sent call succeeded.
+    const accepted = acceptRefund(initialPaymentState(completed), { refundId: 'ref_lostcall0000000000000001', amount: 500 }, now);
+    const settled = refundAnswerStep(accepted.state, accepted.refund.id, { status: 'succeeded', refundReference: 'momo_refund_1' }, now);
+    expect(settled.refund?.status).to.equal('completed');
+    expect(await db('refunds').where({ id: accepted.refund.id }).first()).to.equal(undefined);
+
+    const event = paymentEvent(settled.state.payment, 'refund.completed', `refund:${accepted.refund.id}`);
+    await updateRefundOutcome(db, settled.refund!, statusChangeOf(settled.state.payment), event);
+
+    const row = await db('refunds').where({ id: accepted.refund.id }).first();
+    expect(row).to.include({ payment_id: pending.id, status: 'completed', provider_reference: 'momo_refund_1', reason: null });
+    expect(Number(row.amount)).to.equal(500);
+    expect(Number((await db('payments').where({ id: pending.id }).first('amount_refunded')).amount_refunded)).to.equal(500);
+    expect(await db('events').where({ id: event.id }).first('type')).to.deep.equal({ type: 'refund.completed' });
+  });
+});
