@@ -1,7 +1,8 @@
 /**
  * Refunds happen once and are counted once (D11, D12, D20): 20 concurrent `POST …/refund {amount:
  * 100}` without idempotency keys on a completed 1500 RWF payment, repeated for 20 rounds, and once
- * more with the worker process killed mid-burst. After each round: no 5xx, nothing beyond the rest
+ * more with the worker process killed mid-burst (each refund retried with its Idempotency-Key after a
+ * 503, as a merchant would). After each round: no 5xx, nothing beyond the rest
  * reached the provider, and the provider's ledger = the completed refunds = the payment's
  * `amount_refunded` = the `refund.completed` events.
  */
@@ -22,17 +23,28 @@ interface Burst {
   codes: string[];
 }
 
-/** Fires `CONCURRENT` refunds of 100 at once at `paymentId` through `baseUrl`. */
-async function burst(baseUrl: string, key: string, paymentId: string): Promise<Burst> {
+/**
+ * Fires `CONCURRENT` refunds of 100 at once at `paymentId` through `baseUrl`. With `retry`, each
+ * refund carries an Idempotency-Key of its own and is sent again with it after a 503 (as a merchant
+ * does when the service answers `service_unavailable` with Retry-After); the final answer counts.
+ */
+async function burst(baseUrl: string, key: string, paymentId: string, retry = false): Promise<Burst> {
   const answers = await Promise.all(
     Array.from({ length: CONCURRENT }, async () => {
-      const response = await fetch(`${baseUrl}/v1/payments/${paymentId}/refund`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: 100 }),
-      });
-      const body = (await response.json()) as { data?: { status: string }; error?: { code: string } };
-      return { status: response.status, code: body.error?.code ?? body.data?.status ?? '' };
+      const idempotencyKey = randomBytes(8).toString('hex');
+      for (;;) {
+        const response = await fetch(`${baseUrl}/v1/payments/${paymentId}/refund`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(retry ? { 'idempotency-key': idempotencyKey } : {}) },
+          body: JSON.stringify({ amount: 100 }),
+        });
+        const body = (await response.json()) as { data?: { status: string }; error?: { code: string } };
+        if (retry && response.status === 503) {
+          await new Promise((r) => setTimeout(r, Math.min(Number(response.headers.get('retry-after') ?? '1'), 5) * 1000));
+          continue;
+        }
+        return { status: response.status, code: body.error?.code ?? body.data?.status ?? '' };
+      }
     }),
   );
   return { statuses: answers.map((a) => a.status), codes: answers.map((a) => a.code) };
@@ -106,7 +118,8 @@ describe('20 concurrent refunds with the worker killed mid-burst (D12, D20)', fu
       await new Promise((r) => setTimeout(r, 200));
       status = ((await db('payments').where({ id }).first('status')) as { status: string }).status;
     }
-    const answers = burst(app.baseUrl, developer.key, id);
+    // The Updates wait for the new worker past their deadline: 503 with Retry-After, then the retry with the same key.
+    const answers = burst(app.baseUrl, developer.key, id, true);
     // Kill the worker once the first refunds have reached the provider, then start a new one.
     for (let sent = 0; sent === 0; ) {
       await new Promise((r) => setTimeout(r, 20));
