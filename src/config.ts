@@ -28,13 +28,13 @@ const settings = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
   TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  /** Task queue of every workflow and activity (D20). */
+  /** Task queue of every workflow and activity (docs/payments.md#workflow). */
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   TEMPORAL_TLS: booleanFlag.default(false),
-  /** HS256 secret for session tokens (D2): at least 32 characters, never a default in code. */
+  /** HS256 secret for session tokens (docs/api.md#sessions): at least 32 characters, never a default in code. */
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters'),
-  /** Session token lifetime in seconds (D2: 1 h). */
+  /** Session token lifetime in seconds (docs/api.md#sessions: 1 h). */
   SESSION_TTL_SECONDS: positiveSeconds.default(3600),
   /** Port of the worker's Prometheus endpoint for Temporal SDK metrics (0 = off). */
   WORKER_METRICS_PORT: port.default(9464),
@@ -44,15 +44,15 @@ const settings = z.object({
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2).max(1_000_000).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Sandbox simulated customer approval delay in milliseconds (D14: 3 s). */
+  /** Sandbox simulated customer approval delay in milliseconds (docs/payments.md#sandbox-scenarios: 3 s). */
   SANDBOX_APPROVAL_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
-  /** Sandbox simulated bank transfer arrival in milliseconds (D14: 30 s). */
+  /** Sandbox simulated bank transfer arrival in milliseconds (docs/payments.md#sandbox-scenarios: 30 s). */
   SANDBOX_BANK_TRANSFER_DELAY_MS: z.coerce.number().int().min(0).max(86_400_000).default(30_000),
-  /** How long a sandbox refund to a number ending 0007 stays unknown before it succeeds, in milliseconds (D14: ~20 s). */
+  /** How long a sandbox refund to a number ending 0007 stays unknown before it succeeds, in milliseconds (docs/payments.md#sandbox-scenarios: ~20 s). */
   SANDBOX_REFUND_UNKNOWN_MS: z.coerce.number().int().min(0).max(3_600_000).default(20_000),
   /**
    * The API's public base URL, to which providers send their callbacks (`…/v1/provider-callbacks/{code}`,
-   * D16); the run command sets it to the API's address. Unset: providers are given no callback URL and
+   * docs/payments.md#provider-callbacks); the run command sets it to the API's address. Unset: providers are given no callback URL and
    * polling alone finds their answers.
    */
   PROVIDER_CALLBACK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -61,22 +61,22 @@ const settings = z.object({
    * OpenAPI document names; default `http://HOST:PORT`, the API's own address.
    */
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  /** HMAC secret of provider callbacks (D16): at least 32 characters. */
+  /** HMAC secret of provider callbacks (docs/payments.md#provider-callbacks): at least 32 characters. */
   PROVIDER_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters'),
-  /** Multiplies every rate limit (D50); 1 in production, raised for benchmarks and shared test stacks. */
+  /** Multiplies every rate limit (docs/limits.md#rate-limits); 1 in production, raised for benchmarks and shared test stacks. */
   RATE_LIMIT_MULTIPLIER: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  /** Payment expiry per method family in seconds (D11). */
+  /** Payment expiry per method family in seconds (docs/payments.md#states). */
   EXPIRY_MOBILE_MONEY_SECONDS: positiveSeconds.default(600),
   EXPIRY_BANK_TRANSFER_SECONDS: positiveSeconds.default(72 * 3600),
   EXPIRY_CARD_SECONDS: positiveSeconds.default(24 * 3600),
   EXPIRY_WALLET_SECONDS: positiveSeconds.default(24 * 3600),
   /** How long a completed payment takes refunds, in days (docs/payments.md). */
   REFUND_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
-  /** How long a late provider success still completes a payment that failed by expiry or provider error, in days (D11: 7). */
+  /** How long a late provider success still completes a payment that failed by expiry or provider error, in days (docs/payments.md#states: 7). */
   RECONCILIATION_WINDOW_DAYS: z.coerce.number().int().min(1).max(365).default(7),
-  /** How long an idempotency claim without an answer stays its request's before the same request may take it over, in milliseconds (D13: 30 s). */
+  /** How long an idempotency claim without an answer stays its request's before the same request may take it over, in milliseconds (docs/payments.md#idempotency: 30 s). */
   IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
-  /** How long a create waits for the workflow to record the payment and the provider to answer, in milliseconds (D20: 10 s). */
+  /** How long a create waits for the workflow to record the payment and the provider to answer, in milliseconds (docs/payments.md#workflow: 10 s). */
   CREATE_WAIT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /**
    * How long a cancel or refund waits for the payment's workflow to take and decide its Update before
@@ -85,24 +85,24 @@ const settings = z.object({
   UPDATE_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** Provider callbacks a minute per provider and client IP before 429 (docs/limits.md#callback-limits: 600); scaled by RATE_LIMIT_MULTIPLIER. */
   PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
-  /** Folder of the local blob store holding uploaded documents (D32); relative to the working directory. */
+  /** Folder of the local blob store holding uploaded documents (docs/live-access.md#documents); relative to the working directory. */
   DOCUMENT_STORE_DIR: folder('var/documents'),
   /** Most documents a merchant keeps at once (current ones; a replaced document no longer counts) (docs/limits.md#uploads). */
   DOCUMENT_QUOTA_COUNT: z.coerce.number().int().min(1).max(10_000).default(20),
   /** Most bytes a merchant's current documents take together (docs/limits.md#uploads: 50 MiB). */
   DOCUMENT_QUOTA_BYTES: z.coerce.number().int().min(1).max(1_099_511_627_776).default(50 * 1024 * 1024),
-  /** Folder of the built merchant dashboard (D60, `web/` built by `npm start`), served at `/dashboard`; relative to the working directory. */
+  /** Folder of the built merchant dashboard (README.md#dashboard, `web/` built by `npm start`), served at `/dashboard`; relative to the working directory. */
   DASHBOARD_DIR: folder('web/dist'),
-  /** SMTP server for outgoing mail (D33), e.g. `smtps://user:pass@mail.example.com`; unset = write `.eml` files. */
+  /** SMTP server for outgoing mail (docs/live-access.md#e-mail), e.g. `smtps://user:pass@mail.example.com`; unset = write `.eml` files. */
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
-  /** Folder the mailer writes `.eml` files to when SMTP_URL is unset (D33). */
+  /** Folder the mailer writes `.eml` files to when SMTP_URL is unset (docs/live-access.md#e-mail). */
   MAIL_OUTBOX_DIR: folder('var/mail'),
-  /** Sender of every e-mail (D33). */
+  /** Sender of every e-mail (docs/live-access.md#e-mail). */
   MAIL_FROM: z.string().min(3).default('Paycollect <no-reply@paycollect.local>'),
-  /** Comma-separated addresses of the live access reviewers, who get new requests and reminders (D30). */
+  /** Comma-separated addresses of the live access reviewers, who get new requests and reminders (docs/live-access.md#review). */
   LIVE_ACCESS_REVIEWER_EMAILS: emailList.default(['reviewers@paycollect.local']),
   /**
-   * Whether sandbox webhooks may target loopback, private and link-local hosts (D26). Unset: on
+   * Whether sandbox webhooks may target loopback, private and link-local hosts (docs/webhooks.md#targets). Unset: on
    * outside production, off in production. Live webhooks never may.
    */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag.optional(),
@@ -136,7 +136,7 @@ function urlHost(host: string): string {
  */
 export type Config = z.infer<typeof schema> & { PROVIDERS: ProviderSettingsByEnvironment };
 
-/** What the admin command (D31) reads: PostgreSQL, Temporal and the document store, no secrets. */
+/** What the admin command (docs/live-access.md#admin-command) reads: PostgreSQL, Temporal and the document store, no secrets. */
 const adminSchema = settings.pick({
   NODE_ENV: true,
   DATABASE_URL: true,
@@ -190,7 +190,7 @@ export function readRuntimeSettings(file: string = path.resolve(RUNTIME_SETTINGS
 }
 
 /**
- * Parses the settings the admin command needs (D31), so it runs without the API's secrets. In the
+ * Parses the settings the admin command needs (docs/live-access.md#admin-command), so it runs without the API's secrets. In the
  * checkout where `npm start` runs it needs none: what is not in `env` is taken from the settings
  * `npm start` wrote under `var/` (`runtimeFile`).
  * @throws ConfigError naming every setting that is missing or invalid.

@@ -1,5 +1,5 @@
 /**
- * One JSON log for every process (D53, D70), with pino: one line per entry, `time` in ISO 8601 UTC,
+ * One JSON log for every process (docs/api.md#health, docs/operations.md#logs), with pino: one line per entry, `time` in ISO 8601 UTC,
  * `level` as its name, the process in `process`, and the ids of what the line is about where known:
  * `request_id`, `merchant_id`, `payment_id`, `workflow_id`.
  *
@@ -20,7 +20,7 @@ import type { LogLevel as TemporalLogLevel, LogMetadata, Logger as TemporalLogge
 
 export type { Logger };
 
-/** The ids a log line carries when they are known (D70). */
+/** The ids a log line carries when they are known (docs/operations.md#logs). */
 export interface LogContextFields {
   request_id?: string;
   merchant_id?: string;
@@ -61,7 +61,7 @@ export function currentLogContext(): LogContextFields {
   return fields;
 }
 
-/** The payment id in a Temporal workflow id `payment:pay_…` (D20), if it is one. */
+/** The payment id in a Temporal workflow id `payment:pay_…` (docs/payments.md#workflow), if it is one. */
 export function paymentIdOfWorkflowId(workflowId: string | undefined): string | undefined {
   return workflowId?.startsWith('payment:') ? workflowId.slice('payment:'.length) : undefined;
 }
@@ -78,11 +78,11 @@ const REDACTED = '[redacted]';
 
 /** String patterns of secrets, each with its replacement. */
 const SECRET_PATTERNS: readonly [RegExp, (match: string) => string][] = [
-  // JSON Web Tokens (session tokens, D2).
+  // JSON Web Tokens (session tokens, docs/api.md#sessions).
   [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+/g, () => '[jwt]'],
   // `Bearer <anything>` in a header value or message.
   [/\bBearer\s+[^\s"',;]+/gi, () => `Bearer ${REDACTED}`],
-  // Secret and restricted keys (ours `sk_sandbox_…`/`sk_live_…`, D3; Stripe's), webhook secrets: the last 4 stay (D3).
+  // Secret and restricted keys (ours `sk_sandbox_…`/`sk_live_…`, docs/api.md#secret-keys; Stripe's), webhook secrets: the last 4 stay (docs/api.md#secret-keys).
   [/\b(?:sk|rk)_[A-Za-z0-9_]{12,}|\bwhsec_[A-Za-z0-9+/=_]{8,}/g, (match) => `${match.slice(0, match.indexOf('_') + 1)}…${match.slice(-4)}`],
   // Card payments' client secrets (`pi_…_secret_…`).
   [/\b[a-z]{2,4}_[A-Za-z0-9]+_secret_[A-Za-z0-9]+/g, () => REDACTED],

@@ -1,5 +1,5 @@
 /**
- * The worker process: runs every workflow and activity on task queue `payments` (D20).
+ * The worker process: runs every workflow and activity on task queue `payments` (docs/payments.md#workflow).
  * Started by `npm start` as its own process; stops cleanly on SIGINT/SIGTERM.
  */
 import { bundleWorkflowCode, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
@@ -17,7 +17,7 @@ import { connectClient, connectWorker } from './temporal';
 
 /**
  * Activity dependencies built from configuration: database pool, provider adapters, mailer, and a Temporal
- * client with which activities that write events start their webhook deliveries (D22).
+ * client with which activities that write events start their webhook deliveries (docs/payments.md#events).
  */
 export async function createActivityDeps(config: Config, logger?: Logger): Promise<ActivityDeps> {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, logger);
@@ -39,14 +39,14 @@ export async function createActivityDeps(config: Config, logger?: Logger): Promi
 export const WORKFLOW_BUNDLE = {
   workflowsPath: require.resolve('./workflows'),
   preloadModules: [require.resolve('./workflows')],
-  // The merchant id on every workflow log line (D70).
+  // The merchant id on every workflow log line (docs/operations.md#logs).
   workflowInterceptorModules: [require.resolve('./workflows/log-attributes')],
 };
 
 /**
  * Worker options shared by the process and the tests: the workflows (bundled as WORKFLOW_BUNDLE
  * says), the activities, and the activity interceptors: the log context of each activity (its
- * workflow, payment and merchant ids on every line, D70) and the counts of retries and give-ups
+ * workflow, payment and merchant ids on every line, docs/operations.md#logs) and the counts of retries and give-ups
  * (`paycollect_activity_retries`, `paycollect_activity_give_ups`, docs/limits.md#retries), exported
  * with the SDK's metrics on WORKER_METRICS_PORT.
  */
@@ -62,9 +62,9 @@ export function workerOptions(deps: ActivityDeps, taskQueue: string): Pick<Worke
 
 /**
  * Installs the Temporal SDK's runtime (once per process, before any native connection): its logger
- * is ours, the Core SDK's own lines forwarded to it at our level (D70), and, unless `metricsPort` is
+ * is ours, the Core SDK's own lines forwarded to it at our level (docs/operations.md#metrics), and, unless `metricsPort` is
  * 0, the Prometheus endpoint on `host:metricsPort` with the SDK's worker metrics (task latencies,
- * slots, polls) and ours (src/activities/business-metrics.ts, late answers, retries), D53, D70.
+ * slots, polls) and ours (src/activities/business-metrics.ts, late answers, retries), docs/api.md#health, docs/operations.md#metrics.
  */
 export function installRuntime(logger: Logger, level: string, host: string, metricsPort: number): void {
   Runtime.install({
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
     workflowBundle: await quietWorkflowBundle(logger),
     maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
   });
-  // The sandbox simulators' callbacks, sent as a provider would (D16), when there is a URL to send them to.
+  // The sandbox simulators' callbacks, sent as a provider would (docs/payments.md#provider-callbacks), when there is a URL to send them to.
   const callbacks = config.PROVIDER_CALLBACK_BASE_URL ? startSandboxCallbackPump({ db: deps.db, secret: config.PROVIDER_CALLBACK_SECRET, logger }) : undefined;
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
   await worker.run();

@@ -1,5 +1,5 @@
 /**
- * The worker's business metrics (D70), counted by the activities where each thing happens, on the
+ * The worker's business metrics (docs/operations.md#metrics), counted by the activities where each thing happens, on the
  * activity context's metric meter: the worker exports them with the Temporal SDK's metrics on its
  * Prometheus endpoint (WORKER_METRICS_PORT), each tagged by the SDK with `namespace`, `task_queue`
  * and `activity_type`. No table is read to count them. Counters have no `_total` suffix (the SDK
@@ -18,7 +18,7 @@
  *
  * Late provider answers (`paycollect_late_provider_answers`) and webhook attempts not made are
  * counted by the workflows themselves; activity retries and give-ups by src/activities/retry-metrics.ts.
- * Payments created and settled and refunds settled are also logged, one `info` line each (D70).
+ * Payments created and settled and refunds settled are also logged, one `info` line each (docs/operations.md#logs).
  * A counter moves once its write committed; an activity whose completion is lost after that (a
  * worker killed in between) and is run again may count twice, so the figures are at least the truth.
  */
@@ -46,7 +46,7 @@ export const BUSINESS_METRICS = {
 /**
  * Histogram buckets in seconds, for `telemetryOptions.metrics.prometheus.histogramBucketOverrides`
  * (the SDK's default buckets are for milliseconds). Settlement spans a mobile-money approval (seconds)
- * to a bank transfer (up to 72 h, D11).
+ * to a bank transfer (up to 72 h, docs/payments.md#states).
  */
 export const BUSINESS_HISTOGRAM_BUCKETS: Record<string, number[]> = {
   [BUSINESS_METRICS.settlementSeconds]: [1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 21_600, 86_400, 259_200],
@@ -60,7 +60,7 @@ export type ProviderOperation = 'initiate' | 'fetch_status' | 'poll' | 'cancel' 
 /** How a provider call ended: an answer, a definite refusal, a flow it lacks, or no usable answer (time-out, 5xx, network). */
 export type ProviderCallOutcome = 'ok' | 'refused' | 'unsupported' | 'unknown';
 
-/** How a payment settled: its final status, `expired` for a failure by expiry, `reconciled` for a late success after a failure (D11). */
+/** How a payment settled: its final status, `expired` for a failure by expiry, `reconciled` for a late success after a failure (docs/payments.md#states). */
 export type SettlementOutcome = 'completed' | 'failed' | 'expired' | 'cancelled' | 'reconciled';
 
 /** The running activity's meter, or undefined outside an activity (nothing is counted then). */
@@ -95,7 +95,7 @@ export function countPaymentCreated(payment: Pick<PaymentSnapshot, 'id' | 'merch
 
 /**
  * How the write of `payment` settled it, or undefined when it does not: an open status, or the
- * write of a late answer, which leaves the status as it was (D11).
+ * write of a late answer, which leaves the status as it was (docs/payments.md#states).
  */
 export function settlementOutcomeOf(payment: Pick<PaymentSnapshot, 'status' | 'failureCode' | 'reconciledAt' | 'lateAnswer'>): SettlementOutcome | undefined {
   if (payment.lateAnswer) return undefined;

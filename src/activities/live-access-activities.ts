@@ -1,6 +1,6 @@
 /**
- * Activities of the live access review (D30, D33, D43): the only code of the review that writes
- * PostgreSQL, creates the live key (D3) and sends e-mail. Each is idempotent: ids of keys, messages
+ * Activities of the live access review (docs/live-access.md): the only code of the review that writes
+ * PostgreSQL, creates the live key (docs/api.md#secret-keys) and sends e-mail. Each is idempotent: ids of keys, messages
  * and audit entries are derived from the request and the step, so a retry writes nothing twice.
  * E-mail is at-least-once: a retry after a send that succeeded unseen may send it again, with the
  * same Message-ID (and, without SMTP, the same `.eml` file).
@@ -38,7 +38,7 @@ export interface ReviewStepRecord {
   /** ISO 8601 UTC time of the step, from the workflow's clock. */
   at: string;
   step: string;
-  /** The audit entry of the step (D43), if it makes one. */
+  /** The audit entry of the step (docs/live-access.md#audit-log), if it makes one. */
   activity?: { actor: Actor; action: ActivityAction };
   /** A message of the conversation the step adds (a reviewer's question or reason, a developer's answer). */
   message?: { authorType: 'reviewer' | 'developer'; author: string; body: string };
@@ -95,7 +95,7 @@ function reviewWrite(record: ReviewStepRecord): ReviewWrite {
 export function createLiveAccessActivities(deps: LiveAccessActivityDeps) {
   return {
     /**
-     * Writes a review step to the read model with its message and audit entry (D43).
+     * Writes a review step to the read model with its message and audit entry (docs/live-access.md#audit-log).
      * @throws a retryable error while the request row is missing
      */
     async recordLiveAccessReview(record: ReviewStepRecord): Promise<void> {
@@ -103,7 +103,7 @@ export function createLiveAccessActivities(deps: LiveAccessActivityDeps) {
     },
 
     /**
-     * Approves (D30, D3): creates the first live key (`sk_live_…`, stored as hash and last 4, the
+     * Approves (docs/live-access.md#review, docs/api.md#secret-keys): creates the first live key (`sk_live_…`, stored as hash and last 4, the
      * secret sealed until its one reveal), grants live access, assigns plan `starter` and writes the
      * state and the audit entries, in one transaction.
      * @returns the live key's id and last 4 characters, and the merchant's plan afterwards
@@ -132,7 +132,7 @@ export function createLiveAccessActivities(deps: LiveAccessActivityDeps) {
     },
 
     /**
-     * Sends one review e-mail (D33): reviewers for a new request and reminders, the developer for
+     * Sends one review e-mail (docs/live-access.md#e-mail): reviewers for a new request and reminders, the developer for
      * questions and decisions. Addresses and names are read at send time.
      * @throws when the request or developer is missing (retryable), or the transport fails
      */

@@ -1,7 +1,7 @@
 /**
- * The log context of an activity (D70): every line written while an activity runs (its own through
+ * The log context of an activity (docs/operations.md#logs): every line written while an activity runs (its own through
  * the activity logger, knex's, a provider adapter's) carries `workflow_id`, and `payment_id` and
- * `merchant_id` when the activity is about a payment: from its workflow id (`payment:pay_…`, D20) or
+ * `merchant_id` when the activity is about a payment: from its workflow id (`payment:pay_…`, docs/payments.md#workflow) or
  * its input (`{payment}`, a refund, a `paymentId`).
  */
 import type { Context } from '@temporalio/activity';

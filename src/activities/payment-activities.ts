@@ -1,5 +1,5 @@
 /**
- * Activities of the payment workflow (D16, D20, D22): the only code that calls providers and writes
+ * Activities of the payment workflow (docs/providers.md#adapters, docs/payments.md#workflow, docs/payments.md#events): the only code that calls providers and writes
  * the payments read model. All run as regular activities: one starts only after the workflow task
  * that scheduled it was kept in the history, so no provider call and no write ever happens for a
  * decision the workflow did not keep (docs/payments.md, "Refunds happen once"). Each is idempotent
@@ -82,7 +82,7 @@ async function withinProviderTimeout<T>(answer: Promise<T>, timeoutMs: number): 
 export interface PaymentActivityDeps {
   db: Db;
   providers: ProviderRegistry;
-  /** Starts the webhook deliveries of the events written here (D22), on task queue `TEMPORAL_TASK_QUEUE`. */
+  /** Starts the webhook deliveries of the events written here (docs/payments.md#events), on task queue `TEMPORAL_TASK_QUEUE`. */
   temporal: Client;
   config: Pick<Config, 'TEMPORAL_TASK_QUEUE'> & Partial<Pick<Config, 'PROVIDER_CALLBACK_BASE_URL'>>;
   /** How long a provider call may take, in milliseconds (default PROVIDER_CALL_TIMEOUT_MS; shorter in tests). */
@@ -109,7 +109,7 @@ export interface PollResult {
   attempt: number;
 }
 
-/** The refund request a provider gets for `refund` of `payment`: the idempotency key derives from the refund id (D16). */
+/** The refund request a provider gets for `refund` of `payment`: the idempotency key derives from the refund id (docs/providers.md#adapters). */
 function refundRequestOf(payment: PaymentSnapshot, refund: RefundRecord): RefundRequest {
   return { providerReference: payment.providerReference as string, idempotencyKey: `refund:${refund.id}`, amount: refund.amount, paymentAmount: payment.amount, currency: payment.currency };
 }
@@ -156,7 +156,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
   }
 
   /**
-   * After an event row is committed: one webhook delivery per subscribed endpoint (D22). Safe to
+   * After an event row is committed: one webhook delivery per subscribed endpoint (docs/payments.md#events). Safe to
    * repeat. `subscribers` as the write read them; looked up when not given.
    */
   async function startDeliveries(event: EventInput | undefined, subscribers?: readonly string[]): Promise<void> {
@@ -174,7 +174,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
 
   return {
     /**
-     * The payment's first step (D11, D16, D20): writes the payment and `payment.created` unless
+     * The payment's first step (docs/payments.md#states, docs/providers.md#adapters, docs/payments.md#workflow): writes the payment and `payment.created` unless
      * present and starts that event's deliveries, asks the provider to collect it (idempotency key
      * derived from the payment id, so a retry after a crash finds the same request), and writes
      * what the provider gave: its reference and `next_action` on the `pending` payment, or the
@@ -198,7 +198,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
         if (refused) throw dataFailure(refused, 'initiatePayment', FAILURE_TYPES.paymentNotRecorded);
         throw error;
       }
-      // Once per payment: the write that inserted it, or the first attempt when the API wrote it first (D20).
+      // Once per payment: the write that inserted it, or the first attempt when the API wrote it first (docs/payments.md#workflow).
       if (inserted || activityInfo().attempt === 1) countPaymentCreated(payment);
       await startDeliveries(created, webhookIds);
       const provider = providerFor(payment);
@@ -228,7 +228,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
 
     /**
      * Writes the payment's state (status change, reconciliation, late answer) and the event its
-     * status emits, then starts that event's webhook deliveries (D11, D22). Idempotent and ordered
+     * status emits, then starts that event's webhook deliveries (docs/payments.md#states, docs/payments.md#events). Idempotent and ordered
      * by the payment's version.
      * @throws a retryable error while the row is missing
      */
@@ -237,7 +237,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     },
 
     /**
-     * The payment as the read model holds it, for a workflow re-opened after it closed (D20), with
+     * The payment as the read model holds it, for a workflow re-opened after it closed (docs/payments.md#workflow), with
      * the refunds still pending there (normally none: a run closes only when none is in flight).
      * @throws ApplicationFailure `not_found` (non-retryable) when there is no such payment
      */
@@ -248,7 +248,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     },
 
     /**
-     * The provider's current answer about the payment (D16): confirms a callback, and is the last
+     * The provider's current answer about the payment (docs/payments.md#provider-callbacks): confirms a callback, and is the last
      * word at expiry. Unknown answers are retried.
      * @throws ApplicationFailure `ProviderRejected` for a reference the provider does not know
      */
@@ -258,7 +258,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     },
 
     /**
-     * Polls the provider until its answer changes the payment (D16, D20): each attempt is one poll,
+     * Polls the provider until its answer changes the payment (docs/providers.md#adapters, docs/payments.md#workflow): each attempt is one poll,
      * and the workflow's retry policy (2 s doubling to 60 s, until `expires_at`) schedules the next
      * one on the server, so a payment waiting on its provider costs no workflow task per poll. An
      * answer that changes nothing fails the attempt with the benign `ProviderStillWaiting`; a
@@ -280,7 +280,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     },
 
     /**
-     * Asks the provider to stop collecting (D11, D12). The answer is the provider's final word, or
+     * Asks the provider to stop collecting (docs/payments.md#states, docs/payments.md#cancel-and-refund). The answer is the provider's final word, or
      * `unsupported` when the provider cannot withdraw its request (mobile money).
      * @throws ApplicationFailure `ProviderRejected`; unknown answers are retried
      */
@@ -291,7 +291,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     },
 
     /**
-     * Sends a refund to the provider (D12): first writes it `pending` unless its id is known (then
+     * Sends a refund to the provider (docs/payments.md#cancel-and-refund): first writes it `pending` unless its id is known (then
      * answers `already_settled` with the stored refund when an earlier run settled it, and sends
      * nothing), then asks the provider with the idempotency key `refund:{refund id}`, so a retried
      * or repeated call never refunds twice. `pending` when the provider took it without deciding.
@@ -310,7 +310,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     },
 
     /**
-     * Asks the provider what became of a refund whose answer was unknown (D12). A refund the
+     * Asks the provider what became of a refund whose answer was unknown (docs/payments.md#cancel-and-refund). A refund the
      * provider never received (the call was lost, or our worker died before making it) is written
      * `pending` when it is not yet and sent now, with the same idempotency key: a refund accepted by the workflow is never failed for a
      * fault of ours, and never made twice.
@@ -330,7 +330,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     /**
      * Writes a refund's final outcome, the payment it changed and, when it completed, the
      * `refund.completed` event whose data is the refund with the payment after it, in one
-     * transaction, then starts that event's webhook deliveries (D12, D22).
+     * transaction, then starts that event's webhook deliveries (docs/payments.md#cancel-and-refund, docs/payments.md#events).
      */
     async recordRefundOutcome(input: { refund: RefundRecord; payment: PaymentSnapshot }): Promise<void> {
       const { refund, payment } = input;

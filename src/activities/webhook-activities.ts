@@ -1,5 +1,5 @@
 /**
- * Activities of the webhook delivery workflow (D27): make one attempt, and record it with the
+ * Activities of the webhook delivery workflow (docs/webhooks.md#retries): make one attempt, and record it with the
  * statuses that follow. `deliverAndRecordWebhook` returns every receiver outcome instead of throwing, so the
  * workflow's timers, not activity retries, make the schedule. When our own store cannot be read
  * before the request, it raises `WebhookAttemptNotMade`: the endpoint was not called, and the
@@ -42,7 +42,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   const writeAttempt = deps.recordAttempt ?? recordAttempt;
 
   /**
-   * One attempt of delivery `deliveryId` (D26–D28): reads the delivery, the endpoint as it is now
+   * One attempt of delivery `deliveryId` (docs/webhooks.md): reads the delivery, the endpoint as it is now
    * (URL, secrets, status) and the event in one query, then POSTs the payload once, signed with
    * every secret still valid (docs/webhooks.md#secret-rotation), and counts it as attempt
    * `attempt` in the worker's metrics (src/activities/business-metrics.ts).
@@ -79,7 +79,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 
   return {
     /**
-     * Attempt `attempt` that records itself (D27): one attempt (see `attemptDelivery`), then, when it sent, writes the attempt with the delivery's and the
+     * Attempt `attempt` that records itself (docs/webhooks.md#retries): one attempt (see `attemptDelivery`), then, when it sent, writes the attempt with the delivery's and the
      * endpoint's statuses after it, decided as the workflow decides (`decideAfterAttempt`), so the
      * workflow needs no local activity and no second activation to record it. A failed write is not
      * a failure of the attempt (a retry would send the webhook again): it is logged and answered
@@ -94,7 +94,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const result = await attemptDelivery(input.deliveryId, input.attempt);
       if (result.kind === 'skipped') return result;
       const decision = decideAfterAttempt(input.attempt, result.outcome);
-      // The next attempt is due its delay after this failure, on the workflow's clock (D27).
+      // The next attempt is due its delay after this failure, on the workflow's clock (docs/webhooks.md#retries).
       const failedAtMs = Date.parse(input.attemptedAt) + (Date.now() - started);
       const nextAttemptAt = decision.kind === 'retry' ? new Date(failedAtMs + decision.delayMs).toISOString() : null;
       try {
@@ -107,7 +107,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     },
 
     /**
-     * Records an attempt and the statuses after it (D27). Idempotent.
+     * Records an attempt and the statuses after it (docs/webhooks.md#retries). Idempotent.
      * @returns the endpoint's status after the attempt
      */
     async recordWebhookAttempt(record: AttemptRecord): Promise<WebhookStatus | undefined> {

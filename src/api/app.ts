@@ -1,5 +1,5 @@
 /**
- * The Koa app (D51–D53): request id and JSON logs, one error middleware, the routers, and 404/405
+ * The Koa app (docs/api.md#errors, docs/versioning.md, docs/api.md#health): request id and JSON logs, one error middleware, the routers, and 404/405
  * answered in the envelope. `createApp(deps)` builds it without listening, for the server and tests.
  */
 import Koa from 'koa';
@@ -110,7 +110,7 @@ export function createApp(deps: AppDeps): Koa {
     if (ctx.status === 404) throw new DomainError('not_found', 'no such endpoint');
     if (ctx.status === 405 || ctx.status === 501) throw new DomainError('method_not_allowed', `${ctx.method} is not allowed on this path`);
   });
-  // The merchant dashboard's files (D60); its paths never reach the API's routers.
+  // The merchant dashboard's files (README.md#dashboard); its paths never reach the API's routers.
   app.use(dashboard(deps.config.DASHBOARD_DIR));
   for (const router of createRouters(deps, metrics.routes)) mount(app, router);
   return app;

@@ -1,5 +1,5 @@
 /**
- * Serves the merchant dashboard (D60), the web app built from `web/` into DASHBOARD_DIR, at
+ * Serves the merchant dashboard (README.md#dashboard), the web app built from `web/` into DASHBOARD_DIR, at
  * `/dashboard`: its files as they are (hashed assets cached for a year), and `index.html` for every
  * other path below it, so a bookmarked screen (`/dashboard/sandbox/payments/pay_…`) opens the app,
  * which routes it. The app talks only to the public `/v1` API. Not part of the API: no route of

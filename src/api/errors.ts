@@ -1,7 +1,7 @@
-/** HTTP status of each D51 error code; the error middleware is the only user. */
+/** HTTP status of each error code (docs/api.md#errors); the error middleware is the only user. */
 import type { ErrorCode } from '../domain/errors';
 
-/** D51 code → HTTP status. */
+/** Error code (docs/api.md#errors) → HTTP status. */
 export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_request: 400,
   validation_error: 400,

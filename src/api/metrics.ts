@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics of one API process (D53, D70), with prom-client, all kept in-process so that
+ * Prometheus metrics of one API process (docs/api.md#health, docs/operations.md#metrics), with prom-client, all kept in-process so that
  * `/metrics` answers whatever PostgreSQL does and a scrape never reads a table:
  * - `paycollect_http_request_duration_seconds{method,route,status}`: every request, by route pattern;
  * - `paycollect_payment_requests_total{operation,family,environment,outcome}`: creates, cancels and
@@ -30,7 +30,7 @@ export interface Metrics {
 /** How long the scrape's `select 1` may take before the read model counts as down, in milliseconds. */
 export const READ_MODEL_PROBE_TIMEOUT_MS = 1_000;
 
-/** What a payment request became: `accepted` (2xx), `replayed` (an idempotent replay, D13), `refused` (4xx), `unavailable` (503), `error` (other 5xx). */
+/** What a payment request became: `accepted` (2xx), `replayed` (an idempotent replay, docs/payments.md#idempotency), `refused` (4xx), `unavailable` (503), `error` (other 5xx). */
 export type PaymentRequestOutcome = 'accepted' | 'replayed' | 'refused' | 'unavailable' | 'error';
 
 /** Which payment operation a POST route is, by its pattern; undefined for the others. */

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document (D53), generated with @asteasolutions/zod-to-openapi from the same zod
+ * The OpenAPI 3.1 document (docs/api.md#health), generated with @asteasolutions/zod-to-openapi from the same zod
  * schemas that validate requests, and the `/v1/openapi.json` and `/docs` routes (Swagger UI from
  * swagger-ui-dist, served locally). Every route of the app is listed in {@link ROUTE_DOCS}; a test
  * checks that none is missing, that every example parses with its schema, and that the document
@@ -31,10 +31,10 @@ import { kycUploadFields, businessUploadFields } from './schemas/documents';
 import { liveAccessRequestBody, respondBody } from './schemas/live-access';
 import { createWebhookBody, emptyBody, listDeliveriesQuery, updateWebhookBody } from './schemas/webhooks';
 
-/** The multipart file field `document` (D32): PDF, JPEG or PNG, at most 10 MB. */
+/** The multipart file field `document` (docs/live-access.md#documents): PDF, JPEG or PNG, at most 10 MB. */
 const documentFile = z.string().openapi({ format: 'binary', description: 'PDF, JPEG or PNG, at most 10 MB; the type is read from the bytes' });
 
-/** A credential (D4): `secretKey` = Bearer sk_…, `apiKey` = X-API-Key, `session` = Bearer JWT. */
+/** A credential (docs/api.md#credentials): `secretKey` = Bearer sk_…, `apiKey` = X-API-Key, `session` = Bearer JWT. */
 export type Credential = 'secretKey' | 'apiKey' | 'session';
 
 /** One documented route. `path` uses OpenAPI's `{param}` form. */
@@ -74,8 +74,8 @@ export interface RouteDoc {
  * field, a control character), 413 for a JSON body over 1 MB, 404 for a path parameter no resource
  * can have (`wellFormedPath` in app.ts), 401 for a route with credentials, 409 for an idempotent
  * route (`idempotency_key_reused`, or the key's first request still in progress), and for every `/v1` route
- * 429 (D50: the rate limits count every `/v1` request in PostgreSQL) and 503 `service_unavailable`
- * when PostgreSQL or Temporal cannot be reached (D51).
+ * 429 (docs/limits.md#rate-limits: the rate limits count every `/v1` request in PostgreSQL) and 503 `service_unavailable`
+ * when PostgreSQL or Temporal cannot be reached (docs/api.md#errors).
  */
 function impliedErrors(doc: RouteDoc): number[] {
   const implied: number[] = [];

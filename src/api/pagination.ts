@@ -1,11 +1,11 @@
-/** Page-numbered lists of the developer API (D41, D43): `page` ≥ 1 (default 1), `limit` 1–100 (default 10). */
+/** Page-numbered lists of the developer API (docs/limits.md#lists, docs/live-access.md#audit-log): `page` ≥ 1 (default 1), `limit` 1–100 (default 10). */
 import { z } from '../lib/zod';
 
 /** The query fields of a paginated list, for `z.strictObject({...pageQueryFields, …})`. */
 export const pageQueryFields = {
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(10),
-  /** Read by the session-token authentication (D4); accepted here so strict queries allow it. */
+  /** Read by the session-token authentication (docs/api.md#credentials); accepted here so strict queries allow it. */
   environment: z.enum(['sandbox', 'live']).optional(),
 };
 

@@ -1,8 +1,8 @@
 /**
- * `npm run admin -- <command>`: the admin command of reviewers and operators (D31). It reads its
+ * `npm run admin -- <command>`: the admin command of reviewers and operators (docs/live-access.md#admin-command). It reads its
  * settings from the environment (DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
  * DOCUMENT_STORE_DIR…), reads PostgreSQL directly and sends decisions to the review workflows as
- * Temporal signals (D30). Every command has `--help`. Exit status: 0 done, 1 an error (unknown id,
+ * Temporal signals (docs/live-access.md#review). Every command has `--help`. Exit status: 0 done, 1 an error (unknown id,
  * a decision on a closed request, bad arguments), 78 bad configuration; an error is one line on
  * standard error, never a stack trace. Text that developers wrote (names, file names, answers,
  * e-mail addresses) is printed with control characters escaped (./printable.ts), so a stored string

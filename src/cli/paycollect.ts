@@ -34,7 +34,7 @@ const processIo: CliIo = {
 /** The API's address when neither `--api-base` nor `PAYCOLLECT_API_BASE` is given (`npm start`). */
 export const DEFAULT_API_BASE = 'http://127.0.0.1:3000';
 
-/** A forwarded delivery's time-out, in milliseconds (as real deliveries, D27: 10 s). */
+/** A forwarded delivery's time-out, in milliseconds (as real deliveries, docs/webhooks.md#retries: 10 s). */
 export const FORWARD_TIMEOUT_MS = 10_000;
 
 /** Reconnection delays after a failed connection, in milliseconds: doubling from 1 s up to 16 s. */
@@ -179,7 +179,7 @@ interface StreamedPayload {
 }
 
 /**
- * POSTs one event to the forward URL, signed with `secret` as a real delivery is (D28: Standard
+ * POSTs one event to the forward URL, signed with `secret` as a real delivery is (docs/webhooks.md#signatures: Standard
  * Webhooks headers with the `standardwebhooks` library, and `X-Webhook-Signature`), and prints its
  * line: status and duration, or why it failed. Never throws for the receiver's faults.
  * @param body the event's payload as the stream sent it (JSON text), forwarded byte for byte

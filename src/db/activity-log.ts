@@ -1,4 +1,4 @@
-/** Repository of the audit log (D43). Entries are written in the transaction of the change they describe. */
+/** Repository of the audit log (docs/live-access.md#audit-log). Entries are written in the transaction of the change they describe. */
 import type { Knex } from 'knex';
 import type { ActivityAction, ActivityEntry, ActorType } from '../domain/activity-log';
 import type { Environment } from '../domain/environment';
@@ -41,7 +41,7 @@ export function activityRow(entry: ActivityEntry): ActivityRow {
   };
 }
 
-/** The entries of a merchant and environment, newest first; one page when `page` is given (D43). */
+/** The entries of a merchant and environment, newest first; one page when `page` is given (docs/live-access.md#audit-log). */
 export async function listActivityEntries(
   db: Db,
   scope: { merchantId: string; environment: Environment },
@@ -64,7 +64,7 @@ export async function listActivityEntries(
   }));
 }
 
-/** How many entries a merchant and environment has (D43 pagination). */
+/** How many entries a merchant and environment has (docs/live-access.md#audit-log pagination). */
 export async function countActivityEntries(db: Db, scope: { merchantId: string; environment: Environment }): Promise<number> {
   const [{ total }] = (await db('activity_log').where({ merchant_id: scope.merchantId, environment: scope.environment }).count('id as total')) as unknown as [{ total: number }];
   return Number(total);

@@ -1,8 +1,8 @@
-/** Repository of developers (D1, D2, D40) and their secret keys (D3). */
+/** Repository of developers (docs/api.md) and their secret keys (docs/api.md#secret-keys). */
 import type { Db } from './knex';
 import type { Environment } from '../domain/environment';
 
-/** A developer row; `merchant_id` identifies the merchant in every other table (D1). */
+/** A developer row; `merchant_id` identifies the merchant in every other table (docs/api.md#merchants-and-environments). */
 export interface DeveloperRow {
   id: string;
   merchant_id: string;
@@ -18,7 +18,7 @@ export interface DeveloperRow {
   updated_at: Date;
 }
 
-/** The merchant and environment a secret key authenticates (D4). */
+/** The merchant and environment a secret key authenticates (docs/api.md#credentials). */
 export interface KeyOwner {
   keyId: string;
   merchantId: string;
@@ -26,7 +26,7 @@ export interface KeyOwner {
   environment: Environment;
 }
 
-/** What `insertDeveloperWithKey` stores: the key only as its SHA-256 hash and last 4 characters (D3). */
+/** What `insertDeveloperWithKey` stores: the key only as its SHA-256 hash and last 4 characters (docs/api.md#secret-keys). */
 export interface NewDeveloper {
   id: string;
   merchantId: string;
@@ -74,7 +74,7 @@ export async function findDeveloperById(db: Db, id: string): Promise<DeveloperRo
   return db<DeveloperRow>('developers').where({ id }).first();
 }
 
-/** What rate limiting needs to know about a caller (D50). */
+/** What rate limiting needs to know about a caller (docs/limits.md#rate-limits). */
 export interface LimitProfile {
   environment: Environment;
   plan: string;
@@ -85,8 +85,8 @@ export interface LimitProfile {
 /**
  * A secret key looked up by its SHA-256, for both middlewares that read it (rate limits, then
  * authentication) in one query: `owner` only while the key is active (not revoked, not expired,
- * D3/D4); `profile` whenever the key exists, so requests with a revoked key still count against
- * its plan (D50).
+ * docs/api.md#secret-keys, docs/api.md#credentials); `profile` whenever the key exists, so requests with a revoked key still count against
+ * its plan (docs/limits.md#rate-limits).
  */
 export interface KeyLookup {
   owner: KeyOwner | undefined;
@@ -121,7 +121,7 @@ export async function findLimitProfileByDeveloper(db: Db, developerId: string, e
   return row ? { environment, plan: row.plan, customPerMinute: row.custom_limit_per_minute, customPerHour: row.custom_limit_per_hour } : undefined;
 }
 
-/** Profile fields a developer may change (D40). */
+/** Profile fields a developer may change (docs/api.md#profile). */
 export interface ProfileChanges {
   name?: string;
   business_name?: string | null;
@@ -138,7 +138,7 @@ export async function updateDeveloperProfile(db: Db, developerId: string, change
   return row;
 }
 
-/** A key as listed (never its secret or hash, D3). */
+/** A key as listed (never its secret or hash, docs/api.md#secret-keys). */
 export interface KeyRow {
   id: string;
   environment: Environment;
@@ -157,7 +157,7 @@ export async function listKeys(db: Db, merchantId: string): Promise<KeyRow[]> {
 }
 
 /**
- * Rolls the merchant's keys of `environment` (D3): inserts the new key and lets every key still
+ * Rolls the merchant's keys of `environment` (docs/api.md#secret-keys): inserts the new key and lets every key still
  * active expire at `expiresAt` (or keeps an earlier expiry), in one transaction.
  * @returns the number of keys that were active before the roll (0 = nothing to roll)
  */

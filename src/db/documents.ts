@@ -1,5 +1,5 @@
 /**
- * Repository of uploaded documents (D32): their metadata; the bytes are in the blob store. A merchant
+ * Repository of uploaded documents (docs/live-access.md#documents): their metadata; the bytes are in the blob store. A merchant
  * keeps one current document per kind; a replaced one stays as a row marked superseded, whose file
  * is removed (docs/limits.md#uploads).
  */
@@ -76,7 +76,7 @@ export interface DocumentScope {
 }
 
 /**
- * Inserts a current document and its `document.uploaded` audit entry in one transaction (D43), under
+ * Inserts a current document and its `document.uploaded` audit entry in one transaction (docs/live-access.md#audit-log), under
  * a per-merchant lock so that concurrent uploads see each other: `choose` gets the merchant's current
  * documents, may throw to refuse the upload (a quota), and returns the id of the one the new document
  * supersedes, or null. That one is marked superseded by the new document; its file stays until

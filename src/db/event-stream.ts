@@ -40,7 +40,7 @@ export async function lastSettledStreamCursor(db: Db, scope: Scope): Promise<Str
 
 /**
  * The cursor right after the scope's event `eventId`.
- * @returns undefined when the scope has no such event (also another merchant's or environment's, D1)
+ * @returns undefined when the scope has no such event (also another merchant's or environment's, docs/api.md#merchants-and-environments)
  */
 export async function streamCursorAfter(db: Db, scope: Scope, eventId: string): Promise<StreamCursor | undefined> {
   const row = (await db('events')

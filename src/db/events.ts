@@ -1,4 +1,4 @@
-/** Repository of events (D22) as the developer API lists them: newest first, stable under inserts. */
+/** Repository of events (docs/payments.md#events) as the developer API lists them: newest first, stable under inserts. */
 import type { Environment } from '../domain/environment';
 import { iso, type Db } from './knex';
 
@@ -19,12 +19,12 @@ export interface EventRow {
   data: unknown;
 }
 
-/** The API's form of an event row (D22). */
+/** The API's form of an event row (docs/payments.md#events). */
 export function toEventView(row: EventRow): EventView {
   return { id: row.id, object: 'event', event: row.type, created_at: iso(row.created_at), data: row.data };
 }
 
-/** Scope of a query (D1). */
+/** Scope of a query (docs/api.md#merchants-and-environments). */
 export interface Scope {
   merchantId: string;
   environment: Environment;

@@ -1,4 +1,4 @@
-/** Repository of idempotency keys (D13): one row per merchant, environment and key. */
+/** Repository of idempotency keys (docs/payments.md#idempotency): one row per merchant, environment and key. */
 import type { Environment } from '../domain/environment';
 import type { Db } from './knex';
 
@@ -11,7 +11,7 @@ export interface IdempotencyRecord {
   created_at: Date;
 }
 
-/** The scope of a key (D1). */
+/** The scope of a key (docs/api.md#merchants-and-environments). */
 export interface KeyScope {
   merchantId: string;
   environment: Environment;
@@ -26,7 +26,7 @@ function where(scope: KeyScope) {
  * Claims the key for a request, in one statement: inserts it; takes over a stored key created
  * before `expiredBefore` (past the replay window) as new; or takes over, for the same request, a
  * claim with no answer whose lease ran out (`claimed_at` before `leaseBefore`: its owner died or
- * failed after a side effect may have happened, D13), keeping its `created_at`.
+ * failed after a side effect may have happened, docs/payments.md#idempotency), keeping its `created_at`.
  * @returns true when this call claimed it (the caller then owns it)
  */
 export async function claimIdempotencyKey(db: Db, scope: KeyScope, requestHash: string, expiredBefore: Date, leaseBefore: Date): Promise<boolean> {

@@ -1,7 +1,7 @@
 /**
  * The knex instance and migrations. Only `src/db` imports knex (style guide, rule 9).
  * PostgreSQL `bigint` (money in minor units) is read back as a JS number: every amount is at most
- * 10^12 (D5), well inside Number.MAX_SAFE_INTEGER, and a larger value is refused loudly.
+ * 10^12 (docs/limits.md#amounts), well inside Number.MAX_SAFE_INTEGER, and a larger value is refused loudly.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,7 +43,7 @@ export const migrationSource: Knex.MigrationSource<string> = {
 
 /**
  * Opens a connection pool. knex's own warnings, errors, deprecations and debug output go to the
- * JSON log (D70) through its `log` hooks, with the log context's ids of the request or activity
+ * JSON log (docs/operations.md#logs) through its `log` hooks, with the log context's ids of the request or activity
  * that ran the query.
  * @param databaseUrl `postgres://…` connection string
  * @param poolMax largest number of pooled connections

@@ -1,7 +1,7 @@
 /**
- * Repository of live access requests (D30), their reviewer/developer messages, and the first live
- * key waiting to be revealed (D3). The review workflow is the source of truth for a request's
- * status; its activities write here idempotently, each change with its audit entries (D43).
+ * Repository of live access requests (docs/live-access.md#review), their reviewer/developer messages, and the first live
+ * key waiting to be revealed (docs/api.md#secret-keys). The review workflow is the source of truth for a request's
+ * status; its activities write here idempotently, each change with its audit entries (docs/live-access.md#audit-log).
  */
 import type { Knex } from 'knex';
 import type { ActivityEntry } from '../domain/activity-log';
@@ -48,7 +48,7 @@ export type RequestFields = Pick<
   'id' | 'merchantId' | 'developerId' | 'businessName' | 'businessType' | 'businessWebsite' | 'expectedMonthlyVolume' | 'useCase'
 >;
 
-/** A request just filed at `filedAt` (ISO 8601 UTC): under review since then, undecided (D30). */
+/** A request just filed at `filedAt` (ISO 8601 UTC): under review since then, undecided (docs/live-access.md#review). */
 export function filedRequest(fields: RequestFields, filedAt: string): LiveAccessRequestRecord {
   return {
     ...fields,
@@ -112,7 +112,7 @@ function fromRow(row: RequestRow): LiveAccessRequestRecord {
 /**
  * Inserts a new request and its audit entry, then runs `startReview` (which starts the workflow)
  * inside the same transaction: if the workflow cannot be started, nothing is stored.
- * @throws the driver's unique_violation when the merchant already has an open request (D30)
+ * @throws the driver's unique_violation when the merchant already has an open request (docs/live-access.md#review)
  */
 export async function insertLiveAccessRequest(
   db: Db,
@@ -226,7 +226,7 @@ export async function recordReviewState(db: Db, write: ReviewWrite): Promise<voi
   await db.transaction((trx) => writeReview(trx, write));
 }
 
-/** The first live key to create on approval: stored as hash and last 4 (D3), plus the sealed secret to reveal once. */
+/** The first live key to create on approval: stored as hash and last 4 (docs/api.md#secret-keys), plus the sealed secret to reveal once. */
 export interface NewLiveKey {
   id: string;
   hash: string;
@@ -235,7 +235,7 @@ export interface NewLiveKey {
 }
 
 /**
- * Approves a request in one transaction (D30): creates the live key (unless a retry already did),
+ * Approves a request in one transaction (docs/live-access.md#review): creates the live key (unless a retry already did),
  * grants live access, moves a `sandbox` plan to `starter` (an operator-set plan is kept), writes the
  * request's state and the audit entries; `planChanged` is written only when the plan changed.
  * @returns the live key's id and last 4 characters as stored, and the plan afterwards
@@ -283,8 +283,8 @@ export interface PendingReveal {
 
 /**
  * Takes (reads and deletes) the merchant's live key waiting to be revealed, so it can be shown only
- * once (D3); undefined when there is none.
- * @param auditEntry the `api_key.revealed` entry (D43), written in the same transaction
+ * once (docs/api.md#secret-keys); undefined when there is none.
+ * @param auditEntry the `api_key.revealed` entry (docs/live-access.md#audit-log), written in the same transaction
  */
 export async function takeLiveKeyReveal(
   db: Db,

@@ -1,7 +1,7 @@
-/** Housekeeping of rows that only age out (D13, D50): expired rate-limit counters and idempotency keys. */
+/** Housekeeping of rows that only age out (docs/payments.md#idempotency, docs/limits.md#rate-limits): expired rate-limit counters and idempotency keys. */
 import type { Db } from './knex';
 
-/** How long an idempotency key is kept (D13: it replays for 24 h), in milliseconds. */
+/** How long an idempotency key is kept (docs/payments.md#idempotency: it replays for 24 h), in milliseconds. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3600 * 1000;
 
 /**

@@ -1,4 +1,4 @@
-/** Plan and custom limits of a merchant (D50), changed by operators with the admin command (D31). */
+/** Plan and custom limits of a merchant (docs/limits.md#rate-limits), changed by operators with the admin command (docs/live-access.md#admin-command). */
 import type { ActivityEntry } from '../domain/activity-log';
 import type { CustomLimits, Plan } from '../domain/plans';
 import { insertActivityEntries } from './activity-log';

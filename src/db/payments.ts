@@ -1,5 +1,5 @@
 /**
- * Repository of the payments read model (D10) and their events (D22). The payment workflow is the
+ * Repository of the payments read model (docs/payments.md#payment-record) and their events (docs/payments.md#events). The payment workflow is the
  * source of truth; these writes are idempotent so a retried activity changes nothing twice.
  */
 import { PROVIDER_KINDS } from '../domain/catalogue';
@@ -12,7 +12,7 @@ import { activityRow } from './activity-log';
 import { iso, type Db } from './knex';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 
-/** An event to write once (D22): `id` is derived from the workflow and step. */
+/** An event to write once (docs/payments.md#events): `id` is derived from the workflow and step. */
 export interface EventInput {
   id: string;
   merchantId: string;
@@ -168,13 +168,13 @@ function eventRow(event: EventInput) {
 export interface PaymentWrite {
   /** True when this call inserted the payment row (false: it existed). */
   inserted: boolean;
-  /** Ids of the webhooks subscribed to the event written, in id order (D22). */
+  /** Ids of the webhooks subscribed to the event written, in id order (docs/payments.md#events). */
   webhookIds: string[];
 }
 
 /**
  * The subscribers of `event`, as one column `webhook_ids` (text[]) of the statement that writes it,
- * so a write and the lookup that follows it (D22) cost one round trip.
+ * so a write and the lookup that follows it (docs/payments.md#events) cost one round trip.
  */
 function subscribersColumn(db: Db, event: EventInput) {
   return db.raw('array(?) as webhook_ids', [subscribedWebhookIdsQuery(db, event, event.type)]);
@@ -183,7 +183,7 @@ function subscribersColumn(db: Db, event: EventInput) {
 /**
  * Inserts the payment and its `payment.created` event unless they exist (both the API and the
  * workflow's first activity call this; whichever comes second changes nothing), and the API's
- * audit entry (D43) when given. One statement: its CTEs commit together or not at all.
+ * audit entry (docs/live-access.md#audit-log) when given. One statement: its CTEs commit together or not at all.
  * @returns whether this call inserted the payment, and the event's subscribers
  */
 export async function insertPaymentWithCreatedEvent(db: Db, payment: PaymentSnapshot, event: EventInput, activity?: ActivityEntry): Promise<PaymentWrite> {
@@ -228,13 +228,13 @@ async function applyStatusChange(trx: Db, change: PaymentStatusChange): Promise<
   }
 }
 
-/** Inserts an event unless its (derived) id exists (D22). */
+/** Inserts an event unless its (derived) id exists (docs/payments.md#events). */
 export async function insertEventOnce(db: Db, event: EventInput): Promise<void> {
   await db('events').insert(eventRow(event)).onConflict('id').ignore();
 }
 
 /**
- * Writes a status change and, when given, its event (D22), in one statement. Idempotent: the event
+ * Writes a status change and, when given, its event (docs/payments.md#events), in one statement. Idempotent: the event
  * id is derived from the step, and an older or repeated write changes nothing. The event is written
  * only when the payment row exists (CTEs see the snapshot the statement began with).
  * @returns the event's subscribers (none without an event)
@@ -263,7 +263,7 @@ export async function updatePaymentStatus(db: Db, change: PaymentStatusChange, e
 
 /**
  * Writes a refund's outcome (inserting the refund when it is not there yet) with the payment it
- * changed and the `refund.completed` event, in one transaction (D12, D22): the refund row, the
+ * changed and the `refund.completed` event, in one transaction (docs/payments.md#cancel-and-refund, docs/payments.md#events): the refund row, the
  * payment's `amount_refunded` and the event are never written apart.
  */
 export async function updateRefundOutcome(db: Db, refund: RefundRecord, payment: PaymentStatusChange, event?: EventInput): Promise<void> {
@@ -348,13 +348,13 @@ export async function insertRefund(db: Db, refund: RefundRecord): Promise<Refund
   return row ? fromRefundRow(row) : refund;
 }
 
-/** The refund `id` of this merchant and environment, or undefined (D1). */
+/** The refund `id` of this merchant and environment, or undefined (docs/api.md#merchants-and-environments). */
 export async function findRefund(db: Db, scope: { merchantId: string; environment: Environment }, id: string): Promise<RefundRecord | undefined> {
   const row = await db<RefundRow>('refunds').where({ id, merchant_id: scope.merchantId, environment: scope.environment }).first();
   return row ? fromRefundRow(row) : undefined;
 }
 
-/** Every refund of payment `paymentId` of this merchant and environment (D1), oldest first (dashboard timeline, D60). */
+/** Every refund of payment `paymentId` of this merchant and environment (docs/api.md#merchants-and-environments), oldest first (dashboard timeline, README.md#dashboard). */
 export async function listRefundsOfPayment(db: Db, scope: { merchantId: string; environment: Environment }, paymentId: string): Promise<RefundRecord[]> {
   const rows = await db<RefundRow>('refunds')
     .where({ payment_id: paymentId, merchant_id: scope.merchantId, environment: scope.environment })
@@ -368,7 +368,7 @@ export async function findPendingRefunds(db: Db, paymentId: string): Promise<Ref
   return rows.map(fromRefundRow);
 }
 
-/** The payment `id` of this merchant and environment, or undefined (D1: foreign ids are not found). */
+/** The payment `id` of this merchant and environment, or undefined (docs/api.md#merchants-and-environments: foreign ids are not found). */
 export async function findPayment(
   db: Db,
   scope: { merchantId: string; environment: Environment },
@@ -396,7 +396,7 @@ export interface PaymentListPosition {
   id: string;
 }
 
-/** The list position of the scope's payment `id`, or undefined when the scope has no such payment (D1). */
+/** The list position of the scope's payment `id`, or undefined when the scope has no such payment (docs/api.md#merchants-and-environments). */
 export async function findPaymentListPosition(db: Db, scope: { merchantId: string; environment: Environment }, id: string): Promise<PaymentListPosition | undefined> {
   const row = (await db('payments')
     .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
@@ -432,7 +432,7 @@ export function paymentsPageQuery(db: Db, scope: { merchantId: string; environme
   return query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(rows);
 }
 
-/** A stored event as the API shows it (D22). */
+/** A stored event as the API shows it (docs/payments.md#events). */
 export interface EventRecord {
   id: string;
   event: string;
@@ -452,13 +452,13 @@ export async function listEventsForObject(db: Db, objectId: string): Promise<Eve
 }
 
 
-/** A payment by id alone, for callers that prove ownership otherwise (card client secret, D15). */
+/** A payment by id alone, for callers that prove ownership otherwise (card client secret, docs/payments.md#card-payments). */
 export async function findPaymentById(db: Db, id: string): Promise<PaymentSnapshot | undefined> {
   const row = await db<PaymentRow>('payments').where({ id }).first();
   return row ? fromRow(row) : undefined;
 }
 
-/** The payment a provider knows by `providerReference` (provider callbacks, D16). */
+/** The payment a provider knows by `providerReference` (provider callbacks, docs/payments.md#provider-callbacks). */
 export async function findPaymentByProviderReference(db: Db, provider: string, providerReference: string): Promise<PaymentSnapshot | undefined> {
   const row = await db<PaymentRow>('payments').where({ provider, provider_reference: providerReference }).first();
   return row ? fromRow(row) : undefined;

@@ -1,5 +1,5 @@
 /**
- * The sandbox simulators' own ledger (D14, D16): what each simulated provider "knows" about a
+ * The sandbox simulators' own ledger (docs/payments.md#sandbox-scenarios, docs/providers.md#adapters): what each simulated provider "knows" about a
  * payment, its refunds, and the callbacks it will send. Lives in PostgreSQL so the API (card confirm,
  * bank simulate) and the workers (initiate, poll, cancel, refund, callbacks) share it.
  * Amounts are integer minor units; timestamps are `timestamptz` read back as `Date`.
@@ -27,9 +27,9 @@ export interface SandboxTransaction {
   settle_at: Date | null;
   /** Sum of the refunds taken (pending or succeeded), minor units; never above `amount`. */
   refunded_amount?: number;
-  /** The next action the simulator gave at initiation (D16). */
+  /** The next action the simulator gave at initiation (docs/providers.md#adapters). */
   next_action?: NextAction | null;
-  /** The card gateway's client secret (`{reference}_secret_…`, D15); null for other simulators. */
+  /** The card gateway's client secret (`{reference}_secret_…`, docs/payments.md#card-payments); null for other simulators. */
   client_secret?: string | null;
   /** Where the simulator sends its callbacks; null: none. */
   callback_url?: string | null;
@@ -126,7 +126,7 @@ export async function decideSandboxTransaction(db: Db, reference: string, decisi
   return (await decidePendingSandboxTransaction(db, reference, decision, now))?.transaction;
 }
 
-/** A simulated refund of `amount` minor units: `succeeded`, or `pending` until `decide_at` (a refund whose answer is unknown, D14 `0007`). */
+/** A simulated refund of `amount` minor units: `succeeded`, or `pending` until `decide_at` (a refund whose answer is unknown, docs/payments.md#sandbox-scenarios `0007`). */
 export interface SandboxRefund {
   /** The caller's idempotency key (`refund:{ref_id}`), primary key. */
   idempotency_key: string;
@@ -176,7 +176,7 @@ export async function findSandboxRefund(db: Db, idempotencyKey: string, now: Dat
   return db<SandboxRefund>('sandbox_provider_refunds').where({ idempotency_key: idempotencyKey }).first();
 }
 
-/** A callback a simulator will send (D16): the raw JSON body, to which URL and from when. */
+/** A callback a simulator will send (docs/payments.md#provider-callbacks): the raw JSON body, to which URL and from when. */
 export interface ScheduledCallback {
   provider: string;
   providerReference: string;

@@ -1,17 +1,17 @@
 /**
- * The dashboard's read side (D41, D42): payments and refunds as one transaction list, and analytics,
+ * The dashboard's read side (docs/limits.md#lists): payments and refunds as one transaction list, and analytics,
  * computed in SQL over the indexed read model (never by reading workflows).
  */
 import type { Environment } from '../domain/environment';
 import { iso, type Db } from './knex';
 
-/** Scope of every query (D1). */
+/** Scope of every query (docs/api.md#merchants-and-environments). */
 export interface Scope {
   merchantId: string;
   environment: Environment;
 }
 
-/** A transaction (D41); amounts, fee and net in minor units (net is negative for refunds). */
+/** A transaction (docs/limits.md#lists); amounts, fee and net in minor units (net is negative for refunds). */
 export interface TransactionView {
   id: string;
   type: 'payment' | 'refund';
@@ -28,13 +28,13 @@ export interface TransactionView {
   updated_at: string;
 }
 
-/** Filters of the list (D41): statuses, a method, a UTC day range [from, to); a currency and a search (D60). */
+/** Filters of the list (docs/limits.md#lists): statuses, a method, a UTC day range [from, to); a currency and a search (README.md#dashboard). */
 export interface TransactionFilter {
   statuses?: string[];
   method?: string;
-  /** ISO 4217 code (D60). */
+  /** ISO 4217 code (README.md#dashboard). */
   currency?: string;
-  /** Part of the id, payment id, description or customer, case-insensitive (D60). */
+  /** Part of the id, payment id, description or customer, case-insensitive (README.md#dashboard). */
   search?: string;
   from?: Date;
   to?: Date;
@@ -137,7 +137,7 @@ export async function findTransaction(db: Db, scope: Scope, id: string): Promise
   return row ? toView(row) : undefined;
 }
 
-/** Analytics over [from, to) (D42); amounts in minor units per currency. */
+/** Analytics over [from, to) (docs/limits.md#lists); amounts in minor units per currency. */
 export interface Analytics {
   from: string;
   to: string;
@@ -145,11 +145,11 @@ export interface Analytics {
   count_by_status: Record<string, number>;
   count_by_method: Record<string, number>;
   success_rate: number | null;
-  /** Per UTC day and currency; `fees` of the completed payments (D60's fees over time). */
+  /** Per UTC day and currency; `fees` of the completed payments (the dashboard's fees over time, README.md#dashboard). */
   daily: { date: string; currency: string; payments: number; completed: number; completed_volume: number; fees: number }[];
 }
 
-/** Computes D42's analytics in SQL. `success_rate` = completed ÷ decided (completed, refunded, failed), null when none. */
+/** Computes the analytics (docs/limits.md#lists) in SQL. `success_rate` = completed ÷ decided (completed, refunded, failed), null when none. */
 export async function computeAnalytics(db: Db, scope: Scope, from: Date, to: Date): Promise<Analytics> {
   const base = () =>
     db('payments').where({ merchant_id: scope.merchantId, environment: scope.environment }).where('created_at', '>=', from).where('created_at', '<', to);

@@ -1,6 +1,6 @@
 /**
- * Repository of webhook endpoints (D25), their deliveries and attempts (D27). Every query is scoped
- * to one merchant and environment (D1) except the lookups by id the delivery activities make.
+ * Repository of webhook endpoints (docs/webhooks.md#endpoints), their deliveries and attempts (docs/webhooks.md#retries). Every query is scoped
+ * to one merchant and environment (docs/api.md#merchants-and-environments) except the lookups by id the delivery activities make.
  * Writes of the delivery workflow are idempotent: an attempt is one row per attempt number.
  */
 import type { Environment } from '../domain/environment';
@@ -43,7 +43,7 @@ export interface WebhookRecord {
   deletedAt: string | null;
 }
 
-/** A webhook as the API shows it (D25): never its secret. */
+/** A webhook as the API shows it (docs/webhooks.md#endpoints): never its secret. */
 export interface WebhookView {
   id: string;
   object: 'webhook';
@@ -98,7 +98,7 @@ function fromWebhookRow(row: WebhookRow): WebhookRecord {
   };
 }
 
-/** The public form of a webhook (D25), without its secrets, as it is now. */
+/** The public form of a webhook (docs/webhooks.md#endpoints), without its secrets, as it is now. */
 export function toWebhookView(webhook: WebhookRecord): WebhookView {
   return webhookViewAt(webhook, new Date());
 }
@@ -130,7 +130,7 @@ function liveWebhooks(db: Db, scope: Scope) {
 
 /**
  * Inserts a webhook and its `webhook.created` event in one transaction, unless the scope already has
- * {@link MAX_WEBHOOKS_PER_SCOPE} webhooks (D25). Concurrent creations of one scope are serialised by
+ * {@link MAX_WEBHOOKS_PER_SCOPE} webhooks (docs/webhooks.md#endpoints). Concurrent creations of one scope are serialised by
  * a transaction-scoped advisory lock, so the limit holds under races.
  * @returns false when the limit is reached (nothing is written)
  */
@@ -162,7 +162,7 @@ export async function listWebhooks(db: Db, scope: Scope): Promise<WebhookRecord[
   return rows.map(fromWebhookRow);
 }
 
-/** The scope's webhook `id` unless deleted (D1: foreign ids are not found). */
+/** The scope's webhook `id` unless deleted (docs/api.md#merchants-and-environments: foreign ids are not found). */
 export async function findWebhook(db: Db, scope: Scope, id: string): Promise<WebhookRecord | undefined> {
   const row = await liveWebhooks(db, scope).where({ id }).first();
   return row ? fromWebhookRow(row as WebhookRow) : undefined;
@@ -174,7 +174,7 @@ export async function findWebhookById(db: Db, id: string): Promise<WebhookRecord
   return row ? fromWebhookRow(row as WebhookRow) : undefined;
 }
 
-/** What `PUT` may change (D25); absent fields stay. A new `status` clears the failure's kind and reason. */
+/** What `PUT` may change (docs/webhooks.md#endpoints); absent fields stay. A new `status` clears the failure's kind and reason. */
 export interface WebhookPatch {
   url?: string;
   events?: string[];
@@ -219,13 +219,13 @@ export async function deleteWebhook(db: Db, scope: Scope, id: string, now: Date)
 
 /**
  * Ids of the scope's webhooks that take event `type` now: subscribed, not deleted, status enabled
- * or failed (D22; disabled ones get nothing, D27).
+ * or failed (docs/payments.md#events; disabled ones get nothing, docs/webhooks.md#retries).
  */
 export async function findSubscribedWebhookIds(db: Db, scope: Scope, type: string): Promise<string[]> {
   return subscribedWebhookIdsQuery(db, scope, type).pluck('id');
 }
 
-/** A delivery of one event to one endpoint (D27). */
+/** A delivery of one event to one endpoint (docs/webhooks.md#retries). */
 export interface DeliveryRecord {
   id: string;
   webhookId: string;
@@ -233,7 +233,7 @@ export interface DeliveryRecord {
   environment: Environment;
   eventId: string;
   eventType: string;
-  /** The delivery workflow's id; null for a test delivery (D29). */
+  /** The delivery workflow's id; null for a test delivery (docs/webhooks.md#test). */
   workflowId: string | null;
   /** The delivery this one retries (`POST …/retry`), if any. */
   retryOf: string | null;
@@ -244,7 +244,7 @@ export interface DeliveryRecord {
   updatedAt: string;
 }
 
-/** One attempt as the API shows it (D27): times ISO 8601 UTC, duration in milliseconds. */
+/** One attempt as the API shows it (docs/webhooks.md#retries): times ISO 8601 UTC, duration in milliseconds. */
 export interface AttemptView {
   attempt: number;
   attempted_at: string;
@@ -422,8 +422,8 @@ export async function listDeliveries(db: Db, scope: Scope, webhookId: string, pa
 }
 
 /**
- * Every delivery of events `eventIds` of this merchant and environment (D1) with their attempts,
- * oldest first (the payment timeline of the dashboard, D60).
+ * Every delivery of events `eventIds` of this merchant and environment (docs/api.md#merchants-and-environments) with their attempts,
+ * oldest first (the payment timeline of the dashboard, README.md#dashboard).
  */
 export async function listDeliveriesOfEvents(db: Db, scope: Scope, eventIds: string[]): Promise<DeliveryView[]> {
   if (eventIds.length === 0) return [];
@@ -464,7 +464,7 @@ function attemptRow(record: AttemptFields) {
 }
 
 /**
- * Records an attempt, the delivery's status after it and the endpoint's (D27: `failed` after the
+ * Records an attempt, the delivery's status after it and the endpoint's (docs/webhooks.md#retries: `failed` after the
  * fifth failure, `enabled` again after a success; `failed` for good on 410, docs/webhooks.md), with
  * the failure's kind and reason, in one statement: the endpoint's change is a compare-and-set
  * ({@link endpointTransition}), so concurrent deliveries to one endpoint cannot undo each other.
@@ -523,7 +523,7 @@ export async function cancelDelivery(db: Db, deliveryId: string, now: Date): Pro
   await db('webhook_deliveries').where({ id: deliveryId, status: 'pending' }).update({ status: 'cancelled', next_attempt_at: null, updated_at: now });
 }
 
-/** Records a test delivery (D29) and its single attempt, in one transaction. */
+/** Records a test delivery (docs/webhooks.md#test) and its single attempt, in one transaction. */
 export async function insertTestDelivery(db: Db, delivery: DeliveryRecord, attempt: AttemptFields): Promise<void> {
   await db.transaction(async (trx) => {
     await trx('webhook_deliveries').insert(deliveryRow(delivery));

@@ -1,5 +1,5 @@
 /**
- * The audit log (D43): who changed what, written with every change made through the API, by a
+ * The audit log (docs/live-access.md#audit-log): who changed what, written with every change made through the API, by a
  * reviewer or by the service itself. Issue 6 lists it at `GET /developer/activity`.
  */
 import type { Environment } from './environment';
@@ -52,7 +52,7 @@ export interface ActivityEntry {
   createdAt: string;
 }
 
-/** The D43 shape of an entry as the API will show it. */
+/** The shape (docs/live-access.md#audit-log) of an entry as the API will show it. */
 export interface ActivityView {
   id: string;
   actor: Actor;
@@ -62,7 +62,7 @@ export interface ActivityView {
   created_at: string;
 }
 
-/** The D43 view of an entry. */
+/** The API view of an entry (docs/live-access.md#audit-log). */
 export function toActivityView(entry: ActivityEntry): ActivityView {
   return { id: entry.id, actor: entry.actor, action: entry.action, target: entry.target, ip: entry.ip, created_at: entry.createdAt };
 }

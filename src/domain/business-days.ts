@@ -1,5 +1,5 @@
 /**
- * Business days (D30): Monday to Friday in UTC; no public holidays. Pure, so the live access review
+ * Business days (docs/live-access.md#review): Monday to Friday in UTC; no public holidays. Pure, so the live access review
  * workflow uses it for its reminder timer and tests check the same function.
  *
  * "N business days after t" keeps t's time of day and lands on the N-th business day after t's
@@ -11,7 +11,7 @@
 /** One day in milliseconds (UTC has no daylight saving time). */
 export const DAY_MS = 86_400_000;
 
-/** How many business days a request may wait under review before the reviewers are reminded (D30). */
+/** How many business days a request may wait under review before the reviewers are reminded (docs/live-access.md#review). */
 export const REVIEW_REMINDER_BUSINESS_DAYS = 3;
 
 /** Reminders repeat every this many further business days while the request stays undecided. */
@@ -49,7 +49,7 @@ export function addBusinessDays(startMs: number, days: number): number {
 }
 
 /**
- * When the next reviewer reminder is due (D30), in Unix epoch milliseconds.
+ * When the next reviewer reminder is due (docs/live-access.md#review), in Unix epoch milliseconds.
  * @param lastScheduledMs when the previous reminder was due, or `undefined` before the first one
  * @param underReviewSinceMs when the request (last) entered `under_review`
  * @param nowMs the current time; a due time already past is moved on by whole business days, so a

@@ -1,11 +1,11 @@
 /**
- * The method catalogue (D6): the single source of truth for which payment methods, providers,
+ * The method catalogue (docs/payments.md#methods): the single source of truth for which payment methods, providers,
  * countries and currencies each endpoint family takes. List A governs the generic endpoint
  * (`POST /v1/payments`), list B the merchant-scoped one (`POST /v1/api/merchants/{id}/payments`).
  */
 import type { Currency } from './money';
 
-/** A provider adapter (D16): one per operator or gateway. */
+/** A provider adapter (docs/providers.md#adapters): one per operator or gateway. */
 export type ProviderCode = 'momo' | 'mobile_money_b' | 'mobile_money_c' | 'bank_transfer' | 'card_gateway' | 'wallet';
 
 /** Generic `payment_method` values (list A). */
@@ -15,7 +15,7 @@ export type MerchantMethod = 'card_gateway' | 'momo' | 'mobile_money_b' | 'mobil
 /** Every stored `payment_method` value. */
 export type PaymentMethod = GenericMethod | MerchantMethod;
 
-/** How the customer is reached, which decides expiry (D11) and the request fields needed. */
+/** How the customer is reached, which decides expiry (docs/payments.md#states) and the request fields needed. */
 export type MethodKind = 'mobile_money' | 'bank_transfer' | 'card' | 'wallet';
 
 /** ISO 3166-1 alpha-2 country codes, or `'*'` for "global"/"all". */
@@ -39,7 +39,7 @@ export const GENERIC_CATALOGUE: Readonly<Record<GenericMethod, readonly Offering
   card: [{ provider: 'card_gateway', kind: 'card', countries: '*', currencies: ['USD', 'EUR', 'GBP'] }],
 };
 
-/** List B: merchant-scoped `payment_method` → its one offering (`mobile_money_b` as in list A, D6). */
+/** List B: merchant-scoped `payment_method` → its one offering (`mobile_money_b` as in list A, docs/payments.md#methods). */
 export const MERCHANT_CATALOGUE: Readonly<Record<MerchantMethod, Offering>> = {
   card_gateway: { provider: 'card_gateway', kind: 'card', countries: '*', currencies: ['USD', 'EUR', 'GBP', 'GHS'] },
   momo: MOMO_A,
@@ -58,7 +58,7 @@ export const MOBILE_MONEY_COUNTRY_CURRENCIES: Readonly<Record<string, readonly C
 };
 
 /**
- * Prefix table (D6): country → leading digits of the national significant number → operator.
+ * Prefix table (docs/payments.md#methods): country → leading digits of the national significant number → operator.
  * Used when a generic mobile money payment names no `provider`. Kenya is served by operator B only.
  */
 export const MOBILE_MONEY_PREFIXES: Readonly<Record<string, ReadonlyArray<readonly [string, ProviderCode]>>> = {
@@ -98,7 +98,7 @@ export function operatorForNumber(
   return row?.[1];
 }
 
-/** The method kind each provider serves (decides expiry, D11). */
+/** The method kind each provider serves (decides expiry, docs/payments.md#states). */
 export const PROVIDER_KINDS: Readonly<Record<ProviderCode, MethodKind>> = {
   momo: 'mobile_money',
   mobile_money_b: 'mobile_money',

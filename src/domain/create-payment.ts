@@ -1,5 +1,5 @@
 /**
- * Semantic checks of a generic payment request against list A (D5, D6): which provider serves it,
+ * Semantic checks of a generic payment request against list A (docs/limits.md#amounts, docs/payments.md#methods): which provider serves it,
  * and whether its currency and customer's country are served. Field types and formats are checked
  * before this by the API's zod schema.
  */
@@ -47,7 +47,7 @@ function offeringFor(method: GenericMethod, provider: ProviderCode | undefined):
 }
 
 /**
- * Resolves a generic request to its provider (D6: prefix table, or `provider` when given).
+ * Resolves a generic request to its provider (docs/payments.md#methods: prefix table, or `provider` when given).
  * @throws DomainError `validation_error` naming the field (currency, phone_number or provider) that
  *   the method does not take.
  */
@@ -102,12 +102,12 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
   return { provider: offering.provider, kind: offering.kind, customerPhone: msisdn.e164, country: msisdn.country };
 }
 
-/** Thrown when a live payment has no configured provider adapter (D16). */
+/** Thrown when a live payment has no configured provider adapter (docs/providers.md#adapters). */
 export function providerUnavailable(method: string): DomainError {
   return new DomainError('provider_unavailable', `payment_method ${method} is not available in live mode yet`);
 }
 
-/** A merchant-scoped create request after its shape was validated (D5, D6; list B). */
+/** A merchant-scoped create request after its shape was validated (docs/limits.md#amounts, docs/payments.md#methods; list B). */
 export interface MerchantPaymentRequest {
   amount: string;
   currency: Currency;
@@ -123,7 +123,7 @@ export interface ResolvedMerchantPayment extends ResolvedPayment {
 }
 
 /**
- * Resolves a merchant-scoped request against list B: the decimal amount (D5), the method's
+ * Resolves a merchant-scoped request against list B: the decimal amount (docs/limits.md#amounts), the method's
  * currencies and, for mobile money, the number's country and wallet currency.
  * @throws DomainError `validation_error` naming `amount`, `currency` or `payment_method_data.phone_number`
  */

@@ -1,5 +1,5 @@
 /**
- * The `date` filter of the transaction list (D41): `YYYY-MM-DD` (one UTC day) or
+ * The `date` filter of the transaction list (docs/limits.md#lists): `YYYY-MM-DD` (one UTC day) or
  * `YYYY-MM-DD..YYYY-MM-DD` (both days included). Pure.
  */
 

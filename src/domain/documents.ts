@@ -1,5 +1,5 @@
 /**
- * Documents for review (interface.md, Documents for review; D30, D32): categories, document types,
+ * Documents for review (interface.md, Documents for review; docs/live-access.md#review, docs/live-access.md#documents): categories, document types,
  * accepted file types and size, which documents a live access request still lacks, and the
  * per-merchant rules of docs/limits.md#uploads (one current document per kind, a quota). Pure.
  */
@@ -8,11 +8,11 @@ import { DomainError } from './errors';
 /** Upload category: `kyc` (identity, `POST /documents/upload/kyc`) or `business`. */
 export type DocumentCategory = 'kyc' | 'business';
 
-/** Identity `document_type` values (D32). */
+/** Identity `document_type` values (docs/live-access.md#documents). */
 export const IDENTITY_DOCUMENT_TYPES = ['national_id', 'passport', 'drivers_licence'] as const;
-/** Business `document_type` values (D32); the first is the default. */
+/** Business `document_type` values (docs/live-access.md#documents); the first is the default. */
 export const BUSINESS_DOCUMENT_TYPES = ['business_registration', 'tax_identification', 'business_licence'] as const;
-/** Sides of a national ID (D32). */
+/** Sides of a national ID (docs/live-access.md#documents). */
 export const DOCUMENT_SIDES = ['front', 'back'] as const;
 
 /** One identity document type. */
@@ -27,7 +27,7 @@ export type DocumentSide = (typeof DOCUMENT_SIDES)[number];
 /** Largest accepted file, in bytes (interface.md: 10 MB, read as 10 MiB = 10,485,760 bytes). */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 
-/** Content types accepted, as detected from the bytes (D32: PDF, JPEG, PNG). */
+/** Content types accepted, as detected from the bytes (docs/live-access.md#documents: PDF, JPEG, PNG). */
 export const ACCEPTED_CONTENT_TYPES = ['application/pdf', 'image/jpeg', 'image/png'] as const;
 /** One accepted content type. */
 export type AcceptedContentType = (typeof ACCEPTED_CONTENT_TYPES)[number];
@@ -50,7 +50,7 @@ export interface MissingDocument {
 }
 
 /**
- * What a live access request still lacks (D30): an identity document (a passport, a driver's
+ * What a live access request still lacks (docs/live-access.md#review): an identity document (a passport, a driver's
  * licence, or both sides of a national ID) and a business registration certificate.
  * @returns an empty list when everything needed is uploaded
  */

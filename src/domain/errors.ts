@@ -1,9 +1,9 @@
 /**
- * Typed domain errors carrying the error codes of D51. Domain code throws {@link DomainError}; the
+ * Typed domain errors carrying the error codes of docs/api.md#errors. Domain code throws {@link DomainError}; the
  * API's one error middleware maps the code to an HTTP status (src/api/errors.ts).
  */
 
-/** Every error code the service answers with (D51). */
+/** Every error code the service answers with (docs/api.md#errors). */
 export const ERROR_CODES = [
   'invalid_request',
   'validation_error',
@@ -27,7 +27,7 @@ export const ERROR_CODES = [
   'internal_error',
 ] as const;
 
-/** One of the D51 error codes. */
+/** One of the error codes (docs/api.md#errors). */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** One bad field of a request: `field` is a dotted path (`payment_method_data.phone_number`). */
@@ -38,7 +38,7 @@ export interface FieldProblem {
 
 /**
  * An error the caller can act on. `message` is safe to show to merchants; `details` lists every
- * bad field for `validation_error` (D51).
+ * bad field for `validation_error` (docs/api.md#errors).
  */
 export class DomainError extends Error {
   constructor(

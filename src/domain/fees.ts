@@ -1,8 +1,8 @@
-/** The fee schedule (D7): basis points per provider, rounded half-up to the minor unit. */
+/** The fee schedule (docs/payments.md#fees): basis points per provider, rounded half-up to the minor unit. */
 import type { ProviderCode } from './catalogue';
 import { percentageOfMinor } from './money';
 
-/** D7 defaults in basis points (hundredths of a percent): card 2.9 %, momo 1.5 % … */
+/** Default fee rates (docs/payments.md#fees) in basis points (hundredths of a percent): card 2.9 %, momo 1.5 % … */
 export const DEFAULT_FEE_BASIS_POINTS: Readonly<Record<ProviderCode, number>> = {
   card_gateway: 290,
   momo: 150,

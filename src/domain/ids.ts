@@ -1,5 +1,5 @@
 /**
- * Resource ids: a prefix plus random base62 characters (D3, D10). Pure: the caller supplies the
+ * Resource ids: a prefix plus random base62 characters (docs/api.md#secret-keys, docs/payments.md#payment-record). Pure: the caller supplies the
  * random bytes (node:crypto in the API, never Math.random outside a workflow).
  */
 
@@ -20,7 +20,7 @@ export const ID_PREFIXES = {
   activity: 'act_',
 } as const;
 
-/** Length of the random part of ids (D10: 24). */
+/** Length of the random part of ids (docs/payments.md#payment-record: 24). */
 export const ID_RANDOM_LENGTH = 24;
 
 /**
@@ -40,7 +40,7 @@ export function randomBase62(length: number, randomBytes: (n: number) => Uint8Ar
   return out;
 }
 
-/** Encodes the first bytes of a digest as base62 (for ids derived deterministically, D22). */
+/** Encodes the first bytes of a digest as base62 (for ids derived deterministically, docs/payments.md#events). */
 export function base62FromDigest(digest: Uint8Array, length: number): string {
   let value = 0n;
   for (const byte of digest) value = (value << 8n) | BigInt(byte);

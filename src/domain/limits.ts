@@ -1,10 +1,10 @@
 /**
- * Rate limits (interface.md, Limits; D50): requests per clock minute and clock hour by environment
+ * Rate limits (interface.md, Limits; docs/limits.md#rate-limits): requests per clock minute and clock hour by environment
  * and plan, and the endpoint limits on top. Pure: the middleware counts, this decides.
  */
 import type { Environment } from './environment';
 
-/** A fixed window aligned to the clock (D50). */
+/** A fixed window aligned to the clock (docs/limits.md#rate-limits). */
 export interface WindowLimit {
   /** Counter name, part of the storage key. */
   name: string;
@@ -65,7 +65,7 @@ export interface WindowState {
 }
 
 /**
- * The window to report in `X-RateLimit-*` (D50: the one closest to exhaustion) and, when any is
+ * The window to report in `X-RateLimit-*` (docs/limits.md#rate-limits: the one closest to exhaustion) and, when any is
  * exceeded, the wait in seconds until the last exceeded one resets.
  */
 export function decide(states: WindowState[], nowMs: number): { report: WindowState; retryAfterSeconds: number | null } {

@@ -1,5 +1,5 @@
 /**
- * The live access request (interface.md, Live access request; D30): its statuses, the review's state
+ * The live access request (interface.md, Live access request; docs/live-access.md#review): its statuses, the review's state
  * machine and the status view. Pure, so `liveAccessReviewWorkflow` runs it and tests check it alone.
  *
  * | from | message | to |
@@ -12,14 +12,14 @@
  * | approved, rejected | anything | unchanged (the review is over) |
  */
 
-/** Request statuses (D30). */
+/** Request statuses (docs/live-access.md#review). */
 export const LIVE_ACCESS_REQUEST_STATUSES = ['under_review', 'more_info_required', 'approved', 'rejected'] as const;
 /** One request status. */
 export type LiveAccessRequestStatus = (typeof LIVE_ACCESS_REQUEST_STATUSES)[number];
-/** Statuses of a request still under review: at most one such request per merchant (D30). */
+/** Statuses of a request still under review: at most one such request per merchant (docs/live-access.md#review). */
 export const OPEN_REQUEST_STATUSES: readonly LiveAccessRequestStatus[] = ['under_review', 'more_info_required'];
 
-/** Top-level `status` of `GET /developer/live-access/status` (D30). */
+/** Top-level `status` of `GET /developer/live-access/status` (docs/live-access.md#review). */
 export type LiveAccessStatus = 'none' | 'pending' | 'approved' | 'rejected';
 
 /** `business_type` values (interface.md). */
@@ -27,16 +27,16 @@ export const BUSINESS_TYPES = ['e_commerce', 'saas', 'marketplace', 'fintech', '
 /** One business type. */
 export type BusinessType = (typeof BUSINESS_TYPES)[number];
 
-/** Shortest `use_case` in characters (D30). */
+/** Shortest `use_case` in characters (docs/live-access.md#review). */
 export const USE_CASE_MIN_LENGTH = 20;
 
 /**
- * The environment that documents, live access requests and their audit entries belong to (D1): they
+ * The environment that documents, live access requests and their audit entries belong to (docs/api.md#merchants-and-environments): they
  * concern the merchant's live account, whichever environment the session token names.
  */
 export const LIVE_ACCESS_ENVIRONMENT = 'live' as const;
 
-/** Plan assigned on approval (D30). */
+/** Plan assigned on approval (docs/live-access.md#review). */
 export const APPROVAL_PLAN = 'starter';
 
 /** True while the request can still change. */
@@ -44,14 +44,14 @@ export function isOpenRequest(status: LiveAccessRequestStatus): boolean {
   return OPEN_REQUEST_STATUSES.includes(status);
 }
 
-/** The top-level status (D30) for the merchant's latest request (or none). */
+/** The top-level status (docs/live-access.md#review) for the merchant's latest request (or none). */
 export function overallStatus(latest: LiveAccessRequestStatus | undefined): LiveAccessStatus {
   if (latest === undefined) return 'none';
   if (isOpenRequest(latest)) return 'pending';
   return latest as 'approved' | 'rejected';
 }
 
-/** What the review workflow receives: reviewer decisions (signals from the admin command, D31) and developer actions. */
+/** What the review workflow receives: reviewer decisions (signals from the admin command, docs/live-access.md#admin-command) and developer actions. */
 export type ReviewMessage =
   | { type: 'approve'; reviewer: string }
   | { type: 'reject'; reviewer: string; reason: string }
@@ -141,7 +141,7 @@ export function reviewStep(state: ReviewState, message: ReviewMessage, at: strin
   }
 }
 
-/** A request as `GET /developer/live-access/status` shows it (D30). */
+/** A request as `GET /developer/live-access/status` shows it (docs/live-access.md#review). */
 export interface LiveAccessRequestView {
   id: string;
   status: LiveAccessRequestStatus;
@@ -150,14 +150,14 @@ export interface LiveAccessRequestView {
   reviewer_message?: string;
 }
 
-/** The status answer (D30): `live_access_request` is present once a request exists. */
+/** The status answer (docs/live-access.md#review): `live_access_request` is present once a request exists. */
 export interface LiveAccessStatusView {
   status: LiveAccessStatus;
   has_live_access: boolean;
   live_access_request?: LiveAccessRequestView;
 }
 
-/** The D30 status answer for a merchant's latest request (or none). */
+/** The live-access status answer (docs/live-access.md#review) for a merchant's latest request (or none). */
 export function toLiveAccessStatusView(
   hasLiveAccess: boolean,
   latest: { id: string; status: LiveAccessRequestStatus; requestedAt: string; decidedAt: string | null; reviewerMessage: string | null } | undefined,

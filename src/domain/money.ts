@@ -1,6 +1,6 @@
 /**
- * Money as integer minor units plus an ISO 4217 currency (D5). Never a float: amounts stay below
- * Number.MAX_SAFE_INTEGER (the D5 maximum is 10^12 minor units) and decimal strings are converted
+ * Money as integer minor units plus an ISO 4217 currency (docs/limits.md#amounts). Never a float: amounts stay below
+ * Number.MAX_SAFE_INTEGER (the maximum amount is 10^12 minor units, docs/limits.md#amounts) and decimal strings are converted
  * digit by digit. Rounding lives here and only here.
  */
 
@@ -19,9 +19,9 @@ export const CURRENCY_EXPONENTS = {
 /** A currency code the service takes. */
 export type Currency = keyof typeof CURRENCY_EXPONENTS;
 
-/** Smallest amount of a payment, in minor units (D5). */
+/** Smallest amount of a payment, in minor units (docs/limits.md#amounts). */
 export const MIN_AMOUNT_MINOR = 1;
-/** Largest amount of a payment, in minor units (D5: 10^12). */
+/** Largest amount of a payment, in minor units (docs/limits.md#amounts: 10^12). */
 export const MAX_AMOUNT_MINOR = 1_000_000_000_000;
 
 /** True when `code` is a currency the service takes. */
@@ -29,13 +29,13 @@ export function isCurrency(code: string): code is Currency {
   return Object.prototype.hasOwnProperty.call(CURRENCY_EXPONENTS, code);
 }
 
-/** True when `amount` is an integer number of minor units inside the D5 limits. */
+/** True when `amount` is an integer number of minor units inside the amount limits (docs/limits.md#amounts). */
 export function isValidMinorAmount(amount: number): boolean {
   return Number.isSafeInteger(amount) && amount >= MIN_AMOUNT_MINOR && amount <= MAX_AMOUNT_MINOR;
 }
 
 /**
- * Parses a merchant-scoped decimal string with exactly two decimals (`"1500.00"`, D5) into minor
+ * Parses a merchant-scoped decimal string with exactly two decimals (`"1500.00"`, docs/limits.md#amounts) into minor
  * units of `currency`. For 0-decimal currencies the decimals must be `.00`.
  * @returns the amount in minor units, or an error message naming what is wrong.
  */
@@ -55,7 +55,7 @@ export function parseDecimalAmount(
   return { ok: true, minor };
 }
 
-/** Formats minor units as the merchant-scoped decimal string with two decimals (D5). */
+/** Formats minor units as the merchant-scoped decimal string with two decimals (docs/limits.md#amounts). */
 export function formatDecimalAmount(minor: number, currency: Currency): string {
   const exponent = CURRENCY_EXPONENTS[currency];
   if (exponent === 0) return `${minor}.00`;
@@ -65,7 +65,7 @@ export function formatDecimalAmount(minor: number, currency: Currency): string {
 }
 
 /**
- * `amount × basisPoints / 10000`, rounded half-up to the minor unit (D7). Exact: computed in BigInt.
+ * `amount × basisPoints / 10000`, rounded half-up to the minor unit (docs/payments.md#fees). Exact: computed in BigInt.
  * @param amount minor units (non-negative integer)
  * @param basisPoints hundredths of a percent (2.9 % = 290)
  */

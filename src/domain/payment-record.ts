@@ -1,6 +1,6 @@
 /**
- * The payment as the workflow holds it and the read model stores it (D10), and its public generic
- * form (interface.md, Payment (generic form), plus the D10 fields). Pure: the workflow carries a
+ * The payment as the workflow holds it and the read model stores it (docs/payments.md#payment-record), and its public generic
+ * form (interface.md, Payment (generic form), plus the fields of docs/payments.md#payment-record). Pure: the workflow carries a
  * snapshot and activities write it.
  */
 import type { MethodKind, PaymentMethod, ProviderCode } from './catalogue';
@@ -9,7 +9,7 @@ import { formatDecimalAmount, type Currency } from './money';
 import { formatFeePercentage } from './fees';
 import type { FailureCode, PaymentStatus } from './payment';
 
-/** The next step the customer or merchant front end takes (D10). */
+/** The next step the customer or merchant front end takes (docs/payments.md#payment-record). */
 export type NextAction =
   | { type: 'bank_transfer'; account_name: string; account_number: string; bank_name: string; reference: string }
   | { type: 'card_confirm'; client_secret: string }
@@ -37,16 +37,16 @@ export interface PaymentSnapshot {
   feeAmount: number;
   failureCode: FailureCode | null;
   failureMessage: string | null;
-  /** Why the merchant cancelled (D12 `reason`), once cancelled. */
+  /** Why the merchant cancelled (docs/payments.md#cancel-and-refund `reason`), once cancelled. */
   cancellationReason?: string | null;
   providerReference: string | null;
   nextAction: NextAction | null;
   expiresAt: string;
   createdAt: string;
   updatedAt: string;
-  /** When a late provider success moved a failed payment to `completed` (D11); ISO 8601 UTC. */
+  /** When a late provider success moved a failed payment to `completed` (docs/payments.md#states); ISO 8601 UTC. */
   reconciledAt?: string | null;
-  /** A provider answer that came after the reconciliation window (D11): recorded, not acted on. */
+  /** A provider answer that came after the reconciliation window (docs/payments.md#states): recorded, not acted on. */
   lateAnswer?: { status: string; receivedAt: string } | null;
   /**
    * Incremented by the workflow on every status change, so the read model applies a write only when
@@ -55,7 +55,7 @@ export interface PaymentSnapshot {
   version?: number;
 }
 
-/** The generic payment object of the interface, with the D10 fields; `amount` in minor units. */
+/** The generic payment object of the interface, with the fields of docs/payments.md#payment-record; `amount` in minor units. */
 export interface GenericPaymentView {
   id: string;
   object: 'payment';
@@ -74,11 +74,11 @@ export interface GenericPaymentView {
   failure_message: string | null;
   cancellation_reason: string | null;
   next_action: NextAction | null;
-  /** For card payments: what the front end confirms the card with (D15). */
+  /** For card payments: what the front end confirms the card with (docs/payments.md#card-payments). */
   client_secret?: string;
   environment: Environment;
   expires_at: string;
-  /** Set when a late provider success completed the payment after it had failed (D11). */
+  /** Set when a late provider success completed the payment after it had failed (docs/payments.md#states). */
   reconciled_at: string | null;
   created_at: string;
   updated_at: string;
@@ -86,7 +86,7 @@ export interface GenericPaymentView {
 
 /**
  * The generic form of a payment (interface.md): `phone_number` in place of `customer_email` for
- * mobile money and wallet payments; also the `data` of payment events (D22).
+ * mobile money and wallet payments; also the `data` of payment events (docs/payments.md#events).
  */
 export function toGenericPaymentView(payment: PaymentSnapshot): GenericPaymentView {
   const customer: Pick<GenericPaymentView, 'phone_number' | 'customer_email' | 'wallet_id'> = {};
@@ -118,7 +118,7 @@ export function toGenericPaymentView(payment: PaymentSnapshot): GenericPaymentVi
   };
 }
 
-/** The merchant-scoped payment object (interface.md, Payment (merchant-scoped form); D5, D7). */
+/** The merchant-scoped payment object (interface.md, Payment (merchant-scoped form); docs/limits.md#amounts, docs/payments.md#fees). */
 export interface MerchantPaymentView {
   id: string;
   status: PaymentStatus;
@@ -134,7 +134,7 @@ export interface MerchantPaymentView {
 
 /**
  * The merchant-scoped form: decimal-string amounts with two decimals, `client_secret` for card
- * gateway payments, and the fee in `metadata` (D7).
+ * gateway payments, and the fee in `metadata` (docs/payments.md#fees).
  * @param feeBasisPoints the method's fee rate (2.9 % = 290)
  */
 export function toMerchantPaymentView(payment: PaymentSnapshot, feeBasisPoints: number): MerchantPaymentView {

@@ -1,6 +1,6 @@
 /**
  * What a payment does with each thing that happens to it: a pure reducer over the payment and its
- * refunds in flight (D11, D12), which the payment workflow interprets (it runs the effects as
+ * refunds in flight (docs/payments.md#states, docs/payments.md#cancel-and-refund), which the payment workflow interprets (it runs the effects as
  * activities and keeps the state). Every decision about money is here, in one place, tested
  * without Temporal: provider answers (with reconciliation of late ones), expiry, cancel, and the
  * refunds' reservations and answers. Pure: safe inside the workflow sandbox.
@@ -12,7 +12,7 @@ import { checkRefund, type RefundRecord } from './refund';
 /** The payment as its workflow holds it, with the refunds accepted and not yet settled. */
 export interface PaymentState {
   payment: PaymentSnapshot;
-  /** Refunds whose provider answer is not final yet; their amounts stay reserved (D12). */
+  /** Refunds whose provider answer is not final yet; their amounts stay reserved (docs/payments.md#cancel-and-refund). */
   pendingRefunds: RefundRecord[];
 }
 
@@ -23,11 +23,11 @@ export type AnswerSource = 'initiation' | 'callback' | 'poll' | 'expiry' | 'canc
 export type PaymentEffect =
   /** Nothing changed. */
   | { kind: 'none' }
-  /** Write the payment's new state (and the event its status emits, D22). */
+  /** Write the payment's new state (and the event its status emits, docs/payments.md#events). */
   | { kind: 'record' }
-  /** A success arrived after the merchant's cancel: refund it in full (D11). */
+  /** A success arrived after the merchant's cancel: refund it in full (docs/payments.md#states). */
   | { kind: 'refund_late_success'; refund: RefundRecord }
-  /** A provider answer too late to act on: write it on the payment and count it (D11). */
+  /** A provider answer too late to act on: write it on the payment and count it (docs/payments.md#states). */
   | { kind: 'record_late_answer' };
 
 /** A step's result: the state after it and the effect to run. */
@@ -53,11 +53,11 @@ export function lateSuccessRefundId(paymentId: string): string {
 
 /**
  * A provider's answer `outcome` at `at` (ISO 8601). While the payment is open: the status change of
- * D11 (`processing` once, final answers close it; an answer that goes back, like `processing` after
+ * docs/payments.md#states (`processing` once, final answers close it; an answer that goes back, like `processing` after
  * `completed`, changes nothing). Once closed, only a success matters: it moves a payment that failed
  * by expiry or provider error to `completed` within `reconciliationWindowMs` of its closing
  * (`reconciledAt` set, a new `payment.completed`), is written down as a late answer outside the
- * window, and is refunded in full after the merchant's cancel (D11).
+ * window, and is refunded in full after the merchant's cancel (docs/payments.md#states).
  */
 export function providerAnswerStep(state: PaymentState, outcome: ProviderOutcome, at: string, reconciliationWindowMs: number): PaymentStep {
   const { payment } = state;
@@ -88,7 +88,7 @@ export function providerAnswerStep(state: PaymentState, outcome: ProviderOutcome
 /**
  * `expires_at` has passed and the provider's last word (after asking it to cancel where it can)
  * is `outcome`: a success or a decline found now wins, otherwise (no answer, still waiting, or
- * cancelled at our request) the payment fails with `expired` (D11).
+ * cancelled at our request) the payment fails with `expired` (docs/payments.md#states).
  */
 export function expiryStep(state: PaymentState, outcome: ProviderOutcome | undefined, at: string): PaymentStep {
   if (!isOpen(state.payment.status)) return { state, effect: { kind: 'none' } };
@@ -107,7 +107,7 @@ export function expiryStep(state: PaymentState, outcome: ProviderOutcome | undef
 /**
  * The merchant's cancel, after the provider was asked (`providerOutcome`) or could not be
  * (`unsupported`: the provider cannot withdraw its request, so we stop waiting and refund a
- * success that comes later, D11). The provider's word decides a race with a success: then the
+ * success that comes later, docs/payments.md#states). The provider's word decides a race with a success: then the
  * payment completes and the cancel is refused.
  * @returns the step, and whether the payment ended cancelled
  */
@@ -130,7 +130,7 @@ function isFinalish(outcome: ProviderOutcome): boolean {
   return outcome.status === 'completed' || outcome.status === 'failed' || outcome.status === 'cancelled';
 }
 
-/** Why a cancel is refused in a payment's status (D11). */
+/** Why a cancel is refused in a payment's status (docs/payments.md#states). */
 export function notCancellableMessage(status: PaymentStatus): string {
   return `a ${status} payment cannot be cancelled; only pending and processing payments can`;
 }
@@ -153,7 +153,7 @@ function newRefund(payment: PaymentSnapshot, id: string, amount: number, reason:
 }
 
 /**
- * Accepts a refund request and reserves its amount at once (D11, D12), against what is refunded
+ * Accepts a refund request and reserves its amount at once (docs/payments.md#states, docs/payments.md#cancel-and-refund), against what is refunded
  * and what refunds in flight hold, so that many requests decided together can never exceed the
  * rest and nothing beyond it is sent to a provider.
  * @param requested minor units, or undefined for the whole refundable rest
@@ -185,7 +185,7 @@ export type RefundAnswerOutcome =
   | { status: 'already_settled'; refund: RefundRecord };
 
 /**
- * Applies the provider's answer to the refund `refundId` in flight (D12): a success adds its amount
+ * Applies the provider's answer to the refund `refundId` in flight (docs/payments.md#cancel-and-refund): a success adds its amount
  * to `amountRefunded` (the payment becomes `refunded` when nothing is left) and releases the
  * reservation; a refusal releases it; `pending` keeps it (the answer is unknown, the workflow asks
  * again). A refund not in flight changes nothing.
@@ -215,7 +215,7 @@ export function refundAnswerStep(
 }
 
 /**
- * True once the workflow may end (D20): the payment is settled (no longer open) and no refund is
+ * True once the workflow may end (docs/payments.md#workflow): the payment is settled (no longer open) and no refund is
  * in flight. Cancel, refund and late callbacks re-open it later from the read model.
  */
 export function isSettled(state: PaymentState): boolean {

@@ -1,5 +1,5 @@
 /**
- * A payment's timeline for the dashboard (D60): every status change with its time and its source,
+ * A payment's timeline for the dashboard (README.md#dashboard): every status change with its time and its source,
  * read from what the payment's workflow did. The service turns the workflow's history into
  * {@link WorkflowFact}s (what woke the workflow, and each payment state it wrote); this module
  * decides which facts are status changes and what caused each. Pure: no Temporal, no I/O.
@@ -9,9 +9,9 @@ import type { PaymentSnapshot } from './payment-record';
 
 /**
  * Where a status change came from: the payment's creation (and the provider's answer to it), a
- * provider callback (confirmed by asking the provider, D16), a poll of the provider, the expiry at
- * `expires_at` (D11), the merchant (cancel, refund), or a late provider success that reconciled a
- * closed payment (D11).
+ * provider callback (confirmed by asking the provider, docs/payments.md#provider-callbacks), a poll of the provider, the expiry at
+ * `expires_at` (docs/payments.md#states), the merchant (cancel, refund), or a late provider success that reconciled a
+ * closed payment (docs/payments.md#states).
  */
 export type ChangeSource = 'create' | 'provider_callback' | 'poll' | 'expiry' | 'merchant' | 'reconciliation';
 
@@ -19,11 +19,11 @@ export type ChangeSource = 'create' | 'provider_callback' | 'poll' | 'expiry' | 
 export type WorkflowFact =
   /**
    * A run started: `create` for a new payment (with the payment as created, status `pending`),
-   * `continued` for a long wait continued as new, `reopen` for a settled payment re-opened (D20).
+   * `continued` for a long wait continued as new, `reopen` for a settled payment re-opened (docs/payments.md#workflow).
    */
   | { kind: 'started'; mode: 'create'; payment: PaymentSnapshot }
   | { kind: 'started'; mode: 'continued' | 'reopen' }
-  /** A provider callback arrived (D16). */
+  /** A provider callback arrived (docs/payments.md#provider-callbacks). */
   | { kind: 'callback' }
   /** The merchant's cancel or refund was accepted by the workflow. */
   | { kind: 'merchant'; action: 'cancel' | 'refund' }
@@ -50,7 +50,7 @@ export interface StatusChangeEntry {
  * The status changes the facts describe, oldest first. The first state written is the creation
  * (`from` null, source `create`); a later write is a change when its status differs from the one
  * before. Its source is what last woke the workflow, except that a failure by expiry is `expiry`
- * and a closed payment that becomes `completed` is `reconciliation` (D11).
+ * and a closed payment that becomes `completed` is `reconciliation` (docs/payments.md#states).
  */
 export function statusChangesOf(facts: readonly WorkflowFact[]): StatusChangeEntry[] {
   const entries: StatusChangeEntry[] = [];
@@ -98,7 +98,7 @@ export function statusChangesOf(facts: readonly WorkflowFact[]): StatusChangeEnt
   return entries;
 }
 
-/** Why the workflow will next ask the provider: a poll, the expiry's last word, or a refund whose answer is unknown (D12). */
+/** Why the workflow will next ask the provider: a poll, the expiry's last word, or a refund whose answer is unknown (docs/payments.md#cancel-and-refund). */
 export type ProviderCheckReason = 'poll' | 'expiry' | 'refund_check';
 
 /**

@@ -1,8 +1,7 @@
 /**
- * The payment state machine (D11), expiry per method (D11) and the poll schedule (D20). Pure code,
+ * The payment state machine (docs/payments.md#states) and the poll schedule (docs/payments.md#workflow). Pure code,
  * shared by the API, activities and the payment workflow.
  */
-import type { MethodKind } from './catalogue';
 import type { PaymentSnapshot } from './payment-record';
 
 /** Payment statuses (interface.md, States and transitions). */
@@ -10,40 +9,25 @@ export const PAYMENT_STATUSES = ['pending', 'processing', 'completed', 'failed',
 /** One payment status. */
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
-/** Statuses in which the provider may still answer (D11: cancel is allowed here). */
+/** Statuses in which the provider may still answer (docs/payments.md#states: cancel is allowed here). */
 export const OPEN_STATUSES: readonly PaymentStatus[] = ['pending', 'processing'];
 
-/** Why a payment failed: the provider's decline reasons plus `expired` (D11, D14). */
+/** Why a payment failed: the provider's decline reasons plus `expired` (docs/payments.md#states, docs/payments.md#sandbox-scenarios). */
 export type FailureCode = 'declined' | 'card_declined' | 'insufficient_funds' | 'expired' | 'provider_error';
 
-/** Payment event names written once each per payment (D22). */
+/** Payment event names written once each per payment (docs/payments.md#events). */
 export type PaymentEventName = 'payment.created' | 'payment.completed' | 'payment.failed' | 'payment.cancelled';
-
-/** Allowed status changes of D11 (refund transitions are handled by the refund logic, issue 3). */
-const TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
-  pending: ['processing', 'completed', 'failed', 'cancelled'],
-  processing: ['completed', 'failed', 'cancelled'],
-  completed: ['refunded'],
-  failed: [],
-  cancelled: [],
-  refunded: [],
-};
-
-/** True when D11 allows `from` → `to`. */
-export function canTransition(from: PaymentStatus, to: PaymentStatus): boolean {
-  return TRANSITIONS[from].includes(to);
-}
 
 /** True while the payment can still change by the provider's answer. */
 export function isOpen(status: PaymentStatus): boolean {
   return OPEN_STATUSES.includes(status);
 }
 
-/** Failure codes after which a provider success may still come and is reconciled (D11). */
+/** Failure codes after which a provider success may still come and is reconciled (docs/payments.md#states). */
 export const RECONCILABLE_FAILURES: readonly FailureCode[] = ['expired', 'provider_error'];
 
 /**
- * True when a provider callback claiming `claimed` may change `payment` (D11, D16): any claim while
+ * True when a provider callback claiming `claimed` may change `payment` (docs/payments.md#states, docs/payments.md#provider-callbacks): any claim while
  * the payment is open; once closed, only a claimed success of a payment that failed by expiry or
  * provider error (late success) or that the merchant cancelled (refunded automatically).
  */
@@ -54,7 +38,7 @@ export function callbackMayChange(payment: Pick<PaymentSnapshot, 'status' | 'fai
   return payment.status === 'failed' && payment.failureCode !== null && RECONCILABLE_FAILURES.includes(payment.failureCode);
 }
 
-/** The event D22 writes when a payment enters `status`, if any. */
+/** The event (docs/payments.md#events) written when a payment enters `status`, if any. */
 export function eventForStatus(status: PaymentStatus): PaymentEventName | undefined {
   switch (status) {
     case 'completed':
@@ -68,38 +52,30 @@ export function eventForStatus(status: PaymentStatus): PaymentEventName | undefi
   }
 }
 
-/** Expiry in seconds per method kind (D11); values come from configuration. */
-export type ExpirySeconds = Readonly<Record<MethodKind, number>>;
-
-/** First poll delay (D20: 2 s). */
+/** First poll delay (docs/payments.md#workflow: 2 s). */
 export const FIRST_POLL_DELAY_MS = 2_000;
-/** Longest poll delay (D20: 60 s). */
+/** Longest poll delay (docs/payments.md#workflow: 60 s). */
 export const MAX_POLL_DELAY_MS = 60_000;
 
-/** The poll delay after `previousMs` (D20: 2 s doubling to 60 s), in milliseconds. */
+/** The poll delay after `previousMs` (docs/payments.md#workflow: 2 s doubling to 60 s), in milliseconds. */
 export function nextPollDelayMs(previousMs: number | undefined): number {
   if (previousMs === undefined) return FIRST_POLL_DELAY_MS;
   return Math.min(previousMs * 2, MAX_POLL_DELAY_MS);
 }
 
-/** The poll delay `polls` steps of the schedule after `delayMs` (D20), in milliseconds. */
+/** The poll delay `polls` steps of the schedule after `delayMs` (docs/payments.md#workflow), in milliseconds. */
 export function pollDelayAfter(delayMs: number, polls: number): number {
   let next = delayMs;
   for (let i = 0; i < polls && next < MAX_POLL_DELAY_MS; i += 1) next = nextPollDelayMs(next);
   return next;
 }
 
-/** What a provider says about a payment, mapped onto our statuses (D16). */
+/** What a provider says about a payment, mapped onto our statuses (docs/providers.md#adapters). */
 export type ProviderOutcome =
   | { status: 'pending' | 'processing' }
   | { status: 'completed' }
   | { status: 'cancelled' }
   | { status: 'failed'; failureCode: FailureCode; failureMessage: string };
-
-/** True when the provider's answer is final (nothing more will change at the provider). */
-export function isFinalOutcome(outcome: ProviderOutcome): boolean {
-  return outcome.status === 'completed' || outcome.status === 'failed' || outcome.status === 'cancelled';
-}
 
 /** A status change the provider's answer calls for, with the failure it carries. */
 export interface StatusChange {
@@ -108,7 +84,7 @@ export interface StatusChange {
 }
 
 /**
- * The status change the provider's answer `outcome` calls for in a payment now `current` (D11):
+ * The status change the provider's answer `outcome` calls for in a payment now `current` (docs/payments.md#states):
  * `processing` once from `pending`; a final answer ends the open phase; nothing once final.
  * Shared by the payment workflow and its initiation activity, so both apply answers alike.
  * @returns undefined when the answer changes nothing
@@ -152,7 +128,7 @@ export function withStatusChange<P extends StatusFields>(payment: P, change: Sta
   };
 }
 
-/** What the provider is asked when a payment is initiated (D16), in minor units. */
+/** What the provider is asked when a payment is initiated (docs/providers.md#adapters), in minor units. */
 export interface InitiationRequest {
   paymentId: string;
   /** Derived from the payment id, so a retried initiation never charges twice (style rule 2). */

@@ -1,6 +1,6 @@
 /**
- * Plans and custom limits (interface.md, Limits; D50). A merchant is on `sandbox` until live access is
- * approved (D30 assigns `starter`); operators move it with the admin command (D31). Custom limits are
+ * Plans and custom limits (interface.md, Limits; docs/limits.md#rate-limits). A merchant is on `sandbox` until live access is
+ * approved (docs/live-access.md#review assigns `starter`); operators move it with the admin command (docs/live-access.md#admin-command). Custom limits are
  * stored for the `enterprise` plan only. Pure.
  */
 import { DomainError } from './errors';
@@ -15,7 +15,7 @@ export function isPlan(value: string): value is Plan {
   return (PLANS as readonly string[]).includes(value);
 }
 
-/** Custom rate limits of an enterprise merchant (D50), in requests per minute and per hour. */
+/** Custom rate limits of an enterprise merchant (docs/limits.md#rate-limits), in requests per minute and per hour. */
 export interface CustomLimits {
   perMinute: number;
   perHour: number;

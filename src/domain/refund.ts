@@ -1,5 +1,5 @@
 /**
- * Refunds (D11, D12): what may be refunded, and the refund record. Pure: the payment workflow's
+ * Refunds (docs/payments.md#states, docs/payments.md#cancel-and-refund): what may be refunded, and the refund record. Pure: the payment workflow's
  * refund Update validator calls `refundableAmount` and `checkRefund`.
  */
 import { DomainError } from './errors';
@@ -21,7 +21,7 @@ export interface RefundRecord {
   completedAt: string | null;
 }
 
-/** The refund object of D12. */
+/** The refund object of docs/payments.md#cancel-and-refund. */
 export interface RefundView {
   id: string;
   object: 'refund';
@@ -35,7 +35,7 @@ export interface RefundView {
   completed_at: string | null;
 }
 
-/** The D12 form of a refund. */
+/** The API form of a refund (docs/payments.md#cancel-and-refund). */
 export function toRefundView(refund: RefundRecord): RefundView {
   return {
     id: refund.id,
@@ -57,7 +57,7 @@ export function refundableAmount(payment: PaymentSnapshot, reservedMinor: number
 }
 
 /**
- * Checks a refund request against the payment (D11): only a `completed` payment, and at most the
+ * Checks a refund request against the payment (docs/payments.md#states): only a `completed` payment, and at most the
  * refundable rest.
  * @param requested minor units, or undefined for the whole refundable rest
  * @returns the amount to refund, in minor units

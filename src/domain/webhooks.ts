@@ -1,46 +1,46 @@
 /**
- * Webhooks as pure rules (D25–D29): statuses, limits, the retry schedule of five attempts, how one
+ * Webhooks as pure rules (docs/webhooks.md): statuses, limits, the retry schedule of five attempts, how one
  * attempt's outcome is classified, what happens after it, and the URL rules that need no network.
  * Safe inside workflows: no I/O, no clock of its own (callers pass `nowMs`).
  */
 import type { Environment } from './environment';
 
-/** The event of a webhook test (D29): sent only by `POST /developer/webhooks/{id}/test`, never subscribed to nor listed as an event. */
+/** The event of a webhook test (docs/webhooks.md#test): sent only by `POST /developer/webhooks/{id}/test`, never subscribed to nor listed as an event. */
 export const TEST_EVENT_NAME = 'webhook.test';
 
-/** Status of a webhook endpoint (D25): `failed` after a delivery's fifth failure (D27) or a 410 Gone; `disabled` only by the merchant. */
+/** Status of a webhook endpoint (docs/webhooks.md#endpoints): `failed` after a delivery's fifth failure (docs/webhooks.md#retries) or a 410 Gone; `disabled` only by the merchant. */
 export const WEBHOOK_STATUSES = ['enabled', 'disabled', 'failed'] as const;
 /** One webhook status. */
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
 
-/** Statuses a merchant may set with `PUT` (D25); `failed` is set by the service only. */
+/** Statuses a merchant may set with `PUT` (docs/webhooks.md#endpoints); `failed` is set by the service only. */
 export const SETTABLE_WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 
 /**
  * Status of one delivery (one event to one endpoint): `pending` while attempts remain,
- * `succeeded` after a 2xx, `failed` after the fifth failure or a 410 (D27), `cancelled` when the
+ * `succeeded` after a 2xx, `failed` after the fifth failure or a 410 (docs/webhooks.md#retries), `cancelled` when the
  * endpoint was disabled or deleted before the delivery finished (docs/webhooks.md).
  */
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 /** One delivery status. */
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** At most this many webhooks per merchant and environment (D25: 16; the 17th is 409). */
+/** At most this many webhooks per merchant and environment (docs/webhooks.md#endpoints: 16; the 17th is 409). */
 export const MAX_WEBHOOKS_PER_SCOPE = 16;
 
-/** Attempts of one delivery (interface.md, Limits; D27: 5). */
+/** Attempts of one delivery (interface.md, Limits; docs/webhooks.md#retries: 5). */
 export const MAX_DELIVERY_ATTEMPTS = 5;
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 
 /**
- * Delay before attempts 2, 3, 4 and 5, in milliseconds, counted from the previous failure (D27:
+ * Delay before attempts 2, 3, 4 and 5, in milliseconds, counted from the previous failure (docs/webhooks.md#retries:
  * 5 min, 30 min, 2 h, 24 h). Attempt 1 is immediate.
  */
 export const RETRY_DELAYS_MS: readonly number[] = [5 * MINUTE_MS, 30 * MINUTE_MS, 2 * HOUR_MS, 24 * HOUR_MS];
 
-/** Longest delay a receiver's `Retry-After` can ask for, in milliseconds (24 h, the last step of D27). */
+/** Longest delay a receiver's `Retry-After` can ask for, in milliseconds (24 h, the last step of docs/webhooks.md#retries). */
 export const MAX_RETRY_AFTER_MS = 24 * HOUR_MS;
 
 /**
@@ -59,10 +59,10 @@ export function attemptNotMadeDelayMs(tries: number): number {
  */
 export const MAX_ATTEMPT_NOT_MADE_MS = 72 * HOUR_MS;
 
-/** Time-out of one attempt, in milliseconds (D27: 10 s), from the request's start to the response's first 1 KiB. */
+/** Time-out of one attempt, in milliseconds (docs/webhooks.md#retries: 10 s), from the request's start to the response's first 1 KiB. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
-/** How much of a receiver's response body is recorded, in bytes (D27: 1 KiB). */
+/** How much of a receiver's response body is recorded, in bytes (docs/webhooks.md#retries: 1 KiB). */
 export const RESPONSE_EXCERPT_BYTES = 1024;
 
 /** Longest webhook URL, in characters. */
@@ -85,7 +85,7 @@ export interface AttemptOutcome {
 /** How an attempt ended: `succeeded` (any 2xx), `gone` (410: stop, and the endpoint fails), else `failed`. */
 export type AttemptVerdict = 'succeeded' | 'gone' | 'failed';
 
-/** Classifies one attempt (D27: any 2xx succeeds; anything else fails; Standard Webhooks: 410 means the receiver is gone). */
+/** Classifies one attempt (docs/webhooks.md#retries: any 2xx succeeds; anything else fails; Standard Webhooks: 410 means the receiver is gone). */
 export function classifyAttempt(outcome: Pick<AttemptOutcome, 'statusCode'>): AttemptVerdict {
   const code = outcome.statusCode;
   if (code !== null && code >= 200 && code <= 299) return 'succeeded';
@@ -95,7 +95,7 @@ export function classifyAttempt(outcome: Pick<AttemptOutcome, 'statusCode'>): At
 
 /**
  * The scheduled delay after failed attempt `attempt` (1-based), in milliseconds; undefined after the
- * fifth (D27).
+ * fifth (docs/webhooks.md#retries).
  */
 export function scheduledDelayMs(attempt: number): number | undefined {
   return RETRY_DELAYS_MS[attempt - 1];
@@ -129,7 +129,7 @@ export type DeliveryDecision =
  * Decides after attempt `attempt` (1-based): a 2xx ends the delivery `succeeded`; a 410 ends it
  * `failed` at once (`gone`); after the fifth failure it is `failed` (`exhausted`); otherwise the next
  * attempt waits the scheduled delay, or the receiver's `Retry-After` (429/503) when that is longer,
- * capped at {@link MAX_RETRY_AFTER_MS} (D27).
+ * capped at {@link MAX_RETRY_AFTER_MS} (docs/webhooks.md#retries).
  */
 export function decideAfterAttempt(attempt: number, outcome: Pick<AttemptOutcome, 'statusCode' | 'retryAfterMs'>): DeliveryDecision {
   const verdict = classifyAttempt(outcome);
@@ -148,7 +148,7 @@ export function deliveryStatusAfter(decision: DeliveryDecision): DeliveryStatus 
 }
 
 /**
- * Why a `failed` endpoint failed: `exhausted` after a delivery's fifth failure (D27; it keeps
+ * Why a `failed` endpoint failed: `exhausted` after a delivery's fifth failure (docs/webhooks.md#retries; it keeps
  * receiving new events and a success enables it again), `gone` after a 410 Gone (it receives nothing
  * until the merchant enables it again, docs/webhooks.md#endpoint-failure).
  */
@@ -169,7 +169,7 @@ const ENDPOINT_STATES: readonly EndpointState[] = [
 ];
 
 /**
- * The endpoint's state after a decision (D27, docs/webhooks.md#endpoint-failure): a success sets an
+ * The endpoint's state after a decision (docs/webhooks.md#retries, docs/webhooks.md#endpoint-failure): a success sets an
  * endpoint `failed` by exhaustion back to `enabled`; the fifth failure marks an `enabled` endpoint
  * `failed` (`exhausted`); a 410 marks an `enabled` or exhausted endpoint `failed` (`gone`). Only the
  * merchant takes an endpoint out of `gone`, and a status the merchant set (`disabled`) is never
@@ -192,7 +192,7 @@ export function endpointTransition(decision: DeliveryDecision): { from: Endpoint
   const changes = ENDPOINT_STATES.map((from) => ({ from, to: endpointStateAfter(from, decision) })).filter((change) => change.to !== change.from);
   const first = changes[0];
   if (!first) return undefined;
-  // Each decision leads every state it changes to one state (D27); a rule breaking that is a bug here.
+  // Each decision leads every state it changes to one state (docs/webhooks.md#retries); a rule breaking that is a bug here.
   if (changes.some((change) => change.to.status !== first.to.status || change.to.failureKind !== first.to.failureKind)) {
     throw new Error(`decision ${decision.kind} leads endpoints to several states`);
   }
@@ -214,7 +214,7 @@ export function endpointFailureReason(
 }
 
 /**
- * True when an endpoint gets deliveries: `enabled`, or `failed` by exhaustion (D22); `disabled` (D27)
+ * True when an endpoint gets deliveries: `enabled`, or `failed` by exhaustion (docs/payments.md#events); `disabled` (docs/webhooks.md#retries)
  * and `failed` by a 410 Gone get nothing.
  */
 export function receivesDeliveries(status: WebhookStatus, failureKind: WebhookFailureKind | null = null): boolean {
@@ -235,13 +235,13 @@ export function activeSecrets(endpoint: { secret: string; previousSecret: string
   return [secret, previousSecret];
 }
 
-/** True when private, loopback and link-local targets may be used (D26: sandbox only, where configuration allows). */
+/** True when private, loopback and link-local targets may be used (docs/webhooks.md#targets: sandbox only, where configuration allows). */
 export function privateTargetsAllowed(environment: Environment, allowedInSandbox: boolean): boolean {
   return environment === 'sandbox' && allowedInSandbox;
 }
 
 /**
- * Checks a webhook URL's form (D26): an absolute `https` URL, or `http` too in sandbox; no user name
+ * Checks a webhook URL's form (docs/webhooks.md#targets): an absolute `https` URL, or `http` too in sandbox; no user name
  * or password; at most {@link MAX_WEBHOOK_URL_LENGTH} characters. Where the host points is checked
  * separately, after DNS resolution (src/lib/webhook-target.ts).
  * @returns the parsed URL, or a message naming the problem (starting with "url")

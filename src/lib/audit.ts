@@ -1,4 +1,4 @@
-/** Audit entries (D43) for changes made outside workflows: through the API or the admin command. */
+/** Audit entries (docs/live-access.md#audit-log) for changes made outside workflows: through the API or the admin command. */
 import type { ActivityEntry } from '../domain/activity-log';
 import { ID_PREFIXES } from '../domain/ids';
 import { newId } from './ids';

@@ -1,10 +1,10 @@
-/** Building event rows (D22) for code outside workflows (the API and activities). */
+/** Building event rows (docs/payments.md#events) for code outside workflows (the API and activities). */
 import type { EventInput } from '../db/payments';
 import { toGenericPaymentView, type PaymentSnapshot } from '../domain/payment-record';
 import { deriveId } from './ids';
 
 /**
- * The event row of a payment step; its id is derived from the payment id and the step (D22), so it
+ * The event row of a payment step; its id is derived from the payment id and the step (docs/payments.md#events), so it
  * is written at most once whatever the retries, and the API and the workflow agree on it.
  * @param step distinguishes several events of one type (a refund id); defaults to the type
  */

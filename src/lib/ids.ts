@@ -5,14 +5,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { base62FromDigest, ID_RANDOM_LENGTH, randomBase62 } from '../domain/ids';
 
-/** A new random id: `prefix` + 24 base62 characters (D10). */
+/** A new random id: `prefix` + 24 base62 characters (docs/payments.md#payment-record). */
 export function newId(prefix: string): string {
   return prefix + randomBase62(ID_RANDOM_LENGTH, randomBytes);
 }
 
 /**
  * An id derived from `seed` (sha256 → 24 base62 characters), so a retried step yields the same id
- * (D22: an event id derived from the workflow and step cannot be written twice).
+ * (docs/payments.md#events: an event id derived from the workflow and step cannot be written twice).
  */
 export function deriveId(prefix: string, seed: string): string {
   return prefix + base62FromDigest(createHash('sha256').update(seed).digest(), ID_RANDOM_LENGTH);

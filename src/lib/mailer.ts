@@ -1,5 +1,5 @@
 /**
- * The one mailer (D33), with nodemailer: SMTP when SMTP_URL is set, otherwise each message is
+ * The one mailer (docs/live-access.md#e-mail), with nodemailer: SMTP when SMTP_URL is set, otherwise each message is
  * written as an `.eml` file to MAIL_OUTBOX_DIR so a person can open it in a mail client.
  */
 import fs from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Which errors mean that PostgreSQL or Temporal cannot be reached right now (D51: 503
+ * Which errors mean that PostgreSQL or Temporal cannot be reached right now (docs/api.md#errors: 503
  * `service_unavailable` with `Retry-After`, not 500): the request can be retried as it is.
  */
 import { isGrpcServiceError, ServiceError } from '@temporalio/client';

@@ -1,4 +1,4 @@
-/** Password hashing with scrypt from node:crypto (D2: a memory-hard hash). */
+/** Password hashing with scrypt from node:crypto (docs/api.md#sessions: a memory-hard hash). */
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const PARAMS = { N: 16384, r: 8, p: 1 } as const;
@@ -26,5 +26,5 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** A hash of a random password, verified against when the e-mail is unknown so both cost the same (D2). */
+/** A hash of a random password, verified against when the e-mail is unknown so both cost the same (docs/api.md#sessions). */
 export const DUMMY_PASSWORD_HASH_PROMISE = hashPassword(randomBytes(16).toString('hex'));

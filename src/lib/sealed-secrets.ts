@@ -1,5 +1,5 @@
 /**
- * Sealing a secret for a short stay in the database (D3): the first live key is created by the
+ * Sealing a secret for a short stay in the database (docs/api.md#secret-keys): the first live key is created by the
  * review workflow's activity but shown to the developer only once, later, through the API; until
  * then it is stored encrypted (AES-256-GCM) under a key derived from JWT_SECRET with HKDF, never
  * in plaintext. Rotating JWT_SECRET makes keys not yet revealed unreadable (they can be rolled).

@@ -1,4 +1,4 @@
-/** Secret keys (D3): `sk_sandbox_`/`sk_live_` + 32 base62 characters, stored as SHA-256 + last 4. */
+/** Secret keys (docs/api.md#secret-keys): `sk_sandbox_`/`sk_live_` + 32 base62 characters, stored as SHA-256 + last 4. */
 import { randomBytes } from 'node:crypto';
 import { randomBase62 } from '../domain/ids';
 import type { Environment } from '../domain/environment';
@@ -11,7 +11,7 @@ export interface IssuedKey {
   last4: string;
 }
 
-/** The shape of a secret key (D3). */
+/** The shape of a secret key (docs/api.md#secret-keys). */
 export const SECRET_KEY_PATTERN = /^sk_(sandbox|live)_[0-9A-Za-z]{32}$/;
 
 /** Issues a new secret key of `environment`. */

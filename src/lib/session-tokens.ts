@@ -1,4 +1,4 @@
-/** Session tokens (D2): HS256 JWTs signed with jose, `sub` = developer id. */
+/** Session tokens (docs/api.md#sessions): HS256 JWTs signed with jose, `sub` = developer id. */
 import { jwtVerify, SignJWT } from 'jose';
 
 /** A signed token and when it expires (ISO 8601 UTC). */

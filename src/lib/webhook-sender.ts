@@ -1,6 +1,6 @@
 /**
- * One webhook delivery attempt over HTTP (D26–D28), shared by the delivery workflow's activity and
- * the API's test operation (D29). It checks the URL again (form and, after DNS resolution, where it
+ * One webhook delivery attempt over HTTP (docs/webhooks.md), shared by the delivery workflow's activity and
+ * the API's test operation (docs/webhooks.md#test). It checks the URL again (form and, after DNS resolution, where it
  * points), signs the body, POSTs it with Node's own HTTP client (which never follows redirects)
  * within a 10 s time-out, and reads at most the first 1 KiB of the answer. It never throws for a
  * receiver's fault: every outcome, refused targets included, is returned as an {@link AttemptOutcome}.
@@ -35,14 +35,14 @@ export interface WebhookPayload {
 export interface SendWebhookOptions {
   url: string;
   /**
-   * The endpoint's signing secrets `whsec_…` (D25), current first: one, or two while a rotated-out
+   * The endpoint's signing secrets `whsec_…` (docs/webhooks.md#endpoints), current first: one, or two while a rotated-out
    * secret is still valid (docs/webhooks.md#secret-rotation); each signs the delivery.
    */
   secrets: readonly [string, ...string[]];
   payload: WebhookPayload;
-  /** The endpoint's environment: live needs https and a public host (D26). */
+  /** The endpoint's environment: live needs https and a public host (docs/webhooks.md#targets). */
   environment: Environment;
-  /** Whether configuration allows private targets in sandbox (D26, `WEBHOOK_ALLOW_PRIVATE_TARGETS`). */
+  /** Whether configuration allows private targets in sandbox (docs/webhooks.md#targets, `WEBHOOK_ALLOW_PRIVATE_TARGETS`). */
   allowPrivateTargetsInSandbox: boolean;
   /** Time-out in milliseconds (default {@link DELIVERY_TIMEOUT_MS}, 10 s). */
   timeoutMs?: number;
@@ -82,9 +82,9 @@ function failure(error: string, durationMs: number): AttemptOutcome {
 }
 
 /**
- * Makes one signed delivery attempt (D27, D28).
+ * Makes one signed delivery attempt (docs/webhooks.md#retries, docs/webhooks.md#signatures).
  * @returns the outcome: status code, duration in milliseconds, response excerpt, error; a refused
- *   target (D26) is an outcome with `error` set and no request made
+ *   target (docs/webhooks.md#targets) is an outcome with `error` set and no request made
  */
 export async function sendWebhook(options: SendWebhookOptions): Promise<AttemptOutcome> {
   const startedAt = performance.now();

@@ -1,5 +1,5 @@
 /**
- * Signing secrets and signatures of webhook deliveries (D25, D28).
+ * Signing secrets and signatures of webhook deliveries (docs/webhooks.md#endpoints, docs/webhooks.md#signatures).
  * The secret is `whsec_` + base64 of 32 random bytes. Two schemes sign every delivery:
  * - Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`,
  *   keyed with the base64-decoded part of the secret, exactly as the `standardwebhooks` libraries
@@ -13,10 +13,10 @@ import { createHmac, randomBytes } from 'node:crypto';
 /** Prefix of signing secrets (Standard Webhooks). */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
-/** Random bytes behind a secret (D25: 32). */
+/** Random bytes behind a secret (docs/webhooks.md#endpoints: 32). */
 export const WEBHOOK_SECRET_BYTES = 32;
 
-/** A new signing secret: `whsec_` + base64 of 32 random bytes (D25). */
+/** A new signing secret: `whsec_` + base64 of 32 random bytes (docs/webhooks.md#endpoints). */
 export function newWebhookSecret(): string {
   return WEBHOOK_SECRET_PREFIX + randomBytes(WEBHOOK_SECRET_BYTES).toString('base64');
 }
@@ -28,7 +28,7 @@ function standardKey(secret: string): Buffer {
 }
 
 /**
- * `v1,` + base64 HMAC-SHA256 of `{id}.{timestampSeconds}.{body}` (D28, Standard Webhooks).
+ * `v1,` + base64 HMAC-SHA256 of `{id}.{timestampSeconds}.{body}` (docs/webhooks.md#signatures, Standard Webhooks).
  * @param timestampSeconds Unix time in seconds, the value of `webhook-timestamp`
  */
 export function standardWebhookSignature(secret: string, id: string, timestampSeconds: number, body: string): string {
@@ -36,13 +36,13 @@ export function standardWebhookSignature(secret: string, id: string, timestampSe
   return `v1,${mac}`;
 }
 
-/** `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string (D28, interface's scheme). */
+/** `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string (docs/webhooks.md#signatures, interface's scheme). */
 export function bodySignature(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
 }
 
 /**
- * The signature headers of one delivery attempt (D28): `webhook-id` (the event id, the same on every
+ * The signature headers of one delivery attempt (docs/webhooks.md#signatures): `webhook-id` (the event id, the same on every
  * attempt), `webhook-timestamp` (Unix seconds of this attempt), `webhook-signature` and
  * `X-Webhook-Signature`. While a rotated-out secret is still valid, each signature header carries one
  * signature per secret, space-separated, the current secret's first (Standard Webhooks lists several

@@ -1,5 +1,5 @@
 /**
- * Where a webhook URL's host points, checked against D26 after DNS resolution: in live mode (and in
+ * Where a webhook URL's host points, checked against docs/webhooks.md#targets after DNS resolution: in live mode (and in
  * sandbox unless configuration allows private targets) every address the host resolves to must be a
  * public unicast address, never loopback, private, link-local, multicast or otherwise reserved.
  * The delivery then connects only to the addresses checked here (no second lookup an attacker could
@@ -91,7 +91,7 @@ function bareHost(url: URL): string {
 }
 
 /**
- * Checks where `url` points (D26).
+ * Checks where `url` points (docs/webhooks.md#targets).
  * @param allowPrivate true where private targets are allowed (sandbox, by configuration): nothing is
  *   checked and undefined is returned, so the connection resolves the host as usual
  * @returns the checked addresses to connect to (an IP literal host gives itself)

@@ -1,5 +1,5 @@
 /**
- * The provider boundary (D16): one adapter per operator or gateway (`providers/<code>/`, simulators
+ * The provider boundary (docs/providers.md#adapters): one adapter per operator or gateway (`providers/<code>/`, simulators
  * in `providers/sandbox/`), each mapping the provider's own statuses and reasons onto
  * {@link ProviderOutcome}. Only activities (and the callback route, which only authenticates and
  * parses) call providers.
@@ -42,7 +42,7 @@ export interface ProviderAnswer {
 /** A refund of `amount` minor units of the payment `providerReference`. */
 export interface RefundRequest {
   providerReference: string;
-  /** Derived from the refund id (`refund:ref_…`): a repeated call never refunds twice (D16). */
+  /** Derived from the refund id (`refund:ref_…`): a repeated call never refunds twice (docs/providers.md#adapters). */
   idempotencyKey: string;
   /** Minor units to refund. */
   amount: number;
@@ -68,7 +68,7 @@ export interface CallbackRequest {
 }
 
 /**
- * A callback after its authentication (D16). It is a hint: the workflow confirms it by asking the
+ * A callback after its authentication (docs/payments.md#provider-callbacks). It is a hint: the workflow confirms it by asking the
  * provider for the status before acting, so `claimed` only says what the callback said.
  */
 export interface ParsedCallback {
@@ -86,7 +86,7 @@ export interface ProviderCapabilities {
 
 /**
  * One payment provider. Every call is idempotent on its idempotency key or reference; `fetchStatus`
- * is the polling fallback for lost callbacks (D16, D20).
+ * is the polling fallback for lost callbacks (docs/payments.md#provider-callbacks, docs/payments.md#workflow).
  */
 export interface PaymentProvider {
   readonly code: ProviderCode;
@@ -105,7 +105,7 @@ export interface PaymentProvider {
   fetchStatus(providerReference: string): Promise<ProviderAnswer>;
   /**
    * Asks the provider to stop collecting. The answer is the provider's final word: `cancelled`, or
-   * `completed`/`failed` when it had already decided (a cancel that races a success loses, D11).
+   * `completed`/`failed` when it had already decided (a cancel that races a success loses, docs/payments.md#states).
    * @throws ProviderUnsupported when `supports.cancel` is false
    */
   cancel(providerReference: string): Promise<ProviderAnswer>;
@@ -131,7 +131,7 @@ export interface PaymentProvider {
 
 /**
  * A definite answer of the provider that retrying will not change: a refusal of the request (with
- * the failure code it maps to, D11), an unknown reference, a bad callback signature.
+ * the failure code it maps to, docs/payments.md#states), an unknown reference, a bad callback signature.
  */
 export class ProviderRefusal extends Error {
   constructor(

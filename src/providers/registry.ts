@@ -1,5 +1,5 @@
 /**
- * Which adapter serves a provider in an environment (D16, docs/providers.md#configuration).
+ * Which adapter serves a provider in an environment (docs/providers.md#adapters, docs/providers.md#configuration).
  * Sandbox: the simulators, or a provider's own sandbox when its `…_SANDBOX_…` credentials are set.
  * Live: only adapters whose credentials are configured (MTN MoMo, Airtel Money, Stripe); a live
  * payment of any other provider answers 503 `provider_unavailable`.
@@ -19,7 +19,7 @@ export interface ProviderRegistry {
   get(environment: Environment, provider: ProviderCode): PaymentProvider | undefined;
 }
 
-/** How each sandbox simulator decides (D14). */
+/** How each sandbox simulator decides (docs/payments.md#sandbox-scenarios). */
 const SANDBOX_MODES: Readonly<Record<ProviderCode, SandboxMode>> = {
   momo: 'customer_number',
   mobile_money_b: 'customer_number',

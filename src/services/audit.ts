@@ -1,4 +1,4 @@
-/** Audit entries (D43) for changes made through the API by a developer's session or a secret key. */
+/** Audit entries (docs/live-access.md#audit-log) for changes made through the API by a developer's session or a secret key. */
 import { insertActivityEntries } from '../db/activity-log';
 import type { Db } from '../db/knex';
 import type { ActivityAction, ActivityEntry } from '../domain/activity-log';

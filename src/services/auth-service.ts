@@ -1,4 +1,4 @@
-/** Registration and login (D2): developers, their first sandbox key (D3) and session tokens. */
+/** Registration and login (docs/api.md#sessions): developers, their first sandbox key (docs/api.md#secret-keys) and session tokens. */
 import type { Config } from '../config';
 import { findDeveloperByEmail, insertDeveloperWithKey, type DeveloperRow } from '../db/developers';
 import { isUniqueViolation, type Db } from '../db/knex';
@@ -29,7 +29,7 @@ export function developerView(row: DeveloperRow) {
   };
 }
 
-/** The answer of register: the developer, a session and the sandbox key shown once (D2, D3). */
+/** The answer of register: the developer, a session and the sandbox key shown once (docs/api.md#sessions, docs/api.md#secret-keys). */
 export interface Registration {
   developer: ReturnType<typeof developerView>;
   session: SessionToken;
@@ -67,7 +67,7 @@ export async function registerDeveloper(
 
 /**
  * Checks e-mail and password and signs a session token.
- * @throws DomainError `unauthorized` (401), the same for an unknown e-mail and a wrong password (D2)
+ * @throws DomainError `unauthorized` (401), the same for an unknown e-mail and a wrong password (docs/api.md#sessions)
  */
 export async function login(deps: AuthDeps, input: { email: string; password: string }): Promise<SessionToken> {
   const developer = await findDeveloperByEmail(deps.db, input.email);

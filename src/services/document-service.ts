@@ -1,10 +1,10 @@
 /**
- * Uploading and listing documents for the live access review (D32; docs/limits.md#uploads). The
+ * Uploading and listing documents for the live access review (docs/live-access.md#documents; docs/limits.md#uploads). The
  * upload arrives as a file staged on disk; its type is detected from its bytes; it is moved into the
- * blob store, the metadata and its audit entry (D43) go to PostgreSQL. A merchant keeps one current
+ * blob store, the metadata and its audit entry (docs/live-access.md#audit-log) go to PostgreSQL. A merchant keeps one current
  * document per kind within a quota: a new upload of a kind supersedes the current one, whose file is
  * then deleted (its row stays, marked). An upload while a request is open tells its review workflow
- * (D30), which brings a request waiting for more information back to review.
+ * (docs/live-access.md#review), which brings a request waiting for more information back to review.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
@@ -50,7 +50,7 @@ export interface DocumentUpload {
   stagedPath: string;
 }
 
-/** A document as the API shows it (D32). */
+/** A document as the API shows it (docs/live-access.md#documents). */
 export interface DocumentView {
   id: string;
   object: 'document';
@@ -64,7 +64,7 @@ export interface DocumentView {
   uploaded_at: string;
 }
 
-/** The D32 view of a stored document (never its storage key). */
+/** The API view of a stored document (never its storage key; docs/live-access.md#documents). */
 export function toDocumentView(document: DocumentRecord): DocumentView {
   return {
     id: document.id,
@@ -107,11 +107,11 @@ export async function removeSupersededFiles(deps: Pick<DocumentServiceDeps, 'db'
 }
 
 /**
- * Stores one document of the owner's merchant (D32; docs/limits.md#uploads): it becomes the current
+ * Stores one document of the owner's merchant (docs/live-access.md#documents; docs/limits.md#uploads): it becomes the current
  * document of its kind, superseding the previous one, whose file is deleted.
  * @param upload the validated fields and the staged file; the file is moved into the blob store when
  *   the document is kept, left in place otherwise (the caller deletes it)
- * @param ip the caller's address, for the audit entry (D43)
+ * @param ip the caller's address, for the audit entry (docs/live-access.md#audit-log)
  * @returns the stored document; its `content_type` is the detected one
  * @throws DomainError `file_too_large` (413) over 10 MB, `unsupported_file_type` (400) for anything
  *   but PDF, JPEG or PNG, `conflict` (409) beyond the merchant's quota of documents or bytes; nothing

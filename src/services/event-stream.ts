@@ -98,7 +98,7 @@ export class EventStreams {
    * `Last-Event-ID`), at the first event for {@link FIRST_EVENT_POSITION}, or "from now on"
    * without one (after the last event already settled, which it announces).
    * @throws DomainError validation_error when `lastEventId` is malformed or names no event of the
-   *   scope (another merchant's or environment's event answers the same, D1)
+   *   scope (another merchant's or environment's event answers the same, docs/api.md#merchants-and-environments)
    */
   async start(scope: Scope, lastEventId: string | undefined): Promise<StreamStart> {
     if (lastEventId === undefined || lastEventId === '') {

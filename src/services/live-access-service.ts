@@ -1,5 +1,5 @@
 /**
- * The developer's side of live access (D30, D3): filing a request (which starts its review
+ * The developer's side of live access (docs/live-access.md#review, docs/api.md#secret-keys): filing a request (which starts its review
  * workflow), reading its status, answering a reviewer, and revealing the first live key once.
  */
 import type { Client } from '@temporalio/client';
@@ -49,9 +49,9 @@ async function hasLiveAccess(deps: Pick<LiveAccessServiceDeps, 'db'>, owner: Pri
 }
 
 /**
- * Files a live access request (D30) and starts its review workflow in the same transaction.
- * @param ip the caller's address, for the audit entry (D43)
- * @returns the D30 status, with the request `under_review`
+ * Files a live access request (docs/live-access.md#review) and starts its review workflow in the same transaction.
+ * @param ip the caller's address, for the audit entry (docs/live-access.md#audit-log)
+ * @returns the request status (docs/live-access.md#review), with the request `under_review`
  * @throws DomainError `conflict` (409) with live access already granted or a request open;
  *   `documents_missing` (400) naming what is missing
  */
@@ -104,13 +104,13 @@ export async function requestLiveAccess(
   return toLiveAccessStatusView(false, request);
 }
 
-/** The D30 status of the owner's merchant: its latest request, if any, and whether live access is granted. */
+/** The live-access status (docs/live-access.md#review) of the owner's merchant: its latest request, if any, and whether live access is granted. */
 export async function getLiveAccessStatus(deps: Pick<LiveAccessServiceDeps, 'db'>, owner: Principal): Promise<LiveAccessStatusView> {
   return toLiveAccessStatusView(await hasLiveAccess(deps, owner), await findLatestLiveAccessRequest(deps.db, owner.merchantId));
 }
 
 /**
- * Answers a reviewer's question (D30): signals the review, which brings the request back to
+ * Answers a reviewer's question (docs/live-access.md#review): signals the review, which brings the request back to
  * `under_review`, and waits up to {@link RESPOND_WAIT_MS} for that to be recorded.
  * @returns the status afterwards, and `applied` false when the review has not recorded it yet
  * @throws DomainError `conflict` (409) when no request waits for information from the developer
@@ -141,7 +141,7 @@ export async function respondToReviewer(
   return { status: toLiveAccessStatusView(await hasLiveAccess(deps, owner), current), applied: current?.status !== 'more_info_required' };
 }
 
-/** The first live key, as shown once (D3). */
+/** The first live key, as shown once (docs/api.md#secret-keys). */
 export interface RevealedKey {
   id: string;
   object: 'api_key';
@@ -152,7 +152,7 @@ export interface RevealedKey {
 }
 
 /**
- * Reveals the first live key created on approval, once (D3): the sealed secret is deleted in the
+ * Reveals the first live key created on approval, once (docs/api.md#secret-keys): the sealed secret is deleted in the
  * transaction that reads it, with an `api_key.revealed` audit entry.
  * @throws DomainError `conflict` (409) when it was already revealed; `not_found` (404) before approval
  */

@@ -1,12 +1,12 @@
 /**
- * Creating, reading, cancelling and refunding payments (D5, D6, D10–D13, D20). Every change goes
- * through the payment's workflow, so the answer is what the workflow decided (D12):
+ * Creating, reading, cancelling and refunding payments (docs/limits.md#amounts, docs/payments.md). Every change goes
+ * through the payment's workflow, so the answer is what the workflow decided (docs/payments.md#cancel-and-refund):
  * - create is Update-with-Start: the API starts the workflow and waits (at most CREATE_WAIT_MS)
  *   for its `initiatePayment` Update, which answers once the payment is recorded and the provider
- *   answered, with its `next_action` (D20);
+ *   answered, with its `next_action` (docs/payments.md#workflow);
  * - cancel and refund are Update-with-Start on the same workflow id: a settled payment's workflow
- *   has ended, and the Update re-opens it from the read model (D20).
- * Ids derive from merchant, environment and `Idempotency-Key` when one is given (D13), so a retried
+ *   has ended, and the Update re-opens it from the read model (docs/payments.md#workflow).
+ * Ids derive from merchant, environment and `Idempotency-Key` when one is given (docs/payments.md#idempotency), so a retried
  * request reattaches to the same workflow and Update instead of creating a second payment or refund.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -80,11 +80,11 @@ export interface NewPayment {
   description?: string;
   customerEmail?: string;
   metadata?: Record<string, string>;
-  /** Seconds until the payment expires (D14 `expires_in`); default the method's expiry. */
+  /** Seconds until the payment expires (docs/payments.md#sandbox-scenarios `expires_in`); default the method's expiry. */
   expiresInSeconds?: number;
 }
 
-/** The method's default expiry in seconds (D11). */
+/** The method's default expiry in seconds (docs/payments.md#states). */
 export function expirySeconds(config: Pick<Config, 'EXPIRY_MOBILE_MONEY_SECONDS' | 'EXPIRY_BANK_TRANSFER_SECONDS' | 'EXPIRY_CARD_SECONDS' | 'EXPIRY_WALLET_SECONDS'>, kind: MethodKind): number {
   switch (kind) {
     case 'mobile_money':
@@ -100,7 +100,7 @@ export function expirySeconds(config: Pick<Config, 'EXPIRY_MOBILE_MONEY_SECONDS'
 
 /**
  * The id of a resource created by a request: derived from merchant, environment, the request's
- * kind and its idempotency seed (`Idempotency-Key` and request hash) when there is one (D13),
+ * kind and its idempotency seed (`Idempotency-Key` and request hash) when there is one (docs/payments.md#idempotency),
  * else random.
  */
 function requestId(prefix: string, owner: Principal, scope: string, idempotencySeed: string | undefined): string {
@@ -114,21 +114,21 @@ function settledLater<T>(promise: Promise<T>): Promise<T> {
   return promise;
 }
 
-/** 503 `service_unavailable`: the workflow could not take the request now, and nothing happened (D51). */
+/** 503 `service_unavailable`: the workflow could not take the request now, and nothing happened (docs/api.md#errors). */
 function unavailable(): DomainError {
   return new DomainError('service_unavailable', 'the payment could not take this request right now; nothing was changed, retry in a moment');
 }
 
 /**
- * Creates a payment of either family for the caller's merchant and environment (D20): starts its
+ * Creates a payment of either family for the caller's merchant and environment (docs/payments.md#workflow): starts its
  * workflow with the `initiatePayment` Update (Update-with-Start) and answers what the Update
  * returns: `pending` with the provider's `next_action` for an accepted request, `failed` for an
  * outright refusal. After CREATE_WAIT_MS without an answer, the payment as recorded (`pending`, no
  * next action yet; the API writes the row itself, idempotently, so it is there). A retried request
- * with the same `Idempotency-Key` reattaches to the same payment (D13).
+ * with the same `Idempotency-Key` reattaches to the same payment (docs/payments.md#idempotency).
  * @param idempotencySeed the request's `Idempotency-Key` and hash (the idempotency middleware's `idempotencySeed`)
  * @returns the payment
- * @throws DomainError `provider_unavailable` (503) in live mode without an adapter (D16);
+ * @throws DomainError `provider_unavailable` (503) in live mode without an adapter (docs/providers.md#adapters);
  *   `validation_error` (400) when PostgreSQL refuses the payment's data (nothing is created)
  */
 export async function createPayment(
@@ -223,7 +223,7 @@ export async function createPayment(
 
 /**
  * The payment `id` of the caller's merchant and environment.
- * @throws DomainError `not_found` for unknown and foreign ids alike (D1)
+ * @throws DomainError `not_found` for unknown and foreign ids alike (docs/api.md#merchants-and-environments)
  */
 export async function getPayment(deps: Pick<PaymentServiceDeps, 'db'>, owner: Principal, id: string): Promise<PaymentSnapshot> {
   const payment = await findPayment(deps.db, owner, id);
@@ -231,7 +231,7 @@ export async function getPayment(deps: Pick<PaymentServiceDeps, 'db'>, owner: Pr
   return payment;
 }
 
-/** True for an Update failure the workflow decided (its type is one of our D51 codes). */
+/** True for an Update failure the workflow decided (its type is one of our error codes, docs/api.md#errors). */
 function decidedRefusal(error: unknown): DomainError | undefined {
   if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
     const code = error.cause.type as ErrorCode;
@@ -273,7 +273,7 @@ function updateTimedOut(deadlineMs: number): DomainError {
 
 /**
  * Sends `update` to the payment's workflow, re-opening it from the read model when its run has
- * ended (Update-with-Start, conflict policy use-existing, reuse allowed, D20). An Update the
+ * ended (Update-with-Start, conflict policy use-existing, reuse allowed, docs/payments.md#workflow). An Update the
  * workflow never took is sent again with the same Update id (the workflow takes an id once);
  * when that keeps failing, 503 `service_unavailable`: nothing was decided. Every call to Temporal
  * shares one deadline, UPDATE_DEADLINE_MS from now: no request hangs on a payment no worker runs.
@@ -329,7 +329,7 @@ async function decidedUpdate<Ret>(deps: PaymentServiceDeps, paymentId: string, u
 }
 
 /**
- * Cancels a pending or processing payment (D11, D12) through the workflow's Update. The Update id
+ * Cancels a pending or processing payment (docs/payments.md#states, docs/payments.md#cancel-and-refund) through the workflow's Update. The Update id
  * derives from the `Idempotency-Key` when one is given, so a retry after a 503 at the Update
  * deadline reattaches to the same cancel, or learns its answer once it was carried out.
  * @returns the cancelled payment
@@ -346,7 +346,7 @@ export async function cancelPayment(
 ): Promise<PaymentSnapshot> {
   const payment = await getPayment(deps, owner, id);
   const updateId = requestId('cancel_', owner, `cancel:${id}`, idempotencySeed);
-  // A retry of a cancel whose first attempt ran out of its deadline and was carried out later (D13).
+  // A retry of a cancel whose first attempt ran out of its deadline and was carried out later (docs/payments.md#idempotency).
   const earlier = idempotencySeed && !isOpen(payment.status) ? await decidedUpdate<PaymentSnapshot>(deps, id, updateId) : undefined;
   if (!earlier && !isOpen(payment.status)) {
     throw new DomainError('payment_not_cancellable', `a ${payment.status} payment cannot be cancelled; only pending and processing payments can`);
@@ -357,9 +357,9 @@ export async function cancelPayment(
 }
 
 /**
- * Refunds part (`amount` minor units) or all of a completed payment (D11, D12). The refund id (and
+ * Refunds part (`amount` minor units) or all of a completed payment (docs/payments.md#states, docs/payments.md#cancel-and-refund). The refund id (and
  * Update id) derives from the `Idempotency-Key` when one is given, so a retry after a time-out or
- * a 5xx reattaches to the same refund and never refunds twice (D13).
+ * a 5xx reattaches to the same refund and never refunds twice (docs/payments.md#idempotency).
  * @returns the refund: `completed`, `failed` (the provider refused) or `pending` (its answer is
  *   unknown yet; the amount stays reserved and the workflow settles it)
  * @throws DomainError `not_found`, `payment_not_refundable` (409), `amount_exceeds_refundable`
@@ -375,7 +375,7 @@ export async function refundPayment(
 ): Promise<RefundRecord> {
   const payment = await getPayment(deps, owner, id);
   const refundId = requestId(ID_PREFIXES.refund, owner, `refund:${id}`, idempotencySeed);
-  // A retry of a refund request whose answer was lost (D13): the refund it made, not a second one.
+  // A retry of a refund request whose answer was lost (docs/payments.md#idempotency): the refund it made, not a second one.
   const made = idempotencySeed ? await findRefund(deps.db, owner, refundId) : undefined;
   if (made) return made;
   if (payment.status !== 'completed') {
@@ -405,7 +405,7 @@ export interface PaymentListRequest {
  * One page of the caller's payments (merchant and environment, both families), newest first, read
  * from the read model (never from workflows), with whether more follow.
  * @throws DomainError `validation_error` (400) naming `starting_after` when it is not a payment of
- *   the caller's merchant and environment (foreign ids look unknown, D1)
+ *   the caller's merchant and environment (foreign ids look unknown, docs/api.md#merchants-and-environments)
  */
 export async function listPayments(deps: Pick<PaymentServiceDeps, 'db'>, owner: Principal, request: PaymentListRequest): Promise<{ payments: PaymentSnapshot[]; hasMore: boolean }> {
   let position: PaymentListPosition | undefined;

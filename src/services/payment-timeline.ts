@@ -1,9 +1,9 @@
 /**
- * The payment detail of the dashboard (D60): the payment with its fee and net, its refunds, its
+ * The payment detail of the dashboard (README.md#dashboard): the payment with its fee and net, its refunds, its
  * status changes with their sources, the events sent about it with their webhook deliveries, and
  * when the service will next ask the provider.
  *
- * Status changes and the next check come from the payment's workflow (D20), the source of truth:
+ * Status changes and the next check come from the payment's workflow (docs/payments.md#workflow), the source of truth:
  * its executions (`payment:{id}`, every run: the first, continued ones and re-opened ones) are
  * listed through Temporal's visibility and their histories read; `domain/payment-timeline.ts`
  * decides what each write was caused by. A workflow whose history the server no longer keeps
@@ -29,7 +29,7 @@ type Payloads = NonNullable<HistoryEvent['workflowExecutionStartedEventAttribute
 type Payload = NonNullable<NonNullable<Payloads>['payloads']>[number];
 type Timestamp = { seconds?: { toNumber(): number } | number | null; nanos?: number | null } | null | undefined;
 
-/** The payment detail (D60); amounts in minor units, times ISO 8601 UTC. */
+/** The payment detail (README.md#dashboard); amounts in minor units, times ISO 8601 UTC. */
 export interface PaymentDetail {
   payment: GenericPaymentView;
   /** Our fee on the payment and what the merchant keeps (amount − fee − refunded). */
@@ -42,7 +42,7 @@ export interface PaymentDetail {
   status_changes: StatusChangeEntry[];
   /** False when the workflow's history is gone (retention): `status_changes` is then empty. */
   history_available: boolean;
-  /** Events about the payment (D22), oldest first, each with its webhook deliveries and their attempts (D27). */
+  /** Events about the payment (docs/payments.md#events), oldest first, each with its webhook deliveries and their attempts (docs/webhooks.md#retries). */
   events: (EventRecord & { deliveries: DeliveryView[] })[];
   /** When the workflow will next ask the provider, and why; null when it will not (a settled payment). */
   next_provider_check: { at: string; reason: ProviderCheckReason } | null;
@@ -122,7 +122,7 @@ function pendingTimerEnd(events: HistoryEvent[]): number | undefined {
 
 /**
  * When the running workflow will next ask the provider (ms since the epoch): a poll activity
- * waiting for its next attempt (its retries are the later polls, D20), one running now, or else
+ * waiting for its next attempt (its retries are the later polls, docs/payments.md#workflow), one running now, or else
  * the timer it waits on.
  */
 async function nextCheckMs(deps: PaymentTimelineDeps, workflowId: string, runId: string, events: HistoryEvent[]): Promise<number | undefined> {
@@ -160,7 +160,7 @@ async function runsOf(deps: PaymentTimelineDeps, workflowId: string): Promise<{ 
 }
 
 /**
- * The detail of payment `id` of the caller's merchant and environment (D1, D60).
+ * The detail of payment `id` of the caller's merchant and environment (docs/api.md#merchants-and-environments, README.md#dashboard).
  * @throws DomainError `not_found` for unknown and foreign ids; Temporal's errors when it cannot be reached
  */
 export async function getPaymentDetail(deps: PaymentTimelineDeps, owner: Principal, id: string): Promise<PaymentDetail> {

@@ -1,5 +1,5 @@
 /**
- * Provider callbacks (D16): the callback route and the sandbox stand-ins (card confirm, bank
+ * Provider callbacks (docs/payments.md#provider-callbacks): the callback route and the sandbox stand-ins (card confirm, bank
  * simulate) hand the provider's word about a payment to its workflow here. A callback is a hint:
  * the workflow asks the provider for the status before acting (docs/payments.md, "Callbacks").
  */
@@ -17,9 +17,9 @@ export interface ProviderHintDeps {
 
 /**
  * Signals `hint` to the payment's workflow, re-opening a closed one from the read model
- * (Signal-with-Start on the same workflow id, D20) when the hint may change the payment: any hint
+ * (Signal-with-Start on the same workflow id, docs/payments.md#workflow) when the hint may change the payment: any hint
  * while it is open, a claimed success once it failed by expiry or provider error or was cancelled
- * (reconciliation, D11). Other hints about a closed payment change nothing and start nothing.
+ * (reconciliation, docs/payments.md#states). Other hints about a closed payment change nothing and start nothing.
  * @returns `signalled`, or `ignored` for a hint that cannot change the payment
  */
 export async function deliverProviderHint(deps: ProviderHintDeps, payment: PaymentSnapshot, hint: ProviderHint): Promise<'signalled' | 'ignored'> {

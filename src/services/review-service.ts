@@ -1,7 +1,7 @@
 /**
- * The reviewers' and operators' side (D31): list and show live access requests with their
- * documents, decide them by signalling the review workflow (D30), and set a merchant's plan or
- * custom limits (D50). Used by the admin command; it talks to PostgreSQL and Temporal directly.
+ * The reviewers' and operators' side (docs/live-access.md#admin-command): list and show live access requests with their
+ * documents, decide them by signalling the review workflow (docs/live-access.md#review), and set a merchant's plan or
+ * custom limits (docs/limits.md#rate-limits). Used by the admin command; it talks to PostgreSQL and Temporal directly.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { listDocuments, type DocumentRecord } from '../db/documents';
@@ -38,7 +38,7 @@ export interface RequestDetails {
   conversation: ConversationMessage[];
 }
 
-/** A reviewer's decision (D30). */
+/** A reviewer's decision (docs/live-access.md#review). */
 export type Decision =
   | { type: 'approve'; reviewer: string }
   | { type: 'reject'; reviewer: string; reason: string }
@@ -90,7 +90,7 @@ function isApplied(decision: Decision, before: LiveAccessRequestRecord, now: Liv
 }
 
 /**
- * Sends a reviewer's decision to the request's review workflow as its signal (D30, D31), then waits
+ * Sends a reviewer's decision to the request's review workflow as its signal (docs/live-access.md#review, docs/live-access.md#admin-command), then waits
  * up to `waitMs` for the workflow to record it.
  * @throws DomainError `not_found` for an unknown id; `conflict` when the request is already decided
  */
@@ -125,7 +125,7 @@ async function requireMerchant(db: Db, merchantId: string): Promise<MerchantSett
 }
 
 /**
- * Moves a merchant to `plan` (D50), with an audit entry by `operator` (D43).
+ * Moves a merchant to `plan` (docs/limits.md#rate-limits), with an audit entry by `operator` (docs/live-access.md#audit-log).
  * @throws DomainError `not_found` for an unknown merchant, `validation_error` for an unknown plan
  */
 export async function setPlan(deps: Pick<ReviewServiceDeps, 'db'>, merchantId: string, plan: string, operator: string): Promise<MerchantSettings> {
@@ -137,7 +137,7 @@ export async function setPlan(deps: Pick<ReviewServiceDeps, 'db'>, merchantId: s
 }
 
 /**
- * Stores custom limits for an enterprise merchant (D50), with an audit entry by `operator` (D43).
+ * Stores custom limits for an enterprise merchant (docs/limits.md#rate-limits), with an audit entry by `operator` (docs/live-access.md#audit-log).
  * @throws DomainError `not_found` for an unknown merchant, `validation_error` when not enterprise or
  *   the limits are not positive integers with per-hour ≥ per-minute
  */

@@ -1,8 +1,8 @@
 /**
- * The sandbox's stand-ins for what customers do outside the API (D14, D15): confirming a card on the
+ * The sandbox's stand-ins for what customers do outside the API (docs/payments.md#sandbox-scenarios, docs/payments.md#card-payments): confirming a card on the
  * simulated gateway, and a bank transfer arriving or being returned. Both decide the simulated
  * provider's transaction in its ledger, then hand the provider's word to the payment's workflow as
- * the provider's callback would (a hint the workflow confirms with the provider, D16).
+ * the provider's callback would (a hint the workflow confirms with the provider, docs/payments.md#provider-callbacks).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Client } from '@temporalio/client';
@@ -52,9 +52,9 @@ async function decide(deps: SandboxServiceDeps, payment: PaymentSnapshot, transa
 }
 
 /**
- * The simulated card gateway's confirm (D15): the client secret the gateway gave proves the
+ * The simulated card gateway's confirm (docs/payments.md#card-payments): the client secret the gateway gave proves the
  * payment (the transaction it names is looked up, then the secret compared in constant time); the
- * card number decides (D14: 4242… succeeds, 4000…9995 has insufficient funds, any other is declined).
+ * card number decides (docs/payments.md#sandbox-scenarios: 4242… succeeds, 4000…9995 has insufficient funds, any other is declined).
  * @returns the gateway's answer (`completed`, or `failed` with its failure code) and the payment's id
  * @throws DomainError `not_found` for an unknown or malformed client secret and for non-sandbox
  *   payments, `conflict` for a payment already decided
@@ -77,7 +77,7 @@ export async function confirmSandboxCard(deps: SandboxServiceDeps, clientSecret:
 
 /**
  * Simulates the customer's bank transfer arriving (`completed`) or being returned (`failed`,
- * `declined`) for a sandbox bank transfer payment of the caller (D14).
+ * `declined`) for a sandbox bank transfer payment of the caller (docs/payments.md#sandbox-scenarios).
  * @returns the simulated bank's answer
  * @throws DomainError `not_found` (also for live keys and other methods), `conflict` when already
  *   decided or when the payment is not at the provider yet

@@ -1,5 +1,5 @@
 /**
- * Starting webhook deliveries (D22): after an event row is committed, one `webhookDeliveryWorkflow`
+ * Starting webhook deliveries (docs/payments.md#events): after an event row is committed, one `webhookDeliveryWorkflow`
  * per subscribed webhook of the event's merchant and environment whose status is enabled or failed.
  * Used by the activities that write events, by the API paths that write them (`payment.created`,
  * `webhook.created`) and by the retry operation. Safe to repeat: the delivery id is derived from the
@@ -14,7 +14,7 @@ import { deriveId } from '../lib/ids';
 import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
 import { webhookDeliveryWorkflowId, type WebhookDeliveryInput } from '../workflows/webhook-messages';
 
-/** What starting deliveries needs: the database, a Temporal client and the task queue (D20). */
+/** What starting deliveries needs: the database, a Temporal client and the task queue (docs/payments.md#workflow). */
 export interface DispatchDeps {
   db: Db;
   temporal: Client;
@@ -67,7 +67,7 @@ export function pendingDelivery(event: DispatchedEvent, webhookId: string, ids: 
 }
 
 /**
- * Starts one delivery of `event` per subscribed enabled-or-failed webhook (D22). Call it after the
+ * Starts one delivery of `event` per subscribed enabled-or-failed webhook (docs/payments.md#events). Call it after the
  * event row is committed.
  * @param subscribers the subscribed webhook ids when the write of the event already read them
  *   (db/payments' writes do, in the same statement); looked up here otherwise

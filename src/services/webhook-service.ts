@@ -1,7 +1,7 @@
 /**
- * Webhook endpoints of the developer API (D25–D29): create (with its `webhook.created` event, D22),
+ * Webhook endpoints of the developer API (docs/webhooks.md): create (with its `webhook.created` event, docs/payments.md#events),
  * list, show, change, delete, rotate the secret, send a test, list deliveries and retry one. Every
- * operation is scoped to the caller's merchant and environment; foreign ids are 404 (D1).
+ * operation is scoped to the caller's merchant and environment; foreign ids are 404 (docs/api.md#merchants-and-environments).
  * A refused request changes nothing.
  */
 import type { Client } from '@temporalio/client';
@@ -59,12 +59,12 @@ export interface WebhookServiceDeps {
 }
 
 /**
- * A webhook with its signing secret, as answered once on create and on rotation (D25); after a
+ * A webhook with its signing secret, as answered once on create and on rotation (docs/webhooks.md#endpoints); after a
  * rotation its `previous_secret_expires_at` says until when the replaced secret still signs.
  */
 export type WebhookWithSecret = ReturnType<typeof toWebhookView> & { secret: string };
 
-/** The answer of a test (D29): durations in milliseconds; `error` when no HTTP answer came. */
+/** The answer of a test (docs/webhooks.md#test): durations in milliseconds; `error` when no HTTP answer came. */
 export interface TestResult {
   delivered: boolean;
   status_code: number | null;
@@ -77,7 +77,7 @@ function dispatchDeps(deps: WebhookServiceDeps): DispatchDeps {
 }
 
 /**
- * Checks a URL against D26 for the caller's environment: its form, then where its host points after
+ * Checks a URL against docs/webhooks.md#targets for the caller's environment: its form, then where its host points after
  * DNS resolution (loopback, private, link-local and multicast targets are refused in live mode, and
  * in sandbox unless configuration allows them).
  * @returns the normalised URL
@@ -106,7 +106,7 @@ function withSecret(webhook: WebhookRecord): WebhookWithSecret {
 
 /**
  * The caller's webhook `id`.
- * @throws DomainError `not_found` for unknown, deleted and foreign ids alike (D1)
+ * @throws DomainError `not_found` for unknown, deleted and foreign ids alike (docs/api.md#merchants-and-environments)
  */
 export async function getWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string): Promise<WebhookRecord> {
   const webhook = await findWebhook(deps.db, owner, id);
@@ -114,18 +114,18 @@ export async function getWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner: Pr
   return webhook;
 }
 
-/** The caller's webhooks, newest first (at most 16, D25). */
+/** The caller's webhooks, newest first (at most 16, docs/webhooks.md#endpoints). */
 export async function listWebhooks(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal): Promise<WebhookRecord[]> {
   return listWebhookRows(deps.db, owner);
 }
 
 /**
  * Creates an enabled webhook with a new secret, writes `webhook.created` (data: the webhook without
- * its secret, D22) and starts that event's deliveries to the other subscribed webhooks: never to the
+ * its secret, docs/payments.md#events) and starts that event's deliveries to the other subscribed webhooks: never to the
  * new one, whose receiver cannot know the secret yet (docs/webhooks.md).
  * @returns the webhook with its secret, shown this once
- * @throws DomainError `validation_error` (URL rules of D26), `conflict` (409) beyond 16 webhooks per
- *   merchant and environment (D25)
+ * @throws DomainError `validation_error` (URL rules of docs/webhooks.md#targets), `conflict` (409) beyond 16 webhooks per
+ *   merchant and environment (docs/webhooks.md#endpoints)
  */
 export async function createWebhook(
   deps: WebhookServiceDeps,
@@ -177,7 +177,7 @@ export async function createWebhook(
   return withSecret(webhook);
 }
 
-/** A change of a webhook (D25): any of url, events, status (`enabled`/`disabled`), description (null clears it). */
+/** A change of a webhook (docs/webhooks.md#endpoints): any of url, events, status (`enabled`/`disabled`), description (null clears it). */
 export interface WebhookChange {
   url?: string;
   events?: readonly string[];
@@ -186,7 +186,7 @@ export interface WebhookChange {
 }
 
 /**
- * Changes the caller's webhook (D25); a new URL is checked like on create (D26). Setting `enabled`
+ * Changes the caller's webhook (docs/webhooks.md#endpoints); a new URL is checked like on create (docs/webhooks.md#targets). Setting `enabled`
  * also takes a `failed` webhook back, a 410's included; any status set clears `failure_reason`.
  * @returns the webhook after the change
  * @throws DomainError `not_found`, `validation_error`
@@ -211,7 +211,7 @@ export async function deleteWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner:
 }
 
 /**
- * Gives the caller's webhook a new signing secret (D25, docs/webhooks.md#secret-rotation): every
+ * Gives the caller's webhook a new signing secret (docs/webhooks.md#endpoints, docs/webhooks.md#secret-rotation): every
  * attempt from now on is signed with it and, for 24 h, also with the secret it replaces, so the
  * receiver can switch at any time in that day. A rotation within that day drops the secret the
  * previous rotation replaced.
@@ -227,7 +227,7 @@ export async function rotateWebhookSecret(deps: Pick<WebhookServiceDeps, 'db'>, 
 /**
  * Sends one `webhook.test` event (`data: {webhook_id}`) now, a single attempt through the same
  * delivery code as the workflow (signed with every secret still valid), and records it in the
- * delivery log (D29). The endpoint's status is not changed by a test, whatever the answer.
+ * delivery log (docs/webhooks.md#test). The endpoint's status is not changed by a test, whatever the answer.
  * @throws DomainError `not_found`
  */
 export async function testWebhook(deps: WebhookServiceDeps, owner: Principal, id: string): Promise<TestResult> {
@@ -263,7 +263,7 @@ export async function testWebhook(deps: WebhookServiceDeps, owner: Principal, id
 }
 
 /**
- * One page of the caller's webhook's deliveries with their attempts, newest first (D27).
+ * One page of the caller's webhook's deliveries with their attempts, newest first (docs/webhooks.md#retries).
  * @throws DomainError `not_found`
  */
 export async function listWebhookDeliveries(
@@ -277,15 +277,15 @@ export async function listWebhookDeliveries(
 }
 
 /**
- * Starts a new delivery of a delivery's event to the same webhook (D27): a new delivery id and
+ * Starts a new delivery of a delivery's event to the same webhook (docs/webhooks.md#retries): a new delivery id and
  * workflow `webhook-delivery:{evt}:{whk}:retry:{dlv}`, with the full schedule of five attempts. The
  * receiver sees the same event id (and de-duplicates on it).
  * @returns the new delivery, `pending`
  * @throws DomainError `not_found` (webhook or delivery); `conflict` for a test delivery (send another
- *   test), a disabled webhook (D27: it receives nothing) or one failed by a 410 Gone (until enabled)
+ *   test), a disabled webhook (docs/webhooks.md#retries: it receives nothing) or one failed by a 410 Gone (until enabled)
  */
 export async function retryWebhookDelivery(deps: WebhookServiceDeps, owner: Principal, id: string, deliveryId: string): Promise<DeliveryView> {
-  // One query for the delivery, its webhook and its event; the scope is checked here (D1).
+  // One query for the delivery, its webhook and its event; the scope is checked here (docs/api.md#merchants-and-environments).
   const target = await findDeliveryTarget(deps.db, deliveryId);
   const ours = target?.delivery.webhookId === id && target.delivery.merchantId === owner.merchantId && target.delivery.environment === owner.environment;
   const webhook = ours ? target.webhook : undefined;

@@ -24,7 +24,7 @@ export const NON_RETRYABLE_TYPES = ['ProviderUnavailable', 'ProviderRejected', '
  * fails it before the run gives up and fails: 7 days, past any outage one rides out. The write
  * carries a decision already made, so it is not abandoned early; the retries metric fires within
  * the first minute instead. A run that gave up leaves the read model at its last write; the next
- * Update or callback re-opens a payment from there (D20).
+ * Update or callback re-opens a payment from there (docs/payments.md#workflow).
  */
 export const READ_MODEL_WRITE_GIVE_UP = '7 days';
 
@@ -65,7 +65,7 @@ export const PROVIDER_OPTIONS: ActivityOptions = {
 
 /**
  * A refund's call: unknown answers retried for 10 seconds (the same idempotency key), then the
- * refund stays `pending` and reserved and is settled by asking the provider (D12), so the merchant
+ * refund stays `pending` and reserved and is settled by asking the provider (docs/payments.md#cancel-and-refund), so the merchant
  * hears `pending` instead of waiting on a provider that does not answer.
  */
 export const REFUND_OPTIONS: ActivityOptions = {
@@ -78,7 +78,7 @@ export const REFUND_OPTIONS: ActivityOptions = {
 export const POLL_ATTEMPT_TIMEOUT = '15 seconds';
 
 /**
- * `pollProviderPayment`, whose retries are the later polls (D20): first after `firstDelayMs`,
+ * `pollProviderPayment`, whose retries are the later polls (docs/payments.md#workflow): first after `firstDelayMs`,
  * doubling to 60 s, until the payment's expiry, where `expire` takes over.
  * @param firstDelayMs the wait before the second poll, in milliseconds
  * @param untilExpiryMs milliseconds from now (workflow time) to `expires_at`; positive

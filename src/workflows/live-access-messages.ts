@@ -1,12 +1,12 @@
 /**
- * What the API, the admin command and `liveAccessReviewWorkflow` share (D30, D31): the workflow id,
+ * What the API, the admin command and `liveAccessReviewWorkflow` share (docs/live-access.md#review, docs/live-access.md#admin-command): the workflow id,
  * its input and result, the reviewer signals `approve`, `reject` and `request_info`, the developer's
  * signal, and the query of the review's state. Pure: safe inside the workflow sandbox.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { ReviewState } from '../domain/live-access';
 
-/** Workflow id of a live access request (D20): `live-access:{req_id}`. */
+/** Workflow id of a live access request (docs/payments.md#workflow): `live-access:{req_id}`. */
 export function liveAccessWorkflowId(requestId: string): string {
   return `live-access:${requestId}`;
 }
@@ -16,7 +16,7 @@ export interface LiveAccessReviewInput {
   requestId: string;
   merchantId: string;
   developerId: string;
-  /** When the request was filed (ISO 8601 UTC); the reminder clock counts from here (D30). */
+  /** When the request was filed (ISO 8601 UTC); the reminder clock counts from here (docs/live-access.md#review). */
   filedAt: string;
 }
 
@@ -26,11 +26,11 @@ export interface LiveAccessReviewResult {
   status: 'approved' | 'rejected';
   decidedAt: string;
   decidedBy: string;
-  /** The first live key (`key_…`) created on approval (D3). */
+  /** The first live key (`key_…`) created on approval (docs/api.md#secret-keys). */
   liveKeyId?: string;
 }
 
-/** A reviewer's approval; `reviewer` names who decided, for the audit log (D43). */
+/** A reviewer's approval; `reviewer` names who decided, for the audit log (docs/live-access.md#audit-log). */
 export interface ApproveSignalArgs {
   reviewer: string;
 }
@@ -49,11 +49,11 @@ export type DeveloperActivitySignalArgs =
   | { kind: 'document_uploaded'; developerId: string; documentId: string }
   | { kind: 'responded'; developerId: string; message: string };
 
-/** Reviewer decision: approve (D30). */
+/** Reviewer decision: approve (docs/live-access.md#review). */
 export const approveSignal = defineSignal<[ApproveSignalArgs]>('approve');
-/** Reviewer decision: reject with a reason (D30). */
+/** Reviewer decision: reject with a reason (docs/live-access.md#review). */
 export const rejectSignal = defineSignal<[RejectSignalArgs]>('reject');
-/** Reviewer decision: ask the developer for more information (D30). */
+/** Reviewer decision: ask the developer for more information (docs/live-access.md#review). */
 export const requestInfoSignal = defineSignal<[RequestInfoSignalArgs]>('request_info');
 /** Sent by the API when the developer uploads a document or responds while a request is open. */
 export const developerActivitySignal = defineSignal<[DeveloperActivitySignalArgs]>('developer_activity');

@@ -1,15 +1,15 @@
 /**
- * `liveAccessReviewWorkflow` (D20, D30): one per live access request, id `live-access:{req_id}`.
+ * `liveAccessReviewWorkflow` (docs/payments.md#workflow, docs/live-access.md#review): one per live access request, id `live-access:{req_id}`.
  * The request starts `under_review` (the reviewers are told); reviewer decisions arrive as signals
- * from the admin command (D31): `approve`, `reject {reason}`, `request_info {message}`; the API
+ * from the admin command (docs/live-access.md#admin-command): `approve`, `reject {reason}`, `request_info {message}`; the API
  * signals the developer's uploads and answers, which bring a `more_info_required` request back to
  * `under_review`. While under review and undecided for 3 business days (Mon–Fri, UTC) the reviewers
  * get a reminder, then one every further business day; the clock restarts when the request comes
  * back from `more_info_required`. Approval creates the first live key, grants live access and plan
  * `starter`, and e-mails the developer; rejection e-mails the reason. Every step is written to the
- * read model with its audit entry (D43) through activities.
+ * read model with its audit entry (docs/live-access.md#audit-log) through activities.
  *
- * Deterministic (D21): only `@temporalio/workflow`, domain code, the message definitions and
+ * Deterministic (docs/workflow-changes.md#determinism): only `@temporalio/workflow`, domain code, the message definitions and
  * activity types are imported; time is the workflow's clock.
  */
 import { ActivityFailure, condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
@@ -73,7 +73,7 @@ export async function liveAccessReviewWorkflow(input: LiveAccessReviewInput): Pr
     }
   }
 
-  /** Sends the next reminder to the reviewers (D30). */
+  /** Sends the next reminder to the reviewers (docs/live-access.md#review). */
   async function remind(): Promise<void> {
     const at = nowIso();
     review = { ...review, remindersSent: [...review.remindersSent, at] };

@@ -1,7 +1,7 @@
 /**
- * The workflow interceptor module of the log (D70): every line a workflow writes with `log` carries
+ * The workflow interceptor module of the log (docs/operations.md#logs): every line a workflow writes with `log` carries
  * the merchant of its payment (the `MerchantId` search attribute the payment workflow starts with,
- * D20), which the worker's logger writes as `merchant_id` next to `workflow_id` and `payment_id`
+ * docs/payments.md#workflow), which the worker's logger writes as `merchant_id` next to `workflow_id` and `payment_id`
  * (src/logger.ts). Pure: reads only the workflow's info, safe inside the sandbox and on replay.
  */
 import { workflowInfo, type WorkflowInterceptorsFactory } from '@temporalio/workflow';

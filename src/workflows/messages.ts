@@ -8,7 +8,7 @@ import type { PaymentSnapshot } from '../domain/payment-record';
 import type { RefundRecord } from '../domain/refund';
 import type { ProviderOutcome } from '../domain/payment';
 
-/** Custom search attributes of payment executions (D20), registered when the dev server starts. */
+/** Custom search attributes of payment executions (docs/payments.md#workflow), registered when the dev server starts. */
 export const MerchantIdAttribute = defineSearchAttributeKey('MerchantId', SearchAttributeType.KEYWORD);
 export const EnvironmentAttribute = defineSearchAttributeKey('Environment', SearchAttributeType.KEYWORD);
 export const PaymentStatusAttribute = defineSearchAttributeKey('PaymentStatus', SearchAttributeType.KEYWORD);
@@ -20,7 +20,7 @@ export const CUSTOM_SEARCH_ATTRIBUTES = [MerchantIdAttribute, EnvironmentAttribu
 /** The same as `Name=Keyword` pairs for `temporal server start-dev --search-attribute`. */
 export const SEARCH_ATTRIBUTE_FLAGS = CUSTOM_SEARCH_ATTRIBUTES.map((key) => `${key.name}=Keyword`);
 
-/** The search attributes a payment's workflow starts with (D20). */
+/** The search attributes a payment's workflow starts with (docs/payments.md#workflow). */
 export function paymentSearchAttributes(payment: PaymentSnapshot) {
   return [
     { key: MerchantIdAttribute, value: payment.merchantId },
@@ -30,16 +30,16 @@ export function paymentSearchAttributes(payment: PaymentSnapshot) {
   ];
 }
 
-/** Workflow id of a payment (D20): the business id is the workflow id. */
+/** Workflow id of a payment (docs/payments.md#workflow): the business id is the workflow id. */
 export function paymentWorkflowId(paymentId: string): string {
   return `payment:${paymentId}`;
 }
 
 /**
  * Input of `paymentWorkflow`. `create`: a new payment, which the workflow records and initiates
- * (the API's `initiatePaymentUpdate` waits for that, D20). `reopen`: a payment whose workflow
+ * (the API's `initiatePaymentUpdate` waits for that, docs/payments.md#workflow). `reopen`: a payment whose workflow
  * closed once settled, started again by a cancel, a refund or a provider callback (Update- or
- * Signal-with-Start on the same workflow id, D20); the workflow reads the payment from the read
+ * Signal-with-Start on the same workflow id, docs/payments.md#workflow); the workflow reads the payment from the read
  * model, which the closed run left current.
  */
 export type PaymentWorkflowInput = (
@@ -54,12 +54,12 @@ export type PaymentWorkflowInput = (
     }
   | { mode: 'reopen'; paymentId: string }
 ) & {
-  /** How long after a payment failed by expiry or provider error a late success still completes it (D11), in seconds. */
+  /** How long after a payment failed by expiry or provider error a late success still completes it (docs/payments.md#states), in seconds. */
   reconciliationWindowSeconds: number;
 };
 
 /**
- * A provider callback (D16), authenticated by the API. A hint only: the workflow asks the provider
+ * A provider callback (docs/payments.md#provider-callbacks), authenticated by the API. A hint only: the workflow asks the provider
  * for the status before acting, so a forged or stale claim changes nothing.
  */
 export interface ProviderHint {
@@ -68,14 +68,14 @@ export interface ProviderHint {
   claimed: ProviderOutcome['status'];
 }
 
-/** A provider callback, forwarded by `POST /v1/provider-callbacks/{provider}` and the sandbox stand-ins (D16). */
+/** A provider callback, forwarded by `POST /v1/provider-callbacks/{provider}` and the sandbox stand-ins (docs/payments.md#provider-callbacks). */
 export const providerCallbackSignal = defineSignal<[ProviderHint]>('providerCallback');
 
 /** The workflow's current view of the payment (the source of truth the read model follows). */
 export const getPaymentQuery = defineQuery<PaymentSnapshot>('getPayment');
 
 /**
- * The create's wait (D20): answers once the payment is recorded and the provider answered its
+ * The create's wait (docs/payments.md#workflow): answers once the payment is recorded and the provider answered its
  * initiation, with the payment then (`pending` with the provider's `next_action`, or `failed` when
  * the provider refused it outright). Sent with the workflow's start (Update-with-Start); its id is
  * {@link INITIATE_UPDATE_ID}, so a retried create reattaches to it.
@@ -85,14 +85,14 @@ export const initiatePaymentUpdate = defineUpdate<PaymentSnapshot, []>('initiate
 /** Update id of the create's wait: one per workflow run. */
 export const INITIATE_UPDATE_ID = 'initiate';
 
-/** Body of a cancel (D12): an optional reason. */
+/** Body of a cancel (docs/payments.md#cancel-and-refund): an optional reason. */
 export interface CancelRequest {
   reason?: string;
 }
 
 /**
- * Body of a refund (D12): the refund id chosen by the API (derived from the idempotency key when
- * there is one, D13; also the Update id), an amount in minor units (default: the whole rest), a reason.
+ * Body of a refund (docs/payments.md#cancel-and-refund): the refund id chosen by the API (derived from the idempotency key when
+ * there is one, docs/payments.md#idempotency; also the Update id), an amount in minor units (default: the whole rest), a reason.
  */
 export interface RefundRequest {
   refundId: string;
@@ -101,14 +101,14 @@ export interface RefundRequest {
 }
 
 /**
- * Cancels an open payment (D11, D12). Fails with `ApplicationFailure` type
+ * Cancels an open payment (docs/payments.md#states, docs/payments.md#cancel-and-refund). Fails with `ApplicationFailure` type
  * `payment_not_cancellable` when the payment is not open, or when a provider success won the race
  * (the payment ends completed).
  */
 export const cancelPaymentUpdate = defineUpdate<PaymentSnapshot, [CancelRequest]>('cancelPayment');
 
 /**
- * Refunds part or all of a completed payment (D11, D12). Fails with type `payment_not_refundable`
+ * Refunds part or all of a completed payment (docs/payments.md#states, docs/payments.md#cancel-and-refund). Fails with type `payment_not_refundable`
  * or `amount_exceeds_refundable` before anything is sent to the provider; otherwise answers the
  * refund: `completed`, `failed` (the provider refused) or `pending` (its answer is unknown yet;
  * the amount stays reserved and the workflow settles it).

@@ -1,5 +1,5 @@
 /**
- * `paymentWorkflow` (D20): one per payment, id `payment:{pay_id}`. A thin interpreter over the pure
+ * `paymentWorkflow` (docs/payments.md#workflow): one per payment, id `payment:{pay_id}`. A thin interpreter over the pure
  * reducer in `domain/payment-steps.ts`: it keeps the payment's state, feeds the reducer what
  * happens (provider answers from initiation, callbacks, polls and expiry; the merchant's cancel and
  * refunds) and runs the effects the reducer asks for as regular activities, which start only once
@@ -9,13 +9,13 @@
  * - create: `initiate` records the payment and asks the provider; the API's `initiatePayment`
  *   Update (sent with the start) answers then, with the provider's reference and `next_action`.
  *   Data PostgreSQL refuses (`PaymentNotRecorded`: nothing written, nothing sent) fails that Update
- *   `validation_error` and the run (D51); activity bounds are in `activity-options.ts`.
+ *   `validation_error` and the run (docs/api.md#errors); activity bounds are in `activity-options.ts`.
  * - open: `waitForProvider` waits for a callback (a hint, confirmed by asking the provider), polls
  *   (2 s doubling to 60 s) and, at `expires_at`, `expire` asks the provider to cancel and takes its
- *   last word (D11).
+ *   last word (docs/payments.md#states).
  * - settled: the workflow ends once no refund is in flight; cancel, refund and late callbacks
- *   re-open it from the read model (Update- or Signal-with-Start, D20), and `reconcile` applies a
- *   late success (D11).
+ *   re-open it from the read model (Update- or Signal-with-Start, docs/payments.md#workflow), and `reconcile` applies a
+ *   late success (docs/payments.md#states).
  * Money operations and payment writes run one at a time (`exclusive`), so refunds of one payment
  * are decided one after another and every write carries the next version.
  *
@@ -82,7 +82,7 @@ const records = proxyActivities<Activities>(RECORD_OPTIONS);
 const provider = proxyActivities<Activities>(PROVIDER_OPTIONS);
 const refunds = proxyActivities<Activities>(REFUND_OPTIONS);
 
-/** Counts a provider answer that came after the reconciliation window (D11), by provider (worker metric `paycollect_late_provider_answers`). */
+/** Counts a provider answer that came after the reconciliation window (docs/payments.md#states), by provider (worker metric `paycollect_late_provider_answers`). */
 function countLateAnswer(provider: string): void {
   metricMeter.createCounter('paycollect_late_provider_answers', 'answers', 'provider answers after the reconciliation window').add(1, { provider });
 }
@@ -92,7 +92,7 @@ function nowIso(): string {
   return new Date(Date.now()).toISOString();
 }
 
-/** Turns a domain refusal into the Update failure the API maps back to its D51 code. */
+/** Turns a domain refusal into the Update failure the API maps back to its error code (docs/api.md#errors). */
 function refusal(error: unknown): never {
   if (error instanceof DomainError) throw ApplicationFailure.create({ type: error.code, message: error.message, nonRetryable: true });
   throw error;
@@ -111,7 +111,7 @@ function causeMessage(error: ActivityFailure): string {
   return error.cause instanceof ApplicationFailure ? error.cause.message : 'the provider did not answer';
 }
 
-/** The create's 400 answer when PostgreSQL refused the payment's data: the SQLSTATE, never the data (D51). */
+/** The create's 400 answer when PostgreSQL refused the payment's data: the SQLSTATE, never the data (docs/api.md#errors). */
 function notRecordedRefusal(error: ActivityFailure): ApplicationFailure {
   const refused = error.cause instanceof ApplicationFailure ? (error.cause.details?.[0] as { sqlState?: string; condition?: string } | undefined) : undefined;
   const code = refused?.sqlState ? ` (SQLSTATE ${refused.sqlState}${refused.condition ? ` ${refused.condition}` : ''})` : '';
@@ -122,10 +122,10 @@ function notRecordedRefusal(error: ActivityFailure): ApplicationFailure {
 export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentSnapshot> {
   const reconciliationWindowMs = input.reconciliationWindowSeconds * 1000;
   let state: PaymentState | undefined = input.mode === 'create' ? initialPaymentState(input.payment) : undefined;
-  /** The payment as initiation left it: what the create's Update answers (D20). */
+  /** The payment as initiation left it: what the create's Update answers (docs/payments.md#workflow). */
   let initiated: PaymentSnapshot | undefined = input.mode === 'create' && input.resumed ? input.payment : undefined;
   const hints: ProviderHint[] = [];
-  /** Refunds whose provider answer is unknown: asked about until final (D12). */
+  /** Refunds whose provider answer is unknown: asked about until final (docs/payments.md#cancel-and-refund). */
   const unknownRefunds = new Set<string>();
 
   /** The state, once the payment is known (a re-opened run reads it first). */
@@ -180,7 +180,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     }
   }
 
-  /** Applies a provider answer (D11): status change, or reconciliation once closed. */
+  /** Applies a provider answer (docs/payments.md#states): status change, or reconciliation once closed. */
   async function applyAnswer(outcome: ProviderOutcome, source: AnswerSource): Promise<void> {
     await exclusive(async () => {
       log.info('provider answer', { paymentId: current().payment.id, source, status: outcome.status });
@@ -202,7 +202,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
 
   /**
    * Sends a reserved refund to the provider and settles it by the answer (lock held): completed,
-   * failed on a definite refusal, or `pending` (still reserved) when the answer is unknown (D12).
+   * failed on a definite refusal, or `pending` (still reserved) when the answer is unknown (docs/payments.md#cancel-and-refund).
    */
   async function refundInLock(refund: RefundRecord): Promise<RefundRecord> {
     let answer: RefundAnswerOutcome;
@@ -219,7 +219,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     return (await settleRefund(refund.id, answer)) ?? refund;
   }
 
-  /** Asks the provider about refunds whose answer was unknown, with backoff, until each is final (D12). */
+  /** Asks the provider about refunds whose answer was unknown, with backoff, until each is final (docs/payments.md#cancel-and-refund). */
   async function settleUnknownRefunds(waitMs: number): Promise<void> {
     if (await condition(() => hints.length > 0, waitMs)) return;
     for (const refundId of [...unknownRefunds]) {
@@ -239,7 +239,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     }
   }
 
-  /** Confirms a callback by asking the provider (callbacks are hints, D16), then applies the answer. */
+  /** Confirms a callback by asking the provider (callbacks are hints, docs/payments.md#provider-callbacks), then applies the answer. */
   async function confirmHint(hint: ProviderHint): Promise<void> {
     const { payment } = current();
     if (payment.providerReference === null || hint.providerReference !== payment.providerReference) return;
@@ -278,7 +278,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
         }
         const step = cancelStep(current(), answer, request.reason ?? null, nowIso());
         await commit(step);
-        // The provider's word decides a race with a success (D11): then the cancel loses.
+        // The provider's word decides a race with a success (docs/payments.md#states): then the cancel loses.
         if (!step.cancelled) throw failure('payment_not_cancellable', notCancellableMessage(current().payment.status));
         return current().payment;
       });
@@ -294,7 +294,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     refundPaymentUpdate,
     async (request) => {
       if (!state) await condition(loaded);
-      // Reserve at once, before anything can interleave (D11): many Updates in one activation
+      // Reserve at once, before anything can interleave (docs/payments.md#states): many Updates in one activation
       // each see the reservations of those before them.
       let refund: RefundRecord;
       try {
@@ -317,7 +317,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   );
 
   /**
-   * Records the payment and asks the provider to collect it (D16, D20), retried until its expiry.
+   * Records the payment and asks the provider to collect it (docs/providers.md#adapters, docs/payments.md#workflow), retried until its expiry.
    * When PostgreSQL refuses the payment's data nothing was written or sent: `notRecorded` is set.
    */
   async function initiate(): Promise<void> {
@@ -344,7 +344,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     }
   }
 
-  /** At `expires_at`: asks the provider to cancel where it can, else for its status, and takes its last word (D11). */
+  /** At `expires_at`: asks the provider to cancel where it can, else for its status, and takes its last word (docs/payments.md#states). */
   async function expire(): Promise<void> {
     await exclusive(async () => {
       const { payment } = current();
@@ -366,7 +366,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
 
   /**
    * Polls through `pollProviderPayment`, whose retries are the later polls, starting after `delayMs`
-   * doubled (D20) until the provider's answer changes the payment or `expires_at`. Resolves with
+   * doubled (docs/payments.md#workflow) until the provider's answer changes the payment or `expires_at`. Resolves with
    * that answer and the poll delay then reached; undefined when woken first (the polls are then
    * cancelled) or when the polls ended without an answer.
    */
@@ -392,7 +392,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     }
   }
 
-  /** While the payment is open: callbacks, polls and expiry (D11, D16, D20). */
+  /** While the payment is open: callbacks, polls and expiry (docs/payments.md). */
   async function waitForProvider(resumedDelayMs: number | undefined): Promise<void> {
     const expiresAtMs = Date.parse(current().payment.expiresAt);
     const woken = () => hints.length > 0 || !isOpen(current().payment.status);
@@ -434,7 +434,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   } else if (!input.resumed) {
     await initiate();
     if (notRecorded) {
-      // Bad data changes nothing (D51): the create's Update answers 400, and the run ends failed,
+      // Bad data changes nothing (docs/api.md#errors): the create's Update answers 400, and the run ends failed,
       // visibly, instead of retrying a write that can never succeed.
       await condition(allHandlersFinished);
       throw ApplicationFailure.create({ type: PAYMENT_NOT_RECORDED, message: notRecorded.message, nonRetryable: true });

@@ -1,5 +1,5 @@
 /**
- * `webhookDeliveryWorkflow` (D20, D27): one per event and endpoint, id
+ * `webhookDeliveryWorkflow` (docs/payments.md#workflow, docs/webhooks.md#retries): one per event and endpoint, id
  * `webhook-delivery:{evt_id}:{whk_id}`. Attempt 1 at once, then 5 min, 30 min, 2 h and 24 h after
  * the previous failure, as workflow timers; a longer `Retry-After` on 429/503 stretches a wait (up to
  * 24 h); a 2xx ends it `succeeded`, a 410 or the fifth failure `failed`. Every attempt, with the
@@ -120,7 +120,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     }
     const { outcome } = result;
     const decision = decideAfterAttempt(attempt, outcome);
-    // The wait counts from the failure (D27): the timer starts with the record, not after it.
+    // The wait counts from the failure (docs/webhooks.md#retries): the timer starts with the record, not after it.
     const wait = decision.kind === 'retry' ? sleep(decision.delayMs) : undefined;
     const nextAttemptAt = decision.kind === 'retry' ? new Date(Date.now() + decision.delayMs).toISOString() : null;
     if (!result.recorded) {

@@ -4,12 +4,12 @@
  */
 import type { DeliveryStatus } from '../domain/webhooks';
 
-/** Workflow id of the delivery of event `eventId` to webhook `webhookId` (D20). */
+/** Workflow id of the delivery of event `eventId` to webhook `webhookId` (docs/payments.md#workflow). */
 export function webhookDeliveryWorkflowId(eventId: string, webhookId: string): string {
   return `webhook-delivery:${eventId}:${webhookId}`;
 }
 
-/** Workflow id of a retry (`POST …/deliveries/{id}/retry`, D27): the D20 id plus `:retry:{dlv_id}` of the new delivery. */
+/** Workflow id of a retry (`POST …/deliveries/{id}/retry`, docs/webhooks.md#retries): the delivery workflow id (docs/payments.md#workflow) plus `:retry:{dlv_id}` of the new delivery. */
 export function webhookRetryWorkflowId(eventId: string, webhookId: string, deliveryId: string): string {
   return `${webhookDeliveryWorkflowId(eventId, webhookId)}:retry:${deliveryId}`;
 }

@@ -1,5 +1,5 @@
 /**
- * Credentials (D4). Secret keys: `Authorization: Bearer sk_…` (generic family, `/developer/*`) or
+ * Credentials (docs/api.md#credentials). Secret keys: `Authorization: Bearer sk_…` (generic family, `/developer/*`) or
  * `X-API-Key` (merchant-scoped family). Session tokens: `Authorization: Bearer <JWT>` (documents,
  * live access, `/developer/*`). Missing or malformed → 401 `unauthorized`; an unknown, rolled-out or
  * revoked key → 401 `invalid_api_key`. Every handler then reads `ctx.state.owner` ({@link Principal}).
@@ -26,7 +26,7 @@ function bearerToken(ctx: Context, hint: string): string {
 
 /**
  * The secret key `secret` as the database knows it, read once per request: the rate limits read it
- * first (for the plan), authentication then reuses the answer (D4, D50).
+ * first (for the plan), authentication then reuses the answer (docs/api.md#credentials, docs/limits.md#rate-limits).
  * @returns undefined for an unknown key
  */
 export async function lookUpKey(ctx: Context, db: Db, secret: string): Promise<KeyLookup | undefined> {
@@ -46,7 +46,7 @@ async function keyPrincipal(ctx: Context, db: Db, secret: string): Promise<Princ
   return { merchantId: owner.merchantId, developerId: owner.developerId, environment: owner.environment, via: 'key', keyId: owner.keyId };
 }
 
-/** Resolves a session token; the environment comes from `?environment=` (default sandbox, D4). */
+/** Resolves a session token; the environment comes from `?environment=` (default sandbox, docs/api.md#credentials). */
 async function sessionPrincipal(ctx: Context, db: Db, token: string, jwtSecret: string): Promise<Principal> {
   const developerId = await verifySessionToken(token, jwtSecret);
   const developer = developerId ? await findDeveloperById(db, developerId) : undefined;
@@ -58,7 +58,7 @@ async function sessionPrincipal(ctx: Context, db: Db, token: string, jwtSecret: 
   return { merchantId: developer.merchant_id, developerId: developer.id, environment: requested as Environment, via: 'session' };
 }
 
-/** `Authorization: Bearer <secret key>` only (generic payments, D4). */
+/** `Authorization: Bearer <secret key>` only (generic payments, docs/api.md#credentials). */
 export function bearerSecretKey(db: Db): Middleware {
   return async (ctx, next) => {
     ctx.state.owner = await keyPrincipal(ctx, db, bearerToken(ctx, 'send your secret key as "Authorization: Bearer sk_…"'));
@@ -66,7 +66,7 @@ export function bearerSecretKey(db: Db): Middleware {
   };
 }
 
-/** `X-API-Key: <secret key>` (merchant-scoped payments, D4). */
+/** `X-API-Key: <secret key>` (merchant-scoped payments, docs/api.md#credentials). */
 export function apiKeyHeader(db: Db): Middleware {
   return async (ctx, next) => {
     const key = ctx.get('x-api-key');
@@ -76,7 +76,7 @@ export function apiKeyHeader(db: Db): Middleware {
   };
 }
 
-/** A session token only (documents and live access, D4): a secret key here is 401 `unauthorized`. */
+/** A session token only (documents and live access, docs/api.md#credentials): a secret key here is 401 `unauthorized`. */
 export function sessionToken(db: Db, jwtSecret: string): Middleware {
   return async (ctx, next) => {
     const token = bearerToken(ctx, 'send your session token as "Authorization: Bearer <token>" (POST /v1/auth/login)');
@@ -86,7 +86,7 @@ export function sessionToken(db: Db, jwtSecret: string): Middleware {
   };
 }
 
-/** A session token or a secret key (`/developer/*`, D4). */
+/** A session token or a secret key (`/developer/*`, docs/api.md#credentials). */
 export function sessionOrSecretKey(db: Db, jwtSecret: string): Middleware {
   return async (ctx, next) => {
     const token = bearerToken(ctx, 'send a session token or a secret key as "Authorization: Bearer …"');

@@ -1,10 +1,10 @@
 /**
- * Multipart parsing of document uploads with @koa/multer (D32; docs/limits.md#uploads): one file in
+ * Multipart parsing of document uploads with @koa/multer (docs/live-access.md#documents; docs/limits.md#uploads): one file in
  * field `document`, streamed to a file in the blob store's staging folder with multer's disk storage,
  * never held in memory. The 10 MB limit is enforced while the bytes arrive (`limits.fileSize`): a
  * larger file is cut there, its partial file deleted by multer, and refused with 413
  * `file_too_large`. The staged file is deleted when the request ends unless the route moved it into
- * the store. Other malformed forms answer 400 in the envelope (D51).
+ * the store. Other malformed forms answer 400 in the envelope (docs/api.md#errors).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -20,7 +20,7 @@ export interface StagedFile {
   size: number;
 }
 
-/** The D51 error of a multer or busboy failure; a file system failure (no space, no permission) is kept, a 500. */
+/** The API error (docs/api.md#errors) of a multer or busboy failure; a file system failure (no space, no permission) is kept, a 500. */
 function uploadError(error: unknown): unknown {
   if ((error as NodeJS.ErrnoException).syscall !== undefined) return error;
   const code = (error as { code?: string }).code;

@@ -1,9 +1,9 @@
 /**
- * The one error middleware (Koa's error-handling guide, D51): every thrown error becomes the
+ * The one error middleware (Koa's error-handling guide, docs/api.md#errors): every thrown error becomes the
  * response. Generic and developer endpoints answer the envelope `{success: false, error: {code,
  * message, details?}}`; merchant-scoped endpoints (`/v1/api/…`) answer `{error: message}`.
  * Messages are shown only for 4xx; a 5xx says "internal error" and is logged with its stack once.
- * PostgreSQL or Temporal out of reach is 503 `service_unavailable` with `Retry-After` (D51).
+ * PostgreSQL or Temporal out of reach is 503 `service_unavailable` with `Retry-After` (docs/api.md#errors).
  */
 import type { Context, Middleware } from 'koa';
 import { DomainError, type ErrorCode, type FieldProblem } from '../../domain/errors';
@@ -41,7 +41,7 @@ function toAnswer(error: unknown): Answer {
   return { status: 500, code: 'internal_error', message: 'internal error' };
 }
 
-/** `Retry-After` of a 503 `service_unavailable` (D51), in seconds. */
+/** `Retry-After` of a 503 `service_unavailable` (docs/api.md#errors), in seconds. */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
 /** True for the merchant-scoped family, whose errors are `{error: <string>}` (interface.md, Errors rule 2). */

@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` (D13) on the POSTs that create or change money. The first request with a key
+ * `Idempotency-Key` (docs/payments.md#idempotency) on the POSTs that create or change money. The first request with a key
  * claims it and its 2xx response is stored; the same key with the same body within 24 h replays
  * that response with `Idempotent-Replayed: true`; with a different body → 409
  * `idempotency_key_reused`. Concurrent requests with one key wait for the first to answer, so they
@@ -7,7 +7,7 @@
  * be retried at once; a request that failed otherwise (5xx, a lost connection) keeps its claim,
  * because a side effect may have happened: the same request takes the claim over once its lease
  * ({@link IDEMPOTENCY_LEASE_MS}) ran out, and its derived ids reattach to whatever the first
- * attempt started (D13 amended).
+ * attempt started (docs/payments.md#idempotency amended).
  */
 import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
@@ -23,11 +23,11 @@ import { DomainError, validationError } from '../../domain/errors';
 import { principalOf } from './auth';
 import { HTTP_STATUS } from '../errors';
 
-/** How long a key replays its first response (D13: 24 h), in milliseconds. */
+/** How long a key replays its first response (docs/payments.md#idempotency: 24 h), in milliseconds. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 /** How long a request waits for a concurrent one holding its key, in milliseconds. */
 const WAIT_FOR_OWNER_MS = 30_000;
-/** How long a claim without an answer belongs to its request before the same request may take it over (D13: 30 s), in milliseconds. */
+/** How long a claim without an answer belongs to its request before the same request may take it over (docs/payments.md#idempotency: 30 s), in milliseconds. */
 export const IDEMPOTENCY_LEASE_MS = 30_000;
 const POLL_MS = 25;
 
@@ -46,7 +46,7 @@ function replay(ctx: Context, status: number, bodyJson: string | null): void {
 }
 
 /**
- * What the ids of a request's side effects derive from (D13: payment, refund and Update ids): its
+ * What the ids of a request's side effects derive from (docs/payments.md#idempotency: payment, refund and Update ids): its
  * `Idempotency-Key` and the hash of the request, so a retry of the same request reattaches to what
  * the first attempt started, while the same key with another request after the 24 h window does
  * not. Undefined without a key.
@@ -56,7 +56,7 @@ export function idempotencySeed(ctx: Context): string | undefined {
 }
 
 /**
- * The D13 middleware; mount after authentication and body parsing.
+ * The idempotency-key middleware (docs/payments.md#idempotency); mount after authentication and body parsing.
  * @param leaseMs how long an unanswered claim is its owner's (IDEMPOTENCY_LEASE_MS; shorter in tests)
  */
 export function idempotency(db: Db, leaseMs: number = IDEMPOTENCY_LEASE_MS): Middleware {
@@ -72,7 +72,7 @@ export function idempotency(db: Db, leaseMs: number = IDEMPOTENCY_LEASE_MS): Mid
     ctx.state.idempotencySeed = `${key}\n${hash}`;
     const deadline = Date.now() + WAIT_FOR_OWNER_MS;
     for (;;) {
-      // A key past the replay window is claimed as if new (D13: 24 h).
+      // A key past the replay window is claimed as if new (docs/payments.md#idempotency: 24 h).
       if (await claimIdempotencyKey(db, scope, hash, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS), new Date(Date.now() - leaseMs))) break;
       const stored = await findIdempotencyKey(db, scope);
       if (!stored) continue; // released by a failed owner: claim it again

@@ -1,12 +1,12 @@
 /**
  * JSON body parsing with koa-body: at most 1 MB (413), strict JSON (400 `invalid_request`), and a
- * body of any other content type refused with 400 `invalid_request` (D51).
+ * body of any other content type refused with 400 `invalid_request` (docs/api.md#errors).
  */
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { DomainError } from '../../domain/errors';
 
-/** Largest JSON body, in bytes (D51: 1 MB). */
+/** Largest JSON body, in bytes (docs/api.md#errors: 1 MB). */
 export const JSON_LIMIT_BYTES = 1024 * 1024;
 
 const parser = koaBody({

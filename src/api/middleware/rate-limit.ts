@@ -1,6 +1,6 @@
 /**
- * Rate limits (D50) with rate-limiter-flexible's PostgreSQL store, so every API process shares the
- * counters. The bucket is the credential the route's authentication accepts (D50 amended): the
+ * Rate limits (docs/limits.md#rate-limits) with rate-limiter-flexible's PostgreSQL store, so every API process shares the
+ * counters. The bucket is the credential the route's authentication accepts (docs/limits.md#rate-limits amended): the
  * secret key (Bearer, or X-API-Key on the merchant-scoped family, so both families share a key's
  * budget) or the developer's session; a missing, unknown, inactive or malformed credential counts
  * against the client IP, and `/auth/*` always does, so no header opens a fresh bucket. Fixed
@@ -30,7 +30,7 @@ interface Subject {
 const SANDBOX_PROFILE: LimitProfile = { environment: 'sandbox', plan: 'sandbox', customPerMinute: null, customPerHour: null };
 
 /**
- * The credential the route's authentication reads (D4): X-API-Key on the merchant-scoped family,
+ * The credential the route's authentication reads (docs/api.md#credentials): X-API-Key on the merchant-scoped family,
  * the Bearer token elsewhere; none on `/auth/*`, which always counts per IP.
  */
 function presentedCredential(ctx: Context): string | undefined {
@@ -65,7 +65,7 @@ async function subjectOf(ctx: Context, db: Db, jwtSecret: string): Promise<Subje
   return { id, limits };
 }
 
-/** The D50 middleware; mount right after the error middleware. */
+/** The rate-limit middleware (docs/limits.md#rate-limits); mount right after the error middleware. */
 export function rateLimit(deps: { db: Db; config: Pick<Config, 'JWT_SECRET' | 'RATE_LIMIT_MULTIPLIER'> }): Middleware {
   // Counting only: the library never refuses (points is huge); `decide` compares with our limits.
   const counter = new RateLimiterPostgres({
@@ -80,7 +80,7 @@ export function rateLimit(deps: { db: Db; config: Pick<Config, 'JWT_SECRET' | 'R
   const multiplier = deps.config.RATE_LIMIT_MULTIPLIER;
 
   return async (ctx, next) => {
-    // Provider callbacks come at a provider's pace, not a merchant's (D16): `callbackRateLimit` in their route.
+    // Provider callbacks come at a provider's pace, not a merchant's (docs/payments.md#provider-callbacks): `callbackRateLimit` in their route.
     if (!ctx.path.startsWith('/v1/') || ctx.path.startsWith('/v1/provider-callbacks/')) return next();
     const nowMs = Date.now();
     const subject = await subjectOf(ctx, deps.db, deps.config.JWT_SECRET);
@@ -98,7 +98,7 @@ export function rateLimit(deps: { db: Db; config: Pick<Config, 'JWT_SECRET' | 'R
 }
 
 /**
- * Sets `X-RateLimit-*` of the window closest to exhaustion (D50).
+ * Sets `X-RateLimit-*` of the window closest to exhaustion (docs/limits.md#rate-limits).
  * @throws DomainError `rate_limited` (429) with `Retry-After` set, when a window is exceeded
  */
 function enforce(ctx: Context, states: WindowState[], nowMs: number): void {

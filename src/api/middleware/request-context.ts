@@ -1,5 +1,5 @@
 /**
- * Request id, log context and access log (D53, D70): every request gets an id (the caller's
+ * Request id, log context and access log (docs/api.md#health, docs/operations.md#logs): every request gets an id (the caller's
  * `X-Request-Id` when it is a sane token, else a UUID), echoed in `X-Request-Id`, and runs inside a
  * log context (src/logger.ts), so every line written while it is served carries `request_id`, and
  * `merchant_id` once a credential was accepted and `payment_id` once the route names a payment. One
@@ -15,7 +15,7 @@ export interface RequestState {
   log: Logger;
 }
 
-/** A payment id (`pay_…`, D20) or undefined. */
+/** A payment id (`pay_…`, docs/payments.md#workflow) or undefined. */
 function asPaymentId(value: unknown): string | undefined {
   return typeof value === 'string' && /^pay_[A-Za-z0-9_]+$/.test(value) ? value : undefined;
 }

@@ -1,4 +1,4 @@
-/** `POST /v1/auth/register` and `POST /v1/auth/login` (D2). */
+/** `POST /v1/auth/register` and `POST /v1/auth/login` (docs/api.md#sessions). */
 import Router from '@koa/router';
 import { login, registerDeveloper, type AuthDeps } from '../../services/auth-service';
 import { respond } from '../envelope';

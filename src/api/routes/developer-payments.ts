@@ -1,8 +1,8 @@
 /**
- * The dashboard's payment endpoints under `/v1/developer/payments` (D60), for a session token (the
- * environment from `?environment=`) or a secret key (its environment) (D4): the payment detail with
+ * The dashboard's payment endpoints under `/v1/developer/payments` (README.md#dashboard), for a session token (the
+ * environment from `?environment=`) or a secret key (its environment) (docs/api.md#credentials): the payment detail with
  * its timeline, and cancel and refund, which do what `POST /v1/payments/{id}/cancel|refund` do
- * (same workflow Updates, same errors, same `Idempotency-Key` handling, D12, D13) for a developer
+ * (same workflow Updates, same errors, same `Idempotency-Key` handling, docs/payments.md#cancel-and-refund, docs/payments.md#idempotency) for a developer
  * signed in to the dashboard, who holds a session token and no secret key.
  */
 import Router from '@koa/router';
@@ -31,7 +31,7 @@ export function developerPaymentRoutes(deps: PaymentServiceDeps & { config: Paym
    * Detail → 200 envelope `{payment, fee, net, provider_reference, refunds, status_changes,
    * history_available, events (each with its deliveries and their attempts), next_provider_check}`
    * (see {@link getPaymentDetail}). Errors: 400 for an unknown query field, 401, 404 for unknown or
-   * foreign ids (D1).
+   * foreign ids (docs/api.md#merchants-and-environments).
    */
   router.get('/:id', async (ctx) => {
     parseOrThrow(environmentOnlyQuery, ctx.query);
@@ -39,7 +39,7 @@ export function developerPaymentRoutes(deps: PaymentServiceDeps & { config: Paym
   });
 
   /**
-   * Cancel (D12): optional `{reason}` → 200 envelope with the cancelled payment. Errors: 400, 401,
+   * Cancel (docs/payments.md#cancel-and-refund): optional `{reason}` → 200 envelope with the cancelled payment. Errors: 400, 401,
    * 404, 409 `payment_not_cancellable`, 503.
    */
   router.post('/:id/cancel', ...changesMoney, async (ctx) => {
@@ -49,7 +49,7 @@ export function developerPaymentRoutes(deps: PaymentServiceDeps & { config: Paym
   });
 
   /**
-   * Refund (D12): optional `{amount (minor units), reason}`, no amount = the whole refundable rest
+   * Refund (docs/payments.md#cancel-and-refund): optional `{amount (minor units), reason}`, no amount = the whole refundable rest
    * → 201 envelope with the refund (`completed`, `failed` or `pending`). Errors: 400
    * `amount_exceeds_refundable`, 401, 404, 409 `payment_not_refundable`, 503.
    */

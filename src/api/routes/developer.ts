@@ -1,7 +1,7 @@
 /**
- * Dashboard endpoints (D3, D40–D42): profile, transactions, analytics and keys. Profile,
+ * Dashboard endpoints (docs/api.md#secret-keys, docs/api.md#profile, docs/limits.md#lists): profile, transactions, analytics and keys. Profile,
  * transactions and analytics take a session token (environment from `?environment=`) or a secret
- * key (its environment) (D4); keys take a session token only (D3).
+ * key (its environment) (docs/api.md#credentials); keys take a session token only (docs/api.md#secret-keys).
  */
 import Router from '@koa/router';
 import type { Config } from '../../config';
@@ -34,12 +34,12 @@ import { parseOrThrow } from '../schemas/validate';
 
 const DAY_MS = 86_400_000;
 
-/** The developer profile of D40: the developer as registration shows it, with country and phone. */
+/** The developer profile of docs/api.md#profile: the developer as registration shows it, with country and phone. */
 export function profileView(row: DeveloperRow) {
   return { ...developerView(row), country: row.country, phone: row.phone };
 }
 
-/** A key as listed (D3): masked, never the secret. */
+/** A key as listed (docs/api.md#secret-keys): masked, never the secret. */
 export function keyView(row: KeyRow, now = new Date()) {
   let status = 'active';
   if (row.revoked_at) status = 'revoked';
@@ -68,14 +68,14 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
     return row;
   }
 
-  /** Profile (D40) → 200 envelope with the profile. */
+  /** Profile (docs/api.md#profile) → 200 envelope with the profile. */
   router.get('/profile', either, async (ctx) => {
     parseOrThrow(environmentOnlyQuery, ctx.query);
     respond(ctx, 200, 'Profile retrieved', profileView(await developerOf(principalOf(ctx).developerId)));
   });
 
   /**
-   * Change name, business_name, country (ISO alpha-2) or phone (E.164) (D40) → 200 envelope with
+   * Change name, business_name, country (ISO alpha-2) or phone (E.164) (docs/api.md#profile) → 200 envelope with
    * the profile. Errors: 400 for any other field (email, plan …) or a bad value.
    */
   router.put('/profile', either, jsonBody(), async (ctx) => {
@@ -90,7 +90,7 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
   });
 
   /**
-   * Transactions (D41): payments and refunds, newest first → 200 envelope
+   * Transactions (docs/limits.md#lists): payments and refunds, newest first → 200 envelope
    * `{transactions, pagination: {page, limit, total, total_pages, as_of}}`; pass `as_of` back for
    * the next pages so transactions created meanwhile do not shift them. Errors: 400 for a bad
    * page, limit, status, method, date or as_of.
@@ -115,7 +115,7 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
     respond(ctx, 200, 'Transaction retrieved', transaction);
   });
 
-  /** Analytics (D42) over `from`..`to` (UTC days, default the last 30) → 200 envelope. */
+  /** Analytics (docs/limits.md#lists) over `from`..`to` (UTC days, default the last 30) → 200 envelope. */
   router.get('/analytics', either, async (ctx) => {
     const query = parseOrThrow(analyticsQuery, ctx.query);
     const to = query.to ? new Date(query.to.getTime() + DAY_MS) : new Date();
@@ -123,7 +123,7 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
     respond(ctx, 200, 'Analytics retrieved', await computeAnalytics(deps.db, principalOf(ctx), from, to));
   });
 
-  /** Activity (D43): the audit log, newest first → 200 envelope `{activity, pagination}`. */
+  /** Activity (docs/live-access.md#audit-log): the audit log, newest first → 200 envelope `{activity, pagination}`. */
   router.get('/activity', either, async (ctx) => {
     const query = parseOrThrow(activityQuery, ctx.query);
     const scope = principalOf(ctx);
@@ -131,7 +131,7 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
     respond(ctx, 200, 'Activity retrieved', { activity: entries.map(toActivityView), pagination: paginationOf(query, total) });
   });
 
-  /** Keys (D3), session token only → 200 envelope `{keys}` (masked). */
+  /** Keys (docs/api.md#secret-keys), session token only → 200 envelope `{keys}` (masked). */
   router.get('/keys', session, async (ctx) => {
     parseOrThrow(environmentOnlyQuery, ctx.query);
     const rows = await listKeys(deps.db, principalOf(ctx).merchantId);
@@ -139,7 +139,7 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
   });
 
   /**
-   * Roll the keys of `{environment}` (D3), session token only: `{expires_in_hours}` (default 24,
+   * Roll the keys of `{environment}` (docs/api.md#secret-keys), session token only: `{expires_in_hours}` (default 24,
    * 0 = now) → 201 envelope with the new key, its secret shown once. Errors: 400, 409 `conflict`
    * when the environment has no key yet (live before approval).
    */

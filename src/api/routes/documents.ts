@@ -1,6 +1,6 @@
 /**
  * `POST /v1/documents/upload/kyc`, `POST /v1/documents/upload/business` and `GET /v1/documents`
- * (interface.md, Documents for review; D32; docs/limits.md#uploads). Session token only (D4): an API
+ * (interface.md, Documents for review; docs/live-access.md#documents; docs/limits.md#uploads). Session token only (docs/api.md#credentials): an API
  * key is 401. Uploads are streamed to the blob store's staging folder, never held in memory.
  */
 import Router from '@koa/router';
@@ -36,7 +36,7 @@ const STALE_STAGED_UPLOAD_MS = 60 * 60 * 1000;
 
 /**
  * The form fields parsed with `schema`, and the file; every problem (a missing file, bad fields) is
- * named at once in one `validation_error` (D51).
+ * named at once in one `validation_error` (docs/api.md#errors).
  */
 function uploadForm<S extends z.ZodType>(ctx: Context, schema: S): { fields: z.infer<S>; file: StagedFile } {
   const problems: FieldProblem[] = [];
@@ -71,7 +71,7 @@ export function documentRoutes(deps: DocumentRouteDeps): Router {
   /**
    * Identity document: multipart `document` (PDF, JPEG or PNG by its bytes, ≤ 10 MB), `document_type`
    * (`national_id` with `side` front|back, `passport`, `drivers_licence`) → 201 envelope with the
-   * document (D32); it replaces the current document of the same type and side. Errors: 400
+   * document (docs/live-access.md#documents); it replaces the current document of the same type and side. Errors: 400
    * `validation_error` / `unsupported_file_type` / `invalid_request`, 401, 409 `conflict` beyond the
    * merchant's quota, 413 `file_too_large`.
    */

@@ -14,7 +14,7 @@ import { EventStreams, STREAM_LIMIT_RETRY_AFTER_SECONDS } from '../../services/e
 import { principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { parseOrThrow } from '../schemas/validate';
 
-/** Query of the stream: only the session token's `environment` (D4), which must be sandbox. */
+/** Query of the stream: only the session token's `environment` (docs/api.md#credentials), which must be sandbox. */
 export const eventStreamQuery = z.strictObject({ environment: z.enum(['sandbox', 'live']).optional() });
 
 /** What the stream route needs. */

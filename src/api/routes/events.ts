@@ -1,4 +1,4 @@
-/** `GET /v1/developer/events` and `GET /v1/developer/events/{id}` (D22), session token or secret key (D4). */
+/** `GET /v1/developer/events` and `GET /v1/developer/events/{id}` (docs/payments.md#events), session token or secret key (docs/api.md#credentials). */
 import Router from '@koa/router';
 import { z } from '../../lib/zod';
 import type { Config } from '../../config';
@@ -10,7 +10,7 @@ import { principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { paginationOf, pageQueryFields } from '../pagination';
 import { parseOrThrow } from '../schemas/validate';
 
-/** Event names the service writes (interface.md, Events; D22). */
+/** Event names the service writes (interface.md, Events; docs/payments.md#events). */
 export const EVENT_NAMES = ['payment.created', 'payment.completed', 'payment.failed', 'payment.cancelled', 'refund.completed', 'webhook.created'] as const;
 
 /** Query of the list: `page` ≥ 1 (default 1), `limit` 1–100 (default 10), `type` one event name. */
@@ -28,7 +28,7 @@ export function eventRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET'> }
     respond(ctx, 200, 'Events retrieved', { events, pagination: paginationOf(query, total) });
   });
 
-  /** Show → 200 envelope with the event; 404 for unknown or foreign ids (D1). */
+  /** Show → 200 envelope with the event; 404 for unknown or foreign ids (docs/api.md#merchants-and-environments). */
   router.get('/:id', async (ctx) => {
     const event = await findEvent(deps.db, principalOf(ctx), ctx.params.id as string);
     if (!event) throw new DomainError('not_found', `no event with id ${ctx.params.id}`);

@@ -1,4 +1,4 @@
-/** `GET /healthz` (process up) and `GET /readyz` (PostgreSQL and Temporal reachable), D53. */
+/** `GET /healthz` (process up) and `GET /readyz` (PostgreSQL and Temporal reachable), docs/api.md#health. */
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import { pingDb, type Db } from '../../db/knex';

@@ -1,6 +1,6 @@
 /**
- * `/v1/developer/live-access/*` (interface.md, Live access request; D30, D3): file a request, read
- * its status, answer a reviewer, and reveal the first live key once. Session token only (D4).
+ * `/v1/developer/live-access/*` (interface.md, Live access request; docs/live-access.md#review, docs/api.md#secret-keys): file a request, read
+ * its status, answer a reviewer, and reveal the first live key once. Session token only (docs/api.md#credentials).
  */
 import Router from '@koa/router';
 import {
@@ -22,7 +22,7 @@ export function liveAccessRoutes(deps: LiveAccessServiceDeps): Router {
   router.use(sessionToken(deps.db, deps.config.JWT_SECRET));
 
   /**
-   * File a request: body of {@link liveAccessRequestBody} → 201 envelope with the D30 status, the
+   * File a request: body of {@link liveAccessRequestBody} → 201 envelope with the request status (docs/live-access.md#review), the
    * request `under_review`. Errors: 400 `validation_error` (naming the field) or `documents_missing`
    * (naming each missing document), 401, 409 `conflict` (a request is open, or access is granted).
    */
@@ -31,13 +31,13 @@ export function liveAccessRoutes(deps: LiveAccessServiceDeps): Router {
     respond(ctx, 201, 'Live access requested', await requestLiveAccess(deps, principalOf(ctx), body, ctx.ip));
   });
 
-  /** Status: 200 envelope `{status, has_live_access, live_access_request?}` (D30). */
+  /** Status: 200 envelope `{status, has_live_access, live_access_request?}` (docs/live-access.md#review). */
   router.get('/status', async (ctx) => {
     respond(ctx, 200, 'Live access status retrieved', await getLiveAccessStatus(deps, principalOf(ctx)));
   });
 
   /**
-   * Answer the reviewers: `{message}` → 200 envelope with the D30 status, back `under_review`; 202
+   * Answer the reviewers: `{message}` → 200 envelope with the request status (docs/live-access.md#review), back `under_review`; 202
    * when the review has not recorded it within 5 s (it will). Errors: 400, 401, 409 `conflict`
    * when no request waits for information.
    */
@@ -48,7 +48,7 @@ export function liveAccessRoutes(deps: LiveAccessServiceDeps): Router {
   });
 
   /**
-   * Reveal the first live key (D3), once: 200 envelope `{id, object, environment: live, secret,
+   * Reveal the first live key (docs/api.md#secret-keys), once: 200 envelope `{id, object, environment: live, secret,
    * last4, created_at}`. Errors: 401, 404 `not_found` before approval, 409 `conflict` once revealed.
    */
   router.post('/live-key', async (ctx) => {

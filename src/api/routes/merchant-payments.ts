@@ -1,5 +1,5 @@
 /**
- * The merchant-scoped payment family (interface.md; D4–D7, D13): `X-API-Key`, decimal-string
+ * The merchant-scoped payment family (interface.md; docs/api.md#credentials, docs/limits.md#amounts, docs/payments.md): `X-API-Key`, decimal-string
  * amounts, `payment_method_data`, the payment object without envelope, errors as `{error: <message>}`
  * (the error middleware picks that shape for `/v1/api/…`). A path merchant id that is not the key's → 403.
  */
@@ -63,7 +63,7 @@ export function merchantPaymentRoutes(deps: PaymentServiceDeps): Router {
     ctx.body = view(payment);
   });
 
-  /** Show: the payment object; 404 `{error}` for unknown or foreign ids (D1). */
+  /** Show: the payment object; 404 `{error}` for unknown or foreign ids (docs/api.md#merchants-and-environments). */
   router.get('/:payment_id', async (ctx) => {
     ctx.body = view(await getPayment(deps, principalOf(ctx), ctx.params.payment_id as string));
   });

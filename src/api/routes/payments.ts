@@ -1,5 +1,5 @@
 /**
- * The generic payment family (interface.md; D4, D5, D10–D13): create, list, show, cancel and refund,
+ * The generic payment family (interface.md; docs/api.md#credentials, docs/limits.md#amounts, docs/payments.md): create, list, show, cancel and refund,
  * authenticated by `Authorization: Bearer <secret key>`, answered in the envelope.
  */
 import Router from '@koa/router';
@@ -24,7 +24,7 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
   const changesMoney = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS)];
 
   /**
-   * Create (D20): body of {@link genericCreateBody} (amount in minor units, optional `expires_in`
+   * Create (docs/payments.md#workflow): body of {@link genericCreateBody} (amount in minor units, optional `expires_in`
    * seconds) → 201 envelope with the payment once the provider answered: `pending` with the
    * provider's `next_action` (card payments also carry `client_secret`), or `failed` when the
    * provider refused it outright. Errors: 400 `validation_error`/`invalid_request`, 401, 409
@@ -82,15 +82,15 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
     });
   });
 
-  /** Show: 200 envelope with the payment; 404 `not_found` for unknown or foreign ids (D1). */
+  /** Show: 200 envelope with the payment; 404 `not_found` for unknown or foreign ids (docs/api.md#merchants-and-environments). */
   router.get('/:id', async (ctx) => {
     const payment = await getPayment(deps, principalOf(ctx), ctx.params.id as string);
     respond(ctx, 200, 'Payment retrieved', toGenericPaymentView(payment));
   });
 
   /**
-   * Cancel (D12): optional `{reason}` → 200 envelope with the cancelled payment.
-   * Errors: 404, 409 `payment_not_cancellable` (also when a provider success won the race, D11).
+   * Cancel (docs/payments.md#cancel-and-refund): optional `{reason}` → 200 envelope with the cancelled payment.
+   * Errors: 404, 409 `payment_not_cancellable` (also when a provider success won the race, docs/payments.md#states).
    */
   router.post('/:id/cancel', ...changesMoney, async (ctx) => {
     const body = parseOrThrow(cancelBody, ctx.request.body);
@@ -99,9 +99,9 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
   });
 
   /**
-   * Refund (D12): optional `{amount (minor units), reason}`, no amount = the whole refundable rest →
+   * Refund (docs/payments.md#cancel-and-refund): optional `{amount (minor units), reason}`, no amount = the whole refundable rest →
    * 201 envelope with the refund `ref_…`: `completed`, `failed` (the provider refused) or `pending`
-   * (the provider's answer is unknown yet; the amount stays reserved, D12). Errors: 404, 409
+   * (the provider's answer is unknown yet; the amount stays reserved, docs/payments.md#cancel-and-refund). Errors: 404, 409
    * `payment_not_refundable`, 400 `amount_exceeds_refundable`, 503 `service_unavailable` (nothing happened).
    */
   router.post('/:id/refund', ...changesMoney, async (ctx) => {

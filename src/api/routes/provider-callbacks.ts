@@ -1,9 +1,9 @@
 /**
- * `POST /v1/provider-callbacks/{provider}` (D16): a provider tells us about a payment. The adapter
+ * `POST /v1/provider-callbacks/{provider}` (docs/payments.md#provider-callbacks): a provider tells us about a payment. The adapter
  * authenticates the raw request (signature, hash or token, as the provider offers) and parses it;
  * the callback is then a hint to the payment's workflow, which asks the provider before acting.
  * A callback for a closed payment answers 200 and changes nothing, except a success that the
- * workflow reconciles (D11): it is re-opened for it. Polling remains the fallback for lost callbacks.
+ * workflow reconciles (docs/payments.md#states): it is re-opened for it. Polling remains the fallback for lost callbacks.
  */
 import Router from '@koa/router';
 import getRawBody from 'raw-body';

@@ -1,5 +1,5 @@
 /**
- * Sandbox-only stand-ins (D14, D15): the simulated card gateway's confirm, which the merchant's
+ * Sandbox-only stand-ins (docs/payments.md#sandbox-scenarios, docs/payments.md#card-payments): the simulated card gateway's confirm, which the merchant's
  * front end calls with the payment's `client_secret` (no API key, like a gateway's client library),
  * and the bank transfer simulator, called with the merchant's sandbox secret key.
  */
@@ -15,7 +15,7 @@ import { parseOrThrow } from '../schemas/validate';
 
 const currentYear = () => new Date().getUTCFullYear();
 
-/** `POST /v1/sandbox/card-gateway/confirm` (D15). */
+/** `POST /v1/sandbox/card-gateway/confirm` (docs/payments.md#card-payments). */
 export const cardConfirmBody = z
   .strictObject({
     client_secret: z.string().min(1).max(200),
@@ -29,7 +29,7 @@ export const cardConfirmBody = z
     path: ['exp_year'],
   });
 
-/** `POST /v1/sandbox/payments/{id}/simulate` (D14). */
+/** `POST /v1/sandbox/payments/{id}/simulate` (docs/payments.md#sandbox-scenarios). */
 export const simulateBody = z.strictObject({ outcome: z.enum(['completed', 'failed']) });
 
 /** Sandbox routes under `/v1/sandbox`. */

@@ -1,7 +1,7 @@
 /**
- * Webhook endpoints under `/v1/developer/webhooks` (interface.md; D25–D29), authenticated by a
- * secret key or a session token (D4, interface Authentication), answered in the envelope. Foreign
- * and unknown ids are 404 (D1); bad input is 400 `validation_error` naming the field and changes
+ * Webhook endpoints under `/v1/developer/webhooks` (interface.md; docs/webhooks.md), authenticated by a
+ * secret key or a session token (docs/api.md#credentials, interface Authentication), answered in the envelope. Foreign
+ * and unknown ids are 404 (docs/api.md#merchants-and-environments); bad input is 400 `validation_error` naming the field and changes
  * nothing.
  */
 import Router from '@koa/router';
@@ -33,7 +33,7 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
   router.use(sessionOrSecretKey(deps.db, deps.config.JWT_SECRET));
   const param = (value: string | undefined) => value as string;
 
-  /** List → 200 envelope `{webhooks}` (D25), newest first, without secrets. */
+  /** List → 200 envelope `{webhooks}` (docs/webhooks.md#endpoints), newest first, without secrets. */
   router.get('/', async (ctx) => {
     const webhooks = await listWebhooks(deps, principalOf(ctx));
     respond(ctx, 200, 'Webhooks retrieved', { webhooks: webhooks.map(toWebhookView) });
@@ -41,7 +41,7 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
 
   /**
    * Create: `{url, events, description?}` → 201 envelope with the webhook `whk_…` and its `secret`
-   * `whsec_…` (shown once, D25). Errors: 400 `validation_error` (URL rules of D26, unknown or no
+   * `whsec_…` (shown once, docs/webhooks.md#endpoints). Errors: 400 `validation_error` (URL rules of docs/webhooks.md#targets, unknown or no
    * event names), 409 `conflict` beyond 16 webhooks per merchant and environment.
    */
   router.post('/', jsonBody(), async (ctx) => {
@@ -56,7 +56,7 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
     respond(ctx, 200, 'Webhook retrieved', toWebhookView(await getWebhook(deps, principalOf(ctx), param(ctx.params.id))));
   });
 
-  /** Change any of url, events, status (`enabled`/`disabled`), description → 200 envelope with the webhook (D25). */
+  /** Change any of url, events, status (`enabled`/`disabled`), description → 200 envelope with the webhook (docs/webhooks.md#endpoints). */
   router.put('/:id', jsonBody(), async (ctx) => {
     const body = parseOrThrow(updateWebhookBody, ctx.request.body);
     const updated = await updateWebhook(deps, principalOf(ctx), param(ctx.params.id), body);
@@ -64,7 +64,7 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
     respond(ctx, 200, 'Webhook updated', toWebhookView(updated));
   });
 
-  /** Delete → 200 envelope `{id, deleted: true}` (D25). */
+  /** Delete → 200 envelope `{id, deleted: true}` (docs/webhooks.md#endpoints). */
   router.delete('/:id', jsonBody(), async (ctx) => {
     parseOrThrow(emptyBody, ctx.request.body);
     const id = param(ctx.params.id);
@@ -73,7 +73,7 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
     respond(ctx, 200, 'Webhook deleted', { id, deleted: true });
   });
 
-  /** Test (D29): one `webhook.test` attempt now → 200 envelope `{delivered, status_code, duration_ms, error}`. */
+  /** Test (docs/webhooks.md#test): one `webhook.test` attempt now → 200 envelope `{delivered, status_code, duration_ms, error}`. */
   router.post('/:id/test', jsonBody(), async (ctx) => {
     parseOrThrow(emptyBody, ctx.request.body);
     respond(ctx, 200, 'Test delivery sent', await testWebhook(deps, principalOf(ctx), param(ctx.params.id)));
@@ -81,7 +81,7 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
 
   /**
    * Rotate the signing secret → 200 envelope with the webhook, its new `secret` and
-   * `previous_secret_expires_at`: until then the replaced secret also signs every delivery (D25,
+   * `previous_secret_expires_at`: until then the replaced secret also signs every delivery (docs/webhooks.md#endpoints,
    * docs/webhooks.md#secret-rotation).
    */
   router.post('/:id/rotate-secret', jsonBody(), async (ctx) => {
@@ -91,7 +91,7 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
     respond(ctx, 200, 'Webhook secret rotated', rotated);
   });
 
-  /** Deliveries with their attempts, newest first → 200 envelope `{deliveries, pagination}` (D27). */
+  /** Deliveries with their attempts, newest first → 200 envelope `{deliveries, pagination}` (docs/webhooks.md#retries). */
   router.get('/:id/deliveries', async (ctx) => {
     const query = parseOrThrow(listDeliveriesQuery, ctx.query);
     const { deliveries, total } = await listWebhookDeliveries(deps, principalOf(ctx), param(ctx.params.id), query);
@@ -99,7 +99,7 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
   });
 
   /**
-   * Retry: a new delivery of the same event (D27) → 201 envelope with it (`pending`, `retry_of`).
+   * Retry: a new delivery of the same event (docs/webhooks.md#retries) → 201 envelope with it (`pending`, `retry_of`).
    * Errors: 404; 409 `conflict` for a test delivery or a disabled webhook.
    */
   router.post('/:id/deliveries/:delivery_id/retry', jsonBody(), async (ctx) => {

@@ -1,4 +1,4 @@
-/** Bodies of `POST /v1/auth/register` and `POST /v1/auth/login` (D2). */
+/** Bodies of `POST /v1/auth/register` and `POST /v1/auth/login` (docs/api.md#sessions). */
 import { z } from '../../lib/zod';
 
 /** Register: e-mail, a password of 10–200 characters, a name, an optional business name. */

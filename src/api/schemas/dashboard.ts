@@ -1,5 +1,5 @@
 /**
- * Response shapes of the dashboard's payment endpoints (D60), for the OpenAPI document (D53); they
+ * Response shapes of the dashboard's payment endpoints (README.md#dashboard), for the OpenAPI document (docs/api.md#health); they
  * describe what `services/payment-timeline.ts` builds.
  */
 import { z } from '../../lib/zod';

@@ -1,4 +1,4 @@
-/** Query and body schemas of the dashboard endpoints (D3, D40–D42). */
+/** Query and body schemas of the dashboard endpoints (docs/api.md#secret-keys, docs/api.md#profile, docs/limits.md#lists). */
 import { z } from '../../lib/zod';
 import { pageQueryFields } from '../pagination';
 import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE } from '../../domain/catalogue';
@@ -10,7 +10,7 @@ const METHODS = [...new Set([...Object.keys(GENERIC_CATALOGUE), ...Object.keys(M
 const environment = z.enum(['sandbox', 'live']).optional();
 
 
-/** `GET /v1/developer/transactions` (D41): `status` one or more, comma-separated; `method`; `date`; `currency` and `q` (D60). */
+/** `GET /v1/developer/transactions` (docs/limits.md#lists): `status` one or more, comma-separated; `method`; `date`; `currency` and `q` (README.md#dashboard). */
 export const transactionsQuery = z.strictObject({
   ...pageQueryFields,
   /** The `pagination.as_of` of the first page: later pages then ignore transactions created since. */
@@ -21,9 +21,9 @@ export const transactionsQuery = z.strictObject({
     .refine((values) => values.every((s) => (PAYMENT_STATUSES as readonly string[]).includes(s)), `status must be one or more of: ${PAYMENT_STATUSES.join(', ')}`)
     .optional(),
   method: z.enum(METHODS).optional(),
-  /** One ISO 4217 currency (D60 dashboard filter). */
+  /** One ISO 4217 currency (README.md#dashboard dashboard filter). */
   currency: z.string().regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code, e.g. RWF').optional(),
-  /** Search (D60): part of the id (payment or refund), the description or the customer (phone, wallet, e-mail), case-insensitive. */
+  /** Search (README.md#dashboard): part of the id (payment or refund), the description or the customer (phone, wallet, e-mail), case-insensitive. */
   q: z.string().trim().min(1).max(100).optional(),
   date: z
     .string()
@@ -44,12 +44,12 @@ const day = (name: string) =>
     return z.NEVER;
   });
 
-/** `GET /v1/developer/analytics` (D42): `from` and `to` days (UTC, both included; default the last 30 days). */
+/** `GET /v1/developer/analytics` (docs/limits.md#lists): `from` and `to` days (UTC, both included; default the last 30 days). */
 export const analyticsQuery = z
   .strictObject({ environment, from: day('from').optional(), to: day('to').optional() })
   .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'from must not be after to', path: ['from'] });
 
-/** `PUT /v1/developer/profile` (D40): only name, business_name, country, phone. */
+/** `PUT /v1/developer/profile` (docs/api.md#profile): only name, business_name, country, phone. */
 export const profileBody = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
   business_name: z.string().trim().max(200).nullable().optional(),
@@ -62,17 +62,17 @@ export const profileBody = z.strictObject({
     .optional(),
 });
 
-/** Fields of the profile that exist but cannot be changed through `PUT` (D40). */
+/** Fields of the profile that exist but cannot be changed through `PUT` (docs/api.md#profile). */
 export const IMMUTABLE_PROFILE_FIELDS = ['id', 'merchant_id', 'email', 'plan', 'has_live_access', 'created_at'];
 
-/** `POST /v1/developer/keys/{environment}/roll` (D3): grace period of the old key in hours. */
+/** `POST /v1/developer/keys/{environment}/roll` (docs/api.md#secret-keys): grace period of the old key in hours. */
 export const rollKeyBody = z.strictObject({ expires_in_hours: z.number().int().min(0).max(720).default(24) });
 
 /** `{environment}` of the roll path. */
 export const environmentParam = z.object({ environment: z.enum(['sandbox', 'live']) });
 
-/** The environment query accepted by every dashboard endpoint (D4). */
+/** The environment query accepted by every dashboard endpoint (docs/api.md#credentials). */
 export const environmentOnlyQuery = z.strictObject({ environment });
 
-/** `GET /v1/developer/activity` (D43): page and limit. */
+/** `GET /v1/developer/activity` (docs/live-access.md#audit-log): page and limit. */
 export const activityQuery = z.strictObject(pageQueryFields);

@@ -1,9 +1,9 @@
-/** Bodies of `POST /v1/developer/live-access/request` and `/respond` (interface.md; D30). */
+/** Bodies of `POST /v1/developer/live-access/request` and `/respond` (interface.md; docs/live-access.md#review). */
 import { z } from '../../lib/zod';
 import { BUSINESS_TYPES, USE_CASE_MIN_LENGTH } from '../../domain/live-access';
 
 /**
- * The request (D30): `business_type` from the interface's list, `business_website` an http(s) URL
+ * The request (docs/live-access.md#review): `business_type` from the interface's list, `business_website` an http(s) URL
  * with a domain name, `expected_monthly_volume` a non-negative integer (as the developer estimates
  * it; no unit is implied), `use_case` at least 20 characters, `compliance_acknowledged` exactly true.
  */

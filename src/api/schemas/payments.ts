@@ -1,5 +1,5 @@
 /**
- * Request bodies of both payment families (interface.md; D5, D6, D10, D12). Types and formats
+ * Request bodies of both payment families (interface.md; docs/limits.md#amounts, docs/payments.md). Types and formats
  * only; the catalogue checks (currency per method, phone country) are in src/domain/create-payment.ts.
  */
 import { z } from '../../lib/zod';
@@ -12,16 +12,16 @@ const currencies = Object.keys(CURRENCY_EXPONENTS) as NonEmpty<keyof typeof CURR
 const genericMethods = Object.keys(GENERIC_CATALOGUE) as NonEmpty<keyof typeof GENERIC_CATALOGUE>;
 const merchantMethods = Object.keys(MERCHANT_CATALOGUE) as NonEmpty<keyof typeof MERCHANT_CATALOGUE>;
 
-/** The shortest `expires_in` a create accepts, in seconds (D14). */
+/** The shortest `expires_in` a create accepts, in seconds (docs/payments.md#sandbox-scenarios). */
 export const MIN_EXPIRES_IN_SECONDS = 60;
 
-/** An amount in minor units, 1 … 10^12 (D5). */
+/** An amount in minor units, 1 … 10^12 (docs/limits.md#amounts). */
 const minorAmount = z.number().int().min(MIN_AMOUNT_MINOR).max(MAX_AMOUNT_MINOR);
 /** Free key/value pairs of strings, at most 50 keys. */
 const metadata = z.record(z.string().min(1).max(40), z.string().max(500)).refine((value) => Object.keys(value).length <= 50, 'metadata must have at most 50 keys');
 const reason = z.string().max(500);
 
-/** `POST /v1/payments`: `amount` is an integer of minor units (D5). */
+/** `POST /v1/payments`: `amount` is an integer of minor units (docs/limits.md#amounts). */
 export const genericCreateBody = z.strictObject({
   amount: minorAmount,
   currency: z.enum(currencies),
@@ -31,13 +31,13 @@ export const genericCreateBody = z.strictObject({
   description: z.string().max(1000).optional(),
   customer_email: z.email().max(254).optional(),
   metadata: metadata.optional(),
-  /** Seconds until the payment expires (D14): 60 up to the method's default expiry (checked once the method is known). */
+  /** Seconds until the payment expires (docs/payments.md#sandbox-scenarios): 60 up to the method's default expiry (checked once the method is known). */
   expires_in: z.number().int().min(MIN_EXPIRES_IN_SECONDS, `expires_in must be at least ${MIN_EXPIRES_IN_SECONDS} seconds`).optional(),
 });
 /** The parsed generic create body. */
 export type GenericCreateBody = z.infer<typeof genericCreateBody>;
 
-/** `POST /v1/api/merchants/{merchant_id}/payments`: `amount` is a decimal string with two decimals (D5). */
+/** `POST /v1/api/merchants/{merchant_id}/payments`: `amount` is a decimal string with two decimals (docs/limits.md#amounts). */
 export const merchantCreateBody = z.strictObject({
   // Checked with the currency by parseDecimalAmount (domain/money.ts); the pattern shows the rule in the document.
   amount: z.string().max(20).openapi({ pattern: '^(0|[1-9][0-9]{0,14})\\.[0-9]{2}$', example: '1500.00' }),
@@ -55,10 +55,10 @@ export const merchantCreateBody = z.strictObject({
 /** The parsed merchant-scoped create body. */
 export type MerchantCreateBody = z.infer<typeof merchantCreateBody>;
 
-/** `POST /v1/payments/{id}/cancel` (D12): an optional reason. */
+/** `POST /v1/payments/{id}/cancel` (docs/payments.md#cancel-and-refund): an optional reason. */
 export const cancelBody = z.strictObject({ reason: reason.optional() });
 
-/** `POST /v1/payments/{id}/refund` (D12): an optional amount in minor units (default the whole rest) and reason. */
+/** `POST /v1/payments/{id}/refund` (docs/payments.md#cancel-and-refund): an optional amount in minor units (default the whole rest) and reason. */
 export const refundBody = z.strictObject({ amount: minorAmount.optional(), reason: reason.optional() });
 
 /** The methods a payment can carry: both families' (a payment of either family is listed by `GET /v1/payments`). */

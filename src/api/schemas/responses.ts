@@ -1,5 +1,5 @@
 /**
- * Response shapes, as zod schemas for the OpenAPI document (D53). They describe what the views in
+ * Response shapes, as zod schemas for the OpenAPI document (docs/api.md#health). They describe what the views in
  * src/domain and src/api build; tests compare real answers with them.
  */
 import { z } from '../../lib/zod';
@@ -8,7 +8,7 @@ import { PAYMENT_STATUSES } from '../../domain/payment';
 
 const timestamp = z.iso.datetime();
 
-/** The error envelope of the generic and developer endpoints (interface.md, D51). */
+/** The error envelope of the generic and developer endpoints (interface.md, docs/api.md#errors). */
 export const envelopeError = z.object({
   success: z.literal(false),
   error: z.object({
@@ -26,7 +26,7 @@ export function envelope<T extends z.ZodType>(data: T) {
   return z.object({ success: z.literal(true), message: z.string(), data });
 }
 
-/** What the customer or front end does next (D10). */
+/** What the customer or front end does next (docs/payments.md#payment-record). */
 export const nextAction = z
   .union([
     z.object({ type: z.literal('bank_transfer'), bank_name: z.string(), account_name: z.string(), account_number: z.string(), reference: z.string() }),
@@ -36,7 +36,7 @@ export const nextAction = z
   .nullable()
   .openapi('NextAction', { description: 'What the customer or your front end does next, as the provider gave it: transfer instructions, the card confirmation, or the mobile money prompt; null once nothing is awaited' });
 
-/** The generic payment (interface.md; D10); `amount` in minor units. */
+/** The generic payment (interface.md; docs/payments.md#payment-record); `amount` in minor units. */
 export const genericPayment = z.object({
   id: z.string().openapi({ description: 'Payment id, `pay_` and 24 characters' }),
   object: z.literal('payment'),
@@ -77,7 +77,7 @@ export const merchantPayment = z.object({
   metadata: z.record(z.string(), z.string()).openapi({ description: 'Your metadata, plus `fee_amount` and `fee_percentage` as decimal strings' }),
 }).openapi('MerchantScopedPayment');
 
-/** A refund (D12). */
+/** A refund (docs/payments.md#cancel-and-refund). */
 export const refund = z.object({
   id: z.string(),
   object: z.literal('refund'),
@@ -91,10 +91,10 @@ export const refund = z.object({
   completed_at: timestamp.nullable(),
 }).openapi('Refund');
 
-/** Pagination of lists (D41). */
+/** Pagination of lists (docs/limits.md#lists). */
 export const pagination = z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), total_pages: z.number().int() });
 
-/** An event (D22). */
+/** An event (docs/payments.md#events). */
 export const event = z
   .object({ id: z.string(), object: z.literal('event'), event: z.string(), created_at: timestamp, data: z.unknown().openapi({ description: 'The object the event is about, as a webhook delivery carries it (see the `webhooks` section)' }) })
   .openapi('Event');
@@ -111,13 +111,13 @@ export const developer = z.object({
   created_at: timestamp,
 });
 
-/** The profile (D40). */
+/** The profile (docs/api.md#profile). */
 export const profile = developer.extend({ country: z.string().nullable(), phone: z.string().nullable() });
 
-/** A session token (D2). */
+/** A session token (docs/api.md#sessions). */
 export const session = z.object({ token: z.string(), expires_at: timestamp });
 
-/** A listed key (D3). */
+/** A listed key (docs/api.md#secret-keys). */
 export const keySummary = z.object({
   id: z.string(),
   environment: z.enum(['sandbox', 'live']),
@@ -128,7 +128,7 @@ export const keySummary = z.object({
   expires_at: timestamp.nullable(),
 });
 
-/** A transaction (D41). */
+/** A transaction (docs/limits.md#lists). */
 export const transaction = z.object({
   id: z.string(),
   type: z.enum(['payment', 'refund']),
@@ -145,7 +145,7 @@ export const transaction = z.object({
   updated_at: timestamp,
 });
 
-/** Analytics (D42). */
+/** Analytics (docs/limits.md#lists). */
 export const analytics = z.object({
   from: timestamp,
   to: timestamp,
@@ -156,7 +156,7 @@ export const analytics = z.object({
   daily: z.array(z.object({ date: z.string(), currency: z.string(), payments: z.number().int(), completed: z.number().int(), completed_volume: z.number().int(), fees: z.number().int() })),
 });
 
-/** An uploaded document (D32). */
+/** An uploaded document (docs/live-access.md#documents). */
 export const document = z.object({
   id: z.string(),
   object: z.literal('document'),
@@ -170,7 +170,7 @@ export const document = z.object({
   uploaded_at: timestamp,
 });
 
-/** The live access status (D30). */
+/** The live access status (docs/live-access.md#review). */
 export const liveAccessStatus = z.object({
   status: z.enum(['none', 'pending', 'approved', 'rejected']),
   has_live_access: z.boolean(),
@@ -185,10 +185,10 @@ export const liveAccessStatus = z.object({
     .optional(),
 });
 
-/** The first live key, revealed once (D3). */
+/** The first live key, revealed once (docs/api.md#secret-keys). */
 export const revealedKey = z.object({ id: z.string(), object: z.literal('api_key'), environment: z.literal('live'), secret: z.string(), last4: z.string(), created_at: timestamp });
 
-/** An audit log entry (D43). */
+/** An audit log entry (docs/live-access.md#audit-log). */
 export const activityEntry = z.object({
   id: z.string(),
   actor: z.object({ type: z.enum(['developer', 'api_key', 'reviewer', 'operator', 'system']), id: z.string() }),
@@ -198,7 +198,7 @@ export const activityEntry = z.object({
   created_at: timestamp,
 });
 
-/** A webhook endpoint (D25), never with its secret. */
+/** A webhook endpoint (docs/webhooks.md#endpoints), never with its secret. */
 export const webhook = z.object({
   id: z.string(),
   object: z.literal('webhook'),
@@ -213,10 +213,10 @@ export const webhook = z.object({
   updated_at: timestamp,
 }).openapi('Webhook');
 
-/** A webhook with its signing secret, shown on create and rotate-secret only (D25). */
+/** A webhook with its signing secret, shown on create and rotate-secret only (docs/webhooks.md#endpoints). */
 export const webhookWithSecret = webhook.extend({ secret: z.string().openapi({ description: 'The signing secret (`whsec_…`); shown only here, store it' }) }).openapi('WebhookWithSecret');
 
-/** One delivery attempt (D27). */
+/** One delivery attempt (docs/webhooks.md#retries). */
 export const deliveryAttempt = z.object({
   attempt: z.number().int(),
   attempted_at: timestamp,
@@ -226,7 +226,7 @@ export const deliveryAttempt = z.object({
   error: z.string().nullable(),
 });
 
-/** A delivery of one event to one webhook, with its attempts (D27). */
+/** A delivery of one event to one webhook, with its attempts (docs/webhooks.md#retries). */
 export const delivery = z.object({
   id: z.string(),
   object: z.literal('webhook_delivery'),
@@ -242,7 +242,7 @@ export const delivery = z.object({
   attempts: z.array(deliveryAttempt),
 }).openapi('WebhookDelivery');
 
-/** The answer of a test delivery (D29). */
+/** The answer of a test delivery (docs/webhooks.md#test). */
 export const testDelivery = z.object({ delivered: z.boolean(), status_code: z.number().int().nullable(), duration_ms: z.number(), error: z.string().nullable() });
 
 /** Pagination of the cursor-paginated lists (`GET /v1/payments`). */

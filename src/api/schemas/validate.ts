@@ -1,5 +1,5 @@
 /**
- * Turns zod issues into the D51 `validation_error`: the message names the first bad field
+ * Turns zod issues into the docs/api.md#errors `validation_error`: the message names the first bad field
  * ("amount is required") and `details` lists every one.
  */
 import type { z } from 'zod';
@@ -54,7 +54,7 @@ function describe(issue: z.core.$ZodIssue, input: unknown): FieldProblem {
   }
 }
 
-/** C0 control characters other than tab, LF and CR, and DEL: refused in every string (D51). */
+/** C0 control characters other than tab, LF and CR, and DEL: refused in every string (docs/api.md#errors). */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
@@ -63,7 +63,7 @@ const MAX_DEPTH = 8;
 
 /**
  * Every string in `input` (values and object keys, nested) that holds a NUL or another control
- * character other than tab, CR and LF (D51): PostgreSQL refuses NUL in text and jsonb, so such a
+ * character other than tab, CR and LF (docs/api.md#errors): PostgreSQL refuses NUL in text and jsonb, so such a
  * string must be refused before it reaches a query or a workflow.
  */
 export function controlCharacterProblems(input: unknown, path: string[] = [], depth = 0): FieldProblem[] {
@@ -80,7 +80,7 @@ export function controlCharacterProblems(input: unknown, path: string[] = [], de
 
 /**
  * Parses `input` (a body, a query or multipart fields) with `schema`, after refusing any string
- * with a control character (D51).
+ * with a control character (docs/api.md#errors).
  * @throws DomainError `validation_error` naming the first bad field, with `details` for all
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
@@ -88,7 +88,7 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.
   if (control.length > 0) throw validationError(control);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  // Each unknown field is a problem of its own, so `details` names every one (D51).
+  // Each unknown field is a problem of its own, so `details` names every one (docs/api.md#errors).
   throw validationError(
     result.error.issues.flatMap((issue) =>
       issue.code === 'unrecognized_keys' ? issue.keys.map((key) => ({ field: key, message: `unknown field: ${key}` })) : [describe(issue, input)],

@@ -1,5 +1,5 @@
 /**
- * The live `mobile_money_b` adapter: Airtel Money's collections API (D16), over HTTP with
+ * The live `mobile_money_b` adapter: Airtel Money's collections API (docs/providers.md#adapters), over HTTP with
  * {@link providerHttp} (time-outs, unknown answers kept apart) and an access-token cache.
  *
  * Airtel's calls (Airtel Africa developer documentation, openapiuat.airtel.africa; sources in
@@ -46,7 +46,7 @@ import { parseAirtelCallback } from './callback';
 import type { AirtelSettings } from './settings';
 import { isAirtelTransactionStatus, outcomeOf, readStatusBlock, type AirtelStatusBlock, type AirtelTransactionStatus } from './statuses';
 
-/** The countries this service collects in through Airtel (D6), with the currency of their wallets (Airtel's X-Country → X-Currency). */
+/** The countries this service collects in through Airtel (docs/payments.md#methods), with the currency of their wallets (Airtel's X-Country → X-Currency). */
 export const AIRTEL_COUNTRY_CURRENCIES = { RW: 'RWF', UG: 'UGX', KE: 'KES' } as const satisfies Record<string, Currency>;
 /** A country this adapter collects in. */
 export type AirtelCountry = keyof typeof AIRTEL_COUNTRY_CURRENCIES;
@@ -79,7 +79,7 @@ export function countryOfTransactionId(id: string): AirtelCountry | undefined {
 /**
  * `minor` units of `currency` as the major-unit number Airtel's `amount` takes (RWF/UGX 1500 →
  * 1500; KES 150050 → 1500.5). Built from the decimal digits, so the JSON number is that decimal
- * exactly (at most 13 significant digits under the D5 limit).
+ * exactly (at most 13 significant digits under the amount limit, docs/limits.md#amounts).
  */
 export function airtelAmount(minor: number, currency: Currency): number {
   const exponent = CURRENCY_EXPONENTS[currency];

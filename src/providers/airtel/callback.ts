@@ -1,5 +1,5 @@
 /**
- * Airtel Money callbacks (D16). Airtel POSTs to the callback URL registered in the application's
+ * Airtel Money callbacks (docs/payments.md#provider-callbacks). Airtel POSTs to the callback URL registered in the application's
  * settings on its developer portal (not per request):
  * `{"transaction": {"id", "message", "status_code": "TS" | "TF", "airtel_money_id"}, "hash"?}`.
  * With "callback authentication" switched on there, `hash` is the Base64 HMAC-SHA256 of the callback

@@ -1,5 +1,5 @@
 /**
- * Airtel Money's own statuses and codes mapped onto ours (D16), as hyperswitch's connectors map
+ * Airtel Money's own statuses and codes mapped onto ours (docs/providers.md#adapters), as hyperswitch's connectors map
  * theirs. Source: the Airtel Africa developer portal (developers.airtel.africa, API host
  * openapiuat.airtel.africa): "Collection-APIs" (USSD Push, Transaction Enquiry, Refund), "Callback",
  * "Error Codes" (common ROUTER…, product ESB…, collection DP008…). The portal needs a login; its

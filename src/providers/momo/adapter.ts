@@ -1,5 +1,5 @@
 /**
- * The live `momo` adapter: MTN MoMo's Collection API (D16), over HTTP with {@link providerHttp}
+ * The live `momo` adapter: MTN MoMo's Collection API (docs/providers.md#adapters), over HTTP with {@link providerHttp}
  * (time-outs, unknown answers kept apart) and an access-token cache.
  *
  * MoMo's calls (MTN MoMo Open API documentation, momodeveloper.mtn.com / momoapi.mtn.com):

@@ -1,5 +1,5 @@
 /**
- * MTN MoMo callbacks (D16). MoMo calls the `X-Callback-Url` given with each request-to-pay once the
+ * MTN MoMo callbacks (docs/payments.md#provider-callbacks). MoMo calls the `X-Callback-Url` given with each request-to-pay once the
  * request is settled, with a body like the status answer (momodeveloper.mtn.com "Callback": "Allow
  * PUT & POST on your callback listener host"; the payload "will be similar to the response returned
  * by the status check API"). MoMo signs nothing, so each payment's callback URL carries its own

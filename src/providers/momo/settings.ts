@@ -1,5 +1,5 @@
 /**
- * The live MTN MoMo adapter's settings (`momo`, D16): platform credentials from the environment,
+ * The live MTN MoMo adapter's settings (`momo`, docs/providers.md#adapters): platform credentials from the environment,
  * validated at start by the configuration; secrets are never logged.
  */
 import { z } from '../../lib/zod';

@@ -1,5 +1,5 @@
 /**
- * MTN MoMo's request-to-pay statuses and failure reasons mapped onto ours (D16), as hyperswitch's
+ * MTN MoMo's request-to-pay statuses and failure reasons mapped onto ours (docs/providers.md#adapters), as hyperswitch's
  * connectors map theirs, and the documented shape of a request-to-pay result.
  *
  * Sources (MTN MoMo Open API documentation):
@@ -49,7 +49,7 @@
  * | RESOURCE_NOT_FOUND, TRANSACTION_NOT_FOUND, RESOURCE_ALREADY_EXIST | reference faults | provider_error |
  * | any other reason, or none       |                                                | provider_error     |
  * Payer-side refusals are declines; our configuration and MoMo's own faults are provider errors
- * (which D11 still reconciles with a late success); a lapse of the payer's approval is `expired`.
+ * (which is still reconciled with a late success, docs/payments.md#states); a lapse of the payer's approval is `expired`.
  */
 import type { FailureCode, ProviderOutcome } from '../../domain/payment';
 import { z } from '../../lib/zod';

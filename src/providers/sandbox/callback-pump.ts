@@ -1,12 +1,12 @@
 /**
- * Sends the sandbox simulators' scheduled callbacks (D16), as a real provider calls the URL it was
+ * Sends the sandbox simulators' scheduled callbacks (docs/payments.md#provider-callbacks), as a real provider calls the URL it was
  * given: signed POSTs (`X-Provider-Signature: sha256=<hex>`, see ./callback.ts) of the scheduled
  * body to the API's callback route. Runs in every worker process and in the test stack; rows are
  * claimed with `FOR UPDATE SKIP LOCKED` under a lease, so several pumps never send one callback at
  * once, and a pump that dies mid-send leaves its rows to another once the lease ends.
  * A callback that fails (connection refused, time-out, non-2xx) is retried with exponential
  * backoff and given up after {@link MAX_CALLBACK_ATTEMPTS} attempts; lost callbacks are what the
- * workflows' polling covers (D20).
+ * workflows' polling covers (docs/payments.md#workflow).
  */
 import type { Db } from '../../db/knex';
 import { claimDueSandboxCallbacks, markSandboxCallbackSent, rescheduleSandboxCallback, type DueCallback } from '../../db/sandbox-ledger';
@@ -110,7 +110,7 @@ export function startSandboxCallbackPump(options: CallbackPumpOptions): Callback
           for (const callback of group) await send(callback);
         }),
       );
-      // A row whose outcome could not be written is sent again when its lease ends (a hint twice is harmless, D16).
+      // A row whose outcome could not be written is sent again when its lease ends (a hint twice is harmless, docs/providers.md#adapters).
       for (const result of sent) if (result.status === 'rejected') options.logger?.warn({ err: result.reason }, 'sandbox callback outcome could not be recorded');
     } catch (error) {
       options.logger?.warn({ err: error }, 'sandbox callbacks could not be claimed');

@@ -1,5 +1,5 @@
 /**
- * The sandbox simulators' callbacks (D16): the body they send and its signature,
+ * The sandbox simulators' callbacks (docs/payments.md#provider-callbacks): the body they send and its signature,
  * `X-Provider-Signature: sha256=<hex HMAC-SHA256 of the raw body>` keyed with the callback secret
  * (PROVIDER_CALLBACK_SECRET), as a live provider's signed callback would be.
  */
@@ -9,7 +9,7 @@ import { ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../p
 import { claimedStatusOf } from './statuses';
 
 /**
- * The body of a simulated provider callback (D16), JSON: `{provider_reference, status,
+ * The body of a simulated provider callback (docs/payments.md#provider-callbacks), JSON: `{provider_reference, status,
  * failure_code?, failure_message?}` with `status` in the simulator's own vocabulary.
  */
 export const callbackBody = z.object({

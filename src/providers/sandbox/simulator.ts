@@ -1,5 +1,5 @@
 /**
- * Sandbox provider simulators (D14, D15, D16), one per provider code, sharing one ledger
+ * Sandbox provider simulators (docs/payments.md#sandbox-scenarios, docs/payments.md#card-payments, docs/providers.md#adapters), one per provider code, sharing one ledger
  * (db/sandbox-ledger.ts). They behave as live providers do at the boundary: initiation gives the
  * provider's reference and its own next action, answers can be definite, unknown (a time-out) or
  * late, signed callbacks are scheduled for the API (sent by ./callback-pump.ts), and a flow the
@@ -57,11 +57,11 @@ export interface SandboxDeps {
   db: Db;
   /** The simulators' clock (settle times, refund decisions, callback due times). */
   now: () => Date;
-  /** Simulated customer approval for customer-number providers, in milliseconds (D14: 3 s). */
+  /** Simulated customer approval for customer-number providers, in milliseconds (docs/payments.md#sandbox-scenarios: 3 s). */
   approvalDelayMs: number;
-  /** Simulated bank transfer arrival, in milliseconds (D14: 30 s). */
+  /** Simulated bank transfer arrival, in milliseconds (docs/payments.md#sandbox-scenarios: 30 s). */
   bankTransferDelayMs: number;
-  /** How long a `0007` refund's answer stays unknown, in milliseconds (D14: ~20 s; default 20000). */
+  /** How long a `0007` refund's answer stays unknown, in milliseconds (docs/payments.md#sandbox-scenarios: ~20 s; default 20000). */
   refundUnknownMs?: number;
   /** HMAC secret of simulated provider callbacks (PROVIDER_CALLBACK_SECRET). */
   callbackSecret: string;
@@ -70,7 +70,7 @@ export interface SandboxDeps {
 /** How a simulator decides: by the customer's number, by a bank transfer, by a card confirmation. */
 export type SandboxMode = 'customer_number' | 'bank_transfer' | 'card';
 
-/** `0007`: how long a refund's answer stays unknown unless configured, in milliseconds (D14). */
+/** `0007`: how long a refund's answer stays unknown unless configured, in milliseconds (docs/payments.md#sandbox-scenarios). */
 export const DEFAULT_REFUND_UNKNOWN_MS = 20_000;
 
 /** `0005`: the callbacks it sends at its settle time, in order, and how long after it each is due (ms). */
@@ -80,7 +80,7 @@ const DUPLICATE_CALLBACKS: readonly { status: SandboxStatus; afterMs: number }[]
   { status: 'pending', afterMs: 1_000 },
 ];
 
-/** The flows each kind of simulator offers (D16). */
+/** The flows each kind of simulator offers (docs/providers.md#adapters). */
 const CAPABILITIES: Readonly<Record<SandboxMode, ProviderCapabilities>> = {
   // A mobile-money request cannot be withdrawn (MTN MoMo requesttopay); it lapses at its expiry.
   customer_number: { cancel: false, refund: true },
@@ -88,7 +88,7 @@ const CAPABILITIES: Readonly<Record<SandboxMode, ProviderCapabilities>> = {
   card: { cancel: true, refund: true },
 };
 
-/** The next action the simulated provider gives (D16): it, not the service, makes it up. */
+/** The next action the simulated provider gives (docs/providers.md#adapters): it, not the service, makes it up. */
 function nextActionFor(mode: SandboxMode, request: InitiateRequest, providerReference: string): NextAction {
   switch (mode) {
     case 'card':
@@ -206,7 +206,7 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
     async cancel(reference: string): Promise<ProviderAnswer> {
       if (!CAPABILITIES[mode].cancel) throw new ProviderUnsupported(code, 'cancel');
       await find(reference);
-      // A transaction already decided keeps its decision: a cancel that races a success loses (D11).
+      // A transaction already decided keeps its decision: a cancel that races a success loses (docs/payments.md#states).
       return answerOf((await decideSandboxTransaction(deps.db, reference, { status: 'cancelled' }, deps.now())) as SandboxTransaction);
     },
 

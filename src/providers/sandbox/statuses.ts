@@ -1,5 +1,5 @@
 /**
- * The simulated providers' own statuses and reasons mapped onto ours (D16), as every adapter's
+ * The simulated providers' own statuses and reasons mapped onto ours (docs/providers.md#adapters), as every adapter's
  * `statuses.ts` maps its provider's: a transaction still awaiting the customer is `processing` once
  * the provider took it (the customer has the prompt), a success `completed`, a refusal `failed` with
  * its reason, a withdrawn request `cancelled`; a ledger refund is `pending` until decided, then `succeeded`.
@@ -11,7 +11,7 @@ import type { ProviderAnswer, RefundAnswer } from '../provider';
 /** The simulator's word for a transaction's state: `pending`, `succeeded`, `failed` or `cancelled`. */
 export type SandboxStatus = SandboxTransaction['status'];
 
-/** The simulators' failure reasons, which are already ours (D14). */
+/** The simulators' failure reasons, which are already ours (docs/payments.md#sandbox-scenarios). */
 const SANDBOX_FAILURE_CODES: readonly FailureCode[] = ['declined', 'card_declined', 'insufficient_funds', 'provider_error'];
 
 /** Our failure code for the simulator's reason; a failure without a known reason is a decline. */

@@ -1,5 +1,5 @@
 /**
- * `card_gateway` in live (D15, D16): Stripe PaymentIntents through the official `stripe` package.
+ * `card_gateway` in live (docs/payments.md#card-payments, docs/providers.md#adapters): Stripe PaymentIntents through the official `stripe` package.
  *
  * - initiate: `POST /v1/payment_intents` (amount in the currency's smallest unit, lower-case
  *   currency, `allowed_payment_method_types: [card]` (the pinned API version's name for
@@ -219,7 +219,7 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
 
     /**
      * Cancels the PaymentIntent (`requested_by_customer`) → `cancelled`; when it can no longer be
-     * cancelled, its status now (a success that came first wins, D11).
+     * cancelled, its status now (a success that came first wins, docs/payments.md#states).
      * @throws ProviderRefusal for an id Stripe does not know
      * @throws ProviderUnknownAnswer when the answer is unknown
      */

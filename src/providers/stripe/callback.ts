@@ -1,5 +1,5 @@
 /**
- * Stripe webhook events as callbacks (D16). Each is authenticated by its `Stripe-Signature` header
+ * Stripe webhook events as callbacks (docs/payments.md#provider-callbacks). Each is authenticated by its `Stripe-Signature` header
  * (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.rawBody">` keyed with the endpoint's signing
  * secret) through `stripe.webhooks.constructEvent`, which also refuses a timestamp older than five
  * minutes (Stripe's default tolerance, against replays); then it becomes a hint that the payment's

@@ -1,5 +1,5 @@
 /**
- * The `card_gateway` adapter's platform settings (D16): Stripe's secret API key, the signing secret
+ * The `card_gateway` adapter's platform settings (docs/providers.md#adapters): Stripe's secret API key, the signing secret
  * of the webhook endpoint registered at Stripe, an optional API base URL (stripe-mock or the test
  * fake in tests; Stripe's own when absent) and the time-out of one call. Secrets are never logged.
  */

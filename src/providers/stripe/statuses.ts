@@ -1,5 +1,5 @@
 /**
- * Stripe's own statuses and decline reasons mapped onto ours (D16), and the documented shapes of
+ * Stripe's own statuses and decline reasons mapped onto ours (docs/providers.md#adapters), and the documented shapes of
  * the Stripe objects the adapter reads (validated with zod: an undocumented answer is unknown).
  *
  * PaymentIntent `status` (Stripe API reference, "The PaymentIntent object", and "How
@@ -15,7 +15,7 @@
  * | canceled, any other reason                        | cancelled                              |
  *
  * A declined attempt leaves the PaymentIntent open at Stripe (the customer could try another card
- * with the same client secret). Our payment fails on a decline (D15, as in the sandbox), so the
+ * with the same client secret). Our payment fails on a decline (docs/payments.md#card-payments, as in the sandbox), so the
  * adapter cancels such a PaymentIntent with `cancellation_reason: abandoned` when it reports the
  * decline: no later attempt can take money for a payment recorded as failed, and `abandoned`
  * (which the adapter uses for nothing else) keeps reading as that failure afterwards.
@@ -171,7 +171,7 @@ export function refundAnswerOf(refund: Pick<StripeRefund, 'id' | 'status' | 'fai
 /**
  * Decimal places of each of our currencies at Stripe (docs "Supported currencies": RWF and UGX are
  * in Stripe's zero-decimal list; KES, GHS, USD, EUR, GBP and LRD have two). Stripe takes amounts in
- * the currency's smallest unit, which is then the same as our minor units (D5).
+ * the currency's smallest unit, which is then the same as our minor units (docs/limits.md#amounts).
  */
 export const STRIPE_CURRENCY_EXPONENTS: Readonly<Record<Currency, number>> = {
   RWF: 0,
