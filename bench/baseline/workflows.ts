@@ -4,15 +4,25 @@
  *
  * Deterministic: only `@temporalio/workflow`, activity types and the shared definitions.
  */
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type * as activities from './activities';
-import { releaseSignal } from './shared';
+import { initiateUpdate, releaseSignal } from './shared';
 
 const { noop } = proxyActivities<typeof activities>({ startToCloseTimeout: '10 seconds' });
+const local = proxyLocalActivities<typeof activities>({ startToCloseTimeout: '10 seconds' });
 
-/** Does nothing: the baseline of a workflow start (figure a). */
-export async function emptyWorkflow(): Promise<void> {
-  // nothing
+/**
+ * Answers `initiateUpdate` after one no-op local activity, then ends: started with Update-with-Start,
+ * it is the least a create costs Temporal when the caller waits for the workflow's first step (figure a).
+ */
+export async function updateWithStartWorkflow(): Promise<void> {
+  let initiated = false;
+  setHandler(initiateUpdate, async () => {
+    await local.noop();
+    initiated = true;
+    return 'initiated';
+  });
+  await condition(() => initiated);
 }
 
 /** Runs `count` no-op activities one after the other (figures b and c). */

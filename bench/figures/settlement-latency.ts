@@ -8,32 +8,24 @@
  * earlier ones were answered), so a slow answer cannot hide the delay of those behind it. The
  * number of activities is counted, not assumed: those in a settled payment's workflow history
  * (regular activities and local-activity markers) plus the delivery's attempt, which makes the POST.
+ *
+ * With the cluster running, the same service side is measured on it in the same rounds (figure e),
+ * and the preparation reads what one settled payment costs each server (bench/lib/profile.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { temporal as proto } from '@temporalio/proto';
 import { BASELINE_TASK_QUEUE } from '../baseline/shared';
 import { createPayment, createWebhook, paymentBody, PHONES, type Developer } from '../lib/api';
-import { waitUntil, type BenchContext } from '../lib/context';
+import { waitUntil, type BenchContext, type ServiceTarget } from '../lib/context';
 import { runOpenLoop } from '../lib/load';
-import type { Figure } from '../lib/rounds';
+import { activitiesIn, describeProfile, settledPaymentProfile, type PaymentProfile } from '../lib/profile';
+import type { Figure, Values } from '../lib/rounds';
 import { LatencyRecorder } from '../lib/stats';
 import type { Receiver } from '../../test/helpers/receiver';
-
-const EventType = proto.api.enums.v1.EventType;
 
 /** Rate and size of each side's run. */
 export interface SettlementOptions {
   ratePerSecond: number;
   count: number;
-}
-
-/** Activities a workflow history ran: scheduled activities plus local activities' markers. */
-export function activitiesIn(history: proto.api.history.v1.IHistory): number {
-  return (history.events ?? []).filter(
-    (event) =>
-      event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED ||
-      (event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED && event.markerRecordedEventAttributes?.markerName === 'core_local_activity'),
-  ).length;
 }
 
 /** The bench id a delivered payment event carries in its metadata, if any. */
@@ -42,29 +34,41 @@ function benchIdOf(body: string): { event?: string; benchId?: string } {
   return { event: payload.event, benchId: payload.data?.metadata?.bench_id };
 }
 
-/** Figure (b) for `developer`'s merchant, with deliveries to `receiver`. */
-export function settlementLatencyFigure(context: BenchContext, developer: Developer, receiver: Receiver, options: SettlementOptions): Figure {
-  const path = `/settlement-${randomBytes(4).toString('hex')}`;
+/** A service side: where it runs, whose payments, and the receiver path its webhook posts to. */
+interface Settler {
+  target: ServiceTarget;
+  developer: Developer;
+  path: string;
+}
+
+/** Figure (b) with its payment profiles, filled in by the preparation. */
+export type SettlementFigure = Figure & { profiles: PaymentProfile[] };
+
+/** Figure (b) for `developer`'s merchant on the dev server (and `clusterDeveloper`'s on the cluster), with deliveries to `receiver`. */
+export function settlementLatencyFigure(context: BenchContext, developer: Developer, receiver: Receiver, options: SettlementOptions, clusterDeveloper?: Developer): SettlementFigure {
+  const dev: Settler = { target: context.dev, developer, path: `/settlement-${randomBytes(4).toString('hex')}` };
+  const cluster: Settler | undefined = context.cluster && clusterDeveloper ? { target: context.cluster, developer: clusterDeveloper, path: `/settlement-${randomBytes(4).toString('hex')}` } : undefined;
   let activities = 0;
+  const profiles: PaymentProfile[] = [];
 
   /** Sends payments at the figure's rate; resolves with their latencies to the `payment.completed` delivery. */
-  async function settle(count: number, ratePerSecond: number): Promise<LatencyRecorder> {
+  async function settle(side: Settler, count: number, ratePerSecond: number): Promise<LatencyRecorder> {
     const sentAt = new Map<string, number>();
     const tag = randomBytes(4).toString('hex');
     const firstArrival = receiver.requests.length;
     const run = await runOpenLoop(ratePerSecond, count, async (i) => {
       const benchId = `${tag}-${i}`;
       sentAt.set(benchId, Date.now());
-      await createPayment(context.stack.apiUrl, developer, paymentBody(PHONES.instantSuccess, benchId));
+      await createPayment(side.target.apiUrl, side.developer, paymentBody(PHONES.instantSuccess, benchId));
     });
-    if (run.failed > 0) throw new Error(`(b) ${run.failed} payments were not created: ${String(run.firstError)}`);
+    if (run.failed > 0) throw new Error(`(b) ${run.failed} payments were not created on the ${side.target.name}: ${String(run.firstError)}`);
     const latencies = new LatencyRecorder();
     const seen = new Set<string>();
     await waitUntil(
-      `${count} payment.completed deliveries`,
+      `${count} payment.completed deliveries (${side.target.name})`,
       async () => {
         for (const request of receiver.requests.slice(firstArrival)) {
-          if (request.path !== path) continue;
+          if (request.path !== side.path) continue;
           const { event, benchId } = benchIdOf(request.body);
           if (event !== 'payment.completed' || !benchId || seen.has(benchId) || !sentAt.has(benchId)) continue;
           seen.add(benchId);
@@ -94,6 +98,11 @@ export function settlementLatencyFigure(context: BenchContext, developer: Develo
     return latencies;
   }
 
+  const measure = async (side: Settler): Promise<Values> => {
+    const latencies = (await settle(side, options.count, options.ratePerSecond)).summary();
+    return { p50Ms: latencies.p50Ms, p99Ms: latencies.p99Ms, maxMs: latencies.maxMs, activities, items: latencies.count };
+  };
+
   return {
     id: 'b',
     title: 'Settlement latency',
@@ -103,26 +112,33 @@ export function settlementLatencyFigure(context: BenchContext, developer: Develo
       { key: 'p50Ms', label: 'p50', unit: 'ms', target: { atMost: 1.2 } },
       { key: 'p99Ms', label: 'p99', unit: 'ms', target: { atMost: 1.5 } },
     ],
+    profiles,
 
     async prepare() {
-      await createWebhook(context.stack.apiUrl, developer, receiver.origin + path, ['payment.completed']);
-      // Warm-up, and a settled payment whose history says how many activities the path runs.
-      await settle(20, options.ratePerSecond);
-      const [payment] = await context.db('payments').where({ merchant_id: developer.merchantId, status: 'completed' }).limit(1).select('id');
-      const history = await context.stack.client.workflow.getHandle(`payment:${(payment as { id: string }).id}`).fetchHistory();
-      activities = activitiesIn(history) + 1; // + the delivery's attempt, which makes the POST
+      const lines: string[] = [];
+      for (const side of cluster ? [dev, cluster] : [dev]) {
+        await createWebhook(side.target.apiUrl, side.developer, receiver.origin + side.path, ['payment.completed']);
+        // Warm-up, and a settled payment whose histories say what a payment costs Temporal.
+        await settle(side, 20, options.ratePerSecond);
+        const profile = await settledPaymentProfile(side.target, side.developer.merchantId);
+        profiles.push(profile);
+        lines.push(describeProfile(profile));
+        if (side === dev) {
+          const history = await context.stack.client.workflow.getHandle(profile.payment.workflowId).fetchHistory();
+          activities = activitiesIn(history) + 1; // + the delivery's attempt, which makes the POST
+        }
+      }
       await bare(20, options.ratePerSecond, 0);
-      return `${activities} activities on the path (${activities - 1} in the payment workflow, 1 delivery attempt)`;
+      return `${activities} activities on the path (${activities - 1} in the payment workflow, 1 delivery attempt); per settled payment: ${lines.join(' | ')}`;
     },
 
-    async measureService() {
-      const latencies = (await settle(options.count, options.ratePerSecond)).summary();
-      return { p50Ms: latencies.p50Ms, p99Ms: latencies.p99Ms, maxMs: latencies.maxMs, activities, items: latencies.count };
-    },
+    measureService: () => measure(dev),
 
     async measureBaseline(round) {
       const latencies = (await bare(options.count, options.ratePerSecond, round)).summary();
       return { p50Ms: latencies.p50Ms, p99Ms: latencies.p99Ms, maxMs: latencies.maxMs, activities, items: latencies.count };
     },
+
+    ...(cluster ? { extra: { name: 'cluster', measure: () => measure(cluster) } } : {}),
   };
 }

@@ -1,7 +1,7 @@
 /**
- * CPU time per process of the stack, read from /proc (Linux), so each figure can say where the
- * machine's time went: the Temporal server, the service worker, the API, PostgreSQL, the baseline
- * worker, or the benchmark itself (load generator, client, receiver).
+ * CPU time per process of the stacks, read from /proc/<pid>/stat (Linux), so each figure can say
+ * where the machine's time went: the Temporal servers, the service workers, the APIs, PostgreSQL,
+ * the baseline worker, or the benchmark itself (load generator, client, receiver).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -47,17 +47,33 @@ export function postmasterPid(dataDir: string): number | undefined {
   }
 }
 
+/** The processes of one role: their pids, and whether each one's children count too (e.g. a cluster primary's forks). */
+export interface ProcessGroup {
+  pids: number[];
+  withChildren?: boolean;
+}
+
+/** CPU seconds of `group`: each pid, plus its live and reaped children when asked. */
+function groupSeconds(group: ProcessGroup): number {
+  let total = 0;
+  for (const pid of group.pids) {
+    total += processSeconds(pid, group.withChildren === true);
+    if (group.withChildren) total += childrenOf(pid).reduce((sum, child) => sum + processSeconds(child), 0);
+  }
+  return total;
+}
+
 /**
- * A sampler of the CPU seconds of `pids` (role → pid, read at each call so restarted processes
- * count), of PostgreSQL (the postmaster with its live and reaped backends) and of this process.
+ * A sampler of the CPU seconds of `groups` (role → processes, read at each call so restarted
+ * processes count), of PostgreSQL (the postmaster with its live and reaped backends) and of this
+ * process. A process that ended between two samples drops out of the later one, so a role whose
+ * process was replaced shows the new process's time only (its `cpuSpent` can be off for that side).
  */
-export function cpuSampler(pids: () => Record<string, number | undefined>, postgresPid: number | undefined): () => CpuSeconds {
+export function cpuSampler(groups: () => Record<string, ProcessGroup>, postgresPid: number | undefined): () => CpuSeconds {
   return () => {
     const sample: CpuSeconds = {};
-    for (const [role, pid] of Object.entries(pids())) if (pid !== undefined) sample[role] = processSeconds(pid);
-    if (postgresPid !== undefined) {
-      sample.postgres = processSeconds(postgresPid, true) + childrenOf(postgresPid).reduce((sum, child) => sum + processSeconds(child), 0);
-    }
+    for (const [role, group] of Object.entries(groups())) sample[role] = groupSeconds(group);
+    if (postgresPid !== undefined) sample.postgres = groupSeconds({ pids: [postgresPid], withChildren: true });
     const own = process.cpuUsage();
     sample.bench = (own.user + own.system) / 1e6;
     return sample;

@@ -1,6 +1,7 @@
 /**
  * The stack under benchmark, started as the tests and `npm start` start it: an embedded PostgreSQL
- * (or DATABASE_URL), the Temporal dev server with its SQLite file and pragmas, the migrations, then
+ * (or DATABASE_URL; bench/lib/postgres.ts, with `pg_stat_statements`), the Temporal dev server with
+ * its SQLite file and pragmas, the migrations, then
  * the service's worker (`src/worker.ts`) and API (`src/server.ts`) as separate processes, plus the
  * baseline worker (`bench/baseline/worker.ts`). Everything listens on 127.0.0.1 on free ports, lives
  * in one run folder under `var/`, and `stop()` ends every process this module started.
@@ -13,10 +14,10 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import { freePort } from '../../scripts/lib/ports';
-import { migratedRunDatabase, type Database } from '../../scripts/lib/postgres';
 import { throwawaySecrets } from '../../scripts/lib/secrets';
 import { startDevServer, stopChild, type DevServer } from '../../scripts/lib/temporal-dev-server';
 import { BASELINE_TASK_QUEUE } from '../baseline/shared';
+import { startBenchDatabase, type BenchDatabase } from './postgres';
 
 /** The service's task queue (the default of `TEMPORAL_TASK_QUEUE`, D20). */
 export const SERVICE_TASK_QUEUE = 'payments';
@@ -49,6 +50,8 @@ export interface Stack {
   pids(): Record<string, number | undefined>;
   /** The embedded PostgreSQL's data folder, or undefined when DATABASE_URL was given. */
   postgresDataDir: string | undefined;
+  /** Whether PostgreSQL's statements per database can be read (`pg_stat_statements`). */
+  statementStats: boolean;
   /**
    * Replaces both workers with fresh processes (empty workflow caches, cold alike); resolves once
    * both poll.
@@ -60,8 +63,11 @@ export interface Stack {
   stop(keepLogs?: boolean): Promise<void>;
 }
 
-/** Node with tsx, as `npm start` runs the entry points, plus `nodeFlags` (after tsx, so a `--import` of TypeScript works). */
-function spawnEntry(root: string, entry: string, nodeFlags: string[], env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
+/**
+ * Node with tsx, as `npm start` runs the entry points, plus `nodeFlags` (after tsx, so a `--import`
+ * of TypeScript works), with an IPC channel and its output appended to `logFile`.
+ */
+export function spawnEntry(root: string, entry: string, nodeFlags: string[], env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
   const log = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, ['--import', 'tsx', ...nodeFlags, entry], {
     cwd: root,
@@ -73,7 +79,7 @@ function spawnEntry(root: string, entry: string, nodeFlags: string[], env: NodeJ
 }
 
 /** Resolves once a poller of process `pid` polls `taskQueue` for workflow tasks; rejects after `timeoutMs`. */
-async function waitForPoller(client: Client, taskQueue: string, pid: number, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
+export async function waitForPoller(client: Client, taskQueue: string, pid: number, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`process ${pid} exited with ${child.exitCode} before polling ${taskQueue}`);
@@ -88,7 +94,8 @@ async function waitForPoller(client: Client, taskQueue: string, pid: number, chi
   }
 }
 
-async function waitForReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+/** Resolves once `url/readyz` answers 200; rejects when `child` exits first or after `timeoutMs`. */
+export async function waitForReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}`);
@@ -108,7 +115,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const runDir = path.join(root, 'var', `bench-${process.pid}-${randomBytes(3).toString('hex')}`);
   fs.mkdirSync(runDir, { recursive: true });
   const children: ChildProcess[] = [];
-  let database: Database | undefined;
+  let database: BenchDatabase | undefined;
   let temporal: DevServer | undefined;
   let client: Client | undefined;
   let stopped = false;
@@ -125,7 +132,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
 
   try {
-    database = await migratedRunDatabase(path.join(runDir, 'pgdata'), say);
+    database = await startBenchDatabase(path.join(runDir, 'pgdata'), say);
     const databaseUrl = database.url;
 
     say('starting the Temporal dev server (SQLite file)');
@@ -211,7 +218,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         return baselineWorker;
       },
       pids: () => ({ temporal: temporal?.process.pid, worker: serviceWorker.pid, api: api.pid, baselineWorker: baselineWorker.pid }),
-      postgresDataDir: process.env.DATABASE_URL ? undefined : path.join(runDir, 'pgdata'),
+      postgresDataDir: database.dataDir,
+      statementStats: database.statementStats,
       async restartWorkers() {
         await Promise.all([restartWorker('service'), restartWorker('baseline')]);
       },
