@@ -22,6 +22,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FaultQueue, type FakeFaultKind } from './faults';
 
 /** What the fake's customers do, by the last three digits of their national number (any other number approves). */
 export const AIRTEL_FAKE_NUMBERS = {
@@ -47,8 +48,7 @@ export type FakeTransactionStatus = 'TS' | 'TF' | 'TIP' | 'TA' | 'TR';
 /** How the fake calls back: once per decision, never, or twice (the same callback repeated). */
 export type FakeCallbackMode = 'once' | 'off' | 'twice';
 
-/** A fault for the next matching requests: 500, no answer at all, or a 200 whose body is not Airtel's. */
-export type FakeFaultKind = 'error_500' | 'hang' | 'undocumented';
+export type { FakeFaultKind } from './faults';
 
 /** Start options; every one has a default. */
 export interface AirtelFakeOptions {
@@ -181,9 +181,8 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
   const tokens = new Map<string, number>();
   const callbacks: SentCallback[] = [];
   const callbackWaiters: { count: number; resolve: () => void }[] = [];
-  const faults: { kind: FakeFaultKind; remaining: number; paths: string[] | null }[] = [];
+  const faults = new FaultQueue((path) => path === '/auth/oauth2/token');
   const timers = new Set<NodeJS.Timeout>();
-  const hanging = new Set<http.ServerResponse>();
   let tokensIssued = 0;
   let closed = false;
 
@@ -387,15 +386,6 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     return enquire(auth.country, decodeURIComponent((enquiry as RegExpExecArray)[1] as string));
   }
 
-  /** The fault for a request to `path`, used up, if any. */
-  function takeFault(path: string): FakeFaultKind | undefined {
-    if (path.startsWith('/_fake/')) return undefined;
-    const fault = faults.find((f) => f.remaining > 0 && (f.paths ? f.paths.some((p) => path.startsWith(p)) : path !== '/auth/oauth2/token'));
-    if (!fault) return undefined;
-    fault.remaining -= 1;
-    return fault.kind;
-  }
-
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -411,22 +401,8 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
       const method = req.method ?? 'GET';
       requests.push({ method, path, headers: req.headers, raw, body });
       // The fake acts first; a fault only replaces (or withholds) its answer.
-      let answer = route(method, path, req.headers, body);
-      const fault = takeFault(path);
-      if (fault === 'hang') {
-        hanging.add(res);
-        res.on('close', () => hanging.delete(res));
-        return;
-      }
-      if (fault === 'error_500') answer = { status: 500, body: { status: statusBlock(500, 'Something went wrong', 'ESB000001') } };
-      if (fault === 'undocumented') answer = { status: 200, body: { result: 'OK', note: 'not an Airtel answer' } };
-      if (answer.body === undefined) {
-        res.writeHead(answer.status);
-        res.end();
-        return;
-      }
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(answer.body));
+      const answer = route(method, path, req.headers, body);
+      faults.answer(res, path, answer, { error500: { status: 500, body: { status: statusBlock(500, 'Something went wrong', 'ESB000001') } }, undocumented: { result: 'OK', note: 'not an Airtel answer' } });
     });
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
@@ -445,7 +421,7 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
       if (mode.callbackUrl !== undefined) callbackUrl = mode.callbackUrl;
     },
     injectFaults(kind, count, paths) {
-      faults.push({ kind, remaining: count, paths: paths ?? null });
+      faults.inject(kind, count, paths);
     },
     expireTokens() {
       for (const token of tokens.keys()) tokens.set(token, 0);
@@ -471,7 +447,7 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     async close() {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
-      for (const res of hanging) res.destroy();
+      faults.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -29,6 +29,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FaultQueue, type FakeFaultKind } from './faults';
 
 /** MTN's sandbox numbers (RequestToPay), by the last six digits that decide; any other number succeeds. */
 export const MOMO_FAKE_NUMBERS = {
@@ -55,8 +56,7 @@ export type FakeReason = string | { code: string; message?: string };
 /** How the fake calls back: once per settlement, never, or twice (the same callback repeated). */
 export type FakeCallbackMode = 'once' | 'off' | 'twice';
 
-/** A fault for the next matching requests: 500, no answer at all, or a 200 whose body is not MoMo's. */
-export type FakeFaultKind = 'error_500' | 'hang' | 'undocumented';
+export type { FakeFaultKind } from './faults';
 
 /** Start options; every one has a default. */
 export interface MomoFakeOptions {
@@ -186,9 +186,8 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
   const tokens = new Map<string, number>();
   const callbacks: SentCallback[] = [];
   const callbackWaiters: { count: number; resolve: () => void }[] = [];
-  const faults: { kind: FakeFaultKind; remaining: number; paths: string[] | null }[] = [];
+  const faults = new FaultQueue((path) => path.startsWith('/collection/token'));
   const timers = new Set<NodeJS.Timeout>();
-  const hanging = new Set<http.ServerResponse>();
   let tokensIssued = 0;
   let closed = false;
 
@@ -379,15 +378,6 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     return status(auth.environment, decodeURIComponent((statusOf as RegExpExecArray)[1] as string));
   }
 
-  /** The fault for a request to `path`, used up, if any. */
-  function takeFault(path: string): FakeFaultKind | undefined {
-    if (path.startsWith('/_fake/')) return undefined;
-    const fault = faults.find((f) => f.remaining > 0 && (f.paths ? f.paths.some((p) => path.startsWith(p)) : !path.startsWith('/collection/token')));
-    if (!fault) return undefined;
-    fault.remaining -= 1;
-    return fault.kind;
-  }
-
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -403,22 +393,8 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
       const method = req.method ?? 'GET';
       requests.push({ method, path, headers: req.headers, raw, body });
       // The fake acts first; a fault only replaces (or withholds) its answer.
-      let answer = route(method, path, req.headers, raw, body);
-      const fault = takeFault(path);
-      if (fault === 'hang') {
-        hanging.add(res);
-        res.on('close', () => hanging.delete(res));
-        return;
-      }
-      if (fault === 'error_500') answer = error(500, 'Internal server error', 'INTERNAL_PROCESSING_ERROR');
-      if (fault === 'undocumented') answer = { status: 200, body: { result: 'OK', note: 'not a MoMo answer' } };
-      if (answer.body === undefined) {
-        res.writeHead(answer.status);
-        res.end();
-        return;
-      }
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(answer.body));
+      const answer = route(method, path, req.headers, raw, body);
+      faults.answer(res, path, answer, { error500: error(500, 'Internal server error', 'INTERNAL_PROCESSING_ERROR'), undocumented: { result: 'OK', note: 'not a MoMo answer' } });
     });
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
@@ -437,7 +413,7 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
       if (mode.callbackMethod) callbackMethod = mode.callbackMethod;
     },
     injectFaults(kind, count, paths) {
-      faults.push({ kind, remaining: count, paths: paths ?? null });
+      faults.inject(kind, count, paths);
     },
     expireTokens() {
       for (const token of tokens.keys()) tokens.set(token, 0);
@@ -463,7 +439,7 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     async close() {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
-      for (const res of hanging) res.destroy();
+      faults.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -1,0 +1,66 @@
+/**
+ * What the provider fakes share: faults injected for the next requests (a 500, no answer at all,
+ * or a 200 whose body is not the provider's), and writing an answer that a fault may replace.
+ */
+import type http from 'node:http';
+
+/** A fault for the next matching requests: 500, no answer at all, or a 200 whose body is not the provider's. */
+export type FakeFaultKind = 'error_500' | 'hang' | 'undocumented';
+
+/** An answer of a fake: HTTP status and JSON body (none when undefined). */
+export interface FakeAnswer {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * Faults queued for the next requests, and the requests left hanging by them (destroyed by `close`).
+ * `isTokenPath` names the path a fault without paths leaves alone (the provider's token endpoint).
+ */
+export class FaultQueue {
+  private readonly faults: { kind: FakeFaultKind; remaining: number; paths: string[] | null }[] = [];
+  private readonly hanging = new Set<http.ServerResponse>();
+
+  constructor(private readonly isTokenPath: (path: string) => boolean) {}
+
+  /** The next `count` requests whose path starts with one of `paths` (default: every API path but the token's) get `kind`. */
+  inject(kind: FakeFaultKind, count: number, paths?: string[]): void {
+    this.faults.push({ kind, remaining: count, paths: paths ?? null });
+  }
+
+  /**
+   * Answers `res` with `answer`, or with what the next fault for `path` puts in its place: the
+   * provider's 500 answer (`error500`), the `undocumented` body, or nothing at all (a hang). The
+   * fake has acted before this is called: a fault only replaces or withholds its answer.
+   */
+  answer(res: http.ServerResponse, path: string, answer: FakeAnswer, replacements: { error500: FakeAnswer; undocumented: unknown }): void {
+    const fault = this.take(path);
+    if (fault === 'hang') {
+      this.hanging.add(res);
+      res.on('close', () => this.hanging.delete(res));
+      return;
+    }
+    const sent = fault === 'error_500' ? replacements.error500 : fault === 'undocumented' ? { status: 200, body: replacements.undocumented } : answer;
+    if (sent.body === undefined) {
+      res.writeHead(sent.status);
+      res.end();
+      return;
+    }
+    res.writeHead(sent.status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(sent.body));
+  }
+
+  /** Ends every request a fault left hanging. */
+  close(): void {
+    for (const res of this.hanging) res.destroy();
+  }
+
+  /** The fault for a request to `path`, used up, if any (the fakes' own `/_fake/` controls never get one). */
+  private take(path: string): FakeFaultKind | undefined {
+    if (path.startsWith('/_fake/')) return undefined;
+    const fault = this.faults.find((f) => f.remaining > 0 && (f.paths ? f.paths.some((p) => path.startsWith(p)) : !this.isTokenPath(path)));
+    if (!fault) return undefined;
+    fault.remaining -= 1;
+    return fault.kind;
+  }
+}
