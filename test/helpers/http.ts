@@ -16,11 +16,13 @@ export interface CallOptions {
   rawBody?: string;
   key?: string;
   headers?: Record<string, string>;
+  /** Another service than the shared stack's API (e.g. API processes a test started itself). */
+  baseUrl?: string;
 }
 
 /** Calls `path` on the app with real HTTP. */
 export async function call<T = any>(path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
-  const { baseUrl } = await getStack();
+  const baseUrl = options.baseUrl ?? (await getStack()).baseUrl;
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   let body: string | undefined = options.rawBody;

@@ -4,7 +4,7 @@
  * and a live merchant approved through the admin command.
  */
 import { randomBytes } from 'node:crypto';
-import { call } from './http';
+import { call, type CallOptions } from './http';
 import { getStack } from './stack';
 import { developerWithOpenRequest, runAdminProcess, session } from './live-access-api';
 import { ApiProcess, WorkerProcess } from './processes';
@@ -56,21 +56,9 @@ export async function approvedLiveMerchant(): Promise<{ liveKey: string; merchan
   throw new Error('the live key never appeared after approval');
 }
 
-/** A JSON call to `baseUrl + path` with the secret `key`; answers status and parsed body. */
-export async function callService(baseUrl: string, path: string, key: string, options: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> {
-  const response = await fetch(baseUrl + path, {
-    method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
-    headers: { authorization: `Bearer ${key}`, ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const text = await response.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: response.status, body };
+/** A call to `baseUrl + path` with the secret `key` (`call` of ./http.ts on another service); answers status and parsed body. */
+export async function callService(baseUrl: string, path: string, key: string, options: Omit<CallOptions, 'key' | 'baseUrl'> = {}): Promise<{ status: number; body: any }> {
+  return call(path, { ...options, key, baseUrl });
 }
 
 /** Polls `GET /v1/payments/{id}` on `baseUrl` until `predicate` holds; throws after `timeoutMs` with the last payment. */
