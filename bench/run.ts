@@ -47,18 +47,17 @@ const say = (line: string) => process.stdout.write(`[bench ${((performance.now()
 
 /**
  * Items each side of figure (c) starts: about 10 s of deliveries at the service's rate, its steady
- * part measured (the 10th to 90th percentile of the arrivals). A fixed count rather than 6 s of
- * starts: the starts outran the deliveries threefold, so each side spent ~20 s draining a backlog.
- * 300 rather than 600 since (e) came: 600 took ~56 s a round, more than the 10 minutes allow.
+ * part measured (the 10th to 90th percentile of the arrivals). A fixed count rather than a duration
+ * of starts, because the starts outrun the deliveries and a side would spend its time draining a
+ * backlog; 300 keeps the whole bench within its 10 minutes.
  */
 const DELIVERIES_PER_SIDE = 300;
 
 /**
- * Payments per side of figure (b) and the rate they are sent at. 5/s, not 10/s as before: a
- * settled payment now costs ~150 ms of CPU on the dev server and ~230 ms on the cluster (every
- * provider call and payment write a regular activity), so at 10/s the service alone took ~75% of
- * both cores and the cluster more than both; (b) then measured queueing at saturation (p50 1.7 s
- * and 6 s on 2026-11-23), not settlement. 60 per side keeps each side at 12 s; the p99 of 60
+ * Payments per side of figure (b) and the rate they are sent at. 5/s because a settled payment
+ * costs ~150 ms of CPU on the dev server and ~230 ms on the cluster (every provider call and
+ * payment write is a regular activity): at 10/s the service alone would saturate both cores and (b)
+ * would measure queueing, not settlement. 60 per side keeps each side at 12 s; the p99 of 60
  * latencies is their largest.
  */
 const SETTLEMENT = { ratePerSecond: 5, count: 60 };

@@ -1,4 +1,4 @@
-/** Developers (D1, D2, D40) and their secret keys (D3). */
+/** Developers (docs/api.md#profile) and their secret keys (docs/api.md#secret-keys). */
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {

@@ -1,7 +1,7 @@
-/** Documents uploaded for the live access review (D32): metadata here, the bytes in the blob store. */
+/** Documents uploaded for the live access review (docs/live-access.md#documents): metadata here, the bytes in the blob store. */
 import type { Knex } from 'knex';
 
-/** Creates `documents` with checks mirroring D32 (types, sides, content types, 10 MiB). */
+/** Creates `documents` with checks mirroring docs/live-access.md#documents (types, sides, content types, 10 MiB). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('documents', (t) => {
     t.text('id').primary();

@@ -1,6 +1,6 @@
 /**
- * Live access requests (D30) with their conversation between reviewers and the developer, and the
- * first live key waiting to be revealed once (D3), sealed so that no plaintext key is ever stored.
+ * Live access requests (docs/live-access.md#review) with their conversation between reviewers and the developer, and the
+ * first live key waiting to be revealed once (docs/api.md#secret-keys), sealed so that no plaintext key is ever stored.
  */
 import type { Knex } from 'knex';
 
@@ -33,7 +33,7 @@ export async function up(knex: Knex): Promise<void> {
       ADD CONSTRAINT live_access_requests_status_check
         CHECK (status IN ('under_review', 'more_info_required', 'approved', 'rejected')),
       ADD CONSTRAINT live_access_requests_volume_check CHECK (expected_monthly_volume >= 0)`);
-  // One open request per merchant (D30): a second insert fails with unique_violation → 409.
+  // One open request per merchant (docs/live-access.md#review): a second insert fails with unique_violation → 409.
   await knex.raw(`
     CREATE UNIQUE INDEX live_access_requests_one_open_idx ON live_access_requests (merchant_id)
       WHERE status IN ('under_review', 'more_info_required')`);

@@ -1,7 +1,7 @@
-/** The audit log (D43), scoped to a merchant and an environment (D1). */
+/** The audit log (docs/live-access.md#audit-log), scoped to a merchant and an environment (docs/api.md#merchants-and-environments). */
 import type { Knex } from 'knex';
 
-/** Creates `activity_log` (D43). */
+/** Creates `activity_log` (docs/live-access.md#audit-log). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('activity_log', (t) => {
     t.text('id').primary();

@@ -1,7 +1,7 @@
-/** Custom rate limits of enterprise merchants (D50), set with the admin command (D31). */
+/** Custom rate limits of enterprise merchants (docs/limits.md#rate-limits), set with the admin command (docs/live-access.md#admin-command). */
 import type { Knex } from 'knex';
 
-/** Adds the custom limit columns to `developers` (D50). */
+/** Adds the custom limit columns to `developers` (docs/limits.md#rate-limits). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('developers', (t) => {
     t.integer('custom_limit_per_minute');

@@ -1,11 +1,11 @@
 /**
- * Webhook endpoints (D25): url, subscribed events, status, description and the signing secret, per
+ * Webhook endpoints (docs/webhooks.md#endpoints): url, subscribed events, status, description and the signing secret, per
  * merchant and environment. Deleted endpoints keep their row (`deleted_at`) so their delivery log
  * stays readable and deliveries under way stop cleanly.
  */
 import type { Knex } from 'knex';
 
-/** Creates `webhooks` with checks on environment, status (D25) and a non-empty events array. */
+/** Creates `webhooks` with checks on environment, status (docs/webhooks.md#endpoints) and a non-empty events array. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webhooks', (t) => {
     t.text('id').primary();

@@ -1,10 +1,10 @@
 /**
- * Attempts of a delivery (D27): time, status code, the first 1 KiB of the answer, duration in
+ * Attempts of a delivery (docs/webhooks.md#retries): time, status code, the first 1 KiB of the answer, duration in
  * milliseconds and the error, one row per attempt number, so a retried write records it once.
  */
 import type { Knex } from 'knex';
 
-/** Creates `webhook_attempts`: attempt 1–5, duration ≥ 0 ms, response excerpt ≤ 1024 bytes (D27). */
+/** Creates `webhook_attempts`: attempt 1–5, duration ≥ 0 ms, response excerpt ≤ 1024 bytes (docs/webhooks.md#retries). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webhook_attempts', (t) => {
     t.text('delivery_id').notNullable().references('id').inTable('webhook_deliveries').onDelete('CASCADE');

@@ -1,4 +1,4 @@
-/** Audit entries (D43) made with a secret key name the key as their actor (`api_key`). */
+/** Audit entries (docs/live-access.md#audit-log) made with a secret key name the key as their actor (`api_key`). */
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {

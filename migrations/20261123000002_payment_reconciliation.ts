@@ -1,5 +1,5 @@
 /**
- * Reconciliation of late provider answers (D11): when a late success completed a failed payment
+ * Reconciliation of late provider answers (docs/payments.md#states): when a late success completed a failed payment
  * (`reconciled_at`), and a provider answer that came after the reconciliation window
  * (`late_provider_answer`, recorded and not acted on).
  */

@@ -1,5 +1,5 @@
 /**
- * Idempotency claims with a lease (D13 amended): `claimed_at` is when the request that owns the key
+ * Idempotency claims with a lease (docs/payments.md#idempotency): `claimed_at` is when the request that owns the key
  * took it; a claim with no stored answer whose owner died is taken over once the lease ran out,
  * while `created_at` still starts the key's 24 h replay window.
  */

@@ -1,5 +1,5 @@
 /**
- * `npm run start:cluster`: the production topology on this machine (D71, docs/operations.md#cluster).
+ * `npm run start:cluster`: the production topology on this machine (docs/operations.md#cluster).
  *
  * 1. Obtains the Temporal server and its SQL tool (`go install go.temporal.io/server/cmd/server@v1.29.1`
  *    and `…/cmd/tools/sql@v1.29.1`, cached) and the Temporal UI server (`github.com/temporalio/ui-server`).
@@ -8,7 +8,7 @@
  *    `TEMPORAL_DATABASE_URL` and `<name>_visibility` on its server; schemas set up or updated with the
  *    SQL tool at every start.
  * 4. The Temporal server (4 history shards, PostgreSQL persistence and visibility) on TEMPORAL_PORT
- *    (7233), the namespace and the search attributes of D20 registered; the Web UI on TEMPORAL_UI_PORT (8233).
+ *    (7233), the namespace and the search attributes (docs/payments.md#workflow) registered; the Web UI on TEMPORAL_UI_PORT (8233).
  * 5. The service's migrations; the merchant dashboard built when stale (not under NODE_ENV=test).
  * 6. `CLUSTER_WORKERS` (2) worker processes (`src/worker.ts`, metrics on WORKER_METRICS_PORT + n, or
  *    none when 0) and `API_PROCESSES` (2) API processes (`src/server.ts`) behind one port, PORT (3000),
@@ -20,7 +20,7 @@
  * queue; then it writes `<CLUSTER_DIR>/cluster.json` (addresses, pids, start timings), rewritten
  * whenever a process is replaced, and, for the default CLUSTER_DIR, `var/runtime.json` for the admin
  * command. Ctrl-C (SIGINT) or SIGTERM stops the APIs, then the workers, the UI and Temporal (the
- * embedded PostgreSQL's package stops it on the same signal, at once). Its own lines are JSON (D70,
+ * embedded PostgreSQL's package stops it on the same signal, at once). Its own lines are JSON (docs/operations.md#logs,
  * process `cluster`, level LOG_LEVEL).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -211,7 +211,7 @@ async function main(): Promise<void> {
       TEMPORAL_TASK_QUEUE: taskQueue,
       JWT_SECRET: process.env.JWT_SECRET ?? secrets.jwtSecret,
       PROVIDER_CALLBACK_SECRET: process.env.PROVIDER_CALLBACK_SECRET ?? secrets.callbackSecret,
-      // The sandbox simulators call back the API here, through the shared port (D16).
+      // The sandbox simulators call back the API here, through the shared port (docs/payments.md#provider-callbacks).
       PROVIDER_CALLBACK_BASE_URL: process.env.PROVIDER_CALLBACK_BASE_URL ?? apiUrl,
     };
 
@@ -300,7 +300,7 @@ async function main(): Promise<void> {
     state.ready = true;
     writeState();
     if (defaultDir) {
-      // The admin command, run in this checkout, reads where the stack is from here (D31).
+      // The admin command, run in this checkout, reads where the stack is from here (docs/live-access.md#admin-command).
       fs.writeFileSync(path.join(root, RUNTIME_SETTINGS_FILE), `${JSON.stringify({ DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address }, null, 2)}\n`, { mode: 0o600 });
     }
     const seconds = (ms: number | undefined) => `${((ms ?? 0) / 1000).toFixed(1)} s`;

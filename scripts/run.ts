@@ -4,7 +4,7 @@
  * PostgreSQL (embedded unless DATABASE_URL), runs the migrations, builds the merchant dashboard
  * (web/, when its build is missing or stale), then the worker and the API as separate processes.
  * Ctrl-C stops everything it started; data stays in `var/` for the next run.
- * Its own lines are JSON like the worker's and the API's (D70, process `run`, level LOG_LEVEL).
+ * Its own lines are JSON like the worker's and the API's (docs/operations.md#logs, process `run`, level LOG_LEVEL).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     await db.destroy();
     say(applied.length ? `migrations applied: ${applied.join(', ')}` : 'database is up to date');
 
-    // The merchant dashboard (D60), built when missing or older than web/'s sources; the API serves it.
+    // The merchant dashboard (README.md#dashboard), built when missing or older than web/'s sources; the API serves it.
     const dashboardBuilt = ensureDashboardBuilt(say);
 
     const secrets = localSecrets(varDir);
@@ -81,10 +81,10 @@ async function main(): Promise<void> {
       TEMPORAL_ADDRESS: temporal.address,
       JWT_SECRET: process.env.JWT_SECRET ?? secrets.jwtSecret,
       PROVIDER_CALLBACK_SECRET: process.env.PROVIDER_CALLBACK_SECRET ?? secrets.callbackSecret,
-      // The sandbox simulators call back the API here, as a provider calls the URL it was given (D16).
+      // The sandbox simulators call back the API here, as a provider calls the URL it was given (docs/payments.md#provider-callbacks).
       PROVIDER_CALLBACK_BASE_URL: process.env.PROVIDER_CALLBACK_BASE_URL ?? `http://127.0.0.1:${process.env.PORT ?? '3000'}`,
     };
-    // The admin command, run in this checkout, reads where the stack is from here (D31).
+    // The admin command, run in this checkout, reads where the stack is from here (docs/live-access.md#admin-command).
     fs.writeFileSync(path.join(root, RUNTIME_SETTINGS_FILE), `${JSON.stringify({ DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address }, null, 2)}\n`, { mode: 0o600 });
     const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
     for (const [name, entry] of [['worker', 'src/worker.ts'], ['api', 'src/server.ts']] as const) {

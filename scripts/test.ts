@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     step('lint (eslint)', path.join(root, 'node_modules/.bin/eslint'), ['src', 'test', 'scripts', 'migrations', 'bench', 'clients', 'web/src', 'web/vite.config.ts']);
   }
 
-  // The dashboard's browser tests (D60), when they are selected: Debian's Chromium and a current build.
+  // The dashboard's browser tests (README.md#dashboard), when they are selected: Debian's Chromium and a current build.
   if (testFiles(filters).some((file) => file.includes(`${path.sep}test${path.sep}dashboard${path.sep}`))) {
     try {
       ensureChromium(say);

@@ -3,7 +3,7 @@
  * second of a workflow with one no-op activity.
  *
  * Both sides are driven alike: 32 concurrent loops start a fixed number of items. The service's loops do
- * what the payment activities do after writing an event (D22): `startDelivery` of the service's
+ * what the payment activities do after writing an event (docs/payments.md#events): `startDelivery` of the service's
  * dispatch code, one delivery row and one `webhookDeliveryWorkflow` start each, here re-sending the
  * first `payment.completed` event as new deliveries (as a retry would, with `retry_of`). The
  * baseline's loops start `noopActivitiesWorkflow(1)`. (Until this session the service side was
@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { BASELINE_TASK_QUEUE } from '../baseline/shared';
 import { ID_PREFIXES } from '../../src/domain/ids';
 import { newId } from '../../src/lib/ids';
-import { pendingDelivery, startDelivery, type DispatchDeps } from '../../src/services/webhook-dispatch';
+import { pendingDelivery, startDelivery, type DispatchDeps } from '../../src/activities/webhook-dispatch';
 import { webhookRetryWorkflowId } from '../../src/workflows/webhook-messages';
 import { createPayment, createWebhook, latestDelivery, paymentBody, PHONES, type Developer, type LoggedDelivery, type Webhook } from '../lib/api';
 import { waitUntil, type BenchContext } from '../lib/context';
@@ -45,7 +45,7 @@ export function webhookDeliveriesFigure(context: BenchContext, developer: Develo
   return {
     id: 'c',
     title: 'Webhook deliveries',
-    service: `deliveries/s received (204), started by startDelivery (the dispatch of D22), ${CREATE_CONCURRENCY} concurrent, ${options.count} per side`,
+    service: `deliveries/s received (204), started by startDelivery (the event dispatch), ${CREATE_CONCURRENCY} concurrent, ${options.count} per side`,
     baseline: `noopActivitiesWorkflow(1) completions/s, started by ${CREATE_CONCURRENCY} concurrent clients, ${options.count} per side`,
     metrics: [{ key: 'perSecond', label: 'deliveries', unit: '/s', target: { atLeast: 0.8 } }],
 

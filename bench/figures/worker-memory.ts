@@ -4,7 +4,7 @@
  * so each waits and polls), per 1,000 payments, ÷ the same for the baseline worker with open
  * `signalWaitWorkflow`s. The steps are 500 (readings at 500 and 1,000 open) and the figure runs one
  * round, so that the bench finishes within 10 minutes on two cores: each waiting payment costs the
- * service about 135 ms of CPU (its create and first polls), so a step of 1,000 took 92 s here.
+ * service about 135 ms of CPU (its create and first polls).
  *
  * Both workers run with the same `maxCachedWorkflows`, high enough to hold every workflow of the
  * figure, so each open workflow stays in the sticky cache and its memory is counted. A side's
@@ -14,11 +14,10 @@
  *
  * Each side starts with a fresh worker of its own (`beforeSide`): the workflows an earlier side
  * left in a worker's cache never leave it (a terminated or forever-waiting run gets no more tasks),
- * so a reused worker carried 2,000 more of them into each round, and its GC grew with them: the
- * service side's CPU per payment rose 82 → 108 → 131 ms over the three rounds. After its readings
- * the service side terminates its payments, so that their polls (2 s doubling to 60 s, D20) do not
- * load what runs after it; the baseline's signal-waiting workflows cost nothing once started and
- * are left to the server.
+ * so a reused worker would carry them into the next round and its GC would grow with them. After
+ * its readings the service side terminates its payments, so that their polls (2 s doubling to 60 s,
+ * docs/payments.md#workflow) do not load what runs after it; the baseline's signal-waiting
+ * workflows cost nothing once started and are left to the server.
  */
 import type { ChildProcess } from 'node:child_process';
 import { BASELINE_TASK_QUEUE } from '../baseline/shared';

@@ -7,7 +7,7 @@ export interface Developer {
   key: string;
 }
 
-/** Sandbox phone numbers of D14 (Rwanda, RWF mobile money). */
+/** Sandbox phone numbers (docs/payments.md#sandbox-scenarios; Rwanda, RWF mobile money). */
 export const PHONES = {
   /** Completes at once. */
   instantSuccess: '+250788000001',
@@ -23,7 +23,7 @@ export async function postJson<T>(url: string, body: unknown, headers: Record<st
   return JSON.parse(text) as T;
 }
 
-/** Registers a developer with a unique e-mail (D2); each figure uses its own merchant. */
+/** Registers a developer with a unique e-mail (docs/api.md#sessions); each figure uses its own merchant. */
 export async function registerDeveloper(apiUrl: string, label: string): Promise<Developer> {
   const email = `bench-${label}-${randomBytes(4).toString('hex')}@example.com`;
   const body = await postJson<{ data: { developer: { merchant_id: string }; api_key: { secret: string } } }>(
@@ -58,13 +58,13 @@ export async function createPayment(apiUrl: string, developer: Developer, body: 
   return answer.data.id;
 }
 
-/** A webhook endpoint as created (D25): its id and signing secret. */
+/** A webhook endpoint as created (docs/webhooks.md#endpoints): its id and signing secret. */
 export interface Webhook {
   id: string;
   secret: string;
 }
 
-/** Creates a webhook of `developer` for `events` at `url` (D25) with its secret key. */
+/** Creates a webhook of `developer` for `events` at `url` (docs/webhooks.md#endpoints) with its secret key. */
 export async function createWebhook(apiUrl: string, developer: Developer, url: string, events: string[]): Promise<Webhook> {
   const answer = await postJson<{ data: { id: string; secret: string } }>(
     `${apiUrl}/v1/developer/webhooks`,
@@ -75,7 +75,7 @@ export async function createWebhook(apiUrl: string, developer: Developer, url: s
   return { id: answer.data.id, secret: answer.data.secret };
 }
 
-/** A delivery as the webhook's log shows it: its id and the event it carries (D27). */
+/** A delivery as the webhook's log shows it: its id and the event it carries (docs/webhooks.md#retries). */
 export interface LoggedDelivery {
   id: string;
   event_id: string;

@@ -1,5 +1,5 @@
 /**
- * The production topology of D71 for figure (e), started beside the dev stack with the cluster
+ * The production topology (docs/operations.md#cluster) for figure (e), started beside the dev stack with the cluster
  * command's own building blocks (scripts/lib/temporal-server.ts, scripts/lib/api-cluster.ts): the
  * Temporal server v1.29.1 on PostgreSQL (the bench's server, databases `bench_temporal` and
  * `bench_temporal_visibility`, {@link HISTORY_SHARDS} history shards), the service's own database
@@ -31,7 +31,7 @@ import {
 import { migratedSiblingDatabase } from './postgres';
 import { SERVICE_TASK_QUEUE, spawnEntry, waitForPoller, waitForReady } from './stack';
 
-/** Worker and API processes of the topology (D71: two of each). */
+/** Worker and API processes of the topology (two of each). */
 export const CLUSTER_WORKERS = 2;
 export const CLUSTER_APIS = 2;
 

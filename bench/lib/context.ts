@@ -9,7 +9,7 @@ import type { Stack } from './stack';
  * and a Temporal client of its server (for histories and visibility counts).
  */
 export interface ServiceTarget {
-  /** `dev server` (the stack the tests run) or `cluster` (D71's topology, figure e). */
+  /** `dev server` (the stack the tests run) or `cluster` (the production topology of docs/operations.md#cluster, figure e). */
   name: 'dev server' | 'cluster';
   apiUrl: string;
   db: Db;

@@ -19,7 +19,7 @@ import { startDevServer, stopChild, type DevServer } from '../../scripts/lib/tem
 import { BASELINE_TASK_QUEUE } from '../baseline/shared';
 import { startBenchDatabase, type BenchDatabase } from './postgres';
 
-/** The service's task queue (the default of `TEMPORAL_TASK_QUEUE`, D20). */
+/** The service's task queue (the default of `TEMPORAL_TASK_QUEUE`, docs/payments.md#workflow). */
 export const SERVICE_TASK_QUEUE = 'payments';
 
 /** How the stack is started. */

@@ -11,7 +11,7 @@
  * Run as `node --import tsx scripts/lib/api-cluster.ts` (the forks inherit the loader). When
  * started with an IPC channel, it sends `{ type: 'api-processes', pids }` each time the set of
  * processes changes, so that its supervisor (scripts/cluster.ts) knows their pids. Its own log
- * lines are JSON (D70, process `api-cluster`, level LOG_LEVEL).
+ * lines are JSON (docs/operations.md#logs, process `api-cluster`, level LOG_LEVEL).
  */
 import cluster, { type Worker } from 'node:cluster';
 import path from 'node:path';

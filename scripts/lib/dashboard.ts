@@ -1,5 +1,5 @@
 /**
- * What the merchant dashboard (D60) needs on this machine: its build (`web/` → `web/dist`, made by
+ * What the merchant dashboard (README.md#dashboard) needs on this machine: its build (`web/` → `web/dist`, made by
  * `npm start` and the test command when missing or older than its sources) and, for its browser
  * tests, Debian's Chromium (installed with apt-get when missing; Playwright's own browser download
  * is not reachable here).

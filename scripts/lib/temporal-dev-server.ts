@@ -1,6 +1,6 @@
 /**
  * Starts the Temporal dev server (`temporal server start-dev`) with its SQLite file, Web UI and the
- * custom search attributes of D20, and waits until its namespace answers.
+ * custom search attributes (docs/payments.md#workflow), and waits until its namespace answers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';

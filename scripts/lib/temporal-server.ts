@@ -1,9 +1,9 @@
 /**
- * The Temporal server of the production topology (D71, docs/operations.md#cluster): the real server
+ * The Temporal server of the production topology (docs/operations.md#cluster): the real server
  * (`go.temporal.io/server/cmd/server`) and its SQL tool (`…/cmd/tools/sql`) built from the Go module
  * proxy at {@link TEMPORAL_SERVER_VERSION} and cached like the CLI, its schemas set up on PostgreSQL,
  * a YAML config with {@link HISTORY_SHARDS} history shards and PostgreSQL persistence and visibility
- * (pgx plugin `postgres12`), the namespace and the custom search attributes of D20 registered once it
+ * (pgx plugin `postgres12`), the namespace and the custom search attributes (docs/payments.md#workflow) registered once it
  * answers; and the Temporal Web UI (`github.com/temporalio/ui-server`) pointed at it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -280,7 +280,7 @@ export interface TemporalServer {
 /**
  * Writes the config and starts `server --root <dir> --config config --env development --allow-no-auth
  * start` (all four services in one process), waits for the frontend, registers the namespace
- * ({@link NAMESPACE_RETENTION_DAYS} days' retention) and the custom search attributes of D20 when
+ * ({@link NAMESPACE_RETENTION_DAYS} days' retention) and the custom search attributes (docs/payments.md#workflow) when
  * missing, and resolves once both are usable. The schemas must be set up first ({@link setupTemporalSchemas}).
  * @throws Error when the server exits first or is not ready within 90 s (see its log)
  */

@@ -1,14 +1,14 @@
 /**
  * The dashboard's only way to the service: the public `/v1` API with the developer's session token
- * (D60). The token lives in sessionStorage (gone with the tab); an answer 401 to a request that
+ * (README.md#dashboard). The token lives in sessionStorage (gone with the tab); an answer 401 to a request that
  * carried it means it expired or was revoked, so it is dropped and the app sends the developer to
- * sign in again. Errors keep what the API said: status, code, message and field details (D51).
+ * sign in again. Errors keep what the API said: status, code, message and field details (docs/api.md#errors).
  */
 
-/** The two environments of every resource (D1). */
+/** The two environments of every resource (docs/api.md#merchants-and-environments). */
 export type Environment = 'sandbox' | 'live';
 
-/** A field problem of a `validation_error` (D51). */
+/** A field problem of a `validation_error` (docs/api.md#errors). */
 export interface FieldProblem {
   field: string;
   message: string;
@@ -76,9 +76,9 @@ export interface CallOptions {
   body?: unknown;
   /** Query parameters; undefined and empty values are left out. */
   query?: Record<string, string | number | undefined>;
-  /** Sent as `?environment=` (the session token's environment, D4). */
+  /** Sent as `?environment=` (the session token's environment, docs/api.md#credentials). */
   env?: Environment;
-  /** Sent as `Idempotency-Key` on money operations (D13). */
+  /** Sent as `Idempotency-Key` on money operations (docs/payments.md#idempotency). */
   idempotencyKey?: string;
   /** Sign-in and sign-up carry no token. */
   anonymous?: boolean;
@@ -117,7 +117,7 @@ export function toApiError(status: number, body: unknown, hadToken: boolean): Ap
 }
 
 /**
- * Calls the API and returns the envelope's `data` (D51).
+ * Calls the API and returns the envelope's `data` (docs/api.md#errors).
  * @throws ApiError with the API's code, message and details
  */
 export async function api<T>(path: string, options: CallOptions = {}): Promise<T> {
@@ -170,7 +170,7 @@ export function upload<T>(path: string, form: FormData, onProgress: (share: numb
   });
 }
 
-/** A fresh idempotency key for one money operation the developer confirmed (D13). */
+/** A fresh idempotency key for one money operation the developer confirmed (docs/payments.md#idempotency). */
 export function newIdempotencyKey(): string {
   // getRandomValues works outside secure contexts too (randomUUID does not).
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');

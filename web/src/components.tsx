@@ -16,7 +16,7 @@ export function Time({ value }: { value: string | null | undefined }) {
   );
 }
 
-/** The API's error: its code, its message and each field problem, exactly as it answered (D51). */
+/** The API's error: its code, its message and each field problem, exactly as it answered (docs/api.md#errors). */
 export function ErrorBox({ error }: { error: unknown }) {
   if (!error) return null;
   const api = error instanceof ApiError ? error : undefined;

@@ -1,6 +1,6 @@
 /**
  * The frame of every signed-in screen: the navigation, the sandbox/live switch (shown once live
- * access is granted, D30), sign out, and the environment of the URL (`/dashboard/{env}/…`).
+ * access is granted, docs/live-access.md#approval), sign out, and the environment of the URL (`/dashboard/{env}/…`).
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
@@ -24,7 +24,7 @@ export function useEnv(): Environment {
   return env === 'live' ? 'live' : 'sandbox';
 }
 
-/** The developer's profile (D40), shared by every screen. */
+/** The developer's profile (docs/api.md#profile), shared by every screen. */
 export function useProfile() {
   return useQuery({ queryKey: ['profile'], queryFn: () => api<Profile>('/v1/developer/profile') });
 }

@@ -1,5 +1,5 @@
 /**
- * The merchant dashboard (D60): a React app served at `/dashboard`, every screen a URL that can be
+ * The merchant dashboard (README.md#dashboard): a React app served at `/dashboard`, every screen a URL that can be
  * bookmarked (`/dashboard/{sandbox|live}/…`), data through TanStack Query from the public `/v1` API.
  */
 import { StrictMode } from 'react';

@@ -1,5 +1,5 @@
 /**
- * Money on screen: the API speaks integer minor units (D5); the dashboard shows and reads decimal
+ * Money on screen: the API speaks integer minor units (docs/limits.md#amounts); the dashboard shows and reads decimal
  * amounts in the currency's unit, converted digit by digit with the service's own exponent table.
  */
 import { CURRENCY_EXPONENTS } from '../../src/domain/money';

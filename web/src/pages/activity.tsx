@@ -1,4 +1,4 @@
-/** The activity log (`GET /v1/developer/activity`, D43): who did what, when, from where; newest first. */
+/** The activity log (`GET /v1/developer/activity`, docs/live-access.md#audit-log): who did what, when, from where; newest first. */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useSearchParams } from 'react-router';

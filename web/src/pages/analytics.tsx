@@ -1,5 +1,5 @@
 /**
- * Analytics (`GET /v1/developer/analytics`, D42): per currency, volume, success rate and fees over
+ * Analytics (`GET /v1/developer/analytics`, docs/limits.md#lists): per currency, volume, success rate and fees over
  * time (charts, with the same figures in tables for screen readers), totals, and counts by method
  * and by status, over a range of UTC days kept in the URL.
  */

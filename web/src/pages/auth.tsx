@@ -1,5 +1,5 @@
 /**
- * Sign up (`POST /v1/auth/register`, D2: shows the first sandbox key once) and sign in
+ * Sign up (`POST /v1/auth/register`, docs/api.md#sessions: shows the first sandbox key once) and sign in
  * (`POST /v1/auth/login`). Both keep the session token in this tab's sessionStorage.
  */
 import { useState, type FormEvent } from 'react';

@@ -1,5 +1,5 @@
 /**
- * Go live (D30, D32): the checklist (identity document, business registration, the request), the
+ * Go live (docs/live-access.md#review, docs/live-access.md#documents): the checklist (identity document, business registration, the request), the
  * uploads with their progress and the API's validation errors, the request form, its status and
  * the reviewer's message, and the answer to a reviewer's question. Once approved, the profile is
  * read again so the live switch appears.
@@ -14,7 +14,7 @@ const IDENTITY_TYPES = ['passport', 'national_id', 'drivers_licence'] as const;
 const BUSINESS_TYPES_OF_DOCUMENT = ['business_registration', 'tax_identification', 'business_licence'] as const;
 const BUSINESS_TYPES = ['e_commerce', 'saas', 'marketplace', 'fintech', 'education', 'healthcare', 'other'] as const;
 
-/** What the checklist needs from the documents (the rule of D32's `documents_missing`). */
+/** What the checklist needs from the documents (the rule of `documents_missing`, docs/live-access.md#review). */
 function checklist(documents: DocumentView[]) {
   const has = (type: string, side?: string) => documents.some((d) => d.document_type === type && (side === undefined || d.side === side));
   return {

@@ -1,7 +1,7 @@
 /**
- * API keys (D3): the environment's keys, masked; roll them with a grace period for the old ones;
+ * API keys (docs/api.md#secret-keys): the environment's keys, masked; roll them with a grace period for the old ones;
  * the new key shown once with a copy button. In live, the first live key is revealed here once
- * after approval (D30).
+ * after approval (docs/live-access.md#review).
  */
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';

@@ -1,5 +1,5 @@
 /**
- * One payment (`GET /v1/developer/payments/{id}`, D60): amounts, fee, net, customer, provider
+ * One payment (`GET /v1/developer/payments/{id}`, README.md#dashboard): amounts, fee, net, customer, provider
  * reference, `next_action`, when the service next asks the provider, and the timeline: each status
  * change with its source, the refunds, the events sent and their webhook deliveries with every
  * attempt. Cancel and refund (full or partial) after a confirmation; the API's error is shown as it

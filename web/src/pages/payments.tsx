@@ -1,5 +1,5 @@
 /**
- * Payments and refunds (`GET /v1/developer/transactions`, D41): filters by status, method,
+ * Payments and refunds (`GET /v1/developer/transactions`, docs/limits.md#lists): filters by status, method,
  * currency and date range, search by id, description or customer, pages that stay put while new
  * payments arrive (`as_of`), and a CSV export of everything the filters select. The filters live
  * in the URL, so a filtered list can be bookmarked.
@@ -37,7 +37,7 @@ function filtersOf(params: URLSearchParams): Filters {
   };
 }
 
-/** The API's `date` filter (D41) of a from/to pair of days: one day, a range, or open on one side. */
+/** The API's `date` filter (docs/limits.md#lists) of a from/to pair of days: one day, a range, or open on one side. */
 function dateFilter(from: string, to: string): string | undefined {
   if (!from && !to) return undefined;
   const today = new Date().toISOString().slice(0, 10);

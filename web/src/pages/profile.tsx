@@ -1,4 +1,4 @@
-/** The profile (`GET`/`PUT /v1/developer/profile`, D40): name, business name, country and phone can change. */
+/** The profile (`GET`/`PUT /v1/developer/profile`, docs/api.md#profile): name, business name, country and phone can change. */
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api';

@@ -1,5 +1,5 @@
 /**
- * One webhook endpoint (D25–D29): edit, enable or disable, delete, send a test event, rotate the
+ * One webhook endpoint (docs/webhooks.md): edit, enable or disable, delete, send a test event, rotate the
  * signing secret (shown once), and its deliveries with every attempt (time, status code, duration,
  * response excerpt) and a resend button.
  */

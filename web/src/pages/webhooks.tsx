@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints of the environment (`/v1/developer/webhooks`, D25, D26): the list and the
+ * Webhook endpoints of the environment (`/v1/developer/webhooks`, docs/webhooks.md#endpoints, docs/webhooks.md#targets): the list and the
  * form that registers one; the signing secret is shown once, right after.
  */
 import { useState, type FormEvent } from 'react';
