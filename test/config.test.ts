@@ -24,7 +24,7 @@ describe('config', () => {
   });
 });
 
-describe('config of live access and mail (D30, D32, D33)', () => {
+describe('config of live access and mail (docs/live-access.md)', () => {
   const valid = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', JWT_SECRET: 'x'.repeat(32), PROVIDER_CALLBACK_SECRET: 'y'.repeat(32) };
 
   it('defaults to local folders under var/, no SMTP and one reviewer address', () => {
@@ -42,7 +42,7 @@ describe('config of live access and mail (D30, D32, D33)', () => {
     expect(loadConfig({ ...valid, SMTP_URL: 'smtps://u:p@mail.example.com:465' }).SMTP_URL).to.equal('smtps://u:p@mail.example.com:465');
   });
 
-  it('lets the admin command run without the API secrets (D31)', () => {
+  it('lets the admin command run without the API secrets (docs/live-access.md#admin-command)', () => {
     const none = path.join(os.tmpdir(), 'no-such-runtime.json');
     const config = loadAdminConfig({ DATABASE_URL: valid.DATABASE_URL }, none);
     expect(config).to.include({ TEMPORAL_ADDRESS: '127.0.0.1:7233', TEMPORAL_NAMESPACE: 'default' });
@@ -64,7 +64,7 @@ describe('config of live access and mail (D30, D32, D33)', () => {
   });
 });
 
-describe('config: webhook private targets (D26)', () => {
+describe('config: webhook private targets (docs/webhooks.md#targets)', () => {
   const valid = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', JWT_SECRET: 'x'.repeat(32), PROVIDER_CALLBACK_SECRET: 'y'.repeat(32) };
 
   it('allows private sandbox targets by default outside production and refuses them in production', () => {
@@ -79,7 +79,7 @@ describe('config: webhook private targets (D26)', () => {
   });
 });
 
-describe('config of live provider adapters (D16, docs/providers.md#configuration)', () => {
+describe('config of live provider adapters (docs/providers.md#configuration)', () => {
   const valid = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', JWT_SECRET: 'x'.repeat(32), PROVIDER_CALLBACK_SECRET: 'y'.repeat(32) };
   const airtel = { AIRTEL_BASE_URL: 'https://openapi.airtel.africa', AIRTEL_CLIENT_ID: 'id', AIRTEL_CLIENT_SECRET: 'secret' };
 

@@ -25,7 +25,7 @@
 import { Context } from '@temporalio/activity';
 import type { MetricMeter, MetricTags } from '@temporalio/common';
 import type { ProviderCode } from '../domain/catalogue';
-import type { PaymentSnapshot } from '../domain/payment-record';
+import type { PaymentSnapshot } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
 import type { AttemptOutcome } from '../domain/webhooks';
 import { classifyAttempt } from '../domain/webhooks';

@@ -6,15 +6,13 @@
  */
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { dataErrorOf, describeDataError, type DataErrorSummary } from '../db/errors';
-
-/** `ApplicationFailure.type` of a statement PostgreSQL refused for its data (non-retryable). Workflows name it in `src/workflows/activity-options.ts`. */
-export const DATA_ERROR_FAILURE_TYPE = 'DataError';
+import { FAILURE_TYPES } from '../workflows/activity-contracts';
 
 /**
  * The non-retryable `DataError` failure for `summary`, raised by activity `activityType`; its
  * details carry `{sqlState, condition}` for the workflow and the logs.
  */
-export function dataFailure(summary: DataErrorSummary, activityType: string, type: string = DATA_ERROR_FAILURE_TYPE): ApplicationFailure {
+export function dataFailure(summary: DataErrorSummary, activityType: string, type: string = FAILURE_TYPES.dataError): ApplicationFailure {
   return ApplicationFailure.create({
     type,
     message: `${activityType}: ${describeDataError(summary)}`,

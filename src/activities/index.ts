@@ -16,5 +16,5 @@ export function createActivities(deps: ActivityDeps) {
   return failDataErrorsNonRetryably({ ...createPaymentActivities(deps), ...createLiveAccessActivities(deps), ...createWebhookActivities(deps) });
 }
 
-/** The type of all activities, for `proxyActivities<Activities>()` in workflows. */
+/** All activities the worker registers (workflows call them through src/workflows/activity-contracts.ts). */
 export type Activities = ReturnType<typeof createActivities>;

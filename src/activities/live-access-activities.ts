@@ -1,9 +1,7 @@
 /**
- * Activities of the live access review (docs/live-access.md): the only code of the review that writes
- * PostgreSQL, creates the live key (docs/api.md#secret-keys) and sends e-mail. Each is idempotent: ids of keys, messages
- * and audit entries are derived from the request and the step, so a retry writes nothing twice.
- * E-mail is at-least-once: a retry after a send that succeeded unseen may send it again, with the
- * same Message-ID (and, without SMTP, the same `.eml` file).
+ * The live access review's activities (`LiveAccessActivities` in src/workflows/activity-contracts.ts,
+ * docs/live-access.md). E-mail is at-least-once: a retry after a send that succeeded unseen may send
+ * it again, with the same Message-ID (and, without SMTP, the same `.eml` file).
  */
 import type { Config } from '../config';
 import { findDeveloperById } from '../db/developers';
@@ -11,12 +9,13 @@ import type { Db } from '../db/knex';
 import { findLiveAccessRequest, recordApproval, recordReviewState, type ReviewWrite } from '../db/live-access-requests';
 import type { ActivityAction, ActivityEntry, Actor } from '../domain/activity-log';
 import { ID_PREFIXES } from '../domain/ids';
-import { LIVE_ACCESS_ENVIRONMENT, type ReviewState } from '../domain/live-access';
+import { LIVE_ACCESS_ENVIRONMENT } from '../domain/live-access';
 import { deriveId } from '../lib/ids';
-import { isForReviewers, renderLiveAccessMail, type LiveAccessMailDetails } from '../lib/live-access-mail';
+import { isForReviewers, renderLiveAccessMail } from '../lib/live-access-mail';
 import type { Mailer } from '../lib/mailer';
 import { sealSecret } from '../lib/sealed-secrets';
 import { issueSecretKey } from '../lib/secret-keys';
+import type { LiveAccessActivities, ReviewStepRecord } from '../workflows/activity-contracts';
 import { liveAccessWorkflowId } from '../workflows/live-access-messages';
 
 /** Dependencies of the live access activities. */
@@ -29,36 +28,6 @@ export interface LiveAccessActivityDeps {
 
 /** Prefix of conversation message ids. */
 const MESSAGE_PREFIX = 'msg_';
-
-/** One step of a review to record; `step` is unique within the request (`request_info:2`, `reminder:1`). */
-export interface ReviewStepRecord {
-  merchantId: string;
-  /** The review's state after the step. */
-  state: ReviewState;
-  /** ISO 8601 UTC time of the step, from the workflow's clock. */
-  at: string;
-  step: string;
-  /** The audit entry of the step (docs/live-access.md#audit-log), if it makes one. */
-  activity?: { actor: Actor; action: ActivityAction };
-  /** A message of the conversation the step adds (a reviewer's question or reason, a developer's answer). */
-  message?: { authorType: 'reviewer' | 'developer'; author: string; body: string };
-}
-
-/** Input of `approveLiveAccessRequest`. */
-export interface ApprovalRecord {
-  merchantId: string;
-  state: ReviewState;
-  at: string;
-  reviewer: string;
-}
-
-/** Input of `sendLiveAccessEmail`: the request, the workflow's time of the step and what to say. */
-export interface LiveAccessEmail {
-  requestId: string;
-  at: string;
-  step: string;
-  details: LiveAccessMailDetails;
-}
 
 /** The audit entry of a review step, scoped to the merchant's live environment (docs/live-access.md). */
 function entry(requestId: string, merchantId: string, step: string, at: string, actor: Actor, action: ActivityAction, target = requestId): ActivityEntry {
@@ -92,23 +61,13 @@ function reviewWrite(record: ReviewStepRecord): ReviewWrite {
 }
 
 /** Builds the live access activities around their dependencies (samples' `createActivities(deps)`). */
-export function createLiveAccessActivities(deps: LiveAccessActivityDeps) {
+export function createLiveAccessActivities(deps: LiveAccessActivityDeps): LiveAccessActivities {
   return {
-    /**
-     * Writes a review step to the read model with its message and audit entry (docs/live-access.md#audit-log).
-     * @throws a retryable error while the request row is missing
-     */
-    async recordLiveAccessReview(record: ReviewStepRecord): Promise<void> {
+    async recordLiveAccessReview(record) {
       await recordReviewState(deps.db, reviewWrite(record));
     },
 
-    /**
-     * Approves (docs/live-access.md#review, docs/api.md#secret-keys): creates the first live key (`sk_live_…`, stored as hash and last 4, the
-     * secret sealed until its one reveal), grants live access, assigns plan `starter` and writes the
-     * state and the audit entries, in one transaction.
-     * @returns the live key's id and last 4 characters, and the merchant's plan afterwards
-     */
-    async approveLiveAccessRequest(record: ApprovalRecord): Promise<{ keyId: string; last4: string; plan: string }> {
+    async approveLiveAccessRequest(record) {
       const { requestId } = record.state;
       const workflowId = liveAccessWorkflowId(requestId);
       const reviewer: Actor = { type: 'reviewer', id: record.reviewer };
@@ -131,12 +90,7 @@ export function createLiveAccessActivities(deps: LiveAccessActivityDeps) {
       }, planChanged);
     },
 
-    /**
-     * Sends one review e-mail (docs/live-access.md#e-mail): reviewers for a new request and reminders, the developer for
-     * questions and decisions. Addresses and names are read at send time.
-     * @throws when the request or developer is missing (retryable), or the transport fails
-     */
-    async sendLiveAccessEmail(email: LiveAccessEmail): Promise<{ messageId: string; location: string }> {
+    async sendLiveAccessEmail(email) {
       const request = await findLiveAccessRequest(deps.db, email.requestId);
       if (!request) throw new Error(`live access request ${email.requestId} is not in the read model`);
       const developer = await findDeveloperById(deps.db, request.developerId);
@@ -163,6 +117,3 @@ export function createLiveAccessActivities(deps: LiveAccessActivityDeps) {
     },
   };
 }
-
-/** The live access activities' type, imported by the workflow as a type only. */
-export type LiveAccessActivities = ReturnType<typeof createLiveAccessActivities>;

@@ -8,8 +8,7 @@
 import type { Context, Info } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory, CancelledFailure, msOptionalToNumber, type MetricCounter, type MetricMeter } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
-import { DATA_ERROR_FAILURE_TYPE } from './data-errors';
-import { FAILURE_TYPES } from './payment-activities';
+import { FAILURE_TYPES } from '../workflows/activity-contracts';
 
 /** Counter of activity attempts after the first, by `activityType` (`pollProviderPayment`'s are its polls). */
 export const ACTIVITY_RETRIES_METRIC = 'paycollect_activity_retries';
@@ -44,7 +43,7 @@ function failureTypeOf(error: unknown): string | undefined {
  */
 export function giveUpReason(error: unknown, info: Pick<Info, 'attempt' | 'retryPolicy' | 'scheduledTimestampMs' | 'scheduleToCloseTimeoutMs'>, nowMs: number): GiveUpReason | undefined {
   const type = failureTypeOf(error);
-  if (type === DATA_ERROR_FAILURE_TYPE || type === FAILURE_TYPES.paymentNotRecorded) return 'data_error';
+  if (type === FAILURE_TYPES.dataError || type === FAILURE_TYPES.paymentNotRecorded) return 'data_error';
   if (error instanceof CancelledFailure) return undefined;
   if (error instanceof ApplicationFailure && (error.nonRetryable || error.category === ApplicationFailureCategory.BENIGN)) return undefined;
   const policy = info.retryPolicy;

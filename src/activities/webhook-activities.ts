@@ -1,17 +1,16 @@
 /**
- * Activities of the webhook delivery workflow (docs/webhooks.md#retries): make one attempt, and record it with the
- * statuses that follow. `deliverAndRecordWebhook` returns every receiver outcome instead of throwing, so the
- * workflow's timers, not activity retries, make the schedule. When our own store cannot be read
- * before the request, it raises `WebhookAttemptNotMade`: the endpoint was not called, and the
- * workflow does not count that as an attempt (docs/webhooks.md).
+ * The webhook delivery workflow's activities (`WebhookActivities` in src/workflows/activity-contracts.ts,
+ * docs/webhooks.md#retries). When our own store cannot be read before the request, an attempt raises
+ * `WebhookAttemptNotMade`: the endpoint was not called, and the workflow does not count it.
  */
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import { isDataError } from '../db/errors';
-import { cancelDelivery, findDeliveryTarget, recordAttempt, type AttemptRecord } from '../db/webhooks';
-import { activeSecrets, decideAfterAttempt, receivesDeliveries, type AttemptOutcome, type WebhookStatus } from '../domain/webhooks';
+import { cancelDelivery, findDeliveryTarget, recordAttempt } from '../db/webhooks';
+import { activeSecrets, decideAfterAttempt, receivesDeliveries, type AttemptOutcome } from '../domain/webhooks';
 import { sendWebhook } from '../lib/webhook-sender';
+import { FAILURE_TYPES, type SkipReason, type WebhookActivities } from '../workflows/activity-contracts';
 import { ATTEMPT_NOT_MADE_FAILURE } from '../workflows/webhook-messages';
 import { countWebhookAttempt } from './business-metrics';
 
@@ -23,14 +22,8 @@ export interface WebhookActivityDeps {
   recordAttempt?: typeof recordAttempt;
 }
 
-/** Why an attempt was skipped: the endpoint was disabled, deleted, or failed by a 410 Gone. */
-export type SkipReason = 'webhook_disabled' | 'webhook_deleted' | 'webhook_gone';
-
 /** What an attempt did: sent (with the outcome), or skipped because the endpoint no longer takes deliveries. */
-export type DeliveryAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome } | { kind: 'skipped'; reason: SkipReason };
-
-/** What a self-recording attempt did: as {@link DeliveryAttemptResult}, and whether the attempt's record was written. */
-export type RecordedAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome; recorded: boolean } | { kind: 'skipped'; reason: SkipReason };
+type DeliveryAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome } | { kind: 'skipped'; reason: SkipReason };
 
 /** The retryable failure of an attempt that could not be made: nothing was sent. */
 function attemptNotMade(reason: string): ApplicationFailure {
@@ -38,7 +31,7 @@ function attemptNotMade(reason: string): ApplicationFailure {
 }
 
 /** Builds the webhook activities around their dependencies. */
-export function createWebhookActivities(deps: WebhookActivityDeps) {
+export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActivities {
   const writeAttempt = deps.recordAttempt ?? recordAttempt;
 
   /**
@@ -61,7 +54,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       if (isDataError(error)) throw error;
       throw attemptNotMade(`delivery ${deliveryId} could not be read: ${error instanceof Error ? error.message : String(error)}`);
     }
-    if (!target) throw ApplicationFailure.create({ type: 'DeliveryNotFound', message: `no delivery ${deliveryId}`, nonRetryable: true });
+    if (!target) throw ApplicationFailure.create({ type: FAILURE_TYPES.deliveryNotFound, message: `no delivery ${deliveryId}`, nonRetryable: true });
     const { delivery, webhook, event } = target;
     if (!webhook || webhook.deletedAt !== null) return { kind: 'skipped', reason: 'webhook_deleted' };
     if (!receivesDeliveries(webhook.status, webhook.failureKind)) return { kind: 'skipped', reason: webhook.status === 'disabled' ? 'webhook_disabled' : 'webhook_gone' };
@@ -78,18 +71,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   }
 
   return {
-    /**
-     * Attempt `attempt` that records itself (docs/webhooks.md#retries): one attempt (see `attemptDelivery`), then, when it sent, writes the attempt with the delivery's and the
-     * endpoint's statuses after it, decided as the workflow decides (`decideAfterAttempt`), so the
-     * workflow needs no local activity and no second activation to record it. A failed write is not
-     * a failure of the attempt (a retry would send the webhook again): it is logged and answered
-     * `recorded: false`, and the workflow records the attempt itself.
-     * @param input.attemptedAt when the workflow asked for the attempt (workflow time, ISO 8601)
-     * @returns `skipped` for a disabled, deleted or gone endpoint, else the outcome with `recorded` for a sent attempt
-     * @throws ApplicationFailure `DeliveryNotFound` (non-retryable); `WebhookAttemptNotMade` (retryable)
-     *   when the store or the event cannot be read: nothing was sent, and the workflow does not count it
-     */
-    async deliverAndRecordWebhook(input: { deliveryId: string; attempt: number; attemptedAt: string }): Promise<RecordedAttemptResult> {
+    async deliverAndRecordWebhook(input) {
       const started = Date.now();
       const result = await attemptDelivery(input.deliveryId, input.attempt);
       if (result.kind === 'skipped') return result;
@@ -106,20 +88,12 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       }
     },
 
-    /**
-     * Records an attempt and the statuses after it (docs/webhooks.md#retries). Idempotent.
-     * @returns the endpoint's status after the attempt
-     */
-    async recordWebhookAttempt(record: AttemptRecord): Promise<WebhookStatus | undefined> {
+    async recordWebhookAttempt(record) {
       return recordAttempt(deps.db, record, new Date());
     },
 
-    /** Ends a delivery whose endpoint was disabled or deleted before it finished. Idempotent. */
-    async recordWebhookDeliveryCancelled(input: { deliveryId: string }): Promise<void> {
+    async recordWebhookDeliveryCancelled(input) {
       await cancelDelivery(deps.db, input.deliveryId, new Date());
     },
   };
 }
-
-/** The webhook activities' type. */
-export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

@@ -15,8 +15,9 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { PROVIDER_KINDS } from '../domain/catalogue';
-import { pingDb, type Db } from '../db/knex';
+import type { Db } from '../db/knex';
 import { openEventStreamCount } from '../services/event-stream';
+import { databaseAnswers } from '../services/health-service';
 
 /** The metrics of one API process. */
 export interface Metrics {
@@ -52,15 +53,6 @@ function outcomeOf(ctx: Context): PaymentRequestOutcome {
   return ctx.status === 503 ? 'unavailable' : 'error';
 }
 
-/** `promise`, or a rejection once `ms` have passed. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 /**
  * Builds the registry, the middleware and the `/metrics` route.
  * @param db probed with `select 1` at each scrape for `paycollect_read_model_up`
@@ -74,11 +66,7 @@ export function createMetrics(db: Db): Metrics {
     help: '1 when this API reached PostgreSQL (select 1 within 1 s) at the last scrape, 0 when it could not',
     registers: [registry],
     async collect() {
-      const up = await within(pingDb(db), READ_MODEL_PROBE_TIMEOUT_MS).then(
-        () => 1,
-        () => 0,
-      );
-      this.set(up);
+      this.set((await databaseAnswers(db, READ_MODEL_PROBE_TIMEOUT_MS)) ? 1 : 0);
     },
   });
 

@@ -4,32 +4,10 @@
  * is removed (docs/limits.md#uploads).
  */
 import type { ActivityEntry } from '../domain/activity-log';
-import type { DocumentCategory, DocumentSide, DocumentType } from '../domain/documents';
+import type { AcceptedContentType, DocumentCategory, DocumentRecord, DocumentSide, DocumentType } from '../domain/documents';
 import type { Environment } from '../domain/environment';
 import { insertActivityEntries } from './activity-log';
 import { iso, isoOrNull, type Db } from './knex';
-
-/** A stored document; `size` in bytes, `sha256` lower-case hex of the bytes. */
-export interface DocumentRecord {
-  id: string;
-  merchantId: string;
-  environment: Environment;
-  category: DocumentCategory;
-  documentType: DocumentType;
-  side: DocumentSide | null;
-  fileName: string;
-  contentType: string;
-  size: number;
-  sha256: string;
-  storageKey: string;
-  uploadedAt: string;
-  /** When a newer upload of the same kind replaced it (ISO 8601), or null for a current document. */
-  supersededAt: string | null;
-  /** The `doc_…` that replaced it, or null. */
-  supersededBy: string | null;
-  /** When its file was deleted from the blob store, or null while the file remains. */
-  fileRemovedAt: string | null;
-}
 
 interface DocumentRow {
   id: string;
@@ -39,7 +17,7 @@ interface DocumentRow {
   document_type: DocumentType;
   side: DocumentSide | null;
   file_name: string;
-  content_type: string;
+  content_type: AcceptedContentType;
   size: number;
   sha256: string;
   storage_key: string;

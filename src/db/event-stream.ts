@@ -6,7 +6,8 @@
  * before an event already read: a reader that resumes after an event misses none and repeats none.
  */
 import type { Db } from './knex';
-import { toEventView, type EventRow, type EventView, type Scope } from './events';
+import { toEventRecord, type EventRow, type Scope } from './events';
+import type { EventRecord } from './payments';
 
 /** A position in a scope's stream: after the event `id` written by transaction `txid` (a decimal xid8). */
 export interface StreamCursor {
@@ -18,7 +19,7 @@ export interface StreamCursor {
 /** An event read from the stream, with the cursor that stands right after it. */
 export interface StreamedEvent {
   cursor: StreamCursor;
-  event: EventView;
+  event: EventRecord;
 }
 
 /** The cursor before every event of every scope. */
@@ -61,5 +62,5 @@ export async function readStreamEvents(db: Db, scope: Scope, cursor: StreamCurso
     .orderBy([{ column: 'txid' }, { column: 'id' }])
     .limit(limit)
     .select('id', 'type', 'created_at', 'data', db.raw('txid::text as txid'))) as (EventRow & { txid: string })[];
-  return rows.map((row) => ({ cursor: { txid: row.txid, id: row.id }, event: toEventView(row) }));
+  return rows.map((row) => ({ cursor: { txid: row.txid, id: row.id }, event: toEventRecord(row) }));
 }

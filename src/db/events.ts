@@ -1,15 +1,7 @@
 /** Repository of events (docs/payments.md#events) as the developer API lists them: newest first, stable under inserts. */
 import type { Environment } from '../domain/environment';
 import { iso, type Db } from './knex';
-
-/** An event as the API shows it. */
-export interface EventView {
-  id: string;
-  object: 'event';
-  event: string;
-  created_at: string;
-  data: unknown;
-}
+import type { EventRecord } from './payments';
 
 /** An `events` row. */
 export interface EventRow {
@@ -19,9 +11,9 @@ export interface EventRow {
   data: unknown;
 }
 
-/** The API's form of an event row (docs/payments.md#events). */
-export function toEventView(row: EventRow): EventView {
-  return { id: row.id, object: 'event', event: row.type, created_at: iso(row.created_at), data: row.data };
+/** An event row as a record (docs/payments.md#events); `created_at` may come as a Date or, from JSON, an ISO string. */
+export function toEventRecord(row: EventRow): EventRecord {
+  return { id: row.id, event: row.type, created_at: iso(row.created_at), data: row.data };
 }
 
 /** Scope of a query (docs/api.md#merchants-and-environments). */
@@ -34,7 +26,7 @@ export interface Scope {
  * One page of the scope's events, newest first (ties broken by id), optionally of one type.
  * @returns the page and the total number of matching events
  */
-export async function listEvents(db: Db, scope: Scope, query: { type?: string; page: number; limit: number }): Promise<{ events: EventView[]; total: number }> {
+export async function listEvents(db: Db, scope: Scope, query: { type?: string; page: number; limit: number }): Promise<{ events: EventRecord[]; total: number }> {
   const base = db('events').where({ merchant_id: scope.merchantId, environment: scope.environment });
   if (query.type) base.where({ type: query.type });
   const [{ total }] = (await base.clone().count('id as total')) as unknown as [{ total: number }];
@@ -43,11 +35,11 @@ export async function listEvents(db: Db, scope: Scope, query: { type?: string; p
     .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
     .limit(query.limit)
     .offset((query.page - 1) * query.limit);
-  return { events: rows.map(toEventView), total };
+  return { events: rows.map(toEventRecord), total };
 }
 
 /** The scope's event `id`, if any. */
-export async function findEvent(db: Db, scope: Scope, id: string): Promise<EventView | undefined> {
+export async function findEvent(db: Db, scope: Scope, id: string): Promise<EventRecord | undefined> {
   const row: EventRow | undefined = await db('events').where({ id, merchant_id: scope.merchantId, environment: scope.environment }).first();
-  return row ? toEventView(row) : undefined;
+  return row ? toEventRecord(row) : undefined;
 }

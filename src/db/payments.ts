@@ -5,7 +5,7 @@
 import { PROVIDER_KINDS } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { FailureCode, PaymentStatus } from '../domain/payment';
-import type { PaymentSnapshot } from '../domain/payment-record';
+import type { PaymentSnapshot } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
 import type { ActivityEntry } from '../domain/activity-log';
 import { activityRow } from './activity-log';
@@ -23,8 +23,8 @@ export interface EventInput {
   createdAt: string;
 }
 
-/** A status change written by the payment workflow's activity; `version` orders the writes. */
-export interface PaymentStatusChange {
+/** The columns a write of the payment's state sets (status, refunds, provider fields); `version` orders the writes. */
+export interface PaymentStatusWrite {
   paymentId: string;
   status: PaymentStatus;
   amountRefunded: number;
@@ -39,8 +39,8 @@ export interface PaymentStatusChange {
   version: number;
 }
 
-/** The status change a payment snapshot describes. */
-export function statusChangeOf(payment: PaymentSnapshot): PaymentStatusChange {
+/** The write that brings the payment's row to `payment`'s state. */
+export function statusWriteOf(payment: PaymentSnapshot): PaymentStatusWrite {
   return {
     paymentId: payment.id,
     status: payment.status,
@@ -198,33 +198,33 @@ export async function insertPaymentWithCreatedEvent(db: Db, payment: PaymentSnap
   return { inserted: row?.inserted === 1, webhookIds: row?.webhook_ids ?? [] };
 }
 
-/** The columns a status change sets. */
-function statusColumns(change: PaymentStatusChange) {
+/** The row columns of `write`. */
+function statusColumns(write: PaymentStatusWrite) {
   return {
-    status: change.status,
-    amount_refunded: change.amountRefunded,
-    failure_code: change.failureCode,
-    failure_message: change.failureMessage,
-    cancellation_reason: change.cancellationReason,
-    provider_reference: change.providerReference,
-    next_action: change.nextAction === null ? null : JSON.stringify(change.nextAction),
-    reconciled_at: change.reconciledAt ? new Date(change.reconciledAt) : null,
-    late_provider_answer: change.lateAnswer ? JSON.stringify(change.lateAnswer) : null,
-    updated_at: new Date(change.updatedAt),
-    version: change.version,
+    status: write.status,
+    amount_refunded: write.amountRefunded,
+    failure_code: write.failureCode,
+    failure_message: write.failureMessage,
+    cancellation_reason: write.cancellationReason,
+    provider_reference: write.providerReference,
+    next_action: write.nextAction === null ? null : JSON.stringify(write.nextAction),
+    reconciled_at: write.reconciledAt ? new Date(write.reconciledAt) : null,
+    late_provider_answer: write.lateAnswer ? JSON.stringify(write.lateAnswer) : null,
+    updated_at: new Date(write.updatedAt),
+    version: write.version,
   };
 }
 
 /**
- * Applies a status change inside `trx` unless the row already holds a newer version (writes of one
+ * Applies `write` inside `trx` unless the row already holds a newer version (writes of one
  * workflow may run concurrently and land out of order).
  * @throws Error when the payment row does not exist (a retryable fault for the activity)
  */
-async function applyStatusChange(trx: Db, change: PaymentStatusChange): Promise<void> {
-  const updated = await trx('payments').where({ id: change.paymentId }).where('version', '<', change.version).update(statusColumns(change));
+async function applyStatusWrite(trx: Db, write: PaymentStatusWrite): Promise<void> {
+  const updated = await trx('payments').where({ id: write.paymentId }).where('version', '<', write.version).update(statusColumns(write));
   if (updated === 0) {
-    const exists = await trx('payments').where({ id: change.paymentId }).first('id');
-    if (!exists) throw new Error(`payment ${change.paymentId} is not in the read model yet`);
+    const exists = await trx('payments').where({ id: write.paymentId }).first('id');
+    if (!exists) throw new Error(`payment ${write.paymentId} is not in the read model yet`);
   }
 }
 
@@ -234,15 +234,15 @@ export async function insertEventOnce(db: Db, event: EventInput): Promise<void> 
 }
 
 /**
- * Writes a status change and, when given, its event (docs/payments.md#events), in one statement. Idempotent: the event
+ * Writes the payment's state and, when given, its event (docs/payments.md#events), in one statement. Idempotent: the event
  * id is derived from the step, and an older or repeated write changes nothing. The event is written
  * only when the payment row exists (CTEs see the snapshot the statement began with).
  * @returns the event's subscribers (none without an event)
  * @throws Error when the payment row does not exist (a retryable fault for the activity)
  */
-export async function updatePaymentStatus(db: Db, change: PaymentStatusChange, event?: EventInput): Promise<string[]> {
-  const exists = db('payments').where({ id: change.paymentId }).select(db.raw('1'));
-  let statement = db.with('u', db('payments').where({ id: change.paymentId }).where('version', '<', change.version).update(statusColumns(change)));
+export async function updatePaymentStatus(db: Db, write: PaymentStatusWrite, event?: EventInput): Promise<string[]> {
+  const exists = db('payments').where({ id: write.paymentId }).select(db.raw('1'));
+  let statement = db.with('u', db('payments').where({ id: write.paymentId }).where('version', '<', write.version).update(statusColumns(write)));
   const columns = [db.raw('exists(?) as found', [exists])];
   if (event) {
     const row = eventRow(event);
@@ -257,7 +257,7 @@ export async function updatePaymentStatus(db: Db, change: PaymentStatusChange, e
     columns.push(subscribersColumn(db, event));
   }
   const [result] = (await statement.select(columns)) as { found: boolean; webhook_ids?: string[] }[];
-  if (!result?.found) throw new Error(`payment ${change.paymentId} is not in the read model yet`);
+  if (!result?.found) throw new Error(`payment ${write.paymentId} is not in the read model yet`);
   return result.webhook_ids ?? [];
 }
 
@@ -266,7 +266,7 @@ export async function updatePaymentStatus(db: Db, change: PaymentStatusChange, e
  * changed and the `refund.completed` event, in one transaction (docs/payments.md#cancel-and-refund, docs/payments.md#events): the refund row, the
  * payment's `amount_refunded` and the event are never written apart.
  */
-export async function updateRefundOutcome(db: Db, refund: RefundRecord, payment: PaymentStatusChange, event?: EventInput): Promise<void> {
+export async function updateRefundOutcome(db: Db, refund: RefundRecord, payment: PaymentStatusWrite, event?: EventInput): Promise<void> {
   await db.transaction(async (trx) => {
     // Inserted when missing: a refund whose first provider call never ran (its worker lost past the
     // call's schedule-to-close time-out) was written by no one before it was sent again (fault suite).
@@ -287,7 +287,7 @@ export async function updateRefundOutcome(db: Db, refund: RefundRecord, payment:
       })
       .onConflict('id')
       .merge(['status', 'provider_reference', 'failure_message', 'completed_at']);
-    await applyStatusChange(trx, payment);
+    await applyStatusWrite(trx, payment);
     if (event) await insertEventOnce(trx, event);
   });
 }

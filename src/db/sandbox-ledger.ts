@@ -1,39 +1,20 @@
 /**
- * The sandbox simulators' own ledger (docs/payments.md#sandbox-scenarios, docs/providers.md#adapters): what each simulated provider "knows" about a
- * payment, its refunds, and the callbacks it will send. Lives in PostgreSQL so the API (card confirm,
- * bank simulate) and the workers (initiate, poll, cancel, refund, callbacks) share it.
- * Amounts are integer minor units; timestamps are `timestamptz` read back as `Date`.
+ * The sandbox simulators' ledger in PostgreSQL (docs/payments.md#sandbox-scenarios): the records of
+ * src/domain/sandbox-ledger.ts, shared by the API (card confirm, bank simulate) and the workers
+ * (initiate, poll, cancel, refund, callbacks). `createSandboxLedger` is the store the simulators and
+ * the callback pump are given (src/providers/sandbox/ledger.ts). Timestamps are `timestamptz` read
+ * back as `Date`.
  */
-import type { NextAction } from '../domain/payment-record';
+import type {
+  CallbackClaim,
+  DueCallback,
+  SandboxDecision,
+  SandboxRefund,
+  SandboxRefundRefusal,
+  SandboxTransaction,
+  ScheduledCallback,
+} from '../domain/sandbox-ledger';
 import type { Db } from './knex';
-
-/** A simulated provider transaction; `status` is the provider's own vocabulary. Amounts in minor units. */
-export interface SandboxTransaction {
-  /** The simulator's reference (`{code}_` + 24 base62), primary key. */
-  provider_reference: string;
-  /** The provider code of the simulator that owns it (`momo`, `card_gateway`, …). */
-  provider: string;
-  /** The caller's idempotency key (`payment:{pay_id}:initiate`), unique. */
-  idempotency_key: string;
-  payment_id: string;
-  /** MSISDN, wallet id, e-mail or payment id (InitiationRequest.customer). */
-  customer: string;
-  amount: number;
-  currency: string;
-  status: 'pending' | 'succeeded' | 'failed' | 'cancelled';
-  failure_code: string | null;
-  failure_message: string | null;
-  /** When a pending transaction succeeds by itself (the simulated customer approves, the transfer arrives); null: never. */
-  settle_at: Date | null;
-  /** Sum of the refunds taken (pending or succeeded), minor units; never above `amount`. */
-  refunded_amount?: number;
-  /** The next action the simulator gave at initiation (docs/providers.md#adapters). */
-  next_action?: NextAction | null;
-  /** The card gateway's client secret (`{reference}_secret_…`, docs/payments.md#card-payments); null for other simulators. */
-  client_secret?: string | null;
-  /** Where the simulator sends its callbacks; null: none. */
-  callback_url?: string | null;
-}
 
 /**
  * Inserts `row` unless a transaction with its idempotency key exists, and in the same database
@@ -82,13 +63,6 @@ export async function findSandboxTransactionByPayment(db: Db, provider: string, 
   return db<SandboxTransaction>('sandbox_provider_transactions').where({ provider, payment_id: paymentId }).first();
 }
 
-/** A decision about a pending transaction: the customer confirmed or refused, the transfer arrived or was returned, the request was withdrawn. */
-export interface SandboxDecision {
-  status: 'succeeded' | 'failed' | 'cancelled';
-  failureCode?: string;
-  failureMessage?: string;
-}
-
 /**
  * Decides `reference` if it is still pending at `now` (after settling it when due): the first
  * decision wins. When this call decided it, the callbacks it had scheduled and not yet sent (the
@@ -125,19 +99,6 @@ export async function decidePendingSandboxTransaction(
 export async function decideSandboxTransaction(db: Db, reference: string, decision: SandboxDecision, now: Date): Promise<SandboxTransaction | undefined> {
   return (await decidePendingSandboxTransaction(db, reference, decision, now))?.transaction;
 }
-
-/** A simulated refund of `amount` minor units: `succeeded`, or `pending` until `decide_at` (a refund whose answer is unknown, docs/payments.md#sandbox-scenarios `0007`). */
-export interface SandboxRefund {
-  /** The caller's idempotency key (`refund:{ref_id}`), primary key. */
-  idempotency_key: string;
-  provider_reference: string;
-  amount: number;
-  status: 'pending' | 'succeeded';
-  decide_at: Date | null;
-}
-
-/** Why the simulated provider refused a refund. */
-export type SandboxRefundRefusal = 'not_collected' | 'exceeds_collected';
 
 /**
  * Records a simulated refund of `amount` minor units once per idempotency key, if the transaction
@@ -176,40 +137,12 @@ export async function findSandboxRefund(db: Db, idempotencyKey: string, now: Dat
   return db<SandboxRefund>('sandbox_provider_refunds').where({ idempotency_key: idempotencyKey }).first();
 }
 
-/** A callback a simulator will send (docs/payments.md#provider-callbacks): the raw JSON body, to which URL and from when. */
-export interface ScheduledCallback {
-  provider: string;
-  providerReference: string;
-  callbackUrl: string;
-  body: string;
-  dueAt: Date;
-}
-
-/** A scheduled callback as claimed for sending: `dueAt` is when it was due, `attempts` counts this one (1 on the first try). */
-export interface DueCallback extends ScheduledCallback {
-  id: string;
-  attempts: number;
-}
-
 /** Schedules the callbacks a simulator will send (nothing for an empty list). */
 export async function scheduleSandboxCallbacks(db: Db, callbacks: readonly ScheduledCallback[]): Promise<void> {
   if (callbacks.length === 0) return;
   await db('sandbox_provider_callbacks').insert(
     callbacks.map((c) => ({ provider: c.provider, provider_reference: c.providerReference, callback_url: c.callbackUrl, body: c.body, due_at: c.dueAt })),
   );
-}
-
-/** How {@link claimDueSandboxCallbacks} claims. */
-export interface CallbackClaim {
-  /** Most rows claimed at once. */
-  limit: number;
-  /** Rows tried this many times are given up and never claimed again. */
-  maxAttempts: number;
-  /**
-   * How long a claim holds its rows, in milliseconds: the claimer marks each sent or reschedules
-   * it before then; a claimer that died leaves its rows to be claimed again after it.
-   */
-  leaseMs: number;
 }
 
 /**
@@ -250,4 +183,21 @@ export async function markSandboxCallbackSent(db: Db, id: string, now: Date): Pr
 /** Puts a claimed callback whose delivery failed back to be sent again from `dueAt`. */
 export async function rescheduleSandboxCallback(db: Db, id: string, dueAt: Date): Promise<void> {
   await db('sandbox_provider_callbacks').where({ id }).whereNull('sent_at').update({ due_at: dueAt });
+}
+
+/**
+ * The ledger on `db`, as the simulators (`SandboxLedger`) and the callback pump
+ * (`SandboxCallbackQueue`) of src/providers/sandbox/ledger.ts use it.
+ */
+export function createSandboxLedger(db: Db) {
+  return {
+    insertTransaction: (transaction: SandboxTransaction, callbacks: readonly ScheduledCallback[]) => insertSandboxTransaction(db, transaction, callbacks),
+    findSettledTransaction: (reference: string, now: Date) => findSettledSandboxTransaction(db, reference, now),
+    decideTransaction: (reference: string, decision: SandboxDecision, now: Date) => decideSandboxTransaction(db, reference, decision, now),
+    refundTransaction: (reference: string, idempotencyKey: string, amount: number, decideAt: Date | null) => refundSandboxTransaction(db, reference, idempotencyKey, amount, decideAt),
+    findRefund: (idempotencyKey: string, now: Date) => findSandboxRefund(db, idempotencyKey, now),
+    claimDueCallbacks: (now: Date, claim: CallbackClaim) => claimDueSandboxCallbacks(db, now, claim),
+    markCallbackSent: (id: string, now: Date) => markSandboxCallbackSent(db, id, now),
+    rescheduleCallback: (id: string, dueAt: Date) => rescheduleSandboxCallback(db, id, dueAt),
+  };
 }

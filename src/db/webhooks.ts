@@ -9,56 +9,19 @@ import {
   endpointFailureReason,
   endpointTransition,
   MAX_WEBHOOKS_PER_SCOPE,
-  type AttemptOutcome,
-  type DeliveryDecision,
+  type AttemptRecord,
+  type DeliveryRecord,
   type DeliveryStatus,
+  type DeliveryWithAttempts,
+  type RecordedAttempt,
   type WebhookFailureKind,
+  type WebhookRecord,
   type WebhookStatus,
 } from '../domain/webhooks';
-import { toEventView, type EventRow, type EventView, type Scope } from './events';
+import { toEventRecord, type EventRow, type Scope } from './events';
 import { iso, isoOrNull, type Db } from './knex';
-import { insertEventOnce, type EventInput } from './payments';
+import { insertEventOnce, type EventInput, type EventRecord } from './payments';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
-
-/** A webhook endpoint as stored; `secret` is the signing secret `whsec_…`. */
-export interface WebhookRecord {
-  id: string;
-  merchantId: string;
-  environment: Environment;
-  url: string;
-  events: string[];
-  status: WebhookStatus;
-  description: string | null;
-  secret: string;
-  /** The secret the last rotation replaced, which also signs deliveries until `previousSecretExpiresAt`; null when none. */
-  previousSecret: string | null;
-  /** ISO 8601 UTC end of the replaced secret's validity (24 h after the rotation), or null. */
-  previousSecretExpiresAt: string | null;
-  /** Why a `failed` endpoint failed (`gone`: a 410, it gets nothing; `exhausted`: a fifth failure); null otherwise. */
-  failureKind: WebhookFailureKind | null;
-  /** The reason shown for a `failed` endpoint, with its time; null otherwise. */
-  failureReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-  deletedAt: string | null;
-}
-
-/** A webhook as the API shows it (docs/webhooks.md#endpoints): never its secret. */
-export interface WebhookView {
-  id: string;
-  object: 'webhook';
-  url: string;
-  events: string[];
-  status: WebhookStatus;
-  /** Why the endpoint is `failed` ("the endpoint answered 410 Gone at …"), null unless it is. */
-  failure_reason: string | null;
-  description: string | null;
-  environment: Environment;
-  /** Until when (ISO 8601 UTC) the secret replaced by the last rotation still signs deliveries; null when none does. */
-  previous_secret_expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
 
 interface WebhookRow {
   id: string;
@@ -95,32 +58,6 @@ function fromWebhookRow(row: WebhookRow): WebhookRecord {
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
     deletedAt: isoOrNull(row.deleted_at),
-  };
-}
-
-/** The public form of a webhook (docs/webhooks.md#endpoints), without its secrets, as it is now. */
-export function toWebhookView(webhook: WebhookRecord): WebhookView {
-  return webhookViewAt(webhook, new Date());
-}
-
-/**
- * The public form of a webhook at `now`, which decides whether the secret a rotation replaced still
- * signs (`previous_secret_expires_at` is null once it no longer does).
- */
-export function webhookViewAt(webhook: WebhookRecord, now: Date): WebhookView {
-  const overlapEnds = webhook.previousSecretExpiresAt;
-  return {
-    id: webhook.id,
-    object: 'webhook',
-    url: webhook.url,
-    events: webhook.events,
-    status: webhook.status,
-    failure_reason: webhook.status === 'failed' ? webhook.failureReason : null,
-    description: webhook.description,
-    environment: webhook.environment,
-    previous_secret_expires_at: overlapEnds !== null && Date.parse(overlapEnds) > now.getTime() ? overlapEnds : null,
-    created_at: webhook.createdAt,
-    updated_at: webhook.updatedAt,
   };
 }
 
@@ -225,51 +162,6 @@ export async function findSubscribedWebhookIds(db: Db, scope: Scope, type: strin
   return subscribedWebhookIdsQuery(db, scope, type).pluck('id');
 }
 
-/** A delivery of one event to one endpoint (docs/webhooks.md#retries). */
-export interface DeliveryRecord {
-  id: string;
-  webhookId: string;
-  merchantId: string;
-  environment: Environment;
-  eventId: string;
-  eventType: string;
-  /** The delivery workflow's id; null for a test delivery (docs/webhooks.md#test). */
-  workflowId: string | null;
-  /** The delivery this one retries (`POST …/retry`), if any. */
-  retryOf: string | null;
-  status: DeliveryStatus;
-  attemptCount: number;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** One attempt as the API shows it (docs/webhooks.md#retries): times ISO 8601 UTC, duration in milliseconds. */
-export interface AttemptView {
-  attempt: number;
-  attempted_at: string;
-  status_code: number | null;
-  response_body: string | null;
-  duration_ms: number;
-  error: string | null;
-}
-
-/** A delivery as the API shows it, with its attempts in order. */
-export interface DeliveryView {
-  id: string;
-  object: 'webhook_delivery';
-  webhook_id: string;
-  event_id: string;
-  event: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  next_attempt_at: string | null;
-  retry_of: string | null;
-  created_at: string;
-  updated_at: string;
-  attempts: AttemptView[];
-}
-
 interface DeliveryRow {
   id: string;
   webhook_id: string;
@@ -314,32 +206,11 @@ function fromDeliveryRow(row: DeliveryRow): DeliveryRecord {
   };
 }
 
-function toAttemptView(row: AttemptRow): AttemptView {
+function fromAttemptRow(row: AttemptRow): RecordedAttempt {
   return {
     attempt: row.attempt,
-    attempted_at: iso(row.attempted_at),
-    status_code: row.status_code,
-    response_body: row.response_body,
-    duration_ms: row.duration_ms,
-    error: row.error,
-  };
-}
-
-/** The public form of a delivery and its attempts. */
-export function toDeliveryView(delivery: DeliveryRecord, attempts: AttemptView[]): DeliveryView {
-  return {
-    id: delivery.id,
-    object: 'webhook_delivery',
-    webhook_id: delivery.webhookId,
-    event_id: delivery.eventId,
-    event: delivery.eventType,
-    status: delivery.status,
-    attempt_count: delivery.attemptCount,
-    next_attempt_at: delivery.nextAttemptAt,
-    retry_of: delivery.retryOf,
-    created_at: delivery.createdAt,
-    updated_at: delivery.updatedAt,
-    attempts,
+    attemptedAt: iso(row.attempted_at),
+    outcome: { statusCode: row.status_code, responseBody: row.response_body, durationMs: row.duration_ms, error: row.error },
   };
 }
 
@@ -372,7 +243,7 @@ export interface DeliveryTarget {
   /** The endpoint as it is now, deleted ones included; undefined when its row is gone. */
   webhook: WebhookRecord | undefined;
   /** The event delivered; undefined while it is not readable. */
-  event: EventView | undefined;
+  event: EventRecord | undefined;
 }
 
 /**
@@ -392,16 +263,16 @@ export async function findDeliveryTarget(db: Db, id: string): Promise<DeliveryTa
   return {
     delivery: fromDeliveryRow(delivery),
     webhook: webhook ? fromWebhookRow(webhook) : undefined,
-    event: event ? toEventView(event) : undefined,
+    event: event ? toEventRecord(event) : undefined,
   };
 }
 
 /** The attempts of these deliveries, by delivery id, each list in attempt order. */
-async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, AttemptView[]>> {
-  const byDelivery = new Map<string, AttemptView[]>(deliveryIds.map((id) => [id, []]));
+async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, RecordedAttempt[]>> {
+  const byDelivery = new Map<string, RecordedAttempt[]>(deliveryIds.map((id) => [id, []]));
   if (deliveryIds.length === 0) return byDelivery;
   const rows: AttemptRow[] = await db('webhook_attempts').whereIn('delivery_id', deliveryIds).orderBy([{ column: 'delivery_id' }, { column: 'attempt' }]);
-  for (const row of rows) byDelivery.get(row.delivery_id)?.push(toAttemptView(row));
+  for (const row of rows) byDelivery.get(row.delivery_id)?.push(fromAttemptRow(row));
   return byDelivery;
 }
 
@@ -409,7 +280,7 @@ async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, At
  * One page of webhook `webhookId`'s deliveries with their attempts, newest first (ties by id).
  * @returns the page and the number of the webhook's deliveries
  */
-export async function listDeliveries(db: Db, scope: Scope, webhookId: string, page: { page: number; limit: number }): Promise<{ deliveries: DeliveryView[]; total: number }> {
+export async function listDeliveries(db: Db, scope: Scope, webhookId: string, page: { page: number; limit: number }): Promise<{ deliveries: DeliveryWithAttempts[]; total: number }> {
   const base = db('webhook_deliveries').where({ webhook_id: webhookId, merchant_id: scope.merchantId, environment: scope.environment });
   const [{ total }] = (await base.clone().count('id as total')) as unknown as [{ total: string | number }];
   const rows: DeliveryRow[] = await base
@@ -418,34 +289,21 @@ export async function listDeliveries(db: Db, scope: Scope, webhookId: string, pa
     .limit(page.limit)
     .offset((page.page - 1) * page.limit);
   const attempts = await attemptsOf(db, rows.map((row) => row.id));
-  return { deliveries: rows.map((row) => toDeliveryView(fromDeliveryRow(row), attempts.get(row.id) ?? [])), total: Number(total) };
+  return { deliveries: rows.map((row) => ({ ...fromDeliveryRow(row), attempts: attempts.get(row.id) ?? [] })), total: Number(total) };
 }
 
 /**
  * Every delivery of events `eventIds` of this merchant and environment (docs/api.md#merchants-and-environments) with their attempts,
  * oldest first (the payment timeline of the dashboard, README.md#dashboard).
  */
-export async function listDeliveriesOfEvents(db: Db, scope: Scope, eventIds: string[]): Promise<DeliveryView[]> {
+export async function listDeliveriesOfEvents(db: Db, scope: Scope, eventIds: string[]): Promise<DeliveryWithAttempts[]> {
   if (eventIds.length === 0) return [];
   const rows: DeliveryRow[] = await db('webhook_deliveries')
     .whereIn('event_id', eventIds)
     .where({ merchant_id: scope.merchantId, environment: scope.environment })
     .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   const attempts = await attemptsOf(db, rows.map((row) => row.id));
-  return rows.map((row) => toDeliveryView(fromDeliveryRow(row), attempts.get(row.id) ?? []));
-}
-
-/** An attempt to record, with what the workflow decided after it. */
-export interface AttemptRecord {
-  deliveryId: string;
-  /** 1-based attempt number. */
-  attempt: number;
-  /** When the attempt started (workflow time), ISO 8601 UTC. */
-  attemptedAt: string;
-  outcome: AttemptOutcome;
-  decision: DeliveryDecision;
-  /** When the next attempt is due, ISO 8601 UTC, or null when there is none. */
-  nextAttemptAt: string | null;
+  return rows.map((row) => ({ ...fromDeliveryRow(row), attempts: attempts.get(row.id) ?? [] }));
 }
 
 /** What is stored of an attempt. */

@@ -51,18 +51,3 @@ export interface ActivityEntry {
   /** ISO 8601 UTC. */
   createdAt: string;
 }
-
-/** The shape (docs/live-access.md#audit-log) of an entry as the API will show it. */
-export interface ActivityView {
-  id: string;
-  actor: Actor;
-  action: ActivityAction;
-  target: string;
-  ip: string | null;
-  created_at: string;
-}
-
-/** The API view of an entry (docs/live-access.md#audit-log). */
-export function toActivityView(entry: ActivityEntry): ActivityView {
-  return { id: entry.id, actor: entry.actor, action: entry.action, target: entry.target, ip: entry.ip, created_at: entry.createdAt };
-}

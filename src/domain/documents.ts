@@ -3,6 +3,7 @@
  * accepted file types and size, which documents a live access request still lacks, and the
  * per-merchant rules of docs/limits.md#uploads (one current document per kind, a quota). Pure.
  */
+import type { Environment } from './environment';
 import { DomainError } from './errors';
 
 /** Upload category: `kyc` (identity, `POST /documents/upload/kyc`) or `business`. */
@@ -131,4 +132,26 @@ export function planDocumentUpload(current: readonly StoredDocumentKind[], uploa
     );
   }
   return replaced?.id ?? null;
+}
+
+/** A stored document (docs/live-access.md#documents); `size` in bytes, `sha256` lower-case hex of the bytes, times ISO 8601 UTC. */
+export interface DocumentRecord {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  category: DocumentCategory;
+  documentType: DocumentType;
+  side: DocumentSide | null;
+  fileName: string;
+  contentType: AcceptedContentType;
+  size: number;
+  sha256: string;
+  storageKey: string;
+  uploadedAt: string;
+  /** When a newer upload of the same kind replaced it (ISO 8601), or null for a current document. */
+  supersededAt: string | null;
+  /** The `doc_…` that replaced it, or null. */
+  supersededBy: string | null;
+  /** When its file was deleted from the blob store, or null while the file remains. */
+  fileRemovedAt: string | null;
 }

@@ -1,5 +1,5 @@
 /**
- * Rate limits (interface.md, Limits; docs/limits.md#rate-limits): requests per clock minute and clock hour by environment
+ * Rate limits (docs/limits.md#rate-limits): requests per clock minute and clock hour by environment
  * and plan, and the endpoint limits on top. Pure: the middleware counts, this decides.
  */
 import type { Environment } from './environment';
@@ -42,15 +42,17 @@ export function baseLimits(environment: Environment, plan: string, custom?: Cust
   ];
 }
 
-/** Endpoint limits on top of the base ones (interface.md, Endpoint-specific limits). */
-export function endpointLimits(method: string, path: string): WindowLimit[] {
-  if (method !== 'POST') return [];
-  if (path === '/v1/auth/login') return [{ name: 'login', seconds: 60, limit: 10 }];
-  if (path === '/v1/auth/register') return [{ name: 'register', seconds: 60, limit: 5 }];
-  if (path === '/v1/payments' || path === '/v1/payments/') return [{ name: 'create-payment', seconds: 60, limit: 30 }];
-  if (/^\/v1\/developer\/webhooks\/[^/]+\/test\/?$/.test(path)) return [{ name: 'webhook-test', seconds: 60, limit: 5 }];
-  return [];
-}
+/**
+ * The endpoint limits on top of the base ones (docs/limits.md#rate-limits), per clock minute: login
+ * and register count per client IP, creating a payment and sending a webhook test per key. Which
+ * request each applies to is the API's to say (src/api/middleware/rate-limit.ts).
+ */
+export const ENDPOINT_LIMITS = {
+  login: { name: 'login', seconds: 60, limit: 10 },
+  register: { name: 'register', seconds: 60, limit: 5 },
+  createPayment: { name: 'create-payment', seconds: 60, limit: 30 },
+  webhookTest: { name: 'webhook-test', seconds: 60, limit: 5 },
+} as const satisfies Record<string, WindowLimit>;
 
 /** Start of the clock window containing `nowMs`, in Unix seconds. */
 export function windowStart(nowMs: number, seconds: number): number {

@@ -1,6 +1,6 @@
 /**
  * The live access request (interface.md, Live access request; docs/live-access.md#review): its statuses, the review's state
- * machine and the status view. Pure, so `liveAccessReviewWorkflow` runs it and tests check it alone.
+ * machine. Pure, so `liveAccessReviewWorkflow` runs it and tests check it alone.
  *
  * | from | message | to |
  * |---|---|---|
@@ -86,6 +86,20 @@ export type ReviewStep =
   | { kind: 'note'; developerId: string; message: string }
   | { kind: 'ignore'; reason: string };
 
+/**
+ * Which review e-mail is sent (docs/live-access.md#e-mail), with what the review adds to it: the
+ * reminder's number, the reviewer's question or reason, the plan and live key's last 4 on approval.
+ */
+export type LiveAccessMailDetails =
+  | { kind: 'new_request' }
+  | { kind: 'reminder'; reminderNumber: number }
+  | { kind: 'info_requested'; message: string }
+  | { kind: 'approved'; plan: string; liveKeyLast4: string }
+  | { kind: 'rejected'; reason: string };
+
+/** Which review e-mail: to the reviewers (`new_request`, `reminder`) or to the developer. */
+export type LiveAccessMailKind = LiveAccessMailDetails['kind'];
+
 /** The state of a request just filed at `filedAt` (ISO 8601 UTC). */
 export function initialReviewState(requestId: string, filedAt: string): ReviewState {
   return {
@@ -139,35 +153,4 @@ export function reviewStep(state: ReviewState, message: ReviewMessage, at: strin
       return { state, step: { kind: 'ignore', reason: 'a document uploaded while under review changes nothing' } };
     }
   }
-}
-
-/** A request as `GET /developer/live-access/status` shows it (docs/live-access.md#review). */
-export interface LiveAccessRequestView {
-  id: string;
-  status: LiveAccessRequestStatus;
-  requested_at: string;
-  decided_at?: string;
-  reviewer_message?: string;
-}
-
-/** The status answer (docs/live-access.md#review): `live_access_request` is present once a request exists. */
-export interface LiveAccessStatusView {
-  status: LiveAccessStatus;
-  has_live_access: boolean;
-  live_access_request?: LiveAccessRequestView;
-}
-
-/** The live-access status answer (docs/live-access.md#review) for a merchant's latest request (or none). */
-export function toLiveAccessStatusView(
-  hasLiveAccess: boolean,
-  latest: { id: string; status: LiveAccessRequestStatus; requestedAt: string; decidedAt: string | null; reviewerMessage: string | null } | undefined,
-): LiveAccessStatusView {
-  const view: LiveAccessStatusView = { status: overallStatus(latest?.status), has_live_access: hasLiveAccess };
-  if (latest) {
-    const request: LiveAccessRequestView = { id: latest.id, status: latest.status, requested_at: latest.requestedAt };
-    if (latest.decidedAt !== null) request.decided_at = latest.decidedAt;
-    if (latest.reviewerMessage !== null) request.reviewer_message = latest.reviewerMessage;
-    view.live_access_request = request;
-  }
-  return view;
 }

@@ -6,7 +6,7 @@
  * refunds' reservations and answers. Pure: safe inside the workflow sandbox.
  */
 import { RECONCILABLE_FAILURES, isOpen, statusChangeFor, withStatusChange, type PaymentStatus, type ProviderOutcome } from './payment';
-import type { PaymentSnapshot } from './payment-record';
+import type { PaymentSnapshot } from './payment';
 import { checkRefund, type RefundRecord } from './refund';
 
 /** The payment as its workflow holds it, with the refunds accepted and not yet settled. */
@@ -133,6 +133,15 @@ function isFinalish(outcome: ProviderOutcome): boolean {
 /** Why a cancel is refused in a payment's status (docs/payments.md#states). */
 export function notCancellableMessage(status: PaymentStatus): string {
   return `a ${status} payment cannot be cancelled; only pending and processing payments can`;
+}
+
+/**
+ * Why a create is refused (400 `validation_error`) when PostgreSQL refused the payment's data: names
+ * the SQLSTATE and its condition when known, never the data (docs/api.md#errors).
+ */
+export function notStoredMessage(refused?: { sqlState?: string; condition?: string }): string {
+  const code = refused?.sqlState ? ` (SQLSTATE ${refused.sqlState}${refused.condition ? ` ${refused.condition}` : ''})` : '';
+  return `the payment holds a value that cannot be stored${code}; nothing was created`;
 }
 
 function newRefund(payment: PaymentSnapshot, id: string, amount: number, reason: string | null, at: string): RefundRecord {

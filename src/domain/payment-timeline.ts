@@ -5,7 +5,7 @@
  * decides which facts are status changes and what caused each. Pure: no Temporal, no I/O.
  */
 import type { PaymentStatus } from './payment';
-import type { PaymentSnapshot } from './payment-record';
+import type { PaymentSnapshot } from './payment';
 
 /**
  * Where a status change came from: the payment's creation (and the provider's answer to it), a

@@ -1,8 +1,11 @@
 /**
- * The payment state machine (docs/payments.md#states) and the poll schedule (docs/payments.md#workflow). Pure code,
- * shared by the API, activities and the payment workflow.
+ * The payment (docs/payments.md#payment-record) as the workflow holds it and the read model stores it, its state
+ * machine (docs/payments.md#states) and the poll schedule (docs/payments.md#workflow). Pure code, shared by the API,
+ * activities and the payment workflow; the API's forms of a payment are in src/api/views/payment.ts.
  */
-import type { PaymentSnapshot } from './payment-record';
+import type { MethodKind, PaymentMethod, ProviderCode } from './catalogue';
+import type { Environment } from './environment';
+import type { Currency } from './money';
 
 /** Payment statuses (interface.md, States and transitions). */
 export const PAYMENT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled', 'refunded'] as const;
@@ -17,6 +20,52 @@ export type FailureCode = 'declined' | 'card_declined' | 'insufficient_funds' | 
 
 /** Payment event names written once each per payment (docs/payments.md#events). */
 export type PaymentEventName = 'payment.created' | 'payment.completed' | 'payment.failed' | 'payment.cancelled';
+
+/** The next step the customer or merchant front end takes (docs/payments.md#payment-record). */
+export type NextAction =
+  | { type: 'bank_transfer'; account_name: string; account_number: string; bank_name: string; reference: string }
+  | { type: 'card_confirm'; client_secret: string }
+  | { type: 'mobile_money_approval'; message: string };
+
+/** A payment's full state; amounts in minor units, timestamps ISO 8601 UTC. */
+export interface PaymentSnapshot {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  family: 'generic' | 'merchant';
+  amount: number;
+  amountRefunded: number;
+  currency: Currency;
+  status: PaymentStatus;
+  paymentMethod: PaymentMethod;
+  provider: ProviderCode;
+  kind: MethodKind;
+  description: string | null;
+  customerPhone: string | null;
+  customerEmail: string | null;
+  /** The customer's service wallet id (merchant-scoped `wallet` payments). */
+  walletId?: string | null;
+  metadata: Record<string, string>;
+  feeAmount: number;
+  failureCode: FailureCode | null;
+  failureMessage: string | null;
+  /** Why the merchant cancelled (docs/payments.md#cancel-and-refund `reason`), once cancelled. */
+  cancellationReason?: string | null;
+  providerReference: string | null;
+  nextAction: NextAction | null;
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+  /** When a late provider success moved a failed payment to `completed` (docs/payments.md#states); ISO 8601 UTC. */
+  reconciledAt?: string | null;
+  /** A provider answer that came after the reconciliation window (docs/payments.md#states): recorded, not acted on. */
+  lateAnswer?: { status: string; receivedAt: string } | null;
+  /**
+   * Incremented by the workflow on every status change, so the read model applies a write only when
+   * it is newer than what it holds (absent in payments started before it existed: read as 0).
+   */
+  version?: number;
+}
 
 /** True while the payment can still change by the provider's answer. */
 export function isOpen(status: PaymentStatus): boolean {
@@ -76,6 +125,18 @@ export type ProviderOutcome =
   | { status: 'completed' }
   | { status: 'cancelled' }
   | { status: 'failed'; failureCode: FailureCode; failureMessage: string };
+
+/** The provider's reference for the payment, what it says about it now, and the customer's next step. */
+export interface ProviderAnswer {
+  providerReference: string;
+  outcome: ProviderOutcome;
+  /**
+   * What the customer or the merchant's front end does next, as the provider gives it (card gateway:
+   * the client secret; bank: transfer instructions; mobile money: the prompt). Only initiation
+   * answers carry it; null when the provider names no step.
+   */
+  nextAction?: NextAction | null;
+}
 
 /** A status change the provider's answer calls for, with the failure it carries. */
 export interface StatusChange {

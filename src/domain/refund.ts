@@ -3,7 +3,7 @@
  * refund Update validator calls `refundableAmount` and `checkRefund`.
  */
 import { DomainError } from './errors';
-import type { PaymentSnapshot } from './payment-record';
+import type { PaymentSnapshot, PaymentStatus } from './payment';
 
 /** A refund as the workflow holds it; amounts in minor units, timestamps ISO 8601 UTC. */
 export interface RefundRecord {
@@ -21,39 +21,14 @@ export interface RefundRecord {
   completedAt: string | null;
 }
 
-/** The refund object of docs/payments.md#cancel-and-refund. */
-export interface RefundView {
-  id: string;
-  object: 'refund';
-  payment_id: string;
-  amount: number;
-  currency: string;
-  status: RefundRecord['status'];
-  reason: string | null;
-  failure_message: string | null;
-  created_at: string;
-  completed_at: string | null;
-}
-
-/** The API form of a refund (docs/payments.md#cancel-and-refund). */
-export function toRefundView(refund: RefundRecord): RefundView {
-  return {
-    id: refund.id,
-    object: 'refund',
-    payment_id: refund.paymentId,
-    amount: refund.amount,
-    currency: refund.currency,
-    status: refund.status,
-    reason: refund.reason,
-    failure_message: refund.failureMessage,
-    created_at: refund.createdAt,
-    completed_at: refund.completedAt,
-  };
-}
-
 /** What is left to refund: the amount less what was refunded and what refunds in flight hold. */
 export function refundableAmount(payment: PaymentSnapshot, reservedMinor: number): number {
   return payment.amount - payment.amountRefunded - reservedMinor;
+}
+
+/** Why a refund is refused in a payment's status other than `completed` (docs/payments.md#states). */
+export function notRefundableMessage(status: PaymentStatus): string {
+  return `a ${status} payment cannot be refunded; only completed payments can`;
 }
 
 /**
@@ -65,7 +40,7 @@ export function refundableAmount(payment: PaymentSnapshot, reservedMinor: number
  */
 export function checkRefund(payment: PaymentSnapshot, reservedMinor: number, requested: number | undefined): number {
   if (payment.status !== 'completed') {
-    throw new DomainError('payment_not_refundable', `a ${payment.status} payment cannot be refunded; only completed payments can`);
+    throw new DomainError('payment_not_refundable', notRefundableMessage(payment.status));
   }
   const refundable = refundableAmount(payment, reservedMinor);
   if (refundable <= 0) throw new DomainError('payment_not_refundable', 'the payment has been refunded in full');

@@ -2,6 +2,7 @@
  * Sandbox test inputs (docs/payments.md#sandbox-scenarios): what the provider simulators do with a phone number, wallet id or card.
  * Pure, so the rules can be unit-tested and documented in one place.
  */
+import { z } from 'zod';
 import type { FailureCode } from './payment';
 
 /** What a simulator does with a customer's number. */
@@ -102,3 +103,15 @@ export const SANDBOX_BANK_ACCOUNT = {
 export function bankTransferReference(paymentId: string): string {
   return `PC${paymentId.replace(/^pay_/, '').toUpperCase()}`;
 }
+
+/**
+ * The JSON body of a simulated provider callback (docs/payments.md#provider-callbacks):
+ * `{provider_reference, status, failure_code?, failure_message?}`, `status` in the simulators' own
+ * vocabulary. The simulators send it, the sandbox adapter parses it, and the API reference shows it.
+ */
+export const sandboxCallbackBody = z.object({
+  provider_reference: z.string().min(1).max(100),
+  status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
+  failure_code: z.enum(['declined', 'card_declined', 'insufficient_funds', 'provider_error']).optional(),
+  failure_message: z.string().max(500).optional(),
+});

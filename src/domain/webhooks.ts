@@ -125,6 +125,19 @@ export type DeliveryDecision =
   | { kind: 'retry'; delayMs: number }
   | { kind: 'failed'; reason: 'exhausted' | 'gone' };
 
+/** An attempt to record, with what the workflow decided after it. */
+export interface AttemptRecord {
+  deliveryId: string;
+  /** 1-based attempt number. */
+  attempt: number;
+  /** When the attempt started (workflow time), ISO 8601 UTC. */
+  attemptedAt: string;
+  outcome: AttemptOutcome;
+  decision: DeliveryDecision;
+  /** When the next attempt is due, ISO 8601 UTC, or null when there is none. */
+  nextAttemptAt: string | null;
+}
+
 /**
  * Decides after attempt `attempt` (1-based): a 2xx ends the delivery `succeeded`; a 410 ends it
  * `failed` at once (`gone`); after the fifth failure it is `failed` (`exhausted`); otherwise the next
@@ -262,3 +275,51 @@ export function checkWebhookUrl(raw: string, environment: Environment): { url: U
   if (url.hostname === '') return { problem: 'url must name a host' };
   return { url };
 }
+
+/** A webhook endpoint as stored (docs/webhooks.md#endpoints); `secret` is the signing secret `whsec_…`, times ISO 8601 UTC. */
+export interface WebhookRecord {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  url: string;
+  events: string[];
+  status: WebhookStatus;
+  description: string | null;
+  secret: string;
+  /** The secret the last rotation replaced, which also signs deliveries until `previousSecretExpiresAt`; null when none. */
+  previousSecret: string | null;
+  /** ISO 8601 UTC end of the replaced secret's validity (24 h after the rotation), or null. */
+  previousSecretExpiresAt: string | null;
+  /** Why a `failed` endpoint failed (`gone`: a 410, it gets nothing; `exhausted`: a fifth failure); null otherwise. */
+  failureKind: WebhookFailureKind | null;
+  /** The reason shown for a `failed` endpoint, with its time; null otherwise. */
+  failureReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+}
+
+/** A delivery of one event to one endpoint (docs/webhooks.md#retries); times ISO 8601 UTC. */
+export interface DeliveryRecord {
+  id: string;
+  webhookId: string;
+  merchantId: string;
+  environment: Environment;
+  eventId: string;
+  eventType: string;
+  /** The delivery workflow's id; null for a test delivery (docs/webhooks.md#test). */
+  workflowId: string | null;
+  /** The delivery this one retries (`POST …/retry`), if any. */
+  retryOf: string | null;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An attempt as recorded (docs/webhooks.md#retries): what its answer was; `Retry-After` is not kept. */
+export type RecordedAttempt = Pick<AttemptRecord, 'attempt' | 'attemptedAt'> & { outcome: Omit<AttemptOutcome, 'retryAfterMs'> };
+
+/** A delivery with its attempts, in attempt order. */
+export type DeliveryWithAttempts = DeliveryRecord & { attempts: RecordedAttempt[] };

@@ -3,9 +3,7 @@
  * to the developer (more information needed, approved, rejected). Plain text; no secret is ever
  * put in an e-mail (the live key is revealed once through the API, docs/live-access.md).
  */
-
-/** Which e-mail. */
-export type LiveAccessMailKind = 'new_request' | 'reminder' | 'info_requested' | 'approved' | 'rejected';
+import type { LiveAccessMailDetails, LiveAccessMailKind } from '../domain/live-access';
 
 /** What every e-mail may mention. */
 export interface LiveAccessMailContext {
@@ -18,14 +16,6 @@ export interface LiveAccessMailContext {
   /** ISO 8601 UTC: when the request last entered review. */
   underReviewSince: string;
 }
-
-/** What the workflow adds per kind: the question, the reason, or the reminder's number. */
-export type LiveAccessMailDetails =
-  | { kind: 'new_request' }
-  | { kind: 'reminder'; reminderNumber: number }
-  | { kind: 'info_requested'; message: string }
-  | { kind: 'approved'; plan: string; liveKeyLast4: string }
-  | { kind: 'rejected'; reason: string };
 
 /** Subject and body. */
 export interface RenderedMail {

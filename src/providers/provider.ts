@@ -15,8 +15,7 @@
  */
 import type { ProviderCode } from '../domain/catalogue';
 import type { Currency } from '../domain/money';
-import type { FailureCode, InitiationRequest, ProviderOutcome } from '../domain/payment';
-import type { NextAction } from '../domain/payment-record';
+import type { FailureCode, InitiationRequest, ProviderAnswer, ProviderOutcome } from '../domain/payment';
 
 /**
  * A request to collect `amount` minor units of `currency` from `customer` (MSISDN, wallet id …),
@@ -25,18 +24,6 @@ import type { NextAction } from '../domain/payment-record';
 export interface InitiateRequest extends InitiationRequest {
   /** The URL the provider's callbacks go to (`…/v1/provider-callbacks/{code}`), or null for none. */
   callbackUrl: string | null;
-}
-
-/** The provider's reference for the payment, what it says about it now, and the customer's next step. */
-export interface ProviderAnswer {
-  providerReference: string;
-  outcome: ProviderOutcome;
-  /**
-   * What the customer or the merchant's front end does next, as the provider gives it (card gateway:
-   * the client secret; bank: transfer instructions; mobile money: the prompt). Only initiation
-   * answers carry it; null when the provider names no step.
-   */
-  nextAction?: NextAction | null;
 }
 
 /** A refund of `amount` minor units of the payment `providerReference`. */

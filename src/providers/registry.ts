@@ -29,14 +29,14 @@ const SANDBOX_MODES: Readonly<Record<ProviderCode, SandboxMode>> = {
   card_gateway: 'card',
 };
 
-/** The registry built from configuration: the simulators' delays, the callback secret and the provider credentials. */
+/** The registry built from configuration: the simulators' ledger and delays, the callback secret and the provider credentials. */
 export function providerRegistryFromConfig(
-  db: SandboxDeps['db'],
+  ledger: SandboxDeps['ledger'],
   config: Pick<Config, 'SANDBOX_APPROVAL_DELAY_MS' | 'SANDBOX_BANK_TRANSFER_DELAY_MS' | 'SANDBOX_REFUND_UNKNOWN_MS' | 'PROVIDER_CALLBACK_SECRET' | 'PROVIDERS'>,
 ): ProviderRegistry {
   return createProviderRegistry(
     {
-      db,
+      ledger,
       now: () => new Date(),
       approvalDelayMs: config.SANDBOX_APPROVAL_DELAY_MS,
       bankTransferDelayMs: config.SANDBOX_BANK_TRANSFER_DELAY_MS,

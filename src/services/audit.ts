@@ -1,26 +1,17 @@
-/** Audit entries (docs/live-access.md#audit-log) for changes made through the API by a developer's session or a secret key. */
+/** The audit log (docs/live-access.md#audit-log) of changes a developer's session or a secret key made through the API. */
 import { insertActivityEntries } from '../db/activity-log';
 import type { Db } from '../db/knex';
-import type { ActivityAction, ActivityEntry } from '../domain/activity-log';
-import { ID_PREFIXES } from '../domain/ids';
+import type { ActivityAction } from '../domain/activity-log';
 import type { Principal } from '../domain/principal';
-import { newId } from '../lib/ids';
+import { auditEntry } from '../lib/audit';
 
-/** The entry for `action` on `target` by `principal`, from `ip`. */
-export function auditEntry(principal: Principal, action: ActivityAction, target: string, ip: string | null): ActivityEntry {
-  return {
-    id: newId(ID_PREFIXES.activity),
-    merchantId: principal.merchantId,
-    environment: principal.environment,
-    actor: principal.via === 'key' ? { type: 'api_key', id: principal.keyId as string } : { type: 'developer', id: principal.developerId },
-    action,
-    target,
-    ip,
-    createdAt: new Date().toISOString(),
-  };
-}
-
-/** Writes the entry for a change that was made (after it succeeded). */
+/**
+ * Writes the entry for `action` on `target` by `principal` (actor: the secret key it used, or its
+ * developer for a session) in the principal's merchant and environment; call it once the change
+ * succeeded.
+ * @param ip the caller's address (`ctx.ip`)
+ */
 export async function audit(db: Db, principal: Principal, action: ActivityAction, target: string, ip: string | null): Promise<void> {
-  await insertActivityEntries(db, [auditEntry(principal, action, target, ip)]);
+  const actor = principal.via === 'key' ? { type: 'api_key' as const, id: principal.keyId as string } : { type: 'developer' as const, id: principal.developerId };
+  await insertActivityEntries(db, [auditEntry({ merchantId: principal.merchantId, environment: principal.environment, actor, action, target, ip })]);
 }

@@ -1,13 +1,30 @@
-/** Registration and login (docs/api.md#sessions): developers, their first sandbox key (docs/api.md#secret-keys) and session tokens. */
+/**
+ * Registration and login (docs/api.md#sessions): developers, their first sandbox key
+ * (docs/api.md#secret-keys) and session tokens; and what a presented credential stands for
+ * (docs/api.md#credentials), for authentication and the rate limits.
+ */
+import { developerView, type DeveloperView } from '../api/views/developer';
 import type { Config } from '../config';
-import { findDeveloperByEmail, insertDeveloperWithKey, type DeveloperRow } from '../db/developers';
+import {
+  findDeveloperByEmail,
+  findDeveloperById,
+  findKeyByHash,
+  findLimitProfileByDeveloper,
+  insertDeveloperWithKey,
+  type DeveloperRow,
+  type KeyLookup,
+  type LimitProfile,
+} from '../db/developers';
 import { isUniqueViolation, type Db } from '../db/knex';
+import type { Environment } from '../domain/environment';
 import { DomainError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
 import { newId } from '../lib/ids';
 import { DUMMY_PASSWORD_HASH_PROMISE, hashPassword, verifyPassword } from '../lib/passwords';
 import { issueSecretKey } from '../lib/secret-keys';
-import { signSessionToken, type SessionToken } from '../lib/session-tokens';
+import { signSessionToken, verifySessionToken, type SessionToken } from '../lib/session-tokens';
+
+export type { KeyLookup, LimitProfile };
 
 /** What the auth service needs. */
 export interface AuthDeps {
@@ -15,23 +32,9 @@ export interface AuthDeps {
   config: Pick<Config, 'JWT_SECRET' | 'SESSION_TTL_SECONDS'>;
 }
 
-/** The developer as the API shows it (never the password hash). */
-export function developerView(row: DeveloperRow) {
-  return {
-    id: row.id,
-    merchant_id: row.merchant_id,
-    email: row.email,
-    name: row.name,
-    business_name: row.business_name,
-    plan: row.plan,
-    has_live_access: row.has_live_access,
-    created_at: row.created_at.toISOString(),
-  };
-}
-
 /** The answer of register: the developer, a session and the sandbox key shown once (docs/api.md#sessions, docs/api.md#secret-keys). */
 export interface Registration {
-  developer: ReturnType<typeof developerView>;
+  developer: DeveloperView;
   session: SessionToken;
   apiKey: { id: string; environment: 'sandbox'; secret: string; last4: string };
 }
@@ -74,4 +77,34 @@ export async function login(deps: AuthDeps, input: { email: string; password: st
   const matches = await verifyPassword(input.password, developer?.password_hash ?? (await DUMMY_PASSWORD_HASH_PROMISE));
   if (!developer || !matches) throw new DomainError('unauthorized', 'email or password is incorrect');
   return signSessionToken(developer.id, deps.config.JWT_SECRET, deps.config.SESSION_TTL_SECONDS);
+}
+
+/**
+ * The secret key whose SHA-256 is `keyHash` (see {@link KeyLookup}: its owner only while it is
+ * active, its limit profile whenever it exists). A single read, shared by the rate limits and
+ * authentication of one request.
+ * @returns undefined for an unknown key
+ */
+export async function findSecretKey(db: Db, keyHash: string): Promise<KeyLookup | undefined> {
+  return findKeyByHash(db, keyHash);
+}
+
+/**
+ * The developer a session token was signed for (docs/api.md#sessions).
+ * @returns undefined when the token is invalid or expired, or names a developer that does not exist
+ */
+export async function developerOfSession(db: Db, jwtSecret: string, token: string): Promise<{ developerId: string; merchantId: string } | undefined> {
+  const developerId = await verifySessionToken(token, jwtSecret);
+  const developer = developerId ? await findDeveloperById(db, developerId) : undefined;
+  return developer ? { developerId: developer.id, merchantId: developer.merchant_id } : undefined;
+}
+
+/**
+ * The limit profile (docs/limits.md#rate-limits) of a session token's developer in `environment`.
+ * @returns undefined when the token is invalid or expired, or names a developer that does not exist
+ */
+export async function sessionLimitProfile(db: Db, jwtSecret: string, token: string, environment: Environment): Promise<{ developerId: string; profile: LimitProfile } | undefined> {
+  const developerId = await verifySessionToken(token, jwtSecret);
+  const profile = developerId ? await findLimitProfileByDeveloper(db, developerId, environment) : undefined;
+  return developerId && profile ? { developerId, profile } : undefined;
 }

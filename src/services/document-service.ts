@@ -8,7 +8,8 @@
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
-import { insertDocument, listDocuments, listSupersededWithFiles, markFilesRemoved, type DocumentRecord, type DocumentScope } from '../db/documents';
+import { insertDocument, listDocuments, listSupersededWithFiles, markFilesRemoved, type DocumentScope } from '../db/documents';
+import type { DocumentRecord } from '../domain/documents';
 import { findLatestLiveAccessRequest } from '../db/live-access-requests';
 import {
   cleanFileName,
@@ -48,36 +49,6 @@ export interface DocumentUpload {
   fileName: string;
   /** The local file the upload was streamed to (in the blob store's staging folder); moved into the store when kept. */
   stagedPath: string;
-}
-
-/** A document as the API shows it (docs/live-access.md#documents). */
-export interface DocumentView {
-  id: string;
-  object: 'document';
-  category: DocumentCategory;
-  document_type: DocumentType;
-  side: DocumentSide | null;
-  file_name: string;
-  content_type: string;
-  size: number;
-  sha256: string;
-  uploaded_at: string;
-}
-
-/** The API view of a stored document (never its storage key; docs/live-access.md#documents). */
-export function toDocumentView(document: DocumentRecord): DocumentView {
-  return {
-    id: document.id,
-    object: 'document',
-    category: document.category,
-    document_type: document.documentType,
-    side: document.side,
-    file_name: document.fileName,
-    content_type: document.contentType,
-    size: document.size,
-    sha256: document.sha256,
-    uploaded_at: document.uploadedAt,
-  };
 }
 
 /** Signals an open request's review that the developer uploaded a document; a closed one is left alone. */

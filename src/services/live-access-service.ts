@@ -21,9 +21,10 @@ import type { Actor } from '../domain/activity-log';
 import { missingDocuments } from '../domain/documents';
 import { DomainError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
-import { isOpenRequest, LIVE_ACCESS_ENVIRONMENT, toLiveAccessStatusView, type LiveAccessStatusView } from '../domain/live-access';
+import { isOpenRequest, LIVE_ACCESS_ENVIRONMENT, type BusinessType } from '../domain/live-access';
+import type { RevealedKeyView } from '../api/views/developer';
+import { toLiveAccessStatusView, type LiveAccessStatusView } from '../api/views/live-access';
 import type { Principal } from '../domain/principal';
-import type { LiveAccessRequestBody } from '../api/schemas/live-access';
 import { auditEntry } from '../lib/audit';
 import { newId } from '../lib/ids';
 import { openSealedSecret } from '../lib/sealed-secrets';
@@ -35,6 +36,20 @@ export interface LiveAccessServiceDeps {
   db: Db;
   temporal: Client;
   config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'JWT_SECRET'>;
+}
+
+/**
+ * A live access request as the developer filed it (`POST /v1/developer/live-access/request`,
+ * docs/live-access.md#review), after the API checked its shape and the compliance acknowledgement.
+ */
+export interface LiveAccessApplication {
+  business_name: string;
+  business_type: BusinessType;
+  /** An http(s) URL. */
+  business_website: string;
+  /** A whole number the developer gives; no unit is implied. */
+  expected_monthly_volume: number;
+  use_case: string;
 }
 
 /** How long `respond` waits for the review to take the answer before it answers 202, in milliseconds. */
@@ -58,7 +73,7 @@ async function hasLiveAccess(deps: Pick<LiveAccessServiceDeps, 'db'>, owner: Pri
 export async function requestLiveAccess(
   deps: LiveAccessServiceDeps,
   owner: Principal,
-  body: LiveAccessRequestBody,
+  body: LiveAccessApplication,
   ip: string,
 ): Promise<LiveAccessStatusView> {
   if (await hasLiveAccess(deps, owner)) throw new DomainError('conflict', 'live access is already granted to this account');
@@ -141,22 +156,12 @@ export async function respondToReviewer(
   return { status: toLiveAccessStatusView(await hasLiveAccess(deps, owner), current), applied: current?.status !== 'more_info_required' };
 }
 
-/** The first live key, as shown once (docs/api.md#secret-keys). */
-export interface RevealedKey {
-  id: string;
-  object: 'api_key';
-  environment: 'live';
-  secret: string;
-  last4: string;
-  created_at: string;
-}
-
 /**
  * Reveals the first live key created on approval, once (docs/api.md#secret-keys): the sealed secret is deleted in the
  * transaction that reads it, with an `api_key.revealed` audit entry.
  * @throws DomainError `conflict` (409) when it was already revealed; `not_found` (404) before approval
  */
-export async function revealLiveKey(deps: LiveAccessServiceDeps, owner: Principal, ip: string): Promise<RevealedKey> {
+export async function revealLiveKey(deps: LiveAccessServiceDeps, owner: Principal, ip: string): Promise<RevealedKeyView> {
   let secret = '';
   const reveal = await takeLiveKeyReveal(deps.db, owner.merchantId, (pending) => {
     secret = openSealedSecret(pending.sealedSecret, deps.config.JWT_SECRET);

@@ -21,6 +21,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
+import { paymentEvent } from '../activities/events';
 import type { Config } from '../config';
 import { dataErrorOf } from '../db/errors';
 import type { Db } from '../db/knex';
@@ -32,13 +33,14 @@ import { feeFor } from '../domain/fees';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Currency } from '../domain/money';
 import { isOpen } from '../domain/payment';
-import type { PaymentSnapshot } from '../domain/payment-record';
+import type { PaymentSnapshot } from '../domain/payment';
+import { notCancellableMessage, notStoredMessage } from '../domain/payment-steps';
 import type { Principal } from '../domain/principal';
-import type { RefundRecord } from '../domain/refund';
-import { paymentEvent } from '../lib/events';
+import { notRefundableMessage, type RefundRecord } from '../domain/refund';
 import { audit } from './audit';
 import { deriveId, newId } from '../lib/ids';
 import type { ProviderRegistry } from '../providers/registry';
+import { FAILURE_TYPES } from '../workflows/activity-contracts';
 import {
   cancelPaymentUpdate,
   INITIATE_UPDATE_ID,
@@ -48,7 +50,6 @@ import {
   refundPaymentUpdate,
   type PaymentWorkflowInput,
 } from '../workflows/messages';
-import { PAYMENT_NOT_RECORDED } from '../workflows/activity-options';
 
 /** What the payment service needs. */
 export interface PaymentServiceDeps {
@@ -212,7 +213,7 @@ export async function createPayment(
     } catch (error) {
       // Refused for its data: the workflow's own write is refused alike and its run ends (PaymentNotRecorded).
       const refused = dataErrorOf(error);
-      if (refused) throw new DomainError('validation_error', `the payment holds a value that cannot be stored (SQLSTATE ${refused.sqlState} ${refused.condition}); nothing was created`);
+      if (refused) throw new DomainError('validation_error', notStoredMessage(refused));
       throw error;
     }
     answered = (await findPayment(deps.db, owner, id)) ?? payment;
@@ -248,7 +249,7 @@ async function refusalOfClosedCreate(deps: PaymentServiceDeps, paymentId: string
   try {
     await deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).result();
   } catch (error) {
-    if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure && error.cause.type === PAYMENT_NOT_RECORDED) {
+    if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure && error.cause.type === FAILURE_TYPES.paymentNotRecorded) {
       return new DomainError('validation_error', error.cause.message);
     }
   }
@@ -349,7 +350,7 @@ export async function cancelPayment(
   // A retry of a cancel whose first attempt ran out of its deadline and was carried out later (docs/payments.md#idempotency).
   const earlier = idempotencySeed && !isOpen(payment.status) ? await decidedUpdate<PaymentSnapshot>(deps, id, updateId) : undefined;
   if (!earlier && !isOpen(payment.status)) {
-    throw new DomainError('payment_not_cancellable', `a ${payment.status} payment cannot be cancelled; only pending and processing payments can`);
+    throw new DomainError('payment_not_cancellable', notCancellableMessage(payment.status));
   }
   const cancelled = earlier ?? (await updatePayment(deps, payment, cancelPaymentUpdate, [{ reason }], updateId));
   await audit(deps.db, owner, 'payment.cancelled', id, ip);
@@ -379,7 +380,7 @@ export async function refundPayment(
   const made = idempotencySeed ? await findRefund(deps.db, owner, refundId) : undefined;
   if (made) return made;
   if (payment.status !== 'completed') {
-    throw new DomainError('payment_not_refundable', `a ${payment.status} payment cannot be refunded; only completed payments can`);
+    throw new DomainError('payment_not_refundable', notRefundableMessage(payment.status));
   }
   if (Date.now() - Date.parse(payment.createdAt) > deps.config.REFUND_WINDOW_DAYS * 86_400_000) {
     throw new DomainError('payment_not_refundable', `payments can be refunded for ${deps.config.REFUND_WINDOW_DAYS} days after they were created`);

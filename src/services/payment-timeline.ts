@@ -12,13 +12,15 @@
  */
 import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
-import { listEventsForObject, listRefundsOfPayment, type EventRecord } from '../db/payments';
-import { listDeliveriesOfEvents, type DeliveryView } from '../db/webhooks';
-import { isOpen } from '../domain/payment';
-import { toGenericPaymentView, type GenericPaymentView, type PaymentSnapshot } from '../domain/payment-record';
-import { providerCheckReason, statusChangesOf, type ProviderCheckReason, type StatusChangeEntry, type WorkflowFact } from '../domain/payment-timeline';
+import { listEventsForObject, listRefundsOfPayment } from '../db/payments';
+import { listDeliveriesOfEvents } from '../db/webhooks';
+import { isOpen, type PaymentSnapshot } from '../domain/payment';
+import { providerCheckReason, statusChangesOf, type WorkflowFact } from '../domain/payment-timeline';
 import type { Principal } from '../domain/principal';
-import { toRefundView, type RefundView } from '../domain/refund';
+import { toGenericPaymentView } from '../api/views/payment';
+import type { PaymentDetailView } from '../api/views/payment-detail';
+import { toRefundView } from '../api/views/refund';
+import { toDeliveryView } from '../api/views/webhook';
 import { paymentWorkflowId } from '../workflows/messages';
 import { getPayment } from './payment-service';
 
@@ -28,25 +30,6 @@ type HistoryEvent = NonNullable<History['events']>[number];
 type Payloads = NonNullable<HistoryEvent['workflowExecutionStartedEventAttributes']>['input'];
 type Payload = NonNullable<NonNullable<Payloads>['payloads']>[number];
 type Timestamp = { seconds?: { toNumber(): number } | number | null; nanos?: number | null } | null | undefined;
-
-/** The payment detail (README.md#dashboard); amounts in minor units, times ISO 8601 UTC. */
-export interface PaymentDetail {
-  payment: GenericPaymentView;
-  /** Our fee on the payment and what the merchant keeps (amount − fee − refunded). */
-  fee: number;
-  net: number;
-  /** The provider's own id of the payment, once it has one. */
-  provider_reference: string | null;
-  refunds: RefundView[];
-  /** Status changes, oldest first, each with its source (create, provider_callback, poll, expiry, merchant, reconciliation). */
-  status_changes: StatusChangeEntry[];
-  /** False when the workflow's history is gone (retention): `status_changes` is then empty. */
-  history_available: boolean;
-  /** Events about the payment (docs/payments.md#events), oldest first, each with its webhook deliveries and their attempts (docs/webhooks.md#retries). */
-  events: (EventRecord & { deliveries: DeliveryView[] })[];
-  /** When the workflow will next ask the provider, and why; null when it will not (a settled payment). */
-  next_provider_check: { at: string; reason: ProviderCheckReason } | null;
-}
 
 /** What the detail needs. */
 export interface PaymentTimelineDeps {
@@ -163,10 +146,10 @@ async function runsOf(deps: PaymentTimelineDeps, workflowId: string): Promise<{ 
  * The detail of payment `id` of the caller's merchant and environment (docs/api.md#merchants-and-environments, README.md#dashboard).
  * @throws DomainError `not_found` for unknown and foreign ids; Temporal's errors when it cannot be reached
  */
-export async function getPaymentDetail(deps: PaymentTimelineDeps, owner: Principal, id: string): Promise<PaymentDetail> {
+export async function getPaymentDetail(deps: PaymentTimelineDeps, owner: Principal, id: string): Promise<PaymentDetailView> {
   const payment = await getPayment(deps, owner, id);
   const [refunds, events] = await Promise.all([listRefundsOfPayment(deps.db, owner, id), listEventsForObject(deps.db, id)]);
-  const deliveries = await listDeliveriesOfEvents(deps.db, owner, events.map((event) => event.id));
+  const deliveries = (await listDeliveriesOfEvents(deps.db, owner, events.map((event) => event.id))).map(toDeliveryView);
 
   const workflowId = paymentWorkflowId(id);
   const converter = deps.temporal.options.loadedDataConverter.payloadConverter;

@@ -1,12 +1,18 @@
 /**
  * Provider callbacks (docs/payments.md#provider-callbacks): the callback route and the sandbox stand-ins (card confirm, bank
  * simulate) hand the provider's word about a payment to its workflow here. A callback is a hint:
- * the workflow asks the provider for the status before acting (docs/payments.md, "Callbacks").
+ * the workflow asks the provider for the status before acting.
  */
 import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config';
+import type { Db } from '../db/knex';
+import { findPaymentByProviderReference } from '../db/payments';
+import type { ProviderCode } from '../domain/catalogue';
+import { DomainError } from '../domain/errors';
 import { callbackMayChange } from '../domain/payment';
-import type { PaymentSnapshot } from '../domain/payment-record';
+import type { PaymentSnapshot } from '../domain/payment';
+import { ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../providers/provider';
+import type { ProviderRegistry } from '../providers/registry';
 import { paymentSearchAttributes, paymentWorkflowId, providerCallbackSignal, type PaymentWorkflowInput, type ProviderHint } from '../workflows/messages';
 
 /** What delivering a hint needs. */
@@ -35,4 +41,42 @@ export async function deliverProviderHint(deps: ProviderHintDeps, payment: Payme
     typedSearchAttributes: paymentSearchAttributes(payment),
   });
   return 'signalled';
+}
+
+/** What receiving a callback needs: the hint's deps, the read model and the adapters. */
+export interface ProviderCallbackDeps extends ProviderHintDeps {
+  db: Db;
+  providers: ProviderRegistry;
+}
+
+/**
+ * Authenticates and parses a callback of provider `code` with its adapters (sandbox first, then
+ * live: every environment's adapter of a provider authenticates the same way), finds the payment
+ * it names and hands the hint to the payment's workflow ({@link deliverProviderHint}).
+ * @returns the payment's id, and `signalled` or `ignored`
+ * @throws DomainError `unauthorized` (401) when no adapter accepts the request (bad or missing
+ *   signature, or no adapter configured for `code`); `not_found` (404) for an unknown provider_reference
+ */
+export async function receiveProviderCallback(
+  deps: ProviderCallbackDeps,
+  code: ProviderCode,
+  request: CallbackRequest,
+): Promise<{ paymentId: string; action: 'signalled' | 'ignored' }> {
+  const adapters = (['sandbox', 'live'] as const).flatMap((environment) => deps.providers.get(environment, code) ?? []);
+  let hint: ParsedCallback | undefined;
+  let refusal: unknown;
+  for (const adapter of adapters) {
+    try {
+      hint = adapter.parseCallback(request);
+      break;
+    } catch (error) {
+      if (!(error instanceof ProviderRefusal)) throw error;
+      refusal = error;
+    }
+  }
+  if (!hint) throw new DomainError('unauthorized', refusal instanceof Error ? refusal.message : `no ${code} adapter is configured`);
+  const payment = await findPaymentByProviderReference(deps.db, code, hint.providerReference);
+  if (!payment) throw new DomainError('not_found', 'no payment with this provider_reference');
+  const action = await deliverProviderHint(deps, payment, { providerReference: hint.providerReference, claimed: hint.claimed });
+  return { paymentId: payment.id, action };
 }

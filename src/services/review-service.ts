@@ -4,7 +4,8 @@
  * custom limits (docs/limits.md#rate-limits). Used by the admin command; it talks to PostgreSQL and Temporal directly.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { listDocuments, type DocumentRecord } from '../db/documents';
+import { listDocuments } from '../db/documents';
+import type { DocumentRecord } from '../domain/documents';
 import { findDeveloperById } from '../db/developers';
 import type { Db } from '../db/knex';
 import {

@@ -9,14 +9,13 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import { findPayment, findPaymentByProviderReference } from '../db/payments';
-import { decidePendingSandboxTransaction, findSandboxTransaction, findSandboxTransactionByPayment, type SandboxDecision, type SandboxTransaction } from '../db/sandbox-ledger';
+import { decidePendingSandboxTransaction, findSandboxTransaction, findSandboxTransactionByPayment } from '../db/sandbox-ledger';
 import { DomainError } from '../domain/errors';
-import { isOpen } from '../domain/payment';
-import type { PaymentSnapshot } from '../domain/payment-record';
+import { isOpen, type PaymentSnapshot, type ProviderAnswer } from '../domain/payment';
 import type { Principal } from '../domain/principal';
 import { behaviourForCard, providerReferenceOfClientSecret } from '../domain/sandbox';
+import type { SandboxDecision, SandboxTransaction } from '../domain/sandbox-ledger';
 import { answerOf, claimedStatusOf } from '../providers/sandbox/statuses';
-import type { ProviderAnswer } from '../providers/provider';
 import { deliverProviderHint } from './provider-callbacks';
 
 /**

@@ -2,9 +2,20 @@
  * Webhook endpoints of the developer API (docs/webhooks.md): create (with its `webhook.created` event, docs/payments.md#events),
  * list, show, change, delete, rotate the secret, send a test, list deliveries and retry one. Every
  * operation is scoped to the caller's merchant and environment; foreign ids are 404 (docs/api.md#merchants-and-environments).
- * A refused request changes nothing.
+ * A refused request changes nothing; a change that succeeded is written to the audit log
+ * (docs/live-access.md#audit-log) with the caller's address `ip`.
  */
 import type { Client } from '@temporalio/client';
+import { pendingDelivery, startDelivery, startWebhookDeliveries, type DispatchDeps } from '../activities/webhook-dispatch';
+import {
+  toDeliveryView,
+  toWebhookView,
+  toWebhookWithSecretView,
+  type DeliveryView,
+  type TestDeliveryView,
+  type WebhookView,
+  type WebhookWithSecretView,
+} from '../api/views/webhook';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import type { EventInput } from '../db/payments';
@@ -18,13 +29,8 @@ import {
   listDeliveries,
   listWebhooks as listWebhookRows,
   rotateWebhookSecret as rotateWebhookSecretRow,
-  toDeliveryView,
-  toWebhookView,
   updateWebhook as updateWebhookRow,
-  type DeliveryRecord,
-  type DeliveryView,
   type WebhookPatch,
-  type WebhookRecord,
 } from '../db/webhooks';
 import { DomainError, validationError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
@@ -38,6 +44,8 @@ import {
   receivesDeliveries,
   SECRET_ROTATION_OVERLAP_MS,
   TEST_EVENT_NAME,
+  type DeliveryRecord,
+  type WebhookRecord,
   type WebhookStatus,
 } from '../domain/webhooks';
 import { deriveId, newId } from '../lib/ids';
@@ -46,7 +54,7 @@ import { newWebhookSecret } from '../lib/webhook-signature';
 import { resolveWebhookTarget, systemResolver, WebhookTargetError, type HostResolver } from '../lib/webhook-target';
 import type { Logger } from '../logger';
 import { webhookRetryWorkflowId } from '../workflows/webhook-messages';
-import { pendingDelivery, startDelivery, startWebhookDeliveries, type DispatchDeps } from './webhook-dispatch';
+import { audit } from './audit';
 
 /** What the webhook service needs. */
 export interface WebhookServiceDeps {
@@ -56,20 +64,6 @@ export interface WebhookServiceDeps {
   logger?: Logger;
   /** Host name resolver for the URL rules (default the system's). */
   resolve?: HostResolver;
-}
-
-/**
- * A webhook with its signing secret, as answered once on create and on rotation (docs/webhooks.md#endpoints); after a
- * rotation its `previous_secret_expires_at` says until when the replaced secret still signs.
- */
-export type WebhookWithSecret = ReturnType<typeof toWebhookView> & { secret: string };
-
-/** The answer of a test (docs/webhooks.md#test): durations in milliseconds; `error` when no HTTP answer came. */
-export interface TestResult {
-  delivered: boolean;
-  status_code: number | null;
-  duration_ms: number;
-  error: string | null;
 }
 
 function dispatchDeps(deps: WebhookServiceDeps): DispatchDeps {
@@ -100,23 +94,27 @@ function distinct(events: readonly string[]): string[] {
   return [...new Set(events)];
 }
 
-function withSecret(webhook: WebhookRecord): WebhookWithSecret {
-  return { ...toWebhookView(webhook), secret: webhook.secret };
-}
-
 /**
- * The caller's webhook `id`.
+ * The caller's webhook `id`, with its secrets.
  * @throws DomainError `not_found` for unknown, deleted and foreign ids alike (docs/api.md#merchants-and-environments)
  */
-export async function getWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string): Promise<WebhookRecord> {
+async function ownWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string): Promise<WebhookRecord> {
   const webhook = await findWebhook(deps.db, owner, id);
   if (!webhook) throw new DomainError('not_found', `no webhook with id ${id}`);
   return webhook;
 }
 
-/** The caller's webhooks, newest first (at most 16, docs/webhooks.md#endpoints). */
-export async function listWebhooks(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal): Promise<WebhookRecord[]> {
-  return listWebhookRows(deps.db, owner);
+/**
+ * The caller's webhook `id`, without its secrets.
+ * @throws DomainError `not_found` for unknown, deleted and foreign ids alike (docs/api.md#merchants-and-environments)
+ */
+export async function getWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string): Promise<WebhookView> {
+  return toWebhookView(await ownWebhook(deps, owner, id));
+}
+
+/** The caller's webhooks, newest first (at most 16, docs/webhooks.md#endpoints), without their secrets. */
+export async function listWebhooks(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal): Promise<WebhookView[]> {
+  return (await listWebhookRows(deps.db, owner)).map(toWebhookView);
 }
 
 /**
@@ -131,7 +129,8 @@ export async function createWebhook(
   deps: WebhookServiceDeps,
   owner: Principal,
   request: { url: string; events: readonly string[]; description?: string },
-): Promise<WebhookWithSecret> {
+  ip: string,
+): Promise<WebhookWithSecretView> {
   const url = await checkedUrl(deps, request.url, owner);
   const now = new Date().toISOString();
   const webhook: WebhookRecord = {
@@ -174,7 +173,8 @@ export async function createWebhook(
   } catch (error) {
     deps.logger?.error({ err: error, event_id: event.id }, 'webhook.created deliveries not started');
   }
-  return withSecret(webhook);
+  await audit(deps.db, owner, 'webhook.created', webhook.id, ip);
+  return toWebhookWithSecretView(webhook);
 }
 
 /** A change of a webhook (docs/webhooks.md#endpoints): any of url, events, status (`enabled`/`disabled`), description (null clears it). */
@@ -188,17 +188,18 @@ export interface WebhookChange {
 /**
  * Changes the caller's webhook (docs/webhooks.md#endpoints); a new URL is checked like on create (docs/webhooks.md#targets). Setting `enabled`
  * also takes a `failed` webhook back, a 410's included; any status set clears `failure_reason`.
- * @returns the webhook after the change
+ * @returns the webhook after the change, without its secrets
  * @throws DomainError `not_found`, `validation_error`
  */
-export async function updateWebhook(deps: WebhookServiceDeps, owner: Principal, id: string, change: WebhookChange): Promise<WebhookRecord> {
-  await getWebhook(deps, owner, id);
+export async function updateWebhook(deps: WebhookServiceDeps, owner: Principal, id: string, change: WebhookChange, ip: string): Promise<WebhookView> {
+  await ownWebhook(deps, owner, id);
   const patch: WebhookPatch = { status: change.status, description: change.description };
   if (change.url !== undefined) patch.url = await checkedUrl(deps, change.url, owner);
   if (change.events !== undefined) patch.events = distinct(change.events);
   const updated = await updateWebhookRow(deps.db, owner, id, patch, new Date());
   if (!updated) throw new DomainError('not_found', `no webhook with id ${id}`);
-  return updated;
+  await audit(deps.db, owner, 'webhook.updated', updated.id, ip);
+  return toWebhookView(updated);
 }
 
 /**
@@ -206,8 +207,9 @@ export async function updateWebhook(deps: WebhookServiceDeps, owner: Principal, 
  * their next attempt.
  * @throws DomainError `not_found`
  */
-export async function deleteWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string): Promise<void> {
+export async function deleteWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string, ip: string): Promise<void> {
   if (!(await deleteWebhookRow(deps.db, owner, id, new Date()))) throw new DomainError('not_found', `no webhook with id ${id}`);
+  await audit(deps.db, owner, 'webhook.deleted', id, ip);
 }
 
 /**
@@ -218,10 +220,11 @@ export async function deleteWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner:
  * @returns the webhook with its new secret (shown this once) and `previous_secret_expires_at`
  * @throws DomainError `not_found`
  */
-export async function rotateWebhookSecret(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string): Promise<WebhookWithSecret> {
+export async function rotateWebhookSecret(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string, ip: string): Promise<WebhookWithSecretView> {
   const updated = await rotateWebhookSecretRow(deps.db, owner, id, newWebhookSecret(), new Date(), SECRET_ROTATION_OVERLAP_MS);
   if (!updated) throw new DomainError('not_found', `no webhook with id ${id}`);
-  return withSecret(updated);
+  await audit(deps.db, owner, 'webhook.secret_rotated', updated.id, ip);
+  return toWebhookWithSecretView(updated);
 }
 
 /**
@@ -230,8 +233,8 @@ export async function rotateWebhookSecret(deps: Pick<WebhookServiceDeps, 'db'>, 
  * delivery log (docs/webhooks.md#test). The endpoint's status is not changed by a test, whatever the answer.
  * @throws DomainError `not_found`
  */
-export async function testWebhook(deps: WebhookServiceDeps, owner: Principal, id: string): Promise<TestResult> {
-  const webhook = await getWebhook(deps, owner, id);
+export async function testWebhook(deps: WebhookServiceDeps, owner: Principal, id: string): Promise<TestDeliveryView> {
+  const webhook = await ownWebhook(deps, owner, id);
   const now = new Date();
   const payload = { id: newId(ID_PREFIXES.event), event: TEST_EVENT_NAME, created_at: now.toISOString(), data: { webhook_id: webhook.id } };
   const outcome = await sendWebhook({
@@ -272,8 +275,9 @@ export async function listWebhookDeliveries(
   id: string,
   page: { page: number; limit: number },
 ): Promise<{ deliveries: DeliveryView[]; total: number }> {
-  await getWebhook(deps, owner, id);
-  return listDeliveries(deps.db, owner, id, page);
+  await ownWebhook(deps, owner, id);
+  const { deliveries, total } = await listDeliveries(deps.db, owner, id, page);
+  return { deliveries: deliveries.map(toDeliveryView), total };
 }
 
 /**
@@ -290,7 +294,7 @@ export async function retryWebhookDelivery(deps: WebhookServiceDeps, owner: Prin
   const ours = target?.delivery.webhookId === id && target.delivery.merchantId === owner.merchantId && target.delivery.environment === owner.environment;
   const webhook = ours ? target.webhook : undefined;
   if (!target || !webhook || webhook.deletedAt !== null) {
-    await getWebhook(deps, owner, id); // 404 naming the webhook when it is the unknown one
+    await ownWebhook(deps, owner, id); // 404 naming the webhook when it is the unknown one
     throw new DomainError('not_found', `no delivery with id ${deliveryId} for webhook ${id}`);
   }
   const { delivery: original, event } = target;
@@ -311,5 +315,5 @@ export async function retryWebhookDelivery(deps: WebhookServiceDeps, owner: Prin
   );
   await startDelivery(dispatchDeps(deps), delivery);
   // The delivery as created: pending, its first attempt under way (the log shows it once made).
-  return toDeliveryView(delivery, []);
+  return toDeliveryView({ ...delivery, attempts: [] });
 }

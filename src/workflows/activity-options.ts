@@ -1,23 +1,22 @@
 /**
- * Activity options of every workflow (style rule 5), in one place so every retry is seen bounded
- * (issue 15, docs/limits.md#retries): each policy ends, by `maximumAttempts` or by a
- * schedule-to-close time-out, and where a step must not be abandoned the bound is long and the
- * worker's metrics (`paycollect_activity_retries`, `paycollect_activity_give_ups`) alert long
- * before it is reached. Failure types here mirror the activities' `ApplicationFailure.type`s.
- *
- * Deterministic: only types from `@temporalio/workflow` and pure domain constants are imported.
+ * Activity options of the workflows (style rule 5), in one place so every retry is seen bounded
+ * (docs/limits.md#retries): each policy ends, by `maximumAttempts` or by a schedule-to-close
+ * time-out, and where a step must not be abandoned the bound is long and the worker's metrics
+ * (`paycollect_activity_retries`, `paycollect_activity_give_ups`) alert long before it is reached.
  */
 import type { ActivityOptions } from '@temporalio/workflow';
 import { MAX_POLL_DELAY_MS } from '../domain/payment';
-
-/** A statement PostgreSQL refused for its data (SQLSTATE class 22); raised non-retryably by every activity. */
-export const DATA_ERROR = 'DataError';
-
-/** `initiatePayment` could not record the payment (its data refused): nothing was written or sent. */
-export const PAYMENT_NOT_RECORDED = 'PaymentNotRecorded';
+import { FAILURE_TYPES } from './activity-contracts';
 
 /** Types of activity failures that retrying will not change. */
-export const NON_RETRYABLE_TYPES = ['ProviderUnavailable', 'ProviderRejected', 'ProviderUnsupported', 'not_found', DATA_ERROR, PAYMENT_NOT_RECORDED];
+export const NON_RETRYABLE_TYPES: string[] = [
+  FAILURE_TYPES.providerUnavailable,
+  FAILURE_TYPES.providerRejected,
+  FAILURE_TYPES.providerUnsupported,
+  FAILURE_TYPES.notFound,
+  FAILURE_TYPES.dataError,
+  FAILURE_TYPES.paymentNotRecorded,
+];
 
 /**
  * How long a read-model write (payment, refund, delivery log, review) is retried while PostgreSQL

@@ -10,15 +10,13 @@
  * read model with its audit entry (docs/live-access.md#audit-log) through activities.
  *
  * Deterministic (docs/workflow-changes.md#determinism): only `@temporalio/workflow`, domain code, the message definitions and
- * activity types are imported; time is the workflow's clock.
+ * activity contracts are imported; time is the workflow's clock.
  */
 import { ActivityFailure, condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { Activities } from '../activities';
-import type { ApprovalRecord, ReviewStepRecord } from '../activities/live-access-activities';
 import type { Actor } from '../domain/activity-log';
 import { nextReminderDueMs } from '../domain/business-days';
-import { initialReviewState, isOpenRequest, reviewStep, type ReviewMessage, type ReviewState } from '../domain/live-access';
-import type { LiveAccessMailDetails } from '../lib/live-access-mail';
+import { initialReviewState, isOpenRequest, reviewStep, type LiveAccessMailDetails, type ReviewMessage, type ReviewState } from '../domain/live-access';
+import type { ApprovalRecord, LiveAccessActivities, ReviewStepRecord } from './activity-contracts';
 import { REVIEW_MAIL_OPTIONS, REVIEW_RECORD_OPTIONS } from './activity-options';
 import {
   approveSignal,
@@ -30,8 +28,8 @@ import {
   type LiveAccessReviewResult,
 } from './live-access-messages';
 
-const records = proxyActivities<Activities>(REVIEW_RECORD_OPTIONS);
-const mail = proxyActivities<Activities>(REVIEW_MAIL_OPTIONS);
+const records = proxyActivities<LiveAccessActivities>(REVIEW_RECORD_OPTIONS);
+const mail = proxyActivities<LiveAccessActivities>(REVIEW_MAIL_OPTIONS);
 
 /** The current time of the workflow's clock, ISO 8601 UTC. */
 function nowIso(): string {

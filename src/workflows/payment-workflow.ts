@@ -19,7 +19,7 @@
  * Money operations and payment writes run one at a time (`exclusive`), so refunds of one payment
  * are decided one after another and every write carries the next version.
  *
- * Deterministic: only `@temporalio/workflow`, domain code, messages and activity types are imported.
+ * Deterministic: only `@temporalio/workflow`, domain code, messages and activity contracts are imported.
  */
 import {
   ActivityFailure,
@@ -35,10 +35,9 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
 import { DomainError } from '../domain/errors';
 import { isOpen, MAX_POLL_DELAY_MS, nextPollDelayMs, pollDelayAfter, type ProviderOutcome } from '../domain/payment';
-import type { PaymentSnapshot } from '../domain/payment-record';
+import type { PaymentSnapshot } from '../domain/payment';
 import {
   acceptRefund,
   cancelStep,
@@ -46,6 +45,7 @@ import {
   initialPaymentState,
   isSettled,
   notCancellableMessage,
+  notStoredMessage,
   providerAnswerStep,
   refundAnswerStep,
   reservedMinor,
@@ -56,7 +56,8 @@ import {
   type RefundAnswerOutcome,
 } from '../domain/payment-steps';
 import { checkRefund, type RefundRecord } from '../domain/refund';
-import { initiationOptions, PAYMENT_NOT_RECORDED, pollOptions, PROVIDER_OPTIONS, RECORD_OPTIONS, REFUND_OPTIONS } from './activity-options';
+import { FAILURE_TYPES, type PaymentActivities } from './activity-contracts';
+import { initiationOptions, pollOptions, PROVIDER_OPTIONS, RECORD_OPTIONS, REFUND_OPTIONS } from './activity-options';
 import {
   cancelPaymentUpdate,
   getPaymentQuery,
@@ -78,9 +79,9 @@ const REFUND_CHECK_MAX_MS = 3_600_000;
  */
 export const HISTORY_EVENTS_BEFORE_CONTINUE = 2_000;
 
-const records = proxyActivities<Activities>(RECORD_OPTIONS);
-const provider = proxyActivities<Activities>(PROVIDER_OPTIONS);
-const refunds = proxyActivities<Activities>(REFUND_OPTIONS);
+const records = proxyActivities<PaymentActivities>(RECORD_OPTIONS);
+const provider = proxyActivities<PaymentActivities>(PROVIDER_OPTIONS);
+const refunds = proxyActivities<PaymentActivities>(REFUND_OPTIONS);
 
 /** Counts a provider answer that came after the reconciliation window (docs/payments.md#states), by provider (worker metric `paycollect_late_provider_answers`). */
 function countLateAnswer(provider: string): void {
@@ -114,8 +115,7 @@ function causeMessage(error: ActivityFailure): string {
 /** The create's 400 answer when PostgreSQL refused the payment's data: the SQLSTATE, never the data (docs/api.md#errors). */
 function notRecordedRefusal(error: ActivityFailure): ApplicationFailure {
   const refused = error.cause instanceof ApplicationFailure ? (error.cause.details?.[0] as { sqlState?: string; condition?: string } | undefined) : undefined;
-  const code = refused?.sqlState ? ` (SQLSTATE ${refused.sqlState}${refused.condition ? ` ${refused.condition}` : ''})` : '';
-  return failure('validation_error', `the payment holds a value that cannot be stored${code}; nothing was created`);
+  return failure('validation_error', notStoredMessage(refused));
 }
 
 /** Runs one payment until it is settled (see module comment). */
@@ -210,11 +210,11 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       answer = await refunds.refundAtProvider({ payment: current().payment, refund });
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      if (causeType(error) === 'ProviderUnsupported') {
+      if (causeType(error) === FAILURE_TYPES.providerUnsupported) {
         state = withdrawRefund(current(), refund.id);
         throw failure('payment_not_refundable', `${current().payment.provider} payments cannot be refunded through the API`);
       }
-      answer = causeType(error) === 'ProviderRejected' ? { status: 'failed', failureMessage: causeMessage(error) } : { status: 'pending' };
+      answer = causeType(error) === FAILURE_TYPES.providerRejected ? { status: 'failed', failureMessage: causeMessage(error) } : { status: 'pending' };
     }
     return (await settleRefund(refund.id, answer)) ?? refund;
   }
@@ -323,7 +323,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   async function initiate(): Promise<void> {
     const { payment } = current();
     try {
-      const initiation = proxyActivities<Activities>(initiationOptions(Date.parse(payment.expiresAt) - Date.now()));
+      const initiation = proxyActivities<PaymentActivities>(initiationOptions(Date.parse(payment.expiresAt) - Date.now()));
       const result = await initiation.initiatePayment({ payment, changedAt: nowIso() });
       state = { ...current(), payment: result.payment };
       if (result.payment.status !== payment.status) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: result.payment.status }]);
@@ -331,7 +331,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       if (result.outcome) await applyAnswer(result.outcome, 'initiation');
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      if (causeType(error) === PAYMENT_NOT_RECORDED) {
+      if (causeType(error) === FAILURE_TYPES.paymentNotRecorded) {
         notRecorded = notRecordedRefusal(error);
         return;
       }
@@ -372,7 +372,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
    */
   async function pollUntilAnswered(delayMs: number, expiresAtMs: number, woken: () => boolean): Promise<{ outcome: ProviderOutcome; delayMs: number } | undefined> {
     const { payment } = current();
-    const { pollProviderPayment } = proxyActivities<Activities>(pollOptions(nextPollDelayMs(delayMs), expiresAtMs - Date.now()));
+    const { pollProviderPayment } = proxyActivities<PaymentActivities>(pollOptions(nextPollDelayMs(delayMs), expiresAtMs - Date.now()));
     const scope = new CancellationScope();
     try {
       return await scope.run(async () => {
@@ -437,7 +437,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       // Bad data changes nothing (docs/api.md#errors): the create's Update answers 400, and the run ends failed,
       // visibly, instead of retrying a write that can never succeed.
       await condition(allHandlersFinished);
-      throw ApplicationFailure.create({ type: PAYMENT_NOT_RECORDED, message: notRecorded.message, nonRetryable: true });
+      throw ApplicationFailure.create({ type: FAILURE_TYPES.paymentNotRecorded, message: notRecorded.message, nonRetryable: true });
     }
   }
 

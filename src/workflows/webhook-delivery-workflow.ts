@@ -8,13 +8,12 @@
  * An attempt counts only once the endpoint was called: while our own store cannot be read (a
  * PostgreSQL outage), the same attempt is tried again, 30 s later doubling to 10 min, for up to 72 h.
  *
- * Deterministic: only `@temporalio/workflow`, domain code, messages and activity types are imported.
+ * Deterministic: only `@temporalio/workflow`, domain code, messages and activity contracts are imported.
  */
 import { ActivityFailure, ApplicationFailure, log, metricMeter, proxyActivities, proxyLocalActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
-import type { Activities } from '../activities';
-import type { RecordedAttemptResult } from '../activities/webhook-activities';
-import { DELIVERY_RECORD_OPTIONS } from './activity-options';
 import { attemptNotMadeDelayMs, decideAfterAttempt, MAX_ATTEMPT_NOT_MADE_MS, MAX_DELIVERY_ATTEMPTS, type AttemptOutcome } from '../domain/webhooks';
+import { FAILURE_TYPES, type RecordedAttemptResult, type WebhookActivities } from './activity-contracts';
+import { DELIVERY_RECORD_OPTIONS } from './activity-options';
 import { ATTEMPT_NOT_MADE_FAILURE, type WebhookDeliveryInput, type WebhookDeliveryResult } from './webhook-messages';
 
 /**
@@ -27,13 +26,13 @@ const ATTEMPT_OPTIONS: ActivityOptions = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 },
 };
 
-const attempts = proxyActivities<Activities>(ATTEMPT_OPTIONS);
+const attempts = proxyActivities<WebhookActivities>(ATTEMPT_OPTIONS);
 /**
  * The delivery log's own writes (an attempt the attempt activity could not record, a cancelled
  * delivery) run as local activities, inside the workflow task that decides after an attempt: they
  * are idempotent writes of what the attempt activity already did, and move no money.
  */
-const records = proxyLocalActivities<Activities>(DELIVERY_RECORD_OPTIONS);
+const records = proxyLocalActivities<WebhookActivities>(DELIVERY_RECORD_OPTIONS);
 
 /** The failure's own message, whatever wraps it. */
 function reasonOf(error: ActivityFailure): string {
@@ -101,7 +100,7 @@ async function makeAttempt(deliveryId: string, attempt: number): Promise<{ resul
     );
     return { result, attemptedAt };
   } catch (error) {
-    if (!(error instanceof ActivityFailure) || failureType(error) === 'DeliveryNotFound') throw error;
+    if (!(error instanceof ActivityFailure) || failureType(error) === FAILURE_TYPES.deliveryNotFound) throw error;
     return { result: { kind: 'attempted', outcome: unattempted(error), recorded: false }, attemptedAt };
   }
 }

@@ -12,6 +12,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, type Activities } from '../../src/activities';
 import { activityRetryMetrics, giveUpReason, ACTIVITY_GIVE_UPS_METRIC, ACTIVITY_RETRIES_METRIC } from '../../src/activities/retry-metrics';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { createMailer } from '../../src/lib/mailer';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
 import { insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
@@ -58,7 +59,7 @@ describe('activities: data errors and retry metrics (issue 15)', function () {
 
   before(async () => {
     const { db, client, config } = await getStack();
-    activities = createActivities({ db, providers: providerRegistryFromConfig(db, config), temporal: client, mailer: createMailer(config), config });
+    activities = createActivities({ db, providers: providerRegistryFromConfig(createSandboxLedger(db), config), temporal: client, mailer: createMailer(config), config });
   });
 
   /** Runs `activity` as attempt `info.attempt` of `info.activityType` with the retry metrics interceptor; resolves with its result or its error. */

@@ -7,8 +7,10 @@
 import { expect } from 'chai';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createPaymentActivities, PROVIDER_GIVE_UP_MS, type InitiationResult, type PollResult } from '../../src/activities/payment-activities';
+import { createPaymentActivities, PROVIDER_GIVE_UP_MS } from '../../src/activities/payment-activities';
+import type { InitiationResult, PollResult } from '../../src/workflows/activity-contracts';
 import { findPayment, listEventsForObject } from '../../src/db/payments';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import type { PaymentProvider } from '../../src/providers/provider';
 import { providerRegistryFromConfig, type ProviderRegistry } from '../../src/providers/registry';
 import type { RefundAnswerOutcome } from '../../src/domain/payment-steps';
@@ -16,7 +18,7 @@ import { newId } from '../../src/lib/ids';
 import { insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
 import { getStack } from '../helpers/stack';
 
-describe('initiatePayment (one-step initiation, D11, D16, D22)', function () {
+describe('initiatePayment (one-step initiation, docs/payments.md#creating-a-payment)', function () {
   this.timeout(30_000);
 
   /**
@@ -25,7 +27,7 @@ describe('initiatePayment (one-step initiation, D11, D16, D22)', function () {
    */
   async function activitiesWithFaults(faults: number, hang = false) {
     const { db, client, config } = await getStack();
-    const sandbox = providerRegistryFromConfig(db, config);
+    const sandbox = providerRegistryFromConfig(createSandboxLedger(db), config);
     let left = faults;
     const registry: ProviderRegistry = {
       get(environment, code) {
@@ -101,13 +103,13 @@ describe('initiatePayment (one-step initiation, D11, D16, D22)', function () {
   });
 });
 
-describe('pollProviderPayment (polls as activity retries, D16, D20)', function () {
+describe('pollProviderPayment (polls as activity retries, docs/payments.md#states)', function () {
   this.timeout(30_000);
 
   /** The payment activities over the sandbox, and a payment to `phone` initiated with it. */
   async function initiated(phone: string) {
     const { db, client, config } = await getStack();
-    const activities = createPaymentActivities({ db, providers: providerRegistryFromConfig(db, config), temporal: client, config });
+    const activities = createPaymentActivities({ db, providers: providerRegistryFromConfig(createSandboxLedger(db), config), temporal: client, config });
     const payment = mobileMoneyPayment(await insertMerchant(db), phone);
     const { payment: after, outcome }: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
     const poll = { environment: after.environment, provider: after.provider, providerReference: after.providerReference as string };
@@ -142,12 +144,12 @@ describe('pollProviderPayment (polls as activity retries, D16, D20)', function (
   });
 });
 
-describe('refundAtProvider (refunds sent once per refund id, D12, D13, D16)', function () {
+describe('refundAtProvider (refunds sent once per refund id, docs/payments.md#refunds-happen-once)', function () {
   this.timeout(30_000);
 
   it('writes the refund pending, refunds once per idempotency key, and answers a settled refund id without sending it again', async () => {
     const { db, client, config } = await getStack();
-    const activities = createPaymentActivities({ db, providers: providerRegistryFromConfig(db, config), temporal: client, config });
+    const activities = createPaymentActivities({ db, providers: providerRegistryFromConfig(createSandboxLedger(db), config), temporal: client, config });
     const created = mobileMoneyPayment(await insertMerchant(db), '+250788000001');
     const { payment }: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, { payment: created, changedAt: new Date().toISOString() });
     const completed = { ...payment, status: 'completed' as const, version: 2 };

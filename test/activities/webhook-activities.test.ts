@@ -1,5 +1,5 @@
 /**
- * The self-recording delivery attempt (`deliverAndRecordWebhook`, D27) run as an activity against
+ * The self-recording delivery attempt (`deliverAndRecordWebhook`, docs/webhooks.md#retries) run as an activity against
  * the real PostgreSQL and a local receiver: what it sends and records, that a failed write of
  * the record leaves the attempt sent and answered `recorded: false` (no error, so no re-send), that
  * a store it cannot read is a retryable `WebhookAttemptNotMade` with nothing sent, the signatures of
@@ -12,20 +12,22 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { Webhook } from 'standardwebhooks';
 import { createDb } from '../../src/db/knex';
-import { createWebhookActivities, type RecordedAttemptResult } from '../../src/activities/webhook-activities';
+import { createWebhookActivities } from '../../src/activities/webhook-activities';
+import type { RecordedAttemptResult } from '../../src/workflows/activity-contracts';
+import { toDeliveryView } from '../../src/api/views/webhook';
 import { findWebhookById, listDeliveries, rotateWebhookSecret } from '../../src/db/webhooks';
 import { SECRET_ROTATION_OVERLAP_MS } from '../../src/domain/webhooks';
 import { ID_PREFIXES } from '../../src/domain/ids';
 import { newId } from '../../src/lib/ids';
 import { insertDelivery } from '../../src/db/webhooks';
-import { pendingDelivery } from '../../src/services/webhook-dispatch';
+import { pendingDelivery } from '../../src/activities/webhook-dispatch';
 import { webhookRetryWorkflowId } from '../../src/workflows/webhook-messages';
 import { insertMerchant } from '../helpers/fixtures';
 import { startReceiver, verifyDelivery, type Receiver } from '../helpers/receiver';
 import { getStack, testConfig } from '../helpers/stack';
 import { insertEvent, insertWebhook } from '../helpers/webhooks';
 
-describe('deliverAndRecordWebhook (an attempt that records itself, D27)', function () {
+describe('deliverAndRecordWebhook (an attempt that records itself, docs/webhooks.md#retries)', function () {
   this.timeout(30_000);
   let receiver: Receiver;
 
@@ -63,7 +65,7 @@ describe('deliverAndRecordWebhook (an attempt that records itself, D27)', functi
     const attemptedAt = new Date().toISOString();
     const result: RecordedAttemptResult = await new MockActivityEnvironment().run(activities.deliverAndRecordWebhook, { deliveryId, attempt: 1, attemptedAt });
     expect(result).to.deep.include({ kind: 'attempted', recorded: true });
-    const { deliveries } = await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 });
+    const deliveries = (await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 })).deliveries.map(toDeliveryView);
     expect(deliveries[0]).to.include({ status: 'pending', attempt_count: 1 });
     expect(deliveries[0]?.attempts.map((a) => [a.attempt, a.status_code])).to.deep.equal([[1, 500]]);
     const dueInMs = Date.parse(deliveries[0]?.next_attempt_at as string) - Date.parse(attemptedAt);
@@ -78,7 +80,7 @@ describe('deliverAndRecordWebhook (an attempt that records itself, D27)', functi
     const result: RecordedAttemptResult = await new MockActivityEnvironment().run(activities.deliverAndRecordWebhook, { deliveryId, attempt: 1, attemptedAt: new Date().toISOString() });
     expect(result).to.deep.include({ kind: 'attempted', recorded: false });
     expect(receiver.requests.length - sentBefore).to.equal(1);
-    const { deliveries } = await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 });
+    const deliveries = (await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 })).deliveries.map(toDeliveryView);
     expect(deliveries[0]).to.include({ attempt_count: 0 });
   });
 

@@ -1,8 +1,8 @@
-/** The Koa app's envelope, errors and operations endpoints (D51–D53) over real HTTP. */
+/** The Koa app's envelope, errors and operations endpoints (docs/api.md#errors, docs/api.md#health) over real HTTP. */
 import { expect } from 'chai';
 import { call, registerDeveloper } from '../helpers/http';
 
-describe('app: envelope, errors, health (D51–D53)', () => {
+describe('app: envelope, errors, health (docs/api.md#errors, docs/api.md#health)', () => {
   it('GET /healthz answers ok and GET /readyz checks PostgreSQL and Temporal', async () => {
     expect((await call('/healthz')).body).to.deep.equal({ status: 'ok' });
     const ready = await call('/readyz');
@@ -17,7 +17,7 @@ describe('app: envelope, errors, health (D51–D53)', () => {
     expect(given.headers.get('x-request-id')).to.equal('trace-12345678');
   });
 
-  it('answers an unknown path with 404 not_found in the envelope, also under another version (D52)', async () => {
+  it('answers an unknown path with 404 not_found in the envelope, also under another version (docs/versioning.md)', async () => {
     for (const path of ['/v1/nothing-here', '/v2/payments', '/']) {
       const response = await call(path);
       expect(response.status, path).to.equal(404);

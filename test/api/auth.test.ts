@@ -1,9 +1,9 @@
-/** `POST /v1/auth/register` and `POST /v1/auth/login` (D2, D3) over real HTTP. */
+/** `POST /v1/auth/register` and `POST /v1/auth/login` (docs/api.md#sessions, docs/api.md#secret-keys) over real HTTP. */
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { call, registerDeveloper } from '../helpers/http';
 
-describe('auth: register and login (D2, D3)', () => {
+describe('auth: register and login (docs/api.md#sessions, docs/api.md#secret-keys)', () => {
   it('registers a developer with a merchant id, a 1 h session token and a sandbox key shown once', async () => {
     const email = `ann-${Date.now()}@example.com`;
     const response = await call('/v1/auth/register', { body: { email: email.toUpperCase(), password: 'long enough pw', name: 'Ann', business_name: 'Ann Ltd' } });

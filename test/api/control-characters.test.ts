@@ -1,6 +1,6 @@
 /**
  * A NUL or another control character in any string of a body or a query is refused with 400
- * `validation_error` naming the field (D51), before anything is written or a workflow starts:
+ * `validation_error` naming the field (docs/api.md#errors), before anything is written or a workflow starts:
  * PostgreSQL refuses NUL in text and jsonb, and such a string once made a payment's workflow retry
  * its first step forever.
  */
@@ -12,7 +12,7 @@ import { getStack } from '../helpers/stack';
 
 const ORDER = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' };
 
-describe('control characters in input (D51)', function () {
+describe('control characters in input (docs/api.md#errors)', function () {
   this.timeout(30_000);
   let developer: TestDeveloper;
 

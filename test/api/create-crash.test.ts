@@ -1,5 +1,6 @@
 /**
- * A worker that dies between the provider's acceptance and the read-model write (D13, D16, D20):
+ * A worker that dies between the provider's acceptance and the read-model write (docs/payments.md#idempotency,
+ * docs/payments.md#workflow):
  * the create's wait runs out and answers the payment as recorded (`pending`, no next action); the
  * initiation is retried on another worker with the same idempotency key, finds the provider's
  * request, and the payment reaches its true state with one provider request; the create retried
@@ -9,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { createMailer } from '../../src/lib/mailer';
 import type { PaymentProvider } from '../../src/providers/provider';
 import { providerRegistryFromConfig, type ProviderRegistry } from '../../src/providers/registry';
@@ -16,7 +18,7 @@ import { registerDeveloper } from '../helpers/http';
 import { startApp } from '../helpers/processes';
 import { getStack, testConfig, workflowBundle } from '../helpers/stack';
 
-describe('worker lost between the provider\'s acceptance and the read-model write (D13, D20)', function () {
+describe('worker lost between the provider\'s acceptance and the read-model write (docs/payments.md#idempotency, docs/payments.md#workflow)', function () {
   this.timeout(120_000);
   const taskQueue = `create-crash-${randomBytes(4).toString('hex')}`;
   const config = testConfig({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_MULTIPLIER: '1000', CREATE_WAIT_MS: '3000' });
@@ -27,7 +29,7 @@ describe('worker lost between the provider\'s acceptance and the read-model writ
   /** A worker on the test's queue; `dies` makes initiation hang once the provider has taken the request, like a process that died there. */
   async function startWorker(dies: boolean): Promise<Worker> {
     const { db, client } = await getStack();
-    const sandbox = providerRegistryFromConfig(db, config);
+    const sandbox = providerRegistryFromConfig(createSandboxLedger(db), config);
     const providers: ProviderRegistry = {
       get(environment, code) {
         const provider = sandbox.get(environment, code) as PaymentProvider;

@@ -1,4 +1,4 @@
-/** Dashboard endpoints over real HTTP (D3, D4, D40–D42), with their bad inputs. */
+/** Dashboard endpoints over real HTTP (docs/api.md, docs/limits.md#lists), with their bad inputs. */
 import { expect } from 'chai';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 
@@ -9,10 +9,10 @@ async function completedPayment(developer: TestDeveloper, body: object = INSTANT
   return waitForPayment(developer.key, created.body.data.id, (p) => p.status === 'completed');
 }
 
-describe('dashboard endpoints (D3, D40–D42)', function () {
+describe('dashboard endpoints', function () {
   this.timeout(60_000);
 
-  describe('profile (D40)', () => {
+  describe('profile (docs/api.md#profile)', () => {
     it('shows the profile with a session token or a secret key', async () => {
       const developer = await registerDeveloper();
       const bySession = await call('/v1/developer/profile', { headers: { authorization: `Bearer ${developer.token}` } });
@@ -49,7 +49,7 @@ describe('dashboard endpoints (D3, D40–D42)', function () {
     });
   });
 
-  describe('transactions (D41)', () => {
+  describe('transactions (docs/limits.md#lists)', () => {
     let developer: TestDeveloper;
     let paymentIds: string[];
     let refundId: string;
@@ -125,7 +125,7 @@ describe('dashboard endpoints (D3, D40–D42)', function () {
     });
   });
 
-  describe('analytics (D42)', () => {
+  describe('analytics (docs/limits.md#lists)', () => {
     it('computes volumes, fees, net, counts, success rate and a daily series in SQL', async () => {
       const developer = await registerDeveloper();
       const first = await completedPayment(developer);
@@ -151,7 +151,7 @@ describe('dashboard endpoints (D3, D40–D42)', function () {
     });
   });
 
-  describe('keys (D3)', () => {
+  describe('keys (docs/api.md#secret-keys)', () => {
     it('lists keys masked, with a session token only', async () => {
       const developer = await registerDeveloper();
       const response = await call('/v1/developer/keys', { headers: { authorization: `Bearer ${developer.token}` } });
@@ -191,7 +191,7 @@ describe('dashboard endpoints (D3, D40–D42)', function () {
     });
   });
 
-  describe('activity (D43)', () => {
+  describe('activity (docs/live-access.md#audit-log)', () => {
     it('lists every change made through the API with its actor, newest first, paginated', async () => {
       const developer = await registerDeveloper();
       const payment = await completedPayment(developer);

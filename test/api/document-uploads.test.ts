@@ -1,5 +1,5 @@
 /**
- * Upload limits over real HTTP (docs/limits.md#uploads; D32, D51): files are streamed to disk and
+ * Upload limits over real HTTP (docs/limits.md#uploads; docs/live-access.md#documents, docs/api.md#errors): files are streamed to disk and
  * cut at 10 MB while they arrive, leaving no partial file; a merchant keeps one current document per
  * kind, and a new upload of a kind deletes the replaced one's file; the per-merchant quota of
  * documents and bytes answers 409 `conflict` naming the limit.
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { expect } from 'chai';
 import { createApp } from '../../src/api/app';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { createLogger } from '../../src/logger';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
 import { call, registerDeveloper, type TestDeveloper } from '../helpers/http';
@@ -104,7 +105,7 @@ async function streamUpload(options: {
 describe('document uploads: streamed, limited, replaced, within a quota (docs/limits.md#uploads)', function () {
   this.timeout(120_000);
 
-  describe('the 10 MB limit, enforced while streaming (D32)', () => {
+  describe('the 10 MB limit, enforced while streaming (docs/live-access.md#documents)', () => {
     it('writes the file to disk as it arrives, cuts a 50 MB upload at 10 MB with 413 file_too_large, and leaves no file or row', async () => {
       const developer = await registerDeveloper();
       const staging = await stagingDir();
@@ -208,7 +209,7 @@ describe('document uploads: streamed, limited, replaced, within a quota (docs/li
       // An app with small limits: at most 2 current documents of at most 300,000 bytes together.
       const stack = await getStack();
       const config = testConfig({ RATE_LIMIT_MULTIPLIER: '1000', DOCUMENT_QUOTA_COUNT: '2', DOCUMENT_QUOTA_BYTES: '300000' });
-      const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(stack.db, config), logger: createLogger('quota', 'silent') });
+      const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(createSandboxLedger(stack.db), config), logger: createLogger('quota', 'silent') });
       server = http.createServer(app.callback());
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

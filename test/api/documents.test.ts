@@ -1,6 +1,6 @@
 /**
  * `POST /v1/documents/upload/kyc`, `/upload/business` and `GET /v1/documents` over real HTTP
- * (interface.md, Documents for review; D4, D32, D43). The type comes from the bytes; every bad upload
+ * (interface.md, Documents for review; docs/live-access.md#documents). The type comes from the bytes; every bad upload
  * answers the envelope and stores nothing (no row, no file).
  */
 import fs from 'node:fs';
@@ -27,7 +27,7 @@ async function documentRows(merchantId: string): Promise<number> {
   return (await db('documents').where({ merchant_id: merchantId })).length;
 }
 
-describe('documents: uploads and list (D32)', function () {
+describe('documents: uploads and list (docs/live-access.md#documents)', function () {
   this.timeout(60_000);
   let developer: TestDeveloper;
 
@@ -35,7 +35,7 @@ describe('documents: uploads and list (D32)', function () {
     developer = await registerDeveloper();
   });
 
-  it('stores a passport PDF: 201 envelope with the D32 fields, the sha256 of the bytes, the file in the blob store, an audit entry', async () => {
+  it('stores a passport PDF: 201 envelope with the fields of docs/live-access.md#documents, the sha256 of the bytes, the file in the blob store, an audit entry', async () => {
     const response = await upload(KYC, { credential: developer.token, bytes: PDF_BYTES, fileName: 'my passport.pdf', declaredType: 'application/pdf', fields: { document_type: 'passport' } });
     expect(response.status, JSON.stringify(response.body)).to.equal(201);
     expect(response.body.success).to.equal(true);
@@ -83,7 +83,7 @@ describe('documents: uploads and list (D32)', function () {
     expect(tax.body.data).to.include({ document_type: 'tax_identification', content_type: 'image/png' });
   });
 
-  it('accepts a PDF declared as image/png and named .png, as a PDF (D32: the bytes decide)', async () => {
+  it('accepts a PDF declared as image/png and named .png, as a PDF (the bytes decide, docs/live-access.md#documents)', async () => {
     const response = await upload(KYC, { credential: developer.token, bytes: PDF_BYTES, fileName: 'licence.png', declaredType: 'image/png', fields: { document_type: 'drivers_licence' } });
     expect(response.status).to.equal(201);
     expect(response.body.data).to.include({ content_type: 'application/pdf', file_name: 'licence.png' });
@@ -157,7 +157,7 @@ describe('documents: uploads and list (D32)', function () {
       await expectError(KYC, { bytes: PDF_BYTES }, 400, 'validation_error', /^document_type is required$/);
     });
 
-    it('a NUL or an escape in a multipart text field → 400 validation_error naming the field (D51)', async () => {
+    it('a NUL or an escape in a multipart text field → 400 validation_error naming the field (docs/api.md#errors)', async () => {
       const nul = await expectError(KYC, { bytes: PDF_BYTES, fields: { document_type: 'passport\u0000' } }, 400, 'validation_error', /^document_type must not contain control characters/);
       expect(nul.body.error.details[0].field).to.equal('document_type');
       const escape = await expectError(KYC, { bytes: PNG_BYTES, fields: { document_type: 'national_id', side: 'front\u001b[2J' } }, 400, 'validation_error', /^side must not contain control characters/);
@@ -171,7 +171,7 @@ describe('documents: uploads and list (D32)', function () {
       await expectError(KYC, { bytes: PNG_BYTES, fields: { document_type: 'national_id', side: 'left' } }, 400, 'validation_error', /^side must be one of: front, back$/);
     });
 
-    it('an API key instead of a session token → 401 unauthorized, on uploads and the list (D4)', async () => {
+    it('an API key instead of a session token → 401 unauthorized, on uploads and the list (docs/api.md#credentials)', async () => {
       await expectError(KYC, { credential: fresh.key, bytes: PDF_BYTES, fields: { document_type: 'passport' } }, 401, 'unauthorized', /session token, not an API key/);
       await expectError(BUSINESS, { credential: fresh.key, bytes: PDF_BYTES }, 401, 'unauthorized');
       const list = await call('/v1/documents', { key: fresh.key });

@@ -81,7 +81,7 @@ async function errorOf(credential: string, options: { lastEventId?: string; quer
 /** The payload of each message: `{id, event, created_at, data}`. */
 const payloads = (client: StreamClient) => client.messages.map((message) => JSON.parse(message.data) as { id: string; event: string; created_at: string; data: any });
 
-/** Creates a sandbox mobile-money payment that completes at once (D14 `0001`) and waits until it did. */
+/** Creates a sandbox mobile-money payment that completes at once (`0001`, docs/payments.md#sandbox-scenarios) and waits until it did. */
 async function completedPayment(developer: TestDeveloper): Promise<string> {
   const created = await call('/v1/payments', { key: developer.key, body: { amount: 1200, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' } });
   expect(created.status).to.equal(201);
@@ -215,7 +215,7 @@ describe('event stream (GET /v1/developer/events/stream)', function () {
     expect(payloads(replay).map((p) => p.data.id)).to.deep.equal([first, first, second, second]);
   });
 
-  it('answers 400 for a Last-Event-ID that names no event of the account (another merchant\'s included, D1)', async () => {
+  it('answers 400 for a Last-Event-ID that names no event of the account (another merchant\'s included, docs/api.md#merchants-and-environments)', async () => {
     const developer = await registerDeveloper();
     const other = await registerDeveloper();
     const stream = await openStream(other.key);

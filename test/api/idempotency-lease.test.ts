@@ -1,5 +1,5 @@
 /**
- * D13 amended: a key is never released once a side effect may have happened. A create that failed
+ * docs/payments.md#idempotency: a key is never released once a side effect may have happened. A create that failed
  * with a 5xx keeps its claim; the same request takes it over once the lease ran out and completes,
  * reattaching to the same payment id; another request with that key is still refused; a 4xx
  * refusal releases the key at once. (Lease shortened to 1 s here; 30 s by default.)
@@ -10,6 +10,7 @@ import { expect } from 'chai';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../../src/api/app';
 import { claimIdempotencyKey } from '../../src/db/idempotency-keys';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { createLogger } from '../../src/logger';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
 import { freePort } from '../../scripts/lib/ports';
@@ -18,14 +19,14 @@ import { getStack, testConfig } from '../helpers/stack';
 
 const ORDER = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' };
 
-describe('idempotency claims with a lease (D13 amended)', function () {
+describe('idempotency claims with a lease (docs/payments.md#idempotency)', function () {
   this.timeout(90_000);
   const config = testConfig({ RATE_LIMIT_MULTIPLIER: '1000', IDEMPOTENCY_LEASE_MS: '1000' });
   const servers: http.Server[] = [];
 
   async function listen(temporal: Client): Promise<string> {
     const { db } = await getStack();
-    const server = http.createServer(createApp({ config, db, temporal, providers: providerRegistryFromConfig(db, config), logger: createLogger('lease', 'silent') }).callback());
+    const server = http.createServer(createApp({ config, db, temporal, providers: providerRegistryFromConfig(createSandboxLedger(db), config), logger: createLogger('lease', 'silent') }).callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     servers.push(server);
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,8 +1,8 @@
 /**
  * `/v1/developer/live-access/*` over real HTTP with the real worker (interface.md, Live access
- * request; D3, D4, D30, D43), and the whole path end to end: upload, request, a reviewer's question
- * and approval through the admin command run as its own process (D31), the live key revealed once,
- * and live mode kept apart from sandbox (D1).
+ * request; docs/live-access.md#review), and the whole path end to end: upload, request, a reviewer's question
+ * and approval through the admin command run as its own process (docs/live-access.md#admin-command), the live key revealed once,
+ * and live mode kept apart from sandbox (docs/api.md#merchants-and-environments).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -12,7 +12,8 @@ import { createApp } from '../../src/api/app';
 import { runAdmin } from '../../src/cli/admin';
 import { listActivityEntries } from '../../src/db/activity-log';
 import { insertPaymentWithCreatedEvent } from '../../src/db/payments';
-import { paymentEvent } from '../../src/lib/events';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
+import { paymentEvent } from '../../src/activities/events';
 import { createLogger } from '../../src/logger';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
 import { RESPOND_WAIT_MS } from '../../src/services/live-access-service';
@@ -34,7 +35,7 @@ async function requestRows(merchantId: string): Promise<number> {
   return (await db('live_access_requests').where({ merchant_id: merchantId })).length;
 }
 
-describe('live access: request, status, respond (D30)', function () {
+describe('live access: request, status, respond (docs/live-access.md#review)', function () {
   this.timeout(60_000);
 
   it('shows status none, without a request object, before any request', async () => {
@@ -184,7 +185,7 @@ describe('live access: request, status, respond (D30)', function () {
     expect(response.body.error).to.deep.equal({ code: 'not_found', message: 'no live key yet: live access has not been approved' });
   });
 
-  it('refuses an API key on every live access endpoint with 401 unauthorized (D4)', async () => {
+  it('refuses an API key on every live access endpoint with 401 unauthorized (docs/api.md#credentials)', async () => {
     const developer = await registerDeveloper();
     for (const [path, method] of [[REQUEST, 'POST'], [STATUS, 'GET'], [RESPOND, 'POST'], [LIVE_KEY, 'POST']] as const) {
       const body = method === 'POST' ? VALID_REQUEST : undefined;
@@ -196,7 +197,7 @@ describe('live access: request, status, respond (D30)', function () {
   });
 });
 
-describe('live access end to end: upload, request, review by the admin command, live key, live mode (D1, D3, D30, D31)', function () {
+describe('live access end to end: upload, request, review by the admin command, live key, live mode (docs/live-access.md)', function () {
   this.timeout(120_000);
   let developer: TestDeveloper;
   let requestId: string;
@@ -264,7 +265,7 @@ describe('live access end to end: upload, request, review by the admin command, 
     expect(run.stderr).to.match(new RegExp(`^error: request ${requestId} is already approved by ann at .*; only open requests take decisions\\n$`));
   });
 
-  it('reveals the first live key once (D3), then 409', async () => {
+  it('reveals the first live key once (docs/api.md#secret-keys), then 409', async () => {
     const revealed = await call(LIVE_KEY, { method: 'POST', headers: session(developer) });
     expect(revealed.status).to.equal(200);
     expect(revealed.body.data).to.include({ object: 'api_key', environment: 'live' });
@@ -279,13 +280,13 @@ describe('live access end to end: upload, request, review by the admin command, 
     expect(actions).to.include.members(['live_access.requested', 'live_access.info_requested', 'live_access.responded', 'live_access.approved', 'api_key.created', 'api_key.revealed']);
   });
 
-  it('the live key authenticates in live mode: a payment answers 503 provider_unavailable (no live adapters yet, D16)', async () => {
+  it('the live key authenticates in live mode: a payment answers 503 provider_unavailable (no live adapter configured, docs/payments.md#live-mode)', async () => {
     const response = await call('/v1/payments', { key: liveKey, body: { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' } });
     expect(response.status).to.equal(503);
     expect(response.body.error.code).to.equal('provider_unavailable');
   });
 
-  it('keeps live and sandbox apart both ways (D1): each key answers 404 for the other environment\'s payment', async () => {
+  it('keeps live and sandbox apart both ways (docs/api.md#merchants-and-environments): each key answers 404 for the other environment\'s payment', async () => {
     const sandbox = await call('/v1/payments', { key: developer.key, body: { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' } });
     expect(sandbox.status).to.equal(201);
     await waitForPayment(developer.key, sandbox.body.data.id, (p) => p.status === 'completed');
@@ -308,7 +309,7 @@ describe('live access end to end: upload, request, review by the admin command, 
   });
 });
 
-describe('live access: an answer the review has not taken yet (D30)', function () {
+describe('live access: an answer the review has not taken yet (docs/live-access.md#review)', function () {
   this.timeout(60_000);
   let server: http.Server;
   let baseUrl: string;
@@ -319,7 +320,7 @@ describe('live access: an answer the review has not taken yet (D30)', function (
     // A task queue no worker polls: the review workflow exists but does not run, as while the
     // workers are down or behind.
     config = testConfig({ TEMPORAL_TASK_QUEUE: `live-access-paused-${Date.now()}` });
-    const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(stack.db, config), logger: createLogger('paused', 'silent') });
+    const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(createSandboxLedger(stack.db), config), logger: createLogger('paused', 'silent') });
     server = http.createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,5 +1,5 @@
 /**
- * The merchant-scoped family over real HTTP (interface.md; D4–D7, D22): X-API-Key, decimal-string
+ * The merchant-scoped family over real HTTP (interface.md; docs/payments.md#merchant-scoped): X-API-Key, decimal-string
  * amounts, `payment_method_data`, the object without envelope, errors as `{error}`, 401 and 403.
  */
 import { expect } from 'chai';
@@ -27,7 +27,7 @@ describe('POST/GET /v1/api/merchants/{merchant_id}/payments', function () {
     return (await get(id)).body;
   }
 
-  it('creates a card gateway payment: 200, the object without envelope, client_secret and the fee (D7)', async () => {
+  it('creates a card gateway payment: 200, the object without envelope, client_secret and the fee (docs/payments.md#fees)', async () => {
     const response = await post({ amount: '25.00', currency: 'USD', payment_method: 'card_gateway', description: 'Hoodie', payment_method_data: { payment_method_types: ['card'] } });
     expect(response.status).to.equal(200);
     expect(response.body).not.to.have.property('success');
@@ -62,7 +62,7 @@ describe('POST/GET /v1/api/merchants/{merchant_id}/payments', function () {
     expect(response.body.metadata).to.deep.equal({ fee_amount: '0.16', fee_percentage: '1.50' });
   });
 
-  it('stores 1500.00 RWF as 1500 minor units and writes payment.created (D5, D22)', async () => {
+  it('stores 1500.00 RWF as 1500 minor units and writes payment.created (docs/limits.md#amounts, docs/payments.md#events)', async () => {
     const response = await post({ amount: '1500.00', currency: 'RWF', payment_method: 'momo', payment_method_data: { phone_number: '+250788000003' } });
     const { db } = await getStack();
     expect(await db('payments').where({ id: response.body.id }).first('amount', 'family')).to.deep.equal({ amount: 1500, family: 'merchant' });

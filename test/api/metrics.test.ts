@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` (D53, D70): Prometheus text with request durations by route and status, payment
+ * `GET /metrics` (docs/api.md#health, docs/operations.md#metrics): Prometheus text with request durations by route and status, payment
  * requests by operation and outcome, and the process's own metrics, all kept in-process (no table is
  * read per scrape; the worker's business metrics are tested in test/observability/metrics.test.ts).
  */
@@ -13,7 +13,7 @@ function sample(text: string, name: string, labels: string): number | undefined 
   return line === undefined ? undefined : Number(line.split(' ').pop());
 }
 
-describe('GET /metrics (D53, D70)', () => {
+describe('GET /metrics (docs/api.md#health, docs/operations.md#metrics)', () => {
   it('reports request durations by route pattern and status, and payment requests by operation and outcome', async () => {
     const labels = 'operation="create",family="generic",environment="sandbox",outcome="accepted"';
     const before = sample((await call('/metrics')).body as string, 'paycollect_payment_requests_total', labels) ?? 0;

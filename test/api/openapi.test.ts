@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document (D53): every route of every router is documented (and nothing else), both
+ * The OpenAPI document (docs/api.md#health): every route of every router is documented (and nothing else), both
  * error shapes and every credential appear, every body has an example its schema accepts, every
  * error response lists its codes, the webhooks section describes each event, the server is the
  * configured address, no text cites an internal decision id, Redocly's recommended rules find
@@ -13,6 +13,7 @@ import { HTTP_STATUS } from '../../src/api/errors';
 import { buildOpenApiDocument, ROUTE_DOCS } from '../../src/api/openapi';
 import { EVENT_NAMES } from '../../src/api/routes/events';
 import { loadConfig } from '../../src/config';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import type { ErrorCode } from '../../src/domain/errors';
 import { createLogger } from '../../src/logger';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
@@ -44,7 +45,7 @@ function operationsOf(document: Document): [string, Operation][] {
 
 async function routerOperations(): Promise<string[]> {
   const stack = await getStack();
-  const deps = { config: stack.config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(stack.db, stack.config), logger: createLogger('openapi-test', 'silent') };
+  const deps = { config: stack.config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(createSandboxLedger(stack.db), stack.config), logger: createLogger('openapi-test', 'silent') };
   const operations = new Set<string>();
   for (const router of createRouters(deps, new Router().get('/metrics', () => undefined))) {
     for (const layer of router.stack) {
@@ -55,7 +56,7 @@ async function routerOperations(): Promise<string[]> {
   return [...operations].sort();
 }
 
-describe('OpenAPI document and /docs (D53)', function () {
+describe('OpenAPI document and /docs (docs/api.md#health)', function () {
   this.timeout(60_000);
   let document: Document;
   before(async () => {

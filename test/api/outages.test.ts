@@ -1,5 +1,5 @@
 /**
- * PostgreSQL or Temporal out of reach (D51, D70): requests answer 503 `service_unavailable` with
+ * PostgreSQL or Temporal out of reach (docs/limits.md#outages): requests answer 503 `service_unavailable` with
  * `Retry-After`, never 500, and `/metrics` keeps answering. Each side is an app whose connection
  * points at a port nothing listens on.
  */
@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../../src/api/app';
 import { createDb, type Db } from '../../src/db/knex';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { createLogger } from '../../src/logger';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
 import { freePort } from '../../scripts/lib/ports';
@@ -20,7 +21,7 @@ const ORDER = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', p
 /** An app on `db` and `temporal`, listening on a free port. */
 async function appWith(db: Db, temporal: Client): Promise<{ url: string; close(): Promise<void> }> {
   const config = testConfig({ RATE_LIMIT_MULTIPLIER: '1000' });
-  const app = createApp({ config, db, temporal, providers: providerRegistryFromConfig(db, config), logger: createLogger('outage-test', 'silent') });
+  const app = createApp({ config, db, temporal, providers: providerRegistryFromConfig(createSandboxLedger(db), config), logger: createLogger('outage-test', 'silent') });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
@@ -31,7 +32,7 @@ async function post(url: string, key: string): Promise<{ status: number; retryAf
   return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() };
 }
 
-describe('outages answer 503, never 500 (D51, D70)', function () {
+describe('outages answer 503, never 500 (docs/limits.md#outages)', function () {
   this.timeout(60_000);
 
   it('PostgreSQL down: POST /v1/payments is 503 service_unavailable with Retry-After; /metrics and /healthz answer', async () => {

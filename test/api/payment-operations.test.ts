@@ -1,6 +1,6 @@
 /**
  * Card and bank transfer payments, cancel and refund, idempotency keys, provider callbacks and the
- * events API over real HTTP (D11–D16, D22), including the races the issue names.
+ * events API over real HTTP (docs/payments.md), including the races the issue names.
  */
 import { expect } from 'chai';
 import { decideSandboxTransaction } from '../../src/db/sandbox-ledger';
@@ -30,14 +30,14 @@ async function paymentCount(merchantId: string): Promise<number> {
   return count;
 }
 
-describe('payment operations over HTTP (D11–D16, D22)', function () {
+describe('payment operations over HTTP (docs/payments.md)', function () {
   this.timeout(60_000);
   let developer: TestDeveloper;
   before(async () => {
     developer = await registerDeveloper();
   });
 
-  describe('card payments (D15)', () => {
+  describe('card payments (docs/payments.md#card-payments)', () => {
     for (const [card, status, failureCode] of [
       ['4242424242424242', 'completed', null],
       ['4000000000000002', 'failed', 'card_declined'],
@@ -45,7 +45,7 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
     ] as const) {
       it(`confirming ${card} right after the create ends ${failureCode ?? status}`, async () => {
         const payment = await create(developer, CARD);
-        // The gateway's own client secret (D16), there in the create's answer: the front end confirms at once.
+        // The gateway's own client secret (docs/payments.md#card-payments), there in the create's answer: the front end confirms at once.
         expect(payment.client_secret).to.match(/^card_gateway_[0-9A-Za-z_]+_secret_[0-9A-Za-z]{24}$/);
         expect(payment.next_action).to.deep.equal({ type: 'card_confirm', client_secret: payment.client_secret });
         const confirmed = await confirmCard(payment.client_secret, card);
@@ -71,7 +71,7 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
     });
   });
 
-  describe('bank transfers (D14)', () => {
+  describe('bank transfers (docs/payments.md#sandbox-scenarios)', () => {
     it('answers next_action with the account and reference, and completes when the transfer is simulated', async () => {
       const payment = await create(developer, BANK);
       expect(payment.next_action).to.include({ type: 'bank_transfer', account_number: '000400012345' });
@@ -94,7 +94,7 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
     });
   });
 
-  describe('cancel (D11, D12)', () => {
+  describe('cancel (docs/payments.md#states, docs/payments.md#cancel-and-refund)', () => {
     it('cancels a waiting payment, once; a second cancel is 409', async () => {
       const payment = await create(developer, NO_ANSWER);
       const cancelled = await call(`/v1/payments/${payment.id}/cancel`, { key: developer.key, body: { reason: 'out of stock' } });
@@ -145,7 +145,7 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
     });
   });
 
-  describe('refund (D11, D12)', () => {
+  describe('refund (docs/payments.md#states, docs/payments.md#cancel-and-refund)', () => {
     it('refunds in parts (201 ref_…), then the rest, and the payment becomes refunded', async () => {
       const payment = await create(developer, INSTANT);
       await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed');
@@ -190,7 +190,7 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
     });
   });
 
-  describe('idempotency keys (D13)', () => {
+  describe('idempotency keys (docs/payments.md#idempotency)', () => {
     it('turns 50 concurrent creates with one key into one payment and 50 identical answers', async () => {
       const fresh = await registerDeveloper();
       const headers = { 'idempotency-key': `order-42-${Date.now()}` };
@@ -212,7 +212,7 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
       expect(await paymentCount(fresh.merchantId)).to.equal(1);
     });
 
-    it('treats a key older than 24 h as new: a different body then creates a second payment (D13)', async () => {
+    it('treats a key older than 24 h as new: a different body then creates a second payment (docs/payments.md#idempotency)', async () => {
       const fresh = await registerDeveloper();
       const headers = { 'idempotency-key': 'old-key' };
       const first = await create(fresh, INSTANT, headers);
@@ -245,7 +245,7 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
     });
   });
 
-  describe('provider callbacks (D16)', () => {
+  describe('provider callbacks (docs/payments.md#provider-callbacks)', () => {
     async function processingPayment() {
       const payment = await create(developer, NO_ANSWER);
       const { db } = await getStack();
@@ -298,7 +298,7 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
     });
   });
 
-  describe('live mode without a live adapter (D16)', () => {
+  describe('live mode without a live adapter (docs/payments.md#live-mode)', () => {
     it('answers 503 provider_unavailable on both families and creates nothing', async () => {
       const fresh = await registerDeveloper();
       const liveKey = await insertLiveKey(fresh.merchantId);
@@ -314,7 +314,7 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
       expect(await paymentCount(fresh.merchantId)).to.equal(0);
     });
 
-    it('keeps live and sandbox apart: a live key never sees a sandbox payment (D1)', async () => {
+    it('keeps live and sandbox apart: a live key never sees a sandbox payment (docs/api.md#merchants-and-environments)', async () => {
       const fresh = await registerDeveloper();
       const payment = await create(fresh, INSTANT);
       const liveKey = await insertLiveKey(fresh.merchantId);
@@ -322,7 +322,7 @@ describe('payment operations over HTTP (D11–D16, D22)', function () {
     });
   });
 
-  describe('events API (D22)', () => {
+  describe('events API (docs/payments.md#events)', () => {
     it('lists the merchant\'s events newest first, filters by type, pages, and shows one', async () => {
       const fresh = await registerDeveloper();
       for (let i = 0; i < 3; i += 1) {

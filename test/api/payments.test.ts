@@ -1,6 +1,6 @@
 /**
  * The generic payment family over real HTTP against the real app, PostgreSQL, Temporal dev server
- * and worker (interface.md; D4, D5, D6, D10, D14, D20, D22). Every bad input answers the envelope
+ * and worker (interface.md; docs/payments.md#creating-a-payment). Every bad input answers the envelope
  * with the right status and code and writes nothing.
  */
 import { expect } from 'chai';
@@ -48,7 +48,7 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
     expect(settled).to.include({ status: 'failed', failure_code: 'declined' });
   });
 
-  it('completes any other number after the simulated approval delay (D14: 3 s), through processing', async () => {
+  it('completes any other number after the simulated approval delay (3 s, docs/payments.md#sandbox-scenarios), through processing', async () => {
     const created = await call('/v1/payments', { key: developer.key, body: { ...ORDER_42, phone_number: '+250788123456' } });
     const processing = await waitForPayment(developer.key, created.body.data.id, (p) => p.status !== 'pending', 5_000);
     expect(processing.status).to.equal('processing');
@@ -69,7 +69,7 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
     expect(settled.status).to.equal('completed');
   });
 
-  it('keeps the D20 search attributes current, so executions can be filtered in the Temporal UI', async () => {
+  it('keeps the search attributes current (docs/payments.md#workflow), so executions can be filtered in the Temporal UI', async () => {
     const created = await call('/v1/payments', { key: developer.key, body: ORDER_42 });
     await waitForPayment(developer.key, created.body.data.id, (p) => p.status === 'completed', 10_000);
     const { client } = await getStack();
@@ -91,7 +91,7 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
     }
   });
 
-  it('answers 404 for another merchant\'s payment id and for an unknown id (D1)', async () => {
+  it('answers 404 for another merchant\'s payment id and for an unknown id (docs/api.md#merchants-and-environments)', async () => {
     const created = await call('/v1/payments', { key: developer.key, body: ORDER_42 });
     const other = await registerDeveloper();
     const foreign = await call(`/v1/payments/${created.body.data.id}`, { key: other.key });

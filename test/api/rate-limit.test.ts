@@ -1,5 +1,5 @@
 /**
- * Rate limits (D50) on two API processes sharing one PostgreSQL: the limits hold across both, the
+ * Rate limits (docs/limits.md#rate-limits) on two API processes sharing one PostgreSQL: the limits hold across both, the
  * 101st request of a minute on a sandbox key is 429 with correct headers, another key is unaffected,
  * and the endpoint limits apply on top.
  */
@@ -10,11 +10,12 @@ import { createApp } from '../../src/api/app';
 import { createLogger } from '../../src/logger';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
 import { purgeExpiredRows } from '../../src/db/maintenance';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { hashSecretKey } from '../../src/lib/secret-keys';
 import { registerDeveloper } from '../helpers/http';
 import { getStack, testConfig } from '../helpers/stack';
 
-describe('rate limits shared by two API processes (D50)', function () {
+describe('rate limits shared by two API processes (docs/limits.md#rate-limits)', function () {
   this.timeout(120_000);
   const servers: http.Server[] = [];
   const urls: string[] = [];
@@ -23,7 +24,7 @@ describe('rate limits shared by two API processes (D50)', function () {
     const stack = await getStack();
     const config = testConfig({ RATE_LIMIT_MULTIPLIER: '1' });
     for (let i = 0; i < 2; i += 1) {
-      const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(stack.db, config), logger: createLogger('rl', 'silent') });
+      const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(createSandboxLedger(stack.db), config), logger: createLogger('rl', 'silent') });
       const server = http.createServer(app.callback());
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       servers.push(server);
@@ -107,7 +108,7 @@ describe('rate limits shared by two API processes (D50)', function () {
   });
 });
 
-describe('the rate-limit bucket is the credential authentication accepts (D50 amended)', function () {
+describe('the rate-limit bucket is the credential authentication accepts (docs/limits.md#rate-limits)', function () {
   this.timeout(60_000);
   let url: string;
   let server: http.Server;
@@ -115,7 +116,7 @@ describe('the rate-limit bucket is the credential authentication accepts (D50 am
   before(async () => {
     const stack = await getStack();
     const config = testConfig({ RATE_LIMIT_MULTIPLIER: '1' });
-    const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(stack.db, config), logger: createLogger('rl-bucket', 'silent') });
+    const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(createSandboxLedger(stack.db), config), logger: createLogger('rl-bucket', 'silent') });
     server = http.createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,5 +1,5 @@
 /**
- * Refunds happen once and are counted once (D11, D12, D20): 20 concurrent `POST …/refund {amount:
+ * Refunds happen once and are counted once (docs/payments.md#refunds-happen-once): 20 concurrent `POST …/refund {amount:
  * 100}` without idempotency keys on a completed 1500 RWF payment, repeated for 20 rounds, and once
  * more with the worker process killed mid-burst (each refund retried with its Idempotency-Key after a
  * 503, as a merchant would). After each round: no 5xx, nothing beyond the rest
@@ -74,7 +74,7 @@ async function assertBooks(db: Db, key: string, baseUrl: string, paymentId: stri
   expect(answers.statuses.filter((s) => s === 201).length).to.equal(completed.length);
 }
 
-describe('20 concurrent refunds on one payment, 20 rounds (D11, D12, D20)', function () {
+describe('20 concurrent refunds on one payment, 20 rounds (docs/payments.md#refunds-happen-once)', function () {
   this.timeout(600_000);
   let developer: TestDeveloper;
 
@@ -96,7 +96,7 @@ describe('20 concurrent refunds on one payment, 20 rounds (D11, D12, D20)', func
   });
 });
 
-describe('20 concurrent refunds with the worker killed mid-burst (D12, D20)', function () {
+describe('20 concurrent refunds with the worker killed mid-burst (docs/payments.md#refunds-happen-once)', function () {
   this.timeout(300_000);
   const taskQueue = `refund-crash-${randomBytes(4).toString('hex')}`;
   const config = testConfig({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_MULTIPLIER: '1000' });

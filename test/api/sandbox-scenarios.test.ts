@@ -1,6 +1,6 @@
 /**
- * The sandbox scenario numbers of D14 end to end over HTTP, as a merchant sees them (docs/payments.md,
- * "Sandbox scenarios"): late success after expiry (0004), duplicate and out-of-order callbacks
+ * The sandbox scenario numbers end to end over HTTP, as a merchant sees them
+ * (docs/payments.md#sandbox-scenarios): late success after expiry (0004), duplicate and out-of-order callbacks
  * (0005), refunds refused (0006), a refund answer unknown then succeeded (0007), an initiation that
  * times out at the provider's door yet was accepted (0008), and `expires_in`.
  */
@@ -10,7 +10,7 @@ import { getStack } from '../helpers/stack';
 
 const MOBILE = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money' };
 
-describe('sandbox scenarios over HTTP (D11, D12, D14, D16, D20)', function () {
+describe('sandbox scenarios over HTTP (docs/payments.md#sandbox-scenarios)', function () {
   this.timeout(120_000);
   let developer: TestDeveloper;
 
@@ -37,7 +37,7 @@ describe('sandbox scenarios over HTTP (D11, D12, D14, D16, D20)', function () {
     return rows.map((row: { type: string }) => row.type);
   }
 
-  it('answers the create once the provider has the request: pending with the prompt as next_action (D20)', async () => {
+  it('answers the create once the provider has the request: pending with the prompt as next_action (docs/payments.md#workflow)', async () => {
     const payment = await create({ ...MOBILE, phone_number: '+250788000001' });
     expect(payment.status).to.equal('pending');
     expect(payment.next_action).to.deep.include({ type: 'mobile_money_approval' });
@@ -46,7 +46,7 @@ describe('sandbox scenarios over HTTP (D11, D12, D14, D16, D20)', function () {
     expect(stored.body.data.next_action).to.deep.equal(payment.next_action);
   });
 
-  it('0004: expires, then completes when the late success arrives, with reconciled_at and a new payment.completed (D11)', async () => {
+  it('0004: expires, then completes when the late success arrives, with reconciled_at and a new payment.completed (docs/payments.md#states)', async () => {
     const payment = await create({ ...MOBILE, phone_number: '+250788000004', expires_in: 60 });
     const expired = await waitForPayment(developer.key, payment.id, (p) => p.status === 'failed', 75_000);
     expect(expired).to.include({ status: 'failed', failure_code: 'expired', reconciled_at: null });
@@ -82,7 +82,7 @@ describe('sandbox scenarios over HTTP (D11, D12, D14, D16, D20)', function () {
     expect(await eventTypes(payment.id)).to.deep.equal(['payment.created', 'payment.completed']);
   });
 
-  it('0007: a refund whose answer is unknown answers 201 pending, stays reserved, and completes once the provider says so (D12)', async () => {
+  it('0007: a refund whose answer is unknown answers 201 pending, stays reserved, and completes once the provider says so (docs/payments.md#cancel-and-refund)', async () => {
     const payment = await completed('+250788000007');
     const refund = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 1000 } });
     expect(refund.status).to.equal(201);

@@ -2,13 +2,13 @@
  * End to end (real app, real worker, real dev server, real PostgreSQL): a merchant's receiver on
  * 127.0.0.1 gets `payment.created` and `payment.completed` of a real payment, verifies every
  * delivery with the npm `standardwebhooks` library (unchanged) and with the hex scheme, and
- * de-duplicates on `webhook-id` as interface.md (Events rule 2) asks (D22, D27, D28).
+ * de-duplicates on `webhook-id` as interface.md (Events rule 2) asks (docs/webhooks.md#signatures, docs/webhooks.md#retries).
  */
 import { expect } from 'chai';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 import { startReceiver, verifyDelivery, type Receiver } from '../helpers/receiver';
 
-describe('webhook deliveries of real payments, verified as a merchant would (D22, D27, D28)', function () {
+describe('webhook deliveries of real payments, verified as a merchant would (docs/webhooks.md#signatures)', function () {
   this.timeout(60_000);
   let receiver: Receiver;
   let developer: TestDeveloper;
@@ -69,7 +69,7 @@ describe('webhook deliveries of real payments, verified as a merchant would (D22
     }
     const completed = payloads.find((p) => p.event === 'payment.completed')!;
     expect(completed.data.status).to.equal('completed');
-    // The ids are those of the events API (D22).
+    // The ids are those of the events API (docs/payments.md#events).
     const shown = await call(`/v1/developer/events/${completed.id}`, { key: developer.key });
     expect(shown.body.data).to.include({ id: completed.id, event: 'payment.completed' });
 
@@ -104,7 +104,7 @@ describe('webhook deliveries of real payments, verified as a merchant would (D22
     expect(rejected).to.equal(0);
   });
 
-  it('delivers payment.created of the merchant-scoped family too (D22)', async () => {
+  it('delivers payment.created of the merchant-scoped family too (docs/payments.md#events)', async () => {
     const response = await call(`/v1/api/merchants/${developer.merchantId}/payments`, {
       headers: { 'x-api-key': developer.key },
       body: { amount: '1500.00', currency: 'RWF', payment_method: 'momo', payment_method_data: { phone_number: '+250788000001' } },

@@ -1,6 +1,6 @@
 /**
- * The webhook endpoints over real HTTP with the real worker (D25–D29): the record and its answers,
- * the URL rules of D26 in sandbox and live, bad input answered in the envelope changing nothing, the
+ * The webhook endpoints over real HTTP with the real worker (docs/webhooks.md): the record and its answers,
+ * the URL rules (docs/webhooks.md#targets) in sandbox and live, bad input answered in the envelope changing nothing, the
  * limit of 16, foreign ids, `webhook.created` (never to the webhook being created), test,
  * deliveries, retry, secret rotation with its 24 h overlap, and an endpoint failed by a 410 Gone.
  */
@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import { createApp } from '../../src/api/app';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { createLogger } from '../../src/logger';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
 import { call, registerDeveloper, type TestDeveloper } from '../helpers/http';
@@ -18,12 +19,12 @@ import { getStack, testConfig } from '../helpers/stack';
 
 const PATH = '/v1/developer/webhooks';
 
-/** The webhook as lists and events show it: everything but the secret (D22, D25). */
+/** The webhook as lists and events show it: everything but the secret (docs/payments.md#events, docs/webhooks.md#endpoints). */
 function withoutSecret(webhook: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(webhook).filter(([key]) => key !== 'secret'));
 }
 
-describe('webhook endpoints over HTTP (D25–D29)', function () {
+describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
   this.timeout(60_000);
   let receiver: Receiver;
   let developer: TestDeveloper;
@@ -59,7 +60,7 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
     }
   }
 
-  describe('the record (D25)', () => {
+  describe('the record (docs/webhooks.md#endpoints)', () => {
     it('creates an enabled webhook and shows its whsec_ secret once', async () => {
       const data = await create({ url: `${receiver.origin}/one`, events: ['payment.completed', 'payment.failed', 'payment.completed'], description: 'orders' });
       expect(data).to.include({ object: 'webhook', url: `${receiver.origin}/one`, status: 'enabled', description: 'orders', environment: 'sandbox' });
@@ -77,7 +78,7 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
       expect(shown.body.data).not.to.have.property('secret');
     });
 
-    it('takes a session token as well as a secret key (D4), and nothing else', async () => {
+    it('takes a session token as well as a secret key (docs/api.md#credentials), and nothing else', async () => {
       const data = await create({ url: `${receiver.origin}/session`, events: ['payment.created'] }, developer.token);
       expect((await call(`${PATH}/${data.id}`, { key: developer.key })).status).to.equal(200);
       expect((await call(PATH)).status).to.equal(401);
@@ -124,7 +125,7 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
       expect(await count()).to.equal(0);
     });
 
-    it('allows 16 webhooks per merchant and environment and refuses the 17th with 409, creating nothing (D25)', async () => {
+    it('allows 16 webhooks per merchant and environment and refuses the 17th with 409, creating nothing (docs/webhooks.md#endpoints)', async () => {
       for (let i = 0; i < 16; i += 1) await create({ url: `${receiver.origin}/n${i}`, events: ['payment.created'] });
       const response = await call(PATH, { key: developer.key, body: { url: `${receiver.origin}/n16`, events: ['payment.created'] } });
       expect(response.status).to.equal(409);
@@ -139,7 +140,7 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
       await create({ url: `${receiver.origin}/n16`, events: ['payment.created'] });
     });
 
-    it('answers 404 for another merchant’s webhook on every operation (D1)', async () => {
+    it('answers 404 for another merchant’s webhook on every operation (docs/api.md#merchants-and-environments)', async () => {
       const data = await create({ url: `${receiver.origin}/mine`, events: ['payment.created'] });
       const other = await registerDeveloper();
       const id = data.id as string;
@@ -161,7 +162,7 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
     });
   });
 
-  describe('bad input (D25, D26, D51)', () => {
+  describe('bad input (docs/webhooks.md, docs/api.md#errors)', () => {
     for (const [name, body, message] of [
       ['an invalid URL', { url: 'not a url', events: ['payment.created'] }, 'url must be a valid absolute URL'],
       ['an ftp URL', { url: 'ftp://files.example.com/hook', events: ['payment.created'] }, 'url must use http or https'],
@@ -189,7 +190,7 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
       expect(response.body.error.code).to.equal('invalid_request');
     });
 
-    describe('live mode: https only and no private targets (D26)', () => {
+    describe('live mode: https only and no private targets (docs/webhooks.md#targets)', () => {
       let live: string;
       beforeEach(async () => {
         live = await insertLiveKey(developer.merchantId);
@@ -231,17 +232,17 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
         expect((await call(`${PATH}/${data.id}`, { key: live })).body.data.url).to.equal('https://93.184.215.14/hooks');
       });
 
-      it('keeps live and sandbox apart: a live webhook is not found with the sandbox key (D1)', async () => {
+      it('keeps live and sandbox apart: a live webhook is not found with the sandbox key (docs/api.md#merchants-and-environments)', async () => {
         const data = await create({ url: 'https://93.184.215.14/hooks', events: ['payment.failed'] }, live);
         expect(data.environment).to.equal('live');
         expect((await call(`${PATH}/${data.id}`, { key: developer.key })).status).to.equal(404);
       });
     });
 
-    it('refuses private sandbox targets where configuration does not allow them (D26, production default)', async () => {
+    it('refuses private sandbox targets where configuration does not allow them (docs/webhooks.md#targets, production default)', async () => {
       const { db, client } = await getStack();
       const config = testConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
-      const app = createApp({ config, db, temporal: client, providers: providerRegistryFromConfig(db, config), logger: createLogger('webhook-test', 'silent') });
+      const app = createApp({ config, db, temporal: client, providers: providerRegistryFromConfig(createSandboxLedger(db), config), logger: createLogger('webhook-test', 'silent') });
       const server = http.createServer(app.callback());
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       try {
@@ -260,7 +261,7 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
     });
   });
 
-  describe('webhook.created (D22)', () => {
+  describe('webhook.created (docs/payments.md#events)', () => {
     it('is written once per webhook and delivered to the other subscribers, without the secret, never to the webhook being created', async () => {
       const first = await create({ url: `${receiver.origin}/created`, events: ['webhook.created'] });
       const second = await create({ url: `${receiver.origin}/other`, events: ['payment.created'] });
@@ -283,7 +284,7 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
     });
   });
 
-  describe('test (D29)', () => {
+  describe('test (docs/webhooks.md#test)', () => {
     it('sends one signed webhook.test at once and answers what happened', async () => {
       const data = await create({ url: `${receiver.origin}/test`, events: ['payment.created'] });
       const response = await call(`${PATH}/${data.id}/test`, { key: developer.key, method: 'POST' });
@@ -323,7 +324,7 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
     });
   });
 
-  describe('deliveries, retry and rotation (D25, D27)', () => {
+  describe('deliveries, retry and rotation (docs/webhooks.md#endpoints, docs/webhooks.md#retries)', () => {
     it('lists deliveries newest first with their attempts, paginated, and retries one as a new delivery of the same event', async () => {
       const data = await create({ url: `${receiver.origin}/log`, events: ['webhook.created'] });
       await create({ url: `${receiver.origin}/log-2`, events: ['payment.created'] });
@@ -367,7 +368,7 @@ describe('webhook endpoints over HTTP (D25–D29)', function () {
       expect((await call(`${PATH}/${data.id}/deliveries`, { key: developer.key })).body.data.pagination.total).to.equal(1);
     });
 
-    it('answers 404 for a delivery of another webhook or another merchant, starting nothing (D1)', async () => {
+    it('answers 404 for a delivery of another webhook or another merchant, starting nothing (docs/api.md#merchants-and-environments)', async () => {
       const mine = await create({ url: `${receiver.origin}/scope-a`, events: ['webhook.created'] });
       const other = await create({ url: `${receiver.origin}/scope-b`, events: ['webhook.created'] });
       // Mine hears of the other's creation (not of its own): one delivery, then nothing more from what follows.

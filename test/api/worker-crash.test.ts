@@ -1,7 +1,7 @@
 /**
  * Durability: the worker process killed with SIGKILL while payments are waiting on their provider,
  * then started again. Every payment still reaches its final state, and nothing is written twice:
- * one provider transaction, one `payment.created` and one `payment.completed` per payment (D22).
+ * one provider transaction, one `payment.created` and one `payment.completed` per payment (docs/payments.md#events).
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
@@ -10,7 +10,7 @@ import { useAppAndWorker, WorkerProcess } from '../helpers/processes';
 import { getStack, testConfig } from '../helpers/stack';
 import { freePort } from '../../scripts/lib/ports';
 
-describe('worker killed with SIGKILL while payments are pending (D20, D22)', function () {
+describe('worker killed with SIGKILL while payments are pending (docs/payments.md#workflow, docs/payments.md#events)', function () {
   this.timeout(180_000);
   const taskQueue = `payments-crash-${randomBytes(4).toString('hex')}`;
   const config = testConfig({ TEMPORAL_TASK_QUEUE: taskQueue, SANDBOX_APPROVAL_DELAY_MS: '6000', RATE_LIMIT_MULTIPLIER: '1000' });
@@ -53,7 +53,7 @@ describe('worker killed with SIGKILL while payments are pending (D20, D22)', fun
     const metricsPort = await freePort();
     worker.start(metricsPort);
     expect(await waitAll(developer.key, ids, 'completed', 90_000)).to.deep.equal(Array(ids.length).fill('completed'));
-    // The restarted worker exposes the Temporal SDK's metrics (D53).
+    // The restarted worker exposes the Temporal SDK's metrics (docs/operations.md#metrics).
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(metrics).to.match(/temporal_.*task_queue="payments-crash-/);
 

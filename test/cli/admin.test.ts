@@ -1,5 +1,5 @@
 /**
- * The admin command (D31) against the real stack: PostgreSQL, the Temporal dev server and the
+ * The admin command (docs/live-access.md#admin-command) against the real stack: PostgreSQL, the Temporal dev server and the
  * worker running the review workflows. Most cases call `runAdmin` in this process (same parsing,
  * same exit status as `npm run admin`); `--help` is also checked through a real process.
  */
@@ -23,7 +23,7 @@ async function admin(...args: string[]): Promise<{ code: number; out: string; er
   return { code, out, err };
 }
 
-describe('admin command (D31)', function () {
+describe('admin command (docs/live-access.md#admin-command)', function () {
   this.timeout(90_000);
 
   it('prints --help for every command and exits 0', async () => {
@@ -119,7 +119,7 @@ describe('admin command (D31)', function () {
     expect(unknown.err).to.equal('error: no merchant mer_000000000000000000000000\n');
   });
 
-  it('sets custom limits for enterprise merchants only, as positive integers with per-hour ≥ per-minute (D50)', async () => {
+  it('sets custom limits for enterprise merchants only, as positive integers with per-hour ≥ per-minute (docs/limits.md#rate-limits)', async () => {
     const developer = await registerDeveloper();
     const notEnterprise = await admin('merchant', 'set-limits', developer.merchantId, '--per-minute', '2000', '--per-hour', '60000');
     expect(notEnterprise.code).to.equal(1);
@@ -171,7 +171,7 @@ describe('admin command (D31)', function () {
       requestId = opened.requestId;
       merchantId = opened.developer.merchantId;
       const { db } = await getStack();
-      // Stored as older data or another writer could have it: the API refuses most of these today (D51).
+      // Stored as older data or another writer could have it: the API refuses most of these today (docs/api.md#errors).
       await db('live_access_requests').where({ id: requestId }).update({ business_name: CLEAR, use_case: 'line one\r\n\u009b31mred\u202eexe.pdf' });
       await db('developers').where({ merchant_id: merchantId }).update({ name: 'Mallory\u001b]0;pwned\u0007', email: `m\u001b[8m${merchantId}@example.com` });
       await db('documents').where({ merchant_id: merchantId, document_type: 'passport' }).update({ file_name: 'pass\u001b[1Aport.pdf' });

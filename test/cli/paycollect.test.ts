@@ -335,7 +335,7 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
       expect(await eventTypesOf(developer, paymentId), event).to.deep.equal(types);
     }
 
-    // The late success (D14 `0004`): a payment that expires after 60 s, whose success comes 5 s later.
+    // The late success (`0004`, docs/payments.md#sandbox-scenarios): a payment that expires after 60 s, whose success comes 5 s later.
     const late = await runCli(['trigger', 'payment.late_success', ...options]);
     expect(late.code, late.stderr).to.equal(0);
     const payment = (await call(`/v1/payments/${createdPaymentId(late.stdout)}`, { key: developer.key })).body.data;

@@ -1,5 +1,5 @@
 /**
- * The production topology under test (D71): `scripts/cluster.ts` itself, as `npm run start:cluster`
+ * The production topology under test (docs/operations.md#cluster): `scripts/cluster.ts` itself, as `npm run start:cluster`
  * runs it, started on free ports in a folder of the test run, with databases of its own on the test
  * run's PostgreSQL server (the service's, Temporal's and Temporal's visibility), and stopped with
  * SIGTERM afterwards, its databases dropped.

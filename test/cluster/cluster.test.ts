@@ -1,5 +1,5 @@
 /**
- * The production topology on one machine (D71, docs/operations.md#cluster), end to end: the
+ * The production topology on one machine (docs/operations.md#cluster), end to end: the
  * cluster command (`npm run start:cluster`, scripts/cluster.ts) with the Temporal server v1.29.1 on
  * PostgreSQL (4 history shards), two worker processes and two API processes behind one port, and
  * the Temporal UI. The merchant journeys run through that one port: payments of several sandbox
@@ -68,7 +68,7 @@ async function waitUntilSettled(db: Db, orders: Order[], timeoutMs: number): Pro
   }
 }
 
-describe('production topology: Temporal server on PostgreSQL, two workers and two APIs behind one port (D71)', function () {
+describe('production topology: Temporal server on PostgreSQL, two workers and two APIs behind one port (docs/operations.md#cluster)', function () {
   this.timeout(300_000);
   let cluster: ClusterUnderTest;
   let db: Db;

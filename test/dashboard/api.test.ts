@@ -1,5 +1,5 @@
 /**
- * What the API added for the merchant dashboard (D60), over real HTTP against the real stack: the
+ * What the API added for the merchant dashboard (README.md#dashboard), over real HTTP against the real stack: the
  * payment detail with its timeline (status changes and their sources from the workflow, refunds,
  * events with their deliveries, the next provider check), cancel and refund with a session token,
  * the transaction list's currency and search filters, daily fees in analytics, and `/dashboard`
@@ -11,7 +11,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { getStack } from '../helpers/stack';
 import { mobileMoneyPayment } from '../helpers/fixtures';
 import { insertPaymentWithCreatedEvent } from '../../src/db/payments';
-import { paymentEvent } from '../../src/lib/events';
+import { paymentEvent } from '../../src/activities/events';
 
 const INSTANT = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001', description: 'Basket order 17' };
 
@@ -41,7 +41,7 @@ async function detailUntil(developer: TestDeveloper, id: string, predicate: (det
   }
 }
 
-describe('dashboard API (D60)', function () {
+describe('dashboard API (README.md#dashboard)', function () {
   this.timeout(90_000);
   let receiver: Receiver;
   before(async () => {
@@ -136,7 +136,7 @@ describe('dashboard API (D60)', function () {
       expect(detail.events.map((event: any) => event.event)).to.deep.equal(['payment.created']);
     });
 
-    it('answers 404 for another merchant\'s payment and 401 without credentials (D1, D4)', async () => {
+    it('answers 404 for another merchant\'s payment and 401 without credentials (docs/api.md#merchants-and-environments, docs/api.md#credentials)', async () => {
       const owner = await registerDeveloper();
       const stranger = await registerDeveloper();
       const payment = await completedPayment(owner);

@@ -1,5 +1,5 @@
 /**
- * A real browser for the dashboard's tests (D60): Debian's headless Chromium (installed by the test
+ * A real browser for the dashboard's tests (README.md#dashboard): Debian's headless Chromium (installed by the test
  * command when missing) driven by playwright-core, against the shared test stack, which serves the
  * built dashboard at `/dashboard`. Screenshots of each screen go to var/screenshots/ (git-ignored);
  * with DASHBOARD_SCREENSHOTS_TO_DOCS=1 they are also copied to docs/dashboard/ for the README.

@@ -1,5 +1,5 @@
 /**
- * The merchant dashboard (D60) in a real browser against the real stack: one journey per screen,
+ * The merchant dashboard (README.md#dashboard) in a real browser against the real stack: one journey per screen,
  * as a merchant goes through it, and bad input in the forms showing the API's own message while
  * nothing changes. Each journey leaves screenshots of its screens in var/screenshots/.
  */
@@ -41,7 +41,7 @@ async function apiError(page: Page, scope: Page | ReturnType<Page['locator']> = 
   return (await box.textContent()) ?? '';
 }
 
-describe('merchant dashboard in a browser (D60)', function () {
+describe('merchant dashboard in a browser (README.md#dashboard)', function () {
   this.timeout(180_000);
   let receiver: Receiver;
 

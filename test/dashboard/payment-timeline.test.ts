@@ -1,14 +1,14 @@
-/** The payment timeline's reading of what the workflow did (D60, `domain/payment-timeline.ts`): pure. */
+/** The payment timeline's reading of what the workflow did (README.md#dashboard, `domain/payment-timeline.ts`): pure. */
 import { expect } from 'chai';
 import { providerCheckReason, statusChangesOf, type WorkflowFact } from '../../src/domain/payment-timeline';
-import type { PaymentSnapshot } from '../../src/domain/payment-record';
+import type { PaymentSnapshot } from '../../src/domain/payment';
 import { mobileMoneyPayment } from '../helpers/fixtures';
 
 const base: PaymentSnapshot = mobileMoneyPayment('mer_timeline', '+250788123456', { nowMs: Date.parse('2026-11-20T10:00:00Z') });
 const at = (payment: PaymentSnapshot, status: PaymentSnapshot['status'], time: string, extra: Partial<PaymentSnapshot> = {}): PaymentSnapshot => ({ ...payment, status, updatedAt: time, ...extra });
 const summary = (facts: WorkflowFact[]) => statusChangesOf(facts).map((change) => `${change.from ?? '∅'}→${change.to} ${change.source}`);
 
-describe('payment timeline (D60)', () => {
+describe('payment timeline (README.md#dashboard)', () => {
   it('reads the creation, then a change after a poll and a change after a callback', () => {
     const facts: WorkflowFact[] = [
       { kind: 'started', mode: 'create', payment: base },

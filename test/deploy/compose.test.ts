@@ -1,5 +1,5 @@
 /**
- * docker-compose.yml, the production topology for people with Docker (D71), loaded as
+ * docker-compose.yml, the production topology for people with Docker (docs/operations.md#docker), loaded as
  * `docker compose config` loads it (compose-go, test/deploy/compose-spec.ts): valid, no secret with
  * a default, Temporal's server image with a schema job instead of auto-setup, health checks,
  * conditions on every dependency, restart policies, worker metrics reachable from outside its
@@ -24,7 +24,7 @@ function scriptOf(service: ComposeService): string {
   return (service.command ?? []).join('\n');
 }
 
-describe('docker-compose.yml (D71)', function () {
+describe('docker-compose.yml (docs/operations.md#docker)', function () {
   this.timeout(300_000);
   let model: ComposeModel;
 

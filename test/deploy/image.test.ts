@@ -1,5 +1,5 @@
 /**
- * The Dockerfile (D71), tested without a Docker engine: the runtime stage installs production
+ * The Dockerfile (docs/operations.md#docker), tested without a Docker engine: the runtime stage installs production
  * dependencies only (`npm ci --omit=dev`) and runs as a non-root user; everything the service
  * requires at run time is a production dependency; `.dockerignore` keeps local state and secrets
  * out; and the image's layout run as a script in a temporary folder outside the repository (the
@@ -65,7 +65,7 @@ function dockerfileStages(): { from: string; instructions: string[] }[] {
   return stages;
 }
 
-describe('the image (Dockerfile, .dockerignore; D71)', function () {
+describe('the image (Dockerfile, .dockerignore; docs/operations.md#docker)', function () {
   this.timeout(600_000);
 
   it('requires at run time only production dependencies (src/, migrations/, scripts/migrate.ts)', () => {

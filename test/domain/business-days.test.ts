@@ -1,11 +1,11 @@
-/** Business days (D30): Monday–Friday UTC, the reminder after 3 business days and every further one. */
+/** Business days (docs/live-access.md#review): Monday–Friday UTC, the reminder after 3 business days and every further one. */
 import { expect } from 'chai';
 import { addBusinessDays, DAY_MS, isBusinessDay, nextReminderDueMs } from '../../src/domain/business-days';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();
 
-describe('business days (D30)', () => {
+describe('business days (docs/live-access.md#review)', () => {
   it('counts Monday to Friday in UTC as business days', () => {
     // 2026-11-16 is a Monday.
     const days = [16, 17, 18, 19, 20, 21, 22].map((d) => isBusinessDay(at(`2026-11-${d}T12:00:00Z`)));

@@ -14,7 +14,7 @@ function problemOf(fn: () => unknown): { code: string; field?: string; message: 
   throw new Error('expected a DomainError');
 }
 
-describe('domain/catalogue (D6)', () => {
+describe('domain/catalogue (docs/payments.md#methods)', () => {
   it('holds list A for the generic endpoint and list B for the merchant-scoped one', () => {
     expect(GENERIC_CATALOGUE.mobile_money.map((o) => o.provider)).to.deep.equal(['momo', 'mobile_money_b']);
     expect(GENERIC_CATALOGUE.card[0]?.currencies).to.deep.equal(['USD', 'EUR', 'GBP']);
@@ -38,7 +38,7 @@ describe('domain/catalogue (D6)', () => {
   });
 });
 
-describe('domain/create-payment: list A rules (D6)', () => {
+describe('domain/create-payment: list A rules (docs/payments.md#methods)', () => {
   const momo = { amount: 1500, currency: 'RWF' as const, paymentMethod: 'mobile_money' as const, phoneNumber: '+250788000001' };
 
   it('resolves a Rwandan 078 number to operator A', () => {

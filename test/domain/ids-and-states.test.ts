@@ -5,7 +5,7 @@ import { eventForStatus, nextPollDelayMs, pollDelayAfter, statusChangeFor, withS
 import { behaviourForCard, behaviourForNumber } from '../../src/domain/sandbox';
 import { deriveId, newId } from '../../src/lib/ids';
 
-describe('domain/ids (D3, D10)', () => {
+describe('domain/ids (docs/api.md#secret-keys, docs/payments.md#payment-record)', () => {
   it('makes pay_ + 24 base62 characters, all distinct', () => {
     const ids = new Set(Array.from({ length: 1000 }, () => newId('pay_')));
     expect(ids.size).to.equal(1000);
@@ -17,14 +17,14 @@ describe('domain/ids (D3, D10)', () => {
     expect(randomBase62(3, () => Uint8Array.from([255, 0, 61, 62, 250]))).to.equal('0z0');
   });
 
-  it('derives the same event id from the same seed and different ids from different seeds (D22)', () => {
+  it('derives the same event id from the same seed and different ids from different seeds (docs/payments.md#events)', () => {
     expect(deriveId('evt_', 'payment:pay_1:payment.created')).to.equal(deriveId('evt_', 'payment:pay_1:payment.created'));
     expect(deriveId('evt_', 'payment:pay_1:payment.created')).not.to.equal(deriveId('evt_', 'payment:pay_1:payment.completed'));
     expect(base62FromDigest(Uint8Array.from([0, 0, 0, 1]), 3)).to.equal('001');
   });
 });
 
-describe('domain/payment states (D11) and polling (D20)', () => {
+describe('domain/payment states (docs/payments.md#states) and polling (docs/payments.md#workflow)', () => {
   it('emits an event for the final statuses only', () => {
     expect(eventForStatus('completed')).to.equal('payment.completed');
     expect(eventForStatus('failed')).to.equal('payment.failed');
@@ -32,7 +32,7 @@ describe('domain/payment states (D11) and polling (D20)', () => {
     expect(eventForStatus('processing')).to.equal(undefined);
   });
 
-  it('applies a provider answer as D11 allows: processing once from pending, final answers while open, nothing once final', () => {
+  it('applies a provider answer as docs/payments.md#states allows: processing once from pending, final answers while open, nothing once final', () => {
     expect(statusChangeFor('pending', { status: 'processing' })).to.deep.equal({ status: 'processing' });
     expect(statusChangeFor('processing', { status: 'processing' })).to.equal(undefined);
     expect(statusChangeFor('pending', { status: 'pending' })).to.equal(undefined);
@@ -77,7 +77,7 @@ describe('domain/payment states (D11) and polling (D20)', () => {
   });
 });
 
-describe('domain/sandbox test inputs (D14)', () => {
+describe('domain/sandbox test inputs (docs/payments.md#sandbox-scenarios)', () => {
   it('decides by the last four digits', () => {
     expect(behaviourForNumber('+250788000001').kind).to.equal('instant_success');
     expect(behaviourForNumber('+250788000002')).to.include({ kind: 'decline', failureCode: 'declined' });

@@ -1,13 +1,14 @@
-/** The review's state machine, the status view (D30) and the documents a request needs (D30, D32). */
+/** The review's state machine, the status view (docs/live-access.md#review) and the documents a request needs (docs/live-access.md#review, docs/live-access.md#documents). */
 import { expect } from 'chai';
 import { missingDocuments, cleanFileName } from '../../src/domain/documents';
-import { initialReviewState, reviewStep, toLiveAccessStatusView, type ReviewState } from '../../src/domain/live-access';
+import { initialReviewState, reviewStep, type ReviewState } from '../../src/domain/live-access';
+import { toLiveAccessStatusView } from '../../src/api/views/live-access';
 import { checkCustomLimits } from '../../src/domain/plans';
 
 const FILED = '2026-11-20T18:00:00.000Z';
 const LATER = '2026-11-23T09:00:00.000Z';
 
-describe('live access review state machine (D30)', () => {
+describe('live access review state machine (docs/live-access.md#review)', () => {
   const fresh = () => initialReviewState('req_x', FILED);
 
   it('starts under review with the reminder clock at the filing time', () => {
@@ -61,7 +62,7 @@ describe('live access review state machine (D30)', () => {
     }
   });
 
-  it('shows the D30 status: none, pending for an open request, the decision with decided_at', () => {
+  it('shows the status (docs/live-access.md#review): none, pending for an open request, the decision with decided_at', () => {
     expect(toLiveAccessStatusView(false, undefined)).to.deep.equal({ status: 'none', has_live_access: false });
     const open = { id: 'req_1', status: 'more_info_required' as const, requestedAt: FILED, decidedAt: null, reviewerMessage: 'Send it' };
     expect(toLiveAccessStatusView(false, open)).to.deep.equal({
@@ -84,7 +85,7 @@ describe('live access review state machine (D30)', () => {
   });
 });
 
-describe('documents a request needs (D30, D32)', () => {
+describe('documents a request needs (docs/live-access.md#review, docs/live-access.md#documents)', () => {
   it('needs an identity document and a business registration', () => {
     expect(missingDocuments([]).map((m) => m.field)).to.deep.equal(['identity_document', 'business_registration']);
   });
@@ -114,7 +115,7 @@ describe('documents a request needs (D30, D32)', () => {
   });
 });
 
-describe('custom limits (D50)', () => {
+describe('custom limits (docs/limits.md#rate-limits)', () => {
   it('are for enterprise merchants only, positive, and hourly at least per-minute', () => {
     expect(checkCustomLimits('enterprise', { perMinute: 2000, perHour: 50000 })).to.deep.equal({ perMinute: 2000, perHour: 50000 });
     expect(() => checkCustomLimits('starter', { perMinute: 2000, perHour: 50000 })).to.throw(/enterprise plan only/);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { formatDecimalAmount, isValidMinorAmount, parseDecimalAmount, percentageOfMinor } from '../../src/domain/money';
 
-describe('domain/money (D5, D7)', () => {
+describe('domain/money (docs/limits.md#amounts, docs/payments.md#fees)', () => {
   it('accepts integer minor units between 1 and 10^12 only', () => {
     expect(isValidMinorAmount(1)).to.equal(true);
     expect(isValidMinorAmount(1_000_000_000_000)).to.equal(true);
@@ -31,7 +31,7 @@ describe('domain/money (D5, D7)', () => {
     expect(formatDecimalAmount(5, 'USD')).to.equal('0.05');
   });
 
-  it('rounds percentages half-up to the minor unit (D7)', () => {
+  it('rounds percentages half-up to the minor unit (docs/payments.md#fees)', () => {
     expect(percentageOfMinor(1000, 290)).to.equal(29);
     expect(percentageOfMinor(50, 150)).to.equal(1); // 0.75 → 1
     expect(percentageOfMinor(10, 150)).to.equal(0); // 0.15 → 0

@@ -1,11 +1,11 @@
 /**
- * The payment reducer (D11, D12): provider answers and their reconciliation, expiry, cancel, and the
+ * The payment reducer (docs/payments.md#states, docs/payments.md#cancel-and-refund): provider answers and their reconciliation, expiry, cancel, and the
  * refunds' reservations — pure, without Temporal.
  */
 import { expect } from 'chai';
 import { DomainError } from '../../src/domain/errors';
 import { callbackMayChange } from '../../src/domain/payment';
-import type { PaymentSnapshot } from '../../src/domain/payment-record';
+import type { PaymentSnapshot } from '../../src/domain/payment';
 import {
   acceptRefund,
   cancelStep,
@@ -39,7 +39,7 @@ function refusedWith(work: () => unknown): string {
   throw new Error('expected a refusal');
 }
 
-describe('payment steps: provider answers (D11)', () => {
+describe('payment steps: provider answers (docs/payments.md#states)', () => {
   it('moves pending to processing once, then to completed, each with a new version', () => {
     const processing = providerAnswerStep(stateOf(), { status: 'processing' }, later(1000), WINDOW_MS);
     expect(processing.effect.kind).to.equal('record');
@@ -98,7 +98,7 @@ describe('payment steps: provider answers (D11)', () => {
   });
 });
 
-describe('payment steps: expiry and cancel (D11, D12)', () => {
+describe('payment steps: expiry and cancel (docs/payments.md#states, docs/payments.md#cancel-and-refund)', () => {
   it('expires an open payment when the provider has no final word', () => {
     for (const lastWord of [undefined, { status: 'pending' as const }, { status: 'processing' as const }, { status: 'cancelled' as const }]) {
       const step = expiryStep(stateOf(), lastWord, later(600_000));
@@ -123,7 +123,7 @@ describe('payment steps: expiry and cancel (D11, D12)', () => {
   });
 });
 
-describe('payment steps: refunds (D11, D12)', () => {
+describe('payment steps: refunds (docs/payments.md#states, docs/payments.md#cancel-and-refund)', () => {
   const completed = () => stateOf({ status: 'completed' });
 
   it('reserves each accepted refund at once, so twenty requests of 100 on 1500 accept exactly 15', () => {

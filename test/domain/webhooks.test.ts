@@ -1,4 +1,4 @@
-/** The pure webhook rules: schedule, classification, decisions and endpoint statuses (D25–D27), URL form (D26). */
+/** The pure webhook rules: schedule, classification, decisions and endpoint statuses (docs/webhooks.md), URL form (docs/webhooks.md#targets). */
 import { expect } from 'chai';
 import {
   activeSecrets,
@@ -24,8 +24,8 @@ const MIN = 60_000;
 const HOUR = 60 * MIN;
 const failed = (statusCode: number | null, retryAfterMs: number | null = null) => ({ statusCode, retryAfterMs });
 
-describe('webhook rules (D25–D27)', () => {
-  describe('schedule (D27)', () => {
+describe('webhook rules (docs/webhooks.md)', () => {
+  describe('schedule (docs/webhooks.md#retries)', () => {
     it('waits 5 min, 30 min, 2 h and 24 h after attempts 1 to 4, and nothing after the fifth', () => {
       expect(RETRY_DELAYS_MS).to.deep.equal([5 * MIN, 30 * MIN, 2 * HOUR, 24 * HOUR]);
       expect([1, 2, 3, 4, 5].map(scheduledDelayMs)).to.deep.equal([5 * MIN, 30 * MIN, 2 * HOUR, 24 * HOUR, undefined]);
@@ -38,7 +38,7 @@ describe('webhook rules (D25–D27)', () => {
     });
   });
 
-  describe('classification (D27)', () => {
+  describe('classification (docs/webhooks.md#retries)', () => {
     it('counts any 2xx as success, 410 as gone and everything else as a failure', () => {
       for (const code of [200, 201, 202, 204, 299]) expect(classifyAttempt({ statusCode: code })).to.equal('succeeded');
       expect(classifyAttempt({ statusCode: 410 })).to.equal('gone');
@@ -71,7 +71,7 @@ describe('webhook rules (D25–D27)', () => {
     });
   });
 
-  describe('statuses (D22, D27)', () => {
+  describe('statuses (docs/payments.md#events, docs/webhooks.md#retries)', () => {
     it('gives the delivery its status from the decision', () => {
       expect(deliveryStatusAfter({ kind: 'succeeded' })).to.equal('succeeded');
       expect(deliveryStatusAfter({ kind: 'retry', delayMs: 1 })).to.equal('pending');
@@ -151,7 +151,7 @@ describe('webhook rules (D25–D27)', () => {
     });
   });
 
-  describe('URL form (D26)', () => {
+  describe('URL form (docs/webhooks.md#targets)', () => {
     const problem = (raw: string, environment: 'sandbox' | 'live') => {
       const result = checkWebhookUrl(raw, environment);
       return 'problem' in result ? result.problem : undefined;

@@ -1,5 +1,5 @@
 /**
- * A live merchant takes an Airtel Money payment end to end (mobile_money_b, D16): the whole service
+ * A live merchant takes an Airtel Money payment end to end (mobile_money_b, docs/providers.md#airtel-money): the whole service
  * (API and worker processes) in live mode pointed at the Airtel fake. The payment settles by the
  * fake's signed callback, and with callbacks switched off by polling; a whole refund goes through,
  * a partial one is refused by the provider; a callback with a wrong hash changes nothing.
@@ -11,7 +11,7 @@ import { approvedLiveMerchant, callService, providerReferenceOf, startLiveServic
 
 const PRIVATE_KEY = 'airtel-callback-private-key-for-tests';
 
-describe('live Airtel Money payments end to end, against the Airtel fake (D16)', function () {
+describe('live Airtel Money payments end to end, against the Airtel fake (docs/providers.md#airtel-money)', function () {
   this.timeout(180_000);
   let fake: AirtelFake;
   let service: LiveService;

@@ -1,5 +1,5 @@
 /**
- * A live merchant takes an MTN MoMo payment end to end (D16): the whole service (API and worker
+ * A live merchant takes an MTN MoMo payment end to end (docs/providers.md#mtn-momo): the whole service (API and worker
  * processes) in live mode pointed at the MoMo fake. The payment settles by the fake's callback
  * (authenticated by the per-payment token in its URL, then confirmed with the status call), and
  * with callbacks switched off by polling; declines carry MoMo's reason; refunds are refused with 409
@@ -11,7 +11,7 @@ import { approvedLiveMerchant, callService, providerReferenceOf, startLiveServic
 
 const API_USER = '3f1c1a0e-7b7a-4d2e-9a51-3c1f0b2d4e11';
 
-describe('live MTN MoMo payments end to end, against the MoMo fake (D16)', function () {
+describe('live MTN MoMo payments end to end, against the MoMo fake (docs/providers.md#mtn-momo)', function () {
   this.timeout(180_000);
   let fake: MomoFake;
   let service: LiveService;

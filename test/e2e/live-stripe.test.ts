@@ -1,6 +1,6 @@
 /**
  * A live merchant takes a card payment end to end through Stripe PaymentIntents (card_gateway,
- * D15, D16): the whole service (API and worker processes) in live mode pointed at the stateful
+ * docs/providers.md#stripe): the whole service (API and worker processes) in live mode pointed at the stateful
  * Stripe fake in front of stripe-mock. The client secret is Stripe's; the customer's confirmation
  * (Stripe.js) is played by the fake; the payment settles by the signed webhook, and with webhooks
  * switched off by polling; a decline carries its reason; cancel and partial refunds go through;
@@ -13,7 +13,7 @@ import { approvedLiveMerchant, callService, providerReferenceOf, startLiveServic
 
 const WEBHOOK_SECRET = 'whsec_end_to_end_secret';
 
-describe('live card payments end to end through Stripe, against stripe-mock and its stateful fake (D15, D16)', function () {
+describe('live card payments end to end through Stripe, against stripe-mock and its stateful fake (docs/providers.md#stripe)', function () {
   this.timeout(180_000);
   let mock: StripeMock;
   let fake: FakeStripe;

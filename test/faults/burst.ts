@@ -8,7 +8,7 @@
  * {@link KINDS} (sandbox numbers whose last four digits decide, docs/payments.md; bank transfers
  * cancelled; partial refunds of completed payments). Every POST carries an `Idempotency-Key`; a
  * connection error, a 5xx, a 429 or a 409 `conflict` (the same key still in progress) is retried
- * with the same key and body after a short back-off, as D13 tells merchants to.
+ * with the same key and body after a short back-off, as docs/payments.md#idempotency tells merchants to.
  */
 import { expect } from 'chai';
 import type { Db } from '../../src/db/knex';
@@ -50,11 +50,11 @@ interface Kind {
   method: { suffix: string } | 'bank_transfer';
   /** After creating: refund this much (minor units) once completed, or cancel at once. */
   then?: { refund: number } | 'cancel';
-  /** The final payment status and its failure code; `reconciled` for a late success (D11). */
+  /** The final payment status and its failure code; `reconciled` for a late success (docs/payments.md#states). */
   final: { status: string; failureCode?: string; reconciled?: boolean };
   /** The refund's final status for a refund order. */
   refundFinal?: 'completed' | 'failed';
-  /** The payment's events, each once (D22). */
+  /** The payment's events, each once (docs/payments.md#events). */
   events: string[];
 }
 
@@ -267,14 +267,14 @@ function problemsOf(order: Order, books: Books | undefined, now: Date): string[]
   if (!books) return [`${where}: no payment`];
   const problems: string[] = [];
   const { payment } = books;
-  // A mobile-money cancel loses the race only to a success the provider reported first (D11).
+  // A mobile-money cancel loses the race only to a success the provider reported first (docs/payments.md#states).
   const cancelLost = kind.then === 'cancel' && order.action?.status === 409 && payment.status === 'completed';
   const final = cancelLost ? { status: 'completed' } : kind.final;
   if (payment.status !== final.status) problems.push(`${where}: status ${payment.status}, expected ${final.status}`);
   if ((final as Kind['final']).failureCode && payment.failure_code !== (final as Kind['final']).failureCode) problems.push(`${where}: failure_code ${payment.failure_code}`);
   if ((final as Kind['final']).reconciled && payment.reconciled_at === null) problems.push(`${where}: not reconciled`);
   if (kind.then === 'cancel' && order.action?.status !== 200 && !cancelLost && !cancelWonOnRetry(order)) problems.push(`${where}: cancel answered ${order.action?.status}`);
-  // One provider request per payment (D13), agreeing with our status.
+  // One provider request per payment (docs/payments.md#idempotency), agreeing with our status.
   if (books.transactions.length !== 1) problems.push(`${where}: ${books.transactions.length} provider transactions`);
   const transaction = books.transactions[0];
   if (transaction) {

@@ -1,5 +1,5 @@
 /**
- * The fault suite (issue 15 item 9; D13, D20, D22): the API (`src/server.ts`) and the worker
+ * The fault suite (issue 15 item 9; docs/payments.md#idempotency, docs/payments.md#events): the API (`src/server.ts`) and the worker
  * (`src/worker.ts`) run as separate processes, as `npm start` runs them, on a task queue of their
  * own; a burst of mixed work (test/faults/burst.ts: 44 payments over eleven sandbox scenarios,
  * cancels of bank transfers and of mobile money, partial refunds, a webhook endpoint subscribed to
@@ -39,7 +39,7 @@ const SETTLE_TIMEOUT_MS = 120_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('fault suite: kill -9 mid-burst of payments, cancels, refunds and webhooks (issue 15, D13, D20, D22)', function () {
+describe('fault suite: kill -9 mid-burst of payments, cancels, refunds and webhooks (issue 15, docs/payments.md#idempotency)', function () {
   this.timeout(300_000);
   const taskQueue = `faults-${randomBytes(4).toString('hex')}`;
   let api: ApiProcess;
@@ -50,7 +50,7 @@ describe('fault suite: kill -9 mid-burst of payments, cancels, refunds and webho
   before(async () => {
     db = createDb(testConfig().DATABASE_URL, 4);
     api = await ApiProcess.create(taskQueue, FAULT_SETTINGS);
-    // The sandbox simulators in the worker send their callbacks to this API, as providers do (D16).
+    // The sandbox simulators in the worker send their callbacks to this API, as providers do (docs/payments.md#provider-callbacks).
     worker = new WorkerProcess(taskQueue, { ...FAULT_SETTINGS, PROVIDER_CALLBACK_BASE_URL: api.baseUrl });
     worker.start();
     await api.start();
@@ -135,7 +135,7 @@ describe('fault suite: kill -9 mid-burst of payments, cancels, refunds and webho
       if (problems.length > 0) console.log(await diagnose(burst, problems));
       expect(problems.length, `orders not in the state their scenario implies:\n${problems.join('\n')}`).to.equal(0);
       await expectOnePaymentPerKey(db, merchantId, burst.orders);
-      // Only 503 `service_unavailable` (with Retry-After) while a part is down; never a 500 (D51).
+      // Only 503 `service_unavailable` (with Retry-After) while a part is down; never a 500 (docs/api.md#errors).
       expect(Object.keys(burst.figures.serverErrors).filter((status) => !status.startsWith('503')), 'server errors other than 503').to.deep.equal([]);
 
       const events = await subscribedEventIds(db, merchantId);

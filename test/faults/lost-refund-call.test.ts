@@ -3,18 +3,19 @@
  * (`refundAtProvider` timed out in the task queue while no worker was up) was later sent by
  * `fetchRefundAtProvider` and recorded by `updateRefundOutcome`, which then only updated a refund
  * row nobody had written. The provider had paid it, `amount_refunded` and `refund.completed` said
- * so, and the refund itself was nowhere (D12, D22). The outcome now writes the row when it is missing.
+ * so, and the refund itself was nowhere (docs/payments.md#cancel-and-refund). The outcome now writes
+ * the row when it is missing.
  */
 import { expect } from 'chai';
 import { createDb, type Db } from '../../src/db/knex';
-import { insertPaymentWithCreatedEvent, statusChangeOf, updateRefundOutcome } from '../../src/db/payments';
+import { insertPaymentWithCreatedEvent, statusWriteOf, updateRefundOutcome } from '../../src/db/payments';
 import { withStatusChange } from '../../src/domain/payment';
 import { acceptRefund, initialPaymentState, refundAnswerStep } from '../../src/domain/payment-steps';
-import { paymentEvent } from '../../src/lib/events';
+import { paymentEvent } from '../../src/activities/events';
 import { insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
 import { testConfig } from '../helpers/stack';
 
-describe('a refund whose first provider call never ran (fault suite finding, D12, D22)', () => {
+describe('a refund whose first provider call never ran (fault suite finding, docs/payments.md#cancel-and-refund, docs/payments.md#events)', () => {
   let db: Db;
   before(() => {
     db = createDb(testConfig().DATABASE_URL, 2);
@@ -35,7 +36,7 @@ describe('a refund whose first provider call never ran (fault suite finding, D12
     expect(await db('refunds').where({ id: accepted.refund.id }).first()).to.equal(undefined);
 
     const event = paymentEvent(settled.state.payment, 'refund.completed', `refund:${accepted.refund.id}`);
-    await updateRefundOutcome(db, settled.refund!, statusChangeOf(settled.state.payment), event);
+    await updateRefundOutcome(db, settled.refund!, statusWriteOf(settled.state.payment), event);
 
     const row = await db('refunds').where({ id: accepted.refund.id }).first();
     expect(row).to.include({ payment_id: pending.id, status: 'completed', provider_reference: 'momo_refund_1', reason: null });

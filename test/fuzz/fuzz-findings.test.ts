@@ -1,7 +1,7 @@
 /**
  * What the OpenAPI fuzz (openapi-fuzz.test.ts) found, each kept as a plain regression test: a
  * method no route serves answered 501, an undecodable asset name 400 with a message about a JSON
- * body, and the document left out statuses whole kinds of routes answer (D51–D53).
+ * body, and the document left out statuses whole kinds of routes answer (docs/api.md#errors, docs/api.md#health).
  */
 import http from 'node:http';
 import { expect } from 'chai';
@@ -11,7 +11,7 @@ import { getStack } from '../helpers/stack';
 type Operation = { parameters?: { in: string }[]; requestBody?: unknown; responses: Record<string, unknown> };
 type Document = { paths: Record<string, Record<string, Operation>> };
 
-describe('OpenAPI fuzz findings (D51–D53)', function () {
+describe('OpenAPI fuzz findings (docs/api.md#errors, docs/api.md#health)', function () {
   this.timeout(60_000);
 
   it('answers TRACE, which no route serves, with 405 method_not_allowed and the Allow header, not 501', async () => {

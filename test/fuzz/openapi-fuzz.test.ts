@@ -1,5 +1,5 @@
 /**
- * OpenAPI-driven fuzz of every operation (D53, issue 15 item 9): Schemathesis
+ * OpenAPI-driven fuzz of every operation (docs/api.md#health, issue 15 item 9): Schemathesis
  * (scripts/lib/schemathesis.ts) reads `/v1/openapi.json` from the real app and sends cases
  * generated from it — valid and invalid bodies, queries, path and header values, the boundary
  * values of every schema, unexpected methods, and short stateful sequences — with the credential
@@ -17,6 +17,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { createMailer } from '../../src/lib/mailer';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
 import { resolveSchemathesis } from '../../scripts/lib/schemathesis';
@@ -53,7 +54,7 @@ interface Fixtures {
   receiverUrl: string;
 }
 
-/** Header values per credential of the document (D4), read from the environment Schemathesis runs in. */
+/** Header values per credential of the document (docs/api.md#credentials), read from the environment Schemathesis runs in. */
 const CREDENTIAL_HEADERS: Record<string, string> = {
   secretKey: 'Authorization = "Bearer ${FUZZ_SECRET_KEY}"',
   apiKey: '"X-API-Key" = "${FUZZ_SECRET_KEY}"',
@@ -131,7 +132,7 @@ function schemathesisConfig(document: OpenApiDocument, fixtures: Fixtures): stri
   return lines.join('\n');
 }
 
-describe('OpenAPI-driven fuzz of every operation (Schemathesis, D53)', function () {
+describe('OpenAPI-driven fuzz of every operation (Schemathesis, docs/api.md#health)', function () {
   this.timeout(480_000);
   const taskQueue = `fuzz-${randomBytes(4).toString('hex')}`;
   const config = testConfig({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_MULTIPLIER: '1000', CREATE_WAIT_MS: '3000', SANDBOX_BANK_TRANSFER_DELAY_MS: '600000' });
@@ -173,7 +174,7 @@ describe('OpenAPI-driven fuzz of every operation (Schemathesis, D53)', function 
       connection,
       taskQueue,
       workflowBundle: await workflowBundle(),
-      activities: createActivities({ db, providers: providerRegistryFromConfig(db, config), temporal: client, mailer: createMailer(config), config }),
+      activities: createActivities({ db, providers: providerRegistryFromConfig(createSandboxLedger(db), config), temporal: client, mailer: createMailer(config), config }),
       shutdownGraceTime: '1 second',
       shutdownForceTime: '3 seconds',
     });

@@ -1,8 +1,8 @@
-/** Rows and snapshots the workflow tests start from (a developer to own the payments, D1). */
+/** Rows and snapshots the workflow tests start from (a developer to own the payments, docs/api.md#merchants-and-environments). */
 import { insertDeveloperWithKey } from '../../src/db/developers';
 import type { Db } from '../../src/db/knex';
 import type { Environment } from '../../src/domain/environment';
-import type { PaymentSnapshot } from '../../src/domain/payment-record';
+import type { PaymentSnapshot } from '../../src/domain/payment';
 import { newId } from '../../src/lib/ids';
 import { issueSecretKey } from '../../src/lib/secret-keys';
 
@@ -59,7 +59,7 @@ export function mobileMoneyPayment(
   };
 }
 
-/** A pending card payment of 2500 USD cents, waiting for the card confirmation (D15). */
+/** A pending card payment of 2500 USD cents, waiting for the card confirmation (docs/payments.md#card-payments). */
 export function cardPayment(merchantId: string, options: { nowMs?: number } = {}): PaymentSnapshot {
   const base = mobileMoneyPayment(merchantId, '+250788000003', { nowMs: options.nowMs, expirySeconds: 24 * 3600 });
   return {

@@ -1,10 +1,10 @@
-/** Live access over real HTTP (D30) and the admin command run as its own process (D31). */
+/** Live access over real HTTP (docs/live-access.md#review) and the admin command run as its own process (docs/live-access.md#admin-command). */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { call, registerDeveloper, type TestDeveloper } from './http';
 import { uploadRequiredDocuments } from './uploads';
 
-/** A valid request body (D30). */
+/** A valid request body (docs/live-access.md#review). */
 export const VALID_REQUEST = {
   business_name: 'Kigali Crafts Ltd',
   business_type: 'e_commerce',

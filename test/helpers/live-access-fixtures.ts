@@ -1,4 +1,4 @@
-/** Rows the live access tests start from: a developer and a filed request (D30), and reading the outbox (D33). */
+/** Rows the live access tests start from: a developer and a filed request (docs/live-access.md#review), and reading the outbox (docs/live-access.md#e-mail). */
 import fs from 'node:fs';
 import path from 'node:path';
 import { insertDeveloperWithKey } from '../../src/db/developers';

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createApp } from '../../src/api/app';
 import type { Config } from '../../src/config';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { createLogger } from '../../src/logger';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
 import { freePort } from '../../scripts/lib/ports';
@@ -19,7 +20,7 @@ const ROOT = path.resolve(__dirname, '../..');
 /** An API listening on a free port with `config` (its task queue), and how to stop it. */
 export async function startApp(config: Config): Promise<{ baseUrl: string; close(): Promise<void> }> {
   const stack = await getStack();
-  const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(stack.db, config), logger: createLogger('test-app', 'silent') });
+  const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(createSandboxLedger(stack.db), config), logger: createLogger('test-app', 'silent') });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -88,7 +88,7 @@ export async function startReceiver(responder: Responder = () => ({ status: 204 
 }
 
 /**
- * Verifies a received delivery as a merchant would (D28): with the npm `standardwebhooks` library
+ * Verifies a received delivery as a merchant would (docs/webhooks.md#signatures): with the npm `standardwebhooks` library
  * unchanged, and with the hex scheme (`X-Webhook-Signature: sha256=<hex HMAC of the raw body>`,
  * keyed with the secret as shown; after a rotation the header lists one such value per valid
  * secret, space-separated, and one match is enough, as docs/webhooks.md says).

@@ -14,6 +14,7 @@ import { createApp } from '../../src/api/app';
 import { createActivities } from '../../src/activities';
 import { loadConfig, type Config } from '../../src/config';
 import { createDb, type Db } from '../../src/db/knex';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { createMailer } from '../../src/lib/mailer';
 import { createLogger } from '../../src/logger';
 import { createProviderRegistry, providerRegistryFromConfig } from '../../src/providers/registry';
@@ -54,14 +55,14 @@ async function start(): Promise<Running> {
   // The shared app serves many tests from one key a minute; the rate-limit tests build their own apps.
   const apiConfig = testConfig({ RATE_LIMIT_MULTIPLIER: '1000' });
   const db = createDb(apiConfig.DATABASE_URL, 10);
-  const providers = providerRegistryFromConfig(db, apiConfig);
+  const providers = providerRegistryFromConfig(createSandboxLedger(db), apiConfig);
   const connection = await NativeConnection.connect({ address: apiConfig.TEMPORAL_ADDRESS });
   const client = new Client({ connection: await Connection.connect({ address: apiConfig.TEMPORAL_ADDRESS }) });
   const app = createApp({ config: apiConfig, db, temporal: client, providers, logger: createLogger('api-test', apiConfig.LOG_LEVEL) });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // The simulators call back this API, as providers call the URL they are given (D16).
+  // The simulators call back this API, as providers call the URL they are given (docs/payments.md#provider-callbacks).
   const config = { ...apiConfig, PROVIDER_CALLBACK_BASE_URL: baseUrl };
   const worker = await Worker.create({
     connection,
@@ -70,7 +71,7 @@ async function start(): Promise<Running> {
     activities: createActivities({ db, providers, mailer: createMailer(config), temporal: client, config }),
   });
   const workerRun = worker.run();
-  const callbacks = startSandboxCallbackPump({ db, secret: config.PROVIDER_CALLBACK_SECRET });
+  const callbacks = startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret: config.PROVIDER_CALLBACK_SECRET });
   return { config, db, client, baseUrl, callbacks, worker, workerRun, server, connection };
 }
 
@@ -109,7 +110,7 @@ export async function createTimeSkippingWorker(env: TestWorkflowEnvironment, db:
     workflowBundle: await workflowBundle(),
     activities: createActivities({
       db,
-      providers: createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, refundUnknownMs: 3_600_000, callbackSecret: 'x'.repeat(32) }),
+      providers: createProviderRegistry({ ledger: createSandboxLedger(db), now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, refundUnknownMs: 3_600_000, callbackSecret: 'x'.repeat(32) }),
       temporal: env.client,
       mailer: createMailer(testConfig()),
       config: { ...testConfig(), TEMPORAL_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
@@ -119,7 +120,7 @@ export async function createTimeSkippingWorker(env: TestWorkflowEnvironment, db:
 
 /**
  * A time-skipping environment on the Java test server (runtime.md), for timers of minutes and days,
- * with the custom search attributes of D20 registered through its operator service.
+ * with the custom search attributes (docs/payments.md#workflow) registered through its operator service.
  */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   const path = process.env.TEMPORAL_TEST_SERVER_PATH;

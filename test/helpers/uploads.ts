@@ -1,4 +1,4 @@
-/** Multipart uploads over real HTTP (D32) and small real files of each kind to upload. */
+/** Multipart uploads over real HTTP (docs/live-access.md#documents) and small real files of each kind to upload. */
 import { getStack } from './stack';
 import type { ApiResponse } from './http';
 
@@ -54,7 +54,7 @@ export async function upload(path: string, options: UploadOptions): Promise<ApiR
   return { status: response.status, headers: response.headers, body };
 }
 
-/** Uploads a passport (PDF) and a business registration (PDF) for `token`, the documents a request needs (D30). */
+/** Uploads a passport (PDF) and a business registration (PDF) for `token`, the documents a request needs (docs/live-access.md#review). */
 export async function uploadRequiredDocuments(token: string): Promise<void> {
   const passport = await upload('/v1/documents/upload/kyc', { credential: token, bytes: PDF_BYTES, fileName: 'passport.pdf', fields: { document_type: 'passport' } });
   const registration = await upload('/v1/documents/upload/business', { credential: token, bytes: PDF_BYTES, fileName: 'registration.pdf' });

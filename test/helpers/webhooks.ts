@@ -1,7 +1,8 @@
 /** Webhook rows and events the workflow tests start from, written through the real repositories. */
 import type { Db } from '../../src/db/knex';
 import { insertEventOnce, type EventInput } from '../../src/db/payments';
-import { insertWebhookWithEvent, updateWebhook, type WebhookRecord } from '../../src/db/webhooks';
+import { insertWebhookWithEvent, updateWebhook } from '../../src/db/webhooks';
+import type { WebhookRecord } from '../../src/domain/webhooks';
 import type { Environment } from '../../src/domain/environment';
 import type { WebhookStatus } from '../../src/domain/webhooks';
 import { newId } from '../../src/lib/ids';

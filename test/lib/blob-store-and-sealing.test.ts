@@ -1,4 +1,4 @@
-/** The local blob store of documents (D32) and the sealing of the live key until its reveal (D3). */
+/** The local blob store of documents (docs/live-access.md#documents) and the sealing of the live key until its reveal (docs/api.md#secret-keys). */
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -6,7 +6,7 @@ import { createLocalBlobStore, removeStaleStagedFiles } from '../../src/lib/blob
 import { openSealedSecret, sealSecret } from '../../src/lib/sealed-secrets';
 import { testConfig } from '../helpers/stack';
 
-describe('local blob store (D32)', () => {
+describe('local blob store (docs/live-access.md#documents)', () => {
   const root = path.join(testConfig().DOCUMENT_STORE_DIR, 'blob-store-test');
   const store = createLocalBlobStore(root);
 
@@ -77,7 +77,7 @@ describe('local blob store: staged uploads (docs/limits.md#uploads)', () => {
   });
 });
 
-describe('sealed secrets (D3)', () => {
+describe('sealed secrets (docs/api.md#secret-keys)', () => {
   const master = 'm'.repeat(48);
 
   it('opens what it sealed, with a fresh IV each time', () => {

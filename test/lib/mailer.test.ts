@@ -1,4 +1,4 @@
-/** The one mailer (D33): SMTP when SMTP_URL is set (a real SMTP server here), else `.eml` files. */
+/** The one mailer (docs/live-access.md#e-mail): SMTP when SMTP_URL is set (a real SMTP server here), else `.eml` files. */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +15,7 @@ const MESSAGE: MailMessage = {
   date: '2026-11-20T18:00:00.000Z',
 };
 
-describe('mailer (D33)', () => {
+describe('mailer (docs/live-access.md#e-mail)', () => {
   const config = testConfig();
 
   it('writes an .eml file named by date and message id, and rewrites the same file on a retry', async () => {

@@ -1,5 +1,5 @@
 /**
- * One delivery attempt against a real local receiver (D26–D28): signatures a merchant can verify
+ * One delivery attempt against a real local receiver (docs/webhooks.md): signatures a merchant can verify
  * with the `standardwebhooks` library and with the hex scheme (with either secret during a
  * rotation's overlap), outcomes, the 1 KiB excerpt, no redirects, the time-out, and targets refused
  * after DNS resolution, IPv6 forms carrying IPv4 addresses included (no request is made).
@@ -14,7 +14,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 
 const payload: WebhookPayload = { id: 'evt_0123456789abcdefghijklmn', event: 'payment.completed', created_at: '2026-11-21T10:00:00.000Z', data: { id: 'pay_x', amount: 1500, note: 'héllo' } };
 
-describe('sendWebhook: one signed attempt (D26–D28)', function () {
+describe('sendWebhook: one signed attempt (docs/webhooks.md)', function () {
   this.timeout(20_000);
   let receiver: Receiver;
   const secret = newWebhookSecret();
@@ -34,12 +34,12 @@ describe('sendWebhook: one signed attempt (D26–D28)', function () {
     return sendWebhook({ url: `${receiver.origin}/hooks`, secrets: [secret], payload, environment: 'sandbox', allowPrivateTargetsInSandbox: true, ...overrides });
   }
 
-  it('creates a whsec_ secret of 32 random bytes (D25)', () => {
+  it('creates a whsec_ secret of 32 random bytes (docs/webhooks.md#endpoints)', () => {
     expect(secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(secret.slice(6), 'base64')).to.have.length(32);
   });
 
-  it('POSTs the JSON payload with both signatures, which verify as a merchant would check them (D28)', async () => {
+  it('POSTs the JSON payload with both signatures, which verify as a merchant would check them (docs/webhooks.md#signatures)', async () => {
     const outcome = await send();
     expect(outcome).to.include({ statusCode: 204, error: null, retryAfterMs: null });
     const [request] = receiver.requests;
@@ -99,7 +99,7 @@ describe('sendWebhook: one signed attempt (D26–D28)', function () {
     expect((await send()).retryAfterMs).to.equal(null);
   });
 
-  it('does not follow a redirect (D27): the 302 is the outcome', async () => {
+  it('does not follow a redirect (docs/webhooks.md#retries): the 302 is the outcome', async () => {
     receiver.respond(() => ({ status: 302, headers: { location: `${receiver.origin}/elsewhere` } }));
     const outcome = await send();
     expect(outcome.statusCode).to.equal(302);
@@ -123,7 +123,7 @@ describe('sendWebhook: one signed attempt (D26–D28)', function () {
     expect(outcome.error).to.match(/ECONNREFUSED/);
   });
 
-  describe('targets (D26), checked again at delivery', () => {
+  describe('targets (docs/webhooks.md#targets), checked again at delivery', () => {
     for (const url of ['http://127.0.0.1:9/x', 'https://127.0.0.1/x', 'https://localhost/x', 'https://[::1]/x', 'https://[::ffff:127.0.0.1]/x', 'https://10.0.0.8/x', 'https://169.254.169.254/latest', 'https://192.168.1.1/', 'https://224.0.0.1/', 'https://0.0.0.0/', 'https://2130706433/']) {
       it(`refuses ${url} in live mode without sending anything`, async () => {
         const outcome = await send({ url, environment: 'live' });

@@ -1,7 +1,7 @@
 /**
  * An entry point of `src/` (the API or the worker) run as its own process with tsx, as `npm start`
  * runs it (or a compiled one with node, as the image runs it), with every line it writes to stdout
- * and stderr kept, for the tests of the JSON log (D70), the metrics endpoints and the image.
+ * and stderr kept, for the tests of the JSON log (docs/operations.md#logs), the metrics endpoints and the image.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';

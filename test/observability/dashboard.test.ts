@@ -1,5 +1,5 @@
 /**
- * The Grafana dashboard (ops/grafana/paycollect.json, D70) queries only metrics the code exports,
+ * The Grafana dashboard (ops/grafana/paycollect.json, docs/operations.md#metrics) queries only metrics the code exports,
  * and every business metric of the worker has a panel.
  */
 import fs from 'node:fs';
@@ -18,7 +18,7 @@ interface Panel {
   targets?: { expr: string }[];
 }
 
-describe('the Grafana dashboard (D70)', () => {
+describe('the Grafana dashboard (docs/operations.md#metrics)', () => {
   const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, 'ops/grafana/paycollect.json'), 'utf8')) as { uid: string; panels: Panel[] };
   const expressions = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
   const used = new Set(expressions.flatMap((expr) => [...expr.matchAll(/\bpaycollect_[a-z_]+/g)].map((match) => match[0].replace(/_(bucket|count|sum)$/, ''))));

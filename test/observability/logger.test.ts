@@ -1,5 +1,5 @@
 /**
- * The process logger (D70, src/logger.ts): JSON lines with ISO times and the log context's ids,
+ * The process logger (docs/operations.md#logs, src/logger.ts): JSON lines with ISO times and the log context's ids,
  * secrets and phone numbers masked wherever they sit, the Temporal SDK's lines mapped onto ours
  * with their own emission time, and knex's warnings through the same logger.
  */
@@ -25,7 +25,7 @@ function capturingLogger(level = 'debug') {
 
 const SECRET_KEY = 'sk_sandbox_AbCdEfGhIjKlMnOpQrStUvWxYz012345';
 
-describe('the JSON logger (D70)', () => {
+describe('the JSON logger (docs/operations.md#logs)', () => {
   it('masks phone numbers, secret keys, bearer tokens and JWTs in text, and leaves ids, times and amounts alone', () => {
     expect(maskSensitiveText('customer +250788123456 paid')).to.equal('customer +250*******56 paid');
     expect(maskSensitiveText('call +256 700 123 456 or 0788123456')).to.equal('call +256*******56 or 07******56');

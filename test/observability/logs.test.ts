@@ -1,5 +1,5 @@
 /**
- * One JSON log (D70): the worker (`src/worker.ts`) and the API (`src/server.ts`) run as their own
+ * One JSON log (docs/operations.md#logs): the worker (`src/worker.ts`) and the API (`src/server.ts`) run as their own
  * processes at LOG_LEVEL=info, a developer registers, signs in and makes a payment that completes
  * through the provider's callback; then every line either process wrote is JSON with an ISO time, the
  * payment's lines carry its payment, merchant and workflow ids, and no line holds the customer's
@@ -12,7 +12,7 @@ import { CapturedProcess } from './captured-process';
 
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-describe('one JSON log for the API and the worker (D70)', function () {
+describe('one JSON log for the API and the worker (docs/operations.md#logs)', function () {
   this.timeout(180_000);
 
   const taskQueue = `obs-logs-${randomBytes(4).toString('hex')}`;
@@ -40,7 +40,7 @@ describe('one JSON log for the API and the worker (D70)', function () {
     const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
       fetch(baseUrl + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
-    // A developer, a session and a payment to a phone number no other test uses (it completes after a simulated approval, D14).
+    // A developer, a session and a payment to a phone number no other test uses (it completes after a simulated approval, docs/payments.md#sandbox-scenarios).
     const password = `pw-${randomBytes(8).toString('hex')}`;
     const registered = await post('/v1/auth/register', { email: `obs-${randomBytes(6).toString('hex')}@example.com`, password, name: 'Log Test' });
     expect(registered.status).to.equal(201);

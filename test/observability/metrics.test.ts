@@ -1,5 +1,5 @@
 /**
- * Business metrics (D70): a worker and an API process of their own (task queue of this test) serve
+ * Business metrics (docs/operations.md#metrics): a worker and an API process of their own (task queue of this test) serve
  * `/metrics`; after a payment that completes, one the provider declines, a refund and the webhooks
  * of their events, the worker's counters and histograms (created, settled by outcome, settlement
  * latency, provider call latency, refunds, webhook attempts and delivery latency) and the API's
@@ -43,7 +43,7 @@ async function scrape(url: string): Promise<Sample[]> {
   return parsePrometheus(await response.text());
 }
 
-describe('business metrics of the worker and the API (D70)', function () {
+describe('business metrics of the worker and the API (docs/operations.md#metrics)', function () {
   this.timeout(180_000);
 
   const taskQueue = `obs-metrics-${randomBytes(4).toString('hex')}`;
@@ -87,7 +87,7 @@ describe('business metrics of the worker and the API (D70)', function () {
     const webhook = await post('/v1/developer/webhooks', { url: `${receiver.origin}/hooks`, events: ['payment.completed', 'payment.failed', 'refund.completed'] }, auth);
     expect(webhook.status).to.equal(201);
 
-    // Rwandan numbers (MTN's prefix 78): one completes after the simulated approval, one ending 0002 is declined (D14).
+    // Rwandan numbers (MTN's prefix 78): one completes after the simulated approval, one ending 0002 is declined (docs/payments.md#sandbox-scenarios).
     const digits = (count: number) => String(randomInt(0, 10 ** count)).padStart(count, '0');
     const completes = await post('/v1/payments', { amount: 3000, currency: 'RWF', payment_method: 'mobile_money', phone_number: `+25078${digits(5)}19` }, auth);
     const declined = await post('/v1/payments', { amount: 3100, currency: 'RWF', payment_method: 'mobile_money', phone_number: `+25078${digits(3)}0002` }, auth);

@@ -1,5 +1,5 @@
 /**
- * The live Airtel Money adapter (`mobile_money_b`, D16) against the fake Airtel server over real
+ * The live Airtel Money adapter (`mobile_money_b`, docs/providers.md#airtel-money) against the fake Airtel server over real
  * HTTP: token cache and renewal, the documented request shapes, idempotent initiation, every
  * Airtel status mapped onto ours, unknown answers (5xx, time-out, undocumented body) kept apart from
  * refusals, callback hash authentication, whole-payment refunds, and cancel declared unsupported.
@@ -38,7 +38,7 @@ function rwandanNumber(suffix: string = '201'): string {
   return `+25072${String(serial).padStart(4, '0')}${suffix}`;
 }
 
-describe('Airtel Money adapter (mobile_money_b, D16) against the fake Airtel API', function () {
+describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) against the fake Airtel API', function () {
   this.timeout(10_000);
   let fake: AirtelFake;
   let sink: Receiver;

@@ -1,5 +1,5 @@
 /**
- * The live MTN MoMo adapter (`momo`, D16) against the fake MoMo Collection API over real HTTP:
+ * The live MTN MoMo adapter (`momo`, docs/providers.md#mtn-momo) against the fake MoMo Collection API over real HTTP:
  * token cache and renewal, the documented request shapes, the X-Reference-Id derived from the
  * payment id (a retried initiation never asks twice), MTN's sandbox numbers, every documented
  * failure reason mapped onto ours, unknown answers (5xx, time-out, undocumented body) kept apart
@@ -44,7 +44,7 @@ function rwandanNumber(suffix = '200000'): string {
   return `+25078${String(serial).padStart(3, '0')}${suffix}`;
 }
 
-describe('MTN MoMo adapter (momo, D16) against the fake MoMo Collection API', function () {
+describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake MoMo Collection API', function () {
   this.timeout(10_000);
   let fake: MomoFake;
   let sink: Receiver;

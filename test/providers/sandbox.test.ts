@@ -1,5 +1,5 @@
 /**
- * The sandbox simulators at the provider boundary (D14, D16), against the real PostgreSQL ledger:
+ * The sandbox simulators at the provider boundary (docs/payments.md#sandbox-scenarios, docs/providers.md#adapters), against the real PostgreSQL ledger:
  * next actions given by the provider, idempotent initiation, every scenario number, three-valued
  * refund answers, unsupported flows, signed callbacks and the pump that sends them.
  * The simulators' clock is a test clock moved by hand, so settle times are exact; the pump runs on
@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import type { Db } from '../../src/db/knex';
 import { createDb } from '../../src/db/knex';
-import { decidePendingSandboxTransaction, scheduleSandboxCallbacks } from '../../src/db/sandbox-ledger';
+import { createSandboxLedger, decidePendingSandboxTransaction, scheduleSandboxCallbacks } from '../../src/db/sandbox-ledger';
 import { initiationRequest } from '../../src/domain/payment';
 import { newId } from '../../src/lib/ids';
 import { ProviderRefusal, ProviderUnsupported, type InitiateRequest, type PaymentProvider } from '../../src/providers/provider';
@@ -32,7 +32,7 @@ function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-describe('sandbox simulators (D14, D16)', function () {
+describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers.md#adapters)', function () {
   this.timeout(30_000);
   let db: Db;
   /** The simulators' clock; tests move it with `advance`. */
@@ -52,7 +52,7 @@ describe('sandbox simulators (D14, D16)', function () {
     sink = await startReceiver();
     clock = Date.now();
     const deps: SandboxDeps = {
-      db,
+      ledger: createSandboxLedger(db),
       now: () => new Date(clock),
       approvalDelayMs: APPROVAL_DELAY_MS,
       bankTransferDelayMs: BANK_DELAY_MS,
@@ -132,7 +132,7 @@ describe('sandbox simulators (D14, D16)', function () {
     });
   });
 
-  describe('scenario numbers (D14)', () => {
+  describe('scenario numbers (docs/payments.md#sandbox-scenarios)', () => {
     it('0001 completes at once', async () => {
       expect((await momo.initiate(request('+250788000001'))).outcome).to.deep.equal({ status: 'completed' });
     });
@@ -279,7 +279,7 @@ describe('sandbox simulators (D14, D16)', function () {
       expect(await scheduled(transfer.providerReference)).to.deep.equal([]);
     });
 
-    it('loses to a success that came first (D11): the bank transfer had already arrived', async () => {
+    it('loses to a success that came first (docs/payments.md#states): the bank transfer had already arrived', async () => {
       const transfer = await bank.initiate(request('+250788000003'));
       advance(BANK_DELAY_MS);
       expect((await bank.cancel(transfer.providerReference)).outcome).to.deep.equal({ status: 'completed' });
@@ -334,7 +334,7 @@ describe('sandbox simulators (D14, D16)', function () {
     it('POSTs due callbacks signed, one payment\'s in due order, and marks them sent', async () => {
       const reference = newId('momo_');
       await schedule(reference, ['first', 'second', 'third']);
-      const pump = startSandboxCallbackPump({ db, secret, intervalMs: 20 });
+      const pump = startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret, intervalMs: 20 });
       try {
         await receiver.waitFor(3, 10_000);
       } finally {
@@ -353,7 +353,7 @@ describe('sandbox simulators (D14, D16)', function () {
       receiver.respond((_request, index) => ({ status: index === 0 ? 503 : 204 }));
       const reference = newId('momo_');
       await schedule(reference, ['once']);
-      const pump = startSandboxCallbackPump({ db, secret, intervalMs: 20, retryBaseMs: 200 });
+      const pump = startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret, intervalMs: 20, retryBaseMs: 200 });
       try {
         await receiver.waitFor(2, 10_000);
       } finally {
@@ -371,7 +371,7 @@ describe('sandbox simulators (D14, D16)', function () {
       await schedule(reference, ['doomed']);
       // Four attempts already failed: the next one is the last.
       await db('sandbox_provider_callbacks').where({ provider_reference: reference }).update({ attempts: MAX_CALLBACK_ATTEMPTS - 1 });
-      const pump = startSandboxCallbackPump({ db, secret, intervalMs: 20, retryBaseMs: 20 });
+      const pump = startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret, intervalMs: 20, retryBaseMs: 20 });
       try {
         await receiver.waitFor(1, 10_000);
         await new Promise((resolve) => setTimeout(resolve, 300));
@@ -386,7 +386,7 @@ describe('sandbox simulators (D14, D16)', function () {
       const reference = newId('momo_');
       const tags = Array.from({ length: 10 }, (_, i) => `c${i}`);
       await schedule(reference, tags);
-      const pumps = [1, 2, 3].map(() => startSandboxCallbackPump({ db, secret, intervalMs: 10 }));
+      const pumps = [1, 2, 3].map(() => startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret, intervalMs: 10 }));
       try {
         await receiver.waitFor(tags.length, 10_000);
         await new Promise((resolve) => setTimeout(resolve, 200));
@@ -401,7 +401,7 @@ describe('sandbox simulators (D14, D16)', function () {
       receiver.respond(() => ({ status: 204, delayMs: 300 }));
       const reference = newId('momo_');
       await schedule(reference, ['slow']);
-      const pump = startSandboxCallbackPump({ db, secret, intervalMs: 10 });
+      const pump = startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret, intervalMs: 10 });
       await receiver.waitFor(1, 10_000);
       await pump.stop();
       // In the whole suite the shared stack's pump may be the one that claimed it: give that one a moment too.
@@ -415,10 +415,10 @@ describe('sandbox simulators (D14, D16)', function () {
     });
 
     it('sends the callbacks a simulator scheduled at their settle time', async () => {
-      const deps: SandboxDeps = { db, now: () => new Date(), approvalDelayMs: 50, bankTransferDelayMs: BANK_DELAY_MS, callbackSecret: secret };
+      const deps: SandboxDeps = { ledger: createSandboxLedger(db), now: () => new Date(), approvalDelayMs: 50, bankTransferDelayMs: BANK_DELAY_MS, callbackSecret: secret };
       const live = createSandboxProvider('momo', 'customer_number', deps);
       const answer = await live.initiate({ ...request('+250788000005'), callbackUrl: `${receiver.origin}/v1/provider-callbacks/momo` });
-      const pump = startSandboxCallbackPump({ db, secret, intervalMs: 20 });
+      const pump = startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret, intervalMs: 20 });
       try {
         await receiver.waitFor(3, 10_000);
       } finally {

@@ -1,5 +1,5 @@
 /**
- * Replays the recorded histories (D21): a change to workflow code that would break running
+ * Replays the recorded histories (docs/workflow-changes.md#determinism): a change to workflow code that would break running
  * workflows fails here. Refresh them with `RECORD_HISTORIES=1 npm test -- workflows` together with
  * any workflow change; after the first tagged release, incompatible changes go behind `patched()`
  * (docs/workflow-changes.md).
@@ -13,10 +13,10 @@ import { workflowBundle } from '../helpers/stack';
 
 const HISTORIES_DIR = path.resolve(__dirname, 'histories');
 
-describe('replay of recorded workflow histories (D21)', () => {
+describe('replay of recorded workflow histories (docs/workflow-changes.md#determinism)', () => {
   const files = fs.readdirSync(HISTORIES_DIR).filter((name) => name.endsWith('.json')).sort();
 
-  it('has histories of every payment path (D11, D12, D20)', () => {
+  it('has histories of every payment path (docs/payments.md)', () => {
     expect(files).to.include.members([
       'payment-completed.json',
       'payment-declined.json',
@@ -26,15 +26,15 @@ describe('replay of recorded workflow histories (D21)', () => {
       'payment-refunded-in-parts.json',
       'payment-refund-unknown-then-settled.json',
     ]);
-    // One code path until the first tagged release (D20): no histories of earlier payment workflow versions.
+    // One code path until the first tagged release (docs/payments.md#workflow): no histories of earlier payment workflow versions.
     expect(files.filter((name) => /^v\d+-payment-/.test(name))).to.deep.equal([]);
   });
 
-  it('has an approved, a rejected, a more-information and a reminded live access review history (D30)', () => {
+  it('has an approved, a rejected, a more-information and a reminded live access review history (docs/live-access.md#review)', () => {
     expect(files).to.include.members(['live-access-approved.json', 'live-access-rejected.json', 'live-access-more-info.json', 'live-access-reminded.json']);
   });
 
-  it('has histories of every webhook delivery outcome (D27), and of an attempt tried again while PostgreSQL was unreachable', () => {
+  it('has histories of every webhook delivery outcome (docs/webhooks.md#retries), and of an attempt tried again while PostgreSQL was unreachable', () => {
     expect(files).to.include.members(['webhook-delivery-failed.json', 'webhook-delivery-succeeded.json', 'webhook-delivery-gone.json', 'webhook-delivery-cancelled.json', 'webhook-delivery-not-made.json']);
     expect(files.filter((name) => /^v\d+-/.test(name))).to.deep.equal([]);
   });

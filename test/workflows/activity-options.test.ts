@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { ActivityOptions } from '@temporalio/workflow';
+import { FAILURE_TYPES } from '../../src/workflows/activity-contracts';
 import * as options from '../../src/workflows/activity-options';
 
 const WORKFLOWS_DIR = path.resolve(__dirname, '../../src/workflows');
@@ -49,7 +50,7 @@ describe('activity options: every retry is bounded (issue 15)', () => {
     expect(ms(options.pollOptions(2_000, 24 * 3_600_000).scheduleToCloseTimeout)).to.equal(24 * 3_600_000);
     expect(ms(options.RECORD_OPTIONS.scheduleToCloseTimeout)).to.be.at.least(7 * 86_400_000);
     expect(ms(options.REVIEW_RECORD_OPTIONS.scheduleToCloseTimeout)).to.be.at.least(7 * 86_400_000);
-    for (const [name, value] of exportedOptions()) expect(value.retry?.nonRetryableErrorTypes, name).to.include(options.DATA_ERROR);
+    for (const [name, value] of exportedOptions()) expect(value.retry?.nonRetryableErrorTypes, name).to.include(FAILURE_TYPES.dataError);
   });
 
   it('gives every proxyActivities and proxyLocalActivities call of the workflows bounded options', () => {

@@ -1,8 +1,8 @@
 /**
  * liveAccessReviewWorkflow on the time-skipping test server (runtime.md) with the real activities, a
- * real PostgreSQL and the file mailer (D33): approval (D3, D30), rejection, the more-information
+ * real PostgreSQL and the file mailer (docs/live-access.md#e-mail): approval (docs/api.md#secret-keys, docs/live-access.md#review), rejection, the more-information
  * loop, and the business-day reminder (a request filed on a Friday evening is reminded on
- * Wednesday, not Monday, then every further business day). Every step writes its audit entry (D43).
+ * Wednesday, not Monday, then every further business day). Every step writes its audit entry (docs/live-access.md#audit-log).
  * With RECORD_HISTORIES=1 it refreshes the replay histories in test/replay/histories/.
  */
 import fs from 'node:fs';
@@ -17,6 +17,7 @@ import { createActivities } from '../../src/activities';
 import { listActivityEntries } from '../../src/db/activity-log';
 import { createDb, type Db } from '../../src/db/knex';
 import { findLiveAccessRequest, listConversation, type LiveAccessRequestRecord } from '../../src/db/live-access-requests';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { DAY_MS } from '../../src/domain/business-days';
 import type { LiveAccessRequestStatus } from '../../src/domain/live-access';
 import { sha256Hex } from '../../src/lib/ids';
@@ -54,7 +55,7 @@ function nextFridayEvening(ms: number): number {
   }
 }
 
-describe('liveAccessReviewWorkflow (time-skipping, D3, D30, D33, D43)', function () {
+describe('liveAccessReviewWorkflow (time-skipping, docs/live-access.md)', function () {
   this.timeout(180_000);
   const config = testConfig();
   const outbox = path.join(config.MAIL_OUTBOX_DIR, 'live-access-workflow-test');
@@ -72,7 +73,7 @@ describe('liveAccessReviewWorkflow (time-skipping, D3, D30, D33, D43)', function
       workflowBundle: await workflowBundle(),
       activities: createActivities({
         db,
-        providers: createProviderRegistry({ db, now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, callbackSecret: 'x'.repeat(32) }),
+        providers: createProviderRegistry({ ledger: createSandboxLedger(db), now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, callbackSecret: 'x'.repeat(32) }),
         mailer: createMailer({ ...config, MAIL_OUTBOX_DIR: outbox }),
         temporal: env.client,
         config: { ...config, TEMPORAL_TASK_QUEUE: TASK_QUEUE },

@@ -1,5 +1,5 @@
 /**
- * Bad input changes nothing and starts no workflow that cannot finish (D51, issue 15): a payment
+ * Bad input changes nothing and starts no workflow that cannot finish (docs/api.md#errors, issue 15): a payment
  * whose data PostgreSQL refuses (a NUL that got past the API's schemas) is created through the
  * payment service, as the API does, on the real stack (Temporal dev server, worker with the real
  * activities, PostgreSQL). The create answers 400 `validation_error`, its first activity runs once
@@ -8,6 +8,7 @@
  */
 import { expect } from 'chai';
 import type { temporal } from '@temporalio/proto';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { DomainError } from '../../src/domain/errors';
 import type { Principal } from '../../src/domain/principal';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
@@ -17,12 +18,12 @@ import { getStack } from '../helpers/stack';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-describe('a payment whose data PostgreSQL refuses (D51, issue 15)', function () {
+describe('a payment whose data PostgreSQL refuses (docs/api.md#errors, issue 15)', function () {
   this.timeout(60_000);
 
   it('answers 400 validation_error, runs its first activity once, ends its run failed and writes nothing', async () => {
     const { db, client, config } = await getStack();
-    const deps: PaymentServiceDeps = { db, temporal: client, providers: providerRegistryFromConfig(db, config), config };
+    const deps: PaymentServiceDeps = { db, temporal: client, providers: providerRegistryFromConfig(createSandboxLedger(db), config), config };
     const merchantId = await insertMerchant(db);
     const owner: Principal = { merchantId, developerId: 'dev_test', environment: 'sandbox', via: 'key' };
     const request: NewPayment = {
@@ -42,7 +43,7 @@ describe('a payment whose data PostgreSQL refuses (D51, issue 15)', function () 
     expect((refused as DomainError).message).to.equal('the payment holds a value that cannot be stored (SQLSTATE 22021 character_not_in_repertoire); nothing was created');
     expect(Date.now() - started).to.be.below(config.CREATE_WAIT_MS); // answered by the workflow, not by the wait running out
 
-    // The run: found by its MerchantId search attribute (D20).
+    // The run: found by its MerchantId search attribute (docs/payments.md#workflow).
     let workflowId: string | undefined;
     for (let tries = 0; !workflowId && tries < 50; tries += 1) {
       for await (const execution of client.workflow.list({ query: `MerchantId = "${merchantId}"` })) workflowId = execution.workflowId;

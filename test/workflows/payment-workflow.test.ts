@@ -1,8 +1,8 @@
 /**
  * paymentWorkflow on the time-skipping test server (runtime.md) with the real activities, the
- * sandbox simulator and a real PostgreSQL: the outcomes of the D14 test numbers, the poll schedule
- * of D20, the expiry and reconciliation of D11, cancel and refunds (D12), the workflow ending once
- * settled and re-opened from the read model (D20), and events written once (D22).
+ * sandbox simulator and a real PostgreSQL (promises in docs/payments.md): the outcomes of the
+ * sandbox test numbers, the poll schedule, expiry and reconciliation, cancel and refunds, the
+ * workflow ending once settled and re-opened from the read model, and events written once.
  * With RECORD_HISTORIES=1 it refreshes the replay histories in test/replay/histories/.
  */
 import fs from 'node:fs';
@@ -13,7 +13,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import type { Db } from '../../src/db/knex';
 import { listEventsForObject, findPayment } from '../../src/db/payments';
-import type { PaymentSnapshot } from '../../src/domain/payment-record';
+import type { PaymentSnapshot } from '../../src/domain/payment';
 import { HISTORY_EVENTS_BEFORE_CONTINUE } from '../../src/workflows/payment-workflow';
 import { cancelPaymentUpdate, getPaymentQuery, initiatePaymentUpdate, INITIATE_UPDATE_ID, paymentWorkflowId, providerCallbackSignal, refundPaymentUpdate, type PaymentWorkflowInput } from '../../src/workflows/messages';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -62,7 +62,7 @@ function timerDurationsMs(events: HistoryEvent[]): number[] {
   });
 }
 
-describe('paymentWorkflow (time-skipping, D11, D12, D14, D20, D22)', function () {
+describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
   this.timeout(120_000);
   // Approval delay 0 in the worker: the simulator's clock is the wall clock, which time skipping does not move.
   const fixture = useTimeSkippingWorker(TASK_QUEUE);
@@ -86,7 +86,7 @@ describe('paymentWorkflow (time-skipping, D11, D12, D14, D20, D22)', function ()
     return env.client.workflow.start('paymentWorkflow', { taskQueue: TASK_QUEUE, workflowId: paymentWorkflowId(created.id), args: [input] });
   }
 
-  /** Starts the payment's workflow again from the read model, as the API's Update- and Signal-with-Start do (D20). */
+  /** Starts the payment's workflow again from the read model, as the API's Update- and Signal-with-Start do (docs/payments.md#workflow). */
   async function reopen(paymentId: string) {
     const input: PaymentWorkflowInput = { mode: 'reopen', paymentId, reconciliationWindowSeconds: WINDOW_SECONDS };
     return env.client.workflow.start('paymentWorkflow', { taskQueue: TASK_QUEUE, workflowId: paymentWorkflowId(paymentId), args: [input] });
@@ -106,7 +106,7 @@ describe('paymentWorkflow (time-skipping, D11, D12, D14, D20, D22)', function ()
     return findPayment(db, { merchantId, environment: 'sandbox' }, paymentId);
   }
 
-  /** The D51 code of a failed Update (the ApplicationFailure type set by the workflow). */
+  /** The error code (docs/api.md#errors) of a failed Update (the ApplicationFailure type set by the workflow). */
   async function updateFailure(promise: Promise<unknown>): Promise<string> {
     try {
       await promise;
@@ -125,7 +125,7 @@ describe('paymentWorkflow (time-skipping, D11, D12, D14, D20, D22)', function ()
     return handle.executeUpdate(initiatePaymentUpdate, { updateId: INITIATE_UPDATE_ID });
   }
 
-  /** A completed payment whose workflow has ended (D20). */
+  /** A completed payment whose workflow has ended (docs/payments.md#workflow). */
   async function completedPayment(phone = '+250788000001'): Promise<PaymentSnapshot> {
     const handle = await start(await payment(phone));
     const result = (await handle.result()) as PaymentSnapshot;
@@ -133,7 +133,7 @@ describe('paymentWorkflow (time-skipping, D11, D12, D14, D20, D22)', function ()
     return result;
   }
 
-  it('answers the create\'s Update once initiated: pending with the provider\'s reference and next action (D16, D20)', async () => {
+  it('answers the create\'s Update once initiated: pending with the provider\'s reference and next action (docs/payments.md#creating-a-payment)', async () => {
     const created = cardPayment(merchantId, { nowMs: await env.currentTimeMs() });
     const handle = await start({ ...created, nextAction: null });
     const initiated = await waitInitiated(handle);
@@ -143,12 +143,12 @@ describe('paymentWorkflow (time-skipping, D11, D12, D14, D20, D22)', function ()
     const secret = initiated.nextAction?.type === 'card_confirm' ? initiated.nextAction.client_secret : '';
     expect(secret.startsWith(`${initiated.providerReference}_secret_`)).to.equal(true);
     expect((await stored(created.id))?.nextAction).to.deep.equal(initiated.nextAction);
-    // The same Update id reattaches to the same answer (a retried create, D13).
+    // The same Update id reattaches to the same answer (a retried create, docs/payments.md#idempotency).
     expect(await waitInitiated(handle)).to.deep.equal(initiated);
     await handle.executeUpdate(cancelPaymentUpdate, { args: [{}] });
   });
 
-  it('completes a payment to a number ending 0001 at once, writes created and completed once each, and ends (D20)', async () => {
+  it('completes a payment to a number ending 0001 at once, writes created and completed once each, and ends (docs/payments.md#workflow)', async () => {
     const handle = await start(await payment('+250788000001'));
     const initiated = await waitInitiated(handle);
     expect(initiated.status).to.equal('pending');
@@ -181,21 +181,21 @@ describe('paymentWorkflow (time-skipping, D11, D12, D14, D20, D22)', function ()
     const elapsedMs = Date.parse(result.updatedAt) - Date.parse(created.createdAt);
     expect(elapsedMs).to.be.at.least(600_000).and.below(610_000);
     const history = (await handle.fetchHistory()).events ?? [];
-    // The first poll after 2 s; the polls after it are pollProviderPayment's retries (D20).
+    // The first poll after 2 s; the polls after it are pollProviderPayment's retries (docs/payments.md#workflow).
     const polls = pollActivities(history);
     expect(polls).to.have.length(1);
     expect(polls[0]?.attempt).to.be.greaterThan(10);
     expect(durationMs(polls[0]?.retry?.initialInterval)).to.equal(4_000);
     expect(durationMs(polls[0]?.retry?.maximumInterval)).to.equal(60_000);
     expect(timerDurationsMs(history)[0]).to.equal(2_000);
-    // Mobile money cannot be withdrawn at the provider (cancel unsupported): its status is the last word (D11).
+    // Mobile money cannot be withdrawn at the provider (cancel unsupported): its status is the last word (docs/payments.md#states).
     expect(activityNames(history)).to.deep.equal(['initiatePayment', 'recordPaymentStatus', 'pollProviderPayment', 'cancelProviderPayment', 'fetchProviderPaymentStatus', 'recordPaymentStatus']);
     expect(history.length).to.be.below(60); // no events per poll
     expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.failed']);
     await record('payment-expired', handle);
   });
 
-  it('reconciles a success that comes after expiry: a callback re-opens the payment, which completes with reconciled_at (D11)', async () => {
+  it('reconciles a success that comes after expiry: a callback re-opens the payment, which completes with reconciled_at (docs/payments.md#states)', async () => {
     const created = await payment('+250788000003');
     const first = await start(created);
     const expired = (await first.result()) as PaymentSnapshot;
@@ -229,7 +229,7 @@ describe('paymentWorkflow (time-skipping, D11, D12, D14, D20, D22)', function ()
     expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.completed']);
   });
 
-  it('confirms a callback with the provider before acting on it, and ignores one for another reference (D16)', async () => {
+  it('confirms a callback with the provider before acting on it, and ignores one for another reference (docs/payments.md#provider-callbacks)', async () => {
     const handle = await start(await payment('+250788000003'));
     const initiated = await waitInitiated(handle);
     // A forged claim of success: the provider still says pending, so nothing changes.
@@ -255,7 +255,7 @@ describe('paymentWorkflow (time-skipping, D11, D12, D14, D20, D22)', function ()
     expect((await handle.result()) as PaymentSnapshot).to.include({ status: 'failed', failureCode: 'provider_error' });
   });
 
-  it('cancels an open card payment at the gateway, writing payment.cancelled once with the reason (D11, D12)', async () => {
+  it('cancels an open card payment at the gateway, writing payment.cancelled once with the reason (docs/payments.md#states, docs/payments.md#cancel-and-refund)', async () => {
     const created = cardPayment(merchantId, { nowMs: await env.currentTimeMs() });
     const handle = await start({ ...created, nextAction: null });
     await waitInitiated(handle);
@@ -269,7 +269,7 @@ describe('paymentWorkflow (time-skipping, D11, D12, D14, D20, D22)', function ()
     await record('payment-cancelled', handle);
   });
 
-  it('refunds in full a success that comes after the merchant cancelled a mobile-money request (D11)', async () => {
+  it('refunds in full a success that comes after the merchant cancelled a mobile-money request (docs/payments.md#states)', async () => {
     const handle = await start(await payment('+250788000003'));
     const initiated = await waitInitiated(handle);
     await handle.executeUpdate(cancelPaymentUpdate, { args: [{}] });
@@ -299,7 +299,7 @@ describe('paymentWorkflow (time-skipping, D11, D12, D14, D20, D22)', function ()
     expect(updateEvents((await handle.fetchHistory()).events ?? [])).to.have.length.at.most(1);
   });
 
-  it('lets a provider success win over a racing cancel: the cancel fails and the payment completes (D11)', async () => {
+  it('lets a provider success win over a racing cancel: the cancel fails and the payment completes (docs/payments.md#states)', async () => {
     const created = cardPayment(merchantId, { nowMs: await env.currentTimeMs() });
     const handle = await start({ ...created, nextAction: null });
     const initiated = await waitInitiated(handle);
@@ -310,7 +310,7 @@ describe('paymentWorkflow (time-skipping, D11, D12, D14, D20, D22)', function ()
     expect(await eventTypes(created.id)).to.deep.equal(['payment.created', 'payment.completed']);
   });
 
-  it('refunds in parts in one re-opened run, one at a time, and ends refunded (D11, D12, D20, D22)', async () => {
+  it('refunds in parts in one re-opened run, one at a time, and ends refunded (docs/payments.md#refunds-happen-once)', async () => {
     const completed = await completedPayment();
     const handle = await reopen(completed.id);
     const [part, rest] = await Promise.all([
@@ -343,7 +343,7 @@ describe('paymentWorkflow (time-skipping, D11, D12, D14, D20, D22)', function ()
     expect(await updateFailure(second.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 501 }] }))).to.equal('amount_exceeds_refundable');
     await second.result();
     const third = await reopen(completed.id);
-    // A refund id an earlier run settled is not refunded again (a retried request, D13).
+    // A refund id an earlier run settled is not refunded again (a retried request, docs/payments.md#idempotency).
     const refundId = newId('ref_');
     await third.executeUpdate(refundPaymentUpdate, { args: [{ refundId, amount: 500 }] });
     await third.result();
@@ -373,7 +373,7 @@ describe('paymentWorkflow (time-skipping, D11, D12, D14, D20, D22)', function ()
     expect(await db('refunds').where({ payment_id: completed.id, status: 'completed' }).count('id as n').first()).to.deep.equal({ n: 1 });
   });
 
-  it('keeps a refund whose answer is unknown pending and reserved, then settles it by asking the provider (D12, 0007)', async () => {
+  it('keeps a refund whose answer is unknown pending and reserved, then settles it by asking the provider (docs/payments.md#cancel-and-refund, 0007)', async () => {
     const completed = await completedPayment('+250788000007');
     const handle = await reopen(completed.id);
     const refund = await handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 600 }] });

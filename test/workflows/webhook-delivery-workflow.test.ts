@@ -1,9 +1,9 @@
 /**
  * webhookDeliveryWorkflow on the time-skipping test server (runtime.md) with the real activities, a
- * real PostgreSQL and a real HTTP receiver on 127.0.0.1: the five attempts of D27 at 0, 5 min,
+ * real PostgreSQL and a real HTTP receiver on 127.0.0.1: the five attempts (docs/webhooks.md#retries) at 0, 5 min,
  * 35 min, 2 h 35 min and 26 h 35 min (plus the failed attempts' own durations), the statuses of
  * delivery and endpoint with the failure's reason, 410 Gone, Retry-After, starting deliveries at
- * most once (D20, D22), and a PostgreSQL outage that uses up no attempt (docs/webhooks.md).
+ * most once (docs/payments.md#workflow, docs/payments.md#events), and a PostgreSQL outage that uses up no attempt (docs/webhooks.md).
  * With RECORD_HISTORIES=1 it refreshes the replay histories in test/replay/histories/.
  */
 import fs from 'node:fs';
@@ -16,8 +16,10 @@ import { Worker } from '@temporalio/worker';
 import { createWebhookActivities } from '../../src/activities/webhook-activities';
 import { createDb, type Db } from '../../src/db/knex';
 import type { EventInput } from '../../src/db/payments';
-import { findWebhookById, listDeliveries, type WebhookRecord } from '../../src/db/webhooks';
-import { startWebhookDeliveries } from '../../src/services/webhook-dispatch';
+import { toDeliveryView } from '../../src/api/views/webhook';
+import { findWebhookById, listDeliveries } from '../../src/db/webhooks';
+import type { WebhookRecord } from '../../src/domain/webhooks';
+import { startWebhookDeliveries } from '../../src/activities/webhook-dispatch';
 import { webhookDeliveryWorkflowId, type WebhookDeliveryResult } from '../../src/workflows/webhook-messages';
 import { insertMerchant } from '../helpers/fixtures';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -46,7 +48,7 @@ function timesOf(events: HistoryEvent[], pick: (e: HistoryEvent) => boolean): nu
   return events.filter(pick).map((e) => millis(e.eventTime));
 }
 
-describe('webhookDeliveryWorkflow (time-skipping, D20, D22, D27)', function () {
+describe('webhookDeliveryWorkflow (time-skipping, docs/webhooks.md#retries)', function () {
   this.timeout(120_000);
   const fixture = useTimeSkippingWorker(TASK_QUEUE);
   let env: TestWorkflowEnvironment;
@@ -82,7 +84,7 @@ describe('webhookDeliveryWorkflow (time-skipping, D20, D22, D27)', function () {
   }
 
   async function onlyDelivery(webhook: WebhookRecord) {
-    const { deliveries } = await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 });
+    const deliveries = (await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 })).deliveries.map(toDeliveryView);
     expect(deliveries).to.have.length(1);
     return deliveries[0]!;
   }
@@ -171,7 +173,7 @@ describe('webhookDeliveryWorkflow (time-skipping, D20, D22, D27)', function () {
     const waiting = handleOf(first, webhook);
     expect(await waiting.result()).to.deep.include({ status: 'cancelled', attempts: 1 });
     expect(receiver.requests).to.have.length(2);
-    const { deliveries } = await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 });
+    const deliveries = (await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 })).deliveries.map(toDeliveryView);
     const byEvent = Object.fromEntries(deliveries.map((d) => [d.event_id, d]));
     expect(byEvent[second.id]).to.deep.include({ status: 'failed', attempt_count: 1 });
     expect(byEvent[second.id]!.attempts[0]).to.include({ status_code: 410, response_body: 'unsubscribed' });
@@ -201,7 +203,7 @@ describe('webhookDeliveryWorkflow (time-skipping, D20, D22, D27)', function () {
     expect((await onlyDelivery(webhook)).attempts.map((a) => a.status_code)).to.deep.equal([503, 429, 429, 204]);
   });
 
-  it('starts one delivery per subscribed enabled-or-failed endpoint, and never twice for one event (D22)', async () => {
+  it('starts one delivery per subscribed enabled-or-failed endpoint, and never twice for one event (docs/payments.md#events)', async () => {
     const enabled = await insertWebhook(db, merchantId, `${receiver.origin}/a`);
     const failed = await insertWebhook(db, merchantId, `${receiver.origin}/b`, { status: 'failed' });
     await insertWebhook(db, merchantId, `${receiver.origin}/c`, { status: 'disabled' });

@@ -5,13 +5,12 @@
  * revoked key → 401 `invalid_api_key`. Every handler then reads `ctx.state.owner` ({@link Principal}).
  */
 import type { Context, Middleware } from 'koa';
-import { findDeveloperById, findKeyByHash, type KeyLookup } from '../../db/developers';
 import type { Db } from '../../db/knex';
 import { ENVIRONMENTS, type Environment } from '../../domain/environment';
 import { DomainError } from '../../domain/errors';
 import type { Principal } from '../../domain/principal';
 import { hashSecretKey, SECRET_KEY_PATTERN } from '../../lib/secret-keys';
-import { verifySessionToken } from '../../lib/session-tokens';
+import { developerOfSession, findSecretKey, type KeyLookup } from '../../services/auth-service';
 
 /** The authenticated caller of this request. */
 export function principalOf(ctx: Context): Principal {
@@ -33,7 +32,7 @@ export async function lookUpKey(ctx: Context, db: Db, secret: string): Promise<K
   const hash = hashSecretKey(secret);
   const cached = ctx.state.keyLookup as { hash: string; found: KeyLookup | undefined } | undefined;
   if (cached?.hash === hash) return cached.found;
-  const found = await findKeyByHash(db, hash);
+  const found = await findSecretKey(db, hash);
   ctx.state.keyLookup = { hash, found };
   return found;
 }
@@ -48,14 +47,13 @@ async function keyPrincipal(ctx: Context, db: Db, secret: string): Promise<Princ
 
 /** Resolves a session token; the environment comes from `?environment=` (default sandbox, docs/api.md#credentials). */
 async function sessionPrincipal(ctx: Context, db: Db, token: string, jwtSecret: string): Promise<Principal> {
-  const developerId = await verifySessionToken(token, jwtSecret);
-  const developer = developerId ? await findDeveloperById(db, developerId) : undefined;
+  const developer = await developerOfSession(db, jwtSecret, token);
   if (!developer) throw new DomainError('unauthorized', 'the session token is invalid or expired; log in again');
   const requested = ctx.query.environment ?? 'sandbox';
   if (typeof requested !== 'string' || !(ENVIRONMENTS as readonly string[]).includes(requested)) {
     throw new DomainError('validation_error', 'environment must be one of: sandbox, live', [{ field: 'environment', message: 'environment must be one of: sandbox, live' }]);
   }
-  return { merchantId: developer.merchant_id, developerId: developer.id, environment: requested as Environment, via: 'session' };
+  return { merchantId: developer.merchantId, developerId: developer.developerId, environment: requested as Environment, via: 'session' };
 }
 
 /** `Authorization: Bearer <secret key>` only (generic payments, docs/api.md#credentials). */

@@ -44,7 +44,7 @@ function toAnswer(error: unknown): Answer {
 /** `Retry-After` of a 503 `service_unavailable` (docs/api.md#errors), in seconds. */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
-/** True for the merchant-scoped family, whose errors are `{error: <string>}` (interface.md, Errors rule 2). */
+/** True for the merchant-scoped family, whose errors are `{error: <string>}` (docs/payments.md#merchant-scoped). */
 export function isMerchantScoped(ctx: Context): boolean {
   return ctx.path.startsWith('/v1/api/');
 }

@@ -6,30 +6,16 @@
  * create one payment. A request refused with a 4xx (nothing happened) releases its key, so it can
  * be retried at once; a request that failed otherwise (5xx, a lost connection) keeps its claim,
  * because a side effect may have happened: the same request takes the claim over once its lease
- * ({@link IDEMPOTENCY_LEASE_MS}) ran out, and its derived ids reattach to whatever the first
- * attempt started (docs/payments.md#idempotency amended).
+ * (`IDEMPOTENCY_LEASE_MS`) ran out, and its derived ids reattach to whatever the first attempt
+ * started. Who owns a key is decided in src/services/idempotency-service.ts.
  */
 import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import {
-  claimIdempotencyKey,
-  findIdempotencyKey,
-  releaseIdempotencyKey,
-  saveIdempotentResponse,
-  type KeyScope,
-} from '../../db/idempotency-keys';
 import type { Db } from '../../db/knex';
 import { DomainError, validationError } from '../../domain/errors';
+import { claimOrReplay, releaseClaim, saveFirstAnswer } from '../../services/idempotency-service';
 import { principalOf } from './auth';
 import { HTTP_STATUS } from '../errors';
-
-/** How long a key replays its first response (docs/payments.md#idempotency: 24 h), in milliseconds. */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
-/** How long a request waits for a concurrent one holding its key, in milliseconds. */
-const WAIT_FOR_OWNER_MS = 30_000;
-/** How long a claim without an answer belongs to its request before the same request may take it over (docs/payments.md#idempotency: 30 s), in milliseconds. */
-export const IDEMPOTENCY_LEASE_MS = 30_000;
-const POLL_MS = 25;
 
 /** Hash of what makes two requests "the same": method, path and JSON body. */
 function requestHash(ctx: Context): string {
@@ -57,9 +43,9 @@ export function idempotencySeed(ctx: Context): string | undefined {
 
 /**
  * The idempotency-key middleware (docs/payments.md#idempotency); mount after authentication and body parsing.
- * @param leaseMs how long an unanswered claim is its owner's (IDEMPOTENCY_LEASE_MS; shorter in tests)
+ * @param leaseMs how long an unanswered claim is its owner's, in milliseconds (configuration `IDEMPOTENCY_LEASE_MS`, 30 s by default)
  */
-export function idempotency(db: Db, leaseMs: number = IDEMPOTENCY_LEASE_MS): Middleware {
+export function idempotency(db: Db, leaseMs?: number): Middleware {
   return async (ctx, next) => {
     const key = ctx.get('idempotency-key');
     if (!key) return next();
@@ -67,37 +53,25 @@ export function idempotency(db: Db, leaseMs: number = IDEMPOTENCY_LEASE_MS): Mid
       throw validationError([{ field: 'Idempotency-Key', message: 'Idempotency-Key must be at most 255 characters' }]);
     }
     const owner = principalOf(ctx);
-    const scope: KeyScope = { merchantId: owner.merchantId, environment: owner.environment, key };
     const hash = requestHash(ctx);
     ctx.state.idempotencySeed = `${key}\n${hash}`;
-    const deadline = Date.now() + WAIT_FOR_OWNER_MS;
-    for (;;) {
-      // A key past the replay window is claimed as if new (docs/payments.md#idempotency: 24 h).
-      if (await claimIdempotencyKey(db, scope, hash, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS), new Date(Date.now() - leaseMs))) break;
-      const stored = await findIdempotencyKey(db, scope);
-      if (!stored) continue; // released by a failed owner: claim it again
-      if (stored.request_hash !== hash) {
-        throw new DomainError('idempotency_key_reused', 'this Idempotency-Key was used with a different request');
-      }
-      if (stored.response_status !== null) return replay(ctx, stored.response_status, stored.response_body);
-      if (Date.now() > deadline) throw new DomainError('conflict', 'a request with this Idempotency-Key is still in progress');
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
+    const claim = await claimOrReplay(db, owner, key, hash, leaseMs);
+    if (claim.kind === 'replay') return replay(ctx, claim.status, claim.bodyJson);
 
     try {
       await next();
     } catch (error) {
       // A refusal changed nothing; anything else may have, so the claim stays until its lease ends.
-      if (error instanceof DomainError && (error.status ?? HTTP_STATUS[error.code]) < 500) await releaseIdempotencyKey(db, scope);
+      if (error instanceof DomainError && (error.status ?? HTTP_STATUS[error.code]) < 500) await releaseClaim(db, owner, key);
       throw error;
     }
     if (ctx.status >= 200 && ctx.status < 300) {
       const bodyJson = JSON.stringify(ctx.body);
-      await saveIdempotentResponse(db, scope, ctx.status, bodyJson);
+      await saveFirstAnswer(db, owner, key, ctx.status, bodyJson);
       ctx.type = 'application/json';
       ctx.body = bodyJson; // the owner answers the very text every replay will
     } else {
-      await releaseIdempotencyKey(db, scope);
+      await releaseClaim(db, owner, key);
     }
   };
 }

@@ -13,12 +13,11 @@
 import type { Context, Middleware } from 'koa';
 import { RateLimiterMemory, RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Config } from '../../config';
-import { findLimitProfileByDeveloper, type LimitProfile } from '../../db/developers';
 import type { Db } from '../../db/knex';
 import { DomainError } from '../../domain/errors';
-import { baseLimits, decide, endpointLimits, windowStart, type WindowLimit, type WindowState } from '../../domain/limits';
+import { baseLimits, decide, ENDPOINT_LIMITS, windowStart, type WindowLimit, type WindowState } from '../../domain/limits';
 import { hashSecretKey, SECRET_KEY_PATTERN } from '../../lib/secret-keys';
-import { verifySessionToken } from '../../lib/session-tokens';
+import { sessionLimitProfile, type LimitProfile } from '../../services/auth-service';
 import { lookUpKey } from './auth';
 
 /** Who a request counts against, and its limits. */
@@ -39,6 +38,16 @@ function presentedCredential(ctx: Context): string | undefined {
   return /^Bearer ([^\s]+)$/.exec(ctx.get('authorization'))?.[1];
 }
 
+/** The endpoint limits (docs/limits.md#rate-limits) a request counts against besides its base ones. */
+function endpointLimitsOf(method: string, path: string): WindowLimit[] {
+  if (method !== 'POST') return [];
+  if (path === '/v1/auth/login') return [ENDPOINT_LIMITS.login];
+  if (path === '/v1/auth/register') return [ENDPOINT_LIMITS.register];
+  if (path === '/v1/payments' || path === '/v1/payments/') return [ENDPOINT_LIMITS.createPayment];
+  if (/^\/v1\/developer\/webhooks\/[^/]+\/test\/?$/.test(path)) return [ENDPOINT_LIMITS.webhookTest];
+  return [];
+}
+
 async function subjectOf(ctx: Context, db: Db, jwtSecret: string): Promise<Subject> {
   const credential = presentedCredential(ctx);
   let id = `ip:${ctx.ip}`;
@@ -50,17 +59,16 @@ async function subjectOf(ctx: Context, db: Db, jwtSecret: string): Promise<Subje
       profile = found.profile;
     }
   } else if (credential) {
-    const developerId = await verifySessionToken(credential, jwtSecret);
     const environment = ctx.query.environment === 'live' ? 'live' : 'sandbox';
-    const developerProfile = developerId ? await findLimitProfileByDeveloper(db, developerId, environment) : undefined;
-    if (developerProfile) {
-      id = `dev:${developerId}:${environment}`;
-      profile = developerProfile;
+    const session = await sessionLimitProfile(db, jwtSecret, credential, environment);
+    if (session) {
+      id = `dev:${session.developerId}:${environment}`;
+      profile = session.profile;
     }
   }
   const limits = [
     ...baseLimits(profile.environment, profile.plan, { perMinute: profile.customPerMinute, perHour: profile.customPerHour }),
-    ...endpointLimits(ctx.method, ctx.path),
+    ...endpointLimitsOf(ctx.method, ctx.path),
   ];
   return { id, limits };
 }

@@ -7,8 +7,6 @@
  */
 import Router from '@koa/router';
 import type { Config } from '../../config';
-import { toGenericPaymentView } from '../../domain/payment-record';
-import { toRefundView } from '../../domain/refund';
 import { cancelPayment, refundPayment, type PaymentServiceDeps } from '../../services/payment-service';
 import { getPaymentDetail } from '../../services/payment-timeline';
 import { respond } from '../envelope';
@@ -18,6 +16,8 @@ import { jsonBody } from '../middleware/json-body';
 import { environmentOnlyQuery } from '../schemas/developer';
 import { cancelBody, refundBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
+import { toGenericPaymentView } from '../views/payment';
+import { toRefundView } from '../views/refund';
 
 const REFUND_MESSAGES = { completed: 'Refund completed', failed: 'Refund failed', pending: 'Refund pending' } as const;
 

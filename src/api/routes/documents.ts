@@ -1,6 +1,6 @@
 /**
  * `POST /v1/documents/upload/kyc`, `POST /v1/documents/upload/business` and `GET /v1/documents`
- * (interface.md, Documents for review; docs/live-access.md#documents; docs/limits.md#uploads). Session token only (docs/api.md#credentials): an API
+ * (docs/live-access.md#documents, docs/limits.md#uploads). Session token only (docs/api.md#credentials): an API
  * key is 401. Uploads are streamed to the blob store's staging folder, never held in memory.
  */
 import Router from '@koa/router';
@@ -13,7 +13,6 @@ import { DomainError, validationError, type FieldProblem } from '../../domain/er
 import { createBlobStore, removeStaleStagedFiles } from '../../lib/blob-store';
 import {
   listMerchantDocuments,
-  toDocumentView,
   uploadDocument,
   type DocumentServiceDeps,
   type DocumentUpload,
@@ -23,6 +22,7 @@ import { principalOf, sessionToken } from '../middleware/auth';
 import { documentUpload, type StagedFile } from '../middleware/document-upload';
 import { businessUploadFields, kycUploadFields } from '../schemas/documents';
 import { parseOrThrow } from '../schemas/validate';
+import { toDocumentView } from '../views/document';
 
 /** What the document routes need; the blob store is built from DOCUMENT_STORE_DIR, the quota from DOCUMENT_QUOTA_*. */
 export interface DocumentRouteDeps {

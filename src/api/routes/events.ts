@@ -2,15 +2,14 @@
 import Router from '@koa/router';
 import { z } from '../../lib/zod';
 import type { Config } from '../../config';
-import { findEvent, listEvents } from '../../db/events';
 import type { Db } from '../../db/knex';
-import { DomainError } from '../../domain/errors';
+import { getEvent, listEventPage } from '../../services/event-service';
 import { respond } from '../envelope';
 import { principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { paginationOf, pageQueryFields } from '../pagination';
 import { parseOrThrow } from '../schemas/validate';
 
-/** Event names the service writes (interface.md, Events; docs/payments.md#events). */
+/** Event names the service writes (docs/payments.md#events). */
 export const EVENT_NAMES = ['payment.created', 'payment.completed', 'payment.failed', 'payment.cancelled', 'refund.completed', 'webhook.created'] as const;
 
 /** Query of the list: `page` ≥ 1 (default 1), `limit` 1–100 (default 10), `type` one event name. */
@@ -24,15 +23,13 @@ export function eventRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET'> }
   /** List → 200 envelope `{events, pagination: {page, limit, total, total_pages}}`, newest first. */
   router.get('/', async (ctx) => {
     const query = parseOrThrow(listEventsQuery, ctx.query);
-    const { events, total } = await listEvents(deps.db, principalOf(ctx), query);
+    const { events, total } = await listEventPage(deps, principalOf(ctx), query);
     respond(ctx, 200, 'Events retrieved', { events, pagination: paginationOf(query, total) });
   });
 
   /** Show → 200 envelope with the event; 404 for unknown or foreign ids (docs/api.md#merchants-and-environments). */
   router.get('/:id', async (ctx) => {
-    const event = await findEvent(deps.db, principalOf(ctx), ctx.params.id as string);
-    if (!event) throw new DomainError('not_found', `no event with id ${ctx.params.id}`);
-    respond(ctx, 200, 'Event retrieved', event);
+    respond(ctx, 200, 'Event retrieved', await getEvent(deps, principalOf(ctx), ctx.params.id as string));
   });
 
   return router;

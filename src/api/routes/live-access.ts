@@ -1,5 +1,5 @@
 /**
- * `/v1/developer/live-access/*` (interface.md, Live access request; docs/live-access.md#review, docs/api.md#secret-keys): file a request, read
+ * `/v1/developer/live-access/*` (docs/live-access.md#review, docs/api.md#secret-keys): file a request, read
  * its status, answer a reviewer, and reveal the first live key once. Session token only (docs/api.md#credentials).
  */
 import Router from '@koa/router';

@@ -8,13 +8,14 @@ import type { Middleware } from 'koa';
 import { resolveMerchantPayment } from '../../domain/create-payment';
 import { DomainError } from '../../domain/errors';
 import { DEFAULT_FEE_BASIS_POINTS } from '../../domain/fees';
-import { toMerchantPaymentView, type PaymentSnapshot } from '../../domain/payment-record';
+import type { PaymentSnapshot } from '../../domain/payment';
 import { createPayment, getPayment, type PaymentServiceDeps } from '../../services/payment-service';
 import { apiKeyHeader, principalOf } from '../middleware/auth';
 import { idempotency, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { merchantCreateBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
+import { toMerchantPaymentView } from '../views/payment';
 
 /** 403 `merchant_mismatch` when the path's merchant id is not the key's (interface.md, Endpoints rule 1). */
 const sameMerchant: Middleware = async (ctx, next) => {

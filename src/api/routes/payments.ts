@@ -4,8 +4,6 @@
  */
 import Router from '@koa/router';
 import { resolveGenericPayment } from '../../domain/create-payment';
-import { toGenericPaymentView } from '../../domain/payment-record';
-import { toRefundView } from '../../domain/refund';
 import { validationError } from '../../domain/errors';
 import { cancelPayment, createPayment, expirySeconds, getPayment, listPayments, refundPayment, type PaymentServiceDeps } from '../../services/payment-service';
 import { respond } from '../envelope';
@@ -14,6 +12,8 @@ import { idempotency, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { cancelBody, createdBoundInstant, genericCreateBody, listPaymentsQuery, refundBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
+import { toGenericPaymentView } from '../views/payment';
+import { toRefundView } from '../views/refund';
 
 const REFUND_MESSAGES = { completed: 'Refund completed', failed: 'Refund failed', pending: 'Refund pending' } as const;
 

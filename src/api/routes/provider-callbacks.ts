@@ -8,12 +8,9 @@
 import Router from '@koa/router';
 import getRawBody from 'raw-body';
 import type { Config } from '../../config';
-import { findPaymentByProviderReference } from '../../db/payments';
 import { PROVIDER_KINDS, type ProviderCode } from '../../domain/catalogue';
 import { DomainError } from '../../domain/errors';
-import { ProviderRefusal } from '../../providers/provider';
-import type { PaymentServiceDeps } from '../../services/payment-service';
-import { deliverProviderHint } from '../../services/provider-callbacks';
+import { receiveProviderCallback, type ProviderCallbackDeps } from '../../services/provider-callbacks';
 import { respond } from '../envelope';
 import { JSON_LIMIT_BYTES } from '../middleware/json-body';
 import { callbackRateLimit } from '../middleware/rate-limit';
@@ -23,7 +20,7 @@ import { callbackRateLimit } from '../middleware/rate-limit';
  * provider or reference), 429 `rate_limited` past the limit per provider and client IP
  * (docs/limits.md#callback-limits), counted before authentication and without PostgreSQL.
  */
-export function providerCallbackRoutes(deps: PaymentServiceDeps & { config: Pick<Config, 'PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE' | 'RATE_LIMIT_MULTIPLIER'> }): Router {
+export function providerCallbackRoutes(deps: ProviderCallbackDeps & { config: ProviderCallbackDeps['config'] & Pick<Config, 'PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE' | 'RATE_LIMIT_MULTIPLIER'> }): Router {
   const router = new Router({ prefix: '/v1/provider-callbacks' });
   const limitCallbacks = callbackRateLimit(deps.config);
 
@@ -45,24 +42,8 @@ export function providerCallbackRoutes(deps: PaymentServiceDeps & { config: Pick
     }
     const headers = Object.fromEntries(Object.entries(ctx.headers).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value[0] : value]));
     const query = Object.fromEntries(Object.entries(ctx.query).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]));
-    // Every environment's adapter of this provider authenticates the same way: try sandbox, then live.
-    const adapters = (['sandbox', 'live'] as const).flatMap((environment) => deps.providers.get(environment, code) ?? []);
-    let hint;
-    let refusal: unknown;
-    for (const adapter of adapters) {
-      try {
-        hint = adapter.parseCallback({ rawBody, headers, query });
-        break;
-      } catch (error) {
-        if (!(error instanceof ProviderRefusal)) throw error;
-        refusal = error;
-      }
-    }
-    if (!hint) throw new DomainError('unauthorized', refusal instanceof Error ? refusal.message : `no ${code} adapter is configured`);
-    const payment = await findPaymentByProviderReference(deps.db, code, hint.providerReference);
-    if (!payment) throw new DomainError('not_found', 'no payment with this provider_reference');
-    const action = await deliverProviderHint(deps, payment, { providerReference: hint.providerReference, claimed: hint.claimed });
-    respond(ctx, 200, 'Callback received', { received: true, payment_id: payment.id, action });
+    const { paymentId, action } = await receiveProviderCallback(deps, code, { rawBody, headers, query });
+    respond(ctx, 200, 'Callback received', { received: true, payment_id: paymentId, action });
   };
   router.post('/:provider', receiveCallback);
   router.put('/:provider', receiveCallback);

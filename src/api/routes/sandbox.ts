@@ -5,7 +5,7 @@
  */
 import Router from '@koa/router';
 import { z } from '../../lib/zod';
-import { toGenericPaymentView } from '../../domain/payment-record';
+import { toGenericPaymentView } from '../views/payment';
 import { getPayment } from '../../services/payment-service';
 import { confirmSandboxCard, simulateBankTransfer, type SandboxServiceDeps } from '../../services/sandbox-service';
 import { respond } from '../envelope';

@@ -1,11 +1,10 @@
 /**
- * Webhook endpoints under `/v1/developer/webhooks` (interface.md; docs/webhooks.md), authenticated by a
- * secret key or a session token (docs/api.md#credentials, interface Authentication), answered in the envelope. Foreign
+ * Webhook endpoints under `/v1/developer/webhooks` (docs/webhooks.md), authenticated by a
+ * secret key or a session token (docs/api.md#credentials), answered in the envelope. Foreign
  * and unknown ids are 404 (docs/api.md#merchants-and-environments); bad input is 400 `validation_error` naming the field and changes
  * nothing.
  */
 import Router from '@koa/router';
-import { toWebhookView } from '../../db/webhooks';
 import {
   createWebhook,
   deleteWebhook,
@@ -19,7 +18,6 @@ import {
   type WebhookServiceDeps,
 } from '../../services/webhook-service';
 import type { Config } from '../../config';
-import { audit } from '../../services/audit';
 import { respond } from '../envelope';
 import { principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { jsonBody } from '../middleware/json-body';
@@ -35,8 +33,7 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
 
   /** List → 200 envelope `{webhooks}` (docs/webhooks.md#endpoints), newest first, without secrets. */
   router.get('/', async (ctx) => {
-    const webhooks = await listWebhooks(deps, principalOf(ctx));
-    respond(ctx, 200, 'Webhooks retrieved', { webhooks: webhooks.map(toWebhookView) });
+    respond(ctx, 200, 'Webhooks retrieved', { webhooks: await listWebhooks(deps, principalOf(ctx)) });
   });
 
   /**
@@ -46,30 +43,25 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
    */
   router.post('/', jsonBody(), async (ctx) => {
     const body = parseOrThrow(createWebhookBody, ctx.request.body);
-    const created = await createWebhook(deps, principalOf(ctx), body);
-    await audit(deps.db, principalOf(ctx), 'webhook.created', created.id, ctx.ip);
-    respond(ctx, 201, 'Webhook created', created);
+    respond(ctx, 201, 'Webhook created', await createWebhook(deps, principalOf(ctx), body, ctx.ip));
   });
 
   /** Show → 200 envelope with the webhook, without its secret. */
   router.get('/:id', async (ctx) => {
-    respond(ctx, 200, 'Webhook retrieved', toWebhookView(await getWebhook(deps, principalOf(ctx), param(ctx.params.id))));
+    respond(ctx, 200, 'Webhook retrieved', await getWebhook(deps, principalOf(ctx), param(ctx.params.id)));
   });
 
   /** Change any of url, events, status (`enabled`/`disabled`), description → 200 envelope with the webhook (docs/webhooks.md#endpoints). */
   router.put('/:id', jsonBody(), async (ctx) => {
     const body = parseOrThrow(updateWebhookBody, ctx.request.body);
-    const updated = await updateWebhook(deps, principalOf(ctx), param(ctx.params.id), body);
-    await audit(deps.db, principalOf(ctx), 'webhook.updated', updated.id, ctx.ip);
-    respond(ctx, 200, 'Webhook updated', toWebhookView(updated));
+    respond(ctx, 200, 'Webhook updated', await updateWebhook(deps, principalOf(ctx), param(ctx.params.id), body, ctx.ip));
   });
 
   /** Delete → 200 envelope `{id, deleted: true}` (docs/webhooks.md#endpoints). */
   router.delete('/:id', jsonBody(), async (ctx) => {
     parseOrThrow(emptyBody, ctx.request.body);
     const id = param(ctx.params.id);
-    await deleteWebhook(deps, principalOf(ctx), id);
-    await audit(deps.db, principalOf(ctx), 'webhook.deleted', id, ctx.ip);
+    await deleteWebhook(deps, principalOf(ctx), id, ctx.ip);
     respond(ctx, 200, 'Webhook deleted', { id, deleted: true });
   });
 
@@ -86,9 +78,7 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
    */
   router.post('/:id/rotate-secret', jsonBody(), async (ctx) => {
     parseOrThrow(emptyBody, ctx.request.body);
-    const rotated = await rotateWebhookSecret(deps, principalOf(ctx), param(ctx.params.id));
-    await audit(deps.db, principalOf(ctx), 'webhook.secret_rotated', rotated.id, ctx.ip);
-    respond(ctx, 200, 'Webhook secret rotated', rotated);
+    respond(ctx, 200, 'Webhook secret rotated', await rotateWebhookSecret(deps, principalOf(ctx), param(ctx.params.id), ctx.ip));
   });
 
   /** Deliveries with their attempts, newest first → 200 envelope `{deliveries, pagination}` (docs/webhooks.md#retries). */

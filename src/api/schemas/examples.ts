@@ -5,8 +5,7 @@
  * document carries with that schema, so an example cannot drift from the shapes the API answers.
  */
 import type { z } from '../../lib/zod';
-import type * as out from './responses';
-import type { paymentDetail as paymentDetailSchema } from './dashboard';
+import type * as out from '../views';
 
 /** Ids of the example account and its resources (prefix + 24 base62 characters, as real ids). */
 export const ids = {
@@ -264,7 +263,7 @@ export const delivery: z.input<typeof out.delivery> = {
 export const testDelivery: z.input<typeof out.testDelivery> = { delivered: true, status_code: 200, duration_ms: 92, error: null };
 
 /** The dashboard's payment detail with its timeline. */
-export const paymentDetail: z.input<typeof paymentDetailSchema> = {
+export const paymentDetail: z.input<typeof out.paymentDetail> = {
   payment: partlyRefundedPayment,
   fee: 23,
   net: 977,

@@ -9,7 +9,7 @@ import { z } from '../../lib/zod';
 import { TEST_EVENT_NAME } from '../../domain/webhooks';
 import { EVENT_NAMES } from '../routes/events';
 import * as example from './examples';
-import * as out from './responses';
+import * as out from '../views';
 
 /** One event a webhook endpoint can receive. */
 interface WebhookEventDoc {
@@ -29,8 +29,6 @@ const failedPayment: z.input<typeof out.genericPayment> = {
   failure_message: 'the customer declined the payment',
   updated_at: '2026-11-24T10:00:30.000Z',
 };
-
-const refundWithPayment = out.refund.extend({ payment: out.genericPayment });
 
 /** Every event, in the order the document lists them. */
 export const WEBHOOK_EVENTS: readonly WebhookEventDoc[] = [
@@ -68,7 +66,7 @@ export const WEBHOOK_EVENTS: readonly WebhookEventDoc[] = [
     summary: 'A refund completed',
     description:
       'The provider confirmed a refund. `data` is the refund with `payment`, the payment after it (`refunded` once fully refunded). A provider success that arrives after you cancelled a payment is refunded in full automatically, with the reason `late_success_after_cancel`.',
-    data: refundWithPayment,
+    data: out.refundWithPayment,
     example: { ...example.completedRefund, payment: example.partlyRefundedPayment },
   },
   {

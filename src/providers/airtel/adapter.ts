@@ -28,6 +28,7 @@
 import { createHash } from 'node:crypto';
 import { base62FromDigest } from '../../domain/ids';
 import { CURRENCY_EXPONENTS, type Currency } from '../../domain/money';
+import type { ProviderAnswer } from '../../domain/payment';
 import { parseMsisdn } from '../../domain/phone';
 import { z } from '../../lib/zod';
 import { documentedAnswer, providerHttp, ProviderUnknownAnswer, TokenCache, type FetchLike, type ProviderHttpResponse } from '../http';
@@ -38,7 +39,6 @@ import {
   type InitiateRequest,
   type ParsedCallback,
   type PaymentProvider,
-  type ProviderAnswer,
   type RefundAnswer,
   type RefundRequest,
 } from '../provider';

@@ -33,6 +33,7 @@
  */
 import { createHash } from 'node:crypto';
 import { CURRENCY_EXPONENTS, type Currency } from '../../domain/money';
+import type { ProviderAnswer } from '../../domain/payment';
 import { z } from '../../lib/zod';
 import { documentedAnswer, providerHttp, ProviderUnknownAnswer, TokenCache, type FetchLike, type ProviderHttpResponse } from '../http';
 import {
@@ -42,7 +43,6 @@ import {
   type InitiateRequest,
   type ParsedCallback,
   type PaymentProvider,
-  type ProviderAnswer,
   type RefundAnswer,
   type RefundRequest,
 } from '../provider';

@@ -1,17 +1,17 @@
 /**
  * Sends the sandbox simulators' scheduled callbacks (docs/payments.md#provider-callbacks), as a real provider calls the URL it was
  * given: signed POSTs (`X-Provider-Signature: sha256=<hex>`, see ./callback.ts) of the scheduled
- * body to the API's callback route. Runs in every worker process and in the test stack; rows are
- * claimed with `FOR UPDATE SKIP LOCKED` under a lease, so several pumps never send one callback at
- * once, and a pump that dies mid-send leaves its rows to another once the lease ends.
+ * body to the API's callback route. Runs in every worker process and in the test stack; callbacks
+ * are claimed under a lease (./ledger.ts), so several pumps never send one callback at once, and a
+ * pump that dies mid-send leaves its callbacks to another once the lease ends.
  * A callback that fails (connection refused, time-out, non-2xx) is retried with exponential
  * backoff and given up after {@link MAX_CALLBACK_ATTEMPTS} attempts; lost callbacks are what the
  * workflows' polling covers (docs/payments.md#workflow).
  */
-import type { Db } from '../../db/knex';
-import { claimDueSandboxCallbacks, markSandboxCallbackSent, rescheduleSandboxCallback, type DueCallback } from '../../db/sandbox-ledger';
+import type { DueCallback } from '../../domain/sandbox-ledger';
 import type { Logger } from '../../logger';
 import { SIGNATURE_HEADER, signCallback } from './callback';
+import type { SandboxCallbackQueue } from './ledger';
 
 /** How many times one callback is sent before it is given up. */
 export const MAX_CALLBACK_ATTEMPTS = 5;
@@ -20,15 +20,16 @@ const CALLBACK_TIMEOUT_MS = 5_000;
 /** How many due callbacks one tick claims. */
 const BATCH = 20;
 /**
- * How long a claim holds its rows, in milliseconds: longer than the slowest tick (every callback
- * of the batch to one payment, one after another, each timing out), so a row is never sent by two
+ * How long a claim holds its callbacks, in milliseconds: longer than the slowest tick (every callback
+ * of the batch to one payment, one after another, each timing out), so a callback is never sent by two
  * pumps at once.
  */
 const CLAIM_LEASE_MS = BATCH * CALLBACK_TIMEOUT_MS + 10_000;
 
 /** What the pump needs. */
 export interface CallbackPumpOptions {
-  db: Db;
+  /** The simulators' scheduled callbacks (src/db/sandbox-ledger.ts in the worker). */
+  callbacks: SandboxCallbackQueue;
   /** The simulators' callback secret (PROVIDER_CALLBACK_SECRET), at least 32 characters. */
   secret: string;
   /** How often due callbacks are looked for, in milliseconds (default 250). */
@@ -93,16 +94,16 @@ export function startSandboxCallbackPump(options: CallbackPumpOptions): Callback
         { err: error, provider: callback.provider, providerReference: callback.providerReference, callbackUrl: callback.callbackUrl, attempts: callback.attempts, givingUp },
         givingUp ? 'sandbox callback given up' : 'sandbox callback not delivered; retrying later',
       );
-      // Given up: the row keeps MAX_CALLBACK_ATTEMPTS attempts and no sent_at, and is never claimed again.
-      if (!givingUp) await rescheduleSandboxCallback(options.db, callback.id, new Date(Date.now() + retryBaseMs * 2 ** (callback.attempts - 1)));
+      // Given up: a callback tried MAX_CALLBACK_ATTEMPTS times is never claimed again.
+      if (!givingUp) await options.callbacks.rescheduleCallback(callback.id, new Date(Date.now() + retryBaseMs * 2 ** (callback.attempts - 1)));
       return;
     }
-    await markSandboxCallbackSent(options.db, callback.id, new Date());
+    await options.callbacks.markCallbackSent(callback.id, new Date());
   }
 
   async function run(): Promise<void> {
     try {
-      const due = await claimDueSandboxCallbacks(options.db, new Date(), { limit: BATCH, maxAttempts: MAX_CALLBACK_ATTEMPTS, leaseMs: CLAIM_LEASE_MS });
+      const due = await options.callbacks.claimDueCallbacks(new Date(), { limit: BATCH, maxAttempts: MAX_CALLBACK_ATTEMPTS, leaseMs: CLAIM_LEASE_MS });
       // One payment's callbacks one after another, in due order (a provider's arrive in order);
       // different payments' at once, so one slow URL holds up no other payment.
       const sent = await Promise.allSettled(
@@ -110,7 +111,7 @@ export function startSandboxCallbackPump(options: CallbackPumpOptions): Callback
           for (const callback of group) await send(callback);
         }),
       );
-      // A row whose outcome could not be written is sent again when its lease ends (a hint twice is harmless, docs/providers.md#adapters).
+      // A callback whose outcome could not be written is sent again when its lease ends (a hint twice is harmless, docs/providers.md#adapters).
       for (const result of sent) if (result.status === 'rejected') options.logger?.warn({ err: result.reason }, 'sandbox callback outcome could not be recorded');
     } catch (error) {
       options.logger?.warn({ err: error }, 'sandbox callbacks could not be claimed');

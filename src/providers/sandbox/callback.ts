@@ -4,23 +4,13 @@
  * (PROVIDER_CALLBACK_SECRET), as a live provider's signed callback would be.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { z } from '../../lib/zod';
+import type { z } from 'zod';
+import { sandboxCallbackBody } from '../../domain/sandbox';
 import { ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
 import { claimedStatusOf } from './statuses';
 
-/**
- * The body of a simulated provider callback (docs/payments.md#provider-callbacks), JSON: `{provider_reference, status,
- * failure_code?, failure_message?}` with `status` in the simulator's own vocabulary.
- */
-export const callbackBody = z.object({
-  provider_reference: z.string().min(1).max(100),
-  status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
-  failure_code: z.enum(['declined', 'card_declined', 'insufficient_funds', 'provider_error']).optional(),
-  failure_message: z.string().max(500).optional(),
-});
-
-/** A simulated callback's body, as {@link callbackBody} validates it. */
-export type SandboxCallbackBody = z.infer<typeof callbackBody>;
+/** A simulated callback's body, as {@link sandboxCallbackBody} validates it. */
+export type SandboxCallbackBody = z.infer<typeof sandboxCallbackBody>;
 
 /** The header the simulators sign their callbacks with (lower-case, as Node gives header names). */
 export const SIGNATURE_HEADER = 'x-provider-signature';
@@ -51,7 +41,7 @@ export function parseSandboxCallback(request: CallbackRequest, secret: string): 
   } catch {
     throw new ProviderRefusal('the callback body is not JSON');
   }
-  const parsed = callbackBody.safeParse(json);
+  const parsed = sandboxCallbackBody.safeParse(json);
   if (!parsed.success) throw new ProviderRefusal('the callback body is not a valid callback');
   return { providerReference: parsed.data.provider_reference, claimed: claimedStatusOf(parsed.data.status) };
 }

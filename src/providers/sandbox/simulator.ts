@@ -1,6 +1,6 @@
 /**
  * Sandbox provider simulators (docs/payments.md#sandbox-scenarios, docs/payments.md#card-payments, docs/providers.md#adapters), one per provider code, sharing one ledger
- * (db/sandbox-ledger.ts). They behave as live providers do at the boundary: initiation gives the
+ * (./ledger.ts). They behave as live providers do at the boundary: initiation gives the
  * provider's reference and its own next action, answers can be definite, unknown (a time-out) or
  * late, signed callbacks are scheduled for the API (sent by ./callback-pump.ts), and a flow the
  * real provider lacks is declared unsupported.
@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ProviderCode } from '../../domain/catalogue';
 import { randomBase62 } from '../../domain/ids';
-import type { NextAction } from '../../domain/payment-record';
+import type { NextAction, ProviderAnswer } from '../../domain/payment';
 import {
   bankTransferReference,
   behaviourForNumber,
@@ -26,16 +26,7 @@ import {
   SANDBOX_BANK_ACCOUNT,
   type SandboxBehaviour,
 } from '../../domain/sandbox';
-import type { Db } from '../../db/knex';
-import {
-  decideSandboxTransaction,
-  findSandboxRefund,
-  findSettledSandboxTransaction,
-  insertSandboxTransaction,
-  refundSandboxTransaction,
-  type ScheduledCallback,
-  type SandboxTransaction,
-} from '../../db/sandbox-ledger';
+import type { SandboxTransaction, ScheduledCallback } from '../../domain/sandbox-ledger';
 import { newId } from '../../lib/ids';
 import {
   ProviderRefusal,
@@ -44,17 +35,17 @@ import {
   type InitiateRequest,
   type ParsedCallback,
   type PaymentProvider,
-  type ProviderAnswer,
   type ProviderCapabilities,
   type RefundAnswer,
   type RefundRequest,
 } from '../provider';
 import { parseSandboxCallback, type SandboxCallbackBody } from './callback';
+import type { SandboxLedger } from './ledger';
 import { answerOf, refundAnswerOf, type SandboxStatus } from './statuses';
 
-/** What the simulators need: the database, a clock, delays in milliseconds and the callback secret. */
+/** What the simulators need: their ledger, a clock, delays in milliseconds and the callback secret. */
 export interface SandboxDeps {
-  db: Db;
+  ledger: SandboxLedger;
   /** The simulators' clock (settle times, refund decisions, callback due times). */
   now: () => Date;
   /** Simulated customer approval for customer-number providers, in milliseconds (docs/payments.md#sandbox-scenarios: 3 s). */
@@ -127,7 +118,7 @@ function initialStateOf(behaviour: SandboxBehaviour | undefined): Pick<SandboxTr
 
 /**
  * A simulated provider of `code` deciding as `mode` says (see the module's comment), on the ledger
- * in `deps.db`. Implements {@link PaymentProvider} with its three-valued answers: values, a
+ * `deps.ledger`. Implements {@link PaymentProvider} with its three-valued answers: values, a
  * {@link ProviderRefusal} for an unknown reference or a bad callback, plain errors for the simulated
  * time-outs (`0007` refunds, `0008` initiation), {@link ProviderUnsupported} for cancel of a
  * customer-number request.
@@ -137,7 +128,7 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
 
   /** The transaction `reference` of this simulator, settled when due. */
   async function find(reference: string): Promise<SandboxTransaction> {
-    const row = await findSettledSandboxTransaction(deps.db, reference, deps.now());
+    const row = await deps.ledger.findSettledTransaction(reference, deps.now());
     if (!row || row.provider !== code) throw new ProviderRefusal(`unknown ${code} reference ${reference}`);
     return row;
   }
@@ -192,7 +183,7 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
         callback_url: request.callbackUrl,
       };
       // Idempotent on the key: a repeated call finds the first transaction and its next action.
-      const { transaction, inserted } = await insertSandboxTransaction(deps.db, row, callbacksOf(row, behaviour));
+      const { transaction, inserted } = await deps.ledger.insertTransaction(row, callbacksOf(row, behaviour));
       if (transaction.provider !== code) throw new ProviderRefusal(`idempotency key ${request.idempotencyKey} belongs to another provider's request`);
       // 0008: the provider took the request, but its answer never reached us; a retry finds it.
       if (inserted && behaviour?.kind === 'initiation_timeout') throw new Error(`${code} did not answer in time (simulated time-out at initiation)`);
@@ -207,7 +198,7 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
       if (!CAPABILITIES[mode].cancel) throw new ProviderUnsupported(code, 'cancel');
       await find(reference);
       // A transaction already decided keeps its decision: a cancel that races a success loses (docs/payments.md#states).
-      return answerOf((await decideSandboxTransaction(deps.db, reference, { status: 'cancelled' }, deps.now())) as SandboxTransaction);
+      return answerOf((await deps.ledger.decideTransaction(reference, { status: 'cancelled' }, deps.now())) as SandboxTransaction);
     },
 
     async refund(request: RefundRequest): Promise<RefundAnswer> {
@@ -216,7 +207,7 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
       // 0006: this provider refuses every refund (a definite answer; nothing is recorded).
       if (behaviour?.kind === 'refunds_refused') return { status: 'failed', failureMessage: 'the provider refused the refund' };
       const decideAt = behaviour?.kind === 'refund_answer_unknown' ? new Date(deps.now().getTime() + refundUnknownMs) : null;
-      const result = await refundSandboxTransaction(deps.db, request.providerReference, request.idempotencyKey, request.amount, decideAt);
+      const result = await deps.ledger.refundTransaction(request.providerReference, request.idempotencyKey, request.amount, decideAt);
       if ('refused' in result) {
         return {
           status: 'failed',
@@ -224,13 +215,13 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
         };
       }
       // 0007: the provider took the refund, but its answer is lost until it decides (ask with fetchRefund).
-      const stored = (await findSandboxRefund(deps.db, request.idempotencyKey, deps.now())) ?? result.refund;
+      const stored = (await deps.ledger.findRefund(request.idempotencyKey, deps.now())) ?? result.refund;
       if (stored.status === 'pending') throw new Error(`${code} did not answer the refund in time (simulated time-out)`);
       return refundAnswerOf(code, stored);
     },
 
     async fetchRefund(request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
-      const refund = await findSandboxRefund(deps.db, request.idempotencyKey, deps.now());
+      const refund = await deps.ledger.findRefund(request.idempotencyKey, deps.now());
       // Never received (or refused, which records nothing): the caller may send it again with the same key.
       if (!refund || refund.provider_reference !== request.providerReference) return { status: 'not_received' };
       return refundAnswerOf(code, refund);

@@ -4,9 +4,9 @@
  * the provider took it (the customer has the prompt), a success `completed`, a refusal `failed` with
  * its reason, a withdrawn request `cancelled`; a ledger refund is `pending` until decided, then `succeeded`.
  */
-import type { FailureCode, ProviderOutcome } from '../../domain/payment';
-import type { SandboxRefund, SandboxTransaction } from '../../db/sandbox-ledger';
-import type { ProviderAnswer, RefundAnswer } from '../provider';
+import type { FailureCode, ProviderAnswer, ProviderOutcome } from '../../domain/payment';
+import type { SandboxRefund, SandboxTransaction } from '../../domain/sandbox-ledger';
+import type { RefundAnswer } from '../provider';
 
 /** The simulator's word for a transaction's state: `pending`, `succeeded`, `failed` or `cancelled`. */
 export type SandboxStatus = SandboxTransaction['status'];

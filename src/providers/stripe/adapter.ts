@@ -26,7 +26,7 @@
  * call never takes longer than `timeoutMs` of silence.
  */
 import Stripe from 'stripe';
-import type { ProviderOutcome } from '../../domain/payment';
+import type { ProviderAnswer, ProviderOutcome } from '../../domain/payment';
 import type { z } from '../../lib/zod';
 import { ProviderUnknownAnswer } from '../http';
 import {
@@ -35,7 +35,6 @@ import {
   type InitiateRequest,
   type ParsedCallback,
   type PaymentProvider,
-  type ProviderAnswer,
   type RefundAnswer,
   type RefundRequest,
 } from '../provider';

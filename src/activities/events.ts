@@ -1,7 +1,8 @@
-/** Building event rows (docs/payments.md#events) for code outside workflows (the API and activities). */
+/** Building event rows (docs/payments.md#events) for the activities and the services that write events. */
 import type { EventInput } from '../db/payments';
-import { toGenericPaymentView, type PaymentSnapshot } from '../domain/payment-record';
-import { deriveId } from './ids';
+import type { PaymentSnapshot } from '../domain/payment';
+import { toGenericPaymentView } from '../api/views/payment';
+import { deriveId } from '../lib/ids';
 
 /**
  * The event row of a payment step; its id is derived from the payment id and the step (docs/payments.md#events), so it

@@ -1,15 +1,16 @@
 /**
  * Starting webhook deliveries (docs/payments.md#events): after an event row is committed, one `webhookDeliveryWorkflow`
  * per subscribed webhook of the event's merchant and environment whose status is enabled or failed.
- * Used by the activities that write events, by the API paths that write them (`payment.created`,
+ * Used by the activities that write events, by the services that write them (`payment.created`,
  * `webhook.created`) and by the retry operation. Safe to repeat: the delivery id is derived from the
  * workflow id, and a workflow id that was already used is refused by Temporal and taken as done.
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
 import type { EventInput } from '../db/payments';
-import { findSubscribedWebhookIds, insertDelivery, type DeliveryRecord } from '../db/webhooks';
+import { findSubscribedWebhookIds, insertDelivery } from '../db/webhooks';
 import { ID_PREFIXES } from '../domain/ids';
+import type { DeliveryRecord } from '../domain/webhooks';
 import { deriveId } from '../lib/ids';
 import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
 import { webhookDeliveryWorkflowId, type WebhookDeliveryInput } from '../workflows/webhook-messages';

@@ -1,0 +1,22 @@
+/** The API's form of an audit log entry (docs/live-access.md#audit-log), as `GET /v1/developer/activity` lists it. */
+import { z } from '../../lib/zod';
+import type { ActivityEntry } from '../../domain/activity-log';
+import { timestamp } from './timestamp';
+
+/** An audit log entry (docs/live-access.md#audit-log). */
+export const activityEntry = z.object({
+  id: z.string(),
+  actor: z.object({ type: z.enum(['developer', 'api_key', 'reviewer', 'operator', 'system']), id: z.string() }),
+  action: z.string(),
+  target: z.string(),
+  ip: z.string().nullable(),
+  created_at: timestamp,
+});
+
+/** An audit log entry as answered. */
+export type ActivityView = z.output<typeof activityEntry>;
+
+/** The API form of an entry. */
+export function toActivityView(entry: ActivityEntry): ActivityView {
+  return { id: entry.id, actor: entry.actor, action: entry.action, target: entry.target, ip: entry.ip, created_at: entry.createdAt };
+}

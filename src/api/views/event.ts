@@ -1,0 +1,22 @@
+/** The API's form of an event (docs/payments.md#events), as `GET /v1/developer/events` lists it. */
+import { z } from '../../lib/zod';
+import { timestamp } from './timestamp';
+
+/** An event (docs/payments.md#events). */
+export const event = z
+  .object({ id: z.string(), object: z.literal('event'), event: z.string(), created_at: timestamp, data: z.unknown().openapi({ description: 'The object the event is about, as a webhook delivery carries it (see the `webhooks` section)' }) })
+  .openapi('Event');
+
+/** An event as answered. */
+export type EventView = z.output<typeof event>;
+
+/**
+ * An event as stored, and as webhook deliveries and the event stream carry it (docs/webhooks.md#signatures,
+ * docs/developer-tools.md#event-stream): the view without `object`.
+ */
+export type EventPayload = Omit<EventView, 'object'>;
+
+/** The API form of a stored event. */
+export function toEventView(stored: EventPayload): EventView {
+  return { id: stored.id, object: 'event', event: stored.event, created_at: stored.created_at, data: stored.data };
+}

@@ -1,0 +1,16 @@
+/**
+ * The response schemas of every resource, for the OpenAPI document (src/api/openapi.ts reads them as `out.…`). Each
+ * lives in its resource's module beside the function that builds that answer from the domain's record.
+ */
+export { activityEntry } from './activity';
+export { developer, keySummary, profile, revealedKey, session } from './developer';
+export { document } from './document';
+export { envelope, envelopeError, plainError } from './envelope';
+export { event } from './event';
+export { liveAccessStatus } from './live-access';
+export { cursorPagination, pagination } from './pagination';
+export { genericPayment, merchantPayment, nextAction } from './payment';
+export { paymentDetail, statusChange } from './payment-detail';
+export { refund, refundWithPayment } from './refund';
+export { analytics, transaction } from './transaction';
+export { delivery, deliveryAttempt, testDelivery, webhook, webhookWithSecret } from './webhook';

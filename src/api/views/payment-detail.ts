@@ -1,0 +1,41 @@
+/**
+ * The dashboard's payment detail (README.md#dashboard), as `GET /v1/developer/payments/{id}` answers it; built by
+ * src/services/payment-timeline.ts.
+ */
+import { z } from '../../lib/zod';
+import { PAYMENT_STATUSES } from '../../domain/payment';
+import { event } from './event';
+import { genericPayment } from './payment';
+import { refund } from './refund';
+import { timestamp } from './timestamp';
+import { delivery } from './webhook';
+
+/** One status change of the payment's timeline, with where it came from. */
+export const statusChange = z.object({
+  at: timestamp,
+  from: z.enum(PAYMENT_STATUSES).nullable(),
+  to: z.enum(PAYMENT_STATUSES),
+  source: z.enum(['create', 'provider_callback', 'poll', 'expiry', 'merchant', 'reconciliation']),
+  failure_code: z.string().nullable(),
+  failure_message: z.string().nullable(),
+});
+
+/**
+ * The payment detail: amounts in minor units, `net` = amount − fee − refunded; the events sent about the payment,
+ * oldest first, each with its webhook deliveries; `next_provider_check` null once the service will not ask the
+ * provider again.
+ */
+export const paymentDetail = z.object({
+  payment: genericPayment,
+  fee: z.number().int(),
+  net: z.number().int(),
+  provider_reference: z.string().nullable(),
+  refunds: z.array(refund),
+  status_changes: z.array(statusChange),
+  history_available: z.boolean(),
+  events: z.array(event.omit({ object: true, data: true }).extend({ data: z.unknown(), deliveries: z.array(delivery) })),
+  next_provider_check: z.object({ at: timestamp, reason: z.enum(['poll', 'expiry', 'refund_check']) }).nullable(),
+});
+
+/** The payment detail as answered. */
+export type PaymentDetailView = z.output<typeof paymentDetail>;

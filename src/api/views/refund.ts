@@ -1,0 +1,41 @@
+/** The API's form of a refund (docs/payments.md#cancel-and-refund), also the `data` of `refund.completed` with the payment. */
+import { z } from '../../lib/zod';
+import type { RefundRecord } from '../../domain/refund';
+import { genericPayment } from './payment';
+import { timestamp } from './timestamp';
+
+/** A refund (docs/payments.md#cancel-and-refund); `amount` in minor units. */
+export const refund = z.object({
+  id: z.string(),
+  object: z.literal('refund'),
+  payment_id: z.string(),
+  amount: z.number().int(),
+  currency: z.string(),
+  status: z.enum(['pending', 'completed', 'failed']),
+  reason: z.string().nullable(),
+  failure_message: z.string().nullable(),
+  created_at: timestamp,
+  completed_at: timestamp.nullable(),
+}).openapi('Refund');
+
+/** A refund as answered. */
+export type RefundView = z.output<typeof refund>;
+
+/** The `data` of a `refund.completed` event (docs/payments.md#events): the refund with the payment after it. */
+export const refundWithPayment = refund.extend({ payment: genericPayment });
+
+/** The API form of a refund. */
+export function toRefundView(record: RefundRecord): RefundView {
+  return {
+    id: record.id,
+    object: 'refund',
+    payment_id: record.paymentId,
+    amount: record.amount,
+    currency: record.currency,
+    status: record.status,
+    reason: record.reason,
+    failure_message: record.failureMessage,
+    created_at: record.createdAt,
+    completed_at: record.completedAt,
+  };
+}

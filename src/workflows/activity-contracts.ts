@@ -1,0 +1,251 @@
+/**
+ * The activities each workflow calls, declared once: their names, inputs, results and the
+ * `ApplicationFailure` types they raise. `src/activities/` implements these interfaces
+ * (`createPaymentActivities(deps): PaymentActivities`, …); the workflows call them through
+ * `proxyActivities<PaymentActivities>(…)`. A renamed activity or a changed input or result breaks
+ * the recorded histories (docs/workflow-changes.md). Types and constants only: safe inside the
+ * workflow sandbox.
+ */
+import type { ActivityAction, Actor } from '../domain/activity-log';
+import type { ProviderCode } from '../domain/catalogue';
+import type { Environment } from '../domain/environment';
+import type { LiveAccessMailDetails, ReviewState } from '../domain/live-access';
+import type { PaymentStatus, ProviderAnswer, ProviderOutcome } from '../domain/payment';
+import type { PaymentSnapshot } from '../domain/payment';
+import type { RefundAnswerOutcome } from '../domain/payment-steps';
+import type { RefundRecord } from '../domain/refund';
+import type { AttemptOutcome, AttemptRecord, WebhookStatus } from '../domain/webhooks';
+
+/** `ApplicationFailure.type` values activities raise and workflows and the API match (never class names, style rule 6). */
+export const FAILURE_TYPES = {
+  /** No adapter serves the payment, or the provider did not answer for 2 minutes (non-retryable). */
+  providerUnavailable: 'ProviderUnavailable',
+  /** The provider definitely refused (details carry the failure code; non-retryable). */
+  providerRejected: 'ProviderRejected',
+  /** The provider does not offer the flow (cancel, refund; non-retryable). */
+  providerUnsupported: 'ProviderUnsupported',
+  /** A poll whose answer changes nothing: `pollProviderPayment`'s retry is the next poll (benign). */
+  providerStillWaiting: 'ProviderStillWaiting',
+  /**
+   * `initiatePayment` could not record the payment at all: PostgreSQL refused its data (SQLSTATE
+   * class 22), so nothing was written and the provider was not asked (non-retryable).
+   */
+  paymentNotRecorded: 'PaymentNotRecorded',
+  /** Any other statement PostgreSQL refused for its data (SQLSTATE class 22), raised by every activity (non-retryable). */
+  dataError: 'DataError',
+  /** `loadPayment` found no such payment (non-retryable). */
+  notFound: 'not_found',
+  /** `deliverAndRecordWebhook` found no such delivery (non-retryable). */
+  deliveryNotFound: 'DeliveryNotFound',
+} as const;
+
+/** Which provider call an activity makes: the adapter of `provider` in `environment`. */
+export interface ProviderCall {
+  environment: Environment;
+  provider: ProviderCode;
+}
+
+/** What `initiatePayment` returns: the payment as recorded, and the provider's word to apply next. */
+export interface InitiationResult {
+  /** `pending` with the provider's reference and next action, or `failed` when refused outright. */
+  payment: PaymentSnapshot;
+  /** The provider's current answer (e.g. `completed` at once), applied by the workflow afterwards; absent after a refusal. */
+  outcome?: ProviderOutcome;
+}
+
+/** What `pollProviderPayment` returns: the provider's answer that changes the payment, and the poll (attempt, from 1) that saw it. */
+export interface PollResult {
+  answer: ProviderAnswer;
+  attempt: number;
+}
+
+/** A refund of a payment, as `refundAtProvider` and `fetchRefundAtProvider` take it. */
+export interface RefundCall {
+  payment: PaymentSnapshot;
+  refund: RefundRecord;
+}
+
+/**
+ * The payment workflow's activities (docs/payments.md#workflow): the only code that calls providers
+ * and writes the payments read model. Each is idempotent (provider idempotency keys derived from the
+ * payment or refund id, writes keyed and versioned), so retries never charge, refund or write twice.
+ */
+export interface PaymentActivities {
+  /**
+   * The payment's first step (docs/payments.md#states, docs/providers.md#adapters): writes the
+   * payment and `payment.created` unless present and starts that event's deliveries, asks the
+   * provider to collect it (idempotency key derived from the payment id, so a retry after a crash
+   * finds the same request), and writes what the provider gave: its reference and `next_action` on
+   * the `pending` payment, or the outright refusal as `failed`. Unknown answers are retried (the same
+   * request) for 2 minutes; read-model faults by the workflow's policy (docs/limits.md#retries).
+   * @param input.changedAt the workflow's time (ISO 8601) for the write
+   * @returns the payment as recorded and the provider's current answer
+   * @throws ApplicationFailure `ProviderUnavailable` (no adapter, or no answer for 2 min; non-retryable);
+   *   `PaymentNotRecorded` (non-retryable) when PostgreSQL refuses the payment's data, before anything
+   *   is written or sent; `DataError` (non-retryable) when it refuses a later write
+   */
+  initiatePayment(input: { payment: PaymentSnapshot; changedAt: string }): Promise<InitiationResult>;
+
+  /**
+   * Writes the payment's state (status change, reconciliation, late answer) and the event its status
+   * emits, then starts that event's webhook deliveries (docs/payments.md#states,
+   * docs/payments.md#events). Ordered by the payment's version.
+   * @throws a retryable error while the row is missing
+   */
+  recordPaymentStatus(payment: PaymentSnapshot): Promise<void>;
+
+  /**
+   * The payment as the read model holds it, for a workflow re-opened after it closed
+   * (docs/payments.md#workflow), with the refunds still pending there (normally none).
+   * @throws ApplicationFailure `not_found` (non-retryable) when there is no such payment
+   */
+  loadPayment(paymentId: string): Promise<{ payment: PaymentSnapshot; pendingRefunds: RefundRecord[] }>;
+
+  /**
+   * The provider's current answer about the payment (docs/payments.md#provider-callbacks): confirms
+   * a callback, and is the last word at expiry. Unknown answers are retried.
+   * @throws ApplicationFailure `ProviderRejected` for a reference the provider does not know
+   */
+  fetchProviderPaymentStatus(input: ProviderCall & { providerReference: string }): Promise<ProviderAnswer>;
+
+  /**
+   * One poll of the provider (docs/payments.md#workflow): the workflow's retry policy (2 s doubling
+   * to 60 s, until `expires_at`) schedules the next one on the server, so a payment waiting on its
+   * provider costs no workflow task per poll. An answer that changes nothing, a provider fault and a
+   * time-out fail the attempt alike and are retried.
+   * @param input.status the payment's status now (`pending` or `processing`)
+   * @returns the answer that changes the payment and the attempt that saw it
+   * @throws ApplicationFailure `ProviderStillWaiting` (retryable, benign), `ProviderUnavailable` (no adapter, non-retryable)
+   */
+  pollProviderPayment(input: ProviderCall & { providerReference: string; status: PaymentStatus }): Promise<PollResult>;
+
+  /**
+   * Asks the provider to stop collecting (docs/payments.md#cancel-and-refund).
+   * @returns the provider's final word, or `unsupported` when it cannot withdraw its request (mobile money)
+   * @throws ApplicationFailure `ProviderRejected`; unknown answers are retried
+   */
+  cancelProviderPayment(input: ProviderCall & { providerReference: string }): Promise<ProviderAnswer | 'unsupported'>;
+
+  /**
+   * Sends a refund to the provider (docs/payments.md#cancel-and-refund): first writes it `pending`
+   * unless its id is known (then answers `already_settled` with the stored refund when an earlier run
+   * settled it, and sends nothing), then asks the provider with the idempotency key
+   * `refund:{refund id}`, so a retried or repeated call never refunds twice.
+   * @returns the provider's answer; `pending` when it took the refund without deciding
+   * @throws ApplicationFailure `ProviderUnsupported` (non-retryable) before anything is written when
+   *   the provider has no refunds; unknown answers are retried, then left to `fetchRefundAtProvider`
+   */
+  refundAtProvider(input: RefundCall): Promise<RefundAnswerOutcome>;
+
+  /**
+   * Asks the provider what became of a refund whose answer was unknown
+   * (docs/payments.md#cancel-and-refund). A refund the provider never received is written `pending`
+   * when it is not yet and sent now, with the same idempotency key: a refund the workflow accepted is
+   * never failed for a fault of ours, and never made twice.
+   * @returns its answer (`pending` while the provider has not decided)
+   * @throws on an unknown answer (retried by the workflow's schedule)
+   */
+  fetchRefundAtProvider(input: RefundCall): Promise<RefundAnswerOutcome>;
+
+  /**
+   * Writes a refund's final outcome, the payment it changed and, when it completed, the
+   * `refund.completed` event (the refund with the payment after it), in one transaction, then starts
+   * that event's webhook deliveries (docs/payments.md#cancel-and-refund, docs/payments.md#events).
+   */
+  recordRefundOutcome(input: { refund: RefundRecord; payment: PaymentSnapshot }): Promise<void>;
+}
+
+/** One step of a review to record; `step` is unique within the request (`request_info:2`, `reminder:1`). */
+export interface ReviewStepRecord {
+  merchantId: string;
+  /** The review's state after the step. */
+  state: ReviewState;
+  /** ISO 8601 UTC time of the step, from the workflow's clock. */
+  at: string;
+  step: string;
+  /** The audit entry of the step (docs/live-access.md#audit-log), if it makes one. */
+  activity?: { actor: Actor; action: ActivityAction };
+  /** A message of the conversation the step adds (a reviewer's question or reason, a developer's answer). */
+  message?: { authorType: 'reviewer' | 'developer'; author: string; body: string };
+}
+
+/** Input of `approveLiveAccessRequest`: the approved state, the workflow's time (ISO 8601 UTC) and who approved. */
+export interface ApprovalRecord {
+  merchantId: string;
+  state: ReviewState;
+  at: string;
+  reviewer: string;
+}
+
+/** Input of `sendLiveAccessEmail`: the request, the workflow's time of the step and what to say. */
+export interface LiveAccessEmail {
+  requestId: string;
+  at: string;
+  step: string;
+  details: LiveAccessMailDetails;
+}
+
+/**
+ * The live access review's activities (docs/live-access.md#review): the only code of the review
+ * that writes PostgreSQL, creates the live key and sends e-mail. Ids of keys, messages and audit
+ * entries derive from the request and the step, so a retry writes nothing twice; e-mail is
+ * at-least-once, a resend carrying the same Message-ID.
+ */
+export interface LiveAccessActivities {
+  /**
+   * Writes a review step to the read model with its message and audit entry (docs/live-access.md#audit-log).
+   * @throws a retryable error while the request row is missing
+   */
+  recordLiveAccessReview(record: ReviewStepRecord): Promise<void>;
+
+  /**
+   * Approves (docs/live-access.md#review, docs/api.md#secret-keys): creates the first live key
+   * (`sk_live_…`, stored as hash and last 4, the secret sealed until its one reveal), grants live
+   * access, assigns plan `starter` and writes the state and the audit entries, in one transaction.
+   * @returns the live key's id and last 4 characters, and the merchant's plan afterwards
+   */
+  approveLiveAccessRequest(record: ApprovalRecord): Promise<{ keyId: string; last4: string; plan: string }>;
+
+  /**
+   * Sends one review e-mail (docs/live-access.md#e-mail): reviewers for a new request and reminders,
+   * the developer for questions and decisions. Addresses and names are read at send time.
+   * @returns the message's id and where the mailer put it (SMTP server or `.eml` file)
+   * @throws when the request or developer is missing (retryable), or the transport fails
+   */
+  sendLiveAccessEmail(email: LiveAccessEmail): Promise<{ messageId: string; location: string }>;
+}
+
+/** Why an attempt was skipped: the endpoint was disabled, deleted, or failed by a 410 Gone. */
+export type SkipReason = 'webhook_disabled' | 'webhook_deleted' | 'webhook_gone';
+
+/** What a self-recording attempt did: sent (with the outcome, and whether its record was written), or skipped. */
+export type RecordedAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome; recorded: boolean } | { kind: 'skipped'; reason: SkipReason };
+
+/**
+ * The webhook delivery workflow's activities (docs/webhooks.md#retries): make one attempt and record
+ * it with the statuses that follow. A receiver's failure is an outcome, never a thrown error, so the
+ * workflow's timers make the schedule.
+ */
+export interface WebhookActivities {
+  /**
+   * Attempt `attempt` of the delivery, recording itself: POSTs the event once to the endpoint as it
+   * is now, signed with every secret still valid (docs/webhooks.md#secret-rotation), then writes the
+   * attempt with the delivery's and the endpoint's statuses after it, decided as the workflow decides
+   * (`decideAfterAttempt`). A failed write is answered `recorded: false` (a retry would send again),
+   * and the workflow records the attempt itself.
+   * @param input.attemptedAt when the workflow asked for the attempt (workflow time, ISO 8601)
+   * @returns `skipped` for a disabled, deleted or gone endpoint, else the outcome
+   * @throws ApplicationFailure `DeliveryNotFound` (non-retryable); `WebhookAttemptNotMade` (retryable)
+   *   when the store or the event cannot be read: nothing was sent, and the workflow does not count it
+   */
+  deliverAndRecordWebhook(input: { deliveryId: string; attempt: number; attemptedAt: string }): Promise<RecordedAttemptResult>;
+
+  /**
+   * Records an attempt and the statuses after it (docs/webhooks.md#retries). Idempotent.
+   * @returns the endpoint's status after the attempt (undefined when the endpoint is gone)
+   */
+  recordWebhookAttempt(record: AttemptRecord): Promise<WebhookStatus | undefined>;
+
+  /** Ends a delivery whose endpoint was disabled or deleted before it finished. Idempotent. */
+  recordWebhookDeliveryCancelled(input: { deliveryId: string }): Promise<void>;
+}
