@@ -1,5 +1,5 @@
 /**
- * Data the database refuses is not a fault that passes (issue 15, docs/api.md#errors): an activity whose statement
+ * Data the database refuses is not a fault that passes (docs/api.md#errors): an activity whose statement
  * PostgreSQL refuses with SQLSTATE class 22 (NUL in text or jsonb, a number out of range, …) fails
  * non-retryably with `ApplicationFailure` type `DataError`, so no workflow retries it forever; the
  * message names the SQLSTATE and the activity, never the refused values.

@@ -1,5 +1,5 @@
 /**
- * Worker metrics of activity retries (issue 15, docs/limits.md#retries), so that no workflow
+ * Worker metrics of activity retries (docs/limits.md#retries), so that no workflow
  * retries unseen: an activity interceptor counts every attempt after the first, and every attempt
  * that failed for a fault and will not be tried again (its policy's attempts or schedule-to-close
  * time spent, or data PostgreSQL refuses). Counted on the activity context's metric meter, which the

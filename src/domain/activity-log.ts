@@ -13,7 +13,7 @@ export interface Actor {
   id: string;
 }
 
-/** Actions written so far (live access and documents, issue 5). */
+/** The actions the activity log records (live access and documents). */
 export type ActivityAction =
   | 'document.uploaded'
   | 'live_access.requested'
