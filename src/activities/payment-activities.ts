@@ -211,9 +211,12 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
     async refundAtProvider(input) {
       const { payment, refund } = input;
       const provider = providerFor(payment);
-      if (!provider.supports.refund) {
-        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnsupported, message: `${payment.provider} does not support refunds`, nonRetryable: true });
-      }
+      const unsupported = !provider.supports.refund
+        ? `${payment.provider} payments cannot be refunded through the API`
+        : !provider.supports.partialRefund && refund.amount !== payment.amount
+          ? `${payment.provider} payments can only be refunded whole: refund ${payment.amount} (minor units) or nothing`
+          : undefined;
+      if (unsupported) throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnsupported, message: unsupported, nonRetryable: true });
       const stored = await insertRefund(deps.db, refund);
       if (stored.status !== 'pending') return { status: 'already_settled', refund: stored };
       return callProvider(payment.provider, 'refund', () => provider.refund(refundRequestOf(payment, refund)));

@@ -69,6 +69,8 @@ export interface ProviderCapabilities {
   cancel: boolean;
   /** The provider can return collected money. */
   refund: boolean;
+  /** The provider can return part of a payment; when false only a refund of the whole amount is sent (docs/providers.md#airtel-money). */
+  partialRefund: boolean;
 }
 
 /**

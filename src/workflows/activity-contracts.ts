@@ -133,7 +133,8 @@ export interface PaymentActivities {
    * `refund:{refund id}`, so a retried or repeated call never refunds twice.
    * @returns the provider's answer; `pending` when it took the refund without deciding
    * @throws ApplicationFailure `ProviderUnsupported` (non-retryable) before anything is written when
-   *   the provider has no refunds; unknown answers are retried, then left to `fetchRefundAtProvider`
+   *   the provider has no refunds, or returns only whole payments and this refund is partial;
+   *   unknown answers are retried, then left to `fetchRefundAtProvider`
    */
   refundAtProvider(input: RefundCall): Promise<RefundAnswerOutcome>;
 

@@ -212,7 +212,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       if (!(error instanceof ActivityFailure)) throw error;
       if (causeType(error) === FAILURE_TYPES.providerUnsupported) {
         state = withdrawRefund(current(), refund.id);
-        throw failure('payment_not_refundable', `${current().payment.provider} payments cannot be refunded through the API`);
+        throw failure('payment_not_refundable', causeMessage(error));
       }
       answer = causeType(error) === FAILURE_TYPES.providerRejected ? { status: 'failed', failureMessage: causeMessage(error) } : { status: 'pending' };
     }

@@ -2,11 +2,12 @@
  * A live merchant takes an Airtel Money payment end to end (mobile_money_b, docs/providers.md#airtel-money): the whole service
  * (API and worker processes) in live mode pointed at the Airtel fake. The payment settles by the
  * fake's signed callback, and with callbacks switched off by polling; a whole refund goes through,
- * a partial one is refused by the provider; a callback with a wrong hash changes nothing.
+ * a partial one is refused with 409 before anything is recorded or sent; a callback with a wrong hash changes nothing.
  */
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { AIRTEL_FAKE_NUMBERS, startAirtelFake, type AirtelFake } from '../fakes/airtel-fake';
+import { getStack } from '../helpers/stack';
 import { approvedLiveMerchant, callService, providerReferenceOf, startLiveService, waitForLivePayment, type LiveService } from '../helpers/live-providers';
 
 const PRIVATE_KEY = 'airtel-callback-private-key-for-tests';
@@ -74,12 +75,16 @@ describe('live Airtel Money payments end to end, against the Airtel fake (docs/p
     expect(failed.failure_code).to.equal('insufficient_funds');
   });
 
-  it('refunds a whole payment; refuses a partial one as Airtel refunds whole payments only', async () => {
+  it('refunds a whole payment; refuses a partial one with 409 and records nothing, as Airtel refunds whole payments only', async () => {
     const created = await createPayment('002');
     await waitForLivePayment(service.baseUrl, liveKey, created.id, (p) => p.status === 'completed');
     const partial = await callService(service.baseUrl, `/v1/payments/${created.id}/refund`, liveKey, { body: { amount: 500 } });
-    expect(partial.status, JSON.stringify(partial.body)).to.equal(201);
-    expect(partial.body.data).to.include({ status: 'failed', amount: 500 });
+    expect(partial.status, JSON.stringify(partial.body)).to.equal(409);
+    expect(partial.body.error.code).to.equal('payment_not_refundable');
+    expect(partial.body.error.message).to.match(/only be refunded whole: refund 1500/);
+    const { db } = await getStack();
+    expect(await db('refunds').where({ payment_id: created.id }).select('id')).to.deep.equal([]);
+    expect((await callService(service.baseUrl, `/v1/payments/${created.id}`, liveKey)).body.data).to.include({ status: 'completed', amount_refunded: 0 });
     const whole = await callService(service.baseUrl, `/v1/payments/${created.id}/refund`, liveKey, { body: { amount: 1500 } });
     expect(whole.status, JSON.stringify(whole.body)).to.equal(201);
     const refunded = await waitForLivePayment(service.baseUrl, liveKey, created.id, (p) => p.status === 'refunded');

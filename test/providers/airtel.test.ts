@@ -373,7 +373,7 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
   });
 
   it('cancel is declared unsupported: Airtel cannot withdraw a USSD push', async () => {
-    expect(airtel.supports).to.deep.equal({ cancel: false, refund: true });
+    expect(airtel.supports).to.deep.equal({ cancel: false, refund: true, partialRefund: false });
     expect(await rejectionOf(airtel.cancel(airtelTransactionId('RW', 'x')))).to.be.instanceOf(ProviderUnsupported);
   });
 

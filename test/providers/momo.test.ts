@@ -439,7 +439,7 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
   });
 
   it('cancel and refund are declared unsupported: MoMo cannot withdraw a request to pay, and Collection has no refund', async () => {
-    expect(momo.supports).to.deep.equal({ cancel: false, refund: false });
+    expect(momo.supports).to.deep.equal({ cancel: false, refund: false, partialRefund: false });
     const reference = momoReferenceId('pay_unsupported');
     const refund: RefundRequest = { providerReference: reference, idempotencyKey: 'refund:ref_x', amount: 1500, paymentAmount: 1500, currency: 'RWF' };
     const from = fake.requests.length;

@@ -262,15 +262,15 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
   describe('cancel', () => {
     it('declares cancel unsupported for customer-number providers', async () => {
       const waiting = await momo.initiate(request('+250788000003'));
-      expect(momo.supports).to.deep.equal({ cancel: false, refund: true });
+      expect(momo.supports).to.deep.equal({ cancel: false, refund: true, partialRefund: true });
       const error = await rejectionOf(momo.cancel(waiting.providerReference));
       expect(error).to.be.instanceOf(ProviderUnsupported).and.to.include({ provider: 'momo', flow: 'cancel' });
       expect((await momo.fetchStatus(waiting.providerReference)).outcome).to.deep.equal({ status: 'processing' });
     });
 
     it('cancels at the card gateway and the bank, withdrawing the callbacks that would have followed', async () => {
-      expect(card.supports).to.deep.equal({ cancel: true, refund: true });
-      expect(bank.supports).to.deep.equal({ cancel: true, refund: true });
+      expect(card.supports).to.deep.equal({ cancel: true, refund: true, partialRefund: true });
+      expect(bank.supports).to.deep.equal({ cancel: true, refund: true, partialRefund: true });
       const confirmable = await card.initiate(request('+250788000003', { customer: 'pay_y' }));
       expect((await card.cancel(confirmable.providerReference)).outcome).to.deep.equal({ status: 'cancelled' });
       const transfer = await bank.initiate(request('+250788000003'));
@@ -318,8 +318,7 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
     });
     afterEach(() => receiver.close());
 
-    async function schedule(reference: string, tags: string[]): Promise<void> {
-      const now = Date.now();
+    async function schedule(reference: string, tags: string[], now = Date.now()): Promise<void> {
       await scheduleSandboxCallbacks(
         db,
         tags.map((tag, i) => ({ provider: 'momo', providerReference: reference, callbackUrl: `${receiver.origin}/v1/provider-callbacks/momo`, body: JSON.stringify({ tag }), dueAt: new Date(now - 10 + i) })),
@@ -368,9 +367,10 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
     it(`gives a callback up after ${MAX_CALLBACK_ATTEMPTS} attempts`, async () => {
       receiver.respond(() => ({ status: 500 }));
       const reference = newId('momo_');
-      await schedule(reference, ['doomed']);
-      // Four attempts already failed: the next one is the last.
-      await db('sandbox_provider_callbacks').where({ provider_reference: reference }).update({ attempts: MAX_CALLBACK_ATTEMPTS - 1 });
+      // Scheduled an hour ahead so the shared stack's pump cannot take it first, then, in one statement, due now
+      // with four failed attempts: the next one is the last.
+      await schedule(reference, ['doomed'], Date.now() + 3_600_000);
+      await db('sandbox_provider_callbacks').where({ provider_reference: reference }).update({ attempts: MAX_CALLBACK_ATTEMPTS - 1, due_at: new Date(Date.now() - 10) });
       const pump = startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret, intervalMs: 20, retryBaseMs: 20 });
       try {
         await receiver.waitFor(1, 10_000);

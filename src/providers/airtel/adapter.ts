@@ -242,7 +242,7 @@ export function createAirtelProvider(settings: AirtelSettings, deps: { fetch?: F
 
   return {
     code: 'mobile_money_b',
-    supports: { cancel: false, refund: true },
+    supports: { cancel: false, refund: true, partialRefund: false },
 
     async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
       const msisdn = parseMsisdn(request.customer);

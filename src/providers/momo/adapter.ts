@@ -213,7 +213,7 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
 
   return {
     code: 'momo',
-    supports: { cancel: false, refund: false },
+    supports: { cancel: false, refund: false, partialRefund: false },
 
     async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
       const expected = MOMO_ENVIRONMENT_CURRENCIES[settings.targetEnvironment];

@@ -74,9 +74,9 @@ const DUPLICATE_CALLBACKS: readonly { status: SandboxStatus; afterMs: number }[]
 /** The flows each kind of simulator offers (docs/providers.md#adapters). */
 const CAPABILITIES: Readonly<Record<SandboxMode, ProviderCapabilities>> = {
   // A mobile-money request cannot be withdrawn (MTN MoMo requesttopay); it lapses at its expiry.
-  customer_number: { cancel: false, refund: true },
-  bank_transfer: { cancel: true, refund: true },
-  card: { cancel: true, refund: true },
+  customer_number: { cancel: false, refund: true, partialRefund: true },
+  bank_transfer: { cancel: true, refund: true, partialRefund: true },
+  card: { cancel: true, refund: true, partialRefund: true },
 };
 
 /** The next action the simulated provider gives (docs/providers.md#adapters): it, not the service, makes it up. */

@@ -181,7 +181,7 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
 
   return {
     code: 'card_gateway',
-    supports: { cancel: true, refund: true },
+    supports: { cancel: true, refund: true, partialRefund: true },
 
     /**
      * Creates (or, with the same idempotency key, finds again) the PaymentIntent.
