@@ -136,7 +136,7 @@ export const developer: z.input<typeof out.developer> = {
   created_at: '2026-11-20T08:00:00.000Z',
 };
 
-/** The profile. */
+/** Example answer of `GET /v1/developer/profile`: the developer with country and phone. */
 export const profile: z.input<typeof out.profile> = { ...developer, country: 'RW', phone: '+250788123456' };
 
 /** A session token (a JWT; shortened here). */
