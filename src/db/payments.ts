@@ -4,8 +4,7 @@
  */
 import { PROVIDER_KINDS } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
-import type { FailureCode, PaymentStatus } from '../domain/payment';
-import type { PaymentSnapshot } from '../domain/payment';
+import type { FailureCode, PaymentSnapshot, PaymentStatus } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
 import type { ActivityEntry } from '../domain/activity-log';
 import { activityRow } from './activity-log';

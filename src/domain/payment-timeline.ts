@@ -4,8 +4,7 @@
  * {@link WorkflowFact}s (what woke the workflow, and each payment state it wrote); this module
  * decides which facts are status changes and what caused each. Pure: no Temporal, no I/O.
  */
-import type { PaymentStatus } from './payment';
-import type { PaymentSnapshot } from './payment';
+import type { PaymentSnapshot, PaymentStatus } from './payment';
 
 /**
  * Where a status change came from: the payment's creation (and the provider's answer to it), a

@@ -4,9 +4,8 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import type { PaymentSnapshot } from '../domain/payment';
+import type { PaymentSnapshot, ProviderOutcome } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
-import type { ProviderOutcome } from '../domain/payment';
 
 /** Custom search attributes of payment executions (docs/payments.md#workflow), registered when the dev server starts. */
 export const MerchantIdAttribute = defineSearchAttributeKey('MerchantId', SearchAttributeType.KEYWORD);
