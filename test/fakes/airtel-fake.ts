@@ -22,7 +22,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FaultQueue, type FakeFaultKind } from './faults';
+import { type FakeFaultKind, FaultQueue, SentLog } from './faults';
 
 /** What the fake's customers do, by the last three digits of their national number (any other number approves). */
 export const AIRTEL_FAKE_NUMBERS = {
@@ -179,8 +179,7 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
   const requests: FakeRequest[] = [];
   const transactions = new Map<string, FakeTransaction>();
   const tokens = new Map<string, number>();
-  const callbacks: SentCallback[] = [];
-  const callbackWaiters: { count: number; resolve: () => void }[] = [];
+  const sentCallbacks = new SentLog<SentCallback>();
   const faults = new FaultQueue((path) => path === '/auth/oauth2/token');
   const timers = new Set<NodeJS.Timeout>();
   let tokensIssued = 0;
@@ -194,10 +193,7 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     timers.add(timer);
   };
 
-  function noteCallback(sent: SentCallback): void {
-    callbacks.push(sent);
-    for (const waiter of callbackWaiters.filter((w) => callbacks.length >= w.count)) waiter.resolve();
-  }
+  const noteCallback = (sent: SentCallback) => sentCallbacks.note(sent);
 
   /** Sends the callback of `transaction`'s decision, as the mode says. */
   function callBack(transaction: FakeTransaction): void {
@@ -412,7 +408,7 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     url: `http://127.0.0.1:${port}`,
     requests,
     transactions,
-    callbacks,
+    callbacks: sentCallbacks.sent,
     get tokensIssued() {
       return tokensIssued;
     },
@@ -432,17 +428,7 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
       decide(transaction, status);
     },
     waitForCallbacks(count, timeoutMs = 5_000) {
-      if (callbacks.length >= count) return Promise.resolve(callbacks);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the fake sent ${callbacks.length} of ${count} callbacks in ${timeoutMs} ms`)), timeoutMs);
-        callbackWaiters.push({
-          count,
-          resolve: () => {
-            clearTimeout(timer);
-            resolve(callbacks);
-          },
-        });
-      });
+      return sentCallbacks.waitFor(count, timeoutMs);
     },
     async close() {
       closed = true;

@@ -64,3 +64,31 @@ export class FaultQueue {
     return fault.kind;
   }
 }
+
+/** The callbacks a fake has sent, in order, and waiting for a number of them. */
+export class SentLog<T> {
+  /** Every callback sent so far (answered or not), oldest first. */
+  readonly sent: T[] = [];
+  private readonly waiters: { count: number; resolve: () => void }[] = [];
+
+  /** Records `item` and wakes the waiters it completes. */
+  note(item: T): void {
+    this.sent.push(item);
+    for (const waiter of this.waiters.filter((w) => this.sent.length >= w.count)) waiter.resolve();
+  }
+
+  /** Resolves with the log once `count` callbacks were sent; rejects after `timeoutMs` (ms). */
+  waitFor(count: number, timeoutMs: number): Promise<T[]> {
+    if (this.sent.length >= count) return Promise.resolve(this.sent);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the fake sent ${this.sent.length} of ${count} callbacks in ${timeoutMs} ms`)), timeoutMs);
+      this.waiters.push({
+        count,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(this.sent);
+        },
+      });
+    });
+  }
+}

@@ -29,7 +29,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FaultQueue, type FakeFaultKind } from './faults';
+import { type FakeFaultKind, FaultQueue, SentLog } from './faults';
 
 /** MTN's sandbox numbers (RequestToPay), by the last six digits that decide; any other number succeeds. */
 export const MOMO_FAKE_NUMBERS = {
@@ -184,8 +184,7 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
   const requests: FakeRequest[] = [];
   const transactions = new Map<string, FakeRequestToPay>();
   const tokens = new Map<string, number>();
-  const callbacks: SentCallback[] = [];
-  const callbackWaiters: { count: number; resolve: () => void }[] = [];
+  const sentCallbacks = new SentLog<SentCallback>();
   const faults = new FaultQueue((path) => path.startsWith('/collection/token'));
   const timers = new Set<NodeJS.Timeout>();
   let tokensIssued = 0;
@@ -199,10 +198,7 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     timers.add(timer);
   };
 
-  function noteCallback(sent: SentCallback): void {
-    callbacks.push(sent);
-    for (const waiter of callbackWaiters.filter((w) => callbacks.length >= w.count)) waiter.resolve();
-  }
+  const noteCallback = (sent: SentCallback) => sentCallbacks.note(sent);
 
   /** The documented result body of `transaction` (the status answer and the callback body). */
   function resultOf(transaction: FakeRequestToPay): Record<string, unknown> {
@@ -404,7 +400,7 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     url: `http://127.0.0.1:${port}`,
     requests,
     transactions,
-    callbacks,
+    callbacks: sentCallbacks.sent,
     get tokensIssued() {
       return tokensIssued;
     },
@@ -424,17 +420,7 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
       decide(transaction, status, reason);
     },
     waitForCallbacks(count, timeoutMs = 5_000) {
-      if (callbacks.length >= count) return Promise.resolve(callbacks);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the fake sent ${callbacks.length} of ${count} callbacks in ${timeoutMs} ms`)), timeoutMs);
-        callbackWaiters.push({
-          count,
-          resolve: () => {
-            clearTimeout(timer);
-            resolve(callbacks);
-          },
-        });
-      });
+      return sentCallbacks.waitFor(count, timeoutMs);
     },
     async close() {
       closed = true;
