@@ -177,6 +177,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
 
     async recordPaymentStatus(payment) {
       await recordStatus(payment);
+      return payment;
     },
 
     async loadPayment(paymentId) {

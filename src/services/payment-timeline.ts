@@ -37,6 +37,9 @@ export interface PaymentTimelineDeps {
   temporal: Client;
 }
 
+/** The marker the SDK records for each local activity's outcome. */
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+
 /** gRPC's NOT_FOUND status code. */
 const GRPC_NOT_FOUND = 5;
 
@@ -77,6 +80,15 @@ function factsOf(events: HistoryEvent[], decode: (payload: Payload) => unknown):
       if (type === 'cancelProviderPayment') facts.push({ kind: 'provider_cancel_asked' });
       if (type === 'recordPaymentStatus') facts.push({ kind: 'recorded', payment: first(scheduled.input) as PaymentSnapshot });
       if (type === 'recordRefundOutcome') facts.push({ kind: 'recorded', payment: (first(scheduled.input) as { payment: PaymentSnapshot }).payment });
+    }
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName === LOCAL_ACTIVITY_MARKER) {
+      // A local activity (the create's initiation and its first write): its type in `data`, its result in `result`.
+      const data = marker.details?.data?.payloads?.[0];
+      const type = data ? (decode(data) as { activity_type?: string } | undefined)?.activity_type : undefined;
+      const result = first(marker.details?.result);
+      if (type === 'initiatePayment' && result) facts.push({ kind: 'initiated', payment: (result as { payment: PaymentSnapshot }).payment });
+      if (type === 'recordPaymentStatus' && result) facts.push({ kind: 'recorded', payment: result as PaymentSnapshot });
     }
     const completed = event.activityTaskCompletedEventAttributes;
     if (completed) {

@@ -88,10 +88,12 @@ export interface PaymentActivities {
   /**
    * Writes the payment's state (status change, reconciliation, late answer) and the event its status
    * emits, then starts that event's webhook deliveries (docs/payments.md#states,
-   * docs/payments.md#events). Ordered by the payment's version.
+   * docs/payments.md#events). Ordered by the payment's version. Returns `payment`, so that a run of
+   * it as a local activity keeps what it wrote in the history (its marker holds results, not inputs;
+   * the dashboard's timeline reads it, src/services/payment-timeline.ts).
    * @throws a retryable error while the row is missing
    */
-  recordPaymentStatus(payment: PaymentSnapshot): Promise<void>;
+  recordPaymentStatus(payment: PaymentSnapshot): Promise<PaymentSnapshot>;
 
   /**
    * The payment as the read model holds it, for a workflow re-opened after it closed

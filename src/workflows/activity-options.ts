@@ -4,7 +4,7 @@
  * time-out, and where a step must not be abandoned the bound is long and the worker's metrics
  * (`paycollect_activity_retries`, `paycollect_activity_give_ups`) alert long before it is reached.
  */
-import type { ActivityOptions } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 import { MAX_POLL_DELAY_MS } from '../domain/payment';
 import { FAILURE_TYPES } from './activity-contracts';
 
@@ -34,6 +34,17 @@ export const RECORD_OPTIONS: ActivityOptions = {
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: NON_RETRYABLE_TYPES },
 };
 
+/**
+ * The write of the answer initiation brought, a local activity in the create's workflow task
+ * (docs/payments.md#refunds-happen-once): bounded like {@link RECORD_OPTIONS}; retries past a
+ * minute wait on a server timer instead of holding the workflow task.
+ */
+export const INITIATION_RECORD_OPTIONS: LocalActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: READ_MODEL_WRITE_GIVE_UP,
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: NON_RETRYABLE_TYPES },
+};
+
 /** One attempt of `initiatePayment`: a write and a provider call (10 s, PROVIDER_CALL_TIMEOUT_MS) and a write. */
 export const INITIATION_ATTEMPT_TIMEOUT = '15 seconds';
 
@@ -41,13 +52,13 @@ export const INITIATION_ATTEMPT_TIMEOUT = '15 seconds';
 export const INITIATION_MIN_GIVE_UP_MS = 300_000;
 
 /**
- * `initiatePayment`, retried until the payment's expiry (at least {@link INITIATION_MIN_GIVE_UP_MS}):
+ * `initiatePayment`, a local activity in the create's workflow task (docs/payments.md#refunds-happen-once), retried until the payment's expiry (at least {@link INITIATION_MIN_GIVE_UP_MS}):
  * a payment that could not be initiated by then would have expired anyway, and fails
  * `provider_error`. The activity itself stops retrying a provider's unknown answers after 2 minutes
  * (PROVIDER_GIVE_UP_MS) and fails `ProviderUnavailable`.
  * @param untilExpiryMs milliseconds from now (workflow time) to the payment's `expires_at`
  */
-export function initiationOptions(untilExpiryMs: number): ActivityOptions {
+export function initiationOptions(untilExpiryMs: number): LocalActivityOptions {
   return {
     startToCloseTimeout: INITIATION_ATTEMPT_TIMEOUT,
     scheduleToCloseTimeout: Math.max(untilExpiryMs, INITIATION_MIN_GIVE_UP_MS),

@@ -3,11 +3,12 @@
  * reducer in `domain/payment-steps.ts`: it keeps the payment's state, feeds the reducer what
  * happens (provider answers from initiation, callbacks, polls and expiry; the merchant's cancel and
  * refunds) and runs the effects the reducer asks for as regular activities, which start only once
- * the workflow task that asked for them is kept in the history (docs/payments.md, "Refunds happen
- * once").
+ * the workflow task that asked for them is kept in the history (docs/payments.md#refunds-happen-once).
  *
  * - create: `initiate` records the payment and asks the provider; the API's `initiatePayment`
  *   Update (sent with the start) answers then, with the provider's reference and `next_action`.
+ *   Initiation and the write of an answer it brought are the exception: local activities in the
+ *   first workflow task, idempotent by payment id, provider reference and version (same section).
  *   Data PostgreSQL refuses (`PaymentNotRecorded`: nothing written, nothing sent) fails that Update
  *   `validation_error` and the run (docs/api.md#errors); activity bounds are in `activity-options.ts`.
  * - open: `waitForProvider` waits for a callback (a hint, confirmed by asking the provider), polls
@@ -31,6 +32,7 @@ import {
   log,
   metricMeter,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -57,7 +59,8 @@ import {
 } from '../domain/payment-steps';
 import { checkRefund, type RefundRecord } from '../domain/refund';
 import { FAILURE_TYPES, type PaymentActivities } from './activity-contracts';
-import { initiationOptions, pollOptions, PROVIDER_OPTIONS, RECORD_OPTIONS, REFUND_OPTIONS } from './activity-options';
+import { applicationCause, isActivityError, type ActivityError } from './activity-errors';
+import { initiationOptions, INITIATION_RECORD_OPTIONS, pollOptions, PROVIDER_OPTIONS, RECORD_OPTIONS, REFUND_OPTIONS } from './activity-options';
 import {
   cancelPaymentUpdate,
   getPaymentQuery,
@@ -80,6 +83,11 @@ const REFUND_CHECK_MAX_MS = 3_600_000;
 export const HISTORY_EVENTS_BEFORE_CONTINUE = 2_000;
 
 const records = proxyActivities<PaymentActivities>(RECORD_OPTIONS);
+/**
+ * The write of the answer initiation brought (a sandbox number or a card that settles at once), run
+ * in the create's own workflow task like `initiatePayment` (docs/payments.md#refunds-happen-once).
+ */
+const initiationRecords = proxyLocalActivities<PaymentActivities>(INITIATION_RECORD_OPTIONS);
 const provider = proxyActivities<PaymentActivities>(PROVIDER_OPTIONS);
 const refunds = proxyActivities<PaymentActivities>(REFUND_OPTIONS);
 
@@ -104,17 +112,17 @@ function failure(type: string, message: string): ApplicationFailure {
 }
 
 /** The type of an activity failure's cause, when it is an ApplicationFailure. */
-function causeType(error: ActivityFailure): string | undefined {
-  return error.cause instanceof ApplicationFailure ? error.cause.type ?? undefined : undefined;
+function causeType(error: ActivityError): string | undefined {
+  return applicationCause(error)?.type ?? undefined;
 }
 
-function causeMessage(error: ActivityFailure): string {
-  return error.cause instanceof ApplicationFailure ? error.cause.message : 'the provider did not answer';
+function causeMessage(error: ActivityError): string {
+  return applicationCause(error)?.message ?? 'the provider did not answer';
 }
 
 /** The create's 400 answer when PostgreSQL refused the payment's data: the SQLSTATE, never the data (docs/api.md#errors). */
-function notRecordedRefusal(error: ActivityFailure): ApplicationFailure {
-  const refused = error.cause instanceof ApplicationFailure ? (error.cause.details?.[0] as { sqlState?: string; condition?: string } | undefined) : undefined;
+function notRecordedRefusal(error: ActivityError): ApplicationFailure {
+  const refused = applicationCause(error)?.details?.[0] as { sqlState?: string; condition?: string } | undefined;
   return failure('validation_error', notStoredMessage(refused));
 }
 
@@ -159,18 +167,18 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   }
 
   /** Adopts a step's state, keeps the PaymentStatus search attribute current and runs its effect (lock held). */
-  async function commit(step: PaymentStep): Promise<void> {
+  async function commit(step: PaymentStep, writer: Pick<PaymentActivities, 'recordPaymentStatus'> = records): Promise<void> {
     const before = current().payment.status;
     state = step.state;
     if (state.payment.status !== before) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: state.payment.status }]);
     switch (step.effect.kind) {
       case 'record':
-        await records.recordPaymentStatus(state.payment);
+        await writer.recordPaymentStatus(state.payment);
         break;
       case 'record_late_answer':
         countLateAnswer(state.payment.provider);
         log.warn('provider answer after the reconciliation window', { paymentId: state.payment.id, lateAnswer: state.payment.lateAnswer });
-        await records.recordPaymentStatus(state.payment);
+        await writer.recordPaymentStatus(state.payment);
         break;
       case 'refund_late_success':
         await refundInLock(step.effect.refund);
@@ -184,7 +192,8 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   async function applyAnswer(outcome: ProviderOutcome, source: AnswerSource): Promise<void> {
     await exclusive(async () => {
       log.info('provider answer', { paymentId: current().payment.id, source, status: outcome.status });
-      await commit(providerAnswerStep(current(), outcome, nowIso(), reconciliationWindowMs));
+      // Initiation's own answer is written in the create's workflow task, like initiation itself.
+      await commit(providerAnswerStep(current(), outcome, nowIso(), reconciliationWindowMs), source === 'initiation' ? initiationRecords : records);
     });
   }
 
@@ -323,14 +332,14 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   async function initiate(): Promise<void> {
     const { payment } = current();
     try {
-      const initiation = proxyActivities<PaymentActivities>(initiationOptions(Date.parse(payment.expiresAt) - Date.now()));
+      const initiation = proxyLocalActivities<PaymentActivities>(initiationOptions(Date.parse(payment.expiresAt) - Date.now()));
       const result = await initiation.initiatePayment({ payment, changedAt: nowIso() });
       state = { ...current(), payment: result.payment };
       if (result.payment.status !== payment.status) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: result.payment.status }]);
       initiated = result.payment;
       if (result.outcome) await applyAnswer(result.outcome, 'initiation');
     } catch (error) {
-      if (!(error instanceof ActivityFailure)) throw error;
+      if (!isActivityError(error)) throw error;
       if (causeType(error) === FAILURE_TYPES.paymentNotRecorded) {
         notRecorded = notRecordedRefusal(error);
         return;
@@ -339,7 +348,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
         state: { ...current(), payment: { ...payment, status: 'failed', failureCode: 'provider_error', failureMessage: causeMessage(error), updatedAt: nowIso(), version: (payment.version ?? 0) + 1 } },
         effect: { kind: 'record' },
       };
-      await exclusive(() => commit(failed));
+      await exclusive(() => commit(failed, initiationRecords));
       initiated = current().payment;
     }
   }

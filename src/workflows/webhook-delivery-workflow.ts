@@ -13,6 +13,7 @@
 import { ActivityFailure, ApplicationFailure, log, metricMeter, proxyActivities, proxyLocalActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
 import { attemptNotMadeDelayMs, decideAfterAttempt, MAX_ATTEMPT_NOT_MADE_MS, MAX_DELIVERY_ATTEMPTS, type AttemptOutcome } from '../domain/webhooks';
 import { FAILURE_TYPES, type RecordedAttemptResult, type WebhookActivities } from './activity-contracts';
+import { applicationCause, failureReason, isActivityError, type ActivityError } from './activity-errors';
 import { DELIVERY_RECORD_OPTIONS } from './activity-options';
 import { ATTEMPT_NOT_MADE_FAILURE, type WebhookDeliveryInput, type WebhookDeliveryResult } from './webhook-messages';
 
@@ -34,14 +35,9 @@ const attempts = proxyActivities<WebhookActivities>(ATTEMPT_OPTIONS);
  */
 const records = proxyLocalActivities<WebhookActivities>(DELIVERY_RECORD_OPTIONS);
 
-/** The failure's own message, whatever wraps it. */
-function reasonOf(error: ActivityFailure): string {
-  return error.cause instanceof Error ? error.cause.message : error.message;
-}
-
 /** The activity's failure type (`ApplicationFailure.type`), if any. */
-function failureType(error: ActivityFailure): string | undefined {
-  return error.cause instanceof ApplicationFailure ? (error.cause.type ?? undefined) : undefined;
+function failureType(error: ActivityError): string | undefined {
+  return applicationCause(error)?.type ?? undefined;
 }
 
 /**
@@ -50,7 +46,7 @@ function failureType(error: ActivityFailure): string | undefined {
  * attempt with the reason as its error.
  */
 function unattempted(error: ActivityFailure): AttemptOutcome {
-  return { statusCode: null, durationMs: 0, responseBody: null, error: `the attempt could not be made: ${reasonOf(error)}`, retryAfterMs: null };
+  return { statusCode: null, durationMs: 0, responseBody: null, error: `the attempt could not be made: ${failureReason(error)}`, retryAfterMs: null };
 }
 
 /** Counts a try of an attempt that could not be made (worker metric `paycollect_webhook_attempts_not_made`). */
@@ -64,18 +60,19 @@ function countNotMade(): void {
  * @throws the step's ActivityFailure when `again` is false for it; ApplicationFailure
  *   `WebhookAttemptNotMade` (non-retryable, the workflow fails) after 72 h of failures
  */
-async function untilDone<T>(what: string, step: () => Promise<T>, again: (error: ActivityFailure) => boolean): Promise<T> {
+async function untilDone<T>(what: string, step: () => Promise<T>, again: (error: ActivityError) => boolean): Promise<T> {
   const since = Date.now();
   for (let tries = 1; ; tries += 1) {
     try {
       return await step();
     } catch (error) {
-      if (!(error instanceof ActivityFailure) || !again(error)) throw error;
+      // A local activity's failure (the delivery log's writes) comes unwrapped (activity-errors.ts).
+      if (!isActivityError(error) || !again(error)) throw error;
       if (Date.now() - since >= MAX_ATTEMPT_NOT_MADE_MS) {
-        throw ApplicationFailure.create({ type: ATTEMPT_NOT_MADE_FAILURE, message: `${what} kept failing for 72 h: ${reasonOf(error)}`, nonRetryable: true });
+        throw ApplicationFailure.create({ type: ATTEMPT_NOT_MADE_FAILURE, message: `${what} kept failing for 72 h: ${failureReason(error)}`, nonRetryable: true });
       }
       countNotMade();
-      log.warn(`${what} failed; trying again`, { tries, error: reasonOf(error) });
+      log.warn(`${what} failed; trying again`, { tries, error: failureReason(error) });
       await sleep(attemptNotMadeDelayMs(tries));
     }
   }

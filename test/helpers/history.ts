@@ -16,3 +16,43 @@ export function patchesIn(events: HistoryEvent[]): { ids: string[]; changeVersio
   const changeVersionUpserts = events.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion).length;
   return { ids, changeVersionUpserts };
 }
+
+/** One activity a history ran: its type, the attempt it ended at (from 1), and whether it ran as a local activity. */
+export interface ActivityRun {
+  type: string;
+  attempt: number;
+  local: boolean;
+}
+
+/**
+ * The activities a history ran, in order: activity tasks (by their scheduled event; the attempt of
+ * their started event, 0 while none started) and local activities (by their `core_local_activity`
+ * marker, which records type and attempt) alike.
+ */
+export function activityRuns(events: HistoryEvent[]): ActivityRun[] {
+  const runs: ActivityRun[] = [];
+  const scheduled = new Map<string, ActivityRun>();
+  for (const e of events) {
+    const attributes = e.activityTaskScheduledEventAttributes;
+    if (attributes) {
+      const run = { type: String(attributes.activityType?.name), attempt: 0, local: false };
+      scheduled.set(String(e.eventId), run);
+      runs.push(run);
+    }
+    const started = e.activityTaskStartedEventAttributes;
+    const run = started ? scheduled.get(String(started.scheduledEventId)) : undefined;
+    if (run && started) run.attempt = Number(started.attempt);
+    const marker = e.markerRecordedEventAttributes;
+    const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
+    if (data) {
+      const parsed = JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string; attempt: number };
+      runs.push({ type: parsed.activity_type, attempt: Number(parsed.attempt), local: true });
+    }
+  }
+  return runs;
+}
+
+/** The activities a history ran, by type, in order (see {@link activityRuns}). */
+export function activityNames(events: HistoryEvent[]): string[] {
+  return activityRuns(events).map((run) => run.type);
+}

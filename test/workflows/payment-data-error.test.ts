@@ -2,8 +2,8 @@
  * Bad input changes nothing and starts no workflow that cannot finish (docs/api.md#errors, issue 15): a payment
  * whose data PostgreSQL refuses (a NUL that got past the API's schemas) is created through the
  * payment service, as the API does, on the real stack (Temporal dev server, worker with the real
- * activities, PostgreSQL). The create answers 400 `validation_error`, its first activity runs once
- * and is not retried, the run ends failed `PaymentNotRecorded`, and nothing is written; the same
+ * activities, PostgreSQL). The create answers 400 `validation_error`, its first activity (a local
+ * activity) runs once and is not retried, the run ends failed `PaymentNotRecorded`, and nothing is written; the same
  * request again gets the same answer.
  */
 import { expect } from 'chai';
@@ -14,6 +14,7 @@ import type { Principal } from '../../src/domain/principal';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
 import { createPayment, type NewPayment, type PaymentServiceDeps } from '../../src/services/payment-service';
 import { insertMerchant } from '../helpers/fixtures';
+import { activityRuns } from '../helpers/history';
 import { getStack } from '../helpers/stack';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -53,13 +54,12 @@ describe('a payment whose data PostgreSQL refuses (docs/api.md#errors, issue 15)
     const handle = client.workflow.getHandle(workflowId as string);
     expect((await handle.describe()).status.name).to.equal('FAILED');
     const events: HistoryEvent[] = (await handle.fetchHistory()).events ?? [];
-    const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
-    expect(scheduled).to.deep.equal(['initiatePayment']);
-    expect(events.filter((e) => e.activityTaskStartedEventAttributes).map((e) => Number(e.activityTaskStartedEventAttributes?.attempt))).to.deep.equal([1]);
+    // Initiation runs in the create's workflow task (a local activity) and is not retried.
+    expect(activityRuns(events)).to.deep.equal([{ type: 'initiatePayment', attempt: 1, local: true }]);
     const closed = events.find((e) => e.workflowExecutionFailedEventAttributes)?.workflowExecutionFailedEventAttributes;
     expect(closed?.failure?.applicationFailureInfo?.type).to.equal('PaymentNotRecorded');
     // The failures name the SQLSTATE, never the data.
-    const activityFailure = events.find((e) => e.activityTaskFailedEventAttributes)?.activityTaskFailedEventAttributes?.failure;
+    const activityFailure = events.find((e) => e.markerRecordedEventAttributes?.failure)?.markerRecordedEventAttributes?.failure;
     expect(activityFailure?.message).to.equal('initiatePayment: PostgreSQL refused a value (SQLSTATE 22021 character_not_in_repertoire)');
     expect(activityFailure?.applicationFailureInfo?.nonRetryable).to.equal(true);
     expect(closed?.failure?.message).to.not.include('secret');

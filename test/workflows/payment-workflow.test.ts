@@ -16,27 +16,18 @@ import { listEventsForObject, findPayment } from '../../src/db/payments';
 import type { PaymentSnapshot } from '../../src/domain/payment';
 import { HISTORY_EVENTS_BEFORE_CONTINUE } from '../../src/workflows/payment-workflow';
 import { cancelPaymentUpdate, getPaymentQuery, initiatePaymentUpdate, INITIATE_UPDATE_ID, paymentWorkflowId, providerCallbackSignal, refundPaymentUpdate, type PaymentWorkflowInput } from '../../src/workflows/messages';
-import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError, WorkflowUpdateStage, type WorkflowHandle, type WorkflowUpdateHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { decideSandboxTransaction, findSandboxTransactionByPayment } from '../../src/db/sandbox-ledger';
 import { newId } from '../../src/lib/ids';
 import { cardPayment, insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
+import { activityNames } from '../helpers/history';
 import { useTimeSkippingWorker } from '../helpers/stack';
 
 const TASK_QUEUE = 'payment-workflow-test';
 const HISTORIES_DIR = path.resolve(__dirname, '../replay/histories');
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-
-/** The activities a history ran, in order: activity tasks and local activities (their markers) alike. */
-function activityNames(events: HistoryEvent[]): string[] {
-  return events.flatMap((e) => {
-    if (e.activityTaskScheduledEventAttributes) return [String(e.activityTaskScheduledEventAttributes.activityType?.name)];
-    const marker = e.markerRecordedEventAttributes;
-    const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
-    return data ? [String((JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string }).activity_type)] : [];
-  });
-}
 
 /** The attempt (from 1) at which each `pollProviderPayment` activity ended, and the retry policy it was scheduled with. */
 function pollActivities(events: HistoryEvent[]): { attempt: number; retry: temporal.api.common.v1.IRetryPolicy | null | undefined }[] {
@@ -81,9 +72,17 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     return mobileMoneyPayment(merchantId, phone, { environment, nowMs: await env.currentTimeMs() });
   }
 
+  /** The create's Update of each started workflow, by workflow id. */
+  const initiations = new Map<string, WorkflowUpdateHandle<PaymentSnapshot>>();
+
+  /** Starts a payment's workflow with its create's Update, as the API does (Update-with-Start, docs/payments.md#workflow). */
   async function start(created: PaymentSnapshot) {
     const input: PaymentWorkflowInput = { mode: 'create', payment: created, reconciliationWindowSeconds: WINDOW_SECONDS };
-    return env.client.workflow.start('paymentWorkflow', { taskQueue: TASK_QUEUE, workflowId: paymentWorkflowId(created.id), args: [input] });
+    const startWorkflowOperation = new WithStartWorkflowOperation('paymentWorkflow', { taskQueue: TASK_QUEUE, workflowId: paymentWorkflowId(created.id), args: [input], workflowIdConflictPolicy: 'FAIL' });
+    const update = await env.client.workflow.startUpdateWithStart(initiatePaymentUpdate, { updateId: INITIATE_UPDATE_ID, waitForStage: WorkflowUpdateStage.ACCEPTED, startWorkflowOperation });
+    const handle = await startWorkflowOperation.workflowHandle();
+    initiations.set(handle.workflowId, update);
+    return handle;
   }
 
   /** Starts the payment's workflow again from the read model, as the API's Update- and Signal-with-Start do (docs/payments.md#workflow). */
@@ -122,7 +121,8 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
   }
 
   async function waitInitiated(handle: WorkflowHandle): Promise<PaymentSnapshot> {
-    return handle.executeUpdate(initiatePaymentUpdate, { updateId: INITIATE_UPDATE_ID });
+    const update = initiations.get(handle.workflowId);
+    return update ? update.result() : handle.executeUpdate(initiatePaymentUpdate, { updateId: INITIATE_UPDATE_ID });
   }
 
   /** A completed payment whose workflow has ended (docs/payments.md#workflow). */
@@ -160,7 +160,10 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.completed']);
     const history = (await handle.fetchHistory()).events ?? [];
     expect(activityNames(history)).to.deep.equal(['initiatePayment', 'recordPaymentStatus']);
-    expect(history.some((e) => e.markerRecordedEventAttributes)).to.equal(false); // no patches, no local activities
+    // The create in one workflow task: initiation and its answer's write are its only markers (local activities, no patches).
+    expect(history.filter((e) => e.markerRecordedEventAttributes).map((e) => e.markerRecordedEventAttributes?.markerName)).to.deep.equal(['core_local_activity', 'core_local_activity']);
+    expect(history.filter((e) => e.workflowTaskCompletedEventAttributes)).to.have.length(1);
+    expect(history.some((e) => e.activityTaskScheduledEventAttributes)).to.equal(false);
     await record('payment-completed', handle);
   });
 
@@ -401,7 +404,7 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     const history = (await handle.fetchHistory()).events ?? [];
     expect(pollActivities(history).map((p) => p.attempt)).to.deep.equal([1_443]);
     expect(history.length).to.be.below(HISTORY_EVENTS_BEFORE_CONTINUE);
-    expect((await handle.describe()).runId).to.equal(handle.firstExecutionRunId);
+    expect(history[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? '').to.equal(''); // one run: never continued as new
     expect((await findSandboxTransactionByPayment(db, 'card_gateway', created.id))?.status).to.equal('cancelled');
     expect(await eventTypes(created.id)).to.deep.equal(['payment.created', 'payment.failed']);
   });
