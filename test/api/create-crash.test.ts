@@ -1,10 +1,11 @@
 /**
  * A worker that dies between the provider's acceptance and the read-model write (docs/payments.md#idempotency,
- * docs/payments.md#workflow):
- * the create's wait runs out and answers the payment as recorded (`pending`, no next action); the
- * initiation is retried on another worker with the same idempotency key, finds the provider's
- * request, and the payment reaches its true state with one provider request; the create retried
- * with the same key returns the same payment.
+ * docs/payments.md#workflow): a worker process whose initiation hangs once the provider took the
+ * request is killed with SIGKILL. The create's wait runs out and answers the payment as recorded
+ * (`pending`, no next action); once the dead worker's workflow task times out, the initiation
+ * (a local activity of that task, docs/payments.md#refunds-happen-once) runs again on another
+ * worker with the same idempotency key, finds the provider's request, and the payment reaches its
+ * true state with one provider request; the create retried with the same key returns the same payment.
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
@@ -12,10 +13,9 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { createMailer } from '../../src/lib/mailer';
-import type { PaymentProvider } from '../../src/providers/provider';
-import { providerRegistryFromConfig, type ProviderRegistry } from '../../src/providers/registry';
+import { providerRegistryFromConfig } from '../../src/providers/registry';
 import { registerDeveloper } from '../helpers/http';
-import { startApp } from '../helpers/processes';
+import { startApp, WorkerProcess } from '../helpers/processes';
 import { getStack, testConfig, workflowBundle } from '../helpers/stack';
 
 describe('worker lost between the provider\'s acceptance and the read-model write (docs/payments.md#idempotency, docs/payments.md#workflow)', function () {
@@ -25,29 +25,20 @@ describe('worker lost between the provider\'s acceptance and the read-model writ
   let app: Awaited<ReturnType<typeof startApp>>;
   let baseUrl: string;
   const workers: { worker: Worker; running: Promise<void>; connection: NativeConnection }[] = [];
+  const dying = new WorkerProcess(taskQueue, { RATE_LIMIT_MULTIPLIER: '1000' }, 'test/helpers/hanging-initiation-worker.ts');
 
-  /** A worker on the test's queue; `dies` makes initiation hang once the provider has taken the request, like a process that died there. */
-  async function startWorker(dies: boolean): Promise<Worker> {
+  /** A worker on the test's queue, in this process. */
+  async function startWorker(): Promise<Worker> {
     const { db, client } = await getStack();
-    const sandbox = providerRegistryFromConfig(createSandboxLedger(db), config);
-    const providers: ProviderRegistry = {
-      get(environment, code) {
-        const provider = sandbox.get(environment, code) as PaymentProvider;
-        if (!dies) return provider;
-        return { ...provider, initiate: async (request) => provider.initiate(request).then(() => new Promise<never>(() => undefined)) };
-      },
-    };
+    const providers = providerRegistryFromConfig(createSandboxLedger(db), config);
     const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
     const worker = await Worker.create({
       connection,
       taskQueue,
       workflowBundle: await workflowBundle(),
-      activities: createActivities({ db, providers, temporal: client, mailer: createMailer(config), config, providerCallTimeoutMs: 60_000 }),
-      shutdownGraceTime: '100 ms',
-      shutdownForceTime: '1 second',
+      activities: createActivities({ db, providers, temporal: client, mailer: createMailer(config), config }),
     });
-    // A worker shut down with its activity still hanging ends with an error: expected here.
-    workers.push({ worker, running: worker.run().catch(() => undefined), connection });
+    workers.push({ worker, running: worker.run(), connection });
     return worker;
   }
 
@@ -57,8 +48,9 @@ describe('worker lost between the provider\'s acceptance and the read-model writ
   });
 
   after(async () => {
+    await dying.kill();
     for (const { worker, running, connection } of workers) {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      worker.shutdown();
       await running;
       await connection.close();
     }
@@ -68,7 +60,7 @@ describe('worker lost between the provider\'s acceptance and the read-model writ
   it('reaches the true state with one provider request, and the retried create returns the same payment', async () => {
     const { db } = await getStack();
     const developer = await registerDeveloper();
-    const dying = await startWorker(true);
+    dying.start();
     const create = () =>
       fetch(`${baseUrl}/v1/payments`, {
         method: 'POST',
@@ -80,11 +72,17 @@ describe('worker lost between the provider\'s acceptance and the read-model writ
     const payment = ((await first.json()) as { data: { id: string; status: string; next_action: unknown } }).data;
     // The wait ran out: the payment as recorded, pending, without the provider's next action.
     expect(payment).to.include({ status: 'pending', next_action: null });
-    expect(await db('sandbox_provider_transactions').where({ payment_id: payment.id }).count<{ n: number }[]>('payment_id as n')).to.deep.equal([{ n: 1 }]);
+    // The dying worker (its start may outlast the create's wait) records the payment and gets the provider's acceptance, then hangs.
+    const accepted = async () => Number((await db('sandbox_provider_transactions').where({ payment_id: payment.id }).count<{ n: number }[]>('payment_id as n'))[0]?.n);
+    for (let tries = 0; (await accepted()) === 0; tries += 1) {
+      if (!dying.running || tries > 300) throw new Error(`the hanging worker took no initiation: ${dying.stderr}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(await accepted()).to.equal(1);
     expect((await db('payments').where({ id: payment.id }).first('provider_reference'))?.provider_reference).to.equal(null);
 
-    dying.shutdown();
-    await startWorker(false);
+    await dying.kill();
+    await startWorker();
     const again = await create();
     expect(again.status).to.equal(201);
     expect(((await again.json()) as { data: { id: string } }).data.id).to.equal(payment.id);

@@ -73,18 +73,22 @@ class EntryProcess {
   }
 }
 
-/** A worker process on `taskQueue` (environment `env` on top of the test run's), which can be killed. */
+/**
+ * A worker process on `taskQueue` (environment `env` on top of the test run's), which can be
+ * killed; `entry` is `src/worker.ts` or a test's variant of it.
+ */
 export class WorkerProcess extends EntryProcess {
   constructor(
     private readonly taskQueue: string,
     private readonly env: Record<string, string> = {},
+    private readonly entry = 'src/worker.ts',
   ) {
     super();
   }
 
-  /** Starts `src/worker.ts`; `metricsPort` 0 serves no metrics. Does not wait for it to poll. */
+  /** Starts the entry; `metricsPort` 0 serves no metrics. Does not wait for it to poll. */
   start(metricsPort = 0): void {
-    this.spawnEntry('src/worker.ts', { TEMPORAL_TASK_QUEUE: this.taskQueue, LOG_LEVEL: 'silent', WORKER_METRICS_PORT: String(metricsPort), ...this.env });
+    this.spawnEntry(this.entry, { TEMPORAL_TASK_QUEUE: this.taskQueue, LOG_LEVEL: 'silent', WORKER_METRICS_PORT: String(metricsPort), ...this.env });
   }
 }
 

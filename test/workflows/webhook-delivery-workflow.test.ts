@@ -12,6 +12,7 @@ import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
+import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { createWebhookActivities } from '../../src/activities/webhook-activities';
 import { createDb, type Db } from '../../src/db/knex';
@@ -20,6 +21,7 @@ import { toDeliveryView } from '../../src/api/views/webhook';
 import { findWebhookById, listDeliveries } from '../../src/db/webhooks';
 import type { WebhookRecord } from '../../src/domain/webhooks';
 import { startWebhookDeliveries } from '../../src/activities/webhook-dispatch';
+import { FAILURE_TYPES } from '../../src/workflows/activity-contracts';
 import { webhookDeliveryWorkflowId, type WebhookDeliveryResult } from '../../src/workflows/webhook-messages';
 import { insertMerchant } from '../helpers/fixtures';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -273,6 +275,45 @@ describe('webhookDeliveryWorkflow (time-skipping, docs/webhooks.md#retries)', fu
       await running;
       await proxiedDb.destroy();
       await proxy.close();
+    }
+  });
+
+  it('tries a refused write of the delivery log again after a wait instead of failing the delivery (a local activity fails unwrapped)', async () => {
+    // The cancellation's record is refused once, non-retryably: its local activity fails at once.
+    const queue = `${TASK_QUEUE}-refused-record`;
+    const real = createWebhookActivities({ db, config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: true } });
+    let refusals = 0;
+    // The delivery is started while no worker runs, and its endpoint is then marked gone (a 410 elsewhere): its attempt is skipped.
+    const webhook = await insertWebhook(db, merchantId, `${receiver.origin}/gone`);
+    const event = await insertEvent(db, merchantId);
+    await startWebhookDeliveries({ db, temporal: env.client, taskQueue: queue }, event);
+    await db('webhooks').where({ id: webhook.id }).update({ status: 'failed', failure_kind: 'gone', failure_reason: 'the endpoint answered 410 Gone' });
+    const handle = handleOf(event, webhook);
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: queue,
+      workflowBundle: await workflowBundle(),
+      activities: {
+        ...real,
+        async recordWebhookDeliveryCancelled(input: Parameters<typeof real.recordWebhookDeliveryCancelled>[0]) {
+          if (refusals === 0) {
+            refusals += 1;
+            throw ApplicationFailure.create({ type: FAILURE_TYPES.dataError, message: 'recordWebhookDeliveryCancelled: refused once by the test', nonRetryable: true });
+          }
+          return real.recordWebhookDeliveryCancelled(input);
+        },
+      },
+    });
+    const running = worker.run();
+    try {
+      expect(await handle.result()).to.deep.include({ status: 'cancelled', attempts: 0 });
+      expect(refusals).to.equal(1);
+      expect(timerDurationsMs((await handle.fetchHistory()).events ?? [])).to.deep.equal([30_000]);
+      expect(await onlyDelivery(webhook)).to.include({ status: 'cancelled', attempt_count: 0 });
+      expect(receiver.requests).to.have.length(0);
+    } finally {
+      worker.shutdown();
+      await running;
     }
   });
 });
