@@ -21,7 +21,8 @@ function fromHttpError(error: { status: number; message: string; expose?: boolea
   const { status } = error;
   if (status === 413) return { status, code: 'invalid_request', message: 'request body is larger than 1 MB' };
   if (status === 415) return { status: 400, code: 'invalid_request', message: 'content type must be application/json' };
-  if (status === 400) return { status, code: 'invalid_request', message: 'request body is not valid JSON' };
+  // Bodies are parsed in json-body.ts, which names a bad one itself; any other 400 says what its thrower said.
+  if (status === 400) return { status, code: 'invalid_request', message: error.expose ? error.message : 'bad request' };
   if (status === 404) return { status, code: 'not_found', message: 'resource not found' };
   if (status === 405) return { status, code: 'method_not_allowed', message: error.message };
   if (status < 500 && error.expose) return { status, code: 'invalid_request', message: error.message };
