@@ -132,6 +132,12 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   let state: PaymentState | undefined = input.mode === 'create' ? initialPaymentState(input.payment) : undefined;
   /** The payment as initiation left it: what the create's Update answers (docs/payments.md#workflow). */
   let initiated: PaymentSnapshot | undefined = input.mode === 'create' && input.resumed ? input.payment : undefined;
+  /**
+   * Whether the create's first step (initiation and the write of the answer it brought) has run in
+   * this run. Refunds are judged only after it: a first task thrown away may have written
+   * `completed` to the read model before this run knows it (docs/payments.md#refunds-happen-once).
+   */
+  let firstStepDone = input.mode !== 'create' || input.resumed !== undefined;
   const hints: ProviderHint[] = [];
   /** Refunds whose provider answer is unknown: asked about until final (docs/payments.md#cancel-and-refund). */
   const unknownRefunds = new Set<string>();
@@ -302,7 +308,8 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   setHandler(
     refundPaymentUpdate,
     async (request) => {
-      if (!state) await condition(loaded);
+      if (!state || !firstStepDone) await condition(() => loaded() && firstStepDone);
+      if (notRecorded) throw notRecorded;
       // Reserve at once, before anything can interleave (docs/payments.md#states): many Updates in one activation
       // each see the reservations of those before them.
       let refund: RefundRecord;
@@ -315,7 +322,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     },
     {
       validator: (request) => {
-        if (!state) return; // a re-opened run reads the payment first; the handler decides
+        if (!state || !firstStepDone) return; // a re-opened run reads the payment first, a new one initiates it; the handler decides
         try {
           checkRefund(state.payment, reservedMinor(state), request.amount);
         } catch (error) {
@@ -330,6 +337,15 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
    * When PostgreSQL refuses the payment's data nothing was written or sent: `notRecorded` is set.
    */
   async function initiate(): Promise<void> {
+    try {
+      await initiateOnce();
+    } finally {
+      firstStepDone = true;
+    }
+  }
+
+  /** {@link initiate} itself. */
+  async function initiateOnce(): Promise<void> {
     const { payment } = current();
     try {
       const initiation = proxyLocalActivities<PaymentActivities>(initiationOptions(Date.parse(payment.expiresAt) - Date.now()));

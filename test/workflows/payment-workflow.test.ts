@@ -22,7 +22,7 @@ import { decideSandboxTransaction, findSandboxTransactionByPayment } from '../..
 import { newId } from '../../src/lib/ids';
 import { cardPayment, insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
 import { activityNames } from '../helpers/history';
-import { useTimeSkippingWorker } from '../helpers/stack';
+import { createTimeSkippingWorker, useTimeSkippingWorker } from '../helpers/stack';
 
 const TASK_QUEUE = 'payment-workflow-test';
 const HISTORIES_DIR = path.resolve(__dirname, '../replay/histories');
@@ -311,6 +311,28 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     expect(await updateFailure(handle.executeUpdate(cancelPaymentUpdate, { args: [{}] }))).to.equal('payment_not_cancellable');
     expect(((await handle.result()) as PaymentSnapshot).status).to.equal('completed');
     expect(await eventTypes(created.id)).to.deep.equal(['payment.created', 'payment.completed']);
+  });
+
+  it('judges a refund that reaches a new run before its first task only after the create\'s first step: the payment it finds completed is refunded (docs/payments.md#refunds-happen-once)', async () => {
+    // As after a worker died in the create's first task: the read model may say completed while the next
+    // run has not yet re-run that step, and a merchant who saw completed refunds. Here the refund is
+    // waiting when the first workflow task is handed out, so both arrive in one activation.
+    const queue = `${TASK_QUEUE}-first-step`;
+    const created = await payment('+250788000001');
+    const input: PaymentWorkflowInput = { mode: 'create', payment: created, reconciliationWindowSeconds: WINDOW_SECONDS };
+    const handle = await env.client.workflow.start('paymentWorkflow', { taskQueue: queue, workflowId: paymentWorkflowId(created.id), args: [input] });
+    const refund = handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 1500 }] });
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the Update is admitted before any worker polls
+    const worker = await createTimeSkippingWorker(env, db, queue);
+    const running = worker.run();
+    try {
+      expect(await refund).to.include({ status: 'completed', amount: 1500 });
+      expect((await handle.result()) as PaymentSnapshot).to.include({ status: 'refunded', amountRefunded: 1500 });
+      expect(await eventTypes(created.id)).to.deep.equal(['payment.created', 'payment.completed', 'refund.completed']);
+    } finally {
+      worker.shutdown();
+      await running;
+    }
   });
 
   it('refunds in parts in one re-opened run, one at a time, and ends refunded (docs/payments.md#refunds-happen-once)', async () => {
