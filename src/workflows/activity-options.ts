@@ -36,13 +36,13 @@ export const RECORD_OPTIONS: ActivityOptions = {
 
 /**
  * The write of the answer initiation brought, a local activity in the create's workflow task
- * (docs/payments.md#refunds-happen-once): bounded like {@link RECORD_OPTIONS}; retries past a
+ * (docs/payments.md#refunds-happen-once): the bounds of {@link RECORD_OPTIONS}; retries past a
  * minute wait on a server timer instead of holding the workflow task.
  */
 export const INITIATION_RECORD_OPTIONS: LocalActivityOptions = {
-  startToCloseTimeout: '10 seconds',
-  scheduleToCloseTimeout: READ_MODEL_WRITE_GIVE_UP,
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: NON_RETRYABLE_TYPES },
+  startToCloseTimeout: RECORD_OPTIONS.startToCloseTimeout,
+  scheduleToCloseTimeout: RECORD_OPTIONS.scheduleToCloseTimeout,
+  retry: RECORD_OPTIONS.retry,
 };
 
 /** One attempt of `initiatePayment`: a write and a provider call (10 s, PROVIDER_CALL_TIMEOUT_MS) and a write. */
@@ -52,8 +52,10 @@ export const INITIATION_ATTEMPT_TIMEOUT = '15 seconds';
 export const INITIATION_MIN_GIVE_UP_MS = 300_000;
 
 /**
- * `initiatePayment`, a local activity in the create's workflow task (docs/payments.md#refunds-happen-once), retried until the payment's expiry (at least {@link INITIATION_MIN_GIVE_UP_MS}):
- * a payment that could not be initiated by then would have expired anyway, and fails
+ * `initiatePayment`, a local activity in the create's workflow task
+ * (docs/payments.md#refunds-happen-once), retried until the payment's expiry (at least
+ * {@link INITIATION_MIN_GIVE_UP_MS}): a payment that could not be initiated by then would have
+ * expired anyway, and fails
  * `provider_error`. The activity itself stops retrying a provider's unknown answers after 2 minutes
  * (PROVIDER_GIVE_UP_MS) and fails `ProviderUnavailable`.
  * @param untilExpiryMs milliseconds from now (workflow time) to the payment's `expires_at`
