@@ -106,7 +106,9 @@ describe('business metrics of the worker and the API (docs/operations.md#metrics
     // The worker exports each counter and histogram once its activity completed: wait for the last.
     let worked = await scrape(workerMetricsUrl);
     for (const deadline = Date.now() + 30_000; Date.now() < deadline; worked = await scrape(workerMetricsUrl)) {
-      if (total(worked, 'paycollect_webhook_attempts', { outcome: 'succeeded' }) >= 3 && total(worked, 'paycollect_refunds_settled') >= 1) break;
+      // A counter and its histogram are two calls into the SDK's meter: a scrape can fall between them.
+      const delivered = total(worked, 'paycollect_webhook_attempts', { outcome: 'succeeded' }) >= 3 && total(worked, 'paycollect_webhook_delivery_seconds_count') >= 3;
+      if (delivered && total(worked, 'paycollect_refunds_settled') >= 1 && total(worked, 'paycollect_payment_settlement_seconds_count') >= 2) break;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     const sandbox = { environment: 'sandbox', provider: 'momo' };
