@@ -21,21 +21,30 @@ import type { Db } from './knex';
  * transaction schedules `callbacks` (only when this call inserted the row, so a failure between
  * the two never leaves a transaction whose callbacks are lost). Returns the stored transaction
  * either way (so a retried initiate sees the first answer), and whether this call inserted it.
+ * Without callbacks there is nothing to keep together: one statement inserts and returns the row,
+ * and only a repeated key costs a second one that reads the first (a concurrent insert of the same
+ * key has committed by then: `on conflict` waited for it).
  */
 export async function insertSandboxTransaction(
   db: Db,
   row: SandboxTransaction,
   callbacks: readonly ScheduledCallback[] = [],
 ): Promise<{ transaction: SandboxTransaction; inserted: boolean }> {
-  return db.transaction(async (trx) => {
-    const inserted = await trx('sandbox_provider_transactions')
+  const insertOrFind = async (q: Db) => {
+    const inserted: SandboxTransaction[] = await q('sandbox_provider_transactions')
       .insert({ ...row, next_action: row.next_action ? JSON.stringify(row.next_action) : null })
       .onConflict('idempotency_key')
       .ignore()
-      .returning('provider_reference');
-    if (inserted.length === 1) await scheduleSandboxCallbacks(trx, callbacks);
-    const transaction = (await trx<SandboxTransaction>('sandbox_provider_transactions').where({ idempotency_key: row.idempotency_key }).first()) as SandboxTransaction;
-    return { transaction, inserted: inserted.length === 1 };
+      .returning('*');
+    if (inserted[0]) return { transaction: inserted[0], inserted: true };
+    const transaction = (await q<SandboxTransaction>('sandbox_provider_transactions').where({ idempotency_key: row.idempotency_key }).first()) as SandboxTransaction;
+    return { transaction, inserted: false };
+  };
+  if (callbacks.length === 0) return insertOrFind(db);
+  return db.transaction(async (trx) => {
+    const result = await insertOrFind(trx);
+    if (result.inserted) await scheduleSandboxCallbacks(trx, callbacks);
+    return result;
   });
 }
 

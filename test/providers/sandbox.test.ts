@@ -111,6 +111,23 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       }
     });
 
+    it('answers concurrent initiations with one key with one transaction, with and without callbacks to schedule', async () => {
+      for (const callbackUrl of [null, `${sink.origin}/v1/provider-callbacks/momo`]) {
+        const ask = request('+250788123456', { callbackUrl });
+        const answers = await Promise.all([1, 2, 3, 4].map(() => momo.initiate(ask)));
+        expect(new Set(answers.map((answer) => answer.providerReference)).size).to.equal(1);
+        expect(await db('sandbox_provider_transactions').where({ idempotency_key: ask.idempotencyKey }).count<{ n: number }[]>('* as n')).to.deep.equal([{ n: 1 }]);
+        expect(await scheduled(answers[0]!.providerReference)).to.have.length(callbackUrl ? 1 : 0);
+      }
+    });
+
+    it('answers a repeated initiation as the transaction stands now: a due approval is settled by the repeat', async () => {
+      const ask = request('+250788123456');
+      expect((await momo.initiate(ask)).outcome).to.deep.equal({ status: 'processing' });
+      advance(APPROVAL_DELAY_MS);
+      expect((await momo.initiate(ask)).outcome).to.deep.equal({ status: 'completed' });
+    });
+
     it('any other number completes after the approval delay and calls back then', async () => {
       const answer = await momo.initiate(request('+250788123456'));
       expect(await scheduled(answer.providerReference)).to.deep.equal([{ status: 'succeeded', dueAt: clock + APPROVAL_DELAY_MS }]);

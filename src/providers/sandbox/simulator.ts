@@ -187,7 +187,9 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
       if (transaction.provider !== code) throw new ProviderRefusal(`idempotency key ${request.idempotencyKey} belongs to another provider's request`);
       // 0008: the provider took the request, but its answer never reached us; a retry finds it.
       if (inserted && behaviour?.kind === 'initiation_timeout') throw new Error(`${code} did not answer in time (simulated time-out at initiation)`);
-      return answerOf(await find(transaction.provider_reference), true);
+      // A transaction this call wrote and that nothing has settled since is its own answer; any other is read as it stands now.
+      const fresh = inserted && (transaction.settle_at === null || transaction.settle_at.getTime() > now.getTime());
+      return answerOf(fresh ? transaction : await find(transaction.provider_reference), true);
     },
 
     async fetchStatus(reference: string): Promise<ProviderAnswer> {
