@@ -11,7 +11,7 @@
  * (d) worker memory, (e) the cluster's (a) and (b) ÷ the dev server's in the same rounds, and its
  * create latency at half its sustained rate; see bench/figures/. Environment, for trial and
  * profiling runs only (a real run uses the defaults): BENCH_ROUNDS (default 3), BENCH_MEMORY_ROUNDS
- * (rounds of (d), default 1), BENCH_DURATION_MS (default 6000, each side of (a)), BENCH_ONLY
+ * (rounds of (d), default 1), BENCH_DURATION_MS (default 8000, each side of (a), of which the first 2 s are ramp-up and not counted), BENCH_ONLY
  * (figures to run, default `a,b,c,d,e`; (e) is measured within (a) and (b)), BENCH_PROFILE=1 (CPU
  * profiles of the service worker and the API, kept with the logs in the run folder).
  */
@@ -151,7 +151,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const rounds = envNumber('BENCH_ROUNDS', 3);
   const memoryRounds = envNumber('BENCH_MEMORY_ROUNDS', 1);
-  const durationMs = envNumber('BENCH_DURATION_MS', 6_000);
+  const durationMs = envNumber('BENCH_DURATION_MS', 8_000);
   const only = (process.env.BENCH_ONLY ?? 'a,b,c,d,e').split(',').map((id) => id.trim());
   const selected = (id: string) => only.includes(id);
   const cliPath = await resolveTemporalCli(say);

@@ -5,6 +5,10 @@
  * concurrency. Since the create waits for the provider (docs/payments.md, Update-with-Start: the
  * API starts the payment's workflow and waits for its first step), that least is Update-with-Start
  * of `updateWithStartWorkflow`, whose update runs one local activity and answers.
+ * Both sides are counted alike, by the answers that came after the ramp-up (2 s) and before the
+ * drive ended (`steadyRate` in bench/lib/load.ts): counting from the start would undercount the side
+ * with the longer latency by about half the concurrency, and autocannon drops the answers still in
+ * flight at the end where the baseline's loop waits for them.
  * After each side the figure waits until the work it caused is done (every payment completed, every
  * baseline workflow closed), so that no side runs on a backlog another left.
  *
@@ -16,7 +20,7 @@ import { WithStartWorkflowOperation } from '@temporalio/client';
 import { BASELINE_TASK_QUEUE, initiateUpdate } from '../baseline/shared';
 import { createPayment, paymentBody, PHONES, type Developer } from '../lib/api';
 import { waitUntil, type BenchContext, type ServiceTarget } from '../lib/context';
-import { runClosedLoop, runOpenLoop } from '../lib/load';
+import { runClosedLoop, runOpenLoop, steadyRate } from '../lib/load';
 import type { Figure, Values } from '../lib/rounds';
 import { LatencyRecorder } from '../lib/stats';
 
@@ -28,9 +32,14 @@ export interface CreateThroughputOptions {
   durationMs: number;
 }
 
-/** Drives `POST /v1/payments` for `durationMs`; resolves with autocannon's result. */
-export function drivePaymentCreation(apiUrl: string, developer: Developer, durationMs: number): Promise<autocannon.Result> {
-  return autocannon({
+/**
+ * Drives `POST /v1/payments` for `durationMs`; resolves with autocannon's result and when each 2xx
+ * answer came, in milliseconds since the drive started (for `steadyRate`).
+ */
+export async function drivePaymentCreation(apiUrl: string, developer: Developer, durationMs: number): Promise<{ result: autocannon.Result; answeredAtMs: number[] }> {
+  const answeredAtMs: number[] = [];
+  const started = performance.now();
+  const result = await autocannon({
     url: `${apiUrl}/v1/payments`,
     method: 'POST',
     connections: CREATE_CONCURRENCY,
@@ -38,8 +47,22 @@ export function drivePaymentCreation(apiUrl: string, developer: Developer, durat
     duration: durationMs / 1000,
     headers: { authorization: `Bearer ${developer.key}`, 'content-type': 'application/json' },
     body: JSON.stringify(paymentBody(PHONES.instantSuccess)),
-    requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }) }],
+    requests: [
+      {
+        setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }),
+        onResponse: (status) => {
+          if (status >= 200 && status < 300) answeredAtMs.push(performance.now() - started);
+        },
+      },
+    ],
   });
+  return { result, answeredAtMs };
+}
+
+/** How many payments `merchantId` has in `target`'s database. */
+async function paymentCount(target: ServiceTarget, merchantId: string): Promise<number> {
+  const row = await target.db('payments').where({ merchant_id: merchantId }).count<{ n: string }[]>('id as n');
+  return Number(row[0]?.n);
 }
 
 /** Waits until no payment of `merchantId` in `target`'s database is still pending (its workflows have caught up). */
@@ -66,17 +89,19 @@ export async function waitForBaselineClosed(context: BenchContext, workflowType:
 
 /**
  * One service side: `target`'s API driven for `durationMs`, then waited on until every payment it
- * created completed. @returns creates per second and the count
+ * created completed. @returns the steady rate of 2xx answers per second (`steadyRate`, as the
+ * baseline's), and as items the payments the side created: the answered ones and those still in
+ * flight when autocannon stopped, whose work the side's costs include.
  */
 export async function measureCreates(context: BenchContext, target: ServiceTarget, developer: Developer, durationMs: number): Promise<Values> {
-  const result = await drivePaymentCreation(target.apiUrl, developer, durationMs);
+  const before = await paymentCount(target, developer.merchantId);
+  const { result, answeredAtMs } = await drivePaymentCreation(target.apiUrl, developer, durationMs);
   if (result.non2xx > 0 || result.errors > 0) {
     context.say(`(a) warning (${target.name}): ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`);
   }
-  const perSecond = result['2xx'] / result.duration;
   const drainMs = await waitForPaymentsSettled(target, developer.merchantId);
   context.say(`(a) ${target.name} caught up ${(drainMs / 1000).toFixed(1)} s after the load stopped`);
-  return { perSecond, items: result['2xx'] };
+  return { perSecond: steadyRate(answeredAtMs, durationMs), items: (await paymentCount(target, developer.merchantId)) - before };
 }
 
 /**
@@ -123,7 +148,7 @@ export function createThroughputFigure(context: BenchContext, developer: Develop
         });
       });
       if (run.failed > 0) context.say(`(a) warning: ${run.failed} failed Update-with-Starts, first: ${String(run.firstError)}`);
-      const perSecond = run.ok / (run.elapsedMs / 1000);
+      const perSecond = steadyRate(run.completedAtMs, options.durationMs);
       const drainMs = await waitForBaselineClosed(context, 'updateWithStartWorkflow');
       context.say(`(a) baseline caught up ${(drainMs / 1000).toFixed(1)} s after the load stopped`);
       return { perSecond, items: run.ok };
