@@ -115,6 +115,23 @@ function settledLater<T>(promise: Promise<T>): Promise<T> {
   return promise;
 }
 
+/**
+ * Resolves once workflow `workflowId` runs, when the create's wait ran out: at once when the server
+ * has it (the start is durable before the server waits on the Update, which it holds up to ~20 s
+ * when no worker polls), else when the Update-with-Start's start answers. Keeps the create's answer
+ * at CREATE_WAIT_MS (docs/payments.md#workflow) during a worker outage.
+ * @throws what the start threw (e.g. Temporal unreachable), as `start.workflowHandle()` does
+ */
+async function workflowRunning(temporal: Client, start: { workflowHandle(): Promise<unknown> }, workflowId: string): Promise<void> {
+  try {
+    await temporal.workflow.getHandle(workflowId).describe();
+    return;
+  } catch {
+    // Not there yet, or not readable: the start's own answer decides.
+  }
+  await start.workflowHandle();
+}
+
 /** 503 `service_unavailable`: the workflow could not take the request now, and nothing happened (docs/api.md#errors). */
 function unavailable(): DomainError {
   return new DomainError('service_unavailable', 'the payment could not take this request right now; nothing was changed, retry in a moment');
@@ -185,8 +202,12 @@ export async function createPayment(
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     typedSearchAttributes: paymentSearchAttributes(payment),
   });
+  // Stopped once the answer no longer needs it: the client would otherwise poll the Update until a worker runs.
+  const updateCall = new AbortController();
   const answer = settledLater(
-    deps.temporal.workflow.executeUpdateWithStart(initiatePaymentUpdate, { updateId: INITIATE_UPDATE_ID, startWorkflowOperation: start }),
+    deps.temporal.connection.withAbortSignal(updateCall.signal, () =>
+      deps.temporal.workflow.executeUpdateWithStart(initiatePaymentUpdate, { updateId: INITIATE_UPDATE_ID, startWorkflowOperation: start }),
+    ),
   );
   const waited = new AbortController();
   let answered: PaymentSnapshot | undefined;
@@ -207,7 +228,8 @@ export async function createPayment(
     waited.abort();
   }
   if (!answered) {
-    await start.workflowHandle(); // the workflow runs (throws if its start failed): record what we know
+    await workflowRunning(deps.temporal, start, paymentWorkflowId(payment.id)); // throws if its start failed
+    updateCall.abort(); // the workflow goes on without anyone waiting for its Update
     try {
       await insertPaymentWithCreatedEvent(deps.db, payment, paymentEvent(payment, 'payment.created'));
     } catch (error) {
