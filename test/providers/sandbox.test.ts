@@ -121,6 +121,11 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       }
     });
 
+    it('answers a first initiation that is already due as settled: with no approval delay the answer is completed', async () => {
+      const instant = createSandboxProvider('momo', 'customer_number', { ledger: createSandboxLedger(db), now: () => new Date(clock), approvalDelayMs: 0, bankTransferDelayMs: BANK_DELAY_MS, callbackSecret: SECRET });
+      expect((await instant.initiate(request('+250788123456'))).outcome).to.deep.equal({ status: 'completed' });
+    });
+
     it('answers a repeated initiation as the transaction stands now: a due approval is settled by the repeat', async () => {
       const ask = request('+250788123456');
       expect((await momo.initiate(ask)).outcome).to.deep.equal({ status: 'processing' });
