@@ -119,7 +119,9 @@ function settledLater<T>(promise: Promise<T>): Promise<T> {
  * Resolves once workflow `workflowId` runs, when the create's wait ran out: at once when the server
  * has it (the start is durable before the server waits on the Update, which it holds up to ~20 s
  * when no worker polls), else when the Update-with-Start's start answers. Keeps the create's answer
- * at CREATE_WAIT_MS (docs/payments.md#workflow) during a worker outage.
+ * at CREATE_WAIT_MS (docs/payments.md#workflow) during a worker outage. A closed earlier run with
+ * the same id counts too: the create then records nothing new (the insert is once per id) and
+ * answers the stored payment.
  * @throws what the start threw (e.g. Temporal unreachable), as `start.workflowHandle()` does
  */
 async function workflowRunning(temporal: Client, start: { workflowHandle(): Promise<unknown> }, workflowId: string): Promise<void> {
