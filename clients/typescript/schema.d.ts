@@ -691,7 +691,7 @@ export interface paths {
         put?: never;
         /**
          * Reveal your first live key
-         * @description Answers the live secret key created when live access was approved, once: store it. Roll the live keys for a new one.
+         * @description Answers the live secret key created when live access was approved, once: store it. Roll the live keys for a new one. Takes no body; one sent must be JSON, as on every endpoint.
          */
         post: operations["postV1DeveloperLiveAccessLiveKey"];
         delete?: never;
@@ -6185,6 +6185,19 @@ export interface operations {
                             created_at: string;
                         };
                     };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
             /**

@@ -10,12 +10,13 @@ import type { Db } from '../db/knex';
 import { DomainError } from '../domain/errors';
 import type { Logger } from '../logger';
 import type { ProviderRegistry } from '../providers/registry';
-import { dashboard } from './dashboard';
+import { dashboard, DASHBOARD_PATH } from './dashboard';
 import { createMetrics } from './metrics';
 import { openApiRoutes } from './openapi';
 import { errorHandler } from './middleware/error-handler';
 import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
+import { exactPath, matchesExactly } from './router';
 import { authRoutes } from './routes/auth';
 import { documentRoutes } from './routes/documents';
 import { healthRoutes } from './routes/health';
@@ -39,7 +40,9 @@ export interface AppDeps {
   logger: Logger;
 }
 
+/** Mounts `router`. @throws Error for a router that does not follow the routing rule (docs/api.md#paths). */
 function mount(app: Koa, router: Router): void {
+  if (!matchesExactly(router)) throw new Error(`every router must be built with apiRouter(): ${String(router.opts.prefix ?? '/')} is not`);
   app.use(router.routes());
   app.use(router.allowedMethods());
 }
@@ -99,6 +102,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
   app.use(wellFormedPath());
+  // One routing rule (docs/api.md#paths): an odd spelling of a path is 404 before it is counted or read.
+  app.use(exactPath(DASHBOARD_PATH));
   app.use(rateLimit(deps));
   // After the routers ran: a path no router matched is 404; a matched path with another method was
   // set to 405 (with its Allow header) by allowedMethods(), or to 501 for a method no router serves

@@ -11,13 +11,14 @@
  * What happens to a payment after the API (created, settled, provider calls, refunds, webhooks) is
  * counted by the worker on its own endpoint (src/activities/business-metrics.ts).
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { PROVIDER_KINDS } from '../domain/catalogue';
 import type { Db } from '../db/knex';
 import { openEventStreamCount } from '../services/event-stream';
 import { databaseAnswers } from '../services/health-service';
+import { apiRouter } from './router';
 
 /** The metrics of one API process. */
 export interface Metrics {
@@ -120,7 +121,7 @@ export function createMetrics(db: Db): Metrics {
     }
   };
 
-  const routes = new Router();
+  const routes = apiRouter();
   /** Prometheus text exposition of this process's metrics. */
   routes.get('/metrics', async (ctx) => {
     ctx.type = registry.contentType;

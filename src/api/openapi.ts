@@ -8,7 +8,7 @@
  * and clients/typescript/ is generated from this document (`npm run client:generate`).
  */
 import path from 'node:path';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import serve from 'koa-static';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
@@ -26,6 +26,8 @@ import { listEventsQuery } from './routes/events';
 import { eventStreamQuery } from './routes/event-stream';
 import { cardConfirmBody, simulateBody } from './routes/sandbox';
 import { paymentDetail } from './views/payment-detail';
+import { MAX_JSON_DEPTH } from './middleware/json-body';
+import { apiRouter } from './router';
 import { kycUploadFields, businessUploadFields } from './schemas/documents';
 import { liveAccessRequestBody, respondBody } from './schemas/live-access';
 import { createWebhookBody, emptyBody, listDeliveriesQuery, updateWebhookBody } from './schemas/webhooks';
@@ -449,10 +451,10 @@ export const ROUTE_DOCS: RouteDoc[] = [
     path: '/v1/developer/live-access/live-key',
     tag: 'Live access',
     summary: 'Reveal your first live key',
-    description: 'Answers the live secret key created when live access was approved, once: store it. Roll the live keys for a new one.',
+    description: 'Answers the live secret key created when live access was approved, once: store it. Roll the live keys for a new one. Takes no body; one sent must be JSON, as on every endpoint.',
     security: ['session'],
     success: { status: 200, description: 'The live key; never shown again', schema: out.envelope(out.revealedKey), example: ok('Live key revealed; it is not shown again', example.revealedKey) },
-    errors: [404],
+    errors: [400, 404],
     codes: [
       { code: 'not_found', when: 'Live access has not been approved.', message: 'no live key yet: live access has not been approved' },
       { code: 'conflict', when: 'The live key was revealed already.', message: 'the live key was already revealed; it is shown only once (roll it for a new one)' },
@@ -583,6 +585,8 @@ const INTRODUCTION = `Collect mobile money, bank transfer, card and wallet payme
 
 **Idempotency.** Creating, cancelling and refunding take an \`Idempotency-Key\` (up to 255 characters): the same key and body within 24 hours answer the first result again (\`Idempotent-Replayed: true\`), so a retry after a time-out never charges or refunds twice.
 
+**Paths and bodies.** Paths are served only as this document spells them: letters are case-sensitive, and a trailing slash, a doubled slash or a percent-encoded letter of a fixed segment makes a path that answers 404. JSON bodies are at most 1 MB and nest objects and arrays at most ${MAX_JSON_DEPTH} levels deep.
+
 **Rate limits.** Every answer carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`; a 429 adds \`Retry-After\` (seconds).
 
 **Webhooks.** Each event is delivered to your subscribed endpoints, signed with the Standard Webhooks headers and \`X-Webhook-Signature\`; the \`webhooks\` section describes each payload.
@@ -685,7 +689,7 @@ const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 /** `GET /v1/openapi.json` (built once, with `options.serverUrl` as its server) and the `/docs` page with its Swagger UI assets. */
 export function openApiRoutes(options: OpenApiOptions = {}): Router {
   const document = buildOpenApiDocument(options);
-  const router = new Router();
+  const router = apiRouter();
   /** The OpenAPI 3.1 document. */
   router.get('/v1/openapi.json', (ctx) => {
     ctx.body = document;

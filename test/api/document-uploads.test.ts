@@ -102,8 +102,42 @@ async function streamUpload(options: {
   return answered;
 }
 
+/**
+ * Starts an upload to `pathname` without credentials that announces `totalBytes` but sends only its
+ * first MiB, and waits up to 10 s for the answer the server gives while the rest is still unsent.
+ * @returns the status, or undefined when the server kept waiting for the body
+ */
+async function answerBeforeBody(pathname: string, totalBytes: number): Promise<number | undefined> {
+  const { baseUrl } = await getStack();
+  const boundary = `----anonymous${Date.now()}`;
+  const preamble = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="document"; filename="id.pdf"\r\nContent-Type: application/pdf\r\n\r\n`);
+  const request = http.request(new URL(pathname, baseUrl), {
+    method: 'POST',
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(preamble.length + totalBytes) },
+  });
+  request.on('error', () => undefined); // the server may close the connection once it answered
+  const answered = new Promise<number>((resolve) => request.once('response', (response) => {
+    response.resume();
+    resolve(response.statusCode ?? 0);
+  }));
+  request.write(Buffer.concat([preamble, PDF_BYTES, Buffer.alloc(MB - PDF_BYTES.length, 0x20)]));
+  const status = await Promise.race([answered, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 10_000))]);
+  request.destroy();
+  return status;
+}
+
 describe('document uploads: streamed, limited, replaced, within a quota (docs/limits.md#uploads)', function () {
   this.timeout(120_000);
+
+  it('answers an upload without credentials, in any spelling of the path, before reading its body, and stages nothing (docs/api.md#paths)', async () => {
+    const staging = await stagingDir();
+    const before = filesIn(staging);
+    for (const pathname of [KYC, '/V1/documents/upload/kyc', '/v1/Documents/upload/kyc', '/v1/documents/upload/KYC', `${KYC}/`, '/v1/documents//upload/kyc', '/v1/documents/upload/%6Byc']) {
+      const status = await answerBeforeBody(pathname, 5 * MB);
+      expect(status, `${pathname}: answered before the body was read`).to.equal(pathname === KYC ? 401 : 404);
+      expect(filesIn(staging).filter((name) => !before.includes(name)), `${pathname}: staged`).to.deep.equal([]);
+    }
+  });
 
   describe('the 10 MB limit, enforced while streaming (docs/live-access.md#documents)', () => {
     it('writes the file to disk as it arrives, cuts a 50 MB upload at 10 MB with 413 file_too_large, and leaves no file or row', async () => {

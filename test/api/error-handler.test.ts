@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import Koa from 'koa';
+import { principalOf } from '../../src/api/middleware/auth';
 import { errorHandler } from '../../src/api/middleware/error-handler';
 
 describe('error middleware: errors of Koa and its libraries (docs/api.md#errors)', () => {
@@ -20,6 +21,8 @@ describe('error middleware: errors of Koa and its libraries (docs/api.md#errors)
       if (ctx.path === '/decode') ctx.throw(400, 'failed to decode');
       if (ctx.path === '/plain') ctx.throw(400);
       if (ctx.path === '/hidden') ctx.throw(400, 'internal detail', { expose: false });
+      // A handler mounted without its authentication, which asks for the caller.
+      if (ctx.path === '/no-principal') ctx.body = principalOf(ctx);
       ctx.throw(500, 'database password is hunter2');
     });
     server = http.createServer(app.callback());
@@ -42,5 +45,9 @@ describe('error middleware: errors of Koa and its libraries (docs/api.md#errors)
   it('keeps a message its thrower did not expose to itself, and a 5xx says only "internal error"', async () => {
     expect(await answer('/hidden')).to.deep.equal({ status: 400, body: { success: false, error: { code: 'invalid_request', message: 'bad request' } } });
     expect(await answer('/boom')).to.deep.equal({ status: 500, body: { success: false, error: { code: 'internal_error', message: 'internal error' } } });
+  });
+
+  it('answers a handler that meets no authenticated caller with 401 unauthorized, never 500 (docs/api.md#credentials)', async () => {
+    expect(await answer('/no-principal')).to.deep.equal({ status: 401, body: { success: false, error: { code: 'unauthorized', message: 'this endpoint needs a credential' } } });
   });
 });

@@ -144,6 +144,19 @@ describe('the rate-limit bucket is the credential authentication accepts (docs/l
     expect(statuses.slice(10)).to.deep.equal([429, 429]);
   });
 
+  it('keeps the login limit whatever the path\'s spelling: past it, every spelling is 429 or 404, never a password check (docs/api.md#paths)', async () => {
+    const developer = await registerDeveloper();
+    await roomInMinute(20);
+    const login = (path: string, password: string) =>
+      fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: developer.email, password }) });
+    let status = 0;
+    for (let attempt = 0; attempt < 11 && status !== 429; attempt += 1) status = (await login('/v1/auth/login', 'wrong password!')).status;
+    expect(status, 'the login limit (10 a minute per IP) is reached').to.equal(429);
+    const spellings = ['/v1/auth/login', '/V1/auth/login', '/v1/AUTH/login', '/v1/auth/LOGIN', '/v1/auth/Login', '/v1/auth/login/', '/v1//auth/login', '/v1/auth/%6Cogin', '/v1/%61uth/login'];
+    const answers = await Promise.all(spellings.map(async (path) => `${path} ${(await login(path, developer.password)).status}`));
+    expect(answers).to.deep.equal(spellings.map((path) => `${path} ${path === '/v1/auth/login' ? 429 : 404}`));
+  });
+
   it('counts payments against the Bearer key authentication used, not a junk X-API-Key beside it (30 a minute)', async () => {
     const developer = await registerDeveloper();
     await roomInMinute(30);

@@ -12,9 +12,15 @@ import type { Principal } from '../../domain/principal';
 import { hashSecretKey, SECRET_KEY_PATTERN } from '../../lib/secret-keys';
 import { developerOfSession, findSecretKey, type KeyLookup } from '../../services/auth-service';
 
-/** The authenticated caller of this request. */
+/**
+ * The authenticated caller of this request, set by one of the middlewares below.
+ * @throws DomainError `unauthorized` (401) when none ran: a handler is never served without a
+ *   caller, even if a route were mounted without its authentication (docs/api.md#credentials)
+ */
 export function principalOf(ctx: Context): Principal {
-  return ctx.state.owner as Principal;
+  const owner = ctx.state.owner as Principal | undefined;
+  if (!owner) throw new DomainError('unauthorized', 'this endpoint needs a credential');
+  return owner;
 }
 
 function bearerToken(ctx: Context, hint: string): string {

@@ -12,6 +12,7 @@ import multer from '@koa/multer';
 import type { Middleware } from 'koa';
 import { MAX_DOCUMENT_BYTES } from '../../domain/documents';
 import { DomainError, validationError } from '../../domain/errors';
+import { principalOf } from './auth';
 
 /** The uploaded file as the disk storage leaves it: `path` is the staged file, `size` in bytes. */
 export interface StagedFile {
@@ -43,9 +44,10 @@ function uploadError(error: unknown): unknown {
 /**
  * Parses a `multipart/form-data` upload into `ctx.request.file` (the `document` field, a
  * {@link StagedFile} in `stagingDir`) and `ctx.request.body` (the text fields); deletes the staged
- * file, if still there, once the rest of the chain has run.
+ * file, if still there, once the rest of the chain has run. Mount after authentication: without
+ * an authenticated caller it answers 401 before reading the body.
  * @param stagingDir local folder the file is streamed to (created with mode 0700)
- * @throws DomainError `invalid_request` for another content type or a malformed form,
+ * @throws DomainError `unauthorized` without an authenticated caller, `invalid_request` for another content type or a malformed form,
  *   `file_too_large` (413) over 10 MB, `validation_error` for a file in another field
  */
 export function documentUpload(stagingDir: string): Middleware {
@@ -61,6 +63,8 @@ export function documentUpload(stagingDir: string): Middleware {
   }).single('document');
 
   return async (ctx, next) => {
+    // Not a byte is read, let alone staged, for a caller that is not authenticated.
+    principalOf(ctx);
     if (!ctx.is('multipart/form-data')) {
       throw new DomainError('invalid_request', 'content type must be multipart/form-data, with the file in the field "document"');
     }

@@ -17,7 +17,11 @@ import { claimOrReplay, releaseClaim, saveFirstAnswer } from '../../services/ide
 import { principalOf } from './auth';
 import { HTTP_STATUS } from '../errors';
 
-/** Hash of what makes two requests "the same": method, path and JSON body. */
+/**
+ * Hash of what makes two requests "the same": method, path and JSON body. The parsed body is hashed,
+ * not its bytes, so spacing does not make a retry another request; it came through `jsonBody()`,
+ * nested at most 64 levels (docs/api.md#errors), so serialising it cannot exhaust the stack.
+ */
 function requestHash(ctx: Context): string {
   return createHash('sha256')
     .update(`${ctx.method} ${ctx.path}\n${JSON.stringify(ctx.request.body ?? {})}`)

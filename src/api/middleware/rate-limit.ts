@@ -38,13 +38,17 @@ function presentedCredential(ctx: Context): string | undefined {
   return /^Bearer ([^\s]+)$/.exec(ctx.get('authorization'))?.[1];
 }
 
-/** The endpoint limits (docs/limits.md#rate-limits) a request counts against besides its base ones. */
+/**
+ * The endpoint limits (docs/limits.md#rate-limits) a request counts against besides its base ones.
+ * The paths are compared as the routers match them, exactly (docs/api.md#paths): any other spelling
+ * of these paths is 404 and never reaches a handler.
+ */
 function endpointLimitsOf(method: string, path: string): WindowLimit[] {
   if (method !== 'POST') return [];
   if (path === '/v1/auth/login') return [ENDPOINT_LIMITS.login];
   if (path === '/v1/auth/register') return [ENDPOINT_LIMITS.register];
-  if (path === '/v1/payments' || path === '/v1/payments/') return [ENDPOINT_LIMITS.createPayment];
-  if (/^\/v1\/developer\/webhooks\/[^/]+\/test\/?$/.test(path)) return [ENDPOINT_LIMITS.webhookTest];
+  if (path === '/v1/payments') return [ENDPOINT_LIMITS.createPayment];
+  if (/^\/v1\/developer\/webhooks\/[^/]+\/test$/.test(path)) return [ENDPOINT_LIMITS.webhookTest];
   return [];
 }
 

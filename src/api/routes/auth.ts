@@ -1,5 +1,6 @@
 /** `POST /v1/auth/register` and `POST /v1/auth/login` (docs/api.md#sessions). */
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../router';
 import { login, registerDeveloper, type AuthDeps } from '../../services/auth-service';
 import { respond } from '../envelope';
 import { jsonBody } from '../middleware/json-body';
@@ -8,7 +9,7 @@ import { parseOrThrow } from '../schemas/validate';
 
 /** Auth routes under `/v1/auth`. */
 export function authRoutes(deps: AuthDeps): Router {
-  const router = new Router({ prefix: '/v1/auth' });
+  const router = apiRouter('/v1/auth');
 
   /**
    * Register: `{email, password (≥ 10 chars), name, business_name?}` → 201 envelope

@@ -5,7 +5,8 @@
  * (same workflow Updates, same errors, same `Idempotency-Key` handling, docs/payments.md#cancel-and-refund, docs/payments.md#idempotency) for a developer
  * signed in to the dashboard, who holds a session token and no secret key.
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../router';
 import type { Config } from '../../config';
 import { cancelPayment, refundPayment, type PaymentServiceDeps } from '../../services/payment-service';
 import { getPaymentDetail } from '../../services/payment-timeline';
@@ -23,7 +24,7 @@ const REFUND_MESSAGES = { completed: 'Refund completed', failed: 'Refund failed'
 
 /** Dashboard payment routes; `deps.config` also carries the session token secret. */
 export function developerPaymentRoutes(deps: PaymentServiceDeps & { config: PaymentServiceDeps['config'] & Pick<Config, 'JWT_SECRET'> }): Router {
-  const router = new Router({ prefix: '/v1/developer/payments' });
+  const router = apiRouter('/v1/developer/payments');
   router.use(sessionOrSecretKey(deps.db, deps.config.JWT_SECRET));
   const changesMoney = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS)];
 

@@ -3,7 +3,8 @@
  * transactions and analytics take a session token (environment from `?environment=`) or a secret
  * key (its environment) (docs/api.md#credentials); keys take a session token only (docs/api.md#secret-keys).
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../router';
 import type { Config } from '../../config';
 import type { Db } from '../../db/knex';
 import { validationError } from '../../domain/errors';
@@ -35,7 +36,7 @@ import { parseOrThrow } from '../schemas/validate';
 
 /** Dashboard routes under `/v1/developer`. */
 export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET'> }): Router {
-  const router = new Router({ prefix: '/v1/developer' });
+  const router = apiRouter('/v1/developer');
   const either = sessionOrSecretKey(deps.db, deps.config.JWT_SECRET);
   const session = sessionToken(deps.db, deps.config.JWT_SECRET);
 

@@ -3,7 +3,8 @@
  * (docs/live-access.md#documents, docs/limits.md#uploads). Session token only (docs/api.md#credentials): an API
  * key is 401. Uploads are streamed to the blob store's staging folder, never held in memory.
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../router';
 import type { Client } from '@temporalio/client';
 import type { Context } from 'koa';
 import type { z } from 'zod';
@@ -55,7 +56,7 @@ function uploadForm<S extends z.ZodType>(ctx: Context, schema: S): { fields: z.i
 
 /** Document routes under `/v1/documents`. */
 export function documentRoutes(deps: DocumentRouteDeps): Router {
-  const router = new Router({ prefix: '/v1/documents' });
+  const router = apiRouter('/v1/documents');
   const blobs = createBlobStore(deps.config);
   const quota = { maxCount: deps.config.DOCUMENT_QUOTA_COUNT, maxBytes: deps.config.DOCUMENT_QUOTA_BYTES };
   const service: DocumentServiceDeps = { db: deps.db, temporal: deps.temporal, blobs, quota };

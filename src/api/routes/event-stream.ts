@@ -4,7 +4,8 @@
  * secret key or a session token (sandbox, the default `?environment=`); live credentials → 403
  * `forbidden`. Mounted before the events router, whose `/{id}` would otherwise take `stream`.
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../router';
 import type { Config } from '../../config';
 import type { Db } from '../../db/knex';
 import { DomainError } from '../../domain/errors';
@@ -36,7 +37,7 @@ export function eventStreamRoutes(deps: EventStreamDeps): Router {
     },
     deps.logger,
   );
-  const router = new Router({ prefix: '/v1/developer/events' });
+  const router = apiRouter('/v1/developer/events');
 
   /**
    * Stream → 200 `text/event-stream`, open until the client leaves or the stream's lifetime ends.

@@ -1,5 +1,6 @@
 /** `GET /v1/developer/events` and `GET /v1/developer/events/{id}` (docs/payments.md#events), session token or secret key (docs/api.md#credentials). */
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../router';
 import { z } from '../../lib/zod';
 import type { Config } from '../../config';
 import type { Db } from '../../db/knex';
@@ -17,7 +18,7 @@ export const listEventsQuery = z.strictObject({ ...pageQueryFields, type: z.enum
 
 /** Event routes under `/v1/developer/events`. */
 export function eventRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET'> }): Router {
-  const router = new Router({ prefix: '/v1/developer/events' });
+  const router = apiRouter('/v1/developer/events');
   router.use(sessionOrSecretKey(deps.db, deps.config.JWT_SECRET));
 
   /** List → 200 envelope `{events, pagination: {page, limit, total, total_pages}}`, newest first. */

@@ -1,12 +1,13 @@
 /** `GET /healthz` (process up) and `GET /readyz` (PostgreSQL and Temporal reachable), docs/api.md#health. */
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../router';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../db/knex';
 import { checkReadiness } from '../../services/health-service';
 
 /** Health routes; `/readyz` answers 503 naming what is down. */
 export function healthRoutes(deps: { db: Db; temporal: Client }): Router {
-  const router = new Router();
+  const router = apiRouter();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });

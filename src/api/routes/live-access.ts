@@ -2,7 +2,8 @@
  * `/v1/developer/live-access/*` (docs/live-access.md#review, docs/api.md#secret-keys): file a request, read
  * its status, answer a reviewer, and reveal the first live key once. Session token only (docs/api.md#credentials).
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../router';
 import {
   getLiveAccessStatus,
   requestLiveAccess,
@@ -18,7 +19,7 @@ import { parseOrThrow } from '../schemas/validate';
 
 /** Live access routes under `/v1/developer/live-access`. */
 export function liveAccessRoutes(deps: LiveAccessServiceDeps): Router {
-  const router = new Router({ prefix: '/v1/developer/live-access' });
+  const router = apiRouter('/v1/developer/live-access');
   router.use(sessionToken(deps.db, deps.config.JWT_SECRET));
 
   /**
@@ -49,9 +50,10 @@ export function liveAccessRoutes(deps: LiveAccessServiceDeps): Router {
 
   /**
    * Reveal the first live key (docs/api.md#secret-keys), once: 200 envelope `{id, object, environment: live, secret,
-   * last4, created_at}`. Errors: 401, 404 `not_found` before approval, 409 `conflict` once revealed.
+   * last4, created_at}`. Takes no body; one sent is parsed like every JSON body (docs/api.md#errors), so a
+   * malformed one is 400 as anywhere. Errors: 400, 401, 404 `not_found` before approval, 409 `conflict` once revealed.
    */
-  router.post('/live-key', async (ctx) => {
+  router.post('/live-key', jsonBody(), async (ctx) => {
     respond(ctx, 200, 'Live key revealed; it is not shown again', await revealLiveKey(deps, principalOf(ctx), ctx.ip));
   });
 

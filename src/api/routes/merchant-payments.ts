@@ -3,7 +3,8 @@
  * amounts, `payment_method_data`, the payment object without envelope, errors as `{error: <message>}`
  * (the error middleware picks that shape for `/v1/api/…`). A path merchant id that is not the key's → 403.
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../router';
 import type { Middleware } from 'koa';
 import { resolveMerchantPayment } from '../../domain/create-payment';
 import { DomainError } from '../../domain/errors';
@@ -31,7 +32,7 @@ function view(payment: PaymentSnapshot) {
 
 /** Merchant-scoped routes under `/v1/api/merchants/{merchant_id}/payments`. */
 export function merchantPaymentRoutes(deps: PaymentServiceDeps): Router {
-  const router = new Router({ prefix: '/v1/api/merchants/:merchant_id/payments' });
+  const router = apiRouter('/v1/api/merchants/:merchant_id/payments');
   router.use(apiKeyHeader(deps.db), sameMerchant);
 
   /**

@@ -2,7 +2,8 @@
  * The generic payment family (interface.md; docs/api.md#credentials, docs/limits.md#amounts, docs/payments.md): create, list, show, cancel and refund,
  * authenticated by `Authorization: Bearer <secret key>`, answered in the envelope.
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../router';
 import { resolveGenericPayment } from '../../domain/create-payment';
 import { validationError } from '../../domain/errors';
 import { cancelPayment, createPayment, expirySeconds, getPayment, listPayments, refundPayment, type PaymentServiceDeps } from '../../services/payment-service';
@@ -19,7 +20,7 @@ const REFUND_MESSAGES = { completed: 'Refund completed', failed: 'Refund failed'
 
 /** Generic payment routes under `/v1/payments`. */
 export function paymentRoutes(deps: PaymentServiceDeps): Router {
-  const router = new Router({ prefix: '/v1/payments' });
+  const router = apiRouter('/v1/payments');
   router.use(bearerSecretKey(deps.db));
   const changesMoney = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS)];
 

@@ -5,23 +5,25 @@
  * A callback for a closed payment answers 200 and changes nothing, except a success that the
  * workflow reconciles (docs/payments.md#states): it is re-opened for it. Polling remains the fallback for lost callbacks.
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../router';
 import getRawBody from 'raw-body';
 import type { Config } from '../../config';
 import { PROVIDER_KINDS, type ProviderCode } from '../../domain/catalogue';
 import { DomainError } from '../../domain/errors';
 import { receiveProviderCallback, type ProviderCallbackDeps } from '../../services/provider-callbacks';
 import { respond } from '../envelope';
-import { JSON_LIMIT_BYTES } from '../middleware/json-body';
+import { JSON_LIMIT_BYTES, refuseDeepJson } from '../middleware/json-body';
 import { callbackRateLimit } from '../middleware/rate-limit';
 
 /**
- * Callback routes; errors: 400 `invalid_request`, 401 `unauthorized` (bad signature), 404 (unknown
+ * Callback routes; errors: 400 `invalid_request` (also for a body nested deeper than the API's
+ * JSON bodies may be, docs/api.md#errors), 401 `unauthorized` (bad signature), 404 (unknown
  * provider or reference), 429 `rate_limited` past the limit per provider and client IP
  * (docs/limits.md#callback-limits), counted before authentication and without PostgreSQL.
  */
 export function providerCallbackRoutes(deps: ProviderCallbackDeps & { config: ProviderCallbackDeps['config'] & Pick<Config, 'PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE' | 'RATE_LIMIT_MULTIPLIER'> }): Router {
-  const router = new Router({ prefix: '/v1/provider-callbacks' });
+  const router = apiRouter('/v1/provider-callbacks');
   const limitCallbacks = callbackRateLimit(deps.config);
 
   /**
@@ -40,6 +42,7 @@ export function providerCallbackRoutes(deps: ProviderCallbackDeps & { config: Pr
     } catch {
       throw new DomainError('invalid_request', 'request body is larger than 1 MB', undefined, 413);
     }
+    refuseDeepJson(rawBody);
     const headers = Object.fromEntries(Object.entries(ctx.headers).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value[0] : value]));
     const query = Object.fromEntries(Object.entries(ctx.query).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]));
     const { paymentId, action } = await receiveProviderCallback(deps, code, { rawBody, headers, query });

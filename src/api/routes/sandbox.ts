@@ -3,7 +3,8 @@
  * front end calls with the payment's `client_secret` (no API key, like a gateway's client library),
  * and the bank transfer simulator, called with the merchant's sandbox secret key.
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../router';
 import { z } from '../../lib/zod';
 import { toGenericPaymentView } from '../views/payment';
 import { getPayment } from '../../services/payment-service';
@@ -34,7 +35,7 @@ export const simulateBody = z.strictObject({ outcome: z.enum(['completed', 'fail
 
 /** Sandbox routes under `/v1/sandbox`. */
 export function sandboxRoutes(deps: SandboxServiceDeps): Router {
-  const router = new Router({ prefix: '/v1/sandbox' });
+  const router = apiRouter('/v1/sandbox');
 
   /**
    * Confirms a card payment → 200 envelope `{payment_id, outcome}` where outcome is the gateway's

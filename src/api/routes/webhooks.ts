@@ -4,7 +4,8 @@
  * and unknown ids are 404 (docs/api.md#merchants-and-environments); bad input is 400 `validation_error` naming the field and changes
  * nothing.
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from '../router';
 import {
   createWebhook,
   deleteWebhook,
@@ -27,7 +28,7 @@ import { parseOrThrow } from '../schemas/validate';
 
 /** Webhook routes; `deps.config` also carries the session token secret. */
 export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServiceDeps['config'] & Pick<Config, 'JWT_SECRET'> }): Router {
-  const router = new Router({ prefix: '/v1/developer/webhooks' });
+  const router = apiRouter('/v1/developer/webhooks');
   router.use(sessionOrSecretKey(deps.db, deps.config.JWT_SECRET));
   const param = (value: string | undefined) => value as string;
 
