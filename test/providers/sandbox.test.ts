@@ -16,6 +16,7 @@ import { MAX_CALLBACK_ATTEMPTS, startSandboxCallbackPump } from '../../src/provi
 import { signCallback } from '../../src/providers/sandbox/callback';
 import { createSandboxProvider, type SandboxDeps } from '../../src/providers/sandbox/simulator';
 import { mobileMoneyPayment } from '../helpers/fixtures';
+import { eventually } from '../helpers/live-access-fixtures';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { testConfig } from '../helpers/stack';
 
@@ -367,7 +368,12 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
         expect(r.headers['content-type']).to.equal('application/json');
         expect(r.headers['x-provider-signature']).to.equal(signCallback(r.body, secret));
       }
-      expect(await rows(reference)).to.deep.equal([1, 1, 1].map((attempts) => ({ attempts, sent: true })));
+      // The shared stack's pump may have sent the last row and not yet marked it: wait for its mark too.
+      const sentRows = await eventually(async () => {
+        const found = await rows(reference);
+        return found.every((row) => row.sent) ? found : undefined;
+      }, 5_000, 'every callback row marked sent');
+      expect(sentRows).to.deep.equal([1, 1, 1].map((attempts) => ({ attempts, sent: true })));
     });
 
     it('retries a callback the receiver refused, with backoff', async () => {
