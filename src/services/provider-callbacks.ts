@@ -18,7 +18,7 @@ import { paymentSearchAttributes, paymentWorkflowId, providerCallbackSignal, typ
 /** What delivering a hint needs. */
 export interface ProviderHintDeps {
   temporal: Client;
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'RECONCILIATION_WINDOW_DAYS'>;
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'RECONCILIATION_WINDOW_DAYS' | 'TEMPORAL_CALL_TIMEOUT_MS'>;
 }
 
 /**
@@ -31,7 +31,9 @@ export interface ProviderHintDeps {
 export async function deliverProviderHint(deps: ProviderHintDeps, payment: PaymentSnapshot, hint: ProviderHint): Promise<'signalled' | 'ignored'> {
   if (!callbackMayChange(payment, hint.claimed)) return 'ignored';
   const input: PaymentWorkflowInput = { mode: 'reopen', paymentId: payment.id, reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400 };
-  await deps.temporal.workflow.signalWithStart('paymentWorkflow', {
+  // Bounded (docs/operations.md#deadlines): past it the caller answers 503 and the provider sends the callback again.
+  const deadline = Date.now() + deps.config.TEMPORAL_CALL_TIMEOUT_MS;
+  await deps.temporal.withDeadline(deadline, () => deps.temporal.workflow.signalWithStart('paymentWorkflow', {
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     workflowId: paymentWorkflowId(payment.id),
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
@@ -39,7 +41,7 @@ export async function deliverProviderHint(deps: ProviderHintDeps, payment: Payme
     signal: providerCallbackSignal,
     signalArgs: [hint],
     typedSearchAttributes: paymentSearchAttributes(payment),
-  });
+  }));
   return 'signalled';
 }
 

@@ -25,7 +25,7 @@ import { deliverProviderHint } from './provider-callbacks';
 export interface SandboxServiceDeps {
   db: Db;
   temporal: Client;
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'RECONCILIATION_WINDOW_DAYS'>;
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'RECONCILIATION_WINDOW_DAYS' | 'TEMPORAL_CALL_TIMEOUT_MS'>;
 }
 
 /** Constant-time equality of two secrets (their lengths are not secret). */

@@ -37,7 +37,7 @@ function toAnswer(error: unknown): Answer {
     return fromHttpError(error as { status: number; message: string; expose?: boolean });
   }
   if (isOutage(error)) {
-    return { status: 503, code: 'service_unavailable', message: 'the service cannot reach its database or workflow engine right now; retry shortly' };
+    return { status: 503, code: 'service_unavailable', message: 'the service cannot reach its database or workflow engine right now; retry shortly with the same Idempotency-Key, which never repeats what a first attempt did' };
   }
   return { status: 500, code: 'internal_error', message: 'internal error' };
 }

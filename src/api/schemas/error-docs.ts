@@ -45,8 +45,8 @@ export const ERROR_CODE_DOCS: Readonly<Record<ErrorCode, { when: string; message
   provider_unavailable: { when: 'No provider serves this payment method in this environment yet; nothing was created.', message: 'no provider serves wallet payments in live mode yet' },
   rate_limited: { when: 'Too many requests; retry after the `Retry-After` seconds.', message: 'rate limit exceeded; retry in 12 seconds' },
   service_unavailable: {
-    when: 'The service cannot take the request right now and nothing was changed; retry after `Retry-After` seconds.',
-    message: 'the service cannot reach its database or workflow engine right now; retry shortly',
+    when: 'PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.',
+    message: 'the service cannot reach its database or workflow engine right now; retry shortly with the same Idempotency-Key, which never repeats what a first attempt did',
   },
   internal_error: { when: 'An unexpected fault; nothing about it is shown.', message: 'internal error' },
 };
