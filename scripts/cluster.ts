@@ -10,13 +10,14 @@
  * 4. The Temporal server (4 history shards, PostgreSQL persistence and visibility) on TEMPORAL_PORT
  *    (7233), the namespace and the search attributes (docs/payments.md#workflow) registered; the Web UI on TEMPORAL_UI_PORT (8233).
  * 5. The service's migrations; the merchant dashboard built when stale (not under NODE_ENV=test).
- * 6. `CLUSTER_WORKERS` (2) worker processes (`src/worker.ts`, metrics on WORKER_METRICS_PORT + n, or
- *    none when 0) and `API_PROCESSES` (2) API processes (`src/server.ts`) behind one port, PORT (3000),
+ * 6. `CLUSTER_WORKERS` (2) payment worker processes and `CLUSTER_WEBHOOK_WORKERS` (1) webhook worker
+ *    processes (`src/worker.ts` with WORKER_ROLE `payments` or `webhooks`: deliveries apart from payment
+ *    work, docs/webhooks.md#isolation; metrics on WORKER_METRICS_PORT + n, or none when 0) and `API_PROCESSES` (2) API processes (`src/server.ts`) behind one port, PORT (3000),
  *    with Node's cluster module (scripts/lib/api-cluster.ts). A worker that dies is started again
  *    after a second (the API primary does the same for its processes); five deaths in a row within
  *    10 s of their start stop everything.
  *
- * It is ready once `/readyz` answers 200 through the shared port and every worker polls the task
+ * It is ready once `/readyz` answers 200 through the shared port and every worker polls its task
  * queue; then it writes `<CLUSTER_DIR>/cluster.json` (addresses, pids, start timings), rewritten
  * whenever a process is replaced, and, for the default CLUSTER_DIR, `var/runtime.json` for the admin
  * command. Ctrl-C (SIGINT) or SIGTERM stops the APIs, then the workers, the UI and Temporal (the
@@ -66,10 +67,14 @@ export interface ClusterState {
   temporalAddress: string;
   namespace: string;
   taskQueue: string;
+  /** The webhook deliveries' task queue (docs/webhooks.md#isolation). */
+  webhookTaskQueue: string;
   uiUrl: string | null;
   temporalMetricsUrl: string;
-  /** The worker processes' pids, in order; a replaced worker's new pid takes its place. */
+  /** The payment worker processes' pids, in order; a replaced worker's new pid takes its place. */
   workerPids: number[];
+  /** The webhook worker processes' pids, likewise. */
+  webhookWorkerPids: number[];
   /** The API processes' pids (the cluster primary's children). */
   apiPids: number[];
   /** The API cluster primary's pid. */
@@ -101,10 +106,12 @@ async function main(): Promise<void> {
   const defaultDir = process.env.CLUSTER_DIR === undefined;
   const port = integerSetting('PORT', 3000, 1);
   const workerCount = integerSetting('CLUSTER_WORKERS', 2, 1);
+  const webhookWorkerCount = integerSetting('CLUSTER_WEBHOOK_WORKERS', 1, 1);
   const apiCount = integerSetting('API_PROCESSES', 2, 1);
   const metricsBase = integerSetting('WORKER_METRICS_PORT', 9464, 0);
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const taskQueue = process.env.TEMPORAL_TASK_QUEUE ?? 'payments';
+  const webhookTaskQueue = process.env.TEMPORAL_WEBHOOK_TASK_QUEUE ?? `${taskQueue}-webhooks`;
   fs.mkdirSync(clusterDir, { recursive: true });
   const timings: Record<string, number> = {};
   const mark = (name: string) => (timings[name] = Date.now() - started);
@@ -119,7 +126,8 @@ async function main(): Promise<void> {
 
   const writeState = () => {
     if (!state) return;
-    state.workerPids = workers.map((worker) => worker?.pid ?? 0);
+    state.workerPids = workers.slice(0, workerCount).map((worker) => worker?.pid ?? 0);
+    state.webhookWorkerPids = workers.slice(workerCount).map((worker) => worker?.pid ?? 0);
     const file = path.join(clusterDir, 'cluster.json');
     fs.writeFileSync(`${file}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
     fs.renameSync(`${file}.tmp`, file);
@@ -209,19 +217,20 @@ async function main(): Promise<void> {
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_NAMESPACE: namespace,
       TEMPORAL_TASK_QUEUE: taskQueue,
+      TEMPORAL_WEBHOOK_TASK_QUEUE: webhookTaskQueue,
       JWT_SECRET: process.env.JWT_SECRET ?? secrets.jwtSecret,
       PROVIDER_CALLBACK_SECRET: process.env.PROVIDER_CALLBACK_SECRET ?? secrets.callbackSecret,
       // The sandbox simulators call back the API here, through the shared port (docs/payments.md#provider-callbacks).
       PROVIDER_CALLBACK_BASE_URL: process.env.PROVIDER_CALLBACK_BASE_URL ?? apiUrl,
     };
 
-    // Workers: each its own process; one that dies is started again after a second.
+    // Workers: each its own process, payment work first, then webhook deliveries; one that dies is started again after a second.
     let quickDeaths = 0;
     const startWorker = (index: number) => {
       const metricsPort = metricsBase === 0 ? 0 : metricsBase + index;
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
         cwd: root,
-        env: { ...env, WORKER_METRICS_PORT: String(metricsPort) },
+        env: { ...env, WORKER_METRICS_PORT: String(metricsPort), WORKER_ROLE: index < workerCount ? 'payments' : 'webhooks' },
         stdio: ['ignore', 'inherit', 'inherit'],
       });
       const forkedAt = Date.now();
@@ -249,15 +258,17 @@ async function main(): Promise<void> {
       temporalAddress: temporal.address,
       namespace,
       taskQueue,
+      webhookTaskQueue,
       uiUrl: ui?.url ?? null,
       temporalMetricsUrl: temporal.metricsUrl,
       workerPids: [],
+      webhookWorkerPids: [],
       apiPids: [],
       apiPrimaryPid: null,
       versions: { server: TEMPORAL_SERVER_VERSION, uiServer: TEMPORAL_UI_SERVER_VERSION, historyShards: HISTORY_SHARDS },
       timings,
     };
-    for (let index = 0; index < workerCount; index += 1) startWorker(index);
+    for (let index = 0; index < workerCount + webhookWorkerCount; index += 1) startWorker(index);
 
     // The APIs behind one port: the cluster primary forks them and reports their pids over IPC.
     apiPrimary = spawn(process.execPath, ['--import', 'tsx', path.join('scripts', 'lib', 'api-cluster.ts')], {
@@ -287,10 +298,16 @@ async function main(): Promise<void> {
       for (;;) {
         if (stopping) return;
         const apiReady = await fetch(`${apiUrl}/readyz`).then((response) => response.status === 200, () => false);
-        const identities = await pollerIdentities(connection, namespace, taskQueue).catch(() => [] as string[]);
-        const polling = workers.filter((worker) => worker?.pid && identities.some((identity) => identity.startsWith(`${worker.pid}@`))).length;
-        if (apiReady && polling === workerCount && state.apiPids.length === apiCount) break;
-        if (Date.now() > deadline) throw new Error(`not ready after 180 s: /readyz ${apiReady ? 'ok' : 'not ok'}, ${polling} of ${workerCount} workers polling, ${state.apiPids.length} of ${apiCount} API processes`);
+        const polling = async (queue: string, pool: (ChildProcess | undefined)[]) => {
+          const identities = await pollerIdentities(connection, namespace, queue).catch(() => [] as string[]);
+          return pool.filter((worker) => worker?.pid && identities.some((identity) => identity.startsWith(`${worker.pid}@`))).length;
+        };
+        const paymentsPolling = await polling(taskQueue, workers.slice(0, workerCount));
+        const webhooksPolling = await polling(webhookTaskQueue, workers.slice(workerCount));
+        if (apiReady && paymentsPolling === workerCount && webhooksPolling === webhookWorkerCount && state.apiPids.length === apiCount) break;
+        if (Date.now() > deadline) {
+          throw new Error(`not ready after 180 s: /readyz ${apiReady ? 'ok' : 'not ok'}, ${paymentsPolling} of ${workerCount} payment workers and ${webhooksPolling} of ${webhookWorkerCount} webhook workers polling, ${state.apiPids.length} of ${apiCount} API processes`);
+        }
         await sleep(500);
       }
     } finally {
@@ -309,7 +326,7 @@ async function main(): Promise<void> {
     say(dashboardBuilt ? `dashboard    ${apiUrl}/dashboard/` : 'dashboard    not built; the API runs without it');
     say(`Temporal     ${temporal.address} (namespace ${namespace}, ${HISTORY_SHARDS} history shards on PostgreSQL), metrics ${temporal.metricsUrl}`);
     say(`Temporal UI  ${ui?.url ?? 'not running (see the error above)'}`);
-    say(`workers      ${workerCount} processes${metricsBase === 0 ? '' : `, metrics on ports ${metricsBase}–${metricsBase + workerCount - 1}`}`);
+    say(`workers      ${workerCount} payment and ${webhookWorkerCount} webhook processes${metricsBase === 0 ? '' : `, metrics on ports ${metricsBase}–${metricsBase + workerCount + webhookWorkerCount - 1}`}`);
     say(`state        ${path.join(clusterDir, 'cluster.json')}; logs of Temporal and the UI in ${clusterDir}`);
     say('press Ctrl-C to stop everything');
   } catch (error) {

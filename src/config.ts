@@ -38,8 +38,28 @@ const settings = z.object({
   DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(200).max(600_000).default(4000),
   TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  /** Task queue of every workflow and activity (docs/payments.md#workflow). */
+  /** Task queue of the payment, payout and live-access workflows and their activities (docs/payments.md#workflow). */
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
+  /**
+   * Task queue of the webhook deliveries, apart from payment work so that a slow endpoint cannot take
+   * the worker slots payments need (docs/webhooks.md#isolation); default `{TEMPORAL_TASK_QUEUE}-webhooks`.
+   * Must differ from TEMPORAL_TASK_QUEUE.
+   */
+  TEMPORAL_WEBHOOK_TASK_QUEUE: z.string().min(1).optional(),
+  /**
+   * What a worker process runs (docs/operations.md#workers): `all` (both task queues, each with its own
+   * worker and slots; `npm start`), `payments` or `webhooks` (one of them; the production topology).
+   */
+  WORKER_ROLE: z.enum(['all', 'payments', 'webhooks']).default('all'),
+  /** Activities the payments worker runs at once (docs/operations.md#workers: 100, the SDK's default). */
+  WORKER_PAYMENT_ACTIVITY_SLOTS: z.coerce.number().int().min(1).max(10_000).default(100),
+  /** Activities (delivery attempts) the webhooks worker runs at once (docs/operations.md#workers: 100). */
+  WORKER_WEBHOOK_ACTIVITY_SLOTS: z.coerce.number().int().min(1).max(10_000).default(100),
+  /**
+   * Most requests in flight to one webhook endpoint, across every worker process (docs/webhooks.md#isolation: 10);
+   * the endpoint's other due deliveries wait their turn without holding a worker slot.
+   */
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   TEMPORAL_TLS: booleanFlag.default(false),
   /**
@@ -140,11 +160,16 @@ const schema = settings
     path: ['DATABASE_QUERY_TIMEOUT_MS'],
     message: 'must be longer than DATABASE_STATEMENT_TIMEOUT_MS, so that a server that answers cancels the statement first',
   })
+  .refine((config) => config.TEMPORAL_WEBHOOK_TASK_QUEUE !== config.TEMPORAL_TASK_QUEUE, {
+    path: ['TEMPORAL_WEBHOOK_TASK_QUEUE'],
+    message: 'must differ from TEMPORAL_TASK_QUEUE: deliveries run apart from payment work (docs/webhooks.md#isolation)',
+  })
   .transform((config) => ({
-  ...config,
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production',
-  PUBLIC_BASE_URL: (config.PUBLIC_BASE_URL ?? `http://${urlHost(config.HOST)}:${config.PORT}`).replace(/\/+$/, ''),
-}));
+    ...config,
+    TEMPORAL_WEBHOOK_TASK_QUEUE: config.TEMPORAL_WEBHOOK_TASK_QUEUE ?? `${config.TEMPORAL_TASK_QUEUE}-webhooks`,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production',
+    PUBLIC_BASE_URL: (config.PUBLIC_BASE_URL ?? `http://${urlHost(config.HOST)}:${config.PORT}`).replace(/\/+$/, ''),
+  }));
 
 /** `HOST` as a URL's host: a wildcard address becomes the loopback one, an IPv6 address gets brackets. */
 function urlHost(host: string): string {

@@ -1,6 +1,9 @@
 /**
- * The worker process: runs every workflow and activity on task queue `payments` (docs/payments.md#workflow).
- * Started by `npm start` as its own process; stops cleanly on SIGINT/SIGTERM.
+ * The worker process: runs the payment work on task queue `TEMPORAL_TASK_QUEUE` (`payments`,
+ * docs/payments.md#workflow) and the webhook deliveries on `TEMPORAL_WEBHOOK_TASK_QUEUE`
+ * (docs/webhooks.md#isolation), each with its own Worker and activity slots, so a hanging endpoint
+ * cannot take the slots payments need; `WORKER_ROLE` runs one of them only (the production topology,
+ * docs/operations.md#workers). Started by `npm start` as its own process; stops cleanly on SIGINT/SIGTERM.
  */
 import { bundleWorkflowCode, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from './activities';
@@ -62,6 +65,25 @@ export function workerOptions(deps: ActivityDeps, taskQueue: string): Pick<Worke
   };
 }
 
+/** One task queue a worker process serves, with the activities it runs at once there. */
+export interface WorkerQueue {
+  kind: 'payments' | 'webhooks';
+  taskQueue: string;
+  maxConcurrentActivityTaskExecutions: number;
+}
+
+/**
+ * The task queues a worker process serves by `WORKER_ROLE` (docs/operations.md#workers): payment work
+ * on TEMPORAL_TASK_QUEUE with WORKER_PAYMENT_ACTIVITY_SLOTS, webhook deliveries on
+ * TEMPORAL_WEBHOOK_TASK_QUEUE with WORKER_WEBHOOK_ACTIVITY_SLOTS; both for `all`.
+ */
+export function workerQueues(config: Pick<Config, 'WORKER_ROLE' | 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_WEBHOOK_TASK_QUEUE' | 'WORKER_PAYMENT_ACTIVITY_SLOTS' | 'WORKER_WEBHOOK_ACTIVITY_SLOTS'>): WorkerQueue[] {
+  const queues: WorkerQueue[] = [];
+  if (config.WORKER_ROLE !== 'webhooks') queues.push({ kind: 'payments', taskQueue: config.TEMPORAL_TASK_QUEUE, maxConcurrentActivityTaskExecutions: config.WORKER_PAYMENT_ACTIVITY_SLOTS });
+  if (config.WORKER_ROLE !== 'payments') queues.push({ kind: 'webhooks', taskQueue: config.TEMPORAL_WEBHOOK_TASK_QUEUE, maxConcurrentActivityTaskExecutions: config.WORKER_WEBHOOK_ACTIVITY_SLOTS });
+  return queues;
+}
+
 /**
  * Installs the Temporal SDK's runtime (once per process, before any native connection): its logger
  * is ours, the Core SDK's own lines forwarded to it at our level (docs/operations.md#metrics), and, unless `metricsPort` is
@@ -95,20 +117,29 @@ async function main(): Promise<void> {
   installRuntime(logger, config.LOG_LEVEL, config.HOST, config.WORKER_METRICS_PORT);
   const deps = await createActivityDeps(config, logger);
   const connection = await connectWorker(config);
-  // The bundle is built here, quietly; the options' own bundling settings go with it.
-  const { workflowsPath: _path, bundlerOptions: _bundler, interceptors, ...options } = workerOptions(deps, config.TEMPORAL_TASK_QUEUE);
-  const worker = await Worker.create({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    ...options,
-    interceptors: { activity: interceptors?.activity },
-    workflowBundle: await quietWorkflowBundle(logger),
-    maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
-  });
-  // The sandbox simulators' callbacks, sent as a provider would (docs/payments.md#provider-callbacks), when there is a URL to send them to.
-  const callbacks = config.PROVIDER_CALLBACK_BASE_URL ? startSandboxCallbackPump({ callbacks: createSandboxLedger(deps.db), secret: config.PROVIDER_CALLBACK_SECRET, logger }) : undefined;
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
-  await worker.run();
+  const queues = workerQueues(config);
+  const workflowBundle = await quietWorkflowBundle(logger);
+  // One Worker per task queue, sharing the connection and the bundle (built here, quietly; the options' own bundling settings go with it).
+  const workers = await Promise.all(
+    queues.map(async (queue) => {
+      const { workflowsPath: _path, bundlerOptions: _bundler, interceptors, ...options } = workerOptions(deps, queue.taskQueue);
+      return Worker.create({
+        connection,
+        namespace: config.TEMPORAL_NAMESPACE,
+        ...options,
+        interceptors: { activity: interceptors?.activity },
+        workflowBundle,
+        maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
+        maxConcurrentActivityTaskExecutions: queue.maxConcurrentActivityTaskExecutions,
+      });
+    }),
+  );
+  // The sandbox simulators' callbacks, sent as a provider would (docs/payments.md#provider-callbacks), when there is a URL to send them to and this process runs payment work.
+  const runsPayments = queues.some((queue) => queue.kind === 'payments');
+  const callbacks = config.PROVIDER_CALLBACK_BASE_URL && runsPayments ? startSandboxCallbackPump({ callbacks: createSandboxLedger(deps.db), secret: config.PROVIDER_CALLBACK_SECRET, logger }) : undefined;
+  logger.info({ role: config.WORKER_ROLE, taskQueues: queues, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
+  // A worker that fails ends the process (its error is thrown); SIGINT/SIGTERM stop them all.
+  await Promise.all(workers.map((worker) => worker.run()));
   await callbacks?.stop();
   await deps.db.destroy();
   await deps.temporal.connection.close();

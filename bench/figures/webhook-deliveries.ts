@@ -23,7 +23,7 @@ import { createPayment, createWebhook, latestDelivery, paymentBody, PHONES, type
 import { waitUntil, type BenchContext } from '../lib/context';
 import { runClosedLoop } from '../lib/load';
 import type { Figure } from '../lib/rounds';
-import { SERVICE_TASK_QUEUE } from '../lib/stack';
+import { SERVICE_WEBHOOK_TASK_QUEUE } from '../lib/stack';
 import { steadyRatePerSecond } from '../lib/stats';
 import type { Receiver } from '../../test/helpers/receiver';
 import { CREATE_CONCURRENCY } from './create-throughput';
@@ -38,7 +38,7 @@ export function webhookDeliveriesFigure(context: BenchContext, developer: Develo
   const path = `/deliveries-${randomBytes(4).toString('hex')}`;
   let webhook: Webhook | undefined;
   let first: LoggedDelivery | undefined;
-  const dispatch: DispatchDeps = { db: context.db, temporal: context.stack.client, taskQueue: SERVICE_TASK_QUEUE };
+  const dispatch: DispatchDeps = { db: context.db, temporal: context.stack.client, taskQueue: SERVICE_WEBHOOK_TASK_QUEUE };
 
   const arrivals = () => receiver.requests.filter((request) => request.path === path);
 

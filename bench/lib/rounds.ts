@@ -17,8 +17,11 @@ export interface Metric {
   key: string;
   label: string;
   unit: string;
-  /** The issue's target for the ratio service ÷ baseline; none for a figure that only reports (e). */
-  target?: { atLeast: number } | { atMost: number };
+  /**
+   * The issue's target for the ratio service ÷ baseline, or (`increaseAtMost`) for the difference
+   * service − baseline in the metric's unit; none for a figure that only reports (e).
+   */
+  target?: { atLeast: number } | { atMost: number } | { increaseAtMost: number };
   /** An absolute ceiling of the service's own value, where the issue sets one (unit as above). */
   serviceAtMost?: number;
 }
@@ -124,7 +127,7 @@ export async function runRounds(figure: Figure, rounds: number, say: (line: stri
   for (const metric of figure.metrics) {
     const value = (median.service[metric.key] as number) / (median.baseline[metric.key] as number);
     ratio[metric.key] = value;
-    met[metric.key] = meets(metric, value, median.service[metric.key] as number);
+    met[metric.key] = meets(metric, value, median.service[metric.key] as number, median.baseline[metric.key] as number);
   }
   const roundRatios = results.map((r) => ratiosOf(figure.metrics, r.service, r.baseline));
   const { id, title, metrics } = figure;
@@ -152,10 +155,10 @@ function ratiosOf(metrics: Metric[], numerator: Values, denominator: Values): Re
   return Object.fromEntries(metrics.map((m) => [m.key, (numerator[m.key] as number) / (denominator[m.key] as number)]));
 }
 
-/** Whether `ratio` (and the side's own `value`) meet `metric`'s target; undefined without a target. */
-function meets(metric: Metric, ratio: number, value: number): boolean | undefined {
+/** Whether `ratio` (or the increase over `baseline`, and the side's own `value`) meet `metric`'s target; undefined without a target. */
+function meets(metric: Metric, ratio: number, value: number, baseline: number): boolean | undefined {
   if (!metric.target) return undefined;
-  const ratioMet = 'atLeast' in metric.target ? ratio >= metric.target.atLeast : ratio <= metric.target.atMost;
+  const ratioMet = 'increaseAtMost' in metric.target ? value - baseline <= metric.target.increaseAtMost : 'atLeast' in metric.target ? ratio >= metric.target.atLeast : ratio <= metric.target.atMost;
   return ratioMet && (metric.serviceAtMost === undefined || value <= metric.serviceAtMost);
 }
 
@@ -176,7 +179,7 @@ export function compareExtra(result: FigureResult, figure: { id: string; title: 
   }));
   const median = { service: result.extra.median, baseline: result.median.service };
   const ratio = Object.fromEntries(figure.metrics.map((m) => [m.key, (median.service[m.key] as number) / (median.baseline[m.key] as number)]));
-  const met = Object.fromEntries(figure.metrics.map((m) => [m.key, meets(m, ratio[m.key] as number, median.service[m.key] as number)]));
+  const met = Object.fromEntries(figure.metrics.map((m) => [m.key, meets(m, ratio[m.key] as number, median.service[m.key] as number, median.baseline[m.key] as number)]));
   return { ...figure, rounds, median, ratio, roundRatios: rounds.map((r) => ratiosOf(figure.metrics, r.service, r.baseline)), met };
 }
 

@@ -22,6 +22,9 @@ import { startBenchDatabase, type BenchDatabase } from './postgres';
 /** The service's task queue (the default of `TEMPORAL_TASK_QUEUE`, docs/payments.md#workflow). */
 export const SERVICE_TASK_QUEUE = 'payments';
 
+/** The service's webhook deliveries' task queue (the default of `TEMPORAL_WEBHOOK_TASK_QUEUE`, docs/webhooks.md#isolation). */
+export const SERVICE_WEBHOOK_TASK_QUEUE = `${SERVICE_TASK_QUEUE}-webhooks`;
+
 /** How the stack is started. */
 export interface StackOptions {
   root: string;

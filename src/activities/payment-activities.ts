@@ -64,9 +64,9 @@ async function withinProviderTimeout<T>(answer: Promise<T>, timeoutMs: number): 
 export interface PaymentActivityDeps {
   db: Db;
   providers: ProviderRegistry;
-  /** Starts the webhook deliveries of the events written here (docs/payments.md#events), on task queue `TEMPORAL_TASK_QUEUE`. */
+  /** Starts the webhook deliveries of the events written here (docs/payments.md#events), on task queue `TEMPORAL_WEBHOOK_TASK_QUEUE` (docs/webhooks.md#isolation). */
   temporal: Client;
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE'> & Partial<Pick<Config, 'PROVIDER_CALLBACK_BASE_URL'>>;
+  config: Pick<Config, 'TEMPORAL_WEBHOOK_TASK_QUEUE'> & Partial<Pick<Config, 'PROVIDER_CALLBACK_BASE_URL'>>;
   /** How long a provider call may take, in milliseconds (default PROVIDER_CALL_TIMEOUT_MS; shorter in tests). */
   providerCallTimeoutMs?: number;
 }
@@ -122,7 +122,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
    * repeat. `subscribers` as the write read them; looked up when not given.
    */
   async function startDeliveries(event: EventInput | undefined, subscribers?: readonly string[]): Promise<void> {
-    if (event) await startWebhookDeliveries({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, event, subscribers);
+    if (event) await startWebhookDeliveries({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE }, event, subscribers);
   }
 
   /** Writes the payment's state and the event its new status emits, then starts its deliveries. */

@@ -1,29 +1,39 @@
 /**
  * The webhook delivery workflow's activities (`WebhookActivities` in src/workflows/activity-contracts.ts,
  * docs/webhooks.md#retries). When our own store cannot be read before the request, an attempt raises
- * `WebhookAttemptNotMade`: the endpoint was not called, and the workflow does not count it.
+ * `WebhookAttemptNotMade`: the endpoint was not called, and the workflow does not count it. An
+ * attempt sends only with a turn at its endpoint (docs/webhooks.md#isolation, src/db/webhook-turns.ts);
+ * without one it answers `waiting` at once, holding no worker slot while it waits.
  */
-import { ApplicationFailure, log } from '@temporalio/activity';
+import { activityInfo, ApplicationFailure, log } from '@temporalio/activity';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import { isDataError } from '../db/errors';
+import { dropEndpointWaiter, leaveEndpointQueues, releaseEndpointTurn, takeEndpointTurn } from '../db/webhook-turns';
 import { cancelDelivery, findDeliveryTarget, recordAttempt } from '../db/webhooks';
-import { activeSecrets, decideAfterAttempt, receivesDeliveries, type AttemptOutcome } from '../domain/webhooks';
+import { activeSecrets, decideAfterAttempt, DEFAULT_ENDPOINT_CONCURRENCY, receivesDeliveries, type AttemptOutcome } from '../domain/webhooks';
 import { sendWebhook } from '../lib/webhook-sender';
 import { FAILURE_TYPES, type SkipReason, type WebhookActivities } from '../workflows/activity-contracts';
-import { ATTEMPT_NOT_MADE_FAILURE } from '../workflows/webhook-messages';
+import { ATTEMPT_NOT_MADE_FAILURE, endpointTurnSignal } from '../workflows/webhook-messages';
 import { countWebhookAttempt } from './business-metrics';
 
 /** Dependencies of the webhook activities. */
 export interface WebhookActivityDeps {
   db: Db;
-  config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'>;
+  /** `WEBHOOK_ENDPOINT_CONCURRENCY` defaults to {@link DEFAULT_ENDPOINT_CONCURRENCY}. */
+  config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'> & Partial<Pick<Config, 'WEBHOOK_ENDPOINT_CONCURRENCY'>>;
+  /**
+   * Tells waiting deliveries that a turn at their endpoint came free (docs/webhooks.md#isolation).
+   * Without it they find their turn when their own wait ends (tests that need no promptness).
+   */
+  temporal?: Client;
   /** Writes an attempt record (default: `recordAttempt` of db/webhooks; tests make it fail). */
   recordAttempt?: typeof recordAttempt;
 }
 
-/** What an attempt did: sent (with the outcome), or skipped because the endpoint no longer takes deliveries. */
-type DeliveryAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome } | { kind: 'skipped'; reason: SkipReason };
+/** What an attempt did: sent (with the outcome), skipped because the endpoint no longer takes deliveries, or queued for a turn. */
+type DeliveryAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome } | { kind: 'skipped'; reason: SkipReason } | { kind: 'waiting' };
 
 /** The retryable failure of an attempt that could not be made: nothing was sent. */
 function attemptNotMade(reason: string): ApplicationFailure {
@@ -33,14 +43,43 @@ function attemptNotMade(reason: string): ApplicationFailure {
 /** Builds the webhook activities around their dependencies. */
 export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActivities {
   const writeAttempt = deps.recordAttempt ?? recordAttempt;
+  const limit = deps.config.WEBHOOK_ENDPOINT_CONCURRENCY ?? DEFAULT_ENDPOINT_CONCURRENCY;
+
+  /**
+   * Gives the turn back and tells the waiters that may take one now. Never throws: a turn not given
+   * back runs out with its lease, and an untold waiter asks again when its wait ends.
+   */
+  async function giveTurnBack(webhookId: string, deliveryId: string): Promise<void> {
+    let next: string[];
+    try {
+      next = await releaseEndpointTurn(deps.db, { webhookId, deliveryId, limit });
+    } catch (error) {
+      log.warn('the endpoint turn was not given back; its lease runs out', { deliveryId, error: String(error) });
+      return;
+    }
+    const client = deps.temporal;
+    if (!client) return;
+    await Promise.all(
+      next.map(async (workflowId) => {
+        try {
+          await client.workflow.getHandle(workflowId).signal(endpointTurnSignal);
+        } catch (error) {
+          // A waiter whose workflow ended holds no place any more; any other failure leaves it to its own wait.
+          if (error instanceof WorkflowNotFoundError) await dropEndpointWaiter(deps.db, workflowId).catch(() => undefined);
+          else log.warn('a waiting delivery was not told of its turn', { workflowId, error: String(error) });
+        }
+      }),
+    );
+  }
 
   /**
    * One attempt of delivery `deliveryId` (docs/webhooks.md): reads the delivery, the endpoint as it is now
    * (URL, secrets, status) and the event in one query, then POSTs the payload once, signed with
    * every secret still valid (docs/webhooks.md#secret-rotation), and counts it as attempt
    * `attempt` in the worker's metrics (src/activities/business-metrics.ts).
-   * @returns `skipped` for a disabled, deleted or gone endpoint, else the attempt's outcome (a
-   *   refused target, a time-out or a non-2xx answer included)
+   * @returns `skipped` for a disabled, deleted or gone endpoint, `waiting` when the endpoint has
+   *   no turn free (nothing sent), else the attempt's outcome (a refused target, a time-out or a
+   *   non-2xx answer included)
    * @throws ApplicationFailure `DeliveryNotFound` (non-retryable) for an unknown delivery;
    *   `WebhookAttemptNotMade` (retryable) when the store cannot be read or the event row is not
    *   readable yet: no request was made
@@ -56,25 +95,41 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     }
     if (!target) throw ApplicationFailure.create({ type: FAILURE_TYPES.deliveryNotFound, message: `no delivery ${deliveryId}`, nonRetryable: true });
     const { delivery, webhook, event } = target;
-    if (!webhook || webhook.deletedAt !== null) return { kind: 'skipped', reason: 'webhook_deleted' };
-    if (!receivesDeliveries(webhook.status, webhook.failureKind)) return { kind: 'skipped', reason: webhook.status === 'disabled' ? 'webhook_disabled' : 'webhook_gone' };
+    if (!webhook || webhook.deletedAt !== null || !receivesDeliveries(webhook.status, webhook.failureKind)) {
+      // A delivery that ends here leaves its endpoint's queue, so that it holds no one back.
+      await leaveEndpointQueues(deps.db, deliveryId).catch(() => undefined);
+      if (!webhook || webhook.deletedAt !== null) return { kind: 'skipped', reason: 'webhook_deleted' };
+      return { kind: 'skipped', reason: webhook.status === 'disabled' ? 'webhook_disabled' : 'webhook_gone' };
+    }
     if (!event) throw attemptNotMade(`event ${delivery.eventId} of delivery ${delivery.id} is not readable yet`);
-    const outcome = await sendWebhook({
-      url: webhook.url,
-      secrets: activeSecrets(webhook, Date.now()),
-      payload: { id: event.id, event: event.event, created_at: event.created_at, data: event.data },
-      environment: webhook.environment,
-      allowPrivateTargetsInSandbox: deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-    });
-    countWebhookAttempt({ environment: webhook.environment, attempt, outcome, eventCreatedAt: event.created_at });
-    return { kind: 'attempted', outcome };
+    let turn: boolean;
+    try {
+      turn = await takeEndpointTurn(deps.db, { webhookId: webhook.id, deliveryId, workflowId: delivery.workflowId ?? activityInfo().workflowExecution?.workflowId ?? delivery.id, limit });
+    } catch (error) {
+      if (isDataError(error)) throw error;
+      throw attemptNotMade(`no turn at the endpoint could be taken for delivery ${deliveryId}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (!turn) return { kind: 'waiting' };
+    try {
+      const outcome = await sendWebhook({
+        url: webhook.url,
+        secrets: activeSecrets(webhook, Date.now()),
+        payload: { id: event.id, event: event.event, created_at: event.created_at, data: event.data },
+        environment: webhook.environment,
+        allowPrivateTargetsInSandbox: deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      });
+      countWebhookAttempt({ environment: webhook.environment, attempt, outcome, eventCreatedAt: event.created_at });
+      return { kind: 'attempted', outcome };
+    } finally {
+      await giveTurnBack(webhook.id, deliveryId);
+    }
   }
 
   return {
     async deliverAndRecordWebhook(input) {
       const started = Date.now();
       const result = await attemptDelivery(input.deliveryId, input.attempt);
-      if (result.kind === 'skipped') return result;
+      if (result.kind !== 'attempted') return result;
       const decision = decideAfterAttempt(input.attempt, result.outcome);
       // The next attempt is due its delay after this failure, on the workflow's clock (docs/webhooks.md#retries).
       const failedAtMs = Date.parse(input.attemptedAt) + (Date.now() - started);

@@ -15,7 +15,7 @@ import { deriveId } from '../lib/ids';
 import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
 import { webhookDeliveryWorkflowId, type WebhookDeliveryInput } from '../workflows/webhook-messages';
 
-/** What starting deliveries needs: the database, a Temporal client and the task queue (docs/payments.md#workflow). */
+/** What starting deliveries needs: the database, a Temporal client and the deliveries' task queue, `TEMPORAL_WEBHOOK_TASK_QUEUE` (docs/webhooks.md#isolation). */
 export interface DispatchDeps {
   db: Db;
   temporal: Client;

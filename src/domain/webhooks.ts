@@ -59,6 +59,39 @@ export function attemptNotMadeDelayMs(tries: number): number {
  */
 export const MAX_ATTEMPT_NOT_MADE_MS = 72 * HOUR_MS;
 
+/**
+ * Most requests in flight to one endpoint when the worker is not told otherwise
+ * (`WEBHOOK_ENDPOINT_CONCURRENCY`, docs/webhooks.md#isolation: 10).
+ */
+export const DEFAULT_ENDPOINT_CONCURRENCY = 10;
+
+/**
+ * How long a request's hold on one of its endpoint's turns lasts unless released first, in
+ * milliseconds (30 s, the attempt activity's start-to-close time-out, past the 10 s request): a
+ * worker killed mid-request leaks its turn for at most this long (docs/webhooks.md#isolation).
+ */
+export const ENDPOINT_LEASE_MS = 30_000;
+
+/**
+ * How long a delivery waiting for its endpoint's turn counts as waiting after it last asked, in
+ * milliseconds (3 min, three times the longest wait between asks): a waiter gone silent longer
+ * (its workflow ended or stopped) no longer holds the deliveries behind it; asking again puts it
+ * back in its place.
+ */
+export const ENDPOINT_WAITER_LIVE_MS = 3 * MINUTE_MS;
+
+/**
+ * How long a delivery waits for its endpoint's turn before asking again, unless told earlier that a
+ * turn came free, in milliseconds: 5 s after the first refusal, doubling, at most 60 s
+ * (docs/webhooks.md#isolation). Being told is the usual way; the wait only bounds how long a lost
+ * word or a turn whose lease ran out delays the queue, so hundreds of waiting deliveries cost
+ * Temporal a few tasks a second, not a stream of them. Waiting is no attempt: it uses up none of the five.
+ * @param tries how many times the turn was refused so far (≥ 1)
+ */
+export function endpointTurnWaitMs(tries: number): number {
+  return Math.min(5_000 * 2 ** Math.min(tries - 1, 10), MINUTE_MS);
+}
+
 /** Time-out of one attempt, in milliseconds (docs/webhooks.md#retries: 10 s), from the request's start to the response's first 1 KiB. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 

@@ -60,14 +60,15 @@ import { audit } from './audit';
 export interface WebhookServiceDeps {
   db: Db;
   temporal: Client;
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS'>;
+  config: Pick<Config, 'TEMPORAL_WEBHOOK_TASK_QUEUE' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS'>;
   logger?: Logger;
   /** Host name resolver for the URL rules (default the system's). */
   resolve?: HostResolver;
 }
 
+/** Deliveries start on their own task queue, apart from payment work (docs/webhooks.md#isolation). */
 function dispatchDeps(deps: WebhookServiceDeps): DispatchDeps {
-  return { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_TASK_QUEUE };
+  return { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE };
 }
 
 /**

@@ -220,8 +220,12 @@ export interface LiveAccessActivities {
 /** Why an attempt was skipped: the endpoint was disabled, deleted, or failed by a 410 Gone. */
 export type SkipReason = 'webhook_disabled' | 'webhook_deleted' | 'webhook_gone';
 
-/** What a self-recording attempt did: sent (with the outcome, and whether its record was written), or skipped. */
-export type RecordedAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome; recorded: boolean } | { kind: 'skipped'; reason: SkipReason };
+/**
+ * What a self-recording attempt did: sent (with the outcome, and whether its record was written),
+ * skipped, or not made yet because the endpoint had no turn free (docs/webhooks.md#isolation): the
+ * delivery is queued there, nothing was sent, and the attempt is asked for again later.
+ */
+export type RecordedAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome; recorded: boolean } | { kind: 'skipped'; reason: SkipReason } | { kind: 'waiting' };
 
 /**
  * The webhook delivery workflow's activities (docs/webhooks.md#retries): make one attempt and record
@@ -236,7 +240,10 @@ export interface WebhookActivities {
    * (`decideAfterAttempt`). A failed write is answered `recorded: false` (a retry would send again),
    * and the workflow records the attempt itself.
    * @param input.attemptedAt when the workflow asked for the attempt (workflow time, ISO 8601)
-   * @returns `skipped` for a disabled, deleted or gone endpoint, else the outcome
+   * At most `WEBHOOK_ENDPOINT_CONCURRENCY` attempts are in flight to one endpoint (docs/webhooks.md#isolation):
+   * without a free turn the activity sends nothing and answers `waiting` at once.
+   * @returns `skipped` for a disabled, deleted or gone endpoint, `waiting` when the endpoint has no
+   *   turn free (the workflow is signalled `endpointTurn` when one may be), else the outcome
    * @throws ApplicationFailure `DeliveryNotFound` (non-retryable); `WebhookAttemptNotMade` (retryable)
    *   when the store or the event cannot be read: nothing was sent, and the workflow does not count it
    */

@@ -7,15 +7,19 @@
  * activity never retries a receiver's failure: it returns the outcome and this workflow decides.
  * An attempt counts only once the endpoint was called: while our own store cannot be read (a
  * PostgreSQL outage), the same attempt is tried again, 30 s later doubling to 10 min, for up to 72 h.
+ * Nor does waiting for a turn at the endpoint (docs/webhooks.md#isolation): while as many requests as
+ * the endpoint may take are in flight, the attempt is queued there and asked for again when the
+ * signal `endpointTurn` says a turn came free, or at the latest 5 s later doubling to 60 s; the
+ * workflow holds no worker slot meanwhile.
  *
  * Deterministic: only `@temporalio/workflow`, domain code, messages and activity contracts are imported.
  */
-import { ActivityFailure, ApplicationFailure, log, metricMeter, proxyActivities, proxyLocalActivities, sleep, type ActivityOptions } from '@temporalio/workflow';
-import { attemptNotMadeDelayMs, decideAfterAttempt, MAX_ATTEMPT_NOT_MADE_MS, MAX_DELIVERY_ATTEMPTS, type AttemptOutcome } from '../domain/webhooks';
+import { ActivityFailure, ApplicationFailure, condition, log, metricMeter, proxyActivities, proxyLocalActivities, setHandler, sleep, type ActivityOptions } from '@temporalio/workflow';
+import { attemptNotMadeDelayMs, decideAfterAttempt, endpointTurnWaitMs, MAX_ATTEMPT_NOT_MADE_MS, MAX_DELIVERY_ATTEMPTS, type AttemptOutcome } from '../domain/webhooks';
 import { FAILURE_TYPES, type RecordedAttemptResult, type WebhookActivities } from './activity-contracts';
 import { applicationCause, failureReason, isActivityError, type ActivityError } from './activity-errors';
 import { DELIVERY_RECORD_OPTIONS } from './activity-options';
-import { ATTEMPT_NOT_MADE_FAILURE, type WebhookDeliveryInput, type WebhookDeliveryResult } from './webhook-messages';
+import { ATTEMPT_NOT_MADE_FAILURE, endpointTurnSignal, type WebhookDeliveryInput, type WebhookDeliveryResult } from './webhook-messages';
 
 /**
  * The attempt: 10 s for the HTTP request plus DNS and reading the endpoint. Retried only when it
@@ -78,24 +82,44 @@ async function untilDone<T>(what: string, step: () => Promise<T>, again: (error:
   }
 }
 
+/** Counts a wait for a turn at the endpoint (worker metric `paycollect_webhook_turn_waits`). */
+function countTurnWait(): void {
+  metricMeter.createCounter('paycollect_webhook_turn_waits', 'waits', 'webhook delivery attempts that waited for a turn at their endpoint').add(1);
+}
+
+/** Whether the signal `endpointTurn` came since the attempt last asked for a turn. */
+interface TurnBell {
+  rung: boolean;
+}
+
+/** An attempt that was made or skipped: everything but `waiting`. */
+type SettledAttemptResult = Exclude<RecordedAttemptResult, { kind: 'waiting' }>;
+
 /**
  * Makes attempt `attempt`: tried again, not counted, while the activity could not read our store
- * (the endpoint was not called).
+ * (the endpoint was not called), and asked for again, not counted, while the endpoint has no turn
+ * free: when `bell` rings or after {@link endpointTurnWaitMs} (docs/webhooks.md#isolation).
  * @returns the activity's result with the time this attempt started
  * @throws ActivityFailure `DeliveryNotFound` (the delivery row is gone: the workflow fails)
  */
-async function makeAttempt(deliveryId: string, attempt: number): Promise<{ result: RecordedAttemptResult; attemptedAt: string }> {
+async function makeAttempt(deliveryId: string, attempt: number, bell: TurnBell): Promise<{ result: SettledAttemptResult; attemptedAt: string }> {
   let attemptedAt = '';
   try {
-    const result = await untilDone(
-      `attempt ${attempt} of delivery ${deliveryId}`,
-      () => {
-        attemptedAt = new Date().toISOString();
-        return attempts.deliverAndRecordWebhook({ deliveryId, attempt, attemptedAt });
-      },
-      (error) => failureType(error) === ATTEMPT_NOT_MADE_FAILURE,
-    );
-    return { result, attemptedAt };
+    for (let waits = 1; ; waits += 1) {
+      // Rung from here on counts: a turn freed while the activity runs is not missed.
+      bell.rung = false;
+      const result = await untilDone(
+        `attempt ${attempt} of delivery ${deliveryId}`,
+        () => {
+          attemptedAt = new Date().toISOString();
+          return attempts.deliverAndRecordWebhook({ deliveryId, attempt, attemptedAt });
+        },
+        (error) => failureType(error) === ATTEMPT_NOT_MADE_FAILURE,
+      );
+      if (result.kind !== 'waiting') return { result, attemptedAt };
+      countTurnWait();
+      await condition(() => bell.rung, endpointTurnWaitMs(waits));
+    }
   } catch (error) {
     if (!(error instanceof ActivityFailure) || failureType(error) === FAILURE_TYPES.deliveryNotFound) throw error;
     return { result: { kind: 'attempted', outcome: unattempted(error), recorded: false }, attemptedAt };
@@ -105,11 +129,15 @@ async function makeAttempt(deliveryId: string, attempt: number): Promise<{ resul
 /** Delivers one event to one endpoint (see module comment). */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const { deliveryId } = input;
+  const bell: TurnBell = { rung: false };
+  setHandler(endpointTurnSignal, () => {
+    bell.rung = true;
+  });
   // The delivery log's own writes are retried, however their activity options bound them: what they record happened.
   const recordAgain = () => true;
   for (let attempt = 1; attempt <= MAX_DELIVERY_ATTEMPTS; attempt += 1) {
     // The attempt records itself; the workflow records only an attempt it could not.
-    const { result, attemptedAt } = await makeAttempt(deliveryId, attempt);
+    const { result, attemptedAt } = await makeAttempt(deliveryId, attempt, bell);
     if (result.kind === 'skipped') {
       await untilDone(`cancelling delivery ${deliveryId}`, () => records.recordWebhookDeliveryCancelled({ deliveryId }), recordAgain);
       return { deliveryId, status: 'cancelled', attempts: attempt - 1 };

@@ -2,6 +2,7 @@
  * What the client side (activities, API) and `webhookDeliveryWorkflow` share: workflow ids, input
  * and result (samples' `shared.ts`). Pure: safe inside the workflow sandbox.
  */
+import { defineSignal } from '@temporalio/workflow';
 import type { DeliveryStatus } from '../domain/webhooks';
 
 /** Workflow id of the delivery of event `eventId` to webhook `webhookId` (docs/payments.md#workflow). */
@@ -34,3 +35,10 @@ export interface WebhookDeliveryResult {
   status: Exclude<DeliveryStatus, 'pending'>;
   attempts: number;
 }
+
+/**
+ * Tells a delivery waiting for its endpoint's turn that one may be free (docs/webhooks.md#isolation):
+ * sent by the attempt that gave a turn back. The delivery asks again at once instead of at the end
+ * of its wait; a lost signal only delays it to that end.
+ */
+export const endpointTurnSignal = defineSignal('endpointTurn');

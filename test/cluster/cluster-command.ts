@@ -122,7 +122,7 @@ export async function startClusterCommand(env: Record<string, string>, timeoutMs
     if (child.exitCode === null && child.signalCode === null) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
-          for (const pid of [...(pids?.workerPids ?? []), ...(pids?.apiPids ?? []), pids?.apiPrimaryPid ?? 0]) if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+          for (const pid of [...(pids?.workerPids ?? []), ...(pids?.webhookWorkerPids ?? []), ...(pids?.apiPids ?? []), pids?.apiPrimaryPid ?? 0]) if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
           child.kill('SIGKILL');
         }, 45_000);
         child.once('exit', () => {

@@ -16,7 +16,7 @@ const COMPOSE_FILE = path.join(ROOT, 'docker-compose.yml');
 const SECRETS = { POSTGRES_PASSWORD: 'pg-Password-1', JWT_SECRET: 'j'.repeat(40), PROVIDER_CALLBACK_SECRET: 'c'.repeat(40) };
 
 /** Long-running services (restarted when they stop) and one-shot jobs (never restarted). */
-const SERVERS = ['postgres', 'temporal', 'temporal-ui', 'worker', 'api'];
+const SERVERS = ['postgres', 'temporal', 'temporal-ui', 'worker', 'webhook-worker', 'api'];
 const JOBS = ['temporal-schema', 'temporal-namespace', 'migrate'];
 
 /** The shell script a job runs (`entrypoint: sh -ec`, `command: [script]`). */
@@ -45,7 +45,7 @@ describe('docker-compose.yml (docs/operations.md#docker)', function () {
   });
 
   it('takes the secrets from the environment and hands them to the API and the worker', () => {
-    for (const name of ['api', 'worker', 'migrate']) {
+    for (const name of ['api', 'worker', 'webhook-worker', 'migrate']) {
       const environment = model.services[name]?.environment ?? {};
       expect(environment.JWT_SECRET, name).to.equal(SECRETS.JWT_SECRET);
       expect(environment.PROVIDER_CALLBACK_SECRET, name).to.equal(SECRETS.PROVIDER_CALLBACK_SECRET);
@@ -105,12 +105,16 @@ describe('docker-compose.yml (docs/operations.md#docker)', function () {
   });
 
   it('builds the API, the worker and the migration job from this repository\'s one image', () => {
-    for (const name of ['api', 'worker', 'migrate']) {
+    for (const name of ['api', 'worker', 'webhook-worker', 'migrate']) {
       const service = model.services[name] as ComposeService;
       expect(service.build?.context, name).to.equal(ROOT);
       expect(service.image, name).to.equal('paycollect:local');
     }
     expect(model.services.worker?.command).to.deep.equal(['node', 'dist/src/worker.js']);
+    // Payment work and webhook deliveries in separate processes (docs/webhooks.md#isolation).
+    expect(model.services['webhook-worker']?.command).to.deep.equal(['node', 'dist/src/worker.js']);
+    expect(model.services.worker?.environment).to.include({ WORKER_ROLE: 'payments' });
+    expect(model.services['webhook-worker']?.environment).to.include({ WORKER_ROLE: 'webhooks', HOST: '0.0.0.0', WORKER_METRICS_PORT: '9464' });
     expect(model.services.api?.command).to.deep.equal(['node', 'dist/src/server.js']);
     expect(model.services.migrate?.command).to.deep.equal(['node', 'dist/scripts/migrate.js']);
     // The worker's Prometheus endpoint listens on every interface of its container.

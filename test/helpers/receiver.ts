@@ -36,6 +36,10 @@ export interface Receiver {
   requests: ReceivedRequest[];
   /** Replaces the responder. */
   respond(responder: Responder): void;
+  /** Requests whose connection is open now (arrived, not yet answered or given up by the sender). */
+  readonly inFlight: number;
+  /** The most requests that were open at once. */
+  readonly maxInFlight: number;
   /** Resolves once `count` requests arrived; rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
@@ -46,7 +50,15 @@ export async function startReceiver(responder: Responder = () => ({ status: 204 
   let current = responder;
   const requests: ReceivedRequest[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server = http.createServer((req, res) => {
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    // 'close' fires once, after the answer is sent or when the sender gave up.
+    res.once('close', () => {
+      inFlight -= 1;
+    });
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -70,6 +82,12 @@ export async function startReceiver(responder: Responder = () => ({ status: 204 
     requests,
     respond(next) {
       current = next;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    get maxInFlight() {
+      return maxInFlight;
     },
     waitFor(count, timeoutMs = 20_000) {
       if (requests.length >= count) return Promise.resolve(requests);

@@ -1,7 +1,8 @@
 /**
  * The real stack the API and workflow tests run against, built once per test run: PostgreSQL and the
- * Temporal dev server started by `npm test` (scripts/test.ts), a real worker with the real
- * activities, and the real Koa app listening on a free port.
+ * Temporal dev server started by `npm test` (scripts/test.ts), real workers with the real
+ * activities (one per task queue, as `src/worker.ts` runs them: payment work and webhook deliveries
+ * apart, docs/webhooks.md#isolation), and the real Koa app listening on a free port.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +20,7 @@ import { createMailer } from '../../src/lib/mailer';
 import { createLogger } from '../../src/logger';
 import { createProviderRegistry, providerRegistryFromConfig } from '../../src/providers/registry';
 import { startSandboxCallbackPump, type CallbackPump } from '../../src/providers/sandbox/callback-pump';
-import { WORKFLOW_BUNDLE } from '../../src/worker';
+import { WORKFLOW_BUNDLE, workerQueues } from '../../src/worker';
 
 /** Everything a test can reach. */
 export interface Stack {
@@ -31,8 +32,8 @@ export interface Stack {
 
 interface Running extends Stack {
   callbacks: CallbackPump;
-  worker: Worker;
-  workerRun: Promise<void>;
+  workers: Worker[];
+  workerRuns: Promise<void>[];
   server: http.Server;
   connection: NativeConnection;
 }
@@ -64,15 +65,15 @@ async function start(): Promise<Running> {
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The simulators call back this API, as providers call the URL they are given (docs/payments.md#provider-callbacks).
   const config = { ...apiConfig, PROVIDER_CALLBACK_BASE_URL: baseUrl };
-  const worker = await Worker.create({
-    connection,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    workflowBundle: await workflowBundle(),
-    activities: createActivities({ db, providers, mailer: createMailer(config), temporal: client, config }),
-  });
-  const workerRun = worker.run();
+  const activities = createActivities({ db, providers, mailer: createMailer(config), temporal: client, config });
+  const workers = await Promise.all(
+    workerQueues(config).map(async (queue) =>
+      Worker.create({ connection, taskQueue: queue.taskQueue, maxConcurrentActivityTaskExecutions: queue.maxConcurrentActivityTaskExecutions, workflowBundle: await workflowBundle(), activities }),
+    ),
+  );
+  const workerRuns = workers.map((worker) => worker.run());
   const callbacks = startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret: config.PROVIDER_CALLBACK_SECRET });
-  return { config, db, client, baseUrl, callbacks, worker, workerRun, server, connection };
+  return { config, db, client, baseUrl, callbacks, workers, workerRuns, server, connection };
 }
 
 /** The shared stack, started on first use. */
@@ -90,8 +91,8 @@ export async function stopStack(): Promise<void> {
     running.server.closeAllConnections();
   });
   await running.callbacks.stop();
-  running.worker.shutdown();
-  await running.workerRun;
+  for (const worker of running.workers) worker.shutdown();
+  await Promise.all(running.workerRuns);
   await running.client.connection.close();
   await running.connection.close();
   await running.db.destroy();
@@ -100,7 +101,8 @@ export async function stopStack(): Promise<void> {
 /**
  * A worker on a time-skipping environment's task queue `taskQueue` with the real activities: the
  * sandbox simulators with no approval delay and refund answers (`0007`) unknown for an hour (their
- * clock is the wall clock, which a time-skipping test does not move; tests decide those refunds), the environment's client for starting webhook deliveries on the same queue,
+ * clock is the wall clock, which a time-skipping test does not move; tests decide those refunds), the environment's client for starting webhook deliveries on the same queue
+ * (one worker serves both kinds of work here: the separation of docs/webhooks.md#isolation is tested on the shared stack),
  * and private webhook targets allowed (the receivers listen on 127.0.0.1).
  */
 export async function createTimeSkippingWorker(env: TestWorkflowEnvironment, db: Db, taskQueue: string): Promise<Worker> {
@@ -113,7 +115,7 @@ export async function createTimeSkippingWorker(env: TestWorkflowEnvironment, db:
       providers: createProviderRegistry({ ledger: createSandboxLedger(db), now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, refundUnknownMs: 3_600_000, callbackSecret: 'x'.repeat(32) }),
       temporal: env.client,
       mailer: createMailer(testConfig()),
-      config: { ...testConfig(), TEMPORAL_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
+      config: { ...testConfig(), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
     }),
   });
 }

@@ -76,7 +76,7 @@ describe('liveAccessReviewWorkflow (time-skipping, docs/live-access.md)', functi
         providers: createProviderRegistry({ ledger: createSandboxLedger(db), now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, callbackSecret: 'x'.repeat(32) }),
         mailer: createMailer({ ...config, MAIL_OUTBOX_DIR: outbox }),
         temporal: env.client,
-        config: { ...config, TEMPORAL_TASK_QUEUE: TASK_QUEUE },
+        config: { ...config, TEMPORAL_WEBHOOK_TASK_QUEUE: TASK_QUEUE },
       }),
     });
     running = worker.run();

@@ -1,0 +1,158 @@
+/**
+ * Tenant isolation of webhook deliveries (docs/webhooks.md#isolation), on the real stack (real API,
+ * real workers, real dev server, real PostgreSQL, real HTTP receivers on 127.0.0.1):
+ * - one merchant's endpoint accepts and never answers while more of its deliveries are due than the
+ *   worker has activity slots; another merchant's sandbox payments still complete in about their
+ *   approval time and its events reach its healthy endpoint at once. With deliveries on the
+ *   payments task queue, each hanging attempt held one of the slots payments need for its 10 s;
+ * - at most WEBHOOK_ENDPOINT_CONCURRENCY requests are in flight to one endpoint, the others wait
+ *   their turn and are all delivered later, once each, and waiting uses up no attempt.
+ */
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../../src/activities';
+import { startWebhookDeliveries } from '../../src/activities/webhook-dispatch';
+import { listDeliveries } from '../../src/db/webhooks';
+import { createMailer } from '../../src/lib/mailer';
+import { createProviderRegistry } from '../../src/providers/registry';
+import { createSandboxLedger } from '../../src/db/sandbox-ledger';
+import type { EventInput } from '../../src/db/payments';
+import { insertMerchant } from '../helpers/fixtures';
+import { call, registerDeveloper } from '../helpers/http';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { getStack, workflowBundle, type Stack } from '../helpers/stack';
+import { insertEvent, insertWebhook } from '../helpers/webhooks';
+
+/**
+ * Deliveries due to the hanging endpoint: more than the worker's 100 activity slots (the SDK's
+ * default), so that with deliveries beside payment work every slot stays taken for a 10 s time-out.
+ */
+const HANGING_DELIVERIES = 120;
+/** Payments of the unaffected merchant, each settled by the simulated customer approval (3 s). */
+const NEIGHBOUR_PAYMENTS = 5;
+
+/** Writes `count` events of `merchantId` and starts their deliveries on `taskQueue`, ten at a time. */
+async function dispatchMany(stack: Stack, merchantId: string, taskQueue: string, count: number): Promise<EventInput[]> {
+  const events: EventInput[] = [];
+  for (let i = 0; i < count; i += 10) {
+    const batch = await Promise.all(Array.from({ length: Math.min(10, count - i) }, () => insertEvent(stack.db, merchantId)));
+    await Promise.all(batch.map((event) => startWebhookDeliveries({ db: stack.db, temporal: stack.client, taskQueue }, event)));
+    events.push(...batch);
+  }
+  return events;
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('tenant isolation of webhook deliveries (docs/webhooks.md#isolation)', function () {
+  this.timeout(120_000);
+  let stack: Stack;
+  const receivers: Receiver[] = [];
+  const endpoints: string[] = [];
+
+  before(async () => {
+    stack = await getStack();
+  });
+
+  after(async () => {
+    // The hanging endpoint's queued deliveries end at their next turn instead of loading later tests.
+    if (endpoints.length) await stack.db('webhooks').whereIn('id', endpoints).update({ status: 'disabled' });
+    await Promise.all(receivers.map((receiver) => receiver.close()));
+  });
+
+  it("lets another merchant's payments complete and its events arrive on time while one merchant's endpoint hangs on more deliveries than there are worker slots", async () => {
+    // Merchant E: an endpoint that accepts every request and never answers (the sender gives up after 10 s).
+    const hanging = await startReceiver(() => ({ status: 200, delayMs: 60_000 }));
+    receivers.push(hanging);
+    const noisyMerchant = await insertMerchant(stack.db);
+    const noisy = await insertWebhook(stack.db, noisyMerchant, `${hanging.origin}/hangs`);
+    endpoints.push(noisy.id);
+    await dispatchMany(stack, noisyMerchant, stack.config.TEMPORAL_WEBHOOK_TASK_QUEUE, HANGING_DELIVERIES);
+    // The endpoint holds as many requests as it will be given before the neighbour starts.
+    await until('the hanging endpoint to hold its requests', () => hanging.inFlight >= stack.config.WEBHOOK_ENDPOINT_CONCURRENCY, 30_000);
+
+    // Merchant B: a healthy endpoint and payments that complete after the simulated approval.
+    const healthy = await startReceiver(() => ({ status: 204 }));
+    receivers.push(healthy);
+    const developer = await registerDeveloper();
+    const created = await call('/v1/developer/webhooks', { key: developer.key, body: { url: `${healthy.origin}/b`, events: ['payment.completed'] } });
+    expect(created.status).to.equal(201);
+    const sentAt = new Map<string, number>();
+    await Promise.all(
+      Array.from({ length: NEIGHBOUR_PAYMENTS }, async (_, i) => {
+        const started = Date.now();
+        const response = await call('/v1/payments', { key: developer.key, body: { amount: 1000 + i, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788123456', description: `neighbour ${i}` } });
+        expect(response.status).to.equal(201);
+        sentAt.set(response.body.data.id as string, started);
+      }),
+    );
+    const completed = () => healthy.requests.filter((request) => request.path === '/b').map((request) => ({ request, payload: JSON.parse(request.body) as { created_at: string; data: { id: string } } }));
+    await until("the neighbour's payment.completed events", () => completed().length >= NEIGHBOUR_PAYMENTS, 60_000).catch(async (error: Error) => {
+      const statuses = await Promise.all([...sentAt.keys()].map(async (id) => (await call(`/v1/payments/${id}`, { key: developer.key })).body.data?.status as string));
+      throw new Error(`${error.message}: ${completed().length} arrived; the payments are ${statuses.join(', ')}`);
+    });
+
+    const approvalMs = stack.config.SANDBOX_APPROVAL_DELAY_MS;
+    for (const { request, payload } of completed()) {
+      const paymentId = payload.data.id;
+      const settledMs = Date.parse(payload.created_at) - (sentAt.get(paymentId) as number);
+      const deliveredMs = request.receivedAt - Date.parse(payload.created_at);
+      // About the payment's normal time (the approval plus the platform's own work), well short of
+      // the 10 s a hanging attempt held a shared slot; its event sent as soon as it was written.
+      expect(settledMs, `payment ${paymentId} completed ${settledMs} ms after its create`).to.be.below(approvalMs + 6_000);
+      expect(deliveredMs, `payment ${paymentId}'s event arrived ${deliveredMs} ms after it was written`).to.be.below(5_000);
+    }
+    // The hanging endpoint never got more than its share.
+    expect(hanging.maxInFlight).to.be.at.most(stack.config.WEBHOOK_ENDPOINT_CONCURRENCY);
+  });
+
+  it('keeps at most WEBHOOK_ENDPOINT_CONCURRENCY requests in flight to one endpoint and delivers the others later, once each, with no attempt used up by waiting', async () => {
+    const limit = 3;
+    const count = 24;
+    // A worker of its own on a queue of its own, whose endpoints take 3 requests at once.
+    const taskQueue = `isolation-${randomBytes(4).toString('hex')}`;
+    const config = { ...stack.config, TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WEBHOOK_ENDPOINT_CONCURRENCY: limit };
+    const providers = createProviderRegistry({ ledger: createSandboxLedger(stack.db), now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, callbackSecret: 'x'.repeat(32) });
+    const connection = await NativeConnection.connect({ address: stack.config.TEMPORAL_ADDRESS });
+    const worker = await Worker.create({
+      connection,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: createActivities({ db: stack.db, providers, mailer: createMailer(config), temporal: stack.client, config }),
+    });
+    const running = worker.run();
+    try {
+      const slow = await startReceiver(() => ({ status: 204, delayMs: 300 }));
+      receivers.push(slow);
+      const merchantId = await insertMerchant(stack.db);
+      const webhook = await insertWebhook(stack.db, merchantId, `${slow.origin}/slow`);
+      endpoints.push(webhook.id);
+      const events = await dispatchMany(stack, merchantId, taskQueue, count);
+      await until(`${count} deliveries`, () => slow.requests.length >= count, 90_000);
+      await until('every delivery recorded', async () => (await listDeliveries(stack.db, webhook, webhook.id, { page: 1, limit: 100 })).deliveries.every((d) => d.status === 'succeeded'), 20_000);
+
+      expect(slow.maxInFlight).to.equal(limit);
+      // Each event once: none lost, none sent twice.
+      expect(slow.requests.map((request) => request.headers['webhook-id']).sort()).to.deep.equal(events.map((event) => event.id).sort());
+      const { deliveries } = await listDeliveries(stack.db, webhook, webhook.id, { page: 1, limit: 100 });
+      expect(deliveries).to.have.length(count);
+      for (const delivery of deliveries) {
+        expect(delivery).to.include({ status: 'succeeded', attemptCount: 1 });
+        expect(delivery.attempts.map((attempt) => [attempt.attempt, attempt.outcome.statusCode])).to.deep.equal([[1, 204]]);
+      }
+      // Every turn was given back.
+      expect(await stack.db('webhook_endpoint_turns').where({ webhook_id: webhook.id }).count<{ count: number }[]>({ count: '*' })).to.deep.equal([{ count: 0 }]);
+    } finally {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    }
+  });
+});
