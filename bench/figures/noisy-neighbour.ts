@@ -8,7 +8,9 @@
  *
  * E is a fresh merchant each round whose 500 deliveries are started as the payment activities
  * start them (`startWebhookDeliveries` on the deliveries' task queue); B is measured once E's
- * endpoint holds every request it will be given. Afterwards E's endpoint is disabled and its waiting
+ * endpoint holds every request it will be given and every other delivery of E has been told to
+ * wait its turn: 500 deliveries due at a hanging endpoint. How long taking in E's burst of 500 took
+ * is printed beside the figure; B's latencies during that burst are not this figure's. Afterwards E's endpoint is disabled and its waiting
  * deliveries told, so they end (cancelled) before the next side runs.
  */
 import { randomBytes } from 'node:crypto';
@@ -89,6 +91,14 @@ export function noisyNeighbourFigure(context: BenchContext, developer: Developer
       await Promise.all(batch.map((event) => startWebhookDeliveries(dispatch, event)));
     }
     await waitUntil("the noisy endpoint's requests", async () => (hanging as Receiver).inFlight >= options.endpointConcurrency, 60_000);
+    // Due at the endpoint: every delivery has asked for its turn once (in flight, or queued behind them).
+    const queued = await waitUntil(
+      "the noisy endpoint's deliveries queued",
+      async () => Number((await context.db('webhook_endpoint_turns').where({ webhook_id: webhook.id }).count<{ count: number }[]>({ count: '*' }))[0]?.count ?? 0) >= options.hangingDeliveries,
+      180_000,
+      200,
+    );
+    context.say(`(g) noise: ${options.hangingDeliveries} deliveries due at E's hanging endpoint ${(queued / 1000).toFixed(1)} s after they were started`);
     return { webhookId: webhook.id };
   }
 

@@ -74,22 +74,28 @@ export const ENDPOINT_LEASE_MS = 30_000;
 
 /**
  * How long a delivery waiting for its endpoint's turn counts as waiting after it last asked, in
- * milliseconds (3 min, three times the longest wait between asks): a waiter gone silent longer
- * (its workflow ended or stopped) no longer holds the deliveries behind it; asking again puts it
- * back in its place.
+ * milliseconds (6 min, twice the longest wait between asks, {@link endpointTurnWaitMs}): a waiter gone
+ * silent longer (its workflow ended or stopped) no longer holds the deliveries behind it; asking
+ * again puts it back in its place.
  */
-export const ENDPOINT_WAITER_LIVE_MS = 3 * MINUTE_MS;
+export const ENDPOINT_WAITER_LIVE_MS = 6 * MINUTE_MS;
 
 /**
- * How long a delivery waits for its endpoint's turn before asking again, unless told earlier that a
- * turn came free, in milliseconds: 5 s after the first refusal, doubling, at most 60 s
- * (docs/webhooks.md#isolation). Being told is the usual way; the wait only bounds how long a lost
- * word or a turn whose lease ran out delays the queue, so hundreds of waiting deliveries cost
- * Temporal a few tasks a second, not a stream of them. Waiting is no attempt: it uses up none of the five.
+ * How long a delivery waits for its endpoint's turn before asking again unless told earlier that a
+ * turn came free (signal `endpointTurn`), in milliseconds: 30 s after the first refusal, doubling, at
+ * most 2 min, each stretched by a factor between 0.5 and 1.5 (docs/webhooks.md#isolation). Being told is
+ * the usual way, within a request's time of a turn coming free; the wait only bounds how long a
+ * lost word or a turn whose lease ran out (a killed worker) holds the queue up. It is long and
+ * spread so that hundreds of deliveries queued at one endpoint together cost Temporal a few tasks a
+ * second, in no wave: with waits of seconds, each refusal came back as one burst of hundreds of
+ * workflow and activity tasks that every other merchant's deliveries queued behind. Waiting is no
+ * attempt: it uses up none of the five.
  * @param tries how many times the turn was refused so far (≥ 1)
+ * @param spread a number in [0, 1), the workflow's deterministic `Math.random()`
  */
-export function endpointTurnWaitMs(tries: number): number {
-  return Math.min(5_000 * 2 ** Math.min(tries - 1, 10), MINUTE_MS);
+export function endpointTurnWaitMs(tries: number, spread: number): number {
+  const base = Math.min(30_000 * 2 ** Math.min(tries - 1, 10), 2 * MINUTE_MS);
+  return Math.round(base * (0.5 + spread));
 }
 
 /** Time-out of one attempt, in milliseconds (docs/webhooks.md#retries: 10 s), from the request's start to the response's first 1 KiB. */

@@ -9,7 +9,7 @@
  * PostgreSQL outage), the same attempt is tried again, 30 s later doubling to 10 min, for up to 72 h.
  * Nor does waiting for a turn at the endpoint (docs/webhooks.md#isolation): while as many requests as
  * the endpoint may take are in flight, the attempt is queued there and asked for again when the
- * signal `endpointTurn` says a turn came free, or at the latest 5 s later doubling to 60 s; the
+ * signal `endpointTurn` says a turn came free, or at the latest 15–45 s later, growing to 1–3 min; the
  * workflow holds no worker slot meanwhile.
  *
  * Deterministic: only `@temporalio/workflow`, domain code, messages and activity contracts are imported.
@@ -118,7 +118,7 @@ async function makeAttempt(deliveryId: string, attempt: number, bell: TurnBell):
       );
       if (result.kind !== 'waiting') return { result, attemptedAt };
       countTurnWait();
-      await condition(() => bell.rung, endpointTurnWaitMs(waits));
+      await condition(() => bell.rung, endpointTurnWaitMs(waits, Math.random()));
     }
   } catch (error) {
     if (!(error instanceof ActivityFailure) || failureType(error) === FAILURE_TYPES.deliveryNotFound) throw error;
