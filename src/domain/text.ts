@@ -62,3 +62,10 @@ export function storableText<T>(value: T, maxDepth = 16): T {
   if (Array.isArray(value)) return value.map((item: unknown) => storableText(item, maxDepth - 1)) as T;
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [storableText(key, maxDepth - 1), storableText(item, maxDepth - 1)])) as T;
 }
+
+/** `value` cut to at most `maxLength` UTF-16 code units without splitting a surrogate pair (the pair is left out whole). */
+export function truncateText(value: string, maxLength: number): string {
+  if (value.length <= maxLength) return value;
+  const last = value.charCodeAt(maxLength - 1);
+  return value.slice(0, last >= 0xd800 && last <= 0xdbff ? maxLength - 1 : maxLength);
+}

@@ -58,7 +58,7 @@ import {
   type RefundAnswerOutcome,
 } from '../domain/payment-steps';
 import { checkRefund, type RefundRecord } from '../domain/refund';
-import { textFault, textFaultMessage } from '../domain/text';
+import { storableText, textFault, textFaultMessage } from '../domain/text';
 import { FAILURE_TYPES, type PaymentActivities } from './activity-contracts';
 import { applicationCause, isActivityError, type ActivityError } from './activity-errors';
 import { initiationOptions, INITIATION_RECORD_OPTIONS, pollOptions, PROVIDER_OPTIONS, RECORD_OPTIONS, REFUND_OPTIONS } from './activity-options';
@@ -133,8 +133,9 @@ function causeType(error: ActivityError): string | undefined {
   return applicationCause(error)?.type ?? undefined;
 }
 
+/** The message of an activity failure's cause, storable: it may end up in the read model (a failure message) after a provider acted. */
 function causeMessage(error: ActivityError): string {
-  return applicationCause(error)?.message ?? 'the provider did not answer';
+  return storableText(applicationCause(error)?.message ?? 'the provider did not answer');
 }
 
 /** The create's 400 answer when PostgreSQL refused the payment's data: the SQLSTATE, never the data (docs/api.md#errors). */

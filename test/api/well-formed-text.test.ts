@@ -10,6 +10,7 @@
 import { expect } from 'chai';
 import { textProblems } from '../../src/api/schemas/validate';
 import { insertRefund } from '../../src/db/payments';
+import { cleanFileName } from '../../src/domain/documents';
 import { isIllFormed, storableText } from '../../src/domain/text';
 import { paymentWorkflowId } from '../../src/workflows/messages';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
@@ -94,6 +95,10 @@ describe('well-formed text at the edge and in the database (docs/limits.md#reque
     expect(isIllFormed('\ud83d\ude00')).to.equal(false);
     expect(isIllFormed(`\ude00\ud83d`)).to.equal(true);
     expect(storableText({ message: `a${HIGH}b\u0000`, list: [LOW] })).to.deep.equal({ message: 'a\ufffdb\ufffd', list: ['\ufffd'] });
+    // A stored file name is cut at 255 code units without splitting an emoji into a lone surrogate.
+    const name = cleanFileName(`${'a'.repeat(254)}😀.pdf`);
+    expect(name).to.equal('a'.repeat(254));
+    expect(isIllFormed(name)).to.equal(false);
   });
 
   it('refuses, before sending it, a statement whose text PostgreSQL cannot store as it is (SQLSTATE 22021)', async () => {
