@@ -11,9 +11,8 @@ import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
 import { eventForStatus, initiationRequest, withStatusChange, statusChangeFor, type ProviderAnswer } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment';
-import { toGenericPaymentView } from '../api/views/payment';
 import type { RefundRecord } from '../domain/refund';
-import { toRefundView } from '../api/views/refund';
+import { toRefundWithPaymentView } from '../api/views/refund';
 import { dataErrorOf } from '../db/errors';
 import type { Db } from '../db/knex';
 import {
@@ -249,7 +248,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
       const { refund, payment } = input;
       const type = refund.status === 'completed' ? 'refund.completed' : refund.status === 'failed' ? 'refund.failed' : undefined;
       // One final event per refund, its id derived from the refund (docs/payments.md#events).
-      const event = type ? { ...paymentEvent(payment, type, `refund:${refund.id}`), createdAt: refund.completedAt ?? payment.updatedAt, data: { ...toRefundView(refund), payment: toGenericPaymentView(payment) } } : undefined;
+      const event = type ? { ...paymentEvent(payment, type, `refund:${refund.id}`), createdAt: refund.completedAt ?? payment.updatedAt, data: toRefundWithPaymentView(refund, payment) } : undefined;
       await updateRefundOutcome(deps.db, refund, statusWriteOf(payment), event);
       await startDeliveries(event);
       countRefundSettled(refund, payment.provider);
