@@ -232,7 +232,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description Refunds part (`amount`, in minor units) or all (no `amount`: the whole rest) of a `completed` payment. The refund is `completed`, `failed` when the provider refused it, or `pending` when the provider's answer is not known yet: the amount then stays reserved and `refund.completed` follows once the provider confirms.
+         * @description Refunds part (`amount`, in minor units) or all (no `amount`: the whole rest) of a `completed` payment. The refund is written before the provider is asked. It is `completed`, `failed` when the provider refused it (nothing moved; `refund.failed` is sent and the amount is refundable again), or `pending` when the provider's answer is not known yet: the amount then stays reserved (the payment's `amount_refund_pending`) and `refund.completed` or `refund.failed` follows once the provider decides. A `reason` that is not well-formed Unicode text is refused (400) before anything is written or sent.
          */
         post: operations["postV1PaymentsIdRefund"];
         delete?: never;
@@ -984,6 +984,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund failed
+         * @description The provider refused a refund (`failure_message` says why); no money moved. Its amount is released: refundable again, no longer in the payment's `amount_refund_pending`. `data` is the refund with `payment`, the payment after it. A refund whose provider answer is only unknown stays `pending` and is never failed for it.
+         *
+         *     Delivered to each enabled webhook endpoint subscribed to `refund.failed` as a `POST` with a JSON body, signed with the endpoint's secret. Deliveries may arrive more than once and in any order: de-duplicate on `webhook-id`, and read `data.status` rather than the order of events.
+         */
+        post: operations["onRefundFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.created": {
         parameters: {
             query?: never;
@@ -1050,6 +1072,8 @@ export interface components {
             amount: number;
             /** @description Refunded so far, in minor units */
             amount_refunded: number;
+            /** @description Held by refunds whose provider answer is not final yet, in minor units: not refunded yet and not refundable again; it moves to `amount_refunded` when such a refund completes and is released when it fails */
+            amount_refund_pending: number;
             /** @description ISO 4217 code */
             currency: string;
             /**
@@ -1163,6 +1187,18 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             completed_at: string | null;
+        };
+        /** @description A refund failed */
+        RefundFailedEvent: {
+            /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
+            id: string;
+            /** @enum {string} */
+            event: "refund.failed";
+            /** Format: date-time */
+            created_at: string;
+            data: components["schemas"]["Refund"] & {
+                payment: components["schemas"]["Payment"];
+            };
         };
         /** @description A webhook endpoint was created */
         WebhookCreatedEvent: {
@@ -1821,6 +1857,7 @@ export interface operations {
                      *             "object": "payment",
                      *             "amount": 1500,
                      *             "amount_refunded": 0,
+                     *             "amount_refund_pending": 0,
                      *             "currency": "RWF",
                      *             "status": "completed",
                      *             "payment_method": "mobile_money",
@@ -1986,6 +2023,7 @@ export interface operations {
                      *         "object": "payment",
                      *         "amount": 1500,
                      *         "amount_refunded": 0,
+                     *         "amount_refund_pending": 0,
                      *         "currency": "RWF",
                      *         "status": "pending",
                      *         "payment_method": "mobile_money",
@@ -2132,6 +2170,7 @@ export interface operations {
                      *         "object": "payment",
                      *         "amount": 1500,
                      *         "amount_refunded": 0,
+                     *         "amount_refund_pending": 0,
                      *         "currency": "RWF",
                      *         "status": "completed",
                      *         "payment_method": "mobile_money",
@@ -2262,6 +2301,7 @@ export interface operations {
                      *         "object": "payment",
                      *         "amount": 1500,
                      *         "amount_refunded": 0,
+                     *         "amount_refund_pending": 0,
                      *         "currency": "RWF",
                      *         "status": "cancelled",
                      *         "payment_method": "mobile_money",
@@ -3319,6 +3359,7 @@ export interface operations {
                      *         "object": "payment",
                      *         "amount": 250000,
                      *         "amount_refunded": 0,
+                     *         "amount_refund_pending": 0,
                      *         "currency": "RWF",
                      *         "status": "pending",
                      *         "payment_method": "bank_transfer",
@@ -3458,7 +3499,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 environment?: "sandbox" | "live";
-                type?: "payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "webhook.created";
+                type?: "payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created";
             };
             header?: never;
             path?: never;
@@ -3488,6 +3529,7 @@ export interface operations {
                      *               "object": "payment",
                      *               "amount": 1500,
                      *               "amount_refunded": 0,
+                     *               "amount_refund_pending": 0,
                      *               "currency": "RWF",
                      *               "status": "completed",
                      *               "payment_method": "mobile_money",
@@ -3626,6 +3668,7 @@ export interface operations {
                      *           "object": "payment",
                      *           "amount": 1500,
                      *           "amount_refunded": 0,
+                     *           "amount_refund_pending": 0,
                      *           "currency": "RWF",
                      *           "status": "completed",
                      *           "payment_method": "mobile_money",
@@ -4693,6 +4736,7 @@ export interface operations {
                      *           "object": "payment",
                      *           "amount": 1500,
                      *           "amount_refunded": 500,
+                     *           "amount_refund_pending": 0,
                      *           "currency": "RWF",
                      *           "status": "completed",
                      *           "payment_method": "mobile_money",
@@ -4758,6 +4802,7 @@ export interface operations {
                      *               "object": "payment",
                      *               "amount": 1500,
                      *               "amount_refunded": 0,
+                     *               "amount_refund_pending": 0,
                      *               "currency": "RWF",
                      *               "status": "completed",
                      *               "payment_method": "mobile_money",
@@ -4963,6 +5008,7 @@ export interface operations {
                      *         "object": "payment",
                      *         "amount": 1500,
                      *         "amount_refunded": 0,
+                     *         "amount_refund_pending": 0,
                      *         "currency": "RWF",
                      *         "status": "cancelled",
                      *         "payment_method": "mobile_money",
@@ -6391,7 +6437,7 @@ export interface operations {
                  */
                 "application/json": {
                     url: string;
-                    events: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "webhook.created")[];
+                    events: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created")[];
                     description?: string;
                 };
             };
@@ -6646,7 +6692,7 @@ export interface operations {
                  */
                 "application/json": {
                     url?: string;
-                    events?: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "webhook.created")[];
+                    events?: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created")[];
                     /** @enum {string} */
                     status?: "enabled" | "disabled";
                     description?: string | null;
@@ -7784,6 +7830,7 @@ export interface operations {
                  *         "object": "payment",
                  *         "amount": 1500,
                  *         "amount_refunded": 0,
+                 *         "amount_refund_pending": 0,
                  *         "currency": "RWF",
                  *         "status": "pending",
                  *         "payment_method": "mobile_money",
@@ -7865,6 +7912,7 @@ export interface operations {
                  *         "object": "payment",
                  *         "amount": 1500,
                  *         "amount_refunded": 0,
+                 *         "amount_refund_pending": 0,
                  *         "currency": "RWF",
                  *         "status": "completed",
                  *         "payment_method": "mobile_money",
@@ -7943,6 +7991,7 @@ export interface operations {
                  *         "object": "payment",
                  *         "amount": 1500,
                  *         "amount_refunded": 0,
+                 *         "amount_refund_pending": 0,
                  *         "currency": "RWF",
                  *         "status": "failed",
                  *         "payment_method": "mobile_money",
@@ -8021,6 +8070,7 @@ export interface operations {
                  *         "object": "payment",
                  *         "amount": 1500,
                  *         "amount_refunded": 0,
+                 *         "amount_refund_pending": 0,
                  *         "currency": "RWF",
                  *         "status": "cancelled",
                  *         "payment_method": "mobile_money",
@@ -8110,6 +8160,7 @@ export interface operations {
                  *           "object": "payment",
                  *           "amount": 1500,
                  *           "amount_refunded": 500,
+                 *           "amount_refund_pending": 0,
                  *           "currency": "RWF",
                  *           "status": "completed",
                  *           "payment_method": "mobile_money",
@@ -8133,6 +8184,97 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["RefundCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onRefundFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt and retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first. */
+                "webhook-signature": string;
+                /** @description The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches. */
+                "X-Webhook-Signature": string;
+                /** @description Always `paycollect-webhooks/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                 *       "event": "refund.failed",
+                 *       "created_at": "2026-11-24T10:00:04.000Z",
+                 *       "data": {
+                 *         "id": "ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b",
+                 *         "object": "refund",
+                 *         "payment_id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                 *         "amount": 500,
+                 *         "currency": "RWF",
+                 *         "status": "failed",
+                 *         "reason": "one item out of stock",
+                 *         "failure_message": "the provider refused the refund",
+                 *         "created_at": "2026-11-24T11:00:00.000Z",
+                 *         "completed_at": "2026-11-24T11:00:01.000Z",
+                 *         "payment": {
+                 *           "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                 *           "object": "payment",
+                 *           "amount": 1500,
+                 *           "amount_refunded": 0,
+                 *           "amount_refund_pending": 0,
+                 *           "currency": "RWF",
+                 *           "status": "completed",
+                 *           "payment_method": "mobile_money",
+                 *           "provider": "momo",
+                 *           "description": "Order #1042",
+                 *           "phone_number": "+250788123456",
+                 *           "metadata": {
+                 *             "order_id": "1042"
+                 *           },
+                 *           "failure_code": null,
+                 *           "failure_message": null,
+                 *           "cancellation_reason": null,
+                 *           "next_action": null,
+                 *           "environment": "sandbox",
+                 *           "expires_at": "2026-11-24T10:10:00.000Z",
+                 *           "reconciled_at": null,
+                 *           "created_at": "2026-11-24T10:00:00.000Z",
+                 *           "updated_at": "2026-11-24T10:00:04.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundFailedEvent"];
             };
         };
         responses: {

@@ -11,9 +11,8 @@ import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
 import { eventForStatus, initiationRequest, withStatusChange, statusChangeFor, type ProviderAnswer } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment';
-import { toGenericPaymentView } from '../api/views/payment';
 import type { RefundRecord } from '../domain/refund';
-import { toRefundView } from '../api/views/refund';
+import { toRefundWithPaymentView } from '../api/views/refund';
 import { dataErrorOf } from '../db/errors';
 import type { Db } from '../db/knex';
 import {
@@ -32,6 +31,7 @@ import type { ProviderRegistry } from '../providers/registry';
 import { FAILURE_TYPES, type PaymentActivities, type ProviderCall } from '../workflows/activity-contracts';
 import { countPaymentCreated, countPaymentSettled, countRefundSettled, timeProviderCall, type ProviderCallOutcome, type ProviderOperation } from './business-metrics';
 import { dataFailure } from './data-errors';
+import { storableText } from '../domain/text';
 import { paymentEvent } from './events';
 import { startWebhookDeliveries } from './webhook-dispatch';
 
@@ -102,13 +102,16 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
    * `provider` in the worker's metrics (src/activities/business-metrics.ts). A definite refusal becomes
    * the non-retryable `ProviderRejected` (its failure code in the details), a flow the provider
    * lacks `ProviderUnsupported`; any other error is an unknown answer and is rethrown to be retried.
+   * The provider's text (answer, refusal message) comes back storable: it is recorded after the
+   * provider acted, where a refused write would leave money moved without its record
+   * (docs/payments.md#cancel-and-refund).
    */
   async function callProvider<T>(provider: ProviderCode, operation: ProviderOperation, work: () => Promise<T>): Promise<T> {
     try {
-      return await timeProviderCall(provider, operation, () => withinProviderTimeout(work(), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS), providerCallOutcomeOf);
+      return storableText(await timeProviderCall(provider, operation, () => withinProviderTimeout(work(), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS), providerCallOutcomeOf));
     } catch (error) {
       if (error instanceof ProviderRefusal) {
-        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerRejected, message: error.message, nonRetryable: true, details: [error.failureCode] });
+        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerRejected, message: storableText(error.message), nonRetryable: true, details: [error.failureCode] });
       }
       if (error instanceof ProviderUnsupported) {
         throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnsupported, message: error.message, nonRetryable: true });
@@ -193,7 +196,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
 
     async pollProviderPayment(input) {
       const provider = providerFor(input);
-      const answer = await timeProviderCall(input.provider, 'poll', () => withinProviderTimeout(provider.fetchStatus(input.providerReference), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS), providerCallOutcomeOf);
+      const answer = storableText(await timeProviderCall(input.provider, 'poll', () => withinProviderTimeout(provider.fetchStatus(input.providerReference), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS), providerCallOutcomeOf));
       const { attempt } = activityInfo();
       if (statusChangeFor(input.status, answer.outcome)) return { answer, attempt };
       throw ApplicationFailure.create({
@@ -218,7 +221,15 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
           ? `${payment.provider} payments can only be refunded whole: refund ${payment.amount} (minor units) or nothing`
           : undefined;
       if (unsupported) throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnsupported, message: unsupported, nonRetryable: true });
-      const stored = await insertRefund(deps.db, refund);
+      // Written `pending`, reason and all, before the provider is asked: a refund whose data cannot be stored is never sent.
+      let stored: RefundRecord;
+      try {
+        stored = await insertRefund(deps.db, refund);
+      } catch (error) {
+        const refused = dataErrorOf(error);
+        if (refused) throw dataFailure(refused, 'refundAtProvider', FAILURE_TYPES.refundNotRecorded);
+        throw error;
+      }
       if (stored.status !== 'pending') return { status: 'already_settled', refund: stored };
       return callProvider(payment.provider, 'refund', () => provider.refund(refundRequestOf(payment, refund)));
     },
@@ -235,10 +246,9 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
 
     async recordRefundOutcome(input) {
       const { refund, payment } = input;
-      const event =
-        refund.status === 'completed'
-          ? { ...paymentEvent(payment, 'refund.completed', `refund:${refund.id}`), data: { ...toRefundView(refund), payment: toGenericPaymentView(payment) } }
-          : undefined;
+      const type = refund.status === 'completed' ? 'refund.completed' : refund.status === 'failed' ? 'refund.failed' : undefined;
+      // One final event per refund, its id derived from the refund (docs/payments.md#events).
+      const event = type ? { ...paymentEvent(payment, type, `refund:${refund.id}`), createdAt: refund.completedAt ?? payment.updatedAt, data: toRefundWithPaymentView(refund, payment) } : undefined;
       await updateRefundOutcome(deps.db, refund, statusWriteOf(payment), event);
       await startDeliveries(event);
       countRefundSettled(refund, payment.provider);

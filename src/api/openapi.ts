@@ -201,7 +201,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     tag: 'Payments',
     summary: 'Refund a payment',
     description:
-      'Refunds part (`amount`, in minor units) or all (no `amount`: the whole rest) of a `completed` payment. The refund is `completed`, `failed` when the provider refused it, or `pending` when the provider\'s answer is not known yet: the amount then stays reserved and `refund.completed` follows once the provider confirms.',
+      'Refunds part (`amount`, in minor units) or all (no `amount`: the whole rest) of a `completed` payment. The refund is written before the provider is asked. It is `completed`, `failed` when the provider refused it (nothing moved; `refund.failed` is sent and the amount is refundable again), or `pending` when the provider\'s answer is not known yet: the amount then stays reserved (the payment\'s `amount_refund_pending`) and `refund.completed` or `refund.failed` follows once the provider decides. A `reason` that is not well-formed Unicode text is refused (400) before anything is written or sent.',
     security: ['secretKey'],
     body: refundBody,
     bodyExample: { amount: 500, reason: 'one item out of stock' },

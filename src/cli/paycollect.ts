@@ -59,6 +59,7 @@ export const TRIGGERS = {
   'payment.failed': 'a mobile money payment to +250788000002 (declined): payment.created, payment.failed',
   'payment.cancelled': 'a bank transfer, then cancelled: payment.created, payment.cancelled',
   'refund.completed': 'a mobile money payment to +250788000001, refunded once completed: payment.created, payment.completed, refund.completed',
+  'refund.failed': 'a mobile money payment to +250788000006 (the provider refuses its refunds), refunded once completed: payment.created, payment.completed, refund.failed',
   'payment.late_success': 'a mobile money payment to +250788000004 expiring after 60 s; the provider\'s success arrives 5 s after expiry: payment.created, payment.failed (expired), then payment.completed with reconciled_at',
 } as const;
 
@@ -371,9 +372,11 @@ async function trigger(name: string, parsed: ParsedApiOptions, io: CliIo): Promi
       io.out(`> Cancelled ${payment.id}, status ${cancelled.status}\n`);
       break;
     }
-    case 'refund.completed': {
-      const payment = await createPayment(options, event, mobileMoney('+250788000001'));
-      created(payment, 'mobile money, RWF 1000, +250788000001');
+    case 'refund.completed':
+    case 'refund.failed': {
+      const phone = event === 'refund.failed' ? '+250788000006' : '+250788000001';
+      const payment = await createPayment(options, event, mobileMoney(phone));
+      created(payment, `mobile money, RWF 1000, ${phone}`);
       const status = await settledStatus(options, payment.id, 30_000);
       if (status !== 'completed') throw new CliError(`payment ${payment.id} is ${status}, not completed, after 30 s; is a worker running?`);
       const refund = (await apiRequest(options, 'POST', `/v1/payments/${payment.id}/refund`, { reason: 'paycollect trigger' })) as { id: string; status: string };

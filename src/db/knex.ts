@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
+import { holdsUnstorableText } from '../domain/text';
 import { getProcessLogger, knexLogHooks, type Logger } from '../logger';
 
 const INT8_OID = 20;
@@ -64,7 +65,8 @@ export function dbTimeoutsOf(config: { DATABASE_CONNECT_TIMEOUT_MS: number; DATA
 /**
  * Opens a connection pool. knex's own warnings, errors, deprecations and debug output go to the
  * JSON log (docs/operations.md#logs) through its `log` hooks, with the log context's ids of the request or activity
- * that ran the query.
+ * that ran the query. Statements carrying text PostgreSQL cannot store as it is are refused
+ * before they are sent ({@link UnstorableTextError}).
  * @param databaseUrl `postgres://…` connection string
  * @param poolMax largest number of pooled connections
  * @param logger where knex's lines go (default: the process logger, src/logger.ts)
@@ -82,14 +84,53 @@ export function createDb(databaseUrl: string, poolMax = 10, logger?: Logger, tim
         keepAlive: true,
       }
     : { connectionString: databaseUrl };
-  return knex({
+  return refuseUnstorableText(knex({
     client: 'pg',
     connection,
     pool: { min: 0, max: poolMax },
     ...(timeouts ? { acquireConnectionTimeout: timeouts.connectMs + timeouts.queryMs } : {}),
     migrations: { migrationSource },
     log: knexLogHooks(() => logger ?? getProcessLogger()),
+  }));
+}
+
+/**
+ * A statement refused before it reached PostgreSQL because a value holds text PostgreSQL cannot
+ * store as it is (a lone surrogate, a NUL; docs/limits.md#request-bodies). Carries SQLSTATE 22021
+ * (`character_not_in_repertoire`), so it is a data error like PostgreSQL's own (src/db/errors.ts).
+ */
+export class UnstorableTextError extends Error {
+  /** SQLSTATE 22021, as PostgreSQL reports a NUL in text. */
+  readonly code = '22021';
+
+  constructor() {
+    super('a value holds text that cannot be stored (a lone surrogate or a NUL); the statement was not sent');
+    this.name = 'UnstorableTextError';
+  }
+}
+
+/**
+ * Makes `db` refuse, before sending it, any statement whose bindings hold text PostgreSQL cannot
+ * store as it is: a text column would silently keep U+FFFD for a lone surrogate, jsonb refuses it.
+ * The API validates all text at its edge; this is the second line, so a write that must not fail
+ * after a side effect fails before it instead, and no text is ever stored altered.
+ * @throws UnstorableTextError from the statement's promise
+ */
+function refuseUnstorableText(db: Knex): Knex {
+  db.on('query', (query: { bindings?: unknown[] }) => {
+    if (query.bindings?.some((value) => holdsUnstorableText(value))) throw new UnstorableTextError();
   });
+  return db;
+}
+
+/**
+ * `value` as JSON text for a jsonb binding, refused first when it holds text PostgreSQL cannot store
+ * (JSON.stringify turns a lone surrogate into an escape the guard of {@link createDb} cannot see).
+ * @throws UnstorableTextError
+ */
+export function storableJson(value: unknown): string {
+  if (holdsUnstorableText(value)) throw new UnstorableTextError();
+  return JSON.stringify(value);
 }
 
 /** Applies every pending migration; returns the names of the ones applied. */

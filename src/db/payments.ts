@@ -8,7 +8,7 @@ import type { FailureCode, PaymentSnapshot, PaymentStatus } from '../domain/paym
 import type { RefundRecord } from '../domain/refund';
 import type { ActivityEntry } from '../domain/activity-log';
 import { activityRow } from './activity-log';
-import { iso, type Db } from './knex';
+import { iso, storableJson, type Db } from './knex';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 
 /** An event to write once (docs/payments.md#events): `id` is derived from the workflow and step. */
@@ -86,6 +86,24 @@ interface PaymentRow {
   updated_at: Date;
 }
 
+/** A payment row as read: with what its pending refunds hold (minor units), see {@link paymentColumns}. */
+interface PaymentReadRow extends PaymentRow {
+  amount_refund_pending?: number;
+}
+
+/**
+ * The columns a payment is read with: the row, and `amount_refund_pending`, the sum of its refunds
+ * still `pending` (minor units; docs/payments.md#cancel-and-refund). Refunds are written `pending`
+ * before their provider is asked and settled in one transaction with the payment, so the sum is
+ * exactly what is reserved.
+ */
+function paymentColumns(db: Db) {
+  return [
+    'payments.*',
+    db.raw("(select coalesce(sum(r.amount), 0)::bigint from refunds r where r.payment_id = payments.id and r.status = 'pending') as amount_refund_pending"),
+  ];
+}
+
 function toRow(payment: PaymentSnapshot): PaymentRow {
   return {
     id: payment.id,
@@ -118,7 +136,7 @@ function toRow(payment: PaymentSnapshot): PaymentRow {
   };
 }
 
-function fromRow(row: PaymentRow): PaymentSnapshot {
+function fromRow(row: PaymentReadRow): PaymentSnapshot {
   return {
     id: row.id,
     merchantId: row.merchant_id,
@@ -126,6 +144,7 @@ function fromRow(row: PaymentRow): PaymentSnapshot {
     family: row.family,
     amount: row.amount,
     amountRefunded: row.amount_refunded,
+    amountRefundPending: row.amount_refund_pending ?? 0,
     currency: row.currency as PaymentSnapshot['currency'],
     status: row.status,
     paymentMethod: row.payment_method as PaymentSnapshot['paymentMethod'],
@@ -158,7 +177,7 @@ function eventRow(event: EventInput) {
     environment: event.environment,
     type: event.type,
     object_id: event.objectId,
-    data: JSON.stringify(event.data),
+    data: storableJson(event.data),
     created_at: new Date(event.createdAt),
   };
 }
@@ -206,9 +225,9 @@ function statusColumns(write: PaymentStatusWrite) {
     failure_message: write.failureMessage,
     cancellation_reason: write.cancellationReason,
     provider_reference: write.providerReference,
-    next_action: write.nextAction === null ? null : JSON.stringify(write.nextAction),
+    next_action: write.nextAction === null ? null : storableJson(write.nextAction),
     reconciled_at: write.reconciledAt ? new Date(write.reconciledAt) : null,
-    late_provider_answer: write.lateAnswer ? JSON.stringify(write.lateAnswer) : null,
+    late_provider_answer: write.lateAnswer ? storableJson(write.lateAnswer) : null,
     updated_at: new Date(write.updatedAt),
     version: write.version,
   };
@@ -373,9 +392,9 @@ export async function findPayment(
   scope: { merchantId: string; environment: Environment },
   id: string,
 ): Promise<PaymentSnapshot | undefined> {
-  const row = await db<PaymentRow>('payments')
+  const row = (await db('payments')
     .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
-    .first();
+    .first(paymentColumns(db))) as PaymentReadRow | undefined;
   return row ? fromRow(row) : undefined;
 }
 
@@ -416,7 +435,7 @@ export async function listPaymentsPage(
   filter: PaymentListFilter,
   limit: number,
 ): Promise<{ payments: PaymentSnapshot[]; hasMore: boolean }> {
-  const rows = (await paymentsPageQuery(db, scope, filter, limit + 1)) as PaymentRow[];
+  const rows = (await paymentsPageQuery(db, scope, filter, limit + 1).select(paymentColumns(db))) as PaymentReadRow[];
   return { payments: rows.slice(0, limit).map(fromRow), hasMore: rows.length > limit };
 }
 
@@ -453,12 +472,12 @@ export async function listEventsForObject(db: Db, objectId: string): Promise<Eve
 
 /** A payment by id alone, for callers that prove ownership otherwise (card client secret, docs/payments.md#card-payments). */
 export async function findPaymentById(db: Db, id: string): Promise<PaymentSnapshot | undefined> {
-  const row = await db<PaymentRow>('payments').where({ id }).first();
+  const row = (await db('payments').where({ id }).first(paymentColumns(db))) as PaymentReadRow | undefined;
   return row ? fromRow(row) : undefined;
 }
 
 /** The payment a provider knows by `providerReference` (provider callbacks, docs/payments.md#provider-callbacks). */
 export async function findPaymentByProviderReference(db: Db, provider: string, providerReference: string): Promise<PaymentSnapshot | undefined> {
-  const row = await db<PaymentRow>('payments').where({ provider, provider_reference: providerReference }).first();
+  const row = (await db('payments').where({ provider, provider_reference: providerReference }).first(paymentColumns(db))) as PaymentReadRow | undefined;
   return row ? fromRow(row) : undefined;
 }

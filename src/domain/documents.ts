@@ -5,6 +5,7 @@
  */
 import type { Environment } from './environment';
 import { DomainError } from './errors';
+import { storableText, truncateText } from './text';
 
 /** Upload category: `kyc` (identity, `POST /documents/upload/kyc`) or `business`. */
 export type DocumentCategory = 'kyc' | 'business';
@@ -73,12 +74,12 @@ export function missingDocuments(documents: readonly DocumentKind[]): MissingDoc
 
 /**
  * A file name safe to show and store: the last path segment, without control characters, at most
- * 255 characters; `document` when nothing is left.
+ * 255 characters (never cutting a surrogate pair in two), well-formed; `document` when nothing is left.
  */
 export function cleanFileName(name: string): string {
   // eslint-disable-next-line no-control-regex
   const base = (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  return base.slice(0, 255) || 'document';
+  return storableText(truncateText(base, 255)) || 'document';
 }
 
 /** A merchant's document quota (docs/limits.md#uploads): at most `maxCount` current documents of at most `maxBytes` together. */

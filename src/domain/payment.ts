@@ -35,6 +35,11 @@ export interface PaymentSnapshot {
   family: 'generic' | 'merchant';
   amount: number;
   amountRefunded: number;
+  /**
+   * Minor units held by this payment's refunds whose provider answer is not final yet
+   * (docs/payments.md#cancel-and-refund): not refunded, not refundable again. Absent: 0.
+   */
+  amountRefundPending?: number;
   currency: Currency;
   status: PaymentStatus;
   paymentMethod: PaymentMethod;

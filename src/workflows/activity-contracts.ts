@@ -30,6 +30,11 @@ export const FAILURE_TYPES = {
    * class 22), so nothing was written and the provider was not asked (non-retryable).
    */
   paymentNotRecorded: 'PaymentNotRecorded',
+  /**
+   * `refundAtProvider` could not write the refund before sending it: its data (the reason) cannot be
+   * stored, so the provider was not asked and nothing was written (non-retryable).
+   */
+  refundNotRecorded: 'RefundNotRecorded',
   /** Any other statement PostgreSQL refused for its data (SQLSTATE class 22), raised by every activity (non-retryable). */
   dataError: 'DataError',
   /** `loadPayment` found no such payment (non-retryable). */
@@ -135,7 +140,8 @@ export interface PaymentActivities {
    * @returns the provider's answer; `pending` when it took the refund without deciding
    * @throws ApplicationFailure `ProviderUnsupported` (non-retryable) before anything is written when
    *   the provider has no refunds, or returns only whole payments and this refund is partial;
-   *   unknown answers are retried, then left to `fetchRefundAtProvider`
+   *   `RefundNotRecorded` (non-retryable) when the refund's data cannot be stored: nothing written,
+   *   nothing sent; unknown answers are retried, then left to `fetchRefundAtProvider`
    */
   refundAtProvider(input: RefundCall): Promise<RefundAnswerOutcome>;
 
@@ -150,9 +156,9 @@ export interface PaymentActivities {
   fetchRefundAtProvider(input: RefundCall): Promise<RefundAnswerOutcome>;
 
   /**
-   * Writes a refund's final outcome, the payment it changed and, when it completed, the
-   * `refund.completed` event (the refund with the payment after it), in one transaction, then starts
-   * that event's webhook deliveries (docs/payments.md#cancel-and-refund, docs/payments.md#events).
+   * Writes a refund's final outcome, the payment it changed and its event, `refund.completed` or
+   * `refund.failed` (the refund with the payment after it), in one transaction, then starts that
+   * event's webhook deliveries (docs/payments.md#cancel-and-refund, docs/payments.md#events).
    */
   recordRefundOutcome(input: { refund: RefundRecord; payment: PaymentSnapshot }): Promise<void>;
 }

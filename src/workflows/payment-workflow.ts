@@ -58,6 +58,7 @@ import {
   type RefundAnswerOutcome,
 } from '../domain/payment-steps';
 import { checkRefund, type RefundRecord } from '../domain/refund';
+import { storableText, textFault, textFaultMessage } from '../domain/text';
 import { FAILURE_TYPES, type PaymentActivities } from './activity-contracts';
 import { applicationCause, isActivityError, type ActivityError } from './activity-errors';
 import { initiationOptions, INITIATION_RECORD_OPTIONS, pollOptions, PROVIDER_OPTIONS, RECORD_OPTIONS, REFUND_OPTIONS } from './activity-options';
@@ -111,13 +112,30 @@ function failure(type: string, message: string): ApplicationFailure {
   return ApplicationFailure.create({ type, message, nonRetryable: true });
 }
 
+/**
+ * Refuses a cancel's or refund's `reason` that breaks the text rule (docs/limits.md#request-bodies) before the Update is
+ * accepted: it is written after the provider acted, where a refused write would leave money moved
+ * or a state committed without its record.
+ * @throws ApplicationFailure `validation_error`
+ */
+function checkReason(reason: string | null | undefined): void {
+  const fault = reason ? textFault(reason) : undefined;
+  if (fault) throw failure('validation_error', textFaultMessage('reason', fault));
+}
+
+/** The payment of `state` with what its refunds in flight hold (`amountRefundPending`, docs/payments.md#cancel-and-refund). */
+function withReservations(state: PaymentState): PaymentSnapshot {
+  return { ...state.payment, amountRefundPending: reservedMinor(state) };
+}
+
 /** The type of an activity failure's cause, when it is an ApplicationFailure. */
 function causeType(error: ActivityError): string | undefined {
   return applicationCause(error)?.type ?? undefined;
 }
 
+/** The message of an activity failure's cause, storable: it may end up in the read model (a failure message) after a provider acted. */
 function causeMessage(error: ActivityError): string {
-  return applicationCause(error)?.message ?? 'the provider did not answer';
+  return storableText(applicationCause(error)?.message ?? 'the provider did not answer');
 }
 
 /** The create's 400 answer when PostgreSQL refused the payment's data: the SQLSTATE, never the data (docs/api.md#errors). */
@@ -179,12 +197,12 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     if (state.payment.status !== before) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: state.payment.status }]);
     switch (step.effect.kind) {
       case 'record':
-        await writer.recordPaymentStatus(state.payment);
+        await writer.recordPaymentStatus(withReservations(state));
         break;
       case 'record_late_answer':
         countLateAnswer(state.payment.provider);
         log.warn('provider answer after the reconciliation window', { paymentId: state.payment.id, lateAnswer: state.payment.lateAnswer });
-        await writer.recordPaymentStatus(state.payment);
+        await writer.recordPaymentStatus(withReservations(state));
         break;
       case 'refund_late_success':
         await refundInLock(step.effect.refund);
@@ -209,7 +227,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     const step = refundAnswerStep(current(), refundId, answer, nowIso());
     state = step.state;
     if (state.payment.status !== before) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: state.payment.status }]);
-    if (step.effect.kind === 'record' && step.refund) await records.recordRefundOutcome({ refund: step.refund, payment: state.payment });
+    if (step.effect.kind === 'record' && step.refund) await records.recordRefundOutcome({ refund: step.refund, payment: withReservations(state) });
     if (answer.status === 'pending') unknownRefunds.add(refundId);
     else unknownRefunds.delete(refundId);
     return step.refund;
@@ -228,6 +246,11 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       if (causeType(error) === FAILURE_TYPES.providerUnsupported) {
         state = withdrawRefund(current(), refund.id);
         throw failure('payment_not_refundable', causeMessage(error));
+      }
+      if (causeType(error) === FAILURE_TYPES.refundNotRecorded) {
+        // Its data cannot be stored: nothing was written or sent, so it is withdrawn (docs/api.md#errors).
+        state = withdrawRefund(current(), refund.id);
+        throw failure('validation_error', `${causeMessage(error)}; nothing was refunded`);
       }
       answer = causeType(error) === FAILURE_TYPES.providerRejected ? { status: 'failed', failureMessage: causeMessage(error) } : { status: 'pending' };
     }
@@ -267,7 +290,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     }
   }
 
-  setHandler(getPaymentQuery, () => current().payment);
+  setHandler(getPaymentQuery, () => withReservations(current()));
   setHandler(providerCallbackSignal, (hint) => void hints.push(hint));
   setHandler(initiatePaymentUpdate, async () => {
     await ready();
@@ -299,7 +322,8 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       });
     },
     {
-      validator: (_request) => {
+      validator: (request) => {
+        checkReason(request.reason);
         if (state && !isOpen(state.payment.status)) throw failure('payment_not_cancellable', notCancellableMessage(state.payment.status));
       },
     },
@@ -322,6 +346,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     },
     {
       validator: (request) => {
+        checkReason(request.reason);
         if (!state || !firstStepDone) return; // a re-opened run reads the payment first, a new one initiates it; the handler decides
         try {
           checkRefund(state.payment, reservedMinor(state), request.amount);

@@ -5,7 +5,7 @@
  * its first step forever.
  */
 import { expect } from 'chai';
-import { controlCharacterProblems } from '../../src/api/schemas/validate';
+import { textProblems } from '../../src/api/schemas/validate';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 import { session } from '../helpers/live-access-api';
 import { getStack } from '../helpers/stack';
@@ -61,7 +61,7 @@ describe('control characters in input (docs/api.md#errors)', function () {
   });
 
   it('names every offending string, nested or in a key', () => {
-    expect(controlCharacterProblems({ a: 'ok', b: ['x', 'y\u0001'], c: { d: '\u0000' } }).map((p) => p.field)).to.deep.equal(['b.1', 'c.d']);
-    expect(controlCharacterProblems('plain\ttext\r\n')).to.deep.equal([]);
+    expect(textProblems({ a: 'ok', b: ['x', 'y\u0001'], c: { d: '\u0000' } }).map((p) => p.field)).to.deep.equal(['b.1', 'c.d']);
+    expect(textProblems('plain\ttext\r\n')).to.deep.equal([]);
   });
 });

@@ -1,11 +1,12 @@
 /**
  * The sandbox scenario numbers end to end over HTTP, as a merchant sees them
  * (docs/payments.md#sandbox-scenarios): late success after expiry (0004), duplicate and out-of-order callbacks
- * (0005), refunds refused (0006), a refund answer unknown then succeeded (0007), an initiation that
+ * (0005), refunds refused with `refund.failed` (0006), a refund answer unknown, held in `amount_refund_pending`, then succeeded (0007), an initiation that
  * times out at the provider's door yet was accepted (0008), and `expires_in`.
  */
 import { expect } from 'chai';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
+import { startReceiver, verifyDelivery, type ReceivedRequest } from '../helpers/receiver';
 import { getStack } from '../helpers/stack';
 
 const MOBILE = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money' };
@@ -71,15 +72,30 @@ describe('sandbox scenarios over HTTP (docs/payments.md#sandbox-scenarios)', fun
     expect(await eventTypes(payment.id)).to.deep.equal(['payment.created', 'payment.completed']);
   });
 
-  it('0006: a refund the provider refuses answers 201 failed and releases its amount', async () => {
-    const payment = await completed('+250788000006');
-    const refund = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 500 } });
-    expect(refund.status).to.equal(201);
-    expect(refund.body.data).to.include({ status: 'failed', amount: 500 });
-    expect(refund.body.data.failure_message).to.be.a('string');
-    const after = (await call(`/v1/payments/${payment.id}`, { key: developer.key })).body.data;
-    expect(after).to.include({ status: 'completed', amount_refunded: 0 });
-    expect(await eventTypes(payment.id)).to.deep.equal(['payment.created', 'payment.completed']);
+  it('0006: a refund the provider refuses answers 201 failed, releases its amount and sends refund.failed (docs/payments.md#cancel-and-refund)', async () => {
+    const receiver = await startReceiver();
+    try {
+      const webhook = await call('/v1/developer/webhooks', { key: developer.key, body: { url: `${receiver.origin}/refunds`, events: ['refund.failed'] } });
+      expect(webhook.status, JSON.stringify(webhook.body)).to.equal(201);
+      const payment = await completed('+250788000006');
+      const refund = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 500, reason: 'damaged' } });
+      expect(refund.status).to.equal(201);
+      expect(refund.body.data).to.include({ status: 'failed', amount: 500 });
+      expect(refund.body.data.failure_message).to.be.a('string');
+      const after = (await call(`/v1/payments/${payment.id}`, { key: developer.key })).body.data;
+      expect(after).to.include({ status: 'completed', amount_refunded: 0, amount_refund_pending: 0 });
+      expect(await eventTypes(payment.id)).to.deep.equal(['payment.created', 'payment.completed', 'refund.failed']);
+      const [delivery] = await receiver.waitFor(1);
+      const event = verifyDelivery(delivery as ReceivedRequest, webhook.body.data.secret as string);
+      expect(event.event).to.equal('refund.failed');
+      expect(event.data).to.include({ id: refund.body.data.id, status: 'failed', amount: 500, reason: 'damaged', failure_message: refund.body.data.failure_message });
+      expect(event.data.payment).to.include({ id: payment.id, amount_refunded: 0, amount_refund_pending: 0 });
+      // Released: the whole amount is refundable again (and refused again by this provider).
+      const whole = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 1500 } });
+      expect(whole.body.data).to.include({ status: 'failed', amount: 1500 });
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('0007: a refund whose answer is unknown answers 201 pending, stays reserved, and completes once the provider says so (docs/payments.md#cancel-and-refund)', async () => {
@@ -87,12 +103,16 @@ describe('sandbox scenarios over HTTP (docs/payments.md#sandbox-scenarios)', fun
     const refund = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 1000 } });
     expect(refund.status).to.equal(201);
     expect(refund.body.data).to.include({ status: 'pending', amount: 1000 });
+    // Shown as held while the answer is unknown, in the payment and its list.
+    expect((await call(`/v1/payments/${payment.id}`, { key: developer.key })).body.data).to.include({ amount_refunded: 0, amount_refund_pending: 1000 });
+    const listed = (await call('/v1/payments?limit=100', { key: developer.key })).body.data.payments.find((p: { id: string }) => p.id === payment.id);
+    expect(listed).to.include({ amount_refund_pending: 1000 });
     // Reserved: only 500 are left while the answer is unknown.
     const more = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 501 } });
     expect(more.status).to.equal(400);
     expect(more.body.error.code).to.equal('amount_exceeds_refundable');
     const settled = await waitForPayment(developer.key, payment.id, (p) => p.amount_refunded === 1000, 60_000);
-    expect(settled).to.include({ status: 'completed', amount_refunded: 1000 });
+    expect(settled).to.include({ status: 'completed', amount_refunded: 1000, amount_refund_pending: 0 });
     const { db } = await getStack();
     expect(await db('refunds').where({ id: refund.body.data.id }).first('status')).to.deep.equal({ status: 'completed' });
     expect(await eventTypes(payment.id)).to.deep.equal(['payment.created', 'payment.completed', 'refund.completed']);

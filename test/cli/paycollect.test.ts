@@ -179,7 +179,7 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
     expect(run.code).to.equal(2);
     expect(run.stdout).to.equal('');
     expect(run.stderr).to.equal(
-      'error: unknown event "payment.exploded"; known events: payment.completed, payment.failed, payment.cancelled, refund.completed, payment.late_success\n',
+      'error: unknown event "payment.exploded"; known events: payment.completed, payment.failed, payment.cancelled, refund.completed, refund.failed, payment.late_success\n',
     );
   });
 
@@ -316,13 +316,14 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
     );
   });
 
-  it('trigger creates the sandbox objects of payment.failed, payment.cancelled, refund.completed and the late success', async () => {
+  it('trigger creates the sandbox objects of payment.failed, payment.cancelled, refund.completed, refund.failed and the late success', async () => {
     const developer = await registerDeveloper();
     const options = ['--api-key', developer.key, '--api-base', baseUrl];
     const expected: Record<string, string[]> = {
       'payment.failed': ['payment.created', 'payment.failed'],
       'payment.cancelled': ['payment.created', 'payment.cancelled'],
       'refund.completed': ['payment.created', 'payment.completed', 'refund.completed'],
+      'refund.failed': ['payment.created', 'payment.completed', 'refund.failed'],
     };
     for (const [event, types] of Object.entries(expected)) {
       const run = await runCli(['trigger', event, ...options]);

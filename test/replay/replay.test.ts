@@ -25,6 +25,7 @@ describe('replay of recorded workflow histories (docs/workflow-changes.md#determ
       'payment-cancelled.json',
       'payment-refunded-in-parts.json',
       'payment-refund-unknown-then-settled.json',
+      'payment-refund-refused.json',
     ]);
     // One code path until the first tagged release (docs/payments.md#workflow): no histories of earlier payment workflow versions.
     expect(files.filter((name) => /^v\d+-payment-/.test(name))).to.deep.equal([]);

@@ -415,6 +415,39 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     await record('payment-refund-unknown-then-settled', handle);
   });
 
+  it('refuses in its validators a cancel or refund whose reason is not well-formed text: nothing written, nothing sent (docs/limits.md#request-bodies)', async () => {
+    const completed = await completedPayment();
+    const handle = await reopen(completed.id);
+    expect(await updateFailure(handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 500, reason: 'broken \ud800' }] }))).to.equal('validation_error');
+    expect(await db('refunds').where({ payment_id: completed.id })).to.deep.equal([]);
+    expect(await db('sandbox_provider_refunds').where({ provider_reference: completed.providerReference })).to.deep.equal([]);
+    // The refused Update left the run with nothing to do: it ends, and the next refund re-opens it.
+    expect((await handle.result()) as PaymentSnapshot).to.include({ status: 'completed', amountRefunded: 0 });
+    const refund = await (await reopen(completed.id)).executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 500, reason: 'broken' }] });
+    expect(refund).to.include({ status: 'completed', reason: 'broken' });
+    const open = await start(await payment('+250788000003'));
+    await waitInitiated(open);
+    expect(await updateFailure(open.executeUpdate(cancelPaymentUpdate, { args: [{ reason: '\udc00' }] }))).to.equal('validation_error');
+    expect(['pending', 'processing']).to.include((await open.query(getPaymentQuery)).status);
+    expect((await open.describe()).status.name).to.equal('RUNNING');
+    expect(await eventTypes((await waitInitiated(open)).id)).to.not.include('payment.cancelled');
+    await open.executeUpdate(cancelPaymentUpdate, { args: [{}] });
+  });
+
+  it('fails a refund the provider refuses, writes refund.failed once and releases its amount (docs/payments.md#cancel-and-refund, 0006)', async () => {
+    const completed = await completedPayment('+250788000006');
+    const handle = await reopen(completed.id);
+    const refund = await handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 1500 }] });
+    expect(refund).to.include({ status: 'failed', amount: 1500 });
+    expect((await handle.result()) as PaymentSnapshot).to.include({ status: 'completed', amountRefunded: 0 });
+    expect(await eventTypes(completed.id)).to.deep.equal(['payment.created', 'payment.completed', 'refund.failed']);
+    const [failed] = (await listEventsForObject(db, completed.id)).slice(-1);
+    expect(failed?.data).to.deep.include({ id: refund.id, status: 'failed', amount: 1500 });
+    expect((failed?.data as { payment: object }).payment).to.include({ amount_refunded: 0, amount_refund_pending: 0 });
+    expect(await db('refunds').where({ payment_id: completed.id }).select('status')).to.deep.equal([{ status: 'failed' }]);
+    await record('payment-refund-refused', handle);
+  });
+
   it('expires an unconfirmed card payment after 24 hours at the gateway, polling every 60 s with a history that stays short', async function () {
     this.timeout(180_000);
     const created = cardPayment(merchantId, { nowMs: await env.currentTimeMs() });

@@ -7,7 +7,7 @@ import type { components, operations } from '../../clients/typescript/schema';
 
 export const PAYMENT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled', 'refunded'] as const;
 export const PAYMENT_METHODS = ['mobile_money', 'bank_transfer', 'card', 'card_gateway', 'momo', 'mobile_money_b', 'mobile_money_c', 'wallet'] as const;
-export const EVENT_NAMES = ['payment.created', 'payment.completed', 'payment.failed', 'payment.cancelled', 'refund.completed', 'webhook.created'] as const;
+export const EVENT_NAMES = ['payment.created', 'payment.completed', 'payment.failed', 'payment.cancelled', 'refund.completed', 'refund.failed', 'webhook.created'] as const;
 
 /** The `data` of an operation's JSON answer with status `S` (200 unless given), as the API document declares it. */
 type DataOf<O extends keyof operations, S extends number = 200> = operations[O]['responses'] extends {

@@ -3,11 +3,13 @@
  * response. Generic and developer endpoints answer the envelope `{success: false, error: {code,
  * message, details?}}`; merchant-scoped endpoints (`/v1/api/…`) answer `{error: message}`.
  * Messages are shown only for 4xx; a 5xx says "internal error" and is logged with its stack once.
- * PostgreSQL or Temporal out of reach is 503 `service_unavailable` with `Retry-After` (docs/api.md#errors).
+ * PostgreSQL or Temporal out of reach is 503 `service_unavailable` with `Retry-After` (docs/api.md#errors); a
+ * value PostgreSQL refuses for its data (SQLSTATE class 22) is 400 `validation_error` (docs/limits.md#request-bodies).
  */
 import type { Context, Middleware } from 'koa';
 import { DomainError, type ErrorCode, type FieldProblem } from '../../domain/errors';
 import { HTTP_STATUS } from '../errors';
+import { refusedData } from '../../services/data-refusal';
 import { isOutage } from '../../lib/outage';
 
 interface Answer {
@@ -35,6 +37,11 @@ function toAnswer(error: unknown): Answer {
   }
   if (typeof error === 'object' && error !== null && typeof (error as { status?: unknown }).status === 'number') {
     return fromHttpError(error as { status: number; message: string; expose?: boolean });
+  }
+  // Input the edge validation let through and PostgreSQL (or the guard before it) refused: the caller's data, not a fault of ours.
+  const refused = refusedData(error);
+  if (refused) {
+    return { status: 400, code: 'validation_error', message: `the request holds a value that cannot be stored (SQLSTATE ${refused.sqlState} ${refused.condition})` };
   }
   if (isOutage(error)) {
     return { status: 503, code: 'service_unavailable', message: 'the service cannot reach its database or workflow engine right now; retry shortly with the same Idempotency-Key, which never repeats what a first attempt did' };

@@ -16,6 +16,7 @@ import { DomainError, validationError } from '../../domain/errors';
 import { claimOrReplay, releaseClaim, saveFirstAnswer } from '../../services/idempotency-service';
 import { principalOf } from './auth';
 import { HTTP_STATUS } from '../errors';
+import { checkTextHeader } from '../schemas/validate';
 
 /**
  * Hash of what makes two requests "the same": method, path and JSON body. The parsed body is hashed,
@@ -56,6 +57,7 @@ export function idempotency(db: Db, leaseMs?: number): Middleware {
     if (key.length > 255) {
       throw validationError([{ field: 'Idempotency-Key', message: 'Idempotency-Key must be at most 255 characters' }]);
     }
+    checkTextHeader('Idempotency-Key', key);
     const owner = principalOf(ctx);
     const hash = requestHash(ctx);
     ctx.state.idempotencySeed = `${key}\n${hash}`;

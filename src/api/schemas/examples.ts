@@ -39,6 +39,7 @@ export const pendingPayment: z.input<typeof out.genericPayment> = {
   object: 'payment',
   amount: 1500,
   amount_refunded: 0,
+  amount_refund_pending: 0,
   currency: 'RWF',
   status: 'pending',
   payment_method: 'mobile_money',
@@ -100,6 +101,13 @@ export const completedRefund: z.input<typeof out.refund> = {
   failure_message: null,
   created_at: '2026-11-24T11:00:00.000Z',
   completed_at: '2026-11-24T11:00:01.000Z',
+};
+
+/** The same refund, refused by the provider: nothing moved, its amount released. */
+export const failedRefund: z.input<typeof out.refund> = {
+  ...completedRefund,
+  status: 'failed',
+  failure_message: 'the provider refused the refund',
 };
 
 /** A merchant-scoped payment: decimal-string amount, fee in `metadata`. */

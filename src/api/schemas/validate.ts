@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import { validationError, type FieldProblem } from '../../domain/errors';
+import { textFault, textFaultMessage } from '../../domain/text';
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let current: unknown = input;
@@ -54,38 +55,48 @@ function describe(issue: z.core.$ZodIssue, input: unknown): FieldProblem {
   }
 }
 
-/** C0 control characters other than tab, LF and CR, and DEL: refused in every string (docs/api.md#errors). */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-
-/** How deep {@link controlCharacterProblems} looks into nested objects and arrays. */
+/** How deep {@link textProblems} looks into nested objects and arrays. */
 const MAX_DEPTH = 8;
 
 /**
- * Every string in `input` (values and object keys, nested) that holds a NUL or another control
- * character other than tab, CR and LF (docs/api.md#errors): PostgreSQL refuses NUL in text and jsonb, so such a
- * string must be refused before it reaches a query or a workflow.
+ * Every string in `input` (values and object keys, nested) that breaks the text rule of
+ * docs/limits.md#request-bodies: a lone surrogate (not well-formed Unicode) or a control character
+ * other than tab, CR and LF. PostgreSQL refuses NUL in text and jsonb and lone surrogates in jsonb,
+ * so such a string must be refused before it reaches a query, a workflow or a provider.
+ * @param path the field's path so far (`metadata.order`); `body` when empty
  */
-export function controlCharacterProblems(input: unknown, path: string[] = [], depth = 0): FieldProblem[] {
+export function textProblems(input: unknown, path: string[] = [], depth = 0): FieldProblem[] {
   const field = path.join('.') || 'body';
   if (typeof input === 'string') {
-    return CONTROL_CHARACTER.test(input) ? [{ field, message: `${field} must not contain control characters (only tab, CR and LF are allowed)` }] : [];
+    const fault = textFault(input);
+    return fault ? [{ field, message: textFaultMessage(field, fault) }] : [];
   }
   if (input === null || typeof input !== 'object' || depth >= MAX_DEPTH) return [];
   return Object.entries(input).flatMap(([key, value]) => {
-    const keyProblem = CONTROL_CHARACTER.test(key) ? [{ field, message: `${field} must not contain a key with control characters` }] : [];
-    return [...keyProblem, ...controlCharacterProblems(value, [...path, key], depth + 1)];
+    const keyFault = textFault(key);
+    const keyProblem = keyFault ? [{ field, message: `${field} must not contain a key that ${keyFault === 'ill_formed' ? 'is not well-formed Unicode text' : 'holds control characters'}` }] : [];
+    return [...keyProblem, ...textProblems(value, [...path, key], depth + 1)];
   });
 }
 
 /**
+ * Refuses a text header (`Idempotency-Key`, `Last-Event-ID`) that breaks the text rule of docs/limits.md#request-bodies.
+ * @throws DomainError `validation_error` naming the header
+ */
+export function checkTextHeader(name: string, value: string): void {
+  const problems = textProblems(value, [name]);
+  if (problems.length > 0) throw validationError(problems);
+}
+
+/**
  * Parses `input` (a body, a query or multipart fields) with `schema`, after refusing any string
- * with a control character (docs/api.md#errors).
+ * that breaks the text rule (ill-formed Unicode, control characters; docs/limits.md#request-bodies): every schema gets it,
+ * none can forget it.
  * @throws DomainError `validation_error` naming the first bad field, with `details` for all
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const control = controlCharacterProblems(input);
-  if (control.length > 0) throw validationError(control);
+  const text = textProblems(input);
+  if (text.length > 0) throw validationError(text);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   // Each unknown field is a problem of its own, so `details` names every one (docs/api.md#errors).

@@ -70,6 +70,14 @@ export const WEBHOOK_EVENTS: readonly WebhookEventDoc[] = [
     example: { ...example.completedRefund, payment: example.partlyRefundedPayment },
   },
   {
+    name: 'refund.failed',
+    summary: 'A refund failed',
+    description:
+      'The provider refused a refund (`failure_message` says why); no money moved. Its amount is released: refundable again, no longer in the payment\'s `amount_refund_pending`. `data` is the refund with `payment`, the payment after it. A refund whose provider answer is only unknown stays `pending` and is never failed for it.',
+    data: out.refundWithPayment,
+    example: { ...example.failedRefund, payment: example.completedPayment },
+  },
+  {
     name: 'webhook.created',
     summary: 'A webhook endpoint was created',
     description: 'Sent to your other endpoints subscribed to it, never to the new endpoint itself. `data` is the webhook, without its secret.',

@@ -25,6 +25,9 @@ export const genericPayment = z.object({
   object: z.literal('payment'),
   amount: z.number().int().openapi({ description: 'In the currency\'s minor unit (RWF and UGX have none: 1500 is RWF 1,500; KES, GHS, USD, EUR, GBP and LRD have two: 1500 is 15.00)' }),
   amount_refunded: z.number().int().openapi({ description: 'Refunded so far, in minor units' }),
+  amount_refund_pending: z.number().int().openapi({
+    description: 'Held by refunds whose provider answer is not final yet, in minor units: not refunded yet and not refundable again; it moves to `amount_refunded` when such a refund completes and is released when it fails',
+  }),
   currency: z.string().openapi({ description: 'ISO 4217 code' }),
   status: z.enum(PAYMENT_STATUSES).openapi({ description: '`pending` (the provider has the request; waiting for the customer), `processing`, then `completed`, `failed`, `cancelled`, or `refunded` once fully refunded' }),
   payment_method: z.string(),
@@ -63,6 +66,7 @@ export function toGenericPaymentView(payment: PaymentSnapshot): GenericPaymentVi
     object: 'payment',
     amount: payment.amount,
     amount_refunded: payment.amountRefunded,
+    amount_refund_pending: payment.amountRefundPending ?? 0,
     currency: payment.currency,
     status: payment.status,
     payment_method: payment.paymentMethod,

@@ -1,7 +1,8 @@
-/** The API's form of a refund (docs/payments.md#cancel-and-refund), also the `data` of `refund.completed` with the payment. */
+/** The API's form of a refund (docs/payments.md#cancel-and-refund), also the `data` of `refund.completed` and `refund.failed` with the payment. */
 import { z } from '../../lib/zod';
+import type { PaymentSnapshot } from '../../domain/payment';
 import type { RefundRecord } from '../../domain/refund';
-import { genericPayment } from './payment';
+import { genericPayment, toGenericPaymentView } from './payment';
 import { timestamp } from './timestamp';
 
 /** A refund (docs/payments.md#cancel-and-refund); `amount` in minor units. */
@@ -21,8 +22,13 @@ export const refund = z.object({
 /** A refund as answered. */
 export type RefundView = z.output<typeof refund>;
 
-/** The `data` of a `refund.completed` event (docs/payments.md#events): the refund with the payment after it. */
+/** The `data` of a `refund.completed` or `refund.failed` event (docs/payments.md#events): the refund with the payment after it. */
 export const refundWithPayment = refund.extend({ payment: genericPayment });
+
+/** The `data` of a refund's final event: `record` with `payment`, the payment after it (with `amount_refund_pending`). */
+export function toRefundWithPaymentView(record: RefundRecord, payment: PaymentSnapshot): z.output<typeof refundWithPayment> {
+  return { ...toRefundView(record), payment: toGenericPaymentView(payment) };
+}
 
 /** The API form of a refund. */
 export function toRefundView(record: RefundRecord): RefundView {

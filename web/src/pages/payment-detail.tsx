@@ -190,8 +190,7 @@ export function PaymentDetailPage() {
   }
   const data = detail.data;
   const { payment } = data;
-  const pendingRefunds = data.refunds.filter((r) => r.status === 'pending').reduce((sum, r) => sum + r.amount, 0);
-  const refundable = payment.amount - payment.amount_refunded - pendingRefunds;
+  const refundable = payment.amount - payment.amount_refunded - payment.amount_refund_pending;
   const customer = payment.phone_number ?? payment.customer_email ?? payment.wallet_id ?? '—';
 
   const askRefund = (event: FormEvent) => {
@@ -280,7 +279,7 @@ export function PaymentDetailPage() {
             <h2 id="refund-title">Refund</h2>
             <p className="hint">
               Refundable now: {formatMoney(refundable, payment.currency)}
-              {pendingRefunds ? ` (${formatMoney(pendingRefunds, payment.currency)} reserved by refunds in flight)` : ''}.
+              {payment.amount_refund_pending ? ` (${formatMoney(payment.amount_refund_pending, payment.currency)} reserved by refunds in flight)` : ''}.
             </p>
             <label htmlFor="refund-amount">Amount in {payment.currency} (empty: the whole refundable rest)</label>
             <input id="refund-amount" inputMode="decimal" value={refundAmount} onChange={(e) => setRefundAmount(e.target.value)} aria-invalid={localError ? true : undefined} aria-describedby={localError ? 'refund-local-error' : undefined} />
