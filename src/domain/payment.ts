@@ -170,13 +170,17 @@ export interface StatusFields {
   status: PaymentStatus;
   failureCode: FailureCode | null;
   failureMessage: string | null;
+  nextAction: NextAction | null;
   updatedAt: string;
   version?: number;
 }
 
 /**
- * `payment` after `change` at `updatedAt` (ISO 8601): the failure fields follow the change and the
- * version goes up by one, so the read model takes the write once and in order.
+ * `payment` after `change` at `updatedAt` (ISO 8601): the failure fields follow the change, the
+ * customer's next step is dropped once the payment leaves `pending` (it waits for the customer no
+ * more, so a card's client secret or a transfer's instructions are not shown on a settled payment,
+ * docs/payments.md#payment-record), and the version goes up by one, so the read model takes the
+ * write once and in order.
  */
 export function withStatusChange<P extends StatusFields>(payment: P, change: StatusChange, updatedAt: string): P {
   return {
@@ -184,6 +188,7 @@ export function withStatusChange<P extends StatusFields>(payment: P, change: Sta
     status: change.status,
     failureCode: change.failure?.code ?? null,
     failureMessage: change.failure?.message ?? null,
+    nextAction: change.status === 'pending' ? payment.nextAction : null,
     updatedAt,
     version: (payment.version ?? 0) + 1,
   };

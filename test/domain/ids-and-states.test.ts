@@ -53,12 +53,26 @@ describe('domain/payment states (docs/payments.md#states) and polling (docs/paym
 
   it('bumps the version and sets or clears the failure with a status change', () => {
     const failed = withStatusChange(
-      { status: 'pending' as const, failureCode: null, failureMessage: null, updatedAt: 'a', version: 3 },
+      { status: 'pending' as const, failureCode: null, failureMessage: null, nextAction: null, updatedAt: 'a', version: 3 },
       { status: 'failed', failure: { code: 'expired', message: 'late' } },
       'b',
     );
-    expect(failed).to.deep.equal({ status: 'failed', failureCode: 'expired', failureMessage: 'late', updatedAt: 'b', version: 4 });
-    expect(withStatusChange({ status: 'pending' as const, failureCode: null, failureMessage: null, updatedAt: 'a' }, { status: 'completed' }, 'c')).to.include({ version: 1, failureCode: null });
+    expect(failed).to.deep.equal({ status: 'failed', failureCode: 'expired', failureMessage: 'late', nextAction: null, updatedAt: 'b', version: 4 });
+    expect(withStatusChange({ status: 'pending' as const, failureCode: null, failureMessage: null, nextAction: null, updatedAt: 'a' }, { status: 'completed' }, 'c')).to.include({ version: 1, failureCode: null });
+  });
+
+  it("drops the customer's next step (a card's client secret) once a change leaves pending, whatever the new status", () => {
+    const pending = {
+      status: 'pending' as const,
+      failureCode: null,
+      failureMessage: null,
+      nextAction: { type: 'card_confirm' as const, client_secret: 'pi_1_secret_2' },
+      updatedAt: 'a',
+    };
+    for (const status of ['processing', 'completed', 'cancelled', 'failed'] as const) {
+      const change = status === 'failed' ? { status, failure: { code: 'card_declined' as const, message: 'no' } } : { status };
+      expect(withStatusChange(pending, change, 'b').nextAction, status).to.equal(null);
+    }
   });
 
   it('polls after 2 s, doubling to at most 60 s', () => {
