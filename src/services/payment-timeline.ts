@@ -14,6 +14,7 @@ import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@tempora
 import type { Db } from '../db/knex';
 import { listEventsForObject, listRefundsOfPayment } from '../db/payments';
 import { listDeliveriesOfEvents } from '../db/webhooks';
+import { feeAndNetOf } from '../domain/fees';
 import { isOpen, type PaymentSnapshot } from '../domain/payment';
 import { providerCheckReason, statusChangesOf, type WorkflowFact } from '../domain/payment-timeline';
 import type { Principal } from '../domain/principal';
@@ -183,10 +184,12 @@ export async function getPaymentDetail(deps: PaymentTimelineDeps, owner: Princip
     if (run.running) next = await nextCheckMs(deps, workflowId, run.runId, runEvents);
   }
 
+  // Only a late success collected after a cancel is refunded on a cancelled payment.
+  const { fee, net } = feeAndNetOf(payment, refunds.length > 0);
   return {
     payment: toGenericPaymentView(payment),
-    fee: payment.feeAmount,
-    net: payment.amount - payment.feeAmount - payment.amountRefunded,
+    fee,
+    net: net - payment.amountRefunded,
     provider_reference: payment.providerReference,
     refunds: refunds.map(toRefundView),
     status_changes: statusChangesOf(facts),

@@ -21,7 +21,8 @@ export const statusChange = z.object({
 });
 
 /**
- * The payment detail: amounts in minor units, `net` = amount − fee − refunded; the events sent about the payment,
+ * The payment detail: amounts in minor units; `fee` and `net` = amount − fee − refunded once the money was
+ * collected, 0 and 0 while or when it was not (docs/limits.md#lists); the events sent about the payment,
  * oldest first, each with its webhook deliveries; `next_provider_check` null once the service will not ask the
  * provider again.
  */
