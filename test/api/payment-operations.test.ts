@@ -121,7 +121,7 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
       expect(events).to.deep.equal(['payment.created', 'payment.cancelled']);
     });
 
-    it('drops a mobile-money payment\'s next_action once it leaves pending: completed, or cancelled', async () => {
+    it('drops a mobile-money payment\'s next_action once it is settled: completed, or cancelled', async () => {
       const instant = await create(developer, INSTANT);
       expect(instant.next_action).to.include({ type: 'mobile_money_approval' });
       expect((await waitForPayment(developer.key, instant.id, (p) => p.status === 'completed')).next_action).to.equal(null);
