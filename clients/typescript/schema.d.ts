@@ -4747,6 +4747,24 @@ export interface operations {
                      *             "failure_message": null
                      *           }
                      *         ],
+                     *         "refund_changes": [
+                     *           {
+                     *             "at": "2026-11-24T11:00:00.000Z",
+                     *             "refund_id": "ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b",
+                     *             "amount": 500,
+                     *             "status": "pending",
+                     *             "reason": "one item out of stock",
+                     *             "failure_message": null
+                     *           },
+                     *           {
+                     *             "at": "2026-11-24T11:00:01.000Z",
+                     *             "refund_id": "ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b",
+                     *             "amount": 500,
+                     *             "status": "completed",
+                     *             "reason": null,
+                     *             "failure_message": null
+                     *           }
+                     *         ],
                      *         "history_available": true,
                      *         "events": [
                      *           {
@@ -4828,6 +4846,20 @@ export interface operations {
                                 /** @enum {string} */
                                 source: "create" | "provider_callback" | "poll" | "expiry" | "merchant" | "reconciliation";
                                 failure_code: string | null;
+                                failure_message: string | null;
+                            }[];
+                            refund_changes: {
+                                /** Format: date-time */
+                                at: string;
+                                refund_id: string;
+                                /** @description Minor units */
+                                amount: number;
+                                /**
+                                 * @description `pending` when requested, then `completed` or `failed` when it settled
+                                 * @enum {string}
+                                 */
+                                status: "pending" | "completed" | "failed";
+                                reason: string | null;
                                 failure_message: string | null;
                             }[];
                             history_available: boolean;

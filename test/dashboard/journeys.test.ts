@@ -113,6 +113,8 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     await dialog.getByRole('button', { name: 'Refund' }).click();
     await page.getByRole('status').filter({ hasText: /Refund ref_\w+ of 750 RWF: completed\./ }).waitFor();
     await page.getByTestId('timeline-refund').filter({ hasText: /of 750 RWF completed$/ }).waitFor();
+    // At its request the refund was pending, whatever it is now.
+    expect(await page.getByTestId('timeline-refund').first().textContent()).to.match(/of 750 RWF requested pending$/);
     const delivered = page.getByTestId('timeline-event').filter({ hasText: 'refund.completed' }).getByTestId('timeline-delivery');
     const deliveryText = await eventually(() => delivered.first().textContent(), (text) => Boolean(text?.includes('succeeded') && text.includes('Attempt 1')));
     expect(deliveryText).to.include(hook.body.data.id).and.include('204');
