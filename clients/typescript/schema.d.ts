@@ -435,7 +435,7 @@ export interface paths {
         };
         /**
          * List transactions
-         * @description Payments and refunds as one list, newest first, with fee and net in minor units (net is negative for refunds). Filters: `status` (one or more, comma-separated), `method`, `currency`, `q` (part of an id, the description or the customer) and `date` (`YYYY-MM-DD` or `YYYY-MM-DD..YYYY-MM-DD`, UTC days). Pass the first page's `pagination.as_of` with later pages so that new transactions do not shift them. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         * @description Payments and refunds as one list, newest first, with fee and net in minor units, counting only money that moved: a payment whose money was not collected (pending, processing, failed, cancelled) and a refund not completed have fee 0 and net 0; a completed refund's net is negative. Filters: `status` (one or more, comma-separated), `method`, `currency`, `q` (part of an id, the description or the customer) and `date` (`YYYY-MM-DD` or `YYYY-MM-DD..YYYY-MM-DD`, UTC days). Pass the first page's `pagination.as_of` with later pages so that new transactions do not shift them. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
         get: operations["getV1DeveloperTransactions"];
         put?: never;
@@ -515,7 +515,7 @@ export interface paths {
         };
         /**
          * Payment detail with its timeline
-         * @description A payment with its fee and net, its refunds, each status change and what caused it (creation, provider callback, poll, expiry, you), its events with their deliveries, and when the provider is checked next. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         * @description A payment with its fee and net (0 and 0 unless its money was collected), its refunds and their course (`refund_changes`: pending from the request, completed or failed from when it settled), each status change and what caused it (creation, provider callback, poll, expiry, you), its events with their deliveries, and when the provider is checked next. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
         get: operations["getV1DeveloperPaymentsId"];
         put?: never;
@@ -4791,6 +4791,24 @@ export interface operations {
                      *             "failure_message": null
                      *           }
                      *         ],
+                     *         "refund_changes": [
+                     *           {
+                     *             "at": "2026-11-24T11:00:00.000Z",
+                     *             "refund_id": "ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b",
+                     *             "amount": 500,
+                     *             "status": "pending",
+                     *             "reason": "one item out of stock",
+                     *             "failure_message": null
+                     *           },
+                     *           {
+                     *             "at": "2026-11-24T11:00:01.000Z",
+                     *             "refund_id": "ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b",
+                     *             "amount": 500,
+                     *             "status": "completed",
+                     *             "reason": null,
+                     *             "failure_message": null
+                     *           }
+                     *         ],
                      *         "history_available": true,
                      *         "events": [
                      *           {
@@ -4873,6 +4891,20 @@ export interface operations {
                                 /** @enum {string} */
                                 source: "create" | "provider_callback" | "poll" | "expiry" | "merchant" | "reconciliation";
                                 failure_code: string | null;
+                                failure_message: string | null;
+                            }[];
+                            refund_changes: {
+                                /** Format: date-time */
+                                at: string;
+                                refund_id: string;
+                                /** @description Minor units */
+                                amount: number;
+                                /**
+                                 * @description `pending` when requested, then `completed` or `failed` when it settled
+                                 * @enum {string}
+                                 */
+                                status: "pending" | "completed" | "failed";
+                                reason: string | null;
                                 failure_message: string | null;
                             }[];
                             history_available: boolean;

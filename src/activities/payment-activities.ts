@@ -4,7 +4,7 @@
  * task that scheduled it was kept in the history, so no provider call and no write ever happens for
  * a decision the workflow did not keep (docs/payments.md#refunds-happen-once).
  */
-import { activityInfo, ApplicationFailure } from '@temporalio/activity';
+import { activityInfo, ApplicationFailure, log } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
@@ -26,6 +26,7 @@ import {
   type EventInput,
 } from '../db/payments';
 import { callbackUrlFor } from '../providers/callback-url';
+import { providerFailureCause } from '../providers/http';
 import { ProviderRefusal, ProviderUnsupported, type PaymentProvider, type RefundRequest } from '../providers/provider';
 import type { ProviderRegistry } from '../providers/registry';
 import { FAILURE_TYPES, type PaymentActivities, type ProviderCall } from '../workflows/activity-contracts';
@@ -165,7 +166,10 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
           return { payment: failed };
         }
         if (error instanceof ApplicationFailure || Date.now() - activityInfo().scheduledTimestampMs < PROVIDER_GIVE_UP_MS) throw error;
-        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnavailable, message: 'the provider did not answer', nonRetryable: true });
+        // What the provider last did (a time-out, a 404, an undocumented body), redacted and bounded: the payment's failure_message.
+        const cause = providerFailureCause(error);
+        log.warn('provider given up after 2 minutes without a usable answer', { paymentId: payment.id, provider: payment.provider, cause });
+        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnavailable, message: `no usable answer from the provider within 2 minutes; last: ${cause}`, nonRetryable: true });
       }
       const accepted: PaymentSnapshot = {
         ...payment,

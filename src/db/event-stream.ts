@@ -4,6 +4,11 @@
  * their own id (migrations/20261124000100_events_stream_order.ts), and a read returns only events
  * whose transaction is older than every transaction still running, so nothing can later appear
  * before an event already read: a reader that resumes after an event misses none and repeats none.
+ *
+ * The position's `txid` is read as text (`txid_text`, an xid8 exceeds what a JS number holds
+ * exactly) under a name of its own: an output column named `txid` would be what `ORDER BY txid`
+ * sorts by (PostgreSQL resolves ORDER BY names against the output columns first), so the stream
+ * would be ordered as text, `"10000"` before `"9999"`, once transaction ids gain a digit.
  */
 import type { Db } from './knex';
 import { toEventRecord, type EventRow, type Scope } from './events';
@@ -22,6 +27,12 @@ export interface StreamedEvent {
   event: EventRecord;
 }
 
+/** A cursor as a query selects it: `txid_text` never named `txid` (see the module's comment). */
+interface CursorRow {
+  txid_text: string;
+  id: string;
+}
+
 /** The cursor before every event of every scope. */
 export const STREAM_START: StreamCursor = { txid: '0', id: '' };
 
@@ -35,8 +46,8 @@ export async function lastSettledStreamCursor(db: Db, scope: Scope): Promise<Str
     .where({ merchant_id: scope.merchantId, environment: scope.environment })
     .whereRaw('txid < pg_snapshot_xmin(pg_current_snapshot())')
     .orderBy([{ column: 'txid', order: 'desc' }, { column: 'id', order: 'desc' }])
-    .first(db.raw('txid::text as txid'), 'id')) as StreamCursor | undefined;
-  return row ? { txid: row.txid, id: row.id } : undefined;
+    .first(db.raw('txid::text as txid_text'), 'id')) as CursorRow | undefined;
+  return row ? { txid: row.txid_text, id: row.id } : undefined;
 }
 
 /**
@@ -46,8 +57,8 @@ export async function lastSettledStreamCursor(db: Db, scope: Scope): Promise<Str
 export async function streamCursorAfter(db: Db, scope: Scope, eventId: string): Promise<StreamCursor | undefined> {
   const row = (await db('events')
     .where({ id: eventId, merchant_id: scope.merchantId, environment: scope.environment })
-    .first(db.raw('txid::text as txid'), 'id')) as StreamCursor | undefined;
-  return row ? { txid: row.txid, id: row.id } : undefined;
+    .first(db.raw('txid::text as txid_text'), 'id')) as CursorRow | undefined;
+  return row ? { txid: row.txid_text, id: row.id } : undefined;
 }
 
 /**
@@ -61,6 +72,6 @@ export async function readStreamEvents(db: Db, scope: Scope, cursor: StreamCurso
     .whereRaw('txid < pg_snapshot_xmin(pg_current_snapshot())')
     .orderBy([{ column: 'txid' }, { column: 'id' }])
     .limit(limit)
-    .select('id', 'type', 'created_at', 'data', db.raw('txid::text as txid'))) as (EventRow & { txid: string })[];
-  return rows.map((row) => ({ cursor: { txid: row.txid, id: row.id }, event: toEventRecord(row) }));
+    .select('id', 'type', 'created_at', 'data', db.raw('txid::text as txid_text'))) as (EventRow & CursorRow)[];
+  return rows.map((row) => ({ cursor: { txid: row.txid_text, id: row.id }, event: toEventRecord(row) }));
 }

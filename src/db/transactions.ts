@@ -3,6 +3,7 @@
  * computed in SQL over the indexed read model (never by reading workflows).
  */
 import type { Environment } from '../domain/environment';
+import { COLLECTED_STATUSES } from '../domain/fees';
 import { iso, type Db } from './knex';
 
 /** Scope of every query (docs/api.md#merchants-and-environments). */
@@ -11,7 +12,11 @@ export interface Scope {
   environment: Environment;
 }
 
-/** A transaction (docs/limits.md#lists); amounts, fee and net in minor units (net is negative for refunds). */
+/**
+ * A transaction (docs/limits.md#lists); amounts, fee and net in minor units. Fee and net count what
+ * moved: 0 and 0 for a payment whose money was not collected and for a refund not completed; a
+ * completed refund's net is −amount.
+ */
 export interface TransactionView {
   id: string;
   type: 'payment' | 'refund';
@@ -42,7 +47,16 @@ export interface TransactionFilter {
   asOf?: Date;
 }
 
+/**
+ * The list's rows, payments then refunds, with fee and net counted only where money moved
+ * (docs/limits.md#lists): a payment once its money was collected, as `feeAndNetOf` of
+ * src/domain/fees.ts decides (a status of `COLLECTED_STATUSES`, or cancelled with the refund of a
+ * late success); a refund once completed (net −amount); 0 and 0 otherwise.
+ */
 function unionQuery(db: Db, scope: Scope) {
+  const collected = db.raw(`(status = any(?) or (status = 'cancelled' and exists (select 1 from refunds where refunds.payment_id = payments.id)))`, [
+    [...COLLECTED_STATUSES],
+  ]);
   const payments = db('payments')
     .where({ merchant_id: scope.merchantId, environment: scope.environment })
     .select(
@@ -51,8 +65,8 @@ function unionQuery(db: Db, scope: Scope) {
       'id as payment_id',
       'amount',
       'currency',
-      'fee_amount as fee',
-      db.raw('amount - fee_amount as net'),
+      db.raw('case when ? then fee_amount else 0 end as fee', [collected]),
+      db.raw('case when ? then amount - fee_amount else 0 end as net', [collected]),
       'status',
       'payment_method',
       db.raw('coalesce(customer_phone, customer_wallet, customer_email) as customer'),
@@ -70,7 +84,7 @@ function unionQuery(db: Db, scope: Scope) {
       'r.amount',
       'r.currency',
       db.raw('0::bigint as fee'),
-      db.raw('-r.amount as net'),
+      db.raw(`case when r.status = 'completed' then -r.amount else 0 end as net`),
       'r.status',
       'p.payment_method',
       db.raw('coalesce(p.customer_phone, p.customer_wallet, p.customer_email) as customer'),

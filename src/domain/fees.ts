@@ -1,6 +1,7 @@
 /** The fee schedule (docs/payments.md#fees): basis points per provider, rounded half-up to the minor unit. */
 import type { ProviderCode } from './catalogue';
 import { percentageOfMinor } from './money';
+import type { PaymentSnapshot, PaymentStatus } from './payment';
 
 /** Default fee rates (docs/payments.md#fees) in basis points (hundredths of a percent): card 2.9 %, momo 1.5 % … */
 export const DEFAULT_FEE_BASIS_POINTS: Readonly<Record<ProviderCode, number>> = {
@@ -20,4 +21,26 @@ export function feeFor(amount: number, provider: ProviderCode, schedule = DEFAUL
 /** A fee rate in basis points as the decimal percentage string the merchant-scoped form shows ("2.90"). */
 export function formatFeePercentage(basisPoints: number): string {
   return (basisPoints / 100).toFixed(2);
+}
+
+/**
+ * Payment statuses in which the provider collected the payment's money, so its fee is charged and
+ * its net is the merchant's (docs/limits.md#lists). In the others (pending, processing, failed, and
+ * cancelled unless a late success was collected) no money moved.
+ */
+export const COLLECTED_STATUSES: readonly PaymentStatus[] = ['completed', 'refunded'];
+
+/**
+ * A payment's fee and net as the transaction list shows them (docs/limits.md#lists), in minor units:
+ * once the provider collected the money, its fee and `amount − fee` (its refunds are rows of their
+ * own); otherwise 0 and 0.
+ * @param lateSuccessCollected true for a cancelled payment whose late success was collected (it
+ *   carries the automatic refund of docs/payments.md#states), which counts as collected too
+ */
+export function feeAndNetOf(
+  payment: Pick<PaymentSnapshot, 'status' | 'amount' | 'feeAmount'>,
+  lateSuccessCollected: boolean,
+): { fee: number; net: number } {
+  const collected = COLLECTED_STATUSES.includes(payment.status) || (payment.status === 'cancelled' && lateSuccessCollected);
+  return collected ? { fee: payment.feeAmount, net: payment.amount - payment.feeAmount } : { fee: 0, net: 0 };
 }

@@ -5,6 +5,7 @@
  * decides which facts are status changes and what caused each. Pure: no Temporal, no I/O.
  */
 import type { PaymentSnapshot, PaymentStatus } from './payment';
+import type { RefundRecord } from './refund';
 
 /**
  * Where a status change came from: the payment's creation (and the provider's answer to it), a
@@ -95,6 +96,35 @@ export function statusChangesOf(facts: readonly WorkflowFact[]): StatusChangeEnt
     }
   }
   return entries;
+}
+
+/** One moment of a refund's course as the timeline shows it; `at` is ISO 8601 UTC, `amount` in minor units. */
+export interface RefundChangeEntry {
+  at: string;
+  refund_id: string;
+  amount: number;
+  /** The refund's status from this moment on: `pending` when requested, then `completed` or `failed` once settled. */
+  status: RefundRecord['status'];
+  /** The merchant's reason, on the request. */
+  reason: string | null;
+  /** Why it failed, on a failure. */
+  failure_message: string | null;
+}
+
+/**
+ * The refunds' course, oldest first (ties by refund id, the request before the settlement): every
+ * refund is `pending` from its request (`created_at`) until it settles at `completed_at` as
+ * `completed` or `failed` (docs/payments.md#cancel-and-refund); a refund still pending has its
+ * request only. So no moment shows a refund in a state it reached later.
+ */
+export function refundChangesOf(refunds: readonly RefundRecord[]): RefundChangeEntry[] {
+  const entries = refunds.flatMap((refund): RefundChangeEntry[] => {
+    const requested: RefundChangeEntry = { at: refund.createdAt, refund_id: refund.id, amount: refund.amount, status: 'pending', reason: refund.reason, failure_message: null };
+    if (refund.status === 'pending' || refund.completedAt === null) return [requested];
+    return [requested, { at: refund.completedAt, refund_id: refund.id, amount: refund.amount, status: refund.status, reason: null, failure_message: refund.failureMessage }];
+  });
+  const settledRank = (entry: RefundChangeEntry) => (entry.status === 'pending' ? 0 : 1);
+  return entries.sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || a.refund_id.localeCompare(b.refund_id) || settledRank(a) - settledRank(b));
 }
 
 /** Why the workflow will next ask the provider: a poll, the expiry's last word, or a refund whose answer is unknown (docs/payments.md#cancel-and-refund). */

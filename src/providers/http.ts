@@ -8,6 +8,7 @@
  * {@link ProviderUnknownAnswer} says so; callers retry with the same reference or ask for the status.
  */
 import { z } from '../lib/zod';
+import { maskSensitiveText } from '../logger';
 
 /** The provider's answer could not be read (time-out, network, 5xx, undocumented body): it may have acted. */
 export class ProviderUnknownAnswer extends Error {
@@ -79,8 +80,59 @@ export async function providerHttp(request: ProviderHttpRequest, fetchImpl: Fetc
  */
 export function documentedAnswer<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ProviderUnknownAnswer(`${what}: the answer does not match the provider's documented schema`);
+  if (!parsed.success) throw new ProviderUnknownAnswer(`${what}: the answer does not match the provider's documented schema (${mismatchOf(parsed.error.issues, value)})`);
   return parsed.data;
+}
+
+/** Keys whose values are never quoted in a mismatch: they may hold credentials. */
+const CREDENTIAL_KEY = /token|secret|key|passw|auth|signature|hash/i;
+
+/**
+ * What did not match, for the message: up to 3 fields with what came in their place, e.g.
+ * `status: "APPROVED"` or `amount: missing`; a text is quoted to 40 characters, an object or an
+ * array named only, a field that may hold a credential not quoted.
+ */
+function mismatchOf(issues: readonly { path: readonly PropertyKey[] }[], value: unknown): string {
+  const fields = issues.slice(0, 3).map((issue) => {
+    const path = issue.path.map(String);
+    let found: unknown = value;
+    for (const key of path) found = found !== null && typeof found === 'object' ? (found as Record<string, unknown>)[key] : undefined;
+    const name = path.join('.') || 'the body';
+    if (path.some((key) => CREDENTIAL_KEY.test(key))) return `${name}: not as documented`;
+    if (found === undefined) return `${name}: missing`;
+    if (found === null || typeof found === 'number' || typeof found === 'boolean') return `${name}: ${String(found)}`;
+    if (typeof found === 'string') return `${name}: ${JSON.stringify(found.length > 40 ? `${found.slice(0, 40)}…` : found)}`;
+    return `${name}: ${Array.isArray(found) ? 'an array' : 'an object'}`;
+  });
+  return `${fields.join('; ')}${issues.length > 3 ? `; ${issues.length - 3} more` : ''}`;
+}
+
+/** Longest provider failure cause kept in a payment's `failure_message` and the logs, in characters (docs/providers.md#adapters). */
+export const PROVIDER_CAUSE_MAX_LENGTH = 300;
+
+/** Credentials a provider's or a library's error text may carry, with their replacements (besides those of `maskSensitiveText`). */
+const CREDENTIAL_TEXT: readonly [RegExp, string][] = [
+  // First the credentials after an HTTP scheme, so `Authorization: Bearer <token>` loses the token, not only the word Bearer.
+  [/\b(Bearer|Basic)\s+[^\s"',;]+/gi, '$1 [redacted]'],
+  [/\b((?:access_|refresh_)?token|[a-z_]*secret|api[-_]?key|subscription[-_]?key|password|authorization|signature|hash)(["']?\s*[:=]\s*["']?)[^\s"',;&}]+/gi, '$1$2[redacted]'],
+  // Long opaque strings (keys, tokens, signatures); ids such as UUIDs are shorter.
+  [/[A-Za-z0-9+=_-]{40,}/g, '[redacted]'],
+];
+
+/**
+ * What a failed provider call said, fit to keep in a payment's `failure_message` and in the logs:
+ * the error's message on one line, credentials redacted (Bearer and Basic credentials, keys,
+ * tokens, secrets, signatures, long opaque strings; phone numbers masked), at most
+ * {@link PROVIDER_CAUSE_MAX_LENGTH} characters. Our adapters' messages name the call, the HTTP
+ * status and what did not match, never a whole body.
+ */
+export function providerFailureCause(error: unknown): string {
+  const message = error instanceof Error ? `${error.message}` : String(error);
+  let text = message.slice(0, PROVIDER_CAUSE_MAX_LENGTH * 4).replace(/\p{Cc}+/gu, ' ');
+  for (const [pattern, replacement] of CREDENTIAL_TEXT) text = text.replace(pattern, replacement);
+  text = maskSensitiveText(text).replace(/\s+/g, ' ').trim();
+  if (text.length === 0) return error instanceof Error ? error.name : 'no message';
+  return text.length > PROVIDER_CAUSE_MAX_LENGTH ? `${text.slice(0, PROVIDER_CAUSE_MAX_LENGTH - 1)}…` : text;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
- * The payment detail of the dashboard (README.md#dashboard): the payment with its fee and net, its refunds, its
- * status changes with their sources, the events sent about it with their webhook deliveries, and
- * when the service will next ask the provider.
+ * The payment detail of the dashboard (README.md#dashboard): the payment with its fee and net, its refunds and
+ * their course (requested `pending`, then settled), its status changes with their sources, the events
+ * sent about it with their webhook deliveries, and when the service will next ask the provider.
  *
  * Status changes and the next check come from the payment's workflow (docs/payments.md#workflow), the source of truth:
  * its executions (`payment:{id}`, every run: the first, continued ones and re-opened ones) are
@@ -15,8 +15,9 @@ import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import { listEventsForObject, listRefundsOfPayment } from '../db/payments';
 import { listDeliveriesOfEvents } from '../db/webhooks';
+import { feeAndNetOf } from '../domain/fees';
 import { isOpen, type PaymentSnapshot } from '../domain/payment';
-import { providerCheckReason, statusChangesOf, type WorkflowFact } from '../domain/payment-timeline';
+import { providerCheckReason, refundChangesOf, statusChangesOf, type WorkflowFact } from '../domain/payment-timeline';
 import type { Principal } from '../domain/principal';
 import { toGenericPaymentView } from '../api/views/payment';
 import type { PaymentDetailView } from '../api/views/payment-detail';
@@ -195,13 +196,16 @@ export async function getPaymentDetail(deps: PaymentTimelineDeps, owner: Princip
   const deadline = Date.now() + deps.config.TEMPORAL_CALL_TIMEOUT_MS;
   const { facts, next, historyAvailable } = await deps.temporal.withDeadline(deadline, () => workflowFactsOf(deps, paymentWorkflowId(id)));
 
+  // Only a late success collected after a cancel is refunded on a cancelled payment.
+  const { fee, net } = feeAndNetOf(payment, refunds.length > 0);
   return {
     payment: toGenericPaymentView(payment),
-    fee: payment.feeAmount,
-    net: payment.amount - payment.feeAmount - payment.amountRefunded,
+    fee,
+    net: net - payment.amountRefunded,
     provider_reference: payment.providerReference,
     refunds: refunds.map(toRefundView),
     status_changes: statusChangesOf(facts),
+    refund_changes: refundChangesOf(refunds),
     history_available: historyAvailable,
     events: events.map((event) => ({ ...event, deliveries: deliveries.filter((delivery) => delivery.event_id === event.id) })),
     next_provider_check:

@@ -17,6 +17,9 @@ import type { RefundAnswerOutcome } from '../../src/domain/payment-steps';
 import { newId } from '../../src/lib/ids';
 import { insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
 import { getStack } from '../helpers/stack';
+import { createMomoProvider } from '../../src/providers/momo/adapter';
+import { momoSettingsSchema } from '../../src/providers/momo/settings';
+import { startMomoFake, type MomoFake } from '../fakes/momo-fake';
 
 describe('initiatePayment (one-step initiation, docs/payments.md#creating-a-payment)', function () {
   this.timeout(30_000);
@@ -100,6 +103,33 @@ describe('initiatePayment (one-step initiation, docs/payments.md#creating-a-paym
     const late = new MockActivityEnvironment({ scheduledTimestampMs: Date.now() - PROVIDER_GIVE_UP_MS - 1_000 });
     const given = await late.run(activities.initiatePayment, input).then(() => undefined, (e: unknown) => e);
     expect(given).to.include({ type: 'ProviderUnavailable', nonRetryable: true });
+  });
+});
+
+describe('initiatePayment giving up on a provider that answers what it does not document', function () {
+  this.timeout(30_000);
+  const credentials = { apiUser: '5f0b7a3c-1d2e-4f60-8a9b-0c1d2e3f4a5b', apiKey: 'momo-api-key-that-must-not-leak', subscriptionKey: 'momo-subscription-key-that-must-not-leak' };
+  let fake: MomoFake;
+  before(async () => {
+    fake = await startMomoFake({ ...credentials, approvalDelayMs: 40 });
+  });
+  after(async () => {
+    await fake.close();
+  });
+
+  it('keeps the real cause (a 404 to the request to pay) in the failure, without credentials, not "the provider did not answer"', async () => {
+    const { db, client, config } = await getStack();
+    const momo = createMomoProvider(momoSettingsSchema.parse({ baseUrl: fake.url, ...credentials, targetEnvironment: 'mtnrwanda', timeoutMs: 1_000 }), { callbackSecret: 'momo-callback-secret-for-tests-0123456789' });
+    const activities = createPaymentActivities({ db, providers: { get: () => momo }, temporal: client, config, providerCallTimeoutMs: 2_000 });
+    const payment = mobileMoneyPayment(await insertMerchant(db), '+250788200001');
+    fake.injectFaults('not_found', 1, ['/collection/v1_0/requesttopay']);
+    const late = new MockActivityEnvironment({ scheduledTimestampMs: Date.now() - PROVIDER_GIVE_UP_MS - 1_000 });
+    const given = await late.run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() }).then(() => undefined, (e: unknown) => e);
+    expect(given).to.be.instanceOf(ApplicationFailure).and.include({ type: 'ProviderUnavailable', nonRetryable: true });
+    const { message } = given as ApplicationFailure;
+    // The workflow fails the payment with this message as its failure_message (docs/payments.md#states).
+    expect(message).to.equal('no usable answer from the provider within 2 minutes; last: POST /collection/v1_0/requesttopay: undocumented answer (HTTP 404)');
+    for (const secret of Object.values(credentials)) expect(message).to.not.include(secret);
   });
 });
 

@@ -125,6 +125,47 @@ describe('dashboard endpoints', function () {
     });
   });
 
+  describe('fee and net count only money that moved (docs/limits.md#lists)', () => {
+    /** The transaction `id` as the list filtered by `status` shows it, and as the single read shows it. */
+    async function transactionRow(developer: TestDeveloper, id: string, status: string) {
+      const listed = await call(`/v1/developer/transactions?status=${status}`, { key: developer.key });
+      expect(listed.status).to.equal(200);
+      const row = listed.body.data.transactions.find((t: { id: string }) => t.id === id);
+      expect(row, `${id} in the ${status} list`).to.not.equal(undefined);
+      expect((await call(`/v1/developer/transactions/${id}`, { key: developer.key })).body.data).to.deep.equal(row);
+      return row;
+    }
+
+    it('gives a failed or cancelled payment and a failed or pending refund fee 0 and net 0; a completed payment and refund keep theirs', async () => {
+      const developer = await registerDeveloper();
+      const failed = await call('/v1/payments', { key: developer.key, body: { ...INSTANT, amount: 9900, phone_number: '+250788000002' } });
+      await waitForPayment(developer.key, failed.body.data.id, (p) => p.status === 'failed');
+      expect(await transactionRow(developer, failed.body.data.id, 'failed')).to.include({ amount: 9900, fee: 0, net: 0 });
+      const detail = await call(`/v1/developer/payments/${failed.body.data.id}`, { headers: { authorization: `Bearer ${developer.token}` } });
+      expect(detail.body.data).to.include({ fee: 0, net: 0 });
+
+      const waiting = await call('/v1/payments', { key: developer.key, body: { ...INSTANT, phone_number: '+250788000003' } });
+      expect(await transactionRow(developer, waiting.body.data.id, 'pending,processing')).to.include({ fee: 0, net: 0 });
+      expect((await call(`/v1/payments/${waiting.body.data.id}/cancel`, { key: developer.key, method: 'POST' })).status).to.equal(200);
+      expect(await transactionRow(developer, waiting.body.data.id, 'cancelled')).to.include({ fee: 0, net: 0 });
+
+      const refused = await completedPayment(developer, { ...INSTANT, phone_number: '+250788000006' });
+      const failedRefund = await call(`/v1/payments/${refused.id}/refund`, { key: developer.key, body: { amount: 700 } });
+      expect(failedRefund.body.data.status).to.equal('failed');
+      expect(await transactionRow(developer, failedRefund.body.data.id, 'failed')).to.include({ type: 'refund', amount: 700, fee: 0, net: 0 });
+
+      const slow = await completedPayment(developer, { ...INSTANT, phone_number: '+250788000007' });
+      const pendingRefund = await call(`/v1/payments/${slow.id}/refund`, { key: developer.key, body: { amount: 400 } });
+      expect(pendingRefund.body.data.status).to.equal('pending');
+      expect(await transactionRow(developer, pendingRefund.body.data.id, 'pending')).to.include({ type: 'refund', amount: 400, fee: 0, net: 0 });
+
+      const completed = await completedPayment(developer);
+      const refund = await call(`/v1/payments/${completed.id}/refund`, { key: developer.key, body: { amount: 500 } });
+      expect(await transactionRow(developer, completed.id, 'completed')).to.include({ amount: 1500, fee: 23, net: 1477 });
+      expect(await transactionRow(developer, refund.body.data.id, 'completed')).to.include({ type: 'refund', amount: 500, fee: 0, net: -500 });
+    });
+  });
+
   describe('analytics (docs/limits.md#lists)', () => {
     it('computes volumes, fees, net, counts, success rate and a daily series in SQL', async () => {
       const developer = await registerDeveloper();

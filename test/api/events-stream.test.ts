@@ -1,8 +1,8 @@
 /**
  * `GET /v1/developer/events/stream` (docs/developer-tools.md#event-stream) over real HTTP against
  * the shared stack: events arrive as Server-Sent Events, `Last-Event-ID` resumes with only the
- * later events, live credentials are refused, heartbeats keep it open, and a client that leaves
- * frees its stream.
+ * later events, the order holds when transaction ids gain a digit, live credentials are refused,
+ * heartbeats keep it open, and a client that leaves frees its stream.
  */
 import { expect } from 'chai';
 import { SseReader, type SseMessage } from '../../src/cli/sse';
@@ -10,6 +10,7 @@ import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../
 import { insertLiveKey } from '../helpers/live-key';
 import { startApp } from '../helpers/processes';
 import { getStack, testConfig } from '../helpers/stack';
+import type { Db } from '../../src/db/knex';
 
 /** An open stream as a client sees it. */
 interface StreamClient {
@@ -97,6 +98,25 @@ async function openStreamsGauge(): Promise<number> {
   const match = /^paycollect_event_streams_open (\d+)$/m.exec(text);
   if (!match) throw new Error('paycollect_event_streams_open is not in /metrics');
   return Number(match[1]);
+}
+
+/** PostgreSQL's next transaction id (a decimal xid8), without taking one. */
+async function nextTransactionId(db: Db): Promise<bigint> {
+  const { rows } = (await db.raw('select pg_snapshot_xmax(pg_current_snapshot())::text as next')) as { rows: [{ next: string }] };
+  return BigInt(rows[0].next);
+}
+
+/**
+ * Takes transaction ids until the next one is at least the power of ten above every id taken so far
+ * (10,000 after 9,876), one committed transaction each, all in one statement: so what is written next
+ * has a transaction id with one digit more than everything before it. Reports the power of ten.
+ */
+async function passNextPowerOfTen(db: Db): Promise<bigint> {
+  const next = await nextTransactionId(db);
+  const boundary = 10n ** BigInt(String(next).length);
+  // Each loop takes one id and commits (a DO block may commit when it is not inside a transaction).
+  await db.raw(`do $$ begin while pg_snapshot_xmax(pg_current_snapshot()) < '${boundary}'::xid8 loop perform pg_current_xact_id(); commit; end loop; end $$`);
+  return boundary;
 }
 
 async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
@@ -213,6 +233,49 @@ describe('event stream (GET /v1/developer/events/stream)', function () {
     const replay = await openStream(developer.key, { lastEventId: '0' });
     await replay.until(() => replay.messages.length === 4, 'every event');
     expect(payloads(replay).map((p) => p.data.id)).to.deep.equal([first, first, second, second]);
+  });
+
+  it('keeps one order across transaction ids that gain a digit: a fresh stream starts after the last event, a replay from 0 sends each event once', async () => {
+    const { db } = await getStack();
+    const developer = await registerDeveloper();
+    const before = await completedPayment(developer);
+    const boundary = await passNextPowerOfTen(db);
+    const after = await completedPayment(developer);
+    // The events' transaction ids straddle the power of ten, so their text order is not their order.
+    const stored = (await db('events')
+      .where({ merchant_id: developer.merchantId, environment: 'sandbox' })
+      .orderBy([{ column: 'txid' }, { column: 'id' }])
+      .select('id', db.raw('txid::text as txid_text'))) as { id: string; txid_text: string }[];
+    expect(stored.filter((row) => BigInt(row.txid_text) < boundary), `events below ${boundary}`).to.have.length(2);
+    expect(stored.filter((row) => BigInt(row.txid_text) >= boundary), `events from ${boundary}`).to.have.length(2);
+    const textOrder = [...stored].sort((a, b) => (a.txid_text < b.txid_text ? -1 : a.txid_text > b.txid_text ? 1 : 0));
+    expect(textOrder.map((row) => row.id), 'the test needs ids whose text order differs').to.not.deep.equal(stored.map((row) => row.id));
+
+    // From now on: nothing old, then exactly what comes next.
+    const fresh = await openStream(developer.key);
+    await fresh.until(() => fresh.comments.includes('connected'), 'the connected comment');
+    expect(fresh.lastEventId(), 'the last event so far').to.equal(stored.at(-1)?.id);
+    const next = await completedPayment(developer);
+    await fresh.until(() => fresh.messages.length >= 2, "the next payment's events");
+    // Later reads (one a second) would send a repeat now.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(payloads(fresh).map((p) => [p.event, p.data.id])).to.deep.equal([
+      ['payment.created', next],
+      ['payment.completed', next],
+    ]);
+
+    // From the first event: each once, in the order written.
+    const replay = await openStream(developer.key, { lastEventId: '0' });
+    await replay.until(() => replay.messages.length >= 6, 'every event');
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(payloads(replay).map((p) => [p.event, p.data.id])).to.deep.equal([
+      ['payment.created', before],
+      ['payment.completed', before],
+      ['payment.created', after],
+      ['payment.completed', after],
+      ['payment.created', next],
+      ['payment.completed', next],
+    ]);
   });
 
   it('answers 400 for a Last-Event-ID that names no event of the account (another merchant\'s included, docs/api.md#merchants-and-environments)', async () => {

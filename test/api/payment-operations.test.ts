@@ -24,6 +24,12 @@ async function confirmCard(clientSecret: string, cardNumber: string) {
   return call('/v1/sandbox/card-gateway/confirm', { body: { client_secret: clientSecret, card_number: cardNumber, exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: '123' } });
 }
 
+/** The `next_action` column of payment `id` as stored. */
+async function storedNextAction(id: string): Promise<unknown> {
+  const { db } = await getStack();
+  return (await db('payments').where({ id }).first('next_action'))?.next_action;
+}
+
 async function paymentCount(merchantId: string): Promise<number> {
   const { db } = await getStack();
   const [{ count }] = await db('payments').where({ merchant_id: merchantId }).count<{ count: number }[]>('id as count');
@@ -52,6 +58,10 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
         expect(confirmed.status).to.equal(200);
         const settled = await waitForPayment(developer.key, payment.id, (p) => p.status === status);
         expect(settled).to.include({ status, failure_code: failureCode });
+        // Settled, it awaits no confirmation: neither the answer nor the stored row keeps the client secret.
+        expect(settled.next_action).to.equal(null);
+        expect(settled).to.not.have.property('client_secret');
+        expect(await storedNextAction(payment.id)).to.equal(null);
       });
     }
 
@@ -79,7 +89,9 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
       expect(Date.parse(payment.expires_at) - Date.parse(payment.created_at)).to.equal(72 * 3600 * 1000);
       const simulated = await call(`/v1/sandbox/payments/${payment.id}/simulate`, { key: developer.key, body: { outcome: 'completed' } });
       expect(simulated.status).to.equal(200);
-      expect((await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed')).status).to.equal('completed');
+      const completed = await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed');
+      expect(completed.next_action, 'no transfer instructions once paid').to.equal(null);
+      expect(await storedNextAction(payment.id)).to.equal(null);
       const again = await call(`/v1/sandbox/payments/${payment.id}/simulate`, { key: developer.key, body: { outcome: 'failed' } });
       expect(again.status).to.equal(409);
     });
@@ -107,6 +119,18 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
       const { db } = await getStack();
       const events = await db('events').where({ object_id: payment.id }).orderBy('created_at').pluck('type');
       expect(events).to.deep.equal(['payment.created', 'payment.cancelled']);
+    });
+
+    it('drops a mobile-money payment\'s next_action once it is settled: completed, or cancelled', async () => {
+      const instant = await create(developer, INSTANT);
+      expect(instant.next_action).to.include({ type: 'mobile_money_approval' });
+      expect((await waitForPayment(developer.key, instant.id, (p) => p.status === 'completed')).next_action).to.equal(null);
+      expect(await storedNextAction(instant.id)).to.equal(null);
+      const waiting = await create(developer, NO_ANSWER);
+      expect(waiting.next_action).to.include({ type: 'mobile_money_approval' });
+      const cancelled = await call(`/v1/payments/${waiting.id}/cancel`, { key: developer.key, method: 'POST' });
+      expect(cancelled.body.data).to.include({ status: 'cancelled', next_action: null });
+      expect(await storedNextAction(waiting.id)).to.equal(null);
     });
 
     it('refuses to cancel a completed payment (409) and an unknown or foreign one (404)', async () => {

@@ -93,6 +93,24 @@ describe('dashboard API (README.md#dashboard)', function () {
       expect(after.status_changes.at(-1)).to.include({ from: 'completed', to: 'refunded', source: 'merchant' });
     });
 
+    it('shows a refund whose answer is unknown for a while as pending from its request, and completed only from when it completed', async () => {
+      const developer = await registerDeveloper();
+      const payment = await completedPayment(developer, { ...INSTANT, phone_number: '+250788000007' });
+      const refund = await call(`/v1/developer/payments/${payment.id}/refund`, { headers: session(developer), body: { amount: 600 } });
+      expect(refund.body.data.status).to.equal('pending');
+      const waiting = await detailOf(developer, payment.id);
+      expect(waiting.refund_changes).to.deep.equal([
+        { at: refund.body.data.created_at, refund_id: refund.body.data.id, amount: 600, status: 'pending', reason: null, failure_message: null },
+      ]);
+      const settled = await detailUntil(developer, payment.id, (d) => d.refunds[0]?.status === 'completed', 60_000);
+      const completedAt = settled.refunds[0].completed_at;
+      expect(Date.parse(completedAt)).to.be.greaterThan(Date.parse(refund.body.data.created_at));
+      expect(settled.refund_changes.map((c: any) => [c.at, c.status])).to.deep.equal([
+        [refund.body.data.created_at, 'pending'],
+        [completedAt, 'completed'],
+      ]);
+    });
+
     it('refuses a refund above the refundable rest with the API error and changes nothing', async () => {
       const developer = await registerDeveloper();
       const payment = await completedPayment(developer);

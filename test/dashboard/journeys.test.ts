@@ -113,6 +113,8 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     await dialog.getByRole('button', { name: 'Refund' }).click();
     await page.getByRole('status').filter({ hasText: /Refund ref_\w+ of 750 RWF: completed\./ }).waitFor();
     await page.getByTestId('timeline-refund').filter({ hasText: /of 750 RWF completed$/ }).waitFor();
+    // At its request the refund was pending, whatever it is now.
+    expect(await page.getByTestId('timeline-refund').first().textContent()).to.match(/of 750 RWF requested pending$/);
     const delivered = page.getByTestId('timeline-event').filter({ hasText: 'refund.completed' }).getByTestId('timeline-delivery');
     const deliveryText = await eventually(() => delivered.first().textContent(), (text) => Boolean(text?.includes('succeeded') && text.includes('Attempt 1')));
     expect(deliveryText).to.include(hook.body.data.id).and.include('204');
@@ -297,9 +299,20 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
   it('shows analytics per currency, the activity log and the profile; a bad phone number shows the API\'s message', async () => {
     const developer = await registerDeveloper();
     await completedPayment(developer.key);
-    await completedPayment(developer.key, DECLINED);
+    const declined = await completedPayment(developer.key, DECLINED);
     const { context, page, pageErrors } = await newPage();
     await signIn(page, developer);
+
+    // The declined payment moved no money: its CSV row has fee 0 and net 0 (docs/limits.md#lists).
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/status=failed/);
+    await page.getByRole('link', { name: declined.id }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const [header = '', ...lines] = fs.readFileSync(await download.path(), 'utf8').trim().split('\r\n');
+    expect(lines).to.have.length(1);
+    const cells = (lines[0] as string).split(',');
+    expect(Object.fromEntries(header.split(',').map((name, index) => [name, cells[index]]))).to.include({ id: declined.id, status: 'failed', amount: '1500', fee: '0', net: '0' });
 
     await page.getByRole('link', { name: 'Analytics' }).click();
     await page.getByTestId('chart-RWF').waitFor();

@@ -1,7 +1,8 @@
 /** The payment timeline's reading of what the workflow did (README.md#dashboard, `domain/payment-timeline.ts`): pure. */
 import { expect } from 'chai';
-import { providerCheckReason, statusChangesOf, type WorkflowFact } from '../../src/domain/payment-timeline';
+import { providerCheckReason, refundChangesOf, statusChangesOf, type WorkflowFact } from '../../src/domain/payment-timeline';
 import type { PaymentSnapshot } from '../../src/domain/payment';
+import type { RefundRecord } from '../../src/domain/refund';
 import { mobileMoneyPayment } from '../helpers/fixtures';
 
 const base: PaymentSnapshot = mobileMoneyPayment('mer_timeline', '+250788123456', { nowMs: Date.parse('2026-11-20T10:00:00Z') });
@@ -54,6 +55,38 @@ describe('payment timeline (README.md#dashboard)', () => {
       { kind: 'recorded', payment: at(base, 'refunded', '2026-11-20T10:31:00Z', { amountRefunded: base.amount }) },
     ];
     expect(summary(facts)).to.deep.equal(['∅→pending create', 'pending→failed expiry', 'failed→completed reconciliation', 'completed→refunded merchant']);
+  });
+
+  it('shows each refund pending from its request and completed or failed only from when it settled', () => {
+    const refund = (id: string, status: RefundRecord['status'], createdAt: string, completedAt: string | null, extra: Partial<RefundRecord> = {}): RefundRecord => ({
+      id,
+      paymentId: base.id,
+      merchantId: base.merchantId,
+      environment: base.environment,
+      amount: 700,
+      currency: base.currency,
+      status,
+      reason: null,
+      providerReference: null,
+      failureMessage: null,
+      createdAt,
+      completedAt,
+      ...extra,
+    });
+    const changes = refundChangesOf([
+      refund('ref_slow', 'completed', '2026-11-20T10:30:00Z', '2026-11-20T10:30:20Z', { reason: 'out of stock' }),
+      refund('ref_refused', 'failed', '2026-11-20T10:30:05Z', '2026-11-20T10:30:06Z', { failureMessage: 'the provider refused the refund' }),
+      refund('ref_waiting', 'pending', '2026-11-20T10:31:00Z', null),
+    ]);
+    expect(changes.map((c) => `${c.at} ${c.refund_id} ${c.status}`)).to.deep.equal([
+      '2026-11-20T10:30:00Z ref_slow pending',
+      '2026-11-20T10:30:05Z ref_refused pending',
+      '2026-11-20T10:30:06Z ref_refused failed',
+      '2026-11-20T10:30:20Z ref_slow completed',
+      '2026-11-20T10:31:00Z ref_waiting pending',
+    ]);
+    expect(changes[0]).to.include({ reason: 'out of stock', failure_message: null, amount: 700 });
+    expect(changes[2]).to.include({ reason: null, failure_message: 'the provider refused the refund' });
   });
 
   it('calls a wait that ends at the expiry the expiry, other open waits polls, and a settled payment\'s refund checks', () => {

@@ -36,6 +36,8 @@ describe('domain/payment states (docs/payments.md#states) and polling (docs/paym
     expect(statusChangeFor('pending', { status: 'processing' })).to.deep.equal({ status: 'processing' });
     expect(statusChangeFor('processing', { status: 'processing' })).to.equal(undefined);
     expect(statusChangeFor('pending', { status: 'pending' })).to.equal(undefined);
+    // A provider still awaiting the customer (MoMo PENDING, Airtel TIP) never moves a payment back.
+    expect(statusChangeFor('processing', { status: 'pending' })).to.equal(undefined);
     expect(statusChangeFor('processing', { status: 'completed' })).to.deep.equal({ status: 'completed' });
     expect(statusChangeFor('pending', { status: 'cancelled' })).to.deep.equal({ status: 'cancelled' });
     expect(statusChangeFor('pending', { status: 'failed', failureCode: 'declined', failureMessage: 'no' })).to.deep.equal({
@@ -53,12 +55,29 @@ describe('domain/payment states (docs/payments.md#states) and polling (docs/paym
 
   it('bumps the version and sets or clears the failure with a status change', () => {
     const failed = withStatusChange(
-      { status: 'pending' as const, failureCode: null, failureMessage: null, updatedAt: 'a', version: 3 },
+      { status: 'pending' as const, failureCode: null, failureMessage: null, nextAction: null, updatedAt: 'a', version: 3 },
       { status: 'failed', failure: { code: 'expired', message: 'late' } },
       'b',
     );
-    expect(failed).to.deep.equal({ status: 'failed', failureCode: 'expired', failureMessage: 'late', updatedAt: 'b', version: 4 });
-    expect(withStatusChange({ status: 'pending' as const, failureCode: null, failureMessage: null, updatedAt: 'a' }, { status: 'completed' }, 'c')).to.include({ version: 1, failureCode: null });
+    expect(failed).to.deep.equal({ status: 'failed', failureCode: 'expired', failureMessage: 'late', nextAction: null, updatedAt: 'b', version: 4 });
+    expect(withStatusChange({ status: 'pending' as const, failureCode: null, failureMessage: null, nextAction: null, updatedAt: 'a' }, { status: 'completed' }, 'c')).to.include({ version: 1, failureCode: null });
+  });
+
+  it("drops the customer's next step (a card's client secret) once a change settles the payment, whatever the final status", () => {
+    const pending = {
+      status: 'pending' as const,
+      failureCode: null,
+      failureMessage: null,
+      nextAction: { type: 'card_confirm' as const, client_secret: 'pi_1_secret_2' },
+      updatedAt: 'a',
+    };
+    for (const status of ['completed', 'cancelled', 'failed'] as const) {
+      const change = status === 'failed' ? { status, failure: { code: 'card_declined' as const, message: 'no' } } : { status };
+      expect(withStatusChange(pending, change, 'b').nextAction, status).to.equal(null);
+    }
+    const processing = withStatusChange(pending, { status: 'processing' }, 'b');
+    expect(processing.nextAction, 'still open').to.deep.equal(pending.nextAction);
+    expect(withStatusChange(processing, { status: 'completed' }, 'c').nextAction, 'completed after processing').to.equal(null);
   });
 
   it('polls after 2 s, doubling to at most 60 s', () => {

@@ -4,8 +4,14 @@
  */
 import type http from 'node:http';
 
-/** A fault for the next matching requests: 500, no answer at all, or a 200 whose body is not the provider's. */
-export type FakeFaultKind = 'error_500' | 'hang' | 'undocumented';
+/**
+ * A fault for the next matching requests: 500, no answer at all, a 200 whose body is not the
+ * provider's, or a 404 where the provider documents none (as a gateway in front of it may answer).
+ */
+export type FakeFaultKind = 'error_500' | 'hang' | 'undocumented' | 'not_found';
+
+/** The body of a `not_found` fault: an API gateway's own 404 (`{statusCode, message}`). */
+const GATEWAY_NOT_FOUND: FakeAnswer = { status: 404, body: { statusCode: 404, message: 'Resource not found' } };
 
 /** An answer of a fake: HTTP status and JSON body (none when undefined). */
 export interface FakeAnswer {
@@ -30,7 +36,7 @@ export class FaultQueue {
 
   /**
    * Answers `res` with `answer`, or with what the next fault for `path` puts in its place: the
-   * provider's 500 answer (`error500`), the `undocumented` body, or nothing at all (a hang). The
+   * provider's 500 answer (`error500`), the `undocumented` body, a gateway's 404, or nothing at all (a hang). The
    * fake has acted before this is called: a fault only replaces or withholds its answer.
    */
   answer(res: http.ServerResponse, path: string, answer: FakeAnswer, replacements: { error500: FakeAnswer; undocumented: unknown }): void {
@@ -40,7 +46,14 @@ export class FaultQueue {
       res.on('close', () => this.hanging.delete(res));
       return;
     }
-    const sent = fault === 'error_500' ? replacements.error500 : fault === 'undocumented' ? { status: 200, body: replacements.undocumented } : answer;
+    const sent =
+      fault === 'error_500'
+        ? replacements.error500
+        : fault === 'undocumented'
+          ? { status: 200, body: replacements.undocumented }
+          : fault === 'not_found'
+            ? GATEWAY_NOT_FOUND
+            : answer;
     if (sent.body === undefined) {
       res.writeHead(sent.status);
       res.end();

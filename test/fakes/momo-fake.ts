@@ -24,7 +24,8 @@
  * after `approvalDelayMs`. When a request settles, its result is sent (POST by default, or PUT:
  * MoMo says to allow both) to its `X-Callback-Url`, once, never or twice as the mode says.
  * Faults (`injectFaults`): the next N matching requests are handled (the fake acts), then answered
- * 500, never answered (a hang, until `close`), or answered 200 with an undocumented body.
+ * 500, never answered (a hang, until `close`), answered 200 with an undocumented body, or 404 by the
+ * gateway. `decide` may also set a status MoMo does not document, for an undocumented answer.
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import http from 'node:http';

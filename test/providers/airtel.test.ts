@@ -175,7 +175,7 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
       expect(fake.transactions.size).to.equal(count);
       const [repeated] = requestsTo('/merchant/v1/payments/', from);
       expect((repeated?.body as { transaction: { id: string } }).transaction.id).to.equal(first.providerReference);
-      expect(second.outcome.status).to.be.oneOf(['processing', 'completed']);
+      expect(second.outcome.status).to.be.oneOf(['pending', 'completed']);
       expect(second.nextAction).to.equal(null);
     });
 
@@ -224,11 +224,11 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
       });
     }
 
-    it('TIP (the customer has not answered) → processing', async () => {
+    it('TIP (the customer has not answered) → pending: awaiting customer action', async () => {
       const { providerReference } = await airtel.initiate(request(rwandanNumber(AIRTEL_FAKE_NUMBERS.neverAnswers)));
       await sleep(APPROVAL_DELAY_MS * 3);
       expect(fake.transactions.get(providerReference)?.status).to.equal('TIP');
-      expect((await airtel.fetchStatus(providerReference)).outcome).to.deep.equal({ status: 'processing' });
+      expect((await airtel.fetchStatus(providerReference)).outcome).to.deep.equal({ status: 'pending' });
     });
 
     it('TA (ambiguous) → processing: still unknown, keep asking', async () => {

@@ -14,7 +14,7 @@ import { createMomoProvider, momoAmount, momoReferenceId, momoText, MomoAuthenti
 import { momoCallbackToken } from '../../src/providers/momo/callback';
 import { momoSettingsSchema, type MomoSettings } from '../../src/providers/momo/settings';
 import { MOMO_REASONS } from '../../src/providers/momo/statuses';
-import { MOMO_FAKE_NUMBERS, startMomoFake, type FakeRequest, type MomoFake } from '../fakes/momo-fake';
+import { MOMO_FAKE_NUMBERS, startMomoFake, type FakeRequest, type FakeStatus, type MomoFake } from '../fakes/momo-fake';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 
 const API_USER = '5f0b7a3c-1d2e-4f60-8a9b-0c1d2e3f4a5b';
@@ -220,7 +220,7 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
         const count = fake.transactions.size;
         const retried = await momo.initiate(initiation);
         expect(retried.providerReference).to.equal(reference);
-        expect(retried.outcome.status).to.be.oneOf(['processing', 'completed']);
+        expect(retried.outcome.status).to.be.oneOf(['pending', 'completed']);
         expect(fake.transactions.size).to.equal(count);
       });
     }
@@ -265,16 +265,17 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
       expect(fake.transactions.get(providerReference)?.payer.partyId).to.equal('46733123450');
     });
 
-    it('46733123453 (ongoing) → processing, for as long as the payer does not answer', async () => {
+    it('46733123453 (ongoing) → pending (awaiting the payer), for as long as the payer does not answer', async () => {
       const { providerReference } = await momo.initiate(request(rwandanNumber(MOMO_FAKE_NUMBERS.ongoing)));
       await sleep(APPROVAL_DELAY_MS * 4);
-      expect((await momo.fetchStatus(providerReference)).outcome).to.deep.equal({ status: 'processing' });
+      expect(fake.transactions.get(providerReference)?.status).to.equal('PENDING');
+      expect((await momo.fetchStatus(providerReference)).outcome).to.deep.equal({ status: 'pending' });
     });
 
-    it('46733123454 (delayed) → processing, then completed after the delay', async () => {
+    it('46733123454 (delayed) → pending, then completed after the delay', async () => {
       const { providerReference } = await momo.initiate(request(rwandanNumber(MOMO_FAKE_NUMBERS.delayed)));
       await sleep(APPROVAL_DELAY_MS * 3);
-      expect((await momo.fetchStatus(providerReference)).outcome).to.deep.equal({ status: 'processing' });
+      expect((await momo.fetchStatus(providerReference)).outcome).to.deep.equal({ status: 'pending' });
       await sleep(DELAYED_APPROVAL_MS);
       expect((await settled(providerReference)).outcome).to.deep.equal({ status: 'completed' });
     });
@@ -357,6 +358,19 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
     }
   });
 
+  it('an undocumented answer is unknown and says what came: a 404 to the request to pay, a 200 with a status MoMo does not document', async () => {
+    fake.injectFaults('not_found', 1, ['/collection/v1_0/requesttopay']);
+    const lost = await rejectionOf(momo.initiate(request(rwandanNumber(), { callbackUrl: null })));
+    expect(lost).to.be.instanceOf(ProviderUnknownAnswer);
+    expect((lost as Error).message).to.equal('POST /collection/v1_0/requesttopay: undocumented answer (HTTP 404)');
+
+    const { providerReference } = await momo.initiate(request(rwandanNumber(MOMO_FAKE_NUMBERS.ongoing), { callbackUrl: null }));
+    fake.decide(providerReference, 'APPROVED' as FakeStatus);
+    const unknown = await rejectionOf(momo.fetchStatus(providerReference));
+    expect(unknown).to.be.instanceOf(ProviderUnknownAnswer);
+    expect((unknown as Error).message).to.equal(`GET /collection/v1_0/requesttopay/${providerReference}: the answer does not match the provider's documented schema (status: "APPROVED")`);
+  });
+
   describe('callbacks', () => {
     /** The callbacks the sink got for `reference`, in order. */
     async function callbacksFor(reference: string, count: number) {
@@ -417,7 +431,7 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
       expect(parse('not json')).to.throw(ProviderRefusal, /not JSON/);
       expect(parse(JSON.stringify({ status: 'DONE' }))).to.throw(ProviderRefusal, /not a request-to-pay result/);
       expect(parse(JSON.stringify({ referenceId: momoReferenceId('pay_other'), status: 'SUCCESSFUL' }))).to.throw(ProviderRefusal, /another reference/);
-      expect(parse(JSON.stringify({ referenceId: reference, status: 'PENDING' }))()).to.deep.equal({ providerReference: reference, claimed: 'processing' });
+      expect(parse(JSON.stringify({ referenceId: reference, status: 'PENDING' }))()).to.deep.equal({ providerReference: reference, claimed: 'pending' });
     });
 
     it('the fake calls back twice in "twice" mode and not at all in "off" mode', async () => {

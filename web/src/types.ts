@@ -24,6 +24,7 @@ export type PaymentDetail = DataOf<'getV1DeveloperPaymentsId'>;
 export type Payment = components['schemas']['Payment'];
 export type Refund = PaymentDetail['refunds'][number];
 export type StatusChange = PaymentDetail['status_changes'][number];
+export type RefundChange = PaymentDetail['refund_changes'][number];
 export type Delivery = PaymentDetail['events'][number]['deliveries'][number];
 export type DeliveryAttempt = Delivery['attempts'][number];
 export type Webhook = components['schemas']['Webhook'];

@@ -281,6 +281,10 @@ export const paymentDetail: z.input<typeof out.paymentDetail> = {
     { at: '2026-11-24T10:00:00.000Z', from: null, to: 'pending', source: 'create', failure_code: null, failure_message: null },
     { at: '2026-11-24T10:00:04.000Z', from: 'pending', to: 'completed', source: 'provider_callback', failure_code: null, failure_message: null },
   ],
+  refund_changes: [
+    { at: completedRefund.created_at, refund_id: ids.refund, amount: 500, status: 'pending', reason: completedRefund.reason ?? null, failure_message: null },
+    { at: completedRefund.completed_at as string, refund_id: ids.refund, amount: 500, status: 'completed', reason: null, failure_message: null },
+  ],
   history_available: true,
   events: [{ id: ids.event, event: 'payment.completed', created_at: '2026-11-24T10:00:04.000Z', data: completedPayment, deliveries: [delivery] }],
   next_provider_check: null,

@@ -20,8 +20,20 @@ export const statusChange = z.object({
   failure_message: z.string().nullable(),
 });
 
+/** One moment of a refund's course (`domain/payment-timeline.ts` `refundChangesOf`): its status from `at` on. */
+export const refundChange = z.object({
+  at: timestamp,
+  refund_id: z.string(),
+  amount: z.number().int().openapi({ description: 'Minor units' }),
+  status: z.enum(['pending', 'completed', 'failed']).openapi({ description: '`pending` when requested, then `completed` or `failed` when it settled' }),
+  reason: z.string().nullable(),
+  failure_message: z.string().nullable(),
+});
+
 /**
- * The payment detail: amounts in minor units, `net` = amount − fee − refunded; the events sent about the payment,
+ * The payment detail: amounts in minor units; `fee` and `net` = amount − fee − refunded once the money was
+ * collected, 0 and 0 while or when it was not (docs/limits.md#lists); the refunds' course, oldest first, each
+ * refund `pending` at its request and settled at its completion; the events sent about the payment,
  * oldest first, each with its webhook deliveries; `next_provider_check` null once the service will not ask the
  * provider again.
  */
@@ -32,6 +44,7 @@ export const paymentDetail = z.object({
   provider_reference: z.string().nullable(),
   refunds: z.array(refund),
   status_changes: z.array(statusChange),
+  refund_changes: z.array(refundChange),
   history_available: z.boolean(),
   events: z.array(event.omit({ object: true, data: true }).extend({ data: z.unknown(), deliveries: z.array(delivery) })),
   next_provider_check: z.object({ at: timestamp, reason: z.enum(['poll', 'expiry', 'refund_check']) }).nullable(),

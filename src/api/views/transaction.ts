@@ -5,7 +5,7 @@
 import { z } from '../../lib/zod';
 import { timestamp } from './timestamp';
 
-/** A transaction: a payment or a refund (net negative for refunds). */
+/** A transaction: a payment or a refund; fee and net 0 where no money moved, net negative for a completed refund (docs/limits.md#lists). */
 export const transaction = z.object({
   id: z.string(),
   type: z.enum(['payment', 'refund']),

@@ -13,8 +13,8 @@
  * |--------|------------------------|------------------------------------------------|
  * | TS     | transaction success    | completed                                      |
  * | TF     | transaction failed     | failed, reason from `response_code`/`message`  |
- * | TIP    | transaction in progress| processing                                     |
- * | TA     | transaction ambiguous  | processing (still unknown: keep asking)        |
+ * | TIP    | transaction in progress| pending (the USSD prompt awaits the customer's PIN) |
+ * | TA     | transaction ambiguous  | processing (Airtel does not know yet: keep asking) |
  * | TE     | transaction expired    | failed `expired`                               |
  * | TR     | transaction reversed   | completed (it was collected; our refund logic owns the reversal) |
  *
@@ -150,9 +150,12 @@ export function outcomeOf(status: AirtelTransactionStatus, reason: { responseCod
       return { status: 'failed', failureCode: failureCodeOf(reason.responseCode, reason.message), failureMessage: failureMessageOf(reason.message) };
     case 'TE':
       return { status: 'failed', failureCode: 'expired', failureMessage: failureMessageOf(reason.message ?? 'the transaction expired') };
-    default:
-      // TIP and TA: the customer has the prompt, or Airtel does not know yet; ask again.
+    case 'TA':
+      // Ambiguous: Airtel itself does not know the outcome yet; ask again.
       return { status: 'processing' };
+    default:
+      // TIP: the customer has the USSD prompt and has not entered the PIN yet (awaiting customer action).
+      return { status: 'pending' };
   }
 }
 

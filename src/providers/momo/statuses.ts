@@ -22,7 +22,7 @@
  *
  * | MoMo status | ours |
  * |-------------|------|
- * | PENDING     | processing (the payer has the prompt) |
+ * | PENDING     | pending (the payer has the prompt and has not approved yet: awaiting customer action) |
  * | SUCCESSFUL  | completed |
  * | FAILED      | failed, `failure_code` by reason below |
  *
@@ -139,8 +139,9 @@ export function outcomeOf(status: MomoStatus, reason?: RequestToPayResult['reaso
       return { status: 'failed', failureCode: failureCodeOf(code), failureMessage: failureMessageOf(code) };
     }
     default:
-      // PENDING: the payer has the prompt and has not answered yet.
-      return { status: 'processing' };
+      // PENDING: "the payer has not yet approved" (MTN), i.e. awaiting customer action; MoMo has no
+      // state between the payer's approval and SUCCESSFUL, so a MoMo payment never shows `processing`.
+      return { status: 'pending' };
   }
 }
 

@@ -12,7 +12,7 @@ import { api, newIdempotencyKey } from '../api';
 import { ConfirmDialog, ErrorBox, Notice, PageTitle, StatusBadge, Time } from '../components';
 import { useEnv } from '../layout';
 import { formatMoney, parseAmount } from '../money';
-import type { Delivery, PaymentDetail, Refund, StatusChange } from '../types';
+import type { Delivery, PaymentDetail, Refund, RefundChange, StatusChange } from '../types';
 
 const SOURCE_LABELS: Record<StatusChange['source'], string> = {
   create: "the provider's answer to the creation",
@@ -27,15 +27,15 @@ const CHECK_LABELS = { poll: 'poll', expiry: 'last word at expiry', refund_check
 
 type TimelineItem =
   | { at: string; order: number; kind: 'status'; change: StatusChange }
-  | { at: string; order: number; kind: 'refund'; refund: Refund; completed: boolean }
+  | { at: string; order: number; kind: 'refund'; change: RefundChange }
   | { at: string; order: number; kind: 'event'; event: PaymentDetail['events'][number] };
 
 /** Status changes, refunds and events in one list, oldest first. */
 function timelineOf(detail: PaymentDetail): TimelineItem[] {
   const items: TimelineItem[] = [
     ...detail.status_changes.map((change) => ({ at: change.at, order: 0, kind: 'status' as const, change })),
-    ...detail.refunds.map((refund) => ({ at: refund.created_at, order: 1, kind: 'refund' as const, refund, completed: false })),
-    ...detail.refunds.filter((r) => r.completed_at).map((refund) => ({ at: refund.completed_at as string, order: 1, kind: 'refund' as const, refund, completed: true })),
+    // Each refund's course as the API gives it: pending at its request, then completed or failed when it settled.
+    ...detail.refund_changes.map((change) => ({ at: change.at, order: 1, kind: 'refund' as const, change })),
     ...detail.events.map((event) => ({ at: event.created_at, order: 2, kind: 'event' as const, event })),
   ];
   return items.sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || a.order - b.order);
@@ -99,15 +99,15 @@ function Timeline({ detail }: { detail: PaymentDetail }) {
           ) : null}
           {item.kind === 'refund' ? (
             <p data-testid="timeline-refund">
-              Refund <code>{item.refund.id}</code> of {formatMoney(item.refund.amount, currency)} {item.completed ? 'completed' : 'requested'}
-              {!item.completed ? (
+              Refund <code>{item.change.refund_id}</code> of {formatMoney(item.change.amount, currency)} {item.change.status === 'pending' ? 'requested' : item.change.status}
+              {item.change.status === 'pending' ? (
                 <>
                   {' '}
-                  <StatusBadge status={item.refund.status} />
+                  <StatusBadge status="pending" />
                 </>
               ) : null}
-              {item.refund.reason && !item.completed ? ` · reason: ${item.refund.reason}` : ''}
-              {item.refund.failure_message ? ` · ${item.refund.failure_message}` : ''}
+              {item.change.reason ? ` · reason: ${item.change.reason}` : ''}
+              {item.change.failure_message ? ` · ${item.change.failure_message}` : ''}
             </p>
           ) : null}
           {item.kind === 'event' ? (
