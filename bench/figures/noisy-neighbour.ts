@@ -94,7 +94,14 @@ export function noisyNeighbourFigure(context: BenchContext, developer: Developer
     // Due at the endpoint: every delivery has asked for its turn once (in flight, or queued behind them).
     const queued = await waitUntil(
       "the noisy endpoint's deliveries queued",
-      async () => Number((await context.db('webhook_endpoint_turns').where({ webhook_id: webhook.id }).count<{ count: number }[]>({ count: '*' }))[0]?.count ?? 0) >= options.hangingDeliveries,
+      async () => {
+        // In the queue now, or attempted already (a request that ended gave its turn back).
+        const asked = await context.db.raw<{ rows: { count: string }[] }>(
+          `select count(*) as count from (select delivery_id from webhook_endpoint_turns where webhook_id = ? union select id from webhook_deliveries where webhook_id = ? and attempt_count > 0) asked`,
+          [webhook.id, webhook.id],
+        );
+        return Number(asked.rows[0]?.count ?? 0) >= options.hangingDeliveries;
+      },
       180_000,
       200,
     );
