@@ -28,6 +28,10 @@ const UPWARD: Fixture[] = [
   { at: 'src/api/routes/layer-fixture.ts', code: "import { createDb } from '../../db/knex';\nexport const f = createDb;\n" },
   { at: 'src/api/routes/layer-fixture.ts', code: "import type { EventRecord } from '../../db/payments';\nexport type E = EventRecord;\n" },
   { at: 'src/api/views/layer-fixture.ts', code: "import { getPayment } from '../../services/payment-service';\nexport const f = getPayment;\n" },
+  // A provider's pure descriptor is domain code: it may not reach its own adapter's HTTP code, nor may domain or workflows reach the adapter.
+  { at: 'src/providers/momo/descriptor.ts', code: "import { providerHttp } from '../http';\nexport const f = providerHttp;\n" },
+  { at: 'src/domain/layer-fixture.ts', code: "import { createMomoProvider } from '../providers/momo/adapter';\nexport const f = createMomoProvider;\n" },
+  { at: 'src/workflows/layer-fixture.ts', code: "import { provider } from '../providers/momo';\nexport const f = provider;\n" },
 ];
 
 const DOWNWARD: Fixture[] = [
@@ -37,6 +41,8 @@ const DOWNWARD: Fixture[] = [
   { at: 'src/workflows/layer-fixture.ts', code: "import { paymentWorkflowId } from './messages';\nexport const f = paymentWorkflowId;\n" },
   { at: 'src/activities/layer-fixture.ts', code: "import { paymentWorkflowId } from '../workflows/messages';\nexport const f = paymentWorkflowId;\n" },
   { at: 'src/domain/layer-fixture.ts', code: "import { CURRENCY_EXPONENTS } from './money';\nexport const f = CURRENCY_EXPONENTS;\n" },
+  { at: 'src/domain/layer-fixture.ts', code: "import { PROVIDER_DESCRIPTORS } from '../providers/descriptors';\nexport const f = PROVIDER_DESCRIPTORS;\n" },
+  { at: 'src/workflows/layer-fixture.ts', code: "import { descriptor } from '../providers/momo/descriptor';\nexport const f = descriptor;\n" },
 ];
 
 /** The boundaries messages eslint reports for `fixture`, linted as if it were the file at `fixture.at`. */
