@@ -11,8 +11,9 @@ import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE, MOBILE_MONEY_PREFIXES, PROVIDER_
 import { DEFAULT_FEE_BASIS_POINTS } from '../../src/domain/fees';
 import { descriptorProblems, type ProviderDescriptor } from '../../src/domain/provider-descriptor';
 import { PROVIDER_DESCRIPTORS } from '../../src/providers/descriptors';
-import { LIVE_PROVIDERS } from '../../src/providers/registry';
-import { PROVIDER_VARIABLES } from '../../src/providers/settings';
+import { createProviderRegistry, LIVE_PROVIDERS } from '../../src/providers/registry';
+import type { SandboxLedger } from '../../src/providers/sandbox/ledger';
+import { PROVIDER_VARIABLES, providerSettingsFrom } from '../../src/providers/settings';
 
 const PROVIDERS_DIR = path.resolve(__dirname, '../../src/providers');
 /** Folders of src/providers/ that are not providers. */
@@ -65,6 +66,24 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       expect(provider.variables.provider).to.equal(provider.descriptor.code);
       expect(fs.existsSync(path.join(PROVIDERS_DIR, provider.descriptor.code, 'index.ts')), `${provider.descriptor.code}/index.ts`).to.equal(true);
     }
+  });
+
+  it('the registry serves every provider by its simulator in sandbox, and in live exactly the configured ones, with their descriptors\' flows', () => {
+    const { settings, problems } = providerSettingsFrom({
+      MOMO_BASE_URL: 'https://proxy.momoapi.example', MOMO_API_USER: 'user', MOMO_API_KEY: 'key', MOMO_SUBSCRIPTION_KEY: 'sub', MOMO_TARGET_ENVIRONMENT: 'mtnrwanda',
+      AIRTEL_BASE_URL: 'https://openapi.airtel.example', AIRTEL_CLIENT_ID: 'id', AIRTEL_CLIENT_SECRET: 'secret',
+      STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x',
+    });
+    expect(problems).to.deep.equal([]);
+    const deps = { ledger: {} as SandboxLedger, now: () => new Date(), approvalDelayMs: 3000, bankTransferDelayMs: 30_000, callbackSecret: 'x'.repeat(32) };
+    const registry = createProviderRegistry(deps, { live: settings.live, sandbox: {} });
+    for (const descriptor of PROVIDER_DESCRIPTORS) {
+      expect(registry.get('sandbox', descriptor.code)?.code, `sandbox ${descriptor.code}`).to.equal(descriptor.code);
+      const live = registry.get('live', descriptor.code);
+      if (descriptor.live === null) expect(live, `live ${descriptor.code}`).to.equal(undefined);
+      else expect({ code: live?.code, supports: live?.supports }).to.deep.equal({ code: descriptor.code, supports: descriptor.live });
+    }
+    expect(createProviderRegistry(deps).get('live', 'momo')).to.equal(undefined);
   });
 
   it('no two operators claim the same leading digits in a country', () => {
