@@ -1,4 +1,4 @@
-// Lint: typescript-eslint's recommended rules, plus the determinism rule of the style guide:
+// Lint: typescript-eslint's recommended rules, plus the determinism rule:
 // workflow and domain code import no Node built-ins and no I/O libraries (docs/workflow-changes.md#determinism).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';

@@ -42,7 +42,7 @@ export interface ConversationMessage {
   createdAt: string;
 }
 
-/** What the developer states in a request (interface.md, Live access request). */
+/** What the developer states in a request (docs/live-access.md#review). */
 export type RequestFields = Pick<
   LiveAccessRequestRecord,
   'id' | 'merchantId' | 'developerId' | 'businessName' | 'businessType' | 'businessWebsite' | 'expectedMonthlyVolume' | 'useCase'

@@ -1,6 +1,6 @@
 /**
  * The audit log (docs/live-access.md#audit-log): who changed what, written with every change made through the API, by a
- * reviewer or by the service itself. Issue 6 lists it at `GET /developer/activity`.
+ * reviewer or by the service itself. Merchants read it at `GET /v1/developer/activity`.
  */
 import type { Environment } from './environment';
 

@@ -15,7 +15,7 @@ import type { RefundAnswerOutcome } from '../domain/payment-steps';
 import type { RefundRecord } from '../domain/refund';
 import type { AttemptOutcome, AttemptRecord, WebhookStatus } from '../domain/webhooks';
 
-/** `ApplicationFailure.type` values activities raise and workflows and the API match (never class names, style rule 6). */
+/** `ApplicationFailure.type` values activities raise and workflows and the API match (never class names, which bundling and minifying may change). */
 export const FAILURE_TYPES = {
   /** No adapter serves the payment, or the provider did not answer for 2 minutes (non-retryable). */
   providerUnavailable: 'ProviderUnavailable',

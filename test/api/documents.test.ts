@@ -1,6 +1,6 @@
 /**
  * `POST /v1/documents/upload/kyc`, `/upload/business` and `GET /v1/documents` over real HTTP
- * (interface.md, Documents for review; docs/live-access.md#documents). The type comes from the bytes; every bad upload
+ * (docs/live-access.md#documents). The type comes from the bytes; every bad upload
  * answers the envelope and stores nothing (no row, no file).
  */
 import fs from 'node:fs';

@@ -1,6 +1,6 @@
 /**
- * `/v1/developer/live-access/*` over real HTTP with the real worker (interface.md, Live access
- * request; docs/live-access.md#review), and the whole path end to end: upload, request, a reviewer's question
+ * `/v1/developer/live-access/*` over real HTTP with the real worker
+ * (docs/live-access.md#review), and the whole path end to end: upload, request, a reviewer's question
  * and approval through the admin command run as its own process (docs/live-access.md#admin-command), the live key revealed once,
  * and live mode kept apart from sandbox (docs/api.md#merchants-and-environments).
  */

@@ -1,5 +1,5 @@
 /**
- * liveAccessReviewWorkflow on the time-skipping test server (runtime.md) with the real activities, a
+ * liveAccessReviewWorkflow on the time-skipping test server with the real activities, a
  * real PostgreSQL and the file mailer (docs/live-access.md#e-mail): approval (docs/api.md#secret-keys, docs/live-access.md#review), rejection, the more-information
  * loop, and the business-day reminder (a request filed on a Friday evening is reminded on
  * Wednesday, not Monday, then every further business day). Every step writes its audit entry (docs/live-access.md#audit-log).

@@ -1,5 +1,5 @@
 /**
- * paymentWorkflow on the time-skipping test server (runtime.md) with the real activities, the
+ * paymentWorkflow on the time-skipping test server with the real activities, the
  * sandbox simulator and a real PostgreSQL (promises in docs/payments.md): the outcomes of the
  * sandbox test numbers, the poll schedule, expiry and reconciliation, cancel and refunds, the
  * workflow ending once settled and re-opened from the read model, and events written once.

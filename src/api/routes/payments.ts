@@ -1,5 +1,5 @@
 /**
- * The generic payment family (interface.md; docs/api.md#credentials, docs/limits.md#amounts, docs/payments.md): create, list, show, cancel and refund,
+ * The generic payment family (docs/api.md#credentials, docs/limits.md#amounts, docs/payments.md): create, list, show, cancel and refund,
  * authenticated by `Authorization: Bearer <secret key>`, answered in the envelope.
  */
 import type Router from '@koa/router';
