@@ -19,7 +19,7 @@ import type { ProviderCode } from '../domain/catalogue';
 import { eventForStatus, initiationRequest, withStatusChange, statusChangeFor, type ProviderAnswer } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
-import { toRefundWithPaymentView } from '../api/views/refund';
+import { toRefundWithPaymentView } from '../views/refund';
 import { dataErrorOf } from '../db/errors';
 import type { Db } from '../db/knex';
 import {

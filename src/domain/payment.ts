@@ -1,7 +1,7 @@
 /**
  * The payment (docs/payments.md#payment-record) as the workflow holds it and the read model stores it, its state
  * machine (docs/payments.md#states) and the poll schedule (docs/payments.md#workflow). Pure code, shared by the API,
- * activities and the payment workflow; the API's forms of a payment are in src/api/views/payment.ts.
+ * activities and the payment workflow; the API's forms of a payment are in src/views/payment.ts.
  */
 import type { MethodKind, PaymentMethod, ProviderCode } from './catalogue';
 import type { Environment } from './environment';

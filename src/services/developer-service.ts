@@ -3,8 +3,8 @@
  * docs/live-access.md#audit-log): profile, transactions, analytics, activity and secret keys of the
  * caller's merchant and environment. Changes are written to the audit log once they succeeded.
  */
-import { toActivityView, type ActivityView } from '../api/views/activity';
-import { keyView, profileView, type KeySummaryView, type ProfileView } from '../api/views/developer';
+import { toActivityView, type ActivityView } from '../views/activity';
+import { keyView, profileView, type KeySummaryView, type ProfileView } from '../views/developer';
 import { countActivityEntries, listActivityEntries } from '../db/activity-log';
 import { findDeveloperById, listKeys, rollKeys, updateDeveloperProfile, type KeyRow, type ProfileChanges } from '../db/developers';
 import type { Db } from '../db/knex';

@@ -19,10 +19,10 @@ import { feeAndNetOf } from '../domain/fees';
 import { isOpen, type PaymentSnapshot } from '../domain/payment';
 import { providerCheckReason, refundChangesOf, statusChangesOf, type WorkflowFact } from '../domain/payment-timeline';
 import type { Principal } from '../domain/principal';
-import { toGenericPaymentView } from '../api/views/payment';
-import type { PaymentDetailView } from '../api/views/payment-detail';
-import { toRefundView } from '../api/views/refund';
-import { toDeliveryView } from '../api/views/webhook';
+import { toGenericPaymentView } from '../views/payment';
+import type { PaymentDetailView } from '../views/payment-detail';
+import { toRefundView } from '../views/refund';
+import { toDeliveryView } from '../views/webhook';
 import { paymentWorkflowId } from '../workflows/messages';
 import { getPayment } from './payment-service';
 

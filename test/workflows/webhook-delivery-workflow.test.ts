@@ -17,7 +17,7 @@ import { Worker } from '@temporalio/worker';
 import { createWebhookActivities } from '../../src/activities/webhook-activities';
 import { createDb, type Db } from '../../src/db/knex';
 import type { EventInput } from '../../src/db/payments';
-import { toDeliveryView } from '../../src/api/views/webhook';
+import { toDeliveryView } from '../../src/views/webhook';
 import { findWebhookById, listDeliveries } from '../../src/db/webhooks';
 import type { WebhookRecord } from '../../src/domain/webhooks';
 import { startWebhookDeliveries } from '../../src/activities/webhook-dispatch';

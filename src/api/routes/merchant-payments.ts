@@ -16,7 +16,7 @@ import { idempotency, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { merchantCreateBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
-import { toMerchantPaymentView } from '../views/payment';
+import { toMerchantPaymentView } from '../../views/payment';
 
 /** 403 `merchant_mismatch` when the path's merchant id is not the key's (docs/payments.md#merchant-scoped). */
 const sameMerchant: Middleware = async (ctx, next) => {

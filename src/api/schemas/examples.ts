@@ -5,7 +5,7 @@
  * document carries with that schema, so an example cannot drift from the shapes the API answers.
  */
 import type { z } from '../../lib/zod';
-import type * as out from '../views';
+import type * as out from '../../views';
 
 /** Ids of the example account and its resources (prefix + 24 base62 characters, as real ids). */
 export const ids = {

@@ -1,6 +1,6 @@
 /** The API's form of an audit log entry (docs/live-access.md#audit-log), as `GET /v1/developer/activity` lists it. */
-import { z } from '../../lib/zod';
-import type { ActivityEntry } from '../../domain/activity-log';
+import { z } from '../lib/zod';
+import type { ActivityEntry } from '../domain/activity-log';
 import { timestamp } from './timestamp';
 
 /** An audit log entry (docs/live-access.md#audit-log). */
