@@ -9,6 +9,7 @@ import type { RefundRecord } from '../domain/refund';
 import type { ActivityEntry } from '../domain/activity-log';
 import { activityRow } from './activity-log';
 import { iso, storableJson, type Db } from './knex';
+import type { EventRecord } from './events';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 
 /** An event to write once (docs/payments.md#events): `id` is derived from the workflow and step. */
@@ -448,14 +449,6 @@ export function paymentsPageQuery(db: Db, scope: { merchantId: string; environme
   if (filter.createdLte) query.where('created_at', '<=', filter.createdLte);
   if (filter.startingAfter) query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [filter.startingAfter.createdAt, filter.startingAfter.id]);
   return query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(rows);
-}
-
-/** A stored event as the API shows it (docs/payments.md#events). */
-export interface EventRecord {
-  id: string;
-  event: string;
-  created_at: string;
-  data: unknown;
 }
 
 /** Events about one object (a payment), oldest first. */
