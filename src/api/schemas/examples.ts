@@ -224,7 +224,7 @@ export const revealedKey: z.input<typeof out.revealedKey> = {
 };
 
 /** An audit log entry. */
-export const activityEntry: z.input<typeof out.activityEntry> = {
+export const auditLogEntry: z.input<typeof out.auditLogEntry> = {
   id: ids.activity,
   actor: { type: 'api_key', id: ids.apiKey },
   action: 'payment.created',
