@@ -68,9 +68,9 @@ function factsOf(events: HistoryEvent[], decode: (payload: Payload) => unknown):
   for (const event of events) {
     const started = event.workflowExecutionStartedEventAttributes;
     if (started) {
-      const input = first(started.input) as { mode?: string; payment?: PaymentSnapshot; resumed?: unknown } | undefined;
-      if (input?.mode === 'create' && input.payment && !input.resumed) facts.push({ kind: 'started', mode: 'create', payment: input.payment });
-      else facts.push({ kind: 'started', mode: input?.mode === 'create' ? 'continued' : 'reopen' });
+      const input = first(started.input) as { mode?: string; payment?: PaymentSnapshot } | undefined;
+      if (input?.mode === 'create' && input.payment) facts.push({ kind: 'started', mode: 'create', payment: input.payment });
+      else facts.push({ kind: 'started', mode: input?.mode === 'continued' ? 'continued' : 'reopen' });
     }
     if (event.workflowExecutionSignaledEventAttributes?.signalName === 'providerCallback') facts.push({ kind: 'callback' });
     const update = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name;

@@ -36,21 +36,17 @@ export function paymentWorkflowId(paymentId: string): string {
 
 /**
  * Input of `paymentWorkflow`. `create`: a new payment, which the workflow records and initiates
- * (the API's `initiatePaymentUpdate` waits for that, docs/payments.md#workflow). `reopen`: a payment whose workflow
- * closed once settled, started again by a cancel, a refund or a provider callback (Update- or
- * Signal-with-Start on the same workflow id, docs/payments.md#workflow); the workflow reads the payment from the read
- * model, which the closed run left current.
+ * (the API's `initiatePaymentUpdate` waits for that, docs/payments.md#workflow). `continued`: the
+ * next run of an open payment whose long wait on the provider continued as new to keep the history
+ * short; the payment is already recorded and initiated, and polling resumes at `pollDelayMs`
+ * (milliseconds). `reopen`: a payment whose workflow closed once settled, started again by a
+ * cancel, a refund or a provider callback (Update- or Signal-with-Start on the same workflow id,
+ * docs/payments.md#workflow); the workflow reads the payment from the read model, which the closed
+ * run left current.
  */
 export type PaymentWorkflowInput = (
-  | {
-      mode: 'create';
-      payment: PaymentSnapshot;
-      /**
-       * Set when a long wait continued as new to keep the history short: the payment is already
-       * recorded and initiated, and polling resumes at `pollDelayMs`.
-       */
-      resumed?: { pollDelayMs: number };
-    }
+  | { mode: 'create'; payment: PaymentSnapshot }
+  | { mode: 'continued'; payment: PaymentSnapshot; pollDelayMs: number }
   | { mode: 'reopen'; paymentId: string }
 ) & {
   /** How long after a payment failed by expiry or provider error a late success still completes it (docs/payments.md#states), in seconds. */
