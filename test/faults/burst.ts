@@ -1,5 +1,5 @@
 /**
- * The fault suite's workload and its books (issue 15 item 9): a burst of mixed merchant work sent
+ * The fault suite's workload and its books: a burst of mixed merchant work sent
  * by clients that behave as a careful merchant's do, and the checks that, once everything has
  * settled, every payment is in the state its sandbox scenario implies, nothing was paid or refunded
  * twice, and every subscribed event reached the merchant's endpoint with a stable id.
@@ -344,7 +344,7 @@ export async function expectOnePaymentPerKey(db: Db, merchantId: string, orders:
   }
 }
 
-/** What the merchant's endpoint received, de-duplicated on `webhook-id` as interface.md asks. */
+/** What the merchant's endpoint received, de-duplicated on `webhook-id` as docs/webhooks.md#signatures asks. */
 export interface Deliveries {
   requests: number;
   distinct: Set<string>;

@@ -26,8 +26,13 @@ const UPWARD: Fixture[] = [
   { at: 'src/workflows/layer-fixture.ts', code: "import type { Activities } from '../activities';\nexport type A = Activities;\n" },
   { at: 'src/providers/momo/layer-fixture.ts', code: "import { createDb } from '../../db/knex';\nexport const f = createDb;\n" },
   { at: 'src/api/routes/layer-fixture.ts', code: "import { createDb } from '../../db/knex';\nexport const f = createDb;\n" },
-  { at: 'src/api/routes/layer-fixture.ts', code: "import type { EventRecord } from '../../db/payments';\nexport type E = EventRecord;\n" },
-  { at: 'src/api/views/layer-fixture.ts', code: "import { getPayment } from '../../services/payment-service';\nexport const f = getPayment;\n" },
+  { at: 'src/api/routes/layer-fixture.ts', code: "import type { EventRecord } from '../../db/events';\nexport type E = EventRecord;\n" },
+  { at: 'src/views/layer-fixture.ts', code: "import { getPayment } from '../services/payment-service';\nexport const f = getPayment;\n" },
+  { at: 'src/views/layer-fixture.ts', code: "import { createApp } from '../api/app';\nexport const f = createApp;\n" },
+  { at: 'src/views/layer-fixture.ts', code: "import type { EventRecord } from '../db/events';\nexport type E = EventRecord;\n" },
+  { at: 'src/views/layer-fixture.ts', code: "import { createPaymentActivities } from '../activities/payment-activities';\nexport const f = createPaymentActivities;\n" },
+  { at: 'src/db/layer-fixture.ts', code: "import { toGenericPaymentView } from '../views/payment';\nexport const f = toGenericPaymentView;\n" },
+  { at: 'src/domain/layer-fixture.ts', code: "import type { GenericPaymentView } from '../views/payment';\nexport type V = GenericPaymentView;\n" },
 ];
 
 const DOWNWARD: Fixture[] = [
@@ -37,6 +42,11 @@ const DOWNWARD: Fixture[] = [
   { at: 'src/workflows/layer-fixture.ts', code: "import { paymentWorkflowId } from './messages';\nexport const f = paymentWorkflowId;\n" },
   { at: 'src/activities/layer-fixture.ts', code: "import { paymentWorkflowId } from '../workflows/messages';\nexport const f = paymentWorkflowId;\n" },
   { at: 'src/domain/layer-fixture.ts', code: "import { CURRENCY_EXPONENTS } from './money';\nexport const f = CURRENCY_EXPONENTS;\n" },
+  { at: 'src/services/layer-fixture.ts', code: "import { toGenericPaymentView } from '../views/payment';\nexport const f = toGenericPaymentView;\n" },
+  { at: 'src/activities/layer-fixture.ts', code: "import { toGenericPaymentView } from '../views/payment';\nexport const f = toGenericPaymentView;\n" },
+  { at: 'src/api/routes/layer-fixture.ts', code: "import { toGenericPaymentView } from '../../views/payment';\nexport const f = toGenericPaymentView;\n" },
+  { at: 'src/views/layer-fixture.ts', code: "import { toRefundView } from './refund';\nexport const f = toRefundView;\n" },
+  { at: 'src/views/layer-fixture.ts', code: "import { CURRENCY_EXPONENTS } from '../domain/money';\nexport const f = CURRENCY_EXPONENTS;\n" },
 ];
 
 /** The boundaries messages eslint reports for `fixture`, linted as if it were the file at `fixture.at`. */
