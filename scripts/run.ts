@@ -1,6 +1,6 @@
 /**
  * `npm start`: the whole service on this machine, with nothing pre-installed.
- * Obtains the Temporal CLI (runtime.md), starts the dev server with its Web UI and search attributes,
+ * Obtains the Temporal CLI (./lib/temporal-cli.ts), starts the dev server with its Web UI and search attributes,
  * PostgreSQL (embedded unless DATABASE_URL), runs the migrations, builds the merchant dashboard
  * (web/, when its build is missing or stale), then the worker and the API as separate processes.
  * Ctrl-C stops everything it started; so does the death of any of them (docs/operations.md#supervision), and

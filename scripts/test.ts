@@ -1,7 +1,7 @@
 /**
  * `npm test`: type check, lint, then every mocha test against real parts, all started here on free
  * ports and stopped at the end: an embedded PostgreSQL (or DATABASE_URL), a Temporal dev server in
- * memory, and the Java time-skipping test server for workflow timers (runtime.md).
+ * memory, and the Java time-skipping test server for workflow timers.
  * Prints a closing line `tests: N passed, M failed` and exits non-zero on any failure.
  * Arguments are test file globs (default: everything under test/).
  */

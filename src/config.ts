@@ -1,6 +1,6 @@
 /**
  * Every setting of the service, read from the environment and validated with zod at start.
- * This module is the only reader of `process.env` in `src/` (style guide). A bad setting stops the
+ * This module is the only reader of `process.env` in `src/`, so every setting is validated in one place. A bad setting stops the
  * process with a message naming it (`loadConfig` throws {@link ConfigError}).
  */
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Build of the merchant dashboard (D60): served by the API at `/dashboard`, so every asset URL
+ * Build of the merchant dashboard: served by the API at `/dashboard`, so every asset URL
  * starts there. `npm start` runs `vite build` when `dist/` is missing or older than `src/`.
  */
 import { defineConfig } from 'vite';

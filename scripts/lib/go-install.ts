@@ -1,5 +1,5 @@
 /**
- * Builds Go programs from the Go module proxy into the user cache (runtime.md): `go install pkg@version`
+ * Builds Go programs from the Go module proxy into the user cache: `go install pkg@version`
  * with `GOBIN` pointing into a staging folder that is renamed into place only once every binary was
  * built, so an interrupted build never leaves a half-filled cache folder, and two runs building at
  * once both end with a complete one. Progress is printed every few seconds, as a first build

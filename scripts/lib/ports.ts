@@ -1,4 +1,4 @@
-/** Free TCP ports on loopback, so two runs never collide (runtime.md). */
+/** Free TCP ports on loopback, so two runs never collide. */
 import net from 'node:net';
 
 /** A port that was free a moment ago (the OS picks it). */

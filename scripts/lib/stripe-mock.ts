@@ -1,7 +1,7 @@
 /**
  * Finds or builds stripe-mock, Stripe's own mock of its API (it validates every request against
  * Stripe's OpenAPI spec and answers fixtures), and starts it on a free port for the tests of the
- * `card_gateway` adapter (issue 14). Obtained as the Temporal CLI is (./temporal-cli.ts):
+ * `card_gateway` adapter (docs/providers.md#tests). Obtained as the Temporal CLI is (./temporal-cli.ts):
  * STRIPE_MOCK_PATH, else the user cache, else `go install github.com/stripe/stripe-mock@v0.203.0`
  * into the cache with visible progress. A `stripe-mock` on PATH is not used: its version, and so
  * the API spec it checks requests against, would not be the pinned one.
@@ -13,7 +13,7 @@ import { waitForPort } from './ports';
 import { cacheDir } from './temporal-cli';
 import { stopChild } from './temporal-dev-server';
 
-/** Pinned on purpose (issue 14): the spec and fixtures are compiled into the binary. */
+/** Pinned on purpose (docs/providers.md#tests): the spec and fixtures are compiled into the binary. */
 export const STRIPE_MOCK_VERSION = 'v0.203.0';
 
 /** The environment variable naming a stripe-mock binary to use instead of the cached build. */

@@ -1,5 +1,5 @@
 /**
- * Finds or builds the Temporal CLI (runtime.md): TEMPORAL_CLI_PATH, then `temporal` on PATH, then the
+ * Finds or builds the Temporal CLI: TEMPORAL_CLI_PATH, then `temporal` on PATH, then the
  * user cache, then `go install …@v1.5.1` into the cache with visible progress.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-/** Pinned on purpose: the newest tag buildable with `go install pkg@version` (runtime.md). */
+/** Pinned on purpose: the newest tag buildable with `go install pkg@version` (later tags cannot be built that way). */
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 
 /** The cache folder shared by runs and CI on one machine. */

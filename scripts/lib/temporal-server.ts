@@ -19,7 +19,7 @@ import { freePort, waitForPort } from './ports';
 import { cacheDir } from './temporal-cli';
 import { stopChild } from './temporal-dev-server';
 
-/** The server and SQL tool tag (runtime.md: its `go.mod` has no `replace` directive, so `go install` builds it). */
+/** The server and SQL tool tag (its `go.mod` has no `replace` directive, so `go install` builds it; docs/operations.md#cluster). */
 export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
 /** The UI server tag: the UI that the CLI v1.5.1 (server 1.29.1) embeds in its dev server. */
 export const TEMPORAL_UI_SERVER_VERSION = 'v2.42.1';

@@ -1,7 +1,7 @@
 /** Building event rows (docs/payments.md#events) for the activities and the services that write events. */
 import type { EventInput } from '../db/payments';
 import type { PaymentSnapshot } from '../domain/payment';
-import { toGenericPaymentView } from '../api/views/payment';
+import { toGenericPaymentView } from '../views/payment';
 import { deriveId } from '../lib/ids';
 
 /**

@@ -7,7 +7,7 @@ import type { Config } from '../config';
 import { findDeveloperById } from '../db/developers';
 import type { Db } from '../db/knex';
 import { findLiveAccessRequest, recordApproval, recordReviewState, type ReviewWrite } from '../db/live-access-requests';
-import type { ActivityAction, ActivityEntry, Actor } from '../domain/activity-log';
+import type { AuditAction, AuditEntry, Actor } from '../domain/audit-log';
 import { ID_PREFIXES } from '../domain/ids';
 import { LIVE_ACCESS_ENVIRONMENT } from '../domain/live-access';
 import { deriveId } from '../lib/ids';
@@ -30,9 +30,9 @@ export interface LiveAccessActivityDeps {
 const MESSAGE_PREFIX = 'msg_';
 
 /** The audit entry of a review step, scoped to the merchant's live environment (docs/live-access.md). */
-function entry(requestId: string, merchantId: string, step: string, at: string, actor: Actor, action: ActivityAction, target = requestId): ActivityEntry {
+function entry(requestId: string, merchantId: string, step: string, at: string, actor: Actor, action: AuditAction, target = requestId): AuditEntry {
   return {
-    id: deriveId(ID_PREFIXES.activity, `${liveAccessWorkflowId(requestId)}:${step}:${action}`),
+    id: deriveId(ID_PREFIXES.auditEntry, `${liveAccessWorkflowId(requestId)}:${step}:${action}`),
     merchantId,
     environment: LIVE_ACCESS_ENVIRONMENT,
     actor,

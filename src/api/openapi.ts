@@ -15,17 +15,17 @@ import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import type { ErrorCode } from '../domain/errors';
 import { z } from '../lib/zod';
 import { sandboxCallbackBody as callbackBody } from '../domain/sandbox';
-import { activityQuery, analyticsQuery, environmentOnlyQuery, profileBody, rollKeyBody, transactionsQuery } from './schemas/developer';
+import { auditLogQuery, analyticsQuery, environmentOnlyQuery, profileBody, rollKeyBody, transactionsQuery } from './schemas/developer';
 import { loginBody, registerBody } from './schemas/auth';
 import { cancelBody, genericCreateBody, listPaymentsQuery, merchantCreateBody, refundBody } from './schemas/payments';
-import * as out from './views';
+import * as out from '../views';
 import * as example from './schemas/examples';
 import { codesFor, errorDescription, errorExamples, statusesOfCodes, type CodeDoc } from './schemas/error-docs';
 import { registerWebhookEvents } from './schemas/webhook-events';
 import { listEventsQuery } from './routes/events';
 import { eventStreamQuery } from './routes/event-stream';
 import { cardConfirmBody, simulateBody } from './routes/sandbox';
-import { paymentDetail } from './views/payment-detail';
+import { paymentDetail } from '../views/payment-detail';
 import { MAX_JSON_DEPTH } from './middleware/json-body';
 import { apiRouter } from './router';
 import { kycUploadFields, businessUploadFields } from './schemas/documents';
@@ -352,7 +352,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     query: analyticsQuery,
     success: { status: 200, description: 'Volumes, counts, success rate, daily series', schema: out.envelope(out.analytics), example: ok('Analytics retrieved', example.analytics) },
   },
-  { method: 'get', path: '/v1/developer/activity', tag: 'Dashboard', summary: 'Audit log', description: `Every change made to your account through the API or by a reviewer, newest first. ${DASHBOARD_CREDENTIALS}`, security: DEVELOPER, query: activityQuery, success: { status: 200, description: 'A page of entries, newest first', schema: out.envelope(z.object({ activity: z.array(out.activityEntry), pagination: out.pagination })), example: ok('Activity retrieved', { activity: [example.activityEntry], pagination: { page: 1, limit: 10, total: 1, total_pages: 1 } }) } },
+  { method: 'get', path: '/v1/developer/activity', tag: 'Dashboard', summary: 'Audit log', description: `Every change made to your account through the API or by a reviewer, newest first. ${DASHBOARD_CREDENTIALS}`, security: DEVELOPER, query: auditLogQuery, success: { status: 200, description: 'A page of entries, newest first', schema: out.envelope(z.object({ activity: z.array(out.auditLogEntry), pagination: out.pagination })), example: ok('Activity retrieved', { activity: [example.auditLogEntry], pagination: { page: 1, limit: 10, total: 1, total_pages: 1 } }) } },
   {
     method: 'get',
     path: '/v1/developer/payments/{id}',

@@ -173,7 +173,7 @@ interface ListenOptions extends ApiOptions {
   forwardTo: URL;
 }
 
-/** The delivery payload the stream sends as each message's data (interface.md, Webhook delivery payload). */
+/** The delivery payload the stream sends as each message's data (`{id, event, created_at, data}`, docs/webhooks.md#signatures). */
 interface StreamedPayload {
   id: string;
   event: string;

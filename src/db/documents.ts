@@ -3,10 +3,10 @@
  * keeps one current document per kind; a replaced one stays as a row marked superseded, whose file
  * is removed (docs/limits.md#uploads).
  */
-import type { ActivityEntry } from '../domain/activity-log';
+import type { AuditEntry } from '../domain/audit-log';
 import type { AcceptedContentType, DocumentCategory, DocumentRecord, DocumentSide, DocumentType } from '../domain/documents';
 import type { Environment } from '../domain/environment';
-import { insertActivityEntries } from './activity-log';
+import { insertAuditEntries } from './audit-log';
 import { iso, isoOrNull, type Db } from './knex';
 
 interface DocumentRow {
@@ -65,7 +65,7 @@ export interface DocumentScope {
 export async function insertDocument(
   db: Db,
   document: DocumentRecord,
-  activity: ActivityEntry,
+  activity: AuditEntry,
   choose: (current: DocumentRecord[]) => string | null = () => null,
 ): Promise<DocumentRecord | null> {
   return db.transaction(async (trx) => {
@@ -93,7 +93,7 @@ export async function insertDocument(
       storage_key: document.storageKey,
       uploaded_at: new Date(document.uploadedAt),
     });
-    await insertActivityEntries(trx, [activity]);
+    await insertAuditEntries(trx, [activity]);
     return superseded && { ...superseded, supersededAt: document.uploadedAt, supersededBy: document.id };
   });
 }

@@ -11,8 +11,7 @@
  * would be ordered as text, `"10000"` before `"9999"`, once transaction ids gain a digit.
  */
 import type { Db } from './knex';
-import { toEventRecord, type EventRow, type Scope } from './events';
-import type { EventRecord } from './payments';
+import { toEventRecord, type EventRecord, type EventRow, type Scope } from './events';
 
 /** A position in a scope's stream: after the event `id` written by transaction `txid` (a decimal xid8). */
 export interface StreamCursor {

@@ -1,7 +1,14 @@
 /** Repository of events (docs/payments.md#events) as the developer API lists them: newest first, stable under inserts. */
 import type { Environment } from '../domain/environment';
 import { iso, type Db } from './knex';
-import type { EventRecord } from './payments';
+
+/** A stored event as the API shows it (docs/payments.md#events). */
+export interface EventRecord {
+  id: string;
+  event: string;
+  created_at: string;
+  data: unknown;
+}
 
 /** An `events` row. */
 export interface EventRow {

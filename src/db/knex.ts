@@ -1,5 +1,5 @@
 /**
- * The knex instance and migrations. Only `src/db` imports knex (style guide, rule 9).
+ * The knex instance and migrations. Only `src/db` imports knex (docs/architecture.md#layers).
  * PostgreSQL `bigint` (money in minor units) is read back as a JS number: every amount is at most
  * 10^12 (docs/limits.md#amounts), well inside Number.MAX_SAFE_INTEGER, and a larger value is refused loudly.
  */

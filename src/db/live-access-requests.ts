@@ -4,10 +4,10 @@
  * status; its activities write here idempotently, each change with its audit entries (docs/live-access.md#audit-log).
  */
 import type { Knex } from 'knex';
-import type { ActivityEntry } from '../domain/activity-log';
+import type { AuditEntry } from '../domain/audit-log';
 import type { BusinessType, LiveAccessRequestStatus, ReviewState } from '../domain/live-access';
 import { APPROVAL_PLAN } from '../domain/live-access';
-import { insertActivityEntries } from './activity-log';
+import { insertAuditEntries } from './audit-log';
 import { iso, isoOrNull, type Db } from './knex';
 
 /** A request as stored; timestamps ISO 8601 UTC, `expectedMonthlyVolume` as the developer declared it. */
@@ -42,7 +42,7 @@ export interface ConversationMessage {
   createdAt: string;
 }
 
-/** What the developer states in a request (interface.md, Live access request). */
+/** What the developer states in a request (docs/live-access.md#review). */
 export type RequestFields = Pick<
   LiveAccessRequestRecord,
   'id' | 'merchantId' | 'developerId' | 'businessName' | 'businessType' | 'businessWebsite' | 'expectedMonthlyVolume' | 'useCase'
@@ -117,7 +117,7 @@ function fromRow(row: RequestRow): LiveAccessRequestRecord {
 export async function insertLiveAccessRequest(
   db: Db,
   request: LiveAccessRequestRecord,
-  activity: ActivityEntry,
+  activity: AuditEntry,
   startReview: () => Promise<void>,
 ): Promise<void> {
   await db.transaction(async (trx) => {
@@ -135,7 +135,7 @@ export async function insertLiveAccessRequest(
       under_review_since: new Date(request.underReviewSince),
       updated_at: new Date(request.updatedAt),
     });
-    await insertActivityEntries(trx, [activity]);
+    await insertAuditEntries(trx, [activity]);
     await startReview();
   });
 }
@@ -181,7 +181,7 @@ export interface ReviewWrite {
   /** ISO 8601 UTC time of the step (the workflow's clock). */
   at: string;
   message?: ConversationMessage;
-  activities: ActivityEntry[];
+  activities: AuditEntry[];
 }
 
 async function writeReview(trx: Knex.Transaction, write: ReviewWrite, extra: Record<string, unknown> = {}): Promise<void> {
@@ -214,7 +214,7 @@ async function writeReview(trx: Knex.Transaction, write: ReviewWrite, extra: Rec
       .onConflict('id')
       .ignore();
   }
-  await insertActivityEntries(trx, write.activities);
+  await insertAuditEntries(trx, write.activities);
 }
 
 /**
@@ -245,7 +245,7 @@ export async function recordApproval(
   write: ReviewWrite,
   merchantId: string,
   key: NewLiveKey,
-  planChanged: ActivityEntry,
+  planChanged: AuditEntry,
 ): Promise<{ keyId: string; last4: string; plan: string }> {
   return db.transaction(async (trx) => {
     const inserted = await trx('api_keys')
@@ -289,14 +289,14 @@ export interface PendingReveal {
 export async function takeLiveKeyReveal(
   db: Db,
   merchantId: string,
-  auditEntry: (reveal: PendingReveal) => ActivityEntry,
+  auditEntry: (reveal: PendingReveal) => AuditEntry,
 ): Promise<PendingReveal | undefined> {
   return db.transaction(async (trx) => {
     const [row] = await trx('live_key_reveals').where({ merchant_id: merchantId }).orderBy('created_at').limit(1).forUpdate().skipLocked().select('*');
     if (!row) return undefined;
     await trx('live_key_reveals').where({ key_id: row.key_id }).delete();
     const reveal: PendingReveal = { keyId: row.key_id, requestId: row.request_id, sealedSecret: row.sealed_secret, createdAt: iso(row.created_at) };
-    await insertActivityEntries(trx, [auditEntry(reveal)]);
+    await insertAuditEntries(trx, [auditEntry(reveal)]);
     return reveal;
   });
 }

@@ -1,7 +1,7 @@
 /** Plan and custom limits of a merchant (docs/limits.md#rate-limits), changed by operators with the admin command (docs/live-access.md#admin-command). */
-import type { ActivityEntry } from '../domain/activity-log';
+import type { AuditEntry } from '../domain/audit-log';
 import type { CustomLimits, Plan } from '../domain/plans';
-import { insertActivityEntries } from './activity-log';
+import { insertAuditEntries } from './audit-log';
 import type { Db } from './knex';
 
 /** What the admin command shows of a merchant. */
@@ -34,19 +34,19 @@ export async function findMerchantSettings(db: Db, merchantId: string): Promise<
 }
 
 /** Sets the plan and writes the audit entry, in one transaction. */
-export async function updateMerchantPlan(db: Db, merchantId: string, plan: Plan, activity: ActivityEntry): Promise<void> {
+export async function updateMerchantPlan(db: Db, merchantId: string, plan: Plan, activity: AuditEntry): Promise<void> {
   await db.transaction(async (trx) => {
     await trx('developers').where({ merchant_id: merchantId }).update({ plan, updated_at: new Date(activity.createdAt) });
-    await insertActivityEntries(trx, [activity]);
+    await insertAuditEntries(trx, [activity]);
   });
 }
 
 /** Stores custom limits (already checked) and writes the audit entry, in one transaction. */
-export async function updateMerchantLimits(db: Db, merchantId: string, limits: CustomLimits, activity: ActivityEntry): Promise<void> {
+export async function updateMerchantLimits(db: Db, merchantId: string, limits: CustomLimits, activity: AuditEntry): Promise<void> {
   await db.transaction(async (trx) => {
     await trx('developers')
       .where({ merchant_id: merchantId })
       .update({ custom_limit_per_minute: limits.perMinute, custom_limit_per_hour: limits.perHour, updated_at: new Date(activity.createdAt) });
-    await insertActivityEntries(trx, [activity]);
+    await insertAuditEntries(trx, [activity]);
   });
 }

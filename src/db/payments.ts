@@ -6,9 +6,10 @@ import { PROVIDER_KINDS } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { FailureCode, PaymentSnapshot, PaymentStatus } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
-import type { ActivityEntry } from '../domain/activity-log';
-import { activityRow } from './activity-log';
+import type { AuditEntry } from '../domain/audit-log';
+import { auditRow } from './audit-log';
 import { iso, storableJson, type Db } from './knex';
+import type { EventRecord } from './events';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 
 /** An event to write once (docs/payments.md#events): `id` is derived from the workflow and step. */
@@ -204,11 +205,11 @@ function subscribersColumn(db: Db, event: EventInput) {
  * audit entry (docs/live-access.md#audit-log) when given. One statement: its CTEs commit together or not at all.
  * @returns whether this call inserted the payment, and the event's subscribers
  */
-export async function insertPaymentWithCreatedEvent(db: Db, payment: PaymentSnapshot, event: EventInput, activity?: ActivityEntry): Promise<PaymentWrite> {
+export async function insertPaymentWithCreatedEvent(db: Db, payment: PaymentSnapshot, event: EventInput, activity?: AuditEntry): Promise<PaymentWrite> {
   let statement = db
     .with('p', db('payments').insert(toRow(payment)).onConflict('id').ignore().returning('id'))
     .with('e', db('events').insert(eventRow(event)).onConflict('id').ignore());
-  if (activity) statement = statement.with('a', db('activity_log').insert(activityRow(activity)).onConflict('id').ignore());
+  if (activity) statement = statement.with('a', db('activity_log').insert(auditRow(activity)).onConflict('id').ignore());
   const [row] = (await statement.select(db.raw('(select count(*)::int from p) as inserted'), subscribersColumn(db, event))) as {
     inserted: number;
     webhook_ids: string[];
@@ -448,14 +449,6 @@ export function paymentsPageQuery(db: Db, scope: { merchantId: string; environme
   if (filter.createdLte) query.where('created_at', '<=', filter.createdLte);
   if (filter.startingAfter) query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [filter.startingAfter.createdAt, filter.startingAfter.id]);
   return query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(rows);
-}
-
-/** A stored event as the API shows it (docs/payments.md#events). */
-export interface EventRecord {
-  id: string;
-  event: string;
-  created_at: string;
-  data: unknown;
 }
 
 /** Events about one object (a payment), oldest first. */

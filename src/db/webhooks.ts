@@ -18,9 +18,9 @@ import {
   type WebhookRecord,
   type WebhookStatus,
 } from '../domain/webhooks';
-import { toEventRecord, type EventRow, type Scope } from './events';
+import { toEventRecord, type EventRecord, type EventRow, type Scope } from './events';
 import { iso, isoOrNull, type Db } from './knex';
-import { insertEventOnce, type EventInput, type EventRecord } from './payments';
+import { insertEventOnce, type EventInput } from './payments';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 
 interface WebhookRow {

@@ -1,5 +1,5 @@
 /**
- * Documents for review (interface.md, Documents for review; docs/live-access.md#review, docs/live-access.md#documents): categories, document types,
+ * Documents for review (docs/live-access.md#review, docs/live-access.md#documents): categories, document types,
  * accepted file types and size, which documents a live access request still lacks, and the
  * per-merchant rules of docs/limits.md#uploads (one current document per kind, a quota). Pure.
  */
@@ -26,7 +26,7 @@ export type DocumentType = IdentityDocumentType | BusinessDocumentType;
 /** `front` or `back` of a national ID. */
 export type DocumentSide = (typeof DOCUMENT_SIDES)[number];
 
-/** Largest accepted file, in bytes (interface.md: 10 MB, read as 10 MiB = 10,485,760 bytes). */
+/** Largest accepted file, in bytes (docs/live-access.md#documents: "10 MB", read as 10 MiB = 10,485,760 bytes). */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 
 /** Content types accepted, as detected from the bytes (docs/live-access.md#documents: PDF, JPEG, PNG). */

@@ -17,7 +17,7 @@ export const ID_PREFIXES = {
   delivery: 'dlv_',
   document: 'doc_',
   liveAccessRequest: 'req_',
-  activity: 'act_',
+  auditEntry: 'act_',
 } as const;
 
 /** Length of the random part of ids (docs/payments.md#payment-record: 24). */

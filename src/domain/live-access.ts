@@ -1,5 +1,5 @@
 /**
- * The live access request (interface.md, Live access request; docs/live-access.md#review): its statuses, the review's state
+ * The live access request (docs/live-access.md#review): its statuses, the review's state
  * machine. Pure, so `liveAccessReviewWorkflow` runs it and tests check it alone.
  *
  * | from | message | to |
@@ -22,7 +22,7 @@ export const OPEN_REQUEST_STATUSES: readonly LiveAccessRequestStatus[] = ['under
 /** Top-level `status` of `GET /developer/live-access/status` (docs/live-access.md#review). */
 export type LiveAccessStatus = 'none' | 'pending' | 'approved' | 'rejected';
 
-/** `business_type` values (interface.md). */
+/** `business_type` values a live access request may state. */
 export const BUSINESS_TYPES = ['e_commerce', 'saas', 'marketplace', 'fintech', 'education', 'healthcare', 'other'] as const;
 /** One business type. */
 export type BusinessType = (typeof BUSINESS_TYPES)[number];

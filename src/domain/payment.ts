@@ -1,13 +1,13 @@
 /**
  * The payment (docs/payments.md#payment-record) as the workflow holds it and the read model stores it, its state
  * machine (docs/payments.md#states) and the poll schedule (docs/payments.md#workflow). Pure code, shared by the API,
- * activities and the payment workflow; the API's forms of a payment are in src/api/views/payment.ts.
+ * activities and the payment workflow; the API's forms of a payment are in src/views/payment.ts.
  */
 import type { MethodKind, PaymentMethod, ProviderCode } from './catalogue';
 import type { Environment } from './environment';
 import type { Currency } from './money';
 
-/** Payment statuses (interface.md, States and transitions). */
+/** Payment statuses (docs/payments.md#states). */
 export const PAYMENT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled', 'refunded'] as const;
 /** One payment status. */
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
@@ -203,7 +203,7 @@ export function withStatusChange<P extends StatusFields>(payment: P, change: Sta
 /** What the provider is asked when a payment is initiated (docs/providers.md#adapters), in minor units. */
 export interface InitiationRequest {
   paymentId: string;
-  /** Derived from the payment id, so a retried initiation never charges twice (style rule 2). */
+  /** Derived from the payment id, so a retried initiation never charges twice (docs/providers.md#adapters). */
   idempotencyKey: string;
   amount: number;
   currency: PaymentSnapshot['currency'];

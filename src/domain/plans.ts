@@ -1,5 +1,5 @@
 /**
- * Plans and custom limits (interface.md, Limits; docs/limits.md#rate-limits). A merchant is on `sandbox` until live access is
+ * Plans and custom limits (docs/limits.md#rate-limits). A merchant is on `sandbox` until live access is
  * approved (docs/live-access.md#review assigns `starter`); operators move it with the admin command (docs/live-access.md#admin-command). Custom limits are
  * stored for the `enterprise` plan only. Pure.
  */

@@ -28,7 +28,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /** At most this many webhooks per merchant and environment (docs/webhooks.md#endpoints: 16; the 17th is 409). */
 export const MAX_WEBHOOKS_PER_SCOPE = 16;
 
-/** Attempts of one delivery (interface.md, Limits; docs/webhooks.md#retries: 5). */
+/** Attempts of one delivery (docs/webhooks.md#retries: 5). */
 export const MAX_DELIVERY_ATTEMPTS = 5;
 
 const MINUTE_MS = 60_000;

@@ -22,7 +22,7 @@ import {
 import { signatureHeaders } from './webhook-signature';
 import { resolveWebhookTarget, systemResolver, WebhookTargetError, type HostResolver } from './webhook-target';
 
-/** The delivery payload (interface.md, Webhook delivery payload): `id` is the event id, stable across attempts. */
+/** The delivery payload (docs/webhooks.md#signatures): `id` is the event id, stable across attempts. */
 export interface WebhookPayload {
   id: string;
   event: string;

@@ -1,7 +1,7 @@
 /** The audit log (docs/live-access.md#audit-log) of changes a developer's session or a secret key made through the API. */
-import { insertActivityEntries } from '../db/activity-log';
+import { insertAuditEntries } from '../db/audit-log';
 import type { Db } from '../db/knex';
-import type { ActivityAction } from '../domain/activity-log';
+import type { AuditAction } from '../domain/audit-log';
 import type { Principal } from '../domain/principal';
 import { auditEntry } from '../lib/audit';
 
@@ -11,7 +11,7 @@ import { auditEntry } from '../lib/audit';
  * succeeded.
  * @param ip the caller's address (`ctx.ip`)
  */
-export async function audit(db: Db, principal: Principal, action: ActivityAction, target: string, ip: string | null): Promise<void> {
+export async function audit(db: Db, principal: Principal, action: AuditAction, target: string, ip: string | null): Promise<void> {
   const actor = principal.via === 'key' ? { type: 'api_key' as const, id: principal.keyId as string } : { type: 'developer' as const, id: principal.developerId };
-  await insertActivityEntries(db, [auditEntry({ merchantId: principal.merchantId, environment: principal.environment, actor, action, target, ip })]);
+  await insertAuditEntries(db, [auditEntry({ merchantId: principal.merchantId, environment: principal.environment, actor, action, target, ip })]);
 }

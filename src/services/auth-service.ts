@@ -3,7 +3,7 @@
  * (docs/api.md#secret-keys) and session tokens; and what a presented credential stands for
  * (docs/api.md#credentials), for authentication and the rate limits.
  */
-import { developerView, type DeveloperView } from '../api/views/developer';
+import { developerView, type DeveloperView } from '../views/developer';
 import type { Config } from '../config';
 import {
   findDeveloperByEmail,

@@ -1,11 +1,11 @@
 /**
  * The dashboard's account pages (docs/api.md#profile, docs/api.md#secret-keys, docs/limits.md#lists,
- * docs/live-access.md#audit-log): profile, transactions, analytics, activity and secret keys of the
+ * docs/live-access.md#audit-log): profile, transactions, analytics, the audit log and secret keys of the
  * caller's merchant and environment. Changes are written to the audit log once they succeeded.
  */
-import { toActivityView, type ActivityView } from '../api/views/activity';
-import { keyView, profileView, type KeySummaryView, type ProfileView } from '../api/views/developer';
-import { countActivityEntries, listActivityEntries } from '../db/activity-log';
+import { toAuditLogEntryView, type AuditLogEntryView } from '../views/audit-log';
+import { keyView, profileView, type KeySummaryView, type ProfileView } from '../views/developer';
+import { countAuditEntries, listAuditEntries } from '../db/audit-log';
 import { findDeveloperById, listKeys, rollKeys, updateDeveloperProfile, type KeyRow, type ProfileChanges } from '../db/developers';
 import type { Db } from '../db/knex';
 import { computeAnalytics, findTransaction, listTransactions, type Analytics, type TransactionFilter, type TransactionView } from '../db/transactions';
@@ -97,9 +97,9 @@ export async function getAnalytics(deps: DeveloperServiceDeps, owner: Principal,
  * One page of the caller's audit log, newest first (docs/live-access.md#audit-log).
  * @returns the entries as the API shows them and the total number of entries
  */
-export async function listActivityPage(deps: DeveloperServiceDeps, owner: Principal, page: { page: number; limit: number }): Promise<{ activity: ActivityView[]; total: number }> {
-  const [entries, total] = await Promise.all([listActivityEntries(deps.db, owner, page), countActivityEntries(deps.db, owner)]);
-  return { activity: entries.map(toActivityView), total };
+export async function listAuditLogPage(deps: DeveloperServiceDeps, owner: Principal, page: { page: number; limit: number }): Promise<{ activity: AuditLogEntryView[]; total: number }> {
+  const [entries, total] = await Promise.all([listAuditEntries(deps.db, owner, page), countAuditEntries(deps.db, owner)]);
+  return { activity: entries.map(toAuditLogEntryView), total };
 }
 
 /** Every secret key of the caller's merchant, both environments, newest first, masked, with its status now (docs/api.md#secret-keys). */

@@ -1,5 +1,5 @@
 /** The caller's events (docs/payments.md#events), newest first, as `GET /v1/developer/events` lists them. */
-import { toEventView, type EventView } from '../api/views/event';
+import { toEventView, type EventView } from '../views/event';
 import { findEvent, listEvents } from '../db/events';
 import type { Db } from '../db/knex';
 import { DomainError } from '../domain/errors';

@@ -4,7 +4,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
-import { insertActivityEntries } from '../db/activity-log';
+import { insertAuditEntries } from '../db/audit-log';
 import { findDeveloperById } from '../db/developers';
 import { listDocuments } from '../db/documents';
 import { isUniqueViolation, type Db } from '../db/knex';
@@ -17,13 +17,13 @@ import {
   takeLiveKeyReveal,
   type LiveAccessRequestRecord,
 } from '../db/live-access-requests';
-import type { Actor } from '../domain/activity-log';
+import type { Actor } from '../domain/audit-log';
 import { missingDocuments } from '../domain/documents';
 import { DomainError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
 import { isOpenRequest, LIVE_ACCESS_ENVIRONMENT, type BusinessType } from '../domain/live-access';
-import type { RevealedKeyView } from '../api/views/developer';
-import { toLiveAccessStatusView, type LiveAccessStatusView } from '../api/views/live-access';
+import type { RevealedKeyView } from '../views/developer';
+import { toLiveAccessStatusView, type LiveAccessStatusView } from '../views/live-access';
 import type { Principal } from '../domain/principal';
 import { auditEntry } from '../lib/audit';
 import { newId } from '../lib/ids';
@@ -145,7 +145,7 @@ export async function respondToReviewer(
     .getHandle(liveAccessWorkflowId(latest.id))
     .signal(developerActivitySignal, { kind: 'responded', developerId: owner.developerId, message });
   const audit = auditEntry({ merchantId: owner.merchantId, environment: LIVE_ACCESS_ENVIRONMENT, actor: developerActor(owner), action: 'live_access.responded', target: latest.id, ip });
-  await insertActivityEntries(deps.db, [audit]);
+  await insertAuditEntries(deps.db, [audit]);
 
   const deadline = Date.now() + RESPOND_WAIT_MS;
   let current: LiveAccessRequestRecord | undefined = latest;

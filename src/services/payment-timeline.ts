@@ -19,10 +19,10 @@ import { feeAndNetOf } from '../domain/fees';
 import { isOpen, type PaymentSnapshot } from '../domain/payment';
 import { providerCheckReason, refundChangesOf, statusChangesOf, type WorkflowFact } from '../domain/payment-timeline';
 import type { Principal } from '../domain/principal';
-import { toGenericPaymentView } from '../api/views/payment';
-import type { PaymentDetailView } from '../api/views/payment-detail';
-import { toRefundView } from '../api/views/refund';
-import { toDeliveryView } from '../api/views/webhook';
+import { toGenericPaymentView } from '../views/payment';
+import type { PaymentDetailView } from '../views/payment-detail';
+import { toRefundView } from '../views/refund';
+import { toDeliveryView } from '../views/webhook';
 import { paymentWorkflowId } from '../workflows/messages';
 import { getPayment } from './payment-service';
 
@@ -68,9 +68,9 @@ function factsOf(events: HistoryEvent[], decode: (payload: Payload) => unknown):
   for (const event of events) {
     const started = event.workflowExecutionStartedEventAttributes;
     if (started) {
-      const input = first(started.input) as { mode?: string; payment?: PaymentSnapshot; resumed?: unknown } | undefined;
-      if (input?.mode === 'create' && input.payment && !input.resumed) facts.push({ kind: 'started', mode: 'create', payment: input.payment });
-      else facts.push({ kind: 'started', mode: input?.mode === 'create' ? 'continued' : 'reopen' });
+      const input = first(started.input) as { mode?: string; payment?: PaymentSnapshot } | undefined;
+      if (input?.mode === 'create' && input.payment) facts.push({ kind: 'started', mode: 'create', payment: input.payment });
+      else facts.push({ kind: 'started', mode: input?.mode === 'continued' ? 'continued' : 'reopen' });
     }
     if (event.workflowExecutionSignaledEventAttributes?.signalName === 'providerCallback') facts.push({ kind: 'callback' });
     const update = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name;

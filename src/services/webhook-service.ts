@@ -15,7 +15,7 @@ import {
   type TestDeliveryView,
   type WebhookView,
   type WebhookWithSecretView,
-} from '../api/views/webhook';
+} from '../views/webhook';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import type { EventInput } from '../db/payments';

@@ -6,7 +6,7 @@
  * the recorded histories (docs/workflow-changes.md). Types and constants only: safe inside the
  * workflow sandbox.
  */
-import type { ActivityAction, Actor } from '../domain/activity-log';
+import type { AuditAction, Actor } from '../domain/audit-log';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { LiveAccessMailDetails, ReviewState } from '../domain/live-access';
@@ -15,7 +15,7 @@ import type { RefundAnswerOutcome } from '../domain/payment-steps';
 import type { RefundRecord } from '../domain/refund';
 import type { AttemptOutcome, AttemptRecord, WebhookStatus } from '../domain/webhooks';
 
-/** `ApplicationFailure.type` values activities raise and workflows and the API match (never class names, style rule 6). */
+/** `ApplicationFailure.type` values activities raise and workflows and the API match (never class names, which bundling and minifying may change). */
 export const FAILURE_TYPES = {
   /** No adapter serves the payment, or the provider did not answer for 2 minutes (non-retryable). */
   providerUnavailable: 'ProviderUnavailable',
@@ -172,7 +172,7 @@ export interface ReviewStepRecord {
   at: string;
   step: string;
   /** The audit entry of the step (docs/live-access.md#audit-log), if it makes one. */
-  activity?: { actor: Actor; action: ActivityAction };
+  activity?: { actor: Actor; action: AuditAction };
   /** A message of the conversation the step adds (a reviewer's question or reason, a developer's answer). */
   message?: { authorType: 'reviewer' | 'developer'; author: string; body: string };
 }

@@ -1,5 +1,5 @@
 /**
- * Activity options of the workflows (style rule 5), in one place so every retry is seen bounded
+ * Activity options of the workflows, in one place so every retry is seen bounded
  * (docs/limits.md#retries): each policy ends, by `maximumAttempts` or by a schedule-to-close
  * time-out, and where a step must not be abandoned the bound is long and the worker's metrics
  * (`paycollect_activity_retries`, `paycollect_activity_give_ups`) alert long before it is reached.

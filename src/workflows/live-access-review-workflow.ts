@@ -13,7 +13,7 @@
  * activity contracts are imported; time is the workflow's clock.
  */
 import { ActivityFailure, condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { Actor } from '../domain/activity-log';
+import type { Actor } from '../domain/audit-log';
 import { nextReminderDueMs } from '../domain/business-days';
 import { initialReviewState, isOpenRequest, reviewStep, type LiveAccessMailDetails, type ReviewMessage, type ReviewState } from '../domain/live-access';
 import type { ApprovalRecord, LiveAccessActivities, ReviewStepRecord } from './activity-contracts';

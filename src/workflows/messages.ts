@@ -36,21 +36,17 @@ export function paymentWorkflowId(paymentId: string): string {
 
 /**
  * Input of `paymentWorkflow`. `create`: a new payment, which the workflow records and initiates
- * (the API's `initiatePaymentUpdate` waits for that, docs/payments.md#workflow). `reopen`: a payment whose workflow
- * closed once settled, started again by a cancel, a refund or a provider callback (Update- or
- * Signal-with-Start on the same workflow id, docs/payments.md#workflow); the workflow reads the payment from the read
- * model, which the closed run left current.
+ * (the API's `initiatePaymentUpdate` waits for that, docs/payments.md#workflow). `continued`: the
+ * next run of an open payment whose long wait on the provider continued as new to keep the history
+ * short; the payment is already recorded and initiated, and polling resumes at `pollDelayMs`
+ * (milliseconds). `reopen`: a payment whose workflow closed once settled, started again by a
+ * cancel, a refund or a provider callback (Update- or Signal-with-Start on the same workflow id,
+ * docs/payments.md#workflow); the workflow reads the payment from the read model, which the closed
+ * run left current.
  */
 export type PaymentWorkflowInput = (
-  | {
-      mode: 'create';
-      payment: PaymentSnapshot;
-      /**
-       * Set when a long wait continued as new to keep the history short: the payment is already
-       * recorded and initiated, and polling resumes at `pollDelayMs`.
-       */
-      resumed?: { pollDelayMs: number };
-    }
+  | { mode: 'create'; payment: PaymentSnapshot }
+  | { mode: 'continued'; payment: PaymentSnapshot; pollDelayMs: number }
   | { mode: 'reopen'; paymentId: string }
 ) & {
   /** How long after a payment failed by expiry or provider error a late success still completes it (docs/payments.md#states), in seconds. */
@@ -84,16 +80,17 @@ export const initiatePaymentUpdate = defineUpdate<PaymentSnapshot, []>('initiate
 /** Update id of the create's wait: one per workflow run. */
 export const INITIATE_UPDATE_ID = 'initiate';
 
-/** Body of a cancel (docs/payments.md#cancel-and-refund): an optional reason. */
-export interface CancelRequest {
+/** The argument of {@link cancelPaymentUpdate} (docs/payments.md#cancel-and-refund): an optional reason. */
+export interface CancelUpdateInput {
   reason?: string;
 }
 
 /**
- * Body of a refund (docs/payments.md#cancel-and-refund): the refund id chosen by the API (derived from the idempotency key when
+ * The argument of {@link refundPaymentUpdate} (docs/payments.md#cancel-and-refund; not the provider's
+ * `RefundRequest` of src/providers/provider.ts): the refund id chosen by the API (derived from the idempotency key when
  * there is one, docs/payments.md#idempotency; also the Update id), an amount in minor units (default: the whole rest), a reason.
  */
-export interface RefundRequest {
+export interface RefundUpdateInput {
   refundId: string;
   amount?: number;
   reason?: string;
@@ -104,7 +101,7 @@ export interface RefundRequest {
  * `payment_not_cancellable` when the payment is not open, or when a provider success won the race
  * (the payment ends completed).
  */
-export const cancelPaymentUpdate = defineUpdate<PaymentSnapshot, [CancelRequest]>('cancelPayment');
+export const cancelPaymentUpdate = defineUpdate<PaymentSnapshot, [CancelUpdateInput]>('cancelPayment');
 
 /**
  * Refunds part or all of a completed payment (docs/payments.md#states, docs/payments.md#cancel-and-refund). Fails with type `payment_not_refundable`
@@ -112,4 +109,4 @@ export const cancelPaymentUpdate = defineUpdate<PaymentSnapshot, [CancelRequest]
  * refund: `completed`, `failed` (the provider refused) or `pending` (its answer is unknown yet;
  * the amount stays reserved and the workflow settles it).
  */
-export const refundPaymentUpdate = defineUpdate<RefundRecord, [RefundRequest]>('refundPayment');
+export const refundPaymentUpdate = defineUpdate<RefundRecord, [RefundUpdateInput]>('refundPayment');

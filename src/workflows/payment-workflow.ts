@@ -147,15 +147,15 @@ function notRecordedRefusal(error: ActivityError): ApplicationFailure {
 /** Runs one payment until it is settled (see module comment). */
 export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentSnapshot> {
   const reconciliationWindowMs = input.reconciliationWindowSeconds * 1000;
-  let state: PaymentState | undefined = input.mode === 'create' ? initialPaymentState(input.payment) : undefined;
+  let state: PaymentState | undefined = input.mode === 'reopen' ? undefined : initialPaymentState(input.payment);
   /** The payment as initiation left it: what the create's Update answers (docs/payments.md#workflow). */
-  let initiated: PaymentSnapshot | undefined = input.mode === 'create' && input.resumed ? input.payment : undefined;
+  let initiated: PaymentSnapshot | undefined = input.mode === 'continued' ? input.payment : undefined;
   /**
    * Whether the create's first step (initiation and the write of the answer it brought) has run in
    * this run. Refunds are judged only after it: a first task thrown away may have written
    * `completed` to the read model before this run knows it (docs/payments.md#refunds-happen-once).
    */
-  let firstStepDone = input.mode !== 'create' || input.resumed !== undefined;
+  let firstStepDone = input.mode !== 'create';
   const hints: ProviderHint[] = [];
   /** Refunds whose provider answer is unknown: asked about until final (docs/payments.md#cancel-and-refund). */
   const unknownRefunds = new Set<string>();
@@ -452,7 +452,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       if (longHistory && hints.length === 0 && !busy) {
         // Keep the history short while waiting on the provider; the next run resumes the polling.
         await condition(allHandlersFinished);
-        await continueAsNew<typeof paymentWorkflow>({ ...input, mode: 'create', payment: current().payment, resumed: { pollDelayMs: delayMs ?? nextPollDelayMs(undefined) } });
+        await continueAsNew<typeof paymentWorkflow>({ mode: 'continued', payment: current().payment, pollDelayMs: delayMs ?? nextPollDelayMs(undefined), reconciliationWindowSeconds: input.reconciliationWindowSeconds });
       }
       const hint = hints.shift();
       if (hint) {
@@ -481,7 +481,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     const stored = await records.loadPayment(input.paymentId);
     state = { payment: stored.payment, pendingRefunds: stored.pendingRefunds };
     for (const refund of stored.pendingRefunds) unknownRefunds.add(refund.id);
-  } else if (!input.resumed) {
+  } else if (input.mode === 'create') {
     await initiate();
     if (notRecorded) {
       // Bad data changes nothing (docs/api.md#errors): the create's Update answers 400, and the run ends failed,
@@ -494,7 +494,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   let refundCheckMs = REFUND_CHECK_FIRST_MS;
   for (;;) {
     if (isOpen(current().payment.status)) {
-      await waitForProvider(input.mode === 'create' ? input.resumed?.pollDelayMs : undefined);
+      await waitForProvider(input.mode === 'continued' ? input.pollDelayMs : undefined);
       continue;
     }
     const hint = hints.shift();

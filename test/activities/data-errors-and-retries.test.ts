@@ -1,5 +1,5 @@
 /**
- * Issue 15: data PostgreSQL refuses (SQLSTATE class 22) fails an activity non-retryably as
+ * Data PostgreSQL refuses (docs/api.md#errors, docs/limits.md#retries) (SQLSTATE class 22) fails an activity non-retryably as
  * `DataError`, naming the SQLSTATE and never the data; a payment whose data is refused is not
  * recorded and its provider is not asked; and the worker's activity interceptor counts retries and
  * give-ups (docs/limits.md#retries). Real activities on the real PostgreSQL, run in the SDK's
@@ -53,7 +53,7 @@ class KeepingMeter implements MetricMeter {
   }
 }
 
-describe('activities: data errors and retry metrics (issue 15)', function () {
+describe('activities: data errors and retry metrics (docs/limits.md#retries)', function () {
   this.timeout(30_000);
   let activities: Activities;
 
@@ -131,7 +131,7 @@ describe('activities: data errors and retry metrics (issue 15)', function () {
     expect(giveUpReason(ApplicationFailure.create({ type: 'ProviderUnsupported', message: 'no refunds', nonRetryable: true }), bounded, nowMs)).to.equal(undefined);
     expect(giveUpReason(ApplicationFailure.create({ type: 'ProviderStillWaiting', message: 'poll', category: ApplicationFailureCategory.BENIGN }), bounded, nowMs)).to.equal(undefined);
     expect(giveUpReason(ApplicationFailure.create({ type: 'DataError', message: 'refused', nonRetryable: true }), { ...bounded, attempt: 1 }, nowMs)).to.equal('data_error');
-    // No bound at all (the policies of issue 15 always have one): never a give-up.
+    // No bound at all (the policies of src/workflows/activity-options.ts always have one): never a give-up.
     expect(giveUpReason(new Error('connect ETIMEDOUT'), { attempt: 50, scheduledTimestampMs: nowMs - 86_400_000, scheduleToCloseTimeoutMs: 0, retryPolicy: {} }, nowMs)).to.equal(undefined);
   });
 });

@@ -14,7 +14,7 @@ import { Webhook } from 'standardwebhooks';
 import { createDb } from '../../src/db/knex';
 import { createWebhookActivities } from '../../src/activities/webhook-activities';
 import type { RecordedAttemptResult } from '../../src/workflows/activity-contracts';
-import { toDeliveryView } from '../../src/api/views/webhook';
+import { toDeliveryView } from '../../src/views/webhook';
 import { findWebhookById, listDeliveries, rotateWebhookSecret } from '../../src/db/webhooks';
 import { SECRET_ROTATION_OVERLAP_MS } from '../../src/domain/webhooks';
 import { ID_PREFIXES } from '../../src/domain/ids';

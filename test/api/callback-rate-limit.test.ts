@@ -1,6 +1,6 @@
 /**
- * Provider callbacks are rate limited per provider and client IP (issue 15,
- * docs/limits.md#callback-limits): past PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE in a clock minute,
+ * Provider callbacks are rate limited per provider and client IP
+ * (docs/limits.md#callback-limits): past PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE in a clock minute,
  * 429 `rate_limited` with `Retry-After`, counted before the callback is authenticated; another IP
  * or another provider keeps its own budget. The app trusts no proxy headers, so the client IP is
  * the socket's: the second IP is a real second loopback address (127.0.0.2), and a forged
@@ -32,7 +32,7 @@ function callback(baseUrl: string, provider: string, localAddress: string, heade
   });
 }
 
-describe('provider callbacks: rate limit per provider and IP (issue 15)', function () {
+describe('provider callbacks: rate limit per provider and IP (docs/limits.md#callback-limits)', function () {
   this.timeout(30_000);
   let app: Awaited<ReturnType<typeof startApp>>;
 

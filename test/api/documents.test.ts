@@ -1,13 +1,13 @@
 /**
  * `POST /v1/documents/upload/kyc`, `/upload/business` and `GET /v1/documents` over real HTTP
- * (interface.md, Documents for review; docs/live-access.md#documents). The type comes from the bytes; every bad upload
+ * (docs/live-access.md#documents). The type comes from the bytes; every bad upload
  * answers the envelope and stores nothing (no row, no file).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { listActivityEntries } from '../../src/db/activity-log';
+import { listAuditEntries } from '../../src/db/audit-log';
 import { call, registerDeveloper, type TestDeveloper } from '../helpers/http';
 import { getStack } from '../helpers/stack';
 import { ELF_BYTES, EXE_BYTES, JPEG_BYTES, PDF_BYTES, PNG_BYTES, upload } from '../helpers/uploads';
@@ -57,7 +57,7 @@ describe('documents: uploads and list (docs/live-access.md#documents)', function
     const { config, db } = await getStack();
     const stored = path.join(config.DOCUMENT_STORE_DIR, developer.merchantId, `${document.id}.pdf`);
     expect(fs.readFileSync(stored).equals(PDF_BYTES)).to.equal(true);
-    const entries = await listActivityEntries(db, { merchantId: developer.merchantId, environment: 'live' });
+    const entries = await listAuditEntries(db, { merchantId: developer.merchantId, environment: 'live' });
     const entry = entries.find((e) => e.target === document.id);
     expect(entry).to.deep.include({ action: 'document.uploaded', actor: { type: 'developer', id: entry?.actor.id } });
     expect(entry?.actor.id).to.match(/^dev_/);

@@ -1,6 +1,6 @@
 /**
- * `/v1/developer/live-access/*` over real HTTP with the real worker (interface.md, Live access
- * request; docs/live-access.md#review), and the whole path end to end: upload, request, a reviewer's question
+ * `/v1/developer/live-access/*` over real HTTP with the real worker
+ * (docs/live-access.md#review), and the whole path end to end: upload, request, a reviewer's question
  * and approval through the admin command run as its own process (docs/live-access.md#admin-command), the live key revealed once,
  * and live mode kept apart from sandbox (docs/api.md#merchants-and-environments).
  */
@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createApp } from '../../src/api/app';
 import { runAdmin } from '../../src/cli/admin';
-import { listActivityEntries } from '../../src/db/activity-log';
+import { listAuditEntries } from '../../src/db/audit-log';
 import { insertPaymentWithCreatedEvent } from '../../src/db/payments';
 import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { paymentEvent } from '../../src/activities/events';
@@ -66,7 +66,7 @@ describe('live access: request, status, respond (docs/live-access.md#review)', f
     expect(description.taskQueue).to.equal(config.TEMPORAL_TASK_QUEUE);
     const told = await eventually(async () => mailsAbout(config.MAIL_OUTBOX_DIR, data.live_access_request.id)[0]);
     expect(told.to).to.equal(config.LIVE_ACCESS_REVIEWER_EMAILS.join(', '));
-    const entries = await listActivityEntries(db, { merchantId: developer.merchantId, environment: 'live' });
+    const entries = await listAuditEntries(db, { merchantId: developer.merchantId, environment: 'live' });
     expect(entries.find((e) => e.action === 'live_access.requested')).to.deep.include({ target: data.live_access_request.id });
   });
 
@@ -276,7 +276,7 @@ describe('live access end to end: upload, request, review by the admin command, 
     expect(again.status).to.equal(409);
     expect(again.body.error.code).to.equal('conflict');
     const { db } = await getStack();
-    const actions = (await listActivityEntries(db, { merchantId: developer.merchantId, environment: 'live' })).map((e) => e.action);
+    const actions = (await listAuditEntries(db, { merchantId: developer.merchantId, environment: 'live' })).map((e) => e.action);
     expect(actions).to.include.members(['live_access.requested', 'live_access.info_requested', 'live_access.responded', 'live_access.approved', 'api_key.created', 'api_key.revealed']);
   });
 

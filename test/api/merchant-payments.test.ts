@@ -1,5 +1,5 @@
 /**
- * The merchant-scoped family over real HTTP (interface.md; docs/payments.md#merchant-scoped): X-API-Key, decimal-string
+ * The merchant-scoped family over real HTTP (docs/payments.md#merchant-scoped): X-API-Key, decimal-string
  * amounts, `payment_method_data`, the object without envelope, errors as `{error}`, 401 and 403.
  */
 import { expect } from 'chai';

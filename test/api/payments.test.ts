@@ -1,6 +1,6 @@
 /**
  * The generic payment family over real HTTP against the real app, PostgreSQL, Temporal dev server
- * and worker (interface.md; docs/payments.md#creating-a-payment). Every bad input answers the envelope
+ * and worker (docs/payments.md#creating-a-payment). Every bad input answers the envelope
  * with the right status and code and writes nothing.
  */
 import { expect } from 'chai';

@@ -1,5 +1,5 @@
 /**
- * Cancel and refund Updates have a deadline (issue 15, docs/limits.md#update-deadlines): with no
+ * Cancel and refund Updates have a deadline (docs/limits.md#update-deadlines): with no
  * worker running, `POST …/cancel` and `…/refund` answer 503 `service_unavailable` with
  * `Retry-After` once UPDATE_DEADLINE_MS has passed, instead of hanging. The server may still hold
  * the Update; once a worker runs, a retry with the same `Idempotency-Key` gets the one cancel and
@@ -14,7 +14,7 @@ import { getStack, testConfig } from '../helpers/stack';
 
 const DEADLINE_MS = 3_000;
 
-describe('Update deadline: cancel and refund with no worker running (issue 15)', function () {
+describe('Update deadline: cancel and refund with no worker running (docs/limits.md#update-deadlines)', function () {
   this.timeout(180_000);
   const taskQueue = `payments-deadline-${randomBytes(4).toString('hex')}`;
   const config = testConfig({ TEMPORAL_TASK_QUEUE: taskQueue, UPDATE_DEADLINE_MS: String(DEADLINE_MS), IDEMPOTENCY_LEASE_MS: '500', RATE_LIMIT_MULTIPLIER: '1000' });

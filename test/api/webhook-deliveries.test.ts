@@ -2,7 +2,7 @@
  * End to end (real app, real worker, real dev server, real PostgreSQL): a merchant's receiver on
  * 127.0.0.1 gets `payment.created` and `payment.completed` of a real payment, verifies every
  * delivery with the npm `standardwebhooks` library (unchanged) and with the hex scheme, and
- * de-duplicates on `webhook-id` as interface.md (Events rule 2) asks (docs/webhooks.md#signatures, docs/webhooks.md#retries).
+ * de-duplicates on `webhook-id` as docs/webhooks.md#signatures asks (docs/webhooks.md#retries).
  */
 import { expect } from 'chai';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';

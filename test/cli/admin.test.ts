@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { listActivityEntries } from '../../src/db/activity-log';
+import { listAuditEntries } from '../../src/db/audit-log';
 import { runAdmin } from '../../src/cli/admin';
 import { developerWithOpenRequest, runAdminProcess } from '../helpers/live-access-api';
 import { registerDeveloper } from '../helpers/http';
@@ -97,7 +97,7 @@ describe('admin command (docs/live-access.md#admin-command)', function () {
       expect(again.err).to.match(new RegExp(`^error: request ${requestId} is already rejected by bo at .*; only open requests take decisions\\n$`));
     }
     const { db } = await getStack();
-    const entries = await listActivityEntries(db, { merchantId: developer.merchantId, environment: 'live' });
+    const entries = await listAuditEntries(db, { merchantId: developer.merchantId, environment: 'live' });
     expect(entries.filter((e) => e.action === 'live_access.rejected')).to.have.length(1);
   });
 
@@ -108,7 +108,7 @@ describe('admin command (docs/live-access.md#admin-command)', function () {
     expect(set.out).to.equal(`merchant ${developer.merchantId}: plan growth, live access no, custom limits none\n`);
     const { db } = await getStack();
     expect((await db('developers').where({ merchant_id: developer.merchantId }).first()).plan).to.equal('growth');
-    const entry = (await listActivityEntries(db, { merchantId: developer.merchantId, environment: 'live' }))[0];
+    const entry = (await listAuditEntries(db, { merchantId: developer.merchantId, environment: 'live' }))[0];
     expect(entry).to.deep.include({ action: 'merchant.plan_changed', target: developer.merchantId, actor: { type: 'operator', id: 'ops-carol' } });
 
     const badPlan = await admin('merchant', 'set-plan', developer.merchantId, 'platinum');

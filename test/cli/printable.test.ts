@@ -1,4 +1,4 @@
-/** Stored text printed safely in a reviewer's terminal (src/cli/printable.ts; issue 15, item 8). */
+/** Stored text printed safely in a reviewer's terminal (src/cli/printable.ts; docs/live-access.md#admin-command). */
 import { expect } from 'chai';
 import { printable, printableJson } from '../../src/cli/printable';
 

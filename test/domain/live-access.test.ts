@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { missingDocuments, cleanFileName } from '../../src/domain/documents';
 import { initialReviewState, reviewStep, type ReviewState } from '../../src/domain/live-access';
-import { toLiveAccessStatusView } from '../../src/api/views/live-access';
+import { toLiveAccessStatusView } from '../../src/views/live-access';
 import { checkCustomLimits } from '../../src/domain/plans';
 
 const FILED = '2026-11-20T18:00:00.000Z';

@@ -1,5 +1,5 @@
 /**
- * The fault suite's workload and its books (issue 15 item 9): a burst of mixed merchant work sent
+ * The fault suite's workload and its books: a burst of mixed merchant work sent
  * by clients that behave as a careful merchant's do, and the checks that, once everything has
  * settled, every payment is in the state its sandbox scenario implies, nothing was paid or refunded
  * twice, and every subscribed event reached the merchant's endpoint with a stable id.
@@ -41,7 +41,7 @@ export const FAULT_SETTINGS: Record<string, string> = {
 };
 
 /** The events the merchant's endpoint subscribes to: every payment and refund event. */
-export const SUBSCRIBED_EVENTS = ['payment.created', 'payment.completed', 'payment.failed', 'payment.cancelled', 'refund.completed'] as const;
+export const SUBSCRIBED_EVENTS = ['payment.created', 'payment.completed', 'payment.failed', 'payment.cancelled', 'refund.completed', 'refund.failed'] as const;
 
 /** One kind of order: how the payment is made, what the merchant does next, and what must come of it. */
 interface Kind {
@@ -65,7 +65,7 @@ export const KINDS: readonly Kind[] = [
   { name: 'no answer 0003', method: { suffix: '0003' }, final: { status: 'failed', failureCode: 'expired' }, events: ['payment.created', 'payment.failed'] },
   { name: 'late success 0004', method: { suffix: '0004' }, final: { status: 'completed', reconciled: true }, events: ['payment.created', 'payment.failed', 'payment.completed'] },
   { name: 'duplicate callbacks 0005 + refund', method: { suffix: '0005' }, then: { refund: 300 }, refundFinal: 'completed', final: { status: 'completed' }, events: ['payment.created', 'payment.completed', 'refund.completed'] },
-  { name: 'refunds refused 0006 + refund', method: { suffix: '0006' }, then: { refund: 400 }, refundFinal: 'failed', final: { status: 'completed' }, events: ['payment.created', 'payment.completed'] },
+  { name: 'refunds refused 0006 + refund', method: { suffix: '0006' }, then: { refund: 400 }, refundFinal: 'failed', final: { status: 'completed' }, events: ['payment.created', 'payment.completed', 'refund.failed'] },
   { name: 'refund answer unknown 0007 + refund', method: { suffix: '0007' }, then: { refund: 600 }, refundFinal: 'completed', final: { status: 'completed' }, events: ['payment.created', 'payment.completed', 'refund.completed'] },
   { name: 'initiation time-out 0008', method: { suffix: '0008' }, final: { status: 'completed' }, events: ['payment.created', 'payment.completed'] },
   { name: 'approval 0042 + refund', method: { suffix: '0042' }, then: { refund: 700 }, refundFinal: 'completed', final: { status: 'completed' }, events: ['payment.created', 'payment.completed', 'refund.completed'] },
@@ -344,7 +344,7 @@ export async function expectOnePaymentPerKey(db: Db, merchantId: string, orders:
   }
 }
 
-/** What the merchant's endpoint received, de-duplicated on `webhook-id` as interface.md asks. */
+/** What the merchant's endpoint received, de-duplicated on `webhook-id` as docs/webhooks.md#signatures asks. */
 export interface Deliveries {
   requests: number;
   distinct: Set<string>;

@@ -1,5 +1,5 @@
 /**
- * The fault suite (issue 15 item 9; docs/payments.md#idempotency, docs/payments.md#events): the API (`src/server.ts`) and the worker
+ * The fault suite (docs/payments.md#idempotency, docs/payments.md#events): the API (`src/server.ts`) and the worker
  * (`src/worker.ts`) run as separate processes, as `npm start` runs them, on a task queue of their
  * own; a burst of mixed work (test/faults/burst.ts: 44 payments over eleven sandbox scenarios,
  * cancels of bank transfers and of mobile money, partial refunds, a webhook endpoint subscribed to
@@ -39,7 +39,7 @@ const SETTLE_TIMEOUT_MS = 120_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('fault suite: kill -9 mid-burst of payments, cancels, refunds and webhooks (issue 15, docs/payments.md#idempotency)', function () {
+describe('fault suite: kill -9 mid-burst of payments, cancels, refunds and webhooks (docs/payments.md#idempotency)', function () {
   this.timeout(300_000);
   const taskQueue = `faults-${randomBytes(4).toString('hex')}`;
   let api: ApiProcess;

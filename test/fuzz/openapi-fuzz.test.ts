@@ -1,5 +1,5 @@
 /**
- * OpenAPI-driven fuzz of every operation (docs/api.md#health, issue 15 item 9): Schemathesis
+ * OpenAPI-driven fuzz of every operation (docs/api.md#health): Schemathesis
  * (scripts/lib/schemathesis.ts) reads `/v1/openapi.json` from the real app and sends cases
  * generated from it — valid and invalid bodies, queries, path and header values, the boundary
  * values of every schema, unexpected methods, and short stateful sequences — with the credential
@@ -30,7 +30,7 @@ import { getStack, testConfig, workflowBundle } from '../helpers/stack';
 const MAX_EXAMPLES = Number(process.env.FUZZ_MAX_EXAMPLES ?? 100);
 /** How long Schemathesis may run before it is stopped and the test fails, in milliseconds (about 100 s on 2 cores). */
 const RUN_BUDGET_MS = 360_000;
-/** The checks of item 9: no 5xx; only documented statuses; bodies matching the document's schema. */
+/** The checks: no 5xx; only documented statuses; bodies matching the document's schema. */
 const CHECKS = ['not_a_server_error', 'status_code_conformance', 'response_schema_conformance'];
 
 /** The parts of the OpenAPI document the configuration is built from. */

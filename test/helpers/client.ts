@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import { createPaycollectClient, type PaycollectClient, type PaycollectCredential } from '../../clients/typescript';
 import { buildOpenApiDocument, ROUTE_DOCS } from '../../src/api/openapi';
-import { envelopeError, plainError } from '../../src/api/views/envelope';
+import { envelopeError, plainError } from '../../src/views/envelope';
 import { getStack } from './stack';
 
 /** Where `value` has a field `schema` does not declare (dotted paths), looking through optional, nullable, arrays, unions and records. */

@@ -1,4 +1,4 @@
-/** A live secret key for a test merchant, inserted directly (issue 5's review grants them in the product). */
+/** A live secret key for a test merchant, inserted directly (the live access review grants them in the product, docs/live-access.md#approval). */
 import { newId } from '../../src/lib/ids';
 import { issueSecretKey } from '../../src/lib/secret-keys';
 import { getStack } from './stack';

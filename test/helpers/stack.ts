@@ -41,7 +41,7 @@ interface Running extends Stack {
 let bundlePromise: Promise<WorkflowBundleWithSourceMap> | undefined;
 let stackPromise: Promise<Running> | undefined;
 
-/** The workflow bundle, built once per run (style rule 10). */
+/** The workflow bundle, built once per run (bundling takes seconds). */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   bundlePromise ??= bundleWorkflowCode(WORKFLOW_BUNDLE);
   return bundlePromise;
@@ -121,7 +121,7 @@ export async function createTimeSkippingWorker(env: TestWorkflowEnvironment, db:
 }
 
 /**
- * A time-skipping environment on the Java test server (runtime.md), for timers of minutes and days,
+ * A time-skipping environment on the Java test server, for timers of minutes and days,
  * with the custom search attributes (docs/payments.md#workflow) registered through its operator service.
  */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {

@@ -1,5 +1,5 @@
 /**
- * The live `card_gateway` adapter (issue 14, docs/providers.md#stripe) against stripe-mock, Stripe's own mock
+ * The live `card_gateway` adapter (docs/providers.md#stripe) against stripe-mock, Stripe's own mock
  * (`go install github.com/stripe/stripe-mock@v0.203.0`, built once into the cache), behind the
  * stateful fake of test/fakes/stripe.ts (stripe-mock is stateless). Every request the adapter sends
  * passes stripe-mock's validation against Stripe's OpenAPI spec. Without Go (and no
@@ -57,7 +57,7 @@ function refundRequest(providerReference: string, amount: number, paymentAmount:
   return { providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount, paymentAmount, currency: 'USD' };
 }
 
-describe('Stripe card_gateway adapter (issue 14, docs/providers.md#stripe)', function () {
+describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
   this.timeout(30_000);
   let mock: StripeMock;
   let fake: FakeStripe;

@@ -1,5 +1,5 @@
 /**
- * Every activity retry policy has a bound (issue 15, docs/limits.md#retries): each options constant
+ * Every activity retry policy has a bound (docs/limits.md#retries): each options constant
  * of `src/workflows/activity-options.ts` ends by `maximumAttempts` or a schedule-to-close time-out,
  * the bounds fit the promises (initiation and polls run until the payment's expiry, read-model
  * writes for days), and every `proxyActivities` / `proxyLocalActivities` call of a workflow file is
@@ -37,7 +37,7 @@ function exportedOptions(): [string, ActivityOptions][] {
   });
 }
 
-describe('activity options: every retry is bounded (issue 15)', () => {
+describe('activity options: every retry is bounded (docs/limits.md#retries)', () => {
   it('bounds every options constant of the module by attempts or a schedule-to-close time-out', () => {
     const all = exportedOptions();
     expect(all.map(([name]) => name)).to.include.members(['RECORD_OPTIONS', 'initiationOptions', 'PROVIDER_OPTIONS', 'REFUND_OPTIONS', 'pollOptions', 'REVIEW_RECORD_OPTIONS', 'REVIEW_MAIL_OPTIONS', 'DELIVERY_RECORD_OPTIONS']);

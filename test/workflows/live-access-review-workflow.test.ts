@@ -1,5 +1,5 @@
 /**
- * liveAccessReviewWorkflow on the time-skipping test server (runtime.md) with the real activities, a
+ * liveAccessReviewWorkflow on the time-skipping test server with the real activities, a
  * real PostgreSQL and the file mailer (docs/live-access.md#e-mail): approval (docs/api.md#secret-keys, docs/live-access.md#review), rejection, the more-information
  * loop, and the business-day reminder (a request filed on a Friday evening is reminded on
  * Wednesday, not Monday, then every further business day). Every step writes its audit entry (docs/live-access.md#audit-log).
@@ -14,7 +14,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import { createActivities } from '../../src/activities';
-import { listActivityEntries } from '../../src/db/activity-log';
+import { listAuditEntries } from '../../src/db/audit-log';
 import { createDb, type Db } from '../../src/db/knex';
 import { findLiveAccessRequest, listConversation, type LiveAccessRequestRecord } from '../../src/db/live-access-requests';
 import { createSandboxLedger } from '../../src/db/sandbox-ledger';
@@ -114,7 +114,7 @@ describe('liveAccessReviewWorkflow (time-skipping, docs/live-access.md)', functi
 
   /** The merchant's live audit actions, oldest first; entries of one instant in alphabetical order. */
   async function liveActions(merchantId: string): Promise<string[]> {
-    const entries = await listActivityEntries(db, { merchantId, environment: 'live' });
+    const entries = await listAuditEntries(db, { merchantId, environment: 'live' });
     return entries
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.action.localeCompare(b.action))
       .map((entry) => entry.action);
@@ -159,7 +159,7 @@ describe('liveAccessReviewWorkflow (time-skipping, docs/live-access.md)', functi
       'live_access.approved',
       'merchant.plan_changed',
     ]);
-    const approvedEntry = (await listActivityEntries(db, { merchantId: developer.merchantId, environment: 'live' })).find((e) => e.action === 'live_access.approved');
+    const approvedEntry = (await listAuditEntries(db, { merchantId: developer.merchantId, environment: 'live' })).find((e) => e.action === 'live_access.approved');
     expect(approvedEntry).to.include({ target: request.id, ip: null });
     expect(approvedEntry?.actor).to.deep.equal({ type: 'reviewer', id: 'ann' });
     expect(approvedEntry?.id).to.match(/^act_/);
@@ -243,7 +243,7 @@ describe('liveAccessReviewWorkflow (time-skipping, docs/live-access.md)', functi
     expect(new Date(filedMs).getUTCDay()).to.equal(5);
 
     const reminders = async () =>
-      (await listActivityEntries(db, { merchantId: developer.merchantId, environment: 'live' }))
+      (await listAuditEntries(db, { merchantId: developer.merchantId, environment: 'live' }))
         .filter((entry) => entry.action === 'live_access.reminder_sent')
         .map((entry) => Date.parse(entry.createdAt))
         .sort();

@@ -1,5 +1,5 @@
 /**
- * Bad input changes nothing and starts no workflow that cannot finish (docs/api.md#errors, issue 15): a payment
+ * Bad input changes nothing and starts no workflow that cannot finish (docs/api.md#errors): a payment
  * whose data PostgreSQL refuses (a NUL that got past the API's schemas) is created through the
  * payment service, as the API does, on the real stack (Temporal dev server, worker with the real
  * activities, PostgreSQL). The create answers 400 `validation_error`, its first activity (a local
@@ -19,7 +19,7 @@ import { getStack } from '../helpers/stack';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-describe('a payment whose data PostgreSQL refuses (docs/api.md#errors, issue 15)', function () {
+describe('a payment whose data PostgreSQL refuses (docs/api.md#errors)', function () {
   this.timeout(60_000);
 
   it('answers 400 validation_error, runs its first activity once, ends its run failed and writes nothing', async () => {

@@ -1,5 +1,5 @@
 /**
- * paymentWorkflow on the time-skipping test server (runtime.md) with the real activities, the
+ * paymentWorkflow on the time-skipping test server with the real activities, the
  * sandbox simulator and a real PostgreSQL (promises in docs/payments.md): the outcomes of the
  * sandbox test numbers, the poll schedule, expiry and reconciliation, cancel and refunds, the
  * workflow ending once settled and re-opened from the read model, and events written once.
@@ -270,6 +270,27 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     expect((await findSandboxTransactionByPayment(db, 'card_gateway', result.id))?.status).to.equal('cancelled');
     expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.cancelled']);
     await record('payment-cancelled', handle);
+  });
+
+  it('continues a run as a new one that neither records nor initiates the payment again, polls on from pollDelayMs and takes a cancel at once (docs/payments.md#workflow)', async () => {
+    const handle = await start(await payment('+250788000003'));
+    const initiated = await waitInitiated(handle);
+    // The run a long wait continued as new ends so; the next run starts with what it handed on.
+    await handle.terminate('stands for a run that continued as new');
+    const input: PaymentWorkflowInput = { mode: 'continued', payment: initiated, pollDelayMs: 10_000, reconciliationWindowSeconds: WINDOW_SECONDS };
+    const continued = await env.client.workflow.start('paymentWorkflow', { taskQueue: TASK_QUEUE, workflowId: paymentWorkflowId(initiated.id), args: [input] });
+    let history: HistoryEvent[] = [];
+    for (let tries = 0; timerDurationsMs(history).length === 0 && tries < 100; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      history = (await continued.fetchHistory()).events ?? [];
+    }
+    expect(timerDurationsMs(history)[0], 'the next poll waits twice the delay handed on').to.equal(20_000);
+    const cancelled = await continued.executeUpdate(cancelPaymentUpdate, { args: [{ reason: 'customer changed their mind' }] });
+    expect(cancelled).to.include({ status: 'cancelled', cancellationReason: 'customer changed their mind' });
+    expect(((await continued.result()) as PaymentSnapshot).status).to.equal('cancelled');
+    const names = activityNames((await continued.fetchHistory()).events ?? []);
+    expect(names).to.not.include('initiatePayment');
+    expect(await eventTypes(initiated.id)).to.deep.equal(['payment.created', 'payment.cancelled']);
   });
 
   it('refunds in full a success that comes after the merchant cancelled a mobile-money request (docs/payments.md#states)', async () => {

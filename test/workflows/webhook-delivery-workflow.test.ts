@@ -1,5 +1,5 @@
 /**
- * webhookDeliveryWorkflow on the time-skipping test server (runtime.md) with the real activities, a
+ * webhookDeliveryWorkflow on the time-skipping test server with the real activities, a
  * real PostgreSQL and a real HTTP receiver on 127.0.0.1: the five attempts (docs/webhooks.md#retries) at 0, 5 min,
  * 35 min, 2 h 35 min and 26 h 35 min (plus the failed attempts' own durations), the statuses of
  * delivery and endpoint with the failure's reason, 410 Gone, Retry-After, starting deliveries at
@@ -17,7 +17,7 @@ import { Worker } from '@temporalio/worker';
 import { createWebhookActivities } from '../../src/activities/webhook-activities';
 import { createDb, type Db } from '../../src/db/knex';
 import type { EventInput } from '../../src/db/payments';
-import { toDeliveryView } from '../../src/api/views/webhook';
+import { toDeliveryView } from '../../src/views/webhook';
 import { findWebhookById, listDeliveries } from '../../src/db/webhooks';
 import type { WebhookRecord } from '../../src/domain/webhooks';
 import { startWebhookDeliveries } from '../../src/activities/webhook-dispatch';

@@ -38,4 +38,4 @@ export type KeySummary = DataOf<'getV1DeveloperKeys'>['keys'][number];
 export type DocumentView = DataOf<'getV1Documents'>['documents'][number];
 export type LiveAccessStatus = DataOf<'getV1DeveloperLiveAccessStatus'>;
 export type Analytics = DataOf<'getV1DeveloperAnalytics'>;
-export type ActivityEntry = DataOf<'getV1DeveloperActivity'>['activity'][number];
+export type AuditEntry = DataOf<'getV1DeveloperActivity'>['activity'][number];

@@ -17,8 +17,8 @@ import { jsonBody } from '../middleware/json-body';
 import { environmentOnlyQuery } from '../schemas/developer';
 import { cancelBody, refundBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
-import { toGenericPaymentView } from '../views/payment';
-import { toRefundView } from '../views/refund';
+import { toGenericPaymentView } from '../../views/payment';
+import { toRefundView } from '../../views/refund';
 
 const REFUND_MESSAGES = { completed: 'Refund completed', failed: 'Refund failed', pending: 'Refund pending' } as const;
 

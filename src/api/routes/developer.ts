@@ -13,7 +13,7 @@ import {
   getAnalytics,
   getProfile,
   getTransaction,
-  listActivityPage,
+  listAuditLogPage,
   listSecretKeys,
   listTransactionPage,
   rollSecretKeys,
@@ -22,7 +22,7 @@ import { respond } from '../envelope';
 import { principalOf, sessionOrSecretKey, sessionToken } from '../middleware/auth';
 import { jsonBody } from '../middleware/json-body';
 import {
-  activityQuery,
+  auditLogQuery,
   analyticsQuery,
   environmentOnlyQuery,
   environmentParam,
@@ -85,8 +85,8 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
 
   /** Activity (docs/live-access.md#audit-log): the audit log, newest first → 200 envelope `{activity, pagination}`. */
   router.get('/activity', either, async (ctx) => {
-    const query = parseOrThrow(activityQuery, ctx.query);
-    const { activity, total } = await listActivityPage(deps, principalOf(ctx), query);
+    const query = parseOrThrow(auditLogQuery, ctx.query);
+    const { activity, total } = await listAuditLogPage(deps, principalOf(ctx), query);
     respond(ctx, 200, 'Activity retrieved', { activity, pagination: paginationOf(query, total) });
   });
 

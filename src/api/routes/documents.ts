@@ -23,7 +23,7 @@ import { principalOf, sessionToken } from '../middleware/auth';
 import { documentUpload, type StagedFile } from '../middleware/document-upload';
 import { businessUploadFields, kycUploadFields } from '../schemas/documents';
 import { parseOrThrow } from '../schemas/validate';
-import { toDocumentView } from '../views/document';
+import { toDocumentView } from '../../views/document';
 
 /** What the document routes need; the blob store is built from DOCUMENT_STORE_DIR, the quota from DOCUMENT_QUOTA_*. */
 export interface DocumentRouteDeps {

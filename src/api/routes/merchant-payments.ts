@@ -1,5 +1,5 @@
 /**
- * The merchant-scoped payment family (interface.md; docs/api.md#credentials, docs/limits.md#amounts, docs/payments.md): `X-API-Key`, decimal-string
+ * The merchant-scoped payment family (docs/api.md#credentials, docs/limits.md#amounts, docs/payments.md): `X-API-Key`, decimal-string
  * amounts, `payment_method_data`, the payment object without envelope, errors as `{error: <message>}`
  * (the error middleware picks that shape for `/v1/api/…`). A path merchant id that is not the key's → 403.
  */
@@ -16,9 +16,9 @@ import { idempotency, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { merchantCreateBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
-import { toMerchantPaymentView } from '../views/payment';
+import { toMerchantPaymentView } from '../../views/payment';
 
-/** 403 `merchant_mismatch` when the path's merchant id is not the key's (interface.md, Endpoints rule 1). */
+/** 403 `merchant_mismatch` when the path's merchant id is not the key's (docs/payments.md#merchant-scoped). */
 const sameMerchant: Middleware = async (ctx, next) => {
   if (ctx.params.merchant_id !== principalOf(ctx).merchantId) {
     throw new DomainError('merchant_mismatch', 'merchant_id does not match the API key');

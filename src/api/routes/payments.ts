@@ -1,5 +1,5 @@
 /**
- * The generic payment family (interface.md; docs/api.md#credentials, docs/limits.md#amounts, docs/payments.md): create, list, show, cancel and refund,
+ * The generic payment family (docs/api.md#credentials, docs/limits.md#amounts, docs/payments.md): create, list, show, cancel and refund,
  * authenticated by `Authorization: Bearer <secret key>`, answered in the envelope.
  */
 import type Router from '@koa/router';
@@ -13,8 +13,8 @@ import { idempotency, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { cancelBody, createdBoundInstant, genericCreateBody, listPaymentsQuery, refundBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
-import { toGenericPaymentView } from '../views/payment';
-import { toRefundView } from '../views/refund';
+import { toGenericPaymentView } from '../../views/payment';
+import { toRefundView } from '../../views/refund';
 
 const REFUND_MESSAGES = { completed: 'Refund completed', failed: 'Refund failed', pending: 'Refund pending' } as const;
 

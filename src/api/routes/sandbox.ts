@@ -6,7 +6,7 @@
 import type Router from '@koa/router';
 import { apiRouter } from '../router';
 import { z } from '../../lib/zod';
-import { toGenericPaymentView } from '../views/payment';
+import { toGenericPaymentView } from '../../views/payment';
 import { getPayment } from '../../services/payment-service';
 import { confirmSandboxCard, simulateBankTransfer, type SandboxServiceDeps } from '../../services/sandbox-service';
 import { respond } from '../envelope';

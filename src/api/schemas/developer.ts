@@ -75,4 +75,4 @@ export const environmentParam = z.object({ environment: z.enum(['sandbox', 'live
 export const environmentOnlyQuery = z.strictObject({ environment });
 
 /** `GET /v1/developer/activity` (docs/live-access.md#audit-log): page and limit. */
-export const activityQuery = z.strictObject(pageQueryFields);
+export const auditLogQuery = z.strictObject(pageQueryFields);

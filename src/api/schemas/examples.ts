@@ -5,7 +5,7 @@
  * document carries with that schema, so an example cannot drift from the shapes the API answers.
  */
 import type { z } from '../../lib/zod';
-import type * as out from '../views';
+import type * as out from '../../views';
 
 /** Ids of the example account and its resources (prefix + 24 base62 characters, as real ids). */
 export const ids = {
@@ -224,7 +224,7 @@ export const revealedKey: z.input<typeof out.revealedKey> = {
 };
 
 /** An audit log entry. */
-export const activityEntry: z.input<typeof out.activityEntry> = {
+export const auditLogEntry: z.input<typeof out.auditLogEntry> = {
   id: ids.activity,
   actor: { type: 'api_key', id: ids.apiKey },
   action: 'payment.created',

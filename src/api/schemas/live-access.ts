@@ -1,4 +1,4 @@
-/** Bodies of `POST /v1/developer/live-access/request` and `/respond` (interface.md; docs/live-access.md#review). */
+/** Bodies of `POST /v1/developer/live-access/request` and `/respond` (docs/live-access.md#review). */
 import { z } from '../../lib/zod';
 import { BUSINESS_TYPES, USE_CASE_MIN_LENGTH } from '../../domain/live-access';
 

@@ -9,7 +9,7 @@ import { z } from '../../lib/zod';
 import { TEST_EVENT_NAME } from '../../domain/webhooks';
 import { EVENT_NAMES } from '../routes/events';
 import * as example from './examples';
-import * as out from '../views';
+import * as out from '../../views';
 
 /** One event a webhook endpoint can receive. */
 interface WebhookEventDoc {

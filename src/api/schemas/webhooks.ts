@@ -12,7 +12,7 @@ const url = z.string().min(1).max(MAX_WEBHOOK_URL_LENGTH);
 const events = z.array(z.enum(EVENT_NAMES)).min(1).max(EVENT_NAMES.length * 2);
 const description = z.string().max(500);
 
-/** `POST /v1/developer/webhooks`: `url`, `events` (interface.md), optional `description` (docs/webhooks.md#endpoints). */
+/** `POST /v1/developer/webhooks`: `url`, `events` and an optional `description` (docs/webhooks.md#endpoints). */
 export const createWebhookBody = z.strictObject({ url, events, description: description.optional() });
 
 /** `PUT /v1/developer/webhooks/{id}`: any of url, events, status (`enabled`|`disabled`), description (null clears it), at least one (docs/webhooks.md#endpoints). */

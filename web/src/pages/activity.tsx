@@ -1,14 +1,14 @@
-/** The activity log (`GET /v1/developer/activity`, docs/live-access.md#audit-log): who did what, when, from where; newest first. */
+/** The audit log (`GET /v1/developer/activity`, docs/live-access.md#audit-log): who did what, when, from where; newest first. */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useSearchParams } from 'react-router';
 import { api } from '../api';
 import { DataTable, ErrorBox, PageTitle, Pager, Time } from '../components';
 import { useEnv } from '../layout';
-import type { ActivityEntry, Pagination } from '../types';
+import type { AuditEntry, Pagination } from '../types';
 
 const PAGE_SIZE = 25;
-const column = createColumnHelper<ActivityEntry>();
+const column = createColumnHelper<AuditEntry>();
 const COLUMNS = [
   column.accessor('created_at', { header: 'When', cell: (info) => <Time value={info.getValue()} /> }),
   column.accessor('action', { header: 'Action', cell: (info) => <code>{info.getValue()}</code> }),
@@ -24,7 +24,7 @@ export function ActivityPage() {
   const page = Math.max(1, Number(params.get('page') ?? 1) || 1);
   const activity = useQuery({
     queryKey: ['activity', env, page],
-    queryFn: () => api<{ activity: ActivityEntry[]; pagination: Pagination }>('/v1/developer/activity', { env, query: { page, limit: PAGE_SIZE } }),
+    queryFn: () => api<{ activity: AuditEntry[]; pagination: Pagination }>('/v1/developer/activity', { env, query: { page, limit: PAGE_SIZE } }),
     placeholderData: keepPreviousData,
   });
   return (

@@ -2,8 +2,8 @@
  * The dashboard's payment detail (README.md#dashboard), as `GET /v1/developer/payments/{id}` answers it; built by
  * src/services/payment-timeline.ts.
  */
-import { z } from '../../lib/zod';
-import { PAYMENT_STATUSES } from '../../domain/payment';
+import { z } from '../lib/zod';
+import { PAYMENT_STATUSES } from '../domain/payment';
 import { event } from './event';
 import { genericPayment } from './payment';
 import { refund } from './refund';

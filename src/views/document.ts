@@ -1,6 +1,6 @@
 /** The API's form of an uploaded document (docs/live-access.md#documents): never its storage key. */
-import { z } from '../../lib/zod';
-import type { DocumentRecord } from '../../domain/documents';
+import { z } from '../lib/zod';
+import type { DocumentRecord } from '../domain/documents';
 import { timestamp } from './timestamp';
 
 /** An uploaded document (docs/live-access.md#documents); `size` in bytes, `sha256` lower-case hex. */

@@ -2,7 +2,7 @@
  * The response schemas of every resource, for the OpenAPI document (src/api/openapi.ts reads them as `out.…`). Each
  * lives in its resource's module beside the function that builds that answer from the domain's record.
  */
-export { activityEntry } from './activity';
+export { auditLogEntry } from './audit-log';
 export { developer, keySummary, profile, revealedKey, session } from './developer';
 export { document } from './document';
 export { envelope, envelopeError, plainError } from './envelope';

@@ -2,8 +2,8 @@
  * The API's forms of webhook endpoints (docs/webhooks.md#endpoints), their deliveries and attempts
  * (docs/webhooks.md#retries) and a test delivery (docs/webhooks.md#test).
  */
-import { z } from '../../lib/zod';
-import type { DeliveryWithAttempts, RecordedAttempt, WebhookRecord } from '../../domain/webhooks';
+import { z } from '../lib/zod';
+import type { DeliveryWithAttempts, RecordedAttempt, WebhookRecord } from '../domain/webhooks';
 import { timestamp } from './timestamp';
 
 /** A webhook endpoint (docs/webhooks.md#endpoints), never with its secret. */

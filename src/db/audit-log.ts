@@ -1,16 +1,16 @@
 /** Repository of the audit log (docs/live-access.md#audit-log). Entries are written in the transaction of the change they describe. */
 import type { Knex } from 'knex';
-import type { ActivityAction, ActivityEntry, ActorType } from '../domain/activity-log';
+import type { AuditAction, AuditEntry, ActorType } from '../domain/audit-log';
 import type { Environment } from '../domain/environment';
 import { iso, type Db } from './knex';
 
-interface ActivityRow {
+interface AuditRow {
   id: string;
   merchant_id: string;
   environment: Environment;
   actor_type: ActorType;
   actor_id: string;
-  action: ActivityAction;
+  action: AuditAction;
   target: string;
   ip: string | null;
   created_at: Date;
@@ -21,13 +21,13 @@ interface ActivityRow {
  * activity write nothing twice).
  * @param db the database or the transaction of the change
  */
-export async function insertActivityEntries(db: Db | Knex.Transaction, entries: readonly ActivityEntry[]): Promise<void> {
+export async function insertAuditEntries(db: Db | Knex.Transaction, entries: readonly AuditEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  await db('activity_log').insert(entries.map(activityRow)).onConflict('id').ignore();
+  await db('activity_log').insert(entries.map(auditRow)).onConflict('id').ignore();
 }
 
 /** The `activity_log` row of an entry. */
-export function activityRow(entry: ActivityEntry): ActivityRow {
+export function auditRow(entry: AuditEntry): AuditRow {
   return {
     id: entry.id,
     merchant_id: entry.merchantId,
@@ -42,12 +42,12 @@ export function activityRow(entry: ActivityEntry): ActivityRow {
 }
 
 /** The entries of a merchant and environment, newest first; one page when `page` is given (docs/live-access.md#audit-log). */
-export async function listActivityEntries(
+export async function listAuditEntries(
   db: Db,
   scope: { merchantId: string; environment: Environment },
   page?: { page: number; limit: number },
-): Promise<ActivityEntry[]> {
-  const query = db<ActivityRow>('activity_log')
+): Promise<AuditEntry[]> {
+  const query = db<AuditRow>('activity_log')
     .where({ merchant_id: scope.merchantId, environment: scope.environment })
     .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
   if (page) query.limit(page.limit).offset((page.page - 1) * page.limit);
@@ -65,7 +65,7 @@ export async function listActivityEntries(
 }
 
 /** How many entries a merchant and environment has (docs/live-access.md#audit-log pagination). */
-export async function countActivityEntries(db: Db, scope: { merchantId: string; environment: Environment }): Promise<number> {
+export async function countAuditEntries(db: Db, scope: { merchantId: string; environment: Environment }): Promise<number> {
   const [{ total }] = (await db('activity_log').where({ merchant_id: scope.merchantId, environment: scope.environment }).count('id as total')) as unknown as [{ total: number }];
   return Number(total);
 }

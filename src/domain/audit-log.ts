@@ -1,6 +1,6 @@
 /**
  * The audit log (docs/live-access.md#audit-log): who changed what, written with every change made through the API, by a
- * reviewer or by the service itself. Issue 6 lists it at `GET /developer/activity`.
+ * reviewer or by the service itself. Merchants read it at `GET /v1/developer/activity`.
  */
 import type { Environment } from './environment';
 
@@ -13,8 +13,8 @@ export interface Actor {
   id: string;
 }
 
-/** The actions the activity log records (live access and documents). */
-export type ActivityAction =
+/** The actions the audit log records (live access and documents). */
+export type AuditAction =
   | 'document.uploaded'
   | 'live_access.requested'
   | 'live_access.responded'
@@ -38,12 +38,12 @@ export type ActivityAction =
   | 'webhook.secret_rotated';
 
 /** An entry to write; `id` is `act_…` (derived from the step where a retry could repeat it). */
-export interface ActivityEntry {
+export interface AuditEntry {
   id: string;
   merchantId: string;
   environment: Environment;
   actor: Actor;
-  action: ActivityAction;
+  action: AuditAction;
   /** The id of what was changed (`req_…`, `doc_…`, `key_…`, `mer_…`). */
   target: string;
   /** The caller's IP address for API actions; null for reviewers and the service. */

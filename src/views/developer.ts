@@ -2,7 +2,7 @@
  * The API's forms of the developer account (docs/api.md#sessions, docs/api.md#profile) and its secret keys
  * (docs/api.md#secret-keys).
  */
-import { z } from '../../lib/zod';
+import { z } from '../lib/zod';
 import { timestamp } from './timestamp';
 
 /** A developer as registration answers it (never the password hash). */

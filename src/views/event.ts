@@ -1,5 +1,5 @@
 /** The API's form of an event (docs/payments.md#events), as `GET /v1/developer/events` lists it. */
-import { z } from '../../lib/zod';
+import { z } from '../lib/zod';
 import { timestamp } from './timestamp';
 
 /** An event (docs/payments.md#events). */

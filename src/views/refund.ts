@@ -1,7 +1,7 @@
 /** The API's form of a refund (docs/payments.md#cancel-and-refund), also the `data` of `refund.completed` and `refund.failed` with the payment. */
-import { z } from '../../lib/zod';
-import type { PaymentSnapshot } from '../../domain/payment';
-import type { RefundRecord } from '../../domain/refund';
+import { z } from '../lib/zod';
+import type { PaymentSnapshot } from '../domain/payment';
+import type { RefundRecord } from '../domain/refund';
 import { genericPayment, toGenericPaymentView } from './payment';
 import { timestamp } from './timestamp';
 

@@ -2,7 +2,7 @@
  * The dashboard's transaction list and analytics (docs/limits.md#lists); amounts, fees and net in minor units. Both
  * are computed in SQL by src/db/transactions.ts, whose `TransactionView` and `Analytics` have these shapes.
  */
-import { z } from '../../lib/zod';
+import { z } from '../lib/zod';
 import { timestamp } from './timestamp';
 
 /** A transaction: a payment or a refund; fee and net 0 where no money moved, net negative for a completed refund (docs/limits.md#lists). */

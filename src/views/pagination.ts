@@ -1,5 +1,5 @@
 /** The pagination of lists (docs/limits.md#lists): page-numbered lists and the cursor-paginated `GET /v1/payments`. */
-import { z } from '../../lib/zod';
+import { z } from '../lib/zod';
 
 /** Pagination of page-numbered lists; `paginationOf` in src/api/pagination.ts builds it. */
 export const pagination = z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), total_pages: z.number().int() });

@@ -1,6 +1,6 @@
 /** The API's form of the live access status (docs/live-access.md#review), as `GET /v1/developer/live-access/status` answers it. */
-import { z } from '../../lib/zod';
-import { overallStatus, type LiveAccessRequestStatus } from '../../domain/live-access';
+import { z } from '../lib/zod';
+import { overallStatus, type LiveAccessRequestStatus } from '../domain/live-access';
 import { timestamp } from './timestamp';
 
 /** The live access status (docs/live-access.md#review): `live_access_request` is present once a request exists. */

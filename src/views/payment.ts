@@ -3,10 +3,10 @@
  * `data` of payment events, docs/payments.md#events) and the merchant-scoped payment of `/v1/api/merchants/…`. Each
  * form is one zod schema, which the OpenAPI document shows and whose type the view function returns.
  */
-import { z } from '../../lib/zod';
-import { formatFeePercentage } from '../../domain/fees';
-import { formatDecimalAmount } from '../../domain/money';
-import { PAYMENT_STATUSES, type PaymentSnapshot } from '../../domain/payment';
+import { z } from '../lib/zod';
+import { formatFeePercentage } from '../domain/fees';
+import { formatDecimalAmount } from '../domain/money';
+import { PAYMENT_STATUSES, type PaymentSnapshot } from '../domain/payment';
 import { timestamp } from './timestamp';
 
 /** What the customer or front end does next (docs/payments.md#payment-record). */

@@ -1,10 +1,10 @@
 /** The API's form of an audit log entry (docs/live-access.md#audit-log), as `GET /v1/developer/activity` lists it. */
-import { z } from '../../lib/zod';
-import type { ActivityEntry } from '../../domain/activity-log';
+import { z } from '../lib/zod';
+import type { AuditEntry } from '../domain/audit-log';
 import { timestamp } from './timestamp';
 
 /** An audit log entry (docs/live-access.md#audit-log). */
-export const activityEntry = z.object({
+export const auditLogEntry = z.object({
   id: z.string(),
   actor: z.object({ type: z.enum(['developer', 'api_key', 'reviewer', 'operator', 'system']), id: z.string() }),
   action: z.string(),
@@ -14,9 +14,9 @@ export const activityEntry = z.object({
 });
 
 /** An audit log entry as answered. */
-export type ActivityView = z.output<typeof activityEntry>;
+export type AuditLogEntryView = z.output<typeof auditLogEntry>;
 
 /** The API form of an entry. */
-export function toActivityView(entry: ActivityEntry): ActivityView {
+export function toAuditLogEntryView(entry: AuditEntry): AuditLogEntryView {
   return { id: entry.id, actor: entry.actor, action: entry.action, target: entry.target, ip: entry.ip, created_at: entry.createdAt };
 }

@@ -1,6 +1,6 @@
 /** The envelopes around answers (docs/api.md#errors): success and error of the generic and developer endpoints, and the merchant-scoped error. */
-import { z } from '../../lib/zod';
-import { ERROR_CODES } from '../../domain/errors';
+import { z } from '../lib/zod';
+import { ERROR_CODES } from '../domain/errors';
 
 /** The error envelope of the generic and developer endpoints (docs/api.md#errors). */
 export const envelopeError = z.object({
