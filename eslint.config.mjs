@@ -26,7 +26,7 @@ const LAYERS = {
   // A provider's pure descriptor and the list of them (docs/providers.md#new-provider) are domain code kept in the provider's folder.
   'provider-descriptors': { pattern: ['src/providers/descriptors.ts', 'src/providers/*/descriptor.ts'], imports: ['domain'] },
   'provider-registry': { pattern: ['src/providers/registry.ts'], imports: ['providers', 'provider-settings', 'lib', 'domain', 'platform'] },
-  'provider-settings': { pattern: ['src/providers/settings.ts', 'src/providers/*/settings.ts'], imports: ['provider-settings', 'lib', 'domain'] },
+  'provider-settings': { pattern: ['src/providers/settings.ts', 'src/providers/provider-variables.ts', 'src/providers/*/settings.ts'], imports: ['provider-settings', 'lib', 'domain'] },
   providers: { pattern: ['src/providers/**'], imports: ['providers', 'provider-settings', 'lib', 'domain', 'platform'] },
   'db-handle': { pattern: ['src/db/knex.ts'], imports: ['domain', 'platform'] },
   db: { pattern: ['src/db/**'], imports: ['db', 'domain', 'platform'] },

@@ -15,7 +15,7 @@
  */
 import type { ProviderCode } from '../domain/catalogue';
 import type { ProviderCapabilities, ProviderDescriptor } from '../domain/provider-descriptor';
-import type { ProviderVariables } from './settings';
+import type { ProviderVariables } from './provider-variables';
 import type { Currency } from '../domain/money';
 import type { FailureCode, InitiationRequest, ProviderAnswer, ProviderOutcome } from '../domain/payment';
 

@@ -11,19 +11,9 @@ import type { z } from '../lib/zod';
 import { variables as cardGateway } from './card_gateway/settings';
 import { variables as mobileMoneyB } from './mobile_money_b/settings';
 import { variables as momo } from './momo/settings';
+import type { ProviderVariables } from './provider-variables';
 
-/**
- * One provider's variables (its folder's `settings.ts`, docs/providers.md#new-provider): the settings
- * field each one fills, and whether it may be left out.
- */
-export interface ProviderVariables {
-  /** The provider code (its descriptor's). */
-  provider: string;
-  /** `MOMO`, `AIRTEL`, `STRIPE`; sandbox variables insert `_SANDBOX`. */
-  prefix: string;
-  fields: Readonly<Record<string, { variable: string; optional?: boolean; numeric?: boolean }>>;
-  schema: z.ZodType;
-}
+export type { ProviderVariables } from './provider-variables';
 
 /** Every live provider's variables, one line each (docs/providers.md#new-provider). */
 export const PROVIDER_VARIABLES = [momo, mobileMoneyB, cardGateway] as const;

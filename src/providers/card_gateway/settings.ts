@@ -4,7 +4,7 @@
  * fake in tests; Stripe's own when absent) and the time-out of one call. Secrets are never logged.
  */
 import { z } from '../../lib/zod';
-import type { ProviderVariables } from '../settings';
+import type { ProviderVariables } from '../provider-variables';
 import { descriptor } from './descriptor';
 
 /** Stripe settings as configuration parses them; `timeoutMs` in milliseconds (default 20000). */

@@ -3,7 +3,7 @@
  * validated at start by the configuration; secrets are never logged.
  */
 import { z } from '../../lib/zod';
-import type { ProviderVariables } from '../settings';
+import type { ProviderVariables } from '../provider-variables';
 import { descriptor } from './descriptor';
 
 /**
