@@ -23,8 +23,10 @@ const LAYERS = {
   activities: { pattern: ['src/activities/**'], imports: ['activities', 'messages', 'views', 'providers', 'provider-settings', 'db', 'lib', 'domain', 'platform'] },
   messages: { pattern: ['src/workflows/messages.ts', 'src/workflows/*-messages.ts', 'src/workflows/activity-contracts.ts'], imports: ['messages', 'domain'] },
   workflows: { pattern: ['src/workflows/**'], imports: ['workflows', 'messages', 'domain'] },
+  // A provider's pure descriptor and the list of them (docs/providers.md#new-provider) are domain code kept in the provider's folder.
+  'provider-descriptors': { pattern: ['src/providers/descriptors.ts', 'src/providers/*/descriptor.ts'], imports: ['domain'] },
   'provider-registry': { pattern: ['src/providers/registry.ts'], imports: ['providers', 'provider-settings', 'lib', 'domain', 'platform'] },
-  'provider-settings': { pattern: ['src/providers/settings.ts', 'src/providers/*/settings.ts'], imports: ['provider-settings', 'lib', 'domain'] },
+  'provider-settings': { pattern: ['src/providers/settings.ts', 'src/providers/provider-variables.ts', 'src/providers/*/settings.ts'], imports: ['provider-settings', 'lib', 'domain'] },
   providers: { pattern: ['src/providers/**'], imports: ['providers', 'provider-settings', 'lib', 'domain', 'platform'] },
   'db-handle': { pattern: ['src/db/knex.ts'], imports: ['domain', 'platform'] },
   db: { pattern: ['src/db/**'], imports: ['db', 'domain', 'platform'] },
@@ -33,8 +35,11 @@ const LAYERS = {
   domain: { pattern: ['src/domain/**'], imports: ['domain'] },
 };
 
-/** A module that stands for its layer in the table above, but that another layer may also know by type. */
-const PART_OF = { db: ['db-handle'], providers: ['provider-registry'] };
+/**
+ * A module that stands for its layer in the table above, but that another layer may also know by type;
+ * the providers' pure descriptors count as domain code wherever domain code may be imported.
+ */
+const PART_OF = { db: ['db-handle'], providers: ['provider-registry'], domain: ['provider-descriptors'] };
 
 /** The handles the API receives from its entry point and passes on, by type only: the connection and the provider registry. */
 const HANDLES = { api: ['db-handle', 'provider-registry'] };
@@ -56,7 +61,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/workflows/**/*.ts', 'src/domain/**/*.ts', 'bench/baseline/workflows.ts', 'bench/baseline/shared.ts'],
+    files: ['src/workflows/**/*.ts', 'src/domain/**/*.ts', 'src/providers/descriptors.ts', 'src/providers/*/descriptor.ts', 'bench/baseline/workflows.ts', 'bench/baseline/shared.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         paths: [...nodeBuiltins, ...ioLibraries].map((name) => ({
@@ -65,7 +70,8 @@ export default tseslint.config(
           allowTypeImports: true,
         })),
         patterns: [
-          { group: ['**/db/**', '**/db', '**/api/**', '**/views/**', '**/providers/**', '**/lib/**', '**/services/**', '**/config'], message: 'no I/O layers in workflow or domain code (docs/workflow-changes.md#determinism)', allowTypeImports: true },
+          // A provider's pure descriptor is domain code (docs/providers.md#new-provider); the rest of its folder is I/O.
+          { group: ['**/db/**', '**/db', '**/api/**', '**/views/**', '**/providers/**', '!**/providers/descriptors', '!**/providers/*/descriptor', '**/lib/**', '**/services/**', '**/config'], message: 'no I/O layers in workflow or domain code (docs/workflow-changes.md#determinism)', allowTypeImports: true },
           { group: ['**/activities/**', '**/activities'], message: 'import activities as types only', allowTypeImports: true },
         ],
       }],

@@ -1,25 +1,27 @@
 /**
- * The method catalogue (docs/payments.md#methods): the single source of truth for which payment methods, providers,
- * countries and currencies each endpoint family takes. List A governs the generic endpoint
- * (`POST /v1/payments`), list B the merchant-scoped one (`POST /v1/api/merchants/{id}/payments`).
+ * The method catalogue (docs/payments.md#methods): which payment methods, providers, countries and currencies each
+ * endpoint family takes, derived from the providers' descriptors (docs/providers.md#new-provider). List A governs the
+ * generic endpoint (`POST /v1/payments`), list B the merchant-scoped one (`POST /v1/api/merchants/{id}/payments`).
  */
 import type { Currency } from './money';
+import { GENERIC_METHODS, type Countries, type GenericMethod, type MethodKind, type ProviderDescriptor } from './provider-descriptor';
+import { PROVIDER_DESCRIPTORS } from '../providers/descriptors';
 
-/** A provider adapter (docs/providers.md#adapters): one per operator or gateway. */
-export type ProviderCode = 'momo' | 'mobile_money_b' | 'mobile_money_c' | 'bank_transfer' | 'card_gateway' | 'wallet';
+export type { Countries, GenericMethod, MethodKind } from './provider-descriptor';
 
-/** Generic `payment_method` values (list A). */
-export type GenericMethod = 'mobile_money' | 'bank_transfer' | 'card';
-/** Merchant-scoped `payment_method` values (list B). */
-export type MerchantMethod = 'card_gateway' | 'momo' | 'mobile_money_b' | 'mobile_money_c' | 'wallet';
+type Descriptor = (typeof PROVIDER_DESCRIPTORS)[number];
+
+/** A provider adapter (docs/providers.md#adapters): one per operator or gateway, one per descriptor. */
+export type ProviderCode = Descriptor['code'];
+/** Every provider code, in the descriptors' order. */
+export const PROVIDER_CODES: readonly ProviderCode[] = PROVIDER_DESCRIPTORS.map((d) => d.code);
+
+/** Merchant-scoped `payment_method` values (list B): the codes of the providers offered there. */
+export type MerchantMethod = Extract<Descriptor, { merchant: object }>['code'];
+/** The operators a generic mobile money payment may name as its `provider` (list A). */
+export type MobileMoneyOperator = Extract<Descriptor, { generic: { method: 'mobile_money' } }>['code'];
 /** Every stored `payment_method` value. */
 export type PaymentMethod = GenericMethod | MerchantMethod;
-
-/** How the customer is reached, which decides expiry (docs/payments.md#states) and the request fields needed. */
-export type MethodKind = 'mobile_money' | 'bank_transfer' | 'card' | 'wallet';
-
-/** ISO 3166-1 alpha-2 country codes, or `'*'` for "global"/"all". */
-export type Countries = readonly string[] | '*';
 
 /** What one provider takes on one endpoint family. */
 export interface Offering {
@@ -29,24 +31,36 @@ export interface Offering {
   currencies: readonly Currency[];
 }
 
-const MOMO_A: Offering = { provider: 'momo', kind: 'mobile_money', countries: ['RW', 'UG', 'GH'], currencies: ['RWF', 'UGX', 'GHS'] };
-const MOMO_B: Offering = { provider: 'mobile_money_b', kind: 'mobile_money', countries: ['RW', 'UG', 'KE'], currencies: ['RWF', 'UGX', 'KES'] };
+/** The record of `value(key)` for each of `keys`. */
+function recordOf<K extends string, V>(keys: readonly K[], value: (key: K) => V): Record<K, V> {
+  return Object.fromEntries(keys.map((key) => [key, value(key)])) as Record<K, V>;
+}
 
-/** List A: generic `payment_method` → the offerings behind it (mobile money has two operators). */
-export const GENERIC_CATALOGUE: Readonly<Record<GenericMethod, readonly Offering[]>> = {
-  mobile_money: [MOMO_A, MOMO_B],
-  bank_transfer: [{ provider: 'bank_transfer', kind: 'bank_transfer', countries: ['RW'], currencies: ['RWF'] }],
-  card: [{ provider: 'card_gateway', kind: 'card', countries: '*', currencies: ['USD', 'EUR', 'GBP'] }],
-};
+/** The record of `value(descriptor)` for each provider code (docs/providers.md#new-provider). */
+export function byProvider<V>(value: (descriptor: ProviderDescriptor & { code: ProviderCode }) => V): Record<ProviderCode, V> {
+  return recordOf(PROVIDER_CODES, (code) => value(DESCRIPTORS.find((d) => d.code === code)!));
+}
 
-/** List B: merchant-scoped `payment_method` → its one offering (`mobile_money_b` as in list A, docs/payments.md#methods). */
-export const MERCHANT_CATALOGUE: Readonly<Record<MerchantMethod, Offering>> = {
-  card_gateway: { provider: 'card_gateway', kind: 'card', countries: '*', currencies: ['USD', 'EUR', 'GBP', 'GHS'] },
-  momo: MOMO_A,
-  mobile_money_b: MOMO_B,
-  mobile_money_c: { provider: 'mobile_money_c', kind: 'mobile_money', countries: ['LR'], currencies: ['USD', 'LRD'] },
-  wallet: { provider: 'wallet', kind: 'wallet', countries: '*', currencies: ['USD', 'GHS', 'EUR'] },
-};
+/** The descriptors as the general type, for reading optional parts. */
+const DESCRIPTORS: readonly (ProviderDescriptor & { code: ProviderCode })[] = PROVIDER_DESCRIPTORS;
+
+/** A provider's offering on one endpoint family. */
+function offering(descriptor: ProviderDescriptor & { code: ProviderCode }, reach: { countries: Countries; currencies: readonly Currency[] }): Offering {
+  return { provider: descriptor.code, kind: descriptor.kind, countries: reach.countries, currencies: reach.currencies };
+}
+
+/** List A: generic `payment_method` → the offerings behind it (mobile money has two operators), from the descriptors. */
+export const GENERIC_CATALOGUE: Readonly<Record<GenericMethod, readonly Offering[]>> = recordOf(GENERIC_METHODS, (method) =>
+  DESCRIPTORS.flatMap((d) => (d.generic?.method === method ? [offering(d, d.generic)] : [])),
+);
+
+/** List B: merchant-scoped `payment_method` → its one offering (docs/payments.md#methods), from the descriptors. */
+export const MERCHANT_CATALOGUE: Readonly<Record<MerchantMethod, Offering>> = Object.fromEntries(
+  DESCRIPTORS.flatMap((d) => (d.merchant ? [[d.code, offering(d, d.merchant)]] : [])),
+) as Record<MerchantMethod, Offering>;
+
+/** The operators of generic mobile money, in the catalogue's order (the `provider` field's values). */
+export const MOBILE_MONEY_OPERATORS = GENERIC_CATALOGUE.mobile_money.map((o) => o.provider) as readonly MobileMoneyOperator[];
 
 /** Currencies a mobile money wallet of each country holds; a payment must be in one of them. */
 export const MOBILE_MONEY_COUNTRY_CURRENCIES: Readonly<Record<string, readonly Currency[]>> = {
@@ -58,16 +72,17 @@ export const MOBILE_MONEY_COUNTRY_CURRENCIES: Readonly<Record<string, readonly C
 };
 
 /**
- * Prefix table (docs/payments.md#methods): country → leading digits of the national significant number → operator.
- * Used when a generic mobile money payment names no `provider`. Kenya is served by operator B only.
+ * Prefix table (docs/payments.md#methods): country → leading digits of the national significant number → operator,
+ * from the descriptors' prefixes. Used when a generic mobile money payment names no `provider`.
  */
-export const MOBILE_MONEY_PREFIXES: Readonly<Record<string, ReadonlyArray<readonly [string, ProviderCode]>>> = {
-  RW: [['78', 'momo'], ['79', 'momo'], ['72', 'mobile_money_b'], ['73', 'mobile_money_b']],
-  UG: [['77', 'momo'], ['78', 'momo'], ['76', 'momo'], ['39', 'momo'], ['70', 'mobile_money_b'], ['74', 'mobile_money_b'], ['75', 'mobile_money_b']],
-  GH: [['24', 'momo'], ['25', 'momo'], ['53', 'momo'], ['54', 'momo'], ['55', 'momo'], ['59', 'momo']],
-  KE: [['', 'mobile_money_b']],
-  LR: [['88', 'mobile_money_c'], ['77', 'mobile_money_c']],
-};
+export const MOBILE_MONEY_PREFIXES: Readonly<Record<string, ReadonlyArray<readonly [string, ProviderCode]>>> = DESCRIPTORS.reduce<
+  Record<string, (readonly [string, ProviderCode])[]>
+>((table, d) => {
+  for (const [country, prefixes] of Object.entries(d.prefixes ?? {})) {
+    table[country] = [...(table[country] ?? []), ...prefixes.map((prefix) => [prefix, d.code] as const)];
+  }
+  return table;
+}, {});
 
 /** True when `value` is a generic (list A) method. */
 export function isGenericMethod(value: string): value is GenericMethod {
@@ -98,12 +113,5 @@ export function operatorForNumber(
   return row?.[1];
 }
 
-/** The method kind each provider serves (decides expiry, docs/payments.md#states). */
-export const PROVIDER_KINDS: Readonly<Record<ProviderCode, MethodKind>> = {
-  momo: 'mobile_money',
-  mobile_money_b: 'mobile_money',
-  mobile_money_c: 'mobile_money',
-  bank_transfer: 'bank_transfer',
-  card_gateway: 'card',
-  wallet: 'wallet',
-};
+/** The method kind each provider serves (decides expiry, docs/payments.md#states), from the descriptors. */
+export const PROVIDER_KINDS: Readonly<Record<ProviderCode, MethodKind>> = byProvider((d) => d.kind);

@@ -1,17 +1,10 @@
 /** The fee schedule (docs/payments.md#fees): basis points per provider, rounded half-up to the minor unit. */
-import type { ProviderCode } from './catalogue';
+import { byProvider, type ProviderCode } from './catalogue';
 import { percentageOfMinor } from './money';
 import type { PaymentSnapshot, PaymentStatus } from './payment';
 
-/** Default fee rates (docs/payments.md#fees) in basis points (hundredths of a percent): card 2.9 %, momo 1.5 % … */
-export const DEFAULT_FEE_BASIS_POINTS: Readonly<Record<ProviderCode, number>> = {
-  card_gateway: 290,
-  momo: 150,
-  mobile_money_b: 150,
-  mobile_money_c: 200,
-  wallet: 100,
-  bank_transfer: 50,
-};
+/** Default fee rates (docs/payments.md#fees) in basis points (hundredths of a percent), from the descriptors: card 2.9 %, momo 1.5 % … */
+export const DEFAULT_FEE_BASIS_POINTS: Readonly<Record<ProviderCode, number>> = byProvider((d) => d.feeBasisPoints);
 
 /** The fee of a payment of `amount` minor units through `provider`, in minor units. */
 export function feeFor(amount: number, provider: ProviderCode, schedule = DEFAULT_FEE_BASIS_POINTS): number {

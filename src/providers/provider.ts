@@ -14,6 +14,8 @@
  * {@link PaymentProvider.supports}; nothing is faked.
  */
 import type { ProviderCode } from '../domain/catalogue';
+import type { ProviderCapabilities, ProviderDescriptor } from '../domain/provider-descriptor';
+import type { ProviderVariables } from './provider-variables';
 import type { Currency } from '../domain/money';
 import type { FailureCode, InitiationRequest, ProviderAnswer, ProviderOutcome } from '../domain/payment';
 
@@ -63,15 +65,8 @@ export interface ParsedCallback {
   claimed: ProviderOutcome['status'];
 }
 
-/** The optional flows a provider offers (hyperswitch's explicit "not supported"). */
-export interface ProviderCapabilities {
-  /** The provider can withdraw a request the customer has not answered. */
-  cancel: boolean;
-  /** The provider can return collected money. */
-  refund: boolean;
-  /** The provider can return part of a payment; when false only a refund of the whole amount is sent (docs/providers.md#airtel-money). */
-  partialRefund: boolean;
-}
+/** The optional flows a provider offers (hyperswitch's explicit "not supported"), as its descriptor states them. */
+export type { ProviderCapabilities } from '../domain/provider-descriptor';
 
 /**
  * One payment provider. Every call is idempotent on its idempotency key or reference; `fetchStatus`
@@ -142,4 +137,16 @@ export class ProviderUnsupported extends Error {
     super(`${provider} does not support ${flow}`);
     this.name = 'ProviderUnsupported';
   }
+}
+
+/**
+ * The runtime part of a live provider (its folder's `index.ts`, docs/providers.md#new-provider),
+ * listed by `src/providers/registry.ts`: its pure descriptor, its settings variables and the factory
+ * of its adapter, whose `parseCallback` is the provider's callback parser.
+ */
+export interface LiveProvider<Settings = never> {
+  descriptor: ProviderDescriptor<ProviderCode>;
+  variables: ProviderVariables;
+  /** The adapter for `settings` (parsed by `variables.schema`); `callbackSecret` keys per-payment callback tokens where the provider signs nothing. */
+  createAdapter(settings: Settings, deps: { callbackSecret: string }): PaymentProvider;
 }

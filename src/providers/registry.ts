@@ -1,17 +1,18 @@
 /**
  * Which adapter serves a provider in an environment (docs/providers.md#adapters, docs/providers.md#configuration).
  * Sandbox: the simulators, or a provider's own sandbox when its `…_SANDBOX_…` credentials are set.
- * Live: only adapters whose credentials are configured (MTN MoMo, Airtel Money, Stripe); a live
- * payment of any other provider answers 503 `provider_unavailable`.
+ * Live: only adapters of {@link LIVE_PROVIDERS} whose credentials are configured; a live payment of
+ * any other provider answers 503 `provider_unavailable`.
  */
 import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
-import { createAirtelProvider } from './airtel/adapter';
-import { createMomoProvider } from './momo/adapter';
-import type { PaymentProvider } from './provider';
+import { PROVIDER_CODES, PROVIDER_KINDS, type MethodKind } from '../domain/catalogue';
+import { provider as cardGateway } from './card_gateway';
+import { provider as mobileMoneyB } from './mobile_money_b';
+import { provider as momo } from './momo';
+import type { LiveProvider, PaymentProvider } from './provider';
 import type { ProviderSettings, ProviderSettingsByEnvironment } from './settings';
-import { createStripeProvider } from './stripe/adapter';
 import { createSandboxProvider, type SandboxDeps, type SandboxMode } from './sandbox/simulator';
 
 /** Looks up the adapter for a provider in an environment; undefined when none is configured. */
@@ -19,14 +20,15 @@ export interface ProviderRegistry {
   get(environment: Environment, provider: ProviderCode): PaymentProvider | undefined;
 }
 
-/** How each sandbox simulator decides (docs/payments.md#sandbox-scenarios). */
-const SANDBOX_MODES: Readonly<Record<ProviderCode, SandboxMode>> = {
-  momo: 'customer_number',
-  mobile_money_b: 'customer_number',
-  mobile_money_c: 'customer_number',
+/** Every live provider's runtime part, one line each (docs/providers.md#new-provider). */
+export const LIVE_PROVIDERS: readonly LiveProvider<any>[] = [momo, mobileMoneyB, cardGateway];
+
+/** How the sandbox simulator of a provider of each kind decides (docs/payments.md#sandbox-scenarios). */
+const SANDBOX_MODES: Readonly<Record<MethodKind, SandboxMode>> = {
+  mobile_money: 'customer_number',
   wallet: 'customer_number',
   bank_transfer: 'bank_transfer',
-  card_gateway: 'card',
+  card: 'card',
 };
 
 /** The registry built from configuration: the simulators' ledger and delays, the callback secret and the provider credentials. */
@@ -50,9 +52,10 @@ export function providerRegistryFromConfig(
 /** The adapters `settings` configure, by provider code. */
 function configuredAdapters(settings: ProviderSettings, callbackSecret: string): Map<ProviderCode, PaymentProvider> {
   const adapters = new Map<ProviderCode, PaymentProvider>();
-  if (settings.momo) adapters.set('momo', createMomoProvider(settings.momo, { callbackSecret }));
-  if (settings.mobile_money_b) adapters.set('mobile_money_b', createAirtelProvider(settings.mobile_money_b, {}));
-  if (settings.card_gateway) adapters.set('card_gateway', createStripeProvider(settings.card_gateway));
+  for (const live of LIVE_PROVIDERS) {
+    const configured = (settings as Readonly<Record<string, unknown>>)[live.descriptor.code];
+    if (configured) adapters.set(live.descriptor.code, live.createAdapter(configured, { callbackSecret }));
+  }
   return adapters;
 }
 
@@ -62,9 +65,7 @@ function configuredAdapters(settings: ProviderSettings, callbackSecret: string):
  */
 export function createProviderRegistry(deps: SandboxDeps, configured: ProviderSettingsByEnvironment = { live: {}, sandbox: {} }): ProviderRegistry {
   const sandbox = new Map<ProviderCode, PaymentProvider>();
-  for (const [code, mode] of Object.entries(SANDBOX_MODES) as [ProviderCode, SandboxMode][]) {
-    sandbox.set(code, createSandboxProvider(code, mode, deps));
-  }
+  for (const code of PROVIDER_CODES) sandbox.set(code, createSandboxProvider(code, SANDBOX_MODES[PROVIDER_KINDS[code]], deps));
   for (const [code, adapter] of configuredAdapters(configured.sandbox, deps.callbackSecret)) sandbox.set(code, adapter);
   const live = configuredAdapters(configured.live, deps.callbackSecret);
   return {

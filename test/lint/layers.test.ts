@@ -33,6 +33,10 @@ const UPWARD: Fixture[] = [
   { at: 'src/views/layer-fixture.ts', code: "import { createPaymentActivities } from '../activities/payment-activities';\nexport const f = createPaymentActivities;\n" },
   { at: 'src/db/layer-fixture.ts', code: "import { toGenericPaymentView } from '../views/payment';\nexport const f = toGenericPaymentView;\n" },
   { at: 'src/domain/layer-fixture.ts', code: "import type { GenericPaymentView } from '../views/payment';\nexport type V = GenericPaymentView;\n" },
+  // A provider's pure descriptor is domain code: it may not reach its own adapter's HTTP code, nor may domain or workflows reach the adapter.
+  { at: 'src/providers/momo/descriptor.ts', code: "import { providerHttp } from '../http';\nexport const f = providerHttp;\n" },
+  { at: 'src/domain/layer-fixture.ts', code: "import { createMomoProvider } from '../providers/momo/adapter';\nexport const f = createMomoProvider;\n" },
+  { at: 'src/workflows/layer-fixture.ts', code: "import { provider } from '../providers/momo';\nexport const f = provider;\n" },
 ];
 
 const DOWNWARD: Fixture[] = [
@@ -47,6 +51,8 @@ const DOWNWARD: Fixture[] = [
   { at: 'src/api/routes/layer-fixture.ts', code: "import { toGenericPaymentView } from '../../views/payment';\nexport const f = toGenericPaymentView;\n" },
   { at: 'src/views/layer-fixture.ts', code: "import { toRefundView } from './refund';\nexport const f = toRefundView;\n" },
   { at: 'src/views/layer-fixture.ts', code: "import { CURRENCY_EXPONENTS } from '../domain/money';\nexport const f = CURRENCY_EXPONENTS;\n" },
+  { at: 'src/domain/layer-fixture.ts', code: "import { PROVIDER_DESCRIPTORS } from '../providers/descriptors';\nexport const f = PROVIDER_DESCRIPTORS;\n" },
+  { at: 'src/workflows/layer-fixture.ts', code: "import { descriptor } from '../providers/momo/descriptor';\nexport const f = descriptor;\n" },
 ];
 
 /** The boundaries messages eslint reports for `fixture`, linted as if it were the file at `fixture.at`. */

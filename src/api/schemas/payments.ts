@@ -4,13 +4,14 @@
  */
 import { z } from '../../lib/zod';
 import { CURRENCY_EXPONENTS, MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR } from '../../domain/money';
-import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE } from '../../domain/catalogue';
+import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE, MOBILE_MONEY_OPERATORS } from '../../domain/catalogue';
 import { PAYMENT_STATUSES } from '../../domain/payment';
 
 type NonEmpty<T> = [T, ...T[]];
 const currencies = Object.keys(CURRENCY_EXPONENTS) as NonEmpty<keyof typeof CURRENCY_EXPONENTS>;
 const genericMethods = Object.keys(GENERIC_CATALOGUE) as NonEmpty<keyof typeof GENERIC_CATALOGUE>;
 const merchantMethods = Object.keys(MERCHANT_CATALOGUE) as NonEmpty<keyof typeof MERCHANT_CATALOGUE>;
+const mobileMoneyOperators = [...MOBILE_MONEY_OPERATORS] as NonEmpty<(typeof MOBILE_MONEY_OPERATORS)[number]>;
 
 /** The shortest `expires_in` a create accepts, in seconds (docs/payments.md#sandbox-scenarios). */
 export const MIN_EXPIRES_IN_SECONDS = 60;
@@ -27,7 +28,7 @@ export const genericCreateBody = z.strictObject({
   currency: z.enum(currencies),
   payment_method: z.enum(genericMethods),
   phone_number: z.string().min(1).max(32).optional(),
-  provider: z.enum(['momo', 'mobile_money_b']).optional(),
+  provider: z.enum(mobileMoneyOperators).optional(),
   description: z.string().max(1000).optional(),
   customer_email: z.email().max(254).optional(),
   metadata: metadata.optional(),

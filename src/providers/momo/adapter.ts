@@ -47,6 +47,7 @@ import {
   type RefundRequest,
 } from '../provider';
 import { isUuid, momoCallbackUrl, parseMomoCallback } from './callback';
+import { descriptor } from './descriptor';
 import type { MomoSettings } from './settings';
 import { failureCodeOf, outcomeOf, reasonCodeOf, requestToPayResult, type RequestToPayResult } from './statuses';
 
@@ -212,8 +213,8 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
   }
 
   return {
-    code: 'momo',
-    supports: { cancel: false, refund: false, partialRefund: false },
+    code: descriptor.code,
+    supports: descriptor.live,
 
     async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
       const expected = MOMO_ENVIRONMENT_CURRENCIES[settings.targetEnvironment];

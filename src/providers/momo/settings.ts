@@ -3,6 +3,8 @@
  * validated at start by the configuration; secrets are never logged.
  */
 import { z } from '../../lib/zod';
+import type { ProviderVariables } from '../provider-variables';
+import { descriptor } from './descriptor';
 
 /**
  * - `baseUrl`: MoMo's API host: `https://sandbox.momodeveloper.mtn.com` for MTN's sandbox, the
@@ -25,3 +27,18 @@ export const momoSettingsSchema = z.object({
 
 /** The adapter's settings, as {@link momoSettingsSchema} gives them. */
 export type MomoSettings = z.infer<typeof momoSettingsSchema>;
+
+/** MoMo's variables (docs/providers.md#configuration): `MOMO_…` in live, `MOMO_SANDBOX_…` for MTN's sandbox. */
+export const variables = {
+  provider: descriptor.code,
+  prefix: 'MOMO',
+  fields: {
+    baseUrl: { variable: 'BASE_URL' },
+    apiUser: { variable: 'API_USER' },
+    apiKey: { variable: 'API_KEY' },
+    subscriptionKey: { variable: 'SUBSCRIPTION_KEY' },
+    targetEnvironment: { variable: 'TARGET_ENVIRONMENT' },
+    timeoutMs: { variable: 'TIMEOUT_MS', optional: true, numeric: true },
+  },
+  schema: momoSettingsSchema,
+} as const satisfies ProviderVariables;

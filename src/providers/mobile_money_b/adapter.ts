@@ -43,6 +43,7 @@ import {
   type RefundRequest,
 } from '../provider';
 import { parseAirtelCallback } from './callback';
+import { descriptor } from './descriptor';
 import type { AirtelSettings } from './settings';
 import { isAirtelTransactionStatus, outcomeOf, readStatusBlock, type AirtelStatusBlock, type AirtelTransactionStatus } from './statuses';
 
@@ -241,8 +242,8 @@ export function createAirtelProvider(settings: AirtelSettings, deps: { fetch?: F
   }
 
   return {
-    code: 'mobile_money_b',
-    supports: { cancel: false, refund: true, partialRefund: false },
+    code: descriptor.code,
+    supports: descriptor.live,
 
     async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
       const msisdn = parseMsisdn(request.customer);
@@ -290,7 +291,7 @@ export function createAirtelProvider(settings: AirtelSettings, deps: { fetch?: F
     },
 
     async cancel(): Promise<ProviderAnswer> {
-      throw new ProviderUnsupported('mobile_money_b', 'cancel');
+      throw new ProviderUnsupported(descriptor.code, 'cancel');
     },
 
     async refund(request: RefundRequest): Promise<RefundAnswer> {

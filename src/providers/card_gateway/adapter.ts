@@ -39,6 +39,7 @@ import {
   type RefundRequest,
 } from '../provider';
 import { parseStripeEvent } from './callback';
+import { descriptor } from './descriptor';
 import type { StripeSettings } from './settings';
 import {
   DECLINE_CANCELLATION_REASON,
@@ -180,8 +181,8 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
   }
 
   return {
-    code: 'card_gateway',
-    supports: { cancel: true, refund: true, partialRefund: true },
+    code: descriptor.code,
+    supports: descriptor.live,
 
     /**
      * Creates (or, with the same idempotency key, finds again) the PaymentIntent.

@@ -8,9 +8,9 @@ import { expect } from 'chai';
 import { newId } from '../../src/lib/ids';
 import { ProviderUnknownAnswer } from '../../src/providers/http';
 import { ProviderRefusal, ProviderUnsupported, type InitiateRequest, type PaymentProvider, type RefundRequest } from '../../src/providers/provider';
-import { AirtelAuthenticationError, airtelTransactionId, createAirtelProvider } from '../../src/providers/airtel/adapter';
-import { airtelCallbackHash } from '../../src/providers/airtel/callback';
-import { airtelSettingsSchema, type AirtelSettings } from '../../src/providers/airtel/settings';
+import { AirtelAuthenticationError, airtelTransactionId, createAirtelProvider } from '../../src/providers/mobile_money_b/adapter';
+import { airtelCallbackHash } from '../../src/providers/mobile_money_b/callback';
+import { airtelSettingsSchema, type AirtelSettings } from '../../src/providers/mobile_money_b/settings';
 import { AIRTEL_FAKE_NUMBERS, startAirtelFake, type AirtelFake, type FakeRequest } from '../fakes/airtel-fake';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 

@@ -3,6 +3,8 @@
  * environment, validated at start by the configuration; secrets are never logged.
  */
 import { z } from '../../lib/zod';
+import type { ProviderVariables } from '../provider-variables';
+import { descriptor } from './descriptor';
 
 /**
  * - `baseUrl`: Airtel's API host, e.g. `https://openapi.airtel.africa` (UAT: `https://openapiuat.airtel.africa`);
@@ -21,3 +23,17 @@ export const airtelSettingsSchema = z.object({
 
 /** The adapter's settings, as {@link airtelSettingsSchema} gives them. */
 export type AirtelSettings = z.infer<typeof airtelSettingsSchema>;
+
+/** Airtel's variables (docs/providers.md#configuration): `AIRTEL_…` in live, `AIRTEL_SANDBOX_…` for Airtel's UAT. */
+export const variables = {
+  provider: descriptor.code,
+  prefix: 'AIRTEL',
+  fields: {
+    baseUrl: { variable: 'BASE_URL' },
+    clientId: { variable: 'CLIENT_ID' },
+    clientSecret: { variable: 'CLIENT_SECRET' },
+    callbackPrivateKey: { variable: 'CALLBACK_PRIVATE_KEY', optional: true },
+    timeoutMs: { variable: 'TIMEOUT_MS', optional: true, numeric: true },
+  },
+  schema: airtelSettingsSchema,
+} as const satisfies ProviderVariables;

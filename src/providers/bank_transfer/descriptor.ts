@@ -1,0 +1,12 @@
+/** Bank transfer, provider code `bank_transfer` (docs/payments.md#methods): sandbox only, no live adapter. */
+import type { ProviderDescriptor } from '../../domain/provider-descriptor';
+
+/** The bank transfer's descriptor: Rwanda in RWF, generic endpoint only. */
+export const descriptor = {
+  code: 'bank_transfer',
+  operator: 'Bank transfer',
+  kind: 'bank_transfer',
+  generic: { method: 'bank_transfer', countries: ['RW'], currencies: ['RWF'] },
+  feeBasisPoints: 50,
+  live: null,
+} as const satisfies ProviderDescriptor;

@@ -1,0 +1,14 @@
+/**
+ * Every provider's descriptor (docs/providers.md#new-provider), one line each: the catalogue, the fee
+ * schedule, the prefix table, the provider codes and the API's enums derive from this list. Pure, so
+ * domain and workflow code import it. Order is the API's order of methods (list B) and of operators.
+ */
+import { descriptor as bankTransfer } from './bank_transfer/descriptor';
+import { descriptor as cardGateway } from './card_gateway/descriptor';
+import { descriptor as mobileMoneyB } from './mobile_money_b/descriptor';
+import { descriptor as mobileMoneyC } from './mobile_money_c/descriptor';
+import { descriptor as momo } from './momo/descriptor';
+import { descriptor as wallet } from './wallet/descriptor';
+
+/** The providers' pure descriptors. */
+export const PROVIDER_DESCRIPTORS = [cardGateway, momo, mobileMoneyB, mobileMoneyC, wallet, bankTransfer] as const;

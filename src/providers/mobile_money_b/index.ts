@@ -1,0 +1,12 @@
+/** Airtel Money, provider code `mobile_money_b`: the runtime part of its descriptor, listed by `src/providers/registry.ts` (docs/providers.md#new-provider). */
+import type { LiveProvider } from '../provider';
+import { createAirtelProvider } from './adapter';
+import { descriptor } from './descriptor';
+import { variables, type AirtelSettings } from './settings';
+
+/** Airtel Money's descriptor, settings and adapter factory (its adapter parses its callbacks). */
+export const provider: LiveProvider<AirtelSettings> = {
+  descriptor,
+  variables,
+  createAdapter: (settings) => createAirtelProvider(settings),
+};

@@ -1,0 +1,14 @@
+/** MTN MoMo, provider code `momo` (docs/providers.md#mtn-momo): what the domain knows of it. */
+import type { ProviderDescriptor } from '../../domain/provider-descriptor';
+
+/** MTN MoMo's descriptor: RW, UG, GH in their own currency; no cancel and no refund in live (docs/providers.md#mtn-momo). */
+export const descriptor = {
+  code: 'momo',
+  operator: 'MTN MoMo',
+  kind: 'mobile_money',
+  generic: { method: 'mobile_money', countries: ['RW', 'UG', 'GH'], currencies: ['RWF', 'UGX', 'GHS'] },
+  merchant: { countries: ['RW', 'UG', 'GH'], currencies: ['RWF', 'UGX', 'GHS'] },
+  prefixes: { RW: ['78', '79'], UG: ['77', '78', '76', '39'], GH: ['24', '25', '53', '54', '55', '59'] },
+  feeBasisPoints: 150,
+  live: { cancel: false, refund: false, partialRefund: false },
+} as const satisfies ProviderDescriptor;
