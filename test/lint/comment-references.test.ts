@@ -28,15 +28,6 @@ const FORBIDDEN: Array<{ name: string; pattern: RegExp }> = [
   { name: 'an issue number', pattern: /\bissues?\s*(?:#\s*)?\d+/i },
 ];
 
-/**
- * Citations left for now, each by file and the exact comment line: `src/api/schemas/payments.ts` is
- * being restructured on another branch at the same time; once its header cites only
- * `docs/limits.md#amounts` and `docs/payments.md`, the third test fails until the entry is removed.
- */
-const LEFT_FOR_NOW: Array<{ file: string; line: string }> = [
-  { file: 'src/api/schemas/payments.ts', line: '* Request bodies of both payment families (interface.md; docs/limits.md#amounts, docs/payments.md). Types and formats' },
-];
-
 /** Every source file under {@link FOLDERS}, as absolute paths. */
 function sourceFiles(): string[] {
   const files: string[] = [];
@@ -116,20 +107,11 @@ describe('comments cite docs/ anchors, never outside documents, decision ids or 
         // A citation broken over two lines ("issue" at the end of one, its number on the next).
         if (cited.length === 0 && citationsIn(comment.text).length > 0) cited.push({ at: comment.line, line: comment.text, names: citationsIn(comment.text) });
         for (const { at, line, names } of cited) {
-          if (LEFT_FOR_NOW.some((left) => left.file === relative && left.line === line)) continue;
           found.push(`${relative}:${at}: ${names.join(', ')}: ${line}`);
         }
       }
     }
     expect(found, found.join('\n')).to.deep.equal([]);
-  });
-
-  it('every citation left for now is still there (remove the entry once it is gone)', () => {
-    for (const left of LEFT_FOR_NOW) {
-      const text = fs.readFileSync(path.join(ROOT, left.file), 'utf8');
-      const lines = commentsOf(left.file, text).flatMap((comment) => comment.text.split('\n').map((line) => line.trim()));
-      expect(lines, left.file).to.include(left.line);
-    }
   });
 
   it('each pattern finds its citation in a comment and leaves strings, code and look-alikes alone', () => {

@@ -1,5 +1,5 @@
 /**
- * Request bodies of both payment families (interface.md; docs/limits.md#amounts, docs/payments.md). Types and formats
+ * Request bodies of both payment families (docs/limits.md#amounts, docs/payments.md). Types and formats
  * only; the catalogue checks (currency per method, phone country) are in src/domain/create-payment.ts.
  */
 import { z } from '../../lib/zod';
