@@ -10,7 +10,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import { isDataError } from '../db/errors';
-import { dropEndpointWaiter, leaveEndpointQueues, releaseEndpointTurn, takeEndpointTurn } from '../db/webhook-turns';
+import { dropEndpointWaiter, leaveEndpointQueues, releaseEndpointTurn, takeEndpointTurn, waitersForFreeTurns } from '../db/webhook-turns';
 import { cancelDelivery, findDeliveryTarget, recordAttempt } from '../db/webhooks';
 import { activeSecrets, decideAfterAttempt, DEFAULT_ENDPOINT_CONCURRENCY, receivesDeliveries, type AttemptOutcome } from '../domain/webhooks';
 import { sendWebhook } from '../lib/webhook-sender';
@@ -46,6 +46,27 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
   const limit = deps.config.WEBHOOK_ENDPOINT_CONCURRENCY ?? DEFAULT_ENDPOINT_CONCURRENCY;
 
   /**
+   * Tells the waiting deliveries `workflowIds` that a turn is free for them (signal `endpointTurn`).
+   * Never throws: an untold waiter asks again when its own wait ends; one whose workflow ended is
+   * dropped from the queue.
+   */
+  async function tellWaiters(workflowIds: string[]): Promise<void> {
+    const client = deps.temporal;
+    if (!client) return;
+    await Promise.all(
+      workflowIds.map(async (workflowId) => {
+        try {
+          await client.workflow.getHandle(workflowId).signal(endpointTurnSignal);
+        } catch (error) {
+          // A waiter whose workflow ended holds no place any more; any other failure leaves it to its own wait.
+          if (error instanceof WorkflowNotFoundError) await dropEndpointWaiter(deps.db, workflowId).catch(() => undefined);
+          else log.warn('a waiting delivery was not told of its turn', { workflowId, error: String(error) });
+        }
+      }),
+    );
+  }
+
+  /**
    * Gives the turn back and tells the waiters that may take one now. Never throws: a turn not given
    * back runs out with its lease, and an untold waiter asks again when its wait ends.
    */
@@ -57,19 +78,24 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       log.warn('the endpoint turn was not given back; its lease runs out', { deliveryId, error: String(error) });
       return;
     }
-    const client = deps.temporal;
-    if (!client) return;
-    await Promise.all(
-      next.map(async (workflowId) => {
-        try {
-          await client.workflow.getHandle(workflowId).signal(endpointTurnSignal);
-        } catch (error) {
-          // A waiter whose workflow ended holds no place any more; any other failure leaves it to its own wait.
-          if (error instanceof WorkflowNotFoundError) await dropEndpointWaiter(deps.db, workflowId).catch(() => undefined);
-          else log.warn('a waiting delivery was not told of its turn', { workflowId, error: String(error) });
-        }
-      }),
-    );
+    await tellWaiters(next);
+  }
+
+  /**
+   * After a refused turn: tells the waiters ahead that may take the endpoint's free turns now. Turns
+   * come free without a word when a lease runs out (a worker killed mid-request); the refused
+   * delivery is the one that notices, so the queue moves on at once instead of when the waiters'
+   * own waits end (docs/webhooks.md#isolation). Never throws.
+   */
+  async function wakeWaitersForFreeTurns(webhookId: string): Promise<void> {
+    let next: string[];
+    try {
+      next = await waitersForFreeTurns(deps.db, { webhookId, limit });
+    } catch (error) {
+      log.warn('the waiters of an endpoint with free turns were not looked up', { webhookId, error: String(error) });
+      return;
+    }
+    await tellWaiters(next);
   }
 
   /**
@@ -109,7 +135,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       if (isDataError(error)) throw error;
       throw attemptNotMade(`no turn at the endpoint could be taken for delivery ${deliveryId}: ${error instanceof Error ? error.message : String(error)}`);
     }
-    if (!turn) return { kind: 'waiting' };
+    if (!turn) {
+      await wakeWaitersForFreeTurns(webhook.id);
+      return { kind: 'waiting' };
+    }
     try {
       const outcome = await sendWebhook({
         url: webhook.url,

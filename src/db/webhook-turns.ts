@@ -62,6 +62,21 @@ export async function releaseEndpointTurn(db: Db, request: Pick<TurnRequest, 'we
   return result.rows.map((row) => row.workflow_id);
 }
 
+/**
+ * The waiters that may take the endpoint's free turns now, without giving any turn back: the first
+ * live ones in order, as many as turns are free once leases that ran out are dropped. The
+ * migration's `webhook_release_turn` for no delivery.
+ * @returns the workflow ids of those waiters, to be told
+ */
+export async function waitersForFreeTurns(db: Db, request: Pick<TurnRequest, 'webhookId' | 'limit'>): Promise<string[]> {
+  const result = await db.raw<{ rows: { workflow_id: string }[] }>('select webhook_release_turn(?, NULL, ?, ?) as workflow_id', [
+    request.webhookId,
+    request.limit,
+    ENDPOINT_WAITER_LIVE_MS / 1000,
+  ]);
+  return result.rows.map((row) => row.workflow_id);
+}
+
 /** Removes a delivery from every endpoint's queue (it ended without a turn: cancelled, or its workflow is gone). */
 export async function leaveEndpointQueues(db: Db, deliveryId: string): Promise<void> {
   await db('webhook_endpoint_turns').where({ delivery_id: deliveryId }).whereNull('lease_expires_at').del();

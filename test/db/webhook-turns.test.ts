@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { pendingDelivery } from '../../src/activities/webhook-dispatch';
 import { createDb, type Db } from '../../src/db/knex';
-import { releaseEndpointTurn, takeEndpointTurn } from '../../src/db/webhook-turns';
+import { releaseEndpointTurn, takeEndpointTurn, waitersForFreeTurns } from '../../src/db/webhook-turns';
 import { insertDelivery } from '../../src/db/webhooks';
 import { newId } from '../../src/lib/ids';
 import { insertMerchant } from '../helpers/fixtures';
@@ -74,6 +74,23 @@ describe('turns at a webhook endpoint (docs/webhooks.md#isolation)', () => {
     await db('webhook_endpoint_turns').where({ delivery_id: d1 }).update({ lease_expires_at: db.raw("now() - interval '1 second'") });
     expect(await take(d3)).to.equal(true);
     expect(await db('webhook_endpoint_turns').where({ delivery_id: d1 }).first()).to.equal(undefined);
+  });
+
+  it('names the waiters ahead that may take turns freed by leases that ran out, for the delivery refused after them to wake', async () => {
+    const [d1, d2, d3, d4, d5] = deliveries as [string, string, string, string, string];
+    expect(await take(d1)).to.equal(true);
+    expect(await take(d2)).to.equal(true);
+    expect(await take(d3)).to.equal(false);
+    expect(await take(d4)).to.equal(false);
+    // Nothing is free: nobody to wake.
+    expect(await waitersForFreeTurns(db, { webhookId, limit })).to.deep.equal([]);
+    // Both requests' workers were killed: their leases run out, and no release will name d3 and d4.
+    await db('webhook_endpoint_turns').whereIn('delivery_id', [d1, d2]).update({ lease_expires_at: db.raw("now() - interval '1 second'") });
+    // A newcomer is refused (two live waiters are ahead of it) and learns whom to wake: d3 and d4, in order.
+    expect(await take(d5)).to.equal(false);
+    expect(await waitersForFreeTurns(db, { webhookId, limit })).to.deep.equal([workflowOf(d3), workflowOf(d4)]);
+    expect(await take(d3)).to.equal(true);
+    expect(await waitersForFreeTurns(db, { webhookId, limit })).to.deep.equal([workflowOf(d4)]);
   });
 
   it('does not let a waiter that stopped asking hold back those behind it, and keeps its place when it asks again', async () => {
