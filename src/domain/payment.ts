@@ -182,11 +182,11 @@ export interface StatusFields {
 
 /**
  * `payment` after `change` at `updatedAt` (ISO 8601): the failure fields follow the change, the
- * customer's next step is dropped once the payment is settled (completed, failed, cancelled: it
- * waits for the customer no more, so a card's client secret or a transfer's instructions are not
- * shown on a settled payment, docs/payments.md#payment-record; kept while `processing`, where the
- * sandbox's simulated providers still wait for the customer), and the version goes up by one, so
- * the read model takes the write once and in order.
+ * customer's next step is dropped as soon as the payment leaves `pending` (`processing` means the
+ * customer acted and the provider is settling; completed, failed, cancelled: it waits for the
+ * customer no more), so a card's client secret, a transfer's instructions or a mobile-money prompt
+ * are shown only while the customer still has to act (docs/payments.md#payment-record), and the
+ * version goes up by one, so the read model takes the write once and in order.
  */
 export function withStatusChange<P extends StatusFields>(payment: P, change: StatusChange, updatedAt: string): P {
   return {
@@ -194,7 +194,7 @@ export function withStatusChange<P extends StatusFields>(payment: P, change: Sta
     status: change.status,
     failureCode: change.failure?.code ?? null,
     failureMessage: change.failure?.message ?? null,
-    nextAction: isOpen(change.status) ? payment.nextAction : null,
+    nextAction: change.status === 'pending' ? payment.nextAction : null,
     updatedAt,
     version: (payment.version ?? 0) + 1,
   };

@@ -148,18 +148,17 @@ describe('pollProviderPayment (polls as activity retries, docs/payments.md#state
 
   it('fails an answer that changes nothing with the benign, retryable ProviderStillWaiting, so the retry is the next poll', async () => {
     const { activities, outcome, poll } = await initiated('+250788000003');
-    expect(outcome?.status).to.equal('processing');
-    const error = await new MockActivityEnvironment({ attempt: 4 }).run(activities.pollProviderPayment, { ...poll, status: 'processing' as const }).then(() => undefined, (e: unknown) => e);
+    expect(outcome?.status).to.equal('pending');
+    const error = await new MockActivityEnvironment({ attempt: 4 }).run(activities.pollProviderPayment, { ...poll, status: 'pending' as const }).then(() => undefined, (e: unknown) => e);
     expect(error).to.be.instanceOf(ApplicationFailure);
     expect(error).to.include({ type: 'ProviderStillWaiting', nonRetryable: false, category: 'BENIGN' });
     expect((error as Error).message).to.include('poll 4');
   });
 
   it('returns an answer that changes the payment, with the attempt that saw it', async () => {
-    const { activities, poll } = await initiated('+250788000003');
-    const seen = await new MockActivityEnvironment({ attempt: 3 }).run(activities.pollProviderPayment, { ...poll, status: 'pending' as const });
-    expect(seen).to.deep.equal({ answer: { providerReference: poll.providerReference, outcome: { status: 'processing' } }, attempt: 3 });
     const settled = await initiated('+250788000001');
+    const seen = await new MockActivityEnvironment({ attempt: 3 }).run(settled.activities.pollProviderPayment, { ...settled.poll, status: 'pending' as const });
+    expect(seen).to.deep.equal({ answer: { providerReference: settled.poll.providerReference, outcome: { status: 'completed' } }, attempt: 3 });
     const final: PollResult = await new MockActivityEnvironment().run(settled.activities.pollProviderPayment, { ...settled.poll, status: 'processing' as const });
     expect(final.answer.outcome).to.deep.equal({ status: 'completed' });
   });

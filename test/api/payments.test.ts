@@ -48,12 +48,13 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
     expect(settled).to.include({ status: 'failed', failure_code: 'declined' });
   });
 
-  it('completes any other number after the simulated approval delay (3 s, docs/payments.md#sandbox-scenarios), through processing', async () => {
+  it('keeps any other number pending, prompt shown, until the simulated approval (3 s, docs/payments.md#sandbox-scenarios), then completes it', async () => {
     const created = await call('/v1/payments', { key: developer.key, body: { ...ORDER_42, phone_number: '+250788123456' } });
-    const processing = await waitForPayment(developer.key, created.body.data.id, (p) => p.status !== 'pending', 5_000);
-    expect(processing.status).to.equal('processing');
-    const settled = await waitForPayment(developer.key, created.body.data.id, (p) => p.status === 'completed', 15_000);
-    expect(settled.status).to.equal('completed');
+    expect(created.body.data.status).to.equal('pending');
+    expect(created.body.data.next_action?.type).to.equal('mobile_money_approval');
+    // The customer has not acted before the approval: the first status after pending is the settled one, never processing.
+    const settled = await waitForPayment(developer.key, created.body.data.id, (p) => p.status !== 'pending', 15_000);
+    expect(settled).to.include({ status: 'completed', next_action: null });
     expect(Date.parse(settled.updated_at) - Date.parse(settled.created_at)).to.be.at.least(3000);
   });
 

@@ -62,7 +62,7 @@ describe('sandbox scenarios over HTTP (docs/payments.md#sandbox-scenarios)', fun
     const payment = await create({ ...MOBILE, phone_number: '+250788000005' });
     await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed', 20_000);
     const { db } = await getStack();
-    // Wait until the simulator has sent all three callbacks (completed, completed again, processing).
+    // Wait until the simulator has sent all three callbacks (completed, completed again, pending).
     for (let sent = 0; sent < 3; ) {
       await new Promise((r) => setTimeout(r, 250));
       const rows = await db('sandbox_provider_callbacks').join('payments', 'payments.provider_reference', 'sandbox_provider_callbacks.provider_reference').where('payments.id', payment.id).whereNotNull('sent_at').count<{ n: number }[]>('sandbox_provider_callbacks.id as n');

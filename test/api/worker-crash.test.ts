@@ -17,9 +17,11 @@ describe('worker killed with SIGKILL while payments are pending (docs/payments.m
   const worker = new WorkerProcess(taskQueue, { SANDBOX_APPROVAL_DELAY_MS: '6000' });
   const app = useAppAndWorker(config, worker);
 
+  /** The payment's status, or `initiated` while it is `pending` with the provider's prompt (the provider has it, the customer has not approved). */
   async function status(key: string, id: string): Promise<string> {
     const response = await fetch(`${app.baseUrl}/v1/payments/${id}`, { headers: { authorization: `Bearer ${key}` } });
-    return ((await response.json()) as { data: { status: string } }).data.status;
+    const { data } = (await response.json()) as { data: { status: string; next_action: unknown } };
+    return data.status === 'pending' && data.next_action ? 'initiated' : data.status;
   }
 
   async function waitAll(key: string, ids: string[], wanted: string, timeoutMs: number): Promise<string[]> {
@@ -44,11 +46,11 @@ describe('worker killed with SIGKILL while payments are pending (docs/payments.m
       expect(response.status).to.equal(201);
       ids.push(((await response.json()) as { data: { id: string } }).data.id);
     }
-    expect(await waitAll(developer.key, ids, 'processing', 60_000)).to.deep.equal(Array(ids.length).fill('processing'));
+    expect(await waitAll(developer.key, ids, 'initiated', 60_000)).to.deep.equal(Array(ids.length).fill('initiated'));
 
     await worker.kill();
     await new Promise((r) => setTimeout(r, 1000));
-    expect(await waitAll(developer.key, ids, 'processing', 0)).to.deep.equal(Array(ids.length).fill('processing'));
+    expect(await waitAll(developer.key, ids, 'initiated', 0)).to.deep.equal(Array(ids.length).fill('initiated'));
 
     const metricsPort = await freePort();
     worker.start(metricsPort);

@@ -63,7 +63,7 @@ describe('domain/payment states (docs/payments.md#states) and polling (docs/paym
     expect(withStatusChange({ status: 'pending' as const, failureCode: null, failureMessage: null, nextAction: null, updatedAt: 'a' }, { status: 'completed' }, 'c')).to.include({ version: 1, failureCode: null });
   });
 
-  it("drops the customer's next step (a card's client secret) once a change settles the payment, whatever the final status", () => {
+  it("drops the customer's next step (a card's client secret) as soon as a change takes the payment out of pending, to processing or to any final status", () => {
     const pending = {
       status: 'pending' as const,
       failureCode: null,
@@ -71,13 +71,12 @@ describe('domain/payment states (docs/payments.md#states) and polling (docs/paym
       nextAction: { type: 'card_confirm' as const, client_secret: 'pi_1_secret_2' },
       updatedAt: 'a',
     };
-    for (const status of ['completed', 'cancelled', 'failed'] as const) {
+    for (const status of ['processing', 'completed', 'cancelled', 'failed'] as const) {
       const change = status === 'failed' ? { status, failure: { code: 'card_declined' as const, message: 'no' } } : { status };
       expect(withStatusChange(pending, change, 'b').nextAction, status).to.equal(null);
     }
-    const processing = withStatusChange(pending, { status: 'processing' }, 'b');
-    expect(processing.nextAction, 'still open').to.deep.equal(pending.nextAction);
-    expect(withStatusChange(processing, { status: 'completed' }, 'c').nextAction, 'completed after processing').to.equal(null);
+    // Only a payment still awaiting the customer keeps the step the customer has to take.
+    expect(withStatusChange(pending, { status: 'pending' }, 'b').nextAction, 'still pending').to.deep.equal(pending.nextAction);
   });
 
   it('polls after 2 s, doubling to at most 60 s', () => {

@@ -68,6 +68,21 @@ describe('live card payments end to end through Stripe, against stripe-mock and 
     }
   });
 
+  it('drops the client secret once the customer confirmed and Stripe is still settling (processing), then completes', async () => {
+    const { payment, intent } = await createPayment();
+    expect(payment.next_action).to.include({ type: 'card_confirm' });
+    fake.setPaymentIntent(intent, { status: 'processing' });
+    const event = fake.signedEvent('payment_intent.processing', fake.paymentIntent(intent) ?? {});
+    const answer = await fetch(`${service.baseUrl}/v1/provider-callbacks/card_gateway`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': event.signature }, body: event.rawBody });
+    expect(answer.status).to.equal(200);
+    const processing = await waitForLivePayment(service.baseUrl, liveKey, payment.id, (p) => p.status !== 'pending');
+    expect(processing).to.include({ status: 'processing', next_action: null });
+    expect(processing).to.not.have.property('client_secret');
+    fake.setPaymentIntent(intent, { status: 'succeeded' });
+    const paid = await waitForLivePayment(service.baseUrl, liveKey, payment.id, (p) => p.status === 'completed', 90_000);
+    expect(paid).to.include({ status: 'completed', next_action: null });
+  });
+
   it('fails a declined card with failure_code insufficient_funds', async () => {
     const { payment, intent } = await createPayment();
     await fake.confirm(intent, 'insufficient_funds');

@@ -99,7 +99,7 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
         account_number: '000400012345',
         reference: 'PCABCDEFGHIJKLMNOPQRSTUVWX',
       });
-      for (const answer of [prompt, secret, transfer]) expect(answer.outcome).to.deep.equal({ status: 'processing' });
+      for (const answer of [prompt, secret, transfer]) expect(answer.outcome).to.deep.equal({ status: 'pending' });
     });
 
     it('answers a repeated initiation with the same transaction and the same next action', async () => {
@@ -129,7 +129,7 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
 
     it('answers a repeated initiation as the transaction stands now: a due approval is settled by the repeat', async () => {
       const ask = request('+250788123456');
-      expect((await momo.initiate(ask)).outcome).to.deep.equal({ status: 'processing' });
+      expect((await momo.initiate(ask)).outcome).to.deep.equal({ status: 'pending' });
       advance(APPROVAL_DELAY_MS);
       expect((await momo.initiate(ask)).outcome).to.deep.equal({ status: 'completed' });
     });
@@ -138,7 +138,7 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       const answer = await momo.initiate(request('+250788123456'));
       expect(await scheduled(answer.providerReference)).to.deep.equal([{ status: 'succeeded', dueAt: clock + APPROVAL_DELAY_MS }]);
       advance(APPROVAL_DELAY_MS - 1);
-      expect((await momo.fetchStatus(answer.providerReference)).outcome).to.deep.equal({ status: 'processing' });
+      expect((await momo.fetchStatus(answer.providerReference)).outcome).to.deep.equal({ status: 'pending' });
       advance(1);
       expect((await momo.fetchStatus(answer.providerReference)).outcome).to.deep.equal({ status: 'completed' });
     });
@@ -169,7 +169,7 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
     it('0003 never answers and sends nothing', async () => {
       const answer = await momo.initiate(request('+250788000003'));
       advance(24 * 3600_000);
-      expect((await momo.fetchStatus(answer.providerReference)).outcome).to.deep.equal({ status: 'processing' });
+      expect((await momo.fetchStatus(answer.providerReference)).outcome).to.deep.equal({ status: 'pending' });
       expect(await scheduled(answer.providerReference)).to.deep.equal([]);
     });
 
@@ -178,9 +178,9 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       const answer = await momo.initiate(request('+250788000004', { expiresAt }));
       expect(await scheduled(answer.providerReference)).to.deep.equal([{ status: 'succeeded', dueAt: Date.parse(expiresAt) + 5_000 }]);
       advance(60_000);
-      expect((await momo.fetchStatus(answer.providerReference)).outcome).to.deep.equal({ status: 'processing' });
+      expect((await momo.fetchStatus(answer.providerReference)).outcome).to.deep.equal({ status: 'pending' });
       advance(5_000 - 1);
-      expect((await momo.fetchStatus(answer.providerReference)).outcome).to.deep.equal({ status: 'processing' });
+      expect((await momo.fetchStatus(answer.providerReference)).outcome).to.deep.equal({ status: 'pending' });
       advance(1);
       expect((await momo.fetchStatus(answer.providerReference)).outcome).to.deep.equal({ status: 'completed' });
     });
@@ -235,7 +235,7 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       expect(await scheduled(reference)).to.deep.equal([{ status: 'succeeded', dueAt: clock + 5_000 }]);
 
       const retried = await momo.initiate(ask);
-      expect(retried).to.deep.include({ providerReference: reference, outcome: { status: 'processing' } });
+      expect(retried).to.deep.include({ providerReference: reference, outcome: { status: 'pending' } });
       expect(retried.nextAction?.type).to.equal('mobile_money_approval');
       advance(5_000);
       expect(await momo.initiate(ask)).to.deep.include({ providerReference: reference, outcome: { status: 'completed' } });
@@ -288,7 +288,7 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       expect(momo.supports).to.deep.equal({ cancel: false, refund: true, partialRefund: true });
       const error = await rejectionOf(momo.cancel(waiting.providerReference));
       expect(error).to.be.instanceOf(ProviderUnsupported).and.to.include({ provider: 'momo', flow: 'cancel' });
-      expect((await momo.fetchStatus(waiting.providerReference)).outcome).to.deep.equal({ status: 'processing' });
+      expect((await momo.fetchStatus(waiting.providerReference)).outcome).to.deep.equal({ status: 'pending' });
     });
 
     it('cancels at the card gateway and the bank, withdrawing the callbacks that would have followed', async () => {
@@ -324,7 +324,7 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
     const signed = (body: string, secret = SECRET) => ({ rawBody: body, headers: { 'x-provider-signature': signCallback(body, secret) }, query: {} });
     expect(signCallback(rawBody, SECRET)).to.match(/^sha256=[0-9a-f]{64}$/);
     expect(momo.parseCallback(signed(rawBody))).to.deep.equal({ providerReference: 'momo_1', claimed: 'completed' });
-    expect(momo.parseCallback(signed(JSON.stringify({ provider_reference: 'momo_1', status: 'pending' })))).to.deep.equal({ providerReference: 'momo_1', claimed: 'processing' });
+    expect(momo.parseCallback(signed(JSON.stringify({ provider_reference: 'momo_1', status: 'pending' })))).to.deep.equal({ providerReference: 'momo_1', claimed: 'pending' });
     expect(() => momo.parseCallback(signed(rawBody, 'x'.repeat(32)))).to.throw(ProviderRefusal);
     expect(() => momo.parseCallback({ rawBody, headers: {}, query: {} })).to.throw(ProviderRefusal);
     expect(() => momo.parseCallback(signed('nope'))).to.throw(ProviderRefusal);
@@ -453,7 +453,7 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
         await pump.stop();
       }
       const hints = receiver.requests.map((r) => live.parseCallback({ rawBody: r.body, headers: r.headers as Record<string, string>, query: {} }));
-      expect(hints).to.deep.equal(['completed', 'completed', 'processing'].map((claimed) => ({ providerReference: answer.providerReference, claimed })));
+      expect(hints).to.deep.equal(['completed', 'completed', 'pending'].map((claimed) => ({ providerReference: answer.providerReference, claimed })));
     });
   });
 });

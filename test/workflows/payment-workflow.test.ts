@@ -191,8 +191,9 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     expect(durationMs(polls[0]?.retry?.initialInterval)).to.equal(4_000);
     expect(durationMs(polls[0]?.retry?.maximumInterval)).to.equal(60_000);
     expect(timerDurationsMs(history)[0]).to.equal(2_000);
-    // Mobile money cannot be withdrawn at the provider (cancel unsupported): its status is the last word (docs/payments.md#states).
-    expect(activityNames(history)).to.deep.equal(['initiatePayment', 'recordPaymentStatus', 'pollProviderPayment', 'cancelProviderPayment', 'fetchProviderPaymentStatus', 'recordPaymentStatus']);
+    // The customer never acts, so the payment stays pending (nothing to record) until expiry. Mobile money cannot
+    // be withdrawn at the provider (cancel unsupported): its status is the last word (docs/payments.md#states).
+    expect(activityNames(history)).to.deep.equal(['initiatePayment', 'pollProviderPayment', 'cancelProviderPayment', 'fetchProviderPaymentStatus', 'recordPaymentStatus']);
     expect(history.length).to.be.below(60); // no events per poll
     expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.failed']);
     await record('payment-expired', handle);

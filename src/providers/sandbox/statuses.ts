@@ -1,8 +1,10 @@
 /**
  * The simulated providers' own statuses and reasons mapped onto ours (docs/providers.md#adapters), as every adapter's
- * `statuses.ts` maps its provider's: a transaction still awaiting the customer is `processing` once
- * the provider took it (the customer has the prompt), a success `completed`, a refusal `failed` with
- * its reason, a withdrawn request `cancelled`; a ledger refund is `pending` until decided, then `succeeded`.
+ * `statuses.ts` maps its provider's: a transaction still awaiting the customer (the customer has the
+ * prompt, the client secret or the transfer instructions and has not acted) is `pending`, as
+ * docs/payments.md#states has it; a success `completed`, a refusal `failed` with its reason, a
+ * withdrawn request `cancelled`. No simulator models a customer who acted while the provider is
+ * still settling, so none answers `processing`. A ledger refund is `pending` until decided, then `succeeded`.
  */
 import type { FailureCode, ProviderAnswer, ProviderOutcome } from '../../domain/payment';
 import type { SandboxRefund, SandboxTransaction } from '../../domain/sandbox-ledger';
@@ -19,7 +21,7 @@ export function failureCodeOf(reason: string | null): FailureCode {
   return SANDBOX_FAILURE_CODES.find((code) => code === reason) ?? 'declined';
 }
 
-/** What a callback claiming the simulator's `status` claims, in our statuses (`pending` → `processing`). */
+/** What a callback claiming the simulator's `status` claims, in our statuses (its `pending` is ours: awaiting the customer). */
 export function claimedStatusOf(status: SandboxStatus): ProviderOutcome['status'] {
   switch (status) {
     case 'succeeded':
@@ -29,7 +31,7 @@ export function claimedStatusOf(status: SandboxStatus): ProviderOutcome['status'
     case 'cancelled':
       return 'cancelled';
     default:
-      return 'processing';
+      return 'pending';
   }
 }
 
@@ -43,7 +45,7 @@ export function outcomeOf(row: Pick<SandboxTransaction, 'status' | 'failure_code
     case 'failed':
       return { status: 'failed', failureCode: failureCodeOf(row.failure_code), failureMessage: row.failure_message ?? 'The payment failed' };
     default:
-      return { status: 'processing' };
+      return { status: 'pending' };
   }
 }
 
