@@ -22,6 +22,18 @@ describe('config', () => {
     }
     expect(problems.join('\n')).to.match(/PORT/).and.match(/JWT_SECRET/).and.match(/DATABASE_URL/);
   });
+
+  it('derives the deliveries\' task queue from the payments\' and refuses the two being one (docs/webhooks.md#isolation)', () => {
+    expect(loadConfig({ ...valid, TEMPORAL_TASK_QUEUE: 'pay' }).TEMPORAL_WEBHOOK_TASK_QUEUE).to.equal('pay-webhooks');
+    expect(() => loadConfig({ ...valid, TEMPORAL_WEBHOOK_TASK_QUEUE: 'payments' })).to.throw(ConfigError, /TEMPORAL_WEBHOOK_TASK_QUEUE/);
+    expect(() => loadConfig({ ...valid, WORKER_ROLE: 'everything' })).to.throw(ConfigError, /WORKER_ROLE/);
+    expect(() => loadConfig({ ...valid, WEBHOOK_ENDPOINT_CONCURRENCY: '0' })).to.throw(ConfigError, /WEBHOOK_ENDPOINT_CONCURRENCY/);
+  });
+
+  it('refuses a query time-out that does not outlast the statement time-out (docs/operations.md#deadlines)', () => {
+    expect(() => loadConfig({ ...valid, DATABASE_STATEMENT_TIMEOUT_MS: '4000', DATABASE_QUERY_TIMEOUT_MS: '4000' })).to.throw(ConfigError, /DATABASE_QUERY_TIMEOUT_MS/);
+    expect(loadConfig({ ...valid, DATABASE_STATEMENT_TIMEOUT_MS: '4000', DATABASE_QUERY_TIMEOUT_MS: '5000' }).DATABASE_QUERY_TIMEOUT_MS).to.equal(5000);
+  });
 });
 
 describe('config of live access and mail (docs/live-access.md)', () => {

@@ -8,6 +8,7 @@
  * write that would come after a side effect fails before it instead.
  */
 import { expect } from 'chai';
+import { MAX_JSON_DEPTH } from '../../src/api/middleware/json-body';
 import { textProblems } from '../../src/api/schemas/validate';
 import { insertRefund } from '../../src/db/payments';
 import { cleanFileName } from '../../src/domain/documents';
@@ -92,6 +93,10 @@ describe('well-formed text at the edge and in the database (docs/limits.md#reque
   it('names every ill-formed string, nested or in a key, and passes surrogate pairs', () => {
     expect(textProblems({ a: 'ok 😀', b: ['x', `y${LOW}`], c: { d: HIGH } }).map((p) => p.field)).to.deep.equal(['b.1', 'c.d']);
     expect(textProblems({ [`k${HIGH}`]: 'v' }).map((p) => p.field)).to.deep.equal(['body']);
+    // As deep as a body may nest (64 levels): no string of an accepted body escapes the rule.
+    let deep: unknown = HIGH;
+    for (let level = 0; level < MAX_JSON_DEPTH - 1; level += 1) deep = { n: deep };
+    expect(textProblems(deep)).to.have.length(1);
     expect(isIllFormed('\ud83d\ude00')).to.equal(false);
     expect(isIllFormed(`\ude00\ud83d`)).to.equal(true);
     expect(storableText({ message: `a${HIGH}b\u0000`, list: [LOW] })).to.deep.equal({ message: 'a\ufffdb\ufffd', list: ['\ufffd'] });

@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import { validationError, type FieldProblem } from '../../domain/errors';
 import { textFault, textFaultMessage } from '../../domain/text';
+import { MAX_JSON_DEPTH } from '../middleware/json-body';
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let current: unknown = input;
@@ -55,8 +56,11 @@ function describe(issue: z.core.$ZodIssue, input: unknown): FieldProblem {
   }
 }
 
-/** How deep {@link textProblems} looks into nested objects and arrays. */
-const MAX_DEPTH = 8;
+/**
+ * How deep {@link textProblems} looks into nested objects and arrays: as deep as a body may nest
+ * (docs/limits.md#request-bodies), so no string of an accepted body escapes the text rule.
+ */
+const MAX_DEPTH = MAX_JSON_DEPTH + 1;
 
 /**
  * Every string in `input` (values and object keys, nested) that breaks the text rule of
