@@ -10,10 +10,13 @@
  * Figures: (a) create throughput, (b) settlement latency, (c) webhook deliveries per second,
  * (d) worker memory, (e) the cluster's (a) and (b) ÷ the dev server's in the same rounds, and its
  * create latency at half its sustained rate, (g) a merchant's settlement and delivery latencies
- * while another merchant's endpoint hangs on 500 deliveries ÷ the same without; see bench/figures/. Environment, for trial and
+ * while another merchant's endpoint hangs on 500 deliveries ÷ the same without; see bench/figures/. Environment, for
+ * trial and
  * profiling runs only (a real run uses the defaults): BENCH_ROUNDS (default 3), BENCH_MEMORY_ROUNDS
- * (rounds of (d), default 1), BENCH_DURATION_MS (default 8000, each side of (a), of which the first 2 s are ramp-up and not counted), BENCH_ONLY
- * (figures to run, default `a,b,c,d,e,g`; (e) is measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour alone), BENCH_PROFILE=1 (CPU
+ * (rounds of (d), default 1), BENCH_DURATION_MS (default 8000, each side of (a), of which the first 2 s are ramp-up and
+ * not counted), BENCH_ONLY
+ * (figures to run, default `a,b,c,d,e,g`; (e) is measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour
+ * alone), BENCH_PROFILE=1 (CPU
  * profiles of the service worker and the API, kept with the logs in the run folder).
  */
 import { execFileSync } from 'node:child_process';
@@ -39,14 +42,23 @@ import { cpuSampler, postmasterPid, type ProcessGroup } from './lib/cpu';
 import { takeSample, totalCpuMs, type SampleSources } from './lib/diagnostics';
 import { POSTGRES_SETTINGS } from './lib/postgres';
 import type { PaymentProfile } from './lib/profile';
-import { compareExtra, format, joinFigures, runRounds, type Figure, type FigureResult, type UnavailableFigure } from './lib/rounds';
+import {
+  compareExtra,
+  format,
+  joinFigures,
+  runRounds,
+  type Figure,
+  type FigureResult,
+  type UnavailableFigure,
+} from './lib/rounds';
 import { machineSummary, startStack, type Stack } from './lib/stack';
 import { median } from './lib/stats';
 
 const root = path.resolve(__dirname, '..');
 const benchStarted = performance.now();
 /** Prints a line with the seconds since the start, so slow phases show. */
-const say = (line: string) => process.stdout.write(`[bench ${((performance.now() - benchStarted) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+const say = (line: string) =>
+  process.stdout.write(`[bench ${((performance.now() - benchStarted) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
 
 /**
  * Items each side of figure (c) starts: about 10 s of deliveries at the service's rate, its steady
@@ -140,14 +152,27 @@ function printCpuBound(figures: (FigureResult | UnavailableFigure)[]): void {
     if ('unavailable' in figure || !['a', 'c'].includes(figure.id)) continue;
     const service = median(figure.rounds.map((round) => totalCpuMs(round.cost.service)));
     const baseline = median(figure.rounds.map((round) => totalCpuMs(round.cost.baseline)));
-    process.stdout.write(`(${figure.id}) CPU per item, all processes: service ${format(service)} ms, baseline ${format(baseline)} ms; bound by CPU alone, the ratio would be ${format(baseline / service)}\n`);
+    process.stdout.write(
+      `(${figure.id}) CPU per item, all processes: service ${format(service)} ms, baseline ${format(baseline)} ms; bound by CPU alone, the ratio would be ${format(baseline / service)}\n`,
+    );
     const cluster = figure.rounds.flatMap((round) => (round.cost.extra ? [totalCpuMs(round.cost.extra)] : []));
-    if (cluster.length) process.stdout.write(`(${figure.id}) CPU per create on the cluster, all processes: ${format(median(cluster))} ms\n`);
+    if (cluster.length)
+      process.stdout.write(
+        `(${figure.id}) CPU per create on the cluster, all processes: ${format(median(cluster))} ms\n`,
+      );
   }
 }
 
-/** Figure (e)'s create latency at half the sustained rate: the cluster at half its rate ÷ the dev server at half its own, one round. */
-function halfRateFigure(context: BenchContext, cluster: ServiceTarget, developers: { dev: Developer; cluster: Developer }, rates: { dev: number; cluster: number }): Figure {
+/**
+ * Figure (e)'s create latency at half the sustained rate: the cluster at half its rate ÷ the dev server at half its
+ * own, one round.
+ */
+function halfRateFigure(
+  context: BenchContext,
+  cluster: ServiceTarget,
+  developers: { dev: Developer; cluster: Developer },
+  rates: { dev: number; cluster: number },
+): Figure {
   return {
     id: 'e',
     title: 'Create latency at half the sustained rate',
@@ -157,7 +182,8 @@ function halfRateFigure(context: BenchContext, cluster: ServiceTarget, developer
       { key: 'createP50Ms', label: 'create p50 at half rate', unit: 'ms' },
       { key: 'createP99Ms', label: 'create p99 at half rate', unit: 'ms' },
     ],
-    measureService: () => measureCreateLatency(context, cluster, developers.cluster, rates.cluster, HALF_RATE_DURATION_MS),
+    measureService: () =>
+      measureCreateLatency(context, cluster, developers.cluster, rates.cluster, HALF_RATE_DURATION_MS),
     measureBaseline: () => measureCreateLatency(context, context.dev, developers.dev, rates.dev, HALF_RATE_DURATION_MS),
   };
 }
@@ -179,7 +205,9 @@ async function main(): Promise<void> {
     loadAverageAtStart: os.loadavg().map((value) => Number(value.toFixed(2))),
   };
   say(`machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, ${machine.os}`);
-  say(`node ${machine.node}; ${machine.temporalCli}; SQLite pragmas ${machine.sqlitePragmas.join(', ')}; PostgreSQL ${machine.postgres.join(', ')}`);
+  say(
+    `node ${machine.node}; ${machine.temporalCli}; SQLite pragmas ${machine.sqlitePragmas.join(', ')}; PostgreSQL ${machine.postgres.join(', ')}`,
+  );
   say(`load average at start: ${machine.loadAverageAtStart.join(' ')} (other work on this machine adds noise)`);
 
   const profile = process.env.BENCH_PROFILE === '1';
@@ -189,24 +217,48 @@ async function main(): Promise<void> {
   let clusterDescription: ClusterStack['description'] | undefined;
   if (selected('e')) {
     try {
-      cluster = await startClusterStack({ root, runDir: running.runDir, databaseUrl: running.databaseUrl, maxCachedWorkflows: MAX_CACHED_WORKFLOWS, say });
+      cluster = await startClusterStack({
+        root,
+        runDir: running.runDir,
+        databaseUrl: running.databaseUrl,
+        maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
+        say,
+      });
       clusterDescription = cluster.description;
       say(`cluster ready: ${JSON.stringify(cluster.description)}`);
     } catch (error) {
       say(`the cluster did not start: ${error instanceof Error ? error.message : String(error)}`);
-      figures.push({ id: 'e', title: 'Cluster ÷ dev server', unavailable: `cluster did not start: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}` });
+      figures.push({
+        id: 'e',
+        title: 'Cluster ÷ dev server',
+        unavailable: `cluster did not start: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`,
+      });
     }
   }
   const db = createDb(running.databaseUrl, 8);
   const dev: ServiceTarget = { name: 'dev server', apiUrl: running.apiUrl, db, client: running.client };
-  const clusterTarget: ServiceTarget | undefined = cluster ? { name: 'cluster', apiUrl: cluster.apiUrl, db: cluster.db, client: cluster.client } : undefined;
-  const context: BenchContext = { stack: running, dev, ...(clusterTarget ? { cluster: clusterTarget } : {}), db, runId: randomBytes(3).toString('hex'), say };
+  const clusterTarget: ServiceTarget | undefined = cluster
+    ? { name: 'cluster', apiUrl: cluster.apiUrl, db: cluster.db, client: cluster.client }
+    : undefined;
+  const context: BenchContext = {
+    stack: running,
+    dev,
+    ...(clusterTarget ? { cluster: clusterTarget } : {}),
+    db,
+    runId: randomBytes(3).toString('hex'),
+    say,
+  };
   /** The cluster while it runs (it is stopped after (b), so that it does not load what follows). */
   let live: ClusterStack | undefined = cluster;
   const groups = (): Record<string, ProcessGroup> => {
     const pids = running.pids();
     const one = (pid: number | undefined): ProcessGroup => ({ pids: pid === undefined ? [] : [pid] });
-    const result: Record<string, ProcessGroup> = { temporal: one(pids.temporal), worker: one(pids.worker), api: one(pids.api), baselineWorker: one(pids.baselineWorker) };
+    const result: Record<string, ProcessGroup> = {
+      temporal: one(pids.temporal),
+      worker: one(pids.worker),
+      api: one(pids.api),
+      baselineWorker: one(pids.baselineWorker),
+    };
     if (live) {
       result.clusterTemporal = one(live.temporal.process.pid);
       result.clusterWorkers = { pids: live.workers.flatMap((worker) => (worker.pid ? [worker.pid] : [])) };
@@ -217,7 +269,11 @@ async function main(): Promise<void> {
   const sources: SampleSources = {
     cpu: cpuSampler(groups, running.postgresDataDir ? postmasterPid(running.postgresDataDir) : undefined),
     servers: () => ({ dev: running.temporalMetricsUrl, ...(live ? { cluster: live.temporal.metricsUrl } : {}) }),
-    sqlSources: () => ({ api: running.api, worker: running.serviceWorker, ...Object.fromEntries((live?.workers ?? []).map((worker, i) => [`clusterWorker${i + 1}`, worker])) }),
+    sqlSources: () => ({
+      api: running.api,
+      worker: running.serviceWorker,
+      ...Object.fromEntries((live?.workers ?? []).map((worker, i) => [`clusterWorker${i + 1}`, worker])),
+    }),
     db,
   };
   const sample = () => takeSample(sources);
@@ -255,8 +311,18 @@ async function main(): Promise<void> {
     }
     let halfRate: FigureResult | undefined;
     if (create?.extra && clusterTarget && clusterCreator) {
-      const rates = { dev: (create.median.service.perSecond as number) / 2, cluster: (create.extra.median.perSecond as number) / 2 };
-      halfRate = await timed('e half rate', () => runRounds(halfRateFigure(context, clusterTarget, { dev: creator, cluster: clusterCreator }, rates), 1, say, sample));
+      const rates = {
+        dev: (create.median.service.perSecond as number) / 2,
+        cluster: (create.extra.median.perSecond as number) / 2,
+      };
+      halfRate = await timed('e half rate', () =>
+        runRounds(
+          halfRateFigure(context, clusterTarget, { dev: creator, cluster: clusterCreator }, rates),
+          1,
+          say,
+          sample,
+        ),
+      );
     }
     /**
      * Each figure starts from fresh workers on both sides: an earlier figure's workflows would
@@ -283,14 +349,45 @@ async function main(): Promise<void> {
     }
     if (cluster) {
       const parts = [
-        ...(create?.extra ? [compareExtra(create, { id: 'e', title: 'Cluster creates', service: 'cluster (a)', baseline: 'dev server (a)', metrics: [{ key: 'perSecond', label: 'creates (cluster ÷ dev server)', unit: '/s' }] })] : []),
+        ...(create?.extra
+          ? [
+              compareExtra(create, {
+                id: 'e',
+                title: 'Cluster creates',
+                service: 'cluster (a)',
+                baseline: 'dev server (a)',
+                metrics: [{ key: 'perSecond', label: 'creates (cluster ÷ dev server)', unit: '/s' }],
+              }),
+            ]
+          : []),
         ...(settlement?.extra
-          ? [compareExtra(settlement, { id: 'e', title: 'Cluster settlement', service: 'cluster (b)', baseline: 'dev server (b)', metrics: [{ key: 'p50Ms', label: 'settlement p50 (cluster ÷ dev)', unit: 'ms' }, { key: 'p99Ms', label: 'settlement p99 (cluster ÷ dev)', unit: 'ms' }] })]
+          ? [
+              compareExtra(settlement, {
+                id: 'e',
+                title: 'Cluster settlement',
+                service: 'cluster (b)',
+                baseline: 'dev server (b)',
+                metrics: [
+                  { key: 'p50Ms', label: 'settlement p50 (cluster ÷ dev)', unit: 'ms' },
+                  { key: 'p99Ms', label: 'settlement p99 (cluster ÷ dev)', unit: 'ms' },
+                ],
+              }),
+            ]
           : []),
         ...(halfRate ? [halfRate] : []),
       ];
       if (parts.length) {
-        figures.push(joinFigures({ id: 'e', title: 'Cluster ÷ dev server', service: `the cluster (${cluster.description.historyShards} history shards on PostgreSQL, ${cluster.description.workers} workers, ${cluster.description.apis} APIs)`, baseline: 'the dev server (SQLite), same run' }, parts));
+        figures.push(
+          joinFigures(
+            {
+              id: 'e',
+              title: 'Cluster ÷ dev server',
+              service: `the cluster (${cluster.description.historyShards} history shards on PostgreSQL, ${cluster.description.workers} workers, ${cluster.description.apis} APIs)`,
+              baseline: 'the dev server (SQLite), same run',
+            },
+            parts,
+          ),
+        );
       }
       say('stopping the cluster, so that it does not load what follows');
       live = undefined;
@@ -300,7 +397,9 @@ async function main(): Promise<void> {
       figures.push(
         await timed('c', async () => {
           await freshWorkers('c');
-          const figure = webhookDeliveriesFigure(context, await registerDeveloper(dev.apiUrl, 'deliver'), receiver, { count: DELIVERIES_PER_SIDE });
+          const figure = webhookDeliveriesFigure(context, await registerDeveloper(dev.apiUrl, 'deliver'), receiver, {
+            count: DELIVERIES_PER_SIDE,
+          });
           say(`(c) ${figure.title}: ${rounds} alternating rounds`);
           return runRounds(figure, rounds, say, sample);
         }),
@@ -310,7 +409,10 @@ async function main(): Promise<void> {
       figures.push(
         await timed('g', async () => {
           await freshWorkers('g');
-          const figure = noisyNeighbourFigure(context, await registerDeveloper(dev.apiUrl, 'neighbour'), receiver, { ...NOISY_NEIGHBOUR, endpointConcurrency: DEFAULT_ENDPOINT_CONCURRENCY });
+          const figure = noisyNeighbourFigure(context, await registerDeveloper(dev.apiUrl, 'neighbour'), receiver, {
+            ...NOISY_NEIGHBOUR,
+            endpointConcurrency: DEFAULT_ENDPOINT_CONCURRENCY,
+          });
           say(`(g) ${figure.title}: ${rounds} alternating rounds`);
           return runRounds(figure, rounds, say, sample);
         }),
@@ -321,7 +423,9 @@ async function main(): Promise<void> {
         await timed('d', async () => {
           // Figure (d) gives each side a fresh worker itself (see worker-memory.ts).
           const figure = workerMemoryFigure(context, await registerDeveloper(dev.apiUrl, 'memory'));
-          say(`(d) ${figure.title}: ${memoryRounds} round(s) of +${MEMORY_STEP} and +${MEMORY_STEP} open workflows (maxCachedWorkflows ${MAX_CACHED_WORKFLOWS} on both workers)`);
+          say(
+            `(d) ${figure.title}: ${memoryRounds} round(s) of +${MEMORY_STEP} and +${MEMORY_STEP} open workflows (maxCachedWorkflows ${MAX_CACHED_WORKFLOWS} on both workers)`,
+          );
           return runRounds(figure, memoryRounds, say, sample);
         }),
       );
@@ -340,7 +444,18 @@ async function main(): Promise<void> {
     elapsedSeconds: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000),
     secondsByFigure: figureTimes,
     machine: { ...machine, loadAverageAtEnd: os.loadavg().map((value) => Number(value.toFixed(2))) },
-    settings: { rounds, memoryRounds, memoryStep: MEMORY_STEP, createDurationMs: durationMs, settlement: SETTLEMENT, halfRateDurationMs: HALF_RATE_DURATION_MS, deliveriesPerSide: DELIVERIES_PER_SIDE, noisyNeighbour: NOISY_NEIGHBOUR, figures: only, maxCachedWorkflows: MAX_CACHED_WORKFLOWS },
+    settings: {
+      rounds,
+      memoryRounds,
+      memoryStep: MEMORY_STEP,
+      createDurationMs: durationMs,
+      settlement: SETTLEMENT,
+      halfRateDurationMs: HALF_RATE_DURATION_MS,
+      deliveriesPerSide: DELIVERIES_PER_SIDE,
+      noisyNeighbour: NOISY_NEIGHBOUR,
+      figures: only,
+      maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
+    },
     cluster: clusterDescription,
     paymentProfiles: profiles,
     figures,
@@ -353,12 +468,19 @@ async function main(): Promise<void> {
   fs.mkdirSync(resultsDir, { recursive: true });
   const file = path.join(resultsDir, `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  say(`results written to ${path.relative(root, file)}; ${result.elapsedSeconds} s in all (${Object.entries(figureTimes).map(([id, s]) => `${id} ${s} s`).join(', ')}); load average at end ${result.machine.loadAverageAtEnd.join(' ')}`);
+  say(
+    `results written to ${path.relative(root, file)}; ${result.elapsedSeconds} s in all (${Object.entries(figureTimes)
+      .map(([id, s]) => `${id} ${s} s`)
+      .join(', ')}); load average at end ${result.machine.loadAverageAtEnd.join(' ')}`,
+  );
   say('stopping everything');
   await stack.stop(profile);
 }
 
-/** The running stacks, for the stop on Ctrl-C or on a failure (both stops are idempotent; the cluster first, it uses the stack's PostgreSQL). */
+/**
+ * The running stacks, for the stop on Ctrl-C or on a failure (both stops are idempotent; the cluster first, it uses the
+ * stack's PostgreSQL).
+ */
 let stack: Stack | undefined;
 let cluster: ClusterStack | undefined;
 const stopAll = async (keepLogs: boolean) => {

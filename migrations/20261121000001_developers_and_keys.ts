@@ -27,7 +27,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('revoked_at', { useTz: true });
     t.index(['merchant_id', 'environment']);
   });
-  await knex.raw(`ALTER TABLE api_keys ADD CONSTRAINT api_keys_environment_check CHECK (environment IN ('sandbox', 'live'))`);
+  await knex.raw(
+    `ALTER TABLE api_keys ADD CONSTRAINT api_keys_environment_check CHECK (environment IN ('sandbox', 'live'))`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -1,4 +1,7 @@
-/** Payments (docs/payments.md#payment-record), events (docs/payments.md#events) and the sandbox simulators' own ledger (docs/payments.md#sandbox-scenarios). */
+/**
+ * Payments (docs/payments.md#payment-record), events (docs/payments.md#events) and the sandbox simulators' own ledger
+ * (docs/payments.md#sandbox-scenarios).
+ */
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {

@@ -1,6 +1,8 @@
 /**
- * Refunds (docs/payments.md#cancel-and-refund), idempotency keys (docs/payments.md#idempotency), a version on payments so status writes that arrive out of
- * order never regress the read model, the provider reference index for callbacks (docs/payments.md#provider-callbacks), and the
+ * Refunds (docs/payments.md#cancel-and-refund), idempotency keys (docs/payments.md#idempotency), a version on payments
+ * so status writes that arrive out of
+ * order never regress the read model, the provider reference index for callbacks (docs/payments.md#provider-callbacks),
+ * and the
  * sandbox simulators' refunds.
  */
 import type { Knex } from 'knex';

@@ -1,4 +1,6 @@
-/** Rate-limit counters (docs/limits.md#rate-limits), in the table shape rate-limiter-flexible's PostgreSQL store uses. */
+/**
+ * Rate-limit counters (docs/limits.md#rate-limits), in the table shape rate-limiter-flexible's PostgreSQL store uses.
+ */
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {

@@ -1,4 +1,7 @@
-/** Documents uploaded for the live access review (docs/live-access.md#documents): metadata here, the bytes in the blob store. */
+/**
+ * Documents uploaded for the live access review (docs/live-access.md#documents): metadata here, the bytes in the blob
+ * store.
+ */
 import type { Knex } from 'knex';
 
 /** Creates `documents` with checks mirroring docs/live-access.md#documents (types, sides, content types, 10 MiB). */

@@ -1,5 +1,6 @@
 /**
- * Live access requests (docs/live-access.md#review) with their conversation between reviewers and the developer, and the
+ * Live access requests (docs/live-access.md#review) with their conversation between reviewers and the developer, and
+ * the
  * first live key waiting to be revealed once (docs/api.md#secret-keys), sealed so that no plaintext key is ever stored.
  */
 import type { Knex } from 'knex';

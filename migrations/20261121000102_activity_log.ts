@@ -1,4 +1,7 @@
-/** The audit log (docs/live-access.md#audit-log), scoped to a merchant and an environment (docs/api.md#merchants-and-environments). */
+/**
+ * The audit log (docs/live-access.md#audit-log), scoped to a merchant and an environment
+ * (docs/api.md#merchants-and-environments).
+ */
 import type { Knex } from 'knex';
 
 /** Creates `activity_log` (docs/live-access.md#audit-log). */

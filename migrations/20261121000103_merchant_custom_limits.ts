@@ -1,4 +1,7 @@
-/** Custom rate limits of enterprise merchants (docs/limits.md#rate-limits), set with the admin command (docs/live-access.md#admin-command). */
+/**
+ * Custom rate limits of enterprise merchants (docs/limits.md#rate-limits), set with the admin command
+ * (docs/live-access.md#admin-command).
+ */
 import type { Knex } from 'knex';
 
 /** Adds the custom limit columns to `developers` (docs/limits.md#rate-limits). */

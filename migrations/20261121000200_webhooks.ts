@@ -1,5 +1,6 @@
 /**
- * Webhook endpoints (docs/webhooks.md#endpoints): url, subscribed events, status, description and the signing secret, per
+ * Webhook endpoints (docs/webhooks.md#endpoints): url, subscribed events, status, description and the signing secret,
+ * per
  * merchant and environment. Deleted endpoints keep their row (`deleted_at`) so their delivery log
  * stays readable and deliveries under way stop cleanly.
  */

@@ -1,11 +1,14 @@
 /**
- * Webhook deliveries (docs/payments.md#events, docs/webhooks.md#retries): one event to one endpoint, run by the workflow `workflow_id`
+ * Webhook deliveries (docs/payments.md#events, docs/webhooks.md#retries): one event to one endpoint, run by the
+ * workflow `workflow_id`
  * (`webhook-delivery:{evt_id}:{whk_id}`, docs/payments.md#workflow; a retry adds a suffix and names the delivery it
  * retries). Test deliveries (docs/webhooks.md#test) have no workflow.
  */
 import type { Knex } from 'knex';
 
-/** Creates `webhook_deliveries` with checks on status and the number of attempts (at most 5, docs/webhooks.md#retries). */
+/**
+ * Creates `webhook_deliveries` with checks on status and the number of attempts (at most 5, docs/webhooks.md#retries).
+ */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webhook_deliveries', (t) => {
     t.text('id').primary();

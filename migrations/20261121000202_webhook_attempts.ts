@@ -4,7 +4,9 @@
  */
 import type { Knex } from 'knex';
 
-/** Creates `webhook_attempts`: attempt 1–5, duration ≥ 0 ms, response excerpt ≤ 1024 bytes (docs/webhooks.md#retries). */
+/**
+ * Creates `webhook_attempts`: attempt 1–5, duration ≥ 0 ms, response excerpt ≤ 1024 bytes (docs/webhooks.md#retries).
+ */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webhook_attempts', (t) => {
     t.text('delivery_id').notNullable().references('id').inTable('webhook_deliveries').onDelete('CASCADE');

@@ -1,5 +1,6 @@
 /**
- * The sandbox simulators as real providers behave (docs/payments.md#sandbox-scenarios, docs/providers.md#adapters): the next action each gives at
+ * The sandbox simulators as real providers behave (docs/payments.md#sandbox-scenarios, docs/providers.md#adapters): the
+ * next action each gives at
  * initiation (the card gateway's client secret, transfer instructions, the mobile-money prompt),
  * refunds whose answer is decided later (`0007`), and the callbacks they send to the API.
  */

@@ -8,7 +8,9 @@ import type { Knex } from 'knex';
 
 /** Clears `next_action` of every payment that is settled (no longer `pending` or `processing`). */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw(`UPDATE payments SET next_action = NULL WHERE status NOT IN ('pending', 'processing') AND next_action IS NOT NULL`);
+  await knex.raw(
+    `UPDATE payments SET next_action = NULL WHERE status NOT IN ('pending', 'processing') AND next_action IS NOT NULL`,
+  );
 }
 
 /** Nothing: the cleared next steps belonged to settled payments. */

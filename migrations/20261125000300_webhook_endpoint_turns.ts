@@ -79,6 +79,8 @@ export async function up(knex: Knex): Promise<void> {
 /** Drops the functions and `webhook_endpoint_turns`. */
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('DROP FUNCTION webhook_release_turn(text, text, int, double precision)');
-  await knex.raw('DROP FUNCTION webhook_take_turn(text, text, text, int, double precision, double precision, double precision)');
+  await knex.raw(
+    'DROP FUNCTION webhook_take_turn(text, text, text, int, double precision, double precision, double precision)',
+  );
   await knex.schema.dropTable('webhook_endpoint_turns');
 }

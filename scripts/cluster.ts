@@ -8,11 +8,13 @@
  *    `TEMPORAL_DATABASE_URL` and `<name>_visibility` on its server; schemas set up or updated with the
  *    SQL tool at every start.
  * 4. The Temporal server (4 history shards, PostgreSQL persistence and visibility) on TEMPORAL_PORT
- *    (7233), the namespace and the search attributes (docs/payments.md#workflow) registered; the Web UI on TEMPORAL_UI_PORT (8233).
+ *    (7233), the namespace and the search attributes (docs/payments.md#workflow) registered; the Web UI on
+ * TEMPORAL_UI_PORT (8233).
  * 5. The service's migrations; the merchant dashboard built when stale (not under NODE_ENV=test).
  * 6. `CLUSTER_WORKERS` (2) payment worker processes and `CLUSTER_WEBHOOK_WORKERS` (1) webhook worker
  *    processes (`src/worker.ts` with WORKER_ROLE `payments` or `webhooks`: deliveries apart from payment
- *    work, docs/webhooks.md#isolation; metrics on WORKER_METRICS_PORT + n, or none when 0) and `API_PROCESSES` (2) API processes (`src/server.ts`) behind one port, PORT (3000),
+ *    work, docs/webhooks.md#isolation; metrics on WORKER_METRICS_PORT + n, or none when 0) and `API_PROCESSES` (2) API
+ * processes (`src/server.ts`) behind one port, PORT (3000),
  *    with Node's cluster module (scripts/lib/api-cluster.ts). A worker that dies is started again
  *    after a second (the API primary does the same for its processes); five deaths in a row within
  *    10 s of their start stop everything.
@@ -54,7 +56,10 @@ import {
 
 const root = path.resolve(__dirname, '..');
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const log = createLogger('cluster', LOG_LEVELS.includes(process.env.LOG_LEVEL ?? '') ? (process.env.LOG_LEVEL as string) : 'info');
+const log = createLogger(
+  'cluster',
+  LOG_LEVELS.includes(process.env.LOG_LEVEL ?? '') ? (process.env.LOG_LEVEL as string) : 'info',
+);
 const say = (line: string) => log.info(line);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -160,7 +165,10 @@ async function main(): Promise<void> {
     try {
       uiBinary = await resolveTemporalUiServer(say);
     } catch (error) {
-      log.error({ err: error }, 'the Temporal UI server could not be obtained; the cluster runs without the UI (docs/operations.md#cluster)');
+      log.error(
+        { err: error },
+        'the Temporal UI server could not be obtained; the cluster runs without the UI (docs/operations.md#cluster)',
+      );
     }
     mark('binaries');
 
@@ -170,7 +178,9 @@ async function main(): Promise<void> {
       database = await startEmbeddedPostgres(path.join(clusterDir, 'pgdata'), await freePort());
       databaseUrl = database.url;
     }
-    const target = process.env.TEMPORAL_DATABASE_URL ? temporalDatabasesAt(process.env.TEMPORAL_DATABASE_URL) : temporalDatabasesAt(databaseUrl, 'temporal');
+    const target = process.env.TEMPORAL_DATABASE_URL
+      ? temporalDatabasesAt(process.env.TEMPORAL_DATABASE_URL)
+      : temporalDatabasesAt(databaseUrl, 'temporal');
     say(`Temporal's databases: ${target.database} and ${target.visibilityDatabase} on ${target.host}:${target.port}`);
     await setupTemporalSchemas(binaries.sqlTool, target, say);
     mark('schemas');
@@ -224,13 +234,18 @@ async function main(): Promise<void> {
       PROVIDER_CALLBACK_BASE_URL: process.env.PROVIDER_CALLBACK_BASE_URL ?? apiUrl,
     };
 
-    // Workers: each its own process, payment work first, then webhook deliveries; one that dies is started again after a second.
+    // Workers: each its own process, payment work first, then webhook deliveries; one that dies is started again after
+    // a second.
     let quickDeaths = 0;
     const startWorker = (index: number) => {
       const metricsPort = metricsBase === 0 ? 0 : metricsBase + index;
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
         cwd: root,
-        env: { ...env, WORKER_METRICS_PORT: String(metricsPort), WORKER_ROLE: index < workerCount ? 'payments' : 'webhooks' },
+        env: {
+          ...env,
+          WORKER_METRICS_PORT: String(metricsPort),
+          WORKER_ROLE: index < workerCount ? 'payments' : 'webhooks',
+        },
         stdio: ['ignore', 'inherit', 'inherit'],
       });
       const forkedAt = Date.now();
@@ -240,7 +255,10 @@ async function main(): Promise<void> {
         if (stopping) return;
         quickDeaths = Date.now() - forkedAt < 10_000 ? quickDeaths + 1 : 0;
         if (quickDeaths >= 5) {
-          log.fatal({ worker: index, code, signal }, 'workers died five times in a row within 10 s of their start; stopping everything');
+          log.fatal(
+            { worker: index, code, signal },
+            'workers died five times in a row within 10 s of their start; stopping everything',
+          );
           void stopAll(1);
           return;
         }
@@ -265,7 +283,11 @@ async function main(): Promise<void> {
       webhookWorkerPids: [],
       apiPids: [],
       apiPrimaryPid: null,
-      versions: { server: TEMPORAL_SERVER_VERSION, uiServer: TEMPORAL_UI_SERVER_VERSION, historyShards: HISTORY_SHARDS },
+      versions: {
+        server: TEMPORAL_SERVER_VERSION,
+        uiServer: TEMPORAL_UI_SERVER_VERSION,
+        historyShards: HISTORY_SHARDS,
+      },
       timings,
     };
     for (let index = 0; index < workerCount + webhookWorkerCount; index += 1) startWorker(index);
@@ -297,16 +319,29 @@ async function main(): Promise<void> {
       const deadline = Date.now() + 180_000;
       for (;;) {
         if (stopping) return;
-        const apiReady = await fetch(`${apiUrl}/readyz`).then((response) => response.status === 200, () => false);
+        const apiReady = await fetch(`${apiUrl}/readyz`).then(
+          (response) => response.status === 200,
+          () => false,
+        );
         const polling = async (queue: string, pool: (ChildProcess | undefined)[]) => {
           const identities = await pollerIdentities(connection, namespace, queue).catch(() => [] as string[]);
-          return pool.filter((worker) => worker?.pid && identities.some((identity) => identity.startsWith(`${worker.pid}@`))).length;
+          return pool.filter(
+            (worker) => worker?.pid && identities.some((identity) => identity.startsWith(`${worker.pid}@`)),
+          ).length;
         };
         const paymentsPolling = await polling(taskQueue, workers.slice(0, workerCount));
         const webhooksPolling = await polling(webhookTaskQueue, workers.slice(workerCount));
-        if (apiReady && paymentsPolling === workerCount && webhooksPolling === webhookWorkerCount && state.apiPids.length === apiCount) break;
+        if (
+          apiReady &&
+          paymentsPolling === workerCount &&
+          webhooksPolling === webhookWorkerCount &&
+          state.apiPids.length === apiCount
+        )
+          break;
         if (Date.now() > deadline) {
-          throw new Error(`not ready after 180 s: /readyz ${apiReady ? 'ok' : 'not ok'}, ${paymentsPolling} of ${workerCount} payment workers and ${webhooksPolling} of ${webhookWorkerCount} webhook workers polling, ${state.apiPids.length} of ${apiCount} API processes`);
+          throw new Error(
+            `not ready after 180 s: /readyz ${apiReady ? 'ok' : 'not ok'}, ${paymentsPolling} of ${workerCount} payment workers and ${webhooksPolling} of ${webhookWorkerCount} webhook workers polling, ${state.apiPids.length} of ${apiCount} API processes`,
+          );
         }
         await sleep(500);
       }
@@ -317,16 +352,27 @@ async function main(): Promise<void> {
     state.ready = true;
     writeState();
     if (defaultDir) {
-      // The admin command, run in this checkout, reads where the stack is from here (docs/live-access.md#admin-command).
-      fs.writeFileSync(path.join(root, RUNTIME_SETTINGS_FILE), `${JSON.stringify({ DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address }, null, 2)}\n`, { mode: 0o600 });
+      // The admin command, run in this checkout, reads where the stack is from here
+      // (docs/live-access.md#admin-command).
+      fs.writeFileSync(
+        path.join(root, RUNTIME_SETTINGS_FILE),
+        `${JSON.stringify({ DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address }, null, 2)}\n`,
+        { mode: 0o600 },
+      );
     }
     const seconds = (ms: number | undefined) => `${((ms ?? 0) / 1000).toFixed(1)} s`;
-    say(`ready in ${seconds(timings.ready)} (binaries ${seconds(timings.binaries)}, schemas ${seconds(timings.schemas)}, Temporal ${seconds(timings.temporal)})`);
+    say(
+      `ready in ${seconds(timings.ready)} (binaries ${seconds(timings.binaries)}, schemas ${seconds(timings.schemas)}, Temporal ${seconds(timings.temporal)})`,
+    );
     say(`API          ${apiUrl}/v1   (${apiCount} processes behind one port; health: /healthz, readiness: /readyz)`);
     say(dashboardBuilt ? `dashboard    ${apiUrl}/dashboard/` : 'dashboard    not built; the API runs without it');
-    say(`Temporal     ${temporal.address} (namespace ${namespace}, ${HISTORY_SHARDS} history shards on PostgreSQL), metrics ${temporal.metricsUrl}`);
+    say(
+      `Temporal     ${temporal.address} (namespace ${namespace}, ${HISTORY_SHARDS} history shards on PostgreSQL), metrics ${temporal.metricsUrl}`,
+    );
     say(`Temporal UI  ${ui?.url ?? 'not running (see the error above)'}`);
-    say(`workers      ${workerCount} payment and ${webhookWorkerCount} webhook processes${metricsBase === 0 ? '' : `, metrics on ports ${metricsBase}–${metricsBase + workerCount + webhookWorkerCount - 1}`}`);
+    say(
+      `workers      ${workerCount} payment and ${webhookWorkerCount} webhook processes${metricsBase === 0 ? '' : `, metrics on ports ${metricsBase}–${metricsBase + workerCount + webhookWorkerCount - 1}`}`,
+    );
     say(`state        ${path.join(clusterDir, 'cluster.json')}; logs of Temporal and the UI in ${clusterDir}`);
     say('press Ctrl-C to stop everything');
   } catch (error) {

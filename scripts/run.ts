@@ -24,7 +24,10 @@ import { startDevServer, stopChild, type DevServer } from './lib/temporal-dev-se
 const root = path.resolve(__dirname, '..');
 const varDir = path.join(root, 'var');
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const log = createLogger('run', LOG_LEVELS.includes(process.env.LOG_LEVEL ?? '') ? (process.env.LOG_LEVEL as string) : 'info');
+const log = createLogger(
+  'run',
+  LOG_LEVELS.includes(process.env.LOG_LEVEL ?? '') ? (process.env.LOG_LEVEL as string) : 'info',
+);
 const say = (line: string) => log.info(line);
 
 async function main(): Promise<void> {
@@ -83,15 +86,24 @@ async function main(): Promise<void> {
       TEMPORAL_ADDRESS: temporal.address,
       JWT_SECRET: process.env.JWT_SECRET ?? secrets.jwtSecret,
       PROVIDER_CALLBACK_SECRET: process.env.PROVIDER_CALLBACK_SECRET ?? secrets.callbackSecret,
-      // The sandbox simulators call back the API here, as a provider calls the URL it was given (docs/payments.md#provider-callbacks).
-      PROVIDER_CALLBACK_BASE_URL: process.env.PROVIDER_CALLBACK_BASE_URL ?? `http://127.0.0.1:${process.env.PORT ?? '3000'}`,
+      // The sandbox simulators call back the API here, as a provider calls the URL it was given
+      // (docs/payments.md#provider-callbacks).
+      PROVIDER_CALLBACK_BASE_URL:
+        process.env.PROVIDER_CALLBACK_BASE_URL ?? `http://127.0.0.1:${process.env.PORT ?? '3000'}`,
     };
     // The admin command, run in this checkout, reads where the stack is from here (docs/live-access.md#admin-command).
-    fs.writeFileSync(path.join(root, RUNTIME_SETTINGS_FILE), `${JSON.stringify({ DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address }, null, 2)}\n`, { mode: 0o600 });
+    fs.writeFileSync(
+      path.join(root, RUNTIME_SETTINGS_FILE),
+      `${JSON.stringify({ DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address }, null, 2)}\n`,
+      { mode: 0o600 },
+    );
     const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
     const supervised: Supervised[] = [{ name: 'Temporal dev server', process: temporal.process }];
     if (database?.process) supervised.push({ name: 'PostgreSQL', process: database.process });
-    for (const [name, entry] of [['worker', 'src/worker.ts'], ['api', 'src/server.ts']] as const) {
+    for (const [name, entry] of [
+      ['worker', 'src/worker.ts'],
+      ['api', 'src/server.ts'],
+    ] as const) {
       const child = spawn(tsx, [entry], { cwd: root, env, stdio: 'inherit' });
       supervised.push({ name, process: child });
       children.push(child);
@@ -104,9 +116,15 @@ async function main(): Promise<void> {
     });
     const port = process.env.PORT ?? '3000';
     say(`API          http://127.0.0.1:${port}/v1   (health: /healthz, readiness: /readyz)`);
-    say(dashboardBuilt ? `dashboard    http://127.0.0.1:${port}/dashboard/` : 'dashboard    not built (see the error above); the API runs without it');
+    say(
+      dashboardBuilt
+        ? `dashboard    http://127.0.0.1:${port}/dashboard/`
+        : 'dashboard    not built (see the error above); the API runs without it',
+    );
     say(`Temporal UI  ${temporal.uiUrl}`);
-    say(`metrics      http://127.0.0.1:${port}/metrics (API), http://127.0.0.1:${process.env.WORKER_METRICS_PORT ?? '9464'}/metrics (worker)`);
+    say(
+      `metrics      http://127.0.0.1:${port}/metrics (API), http://127.0.0.1:${process.env.WORKER_METRICS_PORT ?? '9464'}/metrics (worker)`,
+    );
     // The embedded database's local-only URL; a DATABASE_URL of your own is not echoed.
     say('Reviewers    npm run admin -- live-access list   (in this checkout; it reads var/runtime.json)');
     say('press Ctrl-C to stop everything');

@@ -46,11 +46,39 @@ function testFiles(patterns: string[]): string[] {
   return filtered.sort();
 }
 
+/** The sources the formatter keeps (`npm run format`; settings in .prettierrc.json, exceptions in .prettierignore). */
+const FORMATTED = [
+  'src',
+  'test',
+  'scripts',
+  'migrations',
+  'bench',
+  'clients',
+  'web/src',
+  'web/vite.config.ts',
+  'eslint.config.mjs',
+];
+
 async function main(): Promise<void> {
   const filters = process.argv.slice(2);
   if (!process.env.SKIP_STATIC_CHECKS) {
     step('type check (tsc --noEmit)', path.join(root, 'node_modules/.bin/tsc'), ['--noEmit', '-p', '.']);
-    step('lint (eslint)', path.join(root, 'node_modules/.bin/eslint'), ['src', 'test', 'scripts', 'migrations', 'bench', 'clients', 'web/src', 'web/vite.config.ts']);
+    step('lint (eslint)', path.join(root, 'node_modules/.bin/eslint'), [
+      'src',
+      'test',
+      'scripts',
+      'migrations',
+      'bench',
+      'clients',
+      'web/src',
+      'web/vite.config.ts',
+    ]);
+    step('format (prettier --check)', path.join(root, 'node_modules/.bin/prettier'), [
+      '--check',
+      '--log-level',
+      'warn',
+      ...FORMATTED,
+    ]);
   }
 
   // The dashboard's browser tests (README.md#dashboard), when they are selected: Debian's Chromium and a current build.
@@ -111,7 +139,9 @@ async function main(): Promise<void> {
   for (const file of testFiles(filters)) mocha.addFile(file);
   await mocha.loadFilesAsync();
   const { passes, failures } = await new Promise<{ passes: number; failures: number }>((resolve) => {
-    const runner = mocha.run(() => resolve({ passes: runner.stats?.passes ?? 0, failures: runner.stats?.failures ?? 0 }));
+    const runner = mocha.run(() =>
+      resolve({ passes: runner.stats?.passes ?? 0, failures: runner.stats?.failures ?? 0 }),
+    );
   });
   await stopAll();
   process.stdout.write(`tests: ${passes} passed, ${failures} failed\n`);

@@ -1,6 +1,7 @@
 /**
  * Every setting of the service, read from the environment and validated with zod at start.
- * This module is the only reader of `process.env` in `src/`, so every setting is validated in one place. A bad setting stops the
+ * This module is the only reader of `process.env` in `src/`, so every setting is validated in one place. A bad setting
+ * stops the
  * process with a message naming it (`loadConfig` throws {@link ConfigError}).
  */
 import fs from 'node:fs';
@@ -12,12 +13,20 @@ const port = z.coerce.number().int().min(0).max(65535);
 const positiveSeconds = z.coerce.number().int().positive();
 const emailList = z
   .string()
-  .transform((value) => value.split(',').map((address) => address.trim()).filter((address) => address !== ''))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((address) => address.trim())
+      .filter((address) => address !== ''),
+  )
   .pipe(z.array(z.email()).min(1, 'must name at least one e-mail address'));
-const folder = (relative: string) => z.string().min(1).default(relative).transform((value) => path.resolve(value));
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((value) => value === 'true' || value === '1');
+const folder = (relative: string) =>
+  z
+    .string()
+    .min(1)
+    .default(relative)
+    .transform((value) => path.resolve(value));
+const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
 const settings = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -26,9 +35,15 @@ const settings = z.object({
   /** PostgreSQL connection string; the run and test commands set it (embedded PostgreSQL by default). */
   DATABASE_URL: z.string().url(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
-  /** How long opening a PostgreSQL connection (TCP, TLS, log-in) may take, in milliseconds (docs/operations.md#deadlines: 2 s). */
+  /**
+   * How long opening a PostgreSQL connection (TCP, TLS, log-in) may take, in milliseconds
+   * (docs/operations.md#deadlines: 2 s).
+   */
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
-  /** PostgreSQL's `statement_timeout`: the server cancels a statement running longer, in milliseconds (docs/operations.md#deadlines: 3 s). */
+  /**
+   * PostgreSQL's `statement_timeout`: the server cancels a statement running longer, in milliseconds
+   * (docs/operations.md#deadlines: 3 s).
+   */
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3000),
   /**
    * How long the client waits for any answer to a statement before it gives up on it (a stalled or
@@ -68,7 +83,10 @@ const settings = z.object({
    * have their own: CREATE_WAIT_MS and UPDATE_DEADLINE_MS.
    */
   TEMPORAL_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
-  /** How long `GET /readyz` waits for PostgreSQL and Temporal before it answers 503, in milliseconds (docs/api.md#health: 1 s). */
+  /**
+   * How long `GET /readyz` waits for PostgreSQL and Temporal before it answers 503, in milliseconds
+   * (docs/api.md#health: 1 s).
+   */
   READINESS_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1000),
   /** HS256 secret for session tokens (docs/api.md#sessions): at least 32 characters, never a default in code. */
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters'),
@@ -86,11 +104,15 @@ const settings = z.object({
   SANDBOX_APPROVAL_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
   /** Sandbox simulated bank transfer arrival in milliseconds (docs/payments.md#sandbox-scenarios: 30 s). */
   SANDBOX_BANK_TRANSFER_DELAY_MS: z.coerce.number().int().min(0).max(86_400_000).default(30_000),
-  /** How long a sandbox refund to a number ending 0007 stays unknown before it succeeds, in milliseconds (docs/payments.md#sandbox-scenarios: ~20 s). */
+  /**
+   * How long a sandbox refund to a number ending 0007 stays unknown before it succeeds, in milliseconds
+   * (docs/payments.md#sandbox-scenarios: ~20 s).
+   */
   SANDBOX_REFUND_UNKNOWN_MS: z.coerce.number().int().min(0).max(3_600_000).default(20_000),
   /**
    * The API's public base URL, to which providers send their callbacks (`…/v1/provider-callbacks/{code}`,
-   * docs/payments.md#provider-callbacks); the run command sets it to the API's address. Unset: providers are given no callback URL and
+   * docs/payments.md#provider-callbacks); the run command sets it to the API's address. Unset: providers are given no
+   * callback URL and
    * polling alone finds their answers.
    */
   PROVIDER_CALLBACK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -101,7 +123,10 @@ const settings = z.object({
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** HMAC secret of provider callbacks (docs/payments.md#provider-callbacks): at least 32 characters. */
   PROVIDER_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters'),
-  /** Multiplies every rate limit (docs/limits.md#rate-limits); 1 in production, raised for benchmarks and shared test stacks. */
+  /**
+   * Multiplies every rate limit (docs/limits.md#rate-limits); 1 in production, raised for benchmarks and shared test
+   * stacks.
+   */
   RATE_LIMIT_MULTIPLIER: z.coerce.number().int().min(1).max(1_000_000).default(1),
   /** Payment expiry per method family in seconds (docs/payments.md#states). */
   EXPIRY_MOBILE_MONEY_SECONDS: positiveSeconds.default(600),
@@ -110,47 +135,85 @@ const settings = z.object({
   EXPIRY_WALLET_SECONDS: positiveSeconds.default(24 * 3600),
   /** How long a completed payment takes refunds, in days (docs/payments.md). */
   REFUND_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
-  /** How long a late provider success still completes a payment that failed by expiry or provider error, in days (docs/payments.md#states: 7). */
+  /**
+   * How long a late provider success still completes a payment that failed by expiry or provider error, in days
+   * (docs/payments.md#states: 7).
+   */
   RECONCILIATION_WINDOW_DAYS: z.coerce.number().int().min(1).max(365).default(7),
-  /** How long an idempotency claim without an answer stays its request's before the same request may take it over, in milliseconds (docs/payments.md#idempotency: 30 s). */
+  /**
+   * How long an idempotency claim without an answer stays its request's before the same request may take it over, in
+   * milliseconds (docs/payments.md#idempotency: 30 s).
+   */
   IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
-  /** How long a create waits for the workflow to record the payment and the provider to answer, in milliseconds (docs/payments.md#workflow: 10 s). */
+  /**
+   * How long a create waits for the workflow to record the payment and the provider to answer, in milliseconds
+   * (docs/payments.md#workflow: 10 s).
+   */
   CREATE_WAIT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /**
    * How long a cancel or refund waits for the payment's workflow to take and decide its Update before
    * 503, in milliseconds (docs/limits.md#update-deadlines: 15 s, past a refund's 10 s provider call).
    */
   UPDATE_DEADLINE_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
-  /** Provider callbacks a minute per provider and client IP before 429 (docs/limits.md#callback-limits: 600); scaled by RATE_LIMIT_MULTIPLIER. */
+  /**
+   * Provider callbacks a minute per provider and client IP before 429 (docs/limits.md#callback-limits: 600); scaled by
+   * RATE_LIMIT_MULTIPLIER.
+   */
   PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
-  /** Folder of the local blob store holding uploaded documents (docs/live-access.md#documents); relative to the working directory. */
+  /**
+   * Folder of the local blob store holding uploaded documents (docs/live-access.md#documents); relative to the working
+   * directory.
+   */
   DOCUMENT_STORE_DIR: folder('var/documents'),
-  /** Most documents a merchant keeps at once (current ones; a replaced document no longer counts) (docs/limits.md#uploads). */
+  /**
+   * Most documents a merchant keeps at once (current ones; a replaced document no longer counts)
+   * (docs/limits.md#uploads).
+   */
   DOCUMENT_QUOTA_COUNT: z.coerce.number().int().min(1).max(10_000).default(20),
   /** Most bytes a merchant's current documents take together (docs/limits.md#uploads: 50 MiB). */
-  DOCUMENT_QUOTA_BYTES: z.coerce.number().int().min(1).max(1_099_511_627_776).default(50 * 1024 * 1024),
-  /** Folder of the built merchant dashboard (README.md#dashboard, `web/` built by `npm start`), served at `/dashboard`; relative to the working directory. */
+  DOCUMENT_QUOTA_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_099_511_627_776)
+    .default(50 * 1024 * 1024),
+  /**
+   * Folder of the built merchant dashboard (README.md#dashboard, `web/` built by `npm start`), served at `/dashboard`;
+   * relative to the working directory.
+   */
   DASHBOARD_DIR: folder('web/dist'),
-  /** SMTP server for outgoing mail (docs/live-access.md#e-mail), e.g. `smtps://user:pass@mail.example.com`; unset = write `.eml` files. */
+  /**
+   * SMTP server for outgoing mail (docs/live-access.md#e-mail), e.g. `smtps://user:pass@mail.example.com`; unset =
+   * write `.eml` files.
+   */
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   /** Folder the mailer writes `.eml` files to when SMTP_URL is unset (docs/live-access.md#e-mail). */
   MAIL_OUTBOX_DIR: folder('var/mail'),
   /** Sender of every e-mail (docs/live-access.md#e-mail). */
   MAIL_FROM: z.string().min(3).default('Paycollect <no-reply@paycollect.local>'),
-  /** Comma-separated addresses of the live access reviewers, who get new requests and reminders (docs/live-access.md#review). */
+  /**
+   * Comma-separated addresses of the live access reviewers, who get new requests and reminders
+   * (docs/live-access.md#review).
+   */
   LIVE_ACCESS_REVIEWER_EMAILS: emailList.default(['reviewers@paycollect.local']),
   /**
    * Whether sandbox webhooks may target loopback, private and link-local hosts (docs/webhooks.md#targets). Unset: on
    * outside production, off in production. Live webhooks never may.
    */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag.optional(),
-  /** Event stream (docs/developer-tools.md#event-stream): comment line every this many milliseconds (15 s), so proxies keep it open. */
+  /**
+   * Event stream (docs/developer-tools.md#event-stream): comment line every this many milliseconds (15 s), so proxies
+   * keep it open.
+   */
   EVENT_STREAM_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
   /** Event stream: how often each open stream reads new events, in milliseconds (1 s). */
   EVENT_STREAM_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   /** Event stream: most streams one merchant keeps open at once in one API process (5; 429 beyond). */
   EVENT_STREAM_MAX_PER_MERCHANT: z.coerce.number().int().min(1).max(1000).default(5),
-  /** Event stream: the server ends a stream after this many milliseconds (1 h); clients reconnect with Last-Event-ID, credentials checked again. */
+  /**
+   * Event stream: the server ends a stream after this many milliseconds (1 h); clients reconnect with Last-Event-ID,
+   * credentials checked again.
+   */
   EVENT_STREAM_MAX_DURATION_MS: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
 });
 
@@ -158,11 +221,13 @@ const settings = z.object({
 const schema = settings
   .refine((config) => config.DATABASE_QUERY_TIMEOUT_MS > config.DATABASE_STATEMENT_TIMEOUT_MS, {
     path: ['DATABASE_QUERY_TIMEOUT_MS'],
-    message: 'must be longer than DATABASE_STATEMENT_TIMEOUT_MS, so that a server that answers cancels the statement first',
+    message:
+      'must be longer than DATABASE_STATEMENT_TIMEOUT_MS, so that a server that answers cancels the statement first',
   })
   .refine((config) => config.TEMPORAL_WEBHOOK_TASK_QUEUE !== config.TEMPORAL_TASK_QUEUE, {
     path: ['TEMPORAL_WEBHOOK_TASK_QUEUE'],
-    message: 'must differ from TEMPORAL_TASK_QUEUE: deliveries run apart from payment work (docs/webhooks.md#isolation)',
+    message:
+      'must differ from TEMPORAL_TASK_QUEUE: deliveries run apart from payment work (docs/webhooks.md#isolation)',
   })
   .transform((config) => ({
     ...config,
@@ -184,7 +249,10 @@ function urlHost(host: string): string {
  */
 export type Config = z.infer<typeof schema> & { PROVIDERS: ProviderSettingsByEnvironment };
 
-/** What the admin command (docs/live-access.md#admin-command) reads: PostgreSQL, Temporal and the document store, no secrets. */
+/**
+ * What the admin command (docs/live-access.md#admin-command) reads: PostgreSQL, Temporal and the document store, no
+ * secrets.
+ */
 const adminSchema = settings.pick({
   NODE_ENV: true,
   DATABASE_URL: true,
@@ -223,7 +291,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return { ...base, PROVIDERS: providers.settings };
 }
 
-/** Where `npm start` writes the settings of the stack it runs (database URL, Temporal address), for the admin command. */
+/**
+ * Where `npm start` writes the settings of the stack it runs (database URL, Temporal address), for the admin command.
+ */
 export const RUNTIME_SETTINGS_FILE = path.join('var', 'runtime.json');
 
 /** The settings `npm start` wrote to `file` (JSON of strings), or none when it has not run here. */
@@ -231,19 +301,25 @@ export function readRuntimeSettings(file: string = path.resolve(RUNTIME_SETTINGS
   try {
     const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
     if (parsed === null || typeof parsed !== 'object') return {};
-    return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    return Object.fromEntries(
+      Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    );
   } catch {
     return {};
   }
 }
 
 /**
- * Parses the settings the admin command needs (docs/live-access.md#admin-command), so it runs without the API's secrets. In the
+ * Parses the settings the admin command needs (docs/live-access.md#admin-command), so it runs without the API's
+ * secrets. In the
  * checkout where `npm start` runs it needs none: what is not in `env` is taken from the settings
  * `npm start` wrote under `var/` (`runtimeFile`).
  * @throws ConfigError naming every setting that is missing or invalid.
  */
-export function loadAdminConfig(env: Record<string, string | undefined> = process.env, runtimeFile?: string): AdminConfig {
+export function loadAdminConfig(
+  env: Record<string, string | undefined> = process.env,
+  runtimeFile?: string,
+): AdminConfig {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   return parseEnvironment(adminSchema, { ...readRuntimeSettings(runtimeFile), ...cleaned });
 }

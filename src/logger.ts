@@ -1,5 +1,6 @@
 /**
- * One JSON log for every process (docs/api.md#health, docs/operations.md#logs), with pino: one line per entry, `time` in ISO 8601 UTC,
+ * One JSON log for every process (docs/api.md#health, docs/operations.md#logs), with pino: one line per entry, `time`
+ * in ISO 8601 UTC,
  * `level` as its name, the process in `process`, and the ids of what the line is about where known:
  * `request_id`, `merchant_id`, `payment_id`, `workflow_id`.
  *
@@ -82,8 +83,12 @@ const SECRET_PATTERNS: readonly [RegExp, (match: string) => string][] = [
   [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+/g, () => '[jwt]'],
   // `Bearer <anything>` in a header value or message.
   [/\bBearer\s+[^\s"',;]+/gi, () => `Bearer ${REDACTED}`],
-  // Secret and restricted keys (ours `sk_sandbox_…`/`sk_live_…`, docs/api.md#secret-keys; Stripe's), webhook secrets: the last 4 stay (docs/api.md#secret-keys).
-  [/\b(?:sk|rk)_[A-Za-z0-9_]{12,}|\bwhsec_[A-Za-z0-9+/=_]{8,}/g, (match) => `${match.slice(0, match.indexOf('_') + 1)}…${match.slice(-4)}`],
+  // Secret and restricted keys (ours `sk_sandbox_…`/`sk_live_…`, docs/api.md#secret-keys; Stripe's), webhook secrets:
+  // the last 4 stay (docs/api.md#secret-keys).
+  [
+    /\b(?:sk|rk)_[A-Za-z0-9_]{12,}|\bwhsec_[A-Za-z0-9+/=_]{8,}/g,
+    (match) => `${match.slice(0, match.indexOf('_') + 1)}…${match.slice(-4)}`,
+  ],
   // Card payments' client secrets (`pi_…_secret_…`).
   [/\b[a-z]{2,4}_[A-Za-z0-9]+_secret_[A-Za-z0-9]+/g, () => REDACTED],
 ];
@@ -116,9 +121,16 @@ const MAX_DEPTH = 8;
  * turned into `{type, message, stack, code, …}` first. Cycles and depth beyond 8 become `[…]`.
  * @param key the key `value` sits under, if any
  */
-export function redactLogValue(value: unknown, key?: string, depth = 0, seen: WeakSet<object> = new WeakSet()): unknown {
-  if (key !== undefined && SECRET_KEY_NAME.test(key) && value !== undefined && value !== null && value !== '') return REDACTED;
-  if (typeof value === 'string') return key !== undefined && VERBATIM_KEY_NAME.test(key) ? value : maskSensitiveText(value);
+export function redactLogValue(
+  value: unknown,
+  key?: string,
+  depth = 0,
+  seen: WeakSet<object> = new WeakSet(),
+): unknown {
+  if (key !== undefined && SECRET_KEY_NAME.test(key) && value !== undefined && value !== null && value !== '')
+    return REDACTED;
+  if (typeof value === 'string')
+    return key !== undefined && VERBATIM_KEY_NAME.test(key) ? value : maskSensitiveText(value);
   if (typeof value === 'bigint') return value.toString();
   if (value === null || typeof value !== 'object') return value;
   if (value instanceof Date) return value.toISOString();
@@ -213,7 +225,7 @@ export function createLogger(name: string, level: string, destination?: pino.Des
         if (typeof second !== 'string') {
           if (first instanceof Error) masked.splice(0, 1, { err: first }, maskSensitiveText(first.message));
           else if (typeof first === 'object' && first !== null && (first as { err?: unknown }).err instanceof Error) {
-            masked.splice(1, 0, maskSensitiveText(((first as { err: Error }).err).message));
+            masked.splice(1, 0, maskSensitiveText((first as { err: Error }).err.message));
           }
         }
         return method.apply(this, masked as Parameters<typeof method>);
@@ -251,7 +263,10 @@ const TEMPORAL_LEVELS: Record<TemporalLogLevel, 'trace' | 'debug' | 'info' | 'wa
   ERROR: 'error',
 };
 
-/** The SDK's metadata as log fields: its ids in our names (`workflow_id`, `payment_id`, `merchant_id`), the task token dropped. */
+/**
+ * The SDK's metadata as log fields: its ids in our names (`workflow_id`, `payment_id`, `merchant_id`), the task token
+ * dropped.
+ */
 function fieldsOfTemporalMeta(meta: LogMetadata | undefined): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   if (!meta) return fields;
@@ -315,7 +330,10 @@ export function temporalLevelOf(level: string): TemporalLogLevel {
 // ---------------------------------------------------------------------------------------------
 // knex
 
-/** knex's `log` option: its warnings, errors, deprecations and debug output as JSON lines of `logger` (component `knex`). */
+/**
+ * knex's `log` option: its warnings, errors, deprecations and debug output as JSON lines of `logger` (component
+ * `knex`).
+ */
 export interface KnexLogHooks {
   warn(message: unknown): void;
   error(message: unknown): void;
@@ -338,7 +356,8 @@ export function knexLogHooks(logger: () => Logger): KnexLogHooks {
   return {
     warn: (message) => write('warn', message),
     error: (message) => write('error', message),
-    deprecate: (method, alternative) => logger().warn({ component: 'knex', method, alternative }, `${method} is deprecated; use ${alternative}`),
+    deprecate: (method, alternative) =>
+      logger().warn({ component: 'knex', method, alternative }, `${method} is deprecated; use ${alternative}`),
     debug: (message) => write('debug', message),
   };
 }

@@ -25,7 +25,8 @@ async function main(): Promise<void> {
   server.listen(config.PORT, config.HOST, () => {
     logger.info({ address: `http://${config.HOST}:${config.PORT}` }, 'api listening');
   });
-  // Expired rate-limit counters and idempotency keys are purged every 10 minutes (docs/payments.md#idempotency, docs/limits.md#rate-limits).
+  // Expired rate-limit counters and idempotency keys are purged every 10 minutes (docs/payments.md#idempotency,
+  // docs/limits.md#rate-limits).
   const purge = () =>
     purgeExpiredRows(db, new Date()).then(
       (deleted) => logger.debug(deleted, 'expired rows purged'),

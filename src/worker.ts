@@ -55,13 +55,19 @@ export const WORKFLOW_BUNDLE = {
  * (`paycollect_activity_retries`, `paycollect_activity_give_ups`, docs/limits.md#retries), exported
  * with the SDK's metrics on WORKER_METRICS_PORT.
  */
-export function workerOptions(deps: ActivityDeps, taskQueue: string): Pick<WorkerOptions, 'taskQueue' | 'activities' | 'workflowsPath' | 'bundlerOptions' | 'interceptors'> {
+export function workerOptions(
+  deps: ActivityDeps,
+  taskQueue: string,
+): Pick<WorkerOptions, 'taskQueue' | 'activities' | 'workflowsPath' | 'bundlerOptions' | 'interceptors'> {
   return {
     taskQueue,
     activities: createActivities(deps),
     workflowsPath: WORKFLOW_BUNDLE.workflowsPath,
     bundlerOptions: { preloadModules: WORKFLOW_BUNDLE.preloadModules },
-    interceptors: { activity: [activityLogContext, activityRetryMetrics], workflowModules: WORKFLOW_BUNDLE.workflowInterceptorModules },
+    interceptors: {
+      activity: [activityLogContext, activityRetryMetrics],
+      workflowModules: WORKFLOW_BUNDLE.workflowInterceptorModules,
+    },
   };
 }
 
@@ -77,25 +83,54 @@ export interface WorkerQueue {
  * on TEMPORAL_TASK_QUEUE with WORKER_PAYMENT_ACTIVITY_SLOTS, webhook deliveries on
  * TEMPORAL_WEBHOOK_TASK_QUEUE with WORKER_WEBHOOK_ACTIVITY_SLOTS; both for `all`.
  */
-export function workerQueues(config: Pick<Config, 'WORKER_ROLE' | 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_WEBHOOK_TASK_QUEUE' | 'WORKER_PAYMENT_ACTIVITY_SLOTS' | 'WORKER_WEBHOOK_ACTIVITY_SLOTS'>): WorkerQueue[] {
+export function workerQueues(
+  config: Pick<
+    Config,
+    | 'WORKER_ROLE'
+    | 'TEMPORAL_TASK_QUEUE'
+    | 'TEMPORAL_WEBHOOK_TASK_QUEUE'
+    | 'WORKER_PAYMENT_ACTIVITY_SLOTS'
+    | 'WORKER_WEBHOOK_ACTIVITY_SLOTS'
+  >,
+): WorkerQueue[] {
   const queues: WorkerQueue[] = [];
-  if (config.WORKER_ROLE !== 'webhooks') queues.push({ kind: 'payments', taskQueue: config.TEMPORAL_TASK_QUEUE, maxConcurrentActivityTaskExecutions: config.WORKER_PAYMENT_ACTIVITY_SLOTS });
-  if (config.WORKER_ROLE !== 'payments') queues.push({ kind: 'webhooks', taskQueue: config.TEMPORAL_WEBHOOK_TASK_QUEUE, maxConcurrentActivityTaskExecutions: config.WORKER_WEBHOOK_ACTIVITY_SLOTS });
+  if (config.WORKER_ROLE !== 'webhooks')
+    queues.push({
+      kind: 'payments',
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      maxConcurrentActivityTaskExecutions: config.WORKER_PAYMENT_ACTIVITY_SLOTS,
+    });
+  if (config.WORKER_ROLE !== 'payments')
+    queues.push({
+      kind: 'webhooks',
+      taskQueue: config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+      maxConcurrentActivityTaskExecutions: config.WORKER_WEBHOOK_ACTIVITY_SLOTS,
+    });
   return queues;
 }
 
 /**
  * Installs the Temporal SDK's runtime (once per process, before any native connection): its logger
- * is ours, the Core SDK's own lines forwarded to it at our level (docs/operations.md#metrics), and, unless `metricsPort` is
+ * is ours, the Core SDK's own lines forwarded to it at our level (docs/operations.md#metrics), and, unless
+ * `metricsPort` is
  * 0, the Prometheus endpoint on `host:metricsPort` with the SDK's worker metrics (task latencies,
- * slots, polls) and ours (src/activities/business-metrics.ts, late answers, retries), docs/api.md#health, docs/operations.md#metrics.
+ * slots, polls) and ours (src/activities/business-metrics.ts, late answers, retries), docs/api.md#health,
+ * docs/operations.md#metrics.
  */
 export function installRuntime(logger: Logger, level: string, host: string, metricsPort: number): void {
   Runtime.install({
     logger: temporalLogger(logger),
     telemetryOptions: {
       logging: { filter: { core: temporalLevelOf(level), other: 'ERROR' }, forward: {} },
-      metrics: metricsPort === 0 ? undefined : { prometheus: { bindAddress: `${host}:${metricsPort}`, histogramBucketOverrides: BUSINESS_HISTOGRAM_BUCKETS } },
+      metrics:
+        metricsPort === 0
+          ? undefined
+          : {
+              prometheus: {
+                bindAddress: `${host}:${metricsPort}`,
+                histogramBucketOverrides: BUSINESS_HISTOGRAM_BUCKETS,
+              },
+            },
     },
   });
 }
@@ -119,10 +154,16 @@ async function main(): Promise<void> {
   const connection = await connectWorker(config);
   const queues = workerQueues(config);
   const workflowBundle = await quietWorkflowBundle(logger);
-  // One Worker per task queue, sharing the connection and the bundle (built here, quietly; the options' own bundling settings go with it).
+  // One Worker per task queue, sharing the connection and the bundle (built here, quietly; the options' own bundling
+  // settings go with it).
   const workers = await Promise.all(
     queues.map(async (queue) => {
-      const { workflowsPath: _path, bundlerOptions: _bundler, interceptors, ...options } = workerOptions(deps, queue.taskQueue);
+      const {
+        workflowsPath: _path,
+        bundlerOptions: _bundler,
+        interceptors,
+        ...options
+      } = workerOptions(deps, queue.taskQueue);
       return Worker.create({
         connection,
         namespace: config.TEMPORAL_NAMESPACE,
@@ -134,9 +175,17 @@ async function main(): Promise<void> {
       });
     }),
   );
-  // The sandbox simulators' callbacks, sent as a provider would (docs/payments.md#provider-callbacks), when there is a URL to send them to and this process runs payment work.
+  // The sandbox simulators' callbacks, sent as a provider would (docs/payments.md#provider-callbacks), when there is a
+  // URL to send them to and this process runs payment work.
   const runsPayments = queues.some((queue) => queue.kind === 'payments');
-  const callbacks = config.PROVIDER_CALLBACK_BASE_URL && runsPayments ? startSandboxCallbackPump({ callbacks: createSandboxLedger(deps.db), secret: config.PROVIDER_CALLBACK_SECRET, logger }) : undefined;
+  const callbacks =
+    config.PROVIDER_CALLBACK_BASE_URL && runsPayments
+      ? startSandboxCallbackPump({
+          callbacks: createSandboxLedger(deps.db),
+          secret: config.PROVIDER_CALLBACK_SECRET,
+          logger,
+        })
+      : undefined;
   logger.info({ role: config.WORKER_ROLE, taskQueues: queues, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
   // A worker that fails ends the process (its error is thrown); SIGINT/SIGTERM stop them all.
   await Promise.all(workers.map((worker) => worker.run()));

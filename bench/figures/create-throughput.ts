@@ -36,7 +36,11 @@ export interface CreateThroughputOptions {
  * Drives `POST /v1/payments` for `durationMs`; resolves with autocannon's result and when each 2xx
  * answer came, in milliseconds since the drive started (for `steadyRate`).
  */
-export async function drivePaymentCreation(apiUrl: string, developer: Developer, durationMs: number): Promise<{ result: autocannon.Result; answeredAtMs: number[] }> {
+export async function drivePaymentCreation(
+  apiUrl: string,
+  developer: Developer,
+  durationMs: number,
+): Promise<{ result: autocannon.Result; answeredAtMs: number[] }> {
   const answeredAtMs: number[] = [];
   const started = performance.now();
   const result = await autocannon({
@@ -70,7 +74,11 @@ export async function waitForPaymentsSettled(target: ServiceTarget, merchantId: 
   return waitUntil(
     `the created payments to complete (${target.name})`,
     async () => {
-      const row = await target.db('payments').where({ merchant_id: merchantId }).whereIn('status', ['pending', 'processing']).count<{ n: string }[]>('id as n');
+      const row = await target
+        .db('payments')
+        .where({ merchant_id: merchantId })
+        .whereIn('status', ['pending', 'processing'])
+        .count<{ n: string }[]>('id as n');
       return Number(row[0]?.n) === 0;
     },
     300_000,
@@ -81,7 +89,9 @@ export async function waitForPaymentsSettled(target: ServiceTarget, merchantId: 
 export async function waitForBaselineClosed(context: BenchContext, workflowType: string): Promise<number> {
   return waitUntil(
     `the ${workflowType} runs to close`,
-    async () => (await context.stack.client.workflow.count(`WorkflowType = '${workflowType}' AND ExecutionStatus = 'Running'`)).count === 0,
+    async () =>
+      (await context.stack.client.workflow.count(`WorkflowType = '${workflowType}' AND ExecutionStatus = 'Running'`))
+        .count === 0,
     300_000,
     250,
   );
@@ -93,15 +103,25 @@ export async function waitForBaselineClosed(context: BenchContext, workflowType:
  * baseline's), and as items the payments the side created: the answered ones and those still in
  * flight when autocannon stopped, whose work the side's costs include.
  */
-export async function measureCreates(context: BenchContext, target: ServiceTarget, developer: Developer, durationMs: number): Promise<Values> {
+export async function measureCreates(
+  context: BenchContext,
+  target: ServiceTarget,
+  developer: Developer,
+  durationMs: number,
+): Promise<Values> {
   const before = await paymentCount(target, developer.merchantId);
   const { result, answeredAtMs } = await drivePaymentCreation(target.apiUrl, developer, durationMs);
   if (result.non2xx > 0 || result.errors > 0) {
-    context.say(`(a) warning (${target.name}): ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`);
+    context.say(
+      `(a) warning (${target.name}): ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`,
+    );
   }
   const drainMs = await waitForPaymentsSettled(target, developer.merchantId);
   context.say(`(a) ${target.name} caught up ${(drainMs / 1000).toFixed(1)} s after the load stopped`);
-  return { perSecond: steadyRate(answeredAtMs, durationMs), items: (await paymentCount(target, developer.merchantId)) - before };
+  return {
+    perSecond: steadyRate(answeredAtMs, durationMs),
+    items: (await paymentCount(target, developer.merchantId)) - before,
+  };
 }
 
 /**
@@ -111,7 +131,13 @@ export async function measureCreates(context: BenchContext, target: ServiceTarge
  * @returns `createP50Ms`, `createP99Ms` and `createMaxMs`, the rate driven, and the count
  * @throws Error when a create fails
  */
-export async function measureCreateLatency(context: BenchContext, target: ServiceTarget, developer: Developer, ratePerSecond: number, durationMs: number): Promise<Values> {
+export async function measureCreateLatency(
+  context: BenchContext,
+  target: ServiceTarget,
+  developer: Developer,
+  ratePerSecond: number,
+  durationMs: number,
+): Promise<Values> {
   const count = Math.max(20, Math.round((ratePerSecond * durationMs) / 1000));
   const latencies = new LatencyRecorder();
   const run = await runOpenLoop(ratePerSecond, count, async () => {
@@ -119,14 +145,26 @@ export async function measureCreateLatency(context: BenchContext, target: Servic
     await createPayment(target.apiUrl, developer, paymentBody(PHONES.instantSuccess));
     latencies.record(performance.now() - sent);
   });
-  if (run.failed > 0) throw new Error(`(e) ${run.failed} creates failed on the ${target.name}: ${String(run.firstError)}`);
+  if (run.failed > 0)
+    throw new Error(`(e) ${run.failed} creates failed on the ${target.name}: ${String(run.firstError)}`);
   await waitForPaymentsSettled(target, developer.merchantId);
   const summary = latencies.summary();
-  return { createP50Ms: summary.p50Ms, createP99Ms: summary.p99Ms, createMaxMs: summary.maxMs, ratePerSecond, items: summary.count };
+  return {
+    createP50Ms: summary.p50Ms,
+    createP99Ms: summary.p99Ms,
+    createMaxMs: summary.maxMs,
+    ratePerSecond,
+    items: summary.count,
+  };
 }
 
 /** Figure (a) for `developer`'s merchant on the dev server, and `clusterDeveloper`'s on the cluster when it runs. */
-export function createThroughputFigure(context: BenchContext, developer: Developer, options: CreateThroughputOptions, clusterDeveloper?: Developer): Figure {
+export function createThroughputFigure(
+  context: BenchContext,
+  developer: Developer,
+  options: CreateThroughputOptions,
+  clusterDeveloper?: Developer,
+): Figure {
   const cluster = context.cluster;
   return {
     id: 'a',
@@ -147,13 +185,21 @@ export function createThroughputFigure(context: BenchContext, developer: Develop
           }),
         });
       });
-      if (run.failed > 0) context.say(`(a) warning: ${run.failed} failed Update-with-Starts, first: ${String(run.firstError)}`);
+      if (run.failed > 0)
+        context.say(`(a) warning: ${run.failed} failed Update-with-Starts, first: ${String(run.firstError)}`);
       const perSecond = steadyRate(run.completedAtMs, options.durationMs);
       const drainMs = await waitForBaselineClosed(context, 'updateWithStartWorkflow');
       context.say(`(a) baseline caught up ${(drainMs / 1000).toFixed(1)} s after the load stopped`);
       return { perSecond, items: run.ok };
     },
 
-    ...(cluster && clusterDeveloper ? { extra: { name: 'cluster', measure: () => measureCreates(context, cluster, clusterDeveloper, options.durationMs) } } : {}),
+    ...(cluster && clusterDeveloper
+      ? {
+          extra: {
+            name: 'cluster',
+            measure: () => measureCreates(context, cluster, clusterDeveloper, options.durationMs),
+          },
+        }
+      : {}),
   };
 }

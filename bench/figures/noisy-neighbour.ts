@@ -10,7 +10,8 @@
  * start them (`startWebhookDeliveries` on the deliveries' task queue); B is measured once E's
  * endpoint holds every request it will be given and every other delivery of E has been told to
  * wait its turn: 500 deliveries due at a hanging endpoint. How long taking in E's burst of 500 took
- * is printed beside the figure; B's latencies during that burst are not this figure's. Afterwards E's endpoint is disabled and its waiting
+ * is printed beside the figure; B's latencies during that burst are not this figure's. Afterwards E's endpoint is
+ * disabled and its waiting
  * deliveries told, so they end (cancelled) before the next side runs.
  */
 import { randomBytes } from 'node:crypto';
@@ -35,7 +36,12 @@ export interface NoisyNeighbourOptions {
 }
 
 /** Figure (g) for merchant `developer` (B), with B's deliveries to `receiver`. */
-export function noisyNeighbourFigure(context: BenchContext, developer: Developer, receiver: Receiver, options: NoisyNeighbourOptions): Figure {
+export function noisyNeighbourFigure(
+  context: BenchContext,
+  developer: Developer,
+  receiver: Receiver,
+  options: NoisyNeighbourOptions,
+): Figure {
   const path = `/neighbour-${randomBytes(4).toString('hex')}`;
   let hanging: Receiver | undefined;
 
@@ -58,7 +64,11 @@ export function noisyNeighbourFigure(context: BenchContext, developer: Developer
       async () => {
         for (const request of receiver.requests.slice(firstArrival)) {
           if (request.path !== path) continue;
-          const payload = JSON.parse(request.body) as { event?: string; created_at: string; data?: { metadata?: { bench_id?: string } } };
+          const payload = JSON.parse(request.body) as {
+            event?: string;
+            created_at: string;
+            data?: { metadata?: { bench_id?: string } };
+          };
           const benchId = payload.data?.metadata?.bench_id;
           if (payload.event !== 'payment.completed' || !benchId || seen.has(benchId) || !sentAt.has(benchId)) continue;
           seen.add(benchId);
@@ -78,19 +88,35 @@ export function noisyNeighbourFigure(context: BenchContext, developer: Developer
     const { settlement, delivery } = await settle(options.count);
     const s = settlement.summary();
     const d = delivery.summary();
-    return { settlementP50Ms: s.p50Ms, settlementP99Ms: s.p99Ms, deliveryP50Ms: d.p50Ms, deliveryP99Ms: d.p99Ms, items: s.count };
+    return {
+      settlementP50Ms: s.p50Ms,
+      settlementP99Ms: s.p99Ms,
+      deliveryP50Ms: d.p50Ms,
+      deliveryP99Ms: d.p99Ms,
+      items: s.count,
+    };
   }
 
   /** Merchant E with an endpoint that hangs, and its deliveries due; resolves once the endpoint holds its requests. */
   async function startNoise(): Promise<{ webhookId: string }> {
     const noisy = await registerDeveloper(context.dev.apiUrl, 'noisy');
-    const webhook = await createWebhook(context.dev.apiUrl, noisy, `${(hanging as Receiver).origin}/hangs`, ['payment.completed']);
+    const webhook = await createWebhook(context.dev.apiUrl, noisy, `${(hanging as Receiver).origin}/hangs`, [
+      'payment.completed',
+    ]);
     const dispatch = { db: context.db, temporal: context.stack.client, taskQueue: SERVICE_WEBHOOK_TASK_QUEUE };
     for (let i = 0; i < options.hangingDeliveries; i += 25) {
-      const batch = await Promise.all(Array.from({ length: Math.min(25, options.hangingDeliveries - i) }, () => insertEvent(context.db, noisy.merchantId)));
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(25, options.hangingDeliveries - i) }, () =>
+          insertEvent(context.db, noisy.merchantId),
+        ),
+      );
       await Promise.all(batch.map((event) => startWebhookDeliveries(dispatch, event)));
     }
-    await waitUntil("the noisy endpoint's requests", async () => (hanging as Receiver).inFlight >= options.endpointConcurrency, 60_000);
+    await waitUntil(
+      "the noisy endpoint's requests",
+      async () => (hanging as Receiver).inFlight >= options.endpointConcurrency,
+      60_000,
+    );
     // Due at the endpoint: every delivery has asked for its turn once (in flight, or queued behind them).
     const queued = await waitUntil(
       "the noisy endpoint's deliveries queued",
@@ -105,7 +131,9 @@ export function noisyNeighbourFigure(context: BenchContext, developer: Developer
       180_000,
       200,
     );
-    context.say(`(g) noise: ${options.hangingDeliveries} deliveries due at E's hanging endpoint ${(queued / 1000).toFixed(1)} s after they were started`);
+    context.say(
+      `(g) noise: ${options.hangingDeliveries} deliveries due at E's hanging endpoint ${(queued / 1000).toFixed(1)} s after they were started`,
+    );
     return { webhookId: webhook.id };
   }
 
@@ -114,12 +142,28 @@ export function noisyNeighbourFigure(context: BenchContext, developer: Developer
     await context.db('webhooks').where({ id: webhookId }).update({ status: 'disabled' });
     const waiting = await context.db('webhook_endpoint_turns').where({ webhook_id: webhookId }).pluck('workflow_id');
     for (let i = 0; i < waiting.length; i += 50) {
-      await Promise.all(waiting.slice(i, i + 50).map((id: string) => context.stack.client.workflow.getHandle(id).signal(endpointTurnSignal).catch(() => undefined)));
+      await Promise.all(
+        waiting.slice(i, i + 50).map((id: string) =>
+          context.stack.client.workflow
+            .getHandle(id)
+            .signal(endpointTurnSignal)
+            .catch(() => undefined),
+        ),
+      );
     }
-    // Every waiter gone and every request given up (those end as failed first attempts, their next one due in 5 min, when they are cancelled).
+    // Every waiter gone and every request given up (those end as failed first attempts, their next one due in 5 min,
+    // when they are cancelled).
     const waited = await waitUntil(
       "the noisy merchant's deliveries to stop",
-      async () => Number((await context.db('webhook_endpoint_turns').where({ webhook_id: webhookId }).count<{ count: number }[]>({ count: '*' }))[0]?.count ?? 0) === 0,
+      async () =>
+        Number(
+          (
+            await context
+              .db('webhook_endpoint_turns')
+              .where({ webhook_id: webhookId })
+              .count<{ count: number }[]>({ count: '*' })
+          )[0]?.count ?? 0,
+        ) === 0,
       180_000,
       500,
     );

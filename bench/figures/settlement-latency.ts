@@ -44,10 +44,22 @@ interface Settler {
 /** Figure (b) with its payment profiles, filled in by the preparation. */
 export type SettlementFigure = Figure & { profiles: PaymentProfile[] };
 
-/** Figure (b) for `developer`'s merchant on the dev server (and `clusterDeveloper`'s on the cluster), with deliveries to `receiver`. */
-export function settlementLatencyFigure(context: BenchContext, developer: Developer, receiver: Receiver, options: SettlementOptions, clusterDeveloper?: Developer): SettlementFigure {
+/**
+ * Figure (b) for `developer`'s merchant on the dev server (and `clusterDeveloper`'s on the cluster), with deliveries to
+ * `receiver`.
+ */
+export function settlementLatencyFigure(
+  context: BenchContext,
+  developer: Developer,
+  receiver: Receiver,
+  options: SettlementOptions,
+  clusterDeveloper?: Developer,
+): SettlementFigure {
   const dev: Settler = { target: context.dev, developer, path: `/settlement-${randomBytes(4).toString('hex')}` };
-  const cluster: Settler | undefined = context.cluster && clusterDeveloper ? { target: context.cluster, developer: clusterDeveloper, path: `/settlement-${randomBytes(4).toString('hex')}` } : undefined;
+  const cluster: Settler | undefined =
+    context.cluster && clusterDeveloper
+      ? { target: context.cluster, developer: clusterDeveloper, path: `/settlement-${randomBytes(4).toString('hex')}` }
+      : undefined;
   let activities = 0;
   const profiles: PaymentProfile[] = [];
 
@@ -61,7 +73,10 @@ export function settlementLatencyFigure(context: BenchContext, developer: Develo
       sentAt.set(benchId, Date.now());
       await createPayment(side.target.apiUrl, side.developer, paymentBody(PHONES.instantSuccess, benchId));
     });
-    if (run.failed > 0) throw new Error(`(b) ${run.failed} payments were not created on the ${side.target.name}: ${String(run.firstError)}`);
+    if (run.failed > 0)
+      throw new Error(
+        `(b) ${run.failed} payments were not created on the ${side.target.name}: ${String(run.firstError)}`,
+      );
     const latencies = new LatencyRecorder();
     const seen = new Set<string>();
     await waitUntil(
@@ -82,7 +97,10 @@ export function settlementLatencyFigure(context: BenchContext, developer: Develo
     return latencies;
   }
 
-  /** Starts bare workflows of `activities` no-op activities at the figure's rate; resolves with their latencies to the result. */
+  /**
+   * Starts bare workflows of `activities` no-op activities at the figure's rate; resolves with their latencies to the
+   * result.
+   */
   async function bare(count: number, ratePerSecond: number, round: number): Promise<LatencyRecorder> {
     const latencies = new LatencyRecorder();
     const run = await runOpenLoop(ratePerSecond, count, async (i) => {
@@ -100,7 +118,13 @@ export function settlementLatencyFigure(context: BenchContext, developer: Develo
 
   const measure = async (side: Settler): Promise<Values> => {
     const latencies = (await settle(side, options.count, options.ratePerSecond)).summary();
-    return { p50Ms: latencies.p50Ms, p99Ms: latencies.p99Ms, maxMs: latencies.maxMs, activities, items: latencies.count };
+    return {
+      p50Ms: latencies.p50Ms,
+      p99Ms: latencies.p99Ms,
+      maxMs: latencies.maxMs,
+      activities,
+      items: latencies.count,
+    };
   };
 
   return {
@@ -136,7 +160,13 @@ export function settlementLatencyFigure(context: BenchContext, developer: Develo
 
     async measureBaseline(round) {
       const latencies = (await bare(options.count, options.ratePerSecond, round)).summary();
-      return { p50Ms: latencies.p50Ms, p99Ms: latencies.p99Ms, maxMs: latencies.maxMs, activities, items: latencies.count };
+      return {
+        p50Ms: latencies.p50Ms,
+        p99Ms: latencies.p99Ms,
+        maxMs: latencies.maxMs,
+        activities,
+        items: latencies.count,
+      };
     },
 
     ...(cluster ? { extra: { name: 'cluster', measure: () => measure(cluster) } } : {}),

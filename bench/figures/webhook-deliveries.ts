@@ -19,7 +19,16 @@ import { ID_PREFIXES } from '../../src/domain/ids';
 import { newId } from '../../src/lib/ids';
 import { pendingDelivery, startDelivery, type DispatchDeps } from '../../src/activities/webhook-dispatch';
 import { webhookRetryWorkflowId } from '../../src/workflows/webhook-messages';
-import { createPayment, createWebhook, latestDelivery, paymentBody, PHONES, type Developer, type LoggedDelivery, type Webhook } from '../lib/api';
+import {
+  createPayment,
+  createWebhook,
+  latestDelivery,
+  paymentBody,
+  PHONES,
+  type Developer,
+  type LoggedDelivery,
+  type Webhook,
+} from '../lib/api';
 import { waitUntil, type BenchContext } from '../lib/context';
 import { runClosedLoop } from '../lib/load';
 import type { Figure } from '../lib/rounds';
@@ -34,11 +43,20 @@ export interface DeliveryOptions {
 }
 
 /** Figure (c) for `developer`'s merchant, with deliveries to `receiver`. */
-export function webhookDeliveriesFigure(context: BenchContext, developer: Developer, receiver: Receiver, options: DeliveryOptions): Figure {
+export function webhookDeliveriesFigure(
+  context: BenchContext,
+  developer: Developer,
+  receiver: Receiver,
+  options: DeliveryOptions,
+): Figure {
   const path = `/deliveries-${randomBytes(4).toString('hex')}`;
   let webhook: Webhook | undefined;
   let first: LoggedDelivery | undefined;
-  const dispatch: DispatchDeps = { db: context.db, temporal: context.stack.client, taskQueue: SERVICE_WEBHOOK_TASK_QUEUE };
+  const dispatch: DispatchDeps = {
+    db: context.db,
+    temporal: context.stack.client,
+    taskQueue: SERVICE_WEBHOOK_TASK_QUEUE,
+  };
 
   const arrivals = () => receiver.requests.filter((request) => request.path === path);
 
@@ -53,45 +71,85 @@ export function webhookDeliveriesFigure(context: BenchContext, developer: Develo
       webhook = await createWebhook(context.stack.apiUrl, developer, receiver.origin + path, ['payment.completed']);
       await createPayment(context.stack.apiUrl, developer, paymentBody(PHONES.instantSuccess));
       await waitUntil('the first payment.completed delivery', async () => arrivals().length >= 1, 60_000);
-      await waitUntil('the first delivery in the log', async () => (first = await latestDelivery(context.stack.apiUrl, developer, webhook as Webhook)) !== undefined, 30_000, 250);
+      await waitUntil(
+        'the first delivery in the log',
+        async () => (first = await latestDelivery(context.stack.apiUrl, developer, webhook as Webhook)) !== undefined,
+        30_000,
+        250,
+      );
       return `re-sending event ${first?.event_id} (delivery ${first?.id}) to webhook ${webhook.id}`;
     },
 
     async measureService() {
       const before = arrivals().length;
       const original = first as LoggedDelivery;
-      const event = { id: original.event_id, type: original.event, merchantId: developer.merchantId, environment: 'sandbox' as const };
+      const event = {
+        id: original.event_id,
+        type: original.event,
+        merchantId: developer.merchantId,
+        environment: 'sandbox' as const,
+      };
       const webhookId = (webhook as Webhook).id;
       const run = await runClosedLoop(CREATE_CONCURRENCY, { count: options.count }, async () => {
         const id = newId(ID_PREFIXES.delivery);
-        await startDelivery(dispatch, pendingDelivery(event, webhookId, { id, workflowId: webhookRetryWorkflowId(event.id, webhookId, id), retryOf: original.id }, new Date()));
+        await startDelivery(
+          dispatch,
+          pendingDelivery(
+            event,
+            webhookId,
+            { id, workflowId: webhookRetryWorkflowId(event.id, webhookId, id), retryOf: original.id },
+            new Date(),
+          ),
+        );
       });
       if (run.failed > 0) context.say(`(c) warning: ${run.failed} failed starts, first: ${String(run.firstError)}`);
       const started = run.ok;
-      const drainMs = await waitUntil(`${started} deliveries`, async () => arrivals().length - before >= started, 300_000);
-      context.say(`(c) service: ${started} deliveries started in ${(run.elapsedMs / 1000).toFixed(1)} s, the last arrived ${(drainMs / 1000).toFixed(1)} s after`);
-      return { perSecond: steadyRatePerSecond(arrivals().slice(before).map((request) => request.receivedAt)), items: started };
+      const drainMs = await waitUntil(
+        `${started} deliveries`,
+        async () => arrivals().length - before >= started,
+        300_000,
+      );
+      context.say(
+        `(c) service: ${started} deliveries started in ${(run.elapsedMs / 1000).toFixed(1)} s, the last arrived ${(drainMs / 1000).toFixed(1)} s after`,
+      );
+      return {
+        perSecond: steadyRatePerSecond(
+          arrivals()
+            .slice(before)
+            .map((request) => request.receivedAt),
+        ),
+        items: started,
+      };
     },
 
     async measureBaseline(round) {
       const since = new Date();
       const prefix = `bench-${context.runId}-deliver-${round}-`;
       const run = await runClosedLoop(CREATE_CONCURRENCY, { count: options.count }, async (i) => {
-        await context.stack.client.workflow.start('noopActivitiesWorkflow', { taskQueue: BASELINE_TASK_QUEUE, workflowId: `${prefix}${i}`, args: [1] });
+        await context.stack.client.workflow.start('noopActivitiesWorkflow', {
+          taskQueue: BASELINE_TASK_QUEUE,
+          workflowId: `${prefix}${i}`,
+          args: [1],
+        });
       });
       if (run.failed > 0) context.say(`(c) warning: ${run.failed} failed starts, first: ${String(run.firstError)}`);
       const query = `WorkflowType = 'noopActivitiesWorkflow' AND StartTime >= '${since.toISOString()}'`;
       const drainMs = await waitUntil(
         `${run.ok} one-activity workflows to close`,
-        async () => (await context.stack.client.workflow.count(`${query} AND ExecutionStatus = 'Completed'`)).count >= run.ok,
+        async () =>
+          (await context.stack.client.workflow.count(`${query} AND ExecutionStatus = 'Completed'`)).count >= run.ok,
         300_000,
         250,
       );
       const closes: number[] = [];
-      for await (const execution of context.stack.client.workflow.list({ query: `${query} AND ExecutionStatus = 'Completed'` })) {
+      for await (const execution of context.stack.client.workflow.list({
+        query: `${query} AND ExecutionStatus = 'Completed'`,
+      })) {
         if (execution.workflowId.startsWith(prefix) && execution.closeTime) closes.push(execution.closeTime.getTime());
       }
-      context.say(`(c) baseline: ${run.ok} workflows started in ${(run.elapsedMs / 1000).toFixed(1)} s, the last closed ${(drainMs / 1000).toFixed(1)} s after`);
+      context.say(
+        `(c) baseline: ${run.ok} workflows started in ${(run.elapsedMs / 1000).toFixed(1)} s, the last closed ${(drainMs / 1000).toFixed(1)} s after`,
+      );
       return { perSecond: steadyRatePerSecond(closes), items: run.ok };
     },
   };

@@ -45,7 +45,9 @@ const count = (n: number) => n.toLocaleString('en-US');
 const CONCURRENCY = 32;
 const MB = 1_000_000;
 
-/** RSS and the workflow thread's JS heap in MB after GC of every thread; fails when the workflow thread did not collect. */
+/**
+ * RSS and the workflow thread's JS heap in MB after GC of every thread; fails when the workflow thread did not collect.
+ */
 async function readMemory(worker: ChildProcess): Promise<{ rss: number; threadHeap: number }> {
   const reading = await requestFrom<MemoryReading>(worker, 'memory');
   if (reading.threadsCollected < 1) throw new Error(`the workflow thread of process ${worker.pid} did not run its GC`);
@@ -65,7 +67,11 @@ export function workerMemoryFigure(context: BenchContext, developer: Developer):
   let payments: string[] = [];
   let waiting: string[] = [];
 
-  async function stepsOf(side: string, measure: () => Promise<{ rss: number; threadHeap: number }>, addStep: (count: number) => Promise<string>): Promise<Values> {
+  async function stepsOf(
+    side: string,
+    measure: () => Promise<{ rss: number; threadHeap: number }>,
+    addStep: (count: number) => Promise<string>,
+  ): Promise<Values> {
     context.say(`(d) ${side}: warm-up, +${WARM_UP} ${await addStep(WARM_UP)}`);
     const before = await measure();
     context.say(`(d) ${side}: +${MEMORY_STEP} ${await addStep(MEMORY_STEP)}`);
@@ -76,8 +82,13 @@ export function workerMemoryFigure(context: BenchContext, developer: Developer):
     context.say(`(d) ${side}: of it, the workflow thread's JS heap grew ${heapPer1000.toFixed(0)} MB per 1,000`);
     if (side === 'service') {
       const started = performance.now();
-      await terminateAll(context, payments.map((id) => `payment:${id}`));
-      context.say(`(d) ${side}: terminated its payments' workflows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      await terminateAll(
+        context,
+        payments.map((id) => `payment:${id}`),
+      );
+      context.say(
+        `(d) ${side}: terminated its payments' workflows in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
     }
     payments = [];
     waiting = [];
@@ -97,8 +108,20 @@ export function workerMemoryFigure(context: BenchContext, developer: Developer):
     service: 'service worker RSS after GC per 1,000 open payments (0003: never answers)',
     baseline: 'baseline worker RSS after GC per 1,000 open signalWaitWorkflows',
     metrics: [
-      { key: AT_ONE, label: `per 1,000 at ${count(MEMORY_STEP)} open`, unit: 'MB', target: { atMost: 1.3 }, serviceAtMost: 250 },
-      { key: AT_TWO, label: `per 1,000 at ${count(2 * MEMORY_STEP)} open`, unit: 'MB', target: { atMost: 1.3 }, serviceAtMost: 250 },
+      {
+        key: AT_ONE,
+        label: `per 1,000 at ${count(MEMORY_STEP)} open`,
+        unit: 'MB',
+        target: { atMost: 1.3 },
+        serviceAtMost: 250,
+      },
+      {
+        key: AT_TWO,
+        label: `per 1,000 at ${count(2 * MEMORY_STEP)} open`,
+        unit: 'MB',
+        target: { atMost: 1.3 },
+        serviceAtMost: 250,
+      },
     ],
 
     async beforeSide(side) {
@@ -119,7 +142,11 @@ export function workerMemoryFigure(context: BenchContext, developer: Developer):
           const waitedMs = await waitUntil(
             `${payments.length} payments waiting on their provider`,
             async () => {
-              const row = await context.db('payments').whereIn('id', payments).where({ status: 'processing' }).count<{ n: string }[]>('id as n');
+              const row = await context
+                .db('payments')
+                .whereIn('id', payments)
+                .where({ status: 'processing' })
+                .count<{ n: string }[]>('id as n');
               return Number(row[0]?.n) >= payments.length;
             },
             300_000,
@@ -139,12 +166,17 @@ export function workerMemoryFigure(context: BenchContext, developer: Developer):
           const run = await runClosedLoop(CONCURRENCY, { count }, async () => {
             const workflowId = `bench-${context.runId}-wait-${round}-${waiting.length}`;
             waiting.push(workflowId);
-            await context.stack.client.workflow.start('signalWaitWorkflow', { taskQueue: BASELINE_TASK_QUEUE, workflowId });
+            await context.stack.client.workflow.start('signalWaitWorkflow', {
+              taskQueue: BASELINE_TASK_QUEUE,
+              workflowId,
+            });
           });
-          if (run.failed > 0) throw new Error(`(d) ${run.failed} baseline workflows were not started: ${String(run.firstError)}`);
+          if (run.failed > 0)
+            throw new Error(`(d) ${run.failed} baseline workflows were not started: ${String(run.firstError)}`);
           const waitedMs = await waitUntil(
             `${count} more signal-waiting workflows in the baseline worker's cache`,
-            async () => (await requestFrom<number>(context.stack.baselineWorker, 'cachedWorkflows')) >= cachedBefore + count,
+            async () =>
+              (await requestFrom<number>(context.stack.baselineWorker, 'cachedWorkflows')) >= cachedBefore + count,
             300_000,
             250,
           );

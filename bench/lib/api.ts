@@ -16,10 +16,20 @@ export const PHONES = {
 } as const;
 
 /** POSTs JSON to `url` and returns the status and parsed body; throws on a status other than `expected`. */
-export async function postJson<T>(url: string, body: unknown, headers: Record<string, string>, expected: number): Promise<T> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+export async function postJson<T>(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  expected: number,
+): Promise<T> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
-  if (response.status !== expected) throw new Error(`POST ${url} answered ${response.status}, not ${expected}: ${text.slice(0, 500)}`);
+  if (response.status !== expected)
+    throw new Error(`POST ${url} answered ${response.status}, not ${expected}: ${text.slice(0, 500)}`);
   return JSON.parse(text) as T;
 }
 
@@ -48,7 +58,11 @@ export function paymentBody(phone: string, benchId?: string): Record<string, unk
 }
 
 /** Creates one payment with a fresh idempotency key; resolves with its id. */
-export async function createPayment(apiUrl: string, developer: Developer, body: Record<string, unknown>): Promise<string> {
+export async function createPayment(
+  apiUrl: string,
+  developer: Developer,
+  body: Record<string, unknown>,
+): Promise<string> {
   const answer = await postJson<{ data: { id: string } }>(
     `${apiUrl}/v1/payments`,
     body,
@@ -65,7 +79,12 @@ export interface Webhook {
 }
 
 /** Creates a webhook of `developer` for `events` at `url` (docs/webhooks.md#endpoints) with its secret key. */
-export async function createWebhook(apiUrl: string, developer: Developer, url: string, events: string[]): Promise<Webhook> {
+export async function createWebhook(
+  apiUrl: string,
+  developer: Developer,
+  url: string,
+  events: string[],
+): Promise<Webhook> {
   const answer = await postJson<{ data: { id: string; secret: string } }>(
     `${apiUrl}/v1/developer/webhooks`,
     { url, events },
@@ -83,9 +102,16 @@ export interface LoggedDelivery {
 }
 
 /** The newest delivery in `webhook`'s log, if any. */
-export async function latestDelivery(apiUrl: string, developer: Developer, webhook: Webhook): Promise<LoggedDelivery | undefined> {
-  const response = await fetch(`${apiUrl}/v1/developer/webhooks/${webhook.id}/deliveries?limit=1`, { headers: { authorization: `Bearer ${developer.key}` } });
-  if (response.status !== 200) throw new Error(`GET deliveries answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+export async function latestDelivery(
+  apiUrl: string,
+  developer: Developer,
+  webhook: Webhook,
+): Promise<LoggedDelivery | undefined> {
+  const response = await fetch(`${apiUrl}/v1/developer/webhooks/${webhook.id}/deliveries?limit=1`, {
+    headers: { authorization: `Bearer ${developer.key}` },
+  });
+  if (response.status !== 200)
+    throw new Error(`GET deliveries answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
   const body = (await response.json()) as { data: { deliveries: LoggedDelivery[] } };
   return body.data.deliveries[0];
 }

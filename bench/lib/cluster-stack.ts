@@ -60,7 +60,13 @@ export interface ClusterStack {
   /** The API cluster's primary (its forks are the API processes). */
   apiPrimary: ChildProcess;
   /** What was started: server version, shards, processes, and how long each step took (ms). */
-  description: { server: string; historyShards: number; workers: number; apis: number; startMs: Record<string, number> };
+  description: {
+    server: string;
+    historyShards: number;
+    workers: number;
+    apis: number;
+    startMs: Record<string, number>;
+  };
   /** Stops everything started here; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -68,7 +74,10 @@ export interface ClusterStack {
 /** Resolves once the API primary reported `count` listening processes. */
 function apiProcesses(primary: ChildProcess, count: number, timeoutMs = 120_000): Promise<number[]> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the API cluster did not report ${count} processes within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`the API cluster did not report ${count} processes within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     const onMessage = (message: { type?: string; pids?: number[] }) => {
       if (message?.type !== 'api-processes' || (message.pids?.length ?? 0) < count) return;
       clearTimeout(timer);
@@ -119,7 +128,13 @@ export async function startClusterStack(options: ClusterOptions): Promise<Cluste
     await setupTemporalSchemas(binaries.sqlTool, target, say);
     mark('schemas');
     say(`starting the Temporal server ${TEMPORAL_SERVER_VERSION} (${HISTORY_SHARDS} history shards on PostgreSQL)`);
-    temporal = await startTemporalServer({ binary: binaries.server, target, dir: path.join(dir, 'temporal'), namespace: 'default', logFile: path.join(dir, 'temporal.log') });
+    temporal = await startTemporalServer({
+      binary: binaries.server,
+      target,
+      dir: path.join(dir, 'temporal'),
+      namespace: 'default',
+      logFile: path.join(dir, 'temporal.log'),
+    });
     mark('temporal');
     client = new Client({ connection: await Connection.connect({ address: temporal.address }), namespace: 'default' });
     db = createDb(databaseUrl, 8);
@@ -140,15 +155,29 @@ export async function startClusterStack(options: ClusterOptions): Promise<Cluste
     say(`starting ${CLUSTER_WORKERS} workers and ${CLUSTER_APIS} API processes behind one port`);
     const workers: ChildProcess[] = [];
     for (let index = 0; index < CLUSTER_WORKERS; index += 1) {
-      const worker = spawnEntry(root, 'src/worker.ts', ['--import', './bench/lib/probe-preload.mjs'], { ...env, WORKER_METRICS_PORT: String(await freePort()) }, path.join(dir, `worker-${index + 1}.log`));
+      const worker = spawnEntry(
+        root,
+        'src/worker.ts',
+        ['--import', './bench/lib/probe-preload.mjs'],
+        { ...env, WORKER_METRICS_PORT: String(await freePort()) },
+        path.join(dir, `worker-${index + 1}.log`),
+      );
       children.push(worker);
       workers.push(worker);
     }
-    const apiPrimary = spawnEntry(root, path.join('scripts', 'lib', 'api-cluster.ts'), [], { ...env, PORT: String(apiPort), API_PROCESSES: String(CLUSTER_APIS) }, path.join(dir, 'api.log'));
+    const apiPrimary = spawnEntry(
+      root,
+      path.join('scripts', 'lib', 'api-cluster.ts'),
+      [],
+      { ...env, PORT: String(apiPort), API_PROCESSES: String(CLUSTER_APIS) },
+      path.join(dir, 'api.log'),
+    );
     children.push(apiPrimary);
     const listening = apiProcesses(apiPrimary, CLUSTER_APIS);
     const apiUrl = `http://127.0.0.1:${apiPort}`;
-    const polling = Promise.all(workers.map((worker) => waitForPoller(client as Client, SERVICE_TASK_QUEUE, worker.pid as number, worker)));
+    const polling = Promise.all(
+      workers.map((worker) => waitForPoller(client as Client, SERVICE_TASK_QUEUE, worker.pid as number, worker)),
+    );
     await Promise.all([listening, polling, waitForReady(apiUrl, apiPrimary)]);
     mark('ready');
     return {
@@ -159,7 +188,13 @@ export async function startClusterStack(options: ClusterOptions): Promise<Cluste
       client,
       workers,
       apiPrimary,
-      description: { server: TEMPORAL_SERVER_VERSION, historyShards: HISTORY_SHARDS, workers: CLUSTER_WORKERS, apis: CLUSTER_APIS, startMs },
+      description: {
+        server: TEMPORAL_SERVER_VERSION,
+        historyShards: HISTORY_SHARDS,
+        workers: CLUSTER_WORKERS,
+        apis: CLUSTER_APIS,
+        startMs,
+      },
       stop,
     };
   } catch (error) {

@@ -9,7 +9,10 @@ import type { Stack } from './stack';
  * and a Temporal client of its server (for histories and visibility counts).
  */
 export interface ServiceTarget {
-  /** `dev server` (the stack the tests run) or `cluster` (the production topology of docs/operations.md#cluster, figure e). */
+  /**
+   * `dev server` (the stack the tests run) or `cluster` (the production topology of docs/operations.md#cluster, figure
+   * e).
+   */
   name: 'dev server' | 'cluster';
   apiUrl: string;
   db: Db;
@@ -38,7 +41,12 @@ export interface BenchContext {
  * Polls `check` every `everyMs` until it returns true; rejects naming `what` after `timeoutMs`.
  * @returns the time waited, in milliseconds
  */
-export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 100): Promise<number> {
+export async function waitUntil(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<number> {
   const started = performance.now();
   for (;;) {
     if (await check()) return performance.now() - started;

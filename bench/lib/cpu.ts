@@ -16,7 +16,8 @@ function processSeconds(pid: number, withReapedChildren = false): number {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from the 3rd on
-    const ticks = Number(fields[11]) + Number(fields[12]) + (withReapedChildren ? Number(fields[13]) + Number(fields[14]) : 0);
+    const ticks =
+      Number(fields[11]) + Number(fields[12]) + (withReapedChildren ? Number(fields[13]) + Number(fields[14]) : 0);
     return ticks / TICKS_PER_SECOND;
   } catch {
     return 0;
@@ -47,7 +48,9 @@ export function postmasterPid(dataDir: string): number | undefined {
   }
 }
 
-/** The processes of one role: their pids, and whether each one's children count too (e.g. a cluster primary's forks). */
+/**
+ * The processes of one role: their pids, and whether each one's children count too (e.g. a cluster primary's forks).
+ */
 export interface ProcessGroup {
   pids: number[];
   withChildren?: boolean;
@@ -69,7 +72,10 @@ function groupSeconds(group: ProcessGroup): number {
  * process. A process that ended between two samples drops out of the later one, so a role whose
  * process was replaced shows the new process's time only (its `cpuSpent` can be off for that side).
  */
-export function cpuSampler(groups: () => Record<string, ProcessGroup>, postgresPid: number | undefined): () => CpuSeconds {
+export function cpuSampler(
+  groups: () => Record<string, ProcessGroup>,
+  postgresPid: number | undefined,
+): () => CpuSeconds {
   return () => {
     const sample: CpuSeconds = {};
     for (const [role, group] of Object.entries(groups())) sample[role] = groupSeconds(group);
@@ -82,5 +88,7 @@ export function cpuSampler(groups: () => Record<string, ProcessGroup>, postgresP
 
 /** `after − before` per role, rounded to 0.01 s (a role absent before counts from 0). */
 export function cpuSpent(before: CpuSeconds, after: CpuSeconds): CpuSeconds {
-  return Object.fromEntries(Object.entries(after).map(([role, value]) => [role, Math.round((value - (before[role] ?? 0)) * 100) / 100]));
+  return Object.fromEntries(
+    Object.entries(after).map(([role, value]) => [role, Math.round((value - (before[role] ?? 0)) * 100) / 100]),
+  );
 }

@@ -46,7 +46,15 @@ export interface Cost {
     /** CPU milliseconds per item, by process. */
     cpuMs: Record<string, number>;
     /** Per Temporal server that did work for the side. */
-    temporal: Record<string, { frontendRequests: Record<string, number>; persistenceCalls: number; visibilityCalls: number; stateTransitions: number }>;
+    temporal: Record<
+      string,
+      {
+        frontendRequests: Record<string, number>;
+        persistenceCalls: number;
+        visibilityCalls: number;
+        stateTransitions: number;
+      }
+    >;
     /** SQL statements sent, by process role. */
     sqlStatements: Record<string, number>;
     /** Statements PostgreSQL ran, by database (the bench's own polling of the read model included). */
@@ -60,7 +68,13 @@ export interface Cost {
  * Sums a Prometheus metric's samples by the value of `label`, for namespace `default` only, or with
  * `orUntagged` also the samples without a namespace (a shard's own persistence calls, visibility's).
  */
-function countersBy(text: string, metric: string, label: string, where: (line: string) => boolean = () => true, orUntagged = false): Record<string, number> {
+function countersBy(
+  text: string,
+  metric: string,
+  label: string,
+  where: (line: string) => boolean = () => true,
+  orUntagged = false,
+): Record<string, number> {
   const totals: Record<string, number> = {};
   const pattern = new RegExp(`^${metric}\\{([^}]*)\\} ([0-9.e+]+)$`);
   for (const line of text.split('\n')) {
@@ -89,7 +103,15 @@ async function serverCounters(metricsUrl: string): Promise<ServerCounters> {
     frontend: countersBy(text, 'service_requests', 'operation', (line) => line.includes('service_name="frontend"')),
     persistence: sum(countersBy(text, 'persistence_requests', 'operation', () => true, true)),
     // Visibility's metrics carry no namespace; its writes only (the bench's own counts and lists are reads).
-    visibility: sum(countersBy(text, 'visibility_persistence_requests', 'operation', (line) => /operation="[^"]*(Record|Upsert|Delete)/.test(line), true)),
+    visibility: sum(
+      countersBy(
+        text,
+        'visibility_persistence_requests',
+        'operation',
+        (line) => /operation="[^"]*(Record|Upsert|Delete)/.test(line),
+        true,
+      ),
+    ),
     stateTransitions: sum(countersBy(text, 'state_transition_count_count', 'namespace')),
   };
 }
@@ -145,7 +167,11 @@ export function costBetween(before: Sample, after: Sample, items: number): Cost 
     };
   }
   const delta = (a: Record<string, number>, b: Record<string, number>) =>
-    Object.fromEntries(Object.entries(a).map(([key, value]) => [key, per(value - (b[key] ?? 0))]).filter(([, value]) => (value as number) > 0));
+    Object.fromEntries(
+      Object.entries(a)
+        .map(([key, value]) => [key, per(value - (b[key] ?? 0))])
+        .filter(([, value]) => (value as number) > 0),
+    );
   return {
     cpuSeconds,
     items,
@@ -173,11 +199,23 @@ export function totalCpuMs(cost: Cost): number {
  * persistence and visibility calls and state transitions, SQL statements by process and by database.
  */
 export function describeCost(cost: Cost): string {
-  const cpu = Object.entries(cost.perItem.cpuMs).filter(([, ms]) => ms >= 0.05).map(([role, ms]) => `${role} ${ms}`).join(', ');
+  const cpu = Object.entries(cost.perItem.cpuMs)
+    .filter(([, ms]) => ms >= 0.05)
+    .map(([role, ms]) => `${role} ${ms}`)
+    .join(', ');
   const servers = Object.entries(cost.perItem.temporal)
-    .map(([name, t]) => `temporal ${name} ${round2(sum(t.frontendRequests))} requests, ${t.stateTransitions} transitions, ${t.persistenceCalls} persistence + ${t.visibilityCalls} visibility calls`)
+    .map(
+      ([name, t]) =>
+        `temporal ${name} ${round2(sum(t.frontendRequests))} requests, ${t.stateTransitions} transitions, ${t.persistenceCalls} persistence + ${t.visibilityCalls} visibility calls`,
+    )
     .join('; ');
-  const list = (values: Record<string, number>) => Object.entries(values).map(([key, n]) => `${key} ${n}`).join(', ') || '0';
-  const byDatabase = Object.entries(cost.perItem.postgresStatements).map(([name, n]) => `${name} ${n} (${cost.perItem.postgresTransactions[name] ?? 0} transactions)`).join(', ') || '0';
+  const list = (values: Record<string, number>) =>
+    Object.entries(values)
+      .map(([key, n]) => `${key} ${n}`)
+      .join(', ') || '0';
+  const byDatabase =
+    Object.entries(cost.perItem.postgresStatements)
+      .map(([name, n]) => `${name} ${n} (${cost.perItem.postgresTransactions[name] ?? 0} transactions)`)
+      .join(', ') || '0';
   return `per item (${cost.items}): cpu ms ${totalCpuMs(cost)} (${cpu}); ${servers || 'temporal idle'}; sql by process ${list(cost.perItem.sqlStatements)}; by database ${byDatabase}`;
 }

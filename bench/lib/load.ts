@@ -63,7 +63,11 @@ export function steadyRate(completedAtMs: readonly number[], durationMs: number)
  * earlier ones have finished (so a slow answer does not hide the delay of the ones behind it), and
  * resolves when all have settled. @returns the failures
  */
-export async function runOpenLoop(ratePerSecond: number, count: number, task: (index: number) => Promise<void>): Promise<{ failed: number; firstError?: unknown }> {
+export async function runOpenLoop(
+  ratePerSecond: number,
+  count: number,
+  task: (index: number) => Promise<void>,
+): Promise<{ failed: number; firstError?: unknown }> {
   const intervalMs = 1000 / ratePerSecond;
   const started = performance.now();
   const running: Promise<void>[] = [];

@@ -61,7 +61,12 @@ async function collectAndMeasure(): Promise<MemoryReading> {
     await new Promise((resolve) => setImmediate(resolve)); // let finalizers and weak callbacks run
   }
   const usage = process.memoryUsage();
-  return { rssBytes: usage.rss, heapUsedBytes: usage.heapUsed, threadsCollected: threads.threads, threadHeapUsedBytes: threads.heapUsedBytes };
+  return {
+    rssBytes: usage.rss,
+    heapUsedBytes: usage.heapUsed,
+    threadsCollected: threads.threads,
+    threadHeapUsedBytes: threads.heapUsedBytes,
+  };
 }
 
 answerRequests('memory', collectAndMeasure);

@@ -20,7 +20,11 @@ import { freePort } from '../../scripts/lib/ports';
 export const MAX_CONNECTIONS = 300;
 
 /** Settings of the embedded server, printed with the machine. */
-export const POSTGRES_SETTINGS = [`max_connections=${MAX_CONNECTIONS}`, 'shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'];
+export const POSTGRES_SETTINGS = [
+  `max_connections=${MAX_CONNECTIONS}`,
+  'shared_preload_libraries=pg_stat_statements',
+  'pg_stat_statements.track=all',
+];
 
 /** A PostgreSQL server for the run. */
 export interface BenchDatabase {
@@ -102,7 +106,9 @@ export async function statementsByDatabase(db: Db): Promise<Record<string, Datab
               coalesce(sum(s.calls) FILTER (WHERE s.query ~* '^\\s*(begin|start transaction)'), 0)::bigint AS begins
          FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid GROUP BY d.datname`,
     );
-    return Object.fromEntries(result.rows.map((row) => [row.datname, { statements: Number(row.calls), transactions: Number(row.begins) }]));
+    return Object.fromEntries(
+      result.rows.map((row) => [row.datname, { statements: Number(row.calls), transactions: Number(row.begins) }]),
+    );
   } catch {
     return {};
   }

@@ -4,8 +4,8 @@
 // - in the main thread it installs the probes that answer the benchmark over IPC: `memory`
 //   (memory-probe.ts) and `sqlStatements` (sql-counter.ts);
 // - in any other thread it answers the probe's collection call on a BroadcastChannel by running a
-//   full GC of that thread's heap (and telling its size), which `gc()` in the main thread cannot reach. (Plain JavaScript:
-//   threads get the `--import` flags but not tsx's loader.)
+//   full GC of that thread's heap (and telling its size), which `gc()` in the main thread cannot reach.
+//   (Plain JavaScript: threads get the `--import` flags but not tsx's loader.)
 import v8 from 'node:v8';
 import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads';
 

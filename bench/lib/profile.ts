@@ -43,7 +43,11 @@ function eventsOf(history: proto.api.history.v1.IHistory): Omit<WorkflowProfile,
   for (const event of events) {
     const name = (EventType[event.eventType ?? 0] ?? String(event.eventType)).replace(/^EVENT_TYPE_/, '');
     eventsByType[name] = (eventsByType[name] ?? 0) + 1;
-    if (event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED && event.markerRecordedEventAttributes?.markerName === 'core_local_activity') localActivities += 1;
+    if (
+      event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED &&
+      event.markerRecordedEventAttributes?.markerName === 'core_local_activity'
+    )
+      localActivities += 1;
   }
   return {
     historyEvents: events.length,
@@ -58,7 +62,11 @@ function eventsOf(history: proto.api.history.v1.IHistory): Omit<WorkflowProfile,
 export async function workflowProfile(client: Client, workflowId: string): Promise<WorkflowProfile> {
   const handle = client.workflow.getHandle(workflowId);
   const [history, description] = await Promise.all([handle.fetchHistory(), handle.describe()]);
-  return { workflowId, ...eventsOf(history), stateTransitions: Number(description.raw.workflowExecutionInfo?.stateTransitionCount ?? 0) };
+  return {
+    workflowId,
+    ...eventsOf(history),
+    stateTransitions: Number(description.raw.workflowExecutionInfo?.stateTransitionCount ?? 0),
+  };
 }
 
 /**
@@ -67,7 +75,11 @@ export async function workflowProfile(client: Client, workflowId: string): Promi
  * @throws Error when the merchant has no completed payment
  */
 export async function settledPaymentProfile(target: ServiceTarget, merchantId: string): Promise<PaymentProfile> {
-  const payment = await target.db('payments').where({ merchant_id: merchantId, status: 'completed' }).orderBy('created_at', 'desc').first<{ id: string } | undefined>('id');
+  const payment = await target
+    .db('payments')
+    .where({ merchant_id: merchantId, status: 'completed' })
+    .orderBy('created_at', 'desc')
+    .first<{ id: string } | undefined>('id');
   if (!payment) throw new Error(`no completed payment of ${merchantId} on the ${target.name}`);
   const delivery = await target
     .db('webhook_deliveries as d')

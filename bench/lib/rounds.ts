@@ -92,7 +92,12 @@ export interface UnavailableFigure {
  * Runs `figure` for `rounds` alternating rounds; `say` reports each measurement as it lands, with
  * what it cost per item between two `sample()`s.
  */
-export async function runRounds(figure: Figure, rounds: number, say: (line: string) => void, sample: () => Promise<Sample>): Promise<FigureResult> {
+export async function runRounds(
+  figure: Figure,
+  rounds: number,
+  say: (line: string) => void,
+  sample: () => Promise<Sample>,
+): Promise<FigureResult> {
   const started = performance.now();
   const prepared = figure.prepare ? await figure.prepare() : undefined;
   if (prepared) say(`(${figure.id}) ${prepared}`);
@@ -105,7 +110,12 @@ export async function runRounds(figure: Figure, rounds: number, say: (line: stri
       const label = side === 'extra' ? (figure.extra as { name: string }).name : side;
       if (figure.beforeSide && side !== 'extra') say(`(${figure.id}) ${side}: ${await figure.beforeSide(side, round)}`);
       const before = await sample();
-      const measured = side === 'service' ? await figure.measureService(round) : side === 'baseline' ? await figure.measureBaseline(round) : await (figure.extra as NonNullable<Figure['extra']>).measure(round);
+      const measured =
+        side === 'service'
+          ? await figure.measureService(round)
+          : side === 'baseline'
+            ? await figure.measureBaseline(round)
+            : await (figure.extra as NonNullable<Figure['extra']>).measure(round);
       values[side] = measured;
       cost[side] = costBetween(before, await sample(), measured.items);
       const shown = figure.metrics.map((m) => `${m.label} ${format(measured[m.key])} ${m.unit}`).join(', ');
@@ -118,10 +128,23 @@ export async function runRounds(figure: Figure, rounds: number, say: (line: stri
       service: values.service as Values,
       baseline: values.baseline as Values,
       ...(values.extra ? { extra: values.extra } : {}),
-      cost: { service: cost.service as Cost, baseline: cost.baseline as Cost, ...(cost.extra ? { extra: cost.extra } : {}) },
+      cost: {
+        service: cost.service as Cost,
+        baseline: cost.baseline as Cost,
+        ...(cost.extra ? { extra: cost.extra } : {}),
+      },
     });
   }
-  const median = { service: mediansOf(figure.metrics, results.map((r) => r.service)), baseline: mediansOf(figure.metrics, results.map((r) => r.baseline)) };
+  const median = {
+    service: mediansOf(
+      figure.metrics,
+      results.map((r) => r.service),
+    ),
+    baseline: mediansOf(
+      figure.metrics,
+      results.map((r) => r.baseline),
+    ),
+  };
   const ratio: Record<string, number> = {};
   const met: Record<string, boolean | undefined> = {};
   for (const metric of figure.metrics) {
@@ -131,9 +154,31 @@ export async function runRounds(figure: Figure, rounds: number, say: (line: stri
   }
   const roundRatios = results.map((r) => ratiosOf(figure.metrics, r.service, r.baseline));
   const { id, title, metrics } = figure;
-  const extra = figure.extra ? { name: figure.extra.name, median: mediansOf(figure.metrics, results.map((r) => r.extra as Values)) } : undefined;
+  const extra = figure.extra
+    ? {
+        name: figure.extra.name,
+        median: mediansOf(
+          figure.metrics,
+          results.map((r) => r.extra as Values),
+        ),
+      }
+    : undefined;
   const elapsedSeconds = Math.round((performance.now() - started) / 1000);
-  return { id, title, service: figure.service, baseline: figure.baseline, metrics, prepared, rounds: results, median, ratio, roundRatios, met, ...(extra ? { extra } : {}), elapsedSeconds };
+  return {
+    id,
+    title,
+    service: figure.service,
+    baseline: figure.baseline,
+    metrics,
+    prepared,
+    rounds: results,
+    median,
+    ratio,
+    roundRatios,
+    met,
+    ...(extra ? { extra } : {}),
+    elapsedSeconds,
+  };
 }
 
 /**
@@ -148,17 +193,27 @@ export function sideOrder(round: number, withExtra: boolean): Side[] {
 }
 
 function mediansOf(metrics: Metric[], values: Values[]): Record<string, number> {
-  return Object.fromEntries(metrics.map((metric) => [metric.key, medianOf(values.map((v) => v[metric.key] as number))]));
+  return Object.fromEntries(
+    metrics.map((metric) => [metric.key, medianOf(values.map((v) => v[metric.key] as number))]),
+  );
 }
 
 function ratiosOf(metrics: Metric[], numerator: Values, denominator: Values): Record<string, number> {
   return Object.fromEntries(metrics.map((m) => [m.key, (numerator[m.key] as number) / (denominator[m.key] as number)]));
 }
 
-/** Whether `ratio` (or the increase over `baseline`, and the side's own `value`) meet `metric`'s target; undefined without a target. */
+/**
+ * Whether `ratio` (or the increase over `baseline`, and the side's own `value`) meet `metric`'s target; undefined
+ * without a target.
+ */
 function meets(metric: Metric, ratio: number, value: number, baseline: number): boolean | undefined {
   if (!metric.target) return undefined;
-  const ratioMet = 'increaseAtMost' in metric.target ? value - baseline <= metric.target.increaseAtMost : 'atLeast' in metric.target ? ratio >= metric.target.atLeast : ratio <= metric.target.atMost;
+  const ratioMet =
+    'increaseAtMost' in metric.target
+      ? value - baseline <= metric.target.increaseAtMost
+      : 'atLeast' in metric.target
+        ? ratio >= metric.target.atLeast
+        : ratio <= metric.target.atMost;
   return ratioMet && (metric.serviceAtMost === undefined || value <= metric.serviceAtMost);
 }
 
@@ -168,7 +223,10 @@ function meets(metric: Metric, ratio: number, value: number, baseline: number): 
  * figure reports). Rounds keep both sides' values and costs.
  * @throws Error when `result` has no extra side
  */
-export function compareExtra(result: FigureResult, figure: { id: string; title: string; service: string; baseline: string; metrics: Metric[] }): FigureResult {
+export function compareExtra(
+  result: FigureResult,
+  figure: { id: string; title: string; service: string; baseline: string; metrics: Metric[] },
+): FigureResult {
   if (!result.extra) throw new Error(`figure (${result.id}) measured no extra side`);
   const rounds = result.rounds.map((r) => ({
     round: r.round,
@@ -178,9 +236,23 @@ export function compareExtra(result: FigureResult, figure: { id: string; title: 
     cost: { service: r.cost.extra as Cost, baseline: r.cost.service },
   }));
   const median = { service: result.extra.median, baseline: result.median.service };
-  const ratio = Object.fromEntries(figure.metrics.map((m) => [m.key, (median.service[m.key] as number) / (median.baseline[m.key] as number)]));
-  const met = Object.fromEntries(figure.metrics.map((m) => [m.key, meets(m, ratio[m.key] as number, median.service[m.key] as number, median.baseline[m.key] as number)]));
-  return { ...figure, rounds, median, ratio, roundRatios: rounds.map((r) => ratiosOf(figure.metrics, r.service, r.baseline)), met };
+  const ratio = Object.fromEntries(
+    figure.metrics.map((m) => [m.key, (median.service[m.key] as number) / (median.baseline[m.key] as number)]),
+  );
+  const met = Object.fromEntries(
+    figure.metrics.map((m) => [
+      m.key,
+      meets(m, ratio[m.key] as number, median.service[m.key] as number, median.baseline[m.key] as number),
+    ]),
+  );
+  return {
+    ...figure,
+    rounds,
+    median,
+    ratio,
+    roundRatios: rounds.map((r) => ratiosOf(figure.metrics, r.service, r.baseline)),
+    met,
+  };
 }
 
 /**
@@ -189,17 +261,25 @@ export function compareExtra(result: FigureResult, figure: { id: string; title: 
  * by side; rounds are kept per part.
  * @throws Error when two parts share a metric key
  */
-export function joinFigures(figure: { id: string; title: string; service: string; baseline: string }, parts: FigureResult[]): FigureResult & { parts: FigureResult[] } {
+export function joinFigures(
+  figure: { id: string; title: string; service: string; baseline: string },
+  parts: FigureResult[],
+): FigureResult & { parts: FigureResult[] } {
   const keys = parts.flatMap((part) => part.metrics.map((metric) => metric.key));
-  if (new Set(keys).size !== keys.length) throw new Error(`figure (${figure.id}) joins parts whose metric keys collide: ${keys.join(', ')}`);
-  const merge = <T>(pick: (part: FigureResult) => Record<string, T>) => Object.assign({}, ...parts.map(pick)) as Record<string, T>;
+  if (new Set(keys).size !== keys.length)
+    throw new Error(`figure (${figure.id}) joins parts whose metric keys collide: ${keys.join(', ')}`);
+  const merge = <T>(pick: (part: FigureResult) => Record<string, T>) =>
+    Object.assign({}, ...parts.map(pick)) as Record<string, T>;
   return {
     ...figure,
     metrics: parts.flatMap((part) => part.metrics),
     rounds: [],
     median: { service: merge((p) => p.median.service), baseline: merge((p) => p.median.baseline) },
     ratio: merge((p) => p.ratio),
-    roundRatios: Array.from({ length: Math.max(...parts.map((p) => p.roundRatios.length)) }, (_, i) => Object.assign({}, ...parts.map((p) => p.roundRatios[i] ?? {})) as Record<string, number>),
+    roundRatios: Array.from(
+      { length: Math.max(...parts.map((p) => p.roundRatios.length)) },
+      (_, i) => Object.assign({}, ...parts.map((p) => p.roundRatios[i] ?? {})) as Record<string, number>,
+    ),
     met: merge((p) => p.met),
     parts,
   };

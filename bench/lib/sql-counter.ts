@@ -9,7 +9,9 @@ import path from 'node:path';
 import { answerRequests } from './ipc';
 
 let statements = 0;
-const pg = createRequire(path.join(process.cwd(), 'package.json'))('pg') as { Client: { prototype: { query: (...args: unknown[]) => unknown } } };
+const pg = createRequire(path.join(process.cwd(), 'package.json'))('pg') as {
+  Client: { prototype: { query: (...args: unknown[]) => unknown } };
+};
 const query = pg.Client.prototype.query;
 pg.Client.prototype.query = function countedQuery(this: unknown, ...args: unknown[]) {
   statements += 1;

@@ -22,7 +22,10 @@ import { startBenchDatabase, type BenchDatabase } from './postgres';
 /** The service's task queue (the default of `TEMPORAL_TASK_QUEUE`, docs/payments.md#workflow). */
 export const SERVICE_TASK_QUEUE = 'payments';
 
-/** The service's webhook deliveries' task queue (the default of `TEMPORAL_WEBHOOK_TASK_QUEUE`, docs/webhooks.md#isolation). */
+/**
+ * The service's webhook deliveries' task queue (the default of `TEMPORAL_WEBHOOK_TASK_QUEUE`,
+ * docs/webhooks.md#isolation).
+ */
 export const SERVICE_WEBHOOK_TASK_QUEUE = `${SERVICE_TASK_QUEUE}-webhooks`;
 
 /** How the stack is started. */
@@ -70,7 +73,13 @@ export interface Stack {
  * Node with tsx, as `npm start` runs the entry points, plus `nodeFlags` (after tsx, so a `--import`
  * of TypeScript works), with an IPC channel and its output appended to `logFile`.
  */
-export function spawnEntry(root: string, entry: string, nodeFlags: string[], env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
+export function spawnEntry(
+  root: string,
+  entry: string,
+  nodeFlags: string[],
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+): ChildProcess {
   const log = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, ['--import', 'tsx', ...nodeFlags, entry], {
     cwd: root,
@@ -82,10 +91,17 @@ export function spawnEntry(root: string, entry: string, nodeFlags: string[], env
 }
 
 /** Resolves once a poller of process `pid` polls `taskQueue` for workflow tasks; rejects after `timeoutMs`. */
-export async function waitForPoller(client: Client, taskQueue: string, pid: number, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
+export async function waitForPoller(
+  client: Client,
+  taskQueue: string,
+  pid: number,
+  child: ChildProcess,
+  timeoutMs = 120_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`process ${pid} exited with ${child.exitCode} before polling ${taskQueue}`);
+    if (child.exitCode !== null)
+      throw new Error(`process ${pid} exited with ${child.exitCode} before polling ${taskQueue}`);
     const answer = await client.workflowService.describeTaskQueue({
       namespace: 'default',
       taskQueue: { name: taskQueue },
@@ -177,14 +193,24 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     };
 
     say('starting the service worker, the API and the baseline worker');
-    const api = spawnEntry(root, 'src/server.ts', ['--import', './bench/lib/probe-preload.mjs', ...profileFlags], serviceEnv, path.join(runDir, 'api.log'));
+    const api = spawnEntry(
+      root,
+      'src/server.ts',
+      ['--import', './bench/lib/probe-preload.mjs', ...profileFlags],
+      serviceEnv,
+      path.join(runDir, 'api.log'),
+    );
     children.push(api);
     const startBaselineWorker = async (): Promise<ChildProcess> => {
       const child = spawnEntry(
         root,
         'bench/baseline/worker.ts',
         ['--expose-gc', '--import', './bench/lib/probe-preload.mjs'],
-        { ...process.env, TEMPORAL_ADDRESS: serviceEnv.TEMPORAL_ADDRESS, BENCH_MAX_CACHED_WORKFLOWS: String(options.maxCachedWorkflows) },
+        {
+          ...process.env,
+          TEMPORAL_ADDRESS: serviceEnv.TEMPORAL_ADDRESS,
+          BENCH_MAX_CACHED_WORKFLOWS: String(options.maxCachedWorkflows),
+        },
         path.join(runDir, 'baseline-worker.log'),
       );
       children.push(child);
@@ -220,7 +246,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       get baselineWorker() {
         return baselineWorker;
       },
-      pids: () => ({ temporal: temporal?.process.pid, worker: serviceWorker.pid, api: api.pid, baselineWorker: baselineWorker.pid }),
+      pids: () => ({
+        temporal: temporal?.process.pid,
+        worker: serviceWorker.pid,
+        api: api.pid,
+        baselineWorker: baselineWorker.pid,
+      }),
       postgresDataDir: database.dataDir,
       statementStats: database.statementStats,
       async restartWorkers() {

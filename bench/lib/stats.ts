@@ -6,7 +6,9 @@ export function median(values: number[]): number {
   if (values.length === 0) throw new Error('median of nothing');
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** Latency percentiles of one round, in milliseconds. */
@@ -22,7 +24,11 @@ export interface LatencySummary {
  * one hour) and summarises them.
  */
 export class LatencyRecorder {
-  private readonly histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 });
+  private readonly histogram = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3_600_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
 
   /** Adds one latency in milliseconds. */
   record(latencyMs: number): void {

@@ -47,11 +47,20 @@ function summarise(file: string): void {
   }
   const idleUs = byArea.get('(idle)') ?? 0;
   const busyUs = totalUs - idleUs;
-  const line = (label: string, us: number) => `  ${(us / 1000).toFixed(0).padStart(7)} ms ${((us / busyUs) * 100).toFixed(1).padStart(5)} %  ${label}`;
+  const line = (label: string, us: number) =>
+    `  ${(us / 1000).toFixed(0).padStart(7)} ms ${((us / busyUs) * 100).toFixed(1).padStart(5)} %  ${label}`;
   process.stdout.write(`${file}\n  busy ${(busyUs / 1e6).toFixed(1)} s of ${(totalUs / 1e6).toFixed(1)} s\n`);
-  for (const [area, us] of [...byArea].filter(([a]) => a !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, 15)) process.stdout.write(`${line(area, us)}\n`);
+  for (const [area, us] of [...byArea]
+    .filter(([a]) => a !== '(idle)')
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 15))
+    process.stdout.write(`${line(area, us)}\n`);
   process.stdout.write('  top functions:\n');
-  for (const [name, us] of [...byFunction].filter(([n]) => !n.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, 25)) process.stdout.write(`${line(name, us)}\n`);
+  for (const [name, us] of [...byFunction]
+    .filter(([n]) => !n.startsWith('(idle)'))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 25))
+    process.stdout.write(`${line(name, us)}\n`);
 }
 
 for (const file of process.argv.slice(2)) summarise(file);

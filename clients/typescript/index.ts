@@ -32,7 +32,9 @@ export type Webhook = components['schemas']['Webhook'];
 /** The error envelope of every endpoint but the merchant-scoped ones. */
 export type ApiError = components['schemas']['EnvelopeError'];
 /** The body of a webhook delivery of `event` (e.g. `'payment.completed'`). */
-export type WebhookPayload<E extends keyof webhooks> = NonNullable<webhooks[E]['post']['requestBody']>['content']['application/json'];
+export type WebhookPayload<E extends keyof webhooks> = NonNullable<
+  webhooks[E]['post']['requestBody']
+>['content']['application/json'];
 
 /**
  * How the client authenticates: a secret key (`sk_sandbox_…`, `sk_live_…`) or a session token as
@@ -46,10 +48,16 @@ export type PaycollectCredential = string | { apiKey: string };
  * `credential` with every request. Calls answer `{data, error, response}`: `data` is the success
  * body and `error` the error body (`{success: false, error: {code, message, details?}}`), each typed
  * per status as the document declares; network failures reject.
- * @param options openapi-fetch options besides `baseUrl` (e.g. a `fetch` implementation); headers given here are sent as well
+ * @param options openapi-fetch options besides `baseUrl` (e.g. a `fetch` implementation); headers given here are sent
+ *   as well
  */
-export function createPaycollectClient(baseUrl: string, credential: PaycollectCredential, options: Omit<ClientOptions, 'baseUrl'> = {}): PaycollectClient {
-  const auth: Record<string, string> = typeof credential === 'string' ? { Authorization: `Bearer ${credential}` } : { 'X-API-Key': credential.apiKey };
+export function createPaycollectClient(
+  baseUrl: string,
+  credential: PaycollectCredential,
+  options: Omit<ClientOptions, 'baseUrl'> = {},
+): PaycollectClient {
+  const auth: Record<string, string> =
+    typeof credential === 'string' ? { Authorization: `Bearer ${credential}` } : { 'X-API-Key': credential.apiKey };
   const headers = { ...(options.headers as Record<string, string> | undefined), ...auth };
   return createClient<paths>({ ...options, baseUrl: baseUrl.replace(/\/+$/, ''), headers });
 }

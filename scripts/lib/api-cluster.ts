@@ -18,7 +18,10 @@ import path from 'node:path';
 import { createLogger } from '../../src/logger';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const log = createLogger('api-cluster', LOG_LEVELS.includes(process.env.LOG_LEVEL ?? '') ? (process.env.LOG_LEVEL as string) : 'info');
+const log = createLogger(
+  'api-cluster',
+  LOG_LEVELS.includes(process.env.LOG_LEVEL ?? '') ? (process.env.LOG_LEVEL as string) : 'info',
+);
 
 /** A process that dies within this many milliseconds of its fork counts as a crash loop. */
 const QUICK_DEATH_MS = 10_000;
@@ -41,7 +44,8 @@ function main(): void {
   let stopping = false;
   let exitCode = 0;
 
-  const live = () => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined && !worker.isDead());
+  const live = () =>
+    Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined && !worker.isDead());
   const report = () => {
     const pids = live().flatMap((worker) => (worker.process.pid ? [worker.process.pid] : []));
     process.send?.({ type: 'api-processes', pids });
@@ -69,7 +73,10 @@ function main(): void {
     }
     quickDeaths = lived < QUICK_DEATH_MS ? quickDeaths + 1 : 0;
     if (quickDeaths >= MAX_QUICK_DEATHS) {
-      log.fatal({ api_pid: worker.process.pid, code, signal }, `api processes died ${quickDeaths} times in a row within ${QUICK_DEATH_MS / 1000} s of their start; giving up`);
+      log.fatal(
+        { api_pid: worker.process.pid, code, signal },
+        `api processes died ${quickDeaths} times in a row within ${QUICK_DEATH_MS / 1000} s of their start; giving up`,
+      );
       stop(1);
       return;
     }

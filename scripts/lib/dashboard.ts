@@ -32,7 +32,9 @@ function newestMtimeMs(target: string): number {
 export function dashboardBuildState(): 'missing' | 'stale' | 'fresh' {
   const built = path.join(webDir, 'dist', 'index.html');
   if (!fs.existsSync(built)) return 'missing';
-  const sources = ['src', 'index.html', 'vite.config.ts', 'tsconfig.json', 'package.json'].map((name) => path.join(webDir, name));
+  const sources = ['src', 'index.html', 'vite.config.ts', 'tsconfig.json', 'package.json'].map((name) =>
+    path.join(webDir, name),
+  );
   sources.push(path.join(root, 'src', 'domain', 'money.ts'));
   const newest = Math.max(...sources.map(newestMtimeMs));
   return newest > fs.statSync(built).mtimeMs ? 'stale' : 'fresh';
@@ -55,10 +57,23 @@ export function ensureDashboardBuilt(say: (line: string) => void): boolean {
   const state = dashboardBuildState();
   if (state === 'fresh') return true;
   if (!fs.existsSync(path.join(webDir, 'node_modules', '.bin', 'vite'))) {
-    if (!run(say, 'installing the dashboard\'s packages (npm ci in web/)', 'npm', ['ci', '--no-audit', '--no-fund'])) return false;
+    if (!run(say, "installing the dashboard's packages (npm ci in web/)", 'npm', ['ci', '--no-audit', '--no-fund']))
+      return false;
   }
-  if (!run(say, `type-checking the dashboard (${state} build): tsc in web/`, path.join(webDir, 'node_modules', '.bin', 'tsc'), ['--noEmit', '-p', '.'])) return false;
-  return run(say, 'building the dashboard: vite build in web/', path.join(webDir, 'node_modules', '.bin', 'vite'), ['build', '--logLevel', 'warn']);
+  if (
+    !run(
+      say,
+      `type-checking the dashboard (${state} build): tsc in web/`,
+      path.join(webDir, 'node_modules', '.bin', 'tsc'),
+      ['--noEmit', '-p', '.'],
+    )
+  )
+    return false;
+  return run(say, 'building the dashboard: vite build in web/', path.join(webDir, 'node_modules', '.bin', 'vite'), [
+    'build',
+    '--logLevel',
+    'warn',
+  ]);
 }
 
 /**
@@ -70,13 +85,21 @@ export function ensureChromium(say: (line: string) => void): void {
   if (fs.existsSync(CHROMIUM_PATH)) return;
   say(`Chromium is missing at ${CHROMIUM_PATH}: installing Debian's package with apt-get (the browser tests need it)`);
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const [command, args] = asRoot ? ['apt-get', ['install', '-y', 'chromium']] : ['sudo', ['-n', 'apt-get', 'install', '-y', 'chromium']];
-  let result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const [command, args] = asRoot
+    ? ['apt-get', ['install', '-y', 'chromium']]
+    : ['sudo', ['-n', 'apt-get', 'install', '-y', 'chromium']];
+  let result = spawnSync(command, args, {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   if (result.status !== 0) {
     // A fresh machine may not have the package lists yet.
     spawnSync(asRoot ? 'apt-get' : 'sudo', asRoot ? ['update'] : ['-n', 'apt-get', 'update'], { stdio: 'inherit' });
     result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   }
-  if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`Chromium could not be installed (apt-get install -y chromium exited ${result.status}); install it and run the tests again`);
+  if (!fs.existsSync(CHROMIUM_PATH))
+    throw new Error(
+      `Chromium could not be installed (apt-get install -y chromium exited ${result.status}); install it and run the tests again`,
+    );
   say('Chromium installed');
 }

@@ -23,7 +23,13 @@ export function goAvailable(): boolean {
  * @returns the absolute paths of `binaries` in `binDir`, in order
  * @throws Error when Go is missing or `go install` fails (the last 4 KB of its output attached)
  */
-export async function goInstallCached(binDir: string, packages: string[], binaries: string[], log: (line: string) => void, what: string): Promise<string[]> {
+export async function goInstallCached(
+  binDir: string,
+  packages: string[],
+  binaries: string[],
+  log: (line: string) => void,
+  what: string,
+): Promise<string[]> {
   const paths = binaries.map((name) => path.join(binDir, name));
   if (paths.every((file) => fs.existsSync(file))) return paths;
   if (!goAvailable()) throw new Error(`${what} is not in the cache (${binDir}) and Go is not available to build it`);
@@ -51,11 +57,15 @@ export async function goInstallCached(binDir: string, packages: string[], binari
         }
         if (Date.now() - lastReport > 10_000) {
           lastReport = Date.now();
-          log(`  … ${downloads} modules downloaded, ${packagesBuilt} packages compiled, ${Math.round((Date.now() - started) / 1000)} s`);
+          log(
+            `  … ${downloads} modules downloaded, ${packagesBuilt} packages compiled, ${Math.round((Date.now() - started) / 1000)} s`,
+          );
         }
       });
       child.on('error', reject);
-      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`go install ${packages.join(' ')} failed (exit ${code}):\n${tail}`))));
+      child.on('exit', (code) =>
+        code === 0 ? resolve() : reject(new Error(`go install ${packages.join(' ')} failed (exit ${code}):\n${tail}`)),
+      );
     });
     fs.mkdirSync(path.dirname(binDir), { recursive: true });
     // Another run may have finished first: keep its folder, which is complete too.

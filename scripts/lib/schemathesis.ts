@@ -45,10 +45,16 @@ export async function resolveSchemathesis(log: (line: string) => void): Promise<
   fs.mkdirSync(path.dirname(venv), { recursive: true });
   const created = await run('python3', ['-m', 'venv', venv]);
   if (created.code !== 0) throw new Error(`python3 -m venv failed (exit ${created.code}):\n${created.output}`);
-  const installed = await run(path.join(venv, 'bin', 'pip'), ['install', '--quiet', `schemathesis==${SCHEMATHESIS_VERSION}`]);
+  const installed = await run(path.join(venv, 'bin', 'pip'), [
+    'install',
+    '--quiet',
+    `schemathesis==${SCHEMATHESIS_VERSION}`,
+  ]);
   if (installed.code !== 0) {
     fs.rmSync(venv, { recursive: true, force: true });
-    throw new Error(`pip install schemathesis==${SCHEMATHESIS_VERSION} failed (exit ${installed.code}):\n${installed.output}`);
+    throw new Error(
+      `pip install schemathesis==${SCHEMATHESIS_VERSION} failed (exit ${installed.code}):\n${installed.output}`,
+    );
   }
   return st;
 }

@@ -29,7 +29,8 @@ function goAvailable(): boolean {
 }
 
 async function goInstall(binDir: string, say: (line: string) => void): Promise<void> {
-  if (!goAvailable()) throw new Error(`stripe-mock is not installed and Go is not available to build it; set ${STRIPE_MOCK_PATH_ENV}`);
+  if (!goAvailable())
+    throw new Error(`stripe-mock is not installed and Go is not available to build it; set ${STRIPE_MOCK_PATH_ENV}`);
   fs.mkdirSync(binDir, { recursive: true });
   say(`building stripe-mock ${STRIPE_MOCK_VERSION} with go install (first run only, a minute or two)…`);
   const started = Date.now();
@@ -51,7 +52,9 @@ async function goInstall(binDir: string, say: (line: string) => void): Promise<v
       }
     });
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`go install of stripe-mock failed (exit ${code}):\n${tail}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`go install of stripe-mock failed (exit ${code}):\n${tail}`)),
+    );
   });
   say(`stripe-mock built in ${Math.round((Date.now() - started) / 1000)} s`);
 }
@@ -85,7 +88,10 @@ export async function startStripeMock(binary: string): Promise<StripeMock> {
   const child = spawn(binary, ['-http-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`stripe-mock did not say its port within 30 s:\n${output}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`stripe-mock did not say its port within 30 s:\n${output}`)),
+      30_000,
+    );
     const onData = (chunk: Buffer) => {
       output = (output + chunk.toString('utf8')).slice(-4000);
       const match = /Listening for HTTP (?:on port: |at address: \S*:)(\d+)/.exec(output);

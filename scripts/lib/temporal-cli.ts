@@ -22,7 +22,8 @@ function onPath(name: string): string | undefined {
 }
 
 async function goInstall(binDir: string, log: (line: string) => void): Promise<void> {
-  if (!onPath('go')) throw new Error('the Temporal CLI is not installed and Go is not available to build it; set TEMPORAL_CLI_PATH');
+  if (!onPath('go'))
+    throw new Error('the Temporal CLI is not installed and Go is not available to build it; set TEMPORAL_CLI_PATH');
   fs.mkdirSync(binDir, { recursive: true });
   log(`building the Temporal CLI ${TEMPORAL_CLI_VERSION} with go install (first run only, several minutes)…`);
   const started = Date.now();
@@ -44,11 +45,15 @@ async function goInstall(binDir: string, log: (line: string) => void): Promise<v
       }
       if (Date.now() - lastReport > 5000) {
         lastReport = Date.now();
-        log(`  … ${downloads} modules downloaded, ${packages} packages compiled, ${Math.round((Date.now() - started) / 1000)} s`);
+        log(
+          `  … ${downloads} modules downloaded, ${packages} packages compiled, ${Math.round((Date.now() - started) / 1000)} s`,
+        );
       }
     });
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`go install failed (exit ${code}):\n${tail}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`go install failed (exit ${code}):\n${tail}`)),
+    );
   });
   log(`Temporal CLI built in ${Math.round((Date.now() - started) / 1000)} s`);
 }

@@ -3,7 +3,8 @@
  * (`go.temporal.io/server/cmd/server`) and its SQL tool (`…/cmd/tools/sql`) built from the Go module
  * proxy at {@link TEMPORAL_SERVER_VERSION} and cached like the CLI, its schemas set up on PostgreSQL,
  * a YAML config with {@link HISTORY_SHARDS} history shards and PostgreSQL persistence and visibility
- * (pgx plugin `postgres12`), the namespace and the custom search attributes (docs/payments.md#workflow) registered once it
+ * (pgx plugin `postgres12`), the namespace and the custom search attributes (docs/payments.md#workflow) registered once
+ * it
  * answers; and the Temporal Web UI (`github.com/temporalio/ui-server`) pointed at it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -19,7 +20,10 @@ import { freePort, waitForPort } from './ports';
 import { cacheDir } from './temporal-cli';
 import { stopChild } from './temporal-dev-server';
 
-/** The server and SQL tool tag (its `go.mod` has no `replace` directive, so `go install` builds it; docs/operations.md#cluster). */
+/**
+ * The server and SQL tool tag (its `go.mod` has no `replace` directive, so `go install` builds it;
+ * docs/operations.md#cluster).
+ */
 export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
 /** The UI server tag: the UI that the CLI v1.5.1 (server 1.29.1) embeds in its dev server. */
 export const TEMPORAL_UI_SERVER_VERSION = 'v2.42.1';
@@ -48,7 +52,10 @@ export async function resolveTemporalServer(log: (line: string) => void): Promis
   }
   const [server, sqlTool] = await goInstallCached(
     path.join(cacheDir(), `temporal-server-${TEMPORAL_SERVER_VERSION}`),
-    [`go.temporal.io/server/cmd/server@${TEMPORAL_SERVER_VERSION}`, `go.temporal.io/server/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`],
+    [
+      `go.temporal.io/server/cmd/server@${TEMPORAL_SERVER_VERSION}`,
+      `go.temporal.io/server/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`,
+    ],
     ['server', 'sql'],
     log,
     `the Temporal server ${TEMPORAL_SERVER_VERSION}`,
@@ -109,16 +116,38 @@ export function temporalDatabasesAt(url: string, defaultName?: string): Temporal
 /** Runs the SQL tool with the connection flags of `target` and `args`; resolves with its output. */
 function runSqlTool(sqlTool: string, target: TemporalDatabases, database: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(sqlTool, ['--plugin', 'postgres12', '--ep', target.host, '-p', String(target.port), '-u', target.user, '--db', database, ...args], {
-      // The password through the environment, not the command line (which `ps` shows).
-      env: { ...process.env, SQL_PASSWORD: target.password },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      sqlTool,
+      [
+        '--plugin',
+        'postgres12',
+        '--ep',
+        target.host,
+        '-p',
+        String(target.port),
+        '-u',
+        target.user,
+        '--db',
+        database,
+        ...args,
+      ],
+      {
+        // The password through the environment, not the command line (which `ps` shows).
+        env: { ...process.env, SQL_PASSWORD: target.password },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output = (output + chunk).slice(-8000)));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output = (output + chunk).slice(-8000)));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`temporal-sql-tool ${args[0]} on ${database} failed (exit ${code}):\n${output.slice(-3000)}`))));
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(output)
+        : reject(
+            new Error(`temporal-sql-tool ${args[0]} on ${database} failed (exit ${code}):\n${output.slice(-3000)}`),
+          ),
+    );
   });
 }
 
@@ -130,7 +159,11 @@ function runSqlTool(sqlTool: string, target: TemporalDatabases, database: string
  * @returns how long it took, in milliseconds
  * @throws Error with the tool's output when a step fails (e.g. the user may not create databases)
  */
-export async function setupTemporalSchemas(sqlTool: string, target: TemporalDatabases, log: (line: string) => void): Promise<number> {
+export async function setupTemporalSchemas(
+  sqlTool: string,
+  target: TemporalDatabases,
+  log: (line: string) => void,
+): Promise<number> {
   const started = Date.now();
   for (const [database, schema] of [
     [target.database, 'postgresql/v12/temporal'],
@@ -141,7 +174,11 @@ export async function setupTemporalSchemas(sqlTool: string, target: TemporalData
     const output = await runSqlTool(sqlTool, target, database, ['update-schema', '--schema-name', schema]);
     const updated = /Schema updated from [\d.]+ to ([\d.]+)/g;
     const versions = [...output.matchAll(updated)].map((match) => match[1]);
-    log(versions.length ? `schema ${schema} on ${database} brought to ${versions.at(-1)}` : `schema ${schema} on ${database} is current`);
+    log(
+      versions.length
+        ? `schema ${schema} on ${database} brought to ${versions.at(-1)}`
+        : `schema ${schema} on ${database} is current`,
+    );
   }
   return Date.now() - started;
 }
@@ -271,7 +308,10 @@ export interface TemporalServer {
   /** The server's Prometheus metrics (requests and persistence calls by operation). */
   metricsUrl: string;
   process: ChildProcess;
-  /** How long the start took, in milliseconds: until the frontend answered, until the namespace and search attributes were usable. */
+  /**
+   * How long the start took, in milliseconds: until the frontend answered, until the namespace and search attributes
+   * were usable.
+   */
   timings: { frontendMs: number; readyMs: number };
   /** SIGTERM, SIGKILL after 10 s; resolves when the server is gone. */
   stop(): Promise<void>;
@@ -293,17 +333,27 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   const dynamicConfigFile = path.join(configDir, 'dynamicconfig.yaml');
   fs.writeFileSync(dynamicConfigFile, DYNAMIC_CONFIG_YAML);
   // The config holds the database password: readable by this user only.
-  fs.writeFileSync(path.join(configDir, 'development.yaml'), serverConfigYaml(options.target, ports, dynamicConfigFile), { mode: 0o600 });
+  fs.writeFileSync(
+    path.join(configDir, 'development.yaml'),
+    serverConfigYaml(options.target, ports, dynamicConfigFile),
+    { mode: 0o600 },
+  );
   fs.chmodSync(path.join(configDir, 'development.yaml'), 0o600);
 
   fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
   const log = fs.openSync(options.logFile, 'a');
-  const child = spawn(options.binary, ['--root', options.dir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'], {
-    stdio: ['ignore', log, log],
-  });
+  const child = spawn(
+    options.binary,
+    ['--root', options.dir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'],
+    {
+      stdio: ['ignore', log, log],
+    },
+  );
   fs.closeSync(log);
   const exited = new Promise<never>((_, reject) => {
-    child.once('exit', (code, signal) => reject(new Error(`the Temporal server exited (${code ?? signal}) before it was ready; see ${options.logFile}`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the Temporal server exited (${code ?? signal}) before it was ready; see ${options.logFile}`)),
+    );
   });
   exited.catch(() => undefined);
   const address = `127.0.0.1:${ports.frontend}`;
@@ -351,7 +401,18 @@ async function serverPorts(dir: string, frontend: number | undefined): Promise<S
   } catch {
     // first start in this folder
   }
-  const names: (keyof ServerPorts)[] = ['frontend', 'frontendHttp', 'frontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership', 'metrics'];
+  const names: (keyof ServerPorts)[] = [
+    'frontend',
+    'frontendHttp',
+    'frontendMembership',
+    'history',
+    'historyMembership',
+    'matching',
+    'matchingMembership',
+    'worker',
+    'workerMembership',
+    'metrics',
+  ];
   const ports = {} as ServerPorts;
   const taken = new Set<number>();
   for (const name of names) {
@@ -389,7 +450,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A gRPC status code of `error`, if it carries one. */
 function grpcCode(error: unknown): number | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error && typeof (error as { code: unknown }).code === 'number' ? (error as { code: number }).code : undefined;
+  return typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    typeof (error as { code: unknown }).code === 'number'
+    ? (error as { code: number }).code
+    : undefined;
 }
 const NOT_FOUND = 5;
 const ALREADY_EXISTS = 6;
@@ -400,7 +466,11 @@ const ALREADY_EXISTS = 6;
  * joining its services (UNAVAILABLE and the like) for at most `timeoutMs`.
  * @throws the last error at the deadline
  */
-export async function registerNamespaceAndSearchAttributes(address: string, namespace: string, timeoutMs: number): Promise<void> {
+export async function registerNamespaceAndSearchAttributes(
+  address: string,
+  namespace: string,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const connection = await Connection.connect({ address });
   const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
@@ -412,7 +482,10 @@ export async function registerNamespaceAndSearchAttributes(address: string, name
         } catch (error) {
           if (grpcCode(error) !== NOT_FOUND) throw error;
           await connection.workflowService
-            .registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(NAMESPACE_RETENTION_DAYS * 86_400_000) })
+            .registerNamespace({
+              namespace,
+              workflowExecutionRetentionPeriod: msToTs(NAMESPACE_RETENTION_DAYS * 86_400_000),
+            })
             .catch((registerError: unknown) => {
               if (grpcCode(registerError) !== ALREADY_EXISTS) throw registerError;
             });
@@ -421,7 +494,10 @@ export async function registerNamespaceAndSearchAttributes(address: string, name
         const listed = await connection.operatorService.listSearchAttributes({ namespace });
         const missing = CUSTOM_SEARCH_ATTRIBUTES.filter((key) => !(key.name in (listed.customAttributes ?? {})));
         if (missing.length === 0) return;
-        await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map((key) => [key.name, keyword])) });
+        await connection.operatorService.addSearchAttributes({
+          namespace,
+          searchAttributes: Object.fromEntries(missing.map((key) => [key.name, keyword])),
+        });
       } catch (error) {
         if (Date.now() > deadline) throw error;
         await sleep(500);
@@ -445,7 +521,14 @@ export interface TemporalUi {
  * it answers HTTP.
  * @throws Error when it exits first or does not answer within 30 s (see its log)
  */
-export async function startTemporalUi(options: { binary: string; temporalAddress: string; namespace: string; port?: number; dir: string; logFile: string }): Promise<TemporalUi> {
+export async function startTemporalUi(options: {
+  binary: string;
+  temporalAddress: string;
+  namespace: string;
+  port?: number;
+  dir: string;
+  logFile: string;
+}): Promise<TemporalUi> {
   const port = options.port ?? (await freePort());
   const configDir = path.join(options.dir, 'config');
   fs.mkdirSync(configDir, { recursive: true });
@@ -467,10 +550,14 @@ cors:
   );
   fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
   const log = fs.openSync(options.logFile, 'a');
-  const child = spawn(options.binary, ['--root', options.dir, '--config', 'config', '--env', 'development', 'start'], { stdio: ['ignore', log, log] });
+  const child = spawn(options.binary, ['--root', options.dir, '--config', 'config', '--env', 'development', 'start'], {
+    stdio: ['ignore', log, log],
+  });
   fs.closeSync(log);
   const exited = new Promise<never>((_, reject) => {
-    child.once('exit', (code, signal) => reject(new Error(`the Temporal UI server exited (${code ?? signal}); see ${options.logFile}`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the Temporal UI server exited (${code ?? signal}); see ${options.logFile}`)),
+    );
   });
   exited.catch(() => undefined);
   try {

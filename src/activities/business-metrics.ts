@@ -1,5 +1,6 @@
 /**
- * The worker's business metrics (docs/operations.md#metrics), counted by the activities where each thing happens, on the
+ * The worker's business metrics (docs/operations.md#metrics), counted by the activities where each thing happens, on
+ * the
  * activity context's metric meter: the worker exports them with the Temporal SDK's metrics on its
  * Prometheus endpoint (WORKER_METRICS_PORT), each tagged by the SDK with `namespace`, `task_queue`
  * and `activity_type`. No table is read to count them. Counters have no `_total` suffix (the SDK
@@ -57,10 +58,16 @@ export const BUSINESS_HISTOGRAM_BUCKETS: Record<string, number[]> = {
 /** Which provider call is timed. */
 export type ProviderOperation = 'initiate' | 'fetch_status' | 'poll' | 'cancel' | 'refund' | 'fetch_refund';
 
-/** How a provider call ended: an answer, a definite refusal, a flow it lacks, or no usable answer (time-out, 5xx, network). */
+/**
+ * How a provider call ended: an answer, a definite refusal, a flow it lacks, or no usable answer (time-out, 5xx,
+ * network).
+ */
 export type ProviderCallOutcome = 'ok' | 'refused' | 'unsupported' | 'unknown';
 
-/** How a payment settled: its final status, `expired` for a failure by expiry, `reconciled` for a late success after a failure (docs/payments.md#states). */
+/**
+ * How a payment settled: its final status, `expired` for a failure by expiry, `reconciled` for a late success after a
+ * failure (docs/payments.md#states).
+ */
 export type SettlementOutcome = 'completed' | 'failed' | 'expired' | 'cancelled' | 'reconciled';
 
 /** The running activity's meter, or undefined outside an activity (nothing is counted then). */
@@ -87,7 +94,9 @@ function secondsBetween(from: string, to: string): number {
 }
 
 /** Counts and logs a payment written to the read model for the first time (`initiatePayment`). */
-export function countPaymentCreated(payment: Pick<PaymentSnapshot, 'id' | 'merchantId' | 'environment' | 'paymentMethod' | 'provider'>): void {
+export function countPaymentCreated(
+  payment: Pick<PaymentSnapshot, 'id' | 'merchantId' | 'environment' | 'paymentMethod' | 'provider'>,
+): void {
   const tags = { environment: payment.environment, method: payment.paymentMethod, provider: payment.provider };
   count(BUSINESS_METRICS.paymentsCreated, 'payments created, by environment, method and provider', tags);
   getProcessLogger().info({ payment_id: payment.id, merchant_id: payment.merchantId, ...tags }, 'payment created');
@@ -97,7 +106,9 @@ export function countPaymentCreated(payment: Pick<PaymentSnapshot, 'id' | 'merch
  * How the write of `payment` settled it, or undefined when it does not: an open status, or the
  * write of a late answer, which leaves the status as it was (docs/payments.md#states).
  */
-export function settlementOutcomeOf(payment: Pick<PaymentSnapshot, 'status' | 'failureCode' | 'reconciledAt' | 'lateAnswer'>): SettlementOutcome | undefined {
+export function settlementOutcomeOf(
+  payment: Pick<PaymentSnapshot, 'status' | 'failureCode' | 'reconciledAt' | 'lateAnswer'>,
+): SettlementOutcome | undefined {
   if (payment.lateAnswer) return undefined;
   switch (payment.status) {
     case 'completed':
@@ -121,9 +132,26 @@ export function countPaymentSettled(payment: PaymentSnapshot): SettlementOutcome
   if (!outcome) return undefined;
   const tags = { environment: payment.environment, provider: payment.provider, outcome };
   const seconds = secondsBetween(payment.createdAt, payment.updatedAt);
-  count(BUSINESS_METRICS.paymentsSettled, 'payments settled, by environment, method, provider and outcome', { ...tags, method: payment.paymentMethod });
-  observe(BUSINESS_METRICS.settlementSeconds, 'seconds from a payment\'s creation to its final status, by environment, provider and outcome', seconds, tags);
-  getProcessLogger().info({ payment_id: payment.id, merchant_id: payment.merchantId, ...tags, method: payment.paymentMethod, settlement_seconds: seconds }, 'payment settled');
+  count(BUSINESS_METRICS.paymentsSettled, 'payments settled, by environment, method, provider and outcome', {
+    ...tags,
+    method: payment.paymentMethod,
+  });
+  observe(
+    BUSINESS_METRICS.settlementSeconds,
+    "seconds from a payment's creation to its final status, by environment, provider and outcome",
+    seconds,
+    tags,
+  );
+  getProcessLogger().info(
+    {
+      payment_id: payment.id,
+      merchant_id: payment.merchantId,
+      ...tags,
+      method: payment.paymentMethod,
+      settlement_seconds: seconds,
+    },
+    'payment settled',
+  );
   return outcome;
 }
 
@@ -132,7 +160,12 @@ export function countPaymentSettled(payment: PaymentSnapshot): SettlementOutcome
  * @param classify the outcome of an error the call threw (a refusal, an unsupported flow, else `unknown`)
  * @returns what `work` returns; rethrows what it throws
  */
-export async function timeProviderCall<T>(provider: ProviderCode, operation: ProviderOperation, work: () => Promise<T>, classify: (error: unknown) => ProviderCallOutcome): Promise<T> {
+export async function timeProviderCall<T>(
+  provider: ProviderCode,
+  operation: ProviderOperation,
+  work: () => Promise<T>,
+  classify: (error: unknown) => ProviderCallOutcome,
+): Promise<T> {
   const startedAt = performance.now();
   let outcome: ProviderCallOutcome = 'ok';
   try {
@@ -141,30 +174,59 @@ export async function timeProviderCall<T>(provider: ProviderCode, operation: Pro
     outcome = classify(error);
     if (outcome === 'unknown') {
       const reason = error instanceof Error && /did not answer within/.test(error.message) ? 'timeout' : 'error';
-      count(BUSINESS_METRICS.providerCallErrors, 'provider calls without a usable answer (time-out, 5xx, network), by provider, operation and reason', { provider, operation, reason });
+      count(
+        BUSINESS_METRICS.providerCallErrors,
+        'provider calls without a usable answer (time-out, 5xx, network), by provider, operation and reason',
+        { provider, operation, reason },
+      );
     }
     throw error;
   } finally {
-    observe(BUSINESS_METRICS.providerCallSeconds, 'provider call duration in seconds, by provider, operation and outcome', (performance.now() - startedAt) / 1000, { provider, operation, outcome });
+    observe(
+      BUSINESS_METRICS.providerCallSeconds,
+      'provider call duration in seconds, by provider, operation and outcome',
+      (performance.now() - startedAt) / 1000,
+      { provider, operation, outcome },
+    );
   }
 }
 
 /** Counts and logs a refund whose final outcome was just written. */
-export function countRefundSettled(refund: Pick<RefundRecord, 'id' | 'paymentId' | 'merchantId' | 'status' | 'environment'>, provider: ProviderCode): void {
+export function countRefundSettled(
+  refund: Pick<RefundRecord, 'id' | 'paymentId' | 'merchantId' | 'status' | 'environment'>,
+  provider: ProviderCode,
+): void {
   if (refund.status === 'pending') return;
   const tags = { environment: refund.environment, provider, outcome: refund.status };
   count(BUSINESS_METRICS.refundsSettled, 'refunds settled, by environment, provider and outcome', tags);
-  getProcessLogger().info({ refund_id: refund.id, payment_id: refund.paymentId, merchant_id: refund.merchantId, ...tags }, 'refund settled');
+  getProcessLogger().info(
+    { refund_id: refund.id, payment_id: refund.paymentId, merchant_id: refund.merchantId, ...tags },
+    'refund settled',
+  );
 }
 
 /**
  * Counts webhook attempt `attempt` (1-based) by its outcome and, for the one that succeeded, the
  * delivery latency from the event's `created_at`.
  */
-export function countWebhookAttempt(input: { environment: string; attempt: number; outcome: Pick<AttemptOutcome, 'statusCode'>; eventCreatedAt: string }): void {
+export function countWebhookAttempt(input: {
+  environment: string;
+  attempt: number;
+  outcome: Pick<AttemptOutcome, 'statusCode'>;
+  eventCreatedAt: string;
+}): void {
   const verdict = classifyAttempt(input.outcome);
-  count(BUSINESS_METRICS.webhookAttempts, 'webhook delivery attempts, by environment, outcome (succeeded, failed, gone) and attempt number', { environment: input.environment, outcome: verdict, attempt: String(input.attempt) });
+  count(
+    BUSINESS_METRICS.webhookAttempts,
+    'webhook delivery attempts, by environment, outcome (succeeded, failed, gone) and attempt number',
+    { environment: input.environment, outcome: verdict, attempt: String(input.attempt) },
+  );
   if (verdict === 'succeeded') {
-    observe(BUSINESS_METRICS.webhookDeliverySeconds, 'seconds from an event being written to its webhook delivered, by environment', secondsBetween(input.eventCreatedAt, new Date().toISOString()), { environment: input.environment });
+    observe(
+      BUSINESS_METRICS.webhookDeliverySeconds,
+      'seconds from an event being written to its webhook delivered, by environment',
+      secondsBetween(input.eventCreatedAt, new Date().toISOString()),
+      { environment: input.environment },
+    );
   }
 }

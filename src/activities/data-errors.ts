@@ -12,7 +12,11 @@ import { FAILURE_TYPES } from '../workflows/activity-contracts';
  * The non-retryable `DataError` failure for `summary`, raised by activity `activityType`; its
  * details carry `{sqlState, condition}` for the workflow and the logs.
  */
-export function dataFailure(summary: DataErrorSummary, activityType: string, type: string = FAILURE_TYPES.dataError): ApplicationFailure {
+export function dataFailure(
+  summary: DataErrorSummary,
+  activityType: string,
+  type: string = FAILURE_TYPES.dataError,
+): ApplicationFailure {
   return ApplicationFailure.create({
     type,
     message: `${activityType}: ${describeDataError(summary)}`,
@@ -40,7 +44,11 @@ export function failDataErrorsNonRetryably<T extends Record<string, AsyncFunctio
       } catch (error) {
         const summary = error instanceof ApplicationFailure ? undefined : dataErrorOf(error);
         if (!summary) throw error;
-        log.warn('PostgreSQL refused the data of an activity; not retried', { activity: name, sqlState: summary.sqlState, condition: summary.condition });
+        log.warn('PostgreSQL refused the data of an activity; not retried', {
+          activity: name,
+          sqlState: summary.sqlState,
+          condition: summary.condition,
+        });
         throw dataFailure(summary, name);
       }
     };

@@ -13,7 +13,11 @@ export type ActivityDeps = PaymentActivityDeps & LiveAccessActivityDeps & Webhoo
  * (src/activities/data-errors.ts), so no workflow retries bad data forever.
  */
 export function createActivities(deps: ActivityDeps) {
-  return failDataErrorsNonRetryably({ ...createPaymentActivities(deps), ...createLiveAccessActivities(deps), ...createWebhookActivities(deps) });
+  return failDataErrorsNonRetryably({
+    ...createPaymentActivities(deps),
+    ...createLiveAccessActivities(deps),
+    ...createWebhookActivities(deps),
+  });
 }
 
 /** All activities the worker registers (workflows call them through src/workflows/activity-contracts.ts). */

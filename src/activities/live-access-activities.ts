@@ -30,7 +30,15 @@ export interface LiveAccessActivityDeps {
 const MESSAGE_PREFIX = 'msg_';
 
 /** The audit entry of a review step, scoped to the merchant's live environment (docs/live-access.md). */
-function entry(requestId: string, merchantId: string, step: string, at: string, actor: Actor, action: AuditAction, target = requestId): AuditEntry {
+function entry(
+  requestId: string,
+  merchantId: string,
+  step: string,
+  at: string,
+  actor: Actor,
+  action: AuditAction,
+  target = requestId,
+): AuditEntry {
   return {
     id: deriveId(ID_PREFIXES.auditEntry, `${liveAccessWorkflowId(requestId)}:${step}:${action}`),
     merchantId,
@@ -48,7 +56,9 @@ function reviewWrite(record: ReviewStepRecord): ReviewWrite {
   return {
     state: record.state,
     at: record.at,
-    activities: record.activity ? [entry(requestId, record.merchantId, record.step, record.at, record.activity.actor, record.activity.action)] : [],
+    activities: record.activity
+      ? [entry(requestId, record.merchantId, record.step, record.at, record.activity.actor, record.activity.action)]
+      : [],
     message: record.message && {
       id: deriveId(MESSAGE_PREFIX, `${liveAccessWorkflowId(requestId)}:${record.step}`),
       requestId,
@@ -78,16 +88,38 @@ export function createLiveAccessActivities(deps: LiveAccessActivityDeps): LiveAc
         at: record.at,
         activities: [
           entry(requestId, record.merchantId, 'approve', record.at, reviewer, 'live_access.approved'),
-          entry(requestId, record.merchantId, 'approve', record.at, { type: 'system', id: workflowId }, 'api_key.created', keyId),
+          entry(
+            requestId,
+            record.merchantId,
+            'approve',
+            record.at,
+            { type: 'system', id: workflowId },
+            'api_key.created',
+            keyId,
+          ),
         ],
       };
-      const planChanged = entry(requestId, record.merchantId, 'approve', record.at, reviewer, 'merchant.plan_changed', record.merchantId);
-      return recordApproval(deps.db, write, record.merchantId, {
-        id: keyId,
-        hash: key.hash,
-        last4: key.last4,
-        sealedSecret: sealSecret(key.secret, deps.config.JWT_SECRET),
-      }, planChanged);
+      const planChanged = entry(
+        requestId,
+        record.merchantId,
+        'approve',
+        record.at,
+        reviewer,
+        'merchant.plan_changed',
+        record.merchantId,
+      );
+      return recordApproval(
+        deps.db,
+        write,
+        record.merchantId,
+        {
+          id: keyId,
+          hash: key.hash,
+          last4: key.last4,
+          sealedSecret: sealSecret(key.secret, deps.config.JWT_SECRET),
+        },
+        planChanged,
+      );
     },
 
     async sendLiveAccessEmail(email) {

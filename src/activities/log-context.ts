@@ -1,7 +1,8 @@
 /**
  * The log context of an activity (docs/operations.md#logs): every line written while an activity runs (its own through
  * the activity logger, knex's, a provider adapter's) carries `workflow_id`, and `payment_id` and
- * `merchant_id` when the activity is about a payment: from its workflow id (`payment:pay_…`, docs/payments.md#workflow) or
+ * `merchant_id` when the activity is about a payment: from its workflow id (`payment:pay_…`, docs/payments.md#workflow)
+ * or
  * its input (`{payment}`, a refund, a `paymentId`).
  */
 import type { Context } from '@temporalio/activity';
@@ -22,10 +23,18 @@ function stringField(value: unknown, name: string): string | undefined {
  */
 export function idsOfActivityInput(input: unknown): Pick<LogContextFields, 'payment_id' | 'merchant_id'> {
   if (typeof input === 'string') return input.startsWith('pay_') ? { payment_id: input } : {};
-  const payment = typeof input === 'object' && input !== null && 'payment' in input ? (input as { payment: unknown }).payment : input;
-  const refund = typeof input === 'object' && input !== null && 'refund' in input ? (input as { refund: unknown }).refund : undefined;
-  const paymentId = stringField(refund, 'paymentId') ?? (stringField(payment, 'id')?.startsWith('pay_') ? stringField(payment, 'id') : undefined) ?? stringField(input, 'paymentId');
-  const merchantId = stringField(payment, 'merchantId') ?? stringField(refund, 'merchantId') ?? stringField(input, 'merchantId');
+  const payment =
+    typeof input === 'object' && input !== null && 'payment' in input ? (input as { payment: unknown }).payment : input;
+  const refund =
+    typeof input === 'object' && input !== null && 'refund' in input
+      ? (input as { refund: unknown }).refund
+      : undefined;
+  const paymentId =
+    stringField(refund, 'paymentId') ??
+    (stringField(payment, 'id')?.startsWith('pay_') ? stringField(payment, 'id') : undefined) ??
+    stringField(input, 'paymentId');
+  const merchantId =
+    stringField(payment, 'merchantId') ?? stringField(refund, 'merchantId') ?? stringField(input, 'merchantId');
   return { payment_id: paymentId, merchant_id: merchantId };
 }
 
@@ -42,7 +51,11 @@ export const activityLogContext: ActivityInterceptorsFactory = (ctx: Context) =>
     inbound: {
       async execute(input, next) {
         const fromInput = idsOfActivityInput(input.args[0]);
-        fields = { ...fields, payment_id: fields.payment_id ?? fromInput.payment_id, merchant_id: fromInput.merchant_id };
+        fields = {
+          ...fields,
+          payment_id: fields.payment_id ?? fromInput.payment_id,
+          merchant_id: fromInput.merchant_id,
+        };
         return withLogContext(fields, () => next(input));
       },
     },

@@ -16,7 +16,13 @@ import { ApplicationFailureCategory } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
-import { eventForStatus, initiationRequest, withStatusChange, statusChangeFor, type ProviderAnswer } from '../domain/payment';
+import {
+  eventForStatus,
+  initiationRequest,
+  withStatusChange,
+  statusChangeFor,
+  type ProviderAnswer,
+} from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
 import { toRefundWithPaymentView } from '../views/refund';
@@ -37,7 +43,14 @@ import { providerFailureCause } from '../providers/http';
 import { ProviderRefusal, ProviderUnsupported, type PaymentProvider, type RefundRequest } from '../providers/provider';
 import type { ProviderRegistry } from '../providers/registry';
 import { FAILURE_TYPES, type PaymentActivities, type ProviderCall } from '../workflows/activity-contracts';
-import { countPaymentCreated, countPaymentSettled, countRefundSettled, timeProviderCall, type ProviderCallOutcome, type ProviderOperation } from './business-metrics';
+import {
+  countPaymentCreated,
+  countPaymentSettled,
+  countRefundSettled,
+  timeProviderCall,
+  type ProviderCallOutcome,
+  type ProviderOperation,
+} from './business-metrics';
 import { dataFailure } from './data-errors';
 import { storableText } from '../domain/text';
 import { paymentEvent } from './events';
@@ -72,16 +85,28 @@ async function withinProviderTimeout<T>(answer: Promise<T>, timeoutMs: number): 
 export interface PaymentActivityDeps {
   db: Db;
   providers: ProviderRegistry;
-  /** Starts the webhook deliveries of the events written here (docs/payments.md#events), on task queue `TEMPORAL_WEBHOOK_TASK_QUEUE` (docs/webhooks.md#isolation). */
+  /**
+   * Starts the webhook deliveries of the events written here (docs/payments.md#events), on task queue
+   * `TEMPORAL_WEBHOOK_TASK_QUEUE` (docs/webhooks.md#isolation).
+   */
   temporal: Client;
   config: Pick<Config, 'TEMPORAL_WEBHOOK_TASK_QUEUE'> & Partial<Pick<Config, 'PROVIDER_CALLBACK_BASE_URL'>>;
   /** How long a provider call may take, in milliseconds (default PROVIDER_CALL_TIMEOUT_MS; shorter in tests). */
   providerCallTimeoutMs?: number;
 }
 
-/** The refund request a provider gets for `refund` of `payment`: the idempotency key derives from the refund id (docs/providers.md#adapters). */
+/**
+ * The refund request a provider gets for `refund` of `payment`: the idempotency key derives from the refund id
+ * (docs/providers.md#adapters).
+ */
 function refundRequestOf(payment: PaymentSnapshot, refund: RefundRecord): RefundRequest {
-  return { providerReference: payment.providerReference as string, idempotencyKey: `refund:${refund.id}`, amount: refund.amount, paymentAmount: payment.amount, currency: payment.currency };
+  return {
+    providerReference: payment.providerReference as string,
+    idempotencyKey: `refund:${refund.id}`,
+    amount: refund.amount,
+    paymentAmount: payment.amount,
+    currency: payment.currency,
+  };
 }
 
 /** The metrics outcome of an error a provider call threw (src/activities/business-metrics.ts). */
@@ -114,15 +139,35 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
    * provider acted, where a refused write would leave money moved without its record
    * (docs/payments.md#cancel-and-refund).
    */
-  async function callProvider<T>(provider: ProviderCode, operation: ProviderOperation, work: () => Promise<T>): Promise<T> {
+  async function callProvider<T>(
+    provider: ProviderCode,
+    operation: ProviderOperation,
+    work: () => Promise<T>,
+  ): Promise<T> {
     try {
-      return storableText(await timeProviderCall(provider, operation, () => withinProviderTimeout(work(), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS), providerCallOutcomeOf));
+      return storableText(
+        await timeProviderCall(
+          provider,
+          operation,
+          () => withinProviderTimeout(work(), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS),
+          providerCallOutcomeOf,
+        ),
+      );
     } catch (error) {
       if (error instanceof ProviderRefusal) {
-        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerRejected, message: storableText(error.message), nonRetryable: true, details: [error.failureCode] });
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.providerRejected,
+          message: storableText(error.message),
+          nonRetryable: true,
+          details: [error.failureCode],
+        });
       }
       if (error instanceof ProviderUnsupported) {
-        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnsupported, message: error.message, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.providerUnsupported,
+          message: error.message,
+          nonRetryable: true,
+        });
       }
       throw error;
     }
@@ -133,7 +178,12 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
    * repeat. `subscribers` as the write read them; looked up when not given.
    */
   async function startDeliveries(event: EventInput | undefined, subscribers?: readonly string[]): Promise<void> {
-    if (event) await startWebhookDeliveries({ db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE }, event, subscribers);
+    if (event)
+      await startWebhookDeliveries(
+        { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE },
+        event,
+        subscribers,
+      );
   }
 
   /** Writes the payment's state and the event its new status emits, then starts its deliveries. */
@@ -158,25 +208,48 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
         if (refused) throw dataFailure(refused, 'initiatePayment', FAILURE_TYPES.paymentNotRecorded);
         throw error;
       }
-      // Once per payment: the write that inserted it, or the first attempt when the API wrote it first (docs/payments.md#workflow).
+      // Once per payment: the write that inserted it, or the first attempt when the API wrote it first
+      // (docs/payments.md#workflow).
       if (inserted || activityInfo().attempt === 1) countPaymentCreated(payment);
       await startDeliveries(created, webhookIds);
       const provider = providerFor(payment);
       let answer: ProviderAnswer;
       try {
-        answer = await callProvider(payment.provider, 'initiate', () => provider.initiate({ ...initiationRequest(payment), callbackUrl: callbackUrlFor(deps.config.PROVIDER_CALLBACK_BASE_URL, payment.provider) }));
+        answer = await callProvider(payment.provider, 'initiate', () =>
+          provider.initiate({
+            ...initiationRequest(payment),
+            callbackUrl: callbackUrlFor(deps.config.PROVIDER_CALLBACK_BASE_URL, payment.provider),
+          }),
+        );
       } catch (error) {
         if (error instanceof ApplicationFailure && error.type === FAILURE_TYPES.providerRejected) {
           const failureCode = (error.details?.[0] as NonNullable<PaymentSnapshot['failureCode']>) ?? 'provider_error';
-          const failed = withStatusChange(payment, { status: 'failed', failure: { code: failureCode, message: error.message } }, input.changedAt);
+          const failed = withStatusChange(
+            payment,
+            { status: 'failed', failure: { code: failureCode, message: error.message } },
+            input.changedAt,
+          );
           await recordStatus(failed);
           return { payment: failed };
         }
-        if (error instanceof ApplicationFailure || Date.now() - activityInfo().scheduledTimestampMs < PROVIDER_GIVE_UP_MS) throw error;
-        // What the provider last did (a time-out, a 404, an undocumented body), redacted and bounded: the payment's failure_message.
+        if (
+          error instanceof ApplicationFailure ||
+          Date.now() - activityInfo().scheduledTimestampMs < PROVIDER_GIVE_UP_MS
+        )
+          throw error;
+        // What the provider last did (a time-out, a 404, an undocumented body), redacted and bounded: the payment's
+        // failure_message.
         const cause = providerFailureCause(error);
-        log.warn('provider given up after 2 minutes without a usable answer', { paymentId: payment.id, provider: payment.provider, cause });
-        throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnavailable, message: `no usable answer from the provider within 2 minutes; last: ${cause}`, nonRetryable: true });
+        log.warn('provider given up after 2 minutes without a usable answer', {
+          paymentId: payment.id,
+          provider: payment.provider,
+          cause,
+        });
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.providerUnavailable,
+          message: `no usable answer from the provider within 2 minutes; last: ${cause}`,
+          nonRetryable: true,
+        });
       }
       const accepted: PaymentSnapshot = {
         ...payment,
@@ -196,7 +269,12 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
 
     async loadPayment(paymentId) {
       const payment = await findPaymentById(deps.db, paymentId);
-      if (!payment) throw ApplicationFailure.create({ type: FAILURE_TYPES.notFound, message: `no payment with id ${paymentId}`, nonRetryable: true });
+      if (!payment)
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.notFound,
+          message: `no payment with id ${paymentId}`,
+          nonRetryable: true,
+        });
       return { payment, pendingRefunds: await findPendingRefunds(deps.db, paymentId) };
     },
 
@@ -207,7 +285,18 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
 
     async pollProviderPayment(input) {
       const provider = providerFor(input);
-      const answer = storableText(await timeProviderCall(input.provider, 'poll', () => withinProviderTimeout(provider.fetchStatus(input.providerReference), deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS), providerCallOutcomeOf));
+      const answer = storableText(
+        await timeProviderCall(
+          input.provider,
+          'poll',
+          () =>
+            withinProviderTimeout(
+              provider.fetchStatus(input.providerReference),
+              deps.providerCallTimeoutMs ?? PROVIDER_CALL_TIMEOUT_MS,
+            ),
+          providerCallOutcomeOf,
+        ),
+      );
       const { attempt } = activityInfo();
       if (statusChangeFor(input.status, answer.outcome)) return { answer, attempt };
       throw ApplicationFailure.create({
@@ -231,8 +320,14 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
         : !provider.supports.partialRefund && refund.amount !== payment.amount
           ? `${payment.provider} payments can only be refunded whole: refund ${payment.amount} (minor units) or nothing`
           : undefined;
-      if (unsupported) throw ApplicationFailure.create({ type: FAILURE_TYPES.providerUnsupported, message: unsupported, nonRetryable: true });
-      // Written `pending`, reason and all, before the provider is asked: a refund whose data cannot be stored is never sent.
+      if (unsupported)
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.providerUnsupported,
+          message: unsupported,
+          nonRetryable: true,
+        });
+      // Written `pending`, reason and all, before the provider is asked: a refund whose data cannot be stored is never
+      // sent.
       let stored: RefundRecord;
       try {
         stored = await insertRefund(deps.db, refund);
@@ -257,9 +352,16 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
 
     async recordRefundOutcome(input) {
       const { refund, payment } = input;
-      const type = refund.status === 'completed' ? 'refund.completed' : refund.status === 'failed' ? 'refund.failed' : undefined;
+      const type =
+        refund.status === 'completed' ? 'refund.completed' : refund.status === 'failed' ? 'refund.failed' : undefined;
       // One final event per refund, its id derived from the refund (docs/payments.md#events).
-      const event = type ? { ...paymentEvent(payment, type, `refund:${refund.id}`), createdAt: refund.completedAt ?? payment.updatedAt, data: toRefundWithPaymentView(refund, payment) } : undefined;
+      const event = type
+        ? {
+            ...paymentEvent(payment, type, `refund:${refund.id}`),
+            createdAt: refund.completedAt ?? payment.updatedAt,
+            data: toRefundWithPaymentView(refund, payment),
+          }
+        : undefined;
       await updateRefundOutcome(deps.db, refund, statusWriteOf(payment), event);
       await startDeliveries(event);
       countRefundSettled(refund, payment.provider);

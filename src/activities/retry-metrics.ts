@@ -6,14 +6,24 @@
  * worker exports with the Temporal SDK's metrics on WORKER_METRICS_PORT (Prometheus).
  */
 import type { Context, Info } from '@temporalio/activity';
-import { ApplicationFailure, ApplicationFailureCategory, CancelledFailure, msOptionalToNumber, type MetricCounter, type MetricMeter } from '@temporalio/common';
+import {
+  ApplicationFailure,
+  ApplicationFailureCategory,
+  CancelledFailure,
+  msOptionalToNumber,
+  type MetricCounter,
+  type MetricMeter,
+} from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { FAILURE_TYPES } from '../workflows/activity-contracts';
 
 /** Counter of activity attempts after the first, by `activityType` (`pollProviderPayment`'s are its polls). */
 export const ACTIVITY_RETRIES_METRIC = 'paycollect_activity_retries';
 
-/** Counter of activities that failed for a fault and are not tried again, by `activityType` and `reason` ({@link GiveUpReason}). */
+/**
+ * Counter of activities that failed for a fault and are not tried again, by `activityType` and `reason` ({@link
+ * GiveUpReason}).
+ */
 export const ACTIVITY_GIVE_UPS_METRIC = 'paycollect_activity_give_ups';
 
 /**
@@ -28,7 +38,10 @@ const DEFAULT_INITIAL_INTERVAL_MS = 1_000;
 const DEFAULT_BACKOFF_COEFFICIENT = 2;
 const DEFAULT_MAXIMUM_INTERVAL_FACTOR = 100;
 
-/** The failure type Temporal matches against `nonRetryableErrorTypes`: the ApplicationFailure's type, or the error's name. */
+/**
+ * The failure type Temporal matches against `nonRetryableErrorTypes`: the ApplicationFailure's type, or the error's
+ * name.
+ */
 function failureTypeOf(error: unknown): string | undefined {
   if (error instanceof ApplicationFailure) return error.type ?? undefined;
   return error instanceof Error ? error.name : undefined;
@@ -41,11 +54,19 @@ function failureTypeOf(error: unknown): string | undefined {
  * its time-out never reaches here, so that give-up is not counted.
  * @param nowMs the time of the failure, in milliseconds since the epoch
  */
-export function giveUpReason(error: unknown, info: Pick<Info, 'attempt' | 'retryPolicy' | 'scheduledTimestampMs' | 'scheduleToCloseTimeoutMs'>, nowMs: number): GiveUpReason | undefined {
+export function giveUpReason(
+  error: unknown,
+  info: Pick<Info, 'attempt' | 'retryPolicy' | 'scheduledTimestampMs' | 'scheduleToCloseTimeoutMs'>,
+  nowMs: number,
+): GiveUpReason | undefined {
   const type = failureTypeOf(error);
   if (type === FAILURE_TYPES.dataError || type === FAILURE_TYPES.paymentNotRecorded) return 'data_error';
   if (error instanceof CancelledFailure) return undefined;
-  if (error instanceof ApplicationFailure && (error.nonRetryable || error.category === ApplicationFailureCategory.BENIGN)) return undefined;
+  if (
+    error instanceof ApplicationFailure &&
+    (error.nonRetryable || error.category === ApplicationFailureCategory.BENIGN)
+  )
+    return undefined;
   const policy = info.retryPolicy;
   if (type !== undefined && policy?.nonRetryableErrorTypes?.includes(type)) return undefined;
   const maximumAttempts = policy?.maximumAttempts ?? 0;
@@ -53,7 +74,10 @@ export function giveUpReason(error: unknown, info: Pick<Info, 'attempt' | 'retry
   if (info.scheduleToCloseTimeoutMs > 0) {
     const initialMs = msOptionalToNumber(policy?.initialInterval) ?? DEFAULT_INITIAL_INTERVAL_MS;
     const maximumMs = msOptionalToNumber(policy?.maximumInterval) ?? initialMs * DEFAULT_MAXIMUM_INTERVAL_FACTOR;
-    const backoffMs = Math.min(initialMs * (policy?.backoffCoefficient ?? DEFAULT_BACKOFF_COEFFICIENT) ** (info.attempt - 1), maximumMs);
+    const backoffMs = Math.min(
+      initialMs * (policy?.backoffCoefficient ?? DEFAULT_BACKOFF_COEFFICIENT) ** (info.attempt - 1),
+      maximumMs,
+    );
     if (nowMs + backoffMs >= info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs) return 'schedule_to_close';
   }
   return undefined;
@@ -62,8 +86,16 @@ export function giveUpReason(error: unknown, info: Pick<Info, 'attempt' | 'retry
 /** The two counters on `meter`, the activity's own. */
 function countersOf(meter: MetricMeter): { retries: MetricCounter; giveUps: MetricCounter } {
   return {
-    retries: meter.createCounter(ACTIVITY_RETRIES_METRIC, 'attempts', 'activity attempts after the first, by activity type'),
-    giveUps: meter.createCounter(ACTIVITY_GIVE_UPS_METRIC, 'activities', 'activities that failed for a fault and are not tried again, by activity type and reason'),
+    retries: meter.createCounter(
+      ACTIVITY_RETRIES_METRIC,
+      'attempts',
+      'activity attempts after the first, by activity type',
+    ),
+    giveUps: meter.createCounter(
+      ACTIVITY_GIVE_UPS_METRIC,
+      'activities',
+      'activities that failed for a fault and are not tried again, by activity type and reason',
+    ),
   };
 }
 

@@ -10,9 +10,21 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import { isDataError } from '../db/errors';
-import { dropEndpointWaiter, leaveEndpointQueues, releaseEndpointTurn, takeEndpointTurn, waitersForFreeTurns } from '../db/webhook-turns';
+import {
+  dropEndpointWaiter,
+  leaveEndpointQueues,
+  releaseEndpointTurn,
+  takeEndpointTurn,
+  waitersForFreeTurns,
+} from '../db/webhook-turns';
 import { cancelDelivery, findDeliveryTarget, recordAttempt } from '../db/webhooks';
-import { activeSecrets, decideAfterAttempt, DEFAULT_ENDPOINT_CONCURRENCY, receivesDeliveries, type AttemptOutcome } from '../domain/webhooks';
+import {
+  activeSecrets,
+  decideAfterAttempt,
+  DEFAULT_ENDPOINT_CONCURRENCY,
+  receivesDeliveries,
+  type AttemptOutcome,
+} from '../domain/webhooks';
 import { sendWebhook } from '../lib/webhook-sender';
 import { FAILURE_TYPES, type SkipReason, type WebhookActivities } from '../workflows/activity-contracts';
 import { ATTEMPT_NOT_MADE_FAILURE, endpointTurnSignal } from '../workflows/webhook-messages';
@@ -32,12 +44,20 @@ export interface WebhookActivityDeps {
   recordAttempt?: typeof recordAttempt;
 }
 
-/** What an attempt did: sent (with the outcome), skipped because the endpoint no longer takes deliveries, or queued for a turn. */
-type DeliveryAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome } | { kind: 'skipped'; reason: SkipReason } | { kind: 'waiting' };
+/**
+ * What an attempt did: sent (with the outcome), skipped because the endpoint no longer takes deliveries, or queued for
+ * a turn.
+ */
+type DeliveryAttemptResult =
+  { kind: 'attempted'; outcome: AttemptOutcome } | { kind: 'skipped'; reason: SkipReason } | { kind: 'waiting' };
 
 /** The retryable failure of an attempt that could not be made: nothing was sent. */
 function attemptNotMade(reason: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: ATTEMPT_NOT_MADE_FAILURE, message: `${reason}; the endpoint was not called`, nonRetryable: false });
+  return ApplicationFailure.create({
+    type: ATTEMPT_NOT_MADE_FAILURE,
+    message: `${reason}; the endpoint was not called`,
+    nonRetryable: false,
+  });
 }
 
 /** Builds the webhook activities around their dependencies. */
@@ -59,7 +79,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
           await client.workflow.getHandle(workflowId).signal(endpointTurnSignal);
         } catch (error) {
           // A waiter whose workflow ended holds no place any more; any other failure leaves it to its own wait.
-          if (error instanceof WorkflowNotFoundError) await dropEndpointWaiter(deps.db, workflowId).catch(() => undefined);
+          if (error instanceof WorkflowNotFoundError)
+            await dropEndpointWaiter(deps.db, workflowId).catch(() => undefined);
           else log.warn('a waiting delivery was not told of its turn', { workflowId, error: String(error) });
         }
       }),
@@ -117,9 +138,16 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     } catch (error) {
       // Data PostgreSQL refuses will not pass: left to fail non-retryably (src/activities/data-errors.ts).
       if (isDataError(error)) throw error;
-      throw attemptNotMade(`delivery ${deliveryId} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+      throw attemptNotMade(
+        `delivery ${deliveryId} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
-    if (!target) throw ApplicationFailure.create({ type: FAILURE_TYPES.deliveryNotFound, message: `no delivery ${deliveryId}`, nonRetryable: true });
+    if (!target)
+      throw ApplicationFailure.create({
+        type: FAILURE_TYPES.deliveryNotFound,
+        message: `no delivery ${deliveryId}`,
+        nonRetryable: true,
+      });
     const { delivery, webhook, event } = target;
     if (!webhook || webhook.deletedAt !== null || !receivesDeliveries(webhook.status, webhook.failureKind)) {
       // A delivery that ends here leaves its endpoint's queue, so that it holds no one back.
@@ -130,10 +158,17 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     if (!event) throw attemptNotMade(`event ${delivery.eventId} of delivery ${delivery.id} is not readable yet`);
     let turn: boolean;
     try {
-      turn = await takeEndpointTurn(deps.db, { webhookId: webhook.id, deliveryId, workflowId: delivery.workflowId ?? activityInfo().workflowExecution?.workflowId ?? delivery.id, limit });
+      turn = await takeEndpointTurn(deps.db, {
+        webhookId: webhook.id,
+        deliveryId,
+        workflowId: delivery.workflowId ?? activityInfo().workflowExecution?.workflowId ?? delivery.id,
+        limit,
+      });
     } catch (error) {
       if (isDataError(error)) throw error;
-      throw attemptNotMade(`no turn at the endpoint could be taken for delivery ${deliveryId}: ${error instanceof Error ? error.message : String(error)}`);
+      throw attemptNotMade(
+        `no turn at the endpoint could be taken for delivery ${deliveryId}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     if (!turn) {
       await wakeWaitersForFreeTurns(webhook.id);
@@ -164,10 +199,25 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       const failedAtMs = Date.parse(input.attemptedAt) + (Date.now() - started);
       const nextAttemptAt = decision.kind === 'retry' ? new Date(failedAtMs + decision.delayMs).toISOString() : null;
       try {
-        await writeAttempt(deps.db, { deliveryId: input.deliveryId, attempt: input.attempt, attemptedAt: input.attemptedAt, outcome: result.outcome, decision, nextAttemptAt }, new Date());
+        await writeAttempt(
+          deps.db,
+          {
+            deliveryId: input.deliveryId,
+            attempt: input.attempt,
+            attemptedAt: input.attemptedAt,
+            outcome: result.outcome,
+            decision,
+            nextAttemptAt,
+          },
+          new Date(),
+        );
         return { ...result, recorded: true };
       } catch (error) {
-        log.warn('the attempt was sent but not recorded; the workflow records it', { deliveryId: input.deliveryId, attempt: input.attempt, error: String(error) });
+        log.warn('the attempt was sent but not recorded; the workflow records it', {
+          deliveryId: input.deliveryId,
+          attempt: input.attempt,
+          error: String(error),
+        });
         return { ...result, recorded: false };
       }
     },

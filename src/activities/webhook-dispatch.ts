@@ -15,7 +15,10 @@ import { deriveId } from '../lib/ids';
 import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
 import { webhookDeliveryWorkflowId, type WebhookDeliveryInput } from '../workflows/webhook-messages';
 
-/** What starting deliveries needs: the database, a Temporal client and the deliveries' task queue, `TEMPORAL_WEBHOOK_TASK_QUEUE` (docs/webhooks.md#isolation). */
+/**
+ * What starting deliveries needs: the database, a Temporal client and the deliveries' task queue,
+ * `TEMPORAL_WEBHOOK_TASK_QUEUE` (docs/webhooks.md#isolation).
+ */
 export interface DispatchDeps {
   db: Db;
   temporal: Client;
@@ -29,9 +32,16 @@ export type DispatchedEvent = Pick<EventInput, 'id' | 'merchantId' | 'environmen
  * Writes the delivery row (once) and starts its workflow; a workflow id already used counts as
  * started (REJECT_DUPLICATE: a completed delivery is never started again by a retried caller).
  */
-export async function startDelivery(deps: DispatchDeps, delivery: DeliveryRecord & { workflowId: string }): Promise<void> {
+export async function startDelivery(
+  deps: DispatchDeps,
+  delivery: DeliveryRecord & { workflowId: string },
+): Promise<void> {
   await insertDelivery(deps.db, delivery);
-  const input: WebhookDeliveryInput = { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId };
+  const input: WebhookDeliveryInput = {
+    deliveryId: delivery.id,
+    webhookId: delivery.webhookId,
+    eventId: delivery.eventId,
+  };
   try {
     await deps.temporal.workflow.start('webhookDeliveryWorkflow', {
       taskQueue: deps.taskQueue,
@@ -49,7 +59,12 @@ export async function startDelivery(deps: DispatchDeps, delivery: DeliveryRecord
 }
 
 /** A new, pending delivery row of `event` to `webhookId`. */
-export function pendingDelivery(event: DispatchedEvent, webhookId: string, ids: { id: string; workflowId: string; retryOf?: string }, now: Date): DeliveryRecord & { workflowId: string } {
+export function pendingDelivery(
+  event: DispatchedEvent,
+  webhookId: string,
+  ids: { id: string; workflowId: string; retryOf?: string },
+  now: Date,
+): DeliveryRecord & { workflowId: string } {
   return {
     id: ids.id,
     webhookId,
@@ -74,13 +89,22 @@ export function pendingDelivery(event: DispatchedEvent, webhookId: string, ids: 
  *   (db/payments' writes do, in the same statement); looked up here otherwise
  * @returns the ids of the deliveries (new or already started)
  */
-export async function startWebhookDeliveries(deps: DispatchDeps, event: DispatchedEvent, subscribers?: readonly string[]): Promise<string[]> {
+export async function startWebhookDeliveries(
+  deps: DispatchDeps,
+  event: DispatchedEvent,
+  subscribers?: readonly string[],
+): Promise<string[]> {
   const webhookIds = subscribers ?? (await findSubscribedWebhookIds(deps.db, event, event.type));
   const now = new Date();
   return Promise.all(
     webhookIds.map(async (webhookId) => {
       const workflowId = webhookDeliveryWorkflowId(event.id, webhookId);
-      const delivery = pendingDelivery(event, webhookId, { id: deriveId(ID_PREFIXES.delivery, workflowId), workflowId }, now);
+      const delivery = pendingDelivery(
+        event,
+        webhookId,
+        { id: deriveId(ID_PREFIXES.delivery, workflowId), workflowId },
+        now,
+      );
       await startDelivery(deps, delivery);
       return delivery.id;
     }),

@@ -1,5 +1,6 @@
 /**
- * The Koa app (docs/api.md#errors, docs/versioning.md, docs/api.md#health): request id and JSON logs, one error middleware, the routers, and 404/405
+ * The Koa app (docs/api.md#errors, docs/versioning.md, docs/api.md#health): request id and JSON logs, one error
+ * middleware, the routers, and 404/405
  * answered in the envelope. `createApp(deps)` builds it without listening, for the server and tests.
  */
 import Koa from 'koa';
@@ -42,7 +43,8 @@ export interface AppDeps {
 
 /** Mounts `router`. @throws Error for a router that does not follow the routing rule (docs/api.md#paths). */
 function mount(app: Koa, router: Router): void {
-  if (!matchesExactly(router)) throw new Error(`every router must be built with apiRouter(): ${String(router.opts.prefix ?? '/')} is not`);
+  if (!matchesExactly(router))
+    throw new Error(`every router must be built with apiRouter(): ${String(router.opts.prefix ?? '/')} is not`);
   app.use(router.routes());
   app.use(router.allowedMethods());
 }
@@ -113,7 +115,8 @@ export function createApp(deps: AppDeps): Koa {
     await next();
     if (ctx.body !== undefined && ctx.body !== null) return;
     if (ctx.status === 404) throw new DomainError('not_found', 'no such endpoint');
-    if (ctx.status === 405 || ctx.status === 501) throw new DomainError('method_not_allowed', `${ctx.method} is not allowed on this path`);
+    if (ctx.status === 405 || ctx.status === 501)
+      throw new DomainError('method_not_allowed', `${ctx.method} is not allowed on this path`);
   });
   // The merchant dashboard's files (README.md#dashboard); its paths never reach the API's routers.
   app.use(dashboard(deps.config.DASHBOARD_DIR));

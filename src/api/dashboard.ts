@@ -15,7 +15,8 @@ import { DomainError } from '../domain/errors';
 export const DASHBOARD_PATH = '/dashboard';
 
 /** What the browser may load on the dashboard's pages: only this server, never framed. */
-const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 
 function securityHeaders(ctx: Koa.Context): void {
   ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
@@ -52,7 +53,8 @@ export function dashboard(dir: string): Koa.Middleware {
       ctx.path = inside;
       await files(ctx, async () => undefined);
       ctx.path = original;
-      if (ctx.body === undefined || ctx.body === null) throw new DomainError('not_found', `no dashboard file ${inside}`);
+      if (ctx.body === undefined || ctx.body === null)
+        throw new DomainError('not_found', `no dashboard file ${inside}`);
       if (inside.startsWith('/assets/')) ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
       return;
     }

@@ -1,4 +1,6 @@
-/** The success envelope of the generic and developer endpoints (`{success, message, data}`, docs/versioning.md#stable). */
+/**
+ * The success envelope of the generic and developer endpoints (`{success, message, data}`, docs/versioning.md#stable).
+ */
 import type { Context } from 'koa';
 
 /** `{success: true, message, data}` with HTTP `status`. */

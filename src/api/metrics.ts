@@ -1,5 +1,6 @@
 /**
- * Prometheus metrics of one API process (docs/api.md#health, docs/operations.md#metrics), with prom-client, all kept in-process so that
+ * Prometheus metrics of one API process (docs/api.md#health, docs/operations.md#metrics), with prom-client, all kept
+ * in-process so that
  * `/metrics` answers whatever PostgreSQL does and a scrape never reads a table:
  * - `paycollect_http_request_duration_seconds{method,route,status}`: every request, by route pattern;
  * - `paycollect_payment_requests_total{operation,family,environment,outcome}`: creates, cancels and
@@ -32,14 +33,26 @@ export interface Metrics {
 /** How long the scrape's `select 1` may take before the read model counts as down, in milliseconds. */
 export const READ_MODEL_PROBE_TIMEOUT_MS = 1_000;
 
-/** What a payment request became: `accepted` (2xx), `replayed` (an idempotent replay, docs/payments.md#idempotency), `refused` (4xx), `unavailable` (503), `error` (other 5xx). */
+/**
+ * What a payment request became: `accepted` (2xx), `replayed` (an idempotent replay, docs/payments.md#idempotency),
+ * `refused` (4xx), `unavailable` (503), `error` (other 5xx).
+ */
 export type PaymentRequestOutcome = 'accepted' | 'replayed' | 'refused' | 'unavailable' | 'error';
 
 /** Which payment operation a POST route is, by its pattern; undefined for the others. */
-export function paymentOperationOf(method: string, route: string): { operation: 'create' | 'cancel' | 'refund'; family: 'generic' | 'merchant' | 'developer' } | undefined {
+export function paymentOperationOf(
+  method: string,
+  route: string,
+): { operation: 'create' | 'cancel' | 'refund'; family: 'generic' | 'merchant' | 'developer' } | undefined {
   if (method !== 'POST') return undefined;
   const pattern = route.replace(/\/+$/, '');
-  const family = pattern.startsWith('/v1/api/merchants/') ? 'merchant' : pattern.startsWith('/v1/developer/') ? 'developer' : pattern.startsWith('/v1/payments') ? 'generic' : undefined;
+  const family = pattern.startsWith('/v1/api/merchants/')
+    ? 'merchant'
+    : pattern.startsWith('/v1/developer/')
+      ? 'developer'
+      : pattern.startsWith('/v1/payments')
+        ? 'generic'
+        : undefined;
   if (!family) return undefined;
   if (/\/payments$/.test(pattern)) return { operation: 'create', family };
   if (/\/payments\/:[a-z_]+\/cancel$/.test(pattern)) return { operation: 'cancel', family };
@@ -116,7 +129,10 @@ export function createMetrics(db: Db): Metrics {
       } else if (ctx.method === 'POST' && route === '/v1/provider-callbacks/:provider') {
         // The path parameter is the caller's: only known provider codes become label values.
         const named = (ctx as unknown as { params?: { provider?: string } }).params?.provider ?? '';
-        providerCallbacks.inc({ provider: Object.hasOwn(PROVIDER_KINDS, named) ? named : 'unknown', status: String(ctx.status) });
+        providerCallbacks.inc({
+          provider: Object.hasOwn(PROVIDER_KINDS, named) ? named : 'unknown',
+          status: String(ctx.status),
+        });
       }
     }
   };

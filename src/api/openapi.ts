@@ -15,7 +15,14 @@ import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import type { ErrorCode } from '../domain/errors';
 import { z } from '../lib/zod';
 import { sandboxCallbackBody as callbackBody } from '../domain/sandbox';
-import { auditLogQuery, analyticsQuery, environmentOnlyQuery, profileBody, rollKeyBody, transactionsQuery } from './schemas/developer';
+import {
+  auditLogQuery,
+  analyticsQuery,
+  environmentOnlyQuery,
+  profileBody,
+  rollKeyBody,
+  transactionsQuery,
+} from './schemas/developer';
 import { loginBody, registerBody } from './schemas/auth';
 import { cancelBody, genericCreateBody, listPaymentsQuery, merchantCreateBody, refundBody } from './schemas/payments';
 import * as out from '../views';
@@ -33,7 +40,9 @@ import { liveAccessRequestBody, respondBody } from './schemas/live-access';
 import { createWebhookBody, emptyBody, listDeliveriesQuery, updateWebhookBody } from './schemas/webhooks';
 
 /** The multipart file field `document` (docs/live-access.md#documents): PDF, JPEG or PNG, at most 10 MB. */
-const documentFile = z.string().openapi({ format: 'binary', description: 'PDF, JPEG or PNG, at most 10 MB; the type is read from the bytes' });
+const documentFile = z
+  .string()
+  .openapi({ format: 'binary', description: 'PDF, JPEG or PNG, at most 10 MB; the type is read from the bytes' });
 
 /** A credential (docs/api.md#credentials): `secretKey` = Bearer sk_…, `apiKey` = X-API-Key, `session` = Bearer JWT. */
 export type Credential = 'secretKey' | 'apiKey' | 'session';
@@ -75,7 +84,8 @@ export interface RouteDoc {
  * field, a control character), 413 for a JSON body over 1 MB, 404 for a path parameter no resource
  * can have (`wellFormedPath` in app.ts), 401 for a route with credentials, 409 for an idempotent
  * route (`idempotency_key_reused`, or the key's first request still in progress), and for every `/v1` route
- * 429 (docs/limits.md#rate-limits: the rate limits count every `/v1` request in PostgreSQL) and 503 `service_unavailable`
+ * 429 (docs/limits.md#rate-limits: the rate limits count every `/v1` request in PostgreSQL) and 503
+ * `service_unavailable`
  * when PostgreSQL or Temporal cannot be reached (docs/api.md#errors).
  */
 function impliedErrors(doc: RouteDoc): number[] {
@@ -93,13 +103,15 @@ function impliedErrors(doc: RouteDoc): number[] {
 const ok = example.envelopeExample;
 
 /** `?environment=` of the dashboard endpoints, in their descriptions. */
-const DASHBOARD_CREDENTIALS = 'With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.';
+const DASHBOARD_CREDENTIALS =
+  'With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.';
 
 /** 503 of cancel and refund: the payment's answer may still come. */
 const UPDATE_UNAVAILABLE: CodeDoc = {
   code: 'service_unavailable',
   when: 'The payment did not answer in time or could not take the request. It may still be carried out: retry with the same `Idempotency-Key` to learn the outcome.',
-  message: 'the payment did not answer within 15 s; the request may still be carried out, so retry it with the same Idempotency-Key to learn its outcome',
+  message:
+    'the payment did not answer within 15 s; the request may still be carried out, so retry it with the same Idempotency-Key to learn its outcome',
 };
 
 /** The credentials of the developer endpoints. */
@@ -107,47 +119,159 @@ const DEVELOPER: Credential[] = ['session', 'secretKey'];
 
 /** Every route of the app (a test keeps this list complete). */
 export const ROUTE_DOCS: RouteDoc[] = [
-  { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness', description: 'Answers 200 while the process runs.', success: { status: 200, description: 'Up', schema: z.object({ status: z.literal('ok') }), example: { status: 'ok' } } },
+  {
+    method: 'get',
+    path: '/healthz',
+    tag: 'Operations',
+    summary: 'Liveness',
+    description: 'Answers 200 while the process runs.',
+    success: {
+      status: 200,
+      description: 'Up',
+      schema: z.object({ status: z.literal('ok') }),
+      example: { status: 'ok' },
+    },
+  },
   {
     method: 'get',
     path: '/readyz',
     tag: 'Operations',
     summary: 'Readiness',
     description: 'Answers 200 when the database and the workflow engine can be reached, 503 naming what cannot.',
-    success: { status: 200, description: 'Ready (503 with the same body when not)', schema: z.object({ status: z.string(), checks: z.record(z.string(), z.string()) }), example: { status: 'ok', checks: { database: 'ok', temporal: 'ok' } } },
+    success: {
+      status: 200,
+      description: 'Ready (503 with the same body when not)',
+      schema: z.object({ status: z.string(), checks: z.record(z.string(), z.string()) }),
+      example: { status: 'ok', checks: { database: 'ok', temporal: 'ok' } },
+    },
   },
-  { method: 'get', path: '/metrics', tag: 'Operations', summary: 'Prometheus metrics', success: { status: 200, description: 'Prometheus text format', schema: z.string(), contentType: 'text/plain', example: '# HELP http_requests_total HTTP requests by route and status\n# TYPE http_requests_total counter\n' } },
-  { method: 'get', path: '/v1/openapi.json', tag: 'Operations', summary: 'This document', description: 'The OpenAPI 3.1 description of this API, from which clients can be generated.', success: { status: 200, description: 'OpenAPI 3.1', schema: z.record(z.string(), z.unknown()), example: { openapi: '3.1.0', info: { title: 'PayCollect payment collection API', version: '1.0.0' } } } },
-  { method: 'get', path: '/docs', tag: 'Operations', summary: 'API reference page', success: { status: 200, description: 'HTML page rendering this document', schema: z.string(), contentType: 'text/html', example: '<!doctype html>\n<html lang="en">…</html>' } },
-  { method: 'get', path: '/docs/assets/{file}', tag: 'Operations', summary: 'Assets of the reference page', success: { status: 200, description: 'A static file of Swagger UI', schema: z.string(), contentType: 'application/octet-stream', example: '(file contents)' }, errors: [404] },
+  {
+    method: 'get',
+    path: '/metrics',
+    tag: 'Operations',
+    summary: 'Prometheus metrics',
+    success: {
+      status: 200,
+      description: 'Prometheus text format',
+      schema: z.string(),
+      contentType: 'text/plain',
+      example: '# HELP http_requests_total HTTP requests by route and status\n# TYPE http_requests_total counter\n',
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/openapi.json',
+    tag: 'Operations',
+    summary: 'This document',
+    description: 'The OpenAPI 3.1 description of this API, from which clients can be generated.',
+    success: {
+      status: 200,
+      description: 'OpenAPI 3.1',
+      schema: z.record(z.string(), z.unknown()),
+      example: { openapi: '3.1.0', info: { title: 'PayCollect payment collection API', version: '1.0.0' } },
+    },
+  },
+  {
+    method: 'get',
+    path: '/docs',
+    tag: 'Operations',
+    summary: 'API reference page',
+    success: {
+      status: 200,
+      description: 'HTML page rendering this document',
+      schema: z.string(),
+      contentType: 'text/html',
+      example: '<!doctype html>\n<html lang="en">…</html>',
+    },
+  },
+  {
+    method: 'get',
+    path: '/docs/assets/{file}',
+    tag: 'Operations',
+    summary: 'Assets of the reference page',
+    success: {
+      status: 200,
+      description: 'A static file of Swagger UI',
+      schema: z.string(),
+      contentType: 'application/octet-stream',
+      example: '(file contents)',
+    },
+    errors: [404],
+  },
 
   {
     method: 'post',
     path: '/v1/auth/register',
     tag: 'Auth',
     summary: 'Register a developer account',
-    description: 'Creates your account and merchant (`mer_…`) and answers a session token and your first sandbox secret key. The key\'s secret is shown only in this answer: store it. Passwords have 10 to 200 characters.',
+    description:
+      "Creates your account and merchant (`mer_…`) and answers a session token and your first sandbox secret key. The key's secret is shown only in this answer: store it. Passwords have 10 to 200 characters.",
     body: registerBody,
-    bodyExample: { email: 'amina@example.com', password: 'correct horse battery', name: 'Amina Uwase', business_name: 'Kigali Books' },
+    bodyExample: {
+      email: 'amina@example.com',
+      password: 'correct horse battery',
+      name: 'Amina Uwase',
+      business_name: 'Kigali Books',
+    },
     success: {
       status: 201,
       description: 'Developer, session token and the first sandbox key (its secret shown once)',
-      schema: out.envelope(z.object({ developer: out.developer, token: z.string(), expires_at: z.string(), api_key: z.object({ id: z.string(), environment: z.literal('sandbox'), secret: z.string(), last4: z.string() }) })),
-      example: ok('Developer registered', { developer: example.developer, token: example.session.token, expires_at: example.session.expires_at, api_key: { id: example.ids.apiKey, environment: 'sandbox', secret: example.exampleSecretKey, last4: example.exampleSecretKey.slice(-4) } }),
+      schema: out.envelope(
+        z.object({
+          developer: out.developer,
+          token: z.string(),
+          expires_at: z.string(),
+          api_key: z.object({
+            id: z.string(),
+            environment: z.literal('sandbox'),
+            secret: z.string(),
+            last4: z.string(),
+          }),
+        }),
+      ),
+      example: ok('Developer registered', {
+        developer: example.developer,
+        token: example.session.token,
+        expires_at: example.session.expires_at,
+        api_key: {
+          id: example.ids.apiKey,
+          environment: 'sandbox',
+          secret: example.exampleSecretKey,
+          last4: example.exampleSecretKey.slice(-4),
+        },
+      }),
     },
-    codes: [{ code: 'conflict', when: 'An account with this e-mail address exists already.', message: 'a developer with this email is already registered' }],
+    codes: [
+      {
+        code: 'conflict',
+        when: 'An account with this e-mail address exists already.',
+        message: 'a developer with this email is already registered',
+      },
+    ],
   },
   {
     method: 'post',
     path: '/v1/auth/login',
     tag: 'Auth',
     summary: 'Log in',
-    description: 'Answers a session token for the dashboard endpoints, valid for one hour. A wrong e-mail address and a wrong password get the same answer.',
+    description:
+      'Answers a session token for the dashboard endpoints, valid for one hour. A wrong e-mail address and a wrong password get the same answer.',
     body: loginBody,
     bodyExample: { email: 'amina@example.com', password: 'correct horse battery' },
-    success: { status: 200, description: 'Session token', schema: out.envelope(out.session), example: ok('Logged in', example.session) },
+    success: {
+      status: 200,
+      description: 'Session token',
+      schema: out.envelope(out.session),
+      example: ok('Logged in', example.session),
+    },
     errors: [401],
-    codes: [{ code: 'unauthorized', when: 'The e-mail address or the password is wrong.', message: 'email or password is incorrect' }],
+    codes: [
+      {
+        code: 'unauthorized',
+        when: 'The e-mail address or the password is wrong.',
+        message: 'email or password is incorrect',
+      },
+    ],
   },
 
   {
@@ -156,13 +280,33 @@ export const ROUTE_DOCS: RouteDoc[] = [
     tag: 'Payments',
     summary: 'Create a payment',
     description:
-      '`amount` is an integer in the currency\'s minor unit (RWF 1,500 is `1500`; USD 15.00 is `1500`). The answer comes once the provider has the request: `pending` with `next_action`, what the customer or your front end does next, or `failed` when the provider refused it at once.\n\nSend an `Idempotency-Key`: a retry with the same key and body answers the first payment (header `Idempotent-Replayed: true`) and never creates a second one.\n\nSandbox test numbers (national number ending): `0001` completes at once, `0002` is declined, `0003` never answers and expires; any other completes after a few seconds.',
+      "`amount` is an integer in the currency's minor unit (RWF 1,500 is `1500`; USD 15.00 is `1500`). The answer comes once the provider has the request: `pending` with `next_action`, what the customer or your front end does next, or `failed` when the provider refused it at once.\n\nSend an `Idempotency-Key`: a retry with the same key and body answers the first payment (header `Idempotent-Replayed: true`) and never creates a second one.\n\nSandbox test numbers (national number ending): `0001` completes at once, `0002` is declined, `0003` never answers and expires; any other completes after a few seconds.",
     security: ['secretKey'],
     body: genericCreateBody,
-    bodyExample: { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788123456', description: 'Order #1042', metadata: { order_id: '1042' } },
+    bodyExample: {
+      amount: 1500,
+      currency: 'RWF',
+      payment_method: 'mobile_money',
+      phone_number: '+250788123456',
+      description: 'Order #1042',
+      metadata: { order_id: '1042' },
+    },
     idempotent: true,
-    success: { status: 201, description: 'The payment: `pending` with the provider\'s `next_action`, or `failed` when the provider refused it', schema: out.envelope(out.genericPayment), example: ok('Payment created', example.pendingPayment) },
-    codes: [{ code: 'validation_error', when: 'A field is missing, unknown or invalid, the currency or the phone number\'s country is not served by the method, or `expires_in` is out of range. The message names the first bad field; `details` lists every one.', message: 'amount is required', details: [{ field: 'amount', message: 'amount is required' }] }, 'provider_unavailable'],
+    success: {
+      status: 201,
+      description: "The payment: `pending` with the provider's `next_action`, or `failed` when the provider refused it",
+      schema: out.envelope(out.genericPayment),
+      example: ok('Payment created', example.pendingPayment),
+    },
+    codes: [
+      {
+        code: 'validation_error',
+        when: "A field is missing, unknown or invalid, the currency or the phone number's country is not served by the method, or `expires_in` is out of range. The message names the first bad field; `details` lists every one.",
+        message: 'amount is required',
+        details: [{ field: 'amount', message: 'amount is required' }],
+      },
+      'provider_unavailable',
+    ],
   },
   {
     method: 'get',
@@ -170,29 +314,57 @@ export const ROUTE_DOCS: RouteDoc[] = [
     tag: 'Payments',
     summary: 'List payments',
     description:
-      'Your payments in the key\'s environment, newest first, `limit` per page (default 10, at most 100). For the next page pass the `pagination.next_starting_after` of this one as `starting_after`; new payments created meanwhile do not shift the pages. Filter by `status`, `payment_method` and creation time (`created[gte]`, `created[lte]`: Unix seconds or ISO 8601). Payments created through the merchant-scoped endpoint are listed too, in this form.',
+      "Your payments in the key's environment, newest first, `limit` per page (default 10, at most 100). For the next page pass the `pagination.next_starting_after` of this one as `starting_after`; new payments created meanwhile do not shift the pages. Filter by `status`, `payment_method` and creation time (`created[gte]`, `created[lte]`: Unix seconds or ISO 8601). Payments created through the merchant-scoped endpoint are listed too, in this form.",
     security: ['secretKey'],
     query: listPaymentsQuery,
     success: {
       status: 200,
       description: 'A page of payments, newest first',
       schema: out.envelope(z.object({ payments: z.array(out.genericPayment), pagination: out.cursorPagination })),
-      example: ok('Payments retrieved', { payments: [example.completedPayment], pagination: { limit: 1, has_more: true, next_starting_after: example.ids.payment } }),
+      example: ok('Payments retrieved', {
+        payments: [example.completedPayment],
+        pagination: { limit: 1, has_more: true, next_starting_after: example.ids.payment },
+      }),
     },
-    codes: [{ code: 'validation_error', when: 'An unknown query field, a bad filter value, or a `starting_after` that is not one of your payments. The message names the field.', message: 'unknown field: colour', details: [{ field: 'colour', message: 'unknown field: colour' }] }],
+    codes: [
+      {
+        code: 'validation_error',
+        when: 'An unknown query field, a bad filter value, or a `starting_after` that is not one of your payments. The message names the field.',
+        message: 'unknown field: colour',
+        details: [{ field: 'colour', message: 'unknown field: colour' }],
+      },
+    ],
   },
-  { method: 'get', path: '/v1/payments/{id}', tag: 'Payments', summary: 'Retrieve a payment', security: ['secretKey'], success: { status: 200, description: 'The payment', schema: out.envelope(out.genericPayment), example: ok('Payment retrieved', example.completedPayment) } },
+  {
+    method: 'get',
+    path: '/v1/payments/{id}',
+    tag: 'Payments',
+    summary: 'Retrieve a payment',
+    security: ['secretKey'],
+    success: {
+      status: 200,
+      description: 'The payment',
+      schema: out.envelope(out.genericPayment),
+      example: ok('Payment retrieved', example.completedPayment),
+    },
+  },
   {
     method: 'post',
     path: '/v1/payments/{id}/cancel',
     tag: 'Payments',
     summary: 'Cancel a payment',
-    description: 'Cancels a `pending` or `processing` payment, with an optional `reason`. If the provider reports the customer\'s payment first, the cancel loses: 409 `payment_not_cancellable`, and the payment is `completed`.',
+    description:
+      "Cancels a `pending` or `processing` payment, with an optional `reason`. If the provider reports the customer's payment first, the cancel loses: 409 `payment_not_cancellable`, and the payment is `completed`.",
     security: ['secretKey'],
     body: cancelBody,
     bodyExample: { reason: 'customer changed their mind' },
     idempotent: true,
-    success: { status: 200, description: 'The cancelled payment', schema: out.envelope(out.genericPayment), example: ok('Payment cancelled', example.cancelledPayment) },
+    success: {
+      status: 200,
+      description: 'The cancelled payment',
+      schema: out.envelope(out.genericPayment),
+      example: ok('Payment cancelled', example.cancelledPayment),
+    },
     codes: ['payment_not_cancellable', UPDATE_UNAVAILABLE],
   },
   {
@@ -201,12 +373,17 @@ export const ROUTE_DOCS: RouteDoc[] = [
     tag: 'Payments',
     summary: 'Refund a payment',
     description:
-      'Refunds part (`amount`, in minor units) or all (no `amount`: the whole rest) of a `completed` payment. The refund is written before the provider is asked. It is `completed`, `failed` when the provider refused it (nothing moved; `refund.failed` is sent and the amount is refundable again), or `pending` when the provider\'s answer is not known yet: the amount then stays reserved (the payment\'s `amount_refund_pending`) and `refund.completed` or `refund.failed` follows once the provider decides. A `reason` that is not well-formed Unicode text is refused (400) before anything is written or sent.',
+      "Refunds part (`amount`, in minor units) or all (no `amount`: the whole rest) of a `completed` payment. The refund is written before the provider is asked. It is `completed`, `failed` when the provider refused it (nothing moved; `refund.failed` is sent and the amount is refundable again), or `pending` when the provider's answer is not known yet: the amount then stays reserved (the payment's `amount_refund_pending`) and `refund.completed` or `refund.failed` follows once the provider decides. A `reason` that is not well-formed Unicode text is refused (400) before anything is written or sent.",
     security: ['secretKey'],
     body: refundBody,
     bodyExample: { amount: 500, reason: 'one item out of stock' },
     idempotent: true,
-    success: { status: 201, description: 'The refund: `completed`, `failed` or `pending`', schema: out.envelope(out.refund), example: ok('Refund completed', example.completedRefund) },
+    success: {
+      status: 201,
+      description: 'The refund: `completed`, `failed` or `pending`',
+      schema: out.envelope(out.refund),
+      example: ok('Refund completed', example.completedRefund),
+    },
     codes: ['payment_not_refundable', 'amount_exceeds_refundable', UPDATE_UNAVAILABLE],
   },
 
@@ -219,37 +396,85 @@ export const ROUTE_DOCS: RouteDoc[] = [
       'The merchant-scoped form of payment creation: `amount` is a decimal string with two decimals (`"1500.00"`, also for currencies without minor units, where the decimals are `.00`), the key goes in `X-API-Key`, and errors answer `{error}`. The fee is in `metadata.fee_amount` and `metadata.fee_percentage`.',
     security: ['apiKey'],
     body: merchantCreateBody,
-    bodyExample: { amount: '1500.00', currency: 'RWF', payment_method: 'momo', description: 'Order #1042', payment_method_data: { phone_number: '+250788123456' } },
+    bodyExample: {
+      amount: '1500.00',
+      currency: 'RWF',
+      payment_method: 'momo',
+      description: 'Order #1042',
+      payment_method_data: { phone_number: '+250788123456' },
+    },
     idempotent: true,
     plainErrors: true,
-    success: { status: 200, description: 'The payment, `pending`', schema: out.merchantPayment, example: example.merchantPayment },
+    success: {
+      status: 200,
+      description: 'The payment, `pending`',
+      schema: out.merchantPayment,
+      example: example.merchantPayment,
+    },
     codes: ['merchant_mismatch', 'provider_unavailable'],
   },
-  { method: 'get', path: '/v1/api/merchants/{merchant_id}/payments/{payment_id}', tag: 'Merchant-scoped payments', summary: 'Retrieve a payment (merchant-scoped)', security: ['apiKey'], plainErrors: true, success: { status: 200, description: 'The payment', schema: out.merchantPayment, example: example.merchantPayment }, codes: ['merchant_mismatch'] },
+  {
+    method: 'get',
+    path: '/v1/api/merchants/{merchant_id}/payments/{payment_id}',
+    tag: 'Merchant-scoped payments',
+    summary: 'Retrieve a payment (merchant-scoped)',
+    security: ['apiKey'],
+    plainErrors: true,
+    success: { status: 200, description: 'The payment', schema: out.merchantPayment, example: example.merchantPayment },
+    codes: ['merchant_mismatch'],
+  },
 
   {
     method: 'post',
     path: '/v1/provider-callbacks/{provider}',
     tag: 'Providers',
     summary: 'Provider callback',
-    description: 'Called by payment providers, not by merchants. Each provider authenticates its own way; a callback is a hint that the payment\'s status is then confirmed with the provider.',
+    description:
+      "Called by payment providers, not by merchants. Each provider authenticates its own way; a callback is a hint that the payment's status is then confirmed with the provider.",
     body: callbackBody,
     bodyExample: { provider_reference: '1f0c7a52-3b9e-4d8a-9a43-5c2e8b7d6f10', status: 'succeeded' },
-    success: { status: 200, description: 'Received (also for a payment already closed)', schema: out.envelope(z.object({ received: z.literal(true), payment_id: z.string(), action: z.enum(['signalled', 'ignored']) })), example: ok('Callback received', { received: true, payment_id: example.ids.payment, action: 'signalled' }) },
+    success: {
+      status: 200,
+      description: 'Received (also for a payment already closed)',
+      schema: out.envelope(
+        z.object({ received: z.literal(true), payment_id: z.string(), action: z.enum(['signalled', 'ignored']) }),
+      ),
+      example: ok('Callback received', { received: true, payment_id: example.ids.payment, action: 'signalled' }),
+    },
     errors: [401],
-    codes: [{ code: 'unauthorized', when: 'The callback\'s signature or token is missing or wrong.', message: 'the callback signature is not valid' }],
+    codes: [
+      {
+        code: 'unauthorized',
+        when: "The callback's signature or token is missing or wrong.",
+        message: 'the callback signature is not valid',
+      },
+    ],
   },
   {
     method: 'put',
     path: '/v1/provider-callbacks/{provider}',
     tag: 'Providers',
     summary: 'Provider callback (PUT)',
-    description: 'The same callback for providers that call back with PUT (MTN MoMo does). Called by payment providers, not by merchants. Each provider authenticates its own way; a callback is a hint that the payment\'s status is then confirmed with the provider.',
+    description:
+      "The same callback for providers that call back with PUT (MTN MoMo does). Called by payment providers, not by merchants. Each provider authenticates its own way; a callback is a hint that the payment's status is then confirmed with the provider.",
     body: callbackBody,
     bodyExample: { provider_reference: '1f0c7a52-3b9e-4d8a-9a43-5c2e8b7d6f10', status: 'succeeded' },
-    success: { status: 200, description: 'Received (also for a payment already closed)', schema: out.envelope(z.object({ received: z.literal(true), payment_id: z.string(), action: z.enum(['signalled', 'ignored']) })), example: ok('Callback received', { received: true, payment_id: example.ids.payment, action: 'signalled' }) },
+    success: {
+      status: 200,
+      description: 'Received (also for a payment already closed)',
+      schema: out.envelope(
+        z.object({ received: z.literal(true), payment_id: z.string(), action: z.enum(['signalled', 'ignored']) }),
+      ),
+      example: ok('Callback received', { received: true, payment_id: example.ids.payment, action: 'signalled' }),
+    },
     errors: [401],
-    codes: [{ code: 'unauthorized', when: 'The callback\'s signature or token is missing or wrong.', message: 'the callback signature is not valid' }],
+    codes: [
+      {
+        code: 'unauthorized',
+        when: "The callback's signature or token is missing or wrong.",
+        message: 'the callback signature is not valid',
+      },
+    ],
   },
   {
     method: 'post',
@@ -257,24 +482,63 @@ export const ROUTE_DOCS: RouteDoc[] = [
     tag: 'Sandbox',
     summary: 'Confirm a sandbox card payment',
     description:
-      'Plays the card gateway in the sandbox, as the gateway\'s client library would in your front end: send the payment\'s `client_secret` and a test card. `4242424242424242` succeeds, `4000000000000002` is declined, `4000000000009995` has insufficient funds. No API key: the client secret is the credential.',
+      "Plays the card gateway in the sandbox, as the gateway's client library would in your front end: send the payment's `client_secret` and a test card. `4242424242424242` succeeds, `4000000000000002` is declined, `4000000000009995` has insufficient funds. No API key: the client secret is the credential.",
     body: cardConfirmBody,
-    bodyExample: { client_secret: `${example.ids.payment}_secret_Xy7Qm2Lk9Pw4Zt8R`, card_number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' },
-    success: { status: 200, description: 'The gateway\'s answer; the payment follows within moments', schema: out.envelope(z.object({ payment_id: z.string(), outcome: z.object({ status: z.string() }).loose() })), example: ok('Card confirmation received', { payment_id: example.ids.payment, outcome: { status: 'succeeded' } }) },
+    bodyExample: {
+      client_secret: `${example.ids.payment}_secret_Xy7Qm2Lk9Pw4Zt8R`,
+      card_number: '4242424242424242',
+      exp_month: 12,
+      exp_year: 2030,
+      cvc: '123',
+    },
+    success: {
+      status: 200,
+      description: "The gateway's answer; the payment follows within moments",
+      schema: out.envelope(z.object({ payment_id: z.string(), outcome: z.object({ status: z.string() }).loose() })),
+      example: ok('Card confirmation received', { payment_id: example.ids.payment, outcome: { status: 'succeeded' } }),
+    },
     errors: [404],
-    codes: [{ code: 'conflict', when: 'The payment is closed or its card was already confirmed.', message: 'the payment was already decided at the provider' }, { code: 'not_found', when: 'No card payment has this client secret.', message: 'no payment with this client secret' }],
+    codes: [
+      {
+        code: 'conflict',
+        when: 'The payment is closed or its card was already confirmed.',
+        message: 'the payment was already decided at the provider',
+      },
+      {
+        code: 'not_found',
+        when: 'No card payment has this client secret.',
+        message: 'no payment with this client secret',
+      },
+    ],
   },
   {
     method: 'post',
     path: '/v1/sandbox/payments/{id}/simulate',
     tag: 'Sandbox',
     summary: 'Simulate a sandbox bank transfer',
-    description: 'Makes the customer\'s transfer of a sandbox bank transfer payment arrive (`completed`) or fail (`failed`) now, instead of after 30 seconds.',
+    description:
+      "Makes the customer's transfer of a sandbox bank transfer payment arrive (`completed`) or fail (`failed`) now, instead of after 30 seconds.",
     security: ['secretKey'],
     body: simulateBody,
     bodyExample: { outcome: 'completed' },
-    success: { status: 200, description: 'The payment (its status follows within moments)', schema: out.envelope(out.genericPayment), example: ok('Bank transfer simulated', example.bankTransferPayment) },
-    codes: [{ code: 'conflict', when: 'The payment is closed, its transfer was already decided, or it is not at the provider yet (retry in a moment).', message: 'the payment is already completed' }, { code: 'not_found', when: 'No sandbox bank transfer payment has this id.', message: `no sandbox bank transfer payment with id ${example.ids.payment}` }],
+    success: {
+      status: 200,
+      description: 'The payment (its status follows within moments)',
+      schema: out.envelope(out.genericPayment),
+      example: ok('Bank transfer simulated', example.bankTransferPayment),
+    },
+    codes: [
+      {
+        code: 'conflict',
+        when: 'The payment is closed, its transfer was already decided, or it is not at the provider yet (retry in a moment).',
+        message: 'the payment is already completed',
+      },
+      {
+        code: 'not_found',
+        when: 'No sandbox bank transfer payment has this id.',
+        message: `no sandbox bank transfer payment with id ${example.ids.payment}`,
+      },
+    ],
   },
 
   {
@@ -285,9 +549,31 @@ export const ROUTE_DOCS: RouteDoc[] = [
     description: `Your events, newest first, \`limit\` per page (default 10, at most 100); \`type\` filters by event name. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: listEventsQuery,
-    success: { status: 200, description: 'A page of events, newest first', schema: out.envelope(z.object({ events: z.array(out.event), pagination: out.pagination })), example: ok('Events retrieved', { events: [example.paymentCompletedEvent], pagination: { page: 1, limit: 10, total: 1, total_pages: 1 } }) },
+    success: {
+      status: 200,
+      description: 'A page of events, newest first',
+      schema: out.envelope(z.object({ events: z.array(out.event), pagination: out.pagination })),
+      example: ok('Events retrieved', {
+        events: [example.paymentCompletedEvent],
+        pagination: { page: 1, limit: 10, total: 1, total_pages: 1 },
+      }),
+    },
   },
-  { method: 'get', path: '/v1/developer/events/{id}', tag: 'Events', summary: 'Retrieve an event', description: DASHBOARD_CREDENTIALS, security: DEVELOPER, query: environmentOnlyQuery, success: { status: 200, description: 'The event', schema: out.envelope(out.event), example: ok('Event retrieved', example.paymentCompletedEvent) } },
+  {
+    method: 'get',
+    path: '/v1/developer/events/{id}',
+    tag: 'Events',
+    summary: 'Retrieve an event',
+    description: DASHBOARD_CREDENTIALS,
+    security: DEVELOPER,
+    query: environmentOnlyQuery,
+    success: {
+      status: 200,
+      description: 'The event',
+      schema: out.envelope(out.event),
+      example: ok('Event retrieved', example.paymentCompletedEvent),
+    },
+  },
   {
     method: 'get',
     path: '/v1/developer/events/stream',
@@ -297,7 +583,13 @@ export const ROUTE_DOCS: RouteDoc[] = [
       'Your sandbox events as Server-Sent Events, as `paycollect listen` reads them: `retry:`, an `id:` with its start position and a `: connected` comment, then one message per event (`id` the event id, `event` its name, `data` the webhook delivery payload as JSON), a `: heartbeat` comment every 15 seconds, and the end after an hour. Reconnect with `Last-Event-ID` to resume right after the last event you received. Sandbox secret keys and sandbox session tokens only.',
     security: ['secretKey', 'session'],
     query: eventStreamQuery,
-    headers: z.object({ 'Last-Event-ID': z.string().max(100).optional().openapi({ description: 'Resume right after this event (evt_…), or `0` from the first event; without it the stream starts after the last event written so far and announces that position as its first `id:`', example: 'evt_4Zq8rT2mWc9LbX1yHn7KpD3s' }) }),
+    headers: z.object({
+      'Last-Event-ID': z.string().max(100).optional().openapi({
+        description:
+          'Resume right after this event (evt_…), or `0` from the first event; without it the stream starts after the last event written so far and announces that position as its first `id:`',
+        example: 'evt_4Zq8rT2mWc9LbX1yHn7KpD3s',
+      }),
+    }),
     success: {
       status: 200,
       description: 'An open stream of events',
@@ -309,27 +601,65 @@ export const ROUTE_DOCS: RouteDoc[] = [
         retry: z.number().int().optional().openapi({ description: 'Milliseconds before a reconnection' }),
       }),
       contentType: 'text/event-stream',
-      example: { id: 'evt_4Zq8rT2mWc9LbX1yHn7KpD3s', event: 'payment.completed', data: '{"id":"evt_4Zq8rT2mWc9LbX1yHn7KpD3s","event":"payment.completed","created_at":"2026-11-24T10:00:00.000Z","data":{"id":"pay_7Hc2WqN5xR8tLm3Kd9PzYb4V","status":"completed"}}' },
+      example: {
+        id: 'evt_4Zq8rT2mWc9LbX1yHn7KpD3s',
+        event: 'payment.completed',
+        data: '{"id":"evt_4Zq8rT2mWc9LbX1yHn7KpD3s","event":"payment.completed","created_at":"2026-11-24T10:00:00.000Z","data":{"id":"pay_7Hc2WqN5xR8tLm3Kd9PzYb4V","status":"completed"}}',
+      },
     },
     errors: [400, 401, 403, 429],
     codes: [
-      { code: 'validation_error', when: 'An unknown query field, or a `Last-Event-ID` that names no event of your account.', message: 'Last-Event-ID names no event of this account', details: [{ field: 'Last-Event-ID', message: 'Last-Event-ID names no event of this account' }] },
-      { code: 'forbidden', when: 'A live secret key or a live session: the stream serves sandbox events only.', message: 'the event stream serves sandbox events only: use a sandbox secret key (sk_sandbox_…) or a session token with environment=sandbox' },
-      { code: 'rate_limited', when: 'Too many requests, or your account has its most streams open already; retry after `Retry-After` seconds.', message: 'rate limit exceeded; retry in 12 seconds' },
+      {
+        code: 'validation_error',
+        when: 'An unknown query field, or a `Last-Event-ID` that names no event of your account.',
+        message: 'Last-Event-ID names no event of this account',
+        details: [{ field: 'Last-Event-ID', message: 'Last-Event-ID names no event of this account' }],
+      },
+      {
+        code: 'forbidden',
+        when: 'A live secret key or a live session: the stream serves sandbox events only.',
+        message:
+          'the event stream serves sandbox events only: use a sandbox secret key (sk_sandbox_…) or a session token with environment=sandbox',
+      },
+      {
+        code: 'rate_limited',
+        when: 'Too many requests, or your account has its most streams open already; retry after `Retry-After` seconds.',
+        message: 'rate limit exceeded; retry in 12 seconds',
+      },
     ],
   },
 
-  { method: 'get', path: '/v1/developer/profile', tag: 'Dashboard', summary: 'Retrieve your profile', description: DASHBOARD_CREDENTIALS, security: DEVELOPER, query: environmentOnlyQuery, success: { status: 200, description: 'The profile', schema: out.envelope(out.profile), example: ok('Profile retrieved', example.profile) } },
+  {
+    method: 'get',
+    path: '/v1/developer/profile',
+    tag: 'Dashboard',
+    summary: 'Retrieve your profile',
+    description: DASHBOARD_CREDENTIALS,
+    security: DEVELOPER,
+    query: environmentOnlyQuery,
+    success: {
+      status: 200,
+      description: 'The profile',
+      schema: out.envelope(out.profile),
+      example: ok('Profile retrieved', example.profile),
+    },
+  },
   {
     method: 'put',
     path: '/v1/developer/profile',
     tag: 'Dashboard',
     summary: 'Update your profile',
-    description: 'Changes any of `name`, `business_name`, `country` (ISO 3166-1 alpha-2) and `phone` (E.164); `null` clears the optional ones. Other fields are refused.',
+    description:
+      'Changes any of `name`, `business_name`, `country` (ISO 3166-1 alpha-2) and `phone` (E.164); `null` clears the optional ones. Other fields are refused.',
     security: DEVELOPER,
     body: profileBody,
     bodyExample: { business_name: 'Kigali Books Ltd', phone: '+250788123456' },
-    success: { status: 200, description: 'The profile', schema: out.envelope(out.profile), example: ok('Profile updated', { ...example.profile, business_name: 'Kigali Books Ltd' }) },
+    success: {
+      status: 200,
+      description: 'The profile',
+      schema: out.envelope(out.profile),
+      example: ok('Profile updated', { ...example.profile, business_name: 'Kigali Books Ltd' }),
+    },
   },
   {
     method: 'get',
@@ -339,9 +669,36 @@ export const ROUTE_DOCS: RouteDoc[] = [
     description: `Payments and refunds as one list, newest first, with fee and net in minor units, counting only money that moved: a payment whose money was not collected (pending, processing, failed, cancelled) and a refund not completed have fee 0 and net 0; a completed refund's net is negative. Filters: \`status\` (one or more, comma-separated), \`method\`, \`currency\`, \`q\` (part of an id, the description or the customer) and \`date\` (\`YYYY-MM-DD\` or \`YYYY-MM-DD..YYYY-MM-DD\`, UTC days). Pass the first page's \`pagination.as_of\` with later pages so that new transactions do not shift them. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: transactionsQuery,
-    success: { status: 200, description: 'A page of transactions, newest first', schema: out.envelope(z.object({ transactions: z.array(out.transaction), pagination: out.pagination.extend({ as_of: z.iso.datetime() }) })), example: ok('Transactions retrieved', { transactions: [example.transaction], pagination: { page: 1, limit: 10, total: 1, total_pages: 1, as_of: '2026-11-24T12:00:00.000Z' } }) },
+    success: {
+      status: 200,
+      description: 'A page of transactions, newest first',
+      schema: out.envelope(
+        z.object({
+          transactions: z.array(out.transaction),
+          pagination: out.pagination.extend({ as_of: z.iso.datetime() }),
+        }),
+      ),
+      example: ok('Transactions retrieved', {
+        transactions: [example.transaction],
+        pagination: { page: 1, limit: 10, total: 1, total_pages: 1, as_of: '2026-11-24T12:00:00.000Z' },
+      }),
+    },
   },
-  { method: 'get', path: '/v1/developer/transactions/{id}', tag: 'Dashboard', summary: 'Retrieve a transaction', description: `A payment or a refund by its id. ${DASHBOARD_CREDENTIALS}`, security: DEVELOPER, query: environmentOnlyQuery, success: { status: 200, description: 'The transaction', schema: out.envelope(out.transaction), example: ok('Transaction retrieved', example.transaction) } },
+  {
+    method: 'get',
+    path: '/v1/developer/transactions/{id}',
+    tag: 'Dashboard',
+    summary: 'Retrieve a transaction',
+    description: `A payment or a refund by its id. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: environmentOnlyQuery,
+    success: {
+      status: 200,
+      description: 'The transaction',
+      schema: out.envelope(out.transaction),
+      example: ok('Transaction retrieved', example.transaction),
+    },
+  },
   {
     method: 'get',
     path: '/v1/developer/analytics',
@@ -350,9 +707,31 @@ export const ROUTE_DOCS: RouteDoc[] = [
     description: `Volumes, fees and net per currency, counts by status and by method, the success rate (completed among decided payments) and a daily series, from \`from\` to \`to\` (UTC days, both included; default the last 30 days). ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: analyticsQuery,
-    success: { status: 200, description: 'Volumes, counts, success rate, daily series', schema: out.envelope(out.analytics), example: ok('Analytics retrieved', example.analytics) },
+    success: {
+      status: 200,
+      description: 'Volumes, counts, success rate, daily series',
+      schema: out.envelope(out.analytics),
+      example: ok('Analytics retrieved', example.analytics),
+    },
   },
-  { method: 'get', path: '/v1/developer/activity', tag: 'Dashboard', summary: 'Audit log', description: `Every change made to your account through the API or by a reviewer, newest first. ${DASHBOARD_CREDENTIALS}`, security: DEVELOPER, query: auditLogQuery, success: { status: 200, description: 'A page of entries, newest first', schema: out.envelope(z.object({ activity: z.array(out.auditLogEntry), pagination: out.pagination })), example: ok('Activity retrieved', { activity: [example.auditLogEntry], pagination: { page: 1, limit: 10, total: 1, total_pages: 1 } }) } },
+  {
+    method: 'get',
+    path: '/v1/developer/activity',
+    tag: 'Dashboard',
+    summary: 'Audit log',
+    description: `Every change made to your account through the API or by a reviewer, newest first. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: auditLogQuery,
+    success: {
+      status: 200,
+      description: 'A page of entries, newest first',
+      schema: out.envelope(z.object({ activity: z.array(out.auditLogEntry), pagination: out.pagination })),
+      example: ok('Activity retrieved', {
+        activity: [example.auditLogEntry],
+        pagination: { page: 1, limit: 10, total: 1, total_pages: 1 },
+      }),
+    },
+  },
   {
     method: 'get',
     path: '/v1/developer/payments/{id}',
@@ -361,7 +740,12 @@ export const ROUTE_DOCS: RouteDoc[] = [
     description: `A payment with its fee and net (0 and 0 unless its money was collected), its refunds and their course (\`refund_changes\`: pending from the request, completed or failed from when it settled), each status change and what caused it (creation, provider callback, poll, expiry, you), its events with their deliveries, and when the provider is checked next. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: environmentOnlyQuery,
-    success: { status: 200, description: 'The payment detail', schema: out.envelope(paymentDetail), example: ok('Payment retrieved', example.paymentDetail) },
+    success: {
+      status: 200,
+      description: 'The payment detail',
+      schema: out.envelope(paymentDetail),
+      example: ok('Payment retrieved', example.paymentDetail),
+    },
   },
   {
     method: 'post',
@@ -373,7 +757,12 @@ export const ROUTE_DOCS: RouteDoc[] = [
     body: cancelBody,
     bodyExample: { reason: 'customer changed their mind' },
     idempotent: true,
-    success: { status: 200, description: 'The cancelled payment', schema: out.envelope(out.genericPayment), example: ok('Payment cancelled', example.cancelledPayment) },
+    success: {
+      status: 200,
+      description: 'The cancelled payment',
+      schema: out.envelope(out.genericPayment),
+      example: ok('Payment cancelled', example.cancelledPayment),
+    },
     codes: ['payment_not_cancellable', UPDATE_UNAVAILABLE],
   },
   {
@@ -386,7 +775,12 @@ export const ROUTE_DOCS: RouteDoc[] = [
     body: refundBody,
     bodyExample: { amount: 500, reason: 'one item out of stock' },
     idempotent: true,
-    success: { status: 201, description: 'The refund: `completed`, `failed` or `pending`', schema: out.envelope(out.refund), example: ok('Refund completed', example.completedRefund) },
+    success: {
+      status: 201,
+      description: 'The refund: `completed`, `failed` or `pending`',
+      schema: out.envelope(out.refund),
+      example: ok('Refund completed', example.completedRefund),
+    },
     codes: ['payment_not_refundable', 'amount_exceeds_refundable', UPDATE_UNAVAILABLE],
   },
 
@@ -395,129 +789,322 @@ export const ROUTE_DOCS: RouteDoc[] = [
     path: '/v1/documents/upload/kyc',
     tag: 'Live access',
     summary: 'Upload an identity document',
-    description: 'A passport, a driver\'s licence, or one side of a national ID (`side` `front` or `back`), as a PDF, JPEG or PNG of at most 10 MB. Replaces the current document of its type and side.',
+    description:
+      "A passport, a driver's licence, or one side of a national ID (`side` `front` or `back`), as a PDF, JPEG or PNG of at most 10 MB. Replaces the current document of its type and side.",
     security: ['session'],
-    body: z.object({ document: documentFile, document_type: kycUploadFields.shape.document_type, side: kycUploadFields.shape.side }),
+    body: z.object({
+      document: documentFile,
+      document_type: kycUploadFields.shape.document_type,
+      side: kycUploadFields.shape.side,
+    }),
     bodyContentType: 'multipart/form-data',
     bodyExample: { document: '(file contents)', document_type: 'passport' },
-    success: { status: 201, description: 'The stored document', schema: out.envelope(out.document), example: ok('Document uploaded', example.document) },
-    codes: ['unsupported_file_type', 'file_too_large', { code: 'conflict', when: 'Your account holds as many documents as it may; see the upload limits.', message: 'this account has reached its document quota' }],
+    success: {
+      status: 201,
+      description: 'The stored document',
+      schema: out.envelope(out.document),
+      example: ok('Document uploaded', example.document),
+    },
+    codes: [
+      'unsupported_file_type',
+      'file_too_large',
+      {
+        code: 'conflict',
+        when: 'Your account holds as many documents as it may; see the upload limits.',
+        message: 'this account has reached its document quota',
+      },
+    ],
   },
   {
     method: 'post',
     path: '/v1/documents/upload/business',
     tag: 'Live access',
     summary: 'Upload a business document',
-    description: 'A business registration certificate (the default `document_type`), a tax identification or a business licence, as a PDF, JPEG or PNG of at most 10 MB. Replaces the current document of its type.',
+    description:
+      'A business registration certificate (the default `document_type`), a tax identification or a business licence, as a PDF, JPEG or PNG of at most 10 MB. Replaces the current document of its type.',
     security: ['session'],
     body: z.object({ document: documentFile, document_type: businessUploadFields.shape.document_type }),
     bodyContentType: 'multipart/form-data',
     bodyExample: { document: '(file contents)', document_type: 'business_registration' },
-    success: { status: 201, description: 'The stored document', schema: out.envelope(out.document), example: ok('Document uploaded', { ...example.document, category: 'business', document_type: 'business_registration', file_name: 'certificate.pdf' }) },
-    codes: ['unsupported_file_type', 'file_too_large', { code: 'conflict', when: 'Your account holds as many documents as it may; see the upload limits.', message: 'this account has reached its document quota' }],
+    success: {
+      status: 201,
+      description: 'The stored document',
+      schema: out.envelope(out.document),
+      example: ok('Document uploaded', {
+        ...example.document,
+        category: 'business',
+        document_type: 'business_registration',
+        file_name: 'certificate.pdf',
+      }),
+    },
+    codes: [
+      'unsupported_file_type',
+      'file_too_large',
+      {
+        code: 'conflict',
+        when: 'Your account holds as many documents as it may; see the upload limits.',
+        message: 'this account has reached its document quota',
+      },
+    ],
   },
-  { method: 'get', path: '/v1/documents', tag: 'Live access', summary: 'List uploaded documents', security: ['session'], success: { status: 200, description: 'Documents', schema: out.envelope(z.object({ documents: z.array(out.document) })), example: ok('Documents retrieved', { documents: [example.document] }) } },
+  {
+    method: 'get',
+    path: '/v1/documents',
+    tag: 'Live access',
+    summary: 'List uploaded documents',
+    security: ['session'],
+    success: {
+      status: 200,
+      description: 'Documents',
+      schema: out.envelope(z.object({ documents: z.array(out.document) })),
+      example: ok('Documents retrieved', { documents: [example.document] }),
+    },
+  },
   {
     method: 'post',
     path: '/v1/developer/live-access/request',
     tag: 'Live access',
     summary: 'Request live access',
-    description: 'Starts the review of your business for live payments. Needs an identity document (a passport, a driver\'s licence, or both sides of a national ID) and a business registration certificate uploaded first; one request at a time.',
+    description:
+      "Starts the review of your business for live payments. Needs an identity document (a passport, a driver's licence, or both sides of a national ID) and a business registration certificate uploaded first; one request at a time.",
     security: ['session'],
     body: liveAccessRequestBody,
-    bodyExample: { business_name: 'Kigali Books', business_type: 'e_commerce', business_website: 'https://kigalibooks.example.com', expected_monthly_volume: 5000000, use_case: 'Online book shop collecting mobile money and card payments in Rwanda', compliance_acknowledged: true },
-    success: { status: 201, description: 'The request, under review', schema: out.envelope(out.liveAccessStatus), example: ok('Live access requested', example.liveAccessStatus) },
+    bodyExample: {
+      business_name: 'Kigali Books',
+      business_type: 'e_commerce',
+      business_website: 'https://kigalibooks.example.com',
+      expected_monthly_volume: 5000000,
+      use_case: 'Online book shop collecting mobile money and card payments in Rwanda',
+      compliance_acknowledged: true,
+    },
+    success: {
+      status: 201,
+      description: 'The request, under review',
+      schema: out.envelope(out.liveAccessStatus),
+      example: ok('Live access requested', example.liveAccessStatus),
+    },
     codes: [
-      { code: 'documents_missing', details: [{ field: 'business_registration', message: 'upload a business registration certificate' }] },
-      { code: 'conflict', when: 'Live access is granted already, or a request is still open.', message: 'live access is already granted to this account' },
+      {
+        code: 'documents_missing',
+        details: [{ field: 'business_registration', message: 'upload a business registration certificate' }],
+      },
+      {
+        code: 'conflict',
+        when: 'Live access is granted already, or a request is still open.',
+        message: 'live access is already granted to this account',
+      },
     ],
   },
-  { method: 'get', path: '/v1/developer/live-access/status', tag: 'Live access', summary: 'Live access status', security: ['session'], success: { status: 200, description: 'The status', schema: out.envelope(out.liveAccessStatus), example: ok('Live access status retrieved', example.liveAccessStatus) } },
+  {
+    method: 'get',
+    path: '/v1/developer/live-access/status',
+    tag: 'Live access',
+    summary: 'Live access status',
+    security: ['session'],
+    success: {
+      status: 200,
+      description: 'The status',
+      schema: out.envelope(out.liveAccessStatus),
+      example: ok('Live access status retrieved', example.liveAccessStatus),
+    },
+  },
   {
     method: 'post',
     path: '/v1/developer/live-access/respond',
     tag: 'Live access',
     summary: 'Answer the reviewers',
-    description: 'Answers the reviewers\' question when the request is `more_info_required`; the review then resumes.',
+    description: "Answers the reviewers' question when the request is `more_info_required`; the review then resumes.",
     security: ['session'],
     body: respondBody,
     bodyExample: { message: 'Our business registration number is 108234567; the certificate is uploaded.' },
-    success: { status: 200, description: 'Recorded; the review resumed', schema: out.envelope(out.liveAccessStatus), example: ok('Response received; the review resumed', example.liveAccessStatus) },
+    success: {
+      status: 200,
+      description: 'Recorded; the review resumed',
+      schema: out.envelope(out.liveAccessStatus),
+      example: ok('Response received; the review resumed', example.liveAccessStatus),
+    },
     otherSuccess: [{ status: 202, description: 'Recorded; the review resumes shortly' }],
-    codes: [{ code: 'conflict', when: 'No request is waiting for information from you.', message: 'no live access request is waiting for information from you (the request is under_review)' }],
+    codes: [
+      {
+        code: 'conflict',
+        when: 'No request is waiting for information from you.',
+        message: 'no live access request is waiting for information from you (the request is under_review)',
+      },
+    ],
   },
   {
     method: 'post',
     path: '/v1/developer/live-access/live-key',
     tag: 'Live access',
     summary: 'Reveal your first live key',
-    description: 'Answers the live secret key created when live access was approved, once: store it. Roll the live keys for a new one. Takes no body; one sent must be JSON, as on every endpoint.',
+    description:
+      'Answers the live secret key created when live access was approved, once: store it. Roll the live keys for a new one. Takes no body; one sent must be JSON, as on every endpoint.',
     security: ['session'],
-    success: { status: 200, description: 'The live key; never shown again', schema: out.envelope(out.revealedKey), example: ok('Live key revealed; it is not shown again', example.revealedKey) },
+    success: {
+      status: 200,
+      description: 'The live key; never shown again',
+      schema: out.envelope(out.revealedKey),
+      example: ok('Live key revealed; it is not shown again', example.revealedKey),
+    },
     errors: [400, 404],
     codes: [
-      { code: 'not_found', when: 'Live access has not been approved.', message: 'no live key yet: live access has not been approved' },
-      { code: 'conflict', when: 'The live key was revealed already.', message: 'the live key was already revealed; it is shown only once (roll it for a new one)' },
+      {
+        code: 'not_found',
+        when: 'Live access has not been approved.',
+        message: 'no live key yet: live access has not been approved',
+      },
+      {
+        code: 'conflict',
+        when: 'The live key was revealed already.',
+        message: 'the live key was already revealed; it is shown only once (roll it for a new one)',
+      },
     ],
   },
 
-  { method: 'get', path: '/v1/developer/webhooks', tag: 'Webhooks', summary: 'List webhook endpoints', description: DASHBOARD_CREDENTIALS, security: DEVELOPER, success: { status: 200, description: 'Webhooks', schema: out.envelope(z.object({ webhooks: z.array(out.webhook) })), example: ok('Webhooks retrieved', { webhooks: [example.webhook] }) } },
+  {
+    method: 'get',
+    path: '/v1/developer/webhooks',
+    tag: 'Webhooks',
+    summary: 'List webhook endpoints',
+    description: DASHBOARD_CREDENTIALS,
+    security: DEVELOPER,
+    success: {
+      status: 200,
+      description: 'Webhooks',
+      schema: out.envelope(z.object({ webhooks: z.array(out.webhook) })),
+      example: ok('Webhooks retrieved', { webhooks: [example.webhook] }),
+    },
+  },
   {
     method: 'post',
     path: '/v1/developer/webhooks',
     tag: 'Webhooks',
     summary: 'Create a webhook endpoint',
-    description: 'Subscribes `url` to `events` (see the `webhooks` section for each payload). Live endpoints must be `https` and resolve to public addresses. The answer carries the signing secret, shown only here. At most 16 endpoints per environment.',
+    description:
+      'Subscribes `url` to `events` (see the `webhooks` section for each payload). Live endpoints must be `https` and resolve to public addresses. The answer carries the signing secret, shown only here. At most 16 endpoints per environment.',
     security: ['secretKey', 'session'],
     body: createWebhookBody,
-    bodyExample: { url: 'https://shop.example.com/paycollect/webhooks', events: ['payment.completed', 'payment.failed', 'refund.completed'], description: 'Order fulfilment' },
-    success: { status: 201, description: 'The webhook with its signing secret, shown once', schema: out.envelope(out.webhookWithSecret), example: ok('Webhook created', example.webhookWithSecret) },
-    codes: [{ code: 'conflict', when: 'The environment has 16 webhook endpoints already.', message: 'at most 16 webhooks per merchant and environment; delete one first' }],
+    bodyExample: {
+      url: 'https://shop.example.com/paycollect/webhooks',
+      events: ['payment.completed', 'payment.failed', 'refund.completed'],
+      description: 'Order fulfilment',
+    },
+    success: {
+      status: 201,
+      description: 'The webhook with its signing secret, shown once',
+      schema: out.envelope(out.webhookWithSecret),
+      example: ok('Webhook created', example.webhookWithSecret),
+    },
+    codes: [
+      {
+        code: 'conflict',
+        when: 'The environment has 16 webhook endpoints already.',
+        message: 'at most 16 webhooks per merchant and environment; delete one first',
+      },
+    ],
   },
-  { method: 'get', path: '/v1/developer/webhooks/{id}', tag: 'Webhooks', summary: 'Retrieve a webhook endpoint', description: DASHBOARD_CREDENTIALS, security: DEVELOPER, success: { status: 200, description: 'The webhook', schema: out.envelope(out.webhook), example: ok('Webhook retrieved', example.webhook) } },
+  {
+    method: 'get',
+    path: '/v1/developer/webhooks/{id}',
+    tag: 'Webhooks',
+    summary: 'Retrieve a webhook endpoint',
+    description: DASHBOARD_CREDENTIALS,
+    security: DEVELOPER,
+    success: {
+      status: 200,
+      description: 'The webhook',
+      schema: out.envelope(out.webhook),
+      example: ok('Webhook retrieved', example.webhook),
+    },
+  },
   {
     method: 'put',
     path: '/v1/developer/webhooks/{id}',
     tag: 'Webhooks',
     summary: 'Update a webhook endpoint',
-    description: 'Changes any of `url`, `events`, `status` (`enabled` or `disabled`; enabling a `failed` endpoint takes it back) and `description`. Retries still to come use the new values.',
+    description:
+      'Changes any of `url`, `events`, `status` (`enabled` or `disabled`; enabling a `failed` endpoint takes it back) and `description`. Retries still to come use the new values.',
     security: DEVELOPER,
     body: updateWebhookBody,
     bodyExample: { status: 'disabled' },
-    success: { status: 200, description: 'The webhook', schema: out.envelope(out.webhook), example: ok('Webhook updated', { ...example.webhook, status: 'disabled' }) },
+    success: {
+      status: 200,
+      description: 'The webhook',
+      schema: out.envelope(out.webhook),
+      example: ok('Webhook updated', { ...example.webhook, status: 'disabled' }),
+    },
   },
-  { method: 'delete', path: '/v1/developer/webhooks/{id}', tag: 'Webhooks', summary: 'Delete a webhook endpoint', description: 'Deletes the endpoint; deliveries waiting for a retry end `cancelled`.', security: DEVELOPER, body: emptyBody, bodyExample: {}, success: { status: 200, description: 'Deleted', schema: out.envelope(z.object({ id: z.string(), deleted: z.literal(true) })), example: ok('Webhook deleted', { id: example.ids.webhook, deleted: true }) } },
+  {
+    method: 'delete',
+    path: '/v1/developer/webhooks/{id}',
+    tag: 'Webhooks',
+    summary: 'Delete a webhook endpoint',
+    description: 'Deletes the endpoint; deliveries waiting for a retry end `cancelled`.',
+    security: DEVELOPER,
+    body: emptyBody,
+    bodyExample: {},
+    success: {
+      status: 200,
+      description: 'Deleted',
+      schema: out.envelope(z.object({ id: z.string(), deleted: z.literal(true) })),
+      example: ok('Webhook deleted', { id: example.ids.webhook, deleted: true }),
+    },
+  },
   {
     method: 'post',
     path: '/v1/developer/webhooks/{id}/test',
     tag: 'Webhooks',
     summary: 'Send a test delivery',
-    description: 'Sends one `webhook.test` event to the endpoint now, a single attempt, and answers its outcome. The endpoint\'s status does not change, whatever the answer.',
+    description:
+      "Sends one `webhook.test` event to the endpoint now, a single attempt, and answers its outcome. The endpoint's status does not change, whatever the answer.",
     security: DEVELOPER,
     body: emptyBody,
     bodyExample: {},
-    success: { status: 200, description: 'The attempt\'s outcome', schema: out.envelope(out.testDelivery), example: ok('Test delivery sent', example.testDelivery) },
+    success: {
+      status: 200,
+      description: "The attempt's outcome",
+      schema: out.envelope(out.testDelivery),
+      example: ok('Test delivery sent', example.testDelivery),
+    },
   },
   {
     method: 'post',
     path: '/v1/developer/webhooks/{id}/rotate-secret',
     tag: 'Webhooks',
     summary: 'Rotate the signing secret',
-    description: 'Answers a new secret, shown only here. For 24 hours, until `previous_secret_expires_at`, every delivery is signed with both secrets, so you can deploy the new one at any moment that day.',
+    description:
+      'Answers a new secret, shown only here. For 24 hours, until `previous_secret_expires_at`, every delivery is signed with both secrets, so you can deploy the new one at any moment that day.',
     security: DEVELOPER,
     body: emptyBody,
     bodyExample: {},
-    success: { status: 200, description: 'The webhook with its new secret, shown once', schema: out.envelope(out.webhookWithSecret), example: ok('Webhook secret rotated', { ...example.webhookWithSecret, previous_secret_expires_at: '2026-11-25T10:00:00.000Z' }) },
+    success: {
+      status: 200,
+      description: 'The webhook with its new secret, shown once',
+      schema: out.envelope(out.webhookWithSecret),
+      example: ok('Webhook secret rotated', {
+        ...example.webhookWithSecret,
+        previous_secret_expires_at: '2026-11-25T10:00:00.000Z',
+      }),
+    },
   },
   {
     method: 'get',
     path: '/v1/developer/webhooks/{id}/deliveries',
     tag: 'Webhooks',
     summary: 'List deliveries',
-    description: 'The endpoint\'s deliveries with each attempt (time, status code, the first 1 KiB of the answer, duration, error), newest first.',
+    description:
+      "The endpoint's deliveries with each attempt (time, status code, the first 1 KiB of the answer, duration, error), newest first.",
     security: DEVELOPER,
     query: listDeliveriesQuery,
-    success: { status: 200, description: 'A page of deliveries, newest first', schema: out.envelope(z.object({ deliveries: z.array(out.delivery), pagination: out.pagination })), example: ok('Deliveries retrieved', { deliveries: [example.delivery], pagination: { page: 1, limit: 10, total: 1, total_pages: 1 } }) },
+    success: {
+      status: 200,
+      description: 'A page of deliveries, newest first',
+      schema: out.envelope(z.object({ deliveries: z.array(out.delivery), pagination: out.pagination })),
+      example: ok('Deliveries retrieved', {
+        deliveries: [example.delivery],
+        pagination: { page: 1, limit: 10, total: 1, total_pages: 1 },
+      }),
+    },
   },
   {
     method: 'post',
@@ -528,47 +1115,138 @@ export const ROUTE_DOCS: RouteDoc[] = [
     security: DEVELOPER,
     body: emptyBody,
     bodyExample: {},
-    success: { status: 201, description: 'The new delivery', schema: out.envelope(out.delivery), example: ok('Delivery retry started', { ...example.delivery, id: 'dlv_3Gh5Ij7Kl9Mn1Op3Qr5St7Uv', status: 'pending', attempt_count: 0, attempts: [], retry_of: example.ids.delivery }) },
-    codes: [{ code: 'conflict', when: 'The endpoint is disabled or failed with 410 Gone (enable it first), or the delivery was a test.', message: `webhook ${example.ids.webhook} is disabled; enable it before retrying a delivery` }],
+    success: {
+      status: 201,
+      description: 'The new delivery',
+      schema: out.envelope(out.delivery),
+      example: ok('Delivery retry started', {
+        ...example.delivery,
+        id: 'dlv_3Gh5Ij7Kl9Mn1Op3Qr5St7Uv',
+        status: 'pending',
+        attempt_count: 0,
+        attempts: [],
+        retry_of: example.ids.delivery,
+      }),
+    },
+    codes: [
+      {
+        code: 'conflict',
+        when: 'The endpoint is disabled or failed with 410 Gone (enable it first), or the delivery was a test.',
+        message: `webhook ${example.ids.webhook} is disabled; enable it before retrying a delivery`,
+      },
+    ],
   },
 
-  { method: 'get', path: '/v1/developer/keys', tag: 'Keys', summary: 'List secret keys', description: 'Your secret keys, masked; never their secrets. Session token only.', security: ['session'], query: environmentOnlyQuery, success: { status: 200, description: 'Keys', schema: out.envelope(z.object({ keys: z.array(out.keySummary) })), example: ok('Keys retrieved', { keys: [example.keySummary] }) } },
+  {
+    method: 'get',
+    path: '/v1/developer/keys',
+    tag: 'Keys',
+    summary: 'List secret keys',
+    description: 'Your secret keys, masked; never their secrets. Session token only.',
+    security: ['session'],
+    query: environmentOnlyQuery,
+    success: {
+      status: 200,
+      description: 'Keys',
+      schema: out.envelope(z.object({ keys: z.array(out.keySummary) })),
+      example: ok('Keys retrieved', { keys: [example.keySummary] }),
+    },
+  },
   {
     method: 'post',
     path: '/v1/developer/keys/{environment}/roll',
     tag: 'Keys',
     summary: 'Roll the secret keys',
-    description: 'Creates a new key for the environment, shown only in this answer, and lets the previous keys work for `expires_in_hours` more (default 24, 0 = stop now). Session token only.',
+    description:
+      'Creates a new key for the environment, shown only in this answer, and lets the previous keys work for `expires_in_hours` more (default 24, 0 = stop now). Session token only.',
     security: ['session'],
     body: rollKeyBody,
     bodyExample: { expires_in_hours: 24 },
     success: {
       status: 201,
       description: 'The new key, shown once',
-      schema: out.envelope(z.object({ key: z.object({ id: z.string(), environment: z.string(), secret: z.string(), last4: z.string(), created_at: z.string() }), previous_keys_expire_at: z.string() })),
-      example: ok('Key rolled', { key: { id: example.ids.apiKey, environment: 'sandbox', secret: example.exampleSecretKey, last4: example.exampleSecretKey.slice(-4), created_at: '2026-11-24T12:00:00.000Z' }, previous_keys_expire_at: '2026-11-25T12:00:00.000Z' }),
+      schema: out.envelope(
+        z.object({
+          key: z.object({
+            id: z.string(),
+            environment: z.string(),
+            secret: z.string(),
+            last4: z.string(),
+            created_at: z.string(),
+          }),
+          previous_keys_expire_at: z.string(),
+        }),
+      ),
+      example: ok('Key rolled', {
+        key: {
+          id: example.ids.apiKey,
+          environment: 'sandbox',
+          secret: example.exampleSecretKey,
+          last4: example.exampleSecretKey.slice(-4),
+          created_at: '2026-11-24T12:00:00.000Z',
+        },
+        previous_keys_expire_at: '2026-11-25T12:00:00.000Z',
+      }),
     },
-    codes: [{ code: 'conflict', when: 'The environment has no active key to roll (live before approval).', message: 'there is no active live key to roll' }],
+    codes: [
+      {
+        code: 'conflict',
+        when: 'The environment has no active key to roll (live before approval).',
+        message: 'there is no active live key to roll',
+      },
+    ],
   },
 ];
 
 const SECURITY_SCHEMES = {
-  secretKey: { type: 'http', scheme: 'bearer', bearerFormat: 'sk_sandbox_… or sk_live_…', description: 'Your secret key, `Authorization: Bearer sk_sandbox_…` (or `sk_live_…`); the key decides the environment. Keep it on your server.' },
-  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Your secret key in the `X-API-Key` header, for the merchant-scoped endpoints.' },
-  session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A session token from `POST /v1/auth/login`, valid for one hour, for the dashboard endpoints.' },
+  secretKey: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'sk_sandbox_… or sk_live_…',
+    description:
+      'Your secret key, `Authorization: Bearer sk_sandbox_…` (or `sk_live_…`); the key decides the environment. Keep it on your server.',
+  },
+  apiKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'Your secret key in the `X-API-Key` header, for the merchant-scoped endpoints.',
+  },
+  session: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'A session token from `POST /v1/auth/login`, valid for one hour, for the dashboard endpoints.',
+  },
 } as const;
 
 /** The tags in the order the reference page shows them, with what each groups. */
 const TAGS = [
-  { name: 'Payments', description: 'Create, list, retrieve, cancel and refund payments, with amounts in minor units and your secret key.' },
-  { name: 'Merchant-scoped payments', description: 'The same payments under your merchant id, with decimal-string amounts, `X-API-Key` and `{error}` answers.' },
-  { name: 'Events', description: 'Everything that happened to your payments and webhooks, as webhook deliveries carry it.' },
+  {
+    name: 'Payments',
+    description: 'Create, list, retrieve, cancel and refund payments, with amounts in minor units and your secret key.',
+  },
+  {
+    name: 'Merchant-scoped payments',
+    description:
+      'The same payments under your merchant id, with decimal-string amounts, `X-API-Key` and `{error}` answers.',
+  },
+  {
+    name: 'Events',
+    description: 'Everything that happened to your payments and webhooks, as webhook deliveries carry it.',
+  },
   { name: 'Webhooks', description: 'Endpoints that receive your events, signed; their deliveries and attempts.' },
   { name: 'Webhook events', description: 'What each webhook delivery carries and how it is signed.' },
-  { name: 'Sandbox', description: 'Stand-ins for the customer in the sandbox: confirm a test card, make a bank transfer arrive.' },
+  {
+    name: 'Sandbox',
+    description: 'Stand-ins for the customer in the sandbox: confirm a test card, make a bank transfer arrive.',
+  },
   { name: 'Auth', description: 'Your developer account and session tokens.' },
   { name: 'Keys', description: 'Your secret keys.' },
-  { name: 'Dashboard', description: 'What the merchant dashboard reads: profile, transactions, analytics, activity, payment timelines.' },
+  {
+    name: 'Dashboard',
+    description: 'What the merchant dashboard reads: profile, transactions, analytics, activity, payment timelines.',
+  },
   { name: 'Live access', description: 'Documents and the review that opens live payments.' },
   { name: 'Providers', description: 'Callbacks of the payment providers (not for merchants).' },
   { name: 'Operations', description: 'Health, metrics and this document.' },
@@ -599,18 +1277,34 @@ function pathParams(routePath: string): z.ZodObject | undefined {
 }
 
 /** `Retry-After` of 429 and 503 answers. */
-const retryAfterHeader = z.object({ 'Retry-After': z.string().openapi({ description: 'Seconds to wait before retrying', example: '12' }) });
+const retryAfterHeader = z.object({
+  'Retry-After': z.string().openapi({ description: 'Seconds to wait before retrying', example: '12' }),
+});
 
 /** `Idempotent-Replayed` of answers replayed for a repeated `Idempotency-Key`. */
-const replayedHeader = z.object({ 'Idempotent-Replayed': z.literal('true').optional().openapi({ description: 'Present when this answer is the replay of an earlier request with the same `Idempotency-Key`' }) });
+const replayedHeader = z.object({
+  'Idempotent-Replayed': z.literal('true').optional().openapi({
+    description: 'Present when this answer is the replay of an earlier request with the same `Idempotency-Key`',
+  }),
+});
 
 function toRouteConfig(doc: RouteDoc, errors: { envelope: z.ZodType; plain: z.ZodType }): RouteConfig {
   const errorSchema = doc.plainErrors ? errors.plain : errors.envelope;
-  const successContent = { [doc.success.contentType ?? 'application/json']: { schema: doc.success.schema, ...(doc.success.example === undefined ? {} : { example: doc.success.example }) } };
-  const responses: RouteConfig['responses'] = {
-    [doc.success.status]: { description: doc.success.description, content: successContent, ...(doc.idempotent ? { headers: replayedHeader } : {}) },
+  const successContent = {
+    [doc.success.contentType ?? 'application/json']: {
+      schema: doc.success.schema,
+      ...(doc.success.example === undefined ? {} : { example: doc.success.example }),
+    },
   };
-  for (const other of doc.otherSuccess ?? []) responses[other.status] = { description: other.description, content: successContent };
+  const responses: RouteConfig['responses'] = {
+    [doc.success.status]: {
+      description: doc.success.description,
+      content: successContent,
+      ...(doc.idempotent ? { headers: replayedHeader } : {}),
+    },
+  };
+  for (const other of doc.otherSuccess ?? [])
+    responses[other.status] = { description: other.description, content: successContent };
   const context = {
     body: doc.body ? { zod: doc.body, multipart: doc.bodyContentType === 'multipart/form-data' } : undefined,
     security: doc.security ?? [],
@@ -623,11 +1317,29 @@ function toRouteConfig(doc: RouteDoc, errors: { envelope: z.ZodType; plain: z.Zo
     responses[status] = {
       description: errorDescription(status, codes),
       ...(status === 429 || status === 503 ? { headers: retryAfterHeader } : {}),
-      content: { 'application/json': { schema: errorSchema, examples: errorExamples(codes, doc.plainErrors ?? false) } },
+      content: {
+        'application/json': { schema: errorSchema, examples: errorExamples(codes, doc.plainErrors ?? false) },
+      },
     };
   }
-  const headers = doc.headers ?? (doc.idempotent ? z.object({ 'Idempotency-Key': z.string().max(255).optional().openapi({ description: 'Makes a retry safe: the same key and body within 24 hours answer the first result again', example: 'order-1042-attempt-1' }) }) : undefined);
-  const bodyContent = doc.body ? { [doc.bodyContentType ?? 'application/json']: { schema: doc.body, ...(doc.bodyExample === undefined ? {} : { example: doc.bodyExample }) } } : undefined;
+  const headers =
+    doc.headers ??
+    (doc.idempotent
+      ? z.object({
+          'Idempotency-Key': z.string().max(255).optional().openapi({
+            description: 'Makes a retry safe: the same key and body within 24 hours answer the first result again',
+            example: 'order-1042-attempt-1',
+          }),
+        })
+      : undefined);
+  const bodyContent = doc.body
+    ? {
+        [doc.bodyContentType ?? 'application/json']: {
+          schema: doc.body,
+          ...(doc.bodyExample === undefined ? {} : { example: doc.bodyExample }),
+        },
+      }
+    : undefined;
   return {
     method: doc.method,
     path: doc.path,
@@ -648,16 +1360,22 @@ function toRouteConfig(doc: RouteDoc, errors: { envelope: z.ZodType; plain: z.Zo
 
 /** What the document is built from. */
 export interface OpenApiOptions {
-  /** The API's public base URL, the document's only server (PUBLIC_BASE_URL); default `/`, the address the document was fetched from. */
+  /**
+   * The API's public base URL, the document's only server (PUBLIC_BASE_URL); default `/`, the address the document was
+   * fetched from.
+   */
   serverUrl?: string;
   /** Route docs added by other areas. */
   extra?: RouteDoc[];
 }
 
 /** Builds the OpenAPI 3.1 document of {@link ROUTE_DOCS}, the webhook events and extra route docs. */
-export function buildOpenApiDocument(options: OpenApiOptions = {}): ReturnType<OpenApiGeneratorV31['generateDocument']> {
+export function buildOpenApiDocument(
+  options: OpenApiOptions = {},
+): ReturnType<OpenApiGeneratorV31['generateDocument']> {
   const registry = new OpenAPIRegistry();
-  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) registry.registerComponent('securitySchemes', name, { ...scheme });
+  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES))
+    registry.registerComponent('securitySchemes', name, { ...scheme });
   const errors = {
     envelope: registry.register('EnvelopeError', out.envelopeError),
     plain: registry.register('MerchantScopedError', out.plainError),
@@ -672,7 +1390,12 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): ReturnType<O
       description: INTRODUCTION,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: options.serverUrl ?? '/', description: options.serverUrl ? 'This API' : 'The address this document was fetched from' }],
+    servers: [
+      {
+        url: options.serverUrl ?? '/',
+        description: options.serverUrl ? 'This API' : 'The address this document was fetched from',
+      },
+    ],
     tags: TAGS,
   });
 }
@@ -686,7 +1409,10 @@ const DOCS_HTML = `<!doctype html>
 /** The file names of swagger-ui-dist's assets: letters, digits, `.`, `_` and `-`, not starting with a dot. */
 const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
-/** `GET /v1/openapi.json` (built once, with `options.serverUrl` as its server) and the `/docs` page with its Swagger UI assets. */
+/**
+ * `GET /v1/openapi.json` (built once, with `options.serverUrl` as its server) and the `/docs` page with its Swagger UI
+ * assets.
+ */
 export function openApiRoutes(options: OpenApiOptions = {}): Router {
   const document = buildOpenApiDocument(options);
   const router = apiRouter();

@@ -1,4 +1,7 @@
-/** Page-numbered lists of the developer API (docs/limits.md#lists, docs/live-access.md#audit-log): `page` ≥ 1 (default 1), `limit` 1–100 (default 10). */
+/**
+ * Page-numbered lists of the developer API (docs/limits.md#lists, docs/live-access.md#audit-log): `page` ≥ 1 (default
+ * 1), `limit` 1–100 (default 10).
+ */
 import { z } from '../lib/zod';
 
 /** The query fields of a paginated list, for `z.strictObject({...pageQueryFields, …})`. */

@@ -1,8 +1,10 @@
 /**
- * `npm run admin -- <command>`: the admin command of reviewers and operators (docs/live-access.md#admin-command). It reads its
+ * `npm run admin -- <command>`: the admin command of reviewers and operators (docs/live-access.md#admin-command). It
+ * reads its
  * settings from the environment (DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
  * DOCUMENT_STORE_DIR…), reads PostgreSQL directly and sends decisions to the review workflows as
- * Temporal signals (docs/live-access.md#review). Every command has `--help`. Exit status: 0 done, 1 an error (unknown id,
+ * Temporal signals (docs/live-access.md#review). Every command has `--help`. Exit status: 0 done, 1 an error (unknown
+ * id,
  * a decision on a closed request, bad arguments), 78 bad configuration; an error is one line on
  * standard error, never a stack trace. Text that developers wrote (names, file names, answers,
  * e-mail addresses) is printed with control characters escaped (./printable.ts), so a stored string
@@ -27,7 +29,16 @@ import { DomainError } from '../domain/errors';
 import { LIVE_ACCESS_REQUEST_STATUSES, type LiveAccessRequestStatus } from '../domain/live-access';
 import { PLANS } from '../domain/plans';
 import { createBlobStore } from '../lib/blob-store';
-import { decide, listRequests, setLimits, setPlan, showRequest, type Decision, type RequestDetails, type ReviewServiceDeps } from '../services/review-service';
+import {
+  decide,
+  listRequests,
+  setLimits,
+  setPlan,
+  showRequest,
+  type Decision,
+  type RequestDetails,
+  type ReviewServiceDeps,
+} from '../services/review-service';
 import { connectClient } from '../temporal';
 import { isOutage } from '../lib/outage';
 import { printable, printableJson } from './printable';
@@ -54,7 +65,11 @@ class Resources {
 
   deps(): ReviewServiceDeps {
     this.db ??= createDb(this.config.DATABASE_URL, 2);
-    return { db: this.db, blobs: createBlobStore(this.config), temporal: () => (this.client ??= connectClient(this.config)) };
+    return {
+      db: this.db,
+      blobs: createBlobStore(this.config),
+      temporal: () => (this.client ??= connectClient(this.config)),
+    };
   }
 
   /** Closes what was opened; a Temporal connection that never came up has nothing to close. */
@@ -67,7 +82,8 @@ class Resources {
 
 function positiveInteger(value: string): number {
   const parsed = Number(value);
-  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < 1) throw new InvalidArgumentError('must be a positive integer');
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < 1)
+    throw new InvalidArgumentError('must be a positive integer');
   return parsed;
 }
 
@@ -89,7 +105,16 @@ function defaultReviewer(): string {
 function table(rows: string[][]): string {
   rows = rows.map((row) => row.map(printable));
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((row) =>
+        row
+          .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 function formatList(requests: LiveAccessRequestRecord[]): string {
@@ -133,7 +158,9 @@ function formatDetails(details: RequestDetails): string {
     const kind = `${d.category}/${d.documentType}${d.side ? `/${d.side}` : ''}`;
     lines.push(`  ${d.id}  ${kind}  "${d.fileName}"  ${d.contentType}  ${d.size} bytes  uploaded ${d.uploadedAt}`);
     lines.push(`      sha256 ${d.sha256}`);
-    lines.push(`      replaced by ${d.supersededBy} at ${d.supersededAt}${d.fileRemovedAt ? `; file deleted ${d.fileRemovedAt}` : `; file still at ${d.location}`}`);
+    lines.push(
+      `      replaced by ${d.supersededBy} at ${d.supersededAt}${d.fileRemovedAt ? `; file deleted ${d.fileRemovedAt}` : `; file still at ${d.location}`}`,
+    );
   }
   const conversation = details.conversation.map(escapeStrings);
   lines.push(`Conversation (${conversation.length})`);
@@ -143,12 +170,16 @@ function formatDetails(details: RequestDetails): string {
 
 /** `record` with each of its string fields escaped with {@link printable}; other fields as they are. */
 function escapeStrings<T extends object>(record: T): T {
-  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, typeof value === 'string' ? printable(value) : value])) as T;
+  return Object.fromEntries(
+    Object.entries(record).map(([key, value]) => [key, typeof value === 'string' ? printable(value) : value]),
+  ) as T;
 }
 
 function formatMerchant(raw: MerchantSettings): string {
   const merchant = escapeStrings(raw);
-  const limits = merchant.customLimits ? `${merchant.customLimits.perMinute}/min, ${merchant.customLimits.perHour}/h` : 'none';
+  const limits = merchant.customLimits
+    ? `${merchant.customLimits.perMinute}/min, ${merchant.customLimits.perHour}/h`
+    : 'none';
   return `merchant ${merchant.merchantId}: plan ${merchant.plan}, live access ${merchant.hasLiveAccess ? 'yes' : 'no'}, custom limits ${limits}\n`;
 }
 
@@ -163,20 +194,31 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
 
   async function decideAndReport(id: string, decision: Decision, waitSeconds: number): Promise<void> {
     const outcome = await decide(resources().deps(), id, decision, waitSeconds * 1000);
-    const verb = { approve: 'approved', reject: 'rejected', request_info: 'asked for more information on' }[decision.type];
+    const verb = { approve: 'approved', reject: 'rejected', request_info: 'asked for more information on' }[
+      decision.type
+    ];
     if (!outcome.applied) {
-      io.out(`${decision.type} sent to ${printable(id)}; the review has not recorded it yet (is a worker running?) — it will when one runs\n`);
+      io.out(
+        `${decision.type} sent to ${printable(id)}; the review has not recorded it yet (is a worker running?) — it will when one runs\n`,
+      );
       return;
     }
-    const key = outcome.request.liveKeyId ? `; first live key ${outcome.request.liveKeyId} created, shown once to the developer` : '';
+    const key = outcome.request.liveKeyId
+      ? `; first live key ${outcome.request.liveKeyId} created, shown once to the developer`
+      : '';
     io.out(`${verb} ${printable(id)} as ${printable(decision.reviewer)}${key}; status ${outcome.request.status}\n`);
   }
 
-  const reviewerOption = () => new Option('--reviewer <name>', 'who decides, for the audit log').default(defaultReviewer(), 'your user name');
+  const reviewerOption = () =>
+    new Option('--reviewer <name>', 'who decides, for the audit log').default(defaultReviewer(), 'your user name');
   const waitOption = () =>
-    new Option('--wait <seconds>', 'how long to wait for the review to record the decision').argParser(positiveInteger).default(DEFAULT_WAIT_SECONDS);
+    new Option('--wait <seconds>', 'how long to wait for the review to record the decision')
+      .argParser(positiveInteger)
+      .default(DEFAULT_WAIT_SECONDS);
 
-  const liveAccess = program.command('live-access').description('review live access requests: list, show, approve, reject, ask for more information');
+  const liveAccess = program
+    .command('live-access')
+    .description('review live access requests: list, show, approve, reject, ask for more information');
   liveAccess
     .command('list')
     .description('list requests, oldest first')
@@ -222,7 +264,11 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
     .addOption(reviewerOption())
     .addOption(waitOption())
     .action(async (id: string, options: { message: string; reviewer: string; wait: number }) => {
-      await decideAndReport(id, { type: 'request_info', reviewer: options.reviewer, message: options.message }, options.wait);
+      await decideAndReport(
+        id,
+        { type: 'request_info', reviewer: options.reviewer, message: options.message },
+        options.wait,
+      );
     });
 
   const merchant = program.command('merchant').description("set a merchant's plan and custom rate limits");
@@ -243,7 +289,16 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
     .requiredOption('--per-hour <n>', 'requests per hour', positiveInteger)
     .option('--operator <name>', 'who changes them, for the audit log', defaultReviewer())
     .action(async (merchantId: string, options: { perMinute: number; perHour: number; operator: string }) => {
-      io.out(formatMerchant(await setLimits(resources().deps(), merchantId, { perMinute: options.perMinute, perHour: options.perHour }, options.operator)));
+      io.out(
+        formatMerchant(
+          await setLimits(
+            resources().deps(),
+            merchantId,
+            { perMinute: options.perMinute, perHour: options.perHour },
+            options.operator,
+          ),
+        ),
+      );
     });
 
   return program;
@@ -254,7 +309,8 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
  * never a stack trace; stored text in the message (a reviewer's name…) escaped.
  */
 function oneLine(error: unknown): string {
-  if (isOutage(error)) return 'PostgreSQL or Temporal cannot be reached: is `npm start` running, or are DATABASE_URL and TEMPORAL_ADDRESS right?';
+  if (isOutage(error))
+    return 'PostgreSQL or Temporal cannot be reached: is `npm start` running, or are DATABASE_URL and TEMPORAL_ADDRESS right?';
   if (error instanceof ConfigError) {
     return `invalid configuration: ${printable(error.problems.join('; '))} (set it in the environment, or run the command in the checkout where \`npm start\` runs: it writes ${RUNTIME_SETTINGS_FILE})`;
   }
@@ -268,7 +324,12 @@ function oneLine(error: unknown): string {
  * @param runtimeFile the settings `npm start` wrote, instead of `var/runtime.json` in the working directory (tests)
  * @returns the exit status: 0 done, 1 error, 78 bad configuration (each with one line on `io.err`)
  */
-export async function runAdmin(argv: string[], io: AdminIo = processIo, env?: Record<string, string | undefined>, runtimeFile?: string): Promise<number> {
+export async function runAdmin(
+  argv: string[],
+  io: AdminIo = processIo,
+  env?: Record<string, string | undefined>,
+  runtimeFile?: string,
+): Promise<number> {
   let opened: Resources | undefined;
   const resources = () => {
     opened ??= new Resources(loadAdminConfig(env, runtimeFile));

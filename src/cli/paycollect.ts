@@ -55,12 +55,16 @@ class CliError extends Error {}
 
 /** What `trigger` knows how to emit, with the sandbox objects it creates (docs/payments.md, Sandbox scenarios). */
 export const TRIGGERS = {
-  'payment.completed': 'a mobile money payment to +250788000001 (completes at once): payment.created, payment.completed',
+  'payment.completed':
+    'a mobile money payment to +250788000001 (completes at once): payment.created, payment.completed',
   'payment.failed': 'a mobile money payment to +250788000002 (declined): payment.created, payment.failed',
   'payment.cancelled': 'a bank transfer, then cancelled: payment.created, payment.cancelled',
-  'refund.completed': 'a mobile money payment to +250788000001, refunded once completed: payment.created, payment.completed, refund.completed',
-  'refund.failed': 'a mobile money payment to +250788000006 (the provider refuses its refunds), refunded once completed: payment.created, payment.completed, refund.failed',
-  'payment.late_success': 'a mobile money payment to +250788000004 expiring after 60 s; the provider\'s success arrives 5 s after expiry: payment.created, payment.failed (expired), then payment.completed with reconciled_at',
+  'refund.completed':
+    'a mobile money payment to +250788000001, refunded once completed: payment.created, payment.completed, refund.completed',
+  'refund.failed':
+    'a mobile money payment to +250788000006 (the provider refuses its refunds), refunded once completed: payment.created, payment.completed, refund.failed',
+  'payment.late_success':
+    "a mobile money payment to +250788000004 expiring after 60 s; the provider's success arrives 5 s after expiry: payment.created, payment.failed (expired), then payment.completed with reconciled_at",
 } as const;
 
 /** A name `trigger` accepts. */
@@ -88,7 +92,8 @@ function httpUrl(value: string): URL {
   } catch {
     throw new InvalidArgumentError('must be an http:// or https:// URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http:// or https:// URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError('must be an http:// or https:// URL');
   return url;
 }
 
@@ -100,11 +105,17 @@ function apiRoot(value: string): string {
 const apiOptions = (command: Command) =>
   command
     .addOption(new Option('--api-key <key>', 'sandbox secret key (sk_sandbox_…)').env('PAYCOLLECT_API_KEY'))
-    .addOption(new Option('--api-base <url>', 'the service root').env('PAYCOLLECT_API_BASE').default(DEFAULT_API_BASE).argParser(apiRoot));
+    .addOption(
+      new Option('--api-base <url>', 'the service root')
+        .env('PAYCOLLECT_API_BASE')
+        .default(DEFAULT_API_BASE)
+        .argParser(apiRoot),
+    );
 
 /** The cause of a failed fetch, in one line (`connection refused (ECONNREFUSED)`, `timed out after 10 s`). */
 function networkReason(error: unknown): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return `timed out after ${FORWARD_TIMEOUT_MS / 1000} s`;
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+    return `timed out after ${FORWARD_TIMEOUT_MS / 1000} s`;
   const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
   const code = cause?.code;
   if (code === 'ECONNREFUSED') return 'connection refused (ECONNREFUSED)';
@@ -119,14 +130,17 @@ async function errorMessage(response: Response): Promise<string> {
   const text = await response.text().catch(() => '');
   try {
     const parsed = JSON.parse(text) as { error?: { code?: string; message?: string } };
-    if (parsed.error?.message) return `${response.status} ${parsed.error.code ?? ''}: ${parsed.error.message}`.replace(' :', ':');
+    if (parsed.error?.message)
+      return `${response.status} ${parsed.error.code ?? ''}: ${parsed.error.message}`.replace(' :', ':');
   } catch {
     // not the envelope
   }
   return `${response.status} ${response.statusText}`.trim();
 }
 
-/** One JSON request to the API with the secret key. @returns the envelope's `data` @throws CliError when it is not 2xx */
+/**
+ * One JSON request to the API with the secret key. @returns the envelope's `data` @throws CliError when it is not 2xx
+ */
 async function apiRequest(options: ApiOptions, method: string, path: string, body?: unknown): Promise<any> {
   let response: Response;
   try {
@@ -173,7 +187,10 @@ interface ListenOptions extends ApiOptions {
   forwardTo: URL;
 }
 
-/** The delivery payload the stream sends as each message's data (`{id, event, created_at, data}`, docs/webhooks.md#signatures). */
+/**
+ * The delivery payload the stream sends as each message's data (`{id, event, created_at, data}`,
+ * docs/webhooks.md#signatures).
+ */
 interface StreamedPayload {
   id: string;
   event: string;
@@ -185,7 +202,13 @@ interface StreamedPayload {
  * line: status and duration, or why it failed. Never throws for the receiver's faults.
  * @param body the event's payload as the stream sent it (JSON text), forwarded byte for byte
  */
-async function forward(options: ListenOptions, secret: string, body: string, io: CliIo, signal: AbortSignal): Promise<void> {
+async function forward(
+  options: ListenOptions,
+  secret: string,
+  body: string,
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<void> {
   let payload: StreamedPayload;
   try {
     payload = JSON.parse(body) as StreamedPayload;
@@ -223,13 +246,23 @@ async function forward(options: ListenOptions, secret: string, body: string, io:
 }
 
 /** How one connection to the stream ended. */
-type StreamEnd = { kind: 'ended' | 'dropped'; reason: string; connected: boolean } | { kind: 'wait'; reason: string; waitMs: number } | { kind: 'fatal'; reason: string };
+type StreamEnd =
+  | { kind: 'ended' | 'dropped'; reason: string; connected: boolean }
+  | { kind: 'wait'; reason: string; waitMs: number }
+  | { kind: 'fatal'; reason: string };
 
 /**
  * One connection to the stream: forwards its events one after the other until it ends.
- * @param state the last event id (`Last-Event-ID` of the next connection) and the server's retry delay, updated as messages come
+ * @param state the last event id (`Last-Event-ID` of the next connection) and the server's retry delay, updated as
+ *   messages come
  */
-async function streamOnce(options: ListenOptions, secret: string, state: { lastEventId?: string; retryMs: number }, io: CliIo, signal: AbortSignal): Promise<StreamEnd> {
+async function streamOnce(
+  options: ListenOptions,
+  secret: string,
+  state: { lastEventId?: string; retryMs: number },
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<StreamEnd> {
   const connection = new AbortController();
   const stop = () => connection.abort();
   signal.addEventListener('abort', stop, { once: true });
@@ -256,12 +289,26 @@ async function streamOnce(options: ListenOptions, secret: string, state: { lastE
     }
     if (response.status === 429) {
       const seconds = Number(response.headers.get('retry-after') ?? '10');
-      return { kind: 'wait', reason: printable(await errorMessage(response)), waitMs: (Number.isFinite(seconds) ? seconds : 10) * 1000 };
+      return {
+        kind: 'wait',
+        reason: printable(await errorMessage(response)),
+        waitMs: (Number.isFinite(seconds) ? seconds : 10) * 1000,
+      };
     }
-    if (response.status >= 500) return { kind: 'dropped', reason: `the stream answered ${printable(await errorMessage(response))}`, connected: false };
-    if (response.status !== 200 || !response.body) return { kind: 'fatal', reason: `the stream answered ${printable(await errorMessage(response))}` };
+    if (response.status >= 500)
+      return {
+        kind: 'dropped',
+        reason: `the stream answered ${printable(await errorMessage(response))}`,
+        connected: false,
+      };
+    if (response.status !== 200 || !response.body)
+      return { kind: 'fatal', reason: `the stream answered ${printable(await errorMessage(response))}` };
 
-    io.out(state.lastEventId ? `> Connected again, resuming after ${printable(state.lastEventId)}\n` : '> Connected to the event stream\n');
+    io.out(
+      state.lastEventId
+        ? `> Connected again, resuming after ${printable(state.lastEventId)}\n`
+        : '> Connected to the event stream\n',
+    );
     const pending: string[] = [];
     const reader = new SseReader({
       message: (message) => pending.push(message.data),
@@ -279,7 +326,11 @@ async function streamOnce(options: ListenOptions, secret: string, state: { lastE
       }
     } catch (error) {
       if (signal.aborted) return { kind: 'ended', reason: 'stopped', connected: true };
-      return { kind: 'dropped', reason: `the stream broke: ${networkReason(connection.signal.reason ?? error)}`, connected: true };
+      return {
+        kind: 'dropped',
+        reason: `the stream broke: ${networkReason(connection.signal.reason ?? error)}`,
+        connected: true,
+      };
     }
     return { kind: 'ended', reason: 'the server ended the stream', connected: true };
   } finally {
@@ -338,9 +389,17 @@ async function settledStatus(options: ApiOptions, paymentId: string, timeoutMs: 
 }
 
 /** A sandbox payment through `POST /v1/payments`. @returns the created payment's id and status */
-async function createPayment(options: ApiOptions, trigger: TriggerName, fields: Record<string, unknown>): Promise<{ id: string; status: string; expires_at?: string }> {
+async function createPayment(
+  options: ApiOptions,
+  trigger: TriggerName,
+  fields: Record<string, unknown>,
+): Promise<{ id: string; status: string; expires_at?: string }> {
   const body = { description: `paycollect trigger ${trigger}`, metadata: { source: 'paycollect trigger' }, ...fields };
-  return (await apiRequest(options, 'POST', '/v1/payments', body)) as { id: string; status: string; expires_at?: string };
+  return (await apiRequest(options, 'POST', '/v1/payments', body)) as {
+    id: string;
+    status: string;
+    expires_at?: string;
+  };
 }
 
 /**
@@ -353,10 +412,17 @@ async function trigger(name: string, parsed: ParsedApiOptions, io: CliIo): Promi
     throw new UsageError(`unknown event "${printable(name)}"; known events: ${Object.keys(TRIGGERS).join(', ')}`);
   }
   const options = withKey(parsed);
-  if (!options.apiKey.startsWith('sk_sandbox_')) throw new UsageError('trigger takes a sandbox secret key (sk_sandbox_…): it creates test payments');
+  if (!options.apiKey.startsWith('sk_sandbox_'))
+    throw new UsageError('trigger takes a sandbox secret key (sk_sandbox_…): it creates test payments');
   const event = name as TriggerName;
-  const mobileMoney = (phone: string) => ({ amount: 1000, currency: 'RWF', payment_method: 'mobile_money', phone_number: phone });
-  const created = (payment: { id: string; status: string }, what: string) => io.out(`> Created payment ${payment.id} (${what}), status ${payment.status}\n`);
+  const mobileMoney = (phone: string) => ({
+    amount: 1000,
+    currency: 'RWF',
+    payment_method: 'mobile_money',
+    phone_number: phone,
+  });
+  const created = (payment: { id: string; status: string }, what: string) =>
+    io.out(`> Created payment ${payment.id} (${what}), status ${payment.status}\n`);
 
   switch (event) {
     case 'payment.completed':
@@ -366,9 +432,15 @@ async function trigger(name: string, parsed: ParsedApiOptions, io: CliIo): Promi
       break;
     }
     case 'payment.cancelled': {
-      const payment = await createPayment(options, event, { amount: 5000, currency: 'RWF', payment_method: 'bank_transfer' });
+      const payment = await createPayment(options, event, {
+        amount: 5000,
+        currency: 'RWF',
+        payment_method: 'bank_transfer',
+      });
       created(payment, 'bank transfer, RWF 5000');
-      const cancelled = (await apiRequest(options, 'POST', `/v1/payments/${payment.id}/cancel`, { reason: 'paycollect trigger' })) as { status: string };
+      const cancelled = (await apiRequest(options, 'POST', `/v1/payments/${payment.id}/cancel`, {
+        reason: 'paycollect trigger',
+      })) as { status: string };
       io.out(`> Cancelled ${payment.id}, status ${cancelled.status}\n`);
       break;
     }
@@ -378,8 +450,11 @@ async function trigger(name: string, parsed: ParsedApiOptions, io: CliIo): Promi
       const payment = await createPayment(options, event, mobileMoney(phone));
       created(payment, `mobile money, RWF 1000, ${phone}`);
       const status = await settledStatus(options, payment.id, 30_000);
-      if (status !== 'completed') throw new CliError(`payment ${payment.id} is ${status}, not completed, after 30 s; is a worker running?`);
-      const refund = (await apiRequest(options, 'POST', `/v1/payments/${payment.id}/refund`, { reason: 'paycollect trigger' })) as { id: string; status: string };
+      if (status !== 'completed')
+        throw new CliError(`payment ${payment.id} is ${status}, not completed, after 30 s; is a worker running?`);
+      const refund = (await apiRequest(options, 'POST', `/v1/payments/${payment.id}/refund`, {
+        reason: 'paycollect trigger',
+      })) as { id: string; status: string };
       io.out(`> Refunded ${payment.id} in full: refund ${refund.id}, status ${refund.status}\n`);
       break;
     }
@@ -402,7 +477,7 @@ async function trigger(name: string, parsed: ParsedApiOptions, io: CliIo): Promi
  */
 export function buildPaycollectProgram(io: CliIo, signal: AbortSignal, exit: (code: number) => void): Command {
   const program = new Command('paycollect')
-    .description('PayCollect for merchants\' developers: receive sandbox webhooks locally and trigger sandbox events')
+    .description("PayCollect for merchants' developers: receive sandbox webhooks locally and trigger sandbox events")
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .exitOverride()
     .allowExcessArguments(false);
@@ -410,16 +485,29 @@ export function buildPaycollectProgram(io: CliIo, signal: AbortSignal, exit: (co
   apiOptions(
     program
       .command('listen')
-      .description('Stream your sandbox events and forward each to a local URL, signed with a secret made for this session')
-      .addOption(new Option('--forward-to <url>', 'where to POST each event, e.g. http://127.0.0.1:4000/hooks').makeOptionMandatory().argParser(httpUrl)),
-  ).action(async (options: Omit<ListenOptions, 'apiKey'> & ParsedApiOptions) => exit(await listen(withKey(options), io, signal)));
+      .description(
+        'Stream your sandbox events and forward each to a local URL, signed with a secret made for this session',
+      )
+      .addOption(
+        new Option('--forward-to <url>', 'where to POST each event, e.g. http://127.0.0.1:4000/hooks')
+          .makeOptionMandatory()
+          .argParser(httpUrl),
+      ),
+  ).action(async (options: Omit<ListenOptions, 'apiKey'> & ParsedApiOptions) =>
+    exit(await listen(withKey(options), io, signal)),
+  );
 
   apiOptions(
     program
       .command('trigger')
       .description('Create the sandbox objects whose life emits <event>')
       .argument('<event>', `one of: ${Object.keys(TRIGGERS).join(', ')}`)
-      .addHelpText('after', `\nEvents:\n${Object.entries(TRIGGERS).map(([name, what]) => `  ${name.padEnd(22)} ${what}`).join('\n')}\n`),
+      .addHelpText(
+        'after',
+        `\nEvents:\n${Object.entries(TRIGGERS)
+          .map(([name, what]) => `  ${name.padEnd(22)} ${what}`)
+          .join('\n')}\n`,
+      ),
   ).action(async (name: string, options: ParsedApiOptions) => {
     await trigger(name, options, io);
     exit(0);
@@ -431,9 +519,14 @@ export function buildPaycollectProgram(io: CliIo, signal: AbortSignal, exit: (co
 /**
  * Runs the command with `argv` (the arguments after `paycollect`).
  * @param signal stops `listen` (the process entry point wires Ctrl-C and SIGTERM to it)
- * @returns the exit status: 0 done, 1 refused by the API or the network, 2 usage error (each error one line on `io.err`)
+ * @returns the exit status: 0 done, 1 refused by the API or the network, 2 usage error (each error one line on
+ *   `io.err`)
  */
-export async function runPaycollect(argv: string[], io: CliIo = processIo, signal: AbortSignal = new AbortController().signal): Promise<number> {
+export async function runPaycollect(
+  argv: string[],
+  io: CliIo = processIo,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<number> {
   let code = 0;
   try {
     await buildPaycollectProgram(io, signal, (status) => (code = status)).parseAsync(argv, { from: 'user' });

@@ -37,5 +37,7 @@ export function printable(text: string): string {
  */
 export function printableJson(value: unknown): string {
   // JSON.stringify escapes every C0 control inside strings, so a raw line feed is the indentation's own.
-  return JSON.stringify(value, null, 2).replace(UNSAFE, (character) => (character === '\n' ? character : unicodeEscape(character)));
+  return JSON.stringify(value, null, 2).replace(UNSAFE, (character) =>
+    character === '\n' ? character : unicodeEscape(character),
+  );
 }

@@ -1,4 +1,7 @@
-/** Repository of the audit log (docs/live-access.md#audit-log). Entries are written in the transaction of the change they describe. */
+/**
+ * Repository of the audit log (docs/live-access.md#audit-log). Entries are written in the transaction of the change
+ * they describe.
+ */
 import type { Knex } from 'knex';
 import type { AuditAction, AuditEntry, ActorType } from '../domain/audit-log';
 import type { Environment } from '../domain/environment';
@@ -41,7 +44,10 @@ export function auditRow(entry: AuditEntry): AuditRow {
   };
 }
 
-/** The entries of a merchant and environment, newest first; one page when `page` is given (docs/live-access.md#audit-log). */
+/**
+ * The entries of a merchant and environment, newest first; one page when `page` is given
+ * (docs/live-access.md#audit-log).
+ */
 export async function listAuditEntries(
   db: Db,
   scope: { merchantId: string; environment: Environment },
@@ -49,7 +55,10 @@ export async function listAuditEntries(
 ): Promise<AuditEntry[]> {
   const query = db<AuditRow>('activity_log')
     .where({ merchant_id: scope.merchantId, environment: scope.environment })
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
   if (page) query.limit(page.limit).offset((page.page - 1) * page.limit);
   const rows = await query;
   return rows.map((row) => ({
@@ -65,7 +74,12 @@ export async function listAuditEntries(
 }
 
 /** How many entries a merchant and environment has (docs/live-access.md#audit-log pagination). */
-export async function countAuditEntries(db: Db, scope: { merchantId: string; environment: Environment }): Promise<number> {
-  const [{ total }] = (await db('activity_log').where({ merchant_id: scope.merchantId, environment: scope.environment }).count('id as total')) as unknown as [{ total: number }];
+export async function countAuditEntries(
+  db: Db,
+  scope: { merchantId: string; environment: Environment },
+): Promise<number> {
+  const [{ total }] = (await db('activity_log')
+    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .count('id as total')) as unknown as [{ total: number }];
   return Number(total);
 }

@@ -2,7 +2,9 @@
 import type { Db } from './knex';
 import type { Environment } from '../domain/environment';
 
-/** A developer row; `merchant_id` identifies the merchant in every other table (docs/api.md#merchants-and-environments). */
+/**
+ * A developer row; `merchant_id` identifies the merchant in every other table (docs/api.md#merchants-and-environments).
+ */
 export interface DeveloperRow {
   id: string;
   merchant_id: string;
@@ -26,7 +28,10 @@ export interface KeyOwner {
   environment: Environment;
 }
 
-/** What `insertDeveloperWithKey` stores: the key only as its SHA-256 hash and last 4 characters (docs/api.md#secret-keys). */
+/**
+ * What `insertDeveloperWithKey` stores: the key only as its SHA-256 hash and last 4 characters
+ * (docs/api.md#secret-keys).
+ */
 export interface NewDeveloper {
   id: string;
   merchantId: string;
@@ -85,7 +90,8 @@ export interface LimitProfile {
 /**
  * A secret key looked up by its SHA-256, for both middlewares that read it (rate limits, then
  * authentication) in one query: `owner` only while the key is active (not revoked, not expired,
- * docs/api.md#secret-keys, docs/api.md#credentials); `profile` whenever the key exists, so requests with a revoked key still count against
+ * docs/api.md#secret-keys, docs/api.md#credentials); `profile` whenever the key exists, so requests with a revoked key
+ * still count against
  * its plan (docs/limits.md#rate-limits).
  */
 export interface KeyLookup {
@@ -110,15 +116,35 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyLookup 
     );
   if (!row) return undefined;
   return {
-    owner: row.active ? { keyId: row.key_id, merchantId: row.merchant_id, developerId: row.developer_id, environment: row.environment } : undefined,
-    profile: { environment: row.environment, plan: row.plan, customPerMinute: row.custom_limit_per_minute, customPerHour: row.custom_limit_per_hour },
+    owner: row.active
+      ? { keyId: row.key_id, merchantId: row.merchant_id, developerId: row.developer_id, environment: row.environment }
+      : undefined,
+    profile: {
+      environment: row.environment,
+      plan: row.plan,
+      customPerMinute: row.custom_limit_per_minute,
+      customPerHour: row.custom_limit_per_hour,
+    },
   };
 }
 
 /** The limit profile of a developer's session in `environment`. */
-export async function findLimitProfileByDeveloper(db: Db, developerId: string, environment: Environment): Promise<LimitProfile | undefined> {
-  const row = await db('developers').where({ id: developerId }).first('plan', 'custom_limit_per_minute', 'custom_limit_per_hour');
-  return row ? { environment, plan: row.plan, customPerMinute: row.custom_limit_per_minute, customPerHour: row.custom_limit_per_hour } : undefined;
+export async function findLimitProfileByDeveloper(
+  db: Db,
+  developerId: string,
+  environment: Environment,
+): Promise<LimitProfile | undefined> {
+  const row = await db('developers')
+    .where({ id: developerId })
+    .first('plan', 'custom_limit_per_minute', 'custom_limit_per_hour');
+  return row
+    ? {
+        environment,
+        plan: row.plan,
+        customPerMinute: row.custom_limit_per_minute,
+        customPerHour: row.custom_limit_per_hour,
+      }
+    : undefined;
 }
 
 /** Profile fields a developer may change (docs/api.md#profile). */
@@ -130,7 +156,11 @@ export interface ProfileChanges {
 }
 
 /** Updates the profile fields given; returns the developer after the change. */
-export async function updateDeveloperProfile(db: Db, developerId: string, changes: ProfileChanges): Promise<DeveloperRow | undefined> {
+export async function updateDeveloperProfile(
+  db: Db,
+  developerId: string,
+  changes: ProfileChanges,
+): Promise<DeveloperRow | undefined> {
   const [row] = await db<DeveloperRow>('developers')
     .where({ id: developerId })
     .update({ ...changes, updated_at: db.fn.now() as unknown as Date })
@@ -152,7 +182,10 @@ export interface KeyRow {
 export async function listKeys(db: Db, merchantId: string): Promise<KeyRow[]> {
   return db('api_keys')
     .where({ merchant_id: merchantId })
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .select('id', 'environment', 'last4', 'created_at', 'expires_at', 'revoked_at');
 }
 
@@ -180,7 +213,13 @@ export async function rollKeys(
       const keep = key.expires_at !== null && key.expires_at < expiresAt;
       if (!keep) await trx('api_keys').where({ id: key.id }).update({ expires_at: expiresAt });
     }
-    await trx('api_keys').insert({ id: newKey.id, merchant_id: merchantId, environment, key_hash: newKey.hash, last4: newKey.last4 });
+    await trx('api_keys').insert({
+      id: newKey.id,
+      merchant_id: merchantId,
+      environment,
+      key_hash: newKey.hash,
+      last4: newKey.last4,
+    });
     return active.length;
   });
 }

@@ -1,10 +1,17 @@
 /**
- * Repository of uploaded documents (docs/live-access.md#documents): their metadata; the bytes are in the blob store. A merchant
+ * Repository of uploaded documents (docs/live-access.md#documents): their metadata; the bytes are in the blob store. A
+ * merchant
  * keeps one current document per kind; a replaced one stays as a row marked superseded, whose file
  * is removed (docs/limits.md#uploads).
  */
 import type { AuditEntry } from '../domain/audit-log';
-import type { AcceptedContentType, DocumentCategory, DocumentRecord, DocumentSide, DocumentType } from '../domain/documents';
+import type {
+  AcceptedContentType,
+  DocumentCategory,
+  DocumentRecord,
+  DocumentSide,
+  DocumentType,
+} from '../domain/documents';
 import type { Environment } from '../domain/environment';
 import { insertAuditEntries } from './audit-log';
 import { iso, isoOrNull, type Db } from './knex';
@@ -54,7 +61,8 @@ export interface DocumentScope {
 }
 
 /**
- * Inserts a current document and its `document.uploaded` audit entry in one transaction (docs/live-access.md#audit-log), under
+ * Inserts a current document and its `document.uploaded` audit entry in one transaction
+ * (docs/live-access.md#audit-log), under
  * a per-merchant lock so that concurrent uploads see each other: `choose` gets the merchant's current
  * documents, may throw to refuse the upload (a quota), and returns the id of the one the new document
  * supersedes, or null. That one is marked superseded by the new document; its file stays until
@@ -69,15 +77,22 @@ export async function insertDocument(
   choose: (current: DocumentRecord[]) => string | null = () => null,
 ): Promise<DocumentRecord | null> {
   return db.transaction(async (trx) => {
-    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`documents:${document.merchantId}:${document.environment}`]);
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [
+      `documents:${document.merchantId}:${document.environment}`,
+    ]);
     const current = (
-      await trx<DocumentRow>('documents').where({ merchant_id: document.merchantId, environment: document.environment }).whereNull('superseded_at')
+      await trx<DocumentRow>('documents')
+        .where({ merchant_id: document.merchantId, environment: document.environment })
+        .whereNull('superseded_at')
     ).map(fromRow);
     const supersededId = choose(current);
     const superseded = current.find((candidate) => candidate.id === supersededId) ?? null;
-    if (supersededId !== null && !superseded) throw new Error(`document ${supersededId} is not a current document of ${document.merchantId}`);
+    if (supersededId !== null && !superseded)
+      throw new Error(`document ${supersededId} is not a current document of ${document.merchantId}`);
     if (superseded) {
-      await trx('documents').where({ id: superseded.id }).update({ superseded_at: new Date(document.uploadedAt), superseded_by: document.id });
+      await trx('documents')
+        .where({ id: superseded.id })
+        .update({ superseded_at: new Date(document.uploadedAt), superseded_by: document.id });
     }
     await trx('documents').insert({
       id: document.id,
@@ -102,10 +117,17 @@ export async function insertDocument(
  * The documents of a merchant and environment, newest first: the current ones, and with
  * `includeSuperseded` the replaced ones too (for the reviewer).
  */
-export async function listDocuments(db: Db, scope: DocumentScope, options: { includeSuperseded?: boolean } = {}): Promise<DocumentRecord[]> {
+export async function listDocuments(
+  db: Db,
+  scope: DocumentScope,
+  options: { includeSuperseded?: boolean } = {},
+): Promise<DocumentRecord[]> {
   const query = db<DocumentRow>('documents')
     .where({ merchant_id: scope.merchantId, environment: scope.environment })
-    .orderBy([{ column: 'uploaded_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+    .orderBy([
+      { column: 'uploaded_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
   if (!options.includeSuperseded) query.whereNull('superseded_at');
   return (await query).map(fromRow);
 }
@@ -123,5 +145,9 @@ export async function listSupersededWithFiles(db: Db, scope: DocumentScope): Pro
 /** Records that the files of the superseded documents `ids` were deleted from the blob store. */
 export async function markFilesRemoved(db: Db, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db('documents').whereIn('id', ids).whereNotNull('superseded_at').whereNull('file_removed_at').update({ file_removed_at: db.fn.now() });
+  await db('documents')
+    .whereIn('id', ids)
+    .whereNotNull('superseded_at')
+    .whereNull('file_removed_at')
+    .update({ file_removed_at: db.fn.now() });
 }

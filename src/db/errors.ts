@@ -53,7 +53,10 @@ export function isDataError(error: unknown): boolean {
   return dataErrorOf(error) !== undefined;
 }
 
-/** A message for logs and failures that names the data exception and nothing of the data: `PostgreSQL refused a value (SQLSTATE 22021 character_not_in_repertoire)`. */
+/**
+ * A message for logs and failures that names the data exception and nothing of the data: `PostgreSQL refused a value
+ * (SQLSTATE 22021 character_not_in_repertoire)`.
+ */
 export function describeDataError(summary: DataErrorSummary): string {
   return `PostgreSQL refused a value (SQLSTATE ${summary.sqlState} ${summary.condition})`;
 }

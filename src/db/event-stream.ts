@@ -44,14 +44,18 @@ export async function lastSettledStreamCursor(db: Db, scope: Scope): Promise<Str
   const row = (await db('events')
     .where({ merchant_id: scope.merchantId, environment: scope.environment })
     .whereRaw('txid < pg_snapshot_xmin(pg_current_snapshot())')
-    .orderBy([{ column: 'txid', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'txid', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .first(db.raw('txid::text as txid_text'), 'id')) as CursorRow | undefined;
   return row ? { txid: row.txid_text, id: row.id } : undefined;
 }
 
 /**
  * The cursor right after the scope's event `eventId`.
- * @returns undefined when the scope has no such event (also another merchant's or environment's, docs/api.md#merchants-and-environments)
+ * @returns undefined when the scope has no such event (also another merchant's or environment's,
+ *   docs/api.md#merchants-and-environments)
  */
 export async function streamCursorAfter(db: Db, scope: Scope, eventId: string): Promise<StreamCursor | undefined> {
   const row = (await db('events')
@@ -64,7 +68,12 @@ export async function streamCursorAfter(db: Db, scope: Scope, eventId: string): 
  * Up to `limit` of the scope's settled events after `cursor`, in stream order (one indexed query,
  * one pooled connection for its duration).
  */
-export async function readStreamEvents(db: Db, scope: Scope, cursor: StreamCursor, limit: number): Promise<StreamedEvent[]> {
+export async function readStreamEvents(
+  db: Db,
+  scope: Scope,
+  cursor: StreamCursor,
+  limit: number,
+): Promise<StreamedEvent[]> {
   const rows = (await db('events')
     .where({ merchant_id: scope.merchantId, environment: scope.environment })
     .whereRaw('(txid, id) > (?::xid8, ?)', [cursor.txid, cursor.id])

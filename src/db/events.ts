@@ -1,4 +1,6 @@
-/** Repository of events (docs/payments.md#events) as the developer API lists them: newest first, stable under inserts. */
+/**
+ * Repository of events (docs/payments.md#events) as the developer API lists them: newest first, stable under inserts.
+ */
 import type { Environment } from '../domain/environment';
 import { iso, type Db } from './knex';
 
@@ -33,13 +35,20 @@ export interface Scope {
  * One page of the scope's events, newest first (ties broken by id), optionally of one type.
  * @returns the page and the total number of matching events
  */
-export async function listEvents(db: Db, scope: Scope, query: { type?: string; page: number; limit: number }): Promise<{ events: EventRecord[]; total: number }> {
+export async function listEvents(
+  db: Db,
+  scope: Scope,
+  query: { type?: string; page: number; limit: number },
+): Promise<{ events: EventRecord[]; total: number }> {
   const base = db('events').where({ merchant_id: scope.merchantId, environment: scope.environment });
   if (query.type) base.where({ type: query.type });
   const [{ total }] = (await base.clone().count('id as total')) as unknown as [{ total: number }];
   const rows = await base
     .clone()
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(query.limit)
     .offset((query.page - 1) * query.limit);
   return { events: rows.map(toEventRecord), total };
@@ -47,6 +56,8 @@ export async function listEvents(db: Db, scope: Scope, query: { type?: string; p
 
 /** The scope's event `id`, if any. */
 export async function findEvent(db: Db, scope: Scope, id: string): Promise<EventRecord | undefined> {
-  const row: EventRow | undefined = await db('events').where({ id, merchant_id: scope.merchantId, environment: scope.environment }).first();
+  const row: EventRow | undefined = await db('events')
+    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
+    .first();
   return row ? toEventRecord(row) : undefined;
 }

@@ -29,7 +29,13 @@ function where(scope: KeyScope) {
  * failed after a side effect may have happened, docs/payments.md#idempotency), keeping its `created_at`.
  * @returns true when this call claimed it (the caller then owns it)
  */
-export async function claimIdempotencyKey(db: Db, scope: KeyScope, requestHash: string, expiredBefore: Date, leaseBefore: Date): Promise<boolean> {
+export async function claimIdempotencyKey(
+  db: Db,
+  scope: KeyScope,
+  requestHash: string,
+  expiredBefore: Date,
+  leaseBefore: Date,
+): Promise<boolean> {
   const claimed = await db('idempotency_keys')
     .insert({ ...where(scope), request_hash: requestHash, created_at: db.fn.now(), claimed_at: db.fn.now() })
     .onConflict(['merchant_id', 'environment', 'key'])
@@ -37,14 +43,19 @@ export async function claimIdempotencyKey(db: Db, scope: KeyScope, requestHash: 
       request_hash: requestHash,
       response_status: null,
       response_body: null,
-      created_at: db.raw('case when idempotency_keys.created_at < ? then now() else idempotency_keys.created_at end', [expiredBefore]),
+      created_at: db.raw('case when idempotency_keys.created_at < ? then now() else idempotency_keys.created_at end', [
+        expiredBefore,
+      ]),
       claimed_at: db.fn.now(),
     })
     .where((q) =>
       q
         .where('idempotency_keys.created_at', '<', expiredBefore)
         .orWhere((lease) =>
-          lease.whereNull('idempotency_keys.response_status').where('idempotency_keys.request_hash', requestHash).where('idempotency_keys.claimed_at', '<', leaseBefore),
+          lease
+            .whereNull('idempotency_keys.response_status')
+            .where('idempotency_keys.request_hash', requestHash)
+            .where('idempotency_keys.claimed_at', '<', leaseBefore),
         ),
     )
     .returning('key');
@@ -53,7 +64,9 @@ export async function claimIdempotencyKey(db: Db, scope: KeyScope, requestHash: 
 
 /** The stored key, if any. */
 export async function findIdempotencyKey(db: Db, scope: KeyScope): Promise<IdempotencyRecord | undefined> {
-  return db<IdempotencyRecord>('idempotency_keys').where(where(scope)).first('request_hash', 'response_status', 'response_body', 'created_at');
+  return db<IdempotencyRecord>('idempotency_keys')
+    .where(where(scope))
+    .first('request_hash', 'response_status', 'response_body', 'created_at');
 }
 
 /** Stores the response (its JSON text) of the request that owns the key. */

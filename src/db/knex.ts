@@ -58,8 +58,16 @@ export interface DbTimeouts {
 }
 
 /** The {@link DbTimeouts} of a configuration's `DATABASE_*_TIMEOUT_MS` settings. */
-export function dbTimeoutsOf(config: { DATABASE_CONNECT_TIMEOUT_MS: number; DATABASE_STATEMENT_TIMEOUT_MS: number; DATABASE_QUERY_TIMEOUT_MS: number }): DbTimeouts {
-  return { connectMs: config.DATABASE_CONNECT_TIMEOUT_MS, statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS, queryMs: config.DATABASE_QUERY_TIMEOUT_MS };
+export function dbTimeoutsOf(config: {
+  DATABASE_CONNECT_TIMEOUT_MS: number;
+  DATABASE_STATEMENT_TIMEOUT_MS: number;
+  DATABASE_QUERY_TIMEOUT_MS: number;
+}): DbTimeouts {
+  return {
+    connectMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    queryMs: config.DATABASE_QUERY_TIMEOUT_MS,
+  };
 }
 
 /**
@@ -84,14 +92,16 @@ export function createDb(databaseUrl: string, poolMax = 10, logger?: Logger, tim
         keepAlive: true,
       }
     : { connectionString: databaseUrl };
-  return refuseUnstorableText(knex({
-    client: 'pg',
-    connection,
-    pool: { min: 0, max: poolMax },
-    ...(timeouts ? { acquireConnectionTimeout: timeouts.connectMs + timeouts.queryMs } : {}),
-    migrations: { migrationSource },
-    log: knexLogHooks(() => logger ?? getProcessLogger()),
-  }));
+  return refuseUnstorableText(
+    knex({
+      client: 'pg',
+      connection,
+      pool: { min: 0, max: poolMax },
+      ...(timeouts ? { acquireConnectionTimeout: timeouts.connectMs + timeouts.queryMs } : {}),
+      migrations: { migrationSource },
+      log: knexLogHooks(() => logger ?? getProcessLogger()),
+    }),
+  );
 }
 
 /**

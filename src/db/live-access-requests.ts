@@ -1,5 +1,6 @@
 /**
- * Repository of live access requests (docs/live-access.md#review), their reviewer/developer messages, and the first live
+ * Repository of live access requests (docs/live-access.md#review), their reviewer/developer messages, and the first
+ * live
  * key waiting to be revealed (docs/api.md#secret-keys). The review workflow is the source of truth for a request's
  * status; its activities write here idempotently, each change with its audit entries (docs/live-access.md#audit-log).
  */
@@ -45,10 +46,19 @@ export interface ConversationMessage {
 /** What the developer states in a request (docs/live-access.md#review). */
 export type RequestFields = Pick<
   LiveAccessRequestRecord,
-  'id' | 'merchantId' | 'developerId' | 'businessName' | 'businessType' | 'businessWebsite' | 'expectedMonthlyVolume' | 'useCase'
+  | 'id'
+  | 'merchantId'
+  | 'developerId'
+  | 'businessName'
+  | 'businessType'
+  | 'businessWebsite'
+  | 'expectedMonthlyVolume'
+  | 'useCase'
 >;
 
-/** A request just filed at `filedAt` (ISO 8601 UTC): under review since then, undecided (docs/live-access.md#review). */
+/**
+ * A request just filed at `filedAt` (ISO 8601 UTC): under review since then, undecided (docs/live-access.md#review).
+ */
 export function filedRequest(fields: RequestFields, filedAt: string): LiveAccessRequestRecord {
   return {
     ...fields,
@@ -147,16 +157,25 @@ export async function findLiveAccessRequest(db: Db, id: string): Promise<LiveAcc
 }
 
 /** The merchant's most recent request, if any. */
-export async function findLatestLiveAccessRequest(db: Db, merchantId: string): Promise<LiveAccessRequestRecord | undefined> {
+export async function findLatestLiveAccessRequest(
+  db: Db,
+  merchantId: string,
+): Promise<LiveAccessRequestRecord | undefined> {
   const row = await db<RequestRow>('live_access_requests')
     .where({ merchant_id: merchantId })
-    .orderBy([{ column: 'requested_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'requested_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .first();
   return row ? fromRow(row) : undefined;
 }
 
 /** Requests, oldest first (the review queue), optionally of one status. */
-export async function listLiveAccessRequests(db: Db, filter: { status?: LiveAccessRequestStatus } = {}): Promise<LiveAccessRequestRecord[]> {
+export async function listLiveAccessRequests(
+  db: Db,
+  filter: { status?: LiveAccessRequestStatus } = {},
+): Promise<LiveAccessRequestRecord[]> {
   const query = db<RequestRow>('live_access_requests').orderBy([{ column: 'requested_at' }, { column: 'id' }]);
   if (filter.status) query.where({ status: filter.status });
   return (await query).map(fromRow);
@@ -164,15 +183,26 @@ export async function listLiveAccessRequests(db: Db, filter: { status?: LiveAcce
 
 /** The conversation of a request, oldest first. */
 export async function listConversation(db: Db, requestId: string): Promise<ConversationMessage[]> {
-  const rows = await db('live_access_messages').where({ request_id: requestId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
-  return rows.map((row: { id: string; request_id: string; author_type: 'reviewer' | 'developer'; author: string; body: string; created_at: Date }) => ({
-    id: row.id,
-    requestId: row.request_id,
-    authorType: row.author_type,
-    author: row.author,
-    body: row.body,
-    createdAt: iso(row.created_at),
-  }));
+  const rows = await db('live_access_messages')
+    .where({ request_id: requestId })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  return rows.map(
+    (row: {
+      id: string;
+      request_id: string;
+      author_type: 'reviewer' | 'developer';
+      author: string;
+      body: string;
+      created_at: Date;
+    }) => ({
+      id: row.id,
+      requestId: row.request_id,
+      authorType: row.author_type,
+      author: row.author,
+      body: row.body,
+      createdAt: iso(row.created_at),
+    }),
+  );
 }
 
 /** A step of the review to write: the state after it, its time, and what it adds. */
@@ -184,7 +214,11 @@ export interface ReviewWrite {
   activities: AuditEntry[];
 }
 
-async function writeReview(trx: Knex.Transaction, write: ReviewWrite, extra: Record<string, unknown> = {}): Promise<void> {
+async function writeReview(
+  trx: Knex.Transaction,
+  write: ReviewWrite,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   const { state } = write;
   const updated = await trx('live_access_requests')
     .where({ id: state.requestId })
@@ -226,7 +260,10 @@ export async function recordReviewState(db: Db, write: ReviewWrite): Promise<voi
   await db.transaction((trx) => writeReview(trx, write));
 }
 
-/** The first live key to create on approval: stored as hash and last 4 (docs/api.md#secret-keys), plus the sealed secret to reveal once. */
+/**
+ * The first live key to create on approval: stored as hash and last 4 (docs/api.md#secret-keys), plus the sealed secret
+ * to reveal once.
+ */
 export interface NewLiveKey {
   id: string;
   hash: string;
@@ -235,7 +272,8 @@ export interface NewLiveKey {
 }
 
 /**
- * Approves a request in one transaction (docs/live-access.md#review): creates the live key (unless a retry already did),
+ * Approves a request in one transaction (docs/live-access.md#review): creates the live key (unless a retry already
+ * did),
  * grants live access, moves a `sandbox` plan to `starter` (an operator-set plan is kept), writes the
  * request's state and the audit entries; `planChanged` is written only when the plan changed.
  * @returns the live key's id and last 4 characters as stored, and the plan afterwards
@@ -249,7 +287,14 @@ export async function recordApproval(
 ): Promise<{ keyId: string; last4: string; plan: string }> {
   return db.transaction(async (trx) => {
     const inserted = await trx('api_keys')
-      .insert({ id: key.id, merchant_id: merchantId, environment: 'live', key_hash: key.hash, last4: key.last4, created_at: new Date(write.at) })
+      .insert({
+        id: key.id,
+        merchant_id: merchantId,
+        environment: 'live',
+        key_hash: key.hash,
+        last4: key.last4,
+        created_at: new Date(write.at),
+      })
       .onConflict('id')
       .ignore()
       .returning('id');
@@ -266,10 +311,22 @@ export async function recordApproval(
     const changesPlan = developer?.plan === 'sandbox';
     await trx('developers')
       .where({ merchant_id: merchantId })
-      .update({ has_live_access: true, ...(changesPlan ? { plan: APPROVAL_PLAN } : {}), updated_at: new Date(write.at) });
-    await writeReview(trx, { ...write, activities: changesPlan ? [...write.activities, planChanged] : write.activities }, { live_key_id: key.id });
+      .update({
+        has_live_access: true,
+        ...(changesPlan ? { plan: APPROVAL_PLAN } : {}),
+        updated_at: new Date(write.at),
+      });
+    await writeReview(
+      trx,
+      { ...write, activities: changesPlan ? [...write.activities, planChanged] : write.activities },
+      { live_key_id: key.id },
+    );
     const stored = await trx('api_keys').where({ id: key.id }).first('last4');
-    return { keyId: key.id, last4: stored.last4 as string, plan: changesPlan ? APPROVAL_PLAN : (developer?.plan as string) };
+    return {
+      keyId: key.id,
+      last4: stored.last4 as string,
+      plan: changesPlan ? APPROVAL_PLAN : (developer?.plan as string),
+    };
   });
 }
 
@@ -292,10 +349,21 @@ export async function takeLiveKeyReveal(
   auditEntry: (reveal: PendingReveal) => AuditEntry,
 ): Promise<PendingReveal | undefined> {
   return db.transaction(async (trx) => {
-    const [row] = await trx('live_key_reveals').where({ merchant_id: merchantId }).orderBy('created_at').limit(1).forUpdate().skipLocked().select('*');
+    const [row] = await trx('live_key_reveals')
+      .where({ merchant_id: merchantId })
+      .orderBy('created_at')
+      .limit(1)
+      .forUpdate()
+      .skipLocked()
+      .select('*');
     if (!row) return undefined;
     await trx('live_key_reveals').where({ key_id: row.key_id }).delete();
-    const reveal: PendingReveal = { keyId: row.key_id, requestId: row.request_id, sealedSecret: row.sealed_secret, createdAt: iso(row.created_at) };
+    const reveal: PendingReveal = {
+      keyId: row.key_id,
+      requestId: row.request_id,
+      sealedSecret: row.sealed_secret,
+      createdAt: iso(row.created_at),
+    };
     await insertAuditEntries(trx, [auditEntry(reveal)]);
     return reveal;
   });
@@ -303,6 +371,9 @@ export async function takeLiveKeyReveal(
 
 /** True when the merchant has a live key (revealed or not, not revoked). */
 export async function hasLiveKey(db: Db, merchantId: string): Promise<boolean> {
-  const row = await db('api_keys').where({ merchant_id: merchantId, environment: 'live' }).whereNull('revoked_at').first('id');
+  const row = await db('api_keys')
+    .where({ merchant_id: merchantId, environment: 'live' })
+    .whereNull('revoked_at')
+    .first('id');
   return row !== undefined;
 }

@@ -1,4 +1,7 @@
-/** Plan and custom limits of a merchant (docs/limits.md#rate-limits), changed by operators with the admin command (docs/live-access.md#admin-command). */
+/**
+ * Plan and custom limits of a merchant (docs/limits.md#rate-limits), changed by operators with the admin command
+ * (docs/live-access.md#admin-command).
+ */
 import type { AuditEntry } from '../domain/audit-log';
 import type { CustomLimits, Plan } from '../domain/plans';
 import { insertAuditEntries } from './audit-log';
@@ -29,24 +32,37 @@ export async function findMerchantSettings(db: Db, merchantId: string): Promise<
     plan: row.plan,
     hasLiveAccess: row.has_live_access,
     customLimits:
-      row.custom_limit_per_minute === null ? null : { perMinute: row.custom_limit_per_minute, perHour: row.custom_limit_per_hour },
+      row.custom_limit_per_minute === null
+        ? null
+        : { perMinute: row.custom_limit_per_minute, perHour: row.custom_limit_per_hour },
   };
 }
 
 /** Sets the plan and writes the audit entry, in one transaction. */
 export async function updateMerchantPlan(db: Db, merchantId: string, plan: Plan, activity: AuditEntry): Promise<void> {
   await db.transaction(async (trx) => {
-    await trx('developers').where({ merchant_id: merchantId }).update({ plan, updated_at: new Date(activity.createdAt) });
+    await trx('developers')
+      .where({ merchant_id: merchantId })
+      .update({ plan, updated_at: new Date(activity.createdAt) });
     await insertAuditEntries(trx, [activity]);
   });
 }
 
 /** Stores custom limits (already checked) and writes the audit entry, in one transaction. */
-export async function updateMerchantLimits(db: Db, merchantId: string, limits: CustomLimits, activity: AuditEntry): Promise<void> {
+export async function updateMerchantLimits(
+  db: Db,
+  merchantId: string,
+  limits: CustomLimits,
+  activity: AuditEntry,
+): Promise<void> {
   await db.transaction(async (trx) => {
     await trx('developers')
       .where({ merchant_id: merchantId })
-      .update({ custom_limit_per_minute: limits.perMinute, custom_limit_per_hour: limits.perHour, updated_at: new Date(activity.createdAt) });
+      .update({
+        custom_limit_per_minute: limits.perMinute,
+        custom_limit_per_hour: limits.perHour,
+        updated_at: new Date(activity.createdAt),
+      });
     await insertAuditEntries(trx, [activity]);
   });
 }

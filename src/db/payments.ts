@@ -1,5 +1,6 @@
 /**
- * Repository of the payments read model (docs/payments.md#payment-record) and their events (docs/payments.md#events). The payment workflow is the
+ * Repository of the payments read model (docs/payments.md#payment-record) and their events (docs/payments.md#events).
+ * The payment workflow is the
  * source of truth; these writes are idempotent so a retried activity changes nothing twice.
  */
 import { PROVIDER_KINDS } from '../domain/catalogue';
@@ -101,7 +102,9 @@ interface PaymentReadRow extends PaymentRow {
 function paymentColumns(db: Db) {
   return [
     'payments.*',
-    db.raw("(select coalesce(sum(r.amount), 0)::bigint from refunds r where r.payment_id = payments.id and r.status = 'pending') as amount_refund_pending"),
+    db.raw(
+      "(select coalesce(sum(r.amount), 0)::bigint from refunds r where r.payment_id = payments.id and r.status = 'pending') as amount_refund_pending",
+    ),
   ];
 }
 
@@ -205,12 +208,21 @@ function subscribersColumn(db: Db, event: EventInput) {
  * audit entry (docs/live-access.md#audit-log) when given. One statement: its CTEs commit together or not at all.
  * @returns whether this call inserted the payment, and the event's subscribers
  */
-export async function insertPaymentWithCreatedEvent(db: Db, payment: PaymentSnapshot, event: EventInput, activity?: AuditEntry): Promise<PaymentWrite> {
+export async function insertPaymentWithCreatedEvent(
+  db: Db,
+  payment: PaymentSnapshot,
+  event: EventInput,
+  activity?: AuditEntry,
+): Promise<PaymentWrite> {
   let statement = db
     .with('p', db('payments').insert(toRow(payment)).onConflict('id').ignore().returning('id'))
     .with('e', db('events').insert(eventRow(event)).onConflict('id').ignore());
-  if (activity) statement = statement.with('a', db('activity_log').insert(auditRow(activity)).onConflict('id').ignore());
-  const [row] = (await statement.select(db.raw('(select count(*)::int from p) as inserted'), subscribersColumn(db, event))) as {
+  if (activity)
+    statement = statement.with('a', db('activity_log').insert(auditRow(activity)).onConflict('id').ignore());
+  const [row] = (await statement.select(
+    db.raw('(select count(*)::int from p) as inserted'),
+    subscribersColumn(db, event),
+  )) as {
     inserted: number;
     webhook_ids: string[];
   }[];
@@ -240,7 +252,10 @@ function statusColumns(write: PaymentStatusWrite) {
  * @throws Error when the payment row does not exist (a retryable fault for the activity)
  */
 async function applyStatusWrite(trx: Db, write: PaymentStatusWrite): Promise<void> {
-  const updated = await trx('payments').where({ id: write.paymentId }).where('version', '<', write.version).update(statusColumns(write));
+  const updated = await trx('payments')
+    .where({ id: write.paymentId })
+    .where('version', '<', write.version)
+    .update(statusColumns(write));
   if (updated === 0) {
     const exists = await trx('payments').where({ id: write.paymentId }).first('id');
     if (!exists) throw new Error(`payment ${write.paymentId} is not in the read model yet`);
@@ -253,7 +268,8 @@ export async function insertEventOnce(db: Db, event: EventInput): Promise<void> 
 }
 
 /**
- * Writes the payment's state and, when given, its event (docs/payments.md#events), in one statement. Idempotent: the event
+ * Writes the payment's state and, when given, its event (docs/payments.md#events), in one statement. Idempotent: the
+ * event
  * id is derived from the step, and an older or repeated write changes nothing. The event is written
  * only when the payment row exists (CTEs see the snapshot the statement began with).
  * @returns the event's subscribers (none without an event)
@@ -261,7 +277,10 @@ export async function insertEventOnce(db: Db, event: EventInput): Promise<void> 
  */
 export async function updatePaymentStatus(db: Db, write: PaymentStatusWrite, event?: EventInput): Promise<string[]> {
   const exists = db('payments').where({ id: write.paymentId }).select(db.raw('1'));
-  let statement = db.with('u', db('payments').where({ id: write.paymentId }).where('version', '<', write.version).update(statusColumns(write)));
+  let statement = db.with(
+    'u',
+    db('payments').where({ id: write.paymentId }).where('version', '<', write.version).update(statusColumns(write)),
+  );
   const columns = [db.raw('exists(?) as found', [exists])];
   if (event) {
     const row = eventRow(event);
@@ -282,10 +301,16 @@ export async function updatePaymentStatus(db: Db, write: PaymentStatusWrite, eve
 
 /**
  * Writes a refund's outcome (inserting the refund when it is not there yet) with the payment it
- * changed and the `refund.completed` event, in one transaction (docs/payments.md#cancel-and-refund, docs/payments.md#events): the refund row, the
+ * changed and the `refund.completed` event, in one transaction (docs/payments.md#cancel-and-refund,
+ * docs/payments.md#events): the refund row, the
  * payment's `amount_refunded` and the event are never written apart.
  */
-export async function updateRefundOutcome(db: Db, refund: RefundRecord, payment: PaymentStatusWrite, event?: EventInput): Promise<void> {
+export async function updateRefundOutcome(
+  db: Db,
+  refund: RefundRecord,
+  payment: PaymentStatusWrite,
+  event?: EventInput,
+): Promise<void> {
   await db.transaction(async (trx) => {
     // Inserted when missing: a refund whose first provider call never ran (its worker lost past the
     // call's schedule-to-close time-out) was written by no one before it was sent again (fault suite).
@@ -368,13 +393,26 @@ export async function insertRefund(db: Db, refund: RefundRecord): Promise<Refund
 }
 
 /** The refund `id` of this merchant and environment, or undefined (docs/api.md#merchants-and-environments). */
-export async function findRefund(db: Db, scope: { merchantId: string; environment: Environment }, id: string): Promise<RefundRecord | undefined> {
-  const row = await db<RefundRow>('refunds').where({ id, merchant_id: scope.merchantId, environment: scope.environment }).first();
+export async function findRefund(
+  db: Db,
+  scope: { merchantId: string; environment: Environment },
+  id: string,
+): Promise<RefundRecord | undefined> {
+  const row = await db<RefundRow>('refunds')
+    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
+    .first();
   return row ? fromRefundRow(row) : undefined;
 }
 
-/** Every refund of payment `paymentId` of this merchant and environment (docs/api.md#merchants-and-environments), oldest first (dashboard timeline, README.md#dashboard). */
-export async function listRefundsOfPayment(db: Db, scope: { merchantId: string; environment: Environment }, paymentId: string): Promise<RefundRecord[]> {
+/**
+ * Every refund of payment `paymentId` of this merchant and environment (docs/api.md#merchants-and-environments), oldest
+ * first (dashboard timeline, README.md#dashboard).
+ */
+export async function listRefundsOfPayment(
+  db: Db,
+  scope: { merchantId: string; environment: Environment },
+  paymentId: string,
+): Promise<RefundRecord[]> {
   const rows = await db<RefundRow>('refunds')
     .where({ payment_id: paymentId, merchant_id: scope.merchantId, environment: scope.environment })
     .orderBy([{ column: 'created_at' }, { column: 'id' }]);
@@ -383,11 +421,16 @@ export async function listRefundsOfPayment(db: Db, scope: { merchantId: string; 
 
 /** The refunds of a payment not settled yet (status `pending`), oldest first. */
 export async function findPendingRefunds(db: Db, paymentId: string): Promise<RefundRecord[]> {
-  const rows = await db<RefundRow>('refunds').where({ payment_id: paymentId, status: 'pending' }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const rows = await db<RefundRow>('refunds')
+    .where({ payment_id: paymentId, status: 'pending' })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map(fromRefundRow);
 }
 
-/** The payment `id` of this merchant and environment, or undefined (docs/api.md#merchants-and-environments: foreign ids are not found). */
+/**
+ * The payment `id` of this merchant and environment, or undefined (docs/api.md#merchants-and-environments: foreign ids
+ * are not found).
+ */
 export async function findPayment(
   db: Db,
   scope: { merchantId: string; environment: Environment },
@@ -405,18 +448,30 @@ export interface PaymentListFilter {
   paymentMethod?: string;
   createdGte?: Date;
   createdLte?: Date;
-  /** Only payments after this position in the list (created before it; ties by id), see {@link findPaymentListPosition}. */
+  /**
+   * Only payments after this position in the list (created before it; ties by id), see {@link findPaymentListPosition}.
+   */
   startingAfter?: PaymentListPosition;
 }
 
-/** Where a payment stands in the list: its creation time exactly as stored (PostgreSQL's text form, to the microsecond) and its id. */
+/**
+ * Where a payment stands in the list: its creation time exactly as stored (PostgreSQL's text form, to the microsecond)
+ * and its id.
+ */
 export interface PaymentListPosition {
   createdAt: string;
   id: string;
 }
 
-/** The list position of the scope's payment `id`, or undefined when the scope has no such payment (docs/api.md#merchants-and-environments). */
-export async function findPaymentListPosition(db: Db, scope: { merchantId: string; environment: Environment }, id: string): Promise<PaymentListPosition | undefined> {
+/**
+ * The list position of the scope's payment `id`, or undefined when the scope has no such payment
+ * (docs/api.md#merchants-and-environments).
+ */
+export async function findPaymentListPosition(
+  db: Db,
+  scope: { merchantId: string; environment: Environment },
+  id: string,
+): Promise<PaymentListPosition | undefined> {
   const row = (await db('payments')
     .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
     .first(db.raw('created_at::text as created_at'), 'id')) as { created_at: string; id: string } | undefined;
@@ -441,19 +496,32 @@ export async function listPaymentsPage(
 }
 
 /** The query of {@link listPaymentsPage}, reading at most `rows` rows (exported so a test can check its plan). */
-export function paymentsPageQuery(db: Db, scope: { merchantId: string; environment: Environment }, filter: PaymentListFilter, rows: number) {
+export function paymentsPageQuery(
+  db: Db,
+  scope: { merchantId: string; environment: Environment },
+  filter: PaymentListFilter,
+  rows: number,
+) {
   const query = db<PaymentRow>('payments').where({ merchant_id: scope.merchantId, environment: scope.environment });
   if (filter.status) query.where({ status: filter.status });
   if (filter.paymentMethod) query.where({ payment_method: filter.paymentMethod });
   if (filter.createdGte) query.where('created_at', '>=', filter.createdGte);
   if (filter.createdLte) query.where('created_at', '<=', filter.createdLte);
-  if (filter.startingAfter) query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [filter.startingAfter.createdAt, filter.startingAfter.id]);
-  return query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(rows);
+  if (filter.startingAfter)
+    query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [filter.startingAfter.createdAt, filter.startingAfter.id]);
+  return query
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(rows);
 }
 
 /** Events about one object (a payment), oldest first. */
 export async function listEventsForObject(db: Db, objectId: string): Promise<EventRecord[]> {
-  const rows = await db('events').where({ object_id: objectId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const rows = await db('events')
+    .where({ object_id: objectId })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map((row: { id: string; type: string; created_at: Date; data: unknown }) => ({
     id: row.id,
     event: row.type,
@@ -462,15 +530,23 @@ export async function listEventsForObject(db: Db, objectId: string): Promise<Eve
   }));
 }
 
-
-/** A payment by id alone, for callers that prove ownership otherwise (card client secret, docs/payments.md#card-payments). */
+/**
+ * A payment by id alone, for callers that prove ownership otherwise (card client secret,
+ * docs/payments.md#card-payments).
+ */
 export async function findPaymentById(db: Db, id: string): Promise<PaymentSnapshot | undefined> {
   const row = (await db('payments').where({ id }).first(paymentColumns(db))) as PaymentReadRow | undefined;
   return row ? fromRow(row) : undefined;
 }
 
 /** The payment a provider knows by `providerReference` (provider callbacks, docs/payments.md#provider-callbacks). */
-export async function findPaymentByProviderReference(db: Db, provider: string, providerReference: string): Promise<PaymentSnapshot | undefined> {
-  const row = (await db('payments').where({ provider, provider_reference: providerReference }).first(paymentColumns(db))) as PaymentReadRow | undefined;
+export async function findPaymentByProviderReference(
+  db: Db,
+  provider: string,
+  providerReference: string,
+): Promise<PaymentSnapshot | undefined> {
+  const row = (await db('payments')
+    .where({ provider, provider_reference: providerReference })
+    .first(paymentColumns(db))) as PaymentReadRow | undefined;
   return row ? fromRow(row) : undefined;
 }

@@ -37,7 +37,9 @@ export async function insertSandboxTransaction(
       .ignore()
       .returning('*');
     if (inserted[0]) return { transaction: inserted[0], inserted: true };
-    const transaction = (await q<SandboxTransaction>('sandbox_provider_transactions').where({ idempotency_key: row.idempotency_key }).first()) as SandboxTransaction;
+    const transaction = (await q<SandboxTransaction>('sandbox_provider_transactions')
+      .where({ idempotency_key: row.idempotency_key })
+      .first()) as SandboxTransaction;
     return { transaction, inserted: false };
   };
   if (callbacks.length === 0) return insertOrFind(db);
@@ -62,13 +64,21 @@ export async function findSandboxTransaction(db: Db, reference: string): Promise
 }
 
 /** The transaction `reference`, after settling it when it is due at `now`. */
-export async function findSettledSandboxTransaction(db: Db, reference: string, now: Date): Promise<SandboxTransaction | undefined> {
+export async function findSettledSandboxTransaction(
+  db: Db,
+  reference: string,
+  now: Date,
+): Promise<SandboxTransaction | undefined> {
   await settleDue(db, reference, now);
   return findSandboxTransaction(db, reference);
 }
 
 /** The transaction of a payment at a provider, if it was initiated. */
-export async function findSandboxTransactionByPayment(db: Db, provider: string, paymentId: string): Promise<SandboxTransaction | undefined> {
+export async function findSandboxTransactionByPayment(
+  db: Db,
+  provider: string,
+  paymentId: string,
+): Promise<SandboxTransaction | undefined> {
   return db<SandboxTransaction>('sandbox_provider_transactions').where({ provider, payment_id: paymentId }).first();
 }
 
@@ -94,7 +104,8 @@ export async function decidePendingSandboxTransaction(
         failure_message: decision.failureMessage ?? null,
         updated_at: now,
       });
-    if (updated === 1) await trx('sandbox_provider_callbacks').where({ provider_reference: reference }).whereNull('sent_at').delete();
+    if (updated === 1)
+      await trx('sandbox_provider_callbacks').where({ provider_reference: reference }).whereNull('sent_at').delete();
     const transaction = await findSandboxTransaction(trx, reference);
     return transaction ? { transaction, decided: updated === 1 } : undefined;
   });
@@ -105,7 +116,12 @@ export async function decidePendingSandboxTransaction(
  * decided keeps its first decision (see {@link decidePendingSandboxTransaction}).
  * @returns the transaction as it stands afterwards; undefined for an unknown reference
  */
-export async function decideSandboxTransaction(db: Db, reference: string, decision: SandboxDecision, now: Date): Promise<SandboxTransaction | undefined> {
+export async function decideSandboxTransaction(
+  db: Db,
+  reference: string,
+  decision: SandboxDecision,
+  now: Date,
+): Promise<SandboxTransaction | undefined> {
   return (await decidePendingSandboxTransaction(db, reference, decision, now))?.transaction;
 }
 
@@ -114,7 +130,8 @@ export async function decideSandboxTransaction(db: Db, reference: string, decisi
  * succeeded and the total refunded stays within its amount (row-locked, so concurrent refunds of one
  * transaction never exceed it). `decideAt` makes it `pending` until then (its amount is held).
  * A key already recorded answers the stored refund and refunds nothing more.
- * @returns the refund as stored (now or by an earlier call with the same key), or why it was refused (then nothing is stored)
+ * @returns the refund as stored (now or by an earlier call with the same key), or why it was refused (then nothing is
+ *   stored)
  */
 export async function refundSandboxTransaction(
   db: Db,
@@ -125,14 +142,28 @@ export async function refundSandboxTransaction(
 ): Promise<{ refund: SandboxRefund } | { refused: SandboxRefundRefusal }> {
   return db.transaction(async (trx) => {
     // The transaction's row lock orders the refunds of one payment; what is read after it is current.
-    const transaction = await trx<SandboxTransaction>('sandbox_provider_transactions').where({ provider_reference: reference }).forUpdate().first();
-    const existing = await trx<SandboxRefund>('sandbox_provider_refunds').where({ idempotency_key: idempotencyKey }).first();
+    const transaction = await trx<SandboxTransaction>('sandbox_provider_transactions')
+      .where({ provider_reference: reference })
+      .forUpdate()
+      .first();
+    const existing = await trx<SandboxRefund>('sandbox_provider_refunds')
+      .where({ idempotency_key: idempotencyKey })
+      .first();
     if (existing) return { refund: existing };
     if (!transaction || transaction.status !== 'succeeded') return { refused: 'not_collected' as const };
-    if ((transaction.refunded_amount ?? 0) + amount > transaction.amount) return { refused: 'exceeds_collected' as const };
-    const refund: SandboxRefund = { idempotency_key: idempotencyKey, provider_reference: reference, amount, status: decideAt ? 'pending' : 'succeeded', decide_at: decideAt };
+    if ((transaction.refunded_amount ?? 0) + amount > transaction.amount)
+      return { refused: 'exceeds_collected' as const };
+    const refund: SandboxRefund = {
+      idempotency_key: idempotencyKey,
+      provider_reference: reference,
+      amount,
+      status: decideAt ? 'pending' : 'succeeded',
+      decide_at: decideAt,
+    };
     await trx('sandbox_provider_refunds').insert(refund);
-    await trx('sandbox_provider_transactions').where({ provider_reference: reference }).increment('refunded_amount', amount);
+    await trx('sandbox_provider_transactions')
+      .where({ provider_reference: reference })
+      .increment('refunded_amount', amount);
     return { refund };
   });
 }
@@ -142,7 +173,10 @@ export async function refundSandboxTransaction(
  * @returns undefined when the provider never received it
  */
 export async function findSandboxRefund(db: Db, idempotencyKey: string, now: Date): Promise<SandboxRefund | undefined> {
-  await db('sandbox_provider_refunds').where({ idempotency_key: idempotencyKey, status: 'pending' }).where('decide_at', '<=', now).update({ status: 'succeeded' });
+  await db('sandbox_provider_refunds')
+    .where({ idempotency_key: idempotencyKey, status: 'pending' })
+    .where('decide_at', '<=', now)
+    .update({ status: 'succeeded' });
   return db<SandboxRefund>('sandbox_provider_refunds').where({ idempotency_key: idempotencyKey }).first();
 }
 
@@ -150,7 +184,13 @@ export async function findSandboxRefund(db: Db, idempotencyKey: string, now: Dat
 export async function scheduleSandboxCallbacks(db: Db, callbacks: readonly ScheduledCallback[]): Promise<void> {
   if (callbacks.length === 0) return;
   await db('sandbox_provider_callbacks').insert(
-    callbacks.map((c) => ({ provider: c.provider, provider_reference: c.providerReference, callback_url: c.callbackUrl, body: c.body, due_at: c.dueAt })),
+    callbacks.map((c) => ({
+      provider: c.provider,
+      provider_reference: c.providerReference,
+      callback_url: c.callbackUrl,
+      body: c.body,
+      due_at: c.dueAt,
+    })),
   );
 }
 
@@ -163,7 +203,15 @@ export async function scheduleSandboxCallbacks(db: Db, callbacks: readonly Sched
  */
 export async function claimDueSandboxCallbacks(db: Db, now: Date, claim: CallbackClaim): Promise<DueCallback[]> {
   const result = await db.raw<{
-    rows: { id: string | number; provider: string; provider_reference: string; callback_url: string; body: string; was_due_at: Date; attempts: number }[];
+    rows: {
+      id: string | number;
+      provider: string;
+      provider_reference: string;
+      callback_url: string;
+      body: string;
+      was_due_at: Date;
+      attempts: number;
+    }[];
   }>(
     `WITH due AS (
        SELECT id, due_at FROM sandbox_provider_callbacks
@@ -180,7 +228,15 @@ export async function claimDueSandboxCallbacks(db: Db, now: Date, claim: Callbac
     [now, claim.maxAttempts, claim.limit, new Date(now.getTime() + claim.leaseMs)],
   );
   return result.rows
-    .map((r) => ({ id: String(r.id), provider: r.provider, providerReference: r.provider_reference, callbackUrl: r.callback_url, body: r.body, dueAt: r.was_due_at, attempts: r.attempts }))
+    .map((r) => ({
+      id: String(r.id),
+      provider: r.provider,
+      providerReference: r.provider_reference,
+      callbackUrl: r.callback_url,
+      body: r.body,
+      dueAt: r.was_due_at,
+      attempts: r.attempts,
+    }))
     .sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime() || Number(a.id) - Number(b.id));
 }
 
@@ -200,10 +256,13 @@ export async function rescheduleSandboxCallback(db: Db, id: string, dueAt: Date)
  */
 export function createSandboxLedger(db: Db) {
   return {
-    insertTransaction: (transaction: SandboxTransaction, callbacks: readonly ScheduledCallback[]) => insertSandboxTransaction(db, transaction, callbacks),
+    insertTransaction: (transaction: SandboxTransaction, callbacks: readonly ScheduledCallback[]) =>
+      insertSandboxTransaction(db, transaction, callbacks),
     findSettledTransaction: (reference: string, now: Date) => findSettledSandboxTransaction(db, reference, now),
-    decideTransaction: (reference: string, decision: SandboxDecision, now: Date) => decideSandboxTransaction(db, reference, decision, now),
-    refundTransaction: (reference: string, idempotencyKey: string, amount: number, decideAt: Date | null) => refundSandboxTransaction(db, reference, idempotencyKey, amount, decideAt),
+    decideTransaction: (reference: string, decision: SandboxDecision, now: Date) =>
+      decideSandboxTransaction(db, reference, decision, now),
+    refundTransaction: (reference: string, idempotencyKey: string, amount: number, decideAt: Date | null) =>
+      refundSandboxTransaction(db, reference, idempotencyKey, amount, decideAt),
     findRefund: (idempotencyKey: string, now: Date) => findSandboxRefund(db, idempotencyKey, now),
     claimDueCallbacks: (now: Date, claim: CallbackClaim) => claimDueSandboxCallbacks(db, now, claim),
     markCallbackSent: (id: string, now: Date) => markSandboxCallbackSent(db, id, now),

@@ -33,7 +33,10 @@ export interface TransactionView {
   updated_at: string;
 }
 
-/** Filters of the list (docs/limits.md#lists): statuses, a method, a UTC day range [from, to); a currency and a search (README.md#dashboard). */
+/**
+ * Filters of the list (docs/limits.md#lists): statuses, a method, a UTC day range [from, to); a currency and a search
+ * (README.md#dashboard).
+ */
 export interface TransactionFilter {
   statuses?: string[];
   method?: string;
@@ -54,9 +57,10 @@ export interface TransactionFilter {
  * late success); a refund once completed (net −amount); 0 and 0 otherwise.
  */
 function unionQuery(db: Db, scope: Scope) {
-  const collected = db.raw(`(status = any(?) or (status = 'cancelled' and exists (select 1 from refunds where refunds.payment_id = payments.id)))`, [
-    [...COLLECTED_STATUSES],
-  ]);
+  const collected = db.raw(
+    `(status = any(?) or (status = 'cancelled' and exists (select 1 from refunds where refunds.payment_id = payments.id)))`,
+    [[...COLLECTED_STATUSES]],
+  );
   const payments = db('payments')
     .where({ merchant_id: scope.merchantId, environment: scope.environment })
     .select(
@@ -136,10 +140,15 @@ export async function listTransactions(
   filter: TransactionFilter,
   page: { page: number; limit: number },
 ): Promise<{ transactions: TransactionView[]; total: number }> {
-  const [{ total }] = (await applyFilter(unionQuery(db, scope), filter).count('* as total')) as unknown as [{ total: number }];
+  const [{ total }] = (await applyFilter(unionQuery(db, scope), filter).count('* as total')) as unknown as [
+    { total: number },
+  ];
   const rows = await applyFilter(unionQuery(db, scope), filter)
     .select('*')
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(page.limit)
     .offset((page.page - 1) * page.limit);
   return { transactions: rows.map(toView), total: Number(total) };
@@ -155,18 +164,39 @@ export async function findTransaction(db: Db, scope: Scope, id: string): Promise
 export interface Analytics {
   from: string;
   to: string;
-  volume_by_currency: { currency: string; completed_volume: number; refunded_volume: number; fees: number; net: number }[];
+  volume_by_currency: {
+    currency: string;
+    completed_volume: number;
+    refunded_volume: number;
+    fees: number;
+    net: number;
+  }[];
   count_by_status: Record<string, number>;
   count_by_method: Record<string, number>;
   success_rate: number | null;
-  /** Per UTC day and currency; `fees` of the completed payments (the dashboard's fees over time, README.md#dashboard). */
-  daily: { date: string; currency: string; payments: number; completed: number; completed_volume: number; fees: number }[];
+  /**
+   * Per UTC day and currency; `fees` of the completed payments (the dashboard's fees over time, README.md#dashboard).
+   */
+  daily: {
+    date: string;
+    currency: string;
+    payments: number;
+    completed: number;
+    completed_volume: number;
+    fees: number;
+  }[];
 }
 
-/** Computes the analytics (docs/limits.md#lists) in SQL. `success_rate` = completed ÷ decided (completed, refunded, failed), null when none. */
+/**
+ * Computes the analytics (docs/limits.md#lists) in SQL. `success_rate` = completed ÷ decided (completed, refunded,
+ * failed), null when none.
+ */
 export async function computeAnalytics(db: Db, scope: Scope, from: Date, to: Date): Promise<Analytics> {
   const base = () =>
-    db('payments').where({ merchant_id: scope.merchantId, environment: scope.environment }).where('created_at', '>=', from).where('created_at', '<', to);
+    db('payments')
+      .where({ merchant_id: scope.merchantId, environment: scope.environment })
+      .where('created_at', '>=', from)
+      .where('created_at', '<', to);
   const volumes = await base()
     .groupBy('currency')
     .orderBy('currency')
@@ -199,10 +229,18 @@ export async function computeAnalytics(db: Db, scope: Scope, from: Date, to: Dat
       const completed = Number(r.completed_volume);
       const refunded = Number(r.refunded_volume);
       const fees = Number(r.fees);
-      return { currency: String(r.currency), completed_volume: completed, refunded_volume: refunded, fees, net: completed - refunded - fees };
+      return {
+        currency: String(r.currency),
+        completed_volume: completed,
+        refunded_volume: refunded,
+        fees,
+        net: completed - refunded - fees,
+      };
     }),
     count_by_status: countByStatus,
-    count_by_method: Object.fromEntries(byMethod.map((r: { payment_method: string; n: number }) => [r.payment_method, r.n])),
+    count_by_method: Object.fromEntries(
+      byMethod.map((r: { payment_method: string; n: number }) => [r.payment_method, r.n]),
+    ),
     success_rate: decided === 0 ? null : Math.round((succeeded / decided) * 10_000) / 10_000,
     daily: daily.map((r: Record<string, string | number>) => ({
       date: String(r.date),

@@ -1,5 +1,6 @@
 /**
- * Which webhooks take an event now (docs/payments.md#events): the query on its own, so that the payment writes can embed
+ * Which webhooks take an event now (docs/payments.md#events): the query on its own, so that the payment writes can
+ * embed
  * it in their statement and learn the subscribers in the same round trip.
  */
 import type { Scope } from './events';
@@ -7,7 +8,8 @@ import type { Db } from './knex';
 
 /**
  * Ids of the scope's webhooks that take event `type`, in id order: subscribed, not deleted, status
- * enabled or failed (docs/payments.md#events), except those failed by a 410 Gone; disabled ones get nothing (docs/webhooks.md#retries). The
+ * enabled or failed (docs/payments.md#events), except those failed by a 410 Gone; disabled ones get nothing
+ * (docs/webhooks.md#retries). The
  * same rule as `receivesDeliveries` of domain/webhooks. A builder selecting `id`.
  */
 export function subscribedWebhookIdsQuery(db: Db, scope: Scope, type: string) {

@@ -34,15 +34,18 @@ const FORGOTTEN_WAITER_SECONDS = 86_400;
  *   {@link ENDPOINT_LEASE_MS}; false when it waits (queued, or its place kept)
  */
 export async function takeEndpointTurn(db: Db, request: TurnRequest): Promise<boolean> {
-  const result = await db.raw<{ rows: { taken: boolean }[] }>('select webhook_take_turn(?, ?, ?, ?, ?, ?, ?) as taken', [
-    request.webhookId,
-    request.deliveryId,
-    request.workflowId,
-    request.limit,
-    ENDPOINT_LEASE_MS / 1000,
-    ENDPOINT_WAITER_LIVE_MS / 1000,
-    FORGOTTEN_WAITER_SECONDS,
-  ]);
+  const result = await db.raw<{ rows: { taken: boolean }[] }>(
+    'select webhook_take_turn(?, ?, ?, ?, ?, ?, ?) as taken',
+    [
+      request.webhookId,
+      request.deliveryId,
+      request.workflowId,
+      request.limit,
+      ENDPOINT_LEASE_MS / 1000,
+      ENDPOINT_WAITER_LIVE_MS / 1000,
+      FORGOTTEN_WAITER_SECONDS,
+    ],
+  );
   return result.rows[0]?.taken === true;
 }
 
@@ -52,13 +55,14 @@ export async function takeEndpointTurn(db: Db, request: TurnRequest): Promise<bo
  * migration's `webhook_release_turn`.
  * @returns the workflow ids of those waiters, to be told (they also ask again on their own)
  */
-export async function releaseEndpointTurn(db: Db, request: Pick<TurnRequest, 'webhookId' | 'deliveryId' | 'limit'>): Promise<string[]> {
-  const result = await db.raw<{ rows: { workflow_id: string }[] }>('select webhook_release_turn(?, ?, ?, ?) as workflow_id', [
-    request.webhookId,
-    request.deliveryId,
-    request.limit,
-    ENDPOINT_WAITER_LIVE_MS / 1000,
-  ]);
+export async function releaseEndpointTurn(
+  db: Db,
+  request: Pick<TurnRequest, 'webhookId' | 'deliveryId' | 'limit'>,
+): Promise<string[]> {
+  const result = await db.raw<{ rows: { workflow_id: string }[] }>(
+    'select webhook_release_turn(?, ?, ?, ?) as workflow_id',
+    [request.webhookId, request.deliveryId, request.limit, ENDPOINT_WAITER_LIVE_MS / 1000],
+  );
   return result.rows.map((row) => row.workflow_id);
 }
 
@@ -68,12 +72,14 @@ export async function releaseEndpointTurn(db: Db, request: Pick<TurnRequest, 'we
  * migration's `webhook_release_turn` for no delivery.
  * @returns the workflow ids of those waiters, to be told
  */
-export async function waitersForFreeTurns(db: Db, request: Pick<TurnRequest, 'webhookId' | 'limit'>): Promise<string[]> {
-  const result = await db.raw<{ rows: { workflow_id: string }[] }>('select webhook_release_turn(?, NULL, ?, ?) as workflow_id', [
-    request.webhookId,
-    request.limit,
-    ENDPOINT_WAITER_LIVE_MS / 1000,
-  ]);
+export async function waitersForFreeTurns(
+  db: Db,
+  request: Pick<TurnRequest, 'webhookId' | 'limit'>,
+): Promise<string[]> {
+  const result = await db.raw<{ rows: { workflow_id: string }[] }>(
+    'select webhook_release_turn(?, NULL, ?, ?) as workflow_id',
+    [request.webhookId, request.limit, ENDPOINT_WAITER_LIVE_MS / 1000],
+  );
   return result.rows.map((row) => row.workflow_id);
 }
 

@@ -1,6 +1,8 @@
 /**
- * Repository of webhook endpoints (docs/webhooks.md#endpoints), their deliveries and attempts (docs/webhooks.md#retries). Every query is scoped
- * to one merchant and environment (docs/api.md#merchants-and-environments) except the lookups by id the delivery activities make.
+ * Repository of webhook endpoints (docs/webhooks.md#endpoints), their deliveries and attempts
+ * (docs/webhooks.md#retries). Every query is scoped
+ * to one merchant and environment (docs/api.md#merchants-and-environments) except the lookups by id the delivery
+ * activities make.
  * Writes of the delivery workflow are idempotent: an attempt is one row per attempt number.
  */
 import type { Environment } from '../domain/environment';
@@ -62,19 +64,26 @@ function fromWebhookRow(row: WebhookRow): WebhookRecord {
 }
 
 function liveWebhooks(db: Db, scope: Scope) {
-  return db<WebhookRow>('webhooks').where({ merchant_id: scope.merchantId, environment: scope.environment }).whereNull('deleted_at');
+  return db<WebhookRow>('webhooks')
+    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .whereNull('deleted_at');
 }
 
 /**
  * Inserts a webhook and its `webhook.created` event in one transaction, unless the scope already has
- * {@link MAX_WEBHOOKS_PER_SCOPE} webhooks (docs/webhooks.md#endpoints). Concurrent creations of one scope are serialised by
+ * {@link MAX_WEBHOOKS_PER_SCOPE} webhooks (docs/webhooks.md#endpoints). Concurrent creations of one scope are
+ * serialised by
  * a transaction-scoped advisory lock, so the limit holds under races.
  * @returns false when the limit is reached (nothing is written)
  */
 export async function insertWebhookWithEvent(db: Db, webhook: WebhookRecord, event: EventInput): Promise<boolean> {
   return db.transaction(async (trx) => {
-    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`webhooks:${webhook.merchantId}:${webhook.environment}`]);
-    const [{ count }] = (await liveWebhooks(trx, webhook).count('id as count')) as unknown as [{ count: string | number }];
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [
+      `webhooks:${webhook.merchantId}:${webhook.environment}`,
+    ]);
+    const [{ count }] = (await liveWebhooks(trx, webhook).count('id as count')) as unknown as [
+      { count: string | number },
+    ];
     if (Number(count) >= MAX_WEBHOOKS_PER_SCOPE) return false;
     await trx('webhooks').insert({
       id: webhook.id,
@@ -95,7 +104,10 @@ export async function insertWebhookWithEvent(db: Db, webhook: WebhookRecord, eve
 
 /** The scope's webhooks that are not deleted, newest first. */
 export async function listWebhooks(db: Db, scope: Scope): Promise<WebhookRecord[]> {
-  const rows = await liveWebhooks(db, scope).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  const rows = await liveWebhooks(db, scope).orderBy([
+    { column: 'created_at', order: 'desc' },
+    { column: 'id', order: 'desc' },
+  ]);
   return rows.map(fromWebhookRow);
 }
 
@@ -111,7 +123,10 @@ export async function findWebhookById(db: Db, id: string): Promise<WebhookRecord
   return row ? fromWebhookRow(row as WebhookRow) : undefined;
 }
 
-/** What `PUT` may change (docs/webhooks.md#endpoints); absent fields stay. A new `status` clears the failure's kind and reason. */
+/**
+ * What `PUT` may change (docs/webhooks.md#endpoints); absent fields stay. A new `status` clears the failure's kind and
+ * reason.
+ */
 export interface WebhookPatch {
   url?: string;
   events?: string[];
@@ -123,11 +138,18 @@ export interface WebhookPatch {
  * Changes the scope's webhook `id` unless deleted.
  * @returns the webhook after the change, or undefined when there is none
  */
-export async function updateWebhook(db: Db, scope: Scope, id: string, patch: WebhookPatch, now: Date): Promise<WebhookRecord | undefined> {
+export async function updateWebhook(
+  db: Db,
+  scope: Scope,
+  id: string,
+  patch: WebhookPatch,
+  now: Date,
+): Promise<WebhookRecord | undefined> {
   const changes: Record<string, unknown> = { updated_at: now };
   if (patch.url !== undefined) changes.url = patch.url;
   if (patch.events !== undefined) changes.events = JSON.stringify(patch.events);
-  if (patch.status !== undefined) Object.assign(changes, { status: patch.status, failure_kind: null, failure_reason: null });
+  if (patch.status !== undefined)
+    Object.assign(changes, { status: patch.status, failure_kind: null, failure_reason: null });
   if (patch.description !== undefined) changes.description = patch.description;
   const [row] = await liveWebhooks(db, scope).where({ id }).update(changes).returning('*');
   return row ? fromWebhookRow(row as WebhookRow) : undefined;
@@ -140,10 +162,22 @@ export async function updateWebhook(db: Db, scope: Scope, id: string, patch: Web
  * @param overlapMs how long the replaced secret still signs, in milliseconds
  * @returns the webhook after the rotation, or undefined when there is none
  */
-export async function rotateWebhookSecret(db: Db, scope: Scope, id: string, secret: string, now: Date, overlapMs: number): Promise<WebhookRecord | undefined> {
+export async function rotateWebhookSecret(
+  db: Db,
+  scope: Scope,
+  id: string,
+  secret: string,
+  now: Date,
+  overlapMs: number,
+): Promise<WebhookRecord | undefined> {
   const [row] = await liveWebhooks(db, scope)
     .where({ id })
-    .update({ previous_secret: db.ref('secret'), previous_secret_expires_at: new Date(now.getTime() + overlapMs), secret, updated_at: now })
+    .update({
+      previous_secret: db.ref('secret'),
+      previous_secret_expires_at: new Date(now.getTime() + overlapMs),
+      secret,
+      updated_at: now,
+    })
     .returning('*');
   return row ? fromWebhookRow(row as WebhookRow) : undefined;
 }
@@ -210,7 +244,12 @@ function fromAttemptRow(row: AttemptRow): RecordedAttempt {
   return {
     attempt: row.attempt,
     attemptedAt: iso(row.attempted_at),
-    outcome: { statusCode: row.status_code, responseBody: row.response_body, durationMs: row.duration_ms, error: row.error },
+    outcome: {
+      statusCode: row.status_code,
+      responseBody: row.response_body,
+      durationMs: row.duration_ms,
+      error: row.error,
+    },
   };
 }
 
@@ -253,11 +292,12 @@ export interface DeliveryTarget {
 export async function findDeliveryTarget(db: Db, id: string): Promise<DeliveryTarget | undefined> {
   const row = (await db('webhook_deliveries as d')
     .leftJoin('webhooks as w', 'w.id', 'd.webhook_id')
-    .leftJoin('events as e', (join) => join.on('e.id', 'd.event_id').andOn('e.merchant_id', 'd.merchant_id').andOn('e.environment', 'd.environment'))
+    .leftJoin('events as e', (join) =>
+      join.on('e.id', 'd.event_id').andOn('e.merchant_id', 'd.merchant_id').andOn('e.environment', 'd.environment'),
+    )
     .where('d.id', id)
     .first('d.*', db.raw('to_jsonb(w) as webhook_row'), db.raw('to_jsonb(e) as event_row'))) as
-    | (DeliveryRow & { webhook_row: WebhookRow | null; event_row: EventRow | null })
-    | undefined;
+    (DeliveryRow & { webhook_row: WebhookRow | null; event_row: EventRow | null }) | undefined;
   if (!row) return undefined;
   const { webhook_row: webhook, event_row: event, ...delivery } = row;
   return {
@@ -271,7 +311,9 @@ export async function findDeliveryTarget(db: Db, id: string): Promise<DeliveryTa
 async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, RecordedAttempt[]>> {
   const byDelivery = new Map<string, RecordedAttempt[]>(deliveryIds.map((id) => [id, []]));
   if (deliveryIds.length === 0) return byDelivery;
-  const rows: AttemptRow[] = await db('webhook_attempts').whereIn('delivery_id', deliveryIds).orderBy([{ column: 'delivery_id' }, { column: 'attempt' }]);
+  const rows: AttemptRow[] = await db('webhook_attempts')
+    .whereIn('delivery_id', deliveryIds)
+    .orderBy([{ column: 'delivery_id' }, { column: 'attempt' }]);
   for (const row of rows) byDelivery.get(row.delivery_id)?.push(fromAttemptRow(row));
   return byDelivery;
 }
@@ -280,29 +322,55 @@ async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, Re
  * One page of webhook `webhookId`'s deliveries with their attempts, newest first (ties by id).
  * @returns the page and the number of the webhook's deliveries
  */
-export async function listDeliveries(db: Db, scope: Scope, webhookId: string, page: { page: number; limit: number }): Promise<{ deliveries: DeliveryWithAttempts[]; total: number }> {
-  const base = db('webhook_deliveries').where({ webhook_id: webhookId, merchant_id: scope.merchantId, environment: scope.environment });
+export async function listDeliveries(
+  db: Db,
+  scope: Scope,
+  webhookId: string,
+  page: { page: number; limit: number },
+): Promise<{ deliveries: DeliveryWithAttempts[]; total: number }> {
+  const base = db('webhook_deliveries').where({
+    webhook_id: webhookId,
+    merchant_id: scope.merchantId,
+    environment: scope.environment,
+  });
   const [{ total }] = (await base.clone().count('id as total')) as unknown as [{ total: string | number }];
   const rows: DeliveryRow[] = await base
     .clone()
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(page.limit)
     .offset((page.page - 1) * page.limit);
-  const attempts = await attemptsOf(db, rows.map((row) => row.id));
-  return { deliveries: rows.map((row) => ({ ...fromDeliveryRow(row), attempts: attempts.get(row.id) ?? [] })), total: Number(total) };
+  const attempts = await attemptsOf(
+    db,
+    rows.map((row) => row.id),
+  );
+  return {
+    deliveries: rows.map((row) => ({ ...fromDeliveryRow(row), attempts: attempts.get(row.id) ?? [] })),
+    total: Number(total),
+  };
 }
 
 /**
- * Every delivery of events `eventIds` of this merchant and environment (docs/api.md#merchants-and-environments) with their attempts,
+ * Every delivery of events `eventIds` of this merchant and environment (docs/api.md#merchants-and-environments) with
+ * their attempts,
  * oldest first (the payment timeline of the dashboard, README.md#dashboard).
  */
-export async function listDeliveriesOfEvents(db: Db, scope: Scope, eventIds: string[]): Promise<DeliveryWithAttempts[]> {
+export async function listDeliveriesOfEvents(
+  db: Db,
+  scope: Scope,
+  eventIds: string[],
+): Promise<DeliveryWithAttempts[]> {
   if (eventIds.length === 0) return [];
   const rows: DeliveryRow[] = await db('webhook_deliveries')
     .whereIn('event_id', eventIds)
     .where({ merchant_id: scope.merchantId, environment: scope.environment })
     .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-  const attempts = await attemptsOf(db, rows.map((row) => row.id));
+  const attempts = await attemptsOf(
+    db,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => ({ ...fromDeliveryRow(row), attempts: attempts.get(row.id) ?? [] }));
 }
 
@@ -349,7 +417,8 @@ export async function recordAttempt(db: Db, record: AttemptRecord, now: Date): P
   let changedStatus = db.raw('null::text');
   if (transition) {
     const { decision } = record;
-    const reason = decision.kind === 'failed' && transition.to.status === 'failed' ? endpointFailureReason(decision, record) : null;
+    const reason =
+      decision.kind === 'failed' && transition.to.status === 'failed' ? endpointFailureReason(decision, record) : null;
     statement = statement.with(
       'w',
       db('webhooks')
@@ -363,14 +432,21 @@ export async function recordAttempt(db: Db, record: AttemptRecord, now: Date): P
             });
           }
         })
-        .update({ status: transition.to.status, failure_kind: transition.to.failureKind, failure_reason: reason, updated_at: now })
+        .update({
+          status: transition.to.status,
+          failure_kind: transition.to.failureKind,
+          failure_reason: reason,
+          updated_at: now,
+        })
         .returning('status'),
     );
     changedStatus = db.raw('(select status from w)');
   }
   const [row] = (await statement.select(
     db.raw('exists(select 1 from d) as found'),
-    db.raw('coalesce(?, (select status from webhooks where id in (select webhook_id from d))) as status', [changedStatus]),
+    db.raw('coalesce(?, (select status from webhooks where id in (select webhook_id from d))) as status', [
+      changedStatus,
+    ]),
   )) as { found: boolean; status: WebhookStatus | null }[];
   if (!row?.found) throw new Error(`delivery ${record.deliveryId} does not exist`);
   return row.status ?? undefined;
@@ -378,7 +454,9 @@ export async function recordAttempt(db: Db, record: AttemptRecord, now: Date): P
 
 /** Ends a delivery whose endpoint was disabled or deleted before it finished (no attempt is made). */
 export async function cancelDelivery(db: Db, deliveryId: string, now: Date): Promise<void> {
-  await db('webhook_deliveries').where({ id: deliveryId, status: 'pending' }).update({ status: 'cancelled', next_attempt_at: null, updated_at: now });
+  await db('webhook_deliveries')
+    .where({ id: deliveryId, status: 'pending' })
+    .update({ status: 'cancelled', next_attempt_at: null, updated_at: now });
 }
 
 /** Records a test delivery (docs/webhooks.md#test) and its single attempt, in one transaction. */

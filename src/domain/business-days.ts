@@ -1,5 +1,6 @@
 /**
- * Business days (docs/live-access.md#review): Monday to Friday in UTC; no public holidays. Pure, so the live access review
+ * Business days (docs/live-access.md#review): Monday to Friday in UTC; no public holidays. Pure, so the live access
+ * review
  * workflow uses it for its reminder timer and tests check the same function.
  *
  * "N business days after t" keeps t's time of day and lands on the N-th business day after t's
@@ -11,7 +12,10 @@
 /** One day in milliseconds (UTC has no daylight saving time). */
 export const DAY_MS = 86_400_000;
 
-/** How many business days a request may wait under review before the reviewers are reminded (docs/live-access.md#review). */
+/**
+ * How many business days a request may wait under review before the reviewers are reminded
+ * (docs/live-access.md#review).
+ */
 export const REVIEW_REMINDER_BUSINESS_DAYS = 3;
 
 /** Reminders repeat every this many further business days while the request stays undecided. */
@@ -55,7 +59,11 @@ export function addBusinessDays(startMs: number, days: number): number {
  * @param nowMs the current time; a due time already past is moved on by whole business days, so a
  *   reminder late by a worker outage is sent once, not once per missed day
  */
-export function nextReminderDueMs(lastScheduledMs: number | undefined, underReviewSinceMs: number, nowMs: number): number {
+export function nextReminderDueMs(
+  lastScheduledMs: number | undefined,
+  underReviewSinceMs: number,
+  nowMs: number,
+): number {
   let due =
     lastScheduledMs === undefined
       ? addBusinessDays(underReviewSinceMs, REVIEW_REMINDER_BUSINESS_DAYS)

@@ -4,7 +4,13 @@
  * generic endpoint (`POST /v1/payments`), list B the merchant-scoped one (`POST /v1/api/merchants/{id}/payments`).
  */
 import type { Currency } from './money';
-import { GENERIC_METHODS, type Countries, type GenericMethod, type MethodKind, type ProviderDescriptor } from './provider-descriptor';
+import {
+  GENERIC_METHODS,
+  type Countries,
+  type GenericMethod,
+  type MethodKind,
+  type ProviderDescriptor,
+} from './provider-descriptor';
 import { PROVIDER_DESCRIPTORS } from '../providers/descriptors';
 
 export type { Countries, GenericMethod, MethodKind } from './provider-descriptor';
@@ -37,7 +43,9 @@ function recordOf<K extends string, V>(keys: readonly K[], value: (key: K) => V)
 }
 
 /** The record of `value(descriptor)` for each provider code (docs/providers.md#new-provider). */
-export function byProvider<V>(value: (descriptor: ProviderDescriptor & { code: ProviderCode }) => V): Record<ProviderCode, V> {
+export function byProvider<V>(
+  value: (descriptor: ProviderDescriptor & { code: ProviderCode }) => V,
+): Record<ProviderCode, V> {
   return recordOf(PROVIDER_CODES, (code) => value(DESCRIPTORS.find((d) => d.code === code)!));
 }
 
@@ -45,13 +53,19 @@ export function byProvider<V>(value: (descriptor: ProviderDescriptor & { code: P
 const DESCRIPTORS: readonly (ProviderDescriptor & { code: ProviderCode })[] = PROVIDER_DESCRIPTORS;
 
 /** A provider's offering on one endpoint family. */
-function offering(descriptor: ProviderDescriptor & { code: ProviderCode }, reach: { countries: Countries; currencies: readonly Currency[] }): Offering {
+function offering(
+  descriptor: ProviderDescriptor & { code: ProviderCode },
+  reach: { countries: Countries; currencies: readonly Currency[] },
+): Offering {
   return { provider: descriptor.code, kind: descriptor.kind, countries: reach.countries, currencies: reach.currencies };
 }
 
-/** List A: generic `payment_method` → the offerings behind it (mobile money has two operators), from the descriptors. */
-export const GENERIC_CATALOGUE: Readonly<Record<GenericMethod, readonly Offering[]>> = recordOf(GENERIC_METHODS, (method) =>
-  DESCRIPTORS.flatMap((d) => (d.generic?.method === method ? [offering(d, d.generic)] : [])),
+/**
+ * List A: generic `payment_method` → the offerings behind it (mobile money has two operators), from the descriptors.
+ */
+export const GENERIC_CATALOGUE: Readonly<Record<GenericMethod, readonly Offering[]>> = recordOf(
+  GENERIC_METHODS,
+  (method) => DESCRIPTORS.flatMap((d) => (d.generic?.method === method ? [offering(d, d.generic)] : [])),
 );
 
 /** List B: merchant-scoped `payment_method` → its one offering (docs/payments.md#methods), from the descriptors. */
@@ -60,7 +74,9 @@ export const MERCHANT_CATALOGUE: Readonly<Record<MerchantMethod, Offering>> = Ob
 ) as Record<MerchantMethod, Offering>;
 
 /** The operators of generic mobile money, in the catalogue's order (the `provider` field's values). */
-export const MOBILE_MONEY_OPERATORS = GENERIC_CATALOGUE.mobile_money.map((o) => o.provider) as readonly MobileMoneyOperator[];
+export const MOBILE_MONEY_OPERATORS = GENERIC_CATALOGUE.mobile_money.map(
+  (o) => o.provider,
+) as readonly MobileMoneyOperator[];
 
 /** Currencies a mobile money wallet of each country holds; a payment must be in one of them. */
 export const MOBILE_MONEY_COUNTRY_CURRENCIES: Readonly<Record<string, readonly Currency[]>> = {
@@ -75,14 +91,13 @@ export const MOBILE_MONEY_COUNTRY_CURRENCIES: Readonly<Record<string, readonly C
  * Prefix table (docs/payments.md#methods): country → leading digits of the national significant number → operator,
  * from the descriptors' prefixes. Used when a generic mobile money payment names no `provider`.
  */
-export const MOBILE_MONEY_PREFIXES: Readonly<Record<string, ReadonlyArray<readonly [string, ProviderCode]>>> = DESCRIPTORS.reduce<
-  Record<string, (readonly [string, ProviderCode])[]>
->((table, d) => {
-  for (const [country, prefixes] of Object.entries(d.prefixes ?? {})) {
-    table[country] = [...(table[country] ?? []), ...prefixes.map((prefix) => [prefix, d.code] as const)];
-  }
-  return table;
-}, {});
+export const MOBILE_MONEY_PREFIXES: Readonly<Record<string, ReadonlyArray<readonly [string, ProviderCode]>>> =
+  DESCRIPTORS.reduce<Record<string, (readonly [string, ProviderCode])[]>>((table, d) => {
+    for (const [country, prefixes] of Object.entries(d.prefixes ?? {})) {
+      table[country] = [...(table[country] ?? []), ...prefixes.map((prefix) => [prefix, d.code] as const)];
+    }
+    return table;
+  }, {});
 
 /** True when `value` is a generic (list A) method. */
 export function isGenericMethod(value: string): value is GenericMethod {

@@ -1,5 +1,6 @@
 /**
- * Semantic checks of a generic payment request against list A (docs/limits.md#amounts, docs/payments.md#methods): which provider serves it,
+ * Semantic checks of a generic payment request against list A (docs/limits.md#amounts, docs/payments.md#methods): which
+ * provider serves it,
  * and whether its currency and customer's country are served. Field types and formats are checked
  * before this by the API's zod schema.
  */
@@ -41,7 +42,9 @@ function offeringFor(method: GenericMethod, provider: ProviderCode | undefined):
   if (provider === undefined) return offerings[0] as Offering;
   const chosen = offerings.find((offering) => offering.provider === provider);
   if (!chosen) {
-    throw validationError([{ field: 'provider', message: `provider ${provider} does not serve payment_method ${method}` }]);
+    throw validationError([
+      { field: 'provider', message: `provider ${provider} does not serve payment_method ${method}` },
+    ]);
   }
   return chosen;
 }
@@ -56,7 +59,9 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
   if (paymentMethod !== 'mobile_money') {
     const offering = offeringFor(paymentMethod, request.provider);
     if (!offering.currencies.includes(currency)) {
-      throw validationError([{ field: 'currency', message: `currency ${currency} is not supported by ${paymentMethod}` }]);
+      throw validationError([
+        { field: 'currency', message: `currency ${currency} is not supported by ${paymentMethod}` },
+      ]);
     }
     return { provider: offering.provider, kind: offering.kind };
   }
@@ -67,7 +72,10 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
   const msisdn = parseMsisdn(request.phoneNumber);
   if (!msisdn) {
     throw validationError([
-      { field: 'phone_number', message: 'phone_number must be a valid international (E.164) number, e.g. +250788123456' },
+      {
+        field: 'phone_number',
+        message: 'phone_number must be a valid international (E.164) number, e.g. +250788123456',
+      },
     ]);
   }
   const candidates = GENERIC_CATALOGUE.mobile_money.filter((offering) => servesCountry(offering, msisdn.country));
@@ -78,20 +86,31 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
   if (request.provider !== undefined) {
     offering = offeringFor('mobile_money', request.provider);
     if (!servesCountry(offering, msisdn.country)) {
-      throw validationError([{ field: 'phone_number', message: `${offering.provider} does not serve ${msisdn.country}` }]);
+      throw validationError([
+        { field: 'phone_number', message: `${offering.provider} does not serve ${msisdn.country}` },
+      ]);
     }
   } else {
-    const provider = operatorForNumber(msisdn.country, msisdn.nationalNumber, candidates.map((c) => c.provider));
+    const provider = operatorForNumber(
+      msisdn.country,
+      msisdn.nationalNumber,
+      candidates.map((c) => c.provider),
+    );
     const found = candidates.find((candidate) => candidate.provider === provider);
     if (!found) {
       throw validationError([
-        { field: 'phone_number', message: 'no mobile money operator is known for this number prefix; name one in provider' },
+        {
+          field: 'phone_number',
+          message: 'no mobile money operator is known for this number prefix; name one in provider',
+        },
       ]);
     }
     offering = found;
   }
   if (!offering.currencies.includes(currency)) {
-    throw validationError([{ field: 'currency', message: `currency ${currency} is not supported by ${offering.provider}` }]);
+    throw validationError([
+      { field: 'currency', message: `currency ${currency} is not supported by ${offering.provider}` },
+    ]);
   }
   const walletCurrencies = MOBILE_MONEY_COUNTRY_CURRENCIES[msisdn.country] ?? [];
   if (!walletCurrencies.includes(currency)) {
@@ -107,7 +126,10 @@ export function providerUnavailable(method: string): DomainError {
   return new DomainError('provider_unavailable', `payment_method ${method} is not available in live mode yet`);
 }
 
-/** A merchant-scoped create request after its shape was validated (docs/limits.md#amounts, docs/payments.md#methods; list B). */
+/**
+ * A merchant-scoped create request after its shape was validated (docs/limits.md#amounts, docs/payments.md#methods;
+ * list B).
+ */
 export interface MerchantPaymentRequest {
   amount: string;
   currency: Currency;
@@ -130,7 +152,9 @@ export interface ResolvedMerchantPayment extends ResolvedPayment {
 export function resolveMerchantPayment(request: MerchantPaymentRequest): ResolvedMerchantPayment {
   const offering = MERCHANT_CATALOGUE[request.paymentMethod];
   if (!offering.currencies.includes(request.currency)) {
-    throw validationError([{ field: 'currency', message: `currency ${request.currency} is not supported by ${request.paymentMethod}` }]);
+    throw validationError([
+      { field: 'currency', message: `currency ${request.currency} is not supported by ${request.paymentMethod}` },
+    ]);
   }
   const amount = parseDecimalAmount(request.amount, request.currency);
   if (!amount.ok) throw validationError([{ field: 'amount', message: amount.message }]);
@@ -139,15 +163,24 @@ export function resolveMerchantPayment(request: MerchantPaymentRequest): Resolve
   if (offering.kind !== 'mobile_money') return base;
 
   const field = 'payment_method_data.phone_number';
-  if (request.phoneNumber === undefined) throw validationError([{ field, message: `${field} is required for ${request.paymentMethod}` }]);
+  if (request.phoneNumber === undefined)
+    throw validationError([{ field, message: `${field} is required for ${request.paymentMethod}` }]);
   const msisdn = parseMsisdn(request.phoneNumber);
-  if (!msisdn) throw validationError([{ field, message: `${field} must be a valid international (E.164) number, e.g. +233241234567` }]);
+  if (!msisdn)
+    throw validationError([
+      { field, message: `${field} must be a valid international (E.164) number, e.g. +233241234567` },
+    ]);
   if (!servesCountry(offering, msisdn.country)) {
     throw validationError([{ field, message: `${request.paymentMethod} does not serve ${msisdn.country}` }]);
   }
   const walletCurrencies = MOBILE_MONEY_COUNTRY_CURRENCIES[msisdn.country] ?? [];
   if (!walletCurrencies.includes(request.currency)) {
-    throw validationError([{ field: 'currency', message: `currency ${request.currency} does not match a mobile money wallet in ${msisdn.country}` }]);
+    throw validationError([
+      {
+        field: 'currency',
+        message: `currency ${request.currency} does not match a mobile money wallet in ${msisdn.country}`,
+      },
+    ]);
   }
   return { ...base, customerPhone: msisdn.e164, country: msisdn.country };
 }

@@ -29,7 +29,8 @@ export function parseDateFilter(value: string): { ok: true; range: DayRange } | 
   const parts = value.split('..');
   if (parts.length > 2) return { ok: false, message: 'date must be YYYY-MM-DD or YYYY-MM-DD..YYYY-MM-DD' };
   const days = parts.map(parseDay);
-  if (days.some((day) => day === undefined)) return { ok: false, message: 'date must be a calendar day YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD' };
+  if (days.some((day) => day === undefined))
+    return { ok: false, message: 'date must be a calendar day YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD' };
   const from = days[0] as Date;
   const last = (days[1] ?? days[0]) as Date;
   if (last < from) return { ok: false, message: 'date range must not end before it starts' };

@@ -60,11 +60,15 @@ export function missingDocuments(documents: readonly DocumentKind[]): MissingDoc
   const has = (type: DocumentType, side: DocumentSide | null = null) =>
     documents.some((doc) => doc.documentType === type && (side === null || doc.side === side));
   const missing: MissingDocument[] = [];
-  const identityComplete = has('passport') || has('drivers_licence') || (has('national_id', 'front') && has('national_id', 'back'));
+  const identityComplete =
+    has('passport') || has('drivers_licence') || (has('national_id', 'front') && has('national_id', 'back'));
   if (!identityComplete) {
     const sides = DOCUMENT_SIDES.filter((side) => !has('national_id', side));
     const nationalId = sides.length === 1 ? `the ${sides[0]} of the national_id` : 'both sides of a national_id';
-    missing.push({ field: 'identity_document', message: `identity document (a passport, a drivers_licence, or ${nationalId})` });
+    missing.push({
+      field: 'identity_document',
+      message: `identity document (a passport, a drivers_licence, or ${nationalId})`,
+    });
   }
   if (!has('business_registration')) {
     missing.push({ field: 'business_registration', message: 'business_registration certificate' });
@@ -82,7 +86,10 @@ export function cleanFileName(name: string): string {
   return storableText(truncateText(base, 255)) || 'document';
 }
 
-/** A merchant's document quota (docs/limits.md#uploads): at most `maxCount` current documents of at most `maxBytes` together. */
+/**
+ * A merchant's document quota (docs/limits.md#uploads): at most `maxCount` current documents of at most `maxBytes`
+ * together.
+ */
 export interface DocumentQuota {
   maxCount: number;
   /** Bytes. */
@@ -115,7 +122,11 @@ function describeBytes(bytes: number): string {
  * @returns the id of the document the upload supersedes, or null
  * @throws DomainError `conflict` (409) naming the limit when the count or the bytes would exceed it
  */
-export function planDocumentUpload(current: readonly StoredDocumentKind[], upload: DocumentKind & { size: number }, quota: DocumentQuota): string | null {
+export function planDocumentUpload(
+  current: readonly StoredDocumentKind[],
+  upload: DocumentKind & { size: number },
+  quota: DocumentQuota,
+): string | null {
   const replaced = current.find((document) => isSameKind(document, upload)) ?? null;
   const kept = current.filter((document) => document !== replaced);
   const count = kept.length + 1;
@@ -135,7 +146,10 @@ export function planDocumentUpload(current: readonly StoredDocumentKind[], uploa
   return replaced?.id ?? null;
 }
 
-/** A stored document (docs/live-access.md#documents); `size` in bytes, `sha256` lower-case hex of the bytes, times ISO 8601 UTC. */
+/**
+ * A stored document (docs/live-access.md#documents); `size` in bytes, `sha256` lower-case hex of the bytes, times ISO
+ * 8601 UTC.
+ */
 export interface DocumentRecord {
   id: string;
   merchantId: string;

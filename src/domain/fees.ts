@@ -3,7 +3,10 @@ import { byProvider, type ProviderCode } from './catalogue';
 import { percentageOfMinor } from './money';
 import type { PaymentSnapshot, PaymentStatus } from './payment';
 
-/** Default fee rates (docs/payments.md#fees) in basis points (hundredths of a percent), from the descriptors: card 2.9 %, momo 1.5 % … */
+/**
+ * Default fee rates (docs/payments.md#fees) in basis points (hundredths of a percent), from the descriptors: card 2.9
+ * %, momo 1.5 % …
+ */
 export const DEFAULT_FEE_BASIS_POINTS: Readonly<Record<ProviderCode, number>> = byProvider((d) => d.feeBasisPoints);
 
 /** The fee of a payment of `amount` minor units through `provider`, in minor units. */
@@ -34,6 +37,7 @@ export function feeAndNetOf(
   payment: Pick<PaymentSnapshot, 'status' | 'amount' | 'feeAmount'>,
   lateSuccessCollected: boolean,
 ): { fee: number; net: number } {
-  const collected = COLLECTED_STATUSES.includes(payment.status) || (payment.status === 'cancelled' && lateSuccessCollected);
+  const collected =
+    COLLECTED_STATUSES.includes(payment.status) || (payment.status === 'cancelled' && lateSuccessCollected);
   return collected ? { fee: payment.feeAmount, net: payment.amount - payment.feeAmount } : { fee: 0, net: 0 };
 }

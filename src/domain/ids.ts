@@ -1,5 +1,6 @@
 /**
- * Resource ids: a prefix plus random base62 characters (docs/api.md#secret-keys, docs/payments.md#payment-record). Pure: the caller supplies the
+ * Resource ids: a prefix plus random base62 characters (docs/api.md#secret-keys, docs/payments.md#payment-record).
+ * Pure: the caller supplies the
  * random bytes (node:crypto in the API, never Math.random outside a workflow).
  */
 

@@ -70,9 +70,16 @@ export interface WindowState {
  * The window to report in `X-RateLimit-*` (docs/limits.md#rate-limits: the one closest to exhaustion) and, when any is
  * exceeded, the wait in seconds until the last exceeded one resets.
  */
-export function decide(states: WindowState[], nowMs: number): { report: WindowState; retryAfterSeconds: number | null } {
-  const report = states.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetAt < a.resetAt) ? b : a));
+export function decide(
+  states: WindowState[],
+  nowMs: number,
+): { report: WindowState; retryAfterSeconds: number | null } {
+  const report = states.reduce((a, b) =>
+    b.remaining < a.remaining || (b.remaining === a.remaining && b.resetAt < a.resetAt) ? b : a,
+  );
   const exceeded = states.filter((s) => s.remaining < 0);
-  const retryAfterSeconds = exceeded.length ? Math.max(1, Math.max(...exceeded.map((s) => s.resetAt)) - Math.floor(nowMs / 1000)) : null;
+  const retryAfterSeconds = exceeded.length
+    ? Math.max(1, Math.max(...exceeded.map((s) => s.resetAt)) - Math.floor(nowMs / 1000))
+    : null;
   return { report: { ...report, remaining: Math.max(0, report.remaining) }, retryAfterSeconds };
 }

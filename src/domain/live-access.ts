@@ -23,7 +23,15 @@ export const OPEN_REQUEST_STATUSES: readonly LiveAccessRequestStatus[] = ['under
 export type LiveAccessStatus = 'none' | 'pending' | 'approved' | 'rejected';
 
 /** `business_type` values a live access request may state. */
-export const BUSINESS_TYPES = ['e_commerce', 'saas', 'marketplace', 'fintech', 'education', 'healthcare', 'other'] as const;
+export const BUSINESS_TYPES = [
+  'e_commerce',
+  'saas',
+  'marketplace',
+  'fintech',
+  'education',
+  'healthcare',
+  'other',
+] as const;
 /** One business type. */
 export type BusinessType = (typeof BUSINESS_TYPES)[number];
 
@@ -31,7 +39,8 @@ export type BusinessType = (typeof BUSINESS_TYPES)[number];
 export const USE_CASE_MIN_LENGTH = 20;
 
 /**
- * The environment that documents, live access requests and their audit entries belong to (docs/api.md#merchants-and-environments): they
+ * The environment that documents, live access requests and their audit entries belong to
+ * (docs/api.md#merchants-and-environments): they
  * concern the merchant's live account, whichever environment the session token names.
  */
 export const LIVE_ACCESS_ENVIRONMENT = 'live' as const;
@@ -51,7 +60,10 @@ export function overallStatus(latest: LiveAccessRequestStatus | undefined): Live
   return latest as 'approved' | 'rejected';
 }
 
-/** What the review workflow receives: reviewer decisions (signals from the admin command, docs/live-access.md#admin-command) and developer actions. */
+/**
+ * What the review workflow receives: reviewer decisions (signals from the admin command,
+ * docs/live-access.md#admin-command) and developer actions.
+ */
 export type ReviewMessage =
   | { type: 'approve'; reviewer: string }
   | { type: 'reject'; reviewer: string; reason: string }
@@ -119,7 +131,11 @@ export function initialReviewState(requestId: string, filedAt: string): ReviewSt
  * Applies one message at `at` (ISO 8601 UTC) by the table in the module comment.
  * @returns the next state and the step to carry out; `ignore` leaves the state as it was
  */
-export function reviewStep(state: ReviewState, message: ReviewMessage, at: string): { state: ReviewState; step: ReviewStep } {
+export function reviewStep(
+  state: ReviewState,
+  message: ReviewMessage,
+  at: string,
+): { state: ReviewState; step: ReviewStep } {
   if (!isOpenRequest(state.status)) {
     return { state, step: { kind: 'ignore', reason: `the request is already ${state.status}` } };
   }
@@ -131,12 +147,23 @@ export function reviewStep(state: ReviewState, message: ReviewMessage, at: strin
       };
     case 'reject':
       return {
-        state: { ...state, status: 'rejected', decidedAt: at, decidedBy: message.reviewer, reviewerMessage: message.reason },
+        state: {
+          ...state,
+          status: 'rejected',
+          decidedAt: at,
+          decidedBy: message.reviewer,
+          reviewerMessage: message.reason,
+        },
         step: { kind: 'reject', reviewer: message.reviewer, reason: message.reason },
       };
     case 'request_info':
       return {
-        state: { ...state, status: 'more_info_required', reviewerMessage: message.message, infoRounds: state.infoRounds + 1 },
+        state: {
+          ...state,
+          status: 'more_info_required',
+          reviewerMessage: message.message,
+          infoRounds: state.infoRounds + 1,
+        },
         step: { kind: 'request_info', reviewer: message.reviewer, message: message.message },
       };
     case 'developer_responded':
@@ -149,7 +176,11 @@ export function reviewStep(state: ReviewState, message: ReviewMessage, at: strin
           step: { kind: 'resume', developerId: message.developerId, message: text },
         };
       }
-      if (text !== null) return { state: { ...state, responses }, step: { kind: 'note', developerId: message.developerId, message: text } };
+      if (text !== null)
+        return {
+          state: { ...state, responses },
+          step: { kind: 'note', developerId: message.developerId, message: text },
+        };
       return { state, step: { kind: 'ignore', reason: 'a document uploaded while under review changes nothing' } };
     }
   }

@@ -1,6 +1,7 @@
 /**
  * Money as integer minor units plus an ISO 4217 currency (docs/limits.md#amounts). Never a float: amounts stay below
- * Number.MAX_SAFE_INTEGER (the maximum amount is 10^12 minor units, docs/limits.md#amounts) and decimal strings are converted
+ * Number.MAX_SAFE_INTEGER (the maximum amount is 10^12 minor units, docs/limits.md#amounts) and decimal strings are
+ * converted
  * digit by digit. Rounding lives here and only here.
  */
 

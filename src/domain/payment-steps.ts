@@ -1,18 +1,28 @@
 /**
  * What a payment does with each thing that happens to it: a pure reducer over the payment and its
- * refunds in flight (docs/payments.md#states, docs/payments.md#cancel-and-refund), which the payment workflow interprets (it runs the effects as
+ * refunds in flight (docs/payments.md#states, docs/payments.md#cancel-and-refund), which the payment workflow
+ * interprets (it runs the effects as
  * activities and keeps the state). Every decision about money is here, in one place, tested
  * without Temporal: provider answers (with reconciliation of late ones), expiry, cancel, and the
  * refunds' reservations and answers. Pure: safe inside the workflow sandbox.
  */
-import { RECONCILABLE_FAILURES, isOpen, statusChangeFor, withStatusChange, type PaymentStatus, type ProviderOutcome } from './payment';
+import {
+  RECONCILABLE_FAILURES,
+  isOpen,
+  statusChangeFor,
+  withStatusChange,
+  type PaymentStatus,
+  type ProviderOutcome,
+} from './payment';
 import type { PaymentSnapshot } from './payment';
 import { checkRefund, type RefundRecord } from './refund';
 
 /** The payment as its workflow holds it, with the refunds accepted and not yet settled. */
 export interface PaymentState {
   payment: PaymentSnapshot;
-  /** Refunds whose provider answer is not final yet; their amounts stay reserved (docs/payments.md#cancel-and-refund). */
+  /**
+   * Refunds whose provider answer is not final yet; their amounts stay reserved (docs/payments.md#cancel-and-refund).
+   */
   pendingRefunds: RefundRecord[];
 }
 
@@ -59,7 +69,12 @@ export function lateSuccessRefundId(paymentId: string): string {
  * (`reconciledAt` set, a new `payment.completed`), is written down as a late answer outside the
  * window, and is refunded in full after the merchant's cancel (docs/payments.md#states).
  */
-export function providerAnswerStep(state: PaymentState, outcome: ProviderOutcome, at: string, reconciliationWindowMs: number): PaymentStep {
+export function providerAnswerStep(
+  state: PaymentState,
+  outcome: ProviderOutcome,
+  at: string,
+  reconciliationWindowMs: number,
+): PaymentStep {
   const { payment } = state;
   if (isOpen(payment.status)) {
     const change = statusChangeFor(payment.status, outcome);
@@ -68,17 +83,28 @@ export function providerAnswerStep(state: PaymentState, outcome: ProviderOutcome
   }
   if (outcome.status !== 'completed') return { state, effect: { kind: 'none' } };
   if (payment.status === 'cancelled') {
-    if (payment.amountRefunded >= payment.amount || state.pendingRefunds.some((r) => r.id === lateSuccessRefundId(payment.id))) {
+    if (
+      payment.amountRefunded >= payment.amount ||
+      state.pendingRefunds.some((r) => r.id === lateSuccessRefundId(payment.id))
+    ) {
       return { state, effect: { kind: 'none' } };
     }
     const refund = newRefund(payment, lateSuccessRefundId(payment.id), payment.amount, 'late_success_after_cancel', at);
-    return { state: { ...state, pendingRefunds: [...state.pendingRefunds, refund] }, effect: { kind: 'refund_late_success', refund } };
+    return {
+      state: { ...state, pendingRefunds: [...state.pendingRefunds, refund] },
+      effect: { kind: 'refund_late_success', refund },
+    };
   }
-  const reconcilable = payment.status === 'failed' && payment.failureCode !== null && RECONCILABLE_FAILURES.includes(payment.failureCode);
+  const reconcilable =
+    payment.status === 'failed' && payment.failureCode !== null && RECONCILABLE_FAILURES.includes(payment.failureCode);
   if (!reconcilable) return { state, effect: { kind: 'none' } };
   if (Date.parse(at) - Date.parse(payment.updatedAt) > reconciliationWindowMs) {
     if (payment.lateAnswer) return { state, effect: { kind: 'none' } };
-    const late = { ...payment, lateAnswer: { status: outcome.status, receivedAt: at }, version: (payment.version ?? 0) + 1 };
+    const late = {
+      ...payment,
+      lateAnswer: { status: outcome.status, receivedAt: at },
+      version: (payment.version ?? 0) + 1,
+    };
     return { state: { ...state, payment: late }, effect: { kind: 'record_late_answer' } };
   }
   const reconciled = { ...withStatusChange(payment, { status: 'completed' }, at), reconciledAt: at };
@@ -98,7 +124,10 @@ export function expiryStep(state: PaymentState, outcome: ProviderOutcome | undef
   }
   const expired = withStatusChange(
     state.payment,
-    { status: 'failed', failure: { code: 'expired', message: 'The customer did not complete the payment before it expired' } },
+    {
+      status: 'failed',
+      failure: { code: 'expired', message: 'The customer did not complete the payment before it expired' },
+    },
     at,
   );
   return { state: { ...state, payment: expired }, effect: { kind: 'record' } };
@@ -118,7 +147,8 @@ export function cancelStep(
   at: string,
 ): PaymentStep & { cancelled: boolean } {
   if (!isOpen(state.payment.status)) return { state, effect: { kind: 'none' }, cancelled: false };
-  const outcome: ProviderOutcome = providerOutcome === 'unsupported' || !isFinalish(providerOutcome) ? { status: 'cancelled' } : providerOutcome;
+  const outcome: ProviderOutcome =
+    providerOutcome === 'unsupported' || !isFinalish(providerOutcome) ? { status: 'cancelled' } : providerOutcome;
   const change = statusChangeFor(state.payment.status, outcome);
   if (!change) return { state, effect: { kind: 'none' }, cancelled: false };
   let payment = withStatusChange(state.payment, change, at);
@@ -140,11 +170,19 @@ export function notCancellableMessage(status: PaymentStatus): string {
  * the SQLSTATE and its condition when known, never the data (docs/api.md#errors).
  */
 export function notStoredMessage(refused?: { sqlState?: string; condition?: string }): string {
-  const code = refused?.sqlState ? ` (SQLSTATE ${refused.sqlState}${refused.condition ? ` ${refused.condition}` : ''})` : '';
+  const code = refused?.sqlState
+    ? ` (SQLSTATE ${refused.sqlState}${refused.condition ? ` ${refused.condition}` : ''})`
+    : '';
   return `the payment holds a value that cannot be stored${code}; nothing was created`;
 }
 
-function newRefund(payment: PaymentSnapshot, id: string, amount: number, reason: string | null, at: string): RefundRecord {
+function newRefund(
+  payment: PaymentSnapshot,
+  id: string,
+  amount: number,
+  reason: string | null,
+  at: string,
+): RefundRecord {
   return {
     id,
     paymentId: payment.id,
@@ -162,7 +200,8 @@ function newRefund(payment: PaymentSnapshot, id: string, amount: number, reason:
 }
 
 /**
- * Accepts a refund request and reserves its amount at once (docs/payments.md#states, docs/payments.md#cancel-and-refund), against what is refunded
+ * Accepts a refund request and reserves its amount at once (docs/payments.md#states,
+ * docs/payments.md#cancel-and-refund), against what is refunded
  * and what refunds in flight hold, so that many requests decided together can never exceed the
  * rest and nothing beyond it is sent to a provider.
  * @param requested minor units, or undefined for the whole refundable rest
@@ -180,12 +219,16 @@ export function acceptRefund(
   return { state: { ...state, pendingRefunds: [...state.pendingRefunds, refund] }, refund };
 }
 
-/** Drops the refund `refundId` from those in flight without a trace (it was never sent): its reservation is released. */
+/**
+ * Drops the refund `refundId` from those in flight without a trace (it was never sent): its reservation is released.
+ */
 export function withdrawRefund(state: PaymentState, refundId: string): PaymentState {
   return { ...state, pendingRefunds: state.pendingRefunds.filter((r) => r.id !== refundId) };
 }
 
-/** A provider's answer about a refund in flight: final, still pending, or a refund the read model already had settled. */
+/**
+ * A provider's answer about a refund in flight: final, still pending, or a refund the read model already had settled.
+ */
 export type RefundAnswerOutcome =
   | { status: 'succeeded'; refundReference: string }
   | { status: 'failed'; failureMessage: string }
@@ -194,7 +237,8 @@ export type RefundAnswerOutcome =
   | { status: 'already_settled'; refund: RefundRecord };
 
 /**
- * Applies the provider's answer to the refund `refundId` in flight (docs/payments.md#cancel-and-refund): a success adds its amount
+ * Applies the provider's answer to the refund `refundId` in flight (docs/payments.md#cancel-and-refund): a success adds
+ * its amount
  * to `amountRefunded` (the payment becomes `refunded` when nothing is left) and releases the
  * reservation; a refusal releases it; `pending` keeps it (the answer is unknown, the workflow asks
  * again). A refund not in flight changes nothing.
@@ -210,16 +254,34 @@ export function refundAnswerStep(
   if (!refund) return { state, refund: undefined, effect: { kind: 'none' } };
   if (answer.status === 'pending') return { state, refund, effect: { kind: 'none' } };
   const rest = state.pendingRefunds.filter((r) => r.id !== refundId);
-  if (answer.status === 'already_settled') return { state: { ...state, pendingRefunds: rest }, refund: answer.refund, effect: { kind: 'none' } };
+  if (answer.status === 'already_settled')
+    return { state: { ...state, pendingRefunds: rest }, refund: answer.refund, effect: { kind: 'none' } };
   if (answer.status === 'failed') {
-    const failed: RefundRecord = { ...refund, status: 'failed', failureMessage: answer.failureMessage, completedAt: at };
+    const failed: RefundRecord = {
+      ...refund,
+      status: 'failed',
+      failureMessage: answer.failureMessage,
+      completedAt: at,
+    };
     return { state: { ...state, pendingRefunds: rest }, refund: failed, effect: { kind: 'record' } };
   }
   const { payment } = state;
   const amountRefunded = payment.amountRefunded + refund.amount;
-  const status: PaymentStatus = payment.status === 'completed' && amountRefunded >= payment.amount ? 'refunded' : payment.status;
-  const completed: RefundRecord = { ...refund, status: 'completed', providerReference: answer.refundReference, completedAt: at };
-  const after: PaymentSnapshot = { ...payment, amountRefunded, status, updatedAt: at, version: (payment.version ?? 0) + 1 };
+  const status: PaymentStatus =
+    payment.status === 'completed' && amountRefunded >= payment.amount ? 'refunded' : payment.status;
+  const completed: RefundRecord = {
+    ...refund,
+    status: 'completed',
+    providerReference: answer.refundReference,
+    completedAt: at,
+  };
+  const after: PaymentSnapshot = {
+    ...payment,
+    amountRefunded,
+    status,
+    updatedAt: at,
+    version: (payment.version ?? 0) + 1,
+  };
   return { state: { payment: after, pendingRefunds: rest }, refund: completed, effect: { kind: 'record' } };
 }
 

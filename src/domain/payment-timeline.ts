@@ -9,7 +9,8 @@ import type { RefundRecord } from './refund';
 
 /**
  * Where a status change came from: the payment's creation (and the provider's answer to it), a
- * provider callback (confirmed by asking the provider, docs/payments.md#provider-callbacks), a poll of the provider, the expiry at
+ * provider callback (confirmed by asking the provider, docs/payments.md#provider-callbacks), a poll of the provider,
+ * the expiry at
  * `expires_at` (docs/payments.md#states), the merchant (cancel, refund), or a late provider success that reconciled a
  * closed payment (docs/payments.md#states).
  */
@@ -31,7 +32,9 @@ export type WorkflowFact =
   | { kind: 'polled' }
   /** The provider was asked to cancel (by the merchant's cancel, or at expiry). */
   | { kind: 'provider_cancel_asked' }
-  /** The provider answered the payment's initiation: the payment then (`pending`, or `failed` when refused outright). */
+  /**
+   * The provider answered the payment's initiation: the payment then (`pending`, or `failed` when refused outright).
+   */
   | { kind: 'initiated'; payment: PaymentSnapshot }
   /** The workflow wrote this state of the payment (the read model follows it). */
   | { kind: 'recorded'; payment: PaymentSnapshot };
@@ -61,8 +64,16 @@ export function statusChangesOf(facts: readonly WorkflowFact[]): StatusChangeEnt
     let source = cause;
     if (current === null) source = 'create';
     else if (payment.status === 'failed' && payment.failureCode === 'expired') source = 'expiry';
-    else if (payment.status === 'completed' && (current === 'failed' || current === 'cancelled')) source = 'reconciliation';
-    entries.push({ at, from: current, to: payment.status, source, failure_code: payment.failureCode, failure_message: payment.failureMessage });
+    else if (payment.status === 'completed' && (current === 'failed' || current === 'cancelled'))
+      source = 'reconciliation';
+    entries.push({
+      at,
+      from: current,
+      to: payment.status,
+      source,
+      failure_code: payment.failureCode,
+      failure_message: payment.failureMessage,
+    });
     current = payment.status;
   };
   for (const fact of facts) {
@@ -119,15 +130,38 @@ export interface RefundChangeEntry {
  */
 export function refundChangesOf(refunds: readonly RefundRecord[]): RefundChangeEntry[] {
   const entries = refunds.flatMap((refund): RefundChangeEntry[] => {
-    const requested: RefundChangeEntry = { at: refund.createdAt, refund_id: refund.id, amount: refund.amount, status: 'pending', reason: refund.reason, failure_message: null };
+    const requested: RefundChangeEntry = {
+      at: refund.createdAt,
+      refund_id: refund.id,
+      amount: refund.amount,
+      status: 'pending',
+      reason: refund.reason,
+      failure_message: null,
+    };
     if (refund.status === 'pending' || refund.completedAt === null) return [requested];
-    return [requested, { at: refund.completedAt, refund_id: refund.id, amount: refund.amount, status: refund.status, reason: null, failure_message: refund.failureMessage }];
+    return [
+      requested,
+      {
+        at: refund.completedAt,
+        refund_id: refund.id,
+        amount: refund.amount,
+        status: refund.status,
+        reason: null,
+        failure_message: refund.failureMessage,
+      },
+    ];
   });
   const settledRank = (entry: RefundChangeEntry) => (entry.status === 'pending' ? 0 : 1);
-  return entries.sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || a.refund_id.localeCompare(b.refund_id) || settledRank(a) - settledRank(b));
+  return entries.sort(
+    (a, b) =>
+      Date.parse(a.at) - Date.parse(b.at) || a.refund_id.localeCompare(b.refund_id) || settledRank(a) - settledRank(b),
+  );
 }
 
-/** Why the workflow will next ask the provider: a poll, the expiry's last word, or a refund whose answer is unknown (docs/payments.md#cancel-and-refund). */
+/**
+ * Why the workflow will next ask the provider: a poll, the expiry's last word, or a refund whose answer is unknown
+ * (docs/payments.md#cancel-and-refund).
+ */
 export type ProviderCheckReason = 'poll' | 'expiry' | 'refund_check';
 
 /**

@@ -15,7 +15,10 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 /** Statuses in which the provider may still answer (docs/payments.md#states: cancel is allowed here). */
 export const OPEN_STATUSES: readonly PaymentStatus[] = ['pending', 'processing'];
 
-/** Why a payment failed: the provider's decline reasons plus `expired` (docs/payments.md#states, docs/payments.md#sandbox-scenarios). */
+/**
+ * Why a payment failed: the provider's decline reasons plus `expired` (docs/payments.md#states,
+ * docs/payments.md#sandbox-scenarios).
+ */
 export type FailureCode = 'declined' | 'card_declined' | 'insufficient_funds' | 'expired' | 'provider_error';
 
 /** Payment event names written once each per payment (docs/payments.md#events). */
@@ -81,15 +84,21 @@ export function isOpen(status: PaymentStatus): boolean {
 export const RECONCILABLE_FAILURES: readonly FailureCode[] = ['expired', 'provider_error'];
 
 /**
- * True when a provider callback claiming `claimed` may change `payment` (docs/payments.md#states, docs/payments.md#provider-callbacks): any claim while
+ * True when a provider callback claiming `claimed` may change `payment` (docs/payments.md#states,
+ * docs/payments.md#provider-callbacks): any claim while
  * the payment is open; once closed, only a claimed success of a payment that failed by expiry or
  * provider error (late success) or that the merchant cancelled (refunded automatically).
  */
-export function callbackMayChange(payment: Pick<PaymentSnapshot, 'status' | 'failureCode'>, claimed: ProviderOutcome['status']): boolean {
+export function callbackMayChange(
+  payment: Pick<PaymentSnapshot, 'status' | 'failureCode'>,
+  claimed: ProviderOutcome['status'],
+): boolean {
   if (isOpen(payment.status)) return true;
   if (claimed !== 'completed') return false;
   if (payment.status === 'cancelled') return true;
-  return payment.status === 'failed' && payment.failureCode !== null && RECONCILABLE_FAILURES.includes(payment.failureCode);
+  return (
+    payment.status === 'failed' && payment.failureCode !== null && RECONCILABLE_FAILURES.includes(payment.failureCode)
+  );
 }
 
 /** The event (docs/payments.md#events) written when a payment enters `status`, if any. */

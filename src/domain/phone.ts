@@ -1,5 +1,6 @@
 /**
- * MSISDN parsing (docs/payments.md#methods): E.164 only, country from the calling code, via libphonenumber-js (pure code,
+ * MSISDN parsing (docs/payments.md#methods): E.164 only, country from the calling code, via libphonenumber-js (pure
+ * code,
  * no I/O, so it is safe here).
  */
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';

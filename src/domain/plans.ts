@@ -1,6 +1,7 @@
 /**
  * Plans and custom limits (docs/limits.md#rate-limits). A merchant is on `sandbox` until live access is
- * approved (docs/live-access.md#review assigns `starter`); operators move it with the admin command (docs/live-access.md#admin-command). Custom limits are
+ * approved (docs/live-access.md#review assigns `starter`); operators move it with the admin command
+ * (docs/live-access.md#admin-command). Custom limits are
  * stored for the `enterprise` plan only. Pure.
  */
 import { DomainError } from './errors';
@@ -31,13 +32,20 @@ export const MAX_CUSTOM_LIMIT = 10_000_000;
  */
 export function checkCustomLimits(plan: string, limits: CustomLimits): CustomLimits {
   if (plan !== 'enterprise') {
-    throw new DomainError('validation_error', `custom limits apply to the enterprise plan only; the merchant is on ${plan}`);
+    throw new DomainError(
+      'validation_error',
+      `custom limits apply to the enterprise plan only; the merchant is on ${plan}`,
+    );
   }
-  for (const [name, value] of [['per-minute', limits.perMinute], ['per-hour', limits.perHour]] as const) {
+  for (const [name, value] of [
+    ['per-minute', limits.perMinute],
+    ['per-hour', limits.perHour],
+  ] as const) {
     if (!Number.isSafeInteger(value) || value < 1 || value > MAX_CUSTOM_LIMIT) {
       throw new DomainError('validation_error', `${name} must be an integer from 1 to ${MAX_CUSTOM_LIMIT}`);
     }
   }
-  if (limits.perHour < limits.perMinute) throw new DomainError('validation_error', 'per-hour must be at least per-minute');
+  if (limits.perHour < limits.perMinute)
+    throw new DomainError('validation_error', 'per-hour must be at least per-minute');
   return limits;
 }

@@ -1,4 +1,7 @@
-/** Who is calling the API: the merchant and environment every query is scoped to (docs/api.md#merchants-and-environments, docs/api.md#credentials). */
+/**
+ * Who is calling the API: the merchant and environment every query is scoped to
+ * (docs/api.md#merchants-and-environments, docs/api.md#credentials).
+ */
 import type { Environment } from './environment';
 
 /** The authenticated caller: a secret key (`keyId` set) or a developer's session token. */

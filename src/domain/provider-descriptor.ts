@@ -24,7 +24,10 @@ export interface ProviderCapabilities {
   cancel: boolean;
   /** The provider can return collected money. */
   refund: boolean;
-  /** The provider can return part of a payment; when false only a refund of the whole amount is sent (docs/providers.md#airtel-money). */
+  /**
+   * The provider can return part of a payment; when false only a refund of the whole amount is sent
+   * (docs/providers.md#airtel-money).
+   */
   partialRefund: boolean;
 }
 
@@ -36,7 +39,10 @@ export interface Reach {
 
 /** One provider, as the domain knows it (docs/providers.md#new-provider). */
 export interface ProviderDescriptor<Code extends string = string> {
-  /** The provider code of the API (`provider`, `payment_method` of list B, `/v1/provider-callbacks/{code}`), also its folder's name. */
+  /**
+   * The provider code of the API (`provider`, `payment_method` of list B, `/v1/provider-callbacks/{code}`), also its
+   * folder's name.
+   */
   code: Code;
   /** The operator or gateway, as merchants know it ("MTN MoMo"). */
   operator: string;
@@ -46,11 +52,17 @@ export interface ProviderDescriptor<Code extends string = string> {
   generic?: Reach & { method: GenericMethod };
   /** List B: where it is offered as its own `payment_method` (absent: not offered on the merchant-scoped endpoint). */
   merchant?: Reach;
-  /** Mobile money only: country → leading digits of the national significant number that reach this operator (`''`: every number). */
+  /**
+   * Mobile money only: country → leading digits of the national significant number that reach this operator (`''`:
+   * every number).
+   */
   prefixes?: Readonly<Record<string, readonly string[]>>;
   /** Default fee rate in basis points (hundredths of a percent, docs/payments.md#fees). */
   feeBasisPoints: number;
-  /** The live adapter's flows, or `null` when there is no live adapter (a live payment answers 503 `provider_unavailable`). */
+  /**
+   * The live adapter's flows, or `null` when there is no live adapter (a live payment answers 503
+   * `provider_unavailable`).
+   */
   live: ProviderCapabilities | null;
 }
 
@@ -62,22 +74,29 @@ export interface ProviderDescriptor<Code extends string = string> {
 export function descriptorProblems(descriptor: ProviderDescriptor): string[] {
   const problems: string[] = [];
   const where = `provider ${descriptor.code || '(no code)'}`;
-  if (!/^[a-z][a-z0-9_]*$/.test(descriptor.code)) problems.push(`${where}: code must be lower case letters, digits and _`);
+  if (!/^[a-z][a-z0-9_]*$/.test(descriptor.code))
+    problems.push(`${where}: code must be lower case letters, digits and _`);
   if (!descriptor.operator?.trim()) problems.push(`${where}: operator name missing`);
-  if (!descriptor.generic && !descriptor.merchant) problems.push(`${where}: offered on no endpoint family (generic, merchant)`);
+  if (!descriptor.generic && !descriptor.merchant)
+    problems.push(`${where}: offered on no endpoint family (generic, merchant)`);
   for (const reach of [descriptor.generic, descriptor.merchant]) {
     if (!reach) continue;
     if (reach.countries !== '*' && reach.countries.length === 0) problems.push(`${where}: no countries`);
     if (reach.currencies.length === 0) problems.push(`${where}: no currencies`);
   }
-  if (!Number.isInteger(descriptor.feeBasisPoints) || descriptor.feeBasisPoints < 0 || descriptor.feeBasisPoints > 10_000) {
+  if (
+    !Number.isInteger(descriptor.feeBasisPoints) ||
+    descriptor.feeBasisPoints < 0 ||
+    descriptor.feeBasisPoints > 10_000
+  ) {
     problems.push(`${where}: fee rate must be whole basis points from 0 to 10000`);
   }
   if (descriptor.kind === 'mobile_money') {
     for (const reach of [descriptor.generic, descriptor.merchant]) {
       const countries = reach?.countries === '*' ? ['*'] : (reach?.countries ?? []);
       for (const country of countries) {
-        if (!descriptor.prefixes?.[country]?.length) problems.push(`${where}: mobile money in ${country} without prefixes`);
+        if (!descriptor.prefixes?.[country]?.length)
+          problems.push(`${where}: mobile money in ${country} without prefixes`);
       }
     }
   }

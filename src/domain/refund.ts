@@ -1,5 +1,6 @@
 /**
- * Refunds (docs/payments.md#states, docs/payments.md#cancel-and-refund): what may be refunded, and the refund record. Pure: the payment workflow's
+ * Refunds (docs/payments.md#states, docs/payments.md#cancel-and-refund): what may be refunded, and the refund record.
+ * Pure: the payment workflow's
  * refund Update validator calls `refundableAmount` and `checkRefund`.
  */
 import { DomainError } from './errors';

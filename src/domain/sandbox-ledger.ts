@@ -23,26 +23,37 @@ export interface SandboxTransaction {
   status: 'pending' | 'succeeded' | 'failed' | 'cancelled';
   failure_code: string | null;
   failure_message: string | null;
-  /** When a pending transaction succeeds by itself (the simulated customer approves, the transfer arrives); null: never. */
+  /**
+   * When a pending transaction succeeds by itself (the simulated customer approves, the transfer arrives); null: never.
+   */
   settle_at: Date | null;
   /** Sum of the refunds taken (pending or succeeded), minor units; never above `amount`. */
   refunded_amount?: number;
   /** The next action the simulator gave at initiation (docs/providers.md#adapters). */
   next_action?: NextAction | null;
-  /** The card gateway's client secret (`{reference}_secret_…`, docs/payments.md#card-payments); null for other simulators. */
+  /**
+   * The card gateway's client secret (`{reference}_secret_…`, docs/payments.md#card-payments); null for other
+   * simulators.
+   */
   client_secret?: string | null;
   /** Where the simulator sends its callbacks; null: none. */
   callback_url?: string | null;
 }
 
-/** A decision about a pending transaction: the customer confirmed or refused, the transfer arrived or was returned, the request was withdrawn. */
+/**
+ * A decision about a pending transaction: the customer confirmed or refused, the transfer arrived or was returned, the
+ * request was withdrawn.
+ */
 export interface SandboxDecision {
   status: 'succeeded' | 'failed' | 'cancelled';
   failureCode?: string;
   failureMessage?: string;
 }
 
-/** A simulated refund of `amount` minor units: `succeeded`, or `pending` until `decide_at` (a refund whose answer is unknown, docs/payments.md#sandbox-scenarios `0007`). */
+/**
+ * A simulated refund of `amount` minor units: `succeeded`, or `pending` until `decide_at` (a refund whose answer is
+ * unknown, docs/payments.md#sandbox-scenarios `0007`).
+ */
 export interface SandboxRefund {
   /** The caller's idempotency key (`refund:{ref_id}`), primary key. */
   idempotency_key: string;
@@ -55,7 +66,10 @@ export interface SandboxRefund {
 /** Why the simulated provider refused a refund. */
 export type SandboxRefundRefusal = 'not_collected' | 'exceeds_collected';
 
-/** A callback a simulator will send (docs/payments.md#provider-callbacks): the raw JSON body, to which URL and from when. */
+/**
+ * A callback a simulator will send (docs/payments.md#provider-callbacks): the raw JSON body, to which URL and from
+ * when.
+ */
 export interface ScheduledCallback {
   provider: string;
   providerReference: string;
@@ -64,7 +78,10 @@ export interface ScheduledCallback {
   dueAt: Date;
 }
 
-/** A scheduled callback as claimed for sending: `dueAt` is when it was due, `attempts` counts this one (1 on the first try). */
+/**
+ * A scheduled callback as claimed for sending: `dueAt` is when it was due, `attempts` counts this one (1 on the first
+ * try).
+ */
 export interface DueCallback extends ScheduledCallback {
   id: string;
   attempts: number;

@@ -1,5 +1,6 @@
 /**
- * Sandbox test inputs (docs/payments.md#sandbox-scenarios): what the provider simulators do with a phone number, wallet id or card.
+ * Sandbox test inputs (docs/payments.md#sandbox-scenarios): what the provider simulators do with a phone number, wallet
+ * id or card.
  * Pure, so the rules can be unit-tested and documented in one place.
  */
 import { z } from 'zod';
@@ -19,16 +20,26 @@ export type SandboxBehaviour =
   | { kind: 'refunds_refused' }
   /** `0007`: approves after the delay; a refund's answer is unknown for a while, then it succeeded. */
   | { kind: 'refund_answer_unknown' }
-  /** `0008`: the first initiation call times out, yet the request was taken; succeeds {@link DOOR_TIMEOUT_SUCCESS_MS} later. */
+  /**
+   * `0008`: the first initiation call times out, yet the request was taken; succeeds {@link DOOR_TIMEOUT_SUCCESS_MS}
+   * later.
+   */
   | { kind: 'initiation_timeout' };
 
-/** `0004`: how long after `expires_at` the late success comes (docs/payments.md#sandbox-scenarios: 5 s), in milliseconds. */
+/**
+ * `0004`: how long after `expires_at` the late success comes (docs/payments.md#sandbox-scenarios: 5 s), in
+ * milliseconds.
+ */
 export const LATE_SUCCESS_AFTER_EXPIRY_MS = 5_000;
-/** `0008`: how long after the timed-out initiation the payment succeeds (docs/payments.md#sandbox-scenarios: 5 s), in milliseconds. */
+/**
+ * `0008`: how long after the timed-out initiation the payment succeeds (docs/payments.md#sandbox-scenarios: 5 s), in
+ * milliseconds.
+ */
 export const DOOR_TIMEOUT_SUCCESS_MS = 5_000;
 
 /**
- * Sandbox scenarios (docs/payments.md#sandbox-scenarios) for phone numbers and wallet ids: the last four digits decide. `0001` completes at once,
+ * Sandbox scenarios (docs/payments.md#sandbox-scenarios) for phone numbers and wallet ids: the last four digits decide.
+ * `0001` completes at once,
  * `0002` is declined, `0003` never answers (and so expires), `0004`–`0008` are the scenarios of
  * {@link SandboxBehaviour}, any other completes after the simulated customer approval delay.
  */
@@ -56,7 +67,10 @@ export function behaviourForNumber(digits: string): SandboxBehaviour {
   }
 }
 
-/** docs/payments.md#sandbox-scenarios test cards, entered on the sandbox card gateway (docs/payments.md#card-payments). Unknown numbers are declined. */
+/**
+ * docs/payments.md#sandbox-scenarios test cards, entered on the sandbox card gateway (docs/payments.md#card-payments).
+ * Unknown numbers are declined.
+ */
 export function behaviourForCard(cardNumber: string): SandboxBehaviour {
   switch (cardNumber) {
     case '4242424242424242':
@@ -72,7 +86,8 @@ export function behaviourForCard(cardNumber: string): SandboxBehaviour {
 export const CLIENT_SECRET_RANDOM_LENGTH = 24;
 
 /**
- * The simulated card gateway's client secret for its transaction `providerReference` (docs/payments.md#card-payments, as
+ * The simulated card gateway's client secret for its transaction `providerReference` (docs/payments.md#card-payments,
+ * as
  * Stripe's `pi_…_secret_…`): `{providerReference}_secret_{random}`, `random` being
  * {@link CLIENT_SECRET_RANDOM_LENGTH} base62 characters the caller draws.
  */

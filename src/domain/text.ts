@@ -46,9 +46,18 @@ export function textFaultMessage(field: string, fault: TextFault): string {
  */
 export function holdsUnstorableText(value: unknown, maxDepth = 16): boolean {
   if (typeof value === 'string') return value.includes('\u0000') || isIllFormed(value);
-  if (value === null || typeof value !== 'object' || maxDepth <= 0 || value instanceof Date || ArrayBuffer.isView(value)) return false;
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    maxDepth <= 0 ||
+    value instanceof Date ||
+    ArrayBuffer.isView(value)
+  )
+    return false;
   if (Array.isArray(value)) return value.some((item) => holdsUnstorableText(item, maxDepth - 1));
-  return Object.entries(value).some(([key, item]) => holdsUnstorableText(key, maxDepth - 1) || holdsUnstorableText(item, maxDepth - 1));
+  return Object.entries(value).some(
+    ([key, item]) => holdsUnstorableText(key, maxDepth - 1) || holdsUnstorableText(item, maxDepth - 1),
+  );
 }
 
 /**
@@ -57,13 +66,27 @@ export function holdsUnstorableText(value: unknown, maxDepth = 16): boolean {
  * after the provider acted and so must never be refused (docs/payments.md#cancel-and-refund).
  */
 export function storableText<T>(value: T, maxDepth = 16): T {
-  if (typeof value === 'string') return (holdsUnstorableText(value) ? value.replace(new RegExp(`${LONE_SURROGATE.source}|\\u0000`, 'g'), '\uFFFD') : value) as T;
-  if (value === null || typeof value !== 'object' || maxDepth <= 0 || value instanceof Date || !holdsUnstorableText(value)) return value;
+  if (typeof value === 'string')
+    return (
+      holdsUnstorableText(value) ? value.replace(new RegExp(`${LONE_SURROGATE.source}|\\u0000`, 'g'), '\uFFFD') : value
+    ) as T;
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    maxDepth <= 0 ||
+    value instanceof Date ||
+    !holdsUnstorableText(value)
+  )
+    return value;
   if (Array.isArray(value)) return value.map((item: unknown) => storableText(item, maxDepth - 1)) as T;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [storableText(key, maxDepth - 1), storableText(item, maxDepth - 1)])) as T;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [storableText(key, maxDepth - 1), storableText(item, maxDepth - 1)]),
+  ) as T;
 }
 
-/** `value` cut to at most `maxLength` UTF-16 code units without splitting a surrogate pair (the pair is left out whole). */
+/**
+ * `value` cut to at most `maxLength` UTF-16 code units without splitting a surrogate pair (the pair is left out whole).
+ */
 export function truncateText(value: string, maxLength: number): string {
   if (value.length <= maxLength) return value;
   const last = value.charCodeAt(maxLength - 1);

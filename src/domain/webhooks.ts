@@ -5,10 +5,16 @@
  */
 import type { Environment } from './environment';
 
-/** The event of a webhook test (docs/webhooks.md#test): sent only by `POST /developer/webhooks/{id}/test`, never subscribed to nor listed as an event. */
+/**
+ * The event of a webhook test (docs/webhooks.md#test): sent only by `POST /developer/webhooks/{id}/test`, never
+ * subscribed to nor listed as an event.
+ */
 export const TEST_EVENT_NAME = 'webhook.test';
 
-/** Status of a webhook endpoint (docs/webhooks.md#endpoints): `failed` after a delivery's fifth failure (docs/webhooks.md#retries) or a 410 Gone; `disabled` only by the merchant. */
+/**
+ * Status of a webhook endpoint (docs/webhooks.md#endpoints): `failed` after a delivery's fifth failure
+ * (docs/webhooks.md#retries) or a 410 Gone; `disabled` only by the merchant.
+ */
 export const WEBHOOK_STATUSES = ['enabled', 'disabled', 'failed'] as const;
 /** One webhook status. */
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
@@ -40,7 +46,10 @@ const HOUR_MS = 60 * MINUTE_MS;
  */
 export const RETRY_DELAYS_MS: readonly number[] = [5 * MINUTE_MS, 30 * MINUTE_MS, 2 * HOUR_MS, 24 * HOUR_MS];
 
-/** Longest delay a receiver's `Retry-After` can ask for, in milliseconds (24 h, the last step of docs/webhooks.md#retries). */
+/**
+ * Longest delay a receiver's `Retry-After` can ask for, in milliseconds (24 h, the last step of
+ * docs/webhooks.md#retries).
+ */
 export const MAX_RETRY_AFTER_MS = 24 * HOUR_MS;
 
 /**
@@ -98,7 +107,10 @@ export function endpointTurnWaitMs(tries: number, spread: number): number {
   return Math.round(base * (0.5 + spread));
 }
 
-/** Time-out of one attempt, in milliseconds (docs/webhooks.md#retries: 10 s), from the request's start to the response's first 1 KiB. */
+/**
+ * Time-out of one attempt, in milliseconds (docs/webhooks.md#retries: 10 s), from the request's start to the response's
+ * first 1 KiB.
+ */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
 /** How much of a receiver's response body is recorded, in bytes (docs/webhooks.md#retries: 1 KiB). */
@@ -124,7 +136,10 @@ export interface AttemptOutcome {
 /** How an attempt ended: `succeeded` (any 2xx), `gone` (410: stop, and the endpoint fails), else `failed`. */
 export type AttemptVerdict = 'succeeded' | 'gone' | 'failed';
 
-/** Classifies one attempt (docs/webhooks.md#retries: any 2xx succeeds; anything else fails; Standard Webhooks: 410 means the receiver is gone). */
+/**
+ * Classifies one attempt (docs/webhooks.md#retries: any 2xx succeeds; anything else fails; Standard Webhooks: 410 means
+ * the receiver is gone).
+ */
 export function classifyAttempt(outcome: Pick<AttemptOutcome, 'statusCode'>): AttemptVerdict {
   const code = outcome.statusCode;
   if (code !== null && code >= 200 && code <= 299) return 'succeeded';
@@ -160,9 +175,7 @@ export function honoursRetryAfter(statusCode: number | null): boolean {
 
 /** What the delivery does after an attempt. */
 export type DeliveryDecision =
-  | { kind: 'succeeded' }
-  | { kind: 'retry'; delayMs: number }
-  | { kind: 'failed'; reason: 'exhausted' | 'gone' };
+  { kind: 'succeeded' } | { kind: 'retry'; delayMs: number } | { kind: 'failed'; reason: 'exhausted' | 'gone' };
 
 /** An attempt to record, with what the workflow decided after it. */
 export interface AttemptRecord {
@@ -183,13 +196,19 @@ export interface AttemptRecord {
  * attempt waits the scheduled delay, or the receiver's `Retry-After` (429/503) when that is longer,
  * capped at {@link MAX_RETRY_AFTER_MS} (docs/webhooks.md#retries).
  */
-export function decideAfterAttempt(attempt: number, outcome: Pick<AttemptOutcome, 'statusCode' | 'retryAfterMs'>): DeliveryDecision {
+export function decideAfterAttempt(
+  attempt: number,
+  outcome: Pick<AttemptOutcome, 'statusCode' | 'retryAfterMs'>,
+): DeliveryDecision {
   const verdict = classifyAttempt(outcome);
   if (verdict === 'succeeded') return { kind: 'succeeded' };
   if (verdict === 'gone') return { kind: 'failed', reason: 'gone' };
   const scheduled = scheduledDelayMs(attempt);
   if (scheduled === undefined) return { kind: 'failed', reason: 'exhausted' };
-  const asked = honoursRetryAfter(outcome.statusCode) && outcome.retryAfterMs !== null ? Math.min(outcome.retryAfterMs, MAX_RETRY_AFTER_MS) : 0;
+  const asked =
+    honoursRetryAfter(outcome.statusCode) && outcome.retryAfterMs !== null
+      ? Math.min(outcome.retryAfterMs, MAX_RETRY_AFTER_MS)
+      : 0;
   return { kind: 'retry', delayMs: Math.max(scheduled, asked) };
 }
 
@@ -206,7 +225,10 @@ export function deliveryStatusAfter(decision: DeliveryDecision): DeliveryStatus 
  */
 export type WebhookFailureKind = 'gone' | 'exhausted';
 
-/** An endpoint's status with, when `failed`, why (null for a `failed` endpoint of before the kinds were kept: as `exhausted`). */
+/**
+ * An endpoint's status with, when `failed`, why (null for a `failed` endpoint of before the kinds were kept: as
+ * `exhausted`).
+ */
 export interface EndpointState {
   status: WebhookStatus;
   failureKind: WebhookFailureKind | null;
@@ -221,7 +243,8 @@ const ENDPOINT_STATES: readonly EndpointState[] = [
 ];
 
 /**
- * The endpoint's state after a decision (docs/webhooks.md#retries, docs/webhooks.md#endpoint-failure): a success sets an
+ * The endpoint's state after a decision (docs/webhooks.md#retries, docs/webhooks.md#endpoint-failure): a success sets
+ * an
  * endpoint `failed` by exhaustion back to `enabled`; the fifth failure marks an `enabled` endpoint
  * `failed` (`exhausted`); a 410 marks an `enabled` or exhausted endpoint `failed` (`gone`). Only the
  * merchant takes an endpoint out of `gone`, and a status the merchant set (`disabled`) is never
@@ -229,8 +252,12 @@ const ENDPOINT_STATES: readonly EndpointState[] = [
  */
 export function endpointStateAfter(current: EndpointState, decision: DeliveryDecision): EndpointState {
   const gone = current.status === 'failed' && current.failureKind === 'gone';
-  if (decision.kind === 'succeeded') return current.status === 'failed' && !gone ? { status: 'enabled', failureKind: null } : current;
-  if (decision.kind === 'failed' && decision.reason === 'gone') return receivesDeliveries(current.status, current.failureKind) ? { status: 'failed', failureKind: 'gone' } : current;
+  if (decision.kind === 'succeeded')
+    return current.status === 'failed' && !gone ? { status: 'enabled', failureKind: null } : current;
+  if (decision.kind === 'failed' && decision.reason === 'gone')
+    return receivesDeliveries(current.status, current.failureKind)
+      ? { status: 'failed', failureKind: 'gone' }
+      : current;
   if (decision.kind === 'failed' && current.status === 'enabled') return { status: 'failed', failureKind: 'exhausted' };
   return current;
 }
@@ -240,12 +267,19 @@ export function endpointStateAfter(current: EndpointState, decision: DeliveryDec
  * records the attempt: endpoints in one of the `from` states move to `to`; others keep theirs.
  * @returns undefined when the decision changes no endpoint
  */
-export function endpointTransition(decision: DeliveryDecision): { from: EndpointState[]; to: EndpointState } | undefined {
-  const changes = ENDPOINT_STATES.map((from) => ({ from, to: endpointStateAfter(from, decision) })).filter((change) => change.to !== change.from);
+export function endpointTransition(
+  decision: DeliveryDecision,
+): { from: EndpointState[]; to: EndpointState } | undefined {
+  const changes = ENDPOINT_STATES.map((from) => ({ from, to: endpointStateAfter(from, decision) })).filter(
+    (change) => change.to !== change.from,
+  );
   const first = changes[0];
   if (!first) return undefined;
-  // Each decision leads every state it changes to one state (docs/webhooks.md#retries); a rule breaking that is a bug here.
-  if (changes.some((change) => change.to.status !== first.to.status || change.to.failureKind !== first.to.failureKind)) {
+  // Each decision leads every state it changes to one state (docs/webhooks.md#retries); a rule breaking that is a bug
+  // here.
+  if (
+    changes.some((change) => change.to.status !== first.to.status || change.to.failureKind !== first.to.failureKind)
+  ) {
     throw new Error(`decision ${decision.kind} leads endpoints to several states`);
   }
   return { from: changes.map((change) => change.from), to: first.to };
@@ -266,14 +300,18 @@ export function endpointFailureReason(
 }
 
 /**
- * True when an endpoint gets deliveries: `enabled`, or `failed` by exhaustion (docs/payments.md#events); `disabled` (docs/webhooks.md#retries)
+ * True when an endpoint gets deliveries: `enabled`, or `failed` by exhaustion (docs/payments.md#events); `disabled`
+ * (docs/webhooks.md#retries)
  * and `failed` by a 410 Gone get nothing.
  */
 export function receivesDeliveries(status: WebhookStatus, failureKind: WebhookFailureKind | null = null): boolean {
   return status === 'enabled' || (status === 'failed' && failureKind !== 'gone');
 }
 
-/** How long a replaced signing secret still signs deliveries after a rotation, in milliseconds (24 h, docs/webhooks.md#secret-rotation). */
+/**
+ * How long a replaced signing secret still signs deliveries after a rotation, in milliseconds (24 h,
+ * docs/webhooks.md#secret-rotation).
+ */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * HOUR_MS;
 
 /**
@@ -281,25 +319,34 @@ export const SECRET_ROTATION_OVERLAP_MS = 24 * HOUR_MS;
  * one a rotation replaced while its overlap lasts (docs/webhooks.md#secret-rotation).
  * @param previousExpiresAt ISO 8601 end of the replaced secret's overlap, or null
  */
-export function activeSecrets(endpoint: { secret: string; previousSecret: string | null; previousSecretExpiresAt: string | null }, nowMs: number): [string, ...string[]] {
+export function activeSecrets(
+  endpoint: { secret: string; previousSecret: string | null; previousSecretExpiresAt: string | null },
+  nowMs: number,
+): [string, ...string[]] {
   const { secret, previousSecret, previousSecretExpiresAt } = endpoint;
-  if (previousSecret === null || previousSecretExpiresAt === null || Date.parse(previousSecretExpiresAt) <= nowMs) return [secret];
+  if (previousSecret === null || previousSecretExpiresAt === null || Date.parse(previousSecretExpiresAt) <= nowMs)
+    return [secret];
   return [secret, previousSecret];
 }
 
-/** True when private, loopback and link-local targets may be used (docs/webhooks.md#targets: sandbox only, where configuration allows). */
+/**
+ * True when private, loopback and link-local targets may be used (docs/webhooks.md#targets: sandbox only, where
+ * configuration allows).
+ */
 export function privateTargetsAllowed(environment: Environment, allowedInSandbox: boolean): boolean {
   return environment === 'sandbox' && allowedInSandbox;
 }
 
 /**
- * Checks a webhook URL's form (docs/webhooks.md#targets): an absolute `https` URL, or `http` too in sandbox; no user name
+ * Checks a webhook URL's form (docs/webhooks.md#targets): an absolute `https` URL, or `http` too in sandbox; no user
+ * name
  * or password; at most {@link MAX_WEBHOOK_URL_LENGTH} characters. Where the host points is checked
  * separately, after DNS resolution (src/lib/webhook-target.ts).
  * @returns the parsed URL, or a message naming the problem (starting with "url")
  */
 export function checkWebhookUrl(raw: string, environment: Environment): { url: URL } | { problem: string } {
-  if (raw.length > MAX_WEBHOOK_URL_LENGTH) return { problem: `url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters` };
+  if (raw.length > MAX_WEBHOOK_URL_LENGTH)
+    return { problem: `url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters` };
   let url: URL;
   try {
     url = new URL(raw);
@@ -315,7 +362,10 @@ export function checkWebhookUrl(raw: string, environment: Environment): { url: U
   return { url };
 }
 
-/** A webhook endpoint as stored (docs/webhooks.md#endpoints); `secret` is the signing secret `whsec_…`, times ISO 8601 UTC. */
+/**
+ * A webhook endpoint as stored (docs/webhooks.md#endpoints); `secret` is the signing secret `whsec_…`, times ISO 8601
+ * UTC.
+ */
 export interface WebhookRecord {
   id: string;
   merchantId: string;
@@ -325,7 +375,9 @@ export interface WebhookRecord {
   status: WebhookStatus;
   description: string | null;
   secret: string;
-  /** The secret the last rotation replaced, which also signs deliveries until `previousSecretExpiresAt`; null when none. */
+  /**
+   * The secret the last rotation replaced, which also signs deliveries until `previousSecretExpiresAt`; null when none.
+   */
   previousSecret: string | null;
   /** ISO 8601 UTC end of the replaced secret's validity (24 h after the rotation), or null. */
   previousSecretExpiresAt: string | null;
@@ -358,7 +410,9 @@ export interface DeliveryRecord {
 }
 
 /** An attempt as recorded (docs/webhooks.md#retries): what its answer was; `Retry-After` is not kept. */
-export type RecordedAttempt = Pick<AttemptRecord, 'attempt' | 'attemptedAt'> & { outcome: Omit<AttemptOutcome, 'retryAfterMs'> };
+export type RecordedAttempt = Pick<AttemptRecord, 'attempt' | 'attemptedAt'> & {
+  outcome: Omit<AttemptOutcome, 'retryAfterMs'>;
+};
 
 /** A delivery with its attempts, in attempt order. */
 export type DeliveryWithAttempts = DeliveryRecord & { attempts: RecordedAttempt[] };

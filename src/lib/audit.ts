@@ -1,4 +1,7 @@
-/** Audit entries (docs/live-access.md#audit-log) for changes made outside workflows: through the API or the admin command. */
+/**
+ * Audit entries (docs/live-access.md#audit-log) for changes made outside workflows: through the API or the admin
+ * command.
+ */
 import type { AuditEntry } from '../domain/audit-log';
 import { ID_PREFIXES } from '../domain/ids';
 import { newId } from './ids';

@@ -1,5 +1,6 @@
 /**
- * Where uploaded documents' bytes live (docs/live-access.md#documents): outside the database, behind {@link BlobStore} so a
+ * Where uploaded documents' bytes live (docs/live-access.md#documents): outside the database, behind {@link BlobStore}
+ * so a
  * cloud object store can take the place of the default local folder without other changes. Uploads
  * are streamed to a local staging folder first (docs/limits.md#uploads), then moved in.
  */

@@ -1,5 +1,6 @@
 /**
- * The type of an uploaded file from its bytes (docs/live-access.md#documents), with the maintained `file-type` library: never
+ * The type of an uploaded file from its bytes (docs/live-access.md#documents), with the maintained `file-type` library:
+ * never
  * from the file's name or the declared content type. Also the size and sha256 of a staged upload,
  * read back from disk (docs/limits.md#uploads: uploads are streamed to disk, never held in memory).
  */

@@ -1,5 +1,6 @@
 /**
- * The e-mails of the live access review (docs/live-access.md#review, docs/live-access.md#e-mail): to the reviewers (a new request, reminders) and
+ * The e-mails of the live access review (docs/live-access.md#review, docs/live-access.md#e-mail): to the reviewers (a
+ * new request, reminders) and
  * to the developer (more information needed, approved, rejected). Plain text; no secret is ever
  * put in an e-mail (the live key is revealed once through the API, docs/live-access.md).
  */

@@ -5,7 +5,17 @@
 import { isGrpcServiceError, ServiceError } from '@temporalio/client';
 
 /** Node and PostgreSQL codes of a connection that could not be made or was lost (SQLSTATE classes 08 and 57P). */
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
 
 /**
  * SQLSTATE 57014 query_canceled: PostgreSQL cancelled a statement at `statement_timeout`
@@ -18,7 +28,8 @@ const STATEMENT_TIMED_OUT = '57014';
  * answer within `query_timeout`; they carry no code. knex puts the statement before them
  * (`insert into … - Connection terminated unexpectedly`), hence the optional prefix.
  */
-const PG_CONNECTION_LOST = /(?:^| - )(?:Connection terminated(?: unexpectedly| due to connection timeout)?|Query read timeout|timeout expired|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
+const PG_CONNECTION_LOST =
+  /(?:^| - )(?:Connection terminated(?: unexpectedly| due to connection timeout)?|Query read timeout|timeout expired|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
 
 /** gRPC status codes of a Temporal server that did not answer: UNAVAILABLE (14), DEADLINE_EXCEEDED (4). */
 const GRPC_UNAVAILABLE = new Set([14, 4]);
@@ -42,6 +53,7 @@ export function isOutage(error: unknown, depth = 0): boolean {
   if (code === undefined && error instanceof Error && PG_CONNECTION_LOST.test(error.message)) return true;
   if (isGrpcServiceError(error) && GRPC_UNAVAILABLE.has(error.code)) return true;
   if (error instanceof AggregateError && error.errors.some((inner) => isOutage(inner, depth + 1))) return true;
-  if (error instanceof ServiceError || error instanceof Error) return isOutage((error as { cause?: unknown }).cause, depth + 1);
+  if (error instanceof ServiceError || error instanceof Error)
+    return isOutage((error as { cause?: unknown }).cause, depth + 1);
   return false;
 }

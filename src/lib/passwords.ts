@@ -26,5 +26,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** A hash of a random password, verified against when the e-mail is unknown so both cost the same (docs/api.md#sessions). */
+/**
+ * A hash of a random password, verified against when the e-mail is unknown so both cost the same
+ * (docs/api.md#sessions).
+ */
 export const DUMMY_PASSWORD_HASH_PROMISE = hashPassword(randomBytes(16).toString('hex'));

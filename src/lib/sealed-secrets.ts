@@ -18,7 +18,9 @@ export function sealSecret(plaintext: string, masterSecret: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', sealingKey(masterSecret), iv);
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return [VERSION, iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  return [VERSION, iv, cipher.getAuthTag(), ciphertext]
+    .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+    .join('.');
 }
 
 /**

@@ -1,4 +1,6 @@
-/** Secret keys (docs/api.md#secret-keys): `sk_sandbox_`/`sk_live_` + 32 base62 characters, stored as SHA-256 + last 4. */
+/**
+ * Secret keys (docs/api.md#secret-keys): `sk_sandbox_`/`sk_live_` + 32 base62 characters, stored as SHA-256 + last 4.
+ */
 import { randomBytes } from 'node:crypto';
 import { randomBase62 } from '../domain/ids';
 import type { Environment } from '../domain/environment';

@@ -30,7 +30,10 @@ export async function signSessionToken(developerId: string, secret: string, ttlS
 /** The developer id of a valid, unexpired token; undefined for anything else. */
 export async function verifySessionToken(token: string, secret: string): Promise<string | undefined> {
   try {
-    const { payload } = await jwtVerify(token, new TextEncoder().encode(secret), { issuer: ISSUER, algorithms: ['HS256'] });
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(secret), {
+      issuer: ISSUER,
+      algorithms: ['HS256'],
+    });
     return typeof payload.sub === 'string' ? payload.sub : undefined;
   } catch {
     return undefined;

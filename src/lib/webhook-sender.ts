@@ -35,14 +35,18 @@ export interface WebhookPayload {
 export interface SendWebhookOptions {
   url: string;
   /**
-   * The endpoint's signing secrets `whsec_…` (docs/webhooks.md#endpoints), current first: one, or two while a rotated-out
+   * The endpoint's signing secrets `whsec_…` (docs/webhooks.md#endpoints), current first: one, or two while a
+   * rotated-out
    * secret is still valid (docs/webhooks.md#secret-rotation); each signs the delivery.
    */
   secrets: readonly [string, ...string[]];
   payload: WebhookPayload;
   /** The endpoint's environment: live needs https and a public host (docs/webhooks.md#targets). */
   environment: Environment;
-  /** Whether configuration allows private targets in sandbox (docs/webhooks.md#targets, `WEBHOOK_ALLOW_PRIVATE_TARGETS`). */
+  /**
+   * Whether configuration allows private targets in sandbox (docs/webhooks.md#targets,
+   * `WEBHOOK_ALLOW_PRIVATE_TARGETS`).
+   */
   allowPrivateTargetsInSandbox: boolean;
   /** Time-out in milliseconds (default {@link DELIVERY_TIMEOUT_MS}, 10 s). */
   timeoutMs?: number;
@@ -71,7 +75,10 @@ function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
   };
 }
 
-/** Response text of at most {@link RESPONSE_EXCERPT_BYTES} bytes, cut at a character boundary, without NUL characters (PostgreSQL text). */
+/**
+ * Response text of at most {@link RESPONSE_EXCERPT_BYTES} bytes, cut at a character boundary, without NUL characters
+ * (PostgreSQL text).
+ */
 function excerpt(chunks: Buffer[]): string {
   const bytes = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES);
   return new TextDecoder('utf-8').decode(bytes, { stream: true }).replaceAll('\u0000', '\uFFFD');

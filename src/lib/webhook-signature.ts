@@ -32,28 +32,41 @@ function standardKey(secret: string): Buffer {
  * @param timestampSeconds Unix time in seconds, the value of `webhook-timestamp`
  */
 export function standardWebhookSignature(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const mac = createHmac('sha256', standardKey(secret)).update(`${id}.${timestampSeconds}.${body}`, 'utf8').digest('base64');
+  const mac = createHmac('sha256', standardKey(secret))
+    .update(`${id}.${timestampSeconds}.${body}`, 'utf8')
+    .digest('base64');
   return `v1,${mac}`;
 }
 
-/** `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string (docs/webhooks.md#signatures, interface's scheme). */
+/**
+ * `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string (docs/webhooks.md#signatures,
+ * interface's scheme).
+ */
 export function bodySignature(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
 }
 
 /**
- * The signature headers of one delivery attempt (docs/webhooks.md#signatures): `webhook-id` (the event id, the same on every
+ * The signature headers of one delivery attempt (docs/webhooks.md#signatures): `webhook-id` (the event id, the same on
+ * every
  * attempt), `webhook-timestamp` (Unix seconds of this attempt), `webhook-signature` and
  * `X-Webhook-Signature`. While a rotated-out secret is still valid, each signature header carries one
  * signature per secret, space-separated, the current secret's first (Standard Webhooks lists several
  * signatures this way; docs/webhooks.md#secret-rotation).
  * @param secrets the signing secrets, current first (see `activeSecrets` in domain/webhooks)
  */
-export function signatureHeaders(secrets: readonly [string, ...string[]], eventId: string, timestampSeconds: number, body: string): Record<string, string> {
+export function signatureHeaders(
+  secrets: readonly [string, ...string[]],
+  eventId: string,
+  timestampSeconds: number,
+  body: string,
+): Record<string, string> {
   return {
     'webhook-id': eventId,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': secrets.map((secret) => standardWebhookSignature(secret, eventId, timestampSeconds, body)).join(' '),
+    'webhook-signature': secrets
+      .map((secret) => standardWebhookSignature(secret, eventId, timestampSeconds, body))
+      .join(' '),
     'x-webhook-signature': secrets.map((secret) => bodySignature(secret, body)).join(' '),
   };
 }

@@ -1,5 +1,6 @@
 /**
- * Where a webhook URL's host points, checked against docs/webhooks.md#targets after DNS resolution: in live mode (and in
+ * Where a webhook URL's host points, checked against docs/webhooks.md#targets after DNS resolution: in live mode (and
+ * in
  * sandbox unless configuration allows private targets) every address the host resolves to must be a
  * public unicast address, never loopback, private, link-local, multicast or otherwise reserved.
  * The delivery then connects only to the addresses checked here (no second lookup an attacker could
@@ -23,7 +24,9 @@ export type HostResolver = (hostname: string) => Promise<LookupAddress[]>;
 /** The system resolver, the one Node's HTTP client would use. */
 export const systemResolver: HostResolver = (hostname) =>
   new Promise((resolve, reject) => {
-    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses)));
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses),
+    );
   });
 
 const RANGE_WORDS: Record<string, string> = {
@@ -97,7 +100,11 @@ function bareHost(url: URL): string {
  * @returns the checked addresses to connect to (an IP literal host gives itself)
  * @throws WebhookTargetError when the host does not resolve or any address is not public
  */
-export async function resolveWebhookTarget(url: URL, allowPrivate: boolean, resolve: HostResolver = systemResolver): Promise<LookupAddress[] | undefined> {
+export async function resolveWebhookTarget(
+  url: URL,
+  allowPrivate: boolean,
+  resolve: HostResolver = systemResolver,
+): Promise<LookupAddress[] | undefined> {
   if (allowPrivate) return undefined;
   const host = bareHost(url);
   const literal = isIP(host);
@@ -115,7 +122,8 @@ export async function resolveWebhookTarget(url: URL, allowPrivate: boolean, reso
   if (addresses.length === 0) throw new WebhookTargetError(`url host ${host} could not be resolved`);
   for (const { address } of addresses) {
     const reason = nonPublicReason(address);
-    if (reason) throw new WebhookTargetError(`url host ${host} resolves to ${address}, ${reason}; webhooks need a public host`);
+    if (reason)
+      throw new WebhookTargetError(`url host ${host} resolves to ${address}, ${reason}; webhooks need a public host`);
   }
   return addresses;
 }

@@ -1,4 +1,7 @@
-/** Where providers send their callbacks (docs/payments.md#provider-callbacks): the public base URL of the API plus the provider's callback path. */
+/**
+ * Where providers send their callbacks (docs/payments.md#provider-callbacks): the public base URL of the API plus the
+ * provider's callback path.
+ */
 import type { ProviderCode } from '../domain/catalogue';
 
 /**

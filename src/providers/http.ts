@@ -33,7 +33,10 @@ export interface ProviderHttpRequest {
   timeoutMs: number;
 }
 
-/** A provider's HTTP answer with a status below 500: its status code, raw text and parsed JSON (undefined when not JSON). */
+/**
+ * A provider's HTTP answer with a status below 500: its status code, raw text and parsed JSON (undefined when not
+ * JSON).
+ */
 export interface ProviderHttpResponse {
   status: number;
   text: string;
@@ -48,23 +51,39 @@ export type FetchLike = typeof fetch;
  * provider's documented 4xx answers.
  * @throws ProviderUnknownAnswer on a time-out, a network error or a 5xx answer
  */
-export async function providerHttp(request: ProviderHttpRequest, fetchImpl: FetchLike = fetch): Promise<ProviderHttpResponse> {
+export async function providerHttp(
+  request: ProviderHttpRequest,
+  fetchImpl: FetchLike = fetch,
+): Promise<ProviderHttpResponse> {
   const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
   let body: string | undefined;
   if (request.body !== undefined) {
     body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
-    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'application/json';
   }
   let response: Response;
   let text: string;
   try {
-    response = await fetchImpl(request.url, { method: request.method, headers, body, signal: AbortSignal.timeout(request.timeoutMs) });
+    response = await fetchImpl(request.url, {
+      method: request.method,
+      headers,
+      body,
+      signal: AbortSignal.timeout(request.timeoutMs),
+    });
     text = await response.text();
   } catch (error) {
-    const reason = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError') ? `no answer within ${request.timeoutMs} ms` : 'the connection failed';
+    const reason =
+      error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')
+        ? `no answer within ${request.timeoutMs} ms`
+        : 'the connection failed';
     throw new ProviderUnknownAnswer(`${request.method} ${new URL(request.url).pathname}: ${reason}`);
   }
-  if (response.status >= 500) throw new ProviderUnknownAnswer(`${request.method} ${new URL(request.url).pathname} answered ${response.status}`, response.status);
+  if (response.status >= 500)
+    throw new ProviderUnknownAnswer(
+      `${request.method} ${new URL(request.url).pathname} answered ${response.status}`,
+      response.status,
+    );
   let json: unknown;
   try {
     json = text.length > 0 ? JSON.parse(text) : undefined;
@@ -80,7 +99,10 @@ export async function providerHttp(request: ProviderHttpRequest, fetchImpl: Fetc
  */
 export function documentedAnswer<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ProviderUnknownAnswer(`${what}: the answer does not match the provider's documented schema (${mismatchOf(parsed.error.issues, value)})`);
+  if (!parsed.success)
+    throw new ProviderUnknownAnswer(
+      `${what}: the answer does not match the provider's documented schema (${mismatchOf(parsed.error.issues, value)})`,
+    );
   return parsed.data;
 }
 
@@ -96,25 +118,37 @@ function mismatchOf(issues: readonly { path: readonly PropertyKey[] }[], value: 
   const fields = issues.slice(0, 3).map((issue) => {
     const path = issue.path.map(String);
     let found: unknown = value;
-    for (const key of path) found = found !== null && typeof found === 'object' ? (found as Record<string, unknown>)[key] : undefined;
+    for (const key of path)
+      found = found !== null && typeof found === 'object' ? (found as Record<string, unknown>)[key] : undefined;
     const name = path.join('.') || 'the body';
     if (path.some((key) => CREDENTIAL_KEY.test(key))) return `${name}: not as documented`;
     if (found === undefined) return `${name}: missing`;
     if (found === null || typeof found === 'number' || typeof found === 'boolean') return `${name}: ${String(found)}`;
-    if (typeof found === 'string') return `${name}: ${JSON.stringify(found.length > 40 ? `${found.slice(0, 40)}…` : found)}`;
+    if (typeof found === 'string')
+      return `${name}: ${JSON.stringify(found.length > 40 ? `${found.slice(0, 40)}…` : found)}`;
     return `${name}: ${Array.isArray(found) ? 'an array' : 'an object'}`;
   });
   return `${fields.join('; ')}${issues.length > 3 ? `; ${issues.length - 3} more` : ''}`;
 }
 
-/** Longest provider failure cause kept in a payment's `failure_message` and the logs, in characters (docs/providers.md#adapters). */
+/**
+ * Longest provider failure cause kept in a payment's `failure_message` and the logs, in characters
+ * (docs/providers.md#adapters).
+ */
 export const PROVIDER_CAUSE_MAX_LENGTH = 300;
 
-/** Credentials a provider's or a library's error text may carry, with their replacements (besides those of `maskSensitiveText`). */
+/**
+ * Credentials a provider's or a library's error text may carry, with their replacements (besides those of
+ * `maskSensitiveText`).
+ */
 const CREDENTIAL_TEXT: readonly [RegExp, string][] = [
-  // First the credentials after an HTTP scheme, so `Authorization: Bearer <token>` loses the token, not only the word Bearer.
+  // First the credentials after an HTTP scheme, so `Authorization: Bearer <token>` loses the token, not only the word
+  // Bearer.
   [/\b(Bearer|Basic)\s+[^\s"',;]+/gi, '$1 [redacted]'],
-  [/\b((?:access_|refresh_)?token|[a-z_]*secret|api[-_]?key|subscription[-_]?key|password|authorization|signature|hash)(["']?\s*[:=]\s*["']?)[^\s"',;&}]+/gi, '$1$2[redacted]'],
+  [
+    /\b((?:access_|refresh_)?token|[a-z_]*secret|api[-_]?key|subscription[-_]?key|password|authorization|signature|hash)(["']?\s*[:=]\s*["']?)[^\s"',;&}]+/gi,
+    '$1$2[redacted]',
+  ],
   // Long opaque strings (keys, tokens, signatures); ids such as UUIDs are shorter.
   [/[A-Za-z0-9+=_-]{40,}/g, '[redacted]'],
 ];

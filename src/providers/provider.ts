@@ -1,5 +1,6 @@
 /**
- * The provider boundary (docs/providers.md#adapters): one adapter per operator or gateway (`providers/<code>/`, simulators
+ * The provider boundary (docs/providers.md#adapters): one adapter per operator or gateway (`providers/<code>/`,
+ * simulators
  * in `providers/sandbox/`), each mapping the provider's own statuses and reasons onto
  * {@link ProviderOutcome}. Only activities (and the callback route, which only authenticates and
  * parses) call providers.
@@ -49,7 +50,9 @@ export type RefundAnswer =
   | { status: 'failed'; failureMessage: string }
   | { status: 'pending' };
 
-/** A callback as it reached `POST /v1/provider-callbacks/{code}`: the raw body, headers (lower-case names) and query. */
+/**
+ * A callback as it reached `POST /v1/provider-callbacks/{code}`: the raw body, headers (lower-case names) and query.
+ */
 export interface CallbackRequest {
   rawBody: string;
   headers: Readonly<Record<string, string | undefined>>;
@@ -57,7 +60,8 @@ export interface CallbackRequest {
 }
 
 /**
- * A callback after its authentication (docs/payments.md#provider-callbacks). It is a hint: the workflow confirms it by asking the
+ * A callback after its authentication (docs/payments.md#provider-callbacks). It is a hint: the workflow confirms it by
+ * asking the
  * provider for the status before acting, so `claimed` only says what the callback said.
  */
 export interface ParsedCallback {
@@ -147,6 +151,9 @@ export class ProviderUnsupported extends Error {
 export interface LiveProvider<Settings = never> {
   descriptor: ProviderDescriptor<ProviderCode>;
   variables: ProviderVariables;
-  /** The adapter for `settings` (parsed by `variables.schema`); `callbackSecret` keys per-payment callback tokens where the provider signs nothing. */
+  /**
+   * The adapter for `settings` (parsed by `variables.schema`); `callbackSecret` keys per-payment callback tokens where
+   * the provider signs nothing.
+   */
   createAdapter(settings: Settings, deps: { callbackSecret: string }): PaymentProvider;
 }

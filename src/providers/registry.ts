@@ -31,10 +31,20 @@ const SANDBOX_MODES: Readonly<Record<MethodKind, SandboxMode>> = {
   card: 'card',
 };
 
-/** The registry built from configuration: the simulators' ledger and delays, the callback secret and the provider credentials. */
+/**
+ * The registry built from configuration: the simulators' ledger and delays, the callback secret and the provider
+ * credentials.
+ */
 export function providerRegistryFromConfig(
   ledger: SandboxDeps['ledger'],
-  config: Pick<Config, 'SANDBOX_APPROVAL_DELAY_MS' | 'SANDBOX_BANK_TRANSFER_DELAY_MS' | 'SANDBOX_REFUND_UNKNOWN_MS' | 'PROVIDER_CALLBACK_SECRET' | 'PROVIDERS'>,
+  config: Pick<
+    Config,
+    | 'SANDBOX_APPROVAL_DELAY_MS'
+    | 'SANDBOX_BANK_TRANSFER_DELAY_MS'
+    | 'SANDBOX_REFUND_UNKNOWN_MS'
+    | 'PROVIDER_CALLBACK_SECRET'
+    | 'PROVIDERS'
+  >,
 ): ProviderRegistry {
   return createProviderRegistry(
     {
@@ -63,9 +73,13 @@ function configuredAdapters(settings: ProviderSettings, callbackSecret: string):
  * The registry: every sandbox simulator (replaced by a provider's own sandbox where `configured.sandbox`
  * names one) and the live adapters `configured.live` names.
  */
-export function createProviderRegistry(deps: SandboxDeps, configured: ProviderSettingsByEnvironment = { live: {}, sandbox: {} }): ProviderRegistry {
+export function createProviderRegistry(
+  deps: SandboxDeps,
+  configured: ProviderSettingsByEnvironment = { live: {}, sandbox: {} },
+): ProviderRegistry {
   const sandbox = new Map<ProviderCode, PaymentProvider>();
-  for (const code of PROVIDER_CODES) sandbox.set(code, createSandboxProvider(code, SANDBOX_MODES[PROVIDER_KINDS[code]], deps));
+  for (const code of PROVIDER_CODES)
+    sandbox.set(code, createSandboxProvider(code, SANDBOX_MODES[PROVIDER_KINDS[code]], deps));
   for (const [code, adapter] of configuredAdapters(configured.sandbox, deps.callbackSecret)) sandbox.set(code, adapter);
   const live = configuredAdapters(configured.live, deps.callbackSecret);
   return {

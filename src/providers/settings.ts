@@ -30,7 +30,10 @@ export type ProviderSettingsByEnvironment = Readonly<Record<Environment, Provide
  * The provider settings in `env` (empty values count as unset).
  * @returns the settings per environment, and the problems found, each naming its variable
  */
-export function providerSettingsFrom(env: Readonly<Record<string, string | undefined>>): { settings: ProviderSettingsByEnvironment; problems: string[] } {
+export function providerSettingsFrom(env: Readonly<Record<string, string | undefined>>): {
+  settings: ProviderSettingsByEnvironment;
+  problems: string[];
+} {
   const problems: string[] = [];
   const settings: Record<Environment, ProviderSettings> = { live: {}, sandbox: {} };
   for (const environment of ['live', 'sandbox'] as const) {

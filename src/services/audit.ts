@@ -1,4 +1,6 @@
-/** The audit log (docs/live-access.md#audit-log) of changes a developer's session or a secret key made through the API. */
+/**
+ * The audit log (docs/live-access.md#audit-log) of changes a developer's session or a secret key made through the API.
+ */
 import { insertAuditEntries } from '../db/audit-log';
 import type { Db } from '../db/knex';
 import type { AuditAction } from '../domain/audit-log';
@@ -11,7 +13,18 @@ import { auditEntry } from '../lib/audit';
  * succeeded.
  * @param ip the caller's address (`ctx.ip`)
  */
-export async function audit(db: Db, principal: Principal, action: AuditAction, target: string, ip: string | null): Promise<void> {
-  const actor = principal.via === 'key' ? { type: 'api_key' as const, id: principal.keyId as string } : { type: 'developer' as const, id: principal.developerId };
-  await insertAuditEntries(db, [auditEntry({ merchantId: principal.merchantId, environment: principal.environment, actor, action, target, ip })]);
+export async function audit(
+  db: Db,
+  principal: Principal,
+  action: AuditAction,
+  target: string,
+  ip: string | null,
+): Promise<void> {
+  const actor =
+    principal.via === 'key'
+      ? { type: 'api_key' as const, id: principal.keyId as string }
+      : { type: 'developer' as const, id: principal.developerId };
+  await insertAuditEntries(db, [
+    auditEntry({ merchantId: principal.merchantId, environment: principal.environment, actor, action, target, ip }),
+  ]);
 }

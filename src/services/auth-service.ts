@@ -32,7 +32,10 @@ export interface AuthDeps {
   config: Pick<Config, 'JWT_SECRET' | 'SESSION_TTL_SECONDS'>;
 }
 
-/** The answer of register: the developer, a session and the sandbox key shown once (docs/api.md#sessions, docs/api.md#secret-keys). */
+/**
+ * The answer of register: the developer, a session and the sandbox key shown once (docs/api.md#sessions,
+ * docs/api.md#secret-keys).
+ */
 export interface Registration {
   developer: DeveloperView;
   session: SessionToken;
@@ -61,11 +64,16 @@ export async function registerDeveloper(
       key: { id: keyId, hash: key.hash, last4: key.last4 },
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new DomainError('conflict', 'a developer with this email is already registered');
+    if (isUniqueViolation(error))
+      throw new DomainError('conflict', 'a developer with this email is already registered');
     throw error;
   }
   const session = await signSessionToken(row.id, deps.config.JWT_SECRET, deps.config.SESSION_TTL_SECONDS);
-  return { developer: developerView(row), session, apiKey: { id: keyId, environment: 'sandbox', secret: key.secret, last4: key.last4 } };
+  return {
+    developer: developerView(row),
+    session,
+    apiKey: { id: keyId, environment: 'sandbox', secret: key.secret, last4: key.last4 },
+  };
 }
 
 /**
@@ -93,7 +101,11 @@ export async function findSecretKey(db: Db, keyHash: string): Promise<KeyLookup 
  * The developer a session token was signed for (docs/api.md#sessions).
  * @returns undefined when the token is invalid or expired, or names a developer that does not exist
  */
-export async function developerOfSession(db: Db, jwtSecret: string, token: string): Promise<{ developerId: string; merchantId: string } | undefined> {
+export async function developerOfSession(
+  db: Db,
+  jwtSecret: string,
+  token: string,
+): Promise<{ developerId: string; merchantId: string } | undefined> {
   const developerId = await verifySessionToken(token, jwtSecret);
   const developer = developerId ? await findDeveloperById(db, developerId) : undefined;
   return developer ? { developerId: developer.id, merchantId: developer.merchant_id } : undefined;
@@ -103,7 +115,12 @@ export async function developerOfSession(db: Db, jwtSecret: string, token: strin
  * The limit profile (docs/limits.md#rate-limits) of a session token's developer in `environment`.
  * @returns undefined when the token is invalid or expired, or names a developer that does not exist
  */
-export async function sessionLimitProfile(db: Db, jwtSecret: string, token: string, environment: Environment): Promise<{ developerId: string; profile: LimitProfile } | undefined> {
+export async function sessionLimitProfile(
+  db: Db,
+  jwtSecret: string,
+  token: string,
+  environment: Environment,
+): Promise<{ developerId: string; profile: LimitProfile } | undefined> {
   const developerId = await verifySessionToken(token, jwtSecret);
   const profile = developerId ? await findLimitProfileByDeveloper(db, developerId, environment) : undefined;
   return developerId && profile ? { developerId, profile } : undefined;

@@ -6,9 +6,23 @@
 import { toAuditLogEntryView, type AuditLogEntryView } from '../views/audit-log';
 import { keyView, profileView, type KeySummaryView, type ProfileView } from '../views/developer';
 import { countAuditEntries, listAuditEntries } from '../db/audit-log';
-import { findDeveloperById, listKeys, rollKeys, updateDeveloperProfile, type KeyRow, type ProfileChanges } from '../db/developers';
+import {
+  findDeveloperById,
+  listKeys,
+  rollKeys,
+  updateDeveloperProfile,
+  type KeyRow,
+  type ProfileChanges,
+} from '../db/developers';
 import type { Db } from '../db/knex';
-import { computeAnalytics, findTransaction, listTransactions, type Analytics, type TransactionFilter, type TransactionView } from '../db/transactions';
+import {
+  computeAnalytics,
+  findTransaction,
+  listTransactions,
+  type Analytics,
+  type TransactionFilter,
+  type TransactionView,
+} from '../db/transactions';
 import type { Environment } from '../domain/environment';
 import { DomainError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
@@ -26,7 +40,10 @@ const DAY_MS = 86_400_000;
 /** The analytics range when none is asked (docs/limits.md#lists), in days. */
 const DEFAULT_ANALYTICS_DAYS = 30;
 
-/** A key's state at `now` (docs/api.md#secret-keys): revoked, expired, active with an expiry set by a roll (`expiring`), or active. */
+/**
+ * A key's state at `now` (docs/api.md#secret-keys): revoked, expired, active with an expiry set by a roll (`expiring`),
+ * or active.
+ */
 function keyStatus(key: KeyRow, now: Date): KeySummaryView['status'] {
   if (key.revoked_at) return 'revoked';
   if (key.expires_at && key.expires_at <= now) return 'expired';
@@ -50,7 +67,12 @@ export async function getProfile(deps: DeveloperServiceDeps, owner: Principal): 
  * @returns the profile after the change
  * @throws DomainError `not_found` when the developer no longer exists
  */
-export async function changeProfile(deps: DeveloperServiceDeps, owner: Principal, changes: ProfileChanges, ip: string): Promise<ProfileView> {
+export async function changeProfile(
+  deps: DeveloperServiceDeps,
+  owner: Principal,
+  changes: ProfileChanges,
+  ip: string,
+): Promise<ProfileView> {
   const row = await updateDeveloperProfile(deps.db, owner.developerId, changes);
   if (!row) throw new DomainError('not_found', 'developer not found');
   await audit(deps.db, owner, 'profile.updated', row.id, ip);
@@ -77,7 +99,11 @@ export async function listTransactionPage(
  * The caller's transaction `id`: a payment (`pay_…`) or a refund (`ref_…`).
  * @throws DomainError `not_found` for unknown and foreign ids alike (docs/api.md#merchants-and-environments)
  */
-export async function getTransaction(deps: DeveloperServiceDeps, owner: Principal, id: string): Promise<TransactionView> {
+export async function getTransaction(
+  deps: DeveloperServiceDeps,
+  owner: Principal,
+  id: string,
+): Promise<TransactionView> {
   const transaction = await findTransaction(deps.db, owner, id);
   if (!transaction) throw new DomainError('not_found', `no transaction with id ${id}`);
   return transaction;
@@ -87,7 +113,11 @@ export async function getTransaction(deps: DeveloperServiceDeps, owner: Principa
  * The caller's analytics (docs/limits.md#lists) over the UTC days `from`..`to`, both included;
  * `to` defaults to now and `from` to 30 days before `to`. Amounts in minor units per currency.
  */
-export async function getAnalytics(deps: DeveloperServiceDeps, owner: Principal, days: { from?: Date; to?: Date }): Promise<Analytics> {
+export async function getAnalytics(
+  deps: DeveloperServiceDeps,
+  owner: Principal,
+  days: { from?: Date; to?: Date },
+): Promise<Analytics> {
   const to = days.to ? new Date(days.to.getTime() + DAY_MS) : new Date();
   const from = days.from ?? new Date(to.getTime() - DEFAULT_ANALYTICS_DAYS * DAY_MS);
   return computeAnalytics(deps.db, owner, from, to);
@@ -97,18 +127,31 @@ export async function getAnalytics(deps: DeveloperServiceDeps, owner: Principal,
  * One page of the caller's audit log, newest first (docs/live-access.md#audit-log).
  * @returns the entries as the API shows them and the total number of entries
  */
-export async function listAuditLogPage(deps: DeveloperServiceDeps, owner: Principal, page: { page: number; limit: number }): Promise<{ activity: AuditLogEntryView[]; total: number }> {
-  const [entries, total] = await Promise.all([listAuditEntries(deps.db, owner, page), countAuditEntries(deps.db, owner)]);
+export async function listAuditLogPage(
+  deps: DeveloperServiceDeps,
+  owner: Principal,
+  page: { page: number; limit: number },
+): Promise<{ activity: AuditLogEntryView[]; total: number }> {
+  const [entries, total] = await Promise.all([
+    listAuditEntries(deps.db, owner, page),
+    countAuditEntries(deps.db, owner),
+  ]);
   return { activity: entries.map(toAuditLogEntryView), total };
 }
 
-/** Every secret key of the caller's merchant, both environments, newest first, masked, with its status now (docs/api.md#secret-keys). */
+/**
+ * Every secret key of the caller's merchant, both environments, newest first, masked, with its status now
+ * (docs/api.md#secret-keys).
+ */
 export async function listSecretKeys(deps: DeveloperServiceDeps, owner: Principal): Promise<KeySummaryView[]> {
   const now = new Date();
   return (await listKeys(deps.db, owner.merchantId)).map((row) => keyView(row, keyStatus(row, now)));
 }
 
-/** The answer of a roll (docs/api.md#secret-keys): the new key with its secret, shown this once, and when the keys it replaces expire. */
+/**
+ * The answer of a roll (docs/api.md#secret-keys): the new key with its secret, shown this once, and when the keys it
+ * replaces expire.
+ */
 export interface RolledKey {
   key: { id: string; environment: Environment; secret: string; last4: string; created_at: string };
   /** ISO 8601 UTC. */
@@ -122,11 +165,23 @@ export interface RolledKey {
  * @param ip the caller's address, for the audit log
  * @throws DomainError `conflict` (409) when the environment has no active key (live before approval)
  */
-export async function rollSecretKeys(deps: DeveloperServiceDeps, owner: Principal, environment: Environment, expiresInHours: number, ip: string): Promise<RolledKey> {
+export async function rollSecretKeys(
+  deps: DeveloperServiceDeps,
+  owner: Principal,
+  environment: Environment,
+  expiresInHours: number,
+  ip: string,
+): Promise<RolledKey> {
   const key = issueSecretKey(environment);
   const id = newId(ID_PREFIXES.apiKey);
   const expiresAt = new Date(Date.now() + expiresInHours * 3600_000);
-  const rolled = await rollKeys(deps.db, owner.merchantId, environment, { id, hash: key.hash, last4: key.last4 }, expiresAt);
+  const rolled = await rollKeys(
+    deps.db,
+    owner.merchantId,
+    environment,
+    { id, hash: key.hash, last4: key.last4 },
+    expiresAt,
+  );
   if (rolled === 0) throw new DomainError('conflict', `there is no active ${environment} key to roll`);
   await audit(deps.db, { ...owner, environment }, 'api_key.rolled', id, ip);
   return {

@@ -1,14 +1,22 @@
 /**
- * Uploading and listing documents for the live access review (docs/live-access.md#documents; docs/limits.md#uploads). The
+ * Uploading and listing documents for the live access review (docs/live-access.md#documents; docs/limits.md#uploads).
+ * The
  * upload arrives as a file staged on disk; its type is detected from its bytes; it is moved into the
- * blob store, the metadata and its audit entry (docs/live-access.md#audit-log) go to PostgreSQL. A merchant keeps one current
+ * blob store, the metadata and its audit entry (docs/live-access.md#audit-log) go to PostgreSQL. A merchant keeps one
+ * current
  * document per kind within a quota: a new upload of a kind supersedes the current one, whose file is
  * then deleted (its row stays, marked). An upload while a request is open tells its review workflow
  * (docs/live-access.md#review), which brings a request waiting for more information back to review.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from '../db/knex';
-import { insertDocument, listDocuments, listSupersededWithFiles, markFilesRemoved, type DocumentScope } from '../db/documents';
+import {
+  insertDocument,
+  listDocuments,
+  listSupersededWithFiles,
+  markFilesRemoved,
+  type DocumentScope,
+} from '../db/documents';
 import type { DocumentRecord } from '../domain/documents';
 import { findLatestLiveAccessRequest } from '../db/live-access-requests';
 import {
@@ -70,15 +78,22 @@ async function notifyOpenReview(deps: DocumentServiceDeps, owner: Principal, doc
  * and the deletion goes at the merchant's next upload.
  * @returns the documents whose files were deleted
  */
-export async function removeSupersededFiles(deps: Pick<DocumentServiceDeps, 'db' | 'blobs'>, scope: DocumentScope): Promise<DocumentRecord[]> {
+export async function removeSupersededFiles(
+  deps: Pick<DocumentServiceDeps, 'db' | 'blobs'>,
+  scope: DocumentScope,
+): Promise<DocumentRecord[]> {
   const superseded = await listSupersededWithFiles(deps.db, scope);
   for (const document of superseded) await deps.blobs.delete(document.storageKey);
-  await markFilesRemoved(deps.db, superseded.map((document) => document.id));
+  await markFilesRemoved(
+    deps.db,
+    superseded.map((document) => document.id),
+  );
   return superseded;
 }
 
 /**
- * Stores one document of the owner's merchant (docs/live-access.md#documents; docs/limits.md#uploads): it becomes the current
+ * Stores one document of the owner's merchant (docs/live-access.md#documents; docs/limits.md#uploads): it becomes the
+ * current
  * document of its kind, superseding the previous one, whose file is deleted.
  * @param upload the validated fields and the staged file; the file is moved into the blob store when
  *   the document is kept, left in place otherwise (the caller deletes it)
@@ -88,7 +103,12 @@ export async function removeSupersededFiles(deps: Pick<DocumentServiceDeps, 'db'
  *   but PDF, JPEG or PNG, `conflict` (409) beyond the merchant's quota of documents or bytes; nothing
  *   is stored then
  */
-export async function uploadDocument(deps: DocumentServiceDeps, owner: Principal, upload: DocumentUpload, ip: string): Promise<DocumentRecord> {
+export async function uploadDocument(
+  deps: DocumentServiceDeps,
+  owner: Principal,
+  upload: DocumentUpload,
+  ip: string,
+): Promise<DocumentRecord> {
   const file = await inspectFile(upload.stagedPath);
   if (file.size > MAX_DOCUMENT_BYTES) {
     throw new DomainError('file_too_large', `the file is larger than 10 MB (${MAX_DOCUMENT_BYTES} bytes)`);
@@ -119,7 +139,14 @@ export async function uploadDocument(deps: DocumentServiceDeps, owner: Principal
   await deps.blobs.putFile(document.storageKey, upload.stagedPath);
   try {
     const actor = { type: 'developer' as const, id: owner.developerId };
-    const audit = auditEntry({ merchantId: owner.merchantId, environment: LIVE_ACCESS_ENVIRONMENT, actor, action: 'document.uploaded', target: id, ip });
+    const audit = auditEntry({
+      merchantId: owner.merchantId,
+      environment: LIVE_ACCESS_ENVIRONMENT,
+      actor,
+      action: 'document.uploaded',
+      target: id,
+      ip,
+    });
     await insertDocument(deps.db, document, audit, (current) => planDocumentUpload(current, document, deps.quota));
   } catch (error) {
     await deps.blobs.delete(document.storageKey);
@@ -131,6 +158,9 @@ export async function uploadDocument(deps: DocumentServiceDeps, owner: Principal
 }
 
 /** The owner's merchant's documents, newest first. */
-export async function listMerchantDocuments(deps: Pick<DocumentServiceDeps, 'db'>, owner: Principal): Promise<DocumentRecord[]> {
+export async function listMerchantDocuments(
+  deps: Pick<DocumentServiceDeps, 'db'>,
+  owner: Principal,
+): Promise<DocumentRecord[]> {
   return listDocuments(deps.db, { merchantId: owner.merchantId, environment: LIVE_ACCESS_ENVIRONMENT });
 }

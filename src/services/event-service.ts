@@ -9,7 +9,11 @@ import type { Principal } from '../domain/principal';
  * One page of the caller's events, newest first (ties by id), of one type when `query.type` is set.
  * @returns the page and the total number of matching events
  */
-export async function listEventPage(deps: { db: Db }, owner: Principal, query: { type?: string; page: number; limit: number }): Promise<{ events: EventView[]; total: number }> {
+export async function listEventPage(
+  deps: { db: Db },
+  owner: Principal,
+  query: { type?: string; page: number; limit: number },
+): Promise<{ events: EventView[]; total: number }> {
   const { events, total } = await listEvents(deps.db, owner, query);
   return { events: events.map(toEventView), total };
 }

@@ -20,7 +20,13 @@
  */
 import { PassThrough } from 'node:stream';
 import type { Db } from '../db/knex';
-import { lastSettledStreamCursor, readStreamEvents, STREAM_START, streamCursorAfter, type StreamCursor } from '../db/event-stream';
+import {
+  lastSettledStreamCursor,
+  readStreamEvents,
+  STREAM_START,
+  streamCursorAfter,
+  type StreamCursor,
+} from '../db/event-stream';
 import type { Scope } from '../db/events';
 import { DomainError, validationError } from '../domain/errors';
 import type { Logger } from '../logger';
@@ -106,7 +112,10 @@ export class EventStreams {
       return last ? { cursor: last, announce: last.id } : { cursor: STREAM_START, announce: FIRST_EVENT_POSITION };
     }
     if (lastEventId === FIRST_EVENT_POSITION) return { cursor: STREAM_START };
-    const problem = { field: 'Last-Event-ID', message: 'Last-Event-ID must be the id of one of your events (evt_…), or 0 for the first one' };
+    const problem = {
+      field: 'Last-Event-ID',
+      message: 'Last-Event-ID must be the id of one of your events (evt_…), or 0 for the first one',
+    };
     if (!EVENT_ID.test(lastEventId)) throw validationError([problem]);
     const cursor = await streamCursorAfter(this.db, scope, lastEventId);
     if (!cursor) throw validationError([problem]);
@@ -179,7 +188,8 @@ export class EventStreams {
         failures += 1;
         logger?.warn({ err: error, merchant_id: merchant }, 'event stream read failed; retrying');
       }
-      const backoff = failures === 0 ? settings.pollMs : Math.min(settings.pollMs * 2 ** failures, MAX_FAILURE_BACKOFF_MS);
+      const backoff =
+        failures === 0 ? settings.pollMs : Math.min(settings.pollMs * 2 ** failures, MAX_FAILURE_BACKOFF_MS);
       schedule(full ? 0 : backoff);
     }
 
@@ -198,7 +208,9 @@ export class EventStreams {
     body.once('close', close);
     body.once('finish', close);
     body.once('error', close);
-    body.write(`retry: ${STREAM_RETRY_MS}\n${start.announce === undefined ? '' : `id: ${start.announce}\n`}: connected\n\n`);
+    body.write(
+      `retry: ${STREAM_RETRY_MS}\n${start.announce === undefined ? '' : `id: ${start.announce}\n`}: connected\n\n`,
+    );
     void poll();
     return body;
   }

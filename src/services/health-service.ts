@@ -20,9 +20,15 @@ export async function checkReadiness(deps: { db: Db; temporal: Client }, timeout
   const deadline = Date.now() + timeoutMs;
   const [databaseUp, temporalUp] = await Promise.all([
     databaseAnswers(deps.db, timeoutMs),
-    answersWithin(() => deps.temporal.withDeadline(deadline, () => deps.temporal.workflowService.getSystemInfo({})), timeoutMs),
+    answersWithin(
+      () => deps.temporal.withDeadline(deadline, () => deps.temporal.workflowService.getSystemInfo({})),
+      timeoutMs,
+    ),
   ]);
-  const [database, temporal] = [databaseUp, temporalUp].map((up): CheckResult => (up ? 'ok' : 'unavailable')) as [CheckResult, CheckResult];
+  const [database, temporal] = [databaseUp, temporalUp].map((up): CheckResult => (up ? 'ok' : 'unavailable')) as [
+    CheckResult,
+    CheckResult,
+  ];
   return { ready: databaseUp && temporalUp, checks: { database, temporal } };
 }
 
@@ -35,10 +41,12 @@ async function answersWithin(call: () => Promise<unknown>, timeoutMs: number): P
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
   });
-  return Promise.race([call(), timeout]).then(
-    () => true,
-    () => false,
-  ).finally(() => clearTimeout(timer));
+  return Promise.race([call(), timeout])
+    .then(
+      () => true,
+      () => false,
+    )
+    .finally(() => clearTimeout(timer));
 }
 
 /**

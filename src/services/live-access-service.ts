@@ -1,5 +1,6 @@
 /**
- * The developer's side of live access (docs/live-access.md#review, docs/api.md#secret-keys): filing a request (which starts its review
+ * The developer's side of live access (docs/live-access.md#review, docs/api.md#secret-keys): filing a request (which
+ * starts its review
  * workflow), reading its status, answering a reviewer, and revealing the first live key once.
  */
 import type { Client } from '@temporalio/client';
@@ -28,7 +29,11 @@ import type { Principal } from '../domain/principal';
 import { auditEntry } from '../lib/audit';
 import { newId } from '../lib/ids';
 import { openSealedSecret } from '../lib/sealed-secrets';
-import { developerActivitySignal, liveAccessWorkflowId, type LiveAccessReviewInput } from '../workflows/live-access-messages';
+import {
+  developerActivitySignal,
+  liveAccessWorkflowId,
+  type LiveAccessReviewInput,
+} from '../workflows/live-access-messages';
 import { MerchantIdAttribute } from '../workflows/messages';
 
 /** What the live access service needs. */
@@ -76,15 +81,23 @@ export async function requestLiveAccess(
   body: LiveAccessApplication,
   ip: string,
 ): Promise<LiveAccessStatusView> {
-  if (await hasLiveAccess(deps, owner)) throw new DomainError('conflict', 'live access is already granted to this account');
+  if (await hasLiveAccess(deps, owner))
+    throw new DomainError('conflict', 'live access is already granted to this account');
   const latest = await findLatestLiveAccessRequest(deps.db, owner.merchantId);
   if (latest && isOpenRequest(latest.status)) {
     throw new DomainError('conflict', `live access request ${latest.id} is still open; one request at a time`);
   }
-  const documents = await listDocuments(deps.db, { merchantId: owner.merchantId, environment: LIVE_ACCESS_ENVIRONMENT });
+  const documents = await listDocuments(deps.db, {
+    merchantId: owner.merchantId,
+    environment: LIVE_ACCESS_ENVIRONMENT,
+  });
   const missing = missingDocuments(documents);
   if (missing.length > 0) {
-    throw new DomainError('documents_missing', `documents missing: ${missing.map((m) => m.message).join('; ')}`, missing);
+    throw new DomainError(
+      'documents_missing',
+      `documents missing: ${missing.map((m) => m.message).join('; ')}`,
+      missing,
+    );
   }
 
   const now = new Date().toISOString();
@@ -101,8 +114,20 @@ export async function requestLiveAccess(
     },
     now,
   );
-  const input: LiveAccessReviewInput = { requestId: request.id, merchantId: owner.merchantId, developerId: owner.developerId, filedAt: now };
-  const audit = auditEntry({ merchantId: owner.merchantId, environment: LIVE_ACCESS_ENVIRONMENT, actor: developerActor(owner), action: 'live_access.requested', target: request.id, ip });
+  const input: LiveAccessReviewInput = {
+    requestId: request.id,
+    merchantId: owner.merchantId,
+    developerId: owner.developerId,
+    filedAt: now,
+  };
+  const audit = auditEntry({
+    merchantId: owner.merchantId,
+    environment: LIVE_ACCESS_ENVIRONMENT,
+    actor: developerActor(owner),
+    action: 'live_access.requested',
+    target: request.id,
+    ip,
+  });
   try {
     await insertLiveAccessRequest(deps.db, request, audit, async () => {
       await deps.temporal.workflow.start('liveAccessReviewWorkflow', {
@@ -113,15 +138,25 @@ export async function requestLiveAccess(
       });
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new DomainError('conflict', 'a live access request is already open; one request at a time');
+    if (isUniqueViolation(error))
+      throw new DomainError('conflict', 'a live access request is already open; one request at a time');
     throw error;
   }
   return toLiveAccessStatusView(false, request);
 }
 
-/** The live-access status (docs/live-access.md#review) of the owner's merchant: its latest request, if any, and whether live access is granted. */
-export async function getLiveAccessStatus(deps: Pick<LiveAccessServiceDeps, 'db'>, owner: Principal): Promise<LiveAccessStatusView> {
-  return toLiveAccessStatusView(await hasLiveAccess(deps, owner), await findLatestLiveAccessRequest(deps.db, owner.merchantId));
+/**
+ * The live-access status (docs/live-access.md#review) of the owner's merchant: its latest request, if any, and whether
+ * live access is granted.
+ */
+export async function getLiveAccessStatus(
+  deps: Pick<LiveAccessServiceDeps, 'db'>,
+  owner: Principal,
+): Promise<LiveAccessStatusView> {
+  return toLiveAccessStatusView(
+    await hasLiveAccess(deps, owner),
+    await findLatestLiveAccessRequest(deps.db, owner.merchantId),
+  );
 }
 
 /**
@@ -144,7 +179,14 @@ export async function respondToReviewer(
   await deps.temporal.workflow
     .getHandle(liveAccessWorkflowId(latest.id))
     .signal(developerActivitySignal, { kind: 'responded', developerId: owner.developerId, message });
-  const audit = auditEntry({ merchantId: owner.merchantId, environment: LIVE_ACCESS_ENVIRONMENT, actor: developerActor(owner), action: 'live_access.responded', target: latest.id, ip });
+  const audit = auditEntry({
+    merchantId: owner.merchantId,
+    environment: LIVE_ACCESS_ENVIRONMENT,
+    actor: developerActor(owner),
+    action: 'live_access.responded',
+    target: latest.id,
+    ip,
+  });
   await insertAuditEntries(deps.db, [audit]);
 
   const deadline = Date.now() + RESPOND_WAIT_MS;
@@ -153,7 +195,10 @@ export async function respondToReviewer(
     await new Promise((resolve) => setTimeout(resolve, 100));
     current = await findLiveAccessRequest(deps.db, latest.id);
   }
-  return { status: toLiveAccessStatusView(await hasLiveAccess(deps, owner), current), applied: current?.status !== 'more_info_required' };
+  return {
+    status: toLiveAccessStatusView(await hasLiveAccess(deps, owner), current),
+    applied: current?.status !== 'more_info_required',
+  };
 }
 
 /**
@@ -161,17 +206,38 @@ export async function respondToReviewer(
  * transaction that reads it, with an `api_key.revealed` audit entry.
  * @throws DomainError `conflict` (409) when it was already revealed; `not_found` (404) before approval
  */
-export async function revealLiveKey(deps: LiveAccessServiceDeps, owner: Principal, ip: string): Promise<RevealedKeyView> {
+export async function revealLiveKey(
+  deps: LiveAccessServiceDeps,
+  owner: Principal,
+  ip: string,
+): Promise<RevealedKeyView> {
   let secret = '';
   const reveal = await takeLiveKeyReveal(deps.db, owner.merchantId, (pending) => {
     secret = openSealedSecret(pending.sealedSecret, deps.config.JWT_SECRET);
-    return auditEntry({ merchantId: owner.merchantId, environment: LIVE_ACCESS_ENVIRONMENT, actor: developerActor(owner), action: 'api_key.revealed', target: pending.keyId, ip });
+    return auditEntry({
+      merchantId: owner.merchantId,
+      environment: LIVE_ACCESS_ENVIRONMENT,
+      actor: developerActor(owner),
+      action: 'api_key.revealed',
+      target: pending.keyId,
+      ip,
+    });
   });
   if (!reveal) {
     if (await hasLiveKey(deps.db, owner.merchantId)) {
-      throw new DomainError('conflict', 'the live key was already revealed; it is shown only once (roll it for a new one)');
+      throw new DomainError(
+        'conflict',
+        'the live key was already revealed; it is shown only once (roll it for a new one)',
+      );
     }
     throw new DomainError('not_found', 'no live key yet: live access has not been approved');
   }
-  return { id: reveal.keyId, object: 'api_key', environment: 'live', secret, last4: secret.slice(-4), created_at: reveal.createdAt };
+  return {
+    id: reveal.keyId,
+    object: 'api_key',
+    environment: 'live',
+    secret,
+    last4: secret.slice(-4),
+    created_at: reveal.createdAt,
+  };
 }

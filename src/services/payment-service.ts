@@ -6,7 +6,8 @@
  *   answered, with its `next_action` (docs/payments.md#workflow);
  * - cancel and refund are Update-with-Start on the same workflow id: a settled payment's workflow
  *   has ended, and the Update re-opens it from the read model (docs/payments.md#workflow).
- * Ids derive from merchant, environment and `Idempotency-Key` when one is given (docs/payments.md#idempotency), so a retried
+ * Ids derive from merchant, environment and `Idempotency-Key` when one is given (docs/payments.md#idempotency), so a
+ * retried
  * request reattaches to the same workflow and Update instead of creating a second payment or refund.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,7 +26,14 @@ import { paymentEvent } from '../activities/events';
 import type { Config } from '../config';
 import { dataErrorOf } from '../db/errors';
 import type { Db } from '../db/knex';
-import { findPayment, findPaymentListPosition, findRefund, insertPaymentWithCreatedEvent, listPaymentsPage, type PaymentListPosition } from '../db/payments';
+import {
+  findPayment,
+  findPaymentListPosition,
+  findRefund,
+  insertPaymentWithCreatedEvent,
+  listPaymentsPage,
+  type PaymentListPosition,
+} from '../db/payments';
 import { PROVIDER_KINDS, type MethodKind, type PaymentMethod } from '../domain/catalogue';
 import { providerUnavailable, type ResolvedPayment } from '../domain/create-payment';
 import { DomainError, ERROR_CODES, validationError, type ErrorCode } from '../domain/errors';
@@ -83,12 +91,20 @@ export interface NewPayment {
   description?: string;
   customerEmail?: string;
   metadata?: Record<string, string>;
-  /** Seconds until the payment expires (docs/payments.md#sandbox-scenarios `expires_in`); default the method's expiry. */
+  /**
+   * Seconds until the payment expires (docs/payments.md#sandbox-scenarios `expires_in`); default the method's expiry.
+   */
   expiresInSeconds?: number;
 }
 
 /** The method's default expiry in seconds (docs/payments.md#states). */
-export function expirySeconds(config: Pick<Config, 'EXPIRY_MOBILE_MONEY_SECONDS' | 'EXPIRY_BANK_TRANSFER_SECONDS' | 'EXPIRY_CARD_SECONDS' | 'EXPIRY_WALLET_SECONDS'>, kind: MethodKind): number {
+export function expirySeconds(
+  config: Pick<
+    Config,
+    'EXPIRY_MOBILE_MONEY_SECONDS' | 'EXPIRY_BANK_TRANSFER_SECONDS' | 'EXPIRY_CARD_SECONDS' | 'EXPIRY_WALLET_SECONDS'
+  >,
+  kind: MethodKind,
+): number {
   switch (kind) {
     case 'mobile_money':
       return config.EXPIRY_MOBILE_MONEY_SECONDS;
@@ -128,7 +144,12 @@ function settledLater<T>(promise: Promise<T>): Promise<T> {
  * @returns true when it runs; false when neither answered by `deadline` (it may or may not run)
  * @throws what the start threw (e.g. Temporal unreachable), as `start.workflowHandle()` does
  */
-async function workflowRunning(temporal: Client, start: { workflowHandle(): Promise<unknown> }, workflowId: string, deadline: number): Promise<boolean> {
+async function workflowRunning(
+  temporal: Client,
+  start: { workflowHandle(): Promise<unknown> },
+  workflowId: string,
+  deadline: number,
+): Promise<boolean> {
   try {
     await temporal.withDeadline(deadline, () => temporal.workflow.getHandle(workflowId).describe());
     return true;
@@ -156,9 +177,14 @@ function createOutcomeUnknown(): DomainError {
   );
 }
 
-/** 503 `service_unavailable`: the workflow could not take the request now, and nothing happened (docs/api.md#errors). */
+/**
+ * 503 `service_unavailable`: the workflow could not take the request now, and nothing happened (docs/api.md#errors).
+ */
 function unavailable(): DomainError {
-  return new DomainError('service_unavailable', 'the payment could not take this request right now; nothing was changed, retry in a moment');
+  return new DomainError(
+    'service_unavailable',
+    'the payment could not take this request right now; nothing was changed, retry in a moment',
+  );
 }
 
 /**
@@ -210,14 +236,20 @@ export async function createPayment(
     cancellationReason: null,
     providerReference: null,
     nextAction: null,
-    expiresAt: new Date(now.getTime() + (request.expiresInSeconds ?? expirySeconds(deps.config, kind)) * 1000).toISOString(),
+    expiresAt: new Date(
+      now.getTime() + (request.expiresInSeconds ?? expirySeconds(deps.config, kind)) * 1000,
+    ).toISOString(),
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     reconciledAt: null,
     lateAnswer: null,
     version: 0,
   };
-  const input: PaymentWorkflowInput = { mode: 'create', payment, reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400 };
+  const input: PaymentWorkflowInput = {
+    mode: 'create',
+    payment,
+    reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
+  };
   const start = new WithStartWorkflowOperation('paymentWorkflow', {
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     workflowId: paymentWorkflowId(payment.id),
@@ -230,7 +262,10 @@ export async function createPayment(
   const updateCall = new AbortController();
   const answer = settledLater(
     deps.temporal.connection.withAbortSignal(updateCall.signal, () =>
-      deps.temporal.workflow.executeUpdateWithStart(initiatePaymentUpdate, { updateId: INITIATE_UPDATE_ID, startWorkflowOperation: start }),
+      deps.temporal.workflow.executeUpdateWithStart(initiatePaymentUpdate, {
+        updateId: INITIATE_UPDATE_ID,
+        startWorkflowOperation: start,
+      }),
     ),
   );
   const waited = new AbortController();
@@ -252,7 +287,12 @@ export async function createPayment(
     waited.abort();
   }
   if (!answered) {
-    const running = await workflowRunning(deps.temporal, start, paymentWorkflowId(payment.id), Date.now() + deps.config.TEMPORAL_CALL_TIMEOUT_MS); // throws if its start failed
+    const running = await workflowRunning(
+      deps.temporal,
+      start,
+      paymentWorkflowId(payment.id),
+      Date.now() + deps.config.TEMPORAL_CALL_TIMEOUT_MS,
+    ); // throws if its start failed
     updateCall.abort(); // the workflow goes on without anyone waiting for its Update
     if (!running) throw createOutcomeUnknown();
     try {
@@ -273,7 +313,11 @@ export async function createPayment(
  * The payment `id` of the caller's merchant and environment.
  * @throws DomainError `not_found` for unknown and foreign ids alike (docs/api.md#merchants-and-environments)
  */
-export async function getPayment(deps: Pick<PaymentServiceDeps, 'db'>, owner: Principal, id: string): Promise<PaymentSnapshot> {
+export async function getPayment(
+  deps: Pick<PaymentServiceDeps, 'db'>,
+  owner: Principal,
+  id: string,
+): Promise<PaymentSnapshot> {
   const payment = await findPayment(deps.db, owner, id);
   if (!payment) throw new DomainError('not_found', `no payment with id ${id}`);
   return payment;
@@ -294,9 +338,15 @@ function decidedRefusal(error: unknown): DomainError | undefined {
  */
 async function refusalOfClosedCreate(deps: PaymentServiceDeps, paymentId: string): Promise<DomainError | undefined> {
   try {
-    await deps.temporal.withDeadline(Date.now() + deps.config.TEMPORAL_CALL_TIMEOUT_MS, () => deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).result());
+    await deps.temporal.withDeadline(Date.now() + deps.config.TEMPORAL_CALL_TIMEOUT_MS, () =>
+      deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).result(),
+    );
   } catch (error) {
-    if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure && error.cause.type === FAILURE_TYPES.paymentNotRecorded) {
+    if (
+      error instanceof WorkflowFailedError &&
+      error.cause instanceof ApplicationFailure &&
+      error.cause.type === FAILURE_TYPES.paymentNotRecorded
+    ) {
       return new DomainError('validation_error', error.cause.message);
     }
   }
@@ -336,7 +386,11 @@ async function updatePayment<Ret, Args extends unknown[]>(
   args: Args,
   updateId: string,
 ): Promise<Ret> {
-  const input: PaymentWorkflowInput = { mode: 'reopen', paymentId: payment.id, reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400 };
+  const input: PaymentWorkflowInput = {
+    mode: 'reopen',
+    paymentId: payment.id,
+    reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
+  };
   const deadline = Date.now() + deps.config.UPDATE_DEADLINE_MS;
   for (let attempt = 1; ; attempt += 1) {
     const start = new WithStartWorkflowOperation('paymentWorkflow', {
@@ -348,13 +402,17 @@ async function updatePayment<Ret, Args extends unknown[]>(
       typedSearchAttributes: paymentSearchAttributes(payment),
     });
     try {
-      return await deps.temporal.withDeadline(deadline, () => deps.temporal.workflow.executeUpdateWithStart(update, { args, updateId, startWorkflowOperation: start }));
+      return await deps.temporal.withDeadline(deadline, () =>
+        deps.temporal.workflow.executeUpdateWithStart(update, { args, updateId, startWorkflowOperation: start }),
+      );
     } catch (error) {
       const refused = decidedRefusal(error);
       if (refused) throw refused;
-      if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || Date.now() + 100 * attempt >= deadline) throw updateTimedOut(deps.config.UPDATE_DEADLINE_MS);
+      if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || Date.now() + 100 * attempt >= deadline)
+        throw updateTimedOut(deps.config.UPDATE_DEADLINE_MS);
       // Temporal out of reach may have kept the Update before the connection failed: its outcome is unknown.
-      if (attempt >= UPDATE_ATTEMPTS) throw isOutage(error) ? updateTimedOut(deps.config.UPDATE_DEADLINE_MS) : unavailable();
+      if (attempt >= UPDATE_ATTEMPTS)
+        throw isOutage(error) ? updateTimedOut(deps.config.UPDATE_DEADLINE_MS) : unavailable();
       await sleep(100 * attempt);
     }
   }
@@ -367,7 +425,11 @@ async function updatePayment<Ret, Args extends unknown[]>(
  * within UPDATE_DEADLINE_MS.
  * @throws DomainError with the code the workflow refused that Update with
  */
-async function decidedUpdate<Ret>(deps: PaymentServiceDeps, paymentId: string, updateId: string): Promise<Ret | undefined> {
+async function decidedUpdate<Ret>(
+  deps: PaymentServiceDeps,
+  paymentId: string,
+  updateId: string,
+): Promise<Ret | undefined> {
   try {
     const handle = deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).getUpdateHandle<Ret>(updateId);
     return await deps.temporal.withDeadline(Date.now() + deps.config.UPDATE_DEADLINE_MS, () => handle.result());
@@ -379,7 +441,8 @@ async function decidedUpdate<Ret>(deps: PaymentServiceDeps, paymentId: string, u
 }
 
 /**
- * Cancels a pending or processing payment (docs/payments.md#states, docs/payments.md#cancel-and-refund) through the workflow's Update. The Update id
+ * Cancels a pending or processing payment (docs/payments.md#states, docs/payments.md#cancel-and-refund) through the
+ * workflow's Update. The Update id
  * derives from the `Idempotency-Key` when one is given, so a retry after a 503 at the Update
  * deadline reattaches to the same cancel, or learns its answer once it was carried out.
  * @returns the cancelled payment
@@ -396,8 +459,10 @@ export async function cancelPayment(
 ): Promise<PaymentSnapshot> {
   const payment = await getPayment(deps, owner, id);
   const updateId = requestId('cancel_', owner, `cancel:${id}`, idempotencySeed);
-  // A retry of a cancel whose first attempt ran out of its deadline and was carried out later (docs/payments.md#idempotency).
-  const earlier = idempotencySeed && !isOpen(payment.status) ? await decidedUpdate<PaymentSnapshot>(deps, id, updateId) : undefined;
+  // A retry of a cancel whose first attempt ran out of its deadline and was carried out later
+  // (docs/payments.md#idempotency).
+  const earlier =
+    idempotencySeed && !isOpen(payment.status) ? await decidedUpdate<PaymentSnapshot>(deps, id, updateId) : undefined;
   if (!earlier && !isOpen(payment.status)) {
     throw new DomainError('payment_not_cancellable', notCancellableMessage(payment.status));
   }
@@ -407,7 +472,8 @@ export async function cancelPayment(
 }
 
 /**
- * Refunds part (`amount` minor units) or all of a completed payment (docs/payments.md#states, docs/payments.md#cancel-and-refund). The refund id (and
+ * Refunds part (`amount` minor units) or all of a completed payment (docs/payments.md#states,
+ * docs/payments.md#cancel-and-refund). The refund id (and
  * Update id) derives from the `Idempotency-Key` when one is given, so a retry after a time-out or
  * a 5xx reattaches to the same refund and never refunds twice (docs/payments.md#idempotency).
  * @returns the refund: `completed`, `failed` (the provider refused) or `pending` (its answer is
@@ -425,16 +491,26 @@ export async function refundPayment(
 ): Promise<RefundRecord> {
   const payment = await getPayment(deps, owner, id);
   const refundId = requestId(ID_PREFIXES.refund, owner, `refund:${id}`, idempotencySeed);
-  // A retry of a refund request whose answer was lost (docs/payments.md#idempotency): the refund it made, not a second one.
+  // A retry of a refund request whose answer was lost (docs/payments.md#idempotency): the refund it made, not a second
+  // one.
   const made = idempotencySeed ? await findRefund(deps.db, owner, refundId) : undefined;
   if (made) return made;
   if (payment.status !== 'completed') {
     throw new DomainError('payment_not_refundable', notRefundableMessage(payment.status));
   }
   if (Date.now() - Date.parse(payment.createdAt) > deps.config.REFUND_WINDOW_DAYS * 86_400_000) {
-    throw new DomainError('payment_not_refundable', `payments can be refunded for ${deps.config.REFUND_WINDOW_DAYS} days after they were created`);
+    throw new DomainError(
+      'payment_not_refundable',
+      `payments can be refunded for ${deps.config.REFUND_WINDOW_DAYS} days after they were created`,
+    );
   }
-  const refund = await updatePayment(deps, payment, refundPaymentUpdate, [{ refundId, amount: request.amount, reason: request.reason }], refundId);
+  const refund = await updatePayment(
+    deps,
+    payment,
+    refundPaymentUpdate,
+    [{ refundId, amount: request.amount, reason: request.reason }],
+    refundId,
+  );
   await audit(deps.db, owner, 'refund.created', refund.id, ip);
   return refund;
 }
@@ -457,12 +533,28 @@ export interface PaymentListRequest {
  * @throws DomainError `validation_error` (400) naming `starting_after` when it is not a payment of
  *   the caller's merchant and environment (foreign ids look unknown, docs/api.md#merchants-and-environments)
  */
-export async function listPayments(deps: Pick<PaymentServiceDeps, 'db'>, owner: Principal, request: PaymentListRequest): Promise<{ payments: PaymentSnapshot[]; hasMore: boolean }> {
+export async function listPayments(
+  deps: Pick<PaymentServiceDeps, 'db'>,
+  owner: Principal,
+  request: PaymentListRequest,
+): Promise<{ payments: PaymentSnapshot[]; hasMore: boolean }> {
   let position: PaymentListPosition | undefined;
   if (request.startingAfter !== undefined) {
     position = await findPaymentListPosition(deps.db, owner, request.startingAfter);
-    if (!position) throw validationError([{ field: 'starting_after', message: `starting_after must be the id of one of your payments; there is no payment ${request.startingAfter}` }]);
+    if (!position)
+      throw validationError([
+        {
+          field: 'starting_after',
+          message: `starting_after must be the id of one of your payments; there is no payment ${request.startingAfter}`,
+        },
+      ]);
   }
-  const filter = { status: request.status, paymentMethod: request.paymentMethod, createdGte: request.createdGte, createdLte: request.createdLte, startingAfter: position };
+  const filter = {
+    status: request.status,
+    paymentMethod: request.paymentMethod,
+    createdGte: request.createdGte,
+    createdLte: request.createdLte,
+    startingAfter: position,
+  };
   return listPaymentsPage(deps.db, owner, filter, request.limit);
 }

@@ -69,10 +69,12 @@ function factsOf(events: HistoryEvent[], decode: (payload: Payload) => unknown):
     const started = event.workflowExecutionStartedEventAttributes;
     if (started) {
       const input = first(started.input) as { mode?: string; payment?: PaymentSnapshot } | undefined;
-      if (input?.mode === 'create' && input.payment) facts.push({ kind: 'started', mode: 'create', payment: input.payment });
+      if (input?.mode === 'create' && input.payment)
+        facts.push({ kind: 'started', mode: 'create', payment: input.payment });
       else facts.push({ kind: 'started', mode: input?.mode === 'continued' ? 'continued' : 'reopen' });
     }
-    if (event.workflowExecutionSignaledEventAttributes?.signalName === 'providerCallback') facts.push({ kind: 'callback' });
+    if (event.workflowExecutionSignaledEventAttributes?.signalName === 'providerCallback')
+      facts.push({ kind: 'callback' });
     const update = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name;
     if (update === 'cancelPayment') facts.push({ kind: 'merchant', action: 'cancel' });
     if (update === 'refundPayment') facts.push({ kind: 'merchant', action: 'refund' });
@@ -81,8 +83,10 @@ function factsOf(events: HistoryEvent[], decode: (payload: Payload) => unknown):
       const type = scheduled.activityType?.name ?? '';
       activityTypes.set(String(event.eventId), type);
       if (type === 'cancelProviderPayment') facts.push({ kind: 'provider_cancel_asked' });
-      if (type === 'recordPaymentStatus') facts.push({ kind: 'recorded', payment: first(scheduled.input) as PaymentSnapshot });
-      if (type === 'recordRefundOutcome') facts.push({ kind: 'recorded', payment: (first(scheduled.input) as { payment: PaymentSnapshot }).payment });
+      if (type === 'recordPaymentStatus')
+        facts.push({ kind: 'recorded', payment: first(scheduled.input) as PaymentSnapshot });
+      if (type === 'recordRefundOutcome')
+        facts.push({ kind: 'recorded', payment: (first(scheduled.input) as { payment: PaymentSnapshot }).payment });
     }
     const marker = event.markerRecordedEventAttributes;
     if (marker?.markerName === LOCAL_ACTIVITY_MARKER) {
@@ -90,14 +94,17 @@ function factsOf(events: HistoryEvent[], decode: (payload: Payload) => unknown):
       const data = marker.details?.data?.payloads?.[0];
       const type = data ? (decode(data) as { activity_type?: string } | undefined)?.activity_type : undefined;
       const result = first(marker.details?.result);
-      if (type === 'initiatePayment' && result) facts.push({ kind: 'initiated', payment: (result as { payment: PaymentSnapshot }).payment });
-      if (type === 'recordPaymentStatus' && result) facts.push({ kind: 'recorded', payment: result as PaymentSnapshot });
+      if (type === 'initiatePayment' && result)
+        facts.push({ kind: 'initiated', payment: (result as { payment: PaymentSnapshot }).payment });
+      if (type === 'recordPaymentStatus' && result)
+        facts.push({ kind: 'recorded', payment: result as PaymentSnapshot });
     }
     const completed = event.activityTaskCompletedEventAttributes;
     if (completed) {
       const type = activityTypes.get(String(completed.scheduledEventId));
       if (type === 'pollProviderPayment') facts.push({ kind: 'polled' });
-      if (type === 'initiatePayment') facts.push({ kind: 'initiated', payment: (first(completed.result) as { payment: PaymentSnapshot }).payment });
+      if (type === 'initiatePayment')
+        facts.push({ kind: 'initiated', payment: (first(completed.result) as { payment: PaymentSnapshot }).payment });
     }
   }
   return facts;
@@ -110,7 +117,8 @@ function pendingTimerEnd(events: HistoryEvent[]): number | undefined {
     const started = event.timerStartedEventAttributes;
     const startedAt = toMs(event.eventTime as Timestamp);
     const timeout = toMs(started?.startToFireTimeout as Timestamp);
-    if (started && startedAt !== undefined && timeout !== undefined) running.set(String(event.eventId), startedAt + timeout);
+    if (started && startedAt !== undefined && timeout !== undefined)
+      running.set(String(event.eventId), startedAt + timeout);
     const ended = event.timerFiredEventAttributes?.startedEventId ?? event.timerCanceledEventAttributes?.startedEventId;
     if (ended !== undefined && ended !== null) running.delete(String(ended));
   }
@@ -123,9 +131,19 @@ function pendingTimerEnd(events: HistoryEvent[]): number | undefined {
  * waiting for its next attempt (its retries are the later polls, docs/payments.md#workflow), one running now, or else
  * the timer it waits on.
  */
-async function nextCheckMs(deps: PaymentTimelineDeps, workflowId: string, runId: string, events: HistoryEvent[]): Promise<number | undefined> {
+async function nextCheckMs(
+  deps: PaymentTimelineDeps,
+  workflowId: string,
+  runId: string,
+  events: HistoryEvent[],
+): Promise<number | undefined> {
   const description = await deps.temporal.workflow.getHandle(workflowId, runId).describe();
-  const asking = ['pollProviderPayment', 'fetchProviderPaymentStatus', 'fetchRefundAtProvider', 'cancelProviderPayment'];
+  const asking = [
+    'pollProviderPayment',
+    'fetchProviderPaymentStatus',
+    'fetchRefundAtProvider',
+    'cancelProviderPayment',
+  ];
   for (const activity of description.raw.pendingActivities ?? []) {
     if (!asking.includes(activity.activityType?.name ?? '')) continue;
     return toMs(activity.nextAttemptScheduleTime as Timestamp) ?? Date.now();
@@ -137,7 +155,10 @@ async function nextCheckMs(deps: PaymentTimelineDeps, workflowId: string, runId:
  * Every run of the payment's workflow, oldest first. Visibility may lag a run that just started:
  * the latest run is then read directly. Empty when the server knows no run (past retention).
  */
-async function runsOf(deps: PaymentTimelineDeps, workflowId: string): Promise<{ runId: string; running: boolean; startMs: number }[]> {
+async function runsOf(
+  deps: PaymentTimelineDeps,
+  workflowId: string,
+): Promise<{ runId: string; running: boolean; startMs: number }[]> {
   const runs: { runId: string; running: boolean; startMs: number }[] = [];
   const escaped = workflowId.replace(/["\\]/g, '');
   for await (const run of deps.temporal.workflow.list({ query: `WorkflowId = "${escaped}"` })) {
@@ -149,7 +170,12 @@ async function runsOf(deps: PaymentTimelineDeps, workflowId: string): Promise<{ 
     for (const run of runs) run.running = false;
     const known = runs.find((run) => run.runId === latest.runId);
     if (known) known.running = latest.status.name === 'RUNNING';
-    else runs.push({ runId: latest.runId, running: latest.status.name === 'RUNNING', startMs: latest.startTime.getTime() });
+    else
+      runs.push({
+        runId: latest.runId,
+        running: latest.status.name === 'RUNNING',
+        startMs: latest.startTime.getTime(),
+      });
   } catch (error) {
     // No run at all: the history is gone, or the workflow never started. Anything else is an outage.
     if (!runNotFound(error)) throw error;
@@ -161,7 +187,10 @@ async function runsOf(deps: PaymentTimelineDeps, workflowId: string): Promise<{ 
  * What the histories of the payment's workflow runs say: the facts of every run still kept, when
  * the running one next asks the provider, and whether any history was there.
  */
-async function workflowFactsOf(deps: PaymentTimelineDeps, workflowId: string): Promise<{ facts: WorkflowFact[]; next: number | undefined; historyAvailable: boolean }> {
+async function workflowFactsOf(
+  deps: PaymentTimelineDeps,
+  workflowId: string,
+): Promise<{ facts: WorkflowFact[]; next: number | undefined; historyAvailable: boolean }> {
   const converter = deps.temporal.options.loadedDataConverter.payloadConverter;
   const decode = (payload: Payload) => converter.fromPayload(payload);
   const facts: WorkflowFact[] = [];
@@ -184,17 +213,33 @@ async function workflowFactsOf(deps: PaymentTimelineDeps, workflowId: string): P
 }
 
 /**
- * The detail of payment `id` of the caller's merchant and environment (docs/api.md#merchants-and-environments, README.md#dashboard).
+ * The detail of payment `id` of the caller's merchant and environment (docs/api.md#merchants-and-environments,
+ * README.md#dashboard).
  * @throws DomainError `not_found` for unknown and foreign ids; Temporal's errors when it cannot be reached
  */
-export async function getPaymentDetail(deps: PaymentTimelineDeps, owner: Principal, id: string): Promise<PaymentDetailView> {
+export async function getPaymentDetail(
+  deps: PaymentTimelineDeps,
+  owner: Principal,
+  id: string,
+): Promise<PaymentDetailView> {
   const payment = await getPayment(deps, owner, id);
-  const [refunds, events] = await Promise.all([listRefundsOfPayment(deps.db, owner, id), listEventsForObject(deps.db, id)]);
-  const deliveries = (await listDeliveriesOfEvents(deps.db, owner, events.map((event) => event.id))).map(toDeliveryView);
+  const [refunds, events] = await Promise.all([
+    listRefundsOfPayment(deps.db, owner, id),
+    listEventsForObject(deps.db, id),
+  ]);
+  const deliveries = (
+    await listDeliveriesOfEvents(
+      deps.db,
+      owner,
+      events.map((event) => event.id),
+    )
+  ).map(toDeliveryView);
 
   // Every Temporal call of the detail shares one deadline (docs/operations.md#deadlines): past it, 503.
   const deadline = Date.now() + deps.config.TEMPORAL_CALL_TIMEOUT_MS;
-  const { facts, next, historyAvailable } = await deps.temporal.withDeadline(deadline, () => workflowFactsOf(deps, paymentWorkflowId(id)));
+  const { facts, next, historyAvailable } = await deps.temporal.withDeadline(deadline, () =>
+    workflowFactsOf(deps, paymentWorkflowId(id)),
+  );
 
   // Only a late success collected after a cancel is refunded on a cancelled payment.
   const { fee, net } = feeAndNetOf(payment, refunds.length > 0);
@@ -207,10 +252,16 @@ export async function getPaymentDetail(deps: PaymentTimelineDeps, owner: Princip
     status_changes: statusChangesOf(facts),
     refund_changes: refundChangesOf(refunds),
     history_available: historyAvailable,
-    events: events.map((event) => ({ ...event, deliveries: deliveries.filter((delivery) => delivery.event_id === event.id) })),
+    events: events.map((event) => ({
+      ...event,
+      deliveries: deliveries.filter((delivery) => delivery.event_id === event.id),
+    })),
     next_provider_check:
       next === undefined || (!isOpen(payment.status) && refunds.every((refund) => refund.status !== 'pending'))
         ? null
-        : { at: new Date(next).toISOString(), reason: providerCheckReason(payment.status, next, Date.parse(payment.expiresAt)) },
+        : {
+            at: new Date(next).toISOString(),
+            reason: providerCheckReason(payment.status, next, Date.parse(payment.expiresAt)),
+          },
   };
 }

@@ -1,5 +1,6 @@
 /**
- * Provider callbacks (docs/payments.md#provider-callbacks): the callback route and the sandbox stand-ins (card confirm, bank
+ * Provider callbacks (docs/payments.md#provider-callbacks): the callback route and the sandbox stand-ins (card confirm,
+ * bank
  * simulate) hand the provider's word about a payment to its workflow here. A callback is a hint:
  * the workflow asks the provider for the status before acting.
  */
@@ -13,7 +14,13 @@ import { callbackMayChange } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment';
 import { ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../providers/provider';
 import type { ProviderRegistry } from '../providers/registry';
-import { paymentSearchAttributes, paymentWorkflowId, providerCallbackSignal, type PaymentWorkflowInput, type ProviderHint } from '../workflows/messages';
+import {
+  paymentSearchAttributes,
+  paymentWorkflowId,
+  providerCallbackSignal,
+  type PaymentWorkflowInput,
+  type ProviderHint,
+} from '../workflows/messages';
 
 /** What delivering a hint needs. */
 export interface ProviderHintDeps {
@@ -28,20 +35,30 @@ export interface ProviderHintDeps {
  * (reconciliation, docs/payments.md#states). Other hints about a closed payment change nothing and start nothing.
  * @returns `signalled`, or `ignored` for a hint that cannot change the payment
  */
-export async function deliverProviderHint(deps: ProviderHintDeps, payment: PaymentSnapshot, hint: ProviderHint): Promise<'signalled' | 'ignored'> {
+export async function deliverProviderHint(
+  deps: ProviderHintDeps,
+  payment: PaymentSnapshot,
+  hint: ProviderHint,
+): Promise<'signalled' | 'ignored'> {
   if (!callbackMayChange(payment, hint.claimed)) return 'ignored';
-  const input: PaymentWorkflowInput = { mode: 'reopen', paymentId: payment.id, reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400 };
+  const input: PaymentWorkflowInput = {
+    mode: 'reopen',
+    paymentId: payment.id,
+    reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
+  };
   // Bounded (docs/operations.md#deadlines): past it the caller answers 503 and the provider sends the callback again.
   const deadline = Date.now() + deps.config.TEMPORAL_CALL_TIMEOUT_MS;
-  await deps.temporal.withDeadline(deadline, () => deps.temporal.workflow.signalWithStart('paymentWorkflow', {
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    workflowId: paymentWorkflowId(payment.id),
-    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-    args: [input],
-    signal: providerCallbackSignal,
-    signalArgs: [hint],
-    typedSearchAttributes: paymentSearchAttributes(payment),
-  }));
+  await deps.temporal.withDeadline(deadline, () =>
+    deps.temporal.workflow.signalWithStart('paymentWorkflow', {
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      workflowId: paymentWorkflowId(payment.id),
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      args: [input],
+      signal: providerCallbackSignal,
+      signalArgs: [hint],
+      typedSearchAttributes: paymentSearchAttributes(payment),
+    }),
+  );
   return 'signalled';
 }
 
@@ -76,9 +93,16 @@ export async function receiveProviderCallback(
       refusal = error;
     }
   }
-  if (!hint) throw new DomainError('unauthorized', refusal instanceof Error ? refusal.message : `no ${code} adapter is configured`);
+  if (!hint)
+    throw new DomainError(
+      'unauthorized',
+      refusal instanceof Error ? refusal.message : `no ${code} adapter is configured`,
+    );
   const payment = await findPaymentByProviderReference(deps.db, code, hint.providerReference);
   if (!payment) throw new DomainError('not_found', 'no payment with this provider_reference');
-  const action = await deliverProviderHint(deps, payment, { providerReference: hint.providerReference, claimed: hint.claimed });
+  const action = await deliverProviderHint(deps, payment, {
+    providerReference: hint.providerReference,
+    claimed: hint.claimed,
+  });
   return { paymentId: payment.id, action };
 }

@@ -15,13 +15,23 @@ import {
   type ConversationMessage,
   type LiveAccessRequestRecord,
 } from '../db/live-access-requests';
-import { findMerchantSettings, updateMerchantLimits, updateMerchantPlan, type MerchantSettings } from '../db/merchant-settings';
+import {
+  findMerchantSettings,
+  updateMerchantLimits,
+  updateMerchantPlan,
+  type MerchantSettings,
+} from '../db/merchant-settings';
 import { DomainError } from '../domain/errors';
 import { isOpenRequest, LIVE_ACCESS_ENVIRONMENT, type LiveAccessRequestStatus } from '../domain/live-access';
 import { checkCustomLimits, isPlan, PLANS, type CustomLimits } from '../domain/plans';
 import { auditEntry } from '../lib/audit';
 import type { BlobStore } from '../lib/blob-store';
-import { approveSignal, liveAccessWorkflowId, rejectSignal, requestInfoSignal } from '../workflows/live-access-messages';
+import {
+  approveSignal,
+  liveAccessWorkflowId,
+  rejectSignal,
+  requestInfoSignal,
+} from '../workflows/live-access-messages';
 
 /** What the review service needs; `temporal` only for decisions. */
 export interface ReviewServiceDeps {
@@ -34,7 +44,10 @@ export interface ReviewServiceDeps {
 export interface RequestDetails {
   request: LiveAccessRequestRecord;
   developer: { id: string; email: string; name: string } | null;
-  /** Each document, current and replaced (docs/limits.md#uploads), with where its file is (a local path for the local blob store). */
+  /**
+   * Each document, current and replaced (docs/limits.md#uploads), with where its file is (a local path for the local
+   * blob store).
+   */
   documents: (DocumentRecord & { location: string })[];
   conversation: ConversationMessage[];
 }
@@ -52,7 +65,10 @@ export interface DecisionOutcome {
 }
 
 /** Requests in review order (oldest first), optionally of one status. */
-export async function listRequests(deps: Pick<ReviewServiceDeps, 'db'>, status?: LiveAccessRequestStatus): Promise<LiveAccessRequestRecord[]> {
+export async function listRequests(
+  deps: Pick<ReviewServiceDeps, 'db'>,
+  status?: LiveAccessRequestStatus,
+): Promise<LiveAccessRequestRecord[]> {
   return listLiveAccessRequests(deps.db, status ? { status } : {});
 }
 
@@ -69,7 +85,11 @@ async function requireRequest(db: Db, id: string): Promise<LiveAccessRequestReco
 export async function showRequest(deps: Pick<ReviewServiceDeps, 'db' | 'blobs'>, id: string): Promise<RequestDetails> {
   const request = await requireRequest(deps.db, id);
   const developer = await findDeveloperById(deps.db, request.developerId);
-  const documents = await listDocuments(deps.db, { merchantId: request.merchantId, environment: LIVE_ACCESS_ENVIRONMENT }, { includeSuperseded: true });
+  const documents = await listDocuments(
+    deps.db,
+    { merchantId: request.merchantId, environment: LIVE_ACCESS_ENVIRONMENT },
+    { includeSuperseded: true },
+  );
   return {
     request,
     developer: developer ? { id: developer.id, email: developer.email, name: developer.name } : null,
@@ -91,20 +111,30 @@ function isApplied(decision: Decision, before: LiveAccessRequestRecord, now: Liv
 }
 
 /**
- * Sends a reviewer's decision to the request's review workflow as its signal (docs/live-access.md#review, docs/live-access.md#admin-command), then waits
+ * Sends a reviewer's decision to the request's review workflow as its signal (docs/live-access.md#review,
+ * docs/live-access.md#admin-command), then waits
  * up to `waitMs` for the workflow to record it.
  * @throws DomainError `not_found` for an unknown id; `conflict` when the request is already decided
  */
-export async function decide(deps: ReviewServiceDeps, id: string, decision: Decision, waitMs: number): Promise<DecisionOutcome> {
+export async function decide(
+  deps: ReviewServiceDeps,
+  id: string,
+  decision: Decision,
+  waitMs: number,
+): Promise<DecisionOutcome> {
   const before = await requireRequest(deps.db, id);
   const closed = () =>
-    new DomainError('conflict', `request ${id} is already ${before.status}${before.decidedBy ? ` by ${before.decidedBy}` : ''}${before.decidedAt ? ` at ${before.decidedAt}` : ''}; only open requests take decisions`);
+    new DomainError(
+      'conflict',
+      `request ${id} is already ${before.status}${before.decidedBy ? ` by ${before.decidedBy}` : ''}${before.decidedAt ? ` at ${before.decidedAt}` : ''}; only open requests take decisions`,
+    );
   if (!isOpenRequest(before.status)) throw closed();
   if (!deps.temporal) throw new Error('a Temporal client is needed for decisions');
   const handle = (await deps.temporal()).workflow.getHandle(liveAccessWorkflowId(id));
   try {
     if (decision.type === 'approve') await handle.signal(approveSignal, { reviewer: decision.reviewer });
-    else if (decision.type === 'reject') await handle.signal(rejectSignal, { reviewer: decision.reviewer, reason: decision.reason });
+    else if (decision.type === 'reject')
+      await handle.signal(rejectSignal, { reviewer: decision.reviewer, reason: decision.reason });
     else await handle.signal(requestInfoSignal, { reviewer: decision.reviewer, message: decision.message });
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) throw closed();
@@ -126,26 +156,62 @@ async function requireMerchant(db: Db, merchantId: string): Promise<MerchantSett
 }
 
 /**
- * Moves a merchant to `plan` (docs/limits.md#rate-limits), with an audit entry by `operator` (docs/live-access.md#audit-log).
+ * Moves a merchant to `plan` (docs/limits.md#rate-limits), with an audit entry by `operator`
+ * (docs/live-access.md#audit-log).
  * @throws DomainError `not_found` for an unknown merchant, `validation_error` for an unknown plan
  */
-export async function setPlan(deps: Pick<ReviewServiceDeps, 'db'>, merchantId: string, plan: string, operator: string): Promise<MerchantSettings> {
+export async function setPlan(
+  deps: Pick<ReviewServiceDeps, 'db'>,
+  merchantId: string,
+  plan: string,
+  operator: string,
+): Promise<MerchantSettings> {
   if (!isPlan(plan)) throw new DomainError('validation_error', `plan must be one of: ${PLANS.join(', ')}`);
   await requireMerchant(deps.db, merchantId);
   const actor = { type: 'operator' as const, id: operator };
-  await updateMerchantPlan(deps.db, merchantId, plan, auditEntry({ merchantId, environment: 'live', actor, action: 'merchant.plan_changed', target: merchantId, ip: null }));
+  await updateMerchantPlan(
+    deps.db,
+    merchantId,
+    plan,
+    auditEntry({
+      merchantId,
+      environment: 'live',
+      actor,
+      action: 'merchant.plan_changed',
+      target: merchantId,
+      ip: null,
+    }),
+  );
   return requireMerchant(deps.db, merchantId);
 }
 
 /**
- * Stores custom limits for an enterprise merchant (docs/limits.md#rate-limits), with an audit entry by `operator` (docs/live-access.md#audit-log).
+ * Stores custom limits for an enterprise merchant (docs/limits.md#rate-limits), with an audit entry by `operator`
+ * (docs/live-access.md#audit-log).
  * @throws DomainError `not_found` for an unknown merchant, `validation_error` when not enterprise or
  *   the limits are not positive integers with per-hour ≥ per-minute
  */
-export async function setLimits(deps: Pick<ReviewServiceDeps, 'db'>, merchantId: string, limits: CustomLimits, operator: string): Promise<MerchantSettings> {
+export async function setLimits(
+  deps: Pick<ReviewServiceDeps, 'db'>,
+  merchantId: string,
+  limits: CustomLimits,
+  operator: string,
+): Promise<MerchantSettings> {
   const merchant = await requireMerchant(deps.db, merchantId);
   checkCustomLimits(merchant.plan, limits);
   const actor = { type: 'operator' as const, id: operator };
-  await updateMerchantLimits(deps.db, merchantId, limits, auditEntry({ merchantId, environment: 'live', actor, action: 'merchant.limits_changed', target: merchantId, ip: null }));
+  await updateMerchantLimits(
+    deps.db,
+    merchantId,
+    limits,
+    auditEntry({
+      merchantId,
+      environment: 'live',
+      actor,
+      action: 'merchant.limits_changed',
+      target: merchantId,
+      ip: null,
+    }),
+  );
   return requireMerchant(deps.db, merchantId);
 }

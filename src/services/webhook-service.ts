@@ -1,12 +1,19 @@
 /**
- * Webhook endpoints of the developer API (docs/webhooks.md): create (with its `webhook.created` event, docs/payments.md#events),
+ * Webhook endpoints of the developer API (docs/webhooks.md): create (with its `webhook.created` event,
+ * docs/payments.md#events),
  * list, show, change, delete, rotate the secret, send a test, list deliveries and retry one. Every
- * operation is scoped to the caller's merchant and environment; foreign ids are 404 (docs/api.md#merchants-and-environments).
+ * operation is scoped to the caller's merchant and environment; foreign ids are 404
+ * (docs/api.md#merchants-and-environments).
  * A refused request changes nothing; a change that succeeded is written to the audit log
  * (docs/live-access.md#audit-log) with the caller's address `ip`.
  */
 import type { Client } from '@temporalio/client';
-import { pendingDelivery, startDelivery, startWebhookDeliveries, type DispatchDeps } from '../activities/webhook-dispatch';
+import {
+  pendingDelivery,
+  startDelivery,
+  startWebhookDeliveries,
+  type DispatchDeps,
+} from '../activities/webhook-dispatch';
 import {
   toDeliveryView,
   toWebhookView,
@@ -72,7 +79,8 @@ function dispatchDeps(deps: WebhookServiceDeps): DispatchDeps {
 }
 
 /**
- * Checks a URL against docs/webhooks.md#targets for the caller's environment: its form, then where its host points after
+ * Checks a URL against docs/webhooks.md#targets for the caller's environment: its form, then where its host points
+ * after
  * DNS resolution (loopback, private, link-local and multicast targets are refused in live mode, and
  * in sandbox unless configuration allows them).
  * @returns the normalised URL
@@ -82,7 +90,11 @@ async function checkedUrl(deps: WebhookServiceDeps, raw: string, owner: Principa
   const form = checkWebhookUrl(raw, owner.environment);
   if ('problem' in form) throw validationError([{ field: 'url', message: form.problem }]);
   try {
-    await resolveWebhookTarget(form.url, privateTargetsAllowed(owner.environment, deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS), deps.resolve ?? systemResolver);
+    await resolveWebhookTarget(
+      form.url,
+      privateTargetsAllowed(owner.environment, deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS),
+      deps.resolve ?? systemResolver,
+    );
   } catch (error) {
     if (error instanceof WebhookTargetError) throw validationError([{ field: 'url', message: error.message }]);
     throw error;
@@ -109,7 +121,11 @@ async function ownWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal
  * The caller's webhook `id`, without its secrets.
  * @throws DomainError `not_found` for unknown, deleted and foreign ids alike (docs/api.md#merchants-and-environments)
  */
-export async function getWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string): Promise<WebhookView> {
+export async function getWebhook(
+  deps: Pick<WebhookServiceDeps, 'db'>,
+  owner: Principal,
+  id: string,
+): Promise<WebhookView> {
   return toWebhookView(await ownWebhook(deps, owner, id));
 }
 
@@ -120,10 +136,12 @@ export async function listWebhooks(deps: Pick<WebhookServiceDeps, 'db'>, owner: 
 
 /**
  * Creates an enabled webhook with a new secret, writes `webhook.created` (data: the webhook without
- * its secret, docs/payments.md#events) and starts that event's deliveries to the other subscribed webhooks: never to the
+ * its secret, docs/payments.md#events) and starts that event's deliveries to the other subscribed webhooks: never to
+ * the
  * new one, whose receiver cannot know the secret yet (docs/webhooks.md).
  * @returns the webhook with its secret, shown this once
- * @throws DomainError `validation_error` (URL rules of docs/webhooks.md#targets), `conflict` (409) beyond 16 webhooks per
+ * @throws DomainError `validation_error` (URL rules of docs/webhooks.md#targets), `conflict` (409) beyond 16 webhooks
+ *   per
  *   merchant and environment (docs/webhooks.md#endpoints)
  */
 export async function createWebhook(
@@ -161,7 +179,10 @@ export async function createWebhook(
     createdAt: now,
   };
   if (!(await insertWebhookWithEvent(deps.db, webhook, event))) {
-    throw new DomainError('conflict', `at most ${MAX_WEBHOOKS_PER_SCOPE} webhooks per merchant and environment; delete one first`);
+    throw new DomainError(
+      'conflict',
+      `at most ${MAX_WEBHOOKS_PER_SCOPE} webhooks per merchant and environment; delete one first`,
+    );
   }
   // The webhook exists now: a failure to start the deliveries must not answer as if it did not.
   try {
@@ -178,7 +199,10 @@ export async function createWebhook(
   return toWebhookWithSecretView(webhook);
 }
 
-/** A change of a webhook (docs/webhooks.md#endpoints): any of url, events, status (`enabled`/`disabled`), description (null clears it). */
+/**
+ * A change of a webhook (docs/webhooks.md#endpoints): any of url, events, status (`enabled`/`disabled`), description
+ * (null clears it).
+ */
 export interface WebhookChange {
   url?: string;
   events?: readonly string[];
@@ -187,12 +211,19 @@ export interface WebhookChange {
 }
 
 /**
- * Changes the caller's webhook (docs/webhooks.md#endpoints); a new URL is checked like on create (docs/webhooks.md#targets). Setting `enabled`
+ * Changes the caller's webhook (docs/webhooks.md#endpoints); a new URL is checked like on create
+ * (docs/webhooks.md#targets). Setting `enabled`
  * also takes a `failed` webhook back, a 410's included; any status set clears `failure_reason`.
  * @returns the webhook after the change, without its secrets
  * @throws DomainError `not_found`, `validation_error`
  */
-export async function updateWebhook(deps: WebhookServiceDeps, owner: Principal, id: string, change: WebhookChange, ip: string): Promise<WebhookView> {
+export async function updateWebhook(
+  deps: WebhookServiceDeps,
+  owner: Principal,
+  id: string,
+  change: WebhookChange,
+  ip: string,
+): Promise<WebhookView> {
   await ownWebhook(deps, owner, id);
   const patch: WebhookPatch = { status: change.status, description: change.description };
   if (change.url !== undefined) patch.url = await checkedUrl(deps, change.url, owner);
@@ -208,8 +239,14 @@ export async function updateWebhook(deps: WebhookServiceDeps, owner: Principal, 
  * their next attempt.
  * @throws DomainError `not_found`
  */
-export async function deleteWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string, ip: string): Promise<void> {
-  if (!(await deleteWebhookRow(deps.db, owner, id, new Date()))) throw new DomainError('not_found', `no webhook with id ${id}`);
+export async function deleteWebhook(
+  deps: Pick<WebhookServiceDeps, 'db'>,
+  owner: Principal,
+  id: string,
+  ip: string,
+): Promise<void> {
+  if (!(await deleteWebhookRow(deps.db, owner, id, new Date())))
+    throw new DomainError('not_found', `no webhook with id ${id}`);
   await audit(deps.db, owner, 'webhook.deleted', id, ip);
 }
 
@@ -221,8 +258,20 @@ export async function deleteWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner:
  * @returns the webhook with its new secret (shown this once) and `previous_secret_expires_at`
  * @throws DomainError `not_found`
  */
-export async function rotateWebhookSecret(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string, ip: string): Promise<WebhookWithSecretView> {
-  const updated = await rotateWebhookSecretRow(deps.db, owner, id, newWebhookSecret(), new Date(), SECRET_ROTATION_OVERLAP_MS);
+export async function rotateWebhookSecret(
+  deps: Pick<WebhookServiceDeps, 'db'>,
+  owner: Principal,
+  id: string,
+  ip: string,
+): Promise<WebhookWithSecretView> {
+  const updated = await rotateWebhookSecretRow(
+    deps.db,
+    owner,
+    id,
+    newWebhookSecret(),
+    new Date(),
+    SECRET_ROTATION_OVERLAP_MS,
+  );
   if (!updated) throw new DomainError('not_found', `no webhook with id ${id}`);
   await audit(deps.db, owner, 'webhook.secret_rotated', updated.id, ip);
   return toWebhookWithSecretView(updated);
@@ -237,7 +286,12 @@ export async function rotateWebhookSecret(deps: Pick<WebhookServiceDeps, 'db'>, 
 export async function testWebhook(deps: WebhookServiceDeps, owner: Principal, id: string): Promise<TestDeliveryView> {
   const webhook = await ownWebhook(deps, owner, id);
   const now = new Date();
-  const payload = { id: newId(ID_PREFIXES.event), event: TEST_EVENT_NAME, created_at: now.toISOString(), data: { webhook_id: webhook.id } };
+  const payload = {
+    id: newId(ID_PREFIXES.event),
+    event: TEST_EVENT_NAME,
+    created_at: now.toISOString(),
+    data: { webhook_id: webhook.id },
+  };
   const outcome = await sendWebhook({
     url: webhook.url,
     secrets: activeSecrets(webhook, Date.now()),
@@ -262,7 +316,12 @@ export async function testWebhook(deps: WebhookServiceDeps, owner: Principal, id
     createdAt: now.toISOString(),
     updatedAt: new Date().toISOString(),
   };
-  await insertTestDelivery(deps.db, delivery, { deliveryId: delivery.id, attempt: 1, attemptedAt: now.toISOString(), outcome });
+  await insertTestDelivery(deps.db, delivery, {
+    deliveryId: delivery.id,
+    attempt: 1,
+    attemptedAt: now.toISOString(),
+    outcome,
+  });
   return { delivered, status_code: outcome.statusCode, duration_ms: outcome.durationMs, error: outcome.error };
 }
 
@@ -287,12 +346,22 @@ export async function listWebhookDeliveries(
  * receiver sees the same event id (and de-duplicates on it).
  * @returns the new delivery, `pending`
  * @throws DomainError `not_found` (webhook or delivery); `conflict` for a test delivery (send another
- *   test), a disabled webhook (docs/webhooks.md#retries: it receives nothing) or one failed by a 410 Gone (until enabled)
+ *   test), a disabled webhook (docs/webhooks.md#retries: it receives nothing) or one failed by a 410 Gone (until
+ * enabled)
  */
-export async function retryWebhookDelivery(deps: WebhookServiceDeps, owner: Principal, id: string, deliveryId: string): Promise<DeliveryView> {
-  // One query for the delivery, its webhook and its event; the scope is checked here (docs/api.md#merchants-and-environments).
+export async function retryWebhookDelivery(
+  deps: WebhookServiceDeps,
+  owner: Principal,
+  id: string,
+  deliveryId: string,
+): Promise<DeliveryView> {
+  // One query for the delivery, its webhook and its event; the scope is checked here
+  // (docs/api.md#merchants-and-environments).
   const target = await findDeliveryTarget(deps.db, deliveryId);
-  const ours = target?.delivery.webhookId === id && target.delivery.merchantId === owner.merchantId && target.delivery.environment === owner.environment;
+  const ours =
+    target?.delivery.webhookId === id &&
+    target.delivery.merchantId === owner.merchantId &&
+    target.delivery.environment === owner.environment;
   const webhook = ours ? target.webhook : undefined;
   if (!target || !webhook || webhook.deletedAt !== null) {
     await ownWebhook(deps, owner, id); // 404 naming the webhook when it is the unknown one
@@ -300,18 +369,26 @@ export async function retryWebhookDelivery(deps: WebhookServiceDeps, owner: Prin
   }
   const { delivery: original, event } = target;
   if (original.workflowId === null) {
-    throw new DomainError('conflict', `${deliveryId} is a test delivery; send a new test with POST /v1/developer/webhooks/${webhook.id}/test`);
+    throw new DomainError(
+      'conflict',
+      `${deliveryId} is a test delivery; send a new test with POST /v1/developer/webhooks/${webhook.id}/test`,
+    );
   }
   if (!receivesDeliveries(webhook.status, webhook.failureKind)) {
     const state = webhook.status === 'disabled' ? 'is disabled' : 'failed: its endpoint answered 410 Gone';
     throw new DomainError('conflict', `webhook ${webhook.id} ${state}; enable it before retrying a delivery`);
   }
-  if (!event) throw new DomainError('not_found', `event ${original.eventId} of delivery ${deliveryId} no longer exists`);
+  if (!event)
+    throw new DomainError('not_found', `event ${original.eventId} of delivery ${deliveryId} no longer exists`);
   const newDeliveryId = newId(ID_PREFIXES.delivery);
   const delivery = pendingDelivery(
     { id: event.id, merchantId: owner.merchantId, environment: owner.environment, type: event.event },
     webhook.id,
-    { id: newDeliveryId, workflowId: webhookRetryWorkflowId(event.id, webhook.id, newDeliveryId), retryOf: original.id },
+    {
+      id: newDeliveryId,
+      workflowId: webhookRetryWorkflowId(event.id, webhook.id, newDeliveryId),
+      retryOf: original.id,
+    },
     new Date(),
   );
   await startDelivery(dispatchDeps(deps), delivery);

@@ -18,5 +18,12 @@ export type AuditLogEntryView = z.output<typeof auditLogEntry>;
 
 /** The API form of an entry. */
 export function toAuditLogEntryView(entry: AuditEntry): AuditLogEntryView {
-  return { id: entry.id, actor: entry.actor, action: entry.action, target: entry.target, ip: entry.ip, created_at: entry.createdAt };
+  return {
+    id: entry.id,
+    actor: entry.actor,
+    action: entry.action,
+    target: entry.target,
+    ip: entry.ip,
+    created_at: entry.createdAt,
+  };
 }

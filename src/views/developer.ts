@@ -20,7 +20,10 @@ export const developer = z.object({
 /** A developer as answered. */
 export type DeveloperView = z.output<typeof developer>;
 
-/** What the developer view reads of a stored developer: its fields, `created_at` as a Date (a `developers` row has them). */
+/**
+ * What the developer view reads of a stored developer: its fields, `created_at` as a Date (a `developers` row has
+ * them).
+ */
 export type DeveloperSource = Omit<DeveloperView, 'created_at'> & { created_at: Date };
 
 /** The API form of a developer. */
@@ -66,7 +69,10 @@ export const keySummary = z.object({
 export type KeySummaryView = z.output<typeof keySummary>;
 
 /** What the key view reads of a stored key (an `api_keys` row has these). */
-export type KeySource = Pick<KeySummaryView, 'id' | 'environment' | 'last4'> & { created_at: Date; expires_at: Date | null };
+export type KeySource = Pick<KeySummaryView, 'id' | 'environment' | 'last4'> & {
+  created_at: Date;
+  expires_at: Date | null;
+};
 
 /** The API form of a key in `status` (the service decides it, docs/api.md#secret-keys). */
 export function keyView(row: KeySource, status: KeySummaryView['status']): KeySummaryView {
@@ -82,7 +88,14 @@ export function keyView(row: KeySource, status: KeySummaryView['status']): KeySu
 }
 
 /** The first live key, revealed once (docs/api.md#secret-keys). */
-export const revealedKey = z.object({ id: z.string(), object: z.literal('api_key'), environment: z.literal('live'), secret: z.string(), last4: z.string(), created_at: timestamp });
+export const revealedKey = z.object({
+  id: z.string(),
+  object: z.literal('api_key'),
+  environment: z.literal('live'),
+  secret: z.string(),
+  last4: z.string(),
+  created_at: timestamp,
+});
 
 /** The revealed live key as answered. */
 export type RevealedKeyView = z.output<typeof revealedKey>;

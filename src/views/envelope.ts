@@ -1,4 +1,7 @@
-/** The envelopes around answers (docs/api.md#errors): success and error of the generic and developer endpoints, and the merchant-scoped error. */
+/**
+ * The envelopes around answers (docs/api.md#errors): success and error of the generic and developer endpoints, and the
+ * merchant-scoped error.
+ */
 import { z } from '../lib/zod';
 import { ERROR_CODES } from '../domain/errors';
 
@@ -8,7 +11,13 @@ export const envelopeError = z.object({
   error: z.object({
     code: z.enum(ERROR_CODES),
     message: z.string(),
-    details: z.array(z.object({ field: z.string(), message: z.string() })).optional().openapi({ description: 'For `validation_error` (and `documents_missing`): every bad field or missing item, the first being the one the message names' }),
+    details: z
+      .array(z.object({ field: z.string(), message: z.string() }))
+      .optional()
+      .openapi({
+        description:
+          'For `validation_error` (and `documents_missing`): every bad field or missing item, the first being the one the message names',
+      }),
   }),
 });
 

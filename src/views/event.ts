@@ -4,7 +4,15 @@ import { timestamp } from './timestamp';
 
 /** An event (docs/payments.md#events). */
 export const event = z
-  .object({ id: z.string(), object: z.literal('event'), event: z.string(), created_at: timestamp, data: z.unknown().openapi({ description: 'The object the event is about, as a webhook delivery carries it (see the `webhooks` section)' }) })
+  .object({
+    id: z.string(),
+    object: z.literal('event'),
+    event: z.string(),
+    created_at: timestamp,
+    data: z.unknown().openapi({
+      description: 'The object the event is about, as a webhook delivery carries it (see the `webhooks` section)',
+    }),
+  })
   .openapi('Event');
 
 /** An event as answered. */

@@ -1,4 +1,7 @@
-/** The API's form of the live access status (docs/live-access.md#review), as `GET /v1/developer/live-access/status` answers it. */
+/**
+ * The API's form of the live access status (docs/live-access.md#review), as `GET /v1/developer/live-access/status`
+ * answers it.
+ */
 import { z } from '../lib/zod';
 import { overallStatus, type LiveAccessRequestStatus } from '../domain/live-access';
 import { timestamp } from './timestamp';
@@ -27,11 +30,23 @@ export type LiveAccessStatusView = z.output<typeof liveAccessStatus>;
  */
 export function toLiveAccessStatusView(
   hasLiveAccess: boolean,
-  latest: { id: string; status: LiveAccessRequestStatus; requestedAt: string; decidedAt: string | null; reviewerMessage: string | null } | undefined,
+  latest:
+    | {
+        id: string;
+        status: LiveAccessRequestStatus;
+        requestedAt: string;
+        decidedAt: string | null;
+        reviewerMessage: string | null;
+      }
+    | undefined,
 ): LiveAccessStatusView {
   const view: LiveAccessStatusView = { status: overallStatus(latest?.status), has_live_access: hasLiveAccess };
   if (latest) {
-    const request: NonNullable<LiveAccessStatusView['live_access_request']> = { id: latest.id, status: latest.status, requested_at: latest.requestedAt };
+    const request: NonNullable<LiveAccessStatusView['live_access_request']> = {
+      id: latest.id,
+      status: latest.status,
+      requested_at: latest.requestedAt,
+    };
     if (latest.decidedAt !== null) request.decided_at = latest.decidedAt;
     if (latest.reviewerMessage !== null) request.reviewer_message = latest.reviewerMessage;
     view.live_access_request = request;

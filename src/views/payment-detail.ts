@@ -25,7 +25,9 @@ export const refundChange = z.object({
   at: timestamp,
   refund_id: z.string(),
   amount: z.number().int().openapi({ description: 'Minor units' }),
-  status: z.enum(['pending', 'completed', 'failed']).openapi({ description: '`pending` when requested, then `completed` or `failed` when it settled' }),
+  status: z
+    .enum(['pending', 'completed', 'failed'])
+    .openapi({ description: '`pending` when requested, then `completed` or `failed` when it settled' }),
   reason: z.string().nullable(),
   failure_message: z.string().nullable(),
 });
@@ -46,7 +48,9 @@ export const paymentDetail = z.object({
   status_changes: z.array(statusChange),
   refund_changes: z.array(refundChange),
   history_available: z.boolean(),
-  events: z.array(event.omit({ object: true, data: true }).extend({ data: z.unknown(), deliveries: z.array(delivery) })),
+  events: z.array(
+    event.omit({ object: true, data: true }).extend({ data: z.unknown(), deliveries: z.array(delivery) }),
+  ),
   next_provider_check: z.object({ at: timestamp, reason: z.enum(['poll', 'expiry', 'refund_check']) }).nullable(),
 });
 

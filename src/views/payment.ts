@@ -12,42 +12,66 @@ import { timestamp } from './timestamp';
 /** What the customer or front end does next (docs/payments.md#payment-record). */
 export const nextAction = z
   .union([
-    z.object({ type: z.literal('bank_transfer'), bank_name: z.string(), account_name: z.string(), account_number: z.string(), reference: z.string() }),
+    z.object({
+      type: z.literal('bank_transfer'),
+      bank_name: z.string(),
+      account_name: z.string(),
+      account_number: z.string(),
+      reference: z.string(),
+    }),
     z.object({ type: z.literal('card_confirm'), client_secret: z.string() }),
     z.object({ type: z.literal('mobile_money_approval'), message: z.string() }),
   ])
   .nullable()
-  .openapi('NextAction', { description: 'What the customer or your front end does next, as the provider gave it: transfer instructions, the card confirmation, or the mobile money prompt; null once nothing is awaited' });
+  .openapi('NextAction', {
+    description:
+      'What the customer or your front end does next, as the provider gave it: transfer instructions, the card confirmation, or the mobile money prompt; null once nothing is awaited',
+  });
 
 /** The generic payment (docs/payments.md#payment-record); `amount` in minor units. */
-export const genericPayment = z.object({
-  id: z.string().openapi({ description: 'Payment id, `pay_` and 24 characters' }),
-  object: z.literal('payment'),
-  amount: z.number().int().openapi({ description: 'In the currency\'s minor unit (RWF and UGX have none: 1500 is RWF 1,500; KES, GHS, USD, EUR, GBP and LRD have two: 1500 is 15.00)' }),
-  amount_refunded: z.number().int().openapi({ description: 'Refunded so far, in minor units' }),
-  amount_refund_pending: z.number().int().openapi({
-    description: 'Held by refunds whose provider answer is not final yet, in minor units: not refunded yet and not refundable again; it moves to `amount_refunded` when such a refund completes and is released when it fails',
-  }),
-  currency: z.string().openapi({ description: 'ISO 4217 code' }),
-  status: z.enum(PAYMENT_STATUSES).openapi({ description: '`pending` (the provider has the request; waiting for the customer), `processing`, then `completed`, `failed`, `cancelled`, or `refunded` once fully refunded' }),
-  payment_method: z.string(),
-  provider: z.string(),
-  description: z.string().nullable(),
-  phone_number: z.string().optional(),
-  customer_email: z.string().optional(),
-  wallet_id: z.string().optional(),
-  metadata: z.record(z.string(), z.string()),
-  failure_code: z.string().nullable(),
-  failure_message: z.string().nullable(),
-  cancellation_reason: z.string().nullable(),
-  next_action: nextAction,
-  client_secret: z.string().optional().openapi({ description: 'Card payments: what your front end confirms the card with' }),
-  environment: z.enum(['sandbox', 'live']),
-  expires_at: timestamp.openapi({ description: 'When a payment still open fails with `failure_code` `expired`' }),
-  reconciled_at: timestamp.nullable().openapi({ description: 'Set when a provider success that arrived after the payment had failed (expired or provider error) completed it' }),
-  created_at: timestamp,
-  updated_at: timestamp,
-}).openapi('Payment');
+export const genericPayment = z
+  .object({
+    id: z.string().openapi({ description: 'Payment id, `pay_` and 24 characters' }),
+    object: z.literal('payment'),
+    amount: z.number().int().openapi({
+      description:
+        "In the currency's minor unit (RWF and UGX have none: 1500 is RWF 1,500; KES, GHS, USD, EUR, GBP and LRD have two: 1500 is 15.00)",
+    }),
+    amount_refunded: z.number().int().openapi({ description: 'Refunded so far, in minor units' }),
+    amount_refund_pending: z.number().int().openapi({
+      description:
+        'Held by refunds whose provider answer is not final yet, in minor units: not refunded yet and not refundable again; it moves to `amount_refunded` when such a refund completes and is released when it fails',
+    }),
+    currency: z.string().openapi({ description: 'ISO 4217 code' }),
+    status: z.enum(PAYMENT_STATUSES).openapi({
+      description:
+        '`pending` (the provider has the request; waiting for the customer), `processing`, then `completed`, `failed`, `cancelled`, or `refunded` once fully refunded',
+    }),
+    payment_method: z.string(),
+    provider: z.string(),
+    description: z.string().nullable(),
+    phone_number: z.string().optional(),
+    customer_email: z.string().optional(),
+    wallet_id: z.string().optional(),
+    metadata: z.record(z.string(), z.string()),
+    failure_code: z.string().nullable(),
+    failure_message: z.string().nullable(),
+    cancellation_reason: z.string().nullable(),
+    next_action: nextAction,
+    client_secret: z
+      .string()
+      .optional()
+      .openapi({ description: 'Card payments: what your front end confirms the card with' }),
+    environment: z.enum(['sandbox', 'live']),
+    expires_at: timestamp.openapi({ description: 'When a payment still open fails with `failure_code` `expired`' }),
+    reconciled_at: timestamp.nullable().openapi({
+      description:
+        'Set when a provider success that arrived after the payment had failed (expired or provider error) completed it',
+    }),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi('Payment');
 
 /** The generic payment as answered; `amount` in minor units, times ISO 8601 UTC. */
 export type GenericPaymentView = z.output<typeof genericPayment>;
@@ -88,18 +112,22 @@ export function toGenericPaymentView(payment: PaymentSnapshot): GenericPaymentVi
 }
 
 /** The merchant-scoped payment (docs/limits.md#amounts, docs/payments.md#fees); decimal-string amounts. */
-export const merchantPayment = z.object({
-  id: z.string(),
-  status: z.enum(PAYMENT_STATUSES),
-  amount: z.string(),
-  currency: z.string(),
-  payment_method: z.string(),
-  description: z.string().nullable(),
-  client_secret: z.string().optional(),
-  failure_code: z.string().nullable(),
-  created_at: timestamp,
-  metadata: z.record(z.string(), z.string()).openapi({ description: 'Your metadata, plus `fee_amount` and `fee_percentage` as decimal strings' }),
-}).openapi('MerchantScopedPayment');
+export const merchantPayment = z
+  .object({
+    id: z.string(),
+    status: z.enum(PAYMENT_STATUSES),
+    amount: z.string(),
+    currency: z.string(),
+    payment_method: z.string(),
+    description: z.string().nullable(),
+    client_secret: z.string().optional(),
+    failure_code: z.string().nullable(),
+    created_at: timestamp,
+    metadata: z
+      .record(z.string(), z.string())
+      .openapi({ description: 'Your metadata, plus `fee_amount` and `fee_percentage` as decimal strings' }),
+  })
+  .openapi('MerchantScopedPayment');
 
 /** The merchant-scoped payment as answered. */
 export type MerchantPaymentView = z.output<typeof merchantPayment>;

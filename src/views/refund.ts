@@ -1,4 +1,7 @@
-/** The API's form of a refund (docs/payments.md#cancel-and-refund), also the `data` of `refund.completed` and `refund.failed` with the payment. */
+/**
+ * The API's form of a refund (docs/payments.md#cancel-and-refund), also the `data` of `refund.completed` and
+ * `refund.failed` with the payment.
+ */
 import { z } from '../lib/zod';
 import type { PaymentSnapshot } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
@@ -6,27 +9,37 @@ import { genericPayment, toGenericPaymentView } from './payment';
 import { timestamp } from './timestamp';
 
 /** A refund (docs/payments.md#cancel-and-refund); `amount` in minor units. */
-export const refund = z.object({
-  id: z.string(),
-  object: z.literal('refund'),
-  payment_id: z.string(),
-  amount: z.number().int(),
-  currency: z.string(),
-  status: z.enum(['pending', 'completed', 'failed']),
-  reason: z.string().nullable(),
-  failure_message: z.string().nullable(),
-  created_at: timestamp,
-  completed_at: timestamp.nullable(),
-}).openapi('Refund');
+export const refund = z
+  .object({
+    id: z.string(),
+    object: z.literal('refund'),
+    payment_id: z.string(),
+    amount: z.number().int(),
+    currency: z.string(),
+    status: z.enum(['pending', 'completed', 'failed']),
+    reason: z.string().nullable(),
+    failure_message: z.string().nullable(),
+    created_at: timestamp,
+    completed_at: timestamp.nullable(),
+  })
+  .openapi('Refund');
 
 /** A refund as answered. */
 export type RefundView = z.output<typeof refund>;
 
-/** The `data` of a `refund.completed` or `refund.failed` event (docs/payments.md#events): the refund with the payment after it. */
+/**
+ * The `data` of a `refund.completed` or `refund.failed` event (docs/payments.md#events): the refund with the payment
+ * after it.
+ */
 export const refundWithPayment = refund.extend({ payment: genericPayment });
 
-/** The `data` of a refund's final event: `record` with `payment`, the payment after it (with `amount_refund_pending`). */
-export function toRefundWithPaymentView(record: RefundRecord, payment: PaymentSnapshot): z.output<typeof refundWithPayment> {
+/**
+ * The `data` of a refund's final event: `record` with `payment`, the payment after it (with `amount_refund_pending`).
+ */
+export function toRefundWithPaymentView(
+  record: RefundRecord,
+  payment: PaymentSnapshot,
+): z.output<typeof refundWithPayment> {
   return { ...toRefundView(record), payment: toGenericPaymentView(payment) };
 }
 

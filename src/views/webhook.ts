@@ -7,19 +7,28 @@ import type { DeliveryWithAttempts, RecordedAttempt, WebhookRecord } from '../do
 import { timestamp } from './timestamp';
 
 /** A webhook endpoint (docs/webhooks.md#endpoints), never with its secret. */
-export const webhook = z.object({
-  id: z.string(),
-  object: z.literal('webhook'),
-  url: z.string(),
-  events: z.array(z.string()),
-  status: z.enum(['enabled', 'disabled', 'failed']),
-  failure_reason: z.string().nullable().describe('Why the webhook is failed (e.g. "the endpoint answered 410 Gone at …"); null unless status is failed'),
-  description: z.string().nullable(),
-  environment: z.enum(['sandbox', 'live']),
-  previous_secret_expires_at: timestamp.nullable().describe('Until when the secret replaced by the last rotation still signs deliveries, beside the current one; null when none does'),
-  created_at: timestamp,
-  updated_at: timestamp,
-}).openapi('Webhook');
+export const webhook = z
+  .object({
+    id: z.string(),
+    object: z.literal('webhook'),
+    url: z.string(),
+    events: z.array(z.string()),
+    status: z.enum(['enabled', 'disabled', 'failed']),
+    failure_reason: z
+      .string()
+      .nullable()
+      .describe('Why the webhook is failed (e.g. "the endpoint answered 410 Gone at …"); null unless status is failed'),
+    description: z.string().nullable(),
+    environment: z.enum(['sandbox', 'live']),
+    previous_secret_expires_at: timestamp
+      .nullable()
+      .describe(
+        'Until when the secret replaced by the last rotation still signs deliveries, beside the current one; null when none does',
+      ),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi('Webhook');
 
 /** A webhook endpoint as answered. */
 export type WebhookView = z.output<typeof webhook>;
@@ -51,7 +60,9 @@ export function webhookViewAt(record: WebhookRecord, now: Date): WebhookView {
 }
 
 /** A webhook with its signing secret, shown on create and rotate-secret only (docs/webhooks.md#endpoints). */
-export const webhookWithSecret = webhook.extend({ secret: z.string().openapi({ description: 'The signing secret (`whsec_…`); shown only here, store it' }) }).openapi('WebhookWithSecret');
+export const webhookWithSecret = webhook
+  .extend({ secret: z.string().openapi({ description: 'The signing secret (`whsec_…`); shown only here, store it' }) })
+  .openapi('WebhookWithSecret');
 
 /** A webhook with its signing secret as answered. */
 export type WebhookWithSecretView = z.output<typeof webhookWithSecret>;
@@ -72,20 +83,22 @@ export const deliveryAttempt = z.object({
 });
 
 /** A delivery of one event to one webhook, with its attempts (docs/webhooks.md#retries). */
-export const delivery = z.object({
-  id: z.string(),
-  object: z.literal('webhook_delivery'),
-  webhook_id: z.string(),
-  event_id: z.string(),
-  event: z.string(),
-  status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
-  attempt_count: z.number().int(),
-  next_attempt_at: timestamp.nullable(),
-  retry_of: z.string().nullable(),
-  created_at: timestamp,
-  updated_at: timestamp,
-  attempts: z.array(deliveryAttempt),
-}).openapi('WebhookDelivery');
+export const delivery = z
+  .object({
+    id: z.string(),
+    object: z.literal('webhook_delivery'),
+    webhook_id: z.string(),
+    event_id: z.string(),
+    event: z.string(),
+    status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
+    attempt_count: z.number().int(),
+    next_attempt_at: timestamp.nullable(),
+    retry_of: z.string().nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    attempts: z.array(deliveryAttempt),
+  })
+  .openapi('WebhookDelivery');
 
 /** A delivery as answered, its attempts in order. */
 export type DeliveryView = z.output<typeof delivery>;
@@ -120,8 +133,16 @@ export function toDeliveryView(record: DeliveryWithAttempts): DeliveryView {
   };
 }
 
-/** The answer of a test delivery (docs/webhooks.md#test): `duration_ms` in milliseconds, `error` when no HTTP answer came. */
-export const testDelivery = z.object({ delivered: z.boolean(), status_code: z.number().int().nullable(), duration_ms: z.number(), error: z.string().nullable() });
+/**
+ * The answer of a test delivery (docs/webhooks.md#test): `duration_ms` in milliseconds, `error` when no HTTP answer
+ * came.
+ */
+export const testDelivery = z.object({
+  delivered: z.boolean(),
+  status_code: z.number().int().nullable(),
+  duration_ms: z.number(),
+  error: z.string().nullable(),
+});
 
 /** A test delivery's answer. */
 export type TestDeliveryView = z.output<typeof testDelivery>;

@@ -15,7 +15,10 @@ import type { RefundAnswerOutcome } from '../domain/payment-steps';
 import type { RefundRecord } from '../domain/refund';
 import type { AttemptOutcome, AttemptRecord, WebhookStatus } from '../domain/webhooks';
 
-/** `ApplicationFailure.type` values activities raise and workflows and the API match (never class names, which bundling and minifying may change). */
+/**
+ * `ApplicationFailure.type` values activities raise and workflows and the API match (never class names, which bundling
+ * and minifying may change).
+ */
 export const FAILURE_TYPES = {
   /** No adapter serves the payment, or the provider did not answer for 2 minutes (non-retryable). */
   providerUnavailable: 'ProviderUnavailable',
@@ -35,7 +38,9 @@ export const FAILURE_TYPES = {
    * stored, so the provider was not asked and nothing was written (non-retryable).
    */
   refundNotRecorded: 'RefundNotRecorded',
-  /** Any other statement PostgreSQL refused for its data (SQLSTATE class 22), raised by every activity (non-retryable). */
+  /**
+   * Any other statement PostgreSQL refused for its data (SQLSTATE class 22), raised by every activity (non-retryable).
+   */
   dataError: 'DataError',
   /** `loadPayment` found no such payment (non-retryable). */
   notFound: 'not_found',
@@ -53,11 +58,17 @@ export interface ProviderCall {
 export interface InitiationResult {
   /** `pending` with the provider's reference and next action, or `failed` when refused outright. */
   payment: PaymentSnapshot;
-  /** The provider's current answer (e.g. `completed` at once), applied by the workflow afterwards; absent after a refusal. */
+  /**
+   * The provider's current answer (e.g. `completed` at once), applied by the workflow afterwards; absent after a
+   * refusal.
+   */
   outcome?: ProviderOutcome;
 }
 
-/** What `pollProviderPayment` returns: the provider's answer that changes the payment, and the poll (attempt, from 1) that saw it. */
+/**
+ * What `pollProviderPayment` returns: the provider's answer that changes the payment, and the poll (attempt, from 1)
+ * that saw it.
+ */
 export interface PollResult {
   answer: ProviderAnswer;
   attempt: number;
@@ -121,7 +132,8 @@ export interface PaymentActivities {
    * time-out fail the attempt alike and are retried.
    * @param input.status the payment's status now (`pending` or `processing`)
    * @returns the answer that changes the payment and the attempt that saw it
-   * @throws ApplicationFailure `ProviderStillWaiting` (retryable, benign), `ProviderUnavailable` (no adapter, non-retryable)
+   * @throws ApplicationFailure `ProviderStillWaiting` (retryable, benign), `ProviderUnavailable` (no adapter,
+   *   non-retryable)
    */
   pollProviderPayment(input: ProviderCall & { providerReference: string; status: PaymentStatus }): Promise<PollResult>;
 
@@ -231,7 +243,10 @@ export type SkipReason = 'webhook_disabled' | 'webhook_deleted' | 'webhook_gone'
  * skipped, or not made yet because the endpoint had no turn free (docs/webhooks.md#isolation): the
  * delivery is queued there, nothing was sent, and the attempt is asked for again later.
  */
-export type RecordedAttemptResult = { kind: 'attempted'; outcome: AttemptOutcome; recorded: boolean } | { kind: 'skipped'; reason: SkipReason } | { kind: 'waiting' };
+export type RecordedAttemptResult =
+  | { kind: 'attempted'; outcome: AttemptOutcome; recorded: boolean }
+  | { kind: 'skipped'; reason: SkipReason }
+  | { kind: 'waiting' };
 
 /**
  * The webhook delivery workflow's activities (docs/webhooks.md#retries): make one attempt and record
@@ -253,7 +268,11 @@ export interface WebhookActivities {
    * @throws ApplicationFailure `DeliveryNotFound` (non-retryable); `WebhookAttemptNotMade` (retryable)
    *   when the store or the event cannot be read: nothing was sent, and the workflow does not count it
    */
-  deliverAndRecordWebhook(input: { deliveryId: string; attempt: number; attemptedAt: string }): Promise<RecordedAttemptResult>;
+  deliverAndRecordWebhook(input: {
+    deliveryId: string;
+    attempt: number;
+    attemptedAt: string;
+  }): Promise<RecordedAttemptResult>;
 
   /**
    * Records an attempt and the statuses after it (docs/webhooks.md#retries). Idempotent.

@@ -19,7 +19,10 @@ export function isActivityError(error: unknown): error is ActivityError {
   return error instanceof ActivityFailure || error instanceof ApplicationFailure || error instanceof TimeoutFailure;
 }
 
-/** The ApplicationFailure an activity failed with: the failure itself (local) or its cause (regular); undefined for a time-out or a lost worker. */
+/**
+ * The ApplicationFailure an activity failed with: the failure itself (local) or its cause (regular); undefined for a
+ * time-out or a lost worker.
+ */
 export function applicationCause(error: ActivityError): ApplicationFailure | undefined {
   if (error instanceof ApplicationFailure) return error;
   return error.cause instanceof ApplicationFailure ? error.cause : undefined;

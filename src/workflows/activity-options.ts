@@ -27,11 +27,19 @@ export const NON_RETRYABLE_TYPES: string[] = [
  */
 export const READ_MODEL_WRITE_GIVE_UP = '7 days';
 
-/** Read-model writes of the payment workflow and the delivery log: short attempts, retried up to {@link READ_MODEL_WRITE_GIVE_UP}. */
+/**
+ * Read-model writes of the payment workflow and the delivery log: short attempts, retried up to {@link
+ * READ_MODEL_WRITE_GIVE_UP}.
+ */
 export const RECORD_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '10 seconds',
   scheduleToCloseTimeout: READ_MODEL_WRITE_GIVE_UP,
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: NON_RETRYABLE_TYPES },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    nonRetryableErrorTypes: NON_RETRYABLE_TYPES,
+  },
 };
 
 /**
@@ -48,7 +56,10 @@ export const INITIATION_RECORD_OPTIONS: LocalActivityOptions = {
 /** One attempt of `initiatePayment`: a write and a provider call (10 s, PROVIDER_CALL_TIMEOUT_MS) and a write. */
 export const INITIATION_ATTEMPT_TIMEOUT = '15 seconds';
 
-/** The shortest time `initiatePayment` is retried, in milliseconds (5 min): past the activity's own 2 min provider give-up. */
+/**
+ * The shortest time `initiatePayment` is retried, in milliseconds (5 min): past the activity's own 2 min provider
+ * give-up.
+ */
 export const INITIATION_MIN_GIVE_UP_MS = 300_000;
 
 /**
@@ -64,7 +75,12 @@ export function initiationOptions(untilExpiryMs: number): LocalActivityOptions {
   return {
     startToCloseTimeout: INITIATION_ATTEMPT_TIMEOUT,
     scheduleToCloseTimeout: Math.max(untilExpiryMs, INITIATION_MIN_GIVE_UP_MS),
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', nonRetryableErrorTypes: NON_RETRYABLE_TYPES },
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '20 seconds',
+      nonRetryableErrorTypes: NON_RETRYABLE_TYPES,
+    },
   };
 }
 
@@ -72,18 +88,29 @@ export function initiationOptions(untilExpiryMs: number): LocalActivityOptions {
 export const PROVIDER_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '15 seconds',
   scheduleToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', nonRetryableErrorTypes: NON_RETRYABLE_TYPES },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '20 seconds',
+    nonRetryableErrorTypes: NON_RETRYABLE_TYPES,
+  },
 };
 
 /**
  * A refund's call: unknown answers retried for 10 seconds (the same idempotency key), then the
- * refund stays `pending` and reserved and is settled by asking the provider (docs/payments.md#cancel-and-refund), so the merchant
+ * refund stays `pending` and reserved and is settled by asking the provider (docs/payments.md#cancel-and-refund), so
+ * the merchant
  * hears `pending` instead of waiting on a provider that does not answer.
  */
 export const REFUND_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '10 seconds',
   scheduleToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: NON_RETRYABLE_TYPES },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    nonRetryableErrorTypes: NON_RETRYABLE_TYPES,
+  },
 };
 
 /** One `pollProviderPayment` attempt: one poll, under the 10 s provider call time-out. */
@@ -99,7 +126,12 @@ export function pollOptions(firstDelayMs: number, untilExpiryMs: number): Activi
   return {
     startToCloseTimeout: POLL_ATTEMPT_TIMEOUT,
     scheduleToCloseTimeout: untilExpiryMs,
-    retry: { initialInterval: firstDelayMs, backoffCoefficient: 2, maximumInterval: MAX_POLL_DELAY_MS, nonRetryableErrorTypes: NON_RETRYABLE_TYPES },
+    retry: {
+      initialInterval: firstDelayMs,
+      backoffCoefficient: 2,
+      maximumInterval: MAX_POLL_DELAY_MS,
+      nonRetryableErrorTypes: NON_RETRYABLE_TYPES,
+    },
   };
 }
 
@@ -107,14 +139,24 @@ export function pollOptions(firstDelayMs: number, untilExpiryMs: number): Activi
 export const REVIEW_RECORD_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '15 seconds',
   scheduleToCloseTimeout: READ_MODEL_WRITE_GIVE_UP,
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: NON_RETRYABLE_TYPES },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: NON_RETRYABLE_TYPES,
+  },
 };
 
 /** Review e-mail: retried for a day, then given up on (logged), so a dead mail server cannot stall a review. */
 export const REVIEW_MAIL_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '1 minute',
   scheduleToCloseTimeout: '1 day',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '15 minutes', nonRetryableErrorTypes: NON_RETRYABLE_TYPES },
+  retry: {
+    initialInterval: '5 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '15 minutes',
+    nonRetryableErrorTypes: NON_RETRYABLE_TYPES,
+  },
 };
 
 /**
@@ -124,5 +166,10 @@ export const REVIEW_MAIL_OPTIONS: ActivityOptions = {
 export const DELIVERY_RECORD_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '10 seconds',
   scheduleToCloseTimeout: '1 minute',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: NON_RETRYABLE_TYPES },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    nonRetryableErrorTypes: NON_RETRYABLE_TYPES,
+  },
 };

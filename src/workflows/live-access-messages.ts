@@ -1,5 +1,6 @@
 /**
- * What the API, the admin command and `liveAccessReviewWorkflow` share (docs/live-access.md#review, docs/live-access.md#admin-command): the workflow id,
+ * What the API, the admin command and `liveAccessReviewWorkflow` share (docs/live-access.md#review,
+ * docs/live-access.md#admin-command): the workflow id,
  * its input and result, the reviewer signals `approve`, `reject` and `request_info`, the developer's
  * signal, and the query of the review's state. Pure: safe inside the workflow sandbox.
  */

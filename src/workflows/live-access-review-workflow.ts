@@ -1,7 +1,9 @@
 /**
- * `liveAccessReviewWorkflow` (docs/payments.md#workflow, docs/live-access.md#review): one per live access request, id `live-access:{req_id}`.
+ * `liveAccessReviewWorkflow` (docs/payments.md#workflow, docs/live-access.md#review): one per live access request, id
+ * `live-access:{req_id}`.
  * The request starts `under_review` (the reviewers are told); reviewer decisions arrive as signals
- * from the admin command (docs/live-access.md#admin-command): `approve`, `reject {reason}`, `request_info {message}`; the API
+ * from the admin command (docs/live-access.md#admin-command): `approve`, `reject {reason}`, `request_info {message}`;
+ * the API
  * signals the developer's uploads and answers, which bring a `more_info_required` request back to
  * `under_review`. While under review and undecided for 3 business days (Mon–Fri, UTC) the reviewers
  * get a reminder, then one every further business day; the clock restarts when the request comes
@@ -9,13 +11,21 @@
  * `starter`, and e-mails the developer; rejection e-mails the reason. Every step is written to the
  * read model with its audit entry (docs/live-access.md#audit-log) through activities.
  *
- * Deterministic (docs/workflow-changes.md#determinism): only `@temporalio/workflow`, domain code, the message definitions and
+ * Deterministic (docs/workflow-changes.md#determinism): only `@temporalio/workflow`, domain code, the message
+ * definitions and
  * activity contracts are imported; time is the workflow's clock.
  */
 import { ActivityFailure, condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Actor } from '../domain/audit-log';
 import { nextReminderDueMs } from '../domain/business-days';
-import { initialReviewState, isOpenRequest, reviewStep, type LiveAccessMailDetails, type ReviewMessage, type ReviewState } from '../domain/live-access';
+import {
+  initialReviewState,
+  isOpenRequest,
+  reviewStep,
+  type LiveAccessMailDetails,
+  type ReviewMessage,
+  type ReviewState,
+} from '../domain/live-access';
 import type { ApprovalRecord, LiveAccessActivities, ReviewStepRecord } from './activity-contracts';
 import { REVIEW_MAIL_OPTIONS, REVIEW_RECORD_OPTIONS } from './activity-options';
 import {
@@ -46,18 +56,27 @@ export async function liveAccessReviewWorkflow(input: LiveAccessReviewInput): Pr
 
   setHandler(approveSignal, ({ reviewer }) => void inbox.push({ type: 'approve', reviewer }));
   setHandler(rejectSignal, ({ reviewer, reason }) => void inbox.push({ type: 'reject', reviewer, reason }));
-  setHandler(requestInfoSignal, ({ reviewer, message }) => void inbox.push({ type: 'request_info', reviewer, message }));
-  setHandler(developerActivitySignal, (args) =>
-    void inbox.push(
-      args.kind === 'responded'
-        ? { type: 'developer_responded', developerId: args.developerId, message: args.message }
-        : { type: 'document_uploaded', developerId: args.developerId, documentId: args.documentId },
-    ),
+  setHandler(
+    requestInfoSignal,
+    ({ reviewer, message }) => void inbox.push({ type: 'request_info', reviewer, message }),
+  );
+  setHandler(
+    developerActivitySignal,
+    (args) =>
+      void inbox.push(
+        args.kind === 'responded'
+          ? { type: 'developer_responded', developerId: args.developerId, message: args.message }
+          : { type: 'document_uploaded', developerId: args.developerId, documentId: args.documentId },
+      ),
   );
   setHandler(getLiveAccessReviewQuery, () => review);
 
   /** Records a step of the review (state, audit entry, conversation message). */
-  async function record(step: string, at: string, extra: Pick<ReviewStepRecord, 'activity' | 'message'> = {}): Promise<void> {
+  async function record(
+    step: string,
+    at: string,
+    extra: Pick<ReviewStepRecord, 'activity' | 'message'> = {},
+  ): Promise<void> {
     await records.recordLiveAccessReview({ merchantId, state: review, at, step, ...extra });
   }
 
@@ -76,7 +95,9 @@ export async function liveAccessReviewWorkflow(input: LiveAccessReviewInput): Pr
     const at = nowIso();
     review = { ...review, remindersSent: [...review.remindersSent, at] };
     const reminderNumber = review.remindersSent.length;
-    await record(`reminder:${reminderNumber}`, at, { activity: { actor: system, action: 'live_access.reminder_sent' } });
+    await record(`reminder:${reminderNumber}`, at, {
+      activity: { actor: system, action: 'live_access.reminder_sent' },
+    });
     await email(`reminder:${reminderNumber}`, at, { kind: 'reminder', reminderNumber });
   }
 
@@ -112,7 +133,10 @@ export async function liveAccessReviewWorkflow(input: LiveAccessReviewInput): Pr
       case 'note':
         await record(`response:${review.responses}`, at, {
           activity: step.kind === 'resume' ? { actor: system, action: 'live_access.review_resumed' } : undefined,
-          message: step.message === null ? undefined : { authorType: 'developer', author: step.developerId, body: step.message },
+          message:
+            step.message === null
+              ? undefined
+              : { authorType: 'developer', author: step.developerId, body: step.message },
         });
         return;
       case 'ignore':

@@ -7,14 +7,21 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import type { PaymentSnapshot, ProviderOutcome } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
 
-/** Custom search attributes of payment executions (docs/payments.md#workflow), registered when the dev server starts. */
+/**
+ * Custom search attributes of payment executions (docs/payments.md#workflow), registered when the dev server starts.
+ */
 export const MerchantIdAttribute = defineSearchAttributeKey('MerchantId', SearchAttributeType.KEYWORD);
 export const EnvironmentAttribute = defineSearchAttributeKey('Environment', SearchAttributeType.KEYWORD);
 export const PaymentStatusAttribute = defineSearchAttributeKey('PaymentStatus', SearchAttributeType.KEYWORD);
 export const PaymentMethodAttribute = defineSearchAttributeKey('PaymentMethod', SearchAttributeType.KEYWORD);
 
 /** Every custom search attribute (all Keyword), registered when a Temporal server starts. */
-export const CUSTOM_SEARCH_ATTRIBUTES = [MerchantIdAttribute, EnvironmentAttribute, PaymentStatusAttribute, PaymentMethodAttribute];
+export const CUSTOM_SEARCH_ATTRIBUTES = [
+  MerchantIdAttribute,
+  EnvironmentAttribute,
+  PaymentStatusAttribute,
+  PaymentMethodAttribute,
+];
 
 /** The same as `Name=Keyword` pairs for `temporal server start-dev --search-attribute`. */
 export const SEARCH_ATTRIBUTE_FLAGS = CUSTOM_SEARCH_ATTRIBUTES.map((key) => `${key.name}=Keyword`);
@@ -49,12 +56,16 @@ export type PaymentWorkflowInput = (
   | { mode: 'continued'; payment: PaymentSnapshot; pollDelayMs: number }
   | { mode: 'reopen'; paymentId: string }
 ) & {
-  /** How long after a payment failed by expiry or provider error a late success still completes it (docs/payments.md#states), in seconds. */
+  /**
+   * How long after a payment failed by expiry or provider error a late success still completes it
+   * (docs/payments.md#states), in seconds.
+   */
   reconciliationWindowSeconds: number;
 };
 
 /**
- * A provider callback (docs/payments.md#provider-callbacks), authenticated by the API. A hint only: the workflow asks the provider
+ * A provider callback (docs/payments.md#provider-callbacks), authenticated by the API. A hint only: the workflow asks
+ * the provider
  * for the status before acting, so a forged or stale claim changes nothing.
  */
 export interface ProviderHint {
@@ -63,7 +74,10 @@ export interface ProviderHint {
   claimed: ProviderOutcome['status'];
 }
 
-/** A provider callback, forwarded by `POST /v1/provider-callbacks/{provider}` and the sandbox stand-ins (docs/payments.md#provider-callbacks). */
+/**
+ * A provider callback, forwarded by `POST /v1/provider-callbacks/{provider}` and the sandbox stand-ins
+ * (docs/payments.md#provider-callbacks).
+ */
 export const providerCallbackSignal = defineSignal<[ProviderHint]>('providerCallback');
 
 /** The workflow's current view of the payment (the source of truth the read model follows). */
@@ -88,7 +102,8 @@ export interface CancelUpdateInput {
 /**
  * The argument of {@link refundPaymentUpdate} (docs/payments.md#cancel-and-refund; not the provider's
  * `RefundRequest` of src/providers/provider.ts): the refund id chosen by the API (derived from the idempotency key when
- * there is one, docs/payments.md#idempotency; also the Update id), an amount in minor units (default: the whole rest), a reason.
+ * there is one, docs/payments.md#idempotency; also the Update id), an amount in minor units (default: the whole rest),
+ * a reason.
  */
 export interface RefundUpdateInput {
   refundId: string;
@@ -97,14 +112,16 @@ export interface RefundUpdateInput {
 }
 
 /**
- * Cancels an open payment (docs/payments.md#states, docs/payments.md#cancel-and-refund). Fails with `ApplicationFailure` type
+ * Cancels an open payment (docs/payments.md#states, docs/payments.md#cancel-and-refund). Fails with
+ * `ApplicationFailure` type
  * `payment_not_cancellable` when the payment is not open, or when a provider success won the race
  * (the payment ends completed).
  */
 export const cancelPaymentUpdate = defineUpdate<PaymentSnapshot, [CancelUpdateInput]>('cancelPayment');
 
 /**
- * Refunds part or all of a completed payment (docs/payments.md#states, docs/payments.md#cancel-and-refund). Fails with type `payment_not_refundable`
+ * Refunds part or all of a completed payment (docs/payments.md#states, docs/payments.md#cancel-and-refund). Fails with
+ * type `payment_not_refundable`
  * or `amount_exceeds_refundable` before anything is sent to the provider; otherwise answers the
  * refund: `completed`, `failed` (the provider refused) or `pending` (its answer is unknown yet;
  * the amount stays reserved and the workflow settles it).

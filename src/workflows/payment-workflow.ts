@@ -1,5 +1,6 @@
 /**
- * `paymentWorkflow` (docs/payments.md#workflow): one per payment, id `payment:{pay_id}`. A thin interpreter over the pure
+ * `paymentWorkflow` (docs/payments.md#workflow): one per payment, id `payment:{pay_id}`. A thin interpreter over the
+ * pure
  * reducer in `domain/payment-steps.ts`: it keeps the payment's state, feeds the reducer what
  * happens (provider answers from initiation, callbacks, polls and expiry; the merchant's cancel and
  * refunds) and runs the effects the reducer asks for as regular activities, which start only once
@@ -61,7 +62,14 @@ import { checkRefund, type RefundRecord } from '../domain/refund';
 import { storableText, textFault, textFaultMessage } from '../domain/text';
 import { FAILURE_TYPES, type PaymentActivities } from './activity-contracts';
 import { applicationCause, isActivityError, type ActivityError } from './activity-errors';
-import { initiationOptions, INITIATION_RECORD_OPTIONS, pollOptions, PROVIDER_OPTIONS, RECORD_OPTIONS, REFUND_OPTIONS } from './activity-options';
+import {
+  initiationOptions,
+  INITIATION_RECORD_OPTIONS,
+  pollOptions,
+  PROVIDER_OPTIONS,
+  RECORD_OPTIONS,
+  REFUND_OPTIONS,
+} from './activity-options';
 import {
   cancelPaymentUpdate,
   getPaymentQuery,
@@ -92,9 +100,14 @@ const initiationRecords = proxyLocalActivities<PaymentActivities>(INITIATION_REC
 const provider = proxyActivities<PaymentActivities>(PROVIDER_OPTIONS);
 const refunds = proxyActivities<PaymentActivities>(REFUND_OPTIONS);
 
-/** Counts a provider answer that came after the reconciliation window (docs/payments.md#states), by provider (worker metric `paycollect_late_provider_answers`). */
+/**
+ * Counts a provider answer that came after the reconciliation window (docs/payments.md#states), by provider (worker
+ * metric `paycollect_late_provider_answers`).
+ */
 function countLateAnswer(provider: string): void {
-  metricMeter.createCounter('paycollect_late_provider_answers', 'answers', 'provider answers after the reconciliation window').add(1, { provider });
+  metricMeter
+    .createCounter('paycollect_late_provider_answers', 'answers', 'provider answers after the reconciliation window')
+    .add(1, { provider });
 }
 
 /** The workflow clock, ISO 8601 UTC. */
@@ -104,7 +117,8 @@ function nowIso(): string {
 
 /** Turns a domain refusal into the Update failure the API maps back to its error code (docs/api.md#errors). */
 function refusal(error: unknown): never {
-  if (error instanceof DomainError) throw ApplicationFailure.create({ type: error.code, message: error.message, nonRetryable: true });
+  if (error instanceof DomainError)
+    throw ApplicationFailure.create({ type: error.code, message: error.message, nonRetryable: true });
   throw error;
 }
 
@@ -113,7 +127,8 @@ function failure(type: string, message: string): ApplicationFailure {
 }
 
 /**
- * Refuses a cancel's or refund's `reason` that breaks the text rule (docs/limits.md#request-bodies) before the Update is
+ * Refuses a cancel's or refund's `reason` that breaks the text rule (docs/limits.md#request-bodies) before the Update
+ * is
  * accepted: it is written after the provider acted, where a refused write would leave money moved
  * or a state committed without its record.
  * @throws ApplicationFailure `validation_error`
@@ -123,7 +138,10 @@ function checkReason(reason: string | null | undefined): void {
   if (fault) throw failure('validation_error', textFaultMessage('reason', fault));
 }
 
-/** The payment of `state` with what its refunds in flight hold (`amountRefundPending`, docs/payments.md#cancel-and-refund). */
+/**
+ * The payment of `state` with what its refunds in flight hold (`amountRefundPending`,
+ * docs/payments.md#cancel-and-refund).
+ */
 function withReservations(state: PaymentState): PaymentSnapshot {
   return { ...state.payment, amountRefundPending: reservedMinor(state) };
 }
@@ -133,12 +151,18 @@ function causeType(error: ActivityError): string | undefined {
   return applicationCause(error)?.type ?? undefined;
 }
 
-/** The message of an activity failure's cause, storable: it may end up in the read model (a failure message) after a provider acted. */
+/**
+ * The message of an activity failure's cause, storable: it may end up in the read model (a failure message) after a
+ * provider acted.
+ */
 function causeMessage(error: ActivityError): string {
   return storableText(applicationCause(error)?.message ?? 'the provider did not answer');
 }
 
-/** The create's 400 answer when PostgreSQL refused the payment's data: the SQLSTATE, never the data (docs/api.md#errors). */
+/**
+ * The create's 400 answer when PostgreSQL refused the payment's data: the SQLSTATE, never the data
+ * (docs/api.md#errors).
+ */
 function notRecordedRefusal(error: ActivityError): ApplicationFailure {
   const refused = applicationCause(error)?.details?.[0] as { sqlState?: string; condition?: string } | undefined;
   return failure('validation_error', notStoredMessage(refused));
@@ -166,11 +190,15 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     return state;
   }
   const loaded = () => state !== undefined;
-  /** Set when PostgreSQL refused the new payment's data: nothing was recorded or sent, and every Update is refused with it. */
+  /**
+   * Set when PostgreSQL refused the new payment's data: nothing was recorded or sent, and every Update is refused with
+   * it.
+   */
   let notRecorded: ApplicationFailure | undefined;
   const ready = async () => {
     if (!state) await condition(loaded);
-    if (input.mode === 'create' && !initiated) await condition(() => initiated !== undefined || notRecorded !== undefined);
+    if (input.mode === 'create' && !initiated)
+      await condition(() => initiated !== undefined || notRecorded !== undefined);
     if (notRecorded) throw notRecorded;
     return current();
   };
@@ -191,17 +219,24 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   }
 
   /** Adopts a step's state, keeps the PaymentStatus search attribute current and runs its effect (lock held). */
-  async function commit(step: PaymentStep, writer: Pick<PaymentActivities, 'recordPaymentStatus'> = records): Promise<void> {
+  async function commit(
+    step: PaymentStep,
+    writer: Pick<PaymentActivities, 'recordPaymentStatus'> = records,
+  ): Promise<void> {
     const before = current().payment.status;
     state = step.state;
-    if (state.payment.status !== before) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: state.payment.status }]);
+    if (state.payment.status !== before)
+      upsertSearchAttributes([{ key: PaymentStatusAttribute, value: state.payment.status }]);
     switch (step.effect.kind) {
       case 'record':
         await writer.recordPaymentStatus(withReservations(state));
         break;
       case 'record_late_answer':
         countLateAnswer(state.payment.provider);
-        log.warn('provider answer after the reconciliation window', { paymentId: state.payment.id, lateAnswer: state.payment.lateAnswer });
+        log.warn('provider answer after the reconciliation window', {
+          paymentId: state.payment.id,
+          lateAnswer: state.payment.lateAnswer,
+        });
         await writer.recordPaymentStatus(withReservations(state));
         break;
       case 'refund_late_success':
@@ -217,7 +252,10 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     await exclusive(async () => {
       log.info('provider answer', { paymentId: current().payment.id, source, status: outcome.status });
       // Initiation's own answer is written in the create's workflow task, like initiation itself.
-      await commit(providerAnswerStep(current(), outcome, nowIso(), reconciliationWindowMs), source === 'initiation' ? initiationRecords : records);
+      await commit(
+        providerAnswerStep(current(), outcome, nowIso(), reconciliationWindowMs),
+        source === 'initiation' ? initiationRecords : records,
+      );
     });
   }
 
@@ -226,8 +264,10 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     const before = current().payment.status;
     const step = refundAnswerStep(current(), refundId, answer, nowIso());
     state = step.state;
-    if (state.payment.status !== before) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: state.payment.status }]);
-    if (step.effect.kind === 'record' && step.refund) await records.recordRefundOutcome({ refund: step.refund, payment: withReservations(state) });
+    if (state.payment.status !== before)
+      upsertSearchAttributes([{ key: PaymentStatusAttribute, value: state.payment.status }]);
+    if (step.effect.kind === 'record' && step.refund)
+      await records.recordRefundOutcome({ refund: step.refund, payment: withReservations(state) });
     if (answer.status === 'pending') unknownRefunds.add(refundId);
     else unknownRefunds.delete(refundId);
     return step.refund;
@@ -235,7 +275,8 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
 
   /**
    * Sends a reserved refund to the provider and settles it by the answer (lock held): completed,
-   * failed on a definite refusal, or `pending` (still reserved) when the answer is unknown (docs/payments.md#cancel-and-refund).
+   * failed on a definite refusal, or `pending` (still reserved) when the answer is unknown
+   * (docs/payments.md#cancel-and-refund).
    */
   async function refundInLock(refund: RefundRecord): Promise<RefundRecord> {
     let answer: RefundAnswerOutcome;
@@ -252,12 +293,18 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
         state = withdrawRefund(current(), refund.id);
         throw failure('validation_error', `${causeMessage(error)}; nothing was refunded`);
       }
-      answer = causeType(error) === FAILURE_TYPES.providerRejected ? { status: 'failed', failureMessage: causeMessage(error) } : { status: 'pending' };
+      answer =
+        causeType(error) === FAILURE_TYPES.providerRejected
+          ? { status: 'failed', failureMessage: causeMessage(error) }
+          : { status: 'pending' };
     }
     return (await settleRefund(refund.id, answer)) ?? refund;
   }
 
-  /** Asks the provider about refunds whose answer was unknown, with backoff, until each is final (docs/payments.md#cancel-and-refund). */
+  /**
+   * Asks the provider about refunds whose answer was unknown, with backoff, until each is final
+   * (docs/payments.md#cancel-and-refund).
+   */
   async function settleUnknownRefunds(waitMs: number): Promise<void> {
     if (await condition(() => hints.length > 0, waitMs)) return;
     for (const refundId of [...unknownRefunds]) {
@@ -277,16 +324,27 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     }
   }
 
-  /** Confirms a callback by asking the provider (callbacks are hints, docs/payments.md#provider-callbacks), then applies the answer. */
+  /**
+   * Confirms a callback by asking the provider (callbacks are hints, docs/payments.md#provider-callbacks), then applies
+   * the answer.
+   */
   async function confirmHint(hint: ProviderHint): Promise<void> {
     const { payment } = current();
     if (payment.providerReference === null || hint.providerReference !== payment.providerReference) return;
     try {
-      const answer = await provider.fetchProviderPaymentStatus({ environment: payment.environment, provider: payment.provider, providerReference: payment.providerReference });
+      const answer = await provider.fetchProviderPaymentStatus({
+        environment: payment.environment,
+        provider: payment.provider,
+        providerReference: payment.providerReference,
+      });
       await applyAnswer(answer.outcome, isOpen(payment.status) ? 'callback' : 'reconciliation');
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      log.warn('callback could not be confirmed with the provider', { paymentId: payment.id, claimed: hint.claimed, error: causeMessage(error) });
+      log.warn('callback could not be confirmed with the provider', {
+        paymentId: payment.id,
+        claimed: hint.claimed,
+        error: causeMessage(error),
+      });
     }
   }
 
@@ -307,7 +365,11 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
         let answer: ProviderOutcome | 'unsupported' = 'unsupported';
         if (payment.providerReference !== null) {
           try {
-            const cancelled = await provider.cancelProviderPayment({ environment: payment.environment, provider: payment.provider, providerReference: payment.providerReference });
+            const cancelled = await provider.cancelProviderPayment({
+              environment: payment.environment,
+              provider: payment.provider,
+              providerReference: payment.providerReference,
+            });
             answer = cancelled === 'unsupported' ? 'unsupported' : cancelled.outcome;
           } catch (error) {
             if (!(error instanceof ActivityFailure)) throw error;
@@ -324,7 +386,8 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     {
       validator: (request) => {
         checkReason(request.reason);
-        if (state && !isOpen(state.payment.status)) throw failure('payment_not_cancellable', notCancellableMessage(state.payment.status));
+        if (state && !isOpen(state.payment.status))
+          throw failure('payment_not_cancellable', notCancellableMessage(state.payment.status));
       },
     },
   );
@@ -347,7 +410,8 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     {
       validator: (request) => {
         checkReason(request.reason);
-        if (!state || !firstStepDone) return; // a re-opened run reads the payment first, a new one initiates it; the handler decides
+        // a re-opened run reads the payment first, a new one initiates it; the handler decides
+        if (!state || !firstStepDone) return;
         try {
           checkRefund(state.payment, reservedMinor(state), request.amount);
         } catch (error) {
@@ -358,7 +422,8 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   );
 
   /**
-   * Records the payment and asks the provider to collect it (docs/providers.md#adapters, docs/payments.md#workflow), retried until its expiry.
+   * Records the payment and asks the provider to collect it (docs/providers.md#adapters, docs/payments.md#workflow),
+   * retried until its expiry.
    * When PostgreSQL refuses the payment's data nothing was written or sent: `notRecorded` is set.
    */
   async function initiate(): Promise<void> {
@@ -373,10 +438,13 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   async function initiateOnce(): Promise<void> {
     const { payment } = current();
     try {
-      const initiation = proxyLocalActivities<PaymentActivities>(initiationOptions(Date.parse(payment.expiresAt) - Date.now()));
+      const initiation = proxyLocalActivities<PaymentActivities>(
+        initiationOptions(Date.parse(payment.expiresAt) - Date.now()),
+      );
       const result = await initiation.initiatePayment({ payment, changedAt: nowIso() });
       state = { ...current(), payment: result.payment };
-      if (result.payment.status !== payment.status) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: result.payment.status }]);
+      if (result.payment.status !== payment.status)
+        upsertSearchAttributes([{ key: PaymentStatusAttribute, value: result.payment.status }]);
       initiated = result.payment;
       if (result.outcome) await applyAnswer(result.outcome, 'initiation');
     } catch (error) {
@@ -386,7 +454,17 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
         return;
       }
       const failed: PaymentStep = {
-        state: { ...current(), payment: { ...payment, status: 'failed', failureCode: 'provider_error', failureMessage: causeMessage(error), updatedAt: nowIso(), version: (payment.version ?? 0) + 1 } },
+        state: {
+          ...current(),
+          payment: {
+            ...payment,
+            status: 'failed',
+            failureCode: 'provider_error',
+            failureMessage: causeMessage(error),
+            updatedAt: nowIso(),
+            version: (payment.version ?? 0) + 1,
+          },
+        },
         effect: { kind: 'record' },
       };
       await exclusive(() => commit(failed, initiationRecords));
@@ -394,17 +472,25 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     }
   }
 
-  /** At `expires_at`: asks the provider to cancel where it can, else for its status, and takes its last word (docs/payments.md#states). */
+  /**
+   * At `expires_at`: asks the provider to cancel where it can, else for its status, and takes its last word
+   * (docs/payments.md#states).
+   */
   async function expire(): Promise<void> {
     await exclusive(async () => {
       const { payment } = current();
       if (!isOpen(payment.status)) return;
       let lastWord: ProviderOutcome | undefined;
       if (payment.providerReference !== null) {
-        const call = { environment: payment.environment, provider: payment.provider, providerReference: payment.providerReference };
+        const call = {
+          environment: payment.environment,
+          provider: payment.provider,
+          providerReference: payment.providerReference,
+        };
         try {
           const cancelled = await provider.cancelProviderPayment(call);
-          lastWord = cancelled === 'unsupported' ? (await provider.fetchProviderPaymentStatus(call)).outcome : cancelled.outcome;
+          lastWord =
+            cancelled === 'unsupported' ? (await provider.fetchProviderPaymentStatus(call)).outcome : cancelled.outcome;
         } catch (error) {
           if (!(error instanceof ActivityFailure)) throw error;
           log.warn('no last word from the provider at expiry', { paymentId: payment.id, error: causeMessage(error) });
@@ -420,9 +506,15 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
    * that answer and the poll delay then reached; undefined when woken first (the polls are then
    * cancelled) or when the polls ended without an answer.
    */
-  async function pollUntilAnswered(delayMs: number, expiresAtMs: number, woken: () => boolean): Promise<{ outcome: ProviderOutcome; delayMs: number } | undefined> {
+  async function pollUntilAnswered(
+    delayMs: number,
+    expiresAtMs: number,
+    woken: () => boolean,
+  ): Promise<{ outcome: ProviderOutcome; delayMs: number } | undefined> {
     const { payment } = current();
-    const { pollProviderPayment } = proxyActivities<PaymentActivities>(pollOptions(nextPollDelayMs(delayMs), expiresAtMs - Date.now()));
+    const { pollProviderPayment } = proxyActivities<PaymentActivities>(
+      pollOptions(nextPollDelayMs(delayMs), expiresAtMs - Date.now()),
+    );
     const scope = new CancellationScope();
     try {
       return await scope.run(async () => {
@@ -448,11 +540,17 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     const woken = () => hints.length > 0 || !isOpen(current().payment.status);
     let delayMs = resumedDelayMs;
     while (isOpen(current().payment.status)) {
-      const longHistory = workflowInfo().historyLength > HISTORY_EVENTS_BEFORE_CONTINUE || workflowInfo().continueAsNewSuggested;
+      const longHistory =
+        workflowInfo().historyLength > HISTORY_EVENTS_BEFORE_CONTINUE || workflowInfo().continueAsNewSuggested;
       if (longHistory && hints.length === 0 && !busy) {
         // Keep the history short while waiting on the provider; the next run resumes the polling.
         await condition(allHandlersFinished);
-        await continueAsNew<typeof paymentWorkflow>({ mode: 'continued', payment: current().payment, pollDelayMs: delayMs ?? nextPollDelayMs(undefined), reconciliationWindowSeconds: input.reconciliationWindowSeconds });
+        await continueAsNew<typeof paymentWorkflow>({
+          mode: 'continued',
+          payment: current().payment,
+          pollDelayMs: delayMs ?? nextPollDelayMs(undefined),
+          reconciliationWindowSeconds: input.reconciliationWindowSeconds,
+        });
       }
       const hint = hints.shift();
       if (hint) {
@@ -487,7 +585,11 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       // Bad data changes nothing (docs/api.md#errors): the create's Update answers 400, and the run ends failed,
       // visibly, instead of retrying a write that can never succeed.
       await condition(allHandlersFinished);
-      throw ApplicationFailure.create({ type: FAILURE_TYPES.paymentNotRecorded, message: notRecorded.message, nonRetryable: true });
+      throw ApplicationFailure.create({
+        type: FAILURE_TYPES.paymentNotRecorded,
+        message: notRecorded.message,
+        nonRetryable: true,
+      });
     }
   }
 

@@ -14,12 +14,35 @@
  *
  * Deterministic: only `@temporalio/workflow`, domain code, messages and activity contracts are imported.
  */
-import { ActivityFailure, ApplicationFailure, condition, log, metricMeter, proxyActivities, proxyLocalActivities, setHandler, sleep, type ActivityOptions } from '@temporalio/workflow';
-import { attemptNotMadeDelayMs, decideAfterAttempt, endpointTurnWaitMs, MAX_ATTEMPT_NOT_MADE_MS, MAX_DELIVERY_ATTEMPTS, type AttemptOutcome } from '../domain/webhooks';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  log,
+  metricMeter,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import {
+  attemptNotMadeDelayMs,
+  decideAfterAttempt,
+  endpointTurnWaitMs,
+  MAX_ATTEMPT_NOT_MADE_MS,
+  MAX_DELIVERY_ATTEMPTS,
+  type AttemptOutcome,
+} from '../domain/webhooks';
 import { FAILURE_TYPES, type RecordedAttemptResult, type WebhookActivities } from './activity-contracts';
 import { applicationCause, failureReason, isActivityError, type ActivityError } from './activity-errors';
 import { DELIVERY_RECORD_OPTIONS } from './activity-options';
-import { ATTEMPT_NOT_MADE_FAILURE, endpointTurnSignal, type WebhookDeliveryInput, type WebhookDeliveryResult } from './webhook-messages';
+import {
+  ATTEMPT_NOT_MADE_FAILURE,
+  endpointTurnSignal,
+  type WebhookDeliveryInput,
+  type WebhookDeliveryResult,
+} from './webhook-messages';
 
 /**
  * The attempt: 10 s for the HTTP request plus DNS and reading the endpoint. Retried only when it
@@ -50,12 +73,24 @@ function failureType(error: ActivityError): string | undefined {
  * attempt with the reason as its error.
  */
 function unattempted(error: ActivityFailure): AttemptOutcome {
-  return { statusCode: null, durationMs: 0, responseBody: null, error: `the attempt could not be made: ${failureReason(error)}`, retryAfterMs: null };
+  return {
+    statusCode: null,
+    durationMs: 0,
+    responseBody: null,
+    error: `the attempt could not be made: ${failureReason(error)}`,
+    retryAfterMs: null,
+  };
 }
 
 /** Counts a try of an attempt that could not be made (worker metric `paycollect_webhook_attempts_not_made`). */
 function countNotMade(): void {
-  metricMeter.createCounter('paycollect_webhook_attempts_not_made', 'tries', 'webhook delivery attempts not made because the store could not be read').add(1);
+  metricMeter
+    .createCounter(
+      'paycollect_webhook_attempts_not_made',
+      'tries',
+      'webhook delivery attempts not made because the store could not be read',
+    )
+    .add(1);
 }
 
 /**
@@ -64,7 +99,11 @@ function countNotMade(): void {
  * @throws the step's ActivityFailure when `again` is false for it; ApplicationFailure
  *   `WebhookAttemptNotMade` (non-retryable, the workflow fails) after 72 h of failures
  */
-async function untilDone<T>(what: string, step: () => Promise<T>, again: (error: ActivityError) => boolean): Promise<T> {
+async function untilDone<T>(
+  what: string,
+  step: () => Promise<T>,
+  again: (error: ActivityError) => boolean,
+): Promise<T> {
   const since = Date.now();
   for (let tries = 1; ; tries += 1) {
     try {
@@ -73,7 +112,11 @@ async function untilDone<T>(what: string, step: () => Promise<T>, again: (error:
       // A local activity's failure (the delivery log's writes) comes unwrapped (activity-errors.ts).
       if (!isActivityError(error) || !again(error)) throw error;
       if (Date.now() - since >= MAX_ATTEMPT_NOT_MADE_MS) {
-        throw ApplicationFailure.create({ type: ATTEMPT_NOT_MADE_FAILURE, message: `${what} kept failing for 72 h: ${failureReason(error)}`, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: ATTEMPT_NOT_MADE_FAILURE,
+          message: `${what} kept failing for 72 h: ${failureReason(error)}`,
+          nonRetryable: true,
+        });
       }
       countNotMade();
       log.warn(`${what} failed; trying again`, { tries, error: failureReason(error) });
@@ -84,7 +127,13 @@ async function untilDone<T>(what: string, step: () => Promise<T>, again: (error:
 
 /** Counts a wait for a turn at the endpoint (worker metric `paycollect_webhook_turn_waits`). */
 function countTurnWait(): void {
-  metricMeter.createCounter('paycollect_webhook_turn_waits', 'waits', 'webhook delivery attempts that waited for a turn at their endpoint').add(1);
+  metricMeter
+    .createCounter(
+      'paycollect_webhook_turn_waits',
+      'waits',
+      'webhook delivery attempts that waited for a turn at their endpoint',
+    )
+    .add(1);
 }
 
 /** Whether the signal `endpointTurn` came since the attempt last asked for a turn. */
@@ -102,7 +151,11 @@ type SettledAttemptResult = Exclude<RecordedAttemptResult, { kind: 'waiting' }>;
  * @returns the activity's result with the time this attempt started
  * @throws ActivityFailure `DeliveryNotFound` (the delivery row is gone: the workflow fails)
  */
-async function makeAttempt(deliveryId: string, attempt: number, bell: TurnBell): Promise<{ result: SettledAttemptResult; attemptedAt: string }> {
+async function makeAttempt(
+  deliveryId: string,
+  attempt: number,
+  bell: TurnBell,
+): Promise<{ result: SettledAttemptResult; attemptedAt: string }> {
   let attemptedAt = '';
   try {
     for (let waits = 1; ; waits += 1) {
@@ -139,7 +192,11 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     // The attempt records itself; the workflow records only an attempt it could not.
     const { result, attemptedAt } = await makeAttempt(deliveryId, attempt, bell);
     if (result.kind === 'skipped') {
-      await untilDone(`cancelling delivery ${deliveryId}`, () => records.recordWebhookDeliveryCancelled({ deliveryId }), recordAgain);
+      await untilDone(
+        `cancelling delivery ${deliveryId}`,
+        () => records.recordWebhookDeliveryCancelled({ deliveryId }),
+        recordAgain,
+      );
       return { deliveryId, status: 'cancelled', attempts: attempt - 1 };
     }
     const { outcome } = result;
@@ -149,7 +206,11 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     const nextAttemptAt = decision.kind === 'retry' ? new Date(Date.now() + decision.delayMs).toISOString() : null;
     if (!result.recorded) {
       const record = { deliveryId, attempt, attemptedAt, outcome, decision, nextAttemptAt };
-      await untilDone(`recording attempt ${attempt} of delivery ${deliveryId}`, () => records.recordWebhookAttempt(record), recordAgain);
+      await untilDone(
+        `recording attempt ${attempt} of delivery ${deliveryId}`,
+        () => records.recordWebhookAttempt(record),
+        recordAgain,
+      );
     }
     if (decision.kind !== 'retry') return { deliveryId, status: decision.kind, attempts: attempt };
     await wait;

@@ -10,7 +10,10 @@ export function webhookDeliveryWorkflowId(eventId: string, webhookId: string): s
   return `webhook-delivery:${eventId}:${webhookId}`;
 }
 
-/** Workflow id of a retry (`POST …/deliveries/{id}/retry`, docs/webhooks.md#retries): the delivery workflow id (docs/payments.md#workflow) plus `:retry:{dlv_id}` of the new delivery. */
+/**
+ * Workflow id of a retry (`POST …/deliveries/{id}/retry`, docs/webhooks.md#retries): the delivery workflow id
+ * (docs/payments.md#workflow) plus `:retry:{dlv_id}` of the new delivery.
+ */
 export function webhookRetryWorkflowId(eventId: string, webhookId: string, deliveryId: string): string {
   return `${webhookDeliveryWorkflowId(eventId, webhookId)}:retry:${deliveryId}`;
 }

@@ -48,7 +48,16 @@ describe('initiatePayment (one-step initiation, docs/payments.md#creating-a-paym
         };
       },
     };
-    return { db, activities: createPaymentActivities({ db, providers: registry, temporal: client, config, providerCallTimeoutMs: 200 }) };
+    return {
+      db,
+      activities: createPaymentActivities({
+        db,
+        providers: registry,
+        temporal: client,
+        config,
+        providerCallTimeoutMs: 200,
+      }),
+    };
   }
 
   async function eventTypes(paymentId: string): Promise<string[]> {
@@ -59,26 +68,49 @@ describe('initiatePayment (one-step initiation, docs/payments.md#creating-a-paym
   it('records the payment, asks the provider and records its reference and next action; a retry writes nothing twice', async () => {
     const { db, activities } = await activitiesWithFaults(0);
     const payment = mobileMoneyPayment(await insertMerchant(db), '+250788000001');
-    const first: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
+    const first: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, {
+      payment,
+      changedAt: new Date().toISOString(),
+    });
     expect(first.payment).to.include({ status: 'pending', version: 1 });
     expect(first.payment.providerReference).to.match(/^momo_/);
     expect(first.payment.nextAction?.type).to.equal('mobile_money_approval');
     expect(first.outcome).to.deep.equal({ status: 'completed' });
-    const again: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
-    expect(again.payment).to.include({ status: 'pending', providerReference: first.payment.providerReference, version: 1 });
-    expect(await findPayment(db, payment, payment.id)).to.include({ status: 'pending', providerReference: first.payment.providerReference, version: 1 });
+    const again: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, {
+      payment,
+      changedAt: new Date().toISOString(),
+    });
+    expect(again.payment).to.include({
+      status: 'pending',
+      providerReference: first.payment.providerReference,
+      version: 1,
+    });
+    expect(await findPayment(db, payment, payment.id)).to.include({
+      status: 'pending',
+      providerReference: first.payment.providerReference,
+      version: 1,
+    });
     expect(await eventTypes(payment.id)).to.deep.equal(['payment.created']);
   });
 
   it('leaves a transient provider fault retryable inside 2 minutes, with the payment already recorded', async () => {
     const { db, activities } = await activitiesWithFaults(1);
     const payment = mobileMoneyPayment(await insertMerchant(db), '+250788000001');
-    const attempt = new MockActivityEnvironment({ scheduledTimestampMs: Date.now() - 5_000 }).run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
-    const error = await attempt.then(() => undefined, (e: unknown) => e);
+    const attempt = new MockActivityEnvironment({ scheduledTimestampMs: Date.now() - 5_000 }).run(
+      activities.initiatePayment,
+      { payment, changedAt: new Date().toISOString() },
+    );
+    const error = await attempt.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).to.be.instanceOf(Error).and.not.instanceOf(ApplicationFailure);
     expect((await findPayment(db, payment, payment.id))?.status).to.equal('pending');
     // The next attempt (the fault is gone) finds the request at the provider.
-    const retried: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
+    const retried: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, {
+      payment,
+      changedAt: new Date().toISOString(),
+    });
     expect(retried.outcome?.status).to.equal('completed');
     expect((await findPayment(db, payment, payment.id))?.providerReference).to.equal(retried.payment.providerReference);
   });
@@ -87,7 +119,10 @@ describe('initiatePayment (one-step initiation, docs/payments.md#creating-a-paym
     const { db, activities } = await activitiesWithFaults(1);
     const payment = mobileMoneyPayment(await insertMerchant(db), '+250788000001');
     const late = new MockActivityEnvironment({ scheduledTimestampMs: Date.now() - PROVIDER_GIVE_UP_MS - 1_000 });
-    const error = await late.run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() }).then(() => undefined, (e: unknown) => e);
+    const error = await late.run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).to.be.instanceOf(ApplicationFailure);
     expect(error).to.include({ type: 'ProviderUnavailable', nonRetryable: true });
     expect((await findPayment(db, payment, payment.id))?.status).to.equal('pending');
@@ -97,18 +132,30 @@ describe('initiatePayment (one-step initiation, docs/payments.md#creating-a-paym
     const { db, activities } = await activitiesWithFaults(2, true);
     const payment = mobileMoneyPayment(await insertMerchant(db), '+250788000001');
     const input = { payment, changedAt: new Date().toISOString() };
-    const early = await new MockActivityEnvironment({ scheduledTimestampMs: Date.now() }).run(activities.initiatePayment, input).then(() => undefined, (e: unknown) => e);
+    const early = await new MockActivityEnvironment({ scheduledTimestampMs: Date.now() })
+      .run(activities.initiatePayment, input)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(early).to.be.instanceOf(Error).and.not.instanceOf(ApplicationFailure);
     expect((early as Error).message).to.include('did not answer within 0.2 s');
     const late = new MockActivityEnvironment({ scheduledTimestampMs: Date.now() - PROVIDER_GIVE_UP_MS - 1_000 });
-    const given = await late.run(activities.initiatePayment, input).then(() => undefined, (e: unknown) => e);
+    const given = await late.run(activities.initiatePayment, input).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(given).to.include({ type: 'ProviderUnavailable', nonRetryable: true });
   });
 });
 
 describe('initiatePayment giving up on a provider that answers what it does not document', function () {
   this.timeout(30_000);
-  const credentials = { apiUser: '5f0b7a3c-1d2e-4f60-8a9b-0c1d2e3f4a5b', apiKey: 'momo-api-key-that-must-not-leak', subscriptionKey: 'momo-subscription-key-that-must-not-leak' };
+  const credentials = {
+    apiUser: '5f0b7a3c-1d2e-4f60-8a9b-0c1d2e3f4a5b',
+    apiKey: 'momo-api-key-that-must-not-leak',
+    subscriptionKey: 'momo-subscription-key-that-must-not-leak',
+  };
   let fake: MomoFake;
   before(async () => {
     fake = await startMomoFake({ ...credentials, approvalDelayMs: 40 });
@@ -119,16 +166,30 @@ describe('initiatePayment giving up on a provider that answers what it does not 
 
   it('keeps the real cause (a 404 to the request to pay) in the failure, without credentials, not "the provider did not answer"', async () => {
     const { db, client, config } = await getStack();
-    const momo = createMomoProvider(momoSettingsSchema.parse({ baseUrl: fake.url, ...credentials, targetEnvironment: 'mtnrwanda', timeoutMs: 1_000 }), { callbackSecret: 'momo-callback-secret-for-tests-0123456789' });
-    const activities = createPaymentActivities({ db, providers: { get: () => momo }, temporal: client, config, providerCallTimeoutMs: 2_000 });
+    const momo = createMomoProvider(
+      momoSettingsSchema.parse({ baseUrl: fake.url, ...credentials, targetEnvironment: 'mtnrwanda', timeoutMs: 1_000 }),
+      { callbackSecret: 'momo-callback-secret-for-tests-0123456789' },
+    );
+    const activities = createPaymentActivities({
+      db,
+      providers: { get: () => momo },
+      temporal: client,
+      config,
+      providerCallTimeoutMs: 2_000,
+    });
     const payment = mobileMoneyPayment(await insertMerchant(db), '+250788200001');
     fake.injectFaults('not_found', 1, ['/collection/v1_0/requesttopay']);
     const late = new MockActivityEnvironment({ scheduledTimestampMs: Date.now() - PROVIDER_GIVE_UP_MS - 1_000 });
-    const given = await late.run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() }).then(() => undefined, (e: unknown) => e);
+    const given = await late.run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(given).to.be.instanceOf(ApplicationFailure).and.include({ type: 'ProviderUnavailable', nonRetryable: true });
     const { message } = given as ApplicationFailure;
     // The workflow fails the payment with this message as its failure_message (docs/payments.md#states).
-    expect(message).to.equal('no usable answer from the provider within 2 minutes; last: POST /collection/v1_0/requesttopay: undocumented answer (HTTP 404)');
+    expect(message).to.equal(
+      'no usable answer from the provider within 2 minutes; last: POST /collection/v1_0/requesttopay: undocumented answer (HTTP 404)',
+    );
     for (const secret of Object.values(credentials)) expect(message).to.not.include(secret);
   });
 });
@@ -139,17 +200,34 @@ describe('pollProviderPayment (polls as activity retries, docs/payments.md#state
   /** The payment activities over the sandbox, and a payment to `phone` initiated with it. */
   async function initiated(phone: string) {
     const { db, client, config } = await getStack();
-    const activities = createPaymentActivities({ db, providers: providerRegistryFromConfig(createSandboxLedger(db), config), temporal: client, config });
+    const activities = createPaymentActivities({
+      db,
+      providers: providerRegistryFromConfig(createSandboxLedger(db), config),
+      temporal: client,
+      config,
+    });
     const payment = mobileMoneyPayment(await insertMerchant(db), phone);
-    const { payment: after, outcome }: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, { payment, changedAt: new Date().toISOString() });
-    const poll = { environment: after.environment, provider: after.provider, providerReference: after.providerReference as string };
+    const { payment: after, outcome }: InitiationResult = await new MockActivityEnvironment().run(
+      activities.initiatePayment,
+      { payment, changedAt: new Date().toISOString() },
+    );
+    const poll = {
+      environment: after.environment,
+      provider: after.provider,
+      providerReference: after.providerReference as string,
+    };
     return { activities, payment: after, outcome, poll };
   }
 
   it('fails an answer that changes nothing with the benign, retryable ProviderStillWaiting, so the retry is the next poll', async () => {
     const { activities, outcome, poll } = await initiated('+250788000003');
     expect(outcome?.status).to.equal('pending');
-    const error = await new MockActivityEnvironment({ attempt: 4 }).run(activities.pollProviderPayment, { ...poll, status: 'pending' as const }).then(() => undefined, (e: unknown) => e);
+    const error = await new MockActivityEnvironment({ attempt: 4 })
+      .run(activities.pollProviderPayment, { ...poll, status: 'pending' as const })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(error).to.be.instanceOf(ApplicationFailure);
     expect(error).to.include({ type: 'ProviderStillWaiting', nonRetryable: false, category: 'BENIGN' });
     expect((error as Error).message).to.include('poll 4');
@@ -157,17 +235,33 @@ describe('pollProviderPayment (polls as activity retries, docs/payments.md#state
 
   it('returns an answer that changes the payment, with the attempt that saw it', async () => {
     const settled = await initiated('+250788000001');
-    const seen = await new MockActivityEnvironment({ attempt: 3 }).run(settled.activities.pollProviderPayment, { ...settled.poll, status: 'pending' as const });
-    expect(seen).to.deep.equal({ answer: { providerReference: settled.poll.providerReference, outcome: { status: 'completed' } }, attempt: 3 });
-    const final: PollResult = await new MockActivityEnvironment().run(settled.activities.pollProviderPayment, { ...settled.poll, status: 'processing' as const });
+    const seen = await new MockActivityEnvironment({ attempt: 3 }).run(settled.activities.pollProviderPayment, {
+      ...settled.poll,
+      status: 'pending' as const,
+    });
+    expect(seen).to.deep.equal({
+      answer: { providerReference: settled.poll.providerReference, outcome: { status: 'completed' } },
+      attempt: 3,
+    });
+    const final: PollResult = await new MockActivityEnvironment().run(settled.activities.pollProviderPayment, {
+      ...settled.poll,
+      status: 'processing' as const,
+    });
     expect(final.answer.outcome).to.deep.equal({ status: 'completed' });
   });
 
   it('leaves a provider fault retryable (polls go on until expires_at), not a permanent refusal', async () => {
     const { activities, poll } = await initiated('+250788000003');
     const error = await new MockActivityEnvironment()
-      .run(activities.pollProviderPayment, { ...poll, providerReference: 'momo_unknown', status: 'processing' as const })
-      .then(() => undefined, (e: unknown) => e);
+      .run(activities.pollProviderPayment, {
+        ...poll,
+        providerReference: 'momo_unknown',
+        status: 'processing' as const,
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(error).to.be.instanceOf(Error).and.not.instanceOf(ApplicationFailure);
     expect((error as Error).message).to.include('unknown');
   });
@@ -178,24 +272,68 @@ describe('refundAtProvider (refunds sent once per refund id, docs/payments.md#re
 
   it('writes the refund pending, refunds once per idempotency key, and answers a settled refund id without sending it again', async () => {
     const { db, client, config } = await getStack();
-    const activities = createPaymentActivities({ db, providers: providerRegistryFromConfig(createSandboxLedger(db), config), temporal: client, config });
+    const activities = createPaymentActivities({
+      db,
+      providers: providerRegistryFromConfig(createSandboxLedger(db), config),
+      temporal: client,
+      config,
+    });
     const created = mobileMoneyPayment(await insertMerchant(db), '+250788000001');
-    const { payment }: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, { payment: created, changedAt: new Date().toISOString() });
+    const { payment }: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, {
+      payment: created,
+      changedAt: new Date().toISOString(),
+    });
     const completed = { ...payment, status: 'completed' as const, version: 2 };
     await new MockActivityEnvironment().run(activities.recordPaymentStatus, completed);
     const refund = {
-      id: newId('ref_'), paymentId: payment.id, merchantId: payment.merchantId, environment: payment.environment, amount: 1500, currency: 'RWF',
-      status: 'pending' as const, reason: null, providerReference: null, failureMessage: null, createdAt: new Date().toISOString(), completedAt: null,
+      id: newId('ref_'),
+      paymentId: payment.id,
+      merchantId: payment.merchantId,
+      environment: payment.environment,
+      amount: 1500,
+      currency: 'RWF',
+      status: 'pending' as const,
+      reason: null,
+      providerReference: null,
+      failureMessage: null,
+      createdAt: new Date().toISOString(),
+      completedAt: null,
     };
-    const first: RefundAnswerOutcome = await new MockActivityEnvironment().run(activities.refundAtProvider, { payment: completed, refund });
+    const first: RefundAnswerOutcome = await new MockActivityEnvironment().run(activities.refundAtProvider, {
+      payment: completed,
+      refund,
+    });
     expect(first.status).to.equal('succeeded');
     // The same refund again (an activity retry): the provider recognises the key and refunds nothing more.
-    const repeated: RefundAnswerOutcome = await new MockActivityEnvironment().run(activities.refundAtProvider, { payment: completed, refund });
+    const repeated: RefundAnswerOutcome = await new MockActivityEnvironment().run(activities.refundAtProvider, {
+      payment: completed,
+      refund,
+    });
     expect(repeated.status).to.equal('succeeded');
-    expect(Number((await db('sandbox_provider_refunds').where({ provider_reference: payment.providerReference }).sum('amount as total').first())?.total)).to.equal(1500);
-    const settled = { ...refund, status: 'completed' as const, providerReference: 'rf', completedAt: new Date().toISOString() };
-    await new MockActivityEnvironment().run(activities.recordRefundOutcome, { refund: settled, payment: { ...completed, amountRefunded: 1500, status: 'refunded' as const, version: 3 } });
-    const again: RefundAnswerOutcome = await new MockActivityEnvironment().run(activities.refundAtProvider, { payment: completed, refund });
+    expect(
+      Number(
+        (
+          await db('sandbox_provider_refunds')
+            .where({ provider_reference: payment.providerReference })
+            .sum('amount as total')
+            .first()
+        )?.total,
+      ),
+    ).to.equal(1500);
+    const settled = {
+      ...refund,
+      status: 'completed' as const,
+      providerReference: 'rf',
+      completedAt: new Date().toISOString(),
+    };
+    await new MockActivityEnvironment().run(activities.recordRefundOutcome, {
+      refund: settled,
+      payment: { ...completed, amountRefunded: 1500, status: 'refunded' as const, version: 3 },
+    });
+    const again: RefundAnswerOutcome = await new MockActivityEnvironment().run(activities.refundAtProvider, {
+      payment: completed,
+      refund,
+    });
     expect(again).to.include({ status: 'already_settled' });
   });
 });

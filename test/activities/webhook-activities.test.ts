@@ -45,7 +45,15 @@ describe('deliverAndRecordWebhook (an attempt that records itself, docs/webhooks
     const webhook = await insertWebhook(db, merchantId, `${receiver.origin}/self-recording`);
     const event = await insertEvent(db, merchantId);
     const id = newId(ID_PREFIXES.delivery);
-    await insertDelivery(db, pendingDelivery(event, webhook.id, { id, workflowId: webhookRetryWorkflowId(event.id, webhook.id, id) }, new Date()));
+    await insertDelivery(
+      db,
+      pendingDelivery(
+        event,
+        webhook.id,
+        { id, workflowId: webhookRetryWorkflowId(event.id, webhook.id, id) },
+        new Date(),
+      ),
+    );
     return { db, webhook, deliveryId: id };
   }
 
@@ -63,9 +71,15 @@ describe('deliverAndRecordWebhook (an attempt that records itself, docs/webhooks
     const { config } = await getStack();
     const activities = createWebhookActivities({ db, config });
     const attemptedAt = new Date().toISOString();
-    const result: RecordedAttemptResult = await new MockActivityEnvironment().run(activities.deliverAndRecordWebhook, { deliveryId, attempt: 1, attemptedAt });
+    const result: RecordedAttemptResult = await new MockActivityEnvironment().run(activities.deliverAndRecordWebhook, {
+      deliveryId,
+      attempt: 1,
+      attemptedAt,
+    });
     expect(result).to.deep.include({ kind: 'attempted', recorded: true });
-    const deliveries = (await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 })).deliveries.map(toDeliveryView);
+    const deliveries = (await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 })).deliveries.map(
+      toDeliveryView,
+    );
     expect(deliveries[0]).to.include({ status: 'pending', attempt_count: 1 });
     expect(deliveries[0]?.attempts.map((a) => [a.attempt, a.status_code])).to.deep.equal([[1, 500]]);
     const dueInMs = Date.parse(deliveries[0]?.next_attempt_at as string) - Date.parse(attemptedAt);
@@ -75,12 +89,22 @@ describe('deliverAndRecordWebhook (an attempt that records itself, docs/webhooks
   it('answers recorded: false when the record cannot be written, the webhook sent once and nothing thrown', async () => {
     const { db, webhook, deliveryId } = await delivery();
     const { config } = await getStack();
-    const activities = createWebhookActivities({ db, config, recordAttempt: () => Promise.reject(new Error('connection terminated (simulated)')) });
+    const activities = createWebhookActivities({
+      db,
+      config,
+      recordAttempt: () => Promise.reject(new Error('connection terminated (simulated)')),
+    });
     const sentBefore = receiver.requests.length;
-    const result: RecordedAttemptResult = await new MockActivityEnvironment().run(activities.deliverAndRecordWebhook, { deliveryId, attempt: 1, attemptedAt: new Date().toISOString() });
+    const result: RecordedAttemptResult = await new MockActivityEnvironment().run(activities.deliverAndRecordWebhook, {
+      deliveryId,
+      attempt: 1,
+      attemptedAt: new Date().toISOString(),
+    });
     expect(result).to.deep.include({ kind: 'attempted', recorded: false });
     expect(receiver.requests.length - sentBefore).to.equal(1);
-    const deliveries = (await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 })).deliveries.map(toDeliveryView);
+    const deliveries = (await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 })).deliveries.map(
+      toDeliveryView,
+    );
     expect(deliveries[0]).to.include({ attempt_count: 0 });
   });
 
@@ -94,10 +118,14 @@ describe('deliverAndRecordWebhook (an attempt that records itself, docs/webhooks
       const activities = createWebhookActivities({ db: unreachable, config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: true } });
       const sentBefore = receiver.requests.length;
       let raised: unknown;
-      await new MockActivityEnvironment().run(activities.deliverAndRecordWebhook, { deliveryId, attempt: 1, attemptedAt: new Date().toISOString() }).catch((error: unknown) => (raised = error));
+      await new MockActivityEnvironment()
+        .run(activities.deliverAndRecordWebhook, { deliveryId, attempt: 1, attemptedAt: new Date().toISOString() })
+        .catch((error: unknown) => (raised = error));
       expect(raised).to.be.instanceOf(ApplicationFailure);
       expect(raised).to.include({ type: 'WebhookAttemptNotMade', nonRetryable: false });
-      expect((raised as Error).message).to.match(new RegExp(`^delivery ${deliveryId} could not be read: .*ECONNREFUSED.*; the endpoint was not called$`));
+      expect((raised as Error).message).to.match(
+        new RegExp(`^delivery ${deliveryId} could not be read: .*ECONNREFUSED.*; the endpoint was not called$`),
+      );
       expect(receiver.requests.length).to.equal(sentBefore);
     } finally {
       await unreachable.destroy();
@@ -110,30 +138,57 @@ describe('deliverAndRecordWebhook (an attempt that records itself, docs/webhooks
   it('signs with the new and the replaced secret during the 24 h after a rotation, and with the new one only after', async () => {
     const { db, webhook, deliveryId } = await delivery();
     const { config } = await getStack();
-    const rotated = await rotateWebhookSecret(db, webhook, webhook.id, `whsec_${Buffer.alloc(32, 7).toString('base64')}`, new Date(), SECRET_ROTATION_OVERLAP_MS);
+    const rotated = await rotateWebhookSecret(
+      db,
+      webhook,
+      webhook.id,
+      `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+      new Date(),
+      SECRET_ROTATION_OVERLAP_MS,
+    );
     const activities = createWebhookActivities({ db, config });
     const sentBefore = receiver.requests.length;
-    await new MockActivityEnvironment().run(activities.deliverAndRecordWebhook, { deliveryId, attempt: 1, attemptedAt: new Date().toISOString() });
+    await new MockActivityEnvironment().run(activities.deliverAndRecordWebhook, {
+      deliveryId,
+      attempt: 1,
+      attemptedAt: new Date().toISOString(),
+    });
     const during = receiver.requests[sentBefore]!;
     expect(String(during.headers['webhook-signature']).split(' ')).to.have.length(2);
-    for (const secret of [rotated!.secret, webhook.secret]) expect(verifyDelivery(during, secret).id).to.equal(during.headers['webhook-id']);
+    for (const secret of [rotated!.secret, webhook.secret])
+      expect(verifyDelivery(during, secret).id).to.equal(during.headers['webhook-id']);
 
     // A day later (the overlap moved into the past): the replaced secret no longer signs.
-    await db('webhooks').where({ id: webhook.id }).update({ previous_secret_expires_at: new Date(Date.now() - 1_000) });
-    await new MockActivityEnvironment().run(activities.deliverAndRecordWebhook, { deliveryId, attempt: 2, attemptedAt: new Date().toISOString() });
+    await db('webhooks')
+      .where({ id: webhook.id })
+      .update({ previous_secret_expires_at: new Date(Date.now() - 1_000) });
+    await new MockActivityEnvironment().run(activities.deliverAndRecordWebhook, {
+      deliveryId,
+      attempt: 2,
+      attemptedAt: new Date().toISOString(),
+    });
     const after = receiver.requests[sentBefore + 1]!;
     expect(String(after.headers['webhook-signature']).split(' ')).to.have.length(1);
     verifyDelivery(after, rotated!.secret);
-    expect(() => new Webhook(webhook.secret).verify(after.body, after.headers as Record<string, string>)).to.throw(/No matching signature/);
+    expect(() => new Webhook(webhook.secret).verify(after.body, after.headers as Record<string, string>)).to.throw(
+      /No matching signature/,
+    );
     expect(() => verifyDelivery(after, webhook.secret)).to.throw();
   });
 
   it('skips an endpoint that a 410 Gone marked failed, sending nothing', async () => {
     const { db, webhook, deliveryId } = await delivery();
     const { config } = await getStack();
-    await db('webhooks').where({ id: webhook.id }).update({ status: 'failed', failure_kind: 'gone', failure_reason: 'the endpoint answered 410 Gone at 2026-11-23T10:00:00.000Z' });
+    await db('webhooks').where({ id: webhook.id }).update({
+      status: 'failed',
+      failure_kind: 'gone',
+      failure_reason: 'the endpoint answered 410 Gone at 2026-11-23T10:00:00.000Z',
+    });
     const sentBefore = receiver.requests.length;
-    const result = await new MockActivityEnvironment().run(createWebhookActivities({ db, config }).deliverAndRecordWebhook, { deliveryId, attempt: 1, attemptedAt: new Date().toISOString() });
+    const result = await new MockActivityEnvironment().run(
+      createWebhookActivities({ db, config }).deliverAndRecordWebhook,
+      { deliveryId, attempt: 1, attemptedAt: new Date().toISOString() },
+    );
     expect(result).to.deep.equal({ kind: 'skipped', reason: 'webhook_gone' });
     expect(receiver.requests.length).to.equal(sentBefore);
     expect(await findWebhookById(db, webhook.id)).to.include({ status: 'failed', failureKind: 'gone' });

@@ -10,7 +10,7 @@ describe('app: envelope, errors, health (docs/api.md#errors, docs/api.md#health)
     expect(ready.body).to.deep.equal({ status: 'ok', checks: { database: 'ok', temporal: 'ok' } });
   });
 
-  it('echoes a request id in X-Request-Id, the caller\'s when given', async () => {
+  it("echoes a request id in X-Request-Id, the caller's when given", async () => {
     const generated = await call('/healthz');
     expect(generated.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
     const given = await call('/healthz', { headers: { 'x-request-id': 'trace-12345678' } });
@@ -21,7 +21,10 @@ describe('app: envelope, errors, health (docs/api.md#errors, docs/api.md#health)
     for (const path of ['/v1/nothing-here', '/v2/payments', '/']) {
       const response = await call(path);
       expect(response.status, path).to.equal(404);
-      expect(response.body).to.deep.equal({ success: false, error: { code: 'not_found', message: 'no such endpoint' } });
+      expect(response.body).to.deep.equal({
+        success: false,
+        error: { code: 'not_found', message: 'no such endpoint' },
+      });
     }
   });
 
@@ -38,8 +41,15 @@ describe('app: envelope, errors, health (docs/api.md#errors, docs/api.md#health)
   it('refuses a JSON body over 1 MB with 413 in the envelope', async () => {
     const developer = await registerDeveloper();
     const big = JSON.stringify({ amount: 1500, description: 'x'.repeat(1024 * 1024 + 10) });
-    const response = await call('/v1/payments', { key: developer.key, rawBody: big, headers: { 'content-type': 'application/json' } });
+    const response = await call('/v1/payments', {
+      key: developer.key,
+      rawBody: big,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).to.equal(413);
-    expect(response.body).to.deep.equal({ success: false, error: { code: 'invalid_request', message: 'request body is larger than 1 MB' } });
+    expect(response.body).to.deep.equal({
+      success: false,
+      error: { code: 'invalid_request', message: 'request body is larger than 1 MB' },
+    });
   });
 });

@@ -1,4 +1,6 @@
-/** `POST /v1/auth/register` and `POST /v1/auth/login` (docs/api.md#sessions, docs/api.md#secret-keys) over real HTTP. */
+/**
+ * `POST /v1/auth/register` and `POST /v1/auth/login` (docs/api.md#sessions, docs/api.md#secret-keys) over real HTTP.
+ */
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { call, registerDeveloper } from '../helpers/http';
@@ -6,7 +8,9 @@ import { call, registerDeveloper } from '../helpers/http';
 describe('auth: register and login (docs/api.md#sessions, docs/api.md#secret-keys)', () => {
   it('registers a developer with a merchant id, a 1 h session token and a sandbox key shown once', async () => {
     const email = `ann-${Date.now()}@example.com`;
-    const response = await call('/v1/auth/register', { body: { email: email.toUpperCase(), password: 'long enough pw', name: 'Ann', business_name: 'Ann Ltd' } });
+    const response = await call('/v1/auth/register', {
+      body: { email: email.toUpperCase(), password: 'long enough pw', name: 'Ann', business_name: 'Ann Ltd' },
+    });
     expect(response.status).to.equal(201);
     const data = response.body.data;
     expect(data.developer).to.include({ email, name: 'Ann', business_name: 'Ann Ltd', has_live_access: false });
@@ -22,7 +26,9 @@ describe('auth: register and login (docs/api.md#sessions, docs/api.md#secret-key
 
   it('refuses an e-mail already registered with 409 conflict', async () => {
     const developer = await registerDeveloper();
-    const again = await call('/v1/auth/register', { body: { email: developer.email, password: 'another password', name: 'B' } });
+    const again = await call('/v1/auth/register', {
+      body: { email: developer.email, password: 'another password', name: 'B' },
+    });
     expect(again.status).to.equal(409);
     expect(again.body.error.code).to.equal('conflict');
   });
@@ -48,7 +54,9 @@ describe('auth: register and login (docs/api.md#sessions, docs/api.md#secret-key
     expect(ok.body.data.token).to.be.a('string');
     expect(Date.parse(ok.body.data.expires_at)).to.be.greaterThan(Date.now());
     const wrong = await call('/v1/auth/login', { body: { email: developer.email, password: 'wrong password!' } });
-    const unknown = await call('/v1/auth/login', { body: { email: 'nobody@example.com', password: 'wrong password!' } });
+    const unknown = await call('/v1/auth/login', {
+      body: { email: 'nobody@example.com', password: 'wrong password!' },
+    });
     expect(wrong.status).to.equal(401);
     expect(unknown.status).to.equal(401);
     expect(wrong.body).to.deep.equal(unknown.body);

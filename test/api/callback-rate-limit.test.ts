@@ -13,18 +13,38 @@ import { testConfig } from '../helpers/stack';
 
 const LIMIT = 5;
 
-/** POSTs an unsigned callback to `provider` from `localAddress`; resolves with the status and the Retry-After header. */
-function callback(baseUrl: string, provider: string, localAddress: string, headers: Record<string, string> = {}): Promise<{ status: number; retryAfter: string | undefined; body: any }> {
+/**
+ * POSTs an unsigned callback to `provider` from `localAddress`; resolves with the status and the Retry-After header.
+ */
+function callback(
+  baseUrl: string,
+  provider: string,
+  localAddress: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; retryAfter: string | undefined; body: any }> {
   const url = new URL(`${baseUrl}/v1/provider-callbacks/${provider}`);
   const body = JSON.stringify({ reference: 'nothing', status: 'completed' });
   return new Promise((resolve, reject) => {
     const request = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
+      },
       (response) => {
         let text = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'], body: JSON.parse(text) }));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            retryAfter: response.headers['retry-after'],
+            body: JSON.parse(text),
+          }),
+        );
       },
     );
     request.on('error', reject);
@@ -37,7 +57,9 @@ describe('provider callbacks: rate limit per provider and IP (docs/limits.md#cal
   let app: Awaited<ReturnType<typeof startApp>>;
 
   before(async () => {
-    app = await startApp(testConfig({ PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE: String(LIMIT), RATE_LIMIT_MULTIPLIER: '1' }));
+    app = await startApp(
+      testConfig({ PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE: String(LIMIT), RATE_LIMIT_MULTIPLIER: '1' }),
+    );
   });
 
   after(async () => {
@@ -50,7 +72,8 @@ describe('provider callbacks: rate limit per provider and IP (docs/limits.md#cal
     if (secondsLeft < 5) await new Promise((resolve) => setTimeout(resolve, secondsLeft * 1000 + 100));
 
     const statuses: number[] = [];
-    for (let i = 0; i < LIMIT; i += 1) statuses.push((await callback(app.baseUrl, 'momo', '127.0.0.1', { 'x-forwarded-for': `203.0.113.${i}` })).status);
+    for (let i = 0; i < LIMIT; i += 1)
+      statuses.push((await callback(app.baseUrl, 'momo', '127.0.0.1', { 'x-forwarded-for': `203.0.113.${i}` })).status);
     expect(statuses).to.deep.equal(Array(LIMIT).fill(401)); // unsigned: refused by the adapter, and counted
     const refused = await callback(app.baseUrl, 'momo', '127.0.0.1', { 'x-forwarded-for': '198.51.100.7' });
     expect(refused.status).to.equal(429);

@@ -36,32 +36,52 @@ describe('control characters in input (docs/api.md#errors)', function () {
       expectRefused(await call('/v1/payments', { key: developer.key, body }), field);
     }
     const { db } = await getStack();
-    expect(await db('payments').where({ merchant_id: developer.merchantId }).count<{ n: number }[]>('id as n')).to.deep.equal([{ n: 0 }]);
+    expect(
+      await db('payments').where({ merchant_id: developer.merchantId }).count<{ n: number }[]>('id as n'),
+    ).to.deep.equal([{ n: 0 }]);
   });
 
   it('accepts tab, CR and LF in free text', async () => {
-    const response = await call('/v1/payments', { key: developer.key, body: { ...ORDER, description: 'line one\r\n\tline two' } });
+    const response = await call('/v1/payments', {
+      key: developer.key,
+      body: { ...ORDER, description: 'line one\r\n\tline two' },
+    });
     expect(response.status).to.equal(201);
     expect(response.body.data.description).to.equal('line one\r\n\tline two');
   });
 
-  it('refuses one in a cancel or refund reason, leaving the payment\'s workflow untouched', async () => {
+  it("refuses one in a cancel or refund reason, leaving the payment's workflow untouched", async () => {
     const created = await call('/v1/payments', { key: developer.key, body: ORDER });
     const id = created.body.data.id as string;
     await waitForPayment(developer.key, id, (p) => p.status === 'completed');
-    expectRefused(await call(`/v1/payments/${id}/refund`, { key: developer.key, body: { amount: 100, reason: 'r\u0000' } }), 'reason');
-    expectRefused(await call(`/v1/payments/${id}/cancel`, { key: developer.key, body: { reason: '\u0000' } }), 'reason');
-    const refund = await call(`/v1/payments/${id}/refund`, { key: developer.key, body: { amount: 100, reason: 'damaged' } });
+    expectRefused(
+      await call(`/v1/payments/${id}/refund`, { key: developer.key, body: { amount: 100, reason: 'r\u0000' } }),
+      'reason',
+    );
+    expectRefused(
+      await call(`/v1/payments/${id}/cancel`, { key: developer.key, body: { reason: '\u0000' } }),
+      'reason',
+    );
+    const refund = await call(`/v1/payments/${id}/refund`, {
+      key: developer.key,
+      body: { amount: 100, reason: 'damaged' },
+    });
     expect(refund.body.data).to.include({ status: 'completed', amount: 100 });
   });
 
   it('refuses one in a query and in a live-access answer', async () => {
     expectRefused(await call('/v1/developer/transactions?status=pending%00', { key: developer.key }), 'status');
-    expectRefused(await call('/v1/developer/live-access/respond', { body: { message: 'here\u0000' }, headers: session(developer) }), 'message');
+    expectRefused(
+      await call('/v1/developer/live-access/respond', { body: { message: 'here\u0000' }, headers: session(developer) }),
+      'message',
+    );
   });
 
   it('names every offending string, nested or in a key', () => {
-    expect(textProblems({ a: 'ok', b: ['x', 'y\u0001'], c: { d: '\u0000' } }).map((p) => p.field)).to.deep.equal(['b.1', 'c.d']);
+    expect(textProblems({ a: 'ok', b: ['x', 'y\u0001'], c: { d: '\u0000' } }).map((p) => p.field)).to.deep.equal([
+      'b.1',
+      'c.d',
+    ]);
     expect(textProblems('plain\ttext\r\n')).to.deep.equal([]);
   });
 });

@@ -16,7 +16,11 @@ const CREATE_WAIT_MS = 2_000;
 describe('create with no worker running (docs/payments.md#workflow)', function () {
   this.timeout(120_000);
   const taskQueue = `create-wait-${randomBytes(4).toString('hex')}`;
-  const config = testConfig({ TEMPORAL_TASK_QUEUE: taskQueue, CREATE_WAIT_MS: String(CREATE_WAIT_MS), RATE_LIMIT_MULTIPLIER: '1000' });
+  const config = testConfig({
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    CREATE_WAIT_MS: String(CREATE_WAIT_MS),
+    RATE_LIMIT_MULTIPLIER: '1000',
+  });
   const worker = new WorkerProcess(taskQueue);
   const app = useAppAndWorker(config, worker);
 
@@ -27,20 +31,31 @@ describe('create with no worker running (docs/payments.md#workflow)', function (
     const response = await fetch(`${app.baseUrl}/v1/payments`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': `wait-${taskQueue}` },
-      body: JSON.stringify({ amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' }),
+      body: JSON.stringify({
+        amount: 1500,
+        currency: 'RWF',
+        payment_method: 'mobile_money',
+        phone_number: '+250788000001',
+      }),
     });
     const elapsedMs = Date.now() - started;
     const payment = ((await response.json()) as { data: { id: string; status: string; next_action: unknown } }).data;
     expect(response.status).to.equal(201);
     expect(payment).to.include({ status: 'pending', next_action: null });
     // The server holds an Update-with-Start ~20 s when no worker polls; the answer must not wait for that.
-    expect(elapsedMs).to.be.at.least(CREATE_WAIT_MS - 200).and.below(CREATE_WAIT_MS + 6_000);
+    expect(elapsedMs)
+      .to.be.at.least(CREATE_WAIT_MS - 200)
+      .and.below(CREATE_WAIT_MS + 6_000);
 
     worker.start();
     let status = payment.status;
-    for (const deadline = Date.now() + 60_000; status !== 'completed' && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 60_000; status !== 'completed' && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 250));
-      status = ((await (await fetch(`${app.baseUrl}/v1/payments/${payment.id}`, { headers: auth })).json()) as { data: { status: string } }).data.status;
+      status = (
+        (await (await fetch(`${app.baseUrl}/v1/payments/${payment.id}`, { headers: auth })).json()) as {
+          data: { status: string };
+        }
+      ).data.status;
     }
     expect(status).to.equal('completed');
   });

@@ -2,7 +2,13 @@
 import { expect } from 'chai';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 
-const INSTANT = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001', description: 'Order' };
+const INSTANT = {
+  amount: 1500,
+  currency: 'RWF',
+  payment_method: 'mobile_money',
+  phone_number: '+250788000001',
+  description: 'Order',
+};
 
 async function completedPayment(developer: TestDeveloper, body: object = INSTANT) {
   const created = await call('/v1/payments', { key: developer.key, body });
@@ -15,18 +21,35 @@ describe('dashboard endpoints', function () {
   describe('profile (docs/api.md#profile)', () => {
     it('shows the profile with a session token or a secret key', async () => {
       const developer = await registerDeveloper();
-      const bySession = await call('/v1/developer/profile', { headers: { authorization: `Bearer ${developer.token}` } });
+      const bySession = await call('/v1/developer/profile', {
+        headers: { authorization: `Bearer ${developer.token}` },
+      });
       const byKey = await call('/v1/developer/profile', { key: developer.key });
       expect(bySession.status).to.equal(200);
       expect(bySession.body.data).to.deep.equal(byKey.body.data);
-      expect(bySession.body.data).to.include({ merchant_id: developer.merchantId, email: developer.email, plan: 'sandbox', has_live_access: false, country: null });
+      expect(bySession.body.data).to.include({
+        merchant_id: developer.merchantId,
+        email: developer.email,
+        plan: 'sandbox',
+        has_live_access: false,
+        country: null,
+      });
     });
 
     it('changes name, business_name, country and phone', async () => {
       const developer = await registerDeveloper();
-      const response = await call('/v1/developer/profile', { method: 'PUT', key: developer.key, body: { name: 'Ada', business_name: 'Ada Shop', country: 'RW', phone: '+250788123456' } });
+      const response = await call('/v1/developer/profile', {
+        method: 'PUT',
+        key: developer.key,
+        body: { name: 'Ada', business_name: 'Ada Shop', country: 'RW', phone: '+250788123456' },
+      });
       expect(response.status).to.equal(200);
-      expect(response.body.data).to.include({ name: 'Ada', business_name: 'Ada Shop', country: 'RW', phone: '+250788123456' });
+      expect(response.body.data).to.include({
+        name: 'Ada',
+        business_name: 'Ada Shop',
+        country: 'RW',
+        phone: '+250788123456',
+      });
     });
 
     it('refuses email, plan, a 10 KB field, a bad country or phone with 400, changing nothing', async () => {
@@ -59,7 +82,10 @@ describe('dashboard endpoints', function () {
       for (let i = 0; i < 3; i += 1) paymentIds.push((await completedPayment(developer)).id);
       const refund = await call(`/v1/payments/${paymentIds[0]}/refund`, { key: developer.key, body: { amount: 500 } });
       refundId = refund.body.data.id;
-      const failed = await call('/v1/payments', { key: developer.key, body: { ...INSTANT, phone_number: '+250788000002' } });
+      const failed = await call('/v1/payments', {
+        key: developer.key,
+        body: { ...INSTANT, phone_number: '+250788000002' },
+      });
       await waitForPayment(developer.key, failed.body.data.id, (p) => p.status === 'failed');
     });
 
@@ -69,9 +95,25 @@ describe('dashboard endpoints', function () {
       const { transactions, pagination } = all.body.data;
       expect(pagination).to.deep.include({ page: 1, limit: 10, total: 5, total_pages: 1 });
       expect(transactions[0]).to.include({ type: 'payment', status: 'failed' });
-      expect(transactions[1]).to.include({ id: refundId, type: 'refund', payment_id: paymentIds[0], amount: 500, fee: 0, net: -500, payment_method: 'mobile_money', customer: '+250788000001' });
+      expect(transactions[1]).to.include({
+        id: refundId,
+        type: 'refund',
+        payment_id: paymentIds[0],
+        amount: 500,
+        fee: 0,
+        net: -500,
+        payment_method: 'mobile_money',
+        customer: '+250788000001',
+      });
       const payment = transactions.find((t: { id: string }) => t.id === paymentIds[1]);
-      expect(payment).to.include({ type: 'payment', amount: 1500, fee: 23, net: 1477, status: 'completed', currency: 'RWF' });
+      expect(payment).to.include({
+        type: 'payment',
+        amount: 1500,
+        fee: 23,
+        net: 1477,
+        status: 'completed',
+        currency: 'RWF',
+      });
       const keys = transactions.map((t: { created_at: string; id: string }) => `${t.created_at}|${t.id}`);
       expect([...keys].sort().reverse()).to.deep.equal(keys);
       const page1 = await call('/v1/developer/transactions?limit=2&page=1', { key: developer.key });
@@ -81,12 +123,18 @@ describe('dashboard endpoints', function () {
       expect(ids).to.deep.equal(keys.slice(0, 4).map((k: string) => k.split('|')[1]));
     });
 
-    it('keeps later pages stable while new transactions arrive, with the first page\'s as_of', async () => {
+    it("keeps later pages stable while new transactions arrive, with the first page's as_of", async () => {
       const page1 = await call('/v1/developer/transactions?limit=2', { key: developer.key });
       const asOf = page1.body.data.pagination.as_of;
       expect(Date.parse(asOf)).to.be.closeTo(Date.now(), 10_000);
-      await Promise.all([1, 2].map(() => call('/v1/payments', { key: developer.key, body: { ...INSTANT, phone_number: '+250788000003' } })));
-      const page2 = await call(`/v1/developer/transactions?limit=2&page=2&as_of=${encodeURIComponent(asOf)}`, { key: developer.key });
+      await Promise.all(
+        [1, 2].map(() =>
+          call('/v1/payments', { key: developer.key, body: { ...INSTANT, phone_number: '+250788000003' } }),
+        ),
+      );
+      const page2 = await call(`/v1/developer/transactions?limit=2&page=2&as_of=${encodeURIComponent(asOf)}`, {
+        key: developer.key,
+      });
       expect(page2.body.data.pagination).to.include({ total: 5, as_of: asOf });
       const ids = [...page1.body.data.transactions, ...page2.body.data.transactions].map((t: { id: string }) => t.id);
       expect(new Set(ids).size).to.equal(4);
@@ -110,14 +158,31 @@ describe('dashboard endpoints', function () {
     });
 
     it('shows one transaction by payment or refund id, and 404 for another merchant', async () => {
-      expect((await call(`/v1/developer/transactions/${refundId}`, { key: developer.key })).body.data).to.include({ type: 'refund', amount: 500 });
-      expect((await call(`/v1/developer/transactions/${paymentIds[2]}`, { key: developer.key })).body.data).to.include({ type: 'payment' });
+      expect((await call(`/v1/developer/transactions/${refundId}`, { key: developer.key })).body.data).to.include({
+        type: 'refund',
+        amount: 500,
+      });
+      expect((await call(`/v1/developer/transactions/${paymentIds[2]}`, { key: developer.key })).body.data).to.include({
+        type: 'payment',
+      });
       const other = await registerDeveloper();
       expect((await call(`/v1/developer/transactions/${refundId}`, { key: other.key })).status).to.equal(404);
     });
 
     it('refuses page=0, limit=101, limit=abc, unknown status or method, 2026-13-01 and a reversed range', async () => {
-      for (const query of ['page=0', 'limit=101', 'limit=abc', 'status=lost', 'status=completed,lost', 'method=cash', 'date=2026-13-01', 'date=2026-02-30', 'date=2026-05-02..2026-05-01', 'date=yesterday', 'sort=asc']) {
+      for (const query of [
+        'page=0',
+        'limit=101',
+        'limit=abc',
+        'status=lost',
+        'status=completed,lost',
+        'method=cash',
+        'date=2026-13-01',
+        'date=2026-02-30',
+        'date=2026-05-02..2026-05-01',
+        'date=yesterday',
+        'sort=asc',
+      ]) {
         const response = await call(`/v1/developer/transactions?${query}`, { key: developer.key });
         expect(response.status, query).to.equal(400);
         expect(response.body.error.code, query).to.equal('validation_error');
@@ -138,31 +203,70 @@ describe('dashboard endpoints', function () {
 
     it('gives a failed or cancelled payment and a failed or pending refund fee 0 and net 0; a completed payment and refund keep theirs', async () => {
       const developer = await registerDeveloper();
-      const failed = await call('/v1/payments', { key: developer.key, body: { ...INSTANT, amount: 9900, phone_number: '+250788000002' } });
+      const failed = await call('/v1/payments', {
+        key: developer.key,
+        body: { ...INSTANT, amount: 9900, phone_number: '+250788000002' },
+      });
       await waitForPayment(developer.key, failed.body.data.id, (p) => p.status === 'failed');
-      expect(await transactionRow(developer, failed.body.data.id, 'failed')).to.include({ amount: 9900, fee: 0, net: 0 });
-      const detail = await call(`/v1/developer/payments/${failed.body.data.id}`, { headers: { authorization: `Bearer ${developer.token}` } });
+      expect(await transactionRow(developer, failed.body.data.id, 'failed')).to.include({
+        amount: 9900,
+        fee: 0,
+        net: 0,
+      });
+      const detail = await call(`/v1/developer/payments/${failed.body.data.id}`, {
+        headers: { authorization: `Bearer ${developer.token}` },
+      });
       expect(detail.body.data).to.include({ fee: 0, net: 0 });
 
-      const waiting = await call('/v1/payments', { key: developer.key, body: { ...INSTANT, phone_number: '+250788000003' } });
-      expect(await transactionRow(developer, waiting.body.data.id, 'pending,processing')).to.include({ fee: 0, net: 0 });
-      expect((await call(`/v1/payments/${waiting.body.data.id}/cancel`, { key: developer.key, method: 'POST' })).status).to.equal(200);
+      const waiting = await call('/v1/payments', {
+        key: developer.key,
+        body: { ...INSTANT, phone_number: '+250788000003' },
+      });
+      expect(await transactionRow(developer, waiting.body.data.id, 'pending,processing')).to.include({
+        fee: 0,
+        net: 0,
+      });
+      expect(
+        (await call(`/v1/payments/${waiting.body.data.id}/cancel`, { key: developer.key, method: 'POST' })).status,
+      ).to.equal(200);
       expect(await transactionRow(developer, waiting.body.data.id, 'cancelled')).to.include({ fee: 0, net: 0 });
 
       const refused = await completedPayment(developer, { ...INSTANT, phone_number: '+250788000006' });
-      const failedRefund = await call(`/v1/payments/${refused.id}/refund`, { key: developer.key, body: { amount: 700 } });
+      const failedRefund = await call(`/v1/payments/${refused.id}/refund`, {
+        key: developer.key,
+        body: { amount: 700 },
+      });
       expect(failedRefund.body.data.status).to.equal('failed');
-      expect(await transactionRow(developer, failedRefund.body.data.id, 'failed')).to.include({ type: 'refund', amount: 700, fee: 0, net: 0 });
+      expect(await transactionRow(developer, failedRefund.body.data.id, 'failed')).to.include({
+        type: 'refund',
+        amount: 700,
+        fee: 0,
+        net: 0,
+      });
 
       const slow = await completedPayment(developer, { ...INSTANT, phone_number: '+250788000007' });
       const pendingRefund = await call(`/v1/payments/${slow.id}/refund`, { key: developer.key, body: { amount: 400 } });
       expect(pendingRefund.body.data.status).to.equal('pending');
-      expect(await transactionRow(developer, pendingRefund.body.data.id, 'pending')).to.include({ type: 'refund', amount: 400, fee: 0, net: 0 });
+      expect(await transactionRow(developer, pendingRefund.body.data.id, 'pending')).to.include({
+        type: 'refund',
+        amount: 400,
+        fee: 0,
+        net: 0,
+      });
 
       const completed = await completedPayment(developer);
       const refund = await call(`/v1/payments/${completed.id}/refund`, { key: developer.key, body: { amount: 500 } });
-      expect(await transactionRow(developer, completed.id, 'completed')).to.include({ amount: 1500, fee: 23, net: 1477 });
-      expect(await transactionRow(developer, refund.body.data.id, 'completed')).to.include({ type: 'refund', amount: 500, fee: 0, net: -500 });
+      expect(await transactionRow(developer, completed.id, 'completed')).to.include({
+        amount: 1500,
+        fee: 23,
+        net: 1477,
+      });
+      expect(await transactionRow(developer, refund.body.data.id, 'completed')).to.include({
+        type: 'refund',
+        amount: 500,
+        fee: 0,
+        net: -500,
+      });
     });
   });
 
@@ -172,16 +276,30 @@ describe('dashboard endpoints', function () {
       const first = await completedPayment(developer);
       await completedPayment(developer);
       await call(`/v1/payments/${first.id}/refund`, { key: developer.key, body: { amount: 500 } });
-      const failed = await call('/v1/payments', { key: developer.key, body: { ...INSTANT, phone_number: '+250788000002' } });
+      const failed = await call('/v1/payments', {
+        key: developer.key,
+        body: { ...INSTANT, phone_number: '+250788000002' },
+      });
       await waitForPayment(developer.key, failed.body.data.id, (p) => p.status === 'failed');
       const response = await call('/v1/developer/analytics', { key: developer.key });
       expect(response.status).to.equal(200);
       const data = response.body.data;
-      expect(data.volume_by_currency).to.deep.equal([{ currency: 'RWF', completed_volume: 3000, refunded_volume: 500, fees: 46, net: 2454 }]);
+      expect(data.volume_by_currency).to.deep.equal([
+        { currency: 'RWF', completed_volume: 3000, refunded_volume: 500, fees: 46, net: 2454 },
+      ]);
       expect(data.count_by_status).to.deep.equal({ completed: 2, failed: 1 });
       expect(data.count_by_method).to.deep.equal({ mobile_money: 3 });
       expect(data.success_rate).to.equal(0.6667);
-      expect(data.daily).to.deep.equal([{ date: new Date().toISOString().slice(0, 10), currency: 'RWF', payments: 3, completed: 2, completed_volume: 3000, fees: 46 }]);
+      expect(data.daily).to.deep.equal([
+        {
+          date: new Date().toISOString().slice(0, 10),
+          currency: 'RWF',
+          payments: 3,
+          completed: 2,
+          completed_volume: 3000,
+          fees: 46,
+        },
+      ]);
     });
 
     it('refuses a bad or reversed from/to', async () => {
@@ -198,7 +316,11 @@ describe('dashboard endpoints', function () {
       const response = await call('/v1/developer/keys', { headers: { authorization: `Bearer ${developer.token}` } });
       expect(response.status).to.equal(200);
       expect(response.body.data.keys).to.have.length(1);
-      expect(response.body.data.keys[0]).to.include({ environment: 'sandbox', status: 'active', masked: `sk_sandbox_…${developer.key.slice(-4)}` });
+      expect(response.body.data.keys[0]).to.include({
+        environment: 'sandbox',
+        status: 'active',
+        masked: `sk_sandbox_…${developer.key.slice(-4)}`,
+      });
       expect(JSON.stringify(response.body)).not.to.include(developer.key);
       const withKey = await call('/v1/developer/keys', { key: developer.key });
       expect(withKey.status).to.equal(401);
@@ -228,7 +350,9 @@ describe('dashboard endpoints', function () {
       const live = await call('/v1/developer/keys/live/roll', { headers: auth, method: 'POST' });
       expect(live.status).to.equal(409);
       expect((await call('/v1/developer/keys/staging/roll', { headers: auth, method: 'POST' })).status).to.equal(400);
-      expect((await call('/v1/developer/keys/sandbox/roll', { headers: auth, body: { expires_in_hours: -1 } })).status).to.equal(400);
+      expect(
+        (await call('/v1/developer/keys/sandbox/roll', { headers: auth, body: { expires_in_hours: -1 } })).status,
+      ).to.equal(400);
     });
   });
 
@@ -237,13 +361,36 @@ describe('dashboard endpoints', function () {
       const developer = await registerDeveloper();
       const payment = await completedPayment(developer);
       const refund = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 100 } });
-      await call('/v1/developer/profile', { method: 'PUT', headers: { authorization: `Bearer ${developer.token}` }, body: { name: 'Renamed' } });
-      const rolled = await call('/v1/developer/keys/sandbox/roll', { headers: { authorization: `Bearer ${developer.token}` }, method: 'POST' });
-      const response = await call('/v1/developer/activity', { headers: { authorization: `Bearer ${developer.token}` } });
+      await call('/v1/developer/profile', {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${developer.token}` },
+        body: { name: 'Renamed' },
+      });
+      const rolled = await call('/v1/developer/keys/sandbox/roll', {
+        headers: { authorization: `Bearer ${developer.token}` },
+        method: 'POST',
+      });
+      const response = await call('/v1/developer/activity', {
+        headers: { authorization: `Bearer ${developer.token}` },
+      });
       expect(response.status).to.equal(200);
-      const entries = response.body.data.activity as { id: string; actor: { type: string; id: string }; action: string; target: string; ip: string | null }[];
-      expect(entries.map((e) => e.action)).to.deep.equal(['api_key.rolled', 'profile.updated', 'refund.created', 'payment.created']);
-      expect(entries[0]).to.deep.include({ target: rolled.body.data.key.id, actor: { type: 'developer', id: entries[1]?.actor.id } });
+      const entries = response.body.data.activity as {
+        id: string;
+        actor: { type: string; id: string };
+        action: string;
+        target: string;
+        ip: string | null;
+      }[];
+      expect(entries.map((e) => e.action)).to.deep.equal([
+        'api_key.rolled',
+        'profile.updated',
+        'refund.created',
+        'payment.created',
+      ]);
+      expect(entries[0]).to.deep.include({
+        target: rolled.body.data.key.id,
+        actor: { type: 'developer', id: entries[1]?.actor.id },
+      });
       expect(entries[2]).to.include({ target: refund.body.data.id });
       expect(entries[2]?.actor.type).to.equal('api_key');
       expect(entries[3]).to.include({ target: payment.id });

@@ -1,5 +1,6 @@
 /**
- * Upload limits over real HTTP (docs/limits.md#uploads; docs/live-access.md#documents, docs/api.md#errors): files are streamed to disk and
+ * Upload limits over real HTTP (docs/limits.md#uploads; docs/live-access.md#documents, docs/api.md#errors): files are
+ * streamed to disk and
  * cut at 10 MB while they arrive, leaving no partial file; a merchant keeps one current document per
  * kind, and a new upload of a kind deletes the replaced one's file; the per-merchant quota of
  * documents and bytes answers 409 `conflict` naming the limit.
@@ -110,18 +111,28 @@ async function streamUpload(options: {
 async function answerBeforeBody(pathname: string, totalBytes: number): Promise<number | undefined> {
   const { baseUrl } = await getStack();
   const boundary = `----anonymous${Date.now()}`;
-  const preamble = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="document"; filename="id.pdf"\r\nContent-Type: application/pdf\r\n\r\n`);
+  const preamble = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="document"; filename="id.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+  );
   const request = http.request(new URL(pathname, baseUrl), {
     method: 'POST',
-    headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(preamble.length + totalBytes) },
+    headers: {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'content-length': String(preamble.length + totalBytes),
+    },
   });
   request.on('error', () => undefined); // the server may close the connection once it answered
-  const answered = new Promise<number>((resolve) => request.once('response', (response) => {
-    response.resume();
-    resolve(response.statusCode ?? 0);
-  }));
+  const answered = new Promise<number>((resolve) =>
+    request.once('response', (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    }),
+  );
   request.write(Buffer.concat([preamble, PDF_BYTES, Buffer.alloc(MB - PDF_BYTES.length, 0x20)]));
-  const status = await Promise.race([answered, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 10_000))]);
+  const status = await Promise.race([
+    answered,
+    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 10_000)),
+  ]);
   request.destroy();
   return status;
 }
@@ -132,10 +143,21 @@ describe('document uploads: streamed, limited, replaced, within a quota (docs/li
   it('answers an upload without credentials, in any spelling of the path, before reading its body, and stages nothing (docs/api.md#paths)', async () => {
     const staging = await stagingDir();
     const before = filesIn(staging);
-    for (const pathname of [KYC, '/V1/documents/upload/kyc', '/v1/Documents/upload/kyc', '/v1/documents/upload/KYC', `${KYC}/`, '/v1/documents//upload/kyc', '/v1/documents/upload/%6Byc']) {
+    for (const pathname of [
+      KYC,
+      '/V1/documents/upload/kyc',
+      '/v1/Documents/upload/kyc',
+      '/v1/documents/upload/KYC',
+      `${KYC}/`,
+      '/v1/documents//upload/kyc',
+      '/v1/documents/upload/%6Byc',
+    ]) {
       const status = await answerBeforeBody(pathname, 5 * MB);
       expect(status, `${pathname}: answered before the body was read`).to.equal(pathname === KYC ? 401 : 404);
-      expect(filesIn(staging).filter((name) => !before.includes(name)), `${pathname}: staged`).to.deep.equal([]);
+      expect(
+        filesIn(staging).filter((name) => !before.includes(name)),
+        `${pathname}: staged`,
+      ).to.deep.equal([]);
     }
   });
 
@@ -164,7 +186,10 @@ describe('document uploads: streamed, limited, replaced, within a quota (docs/li
       expect(response.body).to.deep.include({ success: false });
       expect(response.body.error).to.include({ code: 'file_too_large' });
       expect(response.body.error.message).to.match(/larger than 10 MB \(10485760 bytes\)/);
-      expect(filesIn(staging).filter((name) => !before.includes(name)), 'partial file left in staging').to.deep.equal([]);
+      expect(
+        filesIn(staging).filter((name) => !before.includes(name)),
+        'partial file left in staging',
+      ).to.deep.equal([]);
       expect(await merchantFiles(developer.merchantId)).to.deep.equal([]);
       expect(await documentRows(developer.merchantId)).to.have.length(0);
     });
@@ -172,58 +197,111 @@ describe('document uploads: streamed, limited, replaced, within a quota (docs/li
     it('moves an accepted upload out of the staging folder into the store, and deletes a refused one', async () => {
       const developer = await registerDeveloper();
       const staging = await stagingDir();
-      const accepted = await upload(BUSINESS, { credential: developer.token, bytes: fileOf(PDF_BYTES, 3 * MB), fileName: 'registration.pdf' });
+      const accepted = await upload(BUSINESS, {
+        credential: developer.token,
+        bytes: fileOf(PDF_BYTES, 3 * MB),
+        fileName: 'registration.pdf',
+      });
       expect(accepted.status, JSON.stringify(accepted.body)).to.equal(201);
       expect(await merchantFiles(developer.merchantId)).to.deep.equal([`${accepted.body.data.id}.pdf`]);
-      const refused = await upload(BUSINESS, { credential: developer.token, bytes: Buffer.from('plain text, no signature'), fileName: 'x.pdf', fields: { document_type: 'tax_identification' } });
+      const refused = await upload(BUSINESS, {
+        credential: developer.token,
+        bytes: Buffer.from('plain text, no signature'),
+        fileName: 'x.pdf',
+        fields: { document_type: 'tax_identification' },
+      });
       expect(refused.body.error.code).to.equal('unsupported_file_type');
-      const invalid = await upload(KYC, { credential: developer.token, bytes: PDF_BYTES, fields: { document_type: 'national_id' } });
+      const invalid = await upload(KYC, {
+        credential: developer.token,
+        bytes: PDF_BYTES,
+        fields: { document_type: 'national_id' },
+      });
       expect(invalid.body.error.code).to.equal('validation_error');
       expect(filesIn(staging)).to.deep.equal([]);
       expect(await merchantFiles(developer.merchantId)).to.have.length(1);
     });
   });
 
-  describe('one current document per kind: a replaced document\'s file is deleted', () => {
+  describe("one current document per kind: a replaced document's file is deleted", () => {
     let developer: TestDeveloper;
     before(async () => {
       developer = await registerDeveloper();
     });
 
     it('a second passport replaces the first: its file is gone, its row stays marked, the list shows the new one', async () => {
-      const first = await upload(KYC, { credential: developer.token, bytes: PDF_BYTES, fileName: 'old.pdf', fields: { document_type: 'passport' } });
-      const front = await upload(KYC, { credential: developer.token, bytes: PNG_BYTES, fileName: 'front.png', fields: { document_type: 'national_id', side: 'front' } });
+      const first = await upload(KYC, {
+        credential: developer.token,
+        bytes: PDF_BYTES,
+        fileName: 'old.pdf',
+        fields: { document_type: 'passport' },
+      });
+      const front = await upload(KYC, {
+        credential: developer.token,
+        bytes: PNG_BYTES,
+        fileName: 'front.png',
+        fields: { document_type: 'national_id', side: 'front' },
+      });
       const { config } = await getStack();
       const firstFile = path.join(config.DOCUMENT_STORE_DIR, developer.merchantId, `${first.body.data.id}.pdf`);
       expect(fs.existsSync(firstFile)).to.equal(true);
 
-      const second = await upload(KYC, { credential: developer.token, bytes: JPEG_BYTES, fileName: 'new.jpg', fields: { document_type: 'passport' } });
+      const second = await upload(KYC, {
+        credential: developer.token,
+        bytes: JPEG_BYTES,
+        fileName: 'new.jpg',
+        fields: { document_type: 'passport' },
+      });
       expect(second.status, JSON.stringify(second.body)).to.equal(201);
       expect(fs.existsSync(firstFile), 'replaced file').to.equal(false);
-      expect((await merchantFiles(developer.merchantId)).sort()).to.deep.equal([`${front.body.data.id}.png`, `${second.body.data.id}.jpg`].sort());
+      expect((await merchantFiles(developer.merchantId)).sort()).to.deep.equal(
+        [`${front.body.data.id}.png`, `${second.body.data.id}.jpg`].sort(),
+      );
 
       const rows = await documentRows(developer.merchantId);
       const old = rows.find((row) => row.id === first.body.data.id);
       expect(old).to.include({ superseded_by: second.body.data.id, file_name: 'old.pdf' });
       expect(old?.superseded_at).to.be.instanceOf(Date);
       expect(old?.file_removed_at).to.be.instanceOf(Date);
-      expect(rows.find((row) => row.id === front.body.data.id)).to.include({ superseded_at: null, superseded_by: null });
+      expect(rows.find((row) => row.id === front.body.data.id)).to.include({
+        superseded_at: null,
+        superseded_by: null,
+      });
 
       const list = await call('/v1/documents', { headers: { authorization: `Bearer ${developer.token}` } });
-      expect(list.body.data.documents.map((d: { id: string }) => d.id)).to.deep.equal([second.body.data.id, front.body.data.id]);
+      expect(list.body.data.documents.map((d: { id: string }) => d.id)).to.deep.equal([
+        second.body.data.id,
+        front.body.data.id,
+      ]);
     });
 
     it('the back of a national ID does not replace its front; a new front replaces only the front', async () => {
-      const back = await upload(KYC, { credential: developer.token, bytes: PNG_BYTES, fileName: 'back.png', fields: { document_type: 'national_id', side: 'back' } });
-      const newFront = await upload(KYC, { credential: developer.token, bytes: PDF_BYTES, fileName: 'front2.pdf', fields: { document_type: 'national_id', side: 'front' } });
+      const back = await upload(KYC, {
+        credential: developer.token,
+        bytes: PNG_BYTES,
+        fileName: 'back.png',
+        fields: { document_type: 'national_id', side: 'back' },
+      });
+      const newFront = await upload(KYC, {
+        credential: developer.token,
+        bytes: PDF_BYTES,
+        fileName: 'front2.pdf',
+        fields: { document_type: 'national_id', side: 'front' },
+      });
       const current = (await documentRows(developer.merchantId)).filter((row) => row.superseded_at === null);
-      expect(current.filter((row) => row.document_type === 'national_id').map((row) => row.id).sort()).to.deep.equal([back.body.data.id, newFront.body.data.id].sort());
+      expect(
+        current
+          .filter((row) => row.document_type === 'national_id')
+          .map((row) => row.id)
+          .sort(),
+      ).to.deep.equal([back.body.data.id, newFront.body.data.id].sort());
     });
 
     it('concurrent uploads of one kind leave exactly one current document and one file', async () => {
       const fresh = await registerDeveloper();
       const answers = await Promise.all(
-        Array.from({ length: 5 }, (_, i) => upload(BUSINESS, { credential: fresh.token, bytes: fileOf(PDF_BYTES, 1000 + i), fileName: `r${i}.pdf` })),
+        Array.from({ length: 5 }, (_, i) =>
+          upload(BUSINESS, { credential: fresh.token, bytes: fileOf(PDF_BYTES, 1000 + i), fileName: `r${i}.pdf` }),
+        ),
       );
       expect(answers.map((a) => a.status)).to.deep.equal([201, 201, 201, 201, 201]);
       const rows = await documentRows(fresh.merchantId);
@@ -242,8 +320,18 @@ describe('document uploads: streamed, limited, replaced, within a quota (docs/li
     before(async () => {
       // An app with small limits: at most 2 current documents of at most 300,000 bytes together.
       const stack = await getStack();
-      const config = testConfig({ RATE_LIMIT_MULTIPLIER: '1000', DOCUMENT_QUOTA_COUNT: '2', DOCUMENT_QUOTA_BYTES: '300000' });
-      const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(createSandboxLedger(stack.db), config), logger: createLogger('quota', 'silent') });
+      const config = testConfig({
+        RATE_LIMIT_MULTIPLIER: '1000',
+        DOCUMENT_QUOTA_COUNT: '2',
+        DOCUMENT_QUOTA_BYTES: '300000',
+      });
+      const app = createApp({
+        config,
+        db: stack.db,
+        temporal: stack.client,
+        providers: providerRegistryFromConfig(createSandboxLedger(stack.db), config),
+        logger: createLogger('quota', 'silent'),
+      });
       server = http.createServer(app.callback());
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -274,7 +362,13 @@ describe('document uploads: streamed, limited, replaced, within a quota (docs/li
     it('refuses a file that would take the merchant past 300,000 bytes, counting a replaced file out', async () => {
       const developer = await registerDeveloper();
       const send = (pathname: string, fields: Record<string, string>, size: number) =>
-        upload(pathname, { baseUrl, credential: developer.token, bytes: fileOf(PNG_BYTES, size), fileName: 'f.png', fields });
+        upload(pathname, {
+          baseUrl,
+          credential: developer.token,
+          bytes: fileOf(PNG_BYTES, size),
+          fileName: 'f.png',
+          fields,
+        });
       expect((await send(KYC, { document_type: 'passport' }, 200_000)).status).to.equal(201);
 
       const over = await send(BUSINESS, {}, 150_000);
@@ -288,7 +382,9 @@ describe('document uploads: streamed, limited, replaced, within a quota (docs/li
       // A larger passport replaces the 200,000-byte one: 250,000 bytes in all.
       expect((await send(KYC, { document_type: 'passport' }, 250_000)).status).to.equal(201);
       expect((await send(BUSINESS, {}, 50_000)).status).to.equal(201);
-      expect((await send(BUSINESS, { document_type: 'business_licence' }, 1_000)).body.error.message).to.match(/at most 2 documents/);
+      expect((await send(BUSINESS, { document_type: 'business_licence' }, 1_000)).body.error.message).to.match(
+        /at most 2 documents/,
+      );
       expect((await send(BUSINESS, {}, 50_001)).body.error.message).to.match(/would take 300,001 bytes$/);
     });
 
@@ -305,7 +401,12 @@ describe('document uploads: streamed, limited, replaced, within a quota (docs/li
         const answer = await upload(pathname, { credential: developer.token, bytes: big, fileName: 'big.pdf', fields });
         expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
       }
-      const sixth = await upload(KYC, { credential: developer.token, bytes: PDF_BYTES, fileName: 'id.pdf', fields: { document_type: 'national_id', side: 'front' } });
+      const sixth = await upload(KYC, {
+        credential: developer.token,
+        bytes: PDF_BYTES,
+        fileName: 'id.pdf',
+        fields: { document_type: 'national_id', side: 'front' },
+      });
       expect(sixth.status).to.equal(409);
       expect(sixth.body.error.message).to.match(/at most 50 MB \(52,428,800 bytes\) together/);
     });

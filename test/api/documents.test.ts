@@ -36,7 +36,13 @@ describe('documents: uploads and list (docs/live-access.md#documents)', function
   });
 
   it('stores a passport PDF: 201 envelope with the fields of docs/live-access.md#documents, the sha256 of the bytes, the file in the blob store, an audit entry', async () => {
-    const response = await upload(KYC, { credential: developer.token, bytes: PDF_BYTES, fileName: 'my passport.pdf', declaredType: 'application/pdf', fields: { document_type: 'passport' } });
+    const response = await upload(KYC, {
+      credential: developer.token,
+      bytes: PDF_BYTES,
+      fileName: 'my passport.pdf',
+      declaredType: 'application/pdf',
+      fields: { document_type: 'passport' },
+    });
     expect(response.status, JSON.stringify(response.body)).to.equal(201);
     expect(response.body.success).to.equal(true);
     const document = response.body.data;
@@ -65,8 +71,18 @@ describe('documents: uploads and list (docs/live-access.md#documents)', function
   });
 
   it('stores both sides of a national ID (PNG and JPEG) and lists documents newest first', async () => {
-    const front = await upload(KYC, { credential: developer.token, bytes: PNG_BYTES, fileName: 'front.png', fields: { document_type: 'national_id', side: 'front' } });
-    const back = await upload(KYC, { credential: developer.token, bytes: JPEG_BYTES, fileName: 'back.jpg', fields: { document_type: 'national_id', side: 'back' } });
+    const front = await upload(KYC, {
+      credential: developer.token,
+      bytes: PNG_BYTES,
+      fileName: 'front.png',
+      fields: { document_type: 'national_id', side: 'front' },
+    });
+    const back = await upload(KYC, {
+      credential: developer.token,
+      bytes: JPEG_BYTES,
+      fileName: 'back.jpg',
+      fields: { document_type: 'national_id', side: 'back' },
+    });
     expect(front.body.data).to.include({ document_type: 'national_id', side: 'front', content_type: 'image/png' });
     expect(back.body.data).to.include({ document_type: 'national_id', side: 'back', content_type: 'image/jpeg' });
     const list = await call('/v1/documents', { headers: { authorization: `Bearer ${developer.token}` } });
@@ -76,22 +92,46 @@ describe('documents: uploads and list (docs/live-access.md#documents)', function
   });
 
   it('takes a business document as business_registration by default, or a named business type', async () => {
-    const registration = await upload(BUSINESS, { credential: developer.token, bytes: PDF_BYTES, fileName: 'registration.pdf' });
+    const registration = await upload(BUSINESS, {
+      credential: developer.token,
+      bytes: PDF_BYTES,
+      fileName: 'registration.pdf',
+    });
     expect(registration.status).to.equal(201);
-    expect(registration.body.data).to.include({ category: 'business', document_type: 'business_registration', side: null });
-    const tax = await upload(BUSINESS, { credential: developer.token, bytes: PNG_BYTES, fileName: 'tin.png', fields: { document_type: 'tax_identification' } });
+    expect(registration.body.data).to.include({
+      category: 'business',
+      document_type: 'business_registration',
+      side: null,
+    });
+    const tax = await upload(BUSINESS, {
+      credential: developer.token,
+      bytes: PNG_BYTES,
+      fileName: 'tin.png',
+      fields: { document_type: 'tax_identification' },
+    });
     expect(tax.body.data).to.include({ document_type: 'tax_identification', content_type: 'image/png' });
   });
 
   it('accepts a PDF declared as image/png and named .png, as a PDF (the bytes decide, docs/live-access.md#documents)', async () => {
-    const response = await upload(KYC, { credential: developer.token, bytes: PDF_BYTES, fileName: 'licence.png', declaredType: 'image/png', fields: { document_type: 'drivers_licence' } });
+    const response = await upload(KYC, {
+      credential: developer.token,
+      bytes: PDF_BYTES,
+      fileName: 'licence.png',
+      declaredType: 'image/png',
+      fields: { document_type: 'drivers_licence' },
+    });
     expect(response.status).to.equal(201);
     expect(response.body.data).to.include({ content_type: 'application/pdf', file_name: 'licence.png' });
   });
 
   it('accepts a file of exactly 10 MB (10,485,760 bytes)', async () => {
     const bytes = Buffer.concat([PNG_BYTES, Buffer.alloc(10 * MB - PNG_BYTES.length, 0)]);
-    const response = await upload(BUSINESS, { credential: developer.token, bytes, fileName: 'big.png', fields: { document_type: 'business_licence' } });
+    const response = await upload(BUSINESS, {
+      credential: developer.token,
+      bytes,
+      fileName: 'big.png',
+      fields: { document_type: 'business_licence' },
+    });
     expect(response.status, JSON.stringify(response.body)).to.equal(201);
     expect(response.body.data.size).to.equal(10 * MB);
   });
@@ -106,7 +146,13 @@ describe('documents: uploads and list (docs/live-access.md#documents)', function
       expect(await storedFiles(fresh.merchantId)).to.deep.equal([]);
     });
 
-    async function expectError(pathname: string, options: Omit<Parameters<typeof upload>[1], 'credential'> & { credential?: string }, status: number, code: string, message?: RegExp) {
+    async function expectError(
+      pathname: string,
+      options: Omit<Parameters<typeof upload>[1], 'credential'> & { credential?: string },
+      status: number,
+      code: string,
+      message?: RegExp,
+    ) {
       const response = await upload(pathname, { credential: fresh.token, ...options });
       expect(response.status, JSON.stringify(response.body)).to.equal(status);
       expect(response.body.success).to.equal(false);
@@ -116,29 +162,67 @@ describe('documents: uploads and list (docs/live-access.md#documents)', function
     }
 
     it('no file → 400 validation_error naming document', async () => {
-      const response = await expectError(KYC, { fields: { document_type: 'passport' } }, 400, 'validation_error', /^document is required/);
+      const response = await expectError(
+        KYC,
+        { fields: { document_type: 'passport' } },
+        400,
+        'validation_error',
+        /^document is required/,
+      );
       expect(response.body.error.details[0].field).to.equal('document');
       await expectError(BUSINESS, {}, 400, 'validation_error', /^document is required/);
     });
 
     it('the file in another field → 400 validation_error naming document', async () => {
-      await expectError(KYC, { bytes: PDF_BYTES, fileField: 'file', fields: { document_type: 'passport' } }, 400, 'validation_error', /field "document"/);
+      await expectError(
+        KYC,
+        { bytes: PDF_BYTES, fileField: 'file', fields: { document_type: 'passport' } },
+        400,
+        'validation_error',
+        /field "document"/,
+      );
     });
 
     it('a JSON body instead of a form → 400 invalid_request', async () => {
-      const response = await call(KYC, { body: { document_type: 'passport' }, headers: { authorization: `Bearer ${fresh.token}` } });
+      const response = await call(KYC, {
+        body: { document_type: 'passport' },
+        headers: { authorization: `Bearer ${fresh.token}` },
+      });
       expect(response.status).to.equal(400);
       expect(response.body.error.code).to.equal('invalid_request');
       expect(response.body.error.message).to.match(/multipart\/form-data/);
     });
 
     it('a .png name holding text → 400 unsupported_file_type', async () => {
-      await expectError(KYC, { bytes: Buffer.from('just some text, not an image\n'), fileName: 'id.png', declaredType: 'image/png', fields: { document_type: 'passport' } }, 400, 'unsupported_file_type', /PDF, JPEG or PNG; its type could not be recognised/);
+      await expectError(
+        KYC,
+        {
+          bytes: Buffer.from('just some text, not an image\n'),
+          fileName: 'id.png',
+          declaredType: 'image/png',
+          fields: { document_type: 'passport' },
+        },
+        400,
+        'unsupported_file_type',
+        /PDF, JPEG or PNG; its type could not be recognised/,
+      );
     });
 
     it('a .png name holding an executable (ELF or Windows) → 400 unsupported_file_type naming what it is', async () => {
-      await expectError(KYC, { bytes: ELF_BYTES, fileName: 'id.png', declaredType: 'image/png', fields: { document_type: 'passport' } }, 400, 'unsupported_file_type', /it is application\/x-elf/);
-      await expectError(BUSINESS, { bytes: EXE_BYTES, fileName: 'registration.pdf', declaredType: 'application/pdf' }, 400, 'unsupported_file_type', /it is application\/x-msdownload/);
+      await expectError(
+        KYC,
+        { bytes: ELF_BYTES, fileName: 'id.png', declaredType: 'image/png', fields: { document_type: 'passport' } },
+        400,
+        'unsupported_file_type',
+        /it is application\/x-elf/,
+      );
+      await expectError(
+        BUSINESS,
+        { bytes: EXE_BYTES, fileName: 'registration.pdf', declaredType: 'application/pdf' },
+        400,
+        'unsupported_file_type',
+        /it is application\/x-msdownload/,
+      );
     });
 
     it('an empty file → 400 unsupported_file_type', async () => {
@@ -151,28 +235,76 @@ describe('documents: uploads and list (docs/live-access.md#documents)', function
     });
 
     it('an unknown document_type → 400 validation_error naming document_type (kyc and business)', async () => {
-      const kyc = await expectError(KYC, { bytes: PDF_BYTES, fields: { document_type: 'library_card' } }, 400, 'validation_error', /^document_type must be one of: national_id, passport, drivers_licence$/);
+      const kyc = await expectError(
+        KYC,
+        { bytes: PDF_BYTES, fields: { document_type: 'library_card' } },
+        400,
+        'validation_error',
+        /^document_type must be one of: national_id, passport, drivers_licence$/,
+      );
       expect(kyc.body.error.details[0].field).to.equal('document_type');
-      await expectError(BUSINESS, { bytes: PDF_BYTES, fields: { document_type: 'passport' } }, 400, 'validation_error', /^document_type must be one of: business_registration, tax_identification, business_licence$/);
+      await expectError(
+        BUSINESS,
+        { bytes: PDF_BYTES, fields: { document_type: 'passport' } },
+        400,
+        'validation_error',
+        /^document_type must be one of: business_registration, tax_identification, business_licence$/,
+      );
       await expectError(KYC, { bytes: PDF_BYTES }, 400, 'validation_error', /^document_type is required$/);
     });
 
     it('a NUL or an escape in a multipart text field → 400 validation_error naming the field (docs/api.md#errors)', async () => {
-      const nul = await expectError(KYC, { bytes: PDF_BYTES, fields: { document_type: 'passport\u0000' } }, 400, 'validation_error', /^document_type must not contain control characters/);
+      const nul = await expectError(
+        KYC,
+        { bytes: PDF_BYTES, fields: { document_type: 'passport\u0000' } },
+        400,
+        'validation_error',
+        /^document_type must not contain control characters/,
+      );
       expect(nul.body.error.details[0].field).to.equal('document_type');
-      const escape = await expectError(KYC, { bytes: PNG_BYTES, fields: { document_type: 'national_id', side: 'front\u001b[2J' } }, 400, 'validation_error', /^side must not contain control characters/);
+      const escape = await expectError(
+        KYC,
+        { bytes: PNG_BYTES, fields: { document_type: 'national_id', side: 'front\u001b[2J' } },
+        400,
+        'validation_error',
+        /^side must not contain control characters/,
+      );
       expect(escape.body.error.details.map((d: { field: string }) => d.field)).to.deep.equal(['side']);
     });
 
     it('national_id without side → 400 validation_error naming side; a side on a passport or an unknown side → 400', async () => {
-      const response = await expectError(KYC, { bytes: PNG_BYTES, fields: { document_type: 'national_id' } }, 400, 'validation_error', /^side is required for a national_id: front or back$/);
+      const response = await expectError(
+        KYC,
+        { bytes: PNG_BYTES, fields: { document_type: 'national_id' } },
+        400,
+        'validation_error',
+        /^side is required for a national_id: front or back$/,
+      );
       expect(response.body.error.details[0].field).to.equal('side');
-      await expectError(KYC, { bytes: PNG_BYTES, fields: { document_type: 'passport', side: 'front' } }, 400, 'validation_error', /^side applies to a national_id only$/);
-      await expectError(KYC, { bytes: PNG_BYTES, fields: { document_type: 'national_id', side: 'left' } }, 400, 'validation_error', /^side must be one of: front, back$/);
+      await expectError(
+        KYC,
+        { bytes: PNG_BYTES, fields: { document_type: 'passport', side: 'front' } },
+        400,
+        'validation_error',
+        /^side applies to a national_id only$/,
+      );
+      await expectError(
+        KYC,
+        { bytes: PNG_BYTES, fields: { document_type: 'national_id', side: 'left' } },
+        400,
+        'validation_error',
+        /^side must be one of: front, back$/,
+      );
     });
 
     it('an API key instead of a session token → 401 unauthorized, on uploads and the list (docs/api.md#credentials)', async () => {
-      await expectError(KYC, { credential: fresh.key, bytes: PDF_BYTES, fields: { document_type: 'passport' } }, 401, 'unauthorized', /session token, not an API key/);
+      await expectError(
+        KYC,
+        { credential: fresh.key, bytes: PDF_BYTES, fields: { document_type: 'passport' } },
+        401,
+        'unauthorized',
+        /session token, not an API key/,
+      );
       await expectError(BUSINESS, { credential: fresh.key, bytes: PDF_BYTES }, 401, 'unauthorized');
       const list = await call('/v1/documents', { key: fresh.key });
       expect(list.status).to.equal(401);
@@ -180,7 +312,12 @@ describe('documents: uploads and list (docs/live-access.md#documents)', function
     });
 
     it('no credential or an invalid token → 401 unauthorized', async () => {
-      await expectError(KYC, { credential: 'not-a-jwt', bytes: PDF_BYTES, fields: { document_type: 'passport' } }, 401, 'unauthorized');
+      await expectError(
+        KYC,
+        { credential: 'not-a-jwt', bytes: PDF_BYTES, fields: { document_type: 'passport' } },
+        401,
+        'unauthorized',
+      );
       const anonymous = await call('/v1/documents');
       expect(anonymous.status).to.equal(401);
     });

@@ -38,16 +38,31 @@ describe('error middleware: errors of Koa and its libraries (docs/api.md#errors)
   }
 
   it("answers a 400 with its thrower's message, not a claim about the body", async () => {
-    expect(await answer('/decode')).to.deep.equal({ status: 400, body: { success: false, error: { code: 'invalid_request', message: 'failed to decode' } } });
-    expect(await answer('/plain')).to.deep.equal({ status: 400, body: { success: false, error: { code: 'invalid_request', message: 'Bad Request' } } });
+    expect(await answer('/decode')).to.deep.equal({
+      status: 400,
+      body: { success: false, error: { code: 'invalid_request', message: 'failed to decode' } },
+    });
+    expect(await answer('/plain')).to.deep.equal({
+      status: 400,
+      body: { success: false, error: { code: 'invalid_request', message: 'Bad Request' } },
+    });
   });
 
   it('keeps a message its thrower did not expose to itself, and a 5xx says only "internal error"', async () => {
-    expect(await answer('/hidden')).to.deep.equal({ status: 400, body: { success: false, error: { code: 'invalid_request', message: 'bad request' } } });
-    expect(await answer('/boom')).to.deep.equal({ status: 500, body: { success: false, error: { code: 'internal_error', message: 'internal error' } } });
+    expect(await answer('/hidden')).to.deep.equal({
+      status: 400,
+      body: { success: false, error: { code: 'invalid_request', message: 'bad request' } },
+    });
+    expect(await answer('/boom')).to.deep.equal({
+      status: 500,
+      body: { success: false, error: { code: 'internal_error', message: 'internal error' } },
+    });
   });
 
   it('answers a handler that meets no authenticated caller with 401 unauthorized, never 500 (docs/api.md#credentials)', async () => {
-    expect(await answer('/no-principal')).to.deep.equal({ status: 401, body: { success: false, error: { code: 'unauthorized', message: 'this endpoint needs a credential' } } });
+    expect(await answer('/no-principal')).to.deep.equal({
+      status: 401,
+      body: { success: false, error: { code: 'unauthorized', message: 'this endpoint needs a credential' } },
+    });
   });
 });

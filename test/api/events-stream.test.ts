@@ -32,15 +32,24 @@ interface StreamClient {
 const opened: StreamClient[] = [];
 
 /** Opens the stream at `baseUrl` with `credential` and reads it in the background. */
-async function openStream(credential: string, options: { lastEventId?: string; query?: string; baseUrl?: string } = {}): Promise<StreamClient> {
+async function openStream(
+  credential: string,
+  options: { lastEventId?: string; query?: string; baseUrl?: string } = {},
+): Promise<StreamClient> {
   const baseUrl = options.baseUrl ?? (await getStack()).baseUrl;
   const controller = new AbortController();
   const headers: Record<string, string> = { authorization: `Bearer ${credential}`, accept: 'text/event-stream' };
   if (options.lastEventId) headers['last-event-id'] = options.lastEventId;
-  const response = await fetch(`${baseUrl}/v1/developer/events/stream${options.query ?? ''}`, { headers, signal: controller.signal });
+  const response = await fetch(`${baseUrl}/v1/developer/events/stream${options.query ?? ''}`, {
+    headers,
+    signal: controller.signal,
+  });
   const messages: SseMessage[] = [];
   const comments: string[] = [];
-  const reader = new SseReader({ message: (message) => messages.push(message), comment: (text) => comments.push(text) });
+  const reader = new SseReader({
+    message: (message) => messages.push(message),
+    comment: (text) => comments.push(text),
+  });
   const ended = (async () => {
     if (response.status !== 200 || !response.body) return;
     const decoder = new TextDecoder();
@@ -60,7 +69,10 @@ async function openStream(credential: string, options: { lastEventId?: string; q
     async until(predicate, what, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate()) {
-        if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms; got ${JSON.stringify({ messages, comments })}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `${what} did not happen within ${timeoutMs} ms; got ${JSON.stringify({ messages, comments })}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },
@@ -71,7 +83,10 @@ async function openStream(credential: string, options: { lastEventId?: string; q
 }
 
 /** The body of a non-stream answer (the JSON envelope). */
-async function errorOf(credential: string, options: { lastEventId?: string; query?: string } = {}): Promise<{ status: number; body: any; headers: Headers }> {
+async function errorOf(
+  credential: string,
+  options: { lastEventId?: string; query?: string } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
   const { baseUrl } = await getStack();
   const headers: Record<string, string> = { authorization: `Bearer ${credential}` };
   if (options.lastEventId) headers['last-event-id'] = options.lastEventId;
@@ -80,11 +95,20 @@ async function errorOf(credential: string, options: { lastEventId?: string; quer
 }
 
 /** The payload of each message: `{id, event, created_at, data}`. */
-const payloads = (client: StreamClient) => client.messages.map((message) => JSON.parse(message.data) as { id: string; event: string; created_at: string; data: any });
+const payloads = (client: StreamClient) =>
+  client.messages.map(
+    (message) => JSON.parse(message.data) as { id: string; event: string; created_at: string; data: any },
+  );
 
-/** Creates a sandbox mobile-money payment that completes at once (`0001`, docs/payments.md#sandbox-scenarios) and waits until it did. */
+/**
+ * Creates a sandbox mobile-money payment that completes at once (`0001`, docs/payments.md#sandbox-scenarios) and waits
+ * until it did.
+ */
 async function completedPayment(developer: TestDeveloper): Promise<string> {
-  const created = await call('/v1/payments', { key: developer.key, body: { amount: 1200, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' } });
+  const created = await call('/v1/payments', {
+    key: developer.key,
+    body: { amount: 1200, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' },
+  });
   expect(created.status).to.equal(201);
   const payment = await waitForPayment(developer.key, created.body.data.id, (p) => p.status === 'completed');
   expect(payment.status).to.equal('completed');
@@ -102,7 +126,9 @@ async function openStreamsGauge(): Promise<number> {
 
 /** PostgreSQL's next transaction id (a decimal xid8), without taking one. */
 async function nextTransactionId(db: Db): Promise<bigint> {
-  const { rows } = (await db.raw('select pg_snapshot_xmax(pg_current_snapshot())::text as next')) as { rows: [{ next: string }] };
+  const { rows } = (await db.raw('select pg_snapshot_xmax(pg_current_snapshot())::text as next')) as {
+    rows: [{ next: string }];
+  };
   return BigInt(rows[0].next);
 }
 
@@ -115,7 +141,9 @@ async function passNextPowerOfTen(db: Db): Promise<bigint> {
   const next = await nextTransactionId(db);
   const boundary = 10n ** BigInt(String(next).length);
   // Each loop takes one id and commits (a DO block may commit when it is not inside a transaction).
-  await db.raw(`do $$ begin while pg_snapshot_xmax(pg_current_snapshot()) < '${boundary}'::xid8 loop perform pg_current_xact_id(); commit; end loop; end $$`);
+  await db.raw(
+    `do $$ begin while pg_snapshot_xmax(pg_current_snapshot()) < '${boundary}'::xid8 loop perform pg_current_xact_id(); commit; end loop; end $$`,
+  );
   return boundary;
 }
 
@@ -197,7 +225,7 @@ describe('event stream (GET /v1/developer/events/stream)', function () {
     const caughtUp = await openStream(developer.key, { lastEventId: last });
     await caughtUp.until(() => caughtUp.comments.includes('connected'), 'the connected comment');
     const next = await completedPayment(developer);
-    await caughtUp.until(() => caughtUp.messages.length >= 2, 'the next payment\'s events');
+    await caughtUp.until(() => caughtUp.messages.length >= 2, "the next payment's events");
     expect(payloads(caughtUp).map((p) => [p.event, p.data.id])).to.deep.equal([
       ['payment.created', next],
       ['payment.completed', next],
@@ -246,10 +274,19 @@ describe('event stream (GET /v1/developer/events/stream)', function () {
       .where({ merchant_id: developer.merchantId, environment: 'sandbox' })
       .orderBy([{ column: 'txid' }, { column: 'id' }])
       .select('id', db.raw('txid::text as txid_text'))) as { id: string; txid_text: string }[];
-    expect(stored.filter((row) => BigInt(row.txid_text) < boundary), `events below ${boundary}`).to.have.length(2);
-    expect(stored.filter((row) => BigInt(row.txid_text) >= boundary), `events from ${boundary}`).to.have.length(2);
+    expect(
+      stored.filter((row) => BigInt(row.txid_text) < boundary),
+      `events below ${boundary}`,
+    ).to.have.length(2);
+    expect(
+      stored.filter((row) => BigInt(row.txid_text) >= boundary),
+      `events from ${boundary}`,
+    ).to.have.length(2);
     const textOrder = [...stored].sort((a, b) => (a.txid_text < b.txid_text ? -1 : a.txid_text > b.txid_text ? 1 : 0));
-    expect(textOrder.map((row) => row.id), 'the test needs ids whose text order differs').to.not.deep.equal(stored.map((row) => row.id));
+    expect(
+      textOrder.map((row) => row.id),
+      'the test needs ids whose text order differs',
+    ).to.not.deep.equal(stored.map((row) => row.id));
 
     // From now on: nothing old, then exactly what comes next.
     const fresh = await openStream(developer.key);
@@ -278,13 +315,13 @@ describe('event stream (GET /v1/developer/events/stream)', function () {
     ]);
   });
 
-  it('answers 400 for a Last-Event-ID that names no event of the account (another merchant\'s included, docs/api.md#merchants-and-environments)', async () => {
+  it("answers 400 for a Last-Event-ID that names no event of the account (another merchant's included, docs/api.md#merchants-and-environments)", async () => {
     const developer = await registerDeveloper();
     const other = await registerDeveloper();
     const stream = await openStream(other.key);
     await stream.until(() => stream.comments.includes('connected'), 'the connected comment');
     await completedPayment(other);
-    await stream.until(() => stream.messages.length === 2, 'the other merchant\'s events');
+    await stream.until(() => stream.messages.length === 2, "the other merchant's events");
     const foreign = payloads(stream)[0]?.id as string;
 
     for (const lastEventId of [foreign, 'evt_doesnotexist000000000000', 'not an id']) {
@@ -292,7 +329,12 @@ describe('event stream (GET /v1/developer/events/stream)', function () {
       expect(answer.status, lastEventId).to.equal(400);
       expect(answer.body).to.deep.include({ success: false });
       expect(answer.body.error.code).to.equal('validation_error');
-      expect(answer.body.error.details).to.deep.equal([{ field: 'Last-Event-ID', message: 'Last-Event-ID must be the id of one of your events (evt_…), or 0 for the first one' }]);
+      expect(answer.body.error.details).to.deep.equal([
+        {
+          field: 'Last-Event-ID',
+          message: 'Last-Event-ID must be the id of one of your events (evt_…), or 0 for the first one',
+        },
+      ]);
     }
   });
 
@@ -304,7 +346,11 @@ describe('event stream (GET /v1/developer/events/stream)', function () {
     expect(live.headers.get('content-type')).to.match(/^application\/json/);
     expect(live.body).to.deep.equal({
       success: false,
-      error: { code: 'forbidden', message: 'the event stream serves sandbox events only: use a sandbox secret key (sk_sandbox_…) or a session token with environment=sandbox' },
+      error: {
+        code: 'forbidden',
+        message:
+          'the event stream serves sandbox events only: use a sandbox secret key (sk_sandbox_…) or a session token with environment=sandbox',
+      },
     });
     const liveSession = await errorOf(developer.token, { query: '?environment=live' });
     expect(liveSession.status).to.equal(403);
@@ -325,7 +371,8 @@ describe('event stream (GET /v1/developer/events/stream)', function () {
     const developer = await registerDeveloper();
     const baseline = await openStreamsGauge();
     const streams = [await openStream(developer.key), await openStream(developer.token)];
-    for (const stream of streams) await stream.until(() => stream.comments.includes('connected'), 'the connected comment');
+    for (const stream of streams)
+      await stream.until(() => stream.comments.includes('connected'), 'the connected comment');
     expect(await openStreamsGauge()).to.equal(baseline + 2);
 
     for (const stream of streams) stream.close();
@@ -354,11 +401,21 @@ describe('event stream (GET /v1/developer/events/stream)', function () {
   });
 
   it('sends heartbeat comments, and ends a stream after its lifetime with a comment saying to reconnect', async () => {
-    const app = await startApp(testConfig({ RATE_LIMIT_MULTIPLIER: '1000', EVENT_STREAM_HEARTBEAT_MS: '200', EVENT_STREAM_MAX_DURATION_MS: '1500' }));
+    const app = await startApp(
+      testConfig({
+        RATE_LIMIT_MULTIPLIER: '1000',
+        EVENT_STREAM_HEARTBEAT_MS: '200',
+        EVENT_STREAM_MAX_DURATION_MS: '1500',
+      }),
+    );
     try {
       const developer = await registerDeveloper();
       const stream = await openStream(developer.key, { baseUrl: app.baseUrl });
-      await stream.until(() => stream.comments.filter((c) => c.startsWith('heartbeat ')).length >= 3, 'three heartbeats', 5000);
+      await stream.until(
+        () => stream.comments.filter((c) => c.startsWith('heartbeat ')).length >= 3,
+        'three heartbeats',
+        5000,
+      );
       await stream.ended;
       expect(stream.comments.at(-1)).to.equal('stream ends after 1.5 s; reconnect with Last-Event-ID');
     } finally {
@@ -372,6 +429,8 @@ describe('event stream (GET /v1/developer/events/stream)', function () {
     expect(operation, 'the stream operation').to.not.equal(undefined);
     expect(Object.keys(operation.responses['200'].content)).to.deep.equal(['text/event-stream']);
     expect(operation.responses).to.include.keys('400', '401', '403', '429');
-    expect(operation.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).to.include('header:Last-Event-ID');
+    expect(operation.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).to.include(
+      'header:Last-Event-ID',
+    );
   });
 });

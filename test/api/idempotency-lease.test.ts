@@ -26,7 +26,15 @@ describe('idempotency claims with a lease (docs/payments.md#idempotency)', funct
 
   async function listen(temporal: Client): Promise<string> {
     const { db } = await getStack();
-    const server = http.createServer(createApp({ config, db, temporal, providers: providerRegistryFromConfig(createSandboxLedger(db), config), logger: createLogger('lease', 'silent') }).callback());
+    const server = http.createServer(
+      createApp({
+        config,
+        db,
+        temporal,
+        providers: providerRegistryFromConfig(createSandboxLedger(db), config),
+        logger: createLogger('lease', 'silent'),
+      }).callback(),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     servers.push(server);
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -35,17 +43,31 @@ describe('idempotency claims with a lease (docs/payments.md#idempotency)', funct
   after(() => Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())))));
 
   function create(url: string, key: string, idempotencyKey: string, body: object = ORDER) {
-    return fetch(`${url}/v1/payments`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey }, body: JSON.stringify(body) });
+    return fetch(`${url}/v1/payments`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'idempotency-key': idempotencyKey,
+      },
+      body: JSON.stringify(body),
+    });
   }
 
   it('keeps the claim of a create that failed with a 5xx; the same request takes it over after the lease, another is refused', async () => {
     const { db, client } = await getStack();
     const developer = await registerDeveloper();
-    const broken = await listen(new Client({ connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: '1 second' }) }));
+    const broken = await listen(
+      new Client({
+        connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: '1 second' }),
+      }),
+    );
     const working = await listen(client);
     const failed = await create(broken, developer.key, 'order-77');
     expect(failed.status).to.equal(503);
-    const claim = await db('idempotency_keys').where({ merchant_id: developer.merchantId, key: 'order-77' }).first('response_status', 'created_at');
+    const claim = await db('idempotency_keys')
+      .where({ merchant_id: developer.merchantId, key: 'order-77' })
+      .first('response_status', 'created_at');
     expect(claim).to.include({ response_status: null });
     // Another request with the key is refused, even after the lease: the claim is the first request's.
     await new Promise((r) => setTimeout(r, 1_200));
@@ -59,9 +81,13 @@ describe('idempotency claims with a lease (docs/payments.md#idempotency)', funct
     const replay = await create(working, developer.key, 'order-77');
     expect(replay.headers.get('idempotent-replayed')).to.equal('true');
     expect(((await replay.json()) as { data: { id: string } }).data.id).to.equal(payment.id);
-    const after = await db('idempotency_keys').where({ merchant_id: developer.merchantId, key: 'order-77' }).first('created_at');
+    const after = await db('idempotency_keys')
+      .where({ merchant_id: developer.merchantId, key: 'order-77' })
+      .first('created_at');
     expect(after.created_at.getTime()).to.equal(claim.created_at.getTime());
-    expect(await db('payments').where({ merchant_id: developer.merchantId }).count<{ n: number }[]>('id as n')).to.deep.equal([{ n: 1 }]);
+    expect(
+      await db('payments').where({ merchant_id: developer.merchantId }).count<{ n: number }[]>('id as n'),
+    ).to.deep.equal([{ n: 1 }]);
   });
 
   it('releases the key of a request refused with a 4xx at once', async () => {

@@ -28,13 +28,25 @@ describe('POST/GET /v1/api/merchants/{merchant_id}/payments', function () {
   }
 
   it('creates a card gateway payment: 200, the object without envelope, client_secret and the fee (docs/payments.md#fees)', async () => {
-    const response = await post({ amount: '25.00', currency: 'USD', payment_method: 'card_gateway', description: 'Hoodie', payment_method_data: { payment_method_types: ['card'] } });
+    const response = await post({
+      amount: '25.00',
+      currency: 'USD',
+      payment_method: 'card_gateway',
+      description: 'Hoodie',
+      payment_method_data: { payment_method_types: ['card'] },
+    });
     expect(response.status).to.equal(200);
     expect(response.body).not.to.have.property('success');
-    expect(response.body).to.include({ status: 'pending', amount: '25.00', currency: 'USD', payment_method: 'card_gateway' });
+    expect(response.body).to.include({
+      status: 'pending',
+      amount: '25.00',
+      currency: 'USD',
+      payment_method: 'card_gateway',
+    });
     expect(response.body.id).to.match(/^pay_/);
     expect(response.body.client_secret).to.match(/^card_gateway_[0-9A-Za-z_]+_secret_/);
-    expect(response.body.metadata).to.deep.equal({ fee_amount: '0.73', fee_percentage: '2.90' }); // 2.9 % of 25.00 = 0.725 → 0.73
+    // 2.9 % of 25.00 = 0.725 → 0.73
+    expect(response.body.metadata).to.deep.equal({ fee_amount: '0.73', fee_percentage: '2.90' });
     expect(Date.parse(response.body.created_at)).to.be.closeTo(Date.now(), 60_000);
     const fetched = await get(response.body.id);
     expect(fetched.status).to.equal(200);
@@ -43,11 +55,36 @@ describe('POST/GET /v1/api/merchants/{merchant_id}/payments', function () {
 
   it('takes operator A in Ghana (GHS), operator B in Kenya, operator C in Liberia (LRD) and the wallet (USD), each completing', async () => {
     const cases = [
-      { amount: '10.50', currency: 'GHS', payment_method: 'momo', payment_method_data: { phone_number: '+233241230001' } },
-      { amount: '100.00', currency: 'KES', payment_method: 'mobile_money_b', payment_method_data: { phone_number: '+254712000001' } },
-      { amount: '5.00', currency: 'LRD', payment_method: 'mobile_money_c', payment_method_data: { phone_number: '+231886000001' } },
-      { amount: '3.00', currency: 'USD', payment_method: 'wallet', payment_method_data: { wallet_id: 'wal_1234560001' } },
-      { amount: '1500.00', currency: 'RWF', payment_method: 'momo', payment_method_data: { phone_number: '+250788000001' } },
+      {
+        amount: '10.50',
+        currency: 'GHS',
+        payment_method: 'momo',
+        payment_method_data: { phone_number: '+233241230001' },
+      },
+      {
+        amount: '100.00',
+        currency: 'KES',
+        payment_method: 'mobile_money_b',
+        payment_method_data: { phone_number: '+254712000001' },
+      },
+      {
+        amount: '5.00',
+        currency: 'LRD',
+        payment_method: 'mobile_money_c',
+        payment_method_data: { phone_number: '+231886000001' },
+      },
+      {
+        amount: '3.00',
+        currency: 'USD',
+        payment_method: 'wallet',
+        payment_method_data: { wallet_id: 'wal_1234560001' },
+      },
+      {
+        amount: '1500.00',
+        currency: 'RWF',
+        payment_method: 'momo',
+        payment_method_data: { phone_number: '+250788000001' },
+      },
     ];
     for (const body of cases) {
       const response = await post(body);
@@ -58,19 +95,39 @@ describe('POST/GET /v1/api/merchants/{merchant_id}/payments', function () {
   });
 
   it('rounds the fee half-up in minor units: 1.5 % of GHS 10.50 is 0.1575 → 0.16', async () => {
-    const response = await post({ amount: '10.50', currency: 'GHS', payment_method: 'momo', payment_method_data: { phone_number: '+233241230004' } });
+    const response = await post({
+      amount: '10.50',
+      currency: 'GHS',
+      payment_method: 'momo',
+      payment_method_data: { phone_number: '+233241230004' },
+    });
     expect(response.body.metadata).to.deep.equal({ fee_amount: '0.16', fee_percentage: '1.50' });
   });
 
   it('stores 1500.00 RWF as 1500 minor units and writes payment.created (docs/limits.md#amounts, docs/payments.md#events)', async () => {
-    const response = await post({ amount: '1500.00', currency: 'RWF', payment_method: 'momo', payment_method_data: { phone_number: '+250788000003' } });
+    const response = await post({
+      amount: '1500.00',
+      currency: 'RWF',
+      payment_method: 'momo',
+      payment_method_data: { phone_number: '+250788000003' },
+    });
     const { db } = await getStack();
-    expect(await db('payments').where({ id: response.body.id }).first('amount', 'family')).to.deep.equal({ amount: 1500, family: 'merchant' });
-    expect(await db('events').where({ object_id: response.body.id, type: 'payment.created' }).count('id as n').first()).to.deep.equal({ n: 1 });
+    expect(await db('payments').where({ id: response.body.id }).first('amount', 'family')).to.deep.equal({
+      amount: 1500,
+      family: 'merchant',
+    });
+    expect(
+      await db('events').where({ object_id: response.body.id, type: 'payment.created' }).count('id as n').first(),
+    ).to.deep.equal({ n: 1 });
   });
 
   describe('errors as {error: <message>}, changing nothing', () => {
-    const valid = { amount: '10.00', currency: 'GHS', payment_method: 'momo', payment_method_data: { phone_number: '+233241230001' } };
+    const valid = {
+      amount: '10.00',
+      currency: 'GHS',
+      payment_method: 'momo',
+      payment_method_data: { phone_number: '+233241230001' },
+    };
     async function expectError(response: Awaited<ReturnType<typeof post>>, status: number, message?: RegExp) {
       expect(response.status, JSON.stringify(response.body)).to.equal(status);
       expect(Object.keys(response.body)).to.deep.equal(['error']);
@@ -84,7 +141,9 @@ describe('POST/GET /v1/api/merchants/{merchant_id}/payments', function () {
     });
     afterEach(async () => {
       const { db } = await getStack();
-      expect(Number((await db('payments').where({ merchant_id: developer.merchantId }).count('id as n').first())?.n)).to.equal(before);
+      expect(
+        Number((await db('payments').where({ merchant_id: developer.merchantId }).count('id as n').first())?.n),
+      ).to.equal(before);
     });
 
     it('401 without X-API-Key or with an unknown key', async () => {
@@ -92,16 +151,35 @@ describe('POST/GET /v1/api/merchants/{merchant_id}/payments', function () {
       await expectError(await post(valid, `sk_sandbox_${'Z'.repeat(32)}`), 401);
     });
 
-    it('403 for a merchant id that is not the key\'s', async () => {
+    it("403 for a merchant id that is not the key's", async () => {
       const other = await registerDeveloper();
-      await expectError(await post(valid, developer.key, `/v1/api/merchants/${other.merchantId}/payments`), 403, /merchant_id/);
-      await expectError(await call(`/v1/api/merchants/${other.merchantId}/payments/pay_000000000000000000000000`, { headers: { 'x-api-key': developer.key } }), 403);
+      await expectError(
+        await post(valid, developer.key, `/v1/api/merchants/${other.merchantId}/payments`),
+        403,
+        /merchant_id/,
+      );
+      await expectError(
+        await call(`/v1/api/merchants/${other.merchantId}/payments/pay_000000000000000000000000`, {
+          headers: { 'x-api-key': developer.key },
+        }),
+        403,
+      );
     });
 
     it('400 for amounts with one or three decimals, a number, a sign, and non-zero decimals of RWF', async () => {
-      for (const amount of ['10.5', '10.555', '10', '-10.00', '1e3']) await expectError(await post({ ...valid, amount }), 400, /amount/);
+      for (const amount of ['10.5', '10.555', '10', '-10.00', '1e3'])
+        await expectError(await post({ ...valid, amount }), 400, /amount/);
       await expectError(await post({ ...valid, amount: 10 }), 400, /amount must be a string/);
-      await expectError(await post({ ...valid, amount: '1500.50', currency: 'RWF', payment_method_data: { phone_number: '+250788000001' } }), 400, /\.00 for RWF/);
+      await expectError(
+        await post({
+          ...valid,
+          amount: '1500.50',
+          currency: 'RWF',
+          payment_method_data: { phone_number: '+250788000001' },
+        }),
+        400,
+        /\.00 for RWF/,
+      );
       await expectError(await post({ ...valid, amount: '0.00' }), 400, /amount/);
     });
 
@@ -110,22 +188,61 @@ describe('POST/GET /v1/api/merchants/{merchant_id}/payments', function () {
       await expectError(await post(noAmount), 400, /^amount is required$/);
       await expectError(await post({ ...valid, payment_method: 'mobile_money' }), 400, /payment_method must be one of/);
       await expectError(await post({ ...valid, currency: 'USD' }), 400, /currency USD is not supported by momo/);
-      await expectError(await post({ ...valid, currency: 'KES', payment_method_data: { phone_number: '+254712000001' } }), 400, /currency KES/);
-      await expectError(await post({ ...valid, payment_method: 'mobile_money_c', currency: 'GHS' }), 400, /currency GHS/);
-      await expectError(await post({ ...valid, payment_method: 'mobile_money_c', currency: 'USD' }), 400, /does not serve GH/);
-      await expectError(await post({ ...valid, currency: 'EUR', payment_method: 'card_gateway', payment_method_data: { payment_method_types: ['bank'] } }), 400);
+      await expectError(
+        await post({ ...valid, currency: 'KES', payment_method_data: { phone_number: '+254712000001' } }),
+        400,
+        /currency KES/,
+      );
+      await expectError(
+        await post({ ...valid, payment_method: 'mobile_money_c', currency: 'GHS' }),
+        400,
+        /currency GHS/,
+      );
+      await expectError(
+        await post({ ...valid, payment_method: 'mobile_money_c', currency: 'USD' }),
+        400,
+        /does not serve GH/,
+      );
+      await expectError(
+        await post({
+          ...valid,
+          currency: 'EUR',
+          payment_method: 'card_gateway',
+          payment_method_data: { payment_method_types: ['bank'] },
+        }),
+        400,
+      );
     });
 
     it('400 for missing or malformed payment_method_data', async () => {
-      await expectError(await post({ ...valid, payment_method_data: {} }), 400, /payment_method_data.phone_number is required/);
+      await expectError(
+        await post({ ...valid, payment_method_data: {} }),
+        400,
+        /payment_method_data.phone_number is required/,
+      );
       await expectError(await post({ ...valid, payment_method_data: { phone_number: '0241230001' } }), 400, /E\.164/);
-      await expectError(await post({ ...valid, payment_method: 'wallet', currency: 'USD', payment_method_data: {} }), 400, /wallet_id is required/);
-      await expectError(await post({ ...valid, payment_method: 'wallet', currency: 'USD', payment_method_data: { wallet_id: 'x' } }), 400, /wallet_id/);
-      await expectError(await post({ ...valid, payment_method_data: { phone_number: '+233241230001', iban: 'x' } }), 400, /unknown field/);
+      await expectError(
+        await post({ ...valid, payment_method: 'wallet', currency: 'USD', payment_method_data: {} }),
+        400,
+        /wallet_id is required/,
+      );
+      await expectError(
+        await post({ ...valid, payment_method: 'wallet', currency: 'USD', payment_method_data: { wallet_id: 'x' } }),
+        400,
+        /wallet_id/,
+      );
+      await expectError(
+        await post({ ...valid, payment_method_data: { phone_number: '+233241230001', iban: 'x' } }),
+        400,
+        /unknown field/,
+      );
     });
 
     it('400 for malformed JSON and 404 for an unknown or foreign payment', async () => {
-      await expectError(await call(path, { rawBody: '{', headers: { 'x-api-key': developer.key, 'content-type': 'application/json' } }), 400);
+      await expectError(
+        await call(path, { rawBody: '{', headers: { 'x-api-key': developer.key, 'content-type': 'application/json' } }),
+        400,
+      );
       await expectError(await get('pay_000000000000000000000000'), 404);
     });
   });

@@ -29,7 +29,11 @@ type Document = {
   components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
 };
 
-type MediaType = { example?: unknown; examples?: Record<string, { value: unknown }>; schema?: { $ref?: string; example?: unknown } };
+type MediaType = {
+  example?: unknown;
+  examples?: Record<string, { value: unknown }>;
+  schema?: { $ref?: string; example?: unknown };
+};
 type Operation = {
   requestBody?: { content: Record<string, MediaType> };
   responses: Record<string, { description: string; content?: Record<string, MediaType> }>;
@@ -38,18 +42,34 @@ type Operation = {
 
 /** Every operation of the document, paths and webhooks, as `[where, operation]`. */
 function operationsOf(document: Document): [string, Operation][] {
-  return [...Object.entries(document.paths), ...Object.entries(document.webhooks).map(([name, item]) => [`webhook ${name}`, item] as const)].flatMap(([where, item]) =>
-    Object.entries(item).map(([method, operation]) => [`${method} ${where}`, operation as Operation] as [string, Operation]),
+  return [
+    ...Object.entries(document.paths),
+    ...Object.entries(document.webhooks).map(([name, item]) => [`webhook ${name}`, item] as const),
+  ].flatMap(([where, item]) =>
+    Object.entries(item).map(
+      ([method, operation]) => [`${method} ${where}`, operation as Operation] as [string, Operation],
+    ),
   );
 }
 
 async function routerOperations(): Promise<string[]> {
   const stack = await getStack();
-  const deps = { config: stack.config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(createSandboxLedger(stack.db), stack.config), logger: createLogger('openapi-test', 'silent') };
+  const deps = {
+    config: stack.config,
+    db: stack.db,
+    temporal: stack.client,
+    providers: providerRegistryFromConfig(createSandboxLedger(stack.db), stack.config),
+    logger: createLogger('openapi-test', 'silent'),
+  };
   const operations = new Set<string>();
-  for (const router of createRouters(deps, new Router().get('/metrics', () => undefined))) {
+  for (const router of createRouters(
+    deps,
+    new Router().get('/metrics', () => undefined),
+  )) {
     for (const layer of router.stack) {
-      const path = String(layer.path).replace(/:([A-Za-z_]+)/g, '{$1}').replace(/(.)\/$/, '$1');
+      const path = String(layer.path)
+        .replace(/:([A-Za-z_]+)/g, '{$1}')
+        .replace(/(.)\/$/, '$1');
       for (const method of layer.methods) if (method !== 'HEAD') operations.add(`${method.toLowerCase()} ${path}`);
     }
   }
@@ -67,28 +87,51 @@ describe('OpenAPI document and /docs (docs/api.md#health)', function () {
 
   it('is OpenAPI 3.1 and documents exactly the routes the routers serve', async () => {
     expect(document.openapi).to.equal('3.1.0');
-    const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`)).sort();
+    const documented = Object.entries(document.paths)
+      .flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`))
+      .sort();
     expect(documented).to.deep.equal(await routerOperations());
   });
 
   it('describes every credential and both error shapes', () => {
     expect(Object.keys(document.components.securitySchemes).sort()).to.deep.equal(['apiKey', 'secretKey', 'session']);
-    expect(document.components.schemas).to.include.keys(['EnvelopeError', 'MerchantScopedError', 'Payment', 'Refund', 'Webhook']);
-    const create = document.paths['/v1/payments']?.post as { responses: Record<string, { content: Record<string, { schema: { $ref?: string } }> }>; security: object[] };
-    expect(create.responses['400']?.content['application/json']?.schema.$ref).to.equal('#/components/schemas/EnvelopeError');
+    expect(document.components.schemas).to.include.keys([
+      'EnvelopeError',
+      'MerchantScopedError',
+      'Payment',
+      'Refund',
+      'Webhook',
+    ]);
+    const create = document.paths['/v1/payments']?.post as {
+      responses: Record<string, { content: Record<string, { schema: { $ref?: string } }> }>;
+      security: object[];
+    };
+    expect(create.responses['400']?.content['application/json']?.schema.$ref).to.equal(
+      '#/components/schemas/EnvelopeError',
+    );
     expect(create.security).to.deep.equal([{ secretKey: [] }]);
     const scoped = document.paths['/v1/api/merchants/{merchant_id}/payments']?.post as typeof create;
-    expect(scoped.responses['403']?.content['application/json']?.schema.$ref).to.equal('#/components/schemas/MerchantScopedError');
+    expect(scoped.responses['403']?.content['application/json']?.schema.$ref).to.equal(
+      '#/components/schemas/MerchantScopedError',
+    );
   });
 
   it('takes its request schemas from the zod schemas that validate requests', () => {
-    const create = document.paths['/v1/payments']?.post as { requestBody: { content: { 'application/json': { schema: { properties: Record<string, { maximum?: number; minimum?: number }>; required: string[] } } } } };
+    const create = document.paths['/v1/payments']?.post as {
+      requestBody: {
+        content: {
+          'application/json': {
+            schema: { properties: Record<string, { maximum?: number; minimum?: number }>; required: string[] };
+          };
+        };
+      };
+    };
     const schema = create.requestBody.content['application/json'].schema;
     expect(schema.required).to.include.members(['amount', 'currency', 'payment_method']);
     expect(schema.properties.amount).to.include({ minimum: 1, maximum: 1_000_000_000_000 });
   });
 
-  it('passes Redocly\'s recommended rules: no error anywhere, no warning on a /v1 operation or a webhook', async () => {
+  it("passes Redocly's recommended rules: no error anywhere, no warning on a /v1 operation or a webhook", async () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: '/openapi.json', config });
     const reported = problems
@@ -101,10 +144,16 @@ describe('OpenAPI document and /docs (docs/api.md#health)', function () {
     const missing: string[] = [];
     for (const [where, operation] of operationsOf(document)) {
       const bodies = [
-        ...Object.entries(operation.requestBody?.content ?? {}).map(([type, media]) => [`request ${type}`, media] as const),
-        ...Object.entries(operation.responses).flatMap(([status, response]) => Object.entries(response.content ?? {}).map(([type, media]) => [`${status} ${type}`, media] as const)),
+        ...Object.entries(operation.requestBody?.content ?? {}).map(
+          ([type, media]) => [`request ${type}`, media] as const,
+        ),
+        ...Object.entries(operation.responses).flatMap(([status, response]) =>
+          Object.entries(response.content ?? {}).map(([type, media]) => [`${status} ${type}`, media] as const),
+        ),
       ];
-      for (const [body, media] of bodies) if (media.example === undefined && media.examples === undefined && media.schema?.example === undefined) missing.push(`${where}: ${body}`);
+      for (const [body, media] of bodies)
+        if (media.example === undefined && media.examples === undefined && media.schema?.example === undefined)
+          missing.push(`${where}: ${body}`);
     }
     expect(missing).to.deep.equal([]);
   });
@@ -113,8 +162,14 @@ describe('OpenAPI document and /docs (docs/api.md#health)', function () {
     const problems: string[] = [];
     for (const doc of ROUTE_DOCS) {
       const where = `${doc.method} ${doc.path}`;
-      if (doc.body && doc.bodyExample !== undefined) problems.push(...conformanceProblems(doc.body, doc.bodyExample).map((p) => `${where} request: ${p}`));
-      if ((doc.success.contentType ?? 'application/json') === 'application/json') problems.push(...conformanceProblems(doc.success.schema, doc.success.example).map((p) => `${where} ${doc.success.status}: ${p}`));
+      if (doc.body && doc.bodyExample !== undefined)
+        problems.push(...conformanceProblems(doc.body, doc.bodyExample).map((p) => `${where} request: ${p}`));
+      if ((doc.success.contentType ?? 'application/json') === 'application/json')
+        problems.push(
+          ...conformanceProblems(doc.success.schema, doc.success.example).map(
+            (p) => `${where} ${doc.success.status}: ${p}`,
+          ),
+        );
     }
     expect(problems).to.deep.equal([]);
   });
@@ -131,16 +186,26 @@ describe('OpenAPI document and /docs (docs/api.md#health)', function () {
         for (const code of codes) {
           const value = examples[code]?.value as { error: { code?: string } | string };
           const statusOfCode = code === 'invalid_request' && status === '413' ? 413 : HTTP_STATUS[code];
-          if (statusOfCode !== Number(status)) problems.push(`${where} ${status}: ${code} is answered with ${HTTP_STATUS[code]}`);
-          if (typeof value.error === 'object' && value.error.code !== code) problems.push(`${where} ${status}: the ${code} example carries ${value.error.code}`);
-          if (!response.description.includes(`\`${code}\``)) problems.push(`${where} ${status}: the description does not explain ${code}`);
+          if (statusOfCode !== Number(status))
+            problems.push(`${where} ${status}: ${code} is answered with ${HTTP_STATUS[code]}`);
+          if (typeof value.error === 'object' && value.error.code !== code)
+            problems.push(`${where} ${status}: the ${code} example carries ${value.error.code}`);
+          if (!response.description.includes(`\`${code}\``))
+            problems.push(`${where} ${status}: the description does not explain ${code}`);
         }
       }
     }
     expect(problems).to.deep.equal([]);
     const refund = document.paths['/v1/payments/{id}/refund']?.post as Operation;
-    expect(Object.keys(refund.responses['409']?.content?.['application/json']?.examples ?? {})).to.include.members(['payment_not_refundable', 'idempotency_key_reused']);
-    expect(Object.keys(refund.responses['400']?.content?.['application/json']?.examples ?? {})).to.include.members(['validation_error', 'invalid_request', 'amount_exceeds_refundable']);
+    expect(Object.keys(refund.responses['409']?.content?.['application/json']?.examples ?? {})).to.include.members([
+      'payment_not_refundable',
+      'idempotency_key_reused',
+    ]);
+    expect(Object.keys(refund.responses['400']?.content?.['application/json']?.examples ?? {})).to.include.members([
+      'validation_error',
+      'invalid_request',
+      'amount_exceeds_refundable',
+    ]);
   });
 
   it('describes every webhook event: its payload and the signature headers', () => {
@@ -148,22 +213,31 @@ describe('OpenAPI document and /docs (docs/api.md#health)', function () {
     for (const [name, item] of Object.entries(document.webhooks)) {
       const operation = item.post as Operation;
       const headers = (operation.parameters ?? []).filter((p) => p.in === 'header' && p.required).map((p) => p.name);
-      expect(headers, name).to.include.members(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'X-Webhook-Signature']);
+      expect(headers, name).to.include.members([
+        'webhook-id',
+        'webhook-timestamp',
+        'webhook-signature',
+        'X-Webhook-Signature',
+      ]);
       const ref = operation.requestBody?.content['application/json']?.schema?.$ref as string;
-      const schema = document.components.schemas[ref.replace('#/components/schemas/', '')] as { properties: { event: { const?: string; enum?: string[] } } };
+      const schema = document.components.schemas[ref.replace('#/components/schemas/', '')] as {
+        properties: { event: { const?: string; enum?: string[] } };
+      };
       expect(schema.properties.event.const ?? schema.properties.event.enum?.[0], name).to.equal(name);
       expect(operation.responses, name).to.have.keys(['200', '410', 'default']);
     }
   });
 
-  it('names the configured public address as its server (PUBLIC_BASE_URL, default the API\'s own address)', async () => {
+  it("names the configured public address as its server (PUBLIC_BASE_URL, default the API's own address)", async () => {
     const { config } = await getStack();
     expect(document.servers).to.deep.equal([{ url: config.PUBLIC_BASE_URL, description: 'This API' }]);
     const configured = loadConfig({ ...process.env, PUBLIC_BASE_URL: 'https://api.example.com/' });
     expect(configured.PUBLIC_BASE_URL).to.equal('https://api.example.com');
     const byDefault = loadConfig({ ...process.env, PUBLIC_BASE_URL: undefined, HOST: '0.0.0.0', PORT: '8080' });
     expect(byDefault.PUBLIC_BASE_URL).to.equal('http://127.0.0.1:8080');
-    expect(buildOpenApiDocument({ serverUrl: configured.PUBLIC_BASE_URL }).servers).to.deep.equal([{ url: 'https://api.example.com', description: 'This API' }]);
+    expect(buildOpenApiDocument({ serverUrl: configured.PUBLIC_BASE_URL }).servers).to.deep.equal([
+      { url: 'https://api.example.com', description: 'This API' },
+    ]);
   });
 
   it('is written for merchants: no internal decision id anywhere', () => {

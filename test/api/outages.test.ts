@@ -21,14 +21,27 @@ const ORDER = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', p
 /** An app on `db` and `temporal`, listening on a free port. */
 async function appWith(db: Db, temporal: Client): Promise<{ url: string; close(): Promise<void> }> {
   const config = testConfig({ RATE_LIMIT_MULTIPLIER: '1000' });
-  const app = createApp({ config, db, temporal, providers: providerRegistryFromConfig(createSandboxLedger(db), config), logger: createLogger('outage-test', 'silent') });
+  const app = createApp({
+    config,
+    db,
+    temporal,
+    providers: providerRegistryFromConfig(createSandboxLedger(db), config),
+    logger: createLogger('outage-test', 'silent'),
+  });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 async function post(url: string, key: string): Promise<{ status: number; retryAfter: string | null; body: any }> {
-  const response = await fetch(`${url}/v1/payments`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(ORDER) });
+  const response = await fetch(`${url}/v1/payments`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(ORDER),
+  });
   return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() };
 }
 
@@ -58,14 +71,18 @@ describe('outages answer 503, never 500 (docs/limits.md#outages)', function () {
   it('Temporal down: POST /v1/payments is 503 service_unavailable and stores nothing', async () => {
     const { db } = await getStack();
     const developer = await registerDeveloper();
-    const temporal = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: '1 second' }) });
+    const temporal = new Client({
+      connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: '1 second' }),
+    });
     const app = await appWith(db, temporal);
     try {
       const answer = await post(app.url, developer.key);
       expect(answer.status, JSON.stringify(answer.body)).to.equal(503);
       expect(answer.body.error.code).to.equal('service_unavailable');
       expect(answer.retryAfter).to.match(/^\d+$/);
-      expect(await db('payments').where({ merchant_id: developer.merchantId }).count<{ n: number }[]>('id as n')).to.deep.equal([{ n: 0 }]);
+      expect(
+        await db('payments').where({ merchant_id: developer.merchantId }).count<{ n: number }[]>('id as n'),
+      ).to.deep.equal([{ n: 0 }]);
     } finally {
       await app.close();
     }

@@ -21,7 +21,15 @@ async function create(developer: TestDeveloper, body: object, headers: Record<st
 }
 
 async function confirmCard(clientSecret: string, cardNumber: string) {
-  return call('/v1/sandbox/card-gateway/confirm', { body: { client_secret: clientSecret, card_number: cardNumber, exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: '123' } });
+  return call('/v1/sandbox/card-gateway/confirm', {
+    body: {
+      client_secret: clientSecret,
+      card_number: cardNumber,
+      exp_month: 12,
+      exp_year: new Date().getUTCFullYear() + 2,
+      cvc: '123',
+    },
+  });
 }
 
 /** The `next_action` column of payment `id` as stored. */
@@ -51,7 +59,8 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
     ] as const) {
       it(`confirming ${card} right after the create ends ${failureCode ?? status}`, async () => {
         const payment = await create(developer, CARD);
-        // The gateway's own client secret (docs/payments.md#card-payments), there in the create's answer: the front end confirms at once.
+        // The gateway's own client secret (docs/payments.md#card-payments), there in the create's answer: the front end
+        // confirms at once.
         expect(payment.client_secret).to.match(/^card_gateway_[0-9A-Za-z_]+_secret_[0-9A-Za-z]{24}$/);
         expect(payment.next_action).to.deep.equal({ type: 'card_confirm', client_secret: payment.client_secret });
         const confirmed = await confirmCard(payment.client_secret, card);
@@ -68,9 +77,25 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
     it('refuses an unknown client secret (404), an expired card and bad card fields (400)', async () => {
       const payment = await create(developer, CARD);
       expect((await confirmCard(`${payment.id}_secret_${'x'.repeat(24)}`, '4242424242424242')).status).to.equal(404);
-      const expired = await call('/v1/sandbox/card-gateway/confirm', { body: { client_secret: payment.client_secret, card_number: '4242424242424242', exp_month: 1, exp_year: 2020, cvc: '123' } });
+      const expired = await call('/v1/sandbox/card-gateway/confirm', {
+        body: {
+          client_secret: payment.client_secret,
+          card_number: '4242424242424242',
+          exp_month: 1,
+          exp_year: 2020,
+          cvc: '123',
+        },
+      });
       expect(expired.status).to.equal(400);
-      const badCvc = await call('/v1/sandbox/card-gateway/confirm', { body: { client_secret: payment.client_secret, card_number: '4242424242424242', exp_month: 1, exp_year: 2099, cvc: '12' } });
+      const badCvc = await call('/v1/sandbox/card-gateway/confirm', {
+        body: {
+          client_secret: payment.client_secret,
+          card_number: '4242424242424242',
+          exp_month: 1,
+          exp_year: 2099,
+          cvc: '12',
+        },
+      });
       expect(badCvc.body.error).to.include({ code: 'validation_error', message: 'cvc must be 3 or 4 digits' });
     });
 
@@ -87,29 +112,46 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
       expect(payment.next_action).to.include({ type: 'bank_transfer', account_number: '000400012345' });
       expect(payment.next_action.reference).to.match(/^PC[0-9A-Z]{24}$/);
       expect(Date.parse(payment.expires_at) - Date.parse(payment.created_at)).to.equal(72 * 3600 * 1000);
-      const simulated = await call(`/v1/sandbox/payments/${payment.id}/simulate`, { key: developer.key, body: { outcome: 'completed' } });
+      const simulated = await call(`/v1/sandbox/payments/${payment.id}/simulate`, {
+        key: developer.key,
+        body: { outcome: 'completed' },
+      });
       expect(simulated.status).to.equal(200);
       const completed = await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed');
       expect(completed.next_action, 'no transfer instructions once paid').to.equal(null);
       expect(await storedNextAction(payment.id)).to.equal(null);
-      const again = await call(`/v1/sandbox/payments/${payment.id}/simulate`, { key: developer.key, body: { outcome: 'failed' } });
+      const again = await call(`/v1/sandbox/payments/${payment.id}/simulate`, {
+        key: developer.key,
+        body: { outcome: 'failed' },
+      });
       expect(again.status).to.equal(409);
     });
 
     it('fails when the simulated transfer is returned, and refuses a bad outcome or a non-bank payment', async () => {
       const payment = await create(developer, BANK);
-      expect((await call(`/v1/sandbox/payments/${payment.id}/simulate`, { key: developer.key, body: { outcome: 'maybe' } })).status).to.equal(400);
+      expect(
+        (await call(`/v1/sandbox/payments/${payment.id}/simulate`, { key: developer.key, body: { outcome: 'maybe' } }))
+          .status,
+      ).to.equal(400);
       await call(`/v1/sandbox/payments/${payment.id}/simulate`, { key: developer.key, body: { outcome: 'failed' } });
-      expect((await waitForPayment(developer.key, payment.id, (p) => p.status === 'failed')).failure_code).to.equal('declined');
+      expect((await waitForPayment(developer.key, payment.id, (p) => p.status === 'failed')).failure_code).to.equal(
+        'declined',
+      );
       const momo = await create(developer, NO_ANSWER);
-      expect((await call(`/v1/sandbox/payments/${momo.id}/simulate`, { key: developer.key, body: { outcome: 'completed' } })).status).to.equal(404);
+      expect(
+        (await call(`/v1/sandbox/payments/${momo.id}/simulate`, { key: developer.key, body: { outcome: 'completed' } }))
+          .status,
+      ).to.equal(404);
     });
   });
 
   describe('cancel (docs/payments.md#states, docs/payments.md#cancel-and-refund)', () => {
     it('cancels a waiting payment, once; a second cancel is 409', async () => {
       const payment = await create(developer, NO_ANSWER);
-      const cancelled = await call(`/v1/payments/${payment.id}/cancel`, { key: developer.key, body: { reason: 'out of stock' } });
+      const cancelled = await call(`/v1/payments/${payment.id}/cancel`, {
+        key: developer.key,
+        body: { reason: 'out of stock' },
+      });
       expect(cancelled.status).to.equal(200);
       expect(cancelled.body.data).to.include({ status: 'cancelled', cancellation_reason: 'out of stock' });
       expect((await call(`/v1/payments/${payment.id}`, { key: developer.key })).body.data.status).to.equal('cancelled');
@@ -121,10 +163,12 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
       expect(events).to.deep.equal(['payment.created', 'payment.cancelled']);
     });
 
-    it('drops a mobile-money payment\'s next_action once it is settled: completed, or cancelled', async () => {
+    it("drops a mobile-money payment's next_action once it is settled: completed, or cancelled", async () => {
       const instant = await create(developer, INSTANT);
       expect(instant.next_action).to.include({ type: 'mobile_money_approval' });
-      expect((await waitForPayment(developer.key, instant.id, (p) => p.status === 'completed')).next_action).to.equal(null);
+      expect((await waitForPayment(developer.key, instant.id, (p) => p.status === 'completed')).next_action).to.equal(
+        null,
+      );
       expect(await storedNextAction(instant.id)).to.equal(null);
       const waiting = await create(developer, NO_ANSWER);
       expect(waiting.next_action).to.include({ type: 'mobile_money_approval' });
@@ -140,7 +184,9 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
       expect(response.status).to.equal(409);
       expect(response.body.error.code).to.equal('payment_not_cancellable');
       const other = await registerDeveloper();
-      expect((await call(`/v1/payments/${payment.id}/cancel`, { key: other.key, method: 'POST' })).status).to.equal(404);
+      expect((await call(`/v1/payments/${payment.id}/cancel`, { key: other.key, method: 'POST' })).status).to.equal(
+        404,
+      );
     });
 
     it('lets a provider success that came first win: the payment ends completed and the cancel gets 409', async () => {
@@ -149,7 +195,9 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
       const cancel = await call(`/v1/payments/${payment.id}/cancel`, { key: developer.key, method: 'POST' });
       expect(cancel.status).to.equal(409);
       expect(cancel.body.error.code).to.equal('payment_not_cancellable');
-      expect((await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed')).status).to.equal('completed');
+      expect((await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed')).status).to.equal(
+        'completed',
+      );
     });
 
     it('settles a true race between a card success and a cancel consistently: one of them wins, never both', async () => {
@@ -158,7 +206,11 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
         confirmCard(payment.client_secret, '4242424242424242'),
         call(`/v1/payments/${payment.id}/cancel`, { key: developer.key, method: 'POST' }),
       ]);
-      const final = await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed' || p.status === 'cancelled');
+      const final = await waitForPayment(
+        developer.key,
+        payment.id,
+        (p) => p.status === 'completed' || p.status === 'cancelled',
+      );
       if (final.status === 'completed') {
         expect(cancel.status).to.equal(409);
         expect(confirm.body.data.outcome.status).to.equal('completed');
@@ -173,11 +225,24 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
     it('refunds in parts (201 ref_…), then the rest, and the payment becomes refunded', async () => {
       const payment = await create(developer, INSTANT);
       await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed');
-      const part = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 400, reason: 'damaged' } });
+      const part = await call(`/v1/payments/${payment.id}/refund`, {
+        key: developer.key,
+        body: { amount: 400, reason: 'damaged' },
+      });
       expect(part.status).to.equal(201);
-      expect(part.body.data).to.include({ object: 'refund', payment_id: payment.id, amount: 400, currency: 'RWF', status: 'completed', reason: 'damaged' });
+      expect(part.body.data).to.include({
+        object: 'refund',
+        payment_id: payment.id,
+        amount: 400,
+        currency: 'RWF',
+        status: 'completed',
+        reason: 'damaged',
+      });
       expect(part.body.data.id).to.match(/^ref_[0-9A-Za-z]{24}$/);
-      expect((await call(`/v1/payments/${payment.id}`, { key: developer.key })).body.data).to.include({ status: 'completed', amount_refunded: 400 });
+      expect((await call(`/v1/payments/${payment.id}`, { key: developer.key })).body.data).to.include({
+        status: 'completed',
+        amount_refunded: 400,
+      });
       const tooMuch = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 1101 } });
       expect(tooMuch.status).to.equal(400);
       expect(tooMuch.body.error.code).to.equal('amount_exceeds_refundable');
@@ -207,10 +272,16 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
     it('lets one of two refunds racing for the last amount win', async () => {
       const payment = await create(developer, INSTANT);
       await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed');
-      const answers = await Promise.all([1, 2].map(() => call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 1500 } })));
-      expect(answers.map((a) => a.status).sort()).to.satisfy((statuses: number[]) => statuses[0] === 201 && [400, 409].includes(statuses[1] as number));
+      const answers = await Promise.all(
+        [1, 2].map(() => call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 1500 } })),
+      );
+      expect(answers.map((a) => a.status).sort()).to.satisfy(
+        (statuses: number[]) => statuses[0] === 201 && [400, 409].includes(statuses[1] as number),
+      );
       const { db } = await getStack();
-      expect(await db('refunds').where({ payment_id: payment.id, status: 'completed' }).pluck('amount')).to.deep.equal([1500]);
+      expect(await db('refunds').where({ payment_id: payment.id, status: 'completed' }).pluck('amount')).to.deep.equal([
+        1500,
+      ]);
     });
   });
 
@@ -218,7 +289,9 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
     it('turns 50 concurrent creates with one key into one payment and 50 identical answers', async () => {
       const fresh = await registerDeveloper();
       const headers = { 'idempotency-key': `order-42-${Date.now()}` };
-      const answers = await Promise.all(Array.from({ length: 50 }, () => call('/v1/payments', { key: fresh.key, body: INSTANT, headers })));
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () => call('/v1/payments', { key: fresh.key, body: INSTANT, headers })),
+      );
       expect(answers.map((a) => a.status)).to.deep.equal(Array(50).fill(201));
       const bodies = new Set(answers.map((a) => JSON.stringify(a.body)));
       expect(bodies.size).to.equal(1);
@@ -259,12 +332,26 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
       const payment = await create(developer, INSTANT);
       await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed');
       const headers = { 'idempotency-key': `refund-${payment.id}` };
-      const first = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 100 }, headers });
-      const second = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 100 }, headers });
+      const first = await call(`/v1/payments/${payment.id}/refund`, {
+        key: developer.key,
+        body: { amount: 100 },
+        headers,
+      });
+      const second = await call(`/v1/payments/${payment.id}/refund`, {
+        key: developer.key,
+        body: { amount: 100 },
+        headers,
+      });
       expect(second.body).to.deep.equal(first.body);
       expect(second.headers.get('idempotent-replayed')).to.equal('true');
-      expect((await call(`/v1/payments/${payment.id}`, { key: developer.key })).body.data.amount_refunded).to.equal(100);
-      const long = await call('/v1/payments', { key: developer.key, body: INSTANT, headers: { 'idempotency-key': 'k'.repeat(256) } });
+      expect((await call(`/v1/payments/${payment.id}`, { key: developer.key })).body.data.amount_refunded).to.equal(
+        100,
+      );
+      const long = await call('/v1/payments', {
+        key: developer.key,
+        body: INSTANT,
+        headers: { 'idempotency-key': 'k'.repeat(256) },
+      });
       expect(long.status).to.equal(400);
     });
   });
@@ -280,7 +367,13 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
     async function callback(body: object, secret?: string) {
       const { config } = await getStack();
       const rawBody = JSON.stringify(body);
-      return call('/v1/provider-callbacks/momo', { rawBody, headers: { 'content-type': 'application/json', 'x-provider-signature': signCallback(rawBody, secret ?? config.PROVIDER_CALLBACK_SECRET) } });
+      return call('/v1/provider-callbacks/momo', {
+        rawBody,
+        headers: {
+          'content-type': 'application/json',
+          'x-provider-signature': signCallback(rawBody, secret ?? config.PROVIDER_CALLBACK_SECRET),
+        },
+      });
     }
 
     it('completes a payment from a signed callback, confirmed with the provider, without waiting for a poll', async () => {
@@ -291,12 +384,17 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
       const response = await callback({ provider_reference: reference, status: 'succeeded' });
       expect(response.status).to.equal(200);
       expect(response.body.data).to.include({ received: true, payment_id: id, action: 'signalled' });
-      expect((await waitForPayment(developer.key, id, (p) => p.status === 'completed', 3000)).status).to.equal('completed');
+      expect((await waitForPayment(developer.key, id, (p) => p.status === 'completed', 3000)).status).to.equal(
+        'completed',
+      );
       // A callback about the settled payment answers 200 and changes nothing.
       const late = await callback({ provider_reference: reference, status: 'pending' });
       expect(late.status).to.equal(200);
       expect(late.body.data.action).to.equal('ignored');
-      expect((await db('events').where({ object_id: id }).pluck('type')).sort()).to.deep.equal(['payment.completed', 'payment.created']);
+      expect((await db('events').where({ object_id: id }).pluck('type')).sort()).to.deep.equal([
+        'payment.completed',
+        'payment.created',
+      ]);
     });
 
     it('acts on nothing a callback merely claims: a forged success leaves the payment waiting', async () => {
@@ -312,11 +410,17 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
       const rawBody = JSON.stringify({ provider_reference: reference, status: 'succeeded' });
       const forged = await callback({ provider_reference: reference, status: 'succeeded' }, 'not-the-secret'.repeat(3));
       expect(forged.status).to.equal(401);
-      const unsigned = await call('/v1/provider-callbacks/momo', { rawBody, headers: { 'content-type': 'application/json' } });
+      const unsigned = await call('/v1/provider-callbacks/momo', {
+        rawBody,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(unsigned.status).to.equal(401);
       const unknown = await callback({ provider_reference: 'momo_nope', status: 'succeeded' });
       expect(unknown.status).to.equal(404);
-      expect((await call('/v1/provider-callbacks/paypal', { rawBody, headers: { 'content-type': 'application/json' } })).status).to.equal(404);
+      expect(
+        (await call('/v1/provider-callbacks/paypal', { rawBody, headers: { 'content-type': 'application/json' } }))
+          .status,
+      ).to.equal(404);
       expect((await call(`/v1/payments/${id}`, { key: developer.key })).body.data.status).to.equal('pending');
       await call(`/v1/payments/${id}/cancel`, { key: developer.key, method: 'POST' });
     });
@@ -331,7 +435,12 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
       expect(generic.body.error.code).to.equal('provider_unavailable');
       const scoped = await call(`/v1/api/merchants/${fresh.merchantId}/payments`, {
         headers: { 'x-api-key': liveKey },
-        body: { amount: '10.00', currency: 'USD', payment_method: 'card_gateway', payment_method_data: { payment_method_types: ['card'] } },
+        body: {
+          amount: '10.00',
+          currency: 'USD',
+          payment_method: 'card_gateway',
+          payment_method_data: { payment_method_types: ['card'] },
+        },
       });
       expect(scoped.status).to.equal(503);
       expect(scoped.body).to.have.keys(['error']);
@@ -347,7 +456,7 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
   });
 
   describe('events API (docs/payments.md#events)', () => {
-    it('lists the merchant\'s events newest first, filters by type, pages, and shows one', async () => {
+    it("lists the merchant's events newest first, filters by type, pages, and shows one", async () => {
       const fresh = await registerDeveloper();
       for (let i = 0; i < 3; i += 1) {
         const payment = await create(fresh, INSTANT);
@@ -358,11 +467,19 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
       expect(all.body.data.pagination).to.deep.equal({ page: 1, limit: 4, total: 6, total_pages: 2 });
       const times = all.body.data.events.map((e: { created_at: string }) => e.created_at);
       expect([...times].sort().reverse()).to.deep.equal(times);
-      const completed = await call('/v1/developer/events?type=payment.completed', { headers: { authorization: `Bearer ${fresh.token}` } });
-      expect(completed.body.data.events.map((e: { event: string }) => e.event)).to.deep.equal(['payment.completed', 'payment.completed', 'payment.completed']);
+      const completed = await call('/v1/developer/events?type=payment.completed', {
+        headers: { authorization: `Bearer ${fresh.token}` },
+      });
+      expect(completed.body.data.events.map((e: { event: string }) => e.event)).to.deep.equal([
+        'payment.completed',
+        'payment.completed',
+        'payment.completed',
+      ]);
       const one = await call(`/v1/developer/events/${all.body.data.events[0].id}`, { key: fresh.key });
       expect(one.body.data).to.deep.equal(all.body.data.events[0]);
-      expect((await call(`/v1/developer/events/${all.body.data.events[0].id}`, { key: developer.key })).status).to.equal(404);
+      expect(
+        (await call(`/v1/developer/events/${all.body.data.events[0].id}`, { key: developer.key })).status,
+      ).to.equal(404);
     });
 
     it('refuses limit=101, page=0, an unknown type and a missing credential', async () => {

@@ -14,7 +14,10 @@ import { getStack } from '../helpers/stack';
 const QUIET = { amount: 1000, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000003' } as const;
 
 /** Creates a payment through the client and answers it. */
-async function create(client: PaycollectClient, body: Parameters<PaycollectClient['POST']>[1] extends { body?: infer B } ? B : never): Promise<Payment> {
+async function create(
+  client: PaycollectClient,
+  body: Parameters<PaycollectClient['POST']>[1] extends { body?: infer B } ? B : never,
+): Promise<Payment> {
   const { data, error } = await client.POST('/v1/payments', { body: body as never });
   if (!data) throw new Error(`create failed: ${JSON.stringify(error)}`);
   return data.data;
@@ -42,7 +45,7 @@ describe('GET /v1/payments', function () {
     await create(other, QUIET);
   });
 
-  it('lists the key\'s payments newest first, 10 by default, in the generic form', async () => {
+  it("lists the key's payments newest first, 10 by default, in the generic form", async () => {
     const { data } = await client.GET('/v1/payments');
     expect(data?.data.payments.map((p) => p.id)).to.deep.equal([...payments].sort(newestFirst).map((p) => p.id));
     expect(data?.data.pagination).to.deep.equal({ limit: 10, has_more: false, next_starting_after: null });
@@ -54,7 +57,9 @@ describe('GET /v1/payments', function () {
     let startingAfter: string | undefined;
     const pages: { size: number; hasMore: boolean }[] = [];
     for (;;) {
-      const { data } = await client.GET('/v1/payments', { params: { query: { limit: 2, starting_after: startingAfter } } });
+      const { data } = await client.GET('/v1/payments', {
+        params: { query: { limit: 2, starting_after: startingAfter } },
+      });
       if (!data) throw new Error('list failed');
       seen.push(...data.data.payments.map((p) => p.id));
       pages.push({ size: data.data.payments.length, hasMore: data.data.pagination.has_more });
@@ -80,13 +85,18 @@ describe('GET /v1/payments', function () {
     payments.push(newer);
     const second = await client.GET('/v1/payments', { params: { query: { limit: 2, starting_after: cursor } } });
     const ordered = [...payments].sort(newestFirst).map((p) => p.id);
-    expect(second.data?.data.payments.map((p) => p.id)).to.deep.equal(ordered.slice(ordered.indexOf(cursor as string) + 1, ordered.indexOf(cursor as string) + 3));
+    expect(second.data?.data.payments.map((p) => p.id)).to.deep.equal(
+      ordered.slice(ordered.indexOf(cursor as string) + 1, ordered.indexOf(cursor as string) + 3),
+    );
     expect(second.data?.data.payments.map((p) => p.id)).to.not.include(newer.id);
   });
 
   it('filters by status and payment_method', async () => {
     const cancelled = payments[0] as Payment;
-    const cancel = await client.POST('/v1/payments/{id}/cancel', { params: { path: { id: cancelled.id } }, body: { reason: 'list test' } });
+    const cancel = await client.POST('/v1/payments/{id}/cancel', {
+      params: { path: { id: cancelled.id } },
+      body: { reason: 'list test' },
+    });
     expect(cancel.data?.data.status).to.equal('cancelled');
     const byStatus = await client.GET('/v1/payments', { params: { query: { status: 'cancelled' } } });
     expect(byStatus.data?.data.payments.map((p) => p.id)).to.deep.equal([cancelled.id]);
@@ -100,24 +110,37 @@ describe('GET /v1/payments', function () {
     const ordered = [...payments].sort((a, b) => -newestFirst(a, b));
     const second = ordered[1] as Payment;
     const sinceSecond = await client.GET('/v1/payments', { params: { query: { 'created[gte]': second.created_at } } });
-    expect(sinceSecond.data?.data.payments.map((p) => p.id).sort()).to.deep.equal(ordered.slice(1).map((p) => p.id).sort());
+    expect(sinceSecond.data?.data.payments.map((p) => p.id).sort()).to.deep.equal(
+      ordered
+        .slice(1)
+        .map((p) => p.id)
+        .sort(),
+    );
 
     const oldest = ordered[0] as Payment;
     const oldestSecond = Math.floor(Date.parse(oldest.created_at) / 1000);
     const upToIt = await client.GET('/v1/payments', { params: { query: { 'created[lte]': String(oldestSecond) } } });
-    const expected = ordered.filter((p) => Math.floor(Date.parse(p.created_at) / 1000) <= oldestSecond).map((p) => p.id);
+    const expected = ordered
+      .filter((p) => Math.floor(Date.parse(p.created_at) / 1000) <= oldestSecond)
+      .map((p) => p.id);
     expect(upToIt.data?.data.payments.map((p) => p.id).sort()).to.deep.equal(expected.sort());
     expect(expected).to.include(oldest.id);
 
     const newest = ordered.at(-1) as Payment;
-    const after = await client.GET('/v1/payments', { params: { query: { 'created[gte]': String(Math.floor(Date.parse(newest.created_at) / 1000) + 1) } } });
+    const after = await client.GET('/v1/payments', {
+      params: { query: { 'created[gte]': String(Math.floor(Date.parse(newest.created_at) / 1000) + 1) } },
+    });
     expect(after.data?.data.payments).to.deep.equal([]);
-    const window = await client.GET('/v1/payments', { params: { query: { 'created[gte]': second.created_at, 'created[lte]': second.created_at } } });
+    const window = await client.GET('/v1/payments', {
+      params: { query: { 'created[gte]': second.created_at, 'created[lte]': second.created_at } },
+    });
     expect(window.data?.data.payments.map((p) => p.id)).to.include(second.id);
   });
 
   it('answers 400 validation_error naming an unknown filter', async () => {
-    const { error, response } = await client.GET('/v1/payments', { params: { query: { colour: 'red', currency: 'RWF' } as never } });
+    const { error, response } = await client.GET('/v1/payments', {
+      params: { query: { colour: 'red', currency: 'RWF' } as never },
+    });
     expect(response.status).to.equal(400);
     expect(error?.error.code).to.equal('validation_error');
     expect(error?.error.message).to.equal('unknown field: colour');
@@ -127,14 +150,19 @@ describe('GET /v1/payments', function () {
     ]);
   });
 
-  it('answers 400 naming starting_after for an unknown id and for another merchant\'s payment', async () => {
+  it("answers 400 naming starting_after for an unknown id and for another merchant's payment", async () => {
     const other = await testClient((await registerDeveloper()).key);
     const foreign = await create(other, QUIET);
     for (const id of ['pay_doesnotexist000000000000', foreign.id]) {
       const { error, response } = await client.GET('/v1/payments', { params: { query: { starting_after: id } } });
       expect(response.status, id).to.equal(400);
       expect(error?.error.code).to.equal('validation_error');
-      expect(error?.error.details).to.deep.equal([{ field: 'starting_after', message: `starting_after must be the id of one of your payments; there is no payment ${id}` }]);
+      expect(error?.error.details).to.deep.equal([
+        {
+          field: 'starting_after',
+          message: `starting_after must be the id of one of your payments; there is no payment ${id}`,
+        },
+      ]);
     }
   });
 

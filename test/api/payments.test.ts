@@ -8,7 +8,13 @@ import { listEventsForObject } from '../../src/db/payments';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 import { getStack } from '../helpers/stack';
 
-const ORDER_42 = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001', description: 'Order 42' };
+const ORDER_42 = {
+  amount: 1500,
+  currency: 'RWF',
+  payment_method: 'mobile_money',
+  phone_number: '+250788000001',
+  description: 'Order 42',
+};
 
 async function paymentCount(merchantId: string): Promise<number> {
   const { db } = await getStack();
@@ -30,7 +36,16 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
     expect(created.body).to.include({ success: true });
     const payment = created.body.data;
     expect(payment.id).to.match(/^pay_[0-9A-Za-z]{24}$/);
-    expect(payment).to.include({ status: 'pending', amount: 1500, currency: 'RWF', payment_method: 'mobile_money', provider: 'momo', phone_number: '+250788000001', description: 'Order 42', environment: 'sandbox' });
+    expect(payment).to.include({
+      status: 'pending',
+      amount: 1500,
+      currency: 'RWF',
+      payment_method: 'mobile_money',
+      provider: 'momo',
+      phone_number: '+250788000001',
+      description: 'Order 42',
+      environment: 'sandbox',
+    });
     expect(Date.parse(payment.expires_at) - Date.parse(payment.created_at)).to.equal(600_000);
 
     const settled = await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed', 10_000);
@@ -43,27 +58,43 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
   });
 
   it('fails a number ending 0002 with failure_code declined', async () => {
-    const created = await call('/v1/payments', { key: developer.key, body: { ...ORDER_42, phone_number: '+250788000002' } });
+    const created = await call('/v1/payments', {
+      key: developer.key,
+      body: { ...ORDER_42, phone_number: '+250788000002' },
+    });
     const settled = await waitForPayment(developer.key, created.body.data.id, (p) => p.status === 'failed', 10_000);
     expect(settled).to.include({ status: 'failed', failure_code: 'declined' });
   });
 
   it('keeps any other number pending, prompt shown, until the simulated approval (3 s, docs/payments.md#sandbox-scenarios), then completes it', async () => {
-    const created = await call('/v1/payments', { key: developer.key, body: { ...ORDER_42, phone_number: '+250788123456' } });
+    const created = await call('/v1/payments', {
+      key: developer.key,
+      body: { ...ORDER_42, phone_number: '+250788123456' },
+    });
     expect(created.body.data.status).to.equal('pending');
     expect(created.body.data.next_action?.type).to.equal('mobile_money_approval');
-    // The customer has not acted before the approval: the first status after pending is the settled one, never processing.
+    // The customer has not acted before the approval: the first status after pending is the settled one, never
+    // processing.
     const settled = await waitForPayment(developer.key, created.body.data.id, (p) => p.status !== 'pending', 15_000);
     expect(settled).to.include({ status: 'completed', next_action: null });
     expect(Date.parse(settled.updated_at) - Date.parse(settled.created_at)).to.be.at.least(3000);
   });
 
   it('serves operator B by prefix (Rwanda 072) and by provider, and Kenya in KES', async () => {
-    const byPrefix = await call('/v1/payments', { key: developer.key, body: { ...ORDER_42, phone_number: '+250728000001' } });
+    const byPrefix = await call('/v1/payments', {
+      key: developer.key,
+      body: { ...ORDER_42, phone_number: '+250728000001' },
+    });
     expect(byPrefix.body.data.provider).to.equal('mobile_money_b');
-    const byName = await call('/v1/payments', { key: developer.key, body: { ...ORDER_42, provider: 'mobile_money_b' } });
+    const byName = await call('/v1/payments', {
+      key: developer.key,
+      body: { ...ORDER_42, provider: 'mobile_money_b' },
+    });
     expect(byName.body.data.provider).to.equal('mobile_money_b');
-    const kenya = await call('/v1/payments', { key: developer.key, body: { ...ORDER_42, currency: 'KES', phone_number: '+254712000001' } });
+    const kenya = await call('/v1/payments', {
+      key: developer.key,
+      body: { ...ORDER_42, currency: 'KES', phone_number: '+254712000001' },
+    });
     expect(kenya.status).to.equal(201);
     expect(kenya.body.data.provider).to.equal('mobile_money_b');
     const settled = await waitForPayment(developer.key, kenya.body.data.id, (p) => p.status === 'completed', 10_000);
@@ -85,19 +116,30 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
   });
 
   it('answers 404, never 500, for a path parameter with a NUL, a control character or an invalid byte', async () => {
-    for (const path of ['/v1/payments/%00', '/v1/payments/pay_%01x', '/v1/payments/%ff', '/v1/developer/transactions/%00', '/v1/developer/events/%00', '/v1/developer/webhooks/%00', '/v1/payments/%00/refund']) {
+    for (const path of [
+      '/v1/payments/%00',
+      '/v1/payments/pay_%01x',
+      '/v1/payments/%ff',
+      '/v1/developer/transactions/%00',
+      '/v1/developer/events/%00',
+      '/v1/developer/webhooks/%00',
+      '/v1/payments/%00/refund',
+    ]) {
       const response = await call(path, { key: developer.key, method: path.endsWith('refund') ? 'POST' : 'GET' });
       expect(response.status, path).to.equal(404);
       expect(response.body.error.code, path).to.equal('not_found');
     }
   });
 
-  it('answers 404 for another merchant\'s payment id and for an unknown id (docs/api.md#merchants-and-environments)', async () => {
+  it("answers 404 for another merchant's payment id and for an unknown id (docs/api.md#merchants-and-environments)", async () => {
     const created = await call('/v1/payments', { key: developer.key, body: ORDER_42 });
     const other = await registerDeveloper();
     const foreign = await call(`/v1/payments/${created.body.data.id}`, { key: other.key });
     expect(foreign.status).to.equal(404);
-    expect(foreign.body).to.deep.equal({ success: false, error: { code: 'not_found', message: `no payment with id ${created.body.data.id}` } });
+    expect(foreign.body).to.deep.equal({
+      success: false,
+      error: { code: 'not_found', message: `no payment with id ${created.body.data.id}` },
+    });
     const unknown = await call('/v1/payments/pay_000000000000000000000000', { key: developer.key });
     expect(unknown.status).to.equal(404);
   });
@@ -111,7 +153,12 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
       expect(await paymentCount(fresh.merchantId)).to.equal(0);
     });
 
-    async function expectError(options: Parameters<typeof call>[1], status: number, code: string, message?: string | RegExp) {
+    async function expectError(
+      options: Parameters<typeof call>[1],
+      status: number,
+      code: string,
+      message?: string | RegExp,
+    ) {
       const response = await call('/v1/payments', { method: 'POST', ...options });
       expect(response.status, JSON.stringify(response.body)).to.equal(status);
       expect(response.body.success).to.equal(false);
@@ -138,11 +185,19 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
     });
 
     it('malformed JSON → 400 invalid_request', async () => {
-      await expectError({ key: fresh.key, rawBody: '{"amount": 15', headers: { 'content-type': 'application/json' } }, 400, 'invalid_request');
+      await expectError(
+        { key: fresh.key, rawBody: '{"amount": 15', headers: { 'content-type': 'application/json' } },
+        400,
+        'invalid_request',
+      );
     });
 
     it('a body that is not JSON → 400 invalid_request', async () => {
-      await expectError({ key: fresh.key, rawBody: 'amount=1500', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 400, 'invalid_request');
+      await expectError(
+        { key: fresh.key, rawBody: 'amount=1500', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+        400,
+        'invalid_request',
+      );
     });
 
     it('missing amount → 400 validation_error "amount is required", with details', async () => {
@@ -152,34 +207,94 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
     });
 
     it('amount of the wrong type, zero, negative, fractional or above 10^12 → 400 validation_error', async () => {
-      await expectError({ key: fresh.key, body: { ...ORDER_42, amount: '1500' } }, 400, 'validation_error', 'amount must be a number');
-      await expectError({ key: fresh.key, body: { ...ORDER_42, amount: null } }, 400, 'validation_error', /amount must be/);
-      await expectError({ key: fresh.key, body: { ...ORDER_42, amount: 0 } }, 400, 'validation_error', 'amount must be at least 1');
-      await expectError({ key: fresh.key, body: { ...ORDER_42, amount: -100 } }, 400, 'validation_error', 'amount must be at least 1');
-      await expectError({ key: fresh.key, body: { ...ORDER_42, amount: 15.5 } }, 400, 'validation_error', 'amount must be an integer');
-      await expectError({ key: fresh.key, body: { ...ORDER_42, amount: 1_000_000_000_001 } }, 400, 'validation_error', 'amount must be at most 1000000000000');
+      await expectError(
+        { key: fresh.key, body: { ...ORDER_42, amount: '1500' } },
+        400,
+        'validation_error',
+        'amount must be a number',
+      );
+      await expectError(
+        { key: fresh.key, body: { ...ORDER_42, amount: null } },
+        400,
+        'validation_error',
+        /amount must be/,
+      );
+      await expectError(
+        { key: fresh.key, body: { ...ORDER_42, amount: 0 } },
+        400,
+        'validation_error',
+        'amount must be at least 1',
+      );
+      await expectError(
+        { key: fresh.key, body: { ...ORDER_42, amount: -100 } },
+        400,
+        'validation_error',
+        'amount must be at least 1',
+      );
+      await expectError(
+        { key: fresh.key, body: { ...ORDER_42, amount: 15.5 } },
+        400,
+        'validation_error',
+        'amount must be an integer',
+      );
+      await expectError(
+        { key: fresh.key, body: { ...ORDER_42, amount: 1_000_000_000_001 } },
+        400,
+        'validation_error',
+        'amount must be at most 1000000000000',
+      );
     });
 
     it('unknown payment_method → 400 validation_error naming it', async () => {
-      await expectError({ key: fresh.key, body: { ...ORDER_42, payment_method: 'cash' } }, 400, 'validation_error', /^payment_method must be one of: mobile_money, bank_transfer, card$/);
+      await expectError(
+        { key: fresh.key, body: { ...ORDER_42, payment_method: 'cash' } },
+        400,
+        'validation_error',
+        /^payment_method must be one of: mobile_money, bank_transfer, card$/,
+      );
     });
 
     it('a currency the method does not take (KES on operator A in Rwanda) → 400 naming currency', async () => {
-      const response = await expectError({ key: fresh.key, body: { ...ORDER_42, currency: 'KES' } }, 400, 'validation_error', /KES/);
+      const response = await expectError(
+        { key: fresh.key, body: { ...ORDER_42, currency: 'KES' } },
+        400,
+        'validation_error',
+        /KES/,
+      );
       expect(response.body.error.details[0].field).to.equal('currency');
-      await expectError({ key: fresh.key, body: { ...ORDER_42, currency: 'XYZ' } }, 400, 'validation_error', /^currency must be one of/);
+      await expectError(
+        { key: fresh.key, body: { ...ORDER_42, currency: 'XYZ' } },
+        400,
+        'validation_error',
+        /^currency must be one of/,
+      );
     });
 
     it('a phone number that is not E.164, or of a country the method does not serve → 400 naming phone_number', async () => {
       for (const phone of ['0788000001', '+250 788 000 001', '250788000001', '+25078800000199999']) {
-        const response = await expectError({ key: fresh.key, body: { ...ORDER_42, phone_number: phone } }, 400, 'validation_error', /phone_number/);
+        const response = await expectError(
+          { key: fresh.key, body: { ...ORDER_42, phone_number: phone } },
+          400,
+          'validation_error',
+          /phone_number/,
+        );
         expect(response.body.error.details[0].field).to.equal('phone_number');
       }
-      await expectError({ key: fresh.key, body: { ...ORDER_42, phone_number: '+2348031230001' } }, 400, 'validation_error', /not available in NG/);
+      await expectError(
+        { key: fresh.key, body: { ...ORDER_42, phone_number: '+2348031230001' } },
+        400,
+        'validation_error',
+        /not available in NG/,
+      );
     });
 
     it('an unknown field → 400 validation_error', async () => {
-      await expectError({ key: fresh.key, body: { ...ORDER_42, amout: 1 } }, 400, 'validation_error', /unknown field: amout/);
+      await expectError(
+        { key: fresh.key, body: { ...ORDER_42, amout: 1 } },
+        400,
+        'validation_error',
+        /unknown field: amout/,
+      );
     });
   });
 });

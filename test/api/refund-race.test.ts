@@ -1,5 +1,6 @@
 /**
- * Refunds happen once and are counted once (docs/payments.md#refunds-happen-once): 20 concurrent `POST …/refund {amount:
+ * Refunds happen once and are counted once (docs/payments.md#refunds-happen-once): 20 concurrent `POST …/refund
+ * {amount:
  * 100}` without idempotency keys on a completed 1500 RWF payment, repeated for 20 rounds, and once
  * more with the worker process killed mid-burst (each refund retried with its Idempotency-Key after a
  * 503, as a merchant would). After each round: no 5xx, nothing beyond the rest
@@ -35,12 +36,18 @@ async function burst(baseUrl: string, key: string, paymentId: string, retry = fa
       for (;;) {
         const response = await fetch(`${baseUrl}/v1/payments/${paymentId}/refund`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(retry ? { 'idempotency-key': idempotencyKey } : {}) },
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            ...(retry ? { 'idempotency-key': idempotencyKey } : {}),
+          },
           body: JSON.stringify({ amount: 100 }),
         });
         const body = (await response.json()) as { data?: { status: string }; error?: { code: string } };
         if (retry && response.status === 503) {
-          await new Promise((r) => setTimeout(r, Math.min(Number(response.headers.get('retry-after') ?? '1'), 5) * 1000));
+          await new Promise((r) =>
+            setTimeout(r, Math.min(Number(response.headers.get('retry-after') ?? '1'), 5) * 1000),
+          );
           continue;
         }
         return { status: response.status, code: body.error?.code ?? body.data?.status ?? '' };
@@ -52,14 +59,20 @@ async function burst(baseUrl: string, key: string, paymentId: string, retry = fa
 
 /** Asserts the books of `paymentId` agree everywhere, once its workflow has settled every refund. */
 async function assertBooks(db: Db, key: string, baseUrl: string, paymentId: string, answers: Burst): Promise<void> {
-  expect(answers.statuses.filter((s) => s >= 500), `5xx answers: ${answers.codes.join(',')}`).to.deep.equal([]);
+  expect(
+    answers.statuses.filter((s) => s >= 500),
+    `5xx answers: ${answers.codes.join(',')}`,
+  ).to.deep.equal([]);
   for (const [i, status] of answers.statuses.entries()) {
     if (status === 201) expect(answers.codes[i]).to.be.oneOf(['completed', 'pending']);
     else expect(answers.codes[i]).to.be.oneOf(['amount_exceeds_refundable', 'payment_not_refundable']);
   }
   const response = await fetch(`${baseUrl}/v1/payments/${paymentId}`, { headers: { authorization: `Bearer ${key}` } });
-  const payment = ((await response.json()) as { data: { amount_refunded: number; status: string; provider: string } }).data;
-  const { provider_reference: reference } = (await db('payments').where({ id: paymentId }).first('provider_reference')) as { provider_reference: string };
+  const payment = ((await response.json()) as { data: { amount_refunded: number; status: string; provider: string } })
+    .data;
+  const { provider_reference: reference } = (await db('payments')
+    .where({ id: paymentId })
+    .first('provider_reference')) as { provider_reference: string };
   const ledger = await db('sandbox_provider_refunds').where({ provider_reference: reference }).select('amount');
   const refunds = await db('refunds').where({ payment_id: paymentId }).select('status', 'amount');
   const events = await db('events').where({ object_id: paymentId, type: 'refund.completed' }).select('id');
@@ -114,14 +127,14 @@ describe('20 concurrent refunds with the worker killed mid-burst (docs/payments.
     });
     expect(created.status).to.equal(201);
     const id = ((await created.json()) as { data: { id: string } }).data.id;
-    for (let status = ''; status !== 'completed'; ) {
+    for (let status = ''; status !== 'completed';) {
       await new Promise((r) => setTimeout(r, 200));
       status = ((await db('payments').where({ id }).first('status')) as { status: string }).status;
     }
     // The Updates wait for the new worker past their deadline: 503 with Retry-After, then the retry with the same key.
     const answers = burst(app.baseUrl, developer.key, id, true);
     // Kill the worker once the first refunds have reached the provider, then start a new one.
-    for (let sent = 0; sent === 0; ) {
+    for (let sent = 0; sent === 0;) {
       await new Promise((r) => setTimeout(r, 20));
       sent = (await db('refunds').where({ payment_id: id }).count<{ n: number }[]>('id as n'))[0]?.n ?? 0;
     }
@@ -129,7 +142,7 @@ describe('20 concurrent refunds with the worker killed mid-burst (docs/payments.
     worker.start();
     const answered = await answers;
     const deadline = Date.now() + 120_000;
-    for (let status = ''; status !== 'refunded' && Date.now() < deadline; ) {
+    for (let status = ''; status !== 'refunded' && Date.now() < deadline;) {
       await new Promise((r) => setTimeout(r, 250));
       status = ((await db('payments').where({ id }).first('status')) as { status: string }).status;
     }

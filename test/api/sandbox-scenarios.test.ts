@@ -1,7 +1,8 @@
 /**
  * The sandbox scenario numbers end to end over HTTP, as a merchant sees them
  * (docs/payments.md#sandbox-scenarios): late success after expiry (0004), duplicate and out-of-order callbacks
- * (0005), refunds refused with `refund.failed` (0006), a refund answer unknown, held in `amount_refund_pending`, then succeeded (0007), an initiation that
+ * (0005), refunds refused with `refund.failed` (0006), a refund answer unknown, held in `amount_refund_pending`, then
+ * succeeded (0007), an initiation that
  * times out at the provider's door yet was accepted (0008), and `expires_in`.
  */
 import { expect } from 'chai';
@@ -34,7 +35,10 @@ describe('sandbox scenarios over HTTP (docs/payments.md#sandbox-scenarios)', fun
 
   async function eventTypes(paymentId: string): Promise<string[]> {
     const { db } = await getStack();
-    const rows = await db('events').where({ object_id: paymentId }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('type');
+    const rows = await db('events')
+      .where({ object_id: paymentId })
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .select('type');
     return rows.map((row: { type: string }) => row.type);
   }
 
@@ -63,9 +67,13 @@ describe('sandbox scenarios over HTTP (docs/payments.md#sandbox-scenarios)', fun
     await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed', 20_000);
     const { db } = await getStack();
     // Wait until the simulator has sent all three callbacks (completed, completed again, pending).
-    for (let sent = 0; sent < 3; ) {
+    for (let sent = 0; sent < 3;) {
       await new Promise((r) => setTimeout(r, 250));
-      const rows = await db('sandbox_provider_callbacks').join('payments', 'payments.provider_reference', 'sandbox_provider_callbacks.provider_reference').where('payments.id', payment.id).whereNotNull('sent_at').count<{ n: number }[]>('sandbox_provider_callbacks.id as n');
+      const rows = await db('sandbox_provider_callbacks')
+        .join('payments', 'payments.provider_reference', 'sandbox_provider_callbacks.provider_reference')
+        .where('payments.id', payment.id)
+        .whereNotNull('sent_at')
+        .count<{ n: number }[]>('sandbox_provider_callbacks.id as n');
       sent = Number(rows[0]?.n ?? 0);
     }
     await new Promise((r) => setTimeout(r, 1_000));
@@ -76,10 +84,16 @@ describe('sandbox scenarios over HTTP (docs/payments.md#sandbox-scenarios)', fun
   it('0006: a refund the provider refuses answers 201 failed, releases its amount and sends refund.failed (docs/payments.md#cancel-and-refund)', async () => {
     const receiver = await startReceiver();
     try {
-      const webhook = await call('/v1/developer/webhooks', { key: developer.key, body: { url: `${receiver.origin}/refunds`, events: ['refund.failed'] } });
+      const webhook = await call('/v1/developer/webhooks', {
+        key: developer.key,
+        body: { url: `${receiver.origin}/refunds`, events: ['refund.failed'] },
+      });
       expect(webhook.status, JSON.stringify(webhook.body)).to.equal(201);
       const payment = await completed('+250788000006');
-      const refund = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 500, reason: 'damaged' } });
+      const refund = await call(`/v1/payments/${payment.id}/refund`, {
+        key: developer.key,
+        body: { amount: 500, reason: 'damaged' },
+      });
       expect(refund.status).to.equal(201);
       expect(refund.body.data).to.include({ status: 'failed', amount: 500 });
       expect(refund.body.data.failure_message).to.be.a('string');
@@ -89,7 +103,13 @@ describe('sandbox scenarios over HTTP (docs/payments.md#sandbox-scenarios)', fun
       const [delivery] = await receiver.waitFor(1);
       const event = verifyDelivery(delivery as ReceivedRequest, webhook.body.data.secret as string);
       expect(event.event).to.equal('refund.failed');
-      expect(event.data).to.include({ id: refund.body.data.id, status: 'failed', amount: 500, reason: 'damaged', failure_message: refund.body.data.failure_message });
+      expect(event.data).to.include({
+        id: refund.body.data.id,
+        status: 'failed',
+        amount: 500,
+        reason: 'damaged',
+        failure_message: refund.body.data.failure_message,
+      });
       expect(event.data.payment).to.include({ id: payment.id, amount_refunded: 0, amount_refund_pending: 0 });
       // Released: the whole amount is refundable again (and refused again by this provider).
       const whole = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 1500 } });
@@ -105,8 +125,13 @@ describe('sandbox scenarios over HTTP (docs/payments.md#sandbox-scenarios)', fun
     expect(refund.status).to.equal(201);
     expect(refund.body.data).to.include({ status: 'pending', amount: 1000 });
     // Shown as held while the answer is unknown, in the payment and its list.
-    expect((await call(`/v1/payments/${payment.id}`, { key: developer.key })).body.data).to.include({ amount_refunded: 0, amount_refund_pending: 1000 });
-    const listed = (await call('/v1/payments?limit=100', { key: developer.key })).body.data.payments.find((p: { id: string }) => p.id === payment.id);
+    expect((await call(`/v1/payments/${payment.id}`, { key: developer.key })).body.data).to.include({
+      amount_refunded: 0,
+      amount_refund_pending: 1000,
+    });
+    const listed = (await call('/v1/payments?limit=100', { key: developer.key })).body.data.payments.find(
+      (p: { id: string }) => p.id === payment.id,
+    );
     expect(listed).to.include({ amount_refund_pending: 1000 });
     // Reserved: only 500 are left while the answer is unknown.
     const more = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 501 } });
@@ -115,32 +140,46 @@ describe('sandbox scenarios over HTTP (docs/payments.md#sandbox-scenarios)', fun
     const settled = await waitForPayment(developer.key, payment.id, (p) => p.amount_refunded === 1000, 60_000);
     expect(settled).to.include({ status: 'completed', amount_refunded: 1000, amount_refund_pending: 0 });
     const { db } = await getStack();
-    expect(await db('refunds').where({ id: refund.body.data.id }).first('status')).to.deep.equal({ status: 'completed' });
+    expect(await db('refunds').where({ id: refund.body.data.id }).first('status')).to.deep.equal({
+      status: 'completed',
+    });
     expect(await eventTypes(payment.id)).to.deep.equal(['payment.created', 'payment.completed', 'refund.completed']);
   });
 
-  it('0008: an initiation that timed out at the provider\'s door is retried with the same key: one request, pending, completed later', async () => {
+  it("0008: an initiation that timed out at the provider's door is retried with the same key: one request, pending, completed later", async () => {
     const payment = await create({ ...MOBILE, phone_number: '+250788000008' });
     expect(payment.status).to.equal('pending');
     expect(payment.next_action).to.not.equal(null);
     const completed = await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed', 30_000);
     expect(completed.status).to.equal('completed');
     const { db } = await getStack();
-    expect(await db('sandbox_provider_transactions').where({ payment_id: payment.id }).count<{ n: number }[]>('payment_id as n')).to.deep.equal([{ n: 1 }]);
+    expect(
+      await db('sandbox_provider_transactions')
+        .where({ payment_id: payment.id })
+        .count<{ n: number }[]>('payment_id as n'),
+    ).to.deep.equal([{ n: 1 }]);
   });
 
-  it('expires_in: below 60 or above the method\'s expiry → 400 naming expires_in, and nothing is created', async () => {
+  it("expires_in: below 60 or above the method's expiry → 400 naming expires_in, and nothing is created", async () => {
     const { db } = await getStack();
     const before = await db('payments').where({ merchant_id: developer.merchantId }).count<{ n: number }[]>('id as n');
     for (const expiresIn of [59, 601, 0, -5, 90.5, '120']) {
-      const response = await call('/v1/payments', { key: developer.key, body: { ...MOBILE, phone_number: '+250788000003', expires_in: expiresIn } });
+      const response = await call('/v1/payments', {
+        key: developer.key,
+        body: { ...MOBILE, phone_number: '+250788000003', expires_in: expiresIn },
+      });
       expect(response.status, String(expiresIn)).to.equal(400);
       expect(response.body.error.code).to.equal('validation_error');
       expect(response.body.error.message).to.include('expires_in');
     }
-    const card = await call('/v1/payments', { key: developer.key, body: { amount: 2500, currency: 'USD', payment_method: 'card', expires_in: 86_401 } });
+    const card = await call('/v1/payments', {
+      key: developer.key,
+      body: { amount: 2500, currency: 'USD', payment_method: 'card', expires_in: 86_401 },
+    });
     expect(card.status).to.equal(400);
-    expect(await db('payments').where({ merchant_id: developer.merchantId }).count<{ n: number }[]>('id as n')).to.deep.equal(before);
+    expect(
+      await db('payments').where({ merchant_id: developer.merchantId }).count<{ n: number }[]>('id as n'),
+    ).to.deep.equal(before);
     const shortened = await create({ ...MOBILE, phone_number: '+250788000003', expires_in: 60 });
     expect(Date.parse(shortened.expires_at) - Date.parse(shortened.created_at)).to.equal(60_000);
   });

@@ -46,8 +46,14 @@ interface Answer {
 describe('stalls and outages keep the deadlines (docs/operations.md#deadlines)', function () {
   this.timeout(240_000);
   const taskQueue = `stalls-${randomBytes(4).toString('hex')}`;
-  const config = testConfig({ ...DEADLINES, TEMPORAL_TASK_QUEUE: taskQueue, IDEMPOTENCY_LEASE_MS: '500', RATE_LIMIT_MULTIPLIER: '1000' });
-  const createBoundMs = config.CREATE_WAIT_MS + Math.max(config.TEMPORAL_CALL_TIMEOUT_MS, config.DATABASE_QUERY_TIMEOUT_MS) + SLACK_MS;
+  const config = testConfig({
+    ...DEADLINES,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    IDEMPOTENCY_LEASE_MS: '500',
+    RATE_LIMIT_MULTIPLIER: '1000',
+  });
+  const createBoundMs =
+    config.CREATE_WAIT_MS + Math.max(config.TEMPORAL_CALL_TIMEOUT_MS, config.DATABASE_QUERY_TIMEOUT_MS) + SLACK_MS;
   const updateBoundMs = config.UPDATE_DEADLINE_MS + config.DATABASE_QUERY_TIMEOUT_MS + SLACK_MS;
   let database: TcpProxy;
   let temporalProxy: TcpProxy;
@@ -63,11 +69,22 @@ describe('stalls and outages keep the deadlines (docs/operations.md#deadlines)',
     temporalProxy = await startTcpProxyTo('127.0.0.1', Number(stack.config.TEMPORAL_ADDRESS.split(':')[1]));
     db = createDb(database.url, 4, undefined, dbTimeoutsOf(config));
     temporal = new Client({ connection: await Connection.connect({ address: temporalProxy.address }) });
-    const app = createApp({ config, db, temporal, providers: providerRegistryFromConfig(createSandboxLedger(db), config), logger: createLogger('stalls-test', 'silent') });
+    const app = createApp({
+      config,
+      db,
+      temporal,
+      providers: providerRegistryFromConfig(createSandboxLedger(db), config),
+      logger: createLogger('stalls-test', 'silent'),
+    });
     server = http.createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    worker = new WorkerProcess(taskQueue, { ...DEADLINES, DATABASE_URL: database.url, TEMPORAL_ADDRESS: temporalProxy.address, PROVIDER_CALLBACK_BASE_URL: baseUrl });
+    worker = new WorkerProcess(taskQueue, {
+      ...DEADLINES,
+      DATABASE_URL: database.url,
+      TEMPORAL_ADDRESS: temporalProxy.address,
+      PROVIDER_CALLBACK_BASE_URL: baseUrl,
+    });
     worker.start();
   });
 
@@ -84,18 +101,40 @@ describe('stalls and outages keep the deadlines (docs/operations.md#deadlines)',
   });
 
   /** A request that gives up well past any bound, so that a hang fails the test instead of holding it. */
-  async function request(method: string, path: string, key: string, body?: unknown, idempotencyKey?: string): Promise<Answer> {
+  async function request(
+    method: string,
+    path: string,
+    key: string,
+    body?: unknown,
+    idempotencyKey?: string,
+  ): Promise<Answer> {
     const started = Date.now();
     const headers: Record<string, string> = { authorization: `Bearer ${key}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null, retryAfter: response.headers.get('retry-after'), ms: Date.now() - started };
+    return {
+      status: response.status,
+      body: text ? JSON.parse(text) : null,
+      retryAfter: response.headers.get('retry-after'),
+      ms: Date.now() - started,
+    };
   }
 
   /** Sends the request again (same key) until it is not 503, as a merchant told to retry does. */
-  async function retried(method: string, path: string, key: string, body: unknown, idempotencyKey: string): Promise<Answer> {
+  async function retried(
+    method: string,
+    path: string,
+    key: string,
+    body: unknown,
+    idempotencyKey: string,
+  ): Promise<Answer> {
     const deadline = Date.now() + 60_000;
     for (;;) {
       const answer = await request(method, path, key, body, idempotencyKey);
@@ -108,7 +147,8 @@ describe('stalls and outages keep the deadlines (docs/operations.md#deadlines)',
     const deadline = Date.now() + 60_000;
     for (;;) {
       const answer = await request('GET', `/v1/payments/${id}`, key);
-      if ((answer.status === 200 && answer.body.data.status === status) || Date.now() > deadline) return answer.body.data;
+      if ((answer.status === 200 && answer.body.data.status === status) || Date.now() > deadline)
+        return answer.body.data;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
@@ -124,18 +164,46 @@ describe('stalls and outages keep the deadlines (docs/operations.md#deadlines)',
   async function readiness(): Promise<Answer & { started: number }> {
     const started = Date.now();
     const response = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(30_000) });
-    return { status: response.status, body: await response.json(), retryAfter: null, ms: Date.now() - started, started };
+    return {
+      status: response.status,
+      body: await response.json(),
+      retryAfter: null,
+      ms: Date.now() - started,
+      started,
+    };
   }
 
-  /** A completed payment and a pending one (sandbox `0003` waits for the customer) of a new merchant, made while all is well. */
-  async function paymentsBefore(round: string): Promise<{ key: string; merchantId: string; completed: string; pending: string }> {
+  /**
+   * A completed payment and a pending one (sandbox `0003` waits for the customer) of a new merchant, made while all is
+   * well.
+   */
+  async function paymentsBefore(
+    round: string,
+  ): Promise<{ key: string; merchantId: string; completed: string; pending: string }> {
     const developer = await registerDeveloper();
     const order = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money' };
-    const paid = await request('POST', '/v1/payments', developer.key, { ...order, phone_number: '+250788000001' }, `${round}-paid-${taskQueue}`);
-    const waiting = await request('POST', '/v1/payments', developer.key, { ...order, phone_number: '+250788000003' }, `${round}-waiting-${taskQueue}`);
+    const paid = await request(
+      'POST',
+      '/v1/payments',
+      developer.key,
+      { ...order, phone_number: '+250788000001' },
+      `${round}-paid-${taskQueue}`,
+    );
+    const waiting = await request(
+      'POST',
+      '/v1/payments',
+      developer.key,
+      { ...order, phone_number: '+250788000003' },
+      `${round}-waiting-${taskQueue}`,
+    );
     expect([paid.status, waiting.status], JSON.stringify([paid.body, waiting.body])).to.deep.equal([201, 201]);
     expect((await paymentOnceSettled(developer.key, paid.body.data.id, 'completed')).status).to.equal('completed');
-    return { key: developer.key, merchantId: developer.merchantId, completed: paid.body.data.id, pending: waiting.body.data.id };
+    return {
+      key: developer.key,
+      merchantId: developer.merchantId,
+      completed: paid.body.data.id,
+      pending: waiting.body.data.id,
+    };
   }
 
   /**
@@ -143,10 +211,19 @@ describe('stalls and outages keep the deadlines (docs/operations.md#deadlines)',
    * and a refund answer 503 within their bounds and `/readyz` 503 within its own; then the fault
    * ends, and the same requests retried with their keys are carried out exactly once.
    */
-  async function round(name: string, fault: () => void, proxy: TcpProxy, dependency: 'database' | 'temporal'): Promise<void> {
+  async function round(
+    name: string,
+    fault: () => void,
+    proxy: TcpProxy,
+    dependency: 'database' | 'temporal',
+  ): Promise<void> {
     const { key, merchantId, completed, pending } = await paymentsBefore(name);
     const order = { amount: 2500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' };
-    const keys = { create: `${name}-create-${taskQueue}`, cancel: `${name}-cancel-${taskQueue}`, refund: `${name}-refund-${taskQueue}` };
+    const keys = {
+      create: `${name}-create-${taskQueue}`,
+      cancel: `${name}-cancel-${taskQueue}`,
+      refund: `${name}-refund-${taskQueue}`,
+    };
     fault();
     try {
       const [create, cancel, refund, ready] = await Promise.all([
@@ -169,17 +246,29 @@ describe('stalls and outages keep the deadlines (docs/operations.md#deadlines)',
     const created = await retried('POST', '/v1/payments', key, order, keys.create);
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     expect((await paymentOnceSettled(key, created.body.data.id, 'completed')).status).to.equal('completed');
-    const cancelled = await retried('POST', `/v1/payments/${pending}/cancel`, key, { reason: 'customer left' }, keys.cancel);
+    const cancelled = await retried(
+      'POST',
+      `/v1/payments/${pending}/cancel`,
+      key,
+      { reason: 'customer left' },
+      keys.cancel,
+    );
     expect(cancelled.status, JSON.stringify(cancelled.body)).to.equal(200);
     expect(cancelled.body.data).to.include({ id: pending, status: 'cancelled' });
     const refunded = await retried('POST', `/v1/payments/${completed}/refund`, key, { amount: 500 }, keys.refund);
     expect(refunded.status, JSON.stringify(refunded.body)).to.equal(201);
-    expect((await retried('POST', `/v1/payments/${completed}/refund`, key, { amount: 500 }, keys.refund)).body.data.id).to.equal(refunded.body.data.id);
+    expect(
+      (await retried('POST', `/v1/payments/${completed}/refund`, key, { amount: 500 }, keys.refund)).body.data.id,
+    ).to.equal(refunded.body.data.id);
     expect((await paymentOnceSettled(key, completed, 'completed')).amount_refunded).to.equal(500);
 
     const { db: direct } = await getStack();
-    expect(await direct('payments').where({ merchant_id: merchantId }).count<{ n: number }[]>('id as n')).to.deep.equal([{ n: 3 }]);
-    expect(await direct('refunds').where({ payment_id: completed }).count<{ n: number }[]>('id as n')).to.deep.equal([{ n: 1 }]);
+    expect(await direct('payments').where({ merchant_id: merchantId }).count<{ n: number }[]>('id as n')).to.deep.equal(
+      [{ n: 3 }],
+    );
+    expect(await direct('refunds').where({ payment_id: completed }).count<{ n: number }[]>('id as n')).to.deep.equal([
+      { n: 1 },
+    ]);
     expect((await readiness()).status).to.equal(200);
   }
 
@@ -208,7 +297,13 @@ describe('stalls and outages keep the deadlines (docs/operations.md#deadlines)',
     } finally {
       database.up();
     }
-    const cancelled = await retried('POST', `/v1/payments/${pending}/cancel`, key, { reason: 'customer left' }, cancelKey);
+    const cancelled = await retried(
+      'POST',
+      `/v1/payments/${pending}/cancel`,
+      key,
+      { reason: 'customer left' },
+      cancelKey,
+    );
     expect(cancelled.status, JSON.stringify(cancelled.body)).to.equal(200);
     expect(cancelled.body.data).to.include({ id: pending, status: 'cancelled' });
   });

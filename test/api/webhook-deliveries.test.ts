@@ -20,7 +20,10 @@ describe('webhook deliveries of real payments, verified as a merchant would (doc
   before(async () => {
     receiver = await startReceiver();
     developer = await registerDeveloper();
-    const created = await call('/v1/developer/webhooks', { key: developer.key, body: { url: `${receiver.origin}/merchant/hooks`, events: ['payment.created', 'payment.completed'] } });
+    const created = await call('/v1/developer/webhooks', {
+      key: developer.key,
+      body: { url: `${receiver.origin}/merchant/hooks`, events: ['payment.created', 'payment.completed'] },
+    });
     expect(created.status).to.equal(201);
     webhook = created.body.data;
     // The merchant's handler: verify both signatures, then process each event id once.
@@ -54,7 +57,16 @@ describe('webhook deliveries of real payments, verified as a merchant would (doc
   }
 
   it('delivers payment.created and payment.completed of a generic payment once each, both signatures verifying', async () => {
-    const response = await call('/v1/payments', { key: developer.key, body: { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001', description: 'Order 42' } });
+    const response = await call('/v1/payments', {
+      key: developer.key,
+      body: {
+        amount: 1500,
+        currency: 'RWF',
+        payment_method: 'mobile_money',
+        phone_number: '+250788000001',
+        description: 'Order 42',
+      },
+    });
     expect(response.status).to.equal(201);
     const paymentId = response.body.data.id as string;
     await waitForPayment(developer.key, paymentId, (p) => p.status === 'completed');
@@ -65,7 +77,13 @@ describe('webhook deliveries of real payments, verified as a merchant would (doc
     for (const payload of payloads) {
       expect(Object.keys(payload).sort()).to.deep.equal(['created_at', 'data', 'event', 'id']);
       expect(payload.id).to.match(/^evt_[0-9A-Za-z]{24}$/);
-      expect(payload.data).to.include({ id: paymentId, amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' });
+      expect(payload.data).to.include({
+        id: paymentId,
+        amount: 1500,
+        currency: 'RWF',
+        payment_method: 'mobile_money',
+        phone_number: '+250788000001',
+      });
     }
     const completed = payloads.find((p) => p.event === 'payment.completed')!;
     expect(completed.data.status).to.equal('completed');
@@ -81,10 +99,15 @@ describe('webhook deliveries of real payments, verified as a merchant would (doc
   });
 
   it('lists the deliveries as succeeded, and a retried delivery repeats the event id, which the merchant de-duplicates', async () => {
-    const response = await call('/v1/payments', { key: developer.key, body: { amount: 2500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' } });
+    const response = await call('/v1/payments', {
+      key: developer.key,
+      body: { amount: 2500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' },
+    });
     const paymentId = response.body.data.id as string;
     await deliveredEvents(paymentId, 2);
-    const completedId = [...processed.values()].find((p) => p.data.id === paymentId && p.event === 'payment.completed')!.id;
+    const completedId = [...processed.values()].find(
+      (p) => p.data.id === paymentId && p.event === 'payment.completed',
+    )!.id;
 
     let delivery: any;
     for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
@@ -95,9 +118,13 @@ describe('webhook deliveries of real payments, verified as a merchant would (doc
     expect(delivery).to.include({ status: 'succeeded', attempt_count: 1, event: 'payment.completed' });
     expect(delivery.attempts[0]).to.include({ attempt: 1, status_code: 200, response_body: 'ok', error: null });
 
-    const retried = await call(`/v1/developer/webhooks/${webhook.id}/deliveries/${delivery.id}/retry`, { key: developer.key, method: 'POST' });
+    const retried = await call(`/v1/developer/webhooks/${webhook.id}/deliveries/${delivery.id}/retry`, {
+      key: developer.key,
+      method: 'POST',
+    });
     expect(retried.status).to.equal(201);
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline && requestsFor(paymentId).length < 3; ) await new Promise((r) => setTimeout(r, 100));
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline && requestsFor(paymentId).length < 3;)
+      await new Promise((r) => setTimeout(r, 100));
     const arrivals = requestsFor(paymentId).map((r) => r.headers['webhook-id']);
     expect(arrivals.filter((id) => id === completedId)).to.have.length(2);
     expect([...processed.values()].filter((p) => p.data.id === paymentId)).to.have.length(2);
@@ -107,7 +134,12 @@ describe('webhook deliveries of real payments, verified as a merchant would (doc
   it('delivers payment.created of the merchant-scoped family too (docs/payments.md#events)', async () => {
     const response = await call(`/v1/api/merchants/${developer.merchantId}/payments`, {
       headers: { 'x-api-key': developer.key },
-      body: { amount: '1500.00', currency: 'RWF', payment_method: 'momo', payment_method_data: { phone_number: '+250788000001' } },
+      body: {
+        amount: '1500.00',
+        currency: 'RWF',
+        payment_method: 'momo',
+        payment_method_data: { phone_number: '+250788000001' },
+      },
     });
     expect(response.status).to.equal(200);
     expect(await deliveredEvents(response.body.id, 2)).to.have.members(['payment.created', 'payment.completed']);

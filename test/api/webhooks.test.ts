@@ -1,6 +1,7 @@
 /**
  * The webhook endpoints over real HTTP with the real worker (docs/webhooks.md): the record and its answers,
- * the URL rules (docs/webhooks.md#targets) in sandbox and live, bad input answered in the envelope changing nothing, the
+ * the URL rules (docs/webhooks.md#targets) in sandbox and live, bad input answered in the envelope changing nothing,
+ * the
  * limit of 16, foreign ids, `webhook.created` (never to the webhook being created), test,
  * deliveries, retry, secret rotation with its 24 h overlap, and an endpoint failed by a 410 Gone.
  */
@@ -19,7 +20,10 @@ import { getStack, testConfig } from '../helpers/stack';
 
 const PATH = '/v1/developer/webhooks';
 
-/** The webhook as lists and events show it: everything but the secret (docs/payments.md#events, docs/webhooks.md#endpoints). */
+/**
+ * The webhook as lists and events show it: everything but the secret (docs/payments.md#events,
+ * docs/webhooks.md#endpoints).
+ */
 function withoutSecret(webhook: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(webhook).filter(([key]) => key !== 'secret'));
 }
@@ -62,8 +66,18 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
 
   describe('the record (docs/webhooks.md#endpoints)', () => {
     it('creates an enabled webhook and shows its whsec_ secret once', async () => {
-      const data = await create({ url: `${receiver.origin}/one`, events: ['payment.completed', 'payment.failed', 'payment.completed'], description: 'orders' });
-      expect(data).to.include({ object: 'webhook', url: `${receiver.origin}/one`, status: 'enabled', description: 'orders', environment: 'sandbox' });
+      const data = await create({
+        url: `${receiver.origin}/one`,
+        events: ['payment.completed', 'payment.failed', 'payment.completed'],
+        description: 'orders',
+      });
+      expect(data).to.include({
+        object: 'webhook',
+        url: `${receiver.origin}/one`,
+        status: 'enabled',
+        description: 'orders',
+        environment: 'sandbox',
+      });
       expect(data.id).to.match(/^whk_[0-9A-Za-z]{24}$/);
       expect(data.events).to.deep.equal(['payment.completed', 'payment.failed']);
       expect(data.secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -89,12 +103,20 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
 
     it('changes url, events, status and description with PUT, and clears the description with null', async () => {
       const data = await create({ url: `${receiver.origin}/before`, events: ['payment.created'], description: 'x' });
-      const response = await call(`${PATH}/${data.id}`, { key: developer.key, method: 'PUT', body: { url: `${receiver.origin}/after`, events: ['refund.completed'], status: 'disabled', description: null } });
+      const response = await call(`${PATH}/${data.id}`, {
+        key: developer.key,
+        method: 'PUT',
+        body: { url: `${receiver.origin}/after`, events: ['refund.completed'], status: 'disabled', description: null },
+      });
       expect(response.status).to.equal(200);
       expect(response.body.data).to.include({ url: `${receiver.origin}/after`, status: 'disabled', description: null });
       expect(response.body.data.events).to.deep.equal(['refund.completed']);
       expect(Date.parse(response.body.data.updated_at)).to.be.at.least(Date.parse(data.updated_at));
-      const enabled = await call(`${PATH}/${data.id}`, { key: developer.key, method: 'PUT', body: { status: 'enabled' } });
+      const enabled = await call(`${PATH}/${data.id}`, {
+        key: developer.key,
+        method: 'PUT',
+        body: { status: 'enabled' },
+      });
       expect(enabled.body.data.status).to.equal('enabled');
     });
 
@@ -127,9 +149,15 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
 
     it('allows 16 webhooks per merchant and environment and refuses the 17th with 409, creating nothing (docs/webhooks.md#endpoints)', async () => {
       for (let i = 0; i < 16; i += 1) await create({ url: `${receiver.origin}/n${i}`, events: ['payment.created'] });
-      const response = await call(PATH, { key: developer.key, body: { url: `${receiver.origin}/n16`, events: ['payment.created'] } });
+      const response = await call(PATH, {
+        key: developer.key,
+        body: { url: `${receiver.origin}/n16`, events: ['payment.created'] },
+      });
       expect(response.status).to.equal(409);
-      expect(response.body).to.deep.equal({ success: false, error: { code: 'conflict', message: 'at most 16 webhooks per merchant and environment; delete one first' } });
+      expect(response.body).to.deep.equal({
+        success: false,
+        error: { code: 'conflict', message: 'at most 16 webhooks per merchant and environment; delete one first' },
+      });
       expect(await count()).to.equal(16);
       // The live environment has its own 16.
       const live = await insertLiveKey(developer.merchantId);
@@ -165,15 +193,35 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
   describe('bad input (docs/webhooks.md, docs/api.md#errors)', () => {
     for (const [name, body, message] of [
       ['an invalid URL', { url: 'not a url', events: ['payment.created'] }, 'url must be a valid absolute URL'],
-      ['an ftp URL', { url: 'ftp://files.example.com/hook', events: ['payment.created'] }, 'url must use http or https'],
+      [
+        'an ftp URL',
+        { url: 'ftp://files.example.com/hook', events: ['payment.created'] },
+        'url must use http or https',
+      ],
       ['a file URL', { url: 'file:///etc/passwd', events: ['payment.created'] }, 'url must use http or https'],
-      ['a URL with credentials', { url: 'https://me:pw@hooks.example.com/', events: ['payment.created'] }, 'url must not contain a user name or password'],
-      ['an unknown event name', { url: 'https://hooks.example.com/', events: ['payment.created', 'payment.exploded'] }, 'events.1 must be one of: payment.created, payment.completed, payment.failed, payment.cancelled, refund.completed, refund.failed, webhook.created'],
-      ['webhook.test as a subscription', { url: 'https://hooks.example.com/', events: ['webhook.test'] }, 'events.0 must be one of: payment.created, payment.completed, payment.failed, payment.cancelled, refund.completed, refund.failed, webhook.created'],
+      [
+        'a URL with credentials',
+        { url: 'https://me:pw@hooks.example.com/', events: ['payment.created'] },
+        'url must not contain a user name or password',
+      ],
+      [
+        'an unknown event name',
+        { url: 'https://hooks.example.com/', events: ['payment.created', 'payment.exploded'] },
+        'events.1 must be one of: payment.created, payment.completed, payment.failed, payment.cancelled, refund.completed, refund.failed, webhook.created',
+      ],
+      [
+        'webhook.test as a subscription',
+        { url: 'https://hooks.example.com/', events: ['webhook.test'] },
+        'events.0 must be one of: payment.created, payment.completed, payment.failed, payment.cancelled, refund.completed, refund.failed, webhook.created',
+      ],
       ['an empty events list', { url: 'https://hooks.example.com/', events: [] }, 'events must not be empty'],
       ['no events', { url: 'https://hooks.example.com/' }, 'events is required'],
       ['no url', { events: ['payment.created'] }, 'url is required'],
-      ['an unknown field', { url: 'https://hooks.example.com/', events: ['payment.created'], secret: 'whsec_x' }, 'unknown field: secret'],
+      [
+        'an unknown field',
+        { url: 'https://hooks.example.com/', events: ['payment.created'], secret: 'whsec_x' },
+        'unknown field: secret',
+      ],
     ] as const) {
       it(`refuses ${name} with 400 naming the field, creating nothing`, async () => {
         const response = await call(PATH, { key: developer.key, body });
@@ -185,7 +233,12 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
     }
 
     it('refuses a body that is not JSON', async () => {
-      const response = await call(PATH, { key: developer.key, rawBody: '{"url":', headers: { 'content-type': 'application/json' }, method: 'POST' });
+      const response = await call(PATH, {
+        key: developer.key,
+        rawBody: '{"url":',
+        headers: { 'content-type': 'application/json' },
+        method: 'POST',
+      });
       expect(response.status).to.equal(400);
       expect(response.body.error.code).to.equal('invalid_request');
     });
@@ -201,13 +254,25 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
         ['https://127.0.0.1/hooks', 'url host 127.0.0.1 is a loopback address; webhooks need a public host'],
         ['https://localhost/hooks', 'url host localhost resolves to '],
         ['https://[::1]/hooks', 'url host ::1 is a loopback address; webhooks need a public host'],
-        ['https://[::7f00:1]/hooks', 'url host ::7f00:1 is an IPv4-compatible IPv6 address (127.0.0.1, a loopback address); webhooks need a public host'],
-        ['https://[::127.0.0.1]/hooks', 'url host ::7f00:1 is an IPv4-compatible IPv6 address (127.0.0.1, a loopback address); webhooks need a public host'],
+        [
+          'https://[::7f00:1]/hooks',
+          'url host ::7f00:1 is an IPv4-compatible IPv6 address (127.0.0.1, a loopback address); webhooks need a public host',
+        ],
+        [
+          'https://[::127.0.0.1]/hooks',
+          'url host ::7f00:1 is an IPv4-compatible IPv6 address (127.0.0.1, a loopback address); webhooks need a public host',
+        ],
         ['https://[::ffff:7f00:1]/hooks', 'url host ::ffff:7f00:1 is a loopback address; webhooks need a public host'],
-        ['https://[::a00:1]/hooks', 'url host ::a00:1 is an IPv4-compatible IPv6 address (10.0.0.1, a private address); webhooks need a public host'],
+        [
+          'https://[::a00:1]/hooks',
+          'url host ::a00:1 is an IPv4-compatible IPv6 address (10.0.0.1, a private address); webhooks need a public host',
+        ],
         ['https://10.0.0.12/hooks', 'url host 10.0.0.12 is a private address; webhooks need a public host'],
         ['https://192.168.0.1/hooks', 'url host 192.168.0.1 is a private address; webhooks need a public host'],
-        ['https://169.254.169.254/latest/meta-data', 'url host 169.254.169.254 is a link-local address; webhooks need a public host'],
+        [
+          'https://169.254.169.254/latest/meta-data',
+          'url host 169.254.169.254 is a link-local address; webhooks need a public host',
+        ],
         ['https://239.1.1.1/hooks', 'url host 239.1.1.1 is a multicast address; webhooks need a public host'],
       ] as const) {
         it(`refuses ${url}`, async () => {
@@ -221,13 +286,22 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
       }
 
       it('names the loopback address a host name resolves to (localhost → 127.0.0.1 or ::1)', async () => {
-        const response = await call(PATH, { key: live, body: { url: 'https://localhost:8443/hooks', events: ['payment.completed'] } });
-        expect(response.body.error.message).to.match(/^url host localhost resolves to (127\.0\.0\.1|::1), a loopback address; webhooks need a public host$/);
+        const response = await call(PATH, {
+          key: live,
+          body: { url: 'https://localhost:8443/hooks', events: ['payment.completed'] },
+        });
+        expect(response.body.error.message).to.match(
+          /^url host localhost resolves to (127\.0\.0\.1|::1), a loopback address; webhooks need a public host$/,
+        );
       });
 
       it('refuses a private URL on PUT too, leaving the webhook as it was', async () => {
         const data = await create({ url: 'https://93.184.215.14/hooks', events: ['payment.failed'] }, live);
-        const response = await call(`${PATH}/${data.id}`, { key: live, method: 'PUT', body: { url: 'https://localhost/hooks' } });
+        const response = await call(`${PATH}/${data.id}`, {
+          key: live,
+          method: 'PUT',
+          body: { url: 'https://localhost/hooks' },
+        });
         expect(response.status).to.equal(400);
         expect((await call(`${PATH}/${data.id}`, { key: live })).body.data.url).to.equal('https://93.184.215.14/hooks');
       });
@@ -242,7 +316,13 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
     it('refuses private sandbox targets where configuration does not allow them (docs/webhooks.md#targets, production default)', async () => {
       const { db, client } = await getStack();
       const config = testConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
-      const app = createApp({ config, db, temporal: client, providers: providerRegistryFromConfig(createSandboxLedger(db), config), logger: createLogger('webhook-test', 'silent') });
+      const app = createApp({
+        config,
+        db,
+        temporal: client,
+        providers: providerRegistryFromConfig(createSandboxLedger(db), config),
+        logger: createLogger('webhook-test', 'silent'),
+      });
       const server = http.createServer(app.callback());
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       try {
@@ -253,7 +333,9 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
           body: JSON.stringify({ url: `${receiver.origin}/private`, events: ['payment.created'] }),
         });
         expect(response.status).to.equal(400);
-        expect(((await response.json()) as { error: { message: string } }).error.message).to.equal('url host 127.0.0.1 is a loopback address; webhooks need a public host');
+        expect(((await response.json()) as { error: { message: string } }).error.message).to.equal(
+          'url host 127.0.0.1 is a loopback address; webhooks need a public host',
+        );
       } finally {
         await new Promise<void>((resolve) => server.close(() => resolve()));
       }
@@ -268,14 +350,19 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
       const third = await create({ url: `${receiver.origin}/created-too`, events: ['webhook.created'] });
       const requests = await receivedAt('/created', 2);
       const payloads = requests.map((r) => verifyDelivery(r, first.secret));
-      expect(payloads.map((p) => [p.event, p.data.id])).to.have.deep.members([['webhook.created', second.id], ['webhook.created', third.id]]);
+      expect(payloads.map((p) => [p.event, p.data.id])).to.have.deep.members([
+        ['webhook.created', second.id],
+        ['webhook.created', third.id],
+      ]);
       const forSecond = payloads.find((p) => p.data.id === second.id)!;
       expect(forSecond.data).to.deep.equal(withoutSecret(second));
       await new Promise((r) => setTimeout(r, 500));
       // Its own creation reaches no webhook: its receiver cannot know the secret yet.
       expect(receiver.requests.filter((r) => r.path === '/created')).to.have.length(2);
       expect(receiver.requests.filter((r) => r.path === '/created-too' || r.path === '/other')).to.have.length(0);
-      expect((await call(`${PATH}/${third.id}/deliveries`, { key: developer.key })).body.data.pagination.total).to.equal(0);
+      expect(
+        (await call(`${PATH}/${third.id}/deliveries`, { key: developer.key })).body.data.pagination.total,
+      ).to.equal(0);
       // Every creation is an event, the first webhook's own included.
       const events = await call('/v1/developer/events?type=webhook.created', { key: developer.key });
       const written = events.body.data.events as { id: string; data: { id: string } }[];
@@ -308,7 +395,10 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
       expect(log.deliveries).to.have.length(1);
       expect(log.deliveries[0]).to.include({ event: 'webhook.test', status: 'failed', attempt_count: 1 });
       expect(log.deliveries[0].attempts[0]).to.include({ attempt: 1, status_code: 500, response_body: 'nope' });
-      const retry = await call(`${PATH}/${data.id}/deliveries/${log.deliveries[0].id}/retry`, { key: developer.key, method: 'POST' });
+      const retry = await call(`${PATH}/${data.id}/deliveries/${log.deliveries[0].id}/retry`, {
+        key: developer.key,
+        method: 'POST',
+      });
       expect(retry.status).to.equal(409);
       expect(retry.body.error.code).to.equal('conflict');
     });
@@ -330,7 +420,8 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
       await create({ url: `${receiver.origin}/log-2`, events: ['payment.created'] });
       await create({ url: `${receiver.origin}/log-3`, events: ['payment.created'] });
       await receivedAt('/log', 2);
-      const settled = (page: { deliveries: { status: string }[] }) => page.deliveries.length === 2 && page.deliveries.every((d) => d.status === 'succeeded');
+      const settled = (page: { deliveries: { status: string }[] }) =>
+        page.deliveries.length === 2 && page.deliveries.every((d) => d.status === 'succeeded');
       for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
         if (settled((await call(`${PATH}/${data.id}/deliveries`, { key: developer.key })).body.data)) break;
       }
@@ -338,7 +429,15 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
       expect(page1.status).to.equal(200);
       expect(page1.body.data.pagination).to.deep.equal({ page: 1, limit: 1, total: 2, total_pages: 2 });
       const [newest] = page1.body.data.deliveries;
-      expect(newest).to.include({ object: 'webhook_delivery', webhook_id: data.id, event: 'webhook.created', status: 'succeeded', attempt_count: 1, next_attempt_at: null, retry_of: null });
+      expect(newest).to.include({
+        object: 'webhook_delivery',
+        webhook_id: data.id,
+        event: 'webhook.created',
+        status: 'succeeded',
+        attempt_count: 1,
+        next_attempt_at: null,
+        retry_of: null,
+      });
       expect(newest.id).to.match(/^dlv_/);
       expect(newest.attempts).to.have.length(1);
       expect(newest.attempts[0]).to.include({ attempt: 1, status_code: 204, response_body: '', error: null });
@@ -346,7 +445,10 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
       expect(Date.parse(page2.body.data.deliveries[0].created_at)).to.be.at.most(Date.parse(newest.created_at));
       expect((await call(`${PATH}/${data.id}/deliveries?limit=500`, { key: developer.key })).status).to.equal(400);
 
-      const retried = await call(`${PATH}/${data.id}/deliveries/${newest.id}/retry`, { key: developer.key, method: 'POST' });
+      const retried = await call(`${PATH}/${data.id}/deliveries/${newest.id}/retry`, {
+        key: developer.key,
+        method: 'POST',
+      });
       expect(retried.status).to.equal(201);
       expect(retried.body.data).to.include({ event_id: newest.event_id, retry_of: newest.id });
       expect(retried.body.data.id).not.to.equal(newest.id);
@@ -360,12 +462,17 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
       await receivedAt('/off', 1);
       const [delivery] = (await call(`${PATH}/${data.id}/deliveries`, { key: developer.key })).body.data.deliveries;
       await call(`${PATH}/${data.id}`, { key: developer.key, method: 'PUT', body: { status: 'disabled' } });
-      const retry = await call(`${PATH}/${data.id}/deliveries/${delivery.id}/retry`, { key: developer.key, method: 'POST' });
+      const retry = await call(`${PATH}/${data.id}/deliveries/${delivery.id}/retry`, {
+        key: developer.key,
+        method: 'POST',
+      });
       expect(retry.status).to.equal(409);
       await create({ url: `${receiver.origin}/off-2`, events: ['payment.created'] });
       await new Promise((r) => setTimeout(r, 1_000));
       expect(receiver.requests.filter((r) => r.path === '/off')).to.have.length(1);
-      expect((await call(`${PATH}/${data.id}/deliveries`, { key: developer.key })).body.data.pagination.total).to.equal(1);
+      expect((await call(`${PATH}/${data.id}/deliveries`, { key: developer.key })).body.data.pagination.total).to.equal(
+        1,
+      );
     });
 
     it('answers 404 for a delivery of another webhook or another merchant, starting nothing (docs/api.md#merchants-and-environments)', async () => {
@@ -375,20 +482,28 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
       await receivedAt('/scope-a', 1);
       const [delivery] = (await call(`${PATH}/${mine.id}/deliveries`, { key: developer.key })).body.data.deliveries;
       // Another of my webhooks: the delivery is not its.
-      const wrongWebhook = await call(`${PATH}/${other.id}/deliveries/${delivery.id}/retry`, { key: developer.key, method: 'POST' });
+      const wrongWebhook = await call(`${PATH}/${other.id}/deliveries/${delivery.id}/retry`, {
+        key: developer.key,
+        method: 'POST',
+      });
       expect(wrongWebhook.status).to.equal(404);
       expect(wrongWebhook.body.error.message).to.include(`no delivery with id ${delivery.id}`);
       // Another merchant, through its own webhook and through mine: never found.
       const stranger = await registerDeveloper();
       const theirs = await create({ url: `${receiver.origin}/scope-c`, events: ['webhook.created'] }, stranger.key);
       for (const webhookId of [theirs.id, mine.id]) {
-        const foreign = await call(`${PATH}/${webhookId}/deliveries/${delivery.id}/retry`, { key: stranger.key, method: 'POST' });
+        const foreign = await call(`${PATH}/${webhookId}/deliveries/${delivery.id}/retry`, {
+          key: stranger.key,
+          method: 'POST',
+        });
         expect(foreign.status, webhookId).to.equal(404);
         expect(foreign.body.error.code).to.equal('not_found');
       }
       await new Promise((r) => setTimeout(r, 500));
       expect(receiver.requests.filter((r) => r.path === '/scope-a')).to.have.length(1);
-      expect((await call(`${PATH}/${mine.id}/deliveries`, { key: developer.key })).body.data.pagination.total).to.equal(1);
+      expect((await call(`${PATH}/${mine.id}/deliveries`, { key: developer.key })).body.data.pagination.total).to.equal(
+        1,
+      );
     });
 
     it('after a rotation signs with the new and the old secret for 24 h, either verifying, and says until when (#secret-rotation)', async () => {
@@ -397,7 +512,9 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
       const rotated = await call(`${PATH}/${data.id}/rotate-secret`, { key: developer.key, method: 'POST' });
       expect(rotated.status).to.equal(200);
       expect(rotated.body.data).to.include({ id: data.id, url: data.url, status: 'enabled' });
-      expect(rotated.body.data.secret).to.match(/^whsec_/).and.not.equal(data.secret);
+      expect(rotated.body.data.secret)
+        .to.match(/^whsec_/)
+        .and.not.equal(data.secret);
       const until = Date.parse(rotated.body.data.previous_secret_expires_at);
       expect(until - before).to.be.within(24 * 3_600_000 - 1_000, 24 * 3_600_000 + 5_000);
       const shown = (await call(`${PATH}/${data.id}`, { key: developer.key })).body.data;
@@ -412,7 +529,9 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
       for (const request of requests) {
         for (const secret of [rotated.body.data.secret, data.secret]) {
           expect(verifyDelivery(request, secret).id).to.equal(request.headers['webhook-id']);
-          expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).to.have.property('id');
+          expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).to.have.property(
+            'id',
+          );
         }
       }
     });
@@ -421,13 +540,19 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
       const { db } = await getStack();
       const data = await create({ url: `${receiver.origin}/rotated`, events: ['payment.created'] });
       const first = (await call(`${PATH}/${data.id}/rotate-secret`, { key: developer.key, method: 'POST' })).body.data;
-      await db('webhooks').where({ id: data.id }).update({ previous_secret_expires_at: new Date(Date.now() - 1_000) });
-      expect((await call(`${PATH}/${data.id}`, { key: developer.key })).body.data.previous_secret_expires_at).to.equal(null);
+      await db('webhooks')
+        .where({ id: data.id })
+        .update({ previous_secret_expires_at: new Date(Date.now() - 1_000) });
+      expect((await call(`${PATH}/${data.id}`, { key: developer.key })).body.data.previous_secret_expires_at).to.equal(
+        null,
+      );
       await call(`${PATH}/${data.id}/test`, { key: developer.key, method: 'POST' });
       const [after] = await receivedAt('/rotated', 1);
       verifyDelivery(after!, first.secret);
       expect(() => verifyDelivery(after!, data.secret)).to.throw();
-      expect(() => new Webhook(data.secret).verify(after!.body, after!.headers as Record<string, string>)).to.throw(/No matching signature/);
+      expect(() => new Webhook(data.secret).verify(after!.body, after!.headers as Record<string, string>)).to.throw(
+        /No matching signature/,
+      );
 
       // Two rotations in a row: the secret just replaced stays valid, the one replaced before it no longer.
       const second = (await call(`${PATH}/${data.id}/rotate-secret`, { key: developer.key, method: 'POST' })).body.data;
@@ -442,32 +567,54 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
 
   describe('an endpoint that answers 410 Gone (#endpoint-failure)', () => {
     it('is marked failed with the reason shown, gets nothing more, refuses retries, and comes back when the merchant enables it', async () => {
-      receiver.respond((request) => (request.path === '/gone' ? { status: 410, body: 'no such hook' } : { status: 204 }));
+      receiver.respond((request) =>
+        request.path === '/gone' ? { status: 410, body: 'no such hook' } : { status: 204 },
+      );
       const data = await create({ url: `${receiver.origin}/gone`, events: ['webhook.created'] });
       await create({ url: `${receiver.origin}/gone-1`, events: ['payment.created'] });
       await receivedAt('/gone', 1);
       let shown: Record<string, any> = {};
-      for (const deadline = Date.now() + 10_000; Date.now() < deadline && shown.status !== 'failed'; await new Promise((r) => setTimeout(r, 100))) {
+      for (
+        const deadline = Date.now() + 10_000;
+        Date.now() < deadline && shown.status !== 'failed';
+        await new Promise((r) => setTimeout(r, 100))
+      ) {
         shown = (await call(`${PATH}/${data.id}`, { key: developer.key })).body.data;
       }
       const [delivery] = (await call(`${PATH}/${data.id}/deliveries`, { key: developer.key })).body.data.deliveries;
       expect(delivery).to.include({ status: 'failed', attempt_count: 1 });
-      expect(shown).to.include({ status: 'failed', failure_reason: `the endpoint answered 410 Gone at ${delivery.attempts[0].attempted_at}` });
-      const listed = (await call(PATH, { key: developer.key })).body.data.webhooks.find((w: { id: string }) => w.id === data.id);
+      expect(shown).to.include({
+        status: 'failed',
+        failure_reason: `the endpoint answered 410 Gone at ${delivery.attempts[0].attempted_at}`,
+      });
+      const listed = (await call(PATH, { key: developer.key })).body.data.webhooks.find(
+        (w: { id: string }) => w.id === data.id,
+      );
       expect(listed).to.include({ status: 'failed', failure_reason: shown.failure_reason });
 
       // Nothing more: no delivery starts, and a retry is refused.
       await create({ url: `${receiver.origin}/gone-2`, events: ['payment.created'] });
-      const retry = await call(`${PATH}/${data.id}/deliveries/${delivery.id}/retry`, { key: developer.key, method: 'POST' });
+      const retry = await call(`${PATH}/${data.id}/deliveries/${delivery.id}/retry`, {
+        key: developer.key,
+        method: 'POST',
+      });
       expect(retry.status).to.equal(409);
-      expect(retry.body.error.message).to.equal(`webhook ${data.id} failed: its endpoint answered 410 Gone; enable it before retrying a delivery`);
+      expect(retry.body.error.message).to.equal(
+        `webhook ${data.id} failed: its endpoint answered 410 Gone; enable it before retrying a delivery`,
+      );
       await new Promise((r) => setTimeout(r, 1_000));
       expect(receiver.requests.filter((r) => r.path === '/gone')).to.have.length(1);
-      expect((await call(`${PATH}/${data.id}/deliveries`, { key: developer.key })).body.data.pagination.total).to.equal(1);
+      expect((await call(`${PATH}/${data.id}/deliveries`, { key: developer.key })).body.data.pagination.total).to.equal(
+        1,
+      );
 
       // The merchant enables it again: the reason is cleared and deliveries resume.
       receiver.respond(() => ({ status: 204 }));
-      const enabled = await call(`${PATH}/${data.id}`, { key: developer.key, method: 'PUT', body: { status: 'enabled' } });
+      const enabled = await call(`${PATH}/${data.id}`, {
+        key: developer.key,
+        method: 'PUT',
+        body: { status: 'enabled' },
+      });
       expect(enabled.body.data).to.include({ status: 'enabled', failure_reason: null });
       await create({ url: `${receiver.origin}/gone-3`, events: ['payment.created'] });
       const [, again] = await receivedAt('/gone', 2);

@@ -13,11 +13,18 @@ import { freePort } from '../../scripts/lib/ports';
 describe('worker killed with SIGKILL while payments are pending (docs/payments.md#workflow, docs/payments.md#events)', function () {
   this.timeout(180_000);
   const taskQueue = `payments-crash-${randomBytes(4).toString('hex')}`;
-  const config = testConfig({ TEMPORAL_TASK_QUEUE: taskQueue, SANDBOX_APPROVAL_DELAY_MS: '6000', RATE_LIMIT_MULTIPLIER: '1000' });
+  const config = testConfig({
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    SANDBOX_APPROVAL_DELAY_MS: '6000',
+    RATE_LIMIT_MULTIPLIER: '1000',
+  });
   const worker = new WorkerProcess(taskQueue, { SANDBOX_APPROVAL_DELAY_MS: '6000' });
   const app = useAppAndWorker(config, worker);
 
-  /** The payment's status, or `initiated` while it is `pending` with the provider's prompt (the provider has it, the customer has not approved). */
+  /**
+   * The payment's status, or `initiated` while it is `pending` with the provider's prompt (the provider has it, the
+   * customer has not approved).
+   */
   async function status(key: string, id: string): Promise<string> {
     const response = await fetch(`${app.baseUrl}/v1/payments/${id}`, { headers: { authorization: `Bearer ${key}` } });
     const { data } = (await response.json()) as { data: { status: string; next_action: unknown } };
@@ -41,7 +48,12 @@ describe('worker killed with SIGKILL while payments are pending (docs/payments.m
       const response = await fetch(`${app.baseUrl}/v1/payments`, {
         method: 'POST',
         headers: { authorization: `Bearer ${developer.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: 1000 + i, currency: 'RWF', payment_method: 'mobile_money', phone_number: `+25078812${String(3400 + i)}` }),
+        body: JSON.stringify({
+          amount: 1000 + i,
+          currency: 'RWF',
+          payment_method: 'mobile_money',
+          phone_number: `+25078812${String(3400 + i)}`,
+        }),
       });
       expect(response.status).to.equal(201);
       ids.push(((await response.json()) as { data: { id: string } }).data.id);
@@ -62,9 +74,17 @@ describe('worker killed with SIGKILL while payments are pending (docs/payments.m
     const { db } = await getStack();
     const events = await db('events').whereIn('object_id', ids).select('object_id', 'type');
     for (const id of ids) {
-      expect(events.filter((e: { object_id: string }) => e.object_id === id).map((e: { type: string }) => e.type).sort()).to.deep.equal(['payment.completed', 'payment.created']);
+      expect(
+        events
+          .filter((e: { object_id: string }) => e.object_id === id)
+          .map((e: { type: string }) => e.type)
+          .sort(),
+      ).to.deep.equal(['payment.completed', 'payment.created']);
     }
-    const transactions = await db('sandbox_provider_transactions').whereIn('payment_id', ids).count('payment_id as n').first();
+    const transactions = await db('sandbox_provider_transactions')
+      .whereIn('payment_id', ids)
+      .count('payment_id as n')
+      .first();
     expect(transactions).to.deep.equal({ n: ids.length });
   });
 });

@@ -1,5 +1,6 @@
 /**
- * The admin command (docs/live-access.md#admin-command) against the real stack: PostgreSQL, the Temporal dev server and the
+ * The admin command (docs/live-access.md#admin-command) against the real stack: PostgreSQL, the Temporal dev server and
+ * the
  * worker running the review workflows. Most cases call `runAdmin` in this process (same parsing,
  * same exit status as `npm run admin`); `--help` is also checked through a real process.
  */
@@ -67,7 +68,12 @@ describe('admin command (docs/live-access.md#admin-command)', function () {
 
   it('answers unknown request ids with an error and exit 1, for show and for every decision', async () => {
     const unknown = 'req_000000000000000000000000';
-    for (const args of [['show', unknown], ['approve', unknown], ['reject', unknown, '--reason', 'no'], ['request-info', unknown, '--message', 'why?']]) {
+    for (const args of [
+      ['show', unknown],
+      ['approve', unknown],
+      ['reject', unknown, '--reason', 'no'],
+      ['request-info', unknown, '--message', 'why?'],
+    ]) {
       const run = await admin('live-access', ...args);
       expect(run.code, args.join(' ')).to.equal(1);
       expect(run.err).to.equal(`error: no live access request ${unknown}\n`);
@@ -88,13 +94,29 @@ describe('admin command (docs/live-access.md#admin-command)', function () {
 
   it('rejects with a reason, then refuses any further decision on the closed request', async () => {
     const { developer, requestId } = await developerWithOpenRequest();
-    const run = await admin('live-access', 'reject', requestId, '--reason', 'The website does not match the business.', '--reviewer', 'bo');
+    const run = await admin(
+      'live-access',
+      'reject',
+      requestId,
+      '--reason',
+      'The website does not match the business.',
+      '--reviewer',
+      'bo',
+    );
     expect(run.code, run.err).to.equal(0);
     expect(run.out).to.equal(`rejected ${requestId} as bo; status rejected\n`);
-    for (const args of [['approve', requestId], ['reject', requestId, '--reason', 'again'], ['request-info', requestId, '--message', 'more?']]) {
+    for (const args of [
+      ['approve', requestId],
+      ['reject', requestId, '--reason', 'again'],
+      ['request-info', requestId, '--message', 'more?'],
+    ]) {
       const again = await admin('live-access', ...args);
       expect(again.code, args.join(' ')).to.equal(1);
-      expect(again.err).to.match(new RegExp(`^error: request ${requestId} is already rejected by bo at .*; only open requests take decisions\\n$`));
+      expect(again.err).to.match(
+        new RegExp(
+          `^error: request ${requestId} is already rejected by bo at .*; only open requests take decisions\\n$`,
+        ),
+      );
     }
     const { db } = await getStack();
     const entries = await listAuditEntries(db, { merchantId: developer.merchantId, environment: 'live' });
@@ -109,7 +131,11 @@ describe('admin command (docs/live-access.md#admin-command)', function () {
     const { db } = await getStack();
     expect((await db('developers').where({ merchant_id: developer.merchantId }).first()).plan).to.equal('growth');
     const entry = (await listAuditEntries(db, { merchantId: developer.merchantId, environment: 'live' }))[0];
-    expect(entry).to.deep.include({ action: 'merchant.plan_changed', target: developer.merchantId, actor: { type: 'operator', id: 'ops-carol' } });
+    expect(entry).to.deep.include({
+      action: 'merchant.plan_changed',
+      target: developer.merchantId,
+      actor: { type: 'operator', id: 'ops-carol' },
+    });
 
     const badPlan = await admin('merchant', 'set-plan', developer.merchantId, 'platinum');
     expect(badPlan.code).to.equal(1);
@@ -121,20 +147,60 @@ describe('admin command (docs/live-access.md#admin-command)', function () {
 
   it('sets custom limits for enterprise merchants only, as positive integers with per-hour ≥ per-minute (docs/limits.md#rate-limits)', async () => {
     const developer = await registerDeveloper();
-    const notEnterprise = await admin('merchant', 'set-limits', developer.merchantId, '--per-minute', '2000', '--per-hour', '60000');
+    const notEnterprise = await admin(
+      'merchant',
+      'set-limits',
+      developer.merchantId,
+      '--per-minute',
+      '2000',
+      '--per-hour',
+      '60000',
+    );
     expect(notEnterprise.code).to.equal(1);
-    expect(notEnterprise.err).to.equal('error: custom limits apply to the enterprise plan only; the merchant is on sandbox\n');
+    expect(notEnterprise.err).to.equal(
+      'error: custom limits apply to the enterprise plan only; the merchant is on sandbox\n',
+    );
 
     expect((await admin('merchant', 'set-plan', developer.merchantId, 'enterprise')).code).to.equal(0);
-    const negative = await admin('merchant', 'set-limits', developer.merchantId, '--per-minute', '-5', '--per-hour', '60000');
+    const negative = await admin(
+      'merchant',
+      'set-limits',
+      developer.merchantId,
+      '--per-minute',
+      '-5',
+      '--per-hour',
+      '60000',
+    );
     expect(negative.code).to.equal(1);
-    const inverted = await admin('merchant', 'set-limits', developer.merchantId, '--per-minute', '2000', '--per-hour', '100');
+    const inverted = await admin(
+      'merchant',
+      'set-limits',
+      developer.merchantId,
+      '--per-minute',
+      '2000',
+      '--per-hour',
+      '100',
+    );
     expect(inverted.err).to.equal('error: per-hour must be at least per-minute\n');
-    const ok = await admin('merchant', 'set-limits', developer.merchantId, '--per-minute', '2000', '--per-hour', '60000');
+    const ok = await admin(
+      'merchant',
+      'set-limits',
+      developer.merchantId,
+      '--per-minute',
+      '2000',
+      '--per-hour',
+      '60000',
+    );
     expect(ok.code, ok.err).to.equal(0);
-    expect(ok.out).to.equal(`merchant ${developer.merchantId}: plan enterprise, live access no, custom limits 2000/min, 60000/h\n`);
+    expect(ok.out).to.equal(
+      `merchant ${developer.merchantId}: plan enterprise, live access no, custom limits 2000/min, 60000/h\n`,
+    );
     const { db } = await getStack();
-    expect(await db('developers').where({ merchant_id: developer.merchantId }).first('custom_limit_per_minute', 'custom_limit_per_hour')).to.deep.equal({
+    expect(
+      await db('developers')
+        .where({ merchant_id: developer.merchantId })
+        .first('custom_limit_per_minute', 'custom_limit_per_hour'),
+    ).to.deep.equal({
       custom_limit_per_minute: 2000,
       custom_limit_per_hour: 60000,
     });
@@ -143,7 +209,12 @@ describe('admin command (docs/live-access.md#admin-command)', function () {
   it('stops with exit 78 naming the missing setting in one line, without a stack trace', async () => {
     let err = '';
     const noRuntimeFile = path.join(os.tmpdir(), `no-runtime-${process.pid}.json`);
-    const code = await runAdmin(['live-access', 'list'], { out: () => undefined, err: (text) => void (err += text) }, { TEMPORAL_ADDRESS: '127.0.0.1:1' }, noRuntimeFile);
+    const code = await runAdmin(
+      ['live-access', 'list'],
+      { out: () => undefined, err: (text) => void (err += text) },
+      { TEMPORAL_ADDRESS: '127.0.0.1:1' },
+      noRuntimeFile,
+    );
     expect(code).to.equal(78);
     expect(err.endsWith('\n')).to.equal(true);
     expect(err.trimEnd().split('\n')).to.have.length(1);
@@ -172,10 +243,23 @@ describe('admin command (docs/live-access.md#admin-command)', function () {
       merchantId = opened.developer.merchantId;
       const { db } = await getStack();
       // Stored as older data or another writer could have it: the API refuses most of these today (docs/api.md#errors).
-      await db('live_access_requests').where({ id: requestId }).update({ business_name: CLEAR, use_case: 'line one\r\n\u009b31mred\u202eexe.pdf' });
-      await db('developers').where({ merchant_id: merchantId }).update({ name: 'Mallory\u001b]0;pwned\u0007', email: `m\u001b[8m${merchantId}@example.com` });
-      await db('documents').where({ merchant_id: merchantId, document_type: 'passport' }).update({ file_name: 'pass\u001b[1Aport.pdf' });
-      await db('live_access_messages').insert({ id: `msg_${merchantId}`, request_id: requestId, author_type: 'developer', author: 'dev', body: 'answer\u001b[2K', created_at: new Date() });
+      await db('live_access_requests')
+        .where({ id: requestId })
+        .update({ business_name: CLEAR, use_case: 'line one\r\n\u009b31mred\u202eexe.pdf' });
+      await db('developers')
+        .where({ merchant_id: merchantId })
+        .update({ name: 'Mallory\u001b]0;pwned\u0007', email: `m\u001b[8m${merchantId}@example.com` });
+      await db('documents')
+        .where({ merchant_id: merchantId, document_type: 'passport' })
+        .update({ file_name: 'pass\u001b[1Aport.pdf' });
+      await db('live_access_messages').insert({
+        id: `msg_${merchantId}`,
+        request_id: requestId,
+        author_type: 'developer',
+        author: 'dev',
+        body: 'answer\u001b[2K',
+        created_at: new Date(),
+      });
     });
 
     function expectNoTerminalControls(text: string): void {
@@ -209,21 +293,37 @@ describe('admin command (docs/live-access.md#admin-command)', function () {
   it('shows a replaced document apart, with what replaced it and that its file is deleted', async () => {
     const { developer, requestId } = await developerWithOpenRequest();
     const first = (await admin('live-access', 'show', requestId, '--json')).out;
-    const oldPassport = (JSON.parse(first).documents as { id: string; documentType: string }[]).find((d) => d.documentType === 'passport');
-    const replacement = await upload('/v1/documents/upload/kyc', { credential: developer.token, bytes: PNG_BYTES, fileName: 'passport-new.png', fields: { document_type: 'passport' } });
+    const oldPassport = (JSON.parse(first).documents as { id: string; documentType: string }[]).find(
+      (d) => d.documentType === 'passport',
+    );
+    const replacement = await upload('/v1/documents/upload/kyc', {
+      credential: developer.token,
+      bytes: PNG_BYTES,
+      fileName: 'passport-new.png',
+      fields: { document_type: 'passport' },
+    });
     expect(replacement.status).to.equal(201);
     const run = await admin('live-access', 'show', requestId);
     expect(run.out).to.match(/^Documents \(2\)$/m);
     expect(run.out).to.include(`${replacement.body.data.id}  kyc/passport  "passport-new.png"`);
     expect(run.out).to.match(/^Replaced documents \(1; their files are deleted\)$/m);
-    expect(run.out).to.match(new RegExp(`^  ${oldPassport?.id}  kyc/passport .*\\n.*\\n      replaced by ${replacement.body.data.id} at \\S+; file deleted \\S+$`, 'm'));
+    expect(run.out).to.match(
+      new RegExp(
+        `^  ${oldPassport?.id}  kyc/passport .*\\n.*\\n      replaced by ${replacement.body.data.id} at \\S+; file deleted \\S+$`,
+        'm',
+      ),
+    );
   });
 
   it('says in one line, without a stack trace, when Temporal cannot be reached', async () => {
     const { requestId } = await developerWithOpenRequest();
     let err = '';
     const env = { ...process.env, TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` };
-    const code = await runAdmin(['live-access', 'approve', requestId], { out: () => undefined, err: (text) => void (err += text) }, env);
+    const code = await runAdmin(
+      ['live-access', 'approve', requestId],
+      { out: () => undefined, err: (text) => void (err += text) },
+      env,
+    );
     expect(code).to.equal(1);
     expect(err.trim().split('\n')).to.have.length(1);
     expect(err).to.match(/^error: /);

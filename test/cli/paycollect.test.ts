@@ -28,7 +28,10 @@ function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** Runs `paycollect <args>` to its end. */
-function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -47,7 +50,10 @@ class Listener {
   readonly exited: Promise<number | null>;
 
   constructor(args: string[]) {
-    this.child = spawn(process.execPath, [BIN, 'listen', ...args], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [BIN, 'listen', ...args], {
+      env: cliEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (this.stdout += chunk));
     this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
     this.exited = new Promise((resolve) => this.child.on('close', (code) => resolve(code)));
@@ -69,7 +75,10 @@ class Listener {
       const found = this.lines(pattern);
       if (found.length >= count) return found;
       if (!this.running) throw new Error(`listen exited before printing ${pattern}: ${this.stdout}${this.stderr}`);
-      if (Date.now() > deadline) throw new Error(`listen printed ${found.length} of ${count} lines matching ${pattern} in ${timeoutMs} ms:\n${this.stdout}${this.stderr}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `listen printed ${found.length} of ${count} lines matching ${pattern} in ${timeoutMs} ms:\n${this.stdout}${this.stderr}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -99,8 +108,13 @@ function createdPaymentId(stdout: string): string {
 /** Events of the payment in the account's event list, oldest first. */
 async function eventTypesOf(developer: TestDeveloper, paymentId: string): Promise<string[]> {
   const list = await call('/v1/developer/events?limit=100', { key: developer.key });
-  return (list.body.data.events as { event: string; data: { id?: string; payment_id?: string; payment?: { id: string } } }[])
-    .filter((event) => event.data.id === paymentId || event.data.payment_id === paymentId || event.data.payment?.id === paymentId)
+  return (
+    list.body.data.events as { event: string; data: { id?: string; payment_id?: string; payment?: { id: string } } }[]
+  )
+    .filter(
+      (event) =>
+        event.data.id === paymentId || event.data.payment_id === paymentId || event.data.payment?.id === paymentId,
+    )
     .map((event) => event.event)
     .reverse();
 }
@@ -116,17 +130,27 @@ async function eventually<T>(what: string, read: () => Promise<T | undefined>, t
 }
 
 describe('SSE reader of paycollect listen', () => {
-  function read(...chunks: string[]): { messages: SseMessage[]; comments: string[]; retries: number[]; lastEventId: string | undefined } {
+  function read(...chunks: string[]): {
+    messages: SseMessage[];
+    comments: string[];
+    retries: number[];
+    lastEventId: string | undefined;
+  } {
     const messages: SseMessage[] = [];
     const comments: string[] = [];
     const retries: number[] = [];
-    const reader = new SseReader({ message: (m) => messages.push(m), comment: (c) => comments.push(c), retry: (ms) => retries.push(ms) });
+    const reader = new SseReader({
+      message: (m) => messages.push(m),
+      comment: (c) => comments.push(c),
+      retry: (ms) => retries.push(ms),
+    });
     for (const chunk of chunks) reader.push(chunk);
     return { messages, comments, retries, lastEventId: reader.lastEventId };
   }
 
   it('reads messages split anywhere, with CRLF, CR or LF line ends, and joins data lines with LF', () => {
-    const text = 'retry: 1000\r\nid: 0\r\n: connected\r\n\r\nid: evt_1\revent: payment.created\rdata: {"a":\rdata:1}\r\rid: evt_2\nevent: payment.completed\ndata: x\n\n';
+    const text =
+      'retry: 1000\r\nid: 0\r\n: connected\r\n\r\nid: evt_1\revent: payment.created\rdata: {"a":\rdata:1}\r\rid: evt_2\nevent: payment.completed\ndata: x\n\n';
     const whole = read(text);
     expect(whole.messages).to.deep.equal([
       { event: 'payment.created', data: '{"a":\n1}', id: 'evt_1' },
@@ -163,7 +187,8 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
     for (const listener of listeners.splice(0)) {
       await listener.stop();
       // What listen printed, to see why a test failed.
-      if (this.currentTest?.state === 'failed') console.log(`      listen printed:\n${listener.stdout}${listener.stderr}`);
+      if (this.currentTest?.state === 'failed')
+        console.log(`      listen printed:\n${listener.stdout}${listener.stderr}`);
     }
     for (const receiver of receivers.splice(0)) await receiver.close();
   });
@@ -185,9 +210,18 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
 
   it('trigger refuses a live key and a missing key with one line and exit 2, before calling the API', async () => {
     const developer = await registerDeveloper();
-    const live = await runCli(['trigger', 'payment.completed', '--api-key', await insertLiveKey(developer.merchantId), '--api-base', baseUrl]);
+    const live = await runCli([
+      'trigger',
+      'payment.completed',
+      '--api-key',
+      await insertLiveKey(developer.merchantId),
+      '--api-base',
+      baseUrl,
+    ]);
     expect(live.code).to.equal(2);
-    expect(live.stderr).to.equal('error: trigger takes a sandbox secret key (sk_sandbox_…): it creates test payments\n');
+    expect(live.stderr).to.equal(
+      'error: trigger takes a sandbox secret key (sk_sandbox_…): it creates test payments\n',
+    );
     const none = await runCli(['trigger', 'payment.completed', '--api-base', baseUrl]);
     expect(none.code).to.equal(2);
     expect(none.stderr).to.equal('error: no API key: pass --api-key sk_sandbox_… or set PAYCOLLECT_API_KEY\n');
@@ -198,11 +232,21 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
     const developer = await registerDeveloper();
     const receiver = await startReceiver();
     receivers.push(receiver);
-    const listener = listen(['--forward-to', `${receiver.origin}/hooks`, '--api-key', developer.key, '--api-base', baseUrl]);
+    const listener = listen([
+      '--forward-to',
+      `${receiver.origin}/hooks`,
+      '--api-key',
+      developer.key,
+      '--api-base',
+      baseUrl,
+    ]);
     const secret = await listener.secret();
     await listener.waitForLines(/^> Connected to the event stream$/);
 
-    const triggered = await runCli(['trigger', 'payment.completed'], { PAYCOLLECT_API_KEY: developer.key, PAYCOLLECT_API_BASE: baseUrl });
+    const triggered = await runCli(['trigger', 'payment.completed'], {
+      PAYCOLLECT_API_KEY: developer.key,
+      PAYCOLLECT_API_BASE: baseUrl,
+    });
     expect(triggered.code, triggered.stderr).to.equal(0);
     expect(triggered.stdout).to.include('> Trigger succeeded: ');
     const paymentId = createdPaymentId(triggered.stdout);
@@ -219,9 +263,18 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
     expect(() => verifyDelivery(completed!, newWebhookSecret())).to.throw();
     // The body is the event as the API shows it, in the shape of a webhook delivery.
     const shown = (await call(`/v1/developer/events/${payloads[1]?.id}`, { key: developer.key })).body.data;
-    expect(payloads[1]).to.deep.equal({ id: shown.id, event: shown.event, created_at: shown.created_at, data: shown.data });
+    expect(payloads[1]).to.deep.equal({
+      id: shown.id,
+      event: shown.event,
+      created_at: shown.created_at,
+      data: shown.data,
+    });
     const [line] = await listener.waitForLines(/payment\.completed .* delivered/);
-    expect(line).to.match(new RegExp(`payment\\.completed\\s+${payloads[1]?.id}  → \\[204\\] POST ${receiver.origin}/hooks delivered \\(\\d+ ms\\)$`));
+    expect(line).to.match(
+      new RegExp(
+        `payment\\.completed\\s+${payloads[1]?.id}  → \\[204\\] POST ${receiver.origin}/hooks delivered \\(\\d+ ms\\)$`,
+      ),
+    );
     expect(await listener.stop()).to.equal(0);
     expect(listener.stdout).to.match(/> Stopped\n$/);
   });
@@ -229,7 +282,14 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
   it('listen to a forward URL that refuses connections shows each failure and keeps running', async () => {
     const developer = await registerDeveloper();
     const port = await freePort();
-    const listener = listen(['--forward-to', `http://127.0.0.1:${port}/hooks`, '--api-key', developer.key, '--api-base', baseUrl]);
+    const listener = listen([
+      '--forward-to',
+      `http://127.0.0.1:${port}/hooks`,
+      '--api-key',
+      developer.key,
+      '--api-base',
+      baseUrl,
+    ]);
     await listener.waitForLines(/^> Connected to the event stream$/);
 
     const first = await runCli(['trigger', 'payment.completed', '--api-key', developer.key, '--api-base', baseUrl]);
@@ -265,13 +325,22 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
 
   it('listen reconnects with Last-Event-ID when the stream ends, forwarding every event once', async () => {
     // An API whose streams end after 1 s, so listen reconnects all the time.
-    const app = await startApp(testConfig({ RATE_LIMIT_MULTIPLIER: '1000', EVENT_STREAM_MAX_DURATION_MS: '1000', EVENT_STREAM_POLL_MS: '100' }));
+    const app = await startApp(
+      testConfig({ RATE_LIMIT_MULTIPLIER: '1000', EVENT_STREAM_MAX_DURATION_MS: '1000', EVENT_STREAM_POLL_MS: '100' }),
+    );
     let listener: Listener | undefined;
     try {
       const developer = await registerDeveloper();
       const receiver = await startReceiver();
       receivers.push(receiver);
-      listener = listen(['--forward-to', `${receiver.origin}/hooks`, '--api-key', developer.key, '--api-base', app.baseUrl]);
+      listener = listen([
+        '--forward-to',
+        `${receiver.origin}/hooks`,
+        '--api-key',
+        developer.key,
+        '--api-base',
+        app.baseUrl,
+      ]);
       const secret = await listener.secret();
       await listener.waitForLines(/^> Connected to the event stream$/);
 
@@ -307,9 +376,16 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
     }
   });
 
-  it('listen with a live key stops with the API\'s 403 in one line and exit 1', async () => {
+  it("listen with a live key stops with the API's 403 in one line and exit 1", async () => {
     const developer = await registerDeveloper();
-    const listener = listen(['--forward-to', 'http://127.0.0.1:9/hooks', '--api-key', await insertLiveKey(developer.merchantId), '--api-base', baseUrl]);
+    const listener = listen([
+      '--forward-to',
+      'http://127.0.0.1:9/hooks',
+      '--api-key',
+      await insertLiveKey(developer.merchantId),
+      '--api-base',
+      baseUrl,
+    ]);
     expect(await listener.exited).to.equal(1);
     expect(listener.stderr).to.equal(
       'error: the stream answered 403 forbidden: the event stream serves sandbox events only: use a sandbox secret key (sk_sandbox_…) or a session token with environment=sandbox\n',
@@ -336,7 +412,8 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
       expect(await eventTypesOf(developer, paymentId), event).to.deep.equal(types);
     }
 
-    // The late success (`0004`, docs/payments.md#sandbox-scenarios): a payment that expires after 60 s, whose success comes 5 s later.
+    // The late success (`0004`, docs/payments.md#sandbox-scenarios): a payment that expires after 60 s, whose success
+    // comes 5 s later.
     const late = await runCli(['trigger', 'payment.late_success', ...options]);
     expect(late.code, late.stderr).to.equal(0);
     const payment = (await call(`/v1/payments/${createdPaymentId(late.stdout)}`, { key: developer.key })).body.data;

@@ -8,7 +8,9 @@ describe('printable text for the admin command', () => {
   });
 
   it('escapes C1 controls (the 8-bit CSI), DEL, NUL, BEL, line breaks and tabs', () => {
-    expect(printable('a\u009b31mb\u007fc\u0000d\u0007e\nf\tg')).to.equal('a\\u009b31mb\\u007fc\\u0000d\\u0007e\\nf\\tg');
+    expect(printable('a\u009b31mb\u007fc\u0000d\u0007e\nf\tg')).to.equal(
+      'a\\u009b31mb\\u007fc\\u0000d\\u0007e\\nf\\tg',
+    );
   });
 
   it('escapes the characters that reorder text on screen (bidi overrides, isolates, separators)', () => {

@@ -1,5 +1,6 @@
 /**
- * The production topology under test (docs/operations.md#cluster): `scripts/cluster.ts` itself, as `npm run start:cluster`
+ * The production topology under test (docs/operations.md#cluster): `scripts/cluster.ts` itself, as `npm run
+ * start:cluster`
  * runs it, started on free ports in a folder of the test run, with databases of its own on the test
  * run's PostgreSQL server (the service's, Temporal's and Temporal's visibility), and stopped with
  * SIGTERM afterwards, its databases dropped.
@@ -112,7 +113,8 @@ export async function startClusterCommand(env: Record<string, string>, timeoutMs
     const dropper = new pg.Client({ connectionString: baseUrl });
     await dropper.connect();
     try {
-      for (const name of [appDatabase, temporalDatabase, `${temporalDatabase}_visibility`]) await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      for (const name of [appDatabase, temporalDatabase, `${temporalDatabase}_visibility`])
+        await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     } finally {
       await dropper.end();
     }
@@ -122,7 +124,13 @@ export async function startClusterCommand(env: Record<string, string>, timeoutMs
     if (child.exitCode === null && child.signalCode === null) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
-          for (const pid of [...(pids?.workerPids ?? []), ...(pids?.webhookWorkerPids ?? []), ...(pids?.apiPids ?? []), pids?.apiPrimaryPid ?? 0]) if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+          for (const pid of [
+            ...(pids?.workerPids ?? []),
+            ...(pids?.webhookWorkerPids ?? []),
+            ...(pids?.apiPids ?? []),
+            pids?.apiPrimaryPid ?? 0,
+          ])
+            if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
           child.kill('SIGKILL');
         }, 45_000);
         child.once('exit', () => {
@@ -139,7 +147,9 @@ export async function startClusterCommand(env: Record<string, string>, timeoutMs
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       await dropDatabases();
-      throw new Error(`the cluster command exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`);
+      throw new Error(
+        `the cluster command exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`,
+      );
     }
     if (fs.existsSync(stateFile) && state().ready) break;
     if (Date.now() > deadline) {
@@ -164,7 +174,8 @@ export function connectionOwners(serverPort: number, clientPorts: number[], pids
     if (fields.length < 10) continue;
     const localPort = parseInt((fields[1] ?? '').split(':')[1] ?? '', 16);
     const remotePort = parseInt((fields[2] ?? '').split(':')[1] ?? '', 16);
-    if (localPort === serverPort && clientPorts.includes(remotePort)) inodeByClientPort.set(remotePort, fields[9] as string);
+    if (localPort === serverPort && clientPorts.includes(remotePort))
+      inodeByClientPort.set(remotePort, fields[9] as string);
   }
   const owners = new Map<number, number>();
   for (const pid of pids) {
@@ -180,7 +191,8 @@ export function connectionOwners(serverPort: number, clientPorts: number[], pids
     } catch {
       continue;
     }
-    for (const [clientPort, inode] of inodeByClientPort) if (links.includes(`socket:[${inode}]`)) owners.set(clientPort, pid);
+    for (const [clientPort, inode] of inodeByClientPort)
+      if (links.includes(`socket:[${inode}]`)) owners.set(clientPort, pid);
   }
   return owners;
 }

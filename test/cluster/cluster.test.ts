@@ -26,7 +26,13 @@ import {
 } from '../faults/burst';
 import { callService, waitForLivePayment } from '../helpers/live-providers';
 import { startReceiver, verifyDelivery, type Receiver } from '../helpers/receiver';
-import { alive, connectionOwners, prepareClusterBinaries, startClusterCommand, type ClusterUnderTest } from './cluster-command';
+import {
+  alive,
+  connectionOwners,
+  prepareClusterBinaries,
+  startClusterCommand,
+  type ClusterUnderTest,
+} from './cluster-command';
 
 /** How long the books and the deliveries may take to settle after the burst, in milliseconds. */
 const SETTLE_TIMEOUT_MS = 120_000;
@@ -51,15 +57,26 @@ async function problemsOf(db: Db, orders: Order[]): Promise<{ problems: string[]
     if (about.length === 0) continue;
     const payment = await db('payments').where({ id: order.paymentId }).first('status', 'reconciled_at');
     const types = ((await db('events').where({ object_id: order.paymentId }).pluck('type')) as string[]).sort();
-    if (payment?.status !== 'completed' || payment.reconciled_at !== null || types.join() !== 'payment.completed,payment.created') continue;
+    if (
+      payment?.status !== 'completed' ||
+      payment.reconciled_at !== null ||
+      types.join() !== 'payment.completed,payment.created'
+    )
+      continue;
     direct.push(order.paymentId as string);
-    for (const problem of about) if (/: not reconciled$|: events payment\.completed, payment\.created, expected /.test(problem)) accepted.add(problem);
+    for (const problem of about)
+      if (/: not reconciled$|: events payment\.completed, payment\.created, expected /.test(problem))
+        accepted.add(problem);
   }
   return { problems: problems.filter((problem) => !accepted.has(problem)), direct };
 }
 
 /** Polls {@link problemsOf} every second until none is left or `timeoutMs` passed. */
-async function waitUntilSettled(db: Db, orders: Order[], timeoutMs: number): Promise<{ problems: string[]; direct: string[] }> {
+async function waitUntilSettled(
+  db: Db,
+  orders: Order[],
+  timeoutMs: number,
+): Promise<{ problems: string[]; direct: string[] }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = await problemsOf(db, orders);
@@ -82,7 +99,9 @@ describe('production topology: Temporal server on PostgreSQL, two workers and tw
     cluster = await startClusterCommand(FAULT_SETTINGS);
     db = createDb(cluster.databaseUrl, 4);
     const { timings } = cluster.state();
-    console.log(`      cluster ready in ${(cluster.startMs / 1000).toFixed(1)} s (schemas at ${timings.schemas} ms, Temporal ready at ${timings.temporal} ms, all ready at ${timings.ready} ms)`);
+    console.log(
+      `      cluster ready in ${(cluster.startMs / 1000).toFixed(1)} s (schemas at ${timings.schemas} ms, Temporal ready at ${timings.temporal} ms, all ready at ${timings.ready} ms)`,
+    );
   });
 
   after(async function () {
@@ -98,13 +117,25 @@ describe('production topology: Temporal server on PostgreSQL, two workers and tw
     const registered = await fetch(`${apiUrl}/v1/auth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `cluster-${randomBytes(6).toString('hex')}@example.com`, password: 'correct horse battery', name: 'Cluster' }),
+      body: JSON.stringify({
+        email: `cluster-${randomBytes(6).toString('hex')}@example.com`,
+        password: 'correct horse battery',
+        name: 'Cluster',
+      }),
     });
     expect(registered.status).to.equal(201);
-    const { data } = (await registered.json()) as { data: { developer: { merchant_id: string }; api_key: { secret: string } } };
-    const webhook = await callService(apiUrl, '/v1/developer/webhooks', data.api_key.secret, { body: { url: `${to.origin}/hooks`, events: SUBSCRIBED_EVENTS } });
+    const { data } = (await registered.json()) as {
+      data: { developer: { merchant_id: string }; api_key: { secret: string } };
+    };
+    const webhook = await callService(apiUrl, '/v1/developer/webhooks', data.api_key.secret, {
+      body: { url: `${to.origin}/hooks`, events: SUBSCRIBED_EVENTS },
+    });
     expect(webhook.status).to.equal(201);
-    return { key: data.api_key.secret, merchantId: data.developer.merchant_id, webhookSecret: webhook.body.data.secret as string };
+    return {
+      key: data.api_key.secret,
+      merchantId: data.developer.merchant_id,
+      webhookSecret: webhook.body.data.secret as string,
+    };
   }
 
   it('persists Temporal in PostgreSQL with 4 history shards, the namespace and the search attributes registered', async () => {
@@ -118,8 +149,15 @@ describe('production topology: Temporal server on PostgreSQL, two workers and tw
       await temporalDb.destroy();
     }
     const { uiUrl } = cluster.state();
-    const attributes = await fetch(`${uiUrl}/api/v1/namespaces/default/search-attributes`).then((response) => response.json() as Promise<{ customAttributes: Record<string, string> }>);
-    expect(attributes.customAttributes).to.include({ MerchantId: 'INDEXED_VALUE_TYPE_KEYWORD', PaymentStatus: 'INDEXED_VALUE_TYPE_KEYWORD', PaymentMethod: 'INDEXED_VALUE_TYPE_KEYWORD', Environment: 'INDEXED_VALUE_TYPE_KEYWORD' });
+    const attributes = await fetch(`${uiUrl}/api/v1/namespaces/default/search-attributes`).then(
+      (response) => response.json() as Promise<{ customAttributes: Record<string, string> }>,
+    );
+    expect(attributes.customAttributes).to.include({
+      MerchantId: 'INDEXED_VALUE_TYPE_KEYWORD',
+      PaymentStatus: 'INDEXED_VALUE_TYPE_KEYWORD',
+      PaymentMethod: 'INDEXED_VALUE_TYPE_KEYWORD',
+      Environment: 'INDEXED_VALUE_TYPE_KEYWORD',
+    });
   });
 
   it('serves one port from both API processes: connections are handed to each in turn', async () => {
@@ -127,10 +165,14 @@ describe('production topology: Temporal server on PostgreSQL, two workers and tw
     const port = Number(new URL(apiUrl).port);
     expect(apiPids).to.have.length(2);
     const sockets = await Promise.all(
-      Array.from({ length: 4 }, () => new Promise<net.Socket>((resolve, reject) => {
-        const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
-        socket.once('error', reject);
-      })),
+      Array.from(
+        { length: 4 },
+        () =>
+          new Promise<net.Socket>((resolve, reject) => {
+            const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+            socket.once('error', reject);
+          }),
+      ),
     );
     try {
       const clientPorts = sockets.map((socket) => socket.localPort as number);
@@ -152,7 +194,10 @@ describe('production topology: Temporal server on PostgreSQL, two workers and tw
     try {
       const { key, webhookSecret } = await merchant(journeys);
       const create = async (body: Record<string, unknown>) => {
-        const answer = await callService(apiUrl, '/v1/payments', key, { body: { amount: 2500, currency: 'RWF', ...body }, headers: { 'idempotency-key': randomBytes(8).toString('hex') } });
+        const answer = await callService(apiUrl, '/v1/payments', key, {
+          body: { amount: 2500, currency: 'RWF', ...body },
+          headers: { 'idempotency-key': randomBytes(8).toString('hex') },
+        });
         expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
         return answer.body.data.id as string;
       };
@@ -160,28 +205,44 @@ describe('production topology: Temporal server on PostgreSQL, two workers and tw
       const declined = await create({ payment_method: 'mobile_money', phone_number: '+250788110002' });
       const transfer = await create({ payment_method: 'bank_transfer' });
 
-      const cancel = await callService(apiUrl, `/v1/payments/${transfer}/cancel`, key, { body: { reason: 'order withdrawn' }, headers: { 'idempotency-key': randomBytes(8).toString('hex') } });
+      const cancel = await callService(apiUrl, `/v1/payments/${transfer}/cancel`, key, {
+        body: { reason: 'order withdrawn' },
+        headers: { 'idempotency-key': randomBytes(8).toString('hex') },
+      });
       expect(cancel.status, JSON.stringify(cancel.body)).to.equal(200);
       expect(cancel.body.data.status).to.equal('cancelled');
-      expect((await waitForLivePayment(apiUrl, key, declined, (p) => p.status === 'failed')).failure_code).to.equal('declined');
+      expect((await waitForLivePayment(apiUrl, key, declined, (p) => p.status === 'failed')).failure_code).to.equal(
+        'declined',
+      );
       await waitForLivePayment(apiUrl, key, approved, (p) => p.status === 'completed');
-      const refund = await callService(apiUrl, `/v1/payments/${approved}/refund`, key, { body: { amount: 1000, reason: 'one item returned' }, headers: { 'idempotency-key': randomBytes(8).toString('hex') } });
+      const refund = await callService(apiUrl, `/v1/payments/${approved}/refund`, key, {
+        body: { amount: 1000, reason: 'one item returned' },
+        headers: { 'idempotency-key': randomBytes(8).toString('hex') },
+      });
       expect(refund.status, JSON.stringify(refund.body)).to.equal(201);
       await waitForLivePayment(apiUrl, key, approved, (p) => p.amount_refunded === 1000);
 
       // Every event once by id, each signed with the endpoint's secret.
       const expected = [
-        ['payment.created', approved], ['payment.completed', approved], ['refund.completed', refund.body.data.id],
-        ['payment.created', declined], ['payment.failed', declined],
-        ['payment.created', transfer], ['payment.cancelled', transfer],
-      ].map(([event, id]) => `${event} ${id}`).sort();
+        ['payment.created', approved],
+        ['payment.completed', approved],
+        ['refund.completed', refund.body.data.id],
+        ['payment.created', declined],
+        ['payment.failed', declined],
+        ['payment.created', transfer],
+        ['payment.cancelled', transfer],
+      ]
+        .map(([event, id]) => `${event} ${id}`)
+        .sort();
       const deadline = Date.now() + 60_000;
       let received: string[] = [];
       for (;;) {
-        const payloads = new Map(journeys.requests.map((request) => {
-          const payload = verifyDelivery(request, webhookSecret);
-          return [payload.id, `${payload.event} ${payload.data.id}`] as const;
-        }));
+        const payloads = new Map(
+          journeys.requests.map((request) => {
+            const payload = verifyDelivery(request, webhookSecret);
+            return [payload.id, `${payload.event} ${payload.data.id}`] as const;
+          }),
+        );
         received = [...payloads.values()].sort();
         if (received.length >= expected.length || Date.now() > deadline) break;
         await sleep(250);
@@ -201,16 +262,24 @@ describe('production topology: Temporal server on PostgreSQL, two workers and tw
 
     const own = await startReceiver();
     const { key } = await merchant(own).finally(() => own.close());
-    const created = await callService(apiUrl, '/v1/payments', key, { body: { amount: 1800, currency: 'RWF', payment_method: 'bank_transfer' }, headers: { 'idempotency-key': randomBytes(8).toString('hex') } });
+    const created = await callService(apiUrl, '/v1/payments', key, {
+      body: { amount: 1800, currency: 'RWF', payment_method: 'bank_transfer' },
+      headers: { 'idempotency-key': randomBytes(8).toString('hex') },
+    });
     expect(created.status).to.equal(201);
     const id = created.body.data.id as string;
-    const cancel = await callService(apiUrl, `/v1/payments/${id}/cancel`, key, { body: { reason: 'order withdrawn' }, headers: { 'idempotency-key': randomBytes(8).toString('hex') } });
+    const cancel = await callService(apiUrl, `/v1/payments/${id}/cancel`, key, {
+      body: { reason: 'order withdrawn' },
+      headers: { 'idempotency-key': randomBytes(8).toString('hex') },
+    });
     expect(cancel.status).to.equal(200);
     const query = encodeURIComponent(`WorkflowId = 'payment:${id}' AND PaymentStatus = 'cancelled'`);
     let workflowIds: string[] = [];
     for (let attempt = 0; attempt < 40 && workflowIds.length === 0; attempt += 1) {
       if (attempt > 0) await sleep(250);
-      const listed = (await fetch(`${uiUrl}/api/v1/namespaces/default/workflows?query=${query}`).then((response) => response.json())) as { executions?: { execution: { workflowId: string } }[] };
+      const listed = (await fetch(`${uiUrl}/api/v1/namespaces/default/workflows?query=${query}`).then((response) =>
+        response.json(),
+      )) as { executions?: { execution: { workflowId: string } }[] };
       workflowIds = (listed.executions ?? []).map((execution) => execution.execution.workflowId);
     }
     expect(workflowIds, 'the payment listed by the UI by its status').to.deep.equal([`payment:${id}`]);
@@ -228,12 +297,17 @@ describe('production topology: Temporal server on PostgreSQL, two workers and tw
     process.kill(apiPid, 'SIGKILL');
     await burst.done;
 
-    const refused = burst.orders.filter((o) => o.create?.status !== 201).map((o) => `${o.key}: ${o.create?.status} ${JSON.stringify(o.create?.body)}`);
+    const refused = burst.orders
+      .filter((o) => o.create?.status !== 201)
+      .map((o) => `${o.key}: ${o.create?.status} ${JSON.stringify(o.create?.body)}`);
     expect(refused, 'creates not answered 201').to.deep.equal([]);
     const { problems, direct } = await waitUntilSettled(db, burst.orders, SETTLE_TIMEOUT_MS);
     expect(problems, 'orders not in the state their scenario implies').to.deep.equal([]);
     await expectOnePaymentPerKey(db, merchantId, burst.orders);
-    expect(Object.keys(burst.figures.serverErrors).filter((status) => !status.startsWith('503')), 'server errors other than 503').to.deep.equal([]);
+    expect(
+      Object.keys(burst.figures.serverErrors).filter((status) => !status.startsWith('503')),
+      'server errors other than 503',
+    ).to.deep.equal([]);
 
     const events = await subscribedEventIds(db, merchantId);
     const deadline = Date.now() + SETTLE_TIMEOUT_MS;
@@ -242,7 +316,10 @@ describe('production topology: Temporal server on PostgreSQL, two workers and tw
       await sleep(500);
       deliveries = dedupe(receiver.requests);
     }
-    expect([...deliveries.distinct].sort(), 'distinct webhook-ids received = subscribed events in the database').to.deep.equal([...events].sort());
+    expect(
+      [...deliveries.distinct].sort(),
+      'distinct webhook-ids received = subscribed events in the database',
+    ).to.deep.equal([...events].sort());
 
     // The command replaced both: two live workers and two live API processes, the killed ones gone.
     const after = cluster.state();

@@ -13,7 +13,13 @@ import { mobileMoneyPayment } from '../helpers/fixtures';
 import { insertPaymentWithCreatedEvent } from '../../src/db/payments';
 import { paymentEvent } from '../../src/activities/events';
 
-const INSTANT = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001', description: 'Basket order 17' };
+const INSTANT = {
+  amount: 1500,
+  currency: 'RWF',
+  payment_method: 'mobile_money',
+  phone_number: '+250788000001',
+  description: 'Basket order 17',
+};
 
 function session(developer: TestDeveloper): Record<string, string> {
   return { authorization: `Bearer ${developer.token}` };
@@ -32,7 +38,12 @@ async function detailOf(developer: TestDeveloper, id: string): Promise<any> {
 }
 
 /** Reads the detail until `predicate` holds (deliveries and events follow the payment within moments). */
-async function detailUntil(developer: TestDeveloper, id: string, predicate: (detail: any) => boolean, timeoutMs = 20_000): Promise<any> {
+async function detailUntil(
+  developer: TestDeveloper,
+  id: string,
+  predicate: (detail: any) => boolean,
+  timeoutMs = 20_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const detail = await detailOf(developer, id);
@@ -65,23 +76,36 @@ describe('dashboard API (README.md#dashboard)', function () {
       // The sandbox customer approves straight from pending (docs/payments.md#sandbox-scenarios).
       expect(completion.from).to.equal('pending');
       expect(['provider_callback', 'poll', 'create']).to.include(completion.source);
-      expect(detail.events.map((event: any) => event.event)).to.include.members(['payment.created', 'payment.completed']);
+      expect(detail.events.map((event: any) => event.event)).to.include.members([
+        'payment.created',
+        'payment.completed',
+      ]);
       expect(detail.next_provider_check).to.equal(null);
     });
 
     it('refunds half with a session token; the refund, its merchant source and the refund.completed delivery with its attempt appear', async () => {
       const developer = await registerDeveloper();
-      const hook = await call('/v1/developer/webhooks', { headers: session(developer), body: { url: `${receiver.origin}/hooks`, events: ['refund.completed'] } });
+      const hook = await call('/v1/developer/webhooks', {
+        headers: session(developer),
+        body: { url: `${receiver.origin}/hooks`, events: ['refund.completed'] },
+      });
       expect(hook.status, JSON.stringify(hook.body)).to.equal(201);
       const payment = await completedPayment(developer);
-      const refund = await call(`/v1/developer/payments/${payment.id}/refund`, { headers: session(developer), body: { amount: 750, reason: 'half back' } });
+      const refund = await call(`/v1/developer/payments/${payment.id}/refund`, {
+        headers: session(developer),
+        body: { amount: 750, reason: 'half back' },
+      });
       expect(refund.status, JSON.stringify(refund.body)).to.equal(201);
       expect(refund.body.data).to.include({ payment_id: payment.id, amount: 750, status: 'completed' });
 
-      const detail = await detailUntil(developer, payment.id, (d) => d.events.some((e: any) => e.event === 'refund.completed' && e.deliveries[0]?.attempts.length > 0));
+      const detail = await detailUntil(developer, payment.id, (d) =>
+        d.events.some((e: any) => e.event === 'refund.completed' && e.deliveries[0]?.attempts.length > 0),
+      );
       expect(detail.payment.amount_refunded).to.equal(750);
       expect(detail.net).to.equal(1500 - detail.fee - 750);
-      expect(detail.refunds.map((r: any) => [r.id, r.amount, r.status])).to.deep.equal([[refund.body.data.id, 750, 'completed']]);
+      expect(detail.refunds.map((r: any) => [r.id, r.amount, r.status])).to.deep.equal([
+        [refund.body.data.id, 750, 'completed'],
+      ]);
       const event = detail.events.find((e: any) => e.event === 'refund.completed');
       expect(event.deliveries).to.have.length(1);
       expect(event.deliveries[0]).to.include({ webhook_id: hook.body.data.id, status: 'succeeded' });
@@ -90,18 +114,30 @@ describe('dashboard API (README.md#dashboard)', function () {
       // The rest refunded in full: the payment becomes refunded, by the merchant.
       const rest = await call(`/v1/developer/payments/${payment.id}/refund`, { headers: session(developer), body: {} });
       expect(rest.status).to.equal(201);
-      const after = await detailUntil(developer, payment.id, (d) => d.status_changes.some((c: any) => c.to === 'refunded'));
+      const after = await detailUntil(developer, payment.id, (d) =>
+        d.status_changes.some((c: any) => c.to === 'refunded'),
+      );
       expect(after.status_changes.at(-1)).to.include({ from: 'completed', to: 'refunded', source: 'merchant' });
     });
 
     it('shows a refund whose answer is unknown for a while as pending from its request, and completed only from when it completed', async () => {
       const developer = await registerDeveloper();
       const payment = await completedPayment(developer, { ...INSTANT, phone_number: '+250788000007' });
-      const refund = await call(`/v1/developer/payments/${payment.id}/refund`, { headers: session(developer), body: { amount: 600 } });
+      const refund = await call(`/v1/developer/payments/${payment.id}/refund`, {
+        headers: session(developer),
+        body: { amount: 600 },
+      });
       expect(refund.body.data.status).to.equal('pending');
       const waiting = await detailOf(developer, payment.id);
       expect(waiting.refund_changes).to.deep.equal([
-        { at: refund.body.data.created_at, refund_id: refund.body.data.id, amount: 600, status: 'pending', reason: null, failure_message: null },
+        {
+          at: refund.body.data.created_at,
+          refund_id: refund.body.data.id,
+          amount: 600,
+          status: 'pending',
+          reason: null,
+          failure_message: null,
+        },
       ]);
       const settled = await detailUntil(developer, payment.id, (d) => d.refunds[0]?.status === 'completed', 60_000);
       const completedAt = settled.refunds[0].completed_at;
@@ -115,7 +151,10 @@ describe('dashboard API (README.md#dashboard)', function () {
     it('refuses a refund above the refundable rest with the API error and changes nothing', async () => {
       const developer = await registerDeveloper();
       const payment = await completedPayment(developer);
-      const refused = await call(`/v1/developer/payments/${payment.id}/refund`, { headers: session(developer), body: { amount: 1501 } });
+      const refused = await call(`/v1/developer/payments/${payment.id}/refund`, {
+        headers: session(developer),
+        body: { amount: 1501 },
+      });
       expect(refused.status).to.equal(400);
       expect(refused.body.error.code).to.equal('amount_exceeds_refundable');
       const detail = await detailOf(developer, payment.id);
@@ -123,20 +162,32 @@ describe('dashboard API (README.md#dashboard)', function () {
       expect(detail.payment.amount_refunded).to.equal(0);
     });
 
-    it('shows the next provider check of an open payment, and a cancel with the session token as the merchant\'s change', async () => {
+    it("shows the next provider check of an open payment, and a cancel with the session token as the merchant's change", async () => {
       const developer = await registerDeveloper();
-      const created = await call('/v1/payments', { key: developer.key, body: { amount: 5000, currency: 'RWF', payment_method: 'bank_transfer', customer_email: 'buyer@example.com' } });
+      const created = await call('/v1/payments', {
+        key: developer.key,
+        body: { amount: 5000, currency: 'RWF', payment_method: 'bank_transfer', customer_email: 'buyer@example.com' },
+      });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       const id = created.body.data.id;
       const open = await detailUntil(developer, id, (d) => d.next_provider_check !== null, 15_000);
       expect(open.payment.status).to.equal('pending');
       expect(open.payment.next_action).to.include({ type: 'bank_transfer' });
       expect(open.next_provider_check.reason).to.equal('poll');
-      expect(Date.parse(open.next_provider_check.at)).to.be.within(Date.now() - 5_000, Date.parse(open.payment.expires_at));
+      expect(Date.parse(open.next_provider_check.at)).to.be.within(
+        Date.now() - 5_000,
+        Date.parse(open.payment.expires_at),
+      );
 
-      const cancelled = await call(`/v1/developer/payments/${id}/cancel`, { headers: session(developer), body: { reason: 'customer changed their mind' } });
+      const cancelled = await call(`/v1/developer/payments/${id}/cancel`, {
+        headers: session(developer),
+        body: { reason: 'customer changed their mind' },
+      });
       expect(cancelled.status, JSON.stringify(cancelled.body)).to.equal(200);
-      expect(cancelled.body.data).to.include({ status: 'cancelled', cancellation_reason: 'customer changed their mind' });
+      expect(cancelled.body.data).to.include({
+        status: 'cancelled',
+        cancellation_reason: 'customer changed their mind',
+      });
       const detail = await detailUntil(developer, id, (d) => d.status_changes.some((c: any) => c.to === 'cancelled'));
       const changes = detail.status_changes.map((c: any) => [c.from, c.to, c.source]);
       expect(changes[0]).to.deep.equal([null, 'pending', 'create']);
@@ -155,13 +206,16 @@ describe('dashboard API (README.md#dashboard)', function () {
       expect(detail.events.map((event: any) => event.event)).to.deep.equal(['payment.created']);
     });
 
-    it('answers 404 for another merchant\'s payment and 401 without credentials (docs/api.md#merchants-and-environments, docs/api.md#credentials)', async () => {
+    it("answers 404 for another merchant's payment and 401 without credentials (docs/api.md#merchants-and-environments, docs/api.md#credentials)", async () => {
       const owner = await registerDeveloper();
       const stranger = await registerDeveloper();
       const payment = await completedPayment(owner);
       const foreign = await call(`/v1/developer/payments/${payment.id}`, { headers: session(stranger) });
       expect(foreign.status).to.equal(404);
-      const refund = await call(`/v1/developer/payments/${payment.id}/refund`, { headers: session(stranger), body: {} });
+      const refund = await call(`/v1/developer/payments/${payment.id}/refund`, {
+        headers: session(stranger),
+        body: {},
+      });
       expect(refund.status).to.equal(404);
       expect((await call(`/v1/developer/payments/${payment.id}`)).status).to.equal(401);
       expect((await detailOf(owner, payment.id)).payment.amount_refunded).to.equal(0);
@@ -172,7 +226,13 @@ describe('dashboard API (README.md#dashboard)', function () {
     it('filters transactions by currency and finds them by description, customer or id part', async () => {
       const developer = await registerDeveloper();
       const rwf = await completedPayment(developer);
-      const kes = await completedPayment(developer, { amount: 2500, currency: 'KES', payment_method: 'mobile_money', phone_number: '+254700000001', description: 'Tea 100%_pure' });
+      const kes = await completedPayment(developer, {
+        amount: 2500,
+        currency: 'KES',
+        payment_method: 'mobile_money',
+        phone_number: '+254700000001',
+        description: 'Tea 100%_pure',
+      });
       const list = async (query: string) => {
         const response = await call(`/v1/developer/transactions?${query}`, { headers: session(developer) });
         expect(response.status, JSON.stringify(response.body)).to.equal(200);
@@ -200,7 +260,10 @@ describe('dashboard API (README.md#dashboard)', function () {
 
     it('documents the dashboard endpoints in the OpenAPI document', async () => {
       const document = (await call('/v1/openapi.json')).body;
-      expect(document.paths['/v1/developer/payments/{id}'].get.security).to.deep.equal([{ session: [] }, { secretKey: [] }]);
+      expect(document.paths['/v1/developer/payments/{id}'].get.security).to.deep.equal([
+        { session: [] },
+        { secretKey: [] },
+      ]);
       expect(document.paths['/v1/developer/payments/{id}/refund'].post.responses).to.have.property('201');
       expect(document.paths['/v1/developer/payments/{id}/cancel'].post.responses).to.have.property('409');
     });
@@ -212,7 +275,11 @@ describe('dashboard API (README.md#dashboard)', function () {
       const redirect = await fetch(`${baseUrl}/dashboard`, { redirect: 'manual' });
       expect(redirect.status).to.equal(302);
       expect(redirect.headers.get('location')).to.equal('/dashboard/');
-      for (const path of ['/dashboard/', '/dashboard/sandbox/payments/pay_123?status=completed', '/dashboard/live/webhooks/whk_1']) {
+      for (const path of [
+        '/dashboard/',
+        '/dashboard/sandbox/payments/pay_123?status=completed',
+        '/dashboard/live/webhooks/whk_1',
+      ]) {
         const page = await fetch(baseUrl + path);
         expect(page.status, path).to.equal(200);
         expect(page.headers.get('content-type')).to.match(/^text\/html/);
@@ -227,7 +294,7 @@ describe('dashboard API (README.md#dashboard)', function () {
       expect(asset.headers.get('cache-control')).to.include('immutable');
     });
 
-    it('answers a missing asset, a path outside the build and another method in the envelope, and leaves the API\'s 404 alone', async () => {
+    it("answers a missing asset, a path outside the build and another method in the envelope, and leaves the API's 404 alone", async () => {
       const { baseUrl } = await getStack();
       const missing = await fetch(`${baseUrl}/dashboard/assets/nothing.js`);
       expect(missing.status).to.equal(404);

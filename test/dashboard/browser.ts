@@ -19,7 +19,16 @@ const DOCS_DIR = path.join(ROOT, 'docs', 'dashboard');
  * Flags for Chromium on this machine: no sandbox (the tests may run as root), no GPU, and none of
  * its background connections, which the closed network would refuse.
  */
-const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 let browserPromise: Promise<Browser> | undefined;
 
@@ -41,9 +50,16 @@ export async function closeBrowser(): Promise<void> {
  * A fresh browser context (its own sessionStorage) on the stack's address, with a page in it;
  * `pageErrors` collects the app's own uncaught exceptions, which a test expects to stay empty.
  */
-export async function newPage(): Promise<{ context: BrowserContext; page: Page; baseUrl: string; pageErrors: Error[] }> {
+export async function newPage(): Promise<{
+  context: BrowserContext;
+  page: Page;
+  baseUrl: string;
+  pageErrors: Error[];
+}> {
   const { baseUrl } = await getStack();
-  const context = await (await getBrowser()).newContext({ baseURL: baseUrl, viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  const context = await (
+    await getBrowser()
+  ).newContext({ baseURL: baseUrl, viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   context.setDefaultTimeout(20_000);
   const page = await context.newPage();
   const pageErrors: Error[] = [];
@@ -74,7 +90,11 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /** Waits until `read()` returns something `accept` takes (the screens follow the API by polling). */
-export async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  read: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

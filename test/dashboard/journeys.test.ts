@@ -14,7 +14,13 @@ import { getStack } from '../helpers/stack';
 import { PDF_BYTES, PNG_BYTES } from '../helpers/uploads';
 import { closeBrowser, eventually, newPage, screenshot, signIn } from './browser';
 
-const INSTANT = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001', description: 'Basket order 17' };
+const INSTANT = {
+  amount: 1500,
+  currency: 'RWF',
+  payment_method: 'mobile_money',
+  phone_number: '+250788000001',
+  description: 'Basket order 17',
+};
 const DECLINED = { ...INSTANT, phone_number: '+250788000002', description: 'Declined order' };
 
 async function completedPayment(key: string, body: object = INSTANT): Promise<any> {
@@ -28,7 +34,13 @@ async function expectLabelled(page: Page): Promise<void> {
   // Runs in the page (the test's own TypeScript has no DOM types).
   const unlabelled = await page.evaluate(() =>
     [...(globalThis as any).document.querySelectorAll('input, select, textarea')]
-      .filter((el: any) => el.type !== 'hidden' && !el.labels?.length && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
+      .filter(
+        (el: any) =>
+          el.type !== 'hidden' &&
+          !el.labels?.length &&
+          !el.getAttribute('aria-label') &&
+          !el.getAttribute('aria-labelledby'),
+      )
       .map((el: any) => String(el.outerHTML)),
   );
   expect(unlabelled, 'form controls without a label').to.deep.equal([]);
@@ -73,10 +85,19 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     await page.getByText('No payments match these filters.').waitFor();
 
     // A webhook endpoint for refunds and a payment, both through the API with the key shown once.
-    const hook = await call('/v1/developer/webhooks', { key, body: { url: `${receiver.origin}/refunds`, events: ['refund.completed'] } });
+    const hook = await call('/v1/developer/webhooks', {
+      key,
+      body: { url: `${receiver.origin}/refunds`, events: ['refund.completed'] },
+    });
     expect(hook.status).to.equal(201);
     const payment = await completedPayment(key);
-    const other = await completedPayment(key, { ...INSTANT, amount: 2500, currency: 'KES', phone_number: '+254700000001', description: 'Tea' });
+    const other = await completedPayment(key, {
+      ...INSTANT,
+      amount: 2500,
+      currency: 'KES',
+      phone_number: '+254700000001',
+      description: 'Tea',
+    });
     await page.reload();
     await page.getByRole('link', { name: payment.id }).waitFor();
 
@@ -87,9 +108,17 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     await page.waitForURL(/currency=RWF/);
     await page.getByRole('link', { name: other.id }).waitFor({ state: 'detached' });
     await page.getByRole('link', { name: payment.id }).waitFor();
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
-    const csv = fs.readFileSync(await download.path(), 'utf8').trim().split('\r\n');
-    expect(csv[0]).to.equal('id,type,payment_id,created_at,status,payment_method,currency,amount,fee,net,amount_minor,customer,description');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
+    const csv = fs
+      .readFileSync(await download.path(), 'utf8')
+      .trim()
+      .split('\r\n');
+    expect(csv[0]).to.equal(
+      'id,type,payment_id,created_at,status,payment_method,currency,amount,fee,net,amount_minor,customer,description',
+    );
     expect(csv.slice(1).map((line) => line.split(',')[0])).to.deep.equal([payment.id]);
     await expectLabelled(page);
     await screenshot(page, 'payments');
@@ -97,7 +126,9 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     await page.getByRole('link', { name: payment.id }).click();
     await page.getByRole('heading', { level: 1, name: `Payment ${payment.id}` }).waitFor();
     await page.getByTestId('timeline-status').first().waitFor();
-    expect(await page.getByTestId('timeline-status').first().textContent()).to.include('source: created through the API');
+    expect(await page.getByTestId('timeline-status').first().textContent()).to.include(
+      'source: created through the API',
+    );
 
     // A confirmation dialog that Escape closes without refunding anything.
     await page.getByLabel(/^Amount in RWF/).fill('750');
@@ -111,12 +142,24 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
 
     await page.getByRole('button', { name: 'Refund…' }).click();
     await dialog.getByRole('button', { name: 'Refund' }).click();
-    await page.getByRole('status').filter({ hasText: /Refund ref_\w+ of 750 RWF: completed\./ }).waitFor();
-    await page.getByTestId('timeline-refund').filter({ hasText: /of 750 RWF completed$/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /Refund ref_\w+ of 750 RWF: completed\./ })
+      .waitFor();
+    await page
+      .getByTestId('timeline-refund')
+      .filter({ hasText: /of 750 RWF completed$/ })
+      .waitFor();
     // At its request the refund was pending, whatever it is now.
     expect(await page.getByTestId('timeline-refund').first().textContent()).to.match(/of 750 RWF requested pending$/);
-    const delivered = page.getByTestId('timeline-event').filter({ hasText: 'refund.completed' }).getByTestId('timeline-delivery');
-    const deliveryText = await eventually(() => delivered.first().textContent(), (text) => Boolean(text?.includes('succeeded') && text.includes('Attempt 1')));
+    const delivered = page
+      .getByTestId('timeline-event')
+      .filter({ hasText: 'refund.completed' })
+      .getByTestId('timeline-delivery');
+    const deliveryText = await eventually(
+      () => delivered.first().textContent(),
+      (text) => Boolean(text?.includes('succeeded') && text.includes('Attempt 1')),
+    );
     expect(deliveryText).to.include(hook.body.data.id).and.include('204');
     expect(await page.getByTestId('amount-refunded').textContent()).to.equal('750 RWF');
     await expectLabelled(page);
@@ -154,25 +197,41 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     await page.getByRole('link', { name: `${receiver.origin}/shop` }).click();
     await page.getByRole('heading', { level: 1, name: /^Webhook whk_/ }).waitFor();
     const first = page.getByTestId('delivery').filter({ hasText: 'payment.completed' }).first();
-    await eventually(() => first.textContent(), (text) => Boolean(text?.includes('succeeded')));
+    await eventually(
+      () => first.textContent(),
+      (text) => Boolean(text?.includes('succeeded')),
+    );
     expect(await first.locator('tbody tr').first().textContent()).to.include('204');
     const deliveryId = await first.getAttribute('data-delivery-id');
 
     await page.getByRole('button', { name: `Resend delivery ${deliveryId}` }).click();
-    await page.getByRole('status').filter({ hasText: /Resent as delivery/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /Resent as delivery/ })
+      .waitFor();
     const resent = page.getByTestId('delivery').filter({ hasText: `resend of ${deliveryId}` });
-    await eventually(() => resent.textContent(), (text) => Boolean(text?.includes('succeeded')));
+    await eventually(
+      () => resent.textContent(),
+      (text) => Boolean(text?.includes('succeeded')),
+    );
     await receiver.waitFor(received + 2);
-    const bodies = receiver.requests.slice(received).map((request) => JSON.parse(request.body) as { data?: { id?: string } });
+    const bodies = receiver.requests
+      .slice(received)
+      .map((request) => JSON.parse(request.body) as { data?: { id?: string } });
     expect(bodies.every((body) => body.data?.id === payment.id)).to.equal(true);
 
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByRole('status').filter({ hasText: 'Test event delivered: 204' }).waitFor();
 
     await page.getByRole('button', { name: 'Rotate secret…' }).click();
-    await page.getByRole('dialog', { name: 'Rotate the signing secret?' }).getByRole('button', { name: 'Rotate secret' }).click();
+    await page
+      .getByRole('dialog', { name: 'Rotate the signing secret?' })
+      .getByRole('button', { name: 'Rotate secret' })
+      .click();
     const rotated = await page.getByLabel('New signing secret').inputValue();
-    expect(rotated).to.match(/^whsec_/).and.not.equal(secret);
+    expect(rotated)
+      .to.match(/^whsec_/)
+      .and.not.equal(secret);
 
     await page.getByRole('button', { name: 'Disable' }).click();
     await page.getByRole('status').filter({ hasText: 'the endpoint is disabled' }).waitFor();
@@ -183,14 +242,20 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     await page.getByLabel('Description', { exact: true }).fill('Shop backend (orders)');
     await page.getByLabel('payment.created').check();
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    const edited = await eventually(async () => (await call('/v1/developer/webhooks', { key: developer.key })).body.data.webhooks[0], (webhook) => webhook.description === 'Shop backend (orders)');
+    const edited = await eventually(
+      async () => (await call('/v1/developer/webhooks', { key: developer.key })).body.data.webhooks[0],
+      (webhook) => webhook.description === 'Shop backend (orders)',
+    );
     expect(edited).to.include({ description: 'Shop backend (orders)' });
     expect(edited.events).to.include('payment.created');
     await expectLabelled(page);
     await screenshot(page, 'webhook-detail');
 
     await page.getByRole('button', { name: 'Delete…' }).click();
-    await page.getByRole('dialog', { name: 'Delete this endpoint?' }).getByRole('button', { name: 'Delete endpoint' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete this endpoint?' })
+      .getByRole('button', { name: 'Delete endpoint' })
+      .click();
     await page.getByText('No webhook endpoint yet.').waitFor();
     expect((await call('/v1/developer/webhooks', { key: developer.key })).body.data.webhooks).to.deep.equal([]);
     expect(pageErrors).to.deep.equal([]);
@@ -206,9 +271,14 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     await table.getByText(`sk_sandbox_…${developer.key.slice(-4)}`).waitFor();
     await page.getByLabel(/^Grace period/).fill('24');
     await page.getByRole('button', { name: 'Roll keys…' }).click();
-    await page.getByRole('dialog', { name: 'Roll the sandbox keys?' }).getByRole('button', { name: 'Roll keys' }).click();
+    await page
+      .getByRole('dialog', { name: 'Roll the sandbox keys?' })
+      .getByRole('button', { name: 'Roll keys' })
+      .click();
     const newKey = await page.getByLabel('New sandbox secret key').inputValue();
-    expect(newKey).to.match(/^sk_sandbox_/).and.not.equal(developer.key);
+    expect(newKey)
+      .to.match(/^sk_sandbox_/)
+      .and.not.equal(developer.key);
     await table.getByText(`sk_sandbox_…${newKey.slice(-4)}`).waitFor();
     await table.getByText('expiring').waitFor();
     expect((await call('/v1/developer/profile', { key: newKey })).status).to.equal(200);
@@ -231,19 +301,30 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     const identity = page.getByTestId('upload-kyc');
     await identity.getByLabel('Document type').selectOption('passport');
     const big = Buffer.concat([PDF_BYTES, Buffer.alloc(12 * 1024 * 1024 - PDF_BYTES.length, 0x20)]);
-    await identity.getByLabel(/^File/).setInputFiles({ name: 'passport-scan.pdf', mimeType: 'application/pdf', buffer: big });
+    await identity
+      .getByLabel(/^File/)
+      .setInputFiles({ name: 'passport-scan.pdf', mimeType: 'application/pdf', buffer: big });
     await identity.getByRole('button', { name: 'Upload' }).click();
     expect(await apiError(page, identity)).to.include('413 file_too_large');
     await screenshot(page, 'go-live-upload-refused');
-    expect((await call('/v1/documents', { headers: { authorization: `Bearer ${developer.token}` } })).body.data.documents).to.deep.equal([]);
+    expect(
+      (await call('/v1/documents', { headers: { authorization: `Bearer ${developer.token}` } })).body.data.documents,
+    ).to.deep.equal([]);
 
-    await identity.getByLabel(/^File/).setInputFiles({ name: 'passport.pdf', mimeType: 'application/pdf', buffer: PDF_BYTES });
+    await identity
+      .getByLabel(/^File/)
+      .setInputFiles({ name: 'passport.pdf', mimeType: 'application/pdf', buffer: PDF_BYTES });
     await identity.getByRole('button', { name: 'Upload' }).click();
     await identity.getByRole('status').filter({ hasText: 'passport.pdf uploaded as passport' }).waitFor();
     const business = page.getByTestId('upload-business');
-    await business.getByLabel(/^File/).setInputFiles({ name: 'registration.png', mimeType: 'image/png', buffer: PNG_BYTES });
+    await business
+      .getByLabel(/^File/)
+      .setInputFiles({ name: 'registration.png', mimeType: 'image/png', buffer: PNG_BYTES });
     await business.getByRole('button', { name: 'Upload' }).click();
-    await business.getByRole('status').filter({ hasText: 'registration.png uploaded as business_registration' }).waitFor();
+    await business
+      .getByRole('status')
+      .filter({ hasText: 'registration.png uploaded as business_registration' })
+      .waitFor();
     const checklist = page.getByTestId('checklist');
     await checklist.getByText(/Identity document.*uploaded/).waitFor();
     await checklist.getByText(/Business registration certificate: uploaded/).waitFor();
@@ -262,9 +343,20 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     expect(requestId).to.match(/^req_/);
 
     // The reviewer asks a question; the page follows the review and shows it, and the answer goes back.
-    const asked = await runAdminProcess(['live-access', 'request-info', requestId, '--message', 'Please tell us which countries you sell to.', '--reviewer', 'ann']);
+    const asked = await runAdminProcess([
+      'live-access',
+      'request-info',
+      requestId,
+      '--message',
+      'Please tell us which countries you sell to.',
+      '--reviewer',
+      'ann',
+    ]);
     expect(asked.code, asked.stderr).to.equal(0);
-    await page.getByTestId('reviewer-message').filter({ hasText: 'Please tell us which countries you sell to.' }).waitFor({ timeout: 30_000 });
+    await page
+      .getByTestId('reviewer-message')
+      .filter({ hasText: 'Please tell us which countries you sell to.' })
+      .waitFor({ timeout: 30_000 });
     await page.getByLabel('Your answer').fill('Rwanda and Kenya, online only.');
     await page.getByRole('button', { name: 'Send the answer' }).click();
     await status.getByText('under review').waitFor();
@@ -287,16 +379,20 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     await page.waitForURL(/\/dashboard\/live\/webhooks$/);
     await page.getByLabel('URL').fill('http://shop.example.com/hooks');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
-    expect(await apiError(page)).to.include('400 validation_error').and.include('url must use https in live mode');
+    expect(await apiError(page))
+      .to.include('400 validation_error')
+      .and.include('url must use https in live mode');
     await page.getByText('No webhook endpoint yet.').waitFor();
     await screenshot(page, 'webhooks-live-refused');
-    const live = await call('/v1/developer/webhooks?environment=live', { headers: { authorization: `Bearer ${developer.token}` } });
+    const live = await call('/v1/developer/webhooks?environment=live', {
+      headers: { authorization: `Bearer ${developer.token}` },
+    });
     expect(live.body.data.webhooks).to.deep.equal([]);
     expect(pageErrors).to.deep.equal([]);
     await context.close();
   });
 
-  it('shows analytics per currency, the activity log and the profile; a bad phone number shows the API\'s message', async () => {
+  it("shows analytics per currency, the activity log and the profile; a bad phone number shows the API's message", async () => {
     const developer = await registerDeveloper();
     await completedPayment(developer.key);
     const declined = await completedPayment(developer.key, DECLINED);
@@ -308,17 +404,31 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/status=failed/);
     await page.getByRole('link', { name: declined.id }).waitFor();
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
-    const [header = '', ...lines] = fs.readFileSync(await download.path(), 'utf8').trim().split('\r\n');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
+    const [header = '', ...lines] = fs
+      .readFileSync(await download.path(), 'utf8')
+      .trim()
+      .split('\r\n');
     expect(lines).to.have.length(1);
     const cells = (lines[0] as string).split(',');
-    expect(Object.fromEntries(header.split(',').map((name, index) => [name, cells[index]]))).to.include({ id: declined.id, status: 'failed', amount: '1500', fee: '0', net: '0' });
+    expect(Object.fromEntries(header.split(',').map((name, index) => [name, cells[index]]))).to.include({
+      id: declined.id,
+      status: 'failed',
+      amount: '1500',
+      fee: '0',
+      net: '0',
+    });
 
     await page.getByRole('link', { name: 'Analytics' }).click();
     await page.getByTestId('chart-RWF').waitFor();
     expect(await page.getByTestId('success-rate').textContent()).to.equal('50.0 %');
     expect(await page.getByTestId('by-method').locator('table').textContent()).to.include('mobile_money2');
-    expect(await page.getByTestId('by-status').locator('table').textContent()).to.include('completed1').and.include('failed1');
+    expect(await page.getByTestId('by-status').locator('table').textContent())
+      .to.include('completed1')
+      .and.include('failed1');
     await page.getByTestId('chart-RWF').locator('svg.recharts-surface').first().waitFor();
     await expectLabelled(page);
     await screenshot(page, 'analytics');
@@ -331,7 +441,9 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     await page.getByLabel('Name', { exact: true }).fill('Kwame Boateng');
     await page.getByLabel(/^Phone/).fill('12');
     await page.getByRole('button', { name: 'Save' }).click();
-    expect(await apiError(page)).to.include('400 validation_error').and.include('phone must be a valid international (E.164) number');
+    expect(await apiError(page))
+      .to.include('400 validation_error')
+      .and.include('phone must be a valid international (E.164) number');
     expect((await call('/v1/developer/profile', { key: developer.key })).body.data.name).to.equal('Test Developer');
     await page.getByLabel(/^Phone/).fill('+250788123456');
     await page.getByRole('button', { name: 'Save' }).click();
@@ -343,7 +455,7 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     await context.close();
   });
 
-  it('signs out; a wrong password shows the API\'s message; an expired session sends you to sign in and back', async () => {
+  it("signs out; a wrong password shows the API's message; an expired session sends you to sign in and back", async () => {
     const developer = await registerDeveloper();
     const { context, page, pageErrors } = await newPage();
     await signIn(page, developer);
@@ -363,7 +475,15 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     expect(new URL(page.url()).pathname).to.equal('/dashboard/sign-in');
 
     // A token the API no longer takes: the next screen sends you to sign in, then back there.
-    await page.evaluate(() => (globalThis as any).sessionStorage.setItem('paycollect.session', JSON.stringify({ token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJub2JvZHkifQ.x', expiresAt: new Date(Date.now() + 3_600_000).toISOString() })));
+    await page.evaluate(() =>
+      (globalThis as any).sessionStorage.setItem(
+        'paycollect.session',
+        JSON.stringify({
+          token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJub2JvZHkifQ.x',
+          expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+        }),
+      ),
+    );
     await page.goto('/dashboard/sandbox/activity');
     await page.getByText('Your session has ended. Sign in again to go on.').waitFor();
     await page.getByLabel('E-mail').fill(developer.email);

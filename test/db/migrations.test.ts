@@ -24,7 +24,10 @@ describe('migrations', function () {
   });
 
   async function tables(db: ReturnType<typeof createDb>): Promise<string[]> {
-    const rows = await db('information_schema.tables').where({ table_schema: 'public' }).whereNot('table_name', 'like', 'knex_%').pluck('table_name');
+    const rows = await db('information_schema.tables')
+      .where({ table_schema: 'public' })
+      .whereNot('table_name', 'like', 'knex_%')
+      .pluck('table_name');
     return (rows as string[]).sort();
   }
 
@@ -32,8 +35,20 @@ describe('migrations', function () {
     const db = createDb(url.toString(), 1);
     try {
       await migrateLatest(db);
-      expect(await tables(db)).to.include.members(['api_keys', 'developers', 'events', 'payments', 'sandbox_provider_transactions']);
-      expect(await tables(db)).to.include.members(['activity_log', 'documents', 'live_access_messages', 'live_access_requests', 'live_key_reveals']);
+      expect(await tables(db)).to.include.members([
+        'api_keys',
+        'developers',
+        'events',
+        'payments',
+        'sandbox_provider_transactions',
+      ]);
+      expect(await tables(db)).to.include.members([
+        'activity_log',
+        'documents',
+        'live_access_messages',
+        'live_access_requests',
+        'live_key_reveals',
+      ]);
       expect(await tables(db)).to.include.members(['webhooks', 'webhook_deliveries', 'webhook_attempts']);
       await migrateRollbackAll(db);
       expect(await tables(db)).to.deep.equal([]);

@@ -20,7 +20,8 @@ describe('turns at a webhook endpoint (docs/webhooks.md#isolation)', () => {
   let deliveries: string[];
   const limit = 2;
   const workflowOf = (deliveryId: string) => `wf-${deliveryId}`;
-  const take = (deliveryId: string) => takeEndpointTurn(db, { webhookId, deliveryId, workflowId: workflowOf(deliveryId), limit });
+  const take = (deliveryId: string) =>
+    takeEndpointTurn(db, { webhookId, deliveryId, workflowId: workflowOf(deliveryId), limit });
   const release = (deliveryId: string) => releaseEndpointTurn(db, { webhookId, deliveryId, limit });
 
   before(() => {
@@ -63,7 +64,9 @@ describe('turns at a webhook endpoint (docs/webhooks.md#isolation)', () => {
     expect(await take(d4)).to.equal(true);
     expect(await release(d3)).to.deep.equal([]);
     expect(await release(d4)).to.deep.equal([]);
-    expect(await db('webhook_endpoint_turns').where({ webhook_id: webhookId }).count<{ count: number }[]>({ count: '*' })).to.deep.equal([{ count: 0 }]);
+    expect(
+      await db('webhook_endpoint_turns').where({ webhook_id: webhookId }).count<{ count: number }[]>({ count: '*' }),
+    ).to.deep.equal([{ count: 0 }]);
   });
 
   it('frees the turn of a lease that ran out (a worker killed mid-request)', async () => {
@@ -71,7 +74,9 @@ describe('turns at a webhook endpoint (docs/webhooks.md#isolation)', () => {
     expect(await take(d1)).to.equal(true);
     expect(await take(d2)).to.equal(true);
     expect(await take(d3)).to.equal(false);
-    await db('webhook_endpoint_turns').where({ delivery_id: d1 }).update({ lease_expires_at: db.raw("now() - interval '1 second'") });
+    await db('webhook_endpoint_turns')
+      .where({ delivery_id: d1 })
+      .update({ lease_expires_at: db.raw("now() - interval '1 second'") });
     expect(await take(d3)).to.equal(true);
     expect(await db('webhook_endpoint_turns').where({ delivery_id: d1 }).first()).to.equal(undefined);
   });
@@ -85,7 +90,9 @@ describe('turns at a webhook endpoint (docs/webhooks.md#isolation)', () => {
     // Nothing is free: nobody to wake.
     expect(await waitersForFreeTurns(db, { webhookId, limit })).to.deep.equal([]);
     // Both requests' workers were killed: their leases run out, and no release will name d3 and d4.
-    await db('webhook_endpoint_turns').whereIn('delivery_id', [d1, d2]).update({ lease_expires_at: db.raw("now() - interval '1 second'") });
+    await db('webhook_endpoint_turns')
+      .whereIn('delivery_id', [d1, d2])
+      .update({ lease_expires_at: db.raw("now() - interval '1 second'") });
     // A newcomer is refused (two live waiters are ahead of it) and learns whom to wake: d3 and d4, in order.
     expect(await take(d5)).to.equal(false);
     expect(await waitersForFreeTurns(db, { webhookId, limit })).to.deep.equal([workflowOf(d3), workflowOf(d4)]);
@@ -99,7 +106,9 @@ describe('turns at a webhook endpoint (docs/webhooks.md#isolation)', () => {
     expect(await take(d2)).to.equal(true);
     expect(await take(d3)).to.equal(false);
     expect(await take(d4)).to.equal(false);
-    await db('webhook_endpoint_turns').where({ delivery_id: d3 }).update({ seen_at: db.raw("now() - interval '10 minutes'") });
+    await db('webhook_endpoint_turns')
+      .where({ delivery_id: d3 })
+      .update({ seen_at: db.raw("now() - interval '10 minutes'") });
     // d3 is silent: the freed turn is d4's.
     expect(await release(d1)).to.deep.equal([workflowOf(d4)]);
     expect(await take(d4)).to.equal(true);

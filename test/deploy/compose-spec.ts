@@ -26,8 +26,16 @@ export function composeLoader(): string {
   const binary = path.join(cacheDir(), `compose-config-${digest.digest('hex').slice(0, 12)}`);
   if (fs.existsSync(binary)) return binary;
   const staging = `${binary}.building-${process.pid}`;
-  const built = spawnSync('go', ['build', '-o', staging, '.'], { cwd: SOURCE_DIR, env: { ...process.env, CGO_ENABLED: '0' }, encoding: 'utf8', timeout: 600_000 });
-  if (built.status !== 0) throw new Error(`go build of test/deploy/compose-config failed (${built.error?.message ?? built.status}):\n${(built.stderr ?? '').slice(-4096)}`);
+  const built = spawnSync('go', ['build', '-o', staging, '.'], {
+    cwd: SOURCE_DIR,
+    env: { ...process.env, CGO_ENABLED: '0' },
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
+  if (built.status !== 0)
+    throw new Error(
+      `go build of test/deploy/compose-config failed (${built.error?.message ?? built.status}):\n${(built.stderr ?? '').slice(-4096)}`,
+    );
   fs.renameSync(staging, binary);
   return binary;
 }

@@ -13,7 +13,11 @@ import { loadCompose, type ComposeModel, type ComposeService } from './compose-s
 
 const ROOT = path.resolve(__dirname, '../..');
 const COMPOSE_FILE = path.join(ROOT, 'docker-compose.yml');
-const SECRETS = { POSTGRES_PASSWORD: 'pg-Password-1', JWT_SECRET: 'j'.repeat(40), PROVIDER_CALLBACK_SECRET: 'c'.repeat(40) };
+const SECRETS = {
+  POSTGRES_PASSWORD: 'pg-Password-1',
+  JWT_SECRET: 'j'.repeat(40),
+  PROVIDER_CALLBACK_SECRET: 'c'.repeat(40),
+};
 
 /** Long-running services (restarted when they stop) and one-shot jobs (never restarted). */
 const SERVERS = ['postgres', 'temporal', 'temporal-ui', 'worker', 'webhook-worker', 'api'];
@@ -49,7 +53,9 @@ describe('docker-compose.yml (docs/operations.md#docker)', function () {
       const environment = model.services[name]?.environment ?? {};
       expect(environment.JWT_SECRET, name).to.equal(SECRETS.JWT_SECRET);
       expect(environment.PROVIDER_CALLBACK_SECRET, name).to.equal(SECRETS.PROVIDER_CALLBACK_SECRET);
-      expect(environment.DATABASE_URL, name).to.equal(`postgres://paycollect:${SECRETS.POSTGRES_PASSWORD}@postgres:5432/paycollect`);
+      expect(environment.DATABASE_URL, name).to.equal(
+        `postgres://paycollect:${SECRETS.POSTGRES_PASSWORD}@postgres:5432/paycollect`,
+      );
       expect(environment.NODE_ENV, name).to.equal('production');
       // Optional credentials pass through from the environment and are absent when unset.
       expect(environment, name).to.have.property('STRIPE_SECRET_KEY', null);
@@ -60,8 +66,9 @@ describe('docker-compose.yml (docs/operations.md#docker)', function () {
     expect(raw).not.to.match(/\$\{(POSTGRES_PASSWORD|JWT_SECRET|PROVIDER_CALLBACK_SECRET):?-/);
   });
 
-  it('runs Temporal\'s server image on PostgreSQL after a schema job, never auto-setup', () => {
-    for (const [name, service] of Object.entries(model.services)) expect(service.image ?? '', name).not.to.include('auto-setup');
+  it("runs Temporal's server image on PostgreSQL after a schema job, never auto-setup", () => {
+    for (const [name, service] of Object.entries(model.services))
+      expect(service.image ?? '', name).not.to.include('auto-setup');
     const temporal = model.services.temporal as ComposeService;
     expect(temporal.image).to.equal('temporalio/server:1.29.1');
     expect(temporal.environment).to.include({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres' });
@@ -104,7 +111,7 @@ describe('docker-compose.yml (docs/operations.md#docker)', function () {
     expect(Object.keys(model.services).sort()).to.deep.equal([...SERVERS, ...JOBS].sort());
   });
 
-  it('builds the API, the worker and the migration job from this repository\'s one image', () => {
+  it("builds the API, the worker and the migration job from this repository's one image", () => {
     for (const name of ['api', 'worker', 'webhook-worker', 'migrate']) {
       const service = model.services[name] as ComposeService;
       expect(service.build?.context, name).to.equal(ROOT);
@@ -114,7 +121,11 @@ describe('docker-compose.yml (docs/operations.md#docker)', function () {
     // Payment work and webhook deliveries in separate processes (docs/webhooks.md#isolation).
     expect(model.services['webhook-worker']?.command).to.deep.equal(['node', 'dist/src/worker.js']);
     expect(model.services.worker?.environment).to.include({ WORKER_ROLE: 'payments' });
-    expect(model.services['webhook-worker']?.environment).to.include({ WORKER_ROLE: 'webhooks', HOST: '0.0.0.0', WORKER_METRICS_PORT: '9464' });
+    expect(model.services['webhook-worker']?.environment).to.include({
+      WORKER_ROLE: 'webhooks',
+      HOST: '0.0.0.0',
+      WORKER_METRICS_PORT: '9464',
+    });
     expect(model.services.api?.command).to.deep.equal(['node', 'dist/src/server.js']);
     expect(model.services.migrate?.command).to.deep.equal(['node', 'dist/scripts/migrate.js']);
     // The worker's Prometheus endpoint listens on every interface of its container.

@@ -69,13 +69,20 @@ describe('the image (Dockerfile, .dockerignore; docs/operations.md#docker)', fun
   this.timeout(600_000);
 
   it('requires at run time only production dependencies (src/, migrations/, scripts/migrate.ts)', () => {
-    const files = [...typescriptFiles(path.join(ROOT, 'src')), ...typescriptFiles(path.join(ROOT, 'migrations')), path.join(ROOT, 'scripts', 'migrate.ts')];
+    const files = [
+      ...typescriptFiles(path.join(ROOT, 'src')),
+      ...typescriptFiles(path.join(ROOT, 'migrations')),
+      path.join(ROOT, 'scripts', 'migrate.ts'),
+    ];
     const missing: string[] = [];
     let required = 0;
     for (const file of files) {
       for (const name of runtimePackagesOf(file)) {
         required += 1;
-        if (!(name in manifest.dependencies)) missing.push(`${path.relative(ROOT, file)} requires ${name} (${name in manifest.devDependencies ? 'a devDependency' : 'not a dependency'})`);
+        if (!(name in manifest.dependencies))
+          missing.push(
+            `${path.relative(ROOT, file)} requires ${name} (${name in manifest.devDependencies ? 'a devDependency' : 'not a dependency'})`,
+          );
       }
     }
     expect(required, 'no package required at all: the scan is broken').to.be.greaterThan(20);
@@ -88,12 +95,19 @@ describe('the image (Dockerfile, .dockerignore; docs/operations.md#docker)', fun
     const [build, runtime] = [stages[0], stages.at(-1)] as { from: string; instructions: string[] }[];
     expect(build.from).to.match(/^FROM node:20\S* AS build$/i);
     expect(build.instructions).to.include('RUN npm ci --no-audit --no-fund');
-    expect(build.instructions.some((line) => line.includes('tsc -p tsconfig.build.json') && line.includes('npm run build --prefix web'))).to.equal(true);
+    expect(
+      build.instructions.some(
+        (line) => line.includes('tsc -p tsconfig.build.json') && line.includes('npm run build --prefix web'),
+      ),
+    ).to.equal(true);
 
     const run = runtime.instructions;
     expect(run).to.include('ENV NODE_ENV=production');
     expect(run.some((line) => /^RUN npm ci --omit=dev\b/.test(line))).to.equal(true);
-    expect(run.some((line) => /npm (install|i)\b/.test(line)), 'npm install ignores the lockfile').to.equal(false);
+    expect(
+      run.some((line) => /npm (install|i)\b/.test(line)),
+      'npm install ignores the lockfile',
+    ).to.equal(false);
     expect(run).to.include('COPY --from=build /app/dist ./dist');
     expect(run).to.include('COPY --from=build /app/web/dist ./web/dist');
     expect(run.some((line) => line.startsWith('COPY . '))).to.equal(false);
@@ -113,7 +127,10 @@ describe('the image (Dockerfile, .dockerignore; docs/operations.md#docker)', fun
       .filter((line) => line !== '' && !line.startsWith('#'));
     expect(entries).to.include.members(['var/', 'node_modules/', 'web/node_modules/', '.git/', '.env', 'dist/']);
     // What npm start keeps in var/ (secrets.json, runtime.json, pgdata, documents) is all below an ignored folder.
-    expect(entries.some((entry) => entry.includes('!')), 'a re-included path').to.equal(false);
+    expect(
+      entries.some((entry) => entry.includes('!')),
+      'a re-included path',
+    ).to.equal(false);
   });
 
   describe('its build and run steps, as a script outside the repository', () => {
@@ -124,7 +141,8 @@ describe('the image (Dockerfile, .dockerignore; docs/operations.md#docker)', fun
       if (process.env.NODE_PATH) throw new Error('NODE_PATH would let the image copy find the development packages');
       work = fs.mkdtempSync(path.join(os.tmpdir(), 'paycollect-image-'));
       // No node_modules on the way up from the copy: only its own are found.
-      for (let dir = path.dirname(work); dir !== path.dirname(dir); dir = path.dirname(dir)) expect(fs.existsSync(path.join(dir, 'node_modules')), dir).to.equal(false);
+      for (let dir = path.dirname(work); dir !== path.dirname(dir); dir = path.dirname(dir))
+        expect(fs.existsSync(path.join(dir, 'node_modules')), dir).to.equal(false);
     });
 
     after(async () => {
@@ -134,10 +152,16 @@ describe('the image (Dockerfile, .dockerignore; docs/operations.md#docker)', fun
 
     it('compiles, migrates, and takes a payment to completed with production packages only', async () => {
       // RUN npx tsc -p tsconfig.build.json (into the copy).
-      const compiled = spawnSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', path.join(work, 'dist')], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+      const compiled = spawnSync(
+        path.join(ROOT, 'node_modules/.bin/tsc'),
+        ['-p', 'tsconfig.build.json', '--outDir', path.join(work, 'dist')],
+        { cwd: ROOT, encoding: 'utf8', timeout: 300_000 },
+      );
       expect(compiled.status, `${compiled.stdout}${compiled.stderr}`).to.equal(0);
       // RUN npm ci --omit=dev: the lockfile's packages that are not development-only.
-      const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+      const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+        packages: Record<string, { dev?: boolean }>;
+      };
       let installed = 0;
       let omitted = 0;
       for (const [key, entry] of Object.entries(lock.packages)) {
@@ -152,7 +176,8 @@ describe('the image (Dockerfile, .dockerignore; docs/operations.md#docker)', fun
       }
       expect(omitted, 'no development package was left out').to.be.greaterThan(10);
       expect(installed).to.be.greaterThan(10);
-      for (const name of ['mocha', 'chai', 'eslint', 'playwright-core']) expect(fs.existsSync(path.join(work, 'node_modules', name)), name).to.equal(false);
+      for (const name of ['mocha', 'chai', 'eslint', 'playwright-core'])
+        expect(fs.existsSync(path.join(work, 'node_modules', name)), name).to.equal(false);
       fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(work, 'package.json'));
 
       const env = {
@@ -178,24 +203,46 @@ describe('the image (Dockerfile, .dockerignore; docs/operations.md#docker)', fun
       try {
         const freshUrl = new URL(env.DATABASE_URL);
         freshUrl.pathname = `/${fresh}`;
-        const first = spawnSync(process.execPath, ['dist/scripts/migrate.js'], { cwd: work, env: { ...env, DATABASE_URL: freshUrl.toString() }, encoding: 'utf8', timeout: 120_000 });
+        const first = spawnSync(process.execPath, ['dist/scripts/migrate.js'], {
+          cwd: work,
+          env: { ...env, DATABASE_URL: freshUrl.toString() },
+          encoding: 'utf8',
+          timeout: 120_000,
+        });
         expect(first.status, `${first.stdout}${first.stderr}`).to.equal(0);
         const db = createDb(freshUrl.toString(), 1);
-        const names = (await db('knex_migrations').pluck('name').finally(() => db.destroy())) as string[];
-        expect(names.length).to.equal(fs.readdirSync(path.join(ROOT, 'migrations')).filter((file) => file.endsWith('.ts')).length);
+        const names = (await db('knex_migrations')
+          .pluck('name')
+          .finally(() => db.destroy())) as string[];
+        expect(names.length).to.equal(
+          fs.readdirSync(path.join(ROOT, 'migrations')).filter((file) => file.endsWith('.ts')).length,
+        );
         for (const name of names) expect(name).to.match(/\.ts$/);
       } finally {
         await admin.raw(`DROP DATABASE IF EXISTS ${fresh}`);
         await admin.destroy();
       }
-      const migrated = spawnSync(process.execPath, ['dist/scripts/migrate.js'], { cwd: work, env, encoding: 'utf8', timeout: 60_000 });
+      const migrated = spawnSync(process.execPath, ['dist/scripts/migrate.js'], {
+        cwd: work,
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       expect(migrated.status, `${migrated.stdout}${migrated.stderr}`).to.equal(0);
       expect(migrated.stdout).to.include('database is up to date');
 
       const [port, metricsPort] = [await freePort(), await freePort()];
       const baseUrl = `http://127.0.0.1:${port}`;
-      const worker = new CapturedProcess('dist/src/worker.js', { ...env, HOST: '127.0.0.1', WORKER_METRICS_PORT: String(metricsPort), PROVIDER_CALLBACK_BASE_URL: baseUrl }, { node: true, cwd: work, cleanEnv: true });
-      const api = new CapturedProcess('dist/src/server.js', { ...env, HOST: '127.0.0.1', PORT: String(port), PROVIDER_CALLBACK_BASE_URL: baseUrl }, { node: true, cwd: work, cleanEnv: true });
+      const worker = new CapturedProcess(
+        'dist/src/worker.js',
+        { ...env, HOST: '127.0.0.1', WORKER_METRICS_PORT: String(metricsPort), PROVIDER_CALLBACK_BASE_URL: baseUrl },
+        { node: true, cwd: work, cleanEnv: true },
+      );
+      const api = new CapturedProcess(
+        'dist/src/server.js',
+        { ...env, HOST: '127.0.0.1', PORT: String(port), PROVIDER_CALLBACK_BASE_URL: baseUrl },
+        { node: true, cwd: work, cleanEnv: true },
+      );
       processes.push(worker, api);
       worker.start();
       api.start();
@@ -206,21 +253,34 @@ describe('the image (Dockerfile, .dockerignore; docs/operations.md#docker)', fun
       const registered = await fetch(`${baseUrl}/v1/auth/register`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: `image-${randomBytes(6).toString('hex')}@example.com`, password: 'correct horse battery', name: 'Image Test' }),
+        body: JSON.stringify({
+          email: `image-${randomBytes(6).toString('hex')}@example.com`,
+          password: 'correct horse battery',
+          name: 'Image Test',
+        }),
       });
       expect(registered.status).to.equal(201);
       const key = ((await registered.json()) as { data: { api_key: { secret: string } } }).data.api_key.secret;
       const created = await fetch(`${baseUrl}/v1/payments`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-        body: JSON.stringify({ amount: 1800, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788990019' }),
+        body: JSON.stringify({
+          amount: 1800,
+          currency: 'RWF',
+          payment_method: 'mobile_money',
+          phone_number: '+250788990019',
+        }),
       });
       expect(created.status).to.equal(201);
       const id = ((await created.json()) as { data: { id: string } }).data.id;
       let status = '';
-      for (const deadline = Date.now() + 60_000; status !== 'completed' && Date.now() < deadline; ) {
+      for (const deadline = Date.now() + 60_000; status !== 'completed' && Date.now() < deadline;) {
         await new Promise((resolve) => setTimeout(resolve, 300));
-        status = ((await (await fetch(`${baseUrl}/v1/payments/${id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { status: string } }).data.status;
+        status = (
+          (await (
+            await fetch(`${baseUrl}/v1/payments/${id}`, { headers: { authorization: `Bearer ${key}` } })
+          ).json()) as { data: { status: string } }
+        ).data.status;
       }
       expect(status).to.equal('completed');
       expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).to.equal(200);

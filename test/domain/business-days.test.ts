@@ -1,4 +1,7 @@
-/** Business days (docs/live-access.md#review): Monday–Friday UTC, the reminder after 3 business days and every further one. */
+/**
+ * Business days (docs/live-access.md#review): Monday–Friday UTC, the reminder after 3 business days and every further
+ * one.
+ */
 import { expect } from 'chai';
 import { addBusinessDays, DAY_MS, isBusinessDay, nextReminderDueMs } from '../../src/domain/business-days';
 
@@ -59,7 +62,12 @@ describe('business days (docs/live-access.md#review)', () => {
         last = nextReminderDueMs(last, filed, last ?? filed);
         due.push(iso(last));
       }
-      expect(due).to.deep.equal(['2026-11-25T18:00:00.000Z', '2026-11-26T18:00:00.000Z', '2026-11-27T18:00:00.000Z', '2026-11-30T18:00:00.000Z']);
+      expect(due).to.deep.equal([
+        '2026-11-25T18:00:00.000Z',
+        '2026-11-26T18:00:00.000Z',
+        '2026-11-27T18:00:00.000Z',
+        '2026-11-30T18:00:00.000Z',
+      ]);
     });
 
     it('after an outage sends one late reminder, then resumes the business-day rhythm after now', () => {

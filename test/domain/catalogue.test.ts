@@ -8,7 +8,8 @@ function problemOf(fn: () => unknown): { code: string; field?: string; message: 
   try {
     fn();
   } catch (error) {
-    if (error instanceof DomainError) return { code: error.code, field: error.details?.[0]?.field, message: error.message };
+    if (error instanceof DomainError)
+      return { code: error.code, field: error.details?.[0]?.field, message: error.message };
     throw error;
   }
   throw new Error('expected a DomainError');
@@ -31,7 +32,11 @@ describe('domain/catalogue (docs/payments.md#methods)', () => {
   });
 
   it('parses E.164 numbers and refuses other forms', () => {
-    expect(parseMsisdn('+250788000001')).to.deep.equal({ e164: '+250788000001', country: 'RW', nationalNumber: '788000001' });
+    expect(parseMsisdn('+250788000001')).to.deep.equal({
+      e164: '+250788000001',
+      country: 'RW',
+      nationalNumber: '788000001',
+    });
     expect(parseMsisdn('0788000001')).to.equal(undefined);
     expect(parseMsisdn('+250 788 000 001')).to.equal(undefined);
     expect(parseMsisdn('+1')).to.equal(undefined);
@@ -39,10 +44,20 @@ describe('domain/catalogue (docs/payments.md#methods)', () => {
 });
 
 describe('domain/create-payment: list A rules (docs/payments.md#methods)', () => {
-  const momo = { amount: 1500, currency: 'RWF' as const, paymentMethod: 'mobile_money' as const, phoneNumber: '+250788000001' };
+  const momo = {
+    amount: 1500,
+    currency: 'RWF' as const,
+    paymentMethod: 'mobile_money' as const,
+    phoneNumber: '+250788000001',
+  };
 
   it('resolves a Rwandan 078 number to operator A', () => {
-    expect(resolveGenericPayment(momo)).to.deep.equal({ provider: 'momo', kind: 'mobile_money', customerPhone: '+250788000001', country: 'RW' });
+    expect(resolveGenericPayment(momo)).to.deep.equal({
+      provider: 'momo',
+      kind: 'mobile_money',
+      customerPhone: '+250788000001',
+      country: 'RW',
+    });
   });
 
   it('honours an explicit provider', () => {
@@ -50,28 +65,44 @@ describe('domain/create-payment: list A rules (docs/payments.md#methods)', () =>
   });
 
   it('refuses KES for operator A in Rwanda, naming currency', () => {
-    expect(problemOf(() => resolveGenericPayment({ ...momo, currency: 'KES' }))).to.include({ code: 'validation_error', field: 'currency' });
+    expect(problemOf(() => resolveGenericPayment({ ...momo, currency: 'KES' }))).to.include({
+      code: 'validation_error',
+      field: 'currency',
+    });
   });
 
   it('refuses a country the method does not serve, naming phone_number', () => {
     const nigeria = problemOf(() => resolveGenericPayment({ ...momo, currency: 'RWF', phoneNumber: '+2348031234567' }));
     expect(nigeria).to.include({ code: 'validation_error', field: 'phone_number' });
-    const ghanaOnB = problemOf(() => resolveGenericPayment({ ...momo, currency: 'GHS', phoneNumber: '+233241234567', provider: 'mobile_money_b' }));
+    const ghanaOnB = problemOf(() =>
+      resolveGenericPayment({ ...momo, currency: 'GHS', phoneNumber: '+233241234567', provider: 'mobile_money_b' }),
+    );
     expect(ghanaOnB).to.include({ field: 'phone_number' });
   });
 
-  it('refuses a currency that is not the wallet currency of the number\'s country', () => {
+  it("refuses a currency that is not the wallet currency of the number's country", () => {
     expect(problemOf(() => resolveGenericPayment({ ...momo, currency: 'UGX' }))).to.include({ field: 'currency' });
   });
 
   it('requires a phone number for mobile money and an E.164 one', () => {
-    expect(problemOf(() => resolveGenericPayment({ ...momo, phoneNumber: undefined }))).to.include({ field: 'phone_number', message: 'phone_number is required for mobile_money' });
-    expect(problemOf(() => resolveGenericPayment({ ...momo, phoneNumber: '0788000001' }))).to.include({ field: 'phone_number' });
+    expect(problemOf(() => resolveGenericPayment({ ...momo, phoneNumber: undefined }))).to.include({
+      field: 'phone_number',
+      message: 'phone_number is required for mobile_money',
+    });
+    expect(problemOf(() => resolveGenericPayment({ ...momo, phoneNumber: '0788000001' }))).to.include({
+      field: 'phone_number',
+    });
   });
 
   it('refuses currencies card and bank transfer do not take', () => {
-    expect(problemOf(() => resolveGenericPayment({ amount: 1, currency: 'RWF', paymentMethod: 'card' }))).to.include({ field: 'currency' });
-    expect(problemOf(() => resolveGenericPayment({ amount: 1, currency: 'USD', paymentMethod: 'bank_transfer' }))).to.include({ field: 'currency' });
-    expect(resolveGenericPayment({ amount: 1, currency: 'EUR', paymentMethod: 'card' }).provider).to.equal('card_gateway');
+    expect(problemOf(() => resolveGenericPayment({ amount: 1, currency: 'RWF', paymentMethod: 'card' }))).to.include({
+      field: 'currency',
+    });
+    expect(
+      problemOf(() => resolveGenericPayment({ amount: 1, currency: 'USD', paymentMethod: 'bank_transfer' })),
+    ).to.include({ field: 'currency' });
+    expect(resolveGenericPayment({ amount: 1, currency: 'EUR', paymentMethod: 'card' }).provider).to.equal(
+      'card_gateway',
+    );
   });
 });

@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { base62FromDigest, isWellFormedId, randomBase62 } from '../../src/domain/ids';
-import { eventForStatus, nextPollDelayMs, pollDelayAfter, statusChangeFor, withStatusChange } from '../../src/domain/payment';
+import {
+  eventForStatus,
+  nextPollDelayMs,
+  pollDelayAfter,
+  statusChangeFor,
+  withStatusChange,
+} from '../../src/domain/payment';
 import { behaviourForCard, behaviourForNumber } from '../../src/domain/sandbox';
 import { deriveId, newId } from '../../src/lib/ids';
 
@@ -18,8 +24,12 @@ describe('domain/ids (docs/api.md#secret-keys, docs/payments.md#payment-record)'
   });
 
   it('derives the same event id from the same seed and different ids from different seeds (docs/payments.md#events)', () => {
-    expect(deriveId('evt_', 'payment:pay_1:payment.created')).to.equal(deriveId('evt_', 'payment:pay_1:payment.created'));
-    expect(deriveId('evt_', 'payment:pay_1:payment.created')).not.to.equal(deriveId('evt_', 'payment:pay_1:payment.completed'));
+    expect(deriveId('evt_', 'payment:pay_1:payment.created')).to.equal(
+      deriveId('evt_', 'payment:pay_1:payment.created'),
+    );
+    expect(deriveId('evt_', 'payment:pay_1:payment.created')).not.to.equal(
+      deriveId('evt_', 'payment:pay_1:payment.completed'),
+    );
     expect(base62FromDigest(Uint8Array.from([0, 0, 0, 1]), 3)).to.equal('001');
   });
 });
@@ -40,27 +50,56 @@ describe('domain/payment states (docs/payments.md#states) and polling (docs/paym
     expect(statusChangeFor('processing', { status: 'pending' })).to.equal(undefined);
     expect(statusChangeFor('processing', { status: 'completed' })).to.deep.equal({ status: 'completed' });
     expect(statusChangeFor('pending', { status: 'cancelled' })).to.deep.equal({ status: 'cancelled' });
-    expect(statusChangeFor('pending', { status: 'failed', failureCode: 'declined', failureMessage: 'no' })).to.deep.equal({
+    expect(
+      statusChangeFor('pending', { status: 'failed', failureCode: 'declined', failureMessage: 'no' }),
+    ).to.deep.equal({
       status: 'failed',
       failure: { code: 'declined', message: 'no' },
     });
     for (const final of ['completed', 'failed', 'cancelled', 'refunded'] as const) {
       expect(statusChangeFor(final, { status: 'completed' }), final).to.equal(undefined);
     }
-    for (const [from, outcome] of [['pending', 'processing'], ['pending', 'completed'], ['processing', 'failed']] as const) {
-      const change = statusChangeFor(from, outcome === 'failed' ? { status: outcome, failureCode: 'declined', failureMessage: 'no' } : { status: outcome });
+    for (const [from, outcome] of [
+      ['pending', 'processing'],
+      ['pending', 'completed'],
+      ['processing', 'failed'],
+    ] as const) {
+      const change = statusChangeFor(
+        from,
+        outcome === 'failed' ? { status: outcome, failureCode: 'declined', failureMessage: 'no' } : { status: outcome },
+      );
       expect(change?.status, `${from} → ${outcome}`).to.equal(outcome);
     }
   });
 
   it('bumps the version and sets or clears the failure with a status change', () => {
     const failed = withStatusChange(
-      { status: 'pending' as const, failureCode: null, failureMessage: null, nextAction: null, updatedAt: 'a', version: 3 },
+      {
+        status: 'pending' as const,
+        failureCode: null,
+        failureMessage: null,
+        nextAction: null,
+        updatedAt: 'a',
+        version: 3,
+      },
       { status: 'failed', failure: { code: 'expired', message: 'late' } },
       'b',
     );
-    expect(failed).to.deep.equal({ status: 'failed', failureCode: 'expired', failureMessage: 'late', nextAction: null, updatedAt: 'b', version: 4 });
-    expect(withStatusChange({ status: 'pending' as const, failureCode: null, failureMessage: null, nextAction: null, updatedAt: 'a' }, { status: 'completed' }, 'c')).to.include({ version: 1, failureCode: null });
+    expect(failed).to.deep.equal({
+      status: 'failed',
+      failureCode: 'expired',
+      failureMessage: 'late',
+      nextAction: null,
+      updatedAt: 'b',
+      version: 4,
+    });
+    expect(
+      withStatusChange(
+        { status: 'pending' as const, failureCode: null, failureMessage: null, nextAction: null, updatedAt: 'a' },
+        { status: 'completed' },
+        'c',
+      ),
+    ).to.include({ version: 1, failureCode: null });
   });
 
   it("drops the customer's next step (a card's client secret) as soon as a change takes the payment out of pending, to processing or to any final status", () => {
@@ -72,11 +111,14 @@ describe('domain/payment states (docs/payments.md#states) and polling (docs/paym
       updatedAt: 'a',
     };
     for (const status of ['processing', 'completed', 'cancelled', 'failed'] as const) {
-      const change = status === 'failed' ? { status, failure: { code: 'card_declined' as const, message: 'no' } } : { status };
+      const change =
+        status === 'failed' ? { status, failure: { code: 'card_declined' as const, message: 'no' } } : { status };
       expect(withStatusChange(pending, change, 'b').nextAction, status).to.equal(null);
     }
     // Only a payment still awaiting the customer keeps the step the customer has to take.
-    expect(withStatusChange(pending, { status: 'pending' }, 'b').nextAction, 'still pending').to.deep.equal(pending.nextAction);
+    expect(withStatusChange(pending, { status: 'pending' }, 'b').nextAction, 'still pending').to.deep.equal(
+      pending.nextAction,
+    );
   });
 
   it('polls after 2 s, doubling to at most 60 s', () => {

@@ -1,4 +1,7 @@
-/** The review's state machine, the status view (docs/live-access.md#review) and the documents a request needs (docs/live-access.md#review, docs/live-access.md#documents). */
+/**
+ * The review's state machine, the status view (docs/live-access.md#review) and the documents a request needs
+ * (docs/live-access.md#review, docs/live-access.md#documents).
+ */
 import { expect } from 'chai';
 import { missingDocuments, cleanFileName } from '../../src/domain/documents';
 import { initialReviewState, reviewStep, type ReviewState } from '../../src/domain/live-access';
@@ -17,7 +20,12 @@ describe('live access review state machine (docs/live-access.md#review)', () => 
 
   it('approves and rejects an open request, recording who decided and when', () => {
     const approved = reviewStep(fresh(), { type: 'approve', reviewer: 'ann' }, LATER);
-    expect(approved.state).to.include({ status: 'approved', decidedAt: LATER, decidedBy: 'ann', reviewerMessage: null });
+    expect(approved.state).to.include({
+      status: 'approved',
+      decidedAt: LATER,
+      decidedBy: 'ann',
+      reviewerMessage: null,
+    });
     expect(approved.step).to.deep.equal({ kind: 'approve', reviewer: 'ann' });
     const rejected = reviewStep(fresh(), { type: 'reject', reviewer: 'bo', reason: 'unreadable ID' }, LATER);
     expect(rejected.state).to.include({ status: 'rejected', reviewerMessage: 'unreadable ID', decidedBy: 'bo' });
@@ -25,12 +33,28 @@ describe('live access review state machine (docs/live-access.md#review)', () => 
 
   it('asks for more information and returns to review on an upload or a response, restarting the clock', () => {
     const asked = reviewStep(fresh(), { type: 'request_info', reviewer: 'ann', message: 'Send the back side' }, LATER);
-    expect(asked.state).to.include({ status: 'more_info_required', reviewerMessage: 'Send the back side', infoRounds: 1 });
-    const uploaded = reviewStep(asked.state, { type: 'document_uploaded', developerId: 'dev_1', documentId: 'doc_1' }, '2026-11-24T10:00:00.000Z');
+    expect(asked.state).to.include({
+      status: 'more_info_required',
+      reviewerMessage: 'Send the back side',
+      infoRounds: 1,
+    });
+    const uploaded = reviewStep(
+      asked.state,
+      { type: 'document_uploaded', developerId: 'dev_1', documentId: 'doc_1' },
+      '2026-11-24T10:00:00.000Z',
+    );
     expect(uploaded.state).to.include({ status: 'under_review', underReviewSince: '2026-11-24T10:00:00.000Z' });
     expect(uploaded.step).to.deep.equal({ kind: 'resume', developerId: 'dev_1', message: null });
-    const again = reviewStep(uploaded.state, { type: 'request_info', reviewer: 'ann', message: 'And your tax id?' }, LATER);
-    const answered = reviewStep(again.state, { type: 'developer_responded', developerId: 'dev_1', message: 'We are exempt.' }, LATER);
+    const again = reviewStep(
+      uploaded.state,
+      { type: 'request_info', reviewer: 'ann', message: 'And your tax id?' },
+      LATER,
+    );
+    const answered = reviewStep(
+      again.state,
+      { type: 'developer_responded', developerId: 'dev_1', message: 'We are exempt.' },
+      LATER,
+    );
     expect(answered.step).to.deep.equal({ kind: 'resume', developerId: 'dev_1', message: 'We are exempt.' });
     expect(answered.state).to.include({ status: 'under_review', infoRounds: 2, responses: 2 });
   });
@@ -64,11 +88,22 @@ describe('live access review state machine (docs/live-access.md#review)', () => 
 
   it('shows the status (docs/live-access.md#review): none, pending for an open request, the decision with decided_at', () => {
     expect(toLiveAccessStatusView(false, undefined)).to.deep.equal({ status: 'none', has_live_access: false });
-    const open = { id: 'req_1', status: 'more_info_required' as const, requestedAt: FILED, decidedAt: null, reviewerMessage: 'Send it' };
+    const open = {
+      id: 'req_1',
+      status: 'more_info_required' as const,
+      requestedAt: FILED,
+      decidedAt: null,
+      reviewerMessage: 'Send it',
+    };
     expect(toLiveAccessStatusView(false, open)).to.deep.equal({
       status: 'pending',
       has_live_access: false,
-      live_access_request: { id: 'req_1', status: 'more_info_required', requested_at: FILED, reviewer_message: 'Send it' },
+      live_access_request: {
+        id: 'req_1',
+        status: 'more_info_required',
+        requested_at: FILED,
+        reviewer_message: 'Send it',
+      },
     });
     const approved = { ...open, status: 'approved' as const, decidedAt: LATER, reviewerMessage: null };
     expect(toLiveAccessStatusView(true, approved)).to.deep.equal({
@@ -94,16 +129,30 @@ describe('documents a request needs (docs/live-access.md#review, docs/live-acces
     const registration = { documentType: 'business_registration' as const, side: null };
     expect(missingDocuments([registration, { documentType: 'passport', side: null }])).to.deep.equal([]);
     expect(missingDocuments([registration, { documentType: 'drivers_licence', side: null }])).to.deep.equal([]);
-    expect(missingDocuments([registration, { documentType: 'national_id', side: 'front' }, { documentType: 'national_id', side: 'back' }])).to.deep.equal([]);
+    expect(
+      missingDocuments([
+        registration,
+        { documentType: 'national_id', side: 'front' },
+        { documentType: 'national_id', side: 'back' },
+      ]),
+    ).to.deep.equal([]);
   });
 
   it('names the missing side of a national ID', () => {
-    const [missing] = missingDocuments([{ documentType: 'national_id', side: 'front' }, { documentType: 'business_registration', side: null }]);
-    expect(missing?.message).to.equal('identity document (a passport, a drivers_licence, or the back of the national_id)');
+    const [missing] = missingDocuments([
+      { documentType: 'national_id', side: 'front' },
+      { documentType: 'business_registration', side: null },
+    ]);
+    expect(missing?.message).to.equal(
+      'identity document (a passport, a drivers_licence, or the back of the national_id)',
+    );
   });
 
   it('does not count a tax identification as a business registration', () => {
-    const missing = missingDocuments([{ documentType: 'passport', side: null }, { documentType: 'tax_identification', side: null }]);
+    const missing = missingDocuments([
+      { documentType: 'passport', side: null },
+      { documentType: 'tax_identification', side: null },
+    ]);
     expect(missing.map((m) => m.field)).to.deep.equal(['business_registration']);
   });
 
@@ -117,9 +166,16 @@ describe('documents a request needs (docs/live-access.md#review, docs/live-acces
 
 describe('custom limits (docs/limits.md#rate-limits)', () => {
   it('are for enterprise merchants only, positive, and hourly at least per-minute', () => {
-    expect(checkCustomLimits('enterprise', { perMinute: 2000, perHour: 50000 })).to.deep.equal({ perMinute: 2000, perHour: 50000 });
+    expect(checkCustomLimits('enterprise', { perMinute: 2000, perHour: 50000 })).to.deep.equal({
+      perMinute: 2000,
+      perHour: 50000,
+    });
     expect(() => checkCustomLimits('starter', { perMinute: 2000, perHour: 50000 })).to.throw(/enterprise plan only/);
-    expect(() => checkCustomLimits('enterprise', { perMinute: 0, perHour: 50000 })).to.throw(/per-minute must be an integer/);
-    expect(() => checkCustomLimits('enterprise', { perMinute: 100, perHour: 50 })).to.throw(/per-hour must be at least per-minute/);
+    expect(() => checkCustomLimits('enterprise', { perMinute: 0, perHour: 50000 })).to.throw(
+      /per-minute must be an integer/,
+    );
+    expect(() => checkCustomLimits('enterprise', { perMinute: 100, perHour: 50 })).to.throw(
+      /per-hour must be at least per-minute/,
+    );
   });
 });

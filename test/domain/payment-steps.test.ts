@@ -1,5 +1,6 @@
 /**
- * The payment reducer (docs/payments.md#states, docs/payments.md#cancel-and-refund): provider answers and their reconciliation, expiry, cancel, and the
+ * The payment reducer (docs/payments.md#states, docs/payments.md#cancel-and-refund): provider answers and their
+ * reconciliation, expiry, cancel, and the
  * refunds' reservations — pure, without Temporal.
  */
 import { expect } from 'chai';
@@ -26,7 +27,12 @@ const T0 = '2026-11-23T10:00:00.000Z';
 const later = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
 
 function stateOf(overrides: Partial<PaymentSnapshot> = {}): PaymentState {
-  return initialPaymentState({ ...mobileMoneyPayment('mer_x', '+250788000001', { nowMs: Date.parse(T0) }), providerReference: 'momo_1', version: 1, ...overrides });
+  return initialPaymentState({
+    ...mobileMoneyPayment('mer_x', '+250788000001', { nowMs: Date.parse(T0) }),
+    providerReference: 'momo_1',
+    version: 1,
+    ...overrides,
+  });
 }
 
 function refusedWith(work: () => unknown): string {
@@ -44,27 +50,42 @@ describe('payment steps: provider answers (docs/payments.md#states)', () => {
     const processing = providerAnswerStep(stateOf(), { status: 'processing' }, later(1000), WINDOW_MS);
     expect(processing.effect.kind).to.equal('record');
     expect(processing.state.payment).to.include({ status: 'processing', version: 2 });
-    expect(providerAnswerStep(processing.state, { status: 'processing' }, later(2000), WINDOW_MS).effect.kind).to.equal('none');
+    expect(providerAnswerStep(processing.state, { status: 'processing' }, later(2000), WINDOW_MS).effect.kind).to.equal(
+      'none',
+    );
     const completed = providerAnswerStep(processing.state, { status: 'completed' }, later(3000), WINDOW_MS);
     expect(completed.state.payment).to.include({ status: 'completed', version: 3 });
   });
 
   it('never lets an earlier answer overwrite a final one (processing after completed, completed twice)', () => {
     const completed = providerAnswerStep(stateOf(), { status: 'completed' }, later(1000), WINDOW_MS).state;
-    expect(providerAnswerStep(completed, { status: 'processing' }, later(2000), WINDOW_MS)).to.deep.equal({ state: completed, effect: { kind: 'none' } });
-    expect(providerAnswerStep(completed, { status: 'completed' }, later(3000), WINDOW_MS)).to.deep.equal({ state: completed, effect: { kind: 'none' } });
+    expect(providerAnswerStep(completed, { status: 'processing' }, later(2000), WINDOW_MS)).to.deep.equal({
+      state: completed,
+      effect: { kind: 'none' },
+    });
+    expect(providerAnswerStep(completed, { status: 'completed' }, later(3000), WINDOW_MS)).to.deep.equal({
+      state: completed,
+      effect: { kind: 'none' },
+    });
   });
 
   it('reconciles a late success of an expired payment within the window: completed with reconciledAt', () => {
     const expired = stateOf({ status: 'failed', failureCode: 'expired', failureMessage: 'expired', updatedAt: T0 });
     const step = providerAnswerStep(expired, { status: 'completed' }, later(5000), WINDOW_MS);
     expect(step.effect.kind).to.equal('record');
-    expect(step.state.payment).to.include({ status: 'completed', failureCode: null, reconciledAt: later(5000), version: 2 });
+    expect(step.state.payment).to.include({
+      status: 'completed',
+      failureCode: null,
+      reconciledAt: later(5000),
+      version: 2,
+    });
   });
 
   it('reconciles a late success after a provider error, but never after a decline', () => {
     const providerError = stateOf({ status: 'failed', failureCode: 'provider_error', failureMessage: 'x' });
-    expect(providerAnswerStep(providerError, { status: 'completed' }, later(1000), WINDOW_MS).state.payment.status).to.equal('completed');
+    expect(
+      providerAnswerStep(providerError, { status: 'completed' }, later(1000), WINDOW_MS).state.payment.status,
+    ).to.equal('completed');
     const declined = stateOf({ status: 'failed', failureCode: 'declined', failureMessage: 'x' });
     expect(providerAnswerStep(declined, { status: 'completed' }, later(1000), WINDOW_MS).effect.kind).to.equal('none');
   });
@@ -75,16 +96,25 @@ describe('payment steps: provider answers (docs/payments.md#states)', () => {
     expect(step.effect.kind).to.equal('record_late_answer');
     expect(step.state.payment).to.include({ status: 'failed' });
     expect(step.state.payment.lateAnswer).to.deep.equal({ status: 'completed', receivedAt: later(WINDOW_MS + 1) });
-    expect(providerAnswerStep(step.state, { status: 'completed' }, later(WINDOW_MS + 2), WINDOW_MS).effect.kind).to.equal('none');
+    expect(
+      providerAnswerStep(step.state, { status: 'completed' }, later(WINDOW_MS + 2), WINDOW_MS).effect.kind,
+    ).to.equal('none');
   });
 
-  it('refunds a success that comes after the merchant\'s cancel in full, once', () => {
+  it("refunds a success that comes after the merchant's cancel in full, once", () => {
     const cancelled = stateOf({ status: 'cancelled' });
     const step = providerAnswerStep(cancelled, { status: 'completed' }, later(1000), WINDOW_MS);
     expect(step.effect.kind).to.equal('refund_late_success');
     expect(step.state.pendingRefunds).to.have.length(1);
-    expect(step.state.pendingRefunds[0]).to.include({ id: lateSuccessRefundId(cancelled.payment.id), amount: 1500, reason: 'late_success_after_cancel', status: 'pending' });
-    expect(providerAnswerStep(step.state, { status: 'completed' }, later(2000), WINDOW_MS).effect.kind).to.equal('none');
+    expect(step.state.pendingRefunds[0]).to.include({
+      id: lateSuccessRefundId(cancelled.payment.id),
+      amount: 1500,
+      reason: 'late_success_after_cancel',
+      status: 'pending',
+    });
+    expect(providerAnswerStep(step.state, { status: 'completed' }, later(2000), WINDOW_MS).effect.kind).to.equal(
+      'none',
+    );
     expect(lateSuccessRefundId(cancelled.payment.id)).to.match(/^ref_[0-9A-Za-z]{24}$/);
   });
 
@@ -100,7 +130,12 @@ describe('payment steps: provider answers (docs/payments.md#states)', () => {
 
 describe('payment steps: expiry and cancel (docs/payments.md#states, docs/payments.md#cancel-and-refund)', () => {
   it('expires an open payment when the provider has no final word', () => {
-    for (const lastWord of [undefined, { status: 'pending' as const }, { status: 'processing' as const }, { status: 'cancelled' as const }]) {
+    for (const lastWord of [
+      undefined,
+      { status: 'pending' as const },
+      { status: 'processing' as const },
+      { status: 'cancelled' as const },
+    ]) {
       const step = expiryStep(stateOf(), lastWord, later(600_000));
       expect(step.state.payment).to.include({ status: 'failed', failureCode: 'expired' });
     }
@@ -108,7 +143,11 @@ describe('payment steps: expiry and cancel (docs/payments.md#states, docs/paymen
 
   it('lets a success or a decline found at expiry win', () => {
     expect(expiryStep(stateOf(), { status: 'completed' }, later(1)).state.payment.status).to.equal('completed');
-    const declined = expiryStep(stateOf(), { status: 'failed', failureCode: 'declined', failureMessage: 'no' }, later(1)).state.payment;
+    const declined = expiryStep(
+      stateOf(),
+      { status: 'failed', failureCode: 'declined', failureMessage: 'no' },
+      later(1),
+    ).state.payment;
     expect(declined).to.include({ status: 'failed', failureCode: 'declined' });
   });
 
@@ -144,7 +183,9 @@ describe('payment steps: refunds (docs/payments.md#states, docs/payments.md#canc
   });
 
   it('refuses more than the rest (amount_exceeds_refundable) and refunds of payments that are not completed', () => {
-    expect(refusedWith(() => acceptRefund(completed(), { refundId: 'ref_a', amount: 1501 }, T0))).to.equal('amount_exceeds_refundable');
+    expect(refusedWith(() => acceptRefund(completed(), { refundId: 'ref_a', amount: 1501 }, T0))).to.equal(
+      'amount_exceeds_refundable',
+    );
     expect(refusedWith(() => acceptRefund(stateOf(), { refundId: 'ref_a' }, T0))).to.equal('payment_not_refundable');
   });
 
@@ -166,7 +207,9 @@ describe('payment steps: refunds (docs/payments.md#states, docs/payments.md#canc
     expect(unknown.effect.kind).to.equal('none');
     expect(reservedMinor(unknown.state)).to.equal(700);
     expect(isSettled(unknown.state)).to.equal(false);
-    expect(refusedWith(() => acceptRefund(unknown.state, { refundId: 'ref_b', amount: 801 }, T0))).to.equal('amount_exceeds_refundable');
+    expect(refusedWith(() => acceptRefund(unknown.state, { refundId: 'ref_b', amount: 801 }, T0))).to.equal(
+      'amount_exceeds_refundable',
+    );
     const refused = refundAnswerStep(unknown.state, 'ref_a', { status: 'failed', failureMessage: 'refused' }, later(2));
     expect(refused.refund).to.include({ status: 'failed', failureMessage: 'refused' });
     expect(refused.state.payment.amountRefunded).to.equal(0);

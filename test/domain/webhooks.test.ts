@@ -1,4 +1,7 @@
-/** The pure webhook rules: schedule, classification, decisions and endpoint statuses (docs/webhooks.md), URL form (docs/webhooks.md#targets). */
+/**
+ * The pure webhook rules: schedule, classification, decisions and endpoint statuses (docs/webhooks.md), URL form
+ * (docs/webhooks.md#targets).
+ */
 import { expect } from 'chai';
 import {
   activeSecrets,
@@ -42,7 +45,8 @@ describe('webhook rules (docs/webhooks.md)', () => {
     it('counts any 2xx as success, 410 as gone and everything else as a failure', () => {
       for (const code of [200, 201, 202, 204, 299]) expect(classifyAttempt({ statusCode: code })).to.equal('succeeded');
       expect(classifyAttempt({ statusCode: 410 })).to.equal('gone');
-      for (const code of [null, 100, 301, 302, 304, 400, 404, 429, 500, 503]) expect(classifyAttempt({ statusCode: code })).to.equal('failed');
+      for (const code of [null, 100, 301, 302, 304, 400, 404, 429, 500, 503])
+        expect(classifyAttempt({ statusCode: code })).to.equal('failed');
     });
 
     it('ends a delivery at once on 410 Gone (Standard Webhooks), even on the first attempt', () => {
@@ -64,10 +68,22 @@ describe('webhook rules (docs/webhooks.md)', () => {
     it('honours a longer Retry-After on 429 and 503 only, capped at 24 h', () => {
       expect(decideAfterAttempt(1, failed(429, 2 * HOUR))).to.deep.equal({ kind: 'retry', delayMs: 2 * HOUR });
       expect(decideAfterAttempt(1, failed(503, 10 * MIN))).to.deep.equal({ kind: 'retry', delayMs: 10 * MIN });
-      expect(decideAfterAttempt(2, failed(503, 10 * MIN))).to.deep.equal({ kind: 'retry', delayMs: 30 * MIN }, 'shorter than the schedule');
-      expect(decideAfterAttempt(1, failed(500, 2 * HOUR))).to.deep.equal({ kind: 'retry', delayMs: 5 * MIN }, 'not on a 500');
-      expect(decideAfterAttempt(1, failed(429, 72 * HOUR))).to.deep.equal({ kind: 'retry', delayMs: MAX_RETRY_AFTER_MS });
-      expect(decideAfterAttempt(5, failed(429, HOUR))).to.deep.equal({ kind: 'failed', reason: 'exhausted' }, 'never a sixth attempt');
+      expect(decideAfterAttempt(2, failed(503, 10 * MIN))).to.deep.equal(
+        { kind: 'retry', delayMs: 30 * MIN },
+        'shorter than the schedule',
+      );
+      expect(decideAfterAttempt(1, failed(500, 2 * HOUR))).to.deep.equal(
+        { kind: 'retry', delayMs: 5 * MIN },
+        'not on a 500',
+      );
+      expect(decideAfterAttempt(1, failed(429, 72 * HOUR))).to.deep.equal({
+        kind: 'retry',
+        delayMs: MAX_RETRY_AFTER_MS,
+      });
+      expect(decideAfterAttempt(5, failed(429, HOUR))).to.deep.equal(
+        { kind: 'failed', reason: 'exhausted' },
+        'never a sixth attempt',
+      );
     });
   });
 
@@ -102,27 +118,56 @@ describe('webhook rules (docs/webhooks.md)', () => {
     });
 
     it('states each decision as one compare-and-set that agrees with endpointStateAfter', () => {
-      const decisions = [{ kind: 'succeeded' }, { kind: 'failed', reason: 'gone' }, { kind: 'failed', reason: 'exhausted' }, { kind: 'retry', delayMs: 1 }] as const;
-      expect(endpointTransition({ kind: 'succeeded' })).to.deep.equal({ from: [{ status: 'failed', failureKind: null }, exhausted], to: enabled });
-      expect(endpointTransition({ kind: 'failed', reason: 'gone' })).to.deep.equal({ from: [enabled, { status: 'failed', failureKind: null }, exhausted], to: gone });
+      const decisions = [
+        { kind: 'succeeded' },
+        { kind: 'failed', reason: 'gone' },
+        { kind: 'failed', reason: 'exhausted' },
+        { kind: 'retry', delayMs: 1 },
+      ] as const;
+      expect(endpointTransition({ kind: 'succeeded' })).to.deep.equal({
+        from: [{ status: 'failed', failureKind: null }, exhausted],
+        to: enabled,
+      });
+      expect(endpointTransition({ kind: 'failed', reason: 'gone' })).to.deep.equal({
+        from: [enabled, { status: 'failed', failureKind: null }, exhausted],
+        to: gone,
+      });
       expect(endpointTransition({ kind: 'retry', delayMs: 1 })).to.equal(undefined);
       const states: EndpointState[] = [enabled, disabled, { status: 'failed', failureKind: null }, exhausted, gone];
       for (const decision of decisions) {
         for (const state of states) {
           const transition = endpointTransition(decision);
-          const moves = transition?.from.some((from) => from.status === state.status && from.failureKind === state.failureKind);
-          expect(moves ? transition!.to : state, `${JSON.stringify(state)} after ${JSON.stringify(decision)}`).to.deep.equal(endpointStateAfter(state, decision));
+          const moves = transition?.from.some(
+            (from) => from.status === state.status && from.failureKind === state.failureKind,
+          );
+          expect(
+            moves ? transition!.to : state,
+            `${JSON.stringify(state)} after ${JSON.stringify(decision)}`,
+          ).to.deep.equal(endpointStateAfter(state, decision));
         }
       }
     });
 
     it('names the 410 and its time, or the fifth failure, as the failed endpoint’s reason', () => {
       const attempt = { deliveryId: 'dlv_1', attemptedAt: '2026-11-23T10:00:00.000Z' };
-      expect(endpointFailureReason({ kind: 'failed', reason: 'gone' }, { ...attempt, outcome: { statusCode: 410, error: null } })).to.equal('the endpoint answered 410 Gone at 2026-11-23T10:00:00.000Z');
-      expect(endpointFailureReason({ kind: 'failed', reason: 'exhausted' }, { ...attempt, outcome: { statusCode: 500, error: null } })).to.equal(
-        'all 5 attempts of delivery dlv_1 failed; the last, at 2026-11-23T10:00:00.000Z, got HTTP 500',
-      );
-      expect(endpointFailureReason({ kind: 'failed', reason: 'exhausted' }, { ...attempt, outcome: { statusCode: null, error: 'connect ECONNREFUSED' } })).to.match(/got no answer \(connect ECONNREFUSED\)$/);
+      expect(
+        endpointFailureReason(
+          { kind: 'failed', reason: 'gone' },
+          { ...attempt, outcome: { statusCode: 410, error: null } },
+        ),
+      ).to.equal('the endpoint answered 410 Gone at 2026-11-23T10:00:00.000Z');
+      expect(
+        endpointFailureReason(
+          { kind: 'failed', reason: 'exhausted' },
+          { ...attempt, outcome: { statusCode: 500, error: null } },
+        ),
+      ).to.equal('all 5 attempts of delivery dlv_1 failed; the last, at 2026-11-23T10:00:00.000Z, got HTTP 500');
+      expect(
+        endpointFailureReason(
+          { kind: 'failed', reason: 'exhausted' },
+          { ...attempt, outcome: { statusCode: null, error: 'connect ECONNREFUSED' } },
+        ),
+      ).to.match(/got no answer \(connect ECONNREFUSED\)$/);
     });
 
     it('delivers to enabled endpoints and to endpoints failed by exhaustion, not to disabled ones nor to those gone (410)', () => {
@@ -136,18 +181,32 @@ describe('webhook rules (docs/webhooks.md)', () => {
 
   describe('secret rotation and attempts not made', () => {
     const at = Date.parse('2026-11-23T10:00:00.000Z');
-    const rotated = { secret: 'whsec_new', previousSecret: 'whsec_old', previousSecretExpiresAt: new Date(at + SECRET_ROTATION_OVERLAP_MS).toISOString() };
+    const rotated = {
+      secret: 'whsec_new',
+      previousSecret: 'whsec_old',
+      previousSecretExpiresAt: new Date(at + SECRET_ROTATION_OVERLAP_MS).toISOString(),
+    };
 
     it('signs with the new and the replaced secret for 24 h after a rotation, then with the new one only', () => {
       expect(SECRET_ROTATION_OVERLAP_MS).to.equal(24 * HOUR);
       expect(activeSecrets(rotated, at)).to.deep.equal(['whsec_new', 'whsec_old']);
       expect(activeSecrets(rotated, at + 24 * HOUR - 1)).to.deep.equal(['whsec_new', 'whsec_old']);
       expect(activeSecrets(rotated, at + 24 * HOUR)).to.deep.equal(['whsec_new']);
-      expect(activeSecrets({ secret: 'whsec_only', previousSecret: null, previousSecretExpiresAt: null }, at)).to.deep.equal(['whsec_only']);
+      expect(
+        activeSecrets({ secret: 'whsec_only', previousSecret: null, previousSecretExpiresAt: null }, at),
+      ).to.deep.equal(['whsec_only']);
     });
 
     it('tries an attempt that could not be made again after 30 s, doubling to at most 10 min', () => {
-      expect([1, 2, 3, 4, 5, 6, 50].map(attemptNotMadeDelayMs)).to.deep.equal([30_000, 60_000, 120_000, 240_000, 480_000, 10 * MIN, 10 * MIN]);
+      expect([1, 2, 3, 4, 5, 6, 50].map(attemptNotMadeDelayMs)).to.deep.equal([
+        30_000,
+        60_000,
+        120_000,
+        240_000,
+        480_000,
+        10 * MIN,
+        10 * MIN,
+      ]);
     });
   });
 
@@ -168,7 +227,9 @@ describe('webhook rules (docs/webhooks.md)', () => {
       expect(problem('/relative', 'sandbox')).to.equal('url must be a valid absolute URL');
       expect(problem('ftp://files.example.com/x', 'sandbox')).to.equal('url must use http or https');
       expect(problem('file:///etc/passwd', 'sandbox')).to.equal('url must use http or https');
-      expect(problem('https://user:pw@hooks.example.com/', 'live')).to.equal('url must not contain a user name or password');
+      expect(problem('https://user:pw@hooks.example.com/', 'live')).to.equal(
+        'url must not contain a user name or password',
+      );
       expect(problem(`https://example.com/${'a'.repeat(2100)}`, 'live')).to.match(/at most 2048/);
     });
 

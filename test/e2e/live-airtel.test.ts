@@ -1,5 +1,6 @@
 /**
- * A live merchant takes an Airtel Money payment end to end (mobile_money_b, docs/providers.md#airtel-money): the whole service
+ * A live merchant takes an Airtel Money payment end to end (mobile_money_b, docs/providers.md#airtel-money): the whole
+ * service
  * (API and worker processes) in live mode pointed at the Airtel fake. The payment settles by the
  * fake's signed callback, and with callbacks switched off by polling; a whole refund goes through,
  * a partial one is refused with 409 before anything is recorded or sent; a callback with a wrong hash changes nothing.
@@ -8,7 +9,14 @@ import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { AIRTEL_FAKE_NUMBERS, startAirtelFake, type AirtelFake } from '../fakes/airtel-fake';
 import { getStack } from '../helpers/stack';
-import { approvedLiveMerchant, callService, providerReferenceOf, startLiveService, waitForLivePayment, type LiveService } from '../helpers/live-providers';
+import {
+  approvedLiveMerchant,
+  callService,
+  providerReferenceOf,
+  startLiveService,
+  waitForLivePayment,
+  type LiveService,
+} from '../helpers/live-providers';
 
 const PRIVATE_KEY = 'airtel-callback-private-key-for-tests';
 
@@ -19,7 +27,12 @@ describe('live Airtel Money payments end to end, against the Airtel fake (docs/p
   let liveKey: string;
 
   before(async () => {
-    fake = await startAirtelFake({ clientId: 'client', clientSecret: 'secret', callbackPrivateKey: PRIVATE_KEY, approvalDelayMs: 300 });
+    fake = await startAirtelFake({
+      clientId: 'client',
+      clientSecret: 'secret',
+      callbackPrivateKey: PRIVATE_KEY,
+      approvalDelayMs: 300,
+    });
     service = await startLiveService({
       AIRTEL_BASE_URL: fake.url,
       AIRTEL_CLIENT_ID: 'client',
@@ -39,19 +52,32 @@ describe('live Airtel Money payments end to end, against the Airtel fake (docs/p
   /** Creates a live RWF payment from an Airtel Rwanda number ending in `ending`. */
   async function createPayment(ending: string, amount = 1500): Promise<any> {
     const created = await callService(service.baseUrl, '/v1/payments', liveKey, {
-      body: { amount, currency: 'RWF', payment_method: 'mobile_money', provider: 'mobile_money_b', phone_number: `+250722123${ending}`, description: 'Basket' },
+      body: {
+        amount,
+        currency: 'RWF',
+        payment_method: 'mobile_money',
+        provider: 'mobile_money_b',
+        phone_number: `+250722123${ending}`,
+        description: 'Basket',
+      },
     });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     return created.body.data;
   }
 
-  it('collects a payment that settles by the provider\'s callback, with the provider\'s reference', async () => {
+  it("collects a payment that settles by the provider's callback, with the provider's reference", async () => {
     const created = await createPayment('000');
     expect(created).to.include({ status: 'pending', provider: 'mobile_money_b' });
     await waitForLivePayment(service.baseUrl, liveKey, created.id, (p) => p.status === 'completed');
     const reference = (await providerReferenceOf(created.id)) as string;
     const transaction = fake.transactions.get(reference);
-    expect(transaction, `the fake holds ${reference}`).to.include({ status: 'TS', amount: 1500, country: 'RW', currency: 'RWF', msisdn: '722123000' });
+    expect(transaction, `the fake holds ${reference}`).to.include({
+      status: 'TS',
+      amount: 1500,
+      country: 'RW',
+      currency: 'RWF',
+      msisdn: '722123000',
+    });
     const callback = fake.callbacks.find((c) => c.body.includes(reference));
     expect(callback?.status, 'the service took the signed callback').to.equal(200);
     const pushes = fake.requests.filter((r) => r.method === 'POST' && r.path === '/merchant/v1/payments/');
@@ -62,7 +88,13 @@ describe('live Airtel Money payments end to end, against the Airtel fake (docs/p
     fake.setMode({ callbacks: 'off' });
     try {
       const created = await createPayment('001');
-      const paid = await waitForLivePayment(service.baseUrl, liveKey, created.id, (p) => p.status === 'completed', 60_000);
+      const paid = await waitForLivePayment(
+        service.baseUrl,
+        liveKey,
+        created.id,
+        (p) => p.status === 'completed',
+        60_000,
+      );
       expect(paid.status).to.equal('completed');
     } finally {
       fake.setMode({ callbacks: 'once' });
@@ -78,14 +110,21 @@ describe('live Airtel Money payments end to end, against the Airtel fake (docs/p
   it('refunds a whole payment; refuses a partial one with 409 and records nothing, as Airtel refunds whole payments only', async () => {
     const created = await createPayment('002');
     await waitForLivePayment(service.baseUrl, liveKey, created.id, (p) => p.status === 'completed');
-    const partial = await callService(service.baseUrl, `/v1/payments/${created.id}/refund`, liveKey, { body: { amount: 500 } });
+    const partial = await callService(service.baseUrl, `/v1/payments/${created.id}/refund`, liveKey, {
+      body: { amount: 500 },
+    });
     expect(partial.status, JSON.stringify(partial.body)).to.equal(409);
     expect(partial.body.error.code).to.equal('payment_not_refundable');
     expect(partial.body.error.message).to.match(/only be refunded whole: refund 1500/);
     const { db } = await getStack();
     expect(await db('refunds').where({ payment_id: created.id }).select('id')).to.deep.equal([]);
-    expect((await callService(service.baseUrl, `/v1/payments/${created.id}`, liveKey)).body.data).to.include({ status: 'completed', amount_refunded: 0 });
-    const whole = await callService(service.baseUrl, `/v1/payments/${created.id}/refund`, liveKey, { body: { amount: 1500 } });
+    expect((await callService(service.baseUrl, `/v1/payments/${created.id}`, liveKey)).body.data).to.include({
+      status: 'completed',
+      amount_refunded: 0,
+    });
+    const whole = await callService(service.baseUrl, `/v1/payments/${created.id}/refund`, liveKey, {
+      body: { amount: 1500 },
+    });
     expect(whole.status, JSON.stringify(whole.body)).to.equal(201);
     const refunded = await waitForLivePayment(service.baseUrl, liveKey, created.id, (p) => p.status === 'refunded');
     expect(refunded.amount_refunded).to.equal(1500);
@@ -97,8 +136,15 @@ describe('live Airtel Money payments end to end, against the Airtel fake (docs/p
     const reference = await providerReferenceOf(created.id);
     expect(reference).to.match(/^RW/);
     const transaction = { id: reference, message: 'Paid', status_code: 'TS', airtel_money_id: 'MP000000001' };
-    const forged = { transaction, hash: createHmac('sha256', 'not-the-key').update(JSON.stringify(transaction)).digest('base64') };
-    const answer = await fetch(`${service.baseUrl}/v1/provider-callbacks/mobile_money_b`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(forged) });
+    const forged = {
+      transaction,
+      hash: createHmac('sha256', 'not-the-key').update(JSON.stringify(transaction)).digest('base64'),
+    };
+    const answer = await fetch(`${service.baseUrl}/v1/provider-callbacks/mobile_money_b`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(forged),
+    });
     expect(answer.status).to.equal(401);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const still = (await callService(service.baseUrl, `/v1/payments/${created.id}`, liveKey)).body.data;

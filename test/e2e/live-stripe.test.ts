@@ -9,7 +9,14 @@
 import { expect } from 'chai';
 import { resolveStripeMock, startStripeMock, type StripeMock } from '../../scripts/lib/stripe-mock';
 import { startFakeStripe, type FakeStripe } from '../fakes/stripe';
-import { approvedLiveMerchant, callService, providerReferenceOf, startLiveService, waitForLivePayment, type LiveService } from '../helpers/live-providers';
+import {
+  approvedLiveMerchant,
+  callService,
+  providerReferenceOf,
+  startLiveService,
+  waitForLivePayment,
+  type LiveService,
+} from '../helpers/live-providers';
 
 const WEBHOOK_SECRET = 'whsec_end_to_end_secret';
 
@@ -22,9 +29,17 @@ describe('live card payments end to end through Stripe, against stripe-mock and 
 
   before(async function () {
     this.timeout(900_000);
-    mock = await startStripeMock(process.env.STRIPE_MOCK_PATH ?? (await resolveStripeMock((line) => process.stdout.write(`[stripe-mock] ${line}\n`))));
+    mock = await startStripeMock(
+      process.env.STRIPE_MOCK_PATH ??
+        (await resolveStripeMock((line) => process.stdout.write(`[stripe-mock] ${line}\n`))),
+    );
     fake = await startFakeStripe({ upstreamUrl: mock.url, webhookSecret: WEBHOOK_SECRET, callbacks: 'once' });
-    service = await startLiveService({ STRIPE_SECRET_KEY: 'sk_test_123', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE_URL: fake.url, STRIPE_TIMEOUT_MS: '3000' });
+    service = await startLiveService({
+      STRIPE_SECRET_KEY: 'sk_test_123',
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_BASE_URL: fake.url,
+      STRIPE_TIMEOUT_MS: '3000',
+    });
     fake.setWebhookUrl(`${service.baseUrl}/v1/provider-callbacks/card_gateway`);
     ({ liveKey } = await approvedLiveMerchant());
   });
@@ -37,17 +52,24 @@ describe('live card payments end to end through Stripe, against stripe-mock and 
 
   /** Creates a live USD card payment and returns it with its PaymentIntent id. */
   async function createPayment(amount = 2500): Promise<{ payment: any; intent: string }> {
-    const created = await callService(service.baseUrl, '/v1/payments', liveKey, { body: { amount, currency: 'USD', payment_method: 'card', description: 'Hoodie' } });
+    const created = await callService(service.baseUrl, '/v1/payments', liveKey, {
+      body: { amount, currency: 'USD', payment_method: 'card', description: 'Hoodie' },
+    });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     return { payment: created.body.data, intent: (await providerReferenceOf(created.body.data.id)) as string };
   }
 
-  it('answers Stripe\'s client secret, created once with an idempotency key from the payment id, and settles by the signed webhook', async () => {
+  it("answers Stripe's client secret, created once with an idempotency key from the payment id, and settles by the signed webhook", async () => {
     const { payment, intent } = await createPayment();
     expect(intent).to.match(/^pi_/);
     expect(payment.status).to.equal('pending');
-    expect(payment.next_action).to.deep.equal({ type: 'card_confirm', client_secret: fake.paymentIntent(intent)?.client_secret });
-    const creates = fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.params['metadata[payment_id]'] === payment.id);
+    expect(payment.next_action).to.deep.equal({
+      type: 'card_confirm',
+      client_secret: fake.paymentIntent(intent)?.client_secret,
+    });
+    const creates = fake.requests.filter(
+      (r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.params['metadata[payment_id]'] === payment.id,
+    );
     expect(creates.length).to.be.at.least(1);
     expect(new Set(creates.map((r) => r.idempotencyKey)).size).to.equal(1);
     const deliveries = await fake.confirm(intent, 'succeeded');
@@ -56,12 +78,18 @@ describe('live card payments end to end through Stripe, against stripe-mock and 
     expect(paid.amount).to.equal(2500);
   });
 
-  it('settles by polling when Stripe\'s webhooks never arrive', async () => {
+  it("settles by polling when Stripe's webhooks never arrive", async () => {
     fake.setCallbacks('off');
     try {
       const { payment, intent } = await createPayment();
       await fake.confirm(intent, 'succeeded');
-      const paid = await waitForLivePayment(service.baseUrl, liveKey, payment.id, (p) => p.status === 'completed', 90_000);
+      const paid = await waitForLivePayment(
+        service.baseUrl,
+        liveKey,
+        payment.id,
+        (p) => p.status === 'completed',
+        90_000,
+      );
       expect(paid.status).to.equal('completed');
     } finally {
       fake.setCallbacks('once');
@@ -73,13 +101,23 @@ describe('live card payments end to end through Stripe, against stripe-mock and 
     expect(payment.next_action).to.include({ type: 'card_confirm' });
     fake.setPaymentIntent(intent, { status: 'processing' });
     const event = fake.signedEvent('payment_intent.processing', fake.paymentIntent(intent) ?? {});
-    const answer = await fetch(`${service.baseUrl}/v1/provider-callbacks/card_gateway`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': event.signature }, body: event.rawBody });
+    const answer = await fetch(`${service.baseUrl}/v1/provider-callbacks/card_gateway`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': event.signature },
+      body: event.rawBody,
+    });
     expect(answer.status).to.equal(200);
     const processing = await waitForLivePayment(service.baseUrl, liveKey, payment.id, (p) => p.status !== 'pending');
     expect(processing).to.include({ status: 'processing', next_action: null });
     expect(processing).to.not.have.property('client_secret');
     fake.setPaymentIntent(intent, { status: 'succeeded' });
-    const paid = await waitForLivePayment(service.baseUrl, liveKey, payment.id, (p) => p.status === 'completed', 90_000);
+    const paid = await waitForLivePayment(
+      service.baseUrl,
+      liveKey,
+      payment.id,
+      (p) => p.status === 'completed',
+      90_000,
+    );
     expect(paid).to.include({ status: 'completed', next_action: null });
   });
 
@@ -102,11 +140,19 @@ describe('live card payments end to end through Stripe, against stripe-mock and 
     const { payment, intent } = await createPayment();
     await fake.confirm(intent, 'succeeded');
     await waitForLivePayment(service.baseUrl, liveKey, payment.id, (p) => p.status === 'completed');
-    const first = await callService(service.baseUrl, `/v1/payments/${payment.id}/refund`, liveKey, { body: { amount: 1000 }, headers: { 'idempotency-key': `r1-${payment.id}` } });
+    const first = await callService(service.baseUrl, `/v1/payments/${payment.id}/refund`, liveKey, {
+      body: { amount: 1000 },
+      headers: { 'idempotency-key': `r1-${payment.id}` },
+    });
     expect(first.status, JSON.stringify(first.body)).to.equal(201);
-    const again = await callService(service.baseUrl, `/v1/payments/${payment.id}/refund`, liveKey, { body: { amount: 1000 }, headers: { 'idempotency-key': `r1-${payment.id}` } });
+    const again = await callService(service.baseUrl, `/v1/payments/${payment.id}/refund`, liveKey, {
+      body: { amount: 1000 },
+      headers: { 'idempotency-key': `r1-${payment.id}` },
+    });
     expect(again.body.data.id).to.equal(first.body.data.id);
-    const rest = await callService(service.baseUrl, `/v1/payments/${payment.id}/refund`, liveKey, { body: { amount: 1500 } });
+    const rest = await callService(service.baseUrl, `/v1/payments/${payment.id}/refund`, liveKey, {
+      body: { amount: 1500 },
+    });
     expect(rest.status, JSON.stringify(rest.body)).to.equal(201);
     const refunded = await waitForLivePayment(service.baseUrl, liveKey, payment.id, (p) => p.status === 'refunded');
     expect(refunded.amount_refunded).to.equal(2500);
@@ -115,10 +161,20 @@ describe('live card payments end to end through Stripe, against stripe-mock and 
 
   it('answers 401 to a webhook with a wrong signature and changes nothing', async () => {
     const { payment, intent } = await createPayment();
-    const forged = fake.signedEvent('payment_intent.succeeded', { ...fake.paymentIntent(intent), status: 'succeeded' }, { secret: 'whsec_wrong' });
-    const answer = await fetch(`${service.baseUrl}/v1/provider-callbacks/card_gateway`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': forged.signature }, body: forged.rawBody });
+    const forged = fake.signedEvent(
+      'payment_intent.succeeded',
+      { ...fake.paymentIntent(intent), status: 'succeeded' },
+      { secret: 'whsec_wrong' },
+    );
+    const answer = await fetch(`${service.baseUrl}/v1/provider-callbacks/card_gateway`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': forged.signature },
+      body: forged.rawBody,
+    });
     expect(answer.status).to.equal(401);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect((await callService(service.baseUrl, `/v1/payments/${payment.id}`, liveKey)).body.data.status).to.equal('pending');
+    expect((await callService(service.baseUrl, `/v1/payments/${payment.id}`, liveKey)).body.data.status).to.equal(
+      'pending',
+    );
   });
 });

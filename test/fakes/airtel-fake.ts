@@ -113,7 +113,10 @@ export interface AirtelFake {
   readonly tokensIssued: number;
   /** Changes how it calls back, and where. */
   setMode(mode: { callbacks?: FakeCallbackMode; callbackUrl?: string | null }): void;
-  /** The next `count` requests whose path starts with one of `paths` (default: every API path but the token's) get `kind`. */
+  /**
+   * The next `count` requests whose path starts with one of `paths` (default: every API path but the token's) get
+   * `kind`.
+   */
   injectFaults(kind: FakeFaultKind, count: number, paths?: string[]): void;
   /** Expires every issued token now (the next API call with one answers 401). */
   expireTokens(): void;
@@ -133,7 +136,10 @@ const COUNTRIES: Readonly<Record<string, { currency: string; msisdnLength: numbe
 
 /** The decisions behind {@link AIRTEL_FAKE_NUMBERS}. */
 const FAILURES: Readonly<Record<string, { responseCode: string; message: string }>> = {
-  [AIRTEL_FAKE_NUMBERS.insufficientFunds]: { responseCode: 'DP00800001007', message: 'User wallet does not have enough money to cover the payable amount.' },
+  [AIRTEL_FAKE_NUMBERS.insufficientFunds]: {
+    responseCode: 'DP00800001007',
+    message: 'User wallet does not have enough money to cover the payable amount.',
+  },
   [AIRTEL_FAKE_NUMBERS.rejected]: { responseCode: 'DP00800001008', message: 'The transaction was refused.' },
   [AIRTEL_FAKE_NUMBERS.wrongPin]: { responseCode: 'DP00800001002', message: 'Incorrect pin has been entered.' },
   [AIRTEL_FAKE_NUMBERS.expired]: { responseCode: 'DP00800001029', message: 'Transaction has been expired.' },
@@ -145,8 +151,19 @@ interface Answer {
 }
 
 /** Airtel's `status` block. */
-function statusBlock(code: number, message: string, resultCode: string, responseCode?: string): Record<string, unknown> {
-  return { code: String(code), message, result_code: resultCode, ...(responseCode ? { response_code: responseCode } : {}), success: code < 300 };
+function statusBlock(
+  code: number,
+  message: string,
+  resultCode: string,
+  responseCode?: string,
+): Record<string, unknown> {
+  return {
+    code: String(code),
+    message,
+    result_code: resultCode,
+    ...(responseCode ? { response_code: responseCode } : {}),
+    success: code < 300,
+  };
 }
 
 /** An error answer `{status: {...}}`. */
@@ -154,7 +171,10 @@ function error(code: number, message: string, resultCode: string, responseCode?:
   return { status: code, body: { status: statusBlock(code, message, resultCode, responseCode) } };
 }
 
-/** The hash Airtel puts in an authenticated callback: Base64 HMAC-SHA256 of the `transaction` object's JSON, keyed with the private key. */
+/**
+ * The hash Airtel puts in an authenticated callback: Base64 HMAC-SHA256 of the `transaction` object's JSON, keyed with
+ * the private key.
+ */
 function callbackHash(transaction: unknown, privateKey: string): string {
   return createHmac('sha256', privateKey).update(JSON.stringify(transaction)).digest('base64');
 }
@@ -210,19 +230,29 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     const raw = JSON.stringify(body);
     const url = callbackUrl;
     const send = () => {
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw, signal: AbortSignal.timeout(5_000) }).then(
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: raw,
+        signal: AbortSignal.timeout(5_000),
+      }).then(
         async (response) => {
           await response.arrayBuffer().catch(() => undefined);
           noteCallback({ url, body: raw, status: response.status });
         },
-        (reason: unknown) => noteCallback({ url, body: raw, error: reason instanceof Error ? reason.message : String(reason) }),
+        (reason: unknown) =>
+          noteCallback({ url, body: raw, error: reason instanceof Error ? reason.message : String(reason) }),
       );
     };
     send();
     if (callbackMode === 'twice') later(50, send);
   }
 
-  function decide(transaction: FakeTransaction, status: Exclude<FakeTransactionStatus, 'TR'>, failure?: { responseCode: string; message: string }): void {
+  function decide(
+    transaction: FakeTransaction,
+    status: Exclude<FakeTransactionStatus, 'TR'>,
+    failure?: { responseCode: string; message: string },
+  ): void {
     transaction.status = status;
     if (status === 'TS') {
       transaction.airtelMoneyId ??= `MP${Date.now().toString(36).toUpperCase()}.${randomBytes(3).toString('hex').toUpperCase()}`;
@@ -249,22 +279,34 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
 
   function issueToken(body: unknown): Answer {
     const given = (body ?? {}) as Record<string, unknown>;
-    if (given.client_id !== clientId || given.client_secret !== clientSecret || given.grant_type !== 'client_credentials') {
+    if (
+      given.client_id !== clientId ||
+      given.client_secret !== clientSecret ||
+      given.grant_type !== 'client_credentials'
+    ) {
       return { status: 401, body: { error: 'invalid_client', error_description: 'Client authentication failed' } };
     }
     const token = randomBytes(18).toString('base64url');
     tokens.set(token, Date.now() + tokenLifetimeSeconds * 1000);
     tokensIssued += 1;
-    return { status: 200, body: { access_token: token, expires_in: String(tokenLifetimeSeconds), token_type: 'bearer' } };
+    return {
+      status: 200,
+      body: { access_token: token, expires_in: String(tokenLifetimeSeconds), token_type: 'bearer' },
+    };
   }
 
   /** Checks the Bearer token and the X-Country / X-Currency headers; the country when they are right. */
   function authorise(headers: http.IncomingHttpHeaders): { country: string } | Answer {
     const match = /^Bearer (\S+)$/.exec(headers.authorization ?? '');
     const expiresAt = match ? tokens.get(match[1] as string) : undefined;
-    if (expiresAt === undefined || expiresAt <= Date.now()) return { status: 401, body: { error: 'invalid_token', error_description: 'Access token is missing, invalid or expired' } };
+    if (expiresAt === undefined || expiresAt <= Date.now())
+      return {
+        status: 401,
+        body: { error: 'invalid_token', error_description: 'Access token is missing, invalid or expired' },
+      };
     const country = headers['x-country'];
-    if (typeof country !== 'string' || country === '') return error(400, 'Mandatory parameters are missing either in the header or body.', 'ROUTER003');
+    if (typeof country !== 'string' || country === '')
+      return error(400, 'Mandatory parameters are missing either in the header or body.', 'ROUTER003');
     const served = COUNTRIES[country];
     if (!served) return error(400, 'Invalid country code provided.', 'ROUTER006');
     const currency = headers['x-currency'];
@@ -275,22 +317,42 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
 
   function initiate(country: string, body: unknown): Answer {
     const served = COUNTRIES[country] as (typeof COUNTRIES)[string];
-    const given = (body ?? {}) as { reference?: unknown; subscriber?: Record<string, unknown>; transaction?: Record<string, unknown> };
+    const given = (body ?? {}) as {
+      reference?: unknown;
+      subscriber?: Record<string, unknown>;
+      transaction?: Record<string, unknown>;
+    };
     const subscriber = given.subscriber ?? {};
     const tx = given.transaction ?? {};
-    if (typeof given.reference !== 'string' || typeof subscriber.msisdn !== 'string' || typeof tx.id !== 'string' || tx.id.length === 0) {
+    if (
+      typeof given.reference !== 'string' ||
+      typeof subscriber.msisdn !== 'string' ||
+      typeof tx.id !== 'string' ||
+      tx.id.length === 0
+    ) {
       return error(400, 'Mandatory parameters are missing either in the header or body.', 'ROUTER003');
     }
-    if ((subscriber.country ?? country) !== country || (tx.country ?? country) !== country) return error(400, 'Invalid country code provided.', 'ROUTER006');
-    if ((subscriber.currency ?? served.currency) !== served.currency || (tx.currency ?? served.currency) !== served.currency) return error(400, 'Invalid currency provided.', 'ROUTER112');
+    if ((subscriber.country ?? country) !== country || (tx.country ?? country) !== country)
+      return error(400, 'Invalid country code provided.', 'ROUTER006');
+    if (
+      (subscriber.currency ?? served.currency) !== served.currency ||
+      (tx.currency ?? served.currency) !== served.currency
+    )
+      return error(400, 'Invalid currency provided.', 'ROUTER112');
     if (!new RegExp(`^[0-9]{${served.msisdnLength}}$`).test(subscriber.msisdn)) {
       return error(400, `Invalid MSISDN Length. MSISDN Length should be ${served.msisdnLength}`, 'ESB000033');
     }
     if (!isAmount(tx.amount, served.decimals)) return error(400, 'Field validation.', 'ESB000008');
-    if (transactions.has(tx.id)) return error(400, 'Transaction with External Transaction ID already exists.', 'ESB000041');
+    if (transactions.has(tx.id))
+      return error(400, 'Transaction with External Transaction ID already exists.', 'ESB000041');
     const suffix = subscriber.msisdn.slice(-3);
     if (suffix === AIRTEL_FAKE_NUMBERS.refusedAtInitiation) {
-      return error(400, 'Payee is already initiated for churn or barred or not registered on Airtel Money platform.', 'ESB000011', 'DP00800001010');
+      return error(
+        400,
+        'Payee is already initiated for churn or barred or not registered on Airtel Money platform.',
+        'ESB000011',
+        'DP00800001010',
+      );
     }
     const transaction: FakeTransaction = {
       id: tx.id,
@@ -314,12 +376,19 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
         else decide(transaction, 'TS');
       });
     }
-    return { status: 200, body: { data: { transaction: { id: transaction.id, status: 'SUCCESS' } }, status: statusBlock(200, 'SUCCESS', 'ESB000010', 'DP00800001006') } };
+    return {
+      status: 200,
+      body: {
+        data: { transaction: { id: transaction.id, status: 'SUCCESS' } },
+        status: statusBlock(200, 'SUCCESS', 'ESB000010', 'DP00800001006'),
+      },
+    };
   }
 
   function enquire(country: string, id: string): Answer {
     const transaction = find(id, country);
-    if (!transaction) return error(404, 'No Transaction Found With Provided Transaction Id.', 'ESB000045', 'DP00800001025');
+    if (!transaction)
+      return error(404, 'No Transaction Found With Provided Transaction Id.', 'ESB000045', 'DP00800001025');
     const failed = transaction.status === 'TF';
     return {
       status: 200,
@@ -332,21 +401,39 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
             status: transaction.status,
           },
         },
-        status: { code: '200', message: failed ? 'FAILED' : 'SUCCESS', result_code: 'ESB000010', response_code: transaction.responseCode, success: !failed },
+        status: {
+          code: '200',
+          message: failed ? 'FAILED' : 'SUCCESS',
+          result_code: 'ESB000010',
+          response_code: transaction.responseCode,
+          success: !failed,
+        },
       },
     };
   }
 
   function refund(country: string, body: unknown): Answer {
-    const airtelMoneyId = ((body ?? {}) as { transaction?: { airtel_money_id?: unknown } }).transaction?.airtel_money_id;
-    if (typeof airtelMoneyId !== 'string') return error(400, 'Mandatory parameters are missing either in the header or body.', 'ROUTER003');
-    const transaction = [...transactions.values()].find((t) => t.airtelMoneyId === airtelMoneyId && t.country === country);
-    if (!transaction) return error(404, 'No Transaction Found With Provided Transaction Id.', 'ESB000045', 'DP00800001025');
-    if (transaction.status !== 'TS') return error(400, `Transaction cannot be refunded (${transaction.status}).`, 'ESB000011', 'DP00800001008');
+    const airtelMoneyId = ((body ?? {}) as { transaction?: { airtel_money_id?: unknown } }).transaction
+      ?.airtel_money_id;
+    if (typeof airtelMoneyId !== 'string')
+      return error(400, 'Mandatory parameters are missing either in the header or body.', 'ROUTER003');
+    const transaction = [...transactions.values()].find(
+      (t) => t.airtelMoneyId === airtelMoneyId && t.country === country,
+    );
+    if (!transaction)
+      return error(404, 'No Transaction Found With Provided Transaction Id.', 'ESB000045', 'DP00800001025');
+    if (transaction.status !== 'TS')
+      return error(400, `Transaction cannot be refunded (${transaction.status}).`, 'ESB000011', 'DP00800001008');
     transaction.status = 'TR';
     transaction.refundId = `RF${randomBytes(5).toString('hex').toUpperCase()}`;
     transaction.message = 'Transaction Reversed';
-    return { status: 200, body: { data: { transaction: { airtel_money_id: transaction.refundId, status: 'SUCCESS' } }, status: statusBlock(200, 'SUCCESS', 'ESB000010', 'DP00800001001') } };
+    return {
+      status: 200,
+      body: {
+        data: { transaction: { airtel_money_id: transaction.refundId, status: 'SUCCESS' } },
+        status: statusBlock(200, 'SUCCESS', 'ESB000010', 'DP00800001001'),
+      },
+    };
   }
 
   /** The control API for other processes (`/_fake/...`). */
@@ -398,7 +485,10 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
       requests.push({ method, path, headers: req.headers, raw, body });
       // The fake acts first; a fault only replaces (or withholds) its answer.
       const answer = route(method, path, req.headers, body);
-      faults.answer(res, path, answer, { error500: { status: 500, body: { status: statusBlock(500, 'Something went wrong', 'ESB000001') } }, undocumented: { result: 'OK', note: 'not an Airtel answer' } });
+      faults.answer(res, path, answer, {
+        error500: { status: 500, body: { status: statusBlock(500, 'Something went wrong', 'ESB000001') } },
+        undocumented: { result: 'OK', note: 'not an Airtel answer' },
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));

@@ -29,7 +29,10 @@ export class FaultQueue {
 
   constructor(private readonly isTokenPath: (path: string) => boolean) {}
 
-  /** The next `count` requests whose path starts with one of `paths` (default: every API path but the token's) get `kind`. */
+  /**
+   * The next `count` requests whose path starts with one of `paths` (default: every API path but the token's) get
+   * `kind`.
+   */
   inject(kind: FakeFaultKind, count: number, paths?: string[]): void {
     this.faults.push({ kind, remaining: count, paths: paths ?? null });
   }
@@ -39,7 +42,12 @@ export class FaultQueue {
    * provider's 500 answer (`error500`), the `undocumented` body, a gateway's 404, or nothing at all (a hang). The
    * fake has acted before this is called: a fault only replaces or withholds its answer.
    */
-  answer(res: http.ServerResponse, path: string, answer: FakeAnswer, replacements: { error500: FakeAnswer; undocumented: unknown }): void {
+  answer(
+    res: http.ServerResponse,
+    path: string,
+    answer: FakeAnswer,
+    replacements: { error500: FakeAnswer; undocumented: unknown },
+  ): void {
     const fault = this.take(path);
     if (fault === 'hang') {
       this.hanging.add(res);
@@ -71,7 +79,9 @@ export class FaultQueue {
   /** The fault for a request to `path`, used up, if any (the fakes' own `/_fake/` controls never get one). */
   private take(path: string): FakeFaultKind | undefined {
     if (path.startsWith('/_fake/')) return undefined;
-    const fault = this.faults.find((f) => f.remaining > 0 && (f.paths ? f.paths.some((p) => path.startsWith(p)) : !this.isTokenPath(path)));
+    const fault = this.faults.find(
+      (f) => f.remaining > 0 && (f.paths ? f.paths.some((p) => path.startsWith(p)) : !this.isTokenPath(path)),
+    );
     if (!fault) return undefined;
     fault.remaining -= 1;
     return fault.kind;
@@ -94,7 +104,10 @@ export class SentLog<T> {
   waitFor(count: number, timeoutMs: number): Promise<T[]> {
     if (this.sent.length >= count) return Promise.resolve(this.sent);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the fake sent ${this.sent.length} of ${count} callbacks in ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`the fake sent ${this.sent.length} of ${count} callbacks in ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       this.waiters.push({
         count,
         resolve: () => {

@@ -64,7 +64,10 @@ export interface MomoFakeOptions {
   apiUser?: string;
   apiKey?: string;
   subscriptionKey?: string;
-  /** The target environments served, with the one currency each takes (default: sandbox EUR, mtnrwanda RWF, mtnuganda UGX, mtnghana GHS). */
+  /**
+   * The target environments served, with the one currency each takes (default: sandbox EUR, mtnrwanda RWF, mtnuganda
+   * UGX, mtnghana GHS).
+   */
   environments?: Record<string, string>;
   /** Lifetime of issued tokens, in seconds (MoMo: 3600). */
   tokenLifetimeSeconds?: number;
@@ -126,7 +129,10 @@ export interface MomoFake {
   readonly tokensIssued: number;
   /** Changes how it calls back. */
   setMode(mode: { callbacks?: FakeCallbackMode; callbackMethod?: 'POST' | 'PUT' }): void;
-  /** The next `count` requests whose path starts with one of `paths` (default: every API path but the token's) get `kind`. */
+  /**
+   * The next `count` requests whose path starts with one of `paths` (default: every API path but the token's) get
+   * `kind`.
+   */
   injectFaults(kind: FakeFaultKind, count: number, paths?: string[]): void;
   /** Expires every issued token now (the next API call with one answers 401). */
   expireTokens(): void;
@@ -223,12 +229,18 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     const method = callbackMethod;
     const raw = JSON.stringify(resultOf(transaction));
     const send = () => {
-      fetch(url, { method, headers: { 'content-type': 'application/json' }, body: raw, signal: AbortSignal.timeout(5_000) }).then(
+      fetch(url, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: raw,
+        signal: AbortSignal.timeout(5_000),
+      }).then(
         async (response) => {
           await response.arrayBuffer().catch(() => undefined);
           noteCallback({ url, method, body: raw, status: response.status });
         },
-        (reason: unknown) => noteCallback({ url, method, body: raw, error: reason instanceof Error ? reason.message : String(reason) }),
+        (reason: unknown) =>
+          noteCallback({ url, method, body: raw, error: reason instanceof Error ? reason.message : String(reason) }),
       );
     };
     send();
@@ -265,10 +277,24 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
   function checkSubscription(headers: http.IncomingHttpHeaders): Answer | undefined {
     const key = headers['ocp-apim-subscription-key'];
     if (typeof key !== 'string' || key === '') {
-      return { status: 401, body: { statusCode: 401, message: 'Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.' } };
+      return {
+        status: 401,
+        body: {
+          statusCode: 401,
+          message:
+            'Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.',
+        },
+      };
     }
     if (key !== subscriptionKey) {
-      return { status: 401, body: { statusCode: 401, message: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.' } };
+      return {
+        status: 401,
+        body: {
+          statusCode: 401,
+          message:
+            'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
+        },
+      };
     }
     return undefined;
   }
@@ -287,32 +313,44 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
   function authorise(headers: http.IncomingHttpHeaders): { environment: string } | Answer {
     const match = /^Bearer (\S+)$/.exec(headers.authorization ?? '');
     const expiresAt = match ? tokens.get(match[1] as string) : undefined;
-    if (expiresAt === undefined || expiresAt <= Date.now()) return { status: 401, body: { statusCode: 401, message: 'Access token is missing, invalid or expired.' } };
+    if (expiresAt === undefined || expiresAt <= Date.now())
+      return { status: 401, body: { statusCode: 401, message: 'Access token is missing, invalid or expired.' } };
     const environment = headers['x-target-environment'];
     if (typeof environment !== 'string' || environment === '') return error(400, 'X-Target-Environment is required.');
-    if (!Object.prototype.hasOwnProperty.call(environments, environment)) return error(500, 'Access to target environment is forbidden.', 'NOT_ALLOWED_TARGET_ENVIRONMENT');
+    if (!Object.prototype.hasOwnProperty.call(environments, environment))
+      return error(500, 'Access to target environment is forbidden.', 'NOT_ALLOWED_TARGET_ENVIRONMENT');
     return { environment };
   }
 
   function requestToPay(environment: string, headers: http.IncomingHttpHeaders, body: unknown): Answer {
     const referenceId = headers['x-reference-id'];
-    if (typeof referenceId !== 'string' || !UUID_V4.test(referenceId)) return error(400, 'X-Reference-Id must be a UUID version 4.');
+    if (typeof referenceId !== 'string' || !UUID_V4.test(referenceId))
+      return error(400, 'X-Reference-Id must be a UUID version 4.');
     const callbackUrl = headers['x-callback-url'];
     if (callbackUrl !== undefined) {
-      if (typeof callbackUrl !== 'string' || !/^https?:\/\//.test(callbackUrl)) return error(400, 'X-Callback-Url is not a valid URL.');
+      if (typeof callbackUrl !== 'string' || !/^https?:\/\//.test(callbackUrl))
+        return error(400, 'X-Callback-Url is not a valid URL.');
     }
     const key = referenceId.toLowerCase();
-    if (transactions.has(key)) return error(409, 'Duplicated reference id. Creation of resource failed.', 'RESOURCE_ALREADY_EXIST');
+    if (transactions.has(key))
+      return error(409, 'Duplicated reference id. Creation of resource failed.', 'RESOURCE_ALREADY_EXIST');
     const given = (body ?? {}) as Record<string, unknown>;
     const payer = (given.payer ?? {}) as Record<string, unknown>;
     const currency = environments[environment] as string;
-    if (given.currency !== currency) return error(400, `Currency not supported: ${environment} takes ${currency}.`, 'INVALID_CURRENCY');
-    if (!isAmount(given.amount, DECIMALS[currency] ?? 2)) return error(400, 'amount must be a positive decimal string with the currency\'s decimals.');
+    if (given.currency !== currency)
+      return error(400, `Currency not supported: ${environment} takes ${currency}.`, 'INVALID_CURRENCY');
+    if (!isAmount(given.amount, DECIMALS[currency] ?? 2))
+      return error(400, "amount must be a positive decimal string with the currency's decimals.");
     if (typeof given.externalId !== 'string' || given.externalId === '') return error(400, 'externalId is required.');
-    if (payer.partyIdType !== 'MSISDN' || typeof payer.partyId !== 'string' || !/^[1-9][0-9]{5,14}$/.test(payer.partyId)) {
+    if (
+      payer.partyIdType !== 'MSISDN' ||
+      typeof payer.partyId !== 'string' ||
+      !/^[1-9][0-9]{5,14}$/.test(payer.partyId)
+    ) {
       return error(400, 'payer must be an MSISDN of digits, with its country code and no +.');
     }
-    if (!isText(given.payerMessage) || !isText(given.payeeNote)) return error(400, 'payerMessage and payeeNote take 1 to 160 characters, without special characters.');
+    if (!isText(given.payerMessage) || !isText(given.payeeNote))
+      return error(400, 'payerMessage and payeeNote take 1 to 160 characters, without special characters.');
     const transaction: FakeRequestToPay = {
       referenceId: key,
       environment,
@@ -334,7 +372,8 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
 
   function status(environment: string, referenceId: string): Answer {
     const transaction = transactions.get(referenceId.toLowerCase());
-    if (!transaction || transaction.environment !== environment) return error(404, 'Requested resource was not found.', 'RESOURCE_NOT_FOUND');
+    if (!transaction || transaction.environment !== environment)
+      return error(404, 'Requested resource was not found.', 'RESOURCE_NOT_FOUND');
     return { status: 200, body: resultOf(transaction) };
   }
 
@@ -365,7 +404,8 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     const isToken = method === 'POST' && (path === TOKEN_PATH || path === '/collection/token');
     const isRequestToPay = method === 'POST' && path === REQUEST_TO_PAY_PATH;
     const statusOf = method === 'GET' ? /^\/collection\/v1_0\/requesttopay\/([^/]+)$/.exec(path) : null;
-    if (!isToken && !isRequestToPay && !statusOf) return { status: 404, body: { statusCode: 404, message: 'Resource not found' } };
+    if (!isToken && !isRequestToPay && !statusOf)
+      return { status: 404, body: { statusCode: 404, message: 'Resource not found' } };
     const refused = checkSubscription(headers);
     if (refused) return refused;
     if (isToken) return issueToken(headers, raw);
@@ -391,7 +431,10 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
       requests.push({ method, path, headers: req.headers, raw, body });
       // The fake acts first; a fault only replaces (or withholds) its answer.
       const answer = route(method, path, req.headers, raw, body);
-      faults.answer(res, path, answer, { error500: error(500, 'Internal server error', 'INTERNAL_PROCESSING_ERROR'), undocumented: { result: 'OK', note: 'not a MoMo answer' } });
+      faults.answer(res, path, answer, {
+        error500: error(500, 'Internal server error', 'INTERNAL_PROCESSING_ERROR'),
+        undocumented: { result: 'OK', note: 'not a MoMo answer' },
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));

@@ -96,7 +96,11 @@ export interface FakeStripe {
    * A signed event about `object`: the raw body and its `Stripe-Signature` (timestamp in seconds,
    * default now; another `secret` signs it wrongly).
    */
-  signedEvent(type: string, object: StripeJson, options?: { timestamp?: number; secret?: string }): { rawBody: string; signature: string };
+  signedEvent(
+    type: string,
+    object: StripeJson,
+    options?: { timestamp?: number; secret?: string },
+  ): { rawBody: string; signature: string };
   setCallbacks(mode: CallbackMode): void;
   setWebhookUrl(url: string | null): void;
   /** The status of the refunds created from now on (default `succeeded`). */
@@ -112,7 +116,10 @@ export interface FakeStripe {
 
 const CANCELLABLE = ['requires_payment_method', 'requires_capture', 'requires_confirmation', 'requires_action'];
 
-/** Stripe's minimum charge amounts (docs "Supported currencies", minimum and maximum charge amounts), for the currencies the tests use. */
+/**
+ * Stripe's minimum charge amounts (docs "Supported currencies", minimum and maximum charge amounts), for the currencies
+ * the tests use.
+ */
 const MINIMUM_AMOUNTS: Readonly<Record<string, number>> = { usd: 50, eur: 50, gbp: 30 };
 
 function stripeError(status: number, error: StripeJson): { status: number; body: StripeJson } {
@@ -120,7 +127,12 @@ function stripeError(status: number, error: StripeJson): { status: number; body:
 }
 
 function notFound(kind: string, id: string, param: string) {
-  return stripeError(404, { type: 'invalid_request_error', code: 'resource_missing', param, message: `No such ${kind}: '${id}'` });
+  return stripeError(404, {
+    type: 'invalid_request_error',
+    code: 'resource_missing',
+    param,
+    message: `No such ${kind}: '${id}'`,
+  });
 }
 
 /** `metadata[key]=value` form fields as `{key: value}`. */
@@ -172,7 +184,11 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       type,
     };
     const rawBody = JSON.stringify(event);
-    const signature = Stripe.webhooks.generateTestHeaderString({ payload: rawBody, secret: signing.secret ?? options.webhookSecret, timestamp: signing.timestamp });
+    const signature = Stripe.webhooks.generateTestHeaderString({
+      payload: rawBody,
+      secret: signing.secret ?? options.webhookSecret,
+      timestamp: signing.timestamp,
+    });
     return { rawBody, signature };
   }
 
@@ -185,7 +201,12 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       const statuses: number[] = [];
       for (let i = 0; i < times && target; i += 1) {
         try {
-          const response = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: rawBody, signal: AbortSignal.timeout(10_000) });
+          const response = await fetch(target, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+            body: rawBody,
+            signal: AbortSignal.timeout(10_000),
+          });
           await response.arrayBuffer();
           statuses.push(response.status);
         } catch {
@@ -200,7 +221,9 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
   }
 
   function chargeOf(intent: StripeJson): StripeJson {
-    const refunded = (refundsByIntent.get(intent.id as string) ?? []).filter((r) => r.status !== 'failed' && r.status !== 'canceled');
+    const refunded = (refundsByIntent.get(intent.id as string) ?? []).filter(
+      (r) => r.status !== 'failed' && r.status !== 'canceled',
+    );
     const amountRefunded = refunded.reduce((sum, r) => sum + (r.amount as number), 0);
     return {
       id: intent.latest_charge,
@@ -216,18 +239,30 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
   }
 
   function refundedSoFar(intentId: string): number {
-    return (refundsByIntent.get(intentId) ?? []).filter((r) => r.status !== 'failed' && r.status !== 'canceled').reduce((sum, r) => sum + (r.amount as number), 0);
+    return (refundsByIntent.get(intentId) ?? [])
+      .filter((r) => r.status !== 'failed' && r.status !== 'canceled')
+      .reduce((sum, r) => sum + (r.amount as number), 0);
   }
 
   /** The overlaid answer to a request stripe-mock accepted; undefined = stripe-mock's answer stands. */
-  function overlay(method: string, path: string, params: Record<string, string>, upstream: StripeJson): { status: number; body: StripeJson } | undefined {
+  function overlay(
+    method: string,
+    path: string,
+    params: Record<string, string>,
+    upstream: StripeJson,
+  ): { status: number; body: StripeJson } | undefined {
     const segments = path.split('/').filter(Boolean); // ['v1', 'payment_intents', id?, action?]
     if (segments[1] === 'payment_intents') {
       const id = segments[2];
       if (method === 'POST' && !id) {
         const minimum = MINIMUM_AMOUNTS[params.currency ?? ''];
         if (minimum !== undefined && Number(params.amount) < minimum) {
-          return stripeError(400, { type: 'invalid_request_error', code: 'amount_too_small', param: 'amount', message: `Amount must be at least ${minimum} ${String(params.currency)} (smallest unit)` });
+          return stripeError(400, {
+            type: 'invalid_request_error',
+            code: 'amount_too_small',
+            param: 'amount',
+            message: `Amount must be at least ${minimum} ${String(params.currency)} (smallest unit)`,
+          });
         }
         const intentId = newId('pi_');
         const intent: StripeJson = {
@@ -265,7 +300,11 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
             payment_intent: intent,
           });
         }
-        Object.assign(intent, { status: 'canceled', cancellation_reason: params.cancellation_reason ?? null, canceled_at: now() });
+        Object.assign(intent, {
+          status: 'canceled',
+          cancellation_reason: params.cancellation_reason ?? null,
+          canceled_at: now(),
+        });
         void emit('payment_intent.canceled', intent);
         return { status: 200, body: intent };
       }
@@ -279,13 +318,27 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
         const intent = intents.get(intentId);
         if (!intent) return notFound('payment_intent', intentId, 'payment_intent');
         if (intent.status !== 'succeeded') {
-          return stripeError(400, { type: 'invalid_request_error', code: 'payment_intent_unexpected_state', message: `This PaymentIntent (${intentId}) does not have a successful charge to refund.` });
+          return stripeError(400, {
+            type: 'invalid_request_error',
+            code: 'payment_intent_unexpected_state',
+            message: `This PaymentIntent (${intentId}) does not have a successful charge to refund.`,
+          });
         }
         const left = (intent.amount as number) - refundedSoFar(intentId);
-        if (left <= 0) return stripeError(400, { type: 'invalid_request_error', code: 'charge_already_refunded', message: `Charge ${String(intent.latest_charge)} has already been refunded.` });
+        if (left <= 0)
+          return stripeError(400, {
+            type: 'invalid_request_error',
+            code: 'charge_already_refunded',
+            message: `Charge ${String(intent.latest_charge)} has already been refunded.`,
+          });
         const amount = params.amount !== undefined ? Number(params.amount) : left;
         if (amount > left) {
-          return stripeError(400, { type: 'invalid_request_error', code: 'amount_too_large', param: 'amount', message: `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})` });
+          return stripeError(400, {
+            type: 'invalid_request_error',
+            code: 'amount_too_large',
+            param: 'amount',
+            message: `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`,
+          });
         }
         const refund: StripeJson = {
           ...upstream,
@@ -309,11 +362,15 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
         return refund ? { status: 200, body: refund } : notFound('refund', id, 'id');
       }
       if (method === 'GET' && params.payment_intent) {
-        if (!intents.has(params.payment_intent)) return notFound('payment_intent', params.payment_intent, 'payment_intent');
+        if (!intents.has(params.payment_intent))
+          return notFound('payment_intent', params.payment_intent, 'payment_intent');
         let list = [...(refundsByIntent.get(params.payment_intent) ?? [])].reverse(); // newest first
         if (params.starting_after) list = list.slice(list.findIndex((r) => r.id === params.starting_after) + 1);
         const limit = Number(params.limit ?? 10);
-        return { status: 200, body: { object: 'list', url: '/v1/refunds', has_more: list.length > limit, data: list.slice(0, limit) } };
+        return {
+          status: 200,
+          body: { object: 'list', url: '/v1/refunds', has_more: list.length > limit, data: list.slice(0, limit) },
+        };
       }
     }
     return undefined;
@@ -323,7 +380,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     const url = new URL(req.url ?? '/', 'http://fake');
     const method = req.method ?? 'GET';
     const params = Object.fromEntries(new URLSearchParams(method === 'GET' ? url.search : rawBody));
-    const idempotencyKey = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
+    const idempotencyKey =
+      typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
     requests.push({ method, path: url.pathname + url.search, idempotencyKey, params });
     const send = (status: number, body: StripeJson) => {
       res.writeHead(status, { 'content-type': 'application/json', 'request-id': newId('req_') });
@@ -339,7 +397,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       res.on('close', () => hanging.delete(res));
       return;
     }
-    if (fault === 'error500') return send(500, { error: { type: 'api_error', message: '(fake) An unknown error occurred' } });
+    if (fault === 'error500')
+      return send(500, { error: { type: 'api_error', message: '(fake) An unknown error occurred' } });
 
     const route = `${method} ${url.pathname}`;
     if (method === 'POST' && idempotencyKey) {
@@ -347,22 +406,42 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       if (stored) {
         if (stored.route !== route || stored.body !== rawBody) {
           return send(400, {
-            error: { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.` },
+            error: {
+              type: 'idempotency_error',
+              message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
+            },
           });
         }
-        return fault === 'lost_answer' ? send(500, { error: { type: 'api_error', message: '(fake) answer lost' } }) : send(stored.status, stored.answer);
+        return fault === 'lost_answer'
+          ? send(500, { error: { type: 'api_error', message: '(fake) answer lost' } })
+          : send(stored.status, stored.answer);
       }
     }
 
-    const headers: Record<string, string> = { 'content-type': req.headers['content-type'] ?? 'application/x-www-form-urlencoded' };
+    const headers: Record<string, string> = {
+      'content-type': req.headers['content-type'] ?? 'application/x-www-form-urlencoded',
+    };
     if (req.headers.authorization) headers.authorization = req.headers.authorization;
     if (typeof req.headers['stripe-version'] === 'string') headers['stripe-version'] = req.headers['stripe-version'];
-    const upstream = await fetch(new URL(url.pathname + url.search, options.upstreamUrl), { method, headers, body: method === 'GET' || method === 'DELETE' ? undefined : rawBody });
+    const upstream = await fetch(new URL(url.pathname + url.search, options.upstreamUrl), {
+      method,
+      headers,
+      body: method === 'GET' || method === 'DELETE' ? undefined : rawBody,
+    });
     const upstreamBody = (await upstream.json()) as StripeJson;
     if (!upstream.ok) return send(upstream.status, upstreamBody);
 
-    const answer = overlay(method, url.pathname, params, upstreamBody) ?? { status: upstream.status, body: upstreamBody };
-    if (method === 'POST' && idempotencyKey) idempotent.set(idempotencyKey, { route, body: rawBody, status: answer.status, answer: structuredClone(answer.body) });
+    const answer = overlay(method, url.pathname, params, upstreamBody) ?? {
+      status: upstream.status,
+      body: upstreamBody,
+    };
+    if (method === 'POST' && idempotencyKey)
+      idempotent.set(idempotencyKey, {
+        route,
+        body: rawBody,
+        status: answer.status,
+        answer: structuredClone(answer.body),
+      });
     if (fault === 'lost_answer') return send(500, { error: { type: 'api_error', message: '(fake) answer lost' } });
     send(answer.status, answer.body);
   }
@@ -375,7 +454,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       res.end(JSON.stringify(value));
     };
     const confirmMatch = /^\/__fake\/payment_intents\/([^/]+)\/confirm$/.exec(url.pathname);
-    if (req.method === 'POST' && confirmMatch) return send(200, { deliveries: await fake.confirm(confirmMatch[1] as string, body.outcome as ConfirmOutcome) });
+    if (req.method === 'POST' && confirmMatch)
+      return send(200, { deliveries: await fake.confirm(confirmMatch[1] as string, body.outcome as ConfirmOutcome) });
     if (req.method === 'POST' && url.pathname === '/__fake/settings') {
       if (body.callbacks !== undefined) callbacks = body.callbacks as CallbackMode;
       if (body.webhook_url !== undefined) webhookUrl = body.webhook_url as string | null;
@@ -398,7 +478,11 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
         else await handleApi(req, res, rawBody);
       } catch (error) {
         if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { type: 'api_error', message: `(fake) ${error instanceof Error ? error.message : String(error)}` } }));
+        res.end(
+          JSON.stringify({
+            error: { type: 'api_error', message: `(fake) ${error instanceof Error ? error.message : String(error)}` },
+          }),
+        );
       }
     })();
   });
@@ -413,9 +497,16 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     async confirm(id, outcome) {
       const intent = intents.get(id);
       if (!intent) throw new Error(`the fake never created PaymentIntent ${id}`);
-      if (intent.status !== 'requires_payment_method') throw new Error(`PaymentIntent ${id} is ${String(intent.status)}, not waiting for a card`);
+      if (intent.status !== 'requires_payment_method')
+        throw new Error(`PaymentIntent ${id} is ${String(intent.status)}, not waiting for a card`);
       if (outcome === 'succeeded') {
-        Object.assign(intent, { status: 'succeeded', amount_received: intent.amount, latest_charge: newId('ch_'), last_payment_error: null, payment_method: newId('pm_') });
+        Object.assign(intent, {
+          status: 'succeeded',
+          amount_received: intent.amount,
+          latest_charge: newId('ch_'),
+          last_payment_error: null,
+          payment_method: newId('pm_'),
+        });
         return emit('payment_intent.succeeded', intent);
       }
       const insufficient = outcome === 'insufficient_funds';

@@ -41,7 +41,14 @@ export const FAULT_SETTINGS: Record<string, string> = {
 };
 
 /** The events the merchant's endpoint subscribes to: every payment and refund event. */
-export const SUBSCRIBED_EVENTS = ['payment.created', 'payment.completed', 'payment.failed', 'payment.cancelled', 'refund.completed', 'refund.failed'] as const;
+export const SUBSCRIBED_EVENTS = [
+  'payment.created',
+  'payment.completed',
+  'payment.failed',
+  'payment.cancelled',
+  'refund.completed',
+  'refund.failed',
+] as const;
 
 /** One kind of order: how the payment is made, what the merchant does next, and what must come of it. */
 interface Kind {
@@ -60,19 +67,86 @@ interface Kind {
 
 /** The order kinds of a burst, cycled (docs/payments.md, Sandbox scenarios). */
 export const KINDS: readonly Kind[] = [
-  { name: 'instant 0001 + refund', method: { suffix: '0001' }, then: { refund: 500 }, refundFinal: 'completed', final: { status: 'completed' }, events: ['payment.created', 'payment.completed', 'refund.completed'] },
-  { name: 'declined 0002', method: { suffix: '0002' }, final: { status: 'failed', failureCode: 'declined' }, events: ['payment.created', 'payment.failed'] },
-  { name: 'no answer 0003', method: { suffix: '0003' }, final: { status: 'failed', failureCode: 'expired' }, events: ['payment.created', 'payment.failed'] },
-  { name: 'late success 0004', method: { suffix: '0004' }, final: { status: 'completed', reconciled: true }, events: ['payment.created', 'payment.failed', 'payment.completed'] },
-  { name: 'duplicate callbacks 0005 + refund', method: { suffix: '0005' }, then: { refund: 300 }, refundFinal: 'completed', final: { status: 'completed' }, events: ['payment.created', 'payment.completed', 'refund.completed'] },
-  { name: 'refunds refused 0006 + refund', method: { suffix: '0006' }, then: { refund: 400 }, refundFinal: 'failed', final: { status: 'completed' }, events: ['payment.created', 'payment.completed', 'refund.failed'] },
-  { name: 'refund answer unknown 0007 + refund', method: { suffix: '0007' }, then: { refund: 600 }, refundFinal: 'completed', final: { status: 'completed' }, events: ['payment.created', 'payment.completed', 'refund.completed'] },
-  { name: 'initiation time-out 0008', method: { suffix: '0008' }, final: { status: 'completed' }, events: ['payment.created', 'payment.completed'] },
-  { name: 'approval 0042 + refund', method: { suffix: '0042' }, then: { refund: 700 }, refundFinal: 'completed', final: { status: 'completed' }, events: ['payment.created', 'payment.completed', 'refund.completed'] },
-  { name: 'bank transfer + cancel', method: 'bank_transfer', then: 'cancel', final: { status: 'cancelled' }, events: ['payment.created', 'payment.cancelled'] },
+  {
+    name: 'instant 0001 + refund',
+    method: { suffix: '0001' },
+    then: { refund: 500 },
+    refundFinal: 'completed',
+    final: { status: 'completed' },
+    events: ['payment.created', 'payment.completed', 'refund.completed'],
+  },
+  {
+    name: 'declined 0002',
+    method: { suffix: '0002' },
+    final: { status: 'failed', failureCode: 'declined' },
+    events: ['payment.created', 'payment.failed'],
+  },
+  {
+    name: 'no answer 0003',
+    method: { suffix: '0003' },
+    final: { status: 'failed', failureCode: 'expired' },
+    events: ['payment.created', 'payment.failed'],
+  },
+  {
+    name: 'late success 0004',
+    method: { suffix: '0004' },
+    final: { status: 'completed', reconciled: true },
+    events: ['payment.created', 'payment.failed', 'payment.completed'],
+  },
+  {
+    name: 'duplicate callbacks 0005 + refund',
+    method: { suffix: '0005' },
+    then: { refund: 300 },
+    refundFinal: 'completed',
+    final: { status: 'completed' },
+    events: ['payment.created', 'payment.completed', 'refund.completed'],
+  },
+  {
+    name: 'refunds refused 0006 + refund',
+    method: { suffix: '0006' },
+    then: { refund: 400 },
+    refundFinal: 'failed',
+    final: { status: 'completed' },
+    events: ['payment.created', 'payment.completed', 'refund.failed'],
+  },
+  {
+    name: 'refund answer unknown 0007 + refund',
+    method: { suffix: '0007' },
+    then: { refund: 600 },
+    refundFinal: 'completed',
+    final: { status: 'completed' },
+    events: ['payment.created', 'payment.completed', 'refund.completed'],
+  },
+  {
+    name: 'initiation time-out 0008',
+    method: { suffix: '0008' },
+    final: { status: 'completed' },
+    events: ['payment.created', 'payment.completed'],
+  },
+  {
+    name: 'approval 0042 + refund',
+    method: { suffix: '0042' },
+    then: { refund: 700 },
+    refundFinal: 'completed',
+    final: { status: 'completed' },
+    events: ['payment.created', 'payment.completed', 'refund.completed'],
+  },
+  {
+    name: 'bank transfer + cancel',
+    method: 'bank_transfer',
+    then: 'cancel',
+    final: { status: 'cancelled' },
+    events: ['payment.created', 'payment.cancelled'],
+  },
   // The request cannot be withdrawn: cancelled on our side, and the customer's approval that
   // follows is refunded in full automatically (docs/payments.md, Cancel and refund).
-  { name: 'mobile money 0043 + cancel', method: { suffix: '0043' }, then: 'cancel', final: { status: 'cancelled' }, events: ['payment.created', 'payment.cancelled', 'refund.completed'] },
+  {
+    name: 'mobile money 0043 + cancel',
+    method: { suffix: '0043' },
+    then: 'cancel',
+    final: { status: 'cancelled' },
+    events: ['payment.created', 'payment.cancelled', 'refund.completed'],
+  },
 ];
 
 /** An answer the client settled on, after its retries. */
@@ -119,7 +193,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * first request still in progress), with back-off from 200 ms to 2 s, for up to two minutes.
  * @throws Error when no definite answer came within the deadline
  */
-async function send(baseUrl: string, key: string, method: string, path: string, figures: ClientFigures, body?: unknown, idempotencyKey?: string): Promise<Answer> {
+async function send(
+  baseUrl: string,
+  key: string,
+  method: string,
+  path: string,
+  figures: ClientFigures,
+  body?: unknown,
+  idempotencyKey?: string,
+): Promise<Answer> {
   const deadline = Date.now() + REQUEST_DEADLINE_MS;
   for (let attempt = 1; ; attempt += 1) {
     figures.requests += 1;
@@ -137,7 +219,8 @@ async function send(baseUrl: string, key: string, method: string, path: string, 
       });
       const parsed = (await response.json()) as any;
       if (response.status >= 500) {
-        figures.serverErrors[`${response.status} ${parsed?.error?.code ?? ''}`.trim()] = (figures.serverErrors[`${response.status} ${parsed?.error?.code ?? ''}`.trim()] ?? 0) + 1;
+        figures.serverErrors[`${response.status} ${parsed?.error?.code ?? ''}`.trim()] =
+          (figures.serverErrors[`${response.status} ${parsed?.error?.code ?? ''}`.trim()] ?? 0) + 1;
       } else if (response.status === 429) {
         figures.rateLimited += 1;
         retryAfterMs = Number(response.headers.get('retry-after') ?? 1) * 1000;
@@ -149,18 +232,26 @@ async function send(baseUrl: string, key: string, method: string, path: string, 
     } catch {
       figures.connectionErrors += 1;
     }
-    if (Date.now() + retryAfterMs > deadline) throw new Error(`${method} ${path} got no definite answer in ${REQUEST_DEADLINE_MS} ms`);
+    if (Date.now() + retryAfterMs > deadline)
+      throw new Error(`${method} ${path} got no definite answer in ${REQUEST_DEADLINE_MS} ms`);
     await sleep(retryAfterMs);
   }
 }
 
 /** Polls the payment until `wanted` or a final status, retrying errors; returns the last status. */
-async function waitForStatus(baseUrl: string, key: string, id: string, wanted: string, figures: ClientFigures): Promise<string> {
+async function waitForStatus(
+  baseUrl: string,
+  key: string,
+  id: string,
+  wanted: string,
+  figures: ClientFigures,
+): Promise<string> {
   const deadline = Date.now() + REQUEST_DEADLINE_MS;
   for (;;) {
     const answer = await send(baseUrl, key, 'GET', `/v1/payments/${id}`, figures);
     const status = answer.body?.data?.status as string;
-    if (status === wanted || ['failed', 'cancelled', 'refunded'].includes(status) || Date.now() > deadline) return status;
+    if (status === wanted || ['failed', 'cancelled', 'refunded'].includes(status) || Date.now() > deadline)
+      return status;
     await sleep(250);
   }
 }
@@ -190,18 +281,40 @@ export function startBurst(baseUrl: string, key: string, label: string): Burst {
     const body =
       kind.method === 'bank_transfer'
         ? { amount: order.amount, currency: 'RWF', payment_method: 'bank_transfer', metadata: { order: order.key } }
-        : { amount: order.amount, currency: 'RWF', payment_method: 'mobile_money', phone_number: phoneNumber(order.index, kind.method.suffix), metadata: { order: order.key } };
+        : {
+            amount: order.amount,
+            currency: 'RWF',
+            payment_method: 'mobile_money',
+            phone_number: phoneNumber(order.index, kind.method.suffix),
+            metadata: { order: order.key },
+          };
     order.create = await send(baseUrl, key, 'POST', '/v1/payments', figures, body, order.key);
     order.paymentId = order.create.body?.data?.id;
     createdCount += 1;
     for (const waiter of waiters.filter((w) => createdCount >= w.count)) waiter.resolve();
     if (!order.paymentId || !kind.then) return;
     if (kind.then === 'cancel') {
-      order.action = await send(baseUrl, key, 'POST', `/v1/payments/${order.paymentId}/cancel`, figures, { reason: 'customer changed their mind' }, `${order.key}-cancel`);
+      order.action = await send(
+        baseUrl,
+        key,
+        'POST',
+        `/v1/payments/${order.paymentId}/cancel`,
+        figures,
+        { reason: 'customer changed their mind' },
+        `${order.key}-cancel`,
+      );
       return;
     }
     await waitForStatus(baseUrl, key, order.paymentId, 'completed', figures);
-    order.action = await send(baseUrl, key, 'POST', `/v1/payments/${order.paymentId}/refund`, figures, { amount: kind.then.refund, reason: 'partial return' }, `${order.key}-refund`);
+    order.action = await send(
+      baseUrl,
+      key,
+      'POST',
+      `/v1/payments/${order.paymentId}/refund`,
+      figures,
+      { amount: kind.then.refund, reason: 'partial return' },
+      `${order.key}-refund`,
+    );
   }
 
   const lanes = Array.from({ length: LANES }, async (_, lane) => {
@@ -210,14 +323,23 @@ export function startBurst(baseUrl: string, key: string, label: string): Burst {
   return {
     orders,
     figures,
-    created: (count) => (createdCount >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
+    created: (count) =>
+      createdCount >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
     done: Promise.all(lanes).then(() => undefined),
   };
 }
 
 /** One payment as the books hold it: ours, the provider ledger's, the refunds and the events. */
 interface Books {
-  payment: { id: string; status: string; amount: number; amount_refunded: number; failure_code: string | null; reconciled_at: Date | null; provider_reference: string | null };
+  payment: {
+    id: string;
+    status: string;
+    amount: number;
+    amount_refunded: number;
+    failure_code: string | null;
+    reconciled_at: Date | null;
+    provider_reference: string | null;
+  };
   /** The sandbox ledger's transactions for the payment (exactly one when all is well). */
   transactions: { provider_reference: string; status: string; settle_at: Date | null; refunded_amount: number }[];
   /** The ledger's refunds of the payment's transaction. */
@@ -229,21 +351,38 @@ interface Books {
 /** Reads the books of every order's payment. */
 async function readBooks(db: Db, orders: Order[]): Promise<Map<string, Books>> {
   const ids = orders.map((o) => o.paymentId).filter((id): id is string => typeof id === 'string');
-  const payments = await db('payments').whereIn('id', ids).select('id', 'status', 'amount', 'amount_refunded', 'failure_code', 'reconciled_at', 'provider_reference');
-  const transactions = await db('sandbox_provider_transactions').whereIn('payment_id', ids).select('payment_id', 'provider_reference', 'status', 'settle_at', 'refunded_amount');
+  const payments = await db('payments')
+    .whereIn('id', ids)
+    .select('id', 'status', 'amount', 'amount_refunded', 'failure_code', 'reconciled_at', 'provider_reference');
+  const transactions = await db('sandbox_provider_transactions')
+    .whereIn('payment_id', ids)
+    .select('payment_id', 'provider_reference', 'status', 'settle_at', 'refunded_amount');
   const ledgerRefunds = await db('sandbox_provider_refunds')
-    .whereIn('provider_reference', transactions.map((t: { provider_reference: string }) => t.provider_reference))
+    .whereIn(
+      'provider_reference',
+      transactions.map((t: { provider_reference: string }) => t.provider_reference),
+    )
     .select('provider_reference', 'idempotency_key', 'amount', 'status', 'decide_at');
-  const refunds = await db('refunds').whereIn('payment_id', ids).select('id', 'payment_id', 'status', 'amount', 'reason');
+  const refunds = await db('refunds')
+    .whereIn('payment_id', ids)
+    .select('id', 'payment_id', 'status', 'amount', 'reason');
   const events = await db('events').whereIn('object_id', ids).select('id', 'object_id', 'type');
   const books = new Map<string, Books>();
   for (const row of payments) {
-    const mine = transactions.filter((t: { payment_id: string }) => t.payment_id === row.id).map((t: any) => ({ ...t, refunded_amount: Number(t.refunded_amount) }));
+    const mine = transactions
+      .filter((t: { payment_id: string }) => t.payment_id === row.id)
+      .map((t: any) => ({ ...t, refunded_amount: Number(t.refunded_amount) }));
     books.set(row.id, {
       payment: { ...row, amount: Number(row.amount), amount_refunded: Number(row.amount_refunded) },
       transactions: mine,
-      ledgerRefunds: ledgerRefunds.filter((r: { provider_reference: string }) => mine.some((t: { provider_reference: string }) => t.provider_reference === r.provider_reference)).map((r: any) => ({ ...r, amount: Number(r.amount) })),
-      refunds: refunds.filter((r: { payment_id: string }) => r.payment_id === row.id).map((r: any) => ({ ...r, amount: Number(r.amount) })),
+      ledgerRefunds: ledgerRefunds
+        .filter((r: { provider_reference: string }) =>
+          mine.some((t: { provider_reference: string }) => t.provider_reference === r.provider_reference),
+        )
+        .map((r: any) => ({ ...r, amount: Number(r.amount) })),
+      refunds: refunds
+        .filter((r: { payment_id: string }) => r.payment_id === row.id)
+        .map((r: any) => ({ ...r, amount: Number(r.amount) })),
       events: events.filter((e: { object_id: string }) => e.object_id === row.id),
     });
   }
@@ -252,7 +391,9 @@ async function readBooks(db: Db, orders: Order[]): Promise<Map<string, Books>> {
 
 /** The provider's own view of a transaction: a pending one whose settle time has passed has succeeded. */
 function ledgerStatus(transaction: Books['transactions'][number], now: Date): string {
-  return transaction.status === 'pending' && transaction.settle_at !== null && transaction.settle_at <= now ? 'succeeded' : transaction.status;
+  return transaction.status === 'pending' && transaction.settle_at !== null && transaction.settle_at <= now
+    ? 'succeeded'
+    : transaction.status;
 }
 
 /** A cancel that answered 409 after a retry although it took effect (the retry found it done, see the report). */
@@ -271,44 +412,67 @@ function problemsOf(order: Order, books: Books | undefined, now: Date): string[]
   const cancelLost = kind.then === 'cancel' && order.action?.status === 409 && payment.status === 'completed';
   const final = cancelLost ? { status: 'completed' } : kind.final;
   if (payment.status !== final.status) problems.push(`${where}: status ${payment.status}, expected ${final.status}`);
-  if ((final as Kind['final']).failureCode && payment.failure_code !== (final as Kind['final']).failureCode) problems.push(`${where}: failure_code ${payment.failure_code}`);
+  if ((final as Kind['final']).failureCode && payment.failure_code !== (final as Kind['final']).failureCode)
+    problems.push(`${where}: failure_code ${payment.failure_code}`);
   if ((final as Kind['final']).reconciled && payment.reconciled_at === null) problems.push(`${where}: not reconciled`);
-  if (kind.then === 'cancel' && order.action?.status !== 200 && !cancelLost && !cancelWonOnRetry(order)) problems.push(`${where}: cancel answered ${order.action?.status}`);
+  if (kind.then === 'cancel' && order.action?.status !== 200 && !cancelLost && !cancelWonOnRetry(order))
+    problems.push(`${where}: cancel answered ${order.action?.status}`);
   // One provider request per payment (docs/payments.md#idempotency), agreeing with our status.
   if (books.transactions.length !== 1) problems.push(`${where}: ${books.transactions.length} provider transactions`);
   const transaction = books.transactions[0];
   if (transaction) {
     const provider = ledgerStatus(transaction, now);
     const agrees =
-      payment.status === 'completed' ? provider === 'succeeded'
-        : payment.status === 'failed' ? provider !== 'succeeded'
-          : payment.status === 'cancelled' ? provider === (kind.method === 'bank_transfer' ? 'cancelled' : 'succeeded')
+      payment.status === 'completed'
+        ? provider === 'succeeded'
+        : payment.status === 'failed'
+          ? provider !== 'succeeded'
+          : payment.status === 'cancelled'
+            ? provider === (kind.method === 'bank_transfer' ? 'cancelled' : 'succeeded')
             : false;
     if (!agrees) problems.push(`${where}: ours ${payment.status}, the provider's ${provider}`);
     // The provider's refunds = our completed refunds = amount_refunded; none still undecided.
     const ledgerTotal = books.ledgerRefunds.reduce((sum, r) => sum + r.amount, 0);
     const completed = books.refunds.filter((r) => r.status === 'completed');
     const ourTotal = completed.reduce((sum, r) => sum + r.amount, 0);
-    if (ledgerTotal !== payment.amount_refunded || ourTotal !== payment.amount_refunded || transaction.refunded_amount !== payment.amount_refunded) {
-      problems.push(`${where}: refunded ledger ${ledgerTotal} / ledger total ${transaction.refunded_amount} / refunds ${ourTotal} / amount_refunded ${payment.amount_refunded}`);
+    if (
+      ledgerTotal !== payment.amount_refunded ||
+      ourTotal !== payment.amount_refunded ||
+      transaction.refunded_amount !== payment.amount_refunded
+    ) {
+      problems.push(
+        `${where}: refunded ledger ${ledgerTotal} / ledger total ${transaction.refunded_amount} / refunds ${ourTotal} / amount_refunded ${payment.amount_refunded}`,
+      );
     }
-    if (books.ledgerRefunds.length !== completed.length) problems.push(`${where}: ${books.ledgerRefunds.length} provider refunds for ${completed.length} completed refunds`);
+    if (books.ledgerRefunds.length !== completed.length)
+      problems.push(
+        `${where}: ${books.ledgerRefunds.length} provider refunds for ${completed.length} completed refunds`,
+      );
   }
   if (books.refunds.some((r) => r.status === 'pending')) problems.push(`${where}: a refund still pending`);
   if (kind.then !== undefined && kind.then !== 'cancel') {
     // One refund for the one request, whatever its retries: the answer's id is the refund's.
     const refundId = order.action?.body?.data?.id;
-    if (order.action?.status !== 201) problems.push(`${where}: refund answered ${order.action?.status} ${JSON.stringify(order.action?.body?.error ?? '')}`);
-    if (books.refunds.length !== 1 || books.refunds[0]?.id !== refundId) problems.push(`${where}: refunds ${JSON.stringify(books.refunds)} for the answer ${refundId}`);
-    if (books.refunds[0] && books.refunds[0].status !== kind.refundFinal) problems.push(`${where}: refund ${books.refunds[0].status}, expected ${kind.refundFinal}`);
+    if (order.action?.status !== 201)
+      problems.push(
+        `${where}: refund answered ${order.action?.status} ${JSON.stringify(order.action?.body?.error ?? '')}`,
+      );
+    if (books.refunds.length !== 1 || books.refunds[0]?.id !== refundId)
+      problems.push(`${where}: refunds ${JSON.stringify(books.refunds)} for the answer ${refundId}`);
+    if (books.refunds[0] && books.refunds[0].status !== kind.refundFinal)
+      problems.push(`${where}: refund ${books.refunds[0].status}, expected ${kind.refundFinal}`);
   }
   if (kind.then === 'cancel' && kind.method !== 'bank_transfer' && payment.status === 'cancelled') {
     // The approval that followed the cancel was refunded in full, once.
-    if (payment.amount_refunded !== payment.amount || books.refunds.length !== 1) problems.push(`${where}: late success refunded ${payment.amount_refunded} of ${payment.amount} in ${books.refunds.length} refunds`);
+    if (payment.amount_refunded !== payment.amount || books.refunds.length !== 1)
+      problems.push(
+        `${where}: late success refunded ${payment.amount_refunded} of ${payment.amount} in ${books.refunds.length} refunds`,
+      );
   }
   const expectedEvents = cancelLost ? ['payment.created', 'payment.completed'] : kind.events;
   const types = books.events.map((e) => e.type).sort();
-  if (JSON.stringify(types) !== JSON.stringify([...expectedEvents].sort())) problems.push(`${where}: events ${types.join(', ')}, expected ${[...expectedEvents].sort().join(', ')}`);
+  if (JSON.stringify(types) !== JSON.stringify([...expectedEvents].sort()))
+    problems.push(`${where}: events ${types.join(', ')}, expected ${[...expectedEvents].sort().join(', ')}`);
   return problems;
 }
 
@@ -334,9 +498,12 @@ export async function waitUntilSettled(db: Db, orders: Order[], timeoutMs: numbe
 
 /** Checks the merchant's books: exactly one payment per idempotency key, and the burst's orders all answered 201. */
 export async function expectOnePaymentPerKey(db: Db, merchantId: string, orders: Order[]): Promise<void> {
-  const rows = await db('payments').where({ merchant_id: merchantId }).select('id', db.raw("metadata->>'order' as order_key"));
+  const rows = await db('payments')
+    .where({ merchant_id: merchantId })
+    .select('id', db.raw("metadata->>'order' as order_key"));
   const byKey = new Map<string, string[]>();
-  for (const row of rows as { id: string; order_key: string }[]) byKey.set(row.order_key, [...(byKey.get(row.order_key) ?? []), row.id]);
+  for (const row of rows as { id: string; order_key: string }[])
+    byKey.set(row.order_key, [...(byKey.get(row.order_key) ?? []), row.id]);
   expect(rows.length, 'payments of the merchant').to.equal(orders.length);
   for (const order of orders) {
     expect(order.create?.status, `create of ${order.key}`).to.equal(201);
@@ -370,6 +537,9 @@ export function dedupe(requests: ReceivedRequest[]): Deliveries {
 
 /** The subscribed events of `merchantId` in the database (their ids). */
 export async function subscribedEventIds(db: Db, merchantId: string): Promise<Set<string>> {
-  const rows = await db('events').where({ merchant_id: merchantId }).whereIn('type', [...SUBSCRIBED_EVENTS]).select('id');
+  const rows = await db('events')
+    .where({ merchant_id: merchantId })
+    .whereIn('type', [...SUBSCRIBED_EVENTS])
+    .select('id');
   return new Set(rows.map((row: { id: string }) => row.id));
 }

@@ -50,7 +50,8 @@ describe('fault suite: kill -9 mid-burst of payments, cancels, refunds and webho
   before(async () => {
     db = createDb(testConfig().DATABASE_URL, 4);
     api = await ApiProcess.create(taskQueue, FAULT_SETTINGS);
-    // The sandbox simulators in the worker send their callbacks to this API, as providers do (docs/payments.md#provider-callbacks).
+    // The sandbox simulators in the worker send their callbacks to this API, as providers do
+    // (docs/payments.md#provider-callbacks).
     worker = new WorkerProcess(taskQueue, { ...FAULT_SETTINGS, PROVIDER_CALLBACK_BASE_URL: api.baseUrl });
     worker.start();
     await api.start();
@@ -60,10 +61,15 @@ describe('fault suite: kill -9 mid-burst of payments, cancels, refunds and webho
     await api?.kill();
     await worker?.kill();
     await db?.destroy();
-    console.log(`      fault suite: ${totals.payments} payments, ${totals.refunds} refunds, ${totals.cancels} cancels, ${totals.events} events (${totals.deliveries} deliveries received), ${totals.kills} processes killed with SIGKILL`);
+    console.log(
+      `      fault suite: ${totals.payments} payments, ${totals.refunds} refunds, ${totals.cancels} cancels, ${totals.events} events (${totals.deliveries} deliveries received), ${totals.kills} processes killed with SIGKILL`,
+    );
   });
 
-  /** A developer of the API under test with its sandbox secret key, and a webhook to `receiver` for every subscribed event. */
+  /**
+   * A developer of the API under test with its sandbox secret key, and a webhook to `receiver` for every subscribed
+   * event.
+   */
   async function merchant(receiver: Receiver): Promise<{ key: string; merchantId: string }> {
     const email = `faults-${randomBytes(6).toString('hex')}@example.com`;
     const registered = await fetch(`${api.baseUrl}/v1/auth/register`, {
@@ -72,7 +78,9 @@ describe('fault suite: kill -9 mid-burst of payments, cancels, refunds and webho
       body: JSON.stringify({ email, password: 'correct horse battery', name: 'Fault Suite' }),
     });
     expect(registered.status).to.equal(201);
-    const { data } = (await registered.json()) as { data: { developer: { merchant_id: string }; api_key: { secret: string } } };
+    const { data } = (await registered.json()) as {
+      data: { developer: { merchant_id: string }; api_key: { secret: string } };
+    };
     const webhook = await fetch(`${api.baseUrl}/v1/developer/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${data.api_key.secret}`, 'content-type': 'application/json' },
@@ -95,13 +103,18 @@ describe('fault suite: kill -9 mid-burst of payments, cancels, refunds and webho
       const refundId = order.action?.body?.data?.id;
       lines.push(`refunds by id: ${JSON.stringify(await db('refunds').where({ id: refundId ?? '' }))}`);
       lines.push(`refunds by payment: ${JSON.stringify(await db('refunds').where({ payment_id: id }))}`);
-      lines.push(`events: ${JSON.stringify(await db('events').where({ object_id: id }).select('id', 'type', 'created_at'))}`);
+      lines.push(
+        `events: ${JSON.stringify(await db('events').where({ object_id: id }).select('id', 'type', 'created_at'))}`,
+      );
       lines.push(`payment: ${JSON.stringify(await db('payments').where({ id }).first())}`);
       const runs = client.workflow.list({ query: `WorkflowId = 'payment:${id}'` });
       for await (const run of runs) {
         const history = await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
         const names = (history.events ?? []).map((e) => {
-          const type = String(temporal.api.enums.v1.EventType[e.eventType as number] ?? e.eventType).replace('EVENT_TYPE_', '');
+          const type = String(temporal.api.enums.v1.EventType[e.eventType as number] ?? e.eventType).replace(
+            'EVENT_TYPE_',
+            '',
+          );
           const activity = e.activityTaskScheduledEventAttributes?.activityType?.name ?? '';
           const marker = e.markerRecordedEventAttributes?.markerName ?? '';
           const update = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.updateId ?? '';
@@ -128,7 +141,9 @@ describe('fault suite: kill -9 mid-burst of payments, cancels, refunds and webho
       await burst.created(Math.floor(ORDERS_PER_BURST / 3));
       const killed = await fault(burst);
       await burst.done;
-      const refused = burst.orders.filter((o) => o.create?.status !== 201).map((o) => `${o.key}: ${o.create?.status} ${JSON.stringify(o.create?.body)}`);
+      const refused = burst.orders
+        .filter((o) => o.create?.status !== 201)
+        .map((o) => `${o.key}: ${o.create?.status} ${JSON.stringify(o.create?.body)}`);
       expect(refused.length, `creates not answered 201, e.g.\n${refused.slice(0, 3).join('\n')}`).to.equal(0);
 
       const problems = await waitUntilSettled(db, burst.orders, SETTLE_TIMEOUT_MS);
@@ -136,7 +151,10 @@ describe('fault suite: kill -9 mid-burst of payments, cancels, refunds and webho
       expect(problems.length, `orders not in the state their scenario implies:\n${problems.join('\n')}`).to.equal(0);
       await expectOnePaymentPerKey(db, merchantId, burst.orders);
       // Only 503 `service_unavailable` (with Retry-After) while a part is down; never a 500 (docs/api.md#errors).
-      expect(Object.keys(burst.figures.serverErrors).filter((status) => !status.startsWith('503')), 'server errors other than 503').to.deep.equal([]);
+      expect(
+        Object.keys(burst.figures.serverErrors).filter((status) => !status.startsWith('503')),
+        'server errors other than 503',
+      ).to.deep.equal([]);
 
       const events = await subscribedEventIds(db, merchantId);
       const deadline = Date.now() + SETTLE_TIMEOUT_MS;
@@ -145,7 +163,10 @@ describe('fault suite: kill -9 mid-burst of payments, cancels, refunds and webho
         await sleep(500);
         deliveries = dedupe(receiver.requests);
       }
-      expect([...deliveries.distinct].sort(), 'distinct webhook-ids received = subscribed events in the database').to.deep.equal([...events].sort());
+      expect(
+        [...deliveries.distinct].sort(),
+        'distinct webhook-ids received = subscribed events in the database',
+      ).to.deep.equal([...events].sort());
 
       const refunds = burst.orders.filter((o) => o.action && o.kind.then !== 'cancel').length;
       const cancels = burst.orders.filter((o) => o.kind.then === 'cancel').length;

@@ -30,8 +30,17 @@ describe('a refund whose first provider call never ran (fault suite finding, doc
     await insertPaymentWithCreatedEvent(db, pending, paymentEvent(pending, 'payment.created'));
     const completed = { ...withStatusChange(pending, { status: 'completed' }, now), version: 1 };
     // The workflow reserved 500, its first call never ran, the re-sent call succeeded.
-    const accepted = acceptRefund(initialPaymentState(completed), { refundId: 'ref_lostcall0000000000000001', amount: 500 }, now);
-    const settled = refundAnswerStep(accepted.state, accepted.refund.id, { status: 'succeeded', refundReference: 'momo_refund_1' }, now);
+    const accepted = acceptRefund(
+      initialPaymentState(completed),
+      { refundId: 'ref_lostcall0000000000000001', amount: 500 },
+      now,
+    );
+    const settled = refundAnswerStep(
+      accepted.state,
+      accepted.refund.id,
+      { status: 'succeeded', refundReference: 'momo_refund_1' },
+      now,
+    );
     expect(settled.refund?.status).to.equal('completed');
     expect(await db('refunds').where({ id: accepted.refund.id }).first()).to.equal(undefined);
 
@@ -39,9 +48,16 @@ describe('a refund whose first provider call never ran (fault suite finding, doc
     await updateRefundOutcome(db, settled.refund!, statusWriteOf(settled.state.payment), event);
 
     const row = await db('refunds').where({ id: accepted.refund.id }).first();
-    expect(row).to.include({ payment_id: pending.id, status: 'completed', provider_reference: 'momo_refund_1', reason: null });
+    expect(row).to.include({
+      payment_id: pending.id,
+      status: 'completed',
+      provider_reference: 'momo_refund_1',
+      reason: null,
+    });
     expect(Number(row.amount)).to.equal(500);
-    expect(Number((await db('payments').where({ id: pending.id }).first('amount_refunded')).amount_refunded)).to.equal(500);
+    expect(Number((await db('payments').where({ id: pending.id }).first('amount_refunded')).amount_refunded)).to.equal(
+      500,
+    );
     expect(await db('events').where({ id: event.id }).first('type')).to.deep.equal({ type: 'refund.completed' });
   });
 });

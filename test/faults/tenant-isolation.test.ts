@@ -36,8 +36,12 @@ const NEIGHBOUR_PAYMENTS = 5;
 async function dispatchMany(stack: Stack, merchantId: string, taskQueue: string, count: number): Promise<EventInput[]> {
   const events: EventInput[] = [];
   for (let i = 0; i < count; i += 10) {
-    const batch = await Promise.all(Array.from({ length: Math.min(10, count - i) }, () => insertEvent(stack.db, merchantId)));
-    await Promise.all(batch.map((event) => startWebhookDeliveries({ db: stack.db, temporal: stack.client, taskQueue }, event)));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(10, count - i) }, () => insertEvent(stack.db, merchantId)),
+    );
+    await Promise.all(
+      batch.map((event) => startWebhookDeliveries({ db: stack.db, temporal: stack.client, taskQueue }, event)),
+    );
     events.push(...batch);
   }
   return events;
@@ -76,26 +80,56 @@ describe('tenant isolation of webhook deliveries (docs/webhooks.md#isolation)', 
     endpoints.push(noisy.id);
     await dispatchMany(stack, noisyMerchant, stack.config.TEMPORAL_WEBHOOK_TASK_QUEUE, HANGING_DELIVERIES);
     // The endpoint holds as many requests as it will be given before the neighbour starts.
-    await until('the hanging endpoint to hold its requests', () => hanging.inFlight >= stack.config.WEBHOOK_ENDPOINT_CONCURRENCY, 30_000);
+    await until(
+      'the hanging endpoint to hold its requests',
+      () => hanging.inFlight >= stack.config.WEBHOOK_ENDPOINT_CONCURRENCY,
+      30_000,
+    );
 
     // Merchant B: a healthy endpoint and payments that complete after the simulated approval.
     const healthy = await startReceiver(() => ({ status: 204 }));
     receivers.push(healthy);
     const developer = await registerDeveloper();
-    const created = await call('/v1/developer/webhooks', { key: developer.key, body: { url: `${healthy.origin}/b`, events: ['payment.completed'] } });
+    const created = await call('/v1/developer/webhooks', {
+      key: developer.key,
+      body: { url: `${healthy.origin}/b`, events: ['payment.completed'] },
+    });
     expect(created.status).to.equal(201);
     const sentAt = new Map<string, number>();
     await Promise.all(
       Array.from({ length: NEIGHBOUR_PAYMENTS }, async (_, i) => {
         const started = Date.now();
-        const response = await call('/v1/payments', { key: developer.key, body: { amount: 1000 + i, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788123456', description: `neighbour ${i}` } });
+        const response = await call('/v1/payments', {
+          key: developer.key,
+          body: {
+            amount: 1000 + i,
+            currency: 'RWF',
+            payment_method: 'mobile_money',
+            phone_number: '+250788123456',
+            description: `neighbour ${i}`,
+          },
+        });
         expect(response.status).to.equal(201);
         sentAt.set(response.body.data.id as string, started);
       }),
     );
-    const completed = () => healthy.requests.filter((request) => request.path === '/b').map((request) => ({ request, payload: JSON.parse(request.body) as { created_at: string; data: { id: string } } }));
-    await until("the neighbour's payment.completed events", () => completed().length >= NEIGHBOUR_PAYMENTS, 60_000).catch(async (error: Error) => {
-      const statuses = await Promise.all([...sentAt.keys()].map(async (id) => (await call(`/v1/payments/${id}`, { key: developer.key })).body.data?.status as string));
+    const completed = () =>
+      healthy.requests
+        .filter((request) => request.path === '/b')
+        .map((request) => ({
+          request,
+          payload: JSON.parse(request.body) as { created_at: string; data: { id: string } },
+        }));
+    await until(
+      "the neighbour's payment.completed events",
+      () => completed().length >= NEIGHBOUR_PAYMENTS,
+      60_000,
+    ).catch(async (error: Error) => {
+      const statuses = await Promise.all(
+        [...sentAt.keys()].map(
+          async (id) => (await call(`/v1/payments/${id}`, { key: developer.key })).body.data?.status as string,
+        ),
+      );
       throw new Error(`${error.message}: ${completed().length} arrived; the payments are ${statuses.join(', ')}`);
     });
 
@@ -106,8 +140,12 @@ describe('tenant isolation of webhook deliveries (docs/webhooks.md#isolation)', 
       const deliveredMs = request.receivedAt - Date.parse(payload.created_at);
       // About the payment's normal time (the approval plus the platform's own work), well short of
       // the 10 s a hanging attempt held a shared slot; its event sent as soon as it was written.
-      expect(settledMs, `payment ${paymentId} completed ${settledMs} ms after its create`).to.be.below(approvalMs + 6_000);
-      expect(deliveredMs, `payment ${paymentId}'s event arrived ${deliveredMs} ms after it was written`).to.be.below(5_000);
+      expect(settledMs, `payment ${paymentId} completed ${settledMs} ms after its create`).to.be.below(
+        approvalMs + 6_000,
+      );
+      expect(deliveredMs, `payment ${paymentId}'s event arrived ${deliveredMs} ms after it was written`).to.be.below(
+        5_000,
+      );
     }
     // The hanging endpoint never got more than its share.
     expect(hanging.maxInFlight).to.be.at.most(stack.config.WEBHOOK_ENDPOINT_CONCURRENCY);
@@ -119,13 +157,25 @@ describe('tenant isolation of webhook deliveries (docs/webhooks.md#isolation)', 
     // A worker of its own on a queue of its own, whose endpoints take 3 requests at once.
     const taskQueue = `isolation-${randomBytes(4).toString('hex')}`;
     const config = { ...stack.config, TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WEBHOOK_ENDPOINT_CONCURRENCY: limit };
-    const providers = createProviderRegistry({ ledger: createSandboxLedger(stack.db), now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, callbackSecret: 'x'.repeat(32) });
+    const providers = createProviderRegistry({
+      ledger: createSandboxLedger(stack.db),
+      now: () => new Date(),
+      approvalDelayMs: 0,
+      bankTransferDelayMs: 0,
+      callbackSecret: 'x'.repeat(32),
+    });
     const connection = await NativeConnection.connect({ address: stack.config.TEMPORAL_ADDRESS });
     const worker = await Worker.create({
       connection,
       taskQueue,
       workflowBundle: await workflowBundle(),
-      activities: createActivities({ db: stack.db, providers, mailer: createMailer(config), temporal: stack.client, config }),
+      activities: createActivities({
+        db: stack.db,
+        providers,
+        mailer: createMailer(config),
+        temporal: stack.client,
+        config,
+      }),
     });
     const running = worker.run();
     try {
@@ -136,19 +186,35 @@ describe('tenant isolation of webhook deliveries (docs/webhooks.md#isolation)', 
       endpoints.push(webhook.id);
       const events = await dispatchMany(stack, merchantId, taskQueue, count);
       await until(`${count} deliveries`, () => slow.requests.length >= count, 90_000);
-      await until('every delivery recorded', async () => (await listDeliveries(stack.db, webhook, webhook.id, { page: 1, limit: 100 })).deliveries.every((d) => d.status === 'succeeded'), 20_000);
+      await until(
+        'every delivery recorded',
+        async () =>
+          (await listDeliveries(stack.db, webhook, webhook.id, { page: 1, limit: 100 })).deliveries.every(
+            (d) => d.status === 'succeeded',
+          ),
+        20_000,
+      );
 
       expect(slow.maxInFlight).to.equal(limit);
       // Each event once: none lost, none sent twice.
-      expect(slow.requests.map((request) => request.headers['webhook-id']).sort()).to.deep.equal(events.map((event) => event.id).sort());
+      expect(slow.requests.map((request) => request.headers['webhook-id']).sort()).to.deep.equal(
+        events.map((event) => event.id).sort(),
+      );
       const { deliveries } = await listDeliveries(stack.db, webhook, webhook.id, { page: 1, limit: 100 });
       expect(deliveries).to.have.length(count);
       for (const delivery of deliveries) {
         expect(delivery).to.include({ status: 'succeeded', attemptCount: 1 });
-        expect(delivery.attempts.map((attempt) => [attempt.attempt, attempt.outcome.statusCode])).to.deep.equal([[1, 204]]);
+        expect(delivery.attempts.map((attempt) => [attempt.attempt, attempt.outcome.statusCode])).to.deep.equal([
+          [1, 204],
+        ]);
       }
       // Every turn was given back.
-      expect(await stack.db('webhook_endpoint_turns').where({ webhook_id: webhook.id }).count<{ count: number }[]>({ count: '*' })).to.deep.equal([{ count: 0 }]);
+      expect(
+        await stack
+          .db('webhook_endpoint_turns')
+          .where({ webhook_id: webhook.id })
+          .count<{ count: number }[]>({ count: '*' }),
+      ).to.deep.equal([{ count: 0 }]);
     } finally {
       worker.shutdown();
       await running;

@@ -12,12 +12,21 @@ import { MAX_JSON_DEPTH } from '../../src/api/middleware/json-body';
 import { call, registerDeveloper, type TestDeveloper } from '../helpers/http';
 import { getStack } from '../helpers/stack';
 
-type Operation = { parameters?: { in: string }[]; requestBody?: unknown; responses: Record<string, unknown>; security?: Record<string, string[]>[] };
+type Operation = {
+  parameters?: { in: string }[];
+  requestBody?: unknown;
+  responses: Record<string, unknown>;
+  security?: Record<string, string[]>[];
+};
 type Document = { paths: Record<string, Record<string, Operation>> };
 
 /** A value for each path parameter of the document: real where the route checks it before the body. */
 function pathOf(route: string, developer: TestDeveloper): string {
-  const values: Record<string, string> = { merchant_id: developer.merchantId, provider: 'momo', environment: 'sandbox' };
+  const values: Record<string, string> = {
+    merchant_id: developer.merchantId,
+    provider: 'momo',
+    environment: 'sandbox',
+  };
   return route.replace(/\{([a-z_]+)\}/g, (_, name: string) => values[name] ?? 'pay_000000000000000000000000');
 }
 
@@ -30,7 +39,10 @@ function credentialOf(operation: Operation, developer: TestDeveloper): Record<st
   return {};
 }
 
-/** Rows a request of `merchantId` could have left: payments, refunds, webhooks, idempotency keys, documents, live-access requests. */
+/**
+ * Rows a request of `merchantId` could have left: payments, refunds, webhooks, idempotency keys, documents, live-access
+ * requests.
+ */
 async function rowsOf(merchantId: string): Promise<Record<string, number>> {
   const { db } = await getStack();
   const counts: Record<string, number> = {};
@@ -41,13 +53,17 @@ async function rowsOf(merchantId: string): Promise<Record<string, number>> {
   return counts;
 }
 
-/** True when `path` is an instance of the document's `template` (`/v1/payments/{id}`), a parameter being any one segment. */
+/**
+ * True when `path` is an instance of the document's `template` (`/v1/payments/{id}`), a parameter being any one
+ * segment.
+ */
 function templateMatches(template: string, path: string): boolean {
   return new RegExp(`^${template.replace(/\{[a-z_]+\}/g, '[^/]+')}$`).test(path);
 }
 
 /** Upper-cases a path's fixed segment `index` (not a parameter). */
-const upperSegment = (segments: string[], index: number) => segments.map((s, i) => (i === index ? s.toUpperCase() : s)).join('/');
+const upperSegment = (segments: string[], index: number) =>
+  segments.map((s, i) => (i === index ? s.toUpperCase() : s)).join('/');
 /** Percent-encodes the first letter of fixed segment `index` (`payments` → `%70ayments`). */
 const encodeSegment = (segments: string[], index: number) =>
   segments.map((s, i) => (i === index ? `%${s.charCodeAt(0).toString(16).toUpperCase()}${s.slice(1)}` : s)).join('/');
@@ -76,17 +92,22 @@ describe('OpenAPI fuzz findings (docs/api.md#errors, docs/api.md#health)', funct
   it('answers TRACE, which no route serves, with 405 method_not_allowed and the Allow header, not 501', async () => {
     // fetch() refuses to send TRACE; node:http does, as Schemathesis and curl do.
     const { baseUrl } = await getStack();
-    const response = await new Promise<{ status: number; allow: string | undefined; body: string }>((resolve, reject) => {
-      const request = http.request(`${baseUrl}/v1/auth/login`, { method: 'TRACE' }, (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, body }));
-      });
-      request.on('error', reject);
-      request.end();
-    });
+    const response = await new Promise<{ status: number; allow: string | undefined; body: string }>(
+      (resolve, reject) => {
+        const request = http.request(`${baseUrl}/v1/auth/login`, { method: 'TRACE' }, (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, body }));
+        });
+        request.on('error', reject);
+        request.end();
+      },
+    );
     expect(response.status).to.equal(405);
-    expect(JSON.parse(response.body)).to.deep.equal({ success: false, error: { code: 'method_not_allowed', message: 'TRACE is not allowed on this path' } });
+    expect(JSON.parse(response.body)).to.deep.equal({
+      success: false,
+      error: { code: 'method_not_allowed', message: 'TRACE is not allowed on this path' },
+    });
     expect(response.allow).to.match(/POST/);
   });
 
@@ -137,29 +158,62 @@ describe('OpenAPI fuzz findings (docs/api.md#errors, docs/api.md#health)', funct
           for (const [name, text] of bodies) {
             for (const key of [undefined, `deep-${sent}`]) {
               sent += 1;
-              const headers = { ...credentialOf(operation, developer), 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) };
-              const response = await call(pathOf(route, developer), { method: method.toUpperCase(), headers, rawBody: text });
+              const headers = {
+                ...credentialOf(operation, developer),
+                'content-type': 'application/json',
+                ...(key ? { 'idempotency-key': key } : {}),
+              };
+              const response = await call(pathOf(route, developer), {
+                method: method.toUpperCase(),
+                headers,
+                rawBody: text,
+              });
               // The merchant-scoped family answers `{error: message}` (docs/payments.md#merchant-scoped).
               const error = response.body?.error;
-              const code = typeof error === 'string' ? (error.includes(`more than ${MAX_JSON_DEPTH} levels`) ? 'invalid_request' : error) : error?.code;
-              if (response.status !== 400 || code !== 'invalid_request') wrong.push(`${method} ${route} ${name}${key ? ' with a key' : ''}: ${response.status} ${code}`);
+              const code =
+                typeof error === 'string'
+                  ? error.includes(`more than ${MAX_JSON_DEPTH} levels`)
+                    ? 'invalid_request'
+                    : error
+                  : error?.code;
+              if (response.status !== 400 || code !== 'invalid_request')
+                wrong.push(`${method} ${route} ${name}${key ? ' with a key' : ''}: ${response.status} ${code}`);
             }
           }
         }
       }
       expect(sent).to.be.greaterThan(100); // the document's writes, not a handful
       expect(wrong).to.deep.equal([]);
-      expect(await rowsOf(developer.merchantId)).to.deep.equal({ payments: 0, refunds: 0, webhooks: 0, idempotency_keys: 0, documents: 0, live_access_requests: 0 });
+      expect(await rowsOf(developer.merchantId)).to.deep.equal({
+        payments: 0,
+        refunds: 0,
+        webhooks: 0,
+        idempotency_keys: 0,
+        documents: 0,
+        live_access_requests: 0,
+      });
     });
 
     it(`still takes a body nested ${MAX_JSON_DEPTH} levels to validation, and refuses one level more`, async () => {
-      const nested = (levels: number) => `{"amount":1500,"currency":"RWF","payment_method":"bank_transfer","metadata":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
-      const atLimit = await call('/v1/payments', { key: developer.key, headers: { 'content-type': 'application/json' }, rawBody: nested(MAX_JSON_DEPTH) });
+      const nested = (levels: number) =>
+        `{"amount":1500,"currency":"RWF","payment_method":"bank_transfer","metadata":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+      const atLimit = await call('/v1/payments', {
+        key: developer.key,
+        headers: { 'content-type': 'application/json' },
+        rawBody: nested(MAX_JSON_DEPTH),
+      });
       expect(atLimit.status).to.equal(400);
       expect(atLimit.body.error.code).to.equal('validation_error'); // metadata must be an object: judged by the schema
-      const over = await call('/v1/payments', { key: developer.key, headers: { 'content-type': 'application/json' }, rawBody: nested(MAX_JSON_DEPTH + 1) });
+      const over = await call('/v1/payments', {
+        key: developer.key,
+        headers: { 'content-type': 'application/json' },
+        rawBody: nested(MAX_JSON_DEPTH + 1),
+      });
       expect(over.status).to.equal(400);
-      expect(over.body.error).to.deep.equal({ code: 'invalid_request', message: `request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep` });
+      expect(over.body.error).to.deep.equal({
+        code: 'invalid_request',
+        message: `request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep`,
+      });
     });
   });
 
@@ -172,7 +226,9 @@ describe('OpenAPI fuzz findings (docs/api.md#errors, docs/api.md#health)', funct
       for (const [route, operations] of Object.entries(document.paths)) {
         const path = pathOf(route, developer);
         for (const [method, operation] of Object.entries(operations)) {
-          const body = ['post', 'put', 'patch', 'delete'].includes(method) ? { headers: { 'content-type': 'application/json' }, rawBody: '{}' } : {};
+          const body = ['post', 'put', 'patch', 'delete'].includes(method)
+            ? { headers: { 'content-type': 'application/json' }, rawBody: '{}' }
+            : {};
           if ((operation.security ?? []).length > 0) {
             const own = await call(path, { method: method.toUpperCase(), ...body });
             if (own.status !== 401) wrong.push(`${method} ${path}: ${own.status}, not 401`);
@@ -182,12 +238,18 @@ describe('OpenAPI fuzz findings (docs/api.md#errors, docs/api.md#health)', funct
             const response = await call(spelling, { method: method.toUpperCase(), ...body });
             // `/v1/developer/events/STREAM` is not the stream but the event with id `STREAM`: another
             // operation of the document, which asks for its credential first.
-            const other = Object.entries(document.paths).find(([template, item]) => template !== route && item[method] !== undefined && templateMatches(template, spelling));
+            const other = Object.entries(document.paths).find(
+              ([template, item]) =>
+                template !== route && item[method] !== undefined && templateMatches(template, spelling),
+            );
             if (other && response.status === 401) continue;
             // A spelling that starts like the merchant-scoped family is answered in its shape, `{error}`.
             const error = response.body?.error;
             const code = typeof error === 'string' ? 'not_found' : error?.code;
-            if (response.status !== 404 || code !== 'not_found') wrong.push(`${method} ${spelling}: ${response.status} ${code ?? JSON.stringify(response.body).slice(0, 80)}`);
+            if (response.status !== 404 || code !== 'not_found')
+              wrong.push(
+                `${method} ${spelling}: ${response.status} ${code ?? JSON.stringify(response.body).slice(0, 80)}`,
+              );
           }
         }
       }

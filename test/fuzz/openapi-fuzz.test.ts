@@ -35,7 +35,17 @@ const CHECKS = ['not_a_server_error', 'status_code_conformance', 'response_schem
 
 /** The parts of the OpenAPI document the configuration is built from. */
 interface OpenApiDocument {
-  paths: Record<string, Record<string, { operationId: string; security?: Record<string, string[]>[]; responses: Record<string, { content?: Record<string, unknown> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId: string;
+        security?: Record<string, string[]>[];
+        responses: Record<string, { content?: Record<string, unknown> }>;
+      }
+    >
+  >;
 }
 
 /**
@@ -54,7 +64,10 @@ interface Fixtures {
   receiverUrl: string;
 }
 
-/** Header values per credential of the document (docs/api.md#credentials), read from the environment Schemathesis runs in. */
+/**
+ * Header values per credential of the document (docs/api.md#credentials), read from the environment Schemathesis runs
+ * in.
+ */
 const CREDENTIAL_HEADERS: Record<string, string> = {
   secretKey: 'Authorization = "Bearer ${FUZZ_SECRET_KEY}"',
   apiKey: '"X-API-Key" = "${FUZZ_SECRET_KEY}"',
@@ -109,14 +122,22 @@ function schemathesisConfig(document: OpenApiDocument, fixtures: Fixtures): stri
         ...PATH_DICTIONARIES.filter(([prefix, name]) => route.startsWith(prefix) && route.includes(`{${name}}`)).map(
           ([, name, dictionary]) => `"path.${name}" = { dictionary = "${dictionary}", probability = 0.5 }`,
         ),
-        ...(route.includes('{merchant_id}') ? ['"path.merchant_id" = { dictionary = "merchants", probability = 0.9 }'] : []),
-        ...(route.startsWith('/v1/developer/webhooks') ? ['"body.url" = { dictionary = "urls", probability = 0.5 }'] : []),
+        ...(route.includes('{merchant_id}')
+          ? ['"path.merchant_id" = { dictionary = "merchants", probability = 0.9 }']
+          : []),
+        ...(route.startsWith('/v1/developer/webhooks')
+          ? ['"body.url" = { dictionary = "urls", probability = 0.5 }']
+          : []),
         ...(route === '/v1/payments' ? ['"body.phone_number" = { dictionary = "phones", probability = 0.5 }'] : []),
-        ...(route.includes('{merchant_id}') ? ['"body.payment_method_data.phone_number" = { dictionary = "phones", probability = 0.5 }'] : []),
+        ...(route.includes('{merchant_id}')
+          ? ['"body.payment_method_data.phone_number" = { dictionary = "phones", probability = 0.5 }']
+          : []),
       ];
       const first = Object.keys(operation.security?.[0] ?? {})[0];
       const credential = route.startsWith('/v1/developer/keys/') ? 'otherSession' : first;
-      const streams = Object.values(operation.responses).some((response) => response.content?.['text/event-stream'] !== undefined);
+      const streams = Object.values(operation.responses).some(
+        (response) => response.content?.['text/event-stream'] !== undefined,
+      );
       if (!credential && parameters.length === 0 && !streams) continue;
       lines.push('[[operations]]', `include-operation-id = ${toml(operation.operationId)}`);
       if (credential) {
@@ -135,7 +156,12 @@ function schemathesisConfig(document: OpenApiDocument, fixtures: Fixtures): stri
 describe('OpenAPI-driven fuzz of every operation (Schemathesis, docs/api.md#health)', function () {
   this.timeout(480_000);
   const taskQueue = `fuzz-${randomBytes(4).toString('hex')}`;
-  const config = testConfig({ TEMPORAL_TASK_QUEUE: taskQueue, RATE_LIMIT_MULTIPLIER: '1000', CREATE_WAIT_MS: '3000', SANDBOX_BANK_TRANSFER_DELAY_MS: '600000' });
+  const config = testConfig({
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    RATE_LIMIT_MULTIPLIER: '1000',
+    CREATE_WAIT_MS: '3000',
+    SANDBOX_BANK_TRANSFER_DELAY_MS: '600000',
+  });
   let app: Awaited<ReturnType<typeof startApp>>;
   let worker: { worker: Worker; running: Promise<void>; connection: NativeConnection } | undefined;
   let receiver: Receiver;
@@ -148,7 +174,10 @@ describe('OpenAPI-driven fuzz of every operation (Schemathesis, docs/api.md#heal
   async function api(method: string, route: string, body?: unknown): Promise<{ status: number; data: any }> {
     const response = await fetch(`${app.baseUrl}${route}`, {
       method,
-      headers: { authorization: `Bearer ${developer.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${developer.key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, data: ((await response.json()) as { data: any }).data };
@@ -174,7 +203,13 @@ describe('OpenAPI-driven fuzz of every operation (Schemathesis, docs/api.md#heal
       connection,
       taskQueue,
       workflowBundle: await workflowBundle(),
-      activities: createActivities({ db, providers: providerRegistryFromConfig(createSandboxLedger(db), config), temporal: client, mailer: createMailer(config), config }),
+      activities: createActivities({
+        db,
+        providers: providerRegistryFromConfig(createSandboxLedger(db), config),
+        temporal: client,
+        mailer: createMailer(config),
+        config,
+      }),
       shutdownGraceTime: '1 second',
       shutdownForceTime: '3 seconds',
     });
@@ -183,19 +218,42 @@ describe('OpenAPI-driven fuzz of every operation (Schemathesis, docs/api.md#heal
     developer = await registerDeveloper();
     other = await registerDeveloper();
 
-    const webhook = await api('POST', '/v1/developer/webhooks', { url: `${receiver.origin}/hooks`, events: ['payment.created', 'payment.completed', 'refund.completed'] });
+    const webhook = await api('POST', '/v1/developer/webhooks', {
+      url: `${receiver.origin}/hooks`,
+      events: ['payment.created', 'payment.completed', 'refund.completed'],
+    });
     expect(webhook.status).to.equal(201);
     // Completed payments to refund and pending bank transfers to cancel or simulate: the fuzz uses up a few.
     const payments = await Promise.all(
       [1, 2, 3, 4].flatMap((i) => [
-        api('POST', '/v1/payments', { amount: 1500 * i, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' }),
+        api('POST', '/v1/payments', {
+          amount: 1500 * i,
+          currency: 'RWF',
+          payment_method: 'mobile_money',
+          phone_number: '+250788000001',
+        }),
         api('POST', '/v1/payments', { amount: 2500 * i, currency: 'RWF', payment_method: 'bank_transfer' }),
       ]),
     );
     expect(payments.map((p) => p.status)).to.deep.equal(Array(payments.length).fill(201));
-    const delivery = await eventually('a delivery', async () => (await api('GET', `/v1/developer/webhooks/${webhook.data.id}/deliveries`)).data.deliveries[0]?.id as string | undefined);
-    const event = await eventually('an event', async () => (await api('GET', '/v1/developer/events')).data.events[0]?.id as string | undefined);
-    fixtures = { payments: payments.map((p) => p.data.id as string), webhooks: [webhook.data.id], deliveries: [delivery], events: [event], merchantId: developer.merchantId, receiverUrl: `${receiver.origin}/hooks` };
+    const delivery = await eventually(
+      'a delivery',
+      async () =>
+        (await api('GET', `/v1/developer/webhooks/${webhook.data.id}/deliveries`)).data.deliveries[0]?.id as
+          string | undefined,
+    );
+    const event = await eventually(
+      'an event',
+      async () => (await api('GET', '/v1/developer/events')).data.events[0]?.id as string | undefined,
+    );
+    fixtures = {
+      payments: payments.map((p) => p.data.id as string),
+      webhooks: [webhook.data.id],
+      deliveries: [delivery],
+      events: [event],
+      merchantId: developer.merchantId,
+      receiverUrl: `${receiver.origin}/hooks`,
+    };
   });
 
   after(async () => {
@@ -215,19 +273,32 @@ describe('OpenAPI-driven fuzz of every operation (Schemathesis, docs/api.md#heal
     const configFile = path.join(runDir, 'schemathesis.toml');
     fs.writeFileSync(configFile, schemathesisConfig(document, fixtures));
     const args = [
-      '--config-file', configFile, 'run', `${app.baseUrl}/v1/openapi.json`,
-      '--checks', CHECKS.join(','),
-      '--workers', '2',
-      '--seed', process.env.FUZZ_SEED ?? '15',
+      '--config-file',
+      configFile,
+      'run',
+      `${app.baseUrl}/v1/openapi.json`,
+      '--checks',
+      CHECKS.join(','),
+      '--workers',
+      '2',
+      '--seed',
+      process.env.FUZZ_SEED ?? '15',
       '--no-color',
-      '--report', 'har',
-      '--report-dir', reportDir,
+      '--report',
+      'har',
+      '--report-dir',
+      reportDir,
     ];
     const started = Date.now();
     const run = await new Promise<{ code: number | null; output: string }>((resolve) => {
       const child = spawn(st, args, {
         cwd: runDir,
-        env: { ...process.env, FUZZ_SECRET_KEY: developer.key, FUZZ_SESSION: developer.token, FUZZ_OTHER_SESSION: other.token },
+        env: {
+          ...process.env,
+          FUZZ_SECRET_KEY: developer.key,
+          FUZZ_SESSION: developer.token,
+          FUZZ_OTHER_SESSION: other.token,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';
@@ -245,7 +316,9 @@ describe('OpenAPI-driven fuzz of every operation (Schemathesis, docs/api.md#heal
     });
     const cases = /(\d+) generated, (.*)/.exec(run.output);
     const operations = /Tested: (\d+)/.exec(run.output)?.[1];
-    console.log(`      fuzz: ${operations ?? '?'} operations, ${cases ? `${cases[1]} cases (${cases[2].trim()})` : 'no case count'} in ${Math.round((Date.now() - started) / 1000)} s, seed ${process.env.FUZZ_SEED ?? '15'}`);
+    console.log(
+      `      fuzz: ${operations ?? '?'} operations, ${cases ? `${cases[1]} cases (${cases[2].trim()})` : 'no case count'} in ${Math.round((Date.now() - started) / 1000)} s, seed ${process.env.FUZZ_SEED ?? '15'}`,
+    );
     // The whole report on failure: each failure with its curl reproduction.
     if (run.code !== 0) console.log(run.output);
     expect(run.code, 'Schemathesis reported failures (see its report above)').to.equal(0);

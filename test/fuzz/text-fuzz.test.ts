@@ -66,7 +66,9 @@ function encodeQueryValue(value: string): string {
       out += encodeURIComponent(value.slice(i, i + 2));
       i++;
     } else if (unit >= 0xd800 && unit <= 0xdfff) {
-      out += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+      out += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join('');
     } else {
       out += encodeURIComponent(value[i] as string);
     }
@@ -88,14 +90,20 @@ describe('text fuzz of every string field of every operation (docs/limits.md#req
   }
 
   /** Every string field of `schema`, as paths; a record's keys as a path ending in RECORD_KEY. */
-  function stringFields(schema: Schema | undefined, path: FieldPath = [], depth = 0): (FieldPath | [...FieldPath, typeof RECORD_KEY])[] {
+  function stringFields(
+    schema: Schema | undefined,
+    path: FieldPath = [],
+    depth = 0,
+  ): (FieldPath | [...FieldPath, typeof RECORD_KEY])[] {
     const s = resolve(schema);
     if (!s || depth > 8) return [];
     const found: (FieldPath | [...FieldPath, typeof RECORD_KEY])[] = [];
-    for (const options of [s.anyOf, s.oneOf, s.allOf]) for (const option of options ?? []) found.push(...stringFields(option, path, depth + 1));
+    for (const options of [s.anyOf, s.oneOf, s.allOf])
+      for (const option of options ?? []) found.push(...stringFields(option, path, depth + 1));
     const types = Array.isArray(s.type) ? s.type : [s.type];
     if (types.includes('string')) found.push(path);
-    for (const [key, property] of Object.entries(s.properties ?? {})) found.push(...stringFields(property, [...path, key], depth + 1));
+    for (const [key, property] of Object.entries(s.properties ?? {}))
+      found.push(...stringFields(property, [...path, key], depth + 1));
     if (s.additionalProperties && typeof s.additionalProperties === 'object') {
       found.push([...path, RECORD_KEY]);
       found.push(...stringFields(s.additionalProperties, [...path, 'fuzz'], depth + 1));
@@ -110,12 +118,17 @@ describe('text fuzz of every string field of every operation (docs/limits.md#req
     if (path.length === 0) return value;
     const [head, ...rest] = path;
     if (head === RECORD_KEY) return { [value]: 'v' };
-    const base = (body !== null && typeof body === 'object' ? structuredClone(body) : typeof head === 'number' ? [] : {}) as Record<string | number, unknown>;
+    const base = (
+      body !== null && typeof body === 'object' ? structuredClone(body) : typeof head === 'number' ? [] : {}
+    ) as Record<string | number, unknown>;
     base[head as string | number] = withValue(base[head as string | number], rest, value);
     return base;
   }
 
-  /** The path with its parameters filled by real objects of the developer (a refund path gets a completed payment, a cancel an open one). */
+  /**
+   * The path with its parameters filled by real objects of the developer (a refund path gets a completed payment, a
+   * cancel an open one).
+   */
   function concretePath(route: string, counter: number): string {
     const payments = route.endsWith('/cancel') ? open : completed;
     return route
@@ -140,7 +153,10 @@ describe('text fuzz of every string field of every operation (docs/limits.md#req
   function echoes(value: unknown, marker: string): string[] {
     if (typeof value === 'string') return value.includes(marker) ? [value] : [];
     if (value === null || typeof value !== 'object') return [];
-    return Object.entries(value).flatMap(([key, item]) => [...(key.includes(marker) ? [key] : []), ...echoes(item, marker)]);
+    return Object.entries(value).flatMap(([key, item]) => [
+      ...(key.includes(marker) ? [key] : []),
+      ...echoes(item, marker),
+    ]);
   }
 
   before(async () => {
@@ -152,10 +168,19 @@ describe('text fuzz of every string field of every operation (docs/limits.md#req
       expect(response.status, JSON.stringify(response.body)).to.equal(201);
       return response.body.data.id as string;
     };
-    completed = await Promise.all([1, 2, 3].map(() => create({ amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' })));
-    open = await Promise.all([1, 2].map(() => create({ amount: 2500, currency: 'RWF', payment_method: 'bank_transfer' })));
+    completed = await Promise.all(
+      [1, 2, 3].map(() =>
+        create({ amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' }),
+      ),
+    );
+    open = await Promise.all(
+      [1, 2].map(() => create({ amount: 2500, currency: 'RWF', payment_method: 'bank_transfer' })),
+    );
     for (const id of completed) await waitForPayment(developer.key, id, (p) => p.status === 'completed');
-    const webhook = await call('/v1/developer/webhooks', { key: developer.key, body: { url: 'http://127.0.0.1:9/hooks', events: ['refund.completed'] } });
+    const webhook = await call('/v1/developer/webhooks', {
+      key: developer.key,
+      body: { url: 'http://127.0.0.1:9/hooks', events: ['refund.completed'] },
+    });
     expect(webhook.status, JSON.stringify(webhook.body)).to.equal(201);
     webhookId = webhook.body.data.id as string;
   });
@@ -168,7 +193,9 @@ describe('text fuzz of every string field of every operation (docs/limits.md#req
       for (const [method, operation] of Object.entries(operations)) {
         const json = operation.requestBody?.content?.['application/json'];
         const fields = json ? stringFields(json.schema) : [];
-        const queries = (operation.parameters ?? []).filter((p) => p.in === 'query' && stringFields(p.schema).length > 0);
+        const queries = (operation.parameters ?? []).filter(
+          (p) => p.in === 'query' && stringFields(p.schema).length > 0,
+        );
         for (const field of fields) {
           for (const hostile of hostileValues(`fz${counter}-`)) {
             const n = counter++;
@@ -176,8 +203,16 @@ describe('text fuzz of every string field of every operation (docs/limits.md#req
             cases.push({
               label,
               run: async () => {
-                const body = withValue(json?.example ?? {}, field as (string | number | typeof RECORD_KEY)[], hostile.value);
-                const response = await call(concretePath(route, n), { method: method.toUpperCase(), headers: headersFor(operation), body });
+                const body = withValue(
+                  json?.example ?? {},
+                  field as (string | number | typeof RECORD_KEY)[],
+                  hostile.value,
+                );
+                const response = await call(concretePath(route, n), {
+                  method: method.toUpperCase(),
+                  headers: headersFor(operation),
+                  body,
+                });
                 return judge(route, response.status, response.body, hostile, `fz${n}-`, 'body');
               },
             });
@@ -190,8 +225,14 @@ describe('text fuzz of every string field of every operation (docs/limits.md#req
               label: `${method.toUpperCase()} ${route} query.${parameter.name} ${hostile.name}`,
               run: async () => {
                 const url = `${baseUrl}${concretePath(route, n)}?${encodeURIComponent(parameter.name)}=${encodeQueryValue(hostile.value)}`;
-                const response = await fetch(url, { method: method.toUpperCase(), headers: headersFor(operation), signal: AbortSignal.timeout(20_000) });
-                const text = response.headers.get('content-type')?.includes('event-stream') ? (await response.body?.cancel(), '') : await response.text();
+                const response = await fetch(url, {
+                  method: method.toUpperCase(),
+                  headers: headersFor(operation),
+                  signal: AbortSignal.timeout(20_000),
+                });
+                const text = response.headers.get('content-type')?.includes('event-stream')
+                  ? (await response.body?.cancel(), '')
+                  : await response.text();
                 let parsed: unknown = text;
                 try {
                   parsed = JSON.parse(text);
@@ -207,7 +248,14 @@ describe('text fuzz of every string field of every operation (docs/limits.md#req
     }
 
     /** Why the answer breaks the rule, or undefined when it keeps it. */
-    function judge(route: string, status: number, body: unknown, hostile: ReturnType<typeof hostileValues>[number], marker: string, where: 'body' | 'query'): string | undefined {
+    function judge(
+      route: string,
+      status: number,
+      body: unknown,
+      hostile: ReturnType<typeof hostileValues>[number],
+      marker: string,
+      where: 'body' | 'query',
+    ): string | undefined {
       if (status >= 500) return `answered ${status}: ${JSON.stringify(body).slice(0, 300)}`;
       if (hostile.huge) {
         // A body over 1 MB is 413; a query that long is refused by the HTTP server (431) or the app (400).
@@ -215,12 +263,15 @@ describe('text fuzz of every string field of every operation (docs/limits.md#req
         if (where === 'query' && status < 400) return `answered ${status} to a 1 MB query`;
         return undefined;
       }
-      // Provider callbacks authenticate by the provider's signature over the raw body, checked before it is read: unsigned is 401, nothing read or stored.
+      // Provider callbacks authenticate by the provider's signature over the raw body, checked before it is read:
+      // unsigned is 401, nothing read or stored.
       const refusedUnread = route.startsWith('/v1/provider-callbacks/') && status === 401;
-      if (!hostile.storable && where === 'body' && status !== 400 && !refusedUnread) return `answered ${status}, not 400, to text that cannot be stored: ${JSON.stringify(body).slice(0, 300)}`;
+      if (!hostile.storable && where === 'body' && status !== 400 && !refusedUnread)
+        return `answered ${status}, not 400, to text that cannot be stored: ${JSON.stringify(body).slice(0, 300)}`;
       if (status >= 200 && status < 300) {
         for (const echoed of echoes(body, marker)) {
-          if (!echoed.includes(hostile.value)) return `echoed ${JSON.stringify(echoed.slice(0, 80))} instead of ${JSON.stringify(hostile.value.slice(0, 80))}`;
+          if (!echoed.includes(hostile.value))
+            return `echoed ${JSON.stringify(echoed.slice(0, 80))} instead of ${JSON.stringify(hostile.value.slice(0, 80))}`;
         }
       }
       return undefined;
@@ -246,32 +297,72 @@ describe('text fuzz of every string field of every operation (docs/limits.md#req
     const payments = db('payments').where({ merchant_id: developer.merchantId }).select('id');
     // Refunds in flight settle at once with these numbers; wait until none is pending.
     const deadline = Date.now() + 20_000;
-    while ((await db('refunds').whereIn('payment_id', payments.clone()).where({ status: 'pending' }).first()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    while (
+      (await db('refunds').whereIn('payment_id', payments.clone()).where({ status: 'pending' }).first()) &&
+      Date.now() < deadline
+    )
+      await new Promise((r) => setTimeout(r, 200));
     const providerRefunds = (await db('sandbox_provider_refunds as s')
       .join('payments as p', 'p.provider_reference', 's.provider_reference')
       .where('p.merchant_id', developer.merchantId)
-      .select('s.idempotency_key', 's.amount', 's.status', 'p.id as payment_id')) as { idempotency_key: string; amount: number; status: string; payment_id: string }[];
-    const refunds = (await db('refunds').whereIn('payment_id', payments.clone()).select('id', 'payment_id', 'amount', 'status', 'reason')) as { id: string; payment_id: string; amount: number; status: string; reason: string | null }[];
+      .select('s.idempotency_key', 's.amount', 's.status', 'p.id as payment_id')) as {
+      idempotency_key: string;
+      amount: number;
+      status: string;
+      payment_id: string;
+    }[];
+    const refunds = (await db('refunds')
+      .whereIn('payment_id', payments.clone())
+      .select('id', 'payment_id', 'amount', 'status', 'reason')) as {
+      id: string;
+      payment_id: string;
+      amount: number;
+      status: string;
+      reason: string | null;
+    }[];
     for (const made of providerRefunds) {
       const row = refunds.find((r) => `refund:${r.id}` === made.idempotency_key);
       expect(row, `the provider refunded ${made.idempotency_key} with no refund row`).to.not.equal(undefined);
-      expect(row).to.include({ payment_id: made.payment_id, amount: Number(made.amount), status: made.status === 'succeeded' ? 'completed' : 'pending' });
+      expect(row).to.include({
+        payment_id: made.payment_id,
+        amount: Number(made.amount),
+        status: made.status === 'succeeded' ? 'completed' : 'pending',
+      });
     }
-    for (const { id, amount_refunded: refunded } of (await db('payments').where({ merchant_id: developer.merchantId }).select('id', 'amount_refunded')) as { id: string; amount_refunded: number }[]) {
-      const byProvider = providerRefunds.filter((r) => r.payment_id === id && r.status === 'succeeded').reduce((sum, r) => sum + Number(r.amount), 0);
-      const byRows = refunds.filter((r) => r.payment_id === id && r.status === 'completed').reduce((sum, r) => sum + Number(r.amount), 0);
+    for (const { id, amount_refunded: refunded } of (await db('payments')
+      .where({ merchant_id: developer.merchantId })
+      .select('id', 'amount_refunded')) as { id: string; amount_refunded: number }[]) {
+      const byProvider = providerRefunds
+        .filter((r) => r.payment_id === id && r.status === 'succeeded')
+        .reduce((sum, r) => sum + Number(r.amount), 0);
+      const byRows = refunds
+        .filter((r) => r.payment_id === id && r.status === 'completed')
+        .reduce((sum, r) => sum + Number(r.amount), 0);
       expect([refunded, byRows], id).to.deep.equal([byProvider, byProvider]);
     }
     const completedRefunds = refunds.filter((r) => r.status === 'completed').map((r) => r.id);
-    const events = (await db('events').where({ merchant_id: developer.merchantId, type: 'refund.completed' }).select(db.raw("data->>'id' as id"))) as { id: string }[];
+    const events = (await db('events')
+      .where({ merchant_id: developer.merchantId, type: 'refund.completed' })
+      .select(db.raw("data->>'id' as id"))) as { id: string }[];
     expect(events.map((e) => e.id).sort()).to.deep.equal(completedRefunds.sort());
     expect(completedRefunds.length, 'the fuzz made no refund: it did not reach past validation').to.be.greaterThan(0);
     // Nothing the fuzz sent was stored altered (a lone surrogate would be U+FFFD in a text column).
-    for (const [table, column] of [['payments', 'description'], ['payments', 'cancellation_reason'], ['refunds', 'reason'], ['webhooks', 'description']] as const) {
-      const altered = await db(table).where({ merchant_id: developer.merchantId }).where(column, 'like', '%\ufffd%').first('id');
+    for (const [table, column] of [
+      ['payments', 'description'],
+      ['payments', 'cancellation_reason'],
+      ['refunds', 'reason'],
+      ['webhooks', 'description'],
+    ] as const) {
+      const altered = await db(table)
+        .where({ merchant_id: developer.merchantId })
+        .where(column, 'like', '%\ufffd%')
+        .first('id');
       expect(altered, `${table}.${column}`).to.equal(undefined);
     }
-    const alteredEvent = await db('events').where({ merchant_id: developer.merchantId }).whereRaw('data::text like ?', ['%\ufffd%']).first('id');
+    const alteredEvent = await db('events')
+      .where({ merchant_id: developer.merchantId })
+      .whereRaw('data::text like ?', ['%\ufffd%'])
+      .first('id');
     expect(alteredEvent).to.equal(undefined);
   });
 });

@@ -11,14 +11,18 @@ import { buildOpenApiDocument, ROUTE_DOCS } from '../../src/api/openapi';
 import { envelopeError, plainError } from '../../src/views/envelope';
 import { getStack } from './stack';
 
-/** Where `value` has a field `schema` does not declare (dotted paths), looking through optional, nullable, arrays, unions and records. */
+/**
+ * Where `value` has a field `schema` does not declare (dotted paths), looking through optional, nullable, arrays,
+ * unions and records.
+ */
 export function undocumentedFields(schema: z.ZodType, value: unknown, at = '$'): string[] {
   const def = (schema as unknown as { _zod: { def: Record<string, any> } })._zod.def;
   switch (def.type) {
     case 'object': {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
       const shape = def.shape as Record<string, z.ZodType>;
-      const loose = def.catchall !== undefined && (def.catchall as { _zod: { def: { type: string } } })._zod.def.type !== 'never';
+      const loose =
+        def.catchall !== undefined && (def.catchall as { _zod: { def: { type: string } } })._zod.def.type !== 'never';
       return Object.entries(value).flatMap(([key, field]) => {
         const fieldSchema = shape[key];
         if (fieldSchema) return undocumentedFields(fieldSchema, field, `${at}.${key}`);
@@ -26,7 +30,9 @@ export function undocumentedFields(schema: z.ZodType, value: unknown, at = '$'):
       });
     }
     case 'array':
-      return Array.isArray(value) ? value.flatMap((item, index) => undocumentedFields(def.element, item, `${at}[${index}]`)) : [];
+      return Array.isArray(value)
+        ? value.flatMap((item, index) => undocumentedFields(def.element, item, `${at}[${index}]`))
+        : [];
     case 'optional':
     case 'nullable':
     case 'default':
@@ -40,7 +46,9 @@ export function undocumentedFields(schema: z.ZodType, value: unknown, at = '$'):
     case 'pipe':
       return undocumentedFields(def.in, value, at);
     case 'record':
-      return value !== null && typeof value === 'object' ? Object.entries(value).flatMap(([key, item]) => undocumentedFields(def.valueType, item, `${at}.${key}`)) : [];
+      return value !== null && typeof value === 'object'
+        ? Object.entries(value).flatMap(([key, item]) => undocumentedFields(def.valueType, item, `${at}.${key}`))
+        : [];
     case 'lazy':
       return undocumentedFields(def.getter(), value, at);
     default:
@@ -53,11 +61,16 @@ export function undocumentedFields(schema: z.ZodType, value: unknown, at = '$'):
  */
 export function conformanceProblems(schema: z.ZodType, value: unknown): string[] {
   const parsed = schema.safeParse(value);
-  const issues = parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.') || '$'}: ${issue.message}`);
+  const issues = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.join('.') || '$'}: ${issue.message}`);
   return [...issues, ...undocumentedFields(schema, value).map((field) => `${field} is not in the document`)];
 }
 
-type DocumentedResponses = Record<string, { content?: { 'application/json'?: { examples?: Record<string, unknown> } } }>;
+type DocumentedResponses = Record<
+  string,
+  { content?: { 'application/json'?: { examples?: Record<string, unknown> } } }
+>;
 let document: { paths: Record<string, Record<string, { responses: DocumentedResponses }>> } | undefined;
 
 /** The problems of one answer of `method schemaPath` against the document; empty when it conforms. */
@@ -74,7 +87,10 @@ async function answerProblems(method: string, schemaPath: string, response: Resp
   const problems = conformanceProblems(route.plainErrors ? plainError : envelopeError, body);
   const codes = Object.keys(documented[String(response.status)]?.content?.['application/json']?.examples ?? {});
   const code = (body as { error?: { code?: string } }).error?.code;
-  if (!route.plainErrors && code !== undefined && !codes.includes(code)) problems.push(`error code ${code} is not documented for status ${response.status} (documented: ${codes.join(', ')})`);
+  if (!route.plainErrors && code !== undefined && !codes.includes(code))
+    problems.push(
+      `error code ${code} is not documented for status ${response.status} (documented: ${codes.join(', ')})`,
+    );
   return problems;
 }
 
@@ -89,7 +105,10 @@ export async function testClient(credential: PaycollectCredential): Promise<Payc
   client.use({
     async onResponse({ request, response, schemaPath }) {
       const problems = await answerProblems(request.method.toLowerCase(), schemaPath, response);
-      if (problems.length > 0) throw new Error(`${request.method} ${schemaPath} → ${response.status} does not match the OpenAPI document:\n  ${problems.join('\n  ')}`);
+      if (problems.length > 0)
+        throw new Error(
+          `${request.method} ${schemaPath} → ${response.status} does not match the OpenAPI document:\n  ${problems.join('\n  ')}`,
+        );
       return undefined;
     },
   });

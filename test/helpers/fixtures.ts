@@ -1,4 +1,7 @@
-/** Rows and snapshots the workflow tests start from (a developer to own the payments, docs/api.md#merchants-and-environments). */
+/**
+ * Rows and snapshots the workflow tests start from (a developer to own the payments,
+ * docs/api.md#merchants-and-environments).
+ */
 import { insertDeveloperWithKey } from '../../src/db/developers';
 import type { Db } from '../../src/db/knex';
 import type { Environment } from '../../src/domain/environment';

@@ -17,11 +17,18 @@ async function main(): Promise<void> {
   const providers: ProviderRegistry = {
     get(environment, code) {
       const provider = sandbox.get(environment, code) as PaymentProvider;
-      return { ...provider, initiate: async (request) => provider.initiate(request).then(() => new Promise<never>(() => undefined)) };
+      return {
+        ...provider,
+        initiate: async (request) => provider.initiate(request).then(() => new Promise<never>(() => undefined)),
+      };
     },
   };
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const worker = await Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, ...workerOptions({ ...deps, providers }, config.TEMPORAL_TASK_QUEUE) });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    ...workerOptions({ ...deps, providers }, config.TEMPORAL_TASK_QUEUE),
+  });
   await worker.run();
 }
 

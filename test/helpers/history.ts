@@ -13,7 +13,9 @@ export function patchesIn(events: HistoryEvent[]): { ids: string[]; changeVersio
     const data = marker?.markerName === 'core_patch' ? marker.details?.['patch-data']?.payloads?.[0]?.data : undefined;
     return data ? [String((JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id)] : [];
   });
-  const changeVersionUpserts = events.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion).length;
+  const changeVersionUpserts = events.filter(
+    (e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion,
+  ).length;
   return { ids, changeVersionUpserts };
 }
 

@@ -61,7 +61,12 @@ export async function registerDeveloper(): Promise<TestDeveloper> {
 }
 
 /** Polls `GET /v1/payments/{id}` until `predicate` holds or `timeoutMs` passes; returns the last payment. */
-export async function waitForPayment(key: string, id: string, predicate: (payment: any) => boolean, timeoutMs = 15_000): Promise<any> {
+export async function waitForPayment(
+  key: string,
+  id: string,
+  predicate: (payment: any) => boolean,
+  timeoutMs = 15_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await call(`/v1/payments/${id}`, { key });

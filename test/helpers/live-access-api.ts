@@ -1,4 +1,7 @@
-/** Live access over real HTTP (docs/live-access.md#review) and the admin command run as its own process (docs/live-access.md#admin-command). */
+/**
+ * Live access over real HTTP (docs/live-access.md#review) and the admin command run as its own process
+ * (docs/live-access.md#admin-command).
+ */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { call, registerDeveloper, type TestDeveloper } from './http';
@@ -23,7 +26,10 @@ export function session(developer: TestDeveloper): Record<string, string> {
 export async function developerWithOpenRequest(): Promise<{ developer: TestDeveloper; requestId: string }> {
   const developer = await registerDeveloper();
   await uploadRequiredDocuments(developer.token);
-  const response = await call('/v1/developer/live-access/request', { body: VALID_REQUEST, headers: session(developer) });
+  const response = await call('/v1/developer/live-access/request', {
+    body: VALID_REQUEST,
+    headers: session(developer),
+  });
   if (response.status !== 201) throw new Error(`request failed: ${response.status} ${JSON.stringify(response.body)}`);
   return { developer, requestId: response.body.data.live_access_request.id };
 }
@@ -42,9 +48,17 @@ const ROOT = path.resolve(__dirname, '../..');
  * (DATABASE_URL, TEMPORAL_ADDRESS, DOCUMENT_STORE_DIR …), as a reviewer would run `npm run admin`;
  * `cwd` is the checkout by default (where `npm start` writes var/runtime.json).
  */
-export function runAdminProcess(args: string[], env: NodeJS.ProcessEnv = process.env, cwd: string = ROOT): Promise<AdminRun> {
+export function runAdminProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = ROOT,
+): Promise<AdminRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'src/cli/admin.ts'), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'src/cli/admin.ts'), ...args], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

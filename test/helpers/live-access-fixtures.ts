@@ -1,4 +1,7 @@
-/** Rows the live access tests start from: a developer and a filed request (docs/live-access.md#review), and reading the outbox (docs/live-access.md#e-mail). */
+/**
+ * Rows the live access tests start from: a developer and a filed request (docs/live-access.md#review), and reading the
+ * outbox (docs/live-access.md#e-mail).
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import { insertDeveloperWithKey } from '../../src/db/developers';
@@ -80,7 +83,9 @@ export interface OutboxMail {
 
 /** Decodes a quoted-printable body (nodemailer's choice for long or non-ASCII lines). */
 function decodeQuotedPrintable(text: string): string {
-  const bytes = text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const bytes = text
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   return Buffer.from(bytes, 'latin1').toString('utf8');
 }
 
@@ -110,7 +115,11 @@ export function mailsAbout(outboxDir: string, requestId: string): OutboxMail[] {
 }
 
 /** Polls `probe` every 100 ms until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

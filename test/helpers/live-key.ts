@@ -1,4 +1,7 @@
-/** A live secret key for a test merchant, inserted directly (the live access review grants them in the product, docs/live-access.md#approval). */
+/**
+ * A live secret key for a test merchant, inserted directly (the live access review grants them in the product,
+ * docs/live-access.md#approval).
+ */
 import { newId } from '../../src/lib/ids';
 import { issueSecretKey } from '../../src/lib/secret-keys';
 import { getStack } from './stack';
@@ -7,6 +10,12 @@ import { getStack } from './stack';
 export async function insertLiveKey(merchantId: string): Promise<string> {
   const { db } = await getStack();
   const key = issueSecretKey('live');
-  await db('api_keys').insert({ id: newId('key_'), merchant_id: merchantId, environment: 'live', key_hash: key.hash, last4: key.last4 });
+  await db('api_keys').insert({
+    id: newId('key_'),
+    merchant_id: merchantId,
+    environment: 'live',
+    key_hash: key.hash,
+    last4: key.last4,
+  });
   return key.secret;
 }

@@ -50,19 +50,36 @@ export async function approvedLiveMerchant(): Promise<{ liveKey: string; merchan
   if (run.code !== 0) throw new Error(`admin approve failed: ${run.stderr}`);
   for (let i = 0; i < 100; i++) {
     const revealed = await call('/v1/developer/live-access/live-key', { method: 'POST', headers: session(developer) });
-    if (revealed.status === 200 || revealed.status === 201) return { liveKey: revealed.body.data.secret, merchantId: developer.merchantId };
+    if (revealed.status === 200 || revealed.status === 201)
+      return { liveKey: revealed.body.data.secret, merchantId: developer.merchantId };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error('the live key never appeared after approval');
 }
 
-/** A call to `baseUrl + path` with the secret `key` (`call` of ./http.ts on another service); answers status and parsed body. */
-export async function callService(baseUrl: string, path: string, key: string, options: Omit<CallOptions, 'key' | 'baseUrl'> = {}): Promise<{ status: number; body: any }> {
+/**
+ * A call to `baseUrl + path` with the secret `key` (`call` of ./http.ts on another service); answers status and parsed
+ * body.
+ */
+export async function callService(
+  baseUrl: string,
+  path: string,
+  key: string,
+  options: Omit<CallOptions, 'key' | 'baseUrl'> = {},
+): Promise<{ status: number; body: any }> {
   return call(path, { ...options, key, baseUrl });
 }
 
-/** Polls `GET /v1/payments/{id}` on `baseUrl` until `predicate` holds; throws after `timeoutMs` with the last payment. */
-export async function waitForLivePayment(baseUrl: string, key: string, id: string, predicate: (payment: any) => boolean, timeoutMs = 30_000): Promise<any> {
+/**
+ * Polls `GET /v1/payments/{id}` on `baseUrl` until `predicate` holds; throws after `timeoutMs` with the last payment.
+ */
+export async function waitForLivePayment(
+  baseUrl: string,
+  key: string,
+  id: string,
+  predicate: (payment: any) => boolean,
+  timeoutMs = 30_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   let last: any;
   while (Date.now() < deadline) {

@@ -20,7 +20,13 @@ const ROOT = path.resolve(__dirname, '../..');
 /** An API listening on a free port with `config` (its task queue), and how to stop it. */
 export async function startApp(config: Config): Promise<{ baseUrl: string; close(): Promise<void> }> {
   const stack = await getStack();
-  const app = createApp({ config, db: stack.db, temporal: stack.client, providers: providerRegistryFromConfig(createSandboxLedger(stack.db), config), logger: createLogger('test-app', 'silent') });
+  const app = createApp({
+    config,
+    db: stack.db,
+    temporal: stack.client,
+    providers: providerRegistryFromConfig(createSandboxLedger(stack.db), config),
+    logger: createLogger('test-app', 'silent'),
+  });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -46,7 +52,9 @@ class EntryProcess {
       stdio: ['ignore', 'ignore', 'pipe'],
       detached: true,
     });
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.stderrTail = (this.stderrTail + chunk).slice(-4096)));
+    child.stderr
+      ?.setEncoding('utf8')
+      .on('data', (chunk: string) => (this.stderrTail = (this.stderrTail + chunk).slice(-4096)));
     this.child = child;
     return child;
   }
@@ -88,7 +96,12 @@ export class WorkerProcess extends EntryProcess {
 
   /** Starts the entry; `metricsPort` 0 serves no metrics. Does not wait for it to poll. */
   start(metricsPort = 0): void {
-    this.spawnEntry(this.entry, { TEMPORAL_TASK_QUEUE: this.taskQueue, LOG_LEVEL: 'silent', WORKER_METRICS_PORT: String(metricsPort), ...this.env });
+    this.spawnEntry(this.entry, {
+      TEMPORAL_TASK_QUEUE: this.taskQueue,
+      LOG_LEVEL: 'silent',
+      WORKER_METRICS_PORT: String(metricsPort),
+      ...this.env,
+    });
   }
 }
 
@@ -132,8 +145,14 @@ export class ApiProcess extends EntryProcess {
     });
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the API process exited (${child.exitCode ?? child.signalCode}) before it was up:\n${this.stderr}`);
-      const up = await fetch(`${this.baseUrl}/healthz`).then((response) => response.status === 200, () => false);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(
+          `the API process exited (${child.exitCode ?? child.signalCode}) before it was up:\n${this.stderr}`,
+        );
+      const up = await fetch(`${this.baseUrl}/healthz`).then(
+        (response) => response.status === 200,
+        () => false,
+      );
       if (up) return;
       if (Date.now() > deadline) {
         await this.kill();

@@ -62,7 +62,13 @@ export async function startReceiver(responder: Responder = () => ({ status: 204 
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+      const received: ReceivedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        receivedAt: Date.now(),
+      };
       requests.push(received);
       const answer = current(received, requests.length - 1);
       for (const waiter of waiters.filter((w) => requests.length >= w.count)) waiter.resolve();
@@ -92,8 +98,17 @@ export async function startReceiver(responder: Responder = () => ({ status: 204 
     waitFor(count, timeoutMs = 20_000) {
       if (requests.length >= count) return Promise.resolve(requests);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`receiver got ${requests.length} of ${count} requests in ${timeoutMs} ms`)), timeoutMs);
-        waiters.push({ count, resolve: () => { clearTimeout(timer); resolve(requests); } });
+        const timer = setTimeout(
+          () => reject(new Error(`receiver got ${requests.length} of ${count} requests in ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        waiters.push({
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve(requests);
+          },
+        });
       });
     },
     close() {
@@ -106,17 +121,29 @@ export async function startReceiver(responder: Responder = () => ({ status: 204 
 }
 
 /**
- * Verifies a received delivery as a merchant would (docs/webhooks.md#signatures): with the npm `standardwebhooks` library
+ * Verifies a received delivery as a merchant would (docs/webhooks.md#signatures): with the npm `standardwebhooks`
+ * library
  * unchanged, and with the hex scheme (`X-Webhook-Signature: sha256=<hex HMAC of the raw body>`,
  * keyed with the secret as shown; after a rotation the header lists one such value per valid
  * secret, space-separated, and one match is enough, as docs/webhooks.md says).
  * @returns the verified payload
  * @throws when either signature does not verify
  */
-export function verifyDelivery(request: ReceivedRequest, secret: string): { id: string; event: string; created_at: string; data: any } {
-  const payload = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as { id: string; event: string; created_at: string; data: any };
+export function verifyDelivery(
+  request: ReceivedRequest,
+  secret: string,
+): { id: string; event: string; created_at: string; data: any } {
+  const payload = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as {
+    id: string;
+    event: string;
+    created_at: string;
+    data: any;
+  };
   const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(request.body).digest('hex')}`);
-  const received = String(request.headers['x-webhook-signature'] ?? '').split(' ').map((value) => Buffer.from(value));
-  if (!received.some((value) => value.length === expected.length && timingSafeEqual(value, expected))) throw new Error('X-Webhook-Signature does not match');
+  const received = String(request.headers['x-webhook-signature'] ?? '')
+    .split(' ')
+    .map((value) => Buffer.from(value));
+  if (!received.some((value) => value.length === expected.length && timingSafeEqual(value, expected)))
+    throw new Error('X-Webhook-Signature does not match');
   return payload;
 }

@@ -59,7 +59,13 @@ async function start(): Promise<Running> {
   const providers = providerRegistryFromConfig(createSandboxLedger(db), apiConfig);
   const connection = await NativeConnection.connect({ address: apiConfig.TEMPORAL_ADDRESS });
   const client = new Client({ connection: await Connection.connect({ address: apiConfig.TEMPORAL_ADDRESS }) });
-  const app = createApp({ config: apiConfig, db, temporal: client, providers, logger: createLogger('api-test', apiConfig.LOG_LEVEL) });
+  const app = createApp({
+    config: apiConfig,
+    db,
+    temporal: client,
+    providers,
+    logger: createLogger('api-test', apiConfig.LOG_LEVEL),
+  });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -68,11 +74,20 @@ async function start(): Promise<Running> {
   const activities = createActivities({ db, providers, mailer: createMailer(config), temporal: client, config });
   const workers = await Promise.all(
     workerQueues(config).map(async (queue) =>
-      Worker.create({ connection, taskQueue: queue.taskQueue, maxConcurrentActivityTaskExecutions: queue.maxConcurrentActivityTaskExecutions, workflowBundle: await workflowBundle(), activities }),
+      Worker.create({
+        connection,
+        taskQueue: queue.taskQueue,
+        maxConcurrentActivityTaskExecutions: queue.maxConcurrentActivityTaskExecutions,
+        workflowBundle: await workflowBundle(),
+        activities,
+      }),
     ),
   );
   const workerRuns = workers.map((worker) => worker.run());
-  const callbacks = startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret: config.PROVIDER_CALLBACK_SECRET });
+  const callbacks = startSandboxCallbackPump({
+    callbacks: createSandboxLedger(db),
+    secret: config.PROVIDER_CALLBACK_SECRET,
+  });
   return { config, db, client, baseUrl, callbacks, workers, workerRuns, server, connection };
 }
 
@@ -101,18 +116,31 @@ export async function stopStack(): Promise<void> {
 /**
  * A worker on a time-skipping environment's task queue `taskQueue` with the real activities: the
  * sandbox simulators with no approval delay and refund answers (`0007`) unknown for an hour (their
- * clock is the wall clock, which a time-skipping test does not move; tests decide those refunds), the environment's client for starting webhook deliveries on the same queue
- * (one worker serves both kinds of work here: the separation of docs/webhooks.md#isolation is tested on the shared stack),
+ * clock is the wall clock, which a time-skipping test does not move; tests decide those refunds), the environment's
+ * client for starting webhook deliveries on the same queue
+ * (one worker serves both kinds of work here: the separation of docs/webhooks.md#isolation is tested on the shared
+ * stack),
  * and private webhook targets allowed (the receivers listen on 127.0.0.1).
  */
-export async function createTimeSkippingWorker(env: TestWorkflowEnvironment, db: Db, taskQueue: string): Promise<Worker> {
+export async function createTimeSkippingWorker(
+  env: TestWorkflowEnvironment,
+  db: Db,
+  taskQueue: string,
+): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundle(),
     activities: createActivities({
       db,
-      providers: createProviderRegistry({ ledger: createSandboxLedger(db), now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, refundUnknownMs: 3_600_000, callbackSecret: 'x'.repeat(32) }),
+      providers: createProviderRegistry({
+        ledger: createSandboxLedger(db),
+        now: () => new Date(),
+        approvalDelayMs: 0,
+        bankTransferDelayMs: 0,
+        refundUnknownMs: 3_600_000,
+        callbackSecret: 'x'.repeat(32),
+      }),
       temporal: env.client,
       mailer: createMailer(testConfig()),
       config: { ...testConfig(), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
@@ -127,7 +155,9 @@ export async function createTimeSkippingWorker(env: TestWorkflowEnvironment, db:
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   const path = process.env.TEMPORAL_TEST_SERVER_PATH;
   if (!path) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set: run the tests with npm test');
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path } },
+  });
   const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',

@@ -3,7 +3,9 @@ import { getStack } from './stack';
 import type { ApiResponse } from './http';
 
 /** A minimal PDF (the `%PDF-` signature the detector reads, then a tiny document). */
-export const PDF_BYTES = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
+export const PDF_BYTES = Buffer.from(
+  '%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n',
+);
 
 /** A 1×1 PNG. */
 export const PNG_BYTES = Buffer.from(
@@ -12,13 +14,26 @@ export const PNG_BYTES = Buffer.from(
 );
 
 /** The start of a JPEG/JFIF file (SOI, APP0 JFIF header). */
-export const JPEG_BYTES = Buffer.concat([Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'), Buffer.alloc(64, 0), Buffer.from('ffd9', 'hex')]);
+export const JPEG_BYTES = Buffer.concat([
+  Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'),
+  Buffer.alloc(64, 0),
+  Buffer.from('ffd9', 'hex'),
+]);
 
 /** The start of a Linux executable (ELF header). */
-export const ELF_BYTES = Buffer.concat([Buffer.from('7f454c4602010100000000000000000002003e00', 'hex'), Buffer.alloc(44, 0)]);
+export const ELF_BYTES = Buffer.concat([
+  Buffer.from('7f454c4602010100000000000000000002003e00', 'hex'),
+  Buffer.alloc(44, 0),
+]);
 
 /** A Windows executable's start (`MZ` and a PE header offset). */
-export const EXE_BYTES = Buffer.concat([Buffer.from('MZ'), Buffer.alloc(58, 0), Buffer.from([0x40, 0, 0, 0]), Buffer.from('PE\0\0'), Buffer.alloc(64, 0)]);
+export const EXE_BYTES = Buffer.concat([
+  Buffer.from('MZ'),
+  Buffer.alloc(58, 0),
+  Buffer.from([0x40, 0, 0, 0]),
+  Buffer.from('PE\0\0'),
+  Buffer.alloc(64, 0),
+]);
 
 /** What to send: the file (omitted = none), its name and declared type, and the text fields. */
 export interface UploadOptions {
@@ -43,7 +58,11 @@ export async function upload(path: string, options: UploadOptions): Promise<ApiR
     const blob = new Blob([options.bytes], { type: options.declaredType ?? 'application/octet-stream' });
     form.append(options.fileField ?? 'document', blob, options.fileName ?? 'document.bin');
   }
-  const response = await fetch(baseUrl + path, { method: 'POST', headers: { authorization: `Bearer ${options.credential}` }, body: form });
+  const response = await fetch(baseUrl + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${options.credential}` },
+    body: form,
+  });
   const text = await response.text();
   let body: unknown = text;
   try {
@@ -54,10 +73,22 @@ export async function upload(path: string, options: UploadOptions): Promise<ApiR
   return { status: response.status, headers: response.headers, body };
 }
 
-/** Uploads a passport (PDF) and a business registration (PDF) for `token`, the documents a request needs (docs/live-access.md#review). */
+/**
+ * Uploads a passport (PDF) and a business registration (PDF) for `token`, the documents a request needs
+ * (docs/live-access.md#review).
+ */
 export async function uploadRequiredDocuments(token: string): Promise<void> {
-  const passport = await upload('/v1/documents/upload/kyc', { credential: token, bytes: PDF_BYTES, fileName: 'passport.pdf', fields: { document_type: 'passport' } });
-  const registration = await upload('/v1/documents/upload/business', { credential: token, bytes: PDF_BYTES, fileName: 'registration.pdf' });
+  const passport = await upload('/v1/documents/upload/kyc', {
+    credential: token,
+    bytes: PDF_BYTES,
+    fileName: 'passport.pdf',
+    fields: { document_type: 'passport' },
+  });
+  const registration = await upload('/v1/documents/upload/business', {
+    credential: token,
+    bytes: PDF_BYTES,
+    fileName: 'registration.pdf',
+  });
   if (passport.status !== 201 || registration.status !== 201) {
     throw new Error(`uploads failed: ${JSON.stringify(passport.body)} ${JSON.stringify(registration.body)}`);
   }

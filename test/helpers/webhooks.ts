@@ -33,7 +33,15 @@ export async function insertWebhook(
     updatedAt: now,
     deletedAt: null,
   };
-  const created: EventInput = { id: newId('evt_'), merchantId, environment: webhook.environment, type: 'webhook.created', objectId: webhook.id, data: {}, createdAt: now };
+  const created: EventInput = {
+    id: newId('evt_'),
+    merchantId,
+    environment: webhook.environment,
+    type: 'webhook.created',
+    objectId: webhook.id,
+    data: {},
+    createdAt: now,
+  };
   if (!(await insertWebhookWithEvent(db, webhook, created))) throw new Error('webhook limit reached in a fixture');
   if (options.status && options.status !== 'enabled') {
     return (await updateWebhook(db, webhook, webhook.id, { status: options.status }, new Date())) as WebhookRecord;
@@ -42,7 +50,12 @@ export async function insertWebhook(
 }
 
 /** Writes an event of `type` for `merchantId` (sandbox by default) with a small payment as its data. */
-export async function insertEvent(db: Db, merchantId: string, type = 'payment.completed', environment: Environment = 'sandbox'): Promise<EventInput> {
+export async function insertEvent(
+  db: Db,
+  merchantId: string,
+  type = 'payment.completed',
+  environment: Environment = 'sandbox',
+): Promise<EventInput> {
   const event: EventInput = {
     id: newId('evt_'),
     merchantId,

@@ -2,7 +2,10 @@
 import { expect } from 'chai';
 import { runClosedLoop, steadyRate } from '../../bench/lib/load';
 
-/** When the answers of `connections` closed loops with latency `latencyMs` each come, until `durationMs` (the first after one latency). */
+/**
+ * When the answers of `connections` closed loops with latency `latencyMs` each come, until `durationMs` (the first
+ * after one latency).
+ */
 function answersOfClosedLoop(connections: number, latencyMs: number, durationMs: number): number[] {
   const answers: number[] = [];
   for (let connection = 0; connection < connections; connection += 1) {
@@ -23,7 +26,7 @@ describe('bench: the rate of a closed loop (bench/lib/load.ts)', () => {
     expect(slowFromStart).to.be.below((32 / 1.1) * 0.9);
   });
 
-  it('gives the loop\'s answer times with its successes, failures left out', async () => {
+  it("gives the loop's answer times with its successes, failures left out", async () => {
     const run = await runClosedLoop(2, { count: 6 }, async (index) => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       if (index === 3) throw new Error('refused');
@@ -31,6 +34,10 @@ describe('bench: the rate of a closed loop (bench/lib/load.ts)', () => {
     expect(run.ok).to.equal(5);
     expect(run.failed).to.equal(1);
     expect(run.completedAtMs).to.have.length(5);
-    expect(run.completedAtMs.every((at, i) => at > 0 && at <= run.elapsedMs && (i === 0 || at >= (run.completedAtMs[i - 1] as number)))).to.equal(true);
+    expect(
+      run.completedAtMs.every(
+        (at, i) => at > 0 && at <= run.elapsedMs && (i === 0 || at >= (run.completedAtMs[i - 1] as number)),
+      ),
+    ).to.equal(true);
   });
 });

@@ -1,4 +1,7 @@
-/** The local blob store of documents (docs/live-access.md#documents) and the sealing of the live key until its reveal (docs/api.md#secret-keys). */
+/**
+ * The local blob store of documents (docs/live-access.md#documents) and the sealing of the live key until its reveal
+ * (docs/api.md#secret-keys).
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -95,7 +98,9 @@ describe('sealed secrets (docs/api.md#secret-keys)', () => {
     const parts = sealed.split('.');
     const flipped = Buffer.from(parts[3] as string, 'base64url');
     flipped[0] = (flipped[0] as number) ^ 1;
-    expect(() => openSealedSecret([parts[0], parts[1], parts[2], flipped.toString('base64url')].join('.'), master)).to.throw();
+    expect(() =>
+      openSealedSecret([parts[0], parts[1], parts[2], flipped.toString('base64url')].join('.'), master),
+    ).to.throw();
     expect(() => openSealedSecret('v2.a.b.c', master)).to.throw(/malformed/);
   });
 });

@@ -1,4 +1,6 @@
-/** The one mailer (docs/live-access.md#e-mail): SMTP when SMTP_URL is set (a real SMTP server here), else `.eml` files. */
+/**
+ * The one mailer (docs/live-access.md#e-mail): SMTP when SMTP_URL is set (a real SMTP server here), else `.eml` files.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -22,7 +24,11 @@ describe('mailer (docs/live-access.md#e-mail)', () => {
     const outbox = path.join(config.MAIL_OUTBOX_DIR, 'mailer-test');
     const mailer = createMailer({ ...config, SMTP_URL: undefined, MAIL_OUTBOX_DIR: outbox });
     const sent = await mailer.send(MESSAGE);
-    expect(sent).to.deep.equal({ messageId: MESSAGE.messageId, delivery: 'file', location: path.join(outbox, '20261120T180000Z-live-access.req_TEST.approved.eml') });
+    expect(sent).to.deep.equal({
+      messageId: MESSAGE.messageId,
+      delivery: 'file',
+      location: path.join(outbox, '20261120T180000Z-live-access.req_TEST.approved.eml'),
+    });
     await mailer.send(MESSAGE);
     expect(fs.readdirSync(outbox)).to.deep.equal(['20261120T180000Z-live-access.req_TEST.approved.eml']);
     const raw = fs.readFileSync(sent.location, 'utf8');
@@ -43,7 +49,11 @@ describe('mailer (docs/live-access.md#e-mail)', () => {
         let data = '';
         stream.on('data', (chunk: Buffer) => (data += chunk.toString()));
         stream.on('end', () => {
-          received.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), data });
+          received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            data,
+          });
           callback();
         });
       },

@@ -24,13 +24,23 @@ describe('isOutage (docs/operations.md#deadlines)', () => {
   });
 
   it("takes knex's pool time-out and PostgreSQL's statement_timeout (SQLSTATE 57014) for outages", () => {
-    expect(isOutage(new KnexTimeoutError('Knex: Timeout acquiring a connection. The pool is probably full. Are you missing a .transacting(trx) call?'))).to.equal(true);
-    expect(isOutage(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).to.equal(true);
+    expect(
+      isOutage(
+        new KnexTimeoutError(
+          'Knex: Timeout acquiring a connection. The pool is probably full. Are you missing a .transacting(trx) call?',
+        ),
+      ),
+    ).to.equal(true);
+    expect(
+      isOutage(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })),
+    ).to.equal(true);
     expect(isOutage(new Error('wrapped', { cause: new Error('Connection terminated unexpectedly') }))).to.equal(true);
   });
 
   it('does not take a data error, a bug or a message that merely mentions a connection for an outage', () => {
-    expect(isOutage(Object.assign(new Error('invalid input syntax for type integer'), { code: '22P02' }))).to.equal(false);
+    expect(isOutage(Object.assign(new Error('invalid input syntax for type integer'), { code: '22P02' }))).to.equal(
+      false,
+    );
     expect(isOutage(new TypeError("Cannot read properties of undefined (reading 'id')"))).to.equal(false);
     expect(isOutage(new Error('Connection terminated unexpectedly, said the customer'))).to.equal(false);
     expect(isOutage(Object.assign(new Error('Connection terminated unexpectedly'), { code: '23505' }))).to.equal(false);

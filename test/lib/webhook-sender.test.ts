@@ -12,7 +12,12 @@ import { newWebhookSecret } from '../../src/lib/webhook-signature';
 import { nonPublicReason, resolveWebhookTarget } from '../../src/lib/webhook-target';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 
-const payload: WebhookPayload = { id: 'evt_0123456789abcdefghijklmn', event: 'payment.completed', created_at: '2026-11-21T10:00:00.000Z', data: { id: 'pay_x', amount: 1500, note: 'héllo' } };
+const payload: WebhookPayload = {
+  id: 'evt_0123456789abcdefghijklmn',
+  event: 'payment.completed',
+  created_at: '2026-11-21T10:00:00.000Z',
+  data: { id: 'pay_x', amount: 1500, note: 'héllo' },
+};
 
 describe('sendWebhook: one signed attempt (docs/webhooks.md)', function () {
   this.timeout(20_000);
@@ -31,7 +36,14 @@ describe('sendWebhook: one signed attempt (docs/webhooks.md)', function () {
   });
 
   function send(overrides: Partial<SendWebhookOptions> = {}) {
-    return sendWebhook({ url: `${receiver.origin}/hooks`, secrets: [secret], payload, environment: 'sandbox', allowPrivateTargetsInSandbox: true, ...overrides });
+    return sendWebhook({
+      url: `${receiver.origin}/hooks`,
+      secrets: [secret],
+      payload,
+      environment: 'sandbox',
+      allowPrivateTargetsInSandbox: true,
+      ...overrides,
+    });
   }
 
   it('creates a whsec_ secret of 32 random bytes (docs/webhooks.md#endpoints)', () => {
@@ -60,20 +72,28 @@ describe('sendWebhook: one signed attempt (docs/webhooks.md)', function () {
     await send({ secrets: [secret, replaced] });
     const [request] = receiver.requests;
     const headers = request!.headers as Record<string, string>;
-    expect(headers['webhook-signature']!.split(' ')).to.have.length(2).and.satisfy((values: string[]) => values.every((v) => v.startsWith('v1,')));
+    expect(headers['webhook-signature']!.split(' '))
+      .to.have.length(2)
+      .and.satisfy((values: string[]) => values.every((v) => v.startsWith('v1,')));
     for (const key of [secret, replaced]) {
       expect(new Webhook(key).verify(request!.body, headers)).to.deep.equal(payload);
-      expect(headers['x-webhook-signature']!.split(' ')).to.include(`sha256=${createHmac('sha256', key).update(request!.body).digest('hex')}`);
+      expect(headers['x-webhook-signature']!.split(' ')).to.include(
+        `sha256=${createHmac('sha256', key).update(request!.body).digest('hex')}`,
+      );
     }
     // The current secret's signatures come first.
-    expect(headers['x-webhook-signature']!.split(' ')[0]).to.equal(`sha256=${createHmac('sha256', secret).update(request!.body).digest('hex')}`);
+    expect(headers['x-webhook-signature']!.split(' ')[0]).to.equal(
+      `sha256=${createHmac('sha256', secret).update(request!.body).digest('hex')}`,
+    );
     expect(() => new Webhook(newWebhookSecret()).verify(request!.body, headers)).to.throw(/No matching signature/);
   });
 
   it('fails verification with another secret', async () => {
     await send();
     const [request] = receiver.requests;
-    expect(() => new Webhook(newWebhookSecret()).verify(request!.body, request!.headers as Record<string, string>)).to.throw(/No matching signature/);
+    expect(() =>
+      new Webhook(newWebhookSecret()).verify(request!.body, request!.headers as Record<string, string>),
+    ).to.throw(/No matching signature/);
   });
 
   it('records a failure status and the first 1 KiB of the answer, without NUL characters', async () => {
@@ -124,7 +144,19 @@ describe('sendWebhook: one signed attempt (docs/webhooks.md)', function () {
   });
 
   describe('targets (docs/webhooks.md#targets), checked again at delivery', () => {
-    for (const url of ['http://127.0.0.1:9/x', 'https://127.0.0.1/x', 'https://localhost/x', 'https://[::1]/x', 'https://[::ffff:127.0.0.1]/x', 'https://10.0.0.8/x', 'https://169.254.169.254/latest', 'https://192.168.1.1/', 'https://224.0.0.1/', 'https://0.0.0.0/', 'https://2130706433/']) {
+    for (const url of [
+      'http://127.0.0.1:9/x',
+      'https://127.0.0.1/x',
+      'https://localhost/x',
+      'https://[::1]/x',
+      'https://[::ffff:127.0.0.1]/x',
+      'https://10.0.0.8/x',
+      'https://169.254.169.254/latest',
+      'https://192.168.1.1/',
+      'https://224.0.0.1/',
+      'https://0.0.0.0/',
+      'https://2130706433/',
+    ]) {
       it(`refuses ${url} in live mode without sending anything`, async () => {
         const outcome = await send({ url, environment: 'live' });
         expect(outcome.statusCode).to.equal(null);
@@ -138,7 +170,10 @@ describe('sendWebhook: one signed attempt (docs/webhooks.md)', function () {
       ['[0:0:0:0:0:0:7f00:1]', 'url host ::7f00:1 is an IPv4-compatible IPv6 address (127.0.0.1, a loopback address)'],
       ['[::a00:1]', 'url host ::a00:1 is an IPv4-compatible IPv6 address (10.0.0.1, a private address)'],
       ['[::c0a8:101]', 'url host ::c0a8:101 is an IPv4-compatible IPv6 address (192.168.1.1, a private address)'],
-      ['[::a9fe:a9fe]', 'url host ::a9fe:a9fe is an IPv4-compatible IPv6 address (169.254.169.254, a link-local address)'],
+      [
+        '[::a9fe:a9fe]',
+        'url host ::a9fe:a9fe is an IPv4-compatible IPv6 address (169.254.169.254, a link-local address)',
+      ],
       ['[::808:808]', 'url host ::808:808 is an IPv4-compatible IPv6 address (8.8.8.8)'],
       ['[::ffff:7f00:1]', 'url host ::ffff:7f00:1 is a loopback address'],
       ['[::ffff:a00:1]', 'url host ::ffff:a00:1 is a private address'],
@@ -153,12 +188,20 @@ describe('sendWebhook: one signed attempt (docs/webhooks.md)', function () {
     }
 
     it('refuses a host name that resolves to an IPv4-compatible IPv6 address', async () => {
-      const outcome = await send({ url: 'https://v6.merchant.example/x', environment: 'live', resolve: async () => [{ address: '::7f00:1', family: 6 }] });
-      expect(outcome.error).to.equal('refused: url host v6.merchant.example resolves to ::7f00:1, an IPv4-compatible IPv6 address (127.0.0.1, a loopback address); webhooks need a public host');
+      const outcome = await send({
+        url: 'https://v6.merchant.example/x',
+        environment: 'live',
+        resolve: async () => [{ address: '::7f00:1', family: 6 }],
+      });
+      expect(outcome.error).to.equal(
+        'refused: url host v6.merchant.example resolves to ::7f00:1, an IPv4-compatible IPv6 address (127.0.0.1, a loopback address); webhooks need a public host',
+      );
     });
 
     it('reads an IPv6 address with a dotted IPv4 tail as written (::8.8.8.8 is IPv4-compatible, ::ffff:8.8.8.8 a public mapped address)', () => {
-      expect(nonPublicReason('::127.0.0.1')).to.equal('an IPv4-compatible IPv6 address (127.0.0.1, a loopback address)');
+      expect(nonPublicReason('::127.0.0.1')).to.equal(
+        'an IPv4-compatible IPv6 address (127.0.0.1, a loopback address)',
+      );
       expect(nonPublicReason('::8.8.8.8')).to.equal('an IPv4-compatible IPv6 address (8.8.8.8)');
       expect(nonPublicReason('::ffff:127.0.0.1')).to.equal('a loopback address');
       expect(nonPublicReason('::ffff:8.8.8.8')).to.equal(undefined);
@@ -173,19 +216,32 @@ describe('sendWebhook: one signed attempt (docs/webhooks.md)', function () {
     });
 
     it('refuses a host name whose address changed to a private one since creation (resolution at delivery)', async () => {
-      const outcome = await send({ url: 'https://hooks.merchant.example/x', environment: 'live', resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
-      expect(outcome.error).to.equal('refused: url host hooks.merchant.example resolves to 127.0.0.1, a loopback address; webhooks need a public host');
+      const outcome = await send({
+        url: 'https://hooks.merchant.example/x',
+        environment: 'live',
+        resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+      });
+      expect(outcome.error).to.equal(
+        'refused: url host hooks.merchant.example resolves to 127.0.0.1, a loopback address; webhooks need a public host',
+      );
     });
 
     it('refuses a host name when any of its addresses is private', async () => {
-      const resolve = async () => [{ address: '93.184.215.14', family: 4 }, { address: '10.1.2.3', family: 4 }];
+      const resolve = async () => [
+        { address: '93.184.215.14', family: 4 },
+        { address: '10.1.2.3', family: 4 },
+      ];
       let message = '';
-      await resolveWebhookTarget(new URL('https://mixed.example/'), false, resolve).catch((error: Error) => (message = error.message));
+      await resolveWebhookTarget(new URL('https://mixed.example/'), false, resolve).catch(
+        (error: Error) => (message = error.message),
+      );
       expect(message).to.match(/resolves to 10\.1\.2\.3, a private address/);
     });
 
     it('accepts a host name that resolves to public addresses only, and returns exactly those to connect to', async () => {
-      const addresses = await resolveWebhookTarget(new URL('https://public.example/'), false, async () => [{ address: '93.184.215.14', family: 4 }]);
+      const addresses = await resolveWebhookTarget(new URL('https://public.example/'), false, async () => [
+        { address: '93.184.215.14', family: 4 },
+      ]);
       expect(addresses).to.deep.equal([{ address: '93.184.215.14', family: 4 }]);
     });
 

@@ -61,7 +61,11 @@ const LITERALS = new Set([
  * everything else that starts with `//` or `/*` is a comment.
  */
 export function commentsOf(fileName: string, text: string): Array<{ line: number; text: string }> {
-  const kind = fileName.endsWith('x') ? ts.ScriptKind.TSX : /\.[mc]?js$/.test(fileName) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+  const kind = fileName.endsWith('x')
+    ? ts.ScriptKind.TSX
+    : /\.[mc]?js$/.test(fileName)
+      ? ts.ScriptKind.JS
+      : ts.ScriptKind.TS;
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
   const literalEnds = new Map<number, number>();
   const visit = (node: ts.Node) => {
@@ -102,10 +106,13 @@ describe('comments cite docs/ anchors, never outside documents, decision ids or 
       const text = fs.readFileSync(file, 'utf8');
       for (const comment of commentsOf(file, text)) {
         const relative = path.relative(ROOT, file);
-        const lines = comment.text.split('\n').map((line, offset) => ({ at: comment.line + offset, line: line.trim(), names: citationsIn(line) }));
+        const lines = comment.text
+          .split('\n')
+          .map((line, offset) => ({ at: comment.line + offset, line: line.trim(), names: citationsIn(line) }));
         const cited = lines.filter(({ names }) => names.length > 0);
         // A citation broken over two lines ("issue" at the end of one, its number on the next).
-        if (cited.length === 0 && citationsIn(comment.text).length > 0) cited.push({ at: comment.line, line: comment.text, names: citationsIn(comment.text) });
+        if (cited.length === 0 && citationsIn(comment.text).length > 0)
+          cited.push({ at: comment.line, line: comment.text, names: citationsIn(comment.text) });
         for (const { at, line, names } of cited) {
           found.push(`${relative}:${at}: ${names.join(', ')}: ${line}`);
         }
@@ -141,7 +148,10 @@ describe('comments cite docs/ anchors, never outside documents, decision ids or 
     ];
     for (const code of clean) {
       const comments = commentsOf('fixture.ts', `${code}\n`);
-      expect(comments.flatMap((c) => citationsIn(c.text)), code).to.deep.equal([]);
+      expect(
+        comments.flatMap((c) => citationsIn(c.text)),
+        code,
+      ).to.deep.equal([]);
     }
     const jsx = commentsOf('fixture.tsx', 'export const A = () => <div>{/* see issue 7 */}</div>;\n');
     expect(jsx.flatMap((c) => citationsIn(c.text))).to.deep.equal(['an issue number']);

@@ -35,7 +35,8 @@ export function importGraph(files: Map<string, string>): Map<string, string[]> {
     const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
     const targets: string[] = [];
     for (const statement of source.statements) {
-      const specifier = (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) ? statement.moduleSpecifier : undefined;
+      const specifier =
+        ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement) ? statement.moduleSpecifier : undefined;
       if (!specifier || !ts.isStringLiteral(specifier)) continue;
       const target = resolve(file, specifier.text, (candidate) => files.has(candidate));
       if (target) targets.push(target);
@@ -45,7 +46,10 @@ export function importGraph(files: Map<string, string>): Map<string, string[]> {
   return graph;
 }
 
-/** Every circle of the graph, each as the modules it runs through (one entry per strongly connected set of two or more, or a module importing itself). */
+/**
+ * Every circle of the graph, each as the modules it runs through (one entry per strongly connected set of two or more,
+ * or a module importing itself).
+ */
 export function circles(graph: Map<string, string[]>): string[][] {
   // Tarjan's strongly connected components.
   let counter = 0;
@@ -86,7 +90,9 @@ describe('no import circle in src/', () => {
   it('no module of src/ reaches itself through its imports', () => {
     const files = new Map(sourceFiles(SRC).map((file) => [file, fs.readFileSync(file, 'utf8')]));
     expect(files.size).to.be.greaterThan(100);
-    const found = circles(importGraph(files)).map((circle) => circle.map((file) => path.relative(SRC, file)).join(' ↔ '));
+    const found = circles(importGraph(files)).map((circle) =>
+      circle.map((file) => path.relative(SRC, file)).join(' ↔ '),
+    );
     expect(found, found.join('\n')).to.deep.equal([]);
   });
 

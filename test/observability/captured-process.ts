@@ -33,7 +33,9 @@ export class CapturedProcess {
 
   /** Starts the process in a process group of its own (so a signal reaches tsx's node child too). */
   start(): void {
-    const [command, args] = this.options.node ? [process.execPath, [this.entry]] : [path.join(ROOT, 'node_modules/.bin/tsx'), [this.entry]];
+    const [command, args] = this.options.node
+      ? [process.execPath, [this.entry]]
+      : [path.join(ROOT, 'node_modules/.bin/tsx'), [this.entry]];
     const child = spawn(command, args, {
       cwd: this.options.cwd ?? ROOT,
       env: this.options.cleanEnv ? this.env : { ...process.env, ...this.env },
@@ -62,7 +64,10 @@ export class CapturedProcess {
     return this.lines.map((line) => {
       try {
         const json: unknown = JSON.parse(line.text);
-        return { line, json: typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : undefined };
+        return {
+          line,
+          json: typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : undefined,
+        };
       } catch {
         return { line, json: undefined };
       }
@@ -73,7 +78,10 @@ export class CapturedProcess {
    * Resolves with the first JSON line for which `predicate` holds.
    * @throws Error after `timeoutMs`, or when the process exits first (its last lines attached)
    */
-  async waitForLine(predicate: (json: Record<string, unknown>) => boolean, timeoutMs = 60_000): Promise<Record<string, unknown>> {
+  async waitForLine(
+    predicate: (json: Record<string, unknown>) => boolean,
+    timeoutMs = 60_000,
+  ): Promise<Record<string, unknown>> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.parsed().find((entry) => entry.json !== undefined && predicate(entry.json));

@@ -32,7 +32,8 @@ describe('the JSON logger (docs/operations.md#logs)', () => {
     expect(maskSensitiveText(`key ${SECRET_KEY}`)).to.equal('key sk_…2345');
     expect(maskSensitiveText('Authorization: Bearer abc.def')).to.equal('Authorization: Bearer [redacted]');
     expect(maskSensitiveText('token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJkZXZfMSJ9.c2lnbmF0dXJl')).to.equal('token [jwt]');
-    const untouched = 'pay_p0sQkd18Q2x0qPbK 2026-11-23T10:00:00.000Z 3f2a1b4c-1234-5678-9abc-123456789012 1500.00 RWF 12345678';
+    const untouched =
+      'pay_p0sQkd18Q2x0qPbK 2026-11-23T10:00:00.000Z 3f2a1b4c-1234-5678-9abc-123456789012 1500.00 RWF 12345678';
     expect(maskSensitiveText(untouched)).to.equal(untouched);
   });
 
@@ -43,42 +44,73 @@ describe('the JSON logger (docs/operations.md#logs)', () => {
       error: new Error('refused +250788123456'),
       request_id: 'req-123456789012',
     }) as Record<string, any>;
-    expect(safe.headers).to.deep.equal({ authorization: '[redacted]', 'x-api-key': '[redacted]', cookie: '[redacted]' });
-    expect(safe.body).to.deep.equal({ password: '[redacted]', client_secret: '[redacted]', phone_number: '+250*******56', amount: 1500 });
+    expect(safe.headers).to.deep.equal({
+      authorization: '[redacted]',
+      'x-api-key': '[redacted]',
+      cookie: '[redacted]',
+    });
+    expect(safe.body).to.deep.equal({
+      password: '[redacted]',
+      client_secret: '[redacted]',
+      phone_number: '+250*******56',
+      amount: 1500,
+    });
     expect(safe.error).to.include({ type: 'Error', message: 'refused +250*******56' });
     expect(safe.request_id).to.equal('req-123456789012');
   });
 
-  it('writes ISO times, level names and the log context\'s ids, and masks messages and errors', async () => {
+  it("writes ISO times, level names and the log context's ids, and masks messages and errors", async () => {
     const { logger, lines, raw } = capturingLogger();
-    await withLogContext({ request_id: 'req-1', merchant_id: 'mer_1' }, async () => {
-      await Promise.resolve();
-      logger.info({ payment: { customerPhone: '+250788123456' } }, `paid by +250788123456 with ${SECRET_KEY}`);
-      logger.error(new Error('lost +250788123456'));
-    }, () => ({ payment_id: 'pay_1' }));
+    await withLogContext(
+      { request_id: 'req-1', merchant_id: 'mer_1' },
+      async () => {
+        await Promise.resolve();
+        logger.info({ payment: { customerPhone: '+250788123456' } }, `paid by +250788123456 with ${SECRET_KEY}`);
+        logger.error(new Error('lost +250788123456'));
+      },
+      () => ({ payment_id: 'pay_1' }),
+    );
     logger.warn('outside');
-    expect(lines[0]).to.include({ level: 'info', request_id: 'req-1', merchant_id: 'mer_1', payment_id: 'pay_1', msg: 'paid by +250*******56 with sk_…2345' });
+    expect(lines[0]).to.include({
+      level: 'info',
+      request_id: 'req-1',
+      merchant_id: 'mer_1',
+      payment_id: 'pay_1',
+      msg: 'paid by +250*******56 with sk_…2345',
+    });
     expect(lines[0]?.time).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(lines[1]).to.include({ level: 'error', msg: 'lost +250*******56' });
     expect(lines[2]).to.not.have.property('request_id');
     expect(raw.join('')).not.to.match(/788123456|AbCdEfGh/);
   });
 
-  it('maps the Temporal SDK\'s lines onto ours: its ids in our names, its own emission time, its level', () => {
+  it("maps the Temporal SDK's lines onto ours: its ids in our names, its own emission time, its level", () => {
     const { logger, lines } = capturingLogger('info');
     const sdk = temporalLogger(logger);
     const emittedAt = Date.parse('2026-01-02T03:04:05.678Z');
-    sdk.info('Activity completed', { workflowId: 'payment:pay_abc', merchantId: 'mer_9', taskToken: 'dG9rZW4=', [Symbol.for('log_timestamp')]: BigInt(emittedAt) * 1_000_000n });
+    sdk.info('Activity completed', {
+      workflowId: 'payment:pay_abc',
+      merchantId: 'mer_9',
+      taskToken: 'dG9rZW4=',
+      [Symbol.for('log_timestamp')]: BigInt(emittedAt) * 1_000_000n,
+    });
     sdk.debug('dropped at info');
     sdk.warn('core says', { sdkComponent: 'core' });
     expect(lines).to.have.length(2);
-    expect(lines[0]).to.include({ level: 'info', workflow_id: 'payment:pay_abc', payment_id: 'pay_abc', merchant_id: 'mer_9', time: '2026-01-02T03:04:05.678Z', msg: 'Activity completed' });
+    expect(lines[0]).to.include({
+      level: 'info',
+      workflow_id: 'payment:pay_abc',
+      payment_id: 'pay_abc',
+      merchant_id: 'mer_9',
+      time: '2026-01-02T03:04:05.678Z',
+      msg: 'Activity completed',
+    });
     expect(lines[0]).not.to.have.property('taskToken');
     expect(lines[1]).to.include({ level: 'warn', sdkComponent: 'core' });
     expect(Date.parse(lines[1]?.time as string)).to.be.greaterThan(emittedAt);
   });
 
-  it('writes knex\'s warnings as JSON lines of the same logger, with the context\'s ids', async () => {
+  it("writes knex's warnings as JSON lines of the same logger, with the context's ids", async () => {
     const { logger, lines } = capturingLogger('warn');
     const db = createDb(`postgres://nobody:nothing@127.0.0.1:${await freePort()}/none`, 1, logger);
     try {

@@ -8,11 +8,22 @@
 import { expect } from 'chai';
 import { CURRENCY_EXPONENTS, type Currency } from '../../src/domain/money';
 import { ProviderUnknownAnswer } from '../../src/providers/http';
-import { ProviderRefusal, type InitiateRequest, type PaymentProvider, type RefundRequest } from '../../src/providers/provider';
+import {
+  ProviderRefusal,
+  type InitiateRequest,
+  type PaymentProvider,
+  type RefundRequest,
+} from '../../src/providers/provider';
 import { createStripeProvider } from '../../src/providers/card_gateway/adapter';
 import { STRIPE_SIGNATURE_HEADER } from '../../src/providers/card_gateway/callback';
 import { stripeSettingsSchema, type StripeSettings } from '../../src/providers/card_gateway/settings';
-import { failureCodeOfDecline, outcomeOfPaymentIntent, refundAnswerOf, STRIPE_CURRENCY_EXPONENTS, stripeAmountOf } from '../../src/providers/card_gateway/statuses';
+import {
+  failureCodeOfDecline,
+  outcomeOfPaymentIntent,
+  refundAnswerOf,
+  STRIPE_CURRENCY_EXPONENTS,
+  stripeAmountOf,
+} from '../../src/providers/card_gateway/statuses';
 import { newId } from '../../src/lib/ids';
 import { resolveStripeMock, startStripeMock, type StripeMock } from '../../scripts/lib/stripe-mock';
 import { startFakeStripe, type FakeStripe, type StripeJson } from '../fakes/stripe';
@@ -71,8 +82,18 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
     const binary = await resolveStripeMock((line) => process.stdout.write(`[stripe-mock] ${line}\n`));
     mock = await startStripeMock(binary);
     receiver = await startReceiver(() => ({ status: 200 }));
-    fake = await startFakeStripe({ upstreamUrl: mock.url, webhookSecret: WEBHOOK_SECRET, webhookUrl: `${receiver.origin}/v1/provider-callbacks/card_gateway`, callbacks: 'once' });
-    settings = stripeSettingsSchema.parse({ secretKey: 'sk_test_123', webhookSecret: WEBHOOK_SECRET, apiBaseUrl: fake.url, timeoutMs: 3_000 });
+    fake = await startFakeStripe({
+      upstreamUrl: mock.url,
+      webhookSecret: WEBHOOK_SECRET,
+      webhookUrl: `${receiver.origin}/v1/provider-callbacks/card_gateway`,
+      callbacks: 'once',
+    });
+    settings = stripeSettingsSchema.parse({
+      secretKey: 'sk_test_123',
+      webhookSecret: WEBHOOK_SECRET,
+      apiBaseUrl: fake.url,
+      timeoutMs: 3_000,
+    });
     stripe = createStripeProvider(settings);
   });
 
@@ -96,7 +117,12 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
 
   describe('statuses.ts', () => {
     it('maps every PaymentIntent status onto ours', () => {
-      const declined = { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' };
+      const declined = {
+        type: 'card_error',
+        code: 'card_declined',
+        decline_code: 'generic_decline',
+        message: 'Your card was declined.',
+      };
       const table: [StripeJson, string][] = [
         [{ status: 'requires_payment_method', last_payment_error: null }, 'pending'],
         [{ status: 'requires_confirmation' }, 'pending'],
@@ -115,24 +141,53 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
     });
 
     it('maps decline reasons onto failure codes, decline_code before code', () => {
-      expect(failureCodeOfDecline({ code: 'card_declined', decline_code: 'insufficient_funds' })).to.equal('insufficient_funds');
+      expect(failureCodeOfDecline({ code: 'card_declined', decline_code: 'insufficient_funds' })).to.equal(
+        'insufficient_funds',
+      );
       expect(failureCodeOfDecline({ code: 'insufficient_funds' })).to.equal('insufficient_funds');
-      for (const reason of ['generic_decline', 'do_not_honor', 'lost_card', 'stolen_card', 'fraudulent', 'expired_card', 'incorrect_cvc', 'incorrect_number', 'card_not_supported']) {
+      for (const reason of [
+        'generic_decline',
+        'do_not_honor',
+        'lost_card',
+        'stolen_card',
+        'fraudulent',
+        'expired_card',
+        'incorrect_cvc',
+        'incorrect_number',
+        'card_not_supported',
+      ]) {
         expect(failureCodeOfDecline({ code: 'card_declined', decline_code: reason }), reason).to.equal('card_declined');
       }
       for (const code of ['expired_card', 'incorrect_cvc', 'card_declined', 'payment_intent_authentication_failure']) {
         expect(failureCodeOfDecline({ code }), code).to.equal('card_declined');
       }
       for (const reason of ['processing_error', 'issuer_not_available', 'try_again_later', 'reenter_transaction']) {
-        expect(failureCodeOfDecline({ code: 'card_declined', decline_code: reason }), reason).to.equal('provider_error');
+        expect(failureCodeOfDecline({ code: 'card_declined', decline_code: reason }), reason).to.equal(
+          'provider_error',
+        );
       }
       expect(failureCodeOfDecline(null)).to.equal('card_declined');
-      const outcome = outcomeOfPaymentIntent({ status: 'requires_payment_method', last_payment_error: { code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' }, cancellation_reason: null });
-      expect(outcome).to.deep.equal({ status: 'failed', failureCode: 'insufficient_funds', failureMessage: 'Your card has insufficient funds.' });
+      const outcome = outcomeOfPaymentIntent({
+        status: 'requires_payment_method',
+        last_payment_error: {
+          code: 'card_declined',
+          decline_code: 'insufficient_funds',
+          message: 'Your card has insufficient funds.',
+        },
+        cancellation_reason: null,
+      });
+      expect(outcome).to.deep.equal({
+        status: 'failed',
+        failureCode: 'insufficient_funds',
+        failureMessage: 'Your card has insufficient funds.',
+      });
     });
 
     it('maps every refund status onto a refund answer', () => {
-      expect(refundAnswerOf({ id: 're_1', status: 'succeeded' })).to.deep.equal({ status: 'succeeded', refundReference: 're_1' });
+      expect(refundAnswerOf({ id: 're_1', status: 'succeeded' })).to.deep.equal({
+        status: 'succeeded',
+        refundReference: 're_1',
+      });
       expect(refundAnswerOf({ id: 're_1', status: 'pending' })).to.deep.equal({ status: 'pending' });
       expect(refundAnswerOf({ id: 're_1', status: 'requires_action' })).to.deep.equal({ status: 'pending' });
       expect(refundAnswerOf({ id: 're_1', status: null })).to.deep.equal({ status: 'pending' });
@@ -160,7 +215,13 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
       expect(answer.nextAction).to.deep.equal({ type: 'card_confirm', client_secret: intent.client_secret });
       const sent = fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents').at(-1);
       expect(sent?.idempotencyKey).to.equal(request.idempotencyKey);
-      expect(sent?.params).to.include({ amount: '1500', currency: 'usd', description: 'Order 1042', 'metadata[payment_id]': request.paymentId, 'allowed_payment_method_types[0]': 'card' });
+      expect(sent?.params).to.include({
+        amount: '1500',
+        currency: 'usd',
+        description: 'Order 1042',
+        'metadata[payment_id]': request.paymentId,
+        'allowed_payment_method_types[0]': 'card',
+      });
     });
 
     it('sends a zero-decimal currency (RWF) in whole units, as Stripe expects', async () => {
@@ -174,7 +235,9 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
       const second = await stripe.initiate(request);
       expect(second.providerReference).to.equal(first.providerReference);
       expect(second.nextAction).to.deep.equal(first.nextAction);
-      const keys = fake.requests.filter((r) => r.path === '/v1/payment_intents' && r.params['metadata[payment_id]'] === request.paymentId).map((r) => r.idempotencyKey);
+      const keys = fake.requests
+        .filter((r) => r.path === '/v1/payment_intents' && r.params['metadata[payment_id]'] === request.paymentId)
+        .map((r) => r.idempotencyKey);
       expect(keys).to.deep.equal([request.idempotencyKey, request.idempotencyKey]);
     });
 
@@ -190,13 +253,13 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
       expect(fake.paymentIntent(retried.providerReference)?.metadata).to.deep.equal({ payment_id: request.paymentId });
     });
 
-    it('a request that fails Stripe\'s own schema (checked by stripe-mock) is a ProviderRefusal', async () => {
+    it("a request that fails Stripe's own schema (checked by stripe-mock) is a ProviderRefusal", async () => {
       const error = await rejectionOf(stripe.initiate({ ...initiation(), amount: 10.5 }));
       expect(error).to.be.instanceOf(ProviderRefusal);
       expect((error as Error).message).to.contain('Request validation error');
     });
 
-    it('an amount below Stripe\'s minimum charge is a ProviderRefusal (amount_too_small)', async () => {
+    it("an amount below Stripe's minimum charge is a ProviderRefusal (amount_too_small)", async () => {
       const error = await rejectionOf(stripe.initiate(initiation(10, 'USD')));
       expect(error).to.be.instanceOf(ProviderRefusal);
       expect((error as ProviderRefusal).failureCode).to.equal('provider_error');
@@ -238,7 +301,10 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
         await fake.confirm(providerReference, outcome);
         const answer = await stripe.fetchStatus(providerReference);
         expect(answer.outcome).to.deep.equal({ status: 'failed', failureCode, failureMessage: message });
-        expect(fake.paymentIntent(providerReference)).to.include({ status: 'canceled', cancellation_reason: 'abandoned' });
+        expect(fake.paymentIntent(providerReference)).to.include({
+          status: 'canceled',
+          cancellation_reason: 'abandoned',
+        });
         // Asked again, the ended PaymentIntent still reads as the same failure.
         expect((await stripe.fetchStatus(providerReference)).outcome).to.deep.equal(answer.outcome);
         const error = await rejectionOf(fake.confirm(providerReference, 'succeeded'));
@@ -250,7 +316,9 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
       const { providerReference } = await stripe.initiate(initiation());
       await fake.confirm(providerReference, 'declined');
       // The customer's second card succeeds between our retrieve and our cancel.
-      fake.beforeNext('POST', `/v1/payment_intents/${providerReference}/cancel`, () => fake.setPaymentIntent(providerReference, { status: 'succeeded', last_payment_error: null }));
+      fake.beforeNext('POST', `/v1/payment_intents/${providerReference}/cancel`, () =>
+        fake.setPaymentIntent(providerReference, { status: 'succeeded', last_payment_error: null }),
+      );
       expect((await stripe.fetchStatus(providerReference)).outcome).to.deep.equal({ status: 'completed' });
       expect(fake.paymentIntent(providerReference)).to.include({ status: 'succeeded' });
     });
@@ -267,7 +335,10 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
       const { providerReference } = await stripe.initiate(initiation());
       const answer = await stripe.cancel(providerReference);
       expect(answer.outcome).to.deep.equal({ status: 'cancelled' });
-      expect(fake.paymentIntent(providerReference)).to.include({ status: 'canceled', cancellation_reason: 'requested_by_customer' });
+      expect(fake.paymentIntent(providerReference)).to.include({
+        status: 'canceled',
+        cancellation_reason: 'requested_by_customer',
+      });
     });
 
     it('a cancel after the success loses: the answer is completed (docs/payments.md#states)', async () => {
@@ -291,7 +362,11 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
       expect((first as { refundReference: string }).refundReference).to.match(/^re_/);
       const sent = fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds').at(-1);
       expect(sent?.idempotencyKey).to.equal(part.idempotencyKey);
-      expect(sent?.params).to.include({ payment_intent: reference, amount: '400', 'metadata[refund_key]': part.idempotencyKey });
+      expect(sent?.params).to.include({
+        payment_intent: reference,
+        amount: '400',
+        'metadata[refund_key]': part.idempotencyKey,
+      });
 
       const rest = await stripe.refund(refundRequest(reference, 600, 1000));
       expect(rest.status).to.equal('succeeded');
@@ -333,7 +408,11 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
 
   describe('webhook events (parseCallback)', () => {
     function callbackOf(rawBody: string, signature: string | undefined) {
-      return { rawBody, headers: { [STRIPE_SIGNATURE_HEADER]: signature, 'content-type': 'application/json' }, query: {} };
+      return {
+        rawBody,
+        headers: { [STRIPE_SIGNATURE_HEADER]: signature, 'content-type': 'application/json' },
+        query: {},
+      };
     }
 
     it('parses the signed events the fake sends on a confirmation', async () => {
@@ -342,7 +421,9 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
       expect(await fake.confirm(providerReference, 'succeeded')).to.deep.equal([200]);
       const delivered = receiver.requests[before];
       expect(delivered).to.not.equal(undefined);
-      const hint = stripe.parseCallback(callbackOf(delivered!.body, delivered!.headers[STRIPE_SIGNATURE_HEADER] as string));
+      const hint = stripe.parseCallback(
+        callbackOf(delivered!.body, delivered!.headers[STRIPE_SIGNATURE_HEADER] as string),
+      );
       expect(hint).to.deep.equal({ providerReference, claimed: 'completed' });
     });
 
@@ -359,28 +440,55 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
     });
 
     it('maps each event type to its hint', () => {
-      const intent = (status: string, extra: StripeJson = {}) => ({ id: 'pi_abc', object: 'payment_intent', status, amount: 1000, currency: 'usd', ...extra });
+      const intent = (status: string, extra: StripeJson = {}) => ({
+        id: 'pi_abc',
+        object: 'payment_intent',
+        status,
+        amount: 1000,
+        currency: 'usd',
+        ...extra,
+      });
       const table: [string, StripeJson, { providerReference: string; claimed: string }][] = [
         ['payment_intent.succeeded', intent('succeeded'), { providerReference: 'pi_abc', claimed: 'completed' }],
-        ['payment_intent.payment_failed', intent('requires_payment_method', { last_payment_error: { code: 'card_declined' } }), { providerReference: 'pi_abc', claimed: 'failed' }],
+        [
+          'payment_intent.payment_failed',
+          intent('requires_payment_method', { last_payment_error: { code: 'card_declined' } }),
+          { providerReference: 'pi_abc', claimed: 'failed' },
+        ],
         ['payment_intent.canceled', intent('canceled'), { providerReference: 'pi_abc', claimed: 'cancelled' }],
         ['payment_intent.processing', intent('processing'), { providerReference: 'pi_abc', claimed: 'processing' }],
-        ['payment_intent.requires_action', intent('requires_action'), { providerReference: 'pi_abc', claimed: 'pending' }],
-        ['charge.refunded', { id: 'ch_1', object: 'charge', payment_intent: 'pi_abc', refunded: true }, { providerReference: 'pi_abc', claimed: 'completed' }],
-        ['charge.succeeded', { id: 'ch_1', object: 'charge', payment_intent: 'pi_abc' }, { providerReference: 'pi_abc', claimed: 'processing' }],
+        [
+          'payment_intent.requires_action',
+          intent('requires_action'),
+          { providerReference: 'pi_abc', claimed: 'pending' },
+        ],
+        [
+          'charge.refunded',
+          { id: 'ch_1', object: 'charge', payment_intent: 'pi_abc', refunded: true },
+          { providerReference: 'pi_abc', claimed: 'completed' },
+        ],
+        [
+          'charge.succeeded',
+          { id: 'ch_1', object: 'charge', payment_intent: 'pi_abc' },
+          { providerReference: 'pi_abc', claimed: 'processing' },
+        ],
       ];
       for (const [type, object, expected] of table) {
         const { rawBody, signature } = fake.signedEvent(type, object);
         expect(stripe.parseCallback(callbackOf(rawBody, signature)), type).to.deep.equal(expected);
       }
       const unrelated = fake.signedEvent('customer.created', { id: 'cus_1', object: 'customer' });
-      expect(thrownBy(() => stripe.parseCallback(callbackOf(unrelated.rawBody, unrelated.signature)))).to.be.instanceOf(ProviderRefusal);
+      expect(thrownBy(() => stripe.parseCallback(callbackOf(unrelated.rawBody, unrelated.signature)))).to.be.instanceOf(
+        ProviderRefusal,
+      );
     });
 
     it('refuses a wrong signature, a missing header, a stale timestamp and a changed body', () => {
       const object = { id: 'pi_abc', object: 'payment_intent', status: 'succeeded', amount: 1000, currency: 'usd' };
       const wrong = fake.signedEvent('payment_intent.succeeded', object, { secret: 'whsec_someone_else' });
-      const stale = fake.signedEvent('payment_intent.succeeded', object, { timestamp: Math.floor(Date.now() / 1000) - 600 });
+      const stale = fake.signedEvent('payment_intent.succeeded', object, {
+        timestamp: Math.floor(Date.now() / 1000) - 600,
+      });
       const good = fake.signedEvent('payment_intent.succeeded', object);
       for (const [name, request] of [
         ['wrong secret', callbackOf(wrong.rawBody, wrong.signature)],
@@ -389,7 +497,10 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
         ['changed body', callbackOf(good.rawBody.replace('succeeded', 'canceled'), good.signature)],
         ['garbage header', callbackOf(good.rawBody, 'not-a-signature')],
       ] as const) {
-        expect(thrownBy(() => stripe.parseCallback(request)), name).to.be.instanceOf(ProviderRefusal);
+        expect(
+          thrownBy(() => stripe.parseCallback(request)),
+          name,
+        ).to.be.instanceOf(ProviderRefusal);
       }
       expect(stripe.parseCallback(callbackOf(good.rawBody, good.signature)).claimed).to.equal('completed');
     });
@@ -397,7 +508,12 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
 
   describe('the fake by URL (for a service started as another process)', () => {
     it('confirms, switches callbacks and injects faults over HTTP, and forwards what stripe-mock refuses', async () => {
-      const post = (path: string, body: unknown) => fetch(`${fake.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const post = (path: string, body: unknown) =>
+        fetch(`${fake.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       const { providerReference } = await stripe.initiate(initiation());
       expect(await (await post('/__fake/settings', { callbacks: 'twice' })).json()).to.include({ callbacks: 'twice' });
       const confirmed = await post(`/__fake/payment_intents/${providerReference}/confirm`, { outcome: 'succeeded' });
@@ -405,7 +521,11 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
       await post('/__fake/faults', { count: 1, kind: 'error500' });
       expect(await rejectionOf(stripe.fetchStatus(providerReference))).to.be.instanceOf(ProviderUnknownAnswer);
       expect((await stripe.fetchStatus(providerReference)).outcome.status).to.equal('completed');
-      const bogus = await fetch(`${fake.url}/v1/payment_intents`, { method: 'POST', headers: { authorization: 'Bearer sk_test_123', 'content-type': 'application/x-www-form-urlencoded' }, body: 'amount=1000&currency=usd&not_a_parameter=1' });
+      const bogus = await fetch(`${fake.url}/v1/payment_intents`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk_test_123', 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'amount=1000&currency=usd&not_a_parameter=1',
+      });
       expect(bogus.status).to.equal(400);
       expect(((await bogus.json()) as { error: { type: string } }).error.type).to.equal('invalid_request_error');
     });
@@ -441,7 +561,9 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
       expect(error).not.to.be.instanceOf(ProviderRefusal);
       expect(Date.now() - started).to.be.below(5_000);
       fake.fail(1, 'hang');
-      expect(await rejectionOf(impatient.fetchStatus('pi_whatever000000000000000'))).to.be.instanceOf(ProviderUnknownAnswer);
+      expect(await rejectionOf(impatient.fetchStatus('pi_whatever000000000000000'))).to.be.instanceOf(
+        ProviderUnknownAnswer,
+      );
       const answer = await impatient.initiate(request);
       expect(answer.outcome).to.deep.equal({ status: 'pending' });
     });

@@ -7,7 +7,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE, MOBILE_MONEY_PREFIXES, PROVIDER_CODES, PROVIDER_KINDS } from '../../src/domain/catalogue';
+import {
+  GENERIC_CATALOGUE,
+  MERCHANT_CATALOGUE,
+  MOBILE_MONEY_PREFIXES,
+  PROVIDER_CODES,
+  PROVIDER_KINDS,
+} from '../../src/domain/catalogue';
 import { DEFAULT_FEE_BASIS_POINTS } from '../../src/domain/fees';
 import { descriptorProblems, type ProviderDescriptor } from '../../src/domain/provider-descriptor';
 import { PROVIDER_DESCRIPTORS } from '../../src/providers/descriptors';
@@ -33,55 +39,96 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
   it('finds nothing missing in a complete descriptor, and names each missing or wrong part of an incomplete one', () => {
     expect(descriptorProblems(complete)).to.deep.equal([]);
     const { operator: _operator, ...withoutOperator } = complete;
-    expect(descriptorProblems(withoutOperator as ProviderDescriptor)).to.deep.equal(['provider mobile_money_d: operator name missing']);
+    expect(descriptorProblems(withoutOperator as ProviderDescriptor)).to.deep.equal([
+      'provider mobile_money_d: operator name missing',
+    ]);
     const { generic: _generic, ...offeredNowhere } = complete;
-    expect(descriptorProblems(offeredNowhere)).to.deep.equal(['provider mobile_money_d: offered on no endpoint family (generic, merchant)']);
-    expect(descriptorProblems({ ...complete, prefixes: {} })).to.deep.equal(['provider mobile_money_d: mobile money in RW without prefixes']);
+    expect(descriptorProblems(offeredNowhere)).to.deep.equal([
+      'provider mobile_money_d: offered on no endpoint family (generic, merchant)',
+    ]);
+    expect(descriptorProblems({ ...complete, prefixes: {} })).to.deep.equal([
+      'provider mobile_money_d: mobile money in RW without prefixes',
+    ]);
     expect(descriptorProblems({ ...complete, merchant: { countries: [], currencies: [] } })).to.deep.equal([
       'provider mobile_money_d: no countries',
       'provider mobile_money_d: no currencies',
     ]);
-    expect(descriptorProblems({ ...complete, feeBasisPoints: 1.5 })).to.deep.equal(['provider mobile_money_d: fee rate must be whole basis points from 0 to 10000']);
-    expect(descriptorProblems({ ...complete, live: { cancel: false, refund: true } as never })).to.deep.equal(['provider mobile_money_d: live capability partialRefund not stated']);
-    expect(descriptorProblems({ ...complete, code: 'Mobile-D' })).to.deep.equal(['provider Mobile-D: code must be lower case letters, digits and _']);
+    expect(descriptorProblems({ ...complete, feeBasisPoints: 1.5 })).to.deep.equal([
+      'provider mobile_money_d: fee rate must be whole basis points from 0 to 10000',
+    ]);
+    expect(descriptorProblems({ ...complete, live: { cancel: false, refund: true } as never })).to.deep.equal([
+      'provider mobile_money_d: live capability partialRefund not stated',
+    ]);
+    expect(descriptorProblems({ ...complete, code: 'Mobile-D' })).to.deep.equal([
+      'provider Mobile-D: code must be lower case letters, digits and _',
+    ]);
   });
 
   it('every listed descriptor is complete, and the codes are distinct', () => {
-    for (const descriptor of PROVIDER_DESCRIPTORS) expect(descriptorProblems(descriptor), descriptor.code).to.deep.equal([]);
+    for (const descriptor of PROVIDER_DESCRIPTORS)
+      expect(descriptorProblems(descriptor), descriptor.code).to.deep.equal([]);
     expect(new Set(PROVIDER_CODES).size).to.equal(PROVIDER_CODES.length);
   });
 
   it('every provider folder is named by its code and listed, and every listed code has its folder', () => {
-    const folders = fs.readdirSync(PROVIDERS_DIR, { withFileTypes: true }).filter((e) => e.isDirectory() && !NOT_PROVIDERS.includes(e.name)).map((e) => e.name);
+    const folders = fs
+      .readdirSync(PROVIDERS_DIR, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !NOT_PROVIDERS.includes(e.name))
+      .map((e) => e.name);
     expect([...folders].sort()).to.deep.equal([...PROVIDER_CODES].sort());
-    for (const code of PROVIDER_CODES) expect(fs.existsSync(path.join(PROVIDERS_DIR, code, 'descriptor.ts')), `${code}/descriptor.ts`).to.equal(true);
+    for (const code of PROVIDER_CODES)
+      expect(fs.existsSync(path.join(PROVIDERS_DIR, code, 'descriptor.ts')), `${code}/descriptor.ts`).to.equal(true);
   });
 
   it('a provider with live capabilities is registered once with its own descriptor, settings and adapter, and only those are', () => {
     const live = PROVIDER_DESCRIPTORS.filter((d) => d.live !== null).map((d) => d.code);
-    expect(LIVE_PROVIDERS.map((p) => p.descriptor.code)).to.have.members(live).and.have.length(live.length);
-    expect(PROVIDER_VARIABLES.map((v) => v.provider)).to.have.members(live).and.have.length(live.length);
+    expect(LIVE_PROVIDERS.map((p) => p.descriptor.code))
+      .to.have.members(live)
+      .and.have.length(live.length);
+    expect(PROVIDER_VARIABLES.map((v) => v.provider))
+      .to.have.members(live)
+      .and.have.length(live.length);
     for (const provider of LIVE_PROVIDERS) {
       expect(PROVIDER_DESCRIPTORS, provider.descriptor.code).to.include(provider.descriptor);
       expect(provider.variables.provider).to.equal(provider.descriptor.code);
-      expect(fs.existsSync(path.join(PROVIDERS_DIR, provider.descriptor.code, 'index.ts')), `${provider.descriptor.code}/index.ts`).to.equal(true);
+      expect(
+        fs.existsSync(path.join(PROVIDERS_DIR, provider.descriptor.code, 'index.ts')),
+        `${provider.descriptor.code}/index.ts`,
+      ).to.equal(true);
     }
   });
 
-  it('the registry serves every provider by its simulator in sandbox, and in live exactly the configured ones, with their descriptors\' flows', () => {
+  it("the registry serves every provider by its simulator in sandbox, and in live exactly the configured ones, with their descriptors' flows", () => {
     const { settings, problems } = providerSettingsFrom({
-      MOMO_BASE_URL: 'https://proxy.momoapi.example', MOMO_API_USER: 'user', MOMO_API_KEY: 'key', MOMO_SUBSCRIPTION_KEY: 'sub', MOMO_TARGET_ENVIRONMENT: 'mtnrwanda',
-      AIRTEL_BASE_URL: 'https://openapi.airtel.example', AIRTEL_CLIENT_ID: 'id', AIRTEL_CLIENT_SECRET: 'secret',
-      STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x',
+      MOMO_BASE_URL: 'https://proxy.momoapi.example',
+      MOMO_API_USER: 'user',
+      MOMO_API_KEY: 'key',
+      MOMO_SUBSCRIPTION_KEY: 'sub',
+      MOMO_TARGET_ENVIRONMENT: 'mtnrwanda',
+      AIRTEL_BASE_URL: 'https://openapi.airtel.example',
+      AIRTEL_CLIENT_ID: 'id',
+      AIRTEL_CLIENT_SECRET: 'secret',
+      STRIPE_SECRET_KEY: 'sk_test_x',
+      STRIPE_WEBHOOK_SECRET: 'whsec_x',
     });
     expect(problems).to.deep.equal([]);
-    const deps = { ledger: {} as SandboxLedger, now: () => new Date(), approvalDelayMs: 3000, bankTransferDelayMs: 30_000, callbackSecret: 'x'.repeat(32) };
+    const deps = {
+      ledger: {} as SandboxLedger,
+      now: () => new Date(),
+      approvalDelayMs: 3000,
+      bankTransferDelayMs: 30_000,
+      callbackSecret: 'x'.repeat(32),
+    };
     const registry = createProviderRegistry(deps, { live: settings.live, sandbox: {} });
     for (const descriptor of PROVIDER_DESCRIPTORS) {
       expect(registry.get('sandbox', descriptor.code)?.code, `sandbox ${descriptor.code}`).to.equal(descriptor.code);
       const live = registry.get('live', descriptor.code);
       if (descriptor.live === null) expect(live, `live ${descriptor.code}`).to.equal(undefined);
-      else expect({ code: live?.code, supports: live?.supports }).to.deep.equal({ code: descriptor.code, supports: descriptor.live });
+      else
+        expect({ code: live?.code, supports: live?.supports }).to.deep.equal({
+          code: descriptor.code,
+          supports: descriptor.live,
+        });
     }
     expect(createProviderRegistry(deps).get('live', 'momo')).to.equal(undefined);
   });
@@ -90,7 +137,8 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
     for (const [country, rows] of Object.entries(MOBILE_MONEY_PREFIXES)) {
       for (const [a, operatorA] of rows) {
         for (const [b, operatorB] of rows) {
-          if (operatorA !== operatorB) expect(a.startsWith(b), `${country}: ${operatorA} ${a} under ${operatorB} ${b}`).to.equal(false);
+          if (operatorA !== operatorB)
+            expect(a.startsWith(b), `${country}: ${operatorA} ${a} under ${operatorB} ${b}`).to.equal(false);
         }
       }
     }
@@ -101,23 +149,81 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
     expect(GENERIC_CATALOGUE).to.deep.equal({
       mobile_money: [
         { provider: 'momo', kind: 'mobile_money', countries: ['RW', 'UG', 'GH'], currencies: ['RWF', 'UGX', 'GHS'] },
-        { provider: 'mobile_money_b', kind: 'mobile_money', countries: ['RW', 'UG', 'KE'], currencies: ['RWF', 'UGX', 'KES'] },
+        {
+          provider: 'mobile_money_b',
+          kind: 'mobile_money',
+          countries: ['RW', 'UG', 'KE'],
+          currencies: ['RWF', 'UGX', 'KES'],
+        },
       ],
       bank_transfer: [{ provider: 'bank_transfer', kind: 'bank_transfer', countries: ['RW'], currencies: ['RWF'] }],
       card: [{ provider: 'card_gateway', kind: 'card', countries: '*', currencies: ['USD', 'EUR', 'GBP'] }],
     });
-    expect(Object.keys(MERCHANT_CATALOGUE)).to.deep.equal(['card_gateway', 'momo', 'mobile_money_b', 'mobile_money_c', 'wallet']);
+    expect(Object.keys(MERCHANT_CATALOGUE)).to.deep.equal([
+      'card_gateway',
+      'momo',
+      'mobile_money_b',
+      'mobile_money_c',
+      'wallet',
+    ]);
     expect(MERCHANT_CATALOGUE.card_gateway.currencies).to.deep.equal(['USD', 'EUR', 'GBP', 'GHS']);
-    expect(MERCHANT_CATALOGUE.mobile_money_c).to.deep.equal({ provider: 'mobile_money_c', kind: 'mobile_money', countries: ['LR'], currencies: ['USD', 'LRD'] });
-    expect(MERCHANT_CATALOGUE.wallet).to.deep.equal({ provider: 'wallet', kind: 'wallet', countries: '*', currencies: ['USD', 'GHS', 'EUR'] });
-    expect(MOBILE_MONEY_PREFIXES).to.deep.equal({
-      RW: [['78', 'momo'], ['79', 'momo'], ['72', 'mobile_money_b'], ['73', 'mobile_money_b']],
-      UG: [['77', 'momo'], ['78', 'momo'], ['76', 'momo'], ['39', 'momo'], ['70', 'mobile_money_b'], ['74', 'mobile_money_b'], ['75', 'mobile_money_b']],
-      GH: [['24', 'momo'], ['25', 'momo'], ['53', 'momo'], ['54', 'momo'], ['55', 'momo'], ['59', 'momo']],
-      KE: [['', 'mobile_money_b']],
-      LR: [['88', 'mobile_money_c'], ['77', 'mobile_money_c']],
+    expect(MERCHANT_CATALOGUE.mobile_money_c).to.deep.equal({
+      provider: 'mobile_money_c',
+      kind: 'mobile_money',
+      countries: ['LR'],
+      currencies: ['USD', 'LRD'],
     });
-    expect(PROVIDER_KINDS).to.deep.equal({ card_gateway: 'card', momo: 'mobile_money', mobile_money_b: 'mobile_money', mobile_money_c: 'mobile_money', wallet: 'wallet', bank_transfer: 'bank_transfer' });
-    expect(DEFAULT_FEE_BASIS_POINTS).to.deep.equal({ card_gateway: 290, momo: 150, mobile_money_b: 150, mobile_money_c: 200, wallet: 100, bank_transfer: 50 });
+    expect(MERCHANT_CATALOGUE.wallet).to.deep.equal({
+      provider: 'wallet',
+      kind: 'wallet',
+      countries: '*',
+      currencies: ['USD', 'GHS', 'EUR'],
+    });
+    expect(MOBILE_MONEY_PREFIXES).to.deep.equal({
+      RW: [
+        ['78', 'momo'],
+        ['79', 'momo'],
+        ['72', 'mobile_money_b'],
+        ['73', 'mobile_money_b'],
+      ],
+      UG: [
+        ['77', 'momo'],
+        ['78', 'momo'],
+        ['76', 'momo'],
+        ['39', 'momo'],
+        ['70', 'mobile_money_b'],
+        ['74', 'mobile_money_b'],
+        ['75', 'mobile_money_b'],
+      ],
+      GH: [
+        ['24', 'momo'],
+        ['25', 'momo'],
+        ['53', 'momo'],
+        ['54', 'momo'],
+        ['55', 'momo'],
+        ['59', 'momo'],
+      ],
+      KE: [['', 'mobile_money_b']],
+      LR: [
+        ['88', 'mobile_money_c'],
+        ['77', 'mobile_money_c'],
+      ],
+    });
+    expect(PROVIDER_KINDS).to.deep.equal({
+      card_gateway: 'card',
+      momo: 'mobile_money',
+      mobile_money_b: 'mobile_money',
+      mobile_money_c: 'mobile_money',
+      wallet: 'wallet',
+      bank_transfer: 'bank_transfer',
+    });
+    expect(DEFAULT_FEE_BASIS_POINTS).to.deep.equal({
+      card_gateway: 290,
+      momo: 150,
+      mobile_money_b: 150,
+      mobile_money_c: 200,
+      wallet: 100,
+      bank_transfer: 50,
+    });
   });
 });

@@ -1,5 +1,6 @@
 /**
- * The live Airtel Money adapter (`mobile_money_b`, docs/providers.md#airtel-money) against the fake Airtel server over real
+ * The live Airtel Money adapter (`mobile_money_b`, docs/providers.md#airtel-money) against the fake Airtel server over
+ * real
  * HTTP: token cache and renewal, the documented request shapes, idempotent initiation, every
  * Airtel status mapped onto ours, unknown answers (5xx, time-out, undocumented body) kept apart from
  * refusals, callback hash authentication, whole-payment refunds, and cancel declared unsupported.
@@ -7,8 +8,18 @@
 import { expect } from 'chai';
 import { newId } from '../../src/lib/ids';
 import { ProviderUnknownAnswer } from '../../src/providers/http';
-import { ProviderRefusal, ProviderUnsupported, type InitiateRequest, type PaymentProvider, type RefundRequest } from '../../src/providers/provider';
-import { AirtelAuthenticationError, airtelTransactionId, createAirtelProvider } from '../../src/providers/mobile_money_b/adapter';
+import {
+  ProviderRefusal,
+  ProviderUnsupported,
+  type InitiateRequest,
+  type PaymentProvider,
+  type RefundRequest,
+} from '../../src/providers/provider';
+import {
+  AirtelAuthenticationError,
+  airtelTransactionId,
+  createAirtelProvider,
+} from '../../src/providers/mobile_money_b/adapter';
 import { airtelCallbackHash } from '../../src/providers/mobile_money_b/callback';
 import { airtelSettingsSchema, type AirtelSettings } from '../../src/providers/mobile_money_b/settings';
 import { AIRTEL_FAKE_NUMBERS, startAirtelFake, type AirtelFake, type FakeRequest } from '../fakes/airtel-fake';
@@ -54,7 +65,13 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
       callbackPrivateKey: PRIVATE_KEY,
       approvalDelayMs: APPROVAL_DELAY_MS,
     });
-    settings = airtelSettingsSchema.parse({ baseUrl: fake.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, callbackPrivateKey: PRIVATE_KEY, timeoutMs: TIMEOUT_MS });
+    settings = airtelSettingsSchema.parse({
+      baseUrl: fake.url,
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      callbackPrivateKey: PRIVATE_KEY,
+      timeoutMs: TIMEOUT_MS,
+    });
     airtel = createAirtelProvider(settings, {});
   });
   after(async () => {
@@ -80,7 +97,13 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
 
   /** The refund of the whole 1500 RWF payment `providerReference` (or `amount` of it). */
   function refundOf(providerReference: string, amount = 1500): RefundRequest {
-    return { providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount, paymentAmount: 1500, currency: 'RWF' };
+    return {
+      providerReference,
+      idempotencyKey: `refund:${newId('ref_')}`,
+      amount,
+      paymentAmount: 1500,
+      currency: 'RWF',
+    };
   }
 
   /** The adapter's answer for `reference` once Airtel decided it (or the last one after ~2 s). */
@@ -108,7 +131,11 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
       await adapter.fetchStatus(providerReference);
       expect(fake.tokensIssued - issued).to.equal(1);
       const [tokenRequest] = requestsTo('/auth/oauth2/token', from);
-      expect(tokenRequest?.body).to.deep.equal({ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, grant_type: 'client_credentials' });
+      expect(tokenRequest?.body).to.deep.equal({
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+        grant_type: 'client_credentials',
+      });
 
       clock += 125_000; // the fake's tokens live 180 s; the cache renews 60 s early
       await adapter.fetchStatus(providerReference);
@@ -209,10 +236,26 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
   describe('fetchStatus maps every Airtel status', () => {
     const cases: { name: string; suffix: string; outcome: Record<string, unknown> }[] = [
       { name: 'TS (approved) → completed', suffix: '201', outcome: { status: 'completed' } },
-      { name: 'TF not enough balance → failed insufficient_funds', suffix: AIRTEL_FAKE_NUMBERS.insufficientFunds, outcome: { status: 'failed', failureCode: 'insufficient_funds' } },
-      { name: 'TF refused by the customer → failed declined', suffix: AIRTEL_FAKE_NUMBERS.rejected, outcome: { status: 'failed', failureCode: 'declined' } },
-      { name: 'TF wrong PIN → failed declined', suffix: AIRTEL_FAKE_NUMBERS.wrongPin, outcome: { status: 'failed', failureCode: 'declined' } },
-      { name: 'TF expired → failed expired', suffix: AIRTEL_FAKE_NUMBERS.expired, outcome: { status: 'failed', failureCode: 'expired' } },
+      {
+        name: 'TF not enough balance → failed insufficient_funds',
+        suffix: AIRTEL_FAKE_NUMBERS.insufficientFunds,
+        outcome: { status: 'failed', failureCode: 'insufficient_funds' },
+      },
+      {
+        name: 'TF refused by the customer → failed declined',
+        suffix: AIRTEL_FAKE_NUMBERS.rejected,
+        outcome: { status: 'failed', failureCode: 'declined' },
+      },
+      {
+        name: 'TF wrong PIN → failed declined',
+        suffix: AIRTEL_FAKE_NUMBERS.wrongPin,
+        outcome: { status: 'failed', failureCode: 'declined' },
+      },
+      {
+        name: 'TF expired → failed expired',
+        suffix: AIRTEL_FAKE_NUMBERS.expired,
+        outcome: { status: 'failed', failureCode: 'expired' },
+      },
     ];
     for (const { name, suffix, outcome } of cases) {
       it(name, async () => {
@@ -239,7 +282,9 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
     });
 
     it('a transaction Airtel does not know, or a reference that is not ours, is a refusal', async () => {
-      expect(await rejectionOf(airtel.fetchStatus(airtelTransactionId('RW', 'never-sent')))).to.be.instanceOf(ProviderRefusal);
+      expect(await rejectionOf(airtel.fetchStatus(airtelTransactionId('RW', 'never-sent')))).to.be.instanceOf(
+        ProviderRefusal,
+      );
       expect(await rejectionOf(airtel.fetchStatus('pay_notAnAirtelReference'))).to.be.instanceOf(ProviderRefusal);
     });
   });
@@ -262,7 +307,9 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
         fake.injectFaults(kind, 1, ['/merchant/v1/payments']);
         expect(await rejectionOf(airtel.initiate(initiation))).to.be.instanceOf(ProviderUnknownAnswer);
         const count = fake.transactions.size;
-        expect((await airtel.initiate(initiation)).providerReference).to.equal(airtelTransactionId('RW', initiation.idempotencyKey));
+        expect((await airtel.initiate(initiation)).providerReference).to.equal(
+          airtelTransactionId('RW', initiation.idempotencyKey),
+        );
         expect(fake.transactions.size).to.equal(count);
       }
     });
@@ -284,31 +331,59 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
       const [rawBody] = await callbacksFor(providerReference, 1);
       const body = JSON.parse(rawBody as string) as { transaction: unknown; hash: string };
       expect(body.hash).to.equal(airtelCallbackHash(body.transaction, PRIVATE_KEY));
-      expect(airtel.parseCallback({ rawBody: rawBody as string, headers: {}, query: {} })).to.deep.equal({ providerReference, claimed: 'completed' });
+      expect(airtel.parseCallback({ rawBody: rawBody as string, headers: {}, query: {} })).to.deep.equal({
+        providerReference,
+        claimed: 'completed',
+      });
     });
 
     it('claims a failure for TF', async () => {
-      const { providerReference } = await airtel.initiate(request(rwandanNumber(AIRTEL_FAKE_NUMBERS.insufficientFunds)));
+      const { providerReference } = await airtel.initiate(
+        request(rwandanNumber(AIRTEL_FAKE_NUMBERS.insufficientFunds)),
+      );
       const [rawBody] = await callbacksFor(providerReference, 1);
       expect(airtel.parseCallback({ rawBody: rawBody as string, headers: {}, query: {} }).claimed).to.equal('failed');
     });
 
     it('with a wrong or missing hash, or a tampered body, is refused', async () => {
-      const transaction = { id: airtelTransactionId('RW', 'x'), message: 'Paid RWF 1500', status_code: 'TS', airtel_money_id: 'MP1.2' };
+      const transaction = {
+        id: airtelTransactionId('RW', 'x'),
+        message: 'Paid RWF 1500',
+        status_code: 'TS',
+        airtel_money_id: 'MP1.2',
+      };
       const signed = { transaction, hash: airtelCallbackHash(transaction, PRIVATE_KEY) };
-      const parse = (body: unknown) => () => airtel.parseCallback({ rawBody: JSON.stringify(body), headers: {}, query: {} });
+      const parse = (body: unknown) => () =>
+        airtel.parseCallback({ rawBody: JSON.stringify(body), headers: {}, query: {} });
       expect(parse(signed)).not.to.throw();
       expect(parse({ transaction })).to.throw(ProviderRefusal, /no hash/);
-      expect(parse({ transaction, hash: airtelCallbackHash(transaction, 'another key') })).to.throw(ProviderRefusal, /not valid/);
-      expect(parse({ transaction: { ...transaction, status_code: 'TF' }, hash: signed.hash })).to.throw(ProviderRefusal, /not valid/);
+      expect(parse({ transaction, hash: airtelCallbackHash(transaction, 'another key') })).to.throw(
+        ProviderRefusal,
+        /not valid/,
+      );
+      expect(parse({ transaction: { ...transaction, status_code: 'TF' }, hash: signed.hash })).to.throw(
+        ProviderRefusal,
+        /not valid/,
+      );
       expect(() => airtel.parseCallback({ rawBody: 'not json', headers: {}, query: {} })).to.throw(ProviderRefusal);
     });
 
     it('without a configured private key, a well-formed callback is accepted and a malformed one refused', () => {
       const open = createAirtelProvider({ ...settings, callbackPrivateKey: undefined }, {});
-      const rawBody = JSON.stringify({ transaction: { id: 'RWabc', message: 'Paid', status_code: 'TS', airtel_money_id: 'MP1' } });
-      expect(open.parseCallback({ rawBody, headers: {}, query: {} })).to.deep.equal({ providerReference: 'RWabc', claimed: 'completed' });
-      expect(() => open.parseCallback({ rawBody: JSON.stringify({ transaction: { id: 'RWabc', status_code: 'DONE' } }), headers: {}, query: {} })).to.throw(ProviderRefusal);
+      const rawBody = JSON.stringify({
+        transaction: { id: 'RWabc', message: 'Paid', status_code: 'TS', airtel_money_id: 'MP1' },
+      });
+      expect(open.parseCallback({ rawBody, headers: {}, query: {} })).to.deep.equal({
+        providerReference: 'RWabc',
+        claimed: 'completed',
+      });
+      expect(() =>
+        open.parseCallback({
+          rawBody: JSON.stringify({ transaction: { id: 'RWabc', status_code: 'DONE' } }),
+          headers: {},
+          query: {},
+        }),
+      ).to.throw(ProviderRefusal);
     });
 
     it('the fake calls back twice in "twice" mode and not at all in "off" mode', async () => {
@@ -368,7 +443,9 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
     });
 
     it('a refund of a payment Airtel has no record of was not received', async () => {
-      expect(await airtel.fetchRefund(refundOf(airtelTransactionId('RW', 'never-sent')))).to.deep.equal({ status: 'not_received' });
+      expect(await airtel.fetchRefund(refundOf(airtelTransactionId('RW', 'never-sent')))).to.deep.equal({
+        status: 'not_received',
+      });
     });
   });
 
@@ -393,7 +470,9 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
     expect(noCountry.status).to.equal(400);
     expect(((await noCountry.json()) as { status: { result_code: string } }).status.result_code).to.equal('ROUTER003');
     const wrongCurrency = await enquiry({ ...bearer, 'x-country': 'RW', 'x-currency': 'KES' });
-    expect(((await wrongCurrency.json()) as { status: { result_code: string } }).status.result_code).to.equal('ROUTER112');
+    expect(((await wrongCurrency.json()) as { status: { result_code: string } }).status.result_code).to.equal(
+      'ROUTER112',
+    );
     expect((await enquiry({ ...bearer, 'x-country': 'RW', 'x-currency': 'RWF' })).status).to.equal(404);
   });
 });

@@ -9,8 +9,21 @@
 import { expect } from 'chai';
 import { newId } from '../../src/lib/ids';
 import { ProviderUnknownAnswer } from '../../src/providers/http';
-import { ProviderRefusal, ProviderUnsupported, type CallbackRequest, type InitiateRequest, type PaymentProvider, type RefundRequest } from '../../src/providers/provider';
-import { createMomoProvider, momoAmount, momoReferenceId, momoText, MomoAuthenticationError } from '../../src/providers/momo/adapter';
+import {
+  ProviderRefusal,
+  ProviderUnsupported,
+  type CallbackRequest,
+  type InitiateRequest,
+  type PaymentProvider,
+  type RefundRequest,
+} from '../../src/providers/provider';
+import {
+  createMomoProvider,
+  momoAmount,
+  momoReferenceId,
+  momoText,
+  MomoAuthenticationError,
+} from '../../src/providers/momo/adapter';
 import { momoCallbackToken } from '../../src/providers/momo/callback';
 import { momoSettingsSchema, type MomoSettings } from '../../src/providers/momo/settings';
 import { MOMO_REASONS } from '../../src/providers/momo/statuses';
@@ -54,8 +67,21 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
 
   before(async () => {
     sink = await startReceiver();
-    fake = await startMomoFake({ apiUser: API_USER, apiKey: API_KEY, subscriptionKey: SUBSCRIPTION_KEY, approvalDelayMs: APPROVAL_DELAY_MS, delayedApprovalMs: DELAYED_APPROVAL_MS });
-    settings = momoSettingsSchema.parse({ baseUrl: fake.url, apiUser: API_USER, apiKey: API_KEY, subscriptionKey: SUBSCRIPTION_KEY, targetEnvironment: 'mtnrwanda', timeoutMs: TIMEOUT_MS });
+    fake = await startMomoFake({
+      apiUser: API_USER,
+      apiKey: API_KEY,
+      subscriptionKey: SUBSCRIPTION_KEY,
+      approvalDelayMs: APPROVAL_DELAY_MS,
+      delayedApprovalMs: DELAYED_APPROVAL_MS,
+    });
+    settings = momoSettingsSchema.parse({
+      baseUrl: fake.url,
+      apiUser: API_USER,
+      apiKey: API_KEY,
+      subscriptionKey: SUBSCRIPTION_KEY,
+      targetEnvironment: 'mtnrwanda',
+      timeoutMs: TIMEOUT_MS,
+    });
     momo = createMomoProvider(settings, { callbackSecret: CALLBACK_SECRET });
     callbackUrl = `${sink.origin}/v1/provider-callbacks/momo`;
   });
@@ -92,7 +118,9 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
 
   /** The requests the fake got to `path` (a prefix) since `from`. */
   function requestsTo(path: string, from = 0, method?: string): FakeRequest[] {
-    return fake.requests.slice(from).filter((r) => r.path.startsWith(path) && (method === undefined || r.method === method));
+    return fake.requests
+      .slice(from)
+      .filter((r) => r.path.startsWith(path) && (method === undefined || r.method === method));
   }
 
   describe('access token', () => {
@@ -106,7 +134,9 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
       expect(fake.tokensIssued - issued).to.equal(1);
       const [tokenRequest] = requestsTo('/collection/token/', from);
       expect(tokenRequest?.method).to.equal('POST');
-      expect(tokenRequest?.headers.authorization).to.equal(`Basic ${Buffer.from(`${API_USER}:${API_KEY}`).toString('base64')}`);
+      expect(tokenRequest?.headers.authorization).to.equal(
+        `Basic ${Buffer.from(`${API_USER}:${API_KEY}`).toString('base64')}`,
+      );
       expect(tokenRequest?.headers['ocp-apim-subscription-key']).to.equal(SUBSCRIPTION_KEY);
       expect(tokenRequest?.raw).to.equal('');
 
@@ -148,7 +178,9 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
       expect(sent?.headers['x-target-environment']).to.equal('mtnrwanda');
       expect(sent?.headers['ocp-apim-subscription-key']).to.equal(SUBSCRIPTION_KEY);
       expect(sent?.headers.authorization).to.match(/^Bearer \S+$/);
-      expect(sent?.headers['x-callback-url']).to.equal(`${callbackUrl}?reference=${reference}&token=${momoCallbackToken(reference, CALLBACK_SECRET)}`);
+      expect(sent?.headers['x-callback-url']).to.equal(
+        `${callbackUrl}?reference=${reference}&token=${momoCallbackToken(reference, CALLBACK_SECRET)}`,
+      );
       expect(sent?.body).to.deep.equal({
         amount: '1500',
         currency: 'RWF',
@@ -168,12 +200,19 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
     });
 
     it('sends GHS in major units with two decimals to mtnghana', async () => {
-      const ghana = createMomoProvider({ ...settings, targetEnvironment: 'mtnghana' }, { callbackSecret: CALLBACK_SECRET });
+      const ghana = createMomoProvider(
+        { ...settings, targetEnvironment: 'mtnghana' },
+        { callbackSecret: CALLBACK_SECRET },
+      );
       const from = fake.requests.length;
       const answer = await ghana.initiate(request('+233241234567', { amount: 1250, currency: 'GHS' }));
       const [sent] = requestsTo('/collection/v1_0/requesttopay', from, 'POST');
       expect((sent?.body as { amount: string }).amount).to.equal('12.50');
-      expect(fake.transactions.get(answer.providerReference)).to.include({ amount: '12.50', currency: 'GHS', environment: 'mtnghana' });
+      expect(fake.transactions.get(answer.providerReference)).to.include({
+        amount: '12.50',
+        currency: 'GHS',
+        environment: 'mtnghana',
+      });
       expect(momoAmount(5, 'GHS')).to.equal('0.05');
       expect(momoAmount(1_000_000_000_000, 'UGX')).to.equal('1000000000000');
     });
@@ -201,7 +240,11 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
       await settled(first.providerReference);
       const from = fake.requests.length;
       const second = await momo.initiate(initiation);
-      expect(second).to.deep.equal({ providerReference: first.providerReference, outcome: { status: 'completed' }, nextAction: null });
+      expect(second).to.deep.equal({
+        providerReference: first.providerReference,
+        outcome: { status: 'completed' },
+        nextAction: null,
+      });
       expect(fake.transactions.size).to.equal(count);
       const [repeated] = requestsTo('/collection/v1_0/requesttopay', from, 'POST');
       expect(repeated?.headers['x-reference-id']).to.equal(first.providerReference);
@@ -226,7 +269,10 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
     }
 
     it('refused by MoMo (400: a currency the environment does not take) is a refusal, not an unknown answer', async () => {
-      const sandbox = createMomoProvider({ ...settings, targetEnvironment: 'sandbox' }, { callbackSecret: CALLBACK_SECRET });
+      const sandbox = createMomoProvider(
+        { ...settings, targetEnvironment: 'sandbox' },
+        { callbackSecret: CALLBACK_SECRET },
+      );
       const error = await rejectionOf(sandbox.initiate(request(rwandanNumber())));
       expect(error).to.be.instanceOf(ProviderRefusal);
       expect((error as ProviderRefusal).failureCode).to.equal('provider_error');
@@ -243,10 +289,26 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
 
   describe("MTN's sandbox numbers", () => {
     const cases: { name: string; suffix: string; outcome: Record<string, unknown> }[] = [
-      { name: '46733123450 (failed) → failed provider_error', suffix: MOMO_FAKE_NUMBERS.failed, outcome: { status: 'failed', failureCode: 'provider_error' } },
-      { name: '46733123451 (rejected) → failed declined', suffix: MOMO_FAKE_NUMBERS.rejected, outcome: { status: 'failed', failureCode: 'declined' } },
-      { name: '46733123452 (expired) → failed expired', suffix: MOMO_FAKE_NUMBERS.expired, outcome: { status: 'failed', failureCode: 'expired' } },
-      { name: '46733123455 (payer not found) → failed declined', suffix: MOMO_FAKE_NUMBERS.notFound, outcome: { status: 'failed', failureCode: 'declined' } },
+      {
+        name: '46733123450 (failed) → failed provider_error',
+        suffix: MOMO_FAKE_NUMBERS.failed,
+        outcome: { status: 'failed', failureCode: 'provider_error' },
+      },
+      {
+        name: '46733123451 (rejected) → failed declined',
+        suffix: MOMO_FAKE_NUMBERS.rejected,
+        outcome: { status: 'failed', failureCode: 'declined' },
+      },
+      {
+        name: '46733123452 (expired) → failed expired',
+        suffix: MOMO_FAKE_NUMBERS.expired,
+        outcome: { status: 'failed', failureCode: 'expired' },
+      },
+      {
+        name: '46733123455 (payer not found) → failed declined',
+        suffix: MOMO_FAKE_NUMBERS.notFound,
+        outcome: { status: 'failed', failureCode: 'declined' },
+      },
       { name: 'any other number → completed', suffix: '200000', outcome: { status: 'completed' } },
     ];
     for (const { name, suffix, outcome } of cases) {
@@ -255,13 +317,17 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
         const answer = await settled(providerReference);
         expect(answer.providerReference).to.equal(providerReference);
         expect(answer.outcome).to.include(outcome);
-        if (answer.outcome.status === 'failed') expect(answer.outcome.failureMessage).to.match(/^MTN MoMo: .+ \([A-Z_]+\)$/);
+        if (answer.outcome.status === 'failed')
+          expect(answer.outcome.failureMessage).to.match(/^MTN MoMo: .+ \([A-Z_]+\)$/);
       });
     }
 
     it('46733123450 itself, as MTN gives it, fails too', async () => {
       const { providerReference } = await momo.initiate(request('+46733123450'));
-      expect((await settled(providerReference)).outcome).to.include({ status: 'failed', failureCode: 'provider_error' });
+      expect((await settled(providerReference)).outcome).to.include({
+        status: 'failed',
+        failureCode: 'provider_error',
+      });
       expect(fake.transactions.get(providerReference)?.payer.partyId).to.equal('46733123450');
     });
 
@@ -312,7 +378,9 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
 
     it('FAILED with each reason → failed with its failure code and a message naming the reason', async () => {
       for (const [reason, failureCode] of Object.entries(expected)) {
-        const { providerReference } = await momo.initiate(request(rwandanNumber(MOMO_FAKE_NUMBERS.ongoing), { callbackUrl: null }));
+        const { providerReference } = await momo.initiate(
+          request(rwandanNumber(MOMO_FAKE_NUMBERS.ongoing), { callbackUrl: null }),
+        );
         fake.decide(providerReference, 'FAILED', reason);
         const { outcome } = await momo.fetchStatus(providerReference);
         expect(outcome, reason).to.include({ status: 'failed', failureCode });
@@ -322,13 +390,19 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
 
     it("reads the swagger's {code, message} reason, an unknown reason and none (provider_error)", async () => {
       const cases = [
-        { reason: { code: 'NOT_ENOUGH_FUNDS', message: 'Not enough funds' }, failureCode: 'insufficient_funds', text: '(NOT_ENOUGH_FUNDS)' },
+        {
+          reason: { code: 'NOT_ENOUGH_FUNDS', message: 'Not enough funds' },
+          failureCode: 'insufficient_funds',
+          text: '(NOT_ENOUGH_FUNDS)',
+        },
         { reason: 'NOT ENOUGH_FUNDS', failureCode: 'insufficient_funds', text: '(NOT_ENOUGH_FUNDS)' },
         { reason: 'SOMETHING_NEW', failureCode: 'provider_error', text: '(SOMETHING_NEW)' },
         { reason: undefined, failureCode: 'provider_error', text: 'no reason given' },
       ];
       for (const { reason, failureCode, text } of cases) {
-        const { providerReference } = await momo.initiate(request(rwandanNumber(MOMO_FAKE_NUMBERS.ongoing), { callbackUrl: null }));
+        const { providerReference } = await momo.initiate(
+          request(rwandanNumber(MOMO_FAKE_NUMBERS.ongoing), { callbackUrl: null }),
+        );
         fake.decide(providerReference, 'FAILED', reason);
         const { outcome } = await momo.fetchStatus(providerReference);
         expect(outcome).to.include({ status: 'failed', failureCode });
@@ -364,11 +438,15 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
     expect(lost).to.be.instanceOf(ProviderUnknownAnswer);
     expect((lost as Error).message).to.equal('POST /collection/v1_0/requesttopay: undocumented answer (HTTP 404)');
 
-    const { providerReference } = await momo.initiate(request(rwandanNumber(MOMO_FAKE_NUMBERS.ongoing), { callbackUrl: null }));
+    const { providerReference } = await momo.initiate(
+      request(rwandanNumber(MOMO_FAKE_NUMBERS.ongoing), { callbackUrl: null }),
+    );
     fake.decide(providerReference, 'APPROVED' as FakeStatus);
     const unknown = await rejectionOf(momo.fetchStatus(providerReference));
     expect(unknown).to.be.instanceOf(ProviderUnknownAnswer);
-    expect((unknown as Error).message).to.equal(`GET /collection/v1_0/requesttopay/${providerReference}: the answer does not match the provider's documented schema (status: "APPROVED")`);
+    expect((unknown as Error).message).to.equal(
+      `GET /collection/v1_0/requesttopay/${providerReference}: the answer does not match the provider's documented schema (status: "APPROVED")`,
+    );
   });
 
   describe('callbacks', () => {
@@ -385,7 +463,11 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
     /** A received callback as the route hands it to the adapter. */
     function asCallback(received: { path: string; body: string }): CallbackRequest {
       const url = new URL(received.path, sink.origin);
-      return { rawBody: received.body, headers: { 'content-type': 'application/json' }, query: Object.fromEntries(url.searchParams) };
+      return {
+        rawBody: received.body,
+        headers: { 'content-type': 'application/json' },
+        query: Object.fromEntries(url.searchParams),
+      };
     }
 
     it('with the right token is accepted as a hint naming the request', async () => {
@@ -393,7 +475,10 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
       const [received] = await callbacksFor(providerReference, 1);
       expect(received?.method).to.equal('POST');
       expect(received?.path.startsWith('/v1/provider-callbacks/momo?')).to.equal(true);
-      expect(momo.parseCallback(asCallback(received as { path: string; body: string }))).to.deep.equal({ providerReference, claimed: 'completed' });
+      expect(momo.parseCallback(asCallback(received as { path: string; body: string }))).to.deep.equal({
+        providerReference,
+        claimed: 'completed',
+      });
     });
 
     it('claims a failure for FAILED, and is read alike when MoMo PUTs it', async () => {
@@ -410,13 +495,24 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
 
     it('with a wrong or missing token, or another reference, is refused before its body is read', () => {
       const reference = momoReferenceId('pay_callbackTarget');
-      const rawBody = JSON.stringify({ amount: '1500', currency: 'RWF', externalId: 'pay_callbackTarget', status: 'SUCCESSFUL', financialTransactionId: '123' });
+      const rawBody = JSON.stringify({
+        amount: '1500',
+        currency: 'RWF',
+        externalId: 'pay_callbackTarget',
+        status: 'SUCCESSFUL',
+        financialTransactionId: '123',
+      });
       const token = momoCallbackToken(reference, CALLBACK_SECRET);
-      const parse = (query: Record<string, string | undefined>, body = rawBody) => () => momo.parseCallback({ rawBody: body, headers: {}, query });
+      const parse =
+        (query: Record<string, string | undefined>, body = rawBody) =>
+        () =>
+          momo.parseCallback({ rawBody: body, headers: {}, query });
       expect(parse({ reference, token })()).to.deep.equal({ providerReference: reference, claimed: 'completed' });
       expect(parse({ reference })).to.throw(ProviderRefusal, /token/);
       expect(parse({ token })).to.throw(ProviderRefusal, /token/);
-      expect(parse({ reference, token: momoCallbackToken(reference, 'another-secret-of-at-least-32-characters') })).to.throw(ProviderRefusal, /token/);
+      expect(
+        parse({ reference, token: momoCallbackToken(reference, 'another-secret-of-at-least-32-characters') }),
+      ).to.throw(ProviderRefusal, /token/);
       expect(parse({ reference: momoReferenceId('pay_other'), token })).to.throw(ProviderRefusal, /token/);
       const altered = `${token.slice(0, -1)}${token.endsWith('0') ? '1' : '0'}`;
       expect(parse({ reference, token: altered })).to.throw(ProviderRefusal, /token/);
@@ -430,8 +526,14 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
       const parse = (rawBody: string) => () => momo.parseCallback({ rawBody, headers: {}, query });
       expect(parse('not json')).to.throw(ProviderRefusal, /not JSON/);
       expect(parse(JSON.stringify({ status: 'DONE' }))).to.throw(ProviderRefusal, /not a request-to-pay result/);
-      expect(parse(JSON.stringify({ referenceId: momoReferenceId('pay_other'), status: 'SUCCESSFUL' }))).to.throw(ProviderRefusal, /another reference/);
-      expect(parse(JSON.stringify({ referenceId: reference, status: 'PENDING' }))()).to.deep.equal({ providerReference: reference, claimed: 'pending' });
+      expect(parse(JSON.stringify({ referenceId: momoReferenceId('pay_other'), status: 'SUCCESSFUL' }))).to.throw(
+        ProviderRefusal,
+        /another reference/,
+      );
+      expect(parse(JSON.stringify({ referenceId: reference, status: 'PENDING' }))()).to.deep.equal({
+        providerReference: reference,
+        claimed: 'pending',
+      });
     });
 
     it('the fake calls back twice in "twice" mode and not at all in "off" mode', async () => {
@@ -455,7 +557,13 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
   it('cancel and refund are declared unsupported: MoMo cannot withdraw a request to pay, and Collection has no refund', async () => {
     expect(momo.supports).to.deep.equal({ cancel: false, refund: false, partialRefund: false });
     const reference = momoReferenceId('pay_unsupported');
-    const refund: RefundRequest = { providerReference: reference, idempotencyKey: 'refund:ref_x', amount: 1500, paymentAmount: 1500, currency: 'RWF' };
+    const refund: RefundRequest = {
+      providerReference: reference,
+      idempotencyKey: 'refund:ref_x',
+      amount: 1500,
+      paymentAmount: 1500,
+      currency: 'RWF',
+    };
     const from = fake.requests.length;
     for (const call of [momo.cancel(reference), momo.refund(refund), momo.fetchRefund(refund)]) {
       const error = await rejectionOf(call);
@@ -466,16 +574,29 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
 
   it('the fake answers a missing subscription key, token or X-Target-Environment, and a bad X-Reference-Id, as MoMo documents', async () => {
     const basic = `Basic ${Buffer.from(`${API_USER}:${API_KEY}`).toString('base64')}`;
-    const tokenAnswer = await fetch(`${fake.url}/collection/token/`, { method: 'POST', headers: { authorization: basic, 'ocp-apim-subscription-key': SUBSCRIPTION_KEY } });
+    const tokenAnswer = await fetch(`${fake.url}/collection/token/`, {
+      method: 'POST',
+      headers: { authorization: basic, 'ocp-apim-subscription-key': SUBSCRIPTION_KEY },
+    });
     const token = (await tokenAnswer.json()) as { access_token: string; token_type: string; expires_in: number };
     expect(token.expires_in).to.equal(3600);
-    expect((await fetch(`${fake.url}/collection/token/`, { method: 'POST', headers: { authorization: basic } })).status).to.equal(401);
+    expect(
+      (await fetch(`${fake.url}/collection/token/`, { method: 'POST', headers: { authorization: basic } })).status,
+    ).to.equal(401);
 
-    const status = (headers: Record<string, string>) => fetch(`${fake.url}/collection/v1_0/requesttopay/${momoReferenceId('pay_none')}`, { headers });
-    const full = { authorization: `Bearer ${token.access_token}`, 'ocp-apim-subscription-key': SUBSCRIPTION_KEY, 'x-target-environment': 'mtnrwanda' };
+    const status = (headers: Record<string, string>) =>
+      fetch(`${fake.url}/collection/v1_0/requesttopay/${momoReferenceId('pay_none')}`, { headers });
+    const full = {
+      authorization: `Bearer ${token.access_token}`,
+      'ocp-apim-subscription-key': SUBSCRIPTION_KEY,
+      'x-target-environment': 'mtnrwanda',
+    };
     expect((await status({ ...full, 'ocp-apim-subscription-key': 'wrong' })).status).to.equal(401);
     expect((await status({ ...full, authorization: 'Bearer nope' })).status).to.equal(401);
-    const noEnvironment = await status({ authorization: full.authorization, 'ocp-apim-subscription-key': SUBSCRIPTION_KEY });
+    const noEnvironment = await status({
+      authorization: full.authorization,
+      'ocp-apim-subscription-key': SUBSCRIPTION_KEY,
+    });
     expect(noEnvironment.status).to.equal(400);
     const wrongEnvironment = await status({ ...full, 'x-target-environment': 'mtnnowhere' });
     expect(wrongEnvironment.status).to.equal(500);
@@ -484,9 +605,20 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
     expect(notFound.status).to.equal(404);
     expect(((await notFound.json()) as { code: string }).code).to.equal('RESOURCE_NOT_FOUND');
 
-    const body = { amount: '1500', currency: 'RWF', externalId: 'pay_x', payer: { partyIdType: 'MSISDN', partyId: '250788123000' }, payerMessage: 'x', payeeNote: 'x' };
+    const body = {
+      amount: '1500',
+      currency: 'RWF',
+      externalId: 'pay_x',
+      payer: { partyIdType: 'MSISDN', partyId: '250788123000' },
+      payerMessage: 'x',
+      payeeNote: 'x',
+    };
     const post = (reference: string) =>
-      fetch(`${fake.url}/collection/v1_0/requesttopay`, { method: 'POST', headers: { ...full, 'content-type': 'application/json', 'x-reference-id': reference }, body: JSON.stringify(body) });
+      fetch(`${fake.url}/collection/v1_0/requesttopay`, {
+        method: 'POST',
+        headers: { ...full, 'content-type': 'application/json', 'x-reference-id': reference },
+        body: JSON.stringify(body),
+      });
     expect((await post('not-a-uuid')).status).to.equal(400);
     const reference = momoReferenceId(newId('pay_'));
     expect((await post(reference)).status).to.equal(202);

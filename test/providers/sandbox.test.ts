@@ -1,5 +1,6 @@
 /**
- * The sandbox simulators at the provider boundary (docs/payments.md#sandbox-scenarios, docs/providers.md#adapters), against the real PostgreSQL ledger:
+ * The sandbox simulators at the provider boundary (docs/payments.md#sandbox-scenarios, docs/providers.md#adapters),
+ * against the real PostgreSQL ledger:
  * next actions given by the provider, idempotent initiation, every scenario number, three-valued
  * refund answers, unsupported flows, signed callbacks and the pump that sends them.
  * The simulators' clock is a test clock moved by hand, so settle times are exact; the pump runs on
@@ -8,10 +9,19 @@
 import { expect } from 'chai';
 import type { Db } from '../../src/db/knex';
 import { createDb } from '../../src/db/knex';
-import { createSandboxLedger, decidePendingSandboxTransaction, scheduleSandboxCallbacks } from '../../src/db/sandbox-ledger';
+import {
+  createSandboxLedger,
+  decidePendingSandboxTransaction,
+  scheduleSandboxCallbacks,
+} from '../../src/db/sandbox-ledger';
 import { initiationRequest } from '../../src/domain/payment';
 import { newId } from '../../src/lib/ids';
-import { ProviderRefusal, ProviderUnsupported, type InitiateRequest, type PaymentProvider } from '../../src/providers/provider';
+import {
+  ProviderRefusal,
+  ProviderUnsupported,
+  type InitiateRequest,
+  type PaymentProvider,
+} from '../../src/providers/provider';
 import { MAX_CALLBACK_ATTEMPTS, startSandboxCallbackPump } from '../../src/providers/sandbox/callback-pump';
 import { signCallback } from '../../src/providers/sandbox/callback';
 import { createSandboxProvider, type SandboxDeps } from '../../src/providers/sandbox/simulator';
@@ -80,17 +90,28 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
 
   /** The callbacks scheduled for `reference`, in due order. */
   async function scheduled(reference: string): Promise<{ status: string; dueAt: number }[]> {
-    const rows: { body: string; due_at: Date }[] = await db('sandbox_provider_callbacks').where({ provider_reference: reference }).orderBy([{ column: 'due_at' }, { column: 'id' }]).select('body', 'due_at');
-    return rows.map((row) => ({ status: (JSON.parse(row.body) as { status: string }).status, dueAt: row.due_at.getTime() }));
+    const rows: { body: string; due_at: Date }[] = await db('sandbox_provider_callbacks')
+      .where({ provider_reference: reference })
+      .orderBy([{ column: 'due_at' }, { column: 'id' }])
+      .select('body', 'due_at');
+    return rows.map((row) => ({
+      status: (JSON.parse(row.body) as { status: string }).status,
+      dueAt: row.due_at.getTime(),
+    }));
   }
 
   describe('initiation', () => {
-    it('gives its own next action: the mobile-money prompt, the gateway\'s client secret, the transfer instructions', async () => {
+    it("gives its own next action: the mobile-money prompt, the gateway's client secret, the transfer instructions", async () => {
       const prompt = await momo.initiate(request('+250788123456'));
-      expect(prompt.nextAction).to.deep.equal({ type: 'mobile_money_approval', message: 'A payment prompt was sent to +250788123456; the customer approves it on their phone' });
+      expect(prompt.nextAction).to.deep.equal({
+        type: 'mobile_money_approval',
+        message: 'A payment prompt was sent to +250788123456; the customer approves it on their phone',
+      });
       const secret = await card.initiate(request('+250788123456', { customer: 'pay_x' }));
       expect(secret.nextAction?.type).to.equal('card_confirm');
-      expect(secret.nextAction?.type === 'card_confirm' && secret.nextAction.client_secret).to.match(new RegExp(`^${secret.providerReference}_secret_[0-9A-Za-z]{24}$`));
+      expect(secret.nextAction?.type === 'card_confirm' && secret.nextAction.client_secret).to.match(
+        new RegExp(`^${secret.providerReference}_secret_[0-9A-Za-z]{24}$`),
+      );
       const transfer = await bank.initiate(request('+250788123456', { paymentId: 'pay_ABCDEFGHIJKLMNOPQRSTUVWX' }));
       expect(transfer.nextAction).to.deep.equal({
         type: 'bank_transfer',
@@ -108,7 +129,11 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
         const first = await provider.initiate(ask);
         const again = await provider.initiate(ask);
         expect(again).to.deep.equal(first);
-        expect(await db('sandbox_provider_transactions').where({ idempotency_key: ask.idempotencyKey }).count<{ n: number }[]>('* as n')).to.deep.equal([{ n: 1 }]);
+        expect(
+          await db('sandbox_provider_transactions')
+            .where({ idempotency_key: ask.idempotencyKey })
+            .count<{ n: number }[]>('* as n'),
+        ).to.deep.equal([{ n: 1 }]);
       }
     });
 
@@ -117,13 +142,23 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
         const ask = request('+250788123456', { callbackUrl });
         const answers = await Promise.all([1, 2, 3, 4].map(() => momo.initiate(ask)));
         expect(new Set(answers.map((answer) => answer.providerReference)).size).to.equal(1);
-        expect(await db('sandbox_provider_transactions').where({ idempotency_key: ask.idempotencyKey }).count<{ n: number }[]>('* as n')).to.deep.equal([{ n: 1 }]);
+        expect(
+          await db('sandbox_provider_transactions')
+            .where({ idempotency_key: ask.idempotencyKey })
+            .count<{ n: number }[]>('* as n'),
+        ).to.deep.equal([{ n: 1 }]);
         expect(await scheduled(answers[0]!.providerReference)).to.have.length(callbackUrl ? 1 : 0);
       }
     });
 
     it('answers a first initiation that is already due as settled: with no approval delay the answer is completed', async () => {
-      const instant = createSandboxProvider('momo', 'customer_number', { ledger: createSandboxLedger(db), now: () => new Date(clock), approvalDelayMs: 0, bankTransferDelayMs: BANK_DELAY_MS, callbackSecret: SECRET });
+      const instant = createSandboxProvider('momo', 'customer_number', {
+        ledger: createSandboxLedger(db),
+        now: () => new Date(clock),
+        approvalDelayMs: 0,
+        bankTransferDelayMs: BANK_DELAY_MS,
+        callbackSecret: SECRET,
+      });
       expect((await instant.initiate(request('+250788123456'))).outcome).to.deep.equal({ status: 'completed' });
     });
 
@@ -136,7 +171,9 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
 
     it('any other number completes after the approval delay and calls back then', async () => {
       const answer = await momo.initiate(request('+250788123456'));
-      expect(await scheduled(answer.providerReference)).to.deep.equal([{ status: 'succeeded', dueAt: clock + APPROVAL_DELAY_MS }]);
+      expect(await scheduled(answer.providerReference)).to.deep.equal([
+        { status: 'succeeded', dueAt: clock + APPROVAL_DELAY_MS },
+      ]);
       advance(APPROVAL_DELAY_MS - 1);
       expect((await momo.fetchStatus(answer.providerReference)).outcome).to.deep.equal({ status: 'pending' });
       advance(1);
@@ -162,7 +199,11 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
 
     it('0002 is an accepted request the customer declined', async () => {
       const answer = await momo.initiate(request('+250788000002'));
-      expect(answer.outcome).to.deep.equal({ status: 'failed', failureCode: 'declined', failureMessage: 'The customer declined the payment request' });
+      expect(answer.outcome).to.deep.equal({
+        status: 'failed',
+        failureCode: 'declined',
+        failureMessage: 'The customer declined the payment request',
+      });
       expect(answer.nextAction?.type).to.equal('mobile_money_approval');
     });
 
@@ -176,7 +217,9 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
     it('0004 says nothing before expiry and succeeds 5 s after expires_at, calling back then', async () => {
       const expiresAt = new Date(clock + 60_000).toISOString();
       const answer = await momo.initiate(request('+250788000004', { expiresAt }));
-      expect(await scheduled(answer.providerReference)).to.deep.equal([{ status: 'succeeded', dueAt: Date.parse(expiresAt) + 5_000 }]);
+      expect(await scheduled(answer.providerReference)).to.deep.equal([
+        { status: 'succeeded', dueAt: Date.parse(expiresAt) + 5_000 },
+      ]);
       advance(60_000);
       expect((await momo.fetchStatus(answer.providerReference)).outcome).to.deep.equal({ status: 'pending' });
       advance(5_000 - 1);
@@ -201,15 +244,30 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       const answer = await momo.initiate(request('+250788000006'));
       advance(APPROVAL_DELAY_MS);
       expect((await momo.fetchStatus(answer.providerReference)).outcome).to.deep.equal({ status: 'completed' });
-      const ask = { providerReference: answer.providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount: 100, paymentAmount: 1500, currency: 'RWF' as const };
-      expect(await momo.refund(ask)).to.deep.equal({ status: 'failed', failureMessage: 'the provider refused the refund' });
+      const ask = {
+        providerReference: answer.providerReference,
+        idempotencyKey: `refund:${newId('ref_')}`,
+        amount: 100,
+        paymentAmount: 1500,
+        currency: 'RWF' as const,
+      };
+      expect(await momo.refund(ask)).to.deep.equal({
+        status: 'failed',
+        failureMessage: 'the provider refused the refund',
+      });
       expect(await momo.fetchRefund(ask)).to.deep.equal({ status: 'not_received' });
     });
 
-    it('0007: a refund\'s answer is unknown, then pending, then succeeded', async () => {
+    it("0007: a refund's answer is unknown, then pending, then succeeded", async () => {
       const answer = await momo.initiate(request('+250788000007'));
       advance(APPROVAL_DELAY_MS);
-      const ask = { providerReference: answer.providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount: 100, paymentAmount: 1500, currency: 'RWF' as const };
+      const ask = {
+        providerReference: answer.providerReference,
+        idempotencyKey: `refund:${newId('ref_')}`,
+        amount: 100,
+        paymentAmount: 1500,
+        currency: 'RWF' as const,
+      };
       const unknown = await rejectionOf(momo.refund(ask));
       expect(unknown).to.be.instanceOf(Error).and.not.be.instanceOf(ProviderRefusal);
       expect(await momo.fetchRefund(ask)).to.deep.equal({ status: 'pending' });
@@ -221,7 +279,11 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       const settled = await momo.fetchRefund(ask);
       expect(settled.status).to.equal('succeeded');
       expect(await momo.refund(ask)).to.deep.equal(settled);
-      expect(await db('sandbox_provider_transactions').where({ provider_reference: answer.providerReference }).first('refunded_amount')).to.deep.equal({ refunded_amount: 100 });
+      expect(
+        await db('sandbox_provider_transactions')
+          .where({ provider_reference: answer.providerReference })
+          .first('refunded_amount'),
+      ).to.deep.equal({ refunded_amount: 100 });
     });
 
     it('0008 times out at the door yet keeps the request: the retry answers the same transaction, which succeeds 5 s later', async () => {
@@ -229,7 +291,9 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       const error = await rejectionOf(momo.initiate(ask));
       expect(error).to.be.instanceOf(Error).and.not.be.instanceOf(ProviderRefusal);
       expect((error as Error).message).to.match(/time-out/);
-      const stored: { provider_reference: string }[] = await db('sandbox_provider_transactions').where({ payment_id: ask.paymentId }).select('provider_reference');
+      const stored: { provider_reference: string }[] = await db('sandbox_provider_transactions')
+        .where({ payment_id: ask.paymentId })
+        .select('provider_reference');
       expect(stored).to.have.length(1);
       const reference = stored[0]?.provider_reference as string;
       expect(await scheduled(reference)).to.deep.equal([{ status: 'succeeded', dueAt: clock + 5_000 }]);
@@ -238,7 +302,10 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       expect(retried).to.deep.include({ providerReference: reference, outcome: { status: 'pending' } });
       expect(retried.nextAction?.type).to.equal('mobile_money_approval');
       advance(5_000);
-      expect(await momo.initiate(ask)).to.deep.include({ providerReference: reference, outcome: { status: 'completed' } });
+      expect(await momo.initiate(ask)).to.deep.include({
+        providerReference: reference,
+        outcome: { status: 'completed' },
+      });
       expect(await scheduled(reference)).to.have.length(1);
     });
   });
@@ -246,28 +313,62 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
   describe('refunds', () => {
     it('refunds once per key, never more than the collected amount in total', async () => {
       const paid = await momo.initiate(request('+250788000001'));
-      const refund = (amount: number, key = `refund:${newId('ref_')}`) => momo.refund({ providerReference: paid.providerReference, idempotencyKey: key, amount, paymentAmount: 1500, currency: 'RWF' as const });
+      const refund = (amount: number, key = `refund:${newId('ref_')}`) =>
+        momo.refund({
+          providerReference: paid.providerReference,
+          idempotencyKey: key,
+          amount,
+          paymentAmount: 1500,
+          currency: 'RWF' as const,
+        });
       const first = await refund(1000, 'refund:k1-' + paid.providerReference);
       expect(first.status).to.equal('succeeded');
       expect(await refund(1000, 'refund:k1-' + paid.providerReference)).to.deep.equal(first);
-      expect(await refund(501)).to.deep.equal({ status: 'failed', failureMessage: 'the provider refused the refund: it exceeds what is left to refund' });
+      expect(await refund(501)).to.deep.equal({
+        status: 'failed',
+        failureMessage: 'the provider refused the refund: it exceeds what is left to refund',
+      });
       expect((await refund(500)).status).to.equal('succeeded');
       expect((await refund(1)).status).to.equal('failed');
-      expect(await db('sandbox_provider_transactions').where({ provider_reference: paid.providerReference }).first('refunded_amount')).to.deep.equal({ refunded_amount: 1500 });
+      expect(
+        await db('sandbox_provider_transactions')
+          .where({ provider_reference: paid.providerReference })
+          .first('refunded_amount'),
+      ).to.deep.equal({ refunded_amount: 1500 });
     });
 
     it('never exceeds the collected amount when refunds of one payment race', async () => {
       const paid = await momo.initiate(request('+250788000001'));
       const answers = await Promise.all(
-        Array.from({ length: 6 }, () => momo.refund({ providerReference: paid.providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount: 500, paymentAmount: 1500, currency: 'RWF' as const })),
+        Array.from({ length: 6 }, () =>
+          momo.refund({
+            providerReference: paid.providerReference,
+            idempotencyKey: `refund:${newId('ref_')}`,
+            amount: 500,
+            paymentAmount: 1500,
+            currency: 'RWF' as const,
+          }),
+        ),
       );
       expect(answers.filter((a) => a.status === 'succeeded')).to.have.length(3);
-      expect(await db('sandbox_provider_transactions').where({ provider_reference: paid.providerReference }).first('refunded_amount')).to.deep.equal({ refunded_amount: 1500 });
+      expect(
+        await db('sandbox_provider_transactions')
+          .where({ provider_reference: paid.providerReference })
+          .first('refunded_amount'),
+      ).to.deep.equal({ refunded_amount: 1500 });
     });
 
     it('refuses to refund a payment it has not collected', async () => {
       const waiting = await momo.initiate(request('+250788000003'));
-      expect(await momo.refund({ providerReference: waiting.providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount: 1, paymentAmount: 1500, currency: 'RWF' as const })).to.deep.equal({
+      expect(
+        await momo.refund({
+          providerReference: waiting.providerReference,
+          idempotencyKey: `refund:${newId('ref_')}`,
+          amount: 1,
+          paymentAmount: 1500,
+          currency: 'RWF' as const,
+        }),
+      ).to.deep.equal({
         status: 'failed',
         failureMessage: 'the provider refused the refund: the payment was not collected',
       });
@@ -275,7 +376,13 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
 
     it('answers not_received for a refund key it never got, so the caller may send it again', async () => {
       const paid = await momo.initiate(request('+250788000001'));
-      const ask = { providerReference: paid.providerReference, idempotencyKey: `refund:${newId('ref_')}`, amount: 1, paymentAmount: 1500, currency: 'RWF' as const };
+      const ask = {
+        providerReference: paid.providerReference,
+        idempotencyKey: `refund:${newId('ref_')}`,
+        amount: 1,
+        paymentAmount: 1500,
+        currency: 'RWF' as const,
+      };
       expect(await momo.fetchRefund(ask)).to.deep.equal({ status: 'not_received' });
       const sent = await momo.refund(ask);
       expect(await momo.fetchRefund(ask)).to.deep.equal(sent);
@@ -297,7 +404,9 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       const confirmable = await card.initiate(request('+250788000003', { customer: 'pay_y' }));
       expect((await card.cancel(confirmable.providerReference)).outcome).to.deep.equal({ status: 'cancelled' });
       const transfer = await bank.initiate(request('+250788000003'));
-      expect(await scheduled(transfer.providerReference)).to.deep.equal([{ status: 'succeeded', dueAt: clock + BANK_DELAY_MS }]);
+      expect(await scheduled(transfer.providerReference)).to.deep.equal([
+        { status: 'succeeded', dueAt: clock + BANK_DELAY_MS },
+      ]);
       expect((await bank.cancel(transfer.providerReference)).outcome).to.deep.equal({ status: 'cancelled' });
       expect(await scheduled(transfer.providerReference)).to.deep.equal([]);
     });
@@ -311,24 +420,48 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
 
   it('keeps the first decision of a transaction (card confirm, bank simulate): a second one decides nothing', async () => {
     const confirmable = await card.initiate(request('+250788000003', { customer: 'pay_z' }));
-    const first = await decidePendingSandboxTransaction(db, confirmable.providerReference, { status: 'failed', failureCode: 'card_declined', failureMessage: 'The card was declined' }, new Date(clock));
+    const first = await decidePendingSandboxTransaction(
+      db,
+      confirmable.providerReference,
+      { status: 'failed', failureCode: 'card_declined', failureMessage: 'The card was declined' },
+      new Date(clock),
+    );
     expect(first?.decided).to.equal(true);
-    const second = await decidePendingSandboxTransaction(db, confirmable.providerReference, { status: 'succeeded' }, new Date(clock));
+    const second = await decidePendingSandboxTransaction(
+      db,
+      confirmable.providerReference,
+      { status: 'succeeded' },
+      new Date(clock),
+    );
     expect(second?.decided).to.equal(false);
-    expect((await card.fetchStatus(confirmable.providerReference)).outcome).to.deep.equal({ status: 'failed', failureCode: 'card_declined', failureMessage: 'The card was declined' });
-    expect(await decidePendingSandboxTransaction(db, 'card_gateway_unknown', { status: 'succeeded' }, new Date(clock))).to.equal(undefined);
+    expect((await card.fetchStatus(confirmable.providerReference)).outcome).to.deep.equal({
+      status: 'failed',
+      failureCode: 'card_declined',
+      failureMessage: 'The card was declined',
+    });
+    expect(
+      await decidePendingSandboxTransaction(db, 'card_gateway_unknown', { status: 'succeeded' }, new Date(clock)),
+    ).to.equal(undefined);
   });
 
   it('authenticates callbacks by signature and parses them into hints', () => {
     const rawBody = JSON.stringify({ provider_reference: 'momo_1', status: 'succeeded' });
-    const signed = (body: string, secret = SECRET) => ({ rawBody: body, headers: { 'x-provider-signature': signCallback(body, secret) }, query: {} });
+    const signed = (body: string, secret = SECRET) => ({
+      rawBody: body,
+      headers: { 'x-provider-signature': signCallback(body, secret) },
+      query: {},
+    });
     expect(signCallback(rawBody, SECRET)).to.match(/^sha256=[0-9a-f]{64}$/);
     expect(momo.parseCallback(signed(rawBody))).to.deep.equal({ providerReference: 'momo_1', claimed: 'completed' });
-    expect(momo.parseCallback(signed(JSON.stringify({ provider_reference: 'momo_1', status: 'pending' })))).to.deep.equal({ providerReference: 'momo_1', claimed: 'pending' });
+    expect(
+      momo.parseCallback(signed(JSON.stringify({ provider_reference: 'momo_1', status: 'pending' }))),
+    ).to.deep.equal({ providerReference: 'momo_1', claimed: 'pending' });
     expect(() => momo.parseCallback(signed(rawBody, 'x'.repeat(32)))).to.throw(ProviderRefusal);
     expect(() => momo.parseCallback({ rawBody, headers: {}, query: {} })).to.throw(ProviderRefusal);
     expect(() => momo.parseCallback(signed('nope'))).to.throw(ProviderRefusal);
-    expect(() => momo.parseCallback(signed(JSON.stringify({ provider_reference: 'momo_1', status: 'settled' })))).to.throw(ProviderRefusal);
+    expect(() =>
+      momo.parseCallback(signed(JSON.stringify({ provider_reference: 'momo_1', status: 'settled' }))),
+    ).to.throw(ProviderRefusal);
   });
 
   describe('callback pump', () => {
@@ -344,16 +477,25 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
     async function schedule(reference: string, tags: string[], now = Date.now()): Promise<void> {
       await scheduleSandboxCallbacks(
         db,
-        tags.map((tag, i) => ({ provider: 'momo', providerReference: reference, callbackUrl: `${receiver.origin}/v1/provider-callbacks/momo`, body: JSON.stringify({ tag }), dueAt: new Date(now - 10 + i) })),
+        tags.map((tag, i) => ({
+          provider: 'momo',
+          providerReference: reference,
+          callbackUrl: `${receiver.origin}/v1/provider-callbacks/momo`,
+          body: JSON.stringify({ tag }),
+          dueAt: new Date(now - 10 + i),
+        })),
       );
     }
 
     async function rows(reference: string): Promise<{ attempts: number; sent: boolean }[]> {
-      const found: { attempts: number; sent_at: Date | null }[] = await db('sandbox_provider_callbacks').where({ provider_reference: reference }).orderBy('id').select('attempts', 'sent_at');
+      const found: { attempts: number; sent_at: Date | null }[] = await db('sandbox_provider_callbacks')
+        .where({ provider_reference: reference })
+        .orderBy('id')
+        .select('attempts', 'sent_at');
       return found.map((row) => ({ attempts: row.attempts, sent: row.sent_at !== null }));
     }
 
-    it('POSTs due callbacks signed, one payment\'s in due order, and marks them sent', async () => {
+    it("POSTs due callbacks signed, one payment's in due order, and marks them sent", async () => {
       const reference = newId('momo_');
       await schedule(reference, ['first', 'second', 'third']);
       const pump = startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret, intervalMs: 20 });
@@ -362,17 +504,25 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       } finally {
         await pump.stop();
       }
-      expect(receiver.requests.map((r) => (JSON.parse(r.body) as { tag: string }).tag)).to.deep.equal(['first', 'second', 'third']);
+      expect(receiver.requests.map((r) => (JSON.parse(r.body) as { tag: string }).tag)).to.deep.equal([
+        'first',
+        'second',
+        'third',
+      ]);
       for (const r of receiver.requests) {
         expect(r).to.include({ method: 'POST', path: '/v1/provider-callbacks/momo' });
         expect(r.headers['content-type']).to.equal('application/json');
         expect(r.headers['x-provider-signature']).to.equal(signCallback(r.body, secret));
       }
       // The shared stack's pump may have sent the last row and not yet marked it: wait for its mark too.
-      const sentRows = await eventually(async () => {
-        const found = await rows(reference);
-        return found.every((row) => row.sent) ? found : undefined;
-      }, 5_000, 'every callback row marked sent');
+      const sentRows = await eventually(
+        async () => {
+          const found = await rows(reference);
+          return found.every((row) => row.sent) ? found : undefined;
+        },
+        5_000,
+        'every callback row marked sent',
+      );
       expect(sentRows).to.deep.equal([1, 1, 1].map((attempts) => ({ attempts, sent: true })));
     });
 
@@ -380,7 +530,12 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       receiver.respond((_request, index) => ({ status: index === 0 ? 503 : 204 }));
       const reference = newId('momo_');
       await schedule(reference, ['once']);
-      const pump = startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret, intervalMs: 20, retryBaseMs: 200 });
+      const pump = startSandboxCallbackPump({
+        callbacks: createSandboxLedger(db),
+        secret,
+        intervalMs: 20,
+        retryBaseMs: 200,
+      });
       try {
         await receiver.waitFor(2, 10_000);
       } finally {
@@ -398,8 +553,15 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       // Scheduled an hour ahead so the shared stack's pump cannot take it first, then, in one statement, due now
       // with four failed attempts: the next one is the last.
       await schedule(reference, ['doomed'], Date.now() + 3_600_000);
-      await db('sandbox_provider_callbacks').where({ provider_reference: reference }).update({ attempts: MAX_CALLBACK_ATTEMPTS - 1, due_at: new Date(Date.now() - 10) });
-      const pump = startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret, intervalMs: 20, retryBaseMs: 20 });
+      await db('sandbox_provider_callbacks')
+        .where({ provider_reference: reference })
+        .update({ attempts: MAX_CALLBACK_ATTEMPTS - 1, due_at: new Date(Date.now() - 10) });
+      const pump = startSandboxCallbackPump({
+        callbacks: createSandboxLedger(db),
+        secret,
+        intervalMs: 20,
+        retryBaseMs: 20,
+      });
       try {
         await receiver.waitFor(1, 10_000);
         await new Promise((resolve) => setTimeout(resolve, 300));
@@ -414,14 +576,18 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       const reference = newId('momo_');
       const tags = Array.from({ length: 10 }, (_, i) => `c${i}`);
       await schedule(reference, tags);
-      const pumps = [1, 2, 3].map(() => startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret, intervalMs: 10 }));
+      const pumps = [1, 2, 3].map(() =>
+        startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret, intervalMs: 10 }),
+      );
       try {
         await receiver.waitFor(tags.length, 10_000);
         await new Promise((resolve) => setTimeout(resolve, 200));
       } finally {
         await Promise.all(pumps.map((pump) => pump.stop()));
       }
-      expect(receiver.requests.map((r) => (JSON.parse(r.body) as { tag: string }).tag).sort()).to.deep.equal([...tags].sort());
+      expect(receiver.requests.map((r) => (JSON.parse(r.body) as { tag: string }).tag).sort()).to.deep.equal(
+        [...tags].sort(),
+      );
       expect(await rows(reference)).to.deep.equal(tags.map(() => ({ attempts: 1, sent: true })));
     });
 
@@ -443,17 +609,33 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
     });
 
     it('sends the callbacks a simulator scheduled at their settle time', async () => {
-      const deps: SandboxDeps = { ledger: createSandboxLedger(db), now: () => new Date(), approvalDelayMs: 50, bankTransferDelayMs: BANK_DELAY_MS, callbackSecret: secret };
+      const deps: SandboxDeps = {
+        ledger: createSandboxLedger(db),
+        now: () => new Date(),
+        approvalDelayMs: 50,
+        bankTransferDelayMs: BANK_DELAY_MS,
+        callbackSecret: secret,
+      };
       const live = createSandboxProvider('momo', 'customer_number', deps);
-      const answer = await live.initiate({ ...request('+250788000005'), callbackUrl: `${receiver.origin}/v1/provider-callbacks/momo` });
+      const answer = await live.initiate({
+        ...request('+250788000005'),
+        callbackUrl: `${receiver.origin}/v1/provider-callbacks/momo`,
+      });
       const pump = startSandboxCallbackPump({ callbacks: createSandboxLedger(db), secret, intervalMs: 20 });
       try {
         await receiver.waitFor(3, 10_000);
       } finally {
         await pump.stop();
       }
-      const hints = receiver.requests.map((r) => live.parseCallback({ rawBody: r.body, headers: r.headers as Record<string, string>, query: {} }));
-      expect(hints).to.deep.equal(['completed', 'completed', 'pending'].map((claimed) => ({ providerReference: answer.providerReference, claimed })));
+      const hints = receiver.requests.map((r) =>
+        live.parseCallback({ rawBody: r.body, headers: r.headers as Record<string, string>, query: {} }),
+      );
+      expect(hints).to.deep.equal(
+        ['completed', 'completed', 'pending'].map((claimed) => ({
+          providerReference: answer.providerReference,
+          claimed,
+        })),
+      );
     });
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Replays the recorded histories (docs/workflow-changes.md#determinism): a change to workflow code that would break running
+ * Replays the recorded histories (docs/workflow-changes.md#determinism): a change to workflow code that would break
+ * running
  * workflows fails here. Refresh them with `RECORD_HISTORIES=1 npm test -- workflows` together with
  * any workflow change; after the first tagged release, incompatible changes go behind `patched()`
  * (docs/workflow-changes.md).
@@ -14,7 +15,10 @@ import { workflowBundle } from '../helpers/stack';
 const HISTORIES_DIR = path.resolve(__dirname, 'histories');
 
 describe('replay of recorded workflow histories (docs/workflow-changes.md#determinism)', () => {
-  const files = fs.readdirSync(HISTORIES_DIR).filter((name) => name.endsWith('.json')).sort();
+  const files = fs
+    .readdirSync(HISTORIES_DIR)
+    .filter((name) => name.endsWith('.json'))
+    .sort();
 
   it('has histories of every payment path (docs/payments.md)', () => {
     expect(files).to.include.members([
@@ -27,16 +31,28 @@ describe('replay of recorded workflow histories (docs/workflow-changes.md#determ
       'payment-refund-unknown-then-settled.json',
       'payment-refund-refused.json',
     ]);
-    // One code path until the first tagged release (docs/payments.md#workflow): no histories of earlier payment workflow versions.
+    // One code path until the first tagged release (docs/payments.md#workflow): no histories of earlier payment
+    // workflow versions.
     expect(files.filter((name) => /^v\d+-payment-/.test(name))).to.deep.equal([]);
   });
 
   it('has an approved, a rejected, a more-information and a reminded live access review history (docs/live-access.md#review)', () => {
-    expect(files).to.include.members(['live-access-approved.json', 'live-access-rejected.json', 'live-access-more-info.json', 'live-access-reminded.json']);
+    expect(files).to.include.members([
+      'live-access-approved.json',
+      'live-access-rejected.json',
+      'live-access-more-info.json',
+      'live-access-reminded.json',
+    ]);
   });
 
   it('has histories of every webhook delivery outcome (docs/webhooks.md#retries), and of an attempt tried again while PostgreSQL was unreachable', () => {
-    expect(files).to.include.members(['webhook-delivery-failed.json', 'webhook-delivery-succeeded.json', 'webhook-delivery-gone.json', 'webhook-delivery-cancelled.json', 'webhook-delivery-not-made.json']);
+    expect(files).to.include.members([
+      'webhook-delivery-failed.json',
+      'webhook-delivery-succeeded.json',
+      'webhook-delivery-gone.json',
+      'webhook-delivery-cancelled.json',
+      'webhook-delivery-not-made.json',
+    ]);
     expect(files.filter((name) => /^v\d+-/.test(name))).to.deep.equal([]);
   });
 
@@ -51,6 +67,7 @@ describe('replay of recorded workflow histories (docs/workflow-changes.md#determ
       results.push(result);
     }
     expect(results.map((r) => r.workflowId)).to.deep.equal(histories.map((h) => h.workflowId));
-    for (const result of results) expect(result.error, `${result.workflowId}: ${String(result.error)}`).to.equal(undefined);
+    for (const result of results)
+      expect(result.error, `${result.workflowId}: ${String(result.error)}`).to.equal(undefined);
   });
 });

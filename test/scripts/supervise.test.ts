@@ -14,7 +14,9 @@ function sleeper(): ChildProcess {
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 describe("npm start's supervision of what it started (docs/operations.md#supervision)", () => {
@@ -56,7 +58,9 @@ describe("npm start's supervision of what it started (docs/operations.md#supervi
     const quitter = spawn(process.execPath, ['-e', 'process.exit(3)'], { stdio: 'ignore' });
     started.push(quitter);
     await exited(quitter);
-    const end = await new Promise<ProcessEnd>((resolve) => superviseChildren([{ name: 'worker', process: quitter }], resolve));
+    const end = await new Promise<ProcessEnd>((resolve) =>
+      superviseChildren([{ name: 'worker', process: quitter }], resolve),
+    );
     expect(end).to.deep.equal({ name: 'worker', code: 3, signal: null });
   });
 

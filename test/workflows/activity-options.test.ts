@@ -20,7 +20,9 @@ function ms(duration: ActivityOptions['scheduleToCloseTimeout']): number {
   if (typeof duration === 'number') return duration;
   const match = /^(\d+) (millisecond|second|minute|hour|day)s?$/.exec(String(duration));
   if (!match) throw new Error(`unexpected duration ${String(duration)}`);
-  const unit = { millisecond: 1, second: 1_000, minute: 60_000, hour: 3_600_000, day: 86_400_000 }[match[2] as 'second'];
+  const unit = { millisecond: 1, second: 1_000, minute: 60_000, hour: 3_600_000, day: 86_400_000 }[
+    match[2] as 'second'
+  ];
   return Number(match[1]) * unit;
 }
 
@@ -31,8 +33,20 @@ function isBounded(activityOptions: ActivityOptions): boolean {
 /** The exported options of the module, the functions called with a payment 10 minutes from its expiry. */
 function exportedOptions(): [string, ActivityOptions][] {
   return Object.entries(options).flatMap(([name, value]): [string, ActivityOptions][] => {
-    if (typeof value === 'function') return [[name, (value as (...args: number[]) => ActivityOptions)(...(name === 'pollOptions' ? [2_000, 600_000] : [600_000]))]];
-    if (value && typeof value === 'object' && !Array.isArray(value) && ('startToCloseTimeout' in value || 'scheduleToCloseTimeout' in value)) return [[name, value as ActivityOptions]];
+    if (typeof value === 'function')
+      return [
+        [
+          name,
+          (value as (...args: number[]) => ActivityOptions)(...(name === 'pollOptions' ? [2_000, 600_000] : [600_000])),
+        ],
+      ];
+    if (
+      value &&
+      typeof value === 'object' &&
+      !Array.isArray(value) &&
+      ('startToCloseTimeout' in value || 'scheduleToCloseTimeout' in value)
+    )
+      return [[name, value as ActivityOptions]];
     return [];
   });
 }
@@ -40,7 +54,16 @@ function exportedOptions(): [string, ActivityOptions][] {
 describe('activity options: every retry is bounded (docs/limits.md#retries)', () => {
   it('bounds every options constant of the module by attempts or a schedule-to-close time-out', () => {
     const all = exportedOptions();
-    expect(all.map(([name]) => name)).to.include.members(['RECORD_OPTIONS', 'initiationOptions', 'PROVIDER_OPTIONS', 'REFUND_OPTIONS', 'pollOptions', 'REVIEW_RECORD_OPTIONS', 'REVIEW_MAIL_OPTIONS', 'DELIVERY_RECORD_OPTIONS']);
+    expect(all.map(([name]) => name)).to.include.members([
+      'RECORD_OPTIONS',
+      'initiationOptions',
+      'PROVIDER_OPTIONS',
+      'REFUND_OPTIONS',
+      'pollOptions',
+      'REVIEW_RECORD_OPTIONS',
+      'REVIEW_MAIL_OPTIONS',
+      'DELIVERY_RECORD_OPTIONS',
+    ]);
     for (const [name, value] of all) expect(isBounded(value), name).to.equal(true);
   });
 
@@ -50,7 +73,8 @@ describe('activity options: every retry is bounded (docs/limits.md#retries)', ()
     expect(ms(options.pollOptions(2_000, 24 * 3_600_000).scheduleToCloseTimeout)).to.equal(24 * 3_600_000);
     expect(ms(options.RECORD_OPTIONS.scheduleToCloseTimeout)).to.be.at.least(7 * 86_400_000);
     expect(ms(options.REVIEW_RECORD_OPTIONS.scheduleToCloseTimeout)).to.be.at.least(7 * 86_400_000);
-    for (const [name, value] of exportedOptions()) expect(value.retry?.nonRetryableErrorTypes, name).to.include(FAILURE_TYPES.dataError);
+    for (const [name, value] of exportedOptions())
+      expect(value.retry?.nonRetryableErrorTypes, name).to.include(FAILURE_TYPES.dataError);
   });
 
   it('gives every proxyActivities and proxyLocalActivities call of the workflows bounded options', () => {
@@ -64,8 +88,13 @@ describe('activity options: every retry is bounded (docs/limits.md#retries)', ()
         if (exported.has(name)) continue;
         // Options declared in the workflow file itself: their literal must carry a bound.
         const declared = new RegExp(`const ${name}: ActivityOptions = \\{([\\s\\S]*?)\\n\\};`).exec(source);
-        expect(declared, `${file}: ${name} is neither from activity-options nor declared in the file`).to.not.equal(null);
-        expect(/scheduleToCloseTimeout|maximumAttempts: [1-9]/.test(declared?.[1] ?? ''), `${file}: ${name} has no bound`).to.equal(true);
+        expect(declared, `${file}: ${name} is neither from activity-options nor declared in the file`).to.not.equal(
+          null,
+        );
+        expect(
+          /scheduleToCloseTimeout|maximumAttempts: [1-9]/.test(declared?.[1] ?? ''),
+          `${file}: ${name} has no bound`,
+        ).to.equal(true);
       }
     }
     expect(calls.length).to.be.at.least(6);

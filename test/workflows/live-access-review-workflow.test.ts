@@ -1,8 +1,10 @@
 /**
  * liveAccessReviewWorkflow on the time-skipping test server with the real activities, a
- * real PostgreSQL and the file mailer (docs/live-access.md#e-mail): approval (docs/api.md#secret-keys, docs/live-access.md#review), rejection, the more-information
+ * real PostgreSQL and the file mailer (docs/live-access.md#e-mail): approval (docs/api.md#secret-keys,
+ * docs/live-access.md#review), rejection, the more-information
  * loop, and the business-day reminder (a request filed on a Friday evening is reminded on
- * Wednesday, not Monday, then every further business day). Every step writes its audit entry (docs/live-access.md#audit-log).
+ * Wednesday, not Monday, then every further business day). Every step writes its audit entry
+ * (docs/live-access.md#audit-log).
  * With RECORD_HISTORIES=1 it refreshes the replay histories in test/replay/histories/.
  */
 import fs from 'node:fs';
@@ -16,7 +18,11 @@ import type { temporal } from '@temporalio/proto';
 import { createActivities } from '../../src/activities';
 import { listAuditEntries } from '../../src/db/audit-log';
 import { createDb, type Db } from '../../src/db/knex';
-import { findLiveAccessRequest, listConversation, type LiveAccessRequestRecord } from '../../src/db/live-access-requests';
+import {
+  findLiveAccessRequest,
+  listConversation,
+  type LiveAccessRequestRecord,
+} from '../../src/db/live-access-requests';
 import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { DAY_MS } from '../../src/domain/business-days';
 import type { LiveAccessRequestStatus } from '../../src/domain/live-access';
@@ -32,7 +38,14 @@ import {
   requestInfoSignal,
   type LiveAccessReviewResult,
 } from '../../src/workflows/live-access-messages';
-import { eventually, fileRequest, insertDeveloper, liveAccessRequest, mailsAbout, type FixtureDeveloper } from '../helpers/live-access-fixtures';
+import {
+  eventually,
+  fileRequest,
+  insertDeveloper,
+  liveAccessRequest,
+  mailsAbout,
+  type FixtureDeveloper,
+} from '../helpers/live-access-fixtures';
 import { createTimeSkippingEnv, testConfig, workflowBundle } from '../helpers/stack';
 
 const TASK_QUEUE = 'live-access-workflow-test';
@@ -42,7 +55,9 @@ const HOUR_MS = 3_600_000;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 function activityNames(events: HistoryEvent[]): string[] {
-  return events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [String(e.activityTaskScheduledEventAttributes.activityType?.name)] : []));
+  return events.flatMap((e) =>
+    e.activityTaskScheduledEventAttributes ? [String(e.activityTaskScheduledEventAttributes.activityType?.name)] : [],
+  );
 }
 
 /** The next Friday 18:00 UTC at least an hour after `ms`. */
@@ -73,7 +88,13 @@ describe('liveAccessReviewWorkflow (time-skipping, docs/live-access.md)', functi
       workflowBundle: await workflowBundle(),
       activities: createActivities({
         db,
-        providers: createProviderRegistry({ ledger: createSandboxLedger(db), now: () => new Date(), approvalDelayMs: 0, bankTransferDelayMs: 0, callbackSecret: 'x'.repeat(32) }),
+        providers: createProviderRegistry({
+          ledger: createSandboxLedger(db),
+          now: () => new Date(),
+          approvalDelayMs: 0,
+          bankTransferDelayMs: 0,
+          callbackSecret: 'x'.repeat(32),
+        }),
         mailer: createMailer({ ...config, MAIL_OUTBOX_DIR: outbox }),
         temporal: env.client,
         config: { ...config, TEMPORAL_WEBHOOK_TASK_QUEUE: TASK_QUEUE },
@@ -90,7 +111,9 @@ describe('liveAccessReviewWorkflow (time-skipping, docs/live-access.md)', functi
   });
 
   /** Files a request at `filedAtMs` (default: the test server's now) and starts its workflow. */
-  async function file(filedAtMs?: number): Promise<{ developer: FixtureDeveloper; request: LiveAccessRequestRecord; handle: WorkflowHandle }> {
+  async function file(
+    filedAtMs?: number,
+  ): Promise<{ developer: FixtureDeveloper; request: LiveAccessRequestRecord; handle: WorkflowHandle }> {
     const developer = await insertDeveloper(db);
     const filedAt = new Date(filedAtMs ?? (await env.currentTimeMs())).toISOString();
     const request = liveAccessRequest(developer, filedAt);
@@ -99,17 +122,23 @@ describe('liveAccessReviewWorkflow (time-skipping, docs/live-access.md)', functi
       handle = await env.client.workflow.start('liveAccessReviewWorkflow', {
         taskQueue: TASK_QUEUE,
         workflowId: liveAccessWorkflowId(request.id),
-        args: [{ requestId: request.id, merchantId: developer.merchantId, developerId: developer.developerId, filedAt }],
+        args: [
+          { requestId: request.id, merchantId: developer.merchantId, developerId: developer.developerId, filedAt },
+        ],
       });
     });
     return { developer, request, handle: handle as WorkflowHandle };
   }
 
   async function statusBecomes(requestId: string, status: LiveAccessRequestStatus): Promise<LiveAccessRequestRecord> {
-    return eventually(async () => {
-      const row = await findLiveAccessRequest(db, requestId);
-      return row?.status === status ? row : undefined;
-    }, 15_000, `request ${requestId} to be ${status}`);
+    return eventually(
+      async () => {
+        const row = await findLiveAccessRequest(db, requestId);
+        return row?.status === status ? row : undefined;
+      },
+      15_000,
+      `request ${requestId} to be ${status}`,
+    );
   }
 
   /** The merchant's live audit actions, oldest first; entries of one instant in alphabetical order. */
@@ -134,7 +163,12 @@ describe('liveAccessReviewWorkflow (time-skipping, docs/live-access.md)', functi
     expect(result.liveKeyId).to.match(/^key_[0-9A-Za-z]{24}$/);
 
     const row = await findLiveAccessRequest(db, request.id);
-    expect(row).to.include({ status: 'approved', decidedBy: 'ann', liveKeyId: result.liveKeyId, decidedAt: result.decidedAt });
+    expect(row).to.include({
+      status: 'approved',
+      decidedBy: 'ann',
+      liveKeyId: result.liveKeyId,
+      decidedAt: result.decidedAt,
+    });
     const account = await db('developers').where({ merchant_id: developer.merchantId }).first();
     expect(account).to.include({ has_live_access: true, plan: 'starter' });
     const key = await db('api_keys').where({ id: result.liveKeyId }).first();
@@ -147,7 +181,9 @@ describe('liveAccessReviewWorkflow (time-skipping, docs/live-access.md)', functi
 
     const mails = mailsAbout(outbox, request.id);
     expect(mails.map((m) => m.to)).to.have.members([config.LIVE_ACCESS_REVIEWER_EMAILS.join(', '), developer.email]);
-    expect(mails.find((m) => m.to === config.LIVE_ACCESS_REVIEWER_EMAILS.join(', '))?.subject).to.equal(`New live access request ${request.id} (Ada Shop)`);
+    expect(mails.find((m) => m.to === config.LIVE_ACCESS_REVIEWER_EMAILS.join(', '))?.subject).to.equal(
+      `New live access request ${request.id} (Ada Shop)`,
+    );
     const approval = mails.find((m) => m.to === developer.email);
     expect(approval?.subject).to.equal('Your live access is approved');
     expect(approval?.body).to.include(`sk_live_…${key.last4}`).and.include('POST /v1/developer/live-access/live-key');
@@ -159,13 +195,19 @@ describe('liveAccessReviewWorkflow (time-skipping, docs/live-access.md)', functi
       'live_access.approved',
       'merchant.plan_changed',
     ]);
-    const approvedEntry = (await listAuditEntries(db, { merchantId: developer.merchantId, environment: 'live' })).find((e) => e.action === 'live_access.approved');
+    const approvedEntry = (await listAuditEntries(db, { merchantId: developer.merchantId, environment: 'live' })).find(
+      (e) => e.action === 'live_access.approved',
+    );
     expect(approvedEntry).to.include({ target: request.id, ip: null });
     expect(approvedEntry?.actor).to.deep.equal({ type: 'reviewer', id: 'ann' });
     expect(approvedEntry?.id).to.match(/^act_/);
 
     const history = (await handle.fetchHistory()).events ?? [];
-    expect(activityNames(history)).to.deep.equal(['sendLiveAccessEmail', 'approveLiveAccessRequest', 'sendLiveAccessEmail']);
+    expect(activityNames(history)).to.deep.equal([
+      'sendLiveAccessEmail',
+      'approveLiveAccessRequest',
+      'sendLiveAccessEmail',
+    ]);
     await record('live-access-approved', handle);
   });
 
@@ -175,7 +217,10 @@ describe('liveAccessReviewWorkflow (time-skipping, docs/live-access.md)', functi
     const result = (await handle.result()) as LiveAccessReviewResult;
     expect(result).to.include({ status: 'rejected', decidedBy: 'bo' });
     expect(result).not.to.have.property('liveKeyId');
-    expect(await findLiveAccessRequest(db, request.id)).to.include({ status: 'rejected', reviewerMessage: 'The registration certificate has expired.' });
+    expect(await findLiveAccessRequest(db, request.id)).to.include({
+      status: 'rejected',
+      reviewerMessage: 'The registration certificate has expired.',
+    });
     const account = await db('developers').where({ merchant_id: developer.merchantId }).first();
     expect(account).to.include({ has_live_access: false, plan: 'sandbox' });
     expect(await db('api_keys').where({ merchant_id: developer.merchantId, environment: 'live' })).to.have.length(0);
@@ -193,7 +238,10 @@ describe('liveAccessReviewWorkflow (time-skipping, docs/live-access.md)', functi
     expect(waiting).to.include({ reviewerMessage: 'Please upload the back of your national ID.', infoRounds: 1 });
     // The question's mail follows the status write in its own activity: wait for it, not for the status.
     const question = await eventually(
-      async () => mailsAbout(outbox, request.id).find((m) => m.subject === 'More information needed for your live access request'),
+      async () =>
+        mailsAbout(outbox, request.id).find(
+          (m) => m.subject === 'More information needed for your live access request',
+        ),
       15_000,
       'the developer to be mailed the question',
     );
@@ -204,13 +252,21 @@ describe('liveAccessReviewWorkflow (time-skipping, docs/live-access.md)', functi
     expect(await liveActions(developer.merchantId)).not.to.include('live_access.reminder_sent');
 
     const uploadedAt = await env.currentTimeMs();
-    await handle.signal(developerActivitySignal, { kind: 'document_uploaded', developerId: developer.developerId, documentId: 'doc_000000000000000000000001' });
+    await handle.signal(developerActivitySignal, {
+      kind: 'document_uploaded',
+      developerId: developer.developerId,
+      documentId: 'doc_000000000000000000000001',
+    });
     const resumed = await statusBecomes(request.id, 'under_review');
     expect(Date.parse(resumed.underReviewSince) - uploadedAt).to.be.within(0, 60_000);
 
     await handle.signal(requestInfoSignal, { reviewer: 'ann', message: 'What is your tax identification number?' });
     await statusBecomes(request.id, 'more_info_required');
-    await handle.signal(developerActivitySignal, { kind: 'responded', developerId: developer.developerId, message: 'We are exempt; see the letter.' });
+    await handle.signal(developerActivitySignal, {
+      kind: 'responded',
+      developerId: developer.developerId,
+      message: 'We are exempt; see the letter.',
+    });
     expect(await statusBecomes(request.id, 'under_review')).to.include({ infoRounds: 2 });
 
     const conversation = await listConversation(db, request.id);

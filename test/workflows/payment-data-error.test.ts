@@ -24,7 +24,12 @@ describe('a payment whose data PostgreSQL refuses (docs/api.md#errors)', functio
 
   it('answers 400 validation_error, runs its first activity once, ends its run failed and writes nothing', async () => {
     const { db, client, config } = await getStack();
-    const deps: PaymentServiceDeps = { db, temporal: client, providers: providerRegistryFromConfig(createSandboxLedger(db), config), config };
+    const deps: PaymentServiceDeps = {
+      db,
+      temporal: client,
+      providers: providerRegistryFromConfig(createSandboxLedger(db), config),
+      config,
+    };
     const merchantId = await insertMerchant(db);
     const owner: Principal = { merchantId, developerId: 'dev_test', environment: 'sandbox', via: 'key' };
     const request: NewPayment = {
@@ -38,16 +43,23 @@ describe('a payment whose data PostgreSQL refuses (docs/api.md#errors)', functio
     const seed = `key-${merchantId}\nhash`;
 
     const started = Date.now();
-    const refused = await createPayment(deps, owner, request, null, seed).then(() => undefined, (error: unknown) => error);
+    const refused = await createPayment(deps, owner, request, null, seed).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(refused).to.be.instanceOf(DomainError);
     expect((refused as DomainError).code).to.equal('validation_error');
-    expect((refused as DomainError).message).to.equal('the payment holds a value that cannot be stored (SQLSTATE 22021 character_not_in_repertoire); nothing was created');
-    expect(Date.now() - started).to.be.below(config.CREATE_WAIT_MS); // answered by the workflow, not by the wait running out
+    expect((refused as DomainError).message).to.equal(
+      'the payment holds a value that cannot be stored (SQLSTATE 22021 character_not_in_repertoire); nothing was created',
+    );
+    // answered by the workflow, not by the wait running out
+    expect(Date.now() - started).to.be.below(config.CREATE_WAIT_MS);
 
     // The run: found by its MerchantId search attribute (docs/payments.md#workflow).
     let workflowId: string | undefined;
     for (let tries = 0; !workflowId && tries < 50; tries += 1) {
-      for await (const execution of client.workflow.list({ query: `MerchantId = "${merchantId}"` })) workflowId = execution.workflowId;
+      for await (const execution of client.workflow.list({ query: `MerchantId = "${merchantId}"` }))
+        workflowId = execution.workflowId;
       if (!workflowId) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(workflowId).to.match(/^payment:pay_/);
@@ -59,8 +71,11 @@ describe('a payment whose data PostgreSQL refuses (docs/api.md#errors)', functio
     const closed = events.find((e) => e.workflowExecutionFailedEventAttributes)?.workflowExecutionFailedEventAttributes;
     expect(closed?.failure?.applicationFailureInfo?.type).to.equal('PaymentNotRecorded');
     // The failures name the SQLSTATE, never the data.
-    const activityFailure = events.find((e) => e.markerRecordedEventAttributes?.failure)?.markerRecordedEventAttributes?.failure;
-    expect(activityFailure?.message).to.equal('initiatePayment: PostgreSQL refused a value (SQLSTATE 22021 character_not_in_repertoire)');
+    const activityFailure = events.find((e) => e.markerRecordedEventAttributes?.failure)?.markerRecordedEventAttributes
+      ?.failure;
+    expect(activityFailure?.message).to.equal(
+      'initiatePayment: PostgreSQL refused a value (SQLSTATE 22021 character_not_in_repertoire)',
+    );
     expect(activityFailure?.applicationFailureInfo?.nonRetryable).to.equal(true);
     expect(closed?.failure?.message).to.not.include('secret');
 
@@ -68,7 +83,10 @@ describe('a payment whose data PostgreSQL refuses (docs/api.md#errors)', functio
     expect(await db('events').where({ merchant_id: merchantId }).first()).to.equal(undefined);
 
     // The same request again (the API released its key on the 400): the same answer, nothing started.
-    const again = await createPayment(deps, owner, request, null, seed).then(() => undefined, (error: unknown) => error);
+    const again = await createPayment(deps, owner, request, null, seed).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(again).to.be.instanceOf(DomainError);
     expect((again as DomainError).code).to.equal('validation_error');
     expect(await db('payments').where({ merchant_id: merchantId }).first()).to.equal(undefined);

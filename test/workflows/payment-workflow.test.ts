@@ -15,8 +15,23 @@ import type { Db } from '../../src/db/knex';
 import { listEventsForObject, findPayment } from '../../src/db/payments';
 import type { PaymentSnapshot } from '../../src/domain/payment';
 import { HISTORY_EVENTS_BEFORE_CONTINUE } from '../../src/workflows/payment-workflow';
-import { cancelPaymentUpdate, getPaymentQuery, initiatePaymentUpdate, INITIATE_UPDATE_ID, paymentWorkflowId, providerCallbackSignal, refundPaymentUpdate, type PaymentWorkflowInput } from '../../src/workflows/messages';
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError, WorkflowUpdateStage, type WorkflowHandle, type WorkflowUpdateHandle } from '@temporalio/client';
+import {
+  cancelPaymentUpdate,
+  getPaymentQuery,
+  initiatePaymentUpdate,
+  INITIATE_UPDATE_ID,
+  paymentWorkflowId,
+  providerCallbackSignal,
+  refundPaymentUpdate,
+  type PaymentWorkflowInput,
+} from '../../src/workflows/messages';
+import {
+  WithStartWorkflowOperation,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateStage,
+  type WorkflowHandle,
+  type WorkflowUpdateHandle,
+} from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { decideSandboxTransaction, findSandboxTransactionByPayment } from '../../src/db/sandbox-ledger';
 import { newId } from '../../src/lib/ids';
@@ -29,15 +44,21 @@ const HISTORIES_DIR = path.resolve(__dirname, '../replay/histories');
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-/** The attempt (from 1) at which each `pollProviderPayment` activity ended, and the retry policy it was scheduled with. */
-function pollActivities(events: HistoryEvent[]): { attempt: number; retry: temporal.api.common.v1.IRetryPolicy | null | undefined }[] {
+/**
+ * The attempt (from 1) at which each `pollProviderPayment` activity ended, and the retry policy it was scheduled with.
+ */
+function pollActivities(
+  events: HistoryEvent[],
+): { attempt: number; retry: temporal.api.common.v1.IRetryPolicy | null | undefined }[] {
   const scheduled = new Map<string, temporal.api.common.v1.IRetryPolicy | null | undefined>();
   const polls: { attempt: number; retry: temporal.api.common.v1.IRetryPolicy | null | undefined }[] = [];
   for (const e of events) {
     const attributes = e.activityTaskScheduledEventAttributes;
-    if (attributes?.activityType?.name === 'pollProviderPayment') scheduled.set(String(e.eventId), attributes.retryPolicy);
+    if (attributes?.activityType?.name === 'pollProviderPayment')
+      scheduled.set(String(e.eventId), attributes.retryPolicy);
     const started = e.activityTaskStartedEventAttributes;
-    if (started && scheduled.has(String(started.scheduledEventId))) polls.push({ attempt: Number(started.attempt), retry: scheduled.get(String(started.scheduledEventId)) });
+    if (started && scheduled.has(String(started.scheduledEventId)))
+      polls.push({ attempt: Number(started.attempt), retry: scheduled.get(String(started.scheduledEventId)) });
   }
   return polls;
 }
@@ -75,26 +96,49 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
   /** The create's Update of each started workflow, by workflow id. */
   const initiations = new Map<string, WorkflowUpdateHandle<PaymentSnapshot>>();
 
-  /** Starts a payment's workflow with its create's Update, as the API does (Update-with-Start, docs/payments.md#workflow). */
+  /**
+   * Starts a payment's workflow with its create's Update, as the API does (Update-with-Start,
+   * docs/payments.md#workflow).
+   */
   async function start(created: PaymentSnapshot) {
-    const input: PaymentWorkflowInput = { mode: 'create', payment: created, reconciliationWindowSeconds: WINDOW_SECONDS };
-    const startWorkflowOperation = new WithStartWorkflowOperation('paymentWorkflow', { taskQueue: TASK_QUEUE, workflowId: paymentWorkflowId(created.id), args: [input], workflowIdConflictPolicy: 'FAIL' });
-    const update = await env.client.workflow.startUpdateWithStart(initiatePaymentUpdate, { updateId: INITIATE_UPDATE_ID, waitForStage: WorkflowUpdateStage.ACCEPTED, startWorkflowOperation });
+    const input: PaymentWorkflowInput = {
+      mode: 'create',
+      payment: created,
+      reconciliationWindowSeconds: WINDOW_SECONDS,
+    };
+    const startWorkflowOperation = new WithStartWorkflowOperation('paymentWorkflow', {
+      taskQueue: TASK_QUEUE,
+      workflowId: paymentWorkflowId(created.id),
+      args: [input],
+      workflowIdConflictPolicy: 'FAIL',
+    });
+    const update = await env.client.workflow.startUpdateWithStart(initiatePaymentUpdate, {
+      updateId: INITIATE_UPDATE_ID,
+      waitForStage: WorkflowUpdateStage.ACCEPTED,
+      startWorkflowOperation,
+    });
     const handle = await startWorkflowOperation.workflowHandle();
     initiations.set(handle.workflowId, update);
     return handle;
   }
 
-  /** Starts the payment's workflow again from the read model, as the API's Update- and Signal-with-Start do (docs/payments.md#workflow). */
+  /**
+   * Starts the payment's workflow again from the read model, as the API's Update- and Signal-with-Start do
+   * (docs/payments.md#workflow).
+   */
   async function reopen(paymentId: string) {
     const input: PaymentWorkflowInput = { mode: 'reopen', paymentId, reconciliationWindowSeconds: WINDOW_SECONDS };
-    return env.client.workflow.start('paymentWorkflow', { taskQueue: TASK_QUEUE, workflowId: paymentWorkflowId(paymentId), args: [input] });
+    return env.client.workflow.start('paymentWorkflow', {
+      taskQueue: TASK_QUEUE,
+      workflowId: paymentWorkflowId(paymentId),
+      args: [input],
+    });
   }
 
   async function record(name: string, handle: { fetchHistory(): Promise<temporal.api.history.v1.IHistory> }) {
     if (process.env.RECORD_HISTORIES !== '1') return;
     fs.mkdirSync(HISTORIES_DIR, { recursive: true });
-    fs.writeFileSync(path.join(HISTORIES_DIR, `${name}.json`), historyToJSON(await handle.fetchHistory() as never));
+    fs.writeFileSync(path.join(HISTORIES_DIR, `${name}.json`), historyToJSON((await handle.fetchHistory()) as never));
   }
 
   async function eventTypes(paymentId: string): Promise<string[]> {
@@ -110,14 +154,17 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     try {
       await promise;
     } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) return String(error.cause.type);
+      if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure)
+        return String(error.cause.type);
       throw error;
     }
     throw new Error('expected the update to fail');
   }
 
   function updateEvents(events: HistoryEvent[]): HistoryEvent[] {
-    return events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes || e.workflowExecutionUpdateRejectedEventAttributes);
+    return events.filter(
+      (e) => e.workflowExecutionUpdateAcceptedEventAttributes || e.workflowExecutionUpdateRejectedEventAttributes,
+    );
   }
 
   async function waitInitiated(handle: WorkflowHandle): Promise<PaymentSnapshot> {
@@ -133,7 +180,7 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     return result;
   }
 
-  it('answers the create\'s Update once initiated: pending with the provider\'s reference and next action (docs/payments.md#creating-a-payment)', async () => {
+  it("answers the create's Update once initiated: pending with the provider's reference and next action (docs/payments.md#creating-a-payment)", async () => {
     const created = cardPayment(merchantId, { nowMs: await env.currentTimeMs() });
     const handle = await start({ ...created, nextAction: null });
     const initiated = await waitInitiated(handle);
@@ -160,8 +207,11 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.completed']);
     const history = (await handle.fetchHistory()).events ?? [];
     expect(activityNames(history)).to.deep.equal(['initiatePayment', 'recordPaymentStatus']);
-    // The create in one workflow task: initiation and its answer's write are its only markers (local activities, no patches).
-    expect(history.filter((e) => e.markerRecordedEventAttributes).map((e) => e.markerRecordedEventAttributes?.markerName)).to.deep.equal(['core_local_activity', 'core_local_activity']);
+    // The create in one workflow task: initiation and its answer's write are its only markers (local activities, no
+    // patches).
+    expect(
+      history.filter((e) => e.markerRecordedEventAttributes).map((e) => e.markerRecordedEventAttributes?.markerName),
+    ).to.deep.equal(['core_local_activity', 'core_local_activity']);
     expect(history.filter((e) => e.workflowTaskCompletedEventAttributes)).to.have.length(1);
     expect(history.some((e) => e.activityTaskScheduledEventAttributes)).to.equal(false);
     await record('payment-completed', handle);
@@ -176,7 +226,7 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     await record('payment-declined', handle);
   });
 
-  it('expires a number ending 0003 after 10 minutes: polls through one activity\'s retries, then takes the provider\'s last word', async () => {
+  it("expires a number ending 0003 after 10 minutes: polls through one activity's retries, then takes the provider's last word", async () => {
     const created = await payment('+250788000003');
     const handle = await start(created);
     const result = (await handle.result()) as PaymentSnapshot;
@@ -193,7 +243,13 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     expect(timerDurationsMs(history)[0]).to.equal(2_000);
     // The customer never acts, so the payment stays pending (nothing to record) until expiry. Mobile money cannot
     // be withdrawn at the provider (cancel unsupported): its status is the last word (docs/payments.md#states).
-    expect(activityNames(history)).to.deep.equal(['initiatePayment', 'pollProviderPayment', 'cancelProviderPayment', 'fetchProviderPaymentStatus', 'recordPaymentStatus']);
+    expect(activityNames(history)).to.deep.equal([
+      'initiatePayment',
+      'pollProviderPayment',
+      'cancelProviderPayment',
+      'fetchProviderPaymentStatus',
+      'recordPaymentStatus',
+    ]);
     expect(history.length).to.be.below(60); // no events per poll
     expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.failed']);
     await record('payment-expired', handle);
@@ -206,8 +262,13 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     expect(expired).to.include({ status: 'failed', failureCode: 'expired' });
     // The customer approves late; the provider says so in a callback, which re-opens the workflow.
     await decideSandboxTransaction(db, expired.providerReference as string, { status: 'succeeded' }, new Date());
-    // The test server's clock leaps ahead while nothing runs; the window itself is tested in test/domain/payment-steps.test.ts.
-    const input: PaymentWorkflowInput = { mode: 'reopen', paymentId: created.id, reconciliationWindowSeconds: 1_000 * 365 * 86_400 };
+    // The test server's clock leaps ahead while nothing runs; the window itself is tested in
+    // test/domain/payment-steps.test.ts.
+    const input: PaymentWorkflowInput = {
+      mode: 'reopen',
+      paymentId: created.id,
+      reconciliationWindowSeconds: 1_000 * 365 * 86_400,
+    };
     const handle = await env.client.workflow.signalWithStart('paymentWorkflow', {
       taskQueue: TASK_QUEUE,
       workflowId: paymentWorkflowId(created.id),
@@ -222,7 +283,11 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     expect(row).to.include({ status: 'completed', failureCode: null });
     expect(row?.reconciledAt).to.equal(result.reconciledAt);
     expect(await eventTypes(created.id)).to.deep.equal(['payment.created', 'payment.failed', 'payment.completed']);
-    expect(activityNames((await handle.fetchHistory()).events ?? [])).to.deep.equal(['loadPayment', 'fetchProviderPaymentStatus', 'recordPaymentStatus']);
+    expect(activityNames((await handle.fetchHistory()).events ?? [])).to.deep.equal([
+      'loadPayment',
+      'fetchProviderPaymentStatus',
+      'recordPaymentStatus',
+    ]);
     await record('payment-late-success', handle);
   });
 
@@ -237,14 +302,20 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     const handle = await start(await payment('+250788000003'));
     const initiated = await waitInitiated(handle);
     // A forged claim of success: the provider still says pending, so nothing changes.
-    await handle.signal(providerCallbackSignal, { providerReference: initiated.providerReference as string, claimed: 'completed' });
+    await handle.signal(providerCallbackSignal, {
+      providerReference: initiated.providerReference as string,
+      claimed: 'completed',
+    });
     await handle.signal(providerCallbackSignal, { providerReference: 'momo_someone_else', claimed: 'completed' });
     let current: PaymentSnapshot;
     do current = await handle.query(getPaymentQuery);
     while (!activityNames((await handle.fetchHistory()).events ?? []).includes('fetchProviderPaymentStatus'));
     expect(['pending', 'processing']).to.include(current.status);
     await decideSandboxTransaction(db, initiated.providerReference as string, { status: 'succeeded' }, new Date());
-    await handle.signal(providerCallbackSignal, { providerReference: initiated.providerReference as string, claimed: 'completed' });
+    await handle.signal(providerCallbackSignal, {
+      providerReference: initiated.providerReference as string,
+      claimed: 'completed',
+    });
     const result = (await handle.result()) as PaymentSnapshot;
     expect(result.status).to.equal('completed');
     const history = (await handle.fetchHistory()).events ?? [];
@@ -263,11 +334,16 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     const created = cardPayment(merchantId, { nowMs: await env.currentTimeMs() });
     const handle = await start({ ...created, nextAction: null });
     await waitInitiated(handle);
-    const cancelled = await handle.executeUpdate(cancelPaymentUpdate, { args: [{ reason: 'customer changed their mind' }] });
+    const cancelled = await handle.executeUpdate(cancelPaymentUpdate, {
+      args: [{ reason: 'customer changed their mind' }],
+    });
     expect(cancelled).to.include({ status: 'cancelled', cancellationReason: 'customer changed their mind' });
     const result = (await handle.result()) as PaymentSnapshot;
     expect(result.status).to.equal('cancelled');
-    expect(await stored(result.id)).to.include({ status: 'cancelled', cancellationReason: 'customer changed their mind' });
+    expect(await stored(result.id)).to.include({
+      status: 'cancelled',
+      cancellationReason: 'customer changed their mind',
+    });
     expect((await findSandboxTransactionByPayment(db, 'card_gateway', result.id))?.status).to.equal('cancelled');
     expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.cancelled']);
     await record('payment-cancelled', handle);
@@ -278,15 +354,26 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     const initiated = await waitInitiated(handle);
     // The run a long wait continued as new ends so; the next run starts with what it handed on.
     await handle.terminate('stands for a run that continued as new');
-    const input: PaymentWorkflowInput = { mode: 'continued', payment: initiated, pollDelayMs: 10_000, reconciliationWindowSeconds: WINDOW_SECONDS };
-    const continued = await env.client.workflow.start('paymentWorkflow', { taskQueue: TASK_QUEUE, workflowId: paymentWorkflowId(initiated.id), args: [input] });
+    const input: PaymentWorkflowInput = {
+      mode: 'continued',
+      payment: initiated,
+      pollDelayMs: 10_000,
+      reconciliationWindowSeconds: WINDOW_SECONDS,
+    };
+    const continued = await env.client.workflow.start('paymentWorkflow', {
+      taskQueue: TASK_QUEUE,
+      workflowId: paymentWorkflowId(initiated.id),
+      args: [input],
+    });
     let history: HistoryEvent[] = [];
     for (let tries = 0; timerDurationsMs(history).length === 0 && tries < 100; tries += 1) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       history = (await continued.fetchHistory()).events ?? [];
     }
     expect(timerDurationsMs(history)[0], 'the next poll waits twice the delay handed on').to.equal(20_000);
-    const cancelled = await continued.executeUpdate(cancelPaymentUpdate, { args: [{ reason: 'customer changed their mind' }] });
+    const cancelled = await continued.executeUpdate(cancelPaymentUpdate, {
+      args: [{ reason: 'customer changed their mind' }],
+    });
     expect(cancelled).to.include({ status: 'cancelled', cancellationReason: 'customer changed their mind' });
     expect(((await continued.result()) as PaymentSnapshot).status).to.equal('cancelled');
     const names = activityNames((await continued.fetchHistory()).events ?? []);
@@ -305,21 +392,31 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     const reopened = await env.client.workflow.signalWithStart('paymentWorkflow', {
       taskQueue: TASK_QUEUE,
       workflowId: paymentWorkflowId(initiated.id),
-      args: [{ mode: 'reopen', paymentId: initiated.id, reconciliationWindowSeconds: WINDOW_SECONDS } satisfies PaymentWorkflowInput],
+      args: [
+        {
+          mode: 'reopen',
+          paymentId: initiated.id,
+          reconciliationWindowSeconds: WINDOW_SECONDS,
+        } satisfies PaymentWorkflowInput,
+      ],
       signal: providerCallbackSignal,
       signalArgs: [{ providerReference: initiated.providerReference as string, claimed: 'completed' }],
     });
     const result = (await reopened.result()) as PaymentSnapshot;
     expect(result).to.include({ status: 'cancelled', amountRefunded: 1500 });
     const refunds = await db('refunds').where({ payment_id: initiated.id });
-    expect(refunds.map((r: { status: string; amount: number; reason: string }) => [r.status, r.amount, r.reason])).to.deep.equal([['completed', 1500, 'late_success_after_cancel']]);
+    expect(
+      refunds.map((r: { status: string; amount: number; reason: string }) => [r.status, r.amount, r.reason]),
+    ).to.deep.equal([['completed', 1500, 'late_success_after_cancel']]);
     expect(await eventTypes(initiated.id)).to.deep.equal(['payment.created', 'payment.cancelled', 'refund.completed']);
   });
 
   it('refuses to cancel a completed payment in the validator of a re-opened run only once it has read the payment', async () => {
     const completed = await completedPayment();
     const handle = await reopen(completed.id);
-    expect(await updateFailure(handle.executeUpdate(cancelPaymentUpdate, { args: [{}] }))).to.equal('payment_not_cancellable');
+    expect(await updateFailure(handle.executeUpdate(cancelPaymentUpdate, { args: [{}] }))).to.equal(
+      'payment_not_cancellable',
+    );
     await handle.result();
     expect(updateEvents((await handle.fetchHistory()).events ?? [])).to.have.length.at.most(1);
   });
@@ -330,19 +427,29 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     const initiated = await waitInitiated(handle);
     // The customer's card was approved at the gateway an instant before the merchant's cancel reached it.
     await decideSandboxTransaction(db, initiated.providerReference as string, { status: 'succeeded' }, new Date());
-    expect(await updateFailure(handle.executeUpdate(cancelPaymentUpdate, { args: [{}] }))).to.equal('payment_not_cancellable');
+    expect(await updateFailure(handle.executeUpdate(cancelPaymentUpdate, { args: [{}] }))).to.equal(
+      'payment_not_cancellable',
+    );
     expect(((await handle.result()) as PaymentSnapshot).status).to.equal('completed');
     expect(await eventTypes(created.id)).to.deep.equal(['payment.created', 'payment.completed']);
   });
 
-  it('judges a refund that reaches a new run before its first task only after the create\'s first step: the payment it finds completed is refunded (docs/payments.md#refunds-happen-once)', async () => {
+  it("judges a refund that reaches a new run before its first task only after the create's first step: the payment it finds completed is refunded (docs/payments.md#refunds-happen-once)", async () => {
     // As after a worker died in the create's first task: the read model may say completed while the next
     // run has not yet re-run that step, and a merchant who saw completed refunds. Here the refund is
     // waiting when the first workflow task is handed out, so both arrive in one activation.
     const queue = `${TASK_QUEUE}-first-step`;
     const created = await payment('+250788000001');
-    const input: PaymentWorkflowInput = { mode: 'create', payment: created, reconciliationWindowSeconds: WINDOW_SECONDS };
-    const handle = await env.client.workflow.start('paymentWorkflow', { taskQueue: queue, workflowId: paymentWorkflowId(created.id), args: [input] });
+    const input: PaymentWorkflowInput = {
+      mode: 'create',
+      payment: created,
+      reconciliationWindowSeconds: WINDOW_SECONDS,
+    };
+    const handle = await env.client.workflow.start('paymentWorkflow', {
+      taskQueue: queue,
+      workflowId: paymentWorkflowId(created.id),
+      args: [input],
+    });
     const refund = handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 1500 }] });
     await new Promise((resolve) => setTimeout(resolve, 500)); // the Update is admitted before any worker polls
     const worker = await createTimeSkippingWorker(env, db, queue);
@@ -361,7 +468,9 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     const completed = await completedPayment();
     const handle = await reopen(completed.id);
     const [part, rest] = await Promise.all([
-      handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 500, reason: 'one item returned' }] }),
+      handle.executeUpdate(refundPaymentUpdate, {
+        args: [{ refundId: newId('ref_'), amount: 500, reason: 'one item returned' }],
+      }),
       handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 1000 }] }),
     ]);
     expect(part).to.include({ status: 'completed', amount: 500, reason: 'one item returned' });
@@ -370,14 +479,27 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     expect(result).to.include({ status: 'refunded', amountRefunded: 1500 });
     expect(await stored(result.id)).to.include({ status: 'refunded', amountRefunded: 1500 });
     const events = await listEventsForObject(db, result.id);
-    expect(events.map((e) => e.event)).to.deep.equal(['payment.created', 'payment.completed', 'refund.completed', 'refund.completed']);
-    const amountsAfter = events.slice(2).map((e) => (e.data as { payment: { amount_refunded: number; status: string } }).payment);
+    expect(events.map((e) => e.event)).to.deep.equal([
+      'payment.created',
+      'payment.completed',
+      'refund.completed',
+      'refund.completed',
+    ]);
+    const amountsAfter = events
+      .slice(2)
+      .map((e) => (e.data as { payment: { amount_refunded: number; status: string } }).payment);
     // One refund after the other: the first leaves 500 or 1000 refunded, the second all of it.
     const afterEach = amountsAfter.map((p) => p.amount_refunded).sort((x, y) => x - y);
-    expect([[500, 1500], [1000, 1500]]).to.deep.include(afterEach);
+    expect([
+      [500, 1500],
+      [1000, 1500],
+    ]).to.deep.include(afterEach);
     expect(amountsAfter.some((p) => p.status === 'refunded' && p.amount_refunded === 1500)).to.equal(true);
     const refunds = await db('refunds').where({ payment_id: result.id });
-    expect(refunds.map((r: { status: string; amount: number }) => [r.status, r.amount]).sort()).to.deep.equal([['completed', 1000], ['completed', 500]]);
+    expect(refunds.map((r: { status: string; amount: number }) => [r.status, r.amount]).sort()).to.deep.equal([
+      ['completed', 1000],
+      ['completed', 500],
+    ]);
     await record('payment-refunded-in-parts', handle);
   });
 
@@ -387,7 +509,11 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     await first.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 1000 }] });
     expect(((await first.result()) as PaymentSnapshot).amountRefunded).to.equal(1000);
     const second = await reopen(completed.id);
-    expect(await updateFailure(second.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 501 }] }))).to.equal('amount_exceeds_refundable');
+    expect(
+      await updateFailure(
+        second.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 501 }] }),
+      ),
+    ).to.equal('amount_exceeds_refundable');
     await second.result();
     const third = await reopen(completed.id);
     // A refund id an earlier run settled is not refunded again (a retried request, docs/payments.md#idempotency).
@@ -395,14 +521,18 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     await third.executeUpdate(refundPaymentUpdate, { args: [{ refundId, amount: 500 }] });
     await third.result();
     const fourth = await reopen(completed.id);
-    expect(await updateFailure(fourth.executeUpdate(refundPaymentUpdate, { args: [{ refundId, amount: 500 }] }))).to.equal('payment_not_refundable');
+    expect(
+      await updateFailure(fourth.executeUpdate(refundPaymentUpdate, { args: [{ refundId, amount: 500 }] })),
+    ).to.equal('payment_not_refundable');
     expect((await stored(completed.id))?.amountRefunded).to.equal(1500);
   });
 
   it('refuses a refund of a payment that is not completed (409 payment_not_refundable)', async () => {
     const handle = await start(await payment('+250788000003'));
     await waitInitiated(handle);
-    expect(await updateFailure(handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_') }] }))).to.equal('payment_not_refundable');
+    expect(
+      await updateFailure(handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_') }] })),
+    ).to.equal('payment_not_refundable');
     await handle.executeUpdate(cancelPaymentUpdate, { args: [{}] });
   });
 
@@ -415,20 +545,32 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     ]);
     expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(1);
     const rejected = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
-    expect(['amount_exceeds_refundable', 'payment_not_refundable']).to.include((rejected.reason.cause as ApplicationFailure).type);
+    expect(['amount_exceeds_refundable', 'payment_not_refundable']).to.include(
+      (rejected.reason.cause as ApplicationFailure).type,
+    );
     expect((await handle.result()) as PaymentSnapshot).to.include({ status: 'refunded', amountRefunded: 1500 });
-    expect(await db('refunds').where({ payment_id: completed.id, status: 'completed' }).count('id as n').first()).to.deep.equal({ n: 1 });
+    expect(
+      await db('refunds').where({ payment_id: completed.id, status: 'completed' }).count('id as n').first(),
+    ).to.deep.equal({ n: 1 });
   });
 
   it('keeps a refund whose answer is unknown pending and reserved, then settles it by asking the provider (docs/payments.md#cancel-and-refund, 0007)', async () => {
     const completed = await completedPayment('+250788000007');
     const handle = await reopen(completed.id);
-    const refund = await handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 600 }] });
+    const refund = await handle.executeUpdate(refundPaymentUpdate, {
+      args: [{ refundId: newId('ref_'), amount: 600 }],
+    });
     expect(refund).to.include({ status: 'pending', amount: 600 });
-    expect(await updateFailure(handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 901 }] }))).to.equal('amount_exceeds_refundable');
+    expect(
+      await updateFailure(
+        handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 901 }] }),
+      ),
+    ).to.equal('amount_exceeds_refundable');
     expect((await stored(completed.id))?.amountRefunded).to.equal(0);
     // The provider decides the refund it took; the workflow's next question finds it.
-    await db('sandbox_provider_refunds').where({ idempotency_key: `refund:${refund.id}` }).update({ status: 'succeeded' });
+    await db('sandbox_provider_refunds')
+      .where({ idempotency_key: `refund:${refund.id}` })
+      .update({ status: 'succeeded' });
     const result = (await handle.result()) as PaymentSnapshot;
     expect(result).to.include({ status: 'completed', amountRefunded: 600 });
     const rows = await db('refunds').where({ payment_id: completed.id });
@@ -440,16 +582,28 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
   it('refuses in its validators a cancel or refund whose reason is not well-formed text: nothing written, nothing sent (docs/limits.md#request-bodies)', async () => {
     const completed = await completedPayment();
     const handle = await reopen(completed.id);
-    expect(await updateFailure(handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 500, reason: 'broken \ud800' }] }))).to.equal('validation_error');
+    expect(
+      await updateFailure(
+        handle.executeUpdate(refundPaymentUpdate, {
+          args: [{ refundId: newId('ref_'), amount: 500, reason: 'broken \ud800' }],
+        }),
+      ),
+    ).to.equal('validation_error');
     expect(await db('refunds').where({ payment_id: completed.id })).to.deep.equal([]);
-    expect(await db('sandbox_provider_refunds').where({ provider_reference: completed.providerReference })).to.deep.equal([]);
+    expect(
+      await db('sandbox_provider_refunds').where({ provider_reference: completed.providerReference }),
+    ).to.deep.equal([]);
     // The refused Update left the run with nothing to do: it ends, and the next refund re-opens it.
     expect((await handle.result()) as PaymentSnapshot).to.include({ status: 'completed', amountRefunded: 0 });
-    const refund = await (await reopen(completed.id)).executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 500, reason: 'broken' }] });
+    const refund = await (
+      await reopen(completed.id)
+    ).executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 500, reason: 'broken' }] });
     expect(refund).to.include({ status: 'completed', reason: 'broken' });
     const open = await start(await payment('+250788000003'));
     await waitInitiated(open);
-    expect(await updateFailure(open.executeUpdate(cancelPaymentUpdate, { args: [{ reason: '\udc00' }] }))).to.equal('validation_error');
+    expect(await updateFailure(open.executeUpdate(cancelPaymentUpdate, { args: [{ reason: '\udc00' }] }))).to.equal(
+      'validation_error',
+    );
     expect(['pending', 'processing']).to.include((await open.query(getPaymentQuery)).status);
     expect((await open.describe()).status.name).to.equal('RUNNING');
     expect(await eventTypes((await waitInitiated(open)).id)).to.not.include('payment.cancelled');
@@ -459,14 +613,18 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
   it('fails a refund the provider refuses, writes refund.failed once and releases its amount (docs/payments.md#cancel-and-refund, 0006)', async () => {
     const completed = await completedPayment('+250788000006');
     const handle = await reopen(completed.id);
-    const refund = await handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_'), amount: 1500 }] });
+    const refund = await handle.executeUpdate(refundPaymentUpdate, {
+      args: [{ refundId: newId('ref_'), amount: 1500 }],
+    });
     expect(refund).to.include({ status: 'failed', amount: 1500 });
     expect((await handle.result()) as PaymentSnapshot).to.include({ status: 'completed', amountRefunded: 0 });
     expect(await eventTypes(completed.id)).to.deep.equal(['payment.created', 'payment.completed', 'refund.failed']);
     const [failed] = (await listEventsForObject(db, completed.id)).slice(-1);
     expect(failed?.data).to.deep.include({ id: refund.id, status: 'failed', amount: 1500 });
     expect((failed?.data as { payment: object }).payment).to.include({ amount_refunded: 0, amount_refund_pending: 0 });
-    expect(await db('refunds').where({ payment_id: completed.id }).select('status')).to.deep.equal([{ status: 'failed' }]);
+    expect(await db('refunds').where({ payment_id: completed.id }).select('status')).to.deep.equal([
+      { status: 'failed' },
+    ]);
     await record('payment-refund-refused', handle);
   });
 
@@ -477,11 +635,14 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     const result = (await handle.result()) as PaymentSnapshot;
     expect(result).to.include({ status: 'failed', failureCode: 'expired' });
     const elapsedMs = Date.parse(result.updatedAt) - Date.parse(created.createdAt);
-    expect(elapsedMs).to.be.at.least(24 * 3600 * 1000).and.below(24 * 3600 * 1000 + 60_000);
+    expect(elapsedMs)
+      .to.be.at.least(24 * 3600 * 1000)
+      .and.below(24 * 3600 * 1000 + 60_000);
     const history = (await handle.fetchHistory()).events ?? [];
     expect(pollActivities(history).map((p) => p.attempt)).to.deep.equal([1_443]);
     expect(history.length).to.be.below(HISTORY_EVENTS_BEFORE_CONTINUE);
-    expect(history[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? '').to.equal(''); // one run: never continued as new
+    // one run: never continued as new
+    expect(history[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? '').to.equal('');
     expect((await findSandboxTransactionByPayment(db, 'card_gateway', created.id))?.status).to.equal('cancelled');
     expect(await eventTypes(created.id)).to.deep.equal(['payment.created', 'payment.failed']);
   });

@@ -3,7 +3,8 @@
  * real PostgreSQL and a real HTTP receiver on 127.0.0.1: the five attempts (docs/webhooks.md#retries) at 0, 5 min,
  * 35 min, 2 h 35 min and 26 h 35 min (plus the failed attempts' own durations), the statuses of
  * delivery and endpoint with the failure's reason, 410 Gone, Retry-After, starting deliveries at
- * most once (docs/payments.md#workflow, docs/payments.md#events), and a PostgreSQL outage that uses up no attempt (docs/webhooks.md).
+ * most once (docs/payments.md#workflow, docs/payments.md#events), and a PostgreSQL outage that uses up no attempt
+ * (docs/webhooks.md).
  * With RECORD_HISTORIES=1 it refreshes the replay histories in test/replay/histories/.
  */
 import fs from 'node:fs';
@@ -42,7 +43,9 @@ function millis(time: { seconds?: unknown; nanos?: number | null } | null | unde
 }
 
 function timerDurationsMs(events: HistoryEvent[]): number[] {
-  return events.flatMap((e) => (e.timerStartedEventAttributes ? [millis(e.timerStartedEventAttributes.startToFireTimeout)] : []));
+  return events.flatMap((e) =>
+    e.timerStartedEventAttributes ? [millis(e.timerStartedEventAttributes.startToFireTimeout)] : [],
+  );
 }
 
 /** Server-clock times (ms) of the history events matching `pick`. */
@@ -73,7 +76,8 @@ describe('webhookDeliveryWorkflow (time-skipping, docs/webhooks.md#retries)', fu
     receiver.respond(() => ({ status: 204 }));
   });
 
-  const dispatch = (event: EventInput) => startWebhookDeliveries({ db, temporal: env.client, taskQueue: TASK_QUEUE }, event);
+  const dispatch = (event: EventInput) =>
+    startWebhookDeliveries({ db, temporal: env.client, taskQueue: TASK_QUEUE }, event);
 
   function handleOf(event: EventInput, webhook: WebhookRecord) {
     return env.client.workflow.getHandle(webhookDeliveryWorkflowId(event.id, webhook.id));
@@ -86,7 +90,9 @@ describe('webhookDeliveryWorkflow (time-skipping, docs/webhooks.md#retries)', fu
   }
 
   async function onlyDelivery(webhook: WebhookRecord) {
-    const deliveries = (await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 })).deliveries.map(toDeliveryView);
+    const deliveries = (await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 })).deliveries.map(
+      toDeliveryView,
+    );
     expect(deliveries).to.have.length(1);
     return deliveries[0]!;
   }
@@ -103,11 +109,18 @@ describe('webhookDeliveryWorkflow (time-skipping, docs/webhooks.md#retries)', fu
     // Workflow timers, not activity retries, make the schedule: exactly these four waits.
     const history = (await handle.fetchHistory()).events ?? [];
     expect(timerDurationsMs(history)).to.deep.equal([5 * MIN, 30 * MIN, 2 * HOUR, 24 * HOUR]);
-    const isAttempt = (e: HistoryEvent) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverAndRecordWebhook';
+    const isAttempt = (e: HistoryEvent) =>
+      e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverAndRecordWebhook';
     expect(history.filter(isAttempt)).to.have.length(5);
     // Each attempt recorded itself: no local activity markers (the workflow's own records).
-    expect(history.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).to.have.length(0);
-    expect(history.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes?.attempt)).to.satisfy((tries: number[]) => tries.every((t) => t === 1));
+    expect(history.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).to.have.length(
+      0,
+    );
+    expect(
+      history
+        .filter((e) => e.activityTaskStartedEventAttributes)
+        .map((e) => e.activityTaskStartedEventAttributes?.attempt),
+    ).to.satisfy((tries: number[]) => tries.every((t) => t === 1));
 
     // Attempt times in the test server's clock: the schedule's offsets plus the earlier attempts' own
     // durations (from an attempt's start to the failure that starts the next wait). What is left is
@@ -124,15 +137,27 @@ describe('webhookDeliveryWorkflow (time-skipping, docs/webhooks.md#retries)', fu
 
     // The log records each attempt at those times (workflow time), with status, excerpt and duration.
     const delivery = await onlyDelivery(webhook);
-    expect(delivery).to.include({ status: 'failed', attempt_count: 5, next_attempt_at: null, event_id: event.id, event: 'payment.completed' });
-    const recorded = delivery.attempts.map((a) => Date.parse(a.attempted_at) - Date.parse(delivery.attempts[0]!.attempted_at));
-    recorded.forEach((offset, k) => expect(offset - offsets[k]!, `recorded attempt ${k + 1}`).to.be.within(0, 1_000 * (k + 1)));
+    expect(delivery).to.include({
+      status: 'failed',
+      attempt_count: 5,
+      next_attempt_at: null,
+      event_id: event.id,
+      event: 'payment.completed',
+    });
+    const recorded = delivery.attempts.map(
+      (a) => Date.parse(a.attempted_at) - Date.parse(delivery.attempts[0]!.attempted_at),
+    );
+    recorded.forEach((offset, k) =>
+      expect(offset - offsets[k]!, `recorded attempt ${k + 1}`).to.be.within(0, 1_000 * (k + 1)),
+    );
     expect(delivery.attempts.map((a) => [a.attempt, a.status_code, a.response_body, a.error])).to.deep.equal(
       [1, 2, 3, 4, 5].map((n) => [n, 500, 'down for maintenance', null]),
     );
     const endpoint = await findWebhookById(db, webhook.id);
     expect(endpoint).to.include({ status: 'failed', failureKind: 'exhausted' });
-    expect(endpoint?.failureReason).to.equal(`all 5 attempts of delivery ${delivery.id} failed; the last, at ${delivery.attempts[4]!.attempted_at}, got HTTP 500`);
+    expect(endpoint?.failureReason).to.equal(
+      `all 5 attempts of delivery ${delivery.id} failed; the last, at ${delivery.attempts[4]!.attempted_at}, got HTTP 500`,
+    );
 
     // Five requests, all with the same event id; two more days bring nothing.
     expect(receiver.requests.map((r) => r.headers['webhook-id'])).to.deep.equal(Array(5).fill(event.id));
@@ -155,7 +180,11 @@ describe('webhookDeliveryWorkflow (time-skipping, docs/webhooks.md#retries)', fu
     const delivery = await onlyDelivery(webhook);
     expect(delivery.status).to.equal('succeeded');
     expect(delivery.attempts.map((a) => a.status_code)).to.deep.equal([503, 503, 204]);
-    expect(await findWebhookById(db, webhook.id)).to.include({ status: 'enabled', failureKind: null, failureReason: null });
+    expect(await findWebhookById(db, webhook.id)).to.include({
+      status: 'enabled',
+      failureKind: null,
+      failureReason: null,
+    });
     await record('webhook-delivery-succeeded', handle);
   });
 
@@ -163,7 +192,9 @@ describe('webhookDeliveryWorkflow (time-skipping, docs/webhooks.md#retries)', fu
     const webhook = await insertWebhook(db, merchantId, `${receiver.origin}/gone`);
     const first = await insertEvent(db, merchantId);
     const second = await insertEvent(db, merchantId);
-    receiver.respond((request) => (request.headers['webhook-id'] === first.id ? { status: 500 } : { status: 410, body: 'unsubscribed' }));
+    receiver.respond((request) =>
+      request.headers['webhook-id'] === first.id ? { status: 500 } : { status: 410, body: 'unsubscribed' },
+    );
     await dispatch(first);
     await receiver.waitFor(1);
     await dispatch(second);
@@ -175,11 +206,15 @@ describe('webhookDeliveryWorkflow (time-skipping, docs/webhooks.md#retries)', fu
     const waiting = handleOf(first, webhook);
     expect(await waiting.result()).to.deep.include({ status: 'cancelled', attempts: 1 });
     expect(receiver.requests).to.have.length(2);
-    const deliveries = (await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 })).deliveries.map(toDeliveryView);
+    const deliveries = (await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 })).deliveries.map(
+      toDeliveryView,
+    );
     const byEvent = Object.fromEntries(deliveries.map((d) => [d.event_id, d]));
     expect(byEvent[second.id]).to.deep.include({ status: 'failed', attempt_count: 1 });
     expect(byEvent[second.id]!.attempts[0]).to.include({ status_code: 410, response_body: 'unsubscribed' });
-    expect(endpoint?.failureReason).to.equal(`the endpoint answered 410 Gone at ${byEvent[second.id]!.attempts[0]!.attempted_at}`);
+    expect(endpoint?.failureReason).to.equal(
+      `the endpoint answered 410 Gone at ${byEvent[second.id]!.attempts[0]!.attempted_at}`,
+    );
     expect(byEvent[first.id]).to.deep.include({ status: 'cancelled', attempt_count: 1, next_attempt_at: null });
 
     // An endpoint gone (410) gets nothing, unlike one failed by exhaustion: no delivery is even started.
@@ -215,7 +250,8 @@ describe('webhookDeliveryWorkflow (time-skipping, docs/webhooks.md#retries)', fu
     const event = await insertEvent(db, merchantId);
     const ids = await dispatch(event);
     expect(ids).to.have.length(2);
-    for (const webhook of [enabled, failed]) expect(await handleOf(event, webhook).result()).to.deep.include({ status: 'succeeded' });
+    for (const webhook of [enabled, failed])
+      expect(await handleOf(event, webhook).result()).to.deep.include({ status: 'succeeded' });
     expect(receiver.requests.map((r) => r.path).sort()).to.deep.equal(['/a', '/b']);
 
     // A retried activity starts the same deliveries again: same ids, nothing sent twice.
@@ -245,14 +281,16 @@ describe('webhookDeliveryWorkflow (time-skipping, docs/webhooks.md#retries)', fu
       const handle = handleOf(event, webhook);
 
       // Until the workflow waits to try again, without having called the endpoint or recorded anything.
-      const isAttempt = (e: HistoryEvent) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverAndRecordWebhook';
+      const isAttempt = (e: HistoryEvent) =>
+        e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverAndRecordWebhook';
       let history: HistoryEvent[] = [];
       for (let round = 0; round < 120 && timerDurationsMs(history).length === 0; round += 1) {
         await env.sleep('5 seconds');
         history = (await handle.fetchHistory()).events ?? [];
       }
       expect(timerDurationsMs(history)).to.deep.equal([30_000]);
-      const failure = history.find((e) => e.activityTaskFailedEventAttributes)?.activityTaskFailedEventAttributes?.failure;
+      const failure = history.find((e) => e.activityTaskFailedEventAttributes)?.activityTaskFailedEventAttributes
+        ?.failure;
       expect(failure?.applicationFailureInfo?.type).to.equal('WebhookAttemptNotMade');
       expect(failure?.message).to.match(/could not be read: .*; the endpoint was not called$/);
       expect(proxy.refused()).to.be.at.least(1);
@@ -268,7 +306,9 @@ describe('webhookDeliveryWorkflow (time-skipping, docs/webhooks.md#retries)', fu
       expect(receiver.requests).to.have.length(5);
       const delivery = await onlyDelivery(webhook);
       expect(delivery).to.include({ status: 'failed', attempt_count: 5 });
-      expect(delivery.attempts.map((a) => [a.attempt, a.status_code])).to.deep.equal([1, 2, 3, 4, 5].map((n) => [n, 500]));
+      expect(delivery.attempts.map((a) => [a.attempt, a.status_code])).to.deep.equal(
+        [1, 2, 3, 4, 5].map((n) => [n, 500]),
+      );
       await record('webhook-delivery-not-made', handle);
     } finally {
       worker.shutdown();
@@ -283,11 +323,14 @@ describe('webhookDeliveryWorkflow (time-skipping, docs/webhooks.md#retries)', fu
     const queue = `${TASK_QUEUE}-refused-record`;
     const real = createWebhookActivities({ db, config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: true } });
     let refusals = 0;
-    // The delivery is started while no worker runs, and its endpoint is then marked gone (a 410 elsewhere): its attempt is skipped.
+    // The delivery is started while no worker runs, and its endpoint is then marked gone (a 410 elsewhere): its attempt
+    // is skipped.
     const webhook = await insertWebhook(db, merchantId, `${receiver.origin}/gone`);
     const event = await insertEvent(db, merchantId);
     await startWebhookDeliveries({ db, temporal: env.client, taskQueue: queue }, event);
-    await db('webhooks').where({ id: webhook.id }).update({ status: 'failed', failure_kind: 'gone', failure_reason: 'the endpoint answered 410 Gone' });
+    await db('webhooks')
+      .where({ id: webhook.id })
+      .update({ status: 'failed', failure_kind: 'gone', failure_reason: 'the endpoint answered 410 Gone' });
     const handle = handleOf(event, webhook);
     const worker = await Worker.create({
       connection: env.nativeConnection,
@@ -298,7 +341,11 @@ describe('webhookDeliveryWorkflow (time-skipping, docs/webhooks.md#retries)', fu
         async recordWebhookDeliveryCancelled(input: Parameters<typeof real.recordWebhookDeliveryCancelled>[0]) {
           if (refusals === 0) {
             refusals += 1;
-            throw ApplicationFailure.create({ type: FAILURE_TYPES.dataError, message: 'recordWebhookDeliveryCancelled: refused once by the test', nonRetryable: true });
+            throw ApplicationFailure.create({
+              type: FAILURE_TYPES.dataError,
+              message: 'recordWebhookDeliveryCancelled: refused once by the test',
+              nonRetryable: true,
+            });
           }
           return real.recordWebhookDeliveryCancelled(input);
         },

@@ -156,7 +156,8 @@ export function upload<T>(path: string, form: FormData, onProgress: (share: numb
     request.upload.onprogress = (event) => {
       if (event.lengthComputable) onProgress(event.loaded / event.total);
     };
-    request.onerror = () => reject(new ApiError(0, 'network_error', 'the upload did not reach the API; check your connection and try again'));
+    request.onerror = () =>
+      reject(new ApiError(0, 'network_error', 'the upload did not reach the API; check your connection and try again'));
     request.onload = () => {
       const body = parseJson(request.responseText);
       if (request.status >= 200 && request.status < 300) {

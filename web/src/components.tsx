@@ -23,7 +23,8 @@ export function ErrorBox({ error }: { error: unknown }) {
   return (
     <div className="error" role="alert" data-testid="api-error">
       <p>
-        {api ? <code className="error-code">{api.status ? `${api.status} ${api.code}` : api.code}</code> : null} {error instanceof Error ? error.message : String(error)}
+        {api ? <code className="error-code">{api.status ? `${api.status} ${api.code}` : api.code}</code> : null}{' '}
+        {error instanceof Error ? error.message : String(error)}
       </p>
       {api && api.details.length > 0 ? (
         <ul>
@@ -51,7 +52,16 @@ export function Notice({ children }: { children: ReactNode }) {
  * A modal confirmation (the native `<dialog>`: focus moves in, Escape cancels, focus returns).
  * Rendered while `open`; `onConfirm` runs the action.
  */
-export function ConfirmDialog(props: { open: boolean; title: string; children: ReactNode; confirmLabel: string; busy?: boolean; onConfirm: () => void; onCancel: () => void; danger?: boolean }) {
+export function ConfirmDialog(props: {
+  open: boolean;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+  danger?: boolean;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -61,14 +71,27 @@ export function ConfirmDialog(props: { open: boolean; title: string; children: R
     if (!props.open && dialog.open) dialog.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} aria-labelledby={titleId} onCancel={(event) => { event.preventDefault(); props.onCancel(); }}>
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      onCancel={(event) => {
+        event.preventDefault();
+        props.onCancel();
+      }}
+    >
       <h2 id={titleId}>{props.title}</h2>
       <div>{props.children}</div>
       <div className="actions">
         <button type="button" onClick={props.onCancel} disabled={props.busy}>
           Go back
         </button>
-        <button type="button" className={props.danger ? 'danger' : 'primary'} onClick={props.onConfirm} disabled={props.busy} autoFocus>
+        <button
+          type="button"
+          className={props.danger ? 'danger' : 'primary'}
+          onClick={props.onConfirm}
+          disabled={props.busy}
+          autoFocus
+        >
           {props.busy ? 'Working…' : props.confirmLabel}
         </button>
       </div>
@@ -109,7 +132,19 @@ export function SecretOnce({ label, value, onDismiss }: { label: string; value: 
 }
 
 /** A table of `rows` with TanStack Table's core row model; the caption names it for screen readers. */
-export function DataTable<T>({ caption, columns, rows, empty, testId }: { caption: string; columns: ColumnDef<T, any>[]; rows: T[]; empty: string; testId?: string }) {
+export function DataTable<T>({
+  caption,
+  columns,
+  rows,
+  empty,
+  testId,
+}: {
+  caption: string;
+  columns: ColumnDef<T, any>[];
+  rows: T[];
+  empty: string;
+  testId?: string;
+}) {
   const table = useReactTable({ data: rows, columns, getCoreRowModel: getCoreRowModel() });
   return (
     <div className="table-wrap">
@@ -149,7 +184,17 @@ export function DataTable<T>({ caption, columns, rows, empty, testId }: { captio
 }
 
 /** Previous/next page buttons and where we are. */
-export function Pager({ page, totalPages, total, onPage }: { page: number; totalPages: number; total: number; onPage: (page: number) => void }) {
+export function Pager({
+  page,
+  totalPages,
+  total,
+  onPage,
+}: {
+  page: number;
+  totalPages: number;
+  total: number;
+  onPage: (page: number) => void;
+}) {
   return (
     <nav className="pager" aria-label="Pages">
       <button type="button" onClick={() => onPage(page - 1)} disabled={page <= 1}>

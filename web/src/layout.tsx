@@ -52,7 +52,12 @@ function EnvironmentSwitch({ env, liveAccess }: { env: Environment; liveAccess: 
   return (
     <nav aria-label="Environment" className="env-switch" data-testid="env-switch">
       {(['sandbox', 'live'] as const).map((target) => (
-        <Link key={target} to={`/${target}/${section}`} aria-current={target === env ? 'page' : undefined} className={target === env ? 'active' : undefined}>
+        <Link
+          key={target}
+          to={`/${target}/${section}`}
+          aria-current={target === env ? 'page' : undefined}
+          className={target === env ? 'active' : undefined}
+        >
           {target === 'sandbox' ? 'Sandbox' : 'Live'}
         </Link>
       ))}
@@ -85,7 +90,9 @@ export function Layout() {
         </Link>
         <EnvironmentSwitch env={env} liveAccess={liveAccess} />
         <div className="who">
-          <span>{profile.data ? `${profile.data.name} · ${profile.data.business_name ?? profile.data.email}` : ''}</span>
+          <span>
+            {profile.data ? `${profile.data.name} · ${profile.data.business_name ?? profile.data.email}` : ''}
+          </span>
           <button type="button" onClick={signOut}>
             Sign out
           </button>
@@ -104,7 +111,8 @@ export function Layout() {
         <main id="main" tabIndex={-1}>
           {env === 'live' && profile.data && !liveAccess ? (
             <p className="notice warn" role="status">
-              Live access is not granted yet: live screens stay empty until it is. <Link to="/sandbox/go-live">Go live</Link>
+              Live access is not granted yet: live screens stay empty until it is.{' '}
+              <Link to="/sandbox/go-live">Go live</Link>
             </p>
           ) : null}
           <Outlet />

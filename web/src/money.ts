@@ -31,14 +31,20 @@ export function formatMoney(minor: number, currency: string): string {
  * Reads a decimal amount typed in the currency's unit ("12.5", "1,000") into minor units.
  * @returns the minor units, or a message saying what is wrong with the text
  */
-export function parseAmount(text: string, currency: string): { ok: true; minor: number } | { ok: false; message: string } {
+export function parseAmount(
+  text: string,
+  currency: string,
+): { ok: true; minor: number } | { ok: false; message: string } {
   const exponent = exponentOf(currency);
   const cleaned = text.trim().replace(/,/g, '');
   const match = /^(\d{1,13})(?:\.(\d+))?$/.exec(cleaned);
   if (!match) return { ok: false, message: `enter an amount in ${currency}, e.g. ${exponent ? '12.50' : '1500'}` };
   const fraction = match[2] ?? '';
   if (fraction.length > exponent) {
-    return { ok: false, message: exponent ? `${currency} has ${exponent} decimals at most` : `${currency} has no decimals` };
+    return {
+      ok: false,
+      message: exponent ? `${currency} has ${exponent} decimals at most` : `${currency} has no decimals`,
+    };
   }
   const minor = Number(match[1]) * 10 ** exponent + Number(fraction.padEnd(exponent, '0') || '0');
   return { ok: true, minor };

@@ -6,14 +6,39 @@
 import type { components, operations } from '../../clients/typescript/schema';
 
 export const PAYMENT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled', 'refunded'] as const;
-/** A `payment_method` the transaction list filters by, as the API document declares them (one per generic method and per provider of list B). */
-type ApiPaymentMethod = NonNullable<NonNullable<operations['getV1DeveloperTransactions']['parameters']['query']>['method']>;
-/** The payment method filter's choices, in the API's order; the type check below fails when the API gains one not listed here. */
-export const PAYMENT_METHODS = ['mobile_money', 'bank_transfer', 'card', 'card_gateway', 'momo', 'mobile_money_b', 'mobile_money_c', 'wallet'] as const satisfies readonly ApiPaymentMethod[];
+/**
+ * A `payment_method` the transaction list filters by, as the API document declares them (one per generic method and per
+ * provider of list B).
+ */
+type ApiPaymentMethod = NonNullable<
+  NonNullable<operations['getV1DeveloperTransactions']['parameters']['query']>['method']
+>;
+/**
+ * The payment method filter's choices, in the API's order; the type check below fails when the API gains one not listed
+ * here.
+ */
+export const PAYMENT_METHODS = [
+  'mobile_money',
+  'bank_transfer',
+  'card',
+  'card_gateway',
+  'momo',
+  'mobile_money_b',
+  'mobile_money_c',
+  'wallet',
+] as const satisfies readonly ApiPaymentMethod[];
 /** Compiles only when every method of the API is in {@link PAYMENT_METHODS} (docs/providers.md#new-provider). */
 export type EveryPaymentMethodListed = AssertNone<Exclude<ApiPaymentMethod, (typeof PAYMENT_METHODS)[number]>>;
 type AssertNone<T extends never> = T;
-export const EVENT_NAMES = ['payment.created', 'payment.completed', 'payment.failed', 'payment.cancelled', 'refund.completed', 'refund.failed', 'webhook.created'] as const;
+export const EVENT_NAMES = [
+  'payment.created',
+  'payment.completed',
+  'payment.failed',
+  'payment.cancelled',
+  'refund.completed',
+  'refund.failed',
+  'webhook.created',
+] as const;
 
 /** The `data` of an operation's JSON answer with status `S` (200 unless given), as the API document declares it. */
 type DataOf<O extends keyof operations, S extends number = 200> = operations[O]['responses'] extends {

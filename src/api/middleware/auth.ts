@@ -48,7 +48,13 @@ async function keyPrincipal(ctx: Context, db: Db, secret: string): Promise<Princ
   if (!SECRET_KEY_PATTERN.test(secret)) throw new DomainError('invalid_api_key', 'the API key is not valid');
   const owner = (await lookUpKey(ctx, db, secret))?.owner;
   if (!owner) throw new DomainError('invalid_api_key', 'the API key is not valid');
-  return { merchantId: owner.merchantId, developerId: owner.developerId, environment: owner.environment, via: 'key', keyId: owner.keyId };
+  return {
+    merchantId: owner.merchantId,
+    developerId: owner.developerId,
+    environment: owner.environment,
+    via: 'key',
+    keyId: owner.keyId,
+  };
 }
 
 /** Resolves a session token; the environment comes from `?environment=` (default sandbox, docs/api.md#credentials). */
@@ -57,15 +63,26 @@ async function sessionPrincipal(ctx: Context, db: Db, token: string, jwtSecret: 
   if (!developer) throw new DomainError('unauthorized', 'the session token is invalid or expired; log in again');
   const requested = ctx.query.environment ?? 'sandbox';
   if (typeof requested !== 'string' || !(ENVIRONMENTS as readonly string[]).includes(requested)) {
-    throw new DomainError('validation_error', 'environment must be one of: sandbox, live', [{ field: 'environment', message: 'environment must be one of: sandbox, live' }]);
+    throw new DomainError('validation_error', 'environment must be one of: sandbox, live', [
+      { field: 'environment', message: 'environment must be one of: sandbox, live' },
+    ]);
   }
-  return { merchantId: developer.merchantId, developerId: developer.developerId, environment: requested as Environment, via: 'session' };
+  return {
+    merchantId: developer.merchantId,
+    developerId: developer.developerId,
+    environment: requested as Environment,
+    via: 'session',
+  };
 }
 
 /** `Authorization: Bearer <secret key>` only (generic payments, docs/api.md#credentials). */
 export function bearerSecretKey(db: Db): Middleware {
   return async (ctx, next) => {
-    ctx.state.owner = await keyPrincipal(ctx, db, bearerToken(ctx, 'send your secret key as "Authorization: Bearer sk_…"'));
+    ctx.state.owner = await keyPrincipal(
+      ctx,
+      db,
+      bearerToken(ctx, 'send your secret key as "Authorization: Bearer sk_…"'),
+    );
     await next();
   };
 }
@@ -80,11 +97,14 @@ export function apiKeyHeader(db: Db): Middleware {
   };
 }
 
-/** A session token only (documents and live access, docs/api.md#credentials): a secret key here is 401 `unauthorized`. */
+/**
+ * A session token only (documents and live access, docs/api.md#credentials): a secret key here is 401 `unauthorized`.
+ */
 export function sessionToken(db: Db, jwtSecret: string): Middleware {
   return async (ctx, next) => {
     const token = bearerToken(ctx, 'send your session token as "Authorization: Bearer <token>" (POST /v1/auth/login)');
-    if (token.startsWith('sk_')) throw new DomainError('unauthorized', 'this endpoint takes a session token, not an API key');
+    if (token.startsWith('sk_'))
+      throw new DomainError('unauthorized', 'this endpoint takes a session token, not an API key');
     ctx.state.owner = await sessionPrincipal(ctx, db, token, jwtSecret);
     await next();
   };
@@ -94,7 +114,9 @@ export function sessionToken(db: Db, jwtSecret: string): Middleware {
 export function sessionOrSecretKey(db: Db, jwtSecret: string): Middleware {
   return async (ctx, next) => {
     const token = bearerToken(ctx, 'send a session token or a secret key as "Authorization: Bearer …"');
-    ctx.state.owner = token.startsWith('sk_') ? await keyPrincipal(ctx, db, token) : await sessionPrincipal(ctx, db, token, jwtSecret);
+    ctx.state.owner = token.startsWith('sk_')
+      ? await keyPrincipal(ctx, db, token)
+      : await sessionPrincipal(ctx, db, token, jwtSecret);
     await next();
   };
 }

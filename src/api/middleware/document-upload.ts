@@ -1,5 +1,6 @@
 /**
- * Multipart parsing of document uploads with @koa/multer (docs/live-access.md#documents; docs/limits.md#uploads): one file in
+ * Multipart parsing of document uploads with @koa/multer (docs/live-access.md#documents; docs/limits.md#uploads): one
+ * file in
  * field `document`, streamed to a file in the blob store's staging folder with multer's disk storage,
  * never held in memory. The 10 MB limit is enforced while the bytes arrive (`limits.fileSize`): a
  * larger file is cut there, its partial file deleted by multer, and refused with 413
@@ -21,7 +22,10 @@ export interface StagedFile {
   size: number;
 }
 
-/** The API error (docs/api.md#errors) of a multer or busboy failure; a file system failure (no space, no permission) is kept, a 500. */
+/**
+ * The API error (docs/api.md#errors) of a multer or busboy failure; a file system failure (no space, no permission) is
+ * kept, a 500.
+ */
 function uploadError(error: unknown): unknown {
   if ((error as NodeJS.ErrnoException).syscall !== undefined) return error;
   const code = (error as { code?: string }).code;
@@ -30,7 +34,9 @@ function uploadError(error: unknown): unknown {
       return new DomainError('file_too_large', `the file is larger than 10 MB (${MAX_DOCUMENT_BYTES} bytes)`);
     case 'LIMIT_UNEXPECTED_FILE':
     case 'LIMIT_FILE_COUNT':
-      return validationError([{ field: 'document', message: 'send exactly one file, in the multipart field "document"' }]);
+      return validationError([
+        { field: 'document', message: 'send exactly one file, in the multipart field "document"' },
+      ]);
     case 'LIMIT_PART_COUNT':
     case 'LIMIT_FIELD_COUNT':
     case 'LIMIT_FIELD_KEY':
@@ -47,13 +53,17 @@ function uploadError(error: unknown): unknown {
  * file, if still there, once the rest of the chain has run. Mount after authentication: without
  * an authenticated caller it answers 401 before reading the body.
  * @param stagingDir local folder the file is streamed to (created with mode 0700)
- * @throws DomainError `unauthorized` without an authenticated caller, `invalid_request` for another content type or a malformed form,
+ * @throws DomainError `unauthorized` without an authenticated caller, `invalid_request` for another content type or a
+ *   malformed form,
  *   `file_too_large` (413) over 10 MB, `validation_error` for a file in another field
  */
 export function documentUpload(stagingDir: string): Middleware {
   const storage = multer.diskStorage({
     destination: (_req, _file, done) => {
-      fs.mkdir(stagingDir, { recursive: true, mode: 0o700 }).then(() => done(null, stagingDir), (error: Error) => done(error, stagingDir));
+      fs.mkdir(stagingDir, { recursive: true, mode: 0o700 }).then(
+        () => done(null, stagingDir),
+        (error: Error) => done(error, stagingDir),
+      );
     },
     filename: (_req, _file, done) => done(null, `upload-${Date.now()}-${randomBytes(12).toString('hex')}`),
   });
@@ -66,7 +76,10 @@ export function documentUpload(stagingDir: string): Middleware {
     // Not a byte is read, let alone staged, for a caller that is not authenticated.
     principalOf(ctx);
     if (!ctx.is('multipart/form-data')) {
-      throw new DomainError('invalid_request', 'content type must be multipart/form-data, with the file in the field "document"');
+      throw new DomainError(
+        'invalid_request',
+        'content type must be multipart/form-data, with the file in the field "document"',
+      );
     }
     try {
       await upload(ctx as never, async () => undefined);

@@ -33,18 +33,33 @@ function fromHttpError(error: { status: number; message: string; expose?: boolea
 
 function toAnswer(error: unknown): Answer {
   if (error instanceof DomainError) {
-    return { status: error.status ?? HTTP_STATUS[error.code], code: error.code, message: error.message, details: error.details };
+    return {
+      status: error.status ?? HTTP_STATUS[error.code],
+      code: error.code,
+      message: error.message,
+      details: error.details,
+    };
   }
   if (typeof error === 'object' && error !== null && typeof (error as { status?: unknown }).status === 'number') {
     return fromHttpError(error as { status: number; message: string; expose?: boolean });
   }
-  // Input the edge validation let through and PostgreSQL (or the guard before it) refused: the caller's data, not a fault of ours.
+  // Input the edge validation let through and PostgreSQL (or the guard before it) refused: the caller's data, not a
+  // fault of ours.
   const refused = refusedData(error);
   if (refused) {
-    return { status: 400, code: 'validation_error', message: `the request holds a value that cannot be stored (SQLSTATE ${refused.sqlState} ${refused.condition})` };
+    return {
+      status: 400,
+      code: 'validation_error',
+      message: `the request holds a value that cannot be stored (SQLSTATE ${refused.sqlState} ${refused.condition})`,
+    };
   }
   if (isOutage(error)) {
-    return { status: 503, code: 'service_unavailable', message: 'the service cannot reach its database or workflow engine right now; retry shortly with the same Idempotency-Key, which never repeats what a first attempt did' };
+    return {
+      status: 503,
+      code: 'service_unavailable',
+      message:
+        'the service cannot reach its database or workflow engine right now; retry shortly with the same Idempotency-Key, which never repeats what a first attempt did',
+    };
   }
   return { status: 500, code: 'internal_error', message: 'internal error' };
 }
@@ -69,11 +84,15 @@ export function errorHandler(): Middleware {
       }
       ctx.status = answer.status;
       ctx.type = 'application/json';
-      if (answer.code === 'service_unavailable') ctx.set('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+      if (answer.code === 'service_unavailable')
+        ctx.set('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
       if (isMerchantScoped(ctx)) {
         ctx.body = { error: answer.message };
       } else {
-        const body: { code: ErrorCode; message: string; details?: FieldProblem[] } = { code: answer.code, message: answer.message };
+        const body: { code: ErrorCode; message: string; details?: FieldProblem[] } = {
+          code: answer.code,
+          message: answer.message,
+        };
         if (answer.details && answer.details.length > 0) body.details = answer.details;
         ctx.body = { success: false, error: body };
       }

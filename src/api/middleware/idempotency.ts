@@ -1,5 +1,6 @@
 /**
- * `Idempotency-Key` (docs/payments.md#idempotency) on the POSTs that create or change money. The first request with a key
+ * `Idempotency-Key` (docs/payments.md#idempotency) on the POSTs that create or change money. The first request with a
+ * key
  * claims it and its 2xx response is stored; the same key with the same body within 24 h replays
  * that response with `Idempotent-Replayed: true`; with a different body → 409
  * `idempotency_key_reused`. Concurrent requests with one key wait for the first to answer, so they
@@ -37,7 +38,8 @@ function replay(ctx: Context, status: number, bodyJson: string | null): void {
 }
 
 /**
- * What the ids of a request's side effects derive from (docs/payments.md#idempotency: payment, refund and Update ids): its
+ * What the ids of a request's side effects derive from (docs/payments.md#idempotency: payment, refund and Update ids):
+ * its
  * `Idempotency-Key` and the hash of the request, so a retry of the same request reattaches to what
  * the first attempt started, while the same key with another request after the 24 h window does
  * not. Undefined without a key.
@@ -48,7 +50,8 @@ export function idempotencySeed(ctx: Context): string | undefined {
 
 /**
  * The idempotency-key middleware (docs/payments.md#idempotency); mount after authentication and body parsing.
- * @param leaseMs how long an unanswered claim is its owner's, in milliseconds (configuration `IDEMPOTENCY_LEASE_MS`, 30 s by default)
+ * @param leaseMs how long an unanswered claim is its owner's, in milliseconds (configuration `IDEMPOTENCY_LEASE_MS`, 30
+ *   s by default)
  */
 export function idempotency(db: Db, leaseMs?: number): Middleware {
   return async (ctx, next) => {
@@ -68,7 +71,8 @@ export function idempotency(db: Db, leaseMs?: number): Middleware {
       await next();
     } catch (error) {
       // A refusal changed nothing; anything else may have, so the claim stays until its lease ends.
-      if (error instanceof DomainError && (error.status ?? HTTP_STATUS[error.code]) < 500) await releaseClaim(db, owner, key);
+      if (error instanceof DomainError && (error.status ?? HTTP_STATUS[error.code]) < 500)
+        await releaseClaim(db, owner, key);
       throw error;
     }
     if (ctx.status >= 200 && ctx.status < 300) {

@@ -25,7 +25,10 @@ export const MAX_JSON_DEPTH = 64;
  */
 export function refuseDeepJson(text: string): void {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new DomainError('invalid_request', `request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep`);
+    throw new DomainError(
+      'invalid_request',
+      `request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep`,
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 /**
- * Rate limits (docs/limits.md#rate-limits) with rate-limiter-flexible's PostgreSQL store, so every API process shares the
+ * Rate limits (docs/limits.md#rate-limits) with rate-limiter-flexible's PostgreSQL store, so every API process shares
+ * the
  * counters. The bucket is the credential the route's authentication accepts (docs/limits.md#rate-limits amended): the
  * secret key (Bearer, or X-API-Key on the merchant-scoped family, so both families share a key's
  * budget) or the developer's session; a missing, unknown, inactive or malformed credential counts
@@ -15,7 +16,14 @@ import { RateLimiterMemory, RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Config } from '../../config';
 import type { Db } from '../../db/knex';
 import { DomainError } from '../../domain/errors';
-import { baseLimits, decide, ENDPOINT_LIMITS, windowStart, type WindowLimit, type WindowState } from '../../domain/limits';
+import {
+  baseLimits,
+  decide,
+  ENDPOINT_LIMITS,
+  windowStart,
+  type WindowLimit,
+  type WindowState,
+} from '../../domain/limits';
 import { hashSecretKey, SECRET_KEY_PATTERN } from '../../lib/secret-keys';
 import { sessionLimitProfile, type LimitProfile } from '../../services/auth-service';
 import { lookUpKey } from './auth';
@@ -26,7 +34,12 @@ interface Subject {
   limits: WindowLimit[];
 }
 
-const SANDBOX_PROFILE: LimitProfile = { environment: 'sandbox', plan: 'sandbox', customPerMinute: null, customPerHour: null };
+const SANDBOX_PROFILE: LimitProfile = {
+  environment: 'sandbox',
+  plan: 'sandbox',
+  customPerMinute: null,
+  customPerHour: null,
+};
 
 /**
  * The credential the route's authentication reads (docs/api.md#credentials): X-API-Key on the merchant-scoped family,
@@ -71,7 +84,10 @@ async function subjectOf(ctx: Context, db: Db, jwtSecret: string): Promise<Subje
     }
   }
   const limits = [
-    ...baseLimits(profile.environment, profile.plan, { perMinute: profile.customPerMinute, perHour: profile.customPerHour }),
+    ...baseLimits(profile.environment, profile.plan, {
+      perMinute: profile.customPerMinute,
+      perHour: profile.customPerHour,
+    }),
     ...endpointLimitsOf(ctx.method, ctx.path),
   ];
   return { id, limits };
@@ -92,14 +108,17 @@ export function rateLimit(deps: { db: Db; config: Pick<Config, 'JWT_SECRET' | 'R
   const multiplier = deps.config.RATE_LIMIT_MULTIPLIER;
 
   return async (ctx, next) => {
-    // Provider callbacks come at a provider's pace, not a merchant's (docs/payments.md#provider-callbacks): `callbackRateLimit` in their route.
+    // Provider callbacks come at a provider's pace, not a merchant's (docs/payments.md#provider-callbacks):
+    // `callbackRateLimit` in their route.
     if (!ctx.path.startsWith('/v1/') || ctx.path.startsWith('/v1/provider-callbacks/')) return next();
     const nowMs = Date.now();
     const subject = await subjectOf(ctx, deps.db, deps.config.JWT_SECRET);
     const states: WindowState[] = await Promise.all(
       subject.limits.map(async (window) => {
         const start = windowStart(nowMs, window.seconds);
-        const result = await counter.consume(`${subject.id}:${window.name}:${start}`, 1, { customDuration: window.seconds + 5 });
+        const result = await counter.consume(`${subject.id}:${window.name}:${start}`, 1, {
+          customDuration: window.seconds + 5,
+        });
         const limit = window.limit * multiplier;
         return { limit, remaining: limit - result.consumedPoints, resetAt: start + window.seconds };
       }),
@@ -137,7 +156,9 @@ const CALLBACK_WINDOW_SECONDS = 60;
  * @returns the check, for a request of a known provider `provider`; it sets `X-RateLimit-*` and
  *   throws DomainError `rate_limited` (429, `Retry-After` in seconds) past the limit
  */
-export function callbackRateLimit(config: Pick<Config, 'PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE' | 'RATE_LIMIT_MULTIPLIER'>): (ctx: Context, provider: string) => Promise<void> {
+export function callbackRateLimit(
+  config: Pick<Config, 'PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE' | 'RATE_LIMIT_MULTIPLIER'>,
+): (ctx: Context, provider: string) => Promise<void> {
   // Counting only, as above; a key lives a little past its minute.
   const counter = new RateLimiterMemory({ points: Number.MAX_SAFE_INTEGER, duration: CALLBACK_WINDOW_SECONDS + 5 });
   const limit = config.PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE * config.RATE_LIMIT_MULTIPLIER;
@@ -145,6 +166,10 @@ export function callbackRateLimit(config: Pick<Config, 'PROVIDER_CALLBACK_RATE_L
     const nowMs = Date.now();
     const start = windowStart(nowMs, CALLBACK_WINDOW_SECONDS);
     const result = await counter.consume(`${provider}:${ctx.ip}:${start}`, 1);
-    enforce(ctx, [{ limit, remaining: limit - result.consumedPoints, resetAt: start + CALLBACK_WINDOW_SECONDS }], nowMs);
+    enforce(
+      ctx,
+      [{ limit, remaining: limit - result.consumedPoints, resetAt: start + CALLBACK_WINDOW_SECONDS }],
+      nowMs,
+    );
   };
 }

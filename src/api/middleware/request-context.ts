@@ -1,5 +1,6 @@
 /**
- * Request id, log context and access log (docs/api.md#health, docs/operations.md#logs): every request gets an id (the caller's
+ * Request id, log context and access log (docs/api.md#health, docs/operations.md#logs): every request gets an id (the
+ * caller's
  * `X-Request-Id` when it is a sane token, else a UUID), echoed in `X-Request-Id`, and runs inside a
  * log context (src/logger.ts), so every line written while it is served carries `request_id`, and
  * `merchant_id` once a credential was accepted and `payment_id` once the route names a payment. One
@@ -56,7 +57,16 @@ export function requestContext(logger: Logger): Middleware {
         } finally {
           const durationMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
           const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
-          logger.info({ method: ctx.method, path: ctx.path, route, status: ctx.status, duration_ms: Math.round(durationMs * 10) / 10 }, 'request');
+          logger.info(
+            {
+              method: ctx.method,
+              path: ctx.path,
+              route,
+              status: ctx.status,
+              duration_ms: Math.round(durationMs * 10) / 10,
+            },
+            'request',
+          );
         }
       },
       () => learntIds(ctx),

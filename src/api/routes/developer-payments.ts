@@ -1,8 +1,10 @@
 /**
  * The dashboard's payment endpoints under `/v1/developer/payments` (README.md#dashboard), for a session token (the
- * environment from `?environment=`) or a secret key (its environment) (docs/api.md#credentials): the payment detail with
+ * environment from `?environment=`) or a secret key (its environment) (docs/api.md#credentials): the payment detail
+ * with
  * its timeline, and cancel and refund, which do what `POST /v1/payments/{id}/cancel|refund` do
- * (same workflow Updates, same errors, same `Idempotency-Key` handling, docs/payments.md#cancel-and-refund, docs/payments.md#idempotency) for a developer
+ * (same workflow Updates, same errors, same `Idempotency-Key` handling, docs/payments.md#cancel-and-refund,
+ * docs/payments.md#idempotency) for a developer
  * signed in to the dashboard, who holds a session token and no secret key.
  */
 import type Router from '@koa/router';
@@ -23,7 +25,9 @@ import { toRefundView } from '../../views/refund';
 const REFUND_MESSAGES = { completed: 'Refund completed', failed: 'Refund failed', pending: 'Refund pending' } as const;
 
 /** Dashboard payment routes; `deps.config` also carries the session token secret. */
-export function developerPaymentRoutes(deps: PaymentServiceDeps & { config: PaymentServiceDeps['config'] & Pick<Config, 'JWT_SECRET'> }): Router {
+export function developerPaymentRoutes(
+  deps: PaymentServiceDeps & { config: PaymentServiceDeps['config'] & Pick<Config, 'JWT_SECRET'> },
+): Router {
   const router = apiRouter('/v1/developer/payments');
   router.use(sessionOrSecretKey(deps.db, deps.config.JWT_SECRET));
   const changesMoney = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS)];
@@ -40,23 +44,39 @@ export function developerPaymentRoutes(deps: PaymentServiceDeps & { config: Paym
   });
 
   /**
-   * Cancel (docs/payments.md#cancel-and-refund): optional `{reason}` → 200 envelope with the cancelled payment. Errors: 400, 401,
+   * Cancel (docs/payments.md#cancel-and-refund): optional `{reason}` → 200 envelope with the cancelled payment. Errors:
+   * 400, 401,
    * 404, 409 `payment_not_cancellable`, 503.
    */
   router.post('/:id/cancel', ...changesMoney, async (ctx) => {
     const body = parseOrThrow(cancelBody, ctx.request.body);
-    const payment = await cancelPayment(deps, principalOf(ctx), ctx.params.id as string, body.reason, ctx.ip, idempotencySeed(ctx));
+    const payment = await cancelPayment(
+      deps,
+      principalOf(ctx),
+      ctx.params.id as string,
+      body.reason,
+      ctx.ip,
+      idempotencySeed(ctx),
+    );
     respond(ctx, 200, 'Payment cancelled', toGenericPaymentView(payment));
   });
 
   /**
-   * Refund (docs/payments.md#cancel-and-refund): optional `{amount (minor units), reason}`, no amount = the whole refundable rest
+   * Refund (docs/payments.md#cancel-and-refund): optional `{amount (minor units), reason}`, no amount = the whole
+   * refundable rest
    * → 201 envelope with the refund (`completed`, `failed` or `pending`). Errors: 400
    * `amount_exceeds_refundable`, 401, 404, 409 `payment_not_refundable`, 503.
    */
   router.post('/:id/refund', ...changesMoney, async (ctx) => {
     const body = parseOrThrow(refundBody, ctx.request.body);
-    const refund = await refundPayment(deps, principalOf(ctx), ctx.params.id as string, body, ctx.ip, idempotencySeed(ctx));
+    const refund = await refundPayment(
+      deps,
+      principalOf(ctx),
+      ctx.params.id as string,
+      body,
+      ctx.ip,
+      idempotencySeed(ctx),
+    );
     respond(ctx, 201, REFUND_MESSAGES[refund.status], toRefundView(refund));
   });
 

@@ -1,5 +1,6 @@
 /**
- * Dashboard endpoints (docs/api.md#secret-keys, docs/api.md#profile, docs/limits.md#lists): profile, transactions, analytics and keys. Profile,
+ * Dashboard endpoints (docs/api.md#secret-keys, docs/api.md#profile, docs/limits.md#lists): profile, transactions,
+ * analytics and keys. Profile,
  * transactions and analytics take a session token (environment from `?environment=`) or a secret
  * key (its environment) (docs/api.md#credentials); keys take a session token only (docs/api.md#secret-keys).
  */
@@ -53,7 +54,8 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
   router.put('/profile', either, jsonBody(), async (ctx) => {
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     const fixed = Object.keys(body).filter((field) => IMMUTABLE_PROFILE_FIELDS.includes(field));
-    if (fixed.length) throw validationError(fixed.map((field) => ({ field, message: `${field} cannot be changed here` })));
+    if (fixed.length)
+      throw validationError(fixed.map((field) => ({ field, message: `${field} cannot be changed here` })));
     const changes = parseOrThrow(profileBody, body);
     respond(ctx, 200, 'Profile updated', await changeProfile(deps, principalOf(ctx), changes, ctx.ip));
   });
@@ -66,9 +68,23 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
    */
   router.get('/transactions', either, async (ctx) => {
     const query = parseOrThrow(transactionsQuery, ctx.query);
-    const filter = { statuses: query.status, method: query.method, currency: query.currency, search: query.q, from: query.date?.from, to: query.date?.to };
-    const { transactions, total, asOf } = await listTransactionPage(deps, principalOf(ctx), { filter, asOf: query.as_of, page: query });
-    respond(ctx, 200, 'Transactions retrieved', { transactions, pagination: { ...paginationOf(query, total), as_of: asOf.toISOString() } });
+    const filter = {
+      statuses: query.status,
+      method: query.method,
+      currency: query.currency,
+      search: query.q,
+      from: query.date?.from,
+      to: query.date?.to,
+    };
+    const { transactions, total, asOf } = await listTransactionPage(deps, principalOf(ctx), {
+      filter,
+      asOf: query.as_of,
+      page: query,
+    });
+    respond(ctx, 200, 'Transactions retrieved', {
+      transactions,
+      pagination: { ...paginationOf(query, total), as_of: asOf.toISOString() },
+    });
   });
 
   /** One transaction by payment (`pay_…`) or refund (`ref_…`) id → 200 envelope; 404 otherwise. */
@@ -80,7 +96,12 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
   /** Analytics (docs/limits.md#lists) over `from`..`to` (UTC days, default the last 30) → 200 envelope. */
   router.get('/analytics', either, async (ctx) => {
     const query = parseOrThrow(analyticsQuery, ctx.query);
-    respond(ctx, 200, 'Analytics retrieved', await getAnalytics(deps, principalOf(ctx), { from: query.from, to: query.to }));
+    respond(
+      ctx,
+      200,
+      'Analytics retrieved',
+      await getAnalytics(deps, principalOf(ctx), { from: query.from, to: query.to }),
+    );
   });
 
   /** Activity (docs/live-access.md#audit-log): the audit log, newest first → 200 envelope `{activity, pagination}`. */
@@ -104,7 +125,12 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
   router.post('/keys/:environment/roll', session, jsonBody(), async (ctx) => {
     const { environment } = parseOrThrow(environmentParam, ctx.params);
     const body = parseOrThrow(rollKeyBody, ctx.request.body);
-    respond(ctx, 201, 'Key rolled', await rollSecretKeys(deps, principalOf(ctx), environment, body.expires_in_hours, ctx.ip));
+    respond(
+      ctx,
+      201,
+      'Key rolled',
+      await rollSecretKeys(deps, principalOf(ctx), environment, body.expires_in_hours, ctx.ip),
+    );
   });
 
   return router;

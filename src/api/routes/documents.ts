@@ -42,7 +42,11 @@ const STALE_STAGED_UPLOAD_MS = 60 * 60 * 1000;
 function uploadForm<S extends z.ZodType>(ctx: Context, schema: S): { fields: z.infer<S>; file: StagedFile } {
   const problems: FieldProblem[] = [];
   const file = ctx.request.file as StagedFile | undefined;
-  if (!file) problems.push({ field: 'document', message: 'document is required: send the file in the multipart field "document"' });
+  if (!file)
+    problems.push({
+      field: 'document',
+      message: 'document is required: send the file in the multipart field "document"',
+    });
   let fields: z.infer<S> | undefined;
   try {
     fields = parseOrThrow(schema, { ...(ctx.request.body as object | undefined) });
@@ -64,8 +68,17 @@ export function documentRoutes(deps: DocumentRouteDeps): Router {
   router.use(sessionToken(deps.db, deps.config.JWT_SECRET));
 
   /** Stores the staged file as `kind` and answers 201 with the document (the middleware deletes a file not kept). */
-  async function store(ctx: Context, kind: Pick<DocumentUpload, 'category' | 'documentType' | 'side'>, file: StagedFile): Promise<void> {
-    const document = await uploadDocument(service, principalOf(ctx), { ...kind, fileName: file.originalname, stagedPath: file.path }, ctx.ip);
+  async function store(
+    ctx: Context,
+    kind: Pick<DocumentUpload, 'category' | 'documentType' | 'side'>,
+    file: StagedFile,
+  ): Promise<void> {
+    const document = await uploadDocument(
+      service,
+      principalOf(ctx),
+      { ...kind, fileName: file.originalname, stagedPath: file.path },
+      ctx.ip,
+    );
     respond(ctx, 201, 'Document uploaded', toDocumentView(document));
   }
 

@@ -21,7 +21,14 @@ export const eventStreamQuery = z.strictObject({ environment: z.enum(['sandbox',
 /** What the stream route needs. */
 export interface EventStreamDeps {
   db: Db;
-  config: Pick<Config, 'JWT_SECRET' | 'EVENT_STREAM_HEARTBEAT_MS' | 'EVENT_STREAM_POLL_MS' | 'EVENT_STREAM_MAX_PER_MERCHANT' | 'EVENT_STREAM_MAX_DURATION_MS'>;
+  config: Pick<
+    Config,
+    | 'JWT_SECRET'
+    | 'EVENT_STREAM_HEARTBEAT_MS'
+    | 'EVENT_STREAM_POLL_MS'
+    | 'EVENT_STREAM_MAX_PER_MERCHANT'
+    | 'EVENT_STREAM_MAX_DURATION_MS'
+  >;
   logger?: Logger;
 }
 
@@ -51,14 +58,18 @@ export function eventStreamRoutes(deps: EventStreamDeps): Router {
     parseOrThrow(eventStreamQuery, ctx.query);
     const owner = principalOf(ctx);
     if (owner.environment !== 'sandbox') {
-      throw new DomainError('forbidden', 'the event stream serves sandbox events only: use a sandbox secret key (sk_sandbox_…) or a session token with environment=sandbox');
+      throw new DomainError(
+        'forbidden',
+        'the event stream serves sandbox events only: use a sandbox secret key (sk_sandbox_…) or a session token with environment=sandbox',
+      );
     }
     const start = await streams.start(owner, ctx.get('last-event-id').trim() || undefined);
     let body;
     try {
       body = streams.open(owner, start);
     } catch (error) {
-      if (error instanceof DomainError && error.code === 'rate_limited') ctx.set('Retry-After', String(STREAM_LIMIT_RETRY_AFTER_SECONDS));
+      if (error instanceof DomainError && error.code === 'rate_limited')
+        ctx.set('Retry-After', String(STREAM_LIMIT_RETRY_AFTER_SECONDS));
       throw error;
     }
     ctx.req.socket.setTimeout(0);

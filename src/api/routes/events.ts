@@ -1,4 +1,7 @@
-/** `GET /v1/developer/events` and `GET /v1/developer/events/{id}` (docs/payments.md#events), session token or secret key (docs/api.md#credentials). */
+/**
+ * `GET /v1/developer/events` and `GET /v1/developer/events/{id}` (docs/payments.md#events), session token or secret key
+ * (docs/api.md#credentials).
+ */
 import type Router from '@koa/router';
 import { apiRouter } from '../router';
 import { z } from '../../lib/zod';
@@ -11,7 +14,15 @@ import { paginationOf, pageQueryFields } from '../pagination';
 import { parseOrThrow } from '../schemas/validate';
 
 /** Event names the service writes (docs/payments.md#events). */
-export const EVENT_NAMES = ['payment.created', 'payment.completed', 'payment.failed', 'payment.cancelled', 'refund.completed', 'refund.failed', 'webhook.created'] as const;
+export const EVENT_NAMES = [
+  'payment.created',
+  'payment.completed',
+  'payment.failed',
+  'payment.cancelled',
+  'refund.completed',
+  'refund.failed',
+  'webhook.created',
+] as const;
 
 /** Query of the list: `page` ≥ 1 (default 1), `limit` 1–100 (default 10), `type` one event name. */
 export const listEventsQuery = z.strictObject({ ...pageQueryFields, type: z.enum(EVENT_NAMES).optional() });

@@ -23,7 +23,8 @@ export function liveAccessRoutes(deps: LiveAccessServiceDeps): Router {
   router.use(sessionToken(deps.db, deps.config.JWT_SECRET));
 
   /**
-   * File a request: body of {@link liveAccessRequestBody} → 201 envelope with the request status (docs/live-access.md#review), the
+   * File a request: body of {@link liveAccessRequestBody} → 201 envelope with the request status
+   * (docs/live-access.md#review), the
    * request `under_review`. Errors: 400 `validation_error` (naming the field) or `documents_missing`
    * (naming each missing document), 401, 409 `conflict` (a request is open, or access is granted).
    */
@@ -38,14 +39,20 @@ export function liveAccessRoutes(deps: LiveAccessServiceDeps): Router {
   });
 
   /**
-   * Answer the reviewers: `{message}` → 200 envelope with the request status (docs/live-access.md#review), back `under_review`; 202
+   * Answer the reviewers: `{message}` → 200 envelope with the request status (docs/live-access.md#review), back
+   * `under_review`; 202
    * when the review has not recorded it within 5 s (it will). Errors: 400, 401, 409 `conflict`
    * when no request waits for information.
    */
   router.post('/respond', jsonBody(), async (ctx) => {
     const { message } = parseOrThrow(respondBody, ctx.request.body);
     const result = await respondToReviewer(deps, principalOf(ctx), message, ctx.ip);
-    respond(ctx, result.applied ? 200 : 202, result.applied ? 'Response received; the review resumed' : 'Response received; the review resumes shortly', result.status);
+    respond(
+      ctx,
+      result.applied ? 200 : 202,
+      result.applied ? 'Response received; the review resumed' : 'Response received; the review resumes shortly',
+      result.status,
+    );
   });
 
   /**

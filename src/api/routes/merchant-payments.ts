@@ -1,5 +1,6 @@
 /**
- * The merchant-scoped payment family (docs/api.md#credentials, docs/limits.md#amounts, docs/payments.md): `X-API-Key`, decimal-string
+ * The merchant-scoped payment family (docs/api.md#credentials, docs/limits.md#amounts, docs/payments.md): `X-API-Key`,
+ * decimal-string
  * amounts, `payment_method_data`, the payment object without envelope, errors as `{error: <message>}`
  * (the error middleware picks that shape for `/v1/api/…`). A path merchant id that is not the key's → 403.
  */
@@ -53,14 +54,20 @@ export function merchantPaymentRoutes(deps: PaymentServiceDeps): Router {
       phoneNumber: data.phone_number,
       walletId: data.wallet_id,
     });
-    const payment = await createPayment(deps, principalOf(ctx), {
-      family: 'merchant',
-      amount: resolved.amountMinor,
-      currency: body.currency,
-      paymentMethod: body.payment_method,
-      resolved,
-      description: body.description,
-    }, ctx.ip, idempotencySeed(ctx));
+    const payment = await createPayment(
+      deps,
+      principalOf(ctx),
+      {
+        family: 'merchant',
+        amount: resolved.amountMinor,
+        currency: body.currency,
+        paymentMethod: body.payment_method,
+        resolved,
+        description: body.description,
+      },
+      ctx.ip,
+      idempotencySeed(ctx),
+    );
     ctx.status = 200;
     ctx.body = view(payment);
   });

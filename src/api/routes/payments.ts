@@ -1,12 +1,21 @@
 /**
- * The generic payment family (docs/api.md#credentials, docs/limits.md#amounts, docs/payments.md): create, list, show, cancel and refund,
+ * The generic payment family (docs/api.md#credentials, docs/limits.md#amounts, docs/payments.md): create, list, show,
+ * cancel and refund,
  * authenticated by `Authorization: Bearer <secret key>`, answered in the envelope.
  */
 import type Router from '@koa/router';
 import { apiRouter } from '../router';
 import { resolveGenericPayment } from '../../domain/create-payment';
 import { validationError } from '../../domain/errors';
-import { cancelPayment, createPayment, expirySeconds, getPayment, listPayments, refundPayment, type PaymentServiceDeps } from '../../services/payment-service';
+import {
+  cancelPayment,
+  createPayment,
+  expirySeconds,
+  getPayment,
+  listPayments,
+  refundPayment,
+  type PaymentServiceDeps,
+} from '../../services/payment-service';
 import { respond } from '../envelope';
 import { bearerSecretKey, principalOf } from '../middleware/auth';
 import { idempotency, idempotencySeed } from '../middleware/idempotency';
@@ -42,19 +51,27 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
     });
     const longest = expirySeconds(deps.config, resolved.kind);
     if (body.expires_in !== undefined && body.expires_in > longest) {
-      throw validationError([{ field: 'expires_in', message: `expires_in must be at most ${longest} seconds for ${body.payment_method}` }]);
+      throw validationError([
+        { field: 'expires_in', message: `expires_in must be at most ${longest} seconds for ${body.payment_method}` },
+      ]);
     }
-    const payment = await createPayment(deps, principalOf(ctx), {
-      family: 'generic',
-      amount: body.amount,
-      currency: body.currency,
-      paymentMethod: body.payment_method,
-      resolved,
-      description: body.description,
-      customerEmail: body.customer_email,
-      metadata: body.metadata,
-      expiresInSeconds: body.expires_in,
-    }, ctx.ip, idempotencySeed(ctx));
+    const payment = await createPayment(
+      deps,
+      principalOf(ctx),
+      {
+        family: 'generic',
+        amount: body.amount,
+        currency: body.currency,
+        paymentMethod: body.payment_method,
+        resolved,
+        description: body.description,
+        customerEmail: body.customer_email,
+        metadata: body.metadata,
+        expiresInSeconds: body.expires_in,
+      },
+      ctx.ip,
+      idempotencySeed(ctx),
+    );
     respond(ctx, 201, 'Payment created', toGenericPaymentView(payment));
   });
 
@@ -79,11 +96,18 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
     const last = page.payments.at(-1);
     respond(ctx, 200, 'Payments retrieved', {
       payments: page.payments.map(toGenericPaymentView),
-      pagination: { limit: query.limit, has_more: page.hasMore, next_starting_after: page.hasMore && last ? last.id : null },
+      pagination: {
+        limit: query.limit,
+        has_more: page.hasMore,
+        next_starting_after: page.hasMore && last ? last.id : null,
+      },
     });
   });
 
-  /** Show: 200 envelope with the payment; 404 `not_found` for unknown or foreign ids (docs/api.md#merchants-and-environments). */
+  /**
+   * Show: 200 envelope with the payment; 404 `not_found` for unknown or foreign ids
+   * (docs/api.md#merchants-and-environments).
+   */
   router.get('/:id', async (ctx) => {
     const payment = await getPayment(deps, principalOf(ctx), ctx.params.id as string);
     respond(ctx, 200, 'Payment retrieved', toGenericPaymentView(payment));
@@ -95,19 +119,35 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
    */
   router.post('/:id/cancel', ...changesMoney, async (ctx) => {
     const body = parseOrThrow(cancelBody, ctx.request.body);
-    const payment = await cancelPayment(deps, principalOf(ctx), ctx.params.id as string, body.reason, ctx.ip, idempotencySeed(ctx));
+    const payment = await cancelPayment(
+      deps,
+      principalOf(ctx),
+      ctx.params.id as string,
+      body.reason,
+      ctx.ip,
+      idempotencySeed(ctx),
+    );
     respond(ctx, 200, 'Payment cancelled', toGenericPaymentView(payment));
   });
 
   /**
-   * Refund (docs/payments.md#cancel-and-refund): optional `{amount (minor units), reason}`, no amount = the whole refundable rest →
+   * Refund (docs/payments.md#cancel-and-refund): optional `{amount (minor units), reason}`, no amount = the whole
+   * refundable rest →
    * 201 envelope with the refund `ref_…`: `completed`, `failed` (the provider refused) or `pending`
-   * (the provider's answer is unknown yet; the amount stays reserved, docs/payments.md#cancel-and-refund). Errors: 404, 409
+   * (the provider's answer is unknown yet; the amount stays reserved, docs/payments.md#cancel-and-refund). Errors: 404,
+   * 409
    * `payment_not_refundable`, 400 `amount_exceeds_refundable`, 503 `service_unavailable` (nothing happened).
    */
   router.post('/:id/refund', ...changesMoney, async (ctx) => {
     const body = parseOrThrow(refundBody, ctx.request.body);
-    const refund = await refundPayment(deps, principalOf(ctx), ctx.params.id as string, body, ctx.ip, idempotencySeed(ctx));
+    const refund = await refundPayment(
+      deps,
+      principalOf(ctx),
+      ctx.params.id as string,
+      body,
+      ctx.ip,
+      idempotencySeed(ctx),
+    );
     respond(ctx, 201, REFUND_MESSAGES[refund.status], toRefundView(refund));
   });
 

@@ -1,9 +1,11 @@
 /**
- * `POST /v1/provider-callbacks/{provider}` (docs/payments.md#provider-callbacks): a provider tells us about a payment. The adapter
+ * `POST /v1/provider-callbacks/{provider}` (docs/payments.md#provider-callbacks): a provider tells us about a payment.
+ * The adapter
  * authenticates the raw request (signature, hash or token, as the provider offers) and parses it;
  * the callback is then a hint to the payment's workflow, which asks the provider before acting.
  * A callback for a closed payment answers 200 and changes nothing, except a success that the
- * workflow reconciles (docs/payments.md#states): it is re-opened for it. Polling remains the fallback for lost callbacks.
+ * workflow reconciles (docs/payments.md#states): it is re-opened for it. Polling remains the fallback for lost
+ * callbacks.
  */
 import type Router from '@koa/router';
 import { apiRouter } from '../router';
@@ -22,7 +24,12 @@ import { callbackRateLimit } from '../middleware/rate-limit';
  * provider or reference), 429 `rate_limited` past the limit per provider and client IP
  * (docs/limits.md#callback-limits), counted before authentication and without PostgreSQL.
  */
-export function providerCallbackRoutes(deps: ProviderCallbackDeps & { config: ProviderCallbackDeps['config'] & Pick<Config, 'PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE' | 'RATE_LIMIT_MULTIPLIER'> }): Router {
+export function providerCallbackRoutes(
+  deps: ProviderCallbackDeps & {
+    config: ProviderCallbackDeps['config'] &
+      Pick<Config, 'PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE' | 'RATE_LIMIT_MULTIPLIER'>;
+  },
+): Router {
   const router = apiRouter('/v1/provider-callbacks');
   const limitCallbacks = callbackRateLimit(deps.config);
 
@@ -34,7 +41,8 @@ export function providerCallbackRoutes(deps: ProviderCallbackDeps & { config: Pr
    */
   const receiveCallback: Parameters<Router['post']>[1] = async (ctx) => {
     const code = ctx.params.provider as ProviderCode;
-    if (!Object.prototype.hasOwnProperty.call(PROVIDER_KINDS, code)) throw new DomainError('not_found', `no provider ${code}`);
+    if (!Object.prototype.hasOwnProperty.call(PROVIDER_KINDS, code))
+      throw new DomainError('not_found', `no provider ${code}`);
     await limitCallbacks(ctx, code);
     let rawBody: string;
     try {
@@ -43,8 +51,12 @@ export function providerCallbackRoutes(deps: ProviderCallbackDeps & { config: Pr
       throw new DomainError('invalid_request', 'request body is larger than 1 MB', undefined, 413);
     }
     refuseDeepJson(rawBody);
-    const headers = Object.fromEntries(Object.entries(ctx.headers).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value[0] : value]));
-    const query = Object.fromEntries(Object.entries(ctx.query).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]));
+    const headers = Object.fromEntries(
+      Object.entries(ctx.headers).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value[0] : value]),
+    );
+    const query = Object.fromEntries(
+      Object.entries(ctx.query).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]),
+    );
     const { paymentId, action } = await receiveProviderCallback(deps, code, { rawBody, headers, query });
     respond(ctx, 200, 'Callback received', { received: true, payment_id: paymentId, action });
   };

@@ -1,5 +1,6 @@
 /**
- * Sandbox-only stand-ins (docs/payments.md#sandbox-scenarios, docs/payments.md#card-payments): the simulated card gateway's confirm, which the merchant's
+ * Sandbox-only stand-ins (docs/payments.md#sandbox-scenarios, docs/payments.md#card-payments): the simulated card
+ * gateway's confirm, which the merchant's
  * front end calls with the payment's `client_secret` (no API key, like a gateway's client library),
  * and the bank transfer simulator, called with the merchant's sandbox secret key.
  */
@@ -25,10 +26,15 @@ export const cardConfirmBody = z
     exp_year: z.number().int().min(2000).max(2100),
     cvc: z.string().regex(/^[0-9]{3,4}$/, 'cvc must be 3 or 4 digits'),
   })
-  .refine((body) => body.exp_year > currentYear() || (body.exp_year === currentYear() && body.exp_month >= new Date().getUTCMonth() + 1), {
-    message: 'exp_year/exp_month: the card has expired',
-    path: ['exp_year'],
-  });
+  .refine(
+    (body) =>
+      body.exp_year > currentYear() ||
+      (body.exp_year === currentYear() && body.exp_month >= new Date().getUTCMonth() + 1),
+    {
+      message: 'exp_year/exp_month: the card has expired',
+      path: ['exp_year'],
+    },
+  );
 
 /** `POST /v1/sandbox/payments/{id}/simulate` (docs/payments.md#sandbox-scenarios). */
 export const simulateBody = z.strictObject({ outcome: z.enum(['completed', 'failed']) });
@@ -56,7 +62,12 @@ export function sandboxRoutes(deps: SandboxServiceDeps): Router {
     const body = parseOrThrow(simulateBody, ctx.request.body);
     const owner = principalOf(ctx);
     await simulateBankTransfer(deps, owner, ctx.params.id as string, body.outcome);
-    respond(ctx, 200, 'Bank transfer simulated', toGenericPaymentView(await getPayment(deps, owner, ctx.params.id as string)));
+    respond(
+      ctx,
+      200,
+      'Bank transfer simulated',
+      toGenericPaymentView(await getPayment(deps, owner, ctx.params.id as string)),
+    );
   });
 
   return router;

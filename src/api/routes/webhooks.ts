@@ -1,7 +1,8 @@
 /**
  * Webhook endpoints under `/v1/developer/webhooks` (docs/webhooks.md), authenticated by a
  * secret key or a session token (docs/api.md#credentials), answered in the envelope. Foreign
- * and unknown ids are 404 (docs/api.md#merchants-and-environments); bad input is 400 `validation_error` naming the field and changes
+ * and unknown ids are 404 (docs/api.md#merchants-and-environments); bad input is 400 `validation_error` naming the
+ * field and changes
  * nothing.
  */
 import type Router from '@koa/router';
@@ -27,7 +28,9 @@ import { createWebhookBody, emptyBody, listDeliveriesQuery, updateWebhookBody } 
 import { parseOrThrow } from '../schemas/validate';
 
 /** Webhook routes; `deps.config` also carries the session token secret. */
-export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServiceDeps['config'] & Pick<Config, 'JWT_SECRET'> }): Router {
+export function webhookRoutes(
+  deps: WebhookServiceDeps & { config: WebhookServiceDeps['config'] & Pick<Config, 'JWT_SECRET'> },
+): Router {
   const router = apiRouter('/v1/developer/webhooks');
   router.use(sessionOrSecretKey(deps.db, deps.config.JWT_SECRET));
   const param = (value: string | undefined) => value as string;
@@ -39,7 +42,8 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
 
   /**
    * Create: `{url, events, description?}` → 201 envelope with the webhook `whk_…` and its `secret`
-   * `whsec_…` (shown once, docs/webhooks.md#endpoints). Errors: 400 `validation_error` (URL rules of docs/webhooks.md#targets, unknown or no
+   * `whsec_…` (shown once, docs/webhooks.md#endpoints). Errors: 400 `validation_error` (URL rules of
+   * docs/webhooks.md#targets, unknown or no
    * event names), 409 `conflict` beyond 16 webhooks per merchant and environment.
    */
   router.post('/', jsonBody(), async (ctx) => {
@@ -52,10 +56,18 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
     respond(ctx, 200, 'Webhook retrieved', await getWebhook(deps, principalOf(ctx), param(ctx.params.id)));
   });
 
-  /** Change any of url, events, status (`enabled`/`disabled`), description → 200 envelope with the webhook (docs/webhooks.md#endpoints). */
+  /**
+   * Change any of url, events, status (`enabled`/`disabled`), description → 200 envelope with the webhook
+   * (docs/webhooks.md#endpoints).
+   */
   router.put('/:id', jsonBody(), async (ctx) => {
     const body = parseOrThrow(updateWebhookBody, ctx.request.body);
-    respond(ctx, 200, 'Webhook updated', await updateWebhook(deps, principalOf(ctx), param(ctx.params.id), body, ctx.ip));
+    respond(
+      ctx,
+      200,
+      'Webhook updated',
+      await updateWebhook(deps, principalOf(ctx), param(ctx.params.id), body, ctx.ip),
+    );
   });
 
   /** Delete → 200 envelope `{id, deleted: true}` (docs/webhooks.md#endpoints). */
@@ -66,7 +78,10 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
     respond(ctx, 200, 'Webhook deleted', { id, deleted: true });
   });
 
-  /** Test (docs/webhooks.md#test): one `webhook.test` attempt now → 200 envelope `{delivered, status_code, duration_ms, error}`. */
+  /**
+   * Test (docs/webhooks.md#test): one `webhook.test` attempt now → 200 envelope `{delivered, status_code, duration_ms,
+   * error}`.
+   */
   router.post('/:id/test', jsonBody(), async (ctx) => {
     parseOrThrow(emptyBody, ctx.request.body);
     respond(ctx, 200, 'Test delivery sent', await testWebhook(deps, principalOf(ctx), param(ctx.params.id)));
@@ -79,10 +94,17 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
    */
   router.post('/:id/rotate-secret', jsonBody(), async (ctx) => {
     parseOrThrow(emptyBody, ctx.request.body);
-    respond(ctx, 200, 'Webhook secret rotated', await rotateWebhookSecret(deps, principalOf(ctx), param(ctx.params.id), ctx.ip));
+    respond(
+      ctx,
+      200,
+      'Webhook secret rotated',
+      await rotateWebhookSecret(deps, principalOf(ctx), param(ctx.params.id), ctx.ip),
+    );
   });
 
-  /** Deliveries with their attempts, newest first → 200 envelope `{deliveries, pagination}` (docs/webhooks.md#retries). */
+  /**
+   * Deliveries with their attempts, newest first → 200 envelope `{deliveries, pagination}` (docs/webhooks.md#retries).
+   */
   router.get('/:id/deliveries', async (ctx) => {
     const query = parseOrThrow(listDeliveriesQuery, ctx.query);
     const { deliveries, total } = await listWebhookDeliveries(deps, principalOf(ctx), param(ctx.params.id), query);
@@ -95,7 +117,12 @@ export function webhookRoutes(deps: WebhookServiceDeps & { config: WebhookServic
    */
   router.post('/:id/deliveries/:delivery_id/retry', jsonBody(), async (ctx) => {
     parseOrThrow(emptyBody, ctx.request.body);
-    const delivery = await retryWebhookDelivery(deps, principalOf(ctx), param(ctx.params.id), param(ctx.params.delivery_id));
+    const delivery = await retryWebhookDelivery(
+      deps,
+      principalOf(ctx),
+      param(ctx.params.id),
+      param(ctx.params.delivery_id),
+    );
     respond(ctx, 201, 'Delivery retry started', delivery);
   });
 

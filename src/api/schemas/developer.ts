@@ -1,4 +1,7 @@
-/** Query and body schemas of the dashboard endpoints (docs/api.md#secret-keys, docs/api.md#profile, docs/limits.md#lists). */
+/**
+ * Query and body schemas of the dashboard endpoints (docs/api.md#secret-keys, docs/api.md#profile,
+ * docs/limits.md#lists).
+ */
 import { z } from '../../lib/zod';
 import { pageQueryFields } from '../pagination';
 import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE } from '../../domain/catalogue';
@@ -6,24 +9,41 @@ import { parseDateFilter, parseDay } from '../../domain/date-filter';
 import { PAYMENT_STATUSES } from '../../domain/payment';
 import { parseMsisdn } from '../../domain/phone';
 
-const METHODS = [...new Set([...Object.keys(GENERIC_CATALOGUE), ...Object.keys(MERCHANT_CATALOGUE)])] as [string, ...string[]];
+const METHODS = [...new Set([...Object.keys(GENERIC_CATALOGUE), ...Object.keys(MERCHANT_CATALOGUE)])] as [
+  string,
+  ...string[],
+];
 const environment = z.enum(['sandbox', 'live']).optional();
 
-
-/** `GET /v1/developer/transactions` (docs/limits.md#lists): `status` one or more, comma-separated; `method`; `date`; `currency` and `q` (README.md#dashboard). */
+/**
+ * `GET /v1/developer/transactions` (docs/limits.md#lists): `status` one or more, comma-separated; `method`; `date`;
+ * `currency` and `q` (README.md#dashboard).
+ */
 export const transactionsQuery = z.strictObject({
   ...pageQueryFields,
   /** The `pagination.as_of` of the first page: later pages then ignore transactions created since. */
-  as_of: z.iso.datetime({ offset: true }).transform((value) => new Date(value)).optional(),
+  as_of: z.iso
+    .datetime({ offset: true })
+    .transform((value) => new Date(value))
+    .optional(),
   status: z
     .string()
     .transform((value) => value.split(',').map((s) => s.trim()))
-    .refine((values) => values.every((s) => (PAYMENT_STATUSES as readonly string[]).includes(s)), `status must be one or more of: ${PAYMENT_STATUSES.join(', ')}`)
+    .refine(
+      (values) => values.every((s) => (PAYMENT_STATUSES as readonly string[]).includes(s)),
+      `status must be one or more of: ${PAYMENT_STATUSES.join(', ')}`,
+    )
     .optional(),
   method: z.enum(METHODS).optional(),
   /** One ISO 4217 currency (README.md#dashboard dashboard filter). */
-  currency: z.string().regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code, e.g. RWF').optional(),
-  /** Search (README.md#dashboard): part of the id (payment or refund), the description or the customer (phone, wallet, e-mail), case-insensitive. */
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code, e.g. RWF')
+    .optional(),
+  /**
+   * Search (README.md#dashboard): part of the id (payment or refund), the description or the customer (phone, wallet,
+   * e-mail), case-insensitive.
+   */
   q: z.string().trim().min(1).max(100).optional(),
   date: z
     .string()
@@ -44,7 +64,10 @@ const day = (name: string) =>
     return z.NEVER;
   });
 
-/** `GET /v1/developer/analytics` (docs/limits.md#lists): `from` and `to` days (UTC, both included; default the last 30 days). */
+/**
+ * `GET /v1/developer/analytics` (docs/limits.md#lists): `from` and `to` days (UTC, both included; default the last 30
+ * days).
+ */
 export const analyticsQuery = z
   .strictObject({ environment, from: day('from').optional(), to: day('to').optional() })
   .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'from must not be after to', path: ['from'] });
@@ -53,7 +76,11 @@ export const analyticsQuery = z
 export const profileBody = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
   business_name: z.string().trim().max(200).nullable().optional(),
-  country: z.string().regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code, e.g. RW').nullable().optional(),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code, e.g. RW')
+    .nullable()
+    .optional(),
   phone: z
     .string()
     .max(32)

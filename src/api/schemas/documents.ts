@@ -1,4 +1,7 @@
-/** Form fields of the document uploads (docs/live-access.md#documents); the file itself is the multipart field `document`. */
+/**
+ * Form fields of the document uploads (docs/live-access.md#documents); the file itself is the multipart field
+ * `document`.
+ */
 import { z } from '../../lib/zod';
 import { BUSINESS_DOCUMENT_TYPES, DOCUMENT_SIDES, IDENTITY_DOCUMENT_TYPES } from '../../domain/documents';
 

@@ -20,33 +20,76 @@ export interface CodeDoc {
 
 /** When each code is answered, in general, and a typical message. */
 export const ERROR_CODE_DOCS: Readonly<Record<ErrorCode, { when: string; message: string }>> = {
-  invalid_request: { when: 'The body is not valid JSON or not sent as `application/json`.', message: 'request body is not valid JSON' },
+  invalid_request: {
+    when: 'The body is not valid JSON or not sent as `application/json`.',
+    message: 'request body is not valid JSON',
+  },
   validation_error: {
     when: 'A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.',
     message: 'unknown field: colour',
   },
-  unauthorized: { when: 'The credential is missing or malformed, or the session token has expired.', message: 'send your secret key as Authorization: Bearer sk_…' },
-  invalid_api_key: { when: 'The secret key is unknown, was rolled and has expired, or was revoked.', message: 'the API key is not valid' },
-  forbidden: { when: 'The credential cannot use this operation.', message: 'this credential cannot use this operation' },
-  merchant_mismatch: { when: 'The merchant id in the path is not the API key\'s merchant.', message: 'merchant_id does not match the API key' },
-  not_found: { when: 'No such resource in this account and environment (ids of other accounts are not found either).', message: 'no payment with id pay_7Hc2WqN5xR8tLm3Kd9PzYb4V' },
+  unauthorized: {
+    when: 'The credential is missing or malformed, or the session token has expired.',
+    message: 'send your secret key as Authorization: Bearer sk_…',
+  },
+  invalid_api_key: {
+    when: 'The secret key is unknown, was rolled and has expired, or was revoked.',
+    message: 'the API key is not valid',
+  },
+  forbidden: {
+    when: 'The credential cannot use this operation.',
+    message: 'this credential cannot use this operation',
+  },
+  merchant_mismatch: {
+    when: "The merchant id in the path is not the API key's merchant.",
+    message: 'merchant_id does not match the API key',
+  },
+  not_found: {
+    when: 'No such resource in this account and environment (ids of other accounts are not found either).',
+    message: 'no payment with id pay_7Hc2WqN5xR8tLm3Kd9PzYb4V',
+  },
   method_not_allowed: { when: 'The path does not take this method.', message: 'DELETE is not allowed on this path' },
-  conflict: { when: 'The request conflicts with the current state.', message: 'a request with this Idempotency-Key is still in progress' },
-  idempotency_key_reused: { when: 'This `Idempotency-Key` was used within 24 hours with a different request.', message: 'this Idempotency-Key was used with a different request' },
+  conflict: {
+    when: 'The request conflicts with the current state.',
+    message: 'a request with this Idempotency-Key is still in progress',
+  },
+  idempotency_key_reused: {
+    when: 'This `Idempotency-Key` was used within 24 hours with a different request.',
+    message: 'this Idempotency-Key was used with a different request',
+  },
   payment_not_cancellable: {
-    when: 'The payment is no longer `pending` or `processing` (also when the provider\'s success came first: the payment is then `completed`).',
+    when: "The payment is no longer `pending` or `processing` (also when the provider's success came first: the payment is then `completed`).",
     message: 'a completed payment cannot be cancelled; only pending and processing payments can',
   },
-  payment_not_refundable: { when: 'The payment is not `completed`, or its refund window has passed.', message: 'a pending payment cannot be refunded; only completed payments can' },
-  amount_exceeds_refundable: { when: 'The amount is more than what is left to refund (refunds in progress count).', message: 'amount exceeds the refundable amount of 1000' },
-  documents_missing: { when: 'An identity document or the business registration certificate has not been uploaded yet; `details` lists what is missing.', message: 'documents missing: upload a business registration certificate' },
+  payment_not_refundable: {
+    when: 'The payment is not `completed`, or its refund window has passed.',
+    message: 'a pending payment cannot be refunded; only completed payments can',
+  },
+  amount_exceeds_refundable: {
+    when: 'The amount is more than what is left to refund (refunds in progress count).',
+    message: 'amount exceeds the refundable amount of 1000',
+  },
+  documents_missing: {
+    when: 'An identity document or the business registration certificate has not been uploaded yet; `details` lists what is missing.',
+    message: 'documents missing: upload a business registration certificate',
+  },
   file_too_large: { when: 'The file is larger than 10 MB.', message: 'the file is larger than 10 MB (10485760 bytes)' },
-  unsupported_file_type: { when: 'The file is not a PDF, JPEG or PNG (read from its bytes, not its name).', message: 'the file must be a PDF, JPEG or PNG; found text/plain' },
-  provider_unavailable: { when: 'No provider serves this payment method in this environment yet; nothing was created.', message: 'no provider serves wallet payments in live mode yet' },
-  rate_limited: { when: 'Too many requests; retry after the `Retry-After` seconds.', message: 'rate limit exceeded; retry in 12 seconds' },
+  unsupported_file_type: {
+    when: 'The file is not a PDF, JPEG or PNG (read from its bytes, not its name).',
+    message: 'the file must be a PDF, JPEG or PNG; found text/plain',
+  },
+  provider_unavailable: {
+    when: 'No provider serves this payment method in this environment yet; nothing was created.',
+    message: 'no provider serves wallet payments in live mode yet',
+  },
+  rate_limited: {
+    when: 'Too many requests; retry after the `Retry-After` seconds.',
+    message: 'rate limit exceeded; retry in 12 seconds',
+  },
   service_unavailable: {
     when: 'PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.',
-    message: 'the service cannot reach its database or workflow engine right now; retry shortly with the same Idempotency-Key, which never repeats what a first attempt did',
+    message:
+      'the service cannot reach its database or workflow engine right now; retry shortly with the same Idempotency-Key, which never repeats what a first attempt did',
   },
   internal_error: { when: 'An unexpected fault; nothing about it is shown.', message: 'internal error' },
 };
@@ -86,17 +129,34 @@ function defaultCodes(status: number, context: ErrorContext): CodeDoc[] {
     case 400:
       return [exampleValidationError(context), ...(context.body ? [{ code: 'invalid_request' as const }] : [])];
     case 401:
-      return [{ code: 'unauthorized' }, ...(context.security.some((name) => name === 'secretKey' || name === 'apiKey') ? [{ code: 'invalid_api_key' as const }] : [])];
+      return [
+        { code: 'unauthorized' },
+        ...(context.security.some((name) => name === 'secretKey' || name === 'apiKey')
+          ? [{ code: 'invalid_api_key' as const }]
+          : []),
+      ];
     case 404:
       return [{ code: 'not_found' }];
     case 409:
       return context.idempotent
-        ? [{ code: 'idempotency_key_reused' }, { code: 'conflict', when: 'A request with this `Idempotency-Key` is still in progress; retry in a moment.' }]
+        ? [
+            { code: 'idempotency_key_reused' },
+            {
+              code: 'conflict',
+              when: 'A request with this `Idempotency-Key` is still in progress; retry in a moment.',
+            },
+          ]
         : [];
     case 413:
       return context.body?.multipart
         ? [{ code: 'file_too_large' }]
-        : [{ code: 'invalid_request', when: 'The JSON body is larger than 1 MB.', message: 'request body is larger than 1 MB' }];
+        : [
+            {
+              code: 'invalid_request',
+              when: 'The JSON body is larger than 1 MB.',
+              message: 'request body is larger than 1 MB',
+            },
+          ];
     case 429:
       return [{ code: 'rate_limited' }];
     case 503:
@@ -106,11 +166,16 @@ function defaultCodes(status: number, context: ErrorContext): CodeDoc[] {
   }
 }
 
-/** A `validation_error` example: "name is required" for the first required field of an object body, else an unknown field. */
+/**
+ * A `validation_error` example: "name is required" for the first required field of an object body, else an unknown
+ * field.
+ */
 function exampleValidationError(context: ErrorContext): CodeDoc {
   const shape = (context.body?.zod as { shape?: Record<string, ZodType> } | undefined)?.shape;
   const required = shape ? Object.entries(shape).find(([, field]) => !field.safeParse(undefined).success) : undefined;
-  const [field, message] = required ? [required[0], `${required[0]} is required`] : ['colour', ERROR_CODE_DOCS.validation_error.message];
+  const [field, message] = required
+    ? [required[0], `${required[0]} is required`]
+    : ['colour', ERROR_CODE_DOCS.validation_error.message];
   return { code: 'validation_error', message, details: [{ field, message }] };
 }
 
@@ -120,10 +185,14 @@ function exampleValidationError(context: ErrorContext): CodeDoc {
  * service maps to it.
  */
 export function codesFor(status: number, context: ErrorContext): CodeDoc[] {
-  const own = context.codes.map(codeDoc).filter((doc) => HTTP_STATUS[doc.code] === status || (status === 413 && doc.code === 'file_too_large'));
+  const own = context.codes
+    .map(codeDoc)
+    .filter((doc) => HTTP_STATUS[doc.code] === status || (status === 413 && doc.code === 'file_too_large'));
   const merged = [...defaultCodes(status, context).filter((doc) => !own.some((o) => o.code === doc.code)), ...own];
   if (merged.length > 0) return merged;
-  return (Object.keys(HTTP_STATUS) as ErrorCode[]).filter((code) => HTTP_STATUS[code] === status).map((code) => ({ code }));
+  return (Object.keys(HTTP_STATUS) as ErrorCode[])
+    .filter((code) => HTTP_STATUS[code] === status)
+    .map((code) => ({ code }));
 }
 
 /** The statuses of an operation's own codes (a code implies its status). */
@@ -145,7 +214,9 @@ export function errorExamples(codes: CodeDoc[], plain: boolean): Record<string, 
   return Object.fromEntries(
     codes.map((doc) => {
       const message = doc.message ?? ERROR_CODE_DOCS[doc.code].message;
-      const value = plain ? { error: message } : { success: false, error: { code: doc.code, message, ...(doc.details ? { details: doc.details } : {}) } };
+      const value = plain
+        ? { error: message }
+        : { success: false, error: { code: doc.code, message, ...(doc.details ? { details: doc.details } : {}) } };
       return [doc.code, { summary: doc.code, value }];
     }),
   );

@@ -50,7 +50,10 @@ export const pendingPayment: z.input<typeof out.genericPayment> = {
   failure_code: null,
   failure_message: null,
   cancellation_reason: null,
-  next_action: { type: 'mobile_money_approval', message: 'A payment prompt was sent to +250788123456; the customer approves it on their phone' },
+  next_action: {
+    type: 'mobile_money_approval',
+    message: 'A payment prompt was sent to +250788123456; the customer approves it on their phone',
+  },
   environment: 'sandbox',
   expires_at: '2026-11-24T10:10:00.000Z',
   reconciled_at: null,
@@ -59,7 +62,12 @@ export const pendingPayment: z.input<typeof out.genericPayment> = {
 };
 
 /** The same payment once the customer approved it. */
-export const completedPayment: z.input<typeof out.genericPayment> = { ...pendingPayment, status: 'completed', next_action: null, updated_at: '2026-11-24T10:00:04.000Z' };
+export const completedPayment: z.input<typeof out.genericPayment> = {
+  ...pendingPayment,
+  status: 'completed',
+  next_action: null,
+  updated_at: '2026-11-24T10:00:04.000Z',
+};
 
 /** The same payment, cancelled by the merchant before the customer approved it. */
 export const cancelledPayment: z.input<typeof out.genericPayment> = {
@@ -71,7 +79,11 @@ export const cancelledPayment: z.input<typeof out.genericPayment> = {
 };
 
 /** The same payment after a refund of 500. */
-export const partlyRefundedPayment: z.input<typeof out.genericPayment> = { ...completedPayment, amount_refunded: 500, updated_at: '2026-11-24T11:00:01.000Z' };
+export const partlyRefundedPayment: z.input<typeof out.genericPayment> = {
+  ...completedPayment,
+  amount_refunded: 500,
+  updated_at: '2026-11-24T11:00:01.000Z',
+};
 
 /** A bank transfer payment of RWF 250,000 waiting for the customer's transfer, with the account to pay into. */
 export const bankTransferPayment: z.input<typeof out.genericPayment> = {
@@ -79,7 +91,13 @@ export const bankTransferPayment: z.input<typeof out.genericPayment> = {
   amount: 250000,
   payment_method: 'bank_transfer',
   provider: 'bank_transfer',
-  next_action: { type: 'bank_transfer', bank_name: 'Sandbox Bank', account_name: 'PayCollect Sandbox', account_number: '000123456789', reference: 'PC7HC2WQN5' },
+  next_action: {
+    type: 'bank_transfer',
+    bank_name: 'Sandbox Bank',
+    account_name: 'PayCollect Sandbox',
+    account_number: '000123456789',
+    reference: 'PC7HC2WQN5',
+  },
   expires_at: '2026-11-27T10:00:00.000Z',
 };
 
@@ -264,11 +282,25 @@ export const delivery: z.input<typeof out.delivery> = {
   retry_of: null,
   created_at: '2026-11-24T10:00:04.000Z',
   updated_at: '2026-11-24T10:00:04.000Z',
-  attempts: [{ attempt: 1, attempted_at: '2026-11-24T10:00:04.000Z', status_code: 200, response_body: 'ok', duration_ms: 87, error: null }],
+  attempts: [
+    {
+      attempt: 1,
+      attempted_at: '2026-11-24T10:00:04.000Z',
+      status_code: 200,
+      response_body: 'ok',
+      duration_ms: 87,
+      error: null,
+    },
+  ],
 };
 
 /** The answer of a test delivery. */
-export const testDelivery: z.input<typeof out.testDelivery> = { delivered: true, status_code: 200, duration_ms: 92, error: null };
+export const testDelivery: z.input<typeof out.testDelivery> = {
+  delivered: true,
+  status_code: 200,
+  duration_ms: 92,
+  error: null,
+};
 
 /** The dashboard's payment detail with its timeline. */
 export const paymentDetail: z.input<typeof out.paymentDetail> = {
@@ -278,14 +310,50 @@ export const paymentDetail: z.input<typeof out.paymentDetail> = {
   provider_reference: '1f0c7a52-3b9e-4d8a-9a43-5c2e8b7d6f10',
   refunds: [completedRefund],
   status_changes: [
-    { at: '2026-11-24T10:00:00.000Z', from: null, to: 'pending', source: 'create', failure_code: null, failure_message: null },
-    { at: '2026-11-24T10:00:04.000Z', from: 'pending', to: 'completed', source: 'provider_callback', failure_code: null, failure_message: null },
+    {
+      at: '2026-11-24T10:00:00.000Z',
+      from: null,
+      to: 'pending',
+      source: 'create',
+      failure_code: null,
+      failure_message: null,
+    },
+    {
+      at: '2026-11-24T10:00:04.000Z',
+      from: 'pending',
+      to: 'completed',
+      source: 'provider_callback',
+      failure_code: null,
+      failure_message: null,
+    },
   ],
   refund_changes: [
-    { at: completedRefund.created_at, refund_id: ids.refund, amount: 500, status: 'pending', reason: completedRefund.reason ?? null, failure_message: null },
-    { at: completedRefund.completed_at as string, refund_id: ids.refund, amount: 500, status: 'completed', reason: null, failure_message: null },
+    {
+      at: completedRefund.created_at,
+      refund_id: ids.refund,
+      amount: 500,
+      status: 'pending',
+      reason: completedRefund.reason ?? null,
+      failure_message: null,
+    },
+    {
+      at: completedRefund.completed_at as string,
+      refund_id: ids.refund,
+      amount: 500,
+      status: 'completed',
+      reason: null,
+      failure_message: null,
+    },
   ],
   history_available: true,
-  events: [{ id: ids.event, event: 'payment.completed', created_at: '2026-11-24T10:00:04.000Z', data: completedPayment, deliveries: [delivery] }],
+  events: [
+    {
+      id: ids.event,
+      event: 'payment.completed',
+      created_at: '2026-11-24T10:00:04.000Z',
+      data: completedPayment,
+      deliveries: [delivery],
+    },
+  ],
   next_provider_check: null,
 };

@@ -3,7 +3,8 @@ import { z } from '../../lib/zod';
 import { BUSINESS_TYPES, USE_CASE_MIN_LENGTH } from '../../domain/live-access';
 
 /**
- * The request (docs/live-access.md#review): `business_type` from the interface's list, `business_website` an http(s) URL
+ * The request (docs/live-access.md#review): `business_type` from the interface's list, `business_website` an http(s)
+ * URL
  * with a domain name, `expected_monthly_volume` a non-negative integer (as the developer estimates
  * it; no unit is implied), `use_case` at least 20 characters, `compliance_acknowledged` exactly true.
  */

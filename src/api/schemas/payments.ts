@@ -19,7 +19,9 @@ export const MIN_EXPIRES_IN_SECONDS = 60;
 /** An amount in minor units, 1 … 10^12 (docs/limits.md#amounts). */
 const minorAmount = z.number().int().min(MIN_AMOUNT_MINOR).max(MAX_AMOUNT_MINOR);
 /** Free key/value pairs of strings, at most 50 keys. */
-const metadata = z.record(z.string().min(1).max(40), z.string().max(500)).refine((value) => Object.keys(value).length <= 50, 'metadata must have at most 50 keys');
+const metadata = z
+  .record(z.string().min(1).max(40), z.string().max(500))
+  .refine((value) => Object.keys(value).length <= 50, 'metadata must have at most 50 keys');
 const reason = z.string().max(500);
 
 /** `POST /v1/payments`: `amount` is an integer of minor units (docs/limits.md#amounts). */
@@ -32,13 +34,23 @@ export const genericCreateBody = z.strictObject({
   description: z.string().max(1000).optional(),
   customer_email: z.email().max(254).optional(),
   metadata: metadata.optional(),
-  /** Seconds until the payment expires (docs/payments.md#sandbox-scenarios): 60 up to the method's default expiry (checked once the method is known). */
-  expires_in: z.number().int().min(MIN_EXPIRES_IN_SECONDS, `expires_in must be at least ${MIN_EXPIRES_IN_SECONDS} seconds`).optional(),
+  /**
+   * Seconds until the payment expires (docs/payments.md#sandbox-scenarios): 60 up to the method's default expiry
+   * (checked once the method is known).
+   */
+  expires_in: z
+    .number()
+    .int()
+    .min(MIN_EXPIRES_IN_SECONDS, `expires_in must be at least ${MIN_EXPIRES_IN_SECONDS} seconds`)
+    .optional(),
 });
 /** The parsed generic create body. */
 export type GenericCreateBody = z.infer<typeof genericCreateBody>;
 
-/** `POST /v1/api/merchants/{merchant_id}/payments`: `amount` is a decimal string with two decimals (docs/limits.md#amounts). */
+/**
+ * `POST /v1/api/merchants/{merchant_id}/payments`: `amount` is a decimal string with two decimals
+ * (docs/limits.md#amounts).
+ */
 export const merchantCreateBody = z.strictObject({
   // Checked with the currency by parseDecimalAmount (domain/money.ts); the pattern shows the rule in the document.
   amount: z.string().max(20).openapi({ pattern: '^(0|[1-9][0-9]{0,14})\\.[0-9]{2}$', example: '1500.00' }),
@@ -49,7 +61,10 @@ export const merchantCreateBody = z.strictObject({
     .strictObject({
       payment_method_types: z.array(z.literal('card')).min(1).optional(),
       phone_number: z.string().min(1).max(32).optional(),
-      wallet_id: z.string().regex(/^[A-Za-z0-9_-]{4,64}$/, 'payment_method_data.wallet_id must be 4–64 letters, digits, - or _').optional(),
+      wallet_id: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{4,64}$/, 'payment_method_data.wallet_id must be 4–64 letters, digits, - or _')
+        .optional(),
     })
     .optional(),
 });
@@ -59,13 +74,22 @@ export type MerchantCreateBody = z.infer<typeof merchantCreateBody>;
 /** `POST /v1/payments/{id}/cancel` (docs/payments.md#cancel-and-refund): an optional reason. */
 export const cancelBody = z.strictObject({ reason: reason.optional() });
 
-/** `POST /v1/payments/{id}/refund` (docs/payments.md#cancel-and-refund): an optional amount in minor units (default the whole rest) and reason. */
+/**
+ * `POST /v1/payments/{id}/refund` (docs/payments.md#cancel-and-refund): an optional amount in minor units (default the
+ * whole rest) and reason.
+ */
 export const refundBody = z.strictObject({ amount: minorAmount.optional(), reason: reason.optional() });
 
 /** The methods a payment can carry: both families' (a payment of either family is listed by `GET /v1/payments`). */
-const allMethods = [...genericMethods, ...merchantMethods.filter((method) => !(method in GENERIC_CATALOGUE))] as NonEmpty<string>;
+const allMethods = [
+  ...genericMethods,
+  ...merchantMethods.filter((method) => !(method in GENERIC_CATALOGUE)),
+] as NonEmpty<string>;
 
-/** Unix seconds (digits only) or an ISO 8601 date-time with `Z` or an offset, as `created[gte]`/`created[lte]` take them. */
+/**
+ * Unix seconds (digits only) or an ISO 8601 date-time with `Z` or an offset, as `created[gte]`/`created[lte]` take
+ * them.
+ */
 const UNIX_SECONDS = /^\d{1,11}$/;
 
 /** A `created[…]` bound: Unix seconds or an ISO 8601 date-time. */
@@ -86,17 +110,28 @@ function createdBound(name: string, description: string) {
  * `payment_method` and creation time. Unknown fields are refused (400 naming them).
  */
 export const listPaymentsQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(10).openapi({ description: 'How many payments to answer, 1 to 100', example: 10 }),
-  starting_after: z
-    .string()
+  limit: z.coerce
+    .number()
+    .int()
     .min(1)
-    .max(64)
-    .optional()
-    .openapi({ description: 'A payment id (`pay_…`): answer the payments that come after it in the list, i.e. created before it. Pass `pagination.next_starting_after` of the previous page.', example: 'pay_7Hc2WqN5xR8tLm3Kd9PzYb4V' }),
+    .max(100)
+    .default(10)
+    .openapi({ description: 'How many payments to answer, 1 to 100', example: 10 }),
+  starting_after: z.string().min(1).max(64).optional().openapi({
+    description:
+      'A payment id (`pay_…`): answer the payments that come after it in the list, i.e. created before it. Pass `pagination.next_starting_after` of the previous page.',
+    example: 'pay_7Hc2WqN5xR8tLm3Kd9PzYb4V',
+  }),
   status: z.enum(PAYMENT_STATUSES).optional().openapi({ description: 'Only payments in this status' }),
   payment_method: z.enum(allMethods).optional().openapi({ description: 'Only payments of this method' }),
-  'created[gte]': createdBound('created[gte]', 'Only payments created at or after this time: Unix seconds or an ISO 8601 date-time'),
-  'created[lte]': createdBound('created[lte]', 'Only payments created at or before this time: Unix seconds (the whole second counts) or an ISO 8601 date-time'),
+  'created[gte]': createdBound(
+    'created[gte]',
+    'Only payments created at or after this time: Unix seconds or an ISO 8601 date-time',
+  ),
+  'created[lte]': createdBound(
+    'created[lte]',
+    'Only payments created at or before this time: Unix seconds (the whole second counts) or an ISO 8601 date-time',
+  ),
 });
 /** The parsed list query. */
 export type ListPaymentsQuery = z.infer<typeof listPaymentsQuery>;

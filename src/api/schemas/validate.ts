@@ -34,10 +34,22 @@ function describe(issue: z.core.$ZodIssue, input: unknown): FieldProblem {
       return { field, message: `${field} must be ${TYPE_NAMES[issue.expected] ?? issue.expected}` };
     case 'too_small':
       if (issue.origin === 'string') {
-        return { field, message: Number(issue.minimum) <= 1 ? `${field} must not be empty` : `${field} must be at least ${issue.minimum} characters` };
+        return {
+          field,
+          message:
+            Number(issue.minimum) <= 1
+              ? `${field} must not be empty`
+              : `${field} must be at least ${issue.minimum} characters`,
+        };
       }
       if (issue.origin === 'array') {
-        return { field, message: Number(issue.minimum) <= 1 ? `${field} must not be empty` : `${field} must list at least ${issue.minimum} items` };
+        return {
+          field,
+          message:
+            Number(issue.minimum) <= 1
+              ? `${field} must not be empty`
+              : `${field} must list at least ${issue.minimum} items`,
+        };
       }
       return { field, message: `${field} must be at least ${issue.minimum}` };
     case 'too_big':
@@ -48,7 +60,10 @@ function describe(issue: z.core.$ZodIssue, input: unknown): FieldProblem {
       if (value === undefined) return { field, message: `${field} is required` };
       return { field, message: `${field} must be one of: ${issue.values.map(String).join(', ')}` };
     case 'invalid_format':
-      return { field, message: issue.message.startsWith(field) ? issue.message : `${field} must be a valid ${issue.format}` };
+      return {
+        field,
+        message: issue.message.startsWith(field) ? issue.message : `${field} must be a valid ${issue.format}`,
+      };
     case 'unrecognized_keys':
       return { field: issue.keys[0] ?? field, message: `unknown field: ${issue.keys.join(', ')}` };
     default:
@@ -78,13 +93,21 @@ export function textProblems(input: unknown, path: string[] = [], depth = 0): Fi
   if (input === null || typeof input !== 'object' || depth >= MAX_DEPTH) return [];
   return Object.entries(input).flatMap(([key, value]) => {
     const keyFault = textFault(key);
-    const keyProblem = keyFault ? [{ field, message: `${field} must not contain a key that ${keyFault === 'ill_formed' ? 'is not well-formed Unicode text' : 'holds control characters'}` }] : [];
+    const keyProblem = keyFault
+      ? [
+          {
+            field,
+            message: `${field} must not contain a key that ${keyFault === 'ill_formed' ? 'is not well-formed Unicode text' : 'holds control characters'}`,
+          },
+        ]
+      : [];
     return [...keyProblem, ...textProblems(value, [...path, key], depth + 1)];
   });
 }
 
 /**
- * Refuses a text header (`Idempotency-Key`, `Last-Event-ID`) that breaks the text rule of docs/limits.md#request-bodies.
+ * Refuses a text header (`Idempotency-Key`, `Last-Event-ID`) that breaks the text rule of
+ * docs/limits.md#request-bodies.
  * @throws DomainError `validation_error` naming the header
  */
 export function checkTextHeader(name: string, value: string): void {
@@ -94,7 +117,8 @@ export function checkTextHeader(name: string, value: string): void {
 
 /**
  * Parses `input` (a body, a query or multipart fields) with `schema`, after refusing any string
- * that breaks the text rule (ill-formed Unicode, control characters; docs/limits.md#request-bodies): every schema gets it,
+ * that breaks the text rule (ill-formed Unicode, control characters; docs/limits.md#request-bodies): every schema gets
+ * it,
  * none can forget it.
  * @throws DomainError `validation_error` naming the first bad field, with `details` for all
  */
@@ -106,7 +130,9 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.
   // Each unknown field is a problem of its own, so `details` names every one (docs/api.md#errors).
   throw validationError(
     result.error.issues.flatMap((issue) =>
-      issue.code === 'unrecognized_keys' ? issue.keys.map((key) => ({ field: key, message: `unknown field: ${key}` })) : [describe(issue, input)],
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => ({ field: key, message: `unknown field: ${key}` }))
+        : [describe(issue, input)],
     ),
   );
 }

@@ -35,7 +35,8 @@ export const WEBHOOK_EVENTS: readonly WebhookEventDoc[] = [
   {
     name: 'payment.created',
     summary: 'A payment was created',
-    description: 'Sent for payments created through either payment endpoint, once the payment is recorded. `data` is the payment.',
+    description:
+      'Sent for payments created through either payment endpoint, once the payment is recorded. `data` is the payment.',
     data: out.genericPayment,
     example: example.pendingPayment,
   },
@@ -73,21 +74,23 @@ export const WEBHOOK_EVENTS: readonly WebhookEventDoc[] = [
     name: 'refund.failed',
     summary: 'A refund failed',
     description:
-      'The provider refused a refund (`failure_message` says why); no money moved. Its amount is released: refundable again, no longer in the payment\'s `amount_refund_pending`. `data` is the refund with `payment`, the payment after it. A refund whose provider answer is only unknown stays `pending` and is never failed for it.',
+      "The provider refused a refund (`failure_message` says why); no money moved. Its amount is released: refundable again, no longer in the payment's `amount_refund_pending`. `data` is the refund with `payment`, the payment after it. A refund whose provider answer is only unknown stays `pending` and is never failed for it.",
     data: out.refundWithPayment,
     example: { ...example.failedRefund, payment: example.completedPayment },
   },
   {
     name: 'webhook.created',
     summary: 'A webhook endpoint was created',
-    description: 'Sent to your other endpoints subscribed to it, never to the new endpoint itself. `data` is the webhook, without its secret.',
+    description:
+      'Sent to your other endpoints subscribed to it, never to the new endpoint itself. `data` is the webhook, without its secret.',
     data: out.webhook,
     example: example.webhook,
   },
   {
     name: TEST_EVENT_NAME,
     summary: 'A test delivery',
-    description: 'Sent only by `POST /v1/developer/webhooks/{id}/test`, once, whatever the endpoint subscribes to; never listed as an event.',
+    description:
+      'Sent only by `POST /v1/developer/webhooks/{id}/test`, once, whatever the endpoint subscribes to; never listed as an event.',
     data: z.object({ webhook_id: z.string() }),
     example: { webhook_id: example.ids.webhook },
   },
@@ -105,7 +108,10 @@ function componentName(eventName: string): string {
 export function webhookPayloadSchema(doc: WebhookEventDoc) {
   return z
     .object({
-      id: z.string().openapi({ description: 'The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it' }),
+      id: z.string().openapi({
+        description:
+          'The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it',
+      }),
       event: z.literal(doc.name),
       created_at: z.iso.datetime(),
       data: doc.data,
@@ -115,11 +121,17 @@ export function webhookPayloadSchema(doc: WebhookEventDoc) {
 
 /** The headers of every delivery. */
 const deliveryHeaders = z.object({
-  'webhook-id': z.string().openapi({ description: 'The event id (`evt_…`), the same on every attempt and retry', example: example.ids.event }),
-  'webhook-timestamp': z.string().regex(/^\d+$/).openapi({ description: 'Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock', example: '1795514404' }),
+  'webhook-id': z.string().openapi({
+    description: 'The event id (`evt_…`), the same on every attempt and retry',
+    example: example.ids.event,
+  }),
+  'webhook-timestamp': z.string().regex(/^\d+$/).openapi({
+    description: 'Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock',
+    example: '1795514404',
+  }),
   'webhook-signature': z.string().openapi({
     description:
-      'Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret\'s first.',
+      "Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first.",
     example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
   }),
   'X-Webhook-Signature': z.string().openapi({
@@ -127,7 +139,9 @@ const deliveryHeaders = z.object({
       'The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches.',
     example: 'sha256=3b8f0e5c2a7d9e1f4b6c8a0d2e4f6a8b0c2d4e6f8a0b2c4d6e8f0a2b4c6d8e0f',
   }),
-  'User-Agent': z.string().openapi({ description: 'Always `paycollect-webhooks/1.0`', example: 'paycollect-webhooks/1.0' }),
+  'User-Agent': z
+    .string()
+    .openapi({ description: 'Always `paycollect-webhooks/1.0`', example: 'paycollect-webhooks/1.0' }),
 });
 
 /** Registers every event of {@link WEBHOOK_EVENTS} in the document's `webhooks` section. */
@@ -143,11 +157,30 @@ export function registerWebhookEvents(registry: OpenAPIRegistry): void {
       security: [],
       request: {
         headers: deliveryHeaders,
-        body: { required: true, content: { 'application/json': { schema: webhookPayloadSchema(doc), example: { id: example.ids.event, event: doc.name, created_at: '2026-11-24T10:00:04.000Z', data: doc.example } } } },
+        body: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: webhookPayloadSchema(doc),
+              example: {
+                id: example.ids.event,
+                event: doc.name,
+                created_at: '2026-11-24T10:00:04.000Z',
+                data: doc.example,
+              },
+            },
+          },
+        },
       },
       responses: {
-        200: { description: 'Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log).' },
-        410: { description: 'Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again.' },
+        200: {
+          description:
+            'Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log).',
+        },
+        410: {
+          description:
+            'Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again.',
+        },
         default: {
           description:
             'Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds.',

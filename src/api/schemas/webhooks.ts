@@ -1,5 +1,6 @@
 /**
- * Request bodies and queries of the webhook endpoints (docs/webhooks.md#endpoints, docs/webhooks.md#retries). Types and forms only: the URL
+ * Request bodies and queries of the webhook endpoints (docs/webhooks.md#endpoints, docs/webhooks.md#retries). Types and
+ * forms only: the URL
  * rules of docs/webhooks.md#targets (scheme per environment, where the host points) are checked by the service.
  */
 import { z } from '../../lib/zod';
@@ -8,14 +9,23 @@ import { pageQueryFields } from '../pagination';
 import { EVENT_NAMES } from '../routes/events';
 
 const url = z.string().min(1).max(MAX_WEBHOOK_URL_LENGTH);
-/** Subscribed event names: at least one, each a known name (unknown → 400, docs/webhooks.md#endpoints); repeats are dropped. */
-const events = z.array(z.enum(EVENT_NAMES)).min(1).max(EVENT_NAMES.length * 2);
+/**
+ * Subscribed event names: at least one, each a known name (unknown → 400, docs/webhooks.md#endpoints); repeats are
+ * dropped.
+ */
+const events = z
+  .array(z.enum(EVENT_NAMES))
+  .min(1)
+  .max(EVENT_NAMES.length * 2);
 const description = z.string().max(500);
 
 /** `POST /v1/developer/webhooks`: `url`, `events` and an optional `description` (docs/webhooks.md#endpoints). */
 export const createWebhookBody = z.strictObject({ url, events, description: description.optional() });
 
-/** `PUT /v1/developer/webhooks/{id}`: any of url, events, status (`enabled`|`disabled`), description (null clears it), at least one (docs/webhooks.md#endpoints). */
+/**
+ * `PUT /v1/developer/webhooks/{id}`: any of url, events, status (`enabled`|`disabled`), description (null clears it),
+ * at least one (docs/webhooks.md#endpoints).
+ */
 export const updateWebhookBody = z
   .strictObject({
     url: url.optional(),

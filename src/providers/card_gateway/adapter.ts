@@ -1,5 +1,6 @@
 /**
- * `card_gateway` in live (docs/payments.md#card-payments, docs/providers.md#adapters): Stripe PaymentIntents through the official `stripe` package.
+ * `card_gateway` in live (docs/payments.md#card-payments, docs/providers.md#adapters): Stripe PaymentIntents through
+ * the official `stripe` package.
  *
  * - initiate: `POST /v1/payment_intents` (amount in the currency's smallest unit, lower-case
  *   currency, `allowed_payment_method_types: [card]` (the pinned API version's name for
@@ -55,7 +56,10 @@ import {
   type StripePaymentIntent,
 } from './statuses';
 
-/** The API version every request names (the one `stripe@23` is typed for): answers keep this shape whatever the account's default. */
+/**
+ * The API version every request names (the one `stripe@23` is typed for): answers keep this shape whatever the
+ * account's default.
+ */
 export const STRIPE_API_VERSION = '2026-10-28.endive';
 
 /** The client's own retries: none, the activity retries with the same idempotency key (see the header). */
@@ -104,13 +108,23 @@ export function createStripeClient(settings: StripeSettings): Stripe {
 /** What a failed Stripe call means for us (see the header): a refusal, or an unknown answer. */
 function answerOfError(error: unknown, what: string): Error {
   if (error instanceof Stripe.errors.StripeCardError) {
-    return new StripeRefusal(`${what}: ${error.message}`, failureCodeOfDecline({ code: error.code, decline_code: error.decline_code }), error.code);
+    return new StripeRefusal(
+      `${what}: ${error.message}`,
+      failureCodeOfDecline({ code: error.code, decline_code: error.decline_code }),
+      error.code,
+    );
   }
-  if (error instanceof Stripe.errors.StripeInvalidRequestError || error instanceof Stripe.errors.StripeIdempotencyError) {
+  if (
+    error instanceof Stripe.errors.StripeInvalidRequestError ||
+    error instanceof Stripe.errors.StripeIdempotencyError
+  ) {
     return new StripeRefusal(`${what}: ${error.message}`, 'provider_error', error.code);
   }
   if (error instanceof Stripe.errors.StripeError) {
-    return new ProviderUnknownAnswer(`${what}: ${error.type}${error.statusCode ? ` (${error.statusCode})` : ''}: ${error.message}`, error.statusCode);
+    return new ProviderUnknownAnswer(
+      `${what}: ${error.type}${error.statusCode ? ` (${error.statusCode})` : ''}: ${error.message}`,
+      error.statusCode,
+    );
   }
   if (error instanceof ProviderUnknownAnswer) return error;
   return new ProviderUnknownAnswer(`${what}: ${error instanceof Error ? error.message : String(error)}`);
@@ -129,7 +143,8 @@ async function send<S extends z.ZodType>(what: string, schema: S, work: () => Pr
     throw answerOfError(error, what);
   }
   const statusCode = (answer as { lastResponse?: { statusCode?: number } } | null)?.lastResponse?.statusCode;
-  if (statusCode !== undefined && (statusCode < 200 || statusCode >= 300)) throw new ProviderUnknownAnswer(`${what}: Stripe answered ${statusCode} without an error`, statusCode);
+  if (statusCode !== undefined && (statusCode < 200 || statusCode >= 300))
+    throw new ProviderUnknownAnswer(`${what}: Stripe answered ${statusCode} without an error`, statusCode);
   const parsed = schema.safeParse(answer);
   if (!parsed.success) throw new ProviderUnknownAnswer(`${what}: the answer does not match Stripe's documented object`);
   return parsed.data;
@@ -142,7 +157,8 @@ async function send<S extends z.ZodType>(what: string, schema: S, work: () => Pr
 export function createStripeProvider(settings: StripeSettings): PaymentProvider {
   const stripe = createStripeClient(settings);
 
-  const retrieve = (reference: string) => send(`retrieve PaymentIntent ${reference}`, paymentIntentSchema, () => stripe.paymentIntents.retrieve(reference));
+  const retrieve = (reference: string) =>
+    send(`retrieve PaymentIntent ${reference}`, paymentIntentSchema, () => stripe.paymentIntents.retrieve(reference));
 
   /**
    * The outcome of `intent`, ending a declined attempt first: the PaymentIntent is cancelled as
@@ -170,7 +186,11 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
     let startingAfter: string | undefined;
     for (;;) {
       const page = await send(`list the refunds of ${reference}`, refundListSchema, () =>
-        stripe.refunds.list({ payment_intent: reference, limit: REFUND_PAGE_SIZE, ...(startingAfter ? { starting_after: startingAfter } : {}) }),
+        stripe.refunds.list({
+          payment_intent: reference,
+          limit: REFUND_PAGE_SIZE,
+          ...(startingAfter ? { starting_after: startingAfter } : {}),
+        }),
       );
       const found = page.data.find((refund) => refund.metadata?.refund_key === idempotencyKey);
       if (found) return found;
@@ -203,8 +223,13 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
           { idempotencyKey: request.idempotencyKey },
         ),
       );
-      if (!intent.client_secret) throw new ProviderUnknownAnswer(`the PaymentIntent of ${request.paymentId} came without a client_secret`);
-      return { providerReference: intent.id, outcome: await settle(intent), nextAction: { type: 'card_confirm', client_secret: intent.client_secret } };
+      if (!intent.client_secret)
+        throw new ProviderUnknownAnswer(`the PaymentIntent of ${request.paymentId} came without a client_secret`);
+      return {
+        providerReference: intent.id,
+        outcome: await settle(intent),
+        nextAction: { type: 'card_confirm', client_secret: intent.client_secret },
+      };
     },
 
     /**
@@ -245,7 +270,11 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
       try {
         const refund = await send(`refund ${request.amount} of ${request.providerReference}`, refundSchema, () =>
           stripe.refunds.create(
-            { payment_intent: request.providerReference, amount: stripeAmountOf(request.amount, request.currency), metadata: { refund_key: request.idempotencyKey } },
+            {
+              payment_intent: request.providerReference,
+              amount: stripeAmountOf(request.amount, request.currency),
+              metadata: { refund_key: request.idempotencyKey },
+            },
             { idempotencyKey: request.idempotencyKey },
           ),
         );

@@ -1,5 +1,6 @@
 /**
- * Stripe webhook events as callbacks (docs/payments.md#provider-callbacks). Each is authenticated by its `Stripe-Signature` header
+ * Stripe webhook events as callbacks (docs/payments.md#provider-callbacks). Each is authenticated by its
+ * `Stripe-Signature` header
  * (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.rawBody">` keyed with the endpoint's signing
  * secret) through `stripe.webhooks.constructEvent`, which also refuses a timestamp older than five
  * minutes (Stripe's default tolerance, against replays); then it becomes a hint that the payment's
@@ -46,7 +47,9 @@ const eventSchema = z.object({
 });
 
 /** An object that names its PaymentIntent (a Charge, a Refund): the id, or the expanded object. */
-const namesPaymentIntent = z.object({ payment_intent: z.union([z.string().startsWith('pi_'), z.object({ id: z.string().startsWith('pi_') })]) });
+const namesPaymentIntent = z.object({
+  payment_intent: z.union([z.string().startsWith('pi_'), z.object({ id: z.string().startsWith('pi_') })]),
+});
 
 /**
  * Authenticates a Stripe webhook event and turns it into a hint (the table above).
@@ -55,14 +58,20 @@ const namesPaymentIntent = z.object({ payment_intent: z.union([z.string().starts
  * @throws ProviderRefusal when the signature is missing, wrong or too old, the body is not an
  *   event, or the event names no PaymentIntent
  */
-export function parseStripeEvent(webhooks: Stripe['webhooks'], request: CallbackRequest, secret: string): ParsedCallback {
+export function parseStripeEvent(
+  webhooks: Stripe['webhooks'],
+  request: CallbackRequest,
+  secret: string,
+): ParsedCallback {
   const signature = request.headers[STRIPE_SIGNATURE_HEADER];
   if (!signature) throw new ProviderRefusal('the Stripe-Signature header is missing');
   let verified: unknown;
   try {
     verified = webhooks.constructEvent(request.rawBody, signature, secret);
   } catch (error) {
-    throw new ProviderRefusal(`the Stripe event is not authentic: ${error instanceof Error ? error.message : 'bad signature'}`);
+    throw new ProviderRefusal(
+      `the Stripe event is not authentic: ${error instanceof Error ? error.message : 'bad signature'}`,
+    );
   }
   const event = eventSchema.safeParse(verified);
   if (!event.success) throw new ProviderRefusal('the Stripe event is not a valid event');
@@ -75,6 +84,7 @@ export function parseStripeEvent(webhooks: Stripe['webhooks'], request: Callback
   }
   const named = namesPaymentIntent.safeParse(data.object);
   if (!named.success) throw new ProviderRefusal(`the ${type} event names no PaymentIntent`);
-  const reference = typeof named.data.payment_intent === 'string' ? named.data.payment_intent : named.data.payment_intent.id;
+  const reference =
+    typeof named.data.payment_intent === 'string' ? named.data.payment_intent : named.data.payment_intent.id;
   return { providerReference: reference, claimed: CLAIMS[type] ?? 'processing' };
 }

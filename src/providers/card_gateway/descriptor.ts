@@ -1,7 +1,10 @@
 /** Cards through Stripe, provider code `card_gateway` (docs/providers.md#stripe): what the domain knows of it. */
 import type { ProviderDescriptor } from '../../domain/provider-descriptor';
 
-/** The card gateway's descriptor: every country; GHS on the merchant-scoped endpoint only; cancel and partial refunds in live. */
+/**
+ * The card gateway's descriptor: every country; GHS on the merchant-scoped endpoint only; cancel and partial refunds in
+ * live.
+ */
 export const descriptor = {
   code: 'card_gateway',
   operator: 'Stripe',

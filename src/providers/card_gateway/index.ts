@@ -1,4 +1,7 @@
-/** Stripe, provider code `card_gateway`: the runtime part of its descriptor, listed by `src/providers/registry.ts` (docs/providers.md#new-provider). */
+/**
+ * Stripe, provider code `card_gateway`: the runtime part of its descriptor, listed by `src/providers/registry.ts`
+ * (docs/providers.md#new-provider).
+ */
 import type { LiveProvider } from '../provider';
 import { createStripeProvider } from './adapter';
 import { descriptor } from './descriptor';

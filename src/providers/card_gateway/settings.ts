@@ -1,5 +1,6 @@
 /**
- * The `card_gateway` adapter's platform settings (docs/providers.md#adapters): Stripe's secret API key, the signing secret
+ * The `card_gateway` adapter's platform settings (docs/providers.md#adapters): Stripe's secret API key, the signing
+ * secret
  * of the webhook endpoint registered at Stripe, an optional API base URL (stripe-mock or the test
  * fake in tests; Stripe's own when absent) and the time-out of one call. Secrets are never logged.
  */
@@ -13,7 +14,10 @@ export const stripeSettingsSchema = z.object({
   secretKey: z.string().min(1),
   /** The endpoint's signing secret, `whsec_…` (Stripe Dashboard → Webhooks → the endpoint). */
   webhookSecret: z.string().min(1),
-  /** Where the API is, e.g. `http://127.0.0.1:12111` for stripe-mock; default `https://api.stripe.com`. Only the origin is used. */
+  /**
+   * Where the API is, e.g. `http://127.0.0.1:12111` for stripe-mock; default `https://api.stripe.com`. Only the origin
+   * is used.
+   */
   apiBaseUrl: z.url().optional(),
   /** How long one call may stay silent before its answer is unknown, in milliseconds. */
   timeoutMs: z.number().int().positive().default(20000),
@@ -22,7 +26,9 @@ export const stripeSettingsSchema = z.object({
 /** Parsed Stripe settings. */
 export type StripeSettings = z.infer<typeof stripeSettingsSchema>;
 
-/** Stripe's variables (docs/providers.md#configuration): `STRIPE_…` in live, `STRIPE_SANDBOX_…` for Stripe's test mode. */
+/**
+ * Stripe's variables (docs/providers.md#configuration): `STRIPE_…` in live, `STRIPE_SANDBOX_…` for Stripe's test mode.
+ */
 export const variables = {
   provider: descriptor.code,
   prefix: 'STRIPE',

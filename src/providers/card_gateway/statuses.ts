@@ -15,7 +15,8 @@
  * | canceled, any other reason                        | cancelled                              |
  *
  * A declined attempt leaves the PaymentIntent open at Stripe (the customer could try another card
- * with the same client secret). Our payment fails on a decline (docs/payments.md#card-payments, as in the sandbox), so the
+ * with the same client secret). Our payment fails on a decline (docs/payments.md#card-payments, as in the sandbox), so
+ * the
  * adapter cancels such a PaymentIntent with `cancellation_reason: abandoned` when it reports the
  * decline: no later attempt can take money for a payment recorded as failed, and `abandoned`
  * (which the adapter uses for nothing else) keeps reading as that failure afterwards.
@@ -67,7 +68,10 @@ export const lastPaymentErrorSchema = z.object({
   message: z.string().nullish(),
 });
 
-/** The PaymentIntent fields the adapter reads (API reference, "The PaymentIntent object"); amounts in the currency's smallest unit. */
+/**
+ * The PaymentIntent fields the adapter reads (API reference, "The PaymentIntent object"); amounts in the currency's
+ * smallest unit.
+ */
 export const paymentIntentSchema = z.object({
   id: z.string().startsWith('pi_'),
   object: z.literal('payment_intent'),
@@ -105,13 +109,20 @@ export const refundListSchema = z.object({
 });
 
 /** Decline reasons that say the issuer or the network failed rather than the card (→ `provider_error`). */
-export const ISSUER_FAULT_REASONS: readonly string[] = ['processing_error', 'issuer_not_available', 'try_again_later', 'reenter_transaction'];
+export const ISSUER_FAULT_REASONS: readonly string[] = [
+  'processing_error',
+  'issuer_not_available',
+  'try_again_later',
+  'reenter_transaction',
+];
 
 /**
  * Our failure code for a Stripe decline: by `decline_code`, else `code` (see the table above).
  * @param error `last_payment_error`, or a card error's raw fields; null/undefined → `card_declined`
  */
-export function failureCodeOfDecline(error: { code?: string | null; decline_code?: string | null } | null | undefined): FailureCode {
+export function failureCodeOfDecline(
+  error: { code?: string | null; decline_code?: string | null } | null | undefined,
+): FailureCode {
   const reason = error?.decline_code || error?.code || '';
   if (reason === 'insufficient_funds') return 'insufficient_funds';
   if (ISSUER_FAULT_REASONS.includes(reason)) return 'provider_error';
@@ -125,13 +136,17 @@ function declineMessage(error: z.infer<typeof lastPaymentErrorSchema> | null | u
   return reason ? `The card was declined (${reason})` : 'The card was declined';
 }
 
-/** True when the PaymentIntent's last attempt was declined and it waits for another card (it is still open at Stripe). */
+/**
+ * True when the PaymentIntent's last attempt was declined and it waits for another card (it is still open at Stripe).
+ */
 export function isDeclinedAttempt(intent: Pick<StripePaymentIntent, 'status' | 'last_payment_error'>): boolean {
   return intent.status === 'requires_payment_method' && Boolean(intent.last_payment_error);
 }
 
 /** A PaymentIntent's state as our {@link ProviderOutcome} (the table above). */
-export function outcomeOfPaymentIntent(intent: Pick<StripePaymentIntent, 'status' | 'last_payment_error' | 'cancellation_reason'>): ProviderOutcome {
+export function outcomeOfPaymentIntent(
+  intent: Pick<StripePaymentIntent, 'status' | 'last_payment_error' | 'cancellation_reason'>,
+): ProviderOutcome {
   switch (intent.status) {
     case 'succeeded':
       return { status: 'completed' };
@@ -140,12 +155,20 @@ export function outcomeOfPaymentIntent(intent: Pick<StripePaymentIntent, 'status
       return { status: 'processing' };
     case 'canceled':
       if (intent.cancellation_reason === DECLINE_CANCELLATION_REASON) {
-        return { status: 'failed', failureCode: failureCodeOfDecline(intent.last_payment_error), failureMessage: declineMessage(intent.last_payment_error) };
+        return {
+          status: 'failed',
+          failureCode: failureCodeOfDecline(intent.last_payment_error),
+          failureMessage: declineMessage(intent.last_payment_error),
+        };
       }
       return { status: 'cancelled' };
     case 'requires_payment_method':
       if (intent.last_payment_error) {
-        return { status: 'failed', failureCode: failureCodeOfDecline(intent.last_payment_error), failureMessage: declineMessage(intent.last_payment_error) };
+        return {
+          status: 'failed',
+          failureCode: failureCodeOfDecline(intent.last_payment_error),
+          failureMessage: declineMessage(intent.last_payment_error),
+        };
       }
       return { status: 'pending' };
     default:
@@ -161,7 +184,10 @@ export function refundAnswerOf(refund: Pick<StripeRefund, 'id' | 'status' | 'fai
       return { status: 'succeeded', refundReference: refund.id };
     case 'failed':
     case 'canceled':
-      return { status: 'failed', failureMessage: `Stripe refund ${refund.id} ${refund.status}: ${refund.failure_reason ?? 'unknown'}` };
+      return {
+        status: 'failed',
+        failureMessage: `Stripe refund ${refund.id} ${refund.status}: ${refund.failure_reason ?? 'unknown'}`,
+      };
     default:
       // pending, requires_action, or not yet set
       return { status: 'pending' };
@@ -187,12 +213,14 @@ export const STRIPE_CURRENCY_EXPONENTS: Readonly<Record<Currency, number>> = {
 /**
  * `amount` minor units of `currency` as Stripe's `amount` (its smallest unit): unchanged when the
  * exponents agree, scaled otherwise.
- * @throws RangeError when Stripe's unit is coarser than ours and the amount does not divide (never for the currencies above)
+ * @throws RangeError when Stripe's unit is coarser than ours and the amount does not divide (never for the currencies
+ *   above)
  */
 export function stripeAmountOf(amount: number, currency: Currency): number {
   const shift = STRIPE_CURRENCY_EXPONENTS[currency] - CURRENCY_EXPONENTS[currency];
   if (shift >= 0) return amount * 10 ** shift;
   const divisor = 10 ** -shift;
-  if (amount % divisor !== 0) throw new RangeError(`${amount} minor units of ${currency} cannot be expressed in Stripe's unit`);
+  if (amount % divisor !== 0)
+    throw new RangeError(`${amount} minor units of ${currency} cannot be expressed in Stripe's unit`);
   return amount / divisor;
 }

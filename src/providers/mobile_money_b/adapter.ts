@@ -31,7 +31,14 @@ import { CURRENCY_EXPONENTS, type Currency } from '../../domain/money';
 import type { ProviderAnswer } from '../../domain/payment';
 import { parseMsisdn } from '../../domain/phone';
 import { z } from '../../lib/zod';
-import { documentedAnswer, providerHttp, ProviderUnknownAnswer, TokenCache, type FetchLike, type ProviderHttpResponse } from '../http';
+import {
+  documentedAnswer,
+  providerHttp,
+  ProviderUnknownAnswer,
+  TokenCache,
+  type FetchLike,
+  type ProviderHttpResponse,
+} from '../http';
 import {
   ProviderRefusal,
   ProviderUnsupported,
@@ -45,10 +52,22 @@ import {
 import { parseAirtelCallback } from './callback';
 import { descriptor } from './descriptor';
 import type { AirtelSettings } from './settings';
-import { isAirtelTransactionStatus, outcomeOf, readStatusBlock, type AirtelStatusBlock, type AirtelTransactionStatus } from './statuses';
+import {
+  isAirtelTransactionStatus,
+  outcomeOf,
+  readStatusBlock,
+  type AirtelStatusBlock,
+  type AirtelTransactionStatus,
+} from './statuses';
 
-/** The countries this service collects in through Airtel (docs/payments.md#methods), with the currency of their wallets (Airtel's X-Country → X-Currency). */
-export const AIRTEL_COUNTRY_CURRENCIES = { RW: 'RWF', UG: 'UGX', KE: 'KES' } as const satisfies Record<string, Currency>;
+/**
+ * The countries this service collects in through Airtel (docs/payments.md#methods), with the currency of their wallets
+ * (Airtel's X-Country → X-Currency).
+ */
+export const AIRTEL_COUNTRY_CURRENCIES = { RW: 'RWF', UG: 'UGX', KE: 'KES' } as const satisfies Record<
+  string,
+  Currency
+>;
 /** A country this adapter collects in. */
 export type AirtelCountry = keyof typeof AIRTEL_COUNTRY_CURRENCIES;
 
@@ -89,7 +108,10 @@ export function airtelAmount(minor: number, currency: Currency): number {
   return Number(`${Math.trunc(minor / scale)}.${String(minor % scale).padStart(exponent, '0')}`);
 }
 
-/** Airtel refused our client credentials, or our access token twice: a configuration fault, retried like an unknown answer. */
+/**
+ * Airtel refused our client credentials, or our access token twice: a configuration fault, retried like an unknown
+ * answer.
+ */
 export class AirtelAuthenticationError extends Error {
   constructor(message: string) {
     super(message);
@@ -109,13 +131,21 @@ const statusBlock = z.object({
 /** `POST /auth/oauth2/token` → 200. `expires_in` is documented as a string of seconds ("180"). */
 const tokenAnswer = z.object({
   access_token: z.string().min(1),
-  expires_in: z.union([z.number(), z.string().regex(/^[0-9]+$/)]).transform(Number).pipe(z.number().int().positive()),
+  expires_in: z
+    .union([z.number(), z.string().regex(/^[0-9]+$/)])
+    .transform(Number)
+    .pipe(z.number().int().positive()),
   token_type: z.string().optional(),
 });
 
-/** `POST /merchant/v1/payments/` → `{data: {transaction: {id, status}}, status}`; Airtel's own sample gives `id: false`, so `id` is not read. */
+/**
+ * `POST /merchant/v1/payments/` → `{data: {transaction: {id, status}}, status}`; Airtel's own sample gives `id: false`,
+ * so `id` is not read.
+ */
 const paymentAnswer = z.object({
-  data: z.object({ transaction: z.object({ id: z.unknown().optional(), status: z.string().optional() }).optional() }).nullish(),
+  data: z
+    .object({ transaction: z.object({ id: z.unknown().optional(), status: z.string().optional() }).optional() })
+    .nullish(),
   status: statusBlock,
 });
 
@@ -123,7 +153,14 @@ const paymentAnswer = z.object({
 const enquiryAnswer = z.object({
   data: z
     .object({
-      transaction: z.object({ id: z.unknown().optional(), status: z.string(), message: z.string().nullish(), airtel_money_id: z.string().nullish() }).optional(),
+      transaction: z
+        .object({
+          id: z.unknown().optional(),
+          status: z.string(),
+          message: z.string().nullish(),
+          airtel_money_id: z.string().nullish(),
+        })
+        .optional(),
     })
     .nullish(),
   status: statusBlock,
@@ -131,7 +168,9 @@ const enquiryAnswer = z.object({
 
 /** `POST /standard/v1/payments/refund` → `{data: {transaction: {airtel_money_id, status}}, status}`. */
 const refundAnswer = z.object({
-  data: z.object({ transaction: z.object({ airtel_money_id: z.string().nullish(), status: z.string() }).optional() }).nullish(),
+  data: z
+    .object({ transaction: z.object({ airtel_money_id: z.string().nullish(), status: z.string() }).optional() })
+    .nullish(),
   status: statusBlock,
 });
 
@@ -166,39 +205,59 @@ const REFUND_PENDING: ReadonlySet<string> = new Set(['PENDING', 'IN_PROGRESS', '
  * @param settings base URL, credentials, callback private key, time-out (ms) of every call
  * @param deps.fetch the HTTP client (default: global fetch); deps.now the clock of the token cache
  */
-export function createAirtelProvider(settings: AirtelSettings, deps: { fetch?: FetchLike; now?: () => Date } = {}): PaymentProvider {
+export function createAirtelProvider(
+  settings: AirtelSettings,
+  deps: { fetch?: FetchLike; now?: () => Date } = {},
+): PaymentProvider {
   const baseUrl = settings.baseUrl.replace(/\/+$/, '');
   const fetchImpl = deps.fetch ?? fetch;
   const now = deps.now ?? (() => new Date());
 
-  const tokens = new TokenCache(async () => {
-    const response = await providerHttp(
-      {
-        method: 'POST',
-        url: `${baseUrl}/auth/oauth2/token`,
-        body: { client_id: settings.clientId, client_secret: settings.clientSecret, grant_type: 'client_credentials' },
-        timeoutMs: settings.timeoutMs,
-      },
-      fetchImpl,
-    );
-    if (!isSuccess(response.status)) throw new AirtelAuthenticationError(`Airtel refused the client credentials (HTTP ${response.status})`);
-    const answer = documentedAnswer(tokenAnswer, response.json, 'POST /auth/oauth2/token');
-    return { value: answer.access_token, expiresInSeconds: answer.expires_in };
-  }, () => now().getTime());
+  const tokens = new TokenCache(
+    async () => {
+      const response = await providerHttp(
+        {
+          method: 'POST',
+          url: `${baseUrl}/auth/oauth2/token`,
+          body: {
+            client_id: settings.clientId,
+            client_secret: settings.clientSecret,
+            grant_type: 'client_credentials',
+          },
+          timeoutMs: settings.timeoutMs,
+        },
+        fetchImpl,
+      );
+      if (!isSuccess(response.status))
+        throw new AirtelAuthenticationError(`Airtel refused the client credentials (HTTP ${response.status})`);
+      const answer = documentedAnswer(tokenAnswer, response.json, 'POST /auth/oauth2/token');
+      return { value: answer.access_token, expiresInSeconds: answer.expires_in };
+    },
+    () => now().getTime(),
+  );
 
   /**
    * One authorised call in `country` (headers X-Country and X-Currency from it). A 401 forgets the
    * token and retries once with a new one (nothing was done under a refused token).
    * @throws ProviderUnknownAnswer (time-out, network, 5xx), AirtelAuthenticationError (401 twice, or the token refused)
    */
-  async function call(method: 'GET' | 'POST', path: string, country: AirtelCountry, body?: unknown): Promise<ProviderHttpResponse> {
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    country: AirtelCountry,
+    body?: unknown,
+  ): Promise<ProviderHttpResponse> {
     for (let attempt = 1; ; attempt += 1) {
       const token = await tokens.get();
       const response = await providerHttp(
         {
           method,
           url: `${baseUrl}${path}`,
-          headers: { authorization: `Bearer ${token}`, 'x-country': country, 'x-currency': AIRTEL_COUNTRY_CURRENCIES[country] },
+          headers: {
+            authorization: `Bearer ${token}`,
+            'x-country': country,
+            'x-currency': AIRTEL_COUNTRY_CURRENCIES[country],
+          },
           body,
           timeoutMs: settings.timeoutMs,
         },
@@ -206,7 +265,8 @@ export function createAirtelProvider(settings: AirtelSettings, deps: { fetch?: F
       );
       if (response.status !== 401) return response;
       tokens.invalidate();
-      if (attempt === 2) throw new AirtelAuthenticationError(`${method} ${path}: Airtel refused a new access token (401)`);
+      if (attempt === 2)
+        throw new AirtelAuthenticationError(`${method} ${path}: Airtel refused a new access token (401)`);
     }
   }
 
@@ -226,19 +286,35 @@ export function createAirtelProvider(settings: AirtelSettings, deps: { fetch?: F
     const response = await call('GET', path, countryOf(reference));
     const answer = documentedAnswer(enquiryAnswer, response.json, `GET ${path}`);
     const reading = readStatusBlock(answer.status);
-    if (reading.kind === 'not_found' || response.status === 404) throw new ProviderRefusal(`Airtel has no transaction ${reference}`);
+    if (reading.kind === 'not_found' || response.status === 404)
+      throw new ProviderRefusal(`Airtel has no transaction ${reference}`);
     const transaction = answer.data?.transaction;
     if (isSuccess(response.status) && transaction && isAirtelTransactionStatus(transaction.status)) {
-      return { status: transaction.status, message: transaction.message ?? undefined, airtelMoneyId: transaction.airtel_money_id ?? undefined, statusBlock: answer.status };
+      return {
+        status: transaction.status,
+        message: transaction.message ?? undefined,
+        airtelMoneyId: transaction.airtel_money_id ?? undefined,
+        statusBlock: answer.status,
+      };
     }
-    // An ambiguous code, a refused enquiry (country, currency) or an undocumented status says nothing definite about the payment.
-    throw new ProviderUnknownAnswer(`GET ${path}: no transaction status in the answer (HTTP ${response.status}, ${answer.status.result_code ?? answer.status.response_code ?? 'no code'})`, response.status);
+    // An ambiguous code, a refused enquiry (country, currency) or an undocumented status says nothing definite about
+    // the payment.
+    throw new ProviderUnknownAnswer(
+      `GET ${path}: no transaction status in the answer (HTTP ${response.status}, ${answer.status.result_code ?? answer.status.response_code ?? 'no code'})`,
+      response.status,
+    );
   }
 
   /** The payment `reference` as Airtel's enquiry says it is now. */
   async function statusAnswer(reference: string): Promise<ProviderAnswer> {
     const transaction = await enquire(reference);
-    return { providerReference: reference, outcome: outcomeOf(transaction.status, { responseCode: transaction.statusBlock.response_code, message: transaction.message ?? transaction.statusBlock.message }) };
+    return {
+      providerReference: reference,
+      outcome: outcomeOf(transaction.status, {
+        responseCode: transaction.statusBlock.response_code,
+        message: transaction.message ?? transaction.statusBlock.message,
+      }),
+    };
   }
 
   return {
@@ -247,10 +323,18 @@ export function createAirtelProvider(settings: AirtelSettings, deps: { fetch?: F
 
     async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
       const msisdn = parseMsisdn(request.customer);
-      if (!msisdn || !isAirtelCountry(msisdn.country)) throw new ProviderRefusal('Airtel Money collects from Rwandan, Ugandan and Kenyan numbers only', 'provider_error');
+      if (!msisdn || !isAirtelCountry(msisdn.country))
+        throw new ProviderRefusal(
+          'Airtel Money collects from Rwandan, Ugandan and Kenyan numbers only',
+          'provider_error',
+        );
       const country = msisdn.country;
       const currency = AIRTEL_COUNTRY_CURRENCIES[country];
-      if (request.currency !== currency) throw new ProviderRefusal(`Airtel Money collects ${currency} from ${country} numbers, not ${request.currency}`, 'provider_error');
+      if (request.currency !== currency)
+        throw new ProviderRefusal(
+          `Airtel Money collects ${currency} from ${country} numbers, not ${request.currency}`,
+          'provider_error',
+        );
       const id = airtelTransactionId(country, request.idempotencyKey);
       const path = '/merchant/v1/payments/';
       const response = await call('POST', path, country, {
@@ -265,25 +349,43 @@ export function createAirtelProvider(settings: AirtelSettings, deps: { fetch?: F
         try {
           return { ...(await statusAnswer(id)), nextAction: null };
         } catch (error) {
-          if (error instanceof ProviderRefusal) throw new ProviderUnknownAnswer(`POST ${path}: Airtel says ${id} exists, then does not find it`);
+          if (error instanceof ProviderRefusal)
+            throw new ProviderUnknownAnswer(`POST ${path}: Airtel says ${id} exists, then does not find it`);
           throw error;
         }
       }
       if (reading.kind === 'ambiguous' || isAmbiguousHttpStatus(response.status)) {
-        throw new ProviderUnknownAnswer(`POST ${path}: Airtel's answer is ambiguous (HTTP ${response.status}, ${answer.status.result_code ?? answer.status.response_code ?? 'no code'})`, response.status);
+        throw new ProviderUnknownAnswer(
+          `POST ${path}: Airtel's answer is ambiguous (HTTP ${response.status}, ${answer.status.result_code ?? answer.status.response_code ?? 'no code'})`,
+          response.status,
+        );
       }
       if (response.status >= 400) {
         const failureCode = reading.kind === 'failure' ? reading.failureCode : 'provider_error';
-        throw new ProviderRefusal(`Airtel refused the payment request: ${answer.status.message ?? `HTTP ${response.status}`}`, failureCode);
+        throw new ProviderRefusal(
+          `Airtel refused the payment request: ${answer.status.message ?? `HTTP ${response.status}`}`,
+          failureCode,
+        );
       }
-      if (!isSuccess(response.status) || reading.kind === 'not_found') throw new ProviderUnknownAnswer(`POST ${path}: undocumented answer (HTTP ${response.status})`, response.status);
+      if (!isSuccess(response.status) || reading.kind === 'not_found')
+        throw new ProviderUnknownAnswer(`POST ${path}: undocumented answer (HTTP ${response.status})`, response.status);
       if (reading.kind === 'failure') {
-        return { providerReference: id, outcome: { status: 'failed', failureCode: reading.failureCode, failureMessage: reading.failureMessage }, nextAction: null };
+        return {
+          providerReference: id,
+          outcome: { status: 'failed', failureCode: reading.failureCode, failureMessage: reading.failureMessage },
+          nextAction: null,
+        };
       }
       // Accepted: the customer has the USSD prompt. Airtel gives no prompt text, so no next action is invented.
       const status = answer.data?.transaction?.status;
       const decided = status !== undefined && isAirtelTransactionStatus(status) && status !== 'TIP' && status !== 'TA';
-      return { providerReference: id, outcome: decided ? outcomeOf(status, { responseCode: answer.status.response_code, message: answer.status.message }) : { status: 'pending' }, nextAction: null };
+      return {
+        providerReference: id,
+        outcome: decided
+          ? outcomeOf(status, { responseCode: answer.status.response_code, message: answer.status.message })
+          : { status: 'pending' },
+        nextAction: null,
+      };
     },
 
     async fetchStatus(providerReference: string): Promise<ProviderAnswer> {
@@ -295,28 +397,54 @@ export function createAirtelProvider(settings: AirtelSettings, deps: { fetch?: F
     },
 
     async refund(request: RefundRequest): Promise<RefundAnswer> {
-      if (request.amount !== request.paymentAmount) throw new ProviderRefusal('Airtel Money refunds the whole payment only: refund the full amount or nothing');
+      if (request.amount !== request.paymentAmount)
+        throw new ProviderRefusal('Airtel Money refunds the whole payment only: refund the full amount or nothing');
       const transaction = await enquire(request.providerReference);
       // Already reversed: an earlier refund of this payment whose answer was lost (Airtel reverses a payment once).
-      if (transaction.status === 'TR') return { status: 'succeeded', refundReference: transaction.airtelMoneyId ?? request.providerReference };
-      if (transaction.status === 'TF' || transaction.status === 'TE') return { status: 'failed', failureMessage: `Airtel Money cannot refund a payment it did not collect (${transaction.status})` };
-      if (transaction.status !== 'TS') throw new ProviderUnknownAnswer(`Airtel does not know yet whether ${request.providerReference} was collected (${transaction.status})`);
-      if (!transaction.airtelMoneyId) throw new ProviderUnknownAnswer(`Airtel gave no airtel_money_id for the collected payment ${request.providerReference}`);
+      if (transaction.status === 'TR')
+        return { status: 'succeeded', refundReference: transaction.airtelMoneyId ?? request.providerReference };
+      if (transaction.status === 'TF' || transaction.status === 'TE')
+        return {
+          status: 'failed',
+          failureMessage: `Airtel Money cannot refund a payment it did not collect (${transaction.status})`,
+        };
+      if (transaction.status !== 'TS')
+        throw new ProviderUnknownAnswer(
+          `Airtel does not know yet whether ${request.providerReference} was collected (${transaction.status})`,
+        );
+      if (!transaction.airtelMoneyId)
+        throw new ProviderUnknownAnswer(
+          `Airtel gave no airtel_money_id for the collected payment ${request.providerReference}`,
+        );
       const path = '/standard/v1/payments/refund';
-      const response = await call('POST', path, countryOf(request.providerReference), { transaction: { airtel_money_id: transaction.airtelMoneyId } });
+      const response = await call('POST', path, countryOf(request.providerReference), {
+        transaction: { airtel_money_id: transaction.airtelMoneyId },
+      });
       const answer = documentedAnswer(refundAnswer, response.json, `POST ${path}`);
       const reading = readStatusBlock(answer.status);
-      if (reading.kind === 'ambiguous' || isAmbiguousHttpStatus(response.status)) throw new ProviderUnknownAnswer(`POST ${path}: Airtel's answer is ambiguous (HTTP ${response.status})`, response.status);
+      if (reading.kind === 'ambiguous' || isAmbiguousHttpStatus(response.status))
+        throw new ProviderUnknownAnswer(
+          `POST ${path}: Airtel's answer is ambiguous (HTTP ${response.status})`,
+          response.status,
+        );
       const refusal = `Airtel refused the refund: ${answer.status.message ?? `HTTP ${response.status}`}`;
       if (response.status >= 400) return { status: 'failed', failureMessage: refusal };
       const status = answer.data?.transaction?.status.toUpperCase();
       if (isSuccess(response.status) && status !== undefined) {
-        if (REFUND_SUCCEEDED.has(status)) return { status: 'succeeded', refundReference: answer.data?.transaction?.airtel_money_id ?? transaction.airtelMoneyId };
+        if (REFUND_SUCCEEDED.has(status))
+          return {
+            status: 'succeeded',
+            refundReference: answer.data?.transaction?.airtel_money_id ?? transaction.airtelMoneyId,
+          };
         if (REFUND_FAILED.has(status)) return { status: 'failed', failureMessage: refusal };
         if (REFUND_PENDING.has(status)) return { status: 'pending' };
       }
-      if (isSuccess(response.status) && status === undefined && reading.kind === 'failure') return { status: 'failed', failureMessage: refusal };
-      throw new ProviderUnknownAnswer(`POST ${path}: undocumented answer (HTTP ${response.status}, status ${status ?? 'missing'})`, response.status);
+      if (isSuccess(response.status) && status === undefined && reading.kind === 'failure')
+        return { status: 'failed', failureMessage: refusal };
+      throw new ProviderUnknownAnswer(
+        `POST ${path}: undocumented answer (HTTP ${response.status}, status ${status ?? 'missing'})`,
+        response.status,
+      );
     },
 
     async fetchRefund(request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
@@ -328,8 +456,12 @@ export function createAirtelProvider(settings: AirtelSettings, deps: { fetch?: F
         if (error instanceof ProviderRefusal) return { status: 'not_received' };
         throw error;
       }
-      if (transaction.status === 'TR') return { status: 'succeeded', refundReference: transaction.airtelMoneyId ?? request.providerReference };
-      if (transaction.status === 'TIP' || transaction.status === 'TA') throw new ProviderUnknownAnswer(`Airtel does not know yet what became of ${request.providerReference} (${transaction.status})`);
+      if (transaction.status === 'TR')
+        return { status: 'succeeded', refundReference: transaction.airtelMoneyId ?? request.providerReference };
+      if (transaction.status === 'TIP' || transaction.status === 'TA')
+        throw new ProviderUnknownAnswer(
+          `Airtel does not know yet what became of ${request.providerReference} (${transaction.status})`,
+        );
       // Not reversed: Airtel keys a refund by the payment's airtel_money_id and reverses a payment
       // once, so sending the refund again cannot refund twice.
       return { status: 'not_received' };

@@ -1,5 +1,6 @@
 /**
- * Airtel Money callbacks (docs/payments.md#provider-callbacks). Airtel POSTs to the callback URL registered in the application's
+ * Airtel Money callbacks (docs/payments.md#provider-callbacks). Airtel POSTs to the callback URL registered in the
+ * application's
  * settings on its developer portal (not per request):
  * `{"transaction": {"id", "message", "status_code": "TS" | "TF", "airtel_money_id"}, "hash"?}`.
  * With "callback authentication" switched on there, `hash` is the Base64 HMAC-SHA256 of the callback
@@ -40,7 +41,8 @@ export function airtelCallbackHash(transaction: unknown, privateKey: string): st
 
 /** True when `hash` is the hash of `transaction` under `privateKey`; compared in constant time. */
 export function verifyAirtelCallbackHash(transaction: unknown, hash: unknown, privateKey: string): boolean {
-  if (typeof hash !== 'string' || hash.length === 0 || typeof transaction !== 'object' || transaction === null) return false;
+  if (typeof hash !== 'string' || hash.length === 0 || typeof transaction !== 'object' || transaction === null)
+    return false;
   const expected = Buffer.from(airtelCallbackHash(transaction, privateKey));
   const given = Buffer.from(hash);
   return expected.length === given.length && timingSafeEqual(expected, given);
@@ -51,7 +53,8 @@ export function verifyAirtelCallbackHash(transaction: unknown, hash: unknown, pr
  * is checked before anything in the body is trusted; without one every well-formed callback is
  * accepted (weaker: the workflow confirms every callback with the status call before acting).
  * @returns `{providerReference: transaction.id, claimed}` with `claimed` in our statuses
- * @throws ProviderRefusal when the body is not JSON, the hash is missing or wrong, or the body is not a documented callback
+ * @throws ProviderRefusal when the body is not JSON, the hash is missing or wrong, or the body is not a documented
+ *   callback
  */
 export function parseAirtelCallback(request: CallbackRequest, privateKey: string | undefined): ParsedCallback {
   let json: unknown;
@@ -63,9 +66,13 @@ export function parseAirtelCallback(request: CallbackRequest, privateKey: string
   if (privateKey !== undefined) {
     const body = typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {};
     if (body.hash === undefined) throw new ProviderRefusal('the Airtel callback carries no hash');
-    if (!verifyAirtelCallbackHash(body.transaction, body.hash, privateKey)) throw new ProviderRefusal('the Airtel callback hash is not valid');
+    if (!verifyAirtelCallbackHash(body.transaction, body.hash, privateKey))
+      throw new ProviderRefusal('the Airtel callback hash is not valid');
   }
   const parsed = airtelCallbackBody.safeParse(json);
   if (!parsed.success) throw new ProviderRefusal('the Airtel callback body is not a valid callback');
-  return { providerReference: parsed.data.transaction.id, claimed: claimedStatusOf(parsed.data.transaction.status_code) };
+  return {
+    providerReference: parsed.data.transaction.id,
+    claimed: claimedStatusOf(parsed.data.transaction.status_code),
+  };
 }

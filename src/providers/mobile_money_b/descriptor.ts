@@ -1,7 +1,10 @@
 /** Airtel Money, provider code `mobile_money_b` (docs/providers.md#airtel-money): what the domain knows of it. */
 import type { ProviderDescriptor } from '../../domain/provider-descriptor';
 
-/** Airtel Money's descriptor: RW, UG, KE (every Kenyan number); whole refunds only in live (docs/providers.md#airtel-money). */
+/**
+ * Airtel Money's descriptor: RW, UG, KE (every Kenyan number); whole refunds only in live
+ * (docs/providers.md#airtel-money).
+ */
 export const descriptor = {
   code: 'mobile_money_b',
   operator: 'Airtel Money',

@@ -1,4 +1,7 @@
-/** Airtel Money, provider code `mobile_money_b`: the runtime part of its descriptor, listed by `src/providers/registry.ts` (docs/providers.md#new-provider). */
+/**
+ * Airtel Money, provider code `mobile_money_b`: the runtime part of its descriptor, listed by
+ * `src/providers/registry.ts` (docs/providers.md#new-provider).
+ */
 import type { LiveProvider } from '../provider';
 import { createAirtelProvider } from './adapter';
 import { descriptor } from './descriptor';

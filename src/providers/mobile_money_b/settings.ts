@@ -1,5 +1,6 @@
 /**
- * The live Airtel Money adapter's settings (`mobile_money_b`, docs/providers.md#adapters): platform credentials from the
+ * The live Airtel Money adapter's settings (`mobile_money_b`, docs/providers.md#adapters): platform credentials from
+ * the
  * environment, validated at start by the configuration; secrets are never logged.
  */
 import { z } from '../../lib/zod';

@@ -81,7 +81,15 @@ export const RESULT_NOT_FOUND = 'ESB000045';
 export const RESPONSE_NOT_FOUND = 'DP00800001025';
 
 /** Codes after which Airtel's documentation says the request may be in an ambiguous state (do an enquiry). */
-const AMBIGUOUS_CODES: ReadonlySet<string> = new Set(['ESB000001', 'ESB000004', 'ESB000008', 'ESB000014', 'ROUTER117', '0000900', 'DP00800001000']);
+const AMBIGUOUS_CODES: ReadonlySet<string> = new Set([
+  'ESB000001',
+  'ESB000004',
+  'ESB000008',
+  'ESB000014',
+  'ROUTER117',
+  '0000900',
+  'DP00800001000',
+]);
 
 /** Codes rejecting the customer's number (MSISDN length). */
 const MSISDN_CODES: ReadonlySet<string> = new Set(['ESB000033', 'ESB000036']);
@@ -101,7 +109,9 @@ export interface AirtelStatusBlock {
  * `duplicate` (our id exists), `not_found`, `ambiguous` (an unknown answer), a `failure` with its
  * code, or `other` (the HTTP status decides).
  */
-export type StatusReading = { kind: 'duplicate' | 'not_found' | 'ambiguous' | 'other' } | { kind: 'failure'; failureCode: FailureCode; failureMessage: string };
+export type StatusReading =
+  | { kind: 'duplicate' | 'not_found' | 'ambiguous' | 'other' }
+  | { kind: 'failure'; failureCode: FailureCode; failureMessage: string };
 
 /** Reads an Airtel `status` block (see {@link StatusReading}). */
 export function readStatusBlock(status: AirtelStatusBlock): StatusReading {
@@ -111,7 +121,8 @@ export function readStatusBlock(status: AirtelStatusBlock): StatusReading {
   if (codes.some((code) => AMBIGUOUS_CODES.has(code))) return { kind: 'ambiguous' };
   const reason = status.response_code ? FAILURE_RESPONSE_CODES[status.response_code] : undefined;
   if (reason) return { kind: 'failure', failureCode: reason, failureMessage: failureMessageOf(status.message) };
-  if (codes.some((code) => MSISDN_CODES.has(code))) return { kind: 'failure', failureCode: 'declined', failureMessage: failureMessageOf(status.message) };
+  if (codes.some((code) => MSISDN_CODES.has(code)))
+    return { kind: 'failure', failureCode: 'declined', failureMessage: failureMessageOf(status.message) };
   return { kind: 'other' };
 }
 
@@ -141,15 +152,26 @@ function failureMessageOf(message: string | undefined): string {
  * An Airtel transaction's status as our {@link ProviderOutcome}; a failure's reason from the
  * answer's `response_code` and the transaction's or status's `message`.
  */
-export function outcomeOf(status: AirtelTransactionStatus, reason: { responseCode?: string; message?: string } = {}): ProviderOutcome {
+export function outcomeOf(
+  status: AirtelTransactionStatus,
+  reason: { responseCode?: string; message?: string } = {},
+): ProviderOutcome {
   switch (status) {
     case 'TS':
     case 'TR':
       return { status: 'completed' };
     case 'TF':
-      return { status: 'failed', failureCode: failureCodeOf(reason.responseCode, reason.message), failureMessage: failureMessageOf(reason.message) };
+      return {
+        status: 'failed',
+        failureCode: failureCodeOf(reason.responseCode, reason.message),
+        failureMessage: failureMessageOf(reason.message),
+      };
     case 'TE':
-      return { status: 'failed', failureCode: 'expired', failureMessage: failureMessageOf(reason.message ?? 'the transaction expired') };
+      return {
+        status: 'failed',
+        failureCode: 'expired',
+        failureMessage: failureMessageOf(reason.message ?? 'the transaction expired'),
+      };
     case 'TA':
       // Ambiguous: Airtel itself does not know the outcome yet; ask again.
       return { status: 'processing' };

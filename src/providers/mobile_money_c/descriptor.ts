@@ -1,4 +1,6 @@
-/** Mobile money operator C, provider code `mobile_money_c` (docs/payments.md#methods): sandbox only, no live adapter. */
+/**
+ * Mobile money operator C, provider code `mobile_money_c` (docs/payments.md#methods): sandbox only, no live adapter.
+ */
 import type { ProviderDescriptor } from '../../domain/provider-descriptor';
 
 /** Operator C's descriptor: Liberia, merchant-scoped endpoint only. */

@@ -35,7 +35,14 @@ import { createHash } from 'node:crypto';
 import { CURRENCY_EXPONENTS, type Currency } from '../../domain/money';
 import type { ProviderAnswer } from '../../domain/payment';
 import { z } from '../../lib/zod';
-import { documentedAnswer, providerHttp, ProviderUnknownAnswer, TokenCache, type FetchLike, type ProviderHttpResponse } from '../http';
+import {
+  documentedAnswer,
+  providerHttp,
+  ProviderUnknownAnswer,
+  TokenCache,
+  type FetchLike,
+  type ProviderHttpResponse,
+} from '../http';
 import {
   ProviderRefusal,
   ProviderUnsupported,
@@ -64,8 +71,15 @@ export interface LiveProviderDeps {
 /** Longest `payerMessage` and `payeeNote` MoMo takes, in characters (a longer one is answered 400). */
 export const MOMO_TEXT_MAX_LENGTH = 160;
 
-/** The currency each production target environment collects in (X-Target-Environment → currency); others are not checked. */
-export const MOMO_ENVIRONMENT_CURRENCIES: Readonly<Record<string, Currency>> = { mtnrwanda: 'RWF', mtnuganda: 'UGX', mtnghana: 'GHS' };
+/**
+ * The currency each production target environment collects in (X-Target-Environment → currency); others are not
+ * checked.
+ */
+export const MOMO_ENVIRONMENT_CURRENCIES: Readonly<Record<string, Currency>> = {
+  mtnrwanda: 'RWF',
+  mtnuganda: 'UGX',
+  mtnghana: 'GHS',
+};
 
 /**
  * The `X-Reference-Id` of the payment `paymentId`: a UUID in version 4 form made from SHA-256 of
@@ -107,7 +121,9 @@ export function momoText(text: string, fallback: string): string {
   return cleaned.length > 0 ? cleaned : fallback.slice(0, MOMO_TEXT_MAX_LENGTH);
 }
 
-/** MoMo refused our API user and key, or our access token twice: a configuration fault, retried like an unknown answer. */
+/**
+ * MoMo refused our API user and key, or our access token twice: a configuration fault, retried like an unknown answer.
+ */
 export class MomoAuthenticationError extends Error {
   constructor(message: string) {
     super(message);
@@ -119,7 +135,10 @@ export class MomoAuthenticationError extends Error {
 const tokenAnswer = z.object({
   access_token: z.string().min(1),
   token_type: z.string().optional(),
-  expires_in: z.union([z.number(), z.string().regex(/^[0-9]+$/)]).transform(Number).pipe(z.number().int().positive()),
+  expires_in: z
+    .union([z.number(), z.string().regex(/^[0-9]+$/)])
+    .transform(Number)
+    .pipe(z.number().int().positive()),
 });
 
 /** MoMo's error body `{code, message}` (both optional: APIM's own answers carry `statusCode` and `message`). */
@@ -141,36 +160,46 @@ function errorOf(response: ProviderHttpResponse): { code?: string; message?: str
  * @throws Error when `deps.callbackSecret` is shorter than 32 characters
  */
 export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDeps): PaymentProvider {
-  if (deps.callbackSecret.length < 32) throw new Error('the MoMo adapter needs a callback secret of at least 32 characters');
+  if (deps.callbackSecret.length < 32)
+    throw new Error('the MoMo adapter needs a callback secret of at least 32 characters');
   const baseUrl = settings.baseUrl.replace(/\/+$/, '');
   const fetchImpl = deps.fetch ?? fetch;
   const now = deps.now ?? (() => new Date());
   const secret = deps.callbackSecret;
 
-  const tokens = new TokenCache(async () => {
-    const response = await providerHttp(
-      {
-        method: 'POST',
-        url: `${baseUrl}/collection/token/`,
-        headers: {
-          authorization: `Basic ${Buffer.from(`${settings.apiUser}:${settings.apiKey}`).toString('base64')}`,
-          'ocp-apim-subscription-key': settings.subscriptionKey,
+  const tokens = new TokenCache(
+    async () => {
+      const response = await providerHttp(
+        {
+          method: 'POST',
+          url: `${baseUrl}/collection/token/`,
+          headers: {
+            authorization: `Basic ${Buffer.from(`${settings.apiUser}:${settings.apiKey}`).toString('base64')}`,
+            'ocp-apim-subscription-key': settings.subscriptionKey,
+          },
+          timeoutMs: settings.timeoutMs,
         },
-        timeoutMs: settings.timeoutMs,
-      },
-      fetchImpl,
-    );
-    if (response.status !== 200) throw new MomoAuthenticationError(`MoMo refused the API user and key (HTTP ${response.status})`);
-    const answer = documentedAnswer(tokenAnswer, response.json, 'POST /collection/token/');
-    return { value: answer.access_token, expiresInSeconds: answer.expires_in };
-  }, () => now().getTime());
+        fetchImpl,
+      );
+      if (response.status !== 200)
+        throw new MomoAuthenticationError(`MoMo refused the API user and key (HTTP ${response.status})`);
+      const answer = documentedAnswer(tokenAnswer, response.json, 'POST /collection/token/');
+      return { value: answer.access_token, expiresInSeconds: answer.expires_in };
+    },
+    () => now().getTime(),
+  );
 
   /**
    * One authorised Collection call (Bearer token, subscription key, target environment, plus
    * `headers`). A 401 forgets the token and retries once with a new one.
    * @throws ProviderUnknownAnswer (time-out, network, 5xx), MomoAuthenticationError (401 twice, or the token refused)
    */
-  async function call(method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, body?: unknown): Promise<ProviderHttpResponse> {
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    headers: Record<string, string> = {},
+    body?: unknown,
+  ): Promise<ProviderHttpResponse> {
     for (let attempt = 1; ; attempt += 1) {
       const token = await tokens.get();
       const response = await providerHttp(
@@ -203,7 +232,8 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
     const path = `/collection/v1_0/requesttopay/${encodeURIComponent(reference)}`;
     const response = await call('GET', path);
     if (response.status === 404) throw new ProviderRefusal(`MoMo has no request-to-pay ${reference}`);
-    if (response.status !== 200) throw new ProviderUnknownAnswer(`GET ${path}: undocumented answer (HTTP ${response.status})`, response.status);
+    if (response.status !== 200)
+      throw new ProviderUnknownAnswer(`GET ${path}: undocumented answer (HTTP ${response.status})`, response.status);
     return documentedAnswer(requestToPayResult, response.json, `GET ${path}`);
   }
 
@@ -219,13 +249,18 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
     async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
       const expected = MOMO_ENVIRONMENT_CURRENCIES[settings.targetEnvironment];
       if (expected !== undefined && request.currency !== expected) {
-        throw new ProviderRefusal(`MTN MoMo (${settings.targetEnvironment}) collects ${expected}, not ${request.currency}`, 'provider_error');
+        throw new ProviderRefusal(
+          `MTN MoMo (${settings.targetEnvironment}) collects ${expected}, not ${request.currency}`,
+          'provider_error',
+        );
       }
-      if (!/^\+?[1-9][0-9]{5,14}$/.test(request.customer)) throw new ProviderRefusal('MTN MoMo collects from a phone number (MSISDN) only', 'declined');
+      if (!/^\+?[1-9][0-9]{5,14}$/.test(request.customer))
+        throw new ProviderRefusal('MTN MoMo collects from a phone number (MSISDN) only', 'declined');
       const reference = momoReferenceId(request.paymentId);
       const path = '/collection/v1_0/requesttopay';
       const headers: Record<string, string> = { 'x-reference-id': reference };
-      if (request.callbackUrl !== null) headers['x-callback-url'] = momoCallbackUrl(request.callbackUrl, reference, secret);
+      if (request.callbackUrl !== null)
+        headers['x-callback-url'] = momoCallbackUrl(request.callbackUrl, reference, secret);
       const response = await call('POST', path, headers, {
         amount: momoAmount(request.amount, request.currency),
         currency: request.currency,
@@ -235,18 +270,27 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
         payeeNote: momoText(`Payment ${request.paymentId}`, request.paymentId),
       });
       // Accepted: the payer gets MTN's own PIN prompt; MoMo gives no text for it, so none is invented.
-      if (response.status === 202) return { providerReference: reference, outcome: { status: 'pending' }, nextAction: null };
+      if (response.status === 202)
+        return { providerReference: reference, outcome: { status: 'pending' }, nextAction: null };
       if (response.status === 409) {
         // Our earlier request with this reference exists (a retry): its status is the answer.
         let result: RequestToPayResult;
         try {
           result = await fetchResult(reference);
         } catch (error) {
-          if (error instanceof ProviderRefusal) throw new ProviderUnknownAnswer(`POST ${path}: MoMo says ${reference} exists, then does not find it`);
+          if (error instanceof ProviderRefusal)
+            throw new ProviderUnknownAnswer(`POST ${path}: MoMo says ${reference} exists, then does not find it`);
           throw error;
         }
-        if (result.externalId !== undefined && result.externalId !== null && String(result.externalId) !== request.paymentId) {
-          throw new ProviderRefusal(`MoMo reference ${reference} belongs to another request (externalId ${String(result.externalId)})`, 'provider_error');
+        if (
+          result.externalId !== undefined &&
+          result.externalId !== null &&
+          String(result.externalId) !== request.paymentId
+        ) {
+          throw new ProviderRefusal(
+            `MoMo reference ${reference} belongs to another request (externalId ${String(result.externalId)})`,
+            'provider_error',
+          );
         }
         return { ...answerOf(reference, result), nextAction: null };
       }

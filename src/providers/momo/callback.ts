@@ -1,5 +1,6 @@
 /**
- * MTN MoMo callbacks (docs/payments.md#provider-callbacks). MoMo calls the `X-Callback-Url` given with each request-to-pay once the
+ * MTN MoMo callbacks (docs/payments.md#provider-callbacks). MoMo calls the `X-Callback-Url` given with each
+ * request-to-pay once the
  * request is settled, with a body like the status answer (momodeveloper.mtn.com "Callback": "Allow
  * PUT & POST on your callback listener host"; the payload "will be similar to the response returned
  * by the status check API"). MoMo signs nothing, so each payment's callback URL carries its own
@@ -19,7 +20,10 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
-/** The callback token of the request-to-pay `reference`: hex HMAC-SHA256 of `momo:` + reference (lower case), keyed with `secret`. */
+/**
+ * The callback token of the request-to-pay `reference`: hex HMAC-SHA256 of `momo:` + reference (lower case), keyed with
+ * `secret`.
+ */
 export function momoCallbackToken(reference: string, secret: string): string {
   return createHmac('sha256', secret).update(`momo:${reference.toLowerCase()}`).digest('hex');
 }
@@ -51,7 +55,8 @@ export function verifyMomoCallbackToken(reference: string, token: string | undef
  */
 export function parseMomoCallback(request: CallbackRequest, secret: string): ParsedCallback {
   const reference = request.query.reference ?? '';
-  if (!verifyMomoCallbackToken(reference, request.query.token, secret)) throw new ProviderRefusal('the MoMo callback token is missing or not valid');
+  if (!verifyMomoCallbackToken(reference, request.query.token, secret))
+    throw new ProviderRefusal('the MoMo callback token is missing or not valid');
   let json: unknown;
   try {
     json = JSON.parse(request.rawBody);

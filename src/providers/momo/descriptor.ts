@@ -1,7 +1,10 @@
 /** MTN MoMo, provider code `momo` (docs/providers.md#mtn-momo): what the domain knows of it. */
 import type { ProviderDescriptor } from '../../domain/provider-descriptor';
 
-/** MTN MoMo's descriptor: RW, UG, GH in their own currency; no cancel and no refund in live (docs/providers.md#mtn-momo). */
+/**
+ * MTN MoMo's descriptor: RW, UG, GH in their own currency; no cancel and no refund in live
+ * (docs/providers.md#mtn-momo).
+ */
 export const descriptor = {
   code: 'momo',
   operator: 'MTN MoMo',

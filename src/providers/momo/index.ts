@@ -1,4 +1,7 @@
-/** MTN MoMo, provider code `momo`: the runtime part of its descriptor, listed by `src/providers/registry.ts` (docs/providers.md#new-provider). */
+/**
+ * MTN MoMo, provider code `momo`: the runtime part of its descriptor, listed by `src/providers/registry.ts`
+ * (docs/providers.md#new-provider).
+ */
 import type { LiveProvider } from '../provider';
 import { createMomoProvider } from './adapter';
 import { descriptor } from './descriptor';

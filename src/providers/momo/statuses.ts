@@ -1,5 +1,6 @@
 /**
- * MTN MoMo's request-to-pay statuses and failure reasons mapped onto ours (docs/providers.md#adapters), as hyperswitch's
+ * MTN MoMo's request-to-pay statuses and failure reasons mapped onto ours (docs/providers.md#adapters), as
+ * hyperswitch's
  * connectors map theirs, and the documented shape of a request-to-pay result.
  *
  * Sources (MTN MoMo Open API documentation):
@@ -49,7 +50,8 @@
  * | RESOURCE_NOT_FOUND, TRANSACTION_NOT_FOUND, RESOURCE_ALREADY_EXIST | reference faults | provider_error |
  * | any other reason, or none       |                                                | provider_error     |
  * Payer-side refusals are declines; our configuration and MoMo's own faults are provider errors
- * (which is still reconciled with a late success, docs/payments.md#states); a lapse of the payer's approval is `expired`.
+ * (which is still reconciled with a late success, docs/payments.md#states); a lapse of the payer's approval is
+ * `expired`.
  */
 import type { FailureCode, ProviderOutcome } from '../../domain/payment';
 import { z } from '../../lib/zod';
@@ -74,7 +76,10 @@ export const MOMO_REASONS: Readonly<Record<string, { failureCode: FailureCode; t
   INTERNAL_PROCESSING_ERROR: { failureCode: 'provider_error', text: 'MoMo could not process the payment' },
   SERVICE_UNAVAILABLE: { failureCode: 'provider_error', text: 'the MoMo service is unavailable' },
   PAYEE_NOT_FOUND: { failureCode: 'provider_error', text: "the merchant's MoMo account was not found" },
-  PAYEE_NOT_ALLOWED_TO_RECEIVE: { failureCode: 'provider_error', text: "the merchant's MoMo account cannot receive funds" },
+  PAYEE_NOT_ALLOWED_TO_RECEIVE: {
+    failureCode: 'provider_error',
+    text: "the merchant's MoMo account cannot receive funds",
+  },
   NOT_ALLOWED: { failureCode: 'provider_error', text: 'the MoMo API user is not allowed to collect' },
   NOT_ALLOWED_TARGET_ENVIRONMENT: { failureCode: 'provider_error', text: 'the MoMo target environment is not allowed' },
   INVALID_CALLBACK_URL_HOST: { failureCode: 'provider_error', text: 'the callback host is not registered with MoMo' },
@@ -85,9 +90,15 @@ export const MOMO_REASONS: Readonly<Record<string, { failureCode: FailureCode; t
 };
 
 /** A failure reason as MoMo sends it: a string now, `{code, message}` in the swagger. */
-const reasonField = z.union([z.string().max(200), z.object({ code: z.string().max(200).optional(), message: z.string().max(1000).optional() })]);
+const reasonField = z.union([
+  z.string().max(200),
+  z.object({ code: z.string().max(200).optional(), message: z.string().max(1000).optional() }),
+]);
 
-/** A number or a string (MoMo's own examples give `amount`, `externalId`, `financialTransactionId` and `partyId` as numbers). */
+/**
+ * A number or a string (MoMo's own examples give `amount`, `externalId`, `financialTransactionId` and `partyId` as
+ * numbers).
+ */
 const textOrNumber = z.union([z.string().max(200), z.number()]);
 
 /**
@@ -110,7 +121,9 @@ export const requestToPayResult = z.object({
 /** A request-to-pay result as {@link requestToPayResult} validates it. */
 export type RequestToPayResult = z.infer<typeof requestToPayResult>;
 
-/** The reason's code of a result (upper case, spaces as `_`: MTN's own page writes "NOT ENOUGH_FUNDS"), or undefined. */
+/**
+ * The reason's code of a result (upper case, spaces as `_`: MTN's own page writes "NOT ENOUGH_FUNDS"), or undefined.
+ */
 export function reasonCodeOf(reason: RequestToPayResult['reason']): string | undefined {
   const raw = typeof reason === 'string' ? reason : reason?.code;
   const code = raw?.trim().toUpperCase().replace(/\s+/g, '_');
@@ -122,7 +135,10 @@ export function failureCodeOf(reasonCode: string | undefined): FailureCode {
   return (reasonCode !== undefined && MOMO_REASONS[reasonCode]?.failureCode) || 'provider_error';
 }
 
-/** A readable failure message naming MoMo's reason, e.g. `MTN MoMo: the payer does not have enough funds (NOT_ENOUGH_FUNDS)`. */
+/**
+ * A readable failure message naming MoMo's reason, e.g. `MTN MoMo: the payer does not have enough funds
+ * (NOT_ENOUGH_FUNDS)`.
+ */
 export function failureMessageOf(reasonCode: string | undefined): string {
   if (reasonCode === undefined) return 'MTN MoMo: the payment request failed (no reason given)';
   const known = MOMO_REASONS[reasonCode];

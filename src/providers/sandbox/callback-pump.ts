@@ -1,5 +1,6 @@
 /**
- * Sends the sandbox simulators' scheduled callbacks (docs/payments.md#provider-callbacks), as a real provider calls the URL it was
+ * Sends the sandbox simulators' scheduled callbacks (docs/payments.md#provider-callbacks), as a real provider calls the
+ * URL it was
  * given: signed POSTs (`X-Provider-Signature: sha256=<hex>`, see ./callback.ts) of the scheduled
  * body to the API's callback route. Runs in every worker process and in the test stack; callbacks
  * are claimed under a lease (./ledger.ts), so several pumps never send one callback at once, and a
@@ -91,11 +92,22 @@ export function startSandboxCallbackPump(options: CallbackPumpOptions): Callback
     } catch (error) {
       const givingUp = callback.attempts >= MAX_CALLBACK_ATTEMPTS;
       options.logger?.warn(
-        { err: error, provider: callback.provider, providerReference: callback.providerReference, callbackUrl: callback.callbackUrl, attempts: callback.attempts, givingUp },
+        {
+          err: error,
+          provider: callback.provider,
+          providerReference: callback.providerReference,
+          callbackUrl: callback.callbackUrl,
+          attempts: callback.attempts,
+          givingUp,
+        },
         givingUp ? 'sandbox callback given up' : 'sandbox callback not delivered; retrying later',
       );
       // Given up: a callback tried MAX_CALLBACK_ATTEMPTS times is never claimed again.
-      if (!givingUp) await options.callbacks.rescheduleCallback(callback.id, new Date(Date.now() + retryBaseMs * 2 ** (callback.attempts - 1)));
+      if (!givingUp)
+        await options.callbacks.rescheduleCallback(
+          callback.id,
+          new Date(Date.now() + retryBaseMs * 2 ** (callback.attempts - 1)),
+        );
       return;
     }
     await options.callbacks.markCallbackSent(callback.id, new Date());
@@ -103,7 +115,11 @@ export function startSandboxCallbackPump(options: CallbackPumpOptions): Callback
 
   async function run(): Promise<void> {
     try {
-      const due = await options.callbacks.claimDueCallbacks(new Date(), { limit: BATCH, maxAttempts: MAX_CALLBACK_ATTEMPTS, leaseMs: CLAIM_LEASE_MS });
+      const due = await options.callbacks.claimDueCallbacks(new Date(), {
+        limit: BATCH,
+        maxAttempts: MAX_CALLBACK_ATTEMPTS,
+        leaseMs: CLAIM_LEASE_MS,
+      });
       // One payment's callbacks one after another, in due order (a provider's arrive in order);
       // different payments' at once, so one slow URL holds up no other payment.
       const sent = await Promise.allSettled(
@@ -111,8 +127,11 @@ export function startSandboxCallbackPump(options: CallbackPumpOptions): Callback
           for (const callback of group) await send(callback);
         }),
       );
-      // A callback whose outcome could not be written is sent again when its lease ends (a hint twice is harmless, docs/providers.md#adapters).
-      for (const result of sent) if (result.status === 'rejected') options.logger?.warn({ err: result.reason }, 'sandbox callback outcome could not be recorded');
+      // A callback whose outcome could not be written is sent again when its lease ends (a hint twice is harmless,
+      // docs/providers.md#adapters).
+      for (const result of sent)
+        if (result.status === 'rejected')
+          options.logger?.warn({ err: result.reason }, 'sandbox callback outcome could not be recorded');
     } catch (error) {
       options.logger?.warn({ err: error }, 'sandbox callbacks could not be claimed');
     }

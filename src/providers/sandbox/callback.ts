@@ -15,12 +15,18 @@ export type SandboxCallbackBody = z.infer<typeof sandboxCallbackBody>;
 /** The header the simulators sign their callbacks with (lower-case, as Node gives header names). */
 export const SIGNATURE_HEADER = 'x-provider-signature';
 
-/** Signs a callback's raw body as the simulators (and tests) do: `sha256=<hex HMAC-SHA256 of rawBody keyed with secret>`. */
+/**
+ * Signs a callback's raw body as the simulators (and tests) do: `sha256=<hex HMAC-SHA256 of rawBody keyed with
+ * secret>`.
+ */
 export function signCallback(rawBody: string, secret: string): string {
   return `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
 }
 
-/** True when `signature` (the header's value, if any) is the signature of `rawBody` under `secret`; compared in constant time. */
+/**
+ * True when `signature` (the header's value, if any) is the signature of `rawBody` under `secret`; compared in constant
+ * time.
+ */
 export function verifyCallbackSignature(rawBody: string, signature: string | undefined, secret: string): boolean {
   if (!signature) return false;
   const expected = Buffer.from(signCallback(rawBody, secret));
@@ -34,7 +40,8 @@ export function verifyCallbackSignature(rawBody: string, signature: string | und
  * @throws ProviderRefusal when the signature is missing or wrong, or the body is not a valid callback
  */
 export function parseSandboxCallback(request: CallbackRequest, secret: string): ParsedCallback {
-  if (!verifyCallbackSignature(request.rawBody, request.headers[SIGNATURE_HEADER], secret)) throw new ProviderRefusal('the callback signature is not valid');
+  if (!verifyCallbackSignature(request.rawBody, request.headers[SIGNATURE_HEADER], secret))
+    throw new ProviderRefusal('the callback signature is not valid');
   let json: unknown;
   try {
     json = JSON.parse(request.rawBody);

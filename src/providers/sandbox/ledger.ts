@@ -19,11 +19,18 @@ export interface SandboxLedger {
   /**
    * Records `transaction` unless one with its idempotency key exists, and with it (only when this
    * call recorded it) schedules `callbacks`.
-   * @returns the stored transaction either way (a retried initiate sees the first answer), and whether this call recorded it
+   * @returns the stored transaction either way (a retried initiate sees the first answer), and whether this call
+   *   recorded it
    */
-  insertTransaction(transaction: SandboxTransaction, callbacks: readonly ScheduledCallback[]): Promise<{ transaction: SandboxTransaction; inserted: boolean }>;
+  insertTransaction(
+    transaction: SandboxTransaction,
+    callbacks: readonly ScheduledCallback[],
+  ): Promise<{ transaction: SandboxTransaction; inserted: boolean }>;
 
-  /** The transaction `reference`, after settling it (`succeeded`) when its `settle_at` has passed at `now`; undefined when unknown. */
+  /**
+   * The transaction `reference`, after settling it (`succeeded`) when its `settle_at` has passed at `now`; undefined
+   * when unknown.
+   */
   findSettledTransaction(reference: string, now: Date): Promise<SandboxTransaction | undefined>;
 
   /**
@@ -36,11 +43,20 @@ export interface SandboxLedger {
   /**
    * Records a refund of `amount` minor units once per idempotency key, if the transaction succeeded
    * and the total refunded stays within its amount; `decideAt` keeps it `pending` until then.
-   * @returns the refund as stored (now or by an earlier call with the same key), or why it was refused (then nothing is stored)
+   * @returns the refund as stored (now or by an earlier call with the same key), or why it was refused (then nothing is
+   *   stored)
    */
-  refundTransaction(reference: string, idempotencyKey: string, amount: number, decideAt: Date | null): Promise<{ refund: SandboxRefund } | { refused: SandboxRefundRefusal }>;
+  refundTransaction(
+    reference: string,
+    idempotencyKey: string,
+    amount: number,
+    decideAt: Date | null,
+  ): Promise<{ refund: SandboxRefund } | { refused: SandboxRefundRefusal }>;
 
-  /** The refund with `idempotencyKey`, decided (`succeeded`) when its `decide_at` has passed at `now`; undefined when never received. */
+  /**
+   * The refund with `idempotencyKey`, decided (`succeeded`) when its `decide_at` has passed at `now`; undefined when
+   * never received.
+   */
   findRefund(idempotencyKey: string, now: Date): Promise<SandboxRefund | undefined>;
 }
 

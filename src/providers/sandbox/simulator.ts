@@ -1,5 +1,6 @@
 /**
- * Sandbox provider simulators (docs/payments.md#sandbox-scenarios, docs/payments.md#card-payments, docs/providers.md#adapters), one per provider code, sharing one ledger
+ * Sandbox provider simulators (docs/payments.md#sandbox-scenarios, docs/payments.md#card-payments,
+ * docs/providers.md#adapters), one per provider code, sharing one ledger
  * (./ledger.ts). They behave as live providers do at the boundary: initiation gives the
  * provider's reference and its own next action, answers can be definite, unknown (a time-out) or
  * late, signed callbacks are scheduled for the API (sent by ./callback-pump.ts), and a flow the
@@ -48,11 +49,17 @@ export interface SandboxDeps {
   ledger: SandboxLedger;
   /** The simulators' clock (settle times, refund decisions, callback due times). */
   now: () => Date;
-  /** Simulated customer approval for customer-number providers, in milliseconds (docs/payments.md#sandbox-scenarios: 3 s). */
+  /**
+   * Simulated customer approval for customer-number providers, in milliseconds (docs/payments.md#sandbox-scenarios: 3
+   * s).
+   */
   approvalDelayMs: number;
   /** Simulated bank transfer arrival, in milliseconds (docs/payments.md#sandbox-scenarios: 30 s). */
   bankTransferDelayMs: number;
-  /** How long a `0007` refund's answer stays unknown, in milliseconds (docs/payments.md#sandbox-scenarios: ~20 s; default 20000). */
+  /**
+   * How long a `0007` refund's answer stays unknown, in milliseconds (docs/payments.md#sandbox-scenarios: ~20 s;
+   * default 20000).
+   */
   refundUnknownMs?: number;
   /** HMAC secret of simulated provider callbacks (PROVIDER_CALLBACK_SECRET). */
   callbackSecret: string;
@@ -61,7 +68,10 @@ export interface SandboxDeps {
 /** How a simulator decides: by the customer's number, by a bank transfer, by a card confirmation. */
 export type SandboxMode = 'customer_number' | 'bank_transfer' | 'card';
 
-/** `0007`: how long a refund's answer stays unknown unless configured, in milliseconds (docs/payments.md#sandbox-scenarios). */
+/**
+ * `0007`: how long a refund's answer stays unknown unless configured, in milliseconds
+ * (docs/payments.md#sandbox-scenarios).
+ */
 export const DEFAULT_REFUND_UNKNOWN_MS = 20_000;
 
 /** `0005`: the callbacks it sends at its settle time, in order, and how long after it each is due (ms). */
@@ -83,16 +93,27 @@ const CAPABILITIES: Readonly<Record<SandboxMode, ProviderCapabilities>> = {
 function nextActionFor(mode: SandboxMode, request: InitiateRequest, providerReference: string): NextAction {
   switch (mode) {
     case 'card':
-      return { type: 'card_confirm', client_secret: clientSecretFor(providerReference, randomBase62(CLIENT_SECRET_RANDOM_LENGTH, randomBytes)) };
+      return {
+        type: 'card_confirm',
+        client_secret: clientSecretFor(providerReference, randomBase62(CLIENT_SECRET_RANDOM_LENGTH, randomBytes)),
+      };
     case 'bank_transfer':
       return { type: 'bank_transfer', ...SANDBOX_BANK_ACCOUNT, reference: bankTransferReference(request.paymentId) };
     default:
-      return { type: 'mobile_money_approval', message: `A payment prompt was sent to ${request.customer}; the customer approves it on their phone` };
+      return {
+        type: 'mobile_money_approval',
+        message: `A payment prompt was sent to ${request.customer}; the customer approves it on their phone`,
+      };
   }
 }
 
 /** When a customer-number request of `behaviour` succeeds by itself, if ever. */
-function settleAtForNumber(behaviour: SandboxBehaviour, request: InitiateRequest, now: Date, approvalDelayMs: number): Date | null {
+function settleAtForNumber(
+  behaviour: SandboxBehaviour,
+  request: InitiateRequest,
+  now: Date,
+  approvalDelayMs: number,
+): Date | null {
   switch (behaviour.kind) {
     case 'instant_success':
     case 'decline':
@@ -109,10 +130,13 @@ function settleAtForNumber(behaviour: SandboxBehaviour, request: InitiateRequest
 }
 
 /** The ledger's first state of a customer-number request of `behaviour`. */
-function initialStateOf(behaviour: SandboxBehaviour | undefined): Pick<SandboxTransaction, 'status' | 'failure_code' | 'failure_message'> {
+function initialStateOf(
+  behaviour: SandboxBehaviour | undefined,
+): Pick<SandboxTransaction, 'status' | 'failure_code' | 'failure_message'> {
   if (behaviour?.kind === 'instant_success') return { status: 'succeeded', failure_code: null, failure_message: null };
   // 0002: the provider accepted the request and the customer refused it (as today: accepted, failed).
-  if (behaviour?.kind === 'decline') return { status: 'failed', failure_code: behaviour.failureCode, failure_message: behaviour.failureMessage };
+  if (behaviour?.kind === 'decline')
+    return { status: 'failed', failure_code: behaviour.failureCode, failure_message: behaviour.failureMessage };
   return { status: 'pending', failure_code: null, failure_message: null };
 }
 
@@ -138,10 +162,14 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
     return mode === 'customer_number' ? behaviourForNumber(customer) : undefined;
   }
 
-  /** The callbacks a new transaction's scenario will send: at its settle time (`0005`: three of them); none without a URL or a settle time. */
+  /**
+   * The callbacks a new transaction's scenario will send: at its settle time (`0005`: three of them); none without a
+   * URL or a settle time.
+   */
   function callbacksOf(row: SandboxTransaction, behaviour: SandboxBehaviour | undefined): ScheduledCallback[] {
     if (!row.callback_url || !row.settle_at) return [];
-    const sends = behaviour?.kind === 'duplicate_callbacks' ? DUPLICATE_CALLBACKS : [{ status: 'succeeded' as const, afterMs: 0 }];
+    const sends =
+      behaviour?.kind === 'duplicate_callbacks' ? DUPLICATE_CALLBACKS : [{ status: 'succeeded' as const, afterMs: 0 }];
     return sends.map(({ status, afterMs }) => {
       const body: SandboxCallbackBody = { provider_reference: row.provider_reference, status };
       return {
@@ -184,10 +212,13 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
       };
       // Idempotent on the key: a repeated call finds the first transaction and its next action.
       const { transaction, inserted } = await deps.ledger.insertTransaction(row, callbacksOf(row, behaviour));
-      if (transaction.provider !== code) throw new ProviderRefusal(`idempotency key ${request.idempotencyKey} belongs to another provider's request`);
+      if (transaction.provider !== code)
+        throw new ProviderRefusal(`idempotency key ${request.idempotencyKey} belongs to another provider's request`);
       // 0008: the provider took the request, but its answer never reached us; a retry finds it.
-      if (inserted && behaviour?.kind === 'initiation_timeout') throw new Error(`${code} did not answer in time (simulated time-out at initiation)`);
-      // A transaction this call wrote and that nothing has settled since is its own answer; any other is read as it stands now.
+      if (inserted && behaviour?.kind === 'initiation_timeout')
+        throw new Error(`${code} did not answer in time (simulated time-out at initiation)`);
+      // A transaction this call wrote and that nothing has settled since is its own answer; any other is read as it
+      // stands now.
       const fresh = inserted && (transaction.settle_at === null || transaction.settle_at.getTime() > now.getTime());
       return answerOf(fresh ? transaction : await find(transaction.provider_reference), true);
     },
@@ -199,26 +230,40 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
     async cancel(reference: string): Promise<ProviderAnswer> {
       if (!CAPABILITIES[mode].cancel) throw new ProviderUnsupported(code, 'cancel');
       await find(reference);
-      // A transaction already decided keeps its decision: a cancel that races a success loses (docs/payments.md#states).
-      return answerOf((await deps.ledger.decideTransaction(reference, { status: 'cancelled' }, deps.now())) as SandboxTransaction);
+      // A transaction already decided keeps its decision: a cancel that races a success loses
+      // (docs/payments.md#states).
+      return answerOf(
+        (await deps.ledger.decideTransaction(reference, { status: 'cancelled' }, deps.now())) as SandboxTransaction,
+      );
     },
 
     async refund(request: RefundRequest): Promise<RefundAnswer> {
       const row = await find(request.providerReference);
       const behaviour = behaviourOf(row.customer);
       // 0006: this provider refuses every refund (a definite answer; nothing is recorded).
-      if (behaviour?.kind === 'refunds_refused') return { status: 'failed', failureMessage: 'the provider refused the refund' };
-      const decideAt = behaviour?.kind === 'refund_answer_unknown' ? new Date(deps.now().getTime() + refundUnknownMs) : null;
-      const result = await deps.ledger.refundTransaction(request.providerReference, request.idempotencyKey, request.amount, decideAt);
+      if (behaviour?.kind === 'refunds_refused')
+        return { status: 'failed', failureMessage: 'the provider refused the refund' };
+      const decideAt =
+        behaviour?.kind === 'refund_answer_unknown' ? new Date(deps.now().getTime() + refundUnknownMs) : null;
+      const result = await deps.ledger.refundTransaction(
+        request.providerReference,
+        request.idempotencyKey,
+        request.amount,
+        decideAt,
+      );
       if ('refused' in result) {
         return {
           status: 'failed',
-          failureMessage: result.refused === 'not_collected' ? 'the provider refused the refund: the payment was not collected' : 'the provider refused the refund: it exceeds what is left to refund',
+          failureMessage:
+            result.refused === 'not_collected'
+              ? 'the provider refused the refund: the payment was not collected'
+              : 'the provider refused the refund: it exceeds what is left to refund',
         };
       }
       // 0007: the provider took the refund, but its answer is lost until it decides (ask with fetchRefund).
       const stored = (await deps.ledger.findRefund(request.idempotencyKey, deps.now())) ?? result.refund;
-      if (stored.status === 'pending') throw new Error(`${code} did not answer the refund in time (simulated time-out)`);
+      if (stored.status === 'pending')
+        throw new Error(`${code} did not answer the refund in time (simulated time-out)`);
       return refundAnswerOf(code, stored);
     },
 

@@ -14,14 +14,22 @@ import type { RefundAnswer } from '../provider';
 export type SandboxStatus = SandboxTransaction['status'];
 
 /** The simulators' failure reasons, which are already ours (docs/payments.md#sandbox-scenarios). */
-const SANDBOX_FAILURE_CODES: readonly FailureCode[] = ['declined', 'card_declined', 'insufficient_funds', 'provider_error'];
+const SANDBOX_FAILURE_CODES: readonly FailureCode[] = [
+  'declined',
+  'card_declined',
+  'insufficient_funds',
+  'provider_error',
+];
 
 /** Our failure code for the simulator's reason; a failure without a known reason is a decline. */
 export function failureCodeOf(reason: string | null): FailureCode {
   return SANDBOX_FAILURE_CODES.find((code) => code === reason) ?? 'declined';
 }
 
-/** What a callback claiming the simulator's `status` claims, in our statuses (its `pending` is ours: awaiting the customer). */
+/**
+ * What a callback claiming the simulator's `status` claims, in our statuses (its `pending` is ours: awaiting the
+ * customer).
+ */
 export function claimedStatusOf(status: SandboxStatus): ProviderOutcome['status'] {
   switch (status) {
     case 'succeeded':
@@ -36,14 +44,20 @@ export function claimedStatusOf(status: SandboxStatus): ProviderOutcome['status'
 }
 
 /** A ledger transaction's state as our {@link ProviderOutcome}. */
-export function outcomeOf(row: Pick<SandboxTransaction, 'status' | 'failure_code' | 'failure_message'>): ProviderOutcome {
+export function outcomeOf(
+  row: Pick<SandboxTransaction, 'status' | 'failure_code' | 'failure_message'>,
+): ProviderOutcome {
   switch (row.status) {
     case 'succeeded':
       return { status: 'completed' };
     case 'cancelled':
       return { status: 'cancelled' };
     case 'failed':
-      return { status: 'failed', failureCode: failureCodeOf(row.failure_code), failureMessage: row.failure_message ?? 'The payment failed' };
+      return {
+        status: 'failed',
+        failureCode: failureCodeOf(row.failure_code),
+        failureMessage: row.failure_message ?? 'The payment failed',
+      };
     default:
       return { status: 'pending' };
   }

@@ -1,4 +1,7 @@
-/** The audit log (`GET /v1/developer/activity`, docs/live-access.md#audit-log): who did what, when, from where; newest first. */
+/**
+ * The audit log (`GET /v1/developer/activity`, docs/live-access.md#audit-log): who did what, when, from where; newest
+ * first.
+ */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useSearchParams } from 'react-router';
@@ -24,7 +27,11 @@ export function ActivityPage() {
   const page = Math.max(1, Number(params.get('page') ?? 1) || 1);
   const activity = useQuery({
     queryKey: ['activity', env, page],
-    queryFn: () => api<{ activity: AuditEntry[]; pagination: Pagination }>('/v1/developer/activity', { env, query: { page, limit: PAGE_SIZE } }),
+    queryFn: () =>
+      api<{ activity: AuditEntry[]; pagination: Pagination }>('/v1/developer/activity', {
+        env,
+        query: { page, limit: PAGE_SIZE },
+      }),
     placeholderData: keepPreviousData,
   });
   return (
@@ -33,8 +40,19 @@ export function ActivityPage() {
       <ErrorBox error={activity.error} />
       {activity.data ? (
         <>
-          <DataTable caption={`Activity log (${env}), newest first`} columns={COLUMNS} rows={activity.data.activity} empty="Nothing happened yet." testId="activity-table" />
-          <Pager page={page} totalPages={activity.data.pagination.total_pages} total={activity.data.pagination.total} onPage={(next) => setParams({ page: String(next) })} />
+          <DataTable
+            caption={`Activity log (${env}), newest first`}
+            columns={COLUMNS}
+            rows={activity.data.activity}
+            empty="Nothing happened yet."
+            testId="activity-table"
+          />
+          <Pager
+            page={page}
+            totalPages={activity.data.pagination.total_pages}
+            total={activity.data.pagination.total}
+            onPage={(next) => setParams({ page: String(next) })}
+          />
         </>
       ) : (
         <p>Loading…</p>

@@ -6,7 +6,18 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
-import { Bar, BarChart, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  ComposedChart,
+  Legend,
+  Line,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
 import { api } from '../api';
 import { ErrorBox, PageTitle } from '../components';
 import { useEnv } from '../layout';
@@ -122,7 +133,10 @@ export function AnalyticsPage() {
   const from = params.get('from') ?? '';
   const to = params.get('to') ?? '';
   const [draft, setDraft] = useState({ from, to });
-  const analytics = useQuery({ queryKey: ['analytics', env, from, to], queryFn: () => api<Analytics>('/v1/developer/analytics', { env, query: { from, to } }) });
+  const analytics = useQuery({
+    queryKey: ['analytics', env, from, to],
+    queryFn: () => api<Analytics>('/v1/developer/analytics', { env, query: { from, to } }),
+  });
   const apply = (event: FormEvent) => {
     event.preventDefault();
     const next = new URLSearchParams();
@@ -137,7 +151,12 @@ export function AnalyticsPage() {
       <form className="filters" onSubmit={apply} aria-label="Date range">
         <div>
           <label htmlFor="a-from">From (UTC day)</label>
-          <input id="a-from" type="date" value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
+          <input
+            id="a-from"
+            type="date"
+            value={draft.from}
+            onChange={(e) => setDraft({ ...draft, from: e.target.value })}
+          />
         </div>
         <div>
           <label htmlFor="a-to">To (UTC day)</label>
@@ -154,7 +173,9 @@ export function AnalyticsPage() {
         <>
           <p>
             From {data.from.slice(0, 10)} to {data.to.slice(0, 10)} (UTC) · success rate{' '}
-            <strong data-testid="success-rate">{data.success_rate === null ? '—' : `${(data.success_rate * 100).toFixed(1)} %`}</strong>
+            <strong data-testid="success-rate">
+              {data.success_rate === null ? '—' : `${(data.success_rate * 100).toFixed(1)} %`}
+            </strong>
           </p>
           <table data-testid="volumes">
             <caption>Totals per currency</caption>

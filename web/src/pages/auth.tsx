@@ -12,7 +12,9 @@ import type { Developer } from '../types';
 /** Where to go after signing in: the `next` of the URL when it is one of ours, else payments. */
 function nextPath(params: URLSearchParams): string {
   const next = params.get('next');
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/sign-') ? next : '/sandbox/payments';
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/sign-')
+    ? next
+    : '/sandbox/payments';
 }
 
 /** `POST /v1/auth/login`. */
@@ -22,7 +24,8 @@ export function SignInPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const login = useMutation({
-    mutationFn: () => api<{ token: string; expires_at: string }>('/v1/auth/login', { body: { email, password }, anonymous: true }),
+    mutationFn: () =>
+      api<{ token: string; expires_at: string }>('/v1/auth/login', { body: { email, password }, anonymous: true }),
     onSuccess: (session) => {
       storeSession(session.token, session.expires_at);
       void navigate(nextPath(params), { replace: true });
@@ -39,9 +42,23 @@ export function SignInPage() {
       {params.get('signed_out') ? <Notice>You are signed out.</Notice> : null}
       <form onSubmit={submit} aria-describedby="signin-help">
         <label htmlFor="email">E-mail</label>
-        <input id="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <input
+          id="email"
+          type="email"
+          autoComplete="email"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
         <label htmlFor="password">Password</label>
-        <input id="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        <input
+          id="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
         <ErrorBox error={login.error} />
         <button type="submit" className="primary" disabled={login.isPending}>
           {login.isPending ? 'Signing in…' : 'Sign in'}
@@ -68,7 +85,12 @@ export function SignUpPage() {
   const register = useMutation({
     mutationFn: () =>
       api<Registered>('/v1/auth/register', {
-        body: { email: form.email, password: form.password, name: form.name, ...(form.business_name ? { business_name: form.business_name } : {}) },
+        body: {
+          email: form.email,
+          password: form.password,
+          name: form.name,
+          ...(form.business_name ? { business_name: form.business_name } : {}),
+        },
         anonymous: true,
       }),
     onSuccess: (registered) => storeSession(registered.token, registered.expires_at),
@@ -108,7 +130,13 @@ export function SignUpPage() {
         <label htmlFor="signup-email">E-mail</label>
         <input {...field('email')} type="email" autoComplete="email" required />
         <label htmlFor="signup-password">Password</label>
-        <input {...field('password')} type="password" autoComplete="new-password" required aria-describedby="password-hint" />
+        <input
+          {...field('password')}
+          type="password"
+          autoComplete="new-password"
+          required
+          aria-describedby="password-hint"
+        />
         <p id="password-hint" className="hint">
           At least 10 characters.
         </p>

@@ -1,5 +1,6 @@
 /**
- * Go live (docs/live-access.md#review, docs/live-access.md#documents): the checklist (identity document, business registration, the request), the
+ * Go live (docs/live-access.md#review, docs/live-access.md#documents): the checklist (identity document, business
+ * registration, the request), the
  * uploads with their progress and the API's validation errors, the request form, its status and
  * the reviewer's message, and the answer to a reviewer's question. Once approved, the profile is
  * read again so the live switch appears.
@@ -16,7 +17,8 @@ const BUSINESS_TYPES = ['e_commerce', 'saas', 'marketplace', 'fintech', 'educati
 
 /** What the checklist needs from the documents (the rule of `documents_missing`, docs/live-access.md#review). */
 function checklist(documents: DocumentView[]) {
-  const has = (type: string, side?: string) => documents.some((d) => d.document_type === type && (side === undefined || d.side === side));
+  const has = (type: string, side?: string) =>
+    documents.some((d) => d.document_type === type && (side === undefined || d.side === side));
   return {
     identity: has('passport') || has('drivers_licence') || (has('national_id', 'front') && has('national_id', 'back')),
     business: has('business_registration'),
@@ -55,7 +57,12 @@ function UploadForm({ category, onUploaded }: { category: 'kyc' | 'business'; on
     }
   };
   return (
-    <form onSubmit={(event) => void submit(event)} className="panel" aria-labelledby={`${prefix}-title`} data-testid={prefix}>
+    <form
+      onSubmit={(event) => void submit(event)}
+      className="panel"
+      aria-labelledby={`${prefix}-title`}
+      data-testid={prefix}
+    >
       <h3 id={`${prefix}-title`}>{category === 'kyc' ? 'Identity document' : 'Business document'}</h3>
       <label htmlFor={`${prefix}-type`}>Document type</label>
       <select id={`${prefix}-type`} value={type} onChange={(e) => setType(e.target.value)}>
@@ -92,11 +99,22 @@ function UploadForm({ category, onUploaded }: { category: 'kyc' | 'business'; on
 }
 
 function RequestForm({ onFiled }: { onFiled: () => void }) {
-  const [form, setForm] = useState({ business_name: '', business_type: 'e_commerce', business_website: '', expected_monthly_volume: '', use_case: '', compliance_acknowledged: false });
+  const [form, setForm] = useState({
+    business_name: '',
+    business_type: 'e_commerce',
+    business_website: '',
+    expected_monthly_volume: '',
+    use_case: '',
+    compliance_acknowledged: false,
+  });
   const request = useMutation({
     mutationFn: () =>
       api<LiveAccessStatus>('/v1/developer/live-access/request', {
-        body: { ...form, expected_monthly_volume: form.expected_monthly_volume === '' ? undefined : Number(form.expected_monthly_volume) },
+        body: {
+          ...form,
+          expected_monthly_volume:
+            form.expected_monthly_volume === '' ? undefined : Number(form.expected_monthly_volume),
+        },
       }),
     onSuccess: onFiled,
   });
@@ -118,7 +136,11 @@ function RequestForm({ onFiled }: { onFiled: () => void }) {
       <label htmlFor="req-business_name">Business name</label>
       <input {...text('business_name')} required />
       <label htmlFor="req-business_type">Business type</label>
-      <select id="req-business_type" value={form.business_type} onChange={(e) => setForm({ ...form, business_type: e.target.value })}>
+      <select
+        id="req-business_type"
+        value={form.business_type}
+        onChange={(e) => setForm({ ...form, business_type: e.target.value })}
+      >
         {BUSINESS_TYPES.map((t) => (
           <option key={t}>{t}</option>
         ))}
@@ -130,7 +152,12 @@ function RequestForm({ onFiled }: { onFiled: () => void }) {
       <label htmlFor="req-use_case">What will you collect payments for? (at least 20 characters)</label>
       <textarea {...text('use_case')} rows={3} required />
       <div className="check">
-        <input type="checkbox" id="req-compliance" checked={form.compliance_acknowledged} onChange={(e) => setForm({ ...form, compliance_acknowledged: e.target.checked })} />
+        <input
+          type="checkbox"
+          id="req-compliance"
+          checked={form.compliance_acknowledged}
+          onChange={(e) => setForm({ ...form, compliance_acknowledged: e.target.checked })}
+        />
         <label htmlFor="req-compliance">I acknowledge the compliance terms</label>
       </div>
       <ErrorBox error={request.error} />
@@ -143,7 +170,10 @@ function RequestForm({ onFiled }: { onFiled: () => void }) {
 
 function RespondForm({ onSent }: { onSent: () => void }) {
   const [message, setMessage] = useState('');
-  const respond = useMutation({ mutationFn: () => api<LiveAccessStatus>('/v1/developer/live-access/respond', { body: { message } }), onSuccess: onSent });
+  const respond = useMutation({
+    mutationFn: () => api<LiveAccessStatus>('/v1/developer/live-access/respond', { body: { message } }),
+    onSuccess: onSent,
+  });
   return (
     <form
       className="panel"
@@ -167,7 +197,10 @@ function RespondForm({ onSent }: { onSent: () => void }) {
 /** The go-live screen. */
 export function GoLivePage() {
   const queryClient = useQueryClient();
-  const documents = useQuery({ queryKey: ['documents'], queryFn: () => api<{ documents: DocumentView[] }>('/v1/documents') });
+  const documents = useQuery({
+    queryKey: ['documents'],
+    queryFn: () => api<{ documents: DocumentView[] }>('/v1/documents'),
+  });
   const status = useQuery({
     queryKey: ['live-access'],
     queryFn: () => api<LiveAccessStatus>('/v1/developer/live-access/status'),
@@ -194,13 +227,16 @@ export function GoLivePage() {
       <h2>Checklist</h2>
       <ul className="checklist" data-testid="checklist">
         <li data-done={done.identity}>
-          <span aria-hidden="true">{done.identity ? '✔' : '○'}</span> Identity document (a passport, a driver's licence, or both sides of a national id): {done.identity ? 'uploaded' : 'missing'}
+          <span aria-hidden="true">{done.identity ? '✔' : '○'}</span> Identity document (a passport, a driver's licence,
+          or both sides of a national id): {done.identity ? 'uploaded' : 'missing'}
         </li>
         <li data-done={done.business}>
-          <span aria-hidden="true">{done.business ? '✔' : '○'}</span> Business registration certificate: {done.business ? 'uploaded' : 'missing'}
+          <span aria-hidden="true">{done.business ? '✔' : '○'}</span> Business registration certificate:{' '}
+          {done.business ? 'uploaded' : 'missing'}
         </li>
         <li data-done={Boolean(request)}>
-          <span aria-hidden="true">{granted ? '✔' : request ? '…' : '○'}</span> Live access request: {request ? <StatusBadge status={request.status} /> : 'not sent'}
+          <span aria-hidden="true">{granted ? '✔' : request ? '…' : '○'}</span> Live access request:{' '}
+          {request ? <StatusBadge status={request.status} /> : 'not sent'}
         </li>
       </ul>
 
@@ -233,7 +269,11 @@ export function GoLivePage() {
               </>
             ) : null}
           </dl>
-          {granted ? <Notice>Live access is granted: switch to Live at the top, and reveal your first live key under API keys.</Notice> : null}
+          {granted ? (
+            <Notice>
+              Live access is granted: switch to Live at the top, and reveal your first live key under API keys.
+            </Notice>
+          ) : null}
         </div>
       ) : null}
       {request?.status === 'more_info_required' ? <RespondForm onSent={reload} /> : null}

@@ -29,7 +29,9 @@ export function KeysPage() {
   const [confirming, setConfirming] = useState(false);
   const roll = useMutation({
     mutationFn: () =>
-      api<{ key: { id: string; secret: string }; previous_keys_expire_at: string }>(`/v1/developer/keys/${env}/roll`, { body: { expires_in_hours: Number(hours) } }),
+      api<{ key: { id: string; secret: string }; previous_keys_expire_at: string }>(`/v1/developer/keys/${env}/roll`, {
+        body: { expires_in_hours: Number(hours) },
+      }),
     onSettled: () => {
       setConfirming(false);
       void queryClient.invalidateQueries({ queryKey: ['keys'] });
@@ -49,7 +51,17 @@ export function KeysPage() {
     <section>
       <PageTitle>API keys</PageTitle>
       <ErrorBox error={keys.error} />
-      {keys.data ? <DataTable caption={`Secret keys (${env})`} columns={COLUMNS} rows={rows} empty={`No ${env} key yet.`} testId="keys-table" /> : <p>Loading…</p>}
+      {keys.data ? (
+        <DataTable
+          caption={`Secret keys (${env})`}
+          columns={COLUMNS}
+          rows={rows}
+          empty={`No ${env} key yet.`}
+          testId="keys-table"
+        />
+      ) : (
+        <p>Loading…</p>
+      )}
 
       {env === 'live' && profile.data?.has_live_access ? (
         <div className="panel">
@@ -59,7 +71,9 @@ export function KeysPage() {
             Reveal the first live key
           </button>
           <ErrorBox error={reveal.error} />
-          {reveal.data ? <SecretOnce label="Live secret key" value={reveal.data.secret} onDismiss={() => reveal.reset()} /> : null}
+          {reveal.data ? (
+            <SecretOnce label="Live secret key" value={reveal.data.secret} onDismiss={() => reveal.reset()} />
+          ) : null}
         </div>
       ) : null}
 
@@ -67,7 +81,16 @@ export function KeysPage() {
         <h2 id="roll-title">Roll the {env} keys</h2>
         <p>A new key is made; the current ones keep working for the grace period, then stop.</p>
         <label htmlFor="grace-hours">Grace period for the old keys, in hours (0 = stop now)</label>
-        <input id="grace-hours" type="number" min={0} max={720} step={1} required value={hours} onChange={(e) => setHours(e.target.value)} />
+        <input
+          id="grace-hours"
+          type="number"
+          min={0}
+          max={720}
+          step={1}
+          required
+          value={hours}
+          onChange={(e) => setHours(e.target.value)}
+        />
         <button type="submit" className="primary">
           Roll keys…
         </button>
@@ -81,8 +104,20 @@ export function KeysPage() {
           </p>
         </div>
       ) : null}
-      <ConfirmDialog open={confirming} title={`Roll the ${env} keys?`} confirmLabel="Roll keys" busy={roll.isPending} onCancel={() => setConfirming(false)} onConfirm={() => roll.mutate()}>
-        <p>{Number(hours) === 0 ? 'The current keys stop working now.' : `The current keys stop working in ${hours} hours.`} Update your integration with the new key before then.</p>
+      <ConfirmDialog
+        open={confirming}
+        title={`Roll the ${env} keys?`}
+        confirmLabel="Roll keys"
+        busy={roll.isPending}
+        onCancel={() => setConfirming(false)}
+        onConfirm={() => roll.mutate()}
+      >
+        <p>
+          {Number(hours) === 0
+            ? 'The current keys stop working now.'
+            : `The current keys stop working in ${hours} hours.`}{' '}
+          Update your integration with the new key before then.
+        </p>
       </ConfirmDialog>
     </section>
   );

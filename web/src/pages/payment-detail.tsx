@@ -47,7 +47,8 @@ function Deliveries({ deliveries }: { deliveries: Delivery[] }) {
     <ul className="deliveries">
       {deliveries.map((delivery) => (
         <li key={delivery.id} data-testid="timeline-delivery">
-          Delivery <code>{delivery.id}</code> to <code>{delivery.webhook_id}</code>: <StatusBadge status={delivery.status} />
+          Delivery <code>{delivery.id}</code> to <code>{delivery.webhook_id}</code>:{' '}
+          <StatusBadge status={delivery.status} />
           {delivery.retry_of ? (
             <>
               {' '}
@@ -58,7 +59,8 @@ function Deliveries({ deliveries }: { deliveries: Delivery[] }) {
             <ol className="attempts">
               {delivery.attempts.map((attempt) => (
                 <li key={attempt.attempt}>
-                  Attempt {attempt.attempt} at <Time value={attempt.attempted_at} />: {attempt.status_code ?? 'no answer'} in {attempt.duration_ms} ms
+                  Attempt {attempt.attempt} at <Time value={attempt.attempted_at} />:{' '}
+                  {attempt.status_code ?? 'no answer'} in {attempt.duration_ms} ms
                   {attempt.error ? ` (${attempt.error})` : ''}
                 </li>
               ))}
@@ -93,13 +95,21 @@ function Timeline({ detail }: { detail: PaymentDetail }) {
                   Created <StatusBadge status={item.change.to} />
                 </>
               )}{' '}
-              <span className="source">source: {item.change.from === null ? 'created through the API' : SOURCE_LABELS[item.change.source]}</span>
-              {item.change.failure_message ? <span className="hint"> · {item.change.failure_code}: {item.change.failure_message}</span> : null}
+              <span className="source">
+                source: {item.change.from === null ? 'created through the API' : SOURCE_LABELS[item.change.source]}
+              </span>
+              {item.change.failure_message ? (
+                <span className="hint">
+                  {' '}
+                  · {item.change.failure_code}: {item.change.failure_message}
+                </span>
+              ) : null}
             </p>
           ) : null}
           {item.kind === 'refund' ? (
             <p data-testid="timeline-refund">
-              Refund <code>{item.change.refund_id}</code> of {formatMoney(item.change.amount, currency)} {item.change.status === 'pending' ? 'requested' : item.change.status}
+              Refund <code>{item.change.refund_id}</code> of {formatMoney(item.change.amount, currency)}{' '}
+              {item.change.status === 'pending' ? 'requested' : item.change.status}
               {item.change.status === 'pending' ? (
                 <>
                   {' '}
@@ -146,7 +156,9 @@ export function PaymentDetailPage() {
   const [refundAmount, setRefundAmount] = useState('');
   const [refundReason, setRefundReason] = useState('');
   const [cancelReason, setCancelReason] = useState('');
-  const [confirming, setConfirming] = useState<{ kind: 'refund'; amount?: number; key: string } | { kind: 'cancel'; key: string } | undefined>();
+  const [confirming, setConfirming] = useState<
+    { kind: 'refund'; amount?: number; key: string } | { kind: 'cancel'; key: string } | undefined
+  >();
   const [localError, setLocalError] = useState<string | undefined>();
   const [done, setDone] = useState<string | undefined>();
 
@@ -155,7 +167,10 @@ export function PaymentDetailPage() {
     mutationFn: (input: { amount?: number; key: string }) =>
       api<Refund>(`/v1/developer/payments/${encodeURIComponent(id)}/refund`, {
         env,
-        body: { ...(input.amount !== undefined ? { amount: input.amount } : {}), ...(refundReason ? { reason: refundReason } : {}) },
+        body: {
+          ...(input.amount !== undefined ? { amount: input.amount } : {}),
+          ...(refundReason ? { reason: refundReason } : {}),
+        },
         idempotencyKey: input.key,
       }),
     onSuccess: (made) => {
@@ -170,7 +185,12 @@ export function PaymentDetailPage() {
     },
   });
   const cancel = useMutation({
-    mutationFn: (key: string) => api(`/v1/developer/payments/${encodeURIComponent(id)}/cancel`, { env, body: cancelReason ? { reason: cancelReason } : {}, idempotencyKey: key }),
+    mutationFn: (key: string) =>
+      api(`/v1/developer/payments/${encodeURIComponent(id)}/cancel`, {
+        env,
+        body: cancelReason ? { reason: cancelReason } : {},
+        idempotencyKey: key,
+      }),
     onSuccess: () => setDone('The payment is cancelled.'),
     onSettled: () => {
       setConfirming(undefined);
@@ -252,7 +272,9 @@ export function PaymentDetailPage() {
           <Time value={payment.expires_at} />
         </dd>
         <dt>Next action</dt>
-        <dd>{payment.next_action ? <pre className="mono">{JSON.stringify(payment.next_action, null, 2)}</pre> : '—'}</dd>
+        <dd>
+          {payment.next_action ? <pre className="mono">{JSON.stringify(payment.next_action, null, 2)}</pre> : '—'}
+        </dd>
         <dt>Next provider check</dt>
         <dd data-testid="next-check">
           {data.next_provider_check ? (
@@ -279,17 +301,32 @@ export function PaymentDetailPage() {
             <h2 id="refund-title">Refund</h2>
             <p className="hint">
               Refundable now: {formatMoney(refundable, payment.currency)}
-              {payment.amount_refund_pending ? ` (${formatMoney(payment.amount_refund_pending, payment.currency)} reserved by refunds in flight)` : ''}.
+              {payment.amount_refund_pending
+                ? ` (${formatMoney(payment.amount_refund_pending, payment.currency)} reserved by refunds in flight)`
+                : ''}
+              .
             </p>
             <label htmlFor="refund-amount">Amount in {payment.currency} (empty: the whole refundable rest)</label>
-            <input id="refund-amount" inputMode="decimal" value={refundAmount} onChange={(e) => setRefundAmount(e.target.value)} aria-invalid={localError ? true : undefined} aria-describedby={localError ? 'refund-local-error' : undefined} />
+            <input
+              id="refund-amount"
+              inputMode="decimal"
+              value={refundAmount}
+              onChange={(e) => setRefundAmount(e.target.value)}
+              aria-invalid={localError ? true : undefined}
+              aria-describedby={localError ? 'refund-local-error' : undefined}
+            />
             {localError ? (
               <p id="refund-local-error" className="error" role="alert">
                 {localError}
               </p>
             ) : null}
             <label htmlFor="refund-reason">Reason (optional)</label>
-            <input id="refund-reason" value={refundReason} onChange={(e) => setRefundReason(e.target.value)} maxLength={500} />
+            <input
+              id="refund-reason"
+              value={refundReason}
+              onChange={(e) => setRefundReason(e.target.value)}
+              maxLength={500}
+            />
             <button type="submit" className="primary">
               Refund…
             </button>
@@ -309,7 +346,12 @@ export function PaymentDetailPage() {
           >
             <h2 id="cancel-title">Cancel</h2>
             <label htmlFor="cancel-reason">Reason (optional)</label>
-            <input id="cancel-reason" value={cancelReason} onChange={(e) => setCancelReason(e.target.value)} maxLength={500} />
+            <input
+              id="cancel-reason"
+              value={cancelReason}
+              onChange={(e) => setCancelReason(e.target.value)}
+              maxLength={500}
+            />
             <button type="submit" className="danger">
               Cancel payment…
             </button>
@@ -320,7 +362,12 @@ export function PaymentDetailPage() {
       {done ? <Notice>{done}</Notice> : null}
 
       <h2>Timeline</h2>
-      {!data.history_available ? <p className="hint">The workflow's history is no longer kept: the sources of status changes are not available; the events below still tell the payment's course.</p> : null}
+      {!data.history_available ? (
+        <p className="hint">
+          The workflow's history is no longer kept: the sources of status changes are not available; the events below
+          still tell the payment's course.
+        </p>
+      ) : null}
       <Timeline detail={data} />
 
       <ConfirmDialog
@@ -329,7 +376,9 @@ export function PaymentDetailPage() {
         confirmLabel="Refund"
         busy={refund.isPending}
         onCancel={() => setConfirming(undefined)}
-        onConfirm={() => confirming?.kind === 'refund' && refund.mutate({ amount: confirming.amount, key: confirming.key })}
+        onConfirm={() =>
+          confirming?.kind === 'refund' && refund.mutate({ amount: confirming.amount, key: confirming.key })
+        }
       >
         <p>
           {confirming?.kind === 'refund' && confirming.amount !== undefined
@@ -347,7 +396,10 @@ export function PaymentDetailPage() {
         onCancel={() => setConfirming(undefined)}
         onConfirm={() => confirming?.kind === 'cancel' && cancel.mutate(confirming.key)}
       >
-        <p>The customer can no longer pay it. If the provider already collected it, the cancel is refused and the payment completes.</p>
+        <p>
+          The customer can no longer pay it. If the provider already collected it, the cancel is refused and the payment
+          completes.
+        </p>
       </ConfirmDialog>
     </section>
   );

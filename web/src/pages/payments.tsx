@@ -46,7 +46,13 @@ function dateFilter(from: string, to: string): string | undefined {
 
 /** The list query of `filters`. */
 function listQuery(filters: Filters) {
-  return { status: filters.status, method: filters.method, currency: filters.currency, q: filters.q, date: dateFilter(filters.from, filters.to) };
+  return {
+    status: filters.status,
+    method: filters.method,
+    currency: filters.currency,
+    q: filters.q,
+    date: dateFilter(filters.from, filters.to),
+  };
 }
 
 type Page = { transactions: Transaction[]; pagination: Pagination };
@@ -63,14 +69,45 @@ async function exportCsv(env: Environment, filters: Filters): Promise<{ csv: str
   const rows: Transaction[] = [];
   let asOf: string | undefined;
   for (let page = 1; ; page += 1) {
-    const result = await api<Page>('/v1/developer/transactions', { env, query: { ...listQuery(filters), page, limit: EXPORT_PAGE_SIZE, as_of: asOf } });
+    const result = await api<Page>('/v1/developer/transactions', {
+      env,
+      query: { ...listQuery(filters), page, limit: EXPORT_PAGE_SIZE, as_of: asOf },
+    });
     asOf ??= result.pagination.as_of;
     rows.push(...result.transactions);
     if (page >= result.pagination.total_pages) break;
   }
-  const header = ['id', 'type', 'payment_id', 'created_at', 'status', 'payment_method', 'currency', 'amount', 'fee', 'net', 'amount_minor', 'customer', 'description'];
+  const header = [
+    'id',
+    'type',
+    'payment_id',
+    'created_at',
+    'status',
+    'payment_method',
+    'currency',
+    'amount',
+    'fee',
+    'net',
+    'amount_minor',
+    'customer',
+    'description',
+  ];
   const lines = rows.map((t) =>
-    [t.id, t.type, t.payment_id, t.created_at, t.status, t.payment_method, t.currency, formatMinor(t.amount, t.currency).replace(/,/g, ''), formatMinor(t.fee, t.currency).replace(/,/g, ''), formatMinor(t.net, t.currency).replace(/,/g, '').replace('−', '-'), t.amount, t.customer, t.description]
+    [
+      t.id,
+      t.type,
+      t.payment_id,
+      t.created_at,
+      t.status,
+      t.payment_method,
+      t.currency,
+      formatMinor(t.amount, t.currency).replace(/,/g, ''),
+      formatMinor(t.fee, t.currency).replace(/,/g, ''),
+      formatMinor(t.net, t.currency).replace(/,/g, '').replace('−', '-'),
+      t.amount,
+      t.customer,
+      t.description,
+    ]
       .map(csvCell)
       .join(','),
   );
@@ -118,7 +155,11 @@ export function PaymentsPage() {
 
   const list = useQuery({
     queryKey: ['transactions', env, filters, page, asOf],
-    queryFn: () => api<Page>('/v1/developer/transactions', { env, query: { ...listQuery(filters), page, limit: PAGE_SIZE, as_of: page > 1 ? asOf : undefined } }),
+    queryFn: () =>
+      api<Page>('/v1/developer/transactions', {
+        env,
+        query: { ...listQuery(filters), page, limit: PAGE_SIZE, as_of: page > 1 ? asOf : undefined },
+      }),
     placeholderData: keepPreviousData,
   });
 
@@ -151,7 +192,8 @@ export function PaymentsPage() {
       setExporting({ busy: false, error });
     }
   };
-  const set = (name: keyof Filters) => (e: { target: { value: string } }) => setDraft({ ...draft, [name]: e.target.value });
+  const set = (name: keyof Filters) => (e: { target: { value: string } }) =>
+    setDraft({ ...draft, [name]: e.target.value });
 
   return (
     <section>
@@ -219,8 +261,19 @@ export function PaymentsPage() {
       {list.isPending ? <p>Loading…</p> : null}
       {list.data ? (
         <>
-          <DataTable caption="Payments and refunds, newest first" columns={columns(env)} rows={list.data.transactions} empty="No payments match these filters." testId="payments-table" />
-          <Pager page={page} totalPages={list.data.pagination.total_pages} total={list.data.pagination.total} onPage={goTo} />
+          <DataTable
+            caption="Payments and refunds, newest first"
+            columns={columns(env)}
+            rows={list.data.transactions}
+            empty="No payments match these filters."
+            testId="payments-table"
+          />
+          <Pager
+            page={page}
+            totalPages={list.data.pagination.total_pages}
+            total={list.data.pagination.total}
+            onPage={goTo}
+          />
         </>
       ) : null}
     </section>

@@ -1,4 +1,7 @@
-/** The profile (`GET`/`PUT /v1/developer/profile`, docs/api.md#profile): name, business name, country and phone can change. */
+/**
+ * The profile (`GET`/`PUT /v1/developer/profile`, docs/api.md#profile): name, business name, country and phone can
+ * change.
+ */
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api';
@@ -12,13 +15,24 @@ export function ProfilePage() {
   const queryClient = useQueryClient();
   const [form, setForm] = useState({ name: '', business_name: '', country: '', phone: '' });
   useEffect(() => {
-    if (profile.data) setForm({ name: profile.data.name, business_name: profile.data.business_name ?? '', country: profile.data.country ?? '', phone: profile.data.phone ?? '' });
+    if (profile.data)
+      setForm({
+        name: profile.data.name,
+        business_name: profile.data.business_name ?? '',
+        country: profile.data.country ?? '',
+        phone: profile.data.phone ?? '',
+      });
   }, [profile.data]);
   const save = useMutation({
     mutationFn: () =>
       api<Profile>('/v1/developer/profile', {
         method: 'PUT',
-        body: { name: form.name, business_name: form.business_name || null, country: form.country || null, phone: form.phone || null },
+        body: {
+          name: form.name,
+          business_name: form.business_name || null,
+          country: form.country || null,
+          phone: form.phone || null,
+        },
       }),
     onSuccess: (updated) => queryClient.setQueryData(['profile'], updated),
   });
@@ -26,7 +40,11 @@ export function ProfilePage() {
     event.preventDefault();
     save.mutate();
   };
-  const field = (name: keyof typeof form) => ({ id: `profile-${name}`, value: form[name], onChange: (e: { target: { value: string } }) => setForm({ ...form, [name]: e.target.value }) });
+  const field = (name: keyof typeof form) => ({
+    id: `profile-${name}`,
+    value: form[name],
+    onChange: (e: { target: { value: string } }) => setForm({ ...form, [name]: e.target.value }),
+  });
   const data = profile.data;
   return (
     <section>

@@ -26,13 +26,18 @@ export function WebhookDetailPage() {
   const webhook = useQuery({ queryKey: ['webhook', env, id], queryFn: () => api<Webhook>(path, { env }) });
   const deliveries = useQuery({
     queryKey: ['deliveries', env, id, page],
-    queryFn: () => api<{ deliveries: Delivery[]; pagination: Pagination }>(`${path}/deliveries`, { env, query: { page, limit: PAGE_SIZE } }),
+    queryFn: () =>
+      api<{ deliveries: Delivery[]; pagination: Pagination }>(`${path}/deliveries`, {
+        env,
+        query: { page, limit: PAGE_SIZE },
+      }),
     placeholderData: keepPreviousData,
     refetchInterval: (query) => (query.state.data?.deliveries.some((d) => d.status === 'pending') ? 2_000 : false),
   });
   const [form, setForm] = useState<{ url: string; description: string; events: string[] } | undefined>();
   useEffect(() => {
-    if (webhook.data && !form) setForm({ url: webhook.data.url, description: webhook.data.description ?? '', events: webhook.data.events });
+    if (webhook.data && !form)
+      setForm({ url: webhook.data.url, description: webhook.data.description ?? '', events: webhook.data.events });
   }, [webhook.data, form]);
   const [confirm, setConfirm] = useState<'delete' | 'rotate' | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
@@ -59,7 +64,11 @@ export function WebhookDetailPage() {
     onSettled: () => setConfirm(undefined),
   });
   const test = useMutation({
-    mutationFn: () => api<{ delivered: boolean; status_code: number | null; duration_ms: number; error: string | null }>(`${path}/test`, { env, body: {} }),
+    mutationFn: () =>
+      api<{ delivered: boolean; status_code: number | null; duration_ms: number; error: string | null }>(
+        `${path}/test`,
+        { env, body: {} },
+      ),
     onSuccess: () => refresh(),
   });
   const rotate = useMutation({
@@ -67,7 +76,8 @@ export function WebhookDetailPage() {
     onSettled: () => setConfirm(undefined),
   });
   const resend = useMutation({
-    mutationFn: (deliveryId: string) => api<Delivery>(`${path}/deliveries/${encodeURIComponent(deliveryId)}/retry`, { env, body: {} }),
+    mutationFn: (deliveryId: string) =>
+      api<Delivery>(`${path}/deliveries/${encodeURIComponent(deliveryId)}/retry`, { env, body: {} }),
     onSuccess: (made) => {
       setNotice(`Resent as delivery ${made.id}.`);
       setPage(1);
@@ -102,7 +112,11 @@ export function WebhookDetailPage() {
         <span className="mono">{current.url}</span> · <StatusBadge status={current.status} />
       </p>
       <div className="actions">
-        <button type="button" onClick={() => update.mutate({ status: current.status === 'enabled' ? 'disabled' : 'enabled' })} disabled={update.isPending}>
+        <button
+          type="button"
+          onClick={() => update.mutate({ status: current.status === 'enabled' ? 'disabled' : 'enabled' })}
+          disabled={update.isPending}
+        >
           {current.status === 'enabled' ? 'Disable' : 'Enable'}
         </button>
         <button type="button" onClick={() => test.mutate()} disabled={test.isPending}>
@@ -119,10 +133,13 @@ export function WebhookDetailPage() {
       <ErrorBox error={update.error ?? test.error ?? rotate.error ?? remove.error ?? resend.error} />
       {test.data ? (
         <Notice>
-          Test event {test.data.delivered ? 'delivered' : 'not delivered'}: {test.data.status_code ?? 'no answer'} in {test.data.duration_ms} ms{test.data.error ? ` (${test.data.error})` : ''}.
+          Test event {test.data.delivered ? 'delivered' : 'not delivered'}: {test.data.status_code ?? 'no answer'} in{' '}
+          {test.data.duration_ms} ms{test.data.error ? ` (${test.data.error})` : ''}.
         </Notice>
       ) : null}
-      {rotate.data ? <SecretOnce label="New signing secret" value={rotate.data.secret} onDismiss={() => rotate.reset()} /> : null}
+      {rotate.data ? (
+        <SecretOnce label="New signing secret" value={rotate.data.secret} onDismiss={() => rotate.reset()} />
+      ) : null}
 
       {form ? (
         <form onSubmit={save} className="panel" aria-labelledby="edit-webhook">
@@ -130,7 +147,12 @@ export function WebhookDetailPage() {
           <label htmlFor="edit-url">URL</label>
           <input id="edit-url" value={form.url} onChange={(e) => setForm({ ...form, url: e.target.value })} required />
           <label htmlFor="edit-description">Description</label>
-          <input id="edit-description" value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} maxLength={500} />
+          <input
+            id="edit-description"
+            value={form.description}
+            onChange={(e) => setForm({ ...form, description: e.target.value })}
+            maxLength={500}
+          />
           <EventPicker value={form.events} onChange={(events) => setForm({ ...form, events })} idPrefix="edit-event" />
           <button type="submit" className="primary" disabled={update.isPending}>
             Save
@@ -147,7 +169,8 @@ export function WebhookDetailPage() {
             {deliveries.data.deliveries.map((delivery) => (
               <li key={delivery.id} data-testid="delivery" data-delivery-id={delivery.id}>
                 <p>
-                  <strong>{delivery.event}</strong> <code>{delivery.id}</code> <StatusBadge status={delivery.status} /> · created <Time value={delivery.created_at} />
+                  <strong>{delivery.event}</strong> <code>{delivery.id}</code> <StatusBadge status={delivery.status} />{' '}
+                  · created <Time value={delivery.created_at} />
                   {delivery.retry_of ? (
                     <>
                       {' '}
@@ -180,7 +203,9 @@ export function WebhookDetailPage() {
                         </td>
                         <td>{attempt.status_code ?? '—'}</td>
                         <td className="num">{attempt.duration_ms} ms</td>
-                        <td className="mono excerpt">{attempt.error ?? (attempt.response_body ?? '').slice(0, EXCERPT)}</td>
+                        <td className="mono excerpt">
+                          {attempt.error ?? (attempt.response_body ?? '').slice(0, EXCERPT)}
+                        </td>
                       </tr>
                     ))}
                   </tbody>
@@ -191,21 +216,46 @@ export function WebhookDetailPage() {
                   </p>
                 ) : null}
                 {delivery.event !== 'webhook.test' ? (
-                  <button type="button" onClick={() => resend.mutate(delivery.id)} disabled={resend.isPending} aria-label={`Resend delivery ${delivery.id}`}>
+                  <button
+                    type="button"
+                    onClick={() => resend.mutate(delivery.id)}
+                    disabled={resend.isPending}
+                    aria-label={`Resend delivery ${delivery.id}`}
+                  >
                     Resend
                   </button>
                 ) : null}
               </li>
             ))}
           </ul>
-          <Pager page={page} totalPages={deliveries.data.pagination.total_pages} total={deliveries.data.pagination.total} onPage={setPage} />
+          <Pager
+            page={page}
+            totalPages={deliveries.data.pagination.total_pages}
+            total={deliveries.data.pagination.total}
+            onPage={setPage}
+          />
         </>
       ) : null}
 
-      <ConfirmDialog open={confirm === 'rotate'} title="Rotate the signing secret?" confirmLabel="Rotate secret" busy={rotate.isPending} onCancel={() => setConfirm(undefined)} onConfirm={() => rotate.mutate()}>
+      <ConfirmDialog
+        open={confirm === 'rotate'}
+        title="Rotate the signing secret?"
+        confirmLabel="Rotate secret"
+        busy={rotate.isPending}
+        onCancel={() => setConfirm(undefined)}
+        onConfirm={() => rotate.mutate()}
+      >
         <p>Deliveries are signed with the new secret from now on; update your endpoint's verification.</p>
       </ConfirmDialog>
-      <ConfirmDialog open={confirm === 'delete'} title="Delete this endpoint?" confirmLabel="Delete endpoint" danger busy={remove.isPending} onCancel={() => setConfirm(undefined)} onConfirm={() => remove.mutate()}>
+      <ConfirmDialog
+        open={confirm === 'delete'}
+        title="Delete this endpoint?"
+        confirmLabel="Delete endpoint"
+        danger
+        busy={remove.isPending}
+        onCancel={() => setConfirm(undefined)}
+        onConfirm={() => remove.mutate()}
+      >
         <p>No more events are sent to {current.url}.</p>
       </ConfirmDialog>
     </section>

@@ -1,5 +1,6 @@
 /**
- * Webhook endpoints of the environment (`/v1/developer/webhooks`, docs/webhooks.md#endpoints, docs/webhooks.md#targets): the list and the
+ * Webhook endpoints of the environment (`/v1/developer/webhooks`, docs/webhooks.md#endpoints,
+ * docs/webhooks.md#targets): the list and the
  * form that registers one; the signing secret is shown once, right after.
  */
 import { useState, type FormEvent } from 'react';
@@ -31,7 +32,15 @@ function columns(env: Environment) {
 }
 
 /** Checkboxes for the subscribed event names. */
-export function EventPicker({ value, onChange, idPrefix }: { value: string[]; onChange: (events: string[]) => void; idPrefix: string }) {
+export function EventPicker({
+  value,
+  onChange,
+  idPrefix,
+}: {
+  value: string[];
+  onChange: (events: string[]) => void;
+  idPrefix: string;
+}) {
   return (
     <fieldset>
       <legend>Events</legend>
@@ -54,12 +63,19 @@ export function EventPicker({ value, onChange, idPrefix }: { value: string[]; on
 export function WebhooksPage() {
   const env = useEnv();
   const queryClient = useQueryClient();
-  const list = useQuery({ queryKey: ['webhooks', env], queryFn: () => api<{ webhooks: Webhook[] }>('/v1/developer/webhooks', { env }) });
+  const list = useQuery({
+    queryKey: ['webhooks', env],
+    queryFn: () => api<{ webhooks: Webhook[] }>('/v1/developer/webhooks', { env }),
+  });
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<string[]>(['payment.completed', 'payment.failed', 'refund.completed']);
   const create = useMutation({
-    mutationFn: () => api<Webhook & { secret: string }>('/v1/developer/webhooks', { env, body: { url, events, ...(description ? { description } : {}) } }),
+    mutationFn: () =>
+      api<Webhook & { secret: string }>('/v1/developer/webhooks', {
+        env,
+        body: { url, events, ...(description ? { description } : {}) },
+      }),
     onSuccess: () => {
       setUrl('');
       setDescription('');
@@ -74,17 +90,40 @@ export function WebhooksPage() {
     <section>
       <PageTitle>Webhooks</PageTitle>
       <ErrorBox error={list.error} />
-      {list.data ? <DataTable caption={`Webhook endpoints (${env})`} columns={columns(env)} rows={list.data.webhooks} empty="No webhook endpoint yet." testId="webhooks-table" /> : <p>Loading…</p>}
+      {list.data ? (
+        <DataTable
+          caption={`Webhook endpoints (${env})`}
+          columns={columns(env)}
+          rows={list.data.webhooks}
+          empty="No webhook endpoint yet."
+          testId="webhooks-table"
+        />
+      ) : (
+        <p>Loading…</p>
+      )}
 
       <form onSubmit={submit} className="panel" aria-labelledby="new-webhook">
         <h2 id="new-webhook">Add an endpoint</h2>
         <label htmlFor="webhook-url">URL</label>
-        <input id="webhook-url" type="text" inputMode="url" required value={url} onChange={(e) => setUrl(e.target.value)} aria-describedby="webhook-url-hint" />
+        <input
+          id="webhook-url"
+          type="text"
+          inputMode="url"
+          required
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          aria-describedby="webhook-url-hint"
+        />
         <p id="webhook-url-hint" className="hint">
           {env === 'live' ? 'Live endpoints must use https.' : 'Sandbox endpoints may use http.'}
         </p>
         <label htmlFor="webhook-description">Description (optional)</label>
-        <input id="webhook-description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={500} />
+        <input
+          id="webhook-description"
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+          maxLength={500}
+        />
         <EventPicker value={events} onChange={setEvents} idPrefix="new-event" />
         <ErrorBox error={create.error} />
         <button type="submit" className="primary" disabled={create.isPending}>
