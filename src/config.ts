@@ -253,15 +253,25 @@ export type Config = z.infer<typeof schema> & { PROVIDERS: ProviderSettingsByEnv
  * What the admin command (docs/live-access.md#admin-command) reads: PostgreSQL, Temporal and the document store, no
  * secrets.
  */
-const adminSchema = settings.pick({
-  NODE_ENV: true,
-  DATABASE_URL: true,
-  TEMPORAL_ADDRESS: true,
-  TEMPORAL_NAMESPACE: true,
-  TEMPORAL_API_KEY: true,
-  TEMPORAL_TLS: true,
-  DOCUMENT_STORE_DIR: true,
-});
+const adminSchema = settings
+  .pick({
+    NODE_ENV: true,
+    DATABASE_URL: true,
+    TEMPORAL_ADDRESS: true,
+    TEMPORAL_NAMESPACE: true,
+    TEMPORAL_API_KEY: true,
+    TEMPORAL_TLS: true,
+    DOCUMENT_STORE_DIR: true,
+    TEMPORAL_TASK_QUEUE: true,
+    TEMPORAL_WEBHOOK_TASK_QUEUE: true,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: true,
+  })
+  .transform((config) => ({
+    ...config,
+    // The same defaults as the service's, so a delivery the operator retries starts where the worker listens.
+    TEMPORAL_WEBHOOK_TASK_QUEUE: config.TEMPORAL_WEBHOOK_TASK_QUEUE ?? `${config.TEMPORAL_TASK_QUEUE}-webhooks`,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production',
+  }));
 
 /** The admin command's configuration. */
 export type AdminConfig = z.infer<typeof adminSchema>;

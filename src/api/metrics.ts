@@ -1,13 +1,16 @@
 /**
- * Prometheus metrics of one API process (docs/api.md#health, docs/operations.md#metrics), with prom-client, all kept
- * in-process so that
- * `/metrics` answers whatever PostgreSQL does and a scrape never reads a table:
+ * Prometheus metrics of one API process (docs/api.md#health, docs/operations.md#metrics), with prom-client, kept
+ * in-process but for the backlog, so that `/metrics` answers whatever PostgreSQL does:
  * - `paycollect_http_request_duration_seconds{method,route,status}`: every request, by route pattern;
  * - `paycollect_payment_requests_total{operation,family,environment,outcome}`: creates, cancels and
  *   refunds asked of this API, by what became of them;
  * - `paycollect_provider_callbacks_total{provider,outcome}`: provider callbacks received;
  * - `paycollect_event_streams_open`: event streams (`GET /v1/developer/events/stream`) open now;
  * - `paycollect_read_model_up`: 1 when a `select 1` reached PostgreSQL within 1 s at the last scrape;
+ * - the backlog (docs/operations.md#backlog): `paycollect_webhook_deliveries_pending`,
+ *   `paycollect_webhook_delivery_oldest_pending_seconds`, `paycollect_refunds_pending`,
+ *   `paycollect_refund_oldest_pending_seconds`, by environment, read from partial indexes at most
+ *   every 15 s and absent when PostgreSQL did not answer within 1 s;
  * - the process's own (`paycollect_api_process_…`, `paycollect_api_nodejs_…`).
  * What happens to a payment after the API (created, settled, provider calls, refunds, webhooks) is
  * counted by the worker on its own endpoint (src/activities/business-metrics.ts).
@@ -19,6 +22,7 @@ import { PROVIDER_KINDS } from '../domain/catalogue';
 import type { Db } from '../db/knex';
 import { openEventStreamCount } from '../services/event-stream';
 import { databaseAnswers } from '../services/health-service';
+import { BacklogReader, type Backlog, type BacklogFigure } from '../services/operations-service';
 import { apiRouter } from './router';
 
 /** The metrics of one API process. */
@@ -105,6 +109,49 @@ export function createMetrics(db: Db): Metrics {
     labelNames: ['provider', 'status'],
     registers: [registry],
   });
+
+  const backlog = new BacklogReader(db);
+  const backlogGauge = (
+    name: string,
+    help: string,
+    figure: (backlog: Backlog) => BacklogFigure[],
+    value: 'count' | 'oldestSeconds',
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['environment'],
+      registers: [registry],
+      async collect() {
+        const read = await backlog.readWithin(READ_MODEL_PROBE_TIMEOUT_MS);
+        this.reset();
+        for (const row of read ? figure(read) : []) this.set({ environment: row.environment }, row[value]);
+      },
+    });
+  backlogGauge(
+    'paycollect_webhook_deliveries_pending',
+    'Webhook deliveries not yet succeeded or given up, by environment',
+    (b) => b.deliveries,
+    'count',
+  );
+  backlogGauge(
+    'paycollect_webhook_delivery_oldest_pending_seconds',
+    'Age of the oldest pending webhook delivery, in seconds, by environment',
+    (b) => b.deliveries,
+    'oldestSeconds',
+  );
+  backlogGauge(
+    'paycollect_refunds_pending',
+    "Refunds waiting for their provider's final answer, by environment",
+    (b) => b.refunds,
+    'count',
+  );
+  backlogGauge(
+    'paycollect_refund_oldest_pending_seconds',
+    'Age of the oldest pending refund, in seconds, by environment',
+    (b) => b.refunds,
+    'oldestSeconds',
+  );
 
   new Gauge({
     name: 'paycollect_event_streams_open',

@@ -42,6 +42,15 @@ import {
 import { connectClient } from '../temporal';
 import { isOutage } from '../lib/outage';
 import { printable, printableJson } from './printable';
+import {
+  askProviderAgain,
+  paymentStory,
+  pendingRefunds,
+  retryDeliveryAsOperator,
+  stuckDeliveries,
+} from '../services/operations-service';
+import type { WebhookServiceDeps } from '../services/webhook-service';
+import { formatPendingRefund, formatStory, formatStuckDelivery, parseDuration } from './operations-format';
 
 /** Where the command writes: standard output and standard error by default. */
 export interface AdminIo {
@@ -62,6 +71,19 @@ class Resources {
   private db?: Db;
   private client?: Promise<Client>;
   constructor(private readonly config: AdminConfig) {}
+
+  /** What the on-call commands use: the review deps plus the webhook settings of a retry. */
+  async operations(): Promise<WebhookServiceDeps> {
+    const deps = this.deps();
+    return {
+      db: deps.db,
+      temporal: await (this.client ??= connectClient(this.config)),
+      config: {
+        TEMPORAL_WEBHOOK_TASK_QUEUE: this.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: this.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      },
+    };
+  }
 
   deps(): ReviewServiceDeps {
     this.db ??= createDb(this.config.DATABASE_URL, 2);
@@ -299,6 +321,68 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
           ),
         ),
       );
+    });
+
+  const ops = program
+    .command('ops')
+    .description("on-call tools (docs/operations.md#runbooks): stuck deliveries and refunds, a payment's story");
+  const limitOption = () => new Option('--limit <n>', 'at most this many rows').argParser(positiveInteger).default(50);
+  ops
+    .command('deliveries')
+    .description('list webhook deliveries pending for longer than --older-than, or given up on (--failed)')
+    .addOption(
+      new Option('--older-than <duration>', 'e.g. 90s, 15m, 2h, 1d').argParser(parseDuration).default(900, '15m'),
+    )
+    .option('--failed', 'list the deliveries given up on instead, most recent first')
+    .addOption(limitOption())
+    .action(async (options: { olderThan: number; failed?: boolean; limit: number }) => {
+      const rows = await stuckDeliveries((await resources().operations()).db, {
+        olderThanSeconds: options.olderThan,
+        status: options.failed ? 'failed' : 'pending',
+        limit: Math.min(options.limit, 1000),
+      });
+      if (rows.length === 0) io.out('none\n');
+      for (const row of rows) io.out(formatStuckDelivery(row, new Date()));
+    });
+  ops
+    .command('retry-delivery')
+    .description("start a new delivery of a delivery's event, as the merchant's retry would")
+    .argument('<dlv_id>', 'the delivery id')
+    .action(async (deliveryId: string) => {
+      const retried = await retryDeliveryAsOperator(await resources().operations(), deliveryId);
+      io.out(`new delivery ${printable(retried)} of the event of ${printable(deliveryId)} started\n`);
+    });
+  ops
+    .command('refunds')
+    .description('list refunds waiting for their provider for longer than --older-than')
+    .addOption(
+      new Option('--older-than <duration>', 'e.g. 90s, 15m, 2h, 1d').argParser(parseDuration).default(3600, '1h'),
+    )
+    .addOption(limitOption())
+    .action(async (options: { olderThan: number; limit: number }) => {
+      const rows = await pendingRefunds((await resources().operations()).db, {
+        olderThanSeconds: options.olderThan,
+        limit: Math.min(options.limit, 1000),
+      });
+      if (rows.length === 0) io.out('none\n');
+      for (const row of rows) io.out(formatPendingRefund(row, new Date()));
+    });
+  ops
+    .command('ask-provider')
+    .description("ask a payment's provider again now, for the payment and its pending refunds")
+    .argument('<pay_id>', 'the payment id')
+    .action(async (paymentId: string) => {
+      await askProviderAgain(await resources().operations(), paymentId);
+      io.out(`asked the provider of ${printable(paymentId)} again; its workflow acts on the answer\n`);
+    });
+  ops
+    .command('story')
+    .description("show a payment's read model, refunds, events, deliveries and workflow history summary")
+    .argument('<pay_id>', 'the payment id')
+    .option('--json', 'print it as JSON')
+    .action(async (paymentId: string, options: { json?: boolean }) => {
+      const story = await paymentStory(await resources().operations(), paymentId);
+      io.out(options.json ? `${printableJson(story)}\n` : formatStory(story));
     });
 
   return program;
