@@ -15,6 +15,8 @@ import { mochaHooks } from '../test/helpers/root-hooks';
 import { migratedRunDatabase, type Database } from './lib/postgres';
 import { throwawaySecrets } from './lib/secrets';
 import { ensureChromium, ensureDashboardBuilt } from './lib/dashboard';
+import { ensureDebianPackage } from './lib/debian-package';
+import { PROMTOOL_PATH } from './lib/promtool';
 import { resolveStripeMock } from './lib/stripe-mock';
 import { resolveTemporalCli } from './lib/temporal-cli';
 import { startDevServer, type DevServer } from './lib/temporal-dev-server';
@@ -91,6 +93,17 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     if (!ensureDashboardBuilt(say)) {
+      process.stdout.write('tests: 0 passed, 1 failed\n');
+      process.exit(1);
+    }
+  }
+
+  // The alert rules' tests (docs/operations.md#alerts), when they are selected: Debian's promtool.
+  if (testFiles(filters).some((file) => file.includes(`${path.sep}test${path.sep}ops${path.sep}`))) {
+    try {
+      ensureDebianPackage(say, 'prometheus', PROMTOOL_PATH, "the alert rules' tests run promtool");
+    } catch (error) {
+      say(error instanceof Error ? error.message : String(error));
       process.stdout.write('tests: 0 passed, 1 failed\n');
       process.exit(1);
     }

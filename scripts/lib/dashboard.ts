@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ensureDebianPackage } from './debian-package';
 
 const root = path.resolve(__dirname, '..', '..');
 const webDir = path.join(root, 'web');
@@ -77,29 +78,9 @@ export function ensureDashboardBuilt(say: (line: string) => void): boolean {
 }
 
 /**
- * Makes sure Debian's Chromium is at {@link CHROMIUM_PATH}: when it is missing, says so and installs
- * it with `apt-get install -y chromium` (as root; otherwise through sudo when there is one).
+ * Makes sure Debian's Chromium is at {@link CHROMIUM_PATH}, installing it when it is missing.
  * @throws Error when it is still missing afterwards
  */
 export function ensureChromium(say: (line: string) => void): void {
-  if (fs.existsSync(CHROMIUM_PATH)) return;
-  say(`Chromium is missing at ${CHROMIUM_PATH}: installing Debian's package with apt-get (the browser tests need it)`);
-  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const [command, args] = asRoot
-    ? ['apt-get', ['install', '-y', 'chromium']]
-    : ['sudo', ['-n', 'apt-get', 'install', '-y', 'chromium']];
-  let result = spawnSync(command, args, {
-    stdio: 'inherit',
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
-  if (result.status !== 0) {
-    // A fresh machine may not have the package lists yet.
-    spawnSync(asRoot ? 'apt-get' : 'sudo', asRoot ? ['update'] : ['-n', 'apt-get', 'update'], { stdio: 'inherit' });
-    result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  }
-  if (!fs.existsSync(CHROMIUM_PATH))
-    throw new Error(
-      `Chromium could not be installed (apt-get install -y chromium exited ${result.status}); install it and run the tests again`,
-    );
-  say('Chromium installed');
+  ensureDebianPackage(say, 'chromium', CHROMIUM_PATH, 'the browser tests need it');
 }

@@ -7,9 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { BUSINESS_METRICS } from '../../src/activities/business-metrics';
-import { ACTIVITY_GIVE_UPS_METRIC, ACTIVITY_RETRIES_METRIC } from '../../src/activities/retry-metrics';
-import { createMetrics } from '../../src/api/metrics';
-import type { Db } from '../../src/db/knex';
+import { exportedMetricNames, metricNamesIn, workflowMetricNames } from '../helpers/exported-metrics';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -25,32 +23,11 @@ describe('the Grafana dashboard (docs/operations.md#metrics)', () => {
     panels: Panel[];
   };
   const expressions = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
-  const used = new Set(
-    expressions.flatMap((expr) =>
-      [...expr.matchAll(/\bpaycollect_[a-z_]+/g)].map((match) => match[0].replace(/_(bucket|count|sum)$/, '')),
-    ),
-  );
+  const used = new Set(expressions.flatMap(metricNamesIn));
 
   it('queries only metrics the worker and the API export', () => {
-    // The API's registry, without a scrape (the database is never asked).
-    const api = createMetrics({} as Db)
-      .registry.getMetricsAsArray()
-      .map((metric) => metric.name);
-    // Counted inside the workflows, whose files name them.
-    const workflowSources = ['payment-workflow.ts', 'webhook-delivery-workflow.ts']
-      .map((file) => fs.readFileSync(path.join(ROOT, 'src/workflows', file), 'utf8'))
-      .join('\n');
-    const fromWorkflows = [...workflowSources.matchAll(/createCounter\('(paycollect_[a-z_]+)'/g)].map(
-      (match) => match[1] as string,
-    );
-    const exported = new Set([
-      ...Object.values(BUSINESS_METRICS),
-      ACTIVITY_RETRIES_METRIC,
-      ACTIVITY_GIVE_UPS_METRIC,
-      ...fromWorkflows,
-      ...api,
-    ]);
-    expect(fromWorkflows).to.include('paycollect_late_provider_answers');
+    const exported = exportedMetricNames();
+    expect(workflowMetricNames()).to.include('paycollect_late_provider_answers');
     expect(used.size).to.be.greaterThan(10);
     expect([...used].filter((name) => !exported.has(name))).to.deep.equal([]);
   });
