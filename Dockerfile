@@ -1,9 +1,10 @@
 # syntax=docker/dockerfile:1
-# One image for the API, the worker and the migration job (docker-compose.yml picks the command);
+# One image for the API, the worker and the migration job (docker-compose.yml picks the command), on Node 24, the
+# long-term support line the registries serve whose native packages (Temporal's core bridge) we run;
 # docs/operations.md#docker says what is tested of it and what is not.
 
 # --- build: every package, the TypeScript build (dist/) and the merchant dashboard (web/dist) ---
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -12,8 +13,9 @@ RUN npm ci --prefix web --no-audit --no-fund
 COPY . .
 RUN npx tsc -p tsconfig.build.json && npm run build --prefix web
 
-# --- runtime: production dependencies only, the compiled code and the dashboard, not root ---
-FROM node:20-bookworm-slim AS runtime
+# --- runtime: production dependencies only (no TypeScript, tsx or embedded PostgreSQL), the compiled code and the
+# dashboard, not root ---
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./

