@@ -39,6 +39,12 @@ describe('admin command (docs/live-access.md#admin-command)', function () {
       ['merchant'],
       ['merchant', 'set-plan'],
       ['merchant', 'set-limits'],
+      ['ops'],
+      ['ops', 'deliveries'],
+      ['ops', 'retry-delivery'],
+      ['ops', 'refunds'],
+      ['ops', 'ask-provider'],
+      ['ops', 'story'],
     ];
     for (const command of commands) {
       const run = await admin(...command, '--help');
