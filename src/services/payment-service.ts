@@ -40,11 +40,10 @@ import { DomainError, ERROR_CODES, validationError, type ErrorCode } from '../do
 import { feeFor } from '../domain/fees';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Currency } from '../domain/money';
-import { isOpen } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment';
-import { notCancellableMessage, notStoredMessage } from '../domain/payment-steps';
+import { apply, expiresInProblem, notStoredMessage } from '../domain/payment-table';
 import type { Principal } from '../domain/principal';
-import { notRefundableMessage, type RefundRecord } from '../domain/refund';
+import type { RefundRecord } from '../domain/refund';
 import { audit } from './audit';
 import { deriveId, newId } from '../lib/ids';
 import { isOutage } from '../lib/outage';
@@ -127,6 +126,30 @@ function requestId(prefix: string, owner: Principal, scope: string, idempotencyS
   return deriveId(prefix, `${owner.merchantId}:${owner.environment}:${scope}:${idempotencySeed}`);
 }
 
+/**
+ * The payment as the table's pre-check sees it: the stored row without its refunds in flight (the workflow holds
+ * those; counting the read model's could refuse what the workflow accepts), so the API never refuses what the
+ * workflow would accept (docs/payments.md#states).
+ */
+function stateOfStored(payment: PaymentSnapshot) {
+  return { payment: { ...payment, amountRefundPending: 0 }, pendingRefunds: [] };
+}
+
+/** The table's event of a refund request, with the configured refund window (docs/payments.md#states). */
+function refundRequestOf(
+  refundId: string,
+  request: { amount?: number; reason?: string },
+  config: Pick<Config, 'REFUND_WINDOW_DAYS'>,
+) {
+  return {
+    type: 'refund_accepted' as const,
+    refundId,
+    amount: request.amount,
+    reason: request.reason ?? null,
+    refundWindowMs: config.REFUND_WINDOW_DAYS * 86_400_000,
+  };
+}
+
 /** Nothing of `promise`'s failure goes unhandled when a race leaves it behind. */
 function settledLater<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined);
@@ -207,12 +230,14 @@ export async function createPayment(
   idempotencySeed?: string,
 ): Promise<PaymentSnapshot> {
   const { provider } = request.resolved;
+  const kind = PROVIDER_KINDS[provider];
+  const tooLong = expiresInProblem(request.expiresInSeconds, expirySeconds(deps.config, kind), request.paymentMethod);
+  if (tooLong) throw validationError([tooLong]);
   if (!deps.providers.get(owner.environment, provider)) throw providerUnavailable(request.paymentMethod);
   const id = requestId(ID_PREFIXES.payment, owner, 'payment', idempotencySeed);
   const existing = idempotencySeed ? await findPayment(deps.db, owner, id) : undefined;
   if (existing) return existing;
   const now = new Date();
-  const kind = PROVIDER_KINDS[provider];
   const payment: PaymentSnapshot = {
     id,
     merchantId: owner.merchantId,
@@ -461,11 +486,9 @@ export async function cancelPayment(
   const updateId = requestId('cancel_', owner, `cancel:${id}`, idempotencySeed);
   // A retry of a cancel whose first attempt ran out of its deadline and was carried out later
   // (docs/payments.md#idempotency).
-  const earlier =
-    idempotencySeed && !isOpen(payment.status) ? await decidedUpdate<PaymentSnapshot>(deps, id, updateId) : undefined;
-  if (!earlier && !isOpen(payment.status)) {
-    throw new DomainError('payment_not_cancellable', notCancellableMessage(payment.status));
-  }
+  const decided = apply(stateOfStored(payment), { type: 'cancel', reason: reason ?? null }, new Date().toISOString());
+  const earlier = idempotencySeed && !decided.ok ? await decidedUpdate<PaymentSnapshot>(deps, id, updateId) : undefined;
+  if (!earlier && !decided.ok) throw new DomainError(decided.refusal.code as ErrorCode, decided.refusal.message);
   const cancelled = earlier ?? (await updatePayment(deps, payment, cancelPaymentUpdate, [{ reason }], updateId));
   await audit(deps.db, owner, 'payment.cancelled', id, ip);
   return cancelled;
@@ -495,20 +518,16 @@ export async function refundPayment(
   // one.
   const made = idempotencySeed ? await findRefund(deps.db, owner, refundId) : undefined;
   if (made) return made;
-  if (payment.status !== 'completed') {
-    throw new DomainError('payment_not_refundable', notRefundableMessage(payment.status));
-  }
-  if (Date.now() - Date.parse(payment.createdAt) > deps.config.REFUND_WINDOW_DAYS * 86_400_000) {
-    throw new DomainError(
-      'payment_not_refundable',
-      `payments can be refunded for ${deps.config.REFUND_WINDOW_DAYS} days after they were created`,
-    );
-  }
+  // The workflow decides by the same table; asked here first for a fast 4xx (docs/payments.md#states).
+  const capabilities = deps.providers.get(payment.environment, payment.provider)?.supports;
+  const event = { ...refundRequestOf(refundId, request, deps.config), capabilities };
+  const decided = apply(stateOfStored(payment), event, new Date().toISOString());
+  if (!decided.ok) throw new DomainError(decided.refusal.code as ErrorCode, decided.refusal.message);
   const refund = await updatePayment(
     deps,
     payment,
     refundPaymentUpdate,
-    [{ refundId, amount: request.amount, reason: request.reason }],
+    [{ refundId, amount: request.amount, reason: request.reason, capabilities }],
     refundId,
   );
   await audit(deps.db, owner, 'refund.created', refund.id, ip);
