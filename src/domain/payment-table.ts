@@ -670,3 +670,45 @@ export function stateTableMarkdown(): string {
     );
   return lines.join('\n');
 }
+
+/**
+ * A provider's answer about a refund in flight: final, still pending, or a refund the read model already had settled
+ * (a re-opened run met a refund of an earlier one).
+ */
+export type RefundAnswerOutcome =
+  | { status: 'succeeded'; refundReference: string }
+  | { status: 'failed'; failureMessage: string }
+  | { status: 'pending' }
+  | { status: 'already_settled'; refund: RefundRecord };
+
+/** The event of the provider's answer about refund `refundId`. */
+export function refundAnswerEvent(refundId: string, answer: RefundAnswerOutcome): PaymentEvent {
+  switch (answer.status) {
+    case 'succeeded':
+      return { type: 'refund_completed', refundId, providerReference: answer.refundReference };
+    case 'failed':
+      return { type: 'refund_refused', refundId, message: answer.failureMessage };
+    case 'pending':
+      return { type: 'refund_unknown', refundId };
+    case 'already_settled':
+      return { type: 'refund_withdrawn', refundId };
+  }
+}
+
+/**
+ * What the workflow hands a write activity from a row's effects: the event to write with it, and the ledger causes
+ * to post in its transaction (docs/payments.md#events).
+ */
+export interface WriteOrders {
+  emit: EmittedEvent | null;
+  post: string[];
+}
+
+/** The write orders of `effects` (causes as {@link apply} filled them in). */
+export function writeOrdersOf(effects: readonly Effect[]): WriteOrders {
+  const emitted = effects.find((e) => e.do === 'emit');
+  return {
+    emit: emitted?.do === 'emit' ? emitted.event : null,
+    post: effects.flatMap((e) => (e.do === 'post' ? [e.cause] : [])),
+  };
+}

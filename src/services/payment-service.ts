@@ -274,6 +274,7 @@ export async function createPayment(
     mode: 'create',
     payment,
     reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
+    refundWindowSeconds: deps.config.REFUND_WINDOW_DAYS * 86_400,
   };
   const start = new WithStartWorkflowOperation('paymentWorkflow', {
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
@@ -415,6 +416,7 @@ async function updatePayment<Ret, Args extends unknown[]>(
     mode: 'reopen',
     paymentId: payment.id,
     reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
+    refundWindowSeconds: deps.config.REFUND_WINDOW_DAYS * 86_400,
   };
   const deadline = Date.now() + deps.config.UPDATE_DEADLINE_MS;
   for (let attempt = 1; ; attempt += 1) {

@@ -62,6 +62,11 @@ export type PaymentWorkflowInput = (
    * (docs/payments.md#states), in seconds.
    */
   reconciliationWindowSeconds: number;
+  /**
+   * How long after its creation a payment may be refunded (docs/payments.md#states), in seconds; absent in runs
+   * started before it was passed: 180 days.
+   */
+  refundWindowSeconds?: number;
 };
 
 /**

@@ -5,7 +5,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { PAYMENT_STATUSES, type PaymentSnapshot, type PaymentStatus } from '../../src/domain/payment';
+import {
+  callbackMayChange,
+  PAYMENT_STATUSES,
+  type PaymentSnapshot,
+  type PaymentStatus,
+} from '../../src/domain/payment';
 import {
   apply,
   answerChangesPayment,
@@ -281,6 +286,17 @@ describe('payment table: conditions (docs/payments.md#cancel-and-refund)', () =>
     expect(answerChangesPayment('pending', { status: 'processing' })).to.equal(true);
     expect(answerChangesPayment('processing', { status: 'processing' })).to.equal(false);
     expect(answerChangesPayment('processing', { status: 'pending' })).to.equal(false);
+  });
+});
+
+describe('provider callbacks (docs/payments.md#provider-callbacks)', () => {
+  it('tells which callbacks may change a payment: any while open, only a success once closed and reconcilable', () => {
+    expect(callbackMayChange({ status: 'pending', failureCode: null }, 'processing')).to.equal(true);
+    expect(callbackMayChange({ status: 'completed', failureCode: null }, 'completed')).to.equal(false);
+    expect(callbackMayChange({ status: 'failed', failureCode: 'expired' }, 'completed')).to.equal(true);
+    expect(callbackMayChange({ status: 'failed', failureCode: 'expired' }, 'failed')).to.equal(false);
+    expect(callbackMayChange({ status: 'failed', failureCode: 'declined' }, 'completed')).to.equal(false);
+    expect(callbackMayChange({ status: 'cancelled', failureCode: null }, 'completed')).to.equal(true);
   });
 });
 
