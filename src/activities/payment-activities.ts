@@ -206,8 +206,8 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
         if (refused) throw dataFailure(refused, 'initiatePayment', FAILURE_TYPES.paymentNotRecorded);
         throw error;
       }
-      // Once per payment: the write that inserted it, or the first attempt when the API wrote it first
-      // (docs/payments.md#workflow).
+      // Once per payment: the write that inserted it, or a first attempt that found it inserted by a run whose
+      // task was thrown away (docs/payments.md#workflow).
       if (inserted || activityInfo().attempt === 1) countPaymentCreated(payment);
       await startDeliveries(created, webhookIds);
       const provider = providerFor(payment);

@@ -22,15 +22,12 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
-import { paymentEvent } from '../activities/events';
 import type { Config } from '../config';
-import { dataErrorOf } from '../db/errors';
 import type { Db } from '../db/knex';
 import {
   findPayment,
   findPaymentListPosition,
   findRefund,
-  insertPaymentWithCreatedEvent,
   listPaymentsPage,
   type PaymentListPosition,
 } from '../db/payments';
@@ -41,7 +38,7 @@ import { feeFor } from '../domain/fees';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Currency } from '../domain/money';
 import type { PaymentSnapshot } from '../domain/payment';
-import { apply, expiresInProblem, notStoredMessage } from '../domain/payment-table';
+import { apply, expiresInProblem } from '../domain/payment-table';
 import type { Principal } from '../domain/principal';
 import type { RefundRecord } from '../domain/refund';
 import { audit } from './audit';
@@ -78,6 +75,16 @@ export interface PaymentServiceDeps {
     | 'UPDATE_DEADLINE_MS'
     | 'TEMPORAL_CALL_TIMEOUT_MS'
   >;
+}
+
+/**
+ * What reading a payment needs: the read model, and Temporal (with TEMPORAL_CALL_TIMEOUT_MS) for a payment whose
+ * workflow has not written it yet.
+ */
+export interface PaymentReaderDeps {
+  db: Db;
+  temporal?: Client;
+  config?: Pick<Config, 'TEMPORAL_CALL_TIMEOUT_MS'>;
 }
 
 /** A payment to create once its request was validated and resolved to a provider. */
@@ -214,9 +221,9 @@ function unavailable(): DomainError {
  * Creates a payment of either family for the caller's merchant and environment (docs/payments.md#workflow): starts its
  * workflow with the `initiatePayment` Update (Update-with-Start) and answers what the Update
  * returns: `pending` with the provider's `next_action` for an accepted request, `failed` for an
- * outright refusal. After CREATE_WAIT_MS without an answer, the payment as recorded (`pending`, no
- * next action yet; the API writes the row itself, idempotently, so it is there). A retried request
- * with the same `Idempotency-Key` reattaches to the same payment (docs/payments.md#idempotency).
+ * outright refusal. After CREATE_WAIT_MS without an answer, the payment as the read model or the
+ * request knows it (`pending`, no next action yet); the API writes no payment row, the workflow's activities
+ * do. A retried request with the same `Idempotency-Key` reattaches to the same payment (docs/payments.md#idempotency).
  * @param idempotencySeed the request's `Idempotency-Key` and hash (the idempotency middleware's `idempotencySeed`)
  * @returns the payment
  * @throws DomainError `provider_unavailable` (503) in live mode without an adapter (docs/providers.md#adapters);
@@ -321,14 +328,8 @@ export async function createPayment(
     ); // throws if its start failed
     updateCall.abort(); // the workflow goes on without anyone waiting for its Update
     if (!running) throw createOutcomeUnknown();
-    try {
-      await insertPaymentWithCreatedEvent(deps.db, payment, paymentEvent(payment, 'payment.created'));
-    } catch (error) {
-      // Refused for its data: the workflow's own write is refused alike and its run ends (PaymentNotRecorded).
-      const refused = dataErrorOf(error);
-      if (refused) throw new DomainError('validation_error', notStoredMessage(refused));
-      throw error;
-    }
+    // The row is the workflow's to write (one writer): answered from the read model when the workflow got that far,
+    // else from the request, as the workflow started with it; `GET` reads it from the workflow meanwhile.
     answered = (await findPayment(deps.db, owner, id)) ?? payment;
   }
   await audit(deps.db, owner, 'payment.created', payment.id, ip);
@@ -339,14 +340,43 @@ export async function createPayment(
  * The payment `id` of the caller's merchant and environment.
  * @throws DomainError `not_found` for unknown and foreign ids alike (docs/api.md#merchants-and-environments)
  */
-export async function getPayment(
-  deps: Pick<PaymentServiceDeps, 'db'>,
-  owner: Principal,
-  id: string,
-): Promise<PaymentSnapshot> {
-  const payment = await findPayment(deps.db, owner, id);
+export async function getPayment(deps: PaymentReaderDeps, owner: Principal, id: string): Promise<PaymentSnapshot> {
+  const payment = (await findPayment(deps.db, owner, id)) ?? (await startedPayment(deps, owner, id));
   if (!payment) throw new DomainError('not_found', `no payment with id ${id}`);
   return payment;
+}
+
+/**
+ * A payment whose workflow started but has not written it yet (the create's wait ran out with no worker running,
+ * docs/payments.md#workflow): the payment its create started the workflow with, from the workflow's first history
+ * event, which Temporal keeps without a worker. Undefined without Temporal at hand, when there is no such workflow or
+ * no answer within TEMPORAL_CALL_TIMEOUT_MS, or when it is not the caller's (docs/api.md#merchants-and-environments).
+ */
+async function startedPayment(
+  deps: PaymentReaderDeps,
+  owner: Principal,
+  id: string,
+): Promise<PaymentSnapshot | undefined> {
+  const { temporal, config } = deps;
+  if (!temporal || !config || !id.startsWith(ID_PREFIXES.payment)) return undefined;
+  try {
+    const { history } = await temporal.withDeadline(Date.now() + config.TEMPORAL_CALL_TIMEOUT_MS, () =>
+      temporal.workflowService.getWorkflowExecutionHistory({
+        namespace: temporal.options.namespace,
+        execution: { workflowId: paymentWorkflowId(id) },
+        maximumPageSize: 1,
+      }),
+    );
+    const payload = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    const input = payload
+      ? (temporal.options.loadedDataConverter.payloadConverter.fromPayload(payload) as PaymentWorkflowInput)
+      : undefined;
+    if (input?.mode !== 'create') return undefined;
+    const { payment } = input;
+    return payment.merchantId === owner.merchantId && payment.environment === owner.environment ? payment : undefined;
+  } catch {
+    return undefined; // no such workflow, or Temporal out of reach: the read model's answer stands
+  }
 }
 
 /** True for an Update failure the workflow decided (its type is one of our error codes, docs/api.md#errors). */
