@@ -1,15 +1,17 @@
 /**
  * The payment workflow's activities (`PaymentActivities` in src/workflows/activity-contracts.ts,
- * docs/payments.md#workflow). Most run as regular activities: one starts only after the workflow
- * task that scheduled it was kept in the history, so no provider call and no write ever happens for
- * a decision the workflow did not keep (docs/payments.md#refunds-happen-once).
+ * docs/payments.md#workflow): they ask providers and write what the workflow tells them; what a payment
+ * becomes is decided by its table (src/domain/payment-table.ts). Most run as regular activities: one
+ * starts only after the workflow task that scheduled it was kept in the history, so no provider call
+ * and no write ever happens for a decision the workflow did not keep (docs/payments.md#refunds-happen-once).
  *
- * The create is the exception: `initiatePayment` and the `recordPaymentStatus` of an answer it
- * brought at once run as local activities in the create's first workflow task, before that task is
- * kept. If it is thrown away they run again with the same input and change nothing twice: the
- * payment and `payment.created` are inserted once (the payment id is the key), the provider gets
- * the same reference or idempotency key (derived from the payment id), and each status write
- * carries the next version, which a row already holding it ignores (same section).
+ * The create is the exception: `initiatePayment` and the `recordPaymentStatus` writes of what it
+ * brought (the provider's reference, or its refusal, and an answer it gave at once) run as local
+ * activities in the create's first workflow task, before that task is kept. If it is thrown away
+ * they run again with the same input and change nothing twice: the payment and `payment.created`
+ * are inserted once (the payment id is the key), the provider gets the same reference or idempotency
+ * key (derived from the payment id), and each status write carries the next version, which a row
+ * already holding it ignores (same section).
  */
 import { activityInfo, ApplicationFailure, log } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';

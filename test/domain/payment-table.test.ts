@@ -276,6 +276,35 @@ describe('payment table: conditions (docs/payments.md#cancel-and-refund)', () =>
     expect(step.ok && step.effects).to.deep.include({ do: 'post', cause: `payment:${state.payment.id}:completed` });
   });
 
+  it("drops the customer's next step as soon as a row takes the payment out of pending, and keeps it while pending", () => {
+    const nextAction = { type: 'card_confirm' as const, client_secret: 'pi_1_secret_2' };
+    for (const type of ['provider_processing', 'provider_success', 'provider_cancelled', 'cancel', 'expiry'] as const) {
+      const step = apply(stateIn('pending', { nextAction }), sampleEvent(type), AT);
+      expect(step.ok && step.state.payment.nextAction, type).to.equal(null);
+    }
+    const accepted = apply(stateIn('pending'), sampleEvent('initiation_accepted'), AT);
+    expect(accepted.ok && accepted.state.payment).to.deep.include({
+      status: 'pending',
+      providerReference: 'momo_2',
+      nextAction: { type: 'mobile_money_approval', message: 'approve' },
+    });
+  });
+
+  it('sets the failure with a failing row and clears it with a succeeding one, with the next version and time', () => {
+    const failed = apply(stateIn('processing'), sampleEvent('provider_decline'), AT);
+    expect(failed.ok && failed.state.payment).to.include({
+      status: 'failed',
+      failureCode: 'insufficient_funds',
+      failureMessage: 'no funds',
+      updatedAt: AT,
+      version: 4,
+    });
+    const unanswered = apply(stateIn('pending'), sampleEvent('initiation_unanswered'), AT);
+    expect(unanswered.ok && unanswered.state.payment).to.include({ failureCode: 'provider_error' });
+    const reconciled = apply(stateIn('failed'), sampleEvent('late_success'), AT);
+    expect(reconciled.ok && reconciled.state.payment).to.include({ failureCode: null, failureMessage: null });
+  });
+
   it("maps the provider's word at expiry, at a cancel and on a poll onto events", () => {
     expect(expiryEvent(undefined)).to.deep.equal({ type: 'expiry' });
     expect(expiryEvent({ status: 'processing' })).to.deep.equal({ type: 'expiry' });

@@ -9,10 +9,9 @@
 import { expect } from 'chai';
 import { createDb, type Db } from '../../src/db/knex';
 import { insertPaymentWithCreatedEvent, statusWriteOf, updateRefundOutcome } from '../../src/db/payments';
-import { withStatusChange } from '../../src/domain/payment';
 import { apply, initialPaymentState } from '../../src/domain/payment-table';
 import { paymentEvent } from '../../src/activities/events';
-import { insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
+import { afterEvent, insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
 import { testConfig } from '../helpers/stack';
 
 describe('a refund whose first provider call never ran (fault suite finding, docs/payments.md#cancel-and-refund, docs/payments.md#events)', () => {
@@ -28,7 +27,7 @@ describe('a refund whose first provider call never ran (fault suite finding, doc
     const now = new Date().toISOString();
     const pending = mobileMoneyPayment(await insertMerchant(db), '+250788000042');
     await insertPaymentWithCreatedEvent(db, pending, paymentEvent(pending, 'payment.created'));
-    const completed = { ...withStatusChange(pending, { status: 'completed' }, now), version: 1 };
+    const completed = afterEvent(pending, { type: 'provider_success' }, now);
     // The workflow reserved 500, its first call never ran, the re-sent call succeeded.
     const refundId = 'ref_lostcall0000000000000001';
     const accepted = apply(
