@@ -1,29 +1,26 @@
 /**
  * The payment workflow's activities (`PaymentActivities` in src/workflows/activity-contracts.ts,
- * docs/payments.md#workflow). Most run as regular activities: one starts only after the workflow
- * task that scheduled it was kept in the history, so no provider call and no write ever happens for
- * a decision the workflow did not keep (docs/payments.md#refunds-happen-once).
+ * docs/payments.md#workflow): they ask providers and write what the workflow tells them; what a payment
+ * becomes is decided by its table (src/domain/payment-table.ts). Most run as regular activities: one
+ * starts only after the workflow task that scheduled it was kept in the history, so no provider call
+ * and no write ever happens for a decision the workflow did not keep (docs/payments.md#refunds-happen-once).
  *
- * The create is the exception: `initiatePayment` and the `recordPaymentStatus` of an answer it
- * brought at once run as local activities in the create's first workflow task, before that task is
- * kept. If it is thrown away they run again with the same input and change nothing twice: the
- * payment and `payment.created` are inserted once (the payment id is the key), the provider gets
- * the same reference or idempotency key (derived from the payment id), and each status write
- * carries the next version, which a row already holding it ignores (same section).
+ * The create is the exception: `initiatePayment` and the `recordPaymentStatus` writes of what it
+ * brought (the provider's reference, or its refusal, and an answer it gave at once) run as local
+ * activities in the create's first workflow task, before that task is kept. If it is thrown away
+ * they run again with the same input and change nothing twice: the payment and `payment.created`
+ * are inserted once (the payment id is the key), the provider gets the same reference or idempotency
+ * key (derived from the payment id), and each status write carries the next version, which a row
+ * already holding it ignores (same section).
  */
 import { activityInfo, ApplicationFailure, log } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
-import {
-  eventForStatus,
-  initiationRequest,
-  withStatusChange,
-  statusChangeFor,
-  type ProviderAnswer,
-} from '../domain/payment';
+import { eventForStatus, initiationRequest, type ProviderAnswer } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment';
+import { answerChangesPayment, refundCapabilityRefusal, type WriteOrders } from '../domain/payment-table';
 import type { RefundRecord } from '../domain/refund';
 import { toRefundWithPaymentView } from '../views/refund';
 import { dataErrorOf } from '../db/errors';
@@ -186,9 +183,12 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
       );
   }
 
-  /** Writes the payment's state and the event its new status emits, then starts its deliveries. */
-  async function recordStatus(payment: PaymentSnapshot): Promise<void> {
-    const eventName = eventForStatus(payment.status);
+  /**
+   * Writes the payment's state and the event the workflow named (without orders: the one its status emits), then
+   * starts its deliveries.
+   */
+  async function recordStatus(payment: PaymentSnapshot, orders?: WriteOrders): Promise<void> {
+    const eventName = orders ? orders.emit : eventForStatus(payment.status);
     const event = eventName ? paymentEvent(payment, eventName) : undefined;
     const subscribers = await updatePaymentStatus(deps.db, statusWriteOf(payment), event);
     await startDeliveries(event, subscribers);
@@ -208,8 +208,8 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
         if (refused) throw dataFailure(refused, 'initiatePayment', FAILURE_TYPES.paymentNotRecorded);
         throw error;
       }
-      // Once per payment: the write that inserted it, or the first attempt when the API wrote it first
-      // (docs/payments.md#workflow).
+      // Once per payment: the write that inserted it, or a first attempt that found it inserted by a run whose
+      // task was thrown away (docs/payments.md#workflow).
       if (inserted || activityInfo().attempt === 1) countPaymentCreated(payment);
       await startDeliveries(created, webhookIds);
       const provider = providerFor(payment);
@@ -224,13 +224,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
       } catch (error) {
         if (error instanceof ApplicationFailure && error.type === FAILURE_TYPES.providerRejected) {
           const failureCode = (error.details?.[0] as NonNullable<PaymentSnapshot['failureCode']>) ?? 'provider_error';
-          const failed = withStatusChange(
-            payment,
-            { status: 'failed', failure: { code: failureCode, message: error.message } },
-            input.changedAt,
-          );
-          await recordStatus(failed);
-          return { payment: failed };
+          return { payment, refused: { failureCode, message: error.message } };
         }
         if (
           error instanceof ApplicationFailure ||
@@ -251,19 +245,11 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
           nonRetryable: true,
         });
       }
-      const accepted: PaymentSnapshot = {
-        ...payment,
-        providerReference: answer.providerReference,
-        nextAction: answer.nextAction ?? null,
-        updatedAt: input.changedAt,
-        version: (payment.version ?? 0) + 1,
-      };
-      await recordStatus(accepted);
-      return { payment: accepted, outcome: answer.outcome };
+      return { payment, answer };
     },
 
-    async recordPaymentStatus(payment) {
-      await recordStatus(payment);
+    async recordPaymentStatus(payment, orders) {
+      await recordStatus(payment, orders);
       return payment;
     },
 
@@ -298,7 +284,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
         ),
       );
       const { attempt } = activityInfo();
-      if (statusChangeFor(input.status, answer.outcome)) return { answer, attempt };
+      if (answerChangesPayment(input.status, answer.outcome)) return { answer, attempt };
       throw ApplicationFailure.create({
         type: FAILURE_TYPES.providerStillWaiting,
         message: `the provider still says ${answer.outcome.status} (poll ${attempt})`,
@@ -315,15 +301,12 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
     async refundAtProvider(input) {
       const { payment, refund } = input;
       const provider = providerFor(payment);
-      const unsupported = !provider.supports.refund
-        ? `${payment.provider} payments cannot be refunded through the API`
-        : !provider.supports.partialRefund && refund.amount !== payment.amount
-          ? `${payment.provider} payments can only be refunded whole: refund ${payment.amount} (minor units) or nothing`
-          : undefined;
+      // The table's own check, with the adapter's capabilities: nothing is written for a refund it cannot take.
+      const unsupported = refundCapabilityRefusal(payment, refund.amount, provider.supports);
       if (unsupported)
         throw ApplicationFailure.create({
           type: FAILURE_TYPES.providerUnsupported,
-          message: unsupported,
+          message: unsupported.message,
           nonRetryable: true,
         });
       // Written `pending`, reason and all, before the provider is asked: a refund whose data cannot be stored is never
@@ -353,7 +336,8 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
     async recordRefundOutcome(input) {
       const { refund, payment } = input;
       const type =
-        refund.status === 'completed' ? 'refund.completed' : refund.status === 'failed' ? 'refund.failed' : undefined;
+        input.emit ??
+        (refund.status === 'completed' ? 'refund.completed' : refund.status === 'failed' ? 'refund.failed' : undefined);
       // One final event per refund, its id derived from the refund (docs/payments.md#events).
       const event = type
         ? {

@@ -203,8 +203,8 @@ function subscribersColumn(db: Db, event: EventInput) {
 }
 
 /**
- * Inserts the payment and its `payment.created` event unless they exist (both the API and the
- * workflow's first activity call this; whichever comes second changes nothing), and the API's
+ * Inserts the payment and its `payment.created` event unless they exist (the workflow's first
+ * activity, the row's only writer besides its later status writes; a retry changes nothing), and the API's
  * audit entry (docs/live-access.md#audit-log) when given. One statement: its CTEs commit together or not at all.
  * @returns whether this call inserted the payment, and the event's subscribers
  */

@@ -152,63 +152,6 @@ export interface ProviderAnswer {
   nextAction?: NextAction | null;
 }
 
-/** A status change the provider's answer calls for, with the failure it carries. */
-export interface StatusChange {
-  status: PaymentStatus;
-  failure?: { code: FailureCode; message: string };
-}
-
-/**
- * The status change the provider's answer `outcome` calls for in a payment now `current` (docs/payments.md#states):
- * `processing` once from `pending`; a final answer ends the open phase; nothing once final.
- * Shared by the payment workflow and its initiation activity, so both apply answers alike.
- * @returns undefined when the answer changes nothing
- */
-export function statusChangeFor(current: PaymentStatus, outcome: ProviderOutcome): StatusChange | undefined {
-  if (!isOpen(current)) return undefined;
-  switch (outcome.status) {
-    case 'completed':
-    case 'cancelled':
-      return { status: outcome.status };
-    case 'failed':
-      return { status: 'failed', failure: { code: outcome.failureCode, message: outcome.failureMessage } };
-    case 'processing':
-      return current === 'pending' ? { status: 'processing' } : undefined;
-    default:
-      return undefined;
-  }
-}
-
-/** The fields a status change rewrites in a payment snapshot. */
-export interface StatusFields {
-  status: PaymentStatus;
-  failureCode: FailureCode | null;
-  failureMessage: string | null;
-  nextAction: NextAction | null;
-  updatedAt: string;
-  version?: number;
-}
-
-/**
- * `payment` after `change` at `updatedAt` (ISO 8601): the failure fields follow the change, the
- * customer's next step is dropped as soon as the payment leaves `pending` (`processing` means the
- * customer acted and the provider is settling; completed, failed, cancelled: it waits for the
- * customer no more), so a card's client secret, a transfer's instructions or a mobile-money prompt
- * are shown only while the customer still has to act (docs/payments.md#payment-record), and the
- * version goes up by one, so the read model takes the write once and in order.
- */
-export function withStatusChange<P extends StatusFields>(payment: P, change: StatusChange, updatedAt: string): P {
-  return {
-    ...payment,
-    status: change.status,
-    failureCode: change.failure?.code ?? null,
-    failureMessage: change.failure?.message ?? null,
-    nextAction: change.status === 'pending' ? payment.nextAction : null,
-    updatedAt,
-    version: (payment.version ?? 0) + 1,
-  };
-}
-
 /** What the provider is asked when a payment is initiated (docs/providers.md#adapters), in minor units. */
 export interface InitiationRequest {
   paymentId: string;

@@ -22,15 +22,12 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
-import { paymentEvent } from '../activities/events';
 import type { Config } from '../config';
-import { dataErrorOf } from '../db/errors';
 import type { Db } from '../db/knex';
 import {
   findPayment,
   findPaymentListPosition,
   findRefund,
-  insertPaymentWithCreatedEvent,
   listPaymentsPage,
   type PaymentListPosition,
 } from '../db/payments';
@@ -40,11 +37,10 @@ import { DomainError, ERROR_CODES, validationError, type ErrorCode } from '../do
 import { feeFor } from '../domain/fees';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Currency } from '../domain/money';
-import { isOpen } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment';
-import { notCancellableMessage, notStoredMessage } from '../domain/payment-steps';
+import { apply, expiresInProblem } from '../domain/payment-table';
 import type { Principal } from '../domain/principal';
-import { notRefundableMessage, type RefundRecord } from '../domain/refund';
+import type { RefundRecord } from '../domain/refund';
 import { audit } from './audit';
 import { deriveId, newId } from '../lib/ids';
 import { isOutage } from '../lib/outage';
@@ -79,6 +75,16 @@ export interface PaymentServiceDeps {
     | 'UPDATE_DEADLINE_MS'
     | 'TEMPORAL_CALL_TIMEOUT_MS'
   >;
+}
+
+/**
+ * What reading a payment needs: the read model, and Temporal (with TEMPORAL_CALL_TIMEOUT_MS) for a payment whose
+ * workflow has not written it yet.
+ */
+export interface PaymentReaderDeps {
+  db: Db;
+  temporal?: Client;
+  config?: Pick<Config, 'TEMPORAL_CALL_TIMEOUT_MS'>;
 }
 
 /** A payment to create once its request was validated and resolved to a provider. */
@@ -125,6 +131,30 @@ export function expirySeconds(
 function requestId(prefix: string, owner: Principal, scope: string, idempotencySeed: string | undefined): string {
   if (!idempotencySeed) return newId(prefix);
   return deriveId(prefix, `${owner.merchantId}:${owner.environment}:${scope}:${idempotencySeed}`);
+}
+
+/**
+ * The payment as the table's pre-check sees it: the stored row without its refunds in flight (the workflow holds
+ * those; counting the read model's could refuse what the workflow accepts), so the API never refuses what the
+ * workflow would accept (docs/payments.md#states).
+ */
+function stateOfStored(payment: PaymentSnapshot) {
+  return { payment: { ...payment, amountRefundPending: 0 }, pendingRefunds: [] };
+}
+
+/** The table's event of a refund request, with the configured refund window (docs/payments.md#states). */
+function refundRequestOf(
+  refundId: string,
+  request: { amount?: number; reason?: string },
+  config: Pick<Config, 'REFUND_WINDOW_DAYS'>,
+) {
+  return {
+    type: 'refund_accepted' as const,
+    refundId,
+    amount: request.amount,
+    reason: request.reason ?? null,
+    refundWindowMs: config.REFUND_WINDOW_DAYS * 86_400_000,
+  };
 }
 
 /** Nothing of `promise`'s failure goes unhandled when a race leaves it behind. */
@@ -191,9 +221,9 @@ function unavailable(): DomainError {
  * Creates a payment of either family for the caller's merchant and environment (docs/payments.md#workflow): starts its
  * workflow with the `initiatePayment` Update (Update-with-Start) and answers what the Update
  * returns: `pending` with the provider's `next_action` for an accepted request, `failed` for an
- * outright refusal. After CREATE_WAIT_MS without an answer, the payment as recorded (`pending`, no
- * next action yet; the API writes the row itself, idempotently, so it is there). A retried request
- * with the same `Idempotency-Key` reattaches to the same payment (docs/payments.md#idempotency).
+ * outright refusal. After CREATE_WAIT_MS without an answer, the payment as the read model or the
+ * request knows it (`pending`, no next action yet); the API writes no payment row, the workflow's activities
+ * do. A retried request with the same `Idempotency-Key` reattaches to the same payment (docs/payments.md#idempotency).
  * @param idempotencySeed the request's `Idempotency-Key` and hash (the idempotency middleware's `idempotencySeed`)
  * @returns the payment
  * @throws DomainError `provider_unavailable` (503) in live mode without an adapter (docs/providers.md#adapters);
@@ -207,12 +237,14 @@ export async function createPayment(
   idempotencySeed?: string,
 ): Promise<PaymentSnapshot> {
   const { provider } = request.resolved;
+  const kind = PROVIDER_KINDS[provider];
+  const tooLong = expiresInProblem(request.expiresInSeconds, expirySeconds(deps.config, kind), request.paymentMethod);
+  if (tooLong) throw validationError([tooLong]);
   if (!deps.providers.get(owner.environment, provider)) throw providerUnavailable(request.paymentMethod);
   const id = requestId(ID_PREFIXES.payment, owner, 'payment', idempotencySeed);
   const existing = idempotencySeed ? await findPayment(deps.db, owner, id) : undefined;
   if (existing) return existing;
   const now = new Date();
-  const kind = PROVIDER_KINDS[provider];
   const payment: PaymentSnapshot = {
     id,
     merchantId: owner.merchantId,
@@ -249,6 +281,7 @@ export async function createPayment(
     mode: 'create',
     payment,
     reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
+    refundWindowSeconds: deps.config.REFUND_WINDOW_DAYS * 86_400,
   };
   const start = new WithStartWorkflowOperation('paymentWorkflow', {
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
@@ -295,14 +328,8 @@ export async function createPayment(
     ); // throws if its start failed
     updateCall.abort(); // the workflow goes on without anyone waiting for its Update
     if (!running) throw createOutcomeUnknown();
-    try {
-      await insertPaymentWithCreatedEvent(deps.db, payment, paymentEvent(payment, 'payment.created'));
-    } catch (error) {
-      // Refused for its data: the workflow's own write is refused alike and its run ends (PaymentNotRecorded).
-      const refused = dataErrorOf(error);
-      if (refused) throw new DomainError('validation_error', notStoredMessage(refused));
-      throw error;
-    }
+    // The row is the workflow's to write (one writer): answered from the read model when the workflow got that far,
+    // else from the request, as the workflow started with it; `GET` reads it from the workflow meanwhile.
     answered = (await findPayment(deps.db, owner, id)) ?? payment;
   }
   await audit(deps.db, owner, 'payment.created', payment.id, ip);
@@ -313,14 +340,43 @@ export async function createPayment(
  * The payment `id` of the caller's merchant and environment.
  * @throws DomainError `not_found` for unknown and foreign ids alike (docs/api.md#merchants-and-environments)
  */
-export async function getPayment(
-  deps: Pick<PaymentServiceDeps, 'db'>,
-  owner: Principal,
-  id: string,
-): Promise<PaymentSnapshot> {
-  const payment = await findPayment(deps.db, owner, id);
+export async function getPayment(deps: PaymentReaderDeps, owner: Principal, id: string): Promise<PaymentSnapshot> {
+  const payment = (await findPayment(deps.db, owner, id)) ?? (await startedPayment(deps, owner, id));
   if (!payment) throw new DomainError('not_found', `no payment with id ${id}`);
   return payment;
+}
+
+/**
+ * A payment whose workflow started but has not written it yet (the create's wait ran out with no worker running,
+ * docs/payments.md#workflow): the payment its create started the workflow with, from the workflow's first history
+ * event, which Temporal keeps without a worker. Undefined without Temporal at hand, when there is no such workflow or
+ * no answer within TEMPORAL_CALL_TIMEOUT_MS, or when it is not the caller's (docs/api.md#merchants-and-environments).
+ */
+async function startedPayment(
+  deps: PaymentReaderDeps,
+  owner: Principal,
+  id: string,
+): Promise<PaymentSnapshot | undefined> {
+  const { temporal, config } = deps;
+  if (!temporal || !config || !id.startsWith(ID_PREFIXES.payment)) return undefined;
+  try {
+    const { history } = await temporal.withDeadline(Date.now() + config.TEMPORAL_CALL_TIMEOUT_MS, () =>
+      temporal.workflowService.getWorkflowExecutionHistory({
+        namespace: temporal.options.namespace,
+        execution: { workflowId: paymentWorkflowId(id) },
+        maximumPageSize: 1,
+      }),
+    );
+    const payload = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    const input = payload
+      ? (temporal.options.loadedDataConverter.payloadConverter.fromPayload(payload) as PaymentWorkflowInput)
+      : undefined;
+    if (input?.mode !== 'create') return undefined;
+    const { payment } = input;
+    return payment.merchantId === owner.merchantId && payment.environment === owner.environment ? payment : undefined;
+  } catch {
+    return undefined; // no such workflow, or Temporal out of reach: the read model's answer stands
+  }
 }
 
 /** True for an Update failure the workflow decided (its type is one of our error codes, docs/api.md#errors). */
@@ -390,6 +446,7 @@ async function updatePayment<Ret, Args extends unknown[]>(
     mode: 'reopen',
     paymentId: payment.id,
     reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
+    refundWindowSeconds: deps.config.REFUND_WINDOW_DAYS * 86_400,
   };
   const deadline = Date.now() + deps.config.UPDATE_DEADLINE_MS;
   for (let attempt = 1; ; attempt += 1) {
@@ -461,11 +518,9 @@ export async function cancelPayment(
   const updateId = requestId('cancel_', owner, `cancel:${id}`, idempotencySeed);
   // A retry of a cancel whose first attempt ran out of its deadline and was carried out later
   // (docs/payments.md#idempotency).
-  const earlier =
-    idempotencySeed && !isOpen(payment.status) ? await decidedUpdate<PaymentSnapshot>(deps, id, updateId) : undefined;
-  if (!earlier && !isOpen(payment.status)) {
-    throw new DomainError('payment_not_cancellable', notCancellableMessage(payment.status));
-  }
+  const decided = apply(stateOfStored(payment), { type: 'cancel', reason: reason ?? null }, new Date().toISOString());
+  const earlier = idempotencySeed && !decided.ok ? await decidedUpdate<PaymentSnapshot>(deps, id, updateId) : undefined;
+  if (!earlier && !decided.ok) throw new DomainError(decided.refusal.code as ErrorCode, decided.refusal.message);
   const cancelled = earlier ?? (await updatePayment(deps, payment, cancelPaymentUpdate, [{ reason }], updateId));
   await audit(deps.db, owner, 'payment.cancelled', id, ip);
   return cancelled;
@@ -495,20 +550,16 @@ export async function refundPayment(
   // one.
   const made = idempotencySeed ? await findRefund(deps.db, owner, refundId) : undefined;
   if (made) return made;
-  if (payment.status !== 'completed') {
-    throw new DomainError('payment_not_refundable', notRefundableMessage(payment.status));
-  }
-  if (Date.now() - Date.parse(payment.createdAt) > deps.config.REFUND_WINDOW_DAYS * 86_400_000) {
-    throw new DomainError(
-      'payment_not_refundable',
-      `payments can be refunded for ${deps.config.REFUND_WINDOW_DAYS} days after they were created`,
-    );
-  }
+  // The workflow decides by the same table; asked here first for a fast 4xx (docs/payments.md#states).
+  const capabilities = deps.providers.get(payment.environment, payment.provider)?.supports;
+  const event = { ...refundRequestOf(refundId, request, deps.config), capabilities };
+  const decided = apply(stateOfStored(payment), event, new Date().toISOString());
+  if (!decided.ok) throw new DomainError(decided.refusal.code as ErrorCode, decided.refusal.message);
   const refund = await updatePayment(
     deps,
     payment,
     refundPaymentUpdate,
-    [{ refundId, amount: request.amount, reason: request.reason }],
+    [{ refundId, amount: request.amount, reason: request.reason, capabilities }],
     refundId,
   );
   await audit(deps.db, owner, 'refund.created', refund.id, ip);

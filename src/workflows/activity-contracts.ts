@@ -10,8 +10,8 @@ import type { AuditAction, Actor } from '../domain/audit-log';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { LiveAccessMailDetails, ReviewState } from '../domain/live-access';
-import type { PaymentSnapshot, PaymentStatus, ProviderAnswer, ProviderOutcome } from '../domain/payment';
-import type { RefundAnswerOutcome } from '../domain/payment-steps';
+import type { FailureCode, PaymentSnapshot, PaymentStatus, ProviderAnswer } from '../domain/payment';
+import type { RefundAnswerOutcome, WriteOrders } from '../domain/payment-table';
 import type { RefundRecord } from '../domain/refund';
 import type { AttemptOutcome, AttemptRecord, WebhookStatus } from '../domain/webhooks';
 
@@ -54,16 +54,13 @@ export interface ProviderCall {
   provider: ProviderCode;
 }
 
-/** What `initiatePayment` returns: the payment as recorded, and the provider's word to apply next. */
-export interface InitiationResult {
-  /** `pending` with the provider's reference and next action, or `failed` when refused outright. */
-  payment: PaymentSnapshot;
-  /**
-   * The provider's current answer (e.g. `completed` at once), applied by the workflow afterwards; absent after a
-   * refusal.
-   */
-  outcome?: ProviderOutcome;
-}
+/**
+ * What `initiatePayment` returns: the payment as recorded (`pending`, before the provider's answer), and the
+ * provider's answer (its reference, next action and current word) or its definite refusal, for the workflow to commit.
+ */
+export type InitiationResult =
+  | { payment: PaymentSnapshot; answer: ProviderAnswer }
+  | { payment: PaymentSnapshot; refused: { failureCode: FailureCode; message: string } };
 
 /**
  * What `pollProviderPayment` returns: the provider's answer that changes the payment, and the poll (attempt, from 1)
@@ -74,10 +71,14 @@ export interface PollResult {
   attempt: number;
 }
 
-/** A refund of a payment, as `refundAtProvider` and `fetchRefundAtProvider` take it. */
+/**
+ * A refund of a payment, as `refundAtProvider` and `fetchRefundAtProvider` take it; `post`: the ledger causes of its
+ * reservation (`refund:{id}:reserved`), carried with the write of the refund `pending`.
+ */
 export interface RefundCall {
   payment: PaymentSnapshot;
   refund: RefundRecord;
+  post?: string[];
 }
 
 /**
@@ -87,29 +88,27 @@ export interface RefundCall {
  */
 export interface PaymentActivities {
   /**
-   * The payment's first step (docs/payments.md#states, docs/providers.md#adapters): writes the
-   * payment and `payment.created` unless present and starts that event's deliveries, asks the
-   * provider to collect it (idempotency key derived from the payment id, so a retry after a crash
-   * finds the same request), and writes what the provider gave: its reference and `next_action` on
-   * the `pending` payment, or the outright refusal as `failed`. Unknown answers are retried (the same
+   * The payment's first step (docs/payments.md#states, docs/providers.md#adapters): writes the payment and
+   * `payment.created` unless present and starts that event's deliveries, then asks the provider to collect it
+   * (idempotency key derived from the payment id, so a retry after a crash finds the same request). Writes nothing
+   * of the answer: the workflow commits it by the table and has it written. Unknown answers are retried (the same
    * request) for 2 minutes; read-model faults by the workflow's policy (docs/limits.md#retries).
-   * @param input.changedAt the workflow's time (ISO 8601) for the write
-   * @returns the payment as recorded and the provider's current answer
+   * @param input.changedAt the workflow's time (ISO 8601) when it asked
+   * @returns the payment as recorded, and the provider's answer or its definite refusal
    * @throws ApplicationFailure `ProviderUnavailable` (no adapter, or no answer for 2 min; non-retryable);
-   *   `PaymentNotRecorded` (non-retryable) when PostgreSQL refuses the payment's data, before anything
-   *   is written or sent; `DataError` (non-retryable) when it refuses a later write
+   *   `PaymentNotRecorded` (non-retryable) when PostgreSQL refuses the payment's data, before anything is sent
    */
   initiatePayment(input: { payment: PaymentSnapshot; changedAt: string }): Promise<InitiationResult>;
 
   /**
-   * Writes the payment's state (status change, reconciliation, late answer) and the event its status
-   * emits, then starts that event's webhook deliveries (docs/payments.md#states,
-   * docs/payments.md#events). Ordered by the payment's version. Returns `payment`, so that a run of
-   * it as a local activity keeps what it wrote in the history (its marker holds results, not inputs;
-   * the dashboard's timeline reads it, src/services/payment-timeline.ts).
+   * Writes the payment's state, the event `orders.emit` names (docs/payments.md#events) and, once the ledger is
+   * connected, the postings of `orders.post`, then starts that event's webhook deliveries. Without `orders` (a write
+   * scheduled before they existed) the event is the one the status emits. Ordered by the payment's version. Returns
+   * `payment`, so that a run of it as a local activity keeps what it wrote in the history (its marker holds results,
+   * not inputs; the dashboard's timeline reads it, src/services/payment-timeline.ts).
    * @throws a retryable error while the row is missing
    */
-  recordPaymentStatus(payment: PaymentSnapshot): Promise<PaymentSnapshot>;
+  recordPaymentStatus(payment: PaymentSnapshot, orders?: WriteOrders): Promise<PaymentSnapshot>;
 
   /**
    * The payment as the read model holds it, for a workflow re-opened after it closed
@@ -168,11 +167,12 @@ export interface PaymentActivities {
   fetchRefundAtProvider(input: RefundCall): Promise<RefundAnswerOutcome>;
 
   /**
-   * Writes a refund's final outcome, the payment it changed and its event, `refund.completed` or
-   * `refund.failed` (the refund with the payment after it), in one transaction, then starts that
-   * event's webhook deliveries (docs/payments.md#cancel-and-refund, docs/payments.md#events).
+   * Writes a refund's final outcome, the payment it changed and its event, `refund.completed` or `refund.failed`
+   * (`emit`, else by the refund's status; the refund with the payment after it), in one transaction, then starts that
+   * event's webhook deliveries (docs/payments.md#cancel-and-refund, docs/payments.md#events). `post`: the ledger
+   * causes of the step, carried for the ledger's postings.
    */
-  recordRefundOutcome(input: { refund: RefundRecord; payment: PaymentSnapshot }): Promise<void>;
+  recordRefundOutcome(input: { refund: RefundRecord; payment: PaymentSnapshot } & Partial<WriteOrders>): Promise<void>;
 }
 
 /** One step of a review to record; `step` is unique within the request (`request_info:2`, `reminder:1`). */

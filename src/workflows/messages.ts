@@ -5,6 +5,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { PaymentSnapshot, ProviderOutcome } from '../domain/payment';
+import type { ProviderCapabilities } from '../domain/provider-descriptor';
 import type { RefundRecord } from '../domain/refund';
 
 /**
@@ -61,6 +62,11 @@ export type PaymentWorkflowInput = (
    * (docs/payments.md#states), in seconds.
    */
   reconciliationWindowSeconds: number;
+  /**
+   * How long after its creation a payment may be refunded (docs/payments.md#states), in seconds; absent in runs
+   * started before it was passed: 180 days.
+   */
+  refundWindowSeconds?: number;
 };
 
 /**
@@ -109,6 +115,8 @@ export interface RefundUpdateInput {
   refundId: string;
   amount?: number;
   reason?: string;
+  /** The provider's refund capabilities as the API's adapter states them; the table refuses what it cannot take. */
+  capabilities?: Pick<ProviderCapabilities, 'refund' | 'partialRefund'>;
 }
 
 /**

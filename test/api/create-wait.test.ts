@@ -2,11 +2,13 @@
  * The create's wait during a worker outage (docs/payments.md#workflow): with no worker on the task
  * queue, `POST /v1/payments` answers the payment as recorded (`pending`, no next action) once
  * CREATE_WAIT_MS has passed, not when the Temporal server ends its own wait on the Update (~20 s),
- * and the payment completes once a worker runs. The real API app and a worker process
+ * and the payment completes once a worker runs. The API writes no payment row meanwhile (the workflow is its
+ * only writer); GET answers the payment from the workflow's start. The real API app and a worker process
  * (`src/worker.ts`) on a task queue of their own.
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import { createDb } from '../../src/db/knex';
 import { registerDeveloper } from '../helpers/http';
 import { useAppAndWorker, WorkerProcess } from '../helpers/processes';
 import { testConfig } from '../helpers/stack';
@@ -46,6 +48,26 @@ describe('create with no worker running (docs/payments.md#workflow)', function (
     expect(elapsedMs)
       .to.be.at.least(CREATE_WAIT_MS - 200)
       .and.below(CREATE_WAIT_MS + 6_000);
+
+    // One writer per row (docs/payments.md#workflow): the API wrote no payment row, and GET answers the payment from
+    // the workflow's start until its activities write it.
+    const db = createDb(config.DATABASE_URL, 1);
+    try {
+      expect(await db('payments').where({ id: payment.id }).first()).to.equal(undefined);
+    } finally {
+      await db.destroy();
+    }
+    const early = await fetch(`${app.baseUrl}/v1/payments/${payment.id}`, { headers: auth });
+    expect(early.status).to.equal(200);
+    expect(((await early.json()) as { data: { id: string; status: string } }).data).to.include({
+      id: payment.id,
+      status: 'pending',
+    });
+    const foreign = await registerDeveloper();
+    const hidden = await fetch(`${app.baseUrl}/v1/payments/${payment.id}`, {
+      headers: { authorization: `Bearer ${foreign.key}` },
+    });
+    expect(hidden.status, "another merchant's payment is not found").to.equal(404);
 
     worker.start();
     let status = payment.status;

@@ -11,20 +11,17 @@ import {
   updatePaymentStatus,
   findPayment,
 } from '../../src/db/payments';
-import { withStatusChange } from '../../src/domain/payment';
 import { paymentEvent } from '../../src/activities/events';
-import { insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
+import { afterEvent, insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
 import { getStack } from '../helpers/stack';
 import { insertWebhook } from '../helpers/webhooks';
 
 describe('payment writes in one statement (docs/payments.md#events)', () => {
   it('refuses a status change for a payment not in the read model, writing no event', async () => {
     const { db } = await getStack();
-    const missing = withStatusChange(
-      mobileMoneyPayment(await insertMerchant(db), '+250788000001'),
-      { status: 'completed' },
-      new Date().toISOString(),
-    );
+    const missing = afterEvent(mobileMoneyPayment(await insertMerchant(db), '+250788000001'), {
+      type: 'provider_success',
+    });
     const event = paymentEvent(missing, 'payment.completed');
     const error = await updatePaymentStatus(db, statusWriteOf(missing), event).then(
       () => undefined,
@@ -58,8 +55,8 @@ describe('payment writes in one statement (docs/payments.md#events)', () => {
       webhookIds: [webhookId],
     });
 
-    const processing = withStatusChange(payment, { status: 'processing' }, new Date().toISOString());
-    const completed = withStatusChange(processing, { status: 'completed' }, new Date().toISOString());
+    const processing = afterEvent(payment, { type: 'provider_processing' });
+    const completed = afterEvent(processing, { type: 'provider_success' });
     expect(
       await updatePaymentStatus(db, statusWriteOf(completed), paymentEvent(completed, 'payment.completed')),
     ).to.deep.equal([webhookId]);

@@ -1,13 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { base62FromDigest, isWellFormedId, randomBase62 } from '../../src/domain/ids';
-import {
-  eventForStatus,
-  nextPollDelayMs,
-  pollDelayAfter,
-  statusChangeFor,
-  withStatusChange,
-} from '../../src/domain/payment';
+import { eventForStatus, nextPollDelayMs, pollDelayAfter } from '../../src/domain/payment';
 import { behaviourForCard, behaviourForNumber } from '../../src/domain/sandbox';
 import { deriveId, newId } from '../../src/lib/ids';
 
@@ -40,85 +34,6 @@ describe('domain/payment states (docs/payments.md#states) and polling (docs/paym
     expect(eventForStatus('failed')).to.equal('payment.failed');
     expect(eventForStatus('cancelled')).to.equal('payment.cancelled');
     expect(eventForStatus('processing')).to.equal(undefined);
-  });
-
-  it('applies a provider answer as docs/payments.md#states allows: processing once from pending, final answers while open, nothing once final', () => {
-    expect(statusChangeFor('pending', { status: 'processing' })).to.deep.equal({ status: 'processing' });
-    expect(statusChangeFor('processing', { status: 'processing' })).to.equal(undefined);
-    expect(statusChangeFor('pending', { status: 'pending' })).to.equal(undefined);
-    // A provider still awaiting the customer (MoMo PENDING, Airtel TIP) never moves a payment back.
-    expect(statusChangeFor('processing', { status: 'pending' })).to.equal(undefined);
-    expect(statusChangeFor('processing', { status: 'completed' })).to.deep.equal({ status: 'completed' });
-    expect(statusChangeFor('pending', { status: 'cancelled' })).to.deep.equal({ status: 'cancelled' });
-    expect(
-      statusChangeFor('pending', { status: 'failed', failureCode: 'declined', failureMessage: 'no' }),
-    ).to.deep.equal({
-      status: 'failed',
-      failure: { code: 'declined', message: 'no' },
-    });
-    for (const final of ['completed', 'failed', 'cancelled', 'refunded'] as const) {
-      expect(statusChangeFor(final, { status: 'completed' }), final).to.equal(undefined);
-    }
-    for (const [from, outcome] of [
-      ['pending', 'processing'],
-      ['pending', 'completed'],
-      ['processing', 'failed'],
-    ] as const) {
-      const change = statusChangeFor(
-        from,
-        outcome === 'failed' ? { status: outcome, failureCode: 'declined', failureMessage: 'no' } : { status: outcome },
-      );
-      expect(change?.status, `${from} → ${outcome}`).to.equal(outcome);
-    }
-  });
-
-  it('bumps the version and sets or clears the failure with a status change', () => {
-    const failed = withStatusChange(
-      {
-        status: 'pending' as const,
-        failureCode: null,
-        failureMessage: null,
-        nextAction: null,
-        updatedAt: 'a',
-        version: 3,
-      },
-      { status: 'failed', failure: { code: 'expired', message: 'late' } },
-      'b',
-    );
-    expect(failed).to.deep.equal({
-      status: 'failed',
-      failureCode: 'expired',
-      failureMessage: 'late',
-      nextAction: null,
-      updatedAt: 'b',
-      version: 4,
-    });
-    expect(
-      withStatusChange(
-        { status: 'pending' as const, failureCode: null, failureMessage: null, nextAction: null, updatedAt: 'a' },
-        { status: 'completed' },
-        'c',
-      ),
-    ).to.include({ version: 1, failureCode: null });
-  });
-
-  it("drops the customer's next step (a card's client secret) as soon as a change takes the payment out of pending, to processing or to any final status", () => {
-    const pending = {
-      status: 'pending' as const,
-      failureCode: null,
-      failureMessage: null,
-      nextAction: { type: 'card_confirm' as const, client_secret: 'pi_1_secret_2' },
-      updatedAt: 'a',
-    };
-    for (const status of ['processing', 'completed', 'cancelled', 'failed'] as const) {
-      const change =
-        status === 'failed' ? { status, failure: { code: 'card_declined' as const, message: 'no' } } : { status };
-      expect(withStatusChange(pending, change, 'b').nextAction, status).to.equal(null);
-    }
-    // Only a payment still awaiting the customer keeps the step the customer has to take.
-    expect(withStatusChange(pending, { status: 'pending' }, 'b').nextAction, 'still pending').to.deep.equal(
-      pending.nextAction,
-    );
   });
 
   it('polls after 2 s, doubling to at most 60 s', () => {

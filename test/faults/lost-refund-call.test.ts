@@ -9,10 +9,9 @@
 import { expect } from 'chai';
 import { createDb, type Db } from '../../src/db/knex';
 import { insertPaymentWithCreatedEvent, statusWriteOf, updateRefundOutcome } from '../../src/db/payments';
-import { withStatusChange } from '../../src/domain/payment';
-import { acceptRefund, initialPaymentState, refundAnswerStep } from '../../src/domain/payment-steps';
+import { apply, initialPaymentState } from '../../src/domain/payment-table';
 import { paymentEvent } from '../../src/activities/events';
-import { insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
+import { afterEvent, insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
 import { testConfig } from '../helpers/stack';
 
 describe('a refund whose first provider call never ran (fault suite finding, docs/payments.md#cancel-and-refund, docs/payments.md#events)', () => {
@@ -28,26 +27,28 @@ describe('a refund whose first provider call never ran (fault suite finding, doc
     const now = new Date().toISOString();
     const pending = mobileMoneyPayment(await insertMerchant(db), '+250788000042');
     await insertPaymentWithCreatedEvent(db, pending, paymentEvent(pending, 'payment.created'));
-    const completed = { ...withStatusChange(pending, { status: 'completed' }, now), version: 1 };
+    const completed = afterEvent(pending, { type: 'provider_success' }, now);
     // The workflow reserved 500, its first call never ran, the re-sent call succeeded.
-    const accepted = acceptRefund(
+    const refundId = 'ref_lostcall0000000000000001';
+    const accepted = apply(
       initialPaymentState(completed),
-      { refundId: 'ref_lostcall0000000000000001', amount: 500 },
+      { type: 'refund_accepted', refundId, amount: 500, reason: null, refundWindowMs: 180 * 86_400_000 },
       now,
     );
-    const settled = refundAnswerStep(
+    if (!accepted.ok) throw new Error(accepted.refusal.message);
+    const settled = apply(
       accepted.state,
-      accepted.refund.id,
-      { status: 'succeeded', refundReference: 'momo_refund_1' },
+      { type: 'refund_completed', refundId, providerReference: 'momo_refund_1' },
       now,
     );
+    if (!settled.ok) throw new Error(settled.refusal.message);
     expect(settled.refund?.status).to.equal('completed');
-    expect(await db('refunds').where({ id: accepted.refund.id }).first()).to.equal(undefined);
+    expect(await db('refunds').where({ id: refundId }).first()).to.equal(undefined);
 
-    const event = paymentEvent(settled.state.payment, 'refund.completed', `refund:${accepted.refund.id}`);
+    const event = paymentEvent(settled.state.payment, 'refund.completed', `refund:${refundId}`);
     await updateRefundOutcome(db, settled.refund!, statusWriteOf(settled.state.payment), event);
 
-    const row = await db('refunds').where({ id: accepted.refund.id }).first();
+    const row = await db('refunds').where({ id: refundId }).first();
     expect(row).to.include({
       payment_id: pending.id,
       status: 'completed',

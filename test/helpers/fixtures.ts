@@ -6,6 +6,7 @@ import { insertDeveloperWithKey } from '../../src/db/developers';
 import type { Db } from '../../src/db/knex';
 import type { Environment } from '../../src/domain/environment';
 import type { PaymentSnapshot } from '../../src/domain/payment';
+import { apply, initialPaymentState, type PaymentEvent } from '../../src/domain/payment-table';
 import { newId } from '../../src/lib/ids';
 import { issueSecretKey } from '../../src/lib/secret-keys';
 
@@ -76,4 +77,15 @@ export function cardPayment(merchantId: string, options: { nowMs?: number } = {}
     feeAmount: 73,
     nextAction: { type: 'card_confirm', client_secret: `${base.id}_secret_test` },
   };
+}
+
+/** `payment` after the table's `event` at `at` (docs/payments.md#states); throws when the table refuses it. */
+export function afterEvent(
+  payment: PaymentSnapshot,
+  event: PaymentEvent,
+  at: string = new Date().toISOString(),
+): PaymentSnapshot {
+  const applied = apply(initialPaymentState(payment), event, at);
+  if (!applied.ok) throw new Error(applied.refusal.message);
+  return applied.state.payment;
 }

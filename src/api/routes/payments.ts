@@ -6,11 +6,9 @@
 import type Router from '@koa/router';
 import { apiRouter } from '../router';
 import { resolveGenericPayment } from '../../domain/create-payment';
-import { validationError } from '../../domain/errors';
 import {
   cancelPayment,
   createPayment,
-  expirySeconds,
   getPayment,
   listPayments,
   refundPayment,
@@ -49,12 +47,6 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
       phoneNumber: body.phone_number,
       provider: body.provider,
     });
-    const longest = expirySeconds(deps.config, resolved.kind);
-    if (body.expires_in !== undefined && body.expires_in > longest) {
-      throw validationError([
-        { field: 'expires_in', message: `expires_in must be at most ${longest} seconds for ${body.payment_method}` },
-      ]);
-    }
     const payment = await createPayment(
       deps,
       principalOf(ctx),

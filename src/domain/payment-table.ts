@@ -1,0 +1,714 @@
+/**
+ * A payment's life as one declared table (docs/payments.md#states, docs/payments.md#cancel-and-refund): each row is
+ * (status, event, condition) → (status, effects). {@link apply} is the only code that changes a payment's state or
+ * its version; a (status, event) pair that is not a row is refused, and changes nothing. The workflow carries the
+ * effects out (ask the provider, write, emit an event, post to the ledger); the API calls {@link apply} for a fast
+ * 4xx before it asks the workflow. The states section of docs/payments.md is generated from {@link PAYMENT_TABLE}
+ * ({@link stateTableMarkdown}). Pure: safe inside the workflow sandbox.
+ */
+import type { ProviderCapabilities } from './provider-descriptor';
+import { isOpen, type FailureCode, type NextAction, type PaymentSnapshot, type PaymentStatus } from './payment';
+import type { ProviderOutcome } from './payment';
+import { refundableAmount, type RefundRecord } from './refund';
+
+/** The payment as its workflow holds it, with the refunds accepted and not yet settled (their amounts reserved). */
+export interface PaymentState {
+  payment: PaymentSnapshot;
+  pendingRefunds: RefundRecord[];
+}
+
+/** Everything that can happen to a payment: the columns of the table. */
+export type PaymentEvent =
+  /** The provider took the collection request: its reference and the customer's next step. */
+  | { type: 'initiation_accepted'; providerReference: string; nextAction: NextAction | null }
+  /** The provider definitely refused the collection request. */
+  | { type: 'initiation_refused'; failureCode: FailureCode; message: string }
+  /** The provider gave no usable answer to the collection request for 2 minutes (docs/payments.md#states). */
+  | { type: 'initiation_unanswered'; message: string }
+  /** The provider says the customer acted and it is settling. */
+  | { type: 'provider_processing' }
+  /** The provider says it collected the money. */
+  | { type: 'provider_success' }
+  /** The provider says the customer or their bank declined. */
+  | { type: 'provider_decline'; failureCode: FailureCode; message: string }
+  /** The provider says the collection failed on its side. */
+  | { type: 'provider_error'; message: string }
+  /** The provider says it withdrew the request (a customer's cancel at the provider). */
+  | { type: 'provider_cancelled' }
+  /** The provider has not decided yet (or gave no answer): nothing to act on. */
+  | { type: 'provider_unknown' }
+  /** The provider says it collected the money after the payment closed. */
+  | { type: 'late_success'; reconciliationWindowMs: number }
+  /** `expires_at` passed and the provider's last word decided nothing. */
+  | { type: 'expiry' }
+  /** The merchant's cancel, once the provider withdrew its request or cannot. */
+  | { type: 'cancel'; reason: string | null }
+  /**
+   * The merchant's refund request (minor units; no amount: the whole rest). `capabilities`: the provider's, when the
+   * caller knows them.
+   */
+  | {
+      type: 'refund_accepted';
+      refundId: string;
+      amount?: number;
+      reason: string | null;
+      refundWindowMs: number;
+      capabilities?: Pick<ProviderCapabilities, 'refund' | 'partialRefund'>;
+    }
+  /** The provider paid the refund back. */
+  | { type: 'refund_completed'; refundId: string; providerReference: string }
+  /** The provider definitely refused the refund: nothing was refunded. */
+  | { type: 'refund_refused'; refundId: string; message: string }
+  /** The provider's answer about the refund is unknown (a time-out, a 5xx). */
+  | { type: 'refund_unknown'; refundId: string }
+  /**
+   * The refund was never sent (its provider cannot take it, or its data cannot be stored) or an earlier run settled
+   * it: its reservation goes, without a trace.
+   */
+  | { type: 'refund_withdrawn'; refundId: string };
+
+/** The name of an event. */
+export type PaymentEventType = PaymentEvent['type'];
+
+/** Every event, in the table's order. */
+export const PAYMENT_EVENT_TYPES: readonly PaymentEventType[] = [
+  'initiation_accepted',
+  'initiation_refused',
+  'initiation_unanswered',
+  'provider_processing',
+  'provider_success',
+  'provider_decline',
+  'provider_error',
+  'provider_cancelled',
+  'provider_unknown',
+  'late_success',
+  'expiry',
+  'cancel',
+  'refund_accepted',
+  'refund_completed',
+  'refund_refused',
+  'refund_unknown',
+  'refund_withdrawn',
+];
+
+/** The events written for a payment or a refund (docs/payments.md#events). */
+export type EmittedEvent =
+  'payment.completed' | 'payment.failed' | 'payment.cancelled' | 'refund.completed' | 'refund.failed';
+
+/** What the workflow must do after a row. */
+export type Effect =
+  /** Write the payment's new state; `apply` gives it the next version. */
+  | { do: 'write' }
+  /** Write the refund's final outcome, with the payment, in one transaction. */
+  | { do: 'write_refund' }
+  /** Write this event with the step's write (docs/payments.md#events). */
+  | { do: 'emit'; event: EmittedEvent }
+  /**
+   * Post to the ledger under this cause, with the step's write; `{id}` is the payment's id (`payment:…`) or the
+   * refund's (`refund:…`); `apply` hands it back filled in.
+   */
+  | { do: 'post'; cause: string }
+  /** Send the refund to the provider (idempotency key `refund:{refund id}`). */
+  | { do: 'ask_provider'; call: 'refund' }
+  /** Ask the provider about the refund again later (docs/payments.md#cancel-and-refund). */
+  | { do: 'ask_provider_later'; call: 'refund_status' }
+  /** Count a provider answer too late to act on (`paycollect_late_provider_answers`). */
+  | { do: 'count_late_answer' };
+
+/** Why an event was refused; `code` is an API error code for the merchant's requests (docs/api.md#errors). */
+export interface Refusal {
+  code: 'payment_not_cancellable' | 'payment_not_refundable' | 'amount_exceeds_refundable' | 'not_applicable';
+  message: string;
+}
+
+type Of<T extends PaymentEventType> = Extract<PaymentEvent, { type: T }>;
+
+/** One row of the table: in `from`, on `event`, when `when` allows, go to `to` and do `effects`. */
+export interface PaymentRow<T extends PaymentEventType = PaymentEventType> {
+  from: PaymentStatus;
+  event: T;
+  /** The condition in words (docs), and its test: a refusal, or undefined to take the row. */
+  when?: { text: string; test: (state: PaymentState, event: Of<T>, at: string) => Refusal | undefined };
+  to: PaymentStatus;
+  effects: readonly Effect[];
+  /** The row records without moving `updatedAt`, from which the reconciliation window counts. */
+  keepsUpdatedAt?: true;
+  /** The state after the row (status, version and `updatedAt` are set by {@link apply}). */
+  next: (state: PaymentState, event: Of<T>, at: string) => PaymentState;
+}
+
+const write: Effect = { do: 'write' };
+const emit = (event: EmittedEvent): Effect => ({ do: 'emit', event });
+const post = (cause: string): Effect => ({ do: 'post', cause });
+const sendRefund: Effect = { do: 'ask_provider', call: 'refund' };
+
+const OPEN: readonly PaymentStatus[] = ['pending', 'processing'];
+
+/** Minor units reserved by refunds in flight. */
+export function reservedMinor(state: PaymentState): number {
+  return state.pendingRefunds.reduce((sum, refund) => sum + refund.amount, 0);
+}
+
+/** The refund id of the automatic refund of a late success after a cancel (one per payment). */
+export function lateSuccessRefundId(paymentId: string): string {
+  return `ref_${paymentId.slice('pay_'.length)}`;
+}
+
+/** Why a cancel is refused in a payment's status (docs/payments.md#states). */
+export function notCancellableMessage(status: PaymentStatus): string {
+  return `a ${status} payment cannot be cancelled; only pending and processing payments can`;
+}
+
+/** Why a refund is refused in a payment's status other than `completed` (docs/payments.md#states). */
+export function notRefundableMessage(status: PaymentStatus): string {
+  return `a ${status} payment cannot be refunded; only completed payments can`;
+}
+
+function failedWith(state: PaymentState, code: FailureCode, message: string): PaymentState {
+  return { ...state, payment: { ...state.payment, failureCode: code, failureMessage: message } };
+}
+
+function cleared(state: PaymentState): PaymentState {
+  return { ...state, payment: { ...state.payment, failureCode: null, failureMessage: null } };
+}
+
+function newRefund(payment: PaymentSnapshot, id: string, amount: number, reason: string | null, at: string) {
+  const refund: RefundRecord = {
+    id,
+    paymentId: payment.id,
+    merchantId: payment.merchantId,
+    environment: payment.environment,
+    amount,
+    currency: payment.currency,
+    status: 'pending',
+    reason,
+    providerReference: null,
+    failureMessage: null,
+    createdAt: at,
+    completedAt: null,
+  };
+  return refund;
+}
+
+function inFlight(state: PaymentState, refundId: string): RefundRecord | undefined {
+  return state.pendingRefunds.find((r) => r.id === refundId);
+}
+
+function released(state: PaymentState, refundId: string): PaymentState {
+  return { ...state, pendingRefunds: state.pendingRefunds.filter((r) => r.id !== refundId) };
+}
+
+const refundInFlight = {
+  text: 'the refund is in flight',
+  test: (state: PaymentState, event: { refundId: string }) =>
+    inFlight(state, event.refundId)
+      ? undefined
+      : { code: 'not_applicable' as const, message: `refund ${event.refundId} is not in flight` },
+};
+
+/**
+ * Checks a refund request against a completed payment (docs/payments.md#cancel-and-refund): within the refund window
+ * counted from its creation, something left to refund, at most that rest, and a provider that refunds (in part).
+ */
+function refundRequestRefusal(state: PaymentState, event: Of<'refund_accepted'>, at: string): Refusal | undefined {
+  const { payment } = state;
+  if (inFlight(state, event.refundId)) return undefined; // the same request again: the refund it made
+  if (Date.parse(at) - Date.parse(payment.createdAt) > event.refundWindowMs) {
+    const days = Math.round(event.refundWindowMs / 86_400_000);
+    return {
+      code: 'payment_not_refundable',
+      message: `payments can be refunded for ${days} days after they were created`,
+    };
+  }
+  const rest = refundableAmount(payment, reservedMinor(state));
+  if (rest <= 0) return { code: 'payment_not_refundable', message: 'the payment has been refunded in full' };
+  const amount = event.amount ?? rest;
+  if (amount > rest)
+    return { code: 'amount_exceeds_refundable', message: `amount ${amount} exceeds the refundable rest of ${rest}` };
+  return event.capabilities ? refundCapabilityRefusal(payment, amount, event.capabilities) : undefined;
+}
+
+/**
+ * Why the provider of `payment` cannot take a refund of `amount` minor units with `supports`, or undefined when it
+ * can. Also called by the refund activity with the adapter's own capabilities, before anything is written.
+ */
+export function refundCapabilityRefusal(
+  payment: Pick<PaymentSnapshot, 'provider' | 'amount'>,
+  amount: number,
+  supports: Pick<ProviderCapabilities, 'refund' | 'partialRefund'>,
+): Refusal | undefined {
+  if (!supports.refund)
+    return {
+      code: 'payment_not_refundable',
+      message: `${payment.provider} payments cannot be refunded through the API`,
+    };
+  if (!supports.partialRefund && amount !== payment.amount)
+    return {
+      code: 'payment_not_refundable',
+      message: `${payment.provider} payments can only be refunded whole: refund ${payment.amount} (minor units) or nothing`,
+    };
+  return undefined;
+}
+
+function acceptedRefund(state: PaymentState, event: Of<'refund_accepted'>, at: string): PaymentState {
+  if (inFlight(state, event.refundId)) return state;
+  const amount = event.amount ?? refundableAmount(state.payment, reservedMinor(state));
+  const refund = newRefund(state.payment, event.refundId, amount, event.reason, at);
+  return { ...state, pendingRefunds: [...state.pendingRefunds, refund] };
+}
+
+function refundPaid(state: PaymentState, event: Of<'refund_completed'>): PaymentState {
+  const refund = inFlight(state, event.refundId) as RefundRecord;
+  const amountRefunded = state.payment.amountRefunded + refund.amount;
+  return {
+    payment: { ...state.payment, amountRefunded },
+    pendingRefunds: released(state, event.refundId).pendingRefunds,
+  };
+}
+
+const restLeft = (state: PaymentState, event: Of<'refund_completed'>) =>
+  state.payment.amountRefunded + (inFlight(state, event.refundId)?.amount ?? 0) < state.payment.amount;
+
+function openRows(from: PaymentStatus): PaymentRow[] {
+  const rows: PaymentRow[] = [
+    row({
+      from,
+      event: 'provider_success',
+      to: 'completed',
+      effects: [write, emit('payment.completed'), post('payment:{id}:completed')],
+      next: cleared,
+    }),
+    row({
+      from,
+      event: 'provider_decline',
+      to: 'failed',
+      effects: [write, emit('payment.failed')],
+      next: (s, e) => failedWith(s, e.failureCode, e.message),
+    }),
+    row({
+      from,
+      event: 'provider_error',
+      to: 'failed',
+      effects: [write, emit('payment.failed')],
+      next: (s, e) => failedWith(s, 'provider_error', e.message),
+    }),
+    row({
+      from,
+      event: 'provider_cancelled',
+      to: 'cancelled',
+      effects: [write, emit('payment.cancelled')],
+      next: cleared,
+    }),
+    row({
+      from,
+      event: 'expiry',
+      to: 'failed',
+      effects: [write, emit('payment.failed')],
+      next: (s) => failedWith(s, 'expired', 'The customer did not complete the payment before it expired'),
+    }),
+    row({
+      from,
+      event: 'cancel',
+      to: 'cancelled',
+      effects: [write, emit('payment.cancelled')],
+      next: (s, e) => ({ ...s, payment: { ...cleared(s).payment, cancellationReason: e.reason } }),
+    }),
+  ];
+  return rows;
+}
+
+function refundRows(from: PaymentStatus): PaymentRow[] {
+  const settled = from === 'completed' ? ' (some left to refund)' : '';
+  const rows: PaymentRow[] = [
+    row({
+      from,
+      event: 'refund_completed',
+      when: {
+        text: `the refund is in flight${settled}`,
+        test: (s, e) =>
+          refundInFlight.test(s, e) ?? (from === 'completed' && !restLeft(s, e) ? notApplicable : undefined),
+      },
+      to: from,
+      effects: [write, { do: 'write_refund' }, emit('refund.completed'), post('refund:{id}:completed')],
+      next: refundPaid,
+    }),
+  ];
+  if (from === 'completed')
+    rows.push(
+      row({
+        from,
+        event: 'refund_completed',
+        when: {
+          text: 'the refund is in flight (nothing left to refund)',
+          test: (s, e) => refundInFlight.test(s, e) ?? (restLeft(s, e) ? notApplicable : undefined),
+        },
+        to: 'refunded',
+        effects: [write, { do: 'write_refund' }, emit('refund.completed'), post('refund:{id}:completed')],
+        next: refundPaid,
+      }),
+    );
+  rows.push(
+    row({
+      from,
+      event: 'refund_refused',
+      when: refundInFlight,
+      to: from,
+      effects: [{ do: 'write_refund' }, emit('refund.failed'), post('refund:{id}:failed')],
+      next: (s, e) => released(s, e.refundId),
+    }),
+    row({
+      from,
+      event: 'refund_unknown',
+      when: refundInFlight,
+      to: from,
+      effects: [{ do: 'ask_provider_later', call: 'refund_status' }],
+      next: (s) => s,
+    }),
+    row({
+      from,
+      event: 'refund_withdrawn',
+      when: refundInFlight,
+      to: from,
+      effects: [],
+      next: (s, e) => released(s, e.refundId),
+    }),
+  );
+  return rows;
+}
+
+const notApplicable: Refusal = { code: 'not_applicable', message: 'another row applies' };
+
+/** A row, typed by its event. */
+function row<T extends PaymentEventType>(r: PaymentRow<T>): PaymentRow {
+  return r as unknown as PaymentRow;
+}
+
+const reconcilable = (p: PaymentSnapshot) => p.failureCode === 'expired' || p.failureCode === 'provider_error';
+const sinceFailedMs = (p: PaymentSnapshot, at: string) => Date.parse(at) - Date.parse(p.updatedAt);
+
+/** The table (docs/payments.md#states): the only transitions a payment has. */
+export const PAYMENT_TABLE: readonly PaymentRow[] = [
+  row({
+    from: 'pending',
+    event: 'initiation_accepted',
+    to: 'pending',
+    effects: [write],
+    next: (s, e) => ({
+      ...s,
+      payment: { ...s.payment, providerReference: e.providerReference, nextAction: e.nextAction },
+    }),
+  }),
+  row({
+    from: 'pending',
+    event: 'initiation_refused',
+    to: 'failed',
+    effects: [write, emit('payment.failed')],
+    next: (s, e) => failedWith(s, e.failureCode, e.message),
+  }),
+  row({
+    from: 'pending',
+    event: 'initiation_unanswered',
+    to: 'failed',
+    effects: [write, emit('payment.failed')],
+    next: (s, e) => failedWith(s, 'provider_error', e.message),
+  }),
+  row({ from: 'pending', event: 'provider_processing', to: 'processing', effects: [write], next: cleared }),
+  ...openRows('pending'),
+  ...openRows('processing'),
+  row({
+    from: 'completed',
+    event: 'refund_accepted',
+    when: {
+      text: 'within the refund window, at most the refundable rest, a provider that refunds (in part)',
+      test: refundRequestRefusal,
+    },
+    to: 'completed',
+    effects: [sendRefund, post('refund:{id}:reserved')],
+    next: acceptedRefund,
+  }),
+  ...refundRows('completed'),
+  row({
+    from: 'failed',
+    event: 'late_success',
+    when: {
+      text: 'failed by expiry or provider error, within the reconciliation window',
+      test: (s, e, at) =>
+        reconcilable(s.payment) && sinceFailedMs(s.payment, at) <= e.reconciliationWindowMs ? undefined : notApplicable,
+    },
+    to: 'completed',
+    effects: [write, emit('payment.completed'), post('payment:{id}:completed')],
+    next: (s, _e, at) => ({ ...s, payment: { ...cleared(s).payment, reconciledAt: at } }),
+  }),
+  row({
+    from: 'failed',
+    event: 'late_success',
+    when: {
+      text: 'failed by expiry or provider error, after the reconciliation window, first time',
+      test: (s, e, at) =>
+        reconcilable(s.payment) && sinceFailedMs(s.payment, at) > e.reconciliationWindowMs && !s.payment.lateAnswer
+          ? undefined
+          : notApplicable,
+    },
+    to: 'failed',
+    effects: [write, { do: 'count_late_answer' }],
+    keepsUpdatedAt: true,
+    next: (s, _e, at) => ({ ...s, payment: { ...s.payment, lateAnswer: { status: 'completed', receivedAt: at } } }),
+  }),
+  row({
+    from: 'cancelled',
+    event: 'late_success',
+    when: {
+      text: 'not refunded yet: a full refund, reason `late_success_after_cancel`',
+      test: (s) =>
+        s.payment.amountRefunded >= s.payment.amount || inFlight(s, lateSuccessRefundId(s.payment.id))
+          ? notApplicable
+          : undefined,
+    },
+    to: 'cancelled',
+    effects: [sendRefund, post('refund:{id}:reserved')],
+    next: (s, _e, at) => {
+      const refund = newRefund(s.payment, lateSuccessRefundId(s.payment.id), s.payment.amount, LATE_REFUND_REASON, at);
+      return { ...s, pendingRefunds: [...s.pendingRefunds, refund] };
+    },
+  }),
+  ...refundRows('cancelled'),
+];
+
+/** The reason of the automatic refund of a success that came after the merchant's cancel. */
+export const LATE_REFUND_REASON = 'late_success_after_cancel';
+
+/** The result of {@link apply}: the state after the row, its effects (causes filled in) and the refund concerned. */
+export type Applied =
+  | { ok: true; state: PaymentState; effects: Effect[]; refund?: RefundRecord; row: PaymentRow }
+  | { ok: false; refusal: Refusal };
+
+/** Why `event` has no row in `status`. */
+function noRow(status: PaymentStatus, event: PaymentEvent): Refusal {
+  if (event.type === 'cancel') return { code: 'payment_not_cancellable', message: notCancellableMessage(status) };
+  if (event.type === 'refund_accepted')
+    return { code: 'payment_not_refundable', message: notRefundableMessage(status) };
+  return { code: 'not_applicable', message: `a ${status} payment takes no ${event.type}` };
+}
+
+/**
+ * Applies `event` at `at` (ISO 8601) to `state` by the table: the first row of (status, event) whose condition holds
+ * gives the next state; a row that writes the payment gives it the next version and `updatedAt: at`, and a status
+ * change drops the customer's next step once the payment leaves `pending` (docs/payments.md#payment-record).
+ * @returns the state, the effects and the refund concerned; or the refusal (of the first row's condition, or of no
+ *   row: `payment_not_cancellable`, `payment_not_refundable`, `not_applicable`), which changes nothing
+ */
+export function apply(state: PaymentState, event: PaymentEvent, at: string): Applied {
+  const rows = PAYMENT_TABLE.filter((r) => r.from === state.payment.status && r.event === event.type);
+  if (rows.length === 0) return { ok: false, refusal: noRow(state.payment.status, event) };
+  let refusal: Refusal | undefined;
+  for (const r of rows) {
+    const refused = r.when?.test(state, event, at);
+    if (refused) {
+      if (!refusal || refusal === notApplicable) refusal = refused;
+      continue;
+    }
+    const after = r.next(state, event, at);
+    const changed = r.to !== state.payment.status;
+    const writes = r.effects.some((e) => e.do === 'write');
+    const payment: PaymentSnapshot = writes
+      ? {
+          ...after.payment,
+          status: r.to,
+          nextAction: changed && r.to !== 'pending' ? null : after.payment.nextAction,
+          updatedAt: r.keepsUpdatedAt ? after.payment.updatedAt : at,
+          version: (state.payment.version ?? 0) + 1,
+        }
+      : after.payment;
+    const refundId = 'refundId' in event ? event.refundId : lateSuccessRefundId(payment.id);
+    const concernsRefund = 'refundId' in event || event.type === 'late_success';
+    const refund = concernsRefund ? refundAfter(state, { ...after, payment }, event, refundId, at) : undefined;
+    const effects = r.effects.map((e) =>
+      e.do === 'post'
+        ? { do: 'post' as const, cause: e.cause.replace('{id}', causeId(e.cause, payment, refundId)) }
+        : e,
+    );
+    return { ok: true, state: { ...after, payment }, effects, refund, row: r };
+  }
+  return { ok: false, refusal: refusal === notApplicable || !refusal ? noRow(state.payment.status, event) : refusal };
+}
+
+function causeId(cause: string, payment: PaymentSnapshot, refundId: string): string {
+  return cause.startsWith('refund:') ? refundId : payment.id;
+}
+
+/** The refund `event` concerns, as it stands after it (final outcomes carry their provider's word). */
+function refundAfter(
+  before: PaymentState,
+  after: PaymentState,
+  event: PaymentEvent,
+  refundId: string,
+  at: string,
+): RefundRecord | undefined {
+  const held = inFlight(before, refundId) ?? inFlight(after, refundId);
+  if (!held) return undefined;
+  if (event.type === 'refund_completed')
+    return { ...held, status: 'completed', providerReference: event.providerReference, completedAt: at };
+  if (event.type === 'refund_refused')
+    return { ...held, status: 'failed', failureMessage: event.message, completedAt: at };
+  return held;
+}
+
+/** The state a workflow starts from: a payment with no refund in flight. */
+export function initialPaymentState(payment: PaymentSnapshot): PaymentState {
+  return { payment, pendingRefunds: [] };
+}
+
+/**
+ * True once the workflow may end (docs/payments.md#workflow): the payment is no longer open and no refund is in
+ * flight. Cancel, refund and late callbacks re-open it later from the read model.
+ */
+export function isSettled(state: PaymentState): boolean {
+  return !isOpen(state.payment.status) && state.pendingRefunds.length === 0;
+}
+
+/** The event of a provider's answer `outcome` about `payment` (a success once it closed is a late one). */
+export function answerEvent(
+  payment: Pick<PaymentSnapshot, 'status'>,
+  outcome: ProviderOutcome,
+  reconciliationWindowMs: number,
+): PaymentEvent {
+  switch (outcome.status) {
+    case 'completed':
+      return OPEN.includes(payment.status)
+        ? { type: 'provider_success' }
+        : { type: 'late_success', reconciliationWindowMs };
+    case 'processing':
+      return { type: 'provider_processing' };
+    case 'cancelled':
+      return { type: 'provider_cancelled' };
+    case 'failed':
+      return outcome.failureCode === 'provider_error'
+        ? { type: 'provider_error', message: outcome.failureMessage }
+        : { type: 'provider_decline', failureCode: outcome.failureCode, message: outcome.failureMessage };
+    default:
+      return { type: 'provider_unknown' };
+  }
+}
+
+/**
+ * The event at `expires_at` given the provider's last word (after it was asked to cancel where it can): a success or a
+ * decline found then wins; anything else (no answer, still waiting, cancelled at our request) is the expiry
+ * (docs/payments.md#states).
+ */
+export function expiryEvent(lastWord: ProviderOutcome | undefined): PaymentEvent {
+  if (lastWord?.status === 'completed' || lastWord?.status === 'failed')
+    return answerEvent({ status: 'pending' }, lastWord, 0);
+  return { type: 'expiry' };
+}
+
+/**
+ * The event of the merchant's cancel once the provider was asked (`unsupported`: it cannot withdraw its request, so we
+ * stop waiting and refund a success that comes later). A success or a failure it already reached wins: then the
+ * cancel is refused (docs/payments.md#states).
+ */
+export function cancelEvent(providerWord: ProviderOutcome | 'unsupported', reason: string | null): PaymentEvent {
+  if (providerWord !== 'unsupported' && (providerWord.status === 'completed' || providerWord.status === 'failed'))
+    return answerEvent({ status: 'pending' }, providerWord, 0);
+  return { type: 'cancel', reason };
+}
+
+/** True when a provider answer changes an open payment in `status` (a poll that changes nothing is retried). */
+export function answerChangesPayment(status: PaymentStatus, outcome: ProviderOutcome): boolean {
+  const event = answerEvent({ status }, outcome, 0);
+  return PAYMENT_TABLE.some((r) => r.from === status && r.event === event.type && !r.when);
+}
+
+/**
+ * Why a create is refused (400 `validation_error`) when PostgreSQL refused the payment's data: names the SQLSTATE and
+ * its condition when known, never the data (docs/api.md#errors).
+ */
+export function notStoredMessage(refused?: { sqlState?: string; condition?: string }): string {
+  const code = refused?.sqlState
+    ? ` (SQLSTATE ${refused.sqlState}${refused.condition ? ` ${refused.condition}` : ''})`
+    : '';
+  return `the payment holds a value that cannot be stored${code}; nothing was created`;
+}
+
+/**
+ * The create's check of `expires_in` (docs/payments.md#sandbox-scenarios): at most the method's own expiry.
+ * @returns the field problem, or undefined when it is allowed
+ */
+export function expiresInProblem(
+  expiresInSeconds: number | undefined,
+  longestSeconds: number,
+  method: string,
+): { field: 'expires_in'; message: string } | undefined {
+  if (expiresInSeconds === undefined || expiresInSeconds <= longestSeconds) return undefined;
+  return { field: 'expires_in', message: `expires_in must be at most ${longestSeconds} seconds for ${method}` };
+}
+
+function describeEffect(effect: Effect): string {
+  switch (effect.do) {
+    case 'write':
+      return 'write';
+    case 'write_refund':
+      return 'write refund';
+    case 'emit':
+      return `emit \`${effect.event}\``;
+    case 'post':
+      return `post \`${effect.cause}\``;
+    case 'ask_provider':
+      return 'ask provider: refund';
+    case 'ask_provider_later':
+      return 'ask provider later: refund status';
+    case 'count_late_answer':
+      return 'count late answer';
+  }
+}
+
+/** The table as Markdown, as docs/payments.md#states shows it (a test keeps the two equal). */
+export function stateTableMarkdown(): string {
+  const lines = ['| status | event | when | next status | effects |', '|---|---|---|---|---|'];
+  for (const r of PAYMENT_TABLE)
+    lines.push(
+      `| \`${r.from}\` | \`${r.event}\` | ${r.when?.text ?? ''} | \`${r.to}\` | ${r.effects.map(describeEffect).join(', ') || 'release the reservation'} |`,
+    );
+  return lines.join('\n');
+}
+
+/**
+ * A provider's answer about a refund in flight: final, still pending, or a refund the read model already had settled
+ * (a re-opened run met a refund of an earlier one).
+ */
+export type RefundAnswerOutcome =
+  | { status: 'succeeded'; refundReference: string }
+  | { status: 'failed'; failureMessage: string }
+  | { status: 'pending' }
+  | { status: 'already_settled'; refund: RefundRecord };
+
+/** The event of the provider's answer about refund `refundId`. */
+export function refundAnswerEvent(refundId: string, answer: RefundAnswerOutcome): PaymentEvent {
+  switch (answer.status) {
+    case 'succeeded':
+      return { type: 'refund_completed', refundId, providerReference: answer.refundReference };
+    case 'failed':
+      return { type: 'refund_refused', refundId, message: answer.failureMessage };
+    case 'pending':
+      return { type: 'refund_unknown', refundId };
+    case 'already_settled':
+      return { type: 'refund_withdrawn', refundId };
+  }
+}
+
+/**
+ * What the workflow hands a write activity from a row's effects: the event to write with it, and the ledger causes
+ * to post in its transaction (docs/payments.md#events).
+ */
+export interface WriteOrders {
+  emit: EmittedEvent | null;
+  post: string[];
+}
+
+/** The write orders of `effects` (causes as {@link apply} filled them in). */
+export function writeOrdersOf(effects: readonly Effect[]): WriteOrders {
+  const emitted = effects.find((e) => e.do === 'emit');
+  return {
+    emit: emitted?.do === 'emit' ? emitted.event : null,
+    post: effects.flatMap((e) => (e.do === 'post' ? [e.cause] : [])),
+  };
+}
