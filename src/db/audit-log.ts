@@ -16,6 +16,8 @@ interface AuditRow {
   action: AuditAction;
   target: string;
   ip: string | null;
+  request_id: string | null;
+  user_agent: string | null;
   created_at: Date;
 }
 
@@ -40,6 +42,8 @@ export function auditRow(entry: AuditEntry): AuditRow {
     action: entry.action,
     target: entry.target,
     ip: entry.ip,
+    request_id: entry.requestId ?? null,
+    user_agent: entry.userAgent ?? null,
     created_at: new Date(entry.createdAt),
   };
 }
@@ -69,6 +73,8 @@ export async function listAuditEntries(
     action: row.action,
     target: row.target,
     ip: row.ip,
+    requestId: row.request_id,
+    userAgent: row.user_agent,
     createdAt: iso(row.created_at),
   }));
 }
