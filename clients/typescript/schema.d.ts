@@ -495,7 +495,7 @@ export interface paths {
         };
         /**
          * Audit log
-         * @description Every change made to your account through the API or by a reviewer, newest first. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         * @description Every change made to your account through the API or by a reviewer, and every sign-in, newest first: who (a team member or a key), from which IP address, in which request and with which user agent. `action` and `actor` (an id) narrow the list. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
         get: operations["getV1DeveloperActivity"];
         put?: never;
@@ -5036,6 +5036,8 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 environment?: "sandbox" | "live";
+                action?: string;
+                actor?: string;
             };
             header?: never;
             path?: never;
@@ -9621,8 +9623,8 @@ export interface operations {
             /**
              * @description Invalid request. Error codes:
              *
-             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
              *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             *     - `validation_error`: The code is wrong or expired.
              */
             400: {
                 headers: {
@@ -9635,7 +9637,7 @@ export interface operations {
             /**
              * @description Missing or invalid credential. Error codes:
              *
-             *     - `unauthorized`: The code is wrong or expired.
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
              */
             401: {
                 headers: {
@@ -9769,8 +9771,8 @@ export interface operations {
             /**
              * @description Invalid request. Error codes:
              *
-             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
              *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             *     - `validation_error`: The code is wrong, already used or expired.
              */
             400: {
                 headers: {
@@ -9783,7 +9785,7 @@ export interface operations {
             /**
              * @description Missing or invalid credential. Error codes:
              *
-             *     - `unauthorized`: The code is wrong, already used or expired.
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
              */
             401: {
                 headers: {

@@ -734,7 +734,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     path: '/v1/developer/activity',
     tag: 'Dashboard',
     summary: 'Audit log',
-    description: `Every change made to your account through the API or by a reviewer, newest first. ${DASHBOARD_CREDENTIALS}`,
+    description: `Every change made to your account through the API or by a reviewer, and every sign-in, newest first: who (a team member or a key), from which IP address, in which request and with which user agent. \`action\` and \`actor\` (an id) narrow the list. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: auditLogQuery,
     success: {
@@ -1325,7 +1325,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
       example: ok('Two-factor sign-in is on', { ...example.session, recovery_codes: example.recoveryCodes }),
     },
     codes: [
-      { code: 'unauthorized', when: 'The code is wrong or expired.' },
+      { code: 'validation_error', when: 'The code is wrong or expired.' },
       { code: 'conflict', when: 'No enrolment is waiting, or two-factor sign-in is already on.' },
       { code: 'rate_limited', when: 'Too many wrong codes.' },
     ],
@@ -1347,7 +1347,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
       example: ok('Code confirmed', example.session),
     },
     codes: [
-      { code: 'unauthorized', when: 'The code is wrong, already used or expired.' },
+      { code: 'validation_error', when: 'The code is wrong, already used or expired.' },
       { code: 'conflict', when: 'Two-factor sign-in is off.' },
       { code: 'rate_limited', when: 'Too many wrong codes.' },
     ],

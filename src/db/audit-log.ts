@@ -48,17 +48,35 @@ export function auditRow(entry: AuditEntry): AuditRow {
   };
 }
 
+/** Which entries: a merchant and environment, and optionally one action and one actor id. */
+export interface AuditScope {
+  merchantId: string;
+  environment: Environment;
+  action?: string;
+  actorId?: string;
+}
+
+/** The `where` of a scope. */
+function scopeWhere(scope: AuditScope): Record<string, string> {
+  return {
+    merchant_id: scope.merchantId,
+    environment: scope.environment,
+    ...(scope.action ? { action: scope.action } : {}),
+    ...(scope.actorId ? { actor_id: scope.actorId } : {}),
+  };
+}
+
 /**
- * The entries of a merchant and environment, newest first; one page when `page` is given
- * (docs/live-access.md#audit-log).
+ * The entries of a merchant and environment (of one action or actor when the scope says), newest first; one page
+ * when `page` is given (docs/live-access.md#audit-log, docs/security.md#activity-log).
  */
 export async function listAuditEntries(
   db: Db,
-  scope: { merchantId: string; environment: Environment },
+  scope: AuditScope,
   page?: { page: number; limit: number },
 ): Promise<AuditEntry[]> {
   const query = db<AuditRow>('activity_log')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .where(scopeWhere(scope))
     .orderBy([
       { column: 'created_at', order: 'desc' },
       { column: 'id', order: 'desc' },
@@ -80,12 +98,9 @@ export async function listAuditEntries(
 }
 
 /** How many entries a merchant and environment has (docs/live-access.md#audit-log pagination). */
-export async function countAuditEntries(
-  db: Db,
-  scope: { merchantId: string; environment: Environment },
-): Promise<number> {
-  const [{ total }] = (await db('activity_log')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment })
-    .count('id as total')) as unknown as [{ total: number }];
+export async function countAuditEntries(db: Db, scope: AuditScope): Promise<number> {
+  const [{ total }] = (await db('activity_log').where(scopeWhere(scope)).count('id as total')) as unknown as [
+    { total: number },
+  ];
   return Number(total);
 }

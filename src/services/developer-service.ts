@@ -130,17 +130,25 @@ export async function getAnalytics(
 }
 
 /**
- * One page of the caller's audit log, newest first (docs/live-access.md#audit-log).
+ * One page of the caller's audit log, newest first (docs/live-access.md#audit-log), of one action and one actor
+ * id when asked (docs/security.md#activity-log).
  * @returns the entries as the API shows them and the total number of entries
  */
 export async function listAuditLogPage(
   deps: DeveloperServiceDeps,
   owner: Principal,
   page: { page: number; limit: number },
+  filter: { action?: string; actor?: string } = {},
 ): Promise<{ activity: AuditLogEntryView[]; total: number }> {
+  const scope = {
+    merchantId: owner.merchantId,
+    environment: owner.environment,
+    action: filter.action,
+    actorId: filter.actor,
+  };
   const [entries, total] = await Promise.all([
-    listAuditEntries(deps.db, owner, page),
-    countAuditEntries(deps.db, owner),
+    listAuditEntries(deps.db, scope, page),
+    countAuditEntries(deps.db, scope),
   ]);
   return { activity: entries.map(toAuditLogEntryView), total };
 }

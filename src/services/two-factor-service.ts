@@ -15,7 +15,7 @@ import {
   takeTotpStep,
   useRecoveryCode,
 } from '../db/two-factor';
-import { DomainError } from '../domain/errors';
+import { DomainError, validationError } from '../domain/errors';
 import type { Principal } from '../domain/principal';
 import { openSealedSecret, sealSecret } from '../lib/sealed-secrets';
 import { signSessionToken, type SessionToken } from '../lib/session-tokens';
@@ -129,6 +129,14 @@ export async function checkSecondFactor(
   );
 }
 
+/**
+ * A wrong code sent within a valid session (confirm, step-up) is bad input, 400 naming the field, not a bad
+ * credential: 401 would end the session it was sent in (docs/security.md#two-factor).
+ */
+function wrongCodeInSession(field: 'code' | 'recovery_code', message: string): DomainError {
+  return validationError([{ field, message }]);
+}
+
 /** The signed-in person of a session. @throws DomainError `forbidden` (403) for an API key */
 function personOf(principal: Principal): string {
   if (!principal.member) throw new DomainError('forbidden', 'two-factor settings belong to a signed-in person');
@@ -165,8 +173,8 @@ export interface Confirmation extends SessionToken {
  * Confirms enrolment with the first code (docs/security.md#two-factor): turns two-factor on, answers ten
  * recovery codes (stored only hashed) and a fresh session that counts as confirmed now; every other session of
  * the person ends.
- * @throws DomainError `conflict` (409) with no enrolment waiting or two-factor already on; `unauthorized` (401)
- *   for a wrong code; `rate_limited` (429) after too many
+ * @throws DomainError `conflict` (409) with no enrolment waiting or two-factor already on; `validation_error`
+ *   (400) for a wrong code; `rate_limited` (429) after too many
  */
 export async function confirmTwoFactor(
   deps: TwoFactorDeps,
@@ -183,7 +191,7 @@ export async function confirmTwoFactor(
   const step = totpStepOf(openSealedSecret(state.totp_pending_secret, deps.config.JWT_SECRET), code);
   if (step === undefined || !(await takeTotpStep(deps.db, personId, step))) {
     await countWrongCode(deps.db, personId, ip);
-    throw new DomainError('unauthorized', 'the code is wrong or expired; enter the current code from your app');
+    throw wrongCodeInSession('code', 'the code is wrong or expired; enter the current code from your app');
   }
   const codes = newRecoveryCodes();
   const generation = await enableTwoFactor(deps.db, personId, state.totp_pending_secret, codes.map(hashRecoveryCode));
@@ -199,7 +207,7 @@ export async function confirmTwoFactor(
 /**
  * Step-up (docs/security.md#step-up): confirms a code in the current session and answers a new session token that
  * carries the time of this confirmation.
- * @throws as {@link checkSecondFactor}
+ * @throws as {@link checkSecondFactor}, but `validation_error` (400) for a wrong or replayed code
  */
 export async function verifyTwoFactor(
   deps: TwoFactorDeps,
@@ -208,10 +216,16 @@ export async function verifyTwoFactor(
   ip: string,
 ): Promise<SessionToken> {
   const personId = personOf(principal);
-  const { generation } = await checkSecondFactor(deps, { personId, merchantId: principal.merchantId }, factor, {
-    ip,
-    origin: principal.origin,
-  });
+  let generation: number;
+  try {
+    ({ generation } = await checkSecondFactor(deps, { personId, merchantId: principal.merchantId }, factor, {
+      ip,
+      origin: principal.origin,
+    }));
+  } catch (error) {
+    if (!(error instanceof DomainError) || error.code !== 'unauthorized') throw error;
+    throw wrongCodeInSession('code' in factor ? 'code' : 'recovery_code', error.message);
+  }
   return sessionAfterChange(deps, { personId, merchantId: principal.merchantId }, generation, true);
 }
 

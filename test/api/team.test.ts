@@ -248,5 +248,14 @@ describe('team members (docs/security.md#team-members)', function () {
     const signIn = activity.find((e: any) => e.action === 'sign_in.succeeded');
     expect(signIn).to.include({ request_id: 'req-team-test-0001' });
     expect(JSON.stringify(activity)).not.to.include(owner.password);
+
+    // Filtered by action and by actor: only those entries, counted as such.
+    const byAction = (await call('/v1/developer/activity?action=team.role_changed', { key: owner.token })).body.data;
+    expect(byAction.activity.map((e: any) => e.action)).to.deep.equal(['team.role_changed']);
+    expect(byAction.pagination.total).to.equal(1);
+    const byActor = (await call(`/v1/developer/activity?actor=${member.personId}`, { key: owner.token })).body.data;
+    expect(byActor.activity.map((e: any) => e.action)).to.deep.equal(['team.member_joined']);
+    const bad = await call('/v1/developer/activity?action=DROP%20TABLE', { key: owner.token });
+    expect(bad.status).to.equal(400);
   });
 });

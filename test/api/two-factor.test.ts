@@ -44,9 +44,11 @@ describe('two-factor sign-in (docs/security.md#two-factor)', function () {
       issuer: 'PayCollect',
     });
 
+    // A wrong code within a session is bad input (400), not a bad credential: the session goes on.
     const wrong = await call('/v1/developer/2fa/confirm', { key: developer.token, body: { code: wrongCode(secret) } });
-    expect(wrong.status).to.equal(401);
-    expect(wrong.body.error.code).to.equal('unauthorized');
+    expect(wrong.status).to.equal(400);
+    expect(wrong.body.error).to.include({ code: 'validation_error' });
+    expect(wrong.body.error.details[0].field).to.equal('code');
     const malformed = await call('/v1/developer/2fa/confirm', { key: developer.token, body: { code: '12a456' } });
     expect(malformed.status).to.equal(400);
     const status = await call('/v1/developer/2fa', { key: developer.token });
@@ -204,7 +206,8 @@ describe('step-up: sensitive changes need a code from the last 5 minutes (docs/s
       expect(refused.body.error.message).to.include('/v1/developer/2fa/verify');
     }
     const wrong = await call('/v1/developer/2fa/verify', { key: stale, body: { code: wrongCode(developer.secret) } });
-    expect(wrong.status).to.equal(401);
+    expect(wrong.status).to.equal(400);
+    expect((await call('/v1/developer/2fa', { key: stale })).status).to.equal(200);
     const verified = await call('/v1/developer/2fa/verify', {
       key: stale,
       body: { code: await nextCode(developer.secret) },

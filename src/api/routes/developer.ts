@@ -108,10 +108,13 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
     );
   });
 
-  /** Activity (docs/live-access.md#audit-log): the audit log, newest first → 200 envelope `{activity, pagination}`. */
+  /**
+   * Activity (docs/live-access.md#audit-log, docs/security.md#activity-log): the audit log, newest first, of one
+   * `action` and one `actor` id when asked → 200 envelope `{activity, pagination}`. Errors: 400 for a bad filter.
+   */
   router.get('/activity', either, async (ctx) => {
     const query = parseOrThrow(auditLogQuery, ctx.query);
-    const { activity, total } = await listAuditLogPage(deps, principalOf(ctx), query);
+    const { activity, total } = await listAuditLogPage(deps, principalOf(ctx), query, query);
     respond(ctx, 200, 'Activity retrieved', { activity, pagination: paginationOf(query, total) });
   });
 
