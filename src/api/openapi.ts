@@ -1255,6 +1255,21 @@ export const ROUTE_DOCS: RouteDoc[] = [
   },
   {
     method: 'post',
+    path: '/v1/auth/sign-out-everywhere',
+    tag: 'Auth',
+    summary: 'Sign out everywhere',
+    description:
+      'Ends every session token of yours, in every merchant, this one included: for a lost laptop or a shared browser.',
+    security: ['session'],
+    success: {
+      status: 200,
+      description: 'Signed out',
+      schema: out.envelope(z.object({ signed_out: z.literal(true) })),
+      example: ok('Signed out everywhere', { signed_out: true }),
+    },
+  },
+  {
+    method: 'post',
     path: '/v1/auth/invitations/{token}/accept',
     tag: 'Team',
     summary: 'Accept an invitation',

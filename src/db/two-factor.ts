@@ -92,6 +92,13 @@ export async function disableTwoFactor(db: Db, personId: string): Promise<number
   });
 }
 
+/** Raises the person's session generation: every session token signed before ends (docs/security.md#sessions). */
+export async function endAllSessions(db: Db, personId: string): Promise<void> {
+  await db('developers')
+    .where({ id: personId })
+    .update({ session_generation: db.raw('session_generation + 1') });
+}
+
 /** Uses up the recovery code with this hash, once. @returns true when it existed and was unused */
 export async function useRecoveryCode(db: Db, personId: string, codeHash: string): Promise<boolean> {
   const updated = await db('recovery_codes')

@@ -97,6 +97,7 @@ export const ENDPOINT_ACCESS: Readonly<Record<string, EndpointAccess>> = {
   'GET /v1/developer/team/invitations': { roles: MANAGERS, scope: null },
   'POST /v1/developer/team/invitations': { roles: MANAGERS, scope: null },
   'POST /v1/auth/switch': { roles: EVERYONE, scope: null },
+  'POST /v1/auth/sign-out-everywhere': { roles: EVERYONE, scope: null },
 };
 
 /** The caller as access rules see it. */

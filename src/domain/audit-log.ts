@@ -44,6 +44,7 @@ export type AuditAction =
   | 'api_key.revoked'
   | 'sign_in.succeeded'
   | 'sign_in.failed'
+  | 'sign_out.everywhere'
   | 'two_factor.enabled'
   | 'two_factor.disabled'
   | 'two_factor.code_refused'

@@ -31,6 +31,7 @@ import {
 import type { MemberActor, Principal } from '../domain/principal';
 import { findSessionMembership, listMembershipsOf } from '../db/team';
 import { auditPerson } from './audit';
+import { endAllSessions } from '../db/two-factor';
 import { checkSecondFactor, type SecondFactor } from './two-factor-service';
 
 export type { KeyLookup, LimitProfile };
@@ -182,6 +183,26 @@ export async function switchMerchant(deps: AuthDeps, principal: Principal, merch
     },
     deps.config.JWT_SECRET,
     deps.config.SESSION_TTL_SECONDS,
+  );
+}
+
+/**
+ * Signs the person out everywhere (docs/security.md#sessions): every session token of theirs, this one included,
+ * is refused from now on, in every merchant.
+ * @throws DomainError `forbidden` (403) for an API key
+ */
+export async function signOutEverywhere(
+  deps: AuthDeps,
+  principal: Principal,
+  request: { ip: string; origin?: Principal['origin'] },
+): Promise<void> {
+  if (!principal.member) throw new DomainError('forbidden', 'only a signed-in person can sign out');
+  await endAllSessions(deps.db, principal.member.personId);
+  await auditPerson(
+    deps.db,
+    { personId: principal.member.personId, merchantId: principal.merchantId },
+    'sign_out.everywhere',
+    request,
   );
 }
 

@@ -214,6 +214,19 @@ describe('team members (docs/security.md#team-members)', function () {
     expect(login.status).to.equal(403);
   });
 
+  it('signs a person out everywhere: every session of theirs, in every merchant, is refused', async () => {
+    const owner = await registerDeveloper();
+    const other = await call('/v1/auth/login', { body: { email: owner.email, password: owner.password } });
+    const out = await call('/v1/auth/sign-out-everywhere', { key: owner.token, body: {} });
+    expect(out.status).to.equal(200);
+    for (const token of [owner.token, other.body.data.token]) {
+      expect((await call('/v1/developer/profile', { key: token })).status).to.equal(401);
+    }
+    const again = await call('/v1/auth/login', { body: { email: owner.email, password: owner.password } });
+    expect((await call('/v1/developer/profile', { key: again.body.data.token })).status).to.equal(200);
+    expect((await call('/v1/auth/sign-out-everywhere', { key: owner.key, body: {} })).status).to.equal(401);
+  });
+
   it('writes every team change and sign-in to the audit log with actor, IP, request id and user agent', async () => {
     const owner = await registerDeveloper();
     await call('/v1/auth/login', { body: { email: owner.email, password: 'wrong password!' } });

@@ -10,6 +10,7 @@ import {
   loginWithSecondFactor,
   registerDeveloper,
   sessionOf,
+  signOutEverywhere,
   switchMerchant,
   type AuthDeps,
 } from '../../services/auth-service';
@@ -76,6 +77,15 @@ export function authRoutes(deps: AuthDeps & TeamDeps): Router {
   router.post('/switch', sessionToken(deps.db, deps.config.JWT_SECRET), jsonBody(), async (ctx) => {
     const body = parseOrThrow(switchBody, ctx.request.body);
     respond(ctx, 200, 'Switched merchant', await switchMerchant(deps, principalOf(ctx), body.merchant_id));
+  });
+
+  /**
+   * Sign out everywhere (docs/security.md#sessions), session token only → 200 envelope `{signed_out: true}`; every
+   * session token of the person, this one included, is refused from now on.
+   */
+  router.post('/sign-out-everywhere', sessionToken(deps.db, deps.config.JWT_SECRET), jsonBody(), async (ctx) => {
+    await signOutEverywhere(deps, principalOf(ctx), { ip: ctx.ip, origin: originOf(ctx) });
+    respond(ctx, 200, 'Signed out everywhere', { signed_out: true });
   });
 
   /**
