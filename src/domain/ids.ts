@@ -19,6 +19,8 @@ export const ID_PREFIXES = {
   document: 'doc_',
   liveAccessRequest: 'req_',
   auditEntry: 'act_',
+  member: 'mem_',
+  invitation: 'inv_',
 } as const;
 
 /** Length of the random part of ids (docs/payments.md#payment-record: 24). */

@@ -34,6 +34,7 @@ import { ID_PREFIXES } from '../domain/ids';
 import { isOpenRequest, LIVE_ACCESS_ENVIRONMENT } from '../domain/live-access';
 import type { Principal } from '../domain/principal';
 import { auditEntry } from '../lib/audit';
+import { actorOf } from './audit';
 import type { BlobStore } from '../lib/blob-store';
 import { inspectFile } from '../lib/file-types';
 import { newId } from '../lib/ids';
@@ -138,7 +139,7 @@ export async function uploadDocument(
   };
   await deps.blobs.putFile(document.storageKey, upload.stagedPath);
   try {
-    const actor = { type: 'developer' as const, id: owner.developerId };
+    const actor = actorOf(owner);
     const audit = auditEntry({
       merchantId: owner.merchantId,
       environment: LIVE_ACCESS_ENVIRONMENT,

@@ -27,6 +27,7 @@ import type { RevealedKeyView } from '../views/developer';
 import { toLiveAccessStatusView, type LiveAccessStatusView } from '../views/live-access';
 import type { Principal } from '../domain/principal';
 import { auditEntry } from '../lib/audit';
+import { actorOf } from './audit';
 import { newId } from '../lib/ids';
 import { openSealedSecret } from '../lib/sealed-secrets';
 import {
@@ -60,8 +61,9 @@ export interface LiveAccessApplication {
 /** How long `respond` waits for the review to take the answer before it answers 202, in milliseconds. */
 export const RESPOND_WAIT_MS = 5_000;
 
+/** The person who acted (docs/security.md#activity-log), not only the merchant's account. */
 function developerActor(owner: Principal): Actor {
-  return { type: 'developer', id: owner.developerId };
+  return actorOf(owner);
 }
 
 async function hasLiveAccess(deps: Pick<LiveAccessServiceDeps, 'db'>, owner: Principal): Promise<boolean> {
