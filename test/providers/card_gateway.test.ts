@@ -483,7 +483,7 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
       );
     });
 
-    it('refuses a wrong signature, a missing header, a stale timestamp and a changed body', () => {
+    it('refuses a wrong signature, a missing header, a stale timestamp and a changed body', async () => {
       const object = { id: 'pi_abc', object: 'payment_intent', status: 'succeeded', amount: 1000, currency: 'usd' };
       const wrong = fake.signedEvent('payment_intent.succeeded', object, { secret: 'whsec_someone_else' });
       const stale = fake.signedEvent('payment_intent.succeeded', object, {
@@ -502,7 +502,7 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
           name,
         ).to.be.instanceOf(ProviderRefusal);
       }
-      expect(stripe.parseCallback(callbackOf(good.rawBody, good.signature)).claimed).to.equal('completed');
+      expect((await stripe.parseCallback(callbackOf(good.rawBody, good.signature))).claimed).to.equal('completed');
     });
   });
 

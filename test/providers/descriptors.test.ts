@@ -110,6 +110,11 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       AIRTEL_CLIENT_SECRET: 'secret',
       STRIPE_SECRET_KEY: 'sk_test_x',
       STRIPE_WEBHOOK_SECRET: 'whsec_x',
+      MPESA_BASE_URL: 'https://api.safaricom.example',
+      MPESA_CONSUMER_KEY: 'key',
+      MPESA_CONSUMER_SECRET: 'secret',
+      MPESA_SHORTCODE: '174379',
+      MPESA_PASSKEY: 'passkey',
     });
     expect(problems).to.deep.equal([]);
     const deps = {
@@ -155,6 +160,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
           countries: ['RW', 'UG', 'KE'],
           currencies: ['RWF', 'UGX', 'KES'],
         },
+        { provider: 'mpesa', kind: 'mobile_money', countries: ['KE'], currencies: ['KES'] },
       ],
       bank_transfer: [{ provider: 'bank_transfer', kind: 'bank_transfer', countries: ['RW'], currencies: ['RWF'] }],
       card: [{ provider: 'card_gateway', kind: 'card', countries: '*', currencies: ['USD', 'EUR', 'GBP'] }],
@@ -163,6 +169,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       'card_gateway',
       'momo',
       'mobile_money_b',
+      'mpesa',
       'mobile_money_c',
       'wallet',
     ]);
@@ -203,7 +210,15 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
         ['55', 'momo'],
         ['59', 'momo'],
       ],
-      KE: [['', 'mobile_money_b']],
+      KE: [
+        ...['73', '750', '751', '752', '753', '754', '755', '756', '762', '78', '100', '101', '102'].map((prefix) => [
+          prefix,
+          'mobile_money_b',
+        ]),
+        ...['70', '71', '72', '740', '741', '742', '743', '745', '746', '748', '757', '758', '759', '768', '769', '79']
+          .concat(['110', '111', '112', '113', '114', '115'])
+          .map((prefix) => [prefix, 'mpesa']),
+      ],
       LR: [
         ['88', 'mobile_money_c'],
         ['77', 'mobile_money_c'],
@@ -213,6 +228,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       card_gateway: 'card',
       momo: 'mobile_money',
       mobile_money_b: 'mobile_money',
+      mpesa: 'mobile_money',
       mobile_money_c: 'mobile_money',
       wallet: 'wallet',
       bank_transfer: 'bank_transfer',
@@ -221,6 +237,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       card_gateway: 290,
       momo: 150,
       mobile_money_b: 150,
+      mpesa: 150,
       mobile_money_c: 200,
       wallet: 100,
       bank_transfer: 50,

@@ -342,7 +342,9 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
         request(rwandanNumber(AIRTEL_FAKE_NUMBERS.insufficientFunds)),
       );
       const [rawBody] = await callbacksFor(providerReference, 1);
-      expect(airtel.parseCallback({ rawBody: rawBody as string, headers: {}, query: {} }).claimed).to.equal('failed');
+      expect((await airtel.parseCallback({ rawBody: rawBody as string, headers: {}, query: {} })).claimed).to.equal(
+        'failed',
+      );
     });
 
     it('with a wrong or missing hash, or a tampered body, is refused', async () => {

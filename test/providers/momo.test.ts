@@ -487,7 +487,9 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
         const { providerReference } = await momo.initiate(request(rwandanNumber(MOMO_FAKE_NUMBERS.rejected)));
         const [received] = await callbacksFor(providerReference, 1);
         expect(received?.method).to.equal('PUT');
-        expect(momo.parseCallback(asCallback(received as { path: string; body: string })).claimed).to.equal('failed');
+        expect((await momo.parseCallback(asCallback(received as { path: string; body: string }))).claimed).to.equal(
+          'failed',
+        );
       } finally {
         fake.setMode({ callbackMethod: 'POST' });
       }
