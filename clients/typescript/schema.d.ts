@@ -1995,6 +1995,9 @@ export interface operations {
                     phone_number?: string;
                     /** @enum {string} */
                     provider?: "momo" | "mobile_money_b" | "mpesa";
+                    /** @enum {string} */
+                    operator?: "momo" | "mobile_money_b" | "mpesa";
+                    country?: string;
                     description?: string;
                     /** Format: email */
                     customer_email?: string;
@@ -2631,6 +2634,7 @@ export interface operations {
                     payment_method_data?: {
                         payment_method_types?: "card"[];
                         phone_number?: string;
+                        country?: string;
                         wallet_id?: string;
                     };
                 };

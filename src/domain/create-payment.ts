@@ -18,7 +18,7 @@ import {
 } from './catalogue';
 import { DomainError, validationError } from './errors';
 import { parseDecimalAmount, type Currency } from './money';
-import { parseMsisdn } from './phone';
+import { parsePhoneNumberAsWritten } from './phone';
 
 /** A generic create request after its shape was validated (amount in minor units). */
 export interface GenericPaymentRequest {
@@ -27,6 +27,10 @@ export interface GenericPaymentRequest {
   paymentMethod: GenericMethod;
   phoneNumber?: string;
   provider?: ProviderCode;
+  /** The operator a ported number now belongs to: overrides the prefix table like `provider`. */
+  operator?: ProviderCode;
+  /** ISO alpha-2 country of a number written in national form (default: the currency's). */
+  country?: string;
 }
 
 /** The provider and customer a valid request resolves to. */
@@ -49,6 +53,19 @@ function offeringFor(method: GenericMethod, provider: ProviderCode | undefined):
   return chosen;
 }
 
+/** The country whose mobile money wallets hold `currency` when only one does (KES → KE), else undefined. */
+export function countryOfCurrency(currency: Currency): string | undefined {
+  const countries = Object.entries(MOBILE_MONEY_COUNTRY_CURRENCIES).filter(([, held]) => held.includes(currency));
+  return countries.length === 1 ? countries[0]?.[0] : undefined;
+}
+
+/** What a number must look like, for the 400 that refuses one, e.g. `0712 000 001 or +254 712 000 001`. */
+function expectedNumber(field: string, country: string | undefined): string {
+  return country
+    ? `${field} must be a mobile number of ${country}, written nationally (e.g. 0788 000 001) or with its country code (e.g. +250 788 000 001)`
+    : `${field} must be an international number with its country code, e.g. +250 788 000 001`;
+}
+
 /**
  * Resolves a generic request to its provider (docs/payments.md#methods: prefix table, or `provider` when given).
  * @throws DomainError `validation_error` naming the field (currency, phone_number or provider) that
@@ -69,13 +86,16 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
   if (request.phoneNumber === undefined) {
     throw validationError([{ field: 'phone_number', message: 'phone_number is required for mobile_money' }]);
   }
-  const msisdn = parseMsisdn(request.phoneNumber);
-  if (!msisdn) {
+  if (request.operator !== undefined && request.provider !== undefined && request.operator !== request.provider) {
+    throw validationError([{ field: 'operator', message: 'operator and provider name different operators' }]);
+  }
+  const named = request.operator ?? request.provider;
+  const homeCountry = request.country ?? countryOfCurrency(currency);
+  const msisdn = parsePhoneNumberAsWritten(request.phoneNumber, homeCountry);
+  if (!msisdn) throw validationError([{ field: 'phone_number', message: expectedNumber('phone_number', homeCountry) }]);
+  if (request.country !== undefined && msisdn.country !== request.country) {
     throw validationError([
-      {
-        field: 'phone_number',
-        message: 'phone_number must be a valid international (E.164) number, e.g. +250788123456',
-      },
+      { field: 'phone_number', message: `phone_number is a number of ${msisdn.country}, not of ${request.country}` },
     ]);
   }
   const candidates = GENERIC_CATALOGUE.mobile_money.filter((offering) => servesCountry(offering, msisdn.country));
@@ -83,11 +103,14 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
     throw validationError([{ field: 'phone_number', message: `mobile_money is not available in ${msisdn.country}` }]);
   }
   let offering: Offering;
-  if (request.provider !== undefined) {
-    offering = offeringFor('mobile_money', request.provider);
+  if (named !== undefined) {
+    offering = offeringFor('mobile_money', named);
     if (!servesCountry(offering, msisdn.country)) {
       throw validationError([
-        { field: 'phone_number', message: `${offering.provider} does not serve ${msisdn.country}` },
+        {
+          field: request.operator !== undefined ? 'operator' : 'phone_number',
+          message: `${offering.provider} does not serve ${msisdn.country}`,
+        },
       ]);
     }
   } else {
@@ -101,7 +124,7 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
       throw validationError([
         {
           field: 'phone_number',
-          message: 'no mobile money operator is known for this number prefix; name one in provider',
+          message: 'no mobile money operator is known for this number prefix; name one in operator',
         },
       ]);
     }
@@ -135,6 +158,8 @@ export interface MerchantPaymentRequest {
   currency: Currency;
   paymentMethod: MerchantMethod;
   phoneNumber?: string;
+  /** ISO alpha-2 country of a number written in national form (default: the currency's). */
+  country?: string;
   walletId?: string;
 }
 
@@ -165,11 +190,9 @@ export function resolveMerchantPayment(request: MerchantPaymentRequest): Resolve
   const field = 'payment_method_data.phone_number';
   if (request.phoneNumber === undefined)
     throw validationError([{ field, message: `${field} is required for ${request.paymentMethod}` }]);
-  const msisdn = parseMsisdn(request.phoneNumber);
-  if (!msisdn)
-    throw validationError([
-      { field, message: `${field} must be a valid international (E.164) number, e.g. +233241234567` },
-    ]);
+  const homeCountry = request.country ?? countryOfCurrency(request.currency);
+  const msisdn = parsePhoneNumberAsWritten(request.phoneNumber, homeCountry);
+  if (!msisdn) throw validationError([{ field, message: expectedNumber(field, homeCountry) }]);
   if (!servesCountry(offering, msisdn.country)) {
     throw validationError([{ field, message: `${request.paymentMethod} does not serve ${msisdn.country}` }]);
   }

@@ -48,6 +48,8 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
       paymentMethod: body.payment_method,
       phoneNumber: body.phone_number,
       provider: body.provider,
+      operator: body.operator,
+      country: body.country,
     });
     const longest = expirySeconds(deps.config, resolved.kind);
     if (body.expires_in !== undefined && body.expires_in > longest) {
