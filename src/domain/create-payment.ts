@@ -17,7 +17,7 @@ import {
   type ProviderCode,
 } from './catalogue';
 import { DomainError, validationError } from './errors';
-import { parseDecimalAmount, type Currency } from './money';
+import { CURRENCY_EXPONENTS, formatDecimalAmount, parseDecimalAmount, type Currency } from './money';
 import { parsePhoneNumberAsWritten } from './phone';
 
 /** A generic create request after its shape was validated (amount in minor units). */
@@ -67,9 +67,33 @@ function expectedNumber(field: string, country: string | undefined): string {
 }
 
 /**
+ * Refuses an amount the offering's provider cannot take (docs/limits.md#amounts): a fraction of the currency's major
+ * unit when the provider takes whole units only (its descriptor's `wholeUnitsOnly`, e.g. M-Pesa's whole shillings).
+ * @param amountMinor the amount in minor units
+ * @param written how the request's family writes an amount of minor units (`15000`, `"150.00"`), for the example
+ * @throws DomainError `validation_error` naming `amount`, with the nearest whole amount below as an example
+ */
+function checkAmountUnits(
+  offering: Offering,
+  amountMinor: number,
+  currency: Currency,
+  written: (minor: number) => string,
+): void {
+  const unit = 10 ** CURRENCY_EXPONENTS[currency];
+  if (!offering.wholeUnitsOnly || amountMinor % unit === 0) return;
+  const example = written(Math.max(unit, amountMinor - (amountMinor % unit)));
+  throw validationError([
+    {
+      field: 'amount',
+      message: `amount must be a whole number of ${currency} for ${offering.provider}, which takes no fraction of a ${currency} (e.g. ${example})`,
+    },
+  ]);
+}
+
+/**
  * Resolves a generic request to its provider (docs/payments.md#methods: prefix table, or `provider` when given).
  * @throws DomainError `validation_error` naming the field (currency, phone_number or provider) that
- *   the method does not take.
+ *   the method does not take, or `amount` when the provider takes whole units only and the amount has a fraction.
  */
 export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedPayment {
   const { paymentMethod, currency } = request;
@@ -80,6 +104,7 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
         { field: 'currency', message: `currency ${currency} is not supported by ${paymentMethod}` },
       ]);
     }
+    checkAmountUnits(offering, request.amount, currency, String);
     return { provider: offering.provider, kind: offering.kind };
   }
 
@@ -141,6 +166,7 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
       { field: 'currency', message: `currency ${currency} does not match a mobile money wallet in ${msisdn.country}` },
     ]);
   }
+  checkAmountUnits(offering, request.amount, currency, String);
   return { provider: offering.provider, kind: offering.kind, customerPhone: msisdn.e164, country: msisdn.country };
 }
 
@@ -172,7 +198,8 @@ export interface ResolvedMerchantPayment extends ResolvedPayment {
 /**
  * Resolves a merchant-scoped request against list B: the decimal amount (docs/limits.md#amounts), the method's
  * currencies and, for mobile money, the number's country and wallet currency.
- * @throws DomainError `validation_error` naming `amount`, `currency` or `payment_method_data.phone_number`
+ * @throws DomainError `validation_error` naming `amount` (also a fraction of a unit for a provider taking whole units
+ *   only), `currency` or `payment_method_data.phone_number`
  */
 export function resolveMerchantPayment(request: MerchantPaymentRequest): ResolvedMerchantPayment {
   const offering = MERCHANT_CATALOGUE[request.paymentMethod];
@@ -183,6 +210,12 @@ export function resolveMerchantPayment(request: MerchantPaymentRequest): Resolve
   }
   const amount = parseDecimalAmount(request.amount, request.currency);
   if (!amount.ok) throw validationError([{ field: 'amount', message: amount.message }]);
+  checkAmountUnits(
+    offering,
+    amount.minor,
+    request.currency,
+    (minor) => `"${formatDecimalAmount(minor, request.currency)}"`,
+  );
   const base = { amountMinor: amount.minor, provider: offering.provider, kind: offering.kind };
   if (offering.kind === 'wallet') return { ...base, walletId: request.walletId };
   if (offering.kind !== 'mobile_money') return base;

@@ -251,6 +251,16 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
       );
     });
 
+    it('a KES amount with cents for M-Pesa → 400 validation_error naming amount, nothing stored (docs/limits.md#amounts)', async () => {
+      const response = await expectError(
+        { key: fresh.key, body: { ...ORDER_42, amount: 15_050, currency: 'KES', phone_number: '0712 000 001' } },
+        400,
+        'validation_error',
+        /whole number of KES for mpesa/,
+      );
+      expect(response.body.error.details[0].field).to.equal('amount');
+    });
+
     it('unknown payment_method → 400 validation_error naming it', async () => {
       await expectError(
         { key: fresh.key, body: { ...ORDER_42, payment_method: 'cash' } },

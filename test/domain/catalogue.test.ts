@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE, operatorForNumber } from '../../src/domain/catalogue';
-import { resolveGenericPayment } from '../../src/domain/create-payment';
+import { resolveGenericPayment, resolveMerchantPayment } from '../../src/domain/create-payment';
 import { DomainError } from '../../src/domain/errors';
 import { parseMsisdn } from '../../src/domain/phone';
 
@@ -133,6 +133,28 @@ describe('domain/create-payment: list A rules (docs/payments.md#methods)', () =>
     expect(problemOf(() => resolveGenericPayment({ ...momo, operator: 'mpesa', provider: 'momo' }))).to.include({
       field: 'operator',
     });
+  });
+
+  it('refuses a fraction of a shilling for M-Pesa, which takes whole units only, naming amount', () => {
+    const mpesa = { amount: 15_050, currency: 'KES' as const, paymentMethod: 'mobile_money' as const };
+    expect(problemOf(() => resolveGenericPayment({ ...mpesa, phoneNumber: '0712 000 001' }))).to.deep.equal({
+      code: 'validation_error',
+      field: 'amount',
+      message: 'amount must be a whole number of KES for mpesa, which takes no fraction of a KES (e.g. 15000)',
+    });
+    expect(problemOf(() => resolveGenericPayment({ ...mpesa, amount: 50, phoneNumber: '0712 000 001' }))).to.include({
+      field: 'amount',
+      message: 'amount must be a whole number of KES for mpesa, which takes no fraction of a KES (e.g. 100)',
+    });
+    expect(resolveGenericPayment({ ...mpesa, amount: 15_000, phoneNumber: '0712 000 001' }).provider).to.equal('mpesa');
+    // Airtel Kenya takes cents: the rule is M-Pesa's, not Kenya's.
+    expect(resolveGenericPayment({ ...mpesa, phoneNumber: '0733 000 001' }).provider).to.equal('mobile_money_b');
+    const merchant = { currency: 'KES' as const, paymentMethod: 'mpesa' as const, phoneNumber: '0712 000 001' };
+    expect(problemOf(() => resolveMerchantPayment({ ...merchant, amount: '150.50' }))).to.include({
+      field: 'amount',
+      message: 'amount must be a whole number of KES for mpesa, which takes no fraction of a KES (e.g. "150.00")',
+    });
+    expect(resolveMerchantPayment({ ...merchant, amount: '150.00' }).amountMinor).to.equal(15_000);
   });
 
   it('refuses currencies card and bank transfer do not take', () => {

@@ -153,17 +153,41 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
     expect(Object.keys(GENERIC_CATALOGUE)).to.deep.equal(['mobile_money', 'bank_transfer', 'card']);
     expect(GENERIC_CATALOGUE).to.deep.equal({
       mobile_money: [
-        { provider: 'momo', kind: 'mobile_money', countries: ['RW', 'UG', 'GH'], currencies: ['RWF', 'UGX', 'GHS'] },
+        {
+          provider: 'momo',
+          kind: 'mobile_money',
+          countries: ['RW', 'UG', 'GH'],
+          currencies: ['RWF', 'UGX', 'GHS'],
+          wholeUnitsOnly: false,
+        },
         {
           provider: 'mobile_money_b',
           kind: 'mobile_money',
           countries: ['RW', 'UG', 'KE'],
           currencies: ['RWF', 'UGX', 'KES'],
+          wholeUnitsOnly: false,
         },
-        { provider: 'mpesa', kind: 'mobile_money', countries: ['KE'], currencies: ['KES'] },
+        // Daraja takes whole shillings only: a create with cents is refused (docs/limits.md#amounts).
+        { provider: 'mpesa', kind: 'mobile_money', countries: ['KE'], currencies: ['KES'], wholeUnitsOnly: true },
       ],
-      bank_transfer: [{ provider: 'bank_transfer', kind: 'bank_transfer', countries: ['RW'], currencies: ['RWF'] }],
-      card: [{ provider: 'card_gateway', kind: 'card', countries: '*', currencies: ['USD', 'EUR', 'GBP'] }],
+      bank_transfer: [
+        {
+          provider: 'bank_transfer',
+          kind: 'bank_transfer',
+          countries: ['RW'],
+          currencies: ['RWF'],
+          wholeUnitsOnly: false,
+        },
+      ],
+      card: [
+        {
+          provider: 'card_gateway',
+          kind: 'card',
+          countries: '*',
+          currencies: ['USD', 'EUR', 'GBP'],
+          wholeUnitsOnly: false,
+        },
+      ],
     });
     expect(Object.keys(MERCHANT_CATALOGUE)).to.deep.equal([
       'card_gateway',
@@ -179,12 +203,14 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       kind: 'mobile_money',
       countries: ['LR'],
       currencies: ['USD', 'LRD'],
+      wholeUnitsOnly: false,
     });
     expect(MERCHANT_CATALOGUE.wallet).to.deep.equal({
       provider: 'wallet',
       kind: 'wallet',
       countries: '*',
       currencies: ['USD', 'GHS', 'EUR'],
+      wholeUnitsOnly: false,
     });
     expect(MOBILE_MONEY_PREFIXES).to.deep.equal({
       RW: [

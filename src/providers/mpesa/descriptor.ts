@@ -3,8 +3,8 @@ import type { ProviderDescriptor } from '../../domain/provider-descriptor';
 
 /**
  * M-Pesa's descriptor: Kenya, KES, the first choice for Safaricom numbers (national significant numbers 70–72, 740–743,
- * 745, 746, 748, 757–759, 768, 769, 79, 110–115, as the Communications Authority of Kenya allocates them); no cancel
- * and no refund in live (docs/providers.md#m-pesa).
+ * 745, 746, 748, 757–759, 768, 769, 79, 110–115, as the Communications Authority of Kenya allocates them); whole
+ * shillings only; no cancel and no refund in live (docs/providers.md#m-pesa).
  */
 export const descriptor = {
   code: 'mpesa',
@@ -39,5 +39,7 @@ export const descriptor = {
     ],
   },
   feeBasisPoints: 150,
+  // Daraja's STK push takes `Amount` as a whole number of shillings.
+  wholeUnitsOnly: true,
   live: { cancel: false, refund: false, partialRefund: false },
 } as const satisfies ProviderDescriptor;
