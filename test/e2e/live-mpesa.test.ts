@@ -15,6 +15,7 @@ import {
   type DarajaFake,
   type DarajaPush,
 } from '../fakes/daraja-fake';
+import { uniqueNumber } from '../helpers/adapters';
 import {
   approvedLiveMerchant,
   callService,
@@ -30,11 +31,7 @@ const CONSUMER_SECRET = 'daraja-e2e-consumer-secret';
 const TIMEOUT_MS = 2_000;
 
 /** A Safaricom number (+2547…) ending in `ending` (four digits), unique per call: Daraja locks a number per prompt. */
-let serial = 0;
-function safaricomNumber(ending: string): string {
-  serial += 1;
-  return `+25472${String(serial).padStart(3, '0')}${ending}`;
-}
+const safaricomNumber = (ending: string) => uniqueNumber('+25472', 3, ending);
 
 describe('live M-Pesa payments end to end, against the Daraja fake (docs/providers.md#m-pesa)', function () {
   this.timeout(180_000);

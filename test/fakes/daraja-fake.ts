@@ -26,9 +26,9 @@
  * answered 500, never answered (time-out after accepting), answered 200 with an undocumented body, or 404.
  */
 import { randomBytes, randomInt } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { type FakeFaultKind, FaultQueue, SentLog } from './faults';
+import { FakeTimers, postCallback, startFakeServer, type FakeIncoming } from './server';
 
 /** Numbers by their last four digits, named by the ResultCode they end with; any other number pays. */
 export const DARAJA_FAKE_NUMBERS = {
@@ -170,17 +170,8 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
   const tokens = new Map<string, number>();
   const sent = new SentLog<DarajaSentCallback>();
   const faults = new FaultQueue((path) => path.startsWith(TOKEN_PATH));
-  const timers = new Set<NodeJS.Timeout>();
+  const timers = new FakeTimers();
   let tokensIssued = 0;
-  let closed = false;
-
-  const later = (ms: number, work: () => void) => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      if (!closed) work();
-    }, ms);
-    timers.add(timer);
-  };
 
   const find = (checkoutRequestId: unknown) => pushes.find((p) => p.checkoutRequestId === checkoutRequestId);
 
@@ -209,19 +200,7 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
 
   async function sendCallback(push: DarajaPush): Promise<DarajaSentCallback> {
     const body = callbackBodyOf(push);
-    let noted: DarajaSentCallback;
-    try {
-      const response = await fetch(push.callbackUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-        signal: AbortSignal.timeout(5_000),
-      });
-      await response.arrayBuffer().catch(() => undefined);
-      noted = { url: push.callbackUrl, body, status: response.status };
-    } catch (reason) {
-      noted = { url: push.callbackUrl, body, error: reason instanceof Error ? reason.message : String(reason) };
-    }
+    const noted: DarajaSentCallback = { url: push.callbackUrl, body, ...(await postCallback(push.callbackUrl, body)) };
     sent.note(noted);
     return noted;
   }
@@ -231,7 +210,7 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
     if (code === 0) push.receipt ??= randomBytes(5).toString('hex').toUpperCase();
     if (callbackMode === 'off') return;
     void sendCallback(push);
-    if (callbackMode === 'twice') later(50, () => void sendCallback(push));
+    if (callbackMode === 'twice') timers.later(50, () => void sendCallback(push));
   }
 
   function issueToken(headers: http.IncomingHttpHeaders, query: URLSearchParams): Answer {
@@ -300,7 +279,7 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
     pushes.push(push);
     const ending = phoneNumber.slice(-4);
     if (ending !== DARAJA_FAKE_NUMBERS.silent) {
-      later(approvalDelayMs, () => {
+      timers.later(approvalDelayMs, () => {
         if (push.result !== null) return;
         const result = RESULTS[ending] ?? { code: 0, desc: 'The service request is processed successfully.' };
         decide(push, result.code, result.desc);
@@ -338,42 +317,31 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
     };
   }
 
-  function route(method: string, path: string, query: URLSearchParams, req: http.IncomingMessage, body: unknown) {
-    if (method === 'GET' && path === TOKEN_PATH) return issueToken(req.headers, query);
+  function route({ method, path, query, headers, body }: FakeIncoming): Answer {
+    if (method === 'GET' && path === TOKEN_PATH) return issueToken(headers, query);
     if (method !== 'POST' || (path !== STK_PUSH_PATH && path !== STK_QUERY_PATH))
       return error(404, '404.001.01', 'Resource not found');
-    if (!authorised(req.headers)) return error(401, '404.001.03', 'Invalid Access Token');
+    if (!authorised(headers)) return error(401, '404.001.03', 'Invalid Access Token');
     const given = (body ?? {}) as Record<string, unknown>;
     return path === STK_PUSH_PATH ? stkPush(given) : stkQuery(given);
   }
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: unknown;
-      try {
-        body = raw.length > 0 ? JSON.parse(raw) : undefined;
-      } catch {
-        body = undefined;
-      }
-      const url = new URL(req.url ?? '/', 'http://fake');
-      const method = req.method ?? 'GET';
-      requests.push({ method, path: url.pathname, headers: req.headers, body });
-      // The fake acts first; a fault only replaces (or withholds) its answer.
-      const answer = route(method, url.pathname, url.searchParams, req, body);
-      faults.answer(res, url.pathname, answer, {
-        error500: error(500, '500.003.1001', 'Internal Server Error'),
-        undocumented: { status: 'OK', note: 'not a Daraja answer' },
-      });
-    });
+  const server = await startFakeServer({
+    faults,
+    timers,
+    replacements: {
+      error500: error(500, '500.003.1001', 'Internal Server Error'),
+      undocumented: { status: 'OK', note: 'not a Daraja answer' },
+    },
+    handle(request) {
+      const { method, path, headers, body } = request;
+      requests.push({ method, path, headers, body });
+      return route(request);
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     shortcode,
     passkey,
     requests,
@@ -408,12 +376,6 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
     waitForCallbacks(count, timeoutMs = 5_000) {
       return sent.waitFor(count, timeoutMs);
     },
-    async close() {
-      closed = true;
-      for (const timer of timers) clearTimeout(timer);
-      faults.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => server.close(),
   };
 }

@@ -28,16 +28,9 @@ import { newId } from '../../src/lib/ids';
 import { resolveStripeMock, startStripeMock, type StripeMock } from '../../scripts/lib/stripe-mock';
 import { startFakeStripe, type FakeStripe, type StripeJson } from '../fakes/stripe';
 import { startReceiver, type Receiver } from '../helpers/receiver';
+import { rejectionOf } from '../helpers/adapters';
 
 const WEBHOOK_SECRET = 'whsec_test_secret_for_the_fake';
-
-/** What a promise rejected with, or undefined when it resolved. */
-function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-}
 
 /** The error a synchronous call threw, or undefined. */
 function thrownBy(work: () => unknown): unknown {

@@ -22,27 +22,15 @@ import { createMpesaProvider, darajaTimestamp, MpesaAuthenticationError } from '
 import { mpesaCallbackToken } from '../../src/providers/mpesa/callback';
 import { mpesaSettingsSchema, type MpesaSettings } from '../../src/providers/mpesa/settings';
 import { DARAJA_FAKE_NUMBERS, startDarajaFake, STK_PUSH_PATH, type DarajaFake } from '../fakes/daraja-fake';
+import { initiateRequest, rejectionOf, settledAnswer, sleep, uniqueNumber } from '../helpers/adapters';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { getStack } from '../helpers/stack';
 
 const CALLBACK_SECRET = 'mpesa-callback-secret-for-tests-0123456789';
 const TIMEOUT_MS = 300;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** What a promise rejected with, or undefined when it resolved. */
-function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-}
 
 /** A Safaricom number (+2547…) ending in `ending` (four digits; default: one that pays), unique per call. */
-let serial = 0;
-function safaricomNumber(ending = '5000'): string {
-  serial += 1;
-  return `+25471${String(serial).padStart(3, '0')}${ending}`;
-}
+const safaricomNumber = (ending = '5000') => uniqueNumber('+25471', 3, ending);
 
 describe('M-Pesa adapter (mpesa, docs/providers.md#m-pesa) against the Daraja fake', function () {
   this.timeout(15_000);
@@ -74,30 +62,12 @@ describe('M-Pesa adapter (mpesa, docs/providers.md#m-pesa) against the Daraja fa
   });
 
   /** A fresh payment's initiation request: KES 150.00 from `customer` unless overridden. */
-  function request(customer: string, overrides: Partial<InitiateRequest> = {}): InitiateRequest {
-    const paymentId = newId('pay_');
-    return {
-      paymentId,
-      idempotencyKey: `payment:${paymentId}:initiate`,
-      amount: 15_000,
-      currency: 'KES',
+  const request = (customer: string, overrides: Partial<InitiateRequest> = {}) =>
+    initiateRequest(
       customer,
-      description: "Order #42 (Mama Njeri's shop)",
-      expiresAt: new Date(Date.now() + 600_000).toISOString(),
-      callbackUrl,
-      ...overrides,
-    };
-  }
-
-  /** The adapter's answer for `reference` once the query gives a final one (or the last one after ~2 s). */
-  async function settled(reference: string, adapter: PaymentProvider = mpesa) {
-    for (let i = 0; i < 80; i += 1) {
-      const answer = await adapter.fetchStatus(reference);
-      if (answer.outcome.status !== 'pending') return answer;
-      await sleep(25);
-    }
-    return adapter.fetchStatus(reference);
-  }
+      { amount: 15_000, currency: 'KES', description: "Order #42 (Mama Njeri's shop)", callbackUrl },
+      overrides,
+    );
 
   /** The pushes the fake took for `customer`. */
   const pushesTo = (customer: string) => fake.pushes.filter((p) => `+${p.phoneNumber}` === customer);
@@ -140,7 +110,7 @@ describe('M-Pesa adapter (mpesa, docs/providers.md#m-pesa) against the Daraja fa
       expect(sent.CallBackURL).to.equal(
         `${callbackUrl}?payment=${req.paymentId}&token=${mpesaCallbackToken(req.paymentId, CALLBACK_SECRET)}`,
       );
-      expect((await settled(req.paymentId)).outcome).to.deep.equal({ status: 'completed' });
+      expect((await settledAnswer(mpesa, req.paymentId)).outcome).to.deep.equal({ status: 'completed' });
       await mpesa.initiate(request(safaricomNumber()));
       expect(fake.tokensIssued - issued, 'the token is cached').to.be.at.most(1);
     });
@@ -187,7 +157,7 @@ describe('M-Pesa adapter (mpesa, docs/providers.md#m-pesa) against the Daraja fa
       it(`maps the number ending ${ending} to failed ${failureCode}`, async () => {
         const req = request(safaricomNumber(ending));
         await mpesa.initiate(req);
-        const { outcome } = await settled(req.paymentId);
+        const { outcome } = await settledAnswer(mpesa, req.paymentId);
         expect(outcome).to.include({ status: 'failed', failureCode });
         if (outcome.status === 'failed') expect(outcome.failureMessage).to.match(/^M-Pesa: .*\(ResultCode \d+\)$/);
         const hint = await mpesa.parseCallback(await callbackFor(pushesTo(req.customer)[0]!.checkoutRequestId));
