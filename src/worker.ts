@@ -12,6 +12,7 @@ import { activityLogContext } from './activities/log-context';
 import { activityRetryMetrics } from './activities/retry-metrics';
 import { loadConfigOrExit, type Config } from './config';
 import { createDb, dbTimeoutsOf } from './db/knex';
+import { createProviderRequestJournal } from './db/provider-requests';
 import { createSandboxLedger } from './db/sandbox-ledger';
 import { createMailer } from './lib/mailer';
 import { createLogger, getProcessLogger, temporalLevelOf, temporalLogger, type Logger } from './logger';
@@ -26,7 +27,7 @@ import { connectClient, connectWorker } from './temporal';
  */
 export async function createActivityDeps(config: Config, logger?: Logger): Promise<ActivityDeps> {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, logger, dbTimeoutsOf(config));
-  const providers = providerRegistryFromConfig(createSandboxLedger(db), config);
+  const providers = providerRegistryFromConfig(createSandboxLedger(db), config, createProviderRequestJournal(db));
   const temporal = await connectClient(config);
   return { db, providers, temporal, mailer: createMailer(config), config };
 }

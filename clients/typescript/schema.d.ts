@@ -2122,7 +2122,7 @@ export interface operations {
                 /** @description Only payments in this status */
                 status?: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
                 /** @description Only payments of this method */
-                payment_method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mobile_money_c" | "wallet";
+                payment_method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "mobile_money_c" | "wallet";
                 /** @description Only payments created at or after this time: Unix seconds or an ISO 8601 date-time */
                 "created[gte]"?: string;
                 /** @description Only payments created at or before this time: Unix seconds (the whole second counts) or an ISO 8601 date-time */
@@ -2302,7 +2302,10 @@ export interface operations {
                     payment_method: "mobile_money" | "bank_transfer" | "card";
                     phone_number?: string;
                     /** @enum {string} */
-                    provider?: "momo" | "mobile_money_b";
+                    provider?: "momo" | "mobile_money_b" | "mpesa";
+                    /** @enum {string} */
+                    operator?: "momo" | "mobile_money_b" | "mpesa";
+                    country?: string;
                     description?: string;
                     /** Format: email */
                     customer_email?: string;
@@ -2990,11 +2993,12 @@ export interface operations {
                     /** @enum {string} */
                     currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
                     /** @enum {string} */
-                    payment_method: "card_gateway" | "momo" | "mobile_money_b" | "mobile_money_c" | "wallet";
+                    payment_method: "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "mobile_money_c" | "wallet";
                     description?: string;
                     payment_method_data?: {
                         payment_method_types?: "card"[];
                         phone_number?: string;
+                        country?: string;
                         wallet_id?: string;
                     };
                 };
@@ -4579,7 +4583,7 @@ export interface operations {
                 environment?: "sandbox" | "live";
                 as_of?: string;
                 status?: string;
-                method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mobile_money_c" | "wallet";
+                method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "mobile_money_c" | "wallet";
                 currency?: string;
                 q?: string;
                 date?: string;

@@ -35,6 +35,8 @@ export interface Offering {
   kind: MethodKind;
   countries: Countries;
   currencies: readonly Currency[];
+  /** The provider takes whole units of a currency only (its descriptor's `wholeUnitsOnly`). */
+  wholeUnitsOnly: boolean;
 }
 
 /** The record of `value(key)` for each of `keys`. */
@@ -57,7 +59,13 @@ function offering(
   descriptor: ProviderDescriptor & { code: ProviderCode },
   reach: { countries: Countries; currencies: readonly Currency[] },
 ): Offering {
-  return { provider: descriptor.code, kind: descriptor.kind, countries: reach.countries, currencies: reach.currencies };
+  return {
+    provider: descriptor.code,
+    kind: descriptor.kind,
+    countries: reach.countries,
+    currencies: reach.currencies,
+    wholeUnitsOnly: descriptor.wholeUnitsOnly ?? false,
+  };
 }
 
 /**

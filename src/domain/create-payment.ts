@@ -17,8 +17,8 @@ import {
   type ProviderCode,
 } from './catalogue';
 import { DomainError, validationError } from './errors';
-import { parseDecimalAmount, type Currency } from './money';
-import { parseMsisdn } from './phone';
+import { CURRENCY_EXPONENTS, formatDecimalAmount, parseDecimalAmount, type Currency } from './money';
+import { parsePhoneNumberAsWritten } from './phone';
 
 /** A generic create request after its shape was validated (amount in minor units). */
 export interface GenericPaymentRequest {
@@ -27,6 +27,10 @@ export interface GenericPaymentRequest {
   paymentMethod: GenericMethod;
   phoneNumber?: string;
   provider?: ProviderCode;
+  /** The operator a ported number now belongs to: overrides the prefix table like `provider`. */
+  operator?: ProviderCode;
+  /** ISO alpha-2 country of a number written in national form (default: the currency's). */
+  country?: string;
 }
 
 /** The provider and customer a valid request resolves to. */
@@ -49,10 +53,47 @@ function offeringFor(method: GenericMethod, provider: ProviderCode | undefined):
   return chosen;
 }
 
+/** The country whose mobile money wallets hold `currency` when only one does (KES → KE), else undefined. */
+export function countryOfCurrency(currency: Currency): string | undefined {
+  const countries = Object.entries(MOBILE_MONEY_COUNTRY_CURRENCIES).filter(([, held]) => held.includes(currency));
+  return countries.length === 1 ? countries[0]?.[0] : undefined;
+}
+
+/** What a number must look like, for the 400 that refuses one, e.g. `0712 000 001 or +254 712 000 001`. */
+function expectedNumber(field: string, country: string | undefined): string {
+  return country
+    ? `${field} must be a mobile number of ${country}, written nationally (e.g. 0788 000 001) or with its country code (e.g. +250 788 000 001)`
+    : `${field} must be an international number with its country code, e.g. +250 788 000 001`;
+}
+
+/**
+ * Refuses an amount the offering's provider cannot take (docs/limits.md#amounts): a fraction of the currency's major
+ * unit when the provider takes whole units only (its descriptor's `wholeUnitsOnly`, e.g. M-Pesa's whole shillings).
+ * @param amountMinor the amount in minor units
+ * @param written how the request's family writes an amount of minor units (`15000`, `"150.00"`), for the example
+ * @throws DomainError `validation_error` naming `amount`, with the nearest whole amount below as an example
+ */
+function checkAmountUnits(
+  offering: Offering,
+  amountMinor: number,
+  currency: Currency,
+  written: (minor: number) => string,
+): void {
+  const unit = 10 ** CURRENCY_EXPONENTS[currency];
+  if (!offering.wholeUnitsOnly || amountMinor % unit === 0) return;
+  const example = written(Math.max(unit, amountMinor - (amountMinor % unit)));
+  throw validationError([
+    {
+      field: 'amount',
+      message: `amount must be a whole number of ${currency} for ${offering.provider}, which takes no fraction of a ${currency} (e.g. ${example})`,
+    },
+  ]);
+}
+
 /**
  * Resolves a generic request to its provider (docs/payments.md#methods: prefix table, or `provider` when given).
  * @throws DomainError `validation_error` naming the field (currency, phone_number or provider) that
- *   the method does not take.
+ *   the method does not take, or `amount` when the provider takes whole units only and the amount has a fraction.
  */
 export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedPayment {
   const { paymentMethod, currency } = request;
@@ -63,19 +104,23 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
         { field: 'currency', message: `currency ${currency} is not supported by ${paymentMethod}` },
       ]);
     }
+    checkAmountUnits(offering, request.amount, currency, String);
     return { provider: offering.provider, kind: offering.kind };
   }
 
   if (request.phoneNumber === undefined) {
     throw validationError([{ field: 'phone_number', message: 'phone_number is required for mobile_money' }]);
   }
-  const msisdn = parseMsisdn(request.phoneNumber);
-  if (!msisdn) {
+  if (request.operator !== undefined && request.provider !== undefined && request.operator !== request.provider) {
+    throw validationError([{ field: 'operator', message: 'operator and provider name different operators' }]);
+  }
+  const named = request.operator ?? request.provider;
+  const homeCountry = request.country ?? countryOfCurrency(currency);
+  const msisdn = parsePhoneNumberAsWritten(request.phoneNumber, homeCountry);
+  if (!msisdn) throw validationError([{ field: 'phone_number', message: expectedNumber('phone_number', homeCountry) }]);
+  if (request.country !== undefined && msisdn.country !== request.country) {
     throw validationError([
-      {
-        field: 'phone_number',
-        message: 'phone_number must be a valid international (E.164) number, e.g. +250788123456',
-      },
+      { field: 'phone_number', message: `phone_number is a number of ${msisdn.country}, not of ${request.country}` },
     ]);
   }
   const candidates = GENERIC_CATALOGUE.mobile_money.filter((offering) => servesCountry(offering, msisdn.country));
@@ -83,11 +128,14 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
     throw validationError([{ field: 'phone_number', message: `mobile_money is not available in ${msisdn.country}` }]);
   }
   let offering: Offering;
-  if (request.provider !== undefined) {
-    offering = offeringFor('mobile_money', request.provider);
+  if (named !== undefined) {
+    offering = offeringFor('mobile_money', named);
     if (!servesCountry(offering, msisdn.country)) {
       throw validationError([
-        { field: 'phone_number', message: `${offering.provider} does not serve ${msisdn.country}` },
+        {
+          field: request.operator !== undefined ? 'operator' : 'phone_number',
+          message: `${offering.provider} does not serve ${msisdn.country}`,
+        },
       ]);
     }
   } else {
@@ -101,7 +149,7 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
       throw validationError([
         {
           field: 'phone_number',
-          message: 'no mobile money operator is known for this number prefix; name one in provider',
+          message: 'no mobile money operator is known for this number prefix; name one in operator',
         },
       ]);
     }
@@ -118,6 +166,7 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
       { field: 'currency', message: `currency ${currency} does not match a mobile money wallet in ${msisdn.country}` },
     ]);
   }
+  checkAmountUnits(offering, request.amount, currency, String);
   return { provider: offering.provider, kind: offering.kind, customerPhone: msisdn.e164, country: msisdn.country };
 }
 
@@ -135,6 +184,8 @@ export interface MerchantPaymentRequest {
   currency: Currency;
   paymentMethod: MerchantMethod;
   phoneNumber?: string;
+  /** ISO alpha-2 country of a number written in national form (default: the currency's). */
+  country?: string;
   walletId?: string;
 }
 
@@ -147,7 +198,8 @@ export interface ResolvedMerchantPayment extends ResolvedPayment {
 /**
  * Resolves a merchant-scoped request against list B: the decimal amount (docs/limits.md#amounts), the method's
  * currencies and, for mobile money, the number's country and wallet currency.
- * @throws DomainError `validation_error` naming `amount`, `currency` or `payment_method_data.phone_number`
+ * @throws DomainError `validation_error` naming `amount` (also a fraction of a unit for a provider taking whole units
+ *   only), `currency` or `payment_method_data.phone_number`
  */
 export function resolveMerchantPayment(request: MerchantPaymentRequest): ResolvedMerchantPayment {
   const offering = MERCHANT_CATALOGUE[request.paymentMethod];
@@ -158,6 +210,12 @@ export function resolveMerchantPayment(request: MerchantPaymentRequest): Resolve
   }
   const amount = parseDecimalAmount(request.amount, request.currency);
   if (!amount.ok) throw validationError([{ field: 'amount', message: amount.message }]);
+  checkAmountUnits(
+    offering,
+    amount.minor,
+    request.currency,
+    (minor) => `"${formatDecimalAmount(minor, request.currency)}"`,
+  );
   const base = { amountMinor: amount.minor, provider: offering.provider, kind: offering.kind };
   if (offering.kind === 'wallet') return { ...base, walletId: request.walletId };
   if (offering.kind !== 'mobile_money') return base;
@@ -165,11 +223,9 @@ export function resolveMerchantPayment(request: MerchantPaymentRequest): Resolve
   const field = 'payment_method_data.phone_number';
   if (request.phoneNumber === undefined)
     throw validationError([{ field, message: `${field} is required for ${request.paymentMethod}` }]);
-  const msisdn = parseMsisdn(request.phoneNumber);
-  if (!msisdn)
-    throw validationError([
-      { field, message: `${field} must be a valid international (E.164) number, e.g. +233241234567` },
-    ]);
+  const homeCountry = request.country ?? countryOfCurrency(request.currency);
+  const msisdn = parsePhoneNumberAsWritten(request.phoneNumber, homeCountry);
+  if (!msisdn) throw validationError([{ field, message: expectedNumber(field, homeCountry) }]);
   if (!servesCountry(offering, msisdn.country)) {
     throw validationError([{ field, message: `${request.paymentMethod} does not serve ${msisdn.country}` }]);
   }

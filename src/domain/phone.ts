@@ -3,7 +3,7 @@
  * code,
  * no I/O, so it is safe here).
  */
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 
 /** A parsed MSISDN: `e164` is `+<digits>`, `country` ISO alpha-2, `nationalNumber` without trunk prefix. */
 export interface Msisdn {
@@ -19,6 +19,24 @@ export interface Msisdn {
 export function parseMsisdn(value: string): Msisdn | undefined {
   if (!/^\+[1-9][0-9]{6,14}$/.test(value)) return undefined;
   const parsed = parsePhoneNumberFromString(value);
+  if (!parsed || !parsed.country || !parsed.isPossible()) return undefined;
+  return { e164: parsed.number, country: parsed.country, nationalNumber: parsed.nationalNumber };
+}
+
+/**
+ * Parses a phone number as people write it (docs/payments.md#methods): E.164 (`+250788000001`), international with
+ * spaces, dashes, dots or parentheses (`+250 788-000-001`), a `00` prefix (`00250788000001`), digits with the calling
+ * code and no `+` (`250788000001`) or the national form (`0788 000 001`), the last two read as numbers of
+ * `country` (ISO alpha-2; the currency's country or the request's `country`).
+ * @returns the MSISDN in E.164, or `undefined` when it is not a possible number (of `country`, for a national form)
+ */
+export function parsePhoneNumberAsWritten(value: string, country?: string): Msisdn | undefined {
+  const compact = value.trim().replace(/[\s.\-()/]/g, '');
+  if (!/^(\+|00)?[0-9]{4,17}$/.test(compact)) return undefined;
+  const international = compact.startsWith('00') ? `+${compact.slice(2)}` : compact;
+  if (international.startsWith('+')) return parseMsisdn(international);
+  if (!country) return undefined;
+  const parsed = parsePhoneNumberFromString(international, country as CountryCode);
   if (!parsed || !parsed.country || !parsed.isPossible()) return undefined;
   return { e164: parsed.number, country: parsed.country, nationalNumber: parsed.nationalNumber };
 }

@@ -60,6 +60,12 @@ export interface ProviderDescriptor<Code extends string = string> {
   /** Default fee rate in basis points (hundredths of a percent, docs/payments.md#fees). */
   feeBasisPoints: number;
   /**
+   * True when the provider takes whole units of a currency only (an amount in minor units must be a multiple of
+   * 10^exponent, e.g. whole shillings): a create with a fraction is refused with 400 naming `amount`
+   * (docs/limits.md#amounts). Absent: every amount of minor units.
+   */
+  wholeUnitsOnly?: boolean;
+  /**
    * The live adapter's flows, or `null` when there is no live adapter (a live payment answers 503
    * `provider_unavailable`).
    */

@@ -8,7 +8,16 @@ import { descriptor as cardGateway } from './card_gateway/descriptor';
 import { descriptor as mobileMoneyB } from './mobile_money_b/descriptor';
 import { descriptor as mobileMoneyC } from './mobile_money_c/descriptor';
 import { descriptor as momo } from './momo/descriptor';
+import { descriptor as mpesa } from './mpesa/descriptor';
 import { descriptor as wallet } from './wallet/descriptor';
 
 /** The providers' pure descriptors. */
-export const PROVIDER_DESCRIPTORS = [cardGateway, momo, mobileMoneyB, mobileMoneyC, wallet, bankTransfer] as const;
+export const PROVIDER_DESCRIPTORS = [
+  cardGateway,
+  momo,
+  mobileMoneyB,
+  mpesa,
+  mobileMoneyC,
+  wallet,
+  bankTransfer,
+] as const;

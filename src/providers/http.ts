@@ -31,6 +31,8 @@ export interface ProviderHttpRequest {
   body?: unknown;
   /** Time-out for the whole exchange, in milliseconds. */
   timeoutMs: number;
+  /** 5xx statuses the provider documents with a body the caller reads (M-Pesa's query: 500 while processing). */
+  documented5xx?: readonly number[];
 }
 
 /**
@@ -47,9 +49,9 @@ export interface ProviderHttpResponse {
 export type FetchLike = typeof fetch;
 
 /**
- * Sends `request` and returns the answer when its status is below 500; the caller maps 2xx and the
- * provider's documented 4xx answers.
- * @throws ProviderUnknownAnswer on a time-out, a network error or a 5xx answer
+ * Sends `request` and returns the answer when its status is below 500 (or one of `request.documented5xx`); the caller
+ * maps 2xx and the provider's documented 4xx answers.
+ * @throws ProviderUnknownAnswer on a time-out, a network error or another 5xx answer
  */
 export async function providerHttp(
   request: ProviderHttpRequest,
@@ -79,7 +81,7 @@ export async function providerHttp(
         : 'the connection failed';
     throw new ProviderUnknownAnswer(`${request.method} ${new URL(request.url).pathname}: ${reason}`);
   }
-  if (response.status >= 500)
+  if (response.status >= 500 && !request.documented5xx?.includes(response.status))
     throw new ProviderUnknownAnswer(
       `${request.method} ${new URL(request.url).pathname} answered ${response.status}`,
       response.status,

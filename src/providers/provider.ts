@@ -16,6 +16,7 @@
  */
 import type { ProviderCode } from '../domain/catalogue';
 import type { ProviderCapabilities, ProviderDescriptor } from '../domain/provider-descriptor';
+import type { ProviderRequestJournal } from '../domain/provider-requests';
 import type { ProviderVariables } from './provider-variables';
 import type { Currency } from '../domain/money';
 import type { FailureCode, InitiationRequest, ProviderAnswer, ProviderOutcome } from '../domain/payment';
@@ -111,10 +112,11 @@ export interface PaymentProvider {
    */
   fetchRefund(request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }>;
   /**
-   * Authenticates and parses a callback.
+   * Authenticates and parses a callback (a provider that learns its own reference from the callback records it in its
+   * {@link ProviderRequestJournal}, hence the promise).
    * @throws ProviderRefusal when its authentication (signature, token) or body is not valid
    */
-  parseCallback(request: CallbackRequest): ParsedCallback;
+  parseCallback(request: CallbackRequest): ParsedCallback | Promise<ParsedCallback>;
 }
 
 /**
@@ -143,6 +145,34 @@ export class ProviderUnsupported extends Error {
   }
 }
 
+export type { ProviderRequestJournal } from '../domain/provider-requests';
+
+/**
+ * A {@link ProviderRequestJournal} in this process's memory: for adapters under test, never for a service (a
+ * restarted or second process would not see its claims).
+ */
+export function memoryRequestJournal(): ProviderRequestJournal {
+  const entries = new Map<string, { reference: string | null }>();
+  const keyOf = (provider: string, key: string) => `${provider}\u0000${key}`;
+  return {
+    async claim(provider, key) {
+      if (entries.has(keyOf(provider, key))) return false;
+      entries.set(keyOf(provider, key), { reference: null });
+      return true;
+    },
+    async recordReference(provider, key, reference) {
+      const entry = entries.get(keyOf(provider, key));
+      if (!entry) return undefined;
+      entry.reference ??= reference;
+      return entry.reference;
+    },
+    async find(provider, key) {
+      const entry = entries.get(keyOf(provider, key));
+      return entry ? { ...entry } : undefined;
+    },
+  };
+}
+
 /**
  * The runtime part of a live provider (its folder's `index.ts`, docs/providers.md#new-provider),
  * listed by `src/providers/registry.ts`: its pure descriptor, its settings variables and the factory
@@ -153,7 +183,7 @@ export interface LiveProvider<Settings = never> {
   variables: ProviderVariables;
   /**
    * The adapter for `settings` (parsed by `variables.schema`); `callbackSecret` keys per-payment callback tokens where
-   * the provider signs nothing.
+   * the provider signs nothing; `journal` records the requests a provider cannot recognise as repeated.
    */
-  createAdapter(settings: Settings, deps: { callbackSecret: string }): PaymentProvider;
+  createAdapter(settings: Settings, deps: { callbackSecret: string; journal: ProviderRequestJournal }): PaymentProvider;
 }

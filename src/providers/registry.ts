@@ -11,7 +11,8 @@ import { PROVIDER_CODES, PROVIDER_KINDS, type MethodKind } from '../domain/catal
 import { provider as cardGateway } from './card_gateway';
 import { provider as mobileMoneyB } from './mobile_money_b';
 import { provider as momo } from './momo';
-import type { LiveProvider, PaymentProvider } from './provider';
+import { provider as mpesa } from './mpesa';
+import { memoryRequestJournal, type LiveProvider, type PaymentProvider, type ProviderRequestJournal } from './provider';
 import type { ProviderSettings, ProviderSettingsByEnvironment } from './settings';
 import { createSandboxProvider, type SandboxDeps, type SandboxMode } from './sandbox/simulator';
 
@@ -21,7 +22,7 @@ export interface ProviderRegistry {
 }
 
 /** Every live provider's runtime part, one line each (docs/providers.md#new-provider). */
-export const LIVE_PROVIDERS: readonly LiveProvider<any>[] = [momo, mobileMoneyB, cardGateway];
+export const LIVE_PROVIDERS: readonly LiveProvider<any>[] = [momo, mobileMoneyB, cardGateway, mpesa];
 
 /** How the sandbox simulator of a provider of each kind decides (docs/payments.md#sandbox-scenarios). */
 const SANDBOX_MODES: Readonly<Record<MethodKind, SandboxMode>> = {
@@ -33,7 +34,7 @@ const SANDBOX_MODES: Readonly<Record<MethodKind, SandboxMode>> = {
 
 /**
  * The registry built from configuration: the simulators' ledger and delays, the callback secret and the provider
- * credentials.
+ * credentials; `journal` is the requests journal the API and the workers share (src/db/provider-requests.ts).
  */
 export function providerRegistryFromConfig(
   ledger: SandboxDeps['ledger'],
@@ -45,9 +46,11 @@ export function providerRegistryFromConfig(
     | 'PROVIDER_CALLBACK_SECRET'
     | 'PROVIDERS'
   >,
+  journal?: ProviderRequestJournal,
 ): ProviderRegistry {
   return createProviderRegistry(
     {
+      journal,
       ledger,
       now: () => new Date(),
       approvalDelayMs: config.SANDBOX_APPROVAL_DELAY_MS,
@@ -60,28 +63,33 @@ export function providerRegistryFromConfig(
 }
 
 /** The adapters `settings` configure, by provider code. */
-function configuredAdapters(settings: ProviderSettings, callbackSecret: string): Map<ProviderCode, PaymentProvider> {
+function configuredAdapters(
+  settings: ProviderSettings,
+  deps: { callbackSecret: string; journal: ProviderRequestJournal },
+): Map<ProviderCode, PaymentProvider> {
   const adapters = new Map<ProviderCode, PaymentProvider>();
   for (const live of LIVE_PROVIDERS) {
     const configured = (settings as Readonly<Record<string, unknown>>)[live.descriptor.code];
-    if (configured) adapters.set(live.descriptor.code, live.createAdapter(configured, { callbackSecret }));
+    if (configured) adapters.set(live.descriptor.code, live.createAdapter(configured, deps));
   }
   return adapters;
 }
 
 /**
  * The registry: every sandbox simulator (replaced by a provider's own sandbox where `configured.sandbox`
- * names one) and the live adapters `configured.live` names.
+ * names one) and the live adapters `configured.live` names. Without `deps.journal` the adapters share one in this
+ * process's memory (tests only: a service passes the database's).
  */
 export function createProviderRegistry(
-  deps: SandboxDeps,
+  deps: SandboxDeps & { journal?: ProviderRequestJournal },
   configured: ProviderSettingsByEnvironment = { live: {}, sandbox: {} },
 ): ProviderRegistry {
   const sandbox = new Map<ProviderCode, PaymentProvider>();
   for (const code of PROVIDER_CODES)
     sandbox.set(code, createSandboxProvider(code, SANDBOX_MODES[PROVIDER_KINDS[code]], deps));
-  for (const [code, adapter] of configuredAdapters(configured.sandbox, deps.callbackSecret)) sandbox.set(code, adapter);
-  const live = configuredAdapters(configured.live, deps.callbackSecret);
+  const adapterDeps = { callbackSecret: deps.callbackSecret, journal: deps.journal ?? memoryRequestJournal() };
+  for (const [code, adapter] of configuredAdapters(configured.sandbox, adapterDeps)) sandbox.set(code, adapter);
+  const live = configuredAdapters(configured.live, adapterDeps);
   return {
     get(environment, provider) {
       return (environment === 'sandbox' ? sandbox : live).get(provider);

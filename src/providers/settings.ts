@@ -11,12 +11,13 @@ import type { z } from '../lib/zod';
 import { variables as cardGateway } from './card_gateway/settings';
 import { variables as mobileMoneyB } from './mobile_money_b/settings';
 import { variables as momo } from './momo/settings';
+import { variables as mpesa } from './mpesa/settings';
 import type { ProviderVariables } from './provider-variables';
 
 export type { ProviderVariables } from './provider-variables';
 
 /** Every live provider's variables, one line each (docs/providers.md#new-provider). */
-export const PROVIDER_VARIABLES = [momo, mobileMoneyB, cardGateway] as const;
+export const PROVIDER_VARIABLES = [momo, mobileMoneyB, cardGateway, mpesa] as const;
 
 type Variables = (typeof PROVIDER_VARIABLES)[number];
 

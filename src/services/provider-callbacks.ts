@@ -86,7 +86,7 @@ export async function receiveProviderCallback(
   let refusal: unknown;
   for (const adapter of adapters) {
     try {
-      hint = adapter.parseCallback(request);
+      hint = await adapter.parseCallback(request);
       break;
     } catch (error) {
       if (!(error instanceof ProviderRefusal)) throw error;

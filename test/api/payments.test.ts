@@ -96,7 +96,13 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
       body: { ...ORDER_42, currency: 'KES', phone_number: '+254712000001' },
     });
     expect(kenya.status).to.equal(201);
-    expect(kenya.body.data.provider).to.equal('mobile_money_b');
+    expect(kenya.body.data.provider).to.equal('mpesa');
+    const airtelKenya = await call('/v1/payments', {
+      key: developer.key,
+      body: { ...ORDER_42, currency: 'KES', phone_number: '0733 000 001' },
+    });
+    expect(airtelKenya.status, JSON.stringify(airtelKenya.body)).to.equal(201);
+    expect(airtelKenya.body.data).to.include({ provider: 'mobile_money_b', phone_number: '+254733000001' });
     const settled = await waitForPayment(developer.key, kenya.body.data.id, (p) => p.status === 'completed', 10_000);
     expect(settled.status).to.equal('completed');
   });
@@ -245,6 +251,16 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
       );
     });
 
+    it('a KES amount with cents for M-Pesa → 400 validation_error naming amount, nothing stored (docs/limits.md#amounts)', async () => {
+      const response = await expectError(
+        { key: fresh.key, body: { ...ORDER_42, amount: 15_050, currency: 'KES', phone_number: '0712 000 001' } },
+        400,
+        'validation_error',
+        /whole number of KES for mpesa/,
+      );
+      expect(response.body.error.details[0].field).to.equal('amount');
+    });
+
     it('unknown payment_method → 400 validation_error naming it', async () => {
       await expectError(
         { key: fresh.key, body: { ...ORDER_42, payment_method: 'cash' } },
@@ -270,8 +286,8 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
       );
     });
 
-    it('a phone number that is not E.164, or of a country the method does not serve → 400 naming phone_number', async () => {
-      for (const phone of ['0788000001', '+250 788 000 001', '250788000001', '+25078800000199999']) {
+    it('a phone number that cannot be read, or of a country the method does not serve → 400 naming phone_number', async () => {
+      for (const phone of ['call me', '07880', '+25078800000199999', '0788 000 001 ext 5']) {
         const response = await expectError(
           { key: fresh.key, body: { ...ORDER_42, phone_number: phone } },
           400,
@@ -286,6 +302,20 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
         'validation_error',
         /not available in NG/,
       );
+      await expectError(
+        { key: fresh.key, body: { ...ORDER_42, currency: 'KES', phone_number: '0712 000 001', operator: 'momo' } },
+        400,
+        'validation_error',
+        /momo does not serve KE/,
+      );
+    });
+
+    it('takes the number as people write it, and stores it in E.164 (docs/payments.md#methods)', async () => {
+      for (const phone of ['0788 000 001', '+250 788-000-001', '250788000001']) {
+        const response = await call('/v1/payments', { key: developer.key, body: { ...ORDER_42, phone_number: phone } });
+        expect(response.status, JSON.stringify(response.body)).to.equal(201);
+        expect(response.body.data).to.include({ provider: 'momo', phone_number: '+250788000001' });
+      }
     });
 
     it('an unknown field → 400 validation_error', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE, operatorForNumber } from '../../src/domain/catalogue';
-import { resolveGenericPayment } from '../../src/domain/create-payment';
+import { resolveGenericPayment, resolveMerchantPayment } from '../../src/domain/create-payment';
 import { DomainError } from '../../src/domain/errors';
 import { parseMsisdn } from '../../src/domain/phone';
 
@@ -17,7 +17,7 @@ function problemOf(fn: () => unknown): { code: string; field?: string; message: 
 
 describe('domain/catalogue (docs/payments.md#methods)', () => {
   it('holds list A for the generic endpoint and list B for the merchant-scoped one', () => {
-    expect(GENERIC_CATALOGUE.mobile_money.map((o) => o.provider)).to.deep.equal(['momo', 'mobile_money_b']);
+    expect(GENERIC_CATALOGUE.mobile_money.map((o) => o.provider)).to.deep.equal(['momo', 'mobile_money_b', 'mpesa']);
     expect(GENERIC_CATALOGUE.card[0]?.currencies).to.deep.equal(['USD', 'EUR', 'GBP']);
     expect(MERCHANT_CATALOGUE.card_gateway.currencies).to.include('GHS');
     expect(MERCHANT_CATALOGUE.mobile_money_c).to.include({ provider: 'mobile_money_c' });
@@ -27,7 +27,9 @@ describe('domain/catalogue (docs/payments.md#methods)', () => {
   it('chooses the operator by the prefix table', () => {
     expect(operatorForNumber('RW', '788000001', ['momo', 'mobile_money_b'])).to.equal('momo');
     expect(operatorForNumber('RW', '728000001', ['momo', 'mobile_money_b'])).to.equal('mobile_money_b');
-    expect(operatorForNumber('KE', '712000001', ['mobile_money_b'])).to.equal('mobile_money_b');
+    expect(operatorForNumber('KE', '733000001', ['mobile_money_b', 'mpesa'])).to.equal('mobile_money_b');
+    expect(operatorForNumber('KE', '712000001', ['mobile_money_b', 'mpesa'])).to.equal('mpesa');
+    expect(operatorForNumber('KE', '770000001', ['mobile_money_b', 'mpesa'])).to.equal(undefined);
     expect(operatorForNumber('RW', '618000001', ['momo', 'mobile_money_b'])).to.equal(undefined);
   });
 
@@ -89,9 +91,70 @@ describe('domain/create-payment: list A rules (docs/payments.md#methods)', () =>
       field: 'phone_number',
       message: 'phone_number is required for mobile_money',
     });
-    expect(problemOf(() => resolveGenericPayment({ ...momo, phoneNumber: '0788000001' }))).to.include({
+    expect(problemOf(() => resolveGenericPayment({ ...momo, phoneNumber: '07880' }))).to.include({
       field: 'phone_number',
     });
+  });
+
+  it('takes numbers as people write them, the country from the currency or `country`, and names the operator', () => {
+    for (const phoneNumber of ['0788 000 001', '+250 788-000-001', '250788000001', '00250788000001', '(0788) 000.001'])
+      expect(resolveGenericPayment({ ...momo, phoneNumber }), phoneNumber).to.include({
+        provider: 'momo',
+        customerPhone: '+250788000001',
+      });
+    const kenya = { ...momo, currency: 'KES' as const };
+    expect(resolveGenericPayment({ ...kenya, phoneNumber: '0712 000 001' })).to.include({
+      provider: 'mpesa',
+      customerPhone: '+254712000001',
+      country: 'KE',
+    });
+    expect(resolveGenericPayment({ ...kenya, phoneNumber: '0733-000-001' }).provider).to.equal('mobile_money_b');
+    expect(
+      resolveGenericPayment({ ...kenya, phoneNumber: '0712 000 001', operator: 'mobile_money_b' }).provider,
+    ).to.equal('mobile_money_b');
+    expect(resolveGenericPayment({ ...kenya, phoneNumber: '712000001', country: 'KE' }).provider).to.equal('mpesa');
+  });
+
+  it('refuses an unparseable number, a number of another country, and an operator that does not serve it', () => {
+    const kenya = { ...momo, currency: 'KES' as const };
+    expect(problemOf(() => resolveGenericPayment({ ...kenya, phoneNumber: 'call me' }))).to.include({
+      field: 'phone_number',
+    });
+    expect(problemOf(() => resolveGenericPayment({ ...kenya, phoneNumber: '+250788000001' }))).to.include({
+      field: 'currency',
+    });
+    expect(
+      problemOf(() => resolveGenericPayment({ ...kenya, phoneNumber: '+250788000001', country: 'KE' })),
+    ).to.include({ field: 'phone_number', message: 'phone_number is a number of RW, not of KE' });
+    expect(problemOf(() => resolveGenericPayment({ ...momo, operator: 'mpesa' }))).to.include({
+      field: 'operator',
+      message: 'mpesa does not serve RW',
+    });
+    expect(problemOf(() => resolveGenericPayment({ ...momo, operator: 'mpesa', provider: 'momo' }))).to.include({
+      field: 'operator',
+    });
+  });
+
+  it('refuses a fraction of a shilling for M-Pesa, which takes whole units only, naming amount', () => {
+    const mpesa = { amount: 15_050, currency: 'KES' as const, paymentMethod: 'mobile_money' as const };
+    expect(problemOf(() => resolveGenericPayment({ ...mpesa, phoneNumber: '0712 000 001' }))).to.deep.equal({
+      code: 'validation_error',
+      field: 'amount',
+      message: 'amount must be a whole number of KES for mpesa, which takes no fraction of a KES (e.g. 15000)',
+    });
+    expect(problemOf(() => resolveGenericPayment({ ...mpesa, amount: 50, phoneNumber: '0712 000 001' }))).to.include({
+      field: 'amount',
+      message: 'amount must be a whole number of KES for mpesa, which takes no fraction of a KES (e.g. 100)',
+    });
+    expect(resolveGenericPayment({ ...mpesa, amount: 15_000, phoneNumber: '0712 000 001' }).provider).to.equal('mpesa');
+    // Airtel Kenya takes cents: the rule is M-Pesa's, not Kenya's.
+    expect(resolveGenericPayment({ ...mpesa, phoneNumber: '0733 000 001' }).provider).to.equal('mobile_money_b');
+    const merchant = { currency: 'KES' as const, paymentMethod: 'mpesa' as const, phoneNumber: '0712 000 001' };
+    expect(problemOf(() => resolveMerchantPayment({ ...merchant, amount: '150.50' }))).to.include({
+      field: 'amount',
+      message: 'amount must be a whole number of KES for mpesa, which takes no fraction of a KES (e.g. "150.00")',
+    });
+    expect(resolveMerchantPayment({ ...merchant, amount: '150.00' }).amountMinor).to.equal(15_000);
   });
 
   it('refuses currencies card and bank transfer do not take', () => {

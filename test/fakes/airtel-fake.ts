@@ -20,9 +20,9 @@
  * 500, never answered (a hang, until `close`), or answered with an undocumented body.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { type FakeFaultKind, FaultQueue, SentLog } from './faults';
+import { FakeTimers, postCallback, startFakeServer } from './server';
 
 /** What the fake's customers do, by the last three digits of their national number (any other number approves). */
 export const AIRTEL_FAKE_NUMBERS = {
@@ -201,17 +201,8 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
   const tokens = new Map<string, number>();
   const sentCallbacks = new SentLog<SentCallback>();
   const faults = new FaultQueue((path) => path === '/auth/oauth2/token');
-  const timers = new Set<NodeJS.Timeout>();
+  const timers = new FakeTimers();
   let tokensIssued = 0;
-  let closed = false;
-
-  const later = (ms: number, work: () => void) => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      if (!closed) work();
-    }, ms);
-    timers.add(timer);
-  };
 
   const noteCallback = (sent: SentCallback) => sentCallbacks.note(sent);
 
@@ -229,23 +220,9 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     if (privateKey) body.hash = callbackHash(body.transaction, privateKey);
     const raw = JSON.stringify(body);
     const url = callbackUrl;
-    const send = () => {
-      fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: raw,
-        signal: AbortSignal.timeout(5_000),
-      }).then(
-        async (response) => {
-          await response.arrayBuffer().catch(() => undefined);
-          noteCallback({ url, body: raw, status: response.status });
-        },
-        (reason: unknown) =>
-          noteCallback({ url, body: raw, error: reason instanceof Error ? reason.message : String(reason) }),
-      );
-    };
+    const send = () => void postCallback(url, raw).then((came) => noteCallback({ url, body: raw, ...came }));
     send();
-    if (callbackMode === 'twice') later(50, send);
+    if (callbackMode === 'twice') timers.later(50, send);
   }
 
   function decide(
@@ -369,7 +346,7 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     };
     transactions.set(transaction.id, transaction);
     if (suffix !== AIRTEL_FAKE_NUMBERS.neverAnswers) {
-      later(approvalDelayMs, () => {
+      timers.later(approvalDelayMs, () => {
         if (transaction.status !== 'TIP') return;
         if (suffix === AIRTEL_FAKE_NUMBERS.ambiguous) decide(transaction, 'TA');
         else if (FAILURES[suffix]) decide(transaction, 'TF', FAILURES[suffix]);
@@ -469,33 +446,22 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     return enquire(auth.country, decodeURIComponent((enquiry as RegExpExecArray)[1] as string));
   }
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: unknown;
-      try {
-        body = raw.length > 0 ? JSON.parse(raw) : undefined;
-      } catch {
-        body = undefined;
-      }
-      const path = (req.url ?? '/').split('?')[0] as string;
-      const method = req.method ?? 'GET';
-      requests.push({ method, path, headers: req.headers, raw, body });
-      // The fake acts first; a fault only replaces (or withholds) its answer.
-      const answer = route(method, path, req.headers, body);
-      faults.answer(res, path, answer, {
-        error500: { status: 500, body: { status: statusBlock(500, 'Something went wrong', 'ESB000001') } },
-        undocumented: { result: 'OK', note: 'not an Airtel answer' },
-      });
-    });
+  const server = await startFakeServer({
+    port: options.port,
+    faults,
+    timers,
+    replacements: {
+      error500: { status: 500, body: { status: statusBlock(500, 'Something went wrong', 'ESB000001') } },
+      undocumented: { result: 'OK', note: 'not an Airtel answer' },
+    },
+    handle({ method, path, headers, raw, body }) {
+      requests.push({ method, path, headers, raw, body });
+      return route(method, path, headers, body);
+    },
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
 
   const fake: AirtelFake = {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     requests,
     transactions,
     callbacks: sentCallbacks.sent,
@@ -520,13 +486,7 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     waitForCallbacks(count, timeoutMs = 5_000) {
       return sentCallbacks.waitFor(count, timeoutMs);
     },
-    async close() {
-      closed = true;
-      for (const timer of timers) clearTimeout(timer);
-      faults.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => server.close(),
   };
   return fake;
 }

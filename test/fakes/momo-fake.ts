@@ -28,9 +28,9 @@
  * gateway. `decide` may also set a status MoMo does not document, for an undocumented answer.
  */
 import { randomBytes, randomInt } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { type FakeFaultKind, FaultQueue, SentLog } from './faults';
+import { FakeTimers, postCallback, startFakeServer } from './server';
 
 /** MTN's sandbox numbers (RequestToPay), by the last six digits that decide; any other number succeeds. */
 export const MOMO_FAKE_NUMBERS = {
@@ -193,17 +193,8 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
   const tokens = new Map<string, number>();
   const sentCallbacks = new SentLog<SentCallback>();
   const faults = new FaultQueue((path) => path.startsWith('/collection/token'));
-  const timers = new Set<NodeJS.Timeout>();
+  const timers = new FakeTimers();
   let tokensIssued = 0;
-  let closed = false;
-
-  const later = (ms: number, work: () => void) => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      if (!closed) work();
-    }, ms);
-    timers.add(timer);
-  };
 
   const noteCallback = (sent: SentCallback) => sentCallbacks.note(sent);
 
@@ -228,23 +219,10 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     const url = transaction.callbackUrl;
     const method = callbackMethod;
     const raw = JSON.stringify(resultOf(transaction));
-    const send = () => {
-      fetch(url, {
-        method,
-        headers: { 'content-type': 'application/json' },
-        body: raw,
-        signal: AbortSignal.timeout(5_000),
-      }).then(
-        async (response) => {
-          await response.arrayBuffer().catch(() => undefined);
-          noteCallback({ url, method, body: raw, status: response.status });
-        },
-        (reason: unknown) =>
-          noteCallback({ url, method, body: raw, error: reason instanceof Error ? reason.message : String(reason) }),
-      );
-    };
+    const send = () =>
+      void postCallback(url, raw, method).then((came) => noteCallback({ url, method, body: raw, ...came }));
     send();
-    if (callbackMode === 'twice') later(50, send);
+    if (callbackMode === 'twice') timers.later(50, send);
   }
 
   function decide(transaction: FakeRequestToPay, status: FakeStatus, reason?: FakeReason): void {
@@ -265,7 +243,7 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     };
     if (suffix === MOMO_FAKE_NUMBERS.ongoing) return;
     const delay = suffix === MOMO_FAKE_NUMBERS.delayed ? delayedApprovalMs : approvalDelayMs;
-    later(delay, () => {
+    timers.later(delay, () => {
       if (transaction.status !== 'PENDING') return;
       const reason = failures[suffix];
       if (reason) decide(transaction, 'FAILED', reason);
@@ -415,33 +393,22 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     return status(auth.environment, decodeURIComponent((statusOf as RegExpExecArray)[1] as string));
   }
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: unknown;
-      try {
-        body = raw.length > 0 ? JSON.parse(raw) : undefined;
-      } catch {
-        body = undefined;
-      }
-      const path = (req.url ?? '/').split('?')[0] as string;
-      const method = req.method ?? 'GET';
-      requests.push({ method, path, headers: req.headers, raw, body });
-      // The fake acts first; a fault only replaces (or withholds) its answer.
-      const answer = route(method, path, req.headers, raw, body);
-      faults.answer(res, path, answer, {
-        error500: error(500, 'Internal server error', 'INTERNAL_PROCESSING_ERROR'),
-        undocumented: { result: 'OK', note: 'not a MoMo answer' },
-      });
-    });
+  const server = await startFakeServer({
+    port: options.port,
+    faults,
+    timers,
+    replacements: {
+      error500: error(500, 'Internal server error', 'INTERNAL_PROCESSING_ERROR'),
+      undocumented: { result: 'OK', note: 'not a MoMo answer' },
+    },
+    handle({ method, path, headers, raw, body }) {
+      requests.push({ method, path, headers, raw, body });
+      return route(method, path, headers, raw, body);
+    },
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
 
   const fake: MomoFake = {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     requests,
     transactions,
     callbacks: sentCallbacks.sent,
@@ -466,13 +433,7 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     waitForCallbacks(count, timeoutMs = 5_000) {
       return sentCallbacks.waitFor(count, timeoutMs);
     },
-    async close() {
-      closed = true;
-      for (const timer of timers) clearTimeout(timer);
-      faults.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => server.close(),
   };
   return fake;
 }

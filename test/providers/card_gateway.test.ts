@@ -28,16 +28,9 @@ import { newId } from '../../src/lib/ids';
 import { resolveStripeMock, startStripeMock, type StripeMock } from '../../scripts/lib/stripe-mock';
 import { startFakeStripe, type FakeStripe, type StripeJson } from '../fakes/stripe';
 import { startReceiver, type Receiver } from '../helpers/receiver';
+import { rejectionOf } from '../helpers/adapters';
 
 const WEBHOOK_SECRET = 'whsec_test_secret_for_the_fake';
-
-/** What a promise rejected with, or undefined when it resolved. */
-function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-}
 
 /** The error a synchronous call threw, or undefined. */
 function thrownBy(work: () => unknown): unknown {
@@ -483,7 +476,7 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
       );
     });
 
-    it('refuses a wrong signature, a missing header, a stale timestamp and a changed body', () => {
+    it('refuses a wrong signature, a missing header, a stale timestamp and a changed body', async () => {
       const object = { id: 'pi_abc', object: 'payment_intent', status: 'succeeded', amount: 1000, currency: 'usd' };
       const wrong = fake.signedEvent('payment_intent.succeeded', object, { secret: 'whsec_someone_else' });
       const stale = fake.signedEvent('payment_intent.succeeded', object, {
@@ -502,7 +495,7 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
           name,
         ).to.be.instanceOf(ProviderRefusal);
       }
-      expect(stripe.parseCallback(callbackOf(good.rawBody, good.signature)).claimed).to.equal('completed');
+      expect((await stripe.parseCallback(callbackOf(good.rawBody, good.signature))).claimed).to.equal('completed');
     });
   });
 

@@ -110,6 +110,11 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       AIRTEL_CLIENT_SECRET: 'secret',
       STRIPE_SECRET_KEY: 'sk_test_x',
       STRIPE_WEBHOOK_SECRET: 'whsec_x',
+      MPESA_BASE_URL: 'https://api.safaricom.example',
+      MPESA_CONSUMER_KEY: 'key',
+      MPESA_CONSUMER_SECRET: 'secret',
+      MPESA_SHORTCODE: '174379',
+      MPESA_PASSKEY: 'passkey',
     });
     expect(problems).to.deep.equal([]);
     const deps = {
@@ -148,21 +153,47 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
     expect(Object.keys(GENERIC_CATALOGUE)).to.deep.equal(['mobile_money', 'bank_transfer', 'card']);
     expect(GENERIC_CATALOGUE).to.deep.equal({
       mobile_money: [
-        { provider: 'momo', kind: 'mobile_money', countries: ['RW', 'UG', 'GH'], currencies: ['RWF', 'UGX', 'GHS'] },
+        {
+          provider: 'momo',
+          kind: 'mobile_money',
+          countries: ['RW', 'UG', 'GH'],
+          currencies: ['RWF', 'UGX', 'GHS'],
+          wholeUnitsOnly: false,
+        },
         {
           provider: 'mobile_money_b',
           kind: 'mobile_money',
           countries: ['RW', 'UG', 'KE'],
           currencies: ['RWF', 'UGX', 'KES'],
+          wholeUnitsOnly: false,
+        },
+        // Daraja takes whole shillings only: a create with cents is refused (docs/limits.md#amounts).
+        { provider: 'mpesa', kind: 'mobile_money', countries: ['KE'], currencies: ['KES'], wholeUnitsOnly: true },
+      ],
+      bank_transfer: [
+        {
+          provider: 'bank_transfer',
+          kind: 'bank_transfer',
+          countries: ['RW'],
+          currencies: ['RWF'],
+          wholeUnitsOnly: false,
         },
       ],
-      bank_transfer: [{ provider: 'bank_transfer', kind: 'bank_transfer', countries: ['RW'], currencies: ['RWF'] }],
-      card: [{ provider: 'card_gateway', kind: 'card', countries: '*', currencies: ['USD', 'EUR', 'GBP'] }],
+      card: [
+        {
+          provider: 'card_gateway',
+          kind: 'card',
+          countries: '*',
+          currencies: ['USD', 'EUR', 'GBP'],
+          wholeUnitsOnly: false,
+        },
+      ],
     });
     expect(Object.keys(MERCHANT_CATALOGUE)).to.deep.equal([
       'card_gateway',
       'momo',
       'mobile_money_b',
+      'mpesa',
       'mobile_money_c',
       'wallet',
     ]);
@@ -172,12 +203,14 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       kind: 'mobile_money',
       countries: ['LR'],
       currencies: ['USD', 'LRD'],
+      wholeUnitsOnly: false,
     });
     expect(MERCHANT_CATALOGUE.wallet).to.deep.equal({
       provider: 'wallet',
       kind: 'wallet',
       countries: '*',
       currencies: ['USD', 'GHS', 'EUR'],
+      wholeUnitsOnly: false,
     });
     expect(MOBILE_MONEY_PREFIXES).to.deep.equal({
       RW: [
@@ -203,7 +236,15 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
         ['55', 'momo'],
         ['59', 'momo'],
       ],
-      KE: [['', 'mobile_money_b']],
+      KE: [
+        ...['73', '750', '751', '752', '753', '754', '755', '756', '762', '78', '100', '101', '102'].map((prefix) => [
+          prefix,
+          'mobile_money_b',
+        ]),
+        ...['70', '71', '72', '740', '741', '742', '743', '745', '746', '748', '757', '758', '759', '768', '769', '79']
+          .concat(['110', '111', '112', '113', '114', '115'])
+          .map((prefix) => [prefix, 'mpesa']),
+      ],
       LR: [
         ['88', 'mobile_money_c'],
         ['77', 'mobile_money_c'],
@@ -213,6 +254,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       card_gateway: 'card',
       momo: 'mobile_money',
       mobile_money_b: 'mobile_money',
+      mpesa: 'mobile_money',
       mobile_money_c: 'mobile_money',
       wallet: 'wallet',
       bank_transfer: 'bank_transfer',
@@ -221,6 +263,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       card_gateway: 290,
       momo: 150,
       mobile_money_b: 150,
+      mpesa: 150,
       mobile_money_c: 200,
       wallet: 100,
       bank_transfer: 50,

@@ -23,6 +23,7 @@ import {
 import { airtelCallbackHash } from '../../src/providers/mobile_money_b/callback';
 import { airtelSettingsSchema, type AirtelSettings } from '../../src/providers/mobile_money_b/settings';
 import { AIRTEL_FAKE_NUMBERS, startAirtelFake, type AirtelFake, type FakeRequest } from '../fakes/airtel-fake';
+import { initiateRequest, rejectionOf, settledAnswer, sleep, uniqueNumber } from '../helpers/adapters';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 
 const CLIENT_ID = 'airtel-test-client';
@@ -32,22 +33,8 @@ const APPROVAL_DELAY_MS = 60;
 /** Every adapter call's time-out here: short, so hangs are quick. */
 const TIMEOUT_MS = 400;
 
-/** What a promise rejected with, or undefined when it resolved. */
-function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** A Rwandan Airtel number ending in `suffix` (three digits), unique per call. */
-let serial = 0;
-function rwandanNumber(suffix: string = '201'): string {
-  serial += 1;
-  return `+25072${String(serial).padStart(4, '0')}${suffix}`;
-}
+const rwandanNumber = (suffix = '201') => uniqueNumber('+25072', 4, suffix);
 
 describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) against the fake Airtel API', function () {
   this.timeout(10_000);
@@ -80,20 +67,8 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
   });
 
   /** A fresh payment's initiation request: 1500 RWF from `customer` unless overridden. */
-  function request(customer: string, overrides: Partial<InitiateRequest> = {}): InitiateRequest {
-    const paymentId = newId('pay_');
-    return {
-      paymentId,
-      idempotencyKey: `payment:${paymentId}:initiate`,
-      amount: 1500,
-      currency: 'RWF',
-      customer,
-      description: 'Order 42',
-      expiresAt: new Date(Date.now() + 600_000).toISOString(),
-      callbackUrl: null,
-      ...overrides,
-    };
-  }
+  const request = (customer: string, overrides: Partial<InitiateRequest> = {}) =>
+    initiateRequest(customer, { amount: 1500, currency: 'RWF', description: 'Order 42', callbackUrl: null }, overrides);
 
   /** The refund of the whole 1500 RWF payment `providerReference` (or `amount` of it). */
   function refundOf(providerReference: string, amount = 1500): RefundRequest {
@@ -104,16 +79,6 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
       paymentAmount: 1500,
       currency: 'RWF',
     };
-  }
-
-  /** The adapter's answer for `reference` once Airtel decided it (or the last one after ~2 s). */
-  async function decided(reference: string) {
-    for (let i = 0; i < 80; i += 1) {
-      const answer = await airtel.fetchStatus(reference);
-      if (answer.outcome.status !== 'processing' && answer.outcome.status !== 'pending') return answer;
-      await sleep(25);
-    }
-    return airtel.fetchStatus(reference);
   }
 
   /** The requests the fake got to `path` since `from`. */
@@ -260,7 +225,7 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
     for (const { name, suffix, outcome } of cases) {
       it(name, async () => {
         const { providerReference } = await airtel.initiate(request(rwandanNumber(suffix)));
-        const answer = await decided(providerReference);
+        const answer = await settledAnswer(airtel, providerReference);
         expect(answer.providerReference).to.equal(providerReference);
         expect(answer.outcome).to.include(outcome);
         if (answer.outcome.status === 'failed') expect(answer.outcome.failureMessage).to.match(/^Airtel Money: /);
@@ -342,7 +307,9 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
         request(rwandanNumber(AIRTEL_FAKE_NUMBERS.insufficientFunds)),
       );
       const [rawBody] = await callbacksFor(providerReference, 1);
-      expect(airtel.parseCallback({ rawBody: rawBody as string, headers: {}, query: {} }).claimed).to.equal('failed');
+      expect((await airtel.parseCallback({ rawBody: rawBody as string, headers: {}, query: {} })).claimed).to.equal(
+        'failed',
+      );
     });
 
     it('with a wrong or missing hash, or a tampered body, is refused', async () => {
@@ -395,7 +362,7 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
 
         fake.setMode({ callbacks: 'off' });
         const silent = await airtel.initiate(request(rwandanNumber()));
-        expect((await decided(silent.providerReference)).outcome.status).to.equal('completed');
+        expect((await settledAnswer(airtel, silent.providerReference)).outcome.status).to.equal('completed');
         await sleep(100);
         expect(sink.requests.filter((r) => r.body.includes(silent.providerReference))).to.have.length(0);
       } finally {
@@ -407,7 +374,7 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
   describe('refunds', () => {
     it('a partial refund is refused before Airtel is asked: Airtel refunds whole payments only', async () => {
       const { providerReference } = await airtel.initiate(request(rwandanNumber()));
-      await decided(providerReference);
+      await settledAnswer(airtel, providerReference);
       const from = fake.requests.length;
       const error = await rejectionOf(airtel.refund(refundOf(providerReference, 500)));
       expect(error).to.be.instanceOf(ProviderRefusal);
@@ -417,7 +384,7 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
 
     it('a full refund succeeds, is found afterwards, and is never made twice', async () => {
       const { providerReference } = await airtel.initiate(request(rwandanNumber()));
-      expect((await decided(providerReference)).outcome.status).to.equal('completed');
+      expect((await settledAnswer(airtel, providerReference)).outcome.status).to.equal('completed');
       const refund = refundOf(providerReference);
       expect(await airtel.fetchRefund(refund)).to.deep.equal({ status: 'not_received' });
 
@@ -438,7 +405,7 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
 
     it('a payment Airtel did not collect cannot be refunded', async () => {
       const { providerReference } = await airtel.initiate(request(rwandanNumber(AIRTEL_FAKE_NUMBERS.rejected)));
-      await decided(providerReference);
+      await settledAnswer(airtel, providerReference);
       expect((await airtel.refund(refundOf(providerReference))).status).to.equal('failed');
     });
 

@@ -28,6 +28,7 @@ import { momoCallbackToken } from '../../src/providers/momo/callback';
 import { momoSettingsSchema, type MomoSettings } from '../../src/providers/momo/settings';
 import { MOMO_REASONS } from '../../src/providers/momo/statuses';
 import { MOMO_FAKE_NUMBERS, startMomoFake, type FakeRequest, type FakeStatus, type MomoFake } from '../fakes/momo-fake';
+import { initiateRequest, rejectionOf, settledAnswer, sleep, uniqueNumber } from '../helpers/adapters';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 
 const API_USER = '5f0b7a3c-1d2e-4f60-8a9b-0c1d2e3f4a5b';
@@ -40,22 +41,8 @@ const DELAYED_APPROVAL_MS = 300;
 const TIMEOUT_MS = 300;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-/** What a promise rejected with, or undefined when it resolved. */
-function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** A Rwandan MTN number (+25078…) ending in `suffix` (six digits; default: one that approves), unique per call. */
-let serial = 0;
-function rwandanNumber(suffix = '200000'): string {
-  serial += 1;
-  return `+25078${String(serial).padStart(3, '0')}${suffix}`;
-}
+const rwandanNumber = (suffix = '200000') => uniqueNumber('+25078', 3, suffix);
 
 describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake MoMo Collection API', function () {
   this.timeout(10_000);
@@ -91,30 +78,8 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
   });
 
   /** A fresh payment's initiation request: 1500 RWF from `customer` unless overridden. */
-  function request(customer: string, overrides: Partial<InitiateRequest> = {}): InitiateRequest {
-    const paymentId = newId('pay_');
-    return {
-      paymentId,
-      idempotencyKey: `payment:${paymentId}:initiate`,
-      amount: 1500,
-      currency: 'RWF',
-      customer,
-      description: 'Order 42',
-      expiresAt: new Date(Date.now() + 600_000).toISOString(),
-      callbackUrl,
-      ...overrides,
-    };
-  }
-
-  /** The adapter's answer for `reference` once MoMo settled it (or the last one after ~2 s). */
-  async function settled(reference: string, adapter: PaymentProvider = momo) {
-    for (let i = 0; i < 80; i += 1) {
-      const answer = await adapter.fetchStatus(reference);
-      if (answer.outcome.status !== 'processing' && answer.outcome.status !== 'pending') return answer;
-      await sleep(25);
-    }
-    return adapter.fetchStatus(reference);
-  }
+  const request = (customer: string, overrides: Partial<InitiateRequest> = {}) =>
+    initiateRequest(customer, { amount: 1500, currency: 'RWF', description: 'Order 42', callbackUrl }, overrides);
 
   /** The requests the fake got to `path` (a prefix) since `from`. */
   function requestsTo(path: string, from = 0, method?: string): FakeRequest[] {
@@ -237,7 +202,7 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
       const initiation = request(rwandanNumber());
       const first = await momo.initiate(initiation);
       const count = fake.transactions.size;
-      await settled(first.providerReference);
+      await settledAnswer(momo, first.providerReference);
       const from = fake.requests.length;
       const second = await momo.initiate(initiation);
       expect(second).to.deep.equal({
@@ -314,7 +279,7 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
     for (const { name, suffix, outcome } of cases) {
       it(name, async () => {
         const { providerReference } = await momo.initiate(request(rwandanNumber(suffix)));
-        const answer = await settled(providerReference);
+        const answer = await settledAnswer(momo, providerReference);
         expect(answer.providerReference).to.equal(providerReference);
         expect(answer.outcome).to.include(outcome);
         if (answer.outcome.status === 'failed')
@@ -324,7 +289,7 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
 
     it('46733123450 itself, as MTN gives it, fails too', async () => {
       const { providerReference } = await momo.initiate(request('+46733123450'));
-      expect((await settled(providerReference)).outcome).to.include({
+      expect((await settledAnswer(momo, providerReference)).outcome).to.include({
         status: 'failed',
         failureCode: 'provider_error',
       });
@@ -343,7 +308,7 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
       await sleep(APPROVAL_DELAY_MS * 3);
       expect((await momo.fetchStatus(providerReference)).outcome).to.deep.equal({ status: 'pending' });
       await sleep(DELAYED_APPROVAL_MS);
-      expect((await settled(providerReference)).outcome).to.deep.equal({ status: 'completed' });
+      expect((await settledAnswer(momo, providerReference)).outcome).to.deep.equal({ status: 'completed' });
     });
   });
 
@@ -420,7 +385,7 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
     for (const kind of ['error_500', 'hang', 'undocumented'] as const) {
       it(`${kind} on the status call is an unknown answer, neither a refusal nor a status`, async () => {
         const { providerReference } = await momo.initiate(request(rwandanNumber()));
-        await settled(providerReference);
+        await settledAnswer(momo, providerReference);
         fake.injectFaults(kind, 1, ['/collection/v1_0/requesttopay/']);
         const started = Date.now();
         const error = await rejectionOf(momo.fetchStatus(providerReference));
@@ -487,7 +452,9 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
         const { providerReference } = await momo.initiate(request(rwandanNumber(MOMO_FAKE_NUMBERS.rejected)));
         const [received] = await callbacksFor(providerReference, 1);
         expect(received?.method).to.equal('PUT');
-        expect(momo.parseCallback(asCallback(received as { path: string; body: string })).claimed).to.equal('failed');
+        expect((await momo.parseCallback(asCallback(received as { path: string; body: string }))).claimed).to.equal(
+          'failed',
+        );
       } finally {
         fake.setMode({ callbackMethod: 'POST' });
       }
@@ -545,7 +512,7 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
 
         fake.setMode({ callbacks: 'off' });
         const silent = await momo.initiate(request(rwandanNumber()));
-        expect((await settled(silent.providerReference)).outcome.status).to.equal('completed');
+        expect((await settledAnswer(momo, silent.providerReference)).outcome.status).to.equal('completed');
         await sleep(100);
         expect(sink.requests.filter((r) => r.path.includes(silent.providerReference))).to.have.length(0);
       } finally {

@@ -29,19 +29,12 @@ import { mobileMoneyPayment } from '../helpers/fixtures';
 import { eventually } from '../helpers/live-access-fixtures';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { testConfig } from '../helpers/stack';
+import { rejectionOf } from '../helpers/adapters';
 
 const SECRET = 's'.repeat(32);
 const APPROVAL_DELAY_MS = 3_000;
 const BANK_DELAY_MS = 30_000;
 const REFUND_UNKNOWN_MS = 300;
-
-/** What a promise rejected with, or undefined when it resolved. */
-function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-}
 
 describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers.md#adapters)', function () {
   this.timeout(30_000);

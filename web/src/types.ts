@@ -24,6 +24,7 @@ export const PAYMENT_METHODS = [
   'card_gateway',
   'momo',
   'mobile_money_b',
+  'mpesa',
   'mobile_money_c',
   'wallet',
 ] as const satisfies readonly ApiPaymentMethod[];

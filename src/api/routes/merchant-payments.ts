@@ -52,6 +52,7 @@ export function merchantPaymentRoutes(deps: PaymentServiceDeps): Router {
       currency: body.currency,
       paymentMethod: body.payment_method,
       phoneNumber: data.phone_number,
+      country: data.country,
       walletId: data.wallet_id,
     });
     const payment = await createPayment(

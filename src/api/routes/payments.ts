@@ -46,6 +46,8 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
       paymentMethod: body.payment_method,
       phoneNumber: body.phone_number,
       provider: body.provider,
+      operator: body.operator,
+      country: body.country,
     });
     const payment = await createPayment(
       deps,

@@ -29,8 +29,19 @@ export const genericCreateBody = z.strictObject({
   amount: minorAmount,
   currency: z.enum(currencies),
   payment_method: z.enum(genericMethods),
+  /**
+   * As people write it (docs/payments.md#methods): national (`0788 000 001`) or international (`+250 788-000-001`,
+   * `250788000001`), with spaces, dashes, dots or parentheses; stored in E.164.
+   */
   phone_number: z.string().min(1).max(32).optional(),
   provider: z.enum(mobileMoneyOperators).optional(),
+  /** The mobile money operator of a ported number, overriding the prefix table (as `provider`). */
+  operator: z.enum(mobileMoneyOperators).optional(),
+  /** ISO 3166-1 alpha-2 country of a number written nationally (default: the currency's country). */
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code such as KE')
+    .optional(),
   description: z.string().max(1000).optional(),
   customer_email: z.email().max(254).optional(),
   metadata: metadata.optional(),
@@ -61,6 +72,10 @@ export const merchantCreateBody = z.strictObject({
     .strictObject({
       payment_method_types: z.array(z.literal('card')).min(1).optional(),
       phone_number: z.string().min(1).max(32).optional(),
+      country: z
+        .string()
+        .regex(/^[A-Z]{2}$/, 'payment_method_data.country must be an ISO 3166-1 alpha-2 code such as KE')
+        .optional(),
       wallet_id: z
         .string()
         .regex(/^[A-Za-z0-9_-]{4,64}$/, 'payment_method_data.wallet_id must be 4–64 letters, digits, - or _')

@@ -2,8 +2,8 @@
 import type { ProviderDescriptor } from '../../domain/provider-descriptor';
 
 /**
- * Airtel Money's descriptor: RW, UG, KE (every Kenyan number); whole refunds only in live
- * (docs/providers.md#airtel-money).
+ * Airtel Money's descriptor: RW, UG, KE (Airtel Kenya's numbers: 730–739, 750–756, 762, 780–789, 100–102; Safaricom's
+ * go to `mpesa`); whole refunds only in live (docs/providers.md#airtel-money).
  */
 export const descriptor = {
   code: 'mobile_money_b',
@@ -11,7 +11,11 @@ export const descriptor = {
   kind: 'mobile_money',
   generic: { method: 'mobile_money', countries: ['RW', 'UG', 'KE'], currencies: ['RWF', 'UGX', 'KES'] },
   merchant: { countries: ['RW', 'UG', 'KE'], currencies: ['RWF', 'UGX', 'KES'] },
-  prefixes: { RW: ['72', '73'], UG: ['70', '74', '75'], KE: [''] },
+  prefixes: {
+    RW: ['72', '73'],
+    UG: ['70', '74', '75'],
+    KE: ['73', '750', '751', '752', '753', '754', '755', '756', '762', '78', '100', '101', '102'],
+  },
   feeBasisPoints: 150,
   live: { cancel: false, refund: true, partialRefund: false },
 } as const satisfies ProviderDescriptor;

@@ -1,0 +1,315 @@
+/**
+ * The live `mpesa` adapter: Safaricom's Daraja API, M-Pesa Express (STK push) to collect (docs/providers.md#m-pesa),
+ * over HTTP with {@link providerHttp} (time-outs, unknown answers kept apart) and an access-token cache.
+ *
+ * Daraja's calls (Safaricom Daraja documentation, developer.safaricom.co.ke: "Authorization", "M-Pesa Express"):
+ * - `GET /oauth/v1/generate?grant_type=client_credentials` with `Authorization: Basic base64(consumerKey:
+ *   consumerSecret)` → `{access_token, expires_in}` (`expires_in` in seconds, as a string: "3599");
+ * - `POST /mpesa/stkpush/v1/processrequest` with `Authorization: Bearer`, body `{BusinessShortCode, Password,
+ *   Timestamp, TransactionType, Amount, PartyA, PartyB, PhoneNumber, CallBackURL, AccountReference (at most 12
+ *   characters), TransactionDesc (at most 13)}`, where Timestamp is `YYYYMMDDHHmmss` in Kenya's time (UTC+3) and
+ *   Password is base64(BusinessShortCode + passkey + Timestamp) → 200 `{MerchantRequestID, CheckoutRequestID,
+ *   ResponseCode: "0", ResponseDescription, CustomerMessage}` once the prompt is sent; 400 `{requestId, errorCode,
+ *   errorMessage}` for a request Daraja refuses; 500 `500.001.1001` when another request is in process for the
+ *   customer (nothing sent);
+ * - `POST /mpesa/stkpushquery/v1/query` `{BusinessShortCode, Password, Timestamp, CheckoutRequestID}` → 200 with the
+ *   ResultCode, or 500 `500.001.1001` "The transaction is being processed" while the customer has not answered.
+ *
+ * Decisions:
+ * - No second prompt, ever: the push takes no idempotency key, so each payment's push is claimed in the shared
+ *   {@link ProviderRequestJournal} before it is sent, and a payment whose push was claimed is never pushed again, by
+ *   any retry in any process. Validation and the access token come first, so what fails before the claim is
+ *   retried safely.
+ * - The provider reference is the payment id: it is known before the push, so the per-payment callback URL, the
+ *   lookup of a callback and the workflow's reference agree whether or not the push's answer came. The push's
+ *   CheckoutRequestID, which the query needs, is recorded in the journal from the push's answer or, when that answer
+ *   was lost, from the result callback.
+ * - An unknown answer to the push (time-out, connection error, an undocumented 5xx or body) is not retried: the
+ *   payment stays `pending`, settled by the result callback and then the query, until its expiry; a result after
+ *   the expiry is reconciled (docs/payments.md#states). A definite refusal (400, 500.001.1001) fails the payment.
+ * - No cancel (a prompt cannot be withdrawn; it lapses) and no refund: Daraja's reversal needs an initiator
+ *   credential, answers only asynchronously to a result URL and takes no idempotency key either, so refunds are
+ *   declared unsupported (409) and made on Safaricom's portal.
+ * - A refused token request or a 401 twice is a fault of our credentials, retried like an unknown answer (a payment
+ *   is never failed for our configuration); before the push's claim, so the retry may still push.
+ */
+import { CURRENCY_EXPONENTS } from '../../domain/money';
+import type { ProviderAnswer } from '../../domain/payment';
+import { z } from '../../lib/zod';
+import { documentedAnswer, providerHttp, ProviderUnknownAnswer, TokenCache, type FetchLike } from '../http';
+import type { ProviderHttpResponse } from '../http';
+import {
+  ProviderRefusal,
+  ProviderUnsupported,
+  type CallbackRequest,
+  type InitiateRequest,
+  type ParsedCallback,
+  type PaymentProvider,
+  type ProviderRequestJournal,
+  type RefundAnswer,
+  type RefundRequest,
+} from '../provider';
+import { mpesaCallbackUrl, parseMpesaCallback } from './callback';
+import { descriptor } from './descriptor';
+import type { MpesaSettings } from './settings';
+import { errorAnswer, outcomeOf, pushAnswer, queryAnswer, STILL_PROCESSING } from './statuses';
+
+/** What the adapter needs besides its settings. */
+export interface MpesaDeps {
+  /** HMAC key of the per-payment callback tokens (PROVIDER_CALLBACK_SECRET), at least 32 characters. */
+  callbackSecret: string;
+  /** Where pushes are claimed and their CheckoutRequestIDs kept, shared by every process. */
+  journal: ProviderRequestJournal;
+  /** The HTTP client (default: global fetch). */
+  fetch?: FetchLike;
+  /** The clock of the token cache and the timestamps (default: now). */
+  now?: () => Date;
+}
+
+/** Longest `AccountReference` and `TransactionDesc` Daraja takes, in characters. */
+export const ACCOUNT_REFERENCE_MAX = 12;
+export const TRANSACTION_DESC_MAX = 13;
+
+/** Kenya's offset from UTC, in milliseconds (East Africa Time, UTC+3, no daylight saving). */
+const KENYA_OFFSET_MS = 3 * 3_600_000;
+
+/** Daraja's `Timestamp` of `at`: `YYYYMMDDHHmmss` in Kenya's time. */
+export function darajaTimestamp(at: Date): string {
+  return new Date(at.getTime() + KENYA_OFFSET_MS).toISOString().replace(/[-T:]/g, '').slice(0, 14);
+}
+
+/** Daraja's `Password` for `timestamp`: base64 of short code + passkey + timestamp. */
+export function darajaPassword(shortcode: string, passkey: string, timestamp: string): string {
+  return Buffer.from(`${shortcode}${passkey}${timestamp}`).toString('base64');
+}
+
+/** `text` as Daraja takes it in a field of at most `max` characters (letters, digits, spaces); `fallback` if empty. */
+export function darajaText(text: string, max: number, fallback: string): string {
+  const cleaned = text
+    .replace(/[^A-Za-z0-9 ]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, max)
+    .trim();
+  return cleaned.length > 0 ? cleaned : fallback.slice(0, max);
+}
+
+/** Daraja refused our consumer key and secret, or our access token twice: retried like an unknown answer. */
+export class MpesaAuthenticationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MpesaAuthenticationError';
+  }
+}
+
+/** `GET /oauth/v1/generate` → 200. */
+const tokenAnswer = z.object({
+  access_token: z.string().min(1),
+  expires_in: z
+    .union([z.number(), z.string().regex(/^[0-9]+$/)])
+    .transform(Number)
+    .pipe(z.number().int().positive()),
+});
+
+/** The error body's code and message, when the body is one. */
+function errorOf(response: ProviderHttpResponse): { errorCode?: string; errorMessage?: string } {
+  const parsed = errorAnswer.safeParse(response.json);
+  return parsed.success ? parsed.data : {};
+}
+
+/**
+ * The live M-Pesa adapter (see the module's comment). Three-valued answers: values, {@link ProviderRefusal} (a refused
+ * push, an unknown reference, a bad callback), and any other error for an unknown answer before the push or of the
+ * query (time-out, 5xx, undocumented body, {@link MpesaAuthenticationError}).
+ * @param settings base URL, credentials, short code, passkey, transaction type, time-out (ms) of every call
+ * @param deps the callback secret, the requests journal, the HTTP client, the clock
+ * @throws Error when `deps.callbackSecret` is shorter than 32 characters
+ */
+export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): PaymentProvider {
+  if (deps.callbackSecret.length < 32)
+    throw new Error('the M-Pesa adapter needs a callback secret of at least 32 characters');
+  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
+  const fetchImpl = deps.fetch ?? fetch;
+  const now = deps.now ?? (() => new Date());
+  const { journal, callbackSecret: secret } = deps;
+
+  const basic = Buffer.from(`${settings.consumerKey}:${settings.consumerSecret}`).toString('base64');
+  const tokens = new TokenCache(
+    async () => {
+      const path = '/oauth/v1/generate';
+      const response = await providerHttp(
+        {
+          method: 'GET',
+          url: `${baseUrl}${path}?grant_type=client_credentials`,
+          headers: {
+            authorization: `Basic ${basic}`,
+          },
+          timeoutMs: settings.timeoutMs,
+        },
+        fetchImpl,
+      );
+      if (response.status !== 200)
+        throw new MpesaAuthenticationError(`Daraja refused the consumer key and secret (HTTP ${response.status})`);
+      const answer = documentedAnswer(tokenAnswer, response.json, `GET ${path}`);
+      return { value: answer.access_token, expiresInSeconds: answer.expires_in };
+    },
+    () => now().getTime(),
+  );
+
+  /** Short code, password and timestamp, as every M-Pesa Express call carries them. */
+  function credentials(): { BusinessShortCode: string; Password: string; Timestamp: string } {
+    const timestamp = darajaTimestamp(now());
+    return {
+      BusinessShortCode: settings.shortcode,
+      Password: darajaPassword(settings.shortcode, settings.passkey, timestamp),
+      Timestamp: timestamp,
+    };
+  }
+
+  /**
+   * One authorised POST with a JSON body; a 401 forgets the token and retries once (Daraja took nothing with a 401).
+   * Daraja's 500 comes back with its body (its documented `500.001.1001`).
+   * @throws ProviderUnknownAnswer (time-out, network, another 5xx), MpesaAuthenticationError (401 twice)
+   */
+  async function call(path: string, body: Record<string, unknown>): Promise<ProviderHttpResponse> {
+    for (let attempt = 1; ; attempt += 1) {
+      const token = await tokens.get();
+      const response = await providerHttp(
+        {
+          method: 'POST',
+          url: `${baseUrl}${path}`,
+          headers: { authorization: `Bearer ${token}` },
+          body,
+          timeoutMs: settings.timeoutMs,
+          documented5xx: [500],
+        },
+        fetchImpl,
+      );
+      if (response.status !== 401) return response;
+      tokens.invalidate();
+      if (attempt === 2) throw new MpesaAuthenticationError(`POST ${path}: Daraja refused a new access token (401)`);
+    }
+  }
+
+  /** A 500 that is not Daraja's documented error body is an unknown answer. */
+  function undocumented500(path: string, response: ProviderHttpResponse): ProviderUnknownAnswer {
+    const { errorCode } = errorOf(response);
+    return new ProviderUnknownAnswer(
+      `POST ${path} answered ${response.status}${errorCode ? ` (${errorCode.slice(0, 40)})` : ''}`,
+      response.status,
+    );
+  }
+
+  /**
+   * Sends the one push of a claimed payment. Resolves when the prompt was sent (its CheckoutRequestID recorded) or
+   * its answer is unknown.
+   * @throws ProviderRefusal when Daraja refused it (nothing was sent)
+   */
+  async function push(request: InitiateRequest, callbackUrl: string, msisdn: string): Promise<void> {
+    const path = '/mpesa/stkpush/v1/processrequest';
+    let response: ProviderHttpResponse;
+    try {
+      response = await call(path, {
+        ...credentials(),
+        TransactionType: settings.transactionType,
+        Amount: request.amount / 10 ** CURRENCY_EXPONENTS.KES,
+        PartyA: msisdn,
+        PartyB: settings.partyB ?? settings.shortcode,
+        PhoneNumber: msisdn,
+        CallBackURL: mpesaCallbackUrl(callbackUrl, request.paymentId, secret),
+        AccountReference: darajaText(request.paymentId.slice(-ACCOUNT_REFERENCE_MAX), ACCOUNT_REFERENCE_MAX, 'Payment'),
+        TransactionDesc: darajaText(request.description, TRANSACTION_DESC_MAX, 'Payment'),
+      });
+    } catch {
+      // Sent or not, we cannot tell: the callback (and then the query) settles it; never pushed again.
+      return;
+    }
+    if (response.status === 200) {
+      const answer = pushAnswer.safeParse(response.json);
+      if (!answer.success) return; // an undocumented body: unknown, as above
+      if (answer.data.ResponseCode !== '0') {
+        const why = answer.data.ResponseDescription ?? `ResponseCode ${answer.data.ResponseCode}`;
+        throw new ProviderRefusal(`M-Pesa did not send the prompt (${why.slice(0, 200)})`, 'provider_error');
+      }
+      // Kept for the query; should this write fail, the result callback records it.
+      await journal.recordReference(descriptor.code, request.paymentId, answer.data.CheckoutRequestID).catch(() => {});
+      return;
+    }
+    const error = errorOf(response);
+    const why = [error.errorCode, error.errorMessage].filter(Boolean).join(': ').slice(0, 200);
+    if (response.status === 400 && error.errorCode !== undefined)
+      throw new ProviderRefusal(`M-Pesa refused the prompt (${why})`, 'provider_error');
+    if (response.status === 500 && error.errorCode === STILL_PROCESSING)
+      throw new ProviderRefusal(`M-Pesa refused the prompt (${why})`, 'provider_error');
+    // Any other answer (another 4xx or 5xx, no documented body): Daraja may have sent it; unknown, never pushed again.
+  }
+
+  /** The payment's answer from its query: completed, failed with its ResultCode, or pending while processing. */
+  async function query(checkoutRequestId: string): Promise<ProviderAnswer['outcome']> {
+    const path = '/mpesa/stkpushquery/v1/query';
+    const response = await call(path, { ...credentials(), CheckoutRequestID: checkoutRequestId });
+    if (response.status === 200) {
+      const answer = documentedAnswer(queryAnswer, response.json, `POST ${path}`);
+      return outcomeOf(answer.ResultCode, answer.ResultDesc);
+    }
+    if (response.status === 500 && errorOf(response).errorCode === STILL_PROCESSING) return { status: 'pending' };
+    if (response.status === 500) throw undocumented500(path, response);
+    throw new ProviderUnknownAnswer(`POST ${path}: undocumented answer (HTTP ${response.status})`, response.status);
+  }
+
+  return {
+    code: descriptor.code,
+    supports: descriptor.live,
+
+    async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
+      if (request.currency !== 'KES')
+        throw new ProviderRefusal(`M-Pesa collects KES, not ${request.currency}`, 'provider_error');
+      if (request.amount % 10 ** CURRENCY_EXPONENTS.KES !== 0)
+        throw new ProviderRefusal('M-Pesa collects whole shillings: the amount must be a multiple of 100', 'declined');
+      const msisdn = request.customer.replace(/^\+/, '');
+      if (!/^254[0-9]{9}$/.test(msisdn))
+        throw new ProviderRefusal('M-Pesa collects from a Kenyan phone number (254…) only', 'declined');
+      if (request.callbackUrl === null)
+        throw new ProviderRefusal(
+          'M-Pesa needs a callback URL: PROVIDER_CALLBACK_BASE_URL is not set',
+          'provider_error',
+        );
+      await tokens.get(); // before the claim: a refused or lost token request is retried and may still push
+      const pending: ProviderAnswer = {
+        providerReference: request.paymentId,
+        outcome: { status: 'pending' },
+        nextAction: null,
+      };
+      // Claimed before anything is sent: a payment whose push was claimed is never pushed again (see above).
+      if (!(await journal.claim(descriptor.code, request.paymentId))) return pending;
+      await push(request, request.callbackUrl, msisdn);
+      return pending;
+    },
+
+    async fetchStatus(providerReference: string): Promise<ProviderAnswer> {
+      const entry = await journal.find(descriptor.code, providerReference);
+      if (!entry) throw new ProviderRefusal(`no M-Pesa push was sent for ${providerReference}`);
+      // The push's answer was lost and no callback has named its CheckoutRequestID yet: nothing to ask about.
+      if (entry.reference === null) return { providerReference, outcome: { status: 'pending' } };
+      return { providerReference, outcome: await query(entry.reference) };
+    },
+
+    async cancel(): Promise<ProviderAnswer> {
+      // An STK prompt cannot be withdrawn: it lapses when the customer does not answer.
+      throw new ProviderUnsupported('mpesa', 'cancel');
+    },
+
+    async refund(_request: RefundRequest): Promise<RefundAnswer> {
+      // Daraja's reversal is not offered (see the module's comment).
+      throw new ProviderUnsupported('mpesa', 'refund');
+    },
+
+    async fetchRefund(_request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
+      throw new ProviderUnsupported('mpesa', 'refund');
+    },
+
+    parseCallback(request: CallbackRequest): Promise<ParsedCallback> {
+      return parseMpesaCallback(request, secret, journal);
+    },
+  };
+}

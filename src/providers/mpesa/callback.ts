@@ -1,0 +1,71 @@
+/**
+ * M-Pesa result callbacks (docs/payments.md#provider-callbacks, docs/providers.md#m-pesa). Daraja posts the result of
+ * an STK push to the push's `CallBackURL` (`{Body: {stkCallback: {MerchantRequestID, CheckoutRequestID, ResultCode,
+ * ResultDesc, CallbackMetadata?}}}`) and signs nothing, so each payment's callback URL carries the payment id and an
+ * unguessable token: `?payment=<pay_…>&token=<hex HMAC-SHA256 of "mpesa:" + payment id, keyed with the callback
+ * secret>`. The token is checked before anything else; the body's CheckoutRequestID is then recorded for the
+ * payment when its push's answer was lost (so the query can ask about it), and the workflow confirms the hint with
+ * the query before acting.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ProviderRefusal, type CallbackRequest, type ParsedCallback, type ProviderRequestJournal } from '../provider';
+import { descriptor } from './descriptor';
+import { callbackBody, outcomeOf } from './statuses';
+
+/** A payment id as the callback URL carries it. */
+const PAYMENT_ID = /^pay_[A-Za-z0-9]{24}$/;
+
+/** The callback token of the payment `paymentId`: hex HMAC-SHA256 of `mpesa:` + paymentId, keyed with `secret`. */
+export function mpesaCallbackToken(paymentId: string, secret: string): string {
+  return createHmac('sha256', secret).update(`mpesa:${paymentId}`).digest('hex');
+}
+
+/**
+ * `callbackUrl` (the service's `…/v1/provider-callbacks/mpesa`) with the query parameters `payment` and `token` of the
+ * payment `paymentId` added (other query parameters are kept).
+ */
+export function mpesaCallbackUrl(callbackUrl: string, paymentId: string, secret: string): string {
+  const url = new URL(callbackUrl);
+  url.searchParams.set('payment', paymentId);
+  url.searchParams.set('token', mpesaCallbackToken(paymentId, secret));
+  return url.toString();
+}
+
+/** True when `token` is the callback token of `paymentId` under `secret`; compared in constant time. */
+export function verifyMpesaCallbackToken(paymentId: string, token: string | undefined, secret: string): boolean {
+  if (!token || !PAYMENT_ID.test(paymentId)) return false;
+  const expected = Buffer.from(mpesaCallbackToken(paymentId, secret));
+  const given = Buffer.from(token.toLowerCase());
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+/**
+ * Authenticates an M-Pesa callback by its `payment` and `token` query parameters, parses its body and records its
+ * CheckoutRequestID for the payment (kept when one is known already: a callback naming another is refused).
+ * @returns `{providerReference: payment id, claimed}` with `claimed` in our statuses
+ * @throws ProviderRefusal when the token is missing or wrong, the body is not Daraja's result callback, no push was
+ *   sent for the payment, or the callback names another CheckoutRequestID than the push's
+ */
+export async function parseMpesaCallback(
+  request: CallbackRequest,
+  secret: string,
+  journal: ProviderRequestJournal,
+): Promise<ParsedCallback> {
+  const paymentId = request.query.payment ?? '';
+  if (!verifyMpesaCallbackToken(paymentId, request.query.token, secret))
+    throw new ProviderRefusal('the M-Pesa callback token is missing or not valid');
+  let json: unknown;
+  try {
+    json = JSON.parse(request.rawBody);
+  } catch {
+    throw new ProviderRefusal('the M-Pesa callback body is not JSON');
+  }
+  const parsed = callbackBody.safeParse(json);
+  if (!parsed.success) throw new ProviderRefusal('the M-Pesa callback body is not an STK push result');
+  const result = parsed.data.Body.stkCallback;
+  const recorded = await journal.recordReference(descriptor.code, paymentId, result.CheckoutRequestID);
+  if (recorded === undefined) throw new ProviderRefusal('no M-Pesa push was sent for this payment');
+  if (recorded !== result.CheckoutRequestID)
+    throw new ProviderRefusal('the M-Pesa callback names another CheckoutRequestID than the push of this payment');
+  return { providerReference: paymentId, claimed: outcomeOf(result.ResultCode, result.ResultDesc).status };
+}

@@ -1,0 +1,45 @@
+/** Safaricom M-Pesa, provider code `mpesa` (docs/providers.md#m-pesa): what the domain knows of it. */
+import type { ProviderDescriptor } from '../../domain/provider-descriptor';
+
+/**
+ * M-Pesa's descriptor: Kenya, KES, the first choice for Safaricom numbers (national significant numbers 70–72, 740–743,
+ * 745, 746, 748, 757–759, 768, 769, 79, 110–115, as the Communications Authority of Kenya allocates them); whole
+ * shillings only; no cancel and no refund in live (docs/providers.md#m-pesa).
+ */
+export const descriptor = {
+  code: 'mpesa',
+  operator: 'M-Pesa',
+  kind: 'mobile_money',
+  generic: { method: 'mobile_money', countries: ['KE'], currencies: ['KES'] },
+  merchant: { countries: ['KE'], currencies: ['KES'] },
+  prefixes: {
+    KE: [
+      '70',
+      '71',
+      '72',
+      '740',
+      '741',
+      '742',
+      '743',
+      '745',
+      '746',
+      '748',
+      '757',
+      '758',
+      '759',
+      '768',
+      '769',
+      '79',
+      '110',
+      '111',
+      '112',
+      '113',
+      '114',
+      '115',
+    ],
+  },
+  feeBasisPoints: 150,
+  // Daraja's STK push takes `Amount` as a whole number of shillings.
+  wholeUnitsOnly: true,
+  live: { cancel: false, refund: false, partialRefund: false },
+} as const satisfies ProviderDescriptor;

@@ -1,0 +1,15 @@
+/**
+ * Safaricom M-Pesa, provider code `mpesa`: the runtime part of its descriptor, listed by `src/providers/registry.ts`
+ * (docs/providers.md#new-provider).
+ */
+import type { LiveProvider } from '../provider';
+import { createMpesaProvider } from './adapter';
+import { descriptor } from './descriptor';
+import { variables, type MpesaSettings } from './settings';
+
+/** M-Pesa's descriptor, settings and adapter factory (its adapter parses its callbacks). */
+export const provider: LiveProvider<MpesaSettings> = {
+  descriptor,
+  variables,
+  createAdapter: (settings, { callbackSecret, journal }) => createMpesaProvider(settings, { callbackSecret, journal }),
+};

@@ -1,0 +1,381 @@
+/**
+ * A fake of Safaricom's Daraja API (the documented subset the `mpesa` adapter uses: Authorization and M-Pesa
+ * Express), a real node:http server on 127.0.0.1 usable by URL alone; result callbacks go to each push's
+ * `CallBackURL`. Tests steer it through the TypeScript API below.
+ *
+ * Endpoints and answers as Safaricom documents them (developer.safaricom.co.ke):
+ * - `GET /oauth/v1/generate?grant_type=client_credentials` with HTTP Basic consumerKey:consumerSecret →
+ *   `{access_token, expires_in: "3599"}`; wrong credentials or grant type → 400 `{requestId, errorCode, errorMessage}`;
+ * - `POST /mpesa/stkpush/v1/processrequest`: a missing, unknown or expired Bearer token → 401 `404.001.03 Invalid
+ *   Access Token`; a bad field (short code, Password not base64(shortcode + passkey + Timestamp), Timestamp not
+ *   `YYYYMMDDHHmmss` in Kenya's time within 5 minutes, TransactionType, Amount not a positive whole number, PartyA or
+ *   PhoneNumber not `254…`, CallBackURL not http(s), AccountReference over 12 or TransactionDesc over 13 characters)
+ *   → 400 `400.002.02 Bad Request - Invalid …`; a number with a push still in process → 500 `500.001.1001 Unable to
+ *   lock subscriber`; accepted → 200 `{MerchantRequestID, CheckoutRequestID, ResponseCode: "0",
+ *   ResponseDescription, CustomerMessage}`;
+ * - `POST /mpesa/stkpushquery/v1/query`: an unknown CheckoutRequestID → 400 `400.002.02`; while the customer has not
+ *   answered → 500 `500.001.1001 The transaction is being processed`; settled → 200 `{ResponseCode: "0",
+ *   ResponseDescription, MerchantRequestID, CheckoutRequestID, ResultCode, ResultDesc}`;
+ * - the callback: POST `{Body: {stkCallback: {MerchantRequestID, CheckoutRequestID, ResultCode (a number), ResultDesc,
+ *   CallbackMetadata: {Item: [Amount, MpesaReceiptNumber, TransactionDate, PhoneNumber]} on success}}}`.
+ *
+ * The customer's number decides by its last four digits ({@link DARAJA_FAKE_NUMBERS}, the result codes of Daraja's
+ * sandbox); any other number (Daraja's sandbox number 254708374149 included) pays after `approvalDelayMs`. Callbacks
+ * are sent once, never or twice (`setMode`); `sendCallback` sends one again, at any time (late callbacks). Faults
+ * (`injectFaults`): the next N matching requests are handled (the fake acts: a push is sent to the phone), then
+ * answered 500, never answered (time-out after accepting), answered 200 with an undocumented body, or 404.
+ */
+import { randomBytes, randomInt } from 'node:crypto';
+import type http from 'node:http';
+import { type FakeFaultKind, FaultQueue, SentLog } from './faults';
+import { FakeTimers, postCallback, startFakeServer, type FakeIncoming } from './server';
+
+/** Numbers by their last four digits, named by the ResultCode they end with; any other number pays. */
+export const DARAJA_FAKE_NUMBERS = {
+  /** ResultCode 1032: the customer cancelled the prompt. */
+  cancelled: '1032',
+  /** ResultCode 1: insufficient balance. */
+  insufficient: '0001',
+  /** ResultCode 2001: wrong PIN. */
+  wrongPin: '2001',
+  /** ResultCode 1037: the phone could not be reached. */
+  unreachable: '1037',
+  /** ResultCode 1019: the request expired. */
+  expired: '1019',
+  /** Never answered: the query says "being processed" for ever, no callback. */
+  silent: '9999',
+} as const;
+
+/** Result codes of the numbers above. */
+const RESULTS: Readonly<Record<string, { code: number; desc: string }>> = {
+  [DARAJA_FAKE_NUMBERS.cancelled]: { code: 1032, desc: 'Request cancelled by user' },
+  [DARAJA_FAKE_NUMBERS.insufficient]: { code: 1, desc: 'The balance is insufficient for the transaction' },
+  [DARAJA_FAKE_NUMBERS.wrongPin]: { code: 2001, desc: 'The initiator information is invalid.' },
+  [DARAJA_FAKE_NUMBERS.unreachable]: { code: 1037, desc: 'DS timeout user cannot be reached' },
+  [DARAJA_FAKE_NUMBERS.expired]: { code: 1019, desc: 'Transaction has expired' },
+};
+
+/** How the fake calls back: once per result, never, or twice (the same callback repeated). */
+export type DarajaCallbackMode = 'once' | 'off' | 'twice';
+
+/** Start options; every one has a default. */
+export interface DarajaFakeOptions {
+  consumerKey?: string;
+  consumerSecret?: string;
+  shortcode?: string;
+  passkey?: string;
+  /** Lifetime of issued tokens, in seconds (Daraja: 3599). */
+  tokenLifetimeSeconds?: number;
+  /** How long the customer takes to answer the prompt, in milliseconds (default 100). */
+  approvalDelayMs?: number;
+  callbacks?: DarajaCallbackMode;
+}
+
+/** One request the fake got. */
+export interface DarajaRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: unknown;
+}
+
+/** A push as the fake holds it. */
+export interface DarajaPush {
+  merchantRequestId: string;
+  checkoutRequestId: string;
+  phoneNumber: string;
+  amount: number;
+  accountReference: string;
+  callbackUrl: string;
+  /** Null while the customer has not answered. */
+  result: { code: number; desc: string } | null;
+  receipt: string | null;
+}
+
+/** One callback the fake sent: where, its raw body and what the receiver answered. */
+export interface DarajaSentCallback {
+  url: string;
+  body: string;
+  status?: number;
+  error?: string;
+}
+
+/** A running fake. */
+export interface DarajaFake {
+  /** `http://127.0.0.1:{port}`: the adapter's `baseUrl`. */
+  url: string;
+  shortcode: string;
+  passkey: string;
+  requests: DarajaRequest[];
+  /** Every push the fake took (a faulted answer included: the prompt went to the phone), in order. */
+  pushes: DarajaPush[];
+  callbacks: DarajaSentCallback[];
+  readonly tokensIssued: number;
+  setMode(mode: { callbacks?: DarajaCallbackMode }): void;
+  /** The next `count` requests whose path starts with one of `paths` (default: all but the token's) get `kind`. */
+  injectFaults(kind: FakeFaultKind, count: number, paths?: string[]): void;
+  /** Expires every issued token now. */
+  expireTokens(): void;
+  /** The customer answers the push `checkoutRequestId` with `resultCode` (0: paid); calls back as the mode says. */
+  decide(checkoutRequestId: string, resultCode: number, desc?: string): void;
+  /** Sends the callback of a decided push (again), whatever the mode: a duplicate or a late callback. */
+  sendCallback(checkoutRequestId: string): Promise<DarajaSentCallback>;
+  /** Resolves once `count` callbacks were sent (answered or not); rejects after `timeoutMs`. */
+  waitForCallbacks(count: number, timeoutMs?: number): Promise<DarajaSentCallback[]>;
+  close(): Promise<void>;
+}
+
+const TOKEN_PATH = '/oauth/v1/generate';
+export const STK_PUSH_PATH = '/mpesa/stkpush/v1/processrequest';
+export const STK_QUERY_PATH = '/mpesa/stkpushquery/v1/query';
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+/** Daraja's error body. */
+function error(status: number, errorCode: string, errorMessage: string): Answer {
+  return {
+    status,
+    body: { requestId: `${randomInt(10_000, 99_999)}-${randomInt(1e6, 9e6)}-1`, errorCode, errorMessage },
+  };
+}
+
+/** `YYYYMMDDHHmmss` of `at` in Kenya's time (UTC+3). */
+function kenyaTimestamp(at: number): string {
+  return new Date(at + 3 * 3_600_000).toISOString().replace(/[-T:]/g, '').slice(0, 14);
+}
+
+/** Milliseconds since the epoch of a Kenyan `YYYYMMDDHHmmss`, or NaN. */
+function parseKenyaTimestamp(value: unknown): number {
+  const match = typeof value === 'string' ? /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(value) : null;
+  if (!match) return Number.NaN;
+  const [, y, mo, d, h, mi, s] = match;
+  return Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}+03:00`);
+}
+
+/** Starts the fake on 127.0.0.1 (see the module's comment). */
+export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<DarajaFake> {
+  const consumerKey = options.consumerKey ?? 'daraja-consumer-key';
+  const consumerSecret = options.consumerSecret ?? 'daraja-consumer-secret';
+  const shortcode = options.shortcode ?? '174379';
+  const passkey = options.passkey ?? 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919';
+  const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 3599;
+  const approvalDelayMs = options.approvalDelayMs ?? 100;
+  let callbackMode: DarajaCallbackMode = options.callbacks ?? 'once';
+
+  const requests: DarajaRequest[] = [];
+  const pushes: DarajaPush[] = [];
+  const tokens = new Map<string, number>();
+  const sent = new SentLog<DarajaSentCallback>();
+  const faults = new FaultQueue((path) => path.startsWith(TOKEN_PATH));
+  const timers = new FakeTimers();
+  let tokensIssued = 0;
+
+  const find = (checkoutRequestId: unknown) => pushes.find((p) => p.checkoutRequestId === checkoutRequestId);
+
+  /** The documented callback body of a decided `push`. */
+  function callbackBodyOf(push: DarajaPush): string {
+    const result = push.result as { code: number; desc: string };
+    const stkCallback: Record<string, unknown> = {
+      MerchantRequestID: push.merchantRequestId,
+      CheckoutRequestID: push.checkoutRequestId,
+      ResultCode: result.code,
+      ResultDesc: result.desc,
+    };
+    if (result.code === 0) {
+      stkCallback.CallbackMetadata = {
+        Item: [
+          { Name: 'Amount', Value: push.amount },
+          { Name: 'MpesaReceiptNumber', Value: push.receipt },
+          { Name: 'Balance' },
+          { Name: 'TransactionDate', Value: Number(kenyaTimestamp(Date.now())) },
+          { Name: 'PhoneNumber', Value: Number(push.phoneNumber) },
+        ],
+      };
+    }
+    return JSON.stringify({ Body: { stkCallback } });
+  }
+
+  async function sendCallback(push: DarajaPush): Promise<DarajaSentCallback> {
+    const body = callbackBodyOf(push);
+    const noted: DarajaSentCallback = { url: push.callbackUrl, body, ...(await postCallback(push.callbackUrl, body)) };
+    sent.note(noted);
+    return noted;
+  }
+
+  function decide(push: DarajaPush, code: number, desc: string): void {
+    push.result = { code, desc };
+    if (code === 0) push.receipt ??= randomBytes(5).toString('hex').toUpperCase();
+    if (callbackMode === 'off') return;
+    void sendCallback(push);
+    if (callbackMode === 'twice') timers.later(50, () => void sendCallback(push));
+  }
+
+  function issueToken(headers: http.IncomingHttpHeaders, query: URLSearchParams): Answer {
+    if (query.get('grant_type') !== 'client_credentials') return error(400, '400.008.02', 'Invalid grant type passed');
+    const expected = `Basic ${Buffer.from(`${consumerKey}:${consumerSecret}`).toString('base64')}`;
+    if (headers.authorization !== expected) return error(400, '400.008.01', 'Invalid Authentication passed');
+    const token = randomBytes(20).toString('base64url');
+    tokens.set(token, Date.now() + tokenLifetimeSeconds * 1000);
+    tokensIssued += 1;
+    return { status: 200, body: { access_token: token, expires_in: String(tokenLifetimeSeconds) } };
+  }
+
+  function authorised(headers: http.IncomingHttpHeaders): boolean {
+    const match = /^Bearer (\S+)$/.exec(headers.authorization ?? '');
+    const expiresAt = match ? tokens.get(match[1] as string) : undefined;
+    return expiresAt !== undefined && expiresAt > Date.now();
+  }
+
+  /** The field of `body` Daraja would refuse among the credentials, if any. */
+  function badCredentials(body: Record<string, unknown>): string | undefined {
+    if (body.BusinessShortCode !== shortcode && body.BusinessShortCode !== Number(shortcode))
+      return 'BusinessShortCode';
+    const at = parseKenyaTimestamp(body.Timestamp);
+    if (!Number.isFinite(at) || Math.abs(at - Date.now()) > 5 * 60_000) return 'Timestamp';
+    const password = Buffer.from(`${shortcode}${passkey}${String(body.Timestamp)}`).toString('base64');
+    if (body.Password !== password) return 'Password';
+    return undefined;
+  }
+
+  function stkPush(body: Record<string, unknown>): Answer {
+    const bad = badCredentials(body);
+    if (bad) return error(400, '400.002.02', `Bad Request - Invalid ${bad}`);
+    if (body.TransactionType !== 'CustomerPayBillOnline' && body.TransactionType !== 'CustomerBuyGoodsOnline')
+      return error(400, '400.002.02', 'Bad Request - Invalid TransactionType');
+    if (typeof body.Amount !== 'number' || !Number.isInteger(body.Amount) || body.Amount < 1)
+      return error(400, '400.002.02', 'Bad Request - Invalid Amount');
+    for (const field of ['PartyA', 'PhoneNumber']) {
+      if (!/^254[0-9]{9}$/.test(String(body[field] ?? '')))
+        return error(400, '400.002.02', `Bad Request - Invalid ${field}`);
+    }
+    if (typeof body.CallBackURL !== 'string' || !/^https?:\/\//.test(body.CallBackURL))
+      return error(400, '400.002.02', 'Bad Request - Invalid CallBackURL');
+    const reference = body.AccountReference;
+    if (typeof reference !== 'string' || reference.length === 0 || reference.length > 12)
+      return error(400, '400.002.02', 'Bad Request - Invalid AccountReference');
+    const desc = body.TransactionDesc;
+    if (typeof desc !== 'string' || desc.length === 0 || desc.length > 13)
+      return error(400, '400.002.02', 'Bad Request - Invalid TransactionDesc');
+    const phoneNumber = String(body.PhoneNumber);
+    if (pushes.some((p) => p.phoneNumber === phoneNumber && p.result === null))
+      return error(
+        500,
+        '500.001.1001',
+        'Unable to lock subscriber, a transaction is already in process for the current subscriber',
+      );
+    const push: DarajaPush = {
+      merchantRequestId: `${randomInt(10_000, 99_999)}-${randomInt(1e7, 9e7)}-1`,
+      checkoutRequestId: `ws_CO_${kenyaTimestamp(Date.now())}${randomInt(1e9, 9e9)}`,
+      phoneNumber,
+      amount: body.Amount,
+      accountReference: reference,
+      callbackUrl: body.CallBackURL,
+      result: null,
+      receipt: null,
+    };
+    pushes.push(push);
+    const ending = phoneNumber.slice(-4);
+    if (ending !== DARAJA_FAKE_NUMBERS.silent) {
+      timers.later(approvalDelayMs, () => {
+        if (push.result !== null) return;
+        const result = RESULTS[ending] ?? { code: 0, desc: 'The service request is processed successfully.' };
+        decide(push, result.code, result.desc);
+      });
+    }
+    const accepted = 'Success. Request accepted for processing';
+    return {
+      status: 200,
+      body: {
+        MerchantRequestID: push.merchantRequestId,
+        CheckoutRequestID: push.checkoutRequestId,
+        ResponseCode: '0',
+        ResponseDescription: accepted,
+        CustomerMessage: accepted,
+      },
+    };
+  }
+
+  function stkQuery(body: Record<string, unknown>): Answer {
+    const bad = badCredentials(body);
+    if (bad) return error(400, '400.002.02', `Bad Request - Invalid ${bad}`);
+    const push = find(body.CheckoutRequestID);
+    if (!push) return error(400, '400.002.02', 'Bad Request - Invalid CheckoutRequestID');
+    if (push.result === null) return error(500, '500.001.1001', 'The transaction is being processed');
+    return {
+      status: 200,
+      body: {
+        ResponseCode: '0',
+        ResponseDescription: 'The service request has been accepted successsfully',
+        MerchantRequestID: push.merchantRequestId,
+        CheckoutRequestID: push.checkoutRequestId,
+        ResultCode: String(push.result.code),
+        ResultDesc: push.result.desc,
+      },
+    };
+  }
+
+  function route({ method, path, query, headers, body }: FakeIncoming): Answer {
+    if (method === 'GET' && path === TOKEN_PATH) return issueToken(headers, query);
+    if (method !== 'POST' || (path !== STK_PUSH_PATH && path !== STK_QUERY_PATH))
+      return error(404, '404.001.01', 'Resource not found');
+    if (!authorised(headers)) return error(401, '404.001.03', 'Invalid Access Token');
+    const given = (body ?? {}) as Record<string, unknown>;
+    return path === STK_PUSH_PATH ? stkPush(given) : stkQuery(given);
+  }
+
+  const server = await startFakeServer({
+    faults,
+    timers,
+    replacements: {
+      error500: error(500, '500.003.1001', 'Internal Server Error'),
+      undocumented: { status: 'OK', note: 'not a Daraja answer' },
+    },
+    handle(request) {
+      const { method, path, headers, body } = request;
+      requests.push({ method, path, headers, body });
+      return route(request);
+    },
+  });
+
+  return {
+    url: server.url,
+    shortcode,
+    passkey,
+    requests,
+    pushes,
+    callbacks: sent.sent,
+    get tokensIssued() {
+      return tokensIssued;
+    },
+    setMode(mode) {
+      if (mode.callbacks) callbackMode = mode.callbacks;
+    },
+    injectFaults(kind, count, paths) {
+      faults.inject(kind, count, paths);
+    },
+    expireTokens() {
+      for (const token of tokens.keys()) tokens.set(token, 0);
+    },
+    decide(checkoutRequestId, resultCode, desc) {
+      const push = find(checkoutRequestId);
+      if (!push) throw new Error(`the fake has no push ${checkoutRequestId}`);
+      decide(
+        push,
+        resultCode,
+        desc ?? (resultCode === 0 ? 'The service request is processed successfully.' : 'Failed'),
+      );
+    },
+    sendCallback(checkoutRequestId) {
+      const push = find(checkoutRequestId);
+      if (!push?.result) throw new Error(`the fake has no decided push ${checkoutRequestId}`);
+      return sendCallback(push);
+    },
+    waitForCallbacks(count, timeoutMs = 5_000) {
+      return sent.waitFor(count, timeoutMs);
+    },
+    close: () => server.close(),
+  };
+}
