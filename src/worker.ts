@@ -18,6 +18,8 @@ import { createLogger, getProcessLogger, temporalLevelOf, temporalLogger, type L
 import { providerRegistryFromConfig } from './providers/registry';
 import { startSandboxCallbackPump } from './providers/sandbox/callback-pump';
 import { connectClient, connectWorker } from './temporal';
+import type { ProviderCode } from './domain/catalogue';
+import { ensureReconciliationSchedules, reconciledAccounts } from './services/reconciliation-service';
 
 /**
  * Activity dependencies built from configuration: database pool, provider adapters (the sandbox
@@ -186,6 +188,14 @@ async function main(): Promise<void> {
           logger,
         })
       : undefined;
+  // The daily reconciliation of each provider account (docs/reconciliation.md#runs), created once by whichever payments
+  // worker starts first; a failure to create them is logged and tried again at the next start.
+  if (runsPayments) {
+    const live = Object.keys(config.PROVIDERS.live) as ProviderCode[];
+    await ensureReconciliationSchedules(deps.temporal, config.TEMPORAL_TASK_QUEUE, reconciledAccounts(live))
+      .then((created) => created.length > 0 && logger.info({ schedules: created }, 'reconciliation schedules created'))
+      .catch((error: unknown) => logger.warn({ err: error }, 'reconciliation schedules not created'));
+  }
   logger.info({ role: config.WORKER_ROLE, taskQueues: queues, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
   // A worker that fails ends the process (its error is thrown); SIGINT/SIGTERM stop them all.
   await Promise.all(workers.map((worker) => worker.run()));
