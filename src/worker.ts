@@ -15,9 +15,10 @@ import { createDb, dbTimeoutsOf } from './db/knex';
 import { createSandboxLedger } from './db/sandbox-ledger';
 import { createMailer } from './lib/mailer';
 import { createLogger, getProcessLogger, temporalLevelOf, temporalLogger, type Logger } from './logger';
-import { providerRegistryFromConfig } from './providers/registry';
+import { liveStatementSources, providerRegistryFromConfig } from './providers/registry';
 import { startSandboxCallbackPump } from './providers/sandbox/callback-pump';
 import { connectClient, connectWorker } from './temporal';
+import { defaultStatementSource } from './activities/reconciliation-activities';
 import type { ProviderCode } from './domain/catalogue';
 import { ensureReconciliationSchedules, reconciledAccounts } from './services/reconciliation-service';
 
@@ -30,7 +31,9 @@ export async function createActivityDeps(config: Config, logger?: Logger): Promi
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, logger, dbTimeoutsOf(config));
   const providers = providerRegistryFromConfig(createSandboxLedger(db), config);
   const temporal = await connectClient(config);
-  return { db, providers, temporal, mailer: createMailer(config), config };
+  const live = liveStatementSources(config.PROVIDERS.live);
+  const statementSource = defaultStatementSource(db, (account) => live(account.provider));
+  return { db, providers, temporal, mailer: createMailer(config), config, statementSource };
 }
 
 /**

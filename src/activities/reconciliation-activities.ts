@@ -22,31 +22,15 @@ import {
   matchStatements,
   type ExceptionDraft,
   type StatementEntry,
+  type StatementSource,
 } from '../domain/reconciliation';
+
+export type { StatementSource };
 import type {
   ReconciliationActivities,
   ReconciliationInput,
   ReconciliationSummary,
 } from '../workflows/activity-contracts';
-
-/**
- * Where the provider's side of an account comes from (docs/reconciliation.md#sources): a list of
- * transactions (the sandbox simulators' books, Stripe's balance transactions), or only a balance
- * (MTN MoMo, Airtel Money).
- */
-export type StatementSource =
-  | {
-      method: 'transactions';
-      /** Movements in the window, or of these provider references at any time. */
-      entries(
-        select: { window: { from: string; to: string } } | { providerReferences: readonly string[] },
-      ): Promise<StatementEntry[]>;
-    }
-  | {
-      method: 'balance';
-      /** What the account holds now, per currency, in minor units. */
-      balances(): Promise<{ currency: string; amount: number }[]>;
-    };
 
 /** What the activity needs. */
 export interface ReconciliationActivityDeps {

@@ -41,6 +41,25 @@ export interface StatementEntry {
   paymentId?: string;
 }
 
+/**
+ * Where the provider's side of an account comes from (docs/reconciliation.md#sources): a list of
+ * transactions (the sandbox simulators' books, Stripe's balance transactions), or only a balance
+ * (MTN MoMo, Airtel Money). Either may throw: the run then fails and is retried.
+ */
+export type StatementSource =
+  | {
+      method: 'transactions';
+      /** Movements in the window, or of these provider references at any time. */
+      entries(
+        select: { window: { from: string; to: string } } | { providerReferences: readonly string[] },
+      ): Promise<StatementEntry[]>;
+    }
+  | {
+      method: 'balance';
+      /** What the account holds now, per currency, in minor units. */
+      balances(): Promise<{ currency: string; amount: number }[]>;
+    };
+
 /** A difference found, with what each side showed. */
 export interface ExceptionDraft {
   kind: ReconciliationExceptionKind;

@@ -18,6 +18,7 @@ import type { ProviderCode } from '../domain/catalogue';
 import type { ProviderCapabilities, ProviderDescriptor } from '../domain/provider-descriptor';
 import type { ProviderVariables } from './provider-variables';
 import type { Currency } from '../domain/money';
+import type { StatementSource } from '../domain/reconciliation';
 import type { FailureCode, InitiationRequest, ProviderAnswer, ProviderOutcome } from '../domain/payment';
 
 /**
@@ -156,4 +157,9 @@ export interface LiveProvider<Settings = never> {
    * the provider signs nothing.
    */
   createAdapter(settings: Settings, deps: { callbackSecret: string }): PaymentProvider;
+  /**
+   * The provider's own books of the account `settings` name, for reconciliation (docs/reconciliation.md#sources);
+   * absent when the provider offers neither a transaction list nor a balance.
+   */
+  createStatement?(settings: Settings): StatementSource;
 }
