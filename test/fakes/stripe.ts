@@ -163,7 +163,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
   const intents = new Map<string, StripeJson>();
   const refundsByIntent = new Map<string, StripeJson[]>();
   const refundsById = new Map<string, StripeJson>();
-  // The account's balance transactions, oldest first: a charge when a PaymentIntent succeeds, a refund when one succeeds.
+  // The account's balance transactions, oldest first: a charge when a PaymentIntent succeeds, a refund when one
+  // succeeds.
   const balanceTransactions: StripeJson[] = [];
   let statementPagesForever = false;
   const idempotent = new Map<string, { route: string; body: string; status: number; answer: StripeJson }>();
