@@ -13,4 +13,5 @@ export const descriptor = {
   merchant: { countries: '*', currencies: ['USD', 'EUR', 'GBP', 'GHS'] },
   feeBasisPoints: 290,
   live: { cancel: true, refund: true, partialRefund: true },
+  payouts: null,
 } as const satisfies ProviderDescriptor;

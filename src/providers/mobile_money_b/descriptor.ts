@@ -3,7 +3,7 @@ import type { ProviderDescriptor } from '../../domain/provider-descriptor';
 
 /**
  * Airtel Money's descriptor: RW, UG, KE (every Kenyan number); whole refunds only in live
- * (docs/providers.md#airtel-money).
+ * (docs/providers.md#airtel-money); payouts by its B2C disbursement.
  */
 export const descriptor = {
   code: 'mobile_money_b',
@@ -14,4 +14,6 @@ export const descriptor = {
   prefixes: { RW: ['72', '73'], UG: ['70', '74', '75'], KE: [''] },
   feeBasisPoints: 150,
   live: { cancel: false, refund: true, partialRefund: false },
+  // Airtel's B2C disbursement; Airtel's user enquiry is not used, so holders are not looked up (docs/payouts.md#rails).
+  payouts: { destination: 'mobile_money', currencies: ['RWF', 'UGX', 'KES'], live: true, accountHolderLookup: false },
 } as const satisfies ProviderDescriptor;

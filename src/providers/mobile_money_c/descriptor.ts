@@ -12,4 +12,5 @@ export const descriptor = {
   prefixes: { LR: ['88', '77'] },
   feeBasisPoints: 200,
   live: null,
+  payouts: null,
 } as const satisfies ProviderDescriptor;

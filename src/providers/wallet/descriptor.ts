@@ -9,4 +9,5 @@ export const descriptor = {
   merchant: { countries: '*', currencies: ['USD', 'GHS', 'EUR'] },
   feeBasisPoints: 100,
   live: null,
+  payouts: null,
 } as const satisfies ProviderDescriptor;
