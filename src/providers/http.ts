@@ -227,3 +227,16 @@ export async function sendWithToken(
     if (attempt === 2) throw refusedTwice();
   }
 }
+
+/**
+ * An OAuth-style token answer as MoMo and Airtel give it: `{access_token, token_type?, expires_in}`, `expires_in` in
+ * seconds, a number or a string of digits (Airtel documents "180").
+ */
+export const accessTokenAnswer = z.object({
+  access_token: z.string().min(1),
+  token_type: z.string().optional(),
+  expires_in: z
+    .union([z.number(), z.string().regex(/^[0-9]+$/)])
+    .transform(Number)
+    .pipe(z.number().int().positive()),
+});

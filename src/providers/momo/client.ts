@@ -7,6 +7,7 @@
  */
 import { z } from '../../lib/zod';
 import {
+  accessTokenAnswer,
   documentedAnswer,
   providerHttp,
   sendWithToken,
@@ -38,16 +39,6 @@ export class MomoAuthenticationError extends Error {
     this.name = 'MomoAuthenticationError';
   }
 }
-
-/** `POST /{product}/token/` → 200. */
-const tokenAnswer = z.object({
-  access_token: z.string().min(1),
-  token_type: z.string().optional(),
-  expires_in: z
-    .union([z.number(), z.string().regex(/^[0-9]+$/)])
-    .transform(Number)
-    .pipe(z.number().int().positive()),
-});
 
 /** A product's client: its token (cached) and its authorised calls. */
 export interface MomoClient {
@@ -97,7 +88,7 @@ export function createMomoClient(
       );
       if (response.status !== 200)
         throw new MomoAuthenticationError(`MoMo refused the ${product} API user and key (HTTP ${response.status})`);
-      const answer = documentedAnswer(tokenAnswer, response.json, `POST ${tokenPath}`);
+      const answer = documentedAnswer(accessTokenAnswer, response.json, `POST ${tokenPath}`);
       return { value: answer.access_token, expiresInSeconds: answer.expires_in };
     },
     () => now().getTime(),
