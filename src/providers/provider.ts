@@ -20,6 +20,7 @@ import type { ProviderVariables } from './provider-variables';
 import type { Currency } from '../domain/money';
 import type { StatementSource } from '../domain/reconciliation';
 import type { FailureCode, InitiationRequest, ProviderAnswer, ProviderOutcome } from '../domain/payment';
+import type { PayoutRail } from './payout-rail';
 
 /**
  * A request to collect `amount` minor units of `currency` from `customer` (MSISDN, wallet id …),
@@ -162,4 +163,9 @@ export interface LiveProvider<Settings = never> {
    * absent when the provider offers neither a transaction list nor a balance.
    */
   createStatement?(settings: Settings): StatementSource;
+  /**
+   * The provider's payout rail for `settings` (docs/payouts.md#rails), or undefined when these settings configure
+   * none; absent for a provider that pays nothing out.
+   */
+  createPayoutRail?(settings: Settings, deps: { callbackSecret: string }): PayoutRail | undefined;
 }
