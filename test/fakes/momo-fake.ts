@@ -36,6 +36,8 @@
  * - `GET /disbursement/v1_0/accountholder/msisdn/{msisdn}/active` → 200 `{result}` (false for the "not found"
  *   number and for {@link MomoFake.inactiveHolders});
  * - `GET /disbursement/v1_0/account/balance` → 200 `{availableBalance, currency}` of the target environment.
+ * - `GET /collection/v1_0/account/balance` → the same for the Collection account: what SUCCESSFUL requests to pay
+ *   brought in.
  * A transfer settles after `approvalDelayMs` by the payee's number as a request to pay does by the payer's (the
  * "not found" number fails PAYEE_NOT_FOUND), and fails NOT_ENOUGH_FUNDS when the balance is short; a successful one
  * debits the balance. `reverse` gives a paid transfer's money back to the balance and leaves its status SUCCESSFUL,
@@ -169,6 +171,13 @@ export interface MomoFake {
   readonly tokensIssued: number;
   /** Numbers whose holder the account-holder lookup says is not active (add to it). */
   inactiveHolders: Set<string>;
+  /**
+   * The Collection account's balance in `environment`, in minor units: every SUCCESSFUL request to pay, plus what a
+   * test moved by hand.
+   */
+  collectionBalance(environment: string): number;
+  /** Moves the Collection account's balance by `minor` units (a fee MTN took, money it moved without a request). */
+  adjustCollectionBalance(environment: string, minor: number): void;
   /** The Disbursement account's balance in `environment`, in minor units. */
   balance(environment: string): number;
   /** Settles (or re-opens) a transfer by hand and calls back as the mode says. */
@@ -252,6 +261,7 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
   const requests: FakeRequest[] = [];
   const transactions = new Map<string, FakeRequestToPay>();
   const transfers = new Map<string, FakeTransfer>();
+  const collectionAdjustments = new Map<string, number>();
   const balances = new Map<string, number>(
     Object.keys(environments).map((environment) => [environment, options.disbursementBalance ?? 1_000_000_000]),
   );
@@ -466,10 +476,23 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
   }
 
   /** `transfer.amount` (a decimal string in major units) in minor units. */
-  function minorOf(transfer: FakeTransfer): number {
+  function minorOf(transfer: Pick<FakeTransfer, 'amount' | 'currency'>): number {
     const decimals = DECIMALS[transfer.currency] ?? 2;
     const [whole, fraction = ''] = transfer.amount.split('.');
     return Number(`${whole}${fraction.padEnd(decimals, '0')}`);
+  }
+
+  /** `GET /…/account/balance`: `minor` units of the environment's currency as MoMo writes them (major units). */
+  function balanceAnswer(environment: string, minor: number): Answer {
+    const currency = environments[environment] as string;
+    const decimals = DECIMALS[currency] ?? 2;
+    const sign = minor < 0 ? '-' : '';
+    const units = Math.abs(minor);
+    const availableBalance =
+      decimals === 0
+        ? `${sign}${units}`
+        : `${sign}${Math.trunc(units / 10 ** decimals)}.${String(units % 10 ** decimals).padStart(decimals, '0')}`;
+    return { status: 200, body: { availableBalance, currency } };
   }
 
   function decideTransfer(transfer: FakeTransfer, status: FakeStatus, reason?: FakeReason): void {
@@ -531,16 +554,8 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
       const active = !msisdn.endsWith(MOMO_FAKE_NUMBERS.notFound) && !inactiveHolders.has(msisdn);
       return { status: 200, body: { result: active } };
     }
-    if (method === 'GET' && path === '/disbursement/v1_0/account/balance') {
-      const currency = environments[environment] as string;
-      const decimals = DECIMALS[currency] ?? 2;
-      const minor = balances.get(environment) ?? 0;
-      const availableBalance =
-        decimals === 0
-          ? String(minor)
-          : `${Math.trunc(minor / 10 ** decimals)}.${String(minor % 10 ** decimals).padStart(decimals, '0')}`;
-      return { status: 200, body: { availableBalance, currency } };
-    }
+    if (method === 'GET' && path === '/disbursement/v1_0/account/balance')
+      return balanceAnswer(environment, balances.get(environment) ?? 0);
     return { status: 404, body: { statusCode: 404, message: 'Resource not found' } };
   }
 
@@ -586,8 +601,9 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     }
     const isToken = method === 'POST' && (path === TOKEN_PATH || path === '/collection/token');
     const isRequestToPay = method === 'POST' && path === REQUEST_TO_PAY_PATH;
+    const isBalance = method === 'GET' && path === '/collection/v1_0/account/balance';
     const statusOf = method === 'GET' ? /^\/collection\/v1_0\/requesttopay\/([^/]+)$/.exec(path) : null;
-    if (!isToken && !isRequestToPay && !statusOf)
+    if (!isToken && !isRequestToPay && !statusOf && !isBalance)
       return { status: 404, body: { statusCode: 404, message: 'Resource not found' } };
     const refused = checkSubscription(headers, 'collection');
     if (refused) return refused;
@@ -595,6 +611,7 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     const auth = authorise(headers, 'collection');
     if (!('environment' in auth)) return auth;
     if (isRequestToPay) return requestToPay(auth.environment, headers, body);
+    if (isBalance) return balanceAnswer(auth.environment, fake.collectionBalance(auth.environment));
     return status(auth.environment, decodeURIComponent((statusOf as RegExpExecArray)[1] as string));
   }
 
@@ -639,6 +656,15 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     },
     injectFaults(kind, count, paths) {
       faults.inject(kind, count, paths);
+    },
+    collectionBalance(environment) {
+      const collected = [...transactions.values()]
+        .filter((t) => t.environment === environment && t.status === 'SUCCESSFUL')
+        .reduce((sum, t) => sum + minorOf(t), 0);
+      return collected + (collectionAdjustments.get(environment) ?? 0);
+    },
+    adjustCollectionBalance(environment, minor) {
+      collectionAdjustments.set(environment, (collectionAdjustments.get(environment) ?? 0) + minor);
     },
     balance(environment) {
       return balances.get(environment) ?? 0;

@@ -8,6 +8,8 @@ import { expect } from 'chai';
 import { newId } from '../../src/lib/ids';
 import { momoReferenceId } from '../../src/providers/momo/adapter';
 import { createMomoPayoutRail, minorFromMomoAmount } from '../../src/providers/momo/disbursement';
+import { momoStatement } from '../../src/providers/momo/statement';
+import { ProviderUnknownAnswer } from '../../src/providers/http';
 import { momoSettingsSchema, type MomoSettings } from '../../src/providers/momo/settings';
 import { PayoutRailUnavailable, type PayoutRail, type PayoutRequest } from '../../src/providers/payout-rail';
 import { MOMO_FAKE_NUMBERS, startMomoFake, type MomoFake } from '../fakes/momo-fake';
@@ -277,5 +279,35 @@ describe('MoMo payout rail (docs/payouts.md#rails) against the fake MoMo Disburs
     expect(minorFromMomoAmount('1500.00', 'RWF')).to.equal(1500);
     expect(minorFromMomoAmount('12.505', 'GHS')).to.equal(undefined);
     expect(minorFromMomoAmount('abc', 'GHS')).to.equal(undefined);
+  });
+
+  describe('statement: the balances reconciliation compares (docs/reconciliation.md#sources)', () => {
+    it('sums the Collection and Disbursement balances per currency, and follows what MoMo reports', async () => {
+      const statement = momoStatement(settings);
+      if (statement.method !== 'balance') throw new Error('MoMo reports balances only');
+      const expected = () => fake.collectionBalance('mtnrwanda') + fake.balance('mtnrwanda');
+      expect(await statement.balances()).to.deep.equal([{ currency: 'RWF', amount: expected() }]);
+      fake.adjustCollectionBalance('mtnrwanda', 700);
+      const after = await statement.balances();
+      expect(after).to.deep.equal([{ currency: 'RWF', amount: expected() }]);
+      const paths = fake.requests.filter((r) => r.path.endsWith('/account/balance')).map((r) => r.path);
+      expect(paths.slice(-2)).to.deep.equal(['/collection/v1_0/account/balance', '/disbursement/v1_0/account/balance']);
+      const collectionOnly = momoStatement({ ...settings, disbursementApiUser: undefined });
+      if (collectionOnly.method !== 'balance') throw new Error('MoMo reports balances only');
+      expect(await collectionOnly.balances()).to.deep.equal([
+        { currency: 'RWF', amount: fake.collectionBalance('mtnrwanda') },
+      ]);
+    });
+
+    it('fails, never reports a balance, on a 500 or an undocumented answer', async () => {
+      const statement = momoStatement(settings);
+      if (statement.method !== 'balance') throw new Error('MoMo reports balances only');
+      for (const kind of ['error_500', 'undocumented'] as const) {
+        fake.injectFaults(kind, 1, ['/collection/v1_0/account/balance']);
+        let thrown: unknown;
+        await statement.balances().catch((error: unknown) => (thrown = error));
+        expect(thrown, kind).to.be.instanceOf(ProviderUnknownAnswer);
+      }
+    });
   });
 });

@@ -39,7 +39,7 @@ import {
 } from '../payout-rail';
 import { momoAmount, momoReferenceId, momoText, MOMO_ENVIRONMENT_CURRENCIES, type LiveProviderDeps } from './adapter';
 import { isUuid, momoCallbackUrl } from './callback';
-import { createMomoClient, MomoAuthenticationError, momoErrorOf } from './client';
+import { createMomoClient, MomoAuthenticationError, momoErrorOf, type MomoClient, type MomoProduct } from './client';
 import { descriptor } from './descriptor';
 import { transferFailureCodeOf, transferOutcomeOf, transferResult } from './payout-statuses';
 import type { MomoSettings } from './settings';
@@ -48,7 +48,7 @@ import { reasonCodeOf } from './statuses';
 /** `GET /disbursement/v1_0/accountholder/msisdn/{msisdn}/active` → 200. */
 const accountHolderAnswer = z.object({ result: z.boolean() });
 
-/** `GET /disbursement/v1_0/account/balance` → 200. */
+/** `GET /{collection|disbursement}/v1_0/account/balance` → 200. */
 const balanceAnswer = z.object({
   availableBalance: z.union([z.string().regex(/^-?[0-9]+(\.[0-9]+)?$/), z.number()]),
   currency: z.string(),
@@ -66,6 +66,24 @@ export function minorFromMomoAmount(text: string, currency: Currency): number | 
   if (/[^0]/.test(fraction.slice(exponent))) return undefined;
   const minor = Number(`${whole}${fraction.slice(0, exponent).padEnd(exponent, '0')}`);
   return sign === '-' ? -minor : minor;
+}
+
+/**
+ * What MoMo says product `product`'s account holds (`GET /{product}/v1_0/account/balance`), in minor units.
+ * @throws ProviderUnknownAnswer for any other status, an undocumented body or a currency this service cannot read
+ */
+export async function readMomoBalance(call: MomoClient['call'], product: MomoProduct): Promise<RailBalance> {
+  const path = `/${product}/v1_0/account/balance`;
+  const response = await call('GET', path);
+  if (response.status !== 200)
+    throw new ProviderUnknownAnswer(`GET ${path}: undocumented answer (HTTP ${response.status})`, response.status);
+  const answer = documentedAnswer(balanceAnswer, response.json, `GET ${path}`);
+  const amount = isCurrency(answer.currency)
+    ? minorFromMomoAmount(String(answer.availableBalance), answer.currency)
+    : undefined;
+  if (amount === undefined || !isCurrency(answer.currency))
+    throw new ProviderUnknownAnswer(`GET ${path}: a balance of ${answer.currency} this service cannot read`);
+  return { amount, currency: answer.currency };
 }
 
 /**
@@ -191,18 +209,6 @@ export function createMomoPayoutRail(settings: MomoSettings, deps: LiveProviderD
       }
     },
 
-    async balance(): Promise<RailBalance> {
-      const path = '/disbursement/v1_0/account/balance';
-      const response = await client.call('GET', path);
-      if (response.status !== 200)
-        throw new ProviderUnknownAnswer(`GET ${path}: undocumented answer (HTTP ${response.status})`, response.status);
-      const answer = documentedAnswer(balanceAnswer, response.json, `GET ${path}`);
-      const amount = isCurrency(answer.currency)
-        ? minorFromMomoAmount(String(answer.availableBalance), answer.currency)
-        : undefined;
-      if (amount === undefined || !isCurrency(answer.currency))
-        throw new ProviderUnknownAnswer(`GET ${path}: a balance of ${answer.currency} this service cannot read`);
-      return { amount, currency: answer.currency };
-    },
+    balance: () => readMomoBalance(client.call, 'disbursement'),
   };
 }
