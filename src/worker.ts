@@ -16,9 +16,12 @@ import { createProviderRequestJournal } from './db/provider-requests';
 import { createSandboxLedger } from './db/sandbox-ledger';
 import { createMailer } from './lib/mailer';
 import { createLogger, getProcessLogger, temporalLevelOf, temporalLogger, type Logger } from './logger';
-import { providerRegistryFromConfig } from './providers/registry';
+import { liveStatementSources, providerRegistryFromConfig } from './providers/registry';
 import { startSandboxCallbackPump } from './providers/sandbox/callback-pump';
 import { connectClient, connectWorker } from './temporal';
+import { defaultStatementSource } from './activities/reconciliation-activities';
+import type { ProviderCode } from './domain/catalogue';
+import { ensureReconciliationSchedules, reconciledAccounts } from './services/reconciliation-service';
 
 /**
  * Activity dependencies built from configuration: database pool, provider adapters (the sandbox
@@ -29,7 +32,9 @@ export async function createActivityDeps(config: Config, logger?: Logger): Promi
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, logger, dbTimeoutsOf(config));
   const providers = providerRegistryFromConfig(createSandboxLedger(db), config, createProviderRequestJournal(db));
   const temporal = await connectClient(config);
-  return { db, providers, temporal, mailer: createMailer(config), config };
+  const live = liveStatementSources(config.PROVIDERS.live);
+  const statementSource = defaultStatementSource(db, (account) => live(account.provider));
+  return { db, providers, temporal, mailer: createMailer(config), config, statementSource };
 }
 
 /**
@@ -187,6 +192,14 @@ async function main(): Promise<void> {
           logger,
         })
       : undefined;
+  // The daily reconciliation of each provider account (docs/reconciliation.md#runs), created once by whichever payments
+  // worker starts first; a failure to create them is logged and tried again at the next start.
+  if (runsPayments) {
+    const live = Object.keys(config.PROVIDERS.live) as ProviderCode[];
+    await ensureReconciliationSchedules(deps.temporal, config.TEMPORAL_TASK_QUEUE, reconciledAccounts(live))
+      .then((created) => created.length > 0 && logger.info({ schedules: created }, 'reconciliation schedules created'))
+      .catch((error: unknown) => logger.warn({ err: error }, 'reconciliation schedules not created'));
+  }
   logger.info({ role: config.WORKER_ROLE, taskQueues: queues, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
   // A worker that fails ends the process (its error is thrown); SIGINT/SIGTERM stop them all.
   await Promise.all(workers.map((worker) => worker.run()));

@@ -2,10 +2,14 @@
 import { failDataErrorsNonRetryably } from './data-errors';
 import { createLiveAccessActivities, type LiveAccessActivityDeps } from './live-access-activities';
 import { createPaymentActivities, type PaymentActivityDeps } from './payment-activities';
+import { createReconciliationActivities, type ReconciliationActivityDeps } from './reconciliation-activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook-activities';
 
 /** Dependencies of all activities. */
-export type ActivityDeps = PaymentActivityDeps & LiveAccessActivityDeps & WebhookActivityDeps;
+export type ActivityDeps = PaymentActivityDeps &
+  LiveAccessActivityDeps &
+  WebhookActivityDeps &
+  ReconciliationActivityDeps;
 
 /**
  * All activities, keyed by name, for `Worker.create({activities})`. A statement PostgreSQL refuses
@@ -17,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPaymentActivities(deps),
     ...createLiveAccessActivities(deps),
     ...createWebhookActivities(deps),
+    ...createReconciliationActivities(deps),
   });
 }
 

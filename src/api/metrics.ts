@@ -10,7 +10,8 @@
  * - the backlog (docs/operations.md#backlog): `paycollect_webhook_deliveries_pending`,
  *   `paycollect_webhook_delivery_oldest_pending_seconds`, `paycollect_refunds_pending`,
  *   `paycollect_refund_oldest_pending_seconds`, by environment, read from partial indexes at most
- *   every 15 s and absent when PostgreSQL did not answer within 1 s;
+ *   every 15 s and absent when PostgreSQL did not answer within 1 s; and the open reconciliation exceptions
+ *   `paycollect_reconciliation_exceptions{provider,kind}` read the same way;
  * - the process's own (`paycollect_api_process_…`, `paycollect_api_nodejs_…`).
  * What happens to a payment after the API (created, settled, provider calls, refunds, webhooks) is
  * counted by the worker on its own endpoint (src/activities/business-metrics.ts).
@@ -152,6 +153,18 @@ export function createMetrics(db: Db): Metrics {
     (b) => b.refunds,
     'oldestSeconds',
   );
+
+  new Gauge({
+    name: 'paycollect_reconciliation_exceptions',
+    help: 'Open reconciliation exceptions, by provider and kind (docs/reconciliation.md#exceptions)',
+    labelNames: ['provider', 'kind'],
+    registers: [registry],
+    async collect() {
+      const read = await backlog.readWithin(READ_MODEL_PROBE_TIMEOUT_MS);
+      this.reset();
+      for (const row of read?.exceptions ?? []) this.set({ provider: row.provider, kind: row.kind }, row.count);
+    },
+  });
 
   new Gauge({
     name: 'paycollect_event_streams_open',

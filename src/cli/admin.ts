@@ -50,6 +50,15 @@ import {
   stuckDeliveries,
 } from '../services/operations-service';
 import type { WebhookServiceDeps } from '../services/webhook-service';
+import {
+  daysBetween,
+  exceptionById,
+  exceptions as listReconciliationExceptions,
+  resolve as resolveReconciliationException,
+  runReconciliation,
+} from '../services/reconciliation-service';
+import { PROVIDER_CODES, type ProviderCode } from '../domain/catalogue';
+import { formatException, formatExceptionLine, formatRunResult } from './reconciliation-format';
 import { formatPendingRefund, formatStory, formatStuckDelivery, parseDuration } from './operations-format';
 
 /** Where the command writes: standard output and standard error by default. */
@@ -83,6 +92,11 @@ class Resources {
         WEBHOOK_ALLOW_PRIVATE_TARGETS: this.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
       },
     };
+  }
+
+  /** The payment task queue, where reconciliation runs (docs/reconciliation.md#runs). */
+  get taskQueue(): string {
+    return this.config.TEMPORAL_TASK_QUEUE;
   }
 
   deps(): ReviewServiceDeps {
@@ -383,6 +397,85 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
     .action(async (paymentId: string, options: { json?: boolean }) => {
       const story = await paymentStory(await resources().operations(), paymentId);
       io.out(options.json ? `${printableJson(story)}\n` : formatStory(story));
+    });
+
+  const recon = program
+    .command('recon')
+    .description("reconciliation against the providers' books (docs/reconciliation.md): runs and exceptions");
+  const environmentOption = () =>
+    new Option('--environment <environment>', 'sandbox or live').choices(['sandbox', 'live']).default('live');
+  recon
+    .command('run')
+    .description('reconcile a provider account for a range of UTC days now, and wait for each run')
+    .addOption(new Option('--provider <code>', 'the provider code').choices(PROVIDER_CODES).makeOptionMandatory())
+    .addOption(environmentOption())
+    .requiredOption('--from <day>', 'first UTC day, YYYY-MM-DD')
+    .option('--to <day>', 'last UTC day, YYYY-MM-DD (default: --from)')
+    .action(async (options: { provider: ProviderCode; environment: 'sandbox' | 'live'; from: string; to?: string }) => {
+      const days = daysBetween(options.from, options.to ?? options.from);
+      const opened = await resources().operations();
+      const results = await runReconciliation(
+        opened.temporal,
+        resources().taskQueue,
+        { provider: options.provider, environment: options.environment },
+        days,
+      );
+      for (const result of results) io.out(formatRunResult(options, result));
+    });
+  recon
+    .command('exceptions')
+    .description('list reconciliation exceptions, newest first')
+    .addOption(new Option('--status <status>', 'open or resolved').choices(['open', 'resolved']))
+    .addOption(new Option('--provider <code>', 'only this provider').choices(PROVIDER_CODES))
+    .addOption(new Option('--environment <environment>', 'only this environment').choices(['sandbox', 'live']))
+    .addOption(new Option('--limit <n>', 'at most this many').argParser(positiveInteger).default(50))
+    .option('--json', 'print them as JSON')
+    .action(
+      async (options: {
+        status?: 'open' | 'resolved';
+        provider?: string;
+        environment?: 'sandbox' | 'live';
+        limit: number;
+        json?: boolean;
+      }) => {
+        const found = await listReconciliationExceptions(resources().deps().db, {
+          ...options,
+          limit: Math.min(options.limit, 1000),
+        });
+        if (options.json) io.out(`${printableJson(found)}\n`);
+        else if (found.length === 0) io.out('none\n');
+        else for (const exception of found) io.out(formatExceptionLine(exception));
+      },
+    );
+  recon
+    .command('show')
+    .description('show an exception with its evidence')
+    .argument('<rex_id>', 'the exception id')
+    .action(async (id: string) => {
+      io.out(formatException(await exceptionById(resources().deps().db, id)));
+    });
+  recon
+    .command('resolve')
+    .description('resolve an exception with a reason; --adjustment posts an adjustment journal to the provider account')
+    .argument('<rex_id>', 'the exception id')
+    .requiredOption('--reason <text>', 'why, for the ledger and the audit')
+    .option(
+      '--adjustment <minor_units>',
+      'minor units the provider holds more (negative: less) than our books said',
+      (value: string) => {
+        if (!/^-?\d{1,15}$/.test(value) || Number(value) === 0)
+          throw new InvalidArgumentError('a non-zero whole number of minor units');
+        return Number(value);
+      },
+    )
+    .option('--operator <name>', 'who resolves it', defaultReviewer())
+    .action(async (id: string, options: { reason: string; adjustment?: number; operator: string }) => {
+      const resolved = await resolveReconciliationException(resources().deps().db, id, options);
+      io.out(
+        `resolved ${printable(resolved.id)} as ${printable(resolved.resolvedBy ?? '')}` +
+          (resolved.adjustmentJournalId ? `; adjustment journal ${resolved.adjustmentJournalId}` : '') +
+          '\n',
+      );
     });
 
   return program;

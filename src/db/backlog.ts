@@ -19,6 +19,8 @@ export interface BacklogFigure {
 export interface Backlog {
   deliveries: BacklogFigure[];
   refunds: BacklogFigure[];
+  /** Open reconciliation exceptions by provider and kind (docs/reconciliation.md#exceptions). */
+  exceptions: { provider: string; kind: string; count: number }[];
 }
 
 /** Open rows of `table`, by environment: one index-only aggregate. */
@@ -38,10 +40,17 @@ async function openBy(db: Db, table: 'webhook_deliveries' | 'refunds'): Promise<
   }));
 }
 
-/** The open deliveries and refunds by environment (two aggregates on partial indexes). */
+/** The open deliveries and refunds by environment, and the open exceptions (aggregates on partial indexes). */
 export async function readBacklog(db: Db): Promise<Backlog> {
-  const [deliveries, refunds] = await Promise.all([openBy(db, 'webhook_deliveries'), openBy(db, 'refunds')]);
-  return { deliveries, refunds };
+  const [deliveries, refunds, exceptions] = await Promise.all([
+    openBy(db, 'webhook_deliveries'),
+    openBy(db, 'refunds'),
+    db('reconciliation_exceptions')
+      .where('status', 'open')
+      .groupBy('provider', 'kind')
+      .select('provider', 'kind', db.raw('count(*)::int as count')) as Promise<Backlog['exceptions']>,
+  ]);
+  return { deliveries, refunds, exceptions };
 }
 
 /** A delivery an operator looks at: open for long, or given up on. */

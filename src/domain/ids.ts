@@ -21,6 +21,11 @@ export const ID_PREFIXES = {
   auditEntry: 'act_',
   member: 'mem_',
   invitation: 'inv_',
+  journal: 'jrn_',
+  balanceTransaction: 'txn_',
+  adjustment: 'adj_',
+  reconciliationRun: 'rcr_',
+  reconciliationException: 'rex_',
 } as const;
 
 /** Length of the random part of ids (docs/payments.md#payment-record: 24). */

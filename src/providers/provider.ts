@@ -19,7 +19,9 @@ import type { ProviderCapabilities, ProviderDescriptor } from '../domain/provide
 import type { ProviderRequestJournal } from '../domain/provider-requests';
 import type { ProviderVariables } from './provider-variables';
 import type { Currency } from '../domain/money';
+import type { StatementSource } from '../domain/reconciliation';
 import type { FailureCode, InitiationRequest, ProviderAnswer, ProviderOutcome } from '../domain/payment';
+import type { PayoutRail } from './payout-rail';
 
 /**
  * A request to collect `amount` minor units of `currency` from `customer` (MSISDN, wallet id …),
@@ -186,4 +188,14 @@ export interface LiveProvider<Settings = never> {
    * the provider signs nothing; `journal` records the requests a provider cannot recognise as repeated.
    */
   createAdapter(settings: Settings, deps: { callbackSecret: string; journal: ProviderRequestJournal }): PaymentProvider;
+  /**
+   * The provider's own books of the account `settings` name, for reconciliation (docs/reconciliation.md#sources);
+   * absent when the provider offers neither a transaction list nor a balance.
+   */
+  createStatement?(settings: Settings): StatementSource;
+  /**
+   * The provider's payout rail for `settings` (docs/payouts.md#rails), or undefined when these settings configure
+   * none; absent for a provider that pays nothing out.
+   */
+  createPayoutRail?(settings: Settings, deps: { callbackSecret: string }): PayoutRail | undefined;
 }

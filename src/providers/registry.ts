@@ -4,6 +4,7 @@
  * Live: only adapters of {@link LIVE_PROVIDERS} whose credentials are configured; a live payment of
  * any other provider answers 503 `provider_unavailable`.
  */
+import type { StatementSource } from '../domain/reconciliation';
 import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
@@ -60,6 +61,19 @@ export function providerRegistryFromConfig(
     },
     config.PROVIDERS,
   );
+}
+
+/**
+ * The live providers' own books (docs/reconciliation.md#sources) for the accounts `settings` configure,
+ * by provider code; undefined for a provider without credentials or without a statement.
+ */
+export function liveStatementSources(settings: ProviderSettings): (provider: string) => StatementSource | undefined {
+  const sources = new Map<string, StatementSource>();
+  for (const live of LIVE_PROVIDERS) {
+    const configured = (settings as Readonly<Record<string, unknown>>)[live.descriptor.code];
+    if (configured && live.createStatement) sources.set(live.descriptor.code, live.createStatement(configured));
+  }
+  return (provider) => sources.get(provider);
 }
 
 /** The adapters `settings` configure, by provider code. */

@@ -283,3 +283,31 @@ export interface WebhookActivities {
   /** Ends a delivery whose endpoint was disabled or deleted before it finished. Idempotent. */
   recordWebhookDeliveryCancelled(input: { deliveryId: string }): Promise<void>;
 }
+
+/** One reconciliation run's subject (docs/reconciliation.md#runs): a provider account and a UTC day. */
+export interface ReconciliationInput {
+  provider: ProviderCode;
+  environment: Environment;
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+}
+
+/** What a reconciliation run found. */
+export interface ReconciliationSummary {
+  runId: string;
+  method: 'transactions' | 'balance' | 'none';
+  /** Movements compared on each side (transactions), or currencies compared (balance). */
+  compared: { ours: number; theirs: number };
+  /** Exceptions found by this run, and how many of them were new. */
+  exceptionsFound: number;
+  exceptionsAdded: number;
+}
+
+/** The activity of a reconciliation run. */
+export interface ReconciliationActivities {
+  /**
+   * Compares our books with the provider's for the day and stores each difference once; marks the run
+   * failed and throws when either side cannot be read (retried; nothing counts as reconciled).
+   */
+  reconcileProviderDay(input: ReconciliationInput): Promise<ReconciliationSummary>;
+}

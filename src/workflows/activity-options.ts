@@ -173,3 +173,14 @@ export const DELIVERY_RECORD_OPTIONS: ActivityOptions = {
     nonRetryableErrorTypes: NON_RETRYABLE_TYPES,
   },
 };
+
+/**
+ * A reconciliation run (docs/reconciliation.md#runs): one attempt may read a provider's statement for
+ * minutes; one that fails (the provider answers 500, times out, pages for ever) is retried every few
+ * minutes for up to a day, and the run stays `failed` in between.
+ */
+export const RECONCILIATION_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  scheduleToCloseTimeout: '1 day',
+  retry: { initialInterval: '1 minute', backoffCoefficient: 2, maximumInterval: '30 minutes' },
+};

@@ -18,8 +18,20 @@
  * the push is accepted (`TIP`), then after `approvalDelayMs` it is decided and called back.
  * Faults (`injectFaults`): the next N matching requests are handled (the fake acts), then answered
  * 500, never answered (a hang, until `close`), or answered with an undocumented body.
+ *
+ * Disbursements (B2C), with the same token and headers:
+ * - `POST /standard/v2/disbursements/` (and v1) `{payee: {msisdn}, reference (4 to 64 letters and digits), pin,
+ *   transaction: {amount, id, type}}`: the `pin` must decrypt (RSA PKCS#1 v1.5, the fake's own key pair, whose
+ *   public half is `pinPublicKey`) to the wallet's PIN, else 400 ROUTER115; a repeated id → 400 ESB000041
+ *   DP00900001017; otherwise the disbursement is made at once → 200 `{data: {transaction: {reference_id,
+ *   airtel_money_id, id, status: TS}}, status: {response_code: DP00900001001, result_code: ESB000010}}`, or refused
+ *   (TF) for an invalid number (DP00900001012) or a balance too short (DP00900001007);
+ * - `GET /standard/v1/disbursements/{id}` (and v2) → `{data: {transaction: {id, status, message, airtel_money_id}},
+ *   status}`, 404 ESB000045 DP00900001015 for an unknown id.
+ * The payee's number decides as {@link AIRTEL_FAKE_PAYEES} says; `reverse` turns a paid disbursement `TR` and gives
+ * its money back to the balance.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { constants, createHmac, generateKeyPairSync, privateDecrypt, randomBytes, type KeyObject } from 'node:crypto';
 import type http from 'node:http';
 import { type FakeFaultKind, FaultQueue, SentLog } from './faults';
 import { FakeTimers, postCallback, startFakeServer } from './server';
@@ -40,6 +52,16 @@ export const AIRTEL_FAKE_NUMBERS = {
   ambiguous: '106',
   /** The push itself is refused: 400 DP00800001010 (payer barred or not registered). */
   refusedAtInitiation: '107',
+} as const;
+
+/** What the fake's disbursement payees do, by the last three digits of their national number (others are paid). */
+export const AIRTEL_FAKE_PAYEES = {
+  /** Refused at once, `TF` DP00900001012: invalid mobile number. */
+  invalidNumber: '201',
+  /** Answered DP00900001000 (ambiguous) though made; `TIP`, then paid after `approvalDelayMs`. */
+  ambiguous: '206',
+  /** Answered DP00900001006 (in process); stays `TIP`. */
+  processing: '205',
 } as const;
 
 /** The Airtel transaction statuses the fake gives. */
@@ -65,6 +87,10 @@ export interface AirtelFakeOptions {
   approvalDelayMs?: number;
   /** Port to listen on (default: a free one). */
   port?: number;
+  /** The disbursement wallet's PIN (default `1234`). */
+  disbursementPin?: string;
+  /** The disbursement wallet's opening balance in each country, in minor units (default 10^9). */
+  disbursementBalance?: number;
 }
 
 /** One request the fake got (the token endpoint's too). */
@@ -94,6 +120,19 @@ export interface FakeTransaction {
   refundId: string | null;
 }
 
+/** A disbursement as the fake holds it; `amount` as sent (major units). */
+export interface FakeDisbursement {
+  id: string;
+  country: string;
+  currency: string;
+  msisdn: string;
+  amount: number;
+  status: FakeTransactionStatus;
+  airtelMoneyId: string | null;
+  message: string;
+  responseCode: string;
+}
+
 /** One callback the fake sent: its raw body and what the receiver answered. */
 export interface SentCallback {
   url: string;
@@ -111,6 +150,16 @@ export interface AirtelFake {
   callbacks: SentCallback[];
   /** Tokens issued so far. */
   readonly tokensIssued: number;
+  /** Disbursements, by transaction id. */
+  disbursements: ReadonlyMap<string, FakeDisbursement>;
+  /** The public key the disbursement PIN is encrypted with: base64 DER (SPKI), as Airtel's portal gives it. */
+  pinPublicKey: string;
+  /** The disbursement wallet's balance in `country`, in minor units. */
+  balance(country: string): number;
+  /** Turns a paid disbursement `TR` (reversed) and gives its money back to the balance. */
+  reverse(id: string): void;
+  /** Decides a disbursement still `TIP` by hand (`TS` debits the balance). */
+  decideDisbursement(id: string, status: 'TS' | 'TF'): void;
   /** Changes how it calls back, and where. */
   setMode(mode: { callbacks?: FakeCallbackMode; callbackUrl?: string | null }): void;
   /**
@@ -186,6 +235,22 @@ function isAmount(amount: unknown, decimals: number): amount is number {
   return !String(amount).includes('e') && fraction.length <= decimals;
 }
 
+/**
+ * `ciphertext` (base64) decrypted with `key` and PKCS#1 v1.5 type 2 padding removed by hand (Node refuses that
+ * padding for private decryption since CVE-2023-46809); undefined when it is not such a ciphertext.
+ */
+function decryptPkcs1(ciphertext: string, key: KeyObject): string | undefined {
+  let block: Buffer;
+  try {
+    block = privateDecrypt({ key, padding: constants.RSA_NO_PADDING }, Buffer.from(ciphertext, 'base64'));
+  } catch {
+    return undefined;
+  }
+  const end = block.indexOf(0, 2);
+  if (block[0] !== 0 || block[1] !== 2 || end < 10) return undefined;
+  return block.subarray(end + 1).toString('utf8');
+}
+
 /** Starts the fake on 127.0.0.1 (see the module's comment). */
 export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<AirtelFake> {
   const clientId = options.clientId ?? 'airtel-client-id';
@@ -198,6 +263,12 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
 
   const requests: FakeRequest[] = [];
   const transactions = new Map<string, FakeTransaction>();
+  const disbursements = new Map<string, FakeDisbursement>();
+  const pin = options.disbursementPin ?? '1234';
+  const pinKeys = generateKeyPairSync('rsa', { modulusLength: 1024 });
+  const balances = new Map<string, number>(
+    Object.keys(COUNTRIES).map((country) => [country, options.disbursementBalance ?? 1_000_000_000]),
+  );
   const tokens = new Map<string, number>();
   const sentCallbacks = new SentLog<SentCallback>();
   const faults = new FaultQueue((path) => path === '/auth/oauth2/token');
@@ -413,6 +484,112 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     };
   }
 
+  /** `amount` (major units) of `country`'s currency in minor units. */
+  const minorOf = (amount: number, country: string) =>
+    Math.round(amount * 10 ** (COUNTRIES[country] as (typeof COUNTRIES)[string]).decimals);
+
+  /** A disbursement's answer or enquiry body. */
+  function disbursementBody(d: FakeDisbursement, withReference: boolean): Record<string, unknown> {
+    const failed = d.status === 'TF';
+    return {
+      data: {
+        transaction: {
+          ...(withReference ? { reference_id: `CI${d.id.slice(-10)}` } : {}),
+          ...(d.airtelMoneyId ? { airtel_money_id: d.airtelMoneyId } : {}),
+          id: d.id,
+          ...(withReference ? {} : { message: d.message }),
+          status: d.status,
+        },
+      },
+      status: { ...statusBlock(200, d.message, 'ESB000010', d.responseCode), success: !failed },
+    };
+  }
+
+  /** Settles a disbursement: paid (debiting the balance, or refused when it is short) or refused. */
+  function settleDisbursement(d: FakeDisbursement, status: 'TS' | 'TF', responseCode = 'DP00900001013'): void {
+    const balance = balances.get(d.country) ?? 0;
+    if (status === 'TS' && balance < minorOf(d.amount, d.country)) return settleDisbursement(d, 'TF', 'DP00900001007');
+    d.status = status;
+    if (status === 'TS') {
+      balances.set(d.country, balance - minorOf(d.amount, d.country));
+      d.airtelMoneyId = `disbursement-${randomBytes(6).toString('hex').toUpperCase()}`;
+      d.responseCode = 'DP00900001001';
+      d.message = `You have sent ${d.currency} ${d.amount} to ${d.msisdn}.`;
+    } else {
+      d.responseCode = responseCode;
+      d.message =
+        responseCode === 'DP00900001007'
+          ? 'Not enough funds in account to complete the transaction.'
+          : responseCode === 'DP00900001012'
+            ? 'Mobile number entered is incorrect.'
+            : 'The transaction was refused.';
+    }
+  }
+
+  function disburse(country: string, body: unknown): Answer {
+    const served = COUNTRIES[country] as (typeof COUNTRIES)[string];
+    const given = (body ?? {}) as {
+      payee?: Record<string, unknown>;
+      reference?: unknown;
+      pin?: unknown;
+      transaction?: Record<string, unknown>;
+    };
+    const payee = given.payee ?? {};
+    const tx = given.transaction ?? {};
+    if (typeof payee.msisdn !== 'string' || typeof tx.id !== 'string' || tx.id === '' || typeof given.pin !== 'string')
+      return error(400, 'Mandatory parameters are missing either in the header or body.', 'ROUTER003');
+    if (typeof given.reference !== 'string' || !/^[0-9A-Za-z]{4,64}$/.test(given.reference))
+      return error(400, 'Field validation: reference.', 'ESB000008');
+    if (decryptPkcs1(given.pin, pinKeys.privateKey) !== pin)
+      return error(400, 'Pin you have entered is incorrect.', 'ROUTER115');
+    if (!new RegExp(`^[0-9]{${served.msisdnLength}}$`).test(payee.msisdn))
+      return error(400, `Invalid MSISDN Length. MSISDN Length should be ${served.msisdnLength}`, 'ESB000033');
+    if (!isAmount(tx.amount, served.decimals))
+      return error(400, 'Amount entered is out of range.', 'ESB000008', 'DP00900001004');
+    if (disbursements.has(tx.id)) return error(400, 'Duplicate Transaction Id.', 'ESB000041', 'DP00900001017');
+    const d: FakeDisbursement = {
+      id: tx.id,
+      country,
+      currency: served.currency,
+      msisdn: payee.msisdn,
+      amount: tx.amount,
+      status: 'TIP',
+      airtelMoneyId: null,
+      message: 'Transaction is in process.',
+      responseCode: 'DP00900001006',
+    };
+    disbursements.set(d.id, d);
+    const suffix = payee.msisdn.slice(-3);
+    if (suffix === AIRTEL_FAKE_PAYEES.processing) return { status: 200, body: disbursementBody(d, true) };
+    if (suffix === AIRTEL_FAKE_PAYEES.ambiguous) {
+      timers.later(approvalDelayMs, () => {
+        if (d.status === 'TIP') settleDisbursement(d, 'TS');
+      });
+      const answer = disbursementBody(d, true);
+      return {
+        status: 200,
+        body: {
+          ...answer,
+          status: statusBlock(
+            200,
+            'The transaction is still processing and is in ambiguous state.',
+            'ESB000010',
+            'DP00900001000',
+          ),
+        },
+      };
+    }
+    if (suffix === AIRTEL_FAKE_PAYEES.invalidNumber) settleDisbursement(d, 'TF', 'DP00900001012');
+    else settleDisbursement(d, 'TS');
+    return { status: 200, body: disbursementBody(d, true) };
+  }
+
+  function enquireDisbursement(country: string, id: string): Answer {
+    const d = disbursements.get(id);
+    if (!d || d.country !== country) return error(404, 'Transaction Not Found.', 'ESB000045', 'DP00900001015');
+    return { status: 200, body: disbursementBody(d, false) };
+  }
+
   /** The control API for other processes (`/_fake/...`). */
   function control(method: string, path: string, body: unknown): Answer {
     const given = (body ?? {}) as Record<string, unknown>;
@@ -438,9 +615,15 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     const isPayment = method === 'POST' && (path === '/merchant/v1/payments/' || path === '/merchant/v1/payments');
     const isRefund = method === 'POST' && path === '/standard/v1/payments/refund';
     const enquiry = method === 'GET' ? /^\/standard\/v1\/payments\/([^/]+)$/.exec(path) : null;
-    if (!isPayment && !isRefund && !enquiry) return { status: 404, body: { error: 'Not Found', path } };
+    const isDisbursement = method === 'POST' && /^\/standard\/v[12]\/disbursements\/?$/.test(path);
+    const disbursementEnquiry = method === 'GET' ? /^\/standard\/v[12]\/disbursements\/([^/]+)$/.exec(path) : null;
+    if (!isPayment && !isRefund && !enquiry && !isDisbursement && !disbursementEnquiry)
+      return { status: 404, body: { error: 'Not Found', path } };
     const auth = authorise(headers);
     if (!('country' in auth)) return auth;
+    if (isDisbursement) return disburse(auth.country, body);
+    if (disbursementEnquiry)
+      return enquireDisbursement(auth.country, decodeURIComponent(disbursementEnquiry[1] as string));
     if (isPayment) return initiate(auth.country, body);
     if (isRefund) return refund(auth.country, body);
     return enquire(auth.country, decodeURIComponent((enquiry as RegExpExecArray)[1] as string));
@@ -464,6 +647,23 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     url: server.url,
     requests,
     transactions,
+    disbursements,
+    pinPublicKey: pinKeys.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+    balance(country) {
+      return balances.get(country) ?? 0;
+    },
+    reverse(id) {
+      const d = disbursements.get(id);
+      if (!d || d.status !== 'TS') throw new Error(`the fake has no paid disbursement ${id}`);
+      d.status = 'TR';
+      d.message = 'Transaction Reversed';
+      balances.set(d.country, (balances.get(d.country) ?? 0) + minorOf(d.amount, d.country));
+    },
+    decideDisbursement(id, status) {
+      const d = disbursements.get(id);
+      if (!d || d.status !== 'TIP') throw new Error(`the fake has no disbursement in process ${id}`);
+      settleDisbursement(d, status);
+    },
     callbacks: sentCallbacks.sent,
     get tokensIssued() {
       return tokensIssued;

@@ -82,6 +82,8 @@ export interface FakeStripe {
   paymentIntent(id: string): StripeJson | undefined;
   /** The refunds of a PaymentIntent, oldest first. */
   refunds(paymentIntentId: string): StripeJson[];
+  /** The account's balance transactions, oldest first (a test may change them to seed a difference). */
+  balanceTransactions: StripeJson[];
   /**
    * Plays the customer's card confirmation (Stripe.js) and sends the event it causes.
    * @returns the HTTP status of each webhook delivery (0 when the connection failed)
@@ -105,6 +107,8 @@ export interface FakeStripe {
   setWebhookUrl(url: string | null): void;
   /** The status of the refunds created from now on (default `succeeded`). */
   setRefundStatus(status: RefundStatus): void;
+  /** From now on every balance transaction page says there is more (a list that never ends). */
+  setStatementPagesForever(on: boolean): void;
   /** Runs `action` just before the next `/v1` request `method path` is handled (to stage a race). */
   beforeNext(method: string, path: string, action: () => void): void;
   /** The next `count` `/v1` requests meet `kind`. */
@@ -159,6 +163,10 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
   const intents = new Map<string, StripeJson>();
   const refundsByIntent = new Map<string, StripeJson[]>();
   const refundsById = new Map<string, StripeJson>();
+  // The account's balance transactions, oldest first: a charge when a PaymentIntent succeeds, a refund when one
+  // succeeds.
+  const balanceTransactions: StripeJson[] = [];
+  let statementPagesForever = false;
   const idempotent = new Map<string, { route: string; body: string; status: number; answer: StripeJson }>();
   const requests: RecordedStripeRequest[] = [];
   const hanging = new Set<http.ServerResponse>();
@@ -238,6 +246,53 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     };
   }
 
+  /** Records a balance transaction of `amount` (negative for a refund) with Stripe's fee on charges (2.9 %). */
+  function recordBalanceTransaction(
+    type: 'charge' | 'refund',
+    source: string,
+    amount: number,
+    currency: unknown,
+  ): void {
+    const fee = type === 'charge' ? Math.round(amount * 0.029) : 0;
+    balanceTransactions.push({
+      id: newId('txn_'),
+      object: 'balance_transaction',
+      amount,
+      currency,
+      fee,
+      net: amount - fee,
+      type,
+      reporting_category: type,
+      source,
+      status: 'pending',
+      created: now(),
+      available_on: now() + 2 * 86_400,
+    });
+  }
+
+  /** `GET /v1/balance_transactions`: newest first, `created[gte|lt]`, cursor, `expand[]=data.source`. */
+  function listBalanceTransactions(params: Record<string, string>): StripeJson {
+    const gte = params['created[gte]'] !== undefined ? Number(params['created[gte]']) : -Infinity;
+    const lt = params['created[lt]'] !== undefined ? Number(params['created[lt]']) : Infinity;
+    let list = balanceTransactions.filter((t) => (t.created as number) >= gte && (t.created as number) < lt).reverse();
+    if (params.starting_after && !statementPagesForever)
+      list = list.slice(list.findIndex((t) => t.id === params.starting_after) + 1);
+    const limit = Number(params.limit ?? 10);
+    const expand = Object.entries(params).some(([key, value]) => key.startsWith('expand') && value === 'data.source');
+    const page = list.slice(0, limit).map((t) => {
+      if (!expand) return t;
+      const source = t.source as string;
+      const intent = [...intents.values()].find((i) => i.latest_charge === source);
+      return { ...t, source: intent ? chargeOf(intent) : (refundsById.get(source) ?? source) };
+    });
+    return {
+      object: 'list',
+      url: '/v1/balance_transactions',
+      has_more: statementPagesForever || list.length > limit,
+      data: page,
+    };
+  }
+
   function refundedSoFar(intentId: string): number {
     return (refundsByIntent.get(intentId) ?? [])
       .filter((r) => r.status !== 'failed' && r.status !== 'canceled')
@@ -310,6 +365,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       }
       return undefined;
     }
+    if (segments[1] === 'balance_transactions' && method === 'GET' && !segments[2])
+      return { status: 200, body: listBalanceTransactions(params) };
     if (segments[1] === 'refunds') {
       const id = segments[2];
       if (method === 'POST' && !id) {
@@ -354,7 +411,10 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
         };
         refundsById.set(refund.id as string, refund);
         refundsByIntent.set(intentId, [...(refundsByIntent.get(intentId) ?? []), refund]);
-        if (refundStatus === 'succeeded') void emit('charge.refunded', chargeOf(intent));
+        if (refundStatus === 'succeeded') {
+          recordBalanceTransaction('refund', refund.id as string, -amount, intent.currency);
+          void emit('charge.refunded', chargeOf(intent));
+        }
         return { status: 200, body: refund };
       }
       if (method === 'GET' && id) {
@@ -460,6 +520,7 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       if (body.callbacks !== undefined) callbacks = body.callbacks as CallbackMode;
       if (body.webhook_url !== undefined) webhookUrl = body.webhook_url as string | null;
       if (body.refund_status !== undefined) refundStatus = body.refund_status as RefundStatus;
+      if (body.statement_pages_forever !== undefined) statementPagesForever = Boolean(body.statement_pages_forever);
       return send(200, { callbacks, webhook_url: webhookUrl, refund_status: refundStatus });
     }
     if (req.method === 'POST' && url.pathname === '/__fake/faults') {
@@ -494,6 +555,7 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     requests,
     paymentIntent: (id) => intents.get(id),
     refunds: (paymentIntentId) => refundsByIntent.get(paymentIntentId) ?? [],
+    balanceTransactions,
     async confirm(id, outcome) {
       const intent = intents.get(id);
       if (!intent) throw new Error(`the fake never created PaymentIntent ${id}`);
@@ -507,6 +569,7 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
           last_payment_error: null,
           payment_method: newId('pm_'),
         });
+        recordBalanceTransaction('charge', intent.latest_charge as string, intent.amount as number, intent.currency);
         return emit('payment_intent.succeeded', intent);
       }
       const insufficient = outcome === 'insufficient_funds';
@@ -540,6 +603,9 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     },
     setWebhookUrl(url) {
       webhookUrl = url;
+    },
+    setStatementPagesForever(on) {
+      statementPagesForever = on;
     },
     setRefundStatus(status) {
       refundStatus = status;

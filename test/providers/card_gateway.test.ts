@@ -14,7 +14,7 @@ import {
   type PaymentProvider,
   type RefundRequest,
 } from '../../src/providers/provider';
-import { createStripeProvider } from '../../src/providers/card_gateway/adapter';
+import { createStripeClient, createStripeProvider } from '../../src/providers/card_gateway/adapter';
 import { STRIPE_SIGNATURE_HEADER } from '../../src/providers/card_gateway/callback';
 import { stripeSettingsSchema, type StripeSettings } from '../../src/providers/card_gateway/settings';
 import {
@@ -25,6 +25,7 @@ import {
   stripeAmountOf,
 } from '../../src/providers/card_gateway/statuses';
 import { newId } from '../../src/lib/ids';
+import { MAX_STATEMENT_PAGES, stripeStatement } from '../../src/providers/card_gateway/statement';
 import { resolveStripeMock, startStripeMock, type StripeMock } from '../../scripts/lib/stripe-mock';
 import { startFakeStripe, type FakeStripe, type StripeJson } from '../fakes/stripe';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -559,6 +560,49 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
       );
       const answer = await impatient.initiate(request);
       expect(answer.outcome).to.deep.equal({ status: 'pending' });
+    });
+  });
+
+  describe("statement: Stripe's books for reconciliation (docs/reconciliation.md#sources)", () => {
+    const window = () => {
+      const from = new Date(Date.now() - 3_600_000).toISOString();
+      return { from, to: new Date(Date.now() + 3_600_000).toISOString() };
+    };
+
+    it("lists the window's charges and refunds by PaymentIntent, gross, through the official package", async () => {
+      const statement = stripeStatement(createStripeClient(settings));
+      const reference = await collected(2500);
+      await stripe.refund(refundRequest(reference, 700, 2500));
+      if (statement.method !== 'transactions') throw new Error('Stripe lists transactions');
+      const entries = await statement.entries({ window: window() });
+      const mine = entries.filter((entry) => entry.providerReference === reference);
+      expect(mine.map(({ kind, amount, currency, status }) => ({ kind, amount, currency, status }))).to.deep.equal([
+        { kind: 'refund', amount: 700, currency: 'USD', status: 'settled' },
+        { kind: 'collection', amount: 2500, currency: 'USD', status: 'settled' },
+      ]);
+      const request = fake.requests.filter((r) => r.path.startsWith('/v1/balance_transactions')).at(-1);
+      expect(request?.params).to.include({ 'expand[0]': 'data.source', limit: '100' });
+      const byIntent = await statement.entries({ providerReferences: [reference] });
+      expect(byIntent.map((entry) => [entry.kind, entry.amount])).to.deep.equal([
+        ['collection', 2500],
+        ['refund', 700],
+      ]);
+    });
+
+    it('fails on a 500 and on a list that never ends, rather than reconcile half a day', async () => {
+      const statement = stripeStatement(createStripeClient(settings));
+      if (statement.method !== 'transactions') throw new Error('Stripe lists transactions');
+      await collected(1200);
+      fake.fail(1, 'error500');
+      expect(String(await rejectionOf(statement.entries({ window: window() })))).to.match(/unknown error/);
+      fake.setStatementPagesForever(true);
+      try {
+        expect(String(await rejectionOf(statement.entries({ window: window() })))).to.include(
+          `did not end within ${MAX_STATEMENT_PAGES} pages`,
+        );
+      } finally {
+        fake.setStatementPagesForever(false);
+      }
     });
   });
 });

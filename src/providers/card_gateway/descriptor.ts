@@ -12,5 +12,7 @@ export const descriptor = {
   generic: { method: 'card', countries: '*', currencies: ['USD', 'EUR', 'GBP'] },
   merchant: { countries: '*', currencies: ['USD', 'EUR', 'GBP', 'GHS'] },
   feeBasisPoints: 290,
+  settlementDelayDays: 2,
   live: { cancel: true, refund: true, partialRefund: true },
+  payouts: null,
 } as const satisfies ProviderDescriptor;

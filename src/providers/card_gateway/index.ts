@@ -3,7 +3,8 @@
  * (docs/providers.md#new-provider).
  */
 import type { LiveProvider } from '../provider';
-import { createStripeProvider } from './adapter';
+import { createStripeClient, createStripeProvider } from './adapter';
+import { stripeStatement } from './statement';
 import { descriptor } from './descriptor';
 import { variables, type StripeSettings } from './settings';
 
@@ -12,4 +13,5 @@ export const provider: LiveProvider<StripeSettings> = {
   descriptor,
   variables,
   createAdapter: (settings) => createStripeProvider(settings),
+  createStatement: (settings) => stripeStatement(createStripeClient(settings)),
 };

@@ -31,14 +31,7 @@ import { CURRENCY_EXPONENTS, type Currency } from '../../domain/money';
 import type { ProviderAnswer } from '../../domain/payment';
 import { parseMsisdn } from '../../domain/phone';
 import { z } from '../../lib/zod';
-import {
-  documentedAnswer,
-  providerHttp,
-  ProviderUnknownAnswer,
-  TokenCache,
-  type FetchLike,
-  type ProviderHttpResponse,
-} from '../http';
+import { documentedAnswer, ProviderUnknownAnswer, type FetchLike } from '../http';
 import {
   ProviderRefusal,
   ProviderUnsupported,
@@ -50,6 +43,7 @@ import {
   type RefundRequest,
 } from '../provider';
 import { parseAirtelCallback } from './callback';
+import { AIRTEL_COUNTRY_CURRENCIES, createAirtelClient, type AirtelCountry } from './client';
 import { descriptor } from './descriptor';
 import type { AirtelSettings } from './settings';
 import {
@@ -60,16 +54,7 @@ import {
   type AirtelTransactionStatus,
 } from './statuses';
 
-/**
- * The countries this service collects in through Airtel (docs/payments.md#methods), with the currency of their wallets
- * (Airtel's X-Country → X-Currency).
- */
-export const AIRTEL_COUNTRY_CURRENCIES = { RW: 'RWF', UG: 'UGX', KE: 'KES' } as const satisfies Record<
-  string,
-  Currency
->;
-/** A country this adapter collects in. */
-export type AirtelCountry = keyof typeof AIRTEL_COUNTRY_CURRENCIES;
+export { AIRTEL_COUNTRY_CURRENCIES, type AirtelCountry } from './client';
 
 /** Base62 characters after the country prefix of a transaction id. */
 export const TRANSACTION_ID_HASH_LENGTH = 20;
@@ -108,34 +93,15 @@ export function airtelAmount(minor: number, currency: Currency): number {
   return Number(`${Math.trunc(minor / scale)}.${String(minor % scale).padStart(exponent, '0')}`);
 }
 
-/**
- * Airtel refused our client credentials, or our access token twice: a configuration fault, retried like an unknown
- * answer.
- */
-export class AirtelAuthenticationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'AirtelAuthenticationError';
-  }
-}
+export { AirtelAuthenticationError } from './client';
 
 /** The `status` block every Airtel answer carries. */
-const statusBlock = z.object({
+export const statusBlock = z.object({
   code: z.union([z.string(), z.number()]).optional(),
   message: z.string().optional(),
   result_code: z.string().optional(),
   response_code: z.string().optional(),
   success: z.boolean().optional(),
-});
-
-/** `POST /auth/oauth2/token` → 200. `expires_in` is documented as a string of seconds ("180"). */
-const tokenAnswer = z.object({
-  access_token: z.string().min(1),
-  expires_in: z
-    .union([z.number(), z.string().regex(/^[0-9]+$/)])
-    .transform(Number)
-    .pipe(z.number().int().positive()),
-  token_type: z.string().optional(),
 });
 
 /**
@@ -183,12 +149,12 @@ interface EnquiredTransaction {
 }
 
 /** True for the HTTP statuses after which Airtel may have acted without saying (read time-out, rate limit). */
-function isAmbiguousHttpStatus(status: number): boolean {
+export function isAmbiguousHttpStatus(status: number): boolean {
   return status === 408 || status === 429;
 }
 
 /** True for a 2xx status. */
-function isSuccess(status: number): boolean {
+export function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
@@ -209,66 +175,10 @@ export function createAirtelProvider(
   settings: AirtelSettings,
   deps: { fetch?: FetchLike; now?: () => Date } = {},
 ): PaymentProvider {
-  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
   const fetchImpl = deps.fetch ?? fetch;
   const now = deps.now ?? (() => new Date());
 
-  const tokens = new TokenCache(
-    async () => {
-      const response = await providerHttp(
-        {
-          method: 'POST',
-          url: `${baseUrl}/auth/oauth2/token`,
-          body: {
-            client_id: settings.clientId,
-            client_secret: settings.clientSecret,
-            grant_type: 'client_credentials',
-          },
-          timeoutMs: settings.timeoutMs,
-        },
-        fetchImpl,
-      );
-      if (!isSuccess(response.status))
-        throw new AirtelAuthenticationError(`Airtel refused the client credentials (HTTP ${response.status})`);
-      const answer = documentedAnswer(tokenAnswer, response.json, 'POST /auth/oauth2/token');
-      return { value: answer.access_token, expiresInSeconds: answer.expires_in };
-    },
-    () => now().getTime(),
-  );
-
-  /**
-   * One authorised call in `country` (headers X-Country and X-Currency from it). A 401 forgets the
-   * token and retries once with a new one (nothing was done under a refused token).
-   * @throws ProviderUnknownAnswer (time-out, network, 5xx), AirtelAuthenticationError (401 twice, or the token refused)
-   */
-  async function call(
-    method: 'GET' | 'POST',
-    path: string,
-    country: AirtelCountry,
-    body?: unknown,
-  ): Promise<ProviderHttpResponse> {
-    for (let attempt = 1; ; attempt += 1) {
-      const token = await tokens.get();
-      const response = await providerHttp(
-        {
-          method,
-          url: `${baseUrl}${path}`,
-          headers: {
-            authorization: `Bearer ${token}`,
-            'x-country': country,
-            'x-currency': AIRTEL_COUNTRY_CURRENCIES[country],
-          },
-          body,
-          timeoutMs: settings.timeoutMs,
-        },
-        fetchImpl,
-      );
-      if (response.status !== 401) return response;
-      tokens.invalidate();
-      if (attempt === 2)
-        throw new AirtelAuthenticationError(`${method} ${path}: Airtel refused a new access token (401)`);
-    }
-  }
+  const { call } = createAirtelClient(settings, fetchImpl, now);
 
   /** The country of a reference of ours. @throws ProviderRefusal when `reference` is not an id this adapter makes */
   function countryOf(reference: string): AirtelCountry {

@@ -4,12 +4,14 @@
  */
 import type { LiveProvider } from '../provider';
 import { createAirtelProvider } from './adapter';
+import { createAirtelPayoutRail } from './disbursement';
 import { descriptor } from './descriptor';
 import { variables, type AirtelSettings } from './settings';
 
-/** Airtel Money's descriptor, settings and adapter factory (its adapter parses its callbacks). */
+/** Airtel Money's descriptor, settings, adapter factory (its adapter parses its callbacks) and disbursement rail. */
 export const provider: LiveProvider<AirtelSettings> = {
   descriptor,
   variables,
   createAdapter: (settings) => createAirtelProvider(settings),
+  createPayoutRail: (settings) => createAirtelPayoutRail(settings),
 };

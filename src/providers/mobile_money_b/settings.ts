@@ -12,15 +12,32 @@ import { descriptor } from './descriptor';
  * - `clientId`, `clientSecret`: the application's credentials from the Airtel developer portal;
  * - `callbackPrivateKey`: the private key of "callback authentication" in the application's
  *   settings; when set, every callback must carry its valid `hash` (see ./callback.ts);
- * - `timeoutMs`: time-out of every call to Airtel, in milliseconds (default 15000).
+ * - `timeoutMs`: time-out of every call to Airtel, in milliseconds (default 15000);
+ * - `disbursementPin`, `pinPublicKey`: the disbursement wallet's 4-digit PIN and Airtel's RSA public key (base64 DER,
+ *   or PEM) it is encrypted with, both or neither; with them Airtel is a payout rail (docs/payouts.md#rails).
  */
-export const airtelSettingsSchema = z.object({
-  baseUrl: z.url(),
-  clientId: z.string().min(1),
-  clientSecret: z.string().min(1),
-  callbackPrivateKey: z.string().min(1).optional(),
-  timeoutMs: z.number().int().positive().default(15000),
-});
+export const airtelSettingsSchema = z
+  .object({
+    baseUrl: z.url(),
+    clientId: z.string().min(1),
+    clientSecret: z.string().min(1),
+    callbackPrivateKey: z.string().min(1).optional(),
+    timeoutMs: z.number().int().positive().default(15000),
+    disbursementPin: z
+      .string()
+      .regex(/^[0-9]{4}$/, 'a PIN of 4 digits')
+      .optional(),
+    pinPublicKey: z.string().min(1).optional(),
+  })
+  .superRefine((settings, context) => {
+    if ((settings.disbursementPin === undefined) === (settings.pinPublicKey === undefined)) return;
+    const missing = settings.disbursementPin === undefined ? 'disbursementPin' : 'pinPublicKey';
+    context.addIssue({
+      code: 'custom',
+      path: [missing],
+      message: 'required when the other disbursement setting is given',
+    });
+  });
 
 /** The adapter's settings, as {@link airtelSettingsSchema} gives them. */
 export type AirtelSettings = z.infer<typeof airtelSettingsSchema>;
@@ -35,6 +52,8 @@ export const variables = {
     clientSecret: { variable: 'CLIENT_SECRET' },
     callbackPrivateKey: { variable: 'CALLBACK_PRIVATE_KEY', optional: true },
     timeoutMs: { variable: 'TIMEOUT_MS', optional: true, numeric: true },
+    disbursementPin: { variable: 'DISBURSEMENT_PIN', optional: true },
+    pinPublicKey: { variable: 'PIN_PUBLIC_KEY', optional: true },
   },
   schema: airtelSettingsSchema,
 } as const satisfies ProviderVariables;

@@ -41,5 +41,9 @@ export const descriptor = {
   feeBasisPoints: 150,
   // Daraja's STK push takes `Amount` as a whole number of shillings.
   wholeUnitsOnly: true,
+  // Mobile money settles with us the next day (docs/ledger.md#available-on).
+  settlementDelayDays: 1,
   live: { cancel: false, refund: false, partialRefund: false },
+  // B2C payouts are not built yet (docs/providers.md#m-pesa).
+  payouts: null,
 } as const satisfies ProviderDescriptor;

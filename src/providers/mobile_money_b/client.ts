@@ -1,0 +1,106 @@
+/**
+ * Airtel Money's authorised HTTP client (docs/providers.md#airtel-money), shared by the collections adapter
+ * (./adapter.ts) and the disbursement rail (./disbursement.ts): `POST /auth/oauth2/token` `{client_id,
+ * client_secret, grant_type: client_credentials}` → `{access_token, expires_in (seconds, sent as a string),
+ * token_type}`, cached; every call carries the Bearer token and `X-Country`/`X-Currency` of the country it is made in.
+ */
+import type { Currency } from '../../domain/money';
+import {
+  accessTokenAnswer,
+  documentedAnswer,
+  providerHttp,
+  sendWithToken,
+  TokenCache,
+  type FetchLike,
+  type ProviderHttpResponse,
+} from '../http';
+import type { AirtelSettings } from './settings';
+
+/**
+ * The countries this service reaches through Airtel (docs/payments.md#methods), with the currency of their wallets
+ * (Airtel's X-Country → X-Currency).
+ */
+export const AIRTEL_COUNTRY_CURRENCIES = { RW: 'RWF', UG: 'UGX', KE: 'KES' } as const satisfies Record<
+  string,
+  Currency
+>;
+/** A country this service reaches through Airtel. */
+export type AirtelCountry = keyof typeof AIRTEL_COUNTRY_CURRENCIES;
+
+/**
+ * Airtel refused our client credentials, or our access token twice: a configuration fault, retried like an unknown
+ * answer.
+ */
+export class AirtelAuthenticationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AirtelAuthenticationError';
+  }
+}
+
+/** The client: its token (cached) and its authorised calls. */
+export interface AirtelClient {
+  /**
+   * A valid access token, from the cache or newly obtained.
+   * @throws AirtelAuthenticationError (credentials refused), ProviderUnknownAnswer (no answer, undocumented body)
+   */
+  token(): Promise<string>;
+  /**
+   * One authorised call in `country` (headers X-Country and X-Currency from it). A 401 forgets the token and retries
+   * once with a new one (nothing was done under a refused token).
+   * @throws ProviderUnknownAnswer (time-out, network, 5xx), AirtelAuthenticationError (401 twice, or the token refused)
+   */
+  call(method: 'GET' | 'POST', path: string, country: AirtelCountry, body?: unknown): Promise<ProviderHttpResponse>;
+}
+
+/** The client of Airtel with `settings`; `fetchImpl` the HTTP client, `now` the token cache's clock. */
+export function createAirtelClient(settings: AirtelSettings, fetchImpl: FetchLike, now: () => Date): AirtelClient {
+  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
+  const tokens = new TokenCache(
+    async () => {
+      const response = await providerHttp(
+        {
+          method: 'POST',
+          url: `${baseUrl}/auth/oauth2/token`,
+          body: {
+            client_id: settings.clientId,
+            client_secret: settings.clientSecret,
+            grant_type: 'client_credentials',
+          },
+          timeoutMs: settings.timeoutMs,
+        },
+        fetchImpl,
+      );
+      if (response.status < 200 || response.status >= 300)
+        throw new AirtelAuthenticationError(`Airtel refused the client credentials (HTTP ${response.status})`);
+      const answer = documentedAnswer(accessTokenAnswer, response.json, 'POST /auth/oauth2/token');
+      return { value: answer.access_token, expiresInSeconds: answer.expires_in };
+    },
+    () => now().getTime(),
+  );
+
+  return {
+    token: () => tokens.get(),
+    call(method, path, country, body) {
+      return sendWithToken(
+        tokens,
+        (token) =>
+          providerHttp(
+            {
+              method,
+              url: `${baseUrl}${path}`,
+              headers: {
+                authorization: `Bearer ${token}`,
+                'x-country': country,
+                'x-currency': AIRTEL_COUNTRY_CURRENCIES[country],
+              },
+              body,
+              timeoutMs: settings.timeoutMs,
+            },
+            fetchImpl,
+          ),
+        () => new AirtelAuthenticationError(`${method} ${path}: Airtel refused a new access token (401)`),
+      );
+    },
+  };
+}
