@@ -178,38 +178,44 @@ export function WebhookDetailPage() {
                     </>
                   ) : null}
                 </p>
-                <table className="attempts-table">
-                  <caption className="visually-hidden">Attempts of delivery {delivery.id}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">#</th>
-                      <th scope="col">Time</th>
-                      <th scope="col">Status code</th>
-                      <th scope="col">Duration</th>
-                      <th scope="col">Response (excerpt)</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {delivery.attempts.length === 0 ? (
+                <div className="table-wrap">
+                  <table className="attempts-table">
+                    <caption className="visually-hidden">Attempts of delivery {delivery.id}</caption>
+                    <thead>
                       <tr>
-                        <td colSpan={5}>No attempt yet{delivery.next_attempt_at ? '' : '.'}</td>
+                        <th scope="col">#</th>
+                        <th scope="col">Time</th>
+                        <th scope="col">Status code</th>
+                        <th scope="col">Duration</th>
+                        <th scope="col">Response (excerpt)</th>
                       </tr>
-                    ) : null}
-                    {delivery.attempts.map((attempt) => (
-                      <tr key={attempt.attempt}>
-                        <td>{attempt.attempt}</td>
-                        <td>
-                          <Time value={attempt.attempted_at} />
-                        </td>
-                        <td>{attempt.status_code ?? '—'}</td>
-                        <td className="num">{attempt.duration_ms} ms</td>
-                        <td className="mono excerpt">
-                          {attempt.error ?? (attempt.response_body ?? '').slice(0, EXCERPT)}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {delivery.attempts.length === 0 ? (
+                        <tr>
+                          <td colSpan={5} className="empty">
+                            No attempt yet{delivery.next_attempt_at ? '' : '.'}
+                          </td>
+                        </tr>
+                      ) : null}
+                      {delivery.attempts.map((attempt) => (
+                        <tr key={attempt.attempt}>
+                          <td data-label="#">{attempt.attempt}</td>
+                          <td data-label="Time">
+                            <Time value={attempt.attempted_at} />
+                          </td>
+                          <td data-label="Status code">{attempt.status_code ?? '—'}</td>
+                          <td data-label="Duration" className="num">
+                            {attempt.duration_ms} ms
+                          </td>
+                          <td data-label="Response (excerpt)" className="mono excerpt">
+                            {attempt.error ?? (attempt.response_body ?? '').slice(0, EXCERPT)}
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
                 {delivery.next_attempt_at ? (
                   <p className="hint">
                     Next attempt at <Time value={delivery.next_attempt_at} />
