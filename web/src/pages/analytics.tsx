@@ -22,6 +22,7 @@ import { api } from '../api';
 import { ErrorBox, PageTitle, Scrollable } from '../components';
 import { useEnv } from '../layout';
 import { exponentOf, formatMinor } from '../money';
+import { methodLabel } from '../operators';
 import type { Analytics } from '../types';
 
 /** Minor units as a plain number of the currency's unit, for chart axes only (never for arithmetic). */
@@ -92,8 +93,19 @@ function CurrencyChart({ currency, daily }: { currency: string; daily: Analytics
   );
 }
 
-function CountChart({ title, counts, testId }: { title: string; counts: Record<string, number>; testId: string }) {
-  const rows = Object.entries(counts).map(([name, count]) => ({ name, count }));
+function CountChart({
+  title,
+  counts,
+  testId,
+  label = (name) => name,
+}: {
+  title: string;
+  counts: Record<string, number>;
+  testId: string;
+  /** How a key of `counts` is shown (a method by its operator's name). */
+  label?: (name: string) => string;
+}) {
+  const rows = Object.entries(counts).map(([name, count]) => ({ name: label(name), count }));
   return (
     <figure className="chart" data-testid={testId}>
       <figcaption>
@@ -220,7 +232,12 @@ export function AnalyticsPage() {
             <CurrencyChart key={row.currency} currency={row.currency} daily={data.daily} />
           ))}
           <div className="panels">
-            <CountChart title="Payments by method" counts={data.count_by_method} testId="by-method" />
+            <CountChart
+              title="Payments by method"
+              counts={data.count_by_method}
+              testId="by-method"
+              label={methodLabel}
+            />
             <CountChart title="Payments by status" counts={data.count_by_status} testId="by-status" />
           </div>
         </>

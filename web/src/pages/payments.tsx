@@ -12,6 +12,7 @@ import { api, type Environment } from '../api';
 import { DataTable, ErrorBox, Notice, PageTitle, Pager, StatusBadge, Time } from '../components';
 import { useEnv } from '../layout';
 import { CURRENCIES, formatMinor } from '../money';
+import { methodLabel } from '../operators';
 import { PAYMENT_METHODS, PAYMENT_STATUSES, type Pagination, type Transaction } from '../types';
 
 const PAGE_SIZE = 20;
@@ -136,7 +137,7 @@ function columns(env: Environment) {
       ),
     }),
     column.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} /> }),
-    column.accessor('payment_method', { header: 'Method' }),
+    column.accessor('payment_method', { header: 'Method', cell: (info) => methodLabel(info.getValue()) }),
     column.accessor('customer', { header: 'Customer', cell: (info) => info.getValue() ?? '—' }),
     column.accessor('description', { header: 'Description', cell: (info) => info.getValue() ?? '—' }),
     column.accessor('created_at', { header: 'Created', cell: (info) => <Time value={info.getValue()} /> }),
@@ -217,7 +218,9 @@ export function PaymentsPage() {
           <select id="f-method" value={draft.method} onChange={set('method')}>
             <option value="">Any</option>
             {PAYMENT_METHODS.map((m) => (
-              <option key={m}>{m}</option>
+              <option key={m} value={m}>
+                {methodLabel(m)}
+              </option>
             ))}
           </select>
         </div>

@@ -1,7 +1,7 @@
 /**
  * One webhook endpoint (docs/webhooks.md): edit, enable or disable, delete, send a test event, rotate the
  * signing secret (shown once), and its deliveries with every attempt (time, status code, duration,
- * response excerpt) and a resend button.
+ * response excerpt), what it sent (headers and body) and a resend button.
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -14,6 +14,73 @@ import { EventPicker } from './webhooks';
 
 const PAGE_SIZE = 10;
 const EXCERPT = 200;
+
+/** An event as `GET /v1/developer/events/{id}` answers it. */
+interface EventView {
+  id: string;
+  object: 'event';
+  event: string;
+  created_at: string;
+  data: unknown;
+}
+
+/**
+ * What a delivery sent (docs/webhooks.md#signatures): its headers and its JSON body, the event without its
+ * `object` field; read when the merchant opens it. The signatures are described, never recomputed here: they need
+ * the secret.
+ */
+function DeliveryPayload({ delivery }: { delivery: Delivery }) {
+  const env = useEnv();
+  const [open, setOpen] = useState(false);
+  const event = useQuery({
+    queryKey: ['event', env, delivery.event_id],
+    queryFn: () => api<EventView>(`/v1/developer/events/${encodeURIComponent(delivery.event_id)}`, { env }),
+    // A test event is sent, not stored (docs/webhooks.md#test): there is nothing to read.
+    enabled: open && delivery.event !== 'webhook.test',
+    staleTime: Infinity,
+  });
+  const body = event.data
+    ? { id: event.data.id, event: event.data.event, created_at: event.data.created_at, data: event.data.data }
+    : undefined;
+  return (
+    <details className="payload" onToggle={(e) => setOpen(e.currentTarget.open)} data-testid="delivery-payload">
+      <summary>Payload and headers</summary>
+      <table className="compact">
+        <caption className="visually-hidden">Headers of delivery {delivery.id}</caption>
+        <tbody>
+          {[
+            ['Content-Type', 'application/json'],
+            ['User-Agent', 'paycollect-webhooks/1.0'],
+            ['webhook-id', delivery.event_id],
+            ['webhook-timestamp', 'the Unix seconds of each attempt'],
+            ['webhook-signature', "v1,… (Standard Webhooks, with the endpoint's secret)"],
+            ['X-Webhook-Signature', "sha256=… (HMAC-SHA256 of the body, with the endpoint's secret)"],
+          ].map(([name, value]) => (
+            <tr key={name}>
+              <th scope="row">
+                <code>{name}</code>
+              </th>
+              <td className="mono">{value}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {delivery.event === 'webhook.test' ? (
+        <p className="hint">
+          A test event is not kept: its body was{' '}
+          <code>{'{id, event: "webhook.test", created_at, data: {webhook_id}}'}</code>.
+        </p>
+      ) : null}
+      <ErrorBox error={event.error} />
+      {event.isFetching && !body ? <p>Loading…</p> : null}
+      {body ? (
+        <pre className="mono" data-testid="delivery-body" tabIndex={0} aria-label={`Body of delivery ${delivery.id}`}>
+          {JSON.stringify(body, null, 2)}
+        </pre>
+      ) : null}
+    </details>
+  );
+}
 
 /** The webhook detail screen. */
 export function WebhookDetailPage() {
@@ -221,6 +288,7 @@ export function WebhookDetailPage() {
                     Next attempt at <Time value={delivery.next_attempt_at} />
                   </p>
                 ) : null}
+                <DeliveryPayload delivery={delivery} />
                 {delivery.event !== 'webhook.test' ? (
                   <button
                     type="button"
