@@ -435,7 +435,7 @@ export interface paths {
         };
         /**
          * List transactions
-         * @description Payments and refunds as one list, newest first, with fee and net in minor units, counting only money that moved: a payment whose money was not collected (pending, processing, failed, cancelled) and a refund not completed have fee 0 and net 0; a completed refund's net is negative. Filters: `status` (one or more, comma-separated), `method`, `currency`, `q` (part of an id, the description or the customer) and `date` (`YYYY-MM-DD` or `YYYY-MM-DD..YYYY-MM-DD`, UTC days). Pass the first page's `pagination.as_of` with later pages so that new transactions do not shift them. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         * @description Payments and refunds as one list, newest first, with fee and net in minor units, counting only money that moved: a payment whose money was not collected (pending, processing, failed, cancelled) and a refund not completed have fee 0 and net 0; a completed refund's net is negative. Filters: `status` (one or more, comma-separated), `method`, `currency`, `q` (part of an id, the description or the customer) and `date` (`YYYY-MM-DD` or `YYYY-MM-DD..YYYY-MM-DD`, UTC days). Page with a cursor as `GET /v1/payments` does: pass `pagination.next_starting_after` as `starting_after` for the next page; or by number, passing the first page's `pagination.as_of` with later pages. Either way new transactions do not shift the pages. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
         get: operations["getV1DeveloperTransactions"];
         put?: never;
@@ -4143,6 +4143,8 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 environment?: "sandbox" | "live";
+                /** @description A payment or refund id (`pay_…`, `ref_…`): answer the transactions that come after it in the list, i.e. created before it. Pass `pagination.next_starting_after` of the previous page; `page` is then ignored. */
+                starting_after?: string;
                 as_of?: string;
                 status?: string;
                 method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mobile_money_c" | "wallet";
@@ -4189,7 +4191,9 @@ export interface operations {
                      *           "limit": 10,
                      *           "total": 1,
                      *           "total_pages": 1,
-                     *           "as_of": "2026-11-24T12:00:00.000Z"
+                     *           "as_of": "2026-11-24T12:00:00.000Z",
+                     *           "has_more": false,
+                     *           "next_starting_after": null
                      *         }
                      *       }
                      *     }
@@ -4222,8 +4226,15 @@ export interface operations {
                                 limit: number;
                                 total: number;
                                 total_pages: number;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description The instant the page was read as of; pass it with later page numbers
+                                 */
                                 as_of: string;
+                                /** @description True when more items follow the last one of this page */
+                                has_more: boolean;
+                                /** @description Pass it as `starting_after` for the next page; null on the last page */
+                                next_starting_after: string | null;
                             };
                         };
                     };

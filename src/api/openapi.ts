@@ -666,7 +666,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     path: '/v1/developer/transactions',
     tag: 'Dashboard',
     summary: 'List transactions',
-    description: `Payments and refunds as one list, newest first, with fee and net in minor units, counting only money that moved: a payment whose money was not collected (pending, processing, failed, cancelled) and a refund not completed have fee 0 and net 0; a completed refund's net is negative. Filters: \`status\` (one or more, comma-separated), \`method\`, \`currency\`, \`q\` (part of an id, the description or the customer) and \`date\` (\`YYYY-MM-DD\` or \`YYYY-MM-DD..YYYY-MM-DD\`, UTC days). Pass the first page's \`pagination.as_of\` with later pages so that new transactions do not shift them. ${DASHBOARD_CREDENTIALS}`,
+    description: `Payments and refunds as one list, newest first, with fee and net in minor units, counting only money that moved: a payment whose money was not collected (pending, processing, failed, cancelled) and a refund not completed have fee 0 and net 0; a completed refund's net is negative. Filters: \`status\` (one or more, comma-separated), \`method\`, \`currency\`, \`q\` (part of an id, the description or the customer) and \`date\` (\`YYYY-MM-DD\` or \`YYYY-MM-DD..YYYY-MM-DD\`, UTC days). Page with a cursor as \`GET /v1/payments\` does: pass \`pagination.next_starting_after\` as \`starting_after\` for the next page; or by number, passing the first page's \`pagination.as_of\` with later pages. Either way new transactions do not shift the pages. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: transactionsQuery,
     success: {
@@ -675,12 +675,26 @@ export const ROUTE_DOCS: RouteDoc[] = [
       schema: out.envelope(
         z.object({
           transactions: z.array(out.transaction),
-          pagination: out.pagination.extend({ as_of: z.iso.datetime() }),
+          pagination: out.pagination.extend({
+            as_of: z.iso.datetime().openapi({
+              description: 'The instant the page was read as of; pass it with later page numbers',
+            }),
+            has_more: out.cursorPagination.shape.has_more,
+            next_starting_after: out.cursorPagination.shape.next_starting_after,
+          }),
         }),
       ),
       example: ok('Transactions retrieved', {
         transactions: [example.transaction],
-        pagination: { page: 1, limit: 10, total: 1, total_pages: 1, as_of: '2026-11-24T12:00:00.000Z' },
+        pagination: {
+          page: 1,
+          limit: 10,
+          total: 1,
+          total_pages: 1,
+          as_of: '2026-11-24T12:00:00.000Z',
+          has_more: false,
+          next_starting_after: null,
+        },
       }),
     },
   },

@@ -2,7 +2,7 @@
  * What a merchant reads on the dashboard's detail screens (README.md#dashboard), in Chromium against the real
  * stack: a fully refunded payment offers no refund form; the activity log links its targets and actors to their
  * screens; a webhook delivery shows the headers and the body it sent; methods and providers go by their
- * operators' names (from the providers' descriptors), never by the API's codes.
+ * operators' names (from the providers' descriptors), never by the API's codes; payments page by cursor.
  */
 import { expect } from 'chai';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
@@ -104,6 +104,32 @@ describe('dashboard details (README.md#dashboard)', function () {
     expect(sent).to.deep.equal(JSON.parse(received!.body));
     const headers = (await delivery.getByTestId('delivery-payload').textContent()) ?? '';
     expect(headers).to.include(`webhook-id${sent.id}`);
+    expect(pageErrors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('pages payments by cursor: the next page starts after the last row, new payments shift nothing, previous goes back', async () => {
+    const owner = await registerDeveloper();
+    const pending = { ...PAYMENT, phone_number: '+250788000003' };
+    const ids: string[] = [];
+    for (let i = 0; i < 22; i += 1)
+      ids.push((await call('/v1/payments', { key: owner.key, body: pending })).body.data.id);
+    const { context, page, pageErrors } = await newPage();
+    await signIn(page, owner);
+    const rows = page.getByTestId('payments-table').locator('tbody tr');
+    const firstIds = async () => (await rows.locator('a').allTextContents()).map((text) => text.trim());
+    await page.getByText('Page 1 · 22 in all').waitFor();
+    const first = await firstIds();
+    expect(first).to.deep.equal([...ids].reverse().slice(0, 20));
+    await call('/v1/payments', { key: owner.key, body: pending });
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('Page 2 · 23 in all').waitFor();
+    expect(new URL(page.url()).searchParams.get('after')).to.equal(first[19]);
+    expect(await firstIds()).to.deep.equal([ids[1], ids[0]]);
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).to.equal(true);
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.getByText(/^Page 1 · /).waitFor();
+    expect(new URL(page.url()).searchParams.get('after')).to.equal(null);
     expect(pageErrors).to.deep.equal([]);
     await context.close();
   });

@@ -231,6 +231,45 @@ export function Pager({
   );
 }
 
+/**
+ * Pages of a cursor-paginated list (docs/limits.md#lists), as `GET /v1/payments` pages: `position` is how many pages
+ * came before this one; `onNext` asks for the page after its last item, `onPrevious` and `onFirst` go back.
+ */
+export function CursorPager({
+  position,
+  hasMore,
+  total,
+  onFirst,
+  onPrevious,
+  onNext,
+}: {
+  position: number;
+  hasMore: boolean;
+  total: number;
+  onFirst: () => void;
+  onPrevious: () => void;
+  onNext: () => void;
+}) {
+  return (
+    <nav className="pager" aria-label="Pages">
+      {position > 1 ? (
+        <button type="button" onClick={onFirst}>
+          Newest
+        </button>
+      ) : null}
+      <button type="button" onClick={onPrevious} disabled={position === 0}>
+        Previous page
+      </button>
+      <span aria-live="polite">
+        Page {position + 1} · {total} in all
+      </span>
+      <button type="button" onClick={onNext} disabled={!hasMore}>
+        Next page
+      </button>
+    </nav>
+  );
+}
+
 /** A status as a coloured badge (the word is always there, colour is never the only cue). */
 export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge badge-${status}`}>{status.replace(/_/g, ' ')}</span>;

@@ -21,6 +21,14 @@ const environment = z.enum(['sandbox', 'live']).optional();
  */
 export const transactionsQuery = z.strictObject({
   ...pageQueryFields,
+  /**
+   * A payment or refund id: answer the transactions after it in the list (created before it), as `GET /v1/payments`
+   * pages; pass the previous page's `pagination.next_starting_after`.
+   */
+  starting_after: z.string().min(1).max(64).optional().openapi({
+    description:
+      'A payment or refund id (`pay_…`, `ref_…`): answer the transactions that come after it in the list, i.e. created before it. Pass `pagination.next_starting_after` of the previous page; `page` is then ignored.',
+  }),
   /** The `pagination.as_of` of the first page: later pages then ignore transactions created since. */
   as_of: z.iso
     .datetime({ offset: true })
