@@ -16,7 +16,7 @@ export interface paths {
          * Liveness
          * @description Answers 200 while the process runs.
          */
-        get: operations["getHealthz"];
+        get: operations["checkHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -36,7 +36,7 @@ export interface paths {
          * Readiness
          * @description Answers 200 when the database and the workflow engine can be reached, 503 naming what cannot.
          */
-        get: operations["getReadyz"];
+        get: operations["checkReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -53,7 +53,7 @@ export interface paths {
             cookie?: never;
         };
         /** Prometheus metrics */
-        get: operations["getMetrics"];
+        get: operations["retrieveMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -73,7 +73,7 @@ export interface paths {
          * This document
          * @description The OpenAPI 3.1 description of this API, from which clients can be generated.
          */
-        get: operations["getV1OpenapiJson"];
+        get: operations["retrieveOpenApiDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -90,7 +90,7 @@ export interface paths {
             cookie?: never;
         };
         /** API reference page */
-        get: operations["getDocs"];
+        get: operations["retrieveApiReference"];
         put?: never;
         post?: never;
         delete?: never;
@@ -107,7 +107,7 @@ export interface paths {
             cookie?: never;
         };
         /** Assets of the reference page */
-        get: operations["getDocsAssetsFile"];
+        get: operations["retrieveApiReferenceAsset"];
         put?: never;
         post?: never;
         delete?: never;
@@ -129,7 +129,7 @@ export interface paths {
          * Register a developer account
          * @description Creates your account and merchant (`mer_…`) and answers a session token and your first sandbox secret key. The key's secret is shown only in this answer: store it. Passwords have 10 to 200 characters.
          */
-        post: operations["postV1AuthRegister"];
+        post: operations["registerDeveloper"];
         delete?: never;
         options?: never;
         head?: never;
@@ -149,7 +149,7 @@ export interface paths {
          * Log in
          * @description Answers a session token for the dashboard endpoints, valid for one hour. A wrong e-mail address and a wrong password get the same answer.
          */
-        post: operations["postV1AuthLogin"];
+        post: operations["createSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -167,7 +167,7 @@ export interface paths {
          * List payments
          * @description Your payments in the key's environment, newest first, `limit` per page (default 10, at most 100). For the next page pass the `pagination.next_starting_after` of this one as `starting_after`; new payments created meanwhile do not shift the pages. Filter by `status`, `payment_method` and creation time (`created[gte]`, `created[lte]`: Unix seconds or ISO 8601). Payments created through the merchant-scoped endpoint are listed too, in this form.
          */
-        get: operations["getV1Payments"];
+        get: operations["listPayments"];
         put?: never;
         /**
          * Create a payment
@@ -177,7 +177,7 @@ export interface paths {
          *
          *     Sandbox test numbers (national number ending): `0001` completes at once, `0002` is declined, `0003` never answers and expires; any other completes after a few seconds.
          */
-        post: operations["postV1Payments"];
+        post: operations["createPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -192,7 +192,7 @@ export interface paths {
             cookie?: never;
         };
         /** Retrieve a payment */
-        get: operations["getV1PaymentsId"];
+        get: operations["retrievePayment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -214,7 +214,7 @@ export interface paths {
          * Cancel a payment
          * @description Cancels a `pending` or `processing` payment, with an optional `reason`. If the provider reports the customer's payment first, the cancel loses: 409 `payment_not_cancellable`, and the payment is `completed`.
          */
-        post: operations["postV1PaymentsIdCancel"];
+        post: operations["cancelPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -234,7 +234,7 @@ export interface paths {
          * Refund a payment
          * @description Refunds part (`amount`, in minor units) or all (no `amount`: the whole rest) of a `completed` payment. The refund is written before the provider is asked. It is `completed`, `failed` when the provider refused it (nothing moved; `refund.failed` is sent and the amount is refundable again), or `pending` when the provider's answer is not known yet: the amount then stays reserved (the payment's `amount_refund_pending`) and `refund.completed` or `refund.failed` follows once the provider decides. A `reason` that is not well-formed Unicode text is refused (400) before anything is written or sent.
          */
-        post: operations["postV1PaymentsIdRefund"];
+        post: operations["refundPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -254,7 +254,7 @@ export interface paths {
          * Create a payment (merchant-scoped)
          * @description The merchant-scoped form of payment creation: `amount` is a decimal string with two decimals (`"1500.00"`, also for currencies without minor units, where the decimals are `.00`), the key goes in `X-API-Key`, and errors answer `{error}`. The fee is in `metadata.fee_amount` and `metadata.fee_percentage`.
          */
-        post: operations["postV1ApiMerchantsMerchantIdPayments"];
+        post: operations["createMerchantPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -269,7 +269,7 @@ export interface paths {
             cookie?: never;
         };
         /** Retrieve a payment (merchant-scoped) */
-        get: operations["getV1ApiMerchantsMerchantIdPaymentsPaymentId"];
+        get: operations["retrieveMerchantPayment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -290,12 +290,12 @@ export interface paths {
          * Provider callback (PUT)
          * @description The same callback for providers that call back with PUT (MTN MoMo does). Called by payment providers, not by merchants. Each provider authenticates its own way; a callback is a hint that the payment's status is then confirmed with the provider.
          */
-        put: operations["putV1ProviderCallbacksProvider"];
+        put: operations["receiveProviderCallbackByPut"];
         /**
          * Provider callback
          * @description Called by payment providers, not by merchants. Each provider authenticates its own way; a callback is a hint that the payment's status is then confirmed with the provider.
          */
-        post: operations["postV1ProviderCallbacksProvider"];
+        post: operations["receiveProviderCallback"];
         delete?: never;
         options?: never;
         head?: never;
@@ -315,7 +315,7 @@ export interface paths {
          * Confirm a sandbox card payment
          * @description Plays the card gateway in the sandbox, as the gateway's client library would in your front end: send the payment's `client_secret` and a test card. `4242424242424242` succeeds, `4000000000000002` is declined, `4000000000009995` has insufficient funds. No API key: the client secret is the credential.
          */
-        post: operations["postV1SandboxCardGatewayConfirm"];
+        post: operations["confirmSandboxCardPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -335,7 +335,7 @@ export interface paths {
          * Simulate a sandbox bank transfer
          * @description Makes the customer's transfer of a sandbox bank transfer payment arrive (`completed`) or fail (`failed`) now, instead of after 30 seconds.
          */
-        post: operations["postV1SandboxPaymentsIdSimulate"];
+        post: operations["simulateSandboxPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -353,7 +353,7 @@ export interface paths {
          * List events
          * @description Your events, newest first, `limit` per page (default 10, at most 100); `type` filters by event name. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperEvents"];
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -373,7 +373,7 @@ export interface paths {
          * Retrieve an event
          * @description With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperEventsId"];
+        get: operations["retrieveEvent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -393,7 +393,7 @@ export interface paths {
          * Stream sandbox events
          * @description Your sandbox events as Server-Sent Events, as `paycollect listen` reads them: `retry:`, an `id:` with its start position and a `: connected` comment, then one message per event (`id` the event id, `event` its name, `data` the webhook delivery payload as JSON), a `: heartbeat` comment every 15 seconds, and the end after an hour. Reconnect with `Last-Event-ID` to resume right after the last event you received. Sandbox secret keys and sandbox session tokens only.
          */
-        get: operations["getV1DeveloperEventsStream"];
+        get: operations["streamEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -413,12 +413,12 @@ export interface paths {
          * Retrieve your profile
          * @description With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperProfile"];
+        get: operations["retrieveProfile"];
         /**
          * Update your profile
          * @description Changes any of `name`, `business_name`, `country` (ISO 3166-1 alpha-2) and `phone` (E.164); `null` clears the optional ones. Other fields are refused.
          */
-        put: operations["putV1DeveloperProfile"];
+        put: operations["updateProfile"];
         post?: never;
         delete?: never;
         options?: never;
@@ -437,7 +437,7 @@ export interface paths {
          * List transactions
          * @description Payments and refunds as one list, newest first, with fee and net in minor units, counting only money that moved: a payment whose money was not collected (pending, processing, failed, cancelled) and a refund not completed have fee 0 and net 0; a completed refund's net is negative. Filters: `status` (one or more, comma-separated), `method`, `currency`, `q` (part of an id, the description or the customer) and `date` (`YYYY-MM-DD` or `YYYY-MM-DD..YYYY-MM-DD`, UTC days). Page with a cursor as `GET /v1/payments` does: pass `pagination.next_starting_after` as `starting_after` for the next page; or by number, passing the first page's `pagination.as_of` with later pages. Either way new transactions do not shift the pages. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperTransactions"];
+        get: operations["listTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -457,7 +457,7 @@ export interface paths {
          * Retrieve a transaction
          * @description A payment or a refund by its id. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperTransactionsId"];
+        get: operations["retrieveTransaction"];
         put?: never;
         post?: never;
         delete?: never;
@@ -477,7 +477,7 @@ export interface paths {
          * Analytics
          * @description Volumes, fees and net per currency, counts by status and by method, the success rate (completed among decided payments) and a daily series, from `from` to `to` (UTC days, both included; default the last 30 days). With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperAnalytics"];
+        get: operations["retrieveAnalytics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -497,7 +497,7 @@ export interface paths {
          * Audit log
          * @description Every change made to your account through the API or by a reviewer, newest first. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperActivity"];
+        get: operations["listActivity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -517,7 +517,7 @@ export interface paths {
          * Payment detail with its timeline
          * @description A payment with its fee and net (0 and 0 unless its money was collected), its refunds and their course (`refund_changes`: pending from the request, completed or failed from when it settled), each status change and what caused it (creation, provider callback, poll, expiry, you), its events with their deliveries, and when the provider is checked next. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperPaymentsId"];
+        get: operations["retrievePaymentTimeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -539,7 +539,7 @@ export interface paths {
          * Cancel a payment (dashboard)
          * @description Does what `POST /v1/payments/{id}/cancel` does, for the dashboard's session token. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        post: operations["postV1DeveloperPaymentsIdCancel"];
+        post: operations["cancelPaymentFromDashboard"];
         delete?: never;
         options?: never;
         head?: never;
@@ -559,7 +559,7 @@ export interface paths {
          * Refund a payment (dashboard)
          * @description Does what `POST /v1/payments/{id}/refund` does, for the dashboard's session token. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        post: operations["postV1DeveloperPaymentsIdRefund"];
+        post: operations["refundPaymentFromDashboard"];
         delete?: never;
         options?: never;
         head?: never;
@@ -579,7 +579,7 @@ export interface paths {
          * Upload an identity document
          * @description A passport, a driver's licence, or one side of a national ID (`side` `front` or `back`), as a PDF, JPEG or PNG of at most 10 MB. Replaces the current document of its type and side.
          */
-        post: operations["postV1DocumentsUploadKyc"];
+        post: operations["uploadIdentityDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -599,7 +599,7 @@ export interface paths {
          * Upload a business document
          * @description A business registration certificate (the default `document_type`), a tax identification or a business licence, as a PDF, JPEG or PNG of at most 10 MB. Replaces the current document of its type.
          */
-        post: operations["postV1DocumentsUploadBusiness"];
+        post: operations["uploadBusinessDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -614,7 +614,7 @@ export interface paths {
             cookie?: never;
         };
         /** List uploaded documents */
-        get: operations["getV1Documents"];
+        get: operations["listDocuments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -636,7 +636,7 @@ export interface paths {
          * Request live access
          * @description Starts the review of your business for live payments. Needs an identity document (a passport, a driver's licence, or both sides of a national ID) and a business registration certificate uploaded first; one request at a time.
          */
-        post: operations["postV1DeveloperLiveAccessRequest"];
+        post: operations["requestLiveAccess"];
         delete?: never;
         options?: never;
         head?: never;
@@ -651,7 +651,7 @@ export interface paths {
             cookie?: never;
         };
         /** Live access status */
-        get: operations["getV1DeveloperLiveAccessStatus"];
+        get: operations["retrieveLiveAccessStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -673,7 +673,7 @@ export interface paths {
          * Answer the reviewers
          * @description Answers the reviewers' question when the request is `more_info_required`; the review then resumes.
          */
-        post: operations["postV1DeveloperLiveAccessRespond"];
+        post: operations["respondToLiveAccessReview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -693,7 +693,7 @@ export interface paths {
          * Reveal your first live key
          * @description Answers the live secret key created when live access was approved, once: store it. Roll the live keys for a new one. Takes no body; one sent must be JSON, as on every endpoint.
          */
-        post: operations["postV1DeveloperLiveAccessLiveKey"];
+        post: operations["revealLiveKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -711,13 +711,13 @@ export interface paths {
          * List webhook endpoints
          * @description With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperWebhooks"];
+        get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook endpoint
          * @description Subscribes `url` to `events` (see the `webhooks` section for each payload). Live endpoints must be `https` and resolve to public addresses. The answer carries the signing secret, shown only here. At most 16 endpoints per environment.
          */
-        post: operations["postV1DeveloperWebhooks"];
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -735,18 +735,18 @@ export interface paths {
          * Retrieve a webhook endpoint
          * @description With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperWebhooksId"];
+        get: operations["retrieveWebhook"];
         /**
          * Update a webhook endpoint
          * @description Changes any of `url`, `events`, `status` (`enabled` or `disabled`; enabling a `failed` endpoint takes it back) and `description`. Retries still to come use the new values.
          */
-        put: operations["putV1DeveloperWebhooksId"];
+        put: operations["updateWebhook"];
         post?: never;
         /**
          * Delete a webhook endpoint
          * @description Deletes the endpoint; deliveries waiting for a retry end `cancelled`.
          */
-        delete: operations["deleteV1DeveloperWebhooksId"];
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         patch?: never;
@@ -765,7 +765,7 @@ export interface paths {
          * Send a test delivery
          * @description Sends one `webhook.test` event to the endpoint now, a single attempt, and answers its outcome. The endpoint's status does not change, whatever the answer.
          */
-        post: operations["postV1DeveloperWebhooksIdTest"];
+        post: operations["sendWebhookTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -785,7 +785,7 @@ export interface paths {
          * Rotate the signing secret
          * @description Answers a new secret, shown only here. For 24 hours, until `previous_secret_expires_at`, every delivery is signed with both secrets, so you can deploy the new one at any moment that day.
          */
-        post: operations["postV1DeveloperWebhooksIdRotateSecret"];
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -803,7 +803,7 @@ export interface paths {
          * List deliveries
          * @description The endpoint's deliveries with each attempt (time, status code, the first 1 KiB of the answer, duration, error), newest first.
          */
-        get: operations["getV1DeveloperWebhooksIdDeliveries"];
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -825,7 +825,7 @@ export interface paths {
          * Deliver an event again
          * @description Starts a new delivery of the same event to the endpoint, with the full schedule of attempts.
          */
-        post: operations["postV1DeveloperWebhooksIdDeliveriesDeliveryIdRetry"];
+        post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -843,7 +843,7 @@ export interface paths {
          * List secret keys
          * @description Your secret keys, masked; never their secrets. Session token only.
          */
-        get: operations["getV1DeveloperKeys"];
+        get: operations["listApiKeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -865,7 +865,7 @@ export interface paths {
          * Roll the secret keys
          * @description Creates a new key for the environment, shown only in this answer, and lets the previous keys work for `expires_in_hours` more (default 24, 0 = stop now). Session token only.
          */
-        post: operations["postV1DeveloperKeysEnvironmentRoll"];
+        post: operations["rollApiKeys"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1057,16 +1057,26 @@ export interface components {
         PaymentCreatedEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "payment.created";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
             data: components["schemas"]["Payment"];
         };
+        /** @description The object the event is about, as it was then */
         Payment: {
             /** @description Payment id, `pay_` and 24 characters */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `payment`
+             * @enum {string}
+             */
             object: "payment";
             /** @description In the currency's minor unit (RWF and UGX have none: 1500 is RWF 1,500; KES, GHS, USD, EUR, GBP and LRD have two: 1500 is 15.00) */
             amount: number;
@@ -1081,22 +1091,35 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
+            /** @description How the customer pays: `mobile_money`, `bank_transfer`, `card`, or a provider code of the merchant-scoped list */
             payment_method: string;
+            /** @description The provider code that handles it (`momo`, `mobile_money_b`, `card_gateway`, …) */
             provider: string;
+            /** @description Your description of the payment, as you sent it; null when none */
             description: string | null;
+            /** @description The customer's phone number in E.164 form (mobile money only) */
             phone_number?: string;
+            /** @description The customer's e-mail (card and bank transfer, when given) */
             customer_email?: string;
+            /** @description The customer's wallet id (wallet payments only) */
             wallet_id?: string;
+            /** @description Your key-value pairs, as you sent them */
             metadata: {
                 [key: string]: string;
             };
+            /** @description Why the payment failed, one of the documented codes (`declined`, `expired`, …); null unless failed */
             failure_code: string | null;
+            /** @description The provider's or the service's explanation of the failure, for a person; null unless failed */
             failure_message: string | null;
+            /** @description The reason you gave when cancelling; null unless cancelled with one */
             cancellation_reason: string | null;
             next_action: components["schemas"]["NextAction"];
             /** @description Card payments: what your front end confirms the card with */
             client_secret?: string;
-            /** @enum {string} */
+            /**
+             * @description `sandbox` or `live`: the environment of the key that created it
+             * @enum {string}
+             */
             environment: "sandbox" | "live";
             /**
              * Format: date-time
@@ -1108,35 +1131,62 @@ export interface components {
              * @description Set when a provider success that arrived after the payment had failed (expired or provider error) completed it
              */
             reconciled_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601, UTC)
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601, UTC)
+             */
             updated_at: string;
         };
-        /** @description What the customer or your front end does next, as the provider gave it: transfer instructions, the card confirmation, or the mobile money prompt; null once nothing is awaited */
+        /** @description What the customer must do next; null when nothing */
         NextAction: {
-            /** @enum {string} */
+            /**
+             * @description The customer makes a bank transfer
+             * @enum {string}
+             */
             type: "bank_transfer";
+            /** @description The bank to pay into */
             bank_name: string;
+            /** @description The account holder's name */
             account_name: string;
+            /** @description The account to pay into */
             account_number: string;
+            /** @description The reference the customer must give with the transfer, so it is matched to this payment */
             reference: string;
         } | {
-            /** @enum {string} */
+            /**
+             * @description The customer confirms the card payment on your page
+             * @enum {string}
+             */
             type: "card_confirm";
+            /** @description The secret your page passes to the card form */
             client_secret: string;
         } | {
-            /** @enum {string} */
+            /**
+             * @description The customer approves on their phone
+             * @enum {string}
+             */
             type: "mobile_money_approval";
+            /** @description What to tell the customer */
             message: string;
         } | null;
         /** @description A payment completed */
         PaymentCompletedEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "payment.completed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
             data: components["schemas"]["Payment"];
         };
@@ -1144,9 +1194,15 @@ export interface components {
         PaymentFailedEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "payment.failed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
             data: components["schemas"]["Payment"];
         };
@@ -1154,9 +1210,15 @@ export interface components {
         PaymentCancelledEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "payment.cancelled";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
             data: components["schemas"]["Payment"];
         };
@@ -1164,158 +1226,291 @@ export interface components {
         RefundCompletedEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "refund.completed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
+            /** @description The object the event is about, as it was then */
             data: components["schemas"]["Refund"] & {
-                payment: components["schemas"]["Payment"];
+                payment: components["schemas"]["Payment"] & unknown;
             };
         };
+        /** @description Money sent back to the customer of a payment */
         Refund: {
+            /** @description Refund id, `ref_` and 24 characters */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `refund`
+             * @enum {string}
+             */
             object: "refund";
+            /** @description The payment refunded */
             payment_id: string;
+            /** @description The amount refunded, in minor units */
             amount: number;
+            /** @description ISO 4217 code, the payment's */
             currency: string;
-            /** @enum {string} */
+            /**
+             * @description `pending` until the provider answers, then `completed` or `failed`
+             * @enum {string}
+             */
             status: "pending" | "completed" | "failed";
+            /** @description The reason you gave; null when none */
             reason: string | null;
+            /** @description Why the provider refused the refund; null unless failed */
             failure_message: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was requested (ISO 8601, UTC)
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it completed; null until then
+             */
             completed_at: string | null;
         };
         /** @description A refund failed */
         RefundFailedEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "refund.failed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
+            /** @description The object the event is about, as it was then */
             data: components["schemas"]["Refund"] & {
-                payment: components["schemas"]["Payment"];
+                payment: components["schemas"]["Payment"] & unknown;
             };
         };
         /** @description A webhook endpoint was created */
         WebhookCreatedEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "webhook.created";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
             data: components["schemas"]["Webhook"];
         };
+        /** @description The object the event is about, as it was then */
         Webhook: {
+            /** @description Webhook id, `whk_` and 24 characters */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `webhook`
+             * @enum {string}
+             */
             object: "webhook";
+            /** @description Where deliveries are POSTed */
             url: string;
+            /** @description The event names delivered to it */
             events: string[];
-            /** @enum {string} */
+            /**
+             * @description `enabled`; `disabled` by you; `failed` when the endpoint refused for good
+             * @enum {string}
+             */
             status: "enabled" | "disabled" | "failed";
             /** @description Why the webhook is failed (e.g. "the endpoint answered 410 Gone at …"); null unless status is failed */
             failure_reason: string | null;
+            /** @description Your description; null when none */
             description: string | null;
-            /** @enum {string} */
+            /**
+             * @description The environment whose events it receives
+             * @enum {string}
+             */
             environment: "sandbox" | "live";
             /**
              * Format: date-time
              * @description Until when the secret replaced by the last rotation still signs deliveries, beside the current one; null when none does
              */
             previous_secret_expires_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was registered (ISO 8601, UTC)
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601, UTC)
+             */
             updated_at: string;
         };
         /** @description A test delivery */
         WebhookTestEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "webhook.test";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
+            /** @description The object the event is about, as it was then */
             data: {
+                /** @description The webhook tested */
                 webhook_id: string;
             };
         };
         EnvelopeError: {
-            /** @enum {boolean} */
+            /**
+             * @description Always false on an error
+             * @enum {boolean}
+             */
             success: false;
+            /** @description What went wrong */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, one of the documented codes; branch on it
+                 * @enum {string}
+                 */
                 code: "invalid_request" | "validation_error" | "unauthorized" | "invalid_api_key" | "forbidden" | "merchant_mismatch" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_key_reused" | "payment_not_cancellable" | "payment_not_refundable" | "amount_exceeds_refundable" | "documents_missing" | "file_too_large" | "unsupported_file_type" | "provider_unavailable" | "rate_limited" | "service_unavailable" | "internal_error";
+                /** @description What went wrong, for a person; may change wording */
                 message: string;
                 /** @description For `validation_error` (and `documents_missing`): every bad field or missing item, the first being the one the message names */
                 details?: {
+                    /** @description The field, in dotted form (`metadata.order_id`) */
                     field: string;
+                    /** @description What is wrong with it */
                     message: string;
                 }[];
             };
         };
         MerchantScopedError: {
+            /** @description What went wrong, for a person */
             error: string;
         };
+        /** @description A payment as the merchant-scoped endpoints show it, with decimal-string amounts */
         MerchantScopedPayment: {
+            /** @description Payment id, `pay_` and 24 characters */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description `pending`, `processing`, `completed`, `failed`, `cancelled` or `refunded`
+             * @enum {string}
+             */
             status: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
+            /** @description The amount as a decimal string in the currency's unit (`"1500.00"`) */
             amount: string;
+            /** @description ISO 4217 code */
             currency: string;
+            /** @description The provider code the customer pays with */
             payment_method: string;
+            /** @description Your description; null when none */
             description: string | null;
+            /** @description Card payments: the secret your page passes to the card form to confirm the payment */
             client_secret?: string;
+            /** @description Why the payment failed; null unless failed */
             failure_code: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601, UTC)
+             */
             created_at: string;
             /** @description Your metadata, plus `fee_amount` and `fee_percentage` as decimal strings */
             metadata: {
                 [key: string]: string;
             };
         };
+        /** @description Something that happened to one of your objects; webhook deliveries carry it */
         Event: {
+            /** @description Event id, `evt_` and 24 characters; the `webhook-id` of its deliveries */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `event`
+             * @enum {string}
+             */
             object: "event";
+            /** @description The event's name (`payment.completed`) */
             event: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
             /** @description The object the event is about, as a webhook delivery carries it (see the `webhooks` section) */
             data?: unknown;
         };
+        /** @description One event sent to one webhook endpoint, with its attempts */
         WebhookDelivery: {
+            /** @description Delivery id, `dlv_` and 24 characters */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `webhook_delivery`
+             * @enum {string}
+             */
             object: "webhook_delivery";
+            /** @description The webhook it goes to */
             webhook_id: string;
+            /** @description The event it carries, the `webhook-id` header */
             event_id: string;
+            /** @description The event's name */
             event: string;
-            /** @enum {string} */
+            /**
+             * @description `pending` while attempts go on, then `succeeded`, `failed` or `cancelled`
+             * @enum {string}
+             */
             status: "pending" | "succeeded" | "failed" | "cancelled";
+            /** @description Attempts made so far */
             attempt_count: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null when none is
+             */
             next_attempt_at: string | null;
+            /** @description The delivery this one resends; null for a first delivery */
             retry_of: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601, UTC)
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601, UTC)
+             */
             updated_at: string;
+            /** @description Every attempt, oldest first */
             attempts: {
+                /** @description Its number, from 1 */
                 attempt: number;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was sent (ISO 8601, UTC)
+                 */
                 attempted_at: string;
+                /** @description The endpoint's HTTP status; null when it never answered */
                 status_code: number | null;
+                /** @description The start of the endpoint's answer; null when none */
                 response_body: string | null;
+                /** @description How long the attempt took, in milliseconds */
                 duration_ms: number;
+                /** @description Why no answer came (time-out, refused connection); null when one came */
                 error: string | null;
             }[];
         };
+        /** @description The answer itself */
         WebhookWithSecret: components["schemas"]["Webhook"] & {
             /** @description The signing secret (`whsec_…`); shown only here, store it */
             secret: string;
@@ -1329,7 +1524,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getHealthz: {
+    checkHealth: {
         parameters: {
             query?: never;
             header?: never;
@@ -1357,7 +1552,7 @@ export interface operations {
             };
         };
     };
-    getReadyz: {
+    checkReadiness: {
         parameters: {
             query?: never;
             header?: never;
@@ -1391,7 +1586,7 @@ export interface operations {
             };
         };
     };
-    getMetrics: {
+    retrieveMetrics: {
         parameters: {
             query?: never;
             header?: never;
@@ -1415,7 +1610,7 @@ export interface operations {
             };
         };
     };
-    getV1OpenapiJson: {
+    retrieveOpenApiDocument: {
         parameters: {
             query?: never;
             header?: never;
@@ -1476,7 +1671,7 @@ export interface operations {
             };
         };
     };
-    getDocs: {
+    retrieveApiReference: {
         parameters: {
             query?: never;
             header?: never;
@@ -1500,11 +1695,12 @@ export interface operations {
             };
         };
     };
-    getDocsAssetsFile: {
+    retrieveApiReferenceAsset: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The file name of the asset */
                 file: string;
             };
             cookie?: never;
@@ -1536,7 +1732,7 @@ export interface operations {
             };
         };
     };
-    postV1AuthRegister: {
+    registerDeveloper: {
         parameters: {
             query?: never;
             header?: never;
@@ -1554,10 +1750,16 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @description Your e-mail, your sign-in name
+                     */
                     email: string;
+                    /** @description At least 10 characters */
                     password: string;
+                    /** @description Your name */
                     name: string;
+                    /** @description Your business, as customers know it */
                     business_name?: string;
                 };
             };
@@ -1596,9 +1798,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             developer: {
                                 id: string;
@@ -1696,7 +1903,7 @@ export interface operations {
             };
         };
     };
-    postV1AuthLogin: {
+    createSession: {
         parameters: {
             query?: never;
             header?: never;
@@ -1712,7 +1919,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The e-mail you registered */
                     email: string;
+                    /** @description Your password */
                     password: string;
                 };
             };
@@ -1735,9 +1944,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             token: string;
                             /** Format: date-time */
@@ -1818,7 +2032,7 @@ export interface operations {
             };
         };
     };
-    getV1Payments: {
+    listPayments: {
         parameters: {
             query?: {
                 /** @description How many payments to answer, 1 to 100 */
@@ -1887,12 +2101,20 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
-                            payments: components["schemas"]["Payment"][];
+                            /** @description This page of payments, newest first */
+                            payments: (components["schemas"]["Payment"] & unknown)[];
+                            /** @description Where this page ends and how to get the next */
                             pagination: {
+                                /** @description Items a page */
                                 limit: number;
                                 /** @description True when more items follow the last one of this page */
                                 has_more: boolean;
@@ -1962,7 +2184,7 @@ export interface operations {
             };
         };
     };
-    postV1Payments: {
+    createPayment: {
         parameters: {
             query?: never;
             header?: {
@@ -1987,20 +2209,37 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The amount in minor units of the currency (1500 RWF is `1500`, 15.00 KES is `1500`) */
                     amount: number;
-                    /** @enum {string} */
+                    /**
+                     * @description ISO 4217 code
+                     * @enum {string}
+                     */
                     currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
-                    /** @enum {string} */
+                    /**
+                     * @description How the customer pays
+                     * @enum {string}
+                     */
                     payment_method: "mobile_money" | "bank_transfer" | "card";
+                    /** @description Mobile money: the customer's number, E.164 or national form of the currency's country */
                     phone_number?: string;
-                    /** @enum {string} */
+                    /**
+                     * @description Mobile money: the operator, when the number does not tell it
+                     * @enum {string}
+                     */
                     provider?: "momo" | "mobile_money_b";
+                    /** @description Yours, shown on the dashboard and in lists */
                     description?: string;
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @description The customer's e-mail (card, bank transfer)
+                     */
                     customer_email?: string;
+                    /** @description Your key-value pairs, at most 50, returned as sent */
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description Seconds until the payment expires, 60 up to the method's default */
                     expires_in?: number;
                 };
             };
@@ -2049,10 +2288,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Payment"];
+                        data: components["schemas"]["Payment"] & unknown;
                     };
                 };
             };
@@ -2144,11 +2387,12 @@ export interface operations {
             };
         };
     };
-    getV1PaymentsId: {
+    retrievePayment: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -2193,10 +2437,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Payment"];
+                        data: components["schemas"]["Payment"] & unknown;
                     };
                 };
             };
@@ -2259,7 +2507,7 @@ export interface operations {
             };
         };
     };
-    postV1PaymentsIdCancel: {
+    cancelPayment: {
         parameters: {
             query?: never;
             header?: {
@@ -2267,6 +2515,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -2279,6 +2528,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Why you cancel; shown as `cancellation_reason` */
                     reason?: string;
                 };
             };
@@ -2324,10 +2574,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Payment"];
+                        data: components["schemas"]["Payment"] & unknown;
                     };
                 };
             };
@@ -2432,7 +2686,7 @@ export interface operations {
             };
         };
     };
-    postV1PaymentsIdRefund: {
+    refundPayment: {
         parameters: {
             query?: never;
             header?: {
@@ -2440,6 +2694,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -2453,7 +2708,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The amount to refund in minor units; default the whole refundable rest */
                     amount?: number;
+                    /** @description Why you refund; kept on the refund */
                     reason?: string;
                 };
             };
@@ -2486,10 +2743,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Refund"];
+                        data: components["schemas"]["Refund"] & unknown;
                     };
                 };
             };
@@ -2595,7 +2856,7 @@ export interface operations {
             };
         };
     };
-    postV1ApiMerchantsMerchantIdPayments: {
+    createMerchantPayment: {
         parameters: {
             query?: never;
             header?: {
@@ -2603,6 +2864,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description Your merchant id (`mer_…`) */
                 merchant_id: string;
             };
             cookie?: never;
@@ -2621,16 +2883,30 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @example 1500.00 */
+                    /**
+                     * @description The amount as a decimal string with two decimals, in the currency's unit
+                     * @example 1500.00
+                     */
                     amount: string;
-                    /** @enum {string} */
+                    /**
+                     * @description ISO 4217 code
+                     * @enum {string}
+                     */
                     currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
-                    /** @enum {string} */
+                    /**
+                     * @description The provider code the customer pays with
+                     * @enum {string}
+                     */
                     payment_method: "card_gateway" | "momo" | "mobile_money_b" | "mobile_money_c" | "wallet";
+                    /** @description Yours, shown on the dashboard and in lists */
                     description?: string;
+                    /** @description What the method needs to reach the customer */
                     payment_method_data?: {
+                        /** @description Card payments: `["card"]` */
                         payment_method_types?: "card"[];
+                        /** @description Mobile money: the customer's number */
                         phone_number?: string;
+                        /** @description Wallet payments: the customer's wallet id */
                         wallet_id?: string;
                     };
                 };
@@ -2778,12 +3054,14 @@ export interface operations {
             };
         };
     };
-    getV1ApiMerchantsMerchantIdPaymentsPaymentId: {
+    retrieveMerchantPayment: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Your merchant id (`mer_…`) */
                 merchant_id: string;
+                /** @description The payment id (`pay_…`) */
                 payment_id: string;
             };
             cookie?: never;
@@ -2887,11 +3165,12 @@ export interface operations {
             };
         };
     };
-    putV1ProviderCallbacksProvider: {
+    receiveProviderCallbackByPut: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The provider code (`momo`, `mobile_money_b`, `card_gateway`) */
                 provider: string;
             };
             cookie?: never;
@@ -2933,9 +3212,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             /** @enum {boolean} */
                             received: true;
@@ -3031,11 +3315,12 @@ export interface operations {
             };
         };
     };
-    postV1ProviderCallbacksProvider: {
+    receiveProviderCallback: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The provider code (`momo`, `mobile_money_b`, `card_gateway`) */
                 provider: string;
             };
             cookie?: never;
@@ -3077,9 +3362,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             /** @enum {boolean} */
                             received: true;
@@ -3175,7 +3465,7 @@ export interface operations {
             };
         };
     };
-    postV1SandboxCardGatewayConfirm: {
+    confirmSandboxCardPayment: {
         parameters: {
             query?: never;
             header?: never;
@@ -3194,10 +3484,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The payment's `next_action.client_secret` */
                     client_secret: string;
+                    /** @description A test card number, digits only */
                     card_number: string;
+                    /** @description Expiry month, 1 to 12 */
                     exp_month: number;
+                    /** @description Expiry year, four digits */
                     exp_year: number;
+                    /** @description 3 or 4 digits */
                     cvc: string;
                 };
             };
@@ -3222,9 +3517,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             payment_id: string;
                             outcome: {
@@ -3321,11 +3621,12 @@ export interface operations {
             };
         };
     };
-    postV1SandboxPaymentsIdSimulate: {
+    simulateSandboxPayment: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -3338,7 +3639,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /**
+                     * @description How the simulated customer ends the payment
+                     * @enum {string}
+                     */
                     outcome: "completed" | "failed";
                 };
             };
@@ -3387,10 +3691,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Payment"];
+                        data: components["schemas"]["Payment"] & unknown;
                     };
                 };
             };
@@ -3493,12 +3801,16 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperEvents: {
+    listEvents: {
         parameters: {
             query?: {
+                /** @description The page, from 1 */
                 page?: number;
+                /** @description Items a page, 1 to 100 */
                 limit?: number;
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
+                /** @description Only events of this name */
                 type?: "payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created";
             };
             header?: never;
@@ -3561,15 +3873,24 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             events: components["schemas"]["Event"][];
                             pagination: {
+                                /** @description This page, from 1 */
                                 page: number;
+                                /** @description Items a page */
                                 limit: number;
+                                /** @description Items the filters select, on every page */
                                 total: number;
+                                /** @description Pages of `limit` items */
                                 total_pages: number;
                             };
                         };
@@ -3635,13 +3956,15 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperEventsId: {
+    retrieveEvent: {
         parameters: {
             query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -3692,10 +4015,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Event"];
+                        data: components["schemas"]["Event"] & unknown;
                     };
                 };
             };
@@ -3771,9 +4098,10 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperEventsStream: {
+    streamEvents: {
         parameters: {
             query?: {
+                /** @description With a session token: must be `sandbox` (the default); the stream is sandbox only */
                 environment?: "sandbox" | "live";
             };
             header?: {
@@ -3882,9 +4210,10 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperProfile: {
+    retrieveProfile: {
         parameters: {
             query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -3918,9 +4247,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             id: string;
                             merchant_id: string;
@@ -3996,7 +4330,7 @@ export interface operations {
             };
         };
     };
-    putV1DeveloperProfile: {
+    updateProfile: {
         parameters: {
             query?: never;
             header?: never;
@@ -4012,9 +4346,13 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Your name */
                     name?: string;
+                    /** @description Your business; null clears it */
                     business_name?: string | null;
+                    /** @description ISO 3166-1 alpha-2 code (`RW`); null clears it */
                     country?: string | null;
+                    /** @description Your phone in E.164 form; null clears it */
                     phone?: string | null;
                 };
             };
@@ -4045,9 +4383,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             id: string;
                             merchant_id: string;
@@ -4137,19 +4480,28 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperTransactions: {
+    listTransactions: {
         parameters: {
             query?: {
+                /** @description The page, from 1 */
                 page?: number;
+                /** @description Items a page, 1 to 100 */
                 limit?: number;
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
                 /** @description A payment or refund id (`pay_…`, `ref_…`): answer the transactions that come after it in the list, i.e. created before it. Pass `pagination.next_starting_after` of the previous page; `page` is then ignored. */
                 starting_after?: string;
+                /** @description The first page's `pagination.as_of`: later numbered pages leave out what was created since */
                 as_of?: string;
+                /** @description One or more statuses, comma-separated (`completed,refunded`) */
                 status?: string;
+                /** @description Only this `payment_method` */
                 method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mobile_money_c" | "wallet";
+                /** @description Only this currency (ISO 4217) */
                 currency?: string;
+                /** @description Part of an id (payment or refund), the description or the customer, any case */
                 q?: string;
+                /** @description A UTC day `YYYY-MM-DD` or a range `YYYY-MM-DD..YYYY-MM-DD`, both ends included */
                 date?: string;
             };
             header?: never;
@@ -4199,9 +4551,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             transactions: {
                                 id: string;
@@ -4222,9 +4579,13 @@ export interface operations {
                                 updated_at: string;
                             }[];
                             pagination: {
+                                /** @description This page, from 1 */
                                 page: number;
+                                /** @description Items a page */
                                 limit: number;
+                                /** @description Items the filters select, on every page */
                                 total: number;
+                                /** @description Pages of `limit` items */
                                 total_pages: number;
                                 /**
                                  * Format: date-time
@@ -4299,13 +4660,15 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperTransactionsId: {
+    retrieveTransaction: {
         parameters: {
             query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -4340,9 +4703,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             id: string;
                             /** @enum {string} */
@@ -4436,11 +4804,14 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperAnalytics: {
+    retrieveAnalytics: {
         parameters: {
             query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
+                /** @description First UTC day `YYYY-MM-DD` (default 30 days before `to`) */
                 from?: string;
+                /** @description Last UTC day `YYYY-MM-DD`, included (default today) */
                 to?: string;
             };
             header?: never;
@@ -4492,9 +4863,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             /** Format: date-time */
                             from: string;
@@ -4585,11 +4961,14 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperActivity: {
+    listActivity: {
         parameters: {
             query?: {
+                /** @description The page, from 1 */
                 page?: number;
+                /** @description Items a page, 1 to 100 */
                 limit?: number;
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -4632,9 +5011,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             activity: {
                                 id: string;
@@ -4650,9 +5034,13 @@ export interface operations {
                                 created_at: string;
                             }[];
                             pagination: {
+                                /** @description This page, from 1 */
                                 page: number;
+                                /** @description Items a page */
                                 limit: number;
+                                /** @description Items the filters select, on every page */
                                 total: number;
+                                /** @description Pages of `limit` items */
                                 total_pages: number;
                             };
                         };
@@ -4718,13 +5106,15 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperPaymentsId: {
+    retrievePaymentTimeline: {
         parameters: {
             query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -4883,11 +5273,16 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
-                            payment: components["schemas"]["Payment"];
+                            payment: components["schemas"]["Payment"] & unknown;
                             fee: number;
                             net: number;
                             provider_reference: string | null;
@@ -4920,9 +5315,14 @@ export interface operations {
                             }[];
                             history_available: boolean;
                             events: {
+                                /** @description Event id, `evt_` and 24 characters; the `webhook-id` of its deliveries */
                                 id: string;
+                                /** @description The event's name (`payment.completed`) */
                                 event: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened (ISO 8601, UTC)
+                                 */
                                 created_at: string;
                                 data?: unknown;
                                 deliveries: components["schemas"]["WebhookDelivery"][];
@@ -5009,7 +5409,7 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperPaymentsIdCancel: {
+    cancelPaymentFromDashboard: {
         parameters: {
             query?: never;
             header?: {
@@ -5017,6 +5417,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -5029,6 +5430,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Why you cancel; shown as `cancellation_reason` */
                     reason?: string;
                 };
             };
@@ -5074,10 +5476,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Payment"];
+                        data: components["schemas"]["Payment"] & unknown;
                     };
                 };
             };
@@ -5182,7 +5588,7 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperPaymentsIdRefund: {
+    refundPaymentFromDashboard: {
         parameters: {
             query?: never;
             header?: {
@@ -5190,6 +5596,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -5203,7 +5610,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The amount to refund in minor units; default the whole refundable rest */
                     amount?: number;
+                    /** @description Why you refund; kept on the refund */
                     reason?: string;
                 };
             };
@@ -5236,10 +5645,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Refund"];
+                        data: components["schemas"]["Refund"] & unknown;
                     };
                 };
             };
@@ -5345,7 +5758,7 @@ export interface operations {
             };
         };
     };
-    postV1DocumentsUploadKyc: {
+    uploadIdentityDocument: {
         parameters: {
             query?: never;
             header?: never;
@@ -5366,9 +5779,15 @@ export interface operations {
                      * @description PDF, JPEG or PNG, at most 10 MB; the type is read from the bytes
                      */
                     document: string;
-                    /** @enum {string} */
+                    /**
+                     * @description `national_id`, `passport` or `drivers_licence`
+                     * @enum {string}
+                     */
                     document_type: "national_id" | "passport" | "drivers_licence";
-                    /** @enum {string} */
+                    /**
+                     * @description A national ID's side, `front` or `back`; refused for the others
+                     * @enum {string}
+                     */
                     side?: "front" | "back";
                 };
             };
@@ -5399,9 +5818,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             id: string;
                             /** @enum {string} */
@@ -5508,7 +5932,7 @@ export interface operations {
             };
         };
     };
-    postV1DocumentsUploadBusiness: {
+    uploadBusinessDocument: {
         parameters: {
             query?: never;
             header?: never;
@@ -5530,6 +5954,7 @@ export interface operations {
                      */
                     document: string;
                     /**
+                     * @description `business_registration` (default), `tax_identification` or `business_licence`
                      * @default business_registration
                      * @enum {string}
                      */
@@ -5563,9 +5988,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             id: string;
                             /** @enum {string} */
@@ -5672,7 +6102,7 @@ export interface operations {
             };
         };
     };
-    getV1Documents: {
+    listDocuments: {
         parameters: {
             query?: never;
             header?: never;
@@ -5710,9 +6140,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             documents: {
                                 id: string;
@@ -5780,7 +6215,7 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperLiveAccessRequest: {
+    requestLiveAccess: {
         parameters: {
             query?: never;
             header?: never;
@@ -5800,13 +6235,23 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The registered name of your business */
                     business_name: string;
-                    /** @enum {string} */
+                    /**
+                     * @description What your business does
+                     * @enum {string}
+                     */
                     business_type: "e_commerce" | "saas" | "marketplace" | "fintech" | "education" | "healthcare" | "other";
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Your website, http(s) with a domain name
+                     */
                     business_website: string;
+                    /** @description What you expect to collect a month, your estimate */
                     expected_monthly_volume: number;
+                    /** @description What you will collect payments for, at least 20 characters */
                     use_case: string;
+                    /** @description Must be true: you acknowledge the compliance terms */
                     compliance_acknowledged: boolean;
                 };
             };
@@ -5834,9 +6279,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             /** @enum {string} */
                             status: "none" | "pending" | "approved" | "rejected";
@@ -5941,7 +6391,7 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperLiveAccessStatus: {
+    retrieveLiveAccessStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -5972,9 +6422,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             /** @enum {string} */
                             status: "none" | "pending" | "approved" | "rejected";
@@ -6038,7 +6493,7 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperLiveAccessRespond: {
+    respondToLiveAccessReview: {
         parameters: {
             query?: never;
             header?: never;
@@ -6053,6 +6508,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Your answer to the reviewer, 1 to 5000 characters */
                     message: string;
                 };
             };
@@ -6080,9 +6536,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             /** @enum {string} */
                             status: "none" | "pending" | "approved" | "rejected";
@@ -6123,9 +6584,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             /** @enum {string} */
                             status: "none" | "pending" | "approved" | "rejected";
@@ -6229,7 +6695,7 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperLiveAccessLiveKey: {
+    revealLiveKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -6259,9 +6725,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             id: string;
                             /** @enum {string} */
@@ -6360,7 +6831,7 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperWebhooks: {
+    listWebhooks: {
         parameters: {
             query?: never;
             header?: never;
@@ -6403,11 +6874,16 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
-                            webhooks: components["schemas"]["Webhook"][];
+                            webhooks: (components["schemas"]["Webhook"] & unknown)[];
                         };
                     };
                 };
@@ -6458,7 +6934,7 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperWebhooks: {
+    createWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -6479,8 +6955,11 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Where to POST the events (https in live) */
                     url: string;
+                    /** @description The event names to deliver */
                     events: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created")[];
+                    /** @description Yours, to tell endpoints apart */
                     description?: string;
                 };
             };
@@ -6517,8 +6996,12 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
                         data: components["schemas"]["WebhookWithSecret"];
                     };
@@ -6610,11 +7093,12 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperWebhooksId: {
+    retrieveWebhook: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -6651,10 +7135,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Webhook"];
+                        data: components["schemas"]["Webhook"] & unknown;
                     };
                 };
             };
@@ -6717,11 +7205,12 @@ export interface operations {
             };
         };
     };
-    putV1DeveloperWebhooksId: {
+    updateWebhook: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -6734,10 +7223,16 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description A new address */
                     url?: string;
+                    /** @description The event names to deliver from now on */
                     events?: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created")[];
-                    /** @enum {string} */
+                    /**
+                     * @description `enabled` or `disabled`
+                     * @enum {string}
+                     */
                     status?: "enabled" | "disabled";
+                    /** @description Yours; null clears it */
                     description?: string | null;
                 };
             };
@@ -6773,10 +7268,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Webhook"];
+                        data: components["schemas"]["Webhook"] & unknown;
                     };
                 };
             };
@@ -6866,11 +7365,12 @@ export interface operations {
             };
         };
     };
-    deleteV1DeveloperWebhooksId: {
+    deleteWebhook: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -6899,9 +7399,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             id: string;
                             /** @enum {boolean} */
@@ -6996,11 +7501,12 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperWebhooksIdTest: {
+    sendWebhookTest: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -7031,9 +7537,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             delivered: boolean;
                             status_code: number | null;
@@ -7129,11 +7640,12 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperWebhooksIdRotateSecret: {
+    rotateWebhookSecret: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -7176,8 +7688,12 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
                         data: components["schemas"]["WebhookWithSecret"];
                     };
@@ -7269,15 +7785,19 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperWebhooksIdDeliveries: {
+    listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description The page, from 1 */
                 page?: number;
+                /** @description Items a page, 1 to 100 */
                 limit?: number;
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -7330,15 +7850,24 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             deliveries: components["schemas"]["WebhookDelivery"][];
                             pagination: {
+                                /** @description This page, from 1 */
                                 page: number;
+                                /** @description Items a page */
                                 limit: number;
+                                /** @description Items the filters select, on every page */
                                 total: number;
+                                /** @description Pages of `limit` items */
                                 total_pages: number;
                             };
                         };
@@ -7417,12 +7946,14 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperWebhooksIdDeliveriesDeliveryIdRetry: {
+    retryWebhookDelivery: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
+                /** @description The delivery id (`dlv_…`) */
                 delivery_id: string;
             };
             cookie?: never;
@@ -7461,10 +7992,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["WebhookDelivery"];
+                        data: components["schemas"]["WebhookDelivery"] & unknown;
                     };
                 };
             };
@@ -7567,9 +8102,10 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperKeys: {
+    listApiKeys: {
         parameters: {
             query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -7604,9 +8140,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             keys: {
                                 id: string;
@@ -7683,11 +8224,12 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperKeysEnvironmentRoll: {
+    rollApiKeys: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description `sandbox` or `live` */
                 environment: string;
             };
             cookie?: never;
@@ -7700,7 +8242,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @default 24 */
+                    /**
+                     * @description Hours the old key still works, 0 to 720 (0: it stops now)
+                     * @default 24
+                     */
                     expires_in_hours?: number;
                 };
             };
@@ -7729,9 +8274,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             key: {
                                 id: string;

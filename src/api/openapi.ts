@@ -53,6 +53,11 @@ export interface RouteDoc {
   path: string;
   /** A short title (a few words). */
   summary: string;
+  /**
+   * The operation's name in generated clients, verb then noun as Stripe names them (`createPayment`, `listPayments`,
+   * `cancelPayment`); unique in the document.
+   */
+  operationId: string;
   /** What the operation does, for merchants (Markdown). */
   description?: string;
   tag: string;
@@ -122,6 +127,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/healthz',
+    operationId: 'checkHealth',
     tag: 'Operations',
     summary: 'Liveness',
     description: 'Answers 200 while the process runs.',
@@ -135,6 +141,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/readyz',
+    operationId: 'checkReadiness',
     tag: 'Operations',
     summary: 'Readiness',
     description: 'Answers 200 when the database and the workflow engine can be reached, 503 naming what cannot.',
@@ -148,6 +155,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/metrics',
+    operationId: 'retrieveMetrics',
     tag: 'Operations',
     summary: 'Prometheus metrics',
     success: {
@@ -161,6 +169,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/openapi.json',
+    operationId: 'retrieveOpenApiDocument',
     tag: 'Operations',
     summary: 'This document',
     description: 'The OpenAPI 3.1 description of this API, from which clients can be generated.',
@@ -174,6 +183,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/docs',
+    operationId: 'retrieveApiReference',
     tag: 'Operations',
     summary: 'API reference page',
     success: {
@@ -187,6 +197,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/docs/assets/{file}',
+    operationId: 'retrieveApiReferenceAsset',
     tag: 'Operations',
     summary: 'Assets of the reference page',
     success: {
@@ -202,6 +213,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/auth/register',
+    operationId: 'registerDeveloper',
     tag: 'Auth',
     summary: 'Register a developer account',
     description:
@@ -252,6 +264,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/auth/login',
+    operationId: 'createSession',
     tag: 'Auth',
     summary: 'Log in',
     description:
@@ -277,6 +290,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/payments',
+    operationId: 'createPayment',
     tag: 'Payments',
     summary: 'Create a payment',
     description:
@@ -311,6 +325,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/payments',
+    operationId: 'listPayments',
     tag: 'Payments',
     summary: 'List payments',
     description:
@@ -320,7 +335,12 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'A page of payments, newest first',
-      schema: out.envelope(z.object({ payments: z.array(out.genericPayment), pagination: out.cursorPagination })),
+      schema: out.envelope(
+        z.object({
+          payments: z.array(out.genericPayment).openapi({ description: 'This page of payments, newest first' }),
+          pagination: out.cursorPagination.openapi({ description: 'Where this page ends and how to get the next' }),
+        }),
+      ),
       example: ok('Payments retrieved', {
         payments: [example.completedPayment],
         pagination: { limit: 1, has_more: true, next_starting_after: example.ids.payment },
@@ -338,6 +358,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/payments/{id}',
+    operationId: 'retrievePayment',
     tag: 'Payments',
     summary: 'Retrieve a payment',
     security: ['secretKey'],
@@ -351,6 +372,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/payments/{id}/cancel',
+    operationId: 'cancelPayment',
     tag: 'Payments',
     summary: 'Cancel a payment',
     description:
@@ -370,6 +392,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/payments/{id}/refund',
+    operationId: 'refundPayment',
     tag: 'Payments',
     summary: 'Refund a payment',
     description:
@@ -390,6 +413,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/api/merchants/{merchant_id}/payments',
+    operationId: 'createMerchantPayment',
     tag: 'Merchant-scoped payments',
     summary: 'Create a payment (merchant-scoped)',
     description:
@@ -416,6 +440,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/api/merchants/{merchant_id}/payments/{payment_id}',
+    operationId: 'retrieveMerchantPayment',
     tag: 'Merchant-scoped payments',
     summary: 'Retrieve a payment (merchant-scoped)',
     security: ['apiKey'],
@@ -427,6 +452,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/provider-callbacks/{provider}',
+    operationId: 'receiveProviderCallback',
     tag: 'Providers',
     summary: 'Provider callback',
     description:
@@ -453,6 +479,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'put',
     path: '/v1/provider-callbacks/{provider}',
+    operationId: 'receiveProviderCallbackByPut',
     tag: 'Providers',
     summary: 'Provider callback (PUT)',
     description:
@@ -479,6 +506,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/sandbox/card-gateway/confirm',
+    operationId: 'confirmSandboxCardPayment',
     tag: 'Sandbox',
     summary: 'Confirm a sandbox card payment',
     description:
@@ -514,6 +542,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/sandbox/payments/{id}/simulate',
+    operationId: 'simulateSandboxPayment',
     tag: 'Sandbox',
     summary: 'Simulate a sandbox bank transfer',
     description:
@@ -544,6 +573,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/events',
+    operationId: 'listEvents',
     tag: 'Events',
     summary: 'List events',
     description: `Your events, newest first, \`limit\` per page (default 10, at most 100); \`type\` filters by event name. ${DASHBOARD_CREDENTIALS}`,
@@ -562,6 +592,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/events/{id}',
+    operationId: 'retrieveEvent',
     tag: 'Events',
     summary: 'Retrieve an event',
     description: DASHBOARD_CREDENTIALS,
@@ -577,6 +608,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/events/stream',
+    operationId: 'streamEvents',
     tag: 'Events',
     summary: 'Stream sandbox events',
     description:
@@ -632,6 +664,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/profile',
+    operationId: 'retrieveProfile',
     tag: 'Dashboard',
     summary: 'Retrieve your profile',
     description: DASHBOARD_CREDENTIALS,
@@ -647,6 +680,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'put',
     path: '/v1/developer/profile',
+    operationId: 'updateProfile',
     tag: 'Dashboard',
     summary: 'Update your profile',
     description:
@@ -664,6 +698,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/transactions',
+    operationId: 'listTransactions',
     tag: 'Dashboard',
     summary: 'List transactions',
     description: `Payments and refunds as one list, newest first, with fee and net in minor units, counting only money that moved: a payment whose money was not collected (pending, processing, failed, cancelled) and a refund not completed have fee 0 and net 0; a completed refund's net is negative. Filters: \`status\` (one or more, comma-separated), \`method\`, \`currency\`, \`q\` (part of an id, the description or the customer) and \`date\` (\`YYYY-MM-DD\` or \`YYYY-MM-DD..YYYY-MM-DD\`, UTC days). Page with a cursor as \`GET /v1/payments\` does: pass \`pagination.next_starting_after\` as \`starting_after\` for the next page; or by number, passing the first page's \`pagination.as_of\` with later pages. Either way new transactions do not shift the pages. ${DASHBOARD_CREDENTIALS}`,
@@ -701,6 +736,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/transactions/{id}',
+    operationId: 'retrieveTransaction',
     tag: 'Dashboard',
     summary: 'Retrieve a transaction',
     description: `A payment or a refund by its id. ${DASHBOARD_CREDENTIALS}`,
@@ -716,6 +752,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/analytics',
+    operationId: 'retrieveAnalytics',
     tag: 'Dashboard',
     summary: 'Analytics',
     description: `Volumes, fees and net per currency, counts by status and by method, the success rate (completed among decided payments) and a daily series, from \`from\` to \`to\` (UTC days, both included; default the last 30 days). ${DASHBOARD_CREDENTIALS}`,
@@ -731,6 +768,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/activity',
+    operationId: 'listActivity',
     tag: 'Dashboard',
     summary: 'Audit log',
     description: `Every change made to your account through the API or by a reviewer, newest first. ${DASHBOARD_CREDENTIALS}`,
@@ -749,6 +787,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/payments/{id}',
+    operationId: 'retrievePaymentTimeline',
     tag: 'Dashboard',
     summary: 'Payment detail with its timeline',
     description: `A payment with its fee and net (0 and 0 unless its money was collected), its refunds and their course (\`refund_changes\`: pending from the request, completed or failed from when it settled), each status change and what caused it (creation, provider callback, poll, expiry, you), its events with their deliveries, and when the provider is checked next. ${DASHBOARD_CREDENTIALS}`,
@@ -764,6 +803,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/payments/{id}/cancel',
+    operationId: 'cancelPaymentFromDashboard',
     tag: 'Dashboard',
     summary: 'Cancel a payment (dashboard)',
     description: `Does what \`POST /v1/payments/{id}/cancel\` does, for the dashboard's session token. ${DASHBOARD_CREDENTIALS}`,
@@ -782,6 +822,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/payments/{id}/refund',
+    operationId: 'refundPaymentFromDashboard',
     tag: 'Dashboard',
     summary: 'Refund a payment (dashboard)',
     description: `Does what \`POST /v1/payments/{id}/refund\` does, for the dashboard's session token. ${DASHBOARD_CREDENTIALS}`,
@@ -801,6 +842,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/documents/upload/kyc',
+    operationId: 'uploadIdentityDocument',
     tag: 'Live access',
     summary: 'Upload an identity document',
     description:
@@ -832,6 +874,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/documents/upload/business',
+    operationId: 'uploadBusinessDocument',
     tag: 'Live access',
     summary: 'Upload a business document',
     description:
@@ -864,6 +907,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/documents',
+    operationId: 'listDocuments',
     tag: 'Live access',
     summary: 'List uploaded documents',
     security: ['session'],
@@ -877,6 +921,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/live-access/request',
+    operationId: 'requestLiveAccess',
     tag: 'Live access',
     summary: 'Request live access',
     description:
@@ -912,6 +957,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/live-access/status',
+    operationId: 'retrieveLiveAccessStatus',
     tag: 'Live access',
     summary: 'Live access status',
     security: ['session'],
@@ -925,6 +971,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/live-access/respond',
+    operationId: 'respondToLiveAccessReview',
     tag: 'Live access',
     summary: 'Answer the reviewers',
     description: "Answers the reviewers' question when the request is `more_info_required`; the review then resumes.",
@@ -949,6 +996,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/live-access/live-key',
+    operationId: 'revealLiveKey',
     tag: 'Live access',
     summary: 'Reveal your first live key',
     description:
@@ -978,6 +1026,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/webhooks',
+    operationId: 'listWebhooks',
     tag: 'Webhooks',
     summary: 'List webhook endpoints',
     description: DASHBOARD_CREDENTIALS,
@@ -992,6 +1041,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/webhooks',
+    operationId: 'createWebhook',
     tag: 'Webhooks',
     summary: 'Create a webhook endpoint',
     description:
@@ -1020,6 +1070,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/webhooks/{id}',
+    operationId: 'retrieveWebhook',
     tag: 'Webhooks',
     summary: 'Retrieve a webhook endpoint',
     description: DASHBOARD_CREDENTIALS,
@@ -1034,6 +1085,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'put',
     path: '/v1/developer/webhooks/{id}',
+    operationId: 'updateWebhook',
     tag: 'Webhooks',
     summary: 'Update a webhook endpoint',
     description:
@@ -1051,6 +1103,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'delete',
     path: '/v1/developer/webhooks/{id}',
+    operationId: 'deleteWebhook',
     tag: 'Webhooks',
     summary: 'Delete a webhook endpoint',
     description: 'Deletes the endpoint; deliveries waiting for a retry end `cancelled`.',
@@ -1067,6 +1120,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/webhooks/{id}/test',
+    operationId: 'sendWebhookTest',
     tag: 'Webhooks',
     summary: 'Send a test delivery',
     description:
@@ -1084,6 +1138,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/webhooks/{id}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
     tag: 'Webhooks',
     summary: 'Rotate the signing secret',
     description:
@@ -1104,6 +1159,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/webhooks/{id}/deliveries',
+    operationId: 'listWebhookDeliveries',
     tag: 'Webhooks',
     summary: 'List deliveries',
     description:
@@ -1123,6 +1179,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/webhooks/{id}/deliveries/{delivery_id}/retry',
+    operationId: 'retryWebhookDelivery',
     tag: 'Webhooks',
     summary: 'Deliver an event again',
     description: 'Starts a new delivery of the same event to the endpoint, with the full schedule of attempts.',
@@ -1154,6 +1211,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/keys',
+    operationId: 'listApiKeys',
     tag: 'Keys',
     summary: 'List secret keys',
     description: 'Your secret keys, masked; never their secrets. Session token only.',
@@ -1169,6 +1227,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/keys/{environment}/roll',
+    operationId: 'rollApiKeys',
     tag: 'Keys',
     summary: 'Roll the secret keys',
     description:
@@ -1285,9 +1344,26 @@ const INTRODUCTION = `Collect mobile money, bank transfer, card and wallet payme
 
 **Versioning.** Within \`/v1\`, fields, event types, error codes and endpoints may be added; nothing is removed or renamed and no meaning changes. Ignore fields you do not know.`;
 
+/** What each path parameter names. */
+const PATH_PARAMETERS: Record<string, string> = {
+  id: "The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`)",
+  payment_id: 'The payment id (`pay_…`)',
+  merchant_id: 'Your merchant id (`mer_…`)',
+  delivery_id: 'The delivery id (`dlv_…`)',
+  provider: 'The provider code (`momo`, `mobile_money_b`, `card_gateway`)',
+  environment: '`sandbox` or `live`',
+  file: 'The file name of the asset',
+};
+
 function pathParams(routePath: string): z.ZodObject | undefined {
   const names = [...routePath.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
-  return names.length ? z.object(Object.fromEntries(names.map((name) => [name, z.string()]))) : undefined;
+  return names.length
+    ? z.object(
+        Object.fromEntries(
+          names.map((name) => [name, z.string().openapi({ description: PATH_PARAMETERS[name] ?? `The ${name}` })]),
+        ),
+      )
+    : undefined;
 }
 
 /** `Retry-After` of 429 and 503 answers. */
@@ -1359,7 +1435,7 @@ function toRouteConfig(doc: RouteDoc, errors: { envelope: z.ZodType; plain: z.Zo
     path: doc.path,
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
-    operationId: `${doc.method}${doc.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    operationId: doc.operationId,
     tags: [doc.tag],
     security: doc.security ? doc.security.map((name) => ({ [name]: [] })) : [],
     request: {
