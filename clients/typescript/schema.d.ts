@@ -1808,14 +1808,24 @@ export interface operations {
                         /** @description The answer itself */
                         data: {
                             developer: {
+                                /** @description Your developer id, `dev_…` */
                                 id: string;
+                                /** @description Your merchant id, `mer_…`: the owner of your payments */
                                 merchant_id: string;
+                                /** @description Your e-mail, your sign-in name */
                                 email: string;
+                                /** @description Your name */
                                 name: string;
+                                /** @description Your business; null when not given */
                                 business_name: string | null;
+                                /** @description Your plan (`sandbox` until live access, then the approved plan) */
                                 plan: string;
+                                /** @description Whether live access was granted */
                                 has_live_access: boolean;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When you registered (ISO 8601, UTC)
+                                 */
                                 created_at: string;
                             };
                             token: string;
@@ -4256,14 +4266,24 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Your developer id, `dev_…` */
                             id: string;
+                            /** @description Your merchant id, `mer_…`: the owner of your payments */
                             merchant_id: string;
+                            /** @description Your e-mail, your sign-in name */
                             email: string;
+                            /** @description Your name */
                             name: string;
+                            /** @description Your business; null when not given */
                             business_name: string | null;
+                            /** @description Your plan (`sandbox` until live access, then the approved plan) */
                             plan: string;
+                            /** @description Whether live access was granted */
                             has_live_access: boolean;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When you registered (ISO 8601, UTC)
+                             */
                             created_at: string;
                             country: string | null;
                             phone: string | null;
@@ -4392,14 +4412,24 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Your developer id, `dev_…` */
                             id: string;
+                            /** @description Your merchant id, `mer_…`: the owner of your payments */
                             merchant_id: string;
+                            /** @description Your e-mail, your sign-in name */
                             email: string;
+                            /** @description Your name */
                             name: string;
+                            /** @description Your business; null when not given */
                             business_name: string | null;
+                            /** @description Your plan (`sandbox` until live access, then the approved plan) */
                             plan: string;
+                            /** @description Whether live access was granted */
                             has_live_access: boolean;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When you registered (ISO 8601, UTC)
+                             */
                             created_at: string;
                             country: string | null;
                             phone: string | null;
@@ -4561,21 +4591,40 @@ export interface operations {
                         /** @description The answer itself */
                         data: {
                             transactions: {
+                                /** @description The payment (`pay_…`) or refund (`ref_…`) id */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description `payment` or `refund`
+                                 * @enum {string}
+                                 */
                                 type: "payment" | "refund";
+                                /** @description The payment (a refund's own payment) */
                                 payment_id: string;
+                                /** @description The amount in minor units */
                                 amount: number;
+                                /** @description ISO 4217 code */
                                 currency: string;
+                                /** @description The fee in minor units, once money moved; else 0 */
                                 fee: number;
+                                /** @description What you keep in minor units: amount − fee for a collected payment, −amount for a completed refund; else 0 */
                                 net: number;
+                                /** @description The payment's or the refund's status */
                                 status: string;
+                                /** @description The payment's method */
                                 payment_method: string;
+                                /** @description The customer's phone, wallet or e-mail; null when none */
                                 customer: string | null;
+                                /** @description The payment's description; null when none */
                                 description: string | null;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it was created (ISO 8601, UTC)
+                                 */
                                 created_at: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it last changed (ISO 8601, UTC)
+                                 */
                                 updated_at: string;
                             }[];
                             pagination: {
@@ -4712,21 +4761,40 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The payment (`pay_…`) or refund (`ref_…`) id */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `payment` or `refund`
+                             * @enum {string}
+                             */
                             type: "payment" | "refund";
+                            /** @description The payment (a refund's own payment) */
                             payment_id: string;
+                            /** @description The amount in minor units */
                             amount: number;
+                            /** @description ISO 4217 code */
                             currency: string;
+                            /** @description The fee in minor units, once money moved; else 0 */
                             fee: number;
+                            /** @description What you keep in minor units: amount − fee for a collected payment, −amount for a completed refund; else 0 */
                             net: number;
+                            /** @description The payment's or the refund's status */
                             status: string;
+                            /** @description The payment's method */
                             payment_method: string;
+                            /** @description The customer's phone, wallet or e-mail; null when none */
                             customer: string | null;
+                            /** @description The payment's description; null when none */
                             description: string | null;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was created (ISO 8601, UTC)
+                             */
                             created_at: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it last changed (ISO 8601, UTC)
+                             */
                             updated_at: string;
                         };
                     };
@@ -4872,29 +4940,48 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description The first instant counted (ISO 8601, UTC)
+                             */
                             from: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description The instant counting ended (ISO 8601, UTC)
+                             */
                             to: string;
                             volume_by_currency: {
+                                /** @description ISO 4217 code */
                                 currency: string;
+                                /** @description Completed payments' amounts, minor units */
                                 completed_volume: number;
+                                /** @description Completed refunds' amounts, minor units */
                                 refunded_volume: number;
+                                /** @description Fees, minor units */
                                 fees: number;
+                                /** @description Completed volume − refunded − fees, minor units */
                                 net: number;
                             }[];
+                            /** @description Payments by status */
                             count_by_status: {
                                 [key: string]: number;
                             };
+                            /** @description Payments by method */
                             count_by_method: {
                                 [key: string]: number;
                             };
+                            /** @description Completed ÷ all payments settled in the range, 0 to 1; null when none */
                             success_rate: number | null;
                             daily: {
+                                /** @description The UTC day `YYYY-MM-DD` */
                                 date: string;
+                                /** @description ISO 4217 code */
                                 currency: string;
+                                /** @description Payments created that day */
                                 payments: number;
+                                /** @description Of them, completed */
                                 completed: number;
+                                /** @description Their completed amounts, minor units */
                                 completed_volume: number;
                                 fees: number;
                             }[];
@@ -5021,16 +5108,24 @@ export interface operations {
                         /** @description The answer itself */
                         data: {
                             activity: {
+                                /** @description Entry id, `act_…` */
                                 id: string;
+                                /** @description Who did it: a developer, an API key, a reviewer, an operator or the system, with its id */
                                 actor: {
                                     /** @enum {string} */
                                     type: "developer" | "api_key" | "reviewer" | "operator" | "system";
                                     id: string;
                                 };
+                                /** @description What was done (`payment.created`, `key.rolled`, …) */
                                 action: string;
+                                /** @description The id of what it was done to */
                                 target: string;
+                                /** @description The address it came from; null when not over HTTP */
                                 ip: string | null;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When (ISO 8601, UTC)
+                                 */
                                 created_at: string;
                             }[];
                             pagination: {
@@ -5283,25 +5378,49 @@ export interface operations {
                         /** @description The answer itself */
                         data: {
                             payment: components["schemas"]["Payment"] & unknown;
+                            /** @description The fee in minor units, once money moved; else 0 */
                             fee: number;
+                            /** @description Amount − fee − refunded, in minor units */
                             net: number;
+                            /** @description The provider's own id of the payment; null until it gave one */
                             provider_reference: string | null;
+                            /** @description The refunds, oldest first */
                             refunds: components["schemas"]["Refund"][];
+                            /** @description Every status change, oldest first */
                             status_changes: {
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When (ISO 8601, UTC)
+                                 */
                                 at: string;
-                                /** @enum {string|null} */
+                                /**
+                                 * @description The status before; null at creation
+                                 * @enum {string|null}
+                                 */
                                 from: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded" | null;
-                                /** @enum {string} */
+                                /**
+                                 * @description The status after
+                                 * @enum {string}
+                                 */
                                 to: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
-                                /** @enum {string} */
+                                /**
+                                 * @description What caused it: the answer at creation, a provider callback, a poll, the expiry, you, or a reconciliation
+                                 * @enum {string}
+                                 */
                                 source: "create" | "provider_callback" | "poll" | "expiry" | "merchant" | "reconciliation";
+                                /** @description Why it failed; null unless it did */
                                 failure_code: string | null;
+                                /** @description The explanation of the failure; null unless it failed */
                                 failure_message: string | null;
                             }[];
+                            /** @description Each refund's course: requested, then completed or failed */
                             refund_changes: {
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When (ISO 8601, UTC)
+                                 */
                                 at: string;
+                                /** @description The refund, `ref_…` */
                                 refund_id: string;
                                 /** @description Minor units */
                                 amount: number;
@@ -5310,9 +5429,12 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 status: "pending" | "completed" | "failed";
+                                /** @description The reason you gave; null when none */
                                 reason: string | null;
+                                /** @description Why the provider refused it; null unless failed */
                                 failure_message: string | null;
                             }[];
+                            /** @description Whether the workflow's history is still kept (the sources of status changes come from it) */
                             history_available: boolean;
                             events: {
                                 /** @description Event id, `evt_` and 24 characters; the `webhook-id` of its deliveries */
@@ -5327,6 +5449,7 @@ export interface operations {
                                 data?: unknown;
                                 deliveries: components["schemas"]["WebhookDelivery"][];
                             }[];
+                            /** @description When the service next asks the provider, and why; null when nothing is awaited */
                             next_provider_check: {
                                 /** Format: date-time */
                                 at: string;
@@ -5827,20 +5950,40 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Document id, `doc_…` */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `document`
+                             * @enum {string}
+                             */
                             object: "document";
-                            /** @enum {string} */
+                            /**
+                             * @description `kyc` (identity) or `business`
+                             * @enum {string}
+                             */
                             category: "kyc" | "business";
+                            /** @description `national_id`, `passport`, `drivers_licence`, `business_registration`, … */
                             document_type: string;
-                            /** @enum {string|null} */
+                            /**
+                             * @description A national ID's side; null for the others
+                             * @enum {string|null}
+                             */
                             side: "front" | "back" | null;
+                            /** @description The file's name as uploaded */
                             file_name: string;
-                            /** @enum {string} */
+                            /**
+                             * @description The type read from its bytes
+                             * @enum {string}
+                             */
                             content_type: "application/pdf" | "image/jpeg" | "image/png";
+                            /** @description Its size in bytes */
                             size: number;
+                            /** @description SHA-256 of its bytes, hex */
                             sha256: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was uploaded (ISO 8601, UTC)
+                             */
                             uploaded_at: string;
                         };
                     };
@@ -5997,20 +6140,40 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Document id, `doc_…` */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `document`
+                             * @enum {string}
+                             */
                             object: "document";
-                            /** @enum {string} */
+                            /**
+                             * @description `kyc` (identity) or `business`
+                             * @enum {string}
+                             */
                             category: "kyc" | "business";
+                            /** @description `national_id`, `passport`, `drivers_licence`, `business_registration`, … */
                             document_type: string;
-                            /** @enum {string|null} */
+                            /**
+                             * @description A national ID's side; null for the others
+                             * @enum {string|null}
+                             */
                             side: "front" | "back" | null;
+                            /** @description The file's name as uploaded */
                             file_name: string;
-                            /** @enum {string} */
+                            /**
+                             * @description The type read from its bytes
+                             * @enum {string}
+                             */
                             content_type: "application/pdf" | "image/jpeg" | "image/png";
+                            /** @description Its size in bytes */
                             size: number;
+                            /** @description SHA-256 of its bytes, hex */
                             sha256: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was uploaded (ISO 8601, UTC)
+                             */
                             uploaded_at: string;
                         };
                     };
@@ -6150,20 +6313,40 @@ export interface operations {
                         /** @description The answer itself */
                         data: {
                             documents: {
+                                /** @description Document id, `doc_…` */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description Always `document`
+                                 * @enum {string}
+                                 */
                                 object: "document";
-                                /** @enum {string} */
+                                /**
+                                 * @description `kyc` (identity) or `business`
+                                 * @enum {string}
+                                 */
                                 category: "kyc" | "business";
+                                /** @description `national_id`, `passport`, `drivers_licence`, `business_registration`, … */
                                 document_type: string;
-                                /** @enum {string|null} */
+                                /**
+                                 * @description A national ID's side; null for the others
+                                 * @enum {string|null}
+                                 */
                                 side: "front" | "back" | null;
+                                /** @description The file's name as uploaded */
                                 file_name: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description The type read from its bytes
+                                 * @enum {string}
+                                 */
                                 content_type: "application/pdf" | "image/jpeg" | "image/png";
+                                /** @description Its size in bytes */
                                 size: number;
+                                /** @description SHA-256 of its bytes, hex */
                                 sha256: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it was uploaded (ISO 8601, UTC)
+                                 */
                                 uploaded_at: string;
                             }[];
                         };
@@ -6288,17 +6471,32 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
-                            /** @enum {string} */
+                            /**
+                             * @description `none` before any request, then `pending`, `approved` or `rejected`
+                             * @enum {string}
+                             */
                             status: "none" | "pending" | "approved" | "rejected";
+                            /** @description Whether live access was granted */
                             has_live_access: boolean;
                             live_access_request?: {
+                                /** @description The request's id, `req_…` */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description Where the review stands
+                                 * @enum {string}
+                                 */
                                 status: "under_review" | "more_info_required" | "approved" | "rejected";
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When you sent it (ISO 8601, UTC)
+                                 */
                                 requested_at: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the reviewers decided (ISO 8601, UTC)
+                                 */
                                 decided_at?: string;
+                                /** @description What the reviewer wrote to you */
                                 reviewer_message?: string;
                             };
                         };
@@ -6431,17 +6629,32 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
-                            /** @enum {string} */
+                            /**
+                             * @description `none` before any request, then `pending`, `approved` or `rejected`
+                             * @enum {string}
+                             */
                             status: "none" | "pending" | "approved" | "rejected";
+                            /** @description Whether live access was granted */
                             has_live_access: boolean;
                             live_access_request?: {
+                                /** @description The request's id, `req_…` */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description Where the review stands
+                                 * @enum {string}
+                                 */
                                 status: "under_review" | "more_info_required" | "approved" | "rejected";
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When you sent it (ISO 8601, UTC)
+                                 */
                                 requested_at: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the reviewers decided (ISO 8601, UTC)
+                                 */
                                 decided_at?: string;
+                                /** @description What the reviewer wrote to you */
                                 reviewer_message?: string;
                             };
                         };
@@ -6545,17 +6758,32 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
-                            /** @enum {string} */
+                            /**
+                             * @description `none` before any request, then `pending`, `approved` or `rejected`
+                             * @enum {string}
+                             */
                             status: "none" | "pending" | "approved" | "rejected";
+                            /** @description Whether live access was granted */
                             has_live_access: boolean;
                             live_access_request?: {
+                                /** @description The request's id, `req_…` */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description Where the review stands
+                                 * @enum {string}
+                                 */
                                 status: "under_review" | "more_info_required" | "approved" | "rejected";
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When you sent it (ISO 8601, UTC)
+                                 */
                                 requested_at: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the reviewers decided (ISO 8601, UTC)
+                                 */
                                 decided_at?: string;
+                                /** @description What the reviewer wrote to you */
                                 reviewer_message?: string;
                             };
                         };
@@ -6593,17 +6821,32 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
-                            /** @enum {string} */
+                            /**
+                             * @description `none` before any request, then `pending`, `approved` or `rejected`
+                             * @enum {string}
+                             */
                             status: "none" | "pending" | "approved" | "rejected";
+                            /** @description Whether live access was granted */
                             has_live_access: boolean;
                             live_access_request?: {
+                                /** @description The request's id, `req_…` */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description Where the review stands
+                                 * @enum {string}
+                                 */
                                 status: "under_review" | "more_info_required" | "approved" | "rejected";
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When you sent it (ISO 8601, UTC)
+                                 */
                                 requested_at: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the reviewers decided (ISO 8601, UTC)
+                                 */
                                 decided_at?: string;
+                                /** @description What the reviewer wrote to you */
                                 reviewer_message?: string;
                             };
                         };
@@ -6734,14 +6977,26 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Key id, `key_…` */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `api_key`
+                             * @enum {string}
+                             */
                             object: "api_key";
-                            /** @enum {string} */
+                            /**
+                             * @description Always `live`
+                             * @enum {string}
+                             */
                             environment: "live";
+                            /** @description The secret key `sk_live_…`, shown once: store it */
                             secret: string;
+                            /** @description Its last 4 characters */
                             last4: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was made (ISO 8601, UTC)
+                             */
                             created_at: string;
                         };
                     };
@@ -8150,16 +8405,31 @@ export interface operations {
                         /** @description The answer itself */
                         data: {
                             keys: {
+                                /** @description Key id, `key_…` */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description `sandbox` or `live`
+                                 * @enum {string}
+                                 */
                                 environment: "sandbox" | "live";
+                                /** @description The key with all but its start and last 4 characters hidden */
                                 masked: string;
+                                /** @description Its last 4 characters */
                                 last4: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description `active`; `expiring` during a roll's grace period; `expired`; `revoked`
+                                 * @enum {string}
+                                 */
                                 status: "active" | "expiring" | "expired" | "revoked";
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it was made (ISO 8601, UTC)
+                                 */
                                 created_at: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it stops working; null while it has no end
+                                 */
                                 expires_at: string | null;
                             }[];
                         };
