@@ -1807,6 +1807,7 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Your developer account */
                             developer: {
                                 /** @description Your developer id, `dev_…` */
                                 id: string;
@@ -3893,6 +3894,7 @@ export interface operations {
                         /** @description The answer itself */
                         data: {
                             events: components["schemas"]["Event"][];
+                            /** @description Where this page stands in the list */
                             pagination: {
                                 /** @description This page, from 1 */
                                 page: number;
@@ -4627,6 +4629,7 @@ export interface operations {
                                  */
                                 updated_at: string;
                             }[];
+                            /** @description Where this page stands in the list */
                             pagination: {
                                 /** @description This page, from 1 */
                                 page: number;
@@ -5128,6 +5131,7 @@ export interface operations {
                                  */
                                 created_at: string;
                             }[];
+                            /** @description Where this page stands in the list */
                             pagination: {
                                 /** @description This page, from 1 */
                                 page: number;
@@ -6478,6 +6482,7 @@ export interface operations {
                             status: "none" | "pending" | "approved" | "rejected";
                             /** @description Whether live access was granted */
                             has_live_access: boolean;
+                            /** @description Your latest request; absent before the first */
                             live_access_request?: {
                                 /** @description The request's id, `req_…` */
                                 id: string;
@@ -6636,6 +6641,7 @@ export interface operations {
                             status: "none" | "pending" | "approved" | "rejected";
                             /** @description Whether live access was granted */
                             has_live_access: boolean;
+                            /** @description Your latest request; absent before the first */
                             live_access_request?: {
                                 /** @description The request's id, `req_…` */
                                 id: string;
@@ -6765,6 +6771,7 @@ export interface operations {
                             status: "none" | "pending" | "approved" | "rejected";
                             /** @description Whether live access was granted */
                             has_live_access: boolean;
+                            /** @description Your latest request; absent before the first */
                             live_access_request?: {
                                 /** @description The request's id, `req_…` */
                                 id: string;
@@ -6828,6 +6835,7 @@ export interface operations {
                             status: "none" | "pending" | "approved" | "rejected";
                             /** @description Whether live access was granted */
                             has_live_access: boolean;
+                            /** @description Your latest request; absent before the first */
                             live_access_request?: {
                                 /** @description The request's id, `req_…` */
                                 id: string;
@@ -8115,6 +8123,7 @@ export interface operations {
                         /** @description The answer itself */
                         data: {
                             deliveries: components["schemas"]["WebhookDelivery"][];
+                            /** @description Where this page stands in the list */
                             pagination: {
                                 /** @description This page, from 1 */
                                 page: number;

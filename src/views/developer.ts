@@ -6,16 +6,18 @@ import { z } from '../lib/zod';
 import { timestamp } from './timestamp';
 
 /** A developer as registration answers it (never the password hash). */
-export const developer = z.object({
-  id: z.string().openapi({ description: 'Your developer id, `dev_…`' }),
-  merchant_id: z.string().openapi({ description: 'Your merchant id, `mer_…`: the owner of your payments' }),
-  email: z.string().openapi({ description: 'Your e-mail, your sign-in name' }),
-  name: z.string().openapi({ description: 'Your name' }),
-  business_name: z.string().nullable().openapi({ description: 'Your business; null when not given' }),
-  plan: z.string().openapi({ description: 'Your plan (`sandbox` until live access, then the approved plan)' }),
-  has_live_access: z.boolean().openapi({ description: 'Whether live access was granted' }),
-  created_at: timestamp.openapi({ description: 'When you registered (ISO 8601, UTC)' }),
-});
+export const developer = z
+  .object({
+    id: z.string().openapi({ description: 'Your developer id, `dev_…`' }),
+    merchant_id: z.string().openapi({ description: 'Your merchant id, `mer_…`: the owner of your payments' }),
+    email: z.string().openapi({ description: 'Your e-mail, your sign-in name' }),
+    name: z.string().openapi({ description: 'Your name' }),
+    business_name: z.string().nullable().openapi({ description: 'Your business; null when not given' }),
+    plan: z.string().openapi({ description: 'Your plan (`sandbox` until live access, then the approved plan)' }),
+    has_live_access: z.boolean().openapi({ description: 'Whether live access was granted' }),
+    created_at: timestamp.openapi({ description: 'When you registered (ISO 8601, UTC)' }),
+  })
+  .openapi({ description: 'Your developer account' });
 
 /** A developer as answered. */
 export type DeveloperView = z.output<typeof developer>;

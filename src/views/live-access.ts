@@ -22,7 +22,8 @@ export const liveAccessStatus = z.object({
       decided_at: timestamp.optional().openapi({ description: 'When the reviewers decided (ISO 8601, UTC)' }),
       reviewer_message: z.string().optional().openapi({ description: 'What the reviewer wrote to you' }),
     })
-    .optional(),
+    .optional()
+    .openapi({ description: 'Your latest request; absent before the first' }),
 });
 
 /** The live access status as answered. */

@@ -2,12 +2,14 @@
 import { z } from '../lib/zod';
 
 /** Pagination of page-numbered lists; `paginationOf` in src/api/pagination.ts builds it. */
-export const pagination = z.object({
-  page: z.number().int().openapi({ description: 'This page, from 1' }),
-  limit: z.number().int().openapi({ description: 'Items a page' }),
-  total: z.number().int().openapi({ description: 'Items the filters select, on every page' }),
-  total_pages: z.number().int().openapi({ description: 'Pages of `limit` items' }),
-});
+export const pagination = z
+  .object({
+    page: z.number().int().openapi({ description: 'This page, from 1' }),
+    limit: z.number().int().openapi({ description: 'Items a page' }),
+    total: z.number().int().openapi({ description: 'Items the filters select, on every page' }),
+    total_pages: z.number().int().openapi({ description: 'Pages of `limit` items' }),
+  })
+  .openapi({ description: 'Where this page stands in the list' });
 
 /** Pagination of the cursor-paginated lists (`GET /v1/payments`). */
 export const cursorPagination = z.object({
