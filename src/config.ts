@@ -217,6 +217,9 @@ const settings = z.object({
   EVENT_STREAM_MAX_DURATION_MS: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
 });
 
+/** The name of every setting of the service (README.md#settings lists each with its default). */
+export const SETTING_NAMES = Object.keys(settings.shape) as readonly string[];
+
 /** The settings with the defaults that depend on other settings filled in. */
 const schema = settings
   .refine((config) => config.DATABASE_QUERY_TIMEOUT_MS > config.DATABASE_STATEMENT_TIMEOUT_MS, {

@@ -16,7 +16,7 @@ export interface paths {
          * Liveness
          * @description Answers 200 while the process runs.
          */
-        get: operations["getHealthz"];
+        get: operations["checkHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -36,7 +36,7 @@ export interface paths {
          * Readiness
          * @description Answers 200 when the database and the workflow engine can be reached, 503 naming what cannot.
          */
-        get: operations["getReadyz"];
+        get: operations["checkReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -53,7 +53,7 @@ export interface paths {
             cookie?: never;
         };
         /** Prometheus metrics */
-        get: operations["getMetrics"];
+        get: operations["retrieveMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -73,7 +73,7 @@ export interface paths {
          * This document
          * @description The OpenAPI 3.1 description of this API, from which clients can be generated.
          */
-        get: operations["getV1OpenapiJson"];
+        get: operations["retrieveOpenApiDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -90,7 +90,7 @@ export interface paths {
             cookie?: never;
         };
         /** API reference page */
-        get: operations["getDocs"];
+        get: operations["retrieveApiReference"];
         put?: never;
         post?: never;
         delete?: never;
@@ -107,7 +107,7 @@ export interface paths {
             cookie?: never;
         };
         /** Assets of the reference page */
-        get: operations["getDocsAssetsFile"];
+        get: operations["retrieveApiReferenceAsset"];
         put?: never;
         post?: never;
         delete?: never;
@@ -129,7 +129,7 @@ export interface paths {
          * Register a developer account
          * @description Creates your account and merchant (`mer_…`) and answers a session token and your first sandbox secret key. The key's secret is shown only in this answer: store it. Passwords have 10 to 200 characters.
          */
-        post: operations["postV1AuthRegister"];
+        post: operations["registerDeveloper"];
         delete?: never;
         options?: never;
         head?: never;
@@ -149,7 +149,7 @@ export interface paths {
          * Log in
          * @description Answers a session token for the dashboard endpoints, valid for one hour, in `merchant_id` (default the first merchant you joined). With two-factor sign-in on, answers `{two_factor_required: true, challenge}` instead. A wrong e-mail address and a wrong password get the same answer.
          */
-        post: operations["postV1AuthLogin"];
+        post: operations["createSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -167,7 +167,7 @@ export interface paths {
          * List payments
          * @description Your payments in the key's environment, newest first, `limit` per page (default 10, at most 100). For the next page pass the `pagination.next_starting_after` of this one as `starting_after`; new payments created meanwhile do not shift the pages. Filter by `status`, `payment_method` and creation time (`created[gte]`, `created[lte]`: Unix seconds or ISO 8601). Payments created through the merchant-scoped endpoint are listed too, in this form.
          */
-        get: operations["getV1Payments"];
+        get: operations["listPayments"];
         put?: never;
         /**
          * Create a payment
@@ -177,7 +177,7 @@ export interface paths {
          *
          *     Sandbox test numbers (national number ending): `0001` completes at once, `0002` is declined, `0003` never answers and expires; any other completes after a few seconds.
          */
-        post: operations["postV1Payments"];
+        post: operations["createPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -192,7 +192,7 @@ export interface paths {
             cookie?: never;
         };
         /** Retrieve a payment */
-        get: operations["getV1PaymentsId"];
+        get: operations["retrievePayment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -214,7 +214,7 @@ export interface paths {
          * Cancel a payment
          * @description Cancels a `pending` or `processing` payment, with an optional `reason`. If the provider reports the customer's payment first, the cancel loses: 409 `payment_not_cancellable`, and the payment is `completed`.
          */
-        post: operations["postV1PaymentsIdCancel"];
+        post: operations["cancelPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -234,7 +234,7 @@ export interface paths {
          * Refund a payment
          * @description Refunds part (`amount`, in minor units) or all (no `amount`: the whole rest) of a `completed` payment. The refund is written before the provider is asked. It is `completed`, `failed` when the provider refused it (nothing moved; `refund.failed` is sent and the amount is refundable again), or `pending` when the provider's answer is not known yet: the amount then stays reserved (the payment's `amount_refund_pending`) and `refund.completed` or `refund.failed` follows once the provider decides. A `reason` that is not well-formed Unicode text is refused (400) before anything is written or sent.
          */
-        post: operations["postV1PaymentsIdRefund"];
+        post: operations["refundPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -254,7 +254,7 @@ export interface paths {
          * Create a payment (merchant-scoped)
          * @description The merchant-scoped form of payment creation: `amount` is a decimal string with two decimals (`"1500.00"`, also for currencies without minor units, where the decimals are `.00`), the key goes in `X-API-Key`, and errors answer `{error}`. The fee is in `metadata.fee_amount` and `metadata.fee_percentage`.
          */
-        post: operations["postV1ApiMerchantsMerchantIdPayments"];
+        post: operations["createMerchantPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -269,7 +269,7 @@ export interface paths {
             cookie?: never;
         };
         /** Retrieve a payment (merchant-scoped) */
-        get: operations["getV1ApiMerchantsMerchantIdPaymentsPaymentId"];
+        get: operations["retrieveMerchantPayment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -290,12 +290,12 @@ export interface paths {
          * Provider callback (PUT)
          * @description The same callback for providers that call back with PUT (MTN MoMo does). Called by payment providers, not by merchants. Each provider authenticates its own way; a callback is a hint that the payment's status is then confirmed with the provider.
          */
-        put: operations["putV1ProviderCallbacksProvider"];
+        put: operations["receiveProviderCallbackByPut"];
         /**
          * Provider callback
          * @description Called by payment providers, not by merchants. Each provider authenticates its own way; a callback is a hint that the payment's status is then confirmed with the provider.
          */
-        post: operations["postV1ProviderCallbacksProvider"];
+        post: operations["receiveProviderCallback"];
         delete?: never;
         options?: never;
         head?: never;
@@ -315,7 +315,7 @@ export interface paths {
          * Confirm a sandbox card payment
          * @description Plays the card gateway in the sandbox, as the gateway's client library would in your front end: send the payment's `client_secret` and a test card. `4242424242424242` succeeds, `4000000000000002` is declined, `4000000000009995` has insufficient funds. No API key: the client secret is the credential.
          */
-        post: operations["postV1SandboxCardGatewayConfirm"];
+        post: operations["confirmSandboxCardPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -335,7 +335,7 @@ export interface paths {
          * Simulate a sandbox bank transfer
          * @description Makes the customer's transfer of a sandbox bank transfer payment arrive (`completed`) or fail (`failed`) now, instead of after 30 seconds.
          */
-        post: operations["postV1SandboxPaymentsIdSimulate"];
+        post: operations["simulateSandboxPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -353,7 +353,7 @@ export interface paths {
          * List events
          * @description Your events, newest first, `limit` per page (default 10, at most 100); `type` filters by event name. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperEvents"];
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -373,7 +373,7 @@ export interface paths {
          * Retrieve an event
          * @description With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperEventsId"];
+        get: operations["retrieveEvent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -393,7 +393,7 @@ export interface paths {
          * Stream sandbox events
          * @description Your sandbox events as Server-Sent Events, as `paycollect listen` reads them: `retry:`, an `id:` with its start position and a `: connected` comment, then one message per event (`id` the event id, `event` its name, `data` the webhook delivery payload as JSON), a `: heartbeat` comment every 15 seconds, and the end after an hour. Reconnect with `Last-Event-ID` to resume right after the last event you received. Sandbox secret keys and sandbox session tokens only.
          */
-        get: operations["getV1DeveloperEventsStream"];
+        get: operations["streamEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -413,12 +413,12 @@ export interface paths {
          * Retrieve your profile
          * @description With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperProfile"];
+        get: operations["retrieveProfile"];
         /**
          * Update your profile
          * @description Changes any of `name`, `business_name`, `country` (ISO 3166-1 alpha-2) and `phone` (E.164); `null` clears the optional ones. Other fields are refused.
          */
-        put: operations["putV1DeveloperProfile"];
+        put: operations["updateProfile"];
         post?: never;
         delete?: never;
         options?: never;
@@ -435,9 +435,9 @@ export interface paths {
         };
         /**
          * List transactions
-         * @description Payments and refunds as one list, newest first, with fee and net in minor units, counting only money that moved: a payment whose money was not collected (pending, processing, failed, cancelled) and a refund not completed have fee 0 and net 0; a completed refund's net is negative. Filters: `status` (one or more, comma-separated), `method`, `currency`, `q` (part of an id, the description or the customer) and `date` (`YYYY-MM-DD` or `YYYY-MM-DD..YYYY-MM-DD`, UTC days). Pass the first page's `pagination.as_of` with later pages so that new transactions do not shift them. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         * @description Payments and refunds as one list, newest first, with fee and net in minor units, counting only money that moved: a payment whose money was not collected (pending, processing, failed, cancelled) and a refund not completed have fee 0 and net 0; a completed refund's net is negative. Filters: `status` (one or more, comma-separated), `method`, `currency`, `q` (part of an id, the description or the customer) and `date` (`YYYY-MM-DD` or `YYYY-MM-DD..YYYY-MM-DD`, UTC days). Page with a cursor as `GET /v1/payments` does: pass `pagination.next_starting_after` as `starting_after` for the next page; or by number, passing the first page's `pagination.as_of` with later pages. Either way new transactions do not shift the pages. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperTransactions"];
+        get: operations["listTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -457,7 +457,7 @@ export interface paths {
          * Retrieve a transaction
          * @description A payment or a refund by its id. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperTransactionsId"];
+        get: operations["retrieveTransaction"];
         put?: never;
         post?: never;
         delete?: never;
@@ -477,7 +477,7 @@ export interface paths {
          * Analytics
          * @description Volumes, fees and net per currency, counts by status and by method, the success rate (completed among decided payments) and a daily series, from `from` to `to` (UTC days, both included; default the last 30 days). With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperAnalytics"];
+        get: operations["retrieveAnalytics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -497,7 +497,7 @@ export interface paths {
          * Audit log
          * @description Every change made to your account through the API or by a reviewer, and every sign-in, newest first: who (a team member or a key), from which IP address, in which request and with which user agent. `action` and `actor` (an id) narrow the list. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperActivity"];
+        get: operations["listActivity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -517,7 +517,7 @@ export interface paths {
          * Payment detail with its timeline
          * @description A payment with its fee and net (0 and 0 unless its money was collected), its refunds and their course (`refund_changes`: pending from the request, completed or failed from when it settled), each status change and what caused it (creation, provider callback, poll, expiry, you), its events with their deliveries, and when the provider is checked next. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperPaymentsId"];
+        get: operations["retrievePaymentTimeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -539,7 +539,7 @@ export interface paths {
          * Cancel a payment (dashboard)
          * @description Does what `POST /v1/payments/{id}/cancel` does, for the dashboard's session token. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        post: operations["postV1DeveloperPaymentsIdCancel"];
+        post: operations["cancelPaymentFromDashboard"];
         delete?: never;
         options?: never;
         head?: never;
@@ -559,7 +559,7 @@ export interface paths {
          * Refund a payment (dashboard)
          * @description Does what `POST /v1/payments/{id}/refund` does, for the dashboard's session token. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        post: operations["postV1DeveloperPaymentsIdRefund"];
+        post: operations["refundPaymentFromDashboard"];
         delete?: never;
         options?: never;
         head?: never;
@@ -579,7 +579,7 @@ export interface paths {
          * Upload an identity document
          * @description A passport, a driver's licence, or one side of a national ID (`side` `front` or `back`), as a PDF, JPEG or PNG of at most 10 MB. Replaces the current document of its type and side.
          */
-        post: operations["postV1DocumentsUploadKyc"];
+        post: operations["uploadIdentityDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -599,7 +599,7 @@ export interface paths {
          * Upload a business document
          * @description A business registration certificate (the default `document_type`), a tax identification or a business licence, as a PDF, JPEG or PNG of at most 10 MB. Replaces the current document of its type.
          */
-        post: operations["postV1DocumentsUploadBusiness"];
+        post: operations["uploadBusinessDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -614,7 +614,7 @@ export interface paths {
             cookie?: never;
         };
         /** List uploaded documents */
-        get: operations["getV1Documents"];
+        get: operations["listDocuments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -636,7 +636,7 @@ export interface paths {
          * Request live access
          * @description Starts the review of your business for live payments. Needs an identity document (a passport, a driver's licence, or both sides of a national ID) and a business registration certificate uploaded first; one request at a time.
          */
-        post: operations["postV1DeveloperLiveAccessRequest"];
+        post: operations["requestLiveAccess"];
         delete?: never;
         options?: never;
         head?: never;
@@ -651,7 +651,7 @@ export interface paths {
             cookie?: never;
         };
         /** Live access status */
-        get: operations["getV1DeveloperLiveAccessStatus"];
+        get: operations["retrieveLiveAccessStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -673,7 +673,7 @@ export interface paths {
          * Answer the reviewers
          * @description Answers the reviewers' question when the request is `more_info_required`; the review then resumes.
          */
-        post: operations["postV1DeveloperLiveAccessRespond"];
+        post: operations["respondToLiveAccessReview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -693,7 +693,7 @@ export interface paths {
          * Reveal your first live key
          * @description Answers the live secret key created when live access was approved, once: store it. Roll the live keys for a new one. Takes no body; one sent must be JSON, as on every endpoint.
          */
-        post: operations["postV1DeveloperLiveAccessLiveKey"];
+        post: operations["revealLiveKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -711,13 +711,13 @@ export interface paths {
          * List webhook endpoints
          * @description With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperWebhooks"];
+        get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook endpoint
          * @description Subscribes `url` to `events` (see the `webhooks` section for each payload). Live endpoints must be `https` and resolve to public addresses. The answer carries the signing secret, shown only here. At most 16 endpoints per environment.
          */
-        post: operations["postV1DeveloperWebhooks"];
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -735,18 +735,18 @@ export interface paths {
          * Retrieve a webhook endpoint
          * @description With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
-        get: operations["getV1DeveloperWebhooksId"];
+        get: operations["retrieveWebhook"];
         /**
          * Update a webhook endpoint
          * @description Changes any of `url`, `events`, `status` (`enabled` or `disabled`; enabling a `failed` endpoint takes it back) and `description`. Retries still to come use the new values.
          */
-        put: operations["putV1DeveloperWebhooksId"];
+        put: operations["updateWebhook"];
         post?: never;
         /**
          * Delete a webhook endpoint
          * @description Deletes the endpoint; deliveries waiting for a retry end `cancelled`.
          */
-        delete: operations["deleteV1DeveloperWebhooksId"];
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         patch?: never;
@@ -765,7 +765,7 @@ export interface paths {
          * Send a test delivery
          * @description Sends one `webhook.test` event to the endpoint now, a single attempt, and answers its outcome. The endpoint's status does not change, whatever the answer.
          */
-        post: operations["postV1DeveloperWebhooksIdTest"];
+        post: operations["sendWebhookTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -785,7 +785,7 @@ export interface paths {
          * Rotate the signing secret
          * @description Answers a new secret, shown only here. For 24 hours, until `previous_secret_expires_at`, every delivery is signed with both secrets, so you can deploy the new one at any moment that day.
          */
-        post: operations["postV1DeveloperWebhooksIdRotateSecret"];
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -803,7 +803,7 @@ export interface paths {
          * List deliveries
          * @description The endpoint's deliveries with each attempt (time, status code, the first 1 KiB of the answer, duration, error), newest first.
          */
-        get: operations["getV1DeveloperWebhooksIdDeliveries"];
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -825,7 +825,7 @@ export interface paths {
          * Deliver an event again
          * @description Starts a new delivery of the same event to the endpoint, with the full schedule of attempts.
          */
-        post: operations["postV1DeveloperWebhooksIdDeliveriesDeliveryIdRetry"];
+        post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -843,13 +843,13 @@ export interface paths {
          * List secret keys
          * @description Your secret keys, masked; never their secrets. Session token only.
          */
-        get: operations["getV1DeveloperKeys"];
+        get: operations["listApiKeys"];
         put?: never;
         /**
          * Create a restricted key
          * @description A key `rk_sandbox_…` or `rk_live_…` that holds only `scopes` (`payments:read`, `payments:write`, `refunds:write`, `payouts:read`, `payouts:write`, `balance:read`, `webhooks:write`); an endpoint outside them answers 403 `forbidden` naming the scope it needs. The secret is shown only in this answer. Same rate limits and environments as secret keys.
          */
-        post: operations["postV1DeveloperKeys"];
+        post: operations["createRestrictedKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -869,7 +869,7 @@ export interface paths {
          * Roll the secret keys
          * @description Creates a new key for the environment, shown only in this answer, and lets the previous keys work for `expires_in_hours` more (default 24, 0 = stop now). Session token only.
          */
-        post: operations["postV1DeveloperKeysEnvironmentRoll"];
+        post: operations["rollApiKeys"];
         delete?: never;
         options?: never;
         head?: never;
@@ -889,7 +889,7 @@ export interface paths {
          * Finish a two-factor sign-in
          * @description When `POST /v1/auth/login` answered `two_factor_required`, send its `challenge` (valid 5 minutes) with the current 6-digit code from your authenticator app, or one of your recovery codes. A code works once: the same code is refused until the next one shows. Five wrong codes in 15 minutes lock the account for the rest of the window; an address that sends twenty is locked too.
          */
-        post: operations["postV1AuthLogin2fa"];
+        post: operations["completeTwoFactorLogin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -909,7 +909,7 @@ export interface paths {
          * Switch merchant
          * @description For a person in several teams: answers a session token for another merchant they belong to. A two-factor confirmation carries over.
          */
-        post: operations["postV1AuthSwitch"];
+        post: operations["switchMerchant"];
         delete?: never;
         options?: never;
         head?: never;
@@ -929,7 +929,7 @@ export interface paths {
          * Sign out everywhere
          * @description Ends every session token of yours, in every merchant, this one included: for a lost laptop or a shared browser.
          */
-        post: operations["postV1AuthSignOutEverywhere"];
+        post: operations["signOutEverywhere"];
         delete?: never;
         options?: never;
         head?: never;
@@ -949,7 +949,7 @@ export interface paths {
          * Accept an invitation
          * @description The `token` is the last part of the link in the invitation e-mail, valid 72 hours and once. Signed in (session token), you join as you are, if your e-mail is the invited one; otherwise send `name` and `password` to create your account under the invited e-mail. Answers your membership and a session in that merchant.
          */
-        post: operations["postV1AuthInvitationsTokenAccept"];
+        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -967,14 +967,14 @@ export interface paths {
          * Two-factor status
          * @description Whether two-factor sign-in is on for you, and how many recovery codes you have left.
          */
-        get: operations["getV1Developer2fa"];
+        get: operations["retrieveTwoFactor"];
         put?: never;
         post?: never;
         /**
          * Turn two-factor off
          * @description Needs a code confirmed in the last 5 minutes. Forgets the secret and the recovery codes; your other sessions end and a new session token is answered.
          */
-        delete: operations["deleteV1Developer2fa"];
+        delete: operations["disableTwoFactor"];
         options?: never;
         head?: never;
         patch?: never;
@@ -993,7 +993,7 @@ export interface paths {
          * Start two-factor enrolment
          * @description Answers a new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 seconds) and its `otpauth://` URI for a QR code. Nothing changes until you confirm a first code; enrolling again replaces a secret not yet confirmed.
          */
-        post: operations["postV1Developer2faEnroll"];
+        post: operations["enrollTwoFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1013,7 +1013,7 @@ export interface paths {
          * Confirm two-factor enrolment
          * @description Send the code your app shows: two-factor sign-in is on from now. The answer holds ten recovery codes, each good once, shown only here, and a new session token; your other sessions end.
          */
-        post: operations["postV1Developer2faConfirm"];
+        post: operations["confirmTwoFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1033,7 +1033,7 @@ export interface paths {
          * Confirm a code (step-up)
          * @description Live key rolls, restricted live keys, team changes, turning two-factor off and live payout destinations need a code confirmed in the last 5 minutes. Send one here: the answer is a session token that carries the confirmation.
          */
-        post: operations["postV1Developer2faVerify"];
+        post: operations["verifyTwoFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1051,7 +1051,7 @@ export interface paths {
          * List team members
          * @description The merchant's members and their roles, and the merchants you belong to (for switching).
          */
-        get: operations["getV1DeveloperTeamMembers"];
+        get: operations["listTeamMembers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1074,14 +1074,14 @@ export interface paths {
          * Remove a member
          * @description Owners and admins; only an owner removes an owner, and the last owner cannot leave. The member's next request in this merchant is refused.
          */
-        delete: operations["deleteV1DeveloperTeamMembersId"];
+        delete: operations["removeTeamMember"];
         options?: never;
         head?: never;
         /**
          * Change a member's role
          * @description Owners and admins; only an owner changes an owner or makes one, and the last owner cannot be demoted. Needs a two-factor code from the last 5 minutes when two-factor is on.
          */
-        patch: operations["patchV1DeveloperTeamMembersId"];
+        patch: operations["updateTeamMember"];
         trace?: never;
     };
     "/v1/developer/team/invitations": {
@@ -1095,13 +1095,13 @@ export interface paths {
          * List open invitations
          * @description Invitations not yet accepted, newest first, with when their link expires.
          */
-        get: operations["getV1DeveloperTeamInvitations"];
+        get: operations["listInvitations"];
         put?: never;
         /**
          * Invite a member
          * @description E-mails a link valid 72 hours, once. Owners and admins; only an owner invites an owner. Needs a two-factor code from the last 5 minutes when two-factor is on.
          */
-        post: operations["postV1DeveloperTeamInvitations"];
+        post: operations["createInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1121,7 +1121,7 @@ export interface paths {
          * Roll a restricted key
          * @description A new key with the same name, scopes and environment, shown only in this answer; the old one works `expires_in_hours` more (default 24, 0 = stop now).
          */
-        post: operations["postV1DeveloperKeysRestrictedIdRoll"];
+        post: operations["rollRestrictedKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1142,7 +1142,7 @@ export interface paths {
          * Revoke a restricted key
          * @description The key stops at once. Secret keys are replaced by rolling them instead.
          */
-        delete: operations["deleteV1DeveloperKeysId"];
+        delete: operations["revokeRestrictedKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1333,16 +1333,26 @@ export interface components {
         PaymentCreatedEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "payment.created";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
             data: components["schemas"]["Payment"];
         };
+        /** @description The object the event is about, as it was then */
         Payment: {
             /** @description Payment id, `pay_` and 24 characters */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `payment`
+             * @enum {string}
+             */
             object: "payment";
             /** @description In the currency's minor unit (RWF and UGX have none: 1500 is RWF 1,500; KES, GHS, USD, EUR, GBP and LRD have two: 1500 is 15.00) */
             amount: number;
@@ -1357,22 +1367,35 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
+            /** @description How the customer pays: `mobile_money`, `bank_transfer`, `card`, or a provider code of the merchant-scoped list */
             payment_method: string;
+            /** @description The provider code that handles it (`momo`, `mobile_money_b`, `card_gateway`, …) */
             provider: string;
+            /** @description Your description of the payment, as you sent it; null when none */
             description: string | null;
+            /** @description The customer's phone number in E.164 form (mobile money only) */
             phone_number?: string;
+            /** @description The customer's e-mail (card and bank transfer, when given) */
             customer_email?: string;
+            /** @description The customer's wallet id (wallet payments only) */
             wallet_id?: string;
+            /** @description Your key-value pairs, as you sent them */
             metadata: {
                 [key: string]: string;
             };
+            /** @description Why the payment failed, one of the documented codes (`declined`, `expired`, …); null unless failed */
             failure_code: string | null;
+            /** @description The provider's or the service's explanation of the failure, for a person; null unless failed */
             failure_message: string | null;
+            /** @description The reason you gave when cancelling; null unless cancelled with one */
             cancellation_reason: string | null;
             next_action: components["schemas"]["NextAction"];
             /** @description Card payments: what your front end confirms the card with */
             client_secret?: string;
-            /** @enum {string} */
+            /**
+             * @description `sandbox` or `live`: the environment of the key that created it
+             * @enum {string}
+             */
             environment: "sandbox" | "live";
             /**
              * Format: date-time
@@ -1384,35 +1407,62 @@ export interface components {
              * @description Set when a provider success that arrived after the payment had failed (expired or provider error) completed it
              */
             reconciled_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601, UTC)
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601, UTC)
+             */
             updated_at: string;
         };
-        /** @description What the customer or your front end does next, as the provider gave it: transfer instructions, the card confirmation, or the mobile money prompt; null once nothing is awaited */
+        /** @description What the customer must do next; null when nothing */
         NextAction: {
-            /** @enum {string} */
+            /**
+             * @description The customer makes a bank transfer
+             * @enum {string}
+             */
             type: "bank_transfer";
+            /** @description The bank to pay into */
             bank_name: string;
+            /** @description The account holder's name */
             account_name: string;
+            /** @description The account to pay into */
             account_number: string;
+            /** @description The reference the customer must give with the transfer, so it is matched to this payment */
             reference: string;
         } | {
-            /** @enum {string} */
+            /**
+             * @description The customer confirms the card payment on your page
+             * @enum {string}
+             */
             type: "card_confirm";
+            /** @description The secret your page passes to the card form */
             client_secret: string;
         } | {
-            /** @enum {string} */
+            /**
+             * @description The customer approves on their phone
+             * @enum {string}
+             */
             type: "mobile_money_approval";
+            /** @description What to tell the customer */
             message: string;
         } | null;
         /** @description A payment completed */
         PaymentCompletedEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "payment.completed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
             data: components["schemas"]["Payment"];
         };
@@ -1420,9 +1470,15 @@ export interface components {
         PaymentFailedEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "payment.failed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
             data: components["schemas"]["Payment"];
         };
@@ -1430,9 +1486,15 @@ export interface components {
         PaymentCancelledEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "payment.cancelled";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
             data: components["schemas"]["Payment"];
         };
@@ -1440,158 +1502,291 @@ export interface components {
         RefundCompletedEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "refund.completed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
+            /** @description The object the event is about, as it was then */
             data: components["schemas"]["Refund"] & {
-                payment: components["schemas"]["Payment"];
+                payment: components["schemas"]["Payment"] & unknown;
             };
         };
+        /** @description Money sent back to the customer of a payment */
         Refund: {
+            /** @description Refund id, `ref_` and 24 characters */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `refund`
+             * @enum {string}
+             */
             object: "refund";
+            /** @description The payment refunded */
             payment_id: string;
+            /** @description The amount refunded, in minor units */
             amount: number;
+            /** @description ISO 4217 code, the payment's */
             currency: string;
-            /** @enum {string} */
+            /**
+             * @description `pending` until the provider answers, then `completed` or `failed`
+             * @enum {string}
+             */
             status: "pending" | "completed" | "failed";
+            /** @description The reason you gave; null when none */
             reason: string | null;
+            /** @description Why the provider refused the refund; null unless failed */
             failure_message: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was requested (ISO 8601, UTC)
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it completed; null until then
+             */
             completed_at: string | null;
         };
         /** @description A refund failed */
         RefundFailedEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "refund.failed";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
+            /** @description The object the event is about, as it was then */
             data: components["schemas"]["Refund"] & {
-                payment: components["schemas"]["Payment"];
+                payment: components["schemas"]["Payment"] & unknown;
             };
         };
         /** @description A webhook endpoint was created */
         WebhookCreatedEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "webhook.created";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
             data: components["schemas"]["Webhook"];
         };
+        /** @description The object the event is about, as it was then */
         Webhook: {
+            /** @description Webhook id, `whk_` and 24 characters */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `webhook`
+             * @enum {string}
+             */
             object: "webhook";
+            /** @description Where deliveries are POSTed */
             url: string;
+            /** @description The event names delivered to it */
             events: string[];
-            /** @enum {string} */
+            /**
+             * @description `enabled`; `disabled` by you; `failed` when the endpoint refused for good
+             * @enum {string}
+             */
             status: "enabled" | "disabled" | "failed";
             /** @description Why the webhook is failed (e.g. "the endpoint answered 410 Gone at …"); null unless status is failed */
             failure_reason: string | null;
+            /** @description Your description; null when none */
             description: string | null;
-            /** @enum {string} */
+            /**
+             * @description The environment whose events it receives
+             * @enum {string}
+             */
             environment: "sandbox" | "live";
             /**
              * Format: date-time
              * @description Until when the secret replaced by the last rotation still signs deliveries, beside the current one; null when none does
              */
             previous_secret_expires_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was registered (ISO 8601, UTC)
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601, UTC)
+             */
             updated_at: string;
         };
         /** @description A test delivery */
         WebhookTestEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
             event: "webhook.test";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
+            /** @description The object the event is about, as it was then */
             data: {
+                /** @description The webhook tested */
                 webhook_id: string;
             };
         };
         EnvelopeError: {
-            /** @enum {boolean} */
+            /**
+             * @description Always false on an error
+             * @enum {boolean}
+             */
             success: false;
+            /** @description What went wrong */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, one of the documented codes; branch on it
+                 * @enum {string}
+                 */
                 code: "invalid_request" | "validation_error" | "unauthorized" | "invalid_api_key" | "forbidden" | "merchant_mismatch" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_key_reused" | "payment_not_cancellable" | "payment_not_refundable" | "amount_exceeds_refundable" | "documents_missing" | "file_too_large" | "unsupported_file_type" | "provider_unavailable" | "rate_limited" | "service_unavailable" | "internal_error";
+                /** @description What went wrong, for a person; may change wording */
                 message: string;
                 /** @description For `validation_error` (and `documents_missing`): every bad field or missing item, the first being the one the message names */
                 details?: {
+                    /** @description The field, in dotted form (`metadata.order_id`) */
                     field: string;
+                    /** @description What is wrong with it */
                     message: string;
                 }[];
             };
         };
         MerchantScopedError: {
+            /** @description What went wrong, for a person */
             error: string;
         };
+        /** @description A payment as the merchant-scoped endpoints show it, with decimal-string amounts */
         MerchantScopedPayment: {
+            /** @description Payment id, `pay_` and 24 characters */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description `pending`, `processing`, `completed`, `failed`, `cancelled` or `refunded`
+             * @enum {string}
+             */
             status: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
+            /** @description The amount as a decimal string in the currency's unit (`"1500.00"`) */
             amount: string;
+            /** @description ISO 4217 code */
             currency: string;
+            /** @description The provider code the customer pays with */
             payment_method: string;
+            /** @description Your description; null when none */
             description: string | null;
+            /** @description Card payments: the secret your page passes to the card form to confirm the payment */
             client_secret?: string;
+            /** @description Why the payment failed; null unless failed */
             failure_code: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601, UTC)
+             */
             created_at: string;
             /** @description Your metadata, plus `fee_amount` and `fee_percentage` as decimal strings */
             metadata: {
                 [key: string]: string;
             };
         };
+        /** @description Something that happened to one of your objects; webhook deliveries carry it */
         Event: {
+            /** @description Event id, `evt_` and 24 characters; the `webhook-id` of its deliveries */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `event`
+             * @enum {string}
+             */
             object: "event";
+            /** @description The event's name (`payment.completed`) */
             event: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
             created_at: string;
             /** @description The object the event is about, as a webhook delivery carries it (see the `webhooks` section) */
             data?: unknown;
         };
+        /** @description One event sent to one webhook endpoint, with its attempts */
         WebhookDelivery: {
+            /** @description Delivery id, `dlv_` and 24 characters */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `webhook_delivery`
+             * @enum {string}
+             */
             object: "webhook_delivery";
+            /** @description The webhook it goes to */
             webhook_id: string;
+            /** @description The event it carries, the `webhook-id` header */
             event_id: string;
+            /** @description The event's name */
             event: string;
-            /** @enum {string} */
+            /**
+             * @description `pending` while attempts go on, then `succeeded`, `failed` or `cancelled`
+             * @enum {string}
+             */
             status: "pending" | "succeeded" | "failed" | "cancelled";
+            /** @description Attempts made so far */
             attempt_count: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null when none is
+             */
             next_attempt_at: string | null;
+            /** @description The delivery this one resends; null for a first delivery */
             retry_of: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601, UTC)
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601, UTC)
+             */
             updated_at: string;
+            /** @description Every attempt, oldest first */
             attempts: {
+                /** @description Its number, from 1 */
                 attempt: number;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was sent (ISO 8601, UTC)
+                 */
                 attempted_at: string;
+                /** @description The endpoint's HTTP status; null when it never answered */
                 status_code: number | null;
+                /** @description The start of the endpoint's answer; null when none */
                 response_body: string | null;
+                /** @description How long the attempt took, in milliseconds */
                 duration_ms: number;
+                /** @description Why no answer came (time-out, refused connection); null when one came */
                 error: string | null;
             }[];
         };
+        /** @description The answer itself */
         WebhookWithSecret: components["schemas"]["Webhook"] & {
             /** @description The signing secret (`whsec_…`); shown only here, store it */
             secret: string;
@@ -1605,7 +1800,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getHealthz: {
+    checkHealth: {
         parameters: {
             query?: never;
             header?: never;
@@ -1633,7 +1828,7 @@ export interface operations {
             };
         };
     };
-    getReadyz: {
+    checkReadiness: {
         parameters: {
             query?: never;
             header?: never;
@@ -1667,7 +1862,7 @@ export interface operations {
             };
         };
     };
-    getMetrics: {
+    retrieveMetrics: {
         parameters: {
             query?: never;
             header?: never;
@@ -1691,7 +1886,7 @@ export interface operations {
             };
         };
     };
-    getV1OpenapiJson: {
+    retrieveOpenApiDocument: {
         parameters: {
             query?: never;
             header?: never;
@@ -1752,7 +1947,7 @@ export interface operations {
             };
         };
     };
-    getDocs: {
+    retrieveApiReference: {
         parameters: {
             query?: never;
             header?: never;
@@ -1776,11 +1971,12 @@ export interface operations {
             };
         };
     };
-    getDocsAssetsFile: {
+    retrieveApiReferenceAsset: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The file name of the asset */
                 file: string;
             };
             cookie?: never;
@@ -1812,7 +2008,7 @@ export interface operations {
             };
         };
     };
-    postV1AuthRegister: {
+    registerDeveloper: {
         parameters: {
             query?: never;
             header?: never;
@@ -1830,10 +2026,16 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @description Your e-mail, your sign-in name
+                     */
                     email: string;
+                    /** @description At least 10 characters */
                     password: string;
+                    /** @description Your name */
                     name: string;
+                    /** @description Your business, as customers know it */
                     business_name?: string;
                 };
             };
@@ -1872,19 +2074,35 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
+                            /** @description Your developer account */
                             developer: {
+                                /** @description Your developer id, `dev_…` */
                                 id: string;
+                                /** @description Your merchant id, `mer_…`: the owner of your payments */
                                 merchant_id: string;
+                                /** @description Your e-mail, your sign-in name */
                                 email: string;
+                                /** @description Your name */
                                 name: string;
+                                /** @description Your business; null when not given */
                                 business_name: string | null;
+                                /** @description Your plan (`sandbox` until live access, then the approved plan) */
                                 plan: string;
+                                /** @description Whether live access was granted */
                                 has_live_access: boolean;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When you registered (ISO 8601, UTC)
+                                 */
                                 created_at: string;
                             };
                             token: string;
@@ -1972,7 +2190,7 @@ export interface operations {
             };
         };
     };
-    postV1AuthLogin: {
+    createSession: {
         parameters: {
             query?: never;
             header?: never;
@@ -1988,7 +2206,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The e-mail you registered */
                     email: string;
+                    /** @description Your password */
                     password: string;
                     merchant_id?: string;
                 };
@@ -2012,9 +2232,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             token: string;
                             /** Format: date-time */
@@ -2112,7 +2337,7 @@ export interface operations {
             };
         };
     };
-    getV1Payments: {
+    listPayments: {
         parameters: {
             query?: {
                 /** @description How many payments to answer, 1 to 100 */
@@ -2181,12 +2406,20 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
-                            payments: components["schemas"]["Payment"][];
+                            /** @description This page of payments, newest first */
+                            payments: (components["schemas"]["Payment"] & unknown)[];
+                            /** @description Where this page ends and how to get the next */
                             pagination: {
+                                /** @description Items a page */
                                 limit: number;
                                 /** @description True when more items follow the last one of this page */
                                 has_more: boolean;
@@ -2270,7 +2503,7 @@ export interface operations {
             };
         };
     };
-    postV1Payments: {
+    createPayment: {
         parameters: {
             query?: never;
             header?: {
@@ -2295,23 +2528,44 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The amount in minor units of the currency (1500 RWF is `1500`, 15.00 KES is `1500`) */
                     amount: number;
-                    /** @enum {string} */
+                    /**
+                     * @description ISO 4217 code
+                     * @enum {string}
+                     */
                     currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
-                    /** @enum {string} */
+                    /**
+                     * @description How the customer pays
+                     * @enum {string}
+                     */
                     payment_method: "mobile_money" | "bank_transfer" | "card";
+                    /** @description Mobile money: the customer's number as people write it (`0788 000 001`, `+250 788-000-001`); stored in E.164 */
                     phone_number?: string;
-                    /** @enum {string} */
+                    /**
+                     * @description Mobile money: the operator, when the number does not tell it
+                     * @enum {string}
+                     */
                     provider?: "momo" | "mobile_money_b" | "mpesa";
-                    /** @enum {string} */
+                    /**
+                     * @description Mobile money: the operator of a ported number, overriding the prefix table
+                     * @enum {string}
+                     */
                     operator?: "momo" | "mobile_money_b" | "mpesa";
+                    /** @description ISO 3166-1 alpha-2 country of a number written nationally (default: the currency's) */
                     country?: string;
+                    /** @description Yours, shown on the dashboard and in lists */
                     description?: string;
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @description The customer's e-mail (card, bank transfer)
+                     */
                     customer_email?: string;
+                    /** @description Your key-value pairs, at most 50, returned as sent */
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description Seconds until the payment expires, 60 up to the method's default */
                     expires_in?: number;
                 };
             };
@@ -2360,10 +2614,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Payment"];
+                        data: components["schemas"]["Payment"] & unknown;
                     };
                 };
             };
@@ -2469,11 +2727,12 @@ export interface operations {
             };
         };
     };
-    getV1PaymentsId: {
+    retrievePayment: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -2518,10 +2777,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Payment"];
+                        data: components["schemas"]["Payment"] & unknown;
                     };
                 };
             };
@@ -2598,7 +2861,7 @@ export interface operations {
             };
         };
     };
-    postV1PaymentsIdCancel: {
+    cancelPayment: {
         parameters: {
             query?: never;
             header?: {
@@ -2606,6 +2869,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -2618,6 +2882,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Why you cancel; shown as `cancellation_reason` */
                     reason?: string;
                 };
             };
@@ -2663,10 +2928,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Payment"];
+                        data: components["schemas"]["Payment"] & unknown;
                     };
                 };
             };
@@ -2785,7 +3054,7 @@ export interface operations {
             };
         };
     };
-    postV1PaymentsIdRefund: {
+    refundPayment: {
         parameters: {
             query?: never;
             header?: {
@@ -2793,6 +3062,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -2806,7 +3076,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The amount to refund in minor units; default the whole refundable rest */
                     amount?: number;
+                    /** @description Why you refund; kept on the refund */
                     reason?: string;
                 };
             };
@@ -2839,10 +3111,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Refund"];
+                        data: components["schemas"]["Refund"] & unknown;
                     };
                 };
             };
@@ -2962,7 +3238,7 @@ export interface operations {
             };
         };
     };
-    postV1ApiMerchantsMerchantIdPayments: {
+    createMerchantPayment: {
         parameters: {
             query?: never;
             header?: {
@@ -2970,6 +3246,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description Your merchant id (`mer_…`) */
                 merchant_id: string;
             };
             cookie?: never;
@@ -2988,17 +3265,32 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @example 1500.00 */
+                    /**
+                     * @description The amount as a decimal string with two decimals, in the currency's unit
+                     * @example 1500.00
+                     */
                     amount: string;
-                    /** @enum {string} */
+                    /**
+                     * @description ISO 4217 code
+                     * @enum {string}
+                     */
                     currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
-                    /** @enum {string} */
+                    /**
+                     * @description The provider code the customer pays with
+                     * @enum {string}
+                     */
                     payment_method: "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "mobile_money_c" | "wallet";
+                    /** @description Yours, shown on the dashboard and in lists */
                     description?: string;
+                    /** @description What the method needs to reach the customer */
                     payment_method_data?: {
+                        /** @description Card payments: `["card"]` */
                         payment_method_types?: "card"[];
+                        /** @description Mobile money: the customer's number */
                         phone_number?: string;
+                        /** @description ISO 3166-1 alpha-2 country of a number written nationally (default: the currency's) */
                         country?: string;
+                        /** @description Wallet payments: the customer's wallet id */
                         wallet_id?: string;
                     };
                 };
@@ -3146,12 +3438,14 @@ export interface operations {
             };
         };
     };
-    getV1ApiMerchantsMerchantIdPaymentsPaymentId: {
+    retrieveMerchantPayment: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Your merchant id (`mer_…`) */
                 merchant_id: string;
+                /** @description The payment id (`pay_…`) */
                 payment_id: string;
             };
             cookie?: never;
@@ -3255,11 +3549,12 @@ export interface operations {
             };
         };
     };
-    putV1ProviderCallbacksProvider: {
+    receiveProviderCallbackByPut: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The provider code (`momo`, `mobile_money_b`, `card_gateway`) */
                 provider: string;
             };
             cookie?: never;
@@ -3301,9 +3596,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             /** @enum {boolean} */
                             received: true;
@@ -3399,11 +3699,12 @@ export interface operations {
             };
         };
     };
-    postV1ProviderCallbacksProvider: {
+    receiveProviderCallback: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The provider code (`momo`, `mobile_money_b`, `card_gateway`) */
                 provider: string;
             };
             cookie?: never;
@@ -3445,9 +3746,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             /** @enum {boolean} */
                             received: true;
@@ -3543,7 +3849,7 @@ export interface operations {
             };
         };
     };
-    postV1SandboxCardGatewayConfirm: {
+    confirmSandboxCardPayment: {
         parameters: {
             query?: never;
             header?: never;
@@ -3562,10 +3868,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The payment's `next_action.client_secret` */
                     client_secret: string;
+                    /** @description A test card number, digits only */
                     card_number: string;
+                    /** @description Expiry month, 1 to 12 */
                     exp_month: number;
+                    /** @description Expiry year, four digits */
                     exp_year: number;
+                    /** @description 3 or 4 digits */
                     cvc: string;
                 };
             };
@@ -3590,9 +3901,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             payment_id: string;
                             outcome: {
@@ -3689,11 +4005,12 @@ export interface operations {
             };
         };
     };
-    postV1SandboxPaymentsIdSimulate: {
+    simulateSandboxPayment: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -3706,7 +4023,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /**
+                     * @description How the simulated customer ends the payment
+                     * @enum {string}
+                     */
                     outcome: "completed" | "failed";
                 };
             };
@@ -3755,10 +4075,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Payment"];
+                        data: components["schemas"]["Payment"] & unknown;
                     };
                 };
             };
@@ -3875,12 +4199,16 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperEvents: {
+    listEvents: {
         parameters: {
             query?: {
+                /** @description The page, from 1 */
                 page?: number;
+                /** @description Items a page, 1 to 100 */
                 limit?: number;
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
+                /** @description Only events of this name */
                 type?: "payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created";
             };
             header?: never;
@@ -3943,15 +4271,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             events: components["schemas"]["Event"][];
+                            /** @description Where this page stands in the list */
                             pagination: {
+                                /** @description This page, from 1 */
                                 page: number;
+                                /** @description Items a page */
                                 limit: number;
+                                /** @description Items the filters select, on every page */
                                 total: number;
+                                /** @description Pages of `limit` items */
                                 total_pages: number;
                             };
                         };
@@ -4031,13 +4369,15 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperEventsId: {
+    retrieveEvent: {
         parameters: {
             query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -4088,10 +4428,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Event"];
+                        data: components["schemas"]["Event"] & unknown;
                     };
                 };
             };
@@ -4181,9 +4525,10 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperEventsStream: {
+    streamEvents: {
         parameters: {
             query?: {
+                /** @description With a session token: must be `sandbox` (the default); the stream is sandbox only */
                 environment?: "sandbox" | "live";
             };
             header?: {
@@ -4292,9 +4637,10 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperProfile: {
+    retrieveProfile: {
         parameters: {
             query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -4328,18 +4674,33 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
+                            /** @description Your developer id, `dev_…` */
                             id: string;
+                            /** @description Your merchant id, `mer_…`: the owner of your payments */
                             merchant_id: string;
+                            /** @description Your e-mail, your sign-in name */
                             email: string;
+                            /** @description Your name */
                             name: string;
+                            /** @description Your business; null when not given */
                             business_name: string | null;
+                            /** @description Your plan (`sandbox` until live access, then the approved plan) */
                             plan: string;
+                            /** @description Whether live access was granted */
                             has_live_access: boolean;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When you registered (ISO 8601, UTC)
+                             */
                             created_at: string;
                             country: string | null;
                             phone: string | null;
@@ -4420,7 +4781,7 @@ export interface operations {
             };
         };
     };
-    putV1DeveloperProfile: {
+    updateProfile: {
         parameters: {
             query?: never;
             header?: never;
@@ -4436,9 +4797,13 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Your name */
                     name?: string;
+                    /** @description Your business; null clears it */
                     business_name?: string | null;
+                    /** @description ISO 3166-1 alpha-2 code (`RW`); null clears it */
                     country?: string | null;
+                    /** @description Your phone in E.164 form; null clears it */
                     phone?: string | null;
                 };
             };
@@ -4469,18 +4834,33 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
+                            /** @description Your developer id, `dev_…` */
                             id: string;
+                            /** @description Your merchant id, `mer_…`: the owner of your payments */
                             merchant_id: string;
+                            /** @description Your e-mail, your sign-in name */
                             email: string;
+                            /** @description Your name */
                             name: string;
+                            /** @description Your business; null when not given */
                             business_name: string | null;
+                            /** @description Your plan (`sandbox` until live access, then the approved plan) */
                             plan: string;
+                            /** @description Whether live access was granted */
                             has_live_access: boolean;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When you registered (ISO 8601, UTC)
+                             */
                             created_at: string;
                             country: string | null;
                             phone: string | null;
@@ -4575,17 +4955,28 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperTransactions: {
+    listTransactions: {
         parameters: {
             query?: {
+                /** @description The page, from 1 */
                 page?: number;
+                /** @description Items a page, 1 to 100 */
                 limit?: number;
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
+                /** @description A payment or refund id (`pay_…`, `ref_…`): answer the transactions that come after it in the list, i.e. created before it. Pass `pagination.next_starting_after` of the previous page; `page` is then ignored. */
+                starting_after?: string;
+                /** @description The first page's `pagination.as_of`: later numbered pages leave out what was created since */
                 as_of?: string;
+                /** @description One or more statuses, comma-separated (`completed,refunded`) */
                 status?: string;
+                /** @description Only this `payment_method` */
                 method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "mobile_money_c" | "wallet";
+                /** @description Only this currency (ISO 4217) */
                 currency?: string;
+                /** @description Part of an id (payment or refund), the description or the customer, any case */
                 q?: string;
+                /** @description A UTC day `YYYY-MM-DD` or a range `YYYY-MM-DD..YYYY-MM-DD`, both ends included */
                 date?: string;
             };
             header?: never;
@@ -4627,41 +5018,79 @@ export interface operations {
                      *           "limit": 10,
                      *           "total": 1,
                      *           "total_pages": 1,
-                     *           "as_of": "2026-11-24T12:00:00.000Z"
+                     *           "as_of": "2026-11-24T12:00:00.000Z",
+                     *           "has_more": false,
+                     *           "next_starting_after": null
                      *         }
                      *       }
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             transactions: {
+                                /** @description The payment (`pay_…`) or refund (`ref_…`) id */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description `payment` or `refund`
+                                 * @enum {string}
+                                 */
                                 type: "payment" | "refund";
+                                /** @description The payment (a refund's own payment) */
                                 payment_id: string;
+                                /** @description The amount in minor units */
                                 amount: number;
+                                /** @description ISO 4217 code */
                                 currency: string;
+                                /** @description The fee in minor units, once money moved; else 0 */
                                 fee: number;
+                                /** @description What you keep in minor units: amount − fee for a collected payment, −amount for a completed refund; else 0 */
                                 net: number;
+                                /** @description The payment's or the refund's status */
                                 status: string;
+                                /** @description The payment's method */
                                 payment_method: string;
+                                /** @description The customer's phone, wallet or e-mail; null when none */
                                 customer: string | null;
+                                /** @description The payment's description; null when none */
                                 description: string | null;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it was created (ISO 8601, UTC)
+                                 */
                                 created_at: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it last changed (ISO 8601, UTC)
+                                 */
                                 updated_at: string;
                             }[];
+                            /** @description Where this page stands in the list */
                             pagination: {
+                                /** @description This page, from 1 */
                                 page: number;
+                                /** @description Items a page */
                                 limit: number;
+                                /** @description Items the filters select, on every page */
                                 total: number;
+                                /** @description Pages of `limit` items */
                                 total_pages: number;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description The instant the page was read as of; pass it with later page numbers
+                                 */
                                 as_of: string;
+                                /** @description True when more items follow the last one of this page */
+                                has_more: boolean;
+                                /** @description Pass it as `starting_after` for the next page; null on the last page */
+                                next_starting_after: string | null;
                             };
                         };
                     };
@@ -4740,13 +5169,15 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperTransactionsId: {
+    retrieveTransaction: {
         parameters: {
             query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -4781,25 +5212,49 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
+                            /** @description The payment (`pay_…`) or refund (`ref_…`) id */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `payment` or `refund`
+                             * @enum {string}
+                             */
                             type: "payment" | "refund";
+                            /** @description The payment (a refund's own payment) */
                             payment_id: string;
+                            /** @description The amount in minor units */
                             amount: number;
+                            /** @description ISO 4217 code */
                             currency: string;
+                            /** @description The fee in minor units, once money moved; else 0 */
                             fee: number;
+                            /** @description What you keep in minor units: amount − fee for a collected payment, −amount for a completed refund; else 0 */
                             net: number;
+                            /** @description The payment's or the refund's status */
                             status: string;
+                            /** @description The payment's method */
                             payment_method: string;
+                            /** @description The customer's phone, wallet or e-mail; null when none */
                             customer: string | null;
+                            /** @description The payment's description; null when none */
                             description: string | null;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was created (ISO 8601, UTC)
+                             */
                             created_at: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it last changed (ISO 8601, UTC)
+                             */
                             updated_at: string;
                         };
                     };
@@ -4891,11 +5346,14 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperAnalytics: {
+    retrieveAnalytics: {
         parameters: {
             query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
+                /** @description First UTC day `YYYY-MM-DD` (default 30 days before `to`) */
                 from?: string;
+                /** @description Last UTC day `YYYY-MM-DD`, included (default today) */
                 to?: string;
             };
             header?: never;
@@ -4947,33 +5405,57 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description The first instant counted (ISO 8601, UTC)
+                             */
                             from: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description The instant counting ended (ISO 8601, UTC)
+                             */
                             to: string;
                             volume_by_currency: {
+                                /** @description ISO 4217 code */
                                 currency: string;
+                                /** @description Completed payments' amounts, minor units */
                                 completed_volume: number;
+                                /** @description Completed refunds' amounts, minor units */
                                 refunded_volume: number;
+                                /** @description Fees, minor units */
                                 fees: number;
+                                /** @description Completed volume − refunded − fees, minor units */
                                 net: number;
                             }[];
+                            /** @description Payments by status */
                             count_by_status: {
                                 [key: string]: number;
                             };
+                            /** @description Payments by method */
                             count_by_method: {
                                 [key: string]: number;
                             };
+                            /** @description Completed ÷ all payments settled in the range, 0 to 1; null when none */
                             success_rate: number | null;
                             daily: {
+                                /** @description The UTC day `YYYY-MM-DD` */
                                 date: string;
+                                /** @description ISO 4217 code */
                                 currency: string;
+                                /** @description Payments created that day */
                                 payments: number;
+                                /** @description Of them, completed */
                                 completed: number;
+                                /** @description Their completed amounts, minor units */
                                 completed_volume: number;
                                 fees: number;
                             }[];
@@ -5054,11 +5536,14 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperActivity: {
+    listActivity: {
         parameters: {
             query?: {
+                /** @description The page, from 1 */
                 page?: number;
+                /** @description Items a page, 1 to 100 */
                 limit?: number;
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
                 action?: string;
                 actor?: string;
@@ -5105,29 +5590,49 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             activity: {
+                                /** @description Entry id, `act_…` */
                                 id: string;
+                                /** @description Who did it: a developer, an API key, a reviewer, an operator or the system, with its id */
                                 actor: {
                                     /** @enum {string} */
                                     type: "developer" | "api_key" | "reviewer" | "operator" | "system";
                                     id: string;
                                 };
+                                /** @description What was done (`payment.created`, `key.rolled`, …) */
                                 action: string;
+                                /** @description The id of what it was done to */
                                 target: string;
+                                /** @description The address it came from; null when not over HTTP */
                                 ip: string | null;
+                                /** @description The request that made it (`X-Request-Id`); null when none */
                                 request_id: string | null;
+                                /** @description The caller's User-Agent; null when none */
                                 user_agent: string | null;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When (ISO 8601, UTC)
+                                 */
                                 created_at: string;
                             }[];
+                            /** @description Where this page stands in the list */
                             pagination: {
+                                /** @description This page, from 1 */
                                 page: number;
+                                /** @description Items a page */
                                 limit: number;
+                                /** @description Items the filters select, on every page */
                                 total: number;
+                                /** @description Pages of `limit` items */
                                 total_pages: number;
                             };
                         };
@@ -5207,13 +5712,15 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperPaymentsId: {
+    retrievePaymentTimeline: {
         parameters: {
             query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -5372,30 +5879,59 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
-                            payment: components["schemas"]["Payment"];
+                            payment: components["schemas"]["Payment"] & unknown;
+                            /** @description The fee in minor units, once money moved; else 0 */
                             fee: number;
+                            /** @description Amount − fee − refunded, in minor units */
                             net: number;
+                            /** @description The provider's own id of the payment; null until it gave one */
                             provider_reference: string | null;
+                            /** @description The refunds, oldest first */
                             refunds: components["schemas"]["Refund"][];
+                            /** @description Every status change, oldest first */
                             status_changes: {
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When (ISO 8601, UTC)
+                                 */
                                 at: string;
-                                /** @enum {string|null} */
+                                /**
+                                 * @description The status before; null at creation
+                                 * @enum {string|null}
+                                 */
                                 from: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded" | null;
-                                /** @enum {string} */
+                                /**
+                                 * @description The status after
+                                 * @enum {string}
+                                 */
                                 to: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
-                                /** @enum {string} */
+                                /**
+                                 * @description What caused it: the answer at creation, a provider callback, a poll, the expiry, you, or a reconciliation
+                                 * @enum {string}
+                                 */
                                 source: "create" | "provider_callback" | "poll" | "expiry" | "merchant" | "reconciliation";
+                                /** @description Why it failed; null unless it did */
                                 failure_code: string | null;
+                                /** @description The explanation of the failure; null unless it failed */
                                 failure_message: string | null;
                             }[];
+                            /** @description Each refund's course: requested, then completed or failed */
                             refund_changes: {
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When (ISO 8601, UTC)
+                                 */
                                 at: string;
+                                /** @description The refund, `ref_…` */
                                 refund_id: string;
                                 /** @description Minor units */
                                 amount: number;
@@ -5404,18 +5940,27 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 status: "pending" | "completed" | "failed";
+                                /** @description The reason you gave; null when none */
                                 reason: string | null;
+                                /** @description Why the provider refused it; null unless failed */
                                 failure_message: string | null;
                             }[];
+                            /** @description Whether the workflow's history is still kept (the sources of status changes come from it) */
                             history_available: boolean;
                             events: {
+                                /** @description Event id, `evt_` and 24 characters; the `webhook-id` of its deliveries */
                                 id: string;
+                                /** @description The event's name (`payment.completed`) */
                                 event: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened (ISO 8601, UTC)
+                                 */
                                 created_at: string;
                                 data?: unknown;
                                 deliveries: components["schemas"]["WebhookDelivery"][];
                             }[];
+                            /** @description When the service next asks the provider, and why; null when nothing is awaited */
                             next_provider_check: {
                                 /** Format: date-time */
                                 at: string;
@@ -5512,7 +6057,7 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperPaymentsIdCancel: {
+    cancelPaymentFromDashboard: {
         parameters: {
             query?: never;
             header?: {
@@ -5520,6 +6065,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -5532,6 +6078,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Why you cancel; shown as `cancellation_reason` */
                     reason?: string;
                 };
             };
@@ -5577,10 +6124,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Payment"];
+                        data: components["schemas"]["Payment"] & unknown;
                     };
                 };
             };
@@ -5699,7 +6250,7 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperPaymentsIdRefund: {
+    refundPaymentFromDashboard: {
         parameters: {
             query?: never;
             header?: {
@@ -5707,6 +6258,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -5720,7 +6272,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The amount to refund in minor units; default the whole refundable rest */
                     amount?: number;
+                    /** @description Why you refund; kept on the refund */
                     reason?: string;
                 };
             };
@@ -5753,10 +6307,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Refund"];
+                        data: components["schemas"]["Refund"] & unknown;
                     };
                 };
             };
@@ -5876,7 +6434,7 @@ export interface operations {
             };
         };
     };
-    postV1DocumentsUploadKyc: {
+    uploadIdentityDocument: {
         parameters: {
             query?: never;
             header?: never;
@@ -5897,9 +6455,15 @@ export interface operations {
                      * @description PDF, JPEG or PNG, at most 10 MB; the type is read from the bytes
                      */
                     document: string;
-                    /** @enum {string} */
+                    /**
+                     * @description `national_id`, `passport` or `drivers_licence`
+                     * @enum {string}
+                     */
                     document_type: "national_id" | "passport" | "drivers_licence";
-                    /** @enum {string} */
+                    /**
+                     * @description A national ID's side, `front` or `back`; refused for the others
+                     * @enum {string}
+                     */
                     side?: "front" | "back";
                 };
             };
@@ -5930,24 +6494,49 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
+                            /** @description Document id, `doc_…` */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `document`
+                             * @enum {string}
+                             */
                             object: "document";
-                            /** @enum {string} */
+                            /**
+                             * @description `kyc` (identity) or `business`
+                             * @enum {string}
+                             */
                             category: "kyc" | "business";
+                            /** @description `national_id`, `passport`, `drivers_licence`, `business_registration`, … */
                             document_type: string;
-                            /** @enum {string|null} */
+                            /**
+                             * @description A national ID's side; null for the others
+                             * @enum {string|null}
+                             */
                             side: "front" | "back" | null;
+                            /** @description The file's name as uploaded */
                             file_name: string;
-                            /** @enum {string} */
+                            /**
+                             * @description The type read from its bytes
+                             * @enum {string}
+                             */
                             content_type: "application/pdf" | "image/jpeg" | "image/png";
+                            /** @description Its size in bytes */
                             size: number;
+                            /** @description SHA-256 of its bytes, hex */
                             sha256: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was uploaded (ISO 8601, UTC)
+                             */
                             uploaded_at: string;
                         };
                     };
@@ -6053,7 +6642,7 @@ export interface operations {
             };
         };
     };
-    postV1DocumentsUploadBusiness: {
+    uploadBusinessDocument: {
         parameters: {
             query?: never;
             header?: never;
@@ -6075,6 +6664,7 @@ export interface operations {
                      */
                     document: string;
                     /**
+                     * @description `business_registration` (default), `tax_identification` or `business_licence`
                      * @default business_registration
                      * @enum {string}
                      */
@@ -6108,24 +6698,49 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
+                            /** @description Document id, `doc_…` */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `document`
+                             * @enum {string}
+                             */
                             object: "document";
-                            /** @enum {string} */
+                            /**
+                             * @description `kyc` (identity) or `business`
+                             * @enum {string}
+                             */
                             category: "kyc" | "business";
+                            /** @description `national_id`, `passport`, `drivers_licence`, `business_registration`, … */
                             document_type: string;
-                            /** @enum {string|null} */
+                            /**
+                             * @description A national ID's side; null for the others
+                             * @enum {string|null}
+                             */
                             side: "front" | "back" | null;
+                            /** @description The file's name as uploaded */
                             file_name: string;
-                            /** @enum {string} */
+                            /**
+                             * @description The type read from its bytes
+                             * @enum {string}
+                             */
                             content_type: "application/pdf" | "image/jpeg" | "image/png";
+                            /** @description Its size in bytes */
                             size: number;
+                            /** @description SHA-256 of its bytes, hex */
                             sha256: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was uploaded (ISO 8601, UTC)
+                             */
                             uploaded_at: string;
                         };
                     };
@@ -6231,7 +6846,7 @@ export interface operations {
             };
         };
     };
-    getV1Documents: {
+    listDocuments: {
         parameters: {
             query?: never;
             header?: never;
@@ -6269,25 +6884,50 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             documents: {
+                                /** @description Document id, `doc_…` */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description Always `document`
+                                 * @enum {string}
+                                 */
                                 object: "document";
-                                /** @enum {string} */
+                                /**
+                                 * @description `kyc` (identity) or `business`
+                                 * @enum {string}
+                                 */
                                 category: "kyc" | "business";
+                                /** @description `national_id`, `passport`, `drivers_licence`, `business_registration`, … */
                                 document_type: string;
-                                /** @enum {string|null} */
+                                /**
+                                 * @description A national ID's side; null for the others
+                                 * @enum {string|null}
+                                 */
                                 side: "front" | "back" | null;
+                                /** @description The file's name as uploaded */
                                 file_name: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description The type read from its bytes
+                                 * @enum {string}
+                                 */
                                 content_type: "application/pdf" | "image/jpeg" | "image/png";
+                                /** @description Its size in bytes */
                                 size: number;
+                                /** @description SHA-256 of its bytes, hex */
                                 sha256: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it was uploaded (ISO 8601, UTC)
+                                 */
                                 uploaded_at: string;
                             }[];
                         };
@@ -6353,7 +6993,7 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperLiveAccessRequest: {
+    requestLiveAccess: {
         parameters: {
             query?: never;
             header?: never;
@@ -6373,13 +7013,23 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The registered name of your business */
                     business_name: string;
-                    /** @enum {string} */
+                    /**
+                     * @description What your business does
+                     * @enum {string}
+                     */
                     business_type: "e_commerce" | "saas" | "marketplace" | "fintech" | "education" | "healthcare" | "other";
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Your website, http(s) with a domain name
+                     */
                     business_website: string;
+                    /** @description What you expect to collect a month, your estimate */
                     expected_monthly_volume: number;
+                    /** @description What you will collect payments for, at least 20 characters */
                     use_case: string;
+                    /** @description Must be true: you acknowledge the compliance terms */
                     compliance_acknowledged: boolean;
                 };
             };
@@ -6407,21 +7057,42 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
-                            /** @enum {string} */
+                            /**
+                             * @description `none` before any request, then `pending`, `approved` or `rejected`
+                             * @enum {string}
+                             */
                             status: "none" | "pending" | "approved" | "rejected";
+                            /** @description Whether live access was granted */
                             has_live_access: boolean;
+                            /** @description Your latest request; absent before the first */
                             live_access_request?: {
+                                /** @description The request's id, `req_…` */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description Where the review stands
+                                 * @enum {string}
+                                 */
                                 status: "under_review" | "more_info_required" | "approved" | "rejected";
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When you sent it (ISO 8601, UTC)
+                                 */
                                 requested_at: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the reviewers decided (ISO 8601, UTC)
+                                 */
                                 decided_at?: string;
+                                /** @description What the reviewer wrote to you */
                                 reviewer_message?: string;
                             };
                         };
@@ -6528,7 +7199,7 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperLiveAccessStatus: {
+    retrieveLiveAccessStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -6559,21 +7230,42 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
-                            /** @enum {string} */
+                            /**
+                             * @description `none` before any request, then `pending`, `approved` or `rejected`
+                             * @enum {string}
+                             */
                             status: "none" | "pending" | "approved" | "rejected";
+                            /** @description Whether live access was granted */
                             has_live_access: boolean;
+                            /** @description Your latest request; absent before the first */
                             live_access_request?: {
+                                /** @description The request's id, `req_…` */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description Where the review stands
+                                 * @enum {string}
+                                 */
                                 status: "under_review" | "more_info_required" | "approved" | "rejected";
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When you sent it (ISO 8601, UTC)
+                                 */
                                 requested_at: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the reviewers decided (ISO 8601, UTC)
+                                 */
                                 decided_at?: string;
+                                /** @description What the reviewer wrote to you */
                                 reviewer_message?: string;
                             };
                         };
@@ -6639,7 +7331,7 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperLiveAccessRespond: {
+    respondToLiveAccessReview: {
         parameters: {
             query?: never;
             header?: never;
@@ -6654,6 +7346,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Your answer to the reviewer, 1 to 5000 characters */
                     message: string;
                 };
             };
@@ -6681,21 +7374,42 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
-                            /** @enum {string} */
+                            /**
+                             * @description `none` before any request, then `pending`, `approved` or `rejected`
+                             * @enum {string}
+                             */
                             status: "none" | "pending" | "approved" | "rejected";
+                            /** @description Whether live access was granted */
                             has_live_access: boolean;
+                            /** @description Your latest request; absent before the first */
                             live_access_request?: {
+                                /** @description The request's id, `req_…` */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description Where the review stands
+                                 * @enum {string}
+                                 */
                                 status: "under_review" | "more_info_required" | "approved" | "rejected";
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When you sent it (ISO 8601, UTC)
+                                 */
                                 requested_at: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the reviewers decided (ISO 8601, UTC)
+                                 */
                                 decided_at?: string;
+                                /** @description What the reviewer wrote to you */
                                 reviewer_message?: string;
                             };
                         };
@@ -6724,21 +7438,42 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
-                            /** @enum {string} */
+                            /**
+                             * @description `none` before any request, then `pending`, `approved` or `rejected`
+                             * @enum {string}
+                             */
                             status: "none" | "pending" | "approved" | "rejected";
+                            /** @description Whether live access was granted */
                             has_live_access: boolean;
+                            /** @description Your latest request; absent before the first */
                             live_access_request?: {
+                                /** @description The request's id, `req_…` */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description Where the review stands
+                                 * @enum {string}
+                                 */
                                 status: "under_review" | "more_info_required" | "approved" | "rejected";
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When you sent it (ISO 8601, UTC)
+                                 */
                                 requested_at: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the reviewers decided (ISO 8601, UTC)
+                                 */
                                 decided_at?: string;
+                                /** @description What the reviewer wrote to you */
                                 reviewer_message?: string;
                             };
                         };
@@ -6844,7 +7579,7 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperLiveAccessLiveKey: {
+    revealLiveKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -6874,18 +7609,35 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
+                            /** @description Key id, `key_…` */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `api_key`
+                             * @enum {string}
+                             */
                             object: "api_key";
-                            /** @enum {string} */
+                            /**
+                             * @description Always `live`
+                             * @enum {string}
+                             */
                             environment: "live";
+                            /** @description The secret key `sk_live_…`, shown once: store it */
                             secret: string;
+                            /** @description Its last 4 characters */
                             last4: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was made (ISO 8601, UTC)
+                             */
                             created_at: string;
                         };
                     };
@@ -6989,7 +7741,7 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperWebhooks: {
+    listWebhooks: {
         parameters: {
             query?: never;
             header?: never;
@@ -7032,11 +7784,16 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
-                            webhooks: components["schemas"]["Webhook"][];
+                            webhooks: (components["schemas"]["Webhook"] & unknown)[];
                         };
                     };
                 };
@@ -7101,7 +7858,7 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperWebhooks: {
+    createWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -7122,8 +7879,11 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Where to POST the events (https in live) */
                     url: string;
+                    /** @description The event names to deliver */
                     events: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created")[];
+                    /** @description Yours, to tell endpoints apart */
                     description?: string;
                 };
             };
@@ -7160,8 +7920,12 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
                         data: components["schemas"]["WebhookWithSecret"];
                     };
@@ -7267,11 +8031,12 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperWebhooksId: {
+    retrieveWebhook: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -7308,10 +8073,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Webhook"];
+                        data: components["schemas"]["Webhook"] & unknown;
                     };
                 };
             };
@@ -7388,11 +8157,12 @@ export interface operations {
             };
         };
     };
-    putV1DeveloperWebhooksId: {
+    updateWebhook: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -7405,10 +8175,16 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description A new address */
                     url?: string;
+                    /** @description The event names to deliver from now on */
                     events?: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created")[];
-                    /** @enum {string} */
+                    /**
+                     * @description `enabled` or `disabled`
+                     * @enum {string}
+                     */
                     status?: "enabled" | "disabled";
+                    /** @description Yours; null clears it */
                     description?: string | null;
                 };
             };
@@ -7444,10 +8220,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["Webhook"];
+                        data: components["schemas"]["Webhook"] & unknown;
                     };
                 };
             };
@@ -7551,11 +8331,12 @@ export interface operations {
             };
         };
     };
-    deleteV1DeveloperWebhooksId: {
+    deleteWebhook: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -7584,9 +8365,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             id: string;
                             /** @enum {boolean} */
@@ -7695,11 +8481,12 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperWebhooksIdTest: {
+    sendWebhookTest: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -7730,9 +8517,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             delivered: boolean;
                             status_code: number | null;
@@ -7842,11 +8634,12 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperWebhooksIdRotateSecret: {
+    rotateWebhookSecret: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -7889,8 +8682,12 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
                         data: components["schemas"]["WebhookWithSecret"];
                     };
@@ -7996,15 +8793,19 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperWebhooksIdDeliveries: {
+    listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description The page, from 1 */
                 page?: number;
+                /** @description Items a page, 1 to 100 */
                 limit?: number;
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -8057,15 +8858,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             deliveries: components["schemas"]["WebhookDelivery"][];
+                            /** @description Where this page stands in the list */
                             pagination: {
+                                /** @description This page, from 1 */
                                 page: number;
+                                /** @description Items a page */
                                 limit: number;
+                                /** @description Items the filters select, on every page */
                                 total: number;
+                                /** @description Pages of `limit` items */
                                 total_pages: number;
                             };
                         };
@@ -8158,12 +8969,14 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperWebhooksIdDeliveriesDeliveryIdRetry: {
+    retryWebhookDelivery: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
+                /** @description The delivery id (`dlv_…`) */
                 delivery_id: string;
             };
             cookie?: never;
@@ -8202,10 +9015,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
-                        data: components["schemas"]["WebhookDelivery"];
+                        data: components["schemas"]["WebhookDelivery"] & unknown;
                     };
                 };
             };
@@ -8322,9 +9139,10 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperKeys: {
+    listApiKeys: {
         parameters: {
             query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -8362,25 +9180,50 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             keys: {
+                                /** @description Key id, `key_…` */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description `secret` (every scope) or `restricted` (its `scopes` only)
+                                 * @enum {string}
+                                 */
                                 kind: "secret" | "restricted";
+                                /** @description A restricted key's name; null for secret keys */
                                 name: string | null;
+                                /** @description A restricted key's scopes; null for secret keys, which hold every scope */
                                 scopes: ("payments:read" | "payments:write" | "refunds:write" | "payouts:read" | "payouts:write" | "balance:read" | "webhooks:write")[] | null;
-                                /** @enum {string} */
+                                /**
+                                 * @description `sandbox` or `live`
+                                 * @enum {string}
+                                 */
                                 environment: "sandbox" | "live";
+                                /** @description The key with all but its start and last 4 characters hidden */
                                 masked: string;
+                                /** @description Its last 4 characters */
                                 last4: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description `active`; `expiring` during a roll's grace period; `expired`; `revoked`
+                                 * @enum {string}
+                                 */
                                 status: "active" | "expiring" | "expired" | "revoked";
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it was made (ISO 8601, UTC)
+                                 */
                                 created_at: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it stops working; null while it has no end
+                                 */
                                 expires_at: string | null;
                             }[];
                         };
@@ -8459,7 +9302,7 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperKeys: {
+    createRestrictedKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -8518,25 +9361,50 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             key: {
+                                /** @description Key id, `key_…` */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description `secret` (every scope) or `restricted` (its `scopes` only)
+                                 * @enum {string}
+                                 */
                                 kind: "secret" | "restricted";
+                                /** @description A restricted key's name; null for secret keys */
                                 name: string | null;
+                                /** @description A restricted key's scopes; null for secret keys, which hold every scope */
                                 scopes: ("payments:read" | "payments:write" | "refunds:write" | "payouts:read" | "payouts:write" | "balance:read" | "webhooks:write")[] | null;
-                                /** @enum {string} */
+                                /**
+                                 * @description `sandbox` or `live`
+                                 * @enum {string}
+                                 */
                                 environment: "sandbox" | "live";
+                                /** @description The key with all but its start and last 4 characters hidden */
                                 masked: string;
+                                /** @description Its last 4 characters */
                                 last4: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description `active`; `expiring` during a roll's grace period; `expired`; `revoked`
+                                 * @enum {string}
+                                 */
                                 status: "active" | "expiring" | "expired" | "revoked";
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it was made (ISO 8601, UTC)
+                                 */
                                 created_at: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it stops working; null while it has no end
+                                 */
                                 expires_at: string | null;
                                 secret: string;
                             };
@@ -8644,11 +9512,12 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperKeysEnvironmentRoll: {
+    rollApiKeys: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description `sandbox` or `live` */
                 environment: string;
             };
             cookie?: never;
@@ -8661,7 +9530,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @default 24 */
+                    /**
+                     * @description Hours the old key still works, 0 to 720 (0: it stops now)
+                     * @default 24
+                     */
                     expires_in_hours?: number;
                 };
             };
@@ -8690,9 +9562,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             key: {
                                 id: string;
@@ -8818,7 +9695,7 @@ export interface operations {
             };
         };
     };
-    postV1AuthLogin2fa: {
+    completeTwoFactorLogin: {
         parameters: {
             query?: never;
             header?: never;
@@ -8858,9 +9735,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             token: string;
                             /** Format: date-time */
@@ -8941,7 +9823,7 @@ export interface operations {
             };
         };
     };
-    postV1AuthSwitch: {
+    switchMerchant: {
         parameters: {
             query?: never;
             header?: never;
@@ -8978,9 +9860,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             token: string;
                             /** Format: date-time */
@@ -9074,7 +9961,7 @@ export interface operations {
             };
         };
     };
-    postV1AuthSignOutEverywhere: {
+    signOutEverywhere: {
         parameters: {
             query?: never;
             header?: never;
@@ -9099,9 +9986,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             /** @enum {boolean} */
                             signed_out: true;
@@ -9168,11 +10060,12 @@ export interface operations {
             };
         };
     };
-    postV1AuthInvitationsTokenAccept: {
+    acceptInvitation: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The token */
                 token: string;
             };
             cookie?: never;
@@ -9218,9 +10111,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             token: string;
                             /** Format: date-time */
@@ -9351,9 +10249,10 @@ export interface operations {
             };
         };
     };
-    getV1Developer2fa: {
+    retrieveTwoFactor: {
         parameters: {
             query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -9379,9 +10278,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             enabled: boolean;
                             recovery_codes_left: number;
@@ -9461,7 +10365,7 @@ export interface operations {
             };
         };
     };
-    deleteV1Developer2fa: {
+    disableTwoFactor: {
         parameters: {
             query?: never;
             header?: never;
@@ -9487,9 +10391,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             token: string;
                             /** Format: date-time */
@@ -9569,7 +10478,7 @@ export interface operations {
             };
         };
     };
-    postV1Developer2faEnroll: {
+    enrollTwoFactor: {
         parameters: {
             query?: never;
             header?: never;
@@ -9595,9 +10504,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             secret: string;
                             otpauth_uri: string;
@@ -9677,7 +10591,7 @@ export interface operations {
             };
         };
     };
-    postV1Developer2faConfirm: {
+    confirmTwoFactor: {
         parameters: {
             query?: never;
             header?: never;
@@ -9726,9 +10640,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             token: string;
                             /** Format: date-time */
@@ -9837,7 +10756,7 @@ export interface operations {
             };
         };
     };
-    postV1Developer2faVerify: {
+    verifyTwoFactor: {
         parameters: {
             query?: never;
             header?: never;
@@ -9875,9 +10794,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             token: string;
                             /** Format: date-time */
@@ -9985,9 +10909,10 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperTeamMembers: {
+    listTeamMembers: {
         parameters: {
             query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -10029,9 +10954,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             members: {
                                 id: string;
@@ -10126,11 +11056,12 @@ export interface operations {
             };
         };
     };
-    deleteV1DeveloperTeamMembersId: {
+    removeTeamMember: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -10159,9 +11090,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             id: string;
                             developer_id: string;
@@ -10260,11 +11196,12 @@ export interface operations {
             };
         };
     };
-    patchV1DeveloperTeamMembersId: {
+    updateTeamMember: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -10305,9 +11242,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             id: string;
                             developer_id: string;
@@ -10433,9 +11375,10 @@ export interface operations {
             };
         };
     };
-    getV1DeveloperTeamInvitations: {
+    listInvitations: {
         parameters: {
             query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -10468,9 +11411,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             invitations: {
                                 id: string;
@@ -10558,7 +11506,7 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperTeamInvitations: {
+    createInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -10602,9 +11550,14 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             id: string;
                             email: string;
@@ -10703,11 +11656,12 @@ export interface operations {
             };
         };
     };
-    postV1DeveloperKeysRestrictedIdRoll: {
+    rollRestrictedKey: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -10758,25 +11712,50 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
                             key: {
+                                /** @description Key id, `key_…` */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description `secret` (every scope) or `restricted` (its `scopes` only)
+                                 * @enum {string}
+                                 */
                                 kind: "secret" | "restricted";
+                                /** @description A restricted key's name; null for secret keys */
                                 name: string | null;
+                                /** @description A restricted key's scopes; null for secret keys, which hold every scope */
                                 scopes: ("payments:read" | "payments:write" | "refunds:write" | "payouts:read" | "payouts:write" | "balance:read" | "webhooks:write")[] | null;
-                                /** @enum {string} */
+                                /**
+                                 * @description `sandbox` or `live`
+                                 * @enum {string}
+                                 */
                                 environment: "sandbox" | "live";
+                                /** @description The key with all but its start and last 4 characters hidden */
                                 masked: string;
+                                /** @description Its last 4 characters */
                                 last4: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description `active`; `expiring` during a roll's grace period; `expired`; `revoked`
+                                 * @enum {string}
+                                 */
                                 status: "active" | "expiring" | "expired" | "revoked";
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it was made (ISO 8601, UTC)
+                                 */
                                 created_at: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it stops working; null while it has no end
+                                 */
                                 expires_at: string | null;
                                 secret: string;
                             };
@@ -10885,11 +11864,12 @@ export interface operations {
             };
         };
     };
-    deleteV1DeveloperKeysId: {
+    revokeRestrictedKey: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
                 id: string;
             };
             cookie?: never;
@@ -10924,24 +11904,49 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
                         success: true;
+                        /** @description What was done, for a person (`Payment created`) */
                         message: string;
+                        /** @description The answer itself */
                         data: {
+                            /** @description Key id, `key_…` */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `secret` (every scope) or `restricted` (its `scopes` only)
+                             * @enum {string}
+                             */
                             kind: "secret" | "restricted";
+                            /** @description A restricted key's name; null for secret keys */
                             name: string | null;
+                            /** @description A restricted key's scopes; null for secret keys, which hold every scope */
                             scopes: ("payments:read" | "payments:write" | "refunds:write" | "payouts:read" | "payouts:write" | "balance:read" | "webhooks:write")[] | null;
-                            /** @enum {string} */
+                            /**
+                             * @description `sandbox` or `live`
+                             * @enum {string}
+                             */
                             environment: "sandbox" | "live";
+                            /** @description The key with all but its start and last 4 characters hidden */
                             masked: string;
+                            /** @description Its last 4 characters */
                             last4: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `active`; `expiring` during a roll's grace period; `expired`; `revoked`
+                             * @enum {string}
+                             */
                             status: "active" | "expiring" | "expired" | "revoked";
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was made (ISO 8601, UTC)
+                             */
                             created_at: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it stops working; null while it has no end
+                             */
                             expires_at: string | null;
                         };
                     };

@@ -27,7 +27,7 @@ function newestMtimeMs(target: string): number {
 
 /**
  * `missing` when there is no build, `stale` when a source is newer than it (web/src, index.html,
- * the Vite and TypeScript settings, package.json, and src/domain/money.ts, which the app imports),
+ * the Vite and TypeScript settings, package.json, and the service's pure modules the app imports),
  * else `fresh`.
  */
 export function dashboardBuildState(): 'missing' | 'stale' | 'fresh' {
@@ -36,7 +36,13 @@ export function dashboardBuildState(): 'missing' | 'stale' | 'fresh' {
   const sources = ['src', 'index.html', 'vite.config.ts', 'tsconfig.json', 'package.json'].map((name) =>
     path.join(webDir, name),
   );
-  sources.push(path.join(root, 'src', 'domain', 'money.ts'));
+  // The service's own pure modules the app imports: currencies, id prefixes, the providers' descriptors.
+  sources.push(path.join(root, 'src', 'domain', 'money.ts'), path.join(root, 'src', 'domain', 'ids.ts'));
+  sources.push(path.join(root, 'src', 'providers', 'descriptors.ts'));
+  for (const entry of fs.readdirSync(path.join(root, 'src', 'providers'), { withFileTypes: true })) {
+    const descriptor = path.join(root, 'src', 'providers', entry.name, 'descriptor.ts');
+    if (entry.isDirectory() && fs.existsSync(descriptor)) sources.push(descriptor);
+  }
   const newest = Math.max(...sources.map(newestMtimeMs));
   return newest > fs.statSync(built).mtimeMs ? 'stale' : 'fresh';
 }

@@ -1,6 +1,6 @@
 /**
- * The Koa app (docs/api.md#errors, docs/versioning.md, docs/api.md#health): request id and JSON logs, one error
- * middleware, the routers, and 404/405
+ * The Koa app (docs/api.md#errors, docs/versioning.md, docs/api.md#health): compressed answers, request id and JSON
+ * logs, one error middleware, the routers, and 404/405
  * answered in the envelope. `createApp(deps)` builds it without listening, for the server and tests.
  */
 import Koa from 'koa';
@@ -14,6 +14,7 @@ import type { ProviderRegistry } from '../providers/registry';
 import { dashboard, DASHBOARD_PATH } from './dashboard';
 import { createMetrics } from './metrics';
 import { openApiRoutes } from './openapi';
+import { compression } from './middleware/compression';
 import { errorHandler } from './middleware/error-handler';
 import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
@@ -103,6 +104,8 @@ function wellFormedPath(): Koa.Middleware {
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true;
+  // First, so it compresses the final body of every answer after the rest read it (docs/api.md#compression).
+  app.use(compression());
   const metrics = createMetrics(deps.db);
   app.use(metrics.middleware);
   app.use(requestContext(deps.logger));

@@ -1,6 +1,6 @@
 /**
  * Serves the merchant dashboard (README.md#dashboard), the web app built from `web/` into DASHBOARD_DIR, at
- * `/dashboard`: its files as they are (hashed assets cached for a year), and `index.html` for every
+ * `/dashboard`: its files as they are (hashed assets cached for a year; source maps never), and `index.html` for every
  * other path below it, so a bookmarked screen (`/dashboard/sandbox/payments/pay_…`) opens the app,
  * which routes it. The app talks only to the public `/v1` API. Not part of the API: no route of
  * {@link createRouters}, no rate limit (those count `/v1` only).
@@ -47,6 +47,8 @@ export function dashboard(dir: string): Koa.Middleware {
     }
     securityHeaders(ctx);
     const inside = ctx.path.slice(DASHBOARD_PATH.length);
+    // Source maps stay with whoever built the app: they would publish the whole source (README.md#dashboard).
+    if (inside.endsWith('.map')) throw new DomainError('not_found', `no dashboard file ${inside}`);
     // A file of the build (`/assets/index-3f9a.js`): served as it is; its hashed name never changes content.
     if (/\.[A-Za-z0-9]+$/.test(inside)) {
       const original = ctx.path;

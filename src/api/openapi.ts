@@ -65,6 +65,11 @@ export interface RouteDoc {
   path: string;
   /** A short title (a few words). */
   summary: string;
+  /**
+   * The operation's name in generated clients, verb then noun as Stripe names them (`createPayment`, `listPayments`,
+   * `cancelPayment`); unique in the document.
+   */
+  operationId: string;
   /** What the operation does, for merchants (Markdown). */
   description?: string;
   tag: string;
@@ -135,6 +140,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/healthz',
+    operationId: 'checkHealth',
     tag: 'Operations',
     summary: 'Liveness',
     description: 'Answers 200 while the process runs.',
@@ -148,6 +154,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/readyz',
+    operationId: 'checkReadiness',
     tag: 'Operations',
     summary: 'Readiness',
     description: 'Answers 200 when the database and the workflow engine can be reached, 503 naming what cannot.',
@@ -161,6 +168,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/metrics',
+    operationId: 'retrieveMetrics',
     tag: 'Operations',
     summary: 'Prometheus metrics',
     success: {
@@ -174,6 +182,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/openapi.json',
+    operationId: 'retrieveOpenApiDocument',
     tag: 'Operations',
     summary: 'This document',
     description: 'The OpenAPI 3.1 description of this API, from which clients can be generated.',
@@ -187,6 +196,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/docs',
+    operationId: 'retrieveApiReference',
     tag: 'Operations',
     summary: 'API reference page',
     success: {
@@ -200,6 +210,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/docs/assets/{file}',
+    operationId: 'retrieveApiReferenceAsset',
     tag: 'Operations',
     summary: 'Assets of the reference page',
     success: {
@@ -215,6 +226,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/auth/register',
+    operationId: 'registerDeveloper',
     tag: 'Auth',
     summary: 'Register a developer account',
     description:
@@ -265,6 +277,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/auth/login',
+    operationId: 'createSession',
     tag: 'Auth',
     summary: 'Log in',
     description:
@@ -292,6 +305,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/payments',
+    operationId: 'createPayment',
     tag: 'Payments',
     summary: 'Create a payment',
     description:
@@ -326,6 +340,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/payments',
+    operationId: 'listPayments',
     tag: 'Payments',
     summary: 'List payments',
     description:
@@ -335,7 +350,12 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'A page of payments, newest first',
-      schema: out.envelope(z.object({ payments: z.array(out.genericPayment), pagination: out.cursorPagination })),
+      schema: out.envelope(
+        z.object({
+          payments: z.array(out.genericPayment).openapi({ description: 'This page of payments, newest first' }),
+          pagination: out.cursorPagination.openapi({ description: 'Where this page ends and how to get the next' }),
+        }),
+      ),
       example: ok('Payments retrieved', {
         payments: [example.completedPayment],
         pagination: { limit: 1, has_more: true, next_starting_after: example.ids.payment },
@@ -353,6 +373,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/payments/{id}',
+    operationId: 'retrievePayment',
     tag: 'Payments',
     summary: 'Retrieve a payment',
     security: ['secretKey'],
@@ -366,6 +387,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/payments/{id}/cancel',
+    operationId: 'cancelPayment',
     tag: 'Payments',
     summary: 'Cancel a payment',
     description:
@@ -385,6 +407,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/payments/{id}/refund',
+    operationId: 'refundPayment',
     tag: 'Payments',
     summary: 'Refund a payment',
     description:
@@ -405,6 +428,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/api/merchants/{merchant_id}/payments',
+    operationId: 'createMerchantPayment',
     tag: 'Merchant-scoped payments',
     summary: 'Create a payment (merchant-scoped)',
     description:
@@ -431,6 +455,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/api/merchants/{merchant_id}/payments/{payment_id}',
+    operationId: 'retrieveMerchantPayment',
     tag: 'Merchant-scoped payments',
     summary: 'Retrieve a payment (merchant-scoped)',
     security: ['apiKey'],
@@ -442,6 +467,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/provider-callbacks/{provider}',
+    operationId: 'receiveProviderCallback',
     tag: 'Providers',
     summary: 'Provider callback',
     description:
@@ -468,6 +494,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'put',
     path: '/v1/provider-callbacks/{provider}',
+    operationId: 'receiveProviderCallbackByPut',
     tag: 'Providers',
     summary: 'Provider callback (PUT)',
     description:
@@ -494,6 +521,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/sandbox/card-gateway/confirm',
+    operationId: 'confirmSandboxCardPayment',
     tag: 'Sandbox',
     summary: 'Confirm a sandbox card payment',
     description:
@@ -529,6 +557,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/sandbox/payments/{id}/simulate',
+    operationId: 'simulateSandboxPayment',
     tag: 'Sandbox',
     summary: 'Simulate a sandbox bank transfer',
     description:
@@ -559,6 +588,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/events',
+    operationId: 'listEvents',
     tag: 'Events',
     summary: 'List events',
     description: `Your events, newest first, \`limit\` per page (default 10, at most 100); \`type\` filters by event name. ${DASHBOARD_CREDENTIALS}`,
@@ -577,6 +607,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/events/{id}',
+    operationId: 'retrieveEvent',
     tag: 'Events',
     summary: 'Retrieve an event',
     description: DASHBOARD_CREDENTIALS,
@@ -592,6 +623,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/events/stream',
+    operationId: 'streamEvents',
     tag: 'Events',
     summary: 'Stream sandbox events',
     description:
@@ -647,6 +679,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/profile',
+    operationId: 'retrieveProfile',
     tag: 'Dashboard',
     summary: 'Retrieve your profile',
     description: DASHBOARD_CREDENTIALS,
@@ -662,6 +695,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'put',
     path: '/v1/developer/profile',
+    operationId: 'updateProfile',
     tag: 'Dashboard',
     summary: 'Update your profile',
     description:
@@ -679,9 +713,10 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/transactions',
+    operationId: 'listTransactions',
     tag: 'Dashboard',
     summary: 'List transactions',
-    description: `Payments and refunds as one list, newest first, with fee and net in minor units, counting only money that moved: a payment whose money was not collected (pending, processing, failed, cancelled) and a refund not completed have fee 0 and net 0; a completed refund's net is negative. Filters: \`status\` (one or more, comma-separated), \`method\`, \`currency\`, \`q\` (part of an id, the description or the customer) and \`date\` (\`YYYY-MM-DD\` or \`YYYY-MM-DD..YYYY-MM-DD\`, UTC days). Pass the first page's \`pagination.as_of\` with later pages so that new transactions do not shift them. ${DASHBOARD_CREDENTIALS}`,
+    description: `Payments and refunds as one list, newest first, with fee and net in minor units, counting only money that moved: a payment whose money was not collected (pending, processing, failed, cancelled) and a refund not completed have fee 0 and net 0; a completed refund's net is negative. Filters: \`status\` (one or more, comma-separated), \`method\`, \`currency\`, \`q\` (part of an id, the description or the customer) and \`date\` (\`YYYY-MM-DD\` or \`YYYY-MM-DD..YYYY-MM-DD\`, UTC days). Page with a cursor as \`GET /v1/payments\` does: pass \`pagination.next_starting_after\` as \`starting_after\` for the next page; or by number, passing the first page's \`pagination.as_of\` with later pages. Either way new transactions do not shift the pages. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: transactionsQuery,
     success: {
@@ -690,18 +725,33 @@ export const ROUTE_DOCS: RouteDoc[] = [
       schema: out.envelope(
         z.object({
           transactions: z.array(out.transaction),
-          pagination: out.pagination.extend({ as_of: z.iso.datetime() }),
+          pagination: out.pagination.extend({
+            as_of: z.iso.datetime().openapi({
+              description: 'The instant the page was read as of; pass it with later page numbers',
+            }),
+            has_more: out.cursorPagination.shape.has_more,
+            next_starting_after: out.cursorPagination.shape.next_starting_after,
+          }),
         }),
       ),
       example: ok('Transactions retrieved', {
         transactions: [example.transaction],
-        pagination: { page: 1, limit: 10, total: 1, total_pages: 1, as_of: '2026-11-24T12:00:00.000Z' },
+        pagination: {
+          page: 1,
+          limit: 10,
+          total: 1,
+          total_pages: 1,
+          as_of: '2026-11-24T12:00:00.000Z',
+          has_more: false,
+          next_starting_after: null,
+        },
       }),
     },
   },
   {
     method: 'get',
     path: '/v1/developer/transactions/{id}',
+    operationId: 'retrieveTransaction',
     tag: 'Dashboard',
     summary: 'Retrieve a transaction',
     description: `A payment or a refund by its id. ${DASHBOARD_CREDENTIALS}`,
@@ -717,6 +767,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/analytics',
+    operationId: 'retrieveAnalytics',
     tag: 'Dashboard',
     summary: 'Analytics',
     description: `Volumes, fees and net per currency, counts by status and by method, the success rate (completed among decided payments) and a daily series, from \`from\` to \`to\` (UTC days, both included; default the last 30 days). ${DASHBOARD_CREDENTIALS}`,
@@ -732,6 +783,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/activity',
+    operationId: 'listActivity',
     tag: 'Dashboard',
     summary: 'Audit log',
     description: `Every change made to your account through the API or by a reviewer, and every sign-in, newest first: who (a team member or a key), from which IP address, in which request and with which user agent. \`action\` and \`actor\` (an id) narrow the list. ${DASHBOARD_CREDENTIALS}`,
@@ -750,6 +802,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/payments/{id}',
+    operationId: 'retrievePaymentTimeline',
     tag: 'Dashboard',
     summary: 'Payment detail with its timeline',
     description: `A payment with its fee and net (0 and 0 unless its money was collected), its refunds and their course (\`refund_changes\`: pending from the request, completed or failed from when it settled), each status change and what caused it (creation, provider callback, poll, expiry, you), its events with their deliveries, and when the provider is checked next. ${DASHBOARD_CREDENTIALS}`,
@@ -765,6 +818,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/payments/{id}/cancel',
+    operationId: 'cancelPaymentFromDashboard',
     tag: 'Dashboard',
     summary: 'Cancel a payment (dashboard)',
     description: `Does what \`POST /v1/payments/{id}/cancel\` does, for the dashboard's session token. ${DASHBOARD_CREDENTIALS}`,
@@ -783,6 +837,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/payments/{id}/refund',
+    operationId: 'refundPaymentFromDashboard',
     tag: 'Dashboard',
     summary: 'Refund a payment (dashboard)',
     description: `Does what \`POST /v1/payments/{id}/refund\` does, for the dashboard's session token. ${DASHBOARD_CREDENTIALS}`,
@@ -802,6 +857,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/documents/upload/kyc',
+    operationId: 'uploadIdentityDocument',
     tag: 'Live access',
     summary: 'Upload an identity document',
     description:
@@ -833,6 +889,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/documents/upload/business',
+    operationId: 'uploadBusinessDocument',
     tag: 'Live access',
     summary: 'Upload a business document',
     description:
@@ -865,6 +922,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/documents',
+    operationId: 'listDocuments',
     tag: 'Live access',
     summary: 'List uploaded documents',
     security: ['session'],
@@ -878,6 +936,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/live-access/request',
+    operationId: 'requestLiveAccess',
     tag: 'Live access',
     summary: 'Request live access',
     description:
@@ -913,6 +972,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/live-access/status',
+    operationId: 'retrieveLiveAccessStatus',
     tag: 'Live access',
     summary: 'Live access status',
     security: ['session'],
@@ -926,6 +986,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/live-access/respond',
+    operationId: 'respondToLiveAccessReview',
     tag: 'Live access',
     summary: 'Answer the reviewers',
     description: "Answers the reviewers' question when the request is `more_info_required`; the review then resumes.",
@@ -950,6 +1011,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/live-access/live-key',
+    operationId: 'revealLiveKey',
     tag: 'Live access',
     summary: 'Reveal your first live key',
     description:
@@ -979,6 +1041,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/webhooks',
+    operationId: 'listWebhooks',
     tag: 'Webhooks',
     summary: 'List webhook endpoints',
     description: DASHBOARD_CREDENTIALS,
@@ -993,6 +1056,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/webhooks',
+    operationId: 'createWebhook',
     tag: 'Webhooks',
     summary: 'Create a webhook endpoint',
     description:
@@ -1021,6 +1085,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/webhooks/{id}',
+    operationId: 'retrieveWebhook',
     tag: 'Webhooks',
     summary: 'Retrieve a webhook endpoint',
     description: DASHBOARD_CREDENTIALS,
@@ -1035,6 +1100,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'put',
     path: '/v1/developer/webhooks/{id}',
+    operationId: 'updateWebhook',
     tag: 'Webhooks',
     summary: 'Update a webhook endpoint',
     description:
@@ -1052,6 +1118,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'delete',
     path: '/v1/developer/webhooks/{id}',
+    operationId: 'deleteWebhook',
     tag: 'Webhooks',
     summary: 'Delete a webhook endpoint',
     description: 'Deletes the endpoint; deliveries waiting for a retry end `cancelled`.',
@@ -1068,6 +1135,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/webhooks/{id}/test',
+    operationId: 'sendWebhookTest',
     tag: 'Webhooks',
     summary: 'Send a test delivery',
     description:
@@ -1085,6 +1153,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/webhooks/{id}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
     tag: 'Webhooks',
     summary: 'Rotate the signing secret',
     description:
@@ -1105,6 +1174,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/webhooks/{id}/deliveries',
+    operationId: 'listWebhookDeliveries',
     tag: 'Webhooks',
     summary: 'List deliveries',
     description:
@@ -1124,6 +1194,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/webhooks/{id}/deliveries/{delivery_id}/retry',
+    operationId: 'retryWebhookDelivery',
     tag: 'Webhooks',
     summary: 'Deliver an event again',
     description: 'Starts a new delivery of the same event to the endpoint, with the full schedule of attempts.',
@@ -1155,6 +1226,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'get',
     path: '/v1/developer/keys',
+    operationId: 'listApiKeys',
     tag: 'Keys',
     summary: 'List secret keys',
     description: 'Your secret keys, masked; never their secrets. Session token only.',
@@ -1170,6 +1242,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/developer/keys/{environment}/roll',
+    operationId: 'rollApiKeys',
     tag: 'Keys',
     summary: 'Roll the secret keys',
     description:
@@ -1212,6 +1285,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     ],
   },
   {
+    operationId: 'completeTwoFactorLogin',
     method: 'post',
     path: '/v1/auth/login/2fa',
     tag: 'Auth',
@@ -1236,6 +1310,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     ],
   },
   {
+    operationId: 'switchMerchant',
     method: 'post',
     path: '/v1/auth/switch',
     tag: 'Auth',
@@ -1254,6 +1329,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     codes: [{ code: 'forbidden', when: 'You are not a member of that merchant.' }],
   },
   {
+    operationId: 'signOutEverywhere',
     method: 'post',
     path: '/v1/auth/sign-out-everywhere',
     tag: 'Auth',
@@ -1269,6 +1345,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     },
   },
   {
+    operationId: 'acceptInvitation',
     method: 'post',
     path: '/v1/auth/invitations/{token}/accept',
     tag: 'Team',
@@ -1293,6 +1370,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     ],
   },
   {
+    operationId: 'retrieveTwoFactor',
     method: 'get',
     path: '/v1/developer/2fa',
     tag: 'Security',
@@ -1308,6 +1386,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     },
   },
   {
+    operationId: 'enrollTwoFactor',
     method: 'post',
     path: '/v1/developer/2fa/enroll',
     tag: 'Security',
@@ -1324,6 +1403,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     codes: [{ code: 'conflict', when: 'Two-factor sign-in is already on.' }],
   },
   {
+    operationId: 'confirmTwoFactor',
     method: 'post',
     path: '/v1/developer/2fa/confirm',
     tag: 'Security',
@@ -1346,6 +1426,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     ],
   },
   {
+    operationId: 'verifyTwoFactor',
     method: 'post',
     path: '/v1/developer/2fa/verify',
     tag: 'Security',
@@ -1368,6 +1449,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     ],
   },
   {
+    operationId: 'disableTwoFactor',
     method: 'delete',
     path: '/v1/developer/2fa',
     tag: 'Security',
@@ -1387,6 +1469,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     ],
   },
   {
+    operationId: 'listTeamMembers',
     method: 'get',
     path: '/v1/developer/team/members',
     tag: 'Team',
@@ -1405,6 +1488,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     },
   },
   {
+    operationId: 'updateTeamMember',
     method: 'patch',
     path: '/v1/developer/team/members/{id}',
     tag: 'Team',
@@ -1426,6 +1510,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     ],
   },
   {
+    operationId: 'removeTeamMember',
     method: 'delete',
     path: '/v1/developer/team/members/{id}',
     tag: 'Team',
@@ -1445,6 +1530,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     ],
   },
   {
+    operationId: 'listInvitations',
     method: 'get',
     path: '/v1/developer/team/invitations',
     tag: 'Team',
@@ -1460,6 +1546,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     },
   },
   {
+    operationId: 'createInvitation',
     method: 'post',
     path: '/v1/developer/team/invitations',
     tag: 'Team',
@@ -1480,6 +1567,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     ],
   },
   {
+    operationId: 'createRestrictedKey',
     method: 'post',
     path: '/v1/developer/keys',
     tag: 'Keys',
@@ -1504,6 +1592,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     ],
   },
   {
+    operationId: 'rollRestrictedKey',
     method: 'post',
     path: '/v1/developer/keys/restricted/{id}/roll',
     tag: 'Keys',
@@ -1524,6 +1613,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     },
   },
   {
+    operationId: 'revokeRestrictedKey',
     method: 'delete',
     path: '/v1/developer/keys/{id}',
     tag: 'Keys',
@@ -1616,9 +1706,26 @@ const INTRODUCTION = `Collect mobile money, bank transfer, card and wallet payme
 
 **Versioning.** Within \`/v1\`, fields, event types, error codes and endpoints may be added; nothing is removed or renamed and no meaning changes. Ignore fields you do not know.`;
 
+/** What each path parameter names. */
+const PATH_PARAMETERS: Record<string, string> = {
+  id: "The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`)",
+  payment_id: 'The payment id (`pay_…`)',
+  merchant_id: 'Your merchant id (`mer_…`)',
+  delivery_id: 'The delivery id (`dlv_…`)',
+  provider: 'The provider code (`momo`, `mobile_money_b`, `card_gateway`)',
+  environment: '`sandbox` or `live`',
+  file: 'The file name of the asset',
+};
+
 function pathParams(routePath: string): z.ZodObject | undefined {
   const names = [...routePath.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
-  return names.length ? z.object(Object.fromEntries(names.map((name) => [name, z.string()]))) : undefined;
+  return names.length
+    ? z.object(
+        Object.fromEntries(
+          names.map((name) => [name, z.string().openapi({ description: PATH_PARAMETERS[name] ?? `The ${name}` })]),
+        ),
+      )
+    : undefined;
 }
 
 /** `Retry-After` of 429 and 503 answers. */
@@ -1690,7 +1797,7 @@ function toRouteConfig(doc: RouteDoc, errors: { envelope: z.ZodType; plain: z.Zo
     path: doc.path,
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
-    operationId: `${doc.method}${doc.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    operationId: doc.operationId,
     tags: [doc.tag],
     security: doc.security ? doc.security.map((name) => ({ [name]: [] })) : [],
     request: {

@@ -6,10 +6,13 @@ import { z } from '../lib/zod';
 
 /** The query fields of a paginated list, for `z.strictObject({...pageQueryFields, …})`. */
 export const pageQueryFields = {
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(10),
+  page: z.coerce.number().int().min(1).default(1).openapi({ description: 'The page, from 1' }),
+  limit: z.coerce.number().int().min(1).max(100).default(10).openapi({ description: 'Items a page, 1 to 100' }),
   /** Read by the session-token authentication (docs/api.md#credentials); accepted here so strict queries allow it. */
-  environment: z.enum(['sandbox', 'live']).optional(),
+  environment: z
+    .enum(['sandbox', 'live'])
+    .optional()
+    .openapi({ description: "With a session token: the environment to read (default sandbox); a key's own otherwise" }),
 };
 
 /** `{page, limit, total, total_pages}` of a page of `total` items. */

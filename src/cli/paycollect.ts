@@ -1,13 +1,14 @@
 /**
  * `npx paycollect <command>` (or `npm run paycollect -- <command>`): the merchant's command-line
  * tool for the sandbox (docs/developer-tools.md). It talks only to the public API, with a sandbox
- * secret key (`--api-key` or `PAYCOLLECT_API_KEY`) at `--api-base` (or `PAYCOLLECT_API_BASE`,
- * default http://127.0.0.1:3000, the address `npm start` serves).
+ * secret key (`--api-key` or `PAYCOLLECT_API_KEY`) at `--api-base` (or `PAYCOLLECT_API_BASE`, default
+ * http://127.0.0.1:$PORT, the address `npm start` serves, port 3000 when PORT is not set).
  *
  *   listen --forward-to <url>   stream the account's events (GET /v1/developer/events/stream) and
  *                               POST each to <url>, signed like a real delivery with a secret made
  *                               for this session and printed at start; one line per delivery;
- *                               reconnects with Last-Event-ID when the stream drops
+ *                               reconnects with Last-Event-ID when the stream drops; gives up
+ *                               (exit 1) when it never connected in FIRST_CONNECT_ATTEMPTS tries
  *   trigger <event>             create the sandbox objects whose life emits <event>
  *
  * Exit status: 0 done (listen: stopped with Ctrl-C), 1 the API or the network refused (one line on
@@ -31,8 +32,20 @@ const processIo: CliIo = {
   err: (text) => void process.stderr.write(text),
 };
 
-/** The API's address when neither `--api-base` nor `PAYCOLLECT_API_BASE` is given (`npm start`). */
-export const DEFAULT_API_BASE = 'http://127.0.0.1:3000';
+/**
+ * The API's address when neither `--api-base` nor `PAYCOLLECT_API_BASE` is given: where `npm start` serves on this
+ * machine, port `PORT` when it is set (as `npm start` reads it), else 3000 (README.md#settings).
+ */
+export function defaultApiBase(env: NodeJS.ProcessEnv = process.env): string {
+  const port = env.PORT?.trim();
+  return `http://127.0.0.1:${port && /^[0-9]{1,5}$/.test(port) ? port : '3000'}`;
+}
+
+/**
+ * `listen` gives up when this many connections in a row failed before any succeeded (waiting 1, 2 and 4 s between):
+ * the address is wrong or nothing runs there. Once the stream has worked, it reconnects for as long as it runs.
+ */
+export const FIRST_CONNECT_ATTEMPTS = 4;
 
 /** A forwarded delivery's time-out, in milliseconds (as real deliveries, docs/webhooks.md#retries: 10 s). */
 export const FORWARD_TIMEOUT_MS = 10_000;
@@ -108,7 +121,7 @@ const apiOptions = (command: Command) =>
     .addOption(
       new Option('--api-base <url>', 'the service root')
         .env('PAYCOLLECT_API_BASE')
-        .default(DEFAULT_API_BASE)
+        .default(defaultApiBase(), 'http://127.0.0.1:$PORT, port 3000 when PORT is not set')
         .argParser(apiRoot),
     );
 
@@ -342,7 +355,8 @@ async function streamOnce(
 /**
  * `listen`: prints the session's signing secret, then streams and forwards until `signal` aborts
  * (Ctrl-C), reconnecting with `Last-Event-ID` whenever the stream drops.
- * @returns 0 when stopped; 1 when the API refuses the credentials or the request (401, 403, 400)
+ * @returns 0 when stopped; 1 when the API refuses the credentials or the request (401, 403, 400), or when no
+ *   connection succeeded in {@link FIRST_CONNECT_ATTEMPTS} tries
  */
 async function listen(options: ListenOptions, io: CliIo, signal: AbortSignal): Promise<number> {
   const secret = newWebhookSecret();
@@ -350,11 +364,20 @@ async function listen(options: ListenOptions, io: CliIo, signal: AbortSignal): P
   io.out(`> Forwarding the sandbox events of ${options.apiBase} to ${options.forwardTo} (Ctrl-C to stop)\n`);
   const state: { lastEventId?: string; retryMs: number } = { retryMs: RECONNECT_MIN_MS };
   let backoffMs = RECONNECT_MIN_MS;
+  let everConnected = false;
+  let failedFirstTries = 0;
   while (!signal.aborted) {
     const end = await streamOnce(options, secret, state, io, signal);
     if (signal.aborted) break;
     if (end.kind === 'fatal') {
       io.err(`error: ${end.reason}\n`);
+      return 1;
+    }
+    everConnected ||= end.kind !== 'wait' && end.connected;
+    if (!everConnected && end.kind === 'dropped' && ++failedFirstTries >= FIRST_CONNECT_ATTEMPTS) {
+      io.err(
+        `error: ${end.reason}, ${FIRST_CONNECT_ATTEMPTS} times; is PayCollect running there? Pass --api-base or set PAYCOLLECT_API_BASE (or PORT)\n`,
+      );
       return 1;
     }
     let waitMs: number;

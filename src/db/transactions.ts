@@ -133,25 +133,56 @@ function toView(row: Record<string, any>): TransactionView {
   };
 }
 
-/** One page of transactions, newest first (ties by id, so the order is stable), and the total. */
+/**
+ * Where a transaction stands in the list: its creation time exactly as stored (PostgreSQL's text form, to the
+ * microsecond) and its id.
+ */
+export interface TransactionListPosition {
+  createdAt: string;
+  id: string;
+}
+
+/** The list position of the scope's payment or refund `id`, or undefined when the scope has none such. */
+export async function findTransactionListPosition(
+  db: Db,
+  scope: Scope,
+  id: string,
+): Promise<TransactionListPosition | undefined> {
+  const row = (await unionQuery(db, scope).where({ id }).first(db.raw('created_at::text as created_at'), 'id')) as
+    { created_at: string; id: string } | undefined;
+  return row ? { createdAt: row.created_at, id: row.id } : undefined;
+}
+
+/**
+ * One page of transactions, newest first (ties by id, descending, so the order is total and a cursor never skips nor
+ * repeats one), the total the filter selects, and whether more follow the page. The page is the `page`-th of `limit`
+ * rows, or, with `startingAfter`, the `limit` rows after that position (docs/limits.md#lists).
+ */
 export async function listTransactions(
   db: Db,
   scope: Scope,
   filter: TransactionFilter,
-  page: { page: number; limit: number },
-): Promise<{ transactions: TransactionView[]; total: number }> {
+  page: { page: number; limit: number; startingAfter?: TransactionListPosition },
+): Promise<{ transactions: TransactionView[]; total: number; hasMore: boolean }> {
   const [{ total }] = (await applyFilter(unionQuery(db, scope), filter).count('* as total')) as unknown as [
     { total: number },
   ];
-  const rows = await applyFilter(unionQuery(db, scope), filter)
+  const query = applyFilter(unionQuery(db, scope), filter);
+  if (page.startingAfter)
+    query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [page.startingAfter.createdAt, page.startingAfter.id]);
+  const rows = await query
     .select('*')
     .orderBy([
       { column: 'created_at', order: 'desc' },
       { column: 'id', order: 'desc' },
     ])
-    .limit(page.limit)
-    .offset((page.page - 1) * page.limit);
-  return { transactions: rows.map(toView), total: Number(total) };
+    .limit(page.limit + 1)
+    .offset(page.startingAfter ? 0 : (page.page - 1) * page.limit);
+  return {
+    transactions: rows.slice(0, page.limit).map(toView),
+    total: Number(total),
+    hasMore: rows.length > page.limit,
+  };
 }
 
 /** One transaction by payment or refund id. */

@@ -22,14 +22,16 @@ import type { Db } from '../db/knex';
 import {
   computeAnalytics,
   findTransaction,
+  findTransactionListPosition,
   listTransactions,
   type Analytics,
   type TransactionFilter,
+  type TransactionListPosition,
   type TransactionView,
 } from '../db/transactions';
 import type { Scope } from '../domain/access';
 import type { Environment } from '../domain/environment';
-import { DomainError } from '../domain/errors';
+import { DomainError, validationError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Principal } from '../domain/principal';
 import { newId } from '../lib/ids';
@@ -88,17 +90,42 @@ export async function changeProfile(
 /**
  * One page of the caller's payments and refunds, newest first (docs/limits.md#lists), as they were
  * at `asOf` (default now): the pages after the first pass the first page's `asOf` back, so
- * transactions created meanwhile do not shift them. Amounts in minor units.
- * @returns the page, the total of matching transactions and the `asOf` used
+ * transactions created meanwhile do not shift them; or, with `startingAfter`, the page after that transaction
+ * (a cursor, as `GET /v1/payments` pages). Amounts in minor units.
+ * @returns the page, the total of matching transactions, the `asOf` used and whether more follow
+ * @throws DomainError `validation_error` (400) naming `starting_after` when it is not one of the caller's payments or
+ *   refunds (foreign ids look unknown, docs/api.md#merchants-and-environments)
  */
 export async function listTransactionPage(
   deps: DeveloperServiceDeps,
   owner: Principal,
-  request: { filter: Omit<TransactionFilter, 'asOf'>; asOf?: Date; page: { page: number; limit: number } },
-): Promise<{ transactions: TransactionView[]; total: number; asOf: Date }> {
+  request: {
+    filter: Omit<TransactionFilter, 'asOf'>;
+    asOf?: Date;
+    page: { page: number; limit: number };
+    /** A payment or refund id: the page is what follows it in the list (docs/limits.md#lists). */
+    startingAfter?: string;
+  },
+): Promise<{ transactions: TransactionView[]; total: number; asOf: Date; hasMore: boolean }> {
+  let startingAfter: TransactionListPosition | undefined;
+  if (request.startingAfter !== undefined) {
+    startingAfter = await findTransactionListPosition(deps.db, owner, request.startingAfter);
+    if (!startingAfter)
+      throw validationError([
+        {
+          field: 'starting_after',
+          message: `starting_after must be the id of one of your payments or refunds; there is none ${request.startingAfter}`,
+        },
+      ]);
+  }
   const asOf = request.asOf ?? new Date();
-  const { transactions, total } = await listTransactions(deps.db, owner, { ...request.filter, asOf }, request.page);
-  return { transactions, total, asOf };
+  const { transactions, total, hasMore } = await listTransactions(
+    deps.db,
+    owner,
+    { ...request.filter, asOf },
+    { ...request.page, startingAfter },
+  );
+  return { transactions, total, asOf, hasMore };
 }
 
 /**

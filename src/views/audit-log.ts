@@ -5,14 +5,21 @@ import { timestamp } from './timestamp';
 
 /** An audit log entry (docs/live-access.md#audit-log). */
 export const auditLogEntry = z.object({
-  id: z.string(),
-  actor: z.object({ type: z.enum(['developer', 'api_key', 'reviewer', 'operator', 'system']), id: z.string() }),
-  action: z.string(),
-  target: z.string(),
-  ip: z.string().nullable(),
-  request_id: z.string().nullable(),
-  user_agent: z.string().nullable(),
-  created_at: timestamp,
+  id: z.string().openapi({ description: 'Entry id, `act_…`' }),
+  actor: z
+    .object({ type: z.enum(['developer', 'api_key', 'reviewer', 'operator', 'system']), id: z.string() })
+    .openapi({
+      description: 'Who did it: a developer, an API key, a reviewer, an operator or the system, with its id',
+    }),
+  action: z.string().openapi({ description: 'What was done (`payment.created`, `key.rolled`, …)' }),
+  target: z.string().openapi({ description: 'The id of what it was done to' }),
+  ip: z.string().nullable().openapi({ description: 'The address it came from; null when not over HTTP' }),
+  request_id: z
+    .string()
+    .nullable()
+    .openapi({ description: 'The request that made it (`X-Request-Id`); null when none' }),
+  user_agent: z.string().nullable().openapi({ description: "The caller's User-Agent; null when none" }),
+  created_at: timestamp.openapi({ description: 'When (ISO 8601, UTC)' }),
 });
 
 /** An audit log entry as answered. */

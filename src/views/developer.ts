@@ -7,16 +7,18 @@ import { z } from '../lib/zod';
 import { timestamp } from './timestamp';
 
 /** A developer as registration answers it (never the password hash). */
-export const developer = z.object({
-  id: z.string(),
-  merchant_id: z.string(),
-  email: z.string(),
-  name: z.string(),
-  business_name: z.string().nullable(),
-  plan: z.string(),
-  has_live_access: z.boolean(),
-  created_at: timestamp,
-});
+export const developer = z
+  .object({
+    id: z.string().openapi({ description: 'Your developer id, `dev_…`' }),
+    merchant_id: z.string().openapi({ description: 'Your merchant id, `mer_…`: the owner of your payments' }),
+    email: z.string().openapi({ description: 'Your e-mail, your sign-in name' }),
+    name: z.string().openapi({ description: 'Your name' }),
+    business_name: z.string().nullable().openapi({ description: 'Your business; null when not given' }),
+    plan: z.string().openapi({ description: 'Your plan (`sandbox` until live access, then the approved plan)' }),
+    has_live_access: z.boolean().openapi({ description: 'Whether live access was granted' }),
+    created_at: timestamp.openapi({ description: 'When you registered (ISO 8601, UTC)' }),
+  })
+  .openapi({ description: 'Your developer account' });
 
 /** A developer as answered. */
 export type DeveloperView = z.output<typeof developer>;
@@ -57,19 +59,23 @@ export const session = z.object({ token: z.string(), expires_at: timestamp });
 
 /** A listed key (docs/api.md#secret-keys, docs/security.md#restricted-keys): masked, never the secret. */
 export const keySummary = z.object({
-  id: z.string(),
-  /** `secret` (every scope) or `restricted` (its `scopes` only). */
-  kind: z.enum(['secret', 'restricted']),
-  /** A restricted key's name; null for secret keys. */
-  name: z.string().nullable(),
-  /** A restricted key's scopes; null for secret keys, which hold every scope. */
-  scopes: z.array(z.enum(SCOPES)).nullable(),
-  environment: z.enum(['sandbox', 'live']),
-  masked: z.string(),
-  last4: z.string(),
-  status: z.enum(['active', 'expiring', 'expired', 'revoked']),
-  created_at: timestamp,
-  expires_at: timestamp.nullable(),
+  id: z.string().openapi({ description: 'Key id, `key_…`' }),
+  kind: z
+    .enum(['secret', 'restricted'])
+    .openapi({ description: '`secret` (every scope) or `restricted` (its `scopes` only)' }),
+  name: z.string().nullable().openapi({ description: "A restricted key's name; null for secret keys" }),
+  scopes: z
+    .array(z.enum(SCOPES))
+    .nullable()
+    .openapi({ description: "A restricted key's scopes; null for secret keys, which hold every scope" }),
+  environment: z.enum(['sandbox', 'live']).openapi({ description: '`sandbox` or `live`' }),
+  masked: z.string().openapi({ description: 'The key with all but its start and last 4 characters hidden' }),
+  last4: z.string().openapi({ description: 'Its last 4 characters' }),
+  status: z
+    .enum(['active', 'expiring', 'expired', 'revoked'])
+    .openapi({ description: "`active`; `expiring` during a roll's grace period; `expired`; `revoked`" }),
+  created_at: timestamp.openapi({ description: 'When it was made (ISO 8601, UTC)' }),
+  expires_at: timestamp.nullable().openapi({ description: 'When it stops working; null while it has no end' }),
 });
 
 /** A listed key as answered. */
@@ -99,12 +105,12 @@ export function keyView(row: KeySource, status: KeySummaryView['status']): KeySu
 
 /** The first live key, revealed once (docs/api.md#secret-keys). */
 export const revealedKey = z.object({
-  id: z.string(),
-  object: z.literal('api_key'),
-  environment: z.literal('live'),
-  secret: z.string(),
-  last4: z.string(),
-  created_at: timestamp,
+  id: z.string().openapi({ description: 'Key id, `key_…`' }),
+  object: z.literal('api_key').openapi({ description: 'Always `api_key`' }),
+  environment: z.literal('live').openapi({ description: 'Always `live`' }),
+  secret: z.string().openapi({ description: 'The secret key `sk_live_…`, shown once: store it' }),
+  last4: z.string().openapi({ description: 'Its last 4 characters' }),
+  created_at: timestamp.openapi({ description: 'When it was made (ISO 8601, UTC)' }),
 });
 
 /** The revealed live key as answered. */

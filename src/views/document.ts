@@ -5,16 +5,20 @@ import { timestamp } from './timestamp';
 
 /** An uploaded document (docs/live-access.md#documents); `size` in bytes, `sha256` lower-case hex. */
 export const document = z.object({
-  id: z.string(),
-  object: z.literal('document'),
-  category: z.enum(['kyc', 'business']),
-  document_type: z.string(),
-  side: z.enum(['front', 'back']).nullable(),
-  file_name: z.string(),
-  content_type: z.enum(['application/pdf', 'image/jpeg', 'image/png']),
-  size: z.number().int(),
-  sha256: z.string(),
-  uploaded_at: timestamp,
+  id: z.string().openapi({ description: 'Document id, `doc_…`' }),
+  object: z.literal('document').openapi({ description: 'Always `document`' }),
+  category: z.enum(['kyc', 'business']).openapi({ description: '`kyc` (identity) or `business`' }),
+  document_type: z
+    .string()
+    .openapi({ description: '`national_id`, `passport`, `drivers_licence`, `business_registration`, …' }),
+  side: z.enum(['front', 'back']).nullable().openapi({ description: "A national ID's side; null for the others" }),
+  file_name: z.string().openapi({ description: "The file's name as uploaded" }),
+  content_type: z
+    .enum(['application/pdf', 'image/jpeg', 'image/png'])
+    .openapi({ description: 'The type read from its bytes' }),
+  size: z.number().int().openapi({ description: 'Its size in bytes' }),
+  sha256: z.string().openapi({ description: 'SHA-256 of its bytes, hex' }),
+  uploaded_at: timestamp.openapi({ description: 'When it was uploaded (ISO 8601, UTC)' }),
 });
 
 /** A document as answered. */

@@ -5,15 +5,15 @@ import { timestamp } from './timestamp';
 /** An event (docs/payments.md#events). */
 export const event = z
   .object({
-    id: z.string(),
-    object: z.literal('event'),
-    event: z.string(),
-    created_at: timestamp,
+    id: z.string().openapi({ description: 'Event id, `evt_` and 24 characters; the `webhook-id` of its deliveries' }),
+    object: z.literal('event').openapi({ description: 'Always `event`' }),
+    event: z.string().openapi({ description: "The event's name (`payment.completed`)" }),
+    created_at: timestamp.openapi({ description: 'When it happened (ISO 8601, UTC)' }),
     data: z.unknown().openapi({
       description: 'The object the event is about, as a webhook delivery carries it (see the `webhooks` section)',
     }),
   })
-  .openapi('Event');
+  .openapi('Event', { description: 'Something that happened to one of your objects; webhook deliveries carry it' });
 
 /** An event as answered. */
 export type EventView = z.output<typeof event>;

@@ -8,17 +8,22 @@ import { timestamp } from './timestamp';
 
 /** The live access status (docs/live-access.md#review): `live_access_request` is present once a request exists. */
 export const liveAccessStatus = z.object({
-  status: z.enum(['none', 'pending', 'approved', 'rejected']),
-  has_live_access: z.boolean(),
+  status: z
+    .enum(['none', 'pending', 'approved', 'rejected'])
+    .openapi({ description: '`none` before any request, then `pending`, `approved` or `rejected`' }),
+  has_live_access: z.boolean().openapi({ description: 'Whether live access was granted' }),
   live_access_request: z
     .object({
-      id: z.string(),
-      status: z.enum(['under_review', 'more_info_required', 'approved', 'rejected']),
-      requested_at: timestamp,
-      decided_at: timestamp.optional(),
-      reviewer_message: z.string().optional(),
+      id: z.string().openapi({ description: "The request's id, `req_…`" }),
+      status: z
+        .enum(['under_review', 'more_info_required', 'approved', 'rejected'])
+        .openapi({ description: 'Where the review stands' }),
+      requested_at: timestamp.openapi({ description: 'When you sent it (ISO 8601, UTC)' }),
+      decided_at: timestamp.optional().openapi({ description: 'When the reviewers decided (ISO 8601, UTC)' }),
+      reviewer_message: z.string().optional().openapi({ description: 'What the reviewer wrote to you' }),
     })
-    .optional(),
+    .optional()
+    .openapi({ description: 'Your latest request; absent before the first' }),
 });
 
 /** The live access status as answered. */

@@ -12,24 +12,30 @@ import { delivery } from './webhook';
 
 /** One status change of the payment's timeline, with where it came from. */
 export const statusChange = z.object({
-  at: timestamp,
-  from: z.enum(PAYMENT_STATUSES).nullable(),
-  to: z.enum(PAYMENT_STATUSES),
-  source: z.enum(['create', 'provider_callback', 'poll', 'expiry', 'merchant', 'reconciliation']),
-  failure_code: z.string().nullable(),
-  failure_message: z.string().nullable(),
+  at: timestamp.openapi({ description: 'When (ISO 8601, UTC)' }),
+  from: z.enum(PAYMENT_STATUSES).nullable().openapi({ description: 'The status before; null at creation' }),
+  to: z.enum(PAYMENT_STATUSES).openapi({ description: 'The status after' }),
+  source: z.enum(['create', 'provider_callback', 'poll', 'expiry', 'merchant', 'reconciliation']).openapi({
+    description:
+      'What caused it: the answer at creation, a provider callback, a poll, the expiry, you, or a reconciliation',
+  }),
+  failure_code: z.string().nullable().openapi({ description: 'Why it failed; null unless it did' }),
+  failure_message: z
+    .string()
+    .nullable()
+    .openapi({ description: 'The explanation of the failure; null unless it failed' }),
 });
 
 /** One moment of a refund's course (`domain/payment-timeline.ts` `refundChangesOf`): its status from `at` on. */
 export const refundChange = z.object({
-  at: timestamp,
-  refund_id: z.string(),
+  at: timestamp.openapi({ description: 'When (ISO 8601, UTC)' }),
+  refund_id: z.string().openapi({ description: 'The refund, `ref_…`' }),
   amount: z.number().int().openapi({ description: 'Minor units' }),
   status: z
     .enum(['pending', 'completed', 'failed'])
     .openapi({ description: '`pending` when requested, then `completed` or `failed` when it settled' }),
-  reason: z.string().nullable(),
-  failure_message: z.string().nullable(),
+  reason: z.string().nullable().openapi({ description: 'The reason you gave; null when none' }),
+  failure_message: z.string().nullable().openapi({ description: 'Why the provider refused it; null unless failed' }),
 });
 
 /**
@@ -41,17 +47,27 @@ export const refundChange = z.object({
  */
 export const paymentDetail = z.object({
   payment: genericPayment,
-  fee: z.number().int(),
-  net: z.number().int(),
-  provider_reference: z.string().nullable(),
-  refunds: z.array(refund),
-  status_changes: z.array(statusChange),
-  refund_changes: z.array(refundChange),
-  history_available: z.boolean(),
+  fee: z.number().int().openapi({ description: 'The fee in minor units, once money moved; else 0' }),
+  net: z.number().int().openapi({ description: 'Amount − fee − refunded, in minor units' }),
+  provider_reference: z
+    .string()
+    .nullable()
+    .openapi({ description: "The provider's own id of the payment; null until it gave one" }),
+  refunds: z.array(refund).openapi({ description: 'The refunds, oldest first' }),
+  status_changes: z.array(statusChange).openapi({ description: 'Every status change, oldest first' }),
+  refund_changes: z
+    .array(refundChange)
+    .openapi({ description: "Each refund's course: requested, then completed or failed" }),
+  history_available: z.boolean().openapi({
+    description: "Whether the workflow's history is still kept (the sources of status changes come from it)",
+  }),
   events: z.array(
     event.omit({ object: true, data: true }).extend({ data: z.unknown(), deliveries: z.array(delivery) }),
   ),
-  next_provider_check: z.object({ at: timestamp, reason: z.enum(['poll', 'expiry', 'refund_check']) }).nullable(),
+  next_provider_check: z
+    .object({ at: timestamp, reason: z.enum(['poll', 'expiry', 'refund_check']) })
+    .nullable()
+    .openapi({ description: 'When the service next asks the provider, and why; null when nothing is awaited' }),
 });
 
 /** The payment detail as answered. */

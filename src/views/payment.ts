@@ -13,14 +13,22 @@ import { timestamp } from './timestamp';
 export const nextAction = z
   .union([
     z.object({
-      type: z.literal('bank_transfer'),
-      bank_name: z.string(),
-      account_name: z.string(),
-      account_number: z.string(),
-      reference: z.string(),
+      type: z.literal('bank_transfer').openapi({ description: 'The customer makes a bank transfer' }),
+      bank_name: z.string().openapi({ description: 'The bank to pay into' }),
+      account_name: z.string().openapi({ description: "The account holder's name" }),
+      account_number: z.string().openapi({ description: 'The account to pay into' }),
+      reference: z.string().openapi({
+        description: 'The reference the customer must give with the transfer, so it is matched to this payment',
+      }),
     }),
-    z.object({ type: z.literal('card_confirm'), client_secret: z.string() }),
-    z.object({ type: z.literal('mobile_money_approval'), message: z.string() }),
+    z.object({
+      type: z.literal('card_confirm').openapi({ description: 'The customer confirms the card payment on your page' }),
+      client_secret: z.string().openapi({ description: 'The secret your page passes to the card form' }),
+    }),
+    z.object({
+      type: z.literal('mobile_money_approval').openapi({ description: 'The customer approves on their phone' }),
+      message: z.string().openapi({ description: 'What to tell the customer' }),
+    }),
   ])
   .nullable()
   .openapi('NextAction', {
@@ -32,7 +40,7 @@ export const nextAction = z
 export const genericPayment = z
   .object({
     id: z.string().openapi({ description: 'Payment id, `pay_` and 24 characters' }),
-    object: z.literal('payment'),
+    object: z.literal('payment').openapi({ description: 'Always `payment`' }),
     amount: z.number().int().openapi({
       description:
         "In the currency's minor unit (RWF and UGX have none: 1500 is RWF 1,500; KES, GHS, USD, EUR, GBP and LRD have two: 1500 is 15.00)",
@@ -47,31 +55,54 @@ export const genericPayment = z
       description:
         '`pending` (the provider has the request; waiting for the customer), `processing`, then `completed`, `failed`, `cancelled`, or `refunded` once fully refunded',
     }),
-    payment_method: z.string(),
-    provider: z.string(),
-    description: z.string().nullable(),
-    phone_number: z.string().optional(),
-    customer_email: z.string().optional(),
-    wallet_id: z.string().optional(),
-    metadata: z.record(z.string(), z.string()),
-    failure_code: z.string().nullable(),
-    failure_message: z.string().nullable(),
-    cancellation_reason: z.string().nullable(),
-    next_action: nextAction,
+    payment_method: z.string().openapi({
+      description:
+        'How the customer pays: `mobile_money`, `bank_transfer`, `card`, or a provider code of the merchant-scoped list',
+    }),
+    provider: z
+      .string()
+      .openapi({ description: 'The provider code that handles it (`momo`, `mobile_money_b`, `card_gateway`, …)' }),
+    description: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Your description of the payment, as you sent it; null when none' }),
+    phone_number: z
+      .string()
+      .optional()
+      .openapi({ description: "The customer's phone number in E.164 form (mobile money only)" }),
+    customer_email: z
+      .string()
+      .optional()
+      .openapi({ description: "The customer's e-mail (card and bank transfer, when given)" }),
+    wallet_id: z.string().optional().openapi({ description: "The customer's wallet id (wallet payments only)" }),
+    metadata: z.record(z.string(), z.string()).openapi({ description: 'Your key-value pairs, as you sent them' }),
+    failure_code: z.string().nullable().openapi({
+      description: 'Why the payment failed, one of the documented codes (`declined`, `expired`, …); null unless failed',
+    }),
+    failure_message: z.string().nullable().openapi({
+      description: "The provider's or the service's explanation of the failure, for a person; null unless failed",
+    }),
+    cancellation_reason: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The reason you gave when cancelling; null unless cancelled with one' }),
+    next_action: nextAction.openapi({ description: 'What the customer must do next; null when nothing' }),
     client_secret: z
       .string()
       .optional()
       .openapi({ description: 'Card payments: what your front end confirms the card with' }),
-    environment: z.enum(['sandbox', 'live']),
+    environment: z
+      .enum(['sandbox', 'live'])
+      .openapi({ description: '`sandbox` or `live`: the environment of the key that created it' }),
     expires_at: timestamp.openapi({ description: 'When a payment still open fails with `failure_code` `expired`' }),
     reconciled_at: timestamp.nullable().openapi({
       description:
         'Set when a provider success that arrived after the payment had failed (expired or provider error) completed it',
     }),
-    created_at: timestamp,
-    updated_at: timestamp,
+    created_at: timestamp.openapi({ description: 'When it was created (ISO 8601, UTC)' }),
+    updated_at: timestamp.openapi({ description: 'When it last changed (ISO 8601, UTC)' }),
   })
-  .openapi('Payment');
+  .openapi('Payment', { description: 'A payment: money asked of a customer through one provider, and its state' });
 
 /** The generic payment as answered; `amount` in minor units, times ISO 8601 UTC. */
 export type GenericPaymentView = z.output<typeof genericPayment>;
@@ -114,20 +145,27 @@ export function toGenericPaymentView(payment: PaymentSnapshot): GenericPaymentVi
 /** The merchant-scoped payment (docs/limits.md#amounts, docs/payments.md#fees); decimal-string amounts. */
 export const merchantPayment = z
   .object({
-    id: z.string(),
-    status: z.enum(PAYMENT_STATUSES),
-    amount: z.string(),
-    currency: z.string(),
-    payment_method: z.string(),
-    description: z.string().nullable(),
-    client_secret: z.string().optional(),
-    failure_code: z.string().nullable(),
-    created_at: timestamp,
+    id: z.string().openapi({ description: 'Payment id, `pay_` and 24 characters' }),
+    status: z
+      .enum(PAYMENT_STATUSES)
+      .openapi({ description: '`pending`, `processing`, `completed`, `failed`, `cancelled` or `refunded`' }),
+    amount: z.string().openapi({ description: 'The amount as a decimal string in the currency\'s unit (`"1500.00"`)' }),
+    currency: z.string().openapi({ description: 'ISO 4217 code' }),
+    payment_method: z.string().openapi({ description: 'The provider code the customer pays with' }),
+    description: z.string().nullable().openapi({ description: 'Your description; null when none' }),
+    client_secret: z
+      .string()
+      .optional()
+      .openapi({ description: 'Card payments: the secret your page passes to the card form to confirm the payment' }),
+    failure_code: z.string().nullable().openapi({ description: 'Why the payment failed; null unless failed' }),
+    created_at: timestamp.openapi({ description: 'When it was created (ISO 8601, UTC)' }),
     metadata: z
       .record(z.string(), z.string())
       .openapi({ description: 'Your metadata, plus `fee_amount` and `fee_percentage` as decimal strings' }),
   })
-  .openapi('MerchantScopedPayment');
+  .openapi('MerchantScopedPayment', {
+    description: 'A payment as the merchant-scoped endpoints show it, with decimal-string amounts',
+  });
 
 /** The merchant-scoped payment as answered. */
 export type MerchantPaymentView = z.output<typeof merchantPayment>;

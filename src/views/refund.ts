@@ -11,18 +11,23 @@ import { timestamp } from './timestamp';
 /** A refund (docs/payments.md#cancel-and-refund); `amount` in minor units. */
 export const refund = z
   .object({
-    id: z.string(),
-    object: z.literal('refund'),
-    payment_id: z.string(),
-    amount: z.number().int(),
-    currency: z.string(),
-    status: z.enum(['pending', 'completed', 'failed']),
-    reason: z.string().nullable(),
-    failure_message: z.string().nullable(),
-    created_at: timestamp,
-    completed_at: timestamp.nullable(),
+    id: z.string().openapi({ description: 'Refund id, `ref_` and 24 characters' }),
+    object: z.literal('refund').openapi({ description: 'Always `refund`' }),
+    payment_id: z.string().openapi({ description: 'The payment refunded' }),
+    amount: z.number().int().openapi({ description: 'The amount refunded, in minor units' }),
+    currency: z.string().openapi({ description: "ISO 4217 code, the payment's" }),
+    status: z
+      .enum(['pending', 'completed', 'failed'])
+      .openapi({ description: '`pending` until the provider answers, then `completed` or `failed`' }),
+    reason: z.string().nullable().openapi({ description: 'The reason you gave; null when none' }),
+    failure_message: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Why the provider refused the refund; null unless failed' }),
+    created_at: timestamp.openapi({ description: 'When it was requested (ISO 8601, UTC)' }),
+    completed_at: timestamp.nullable().openapi({ description: 'When it completed; null until then' }),
   })
-  .openapi('Refund');
+  .openapi('Refund', { description: 'Money sent back to the customer of a payment' });
 
 /** A refund as answered. */
 export type RefundView = z.output<typeof refund>;

@@ -10,44 +10,50 @@ import { timestamp } from './timestamp';
  * (docs/limits.md#lists).
  */
 export const transaction = z.object({
-  id: z.string(),
-  type: z.enum(['payment', 'refund']),
-  payment_id: z.string(),
-  amount: z.number().int(),
-  currency: z.string(),
-  fee: z.number().int(),
-  net: z.number().int(),
-  status: z.string(),
-  payment_method: z.string(),
-  customer: z.string().nullable(),
-  description: z.string().nullable(),
-  created_at: timestamp,
-  updated_at: timestamp,
+  id: z.string().openapi({ description: 'The payment (`pay_…`) or refund (`ref_…`) id' }),
+  type: z.enum(['payment', 'refund']).openapi({ description: '`payment` or `refund`' }),
+  payment_id: z.string().openapi({ description: "The payment (a refund's own payment)" }),
+  amount: z.number().int().openapi({ description: 'The amount in minor units' }),
+  currency: z.string().openapi({ description: 'ISO 4217 code' }),
+  fee: z.number().int().openapi({ description: 'The fee in minor units, once money moved; else 0' }),
+  net: z.number().int().openapi({
+    description:
+      'What you keep in minor units: amount − fee for a collected payment, −amount for a completed refund; else 0',
+  }),
+  status: z.string().openapi({ description: "The payment's or the refund's status" }),
+  payment_method: z.string().openapi({ description: "The payment's method" }),
+  customer: z.string().nullable().openapi({ description: "The customer's phone, wallet or e-mail; null when none" }),
+  description: z.string().nullable().openapi({ description: "The payment's description; null when none" }),
+  created_at: timestamp.openapi({ description: 'When it was created (ISO 8601, UTC)' }),
+  updated_at: timestamp.openapi({ description: 'When it last changed (ISO 8601, UTC)' }),
 });
 
 /** Analytics over a range of days. */
 export const analytics = z.object({
-  from: timestamp,
-  to: timestamp,
+  from: timestamp.openapi({ description: 'The first instant counted (ISO 8601, UTC)' }),
+  to: timestamp.openapi({ description: 'The instant counting ended (ISO 8601, UTC)' }),
   volume_by_currency: z.array(
     z.object({
-      currency: z.string(),
-      completed_volume: z.number().int(),
-      refunded_volume: z.number().int(),
-      fees: z.number().int(),
-      net: z.number().int(),
+      currency: z.string().openapi({ description: 'ISO 4217 code' }),
+      completed_volume: z.number().int().openapi({ description: "Completed payments' amounts, minor units" }),
+      refunded_volume: z.number().int().openapi({ description: "Completed refunds' amounts, minor units" }),
+      fees: z.number().int().openapi({ description: 'Fees, minor units' }),
+      net: z.number().int().openapi({ description: 'Completed volume − refunded − fees, minor units' }),
     }),
   ),
-  count_by_status: z.record(z.string(), z.number().int()),
-  count_by_method: z.record(z.string(), z.number().int()),
-  success_rate: z.number().nullable(),
+  count_by_status: z.record(z.string(), z.number().int()).openapi({ description: 'Payments by status' }),
+  count_by_method: z.record(z.string(), z.number().int()).openapi({ description: 'Payments by method' }),
+  success_rate: z
+    .number()
+    .nullable()
+    .openapi({ description: 'Completed ÷ all payments settled in the range, 0 to 1; null when none' }),
   daily: z.array(
     z.object({
-      date: z.string(),
-      currency: z.string(),
-      payments: z.number().int(),
-      completed: z.number().int(),
-      completed_volume: z.number().int(),
+      date: z.string().openapi({ description: 'The UTC day `YYYY-MM-DD`' }),
+      currency: z.string().openapi({ description: 'ISO 4217 code' }),
+      payments: z.number().int().openapi({ description: 'Payments created that day' }),
+      completed: z.number().int().openapi({ description: 'Of them, completed' }),
+      completed_volume: z.number().int().openapi({ description: 'Their completed amounts, minor units' }),
       fees: z.number().int(),
     }),
   ),

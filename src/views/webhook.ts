@@ -9,26 +9,28 @@ import { timestamp } from './timestamp';
 /** A webhook endpoint (docs/webhooks.md#endpoints), never with its secret. */
 export const webhook = z
   .object({
-    id: z.string(),
-    object: z.literal('webhook'),
-    url: z.string(),
-    events: z.array(z.string()),
-    status: z.enum(['enabled', 'disabled', 'failed']),
+    id: z.string().openapi({ description: 'Webhook id, `whk_` and 24 characters' }),
+    object: z.literal('webhook').openapi({ description: 'Always `webhook`' }),
+    url: z.string().openapi({ description: 'Where deliveries are POSTed' }),
+    events: z.array(z.string()).openapi({ description: 'The event names delivered to it' }),
+    status: z
+      .enum(['enabled', 'disabled', 'failed'])
+      .openapi({ description: '`enabled`; `disabled` by you; `failed` when the endpoint refused for good' }),
     failure_reason: z
       .string()
       .nullable()
       .describe('Why the webhook is failed (e.g. "the endpoint answered 410 Gone at …"); null unless status is failed'),
-    description: z.string().nullable(),
-    environment: z.enum(['sandbox', 'live']),
+    description: z.string().nullable().openapi({ description: 'Your description; null when none' }),
+    environment: z.enum(['sandbox', 'live']).openapi({ description: 'The environment whose events it receives' }),
     previous_secret_expires_at: timestamp
       .nullable()
       .describe(
         'Until when the secret replaced by the last rotation still signs deliveries, beside the current one; null when none does',
       ),
-    created_at: timestamp,
-    updated_at: timestamp,
+    created_at: timestamp.openapi({ description: 'When it was registered (ISO 8601, UTC)' }),
+    updated_at: timestamp.openapi({ description: 'When it last changed (ISO 8601, UTC)' }),
   })
-  .openapi('Webhook');
+  .openapi('Webhook', { description: 'An endpoint that receives your events' });
 
 /** A webhook endpoint as answered. */
 export type WebhookView = z.output<typeof webhook>;
@@ -62,7 +64,9 @@ export function webhookViewAt(record: WebhookRecord, now: Date): WebhookView {
 /** A webhook with its signing secret, shown on create and rotate-secret only (docs/webhooks.md#endpoints). */
 export const webhookWithSecret = webhook
   .extend({ secret: z.string().openapi({ description: 'The signing secret (`whsec_…`); shown only here, store it' }) })
-  .openapi('WebhookWithSecret');
+  .openapi('WebhookWithSecret', {
+    description: 'A webhook endpoint with its signing secret, shown on create and on rotation only',
+  });
 
 /** A webhook with its signing secret as answered. */
 export type WebhookWithSecretView = z.output<typeof webhookWithSecret>;
@@ -74,31 +78,43 @@ export function toWebhookWithSecretView(record: WebhookRecord): WebhookWithSecre
 
 /** One delivery attempt (docs/webhooks.md#retries); `duration_ms` in milliseconds. */
 export const deliveryAttempt = z.object({
-  attempt: z.number().int(),
-  attempted_at: timestamp,
-  status_code: z.number().int().nullable(),
-  response_body: z.string().nullable(),
-  duration_ms: z.number(),
-  error: z.string().nullable(),
+  attempt: z.number().int().openapi({ description: 'Its number, from 1' }),
+  attempted_at: timestamp.openapi({ description: 'When it was sent (ISO 8601, UTC)' }),
+  status_code: z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: "The endpoint's HTTP status; null when it never answered" }),
+  response_body: z.string().nullable().openapi({ description: "The start of the endpoint's answer; null when none" }),
+  duration_ms: z.number().openapi({ description: 'How long the attempt took, in milliseconds' }),
+  error: z
+    .string()
+    .nullable()
+    .openapi({ description: 'Why no answer came (time-out, refused connection); null when one came' }),
 });
 
 /** A delivery of one event to one webhook, with its attempts (docs/webhooks.md#retries). */
 export const delivery = z
   .object({
-    id: z.string(),
-    object: z.literal('webhook_delivery'),
-    webhook_id: z.string(),
-    event_id: z.string(),
-    event: z.string(),
-    status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
-    attempt_count: z.number().int(),
-    next_attempt_at: timestamp.nullable(),
-    retry_of: z.string().nullable(),
-    created_at: timestamp,
-    updated_at: timestamp,
-    attempts: z.array(deliveryAttempt),
+    id: z.string().openapi({ description: 'Delivery id, `dlv_` and 24 characters' }),
+    object: z.literal('webhook_delivery').openapi({ description: 'Always `webhook_delivery`' }),
+    webhook_id: z.string().openapi({ description: 'The webhook it goes to' }),
+    event_id: z.string().openapi({ description: 'The event it carries, the `webhook-id` header' }),
+    event: z.string().openapi({ description: "The event's name" }),
+    status: z
+      .enum(['pending', 'succeeded', 'failed', 'cancelled'])
+      .openapi({ description: '`pending` while attempts go on, then `succeeded`, `failed` or `cancelled`' }),
+    attempt_count: z.number().int().openapi({ description: 'Attempts made so far' }),
+    next_attempt_at: timestamp.nullable().openapi({ description: 'When the next attempt is due; null when none is' }),
+    retry_of: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The delivery this one resends; null for a first delivery' }),
+    created_at: timestamp.openapi({ description: 'When it was created (ISO 8601, UTC)' }),
+    updated_at: timestamp.openapi({ description: 'When it last changed (ISO 8601, UTC)' }),
+    attempts: z.array(deliveryAttempt).openapi({ description: 'Every attempt, oldest first' }),
   })
-  .openapi('WebhookDelivery');
+  .openapi('WebhookDelivery', { description: 'One event sent to one webhook endpoint, with its attempts' });
 
 /** A delivery as answered, its attempts in order. */
 export type DeliveryView = z.output<typeof delivery>;

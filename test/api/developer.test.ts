@@ -141,6 +141,38 @@ describe('dashboard endpoints', function () {
       expect((await call('/v1/developer/transactions?as_of=yesterday', { key: developer.key })).status).to.equal(400);
     });
 
+    it('pages with a cursor as GET /v1/payments does: every transaction once, in order, new ones never shifting the pages', async () => {
+      // Its own developer, so the other tests' counts stay; payments left pending need no waiting.
+      const owner = await registerDeveloper();
+      const pending = { ...INSTANT, phone_number: '+250788000003' };
+      for (let i = 0; i < 5; i += 1) await call('/v1/payments', { key: owner.key, body: pending });
+      const everything = await call('/v1/developer/transactions?limit=100', { key: owner.key });
+      const expected = everything.body.data.transactions.map((t: { id: string }) => t.id);
+      expect(everything.body.data.pagination).to.include({ has_more: false, next_starting_after: null });
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let round = 0; round < 10; round += 1) {
+        const query: string = cursor ? `&starting_after=${cursor}` : '';
+        const page = await call(`/v1/developer/transactions?limit=2${query}`, { key: owner.key });
+        expect(page.status, JSON.stringify(page.body)).to.equal(200);
+        seen.push(...page.body.data.transactions.map((t: { id: string }) => t.id));
+        const { has_more: hasMore, next_starting_after: next } = page.body.data.pagination;
+        expect(next).to.equal(hasMore ? seen.at(-1) : null);
+        cursor = next;
+        // A payment made between two pages is newer than every cursor: it shifts nothing.
+        if (round === 0) await call('/v1/payments', { key: owner.key, body: pending });
+        if (!cursor) break;
+      }
+      expect(seen).to.deep.equal(expected);
+      expect(seen).to.have.length(5);
+      const other = await registerDeveloper();
+      for (const id of ['pay_nothing', expected[0]]) {
+        const refused = await call(`/v1/developer/transactions?starting_after=${id}`, { key: other.key });
+        expect(refused.status).to.equal(400);
+        expect(refused.body.error.details[0].field).to.equal('starting_after');
+      }
+    });
+
     it('filters by status (several), method and date', async () => {
       const failed = await call('/v1/developer/transactions?status=failed', { key: developer.key });
       expect(failed.body.data.transactions.map((t: { status: string }) => t.status)).to.deep.equal(['failed']);

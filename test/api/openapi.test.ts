@@ -76,6 +76,85 @@ async function routerOperations(): Promise<string[]> {
   return [...operations].sort();
 }
 
+/** The verbs an operationId may start with (verb then noun, `cancelPayment`), each a thing merchants do. */
+const OPERATION_VERBS = Object.fromEntries(
+  [
+    'create',
+    'retrieve',
+    'update',
+    'delete',
+    'list',
+    'cancel',
+    'refund',
+    'register',
+    'confirm',
+    'simulate',
+    'stream',
+    'upload',
+    'request',
+    'respond',
+    'reveal',
+    'send',
+    'rotate',
+    'retry',
+    'roll',
+    'receive',
+    'check',
+  ].map((verb) => [verb, true]),
+);
+
+/** The operations whose answers every integration reads; each of their properties is described. */
+const PAYMENT_OPERATIONS = [
+  'createPayment',
+  'listPayments',
+  'retrievePayment',
+  'cancelPayment',
+  'refundPayment',
+  'createMerchantPayment',
+  'retrieveMerchantPayment',
+];
+
+/** A JSON schema of the document, as far as these checks read it. */
+interface Schema {
+  $ref?: string;
+  description?: string;
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  allOf?: Schema[];
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+}
+
+/** An operation of the document, as far as these checks read it. */
+interface DescribedOperation {
+  operationId?: string;
+  tags?: string[];
+  parameters?: { name: string; description?: string; schema?: Schema }[];
+  requestBody?: { content?: Record<string, { schema: Schema }> };
+  responses?: Record<string, { content?: Record<string, { schema: Schema }> }>;
+}
+
+/**
+ * The properties under `schema` without a description, as paths from `where`; a property that refers to a named
+ * schema takes that schema's description.
+ */
+function undescribed(schema: Schema | undefined, where: string, components: Record<string, Schema>): string[] {
+  if (!schema || schema.$ref) return [];
+  const found: string[] = [];
+  for (const key of ['allOf', 'anyOf', 'oneOf'] as const)
+    (schema[key] ?? []).forEach((part, index) =>
+      found.push(...undescribed(part, `${where}/${key}${index}`, components)),
+    );
+  found.push(...undescribed(schema.items, `${where}[]`, components));
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    const referred = property.$ref ? components[property.$ref.replace('#/components/schemas/', '')] : undefined;
+    const described = property.description || referred?.description || property.allOf?.some((part) => part.description);
+    if (!described) found.push(`${where}.${name}`);
+    found.push(...undescribed(property, `${where}.${name}`, components));
+  }
+  return found;
+}
+
 describe('OpenAPI document and /docs (docs/api.md#health)', function () {
   this.timeout(60_000);
   let document: Document;
@@ -238,6 +317,56 @@ describe('OpenAPI document and /docs (docs/api.md#health)', function () {
     expect(buildOpenApiDocument({ serverUrl: configured.PUBLIC_BASE_URL }).servers).to.deep.equal([
       { url: 'https://api.example.com', description: 'This API' },
     ]);
+  });
+
+  it("names every operation verb then noun, as Stripe's SDKs do (createPayment, listPayments, cancelPayment)", () => {
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item as Record<string, { operationId?: string }>).map(([method, operation]) => ({
+        where: `${method} ${path}`,
+        id: operation.operationId ?? '',
+        // The name a generator makes from the method and the path (`postV1PaymentsIdCancel`): never ours.
+        generic: `${method}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_, c?: string) => (c ? c.toUpperCase() : ''))}`,
+      })),
+    );
+    const verbs = Object.keys(OPERATION_VERBS).join('|');
+    for (const { where, id, generic } of operations) {
+      expect(id, where).to.match(new RegExp(`^(${verbs})[A-Z][A-Za-z]+$`));
+      expect(id.toLowerCase(), where).not.to.equal(generic.toLowerCase());
+      expect(id, where).not.to.match(/V1|^(get|post|put)[A-Z]/);
+    }
+    const ids = operations.map((operation) => operation.id);
+    expect(new Set(ids).size, 'operationIds are unique').to.equal(ids.length);
+    expect(ids).to.include.members([
+      'createPayment',
+      'listPayments',
+      'retrievePayment',
+      'cancelPayment',
+      'refundPayment',
+    ]);
+  });
+
+  it('describes every parameter, every property of every named schema, of every body merchants send and of the payment answers', () => {
+    const missing: string[] = [];
+    const components = (document.components?.schemas ?? {}) as Record<string, Schema>;
+    for (const [name, schema] of Object.entries(components))
+      missing.push(...undescribed(schema, `#${name}`, components));
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item as Record<string, DescribedOperation>)) {
+        for (const parameter of operation.parameters ?? [])
+          if (!parameter.description && !parameter.schema?.description)
+            missing.push(`${method} ${path} parameter ${parameter.name}`);
+        // Every body merchants send; providers' callbacks follow each provider's own format.
+        if (!operation.tags?.includes('Providers'))
+          for (const content of Object.values(operation.requestBody?.content ?? {}))
+            missing.push(...undescribed(content.schema, `${method} ${path} body`, components));
+        // The payment operations' answers, in full: what every integration reads.
+        if (PAYMENT_OPERATIONS.includes(operation.operationId ?? ''))
+          for (const [status, response] of Object.entries(operation.responses ?? {}))
+            for (const content of Object.values(response.content ?? {}))
+              missing.push(...undescribed(content.schema, `${method} ${path} ${status}`, components));
+      }
+    }
+    expect(missing).to.deep.equal([]);
   });
 
   it('is written for merchants: no internal decision id anywhere', () => {

@@ -24,6 +24,7 @@ function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.PAYCOLLECT_API_KEY;
   delete env.PAYCOLLECT_API_BASE;
+  delete env.PORT;
   return { ...env, ...extra };
 }
 
@@ -226,6 +227,28 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
     expect(none.code).to.equal(2);
     expect(none.stderr).to.equal('error: no API key: pass --api-key sk_sandbox_… or set PAYCOLLECT_API_KEY\n');
     expect((await call('/v1/developer/events', { key: developer.key })).body.data.events).to.deep.equal([]);
+  });
+
+  it('trigger and listen find the API on PORT when neither --api-base nor PAYCOLLECT_API_BASE says where', async () => {
+    const developer = await registerDeveloper();
+    const port = new URL(baseUrl).port;
+    const triggered = await runCli(['trigger', 'payment.failed'], { PAYCOLLECT_API_KEY: developer.key, PORT: port });
+    expect(triggered.code, triggered.stderr).to.equal(0);
+    expect(triggered.stdout).to.match(/Created payment pay_/);
+    const help = await runCli(['listen', '--help']);
+    expect(help.stdout).to.include('PAYCOLLECT_API_BASE').and.include('$PORT');
+  });
+
+  it('listen gives up with one line and exit 1 when the API never answers, instead of retrying for ever', async () => {
+    const nothing = await freePort();
+    const run = await runCli(['listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--api-key', 'sk_sandbox_x'], {
+      PORT: String(nothing),
+    });
+    expect(run.code).to.equal(1);
+    expect(run.stdout).to.include(`Forwarding the sandbox events of http://127.0.0.1:${nothing} `);
+    expect(run.stderr).to.equal(
+      `error: cannot reach http://127.0.0.1:${nothing}: connection refused (ECONNREFUSED), 4 times; is PayCollect running there? Pass --api-base or set PAYCOLLECT_API_BASE (or PORT)\n`,
+    );
   });
 
   it('listen forwards a triggered payment.completed to a local receiver, signed with the secret it printed', async () => {

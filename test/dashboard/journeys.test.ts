@@ -425,7 +425,7 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     await page.getByRole('link', { name: 'Analytics' }).click();
     await page.getByTestId('chart-RWF').waitFor();
     expect(await page.getByTestId('success-rate').textContent()).to.equal('50.0 %');
-    expect(await page.getByTestId('by-method').locator('table').textContent()).to.include('mobile_money2');
+    expect(await page.getByTestId('by-method').locator('table').textContent()).to.include('Mobile money2');
     expect(await page.getByTestId('by-status').locator('table').textContent())
       .to.include('completed1')
       .and.include('failed1');

@@ -131,7 +131,10 @@ export function SecretOnce({ label, value, onDismiss }: { label: string; value: 
   );
 }
 
-/** A table of `rows` with TanStack Table's core row model; the caption names it for screen readers. */
+/**
+ * A table of `rows` with TanStack Table's core row model; the caption names it for screen readers. On a phone each
+ * row shows as a card, every value under its column's name.
+ */
 export function DataTable<T>({
   caption,
   columns,
@@ -171,14 +174,32 @@ export function DataTable<T>({
           ) : (
             table.getRowModel().rows.map((row) => (
               <tr key={row.id}>
-                {row.getVisibleCells().map((cell) => (
-                  <td key={cell.id}>{flexRender(cell.column.columnDef.cell, cell.getContext())}</td>
-                ))}
+                {row.getVisibleCells().map((cell) => {
+                  const header = cell.column.columnDef.header;
+                  // The column's name beside the value when a phone shows the row as a card (styles.css).
+                  return (
+                    <td key={cell.id} data-label={typeof header === 'string' ? header : undefined}>
+                      {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                    </td>
+                  );
+                })}
               </tr>
             ))
           )}
         </tbody>
       </table>
+    </div>
+  );
+}
+
+/**
+ * A wide table that scrolls sideways inside the screen on a phone rather than widening the page; a named region
+ * that takes focus, so it can be scrolled from the keyboard too.
+ */
+export function Scrollable({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="scroll-x" role="region" aria-label={label} tabIndex={0}>
+      {children}
     </div>
   );
 }
@@ -204,6 +225,45 @@ export function Pager({
         Page {page} of {Math.max(totalPages, 1)} · {total} in all
       </span>
       <button type="button" onClick={() => onPage(page + 1)} disabled={page >= totalPages}>
+        Next page
+      </button>
+    </nav>
+  );
+}
+
+/**
+ * Pages of a cursor-paginated list (docs/limits.md#lists), as `GET /v1/payments` pages: `position` is how many pages
+ * came before this one; `onNext` asks for the page after its last item, `onPrevious` and `onFirst` go back.
+ */
+export function CursorPager({
+  position,
+  hasMore,
+  total,
+  onFirst,
+  onPrevious,
+  onNext,
+}: {
+  position: number;
+  hasMore: boolean;
+  total: number;
+  onFirst: () => void;
+  onPrevious: () => void;
+  onNext: () => void;
+}) {
+  return (
+    <nav className="pager" aria-label="Pages">
+      {position > 1 ? (
+        <button type="button" onClick={onFirst}>
+          Newest
+        </button>
+      ) : null}
+      <button type="button" onClick={onPrevious} disabled={position === 0}>
+        Previous page
+      </button>
+      <span aria-live="polite">
+        Page {position + 1} · {total} in all
+      </span>
+      <button type="button" onClick={onNext} disabled={!hasMore}>
         Next page
       </button>
     </nav>

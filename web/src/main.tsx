@@ -2,27 +2,23 @@
  * The merchant dashboard (README.md#dashboard): a React app served at `/dashboard`, every screen a URL that can be
  * bookmarked (`/dashboard/{sandbox|live}/…`), data through TanStack Query from the public `/v1` API.
  */
-import { StrictMode } from 'react';
+import { StrictMode, type ComponentType } from 'react';
 import { createRoot } from 'react-dom/client';
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
 import { ApiError, setUnauthorizedHandler } from './api';
 import { Layout, RequireSession } from './layout';
 import { SignInPage, SignUpPage } from './pages/auth';
-import { PaymentsPage } from './pages/payments';
-import { PaymentDetailPage } from './pages/payment-detail';
-import { WebhooksPage } from './pages/webhooks';
-import { WebhookDetailPage } from './pages/webhook-detail';
-import { KeysPage } from './pages/keys';
-import { GoLivePage } from './pages/go-live';
-import { AnalyticsPage } from './pages/analytics';
-import { ActivityPage } from './pages/activity';
-import { ProfilePage } from './pages/profile';
 import { InvitationPage } from './pages/invitation';
-import { RestrictedKeysPage } from './pages/restricted-keys';
-import { SecurityPage } from './pages/security';
-import { TeamPage } from './pages/team';
 import './styles.css';
+
+/**
+ * A screen whose code loads when it is first opened (its own chunk), so the sign-in screen needs only the
+ * app's frame: the first screen on a slow network is the one a merchant waits for (README.md#dashboard).
+ */
+function screen<M>(load: () => Promise<M>, name: keyof M) {
+  return async () => ({ Component: (await load())[name] as ComponentType });
+}
 
 const queryClient = new QueryClient({
   queryCache: new QueryCache(),
@@ -51,18 +47,18 @@ const router = createBrowserRouter(
           element: <Layout />,
           children: [
             { index: true, element: <Navigate to="payments" replace /> },
-            { path: 'payments', element: <PaymentsPage /> },
-            { path: 'payments/:id', element: <PaymentDetailPage /> },
-            { path: 'webhooks', element: <WebhooksPage /> },
-            { path: 'webhooks/:id', element: <WebhookDetailPage /> },
-            { path: 'keys', element: <KeysPage /> },
-            { path: 'go-live', element: <GoLivePage /> },
-            { path: 'analytics', element: <AnalyticsPage /> },
-            { path: 'activity', element: <ActivityPage /> },
-            { path: 'profile', element: <ProfilePage /> },
-            { path: 'restricted-keys', element: <RestrictedKeysPage /> },
-            { path: 'team', element: <TeamPage /> },
-            { path: 'security', element: <SecurityPage /> },
+            { path: 'payments', lazy: screen(() => import('./pages/payments'), 'PaymentsPage') },
+            { path: 'payments/:id', lazy: screen(() => import('./pages/payment-detail'), 'PaymentDetailPage') },
+            { path: 'webhooks', lazy: screen(() => import('./pages/webhooks'), 'WebhooksPage') },
+            { path: 'webhooks/:id', lazy: screen(() => import('./pages/webhook-detail'), 'WebhookDetailPage') },
+            { path: 'keys', lazy: screen(() => import('./pages/keys'), 'KeysPage') },
+            { path: 'go-live', lazy: screen(() => import('./pages/go-live'), 'GoLivePage') },
+            { path: 'analytics', lazy: screen(() => import('./pages/analytics'), 'AnalyticsPage') },
+            { path: 'activity', lazy: screen(() => import('./pages/activity'), 'ActivityPage') },
+            { path: 'profile', lazy: screen(() => import('./pages/profile'), 'ProfilePage') },
+            { path: 'restricted-keys', lazy: screen(() => import('./pages/restricted-keys'), 'RestrictedKeysPage') },
+            { path: 'team', lazy: screen(() => import('./pages/team'), 'TeamPage') },
+            { path: 'security', lazy: screen(() => import('./pages/security'), 'SecurityPage') },
           ],
         },
       ],

@@ -10,9 +10,7 @@ export const PAYMENT_STATUSES = ['pending', 'processing', 'completed', 'failed',
  * A `payment_method` the transaction list filters by, as the API document declares them (one per generic method and per
  * provider of list B).
  */
-type ApiPaymentMethod = NonNullable<
-  NonNullable<operations['getV1DeveloperTransactions']['parameters']['query']>['method']
->;
+type ApiPaymentMethod = NonNullable<NonNullable<operations['listTransactions']['parameters']['query']>['method']>;
 /**
  * The payment method filter's choices, in the API's order; the type check below fails when the API gains one not listed
  * here.
@@ -48,11 +46,11 @@ type DataOf<O extends keyof operations, S extends number = 200> = operations[O][
   ? D
   : never;
 
-export type Pagination = DataOf<'getV1DeveloperTransactions'>['pagination'];
-export type Developer = DataOf<'postV1AuthRegister', 201>['developer'];
-export type Profile = DataOf<'getV1DeveloperProfile'>;
-export type Transaction = DataOf<'getV1DeveloperTransactions'>['transactions'][number];
-export type PaymentDetail = DataOf<'getV1DeveloperPaymentsId'>;
+export type Pagination = DataOf<'listTransactions'>['pagination'];
+export type Developer = DataOf<'registerDeveloper', 201>['developer'];
+export type Profile = DataOf<'retrieveProfile'>;
+export type Transaction = DataOf<'listTransactions'>['transactions'][number];
+export type PaymentDetail = DataOf<'retrievePaymentTimeline'>;
 export type Payment = components['schemas']['Payment'];
 export type Refund = PaymentDetail['refunds'][number];
 export type StatusChange = PaymentDetail['status_changes'][number];
@@ -60,8 +58,8 @@ export type RefundChange = PaymentDetail['refund_changes'][number];
 export type Delivery = PaymentDetail['events'][number]['deliveries'][number];
 export type DeliveryAttempt = Delivery['attempts'][number];
 export type Webhook = components['schemas']['Webhook'];
-export type KeySummary = DataOf<'getV1DeveloperKeys'>['keys'][number];
-export type DocumentView = DataOf<'getV1Documents'>['documents'][number];
-export type LiveAccessStatus = DataOf<'getV1DeveloperLiveAccessStatus'>;
-export type Analytics = DataOf<'getV1DeveloperAnalytics'>;
-export type AuditEntry = DataOf<'getV1DeveloperActivity'>['activity'][number];
+export type KeySummary = DataOf<'listApiKeys'>['keys'][number];
+export type DocumentView = DataOf<'listDocuments'>['documents'][number];
+export type LiveAccessStatus = DataOf<'retrieveLiveAccessStatus'>;
+export type Analytics = DataOf<'retrieveAnalytics'>;
+export type AuditEntry = DataOf<'listActivity'>['activity'][number];

@@ -66,9 +66,10 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
 
   /**
    * Transactions (docs/limits.md#lists): payments and refunds, newest first → 200 envelope
-   * `{transactions, pagination: {page, limit, total, total_pages, as_of}}`; pass `as_of` back for
-   * the next pages so transactions created meanwhile do not shift them. Errors: 400 for a bad
-   * page, limit, status, method, date or as_of.
+   * `{transactions, pagination: {page, limit, total, total_pages, as_of, has_more, next_starting_after}}`; pass
+   * `next_starting_after` back as `starting_after` for the next page (a cursor), or `as_of` with a page number, so
+   * transactions created meanwhile do not shift the pages. Errors: 400 for a bad page, limit, status, method, date,
+   * as_of or starting_after.
    */
   router.get('/transactions', either, async (ctx) => {
     const query = parseOrThrow(transactionsQuery, ctx.query);
@@ -80,14 +81,21 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
       from: query.date?.from,
       to: query.date?.to,
     };
-    const { transactions, total, asOf } = await listTransactionPage(deps, principalOf(ctx), {
+    const { transactions, total, asOf, hasMore } = await listTransactionPage(deps, principalOf(ctx), {
       filter,
       asOf: query.as_of,
       page: query,
+      startingAfter: query.starting_after,
     });
+    const last = transactions.at(-1);
     respond(ctx, 200, 'Transactions retrieved', {
       transactions,
-      pagination: { ...paginationOf(query, total), as_of: asOf.toISOString() },
+      pagination: {
+        ...paginationOf(query, total),
+        as_of: asOf.toISOString(),
+        has_more: hasMore,
+        next_starting_after: hasMore && last ? last.id : null,
+      },
     });
   });
 

@@ -16,7 +16,12 @@ import { principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { parseOrThrow } from '../schemas/validate';
 
 /** Query of the stream: only the session token's `environment` (docs/api.md#credentials), which must be sandbox. */
-export const eventStreamQuery = z.strictObject({ environment: z.enum(['sandbox', 'live']).optional() });
+export const eventStreamQuery = z.strictObject({
+  environment: z
+    .enum(['sandbox', 'live'])
+    .optional()
+    .openapi({ description: 'With a session token: must be `sandbox` (the default); the stream is sandbox only' }),
+});
 
 /** What the stream route needs. */
 export interface EventStreamDeps {

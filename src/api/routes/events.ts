@@ -25,7 +25,10 @@ export const EVENT_NAMES = [
 ] as const;
 
 /** Query of the list: `page` ≥ 1 (default 1), `limit` 1–100 (default 10), `type` one event name. */
-export const listEventsQuery = z.strictObject({ ...pageQueryFields, type: z.enum(EVENT_NAMES).optional() });
+export const listEventsQuery = z.strictObject({
+  ...pageQueryFields,
+  type: z.enum(EVENT_NAMES).optional().openapi({ description: 'Only events of this name' }),
+});
 
 /** Event routes under `/v1/developer/events`. */
 export function eventRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET'> }): Router {

@@ -20,11 +20,17 @@ const currentYear = () => new Date().getUTCFullYear();
 /** `POST /v1/sandbox/card-gateway/confirm` (docs/payments.md#card-payments). */
 export const cardConfirmBody = z
   .strictObject({
-    client_secret: z.string().min(1).max(200),
-    card_number: z.string().regex(/^[0-9]{12,19}$/, 'card_number must be 12 to 19 digits'),
-    exp_month: z.number().int().min(1).max(12),
-    exp_year: z.number().int().min(2000).max(2100),
-    cvc: z.string().regex(/^[0-9]{3,4}$/, 'cvc must be 3 or 4 digits'),
+    client_secret: z.string().min(1).max(200).openapi({ description: "The payment's `next_action.client_secret`" }),
+    card_number: z
+      .string()
+      .regex(/^[0-9]{12,19}$/, 'card_number must be 12 to 19 digits')
+      .openapi({ description: 'A test card number, digits only' }),
+    exp_month: z.number().int().min(1).max(12).openapi({ description: 'Expiry month, 1 to 12' }),
+    exp_year: z.number().int().min(2000).max(2100).openapi({ description: 'Expiry year, four digits' }),
+    cvc: z
+      .string()
+      .regex(/^[0-9]{3,4}$/, 'cvc must be 3 or 4 digits')
+      .openapi({ description: '3 or 4 digits' }),
   })
   .refine(
     (body) =>
@@ -37,7 +43,9 @@ export const cardConfirmBody = z
   );
 
 /** `POST /v1/sandbox/payments/{id}/simulate` (docs/payments.md#sandbox-scenarios). */
-export const simulateBody = z.strictObject({ outcome: z.enum(['completed', 'failed']) });
+export const simulateBody = z.strictObject({
+  outcome: z.enum(['completed', 'failed']).openapi({ description: 'How the simulated customer ends the payment' }),
+});
 
 /** Sandbox routes under `/v1/sandbox`. */
 export function sandboxRoutes(deps: SandboxServiceDeps): Router {

@@ -6,10 +6,17 @@ export const registerBody = z.strictObject({
   email: z
     .email()
     .max(254)
-    .transform((value) => value.trim().toLowerCase()),
-  password: z.string().min(10).max(200),
-  name: z.string().trim().min(1).max(200),
-  business_name: z.string().trim().min(1).max(200).optional(),
+    .transform((value) => value.trim().toLowerCase())
+    .openapi({ description: 'Your e-mail, your sign-in name' }),
+  password: z.string().min(10).max(200).openapi({ description: 'At least 10 characters' }),
+  name: z.string().trim().min(1).max(200).openapi({ description: 'Your name' }),
+  business_name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: 'Your business, as customers know it' }),
 });
 
 /** Login: e-mail and password. */
@@ -18,6 +25,7 @@ export const loginBody = z.strictObject({
     .string()
     .min(1)
     .max(254)
-    .transform((value) => value.trim().toLowerCase()),
-  password: z.string().min(1).max(200),
+    .transform((value) => value.trim().toLowerCase())
+    .openapi({ description: 'The e-mail you registered' }),
+  password: z.string().min(1).max(200).openapi({ description: 'Your password' }),
 });

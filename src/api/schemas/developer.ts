@@ -13,7 +13,10 @@ const METHODS = [...new Set([...Object.keys(GENERIC_CATALOGUE), ...Object.keys(M
   string,
   ...string[],
 ];
-const environment = z.enum(['sandbox', 'live']).optional();
+const environment = z
+  .enum(['sandbox', 'live'])
+  .optional()
+  .openapi({ description: "With a session token: the environment to read (default sandbox); a key's own otherwise" });
 
 /**
  * `GET /v1/developer/transactions` (docs/limits.md#lists): `status` one or more, comma-separated; `method`; `date`;
@@ -21,11 +24,22 @@ const environment = z.enum(['sandbox', 'live']).optional();
  */
 export const transactionsQuery = z.strictObject({
   ...pageQueryFields,
+  /**
+   * A payment or refund id: answer the transactions after it in the list (created before it), as `GET /v1/payments`
+   * pages; pass the previous page's `pagination.next_starting_after`.
+   */
+  starting_after: z.string().min(1).max(64).optional().openapi({
+    description:
+      'A payment or refund id (`pay_…`, `ref_…`): answer the transactions that come after it in the list, i.e. created before it. Pass `pagination.next_starting_after` of the previous page; `page` is then ignored.',
+  }),
   /** The `pagination.as_of` of the first page: later pages then ignore transactions created since. */
   as_of: z.iso
     .datetime({ offset: true })
     .transform((value) => new Date(value))
-    .optional(),
+    .optional()
+    .openapi({
+      description: "The first page's `pagination.as_of`: later numbered pages leave out what was created since",
+    }),
   status: z
     .string()
     .transform((value) => value.split(',').map((s) => s.trim()))
@@ -33,18 +47,26 @@ export const transactionsQuery = z.strictObject({
       (values) => values.every((s) => (PAYMENT_STATUSES as readonly string[]).includes(s)),
       `status must be one or more of: ${PAYMENT_STATUSES.join(', ')}`,
     )
-    .optional(),
-  method: z.enum(METHODS).optional(),
+    .optional()
+    .openapi({ description: 'One or more statuses, comma-separated (`completed,refunded`)' }),
+  method: z.enum(METHODS).optional().openapi({ description: 'Only this `payment_method`' }),
   /** One ISO 4217 currency (README.md#dashboard dashboard filter). */
   currency: z
     .string()
     .regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code, e.g. RWF')
-    .optional(),
+    .optional()
+    .openapi({ description: 'Only this currency (ISO 4217)' }),
   /**
    * Search (README.md#dashboard): part of the id (payment or refund), the description or the customer (phone, wallet,
    * e-mail), case-insensitive.
    */
-  q: z.string().trim().min(1).max(100).optional(),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .optional()
+    .openapi({ description: 'Part of an id (payment or refund), the description or the customer, any case' }),
   date: z
     .string()
     .transform((value, ctx) => {
@@ -53,7 +75,8 @@ export const transactionsQuery = z.strictObject({
       ctx.addIssue({ code: 'custom', message: parsed.message });
       return z.NEVER;
     })
-    .optional(),
+    .optional()
+    .openapi({ description: 'A UTC day `YYYY-MM-DD` or a range `YYYY-MM-DD..YYYY-MM-DD`, both ends included' }),
 });
 
 const day = (name: string) =>
@@ -69,31 +92,51 @@ const day = (name: string) =>
  * days).
  */
 export const analyticsQuery = z
-  .strictObject({ environment, from: day('from').optional(), to: day('to').optional() })
+  .strictObject({
+    environment,
+    from: day('from').optional().openapi({ description: 'First UTC day `YYYY-MM-DD` (default 30 days before `to`)' }),
+    to: day('to').optional().openapi({ description: 'Last UTC day `YYYY-MM-DD`, included (default today)' }),
+  })
   .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'from must not be after to', path: ['from'] });
 
 /** `PUT /v1/developer/profile` (docs/api.md#profile): only name, business_name, country, phone. */
 export const profileBody = z.strictObject({
-  name: z.string().trim().min(1).max(200).optional(),
-  business_name: z.string().trim().max(200).nullable().optional(),
+  name: z.string().trim().min(1).max(200).optional().openapi({ description: 'Your name' }),
+  business_name: z
+    .string()
+    .trim()
+    .max(200)
+    .nullable()
+    .optional()
+    .openapi({ description: 'Your business; null clears it' }),
   country: z
     .string()
     .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code, e.g. RW')
     .nullable()
-    .optional(),
+    .optional()
+    .openapi({ description: 'ISO 3166-1 alpha-2 code (`RW`); null clears it' }),
   phone: z
     .string()
     .max(32)
     .refine((value) => parseMsisdn(value) !== undefined, 'phone must be a valid international (E.164) number')
     .nullable()
-    .optional(),
+    .optional()
+    .openapi({ description: 'Your phone in E.164 form; null clears it' }),
 });
 
 /** Fields of the profile that exist but cannot be changed through `PUT` (docs/api.md#profile). */
 export const IMMUTABLE_PROFILE_FIELDS = ['id', 'merchant_id', 'email', 'plan', 'has_live_access', 'created_at'];
 
 /** `POST /v1/developer/keys/{environment}/roll` (docs/api.md#secret-keys): grace period of the old key in hours. */
-export const rollKeyBody = z.strictObject({ expires_in_hours: z.number().int().min(0).max(720).default(24) });
+export const rollKeyBody = z.strictObject({
+  expires_in_hours: z
+    .number()
+    .int()
+    .min(0)
+    .max(720)
+    .default(24)
+    .openapi({ description: 'Hours the old key still works, 0 to 720 (0: it stops now)' }),
+});
 
 /** `{environment}` of the roll path. */
 export const environmentParam = z.object({ environment: z.enum(['sandbox', 'live']) });

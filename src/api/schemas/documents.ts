@@ -11,8 +11,13 @@ import { BUSINESS_DOCUMENT_TYPES, DOCUMENT_SIDES, IDENTITY_DOCUMENT_TYPES } from
  */
 export const kycUploadFields = z
   .strictObject({
-    document_type: z.enum(IDENTITY_DOCUMENT_TYPES),
-    side: z.enum(DOCUMENT_SIDES).optional(),
+    document_type: z
+      .enum(IDENTITY_DOCUMENT_TYPES)
+      .openapi({ description: '`national_id`, `passport` or `drivers_licence`' }),
+    side: z
+      .enum(DOCUMENT_SIDES)
+      .optional()
+      .openapi({ description: "A national ID's side, `front` or `back`; refused for the others" }),
   })
   .superRefine((fields, ctx) => {
     if (fields.document_type === 'national_id' && fields.side === undefined) {
@@ -25,5 +30,8 @@ export const kycUploadFields = z
 
 /** `POST /v1/documents/upload/business`: `document_type` defaults to `business_registration`. */
 export const businessUploadFields = z.strictObject({
-  document_type: z.enum(BUSINESS_DOCUMENT_TYPES).default('business_registration'),
+  document_type: z
+    .enum(BUSINESS_DOCUMENT_TYPES)
+    .default('business_registration')
+    .openapi({ description: '`business_registration` (default), `tax_identification` or `business_licence`' }),
 });

@@ -9,14 +9,30 @@ import { BUSINESS_TYPES, USE_CASE_MIN_LENGTH } from '../../domain/live-access';
  * it; no unit is implied), `use_case` at least 20 characters, `compliance_acknowledged` exactly true.
  */
 export const liveAccessRequestBody = z.strictObject({
-  business_name: z.string().trim().min(1).max(200),
-  business_type: z.enum(BUSINESS_TYPES),
-  business_website: z.url({ protocol: /^https?$/, hostname: z.regexes.domain }).max(2048),
-  expected_monthly_volume: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-  use_case: z.string().trim().min(USE_CASE_MIN_LENGTH).max(5000),
-  compliance_acknowledged: z.boolean().refine((value) => value, {
-    message: 'compliance_acknowledged must be true to acknowledge the compliance terms',
-  }),
+  business_name: z.string().trim().min(1).max(200).openapi({ description: 'The registered name of your business' }),
+  business_type: z.enum(BUSINESS_TYPES).openapi({ description: 'What your business does' }),
+  business_website: z
+    .url({ protocol: /^https?$/, hostname: z.regexes.domain })
+    .max(2048)
+    .openapi({ description: 'Your website, http(s) with a domain name' }),
+  expected_monthly_volume: z
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .openapi({ description: 'What you expect to collect a month, your estimate' }),
+  use_case: z
+    .string()
+    .trim()
+    .min(USE_CASE_MIN_LENGTH)
+    .max(5000)
+    .openapi({ description: 'What you will collect payments for, at least 20 characters' }),
+  compliance_acknowledged: z
+    .boolean()
+    .refine((value) => value, {
+      message: 'compliance_acknowledged must be true to acknowledge the compliance terms',
+    })
+    .openapi({ description: 'Must be true: you acknowledge the compliance terms' }),
 });
 
 /** The parsed request body. */
@@ -24,5 +40,10 @@ export type LiveAccessRequestBody = z.infer<typeof liveAccessRequestBody>;
 
 /** An answer to the reviewers: 1 to 5000 characters. */
 export const respondBody = z.strictObject({
-  message: z.string().trim().min(1).max(5000),
+  message: z
+    .string()
+    .trim()
+    .min(1)
+    .max(5000)
+    .openapi({ description: 'Your answer to the reviewer, 1 to 5000 characters' }),
 });

@@ -26,25 +26,36 @@ const reason = z.string().max(500);
 
 /** `POST /v1/payments`: `amount` is an integer of minor units (docs/limits.md#amounts). */
 export const genericCreateBody = z.strictObject({
-  amount: minorAmount,
-  currency: z.enum(currencies),
-  payment_method: z.enum(genericMethods),
-  /**
-   * As people write it (docs/payments.md#methods): national (`0788 000 001`) or international (`+250 788-000-001`,
-   * `250788000001`), with spaces, dashes, dots or parentheses; stored in E.164.
-   */
-  phone_number: z.string().min(1).max(32).optional(),
-  provider: z.enum(mobileMoneyOperators).optional(),
-  /** The mobile money operator of a ported number, overriding the prefix table (as `provider`). */
-  operator: z.enum(mobileMoneyOperators).optional(),
-  /** ISO 3166-1 alpha-2 country of a number written nationally (default: the currency's country). */
+  amount: minorAmount.openapi({
+    description: 'The amount in minor units of the currency (1500 RWF is `1500`, 15.00 KES is `1500`)',
+  }),
+  currency: z.enum(currencies).openapi({ description: 'ISO 4217 code' }),
+  payment_method: z.enum(genericMethods).openapi({ description: 'How the customer pays' }),
+  phone_number: z
+    .string()
+    .min(1)
+    .max(32)
+    .optional()
+    .openapi({
+      description:
+        "Mobile money: the customer's number as people write it (`0788 000 001`, `+250 788-000-001`); stored in E.164",
+    }),
+  provider: z
+    .enum(mobileMoneyOperators)
+    .optional()
+    .openapi({ description: 'Mobile money: the operator, when the number does not tell it' }),
+  operator: z
+    .enum(mobileMoneyOperators)
+    .optional()
+    .openapi({ description: 'Mobile money: the operator of a ported number, overriding the prefix table' }),
   country: z
     .string()
     .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code such as KE')
-    .optional(),
-  description: z.string().max(1000).optional(),
-  customer_email: z.email().max(254).optional(),
-  metadata: metadata.optional(),
+    .optional()
+    .openapi({ description: "ISO 3166-1 alpha-2 country of a number written nationally (default: the currency's)" }),
+  description: z.string().max(1000).optional().openapi({ description: 'Yours, shown on the dashboard and in lists' }),
+  customer_email: z.email().max(254).optional().openapi({ description: "The customer's e-mail (card, bank transfer)" }),
+  metadata: metadata.optional().openapi({ description: 'Your key-value pairs, at most 50, returned as sent' }),
   /**
    * Seconds until the payment expires (docs/payments.md#sandbox-scenarios): 60 up to the method's default expiry
    * (checked once the method is known).
@@ -53,7 +64,8 @@ export const genericCreateBody = z.strictObject({
     .number()
     .int()
     .min(MIN_EXPIRES_IN_SECONDS, `expires_in must be at least ${MIN_EXPIRES_IN_SECONDS} seconds`)
-    .optional(),
+    .optional()
+    .openapi({ description: "Seconds until the payment expires, 60 up to the method's default" }),
 });
 /** The parsed generic create body. */
 export type GenericCreateBody = z.infer<typeof genericCreateBody>;
@@ -64,36 +76,61 @@ export type GenericCreateBody = z.infer<typeof genericCreateBody>;
  */
 export const merchantCreateBody = z.strictObject({
   // Checked with the currency by parseDecimalAmount (domain/money.ts); the pattern shows the rule in the document.
-  amount: z.string().max(20).openapi({ pattern: '^(0|[1-9][0-9]{0,14})\\.[0-9]{2}$', example: '1500.00' }),
-  currency: z.enum(currencies),
-  payment_method: z.enum(merchantMethods),
-  description: z.string().max(1000).optional(),
+  amount: z.string().max(20).openapi({
+    pattern: '^(0|[1-9][0-9]{0,14})\\.[0-9]{2}$',
+    example: '1500.00',
+    description: "The amount as a decimal string with two decimals, in the currency's unit",
+  }),
+  currency: z.enum(currencies).openapi({ description: 'ISO 4217 code' }),
+  payment_method: z.enum(merchantMethods).openapi({ description: 'The provider code the customer pays with' }),
+  description: z.string().max(1000).optional().openapi({ description: 'Yours, shown on the dashboard and in lists' }),
   payment_method_data: z
     .strictObject({
-      payment_method_types: z.array(z.literal('card')).min(1).optional(),
-      phone_number: z.string().min(1).max(32).optional(),
+      payment_method_types: z
+        .array(z.literal('card'))
+        .min(1)
+        .optional()
+        .openapi({ description: 'Card payments: `["card"]`' }),
+      phone_number: z
+        .string()
+        .min(1)
+        .max(32)
+        .optional()
+        .openapi({ description: "Mobile money: the customer's number" }),
       country: z
         .string()
         .regex(/^[A-Z]{2}$/, 'payment_method_data.country must be an ISO 3166-1 alpha-2 code such as KE')
-        .optional(),
+        .optional()
+        .openapi({
+          description: "ISO 3166-1 alpha-2 country of a number written nationally (default: the currency's)",
+        }),
       wallet_id: z
         .string()
         .regex(/^[A-Za-z0-9_-]{4,64}$/, 'payment_method_data.wallet_id must be 4–64 letters, digits, - or _')
-        .optional(),
+        .optional()
+        .openapi({ description: "Wallet payments: the customer's wallet id" }),
     })
-    .optional(),
+    .optional()
+    .openapi({ description: 'What the method needs to reach the customer' }),
 });
 /** The parsed merchant-scoped create body. */
 export type MerchantCreateBody = z.infer<typeof merchantCreateBody>;
 
 /** `POST /v1/payments/{id}/cancel` (docs/payments.md#cancel-and-refund): an optional reason. */
-export const cancelBody = z.strictObject({ reason: reason.optional() });
+export const cancelBody = z.strictObject({
+  reason: reason.optional().openapi({ description: 'Why you cancel; shown as `cancellation_reason`' }),
+});
 
 /**
  * `POST /v1/payments/{id}/refund` (docs/payments.md#cancel-and-refund): an optional amount in minor units (default the
  * whole rest) and reason.
  */
-export const refundBody = z.strictObject({ amount: minorAmount.optional(), reason: reason.optional() });
+export const refundBody = z.strictObject({
+  amount: minorAmount
+    .optional()
+    .openapi({ description: 'The amount to refund in minor units; default the whole refundable rest' }),
+  reason: reason.optional().openapi({ description: 'Why you refund; kept on the refund' }),
+});
 
 /** The methods a payment can carry: both families' (a payment of either family is listed by `GET /v1/payments`). */
 const allMethods = [

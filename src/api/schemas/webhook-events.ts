@@ -91,7 +91,7 @@ export const WEBHOOK_EVENTS: readonly WebhookEventDoc[] = [
     summary: 'A test delivery',
     description:
       'Sent only by `POST /v1/developer/webhooks/{id}/test`, once, whatever the endpoint subscribes to; never listed as an event.',
-    data: z.object({ webhook_id: z.string() }),
+    data: z.object({ webhook_id: z.string().openapi({ description: 'The webhook tested' }) }),
     example: { webhook_id: example.ids.webhook },
   },
 ];
@@ -112,9 +112,9 @@ export function webhookPayloadSchema(doc: WebhookEventDoc) {
         description:
           'The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it',
       }),
-      event: z.literal(doc.name),
-      created_at: z.iso.datetime(),
-      data: doc.data,
+      event: z.literal(doc.name).openapi({ description: "The event's name" }),
+      created_at: z.iso.datetime().openapi({ description: 'When it happened (ISO 8601, UTC)' }),
+      data: doc.data.openapi({ description: 'The object the event is about, as it was then' }),
     })
     .openapi(componentName(doc.name), { description: doc.summary });
 }

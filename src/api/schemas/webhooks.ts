@@ -20,7 +20,11 @@ const events = z
 const description = z.string().max(500);
 
 /** `POST /v1/developer/webhooks`: `url`, `events` and an optional `description` (docs/webhooks.md#endpoints). */
-export const createWebhookBody = z.strictObject({ url, events, description: description.optional() });
+export const createWebhookBody = z.strictObject({
+  url: url.openapi({ description: 'Where to POST the events (https in live)' }),
+  events: events.openapi({ description: 'The event names to deliver' }),
+  description: description.optional().openapi({ description: 'Yours, to tell endpoints apart' }),
+});
 
 /**
  * `PUT /v1/developer/webhooks/{id}`: any of url, events, status (`enabled`|`disabled`), description (null clears it),
@@ -28,10 +32,10 @@ export const createWebhookBody = z.strictObject({ url, events, description: desc
  */
 export const updateWebhookBody = z
   .strictObject({
-    url: url.optional(),
-    events: events.optional(),
-    status: z.enum(SETTABLE_WEBHOOK_STATUSES).optional(),
-    description: description.nullable().optional(),
+    url: url.optional().openapi({ description: 'A new address' }),
+    events: events.optional().openapi({ description: 'The event names to deliver from now on' }),
+    status: z.enum(SETTABLE_WEBHOOK_STATUSES).optional().openapi({ description: '`enabled` or `disabled`' }),
+    description: description.nullable().optional().openapi({ description: 'Yours; null clears it' }),
   })
   .refine((body) => Object.keys(body).length > 0, 'body must change at least one of: url, events, status, description');
 

@@ -19,9 +19,10 @@ import {
   YAxis,
 } from 'recharts';
 import { api } from '../api';
-import { ErrorBox, PageTitle } from '../components';
+import { ErrorBox, PageTitle, Scrollable } from '../components';
 import { useEnv } from '../layout';
 import { exponentOf, formatMinor } from '../money';
+import { methodLabel } from '../operators';
 import type { Analytics } from '../types';
 
 /** Minor units as a plain number of the currency's unit, for chart axes only (never for arithmetic). */
@@ -42,11 +43,12 @@ function CurrencyChart({ currency, daily }: { currency: string; daily: Analytics
   return (
     <figure className="chart" data-testid={`chart-${currency}`}>
       <figcaption>
-        <h3>{currency}: volume, fees and success rate per day</h3>
+        <h2>{currency}: volume, fees and success rate per day</h2>
       </figcaption>
+      {/* Hidden from screen readers (the table below has the figures), so nothing inside may take focus. */}
       <div style={{ width: '100%', height: 260 }} aria-hidden="true">
         <ResponsiveContainer>
-          <ComposedChart data={rows} margin={{ top: 8, right: 24, bottom: 8, left: 8 }}>
+          <ComposedChart data={rows} margin={{ top: 8, right: 24, bottom: 8, left: 8 }} accessibilityLayer={false}>
             <CartesianGrid strokeDasharray="3 3" />
             <XAxis dataKey="date" />
             <YAxis yAxisId="money" />
@@ -59,45 +61,60 @@ function CurrencyChart({ currency, daily }: { currency: string; daily: Analytics
           </ComposedChart>
         </ResponsiveContainer>
       </div>
-      <table className="compact">
-        <caption className="visually-hidden">{currency} per day</caption>
-        <thead>
-          <tr>
-            <th scope="col">Day</th>
-            <th scope="col">Payments</th>
-            <th scope="col">Completed</th>
-            <th scope="col">Completed volume</th>
-            <th scope="col">Fees</th>
-          </tr>
-        </thead>
-        <tbody>
-          {daily
-            .filter((day) => day.currency === currency)
-            .map((day) => (
-              <tr key={day.date}>
-                <td>{day.date}</td>
-                <td className="num">{day.payments}</td>
-                <td className="num">{day.completed}</td>
-                <td className="num">{formatMinor(day.completed_volume, currency)}</td>
-                <td className="num">{day.fees === undefined ? '—' : formatMinor(day.fees, currency)}</td>
-              </tr>
-            ))}
-        </tbody>
-      </table>
+      <Scrollable label={`${currency} per day`}>
+        {' '}
+        <table className="compact">
+          <caption className="visually-hidden">{currency} per day</caption>
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
+              <th scope="col">Payments</th>
+              <th scope="col">Completed</th>
+              <th scope="col">Completed volume</th>
+              <th scope="col">Fees</th>
+            </tr>
+          </thead>
+          <tbody>
+            {daily
+              .filter((day) => day.currency === currency)
+              .map((day) => (
+                <tr key={day.date}>
+                  <td>{day.date}</td>
+                  <td className="num">{day.payments}</td>
+                  <td className="num">{day.completed}</td>
+                  <td className="num">{formatMinor(day.completed_volume, currency)}</td>
+                  <td className="num">{day.fees === undefined ? '—' : formatMinor(day.fees, currency)}</td>
+                </tr>
+              ))}
+          </tbody>
+        </table>
+      </Scrollable>
     </figure>
   );
 }
 
-function CountChart({ title, counts, testId }: { title: string; counts: Record<string, number>; testId: string }) {
-  const rows = Object.entries(counts).map(([name, count]) => ({ name, count }));
+function CountChart({
+  title,
+  counts,
+  testId,
+  label = (name) => name,
+}: {
+  title: string;
+  counts: Record<string, number>;
+  testId: string;
+  /** How a key of `counts` is shown (a method by its operator's name). */
+  label?: (name: string) => string;
+}) {
+  const rows = Object.entries(counts).map(([name, count]) => ({ name: label(name), count }));
   return (
     <figure className="chart" data-testid={testId}>
       <figcaption>
-        <h3>{title}</h3>
+        <h2>{title}</h2>
       </figcaption>
+      {/* Hidden from screen readers (the table below has the figures), so nothing inside may take focus. */}
       <div style={{ width: '100%', height: 220 }} aria-hidden="true">
         <ResponsiveContainer>
-          <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
+          <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 8 }} accessibilityLayer={false}>
             <CartesianGrid strokeDasharray="3 3" />
             <XAxis dataKey="name" />
             <YAxis allowDecimals={false} />
@@ -106,22 +123,25 @@ function CountChart({ title, counts, testId }: { title: string; counts: Record<s
           </BarChart>
         </ResponsiveContainer>
       </div>
-      <table className="compact">
-        <caption className="visually-hidden">{title}</caption>
-        <tbody>
-          {rows.length === 0 ? (
-            <tr>
-              <td>No payments in this range.</td>
-            </tr>
-          ) : null}
-          {rows.map((row) => (
-            <tr key={row.name}>
-              <th scope="row">{row.name}</th>
-              <td className="num">{row.count}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Scrollable label={title}>
+        {' '}
+        <table className="compact">
+          <caption className="visually-hidden">{title}</caption>
+          <tbody>
+            {rows.length === 0 ? (
+              <tr>
+                <td>No payments in this range.</td>
+              </tr>
+            ) : null}
+            {rows.map((row) => (
+              <tr key={row.name}>
+                <th scope="row">{row.name}</th>
+                <td className="num">{row.count}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scrollable>
     </figure>
   );
 }
@@ -177,39 +197,47 @@ export function AnalyticsPage() {
               {data.success_rate === null ? '—' : `${(data.success_rate * 100).toFixed(1)} %`}
             </strong>
           </p>
-          <table data-testid="volumes">
-            <caption>Totals per currency</caption>
-            <thead>
-              <tr>
-                <th scope="col">Currency</th>
-                <th scope="col">Completed volume</th>
-                <th scope="col">Refunded</th>
-                <th scope="col">Fees</th>
-                <th scope="col">Net</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.volume_by_currency.length === 0 ? (
+          <Scrollable label="Totals per currency">
+            {' '}
+            <table data-testid="volumes">
+              <caption>Totals per currency</caption>
+              <thead>
                 <tr>
-                  <td colSpan={5}>No payments in this range.</td>
+                  <th scope="col">Currency</th>
+                  <th scope="col">Completed volume</th>
+                  <th scope="col">Refunded</th>
+                  <th scope="col">Fees</th>
+                  <th scope="col">Net</th>
                 </tr>
-              ) : null}
-              {data.volume_by_currency.map((row) => (
-                <tr key={row.currency}>
-                  <th scope="row">{row.currency}</th>
-                  <td className="num">{formatMinor(row.completed_volume, row.currency)}</td>
-                  <td className="num">{formatMinor(row.refunded_volume, row.currency)}</td>
-                  <td className="num">{formatMinor(row.fees, row.currency)}</td>
-                  <td className="num">{formatMinor(row.net, row.currency)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {data.volume_by_currency.length === 0 ? (
+                  <tr>
+                    <td colSpan={5}>No payments in this range.</td>
+                  </tr>
+                ) : null}
+                {data.volume_by_currency.map((row) => (
+                  <tr key={row.currency}>
+                    <th scope="row">{row.currency}</th>
+                    <td className="num">{formatMinor(row.completed_volume, row.currency)}</td>
+                    <td className="num">{formatMinor(row.refunded_volume, row.currency)}</td>
+                    <td className="num">{formatMinor(row.fees, row.currency)}</td>
+                    <td className="num">{formatMinor(row.net, row.currency)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Scrollable>
           {data.volume_by_currency.map((row) => (
             <CurrencyChart key={row.currency} currency={row.currency} daily={data.daily} />
           ))}
           <div className="panels">
-            <CountChart title="Payments by method" counts={data.count_by_method} testId="by-method" />
+            <CountChart
+              title="Payments by method"
+              counts={data.count_by_method}
+              testId="by-method"
+              label={methodLabel}
+            />
             <CountChart title="Payments by status" counts={data.count_by_status} testId="by-status" />
           </div>
         </>

@@ -8,7 +8,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, upload } from '../api';
-import { ErrorBox, Notice, PageTitle, StatusBadge, Time } from '../components';
+import { ErrorBox, Notice, PageTitle, Scrollable, StatusBadge, Time } from '../components';
 import type { DocumentView, LiveAccessStatus } from '../types';
 
 const IDENTITY_TYPES = ['passport', 'national_id', 'drivers_licence'] as const;
@@ -288,32 +288,34 @@ export function GoLivePage() {
         </>
       ) : null}
       {docs.length > 0 ? (
-        <table data-testid="documents-table">
-          <caption>Uploaded documents</caption>
-          <thead>
-            <tr>
-              <th scope="col">Type</th>
-              <th scope="col">File</th>
-              <th scope="col">Size</th>
-              <th scope="col">Uploaded</th>
-            </tr>
-          </thead>
-          <tbody>
-            {docs.map((doc) => (
-              <tr key={doc.id}>
-                <td>
-                  {doc.document_type}
-                  {doc.side ? ` (${doc.side})` : ''}
-                </td>
-                <td>{doc.file_name}</td>
-                <td className="num">{(doc.size / 1024).toFixed(1)} KB</td>
-                <td>
-                  <Time value={doc.uploaded_at} />
-                </td>
+        <Scrollable label="Uploaded documents">
+          <table data-testid="documents-table">
+            <caption>Uploaded documents</caption>
+            <thead>
+              <tr>
+                <th scope="col">Type</th>
+                <th scope="col">File</th>
+                <th scope="col">Size</th>
+                <th scope="col">Uploaded</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {docs.map((doc) => (
+                <tr key={doc.id}>
+                  <td>
+                    {doc.document_type}
+                    {doc.side ? ` (${doc.side})` : ''}
+                  </td>
+                  <td>{doc.file_name}</td>
+                  <td className="num">{(doc.size / 1024).toFixed(1)} KB</td>
+                  <td>
+                    <Time value={doc.uploaded_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scrollable>
       ) : null}
       {mayRequest ? <RequestForm onFiled={reload} /> : null}
     </section>

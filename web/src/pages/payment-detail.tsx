@@ -12,6 +12,7 @@ import { api, newIdempotencyKey } from '../api';
 import { ConfirmDialog, ErrorBox, Notice, PageTitle, StatusBadge, Time } from '../components';
 import { useEnv } from '../layout';
 import { formatMoney, parseAmount } from '../money';
+import { methodLabel, operatorName } from '../operators';
 import type { Delivery, PaymentDetail, Refund, RefundChange, StatusChange } from '../types';
 
 const SOURCE_LABELS: Record<StatusChange['source'], string> = {
@@ -254,8 +255,9 @@ export function PaymentDetailPage() {
         <dt>Net (amount − fee − refunded)</dt>
         <dd className="num">{formatMoney(data.net, payment.currency)}</dd>
         <dt>Method</dt>
-        <dd>
-          {payment.payment_method} via {payment.provider}
+        <dd data-testid="payment-method">
+          {methodLabel(payment.payment_method)}
+          {payment.payment_method === payment.provider ? '' : ` via ${operatorName(payment.provider)}`}
         </dd>
         <dt>Provider reference</dt>
         <dd className="mono">{data.provider_reference ?? '—'}</dd>
@@ -296,7 +298,15 @@ export function PaymentDetailPage() {
       </dl>
 
       <div className="panels">
-        {payment.status === 'completed' || payment.status === 'refunded' ? (
+        {(payment.status === 'completed' || payment.status === 'refunded') && refundable <= 0 ? (
+          // Nothing left to refund (docs/payments.md#cancel-and-refund): no form that could only be refused.
+          <p className="panel" data-testid="nothing-refundable">
+            {payment.amount_refund_pending
+              ? `Nothing more to refund now: ${formatMoney(payment.amount_refund_pending, payment.currency)} is reserved by refunds in flight.`
+              : `Fully refunded: ${formatMoney(payment.amount_refunded, payment.currency)} went back to the customer.`}
+          </p>
+        ) : null}
+        {(payment.status === 'completed' || payment.status === 'refunded') && refundable > 0 ? (
           <form onSubmit={askRefund} className="panel" aria-labelledby="refund-title">
             <h2 id="refund-title">Refund</h2>
             <p className="hint">

@@ -1,17 +1,18 @@
 /**
  * Payments and refunds (`GET /v1/developer/transactions`, docs/limits.md#lists): filters by status, method,
- * currency and date range, search by id, description or customer, pages that stay put while new
- * payments arrive (`as_of`), and a CSV export of everything the filters select. The filters live
- * in the URL, so a filtered list can be bookmarked.
+ * currency and date range, search by id, description or customer, pages by cursor (`starting_after`, as
+ * `GET /v1/payments` pages) that stay put while new payments arrive, and a CSV export of everything the filters
+ * select. The filters and the cursors live in the URL, so a filtered page can be bookmarked.
  */
 import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link, useSearchParams } from 'react-router';
 import { api, type Environment } from '../api';
-import { DataTable, ErrorBox, Notice, PageTitle, Pager, StatusBadge, Time } from '../components';
+import { CursorPager, DataTable, ErrorBox, Notice, PageTitle, StatusBadge, Time } from '../components';
 import { useEnv } from '../layout';
 import { CURRENCIES, formatMinor } from '../money';
+import { methodLabel } from '../operators';
 import { PAYMENT_METHODS, PAYMENT_STATUSES, type Pagination, type Transaction } from '../types';
 
 const PAGE_SIZE = 20;
@@ -64,19 +65,18 @@ function csvCell(value: string | number | null): string {
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** Every transaction the filters select (all pages of one `as_of`) as CSV text. */
+/** Every transaction the filters select (all pages, by cursor) as CSV text. */
 async function exportCsv(env: Environment, filters: Filters): Promise<{ csv: string; count: number }> {
   const rows: Transaction[] = [];
-  let asOf: string | undefined;
-  for (let page = 1; ; page += 1) {
+  let after: string | undefined;
+  do {
     const result = await api<Page>('/v1/developer/transactions', {
       env,
-      query: { ...listQuery(filters), page, limit: EXPORT_PAGE_SIZE, as_of: asOf },
+      query: { ...listQuery(filters), limit: EXPORT_PAGE_SIZE, starting_after: after },
     });
-    asOf ??= result.pagination.as_of;
     rows.push(...result.transactions);
-    if (page >= result.pagination.total_pages) break;
-  }
+    after = result.pagination.next_starting_after ?? undefined;
+  } while (after);
   const header = [
     'id',
     'type',
@@ -136,7 +136,7 @@ function columns(env: Environment) {
       ),
     }),
     column.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} /> }),
-    column.accessor('payment_method', { header: 'Method' }),
+    column.accessor('payment_method', { header: 'Method', cell: (info) => methodLabel(info.getValue()) }),
     column.accessor('customer', { header: 'Customer', cell: (info) => info.getValue() ?? '—' }),
     column.accessor('description', { header: 'Description', cell: (info) => info.getValue() ?? '—' }),
     column.accessor('created_at', { header: 'Created', cell: (info) => <Time value={info.getValue()} /> }),
@@ -148,17 +148,18 @@ export function PaymentsPage() {
   const env = useEnv();
   const [params, setParams] = useSearchParams();
   const filters = filtersOf(params);
-  const page = Math.max(1, Number(params.get('page') ?? 1) || 1);
-  const asOf = params.get('as_of') ?? undefined;
+  // The cursors of the pages before this one, oldest first: this page starts after the last (none: the newest).
+  const trail = (params.get('after') ?? '').split(',').filter(Boolean);
+  const after = trail.at(-1);
   const [draft, setDraft] = useState<Filters>(filters);
   const [exporting, setExporting] = useState<{ busy: boolean; error?: unknown; done?: number }>({ busy: false });
 
   const list = useQuery({
-    queryKey: ['transactions', env, filters, page, asOf],
+    queryKey: ['transactions', env, filters, after],
     queryFn: () =>
       api<Page>('/v1/developer/transactions', {
         env,
-        query: { ...listQuery(filters), page, limit: PAGE_SIZE, as_of: page > 1 ? asOf : undefined },
+        query: { ...listQuery(filters), limit: PAGE_SIZE, starting_after: after },
       }),
     placeholderData: keepPreviousData,
   });
@@ -169,10 +170,10 @@ export function PaymentsPage() {
     for (const [name, value] of Object.entries(draft)) if (value) next.set(name, value);
     setParams(next);
   };
-  const goTo = (target: number) => {
+  const goTo = (cursors: string[]) => {
     const next = new URLSearchParams(params);
-    next.set('page', String(target));
-    if (list.data?.pagination.as_of) next.set('as_of', list.data.pagination.as_of);
+    if (cursors.length) next.set('after', cursors.join(','));
+    else next.delete('after');
     setParams(next);
   };
   const download = async () => {
@@ -217,7 +218,9 @@ export function PaymentsPage() {
           <select id="f-method" value={draft.method} onChange={set('method')}>
             <option value="">Any</option>
             {PAYMENT_METHODS.map((m) => (
-              <option key={m}>{m}</option>
+              <option key={m} value={m}>
+                {methodLabel(m)}
+              </option>
             ))}
           </select>
         </div>
@@ -268,11 +271,16 @@ export function PaymentsPage() {
             empty="No payments match these filters."
             testId="payments-table"
           />
-          <Pager
-            page={page}
-            totalPages={list.data.pagination.total_pages}
+          <CursorPager
+            position={trail.length}
+            hasMore={list.data.pagination.has_more}
             total={list.data.pagination.total}
-            onPage={goTo}
+            onFirst={() => goTo([])}
+            onPrevious={() => goTo(trail.slice(0, -1))}
+            onNext={() => {
+              const next = list.data.pagination.next_starting_after;
+              if (next) goTo([...trail, next]);
+            }}
           />
         </>
       ) : null}

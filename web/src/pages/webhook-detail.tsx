@@ -1,7 +1,7 @@
 /**
  * One webhook endpoint (docs/webhooks.md): edit, enable or disable, delete, send a test event, rotate the
  * signing secret (shown once), and its deliveries with every attempt (time, status code, duration,
- * response excerpt) and a resend button.
+ * response excerpt), what it sent (headers and body) and a resend button.
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -14,6 +14,73 @@ import { EventPicker } from './webhooks';
 
 const PAGE_SIZE = 10;
 const EXCERPT = 200;
+
+/** An event as `GET /v1/developer/events/{id}` answers it. */
+interface EventView {
+  id: string;
+  object: 'event';
+  event: string;
+  created_at: string;
+  data: unknown;
+}
+
+/**
+ * What a delivery sent (docs/webhooks.md#signatures): its headers and its JSON body, the event without its
+ * `object` field; read when the merchant opens it. The signatures are described, never recomputed here: they need
+ * the secret.
+ */
+function DeliveryPayload({ delivery }: { delivery: Delivery }) {
+  const env = useEnv();
+  const [open, setOpen] = useState(false);
+  const event = useQuery({
+    queryKey: ['event', env, delivery.event_id],
+    queryFn: () => api<EventView>(`/v1/developer/events/${encodeURIComponent(delivery.event_id)}`, { env }),
+    // A test event is sent, not stored (docs/webhooks.md#test): there is nothing to read.
+    enabled: open && delivery.event !== 'webhook.test',
+    staleTime: Infinity,
+  });
+  const body = event.data
+    ? { id: event.data.id, event: event.data.event, created_at: event.data.created_at, data: event.data.data }
+    : undefined;
+  return (
+    <details className="payload" onToggle={(e) => setOpen(e.currentTarget.open)} data-testid="delivery-payload">
+      <summary>Payload and headers</summary>
+      <table className="compact">
+        <caption className="visually-hidden">Headers of delivery {delivery.id}</caption>
+        <tbody>
+          {[
+            ['Content-Type', 'application/json'],
+            ['User-Agent', 'paycollect-webhooks/1.0'],
+            ['webhook-id', delivery.event_id],
+            ['webhook-timestamp', 'the Unix seconds of each attempt'],
+            ['webhook-signature', "v1,… (Standard Webhooks, with the endpoint's secret)"],
+            ['X-Webhook-Signature', "sha256=… (HMAC-SHA256 of the body, with the endpoint's secret)"],
+          ].map(([name, value]) => (
+            <tr key={name}>
+              <th scope="row">
+                <code>{name}</code>
+              </th>
+              <td className="mono">{value}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {delivery.event === 'webhook.test' ? (
+        <p className="hint">
+          A test event is not kept: its body was{' '}
+          <code>{'{id, event: "webhook.test", created_at, data: {webhook_id}}'}</code>.
+        </p>
+      ) : null}
+      <ErrorBox error={event.error} />
+      {event.isFetching && !body ? <p>Loading…</p> : null}
+      {body ? (
+        <pre className="mono" data-testid="delivery-body" tabIndex={0} aria-label={`Body of delivery ${delivery.id}`}>
+          {JSON.stringify(body, null, 2)}
+        </pre>
+      ) : null}
+    </details>
+  );
+}
 
 /** The webhook detail screen. */
 export function WebhookDetailPage() {
@@ -178,43 +245,50 @@ export function WebhookDetailPage() {
                     </>
                   ) : null}
                 </p>
-                <table className="attempts-table">
-                  <caption className="visually-hidden">Attempts of delivery {delivery.id}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">#</th>
-                      <th scope="col">Time</th>
-                      <th scope="col">Status code</th>
-                      <th scope="col">Duration</th>
-                      <th scope="col">Response (excerpt)</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {delivery.attempts.length === 0 ? (
+                <div className="table-wrap">
+                  <table className="attempts-table">
+                    <caption className="visually-hidden">Attempts of delivery {delivery.id}</caption>
+                    <thead>
                       <tr>
-                        <td colSpan={5}>No attempt yet{delivery.next_attempt_at ? '' : '.'}</td>
+                        <th scope="col">#</th>
+                        <th scope="col">Time</th>
+                        <th scope="col">Status code</th>
+                        <th scope="col">Duration</th>
+                        <th scope="col">Response (excerpt)</th>
                       </tr>
-                    ) : null}
-                    {delivery.attempts.map((attempt) => (
-                      <tr key={attempt.attempt}>
-                        <td>{attempt.attempt}</td>
-                        <td>
-                          <Time value={attempt.attempted_at} />
-                        </td>
-                        <td>{attempt.status_code ?? '—'}</td>
-                        <td className="num">{attempt.duration_ms} ms</td>
-                        <td className="mono excerpt">
-                          {attempt.error ?? (attempt.response_body ?? '').slice(0, EXCERPT)}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {delivery.attempts.length === 0 ? (
+                        <tr>
+                          <td colSpan={5} className="empty">
+                            No attempt yet{delivery.next_attempt_at ? '' : '.'}
+                          </td>
+                        </tr>
+                      ) : null}
+                      {delivery.attempts.map((attempt) => (
+                        <tr key={attempt.attempt}>
+                          <td data-label="#">{attempt.attempt}</td>
+                          <td data-label="Time">
+                            <Time value={attempt.attempted_at} />
+                          </td>
+                          <td data-label="Status code">{attempt.status_code ?? '—'}</td>
+                          <td data-label="Duration" className="num">
+                            {attempt.duration_ms} ms
+                          </td>
+                          <td data-label="Response (excerpt)" className="mono excerpt">
+                            {attempt.error ?? (attempt.response_body ?? '').slice(0, EXCERPT)}
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
                 {delivery.next_attempt_at ? (
                   <p className="hint">
                     Next attempt at <Time value={delivery.next_attempt_at} />
                   </p>
                 ) : null}
+                <DeliveryPayload delivery={delivery} />
                 {delivery.event !== 'webhook.test' ? (
                   <button
                     type="button"
