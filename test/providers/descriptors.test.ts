@@ -97,6 +97,8 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
         accountHolderLookup: false,
       },
       mobile_money_c: null,
+      // B2C payouts are not built yet (docs/providers.md#m-pesa).
+      mpesa: null,
       wallet: null,
       bank_transfer: {
         destination: 'bank_account',
