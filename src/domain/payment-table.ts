@@ -465,7 +465,8 @@ export const PAYMENT_TABLE: readonly PaymentRow[] = [
           : undefined,
     },
     to: 'cancelled',
-    effects: [sendRefund, post('refund:{id}:reserved')],
+    // The provider did collect: the collection is posted with the reservation that pays it back.
+    effects: [sendRefund, post('payment:{id}:completed'), post('refund:{id}:reserved')],
     next: (s, _e, at) => {
       const refund = newRefund(s.payment, lateSuccessRefundId(s.payment.id), s.payment.amount, LATE_REFUND_REASON, at);
       return { ...s, pendingRefunds: [...s.pendingRefunds, refund] };
