@@ -31,15 +31,10 @@ export const genericCreateBody = z.strictObject({
   }),
   currency: z.enum(currencies).openapi({ description: 'ISO 4217 code' }),
   payment_method: z.enum(genericMethods).openapi({ description: 'How the customer pays' }),
-  phone_number: z
-    .string()
-    .min(1)
-    .max(32)
-    .optional()
-    .openapi({
-      description:
-        "Mobile money: the customer's number as people write it (`0788 000 001`, `+250 788-000-001`); stored in E.164",
-    }),
+  phone_number: z.string().min(1).max(32).optional().openapi({
+    description:
+      "Mobile money: the customer's number as people write it (`0788 000 001`, `+250 788-000-001`); stored in E.164",
+  }),
   provider: z
     .enum(mobileMoneyOperators)
     .optional()
