@@ -23,6 +23,8 @@ import { COLLECTED_STATUSES } from '../domain/fees';
 import type { PaymentStatus } from '../domain/payment';
 import { lateSuccessRefundId } from '../domain/payment-steps';
 import type { RefundRecord } from '../domain/refund';
+import type { AuditEntry } from '../domain/audit-log';
+import { insertAuditEntries } from './audit-log';
 import { iso, type Db } from './knex';
 
 const DAY_MS = 86_400_000;
@@ -136,9 +138,25 @@ export async function writeJournal(db: Db, journal: JournalDraft, at: Date): Pro
   return true;
 }
 
-/** True for a status whose write must post the payment's collection (the provider has its money). */
-export function collects(status: PaymentStatus): boolean {
-  return COLLECTED_STATUSES.includes(status);
+/**
+ * Runs `write` (a payment write), and when `status` says the provider collected the payment, posts its collection
+ * in the same transaction: a collected payment's postings commit with its status, or neither does
+ * (docs/ledger.md#invariants). Other statuses post nothing and run `write` as it is.
+ * @param at when the status was recorded (ISO 8601), the collection's time
+ */
+export async function withCollectionPosted<T>(
+  db: Db,
+  paymentId: string,
+  status: PaymentStatus,
+  at: string,
+  write: (db: Db) => Promise<T>,
+): Promise<T> {
+  if (!COLLECTED_STATUSES.includes(status)) return write(db);
+  return db.transaction(async (trx) => {
+    const result = await write(trx);
+    await postPaymentCollected(trx, paymentId, new Date(at));
+    return result;
+  });
 }
 
 /**
@@ -461,8 +479,25 @@ export async function settleSandboxBalance(db: Db, merchantId: string, now: Date
     .update({ available_on: now });
 }
 
-/** A merchant's own settlement delay in days, or null for its providers' (docs/ledger.md#available-on). */
-export async function setSettlementDelay(db: Db, merchantId: string, days: number | null): Promise<boolean> {
-  const updated = await db('developers').where({ merchant_id: merchantId }).update({ settlement_delay_days: days });
-  return updated > 0;
+/**
+ * Sets a merchant's own settlement delay in days (null: its providers', docs/ledger.md#available-on) with the audit
+ * entry, in one transaction.
+ */
+export async function updateSettlementDelay(
+  db: Db,
+  merchantId: string,
+  days: number | null,
+  activity: AuditEntry,
+): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('developers').where({ merchant_id: merchantId }).update({ settlement_delay_days: days });
+    await insertAuditEntries(trx, [activity]);
+  });
+}
+
+/** A merchant's own settlement delay in days, or null when it has none (its providers' apply). */
+export async function findSettlementDelay(db: Db, merchantId: string): Promise<number | null> {
+  const row = (await db('developers').where({ merchant_id: merchantId }).first('settlement_delay_days')) as
+    { settlement_delay_days: number | null } | undefined;
+  return row?.settlement_delay_days ?? null;
 }
