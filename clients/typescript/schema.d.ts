@@ -5452,6 +5452,32 @@ export interface operations {
                      *             "failure_message": null
                      *           }
                      *         ],
+                     *         "postings": [
+                     *           {
+                     *             "journal_id": "jrn_4Ab6Cd8Ef0Gh2Ij4Kl6Mn8Op",
+                     *             "cause": "payment:pay_7Hc2WqN5xR8tLm3Kd9PzYb4V:completed",
+                     *             "account": "provider_clearing:momo",
+                     *             "amount": 1500,
+                     *             "currency": "RWF",
+                     *             "created_at": "2026-11-24T10:00:04.000Z"
+                     *           },
+                     *           {
+                     *             "journal_id": "jrn_4Ab6Cd8Ef0Gh2Ij4Kl6Mn8Op",
+                     *             "cause": "payment:pay_7Hc2WqN5xR8tLm3Kd9PzYb4V:completed",
+                     *             "account": "merchant_balance:mer_3Fh8KdP2xQ7mWz9LcR4tVb6N",
+                     *             "amount": -1477,
+                     *             "currency": "RWF",
+                     *             "created_at": "2026-11-24T10:00:04.000Z"
+                     *           },
+                     *           {
+                     *             "journal_id": "jrn_4Ab6Cd8Ef0Gh2Ij4Kl6Mn8Op",
+                     *             "cause": "payment:pay_7Hc2WqN5xR8tLm3Kd9PzYb4V:completed",
+                     *             "account": "platform_fees",
+                     *             "amount": -23,
+                     *             "currency": "RWF",
+                     *             "created_at": "2026-11-24T10:00:04.000Z"
+                     *           }
+                     *         ],
                      *         "history_available": true,
                      *         "events": [
                      *           {
@@ -5566,6 +5592,19 @@ export interface operations {
                                 /** @enum {string} */
                                 reason: "poll" | "expiry" | "refund_check";
                             } | null;
+                            /** @description The ledger postings of the payment and its refunds (docs/ledger.md#postings), oldest first */
+                            postings: {
+                                journal_id: string;
+                                /** @description What posted it: `payment:{id}:completed`, `refund:{id}:reserved` … */
+                                cause: string;
+                                /** @description The ledger account: its kind, and its owner after a colon */
+                                account: string;
+                                /** @description Minor units, debit positive, credit negative */
+                                amount: number;
+                                currency: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
                         };
                     };
                 };

@@ -52,6 +52,22 @@ export const paymentDetail = z.object({
     event.omit({ object: true, data: true }).extend({ data: z.unknown(), deliveries: z.array(delivery) }),
   ),
   next_provider_check: z.object({ at: timestamp, reason: z.enum(['poll', 'expiry', 'refund_check']) }).nullable(),
+  postings: z
+    .array(
+      z.object({
+        journal_id: z.string(),
+        cause: z
+          .string()
+          .openapi({ description: 'What posted it: `payment:{id}:completed`, `refund:{id}:reserved` …' }),
+        account: z.string().openapi({ description: 'The ledger account: its kind, and its owner after a colon' }),
+        amount: z.number().int().openapi({ description: 'Minor units, debit positive, credit negative' }),
+        currency: z.string(),
+        created_at: timestamp,
+      }),
+    )
+    .openapi({
+      description: 'The ledger postings of the payment and its refunds (docs/ledger.md#postings), oldest first',
+    }),
 });
 
 /** The payment detail as answered. */

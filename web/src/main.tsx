@@ -11,6 +11,7 @@ import { Layout, RequireSession } from './layout';
 import { SignInPage, SignUpPage } from './pages/auth';
 import { PaymentsPage } from './pages/payments';
 import { PaymentDetailPage } from './pages/payment-detail';
+import { BalancePage } from './pages/balance';
 import { WebhooksPage } from './pages/webhooks';
 import { WebhookDetailPage } from './pages/webhook-detail';
 import { KeysPage } from './pages/keys';
@@ -48,6 +49,7 @@ const router = createBrowserRouter(
             { index: true, element: <Navigate to="payments" replace /> },
             { path: 'payments', element: <PaymentsPage /> },
             { path: 'payments/:id', element: <PaymentDetailPage /> },
+            { path: 'balance', element: <BalancePage /> },
             { path: 'webhooks', element: <WebhooksPage /> },
             { path: 'webhooks/:id', element: <WebhookDetailPage /> },
             { path: 'keys', element: <KeysPage /> },

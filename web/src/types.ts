@@ -64,3 +64,15 @@ export type DocumentView = DataOf<'getV1Documents'>['documents'][number];
 export type LiveAccessStatus = DataOf<'getV1DeveloperLiveAccessStatus'>;
 export type Analytics = DataOf<'getV1DeveloperAnalytics'>;
 export type AuditEntry = DataOf<'getV1DeveloperActivity'>['activity'][number];
+export type Balance = DataOf<'getV1Balance'>;
+export type BalanceTransaction = components['schemas']['BalanceTransaction'];
+export type BalanceTransactionPage = DataOf<'getV1BalanceTransactions'>;
+export type Posting = PaymentDetail['postings'][number];
+export const BALANCE_TRANSACTION_TYPES = [
+  'payment',
+  'refund',
+  'refund_failure',
+  'payout',
+  'payout_failure',
+  'adjustment',
+] as const satisfies readonly BalanceTransaction['type'][];

@@ -351,6 +351,32 @@ export const paymentDetail: z.input<typeof out.paymentDetail> = {
       failure_message: null,
     },
   ],
+  postings: [
+    {
+      journal_id: 'jrn_4Ab6Cd8Ef0Gh2Ij4Kl6Mn8Op',
+      cause: `payment:${ids.payment}:completed`,
+      account: 'provider_clearing:momo',
+      amount: 1500,
+      currency: 'RWF',
+      created_at: '2026-11-24T10:00:04.000Z',
+    },
+    {
+      journal_id: 'jrn_4Ab6Cd8Ef0Gh2Ij4Kl6Mn8Op',
+      cause: `payment:${ids.payment}:completed`,
+      account: `merchant_balance:${ids.merchant}`,
+      amount: -1477,
+      currency: 'RWF',
+      created_at: '2026-11-24T10:00:04.000Z',
+    },
+    {
+      journal_id: 'jrn_4Ab6Cd8Ef0Gh2Ij4Kl6Mn8Op',
+      cause: `payment:${ids.payment}:completed`,
+      account: 'platform_fees',
+      amount: -23,
+      currency: 'RWF',
+      created_at: '2026-11-24T10:00:04.000Z',
+    },
+  ],
   history_available: true,
   events: [
     {
