@@ -65,7 +65,6 @@ async function accountIds(
         currency,
         kind: a.kind,
         owner: a.owner,
-        balance: a.kind === 'merchant_balance' ? 0 : null,
       })),
     )
     .onConflict(['environment', 'currency', 'kind', 'owner'])
@@ -242,23 +241,34 @@ export interface LedgerScope {
 /** Amounts per currency, minor units. */
 export type CurrencyAmounts = { amount: number; currency: string }[];
 
+/** Rows not rolled up past which a balance read rolls them into the merchant's rollup (docs/ledger.md#balance-read). */
+export const ROLLUP_AFTER_ROWS = 500;
+
 /**
  * A merchant's balance (docs/ledger.md#balance-read) at `now`, per currency in minor units: what is owed and available,
- * what is owed and still pending (`available_on` after now), and what its refunds in flight hold.
- * Reads the account's running balance and sums only the pending rows, so its cost does not grow with
- * the merchant's history.
+ * what is owed and still pending (`available_on` after now), and what its refunds in flight hold. What is owed is
+ * the merchant's rollup plus its balance transactions not rolled up yet, so the read never sums the whole history
+ * and no write waits on a row shared by the merchant's other writes. When more than {@link ROLLUP_AFTER_ROWS} rows
+ * are not rolled up, the read rolls them up afterwards ({@link rollUpBalance}).
  */
 export async function readBalance(
   db: Db,
   scope: LedgerScope,
   now: Date,
 ): Promise<{ available: CurrencyAmounts; pending: CurrencyAmounts; refundReserved: CurrencyAmounts }> {
+  const m = scope.merchantId;
+  const e = scope.environment;
   const result = await db.raw<{
-    rows: { currency: string; owed: number; pending: number; reserved: number }[];
+    rows: { currency: string; owed: number; pending: number; reserved: number; tail: number }[];
   }>(
-    `with owed as (
-       select currency, -balance as owed from ledger_accounts
-        where kind = 'merchant_balance' and owner = ? and environment = ?
+    `with rolled as (
+       select currency, total from ledger_balance_rollups where merchant_id = ? and environment = ?
+     ), tail as (
+       select currency, sum(net)::bigint as net, count(*)::int as rows from ledger_balance_transactions
+        where merchant_id = ? and environment = ? and not rolled_up group by currency
+     ), owed as (
+       select currency, coalesce(r.total, 0) + coalesce(t.net, 0) as owed, coalesce(t.rows, 0) as tail
+         from rolled r full join tail t using (currency)
      ), pending as (
        select currency, sum(net)::bigint as pending from ledger_balance_transactions
         where merchant_id = ? and environment = ? and available_on > ? group by currency
@@ -267,25 +277,41 @@ export async function readBalance(
         where merchant_id = ? and environment = ? and status = 'pending' group by currency
      )
      select currency, coalesce(o.owed, 0)::bigint as owed, coalesce(p.pending, 0)::bigint as pending,
-            coalesce(r.reserved, 0)::bigint as reserved
+            coalesce(r.reserved, 0)::bigint as reserved, coalesce(o.tail, 0) as tail
        from owed o full join pending p using (currency) full join reserved r using (currency)
       order by currency`,
-    [
-      scope.merchantId,
-      scope.environment,
-      scope.merchantId,
-      scope.environment,
-      now,
-      scope.merchantId,
-      scope.environment,
-    ],
+    [m, e, m, e, m, e, now, m, e],
   );
   const rows = result.rows.map((r) => ({ ...r, currency: r.currency.trim() }));
+  if (rows.reduce((sum, r) => sum + r.tail, 0) > ROLLUP_AFTER_ROWS) await rollUpBalance(db, scope);
   return {
     available: rows.map((r) => ({ amount: r.owed - r.pending, currency: r.currency })),
     pending: rows.map((r) => ({ amount: r.pending, currency: r.currency })),
     refundReserved: rows.map((r) => ({ amount: r.reserved, currency: r.currency })),
   };
+}
+
+/**
+ * Adds the `net` of the merchant's balance transactions not rolled up yet to its rollup and marks them rolled up, in
+ * one statement (docs/ledger.md#balance-read): a row is counted once, in the rollup or in the tail, whatever runs at
+ * the same time (a second roll-up waits on the rows the first marks, then finds them rolled up and skips them).
+ * @returns how many balance transactions were rolled up
+ */
+export async function rollUpBalance(db: Db, scope: LedgerScope): Promise<number> {
+  const result = await db.raw<{ rows: { rolled: number }[] }>(
+    `with moved as (
+       update ledger_balance_transactions set rolled_up = true
+        where merchant_id = ? and environment = ? and not rolled_up
+        returning currency, net
+     ), sums as (
+       insert into ledger_balance_rollups (merchant_id, environment, currency, total)
+       select ?, ?, currency, sum(net) from moved group by currency
+       on conflict (merchant_id, environment, currency) do update set total = ledger_balance_rollups.total + excluded.total
+     )
+     select count(*)::int as rolled from moved`,
+    [scope.merchantId, scope.environment, scope.merchantId, scope.environment],
+  );
+  return result.rows[0]?.rolled ?? 0;
 }
 
 /** A balance transaction as stored (docs/ledger.md#balance-transactions); amounts in minor units. */

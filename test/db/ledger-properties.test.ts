@@ -1,17 +1,17 @@
 /**
  * The ledger's invariants (docs/ledger.md#invariants) under random histories, with fast-check: sequences of payments
  * on three providers, customer successes and declines, expiries and cancels followed by late successes (reconciled,
- * or refunded in full after a cancel), partial refunds that the provider pays, refuses or answers late, and retried
- * writes, each written through the real repository functions into the real PostgreSQL, with the sandbox simulators'
- * own ledger as the provider. After every step: every environment and currency sums to zero, each merchant's balance
- * equals the sum of its balance transactions' `net` and what the model says it is owed, every payment and refund has
- * exactly the journals its state calls for, and each provider's clearing equals what the simulator collected minus
- * what it refunded.
+ * or refunded in full after a cancel), partial refunds that the provider pays, refuses or answers late, retried
+ * writes and roll-ups of the balance, each through the real repository functions into the real PostgreSQL, with the
+ * sandbox simulators' own ledger as the provider. After every step: every environment and currency sums to zero,
+ * each merchant's balance equals the sum of its balance transactions' `net` and what the model says it is owed,
+ * every payment and refund has exactly the journals its state calls for, and each provider's clearing equals what
+ * the simulator collected minus what it refunded.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { paymentEvent } from '../../src/activities/events';
-import { readBalance } from '../../src/db/ledger';
+import { readBalance, rollUpBalance } from '../../src/db/ledger';
 import {
   insertPaymentWithCreatedEvent,
   insertRefund,
@@ -41,7 +41,8 @@ type Action =
   | { kind: 'create'; provider: Provider; amount: number }
   | { kind: 'success' | 'decline' | 'expire' | 'cancel' | 'settle_refunds'; index: number }
   | { kind: 'refund'; index: number; percent: number; answer: 'paid' | 'refused' | 'unknown' }
-  | { kind: 'retry' };
+  | { kind: 'retry' }
+  | { kind: 'roll_up' };
 
 const index = fc.nat({ max: 7 });
 const action: fc.Arbitrary<Action> = fc.oneof(
@@ -62,6 +63,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
     answer: fc.constantFrom('paid' as const, 'refused' as const, 'unknown' as const),
   }),
   fc.record({ kind: fc.constant('retry' as const) }),
+  fc.record({ kind: fc.constant('roll_up' as const) }),
 );
 
 /** One payment of the model: its snapshot as the workflow holds it, the simulator's reference, its refunds. */
@@ -145,6 +147,8 @@ async function runHistory(db: Db, actions: Action[]): Promise<void> {
       tracked.push({ payment, reference, refunds: [], collected: false });
     } else if (step.kind === 'retry') {
       if (lastWrite) await lastWrite();
+    } else if (step.kind === 'roll_up') {
+      await rollUpBalance(db, { merchantId, environment: 'sandbox' });
     } else if (!t) {
       continue;
     } else if (step.kind === 'success') {
