@@ -7,8 +7,8 @@
  * - postings and journals are append-only: UPDATE, DELETE and TRUNCATE are refused by triggers;
  * - every journal sums to zero per currency, checked at commit by a deferred constraint trigger;
  * - a balance transaction changes only by moving its `available_on` (the sandbox's settle), nothing else;
- * - a merchant balance account's running balance (`balance`) is moved by the trigger that inserts its
- *   postings, in the same transaction, so it always equals the sum of its postings
+ * - a balance transaction is rolled into its merchant's rollup (`ledger_balance_rollups`) once, by the statement
+ *   that marks it `rolled_up`, so the rollup plus the rows not rolled up is always the balance
  *   (docs/ledger.md#balance-read).
  */
 import type { Knex } from 'knex';
@@ -22,16 +22,13 @@ export async function up(knex: Knex): Promise<void> {
     t.text('kind').notNullable();
     // Provider code for provider clearing, merchant id for a merchant balance, '' for the platform's accounts.
     t.text('owner').notNullable().defaultTo('');
-    // Running sum of the account's postings; kept for merchant balances only (null for the others).
-    t.bigInteger('balance');
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.unique(['environment', 'currency', 'kind', 'owner'], { indexName: 'ledger_accounts_key' });
   });
   await knex.raw(`
     ALTER TABLE ledger_accounts
       ADD CONSTRAINT ledger_accounts_environment_check CHECK (environment IN ('sandbox', 'live')),
-      ADD CONSTRAINT ledger_accounts_kind_check CHECK (kind IN ('provider_clearing', 'merchant_balance', 'platform_fees', 'refunds_in_flight', 'payouts_in_flight')),
-      ADD CONSTRAINT ledger_accounts_balance_check CHECK ((kind = 'merchant_balance') = (balance IS NOT NULL))`);
+      ADD CONSTRAINT ledger_accounts_kind_check CHECK (kind IN ('provider_clearing', 'merchant_balance', 'platform_fees', 'refunds_in_flight', 'payouts_in_flight'))`);
 
   await knex.schema.createTable('ledger_journals', (t) => {
     t.text('id').primary();
@@ -67,6 +64,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text('description').notNullable();
     t.timestamp('available_on', { useTz: true }).notNullable();
     t.timestamp('created_at', { useTz: true }).notNullable();
+    // True once its net is in the merchant's rollup (docs/ledger.md#balance-read).
+    t.boolean('rolled_up').notNullable().defaultTo(false);
     t.index(['merchant_id', 'environment', 'created_at', 'id'], 'ledger_balance_transactions_list_idx');
     t.index(['source'], 'ledger_balance_transactions_source_idx');
   });
@@ -78,6 +77,19 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE INDEX ledger_balance_transactions_available_idx
       ON ledger_balance_transactions (merchant_id, environment, available_on) INCLUDE (currency, net)`);
+
+  // The rows a balance read sums besides the rollup: only those not rolled up yet.
+  await knex.raw(`
+    CREATE INDEX ledger_balance_transactions_tail_idx
+      ON ledger_balance_transactions (merchant_id, environment) INCLUDE (currency, net) WHERE NOT rolled_up`);
+  await knex.schema.createTable('ledger_balance_rollups', (t) => {
+    t.text('merchant_id').notNullable();
+    t.text('environment').notNullable();
+    t.specificType('currency', 'char(3)').notNullable();
+    // Sum of the `net` of the merchant's balance transactions marked rolled_up, minor units.
+    t.bigInteger('total').notNullable();
+    t.primary(['merchant_id', 'environment', 'currency']);
+  });
 
   // What a merchant's refunds in flight reserve (GET /v1/balance's refund_reserved), read without scanning its refunds.
   await knex.raw(
@@ -103,8 +115,10 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE FUNCTION ledger_balance_transaction_change() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      IF (to_jsonb(NEW) - 'available_on') IS DISTINCT FROM (to_jsonb(OLD) - 'available_on') THEN
-        RAISE EXCEPTION 'a balance transaction changes only its available_on' USING ERRCODE = 'restrict_violation';
+      IF (to_jsonb(NEW) - 'available_on' - 'rolled_up') IS DISTINCT FROM (to_jsonb(OLD) - 'available_on' - 'rolled_up')
+         OR (OLD.rolled_up AND NOT NEW.rolled_up) THEN
+        RAISE EXCEPTION 'a balance transaction changes only its available_on (and is rolled up once)'
+          USING ERRCODE = 'restrict_violation';
       END IF;
       RETURN NEW;
     END $$`);
@@ -130,7 +144,7 @@ export async function up(knex: Knex): Promise<void> {
     CREATE CONSTRAINT TRIGGER ledger_postings_balanced AFTER INSERT ON ledger_postings
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ledger_check_journal_balanced()`);
 
-  // A posting's currency is its account's, and a merchant balance moves with its postings.
+  // A posting's currency is its account's.
   await knex.raw(`
     CREATE FUNCTION ledger_apply_posting() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
@@ -140,9 +154,6 @@ export async function up(knex: Knex): Promise<void> {
       IF account.currency <> NEW.currency THEN
         RAISE EXCEPTION 'posting in % on account % kept in %', NEW.currency, NEW.account_id, account.currency
           USING ERRCODE = 'check_violation';
-      END IF;
-      IF account.balance IS NOT NULL THEN
-        UPDATE ledger_accounts SET balance = balance + NEW.amount WHERE id = NEW.account_id;
       END IF;
       RETURN NULL;
     END $$`);
@@ -160,6 +171,7 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('developers', (t) => t.dropColumn('settlement_delay_days'));
   await knex.raw('DROP INDEX refunds_pending_merchant_idx');
+  await knex.schema.dropTable('ledger_balance_rollups');
   await knex.schema.dropTable('ledger_balance_transactions');
   await knex.schema.dropTable('ledger_postings');
   await knex.schema.dropTable('ledger_journals');

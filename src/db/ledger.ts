@@ -23,6 +23,8 @@ import { COLLECTED_STATUSES } from '../domain/fees';
 import type { PaymentStatus } from '../domain/payment';
 import { lateSuccessRefundId } from '../domain/payment-table';
 import type { RefundRecord } from '../domain/refund';
+import type { AuditEntry } from '../domain/audit-log';
+import { insertAuditEntries } from './audit-log';
 import { iso, type Db } from './knex';
 
 const DAY_MS = 86_400_000;
@@ -63,7 +65,6 @@ async function accountIds(
         currency,
         kind: a.kind,
         owner: a.owner,
-        balance: a.kind === 'merchant_balance' ? 0 : null,
       })),
     )
     .onConflict(['environment', 'currency', 'kind', 'owner'])
@@ -136,9 +137,25 @@ export async function writeJournal(db: Db, journal: JournalDraft, at: Date): Pro
   return true;
 }
 
-/** True for a status whose write must post the payment's collection (the provider has its money). */
-export function collects(status: PaymentStatus): boolean {
-  return COLLECTED_STATUSES.includes(status);
+/**
+ * Runs `write` (a payment write), and when `status` says the provider collected the payment, posts its collection
+ * in the same transaction: a collected payment's postings commit with its status, or neither does
+ * (docs/ledger.md#invariants). Other statuses post nothing and run `write` as it is.
+ * @param at when the status was recorded (ISO 8601), the collection's time
+ */
+export async function withCollectionPosted<T>(
+  db: Db,
+  paymentId: string,
+  status: PaymentStatus,
+  at: string,
+  write: (db: Db) => Promise<T>,
+): Promise<T> {
+  if (!COLLECTED_STATUSES.includes(status)) return write(db);
+  return db.transaction(async (trx) => {
+    const result = await write(trx);
+    await postPaymentCollected(trx, paymentId, new Date(at));
+    return result;
+  });
 }
 
 /**
@@ -224,23 +241,34 @@ export interface LedgerScope {
 /** Amounts per currency, minor units. */
 export type CurrencyAmounts = { amount: number; currency: string }[];
 
+/** Rows not rolled up past which a balance read rolls them into the merchant's rollup (docs/ledger.md#balance-read). */
+export const ROLLUP_AFTER_ROWS = 500;
+
 /**
  * A merchant's balance (docs/ledger.md#balance-read) at `now`, per currency in minor units: what is owed and available,
- * what is owed and still pending (`available_on` after now), and what its refunds in flight hold.
- * Reads the account's running balance and sums only the pending rows, so its cost does not grow with
- * the merchant's history.
+ * what is owed and still pending (`available_on` after now), and what its refunds in flight hold. What is owed is
+ * the merchant's rollup plus its balance transactions not rolled up yet, so the read never sums the whole history
+ * and no write waits on a row shared by the merchant's other writes. When more than {@link ROLLUP_AFTER_ROWS} rows
+ * are not rolled up, the read rolls them up afterwards ({@link rollUpBalance}).
  */
 export async function readBalance(
   db: Db,
   scope: LedgerScope,
   now: Date,
 ): Promise<{ available: CurrencyAmounts; pending: CurrencyAmounts; refundReserved: CurrencyAmounts }> {
+  const m = scope.merchantId;
+  const e = scope.environment;
   const result = await db.raw<{
-    rows: { currency: string; owed: number; pending: number; reserved: number }[];
+    rows: { currency: string; owed: number; pending: number; reserved: number; tail: number }[];
   }>(
-    `with owed as (
-       select currency, -balance as owed from ledger_accounts
-        where kind = 'merchant_balance' and owner = ? and environment = ?
+    `with rolled as (
+       select currency, total from ledger_balance_rollups where merchant_id = ? and environment = ?
+     ), tail as (
+       select currency, sum(net)::bigint as net, count(*)::int as rows from ledger_balance_transactions
+        where merchant_id = ? and environment = ? and not rolled_up group by currency
+     ), owed as (
+       select currency, coalesce(r.total, 0) + coalesce(t.net, 0) as owed, coalesce(t.rows, 0) as tail
+         from rolled r full join tail t using (currency)
      ), pending as (
        select currency, sum(net)::bigint as pending from ledger_balance_transactions
         where merchant_id = ? and environment = ? and available_on > ? group by currency
@@ -249,25 +277,41 @@ export async function readBalance(
         where merchant_id = ? and environment = ? and status = 'pending' group by currency
      )
      select currency, coalesce(o.owed, 0)::bigint as owed, coalesce(p.pending, 0)::bigint as pending,
-            coalesce(r.reserved, 0)::bigint as reserved
+            coalesce(r.reserved, 0)::bigint as reserved, coalesce(o.tail, 0) as tail
        from owed o full join pending p using (currency) full join reserved r using (currency)
       order by currency`,
-    [
-      scope.merchantId,
-      scope.environment,
-      scope.merchantId,
-      scope.environment,
-      now,
-      scope.merchantId,
-      scope.environment,
-    ],
+    [m, e, m, e, m, e, now, m, e],
   );
   const rows = result.rows.map((r) => ({ ...r, currency: r.currency.trim() }));
+  if (rows.reduce((sum, r) => sum + r.tail, 0) > ROLLUP_AFTER_ROWS) await rollUpBalance(db, scope);
   return {
     available: rows.map((r) => ({ amount: r.owed - r.pending, currency: r.currency })),
     pending: rows.map((r) => ({ amount: r.pending, currency: r.currency })),
     refundReserved: rows.map((r) => ({ amount: r.reserved, currency: r.currency })),
   };
+}
+
+/**
+ * Adds the `net` of the merchant's balance transactions not rolled up yet to its rollup and marks them rolled up, in
+ * one statement (docs/ledger.md#balance-read): a row is counted once, in the rollup or in the tail, whatever runs at
+ * the same time (a second roll-up waits on the rows the first marks, then finds them rolled up and skips them).
+ * @returns how many balance transactions were rolled up
+ */
+export async function rollUpBalance(db: Db, scope: LedgerScope): Promise<number> {
+  const result = await db.raw<{ rows: { rolled: number }[] }>(
+    `with moved as (
+       update ledger_balance_transactions set rolled_up = true
+        where merchant_id = ? and environment = ? and not rolled_up
+        returning currency, net
+     ), sums as (
+       insert into ledger_balance_rollups (merchant_id, environment, currency, total)
+       select ?, ?, currency, sum(net) from moved group by currency
+       on conflict (merchant_id, environment, currency) do update set total = ledger_balance_rollups.total + excluded.total
+     )
+     select count(*)::int as rolled from moved`,
+    [scope.merchantId, scope.environment, scope.merchantId, scope.environment],
+  );
+  return result.rows[0]?.rolled ?? 0;
 }
 
 /** A balance transaction as stored (docs/ledger.md#balance-transactions); amounts in minor units. */
@@ -461,8 +505,25 @@ export async function settleSandboxBalance(db: Db, merchantId: string, now: Date
     .update({ available_on: now });
 }
 
-/** A merchant's own settlement delay in days, or null for its providers' (docs/ledger.md#available-on). */
-export async function setSettlementDelay(db: Db, merchantId: string, days: number | null): Promise<boolean> {
-  const updated = await db('developers').where({ merchant_id: merchantId }).update({ settlement_delay_days: days });
-  return updated > 0;
+/**
+ * Sets a merchant's own settlement delay in days (null: its providers', docs/ledger.md#available-on) with the audit
+ * entry, in one transaction.
+ */
+export async function updateSettlementDelay(
+  db: Db,
+  merchantId: string,
+  days: number | null,
+  activity: AuditEntry,
+): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('developers').where({ merchant_id: merchantId }).update({ settlement_delay_days: days });
+    await insertAuditEntries(trx, [activity]);
+  });
+}
+
+/** A merchant's own settlement delay in days, or null when it has none (its providers' apply). */
+export async function findSettlementDelay(db: Db, merchantId: string): Promise<number | null> {
+  const row = (await db('developers').where({ merchant_id: merchantId }).first('settlement_delay_days')) as
+    { settlement_delay_days: number | null } | undefined;
+  return row?.settlement_delay_days ?? null;
 }

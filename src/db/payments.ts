@@ -11,7 +11,7 @@ import type { AuditEntry } from '../domain/audit-log';
 import { auditRow } from './audit-log';
 import { iso, storableJson, type Db } from './knex';
 import type { EventRecord } from './events';
-import { collects, postPaymentCollected, postRefund } from './ledger';
+import { postRefund, withCollectionPosted } from './ledger';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 
 /** An event to write once (docs/payments.md#events): `id` is derived from the workflow and step. */
@@ -215,6 +215,18 @@ export async function insertPaymentWithCreatedEvent(
   event: EventInput,
   activity?: AuditEntry,
 ): Promise<PaymentWrite> {
+  return withCollectionPosted(db, payment.id, payment.status, payment.updatedAt, (q) =>
+    insertPaymentStatement(q, payment, event, activity),
+  );
+}
+
+/** The statement of {@link insertPaymentWithCreatedEvent}. */
+async function insertPaymentStatement(
+  db: Db,
+  payment: PaymentSnapshot,
+  event: EventInput,
+  activity?: AuditEntry,
+): Promise<PaymentWrite> {
   let statement = db
     .with('p', db('payments').insert(toRow(payment)).onConflict('id').ignore().returning('id'))
     .with('e', db('events').insert(eventRow(event)).onConflict('id').ignore());
@@ -277,13 +289,9 @@ export async function insertEventOnce(db: Db, event: EventInput): Promise<void> 
  * @throws Error when the payment row does not exist (a retryable fault for the activity)
  */
 export async function updatePaymentStatus(db: Db, write: PaymentStatusWrite, event?: EventInput): Promise<string[]> {
-  if (!collects(write.status)) return writePaymentStatus(db, write, event);
-  // A collected payment's postings commit with its status, or neither does (docs/ledger.md#invariants).
-  return db.transaction(async (trx) => {
-    const subscribers = await writePaymentStatus(trx, write, event);
-    await postPaymentCollected(trx, write.paymentId, new Date(write.updatedAt));
-    return subscribers;
-  });
+  return withCollectionPosted(db, write.paymentId, write.status, write.updatedAt, (q) =>
+    writePaymentStatus(q, write, event),
+  );
 }
 
 /** The statement of {@link updatePaymentStatus}. */

@@ -14,6 +14,7 @@ import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@tempora
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import { listEventsForObject, listRefundsOfPayment } from '../db/payments';
+import { listPostingsOfPayment } from '../db/ledger';
 import { listDeliveriesOfEvents } from '../db/webhooks';
 import { feeAndNetOf } from '../domain/fees';
 import { isOpen, type PaymentSnapshot } from '../domain/payment';
@@ -227,6 +228,11 @@ export async function getPaymentDetail(
     listRefundsOfPayment(deps.db, owner, id),
     listEventsForObject(deps.db, id),
   ]);
+  const postings = await listPostingsOfPayment(
+    deps.db,
+    id,
+    refunds.map((refund) => refund.id),
+  );
   const deliveries = (
     await listDeliveriesOfEvents(
       deps.db,
@@ -263,5 +269,13 @@ export async function getPaymentDetail(
             at: new Date(next).toISOString(),
             reason: providerCheckReason(payment.status, next, Date.parse(payment.expiresAt)),
           },
+    postings: postings.map((p) => ({
+      journal_id: p.journalId,
+      cause: p.cause,
+      account: p.account,
+      amount: p.amount,
+      currency: p.currency,
+      created_at: p.createdAt,
+    })),
   };
 }

@@ -68,6 +68,22 @@ export const paymentDetail = z.object({
     .object({ at: timestamp, reason: z.enum(['poll', 'expiry', 'refund_check']) })
     .nullable()
     .openapi({ description: 'When the service next asks the provider, and why; null when nothing is awaited' }),
+  postings: z
+    .array(
+      z.object({
+        journal_id: z.string().openapi({ description: 'The journal (`jrn_…`) the posting belongs to' }),
+        cause: z
+          .string()
+          .openapi({ description: 'What posted it: `payment:{id}:completed`, `refund:{id}:reserved` …' }),
+        account: z.string().openapi({ description: 'The ledger account: its kind, and its owner after a colon' }),
+        amount: z.number().int().openapi({ description: 'Minor units, debit positive, credit negative' }),
+        currency: z.string().openapi({ description: 'ISO 4217 code' }),
+        created_at: timestamp.openapi({ description: 'When it was posted (ISO 8601, UTC)' }),
+      }),
+    )
+    .openapi({
+      description: 'The ledger postings of the payment and its refunds (docs/ledger.md#postings), oldest first',
+    }),
 });
 
 /** The payment detail as answered. */

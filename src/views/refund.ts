@@ -6,6 +6,7 @@ import { z } from '../lib/zod';
 import type { PaymentSnapshot } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
 import { genericPayment, toGenericPaymentView } from './payment';
+import { refundBalanceTransaction } from './balance';
 import { timestamp } from './timestamp';
 
 /** A refund (docs/payments.md#cancel-and-refund); `amount` in minor units. */
@@ -26,6 +27,9 @@ export const refund = z
       .openapi({ description: 'Why the provider refused the refund; null unless failed' }),
     created_at: timestamp.openapi({ description: 'When it was requested (ISO 8601, UTC)' }),
     completed_at: timestamp.nullable().openapi({ description: 'When it completed; null until then' }),
+    balance_transaction: z.string().nullable().openapi({
+      description: 'The balance transaction (`txn_…`) that took the amount from your balance; null once refused',
+    }),
   })
   .openapi('Refund', { description: 'Money sent back to the customer of a payment' });
 
@@ -61,5 +65,6 @@ export function toRefundView(record: RefundRecord): RefundView {
     failure_message: record.failureMessage,
     created_at: record.createdAt,
     completed_at: record.completedAt,
+    balance_transaction: refundBalanceTransaction(record),
   };
 }

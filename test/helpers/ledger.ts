@@ -19,8 +19,8 @@ export interface LedgerCheck {
 /**
  * The invariants that do not hold, as sentences: every environment and currency sums to zero, every
  * journal balances, every merchant balance equals the sum of its balance transactions' `net` and
- * its running balance, and (for `check.merchantIds`) every payment and refund has exactly the journals its state
- * calls for.
+ * what the balance read sums (its rollup and the rows not rolled up), and (for `check.merchantIds`) every payment
+ * and refund has exactly the journals its state calls for.
  */
 export async function ledgerProblems(db: Db, check: LedgerCheck = {}): Promise<string[]> {
   const problems: string[] = [];
@@ -40,19 +40,24 @@ export async function ledgerProblems(db: Db, check: LedgerCheck = {}): Promise<s
   for (const r of journals) problems.push(`journal ${r.journal_id} does not balance`);
   const merchants = (
     await db.raw<{
-      rows: { owner: string; environment: string; currency: string; balance: string; posted: string; net: string }[];
+      rows: { owner: string; environment: string; currency: string; posted: string; net: string; read: string }[];
     }>(
-      `select a.owner, a.environment, a.currency, a.balance::text,
-              coalesce((select sum(p.amount) from ledger_postings p where p.account_id = a.id), 0)::text as posted,
-              coalesce((select sum(-b.net) from ledger_balance_transactions b
-                         where b.merchant_id = a.owner and b.environment = a.environment and b.currency = a.currency), 0)::text as net
+      `select a.owner, a.environment, a.currency,
+              coalesce((select -sum(p.amount) from ledger_postings p where p.account_id = a.id), 0)::text as posted,
+              coalesce((select sum(b.net) from ledger_balance_transactions b
+                         where b.merchant_id = a.owner and b.environment = a.environment and b.currency = a.currency), 0)::text as net,
+              (coalesce((select r.total from ledger_balance_rollups r
+                          where r.merchant_id = a.owner and r.environment = a.environment and r.currency = a.currency), 0)
+               + coalesce((select sum(b.net) from ledger_balance_transactions b
+                            where b.merchant_id = a.owner and b.environment = a.environment and b.currency = a.currency
+                              and not b.rolled_up), 0))::text as read
          from ledger_accounts a where a.kind = 'merchant_balance'`,
     )
   ).rows;
   for (const r of merchants) {
-    if (r.balance !== r.posted || r.posted !== r.net)
+    if (r.posted !== r.net || r.net !== r.read)
       problems.push(
-        `merchant ${r.owner} ${r.environment} ${r.currency}: running ${r.balance}, postings ${r.posted}, balance transactions ${r.net}`,
+        `merchant ${r.owner} ${r.environment} ${r.currency}: postings ${r.posted}, balance transactions ${r.net}, rollup and tail ${r.read}`,
       );
   }
   const orphans = (

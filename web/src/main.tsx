@@ -49,6 +49,7 @@ const router = createBrowserRouter(
             { index: true, element: <Navigate to="payments" replace /> },
             { path: 'payments', lazy: screen(() => import('./pages/payments'), 'PaymentsPage') },
             { path: 'payments/:id', lazy: screen(() => import('./pages/payment-detail'), 'PaymentDetailPage') },
+            { path: 'balance', lazy: screen(() => import('./pages/balance'), 'BalancePage') },
             { path: 'webhooks', lazy: screen(() => import('./pages/webhooks'), 'WebhooksPage') },
             { path: 'webhooks/:id', lazy: screen(() => import('./pages/webhook-detail'), 'WebhookDetailPage') },
             { path: 'keys', lazy: screen(() => import('./pages/keys'), 'KeysPage') },

@@ -63,3 +63,15 @@ export type DocumentView = DataOf<'listDocuments'>['documents'][number];
 export type LiveAccessStatus = DataOf<'retrieveLiveAccessStatus'>;
 export type Analytics = DataOf<'retrieveAnalytics'>;
 export type AuditEntry = DataOf<'listActivity'>['activity'][number];
+export type Balance = DataOf<'retrieveBalance'>;
+export type BalanceTransaction = components['schemas']['BalanceTransaction'];
+export type BalanceTransactionPage = DataOf<'listBalanceTransactions'>;
+export type Posting = PaymentDetail['postings'][number];
+export const BALANCE_TRANSACTION_TYPES = [
+  'payment',
+  'refund',
+  'refund_failure',
+  'payout',
+  'payout_failure',
+  'adjustment',
+] as const satisfies readonly BalanceTransaction['type'][];

@@ -13,7 +13,7 @@ import { ConfirmDialog, ErrorBox, Notice, PageTitle, StatusBadge, Time } from '.
 import { useEnv } from '../layout';
 import { formatMoney, parseAmount } from '../money';
 import { methodLabel, operatorName } from '../operators';
-import type { Delivery, PaymentDetail, Refund, RefundChange, StatusChange } from '../types';
+import type { Delivery, PaymentDetail, Posting, Refund, RefundChange, StatusChange } from '../types';
 
 const SOURCE_LABELS: Record<StatusChange['source'], string> = {
   create: "the provider's answer to the creation",
@@ -380,6 +380,9 @@ export function PaymentDetailPage() {
       ) : null}
       <Timeline detail={data} />
 
+      <h2>Ledger postings</h2>
+      <Postings postings={data.postings} />
+
       <ConfirmDialog
         open={confirming?.kind === 'refund'}
         title="Refund this payment?"
@@ -412,5 +415,37 @@ export function PaymentDetailPage() {
         </p>
       </ConfirmDialog>
     </section>
+  );
+}
+
+/** The payment's double-entry postings (docs/ledger.md#postings): each journal's lines, debit positive. */
+function Postings({ postings }: { postings: Posting[] }) {
+  if (postings.length === 0) return <p>No postings: nothing was collected or refunded.</p>;
+  return (
+    <table data-testid="postings-table">
+      <caption className="visually-hidden">Ledger postings, oldest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Cause</th>
+          <th scope="col">Account</th>
+          <th scope="col">Debit</th>
+          <th scope="col">Credit</th>
+        </tr>
+      </thead>
+      <tbody>
+        {postings.map((p, i) => (
+          <tr key={`${p.journal_id}-${i}`}>
+            <td>
+              <Time value={p.created_at} />
+            </td>
+            <td className="mono">{p.cause}</td>
+            <td className="mono">{p.account}</td>
+            <td className="num">{p.amount > 0 ? formatMoney(p.amount, p.currency) : ''}</td>
+            <td className="num">{p.amount < 0 ? formatMoney(-p.amount, p.currency) : ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

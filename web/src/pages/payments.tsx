@@ -10,6 +10,7 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { Link, useSearchParams } from 'react-router';
 import { api, type Environment } from '../api';
 import { CursorPager, DataTable, ErrorBox, Notice, PageTitle, StatusBadge, Time } from '../components';
+import { csvText, saveCsv } from '../csv';
 import { useEnv } from '../layout';
 import { CURRENCIES, formatMinor } from '../money';
 import { methodLabel } from '../operators';
@@ -58,13 +59,6 @@ function listQuery(filters: Filters) {
 
 type Page = { transactions: Transaction[]; pagination: Pagination };
 
-/** A CSV cell: quoted when needed; a leading formula character is defused for spreadsheets. */
-function csvCell(value: string | number | null): string {
-  let text = value === null ? '' : String(value);
-  if (/^[=@]/.test(text) || /^[+-][^0-9]/.test(text)) text = `'${text}`;
-  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
 /** Every transaction the filters select (all pages, by cursor) as CSV text. */
 async function exportCsv(env: Environment, filters: Filters): Promise<{ csv: string; count: number }> {
   const rows: Transaction[] = [];
@@ -92,26 +86,22 @@ async function exportCsv(env: Environment, filters: Filters): Promise<{ csv: str
     'customer',
     'description',
   ];
-  const lines = rows.map((t) =>
-    [
-      t.id,
-      t.type,
-      t.payment_id,
-      t.created_at,
-      t.status,
-      t.payment_method,
-      t.currency,
-      formatMinor(t.amount, t.currency).replace(/,/g, ''),
-      formatMinor(t.fee, t.currency).replace(/,/g, ''),
-      formatMinor(t.net, t.currency).replace(/,/g, '').replace('−', '-'),
-      t.amount,
-      t.customer,
-      t.description,
-    ]
-      .map(csvCell)
-      .join(','),
-  );
-  return { csv: [header.join(','), ...lines].join('\r\n') + '\r\n', count: rows.length };
+  const lines = rows.map((t) => [
+    t.id,
+    t.type,
+    t.payment_id,
+    t.created_at,
+    t.status,
+    t.payment_method,
+    t.currency,
+    formatMinor(t.amount, t.currency).replace(/,/g, ''),
+    formatMinor(t.fee, t.currency).replace(/,/g, ''),
+    formatMinor(t.net, t.currency).replace(/,/g, '').replace('−', '-'),
+    t.amount,
+    t.customer,
+    t.description,
+  ]);
+  return { csv: csvText(header, lines), count: rows.length };
 }
 
 const column = createColumnHelper<Transaction>();
@@ -180,14 +170,7 @@ export function PaymentsPage() {
     setExporting({ busy: true });
     try {
       const { csv, count } = await exportCsv(env, filters);
-      const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
-      const link = document.createElement('a');
-      link.href = url;
-      link.download = `payments-${env}-${new Date().toISOString().slice(0, 10)}.csv`;
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      saveCsv(csv, `payments-${env}-${new Date().toISOString().slice(0, 10)}.csv`);
       setExporting({ busy: false, done: count });
     } catch (error) {
       setExporting({ busy: false, error });

@@ -1,0 +1,84 @@
+/**
+ * The dashboard's Balance screen (docs/ledger.md#balance) and the payment detail's postings in a real browser against
+ * the real stack: a completed payment and a partial refund show as pending and available funds per currency, their
+ * balance transactions filter by type and export as CSV, and the payment's detail lists its double-entry postings.
+ */
+import fs from 'node:fs';
+import { expect } from 'chai';
+import { call, registerDeveloper, waitForPayment } from '../helpers/http';
+import { getStack } from '../helpers/stack';
+import { closeBrowser, newPage, screenshot, signIn } from './browser';
+
+const INSTANT = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' };
+
+describe('dashboard balance screen in a browser (docs/ledger.md#balance)', function () {
+  this.timeout(180_000);
+
+  before(async () => {
+    await getStack();
+  });
+  after(async () => {
+    await closeBrowser();
+  });
+
+  it('shows available, pending and reserved per currency, filters and exports balance transactions, and a payment’s postings', async () => {
+    const developer = await registerDeveloper();
+    const created = await call('/v1/payments', { key: developer.key, body: INSTANT });
+    const payment = await waitForPayment(developer.key, created.body.data.id, (p) => p.status === 'completed');
+    const refund = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 500 } });
+    expect(refund.status).to.equal(201);
+
+    const { context, page, pageErrors } = await newPage();
+    await signIn(page, developer);
+    await page.getByRole('link', { name: 'Balance' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Balance' }).waitFor();
+    // 1,500 less the 23 fee is pending until momo's settlement day; the refund of 500 was taken at once.
+    const row = page.getByTestId('balance-summary').getByRole('row', { name: /RWF/ });
+    await row.waitFor();
+    expect((await row.locator('td').allTextContents()).map((t) => t.trim())).to.deep.equal(['−500', '1,477', '0']);
+    const table = page.getByTestId('balance-transactions-table');
+    await table.getByText(refund.body.data.id).waitFor();
+    await table.getByRole('link', { name: payment.id }).waitFor();
+    await screenshot(page, 'balance');
+
+    await page.getByLabel('Type').selectOption('refund');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/type=refund/);
+    await table.getByRole('link', { name: payment.id }).waitFor({ state: 'detached' });
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
+    const csv = fs
+      .readFileSync(await download.path(), 'utf8')
+      .trim()
+      .split('\r\n');
+    expect(csv[0]).to.equal('id,type,source,created_at,available_on,status,currency,amount,fee,net');
+    expect(csv).to.have.length(2);
+    const cells = (csv[1] as string).split(',');
+    expect([cells[1], cells[2], cells[6], cells[7], cells[8], cells[9]]).to.deep.equal([
+      'refund',
+      refund.body.data.id,
+      'RWF',
+      '-500',
+      '0',
+      '-500',
+    ]);
+
+    await page.goto(`/dashboard/sandbox/payments/${payment.id}`);
+    const postings = page.getByTestId('postings-table');
+    await postings.waitFor();
+    const lines = await postings.locator('tbody tr').allTextContents();
+    // The collection's three lines, the refund's reservation and its payment by the provider, two lines each.
+    expect(lines).to.have.length(7);
+    expect(lines.join('\n'))
+      .to.include(`payment:${payment.id}:completed`)
+      .and.include('provider_clearing:momo')
+      .and.include(`merchant_balance:${developer.merchantId}`)
+      .and.include(`refund:${refund.body.data.id}:reserved`)
+      .and.include(`refund:${refund.body.data.id}:completed`);
+    await screenshot(page, 'payment-postings');
+    expect(pageErrors).to.deep.equal([]);
+    await context.close();
+  });
+});

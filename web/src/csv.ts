@@ -1,0 +1,25 @@
+/** CSV exports of the dashboard's lists (README.md#dashboard): cells a spreadsheet reads safely, and the download. */
+
+/** A CSV cell: quoted when needed; a leading formula character is defused for spreadsheets. */
+export function csvCell(value: string | number | null): string {
+  let text = value === null ? '' : String(value);
+  if (/^[=@]/.test(text) || /^[+-][^0-9]/.test(text)) text = `'${text}`;
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** CSV text of a header and rows of cells, lines ended by CRLF. */
+export function csvText(header: readonly string[], rows: readonly (string | number | null)[][]): string {
+  return [header.join(','), ...rows.map((cells) => cells.map(csvCell).join(','))].join('\r\n') + '\r\n';
+}
+
+/** Has the browser save `csv` as `filename`. */
+export function saveCsv(csv: string, filename: string): void {
+  const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
