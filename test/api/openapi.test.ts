@@ -100,6 +100,17 @@ const OPERATION_VERBS = Object.fromEntries(
     'roll',
     'receive',
     'check',
+    // Account security and the ledger's sandbox tool.
+    'accept',
+    'complete',
+    'disable',
+    'enroll',
+    'remove',
+    'revoke',
+    'settle',
+    'sign',
+    'switch',
+    'verify',
   ].map((verb) => [verb, true]),
 );
 
