@@ -20,13 +20,13 @@ const amounts = z.array(
 /** `GET /v1/balance` (docs/ledger.md#balance). */
 export const balance = z
   .object({
-    object: z.literal('balance'),
+    object: z.literal('balance').openapi({ description: 'Always `balance`' }),
     available: amounts.openapi({ description: 'Owed to you and available now (its `available_on` has passed)' }),
     pending: amounts.openapi({ description: 'Owed to you, available once its `available_on` comes' }),
     refund_reserved: amounts.openapi({
       description: 'Held by refunds whose provider answer is not final yet (already taken from available or pending)',
     }),
-    environment: z.enum(['sandbox', 'live']),
+    environment: z.enum(['sandbox', 'live']).openapi({ description: 'The environment whose money this is' }),
   })
   .openapi('Balance');
 
@@ -55,17 +55,23 @@ export function toBalanceView(amountsOf: BalanceAmounts, environment: 'sandbox' 
 export const balanceTransaction = z
   .object({
     id: z.string().openapi({ description: 'Balance transaction id, `txn_` and 24 characters' }),
-    object: z.literal('balance_transaction'),
-    type: z.enum(BALANCE_TRANSACTION_TYPES),
+    object: z.literal('balance_transaction').openapi({ description: 'Always `balance_transaction`' }),
+    type: z
+      .enum(BALANCE_TRANSACTION_TYPES)
+      .openapi({
+        description: 'What moved your balance: a payment, a refund, a refused refund, a payout, an adjustment …',
+      }),
     amount: z.number().int().openapi({ description: 'Gross, minor units: negative for a refund or payout' }),
     fee: z.number().int().openapi({ description: 'What we kept, minor units (0 for refunds)' }),
     net: z.number().int().openapi({ description: 'What your balance moved by: `amount − fee`, minor units' }),
-    currency: z.string(),
+    currency: z.string().openapi({ description: 'ISO 4217 code' }),
     source: z.string().openapi({ description: 'The payment, refund, payout or adjustment id' }),
-    status: z.enum(['pending', 'available']),
+    status: z
+      .enum(['pending', 'available'])
+      .openapi({ description: '`pending` until `available_on`, then `available`' }),
     available_on: timestamp.openapi({ description: 'When the funds are (or became) available' }),
-    created_at: timestamp,
-    description: z.string(),
+    created_at: timestamp.openapi({ description: 'When it was recorded (ISO 8601, UTC)' }),
+    description: z.string().openapi({ description: 'What it is, in words' }),
   })
   .openapi('BalanceTransaction');
 

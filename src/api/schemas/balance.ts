@@ -8,7 +8,10 @@ import { BALANCE_TRANSACTION_TYPES } from '../../domain/ledger';
 import { createdBound, cursorPageFields } from './payments';
 
 /** `?environment=` of a session token (docs/api.md#credentials). */
-const environment = z.enum(['sandbox', 'live']).optional();
+const environment = z
+  .enum(['sandbox', 'live'])
+  .optional()
+  .openapi({ description: "Which environment's money (a session token; an API key is bound to its own)" });
 
 /** `GET /v1/balance`: only the session's `environment`. */
 export const balanceQuery = z.strictObject({ environment });
