@@ -9,7 +9,7 @@ import { useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link, useSearchParams } from 'react-router';
 import { api, type Environment } from '../api';
-import { DataTable, ErrorBox, Notice, PageTitle, StatusBadge, Time } from '../components';
+import { DataTable, ErrorBox, Notice, PageTitle, Scrollable, StatusBadge, Time } from '../components';
 import { csvText, saveCsv } from '../csv';
 import { useEnv } from '../layout';
 import { formatMinor, formatMoney } from '../money';
@@ -115,27 +115,29 @@ function BalanceSummary({ balance }: { balance: Balance }) {
   const currencies = [...new Set([...balance.available, ...balance.pending].map((entry) => entry.currency))];
   if (currencies.length === 0) return <p>No funds yet: completed payments appear here.</p>;
   return (
-    <table data-testid="balance-summary" className="summary">
-      <caption className="visually-hidden">Balance per currency</caption>
-      <thead>
-        <tr>
-          <th scope="col">Currency</th>
-          <th scope="col">Available</th>
-          <th scope="col">Pending</th>
-          <th scope="col">Reserved by refunds</th>
-        </tr>
-      </thead>
-      <tbody>
-        {currencies.map((currency) => (
-          <tr key={currency}>
-            <th scope="row">{currency}</th>
-            <td className="num">{formatMinor(amountOf(balance.available, currency), currency)}</td>
-            <td className="num">{formatMinor(amountOf(balance.pending, currency), currency)}</td>
-            <td className="num">{formatMinor(amountOf(balance.refund_reserved, currency), currency)}</td>
+    <Scrollable label="Balance per currency">
+      <table data-testid="balance-summary" className="summary">
+        <caption className="visually-hidden">Balance per currency</caption>
+        <thead>
+          <tr>
+            <th scope="col">Currency</th>
+            <th scope="col">Available</th>
+            <th scope="col">Pending</th>
+            <th scope="col">Reserved by refunds</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {currencies.map((currency) => (
+            <tr key={currency}>
+              <th scope="row">{currency}</th>
+              <td className="num">{formatMinor(amountOf(balance.available, currency), currency)}</td>
+              <td className="num">{formatMinor(amountOf(balance.pending, currency), currency)}</td>
+              <td className="num">{formatMinor(amountOf(balance.refund_reserved, currency), currency)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Scrollable>
   );
 }
 

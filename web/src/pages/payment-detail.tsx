@@ -9,7 +9,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, newIdempotencyKey } from '../api';
-import { ConfirmDialog, ErrorBox, Notice, PageTitle, StatusBadge, Time } from '../components';
+import { ConfirmDialog, ErrorBox, Notice, PageTitle, Scrollable, StatusBadge, Time } from '../components';
 import { useEnv } from '../layout';
 import { formatMoney, parseAmount } from '../money';
 import { methodLabel, operatorName } from '../operators';
@@ -422,30 +422,32 @@ export function PaymentDetailPage() {
 function Postings({ postings }: { postings: Posting[] }) {
   if (postings.length === 0) return <p>No postings: nothing was collected or refunded.</p>;
   return (
-    <table data-testid="postings-table">
-      <caption className="visually-hidden">Ledger postings, oldest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Cause</th>
-          <th scope="col">Account</th>
-          <th scope="col">Debit</th>
-          <th scope="col">Credit</th>
-        </tr>
-      </thead>
-      <tbody>
-        {postings.map((p, i) => (
-          <tr key={`${p.journal_id}-${i}`}>
-            <td>
-              <Time value={p.created_at} />
-            </td>
-            <td className="mono">{p.cause}</td>
-            <td className="mono">{p.account}</td>
-            <td className="num">{p.amount > 0 ? formatMoney(p.amount, p.currency) : ''}</td>
-            <td className="num">{p.amount < 0 ? formatMoney(-p.amount, p.currency) : ''}</td>
+    <Scrollable label="Ledger postings">
+      <table data-testid="postings-table">
+        <caption className="visually-hidden">Ledger postings, oldest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Cause</th>
+            <th scope="col">Account</th>
+            <th scope="col">Debit</th>
+            <th scope="col">Credit</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {postings.map((p, i) => (
+            <tr key={`${p.journal_id}-${i}`}>
+              <td>
+                <Time value={p.created_at} />
+              </td>
+              <td className="mono">{p.cause}</td>
+              <td className="mono">{p.account}</td>
+              <td className="num">{p.amount > 0 ? formatMoney(p.amount, p.currency) : ''}</td>
+              <td className="num">{p.amount < 0 ? formatMoney(-p.amount, p.currency) : ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Scrollable>
   );
 }

@@ -5,7 +5,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api';
-import { ErrorBox, PageTitle, SecretOnce, StatusBadge, Time } from '../components';
+import { ErrorBox, PageTitle, Scrollable, SecretOnce, StatusBadge, Time } from '../components';
 import { useEnv } from '../layout';
 import { canBuild, needsStepUp, SCOPES, useRole, type ListedKey } from '../security';
 import { StepUpPrompt } from './step-up';
@@ -60,48 +60,50 @@ export function RestrictedKeysPage() {
       {shown ? (
         <SecretOnce label="Your new restricted key" value={shown} onDismiss={() => setShown(undefined)} />
       ) : null}
-      <table data-testid="restricted-keys-table">
-        <caption>Restricted keys ({env})</caption>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Key</th>
-            <th>Scopes</th>
-            <th>Status</th>
-            <th>Created</th>
-            <th>
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((key) => (
-            <tr key={key.id}>
-              <td>{key.name}</td>
-              <td className="mono">{key.masked}</td>
-              <td>{key.scopes?.join(', ')}</td>
-              <td>
-                <StatusBadge status={key.status} />
-              </td>
-              <td>
-                <Time value={key.created_at} />
-              </td>
-              <td>
-                {build && key.status !== 'revoked' && key.status !== 'expired' ? (
-                  <>
-                    <button type="button" onClick={() => roll.mutate(key.id)}>
-                      Roll
-                    </button>
-                    <button type="button" onClick={() => revoke.mutate(key.id)}>
-                      Revoke
-                    </button>
-                  </>
-                ) : null}
-              </td>
+      <Scrollable label="Restricted keys">
+        <table data-testid="restricted-keys-table">
+          <caption>Restricted keys ({env})</caption>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Key</th>
+              <th>Scopes</th>
+              <th>Status</th>
+              <th>Created</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map((key) => (
+              <tr key={key.id}>
+                <td>{key.name}</td>
+                <td className="mono">{key.masked}</td>
+                <td>{key.scopes?.join(', ')}</td>
+                <td>
+                  <StatusBadge status={key.status} />
+                </td>
+                <td>
+                  <Time value={key.created_at} />
+                </td>
+                <td>
+                  {build && key.status !== 'revoked' && key.status !== 'expired' ? (
+                    <>
+                      <button type="button" onClick={() => roll.mutate(key.id)}>
+                        Roll
+                      </button>
+                      <button type="button" onClick={() => revoke.mutate(key.id)}>
+                        Revoke
+                      </button>
+                    </>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scrollable>
       {rows.length === 0 && keys.data ? <p>No restricted {env} key yet.</p> : null}
       <ErrorBox error={needsStepUp(error) ? undefined : error} />
       {needsStepUp(error) ? <StepUpPrompt onConfirmed={() => create.reset()} /> : null}

@@ -7,7 +7,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { api, storeSession } from '../api';
-import { ErrorBox, Notice, PageTitle, Time } from '../components';
+import { ErrorBox, Notice, PageTitle, Scrollable, Time } from '../components';
 import { useEnv, useProfile } from '../layout';
 import { canManage, needsStepUp, useRole, useTeam, type Member, type Role } from '../security';
 import { StepUpPrompt } from './step-up';
@@ -142,25 +142,27 @@ export function TeamPage() {
           <ErrorBox error={switchTo.error} />
         </div>
       ) : null}
-      <table data-testid="members-table">
-        <caption>Members</caption>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>E-mail</th>
-            <th>Role</th>
-            <th>Two-factor</th>
-            <th>
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {(team.data?.members ?? []).map((member) => (
-            <MemberRow key={member.id} member={member} manage={manage} onChange={refresh} />
-          ))}
-        </tbody>
-      </table>
+      <Scrollable label="Team members">
+        <table data-testid="members-table">
+          <caption>Members</caption>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>E-mail</th>
+              <th>Role</th>
+              <th>Two-factor</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {(team.data?.members ?? []).map((member) => (
+              <MemberRow key={member.id} member={member} manage={manage} onChange={refresh} />
+            ))}
+          </tbody>
+        </table>
+      </Scrollable>
       {manage ? (
         <>
           <h2>Invite someone</h2>
