@@ -9,13 +9,14 @@
  *
  * Figures: (a) create throughput, (b) settlement latency, (c) webhook deliveries per second,
  * (d) worker memory, (e) the cluster's (a) and (b) ÷ the dev server's in the same rounds, and its
- * create latency at half its sustained rate, (g) a merchant's settlement and delivery latencies
+ * create latency at half its sustained rate, (f) the ledger on one hot merchant (settlements per second with ÷
+ * without it, and GET /v1/balance p99 with a million postings), (g) a merchant's settlement and delivery latencies
  * while another merchant's endpoint hangs on 500 deliveries ÷ the same without; see bench/figures/. Environment, for
  * trial and
  * profiling runs only (a real run uses the defaults): BENCH_ROUNDS (default 3), BENCH_MEMORY_ROUNDS
  * (rounds of (d), default 1), BENCH_DURATION_MS (default 8000, each side of (a), of which the first 2 s are ramp-up and
  * not counted), BENCH_ONLY
- * (figures to run, default `a,b,c,d,e,g`; (e) is measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour
+ * (figures to run, default `a,b,c,d,e,f,g`; (e) is measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour
  * alone), BENCH_PROFILE=1 (CPU
  * profiles of the service worker and the API, kept with the logs in the run folder).
  */
@@ -34,6 +35,7 @@ import { settlementLatencyFigure } from './figures/settlement-latency';
 import { webhookDeliveriesFigure } from './figures/webhook-deliveries';
 import { MEMORY_STEP, workerMemoryFigure } from './figures/worker-memory';
 import { noisyNeighbourFigure } from './figures/noisy-neighbour';
+import { ledgerFigure } from './figures/ledger';
 import { DEFAULT_ENDPOINT_CONCURRENCY } from '../src/domain/webhooks';
 import { registerDeveloper, type Developer } from './lib/api';
 import { startClusterStack, type ClusterStack } from './lib/cluster-stack';
@@ -67,6 +69,12 @@ const say = (line: string) =>
  * backlog; 300 keeps the whole bench within its 10 minutes.
  */
 const DELIVERIES_PER_SIDE = 300;
+
+/**
+ * Figure (f): 32 writers completing 960 payments of one merchant per side, and 200 balance reads of a merchant with
+ * 1,000,000 postings seeded by SQL (docs/ledger.md#balance-read).
+ */
+const LEDGER = { concurrency: 32, settlements: 960, seededPostings: 1_000_000, balanceReads: 200 };
 
 /**
  * Payments per side of figure (b) and the rate they are sent at. 5/s because a settled payment
@@ -193,7 +201,7 @@ async function main(): Promise<void> {
   const rounds = envNumber('BENCH_ROUNDS', 3);
   const memoryRounds = envNumber('BENCH_MEMORY_ROUNDS', 1);
   const durationMs = envNumber('BENCH_DURATION_MS', 8_000);
-  const only = (process.env.BENCH_ONLY ?? 'a,b,c,d,e,g').split(',').map((id) => id.trim());
+  const only = (process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,g').split(',').map((id) => id.trim());
   const selected = (id: string) => only.includes(id);
   const cliPath = await resolveTemporalCli(say);
   const machine = {
@@ -418,6 +426,15 @@ async function main(): Promise<void> {
         }),
       );
     }
+    if (selected('f')) {
+      figures.push(
+        await timed('f', async () => {
+          const figure = ledgerFigure(context, LEDGER);
+          say(`(f) ${figure.title}: ${rounds} alternating rounds`);
+          return runRounds(figure, rounds, say, sample);
+        }),
+      );
+    }
     if (selected('d')) {
       figures.push(
         await timed('d', async () => {
@@ -435,7 +452,7 @@ async function main(): Promise<void> {
     await db.destroy();
   }
 
-  const order = ['a', 'b', 'c', 'd', 'e', 'g'];
+  const order = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
   figures.sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
   const finishedAt = new Date();
   const result = {
@@ -453,6 +470,7 @@ async function main(): Promise<void> {
       halfRateDurationMs: HALF_RATE_DURATION_MS,
       deliveriesPerSide: DELIVERIES_PER_SIDE,
       noisyNeighbour: NOISY_NEIGHBOUR,
+      ledger: LEDGER,
       figures: only,
       maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
     },

@@ -342,6 +342,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandbox/balance/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make pending sandbox funds available now
+         * @description Sets `available_on` of your pending sandbox balance transactions to now, so their funds count as available at once (live funds wait for their provider's settlement delay).
+         */
+        post: operations["postV1SandboxBalanceSettle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve your balance
+         * @description What you are owed per currency, in minor units: `available` (its `available_on` has passed), `pending` (not yet), and `refund_reserved`, what refunds still awaiting their provider hold (already taken from the balance). Fees are not returned on refunds, so a balance may be below zero. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["getV1Balance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/balance_transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List balance transactions
+         * @description Every movement of your balance, newest first: each collected payment (`amount`, `fee`, `net`), each refund when accepted (`net` = −amount), a refused refund's release (`refund_failure`), payouts and adjustments. Cursor pages as `GET /v1/payments`; filter by `type`, `source`, `payout`, `created[gte|lte]` and `available_on[gte|lte]`. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["getV1BalanceTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/balance_transactions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a balance transaction
+         * @description One balance transaction; another merchant's id answers 404. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["getV1BalanceTransactionsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/developer/events": {
         parameters: {
             query?: never;
@@ -1103,6 +1183,8 @@ export interface components {
              * @description When a payment still open fails with `failure_code` `expired`
              */
             expires_at: string;
+            /** @description The balance transaction (`txn_…`) that credited you once the provider collected the money; null before or without it */
+            balance_transaction: string | null;
             /**
              * Format: date-time
              * @description Set when a provider success that arrived after the payment had failed (expired or provider error) completed it
@@ -1187,6 +1269,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             completed_at: string | null;
+            /** @description The balance transaction (`txn_…`) that took the amount from your balance; null once refused */
+            balance_transaction: string | null;
         };
         /** @description A refund failed */
         RefundFailedEvent: {
@@ -1278,6 +1362,60 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+        };
+        Balance: {
+            /** @enum {string} */
+            object: "balance";
+            /** @description Owed to you and available now (its `available_on` has passed) */
+            available: {
+                /** @description Minor units; may be below zero (refunds keep no fee back) */
+                amount: number;
+                /** @description ISO 4217 code */
+                currency: string;
+            }[];
+            /** @description Owed to you, available once its `available_on` comes */
+            pending: {
+                /** @description Minor units; may be below zero (refunds keep no fee back) */
+                amount: number;
+                /** @description ISO 4217 code */
+                currency: string;
+            }[];
+            /** @description Held by refunds whose provider answer is not final yet (already taken from available or pending) */
+            refund_reserved: {
+                /** @description Minor units; may be below zero (refunds keep no fee back) */
+                amount: number;
+                /** @description ISO 4217 code */
+                currency: string;
+            }[];
+            /** @enum {string} */
+            environment: "sandbox" | "live";
+        };
+        BalanceTransaction: {
+            /** @description Balance transaction id, `txn_` and 24 characters */
+            id: string;
+            /** @enum {string} */
+            object: "balance_transaction";
+            /** @enum {string} */
+            type: "payment" | "refund" | "refund_failure" | "payout" | "payout_failure" | "adjustment";
+            /** @description Gross, minor units: negative for a refund or payout */
+            amount: number;
+            /** @description What we kept, minor units (0 for refunds) */
+            fee: number;
+            /** @description What your balance moved by: `amount − fee`, minor units */
+            net: number;
+            currency: string;
+            /** @description The payment, refund, payout or adjustment id */
+            source: string;
+            /** @enum {string} */
+            status: "pending" | "available";
+            /**
+             * Format: date-time
+             * @description When the funds are (or became) available
+             */
+            available_on: string;
+            /** Format: date-time */
+            created_at: string;
+            description: string;
         };
         Event: {
             id: string;
@@ -1873,6 +2011,7 @@ export interface operations {
                      *             "next_action": null,
                      *             "environment": "sandbox",
                      *             "expires_at": "2026-11-24T10:10:00.000Z",
+                     *             "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *             "reconciled_at": null,
                      *             "created_at": "2026-11-24T10:00:00.000Z",
                      *             "updated_at": "2026-11-24T10:00:04.000Z"
@@ -2042,6 +2181,7 @@ export interface operations {
                      *         },
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
+                     *         "balance_transaction": null,
                      *         "reconciled_at": null,
                      *         "created_at": "2026-11-24T10:00:00.000Z",
                      *         "updated_at": "2026-11-24T10:00:00.000Z"
@@ -2186,6 +2326,7 @@ export interface operations {
                      *         "next_action": null,
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
+                     *         "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *         "reconciled_at": null,
                      *         "created_at": "2026-11-24T10:00:00.000Z",
                      *         "updated_at": "2026-11-24T10:00:04.000Z"
@@ -2317,6 +2458,7 @@ export interface operations {
                      *         "next_action": null,
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
+                     *         "balance_transaction": null,
                      *         "reconciled_at": null,
                      *         "created_at": "2026-11-24T10:00:00.000Z",
                      *         "updated_at": "2026-11-24T10:01:00.000Z"
@@ -2481,7 +2623,8 @@ export interface operations {
                      *         "reason": "one item out of stock",
                      *         "failure_message": null,
                      *         "created_at": "2026-11-24T11:00:00.000Z",
-                     *         "completed_at": "2026-11-24T11:00:01.000Z"
+                     *         "completed_at": "2026-11-24T11:00:01.000Z",
+                     *         "balance_transaction": "txn_9Lm1No3Pq5Rs7Tu9Vw1Xy3Za"
                      *       }
                      *     }
                      */
@@ -3380,6 +3523,7 @@ export interface operations {
                      *         },
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-27T10:00:00.000Z",
+                     *         "balance_transaction": null,
                      *         "reconciled_at": null,
                      *         "created_at": "2026-11-24T10:00:00.000Z",
                      *         "updated_at": "2026-11-24T10:00:00.000Z"
@@ -3493,6 +3637,501 @@ export interface operations {
             };
         };
     };
+    postV1SandboxBalanceSettle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balance after settling */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Sandbox funds settled",
+                     *       "data": {
+                     *         "object": "balance",
+                     *         "available": [
+                     *           {
+                     *             "amount": 977,
+                     *             "currency": "RWF"
+                     *           }
+                     *         ],
+                     *         "pending": [
+                     *           {
+                     *             "amount": 0,
+                     *             "currency": "RWF"
+                     *           }
+                     *         ],
+                     *         "refund_reserved": [
+                     *           {
+                     *             "amount": 0,
+                     *             "currency": "RWF"
+                     *           }
+                     *         ],
+                     *         "environment": "sandbox"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Balance"];
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: The key is a live key: only sandbox funds are settled on demand.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1Balance: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balance */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Balance retrieved",
+                     *       "data": {
+                     *         "object": "balance",
+                     *         "available": [
+                     *           {
+                     *             "amount": -500,
+                     *             "currency": "RWF"
+                     *           }
+                     *         ],
+                     *         "pending": [
+                     *           {
+                     *             "amount": 1477,
+                     *             "currency": "RWF"
+                     *           }
+                     *         ],
+                     *         "refund_reserved": [
+                     *           {
+                     *             "amount": 0,
+                     *             "currency": "RWF"
+                     *           }
+                     *         ],
+                     *         "environment": "sandbox"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Balance"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1BalanceTransactions: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+                /** @description How many balance transactions to answer, 1 to 100 */
+                limit?: number;
+                /** @description A balance transaction id (`txn_…`): answer those created before it. Pass `pagination.next_starting_after`. */
+                starting_after?: string;
+                /** @description Only balance transactions of this type */
+                type?: "payment" | "refund" | "refund_failure" | "payout" | "payout_failure" | "adjustment";
+                /** @description Only those of this payment, refund or payout id */
+                source?: string;
+                /** @description Only those a payout (`po_…`) covers */
+                payout?: string;
+                /** @description Created at or after: Unix seconds or an ISO 8601 date-time */
+                "created[gte]"?: string;
+                /** @description Created at or before: Unix seconds or an ISO 8601 date-time */
+                "created[lte]"?: string;
+                /** @description Available at or after: Unix seconds or ISO 8601 */
+                "available_on[gte]"?: string;
+                /** @description Available at or before: Unix seconds or ISO 8601 */
+                "available_on[lte]"?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of balance transactions, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Balance transactions retrieved",
+                     *       "data": {
+                     *         "balance_transactions": [
+                     *           {
+                     *             "id": "txn_9Lm1No3Pq5Rs7Tu9Vw1Xy3Za",
+                     *             "object": "balance_transaction",
+                     *             "type": "refund",
+                     *             "amount": -500,
+                     *             "fee": 0,
+                     *             "net": -500,
+                     *             "currency": "RWF",
+                     *             "source": "ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b",
+                     *             "status": "available",
+                     *             "available_on": "2026-11-24T11:00:00.000Z",
+                     *             "created_at": "2026-11-24T11:00:00.000Z",
+                     *             "description": "Refund ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b of payment pay_7Hc2WqN5xR8tLm3Kd9PzYb4V"
+                     *           },
+                     *           {
+                     *             "id": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
+                     *             "object": "balance_transaction",
+                     *             "type": "payment",
+                     *             "amount": 1500,
+                     *             "fee": 23,
+                     *             "net": 1477,
+                     *             "currency": "RWF",
+                     *             "source": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "status": "pending",
+                     *             "available_on": "2026-11-25T10:00:04.000Z",
+                     *             "created_at": "2026-11-24T10:00:04.000Z",
+                     *             "description": "Payment pay_7Hc2WqN5xR8tLm3Kd9PzYb4V"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "limit": 2,
+                     *           "has_more": false,
+                     *           "next_starting_after": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            balance_transactions: components["schemas"]["BalanceTransaction"][];
+                            pagination: {
+                                limit: number;
+                                /** @description True when more items follow the last one of this page */
+                                has_more: boolean;
+                                /** @description Pass it as `starting_after` for the next page; null on the last page */
+                                next_starting_after: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: An unknown query field, an unknown `type`, a `limit` above 100, a malformed date, or a `starting_after` that is not one of yours. The message names the parameter.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1BalanceTransactionsId: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balance transaction */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Balance transaction retrieved",
+                     *       "data": {
+                     *         "id": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
+                     *         "object": "balance_transaction",
+                     *         "type": "payment",
+                     *         "amount": 1500,
+                     *         "fee": 23,
+                     *         "net": 1477,
+                     *         "currency": "RWF",
+                     *         "source": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *         "status": "pending",
+                     *         "available_on": "2026-11-25T10:00:04.000Z",
+                     *         "created_at": "2026-11-24T10:00:04.000Z",
+                     *         "description": "Payment pay_7Hc2WqN5xR8tLm3Kd9PzYb4V"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["BalanceTransaction"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
     getV1DeveloperEvents: {
         parameters: {
             query?: {
@@ -3545,6 +4184,7 @@ export interface operations {
                      *               "next_action": null,
                      *               "environment": "sandbox",
                      *               "expires_at": "2026-11-24T10:10:00.000Z",
+                     *               "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *               "reconciled_at": null,
                      *               "created_at": "2026-11-24T10:00:00.000Z",
                      *               "updated_at": "2026-11-24T10:00:04.000Z"
@@ -3684,6 +4324,7 @@ export interface operations {
                      *           "next_action": null,
                      *           "environment": "sandbox",
                      *           "expires_at": "2026-11-24T10:10:00.000Z",
+                     *           "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *           "reconciled_at": null,
                      *           "created_at": "2026-11-24T10:00:00.000Z",
                      *           "updated_at": "2026-11-24T10:00:04.000Z"
@@ -4752,6 +5393,7 @@ export interface operations {
                      *           "next_action": null,
                      *           "environment": "sandbox",
                      *           "expires_at": "2026-11-24T10:10:00.000Z",
+                     *           "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *           "reconciled_at": null,
                      *           "created_at": "2026-11-24T10:00:00.000Z",
                      *           "updated_at": "2026-11-24T11:00:01.000Z"
@@ -4770,7 +5412,8 @@ export interface operations {
                      *             "reason": "one item out of stock",
                      *             "failure_message": null,
                      *             "created_at": "2026-11-24T11:00:00.000Z",
-                     *             "completed_at": "2026-11-24T11:00:01.000Z"
+                     *             "completed_at": "2026-11-24T11:00:01.000Z",
+                     *             "balance_transaction": "txn_9Lm1No3Pq5Rs7Tu9Vw1Xy3Za"
                      *           }
                      *         ],
                      *         "status_changes": [
@@ -4836,6 +5479,7 @@ export interface operations {
                      *               "next_action": null,
                      *               "environment": "sandbox",
                      *               "expires_at": "2026-11-24T10:10:00.000Z",
+                     *               "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *               "reconciled_at": null,
                      *               "created_at": "2026-11-24T10:00:00.000Z",
                      *               "updated_at": "2026-11-24T10:00:04.000Z"
@@ -5056,6 +5700,7 @@ export interface operations {
                      *         "next_action": null,
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
+                     *         "balance_transaction": null,
                      *         "reconciled_at": null,
                      *         "created_at": "2026-11-24T10:00:00.000Z",
                      *         "updated_at": "2026-11-24T10:01:00.000Z"
@@ -5220,7 +5865,8 @@ export interface operations {
                      *         "reason": "one item out of stock",
                      *         "failure_message": null,
                      *         "created_at": "2026-11-24T11:00:00.000Z",
-                     *         "completed_at": "2026-11-24T11:00:01.000Z"
+                     *         "completed_at": "2026-11-24T11:00:01.000Z",
+                     *         "balance_transaction": "txn_9Lm1No3Pq5Rs7Tu9Vw1Xy3Za"
                      *       }
                      *     }
                      */
@@ -7881,6 +8527,7 @@ export interface operations {
                  *         },
                  *         "environment": "sandbox",
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
+                 *         "balance_transaction": null,
                  *         "reconciled_at": null,
                  *         "created_at": "2026-11-24T10:00:00.000Z",
                  *         "updated_at": "2026-11-24T10:00:00.000Z"
@@ -7960,6 +8607,7 @@ export interface operations {
                  *         "next_action": null,
                  *         "environment": "sandbox",
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
+                 *         "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                  *         "reconciled_at": null,
                  *         "created_at": "2026-11-24T10:00:00.000Z",
                  *         "updated_at": "2026-11-24T10:00:04.000Z"
@@ -8039,6 +8687,7 @@ export interface operations {
                  *         "next_action": null,
                  *         "environment": "sandbox",
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
+                 *         "balance_transaction": null,
                  *         "reconciled_at": null,
                  *         "created_at": "2026-11-24T10:00:00.000Z",
                  *         "updated_at": "2026-11-24T10:00:30.000Z"
@@ -8118,6 +8767,7 @@ export interface operations {
                  *         "next_action": null,
                  *         "environment": "sandbox",
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
+                 *         "balance_transaction": null,
                  *         "reconciled_at": null,
                  *         "created_at": "2026-11-24T10:00:00.000Z",
                  *         "updated_at": "2026-11-24T10:01:00.000Z"
@@ -8187,6 +8837,7 @@ export interface operations {
                  *         "failure_message": null,
                  *         "created_at": "2026-11-24T11:00:00.000Z",
                  *         "completed_at": "2026-11-24T11:00:01.000Z",
+                 *         "balance_transaction": "txn_9Lm1No3Pq5Rs7Tu9Vw1Xy3Za",
                  *         "payment": {
                  *           "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
                  *           "object": "payment",
@@ -8208,6 +8859,7 @@ export interface operations {
                  *           "next_action": null,
                  *           "environment": "sandbox",
                  *           "expires_at": "2026-11-24T10:10:00.000Z",
+                 *           "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                  *           "reconciled_at": null,
                  *           "created_at": "2026-11-24T10:00:00.000Z",
                  *           "updated_at": "2026-11-24T11:00:01.000Z"
@@ -8278,6 +8930,7 @@ export interface operations {
                  *         "failure_message": "the provider refused the refund",
                  *         "created_at": "2026-11-24T11:00:00.000Z",
                  *         "completed_at": "2026-11-24T11:00:01.000Z",
+                 *         "balance_transaction": null,
                  *         "payment": {
                  *           "id": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
                  *           "object": "payment",
@@ -8299,6 +8952,7 @@ export interface operations {
                  *           "next_action": null,
                  *           "environment": "sandbox",
                  *           "expires_at": "2026-11-24T10:10:00.000Z",
+                 *           "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                  *           "reconciled_at": null,
                  *           "created_at": "2026-11-24T10:00:00.000Z",
                  *           "updated_at": "2026-11-24T10:00:04.000Z"

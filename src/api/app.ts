@@ -22,6 +22,7 @@ import { authRoutes } from './routes/auth';
 import { documentRoutes } from './routes/documents';
 import { healthRoutes } from './routes/health';
 import { developerRoutes } from './routes/developer';
+import { balanceRoutes } from './routes/balance';
 import { developerPaymentRoutes } from './routes/developer-payments';
 import { eventRoutes } from './routes/events';
 import { eventStreamRoutes } from './routes/event-stream';
@@ -60,6 +61,7 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
     openApiRoutes({ serverUrl: deps.config.PUBLIC_BASE_URL }),
     authRoutes(deps),
     paymentRoutes(deps),
+    balanceRoutes(deps),
     merchantPaymentRoutes(deps),
     providerCallbackRoutes(deps),
     sandboxRoutes(deps),

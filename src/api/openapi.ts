@@ -24,6 +24,7 @@ import {
   transactionsQuery,
 } from './schemas/developer';
 import { loginBody, registerBody } from './schemas/auth';
+import { balanceQuery, listBalanceTransactionsQuery } from './schemas/balance';
 import { cancelBody, genericCreateBody, listPaymentsQuery, merchantCreateBody, refundBody } from './schemas/payments';
 import * as out from '../views';
 import * as example from './schemas/examples';
@@ -539,6 +540,96 @@ export const ROUTE_DOCS: RouteDoc[] = [
         message: `no sandbox bank transfer payment with id ${example.ids.payment}`,
       },
     ],
+  },
+
+  {
+    method: 'post',
+    path: '/v1/sandbox/balance/settle',
+    tag: 'Sandbox',
+    summary: 'Make pending sandbox funds available now',
+    description:
+      "Sets `available_on` of your pending sandbox balance transactions to now, so their funds count as available at once (live funds wait for their provider's settlement delay).",
+    security: ['secretKey'],
+    success: {
+      status: 200,
+      description: 'The balance after settling',
+      schema: out.envelope(out.balance),
+      example: ok('Sandbox funds settled', {
+        ...example.balanceExample,
+        available: [{ amount: 977, currency: 'RWF' }],
+        pending: [{ amount: 0, currency: 'RWF' }],
+      }),
+    },
+    codes: [
+      {
+        code: 'not_found',
+        when: 'The key is a live key: only sandbox funds are settled on demand.',
+        message: 'no such endpoint in live: only sandbox funds are settled on demand',
+      },
+    ],
+  },
+  {
+    method: 'get',
+    path: '/v1/balance',
+    tag: 'Balance',
+    summary: 'Retrieve your balance',
+    description: `What you are owed per currency, in minor units: \`available\` (its \`available_on\` has passed), \`pending\` (not yet), and \`refund_reserved\`, what refunds still awaiting their provider hold (already taken from the balance). Fees are not returned on refunds, so a balance may be below zero. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: balanceQuery,
+    success: {
+      status: 200,
+      description: 'The balance',
+      schema: out.envelope(out.balance),
+      example: ok('Balance retrieved', example.balanceExample),
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/balance_transactions',
+    tag: 'Balance',
+    summary: 'List balance transactions',
+    description: `Every movement of your balance, newest first: each collected payment (\`amount\`, \`fee\`, \`net\`), each refund when accepted (\`net\` = −amount), a refused refund's release (\`refund_failure\`), payouts and adjustments. Cursor pages as \`GET /v1/payments\`; filter by \`type\`, \`source\`, \`payout\`, \`created[gte|lte]\` and \`available_on[gte|lte]\`. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: listBalanceTransactionsQuery,
+    success: {
+      status: 200,
+      description: 'A page of balance transactions, newest first',
+      schema: out.envelope(
+        z.object({ balance_transactions: z.array(out.balanceTransaction), pagination: out.cursorPagination }),
+      ),
+      example: ok('Balance transactions retrieved', {
+        balance_transactions: [example.refundBalanceTransaction, example.paymentBalanceTransaction],
+        pagination: { limit: 2, has_more: false, next_starting_after: null },
+      }),
+    },
+    codes: [
+      {
+        code: 'validation_error',
+        when: 'An unknown query field, an unknown `type`, a `limit` above 100, a malformed date, or a `starting_after` that is not one of yours. The message names the parameter.',
+        message: 'type must be one of payment, refund, refund_failure, payout, payout_failure, adjustment',
+        details: [
+          {
+            field: 'type',
+            message: 'type must be one of payment, refund, refund_failure, payout, payout_failure, adjustment',
+          },
+        ],
+      },
+    ],
+  },
+  {
+    method: 'get',
+    path: '/v1/balance_transactions/{id}',
+    tag: 'Balance',
+    summary: 'Retrieve a balance transaction',
+    description: `One balance transaction; another merchant's id answers 404. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: balanceQuery,
+    success: {
+      status: 200,
+      description: 'The balance transaction',
+      schema: out.envelope(out.balanceTransaction),
+      example: ok('Balance transaction retrieved', example.paymentBalanceTransaction),
+    },
   },
 
   {
@@ -1225,6 +1316,10 @@ const TAGS = [
   {
     name: 'Payments',
     description: 'Create, list, retrieve, cancel and refund payments, with amounts in minor units and your secret key.',
+  },
+  {
+    name: 'Balance',
+    description: 'What you are owed, available and pending, and every movement of it (docs/ledger.md).',
   },
   {
     name: 'Merchant-scoped payments',

@@ -34,6 +34,7 @@ import {
   listRequests,
   setLimits,
   setPlan,
+  setSettlementDelay,
   showRequest,
   type Decision,
   type RequestDetails,
@@ -383,6 +384,17 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
     .action(async (paymentId: string, options: { json?: boolean }) => {
       const story = await paymentStory(await resources().operations(), paymentId);
       io.out(options.json ? `${printableJson(story)}\n` : formatStory(story));
+    });
+  merchant
+    .command('set-settlement-delay')
+    .description("give a merchant its own days from completion to available funds, or 'default' for its providers'")
+    .argument('<mer_id>', 'the merchant id (mer_…)')
+    .argument('<days>', "whole days from 0 to 30, or 'default'")
+    .option('--operator <name>', 'who changes it, for the audit log', defaultReviewer())
+    .action(async (merchantId: string, days: string, options: { operator: string }) => {
+      const parsed = days === 'default' ? null : /^\d{1,2}$/.test(days) ? Number(days) : Number.NaN;
+      const now = await setSettlementDelay(resources().deps(), merchantId, parsed, options.operator);
+      io.out(`merchant ${merchantId}: settlement delay ${now === null ? "the providers'" : `${now} days`}\n`);
     });
 
   return program;

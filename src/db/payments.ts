@@ -11,6 +11,7 @@ import type { AuditEntry } from '../domain/audit-log';
 import { auditRow } from './audit-log';
 import { iso, storableJson, type Db } from './knex';
 import type { EventRecord } from './events';
+import { postRefund, withCollectionPosted } from './ledger';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 
 /** An event to write once (docs/payments.md#events): `id` is derived from the workflow and step. */
@@ -214,6 +215,18 @@ export async function insertPaymentWithCreatedEvent(
   event: EventInput,
   activity?: AuditEntry,
 ): Promise<PaymentWrite> {
+  return withCollectionPosted(db, payment.id, payment.status, payment.updatedAt, (q) =>
+    insertPaymentStatement(q, payment, event, activity),
+  );
+}
+
+/** The statement of {@link insertPaymentWithCreatedEvent}. */
+async function insertPaymentStatement(
+  db: Db,
+  payment: PaymentSnapshot,
+  event: EventInput,
+  activity?: AuditEntry,
+): Promise<PaymentWrite> {
   let statement = db
     .with('p', db('payments').insert(toRow(payment)).onConflict('id').ignore().returning('id'))
     .with('e', db('events').insert(eventRow(event)).onConflict('id').ignore());
@@ -276,6 +289,13 @@ export async function insertEventOnce(db: Db, event: EventInput): Promise<void> 
  * @throws Error when the payment row does not exist (a retryable fault for the activity)
  */
 export async function updatePaymentStatus(db: Db, write: PaymentStatusWrite, event?: EventInput): Promise<string[]> {
+  return withCollectionPosted(db, write.paymentId, write.status, write.updatedAt, (q) =>
+    writePaymentStatus(q, write, event),
+  );
+}
+
+/** The statement of {@link updatePaymentStatus}. */
+async function writePaymentStatus(db: Db, write: PaymentStatusWrite, event?: EventInput): Promise<string[]> {
   const exists = db('payments').where({ id: write.paymentId }).select(db.raw('1'));
   let statement = db.with(
     'u',
@@ -333,6 +353,7 @@ export async function updateRefundOutcome(
       .merge(['status', 'provider_reference', 'failure_message', 'completed_at']);
     await applyStatusWrite(trx, payment);
     if (event) await insertEventOnce(trx, event);
+    await postRefund(trx, refund);
   });
 }
 
@@ -374,6 +395,16 @@ function fromRefundRow(row: RefundRow): RefundRecord {
  * @returns the refund as stored: this one, or the one that was there
  */
 export async function insertRefund(db: Db, refund: RefundRecord): Promise<RefundRecord> {
+  return db.transaction(async (trx) => {
+    const stored = await insertRefundRow(trx, refund);
+    // Reserved in the ledger with the row that reserves it (docs/ledger.md#postings).
+    await postRefund(trx, stored);
+    return stored;
+  });
+}
+
+/** The statements of {@link insertRefund}. */
+async function insertRefundRow(db: Db, refund: RefundRecord): Promise<RefundRecord> {
   await db('refunds')
     .insert({
       id: refund.id,

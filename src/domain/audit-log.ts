@@ -27,6 +27,7 @@ export type AuditAction =
   | 'api_key.revealed'
   | 'merchant.plan_changed'
   | 'merchant.limits_changed'
+  | 'merchant.settlement_delay_changed'
   | 'payment.created'
   | 'payment.cancelled'
   | 'refund.created'

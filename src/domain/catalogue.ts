@@ -130,3 +130,6 @@ export function operatorForNumber(
 
 /** The method kind each provider serves (decides expiry, docs/payments.md#states), from the descriptors. */
 export const PROVIDER_KINDS: Readonly<Record<ProviderCode, MethodKind>> = byProvider((d) => d.kind);
+
+/** Days from completion to available funds per provider (docs/ledger.md#available-on): card 2, mobile money 1. */
+export const SETTLEMENT_DELAY_DAYS: Readonly<Record<ProviderCode, number>> = byProvider((d) => d.settlementDelayDays);

@@ -19,6 +19,9 @@ export const ID_PREFIXES = {
   document: 'doc_',
   liveAccessRequest: 'req_',
   auditEntry: 'act_',
+  journal: 'jrn_',
+  balanceTransaction: 'txn_',
+  adjustment: 'adj_',
 } as const;
 
 /** Length of the random part of ids (docs/payments.md#payment-record: 24). */

@@ -60,6 +60,11 @@ export interface ProviderDescriptor<Code extends string = string> {
   /** Default fee rate in basis points (hundredths of a percent, docs/payments.md#fees). */
   feeBasisPoints: number;
   /**
+   * Whole days from a payment's completion until its funds are available to the merchant (docs/ledger.md#available-on):
+   * how long the provider takes to settle with us. A merchant may have its own (admin command).
+   */
+  settlementDelayDays: number;
+  /**
    * The live adapter's flows, or `null` when there is no live adapter (a live payment answers 503
    * `provider_unavailable`).
    */
@@ -91,6 +96,8 @@ export function descriptorProblems(descriptor: ProviderDescriptor): string[] {
   ) {
     problems.push(`${where}: fee rate must be whole basis points from 0 to 10000`);
   }
+  if (!Number.isInteger(descriptor.settlementDelayDays) || descriptor.settlementDelayDays < 0)
+    problems.push(`${where}: settlement delay must be whole days, 0 or more`);
   if (descriptor.kind === 'mobile_money') {
     for (const reach of [descriptor.generic, descriptor.merchant]) {
       const countries = reach?.countries === '*' ? ['*'] : (reach?.countries ?? []);

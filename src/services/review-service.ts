@@ -8,6 +8,7 @@ import { listDocuments } from '../db/documents';
 import type { DocumentRecord } from '../domain/documents';
 import { findDeveloperById } from '../db/developers';
 import type { Db } from '../db/knex';
+import { findSettlementDelay, updateSettlementDelay } from '../db/ledger';
 import {
   findLiveAccessRequest,
   listConversation,
@@ -214,4 +215,36 @@ export async function setLimits(
     }),
   );
   return requireMerchant(deps.db, merchantId);
+}
+
+/**
+ * Gives a merchant its own settlement delay (docs/ledger.md#available-on): whole days from completion to available
+ * funds for the payments completed from now on, or `null` to go back to each provider's; with an audit entry by
+ * `operator` (docs/live-access.md#audit-log).
+ * @returns the delay now in force (null: the providers')
+ * @throws DomainError `not_found` for an unknown merchant, `validation_error` for days outside 0–30
+ */
+export async function setSettlementDelay(
+  deps: Pick<ReviewServiceDeps, 'db'>,
+  merchantId: string,
+  days: number | null,
+  operator: string,
+): Promise<number | null> {
+  if (days !== null && (!Number.isInteger(days) || days < 0 || days > 30))
+    throw new DomainError('validation_error', 'days must be a whole number from 0 to 30, or default');
+  await requireMerchant(deps.db, merchantId);
+  await updateSettlementDelay(
+    deps.db,
+    merchantId,
+    days,
+    auditEntry({
+      merchantId,
+      environment: 'live',
+      actor: { type: 'operator', id: operator },
+      action: 'merchant.settlement_delay_changed',
+      target: merchantId,
+      ip: null,
+    }),
+  );
+  return findSettlementDelay(deps.db, merchantId);
 }

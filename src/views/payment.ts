@@ -7,6 +7,7 @@ import { z } from '../lib/zod';
 import { formatFeePercentage } from '../domain/fees';
 import { formatDecimalAmount } from '../domain/money';
 import { PAYMENT_STATUSES, type PaymentSnapshot } from '../domain/payment';
+import { paymentBalanceTransaction } from './balance';
 import { timestamp } from './timestamp';
 
 /** What the customer or front end does next (docs/payments.md#payment-record). */
@@ -64,6 +65,10 @@ export const genericPayment = z
       .openapi({ description: 'Card payments: what your front end confirms the card with' }),
     environment: z.enum(['sandbox', 'live']),
     expires_at: timestamp.openapi({ description: 'When a payment still open fails with `failure_code` `expired`' }),
+    balance_transaction: z.string().nullable().openapi({
+      description:
+        'The balance transaction (`txn_…`) that credited you once the provider collected the money; null before or without it',
+    }),
     reconciled_at: timestamp.nullable().openapi({
       description:
         'Set when a provider success that arrived after the payment had failed (expired or provider error) completed it',
@@ -105,6 +110,7 @@ export function toGenericPaymentView(payment: PaymentSnapshot): GenericPaymentVi
     ...(payment.nextAction?.type === 'card_confirm' ? { client_secret: payment.nextAction.client_secret } : {}),
     environment: payment.environment,
     expires_at: payment.expiresAt,
+    balance_transaction: paymentBalanceTransaction(payment),
     reconciled_at: payment.reconciledAt ?? null,
     created_at: payment.createdAt,
     updated_at: payment.updatedAt,

@@ -6,6 +6,7 @@ import { z } from '../lib/zod';
 import type { PaymentSnapshot } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
 import { genericPayment, toGenericPaymentView } from './payment';
+import { refundBalanceTransaction } from './balance';
 import { timestamp } from './timestamp';
 
 /** A refund (docs/payments.md#cancel-and-refund); `amount` in minor units. */
@@ -21,6 +22,9 @@ export const refund = z
     failure_message: z.string().nullable(),
     created_at: timestamp,
     completed_at: timestamp.nullable(),
+    balance_transaction: z.string().nullable().openapi({
+      description: 'The balance transaction (`txn_…`) that took the amount from your balance; null once refused',
+    }),
   })
   .openapi('Refund');
 
@@ -56,5 +60,6 @@ export function toRefundView(record: RefundRecord): RefundView {
     failure_message: record.failureMessage,
     created_at: record.createdAt,
     completed_at: record.completedAt,
+    balance_transaction: refundBalanceTransaction(record),
   };
 }

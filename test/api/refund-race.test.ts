@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Db } from '../../src/db/knex';
+import { ledgerProblems } from '../helpers/ledger';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 import { useAppAndWorker, WorkerProcess } from '../helpers/processes';
 import { getStack, testConfig } from '../helpers/stack';
@@ -85,6 +86,11 @@ async function assertBooks(db: Db, key: string, baseUrl: string, paymentId: stri
   expect(payment).to.include({ amount_refunded: 1500, status: 'refunded' });
   expect(events).to.have.length(completed.length);
   expect(answers.statuses.filter((s) => s === 201).length).to.equal(completed.length);
+  // The ledger agrees too (docs/ledger.md#invariants): each refund reserved and completed once, clearing = simulator.
+  const { merchant_id: merchantId } = (await db('payments').where({ id: paymentId }).first('merchant_id')) as {
+    merchant_id: string;
+  };
+  expect(await ledgerProblems(db, { merchantIds: [merchantId], againstSimulators: true })).to.deep.equal([]);
 }
 
 describe('20 concurrent refunds on one payment, 20 rounds (docs/payments.md#refunds-happen-once)', function () {

@@ -14,6 +14,10 @@ import { developerWithOpenRequest, runAdminProcess } from '../helpers/live-acces
 import { registerDeveloper } from '../helpers/http';
 import { freePort } from '../../scripts/lib/ports';
 import { getStack } from '../helpers/stack';
+import { paymentEvent } from '../../src/activities/events';
+import { insertPaymentWithCreatedEvent, statusWriteOf, updatePaymentStatus } from '../../src/db/payments';
+import { withStatusChange } from '../../src/domain/payment';
+import { mobileMoneyPayment } from '../helpers/fixtures';
 import { PNG_BYTES, upload } from '../helpers/uploads';
 
 /** Runs the admin command in-process and captures what it printed. */
@@ -45,6 +49,7 @@ describe('admin command (docs/live-access.md#admin-command)', function () {
       ['ops', 'refunds'],
       ['ops', 'ask-provider'],
       ['ops', 'story'],
+      ['merchant', 'set-settlement-delay'],
     ];
     for (const command of commands) {
       const run = await admin(...command, '--help');
@@ -149,6 +154,34 @@ describe('admin command (docs/live-access.md#admin-command)', function () {
     const unknown = await admin('merchant', 'set-plan', 'mer_000000000000000000000000', 'growth');
     expect(unknown.code).to.equal(1);
     expect(unknown.err).to.equal('error: no merchant mer_000000000000000000000000\n');
+  });
+
+  it("gives a merchant its own settlement delay, used for its next completions, and 'default' goes back (docs/ledger.md#available-on)", async () => {
+    const developer = await registerDeveloper();
+    const set = await admin('merchant', 'set-settlement-delay', developer.merchantId, '0', '--operator', 'ops-carol');
+    expect(set.code, set.err).to.equal(0);
+    expect(set.out).to.equal(`merchant ${developer.merchantId}: settlement delay 0 days\n`);
+    const { db } = await getStack();
+    const payment = mobileMoneyPayment(developer.merchantId, '+250788000001');
+    await insertPaymentWithCreatedEvent(db, payment, paymentEvent(payment, 'payment.created'));
+    const completed = withStatusChange(payment, { status: 'completed' }, new Date().toISOString());
+    await updatePaymentStatus(db, statusWriteOf(completed));
+    const row = await db('ledger_balance_transactions').where({ source: payment.id }).first('available_on');
+    // momo's own delay is a day; this merchant's funds are available at completion.
+    expect(new Date(row.available_on).toISOString()).to.equal(completed.updatedAt);
+    const entry = (await listAuditEntries(db, { merchantId: developer.merchantId, environment: 'live' }))[0];
+    expect(entry).to.deep.include({
+      action: 'merchant.settlement_delay_changed',
+      actor: { type: 'operator', id: 'ops-carol' },
+    });
+
+    const back = await admin('merchant', 'set-settlement-delay', developer.merchantId, 'default');
+    expect(back.out).to.equal(`merchant ${developer.merchantId}: settlement delay the providers'\n`);
+    for (const bad of ['100', '31', 'two']) {
+      const refused = await admin('merchant', 'set-settlement-delay', developer.merchantId, bad);
+      expect(refused.code, bad).to.equal(1);
+      expect(refused.err).to.equal('error: days must be a whole number from 0 to 30, or default\n');
+    }
   });
 
   it('sets custom limits for enterprise merchants only, as positive integers with per-hour ≥ per-minute (docs/limits.md#rate-limits)', async () => {

@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { expect } from 'chai';
+import { ledgerProblems } from '../helpers/ledger';
 import { createDb, type Db } from '../../src/db/knex';
 import { ApiProcess, WorkerProcess } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -150,6 +151,8 @@ describe('fault suite: kill -9 mid-burst of payments, cancels, refunds and webho
       if (problems.length > 0) console.log(await diagnose(burst, problems));
       expect(problems.length, `orders not in the state their scenario implies:\n${problems.join('\n')}`).to.equal(0);
       await expectOnePaymentPerKey(db, merchantId, burst.orders);
+      // The books (docs/ledger.md#invariants): no status without postings, nothing posted twice, simulators agree.
+      expect(await ledgerProblems(db, { merchantIds: [merchantId], againstSimulators: true })).to.deep.equal([]);
       // Only 503 `service_unavailable` (with Retry-After) while a part is down; never a 500 (docs/api.md#errors).
       expect(
         Object.keys(burst.figures.serverErrors).filter((status) => !status.startsWith('503')),

@@ -32,6 +32,7 @@ const complete: ProviderDescriptor = {
   generic: { method: 'mobile_money', countries: ['RW'], currencies: ['RWF'] },
   prefixes: { RW: ['71'] },
   feeBasisPoints: 175,
+  settlementDelayDays: 1,
   live: { cancel: false, refund: true, partialRefund: false },
 };
 

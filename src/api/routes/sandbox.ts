@@ -10,6 +10,8 @@ import { z } from '../../lib/zod';
 import { toGenericPaymentView } from '../../views/payment';
 import { getPayment } from '../../services/payment-service';
 import { confirmSandboxCard, simulateBankTransfer, type SandboxServiceDeps } from '../../services/sandbox-service';
+import { getBalance, settleSandboxFunds } from '../../services/balance-service';
+import { toBalanceView } from '../../views/balance';
 import { respond } from '../envelope';
 import { bearerSecretKey, principalOf } from '../middleware/auth';
 import { jsonBody } from '../middleware/json-body';
@@ -68,6 +70,16 @@ export function sandboxRoutes(deps: SandboxServiceDeps): Router {
       'Bank transfer simulated',
       toGenericPaymentView(await getPayment(deps, owner, ctx.params.id as string)),
     );
+  });
+
+  /**
+   * Settles the merchant's sandbox funds now (docs/ledger.md#available-on): pending balance transactions become
+   * available → 200 envelope with the balance. Errors: 401, 404 for a live key.
+   */
+  router.post('/balance/settle', bearerSecretKey(deps.db), async (ctx) => {
+    const owner = principalOf(ctx);
+    await settleSandboxFunds(deps, owner);
+    respond(ctx, 200, 'Sandbox funds settled', toBalanceView(await getBalance(deps, owner), owner.environment));
   });
 
   return router;

@@ -20,6 +20,8 @@ export const ids = {
   liveAccessRequest: 'req_1Wx3Yz5Ab7Cd9Ef1Gh3Ij5Kl',
   activity: 'act_0Mn2Op4Qr6St8Uv0Wx2Yz4Ab',
   apiKey: 'key_7Cd9Ef1Gh3Ij5Kl7Mn9Op1Qr',
+  paymentTransaction: 'txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk',
+  refundTransaction: 'txn_9Lm1No3Pq5Rs7Tu9Vw1Xy3Za',
 } as const;
 
 /** A sandbox secret key as shown once (never a real one). */
@@ -56,6 +58,7 @@ export const pendingPayment: z.input<typeof out.genericPayment> = {
   },
   environment: 'sandbox',
   expires_at: '2026-11-24T10:10:00.000Z',
+  balance_transaction: null,
   reconciled_at: null,
   created_at: '2026-11-24T10:00:00.000Z',
   updated_at: '2026-11-24T10:00:00.000Z',
@@ -66,6 +69,7 @@ export const completedPayment: z.input<typeof out.genericPayment> = {
   ...pendingPayment,
   status: 'completed',
   next_action: null,
+  balance_transaction: ids.paymentTransaction,
   updated_at: '2026-11-24T10:00:04.000Z',
 };
 
@@ -119,6 +123,7 @@ export const completedRefund: z.input<typeof out.refund> = {
   failure_message: null,
   created_at: '2026-11-24T11:00:00.000Z',
   completed_at: '2026-11-24T11:00:01.000Z',
+  balance_transaction: ids.refundTransaction,
 };
 
 /** The same refund, refused by the provider: nothing moved, its amount released. */
@@ -126,6 +131,7 @@ export const failedRefund: z.input<typeof out.refund> = {
   ...completedRefund,
   status: 'failed',
   failure_message: 'the provider refused the refund',
+  balance_transaction: null,
 };
 
 /** A merchant-scoped payment: decimal-string amount, fee in `metadata`. */
@@ -356,4 +362,45 @@ export const paymentDetail: z.input<typeof out.paymentDetail> = {
     },
   ],
   next_provider_check: null,
+};
+
+/** The balance after that payment (1,500 less the 23 fee, available the next day) and its refund of 500. */
+export const balanceExample: z.input<typeof out.balance> = {
+  object: 'balance',
+  available: [{ amount: -500, currency: 'RWF' }],
+  pending: [{ amount: 1477, currency: 'RWF' }],
+  refund_reserved: [{ amount: 0, currency: 'RWF' }],
+  environment: 'sandbox',
+};
+
+/** The payment's balance transaction: 1,500 collected, 23 kept as fee, 1,477 to the balance once available. */
+export const paymentBalanceTransaction: z.input<typeof out.balanceTransaction> = {
+  id: ids.paymentTransaction,
+  object: 'balance_transaction',
+  type: 'payment',
+  amount: 1500,
+  fee: 23,
+  net: 1477,
+  currency: 'RWF',
+  source: ids.payment,
+  status: 'pending',
+  available_on: '2026-11-25T10:00:04.000Z',
+  created_at: '2026-11-24T10:00:04.000Z',
+  description: `Payment ${ids.payment}`,
+};
+
+/** The refund's balance transaction: 500 taken from the balance when the refund was accepted, no fee returned. */
+export const refundBalanceTransaction: z.input<typeof out.balanceTransaction> = {
+  id: ids.refundTransaction,
+  object: 'balance_transaction',
+  type: 'refund',
+  amount: -500,
+  fee: 0,
+  net: -500,
+  currency: 'RWF',
+  source: ids.refund,
+  status: 'available',
+  available_on: '2026-11-24T11:00:00.000Z',
+  created_at: '2026-11-24T11:00:00.000Z',
+  description: `Refund ${ids.refund} of payment ${ids.payment}`,
 };

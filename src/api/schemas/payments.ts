@@ -92,8 +92,25 @@ const allMethods = [
  */
 const UNIX_SECONDS = /^\d{1,11}$/;
 
+/**
+ * `limit` (1–100, default 10) and `starting_after` (an id of the list) of a cursor page (docs/limits.md#lists).
+ * @param items what the list holds, for the description of `limit`
+ */
+export function cursorPageFields(items: string, startingAfter: string, example: string) {
+  return {
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(10)
+      .openapi({ description: `How many ${items} to answer, 1 to 100`, example: 10 }),
+    starting_after: z.string().min(1).max(64).optional().openapi({ description: startingAfter, example }),
+  };
+}
+
 /** A `created[…]` bound: Unix seconds or an ISO 8601 date-time. */
-function createdBound(name: string, description: string) {
+export function createdBound(name: string, description: string) {
   return z
     .string()
     .max(40)
@@ -110,18 +127,11 @@ function createdBound(name: string, description: string) {
  * `payment_method` and creation time. Unknown fields are refused (400 naming them).
  */
 export const listPaymentsQuery = z.strictObject({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(10)
-    .openapi({ description: 'How many payments to answer, 1 to 100', example: 10 }),
-  starting_after: z.string().min(1).max(64).optional().openapi({
-    description:
-      'A payment id (`pay_…`): answer the payments that come after it in the list, i.e. created before it. Pass `pagination.next_starting_after` of the previous page.',
-    example: 'pay_7Hc2WqN5xR8tLm3Kd9PzYb4V',
-  }),
+  ...cursorPageFields(
+    'payments',
+    'A payment id (`pay_…`): answer the payments that come after it in the list, i.e. created before it. Pass `pagination.next_starting_after` of the previous page.',
+    'pay_7Hc2WqN5xR8tLm3Kd9PzYb4V',
+  ),
   status: z.enum(PAYMENT_STATUSES).optional().openapi({ description: 'Only payments in this status' }),
   payment_method: z.enum(allMethods).optional().openapi({ description: 'Only payments of this method' }),
   'created[gte]': createdBound(

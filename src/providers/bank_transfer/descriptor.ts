@@ -8,5 +8,6 @@ export const descriptor = {
   kind: 'bank_transfer',
   generic: { method: 'bank_transfer', countries: ['RW'], currencies: ['RWF'] },
   feeBasisPoints: 50,
+  settlementDelayDays: 0,
   live: null,
 } as const satisfies ProviderDescriptor;

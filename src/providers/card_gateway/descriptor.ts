@@ -12,5 +12,6 @@ export const descriptor = {
   generic: { method: 'card', countries: '*', currencies: ['USD', 'EUR', 'GBP'] },
   merchant: { countries: '*', currencies: ['USD', 'EUR', 'GBP', 'GHS'] },
   feeBasisPoints: 290,
+  settlementDelayDays: 2,
   live: { cancel: true, refund: true, partialRefund: true },
 } as const satisfies ProviderDescriptor;

@@ -13,5 +13,6 @@ export const descriptor = {
   merchant: { countries: ['RW', 'UG', 'KE'], currencies: ['RWF', 'UGX', 'KES'] },
   prefixes: { RW: ['72', '73'], UG: ['70', '74', '75'], KE: [''] },
   feeBasisPoints: 150,
+  settlementDelayDays: 1,
   live: { cancel: false, refund: true, partialRefund: false },
 } as const satisfies ProviderDescriptor;

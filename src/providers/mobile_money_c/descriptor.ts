@@ -11,5 +11,6 @@ export const descriptor = {
   merchant: { countries: ['LR'], currencies: ['USD', 'LRD'] },
   prefixes: { LR: ['88', '77'] },
   feeBasisPoints: 200,
+  settlementDelayDays: 1,
   live: null,
 } as const satisfies ProviderDescriptor;

@@ -13,5 +13,6 @@ export const descriptor = {
   merchant: { countries: ['RW', 'UG', 'GH'], currencies: ['RWF', 'UGX', 'GHS'] },
   prefixes: { RW: ['78', '79'], UG: ['77', '78', '76', '39'], GH: ['24', '25', '53', '54', '55', '59'] },
   feeBasisPoints: 150,
+  settlementDelayDays: 1,
   live: { cancel: false, refund: false, partialRefund: false },
 } as const satisfies ProviderDescriptor;

@@ -8,5 +8,6 @@ export const descriptor = {
   kind: 'wallet',
   merchant: { countries: '*', currencies: ['USD', 'GHS', 'EUR'] },
   feeBasisPoints: 100,
+  settlementDelayDays: 0,
   live: null,
 } as const satisfies ProviderDescriptor;

@@ -1,0 +1,503 @@
+/**
+ * The ledger in PostgreSQL (docs/ledger.md): writes the journals of src/domain/ledger.ts once per
+ * cause, inside the caller's transaction, and reads balances and balance transactions. The database
+ * itself refuses to change or delete a posting and to commit a journal that does not balance
+ * (migrations/20261125000400_ledger.ts).
+ */
+import { createHash } from 'node:crypto';
+import { SETTLEMENT_DELAY_DAYS, type ProviderCode } from '../domain/catalogue';
+import type { Environment } from '../domain/environment';
+import { base62FromDigest, ID_PREFIXES, ID_RANDOM_LENGTH } from '../domain/ids';
+import {
+  journalProblems,
+  paymentCollectedJournal,
+  refundCompletedJournal,
+  refundFailedJournal,
+  refundReservedJournal,
+  type BalanceTransactionType,
+  type JournalDraft,
+  type LedgerAccountRef,
+  type LedgerRefund,
+} from '../domain/ledger';
+import { COLLECTED_STATUSES } from '../domain/fees';
+import type { PaymentStatus } from '../domain/payment';
+import { lateSuccessRefundId } from '../domain/payment-steps';
+import type { RefundRecord } from '../domain/refund';
+import type { AuditEntry } from '../domain/audit-log';
+import { insertAuditEntries } from './audit-log';
+import { iso, type Db } from './knex';
+
+const DAY_MS = 86_400_000;
+
+/** An id derived from the journal's cause, so one cause never yields two ids. */
+function causeId(prefix: string, cause: string): string {
+  return prefix + base62FromDigest(createHash('sha256').update(cause).digest(), ID_RANDOM_LENGTH);
+}
+
+/** The ids of `accounts` in one environment and currency, created when missing (a merchant's first posting). */
+async function accountIds(
+  db: Db,
+  environment: Environment,
+  currency: string,
+  accounts: readonly LedgerAccountRef[],
+): Promise<Map<string, number>> {
+  const key = (a: { kind: string; owner: string }) => `${a.kind}\u0000${a.owner}`;
+  const wanted = [...new Map(accounts.map((a) => [key(a), a])).values()].sort((a, b) =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0,
+  );
+  const read = async () => {
+    const rows = (await db('ledger_accounts')
+      .where({ environment, currency })
+      .whereIn(
+        ['kind', 'owner'],
+        wanted.map((a) => [a.kind, a.owner]),
+      )
+      .select('id', 'kind', 'owner')) as { id: number; kind: string; owner: string }[];
+    return new Map(rows.map((r) => [key(r), Number(r.id)]));
+  };
+  let ids = await read();
+  if (ids.size === wanted.length) return ids;
+  // In key order, so two writers creating the same accounts never wait on each other crosswise.
+  await db('ledger_accounts')
+    .insert(
+      wanted.map((a) => ({
+        environment,
+        currency,
+        kind: a.kind,
+        owner: a.owner,
+        balance: a.kind === 'merchant_balance' ? 0 : null,
+      })),
+    )
+    .onConflict(['environment', 'currency', 'kind', 'owner'])
+    .ignore();
+  ids = await read();
+  return ids;
+}
+
+/**
+ * Writes `journal` once (docs/ledger.md#invariants): its row by cause, its postings and the merchant's balance
+ * transaction, inside `db` (pass the transaction of the read-model change that causes it). A cause
+ * already written changes nothing.
+ * @param at when the cause happened; a balance transaction's `available_on` counts from it
+ * @returns true when this call wrote the journal, false when its cause was already in the ledger
+ * @throws Error when the journal does not balance (no row is written); the database refuses it too
+ */
+export async function writeJournal(db: Db, journal: JournalDraft, at: Date): Promise<boolean> {
+  const problems = journalProblems(journal);
+  if (problems.length > 0) throw new Error(`ledger journal refused: ${problems.join('; ')}`);
+  const journalId = causeId(ID_PREFIXES.journal, journal.cause);
+  const inserted = await db('ledger_journals')
+    .insert({
+      id: journalId,
+      cause: journal.cause,
+      environment: journal.environment,
+      description: journal.description,
+      created_at: at,
+    })
+    .onConflict('cause')
+    .ignore()
+    .returning('id');
+  if (inserted.length === 0) return false;
+  const ids = await accountIds(
+    db,
+    journal.environment,
+    journal.currency,
+    journal.postings.map((p) => p.account),
+  );
+  const postings = db('ledger_postings').insert(
+    journal.postings.map((p) => ({
+      journal_id: journalId,
+      account_id: ids.get(`${p.account.kind}\u0000${p.account.owner}`),
+      currency: journal.currency,
+      amount: p.amount,
+    })),
+  );
+  const bt = journal.balanceTransaction;
+  if (!bt) {
+    await postings;
+    return true;
+  }
+  await db
+    .with('p', postings)
+    .insert({
+      id: causeId(ID_PREFIXES.balanceTransaction, journal.cause),
+      journal_id: journalId,
+      merchant_id: bt.merchantId,
+      environment: journal.environment,
+      type: bt.type,
+      source: bt.source,
+      amount: bt.amount,
+      fee: bt.fee,
+      net: bt.net,
+      currency: journal.currency,
+      description: bt.description,
+      available_on: new Date(at.getTime() + bt.availableAfterDays * DAY_MS),
+      created_at: at,
+    })
+    .into('ledger_balance_transactions');
+  return true;
+}
+
+/**
+ * Runs `write` (a payment write), and when `status` says the provider collected the payment, posts its collection
+ * in the same transaction: a collected payment's postings commit with its status, or neither does
+ * (docs/ledger.md#invariants). Other statuses post nothing and run `write` as it is.
+ * @param at when the status was recorded (ISO 8601), the collection's time
+ */
+export async function withCollectionPosted<T>(
+  db: Db,
+  paymentId: string,
+  status: PaymentStatus,
+  at: string,
+  write: (db: Db) => Promise<T>,
+): Promise<T> {
+  if (!COLLECTED_STATUSES.includes(status)) return write(db);
+  return db.transaction(async (trx) => {
+    const result = await write(trx);
+    await postPaymentCollected(trx, paymentId, new Date(at));
+    return result;
+  });
+}
+
+/**
+ * Posts a payment's collection (docs/ledger.md#postings) once: provider clearing, merchant net, platform fee, available
+ * after the merchant's settlement delay or else its provider's (docs/ledger.md#available-on). Call it in the
+ * transaction that records the payment `completed` (also a reconciled late success) or that refunds
+ * a late success after cancel; a payment already posted changes nothing.
+ * @param at when the provider's success was recorded
+ * @throws Error when the payment is not in the read model
+ */
+export async function postPaymentCollected(db: Db, paymentId: string, at: Date): Promise<void> {
+  const row = (await db('payments as p')
+    .leftJoin('developers as d', 'd.merchant_id', 'p.merchant_id')
+    .where('p.id', paymentId)
+    .first(
+      'p.merchant_id',
+      'p.environment',
+      'p.currency',
+      'p.provider',
+      'p.amount',
+      'p.fee_amount',
+      'd.settlement_delay_days',
+    )) as
+    | {
+        merchant_id: string;
+        environment: Environment;
+        currency: string;
+        provider: string;
+        amount: number;
+        fee_amount: number;
+        settlement_delay_days: number | null;
+      }
+    | undefined;
+  if (!row) throw new Error(`payment ${paymentId} is not in the read model yet`);
+  const journal = paymentCollectedJournal({
+    id: paymentId,
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    currency: row.currency.trim(),
+    provider: row.provider,
+    amount: row.amount,
+    fee: row.fee_amount,
+    settlementDelayDays: row.settlement_delay_days ?? SETTLEMENT_DELAY_DAYS[row.provider as ProviderCode] ?? 0,
+  });
+  await writeJournal(db, journal, at);
+}
+
+/**
+ * Posts what a refund's state has caused so far (docs/ledger.md#postings), each step once: the reservation for every
+ * refund (at its `created_at`), then its completion or its failure (at its `completed_at`). Call it in the
+ * transaction that writes the refund.
+ * @throws Error when its payment is not in the read model
+ */
+export async function postRefund(db: Db, refund: RefundRecord): Promise<void> {
+  // The automatic refund of a late success after cancel returns money the provider did collect: its
+  // collection is posted first (docs/ledger.md#postings), the payment itself staying cancelled.
+  if (refund.id === lateSuccessRefundId(refund.paymentId))
+    await postPaymentCollected(db, refund.paymentId, new Date(refund.createdAt));
+  const payment = (await db('payments').where({ id: refund.paymentId }).first('provider')) as
+    { provider: string } | undefined;
+  if (!payment) throw new Error(`payment ${refund.paymentId} is not in the read model yet`);
+  const ledgerRefund: LedgerRefund = {
+    id: refund.id,
+    paymentId: refund.paymentId,
+    merchantId: refund.merchantId,
+    environment: refund.environment,
+    currency: refund.currency.trim(),
+    provider: payment.provider,
+    amount: refund.amount,
+  };
+  await writeJournal(db, refundReservedJournal(ledgerRefund), new Date(refund.createdAt));
+  const settledAt = new Date(refund.completedAt ?? refund.createdAt);
+  if (refund.status === 'completed') await writeJournal(db, refundCompletedJournal(ledgerRefund), settledAt);
+  if (refund.status === 'failed') await writeJournal(db, refundFailedJournal(ledgerRefund), settledAt);
+}
+
+/** Scope of every read (docs/api.md#merchants-and-environments). */
+export interface LedgerScope {
+  merchantId: string;
+  environment: Environment;
+}
+
+/** Amounts per currency, minor units. */
+export type CurrencyAmounts = { amount: number; currency: string }[];
+
+/**
+ * A merchant's balance (docs/ledger.md#balance-read) at `now`, per currency in minor units: what is owed and available,
+ * what is owed and still pending (`available_on` after now), and what its refunds in flight hold.
+ * Reads the account's running balance and sums only the pending rows, so its cost does not grow with
+ * the merchant's history.
+ */
+export async function readBalance(
+  db: Db,
+  scope: LedgerScope,
+  now: Date,
+): Promise<{ available: CurrencyAmounts; pending: CurrencyAmounts; refundReserved: CurrencyAmounts }> {
+  const result = await db.raw<{
+    rows: { currency: string; owed: number; pending: number; reserved: number }[];
+  }>(
+    `with owed as (
+       select currency, -balance as owed from ledger_accounts
+        where kind = 'merchant_balance' and owner = ? and environment = ?
+     ), pending as (
+       select currency, sum(net)::bigint as pending from ledger_balance_transactions
+        where merchant_id = ? and environment = ? and available_on > ? group by currency
+     ), reserved as (
+       select currency, sum(amount)::bigint as reserved from refunds
+        where merchant_id = ? and environment = ? and status = 'pending' group by currency
+     )
+     select currency, coalesce(o.owed, 0)::bigint as owed, coalesce(p.pending, 0)::bigint as pending,
+            coalesce(r.reserved, 0)::bigint as reserved
+       from owed o full join pending p using (currency) full join reserved r using (currency)
+      order by currency`,
+    [
+      scope.merchantId,
+      scope.environment,
+      scope.merchantId,
+      scope.environment,
+      now,
+      scope.merchantId,
+      scope.environment,
+    ],
+  );
+  const rows = result.rows.map((r) => ({ ...r, currency: r.currency.trim() }));
+  return {
+    available: rows.map((r) => ({ amount: r.owed - r.pending, currency: r.currency })),
+    pending: rows.map((r) => ({ amount: r.pending, currency: r.currency })),
+    refundReserved: rows.map((r) => ({ amount: r.reserved, currency: r.currency })),
+  };
+}
+
+/** A balance transaction as stored (docs/ledger.md#balance-transactions); amounts in minor units. */
+export interface BalanceTransactionRecord {
+  id: string;
+  type: BalanceTransactionType;
+  amount: number;
+  fee: number;
+  net: number;
+  currency: string;
+  source: string;
+  payoutId: string | null;
+  availableOn: string;
+  createdAt: string;
+  description: string;
+}
+
+interface BalanceTransactionRow {
+  id: string;
+  type: BalanceTransactionType;
+  amount: number;
+  fee: number;
+  net: number;
+  currency: string;
+  source: string;
+  payout_id: string | null;
+  available_on: Date;
+  created_at: Date;
+  description: string;
+}
+
+function fromBalanceTransactionRow(row: BalanceTransactionRow): BalanceTransactionRecord {
+  return {
+    id: row.id,
+    type: row.type,
+    amount: row.amount,
+    fee: row.fee,
+    net: row.net,
+    currency: row.currency.trim(),
+    source: row.source,
+    payoutId: row.payout_id,
+    availableOn: iso(row.available_on),
+    createdAt: iso(row.created_at),
+    description: row.description,
+  };
+}
+
+/** Filters of {@link listBalanceTransactionsPage}; bounds inclusive. */
+export interface BalanceTransactionFilter {
+  type?: BalanceTransactionType;
+  source?: string;
+  payout?: string;
+  createdGte?: Date;
+  createdLte?: Date;
+  availableOnGte?: Date;
+  availableOnLte?: Date;
+  /** Only rows after this one in the list order (newest first, ties by id). */
+  startingAfter?: { createdAt: string; id: string };
+}
+
+/** The list position of the scope's balance transaction `id`, or undefined when the scope has none such. */
+export async function findBalanceTransactionPosition(
+  db: Db,
+  scope: LedgerScope,
+  id: string,
+): Promise<{ createdAt: string; id: string } | undefined> {
+  const row = (await db('ledger_balance_transactions')
+    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
+    .first(db.raw('created_at::text as created_at'), 'id')) as { created_at: string; id: string } | undefined;
+  return row ? { createdAt: row.created_at, id: row.id } : undefined;
+}
+
+/**
+ * One page of the scope's balance transactions, newest first (ties by id, descending).
+ * @param limit the most rows to answer (1–100)
+ */
+export async function listBalanceTransactionsPage(
+  db: Db,
+  scope: LedgerScope,
+  filter: BalanceTransactionFilter,
+  limit: number,
+): Promise<{ transactions: BalanceTransactionRecord[]; hasMore: boolean }> {
+  const query = db('ledger_balance_transactions').where({
+    merchant_id: scope.merchantId,
+    environment: scope.environment,
+  });
+  if (filter.type) query.where({ type: filter.type });
+  if (filter.source) query.where({ source: filter.source });
+  if (filter.payout) query.where({ payout_id: filter.payout });
+  if (filter.createdGte) query.where('created_at', '>=', filter.createdGte);
+  if (filter.createdLte) query.where('created_at', '<=', filter.createdLte);
+  if (filter.availableOnGte) query.where('available_on', '>=', filter.availableOnGte);
+  if (filter.availableOnLte) query.where('available_on', '<=', filter.availableOnLte);
+  if (filter.startingAfter)
+    query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [filter.startingAfter.createdAt, filter.startingAfter.id]);
+  const rows = (await query
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit + 1)) as BalanceTransactionRow[];
+  return { transactions: rows.slice(0, limit).map(fromBalanceTransactionRow), hasMore: rows.length > limit };
+}
+
+/** The scope's balance transaction `id`, or undefined (another merchant's is not found). */
+export async function findBalanceTransaction(
+  db: Db,
+  scope: LedgerScope,
+  id: string,
+): Promise<BalanceTransactionRecord | undefined> {
+  const row = (await db('ledger_balance_transactions')
+    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
+    .first()) as BalanceTransactionRow | undefined;
+  return row ? fromBalanceTransactionRow(row) : undefined;
+}
+
+/**
+ * The balance transaction a payment or refund view names (docs/ledger.md#balance-transactions), by source id: a
+ * collected payment's, a pending or completed refund's reservation; absent for a failed refund and an
+ * uncollected payment.
+ */
+export async function balanceTransactionIdsOf(
+  db: Db,
+  sources: { payments?: readonly string[]; refunds?: readonly string[] },
+): Promise<Map<string, string>> {
+  const payments = sources.payments ?? [];
+  const refunds = sources.refunds ?? [];
+  if (payments.length + refunds.length === 0) return new Map();
+  const rows = (await db('ledger_balance_transactions as b')
+    .where((q) => {
+      q.where((p) => p.where('b.type', 'payment').whereIn('b.source', [...payments]));
+      q.orWhere((r) =>
+        r
+          .where('b.type', 'refund')
+          .whereIn('b.source', [...refunds])
+          .whereNotExists(db('refunds').where('refunds.id', db.ref('b.source')).where('refunds.status', 'failed')),
+      );
+    })
+    .select('b.id', 'b.source')) as { id: string; source: string }[];
+  return new Map(rows.map((r) => [r.source, r.id]));
+}
+
+/** A posting as the dashboard's payment detail shows it (docs/ledger.md#postings); minor units, debit positive. */
+export interface PostingRecord {
+  journalId: string;
+  cause: string;
+  account: string;
+  currency: string;
+  amount: number;
+  createdAt: string;
+}
+
+/** The postings of the journals a payment and its refunds caused, oldest first. */
+export async function listPostingsOfPayment(db: Db, paymentId: string, refundIds: readonly string[]) {
+  const causes = [
+    `payment:${paymentId}:completed`,
+    ...refundIds.flatMap((id) => ['reserved', 'completed', 'failed'].map((s) => `refund:${id}:${s}`)),
+  ];
+  const rows = (await db('ledger_postings as p')
+    .join('ledger_journals as j', 'j.id', 'p.journal_id')
+    .join('ledger_accounts as a', 'a.id', 'p.account_id')
+    .whereIn('j.cause', causes)
+    .orderBy([{ column: 'j.created_at' }, { column: 'p.id' }])
+    .select('j.id as journal_id', 'j.cause', 'a.kind', 'a.owner', 'p.currency', 'p.amount', 'j.created_at')) as {
+    journal_id: string;
+    cause: string;
+    kind: string;
+    owner: string;
+    currency: string;
+    amount: number;
+    created_at: Date;
+  }[];
+  return rows.map((r): PostingRecord => ({
+    journalId: r.journal_id,
+    cause: r.cause,
+    account: r.owner ? `${r.kind}:${r.owner}` : r.kind,
+    currency: r.currency.trim(),
+    amount: r.amount,
+    createdAt: iso(r.created_at),
+  }));
+}
+
+/**
+ * Sandbox only (docs/ledger.md#available-on): makes the merchant's pending sandbox funds available at `now`.
+ * @returns how many balance transactions became available
+ */
+export async function settleSandboxBalance(db: Db, merchantId: string, now: Date): Promise<number> {
+  return db('ledger_balance_transactions')
+    .where({ merchant_id: merchantId, environment: 'sandbox' })
+    .where('available_on', '>', now)
+    .update({ available_on: now });
+}
+
+/**
+ * Sets a merchant's own settlement delay in days (null: its providers', docs/ledger.md#available-on) with the audit
+ * entry, in one transaction.
+ */
+export async function updateSettlementDelay(
+  db: Db,
+  merchantId: string,
+  days: number | null,
+  activity: AuditEntry,
+): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('developers').where({ merchant_id: merchantId }).update({ settlement_delay_days: days });
+    await insertAuditEntries(trx, [activity]);
+  });
+}
+
+/** A merchant's own settlement delay in days, or null when it has none (its providers' apply). */
+export async function findSettlementDelay(db: Db, merchantId: string): Promise<number | null> {
+  const row = (await db('developers').where({ merchant_id: merchantId }).first('settlement_delay_days')) as
+    { settlement_delay_days: number | null } | undefined;
+  return row?.settlement_delay_days ?? null;
+}

@@ -1,0 +1,274 @@
+/**
+ * The ledger's rules (docs/ledger.md): which postings each cause makes. Pure: src/db/ledger.ts writes
+ * what these functions return, in the transaction of the read-model change that caused it.
+ *
+ * A posting's `amount` is in minor units, debit positive and credit negative, so a journal balances
+ * when its postings sum to zero (docs/ledger.md#invariants). Provider clearing is an asset (what a
+ * provider holds for us), a merchant balance, refunds in flight and payouts in flight are what we
+ * owe, platform fees what we earned: a merchant is owed the negated sum of its account's postings.
+ */
+import type { Environment } from './environment';
+
+/** The kinds of ledger account (docs/ledger.md#accounts); each exists per environment and currency. */
+export const LEDGER_ACCOUNT_KINDS = [
+  'provider_clearing',
+  'merchant_balance',
+  'platform_fees',
+  'refunds_in_flight',
+  'payouts_in_flight',
+] as const;
+/** A kind of ledger account. */
+export type LedgerAccountKind = (typeof LEDGER_ACCOUNT_KINDS)[number];
+
+/** An account in one environment and currency: kind and owner (provider code, merchant id, '' for the platform). */
+export interface LedgerAccountRef {
+  kind: LedgerAccountKind;
+  owner: string;
+}
+
+/** One posting: `amount` minor units, debit positive, credit negative, never 0. */
+export interface Posting {
+  account: LedgerAccountRef;
+  amount: number;
+}
+
+/** Balance transaction types (docs/ledger.md#balance-transactions), the merchant's side of a journal. */
+export const BALANCE_TRANSACTION_TYPES = [
+  'payment',
+  'refund',
+  'refund_failure',
+  'payout',
+  'payout_failure',
+  'adjustment',
+] as const;
+/** A balance transaction type. */
+export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
+
+/**
+ * The merchant's side of a journal that moves its balance (docs/ledger.md#balance-transactions): minor units,
+ * `net` = `amount` − `fee` = what the balance moved by.
+ */
+export interface BalanceTransactionDraft {
+  merchantId: string;
+  type: BalanceTransactionType;
+  /** Id of the payment, refund, payout or adjustment cause. */
+  source: string;
+  amount: number;
+  fee: number;
+  net: number;
+  description: string;
+  /** Days after the journal's time when the funds become available (0: at once). */
+  availableAfterDays: number;
+}
+
+/** A journal to write once: its cause (unique), the postings (one currency) and the merchant's side, if any. */
+export interface JournalDraft {
+  /** The cause, unique in the ledger: `payment:{id}:completed`, `refund:{id}:reserved` … */
+  cause: string;
+  environment: Environment;
+  currency: string;
+  description: string;
+  postings: Posting[];
+  balanceTransaction?: BalanceTransactionDraft;
+}
+
+/** What a payment's collection posts: the payment as the ledger needs it. Amounts in minor units. */
+export interface CollectedPayment {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  currency: string;
+  provider: string;
+  amount: number;
+  fee: number;
+  /** Days from completion to available funds (the provider's or the merchant's, docs/ledger.md#available-on). */
+  settlementDelayDays: number;
+}
+
+/** What a refund's journals need. Amounts in minor units. */
+export interface LedgerRefund {
+  id: string;
+  paymentId: string;
+  merchantId: string;
+  environment: Environment;
+  currency: string;
+  /** The provider of the refunded payment, whose clearing account pays the refund. */
+  provider: string;
+  amount: number;
+}
+
+const PLATFORM = '';
+const clearing = (provider: string): LedgerAccountRef => ({ kind: 'provider_clearing', owner: provider });
+const merchant = (merchantId: string): LedgerAccountRef => ({ kind: 'merchant_balance', owner: merchantId });
+const FEES: LedgerAccountRef = { kind: 'platform_fees', owner: PLATFORM };
+const REFUNDS_IN_FLIGHT: LedgerAccountRef = { kind: 'refunds_in_flight', owner: PLATFORM };
+
+/** Drops postings of 0 (a fee of 0 moves nothing; the database refuses zero postings). */
+function nonZero(postings: Posting[]): Posting[] {
+  return postings.filter((p) => p.amount !== 0);
+}
+
+/** The cause of a payment's collection. */
+export const paymentCollectedCause = (paymentId: string) => `payment:${paymentId}:completed`;
+/** The cause of a refund's step: reserved when accepted, then completed or failed. */
+export const refundCause = (refundId: string, step: 'reserved' | 'completed' | 'failed') =>
+  `refund:${refundId}:${step}`;
+
+/**
+ * A completed payment (also a reconciled late success, and a late success after cancel, which is
+ * then refunded): debit the provider's clearing account `amount`, credit the merchant `amount − fee`
+ * and platform fees `fee` (docs/ledger.md#postings).
+ */
+export function paymentCollectedJournal(payment: CollectedPayment): JournalDraft {
+  const net = payment.amount - payment.fee;
+  return {
+    cause: paymentCollectedCause(payment.id),
+    environment: payment.environment,
+    currency: payment.currency,
+    description: `Payment ${payment.id}`,
+    postings: nonZero([
+      { account: clearing(payment.provider), amount: payment.amount },
+      { account: merchant(payment.merchantId), amount: -net },
+      { account: FEES, amount: -payment.fee },
+    ]),
+    balanceTransaction: {
+      merchantId: payment.merchantId,
+      type: 'payment',
+      source: payment.id,
+      amount: payment.amount,
+      fee: payment.fee,
+      net,
+      description: `Payment ${payment.id}`,
+      availableAfterDays: payment.settlementDelayDays,
+    },
+  };
+}
+
+/**
+ * A refund accepted (written `pending` before its provider is asked): the merchant is debited its
+ * amount at once, held in refunds in flight; the fee is not returned (docs/ledger.md#postings).
+ */
+export function refundReservedJournal(refund: LedgerRefund): JournalDraft {
+  return {
+    cause: refundCause(refund.id, 'reserved'),
+    environment: refund.environment,
+    currency: refund.currency,
+    description: `Refund ${refund.id} of payment ${refund.paymentId}`,
+    postings: [
+      { account: merchant(refund.merchantId), amount: refund.amount },
+      { account: REFUNDS_IN_FLIGHT, amount: -refund.amount },
+    ],
+    balanceTransaction: {
+      merchantId: refund.merchantId,
+      type: 'refund',
+      source: refund.id,
+      amount: -refund.amount,
+      fee: 0,
+      net: -refund.amount,
+      description: `Refund ${refund.id} of payment ${refund.paymentId}`,
+      availableAfterDays: 0,
+    },
+  };
+}
+
+/** A refund the provider completed: the money leaves the provider's clearing account; the merchant's is unchanged. */
+export function refundCompletedJournal(refund: LedgerRefund): JournalDraft {
+  return {
+    cause: refundCause(refund.id, 'completed'),
+    environment: refund.environment,
+    currency: refund.currency,
+    description: `Refund ${refund.id} paid by ${refund.provider}`,
+    postings: [
+      { account: REFUNDS_IN_FLIGHT, amount: refund.amount },
+      { account: clearing(refund.provider), amount: -refund.amount },
+    ],
+  };
+}
+
+/** A refund the provider refused: the reservation is reversed and the merchant gets its amount back. */
+export function refundFailedJournal(refund: LedgerRefund): JournalDraft {
+  return {
+    cause: refundCause(refund.id, 'failed'),
+    environment: refund.environment,
+    currency: refund.currency,
+    description: `Refund ${refund.id} refused; reservation released`,
+    postings: [
+      { account: REFUNDS_IN_FLIGHT, amount: refund.amount },
+      { account: merchant(refund.merchantId), amount: -refund.amount },
+    ],
+    balanceTransaction: {
+      merchantId: refund.merchantId,
+      type: 'refund_failure',
+      source: refund.id,
+      amount: refund.amount,
+      fee: 0,
+      net: refund.amount,
+      description: `Refund ${refund.id} refused; amount released`,
+      availableAfterDays: 0,
+    },
+  };
+}
+
+/** An operator's correction of a merchant's balance (docs/ledger.md#adjustments). */
+export interface Adjustment {
+  /** Unique id of the adjustment (`adj_…`), its cause. */
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  currency: string;
+  /** Minor units added to the merchant's balance (negative: taken from it); never 0. */
+  amount: number;
+  operator: string;
+  reason: string;
+}
+
+/** An adjustment, against platform fees (the platform bears or gains the difference). */
+export function adjustmentJournal(adjustment: Adjustment): JournalDraft {
+  const description = `Adjustment by ${adjustment.operator}: ${adjustment.reason}`;
+  return {
+    cause: `adjustment:${adjustment.id}`,
+    environment: adjustment.environment,
+    currency: adjustment.currency,
+    description,
+    postings: [
+      { account: merchant(adjustment.merchantId), amount: -adjustment.amount },
+      { account: FEES, amount: adjustment.amount },
+    ],
+    balanceTransaction: {
+      merchantId: adjustment.merchantId,
+      type: 'adjustment',
+      source: adjustment.id,
+      amount: adjustment.amount,
+      fee: 0,
+      net: adjustment.amount,
+      description,
+      availableAfterDays: 0,
+    },
+  };
+}
+
+/**
+ * What is wrong with `journal`, as sentences; empty when it may be written: postings of whole
+ * non-zero minor units summing to zero, and a balance transaction whose `net` is `amount − fee` and
+ * what the merchant's postings moved (docs/ledger.md#invariants).
+ */
+export function journalProblems(journal: JournalDraft): string[] {
+  const problems: string[] = [];
+  if (journal.postings.length < 2) problems.push(`${journal.cause}: fewer than two postings`);
+  for (const p of journal.postings) {
+    if (!Number.isSafeInteger(p.amount) || p.amount === 0)
+      problems.push(`${journal.cause}: posting ${p.amount} is not whole non-zero minor units`);
+  }
+  const sum = journal.postings.reduce((total, p) => total + p.amount, 0);
+  if (sum !== 0) problems.push(`${journal.cause}: postings sum to ${sum}, not 0`);
+  const bt = journal.balanceTransaction;
+  if (bt) {
+    if (bt.net !== bt.amount - bt.fee) problems.push(`${journal.cause}: net is not amount − fee`);
+    const moved = -journal.postings
+      .filter((p) => p.account.kind === 'merchant_balance' && p.account.owner === bt.merchantId)
+      .reduce((total, p) => total + p.amount, 0);
+    if (moved !== bt.net)
+      problems.push(`${journal.cause}: the merchant's postings move ${moved}, its net says ${bt.net}`);
+  }
+  return problems;
+}
