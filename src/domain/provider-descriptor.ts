@@ -6,6 +6,7 @@
  * parser) is the folder's `index.ts`, listed by `src/providers/registry.ts`.
  */
 import type { Currency } from './money';
+import type { PayoutDestinationType } from './payout-rail';
 
 /** Generic `payment_method` values (list A, docs/payments.md#methods), in the API's order. */
 export const GENERIC_METHODS = ['mobile_money', 'bank_transfer', 'card'] as const;
@@ -29,6 +30,18 @@ export interface ProviderCapabilities {
    * (docs/providers.md#airtel-money).
    */
   partialRefund: boolean;
+}
+
+/**
+ * What a provider pays out to merchants (docs/payouts.md#rails): to which kind of destination, in which
+ * currencies, whether a live rail exists (without one a live payout answers 503 `provider_unavailable`), and
+ * whether the provider can say who holds a wallet (the account-holder lookup of payout destinations).
+ */
+export interface PayoutCapability {
+  destination: PayoutDestinationType;
+  currencies: readonly Currency[];
+  live: boolean;
+  accountHolderLookup: boolean;
 }
 
 /** Where a provider is offered on one endpoint family: the countries of its customers and the currencies it takes. */
@@ -69,6 +82,8 @@ export interface ProviderDescriptor<Code extends string = string> {
    * `provider_unavailable`).
    */
   live: ProviderCapabilities | null;
+  /** Its payout rail (docs/payouts.md#rails), or `null` when it pays nothing out: stated either way. */
+  payouts: PayoutCapability | null;
 }
 
 /**
@@ -107,10 +122,25 @@ export function descriptorProblems(descriptor: ProviderDescriptor): string[] {
       }
     }
   }
+  problems.push(...payoutProblems(descriptor, where));
   if (descriptor.live) {
     for (const flow of ['cancel', 'refund', 'partialRefund'] as const) {
       if (typeof descriptor.live[flow] !== 'boolean') problems.push(`${where}: live capability ${flow} not stated`);
     }
   }
+  return problems;
+}
+
+/** What a descriptor's payout rail lacks or holds wrongly (see {@link descriptorProblems}). */
+function payoutProblems(descriptor: ProviderDescriptor, where: string): string[] {
+  const payouts = descriptor.payouts as PayoutCapability | null | undefined;
+  if (payouts === undefined) return [`${where}: payouts not stated (null when it pays nothing out)`];
+  if (payouts === null) return [];
+  const problems: string[] = [];
+  if (payouts.currencies.length === 0) problems.push(`${where}: payouts in no currency`);
+  const expected = descriptor.kind === 'bank_transfer' ? 'bank_account' : 'mobile_money';
+  if (payouts.destination !== expected)
+    problems.push(`${where}: a ${descriptor.kind} provider pays out to ${expected}, not ${payouts.destination}`);
+  if (payouts.live && !descriptor.live) problems.push(`${where}: a live payout rail needs a live adapter`);
   return problems;
 }

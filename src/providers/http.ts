@@ -208,3 +208,22 @@ export class TokenCache {
     this.token = undefined;
   }
 }
+
+/**
+ * Sends `send(token)` with a token from `tokens`; when the provider answers 401, forgets the token and sends once
+ * more with a new one (nothing was done under a refused token).
+ * @returns the first answer that is not 401
+ * @throws what `refusedTwice()` makes when the new token is refused too; whatever `tokens.get` or `send` throws
+ */
+export async function sendWithToken(
+  tokens: TokenCache,
+  send: (token: string) => Promise<ProviderHttpResponse>,
+  refusedTwice: () => Error,
+): Promise<ProviderHttpResponse> {
+  for (let attempt = 1; ; attempt += 1) {
+    const response = await send(await tokens.get());
+    if (response.status !== 401) return response;
+    tokens.invalidate();
+    if (attempt === 2) throw refusedTwice();
+  }
+}

@@ -19,6 +19,7 @@ import type { ProviderCapabilities, ProviderDescriptor } from '../domain/provide
 import type { ProviderVariables } from './provider-variables';
 import type { Currency } from '../domain/money';
 import type { FailureCode, InitiationRequest, ProviderAnswer, ProviderOutcome } from '../domain/payment';
+import type { PayoutRail } from './payout-rail';
 
 /**
  * A request to collect `amount` minor units of `currency` from `customer` (MSISDN, wallet id …),
@@ -156,4 +157,9 @@ export interface LiveProvider<Settings = never> {
    * the provider signs nothing.
    */
   createAdapter(settings: Settings, deps: { callbackSecret: string }): PaymentProvider;
+  /**
+   * The provider's payout rail for `settings` (docs/payouts.md#rails), or undefined when these settings configure
+   * none; absent for a provider that pays nothing out.
+   */
+  createPayoutRail?(settings: Settings, deps: { callbackSecret: string }): PayoutRail | undefined;
 }

@@ -26,6 +26,20 @@
  * Faults (`injectFaults`): the next N matching requests are handled (the fake acts), then answered
  * 500, never answered (a hang, until `close`), answered 200 with an undocumented body, or 404 by the
  * gateway. `decide` may also set a status MoMo does not document, for an undocumented answer.
+ *
+ * The Disbursement product, with its own API user, key and subscription key (a Collection token is refused there):
+ * - `POST /disbursement/token/` as the Collection's;
+ * - `POST /disbursement/v1_0/transfer` (same headers; body `{amount, currency, externalId, payee: {partyIdType:
+ *   MSISDN, partyId}, payerMessage, payeeNote}`) → 202, 409 RESOURCE_ALREADY_EXIST for a repeated reference;
+ *   `GET /disbursement/v1_0/transfer/{referenceId}` → 200 `{amount, currency, financialTransactionId, externalId,
+ *   payee, payerMessage, payeeNote, status, reason?}`, 404 RESOURCE_NOT_FOUND;
+ * - `GET /disbursement/v1_0/accountholder/msisdn/{msisdn}/active` → 200 `{result}` (false for the "not found"
+ *   number and for {@link MomoFake.inactiveHolders});
+ * - `GET /disbursement/v1_0/account/balance` → 200 `{availableBalance, currency}` of the target environment.
+ * A transfer settles after `approvalDelayMs` by the payee's number as a request to pay does by the payer's (the
+ * "not found" number fails PAYEE_NOT_FOUND), and fails NOT_ENOUGH_FUNDS when the balance is short; a successful one
+ * debits the balance. `reverse` gives a paid transfer's money back to the balance and leaves its status SUCCESSFUL,
+ * as MoMo documents no reversal status.
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import http from 'node:http';
@@ -64,6 +78,12 @@ export interface MomoFakeOptions {
   apiUser?: string;
   apiKey?: string;
   subscriptionKey?: string;
+  /** The Disbursement product's API user, key and subscription key. */
+  disbursementApiUser?: string;
+  disbursementApiKey?: string;
+  disbursementSubscriptionKey?: string;
+  /** The Disbursement account's opening balance in each target environment, in minor units (default 10^9). */
+  disbursementBalance?: number;
   /**
    * The target environments served, with the one currency each takes (default: sandbox EUR, mtnrwanda RWF, mtnuganda
    * UGX, mtnghana GHS).
@@ -109,6 +129,24 @@ export interface FakeRequestToPay {
   callbackUrl: string | null;
 }
 
+/** A Disbursement transfer as the fake holds it; `amount` as sent (a decimal string in major units). */
+export interface FakeTransfer {
+  referenceId: string;
+  environment: string;
+  amount: string;
+  currency: string;
+  externalId: string;
+  payee: { partyIdType: string; partyId: string };
+  payerMessage: string;
+  payeeNote: string;
+  status: FakeStatus;
+  reason: FakeReason | null;
+  financialTransactionId: string | null;
+  callbackUrl: string | null;
+  /** Set by `reverse`: the money went back to the balance. */
+  reversed: boolean;
+}
+
 /** One callback the fake sent: where, how, its raw body and what the receiver answered. */
 export interface SentCallback {
   url: string;
@@ -125,8 +163,18 @@ export interface MomoFake {
   requests: FakeRequest[];
   transactions: ReadonlyMap<string, FakeRequestToPay>;
   callbacks: SentCallback[];
-  /** Tokens issued so far. */
+  /** Disbursement transfers, by lower-case reference. */
+  transfers: ReadonlyMap<string, FakeTransfer>;
+  /** Tokens issued so far (both products). */
   readonly tokensIssued: number;
+  /** Numbers whose holder the account-holder lookup says is not active (add to it). */
+  inactiveHolders: Set<string>;
+  /** The Disbursement account's balance in `environment`, in minor units. */
+  balance(environment: string): number;
+  /** Settles (or re-opens) a transfer by hand and calls back as the mode says. */
+  decideTransfer(referenceId: string, status: FakeStatus, reason?: FakeReason): void;
+  /** Gives a SUCCESSFUL transfer's money back to the balance (MTN's reversal by hand); its status stays SUCCESSFUL. */
+  reverse(referenceId: string): void;
   /** Changes how it calls back. */
   setMode(mode: { callbacks?: FakeCallbackMode; callbackMethod?: 'POST' | 'PUT' }): void;
   /**
@@ -151,6 +199,11 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 
 const TOKEN_PATH = '/collection/token/';
 const REQUEST_TO_PAY_PATH = '/collection/v1_0/requesttopay';
+const DISBURSEMENT_TOKEN_PATH = '/disbursement/token/';
+const TRANSFER_PATH = '/disbursement/v1_0/transfer';
+
+/** The MoMo products the fake serves. */
+type Product = 'collection' | 'disbursement';
 
 interface Answer {
   status: number;
@@ -181,6 +234,14 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
   const apiUser = options.apiUser ?? '0b6bd5f4-5b1e-4c9f-9d3e-2d1c8f0a7e11';
   const apiKey = options.apiKey ?? 'momo-api-key';
   const subscriptionKey = options.subscriptionKey ?? 'momo-subscription-key';
+  const credentials: Record<Product, { apiUser: string; apiKey: string; subscriptionKey: string }> = {
+    collection: { apiUser, apiKey, subscriptionKey },
+    disbursement: {
+      apiUser: options.disbursementApiUser ?? '7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f',
+      apiKey: options.disbursementApiKey ?? 'momo-disbursement-api-key',
+      subscriptionKey: options.disbursementSubscriptionKey ?? 'momo-disbursement-subscription-key',
+    },
+  };
   const environments = options.environments ?? { sandbox: 'EUR', mtnrwanda: 'RWF', mtnuganda: 'UGX', mtnghana: 'GHS' };
   const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 3600;
   const approvalDelayMs = options.approvalDelayMs ?? 100;
@@ -190,9 +251,14 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
 
   const requests: FakeRequest[] = [];
   const transactions = new Map<string, FakeRequestToPay>();
-  const tokens = new Map<string, number>();
+  const transfers = new Map<string, FakeTransfer>();
+  const balances = new Map<string, number>(
+    Object.keys(environments).map((environment) => [environment, options.disbursementBalance ?? 1_000_000_000]),
+  );
+  const inactiveHolders = new Set<string>();
+  const tokens = new Map<string, { expiresAt: number; product: Product }>();
   const sentCallbacks = new SentLog<SentCallback>();
-  const faults = new FaultQueue((path) => path.startsWith('/collection/token'));
+  const faults = new FaultQueue((path) => /^\/(collection|disbursement)\/token/.test(path));
   const timers = new Set<NodeJS.Timeout>();
   let tokensIssued = 0;
   let closed = false;
@@ -207,27 +273,30 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
 
   const noteCallback = (sent: SentCallback) => sentCallbacks.note(sent);
 
-  /** The documented result body of `transaction` (the status answer and the callback body). */
-  function resultOf(transaction: FakeRequestToPay): Record<string, unknown> {
+  /**
+   * The documented result body of a request to pay or a transfer (the status answer and the callback body), in
+   * MoMo's order of fields: `payer` or `payee`, whichever it has.
+   */
+  function resultOf(item: FakeRequestToPay | FakeTransfer): Record<string, unknown> {
     return {
-      amount: transaction.amount,
-      currency: transaction.currency,
-      ...(transaction.financialTransactionId ? { financialTransactionId: transaction.financialTransactionId } : {}),
-      externalId: transaction.externalId,
-      payer: transaction.payer,
-      payerMessage: transaction.payerMessage,
-      payeeNote: transaction.payeeNote,
-      status: transaction.status,
-      ...(transaction.reason !== null ? { reason: transaction.reason } : {}),
+      amount: item.amount,
+      currency: item.currency,
+      ...(item.financialTransactionId ? { financialTransactionId: item.financialTransactionId } : {}),
+      externalId: item.externalId,
+      ...('payer' in item ? { payer: item.payer } : { payee: item.payee }),
+      payerMessage: item.payerMessage,
+      payeeNote: item.payeeNote,
+      status: item.status,
+      ...(item.reason !== null ? { reason: item.reason } : {}),
     };
   }
 
-  /** Sends the callback of a settled `transaction` to its X-Callback-Url, as the mode says. */
-  function callBack(transaction: FakeRequestToPay): void {
-    if (callbackMode === 'off' || !transaction.callbackUrl) return;
-    const url = transaction.callbackUrl;
+  /** Sends `result`, the body of a settled request or transfer, to its X-Callback-Url, as the mode says. */
+  function callBack(callbackUrl: string | null, result: Record<string, unknown>): void {
+    if (callbackMode === 'off' || !callbackUrl) return;
+    const url = callbackUrl;
     const method = callbackMethod;
-    const raw = JSON.stringify(resultOf(transaction));
+    const raw = JSON.stringify(result);
     const send = () => {
       fetch(url, {
         method,
@@ -251,7 +320,7 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     transaction.status = status;
     transaction.reason = status === 'FAILED' ? (reason ?? null) : null;
     if (status === 'SUCCESSFUL') transaction.financialTransactionId ??= String(randomInt(100_000_000, 999_999_999));
-    if (status !== 'PENDING') callBack(transaction);
+    if (status !== 'PENDING') callBack(transaction.callbackUrl, resultOf(transaction));
   }
 
   /** What the payer's number does when the request is made. */
@@ -273,8 +342,8 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     });
   }
 
-  /** Checks the API gateway's subscription key. */
-  function checkSubscription(headers: http.IncomingHttpHeaders): Answer | undefined {
+  /** Checks the API gateway's subscription key of `product`. */
+  function checkSubscription(headers: http.IncomingHttpHeaders, product: Product): Answer | undefined {
     const key = headers['ocp-apim-subscription-key'];
     if (typeof key !== 'string' || key === '') {
       return {
@@ -286,7 +355,7 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
         },
       };
     }
-    if (key !== subscriptionKey) {
+    if (key !== credentials[product].subscriptionKey) {
       return {
         status: 401,
         body: {
@@ -299,21 +368,22 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     return undefined;
   }
 
-  function issueToken(headers: http.IncomingHttpHeaders, raw: string): Answer {
+  function issueToken(headers: http.IncomingHttpHeaders, raw: string, product: Product): Answer {
     if (raw.length > 0) return error(400, 'The token request takes no body.');
-    const expected = `Basic ${Buffer.from(`${apiUser}:${apiKey}`).toString('base64')}`;
+    const { apiUser: user, apiKey: key } = credentials[product];
+    const expected = `Basic ${Buffer.from(`${user}:${key}`).toString('base64')}`;
     if (headers.authorization !== expected) return { status: 401, body: { error: 'login_failed' } };
     const token = randomBytes(24).toString('base64url');
-    tokens.set(token, Date.now() + tokenLifetimeSeconds * 1000);
+    tokens.set(token, { expiresAt: Date.now() + tokenLifetimeSeconds * 1000, product });
     tokensIssued += 1;
     return { status: 200, body: { access_token: token, token_type: 'access_token', expires_in: tokenLifetimeSeconds } };
   }
 
-  /** Checks the Bearer token and X-Target-Environment; the environment when they are right. */
-  function authorise(headers: http.IncomingHttpHeaders): { environment: string } | Answer {
+  /** Checks the Bearer token (of `product`) and X-Target-Environment; the environment when they are right. */
+  function authorise(headers: http.IncomingHttpHeaders, product: Product): { environment: string } | Answer {
     const match = /^Bearer (\S+)$/.exec(headers.authorization ?? '');
-    const expiresAt = match ? tokens.get(match[1] as string) : undefined;
-    if (expiresAt === undefined || expiresAt <= Date.now())
+    const token = match ? tokens.get(match[1] as string) : undefined;
+    if (token === undefined || token.expiresAt <= Date.now() || token.product !== product)
       return { status: 401, body: { statusCode: 401, message: 'Access token is missing, invalid or expired.' } };
     const environment = headers['x-target-environment'];
     if (typeof environment !== 'string' || environment === '') return error(400, 'X-Target-Environment is required.');
@@ -322,7 +392,26 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     return { environment };
   }
 
-  function requestToPay(environment: string, headers: http.IncomingHttpHeaders, body: unknown): Answer {
+  /** A request to pay or a transfer as MoMo takes it (the party is the payer's or the payee's), or MoMo's refusal. */
+  interface MoneyRequest {
+    referenceId: string;
+    amount: string;
+    currency: string;
+    externalId: string;
+    party: { partyIdType: string; partyId: string };
+    payerMessage: string;
+    payeeNote: string;
+    callbackUrl: string | null;
+  }
+
+  /** Reads the headers and body of a request to pay (`payer`) or a transfer (`payee`) as MoMo checks them. */
+  function readMoneyRequest(
+    environment: string,
+    headers: http.IncomingHttpHeaders,
+    body: unknown,
+    partyField: 'payer' | 'payee',
+    existing: ReadonlyMap<string, unknown>,
+  ): MoneyRequest | Answer {
     const referenceId = headers['x-reference-id'];
     if (typeof referenceId !== 'string' || !UUID_V4.test(referenceId))
       return error(400, 'X-Reference-Id must be a UUID version 4.');
@@ -332,10 +421,10 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
         return error(400, 'X-Callback-Url is not a valid URL.');
     }
     const key = referenceId.toLowerCase();
-    if (transactions.has(key))
+    if (existing.has(key))
       return error(409, 'Duplicated reference id. Creation of resource failed.', 'RESOURCE_ALREADY_EXIST');
     const given = (body ?? {}) as Record<string, unknown>;
-    const payer = (given.payer ?? {}) as Record<string, unknown>;
+    const party = (given[partyField] ?? {}) as Record<string, unknown>;
     const currency = environments[environment] as string;
     if (given.currency !== currency)
       return error(400, `Currency not supported: ${environment} takes ${currency}.`, 'INVALID_CURRENCY');
@@ -343,31 +432,116 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
       return error(400, "amount must be a positive decimal string with the currency's decimals.");
     if (typeof given.externalId !== 'string' || given.externalId === '') return error(400, 'externalId is required.');
     if (
-      payer.partyIdType !== 'MSISDN' ||
-      typeof payer.partyId !== 'string' ||
-      !/^[1-9][0-9]{5,14}$/.test(payer.partyId)
+      party.partyIdType !== 'MSISDN' ||
+      typeof party.partyId !== 'string' ||
+      !/^[1-9][0-9]{5,14}$/.test(party.partyId)
     ) {
-      return error(400, 'payer must be an MSISDN of digits, with its country code and no +.');
+      return error(400, `${partyField} must be an MSISDN of digits, with its country code and no +.`);
     }
     if (!isText(given.payerMessage) || !isText(given.payeeNote))
       return error(400, 'payerMessage and payeeNote take 1 to 160 characters, without special characters.');
-    const transaction: FakeRequestToPay = {
+    return {
       referenceId: key,
-      environment,
       amount: given.amount,
       currency,
       externalId: given.externalId,
-      payer: { partyIdType: 'MSISDN', partyId: payer.partyId },
+      party: { partyIdType: 'MSISDN', partyId: party.partyId },
       payerMessage: given.payerMessage,
       payeeNote: given.payeeNote,
-      status: 'PENDING',
-      reason: null,
-      financialTransactionId: null,
       callbackUrl: typeof callbackUrl === 'string' ? callbackUrl : null,
     };
-    transactions.set(key, transaction);
+  }
+
+  /** What a new request to pay or transfer holds besides its request: pending, no reason, no transaction id yet. */
+  const fresh = { status: 'PENDING', reason: null, financialTransactionId: null } as const;
+
+  function requestToPay(environment: string, headers: http.IncomingHttpHeaders, body: unknown): Answer {
+    const read = readMoneyRequest(environment, headers, body, 'payer', transactions);
+    if ('status' in read) return read;
+    const { party, ...rest } = read;
+    const transaction: FakeRequestToPay = { ...rest, ...fresh, environment, payer: party };
+    transactions.set(read.referenceId, transaction);
     scheduleDecision(transaction);
     return { status: 202, body: undefined };
+  }
+
+  /** `transfer.amount` (a decimal string in major units) in minor units. */
+  function minorOf(transfer: FakeTransfer): number {
+    const decimals = DECIMALS[transfer.currency] ?? 2;
+    const [whole, fraction = ''] = transfer.amount.split('.');
+    return Number(`${whole}${fraction.padEnd(decimals, '0')}`);
+  }
+
+  function decideTransfer(transfer: FakeTransfer, status: FakeStatus, reason?: FakeReason): void {
+    const balance = balances.get(transfer.environment) ?? 0;
+    if (status === 'SUCCESSFUL' && transfer.status !== 'SUCCESSFUL') {
+      if (balance < minorOf(transfer)) return decideTransfer(transfer, 'FAILED', 'NOT_ENOUGH_FUNDS');
+      balances.set(transfer.environment, balance - minorOf(transfer));
+      transfer.financialTransactionId ??= String(randomInt(100_000_000, 999_999_999));
+    }
+    transfer.status = status;
+    transfer.reason = status === 'FAILED' ? (reason ?? null) : null;
+    if (status !== 'PENDING') callBack(transfer.callbackUrl, resultOf(transfer));
+  }
+
+  function transfer(environment: string, headers: http.IncomingHttpHeaders, body: unknown): Answer {
+    const read = readMoneyRequest(environment, headers, body, 'payee', transfers);
+    if ('status' in read) return read;
+    const { party, ...rest } = read;
+    const created: FakeTransfer = { ...rest, ...fresh, environment, payee: party, reversed: false };
+    transfers.set(read.referenceId, created);
+    const suffix = party.partyId.slice(-6);
+    if (suffix !== MOMO_FAKE_NUMBERS.ongoing) {
+      const failures: Record<string, string> = {
+        [MOMO_FAKE_NUMBERS.failed]: 'INTERNAL_PROCESSING_ERROR',
+        [MOMO_FAKE_NUMBERS.notFound]: 'PAYEE_NOT_FOUND',
+      };
+      later(suffix === MOMO_FAKE_NUMBERS.delayed ? delayedApprovalMs : approvalDelayMs, () => {
+        if (created.status !== 'PENDING') return;
+        const reason = failures[suffix];
+        decideTransfer(created, reason ? 'FAILED' : 'SUCCESSFUL', reason);
+      });
+    }
+    return { status: 202, body: undefined };
+  }
+
+  function transferStatus(environment: string, referenceId: string): Answer {
+    const found = transfers.get(referenceId.toLowerCase());
+    if (!found || found.environment !== environment)
+      return error(404, 'Requested resource was not found.', 'RESOURCE_NOT_FOUND');
+    return { status: 200, body: resultOf(found) };
+  }
+
+  /** The Disbursement product's calls once the subscription key and token are checked. */
+  function disbursement(
+    method: string,
+    path: string,
+    environment: string,
+    headers: http.IncomingHttpHeaders,
+    body: unknown,
+  ): Answer {
+    if (method === 'POST' && path === TRANSFER_PATH) return transfer(environment, headers, body);
+    const statusOf = method === 'GET' ? /^\/disbursement\/v1_0\/transfer\/([^/]+)$/.exec(path) : null;
+    if (statusOf) return transferStatus(environment, decodeURIComponent(statusOf[1] as string));
+    const holder =
+      method === 'GET' ? /^\/disbursement\/v1_0\/accountholder\/msisdn\/([^/]+)\/active$/.exec(path) : null;
+    if (holder) {
+      const msisdn = decodeURIComponent(holder[1] as string);
+      if (!/^[1-9][0-9]{5,14}$/.test(msisdn)) return error(400, 'accountHolderId is not a valid MSISDN.');
+      const active = !msisdn.endsWith(MOMO_FAKE_NUMBERS.notFound) && !inactiveHolders.has(msisdn);
+      return { status: 200, body: { result: active } };
+    }
+    if (method === 'GET' && path === '/disbursement/v1_0/account/balance') {
+      const currency = environments[environment] as string;
+      const decimals = DECIMALS[currency] ?? 2;
+      const minor = balances.get(environment) ?? 0;
+      const availableBalance =
+        decimals === 0
+          ? String(minor)
+          : `${Math.trunc(minor / 10 ** decimals)}.${String(minor % 10 ** decimals).padStart(decimals, '0')}`;
+      return { status: 200, body: { availableBalance, currency } };
+    }
+    return { status: 404, body: { statusCode: 404, message: 'Resource not found' } };
   }
 
   function status(environment: string, referenceId: string): Answer {
@@ -401,15 +575,24 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
 
   function route(method: string, path: string, headers: http.IncomingHttpHeaders, raw: string, body: unknown): Answer {
     if (path.startsWith('/_fake/')) return control(method, path, body);
+    if (path.startsWith('/disbursement/')) {
+      const refused = checkSubscription(headers, 'disbursement');
+      if (refused) return refused;
+      if (method === 'POST' && (path === DISBURSEMENT_TOKEN_PATH || path === '/disbursement/token'))
+        return issueToken(headers, raw, 'disbursement');
+      const auth = authorise(headers, 'disbursement');
+      if (!('environment' in auth)) return auth;
+      return disbursement(method, path, auth.environment, headers, body);
+    }
     const isToken = method === 'POST' && (path === TOKEN_PATH || path === '/collection/token');
     const isRequestToPay = method === 'POST' && path === REQUEST_TO_PAY_PATH;
     const statusOf = method === 'GET' ? /^\/collection\/v1_0\/requesttopay\/([^/]+)$/.exec(path) : null;
     if (!isToken && !isRequestToPay && !statusOf)
       return { status: 404, body: { statusCode: 404, message: 'Resource not found' } };
-    const refused = checkSubscription(headers);
+    const refused = checkSubscription(headers, 'collection');
     if (refused) return refused;
-    if (isToken) return issueToken(headers, raw);
-    const auth = authorise(headers);
+    if (isToken) return issueToken(headers, raw, 'collection');
+    const auth = authorise(headers, 'collection');
     if (!('environment' in auth)) return auth;
     if (isRequestToPay) return requestToPay(auth.environment, headers, body);
     return status(auth.environment, decodeURIComponent((statusOf as RegExpExecArray)[1] as string));
@@ -444,6 +627,8 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     url: `http://127.0.0.1:${port}`,
     requests,
     transactions,
+    transfers,
+    inactiveHolders,
     callbacks: sentCallbacks.sent,
     get tokensIssued() {
       return tokensIssued;
@@ -455,8 +640,23 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     injectFaults(kind, count, paths) {
       faults.inject(kind, count, paths);
     },
+    balance(environment) {
+      return balances.get(environment) ?? 0;
+    },
+    decideTransfer(referenceId, status, reason) {
+      const found = transfers.get(referenceId.toLowerCase());
+      if (!found) throw new Error(`the fake has no transfer ${referenceId}`);
+      decideTransfer(found, status, reason);
+    },
+    reverse(referenceId) {
+      const found = transfers.get(referenceId.toLowerCase());
+      if (!found || found.status !== 'SUCCESSFUL' || found.reversed)
+        throw new Error(`the fake has no paid, unreversed transfer ${referenceId}`);
+      found.reversed = true;
+      balances.set(found.environment, (balances.get(found.environment) ?? 0) + minorOf(found));
+    },
     expireTokens() {
-      for (const token of tokens.keys()) tokens.set(token, 0);
+      for (const token of tokens.values()) token.expiresAt = 0;
     },
     decide(referenceId, status, reason) {
       const transaction = transactions.get(referenceId.toLowerCase());

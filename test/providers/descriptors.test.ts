@@ -34,6 +34,7 @@ const complete: ProviderDescriptor = {
   feeBasisPoints: 175,
   settlementDelayDays: 1,
   live: { cancel: false, refund: true, partialRefund: false },
+  payouts: { destination: 'mobile_money', currencies: ['RWF'], live: true, accountHolderLookup: false },
 };
 
 describe('provider descriptors (docs/providers.md#new-provider)', () => {
@@ -63,6 +64,47 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
     expect(descriptorProblems({ ...complete, code: 'Mobile-D' })).to.deep.equal([
       'provider Mobile-D: code must be lower case letters, digits and _',
     ]);
+  });
+
+  it('names a payout rail left unstated, paying in no currency, to the wrong kind of destination, or live without a live adapter (docs/payouts.md#rails)', () => {
+    const { payouts: _payouts, ...unstated } = complete;
+    expect(descriptorProblems(unstated as ProviderDescriptor)).to.deep.equal([
+      'provider mobile_money_d: payouts not stated (null when it pays nothing out)',
+    ]);
+    expect(descriptorProblems({ ...complete, payouts: null })).to.deep.equal([]);
+    expect(
+      descriptorProblems({
+        ...complete,
+        live: null,
+        payouts: { destination: 'bank_account', currencies: [], live: true, accountHolderLookup: false },
+      }),
+    ).to.deep.equal([
+      'provider mobile_money_d: payouts in no currency',
+      'provider mobile_money_d: a mobile_money provider pays out to mobile_money, not bank_account',
+      'provider mobile_money_d: a live payout rail needs a live adapter',
+    ]);
+  });
+
+  it('declares the payout rails (docs/payouts.md#rails): MoMo and Airtel live, the bank in the sandbox only, the rest none', () => {
+    const rails = Object.fromEntries(PROVIDER_DESCRIPTORS.map((d) => [d.code, d.payouts]));
+    expect(rails).to.deep.equal({
+      card_gateway: null,
+      momo: { destination: 'mobile_money', currencies: ['RWF', 'UGX', 'GHS'], live: true, accountHolderLookup: true },
+      mobile_money_b: {
+        destination: 'mobile_money',
+        currencies: ['RWF', 'UGX', 'KES'],
+        live: true,
+        accountHolderLookup: false,
+      },
+      mobile_money_c: null,
+      wallet: null,
+      bank_transfer: {
+        destination: 'bank_account',
+        currencies: ['RWF', 'UGX', 'KES'],
+        live: false,
+        accountHolderLookup: false,
+      },
+    });
   });
 
   it('every listed descriptor is complete, and the codes are distinct', () => {

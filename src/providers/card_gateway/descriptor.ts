@@ -14,4 +14,5 @@ export const descriptor = {
   feeBasisPoints: 290,
   settlementDelayDays: 2,
   live: { cancel: true, refund: true, partialRefund: true },
+  payouts: null,
 } as const satisfies ProviderDescriptor;

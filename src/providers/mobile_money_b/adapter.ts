@@ -35,6 +35,7 @@ import {
   documentedAnswer,
   providerHttp,
   ProviderUnknownAnswer,
+  sendWithToken,
   TokenCache,
   type FetchLike,
   type ProviderHttpResponse,
@@ -247,27 +248,25 @@ export function createAirtelProvider(
     country: AirtelCountry,
     body?: unknown,
   ): Promise<ProviderHttpResponse> {
-    for (let attempt = 1; ; attempt += 1) {
-      const token = await tokens.get();
-      const response = await providerHttp(
-        {
-          method,
-          url: `${baseUrl}${path}`,
-          headers: {
-            authorization: `Bearer ${token}`,
-            'x-country': country,
-            'x-currency': AIRTEL_COUNTRY_CURRENCIES[country],
+    return sendWithToken(
+      tokens,
+      (token) =>
+        providerHttp(
+          {
+            method,
+            url: `${baseUrl}${path}`,
+            headers: {
+              authorization: `Bearer ${token}`,
+              'x-country': country,
+              'x-currency': AIRTEL_COUNTRY_CURRENCIES[country],
+            },
+            body,
+            timeoutMs: settings.timeoutMs,
           },
-          body,
-          timeoutMs: settings.timeoutMs,
-        },
-        fetchImpl,
-      );
-      if (response.status !== 401) return response;
-      tokens.invalidate();
-      if (attempt === 2)
-        throw new AirtelAuthenticationError(`${method} ${path}: Airtel refused a new access token (401)`);
-    }
+          fetchImpl,
+        ),
+      () => new AirtelAuthenticationError(`${method} ${path}: Airtel refused a new access token (401)`),
+    );
   }
 
   /** The country of a reference of ours. @throws ProviderRefusal when `reference` is not an id this adapter makes */

@@ -3,7 +3,7 @@ import type { ProviderDescriptor } from '../../domain/provider-descriptor';
 
 /**
  * Airtel Money's descriptor: RW, UG, KE (every Kenyan number); whole refunds only in live
- * (docs/providers.md#airtel-money).
+ * (docs/providers.md#airtel-money); payouts by its B2C disbursement.
  */
 export const descriptor = {
   code: 'mobile_money_b',
@@ -15,4 +15,6 @@ export const descriptor = {
   feeBasisPoints: 150,
   settlementDelayDays: 1,
   live: { cancel: false, refund: true, partialRefund: false },
+  // Airtel's B2C disbursement; Airtel's user enquiry is not used, so holders are not looked up (docs/payouts.md#rails).
+  payouts: { destination: 'mobile_money', currencies: ['RWF', 'UGX', 'KES'], live: true, accountHolderLookup: false },
 } as const satisfies ProviderDescriptor;

@@ -13,4 +13,5 @@ export const descriptor = {
   feeBasisPoints: 200,
   settlementDelayDays: 1,
   live: null,
+  payouts: null,
 } as const satisfies ProviderDescriptor;

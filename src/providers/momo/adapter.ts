@@ -34,15 +34,7 @@
 import { createHash } from 'node:crypto';
 import { CURRENCY_EXPONENTS, type Currency } from '../../domain/money';
 import type { ProviderAnswer } from '../../domain/payment';
-import { z } from '../../lib/zod';
-import {
-  documentedAnswer,
-  providerHttp,
-  ProviderUnknownAnswer,
-  TokenCache,
-  type FetchLike,
-  type ProviderHttpResponse,
-} from '../http';
+import { documentedAnswer, ProviderUnknownAnswer, type FetchLike } from '../http';
 import {
   ProviderRefusal,
   ProviderUnsupported,
@@ -54,6 +46,7 @@ import {
   type RefundRequest,
 } from '../provider';
 import { isUuid, momoCallbackUrl, parseMomoCallback } from './callback';
+import { createMomoClient, momoErrorOf } from './client';
 import { descriptor } from './descriptor';
 import type { MomoSettings } from './settings';
 import { failureCodeOf, outcomeOf, reasonCodeOf, requestToPayResult, type RequestToPayResult } from './statuses';
@@ -121,34 +114,7 @@ export function momoText(text: string, fallback: string): string {
   return cleaned.length > 0 ? cleaned : fallback.slice(0, MOMO_TEXT_MAX_LENGTH);
 }
 
-/**
- * MoMo refused our API user and key, or our access token twice: a configuration fault, retried like an unknown answer.
- */
-export class MomoAuthenticationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'MomoAuthenticationError';
-  }
-}
-
-/** `POST /collection/token/` → 200. */
-const tokenAnswer = z.object({
-  access_token: z.string().min(1),
-  token_type: z.string().optional(),
-  expires_in: z
-    .union([z.number(), z.string().regex(/^[0-9]+$/)])
-    .transform(Number)
-    .pipe(z.number().int().positive()),
-});
-
-/** MoMo's error body `{code, message}` (both optional: APIM's own answers carry `statusCode` and `message`). */
-const errorAnswer = z.object({ code: z.string().max(200).optional(), message: z.string().max(1000).optional() });
-
-/** The error body's code and message, when the body is one. */
-function errorOf(response: ProviderHttpResponse): { code?: string; message?: string } {
-  const parsed = errorAnswer.safeParse(response.json);
-  return parsed.success ? parsed.data : {};
-}
+export { MomoAuthenticationError } from './client';
 
 /**
  * The live MTN MoMo adapter (see the module's comment). Three-valued answers: values,
@@ -162,66 +128,11 @@ function errorOf(response: ProviderHttpResponse): { code?: string; message?: str
 export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDeps): PaymentProvider {
   if (deps.callbackSecret.length < 32)
     throw new Error('the MoMo adapter needs a callback secret of at least 32 characters');
-  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
   const fetchImpl = deps.fetch ?? fetch;
   const now = deps.now ?? (() => new Date());
   const secret = deps.callbackSecret;
 
-  const tokens = new TokenCache(
-    async () => {
-      const response = await providerHttp(
-        {
-          method: 'POST',
-          url: `${baseUrl}/collection/token/`,
-          headers: {
-            authorization: `Basic ${Buffer.from(`${settings.apiUser}:${settings.apiKey}`).toString('base64')}`,
-            'ocp-apim-subscription-key': settings.subscriptionKey,
-          },
-          timeoutMs: settings.timeoutMs,
-        },
-        fetchImpl,
-      );
-      if (response.status !== 200)
-        throw new MomoAuthenticationError(`MoMo refused the API user and key (HTTP ${response.status})`);
-      const answer = documentedAnswer(tokenAnswer, response.json, 'POST /collection/token/');
-      return { value: answer.access_token, expiresInSeconds: answer.expires_in };
-    },
-    () => now().getTime(),
-  );
-
-  /**
-   * One authorised Collection call (Bearer token, subscription key, target environment, plus
-   * `headers`). A 401 forgets the token and retries once with a new one.
-   * @throws ProviderUnknownAnswer (time-out, network, 5xx), MomoAuthenticationError (401 twice, or the token refused)
-   */
-  async function call(
-    method: 'GET' | 'POST',
-    path: string,
-    headers: Record<string, string> = {},
-    body?: unknown,
-  ): Promise<ProviderHttpResponse> {
-    for (let attempt = 1; ; attempt += 1) {
-      const token = await tokens.get();
-      const response = await providerHttp(
-        {
-          method,
-          url: `${baseUrl}${path}`,
-          headers: {
-            authorization: `Bearer ${token}`,
-            'ocp-apim-subscription-key': settings.subscriptionKey,
-            'x-target-environment': settings.targetEnvironment,
-            ...headers,
-          },
-          body,
-          timeoutMs: settings.timeoutMs,
-        },
-        fetchImpl,
-      );
-      if (response.status !== 401) return response;
-      tokens.invalidate();
-      if (attempt === 2) throw new MomoAuthenticationError(`${method} ${path}: MoMo refused a new access token (401)`);
-    }
-  }
+  const { call } = createMomoClient('collection', settings, fetchImpl, now);
 
   /**
    * The request-to-pay `reference` as MoMo's status call gives it.
@@ -295,7 +206,7 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
         return { ...answerOf(reference, result), nextAction: null };
       }
       if (response.status === 400 || response.status === 403) {
-        const error = errorOf(response);
+        const error = momoErrorOf(response);
         const code = reasonCodeOf(error.code);
         const why = [code, error.message].filter(Boolean).join(': ') || `HTTP ${response.status}`;
         throw new ProviderRefusal(`MTN MoMo refused the request to pay (${why})`, failureCodeOf(code));

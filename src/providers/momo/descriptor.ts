@@ -3,7 +3,7 @@ import type { ProviderDescriptor } from '../../domain/provider-descriptor';
 
 /**
  * MTN MoMo's descriptor: RW, UG, GH in their own currency; no cancel and no refund in live
- * (docs/providers.md#mtn-momo).
+ * (docs/providers.md#mtn-momo); payouts by the Disbursement product, with its account-holder lookup.
  */
 export const descriptor = {
   code: 'momo',
@@ -15,4 +15,6 @@ export const descriptor = {
   feeBasisPoints: 150,
   settlementDelayDays: 1,
   live: { cancel: false, refund: false, partialRefund: false },
+  // MoMo Disbursement `transfer` to a wallet in the target environment's currency (docs/payouts.md#rails).
+  payouts: { destination: 'mobile_money', currencies: ['RWF', 'UGX', 'GHS'], live: true, accountHolderLookup: true },
 } as const satisfies ProviderDescriptor;

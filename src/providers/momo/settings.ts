@@ -14,16 +14,34 @@ import { descriptor } from './descriptor';
  * - `subscriptionKey`: the Collection product's primary (or secondary) key, `Ocp-Apim-Subscription-Key`;
  * - `targetEnvironment`: `X-Target-Environment`, `sandbox` or `mtn<country>` (`mtnrwanda`,
  *   `mtnuganda`, `mtnghana`);
- * - `timeoutMs`: time-out of every call to MoMo, in milliseconds (default 15000).
+ * - `timeoutMs`: time-out of every call to MoMo, in milliseconds (default 15000);
+ * - `disbursementApiUser`, `disbursementApiKey`, `disbursementSubscriptionKey`: the Disbursement product's own API
+ *   user, key and subscription key (MTN issues them per product), all three or none; with them MoMo is a payout
+ *   rail (docs/payouts.md#rails), without them it only collects.
  */
-export const momoSettingsSchema = z.object({
-  baseUrl: z.url(),
-  apiUser: z.string().min(1),
-  apiKey: z.string().min(1),
-  subscriptionKey: z.string().min(1),
-  targetEnvironment: z.string().min(1),
-  timeoutMs: z.number().int().positive().default(15000),
-});
+export const momoSettingsSchema = z
+  .object({
+    baseUrl: z.url(),
+    apiUser: z.string().min(1),
+    apiKey: z.string().min(1),
+    subscriptionKey: z.string().min(1),
+    targetEnvironment: z.string().min(1),
+    timeoutMs: z.number().int().positive().default(15000),
+    disbursementApiUser: z.string().min(1).optional(),
+    disbursementApiKey: z.string().min(1).optional(),
+    disbursementSubscriptionKey: z.string().min(1).optional(),
+  })
+  .superRefine((settings, context) => {
+    const fields = ['disbursementApiUser', 'disbursementApiKey', 'disbursementSubscriptionKey'] as const;
+    const given = fields.filter((field) => settings[field] !== undefined);
+    if (given.length === 0 || given.length === fields.length) return;
+    for (const field of fields.filter((f) => settings[f] === undefined))
+      context.addIssue({
+        code: 'custom',
+        path: [field],
+        message: 'required when the other Disbursement settings are given',
+      });
+  });
 
 /** The adapter's settings, as {@link momoSettingsSchema} gives them. */
 export type MomoSettings = z.infer<typeof momoSettingsSchema>;
@@ -39,6 +57,9 @@ export const variables = {
     subscriptionKey: { variable: 'SUBSCRIPTION_KEY' },
     targetEnvironment: { variable: 'TARGET_ENVIRONMENT' },
     timeoutMs: { variable: 'TIMEOUT_MS', optional: true, numeric: true },
+    disbursementApiUser: { variable: 'DISBURSEMENT_API_USER', optional: true },
+    disbursementApiKey: { variable: 'DISBURSEMENT_API_KEY', optional: true },
+    disbursementSubscriptionKey: { variable: 'DISBURSEMENT_SUBSCRIPTION_KEY', optional: true },
   },
   schema: momoSettingsSchema,
 } as const satisfies ProviderVariables;

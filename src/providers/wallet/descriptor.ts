@@ -10,4 +10,5 @@ export const descriptor = {
   feeBasisPoints: 100,
   settlementDelayDays: 0,
   live: null,
+  payouts: null,
 } as const satisfies ProviderDescriptor;

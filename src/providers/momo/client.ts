@@ -1,0 +1,140 @@
+/**
+ * One MTN MoMo product's authorised HTTP client (docs/providers.md#mtn-momo), shared by the Collection adapter
+ * (./adapter.ts) and the Disbursement rail (./disbursement.ts): each product has its own API user, key,
+ * subscription key and token endpoint (`POST /{product}/token/` with `Authorization: Basic base64(apiUser:apiKey)`
+ * and `Ocp-Apim-Subscription-Key`, no body → `{access_token, token_type, expires_in (seconds)}`), and its calls
+ * carry the Bearer token, the subscription key and `X-Target-Environment`.
+ */
+import { z } from '../../lib/zod';
+import {
+  documentedAnswer,
+  providerHttp,
+  sendWithToken,
+  TokenCache,
+  type FetchLike,
+  type ProviderHttpResponse,
+} from '../http';
+
+/** The MoMo products this service calls. */
+export type MomoProduct = 'collection' | 'disbursement';
+
+/** A product's credentials and where to call it. */
+export interface MomoProductSettings {
+  baseUrl: string;
+  apiUser: string;
+  apiKey: string;
+  subscriptionKey: string;
+  targetEnvironment: string;
+  /** Time-out of every call, in milliseconds. */
+  timeoutMs: number;
+}
+
+/**
+ * MoMo refused our API user and key, or our access token twice: a configuration fault, retried like an unknown answer.
+ */
+export class MomoAuthenticationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MomoAuthenticationError';
+  }
+}
+
+/** `POST /{product}/token/` → 200. */
+const tokenAnswer = z.object({
+  access_token: z.string().min(1),
+  token_type: z.string().optional(),
+  expires_in: z
+    .union([z.number(), z.string().regex(/^[0-9]+$/)])
+    .transform(Number)
+    .pipe(z.number().int().positive()),
+});
+
+/** A product's client: its token (cached) and its authorised calls. */
+export interface MomoClient {
+  /**
+   * A valid access token, from the cache or newly obtained.
+   * @throws MomoAuthenticationError (credentials refused), ProviderUnknownAnswer (no answer, undocumented body)
+   */
+  token(): Promise<string>;
+  /**
+   * One authorised call (Bearer token, subscription key, target environment, plus `headers`). A 401 forgets the
+   * token and retries once with a new one (nothing was done under a refused token).
+   * @throws ProviderUnknownAnswer (time-out, network, 5xx), MomoAuthenticationError (401 twice, or the token refused)
+   */
+  call(
+    method: 'GET' | 'POST',
+    path: string,
+    headers?: Record<string, string>,
+    body?: unknown,
+  ): Promise<ProviderHttpResponse>;
+}
+
+/**
+ * The client of MoMo's `product` with `settings`.
+ * @param fetchImpl the HTTP client; `now` the token cache's clock
+ */
+export function createMomoClient(
+  product: MomoProduct,
+  settings: MomoProductSettings,
+  fetchImpl: FetchLike,
+  now: () => Date,
+): MomoClient {
+  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
+  const tokenPath = `/${product}/token/`;
+  const tokens = new TokenCache(
+    async () => {
+      const response = await providerHttp(
+        {
+          method: 'POST',
+          url: `${baseUrl}${tokenPath}`,
+          headers: {
+            authorization: `Basic ${Buffer.from(`${settings.apiUser}:${settings.apiKey}`).toString('base64')}`,
+            'ocp-apim-subscription-key': settings.subscriptionKey,
+          },
+          timeoutMs: settings.timeoutMs,
+        },
+        fetchImpl,
+      );
+      if (response.status !== 200)
+        throw new MomoAuthenticationError(`MoMo refused the ${product} API user and key (HTTP ${response.status})`);
+      const answer = documentedAnswer(tokenAnswer, response.json, `POST ${tokenPath}`);
+      return { value: answer.access_token, expiresInSeconds: answer.expires_in };
+    },
+    () => now().getTime(),
+  );
+
+  return {
+    token: () => tokens.get(),
+    call(method, path, headers = {}, body) {
+      return sendWithToken(
+        tokens,
+        (token) =>
+          providerHttp(
+            {
+              method,
+              url: `${baseUrl}${path}`,
+              headers: {
+                authorization: `Bearer ${token}`,
+                'ocp-apim-subscription-key': settings.subscriptionKey,
+                'x-target-environment': settings.targetEnvironment,
+                ...headers,
+              },
+              body,
+              timeoutMs: settings.timeoutMs,
+            },
+            fetchImpl,
+          ),
+        () => new MomoAuthenticationError(`${method} ${path}: MoMo refused a new access token (401)`),
+      );
+    },
+  };
+}
+
+/** MoMo's error body `{code, message}` (both optional: APIM's own answers carry `statusCode` and `message`). */
+const errorAnswer = z.object({ code: z.string().max(200).optional(), message: z.string().max(1000).optional() });
+
+/** The error body's code and message, when the body is one (else empty). */
+export function momoErrorOf(response: ProviderHttpResponse): { code?: string; message?: string } {
+  const parsed = errorAnswer.safeParse(response.json);
+  return parsed.success ? parsed.data : {};
+}
