@@ -32,6 +32,8 @@ import { paymentRoutes } from './routes/payments';
 import { providerCallbackRoutes } from './routes/provider-callbacks';
 import { sandboxRoutes } from './routes/sandbox';
 import { webhookRoutes } from './routes/webhooks';
+import { teamRoutes } from './routes/team';
+import { twoFactorRoutes } from './routes/two-factor';
 
 /** Everything the API needs, injected. */
 export interface AppDeps {
@@ -68,6 +70,8 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
     eventStreamRoutes(deps),
     eventRoutes(deps),
     developerRoutes(deps),
+    twoFactorRoutes(deps),
+    teamRoutes(deps),
     developerPaymentRoutes(deps),
     documentRoutes(deps),
     liveAccessRoutes(deps),

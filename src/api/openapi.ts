@@ -23,8 +23,20 @@ import {
   rollKeyBody,
   transactionsQuery,
 } from './schemas/developer';
-import { loginBody, registerBody } from './schemas/auth';
+import { registerBody } from './schemas/auth';
 import { balanceQuery, listBalanceTransactionsQuery } from './schemas/balance';
+import {
+  acceptInvitationBody,
+  changeMemberBody,
+  confirmCodeBody,
+  createRestrictedKeyBody,
+  invitationBody,
+  loginSecondFactorBody,
+  loginWithMerchantBody,
+  rollRestrictedKeyBody,
+  switchBody,
+  verifyCodeBody,
+} from './schemas/security';
 import { cancelBody, genericCreateBody, listPaymentsQuery, merchantCreateBody, refundBody } from './schemas/payments';
 import * as out from '../views';
 import * as example from './schemas/examples';
@@ -50,7 +62,7 @@ export type Credential = 'secretKey' | 'apiKey' | 'session';
 
 /** One documented route. `path` uses OpenAPI's `{param}` form. */
 export interface RouteDoc {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
   /** A short title (a few words). */
   summary: string;
@@ -92,7 +104,8 @@ export interface RouteDoc {
 function impliedErrors(doc: RouteDoc): number[] {
   const implied: number[] = [];
   if (doc.body || doc.query) implied.push(400);
-  if (doc.security?.length) implied.push(401);
+  // 403 `forbidden`: a role or a restricted key's scopes that do not allow the route (docs/security.md#roles).
+  if (doc.security?.length) implied.push(401, 403);
   if (doc.body && doc.bodyContentType === undefined) implied.push(413);
   if (doc.path.includes('{')) implied.push(404);
   if (doc.idempotent) implied.push(409);
@@ -256,13 +269,14 @@ export const ROUTE_DOCS: RouteDoc[] = [
     tag: 'Auth',
     summary: 'Log in',
     description:
-      'Answers a session token for the dashboard endpoints, valid for one hour. A wrong e-mail address and a wrong password get the same answer.',
-    body: loginBody,
+      'Answers a session token for the dashboard endpoints, valid for one hour, in `merchant_id` (default the first merchant you joined). With two-factor sign-in on, answers `{two_factor_required: true, challenge}` instead. A wrong e-mail address and a wrong password get the same answer.',
+    body: loginWithMerchantBody,
     bodyExample: { email: 'amina@example.com', password: 'correct horse battery' },
     success: {
       status: 200,
-      description: 'Session token',
-      schema: out.envelope(out.session),
+      description:
+        'Session token; with two-factor sign-in on, a challenge to send with a code to `POST /v1/auth/login/2fa`',
+      schema: out.envelope(z.union([out.session, out.loginChallenge])),
       example: ok('Logged in', example.session),
     },
     errors: [401],
@@ -272,6 +286,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
         when: 'The e-mail address or the password is wrong.',
         message: 'email or password is incorrect',
       },
+      { code: 'forbidden', when: 'You are not a member of the `merchant_id` you asked for.' },
     ],
   },
 
@@ -810,7 +825,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     path: '/v1/developer/activity',
     tag: 'Dashboard',
     summary: 'Audit log',
-    description: `Every change made to your account through the API or by a reviewer, newest first. ${DASHBOARD_CREDENTIALS}`,
+    description: `Every change made to your account through the API or by a reviewer, and every sign-in, newest first: who (a team member or a key), from which IP address, in which request and with which user agent. \`action\` and \`actor\` (an id) narrow the list. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: auditLogQuery,
     success: {
@@ -1287,15 +1302,327 @@ export const ROUTE_DOCS: RouteDoc[] = [
       },
     ],
   },
+  {
+    method: 'post',
+    path: '/v1/auth/login/2fa',
+    tag: 'Auth',
+    summary: 'Finish a two-factor sign-in',
+    description:
+      'When `POST /v1/auth/login` answered `two_factor_required`, send its `challenge` (valid 5 minutes) with the current 6-digit code from your authenticator app, or one of your recovery codes. A code works once: the same code is refused until the next one shows. Five wrong codes in 15 minutes lock the account for the rest of the window; an address that sends twenty is locked too.',
+    body: loginSecondFactorBody,
+    bodyExample: { challenge: 'eyJhbGciOiJIUzI1NiJ9.challenge.signature', code: '123456' },
+    success: {
+      status: 200,
+      description: 'Session token',
+      schema: out.envelope(out.session),
+      example: ok('Logged in', example.session),
+    },
+    codes: [
+      {
+        code: 'unauthorized',
+        when: 'The code is wrong, already used or expired, or the challenge has expired.',
+        message: 'the code is wrong, expired or already used; enter the current code from your app',
+      },
+      { code: 'rate_limited', when: 'Too many wrong codes for this account or address.' },
+    ],
+  },
+  {
+    method: 'post',
+    path: '/v1/auth/switch',
+    tag: 'Auth',
+    summary: 'Switch merchant',
+    description:
+      'For a person in several teams: answers a session token for another merchant they belong to. A two-factor confirmation carries over.',
+    security: ['session'],
+    body: switchBody,
+    bodyExample: { merchant_id: example.ids.merchant },
+    success: {
+      status: 200,
+      description: 'Session token for that merchant',
+      schema: out.envelope(out.session),
+      example: ok('Switched merchant', example.session),
+    },
+    codes: [{ code: 'forbidden', when: 'You are not a member of that merchant.' }],
+  },
+  {
+    method: 'post',
+    path: '/v1/auth/invitations/{token}/accept',
+    tag: 'Team',
+    summary: 'Accept an invitation',
+    description:
+      'The `token` is the last part of the link in the invitation e-mail, valid 72 hours and once. Signed in (session token), you join as you are, if your e-mail is the invited one; otherwise send `name` and `password` to create your account under the invited e-mail. Answers your membership and a session in that merchant.',
+    body: acceptInvitationBody,
+    bodyExample: { name: 'Kofi Mensah', password: 'correct horse battery' },
+    success: {
+      status: 201,
+      description: 'Membership and session',
+      schema: out.envelope(out.acceptance),
+      example: ok('Invitation accepted', { ...example.session, member: example.member }),
+    },
+    errors: [401],
+    codes: [
+      { code: 'forbidden', when: 'You are signed in with another e-mail than the invited one.' },
+      {
+        code: 'conflict',
+        when: 'The link was used already or has expired, or the e-mail is already registered (sign in first).',
+      },
+    ],
+  },
+  {
+    method: 'get',
+    path: '/v1/developer/2fa',
+    tag: 'Security',
+    summary: 'Two-factor status',
+    description: 'Whether two-factor sign-in is on for you, and how many recovery codes you have left.',
+    security: ['session'],
+    query: environmentOnlyQuery,
+    success: {
+      status: 200,
+      description: 'Status',
+      schema: out.envelope(out.twoFactorStatus),
+      example: ok('Two-factor status', { enabled: true, recovery_codes_left: 9 }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/developer/2fa/enroll',
+    tag: 'Security',
+    summary: 'Start two-factor enrolment',
+    description:
+      'Answers a new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 seconds) and its `otpauth://` URI for a QR code. Nothing changes until you confirm a first code; enrolling again replaces a secret not yet confirmed.',
+    security: ['session'],
+    success: {
+      status: 201,
+      description: 'Secret and URI',
+      schema: out.envelope(out.twoFactorEnrolment),
+      example: ok('Scan the code, then confirm it', example.enrolment),
+    },
+    codes: [{ code: 'conflict', when: 'Two-factor sign-in is already on.' }],
+  },
+  {
+    method: 'post',
+    path: '/v1/developer/2fa/confirm',
+    tag: 'Security',
+    summary: 'Confirm two-factor enrolment',
+    description:
+      'Send the code your app shows: two-factor sign-in is on from now. The answer holds ten recovery codes, each good once, shown only here, and a new session token; your other sessions end.',
+    security: ['session'],
+    body: confirmCodeBody,
+    bodyExample: { code: '123456' },
+    success: {
+      status: 200,
+      description: 'Recovery codes and session',
+      schema: out.envelope(out.twoFactorConfirmation),
+      example: ok('Two-factor sign-in is on', { ...example.session, recovery_codes: example.recoveryCodes }),
+    },
+    codes: [
+      { code: 'validation_error', when: 'The code is wrong or expired.' },
+      { code: 'conflict', when: 'No enrolment is waiting, or two-factor sign-in is already on.' },
+      { code: 'rate_limited', when: 'Too many wrong codes.' },
+    ],
+  },
+  {
+    method: 'post',
+    path: '/v1/developer/2fa/verify',
+    tag: 'Security',
+    summary: 'Confirm a code (step-up)',
+    description:
+      'Live key rolls, restricted live keys, team changes, turning two-factor off and live payout destinations need a code confirmed in the last 5 minutes. Send one here: the answer is a session token that carries the confirmation.',
+    security: ['session'],
+    body: verifyCodeBody,
+    bodyExample: { code: '123456' },
+    success: {
+      status: 200,
+      description: 'Session token, confirmed now',
+      schema: out.envelope(out.session),
+      example: ok('Code confirmed', example.session),
+    },
+    codes: [
+      { code: 'validation_error', when: 'The code is wrong, already used or expired.' },
+      { code: 'conflict', when: 'Two-factor sign-in is off.' },
+      { code: 'rate_limited', when: 'Too many wrong codes.' },
+    ],
+  },
+  {
+    method: 'delete',
+    path: '/v1/developer/2fa',
+    tag: 'Security',
+    summary: 'Turn two-factor off',
+    description:
+      'Needs a code confirmed in the last 5 minutes. Forgets the secret and the recovery codes; your other sessions end and a new session token is answered.',
+    security: ['session'],
+    success: {
+      status: 200,
+      description: 'Session token',
+      schema: out.envelope(out.session),
+      example: ok('Two-factor sign-in is off', example.session),
+    },
+    codes: [
+      { code: 'forbidden', when: 'No code was confirmed in the last 5 minutes.' },
+      { code: 'conflict', when: 'Two-factor sign-in is off.' },
+    ],
+  },
+  {
+    method: 'get',
+    path: '/v1/developer/team/members',
+    tag: 'Team',
+    summary: 'List team members',
+    description: "The merchant's members and their roles, and the merchants you belong to (for switching).",
+    security: ['session'],
+    query: environmentOnlyQuery,
+    success: {
+      status: 200,
+      description: 'Members',
+      schema: out.envelope(z.object({ members: z.array(out.member), merchants: z.array(out.membership) })),
+      example: ok('Members retrieved', {
+        members: [example.member],
+        merchants: [{ merchant_id: example.ids.merchant, business_name: 'Amina Shop', role: 'developer' }],
+      }),
+    },
+  },
+  {
+    method: 'patch',
+    path: '/v1/developer/team/members/{id}',
+    tag: 'Team',
+    summary: "Change a member's role",
+    description:
+      'Owners and admins; only an owner changes an owner or makes one, and the last owner cannot be demoted. Needs a two-factor code from the last 5 minutes when two-factor is on.',
+    security: ['session'],
+    body: changeMemberBody,
+    bodyExample: { role: 'viewer' },
+    success: {
+      status: 200,
+      description: 'The member',
+      schema: out.envelope(out.member),
+      example: ok('Role changed', { ...example.member, role: 'viewer' }),
+    },
+    codes: [
+      { code: 'forbidden', when: 'Your role cannot make this change, or no code was confirmed in the last 5 minutes.' },
+      { code: 'conflict', when: 'It would leave the merchant without an owner.' },
+    ],
+  },
+  {
+    method: 'delete',
+    path: '/v1/developer/team/members/{id}',
+    tag: 'Team',
+    summary: 'Remove a member',
+    description:
+      "Owners and admins; only an owner removes an owner, and the last owner cannot leave. The member's next request in this merchant is refused.",
+    security: ['session'],
+    success: {
+      status: 200,
+      description: 'The removed member',
+      schema: out.envelope(out.member),
+      example: ok('Member removed', example.member),
+    },
+    codes: [
+      { code: 'forbidden', when: 'Your role cannot make this change, or no code was confirmed in the last 5 minutes.' },
+      { code: 'conflict', when: 'It would leave the merchant without an owner.' },
+    ],
+  },
+  {
+    method: 'get',
+    path: '/v1/developer/team/invitations',
+    tag: 'Team',
+    summary: 'List open invitations',
+    description: 'Invitations not yet accepted, newest first, with when their link expires.',
+    security: ['session'],
+    query: environmentOnlyQuery,
+    success: {
+      status: 200,
+      description: 'Invitations',
+      schema: out.envelope(z.object({ invitations: z.array(out.invitation) })),
+      example: ok('Invitations retrieved', { invitations: [example.invitation] }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/developer/team/invitations',
+    tag: 'Team',
+    summary: 'Invite a member',
+    description:
+      'E-mails a link valid 72 hours, once. Owners and admins; only an owner invites an owner. Needs a two-factor code from the last 5 minutes when two-factor is on.',
+    security: ['session'],
+    body: invitationBody,
+    bodyExample: { email: 'kofi@example.com', role: 'developer' },
+    success: {
+      status: 201,
+      description: 'The invitation',
+      schema: out.envelope(out.invitation),
+      example: ok('Invitation sent', example.invitation),
+    },
+    codes: [
+      { code: 'forbidden', when: 'Your role cannot invite this role, or no code was confirmed in the last 5 minutes.' },
+    ],
+  },
+  {
+    method: 'post',
+    path: '/v1/developer/keys',
+    tag: 'Keys',
+    summary: 'Create a restricted key',
+    description:
+      'A key `rk_sandbox_…` or `rk_live_…` that holds only `scopes` (`payments:read`, `payments:write`, `refunds:write`, `payouts:read`, `payouts:write`, `balance:read`, `webhooks:write`); an endpoint outside them answers 403 `forbidden` naming the scope it needs. The secret is shown only in this answer. Same rate limits and environments as secret keys.',
+    security: ['session'],
+    body: createRestrictedKeyBody,
+    bodyExample: { name: 'Checkout server', environment: 'sandbox', scopes: ['payments:write', 'payments:read'] },
+    success: {
+      status: 201,
+      description: 'The key, shown once',
+      schema: out.envelope(out.issuedRestrictedKey),
+      example: ok('Restricted key created', { key: example.restrictedKey }),
+    },
+    codes: [
+      {
+        code: 'forbidden',
+        when: 'Your role cannot create keys, or a live key without a code confirmed in the last 5 minutes.',
+      },
+      { code: 'conflict', when: 'A live key before live access is approved.' },
+    ],
+  },
+  {
+    method: 'post',
+    path: '/v1/developer/keys/restricted/{id}/roll',
+    tag: 'Keys',
+    summary: 'Roll a restricted key',
+    description:
+      'A new key with the same name, scopes and environment, shown only in this answer; the old one works `expires_in_hours` more (default 24, 0 = stop now).',
+    security: ['session'],
+    body: rollRestrictedKeyBody,
+    bodyExample: { expires_in_hours: 0 },
+    success: {
+      status: 201,
+      description: 'The new key, shown once',
+      schema: out.envelope(out.issuedRestrictedKey),
+      example: ok('Key rolled', {
+        key: example.restrictedKey,
+        previous_key_expires_at: '2026-11-25T12:00:00.000Z',
+      }),
+    },
+  },
+  {
+    method: 'delete',
+    path: '/v1/developer/keys/{id}',
+    tag: 'Keys',
+    summary: 'Revoke a restricted key',
+    description: 'The key stops at once. Secret keys are replaced by rolling them instead.',
+    security: ['session'],
+    success: {
+      status: 200,
+      description: 'The revoked key',
+      schema: out.envelope(out.keySummary),
+      example: ok('Key revoked', { ...example.restrictedKeySummary, status: 'revoked' }),
+    },
+    codes: [{ code: 'conflict', when: 'The key is a secret key.' }],
+  },
 ];
 
 const SECURITY_SCHEMES = {
   secretKey: {
     type: 'http',
     scheme: 'bearer',
-    bearerFormat: 'sk_sandbox_… or sk_live_…',
+    bearerFormat: 'sk_sandbox_… or sk_live_… (or a restricted rk_…)',
     description:
-      'Your secret key, `Authorization: Bearer sk_sandbox_…` (or `sk_live_…`); the key decides the environment. Keep it on your server.',
+      'Your secret key, `Authorization: Bearer sk_sandbox_…` (or `sk_live_…`); the key decides the environment. Keep it on your server. A restricted key (`rk_…`) works where its scopes allow.',
   },
   apiKey: {
     type: 'apiKey',
@@ -1307,7 +1634,8 @@ const SECURITY_SCHEMES = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'A session token from `POST /v1/auth/login`, valid for one hour, for the dashboard endpoints.',
+    description:
+      'A session token from `POST /v1/auth/login`, valid for one hour, for the dashboard endpoints. It names you and the merchant you act in; your role there decides what it may do.',
   },
 } as const;
 
@@ -1337,7 +1665,9 @@ const TAGS = [
     description: 'Stand-ins for the customer in the sandbox: confirm a test card, make a bank transfer arrive.',
   },
   { name: 'Auth', description: 'Your developer account and session tokens.' },
-  { name: 'Keys', description: 'Your secret keys.' },
+  { name: 'Keys', description: 'Your secret keys and restricted keys.' },
+  { name: 'Security', description: 'Two-factor sign-in and the step-up confirmation of sensitive changes.' },
+  { name: 'Team', description: 'Team members, their roles and invitations.' },
   {
     name: 'Dashboard',
     description: 'What the merchant dashboard reads: profile, transactions, analytics, activity, payment timelines.',

@@ -16,6 +16,8 @@ interface AuditRow {
   action: AuditAction;
   target: string;
   ip: string | null;
+  request_id: string | null;
+  user_agent: string | null;
   created_at: Date;
 }
 
@@ -40,21 +42,41 @@ export function auditRow(entry: AuditEntry): AuditRow {
     action: entry.action,
     target: entry.target,
     ip: entry.ip,
+    request_id: entry.requestId ?? null,
+    user_agent: entry.userAgent ?? null,
     created_at: new Date(entry.createdAt),
   };
 }
 
+/** Which entries: a merchant and environment, and optionally one action and one actor id. */
+export interface AuditScope {
+  merchantId: string;
+  environment: Environment;
+  action?: string;
+  actorId?: string;
+}
+
+/** The `where` of a scope. */
+function scopeWhere(scope: AuditScope): Record<string, string> {
+  return {
+    merchant_id: scope.merchantId,
+    environment: scope.environment,
+    ...(scope.action ? { action: scope.action } : {}),
+    ...(scope.actorId ? { actor_id: scope.actorId } : {}),
+  };
+}
+
 /**
- * The entries of a merchant and environment, newest first; one page when `page` is given
- * (docs/live-access.md#audit-log).
+ * The entries of a merchant and environment (of one action or actor when the scope says), newest first; one page
+ * when `page` is given (docs/live-access.md#audit-log, docs/security.md#activity-log).
  */
 export async function listAuditEntries(
   db: Db,
-  scope: { merchantId: string; environment: Environment },
+  scope: AuditScope,
   page?: { page: number; limit: number },
 ): Promise<AuditEntry[]> {
   const query = db<AuditRow>('activity_log')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .where(scopeWhere(scope))
     .orderBy([
       { column: 'created_at', order: 'desc' },
       { column: 'id', order: 'desc' },
@@ -69,17 +91,16 @@ export async function listAuditEntries(
     action: row.action,
     target: row.target,
     ip: row.ip,
+    requestId: row.request_id,
+    userAgent: row.user_agent,
     createdAt: iso(row.created_at),
   }));
 }
 
 /** How many entries a merchant and environment has (docs/live-access.md#audit-log pagination). */
-export async function countAuditEntries(
-  db: Db,
-  scope: { merchantId: string; environment: Environment },
-): Promise<number> {
-  const [{ total }] = (await db('activity_log')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment })
-    .count('id as total')) as unknown as [{ total: number }];
+export async function countAuditEntries(db: Db, scope: AuditScope): Promise<number> {
+  const [{ total }] = (await db('activity_log').where(scopeWhere(scope)).count('id as total')) as unknown as [
+    { total: number },
+  ];
   return Number(total);
 }

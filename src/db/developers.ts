@@ -1,5 +1,7 @@
 /** Repository of developers (docs/api.md) and their secret keys (docs/api.md#secret-keys). */
+import type { Knex } from 'knex';
 import type { Db } from './knex';
+import type { Scope } from '../domain/access';
 import type { Environment } from '../domain/environment';
 
 /**
@@ -7,7 +9,8 @@ import type { Environment } from '../domain/environment';
  */
 export interface DeveloperRow {
   id: string;
-  merchant_id: string;
+  /** The merchant this developer registered; null for a person who only joined others' teams. */
+  merchant_id: string | null;
   email: string;
   password_hash: string;
   name: string;
@@ -16,6 +19,10 @@ export interface DeveloperRow {
   phone: string | null;
   plan: string;
   has_live_access: boolean;
+  /** When two-factor sign-in was turned on (docs/security.md#two-factor); null while off. */
+  totp_enabled_at: Date | null;
+  /** Raised by a two-factor change; session tokens of an earlier generation are refused. */
+  session_generation: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -26,6 +33,8 @@ export interface KeyOwner {
   merchantId: string;
   developerId: string;
   environment: Environment;
+  /** A restricted key's scopes (docs/security.md#restricted-keys); undefined for a secret key. */
+  scopes?: Scope[];
 }
 
 /**
@@ -42,11 +51,14 @@ export interface NewDeveloper {
   key: { id: string; hash: string; last4: string };
 }
 
+/** A developer that registered a merchant: the merchant's own account. */
+export type AccountRow = DeveloperRow & { merchant_id: string };
+
 /**
  * Inserts a developer and its first sandbox key in one transaction.
  * @throws the driver's unique_violation when the e-mail is taken (see `isUniqueViolation`).
  */
-export async function insertDeveloperWithKey(db: Db, input: NewDeveloper): Promise<DeveloperRow> {
+export async function insertDeveloperWithKey(db: Db, input: NewDeveloper): Promise<AccountRow> {
   return db.transaction(async (trx) => {
     const [developer] = await trx<DeveloperRow>('developers')
       .insert({
@@ -65,13 +77,46 @@ export async function insertDeveloperWithKey(db: Db, input: NewDeveloper): Promi
       key_hash: input.key.hash,
       last4: input.key.last4,
     });
-    return developer as DeveloperRow;
+    // The owner membership's id takes the developer id's random part (`mem_<same 24 characters>`).
+    await trx('team_members').insert({
+      id: `mem_${input.id.slice(input.id.indexOf('_') + 1)}`,
+      merchant_id: input.merchantId,
+      developer_id: input.id,
+      role: 'owner',
+    });
+    return developer as AccountRow;
   });
+}
+
+/**
+ * Inserts a person without a merchant of their own, who joins a team through an invitation
+ * (docs/security.md#invitations), in `trx`.
+ * @throws the driver's unique_violation when the e-mail is taken (see `isUniqueViolation`).
+ */
+export async function insertPerson(
+  trx: Knex.Transaction,
+  person: { id: string; email: string; passwordHash: string; name: string },
+): Promise<DeveloperRow> {
+  const [row] = await trx<DeveloperRow>('developers')
+    .insert({
+      id: person.id,
+      merchant_id: null,
+      email: person.email,
+      password_hash: person.passwordHash,
+      name: person.name,
+    })
+    .returning('*');
+  return row as DeveloperRow;
 }
 
 /** The developer with this (lower-cased) e-mail, if any. */
 export async function findDeveloperByEmail(db: Db, email: string): Promise<DeveloperRow | undefined> {
   return db<DeveloperRow>('developers').where({ email }).first();
+}
+
+/** The merchant's own account (the developer that registered it), if any. */
+export async function findAccountByMerchant(db: Db, merchantId: string): Promise<AccountRow | undefined> {
+  return db<AccountRow>('developers').where({ merchant_id: merchantId }).first();
 }
 
 /** The developer with this id, if any. */
@@ -108,6 +153,7 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyLookup 
       'k.id as key_id',
       'k.merchant_id',
       'k.environment',
+      'k.scopes',
       'd.id as developer_id',
       'd.plan',
       'd.custom_limit_per_minute',
@@ -117,7 +163,13 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyLookup 
   if (!row) return undefined;
   return {
     owner: row.active
-      ? { keyId: row.key_id, merchantId: row.merchant_id, developerId: row.developer_id, environment: row.environment }
+      ? {
+          keyId: row.key_id,
+          merchantId: row.merchant_id,
+          developerId: row.developer_id,
+          environment: row.environment,
+          scopes: row.scopes ?? undefined,
+        }
       : undefined,
     profile: {
       environment: row.environment,
@@ -128,14 +180,17 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyLookup 
   };
 }
 
-/** The limit profile of a developer's session in `environment`. */
-export async function findLimitProfileByDeveloper(
+/**
+ * The limit profile of a session in `environment`: its merchant's plan, or (for tokens that name no
+ * merchant) the plan of the merchant the person registered.
+ */
+export async function findLimitProfile(
   db: Db,
-  developerId: string,
+  session: { personId: string; merchantId?: string },
   environment: Environment,
 ): Promise<LimitProfile | undefined> {
   const row = await db('developers')
-    .where({ id: developerId })
+    .where(session.merchantId ? { merchant_id: session.merchantId } : { id: session.personId })
     .first('plan', 'custom_limit_per_minute', 'custom_limit_per_hour');
   return row
     ? {
@@ -155,14 +210,14 @@ export interface ProfileChanges {
   phone?: string | null;
 }
 
-/** Updates the profile fields given; returns the developer after the change. */
+/** Updates the profile fields of the merchant's account; returns the account after the change. */
 export async function updateDeveloperProfile(
   db: Db,
-  developerId: string,
+  merchantId: string,
   changes: ProfileChanges,
-): Promise<DeveloperRow | undefined> {
-  const [row] = await db<DeveloperRow>('developers')
-    .where({ id: developerId })
+): Promise<AccountRow | undefined> {
+  const [row] = await db<AccountRow>('developers')
+    .where({ merchant_id: merchantId })
     .update({ ...changes, updated_at: db.fn.now() as unknown as Date })
     .returning('*');
   return row;
@@ -171,6 +226,10 @@ export async function updateDeveloperProfile(
 /** A key as listed (never its secret or hash, docs/api.md#secret-keys). */
 export interface KeyRow {
   id: string;
+  kind: 'secret' | 'restricted';
+  /** A restricted key's name and scopes; null for secret keys. */
+  name: string | null;
+  scopes: Scope[] | null;
   environment: Environment;
   last4: string;
   created_at: Date;
@@ -186,7 +245,86 @@ export async function listKeys(db: Db, merchantId: string): Promise<KeyRow[]> {
       { column: 'created_at', order: 'desc' },
       { column: 'id', order: 'desc' },
     ])
-    .select('id', 'environment', 'last4', 'created_at', 'expires_at', 'revoked_at');
+    .select(KEY_COLUMNS);
+}
+
+const KEY_COLUMNS = ['id', 'kind', 'name', 'scopes', 'environment', 'last4', 'created_at', 'expires_at', 'revoked_at'];
+
+/** The merchant's key `id`, if any. */
+export async function findKey(db: Db, merchantId: string, id: string): Promise<KeyRow | undefined> {
+  return db('api_keys').where({ merchant_id: merchantId, id }).first(KEY_COLUMNS);
+}
+
+/** A new restricted key to store (docs/security.md#restricted-keys): only its hash and last 4. */
+export interface NewRestrictedKey {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  name: string;
+  scopes: readonly Scope[];
+  hash: string;
+  last4: string;
+}
+
+/** Stores a restricted key. */
+export async function insertRestrictedKey(db: Db | Knex.Transaction, key: NewRestrictedKey): Promise<KeyRow> {
+  const [row] = await db('api_keys')
+    .insert({
+      id: key.id,
+      merchant_id: key.merchantId,
+      environment: key.environment,
+      kind: 'restricted',
+      name: key.name,
+      scopes: [...key.scopes],
+      key_hash: key.hash,
+      last4: key.last4,
+    })
+    .returning(KEY_COLUMNS);
+  return row as KeyRow;
+}
+
+/**
+ * Rolls one restricted key (docs/security.md#restricted-keys): stores its successor with the same name, scopes
+ * and environment, and lets the old key expire at `expiresAt` (an earlier expiry is kept), in one transaction.
+ * @returns the successor, or undefined when the old key is not an active restricted key of the merchant
+ */
+export async function rollRestrictedKey(
+  db: Db,
+  merchantId: string,
+  id: string,
+  successor: { id: string; hash: string; last4: string },
+  expiresAt: Date,
+): Promise<KeyRow | undefined> {
+  return db.transaction(async (trx) => {
+    const old = await trx('api_keys')
+      .where({ merchant_id: merchantId, id, kind: 'restricted' })
+      .whereNull('revoked_at')
+      .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', trx.fn.now()))
+      .forUpdate()
+      .first(KEY_COLUMNS);
+    if (!old) return undefined;
+    if (!old.expires_at || old.expires_at > expiresAt)
+      await trx('api_keys').where({ id }).update({ expires_at: expiresAt });
+    return insertRestrictedKey(trx, {
+      ...successor,
+      merchantId,
+      environment: old.environment,
+      name: old.name,
+      scopes: old.scopes,
+    });
+  });
+}
+
+/**
+ * Revokes a restricted key at once (docs/security.md#restricted-keys).
+ * @returns the key after the change, or undefined when the merchant has no such restricted key
+ */
+export async function revokeRestrictedKey(db: Db, merchantId: string, id: string): Promise<KeyRow | undefined> {
+  const [row] = await db('api_keys')
+    .where({ merchant_id: merchantId, id, kind: 'restricted' })
+    .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
+    .returning(KEY_COLUMNS);
+  return row as KeyRow | undefined;
 }
 
 /**
@@ -203,7 +341,7 @@ export async function rollKeys(
 ): Promise<number> {
   return db.transaction(async (trx) => {
     const active = await trx('api_keys')
-      .where({ merchant_id: merchantId, environment })
+      .where({ merchant_id: merchantId, environment, kind: 'secret' })
       .whereNull('revoked_at')
       .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', trx.fn.now()))
       .forUpdate()

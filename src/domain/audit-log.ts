@@ -13,7 +13,10 @@ export interface Actor {
   id: string;
 }
 
-/** The actions the audit log records (live access and documents). */
+/**
+ * The actions the audit log records: live access, documents, money, keys, webhooks, settings, the team and
+ * sign-ins (docs/security.md#activity-log).
+ */
 export type AuditAction =
   | 'document.uploaded'
   | 'live_access.requested'
@@ -36,7 +39,19 @@ export type AuditAction =
   | 'webhook.created'
   | 'webhook.updated'
   | 'webhook.deleted'
-  | 'webhook.secret_rotated';
+  | 'webhook.secret_rotated'
+  | 'api_key.restricted_created'
+  | 'api_key.restricted_rolled'
+  | 'api_key.revoked'
+  | 'sign_in.succeeded'
+  | 'sign_in.failed'
+  | 'two_factor.enabled'
+  | 'two_factor.disabled'
+  | 'two_factor.code_refused'
+  | 'team.member_invited'
+  | 'team.member_joined'
+  | 'team.role_changed'
+  | 'team.member_removed';
 
 /** An entry to write; `id` is `act_…` (derived from the step where a retry could repeat it). */
 export interface AuditEntry {
@@ -49,6 +64,10 @@ export interface AuditEntry {
   target: string;
   /** The caller's IP address for API actions; null for reviewers and the service. */
   ip: string | null;
+  /** The API request that made the change (its `X-Request-Id`); absent outside the API. */
+  requestId?: string | null;
+  /** The caller's User-Agent; absent outside the API. */
+  userAgent?: string | null;
   /** ISO 8601 UTC. */
   createdAt: string;
 }

@@ -22,6 +22,8 @@ export const ID_PREFIXES = {
   journal: 'jrn_',
   balanceTransaction: 'txn_',
   adjustment: 'adj_',
+  member: 'mem_',
+  invitation: 'inv_',
 } as const;
 
 /** Length of the random part of ids (docs/payments.md#payment-record: 24). */

@@ -1,5 +1,6 @@
 /**
- * Secret keys (docs/api.md#secret-keys): `sk_sandbox_`/`sk_live_` + 32 base62 characters, stored as SHA-256 + last 4.
+ * API keys (docs/api.md#secret-keys, docs/security.md#restricted-keys): secret keys `sk_sandbox_`/`sk_live_` and
+ * restricted keys `rk_sandbox_`/`rk_live_`, each + 32 base62 characters, stored as SHA-256 + last 4.
  */
 import { randomBytes } from 'node:crypto';
 import { randomBase62 } from '../domain/ids';
@@ -16,9 +17,17 @@ export interface IssuedKey {
 /** The shape of a secret key (docs/api.md#secret-keys). */
 export const SECRET_KEY_PATTERN = /^sk_(sandbox|live)_[0-9A-Za-z]{32}$/;
 
-/** Issues a new secret key of `environment`. */
-export function issueSecretKey(environment: Environment): IssuedKey {
-  const secret = `sk_${environment}_${randomBase62(32, randomBytes)}`;
+/** The shape of any API key, secret or restricted (docs/security.md#restricted-keys). */
+export const API_KEY_PATTERN = /^(sk|rk)_(sandbox|live)_[0-9A-Za-z]{32}$/;
+
+/** True when a presented credential is meant as an API key (`sk_…` or `rk_…`), not a session token. */
+export function looksLikeApiKey(credential: string): boolean {
+  return credential.startsWith('sk_') || credential.startsWith('rk_');
+}
+
+/** Issues a new key of `environment`: a secret key, or a restricted one (`rk_…`) when `restricted`. */
+export function issueSecretKey(environment: Environment, restricted = false): IssuedKey {
+  const secret = `${restricted ? 'rk' : 'sk'}_${environment}_${randomBase62(32, randomBytes)}`;
   return { secret, hash: sha256Hex(secret), last4: secret.slice(-4) };
 }
 

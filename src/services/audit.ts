@@ -1,16 +1,23 @@
 /**
- * The audit log (docs/live-access.md#audit-log) of changes a developer's session or a secret key made through the API.
+ * The audit log (docs/live-access.md#audit-log, docs/security.md#activity-log) of changes a person's session or an API
+ * key made through the API: actor, IP, request id and user agent; never a secret, code or full key.
  */
 import { insertAuditEntries } from '../db/audit-log';
 import type { Db } from '../db/knex';
-import type { AuditAction } from '../domain/audit-log';
+import type { AuditAction, Actor } from '../domain/audit-log';
+import { ENVIRONMENTS } from '../domain/environment';
 import type { Principal } from '../domain/principal';
 import { auditEntry } from '../lib/audit';
 
+/** The actor of an API change: the key it used, or the signed-in person (the merchant's account for old tokens). */
+export function actorOf(principal: Principal): Actor {
+  if (principal.via === 'key') return { type: 'api_key', id: principal.keyId as string };
+  return { type: 'developer', id: principal.member?.personId ?? principal.developerId };
+}
+
 /**
- * Writes the entry for `action` on `target` by `principal` (actor: the secret key it used, or its
- * developer for a session) in the principal's merchant and environment; call it once the change
- * succeeded.
+ * Writes the entry for `action` on `target` by `principal` in the principal's merchant and environment; call it
+ * once the change succeeded.
  * @param ip the caller's address (`ctx.ip`)
  */
 export async function audit(
@@ -20,11 +27,56 @@ export async function audit(
   target: string,
   ip: string | null,
 ): Promise<void> {
-  const actor =
-    principal.via === 'key'
-      ? { type: 'api_key' as const, id: principal.keyId as string }
-      : { type: 'developer' as const, id: principal.developerId };
   await insertAuditEntries(db, [
-    auditEntry({ merchantId: principal.merchantId, environment: principal.environment, actor, action, target, ip }),
+    auditEntry({
+      merchantId: principal.merchantId,
+      environment: principal.environment,
+      actor: actorOf(principal),
+      action,
+      target,
+      ip,
+      requestId: principal.origin?.requestId ?? null,
+      userAgent: principal.origin?.userAgent ?? null,
+    }),
   ]);
+}
+
+/**
+ * Writes an entry about the whole merchant (its team, a person's sign-in or two-factor) into both environments'
+ * logs, so it shows whichever the dashboard reads (docs/security.md#activity-log).
+ */
+export async function auditMerchantWide(
+  db: Db,
+  entry: { merchantId: string; actor: Actor; action: AuditAction; target: string; ip: string | null },
+  origin: Principal['origin'],
+): Promise<void> {
+  await insertAuditEntries(
+    db,
+    ENVIRONMENTS.map((environment) =>
+      auditEntry({
+        ...entry,
+        environment,
+        requestId: origin?.requestId ?? null,
+        userAgent: origin?.userAgent ?? null,
+      }),
+    ),
+  );
+}
+
+/**
+ * Writes what a person did to their own account (a sign-in, a code, two-factor) into both environments' logs of
+ * `merchantId`, with the person as actor and, unless another is given, as target.
+ */
+export async function auditPerson(
+  db: Db,
+  who: { personId: string; merchantId: string },
+  action: AuditAction,
+  request: { ip: string | null; origin?: Principal['origin'] },
+  target: string = who.personId,
+): Promise<void> {
+  await auditMerchantWide(
+    db,
+    { merchantId: who.merchantId, actor: { type: 'developer', id: who.personId }, action, target, ip: request.ip },
+    request.origin,
+  );
 }

@@ -7,11 +7,10 @@ import { developerView, type DeveloperView } from '../views/developer';
 import type { Config } from '../config';
 import {
   findDeveloperByEmail,
-  findDeveloperById,
   findKeyByHash,
-  findLimitProfileByDeveloper,
+  findLimitProfile,
   insertDeveloperWithKey,
-  type DeveloperRow,
+  type AccountRow,
   type KeyLookup,
   type LimitProfile,
 } from '../db/developers';
@@ -22,7 +21,17 @@ import { ID_PREFIXES } from '../domain/ids';
 import { newId } from '../lib/ids';
 import { DUMMY_PASSWORD_HASH_PROMISE, hashPassword, verifyPassword } from '../lib/passwords';
 import { issueSecretKey } from '../lib/secret-keys';
-import { signSessionToken, verifySessionToken, type SessionToken } from '../lib/session-tokens';
+import {
+  signLoginChallenge,
+  signSessionToken,
+  verifyLoginChallenge,
+  verifySessionToken,
+  type SessionToken,
+} from '../lib/session-tokens';
+import type { MemberActor, Principal } from '../domain/principal';
+import { findSessionMembership, listMembershipsOf } from '../db/team';
+import { auditPerson } from './audit';
+import { checkSecondFactor, type SecondFactor } from './two-factor-service';
 
 export type { KeyLookup, LimitProfile };
 
@@ -52,7 +61,7 @@ export async function registerDeveloper(
 ): Promise<Registration> {
   const key = issueSecretKey('sandbox');
   const keyId = newId(ID_PREFIXES.apiKey);
-  let row: DeveloperRow;
+  let row: AccountRow;
   try {
     row = await insertDeveloperWithKey(deps.db, {
       id: newId(ID_PREFIXES.developer),
@@ -68,7 +77,11 @@ export async function registerDeveloper(
       throw new DomainError('conflict', 'a developer with this email is already registered');
     throw error;
   }
-  const session = await signSessionToken(row.id, deps.config.JWT_SECRET, deps.config.SESSION_TTL_SECONDS);
+  const session = await signSessionToken(
+    { personId: row.id, merchantId: row.merchant_id },
+    deps.config.JWT_SECRET,
+    deps.config.SESSION_TTL_SECONDS,
+  );
   return {
     developer: developerView(row),
     session,
@@ -76,15 +89,114 @@ export async function registerDeveloper(
   };
 }
 
+/** The answer of sign-in: a session, or a challenge for the second factor (docs/security.md#two-factor). */
+export type LoginAnswer = SessionToken | { two_factor_required: true; challenge: string };
+
+/** The merchant a person signs in to: `requested` when they are a member of it, else their first. */
+async function chooseMerchant(db: Db, personId: string, requested?: string): Promise<string> {
+  const memberships = await listMembershipsOf(db, personId);
+  if (memberships.length === 0) throw new DomainError('forbidden', 'this account is not a member of any merchant');
+  if (requested === undefined) return (memberships[0] as { merchant_id: string }).merchant_id;
+  if (!memberships.some((m) => m.merchant_id === requested))
+    throw new DomainError('forbidden', `this account is not a member of merchant ${requested}`);
+  return requested;
+}
+
 /**
- * Checks e-mail and password and signs a session token.
- * @throws DomainError `unauthorized` (401), the same for an unknown e-mail and a wrong password (docs/api.md#sessions)
+ * Checks e-mail and password (docs/api.md#sessions) and signs a session in `merchant_id` (default the person's
+ * first merchant, docs/security.md#team-members); with two-factor on, answers a 5-minute challenge instead
+ * (docs/security.md#two-factor). A refused password is written to the audit log of the person's merchants.
+ * @throws DomainError `unauthorized` (401), the same for an unknown e-mail and a wrong password;
+ *   `forbidden` (403) for a merchant the person is not a member of
  */
-export async function login(deps: AuthDeps, input: { email: string; password: string }): Promise<SessionToken> {
+export async function login(
+  deps: AuthDeps,
+  input: { email: string; password: string; merchant_id?: string },
+  request: { ip: string; origin?: Principal['origin'] },
+): Promise<LoginAnswer> {
   const developer = await findDeveloperByEmail(deps.db, input.email);
   const matches = await verifyPassword(input.password, developer?.password_hash ?? (await DUMMY_PASSWORD_HASH_PROMISE));
-  if (!developer || !matches) throw new DomainError('unauthorized', 'email or password is incorrect');
-  return signSessionToken(developer.id, deps.config.JWT_SECRET, deps.config.SESSION_TTL_SECONDS);
+  if (!developer || !matches) {
+    if (developer) await auditSignIn(deps.db, developer.id, 'sign_in.failed', request);
+    throw new DomainError('unauthorized', 'email or password is incorrect');
+  }
+  const merchantId = await chooseMerchant(deps.db, developer.id, input.merchant_id);
+  if (developer.totp_enabled_at) {
+    const challenge = await signLoginChallenge({ personId: developer.id, merchantId }, deps.config.JWT_SECRET);
+    return { two_factor_required: true, challenge };
+  }
+  await auditSignIn(deps.db, developer.id, 'sign_in.succeeded', request, merchantId);
+  return signSessionToken(
+    { personId: developer.id, merchantId, generation: developer.session_generation },
+    deps.config.JWT_SECRET,
+    deps.config.SESSION_TTL_SECONDS,
+  );
+}
+
+/**
+ * Completes a sign-in with its second factor (docs/security.md#two-factor): a code or a recovery code for the
+ * challenge → a session that counts as confirmed now.
+ * @throws DomainError `unauthorized` (401) for an invalid or expired challenge or a wrong, replayed code;
+ *   `rate_limited` (429) after too many wrong codes
+ */
+export async function loginWithSecondFactor(
+  deps: AuthDeps,
+  input: { challenge: string } & SecondFactor,
+  request: { ip: string; origin?: Principal['origin'] },
+): Promise<SessionToken> {
+  const claims = await verifyLoginChallenge(input.challenge, deps.config.JWT_SECRET);
+  if (!claims?.merchantId)
+    throw new DomainError('unauthorized', 'the sign-in challenge is invalid or expired; sign in again');
+  const who = { personId: claims.personId, merchantId: claims.merchantId };
+  const factor: SecondFactor = 'code' in input ? { code: input.code } : { recovery_code: input.recovery_code };
+  let generation: number;
+  try {
+    ({ generation } = await checkSecondFactor(deps, who, factor, request));
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'conflict')
+      throw new DomainError('unauthorized', 'the sign-in challenge is invalid or expired; sign in again');
+    throw error;
+  }
+  await auditSignIn(deps.db, who.personId, 'sign_in.succeeded', request, who.merchantId);
+  return signSessionToken(
+    { ...who, twoFactorAt: Math.floor(Date.now() / 1000), generation },
+    deps.config.JWT_SECRET,
+    deps.config.SESSION_TTL_SECONDS,
+  );
+}
+
+/**
+ * Switches a session to another merchant of the person (docs/security.md#team-members): a new session there; a
+ * two-factor confirmation carries over, since the same person gave it.
+ * @throws DomainError `forbidden` (403) for a merchant the person is not a member of
+ */
+export async function switchMerchant(deps: AuthDeps, principal: Principal, merchantId: string): Promise<SessionToken> {
+  if (!principal.member) throw new DomainError('forbidden', 'only a signed-in person can switch merchants');
+  const chosen = await chooseMerchant(deps.db, principal.member.personId, merchantId);
+  return signSessionToken(
+    {
+      personId: principal.member.personId,
+      merchantId: chosen,
+      twoFactorAt: principal.member.twoFactorAt,
+      generation: principal.member.generation,
+    },
+    deps.config.JWT_SECRET,
+    deps.config.SESSION_TTL_SECONDS,
+  );
+}
+
+/** Writes a sign-in (or a refused password) to the logs of `merchantId`, or of every merchant of the person. */
+async function auditSignIn(
+  db: Db,
+  personId: string,
+  action: 'sign_in.succeeded' | 'sign_in.failed',
+  request: { ip: string; origin?: Principal['origin'] },
+  merchantId?: string,
+): Promise<void> {
+  const merchants = merchantId ? [merchantId] : (await listMembershipsOf(db, personId)).map((m) => m.merchant_id);
+  for (const merchant of merchants) {
+    await auditPerson(db, { personId, merchantId: merchant }, action, request);
+  }
 }
 
 /**
@@ -97,22 +209,45 @@ export async function findSecretKey(db: Db, keyHash: string): Promise<KeyLookup 
   return findKeyByHash(db, keyHash);
 }
 
-/**
- * The developer a session token was signed for (docs/api.md#sessions).
- * @returns undefined when the token is invalid or expired, or names a developer that does not exist
- */
-export async function developerOfSession(
-  db: Db,
-  jwtSecret: string,
-  token: string,
-): Promise<{ developerId: string; merchantId: string } | undefined> {
-  const developerId = await verifySessionToken(token, jwtSecret);
-  const developer = developerId ? await findDeveloperById(db, developerId) : undefined;
-  return developer ? { developerId: developer.id, merchantId: developer.merchant_id } : undefined;
+/** What a valid session token stands for (docs/security.md#sessions). */
+export interface SessionIdentity {
+  personId: string;
+  merchantId: string;
+  /** The merchant's own account. */
+  accountId: string;
+  member: MemberActor;
 }
 
 /**
- * The limit profile (docs/limits.md#rate-limits) of a session token's developer in `environment`.
+ * The person and merchant of a session token, checked against the database on every request: the person must
+ * still be a member of the merchant (a removed member's next request is refused) and the token must be signed
+ * after the person's last two-factor change (docs/security.md#sessions).
+ * @returns undefined when the token is invalid, expired, revoked or its person is no longer a member
+ */
+export async function sessionOf(db: Db, jwtSecret: string, token: string): Promise<SessionIdentity | undefined> {
+  const claims = await verifySessionToken(token, jwtSecret);
+  if (!claims) return undefined;
+  const merchantId = claims.merchantId ?? (await listMembershipsOf(db, claims.personId))[0]?.merchant_id;
+  if (!merchantId) return undefined;
+  const membership = await findSessionMembership(db, claims.personId, merchantId);
+  if (!membership) return undefined;
+  if (claims.generation !== membership.sessionGeneration) return undefined;
+  return {
+    personId: claims.personId,
+    merchantId,
+    accountId: membership.accountId,
+    member: {
+      personId: claims.personId,
+      role: membership.role,
+      twoFactorAt: claims.twoFactorAt,
+      twoFactorEnabled: membership.twoFactorEnabled,
+      generation: membership.sessionGeneration,
+    },
+  };
+}
+
+/**
+ * The limit profile (docs/limits.md#rate-limits) of a session token's merchant in `environment`.
  * @returns undefined when the token is invalid or expired, or names a developer that does not exist
  */
 export async function sessionLimitProfile(
@@ -121,7 +256,7 @@ export async function sessionLimitProfile(
   token: string,
   environment: Environment,
 ): Promise<{ developerId: string; profile: LimitProfile } | undefined> {
-  const developerId = await verifySessionToken(token, jwtSecret);
-  const profile = developerId ? await findLimitProfileByDeveloper(db, developerId, environment) : undefined;
-  return developerId && profile ? { developerId, profile } : undefined;
+  const claims = await verifySessionToken(token, jwtSecret);
+  const profile = claims ? await findLimitProfile(db, claims, environment) : undefined;
+  return claims && profile ? { developerId: claims.personId, profile } : undefined;
 }

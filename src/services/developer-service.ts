@@ -7,9 +7,13 @@ import { toAuditLogEntryView, type AuditLogEntryView } from '../views/audit-log'
 import { keyView, profileView, type KeySummaryView, type ProfileView } from '../views/developer';
 import { countAuditEntries, listAuditEntries } from '../db/audit-log';
 import {
-  findDeveloperById,
+  findAccountByMerchant,
+  findKey,
+  insertRestrictedKey,
   listKeys,
+  revokeRestrictedKey,
   rollKeys,
+  rollRestrictedKey,
   updateDeveloperProfile,
   type KeyRow,
   type ProfileChanges,
@@ -23,6 +27,7 @@ import {
   type TransactionFilter,
   type TransactionView,
 } from '../db/transactions';
+import type { Scope } from '../domain/access';
 import type { Environment } from '../domain/environment';
 import { DomainError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
@@ -30,6 +35,7 @@ import type { Principal } from '../domain/principal';
 import { newId } from '../lib/ids';
 import { issueSecretKey } from '../lib/secret-keys';
 import { audit } from './audit';
+import { requireRecentTwoFactor } from './two-factor-service';
 
 /** What the dashboard service needs. */
 export interface DeveloperServiceDeps {
@@ -55,7 +61,7 @@ function keyStatus(key: KeyRow, now: Date): KeySummaryView['status'] {
  * @throws DomainError `not_found` when the developer no longer exists
  */
 export async function getProfile(deps: DeveloperServiceDeps, owner: Principal): Promise<ProfileView> {
-  const row = await findDeveloperById(deps.db, owner.developerId);
+  const row = await findAccountByMerchant(deps.db, owner.merchantId);
   if (!row) throw new DomainError('not_found', 'developer not found');
   return profileView(row);
 }
@@ -73,7 +79,7 @@ export async function changeProfile(
   changes: ProfileChanges,
   ip: string,
 ): Promise<ProfileView> {
-  const row = await updateDeveloperProfile(deps.db, owner.developerId, changes);
+  const row = await updateDeveloperProfile(deps.db, owner.merchantId, changes);
   if (!row) throw new DomainError('not_found', 'developer not found');
   await audit(deps.db, owner, 'profile.updated', row.id, ip);
   return profileView(row);
@@ -124,17 +130,25 @@ export async function getAnalytics(
 }
 
 /**
- * One page of the caller's audit log, newest first (docs/live-access.md#audit-log).
+ * One page of the caller's audit log, newest first (docs/live-access.md#audit-log), of one action and one actor
+ * id when asked (docs/security.md#activity-log).
  * @returns the entries as the API shows them and the total number of entries
  */
 export async function listAuditLogPage(
   deps: DeveloperServiceDeps,
   owner: Principal,
   page: { page: number; limit: number },
+  filter: { action?: string; actor?: string } = {},
 ): Promise<{ activity: AuditLogEntryView[]; total: number }> {
+  const scope = {
+    merchantId: owner.merchantId,
+    environment: owner.environment,
+    action: filter.action,
+    actorId: filter.actor,
+  };
   const [entries, total] = await Promise.all([
-    listAuditEntries(deps.db, owner, page),
-    countAuditEntries(deps.db, owner),
+    listAuditEntries(deps.db, scope, page),
+    countAuditEntries(deps.db, scope),
   ]);
   return { activity: entries.map(toAuditLogEntryView), total };
 }
@@ -159,11 +173,13 @@ export interface RolledKey {
 }
 
 /**
- * Rolls the caller's merchant's keys of `environment` (docs/api.md#secret-keys): issues a new key and
- * lets every key still active expire `expiresInHours` from now (0 = at once; an earlier expiry is
- * kept), then writes `api_key.rolled` to the audit log in that environment.
+ * Rolls the caller's merchant's secret keys of `environment` (docs/api.md#secret-keys): issues a new key and
+ * lets every secret key still active expire `expiresInHours` from now (0 = at once; an earlier expiry is
+ * kept), then writes `api_key.rolled` to the audit log in that environment. Restricted keys are rolled one by
+ * one ({@link rollOneRestrictedKey}).
  * @param ip the caller's address, for the audit log
- * @throws DomainError `conflict` (409) when the environment has no active key (live before approval)
+ * @throws DomainError `conflict` (409) when the environment has no active key (live before approval);
+ *   `forbidden` (403) for a live roll without a two-factor code from the last 5 minutes (docs/security.md#step-up)
  */
 export async function rollSecretKeys(
   deps: DeveloperServiceDeps,
@@ -172,6 +188,7 @@ export async function rollSecretKeys(
   expiresInHours: number,
   ip: string,
 ): Promise<RolledKey> {
+  if (environment === 'live') requireRecentTwoFactor(owner);
   const key = issueSecretKey(environment);
   const id = newId(ID_PREFIXES.apiKey);
   const expiresAt = new Date(Date.now() + expiresInHours * 3600_000);
@@ -188,4 +205,105 @@ export async function rollSecretKeys(
     key: { id, environment, secret: key.secret, last4: key.last4, created_at: new Date().toISOString() },
     previous_keys_expire_at: expiresAt.toISOString(),
   };
+}
+
+/** A restricted key as answered when it is created or rolled: its secret, shown this once. */
+export interface IssuedRestrictedKey {
+  key: KeySummaryView & { secret: string };
+  /** ISO 8601 UTC when the rolled key stops working; absent at creation. */
+  previous_key_expires_at?: string;
+}
+
+/** Whether the merchant may hold keys of `environment`: live only once live access is approved. */
+async function requireEnvironmentOpen(deps: DeveloperServiceDeps, owner: Principal, environment: Environment) {
+  if (environment !== 'live') return;
+  const account = await findAccountByMerchant(deps.db, owner.merchantId);
+  if (!account?.has_live_access)
+    throw new DomainError('conflict', 'live keys exist once live access is approved (docs: Going live)');
+}
+
+/**
+ * Creates a restricted key (docs/security.md#restricted-keys): `rk_<environment>_…` holding only `scopes`, its
+ * secret shown in this answer only; written to the audit log as `api_key.restricted_created`.
+ * @throws DomainError `conflict` (409) for a live key before live access is approved; `forbidden` (403) for
+ *   a live key without a recent two-factor code
+ */
+export async function createRestrictedKey(
+  deps: DeveloperServiceDeps,
+  owner: Principal,
+  input: { name: string; environment: Environment; scopes: readonly Scope[] },
+  ip: string,
+): Promise<IssuedRestrictedKey> {
+  await requireEnvironmentOpen(deps, owner, input.environment);
+  if (input.environment === 'live') requireRecentTwoFactor(owner);
+  const key = issueSecretKey(input.environment, true);
+  const row = await insertRestrictedKey(deps.db, {
+    id: newId(ID_PREFIXES.apiKey),
+    merchantId: owner.merchantId,
+    environment: input.environment,
+    name: input.name,
+    scopes: input.scopes,
+    hash: key.hash,
+    last4: key.last4,
+  });
+  await audit(deps.db, { ...owner, environment: input.environment }, 'api_key.restricted_created', row.id, ip);
+  return { key: { ...keyView(row, 'active'), secret: key.secret } };
+}
+
+/**
+ * Rolls one restricted key (docs/security.md#restricted-keys): a successor with the same name, scopes and
+ * environment, shown once; the old key works `expiresInHours` more (0 = stops now).
+ * @throws DomainError `not_found` (404) when the merchant has no such active restricted key; `forbidden` (403)
+ *   for a live key without a recent two-factor code
+ */
+export async function rollOneRestrictedKey(
+  deps: DeveloperServiceDeps,
+  owner: Principal,
+  id: string,
+  expiresInHours: number,
+  ip: string,
+): Promise<IssuedRestrictedKey> {
+  const existing = await findKey(deps.db, owner.merchantId, id);
+  if (!existing || existing.kind !== 'restricted')
+    throw new DomainError('not_found', `no restricted key with id ${id}`);
+  if (existing.environment === 'live') requireRecentTwoFactor(owner);
+  const key = issueSecretKey(existing.environment, true);
+  const expiresAt = new Date(Date.now() + expiresInHours * 3600_000);
+  const row = await rollRestrictedKey(
+    deps.db,
+    owner.merchantId,
+    id,
+    { id: newId(ID_PREFIXES.apiKey), hash: key.hash, last4: key.last4 },
+    expiresAt,
+  );
+  if (!row) throw new DomainError('not_found', `no active restricted key with id ${id}`);
+  await audit(deps.db, { ...owner, environment: row.environment }, 'api_key.restricted_rolled', row.id, ip);
+  return {
+    key: { ...keyView(row, 'active'), secret: key.secret },
+    previous_key_expires_at: expiresAt.toISOString(),
+  };
+}
+
+/**
+ * Revokes a restricted key at once (docs/security.md#restricted-keys); secret keys are replaced by rolling.
+ * @returns the key, now `revoked`
+ * @throws DomainError `not_found` (404) for an unknown id; `conflict` (409) for a secret key
+ */
+export async function revokeKey(
+  deps: DeveloperServiceDeps,
+  owner: Principal,
+  id: string,
+  ip: string,
+): Promise<KeySummaryView> {
+  const existing = await findKey(deps.db, owner.merchantId, id);
+  if (!existing) throw new DomainError('not_found', `no key with id ${id}`);
+  if (existing.kind !== 'restricted')
+    throw new DomainError(
+      'conflict',
+      'a secret key is replaced by rolling it (POST /v1/developer/keys/{environment}/roll)',
+    );
+  if (existing.environment === 'live') requireRecentTwoFactor(owner);
+  const row = (await revokeRestrictedKey(deps.db, owner.merchantId, id)) as KeyRow;
+  await audit(deps.db, { ...owner, environment: row.environment }, 'api_key.revoked', row.id, ip);
+  return keyView(row, 'revoked');
 }

@@ -10,6 +10,8 @@ export const auditLogEntry = z.object({
   action: z.string(),
   target: z.string(),
   ip: z.string().nullable(),
+  request_id: z.string().nullable(),
+  user_agent: z.string().nullable(),
   created_at: timestamp,
 });
 
@@ -24,6 +26,8 @@ export function toAuditLogEntryView(entry: AuditEntry): AuditLogEntryView {
     action: entry.action,
     target: entry.target,
     ip: entry.ip,
+    request_id: entry.requestId ?? null,
+    user_agent: entry.userAgent ?? null,
     created_at: entry.createdAt,
   };
 }

@@ -2,6 +2,7 @@
  * The API's forms of the developer account (docs/api.md#sessions, docs/api.md#profile) and its secret keys
  * (docs/api.md#secret-keys).
  */
+import { SCOPES } from '../domain/access';
 import { z } from '../lib/zod';
 import { timestamp } from './timestamp';
 
@@ -54,9 +55,15 @@ export function profileView(row: DeveloperSource & Pick<ProfileView, 'country' |
 /** A session token (docs/api.md#sessions). */
 export const session = z.object({ token: z.string(), expires_at: timestamp });
 
-/** A listed key (docs/api.md#secret-keys): masked, never the secret. */
+/** A listed key (docs/api.md#secret-keys, docs/security.md#restricted-keys): masked, never the secret. */
 export const keySummary = z.object({
   id: z.string(),
+  /** `secret` (every scope) or `restricted` (its `scopes` only). */
+  kind: z.enum(['secret', 'restricted']),
+  /** A restricted key's name; null for secret keys. */
+  name: z.string().nullable(),
+  /** A restricted key's scopes; null for secret keys, which hold every scope. */
+  scopes: z.array(z.enum(SCOPES)).nullable(),
   environment: z.enum(['sandbox', 'live']),
   masked: z.string(),
   last4: z.string(),
@@ -69,7 +76,7 @@ export const keySummary = z.object({
 export type KeySummaryView = z.output<typeof keySummary>;
 
 /** What the key view reads of a stored key (an `api_keys` row has these). */
-export type KeySource = Pick<KeySummaryView, 'id' | 'environment' | 'last4'> & {
+export type KeySource = Pick<KeySummaryView, 'id' | 'environment' | 'last4' | 'kind' | 'name' | 'scopes'> & {
   created_at: Date;
   expires_at: Date | null;
 };
@@ -78,8 +85,11 @@ export type KeySource = Pick<KeySummaryView, 'id' | 'environment' | 'last4'> & {
 export function keyView(row: KeySource, status: KeySummaryView['status']): KeySummaryView {
   return {
     id: row.id,
+    kind: row.kind,
+    name: row.name,
+    scopes: row.scopes,
     environment: row.environment,
-    masked: `sk_${row.environment}_…${row.last4}`,
+    masked: `${row.kind === 'restricted' ? 'rk' : 'sk'}_${row.environment}_…${row.last4}`,
     last4: row.last4,
     status,
     created_at: row.created_at.toISOString(),

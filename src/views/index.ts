@@ -15,3 +15,14 @@ export { paymentDetail, statusChange } from './payment-detail';
 export { refund, refundWithPayment } from './refund';
 export { analytics, transaction } from './transaction';
 export { delivery, deliveryAttempt, testDelivery, webhook, webhookWithSecret } from './webhook';
+export {
+  acceptance,
+  invitation,
+  issuedRestrictedKey,
+  loginChallenge,
+  member,
+  membership,
+  twoFactorConfirmation,
+  twoFactorEnrolment,
+  twoFactorStatus,
+} from './security';

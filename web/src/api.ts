@@ -71,7 +71,7 @@ export function setUnauthorizedHandler(handler: () => void): void {
 
 /** Options of one call. */
 export interface CallOptions {
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** A JSON body. */
   body?: unknown;
   /** Query parameters; undefined and empty values are left out. */

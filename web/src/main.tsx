@@ -18,6 +18,10 @@ import { GoLivePage } from './pages/go-live';
 import { AnalyticsPage } from './pages/analytics';
 import { ActivityPage } from './pages/activity';
 import { ProfilePage } from './pages/profile';
+import { InvitationPage } from './pages/invitation';
+import { RestrictedKeysPage } from './pages/restricted-keys';
+import { SecurityPage } from './pages/security';
+import { TeamPage } from './pages/team';
 import './styles.css';
 
 const queryClient = new QueryClient({
@@ -37,6 +41,7 @@ const router = createBrowserRouter(
   [
     { path: '/sign-in', element: <SignInPage /> },
     { path: '/sign-up', element: <SignUpPage /> },
+    { path: '/invitations/:token', element: <InvitationPage /> },
     {
       element: <RequireSession />,
       children: [
@@ -55,6 +60,9 @@ const router = createBrowserRouter(
             { path: 'analytics', element: <AnalyticsPage /> },
             { path: 'activity', element: <ActivityPage /> },
             { path: 'profile', element: <ProfilePage /> },
+            { path: 'restricted-keys', element: <RestrictedKeysPage /> },
+            { path: 'team', element: <TeamPage /> },
+            { path: 'security', element: <SecurityPage /> },
           ],
         },
       ],

@@ -1,16 +1,20 @@
 /**
- * Credentials (docs/api.md#credentials). Secret keys: `Authorization: Bearer sk_…` (generic family, `/developer/*`) or
- * `X-API-Key` (merchant-scoped family). Session tokens: `Authorization: Bearer <JWT>` (documents,
+ * Credentials (docs/api.md#credentials). API keys: `Authorization: Bearer sk_…|rk_…` (generic family, `/developer/*`)
+ * or `X-API-Key` (merchant-scoped family). Session tokens: `Authorization: Bearer <JWT>` (documents,
  * live access, `/developer/*`). Missing or malformed → 401 `unauthorized`; an unknown, rolled-out or
- * revoked key → 401 `invalid_api_key`. Every handler then reads `ctx.state.owner` ({@link Principal}).
+ * revoked key → 401 `invalid_api_key`. Once the caller is known, the endpoint's entry in the access table
+ * (docs/security.md#roles) decides: a role or a restricted key's scopes that do not allow it → 403 `forbidden`.
+ * Every handler then reads `ctx.state.owner` ({@link Principal}).
  */
+import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Db } from '../../db/knex';
 import { ENVIRONMENTS, type Environment } from '../../domain/environment';
 import { DomainError } from '../../domain/errors';
 import type { Principal } from '../../domain/principal';
-import { hashSecretKey, SECRET_KEY_PATTERN } from '../../lib/secret-keys';
-import { developerOfSession, findSecretKey, type KeyLookup } from '../../services/auth-service';
+import { accessProblem, endpointOf } from '../../domain/access';
+import { API_KEY_PATTERN, hashSecretKey, looksLikeApiKey } from '../../lib/secret-keys';
+import { findSecretKey, sessionOf, type KeyLookup } from '../../services/auth-service';
 
 /**
  * The authenticated caller of this request, set by one of the middlewares below.
@@ -43,9 +47,44 @@ export async function lookUpKey(ctx: Context, db: Db, secret: string): Promise<K
   return found;
 }
 
-/** Resolves a presented secret key. @throws DomainError invalid_api_key */
+/** Where the request came from, for the audit log (docs/security.md#activity-log). */
+export function originOf(ctx: Context): Principal['origin'] {
+  return { requestId: (ctx.state.requestId as string | undefined) ?? null, userAgent: ctx.get('user-agent') || null };
+}
+
+/**
+ * The path pattern of the route serving this request (`/v1/payments/:id`), asked of the router that dispatched
+ * it: inside `router.use()` middleware `_matchedRoute` names the middleware's own layer, not the route.
+ */
+function matchedRoute(ctx: Context): string {
+  const router = (ctx as unknown as { router?: Router }).router;
+  const layers = router?.match(ctx.path, ctx.method).pathAndMethod ?? [];
+  const route = [...layers].reverse().find((layer) => layer.methods.length > 0);
+  return typeof route?.path === 'string' ? route.path : ctx.path;
+}
+
+/**
+ * Refuses a caller the route's entry of the access table does not allow (docs/security.md#roles,
+ * docs/security.md#restricted-keys). The route is the one the router matched, in the OpenAPI spelling.
+ * @throws DomainError `forbidden` (403) naming the role or the missing scope
+ */
+function authorize(ctx: Context, principal: Principal): void {
+  const problem = accessProblem(
+    { via: principal.via, role: principal.member?.role, scopes: principal.scopes },
+    endpointOf(ctx.method, matchedRoute(ctx)),
+  );
+  if (problem) throw new DomainError('forbidden', problem);
+}
+
+/** Sets the caller and checks it may call this route. @throws DomainError `forbidden` (403) */
+function admit(ctx: Context, principal: Principal): void {
+  ctx.state.owner = principal;
+  authorize(ctx, principal);
+}
+
+/** Resolves a presented API key (secret or restricted). @throws DomainError invalid_api_key */
 async function keyPrincipal(ctx: Context, db: Db, secret: string): Promise<Principal> {
-  if (!SECRET_KEY_PATTERN.test(secret)) throw new DomainError('invalid_api_key', 'the API key is not valid');
+  if (!API_KEY_PATTERN.test(secret)) throw new DomainError('invalid_api_key', 'the API key is not valid');
   const owner = (await lookUpKey(ctx, db, secret))?.owner;
   if (!owner) throw new DomainError('invalid_api_key', 'the API key is not valid');
   return {
@@ -54,13 +93,15 @@ async function keyPrincipal(ctx: Context, db: Db, secret: string): Promise<Princ
     environment: owner.environment,
     via: 'key',
     keyId: owner.keyId,
+    scopes: owner.scopes,
+    origin: originOf(ctx),
   };
 }
 
 /** Resolves a session token; the environment comes from `?environment=` (default sandbox, docs/api.md#credentials). */
 async function sessionPrincipal(ctx: Context, db: Db, token: string, jwtSecret: string): Promise<Principal> {
-  const developer = await developerOfSession(db, jwtSecret, token);
-  if (!developer) throw new DomainError('unauthorized', 'the session token is invalid or expired; log in again');
+  const session = await sessionOf(db, jwtSecret, token);
+  if (!session) throw new DomainError('unauthorized', 'the session token is invalid or expired; log in again');
   const requested = ctx.query.environment ?? 'sandbox';
   if (typeof requested !== 'string' || !(ENVIRONMENTS as readonly string[]).includes(requested)) {
     throw new DomainError('validation_error', 'environment must be one of: sandbox, live', [
@@ -68,21 +109,19 @@ async function sessionPrincipal(ctx: Context, db: Db, token: string, jwtSecret: 
     ]);
   }
   return {
-    merchantId: developer.merchantId,
-    developerId: developer.developerId,
+    merchantId: session.merchantId,
+    developerId: session.accountId,
     environment: requested as Environment,
     via: 'session',
+    member: session.member,
+    origin: originOf(ctx),
   };
 }
 
 /** `Authorization: Bearer <secret key>` only (generic payments, docs/api.md#credentials). */
 export function bearerSecretKey(db: Db): Middleware {
   return async (ctx, next) => {
-    ctx.state.owner = await keyPrincipal(
-      ctx,
-      db,
-      bearerToken(ctx, 'send your secret key as "Authorization: Bearer sk_…"'),
-    );
+    admit(ctx, await keyPrincipal(ctx, db, bearerToken(ctx, 'send your secret key as "Authorization: Bearer sk_…"')));
     await next();
   };
 }
@@ -92,7 +131,7 @@ export function apiKeyHeader(db: Db): Middleware {
   return async (ctx, next) => {
     const key = ctx.get('x-api-key');
     if (!key) throw new DomainError('unauthorized', 'send your secret key in the X-API-Key header');
-    ctx.state.owner = await keyPrincipal(ctx, db, key);
+    admit(ctx, await keyPrincipal(ctx, db, key));
     await next();
   };
 }
@@ -103,20 +142,21 @@ export function apiKeyHeader(db: Db): Middleware {
 export function sessionToken(db: Db, jwtSecret: string): Middleware {
   return async (ctx, next) => {
     const token = bearerToken(ctx, 'send your session token as "Authorization: Bearer <token>" (POST /v1/auth/login)');
-    if (token.startsWith('sk_'))
+    if (looksLikeApiKey(token))
       throw new DomainError('unauthorized', 'this endpoint takes a session token, not an API key');
-    ctx.state.owner = await sessionPrincipal(ctx, db, token, jwtSecret);
+    admit(ctx, await sessionPrincipal(ctx, db, token, jwtSecret));
     await next();
   };
 }
 
-/** A session token or a secret key (`/developer/*`, docs/api.md#credentials). */
+/** A session token or an API key (`/developer/*`, docs/api.md#credentials). */
 export function sessionOrSecretKey(db: Db, jwtSecret: string): Middleware {
   return async (ctx, next) => {
     const token = bearerToken(ctx, 'send a session token or a secret key as "Authorization: Bearer …"');
-    ctx.state.owner = token.startsWith('sk_')
-      ? await keyPrincipal(ctx, db, token)
-      : await sessionPrincipal(ctx, db, token, jwtSecret);
+    admit(
+      ctx,
+      looksLikeApiKey(token) ? await keyPrincipal(ctx, db, token) : await sessionPrincipal(ctx, db, token, jwtSecret),
+    );
     await next();
   };
 }

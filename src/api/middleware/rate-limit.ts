@@ -24,7 +24,7 @@ import {
   type WindowLimit,
   type WindowState,
 } from '../../domain/limits';
-import { hashSecretKey, SECRET_KEY_PATTERN } from '../../lib/secret-keys';
+import { API_KEY_PATTERN, hashSecretKey, looksLikeApiKey } from '../../lib/secret-keys';
 import { sessionLimitProfile, type LimitProfile } from '../../services/auth-service';
 import { lookUpKey } from './auth';
 
@@ -69,8 +69,8 @@ async function subjectOf(ctx: Context, db: Db, jwtSecret: string): Promise<Subje
   const credential = presentedCredential(ctx);
   let id = `ip:${ctx.ip}`;
   let profile: LimitProfile = SANDBOX_PROFILE;
-  if (credential?.startsWith('sk_')) {
-    const found = SECRET_KEY_PATTERN.test(credential) ? await lookUpKey(ctx, db, credential) : undefined;
+  if (credential && looksLikeApiKey(credential)) {
+    const found = API_KEY_PATTERN.test(credential) ? await lookUpKey(ctx, db, credential) : undefined;
     if (found?.owner) {
       id = `key:${hashSecretKey(credential)}`;
       profile = found.profile;

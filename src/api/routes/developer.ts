@@ -18,7 +18,11 @@ import {
   listSecretKeys,
   listTransactionPage,
   rollSecretKeys,
+  createRestrictedKey,
+  revokeKey,
+  rollOneRestrictedKey,
 } from '../../services/developer-service';
+import { createRestrictedKeyBody, rollRestrictedKeyBody } from '../schemas/security';
 import { respond } from '../envelope';
 import { principalOf, sessionOrSecretKey, sessionToken } from '../middleware/auth';
 import { jsonBody } from '../middleware/json-body';
@@ -104,14 +108,20 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
     );
   });
 
-  /** Activity (docs/live-access.md#audit-log): the audit log, newest first → 200 envelope `{activity, pagination}`. */
+  /**
+   * Activity (docs/live-access.md#audit-log, docs/security.md#activity-log): the audit log, newest first, of one
+   * `action` and one `actor` id when asked → 200 envelope `{activity, pagination}`. Errors: 400 for a bad filter.
+   */
   router.get('/activity', either, async (ctx) => {
     const query = parseOrThrow(auditLogQuery, ctx.query);
-    const { activity, total } = await listAuditLogPage(deps, principalOf(ctx), query);
+    const { activity, total } = await listAuditLogPage(deps, principalOf(ctx), query, query);
     respond(ctx, 200, 'Activity retrieved', { activity, pagination: paginationOf(query, total) });
   });
 
-  /** Keys (docs/api.md#secret-keys), session token only → 200 envelope `{keys}` (masked). */
+  /**
+   * Keys (docs/api.md#secret-keys, docs/security.md#restricted-keys), session token only → 200 envelope `{keys}`:
+   * secret and restricted keys, masked.
+   */
   router.get('/keys', session, async (ctx) => {
     parseOrThrow(environmentOnlyQuery, ctx.query);
     respond(ctx, 200, 'Keys retrieved', { keys: await listSecretKeys(deps, principalOf(ctx)) });
@@ -131,6 +141,39 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
       'Key rolled',
       await rollSecretKeys(deps, principalOf(ctx), environment, body.expires_in_hours, ctx.ip),
     );
+  });
+
+  /**
+   * Create a restricted key (docs/security.md#restricted-keys), session token only: `{name, environment, scopes}`
+   * → 201 envelope `{key}` with its secret, shown once. Errors: 400; 403 `forbidden` (role, or a live key without
+   * a recent two-factor code); 409 `conflict` for live before approval.
+   */
+  router.post('/keys', session, jsonBody(), async (ctx) => {
+    const body = parseOrThrow(createRestrictedKeyBody, ctx.request.body);
+    respond(ctx, 201, 'Restricted key created', await createRestrictedKey(deps, principalOf(ctx), body, ctx.ip));
+  });
+
+  /**
+   * Roll one restricted key (docs/security.md#restricted-keys): `{expires_in_hours}` (default 24, 0 = now) → 201
+   * envelope `{key, previous_key_expires_at}`, the successor's secret shown once. Errors: 400, 403, 404.
+   */
+  router.post('/keys/restricted/:id/roll', session, jsonBody(), async (ctx) => {
+    const body = parseOrThrow(rollRestrictedKeyBody, ctx.request.body);
+    const id = String(ctx.params.id);
+    respond(
+      ctx,
+      201,
+      'Key rolled',
+      await rollOneRestrictedKey(deps, principalOf(ctx), id, body.expires_in_hours, ctx.ip),
+    );
+  });
+
+  /**
+   * Revoke a restricted key at once (docs/security.md#restricted-keys) → 200 envelope with the key, `revoked`.
+   * Errors: 403, 404; 409 `conflict` for a secret key (roll it instead).
+   */
+  router.delete('/keys/:id', session, jsonBody(), async (ctx) => {
+    respond(ctx, 200, 'Key revoked', await revokeKey(deps, principalOf(ctx), String(ctx.params.id), ctx.ip));
   });
 
   return router;

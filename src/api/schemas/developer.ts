@@ -101,5 +101,18 @@ export const environmentParam = z.object({ environment: z.enum(['sandbox', 'live
 /** The environment query accepted by every dashboard endpoint (docs/api.md#credentials). */
 export const environmentOnlyQuery = z.strictObject({ environment });
 
-/** `GET /v1/developer/activity` (docs/live-access.md#audit-log): page and limit. */
-export const auditLogQuery = z.strictObject(pageQueryFields);
+/**
+ * `GET /v1/developer/activity` (docs/live-access.md#audit-log, docs/security.md#activity-log): page and limit,
+ * and optionally one `action` (`team.role_changed`) and one actor id (`actor`: a `dev_…` or `key_…`).
+ */
+export const auditLogQuery = z.strictObject({
+  ...pageQueryFields,
+  action: z
+    .string()
+    .regex(/^[a-z_]+\.[a-z_]+$/, 'action must look like team.role_changed')
+    .optional(),
+  actor: z
+    .string()
+    .regex(/^[A-Za-z0-9_]{1,64}$/, 'actor must be an id such as dev_… or key_…')
+    .optional(),
+});

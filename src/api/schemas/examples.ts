@@ -180,6 +180,9 @@ export const session: z.input<typeof out.session> = {
 /** A listed key, masked. */
 export const keySummary: z.input<typeof out.keySummary> = {
   id: ids.apiKey,
+  kind: 'secret',
+  name: null,
+  scopes: null,
   environment: 'sandbox',
   masked: 'sk_sandbox_…9Xk2',
   last4: '9Xk2',
@@ -254,6 +257,8 @@ export const auditLogEntry: z.input<typeof out.auditLogEntry> = {
   action: 'payment.created',
   target: ids.payment,
   ip: '203.0.113.7',
+  request_id: '3f0c2a9e-8d5b-4c1e-9a7f-2b6d4e8c1a05',
+  user_agent: 'paycollect-node/0.1.0',
   created_at: '2026-11-24T10:00:00.000Z',
 };
 
@@ -403,4 +408,62 @@ export const refundBalanceTransaction: z.input<typeof out.balanceTransaction> = 
   available_on: '2026-11-24T11:00:00.000Z',
   created_at: '2026-11-24T11:00:00.000Z',
   description: `Refund ${ids.refund} of payment ${ids.payment}`,
+};
+
+/** A team member (docs/security.md#team-members). */
+export const member: z.input<typeof out.member> = {
+  id: 'mem_4Rt6Yu8Io0Pa2Sd4Fg6Hj8Kl',
+  developer_id: ids.developer,
+  email: 'kofi@example.com',
+  name: 'Kofi Mensah',
+  role: 'developer',
+  two_factor_enabled: true,
+  created_at: '2026-11-24T10:00:00.000Z',
+};
+
+/** An invitation (docs/security.md#invitations). */
+export const invitation: z.input<typeof out.invitation> = {
+  id: 'inv_5Tg7Yh9Uj1Ik3Ol5Pz7Xc9Vb',
+  email: 'kofi@example.com',
+  role: 'developer',
+  expires_at: '2026-11-27T10:00:00.000Z',
+  created_at: '2026-11-24T10:00:00.000Z',
+};
+
+/** A two-factor enrolment (docs/security.md#two-factor), for a made-up secret. */
+export const enrolment: z.input<typeof out.twoFactorEnrolment> = {
+  secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+  otpauth_uri:
+    'otpauth://totp/PayCollect:amina%40example.com?issuer=PayCollect&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30',
+};
+
+/** Ten made-up recovery codes. */
+export const recoveryCodes = [
+  'k7m2p-x9q4r',
+  'a3b5c-d7e9f',
+  'g2h4j-k6m8n',
+  'p3q5r-s7t9u',
+  'v2w4x-y6z8a',
+  'b3c5d-e7f9g',
+  'h2j4k-m6n8p',
+  'q3r5s-t7u9v',
+  'w2x4y-z6a8b',
+  'c3d5e-f7g9h',
+];
+
+/** A restricted key as listed. */
+export const restrictedKeySummary: z.input<typeof out.keySummary> = {
+  ...keySummary,
+  id: 'key_2Wq4Er6Ty8Ui0Op2As4Df6Gh',
+  kind: 'restricted',
+  name: 'Checkout server',
+  scopes: ['payments:write', 'payments:read'],
+  masked: 'rk_sandbox_…Zx9q',
+  last4: 'Zx9q',
+};
+
+/** A restricted key as created, with its secret (made up). */
+export const restrictedKey: z.input<typeof out.issuedRestrictedKey>['key'] = {
+  ...restrictedKeySummary,
+  secret: 'rk_sandbox_4eC39HqLyjWDarjtT1zdp7dcZx9q',
 };

@@ -8,6 +8,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, storeSession } from '../api';
 import { ErrorBox, Notice, PageTitle, SecretOnce } from '../components';
 import type { Developer } from '../types';
+import { TwoFactorStep } from './two-factor-step';
 
 /** Where to go after signing in: the `next` of the URL when it is one of ours, else payments. */
 function nextPath(params: URLSearchParams): string {
@@ -23,13 +24,19 @@ export function SignInPage() {
   const navigate = useNavigate();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  const [challenge, setChallenge] = useState<string>();
+  const signedIn = (session: { token: string; expires_at: string }) => {
+    storeSession(session.token, session.expires_at);
+    void navigate(nextPath(params), { replace: true });
+  };
   const login = useMutation({
     mutationFn: () =>
-      api<{ token: string; expires_at: string }>('/v1/auth/login', { body: { email, password }, anonymous: true }),
-    onSuccess: (session) => {
-      storeSession(session.token, session.expires_at);
-      void navigate(nextPath(params), { replace: true });
-    },
+      api<{ token: string; expires_at: string } | { two_factor_required: true; challenge: string }>('/v1/auth/login', {
+        body: { email, password },
+        anonymous: true,
+      }),
+    // With two-factor on, the password step answers a challenge (docs/security.md#two-factor).
+    onSuccess: (answer) => ('challenge' in answer ? setChallenge(answer.challenge) : signedIn(answer)),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -40,7 +47,8 @@ export function SignInPage() {
       <PageTitle>Sign in</PageTitle>
       {params.get('expired') ? <Notice>Your session has ended. Sign in again to go on.</Notice> : null}
       {params.get('signed_out') ? <Notice>You are signed out.</Notice> : null}
-      <form onSubmit={submit} aria-describedby="signin-help">
+      {challenge ? <TwoFactorStep challenge={challenge} onSession={signedIn} /> : null}
+      <form onSubmit={submit} aria-describedby="signin-help" hidden={challenge !== undefined}>
         <label htmlFor="email">E-mail</label>
         <input
           id="email"

@@ -10,6 +10,8 @@ import { api } from '../api';
 import { ConfirmDialog, DataTable, ErrorBox, PageTitle, SecretOnce, StatusBadge, Time } from '../components';
 import { useEnv, useProfile } from '../layout';
 import type { KeySummary } from '../types';
+import { canBuild, needsStepUp, useRole } from '../security';
+import { StepUpPrompt } from './step-up';
 
 const column = createColumnHelper<KeySummary>();
 const COLUMNS = [
@@ -23,6 +25,7 @@ const COLUMNS = [
 export function KeysPage() {
   const env = useEnv();
   const profile = useProfile();
+  const role = useRole();
   const queryClient = useQueryClient();
   const keys = useQuery({ queryKey: ['keys'], queryFn: () => api<{ keys: KeySummary[] }>('/v1/developer/keys') });
   const [hours, setHours] = useState('24');
@@ -77,7 +80,8 @@ export function KeysPage() {
         </div>
       ) : null}
 
-      <form onSubmit={submit} className="panel" aria-labelledby="roll-title">
+      {/* Viewers read keys but never change them (docs/security.md#roles). */}
+      <form onSubmit={submit} className="panel" aria-labelledby="roll-title" hidden={!canBuild(role)}>
         <h2 id="roll-title">Roll the {env} keys</h2>
         <p>A new key is made; the current ones keep working for the grace period, then stop.</p>
         <label htmlFor="grace-hours">Grace period for the old keys, in hours (0 = stop now)</label>
@@ -96,6 +100,7 @@ export function KeysPage() {
         </button>
         <ErrorBox error={roll.error} />
       </form>
+      {needsStepUp(roll.error) ? <StepUpPrompt onConfirmed={() => roll.mutate()} /> : null}
       {roll.data ? (
         <div className="panel">
           <SecretOnce label={`New ${env} secret key`} value={roll.data.key.secret} onDismiss={() => roll.reset()} />

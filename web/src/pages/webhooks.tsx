@@ -11,6 +11,7 @@ import { api, type Environment } from '../api';
 import { DataTable, ErrorBox, PageTitle, SecretOnce, StatusBadge, Time } from '../components';
 import { useEnv } from '../layout';
 import { EVENT_NAMES, type Webhook } from '../types';
+import { canBuild, useRole } from '../security';
 
 const column = createColumnHelper<Webhook>();
 
@@ -62,6 +63,7 @@ export function EventPicker({
 /** The webhooks screen. */
 export function WebhooksPage() {
   const env = useEnv();
+  const role = useRole();
   const queryClient = useQueryClient();
   const list = useQuery({
     queryKey: ['webhooks', env],
@@ -102,7 +104,7 @@ export function WebhooksPage() {
         <p>Loading…</p>
       )}
 
-      <form onSubmit={submit} className="panel" aria-labelledby="new-webhook">
+      <form onSubmit={submit} className="panel" aria-labelledby="new-webhook" hidden={!canBuild(role)}>
         <h2 id="new-webhook">Add an endpoint</h2>
         <label htmlFor="webhook-url">URL</label>
         <input
