@@ -2,10 +2,11 @@
 import { failDataErrorsNonRetryably } from './data-errors';
 import { createLiveAccessActivities, type LiveAccessActivityDeps } from './live-access-activities';
 import { createPaymentActivities, type PaymentActivityDeps } from './payment-activities';
+import { createPayoutActivities, type PayoutActivityDeps } from './payout-activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook-activities';
 
 /** Dependencies of all activities. */
-export type ActivityDeps = PaymentActivityDeps & LiveAccessActivityDeps & WebhookActivityDeps;
+export type ActivityDeps = PaymentActivityDeps & LiveAccessActivityDeps & WebhookActivityDeps & PayoutActivityDeps;
 
 /**
  * All activities, keyed by name, for `Worker.create({activities})`. A statement PostgreSQL refuses
@@ -17,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPaymentActivities(deps),
     ...createLiveAccessActivities(deps),
     ...createWebhookActivities(deps),
+    ...createPayoutActivities(deps),
   });
 }
 

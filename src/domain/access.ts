@@ -97,6 +97,17 @@ export const ENDPOINT_ACCESS: Readonly<Record<string, EndpointAccess>> = {
   'GET /v1/developer/team/invitations': { roles: MANAGERS, scope: null },
   'POST /v1/developer/team/invitations': { roles: MANAGERS, scope: null },
   'POST /v1/auth/switch': { roles: EVERYONE, scope: null },
+  'GET /v1/balance': { roles: EVERYONE, scope: 'balance:read' },
+  'GET /v1/balance_transactions': { roles: EVERYONE, scope: 'balance:read' },
+  'GET /v1/balance_transactions/{id}': { roles: EVERYONE, scope: 'balance:read' },
+  'POST /v1/sandbox/balance/settle': { roles: KEYS_ONLY, scope: 'balance:read' },
+  'GET /v1/payout_destinations': { roles: EVERYONE, scope: 'payouts:read' },
+  'POST /v1/payout_destinations': { roles: MANAGERS, scope: 'payouts:write' },
+  'DELETE /v1/payout_destinations/{id}': { roles: MANAGERS, scope: 'payouts:write' },
+  'GET /v1/payouts': { roles: EVERYONE, scope: 'payouts:read' },
+  'POST /v1/payouts': { roles: MANAGERS, scope: 'payouts:write' },
+  'GET /v1/payouts/{id}': { roles: EVERYONE, scope: 'payouts:read' },
+  'POST /v1/payouts/{id}/cancel': { roles: MANAGERS, scope: 'payouts:write' },
 };
 
 /** The caller as access rules see it. */

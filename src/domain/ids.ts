@@ -24,6 +24,8 @@ export const ID_PREFIXES = {
   adjustment: 'adj_',
   member: 'mem_',
   invitation: 'inv_',
+  payout: 'po_',
+  payoutDestination: 'dst_',
 } as const;
 
 /** Length of the random part of ids (docs/payments.md#payment-record: 24). */
