@@ -7,6 +7,8 @@
 import { expect } from 'chai';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 import { ledgerProblems } from '../helpers/ledger';
+import { mailsAbout } from '../helpers/live-access-fixtures';
+import { personIdOf, sessionConfirmedAgo, turnOnTwoFactor } from '../helpers/security';
 import { getStack } from '../helpers/stack';
 
 /** A merchant with `amount` RWF collected on MoMo and made available (fee 1.5 %). */
@@ -285,5 +287,39 @@ describe('payouts (docs/payouts.md)', function () {
     });
     expect(live.status).to.equal(403);
     expect(live.body.error.message).to.match(/two-factor/);
+  });
+  it('in live: a destination needs a recent two-factor code, e-mails the owner and is usable 24 hours later', async () => {
+    const developer = await turnOnTwoFactor(await registerDeveloper());
+    const body = { type: 'mobile_money', phone_number: '+250788004321' };
+    const path = '/v1/payout_destinations?environment=live';
+    const stale = await sessionConfirmedAgo(await personIdOf(developer.email), developer.merchantId, 600);
+    const late = await call(path, { key: stale, body });
+    expect(late.status).to.equal(403);
+    expect(late.body.error.message).to.include('/v1/developer/2fa/verify');
+    const byKey = await call('/v1/payout_destinations', { key: developer.key, body });
+    expect(byKey.status).to.equal(201); // the sandbox key adds a sandbox destination, usable at once
+
+    const added = await call(path, { key: developer.token, body });
+    expect(added.status, JSON.stringify(added.body)).to.equal(201);
+    const usableFrom = Date.parse(added.body.data.usable_from);
+    expect(usableFrom - Date.now()).to.be.within(86_400_000 - 60_000, 86_400_000);
+    const { config, db } = await getStack();
+    const [mail] = mailsAbout(config.MAIL_OUTBOX_DIR, added.body.data.id);
+    expect(mail?.to).to.include(developer.email);
+    expect(mail?.body).to.include('ending 4321');
+
+    const early = await call('/v1/payouts?environment=live', {
+      key: developer.token,
+      body: { amount: 1_000, currency: 'RWF', destination: added.body.data.id },
+    });
+    expect(early.status).to.equal(409);
+    expect(early.body.error).to.include({ code: 'conflict' });
+    expect(early.body.error.message).to.include('usable from');
+    expect(await db('payouts').where({ merchant_id: developer.merchantId })).to.deep.equal([]);
+
+    const withoutTwoFactor = await registerDeveloper();
+    const refused = await call(path, { key: withoutTwoFactor.token, body });
+    expect(refused.status).to.equal(403);
+    expect(refused.body.error.message).to.match(/two-factor on/);
   });
 });
