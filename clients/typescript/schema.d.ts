@@ -530,6 +530,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payout_schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve the automatic payout setting
+         * @description `manual` until you set one. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["getV1PayoutSchedule"];
+        /**
+         * Set automatic payouts
+         * @description `daily` (06:00 UTC) or `weekly` (Mondays 06:00 UTC) pays out what your available balance in `currency` holds above `minimum`, less the payout fee, to `destination`; `manual` stops it. Each automatic payout names the balance transactions it covers: `GET /v1/balance_transactions?payout=po_…`. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        put: operations["putV1PayoutSchedule"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/developer/events": {
         parameters: {
             query?: never;
@@ -1977,6 +2001,21 @@ export interface components {
                 /** Format: date-time */
                 at: string;
             }[];
+        };
+        PayoutSchedule: {
+            /** @enum {string} */
+            object: "payout_schedule";
+            /**
+             * @description `manual`, or `daily` / `weekly` at 06:00 UTC (weekly: Mondays)
+             * @enum {string}
+             */
+            schedule: "manual" | "daily" | "weekly";
+            destination: string | null;
+            currency: string | null;
+            /** @description Minor units kept in the balance; what is above it is paid out */
+            minimum: number;
+            /** Format: date-time */
+            updated_at: string | null;
         };
         Event: {
             id: string;
@@ -5850,6 +5889,268 @@ export interface operations {
              *     - `payout_not_cancellable`: The payout is no longer `pending`: its provider has it, or it has ended.
              */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getV1PayoutSchedule: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The setting */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payout schedule retrieved",
+                     *       "data": {
+                     *         "object": "payout_schedule",
+                     *         "schedule": "daily",
+                     *         "destination": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                     *         "currency": "RWF",
+                     *         "minimum": 10000,
+                     *         "updated_at": "2026-11-24T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["PayoutSchedule"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    putV1PayoutSchedule: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "schedule": "daily",
+                 *       "destination": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                 *       "currency": "RWF",
+                 *       "minimum": 10000
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    schedule: "manual" | "daily" | "weekly";
+                    /** @description The destination automatic payouts go to */
+                    destination?: string;
+                    /** @enum {string} */
+                    currency?: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    /**
+                     * @description Minor units kept in the balance (default 0)
+                     * @example 10000
+                     */
+                    minimum?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The setting */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payout schedule updated",
+                     *       "data": {
+                     *         "object": "payout_schedule",
+                     *         "schedule": "daily",
+                     *         "destination": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                     *         "currency": "RWF",
+                     *         "minimum": 10000,
+                     *         "updated_at": "2026-11-24T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["PayoutSchedule"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

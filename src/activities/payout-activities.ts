@@ -6,9 +6,24 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import type { EventInput } from '../db/payments';
-import { findDestinationById, findPayoutById, railDestinationOf, writePayoutStatus } from '../db/payouts';
+import {
+  findDestination,
+  findDestinationById,
+  findPayoutById,
+  findPayoutSchedule,
+  insertAutomaticPayout,
+  railDestinationOf,
+  writePayoutStatus,
+} from '../db/payouts';
 import { createSandboxPayoutLedger } from '../db/sandbox-payouts';
-import type { PayoutSnapshot, PayoutStatus } from '../domain/payout';
+import { ID_PREFIXES } from '../domain/ids';
+import {
+  acceptedPayoutState,
+  payoutCurrencyProblem,
+  payoutFee,
+  type PayoutSnapshot,
+  type PayoutStatus,
+} from '../domain/payout';
 import { deriveId } from '../lib/ids';
 import { PayoutRailUnavailable, type PayoutAnswer, type PayoutRail } from '../providers/payout-rail';
 import { payoutRailRegistryFromConfig, type PayoutRailRegistry } from '../providers/payout-registry';
@@ -87,6 +102,37 @@ export function createPayoutActivities(deps: PayoutActivityDeps): PayoutActiviti
 
   return {
     loadPayout: stored,
+
+    async createAutomaticPayout({ merchantId, environment, seed }) {
+      const scope = { merchantId, environment };
+      const setting = await findPayoutSchedule(deps.db, scope);
+      if (setting.schedule === 'manual' || !setting.destinationId || !setting.currency) return null;
+      const destination = await findDestination(deps.db, scope, setting.destinationId);
+      const now = new Date();
+      if (!destination || Date.parse(destination.usableFrom) > now.getTime()) return null;
+      if (payoutCurrencyProblem(destination.provider, setting.currency)) return null;
+      if (!registry.get(environment, destination.provider as Parameters<PayoutRailRegistry['get']>[1])) return null;
+      const payout = await insertAutomaticPayout(
+        deps.db,
+        {
+          id: deriveId(ID_PREFIXES.payout, `automatic:${seed}`),
+          merchantId,
+          environment,
+          currency: setting.currency,
+          destinationId: destination.id,
+          provider: destination.provider,
+          description: `Automatic ${setting.schedule} payout`,
+          automatic: true,
+          ...acceptedPayoutState(now.toISOString()),
+        },
+        setting.minimum,
+        (amount) => payoutFee(destination.type, amount, setting.currency as PayoutSnapshot['currency']),
+        (p) => payoutEvent(p, true)!,
+      );
+      if (!payout) return null;
+      await startWebhookDeliveries(dispatch, payoutEvent(payout, true)!);
+      return payout.id;
+    },
 
     async sendPayoutToRail(payoutId) {
       const payout = await stored(payoutId);

@@ -25,7 +25,13 @@ import {
 } from './schemas/developer';
 import { registerBody } from './schemas/auth';
 import { balanceQuery, listBalanceTransactionsQuery } from './schemas/balance';
-import { createDestinationBody, createPayoutBody, destinationQuery, listPayoutsQuery } from './schemas/payouts';
+import {
+  createDestinationBody,
+  createPayoutBody,
+  destinationQuery,
+  listPayoutsQuery,
+  payoutScheduleBody,
+} from './schemas/payouts';
 import {
   acceptInvitationBody,
   changeMemberBody,
@@ -778,6 +784,44 @@ export const ROUTE_DOCS: RouteDoc[] = [
       }),
     },
     codes: ['payout_not_cancellable'],
+  },
+
+  {
+    method: 'get',
+    path: '/v1/payout_schedule',
+    tag: 'Payouts',
+    summary: 'Retrieve the automatic payout setting',
+    description: `\`manual\` until you set one. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: destinationQuery,
+    success: {
+      status: 200,
+      description: 'The setting',
+      schema: out.envelope(out.payoutSchedule),
+      example: ok('Payout schedule retrieved', example.payoutScheduleExample),
+    },
+  },
+  {
+    method: 'put',
+    path: '/v1/payout_schedule',
+    tag: 'Payouts',
+    summary: 'Set automatic payouts',
+    description: `\`daily\` (06:00 UTC) or \`weekly\` (Mondays 06:00 UTC) pays out what your available balance in \`currency\` holds above \`minimum\`, less the payout fee, to \`destination\`; \`manual\` stops it. Each automatic payout names the balance transactions it covers: \`GET /v1/balance_transactions?payout=po_…\`. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: destinationQuery,
+    body: payoutScheduleBody,
+    bodyExample: {
+      schedule: 'daily',
+      destination: example.payoutDestinationExample.id,
+      currency: 'RWF',
+      minimum: 10_000,
+    },
+    success: {
+      status: 200,
+      description: 'The setting',
+      schema: out.envelope(out.payoutSchedule),
+      example: ok('Payout schedule updated', example.payoutScheduleExample),
+    },
   },
 
   {

@@ -231,6 +231,31 @@ async function lockedAvailable(trx: Db, scope: LedgerScope, currency: string, no
   return -Number(account.balance) - Number(pending?.total ?? 0);
 }
 
+/** Inserts `payout` (`pending`), its reservation journal and its `payout.created` event, inside `trx`. */
+async function reserve(
+  trx: Db,
+  payout: PayoutSnapshot,
+  eventOf: (payout: PayoutSnapshot) => EventInput,
+): Promise<void> {
+  await trx('payouts').insert({
+    id: payout.id,
+    merchant_id: payout.merchantId,
+    environment: payout.environment,
+    amount: payout.amount,
+    fee: payout.fee,
+    currency: payout.currency,
+    destination_id: payout.destinationId,
+    provider: payout.provider,
+    description: payout.description,
+    status: 'pending',
+    automatic: payout.automatic,
+    created_at: new Date(payout.createdAt),
+    updated_at: new Date(payout.updatedAt),
+  });
+  await writeJournal(trx, payoutReservedJournal(ledgerPayoutOf(payout)), new Date(payout.createdAt));
+  await insertEventOnce(trx, eventOf(payout));
+}
+
 /**
  * Inserts `payout` (`pending`) with its reservation of amount + fee and its `payout.created` event in one
  * transaction, under the lock of the merchant's balance account (docs/payouts.md#money). A payout id already stored
@@ -260,23 +285,7 @@ export async function insertPayoutReserved(
         'insufficient_balance',
         `the available ${payout.currency} balance is ${available}, less than the amount ${payout.amount} plus the payout fee ${payout.fee}`,
       );
-    await trx('payouts').insert({
-      id: payout.id,
-      merchant_id: payout.merchantId,
-      environment: payout.environment,
-      amount: payout.amount,
-      fee: payout.fee,
-      currency: payout.currency,
-      destination_id: payout.destinationId,
-      provider: payout.provider,
-      description: payout.description,
-      status: 'pending',
-      automatic: payout.automatic,
-      created_at: new Date(payout.createdAt),
-      updated_at: new Date(payout.updatedAt),
-    });
-    await writeJournal(trx, payoutReservedJournal(ledgerPayoutOf(payout)), new Date(payout.createdAt));
-    await insertEventOnce(trx, eventOf(payout));
+    await reserve(trx, payout, eventOf);
     return { payout, inserted: true };
   });
 }
@@ -410,4 +419,91 @@ export async function listPayoutsPage(
     ])
     .limit(limit + 1)) as PayoutRow[];
   return { payouts: rows.slice(0, limit).map(fromPayoutRow), hasMore: rows.length > limit };
+}
+
+/** A merchant's automatic payout setting in one environment (docs/payouts.md#automatic-payouts). */
+export interface PayoutScheduleRecord {
+  schedule: 'manual' | 'daily' | 'weekly';
+  destinationId: string | null;
+  currency: Currency | null;
+  /** Minor units kept in the balance. */
+  minimum: number;
+  updatedAt: string | null;
+}
+
+/** The scope's setting; `manual` with nothing else when it never set one. */
+export async function findPayoutSchedule(db: Db, scope: LedgerScope): Promise<PayoutScheduleRecord> {
+  const row = (await db('payout_schedules')
+    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .first()) as
+    | {
+        schedule: PayoutScheduleRecord['schedule'];
+        destination_id: string | null;
+        currency: string | null;
+        minimum: string;
+        updated_at: Date;
+      }
+    | undefined;
+  if (!row) return { schedule: 'manual', destinationId: null, currency: null, minimum: 0, updatedAt: null };
+  return {
+    schedule: row.schedule,
+    destinationId: row.destination_id,
+    currency: (row.currency?.trim() ?? null) as Currency | null,
+    minimum: Number(row.minimum),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+/** Writes the scope's setting. */
+export async function savePayoutSchedule(db: Db, scope: LedgerScope, setting: PayoutScheduleRecord): Promise<void> {
+  await db('payout_schedules')
+    .insert({
+      merchant_id: scope.merchantId,
+      environment: scope.environment,
+      schedule: setting.schedule,
+      destination_id: setting.destinationId,
+      currency: setting.currency,
+      minimum: setting.minimum,
+      updated_at: new Date(setting.updatedAt ?? Date.now()),
+    })
+    .onConflict(['merchant_id', 'environment'])
+    .merge();
+}
+
+/**
+ * Creates an automatic payout (docs/payouts.md#automatic-payouts) in one transaction under the balance account's lock:
+ * its amount is what the available balance holds above `minimum`, less the fee (`feeOf(amount)`, minor units); the
+ * payout is stored and reserved like any other, and it names (`payout_id`) every available balance transaction of the
+ * currency no payout covers yet, its own reservation included. A payout id already stored changes nothing.
+ * @returns the payout, or undefined when nothing is above the minimum
+ */
+export async function insertAutomaticPayout(
+  db: Db,
+  draft: Omit<PayoutSnapshot, 'amount' | 'fee'>,
+  minimum: number,
+  feeOf: (amount: number) => number,
+  eventOf: (payout: PayoutSnapshot) => EventInput,
+): Promise<PayoutSnapshot | undefined> {
+  return db.transaction(async (trx) => {
+    const scope = { merchantId: draft.merchantId, environment: draft.environment };
+    const now = new Date();
+    const available = await lockedAvailable(trx, scope, draft.currency, now);
+    const existing = (await trx('payouts').where({ id: draft.id }).first()) as PayoutRow | undefined;
+    if (existing) return fromPayoutRow(existing);
+    const above = available - minimum;
+    // The largest amount whose fee still fits (the fee grows with the amount: a few steps from this guess).
+    let amount = above - feeOf(above);
+    while (amount + 1 + feeOf(amount + 1) <= above) amount += 1;
+    while (amount > 0 && amount + feeOf(amount) > above) amount -= 1;
+    if (amount <= 0) return undefined;
+    const payout: PayoutSnapshot = { ...draft, amount, fee: feeOf(amount) };
+    await reserve(trx, payout, eventOf);
+    await trx('ledger_balance_transactions')
+      .where({ merchant_id: scope.merchantId, environment: scope.environment, currency: draft.currency })
+      .whereNull('payout_id')
+      .where('available_on', '<=', now)
+      .where((q) => q.whereNotIn('type', ['payout', 'payout_failure']).orWhere({ source: payout.id }))
+      .update({ payout_id: payout.id });
+    return payout;
+  });
 }

@@ -108,6 +108,8 @@ export const ENDPOINT_ACCESS: Readonly<Record<string, EndpointAccess>> = {
   'POST /v1/payouts': { roles: MANAGERS, scope: 'payouts:write' },
   'GET /v1/payouts/{id}': { roles: EVERYONE, scope: 'payouts:read' },
   'POST /v1/payouts/{id}/cancel': { roles: MANAGERS, scope: 'payouts:write' },
+  'GET /v1/payout_schedule': { roles: EVERYONE, scope: 'payouts:read' },
+  'PUT /v1/payout_schedule': { roles: MANAGERS, scope: 'payouts:write' },
 };
 
 /** The caller as access rules see it. */

@@ -55,7 +55,8 @@ export type AuditAction =
   | 'payout_destination.created'
   | 'payout_destination.deleted'
   | 'payout.created'
-  | 'payout.cancelled';
+  | 'payout.cancelled'
+  | 'payout_schedule.updated';
 
 /** An entry to write; `id` is `act_…` (derived from the step where a retry could repeat it). */
 export interface AuditEntry {

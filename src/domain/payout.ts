@@ -2,10 +2,12 @@
  * Payouts as the domain knows them (docs/payouts.md): the states, which change may follow which, the payout fee
  * schedule and the status timeline. Pure, so the payout workflow may import it.
  */
+import { byProvider, type ProviderCode } from './catalogue';
 import type { Environment } from './environment';
 import type { Currency } from './money';
 import { percentageOfMinor } from './money';
 import type { PayoutDestinationType, PayoutFailureCode } from './payout-rail';
+import type { PayoutCapability } from './provider-descriptor';
 
 /**
  * A payout's states (docs/payouts.md#states): `pending` (accepted, amount and fee reserved; also while the rail is
@@ -58,6 +60,24 @@ export interface PayoutSnapshot {
   cancelledAt: string | null;
 }
 
+/** The state of a payout just accepted at `at` (ISO 8601 UTC): `pending`, nothing sent, no outcome yet. */
+export function acceptedPayoutState(at: string) {
+  return {
+    status: 'pending' as const,
+    failureCode: null,
+    failureMessage: null,
+    pendingReason: null,
+    providerReference: null,
+    createdAt: at,
+    updatedAt: at,
+    inTransitAt: null,
+    paidAt: null,
+    failedAt: null,
+    returnedAt: null,
+    cancelledAt: null,
+  };
+}
+
 /** Basis points the mobile-money rails charge per payout (docs/payouts.md#fees): 1 %. */
 export const MOBILE_MONEY_PAYOUT_FEE_BASIS_POINTS = 100;
 
@@ -99,3 +119,22 @@ export function payoutTimeline(payout: PayoutSnapshot): PayoutTimelineStep[] {
 export function notCancellablePayoutMessage(status: PayoutStatus): string {
   return `a payout that is ${status} cannot be cancelled; only pending payouts can`;
 }
+
+/** What each provider pays out, from its descriptor (null: nothing; docs/payouts.md#rails). */
+export const PAYOUT_CAPABILITIES: Readonly<Record<ProviderCode, PayoutCapability | null>> = byProvider(
+  (d) => d.payouts,
+);
+
+/**
+ * Why a rail of `provider` cannot pay `currency`, as a sentence naming what it does pay; undefined when it can.
+ */
+export function payoutCurrencyProblem(provider: string, currency: string): string | undefined {
+  const capability = PAYOUT_CAPABILITIES[provider as ProviderCode];
+  if (capability?.currencies.includes(currency as Currency)) return undefined;
+  return `the ${provider} payout rail cannot pay ${currency}; it pays ${capability?.currencies.join(', ') ?? 'nothing'}`;
+}
+
+/** Automatic payout schedules (docs/payouts.md#automatic-payouts). */
+export const PAYOUT_SCHEDULES = ['manual', 'daily', 'weekly'] as const;
+/** One automatic payout schedule. */
+export type PayoutSchedule = (typeof PAYOUT_SCHEDULES)[number];

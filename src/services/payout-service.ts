@@ -8,6 +8,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
   WithStartWorkflowOperation,
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
@@ -23,6 +25,9 @@ import {
   deleteDestination as deleteDestinationRow,
   findDestination,
   findPayout,
+  findPayoutSchedule,
+  savePayoutSchedule,
+  type PayoutScheduleRecord,
   insertDestination,
   insertPayoutReserved,
   listDestinations as listDestinationRows,
@@ -32,15 +37,22 @@ import {
   type PayoutFilter,
 } from '../db/payouts';
 import { listMembers } from '../db/team';
-import { byProvider, operatorForNumber, PROVIDER_CODES, type ProviderCode } from '../domain/catalogue';
+import { operatorForNumber, PROVIDER_CODES, type ProviderCode } from '../domain/catalogue';
 import { DomainError, validationError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Currency } from '../domain/money';
-import { notCancellablePayoutMessage, payoutFee, type PayoutSnapshot } from '../domain/payout';
+import {
+  acceptedPayoutState,
+  notCancellablePayoutMessage,
+  PAYOUT_CAPABILITIES,
+  payoutCurrencyProblem,
+  payoutFee,
+  type PayoutSchedule,
+  type PayoutSnapshot,
+} from '../domain/payout';
 import { destinationEnding } from '../domain/payout-rail';
 import { parseMsisdn } from '../domain/phone';
 import type { Principal } from '../domain/principal';
-import type { PayoutCapability } from '../domain/provider-descriptor';
 import { deriveId, newId } from '../lib/ids';
 import { createMailer } from '../lib/mailer';
 import type { PayoutRailRegistry } from '../providers/payout-registry';
@@ -48,9 +60,11 @@ import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages
 import {
   CANCEL_UPDATE_ID,
   cancelPayoutUpdate,
+  payoutScheduleId,
   payoutWorkflowId,
   SEND_UPDATE_ID,
   sendPayoutUpdate,
+  type AutomaticPayoutInput,
   type PayoutWorkflowInput,
 } from '../workflows/payout-messages';
 import { audit } from './audit';
@@ -77,9 +91,6 @@ export interface PayoutServiceDeps {
   /** The payout rails; default: built from the configuration. */
   payoutRails?: PayoutRailRegistry;
 }
-
-/** What each provider pays out, from its descriptor (null: nothing). */
-const PAYOUT_CAPABILITIES: Readonly<Record<ProviderCode, PayoutCapability | null>> = byProvider((d) => d.payouts);
 
 /** The providers paying out to wallets. */
 const WALLET_RAILS = PROVIDER_CODES.filter((code) => PAYOUT_CAPABILITIES[code]?.destination === 'mobile_money');
@@ -298,14 +309,8 @@ async function payoutToStore(
       'conflict',
       `payout destination ${destination.id} is usable from ${destination.usableFrom}, 24 hours after it was added`,
     );
-  const capability = PAYOUT_CAPABILITIES[destination.provider as ProviderCode];
-  if (!capability?.currencies.includes(request.currency))
-    throw validationError([
-      {
-        field: 'currency',
-        message: `the ${destination.provider} payout rail cannot pay ${request.currency}; it pays ${capability?.currencies.join(', ') ?? 'nothing'}`,
-      },
-    ]);
+  const currencyProblem = payoutCurrencyProblem(destination.provider, request.currency);
+  if (currencyProblem) throw validationError([{ field: 'currency', message: currencyProblem }]);
   if (!payoutRailsOf(deps).get(owner.environment, destination.provider as ProviderCode))
     throw new DomainError(
       'provider_unavailable',
@@ -321,19 +326,8 @@ async function payoutToStore(
     destinationId: destination.id,
     provider: destination.provider,
     description: request.description ?? null,
-    status: 'pending',
-    failureCode: null,
-    failureMessage: null,
-    pendingReason: null,
-    providerReference: null,
     automatic,
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    inTransitAt: null,
-    paidAt: null,
-    failedAt: null,
-    returnedAt: null,
-    cancelledAt: null,
+    ...acceptedPayoutState(now.toISOString()),
   };
 }
 
@@ -457,4 +451,87 @@ export async function cancelPayout(
   }
   await audit(deps.db, owner, 'payout.cancelled', id, ip);
   return cancelled;
+}
+
+/** The caller's automatic payout setting (docs/payouts.md#automatic-payouts). */
+export async function getPayoutSchedule(deps: Pick<PayoutServiceDeps, 'db'>, owner: Principal) {
+  return findPayoutSchedule(deps.db, owner);
+}
+
+/** An automatic payout setting as the request gave it; `minimum` in minor units. */
+export interface NewPayoutSchedule {
+  schedule: PayoutSchedule;
+  destination?: string;
+  currency?: Currency;
+  minimum?: number;
+}
+
+/** When each schedule fires: daily at 06:00 UTC, weekly on Mondays at 06:00 UTC. */
+const CALENDARS = {
+  daily: [{ hour: 6, minute: 0 }],
+  weekly: [{ dayOfWeek: 'MONDAY' as const, hour: 6, minute: 0 }],
+};
+
+/**
+ * Sets the caller's automatic payouts (docs/payouts.md#automatic-payouts): `manual` removes its Temporal Schedule;
+ * `daily` or `weekly` names a destination and a currency its rail pays, and creates or updates the Schedule
+ * `payout-schedule:{merchant}:{environment}` (visible in the Temporal UI), which starts `automaticPayoutWorkflow`.
+ * @throws DomainError `validation_error` naming `destination` or `currency`
+ */
+export async function setPayoutSchedule(
+  deps: PayoutServiceDeps,
+  owner: Principal,
+  request: NewPayoutSchedule,
+  ip: string | null,
+): Promise<PayoutScheduleRecord> {
+  const setting: PayoutScheduleRecord = {
+    schedule: request.schedule,
+    destinationId: request.destination ?? null,
+    currency: request.currency ?? null,
+    minimum: request.minimum ?? 0,
+    updatedAt: new Date().toISOString(),
+  };
+  if (setting.schedule !== 'manual') {
+    const destination = request.destination ? await findDestination(deps.db, owner, request.destination) : undefined;
+    if (!destination)
+      throw validationError([
+        {
+          field: 'destination',
+          message: 'destination must be one of your payout destinations for an automatic schedule',
+        },
+      ]);
+    if (!request.currency)
+      throw validationError([{ field: 'currency', message: 'currency is required for an automatic schedule' }]);
+    const problem = payoutCurrencyProblem(destination.provider, request.currency);
+    if (problem) throw validationError([{ field: 'currency', message: problem }]);
+  }
+  await savePayoutSchedule(deps.db, owner, setting);
+  const scheduleId = payoutScheduleId(owner.merchantId, owner.environment);
+  const handle = deps.temporal.schedule.getHandle(scheduleId);
+  if (setting.schedule === 'manual') {
+    await handle.delete().catch((error: unknown) => {
+      if (!(error instanceof ScheduleNotFoundError)) throw error;
+    });
+  } else {
+    const input: AutomaticPayoutInput = { merchantId: owner.merchantId, environment: owner.environment };
+    const spec = { calendars: CALENDARS[setting.schedule] };
+    try {
+      await deps.temporal.schedule.create({
+        scheduleId,
+        spec,
+        action: {
+          type: 'startWorkflow',
+          workflowType: 'automaticPayoutWorkflow',
+          workflowId: `automatic-payout:${owner.merchantId}:${owner.environment}`,
+          args: [input],
+          taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+      await handle.update((previous) => ({ ...previous, spec }));
+    }
+  }
+  await audit(deps.db, owner, 'payout_schedule.updated', scheduleId, ip);
+  return setting;
 }

@@ -4,7 +4,7 @@
 import { z } from '../lib/zod';
 import { deriveId } from '../lib/ids';
 import { payoutCause } from '../domain/ledger';
-import { PAYOUT_STATUSES, payoutTimeline, type PayoutSnapshot } from '../domain/payout';
+import { PAYOUT_SCHEDULES, PAYOUT_STATUSES, payoutTimeline, type PayoutSnapshot } from '../domain/payout';
 import { PAYOUT_FAILURE_CODES } from '../domain/payout-rail';
 import { timestamp } from './timestamp';
 
@@ -130,4 +130,36 @@ export const payoutDetail = payout
 /** The API form of a payout with its timeline. */
 export function toPayoutDetailView(record: PayoutSnapshot): z.output<typeof payoutDetail> {
   return { ...toPayoutView(record), timeline: payoutTimeline(record) };
+}
+
+/** A merchant's automatic payout setting (docs/payouts.md#automatic-payouts). */
+export const payoutSchedule = z
+  .object({
+    object: z.literal('payout_schedule'),
+    schedule: z
+      .enum(PAYOUT_SCHEDULES)
+      .openapi({ description: '`manual`, or `daily` / `weekly` at 06:00 UTC (weekly: Mondays)' }),
+    destination: z.string().nullable(),
+    currency: z.string().nullable(),
+    minimum: z.number().int().openapi({ description: 'Minor units kept in the balance; what is above it is paid out' }),
+    updated_at: timestamp.nullable(),
+  })
+  .openapi('PayoutSchedule');
+
+/** The API form of the setting. */
+export function toPayoutScheduleView(record: {
+  schedule: (typeof PAYOUT_SCHEDULES)[number];
+  destinationId: string | null;
+  currency: string | null;
+  minimum: number;
+  updatedAt: string | null;
+}): z.output<typeof payoutSchedule> {
+  return {
+    object: 'payout_schedule',
+    schedule: record.schedule,
+    destination: record.destinationId,
+    currency: record.currency,
+    minimum: record.minimum,
+    updated_at: record.updatedAt,
+  };
 }

@@ -2,4 +2,4 @@
 export { paymentWorkflow } from './payment-workflow';
 export { liveAccessReviewWorkflow } from './live-access-review-workflow';
 export { webhookDeliveryWorkflow } from './webhook-delivery-workflow';
-export { payoutWorkflow } from './payout-workflow';
+export { automaticPayoutWorkflow, payoutWorkflow } from './payout-workflow';

@@ -60,8 +60,24 @@ export interface PayoutRecordInput {
   providerReference?: string | null;
 }
 
-/** The activities the payout workflow calls (src/activities/payout-activities.ts). */
+/** The input of `automaticPayoutWorkflow`: whose schedule fired. */
+export interface AutomaticPayoutInput {
+  merchantId: string;
+  environment: 'sandbox' | 'live';
+}
+
+/** The id of a merchant's Temporal Schedule of automatic payouts in one environment (docs/payouts.md). */
+export function payoutScheduleId(merchantId: string, environment: string): string {
+  return `payout-schedule:${merchantId}:${environment}`;
+}
+
+/** The activities the payout workflows call (src/activities/payout-activities.ts). */
 export interface PayoutActivities {
+  /**
+   * Creates the automatic payout of a firing of the merchant's schedule (`seed`: the firing's workflow id, so a retry
+   * creates the same payout); its id, or null when the setting is manual or nothing is above the minimum.
+   */
+  createAutomaticPayout(input: AutomaticPayoutInput & { seed: string }): Promise<string | null>;
   /** The stored payout. @throws when it is not stored */
   loadPayout(payoutId: string): Promise<PayoutSnapshot>;
   /** Sends the payout on its rail (the reference derives from the payout id, so a repeat names the same transfer). */

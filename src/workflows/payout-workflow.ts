@@ -19,15 +19,20 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
+  ParentClosePolicy,
   proxyActivities,
   setHandler,
+  startChild,
   workflowInfo,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { FINAL_PAYOUT_STATUSES, notCancellablePayoutMessage, type PayoutSnapshot } from '../domain/payout';
 import {
   cancelPayoutUpdate,
   getPayoutQuery,
+  payoutWorkflowId,
   sendPayoutUpdate,
+  type AutomaticPayoutInput,
   type PayoutActivities,
   type PayoutRailResult,
   type PayoutWorkflowInput,
@@ -180,4 +185,24 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   }
   await condition(allHandlersFinished);
   return payout;
+}
+
+/**
+ * `automaticPayoutWorkflow` (docs/payouts.md#automatic-payouts): started by a merchant's Temporal Schedule; creates the
+ * payout of what the available balance holds above the merchant's minimum and starts its `payoutWorkflow`, which
+ * outlives this one. Returns the payout id, or null when there was nothing to pay out.
+ */
+export async function automaticPayoutWorkflow(input: AutomaticPayoutInput): Promise<string | null> {
+  const payoutId = await records.createAutomaticPayout({ ...input, seed: workflowInfo().workflowId });
+  if (!payoutId) return null;
+  try {
+    await startChild(payoutWorkflow, {
+      workflowId: payoutWorkflowId(payoutId),
+      args: [{ payoutId }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+  return payoutId;
 }

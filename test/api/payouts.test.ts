@@ -322,4 +322,56 @@ describe('payouts (docs/payouts.md)', function () {
     expect(refused.status).to.equal(403);
     expect(refused.body.error.message).to.match(/two-factor on/);
   });
+  it('pays out the balance above the minimum on a Temporal Schedule, naming the balance transactions it covers', async () => {
+    const merchant = await fundedMerchant(50_000);
+    const key = merchant.key;
+    const destination = await wallet(key, '0001');
+    const refused = await call('/v1/payout_schedule', {
+      key,
+      method: 'PUT',
+      body: { schedule: 'daily', currency: 'RWF' },
+    });
+    expect(refused.status).to.equal(400);
+    expect(JSON.stringify(refused.body.error)).to.include('destination');
+    const set = await call('/v1/payout_schedule', {
+      key,
+      method: 'PUT',
+      body: { schedule: 'daily', destination, currency: 'RWF', minimum: 10_000 },
+    });
+    expect(set.status, JSON.stringify(set.body)).to.equal(200);
+    expect(set.body.data).to.include({ schedule: 'daily', destination, minimum: 10_000 });
+    expect((await call('/v1/payout_schedule', { key })).body.data.schedule).to.equal('daily');
+    const { client, db } = await getStack();
+    const handle = client.schedule.getHandle(`payout-schedule:${merchant.merchantId}:sandbox`);
+    const described = await handle.describe();
+    expect(described.spec.calendars?.[0]?.hour).to.deep.equal([{ start: 6, end: 6, step: 1 }]);
+    await handle.trigger();
+    const until = Date.now() + 60_000;
+    let automatic: any;
+    while (!automatic) {
+      automatic = (await call('/v1/payouts', { key })).body.data.payouts.find(
+        (p: { automatic: boolean }) => p.automatic,
+      );
+      if (!automatic && Date.now() > until) throw new Error('no automatic payout');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    // 49,250 available, 10,000 kept: the payout and its 1 % fee fit in the 39,250 above it.
+    expect(automatic.amount + automatic.fee).to.be.at.most(merchant.available - 10_000);
+    expect(automatic.amount + automatic.fee).to.be.at.least(merchant.available - 10_000 - 1);
+    await waitForPayout(key, automatic.id, (p) => p.status === 'paid');
+    const covered = await call(`/v1/balance_transactions?payout=${automatic.id}`, { key });
+    expect(covered.body.data.balance_transactions.map((t: { type: string }) => t.type).sort()).to.deep.equal([
+      'payment',
+      'payout',
+    ]);
+    // Set back to manual: the Schedule is gone.
+    await call('/v1/payout_schedule', { key, method: 'PUT', body: { schedule: 'manual' } });
+    const gone = await handle.describe().then(
+      () => false,
+      () => true,
+    );
+    expect(gone).to.equal(true);
+    expect(await db('ledger_balance_transactions').where({ payout_id: automatic.id })).to.have.length(2);
+    await expectLedgerHolds(merchant.merchantId);
+  });
 });

@@ -11,18 +11,26 @@ import {
   createPayout,
   deleteDestination,
   getPayout,
+  getPayoutSchedule,
   listDestinations,
   listPayouts,
+  setPayoutSchedule,
   type PayoutServiceDeps,
 } from '../../services/payout-service';
-import { toPayoutDestinationView, toPayoutDetailView, toPayoutView } from '../../views/payout';
+import { toPayoutDestinationView, toPayoutDetailView, toPayoutScheduleView, toPayoutView } from '../../views/payout';
 import { respond } from '../envelope';
 import { principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { idempotency, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { apiRouter } from '../router';
 import { createdBoundInstant } from '../schemas/payments';
-import { createDestinationBody, createPayoutBody, destinationQuery, listPayoutsQuery } from '../schemas/payouts';
+import {
+  createDestinationBody,
+  createPayoutBody,
+  destinationQuery,
+  listPayoutsQuery,
+  payoutScheduleBody,
+} from '../schemas/payouts';
 import { parseOrThrow } from '../schemas/validate';
 
 /** The routes' dependencies: the payout service's, the session secret and the idempotency lease. */
@@ -133,6 +141,28 @@ export function payoutRoutes(deps: PayoutRouteDeps): Router {
     parseOrThrow(destinationQuery, ctx.query);
     const payout = await cancelPayout(deps, principalOf(ctx), ctx.params.id as string, ctx.ip);
     respond(ctx, 200, 'Payout cancelled', toPayoutView(payout));
+  });
+
+  /** The automatic payout setting (docs/payouts.md#automatic-payouts) → 200 envelope with it. */
+  router.get('/payout_schedule', auth, async (ctx) => {
+    parseOrThrow(destinationQuery, ctx.query);
+    respond(
+      ctx,
+      200,
+      'Payout schedule retrieved',
+      toPayoutScheduleView(await getPayoutSchedule(deps, principalOf(ctx))),
+    );
+  });
+
+  /**
+   * Set it → 200 envelope with it; `daily`/`weekly` create or update the merchant's Temporal Schedule, `manual` removes
+   * it. Errors: 400 `validation_error` naming `destination` or `currency`.
+   */
+  router.put('/payout_schedule', auth, jsonBody(), async (ctx) => {
+    parseOrThrow(destinationQuery, ctx.query);
+    const body = parseOrThrow(payoutScheduleBody, ctx.request.body);
+    const setting = await setPayoutSchedule(deps, principalOf(ctx), body, ctx.ip);
+    respond(ctx, 200, 'Payout schedule updated', toPayoutScheduleView(setting));
   });
 
   return router;

@@ -511,3 +511,13 @@ export const payoutDetailExample: z.input<typeof out.payoutDetail> = {
     { status: 'paid', at: '2026-11-24T12:05:01.000Z' },
   ],
 };
+
+/** A daily automatic payout setting keeping 10,000 RWF in the balance. */
+export const payoutScheduleExample: z.input<typeof out.payoutSchedule> = {
+  object: 'payout_schedule',
+  schedule: 'daily',
+  destination: payoutDestinationExample.id,
+  currency: 'RWF',
+  minimum: 10_000,
+  updated_at: '2026-11-24T12:00:00.000Z',
+};

@@ -4,7 +4,7 @@
  */
 import { z } from '../../lib/zod';
 import { CURRENCY_EXPONENTS, MAX_AMOUNT_MINOR } from '../../domain/money';
-import { PAYOUT_STATUSES } from '../../domain/payout';
+import { PAYOUT_SCHEDULES, PAYOUT_STATUSES } from '../../domain/payout';
 import { createdBound, cursorPageFields } from './payments';
 
 type NonEmpty<T> = [T, ...T[]];
@@ -59,4 +59,18 @@ export const listPayoutsQuery = z.strictObject({
   destination: z.string().min(1).max(64).optional().openapi({ description: 'Only payouts to this destination' }),
   'created[gte]': createdBound('created[gte]', 'Created at or after: Unix seconds or an ISO 8601 date-time'),
   'created[lte]': createdBound('created[lte]', 'Created at or before: Unix seconds or an ISO 8601 date-time'),
+});
+
+/** `PUT /v1/payout_schedule`: `daily` and `weekly` need a destination and a currency. */
+export const payoutScheduleBody = z.strictObject({
+  schedule: z.enum(PAYOUT_SCHEDULES),
+  destination: z.string().min(1).max(64).optional().openapi({ description: 'The destination automatic payouts go to' }),
+  currency: z.enum(currencies).optional(),
+  minimum: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_AMOUNT_MINOR)
+    .optional()
+    .openapi({ description: 'Minor units kept in the balance (default 0)', example: 10_000 }),
 });
