@@ -204,7 +204,7 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
     expect(run.code).to.equal(2);
     expect(run.stdout).to.equal('');
     expect(run.stderr).to.equal(
-      'error: unknown event "payment.exploded"; known events: payment.completed, payment.failed, payment.cancelled, refund.completed, refund.failed, payment.late_success\n',
+      'error: unknown event "payment.exploded"; known events: payment.completed, payment.failed, payment.cancelled, refund.completed, refund.failed, payment.late_success, payout.paid, payout.failed, payout.returned\n',
     );
   });
 
@@ -226,6 +226,23 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
     expect(none.code).to.equal(2);
     expect(none.stderr).to.equal('error: no API key: pass --api-key sk_sandbox_… or set PAYCOLLECT_API_KEY\n');
     expect((await call('/v1/developer/events', { key: developer.key })).body.data.events).to.deep.equal([]);
+  });
+
+  it('trigger payout.paid and payout.failed fund the sandbox balance and pay out to a wallet of that ending', async () => {
+    const developer = await registerDeveloper();
+    for (const [name, outcome] of [
+      ['payout.paid', 'payout.paid'],
+      ['payout.failed', 'payout.failed'],
+    ] as const) {
+      const triggered = await runCli(['trigger', name], {
+        PAYCOLLECT_API_KEY: developer.key,
+        PAYCOLLECT_API_BASE: baseUrl,
+      });
+      expect(triggered.code, triggered.stderr).to.equal(0);
+      const payoutId = /Created payout (po_[A-Za-z0-9]+)/.exec(triggered.stdout)?.[1];
+      expect(payoutId, triggered.stdout).to.be.a('string');
+      expect(await eventTypesOf(developer, payoutId as string)).to.deep.equal(['payout.created', outcome]);
+    }
   });
 
   it('listen forwards a triggered payment.completed to a local receiver, signed with the secret it printed', async () => {
