@@ -10,6 +10,7 @@ import type { Profile } from './types';
 /** The screens of the navigation, by path segment. */
 const SCREENS = [
   ['payments', 'Payments'],
+  ['payouts', 'Payouts'],
   ['webhooks', 'Webhooks'],
   ['keys', 'API keys'],
   ['restricted-keys', 'Restricted keys'],

@@ -11,6 +11,8 @@ import { Layout, RequireSession } from './layout';
 import { SignInPage, SignUpPage } from './pages/auth';
 import { PaymentsPage } from './pages/payments';
 import { PaymentDetailPage } from './pages/payment-detail';
+import { PayoutsPage } from './pages/payouts';
+import { PayoutDetailPage } from './pages/payout-detail';
 import { WebhooksPage } from './pages/webhooks';
 import { WebhookDetailPage } from './pages/webhook-detail';
 import { KeysPage } from './pages/keys';
@@ -53,6 +55,8 @@ const router = createBrowserRouter(
             { index: true, element: <Navigate to="payments" replace /> },
             { path: 'payments', element: <PaymentsPage /> },
             { path: 'payments/:id', element: <PaymentDetailPage /> },
+            { path: 'payouts', element: <PayoutsPage /> },
+            { path: 'payouts/:id', element: <PayoutDetailPage /> },
             { path: 'webhooks', element: <WebhooksPage /> },
             { path: 'webhooks/:id', element: <WebhookDetailPage /> },
             { path: 'keys', element: <KeysPage /> },

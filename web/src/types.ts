@@ -38,6 +38,10 @@ export const EVENT_NAMES = [
   'refund.completed',
   'refund.failed',
   'webhook.created',
+  'payout.created',
+  'payout.paid',
+  'payout.failed',
+  'payout.returned',
 ] as const;
 
 /** The `data` of an operation's JSON answer with status `S` (200 unless given), as the API document declares it. */
@@ -64,3 +68,9 @@ export type DocumentView = DataOf<'getV1Documents'>['documents'][number];
 export type LiveAccessStatus = DataOf<'getV1DeveloperLiveAccessStatus'>;
 export type Analytics = DataOf<'getV1DeveloperAnalytics'>;
 export type AuditEntry = DataOf<'getV1DeveloperActivity'>['activity'][number];
+export type Payout = components['schemas']['Payout'];
+export type PayoutDetail = components['schemas']['PayoutDetail'];
+export type PayoutDestination = components['schemas']['PayoutDestination'];
+export type PayoutScheduleSetting = components['schemas']['PayoutSchedule'];
+export type BalanceTransaction = components['schemas']['BalanceTransaction'];
+export type Balance = components['schemas']['Balance'];
