@@ -422,6 +422,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payout_destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payout destinations
+         * @description Your destinations, newest first, with their verification state. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["listPayoutDestinations"];
+        put?: never;
+        /**
+         * Add a payout destination
+         * @description A mobile-money wallet (`{type: mobile_money, phone_number}`, E.164; its operator is found by prefix and, where the provider can say (MTN), its holder is looked up) or a bank account (`{type: bank_account, bank_code, account_number, account_holder_name}`). In live it needs a session token whose two-factor code is from the last 5 minutes, the owners are e-mailed, and it is usable 24 hours later; in the sandbox at once. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        post: operations["createPayoutDestination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payout_destinations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a payout destination
+         * @description No payout can go to it any more; payouts already made keep naming it. In live it needs the same step-up as adding one. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        delete: operations["deletePayoutDestination"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payouts
+         * @description Your payouts, newest first, in cursor pages as `GET /v1/payments`; filter by `status`, `destination` and `created[gte|lte]`. What a payout covers: `GET /v1/balance_transactions?payout=po_…`. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["listPayouts"];
+        put?: never;
+        /**
+         * Create a payout
+         * @description Sends `amount` minor units of your available balance to one of your destinations. Amount and payout fee (mobile money 1 %, bank a flat fee per currency) are reserved at once; the answer comes once the rail has the payout (`in_transit` or `paid`), refused it (`failed`, funds back) or is down (`pending` with `pending_reason`: it is sent when the rail is back), within 10 s. Send an `Idempotency-Key`: a retry with the same key answers the same payout. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        post: operations["createPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payouts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a payout
+         * @description One payout with its status timeline; another merchant's id answers 404. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["retrievePayout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payouts/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending payout
+         * @description While it is `pending` (its rail does not have it yet, e.g. while the rail is down): `cancelled`, amount and fee back to the balance. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        post: operations["cancelPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payout_schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve the automatic payout setting
+         * @description `manual` until you set one. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["retrievePayoutSchedule"];
+        /**
+         * Set automatic payouts
+         * @description `daily` (06:00 UTC) or `weekly` (Mondays 06:00 UTC) pays out what your available balance in `currency` holds above `minimum`, less the payout fee, to `destination`; `manual` stops it. Each automatic payout names the balance transactions it covers: `GET /v1/balance_transactions?payout=po_…`. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        put: operations["updatePayoutSchedule"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/developer/events": {
         parameters: {
             query?: never;
@@ -1384,6 +1516,94 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payout.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payout was created
+         * @description A payout was accepted and its amount and fee reserved from your balance (docs/payouts.md#states). `data` is the payout, `pending`.
+         *
+         *     Delivered to each enabled webhook endpoint subscribed to `payout.created` as a `POST` with a JSON body, signed with the endpoint's secret. Deliveries may arrive more than once and in any order: de-duplicate on `webhook-id`, and read `data.status` rather than the order of events.
+         */
+        post: operations["onPayoutCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payout was paid
+         * @description The provider paid the payout to the destination. `data` is the payout, `paid`.
+         *
+         *     Delivered to each enabled webhook endpoint subscribed to `payout.paid` as a `POST` with a JSON body, signed with the endpoint's secret. Deliveries may arrive more than once and in any order: de-duplicate on `webhook-id`, and read `data.status` rather than the order of events.
+         */
+        post: operations["onPayoutPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payout failed
+         * @description The provider refused the payout (`failure_code` says why); amount and fee are back in your balance. `data` is the payout. A payout whose answer is only unknown stays `in_transit` and is asked about, never failed for it.
+         *
+         *     Delivered to each enabled webhook endpoint subscribed to `payout.failed` as a `POST` with a JSON body, signed with the endpoint's secret. Deliveries may arrive more than once and in any order: de-duplicate on `webhook-id`, and read `data.status` rather than the order of events.
+         */
+        post: operations["onPayoutFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.returned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A paid payout was returned
+         * @description The provider reversed a paid payout: amount and fee are back in your balance. `data` is the payout, `returned`.
+         *
+         *     Delivered to each enabled webhook endpoint subscribed to `payout.returned` as a `POST` with a JSON body, signed with the endpoint's secret. Deliveries may arrive more than once and in any order: de-duplicate on `webhook-id`, and read `data.status` rather than the order of events.
+         */
+        post: operations["onPayoutReturned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -1714,6 +1934,105 @@ export interface components {
              */
             updated_at: string;
         };
+        /** @description A payout was created */
+        PayoutCreatedEvent: {
+            /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
+            id: string;
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
+            event: "payout.created";
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
+            created_at: string;
+            data: components["schemas"]["Payout"];
+        };
+        /** @description The object the event is about, as it was then */
+        Payout: {
+            /** @description Payout id, `po_` and 24 characters */
+            id: string;
+            /** @enum {string} */
+            object: "payout";
+            /** @description Minor units sent to the destination */
+            amount: number;
+            /** @description Payout fee, minor units, taken from the balance with the amount */
+            fee: number;
+            currency: string;
+            /** @description The destination id */
+            destination: string;
+            /** @enum {string} */
+            status: "pending" | "in_transit" | "paid" | "failed" | "returned" | "cancelled";
+            /** @enum {string|null} */
+            failure_code: "account_invalid" | "account_restricted" | "amount_invalid" | "platform_funds" | "declined" | "provider_error" | null;
+            failure_message: string | null;
+            /** @description Why a pending payout has not reached its provider yet (its rail is down) */
+            pending_reason: string | null;
+            /** @description Created by the payout schedule rather than a request */
+            automatic: boolean;
+            description: string | null;
+            /**
+             * Format: date-time
+             * @description When the provider paid it; null until then
+             */
+            arrival_date: string | null;
+            /** @description The balance transaction that reserved amount and fee */
+            balance_transaction: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A payout was paid */
+        PayoutPaidEvent: {
+            /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
+            id: string;
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
+            event: "payout.paid";
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
+            created_at: string;
+            data: components["schemas"]["Payout"];
+        };
+        /** @description A payout failed */
+        PayoutFailedEvent: {
+            /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
+            id: string;
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
+            event: "payout.failed";
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
+            created_at: string;
+            data: components["schemas"]["Payout"];
+        };
+        /** @description A paid payout was returned */
+        PayoutReturnedEvent: {
+            /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
+            id: string;
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
+            event: "payout.returned";
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
+            created_at: string;
+            data: components["schemas"]["Payout"];
+        };
         /** @description A test delivery */
         WebhookTestEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
@@ -1746,7 +2065,7 @@ export interface components {
                  * @description What went wrong, one of the documented codes; branch on it
                  * @enum {string}
                  */
-                code: "invalid_request" | "validation_error" | "unauthorized" | "invalid_api_key" | "forbidden" | "merchant_mismatch" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_key_reused" | "payment_not_cancellable" | "payment_not_refundable" | "amount_exceeds_refundable" | "documents_missing" | "file_too_large" | "unsupported_file_type" | "provider_unavailable" | "rate_limited" | "service_unavailable" | "internal_error";
+                code: "invalid_request" | "validation_error" | "unauthorized" | "invalid_api_key" | "forbidden" | "merchant_mismatch" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_key_reused" | "payment_not_cancellable" | "payment_not_refundable" | "amount_exceeds_refundable" | "insufficient_balance" | "payout_not_cancellable" | "documents_missing" | "file_too_large" | "unsupported_file_type" | "provider_unavailable" | "rate_limited" | "service_unavailable" | "internal_error";
                 /** @description What went wrong, for a person; may change wording */
                 message: string;
                 /** @description For `validation_error` (and `documents_missing`): every bad field or missing item, the first being the one the message names */
@@ -1795,7 +2114,10 @@ export interface components {
         };
         /** @description The answer itself */
         Balance: {
-            /** @enum {string} */
+            /**
+             * @description Always `balance`
+             * @enum {string}
+             */
             object: "balance";
             /** @description Owed to you and available now (its `available_on` has passed) */
             available: {
@@ -1818,15 +2140,24 @@ export interface components {
                 /** @description ISO 4217 code */
                 currency: string;
             }[];
-            /** @enum {string} */
+            /**
+             * @description The environment whose money this is
+             * @enum {string}
+             */
             environment: "sandbox" | "live";
         };
         BalanceTransaction: {
             /** @description Balance transaction id, `txn_` and 24 characters */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `balance_transaction`
+             * @enum {string}
+             */
             object: "balance_transaction";
-            /** @enum {string} */
+            /**
+             * @description What moved your balance: a payment, a refund, a refused refund, a payout, an adjustment …
+             * @enum {string}
+             */
             type: "payment" | "refund" | "refund_failure" | "payout" | "payout_failure" | "adjustment";
             /** @description Gross, minor units: negative for a refund or payout */
             amount: number;
@@ -1834,19 +2165,80 @@ export interface components {
             fee: number;
             /** @description What your balance moved by: `amount − fee`, minor units */
             net: number;
+            /** @description ISO 4217 code */
             currency: string;
             /** @description The payment, refund, payout or adjustment id */
             source: string;
-            /** @enum {string} */
+            /**
+             * @description `pending` until `available_on`, then `available`
+             * @enum {string}
+             */
             status: "pending" | "available";
             /**
              * Format: date-time
              * @description When the funds are (or became) available
              */
             available_on: string;
+            /**
+             * Format: date-time
+             * @description When it was recorded (ISO 8601, UTC)
+             */
+            created_at: string;
+            /** @description What it is, in words */
+            description: string;
+        };
+        /** @description The answer itself */
+        PayoutDestination: {
+            /** @description Destination id, `dst_` and 24 characters */
+            id: string;
+            /** @enum {string} */
+            object: "payout_destination";
+            /** @enum {string} */
+            type: "mobile_money" | "bank_account";
+            /** @description The provider whose rail pays it (the wallet operator, or the bank rail) */
+            provider: string;
+            /** @description Last four digits of the number or account number */
+            last4: string;
+            bank_code: string | null;
+            account_holder_name: string | null;
+            /**
+             * @description `verified`: the provider confirmed the holder, or a payout reached it; `unverified`: the provider says no active wallet has this number; `pending_verification`: the provider cannot say (yet)
+             * @enum {string}
+             */
+            status: "verified" | "pending_verification" | "unverified";
+            /**
+             * Format: date-time
+             * @description From when payouts may go to it (live: 24 hours after it was added)
+             */
+            usable_from: string;
             /** Format: date-time */
             created_at: string;
-            description: string;
+        };
+        /** @description The answer itself */
+        PayoutDetail: components["schemas"]["Payout"] & {
+            /** @description The states it went through, oldest first */
+            timeline: {
+                /** @enum {string} */
+                status: "pending" | "in_transit" | "paid" | "failed" | "returned" | "cancelled";
+                /** Format: date-time */
+                at: string;
+            }[];
+        };
+        /** @description The answer itself */
+        PayoutSchedule: {
+            /** @enum {string} */
+            object: "payout_schedule";
+            /**
+             * @description `manual`, or `daily` / `weekly` at 06:00 UTC (weekly: Mondays)
+             * @enum {string}
+             */
+            schedule: "manual" | "daily" | "weekly";
+            destination: string | null;
+            currency: string | null;
+            /** @description Minor units kept in the balance; what is above it is paid out */
+            minimum: number;
+            /** Format: date-time */
+            updated_at: string | null;
         };
         /** @description Something that happened to one of your objects; webhook deliveries carry it */
         Event: {
@@ -4475,6 +4867,7 @@ export interface operations {
     retrieveBalance: {
         parameters: {
             query?: {
+                /** @description Which environment's money (a session token; an API key is bound to its own) */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -4605,6 +4998,7 @@ export interface operations {
     listBalanceTransactions: {
         parameters: {
             query?: {
+                /** @description Which environment's money (a session token; an API key is bound to its own) */
                 environment?: "sandbox" | "live";
                 /** @description How many balance transactions to answer, 1 to 100 */
                 limit?: number;
@@ -4779,6 +5173,7 @@ export interface operations {
     retrieveBalanceTransaction: {
         parameters: {
             query?: {
+                /** @description Which environment's money (a session token; an API key is bound to its own) */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -4914,6 +5309,1349 @@ export interface operations {
             };
         };
     };
+    listPayoutDestinations: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destinations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payout destinations retrieved",
+                     *       "data": {
+                     *         "payout_destinations": [
+                     *           {
+                     *             "id": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                     *             "object": "payout_destination",
+                     *             "type": "mobile_money",
+                     *             "provider": "momo",
+                     *             "last4": "0001",
+                     *             "bank_code": null,
+                     *             "account_holder_name": null,
+                     *             "status": "verified",
+                     *             "usable_from": "2026-11-24T12:00:00.000Z",
+                     *             "created_at": "2026-11-24T12:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        /** @description The answer itself */
+                        data: {
+                            payout_destinations: components["schemas"]["PayoutDestination"][];
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    createPayoutDestination: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "mobile_money",
+                 *       "phone_number": "+250788000001"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    type: "mobile_money";
+                    /**
+                     * @description E.164
+                     * @example +250788000001
+                     */
+                    phone_number: string;
+                } | {
+                    /** @enum {string} */
+                    type: "bank_account";
+                    /** @example BKIGRWRW */
+                    bank_code: string;
+                    /** @example 00040000120001 */
+                    account_number: string;
+                    /** @example Kigali Crafts Ltd */
+                    account_holder_name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The destination */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payout destination created",
+                     *       "data": {
+                     *         "id": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                     *         "object": "payout_destination",
+                     *         "type": "mobile_money",
+                     *         "provider": "momo",
+                     *         "last4": "0001",
+                     *         "bank_code": null,
+                     *         "account_holder_name": null,
+                     *         "status": "verified",
+                     *         "usable_from": "2026-11-24T12:00:00.000Z",
+                     *         "created_at": "2026-11-24T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["PayoutDestination"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    deletePayoutDestination: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payout destination deleted",
+                     *       "data": {
+                     *         "id": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        /** @description The answer itself */
+                        data: {
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    listPayouts: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+                /** @description How many payouts to answer, 1 to 100 */
+                limit?: number;
+                /** @description A payout id (`po_…`): answer those created before it. Pass `pagination.next_starting_after`. */
+                starting_after?: string;
+                /** @description Only payouts in this status */
+                status?: "pending" | "in_transit" | "paid" | "failed" | "returned" | "cancelled";
+                /** @description Only payouts to this destination */
+                destination?: string;
+                /** @description Created at or after: Unix seconds or an ISO 8601 date-time */
+                "created[gte]"?: string;
+                /** @description Created at or before: Unix seconds or an ISO 8601 date-time */
+                "created[lte]"?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of payouts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payouts retrieved",
+                     *       "data": {
+                     *         "payouts": [
+                     *           {
+                     *             "id": "po_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab",
+                     *             "object": "payout",
+                     *             "amount": 50000,
+                     *             "fee": 500,
+                     *             "currency": "RWF",
+                     *             "destination": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                     *             "status": "paid",
+                     *             "failure_code": null,
+                     *             "failure_message": null,
+                     *             "pending_reason": null,
+                     *             "automatic": false,
+                     *             "description": "Weekly takings",
+                     *             "arrival_date": "2026-11-24T12:05:01.000Z",
+                     *             "balance_transaction": "txn_8Bn0Mq2Wr4Et6Yu8Io0Pa2Sd",
+                     *             "created_at": "2026-11-24T12:05:00.000Z",
+                     *             "updated_at": "2026-11-24T12:05:01.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "limit": 10,
+                     *           "has_more": false,
+                     *           "next_starting_after": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        /** @description The answer itself */
+                        data: {
+                            payouts: components["schemas"]["Payout"][];
+                            pagination: {
+                                /** @description Items a page */
+                                limit: number;
+                                /** @description True when more items follow the last one of this page */
+                                has_more: boolean;
+                                /** @description Pass it as `starting_after` for the next page; null on the last page */
+                                next_starting_after: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    createPayout: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: {
+                /** @description Makes a retry safe: the same key and body within 24 hours answer the first result again */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 50000,
+                 *       "currency": "RWF",
+                 *       "destination": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Minor units, more than 0; the balance must cover it plus the fee
+                     * @example 50000
+                     */
+                    amount: number;
+                    /** @enum {string} */
+                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    /** @description A destination id (`dst_…`) */
+                    destination: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The payout */
+            201: {
+                headers: {
+                    /** @description Present when this answer is the replay of an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payout created",
+                     *       "data": {
+                     *         "id": "po_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab",
+                     *         "object": "payout",
+                     *         "amount": 50000,
+                     *         "fee": 500,
+                     *         "currency": "RWF",
+                     *         "destination": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                     *         "status": "paid",
+                     *         "failure_code": null,
+                     *         "failure_message": null,
+                     *         "pending_reason": null,
+                     *         "automatic": false,
+                     *         "description": "Weekly takings",
+                     *         "arrival_date": "2026-11-24T12:05:01.000Z",
+                     *         "balance_transaction": "txn_8Bn0Mq2Wr4Et6Yu8Io0Pa2Sd",
+                     *         "created_at": "2026-11-24T12:05:00.000Z",
+                     *         "updated_at": "2026-11-24T12:05:01.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["Payout"] & unknown;
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used within 24 hours with a different request.
+             *     - `insufficient_balance`: The available balance is negative, or less than the payout amount plus the payout fee (docs/payouts.md#money). Nothing is reserved.
+             *     - `conflict`: The live destination was added less than 24 hours ago.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             *     - `provider_unavailable`: No payout rail for this destination exists in this environment yet (the live bank rail). Nothing is reserved.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    retrievePayout: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payout retrieved",
+                     *       "data": {
+                     *         "id": "po_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab",
+                     *         "object": "payout",
+                     *         "amount": 50000,
+                     *         "fee": 500,
+                     *         "currency": "RWF",
+                     *         "destination": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                     *         "status": "paid",
+                     *         "failure_code": null,
+                     *         "failure_message": null,
+                     *         "pending_reason": null,
+                     *         "automatic": false,
+                     *         "description": "Weekly takings",
+                     *         "arrival_date": "2026-11-24T12:05:01.000Z",
+                     *         "balance_transaction": "txn_8Bn0Mq2Wr4Et6Yu8Io0Pa2Sd",
+                     *         "created_at": "2026-11-24T12:05:00.000Z",
+                     *         "updated_at": "2026-11-24T12:05:01.000Z",
+                     *         "timeline": [
+                     *           {
+                     *             "status": "pending",
+                     *             "at": "2026-11-24T12:05:00.000Z"
+                     *           },
+                     *           {
+                     *             "status": "in_transit",
+                     *             "at": "2026-11-24T12:05:01.000Z"
+                     *           },
+                     *           {
+                     *             "status": "paid",
+                     *             "at": "2026-11-24T12:05:01.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["PayoutDetail"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    cancelPayout: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled payout */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payout cancelled",
+                     *       "data": {
+                     *         "id": "po_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab",
+                     *         "object": "payout",
+                     *         "amount": 50000,
+                     *         "fee": 500,
+                     *         "currency": "RWF",
+                     *         "destination": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                     *         "status": "cancelled",
+                     *         "failure_code": null,
+                     *         "failure_message": null,
+                     *         "pending_reason": null,
+                     *         "automatic": false,
+                     *         "description": "Weekly takings",
+                     *         "arrival_date": null,
+                     *         "balance_transaction": "txn_8Bn0Mq2Wr4Et6Yu8Io0Pa2Sd",
+                     *         "created_at": "2026-11-24T12:05:00.000Z",
+                     *         "updated_at": "2026-11-24T12:05:01.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["Payout"] & unknown;
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `payout_not_cancellable`: The payout is no longer `pending`: its provider has it, or it has ended.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    retrievePayoutSchedule: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The setting */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payout schedule retrieved",
+                     *       "data": {
+                     *         "object": "payout_schedule",
+                     *         "schedule": "daily",
+                     *         "destination": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                     *         "currency": "RWF",
+                     *         "minimum": 10000,
+                     *         "updated_at": "2026-11-24T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["PayoutSchedule"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    updatePayoutSchedule: {
+        parameters: {
+            query?: {
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "schedule": "daily",
+                 *       "destination": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                 *       "currency": "RWF",
+                 *       "minimum": 10000
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    schedule: "manual" | "daily" | "weekly";
+                    /** @description The destination automatic payouts go to */
+                    destination?: string;
+                    /** @enum {string} */
+                    currency?: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    /**
+                     * @description Minor units kept in the balance (default 0)
+                     * @example 10000
+                     */
+                    minimum?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The setting */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payout schedule updated",
+                     *       "data": {
+                     *         "object": "payout_schedule",
+                     *         "schedule": "daily",
+                     *         "destination": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                     *         "currency": "RWF",
+                     *         "minimum": 10000,
+                     *         "updated_at": "2026-11-24T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["PayoutSchedule"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -4924,7 +6662,7 @@ export interface operations {
                 /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
                 /** @description Only events of this name */
-                type?: "payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created";
+                type?: "payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created" | "payout.created" | "payout.paid" | "payout.failed" | "payout.returned";
             };
             header?: never;
             path?: never;
@@ -8648,7 +10386,7 @@ export interface operations {
                     /** @description Where to POST the events (https in live) */
                     url: string;
                     /** @description The event names to deliver */
-                    events: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created")[];
+                    events: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created" | "payout.created" | "payout.paid" | "payout.failed" | "payout.returned")[];
                     /** @description Yours, to tell endpoints apart */
                     description?: string;
                 };
@@ -8944,7 +10682,7 @@ export interface operations {
                     /** @description A new address */
                     url?: string;
                     /** @description The event names to deliver from now on */
-                    events?: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created")[];
+                    events?: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created" | "payout.created" | "payout.paid" | "payout.failed" | "payout.returned")[];
                     /**
                      * @description `enabled` or `disabled`
                      * @enum {string}
@@ -13357,6 +15095,294 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPayoutCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt and retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first. */
+                "webhook-signature": string;
+                /** @description The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches. */
+                "X-Webhook-Signature": string;
+                /** @description Always `paycollect-webhooks/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                 *       "event": "payout.created",
+                 *       "created_at": "2026-11-24T10:00:04.000Z",
+                 *       "data": {
+                 *         "id": "po_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab",
+                 *         "object": "payout",
+                 *         "amount": 50000,
+                 *         "fee": 500,
+                 *         "currency": "RWF",
+                 *         "destination": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                 *         "status": "pending",
+                 *         "failure_code": null,
+                 *         "failure_message": null,
+                 *         "pending_reason": null,
+                 *         "automatic": false,
+                 *         "description": "Weekly takings",
+                 *         "arrival_date": null,
+                 *         "balance_transaction": "txn_8Bn0Mq2Wr4Et6Yu8Io0Pa2Sd",
+                 *         "created_at": "2026-11-24T12:05:00.000Z",
+                 *         "updated_at": "2026-11-24T12:05:01.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPayoutPaid: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt and retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first. */
+                "webhook-signature": string;
+                /** @description The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches. */
+                "X-Webhook-Signature": string;
+                /** @description Always `paycollect-webhooks/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                 *       "event": "payout.paid",
+                 *       "created_at": "2026-11-24T10:00:04.000Z",
+                 *       "data": {
+                 *         "id": "po_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab",
+                 *         "object": "payout",
+                 *         "amount": 50000,
+                 *         "fee": 500,
+                 *         "currency": "RWF",
+                 *         "destination": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                 *         "status": "paid",
+                 *         "failure_code": null,
+                 *         "failure_message": null,
+                 *         "pending_reason": null,
+                 *         "automatic": false,
+                 *         "description": "Weekly takings",
+                 *         "arrival_date": "2026-11-24T12:05:01.000Z",
+                 *         "balance_transaction": "txn_8Bn0Mq2Wr4Et6Yu8Io0Pa2Sd",
+                 *         "created_at": "2026-11-24T12:05:00.000Z",
+                 *         "updated_at": "2026-11-24T12:05:01.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutPaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPayoutFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt and retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first. */
+                "webhook-signature": string;
+                /** @description The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches. */
+                "X-Webhook-Signature": string;
+                /** @description Always `paycollect-webhooks/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                 *       "event": "payout.failed",
+                 *       "created_at": "2026-11-24T10:00:04.000Z",
+                 *       "data": {
+                 *         "id": "po_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab",
+                 *         "object": "payout",
+                 *         "amount": 50000,
+                 *         "fee": 500,
+                 *         "currency": "RWF",
+                 *         "destination": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                 *         "status": "failed",
+                 *         "failure_code": "account_invalid",
+                 *         "failure_message": "The account does not exist",
+                 *         "pending_reason": null,
+                 *         "automatic": false,
+                 *         "description": "Weekly takings",
+                 *         "arrival_date": null,
+                 *         "balance_transaction": "txn_8Bn0Mq2Wr4Et6Yu8Io0Pa2Sd",
+                 *         "created_at": "2026-11-24T12:05:00.000Z",
+                 *         "updated_at": "2026-11-24T12:05:01.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPayoutReturned: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt and retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first. */
+                "webhook-signature": string;
+                /** @description The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches. */
+                "X-Webhook-Signature": string;
+                /** @description Always `paycollect-webhooks/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                 *       "event": "payout.returned",
+                 *       "created_at": "2026-11-24T10:00:04.000Z",
+                 *       "data": {
+                 *         "id": "po_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab",
+                 *         "object": "payout",
+                 *         "amount": 50000,
+                 *         "fee": 500,
+                 *         "currency": "RWF",
+                 *         "destination": "dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz",
+                 *         "status": "returned",
+                 *         "failure_code": null,
+                 *         "failure_message": null,
+                 *         "pending_reason": null,
+                 *         "automatic": false,
+                 *         "description": "Weekly takings",
+                 *         "arrival_date": "2026-11-24T12:05:01.000Z",
+                 *         "balance_transaction": "txn_8Bn0Mq2Wr4Et6Yu8Io0Pa2Sd",
+                 *         "created_at": "2026-11-24T12:05:00.000Z",
+                 *         "updated_at": "2026-11-24T12:05:01.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutReturnedEvent"];
             };
         };
         responses: {

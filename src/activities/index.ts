@@ -3,13 +3,15 @@ import { failDataErrorsNonRetryably } from './data-errors';
 import { createLiveAccessActivities, type LiveAccessActivityDeps } from './live-access-activities';
 import { createPaymentActivities, type PaymentActivityDeps } from './payment-activities';
 import { createReconciliationActivities, type ReconciliationActivityDeps } from './reconciliation-activities';
+import { createPayoutActivities, type PayoutActivityDeps } from './payout-activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook-activities';
 
 /** Dependencies of all activities. */
 export type ActivityDeps = PaymentActivityDeps &
   LiveAccessActivityDeps &
   WebhookActivityDeps &
-  ReconciliationActivityDeps;
+  ReconciliationActivityDeps &
+  PayoutActivityDeps;
 
 /**
  * All activities, keyed by name, for `Worker.create({activities})`. A statement PostgreSQL refuses
@@ -22,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createLiveAccessActivities(deps),
     ...createWebhookActivities(deps),
     ...createReconciliationActivities(deps),
+    ...createPayoutActivities(deps),
   });
 }
 

@@ -23,6 +23,7 @@ import { authRoutes } from './routes/auth';
 import { documentRoutes } from './routes/documents';
 import { healthRoutes } from './routes/health';
 import { developerRoutes } from './routes/developer';
+import { payoutRoutes } from './routes/payouts';
 import { balanceRoutes } from './routes/balance';
 import { developerPaymentRoutes } from './routes/developer-payments';
 import { eventRoutes } from './routes/events';
@@ -65,6 +66,7 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
     authRoutes(deps),
     paymentRoutes(deps),
     balanceRoutes(deps),
+    payoutRoutes(deps),
     merchantPaymentRoutes(deps),
     providerCallbackRoutes(deps),
     sandboxRoutes(deps),

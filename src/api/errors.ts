@@ -16,6 +16,8 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   payment_not_cancellable: 409,
   payment_not_refundable: 409,
   amount_exceeds_refundable: 400,
+  insufficient_balance: 409,
+  payout_not_cancellable: 409,
   documents_missing: 400,
   file_too_large: 413,
   unsupported_file_type: 400,

@@ -78,6 +78,12 @@ export const TRIGGERS = {
     'a mobile money payment to +250788000006 (the provider refuses its refunds), refunded once completed: payment.created, payment.completed, refund.failed',
   'payment.late_success':
     "a mobile money payment to +250788000004 expiring after 60 s; the provider's success arrives 5 s after expiry: payment.created, payment.failed (expired), then payment.completed with reconciled_at",
+  'payout.paid':
+    'a mobile money payment of RWF 2000 to +250788000001, its funds settled, then a payout of RWF 1000 to the wallet +250788000001 (paid at once): payout.created, payout.paid',
+  'payout.failed':
+    'the same, paid out to the wallet +250788000002 (refused, account_invalid; funds back): payout.created, payout.failed',
+  'payout.returned':
+    'the same, paid out to the wallet +250788000009 (paid, returned 30 s later; funds back): payout.created, payout.paid, payout.returned',
 } as const;
 
 /** A name `trigger` accepts. */
@@ -484,6 +490,35 @@ async function trigger(name: string, parsed: ParsedApiOptions, io: CliIo): Promi
     case 'payment.late_success': {
       const payment = await createPayment(options, event, { ...mobileMoney('+250788000004'), expires_in: 60 });
       created(payment, `mobile money, RWF 1000, +250788000004, expires at ${payment.expires_at ?? 'in 60 s'}`);
+      break;
+    }
+    case 'payout.paid':
+    case 'payout.failed':
+    case 'payout.returned': {
+      const payment = await createPayment(options, event, { ...mobileMoney('+250788000001'), amount: 2000 });
+      created(payment, 'mobile money, RWF 2000, +250788000001');
+      const status = await settledStatus(options, payment.id, 30_000);
+      if (status !== 'completed')
+        throw new CliError(`payment ${payment.id} is ${status}, not completed, after 30 s; is a worker running?`);
+      await apiRequest(options, 'POST', '/v1/sandbox/balance/settle');
+      const wallet = {
+        'payout.paid': '+250788000001',
+        'payout.failed': '+250788000002',
+        'payout.returned': '+250788000009',
+      }[event];
+      const destination = (await apiRequest(options, 'POST', '/v1/payout_destinations', {
+        type: 'mobile_money',
+        phone_number: wallet,
+      })) as { id: string };
+      const payout = (await apiRequest(options, 'POST', '/v1/payouts', {
+        amount: 1000,
+        currency: 'RWF',
+        destination: destination.id,
+        description: `paycollect trigger ${event}`,
+      })) as { id: string; status: string };
+      io.out(
+        `> Created payout ${payout.id} (RWF 1000 to ${wallet}, destination ${destination.id}), status ${payout.status}\n`,
+      );
       break;
     }
   }

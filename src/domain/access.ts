@@ -102,6 +102,15 @@ export const ENDPOINT_ACCESS: Readonly<Record<string, EndpointAccess>> = {
   'POST /v1/developer/team/invitations': { roles: MANAGERS, scope: null },
   'POST /v1/auth/switch': { roles: EVERYONE, scope: null },
   'POST /v1/auth/sign-out-everywhere': { roles: EVERYONE, scope: null },
+  'GET /v1/payout_destinations': { roles: EVERYONE, scope: 'payouts:read' },
+  'POST /v1/payout_destinations': { roles: MANAGERS, scope: 'payouts:write' },
+  'DELETE /v1/payout_destinations/{id}': { roles: MANAGERS, scope: 'payouts:write' },
+  'GET /v1/payouts': { roles: EVERYONE, scope: 'payouts:read' },
+  'POST /v1/payouts': { roles: MANAGERS, scope: 'payouts:write' },
+  'GET /v1/payouts/{id}': { roles: EVERYONE, scope: 'payouts:read' },
+  'POST /v1/payouts/{id}/cancel': { roles: MANAGERS, scope: 'payouts:write' },
+  'GET /v1/payout_schedule': { roles: EVERYONE, scope: 'payouts:read' },
+  'PUT /v1/payout_schedule': { roles: MANAGERS, scope: 'payouts:write' },
 };
 
 /** The caller as access rules see it. */

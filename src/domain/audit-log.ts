@@ -52,7 +52,12 @@ export type AuditAction =
   | 'team.member_invited'
   | 'team.member_joined'
   | 'team.role_changed'
-  | 'team.member_removed';
+  | 'team.member_removed'
+  | 'payout_destination.created'
+  | 'payout_destination.deleted'
+  | 'payout.created'
+  | 'payout.cancelled'
+  | 'payout_schedule.updated';
 
 /** An entry to write; `id` is `act_…` (derived from the step where a retry could repeat it). */
 export interface AuditEntry {

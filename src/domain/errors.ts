@@ -18,6 +18,8 @@ export const ERROR_CODES = [
   'payment_not_cancellable',
   'payment_not_refundable',
   'amount_exceeds_refundable',
+  'insufficient_balance',
+  'payout_not_cancellable',
   'documents_missing',
   'file_too_large',
   'unsupported_file_type',

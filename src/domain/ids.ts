@@ -26,6 +26,8 @@ export const ID_PREFIXES = {
   adjustment: 'adj_',
   reconciliationRun: 'rcr_',
   reconciliationException: 'rex_',
+  payout: 'po_',
+  payoutDestination: 'dst_',
 } as const;
 
 /** Length of the random part of ids (docs/payments.md#payment-record: 24). */

@@ -102,6 +102,7 @@ const clearing = (provider: string): LedgerAccountRef => ({ kind: 'provider_clea
 const merchant = (merchantId: string): LedgerAccountRef => ({ kind: 'merchant_balance', owner: merchantId });
 const FEES: LedgerAccountRef = { kind: 'platform_fees', owner: PLATFORM };
 const REFUNDS_IN_FLIGHT: LedgerAccountRef = { kind: 'refunds_in_flight', owner: PLATFORM };
+const PAYOUTS_IN_FLIGHT: LedgerAccountRef = { kind: 'payouts_in_flight', owner: PLATFORM };
 
 /** Drops postings of 0 (a fee of 0 moves nothing; the database refuses zero postings). */
 function nonZero(postings: Posting[]): Posting[] {
@@ -204,6 +205,101 @@ export function refundFailedJournal(refund: LedgerRefund): JournalDraft {
       fee: 0,
       net: refund.amount,
       description: `Refund ${refund.id} refused; amount released`,
+      availableAfterDays: 0,
+    },
+  };
+}
+
+/** What a payout's journals need. Amounts in minor units. */
+export interface LedgerPayout {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  currency: string;
+  /** The provider whose rail pays it, whose clearing account the money leaves. */
+  provider: string;
+  amount: number;
+  fee: number;
+}
+
+/** The steps of a payout that post: reserved when accepted, then paid, then returned; or failed or cancelled. */
+export type PayoutLedgerStep = 'reserved' | 'paid' | 'failed' | 'cancelled' | 'returned';
+
+/** The cause of a payout's step. */
+export const payoutCause = (payoutId: string, step: PayoutLedgerStep) => `payout:${payoutId}:${step}`;
+
+/**
+ * A payout accepted (docs/ledger.md#postings): the merchant is debited amount + fee at once, held in payouts in
+ * flight until the provider pays it or refuses it.
+ */
+export function payoutReservedJournal(payout: LedgerPayout): JournalDraft {
+  const total = payout.amount + payout.fee;
+  return {
+    cause: payoutCause(payout.id, 'reserved'),
+    environment: payout.environment,
+    currency: payout.currency,
+    description: `Payout ${payout.id}`,
+    postings: [
+      { account: merchant(payout.merchantId), amount: total },
+      { account: PAYOUTS_IN_FLIGHT, amount: -total },
+    ],
+    balanceTransaction: {
+      merchantId: payout.merchantId,
+      type: 'payout',
+      source: payout.id,
+      amount: -payout.amount,
+      fee: payout.fee,
+      net: -total,
+      description: `Payout ${payout.id}`,
+      availableAfterDays: 0,
+    },
+  };
+}
+
+/** A payout the provider paid: the amount leaves its clearing account, the fee is the platform's. */
+export function payoutPaidJournal(payout: LedgerPayout): JournalDraft {
+  return {
+    cause: payoutCause(payout.id, 'paid'),
+    environment: payout.environment,
+    currency: payout.currency,
+    description: `Payout ${payout.id} paid by ${payout.provider}`,
+    postings: nonZero([
+      { account: PAYOUTS_IN_FLIGHT, amount: payout.amount + payout.fee },
+      { account: clearing(payout.provider), amount: -payout.amount },
+      { account: FEES, amount: -payout.fee },
+    ]),
+  };
+}
+
+/**
+ * A payout that gives amount and fee back to the merchant (docs/ledger.md#postings): refused or cancelled before it
+ * was paid (out of payouts in flight), or returned by the provider after it was paid (back into its clearing
+ * account, the fee out of platform fees). The balance transaction is a `payout_failure` of amount + fee, fee 0.
+ */
+export function payoutReversedJournal(payout: LedgerPayout, step: 'failed' | 'cancelled' | 'returned'): JournalDraft {
+  const total = payout.amount + payout.fee;
+  const from: Posting[] =
+    step === 'returned'
+      ? [
+          { account: clearing(payout.provider), amount: payout.amount },
+          { account: FEES, amount: payout.fee },
+        ]
+      : [{ account: PAYOUTS_IN_FLIGHT, amount: total }];
+  const description = `Payout ${payout.id} ${step}; amount and fee given back`;
+  return {
+    cause: payoutCause(payout.id, step),
+    environment: payout.environment,
+    currency: payout.currency,
+    description,
+    postings: nonZero([...from, { account: merchant(payout.merchantId), amount: -total }]),
+    balanceTransaction: {
+      merchantId: payout.merchantId,
+      type: 'payout_failure',
+      source: payout.id,
+      amount: total,
+      fee: 0,
+      net: total,
+      description,
       availableAfterDays: 0,
     },
   };

@@ -56,11 +56,9 @@ export const balanceTransaction = z
   .object({
     id: z.string().openapi({ description: 'Balance transaction id, `txn_` and 24 characters' }),
     object: z.literal('balance_transaction').openapi({ description: 'Always `balance_transaction`' }),
-    type: z
-      .enum(BALANCE_TRANSACTION_TYPES)
-      .openapi({
-        description: 'What moved your balance: a payment, a refund, a refused refund, a payout, an adjustment …',
-      }),
+    type: z.enum(BALANCE_TRANSACTION_TYPES).openapi({
+      description: 'What moved your balance: a payment, a refund, a refused refund, a payout, an adjustment …',
+    }),
     amount: z.number().int().openapi({ description: 'Gross, minor units: negative for a refund or payout' }),
     fee: z.number().int().openapi({ description: 'What we kept, minor units (0 for refunds)' }),
     net: z.number().int().openapi({ description: 'What your balance moved by: `amount − fee`, minor units' }),

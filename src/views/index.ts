@@ -26,3 +26,4 @@ export {
   twoFactorEnrolment,
   twoFactorStatus,
 } from './security';
+export { payout, payoutDestination, payoutDetail, payoutSchedule } from './payout';

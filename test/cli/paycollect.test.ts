@@ -205,7 +205,7 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
     expect(run.code).to.equal(2);
     expect(run.stdout).to.equal('');
     expect(run.stderr).to.equal(
-      'error: unknown event "payment.exploded"; known events: payment.completed, payment.failed, payment.cancelled, refund.completed, refund.failed, payment.late_success\n',
+      'error: unknown event "payment.exploded"; known events: payment.completed, payment.failed, payment.cancelled, refund.completed, refund.failed, payment.late_success, payout.paid, payout.failed, payout.returned\n',
     );
   });
 
@@ -249,6 +249,23 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
     expect(run.stderr).to.equal(
       `error: cannot reach http://127.0.0.1:${nothing}: connection refused (ECONNREFUSED), 4 times; is PayCollect running there? Pass --api-base or set PAYCOLLECT_API_BASE (or PORT)\n`,
     );
+  });
+
+  it('trigger payout.paid and payout.failed fund the sandbox balance and pay out to a wallet of that ending', async () => {
+    const developer = await registerDeveloper();
+    for (const [name, outcome] of [
+      ['payout.paid', 'payout.paid'],
+      ['payout.failed', 'payout.failed'],
+    ] as const) {
+      const triggered = await runCli(['trigger', name], {
+        PAYCOLLECT_API_KEY: developer.key,
+        PAYCOLLECT_API_BASE: baseUrl,
+      });
+      expect(triggered.code, triggered.stderr).to.equal(0);
+      const payoutId = /Created payout (po_[A-Za-z0-9]+)/.exec(triggered.stdout)?.[1];
+      expect(payoutId, triggered.stdout).to.be.a('string');
+      expect(await eventTypesOf(developer, payoutId as string)).to.deep.equal(['payout.created', outcome]);
+    }
   });
 
   it('listen forwards a triggered payment.completed to a local receiver, signed with the secret it printed', async () => {

@@ -74,7 +74,7 @@ export async function ledgerProblems(db: Db, check: LedgerCheck = {}): Promise<s
   return problems;
 }
 
-/** Payments and refunds whose journals are not what their states call for (docs/ledger.md#postings). */
+/** Payments, refunds and payouts whose journals are not what their states call for (docs/ledger.md#postings). */
 async function stateProblems(db: Db, merchantIds: readonly string[]): Promise<string[]> {
   const payments = (
     await db.raw<{ rows: { id: string; status: string; late: boolean; journals: number }[] }>(
@@ -104,6 +104,27 @@ async function stateProblems(db: Db, merchantIds: readonly string[]): Promise<st
     if (r.status === 'failed') expected.unshift(`refund:${r.id}:failed`);
     if (r.causes.join() !== expected.join())
       problems.push(`refund ${r.id} ${r.status} has journals ${r.causes.join()}`);
+  }
+  const payouts = (
+    await db.raw<{ rows: { id: string; status: string; causes: string[] }[] }>(
+      `select p.id, p.status, array(select j.cause from ledger_journals j where j.cause like 'payout:' || p.id || ':%' order by j.cause) as causes
+         from payouts p where p.merchant_id = any(?)`,
+      [[...merchantIds]],
+    )
+  ).rows;
+  // docs/ledger.md#postings: reserved always; then paid, failed, cancelled, or paid and returned.
+  const payoutSteps: Record<string, string[]> = {
+    pending: ['reserved'],
+    in_transit: ['reserved'],
+    paid: ['paid', 'reserved'],
+    failed: ['failed', 'reserved'],
+    cancelled: ['cancelled', 'reserved'],
+    returned: ['paid', 'reserved', 'returned'],
+  };
+  for (const p of payouts) {
+    const expected = (payoutSteps[p.status] ?? []).map((step) => `payout:${p.id}:${step}`);
+    if (p.causes.join() !== expected.join())
+      problems.push(`payout ${p.id} ${p.status} has journals ${p.causes.join()}`);
   }
   return problems;
 }

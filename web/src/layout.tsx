@@ -11,6 +11,7 @@ import type { Profile } from './types';
 const SCREENS = [
   ['payments', 'Payments'],
   ['balance', 'Balance'],
+  ['payouts', 'Payouts'],
   ['webhooks', 'Webhooks'],
   ['keys', 'API keys'],
   ['restricted-keys', 'Restricted keys'],

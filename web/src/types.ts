@@ -37,6 +37,10 @@ export const EVENT_NAMES = [
   'refund.completed',
   'refund.failed',
   'webhook.created',
+  'payout.created',
+  'payout.paid',
+  'payout.failed',
+  'payout.returned',
 ] as const;
 
 /** The `data` of an operation's JSON answer with status `S` (200 unless given), as the API document declares it. */
@@ -75,3 +79,7 @@ export const BALANCE_TRANSACTION_TYPES = [
   'payout_failure',
   'adjustment',
 ] as const satisfies readonly BalanceTransaction['type'][];
+export type Payout = components['schemas']['Payout'];
+export type PayoutDetail = components['schemas']['PayoutDetail'];
+export type PayoutDestination = components['schemas']['PayoutDestination'];
+export type PayoutScheduleSetting = components['schemas']['PayoutSchedule'];

@@ -22,6 +22,10 @@ export const EVENT_NAMES = [
   'refund.completed',
   'refund.failed',
   'webhook.created',
+  'payout.created',
+  'payout.paid',
+  'payout.failed',
+  'payout.returned',
 ] as const;
 
 /** Query of the list: `page` ≥ 1 (default 1), `limit` 1–100 (default 10), `type` one event name. */

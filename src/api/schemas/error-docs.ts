@@ -69,6 +69,14 @@ export const ERROR_CODE_DOCS: Readonly<Record<ErrorCode, { when: string; message
     when: 'The amount is more than what is left to refund (refunds in progress count).',
     message: 'amount exceeds the refundable amount of 1000',
   },
+  insufficient_balance: {
+    when: 'The available balance is negative, or less than the payout amount plus the payout fee (docs/payouts.md#money). Nothing is reserved.',
+    message: 'the available RWF balance is 900, less than the amount 900 plus the payout fee 9',
+  },
+  payout_not_cancellable: {
+    when: 'The payout is no longer `pending`: its provider has it, or it has ended.',
+    message: 'a payout that is in_transit cannot be cancelled; only pending payouts can',
+  },
   documents_missing: {
     when: 'An identity document or the business registration certificate has not been uploaded yet; `details` lists what is missing.',
     message: 'documents missing: upload a business registration certificate',

@@ -493,3 +493,57 @@ export const refundBalanceTransaction: z.input<typeof out.balanceTransaction> = 
   created_at: '2026-11-24T11:00:00.000Z',
   description: `Refund ${ids.refund} of payment ${ids.payment}`,
 };
+
+/** A sandbox MTN wallet destination (docs/payouts.md#destinations). */
+export const payoutDestinationExample: z.input<typeof out.payoutDestination> = {
+  id: 'dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz',
+  object: 'payout_destination',
+  type: 'mobile_money',
+  provider: 'momo',
+  last4: '0001',
+  bank_code: null,
+  account_holder_name: null,
+  status: 'verified',
+  usable_from: '2026-11-24T12:00:00.000Z',
+  created_at: '2026-11-24T12:00:00.000Z',
+};
+
+/** A payout of 50,000 RWF to it, paid (1 % fee). */
+export const payoutExample: z.input<typeof out.payout> = {
+  id: 'po_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab',
+  object: 'payout',
+  amount: 50_000,
+  fee: 500,
+  currency: 'RWF',
+  destination: payoutDestinationExample.id,
+  status: 'paid',
+  failure_code: null,
+  failure_message: null,
+  pending_reason: null,
+  automatic: false,
+  description: 'Weekly takings',
+  arrival_date: '2026-11-24T12:05:01.000Z',
+  balance_transaction: 'txn_8Bn0Mq2Wr4Et6Yu8Io0Pa2Sd',
+  created_at: '2026-11-24T12:05:00.000Z',
+  updated_at: '2026-11-24T12:05:01.000Z',
+};
+
+/** The same payout with its timeline. */
+export const payoutDetailExample: z.input<typeof out.payoutDetail> = {
+  ...payoutExample,
+  timeline: [
+    { status: 'pending', at: '2026-11-24T12:05:00.000Z' },
+    { status: 'in_transit', at: '2026-11-24T12:05:01.000Z' },
+    { status: 'paid', at: '2026-11-24T12:05:01.000Z' },
+  ],
+};
+
+/** A daily automatic payout setting keeping 10,000 RWF in the balance. */
+export const payoutScheduleExample: z.input<typeof out.payoutSchedule> = {
+  object: 'payout_schedule',
+  schedule: 'daily',
+  destination: payoutDestinationExample.id,
+  currency: 'RWF',
+  minimum: 10_000,
+  updated_at: '2026-11-24T12:00:00.000Z',
+};

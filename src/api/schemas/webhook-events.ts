@@ -87,6 +87,43 @@ export const WEBHOOK_EVENTS: readonly WebhookEventDoc[] = [
     example: example.webhook,
   },
   {
+    name: 'payout.created',
+    summary: 'A payout was created',
+    description:
+      'A payout was accepted and its amount and fee reserved from your balance (docs/payouts.md#states). `data` is the payout, `pending`.',
+    data: out.payout,
+    example: { ...example.payoutExample, status: 'pending', arrival_date: null },
+  },
+  {
+    name: 'payout.paid',
+    summary: 'A payout was paid',
+    description: 'The provider paid the payout to the destination. `data` is the payout, `paid`.',
+    data: out.payout,
+    example: example.payoutExample,
+  },
+  {
+    name: 'payout.failed',
+    summary: 'A payout failed',
+    description:
+      'The provider refused the payout (`failure_code` says why); amount and fee are back in your balance. `data` is the payout. A payout whose answer is only unknown stays `in_transit` and is asked about, never failed for it.',
+    data: out.payout,
+    example: {
+      ...example.payoutExample,
+      status: 'failed',
+      arrival_date: null,
+      failure_code: 'account_invalid',
+      failure_message: 'The account does not exist',
+    },
+  },
+  {
+    name: 'payout.returned',
+    summary: 'A paid payout was returned',
+    description:
+      'The provider reversed a paid payout: amount and fee are back in your balance. `data` is the payout, `returned`.',
+    data: out.payout,
+    example: { ...example.payoutExample, status: 'returned' },
+  },
+  {
     name: TEST_EVENT_NAME,
     summary: 'A test delivery',
     description:

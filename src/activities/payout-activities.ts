@@ -1,0 +1,174 @@
+/**
+ * The payout workflow's activities (docs/payouts.md#workflow): the rail calls and the writes of each state with its
+ * journals and event, after which the event's webhook deliveries start (docs/payouts.md#events).
+ */
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config';
+import type { Db } from '../db/knex';
+import type { EventInput } from '../db/payments';
+import {
+  findDestination,
+  findDestinationById,
+  findPayoutById,
+  findPayoutSchedule,
+  insertAutomaticPayout,
+  railDestinationOf,
+  writePayoutStatus,
+} from '../db/payouts';
+import { createSandboxPayoutLedger } from '../db/sandbox-payouts';
+import { ID_PREFIXES } from '../domain/ids';
+import {
+  acceptedPayoutState,
+  payoutCurrencyProblem,
+  payoutFee,
+  type PayoutSnapshot,
+  type PayoutStatus,
+} from '../domain/payout';
+import { deriveId } from '../lib/ids';
+import { PayoutRailUnavailable, type PayoutAnswer, type PayoutRail } from '../providers/payout-rail';
+import { payoutRailRegistryFromConfig, type PayoutRailRegistry } from '../providers/payout-registry';
+import { toPayoutView } from '../views/payout';
+import type { PayoutActivities, PayoutRailResult } from '../workflows/payout-messages';
+import { startWebhookDeliveries } from './webhook-dispatch';
+
+/** Dependencies of the payout activities. */
+export interface PayoutActivityDeps {
+  db: Db;
+  temporal: Client;
+  config: Pick<
+    Config,
+    'TEMPORAL_WEBHOOK_TASK_QUEUE' | 'SANDBOX_APPROVAL_DELAY_MS' | 'PROVIDER_CALLBACK_SECRET' | 'PROVIDERS'
+  >;
+  /** The payout rails; default: built from the configuration (sandbox simulators, configured live rails). */
+  payoutRails?: PayoutRailRegistry;
+}
+
+/** The events a payout's states send (docs/payouts.md#events); other states send none. */
+const EVENT_OF_STATUS: Partial<Record<PayoutStatus, string>> = {
+  pending: 'payout.created',
+  paid: 'payout.paid',
+  failed: 'payout.failed',
+  returned: 'payout.returned',
+};
+
+/**
+ * The event row of a payout's state, or undefined when the state sends none; its id derives from the payout and the
+ * event type, so it is written once whatever the retries.
+ */
+export function payoutEvent(payout: PayoutSnapshot, created = false): EventInput | undefined {
+  const type = created ? 'payout.created' : payout.status === 'pending' ? undefined : EVENT_OF_STATUS[payout.status];
+  if (!type) return undefined;
+  return {
+    id: deriveId('evt_', `payout:${payout.id}:${type}`),
+    merchantId: payout.merchantId,
+    environment: payout.environment,
+    type,
+    objectId: payout.id,
+    data: toPayoutView(payout),
+    createdAt: payout.updatedAt,
+  };
+}
+
+/** The payout rail registry of `deps`, or one built from its configuration. */
+export function payoutRailsOf(deps: Pick<PayoutActivityDeps, 'db' | 'config' | 'payoutRails'>): PayoutRailRegistry {
+  return deps.payoutRails ?? payoutRailRegistryFromConfig(createSandboxPayoutLedger(deps.db), deps.config);
+}
+
+/** The outcome of a rail call as the workflow takes it. */
+function resultOf(answer: PayoutAnswer<string>): PayoutRailResult {
+  return {
+    kind: 'answer',
+    outcome: answer.outcome as (PayoutRailResult & { kind: 'answer' })['outcome'],
+    providerReference: answer.providerReference,
+    ...(answer.failureCode ? { failureCode: answer.failureCode } : {}),
+    ...(answer.failureMessage ? { failureMessage: answer.failureMessage.slice(0, 500) } : {}),
+  };
+}
+
+/** Builds the payout activities around their dependencies. */
+export function createPayoutActivities(deps: PayoutActivityDeps): PayoutActivities {
+  const registry = payoutRailsOf(deps);
+  const dispatch = { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE };
+
+  async function stored(payoutId: string): Promise<PayoutSnapshot> {
+    const payout = await findPayoutById(deps.db, payoutId);
+    if (!payout) throw new Error(`payout ${payoutId} is not stored`);
+    return payout;
+  }
+
+  function railOf(payout: PayoutSnapshot): PayoutRail | undefined {
+    return registry.get(payout.environment, payout.provider as Parameters<PayoutRailRegistry['get']>[1]);
+  }
+
+  return {
+    loadPayout: stored,
+
+    async createAutomaticPayout({ merchantId, environment, seed }) {
+      const scope = { merchantId, environment };
+      const setting = await findPayoutSchedule(deps.db, scope);
+      if (setting.schedule === 'manual' || !setting.destinationId || !setting.currency) return null;
+      const destination = await findDestination(deps.db, scope, setting.destinationId);
+      const now = new Date();
+      if (!destination || Date.parse(destination.usableFrom) > now.getTime()) return null;
+      if (payoutCurrencyProblem(destination.provider, setting.currency)) return null;
+      if (!registry.get(environment, destination.provider as Parameters<PayoutRailRegistry['get']>[1])) return null;
+      const payout = await insertAutomaticPayout(
+        deps.db,
+        {
+          id: deriveId(ID_PREFIXES.payout, `automatic:${seed}`),
+          merchantId,
+          environment,
+          currency: setting.currency,
+          destinationId: destination.id,
+          provider: destination.provider,
+          description: `Automatic ${setting.schedule} payout`,
+          automatic: true,
+          ...acceptedPayoutState(now.toISOString()),
+        },
+        setting.minimum,
+        (amount) => payoutFee(destination.type, amount, setting.currency as PayoutSnapshot['currency']),
+        (p) => payoutEvent(p, true)!,
+      );
+      if (!payout) return null;
+      await startWebhookDeliveries(dispatch, payoutEvent(payout, true)!);
+      return payout.id;
+    },
+
+    async sendPayoutToRail(payoutId) {
+      const payout = await stored(payoutId);
+      const rail = railOf(payout);
+      if (!rail) return { kind: 'unavailable', reason: `no ${payout.environment} payout rail for ${payout.provider}` };
+      const destination = await findDestinationById(deps.db, payout.destinationId);
+      if (!destination) throw new Error(`destination ${payout.destinationId} is not stored`);
+      try {
+        return resultOf(
+          await rail.sendPayout({
+            payoutId: payout.id,
+            amount: payout.amount,
+            currency: payout.currency,
+            destination: railDestinationOf(destination),
+            description: payout.description ?? undefined,
+            callbackUrl: null,
+          }),
+        );
+      } catch (error) {
+        if (error instanceof PayoutRailUnavailable)
+          return { kind: 'unavailable', reason: error.message, retryAfterMs: error.retryAfterMs };
+        throw error; // unknown whether it was sent: the retry sends under the same reference, which the rail dedupes
+      }
+    },
+
+    async askPayoutRail(payoutId, providerReference) {
+      const payout = await stored(payoutId);
+      const rail = railOf(payout);
+      if (!rail) return { kind: 'unavailable', reason: `no ${payout.environment} payout rail for ${payout.provider}` };
+      return resultOf(await rail.payoutStatus(providerReference));
+    },
+
+    async recordPayout(input) {
+      const { payout, event } = await writePayoutStatus(deps.db, input, (p) => payoutEvent(p));
+      if (event) await startWebhookDeliveries(dispatch, event);
+      return payout;
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * Request schemas of payouts and payout destinations (docs/payouts.md). Unknown fields and bad values are refused
+ * (400 naming the field); amounts are whole minor units.
+ */
+import { z } from '../../lib/zod';
+import { CURRENCY_EXPONENTS, MAX_AMOUNT_MINOR } from '../../domain/money';
+import { PAYOUT_SCHEDULES, PAYOUT_STATUSES } from '../../domain/payout';
+import { createdBound, cursorPageFields } from './payments';
+
+type NonEmpty<T> = [T, ...T[]];
+const currencies = Object.keys(CURRENCY_EXPONENTS) as NonEmpty<keyof typeof CURRENCY_EXPONENTS>;
+const environment = z.enum(['sandbox', 'live']).optional();
+
+/** `POST /v1/payout_destinations`: a wallet by its E.164 number, or a bank account. */
+export const createDestinationBody = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('mobile_money'),
+    phone_number: z.string().max(20).openapi({ example: '+250788000001', description: 'E.164' }),
+  }),
+  z.strictObject({
+    type: z.literal('bank_account'),
+    bank_code: z
+      .string()
+      .regex(/^[A-Z0-9]{2,11}$/, 'bank_code must be 2 to 11 capital letters or digits')
+      .openapi({ example: 'BKIGRWRW' }),
+    account_number: z
+      .string()
+      .regex(/^[0-9]{6,34}$/, 'account_number must be 6 to 34 digits')
+      .openapi({ example: '00040000120001' }),
+    account_holder_name: z.string().trim().min(1).max(100).openapi({ example: 'Kigali Crafts Ltd' }),
+  }),
+]);
+
+/** Query of the destination routes: only the session's `environment`. */
+export const destinationQuery = z.strictObject({ environment });
+
+/** `POST /v1/payouts`. */
+export const createPayoutBody = z.strictObject({
+  amount: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_AMOUNT_MINOR)
+    .openapi({ description: 'Minor units, more than 0; the balance must cover it plus the fee', example: 50_000 }),
+  currency: z.enum(currencies),
+  destination: z.string().min(1).max(64).openapi({ description: 'A destination id (`dst_…`)' }),
+  description: z.string().max(500).optional(),
+});
+
+/** `GET /v1/payouts`: cursor pages like `/v1/payments`, filters by status, destination and creation time. */
+export const listPayoutsQuery = z.strictObject({
+  environment,
+  ...cursorPageFields(
+    'payouts',
+    'A payout id (`po_…`): answer those created before it. Pass `pagination.next_starting_after`.',
+    'po_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab',
+  ),
+  status: z.enum(PAYOUT_STATUSES).optional().openapi({ description: 'Only payouts in this status' }),
+  destination: z.string().min(1).max(64).optional().openapi({ description: 'Only payouts to this destination' }),
+  'created[gte]': createdBound('created[gte]', 'Created at or after: Unix seconds or an ISO 8601 date-time'),
+  'created[lte]': createdBound('created[lte]', 'Created at or before: Unix seconds or an ISO 8601 date-time'),
+});
+
+/** `PUT /v1/payout_schedule`: `daily` and `weekly` need a destination and a currency. */
+export const payoutScheduleBody = z.strictObject({
+  schedule: z.enum(PAYOUT_SCHEDULES),
+  destination: z.string().min(1).max(64).optional().openapi({ description: 'The destination automatic payouts go to' }),
+  currency: z.enum(currencies).optional(),
+  minimum: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_AMOUNT_MINOR)
+    .optional()
+    .openapi({ description: 'Minor units kept in the balance (default 0)', example: 10_000 }),
+});

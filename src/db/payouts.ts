@@ -1,0 +1,509 @@
+/**
+ * Payouts and payout destinations in PostgreSQL (docs/payouts.md). Every change of a payout's status is one
+ * transaction with the ledger journals it causes and its event (docs/payouts.md#money): the reservation takes a row
+ * lock on the merchant's balance account first, so concurrent payouts against one balance are decided one after
+ * another and never reserve more than is available.
+ */
+import type { Environment } from '../domain/environment';
+import { DomainError } from '../domain/errors';
+import { payoutPaidJournal, payoutReservedJournal, payoutReversedJournal, type LedgerPayout } from '../domain/ledger';
+import type { Currency } from '../domain/money';
+import { PAYOUT_TRANSITIONS, type PayoutSnapshot, type PayoutStatus } from '../domain/payout';
+import type { PayoutDestination, PayoutDestinationType, PayoutFailureCode } from '../domain/payout-rail';
+import { writeJournal, type LedgerScope } from './ledger';
+import type { EventInput } from './payments';
+import { insertEventOnce } from './payments';
+import { iso, isoOrNull, type Db } from './knex';
+
+/** Verification state of a destination (docs/payouts.md#destinations). */
+export type DestinationStatus = 'verified' | 'pending_verification' | 'unverified';
+
+/** A payout destination as stored; times ISO 8601 UTC. */
+export interface DestinationRecord {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  type: PayoutDestinationType;
+  provider: string;
+  phoneNumber: string | null;
+  bankCode: string | null;
+  accountNumber: string | null;
+  accountHolderName: string | null;
+  last4: string;
+  status: DestinationStatus;
+  usableFrom: string;
+  createdAt: string;
+}
+
+interface DestinationRow {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  type: PayoutDestinationType;
+  provider: string;
+  phone_number: string | null;
+  bank_code: string | null;
+  account_number: string | null;
+  account_holder_name: string | null;
+  last4: string;
+  status: DestinationStatus;
+  usable_from: Date;
+  created_at: Date;
+}
+
+function fromDestinationRow(row: DestinationRow): DestinationRecord {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    type: row.type,
+    provider: row.provider,
+    phoneNumber: row.phone_number,
+    bankCode: row.bank_code,
+    accountNumber: row.account_number,
+    accountHolderName: row.account_holder_name,
+    last4: row.last4,
+    status: row.status,
+    usableFrom: iso(row.usable_from),
+    createdAt: iso(row.created_at),
+  };
+}
+
+/** The rail's view of a destination record. */
+export function railDestinationOf(destination: DestinationRecord): PayoutDestination {
+  if (destination.type === 'mobile_money') return { type: 'mobile_money', phoneNumber: destination.phoneNumber ?? '' };
+  return {
+    type: 'bank_account',
+    bankCode: destination.bankCode ?? '',
+    accountNumber: destination.accountNumber ?? '',
+    accountHolderName: destination.accountHolderName ?? '',
+  };
+}
+
+/** Inserts a destination. */
+export async function insertDestination(db: Db, destination: DestinationRecord): Promise<void> {
+  await db('payout_destinations').insert({
+    id: destination.id,
+    merchant_id: destination.merchantId,
+    environment: destination.environment,
+    type: destination.type,
+    provider: destination.provider,
+    phone_number: destination.phoneNumber,
+    bank_code: destination.bankCode,
+    account_number: destination.accountNumber,
+    account_holder_name: destination.accountHolderName,
+    last4: destination.last4,
+    status: destination.status,
+    usable_from: new Date(destination.usableFrom),
+    created_at: new Date(destination.createdAt),
+  });
+}
+
+/** The scope's destinations not deleted, newest first. */
+export async function listDestinations(db: Db, scope: LedgerScope): Promise<DestinationRecord[]> {
+  const rows = (await db('payout_destinations')
+    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .whereNull('deleted_at')
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])) as DestinationRow[];
+  return rows.map(fromDestinationRow);
+}
+
+/** The scope's destination `id` unless deleted; undefined for another merchant's or environment's. */
+export async function findDestination(db: Db, scope: LedgerScope, id: string): Promise<DestinationRecord | undefined> {
+  const row = (await db('payout_destinations')
+    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
+    .whereNull('deleted_at')
+    .first()) as DestinationRow | undefined;
+  return row ? fromDestinationRow(row) : undefined;
+}
+
+/** The destination `id` whoever owns it (payouts keep naming a deleted one). */
+export async function findDestinationById(db: Db, id: string): Promise<DestinationRecord | undefined> {
+  const row = (await db('payout_destinations').where({ id }).first()) as DestinationRow | undefined;
+  return row ? fromDestinationRow(row) : undefined;
+}
+
+/**
+ * Deletes the scope's destination `id` (kept for the payouts that name it).
+ * @returns false when the scope has no such destination
+ */
+export async function deleteDestination(db: Db, scope: LedgerScope, id: string, at: Date): Promise<boolean> {
+  const updated = await db('payout_destinations')
+    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
+    .whereNull('deleted_at')
+    .update({ deleted_at: at });
+  return updated > 0;
+}
+
+/** A destination a payout paid is verified from then on (docs/payouts.md#destinations). */
+async function markDestinationPaid(db: Db, destinationId: string): Promise<void> {
+  await db('payout_destinations')
+    .where({ id: destinationId, status: 'pending_verification' })
+    .update({ status: 'verified' });
+}
+
+interface PayoutRow {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  amount: number;
+  fee: number;
+  currency: string;
+  destination_id: string;
+  provider: string;
+  description: string | null;
+  status: PayoutStatus;
+  failure_code: PayoutFailureCode | null;
+  failure_message: string | null;
+  pending_reason: string | null;
+  provider_reference: string | null;
+  automatic: boolean;
+  created_at: Date;
+  updated_at: Date;
+  in_transit_at: Date | null;
+  paid_at: Date | null;
+  failed_at: Date | null;
+  returned_at: Date | null;
+  cancelled_at: Date | null;
+}
+
+function fromPayoutRow(row: PayoutRow): PayoutSnapshot {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    amount: Number(row.amount),
+    fee: Number(row.fee),
+    currency: row.currency.trim() as Currency,
+    destinationId: row.destination_id,
+    provider: row.provider,
+    description: row.description,
+    status: row.status,
+    failureCode: row.failure_code,
+    failureMessage: row.failure_message,
+    pendingReason: row.pending_reason,
+    providerReference: row.provider_reference,
+    automatic: row.automatic,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    inTransitAt: isoOrNull(row.in_transit_at),
+    paidAt: isoOrNull(row.paid_at),
+    failedAt: isoOrNull(row.failed_at),
+    returnedAt: isoOrNull(row.returned_at),
+    cancelledAt: isoOrNull(row.cancelled_at),
+  };
+}
+
+function ledgerPayoutOf(payout: PayoutSnapshot): LedgerPayout {
+  return {
+    id: payout.id,
+    merchantId: payout.merchantId,
+    environment: payout.environment,
+    currency: payout.currency,
+    provider: payout.provider,
+    amount: payout.amount,
+    fee: payout.fee,
+  };
+}
+
+/**
+ * What the merchant's balance in `currency` makes available now, in minor units, read with the balance account's
+ * row locked until the transaction `trx` ends (docs/payouts.md#money): the account's running balance less the credits
+ * still pending. 0 when the merchant has no account in that currency.
+ */
+async function lockedAvailable(trx: Db, scope: LedgerScope, currency: string, now: Date): Promise<number> {
+  const account = (await trx('ledger_accounts')
+    .where({ kind: 'merchant_balance', owner: scope.merchantId, environment: scope.environment, currency })
+    .forUpdate()
+    .first('balance')) as { balance: string | number } | undefined;
+  if (!account) return 0;
+  const pending = (await trx('ledger_balance_transactions')
+    .where({ merchant_id: scope.merchantId, environment: scope.environment, currency })
+    .where('available_on', '>', now)
+    // Only credits wait for their day; a debit (a reservation written a moment "later" by a clock a few
+    // milliseconds ahead) counts as taken, so a race between two payouts never hands the same money out twice.
+    .where('net', '>', 0)
+    .sum({ total: 'net' })
+    .first()) as { total: string | number | null } | undefined;
+  return -Number(account.balance) - Number(pending?.total ?? 0);
+}
+
+/** Inserts `payout` (`pending`), its reservation journal and its `payout.created` event, inside `trx`. */
+async function reserve(
+  trx: Db,
+  payout: PayoutSnapshot,
+  eventOf: (payout: PayoutSnapshot) => EventInput,
+): Promise<void> {
+  await trx('payouts').insert({
+    id: payout.id,
+    merchant_id: payout.merchantId,
+    environment: payout.environment,
+    amount: payout.amount,
+    fee: payout.fee,
+    currency: payout.currency,
+    destination_id: payout.destinationId,
+    provider: payout.provider,
+    description: payout.description,
+    status: 'pending',
+    automatic: payout.automatic,
+    created_at: new Date(payout.createdAt),
+    updated_at: new Date(payout.updatedAt),
+  });
+  await writeJournal(trx, payoutReservedJournal(ledgerPayoutOf(payout)), new Date(payout.createdAt));
+  await insertEventOnce(trx, eventOf(payout));
+}
+
+/**
+ * Inserts `payout` (`pending`) with its reservation of amount + fee and its `payout.created` event in one
+ * transaction, under the lock of the merchant's balance account (docs/payouts.md#money). A payout id already stored
+ * changes nothing and answers the stored payout.
+ * @returns the payout stored, and whether this call inserted it
+ * @throws DomainError `insufficient_balance` (409) when the available balance is negative or below amount + fee;
+ *   nothing is written
+ */
+export async function insertPayoutReserved(
+  db: Db,
+  payout: PayoutSnapshot,
+  eventOf: (payout: PayoutSnapshot) => EventInput,
+): Promise<{ payout: PayoutSnapshot; inserted: boolean }> {
+  return db.transaction(async (trx) => {
+    const scope = { merchantId: payout.merchantId, environment: payout.environment };
+    const available = await lockedAvailable(trx, scope, payout.currency, new Date());
+    const existing = (await trx('payouts').where({ id: payout.id }).first()) as PayoutRow | undefined;
+    if (existing) return { payout: fromPayoutRow(existing), inserted: false };
+    const total = payout.amount + payout.fee;
+    if (available < 0)
+      throw new DomainError(
+        'insufficient_balance',
+        `the available ${payout.currency} balance is negative (${available}); payouts wait until it is positive`,
+      );
+    if (available < total)
+      throw new DomainError(
+        'insufficient_balance',
+        `the available ${payout.currency} balance is ${available}, less than the amount ${payout.amount} plus the payout fee ${payout.fee}`,
+      );
+    await reserve(trx, payout, eventOf);
+    return { payout, inserted: true };
+  });
+}
+
+/** A change of a payout's state (docs/payouts.md#states). */
+export interface PayoutWrite {
+  payoutId: string;
+  status: PayoutStatus;
+  /** When it happened, ISO 8601 UTC. */
+  at: string;
+  failureCode?: PayoutFailureCode | null;
+  failureMessage?: string | null;
+  /** Why a payout stays pending (the rail is down); cleared by every other write. */
+  pendingReason?: string | null;
+  providerReference?: string | null;
+}
+
+const STATUS_TIME: Partial<Record<PayoutStatus, string>> = {
+  in_transit: 'in_transit_at',
+  paid: 'paid_at',
+  failed: 'failed_at',
+  returned: 'returned_at',
+  cancelled: 'cancelled_at',
+};
+
+/**
+ * Applies `write` when the payout is in a state it may follow (PAYOUT_TRANSITIONS), with the journal the new state
+ * causes and the event `eventOf` gives for it, in one transaction (docs/payouts.md#money). A write that does not
+ * apply (repeated, or something later won) changes nothing.
+ * @returns the payout afterwards, and the event written (undefined when nothing was)
+ * @throws Error when the payout is not stored
+ */
+export async function writePayoutStatus(
+  db: Db,
+  write: PayoutWrite,
+  eventOf: (payout: PayoutSnapshot) => EventInput | undefined,
+): Promise<{ payout: PayoutSnapshot; event?: EventInput }> {
+  return db.transaction(async (trx) => {
+    const at = new Date(write.at);
+    const columns: Record<string, unknown> = {
+      status: write.status,
+      updated_at: at,
+      pending_reason: write.status === 'pending' ? (write.pendingReason ?? null) : null,
+    };
+    if (write.failureCode !== undefined) columns.failure_code = write.failureCode;
+    if (write.failureMessage !== undefined) columns.failure_message = write.failureMessage;
+    if (write.providerReference) columns.provider_reference = write.providerReference;
+    const timeColumn = STATUS_TIME[write.status];
+    if (timeColumn) columns[timeColumn] = at;
+    if (write.status === 'paid') columns.in_transit_at = trx.raw('coalesce(in_transit_at, ?)', [at]);
+    const [row] = (await trx('payouts')
+      .where({ id: write.payoutId })
+      .whereIn('status', [...PAYOUT_TRANSITIONS[write.status]])
+      .update(columns)
+      .returning('*')) as PayoutRow[];
+    if (!row) {
+      const current = (await trx('payouts').where({ id: write.payoutId }).first()) as PayoutRow | undefined;
+      if (!current) throw new Error(`payout ${write.payoutId} is not stored`);
+      const payout = fromPayoutRow(current);
+      // A repeat of a write that committed: its event again, so a retried caller still starts its deliveries.
+      return { payout, event: current.status === write.status ? eventOf(payout) : undefined };
+    }
+    const payout = fromPayoutRow(row);
+    const ledger = ledgerPayoutOf(payout);
+    if (write.status === 'paid') {
+      await writeJournal(trx, payoutPaidJournal(ledger), at);
+      await markDestinationPaid(trx, payout.destinationId);
+    }
+    if (write.status === 'failed' || write.status === 'cancelled' || write.status === 'returned')
+      await writeJournal(trx, payoutReversedJournal(ledger, write.status), at);
+    const event = eventOf(payout);
+    if (event) await insertEventOnce(trx, event);
+    return { payout, event };
+  });
+}
+
+/** The payout `id` whoever owns it; undefined when not stored. */
+export async function findPayoutById(db: Db, id: string): Promise<PayoutSnapshot | undefined> {
+  const row = (await db('payouts').where({ id }).first()) as PayoutRow | undefined;
+  return row ? fromPayoutRow(row) : undefined;
+}
+
+/** The scope's payout `id`; undefined for another merchant's or environment's. */
+export async function findPayout(db: Db, scope: LedgerScope, id: string): Promise<PayoutSnapshot | undefined> {
+  const row = (await db('payouts')
+    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
+    .first()) as PayoutRow | undefined;
+  return row ? fromPayoutRow(row) : undefined;
+}
+
+/** Filters of {@link listPayoutsPage}; bounds inclusive. */
+export interface PayoutFilter {
+  status?: PayoutStatus;
+  destination?: string;
+  createdGte?: Date;
+  createdLte?: Date;
+  /** Only rows after this one in the list order (newest first, ties by id). */
+  startingAfter?: string;
+}
+
+/**
+ * One page of the scope's payouts, newest first (ties by id, descending).
+ * @param limit the most rows to answer (1–100)
+ * @throws DomainError `validation_error` naming `starting_after` when it is not one of the scope's payouts
+ */
+export async function listPayoutsPage(
+  db: Db,
+  scope: LedgerScope,
+  filter: PayoutFilter,
+  limit: number,
+): Promise<{ payouts: PayoutSnapshot[]; hasMore: boolean }> {
+  const query = db('payouts').where({ merchant_id: scope.merchantId, environment: scope.environment });
+  if (filter.status) query.where({ status: filter.status });
+  if (filter.destination) query.where({ destination_id: filter.destination });
+  if (filter.createdGte) query.where('created_at', '>=', filter.createdGte);
+  if (filter.createdLte) query.where('created_at', '<=', filter.createdLte);
+  if (filter.startingAfter) {
+    const after = (await db('payouts')
+      .where({ id: filter.startingAfter, merchant_id: scope.merchantId, environment: scope.environment })
+      .first(db.raw('created_at::text as created_at'), 'id')) as { created_at: string; id: string } | undefined;
+    if (!after)
+      throw new DomainError('validation_error', 'starting_after is not one of your payouts', [
+        { field: 'starting_after', message: 'starting_after is not one of your payouts' },
+      ]);
+    query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [after.created_at, after.id]);
+  }
+  const rows = (await query
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit + 1)) as PayoutRow[];
+  return { payouts: rows.slice(0, limit).map(fromPayoutRow), hasMore: rows.length > limit };
+}
+
+/** A merchant's automatic payout setting in one environment (docs/payouts.md#automatic-payouts). */
+export interface PayoutScheduleRecord {
+  schedule: 'manual' | 'daily' | 'weekly';
+  destinationId: string | null;
+  currency: Currency | null;
+  /** Minor units kept in the balance. */
+  minimum: number;
+  updatedAt: string | null;
+}
+
+/** The scope's setting; `manual` with nothing else when it never set one. */
+export async function findPayoutSchedule(db: Db, scope: LedgerScope): Promise<PayoutScheduleRecord> {
+  const row = (await db('payout_schedules')
+    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .first()) as
+    | {
+        schedule: PayoutScheduleRecord['schedule'];
+        destination_id: string | null;
+        currency: string | null;
+        minimum: string;
+        updated_at: Date;
+      }
+    | undefined;
+  if (!row) return { schedule: 'manual', destinationId: null, currency: null, minimum: 0, updatedAt: null };
+  return {
+    schedule: row.schedule,
+    destinationId: row.destination_id,
+    currency: (row.currency?.trim() ?? null) as Currency | null,
+    minimum: Number(row.minimum),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+/** Writes the scope's setting. */
+export async function savePayoutSchedule(db: Db, scope: LedgerScope, setting: PayoutScheduleRecord): Promise<void> {
+  await db('payout_schedules')
+    .insert({
+      merchant_id: scope.merchantId,
+      environment: scope.environment,
+      schedule: setting.schedule,
+      destination_id: setting.destinationId,
+      currency: setting.currency,
+      minimum: setting.minimum,
+      updated_at: new Date(setting.updatedAt ?? Date.now()),
+    })
+    .onConflict(['merchant_id', 'environment'])
+    .merge();
+}
+
+/**
+ * Creates an automatic payout (docs/payouts.md#automatic-payouts) in one transaction under the balance account's lock:
+ * its amount is what the available balance holds above `minimum`, less the fee (`feeOf(amount)`, minor units); the
+ * payout is stored and reserved like any other, and it names (`payout_id`) every available balance transaction of the
+ * currency no payout covers yet, its own reservation included. A payout id already stored changes nothing.
+ * @returns the payout, or undefined when nothing is above the minimum
+ */
+export async function insertAutomaticPayout(
+  db: Db,
+  draft: Omit<PayoutSnapshot, 'amount' | 'fee'>,
+  minimum: number,
+  feeOf: (amount: number) => number,
+  eventOf: (payout: PayoutSnapshot) => EventInput,
+): Promise<PayoutSnapshot | undefined> {
+  return db.transaction(async (trx) => {
+    const scope = { merchantId: draft.merchantId, environment: draft.environment };
+    const now = new Date();
+    const available = await lockedAvailable(trx, scope, draft.currency, now);
+    const existing = (await trx('payouts').where({ id: draft.id }).first()) as PayoutRow | undefined;
+    if (existing) return fromPayoutRow(existing);
+    const above = available - minimum;
+    // The largest amount whose fee still fits (the fee grows with the amount: a few steps from this guess).
+    let amount = above - feeOf(above);
+    while (amount + 1 + feeOf(amount + 1) <= above) amount += 1;
+    while (amount > 0 && amount + feeOf(amount) > above) amount -= 1;
+    if (amount <= 0) return undefined;
+    const payout: PayoutSnapshot = { ...draft, amount, fee: feeOf(amount) };
+    await reserve(trx, payout, eventOf);
+    await trx('ledger_balance_transactions')
+      .where({ merchant_id: scope.merchantId, environment: scope.environment, currency: draft.currency })
+      .whereNull('payout_id')
+      .where('available_on', '<=', now)
+      .where((q) => q.whereNotIn('type', ['payout', 'payout_failure']).orWhere({ source: payout.id }))
+      .update({ payout_id: payout.id });
+    return payout;
+  });
+}

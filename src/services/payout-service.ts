@@ -1,0 +1,537 @@
+/**
+ * Payout destinations and payouts (docs/payouts.md). A payout is stored `pending` with its reservation of amount +
+ * fee in one transaction under the lock of the merchant's balance account (docs/payouts.md#money), then its workflow
+ * `payout:{po_id}` is started with the `sendPayout` Update (Update-with-Start, as payments are created) and the create
+ * answers once the rail has the payout, refused it or is known to be down, at most CREATE_WAIT_MS
+ * (docs/payouts.md#workflow). Ids derive from merchant, environment and `Idempotency-Key` when one is given, so a
+ * retried request reattaches to the same payout and workflow.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  WithStartWorkflowOperation,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowUpdateFailedError,
+  type Client,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { payoutEvent, payoutRailsOf } from '../activities/payout-activities';
+import { startWebhookDeliveries } from '../activities/webhook-dispatch';
+import type { Config } from '../config';
+import type { Db } from '../db/knex';
+import {
+  deleteDestination as deleteDestinationRow,
+  findDestination,
+  findPayout,
+  findPayoutSchedule,
+  savePayoutSchedule,
+  type PayoutScheduleRecord,
+  insertDestination,
+  insertPayoutReserved,
+  listDestinations as listDestinationRows,
+  listPayoutsPage,
+  type DestinationRecord,
+  type DestinationStatus,
+  type PayoutFilter,
+} from '../db/payouts';
+import { listMembers } from '../db/team';
+import { operatorForNumber, PROVIDER_CODES, type ProviderCode } from '../domain/catalogue';
+import { DomainError, validationError } from '../domain/errors';
+import { ID_PREFIXES } from '../domain/ids';
+import type { Currency } from '../domain/money';
+import {
+  acceptedPayoutState,
+  notCancellablePayoutMessage,
+  PAYOUT_CAPABILITIES,
+  payoutCurrencyProblem,
+  payoutFee,
+  type PayoutSchedule,
+  type PayoutSnapshot,
+} from '../domain/payout';
+import { destinationEnding } from '../domain/payout-rail';
+import { parseMsisdn } from '../domain/phone';
+import type { Principal } from '../domain/principal';
+import { deriveId, newId } from '../lib/ids';
+import { createMailer } from '../lib/mailer';
+import type { PayoutRailRegistry } from '../providers/payout-registry';
+import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
+import {
+  CANCEL_UPDATE_ID,
+  cancelPayoutUpdate,
+  payoutScheduleId,
+  payoutWorkflowId,
+  SEND_UPDATE_ID,
+  sendPayoutUpdate,
+  type AutomaticPayoutInput,
+  type PayoutWorkflowInput,
+} from '../workflows/payout-messages';
+import { audit } from './audit';
+import { requireRecentTwoFactor } from './two-factor-service';
+
+/** What the payout service needs. */
+export interface PayoutServiceDeps {
+  db: Db;
+  temporal: Client;
+  config: Pick<
+    Config,
+    | 'TEMPORAL_TASK_QUEUE'
+    | 'TEMPORAL_WEBHOOK_TASK_QUEUE'
+    | 'CREATE_WAIT_MS'
+    | 'UPDATE_DEADLINE_MS'
+    | 'SANDBOX_APPROVAL_DELAY_MS'
+    | 'PROVIDER_CALLBACK_SECRET'
+    | 'PROVIDERS'
+    | 'SMTP_URL'
+    | 'MAIL_OUTBOX_DIR'
+    | 'MAIL_FROM'
+    | 'PUBLIC_BASE_URL'
+  >;
+  /** The payout rails; default: built from the configuration. */
+  payoutRails?: PayoutRailRegistry;
+}
+
+/** The providers paying out to wallets. */
+const WALLET_RAILS = PROVIDER_CODES.filter((code) => PAYOUT_CAPABILITIES[code]?.destination === 'mobile_money');
+/** The provider of the bank rail. */
+const BANK_RAIL = PROVIDER_CODES.find((code) => PAYOUT_CAPABILITIES[code]?.destination === 'bank_account');
+
+/** How long a live destination waits before its first payout (docs/payouts.md#destinations): 24 h, in ms. */
+export const LIVE_DESTINATION_WAIT_MS = 86_400_000;
+/** How long the provider's account-holder lookup may take before the destination is kept unverified for now (ms). */
+const LOOKUP_TIMEOUT_MS = 5_000;
+
+/** A destination to add, as the request gave it (docs/payouts.md#destinations). */
+export type NewDestination =
+  | { type: 'mobile_money'; phoneNumber: string }
+  | { type: 'bank_account'; bankCode: string; accountNumber: string; accountHolderName: string };
+
+/** Whether the wallet's provider knows its holder: `verified`, `unverified` or, when it cannot say, pending. */
+async function verifyHolder(
+  deps: PayoutServiceDeps,
+  owner: Principal,
+  provider: ProviderCode,
+  msisdn: string,
+): Promise<DestinationStatus> {
+  const rail = payoutRailsOf(deps).get(owner.environment, provider);
+  if (!rail?.verifyAccountHolder) return 'pending_verification';
+  const timer = new AbortController();
+  try {
+    const answer = await Promise.race([
+      rail.verifyAccountHolder(msisdn),
+      sleep(LOOKUP_TIMEOUT_MS, 'unknown' as const, { signal: timer.signal }),
+    ]);
+    return answer === 'unknown' ? 'pending_verification' : answer;
+  } catch {
+    return 'pending_verification';
+  } finally {
+    timer.abort();
+  }
+}
+
+/**
+ * In live, adding a destination needs the dashboard: a session of a person with two-factor on and a code from the
+ * last 5 minutes (docs/payouts.md#destinations, docs/security.md#step-up).
+ * @throws DomainError `forbidden` (403)
+ */
+function requireLiveStepUp(owner: Principal): void {
+  if (owner.via !== 'session')
+    throw new DomainError('forbidden', 'a live payout destination is added from the dashboard, with a session token');
+  if (!owner.member?.twoFactorEnabled)
+    throw new DomainError('forbidden', 'turn two-factor on before adding a live payout destination');
+  requireRecentTwoFactor(owner);
+}
+
+/** E-mails the merchant's owners that a live destination was added and when it becomes usable. */
+async function mailOwners(deps: PayoutServiceDeps, owner: Principal, destination: DestinationRecord): Promise<void> {
+  const owners = (await listMembers(deps.db, owner.merchantId)).filter((m) => m.role === 'owner');
+  if (owners.length === 0) return;
+  const what =
+    destination.type === 'mobile_money'
+      ? `the mobile-money wallet ending ${destination.last4}`
+      : `the bank account ending ${destination.last4} (${destination.bankCode ?? ''})`;
+  await createMailer(deps.config).send({
+    to: owners.map((m) => m.email),
+    subject: 'A payout destination was added to your PayCollect account',
+    text: [
+      `${what} was added as a live payout destination.`,
+      `Payouts can go to it from ${destination.usableFrom} (24 hours from now).`,
+      '',
+      `If you did not add it, delete it now in the dashboard: ${deps.config.PUBLIC_BASE_URL ?? ''}/dashboard/payouts`,
+      'and change your password.',
+    ].join('\n'),
+    messageId: `<payout-destination.${destination.id}@paycollect>`,
+    date: destination.createdAt,
+  });
+}
+
+/**
+ * Adds a payout destination (docs/payouts.md#destinations): a wallet (its operator found by prefix, the holder looked
+ * up where its provider can say) or a bank account. Live: needs a recent two-factor confirmation, e-mails the owners,
+ * usable 24 h later; sandbox: usable at once.
+ * @throws DomainError `validation_error` naming the field (a number no payout rail serves, a malformed account);
+ *   `forbidden` without the live step-up
+ */
+export async function createDestination(
+  deps: PayoutServiceDeps,
+  owner: Principal,
+  request: NewDestination,
+  ip: string | null,
+): Promise<DestinationRecord> {
+  if (owner.environment === 'live') requireLiveStepUp(owner);
+  const now = new Date();
+  const base = {
+    id: newId(ID_PREFIXES.payoutDestination),
+    merchantId: owner.merchantId,
+    environment: owner.environment,
+    usableFrom: new Date(now.getTime() + (owner.environment === 'live' ? LIVE_DESTINATION_WAIT_MS : 0)).toISOString(),
+    createdAt: now.toISOString(),
+  };
+  let destination: DestinationRecord;
+  if (request.type === 'mobile_money') {
+    const msisdn = parseMsisdn(request.phoneNumber);
+    if (!msisdn)
+      throw validationError([
+        {
+          field: 'phone_number',
+          message: 'phone_number must be a valid international (E.164) number, e.g. +250788123456',
+        },
+      ]);
+    const provider = operatorForNumber(msisdn.country, msisdn.nationalNumber, WALLET_RAILS);
+    if (!provider)
+      throw validationError([
+        { field: 'phone_number', message: `no mobile money operator we pay out to is known for this number` },
+      ]);
+    destination = {
+      ...base,
+      type: 'mobile_money',
+      provider,
+      phoneNumber: msisdn.e164,
+      bankCode: null,
+      accountNumber: null,
+      accountHolderName: null,
+      last4: destinationEnding({ type: 'mobile_money', phoneNumber: msisdn.e164 }),
+      status: await verifyHolder(deps, owner, provider, msisdn.e164),
+    };
+  } else {
+    if (!BANK_RAIL) throw new DomainError('provider_unavailable', 'no bank payout rail exists');
+    destination = {
+      ...base,
+      type: 'bank_account',
+      provider: BANK_RAIL,
+      phoneNumber: null,
+      bankCode: request.bankCode,
+      accountNumber: request.accountNumber,
+      accountHolderName: request.accountHolderName,
+      last4: request.accountNumber.slice(-4),
+      status: 'pending_verification',
+    };
+  }
+  await insertDestination(deps.db, destination);
+  if (owner.environment === 'live') await mailOwners(deps, owner, destination);
+  await audit(deps.db, owner, 'payout_destination.created', destination.id, ip);
+  return destination;
+}
+
+/** The caller's destinations, newest first. */
+export async function listDestinations(deps: Pick<PayoutServiceDeps, 'db'>, owner: Principal) {
+  return listDestinationRows(deps.db, owner);
+}
+
+/**
+ * Deletes one of the caller's destinations; payouts already made to it keep naming it.
+ * @throws DomainError `not_found` for an unknown or another merchant's id; `forbidden` in live without the step-up
+ */
+export async function deleteDestination(
+  deps: PayoutServiceDeps,
+  owner: Principal,
+  id: string,
+  ip: string | null,
+): Promise<void> {
+  if (owner.environment === 'live') requireLiveStepUp(owner);
+  if (!(await deleteDestinationRow(deps.db, owner, id, new Date())))
+    throw new DomainError('not_found', `no payout destination with id ${id}`);
+  await audit(deps.db, owner, 'payout_destination.deleted', id, ip);
+}
+
+/** A payout to create, as the request gave it. Amount in minor units. */
+export interface NewPayout {
+  amount: number;
+  currency: Currency;
+  destination: string;
+  description?: string;
+}
+
+/** The search attributes a payout's workflow starts with (the merchant on every log line and in the Temporal UI). */
+function payoutSearchAttributes(payout: PayoutSnapshot) {
+  return [
+    { key: MerchantIdAttribute, value: payout.merchantId },
+    { key: EnvironmentAttribute, value: payout.environment },
+  ];
+}
+
+/** The start of a payout's workflow, used with each Update: the running one is reused, a closed one re-run. */
+function workflowStart(deps: PayoutServiceDeps, payout: PayoutSnapshot) {
+  const input: PayoutWorkflowInput = { payoutId: payout.id };
+  return new WithStartWorkflowOperation('payoutWorkflow', {
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    workflowId: payoutWorkflowId(payout.id),
+    args: [input],
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    typedSearchAttributes: payoutSearchAttributes(payout),
+  });
+}
+
+/**
+ * Checks a payout request against its destination and rail, and builds the payout to store (`pending`).
+ * @throws DomainError `validation_error` naming `amount`, `destination` or `currency`; `conflict` (409) for a
+ *   destination not usable yet; `provider_unavailable` (503) where the environment has no rail for it
+ */
+async function payoutToStore(
+  deps: PayoutServiceDeps,
+  owner: Principal,
+  id: string,
+  request: NewPayout,
+  automatic: boolean,
+): Promise<PayoutSnapshot> {
+  if (!Number.isSafeInteger(request.amount) || request.amount <= 0)
+    throw validationError([{ field: 'amount', message: 'amount must be a positive whole number of minor units' }]);
+  const destination = await findDestination(deps.db, owner, request.destination);
+  if (!destination)
+    throw validationError([
+      { field: 'destination', message: `no payout destination ${request.destination} in this account and environment` },
+    ]);
+  const now = new Date();
+  if (Date.parse(destination.usableFrom) > now.getTime())
+    throw new DomainError(
+      'conflict',
+      `payout destination ${destination.id} is usable from ${destination.usableFrom}, 24 hours after it was added`,
+    );
+  const currencyProblem = payoutCurrencyProblem(destination.provider, request.currency);
+  if (currencyProblem) throw validationError([{ field: 'currency', message: currencyProblem }]);
+  if (!payoutRailsOf(deps).get(owner.environment, destination.provider as ProviderCode))
+    throw new DomainError(
+      'provider_unavailable',
+      `no ${owner.environment} payout rail for ${destination.provider} is configured yet; nothing was reserved`,
+    );
+  return {
+    id,
+    merchantId: owner.merchantId,
+    environment: owner.environment,
+    amount: request.amount,
+    fee: payoutFee(destination.type, request.amount, request.currency),
+    currency: request.currency,
+    destinationId: destination.id,
+    provider: destination.provider,
+    description: request.description ?? null,
+    automatic,
+    ...acceptedPayoutState(now.toISOString()),
+  };
+}
+
+/**
+ * Creates a payout (docs/payouts.md#workflow): stores it `pending` with its reservation and `payout.created` event,
+ * starts its workflow with the `sendPayout` Update and answers what the Update returns (the rail has it: `in_transit`
+ * or `paid`; refused: `failed`; rail down: `pending` with `pending_reason`), or after CREATE_WAIT_MS the payout as
+ * stored. A retried request with the same `Idempotency-Key` reattaches to the same payout.
+ * @param idempotencySeed the request's `Idempotency-Key` and hash
+ * @throws DomainError `validation_error`, `conflict`, `provider_unavailable` (see payoutToStore),
+ *   `insufficient_balance` (409; nothing reserved), `service_unavailable` (503) when its workflow could not be started
+ *   (the payout is stored; the same request with the same key starts it)
+ */
+export async function createPayout(
+  deps: PayoutServiceDeps,
+  owner: Principal,
+  request: NewPayout,
+  ip: string | null,
+  idempotencySeed?: string,
+  automatic = false,
+): Promise<PayoutSnapshot> {
+  const id = idempotencySeed
+    ? deriveId(ID_PREFIXES.payout, `${owner.merchantId}:${owner.environment}:payout:${idempotencySeed}`)
+    : newId(ID_PREFIXES.payout);
+  let payout = await findPayout(deps.db, owner, id);
+  if (!payout) {
+    const stored = await insertPayoutReserved(deps.db, await payoutToStore(deps, owner, id, request, automatic), (p) =>
+      payoutEvent(p, true)!,
+    );
+    payout = stored.payout;
+    if (stored.inserted) {
+      const dispatch = { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE };
+      await startWebhookDeliveries(dispatch, payoutEvent(payout, true)!);
+      await audit(deps.db, owner, 'payout.created', payout.id, ip);
+    }
+  } else if (payout.status !== 'pending') {
+    return payout; // a retried request of a payout past its send: nothing to wait for
+  }
+  const updateCall = new AbortController();
+  const answer = deps.temporal.connection.withAbortSignal(updateCall.signal, () =>
+    deps.temporal.workflow.executeUpdateWithStart(sendPayoutUpdate, {
+      updateId: SEND_UPDATE_ID,
+      startWorkflowOperation: workflowStart(deps, payout),
+    }),
+  );
+  answer.catch(() => undefined);
+  const waited = new AbortController();
+  try {
+    const answered = await Promise.race([
+      answer,
+      sleep(deps.config.CREATE_WAIT_MS, undefined, { signal: waited.signal }),
+    ]);
+    if (answered) return answered;
+  } catch {
+    throw new DomainError(
+      'service_unavailable',
+      `payout ${id} is recorded but could not be sent right now; retry the request with the same Idempotency-Key`,
+    );
+  } finally {
+    waited.abort();
+    updateCall.abort();
+  }
+  return (await findPayout(deps.db, owner, id)) ?? payout;
+}
+
+/**
+ * The caller's payout `id`.
+ * @throws DomainError `not_found` for unknown and foreign ids alike
+ */
+export async function getPayout(deps: Pick<PayoutServiceDeps, 'db'>, owner: Principal, id: string) {
+  const payout = await findPayout(deps.db, owner, id);
+  if (!payout) throw new DomainError('not_found', `no payout with id ${id}`);
+  return payout;
+}
+
+/** One page of the caller's payouts, newest first. @throws DomainError `validation_error` for a foreign cursor */
+export async function listPayouts(
+  deps: Pick<PayoutServiceDeps, 'db'>,
+  owner: Principal,
+  filter: PayoutFilter,
+  limit: number,
+) {
+  return listPayoutsPage(deps.db, owner, filter, limit);
+}
+
+/**
+ * Cancels a `pending` payout (docs/payouts.md#cancel) through its workflow's `cancelPayout` Update: amount and fee go
+ * back to the balance.
+ * @throws DomainError `not_found`; `payout_not_cancellable` (409) once the rail has it or it ended;
+ *   `service_unavailable` (503) when the workflow did not answer within UPDATE_DEADLINE_MS
+ */
+export async function cancelPayout(
+  deps: PayoutServiceDeps,
+  owner: Principal,
+  id: string,
+  ip: string | null,
+): Promise<PayoutSnapshot> {
+  const payout = await getPayout(deps, owner, id);
+  if (payout.status === 'cancelled') return payout;
+  if (payout.status !== 'pending')
+    throw new DomainError('payout_not_cancellable', notCancellablePayoutMessage(payout.status));
+  let cancelled: PayoutSnapshot;
+  try {
+    cancelled = await deps.temporal.withDeadline(Date.now() + deps.config.UPDATE_DEADLINE_MS, () =>
+      deps.temporal.workflow.executeUpdateWithStart(cancelPayoutUpdate, {
+        updateId: CANCEL_UPDATE_ID,
+        startWorkflowOperation: workflowStart(deps, payout),
+      }),
+    );
+  } catch (error) {
+    if (
+      error instanceof WorkflowUpdateFailedError &&
+      error.cause instanceof ApplicationFailure &&
+      error.cause.type === 'payout_not_cancellable'
+    )
+      throw new DomainError('payout_not_cancellable', error.cause.message);
+    throw new DomainError(
+      'service_unavailable',
+      `payout ${id} did not answer in time; the cancel may still be carried out, so retry it to learn its outcome`,
+    );
+  }
+  await audit(deps.db, owner, 'payout.cancelled', id, ip);
+  return cancelled;
+}
+
+/** The caller's automatic payout setting (docs/payouts.md#automatic-payouts). */
+export async function getPayoutSchedule(deps: Pick<PayoutServiceDeps, 'db'>, owner: Principal) {
+  return findPayoutSchedule(deps.db, owner);
+}
+
+/** An automatic payout setting as the request gave it; `minimum` in minor units. */
+export interface NewPayoutSchedule {
+  schedule: PayoutSchedule;
+  destination?: string;
+  currency?: Currency;
+  minimum?: number;
+}
+
+/** When each schedule fires: daily at 06:00 UTC, weekly on Mondays at 06:00 UTC. */
+const CALENDARS = {
+  daily: [{ hour: 6, minute: 0 }],
+  weekly: [{ dayOfWeek: 'MONDAY' as const, hour: 6, minute: 0 }],
+};
+
+/**
+ * Sets the caller's automatic payouts (docs/payouts.md#automatic-payouts): `manual` removes its Temporal Schedule;
+ * `daily` or `weekly` names a destination and a currency its rail pays, and creates or updates the Schedule
+ * `payout-schedule:{merchant}:{environment}` (visible in the Temporal UI), which starts `automaticPayoutWorkflow`.
+ * @throws DomainError `validation_error` naming `destination` or `currency`
+ */
+export async function setPayoutSchedule(
+  deps: PayoutServiceDeps,
+  owner: Principal,
+  request: NewPayoutSchedule,
+  ip: string | null,
+): Promise<PayoutScheduleRecord> {
+  const setting: PayoutScheduleRecord = {
+    schedule: request.schedule,
+    destinationId: request.destination ?? null,
+    currency: request.currency ?? null,
+    minimum: request.minimum ?? 0,
+    updatedAt: new Date().toISOString(),
+  };
+  if (setting.schedule !== 'manual') {
+    const destination = request.destination ? await findDestination(deps.db, owner, request.destination) : undefined;
+    if (!destination)
+      throw validationError([
+        {
+          field: 'destination',
+          message: 'destination must be one of your payout destinations for an automatic schedule',
+        },
+      ]);
+    if (!request.currency)
+      throw validationError([{ field: 'currency', message: 'currency is required for an automatic schedule' }]);
+    const problem = payoutCurrencyProblem(destination.provider, request.currency);
+    if (problem) throw validationError([{ field: 'currency', message: problem }]);
+  }
+  await savePayoutSchedule(deps.db, owner, setting);
+  const scheduleId = payoutScheduleId(owner.merchantId, owner.environment);
+  const handle = deps.temporal.schedule.getHandle(scheduleId);
+  if (setting.schedule === 'manual') {
+    await handle.delete().catch((error: unknown) => {
+      if (!(error instanceof ScheduleNotFoundError)) throw error;
+    });
+  } else {
+    const input: AutomaticPayoutInput = { merchantId: owner.merchantId, environment: owner.environment };
+    const spec = { calendars: CALENDARS[setting.schedule] };
+    try {
+      await deps.temporal.schedule.create({
+        scheduleId,
+        spec,
+        action: {
+          type: 'startWorkflow',
+          workflowType: 'automaticPayoutWorkflow',
+          workflowId: `automatic-payout:${owner.merchantId}:${owner.environment}`,
+          args: [input],
+          taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+      await handle.update((previous) => ({ ...previous, spec }));
+    }
+  }
+  await audit(deps.db, owner, 'payout_schedule.updated', scheduleId, ip);
+  return setting;
+}

@@ -1,0 +1,89 @@
+/**
+ * The messages of `payoutWorkflow` (docs/payouts.md#workflow) and the activities it calls, shared by the API's
+ * service, the worker's activities and the workflow.
+ */
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { PayoutSnapshot, PayoutStatus } from '../domain/payout';
+import type { PayoutFailureCode, PayoutSendOutcome, PayoutStatusOutcome } from '../domain/payout-rail';
+
+/** The id of a payout's workflow: one per payout. */
+export function payoutWorkflowId(payoutId: string): string {
+  return `payout:${payoutId}`;
+}
+
+/** The workflow's input: the payout is already stored (`pending`, reserved) when it starts. */
+export interface PayoutWorkflowInput {
+  payoutId: string;
+}
+
+/**
+ * The create's wait (docs/payouts.md#workflow): answers the payout once the rail has it, refused it, or is known to
+ * be down (the payout then stays `pending` with a reason).
+ */
+export const sendPayoutUpdate = defineUpdate<PayoutSnapshot, []>('sendPayout');
+
+/** Update id of the create's wait. */
+export const SEND_UPDATE_ID = 'send';
+
+/**
+ * Cancels a `pending` payout (docs/payouts.md#cancel): funds back. Fails `payout_not_cancellable` once the rail has
+ * it or it ended.
+ */
+export const cancelPayoutUpdate = defineUpdate<PayoutSnapshot, []>('cancelPayout');
+
+/** Update id of a cancel: one per workflow, so a repeated cancel reattaches. */
+export const CANCEL_UPDATE_ID = 'cancel';
+
+/** The workflow's current view of the payout. */
+export const getPayoutQuery = defineQuery<PayoutSnapshot | undefined>('getPayout');
+
+/** What a send or a status call answered, as the workflow needs it. */
+export type PayoutRailResult =
+  | {
+      kind: 'answer';
+      outcome: PayoutSendOutcome | PayoutStatusOutcome;
+      providerReference: string;
+      failureCode?: PayoutFailureCode;
+      failureMessage?: string;
+    }
+  /** The provider certainly did not get the payout: wait `retryAfterMs` (when it says) and send again. */
+  | { kind: 'unavailable'; reason: string; retryAfterMs?: number };
+
+/** A change of state the workflow asks to record (docs/payouts.md#states); `at` ISO 8601 UTC. */
+export interface PayoutRecordInput {
+  payoutId: string;
+  status: PayoutStatus;
+  at: string;
+  failureCode?: PayoutFailureCode | null;
+  failureMessage?: string | null;
+  pendingReason?: string | null;
+  providerReference?: string | null;
+}
+
+/** The input of `automaticPayoutWorkflow`: whose schedule fired. */
+export interface AutomaticPayoutInput {
+  merchantId: string;
+  environment: 'sandbox' | 'live';
+}
+
+/** The id of a merchant's Temporal Schedule of automatic payouts in one environment (docs/payouts.md). */
+export function payoutScheduleId(merchantId: string, environment: string): string {
+  return `payout-schedule:${merchantId}:${environment}`;
+}
+
+/** The activities the payout workflows call (src/activities/payout-activities.ts). */
+export interface PayoutActivities {
+  /**
+   * Creates the automatic payout of a firing of the merchant's schedule (`seed`: the firing's workflow id, so a retry
+   * creates the same payout); its id, or null when the setting is manual or nothing is above the minimum.
+   */
+  createAutomaticPayout(input: AutomaticPayoutInput & { seed: string }): Promise<string | null>;
+  /** The stored payout. @throws when it is not stored */
+  loadPayout(payoutId: string): Promise<PayoutSnapshot>;
+  /** Sends the payout on its rail (the reference derives from the payout id, so a repeat names the same transfer). */
+  sendPayoutToRail(payoutId: string): Promise<PayoutRailResult>;
+  /** Asks the rail about the payout's transfer `providerReference`. */
+  askPayoutRail(payoutId: string, providerReference: string): Promise<PayoutRailResult>;
+  /** Records a change of state with its journals and event, and starts the event's webhook deliveries. */
+  recordPayout(input: PayoutRecordInput): Promise<PayoutSnapshot>;
+}

@@ -1,0 +1,300 @@
+/**
+ * Payouts of the environment (docs/payouts.md): the available balance, a payout to one of the destinations, the
+ * payouts with their status, the destinations with their verification state (adding one in live asks for a recent
+ * two-factor code, docs/payouts.md#destinations) and the automatic payout setting (docs/payouts.md#automatic-payouts).
+ */
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { createColumnHelper } from '@tanstack/react-table';
+import { Link } from 'react-router';
+import { api, newIdempotencyKey, type Environment } from '../api';
+import { DataTable, ErrorBox, PageTitle, StatusBadge, Time } from '../components';
+import { useEnv } from '../layout';
+import { formatMoney, parseAmount } from '../money';
+import { canManage, needsStepUp, useRole } from '../security';
+import type { Balance, Payout, PayoutDestination, PayoutScheduleSetting } from '../types';
+import { StepUpPrompt } from './step-up';
+
+const payoutColumn = createColumnHelper<Payout>();
+const destinationColumn = createColumnHelper<PayoutDestination>();
+
+function payoutColumns(env: Environment) {
+  return [
+    payoutColumn.accessor('id', {
+      header: 'Payout',
+      cell: (info) => (
+        <Link to={`/${env}/payouts/${info.getValue()}`} className="mono">
+          {info.getValue()}
+        </Link>
+      ),
+    }),
+    payoutColumn.accessor('amount', {
+      header: 'Amount',
+      cell: (info) => formatMoney(info.getValue(), info.row.original.currency),
+    }),
+    payoutColumn.accessor('fee', {
+      header: 'Fee',
+      cell: (info) => formatMoney(info.getValue(), info.row.original.currency),
+    }),
+    payoutColumn.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} /> }),
+    payoutColumn.accessor('destination', { header: 'Destination', cell: (info) => <code>{info.getValue()}</code> }),
+    payoutColumn.accessor('created_at', { header: 'Created', cell: (info) => <Time value={info.getValue()} /> }),
+  ];
+}
+
+const destinationColumns = [
+  destinationColumn.accessor('id', { header: 'Destination', cell: (info) => <code>{info.getValue()}</code> }),
+  destinationColumn.accessor('type', { header: 'Type', cell: (info) => info.getValue().replace('_', ' ') }),
+  destinationColumn.accessor('last4', { header: 'Ending', cell: (info) => `…${info.getValue()}` }),
+  destinationColumn.accessor('provider', { header: 'Rail' }),
+  destinationColumn.accessor('status', {
+    header: 'Verification',
+    cell: (info) => <StatusBadge status={info.getValue()} />,
+  }),
+  destinationColumn.accessor('usable_from', {
+    header: 'Usable from',
+    cell: (info) => <Time value={info.getValue()} />,
+  }),
+];
+
+/** The payouts screen. */
+export function PayoutsPage() {
+  const env = useEnv();
+  const role = useRole();
+  const manager = canManage(role);
+  const queryClient = useQueryClient();
+  const refresh = () => {
+    for (const key of ['payouts', 'payout-destinations', 'balance', 'payout-schedule'])
+      void queryClient.invalidateQueries({ queryKey: [key, env] });
+  };
+  const balance = useQuery({ queryKey: ['balance', env], queryFn: () => api<Balance>('/v1/balance', { env }) });
+  const payouts = useQuery({
+    queryKey: ['payouts', env],
+    queryFn: () => api<{ payouts: Payout[] }>('/v1/payouts', { env, query: { limit: 50 } }),
+    refetchInterval: 3_000,
+  });
+  const destinations = useQuery({
+    queryKey: ['payout-destinations', env],
+    queryFn: () => api<{ payout_destinations: PayoutDestination[] }>('/v1/payout_destinations', { env }),
+  });
+  const schedule = useQuery({
+    queryKey: ['payout-schedule', env],
+    queryFn: () => api<PayoutScheduleSetting>('/v1/payout_schedule', { env }),
+  });
+
+  const [phone, setPhone] = useState('');
+  const addDestination = useMutation({
+    mutationFn: () =>
+      api<PayoutDestination>('/v1/payout_destinations', { env, body: { type: 'mobile_money', phone_number: phone } }),
+    onSuccess: () => {
+      setPhone('');
+      refresh();
+    },
+  });
+
+  const [amount, setAmount] = useState('');
+  const [currency, setCurrency] = useState('RWF');
+  const [destination, setDestination] = useState('');
+  const [idempotencyKey, setIdempotencyKey] = useState(newIdempotencyKey);
+  const createPayout = useMutation({
+    mutationFn: () => {
+      const parsed = parseAmount(amount, currency);
+      if (!parsed.ok) throw new Error(parsed.message);
+      return api<Payout>('/v1/payouts', { env, idempotencyKey, body: { amount: parsed.minor, currency, destination } });
+    },
+    onSuccess: () => {
+      setAmount('');
+      setIdempotencyKey(newIdempotencyKey());
+      refresh();
+    },
+  });
+
+  const [setting, setSetting] = useState<{
+    schedule: string;
+    destination: string;
+    currency: string;
+    minimum: string;
+  }>();
+  const current = setting ?? {
+    schedule: schedule.data?.schedule ?? 'manual',
+    destination: schedule.data?.destination ?? '',
+    currency: schedule.data?.currency ?? 'RWF',
+    minimum: String(schedule.data?.minimum ?? 0),
+  };
+  const saveSchedule = useMutation({
+    mutationFn: () =>
+      api<PayoutScheduleSetting>('/v1/payout_schedule', {
+        env,
+        method: 'PUT',
+        body:
+          current.schedule === 'manual'
+            ? { schedule: 'manual' }
+            : {
+                schedule: current.schedule,
+                destination: current.destination,
+                currency: current.currency,
+                minimum: Number(current.minimum) || 0,
+              },
+      }),
+    onSuccess: () => {
+      setSetting(undefined);
+      refresh();
+    },
+  });
+
+  const submit = (run: () => void) => (event: FormEvent) => {
+    event.preventDefault();
+    run();
+  };
+  const usable = destinations.data?.payout_destinations ?? [];
+  return (
+    <section>
+      <PageTitle>Payouts</PageTitle>
+      <ErrorBox error={balance.error ?? payouts.error ?? destinations.error} />
+      <p data-testid="available-balance">
+        Available:{' '}
+        {balance.data?.available.length
+          ? balance.data.available.map((a) => formatMoney(a.amount, a.currency)).join(', ')
+          : 'nothing yet'}
+      </p>
+
+      <h2>Payouts</h2>
+      {payouts.data ? (
+        <DataTable
+          caption={`Payouts (${env})`}
+          columns={payoutColumns(env)}
+          rows={payouts.data.payouts}
+          empty="No payout yet."
+          testId="payouts-table"
+        />
+      ) : (
+        <p>Loading…</p>
+      )}
+
+      <form
+        onSubmit={submit(() => createPayout.mutate())}
+        className="panel"
+        aria-labelledby="new-payout"
+        hidden={!manager}
+      >
+        <h2 id="new-payout">Pay out</h2>
+        <label htmlFor="payout-amount">Amount</label>
+        <input
+          id="payout-amount"
+          inputMode="decimal"
+          required
+          value={amount}
+          onChange={(e) => setAmount(e.target.value)}
+        />
+        <label htmlFor="payout-currency">Currency</label>
+        <input
+          id="payout-currency"
+          required
+          value={currency}
+          onChange={(e) => setCurrency(e.target.value.toUpperCase())}
+        />
+        <label htmlFor="payout-destination">Destination</label>
+        <select id="payout-destination" required value={destination} onChange={(e) => setDestination(e.target.value)}>
+          <option value="">Choose…</option>
+          {usable.map((d) => (
+            <option key={d.id} value={d.id}>
+              {d.type.replace('_', ' ')} …{d.last4} ({d.status.replace('_', ' ')})
+            </option>
+          ))}
+        </select>
+        <ErrorBox error={createPayout.error} />
+        <button type="submit" className="primary" disabled={createPayout.isPending}>
+          {createPayout.isPending ? 'Sending…' : 'Pay out'}
+        </button>
+      </form>
+
+      <h2>Destinations</h2>
+      {destinations.data ? (
+        <DataTable
+          caption={`Payout destinations (${env})`}
+          columns={destinationColumns}
+          rows={usable}
+          empty="No destination yet."
+          testId="destinations-table"
+        />
+      ) : null}
+      <form
+        onSubmit={submit(() => addDestination.mutate())}
+        className="panel"
+        aria-labelledby="new-destination"
+        hidden={!manager}
+      >
+        <h2 id="new-destination">Add a mobile-money wallet</h2>
+        <label htmlFor="destination-phone">Phone number (E.164)</label>
+        <input id="destination-phone" required value={phone} onChange={(e) => setPhone(e.target.value)} />
+        <p className="hint">
+          {env === 'live'
+            ? 'Live destinations need a two-factor code from the last 5 minutes, are announced to the owners by e-mail and can be paid 24 hours later.'
+            : 'Sandbox destinations can be paid at once; the last four digits choose what the simulated rail does.'}
+        </p>
+        {needsStepUp(addDestination.error) ? (
+          <StepUpPrompt onConfirmed={() => addDestination.mutate()} />
+        ) : (
+          <ErrorBox error={addDestination.error} />
+        )}
+        <button type="submit" className="primary" disabled={addDestination.isPending}>
+          Add destination
+        </button>
+      </form>
+
+      <form
+        onSubmit={submit(() => saveSchedule.mutate())}
+        className="panel"
+        aria-labelledby="payout-schedule"
+        hidden={!manager}
+      >
+        <h2 id="payout-schedule">Automatic payouts</h2>
+        <label htmlFor="schedule-kind">Schedule</label>
+        <select
+          id="schedule-kind"
+          value={current.schedule}
+          onChange={(e) => setSetting({ ...current, schedule: e.target.value })}
+        >
+          <option value="manual">Manual</option>
+          <option value="daily">Daily (06:00 UTC)</option>
+          <option value="weekly">Weekly (Mondays 06:00 UTC)</option>
+        </select>
+        <label htmlFor="schedule-destination">Default destination</label>
+        <select
+          id="schedule-destination"
+          value={current.destination}
+          onChange={(e) => setSetting({ ...current, destination: e.target.value })}
+        >
+          <option value="">Choose…</option>
+          {usable.map((d) => (
+            <option key={d.id} value={d.id}>
+              {d.type.replace('_', ' ')} …{d.last4}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="schedule-currency">Currency</label>
+        <input
+          id="schedule-currency"
+          value={current.currency}
+          onChange={(e) => setSetting({ ...current, currency: e.target.value.toUpperCase() })}
+        />
+        <label htmlFor="schedule-minimum">Minimum kept in the balance (minor units)</label>
+        <input
+          id="schedule-minimum"
+          inputMode="numeric"
+          value={current.minimum}
+          onChange={(e) => setSetting({ ...current, minimum: e.target.value })}
+        />
+        <ErrorBox error={saveSchedule.error} />
+        <button type="submit" className="primary" disabled={saveSchedule.isPending}>
+          Save schedule
+        </button>
+        {schedule.data ? (
+          <p className="hint" data-testid="schedule-now">
+            Now: {schedule.data.schedule}
+          </p>
+        ) : null}
+      </form>
+    </section>
+  );
+}
