@@ -21,7 +21,6 @@ import {
 } from '../domain/ledger';
 import { COLLECTED_STATUSES } from '../domain/fees';
 import type { PaymentStatus } from '../domain/payment';
-import { lateSuccessRefundId } from '../domain/payment-table';
 import type { RefundRecord } from '../domain/refund';
 import type { AuditEntry } from '../domain/audit-log';
 import { insertAuditEntries } from './audit-log';
@@ -210,10 +209,10 @@ export async function postPaymentCollected(db: Db, paymentId: string, at: Date):
  * @throws Error when its payment is not in the read model
  */
 export async function postRefund(db: Db, refund: RefundRecord): Promise<void> {
-  // The automatic refund of a late success after cancel returns money the provider did collect: its
-  // collection is posted first (docs/ledger.md#postings), the payment itself staying cancelled.
-  if (refund.id === lateSuccessRefundId(refund.paymentId))
-    await postPaymentCollected(db, refund.paymentId, new Date(refund.createdAt));
+  // A refund returns money the provider collected: the payment's collection is posted first when it is not yet
+  // (docs/ledger.md#postings): the automatic refund of a late success after cancel, whose payment stays cancelled,
+  // and a refund write that lands before (or instead of) its payment's completion write, which it also completes.
+  await postPaymentCollected(db, refund.paymentId, new Date(refund.createdAt));
   const payment = (await db('payments').where({ id: refund.paymentId }).first('provider')) as
     { provider: string } | undefined;
   if (!payment) throw new Error(`payment ${refund.paymentId} is not in the read model yet`);
