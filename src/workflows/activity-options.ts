@@ -182,5 +182,11 @@ export const DELIVERY_RECORD_OPTIONS: ActivityOptions = {
 export const RECONCILIATION_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
   scheduleToCloseTimeout: '1 day',
-  retry: { initialInterval: '1 minute', backoffCoefficient: 2, maximumInterval: '30 minutes' },
+  retry: {
+    initialInterval: '1 minute',
+    backoffCoefficient: 2,
+    maximumInterval: '30 minutes',
+    // A day that is not one, or data PostgreSQL refuses, stays so however often it is tried.
+    nonRetryableErrorTypes: [FAILURE_TYPES.dataError, 'InvalidReconciliationDay'],
+  },
 };

@@ -14,8 +14,11 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /** The counters the workflows create, by the names their files give. */
 export function workflowMetricNames(): string[] {
-  const sources = ['payment-workflow.ts', 'webhook-delivery-workflow.ts']
-    .map((file) => fs.readFileSync(path.join(ROOT, 'src/workflows', file), 'utf8'))
+  const dir = path.join(ROOT, 'src/workflows');
+  const sources = fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => fs.readFileSync(path.join(dir, file), 'utf8'))
     .join('\n');
   return [...sources.matchAll(/createCounter\('(paycollect_[a-z_]+)'/g)].map((match) => match[1] as string);
 }
