@@ -69,9 +69,18 @@ export function payoutEvent(payout: PayoutSnapshot, created = false): EventInput
   };
 }
 
-/** The payout rail registry of `deps`, or one built from its configuration. */
+/** Registries built from configuration, one per dependencies object (so live rails keep their cached tokens). */
+const builtRegistries = new WeakMap<object, PayoutRailRegistry>();
+
+/** The payout rail registry of `deps`, or the one built from its configuration (once per `deps`). */
 export function payoutRailsOf(deps: Pick<PayoutActivityDeps, 'db' | 'config' | 'payoutRails'>): PayoutRailRegistry {
-  return deps.payoutRails ?? payoutRailRegistryFromConfig(createSandboxPayoutLedger(deps.db), deps.config);
+  if (deps.payoutRails) return deps.payoutRails;
+  let registry = builtRegistries.get(deps);
+  if (!registry) {
+    registry = payoutRailRegistryFromConfig(createSandboxPayoutLedger(deps.db), deps.config);
+    builtRegistries.set(deps, registry);
+  }
+  return registry;
 }
 
 /** The outcome of a rail call as the workflow takes it. */

@@ -491,15 +491,14 @@ export async function setPayoutSchedule(
     minimum: request.minimum ?? 0,
     updatedAt: new Date().toISOString(),
   };
+  const destination = request.destination ? await findDestination(deps.db, owner, request.destination) : undefined;
+  if (request.destination && !destination)
+    throw validationError([
+      { field: 'destination', message: `no payout destination ${request.destination} in this account and environment` },
+    ]);
   if (setting.schedule !== 'manual') {
-    const destination = request.destination ? await findDestination(deps.db, owner, request.destination) : undefined;
     if (!destination)
-      throw validationError([
-        {
-          field: 'destination',
-          message: 'destination must be one of your payout destinations for an automatic schedule',
-        },
-      ]);
+      throw validationError([{ field: 'destination', message: 'destination is required for an automatic schedule' }]);
     if (!request.currency)
       throw validationError([{ field: 'currency', message: 'currency is required for an automatic schedule' }]);
     const problem = payoutCurrencyProblem(destination.provider, request.currency);
@@ -525,6 +524,10 @@ export async function setPayoutSchedule(
           workflowId: `automatic-payout:${owner.merchantId}:${owner.environment}`,
           args: [input],
           taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+          typedSearchAttributes: [
+            { key: MerchantIdAttribute, value: owner.merchantId },
+            { key: EnvironmentAttribute, value: owner.environment },
+          ],
         },
       });
     } catch (error) {

@@ -6,6 +6,7 @@
  */
 import { expect } from 'chai';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
+import { recordHistory } from '../helpers/history';
 import { ledgerProblems } from '../helpers/ledger';
 import { mailsAbout } from '../helpers/live-access-fixtures';
 import { personIdOf, sessionConfirmedAgo, turnOnTwoFactor } from '../helpers/security';
@@ -178,6 +179,7 @@ describe('payouts (docs/payouts.md)', function () {
     expect(refused.status).to.equal(409);
     expect(refused.body.error.code).to.equal('payout_not_cancellable');
     expect(await eventTypes(key, down.body.data.id)).to.deep.equal(['payout.created']);
+    await recordHistory('payout-rail-down-cancelled', `payout:${down.body.data.id}`);
     await expectLedgerHolds(merchant.merchantId);
   });
 
@@ -333,6 +335,13 @@ describe('payouts (docs/payouts.md)', function () {
     });
     expect(refused.status).to.equal(400);
     expect(JSON.stringify(refused.body.error)).to.include('destination');
+    const unknown = await call('/v1/payout_schedule', {
+      key,
+      method: 'PUT',
+      body: { schedule: 'manual', destination: 'dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz' },
+    });
+    expect(unknown.status).to.equal(400);
+    expect(JSON.stringify(unknown.body.error)).to.include('destination');
     const set = await call('/v1/payout_schedule', {
       key,
       method: 'PUT',
@@ -372,6 +381,10 @@ describe('payouts (docs/payouts.md)', function () {
     );
     expect(gone).to.equal(true);
     expect(await db('ledger_balance_transactions').where({ payout_id: automatic.id })).to.have.length(2);
+    const runs = client.workflow.list({
+      query: `WorkflowType = 'automaticPayoutWorkflow' AND MerchantId = '${merchant.merchantId}'`,
+    });
+    for await (const run of runs) await recordHistory('payout-automatic', run.workflowId);
     await expectLedgerHolds(merchant.merchantId);
   });
 });

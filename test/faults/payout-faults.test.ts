@@ -17,6 +17,7 @@ import type { PayoutRailRegistry } from '../../src/providers/payout-registry';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
 import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
+import { recordHistory } from '../helpers/history';
 import { ledgerProblems } from '../helpers/ledger';
 import { startApp, WorkerProcess } from '../helpers/processes';
 import { getStack, testConfig, workflowBundle } from '../helpers/stack';
@@ -201,6 +202,7 @@ describe('payout faults (docs/payouts.md#workflow)', function () {
         'payout.returned',
       ]);
       expect(await ledgerProblems(stack.db, { merchantIds: [merchant.merchantId] })).to.deep.equal([]);
+      await recordHistory('payout-down-unknown-paid-returned', `payout:${id}`);
     } finally {
       worker.shutdown();
       await running;

@@ -1,5 +1,9 @@
 /** Reading workflow histories in tests: what a history records beside its commands. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
+import { getStack } from './stack';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -57,4 +61,17 @@ export function activityRuns(events: HistoryEvent[]): ActivityRun[] {
 /** The activities a history ran, by type, in order (see {@link activityRuns}). */
 export function activityNames(events: HistoryEvent[]): string[] {
   return activityRuns(events).map((run) => run.type);
+}
+
+/**
+ * With RECORD_HISTORIES=1, waits for workflow `workflowId` of the shared stack to close and keeps its history as
+ * test/replay/histories/`name`.json for the replay test (test/replay/replay.test.ts); otherwise does nothing.
+ */
+export async function recordHistory(name: string, workflowId: string): Promise<void> {
+  if (process.env.RECORD_HISTORIES !== '1') return;
+  const { client } = await getStack();
+  const handle = client.workflow.getHandle(workflowId);
+  await handle.result();
+  const dir = path.resolve(__dirname, '../replay/histories');
+  fs.writeFileSync(path.join(dir, `${name}.json`), historyToJSON((await handle.fetchHistory()) as never));
 }

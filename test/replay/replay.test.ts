@@ -56,6 +56,14 @@ describe('replay of recorded workflow histories (docs/workflow-changes.md#determ
     expect(files.filter((name) => /^v\d+-/.test(name))).to.deep.equal([]);
   });
 
+  it('has histories of a payout through a rail that was down, an unknown answer and a return, of a cancel and of an automatic payout (docs/payouts.md#workflow)', () => {
+    expect(files).to.include.members([
+      'payout-down-unknown-paid-returned.json',
+      'payout-rail-down-cancelled.json',
+      'payout-automatic.json',
+    ]);
+  });
+
   it('replays every history without a determinism error', async function () {
     this.timeout(60_000);
     const histories = files.map((name) => ({

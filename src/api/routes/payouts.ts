@@ -137,7 +137,8 @@ export function payoutRoutes(deps: PayoutRouteDeps): Router {
   });
 
   /** Cancel a pending payout → 200 envelope with it `cancelled`. Errors: 404; 409 `payout_not_cancellable`; 503. */
-  router.post('/payouts/:id/cancel', auth, async (ctx) => {
+  // The body is read (a body too deep or malformed is refused as everywhere) but takes no field.
+  router.post('/payouts/:id/cancel', auth, jsonBody(), async (ctx) => {
     parseOrThrow(destinationQuery, ctx.query);
     const payout = await cancelPayout(deps, principalOf(ctx), ctx.params.id as string, ctx.ip);
     respond(ctx, 200, 'Payout cancelled', toPayoutView(payout));

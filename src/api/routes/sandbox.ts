@@ -84,7 +84,8 @@ export function sandboxRoutes(deps: SandboxServiceDeps): Router {
    * Settles the merchant's sandbox funds now (docs/ledger.md#available-on): pending balance transactions become
    * available → 200 envelope with the balance. Errors: 401, 404 for a live key.
    */
-  router.post('/balance/settle', bearerSecretKey(deps.db), async (ctx) => {
+  // Takes no field, but a body is read and one too deep or malformed is refused as on every write.
+  router.post('/balance/settle', bearerSecretKey(deps.db), jsonBody(), async (ctx) => {
     const owner = principalOf(ctx);
     await settleSandboxFunds(deps, owner);
     respond(ctx, 200, 'Sandbox funds settled', toBalanceView(await getBalance(deps, owner), owner.environment));
