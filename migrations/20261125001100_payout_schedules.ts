@@ -27,9 +27,11 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE OR REPLACE FUNCTION ledger_balance_transaction_change() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      IF (to_jsonb(NEW) - 'available_on' - 'payout_id') IS DISTINCT FROM (to_jsonb(OLD) - 'available_on' - 'payout_id')
+      IF (to_jsonb(NEW) - 'available_on' - 'rolled_up' - 'payout_id')
+           IS DISTINCT FROM (to_jsonb(OLD) - 'available_on' - 'rolled_up' - 'payout_id')
+         OR (OLD.rolled_up AND NOT NEW.rolled_up)
          OR (OLD.payout_id IS NOT NULL AND NEW.payout_id IS DISTINCT FROM OLD.payout_id) THEN
-        RAISE EXCEPTION 'a balance transaction changes only its available_on, and its payout_id once'
+        RAISE EXCEPTION 'a balance transaction changes only its available_on, is rolled up once, and gets its payout_id once'
           USING ERRCODE = 'restrict_violation';
       END IF;
       RETURN NEW;
@@ -39,14 +41,16 @@ export async function up(knex: Knex): Promise<void> {
   );
 }
 
-/** Drops `payout_schedules` and restores the stricter rule. */
+/** Drops `payout_schedules` and restores the ledger's own rule (docs/ledger.md#invariants). */
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('DROP INDEX ledger_balance_transactions_payout_idx');
   await knex.raw(`
     CREATE OR REPLACE FUNCTION ledger_balance_transaction_change() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      IF (to_jsonb(NEW) - 'available_on') IS DISTINCT FROM (to_jsonb(OLD) - 'available_on') THEN
-        RAISE EXCEPTION 'a balance transaction changes only its available_on' USING ERRCODE = 'restrict_violation';
+      IF (to_jsonb(NEW) - 'available_on' - 'rolled_up') IS DISTINCT FROM (to_jsonb(OLD) - 'available_on' - 'rolled_up')
+         OR (OLD.rolled_up AND NOT NEW.rolled_up) THEN
+        RAISE EXCEPTION 'a balance transaction changes only its available_on (and is rolled up once)'
+          USING ERRCODE = 'restrict_violation';
       END IF;
       RETURN NEW;
     END $$`);

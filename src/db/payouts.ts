@@ -211,15 +211,23 @@ function ledgerPayoutOf(payout: PayoutSnapshot): LedgerPayout {
 
 /**
  * What the merchant's balance in `currency` makes available now, in minor units, read with the balance account's
- * row locked until the transaction `trx` ends (docs/payouts.md#money): the account's running balance less the credits
- * still pending. 0 when the merchant has no account in that currency.
+ * row locked until the transaction `trx` ends (docs/payouts.md#money): what the merchant is owed (its rollup plus the
+ * balance transactions not rolled up, docs/ledger.md#balance-read) less the credits still pending. 0 when the
+ * merchant has no account in that currency.
  */
 async function lockedAvailable(trx: Db, scope: LedgerScope, currency: string, now: Date): Promise<number> {
-  const account = (await trx('ledger_accounts')
+  const account = await trx('ledger_accounts')
     .where({ kind: 'merchant_balance', owner: scope.merchantId, environment: scope.environment, currency })
     .forUpdate()
-    .first('balance')) as { balance: string | number } | undefined;
+    .first('id');
   if (!account) return 0;
+  const rolled = (await trx('ledger_balance_rollups')
+    .where({ merchant_id: scope.merchantId, environment: scope.environment, currency })
+    .first('total')) as { total: string | number } | undefined;
+  const tail = (await trx('ledger_balance_transactions')
+    .where({ merchant_id: scope.merchantId, environment: scope.environment, currency, rolled_up: false })
+    .sum({ total: 'net' })
+    .first()) as { total: string | number | null } | undefined;
   const pending = (await trx('ledger_balance_transactions')
     .where({ merchant_id: scope.merchantId, environment: scope.environment, currency })
     .where('available_on', '>', now)
@@ -228,7 +236,7 @@ async function lockedAvailable(trx: Db, scope: LedgerScope, currency: string, no
     .where('net', '>', 0)
     .sum({ total: 'net' })
     .first()) as { total: string | number | null } | undefined;
-  return -Number(account.balance) - Number(pending?.total ?? 0);
+  return Number(rolled?.total ?? 0) + Number(tail?.total ?? 0) - Number(pending?.total ?? 0);
 }
 
 /** Inserts `payout` (`pending`), its reservation journal and its `payout.created` event, inside `trx`. */
