@@ -25,7 +25,12 @@ describe('payouts in the dashboard (docs/payouts.md)', function () {
     await signIn(page, developer);
     await page.getByRole('link', { name: 'Payouts' }).click();
     await page.getByRole('heading', { level: 1, name: 'Payouts' }).waitFor();
-    expect(await page.getByTestId('available-balance').textContent()).to.match(/19,700|19700/);
+    // The screen answers before its balance query does: wait for the figure.
+    const available = await eventually(
+      () => page.getByTestId('available-balance').textContent(),
+      (text) => /19,700|19700/.test(text ?? ''),
+    );
+    expect(available).to.match(/19,700|19700/);
 
     await page.getByLabel('Phone number (E.164)').fill('+250788000001');
     await page.getByRole('button', { name: 'Add destination' }).click();
