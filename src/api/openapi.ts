@@ -23,7 +23,7 @@ import {
   rollKeyBody,
   transactionsQuery,
 } from './schemas/developer';
-import { registerBody } from './schemas/auth';
+import { changePasswordBody, registerBody } from './schemas/auth';
 import {
   acceptInvitationBody,
   changeMemberBody,
@@ -1466,6 +1466,32 @@ export const ROUTE_DOCS: RouteDoc[] = [
     codes: [
       { code: 'forbidden', when: 'No code was confirmed in the last 5 minutes.' },
       { code: 'conflict', when: 'Two-factor sign-in is off.' },
+    ],
+  },
+  {
+    operationId: 'changePassword',
+    method: 'post',
+    path: '/v1/developer/password',
+    tag: 'Security',
+    summary: 'Change your password',
+    description:
+      'Send your current password and the new one (10 to 200 characters, as at registration). With two-factor sign-in on, a code confirmed in the last 5 minutes is needed first (`POST /v1/developer/2fa/verify`). Every session of yours ends, in every merchant, this one included: sign in again elsewhere; the answer is a new session token for here. The change is written to the activity log, never the password.',
+    security: ['session'],
+    body: changePasswordBody,
+    bodyExample: { current_password: 'a long password', new_password: 'an even longer password' },
+    success: {
+      status: 200,
+      description: 'New session token; every earlier one is refused from now on',
+      schema: out.envelope(out.session),
+      example: ok('Password changed', example.session),
+    },
+    codes: [
+      {
+        code: 'validation_error',
+        when: 'The current password is wrong, or the new one is shorter than 10 characters, longer than 200 or the same as the current one.',
+        message: 'current_password is not your current password',
+      },
+      { code: 'forbidden', when: 'Two-factor sign-in is on and no code was confirmed in the last 5 minutes.' },
     ],
   },
   {

@@ -100,6 +100,16 @@ const OPERATION_VERBS = Object.fromEntries(
     'roll',
     'receive',
     'check',
+    'complete',
+    'switch',
+    'sign',
+    'accept',
+    'enroll',
+    'verify',
+    'disable',
+    'change',
+    'remove',
+    'revoke',
   ].map((verb) => [verb, true]),
 );
 

@@ -4,7 +4,7 @@
  */
 import { z } from '../../lib/zod';
 import { ROLES, SCOPES } from '../../domain/access';
-import { loginBody } from './auth';
+import { loginBody, newPassword } from './auth';
 
 const code = z.string().regex(/^\d{6}$/, 'code must be 6 digits');
 const recoveryCode = z.string().trim().min(10).max(20);
@@ -50,7 +50,7 @@ export const invitationBody = z.strictObject({
  */
 export const acceptInvitationBody = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
-  password: z.string().min(10).max(200).optional(),
+  password: newPassword.optional(),
 });
 
 /** `PATCH /v1/developer/team/members/{id}` (docs/security.md#roles). */
