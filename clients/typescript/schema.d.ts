@@ -1252,6 +1252,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/developer/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change your password
+         * @description Send your current password and the new one (10 to 200 characters, as at registration). With two-factor sign-in on, a code confirmed in the last 5 minutes is needed first (`POST /v1/developer/2fa/verify`). Every session of yours ends, in every merchant, this one included: sign in again elsewhere; the answer is a new session token for here. The change is written to the activity log, never the password.
+         */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/developer/team/members": {
         parameters: {
             query?: never;
@@ -2352,7 +2372,10 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @enum {string} */
+                        /**
+                         * @description Always `ok`: the process runs
+                         * @enum {string}
+                         */
                         status: "ok";
                     };
                 };
@@ -2384,7 +2407,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description `ok` when every check is `ok`, else `unavailable` */
                         status: string;
+                        /** @description `database` and `temporal`, each `ok` or `unavailable` (down, or slower than the deadline) */
                         checks: {
                             [key: string]: string;
                         };
@@ -2636,13 +2661,25 @@ export interface operations {
                                  */
                                 created_at: string;
                             };
+                            /** @description The session token: send it as `Authorization: Bearer <token>` */
                             token: string;
+                            /**
+                             * Format: date-time
+                             * @description When the token stops working; sign in again then (ISO 8601, UTC)
+                             */
                             expires_at: string;
+                            /** @description Your first sandbox secret key */
                             api_key: {
+                                /** @description Key id, `key_…` */
                                 id: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description Always `sandbox`: live keys come with live access
+                                 * @enum {string}
+                                 */
                                 environment: "sandbox";
+                                /** @description The secret key `sk_sandbox_…`, shown only here: store it */
                                 secret: string;
+                                /** @description Its last 4 characters, as key lists show it */
                                 last4: string;
                             };
                         };
@@ -2741,6 +2778,7 @@ export interface operations {
                     email: string;
                     /** @description Your password */
                     password: string;
+                    /** @description The merchant to act in, `mer_…`, for a person in several teams (default: your first) */
                     merchant_id?: string;
                 };
             };
@@ -2772,12 +2810,20 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The session token: send it as `Authorization: Bearer <token>` */
                             token: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the token stops working; sign in again then (ISO 8601, UTC)
+                             */
                             expires_at: string;
                         } | {
-                            /** @enum {boolean} */
+                            /**
+                             * @description Two-factor sign-in is on: no session yet, send a code with the `challenge`
+                             * @enum {boolean}
+                             */
                             two_factor_required: true;
+                            /** @description Send it with the current code to `POST /v1/auth/login/2fa` within 5 minutes; it is no session */
                             challenge: string;
                         };
                     };
@@ -4090,7 +4136,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The provider code (`momo`, `mobile_money_b`, `card_gateway`) */
+                /** @description The provider code (`momo`, `mobile_money_b`, `card_gateway`, `mpesa`) */
                 provider: string;
             };
             cookie?: never;
@@ -4104,11 +4150,19 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The provider's reference of the payment, as it answered the payment's initiation */
                     provider_reference: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The status the provider claims; the service confirms it with the provider before it counts
+                     * @enum {string}
+                     */
                     status: "pending" | "succeeded" | "failed" | "cancelled";
-                    /** @enum {string} */
+                    /**
+                     * @description Why it failed, for `failed`
+                     * @enum {string}
+                     */
                     failure_code?: "declined" | "card_declined" | "insufficient_funds" | "provider_error";
+                    /** @description The provider's own words about the failure */
                     failure_message?: string;
                 };
             };
@@ -4141,10 +4195,17 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
-                            /** @enum {boolean} */
+                            /**
+                             * @description Always `true`: the callback was taken
+                             * @enum {boolean}
+                             */
                             received: true;
+                            /** @description The payment the callback is about, `pay_…` */
                             payment_id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `signalled`: the payment's workflow confirms the status with the provider now; `ignored`: the callback cannot change the payment (already settled)
+                             * @enum {string}
+                             */
                             action: "signalled" | "ignored";
                         };
                     };
@@ -4240,7 +4301,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The provider code (`momo`, `mobile_money_b`, `card_gateway`) */
+                /** @description The provider code (`momo`, `mobile_money_b`, `card_gateway`, `mpesa`) */
                 provider: string;
             };
             cookie?: never;
@@ -4254,11 +4315,19 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The provider's reference of the payment, as it answered the payment's initiation */
                     provider_reference: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The status the provider claims; the service confirms it with the provider before it counts
+                     * @enum {string}
+                     */
                     status: "pending" | "succeeded" | "failed" | "cancelled";
-                    /** @enum {string} */
+                    /**
+                     * @description Why it failed, for `failed`
+                     * @enum {string}
+                     */
                     failure_code?: "declined" | "card_declined" | "insufficient_funds" | "provider_error";
+                    /** @description The provider's own words about the failure */
                     failure_message?: string;
                 };
             };
@@ -4291,10 +4360,17 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
-                            /** @enum {boolean} */
+                            /**
+                             * @description Always `true`: the callback was taken
+                             * @enum {boolean}
+                             */
                             received: true;
+                            /** @description The payment the callback is about, `pay_…` */
                             payment_id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `signalled`: the payment's workflow confirms the status with the provider now; `ignored`: the callback cannot change the payment (already settled)
+                             * @enum {string}
+                             */
                             action: "signalled" | "ignored";
                         };
                     };
@@ -4446,8 +4522,11 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The payment the card was confirmed for, `pay_…` */
                             payment_id: string;
+                            /** @description The simulated gateway's answer, as the gateway's client library gives it */
                             outcome: {
+                                /** @description The gateway's status: `succeeded`, or `requires_payment_method` for a declined card */
                                 status: string;
                             } & {
                                 [key: string]: unknown;
@@ -6734,6 +6813,7 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description This page of events, newest first */
                             events: components["schemas"]["Event"][];
                             /** @description Where this page stands in the list */
                             pagination: {
@@ -7157,7 +7237,9 @@ export interface operations {
                              * @description When you registered (ISO 8601, UTC)
                              */
                             created_at: string;
+                            /** @description Your country, ISO 3166-1 alpha-2; null when not given */
                             country: string | null;
+                            /** @description Your phone number; null when not given */
                             phone: string | null;
                         };
                     };
@@ -7317,7 +7399,9 @@ export interface operations {
                              * @description When you registered (ISO 8601, UTC)
                              */
                             created_at: string;
+                            /** @description Your country, ISO 3166-1 alpha-2; null when not given */
                             country: string | null;
+                            /** @description Your phone number; null when not given */
                             phone: string | null;
                         };
                     };
@@ -7490,6 +7574,7 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description This page of payments and refunds, newest first */
                             transactions: {
                                 /** @description The payment (`pay_…`) or refund (`ref_…`) id */
                                 id: string;
@@ -7879,6 +7964,7 @@ export interface operations {
                              * @description The instant counting ended (ISO 8601, UTC)
                              */
                             to: string;
+                            /** @description Money in the range, one entry per currency */
                             volume_by_currency: {
                                 /** @description ISO 4217 code */
                                 currency: string;
@@ -7901,6 +7987,7 @@ export interface operations {
                             };
                             /** @description Completed ÷ all payments settled in the range, 0 to 1; null when none */
                             success_rate: number | null;
+                            /** @description One entry per UTC day and currency, oldest first */
                             daily: {
                                 /** @description The UTC day `YYYY-MM-DD` */
                                 date: string;
@@ -7912,6 +7999,7 @@ export interface operations {
                                 completed: number;
                                 /** @description Their completed amounts, minor units */
                                 completed_volume: number;
+                                /** @description Fees of those completed payments, minor units */
                                 fees: number;
                             }[];
                         };
@@ -8000,7 +8088,9 @@ export interface operations {
                 limit?: number;
                 /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
+                /** @description Only entries of this action, e.g. `team.role_changed` or `password.changed` */
                 action?: string;
+                /** @description Only entries by this actor: a person `dev_…` or a key `key_…` */
                 actor?: string;
             };
             header?: never;
@@ -8054,13 +8144,18 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description This page of entries, newest first */
                             activity: {
                                 /** @description Entry id, `act_…` */
                                 id: string;
                                 /** @description Who did it: a developer, an API key, a reviewer, an operator or the system, with its id */
                                 actor: {
-                                    /** @enum {string} */
+                                    /**
+                                     * @description What kind of actor: a person signed in, an API key, our reviewer, operator or system
+                                     * @enum {string}
+                                     */
                                     type: "developer" | "api_key" | "reviewer" | "operator" | "system";
+                                    /** @description The actor's id: `dev_…` for a person, `key_…` for a key, a name for reviewers and the system */
                                     id: string;
                                 };
                                 /** @description What was done (`payment.created`, `key.rolled`, …) */
@@ -8431,6 +8526,7 @@ export interface operations {
                             }[];
                             /** @description Whether the workflow's history is still kept (the sources of status changes come from it) */
                             history_available: boolean;
+                            /** @description The events sent about the payment, oldest first */
                             events: {
                                 /** @description Event id, `evt_` and 24 characters; the `webhook-id` of its deliveries */
                                 id: string;
@@ -8441,14 +8537,22 @@ export interface operations {
                                  * @description When it happened (ISO 8601, UTC)
                                  */
                                 created_at: string;
+                                /** @description The event's payload, as the webhook delivered it */
                                 data?: unknown;
+                                /** @description The event's deliveries to your webhook endpoints, with their attempts */
                                 deliveries: components["schemas"]["WebhookDelivery"][];
                             }[];
                             /** @description When the service next asks the provider, and why; null when nothing is awaited */
                             next_provider_check: {
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the service asks the provider next (ISO 8601, UTC)
+                                 */
                                 at: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description `poll`: the payment is still awaited; `expiry`: the last check at its expiry; `refund_check`: a refund is awaited
+                                 * @enum {string}
+                                 */
                                 reason: "poll" | "expiry" | "refund_check";
                             } | null;
                             /** @description The ledger postings of the payment and its refunds (docs/ledger.md#postings), oldest first */
@@ -9397,6 +9501,7 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Your uploaded documents */
                             documents: {
                                 /** @description Document id, `doc_…` */
                                 id: string;
@@ -10297,6 +10402,7 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Your webhook endpoints in this environment */
                             webhooks: (components["schemas"]["Webhook"] & unknown)[];
                         };
                     };
@@ -10878,8 +10984,12 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The deleted endpoint, `whk_…` */
                             id: string;
-                            /** @enum {boolean} */
+                            /**
+                             * @description Always `true`: nothing more is delivered to it
+                             * @enum {boolean}
+                             */
                             deleted: true;
                         };
                     };
@@ -11030,9 +11140,13 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Whether your endpoint answered with a 2xx status */
                             delivered: boolean;
+                            /** @description Your endpoint's HTTP status; null when it gave none (refused, timed out) */
                             status_code: number | null;
+                            /** @description How long the attempt took, in milliseconds */
                             duration_ms: number;
+                            /** @description Why it was not delivered (connection refused, time-out, status); null when delivered */
                             error: string | null;
                         };
                     };
@@ -11371,6 +11485,7 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description This page of the endpoint's deliveries, with their attempts */
                             deliveries: components["schemas"]["WebhookDelivery"][];
                             /** @description Where this page stands in the list */
                             pagination: {
@@ -11693,6 +11808,7 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Your secret and restricted keys, masked */
                             keys: {
                                 /** @description Key id, `key_…` */
                                 id: string;
@@ -11826,9 +11942,14 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description A name to know the key by (who or what uses it), 1 to 100 characters */
                     name: string;
-                    /** @enum {string} */
+                    /**
+                     * @description `sandbox`, or `live` once live access is granted (needs a recent two-factor code)
+                     * @enum {string}
+                     */
                     environment: "sandbox" | "live";
+                    /** @description What the key may do, each scope once; anything else answers 403 `forbidden` */
                     scopes: ("payments:read" | "payments:write" | "refunds:write" | "payouts:read" | "payouts:write" | "balance:read" | "webhooks:write")[];
                 };
             };
@@ -11874,6 +11995,7 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The key, with its secret this once */
                             key: {
                                 /** @description Key id, `key_…` */
                                 id: string;
@@ -11910,9 +12032,13 @@ export interface operations {
                                  * @description When it stops working; null while it has no end
                                  */
                                 expires_at: string | null;
+                                /** @description The key `rk_sandbox_…` or `rk_live_…`, shown only here: store it */
                                 secret: string;
                             };
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description After a roll: when the key it replaces stops working (ISO 8601, UTC)
+                             */
                             previous_key_expires_at?: string;
                         };
                     };
@@ -12075,13 +12201,20 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The new secret key, with its secret this once */
                             key: {
+                                /** @description The new key id, `key_…` */
                                 id: string;
+                                /** @description `sandbox` or `live`, as the path named */
                                 environment: string;
+                                /** @description The new secret key `sk_…`, shown only here: store it */
                                 secret: string;
+                                /** @description Its last 4 characters, as key lists show it */
                                 last4: string;
+                                /** @description When it was made (ISO 8601, UTC) */
                                 created_at: string;
                             };
+                            /** @description When the keys it replaces stop working, `expires_in_hours` from now (ISO 8601, UTC) */
                             previous_keys_expire_at: string;
                         };
                     };
@@ -12215,8 +12348,11 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The `challenge` `POST /v1/auth/login` answered, within 5 minutes */
                     challenge: string;
+                    /** @description The 6-digit code your authenticator app shows now */
                     code?: string;
+                    /** @description One of your recovery codes (`xxxxx-xxxxx`), in place of a code; each works once */
                     recovery_code?: string;
                 };
             };
@@ -12248,8 +12384,12 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The session token: send it as `Authorization: Bearer <token>` */
                             token: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the token stops working; sign in again then (ISO 8601, UTC)
+                             */
                             expires_at: string;
                         };
                     };
@@ -12342,6 +12482,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The merchant to switch to, `mer_…`: one you are a member of */
                     merchant_id: string;
                 };
             };
@@ -12373,8 +12514,12 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The session token: send it as `Authorization: Bearer <token>` */
                             token: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the token stops working; sign in again then (ISO 8601, UTC)
+                             */
                             expires_at: string;
                         };
                     };
@@ -12499,7 +12644,10 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
-                            /** @enum {boolean} */
+                            /**
+                             * @description Always `true`: every session of yours has ended
+                             * @enum {boolean}
+                             */
                             signed_out: true;
                         };
                     };
@@ -12569,7 +12717,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The token */
+                /** @description The last part of the link in the invitation e-mail */
                 token: string;
             };
             cookie?: never;
@@ -12583,7 +12731,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Not signed in: your name, for the account made under the invited e-mail */
                     name?: string;
+                    /** @description Not signed in: the password of your new account, 10 to 200 characters */
                     password?: string;
                 };
             };
@@ -12624,18 +12774,34 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The session token: send it as `Authorization: Bearer <token>` */
                             token: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the token stops working; sign in again then (ISO 8601, UTC)
+                             */
                             expires_at: string;
+                            /** @description Your membership in the merchant that invited you */
                             member: {
+                                /** @description Membership id, `mem_…`: the id to change or remove the member by */
                                 id: string;
+                                /** @description The person's developer id, `dev_…` (activity log actors name it) */
                                 developer_id: string;
+                                /** @description The person's e-mail */
                                 email: string;
+                                /** @description The person's name */
                                 name: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description `owner`, `admin`, `developer` or `viewer` (what each may do: Roles)
+                                 * @enum {string}
+                                 */
                                 role: "owner" | "admin" | "developer" | "viewer";
+                                /** @description Whether the person has two-factor sign-in on */
                                 two_factor_enabled: boolean;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the person joined the team (ISO 8601, UTC)
+                                 */
                                 created_at: string;
                             };
                         };
@@ -12791,7 +12957,9 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Whether sign-in asks you for a code */
                             enabled: boolean;
+                            /** @description Recovery codes not used yet (0 to 10) */
                             recovery_codes_left: number;
                         };
                     };
@@ -12904,8 +13072,12 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The session token: send it as `Authorization: Bearer <token>` */
                             token: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the token stops working; sign in again then (ISO 8601, UTC)
+                             */
                             expires_at: string;
                         };
                     };
@@ -13017,7 +13189,9 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The secret in base32, to type into an authenticator app by hand */
                             secret: string;
+                            /** @description The same secret as an `otpauth://totp/…` URI, for a QR code the app scans */
                             otpauth_uri: string;
                         };
                     };
@@ -13110,6 +13284,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The 6-digit code your authenticator app shows now */
                     code: string;
                 };
             };
@@ -13153,9 +13328,14 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The session token: send it as `Authorization: Bearer <token>` */
                             token: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the token stops working; sign in again then (ISO 8601, UTC)
+                             */
                             expires_at: string;
+                            /** @description Ten recovery codes, each good once in place of a code if the phone is lost; shown only here */
                             recovery_codes: string[];
                         };
                     };
@@ -13275,7 +13455,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The 6-digit code your authenticator app shows now */
                     code?: string;
+                    /** @description One of your recovery codes (`xxxxx-xxxxx`), in place of a code; each works once */
                     recovery_code?: string;
                 };
             };
@@ -13307,8 +13489,12 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The session token: send it as `Authorization: Bearer <token>` */
                             token: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the token stops working; sign in again then (ISO 8601, UTC)
+                             */
                             expires_at: string;
                         };
                     };
@@ -13413,6 +13599,152 @@ export interface operations {
             };
         };
     };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "current_password": "a long password",
+                 *       "new_password": "an even longer password"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The password you sign in with now */
+                    current_password: string;
+                    /** @description The password to sign in with from now on: 10 to 200 characters, not the current one */
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description New session token; every earlier one is refused from now on */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Password changed",
+                     *       "data": {
+                     *         "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJkZXZfOEprMkxtTjRwUTZyUzh0VTB2VzJ4WTR6In0.c2lnbmF0dXJl",
+                     *         "expires_at": "2026-11-24T11:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        /** @description The answer itself */
+                        data: {
+                            /** @description The session token: send it as `Authorization: Bearer <token>` */
+                            token: string;
+                            /**
+                             * Format: date-time
+                             * @description When the token stops working; sign in again then (ISO 8601, UTC)
+                             */
+                            expires_at: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             *     - `validation_error`: The current password is wrong, or the new one is shorter than 10 characters, longer than 200 or the same as the current one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: Two-factor sign-in is on and no code was confirmed in the last 5 minutes.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
     listTeamMembers: {
         parameters: {
             query?: {
@@ -13467,21 +13799,39 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The merchant's members and their roles */
                             members: {
+                                /** @description Membership id, `mem_…`: the id to change or remove the member by */
                                 id: string;
+                                /** @description The person's developer id, `dev_…` (activity log actors name it) */
                                 developer_id: string;
+                                /** @description The person's e-mail */
                                 email: string;
+                                /** @description The person's name */
                                 name: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description `owner`, `admin`, `developer` or `viewer` (what each may do: Roles)
+                                 * @enum {string}
+                                 */
                                 role: "owner" | "admin" | "developer" | "viewer";
+                                /** @description Whether the person has two-factor sign-in on */
                                 two_factor_enabled: boolean;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the person joined the team (ISO 8601, UTC)
+                                 */
                                 created_at: string;
                             }[];
+                            /** @description Every merchant you belong to, with your role there (for switching) */
                             merchants: {
+                                /** @description The merchant id, `mer_…`, to send to `POST /v1/auth/switch` */
                                 merchant_id: string;
+                                /** @description The merchant's business name; null when not given */
                                 business_name: string | null;
-                                /** @enum {string} */
+                                /**
+                                 * @description Your role in that merchant
+                                 * @enum {string}
+                                 */
                                 role: "owner" | "admin" | "developer" | "viewer";
                             }[];
                         };
@@ -13603,14 +13953,25 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Membership id, `mem_…`: the id to change or remove the member by */
                             id: string;
+                            /** @description The person's developer id, `dev_…` (activity log actors name it) */
                             developer_id: string;
+                            /** @description The person's e-mail */
                             email: string;
+                            /** @description The person's name */
                             name: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `owner`, `admin`, `developer` or `viewer` (what each may do: Roles)
+                             * @enum {string}
+                             */
                             role: "owner" | "admin" | "developer" | "viewer";
+                            /** @description Whether the person has two-factor sign-in on */
                             two_factor_enabled: boolean;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the person joined the team (ISO 8601, UTC)
+                             */
                             created_at: string;
                         };
                     };
@@ -13718,7 +14079,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /**
+                     * @description The new role (only owners give or take `owner`)
+                     * @enum {string}
+                     */
                     role: "owner" | "admin" | "developer" | "viewer";
                 };
             };
@@ -13755,14 +14119,25 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Membership id, `mem_…`: the id to change or remove the member by */
                             id: string;
+                            /** @description The person's developer id, `dev_…` (activity log actors name it) */
                             developer_id: string;
+                            /** @description The person's e-mail */
                             email: string;
+                            /** @description The person's name */
                             name: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `owner`, `admin`, `developer` or `viewer` (what each may do: Roles)
+                             * @enum {string}
+                             */
                             role: "owner" | "admin" | "developer" | "viewer";
+                            /** @description Whether the person has two-factor sign-in on */
                             two_factor_enabled: boolean;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the person joined the team (ISO 8601, UTC)
+                             */
                             created_at: string;
                         };
                     };
@@ -13924,14 +14299,26 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Invitations sent and not yet accepted */
                             invitations: {
+                                /** @description Invitation id, `inv_…` */
                                 id: string;
+                                /** @description The e-mail invited: only this person can accept */
                                 email: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description The role the person gets on accepting
+                                 * @enum {string}
+                                 */
                                 role: "owner" | "admin" | "developer" | "viewer";
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When the link stops working, 72 hours after sending (ISO 8601, UTC)
+                                 */
                                 expires_at: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description When it was sent (ISO 8601, UTC)
+                                 */
                                 created_at: string;
                             }[];
                         };
@@ -14026,9 +14413,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @description The e-mail to send the link to; only this person can accept it
+                     */
                     email: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The role the person gets on accepting (an admin cannot invite owners)
+                     * @enum {string}
+                     */
                     role: "owner" | "admin" | "developer" | "viewer";
                 };
             };
@@ -14063,13 +14456,24 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Invitation id, `inv_…` */
                             id: string;
+                            /** @description The e-mail invited: only this person can accept */
                             email: string;
-                            /** @enum {string} */
+                            /**
+                             * @description The role the person gets on accepting
+                             * @enum {string}
+                             */
                             role: "owner" | "admin" | "developer" | "viewer";
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the link stops working, 72 hours after sending (ISO 8601, UTC)
+                             */
                             expires_at: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was sent (ISO 8601, UTC)
+                             */
                             created_at: string;
                         };
                     };
@@ -14178,7 +14582,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @default 24 */
+                    /**
+                     * @description Hours the old key still works, 0 to 720 (0: it stops now)
+                     * @default 24
+                     */
                     expires_in_hours?: number;
                 };
             };
@@ -14225,6 +14632,7 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The key, with its secret this once */
                             key: {
                                 /** @description Key id, `key_…` */
                                 id: string;
@@ -14261,9 +14669,13 @@ export interface operations {
                                  * @description When it stops working; null while it has no end
                                  */
                                 expires_at: string | null;
+                                /** @description The key `rk_sandbox_…` or `rk_live_…`, shown only here: store it */
                                 secret: string;
                             };
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description After a roll: when the key it replaces stops working (ISO 8601, UTC)
+                             */
                             previous_key_expires_at?: string;
                         };
                     };

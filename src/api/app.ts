@@ -36,6 +36,7 @@ import { sandboxRoutes } from './routes/sandbox';
 import { webhookRoutes } from './routes/webhooks';
 import { teamRoutes } from './routes/team';
 import { twoFactorRoutes } from './routes/two-factor';
+import { passwordRoutes } from './routes/password';
 
 /** Everything the API needs, injected. */
 export interface AppDeps {
@@ -74,6 +75,7 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
     eventRoutes(deps),
     developerRoutes(deps),
     twoFactorRoutes(deps),
+    passwordRoutes(deps),
     teamRoutes(deps),
     developerPaymentRoutes(deps),
     documentRoutes(deps),

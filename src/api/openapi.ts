@@ -23,7 +23,7 @@ import {
   rollKeyBody,
   transactionsQuery,
 } from './schemas/developer';
-import { registerBody } from './schemas/auth';
+import { changePasswordBody, registerBody } from './schemas/auth';
 import { balanceQuery, listBalanceTransactionsQuery } from './schemas/balance';
 import {
   createDestinationBody,
@@ -140,6 +140,16 @@ const UPDATE_UNAVAILABLE: CodeDoc = {
     'the payment did not answer within 15 s; the request may still be carried out, so retry it with the same Idempotency-Key to learn its outcome',
 };
 
+/** The answer to a provider callback (a hint, docs/payments.md#provider-callbacks). */
+const callbackReceipt = z.object({
+  received: z.literal(true).openapi({ description: 'Always `true`: the callback was taken' }),
+  payment_id: z.string().openapi({ description: 'The payment the callback is about, `pay_…`' }),
+  action: z.enum(['signalled', 'ignored']).openapi({
+    description:
+      "`signalled`: the payment's workflow confirms the status with the provider now; `ignored`: the callback cannot change the payment (already settled)",
+  }),
+});
+
 /** The credentials of the developer endpoints. */
 const DEVELOPER: Credential[] = ['session', 'secretKey'];
 
@@ -155,7 +165,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'Up',
-      schema: z.object({ status: z.literal('ok') }),
+      schema: z.object({ status: z.literal('ok').openapi({ description: 'Always `ok`: the process runs' }) }),
       example: { status: 'ok' },
     },
   },
@@ -169,7 +179,12 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'Ready (503 with the same body when not)',
-      schema: z.object({ status: z.string(), checks: z.record(z.string(), z.string()) }),
+      schema: z.object({
+        status: z.string().openapi({ description: '`ok` when every check is `ok`, else `unavailable`' }),
+        checks: z.record(z.string(), z.string()).openapi({
+          description: '`database` and `temporal`, each `ok` or `unavailable` (down, or slower than the deadline)',
+        }),
+      }),
       example: { status: 'ok', checks: { database: 'ok', temporal: 'ok' } },
     },
   },
@@ -252,14 +267,17 @@ export const ROUTE_DOCS: RouteDoc[] = [
       schema: out.envelope(
         z.object({
           developer: out.developer,
-          token: z.string(),
-          expires_at: z.string(),
-          api_key: z.object({
-            id: z.string(),
-            environment: z.literal('sandbox'),
-            secret: z.string(),
-            last4: z.string(),
-          }),
+          ...out.session.shape,
+          api_key: z
+            .object({
+              id: z.string().openapi({ description: 'Key id, `key_…`' }),
+              environment: z
+                .literal('sandbox')
+                .openapi({ description: 'Always `sandbox`: live keys come with live access' }),
+              secret: z.string().openapi({ description: 'The secret key `sk_sandbox_…`, shown only here: store it' }),
+              last4: z.string().openapi({ description: 'Its last 4 characters, as key lists show it' }),
+            })
+            .openapi({ description: 'Your first sandbox secret key' }),
         }),
       ),
       example: ok('Developer registered', {
@@ -485,9 +503,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'Received (also for a payment already closed)',
-      schema: out.envelope(
-        z.object({ received: z.literal(true), payment_id: z.string(), action: z.enum(['signalled', 'ignored']) }),
-      ),
+      schema: out.envelope(callbackReceipt),
       example: ok('Callback received', { received: true, payment_id: example.ids.payment, action: 'signalled' }),
     },
     errors: [401],
@@ -512,9 +528,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'Received (also for a payment already closed)',
-      schema: out.envelope(
-        z.object({ received: z.literal(true), payment_id: z.string(), action: z.enum(['signalled', 'ignored']) }),
-      ),
+      schema: out.envelope(callbackReceipt),
       example: ok('Callback received', { received: true, payment_id: example.ids.payment, action: 'signalled' }),
     },
     errors: [401],
@@ -545,7 +559,19 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: "The gateway's answer; the payment follows within moments",
-      schema: out.envelope(z.object({ payment_id: z.string(), outcome: z.object({ status: z.string() }).loose() })),
+      schema: out.envelope(
+        z.object({
+          payment_id: z.string().openapi({ description: 'The payment the card was confirmed for, `pay_…`' }),
+          outcome: z
+            .object({
+              status: z.string().openapi({
+                description: "The gateway's status: `succeeded`, or `requires_payment_method` for a declined card",
+              }),
+            })
+            .loose()
+            .openapi({ description: "The simulated gateway's answer, as the gateway's client library gives it" }),
+        }),
+      ),
       example: ok('Card confirmation received', { payment_id: example.ids.payment, outcome: { status: 'succeeded' } }),
     },
     errors: [404],
@@ -878,7 +904,12 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'A page of events, newest first',
-      schema: out.envelope(z.object({ events: z.array(out.event), pagination: out.pagination })),
+      schema: out.envelope(
+        z.object({
+          events: z.array(out.event).openapi({ description: 'This page of events, newest first' }),
+          pagination: out.pagination,
+        }),
+      ),
       example: ok('Events retrieved', {
         events: [example.paymentCompletedEvent],
         pagination: { page: 1, limit: 10, total: 1, total_pages: 1 },
@@ -1005,7 +1036,9 @@ export const ROUTE_DOCS: RouteDoc[] = [
       description: 'A page of transactions, newest first',
       schema: out.envelope(
         z.object({
-          transactions: z.array(out.transaction),
+          transactions: z
+            .array(out.transaction)
+            .openapi({ description: 'This page of payments and refunds, newest first' }),
           pagination: out.pagination.extend({
             as_of: z.iso.datetime().openapi({
               description: 'The instant the page was read as of; pass it with later page numbers',
@@ -1073,7 +1106,12 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'A page of entries, newest first',
-      schema: out.envelope(z.object({ activity: z.array(out.auditLogEntry), pagination: out.pagination })),
+      schema: out.envelope(
+        z.object({
+          activity: z.array(out.auditLogEntry).openapi({ description: 'This page of entries, newest first' }),
+          pagination: out.pagination,
+        }),
+      ),
       example: ok('Activity retrieved', {
         activity: [example.auditLogEntry],
         pagination: { page: 1, limit: 10, total: 1, total_pages: 1 },
@@ -1210,7 +1248,11 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'Documents',
-      schema: out.envelope(z.object({ documents: z.array(out.document) })),
+      schema: out.envelope(
+        z.object({
+          documents: z.array(out.document).openapi({ description: 'Your uploaded documents' }),
+        }),
+      ),
       example: ok('Documents retrieved', { documents: [example.document] }),
     },
   },
@@ -1330,7 +1372,11 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'Webhooks',
-      schema: out.envelope(z.object({ webhooks: z.array(out.webhook) })),
+      schema: out.envelope(
+        z.object({
+          webhooks: z.array(out.webhook).openapi({ description: 'Your webhook endpoints in this environment' }),
+        }),
+      ),
       example: ok('Webhooks retrieved', { webhooks: [example.webhook] }),
     },
   },
@@ -1409,7 +1455,12 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'Deleted',
-      schema: out.envelope(z.object({ id: z.string(), deleted: z.literal(true) })),
+      schema: out.envelope(
+        z.object({
+          id: z.string().openapi({ description: 'The deleted endpoint, `whk_…`' }),
+          deleted: z.literal(true).openapi({ description: 'Always `true`: nothing more is delivered to it' }),
+        }),
+      ),
       example: ok('Webhook deleted', { id: example.ids.webhook, deleted: true }),
     },
   },
@@ -1465,7 +1516,14 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'A page of deliveries, newest first',
-      schema: out.envelope(z.object({ deliveries: z.array(out.delivery), pagination: out.pagination })),
+      schema: out.envelope(
+        z.object({
+          deliveries: z
+            .array(out.delivery)
+            .openapi({ description: "This page of the endpoint's deliveries, with their attempts" }),
+          pagination: out.pagination,
+        }),
+      ),
       example: ok('Deliveries retrieved', {
         deliveries: [example.delivery],
         pagination: { page: 1, limit: 10, total: 1, total_pages: 1 },
@@ -1516,7 +1574,11 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'Keys',
-      schema: out.envelope(z.object({ keys: z.array(out.keySummary) })),
+      schema: out.envelope(
+        z.object({
+          keys: z.array(out.keySummary).openapi({ description: 'Your secret and restricted keys, masked' }),
+        }),
+      ),
       example: ok('Keys retrieved', { keys: [example.keySummary] }),
     },
   },
@@ -1536,14 +1598,18 @@ export const ROUTE_DOCS: RouteDoc[] = [
       description: 'The new key, shown once',
       schema: out.envelope(
         z.object({
-          key: z.object({
-            id: z.string(),
-            environment: z.string(),
-            secret: z.string(),
-            last4: z.string(),
-            created_at: z.string(),
+          key: z
+            .object({
+              id: z.string().openapi({ description: 'The new key id, `key_…`' }),
+              environment: z.string().openapi({ description: '`sandbox` or `live`, as the path named' }),
+              secret: z.string().openapi({ description: 'The new secret key `sk_…`, shown only here: store it' }),
+              last4: z.string().openapi({ description: 'Its last 4 characters, as key lists show it' }),
+              created_at: z.string().openapi({ description: 'When it was made (ISO 8601, UTC)' }),
+            })
+            .openapi({ description: 'The new secret key, with its secret this once' }),
+          previous_keys_expire_at: z.string().openapi({
+            description: 'When the keys it replaces stop working, `expires_in_hours` from now (ISO 8601, UTC)',
           }),
-          previous_keys_expire_at: z.string(),
         }),
       ),
       example: ok('Key rolled', {
@@ -1621,7 +1687,11 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'Signed out',
-      schema: out.envelope(z.object({ signed_out: z.literal(true) })),
+      schema: out.envelope(
+        z.object({
+          signed_out: z.literal(true).openapi({ description: 'Always `true`: every session of yours has ended' }),
+        }),
+      ),
       example: ok('Signed out everywhere', { signed_out: true }),
     },
   },
@@ -1750,6 +1820,32 @@ export const ROUTE_DOCS: RouteDoc[] = [
     ],
   },
   {
+    operationId: 'changePassword',
+    method: 'post',
+    path: '/v1/developer/password',
+    tag: 'Security',
+    summary: 'Change your password',
+    description:
+      'Send your current password and the new one (10 to 200 characters, as at registration). With two-factor sign-in on, a code confirmed in the last 5 minutes is needed first (`POST /v1/developer/2fa/verify`). Every session of yours ends, in every merchant, this one included: sign in again elsewhere; the answer is a new session token for here. The change is written to the activity log, never the password.',
+    security: ['session'],
+    body: changePasswordBody,
+    bodyExample: { current_password: 'a long password', new_password: 'an even longer password' },
+    success: {
+      status: 200,
+      description: 'New session token; every earlier one is refused from now on',
+      schema: out.envelope(out.session),
+      example: ok('Password changed', example.session),
+    },
+    codes: [
+      {
+        code: 'validation_error',
+        when: 'The current password is wrong, or the new one is shorter than 10 characters, longer than 200 or the same as the current one.',
+        message: 'current_password is not your current password',
+      },
+      { code: 'forbidden', when: 'Two-factor sign-in is on and no code was confirmed in the last 5 minutes.' },
+    ],
+  },
+  {
     operationId: 'listTeamMembers',
     method: 'get',
     path: '/v1/developer/team/members',
@@ -1761,7 +1857,14 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'Members',
-      schema: out.envelope(z.object({ members: z.array(out.member), merchants: z.array(out.membership) })),
+      schema: out.envelope(
+        z.object({
+          members: z.array(out.member).openapi({ description: "The merchant's members and their roles" }),
+          merchants: z
+            .array(out.membership)
+            .openapi({ description: 'Every merchant you belong to, with your role there (for switching)' }),
+        }),
+      ),
       example: ok('Members retrieved', {
         members: [example.member],
         merchants: [{ merchant_id: example.ids.merchant, business_name: 'Amina Shop', role: 'developer' }],
@@ -1822,7 +1925,11 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'Invitations',
-      schema: out.envelope(z.object({ invitations: z.array(out.invitation) })),
+      schema: out.envelope(
+        z.object({
+          invitations: z.array(out.invitation).openapi({ description: 'Invitations sent and not yet accepted' }),
+        }),
+      ),
       example: ok('Invitations retrieved', { invitations: [example.invitation] }),
     },
   },
@@ -2001,7 +2108,8 @@ const PATH_PARAMETERS: Record<string, string> = {
   payment_id: 'The payment id (`pay_…`)',
   merchant_id: 'Your merchant id (`mer_…`)',
   delivery_id: 'The delivery id (`dlv_…`)',
-  provider: 'The provider code (`momo`, `mobile_money_b`, `card_gateway`)',
+  provider: 'The provider code (`momo`, `mobile_money_b`, `card_gateway`, `mpesa`)',
+  token: 'The last part of the link in the invitation e-mail',
   environment: '`sandbox` or `live`',
   file: 'The file name of the asset',
 };

@@ -124,6 +124,21 @@ export async function findDeveloperById(db: Db, id: string): Promise<DeveloperRo
   return db<DeveloperRow>('developers').where({ id }).first();
 }
 
+/**
+ * Replaces the person's password hash and raises their session generation in one statement, so every session
+ * token signed before is refused from now on (docs/security.md#password).
+ * @returns the new session generation, or undefined when the person no longer exists
+ */
+export async function replacePassword(db: Db, id: string, passwordHash: string): Promise<number | undefined> {
+  const [row] = await db('developers')
+    .where({ id })
+    .update(
+      { password_hash: passwordHash, session_generation: db.raw('session_generation + 1'), updated_at: db.fn.now() },
+      ['session_generation'],
+    );
+  return (row as { session_generation: number } | undefined)?.session_generation;
+}
+
 /** What rate limiting needs to know about a caller (docs/limits.md#rate-limits). */
 export interface LimitProfile {
   environment: Environment;

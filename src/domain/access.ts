@@ -95,6 +95,7 @@ export const ENDPOINT_ACCESS: Readonly<Record<string, EndpointAccess>> = {
   'POST /v1/developer/2fa/confirm': { roles: EVERYONE, scope: null },
   'POST /v1/developer/2fa/verify': { roles: EVERYONE, scope: null },
   'DELETE /v1/developer/2fa': { roles: EVERYONE, scope: null },
+  'POST /v1/developer/password': { roles: EVERYONE, scope: null },
   'GET /v1/developer/team/members': { roles: EVERYONE, scope: null },
   'PATCH /v1/developer/team/members/{id}': { roles: MANAGERS, scope: null },
   'DELETE /v1/developer/team/members/{id}': { roles: MANAGERS, scope: null },

@@ -46,6 +46,8 @@ export type AuditAction =
   | 'sign_in.succeeded'
   | 'sign_in.failed'
   | 'sign_out.everywhere'
+  | 'password.changed'
+  | 'password.change_refused'
   | 'two_factor.enabled'
   | 'two_factor.disabled'
   | 'two_factor.code_refused'

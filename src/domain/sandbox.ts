@@ -125,8 +125,17 @@ export function bankTransferReference(paymentId: string): string {
  * vocabulary. The simulators send it, the sandbox adapter parses it, and the API reference shows it.
  */
 export const sandboxCallbackBody = z.object({
-  provider_reference: z.string().min(1).max(100),
-  status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
-  failure_code: z.enum(['declined', 'card_declined', 'insufficient_funds', 'provider_error']).optional(),
-  failure_message: z.string().max(500).optional(),
+  provider_reference: z
+    .string()
+    .min(1)
+    .max(100)
+    .describe("The provider's reference of the payment, as it answered the payment's initiation"),
+  status: z
+    .enum(['pending', 'succeeded', 'failed', 'cancelled'])
+    .describe('The status the provider claims; the service confirms it with the provider before it counts'),
+  failure_code: z
+    .enum(['declined', 'card_declined', 'insufficient_funds', 'provider_error'])
+    .optional()
+    .describe('Why it failed, for `failed`'),
+  failure_message: z.string().max(500).optional().describe("The provider's own words about the failure"),
 });

@@ -7,16 +7,18 @@ import { developerView, type DeveloperView } from '../views/developer';
 import type { Config } from '../config';
 import {
   findDeveloperByEmail,
+  findDeveloperById,
   findKeyByHash,
   findLimitProfile,
   insertDeveloperWithKey,
+  replacePassword,
   type AccountRow,
   type KeyLookup,
   type LimitProfile,
 } from '../db/developers';
 import { isUniqueViolation, type Db } from '../db/knex';
 import type { Environment } from '../domain/environment';
-import { DomainError } from '../domain/errors';
+import { DomainError, validationError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
 import { newId } from '../lib/ids';
 import { DUMMY_PASSWORD_HASH_PROMISE, hashPassword, verifyPassword } from '../lib/passwords';
@@ -32,7 +34,7 @@ import type { MemberActor, Principal } from '../domain/principal';
 import { findSessionMembership, listMembershipsOf } from '../db/team';
 import { auditPerson } from './audit';
 import { endAllSessions } from '../db/two-factor';
-import { checkSecondFactor, type SecondFactor } from './two-factor-service';
+import { checkSecondFactor, requireRecentTwoFactor, type SecondFactor } from './two-factor-service';
 
 export type { KeyLookup, LimitProfile };
 
@@ -203,6 +205,41 @@ export async function signOutEverywhere(
     { personId: principal.member.personId, merchantId: principal.merchantId },
     'sign_out.everywhere',
     request,
+  );
+}
+
+/**
+ * Changes the signed-in person's password (docs/security.md#password): the current one must match, and with
+ * two-factor on a code from the last 5 minutes is needed (docs/security.md#step-up). Every session of the person
+ * ends, in every merchant, and a new one for this merchant is answered (keeping this session's two-factor
+ * confirmation, given by the same person). A refused current password is written to the activity log.
+ * @param input the current password and the new one (already checked: 10–200 characters, not the current one)
+ * @throws DomainError `forbidden` (403) for an API key or without a recent code; `validation_error` (400)
+ *   naming `current_password` when it does not match; `unauthorized` (401) when the person no longer exists
+ */
+export async function changePassword(
+  deps: AuthDeps,
+  principal: Principal,
+  input: { current_password: string; new_password: string },
+  request: { ip: string; origin?: Principal['origin'] },
+): Promise<SessionToken> {
+  const member = principal.member;
+  if (!member) throw new DomainError('forbidden', 'only a signed-in person can change their password');
+  requireRecentTwoFactor(principal);
+  const who = { personId: member.personId, merchantId: principal.merchantId };
+  const person = await findDeveloperById(deps.db, who.personId);
+  if (!person) throw new DomainError('unauthorized', 'the signed-in person no longer exists');
+  if (!(await verifyPassword(input.current_password, person.password_hash))) {
+    await auditPerson(deps.db, who, 'password.change_refused', request);
+    throw validationError([{ field: 'current_password', message: 'current_password is not your current password' }]);
+  }
+  const generation = await replacePassword(deps.db, who.personId, await hashPassword(input.new_password));
+  if (generation === undefined) throw new DomainError('unauthorized', 'the signed-in person no longer exists');
+  await auditPerson(deps.db, who, 'password.changed', request);
+  return signSessionToken(
+    { ...who, twoFactorAt: member.twoFactorAt, generation },
+    deps.config.JWT_SECRET,
+    deps.config.SESSION_TTL_SECONDS,
   );
 }
 

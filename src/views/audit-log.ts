@@ -7,7 +7,14 @@ import { timestamp } from './timestamp';
 export const auditLogEntry = z.object({
   id: z.string().openapi({ description: 'Entry id, `act_…`' }),
   actor: z
-    .object({ type: z.enum(['developer', 'api_key', 'reviewer', 'operator', 'system']), id: z.string() })
+    .object({
+      type: z.enum(['developer', 'api_key', 'reviewer', 'operator', 'system']).openapi({
+        description: 'What kind of actor: a person signed in, an API key, our reviewer, operator or system',
+      }),
+      id: z.string().openapi({
+        description: "The actor's id: `dev_…` for a person, `key_…` for a key, a name for reviewers and the system",
+      }),
+    })
     .openapi({
       description: 'Who did it: a developer, an API key, a reviewer, an operator or the system, with its id',
     }),

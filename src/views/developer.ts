@@ -44,7 +44,10 @@ export function developerView(row: DeveloperSource): DeveloperView {
 }
 
 /** The profile (docs/api.md#profile): the developer with country and phone. */
-export const profile = developer.extend({ country: z.string().nullable(), phone: z.string().nullable() });
+export const profile = developer.extend({
+  country: z.string().nullable().openapi({ description: 'Your country, ISO 3166-1 alpha-2; null when not given' }),
+  phone: z.string().nullable().openapi({ description: 'Your phone number; null when not given' }),
+});
 
 /** The profile as answered. */
 export type ProfileView = z.output<typeof profile>;
@@ -55,7 +58,10 @@ export function profileView(row: DeveloperSource & Pick<ProfileView, 'country' |
 }
 
 /** A session token (docs/api.md#sessions). */
-export const session = z.object({ token: z.string(), expires_at: timestamp });
+export const session = z.object({
+  token: z.string().openapi({ description: 'The session token: send it as `Authorization: Bearer <token>`' }),
+  expires_at: timestamp.openapi({ description: 'When the token stops working; sign in again then (ISO 8601, UTC)' }),
+});
 
 /** A listed key (docs/api.md#secret-keys, docs/security.md#restricted-keys): masked, never the secret. */
 export const keySummary = z.object({

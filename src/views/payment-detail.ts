@@ -61,11 +61,24 @@ export const paymentDetail = z.object({
   history_available: z.boolean().openapi({
     description: "Whether the workflow's history is still kept (the sources of status changes come from it)",
   }),
-  events: z.array(
-    event.omit({ object: true, data: true }).extend({ data: z.unknown(), deliveries: z.array(delivery) }),
-  ),
+  events: z
+    .array(
+      event.omit({ object: true, data: true }).extend({
+        data: z.unknown().openapi({ description: "The event's payload, as the webhook delivered it" }),
+        deliveries: z
+          .array(delivery)
+          .openapi({ description: "The event's deliveries to your webhook endpoints, with their attempts" }),
+      }),
+    )
+    .openapi({ description: 'The events sent about the payment, oldest first' }),
   next_provider_check: z
-    .object({ at: timestamp, reason: z.enum(['poll', 'expiry', 'refund_check']) })
+    .object({
+      at: timestamp.openapi({ description: 'When the service asks the provider next (ISO 8601, UTC)' }),
+      reason: z.enum(['poll', 'expiry', 'refund_check']).openapi({
+        description:
+          '`poll`: the payment is still awaited; `expiry`: the last check at its expiry; `refund_check`: a refund is awaited',
+      }),
+    })
     .nullable()
     .openapi({ description: 'When the service next asks the provider, and why; null when nothing is awaited' }),
   postings: z

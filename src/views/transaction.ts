@@ -32,29 +32,33 @@ export const transaction = z.object({
 export const analytics = z.object({
   from: timestamp.openapi({ description: 'The first instant counted (ISO 8601, UTC)' }),
   to: timestamp.openapi({ description: 'The instant counting ended (ISO 8601, UTC)' }),
-  volume_by_currency: z.array(
-    z.object({
-      currency: z.string().openapi({ description: 'ISO 4217 code' }),
-      completed_volume: z.number().int().openapi({ description: "Completed payments' amounts, minor units" }),
-      refunded_volume: z.number().int().openapi({ description: "Completed refunds' amounts, minor units" }),
-      fees: z.number().int().openapi({ description: 'Fees, minor units' }),
-      net: z.number().int().openapi({ description: 'Completed volume − refunded − fees, minor units' }),
-    }),
-  ),
+  volume_by_currency: z
+    .array(
+      z.object({
+        currency: z.string().openapi({ description: 'ISO 4217 code' }),
+        completed_volume: z.number().int().openapi({ description: "Completed payments' amounts, minor units" }),
+        refunded_volume: z.number().int().openapi({ description: "Completed refunds' amounts, minor units" }),
+        fees: z.number().int().openapi({ description: 'Fees, minor units' }),
+        net: z.number().int().openapi({ description: 'Completed volume − refunded − fees, minor units' }),
+      }),
+    )
+    .openapi({ description: 'Money in the range, one entry per currency' }),
   count_by_status: z.record(z.string(), z.number().int()).openapi({ description: 'Payments by status' }),
   count_by_method: z.record(z.string(), z.number().int()).openapi({ description: 'Payments by method' }),
   success_rate: z
     .number()
     .nullable()
     .openapi({ description: 'Completed ÷ all payments settled in the range, 0 to 1; null when none' }),
-  daily: z.array(
-    z.object({
-      date: z.string().openapi({ description: 'The UTC day `YYYY-MM-DD`' }),
-      currency: z.string().openapi({ description: 'ISO 4217 code' }),
-      payments: z.number().int().openapi({ description: 'Payments created that day' }),
-      completed: z.number().int().openapi({ description: 'Of them, completed' }),
-      completed_volume: z.number().int().openapi({ description: 'Their completed amounts, minor units' }),
-      fees: z.number().int(),
-    }),
-  ),
+  daily: z
+    .array(
+      z.object({
+        date: z.string().openapi({ description: 'The UTC day `YYYY-MM-DD`' }),
+        currency: z.string().openapi({ description: 'ISO 4217 code' }),
+        payments: z.number().int().openapi({ description: 'Payments created that day' }),
+        completed: z.number().int().openapi({ description: 'Of them, completed' }),
+        completed_volume: z.number().int().openapi({ description: 'Their completed amounts, minor units' }),
+        fees: z.number().int().openapi({ description: 'Fees of those completed payments, minor units' }),
+      }),
+    )
+    .openapi({ description: 'One entry per UTC day and currency, oldest first' }),
 });

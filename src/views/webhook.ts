@@ -154,10 +154,17 @@ export function toDeliveryView(record: DeliveryWithAttempts): DeliveryView {
  * came.
  */
 export const testDelivery = z.object({
-  delivered: z.boolean(),
-  status_code: z.number().int().nullable(),
-  duration_ms: z.number(),
-  error: z.string().nullable(),
+  delivered: z.boolean().openapi({ description: 'Whether your endpoint answered with a 2xx status' }),
+  status_code: z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: "Your endpoint's HTTP status; null when it gave none (refused, timed out)" }),
+  duration_ms: z.number().openapi({ description: 'How long the attempt took, in milliseconds' }),
+  error: z
+    .string()
+    .nullable()
+    .openapi({ description: 'Why it was not delivered (connection refused, time-out, status); null when delivered' }),
 });
 
 /** A test delivery's answer. */

@@ -8,7 +8,7 @@ import { decodeJwt, SignJWT } from 'jose';
 import { checkSecondFactor, WRONG_CODES_PER_IP } from '../../src/services/two-factor-service';
 import { totpCodeAt } from '../../src/lib/totp';
 import { call, registerDeveloper } from '../helpers/http';
-import { nextCode, personIdOf, sessionConfirmedAgo, turnOnTwoFactor } from '../helpers/security';
+import { nextCode, personIdOf, sessionConfirmedAgo, signIn, turnOnTwoFactor } from '../helpers/security';
 import { getStack } from '../helpers/stack';
 
 /** A 6-digit code that is none of the secret's codes within a step of now. */
@@ -18,10 +18,6 @@ function wrongCode(secret: string): string {
     const candidate = String(n).padStart(6, '0');
     if (!near.has(candidate)) return candidate;
   }
-}
-
-async function signIn(email: string, password: string): Promise<any> {
-  return call('/v1/auth/login', { body: { email, password } });
 }
 
 describe('two-factor sign-in (docs/security.md#two-factor)', function () {

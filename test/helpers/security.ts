@@ -65,6 +65,11 @@ export async function sessionConfirmedAgo(personId: string, merchantId: string, 
   ).token;
 }
 
+/** `POST /v1/auth/login` with an e-mail and a password: a session, a two-factor challenge or the refusal. */
+export async function signIn(email: string, password: string): Promise<any> {
+  return call('/v1/auth/login', { body: { email, password } });
+}
+
 /** The developer id of an e-mail. */
 export async function personIdOf(email: string): Promise<string> {
   const { db } = await getStack();

@@ -1,6 +1,12 @@
 /** Bodies of `POST /v1/auth/register` and `POST /v1/auth/login` (docs/api.md#sessions). */
 import { z } from '../../lib/zod';
 
+/**
+ * A new password (docs/api.md#sessions): 10 to 200 characters, the same rule wherever one is chosen (registration,
+ * accepting an invitation, a password change).
+ */
+export const newPassword = z.string().min(10).max(200);
+
 /** Register: e-mail, a password of 10–200 characters, a name, an optional business name. */
 export const registerBody = z.strictObject({
   email: z
@@ -8,7 +14,7 @@ export const registerBody = z.strictObject({
     .max(254)
     .transform((value) => value.trim().toLowerCase())
     .openapi({ description: 'Your e-mail, your sign-in name' }),
-  password: z.string().min(10).max(200).openapi({ description: 'At least 10 characters' }),
+  password: newPassword.openapi({ description: 'At least 10 characters' }),
   name: z.string().trim().min(1).max(200).openapi({ description: 'Your name' }),
   business_name: z
     .string()
@@ -29,3 +35,18 @@ export const loginBody = z.strictObject({
     .openapi({ description: 'The e-mail you registered' }),
   password: z.string().min(1).max(200).openapi({ description: 'Your password' }),
 });
+
+/**
+ * `POST /v1/developer/password` (docs/security.md#password): the current password and a new one, which must differ.
+ */
+export const changePasswordBody = z
+  .strictObject({
+    current_password: z.string().min(1).max(200).openapi({ description: 'The password you sign in with now' }),
+    new_password: newPassword.openapi({
+      description: 'The password to sign in with from now on: 10 to 200 characters, not the current one',
+    }),
+  })
+  .refine((body) => body.new_password !== body.current_password, {
+    message: 'new_password must differ from the current password',
+    path: ['new_password'],
+  });

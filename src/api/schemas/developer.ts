@@ -153,9 +153,11 @@ export const auditLogQuery = z.strictObject({
   action: z
     .string()
     .regex(/^[a-z_]+\.[a-z_]+$/, 'action must look like team.role_changed')
-    .optional(),
+    .optional()
+    .openapi({ description: 'Only entries of this action, e.g. `team.role_changed` or `password.changed`' }),
   actor: z
     .string()
     .regex(/^[A-Za-z0-9_]{1,64}$/, 'actor must be an id such as dev_… or key_…')
-    .optional(),
+    .optional()
+    .openapi({ description: 'Only entries by this actor: a person `dev_…` or a key `key_…`' }),
 });
