@@ -1974,24 +1974,36 @@ export interface components {
         Payout: {
             /** @description Payout id, `po_` and 24 characters */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `payout`
+             * @enum {string}
+             */
             object: "payout";
             /** @description Minor units sent to the destination */
             amount: number;
             /** @description Payout fee, minor units, taken from the balance with the amount */
             fee: number;
+            /** @description ISO 4217 code */
             currency: string;
             /** @description The destination id */
             destination: string;
-            /** @enum {string} */
+            /**
+             * @description `pending`, `in_transit`, then `paid`, `failed` or `cancelled`; `returned` after paid
+             * @enum {string}
+             */
             status: "pending" | "in_transit" | "paid" | "failed" | "returned" | "cancelled";
-            /** @enum {string|null} */
+            /**
+             * @description Why it failed or was returned; null otherwise
+             * @enum {string|null}
+             */
             failure_code: "account_invalid" | "account_restricted" | "amount_invalid" | "platform_funds" | "declined" | "provider_error" | null;
+            /** @description The provider's words, when it gave some */
             failure_message: string | null;
             /** @description Why a pending payout has not reached its provider yet (its rail is down) */
             pending_reason: string | null;
             /** @description Created by the payout schedule rather than a request */
             automatic: boolean;
+            /** @description Yours, as sent; null when none */
             description: string | null;
             /**
              * Format: date-time
@@ -2000,9 +2012,15 @@ export interface components {
             arrival_date: string | null;
             /** @description The balance transaction that reserved amount and fee */
             balance_transaction: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was requested (ISO 8601, UTC)
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When its status last changed (ISO 8601, UTC)
+             */
             updated_at: string;
         };
         /** @description A payout was paid */
@@ -2211,15 +2229,23 @@ export interface components {
         PayoutDestination: {
             /** @description Destination id, `dst_` and 24 characters */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `payout_destination`
+             * @enum {string}
+             */
             object: "payout_destination";
-            /** @enum {string} */
+            /**
+             * @description A mobile money wallet or a bank account
+             * @enum {string}
+             */
             type: "mobile_money" | "bank_account";
             /** @description The provider whose rail pays it (the wallet operator, or the bank rail) */
             provider: string;
             /** @description Last four digits of the number or account number */
             last4: string;
+            /** @description The bank's code; null for a wallet */
             bank_code: string | null;
+            /** @description The account holder's name as given; null for a wallet */
             account_holder_name: string | null;
             /**
              * @description `verified`: the provider confirmed the holder, or a payout reached it; `unverified`: the provider says no active wallet has this number; `pending_verification`: the provider cannot say (yet)
@@ -2231,33 +2257,50 @@ export interface components {
              * @description From when payouts may go to it (live: 24 hours after it was added)
              */
             usable_from: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was added (ISO 8601, UTC)
+             */
             created_at: string;
         };
         /** @description The answer itself */
         PayoutDetail: components["schemas"]["Payout"] & {
             /** @description The states it went through, oldest first */
             timeline: {
-                /** @enum {string} */
+                /**
+                 * @description The state it entered
+                 * @enum {string}
+                 */
                 status: "pending" | "in_transit" | "paid" | "failed" | "returned" | "cancelled";
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When (ISO 8601, UTC)
+                 */
                 at: string;
             }[];
         };
         /** @description The answer itself */
         PayoutSchedule: {
-            /** @enum {string} */
+            /**
+             * @description Always `payout_schedule`
+             * @enum {string}
+             */
             object: "payout_schedule";
             /**
              * @description `manual`, or `daily` / `weekly` at 06:00 UTC (weekly: Mondays)
              * @enum {string}
              */
             schedule: "manual" | "daily" | "weekly";
+            /** @description The destination automatic payouts go to; null for manual */
             destination: string | null;
+            /** @description The currency paid out; null for manual */
             currency: string | null;
             /** @description Minor units kept in the balance; what is above it is paid out */
             minimum: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was last set; null while never set
+             */
             updated_at: string | null;
         };
         /** @description Something that happened to one of your objects; webhook deliveries carry it */
@@ -5163,7 +5206,9 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Your balance transactions, newest first */
                             balance_transactions: components["schemas"]["BalanceTransaction"][];
+                            /** @description Where this page ends: `has_more` and `next_starting_after` */
                             pagination: {
                                 /** @description Items a page */
                                 limit: number;
@@ -5391,6 +5436,7 @@ export interface operations {
     listPayoutDestinations: {
         parameters: {
             query?: {
+                /** @description Which environment (a session token; an API key is bound to its own) */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -5437,6 +5483,7 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Your destinations in this environment */
                             payout_destinations: components["schemas"]["PayoutDestination"][];
                         };
                     };
@@ -5518,6 +5565,7 @@ export interface operations {
     createPayoutDestination: {
         parameters: {
             query?: {
+                /** @description Which environment (a session token; an API key is bound to its own) */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -5533,7 +5581,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /**
+                     * @description A mobile money wallet
+                     * @enum {string}
+                     */
                     type: "mobile_money";
                     /**
                      * @description E.164
@@ -5541,13 +5592,25 @@ export interface operations {
                      */
                     phone_number: string;
                 } | {
-                    /** @enum {string} */
+                    /**
+                     * @description A bank account
+                     * @enum {string}
+                     */
                     type: "bank_account";
-                    /** @example BKIGRWRW */
+                    /**
+                     * @description The bank's code (SWIFT/BIC or its national code)
+                     * @example BKIGRWRW
+                     */
                     bank_code: string;
-                    /** @example 00040000120001 */
+                    /**
+                     * @description The account number, digits only
+                     * @example 00040000120001
+                     */
                     account_number: string;
-                    /** @example Kigali Crafts Ltd */
+                    /**
+                     * @description The account holder's name, as the bank has it
+                     * @example Kigali Crafts Ltd
+                     */
                     account_holder_name: string;
                 };
             };
@@ -5679,6 +5742,7 @@ export interface operations {
     deletePayoutDestination: {
         parameters: {
             query?: {
+                /** @description Which environment (a session token; an API key is bound to its own) */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -5716,8 +5780,12 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description The deleted destination */
                             id: string;
-                            /** @enum {boolean} */
+                            /**
+                             * @description Always `true`
+                             * @enum {boolean}
+                             */
                             deleted: true;
                         };
                     };
@@ -5812,6 +5880,7 @@ export interface operations {
     listPayouts: {
         parameters: {
             query?: {
+                /** @description Which environment (a session token; an API key is bound to its own) */
                 environment?: "sandbox" | "live";
                 /** @description How many payouts to answer, 1 to 100 */
                 limit?: number;
@@ -5881,7 +5950,9 @@ export interface operations {
                         message: string;
                         /** @description The answer itself */
                         data: {
+                            /** @description Your payouts, newest first */
                             payouts: components["schemas"]["Payout"][];
+                            /** @description Where this page ends: `has_more` and `next_starting_after` */
                             pagination: {
                                 /** @description Items a page */
                                 limit: number;
@@ -5970,6 +6041,7 @@ export interface operations {
     createPayout: {
         parameters: {
             query?: {
+                /** @description Which environment (a session token; an API key is bound to its own) */
                 environment?: "sandbox" | "live";
             };
             header?: {
@@ -5994,10 +6066,14 @@ export interface operations {
                      * @example 50000
                      */
                     amount: number;
-                    /** @enum {string} */
+                    /**
+                     * @description ISO 4217 code; the destination's rail must pay it
+                     * @enum {string}
+                     */
                     currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
                     /** @description A destination id (`dst_…`) */
                     destination: string;
+                    /** @description Yours, returned as sent */
                     description?: string;
                 };
             };
@@ -6153,6 +6229,7 @@ export interface operations {
     retrievePayout: {
         parameters: {
             query?: {
+                /** @description Which environment (a session token; an API key is bound to its own) */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -6309,6 +6386,7 @@ export interface operations {
     cancelPayout: {
         parameters: {
             query?: {
+                /** @description Which environment (a session token; an API key is bound to its own) */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -6464,6 +6542,7 @@ export interface operations {
     retrievePayoutSchedule: {
         parameters: {
             query?: {
+                /** @description Which environment (a session token; an API key is bound to its own) */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -6580,6 +6659,7 @@ export interface operations {
     updatePayoutSchedule: {
         parameters: {
             query?: {
+                /** @description Which environment (a session token; an API key is bound to its own) */
                 environment?: "sandbox" | "live";
             };
             header?: never;
@@ -6597,11 +6677,17 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /**
+                     * @description `manual`, `daily` or `weekly`
+                     * @enum {string}
+                     */
                     schedule: "manual" | "daily" | "weekly";
                     /** @description The destination automatic payouts go to */
                     destination?: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The currency automatic payouts pay out
+                     * @enum {string}
+                     */
                     currency?: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
                     /**
                      * @description Minor units kept in the balance (default 0)

@@ -675,7 +675,14 @@ export const ROUTE_DOCS: RouteDoc[] = [
       status: 200,
       description: 'A page of balance transactions, newest first',
       schema: out.envelope(
-        z.object({ balance_transactions: z.array(out.balanceTransaction), pagination: out.cursorPagination }),
+        z.object({
+          balance_transactions: z
+            .array(out.balanceTransaction)
+            .openapi({ description: 'Your balance transactions, newest first' }),
+          pagination: out.cursorPagination.openapi({
+            description: 'Where this page ends: `has_more` and `next_starting_after`',
+          }),
+        }),
       ),
       example: ok('Balance transactions retrieved', {
         balance_transactions: [example.refundBalanceTransaction, example.paymentBalanceTransaction],
@@ -743,7 +750,13 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'The destinations',
-      schema: out.envelope(z.object({ payout_destinations: z.array(out.payoutDestination) })),
+      schema: out.envelope(
+        z.object({
+          payout_destinations: z
+            .array(out.payoutDestination)
+            .openapi({ description: 'Your destinations in this environment' }),
+        }),
+      ),
       example: ok('Payout destinations retrieved', { payout_destinations: [example.payoutDestinationExample] }),
     },
   },
@@ -759,7 +772,12 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'Deleted',
-      schema: out.envelope(z.object({ id: z.string(), deleted: z.literal(true) })),
+      schema: out.envelope(
+        z.object({
+          id: z.string().openapi({ description: 'The deleted destination' }),
+          deleted: z.literal(true).openapi({ description: 'Always `true`' }),
+        }),
+      ),
       example: ok('Payout destination deleted', { id: example.payoutDestinationExample.id, deleted: true }),
     },
   },
@@ -807,7 +825,14 @@ export const ROUTE_DOCS: RouteDoc[] = [
     success: {
       status: 200,
       description: 'A page of payouts',
-      schema: out.envelope(z.object({ payouts: z.array(out.payout), pagination: out.cursorPagination })),
+      schema: out.envelope(
+        z.object({
+          payouts: z.array(out.payout).openapi({ description: 'Your payouts, newest first' }),
+          pagination: out.cursorPagination.openapi({
+            description: 'Where this page ends: `has_more` and `next_starting_after`',
+          }),
+        }),
+      ),
       example: ok('Payouts retrieved', {
         payouts: [example.payoutExample],
         pagination: { limit: 10, has_more: false, next_starting_after: null },

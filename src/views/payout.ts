@@ -12,14 +12,17 @@ import { timestamp } from './timestamp';
 export const payoutDestination = z
   .object({
     id: z.string().openapi({ description: 'Destination id, `dst_` and 24 characters' }),
-    object: z.literal('payout_destination'),
-    type: z.enum(['mobile_money', 'bank_account']),
+    object: z.literal('payout_destination').openapi({ description: 'Always `payout_destination`' }),
+    type: z.enum(['mobile_money', 'bank_account']).openapi({ description: 'A mobile money wallet or a bank account' }),
     provider: z
       .string()
       .openapi({ description: 'The provider whose rail pays it (the wallet operator, or the bank rail)' }),
     last4: z.string().openapi({ description: 'Last four digits of the number or account number' }),
-    bank_code: z.string().nullable(),
-    account_holder_name: z.string().nullable(),
+    bank_code: z.string().nullable().openapi({ description: "The bank's code; null for a wallet" }),
+    account_holder_name: z
+      .string()
+      .nullable()
+      .openapi({ description: "The account holder's name as given; null for a wallet" }),
     status: z.enum(['verified', 'pending_verification', 'unverified']).openapi({
       description:
         '`verified`: the provider confirmed the holder, or a payout reached it; `unverified`: the provider says no active wallet has this number; `pending_verification`: the provider cannot say (yet)',
@@ -27,7 +30,7 @@ export const payoutDestination = z
     usable_from: timestamp.openapi({
       description: 'From when payouts may go to it (live: 24 hours after it was added)',
     }),
-    created_at: timestamp,
+    created_at: timestamp.openapi({ description: 'When it was added (ISO 8601, UTC)' }),
   })
   .openapi('PayoutDestination');
 
@@ -67,24 +70,29 @@ export function toPayoutDestinationView(record: PayoutDestinationSource): Payout
 export const payout = z
   .object({
     id: z.string().openapi({ description: 'Payout id, `po_` and 24 characters' }),
-    object: z.literal('payout'),
+    object: z.literal('payout').openapi({ description: 'Always `payout`' }),
     amount: z.number().int().openapi({ description: 'Minor units sent to the destination' }),
     fee: z.number().int().openapi({ description: 'Payout fee, minor units, taken from the balance with the amount' }),
-    currency: z.string(),
+    currency: z.string().openapi({ description: 'ISO 4217 code' }),
     destination: z.string().openapi({ description: 'The destination id' }),
-    status: z.enum(PAYOUT_STATUSES),
-    failure_code: z.enum(PAYOUT_FAILURE_CODES).nullable(),
-    failure_message: z.string().nullable(),
+    status: z
+      .enum(PAYOUT_STATUSES)
+      .openapi({ description: '`pending`, `in_transit`, then `paid`, `failed` or `cancelled`; `returned` after paid' }),
+    failure_code: z
+      .enum(PAYOUT_FAILURE_CODES)
+      .nullable()
+      .openapi({ description: 'Why it failed or was returned; null otherwise' }),
+    failure_message: z.string().nullable().openapi({ description: "The provider's words, when it gave some" }),
     pending_reason: z
       .string()
       .nullable()
       .openapi({ description: 'Why a pending payout has not reached its provider yet (its rail is down)' }),
     automatic: z.boolean().openapi({ description: 'Created by the payout schedule rather than a request' }),
-    description: z.string().nullable(),
+    description: z.string().nullable().openapi({ description: 'Yours, as sent; null when none' }),
     arrival_date: timestamp.nullable().openapi({ description: 'When the provider paid it; null until then' }),
     balance_transaction: z.string().openapi({ description: 'The balance transaction that reserved amount and fee' }),
-    created_at: timestamp,
-    updated_at: timestamp,
+    created_at: timestamp.openapi({ description: 'When it was requested (ISO 8601, UTC)' }),
+    updated_at: timestamp.openapi({ description: 'When its status last changed (ISO 8601, UTC)' }),
   })
   .openapi('Payout');
 
@@ -122,7 +130,12 @@ export function toPayoutView(record: PayoutSnapshot): PayoutView {
 export const payoutDetail = payout
   .extend({
     timeline: z
-      .array(z.object({ status: z.enum(PAYOUT_STATUSES), at: timestamp }))
+      .array(
+        z.object({
+          status: z.enum(PAYOUT_STATUSES).openapi({ description: 'The state it entered' }),
+          at: timestamp.openapi({ description: 'When (ISO 8601, UTC)' }),
+        }),
+      )
       .openapi({ description: 'The states it went through, oldest first' }),
   })
   .openapi('PayoutDetail');
@@ -135,14 +148,17 @@ export function toPayoutDetailView(record: PayoutSnapshot): z.output<typeof payo
 /** A merchant's automatic payout setting (docs/payouts.md#automatic-payouts). */
 export const payoutSchedule = z
   .object({
-    object: z.literal('payout_schedule'),
+    object: z.literal('payout_schedule').openapi({ description: 'Always `payout_schedule`' }),
     schedule: z
       .enum(PAYOUT_SCHEDULES)
       .openapi({ description: '`manual`, or `daily` / `weekly` at 06:00 UTC (weekly: Mondays)' }),
-    destination: z.string().nullable(),
-    currency: z.string().nullable(),
+    destination: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The destination automatic payouts go to; null for manual' }),
+    currency: z.string().nullable().openapi({ description: 'The currency paid out; null for manual' }),
     minimum: z.number().int().openapi({ description: 'Minor units kept in the balance; what is above it is paid out' }),
-    updated_at: timestamp.nullable(),
+    updated_at: timestamp.nullable().openapi({ description: 'When it was last set; null while never set' }),
   })
   .openapi('PayoutSchedule');
 

@@ -9,25 +9,33 @@ import { createdBound, cursorPageFields } from './payments';
 
 type NonEmpty<T> = [T, ...T[]];
 const currencies = Object.keys(CURRENCY_EXPONENTS) as NonEmpty<keyof typeof CURRENCY_EXPONENTS>;
-const environment = z.enum(['sandbox', 'live']).optional();
+const environment = z
+  .enum(['sandbox', 'live'])
+  .optional()
+  .openapi({ description: 'Which environment (a session token; an API key is bound to its own)' });
 
 /** `POST /v1/payout_destinations`: a wallet by its E.164 number, or a bank account. */
 export const createDestinationBody = z.discriminatedUnion('type', [
   z.strictObject({
-    type: z.literal('mobile_money'),
+    type: z.literal('mobile_money').openapi({ description: 'A mobile money wallet' }),
     phone_number: z.string().max(20).openapi({ example: '+250788000001', description: 'E.164' }),
   }),
   z.strictObject({
-    type: z.literal('bank_account'),
+    type: z.literal('bank_account').openapi({ description: 'A bank account' }),
     bank_code: z
       .string()
       .regex(/^[A-Z0-9]{2,11}$/, 'bank_code must be 2 to 11 capital letters or digits')
-      .openapi({ example: 'BKIGRWRW' }),
+      .openapi({ example: 'BKIGRWRW', description: "The bank's code (SWIFT/BIC or its national code)" }),
     account_number: z
       .string()
       .regex(/^[0-9]{6,34}$/, 'account_number must be 6 to 34 digits')
-      .openapi({ example: '00040000120001' }),
-    account_holder_name: z.string().trim().min(1).max(100).openapi({ example: 'Kigali Crafts Ltd' }),
+      .openapi({ example: '00040000120001', description: 'The account number, digits only' }),
+    account_holder_name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .openapi({ example: 'Kigali Crafts Ltd', description: "The account holder's name, as the bank has it" }),
   }),
 ]);
 
@@ -42,9 +50,9 @@ export const createPayoutBody = z.strictObject({
     .min(1)
     .max(MAX_AMOUNT_MINOR)
     .openapi({ description: 'Minor units, more than 0; the balance must cover it plus the fee', example: 50_000 }),
-  currency: z.enum(currencies),
+  currency: z.enum(currencies).openapi({ description: "ISO 4217 code; the destination's rail must pay it" }),
   destination: z.string().min(1).max(64).openapi({ description: 'A destination id (`dst_…`)' }),
-  description: z.string().max(500).optional(),
+  description: z.string().max(500).optional().openapi({ description: 'Yours, returned as sent' }),
 });
 
 /** `GET /v1/payouts`: cursor pages like `/v1/payments`, filters by status, destination and creation time. */
@@ -63,9 +71,9 @@ export const listPayoutsQuery = z.strictObject({
 
 /** `PUT /v1/payout_schedule`: `daily` and `weekly` need a destination and a currency. */
 export const payoutScheduleBody = z.strictObject({
-  schedule: z.enum(PAYOUT_SCHEDULES),
+  schedule: z.enum(PAYOUT_SCHEDULES).openapi({ description: '`manual`, `daily` or `weekly`' }),
   destination: z.string().min(1).max(64).optional().openapi({ description: 'The destination automatic payouts go to' }),
-  currency: z.enum(currencies).optional(),
+  currency: z.enum(currencies).optional().openapi({ description: 'The currency automatic payouts pay out' }),
   minimum: z
     .number()
     .int()
