@@ -14,52 +14,56 @@ export interface Actor {
 }
 
 /**
- * The actions the audit log records: live access, documents, money, keys, webhooks, settings, the team and
- * sign-ins (docs/security.md#activity-log).
+ * The actions the audit log records: live access, documents, money, keys, webhooks, settings, the team, sign-ins and
+ * passwords (docs/security.md#activity-log); the dashboard offers them as the activity screen's filter.
  */
-export type AuditAction =
-  | 'document.uploaded'
-  | 'live_access.requested'
-  | 'live_access.responded'
-  | 'live_access.info_requested'
-  | 'live_access.review_resumed'
-  | 'live_access.reminder_sent'
-  | 'live_access.approved'
-  | 'live_access.rejected'
-  | 'api_key.created'
-  | 'api_key.revealed'
-  | 'merchant.plan_changed'
-  | 'merchant.limits_changed'
-  | 'merchant.settlement_delay_changed'
-  | 'payment.created'
-  | 'payment.cancelled'
-  | 'refund.created'
-  | 'profile.updated'
-  | 'api_key.rolled'
-  | 'webhook.created'
-  | 'webhook.updated'
-  | 'webhook.deleted'
-  | 'webhook.secret_rotated'
-  | 'api_key.restricted_created'
-  | 'api_key.restricted_rolled'
-  | 'api_key.revoked'
-  | 'sign_in.succeeded'
-  | 'sign_in.failed'
-  | 'sign_out.everywhere'
-  | 'password.changed'
-  | 'password.change_refused'
-  | 'two_factor.enabled'
-  | 'two_factor.disabled'
-  | 'two_factor.code_refused'
-  | 'team.member_invited'
-  | 'team.member_joined'
-  | 'team.role_changed'
-  | 'team.member_removed'
-  | 'payout_destination.created'
-  | 'payout_destination.deleted'
-  | 'payout.created'
-  | 'payout.cancelled'
-  | 'payout_schedule.updated';
+export const AUDIT_ACTIONS = [
+  'document.uploaded',
+  'live_access.requested',
+  'live_access.responded',
+  'live_access.info_requested',
+  'live_access.review_resumed',
+  'live_access.reminder_sent',
+  'live_access.approved',
+  'live_access.rejected',
+  'api_key.created',
+  'api_key.revealed',
+  'merchant.plan_changed',
+  'merchant.limits_changed',
+  'merchant.settlement_delay_changed',
+  'payment.created',
+  'payment.cancelled',
+  'refund.created',
+  'profile.updated',
+  'api_key.rolled',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'api_key.restricted_created',
+  'api_key.restricted_rolled',
+  'api_key.revoked',
+  'sign_in.succeeded',
+  'sign_in.failed',
+  'sign_out.everywhere',
+  'password.changed',
+  'password.change_refused',
+  'two_factor.enabled',
+  'two_factor.disabled',
+  'two_factor.code_refused',
+  'team.member_invited',
+  'team.member_joined',
+  'team.role_changed',
+  'team.member_removed',
+  'payout_destination.created',
+  'payout_destination.deleted',
+  'payout.created',
+  'payout.cancelled',
+  'payout_schedule.updated',
+] as const;
+
+/** One action of {@link AUDIT_ACTIONS}. */
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** An entry to write; `id` is `act_…` (derived from the step where a retry could repeat it). */
 export interface AuditEntry {

@@ -1,11 +1,12 @@
 /**
  * Account security in the dashboard, in a real browser against the real stack (docs/security.md): two-factor
  * enrolment with the QR code and a code the test computes from the secret, the code step at sign-in, an invitation
- * accepted by a new person, a viewer's screens without write buttons, and a restricted key shown once.
+ * accepted by a new person, a viewer's screens without write buttons, a restricted key shown once, and the password
+ * change that ends every other session.
  */
 import { expect } from 'chai';
 import { call, registerDeveloper } from '../helpers/http';
-import { invitationToken, nextCode } from '../helpers/security';
+import { invitationToken, nextCode, signIn as signInByApi, turnOnTwoFactor } from '../helpers/security';
 import { closeBrowser, newPage, screenshot, signIn } from './browser';
 
 describe('account security in the dashboard (docs/security.md)', function () {
@@ -110,6 +111,52 @@ describe('account security in the dashboard (docs/security.md)', function () {
     const refused = await call('/v1/payments', { key: secret, body: {} });
     expect(refused.status).to.equal(403);
     expect(refused.body.error.message).to.include('payments:write');
+    expect(pageErrors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('changes the password on the security screen: a wrong current one is refused, then every other session ends', async () => {
+    const developer = await turnOnTwoFactor(await registerDeveloper());
+    const elsewhere = await call('/v1/auth/login/2fa', {
+      body: {
+        challenge: (await signInByApi(developer.email, developer.password)).body.data.challenge,
+        code: await nextCode(developer.secret),
+      },
+    });
+    expect(elsewhere.status, JSON.stringify(elsewhere.body)).to.equal(200);
+    const { page, context, pageErrors } = await newPage();
+    await page.goto('/dashboard/sign-in');
+    await page.getByLabel('E-mail').fill(developer.email);
+    await page.getByLabel('Password').fill(developer.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Code from your authenticator app').fill(await nextCode(developer.secret));
+    await page.getByRole('button', { name: 'Verify code' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Payments' }).waitFor();
+    await page.getByRole('link', { name: 'Security' }).click();
+    const form = page.getByTestId('password-form');
+    await page.getByTestId('two-factor-on').waitFor();
+
+    await form.getByLabel('Current password').fill('not the password at all');
+    await form.getByLabel('New password (at least 10 characters)').fill('a new password for the shop');
+    await form
+      .getByLabel('Code from your authenticator app, to confirm the change')
+      .fill(await nextCode(developer.secret));
+    await form.getByRole('button', { name: 'Change password' }).click();
+    expect(await form.getByTestId('api-error').first().textContent()).to.include('current_password');
+
+    await form.getByLabel('Current password').fill(developer.password);
+    await form
+      .getByLabel('Code from your authenticator app, to confirm the change')
+      .fill(await nextCode(developer.secret));
+    await form.getByRole('button', { name: 'Change password' }).click();
+    await form.getByText('Password changed.').waitFor();
+    await screenshot(page, 'security-password-changed');
+    // The other session ended; this one goes on with the answered token, and the new password signs in.
+    expect((await call('/v1/developer/profile', { key: elsewhere.body.data.token })).status).to.equal(401);
+    await page.getByRole('link', { name: 'Activity' }).click();
+    await page.getByTestId('activity-table').getByText('password.changed').waitFor();
+    expect((await signInByApi(developer.email, developer.password)).status).to.equal(401);
+    expect((await signInByApi(developer.email, 'a new password for the shop')).status).to.equal(200);
     expect(pageErrors).to.deep.equal([]);
     await context.close();
   });

@@ -1,10 +1,66 @@
 /**
  * Shared pieces of the screens: the API's error as it came, a confirmation dialog, a secret shown
- * once with a copy button, a table (TanStack Table) and page links.
+ * once with a copy button, a table (TanStack Table), list filters and page links.
  */
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
 import { ApiError } from './api';
+
+/**
+ * One filter of a list: a labelled `<select>` whose first choice (value `''`) is `any`, then `options` (a value, shown
+ * as itself or with a label); `children` adds choices after them.
+ */
+export function FilterSelect({
+  id,
+  label,
+  value,
+  onChange,
+  options,
+  any = 'Any',
+  children,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: readonly (string | { value: string; label: string })[];
+  any?: string;
+  children?: ReactNode;
+}) {
+  return (
+    <div>
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">{any}</option>
+        {options.map((option) => {
+          const { value: optionValue, label: text } =
+            typeof option === 'string' ? { value: option, label: option } : option;
+          return (
+            <option key={optionValue} value={optionValue}>
+              {text}
+            </option>
+          );
+        })}
+        {children}
+      </select>
+    </div>
+  );
+}
+
+/** The buttons of a filter form: apply (submits the form), clear (`onClear`), then `children`. */
+export function FilterActions({ onClear, children }: { onClear: () => void; children?: ReactNode }) {
+  return (
+    <div className="filter-actions">
+      <button type="submit" className="primary">
+        Apply filters
+      </button>
+      <button type="button" onClick={onClear}>
+        Clear
+      </button>
+      {children}
+    </div>
+  );
+}
 
 /** A time as the developer's locale shows it, with the ISO value in a tooltip. */
 export function Time({ value }: { value: string | null | undefined }) {

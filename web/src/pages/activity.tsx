@@ -1,15 +1,22 @@
 /**
- * The audit log (`GET /v1/developer/activity`, docs/live-access.md#audit-log): who did what, when, from where; newest
- * first.
+ * The audit log (`GET /v1/developer/activity`, docs/live-access.md#audit-log, docs/security.md#activity-log): who did
+ * what, when, from where; newest first. Filters by action and by actor (a team member or an API key), kept in the URL
+ * so a filtered log can be bookmarked; the API does the filtering (`?action=`, `?actor=`).
  */
+import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link, useSearchParams } from 'react-router';
+import { AUDIT_ACTIONS } from '../../../src/domain/audit-log';
 import { ID_PREFIXES } from '../../../src/domain/ids';
 import { api, type Environment } from '../api';
-import { DataTable, ErrorBox, PageTitle, Pager, Time } from '../components';
+import { DataTable, ErrorBox, FilterActions, FilterSelect, PageTitle, Pager, Time } from '../components';
 import { useEnv } from '../layout';
+import { useTeam, type ListedKey } from '../security';
 import type { AuditEntry, Pagination } from '../types';
+
+/** The actions, alphabetically, for the filter. */
+const ACTIONS = [...AUDIT_ACTIONS].sort();
 
 const PAGE_SIZE = 25;
 const column = createColumnHelper<AuditEntry>();
@@ -80,23 +87,84 @@ const ACTOR_LABELS: Record<AuditEntry['actor']['type'], string> = {
   system: 'system',
 };
 
+/** Who may have acted, for the actor filter: the team's people and the merchant's keys, by id. */
+function useActors(): { value: string; label: string }[] {
+  const team = useTeam();
+  const keys = useQuery({ queryKey: ['keys'], queryFn: () => api<{ keys: ListedKey[] }>('/v1/developer/keys') });
+  return [
+    ...(team.data?.members ?? []).map((member) => ({
+      value: member.developer_id,
+      label: `${member.name} (${member.email})`,
+    })),
+    ...(keys.data?.keys ?? []).map((key) => ({
+      value: key.id,
+      label: `${key.name ?? `${key.kind} key`} ${key.environment} …${key.last4}`,
+    })),
+  ];
+}
+
 /** The activity screen. */
 export function ActivityPage() {
   const env = useEnv();
   const [params, setParams] = useSearchParams();
   const page = Math.max(1, Number(params.get('page') ?? 1) || 1);
+  const action = params.get('action') ?? '';
+  const actor = params.get('actor') ?? '';
+  const [draft, setDraft] = useState({ action, actor });
+  const actors = useActors();
   const activity = useQuery({
-    queryKey: ['activity', env, page],
+    queryKey: ['activity', env, page, action, actor],
     queryFn: () =>
       api<{ activity: AuditEntry[]; pagination: Pagination }>('/v1/developer/activity', {
         env,
-        query: { page, limit: PAGE_SIZE },
+        query: { page, limit: PAGE_SIZE, action: action || undefined, actor: actor || undefined },
       }),
     placeholderData: keepPreviousData,
   });
+  /** Sets the filters (and the page) in the URL, leaving out the empty ones. */
+  const show = (filters: { action: string; actor: string }, nextPage = 1) => {
+    const next = new URLSearchParams();
+    if (filters.action) next.set('action', filters.action);
+    if (filters.actor) next.set('actor', filters.actor);
+    if (nextPage > 1) next.set('page', String(nextPage));
+    setParams(next);
+  };
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    show(draft);
+  };
+  const filtered = Boolean(action || actor);
   return (
     <section>
       <PageTitle>Activity</PageTitle>
+      <form className="filters" onSubmit={apply} role="search" aria-label="Filter activity">
+        <FilterSelect
+          id="activity-action"
+          label="Action"
+          value={draft.action}
+          onChange={(value) => setDraft({ ...draft, action: value })}
+          options={ACTIONS}
+        />
+        <FilterSelect
+          id="activity-actor"
+          label="By"
+          any="Anyone"
+          value={draft.actor}
+          onChange={(value) => setDraft({ ...draft, actor: value })}
+          options={actors}
+        >
+          {/* An actor named by a bookmarked URL but no longer listed (a removed member, a revoked key). */}
+          {draft.actor && !actors.some((candidate) => candidate.value === draft.actor) ? (
+            <option value={draft.actor}>{draft.actor}</option>
+          ) : null}
+        </FilterSelect>
+        <FilterActions
+          onClear={() => {
+            setDraft({ action: '', actor: '' });
+            show({ action: '', actor: '' });
+          }}
+        />
+      </form>
       <ErrorBox error={activity.error} />
       {activity.data ? (
         <>
@@ -104,14 +172,14 @@ export function ActivityPage() {
             caption={`Activity log (${env}), newest first`}
             columns={columns(env)}
             rows={activity.data.activity}
-            empty="Nothing happened yet."
+            empty={filtered ? 'No entry matches these filters.' : 'Nothing happened yet.'}
             testId="activity-table"
           />
           <Pager
             page={page}
             totalPages={activity.data.pagination.total_pages}
             total={activity.data.pagination.total}
-            onPage={(next) => setParams({ page: String(next) })}
+            onPage={(next) => show({ action, actor }, next)}
           />
         </>
       ) : (

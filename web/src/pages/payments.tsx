@@ -9,7 +9,17 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link, useSearchParams } from 'react-router';
 import { api, type Environment } from '../api';
-import { CursorPager, DataTable, ErrorBox, Notice, PageTitle, StatusBadge, Time } from '../components';
+import {
+  CursorPager,
+  DataTable,
+  ErrorBox,
+  FilterActions,
+  FilterSelect,
+  Notice,
+  PageTitle,
+  StatusBadge,
+  Time,
+} from '../components';
 import { csvText, saveCsv } from '../csv';
 import { useEnv } from '../layout';
 import { CURRENCIES, formatMinor } from '../money';
@@ -176,8 +186,8 @@ export function PaymentsPage() {
       setExporting({ busy: false, error });
     }
   };
-  const set = (name: keyof Filters) => (e: { target: { value: string } }) =>
-    setDraft({ ...draft, [name]: e.target.value });
+  const choose = (name: keyof Filters) => (value: string) => setDraft({ ...draft, [name]: value });
+  const set = (name: keyof Filters) => (e: { target: { value: string } }) => choose(name)(e.target.value);
 
   return (
     <section>
@@ -187,35 +197,27 @@ export function PaymentsPage() {
           <label htmlFor="f-q">Search</label>
           <input id="f-q" type="search" placeholder="id, description or customer" value={draft.q} onChange={set('q')} />
         </div>
-        <div>
-          <label htmlFor="f-status">Status</label>
-          <select id="f-status" value={draft.status} onChange={set('status')}>
-            <option value="">Any</option>
-            {PAYMENT_STATUSES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label htmlFor="f-method">Method</label>
-          <select id="f-method" value={draft.method} onChange={set('method')}>
-            <option value="">Any</option>
-            {PAYMENT_METHODS.map((m) => (
-              <option key={m} value={m}>
-                {methodLabel(m)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label htmlFor="f-currency">Currency</label>
-          <select id="f-currency" value={draft.currency} onChange={set('currency')}>
-            <option value="">Any</option>
-            {CURRENCIES.map((c) => (
-              <option key={c}>{c}</option>
-            ))}
-          </select>
-        </div>
+        <FilterSelect
+          id="f-status"
+          label="Status"
+          value={draft.status}
+          onChange={choose('status')}
+          options={PAYMENT_STATUSES}
+        />
+        <FilterSelect
+          id="f-method"
+          label="Method"
+          value={draft.method}
+          onChange={choose('method')}
+          options={PAYMENT_METHODS.map((m) => ({ value: m, label: methodLabel(m) }))}
+        />
+        <FilterSelect
+          id="f-currency"
+          label="Currency"
+          value={draft.currency}
+          onChange={choose('currency')}
+          options={CURRENCIES}
+        />
         <div>
           <label htmlFor="f-from">From (UTC day)</label>
           <input id="f-from" type="date" value={draft.from} onChange={set('from')} />
@@ -224,23 +226,16 @@ export function PaymentsPage() {
           <label htmlFor="f-to">To (UTC day)</label>
           <input id="f-to" type="date" value={draft.to} onChange={set('to')} />
         </div>
-        <div className="filter-actions">
-          <button type="submit" className="primary">
-            Apply filters
-          </button>
-          <button
-            type="button"
-            onClick={() => {
-              setDraft({ status: '', method: '', currency: '', from: '', to: '', q: '' });
-              setParams(new URLSearchParams());
-            }}
-          >
-            Clear
-          </button>
+        <FilterActions
+          onClear={() => {
+            setDraft({ status: '', method: '', currency: '', from: '', to: '', q: '' });
+            setParams(new URLSearchParams());
+          }}
+        >
           <button type="button" onClick={() => void download()} disabled={exporting.busy}>
             {exporting.busy ? 'Exporting…' : 'Export CSV'}
           </button>
-        </div>
+        </FilterActions>
       </form>
       {exporting.done !== undefined ? <Notice>Exported {exporting.done} transactions.</Notice> : null}
       <ErrorBox error={exporting.error ?? list.error} />

@@ -1,7 +1,8 @@
 /**
  * Two-factor sign-in (docs/security.md#two-factor): turn it on by scanning a QR code (drawn here from the
  * `otpauth://` URI with the `qrcode` library) or typing the secret, confirm with a first code, and keep the ten
- * recovery codes shown once; turn it off with a fresh code.
+ * recovery codes shown once; turn it off with a fresh code. And the password change (docs/security.md#password), which
+ * ends every other session and, with two-factor on, asks for a code first.
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -59,6 +60,19 @@ export function SecurityPage() {
       storeSession(session.token, session.expires_at);
       setCode('');
       refresh();
+    },
+  });
+  const [passwords, setPasswords] = useState({ current: '', next: '', code: '' });
+  const changePassword = useMutation({
+    mutationFn: async () => {
+      if (status.data?.enabled) await confirmCode(passwords.code);
+      return api<Session>('/v1/developer/password', {
+        body: { current_password: passwords.current, new_password: passwords.next },
+      });
+    },
+    onSuccess: (session) => {
+      storeSession(session.token, session.expires_at);
+      setPasswords({ current: '', next: '', code: '' });
     },
   });
   const submit = (action: () => void) => (event: FormEvent) => {
@@ -140,6 +154,56 @@ export function SecurityPage() {
           </form>
         </div>
       ) : null}
+      <form
+        onSubmit={submit(() => changePassword.mutate())}
+        className="panel"
+        aria-labelledby="password-title"
+        data-testid="password-form"
+      >
+        <h2 id="password-title">Password</h2>
+        <p>Changing it signs you out everywhere else: every other browser and device must sign in again.</p>
+        <label htmlFor="password-current">Current password</label>
+        <input
+          id="password-current"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={passwords.current}
+          onChange={(e) => setPasswords({ ...passwords, current: e.target.value })}
+        />
+        <label htmlFor="password-new">New password (at least 10 characters)</label>
+        <input
+          id="password-new"
+          type="password"
+          autoComplete="new-password"
+          minLength={10}
+          maxLength={200}
+          required
+          value={passwords.next}
+          onChange={(e) => setPasswords({ ...passwords, next: e.target.value })}
+        />
+        {status.data?.enabled ? (
+          <>
+            <label htmlFor="password-code">Code from your authenticator app, to confirm the change</label>
+            <input
+              id="password-code"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              pattern="[0-9]{6}"
+              required
+              value={passwords.code}
+              onChange={(e) => setPasswords({ ...passwords, code: e.target.value.trim() })}
+            />
+          </>
+        ) : null}
+        <ErrorBox error={changePassword.error} />
+        {changePassword.isSuccess ? (
+          <Notice>Password changed. Every other session has ended; this one goes on.</Notice>
+        ) : null}
+        <button type="submit" disabled={changePassword.isPending}>
+          Change password
+        </button>
+      </form>
     </section>
   );
 }
