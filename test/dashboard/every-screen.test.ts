@@ -73,6 +73,7 @@ function screens(scene: Scene): [string, string, RegExp][] {
     ['activity', '/sandbox/activity', /^Activity$/],
     ['profile', '/sandbox/profile', /^Profile$/],
     ['balance', '/sandbox/balance', /^Balance$/],
+    ['payouts', '/sandbox/payouts', /^Payouts$/],
     ['security', '/sandbox/security', /^Security$/],
     ['team', '/sandbox/team', /^Team$/],
     ['restricted-keys', '/sandbox/restricted-keys', /^Restricted keys$/],
