@@ -163,6 +163,18 @@ describe('reconciliation against the providers books (docs/reconciliation.md)', 
       const shown = await admin('recon', 'show', id);
       expect(shown.out).to.include('the two sides moved different amounts').and.to.include('"amount": 4950');
 
+      // Bad adjustments and an empty reason are refused before anything is written.
+      for (const args of [
+        ['--reason', 'fee', '--adjustment', '0'],
+        ['--reason', 'fee', '--adjustment', '12.5'],
+        ['--reason', 'fee', '--adjustment', 'fifty'],
+        ['--reason', '   ', '--adjustment', '-50'],
+      ]) {
+        const refused = await admin('recon', 'resolve', id, ...args);
+        expect(refused.code, args.join(' ')).to.equal(1);
+      }
+      expect(await db('reconciliation_exceptions').where({ id }).first('status')).to.deep.equal({ status: 'open' });
+
       const resolved = await admin(
         'recon',
         'resolve',
