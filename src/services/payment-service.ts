@@ -409,8 +409,20 @@ async function refusalOfClosedCreate(deps: PaymentServiceDeps, paymentId: string
   return undefined;
 }
 
-/** How often an Update the workflow never took (the run closing at that moment, a lost task) is sent again. */
-const UPDATE_ATTEMPTS = 3;
+/**
+ * How often an Update is sent while Temporal is out of reach before the caller is told its outcome is unknown: each
+ * send already retries inside the client up to the shared deadline.
+ */
+const OUTAGE_UPDATE_ATTEMPTS = 3;
+/**
+ * How often an Update the workflow never took is sent again, within the shared deadline. A settled payment's run
+ * ends as soon as its last handler finishes, so under a burst of refunds (docs/payments.md#refunds-happen-once) an
+ * Update can meet a run that is closing several times in a row; each send re-opens the payment. Bounded (about 8.5 s
+ * of pauses) so that an error that keeps coming answers 503 `service_unavailable` rather than waiting for ever.
+ */
+const MAX_UPDATE_ATTEMPTS = 20;
+/** The longest pause (milliseconds) between two sends of an Update; the pause grows by 100 ms per send. */
+const MAX_UPDATE_PAUSE_MS = 500;
 
 /**
  * 503 `service_unavailable` after UPDATE_DEADLINE_MS without the workflow's answer (no worker
@@ -465,12 +477,14 @@ async function updatePayment<Ret, Args extends unknown[]>(
     } catch (error) {
       const refused = decidedRefusal(error);
       if (refused) throw refused;
-      if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || Date.now() + 100 * attempt >= deadline)
+      const pause = Math.min(100 * attempt, MAX_UPDATE_PAUSE_MS);
+      if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || Date.now() + pause >= deadline)
         throw updateTimedOut(deps.config.UPDATE_DEADLINE_MS);
       // Temporal out of reach may have kept the Update before the connection failed: its outcome is unknown.
-      if (attempt >= UPDATE_ATTEMPTS)
-        throw isOutage(error) ? updateTimedOut(deps.config.UPDATE_DEADLINE_MS) : unavailable();
-      await sleep(100 * attempt);
+      if (isOutage(error)) {
+        if (attempt >= OUTAGE_UPDATE_ATTEMPTS) throw updateTimedOut(deps.config.UPDATE_DEADLINE_MS);
+      } else if (attempt >= MAX_UPDATE_ATTEMPTS) throw unavailable();
+      await sleep(pause);
     }
   }
 }

@@ -6,7 +6,8 @@
  * scenarios, a cancel, a refund, signed webhooks to a local receiver; then one worker and one API
  * process are killed with SIGKILL mid-burst (the fault suite's workload, test/faults/burst.ts) and
  * nothing is lost: every payment reaches its true final state, nothing twice, every event
- * delivered, and the command replaces both processes. The figures are printed.
+ * delivered, the ledger's invariants hold (docs/ledger.md#invariants), and the command replaces both
+ * processes. The figures are printed.
  */
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
@@ -24,6 +25,7 @@ import {
   unsettled,
   type Order,
 } from '../faults/burst';
+import { ledgerProblems } from '../helpers/ledger';
 import { callService, waitForLivePayment } from '../helpers/live-providers';
 import { startReceiver, verifyDelivery, type Receiver } from '../helpers/receiver';
 import {
@@ -304,6 +306,9 @@ describe('production topology: Temporal server on PostgreSQL, two workers and tw
     const { problems, direct } = await waitUntilSettled(db, burst.orders, SETTLE_TIMEOUT_MS);
     expect(problems, 'orders not in the state their scenario implies').to.deep.equal([]);
     await expectOnePaymentPerKey(db, merchantId, burst.orders);
+    // The books (docs/ledger.md#invariants) with two APIs and two workers posting for one merchant, one of each
+    // killed: no status without postings, nothing posted twice, the simulators agree, the whole ledger balances.
+    expect(await ledgerProblems(db, { merchantIds: [merchantId], againstSimulators: true })).to.deep.equal([]);
     expect(
       Object.keys(burst.figures.serverErrors).filter((status) => !status.startsWith('503')),
       'server errors other than 503',

@@ -97,8 +97,21 @@ export function getStack(): Promise<Stack> {
   return stackPromise;
 }
 
-/** Stops what `getStack` started (root hook). */
+const closedAtEnd: { close(): Promise<void> }[] = [];
+
+/**
+ * Closes `connection` after the last test instead of now. A gRPC call the API abandoned at its deadline through a
+ * broken Temporal connection (test/api/stalls.test.ts) may still have a retry waiting in the client's retry
+ * interceptor (up to 5 s × jitter); closing the channel under it makes that retry throw from a timer, an uncaught
+ * error mocha pins on whichever test runs then, and the next tests run inside the abandoned request's log context.
+ */
+export function closeAfterLastTest(connection: { close(): Promise<void> }): void {
+  closedAtEnd.push(connection);
+}
+
+/** Stops what `getStack` started, and closes the connections handed to {@link closeAfterLastTest} (root hook). */
 export async function stopStack(): Promise<void> {
+  await Promise.all(closedAtEnd.splice(0).map((connection) => connection.close()));
   if (!stackPromise) return;
   const running = await stackPromise;
   await new Promise<void>((resolve) => {
