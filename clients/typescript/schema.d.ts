@@ -422,6 +422,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/balance/settlement_report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a day’s settlement report
+         * @description Every balance transaction created on one UTC day (`date`, `YYYY-MM-DD`), oldest first, each with gross, fee and net, its payment, your description of it and its metadata; and per currency the day’s sums with what you were owed when it began and ended (`opening_balance + net = closing_balance`). Today gives the report so far (`complete: false`); a later day, or one more than 730 days back, is refused. `format=csv` answers a file to download (`text/csv`, UTF-8 with a byte-order mark, amounts as decimals in the currency’s unit, cells a spreadsheet would run as formulas prefixed with `'`), one `payment_metadata[key]` column per metadata key. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["retrieveDaySettlementReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payouts/{id}/settlement_report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a payout’s settlement report
+         * @description What a payout comprised: the balance transactions it covers (payments, refunds, refused refunds, adjustments; an automatic payout covers what became available since the last one, a manual payout covers none), each with gross, fee and net, then its `payout_fee` line and, when not 0, a `balance_carried` line (balance it paid out that its lines do not itemize, or that stayed in your balance, such as the schedule’s minimum). The lines’ `net` adds up to the payout’s amount. `format=csv` answers a file to download, as the day report does. Another merchant’s payout answers 404. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["retrievePayoutSettlementReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payout_destinations": {
         parameters: {
             query?: never;
@@ -2224,6 +2264,144 @@ export interface components {
             created_at: string;
             /** @description What it is, in words */
             description: string;
+        };
+        /** @description The answer itself */
+        DaySettlementReport: {
+            /**
+             * @description Always `day_settlement_report`
+             * @enum {string}
+             */
+            object: "day_settlement_report";
+            /** @description The UTC day, `YYYY-MM-DD` */
+            date: string;
+            /**
+             * @description The environment whose money this is
+             * @enum {string}
+             */
+            environment: "sandbox" | "live";
+            /**
+             * Format: date-time
+             * @description The day’s start, inclusive (00:00 UTC)
+             */
+            interval_start: string;
+            /**
+             * Format: date-time
+             * @description The day’s end, exclusive (00:00 UTC the next day)
+             */
+            interval_end: string;
+            /** @description False for today: the day has not ended and its report may still grow */
+            complete: boolean;
+            /** @description Per currency you hold, sorted by code */
+            currencies: {
+                /** @description ISO 4217 code */
+                currency: string;
+                /** @description What you were owed (available and pending) when the day began, minor units */
+                opening_balance: number;
+                /** @description How many lines */
+                count: number;
+                /** @description Sum of the lines’ gross, minor units */
+                gross: number;
+                /** @description Sum of the lines’ fees, minor units */
+                fee: number;
+                /** @description Sum of the lines’ net, minor units */
+                net: number;
+                /** @description What you were owed when the day ended (for today: now), `opening_balance + net` */
+                closing_balance: number;
+            }[];
+            /** @description Every balance transaction created that day, oldest first */
+            lines: components["schemas"]["SettlementReportLine"][];
+        };
+        SettlementReportLine: {
+            /** @description The balance transaction (`txn_…`); null for a `balance_carried` line */
+            balance_transaction: string | null;
+            /**
+             * @description The balance transaction's type; in a payout report also `payout_fee` (the payout's fee) and `balance_carried` (balance the payout paid out or left that its lines do not itemize)
+             * @enum {string}
+             */
+            category: "payment" | "refund" | "refund_failure" | "payout" | "payout_failure" | "adjustment" | "payout_fee" | "balance_carried";
+            /** @description The payment, refund, payout or adjustment id */
+            source: string;
+            /** @description The payment a payment or refund line belongs to (`pay_…`); null otherwise */
+            payment: string | null;
+            /**
+             * Format: date-time
+             * @description When it was recorded (ISO 8601, UTC)
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When its funds are available; null for a payout report's own lines
+             */
+            available_on: string | null;
+            /** @description ISO 4217 code */
+            currency: string;
+            /** @description Gross, minor units: negative for refunds and payouts */
+            gross: number;
+            /** @description What we kept, minor units */
+            fee: number;
+            /** @description What your balance moved by, `gross − fee`, minor units */
+            net: number;
+            /** @description What it is, in words */
+            description: string;
+            /** @description Your own description of the payment (or payout), as sent; null when none */
+            merchant_description: string | null;
+            /** @description The payment's metadata, as sent; null for lines without a payment */
+            payment_metadata: {
+                [key: string]: string;
+            } | null;
+        };
+        /** @description The answer itself */
+        PayoutSettlementReport: {
+            /**
+             * @description Always `payout_settlement_report`
+             * @enum {string}
+             */
+            object: "payout_settlement_report";
+            /** @description The payout reported */
+            payout: {
+                /** @description Payout id, `po_…` */
+                id: string;
+                /** @description Minor units sent to the destination */
+                amount: number;
+                /** @description Payout fee, minor units */
+                fee: number;
+                /** @description ISO 4217 code */
+                currency: string;
+                /**
+                 * @description Its status now
+                 * @enum {string}
+                 */
+                status: "pending" | "in_transit" | "paid" | "failed" | "returned" | "cancelled";
+                /** @description Created by the payout schedule (only those itemize activity) */
+                automatic: boolean;
+                /**
+                 * Format: date-time
+                 * @description When the provider paid it; null until then
+                 */
+                arrival_date: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it was created (ISO 8601, UTC)
+                 */
+                created_at: string;
+            };
+            /** @description The balance transactions it covers (payments, refunds, adjustments), summed */
+            activity: {
+                /** @description How many lines */
+                count: number;
+                /** @description Sum of the lines’ gross, minor units */
+                gross: number;
+                /** @description Sum of the lines’ fees, minor units */
+                fee: number;
+                /** @description Sum of the lines’ net, minor units */
+                net: number;
+            };
+            /** @description The payout fee, minor units */
+            payout_fee: number;
+            /** @description Minor units: above 0 when the payout paid out balance its lines do not itemize, below 0 when part of their net stayed in your balance. `activity.net − payout_fee + balance_carried = payout.amount` */
+            balance_carried: number;
+            /** @description The covered balance transactions oldest first, then `payout_fee` and `balance_carried`: their `net` adds up to `payout.amount` */
+            lines: components["schemas"]["SettlementReportLine"][];
         };
         /** @description The answer itself */
         PayoutDestination: {
@@ -5345,6 +5523,386 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["BalanceTransaction"] & unknown;
                     };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    retrieveDaySettlementReport: {
+        parameters: {
+            query: {
+                /** @description Which environment's money (a session token; an API key is bound to its own) */
+                environment?: "sandbox" | "live";
+                /** @description `json` (default): the envelope, amounts in minor units. `csv`: a file to download (`text/csv`, UTF-8), amounts as decimals in the currency’s unit */
+                format?: "json" | "csv";
+                /** @description The UTC day, `YYYY-MM-DD`: today at the latest (its report so far), at most 730 days back */
+                date: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The day’s report (the envelope; with `format=csv`, the CSV file) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Settlement report retrieved",
+                     *       "data": {
+                     *         "object": "day_settlement_report",
+                     *         "date": "2026-11-24",
+                     *         "environment": "sandbox",
+                     *         "interval_start": "2026-11-24T00:00:00.000Z",
+                     *         "interval_end": "2026-11-25T00:00:00.000Z",
+                     *         "complete": true,
+                     *         "currencies": [
+                     *           {
+                     *             "currency": "RWF",
+                     *             "opening_balance": 0,
+                     *             "count": 2,
+                     *             "gross": 1000,
+                     *             "fee": 23,
+                     *             "net": 977,
+                     *             "closing_balance": 977
+                     *           }
+                     *         ],
+                     *         "lines": [
+                     *           {
+                     *             "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
+                     *             "category": "payment",
+                     *             "source": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "payment": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "created_at": "2026-11-24T10:00:04.000Z",
+                     *             "available_on": "2026-11-25T10:00:04.000Z",
+                     *             "currency": "RWF",
+                     *             "gross": 1500,
+                     *             "fee": 23,
+                     *             "net": 1477,
+                     *             "description": "Payment pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "merchant_description": "Order 1042",
+                     *             "payment_metadata": {
+                     *               "order_id": "1042"
+                     *             }
+                     *           },
+                     *           {
+                     *             "balance_transaction": "txn_9Lm1No3Pq5Rs7Tu9Vw1Xy3Za",
+                     *             "category": "refund",
+                     *             "source": "ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b",
+                     *             "payment": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "created_at": "2026-11-24T11:00:00.000Z",
+                     *             "available_on": "2026-11-24T11:00:00.000Z",
+                     *             "currency": "RWF",
+                     *             "gross": -500,
+                     *             "fee": 0,
+                     *             "net": -500,
+                     *             "description": "Refund ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b of payment pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "merchant_description": "Order 1042",
+                     *             "payment_metadata": {
+                     *               "order_id": "1042"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["DaySettlementReport"];
+                    };
+                    /**
+                     * @example balance_transaction,created_at,available_on,category,source,payment,currency,gross,fee,net,description,merchant_description,payment_metadata[order_id]
+                     *     txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk,2026-11-24T10:00:04.000Z,2026-11-25T10:00:04.000Z,payment,pay_7Hc2WqN5xR8tLm3Kd9PzYb4V,pay_7Hc2WqN5xR8tLm3Kd9PzYb4V,RWF,1500,23,1477,Payment pay_7Hc2WqN5xR8tLm3Kd9PzYb4V,Order 1042,1042
+                     *     txn_9Lm1No3Pq5Rs7Tu9Vw1Xy3Za,2026-11-24T11:00:00.000Z,2026-11-24T11:00:00.000Z,refund,ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b,pay_7Hc2WqN5xR8tLm3Kd9PzYb4V,RWF,-500,0,-500,Refund ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b of payment pay_7Hc2WqN5xR8tLm3Kd9PzYb4V,Order 1042,1042
+                     */
+                    "text/csv": string;
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A missing or malformed `date`, a day after today (UTC) or more than 730 days back, a `format` other than `json` or `csv`, or an unknown query field. The message names the parameter.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    retrievePayoutSettlementReport: {
+        parameters: {
+            query?: {
+                /** @description Which environment's money (a session token; an API key is bound to its own) */
+                environment?: "sandbox" | "live";
+                /** @description `json` (default): the envelope, amounts in minor units. `csv`: a file to download (`text/csv`, UTF-8), amounts as decimals in the currency’s unit */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout’s report (the envelope; with `format=csv`, the CSV file) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Settlement report retrieved",
+                     *       "data": {
+                     *         "object": "payout_settlement_report",
+                     *         "payout": {
+                     *           "id": "po_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab",
+                     *           "amount": 967,
+                     *           "fee": 10,
+                     *           "currency": "RWF",
+                     *           "status": "paid",
+                     *           "automatic": true,
+                     *           "arrival_date": "2026-11-26T06:00:02.000Z",
+                     *           "created_at": "2026-11-26T06:00:00.000Z"
+                     *         },
+                     *         "activity": {
+                     *           "count": 2,
+                     *           "gross": 1000,
+                     *           "fee": 23,
+                     *           "net": 977
+                     *         },
+                     *         "payout_fee": 10,
+                     *         "balance_carried": 0,
+                     *         "lines": [
+                     *           {
+                     *             "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
+                     *             "category": "payment",
+                     *             "source": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "payment": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "created_at": "2026-11-24T10:00:04.000Z",
+                     *             "available_on": "2026-11-25T10:00:04.000Z",
+                     *             "currency": "RWF",
+                     *             "gross": 1500,
+                     *             "fee": 23,
+                     *             "net": 1477,
+                     *             "description": "Payment pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "merchant_description": "Order 1042",
+                     *             "payment_metadata": {
+                     *               "order_id": "1042"
+                     *             }
+                     *           },
+                     *           {
+                     *             "balance_transaction": "txn_9Lm1No3Pq5Rs7Tu9Vw1Xy3Za",
+                     *             "category": "refund",
+                     *             "source": "ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b",
+                     *             "payment": "pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "created_at": "2026-11-24T11:00:00.000Z",
+                     *             "available_on": "2026-11-24T11:00:00.000Z",
+                     *             "currency": "RWF",
+                     *             "gross": -500,
+                     *             "fee": 0,
+                     *             "net": -500,
+                     *             "description": "Refund ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b of payment pay_7Hc2WqN5xR8tLm3Kd9PzYb4V",
+                     *             "merchant_description": "Order 1042",
+                     *             "payment_metadata": {
+                     *               "order_id": "1042"
+                     *             }
+                     *           },
+                     *           {
+                     *             "balance_transaction": "txn_8Bn0Mq2Wr4Et6Yu8Io0Pa2Sd",
+                     *             "category": "payout_fee",
+                     *             "source": "po_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab",
+                     *             "payment": null,
+                     *             "created_at": "2026-11-26T06:00:00.000Z",
+                     *             "available_on": null,
+                     *             "currency": "RWF",
+                     *             "gross": 0,
+                     *             "fee": 10,
+                     *             "net": -10,
+                     *             "description": "Payout fee of po_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab",
+                     *             "merchant_description": null,
+                     *             "payment_metadata": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["PayoutSettlementReport"];
+                    };
+                    /**
+                     * @example balance_transaction,created_at,available_on,category,source,payment,currency,gross,fee,net,description,merchant_description,payment_metadata[order_id]
+                     *     txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk,2026-11-24T10:00:04.000Z,2026-11-25T10:00:04.000Z,payment,pay_7Hc2WqN5xR8tLm3Kd9PzYb4V,pay_7Hc2WqN5xR8tLm3Kd9PzYb4V,RWF,1500,23,1477,Payment pay_7Hc2WqN5xR8tLm3Kd9PzYb4V,Order 1042,1042
+                     *     txn_9Lm1No3Pq5Rs7Tu9Vw1Xy3Za,2026-11-24T11:00:00.000Z,2026-11-24T11:00:00.000Z,refund,ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b,pay_7Hc2WqN5xR8tLm3Kd9PzYb4V,RWF,-500,0,-500,Refund ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b of payment pay_7Hc2WqN5xR8tLm3Kd9PzYb4V,Order 1042,1042
+                     *     txn_8Bn0Mq2Wr4Et6Yu8Io0Pa2Sd,2026-11-26T06:00:00.000Z,,payout_fee,po_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab,,RWF,0,10,-10,Payout fee of po_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab,,
+                     */
+                    "text/csv": string;
                 };
             };
             /**

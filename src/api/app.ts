@@ -25,6 +25,7 @@ import { healthRoutes } from './routes/health';
 import { developerRoutes } from './routes/developer';
 import { payoutRoutes } from './routes/payouts';
 import { balanceRoutes } from './routes/balance';
+import { settlementReportRoutes } from './routes/settlement-reports';
 import { developerPaymentRoutes } from './routes/developer-payments';
 import { eventRoutes } from './routes/events';
 import { eventStreamRoutes } from './routes/event-stream';
@@ -67,6 +68,7 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
     authRoutes(deps),
     paymentRoutes(deps),
     balanceRoutes(deps),
+    settlementReportRoutes(deps),
     payoutRoutes(deps),
     merchantPaymentRoutes(deps),
     providerCallbackRoutes(deps),

@@ -25,6 +25,7 @@ import {
 } from './schemas/developer';
 import { changePasswordBody, registerBody } from './schemas/auth';
 import { balanceQuery, listBalanceTransactionsQuery } from './schemas/balance';
+import { dayReportQuery, payoutReportQuery } from './schemas/settlement-reports';
 import {
   createDestinationBody,
   createPayoutBody,
@@ -91,7 +92,15 @@ export interface RouteDoc {
   /** Request headers besides the credential and `Idempotency-Key` (e.g. `Last-Event-ID`). */
   headers?: z.ZodObject;
   /** The success answer; `example` is a body `schema` accepts (a test parses it). */
-  success: { status: number; description: string; schema: z.ZodType; contentType?: string; example?: unknown };
+  success: {
+    status: number;
+    description: string;
+    schema: z.ZodType;
+    contentType?: string;
+    example?: unknown;
+    /** The same answer in another media type, chosen by a query parameter (a report's `format=csv`). */
+    alternative?: { contentType: string; schema: z.ZodType; example: unknown };
+  };
   /** Other success statuses with the same body (e.g. 202 while a review resumes). */
   otherSuccess?: { status: number; description: string }[];
   /** Error statuses besides those implied by the route's kind and by its `codes`. */
@@ -717,6 +726,57 @@ export const ROUTE_DOCS: RouteDoc[] = [
       description: 'The balance transaction',
       schema: out.envelope(out.balanceTransaction),
       example: ok('Balance transaction retrieved', example.paymentBalanceTransaction),
+    },
+  },
+
+  {
+    operationId: 'retrieveDaySettlementReport',
+    method: 'get',
+    path: '/v1/balance/settlement_report',
+    tag: 'Balance',
+    summary: 'Retrieve a day’s settlement report',
+    description: `Every balance transaction created on one UTC day (\`date\`, \`YYYY-MM-DD\`), oldest first, each with gross, fee and net, its payment, your description of it and its metadata; and per currency the day’s sums with what you were owed when it began and ended (\`opening_balance + net = closing_balance\`). Today gives the report so far (\`complete: false\`); a later day, or one more than 730 days back, is refused. \`format=csv\` answers a file to download (\`text/csv\`, UTF-8 with a byte-order mark, amounts as decimals in the currency’s unit, cells a spreadsheet would run as formulas prefixed with \`'\`), one \`payment_metadata[key]\` column per metadata key. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: dayReportQuery,
+    success: {
+      status: 200,
+      description: 'The day’s report (the envelope; with `format=csv`, the CSV file)',
+      schema: out.envelope(out.daySettlementReport),
+      example: ok('Settlement report retrieved', example.daySettlementReportExample),
+      alternative: {
+        contentType: 'text/csv',
+        schema: z.string().openapi({ description: 'The lines as CSV: a header row, then one row per line' }),
+        example: example.daySettlementReportCsvExample,
+      },
+    },
+    codes: [
+      {
+        code: 'validation_error',
+        when: 'A missing or malformed `date`, a day after today (UTC) or more than 730 days back, a `format` other than `json` or `csv`, or an unknown query field. The message names the parameter.',
+        message: 'date 2026-12-01 is in the future (UTC)',
+        details: [{ field: 'date', message: 'date 2026-12-01 is in the future (UTC)' }],
+      },
+    ],
+  },
+  {
+    operationId: 'retrievePayoutSettlementReport',
+    method: 'get',
+    path: '/v1/payouts/{id}/settlement_report',
+    tag: 'Payouts',
+    summary: 'Retrieve a payout’s settlement report',
+    description: `What a payout comprised: the balance transactions it covers (payments, refunds, refused refunds, adjustments; an automatic payout covers what became available since the last one, a manual payout covers none), each with gross, fee and net, then its \`payout_fee\` line and, when not 0, a \`balance_carried\` line (balance it paid out that its lines do not itemize, or that stayed in your balance, such as the schedule’s minimum). The lines’ \`net\` adds up to the payout’s amount. \`format=csv\` answers a file to download, as the day report does. Another merchant’s payout answers 404. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: payoutReportQuery,
+    success: {
+      status: 200,
+      description: 'The payout’s report (the envelope; with `format=csv`, the CSV file)',
+      schema: out.envelope(out.payoutSettlementReport),
+      example: ok('Settlement report retrieved', example.payoutSettlementReportExample),
+      alternative: {
+        contentType: 'text/csv',
+        schema: z.string().openapi({ description: 'The lines as CSV: a header row, then one row per line' }),
+        example: example.payoutSettlementReportCsvExample,
+      },
     },
   },
 
@@ -2164,11 +2224,13 @@ const replayedHeader = z.object({
 
 function toRouteConfig(doc: RouteDoc, errors: { envelope: z.ZodType; plain: z.ZodType }): RouteConfig {
   const errorSchema = doc.plainErrors ? errors.plain : errors.envelope;
+  const alternative = doc.success.alternative;
   const successContent = {
     [doc.success.contentType ?? 'application/json']: {
       schema: doc.success.schema,
       ...(doc.success.example === undefined ? {} : { example: doc.success.example }),
     },
+    ...(alternative ? { [alternative.contentType]: { schema: alternative.schema, example: alternative.example } } : {}),
   };
   const responses: RouteConfig['responses'] = {
     [doc.success.status]: {

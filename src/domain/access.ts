@@ -56,6 +56,9 @@ export const ENDPOINT_ACCESS: Readonly<Record<string, EndpointAccess>> = {
   'GET /v1/balance': { roles: EVERYONE, scope: 'balance:read' },
   'GET /v1/balance_transactions': { roles: EVERYONE, scope: 'balance:read' },
   'GET /v1/balance_transactions/{id}': { roles: EVERYONE, scope: 'balance:read' },
+  // Reports show balance transactions: whoever reads the balance reads them (docs/ledger.md#reports).
+  'GET /v1/balance/settlement_report': { roles: EVERYONE, scope: 'balance:read' },
+  'GET /v1/payouts/{id}/settlement_report': { roles: EVERYONE, scope: 'balance:read' },
   'POST /v1/sandbox/balance/settle': { roles: KEYS_ONLY, scope: null },
   'GET /v1/developer/events': { roles: EVERYONE, scope: 'payments:read' },
   'GET /v1/developer/events/{id}': { roles: EVERYONE, scope: 'payments:read' },

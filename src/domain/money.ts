@@ -74,3 +74,21 @@ export function percentageOfMinor(amount: number, basisPoints: number): number {
   const product = BigInt(amount) * BigInt(basisPoints);
   return Number((product + 5000n) / 10000n);
 }
+
+/**
+ * Formats `minor` units of `currency` as a decimal string with the currency's own exponent (docs/ledger.md#reports):
+ * RWF 1500 → `1500`, KES 150050 → `1500.50`, KES −5 → `-0.05`. Exact: built from the integer's digits, never
+ * through a float.
+ * @param minor an integer number of minor units, may be below zero
+ * @throws Error for a currency the service does not take or an amount that is not a safe integer (a bug, not input)
+ */
+export function formatMinorUnits(minor: number, currency: string): string {
+  if (!isCurrency(currency)) throw new Error(`no minor-unit exponent for currency ${currency}`);
+  if (!Number.isSafeInteger(minor)) throw new Error(`amount ${minor} is not an integer number of minor units`);
+  const exponent = CURRENCY_EXPONENTS[currency];
+  const digits = String(Math.abs(minor));
+  const sign = minor < 0 ? '-' : '';
+  if (exponent === 0) return sign + digits;
+  const padded = digits.padStart(exponent + 1, '0');
+  return `${sign}${padded.slice(0, -exponent)}.${padded.slice(-exponent)}`;
+}

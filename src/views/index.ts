@@ -27,3 +27,4 @@ export {
   twoFactorStatus,
 } from './security';
 export { payout, payoutDestination, payoutDetail, payoutSchedule } from './payout';
+export { daySettlementReport, payoutSettlementReport, reportLine } from './settlement-report';

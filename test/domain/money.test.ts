@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { formatDecimalAmount, isValidMinorAmount, parseDecimalAmount, percentageOfMinor } from '../../src/domain/money';
+import {
+  formatDecimalAmount,
+  formatMinorUnits,
+  isValidMinorAmount,
+  parseDecimalAmount,
+  percentageOfMinor,
+} from '../../src/domain/money';
+import { spreadsheetSafeCell } from '../../src/lib/csv';
 
 describe('domain/money (docs/limits.md#amounts, docs/payments.md#fees)', () => {
   it('accepts integer minor units between 1 and 10^12 only', () => {
@@ -29,6 +36,27 @@ describe('domain/money (docs/limits.md#amounts, docs/payments.md#fees)', () => {
     expect(formatDecimalAmount(1500, 'RWF')).to.equal('1500.00');
     expect(formatDecimalAmount(1234, 'USD')).to.equal('12.34');
     expect(formatDecimalAmount(5, 'USD')).to.equal('0.05');
+  });
+
+  it("formats minor units in the currency's own exponent for reports, signs and leading zeros exact (docs/ledger.md#csv)", () => {
+    expect(formatMinorUnits(1500, 'RWF')).to.equal('1500');
+    expect(formatMinorUnits(-500, 'UGX')).to.equal('-500');
+    expect(formatMinorUnits(0, 'KES')).to.equal('0.00');
+    expect(formatMinorUnits(5, 'USD')).to.equal('0.05');
+    expect(formatMinorUnits(-5, 'KES')).to.equal('-0.05');
+    expect(formatMinorUnits(-150050, 'GHS')).to.equal('-1500.50');
+    expect(formatMinorUnits(1_000_000_000_000, 'USD')).to.equal('10000000000.00');
+    expect(() => formatMinorUnits(1.5, 'USD')).to.throw();
+    expect(() => formatMinorUnits(1, 'XYZ')).to.throw();
+  });
+
+  it("defuses the cells a spreadsheet would run as formulas, OWASP's list, and leaves plain numbers alone (docs/ledger.md#csv)", () => {
+    for (const cell of ['=1+1', '+1', '-2+3', '@SUM(A1)', '\tx', '\rx', '-', '=']) {
+      expect(spreadsheetSafeCell(cell), JSON.stringify(cell)).to.equal(`'${cell}`);
+    }
+    for (const cell of ['-500', '-0.05', '1500.00', 'Order 1', '', "it's", 'a=b']) {
+      expect(spreadsheetSafeCell(cell), cell).to.equal(cell);
+    }
   });
 
   it('rounds percentages half-up to the minor unit (docs/payments.md#fees)', () => {

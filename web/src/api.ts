@@ -143,6 +143,29 @@ export async function api<T>(path: string, options: CallOptions = {}): Promise<T
 }
 
 /**
+ * Downloads a file answer of the API (a settlement report's CSV, docs/ledger.md#csv) with the session token, keeping
+ * its bytes as sent (the byte-order mark included) and the file name its `Content-Disposition` suggests.
+ * @param fallbackName the name when the answer suggests none
+ * @throws ApiError with the API's answer (400 naming the field, 404 …)
+ */
+export async function downloadFile(
+  path: string,
+  options: Pick<CallOptions, 'query' | 'env'>,
+  fallbackName: string,
+): Promise<{ blob: Blob; filename: string }> {
+  const token = sessionToken();
+  let response: Response;
+  try {
+    response = await fetch(apiUrl(path, options), { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  } catch {
+    throw new ApiError(0, 'network_error', 'the API could not be reached; check your connection and try again');
+  }
+  if (!response.ok) throw toApiError(response.status, parseJson(await response.text()), token !== undefined);
+  const suggested = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1];
+  return { blob: await response.blob(), filename: suggested ?? fallbackName };
+}
+
+/**
  * Uploads a multipart form with progress (fetch cannot report upload progress; XMLHttpRequest can).
  * @param onProgress called with the share sent, 0 to 1
  * @throws ApiError with the API's answer (413 `file_too_large`, 400 `unsupported_file_type` …)

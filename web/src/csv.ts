@@ -14,7 +14,12 @@ export function csvText(header: readonly string[], rows: readonly (string | numb
 
 /** Has the browser save `csv` as `filename`. */
 export function saveCsv(csv: string, filename: string): void {
-  const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
+  saveFile(new Blob([csv], { type: 'text/csv' }), filename);
+}
+
+/** Has the browser save `blob` as `filename` (a file the API answered, as it came). */
+export function saveFile(blob: Blob, filename: string): void {
+  const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
   link.download = filename;

@@ -547,3 +547,96 @@ export const payoutScheduleExample: z.input<typeof out.payoutSchedule> = {
   minimum: 10_000,
   updated_at: '2026-11-24T12:00:00.000Z',
 };
+
+/** The payment of the examples as a report line, with its metadata. */
+const paymentReportLine: z.input<typeof out.reportLine> = {
+  balance_transaction: ids.paymentTransaction,
+  category: 'payment',
+  source: ids.payment,
+  payment: ids.payment,
+  created_at: '2026-11-24T10:00:04.000Z',
+  available_on: '2026-11-25T10:00:04.000Z',
+  currency: 'RWF',
+  gross: 1500,
+  fee: 23,
+  net: 1477,
+  description: `Payment ${ids.payment}`,
+  merchant_description: 'Order 1042',
+  payment_metadata: { order_id: '1042' },
+};
+
+/** Its refund of 500 as a report line. */
+const refundReportLine: z.input<typeof out.reportLine> = {
+  ...paymentReportLine,
+  balance_transaction: ids.refundTransaction,
+  category: 'refund',
+  source: ids.refund,
+  created_at: '2026-11-24T11:00:00.000Z',
+  available_on: '2026-11-24T11:00:00.000Z',
+  gross: -500,
+  fee: 0,
+  net: -500,
+  description: `Refund ${ids.refund} of payment ${ids.payment}`,
+};
+
+/** An automatic payout of the 977 RWF the payment and its refund left: 967 sent, a fee of 10. */
+export const payoutSettlementReportExample: z.input<typeof out.payoutSettlementReport> = {
+  object: 'payout_settlement_report',
+  payout: {
+    id: payoutExample.id,
+    amount: 967,
+    fee: 10,
+    currency: 'RWF',
+    status: 'paid',
+    automatic: true,
+    arrival_date: '2026-11-26T06:00:02.000Z',
+    created_at: '2026-11-26T06:00:00.000Z',
+  },
+  activity: { count: 2, gross: 1000, fee: 23, net: 977 },
+  payout_fee: 10,
+  balance_carried: 0,
+  lines: [
+    paymentReportLine,
+    refundReportLine,
+    {
+      balance_transaction: payoutExample.balance_transaction,
+      category: 'payout_fee',
+      source: payoutExample.id,
+      payment: null,
+      created_at: '2026-11-26T06:00:00.000Z',
+      available_on: null,
+      currency: 'RWF',
+      gross: 0,
+      fee: 10,
+      net: -10,
+      description: `Payout fee of ${payoutExample.id}`,
+      merchant_description: null,
+      payment_metadata: null,
+    },
+  ],
+};
+
+/** The same report as CSV (amounts in RWF, which has no minor unit). */
+export const payoutSettlementReportCsvExample = [
+  'balance_transaction,created_at,available_on,category,source,payment,currency,gross,fee,net,description,merchant_description,payment_metadata[order_id]',
+  `${ids.paymentTransaction},2026-11-24T10:00:04.000Z,2026-11-25T10:00:04.000Z,payment,${ids.payment},${ids.payment},RWF,1500,23,1477,Payment ${ids.payment},Order 1042,1042`,
+  `${ids.refundTransaction},2026-11-24T11:00:00.000Z,2026-11-24T11:00:00.000Z,refund,${ids.refund},${ids.payment},RWF,-500,0,-500,Refund ${ids.refund} of payment ${ids.payment},Order 1042,1042`,
+  `${payoutExample.balance_transaction},2026-11-26T06:00:00.000Z,,payout_fee,${payoutExample.id},,RWF,0,10,-10,Payout fee of ${payoutExample.id},,`,
+  '',
+].join('\r\n');
+
+/** The day of the example payment and refund. */
+export const daySettlementReportExample: z.input<typeof out.daySettlementReport> = {
+  object: 'day_settlement_report',
+  date: '2026-11-24',
+  environment: 'sandbox',
+  interval_start: '2026-11-24T00:00:00.000Z',
+  interval_end: '2026-11-25T00:00:00.000Z',
+  complete: true,
+  currencies: [{ currency: 'RWF', opening_balance: 0, count: 2, gross: 1000, fee: 23, net: 977, closing_balance: 977 }],
+  lines: [paymentReportLine, refundReportLine],
+};
+
+/** The same day as CSV. */
+export const daySettlementReportCsvExample =
+  payoutSettlementReportCsvExample.split('\r\n').slice(0, 3).join('\r\n') + '\r\n';

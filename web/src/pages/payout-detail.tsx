@@ -1,7 +1,8 @@
 /**
  * One payout (`GET /v1/payouts/{id}`, docs/payouts.md#states): amount, fee, destination, its status timeline, why it
  * waits or failed, and the balance transactions behind it: its own (`?source=`) and, for an automatic payout, the
- * ones it covers (`?payout=`). Cancel while pending.
+ * ones it covers (`?payout=`). Cancel while pending; download its settlement report as CSV
+ * (docs/ledger.md#payout-report).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'react-router';
@@ -9,6 +10,7 @@ import { api } from '../api';
 import { ErrorBox, PageTitle, StatusBadge, Time } from '../components';
 import { useEnv } from '../layout';
 import { formatMoney } from '../money';
+import { useReportDownload } from '../report-download';
 import { canManage, useRole } from '../security';
 import type { BalanceTransaction, PayoutDetail } from '../types';
 
@@ -57,6 +59,7 @@ export function PayoutDetailPage() {
     mutationFn: () => api(`/v1/payouts/${id}/cancel`, { env, method: 'POST' }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['payout', env, id] }),
   });
+  const report = useReportDownload();
   const data = payout.data;
   return (
     <section>
@@ -112,6 +115,24 @@ export function PayoutDetailPage() {
           <TransactionList rows={own.data?.balance_transactions ?? []} testId="payout-own-transactions" />
           <h2>Covered by this payout</h2>
           <TransactionList rows={covered.data?.balance_transactions ?? []} testId="payout-covered-transactions" />
+          <h2>Settlement report</h2>
+          <p className="hint">
+            What this payout comprised, line by line, with its fee: the lines’ net adds up to the amount paid out.
+          </p>
+          <button
+            type="button"
+            disabled={report.busy}
+            onClick={() =>
+              void report.start(
+                `/v1/payouts/${data.id}/settlement_report`,
+                { env, query: { format: 'csv' } },
+                `settlement-report-${data.id}.csv`,
+              )
+            }
+          >
+            {report.busy ? 'Downloading…' : 'Download settlement report (CSV)'}
+          </button>
+          <ErrorBox error={report.error} />
         </>
       ) : (
         <p>Loading…</p>

@@ -1,0 +1,86 @@
+/**
+ * Settlement reports in the dashboard, in a real browser against the real stack (docs/ledger.md#reports): the Balance
+ * screen downloads a UTC day's report and the payout detail its payout's report, each the API's CSV file as it came
+ * (byte-order mark, formula cells defused, amounts in the currency's unit), under the name the API suggests.
+ */
+import fs from 'node:fs';
+import { expect } from 'chai';
+import { parse } from 'csv-parse/sync';
+import type { Page } from 'playwright-core';
+import { call, registerDeveloper, waitForPayment } from '../helpers/http';
+import { closeBrowser, newPage, signIn } from './browser';
+
+/** Clicks `button` and reads the file the browser saves: its suggested name, bytes and rows keyed by the header. */
+async function downloaded(page: Page, button: string) {
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: button }).click(),
+  ]);
+  const bytes = fs.readFileSync(await download.path());
+  const [header, ...records] = parse(bytes, { bom: true }) as string[][];
+  const rows = records.map((r) => Object.fromEntries(header!.map((name, i) => [name, r[i] ?? ''])));
+  return { name: download.suggestedFilename(), bytes, rows };
+}
+
+describe('settlement reports in the dashboard (docs/ledger.md#reports)', function () {
+  this.timeout(180_000);
+
+  after(closeBrowser);
+
+  it("downloads a day's report from the Balance screen and a payout's from its detail, as the API's CSV", async () => {
+    const developer = await registerDeveloper();
+    const key = developer.key;
+    const created = await call('/v1/payments', {
+      key,
+      body: {
+        amount: 20_000,
+        currency: 'RWF',
+        payment_method: 'mobile_money',
+        phone_number: '+250788000001',
+        description: '=1+2',
+      },
+    });
+    const payment = await waitForPayment(key, created.body.data.id, (p) => p.status === 'completed');
+    expect((await call(`/v1/payments/${payment.id}/refund`, { key, body: { amount: 500 } })).status).to.equal(201);
+    await call('/v1/sandbox/balance/settle', { key, method: 'POST' });
+    const destination = await call('/v1/payout_destinations', {
+      key,
+      body: { type: 'mobile_money', phone_number: '+250788000001' },
+    });
+    const payout = await call('/v1/payouts', {
+      key,
+      headers: { 'idempotency-key': 'dashboard-report' },
+      body: { amount: 5_000, currency: 'RWF', destination: destination.body.data.id },
+    });
+    expect(payout.status, JSON.stringify(payout.body)).to.equal(201);
+    const today = new Date().toISOString().slice(0, 10);
+
+    const { page, context, pageErrors } = await newPage();
+    await signIn(page, developer);
+    await page.getByRole('link', { name: 'Balance' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Settlement report per day' }).waitFor();
+    expect(await page.getByLabel('Day (UTC)').inputValue()).to.equal(today);
+    const day = await downloaded(page, 'Download day report (CSV)');
+    expect(day.name).to.equal(`settlement-report-sandbox-${today}.csv`);
+    expect([...day.bytes.subarray(0, 3)]).to.deep.equal([0xef, 0xbb, 0xbf]);
+    expect(day.rows.map((r) => [r.category, r.gross, r.fee, r.net])).to.deep.equal([
+      ['payment', '20000', '300', '19700'],
+      ['refund', '-500', '0', '-500'],
+      ['payout', '-5000', '50', '-5050'],
+    ]);
+    expect(day.rows[0]!.merchant_description).to.equal("'=1+2");
+
+    await page.goto(`/dashboard/sandbox/payouts/${payout.body.data.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Payout' }).waitFor();
+    const report = await downloaded(page, 'Download settlement report (CSV)');
+    expect(report.name).to.equal(`settlement-report-${payout.body.data.id}.csv`);
+    // A manual payout covers no activity: its fee and the amount drawn from the balance add up to what it paid out.
+    expect(report.rows.map((r) => [r.category, r.net])).to.deep.equal([
+      ['payout_fee', '-50'],
+      ['balance_carried', '5050'],
+    ]);
+    expect(report.rows.reduce((sum, r) => sum + Number(r.net), 0)).to.equal(5_000);
+    expect(pageErrors).to.deep.equal([]);
+    await context.close();
+  });
+});
