@@ -4421,13 +4421,15 @@ export interface operations {
                              * @enum {boolean}
                              */
                             received: true;
-                            /** @description The payment the callback is about, `pay_…` */
-                            payment_id: string;
+                            /** @description The payment the callback is about, `pay_…` (absent for a payout result) */
+                            payment_id?: string;
+                            /** @description The payout an M-Pesa B2C result is about, `po_…` (absent for a payment callback) */
+                            payout_id?: string;
                             /**
-                             * @description `signalled`: the payment's workflow confirms the status with the provider now; `ignored`: the callback cannot change the payment (already settled)
+                             * @description `signalled`: the payment's workflow confirms the status with the provider now; `ignored`: the callback cannot change the payment or payout (already settled, repeated); `recorded`: a payout's result was kept, read by its workflow's next status call
                              * @enum {string}
                              */
-                            action: "signalled" | "ignored";
+                            action: "signalled" | "ignored" | "recorded";
                         };
                     };
                 };
@@ -4586,13 +4588,15 @@ export interface operations {
                              * @enum {boolean}
                              */
                             received: true;
-                            /** @description The payment the callback is about, `pay_…` */
-                            payment_id: string;
+                            /** @description The payment the callback is about, `pay_…` (absent for a payout result) */
+                            payment_id?: string;
+                            /** @description The payout an M-Pesa B2C result is about, `po_…` (absent for a payment callback) */
+                            payout_id?: string;
                             /**
-                             * @description `signalled`: the payment's workflow confirms the status with the provider now; `ignored`: the callback cannot change the payment (already settled)
+                             * @description `signalled`: the payment's workflow confirms the status with the provider now; `ignored`: the callback cannot change the payment or payout (already settled, repeated); `recorded`: a payout's result was kept, read by its workflow's next status call
                              * @enum {string}
                              */
-                            action: "signalled" | "ignored";
+                            action: "signalled" | "ignored" | "recorded";
                         };
                     };
                 };

@@ -15,6 +15,7 @@ import {
   railDestinationOf,
   writePayoutStatus,
 } from '../db/payouts';
+import { createProviderRequestJournal } from '../db/provider-requests';
 import { createSandboxPayoutLedger } from '../db/sandbox-payouts';
 import { ID_PREFIXES } from '../domain/ids';
 import {
@@ -37,7 +38,11 @@ export interface PayoutActivityDeps {
   temporal: Client;
   config: Pick<
     Config,
-    'TEMPORAL_WEBHOOK_TASK_QUEUE' | 'SANDBOX_APPROVAL_DELAY_MS' | 'PROVIDER_CALLBACK_SECRET' | 'PROVIDERS'
+    | 'TEMPORAL_WEBHOOK_TASK_QUEUE'
+    | 'SANDBOX_APPROVAL_DELAY_MS'
+    | 'PROVIDER_CALLBACK_SECRET'
+    | 'PROVIDER_CALLBACK_BASE_URL'
+    | 'PROVIDERS'
   >;
   /** The payout rails; default: built from the configuration (sandbox simulators, configured live rails). */
   payoutRails?: PayoutRailRegistry;
@@ -77,7 +82,11 @@ export function payoutRailsOf(deps: Pick<PayoutActivityDeps, 'db' | 'config' | '
   if (deps.payoutRails) return deps.payoutRails;
   let registry = builtRegistries.get(deps);
   if (!registry) {
-    registry = payoutRailRegistryFromConfig(createSandboxPayoutLedger(deps.db), deps.config);
+    registry = payoutRailRegistryFromConfig(
+      createSandboxPayoutLedger(deps.db),
+      deps.config,
+      createProviderRequestJournal(deps.db),
+    );
     builtRegistries.set(deps, registry);
   }
   return registry;

@@ -152,10 +152,17 @@ const UPDATE_UNAVAILABLE: CodeDoc = {
 /** The answer to a provider callback (a hint, docs/payments.md#provider-callbacks). */
 const callbackReceipt = z.object({
   received: z.literal(true).openapi({ description: 'Always `true`: the callback was taken' }),
-  payment_id: z.string().openapi({ description: 'The payment the callback is about, `pay_…`' }),
-  action: z.enum(['signalled', 'ignored']).openapi({
+  payment_id: z
+    .string()
+    .optional()
+    .openapi({ description: 'The payment the callback is about, `pay_…` (absent for a payout result)' }),
+  payout_id: z
+    .string()
+    .optional()
+    .openapi({ description: 'The payout an M-Pesa B2C result is about, `po_…` (absent for a payment callback)' }),
+  action: z.enum(['signalled', 'ignored', 'recorded']).openapi({
     description:
-      "`signalled`: the payment's workflow confirms the status with the provider now; `ignored`: the callback cannot change the payment (already settled)",
+      "`signalled`: the payment's workflow confirms the status with the provider now; `ignored`: the callback cannot change the payment or payout (already settled, repeated); `recorded`: a payout's result was kept, read by its workflow's next status call",
   }),
 });
 

@@ -10,7 +10,9 @@ import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { PayoutCapability } from '../domain/provider-descriptor';
 import { PROVIDER_DESCRIPTORS } from './descriptors';
+import { callbackUrlFor } from './callback-url';
 import type { PayoutRail } from './payout-rail';
+import { memoryRequestJournal, type ProviderRequestJournal } from './provider';
 import { LIVE_PROVIDERS } from './registry';
 import { createSandboxPayoutRail, type SandboxPayoutDeps, type SandboxPayoutLedger } from './sandbox/payout-simulator';
 import type { ProviderSettings, ProviderSettingsByEnvironment } from './settings';
@@ -21,14 +23,31 @@ export interface PayoutRailRegistry {
 }
 
 /** The rails `settings` configure, by provider code. */
-function configuredRails(settings: ProviderSettings, callbackSecret: string): Map<ProviderCode, PayoutRail> {
+function configuredRails(settings: ProviderSettings, deps: RailDeps): Map<ProviderCode, PayoutRail> {
   const rails = new Map<ProviderCode, PayoutRail>();
   for (const live of LIVE_PROVIDERS) {
-    const configured = (settings as Readonly<Record<string, unknown>>)[live.descriptor.code];
-    const rail = configured ? live.createPayoutRail?.(configured, { callbackSecret }) : undefined;
+    const code = live.descriptor.code;
+    const configured = (settings as Readonly<Record<string, unknown>>)[code];
+    const rail = configured
+      ? live.createPayoutRail?.(configured, {
+          callbackSecret: deps.callbackSecret,
+          journal: deps.journal ?? memoryRequestJournal(),
+          callbackUrl: callbackUrlFor(deps.callbackBaseUrl, code),
+        })
+      : undefined;
     if (rail) rails.set(live.descriptor.code, rail);
   }
   return rails;
+}
+
+/**
+ * What the live rails need: the callback secret, the requests journal the API and the workers share (without one, a
+ * journal in this process's memory: tests only) and the service's base URL for provider callbacks.
+ */
+interface RailDeps {
+  callbackSecret: string;
+  journal?: ProviderRequestJournal;
+  callbackBaseUrl?: string;
 }
 
 /**
@@ -36,7 +55,7 @@ function configuredRails(settings: ProviderSettings, callbackSecret: string): Ma
  * configures one) and the live rails `configured.live` configures.
  */
 export function createPayoutRailRegistry(
-  deps: SandboxPayoutDeps & { callbackSecret: string },
+  deps: SandboxPayoutDeps & RailDeps,
   configured: ProviderSettingsByEnvironment = { live: {}, sandbox: {} },
 ): PayoutRailRegistry {
   const sandbox = new Map<ProviderCode, PayoutRail>();
@@ -44,8 +63,8 @@ export function createPayoutRailRegistry(
     const capability: PayoutCapability | null = descriptor.payouts;
     if (capability) sandbox.set(descriptor.code, createSandboxPayoutRail(descriptor.code, capability, deps));
   }
-  for (const [code, rail] of configuredRails(configured.sandbox, deps.callbackSecret)) sandbox.set(code, rail);
-  const live = configuredRails(configured.live, deps.callbackSecret);
+  for (const [code, rail] of configuredRails(configured.sandbox, deps)) sandbox.set(code, rail);
+  const live = configuredRails(configured.live, deps);
   return {
     get(environment, provider) {
       return (environment === 'sandbox' ? sandbox : live).get(provider);
@@ -55,11 +74,16 @@ export function createPayoutRailRegistry(
 
 /**
  * The registry built from configuration: the simulators' records and in-transit time (the simulated approval
- * delay, milliseconds), the callback secret and the provider settings.
+ * delay, milliseconds), the callback secret and base URL, the provider settings, and the requests journal the API and
+ * the workers share (src/db/provider-requests.ts).
  */
 export function payoutRailRegistryFromConfig(
   payoutLedger: SandboxPayoutLedger,
-  config: Pick<Config, 'SANDBOX_APPROVAL_DELAY_MS' | 'PROVIDER_CALLBACK_SECRET' | 'PROVIDERS'>,
+  config: Pick<
+    Config,
+    'SANDBOX_APPROVAL_DELAY_MS' | 'PROVIDER_CALLBACK_SECRET' | 'PROVIDER_CALLBACK_BASE_URL' | 'PROVIDERS'
+  >,
+  journal?: ProviderRequestJournal,
 ): PayoutRailRegistry {
   return createPayoutRailRegistry(
     {
@@ -67,6 +91,8 @@ export function payoutRailRegistryFromConfig(
       now: () => new Date(),
       payoutDelayMs: config.SANDBOX_APPROVAL_DELAY_MS,
       callbackSecret: config.PROVIDER_CALLBACK_SECRET,
+      callbackBaseUrl: config.PROVIDER_CALLBACK_BASE_URL,
+      journal,
     },
     config.PROVIDERS,
   );

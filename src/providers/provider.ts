@@ -70,6 +70,14 @@ export interface CallbackRequest {
 export interface ParsedCallback {
   providerReference: string;
   claimed: ProviderOutcome['status'];
+  /**
+   * Set when the callback is about a payout, not a payment (M-Pesa's B2C results, docs/payouts.md#m-pesa-b2c): the
+   * adapter kept what it says for the payout's rail, whose status call the payout's workflow reads; nothing is
+   * signalled.
+   */
+  payoutId?: string;
+  /** With `payoutId`: true when this callback decided the payout's result, false when it changed nothing. */
+  recorded?: boolean;
 }
 
 /** The optional flows a provider offers (hyperswitch's explicit "not supported"), as its descriptor states them. */
@@ -176,6 +184,17 @@ export function memoryRequestJournal(): ProviderRequestJournal {
 }
 
 /**
+ * What a live payout rail may need besides its settings: the callback secret (per-payout callback tokens), the
+ * requests journal the API and the workers share, and the provider's callback URL (`…/v1/provider-callbacks/{code}`,
+ * null when PROVIDER_CALLBACK_BASE_URL is not set).
+ */
+export interface PayoutRailDeps {
+  callbackSecret: string;
+  journal: ProviderRequestJournal;
+  callbackUrl: string | null;
+}
+
+/**
  * The runtime part of a live provider (its folder's `index.ts`, docs/providers.md#new-provider),
  * listed by `src/providers/registry.ts`: its pure descriptor, its settings variables and the factory
  * of its adapter, whose `parseCallback` is the provider's callback parser.
@@ -197,5 +216,5 @@ export interface LiveProvider<Settings = never> {
    * The provider's payout rail for `settings` (docs/payouts.md#rails), or undefined when these settings configure
    * none; absent for a provider that pays nothing out.
    */
-  createPayoutRail?(settings: Settings, deps: { callbackSecret: string }): PayoutRail | undefined;
+  createPayoutRail?(settings: Settings, deps: PayoutRailDeps): PayoutRail | undefined;
 }

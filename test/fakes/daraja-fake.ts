@@ -19,6 +19,16 @@
  * - the callback: POST `{Body: {stkCallback: {MerchantRequestID, CheckoutRequestID, ResultCode (a number), ResultDesc,
  *   CallbackMetadata: {Item: [Amount, MpesaReceiptNumber, TransactionDate, PhoneNumber]} on success}}}`.
  *
+ * - `POST /mpesa/b2c/v3/paymentrequest` (B2C): a bad initiator, credential, CommandID, PartyA, Amount (not a positive
+ *   whole number), PartyB (not `254…`) or URL → 400 `400.002.02 Bad Request - Invalid …`; accepted → 200
+ *   `{ConversationID, OriginatorConversationID, ResponseCode: "0", ResponseDescription}`; the result is POSTed to the
+ *   ResultURL: `{Result: {ResultType: 0, ResultCode, ResultDesc, OriginatorConversationID, ConversationID,
+ *   TransactionID, ResultParameters: {ResultParameter: [{Key, Value}]}, ReferenceData}}`, or a queue time-out
+ *   notification to the QueueTimeOutURL;
+ * - `POST /mpesa/transactionstatus/v1/query`: 200 acknowledgement; the result (`TransactionStatus` Completed or
+ *   Failed, ReceiptNo, Amount, ReasonType; ResultCode 2032 for a transaction M-Pesa does not have, or has not finished)
+ *   is POSTed to the query's ResultURL, whatever the callback mode.
+ *
  * The customer's number decides by its last four digits ({@link DARAJA_FAKE_NUMBERS}, the result codes of Daraja's
  * sandbox); any other number (Daraja's sandbox number 254708374149 included) pays after `approvalDelayMs`. Callbacks
  * are sent once, never or twice (`setMode`); `sendCallback` sends one again, at any time (late callbacks). Faults
@@ -46,6 +56,33 @@ export const DARAJA_FAKE_NUMBERS = {
   silent: '9999',
 } as const;
 
+/** B2C recipients by their last four digits; any other number is paid. */
+export const DARAJA_FAKE_PAYEES = {
+  /** ResultCode 1: the organisation's balance is insufficient. */
+  orgInsufficient: '0001',
+  /** ResultCode 2040: not a registered M-Pesa customer. */
+  unregistered: '2040',
+  /** ResultCode 4: would exceed the daily transfer limit. */
+  limit: '0004',
+  /** ResultCode 2001: the initiator information is invalid. */
+  initiator: '2001',
+  /** Paid, but reported only as a queue time-out (the Transaction Status query says Completed). */
+  queueTimeout: '0408',
+  /** Never processed: no result, and the Transaction Status query finds nothing. */
+  silent: '9999',
+} as const;
+
+/** B2C result codes of the payees above. */
+const B2C_RESULTS: Readonly<Record<string, { code: number; desc: string }>> = {
+  [DARAJA_FAKE_PAYEES.orgInsufficient]: { code: 1, desc: 'The balance is insufficient for the transaction.' },
+  [DARAJA_FAKE_PAYEES.unregistered]: {
+    code: 2040,
+    desc: "Credit Party customer type (Unregistered or Registered Customer) can't be supported by the service.",
+  },
+  [DARAJA_FAKE_PAYEES.limit]: { code: 4, desc: 'Declined due to limit rule: would exceed daily transfer limit.' },
+  [DARAJA_FAKE_PAYEES.initiator]: { code: 2001, desc: 'The initiator information is invalid.' },
+};
+
 /** Result codes of the numbers above. */
 const RESULTS: Readonly<Record<string, { code: number; desc: string }>> = {
   [DARAJA_FAKE_NUMBERS.cancelled]: { code: 1032, desc: 'Request cancelled by user' },
@@ -69,6 +106,22 @@ export interface DarajaFakeOptions {
   /** How long the customer takes to answer the prompt, in milliseconds (default 100). */
   approvalDelayMs?: number;
   callbacks?: DarajaCallbackMode;
+  /** The B2C initiator and its security credential the fake accepts. */
+  initiatorName?: string;
+  securityCredential?: string;
+}
+
+/** A B2C payment as the fake holds it. */
+export interface DarajaB2c {
+  originatorConversationId: string;
+  conversationId: string;
+  partyB: string;
+  amount: number;
+  resultUrl: string;
+  queueTimeOutUrl: string;
+  /** Null while M-Pesa has not processed it. */
+  result: { code: number; desc: string } | null;
+  transactionId: string | null;
 }
 
 /** One request the fake got. */
@@ -110,6 +163,10 @@ export interface DarajaFake {
   /** Every push the fake took (a faulted answer included: the prompt went to the phone), in order. */
   pushes: DarajaPush[];
   callbacks: DarajaSentCallback[];
+  /** Every B2C payment the fake took (a faulted answer included), in order. */
+  b2cPayments: DarajaB2c[];
+  initiatorName: string;
+  securityCredential: string;
   readonly tokensIssued: number;
   setMode(mode: { callbacks?: DarajaCallbackMode }): void;
   /** The next `count` requests whose path starts with one of `paths` (default: all but the token's) get `kind`. */
@@ -120,6 +177,8 @@ export interface DarajaFake {
   decide(checkoutRequestId: string, resultCode: number, desc?: string): void;
   /** Sends the callback of a decided push (again), whatever the mode: a duplicate or a late callback. */
   sendCallback(checkoutRequestId: string): Promise<DarajaSentCallback>;
+  /** Sends the B2C result of a processed payment (again), whatever the mode: a duplicate or a late callback. */
+  sendB2cResult(originatorConversationId: string): Promise<DarajaSentCallback>;
   /** Resolves once `count` callbacks were sent (answered or not); rejects after `timeoutMs`. */
   waitForCallbacks(count: number, timeoutMs?: number): Promise<DarajaSentCallback[]>;
   close(): Promise<void>;
@@ -128,6 +187,8 @@ export interface DarajaFake {
 const TOKEN_PATH = '/oauth/v1/generate';
 export const STK_PUSH_PATH = '/mpesa/stkpush/v1/processrequest';
 export const STK_QUERY_PATH = '/mpesa/stkpushquery/v1/query';
+export const B2C_PATH = '/mpesa/b2c/v3/paymentrequest';
+export const TRANSACTION_STATUS_PATH = '/mpesa/transactionstatus/v1/query';
 
 interface Answer {
   status: number;
@@ -164,6 +225,9 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
   const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 3599;
   const approvalDelayMs = options.approvalDelayMs ?? 100;
   let callbackMode: DarajaCallbackMode = options.callbacks ?? 'once';
+  const initiatorName = options.initiatorName ?? 'testapi';
+  const securityCredential = options.securityCredential ?? 'encrypted-initiator-password';
+  const b2cPayments: DarajaB2c[] = [];
 
   const requests: DarajaRequest[] = [];
   const pushes: DarajaPush[] = [];
@@ -317,13 +381,166 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
     };
   }
 
+  const findB2c = (id: unknown) => b2cPayments.find((p) => p.originatorConversationId === id);
+
+  /** POSTs `result` (a Daraja `Result`) to `url` and notes it. */
+  async function sendResult(url: string, result: Record<string, unknown>): Promise<DarajaSentCallback> {
+    const body = JSON.stringify({ Result: { ResultType: 0, ...result } });
+    const noted: DarajaSentCallback = { url, body, ...(await postCallback(url, body)) };
+    sent.note(noted);
+    return noted;
+  }
+
+  /** The documented result of a processed B2C payment. */
+  function b2cResultOf(payment: DarajaB2c): Record<string, unknown> {
+    const result = payment.result as { code: number; desc: string };
+    return {
+      ResultCode: result.code,
+      ResultDesc: result.desc,
+      OriginatorConversationID: payment.originatorConversationId,
+      ConversationID: payment.conversationId,
+      TransactionID: payment.transactionId ?? randomBytes(5).toString('hex').toUpperCase(),
+      ...(result.code === 0
+        ? {
+            ResultParameters: {
+              ResultParameter: [
+                { Key: 'TransactionAmount', Value: payment.amount },
+                { Key: 'TransactionReceipt', Value: payment.transactionId },
+                { Key: 'ReceiverPartyPublicName', Value: `${payment.partyB} - Jane Doe` },
+                { Key: 'B2CUtilityAccountAvailableFunds', Value: 100000 },
+              ],
+            },
+          }
+        : {}),
+      ReferenceData: { ReferenceItem: { Key: 'QueueTimeoutURL', Value: payment.queueTimeOutUrl } },
+    };
+  }
+
+  function processB2c(payment: DarajaB2c): void {
+    const ending = payment.partyB.slice(-4);
+    if (ending === DARAJA_FAKE_PAYEES.silent) return;
+    const result = B2C_RESULTS[ending] ?? { code: 0, desc: 'The service request is processed successfully.' };
+    payment.result = result;
+    payment.transactionId = randomBytes(5).toString('hex').toUpperCase();
+    if (ending === DARAJA_FAKE_PAYEES.queueTimeout) {
+      void sendResult(payment.queueTimeOutUrl, {
+        ResultType: 1,
+        ResultCode: 1,
+        ResultDesc: 'The request timed out in the queue.',
+        OriginatorConversationID: payment.originatorConversationId,
+        ConversationID: payment.conversationId,
+      });
+      return;
+    }
+    if (callbackMode === 'off') return;
+    void sendResult(payment.resultUrl, b2cResultOf(payment));
+    if (callbackMode === 'twice') timers.later(50, () => void sendResult(payment.resultUrl, b2cResultOf(payment)));
+  }
+
+  /** The field of a B2C or Transaction Status body Daraja would refuse among the initiator's, if any. */
+  function badInitiator(body: Record<string, unknown>, nameField: string): string | undefined {
+    if (body[nameField] !== initiatorName) return nameField;
+    if (body.SecurityCredential !== securityCredential) return 'SecurityCredential';
+    if (String(body.PartyA ?? '') !== shortcode) return 'PartyA';
+    for (const field of ['ResultURL', 'QueueTimeOutURL'])
+      if (typeof body[field] !== 'string' || !/^https?:\/\//.test(body[field] as string)) return field;
+    return undefined;
+  }
+
+  function b2c(body: Record<string, unknown>): Answer {
+    const bad =
+      badInitiator(body, 'InitiatorName') ??
+      (body.CommandID === 'BusinessPayment' ||
+      body.CommandID === 'SalaryPayment' ||
+      body.CommandID === 'PromotionPayment'
+        ? undefined
+        : 'CommandID') ??
+      (typeof body.Amount === 'number' && Number.isInteger(body.Amount) && body.Amount >= 1 ? undefined : 'Amount') ??
+      (/^254[0-9]{9}$/.test(String(body.PartyB ?? '')) ? undefined : 'PartyB') ??
+      (typeof body.Remarks === 'string' && body.Remarks.length >= 1 && body.Remarks.length <= 100
+        ? undefined
+        : 'Remarks');
+    if (bad) return error(400, '400.002.02', `Bad Request - Invalid ${bad}`);
+    const payment: DarajaB2c = {
+      originatorConversationId: String(body.OriginatorConversationID ?? randomBytes(8).toString('hex')),
+      conversationId: `AG_${kenyaTimestamp(Date.now()).slice(0, 8)}_${randomBytes(10).toString('hex')}`,
+      partyB: String(body.PartyB),
+      amount: body.Amount as number,
+      resultUrl: body.ResultURL as string,
+      queueTimeOutUrl: body.QueueTimeOutURL as string,
+      result: null,
+      transactionId: null,
+    };
+    b2cPayments.push(payment);
+    timers.later(approvalDelayMs, () => processB2c(payment));
+    return {
+      status: 200,
+      body: {
+        ConversationID: payment.conversationId,
+        OriginatorConversationID: payment.originatorConversationId,
+        ResponseCode: '0',
+        ResponseDescription: 'Accept the service request successfully.',
+      },
+    };
+  }
+
+  function transactionStatus(body: Record<string, unknown>): Answer {
+    const bad =
+      badInitiator(body, 'Initiator') ?? (body.CommandID === 'TransactionStatusQuery' ? undefined : 'CommandID');
+    if (bad) return error(400, '400.002.02', `Bad Request - Invalid ${bad}`);
+    const payment =
+      findB2c(body.OriginatorConversationID) ?? b2cPayments.find((p) => p.transactionId === body.TransactionID);
+    const conversationId = `AG_${kenyaTimestamp(Date.now()).slice(0, 8)}_${randomBytes(10).toString('hex')}`;
+    const resultUrl = body.ResultURL as string;
+    timers.later(20, () => {
+      if (!payment?.result) {
+        void sendResult(resultUrl, {
+          ResultCode: 2032,
+          ResultDesc: 'The transaction could not be found.',
+          ConversationID: conversationId,
+        });
+        return;
+      }
+      const paid = payment.result.code === 0;
+      void sendResult(resultUrl, {
+        ResultCode: 0,
+        ResultDesc: 'The service request is processed successfully.',
+        ConversationID: conversationId,
+        TransactionID: payment.transactionId,
+        ResultParameters: {
+          ResultParameter: [
+            { Key: 'ReceiptNo', Value: payment.transactionId },
+            { Key: 'TransactionStatus', Value: paid ? 'Completed' : 'Failed' },
+            { Key: 'ReasonType', Value: paid ? 'Business Payment to Individual via API' : payment.result.desc },
+            { Key: 'Amount', Value: payment.amount },
+            { Key: 'OriginatorConversationID', Value: payment.originatorConversationId },
+          ],
+        },
+      });
+    });
+    return {
+      status: 200,
+      body: {
+        ConversationID: conversationId,
+        OriginatorConversationID: String(body.OriginatorConversationID ?? ''),
+        ResponseCode: '0',
+        ResponseDescription: 'Accept the service request successfully.',
+      },
+    };
+  }
+
   function route({ method, path, query, headers, body }: FakeIncoming): Answer {
     if (method === 'GET' && path === TOKEN_PATH) return issueToken(headers, query);
-    if (method !== 'POST' || (path !== STK_PUSH_PATH && path !== STK_QUERY_PATH))
-      return error(404, '404.001.01', 'Resource not found');
+    const handlers: Record<string, (given: Record<string, unknown>) => Answer> = {
+      [STK_PUSH_PATH]: stkPush,
+      [STK_QUERY_PATH]: stkQuery,
+      [B2C_PATH]: b2c,
+      [TRANSACTION_STATUS_PATH]: transactionStatus,
+    };
+    const handler = handlers[path];
+    if (method !== 'POST' || !handler) return error(404, '404.001.01', 'Resource not found');
     if (!authorised(headers)) return error(401, '404.001.03', 'Invalid Access Token');
-    const given = (body ?? {}) as Record<string, unknown>;
-    return path === STK_PUSH_PATH ? stkPush(given) : stkQuery(given);
+    return handler((body ?? {}) as Record<string, unknown>);
   }
 
   const server = await startFakeServer({
@@ -347,6 +564,9 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
     requests,
     pushes,
     callbacks: sent.sent,
+    b2cPayments,
+    initiatorName,
+    securityCredential,
     get tokensIssued() {
       return tokensIssued;
     },
@@ -372,6 +592,11 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
       const push = find(checkoutRequestId);
       if (!push?.result) throw new Error(`the fake has no decided push ${checkoutRequestId}`);
       return sendCallback(push);
+    },
+    sendB2cResult(originatorConversationId) {
+      const payment = findB2c(originatorConversationId);
+      if (!payment?.result) throw new Error(`the fake has no processed B2C payment ${originatorConversationId}`);
+      return sendResult(payment.resultUrl, b2cResultOf(payment));
     },
     waitForCallbacks(count, timeoutMs = 5_000) {
       return sent.waitFor(count, timeoutMs);

@@ -85,7 +85,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
     ]);
   });
 
-  it('declares the payout rails (docs/payouts.md#rails): MoMo and Airtel live, the bank in the sandbox only, the rest none', () => {
+  it('declares the payout rails (docs/payouts.md#rails): MoMo, Airtel and M-Pesa live, the bank in the sandbox only, the rest none', () => {
     const rails = Object.fromEntries(PROVIDER_DESCRIPTORS.map((d) => [d.code, d.payouts]));
     expect(rails).to.deep.equal({
       card_gateway: null,
@@ -97,8 +97,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
         accountHolderLookup: false,
       },
       mobile_money_c: null,
-      // B2C payouts are not built yet (docs/providers.md#m-pesa).
-      mpesa: null,
+      mpesa: { destination: 'mobile_money', currencies: ['KES'], live: true, accountHolderLookup: false },
       wallet: null,
       bank_transfer: {
         destination: 'bank_account',

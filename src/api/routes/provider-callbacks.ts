@@ -36,8 +36,9 @@ export function providerCallbackRoutes(
   /**
    * Accepts one callback → 200 envelope `{received: true, payment_id, action}`; `action` is
    * `signalled` (the workflow confirms it with the provider) or `ignored` (it cannot change the
-   * payment, e.g. a repeated success of a completed payment). Taken by POST and by PUT: MTN MoMo
-   * calls back with either (docs/providers.md#mtn-momo).
+   * payment, e.g. a repeated success of a completed payment). A payout's result (M-Pesa B2C,
+   * docs/payouts.md#m-pesa-b2c) answers `{received: true, payout_id, action: recorded | ignored}`. Taken by POST and
+   * by PUT: MTN MoMo calls back with either (docs/providers.md#mtn-momo).
    */
   const receiveCallback: Parameters<Router['post']>[1] = async (ctx) => {
     const code = ctx.params.provider as ProviderCode;
@@ -57,8 +58,15 @@ export function providerCallbackRoutes(
     const query = Object.fromEntries(
       Object.entries(ctx.query).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]),
     );
-    const { paymentId, action } = await receiveProviderCallback(deps, code, { rawBody, headers, query });
-    respond(ctx, 200, 'Callback received', { received: true, payment_id: paymentId, action });
+    const received = await receiveProviderCallback(deps, code, { rawBody, headers, query });
+    respond(
+      ctx,
+      200,
+      'Callback received',
+      'payoutId' in received
+        ? { received: true, payout_id: received.payoutId, action: received.action }
+        : { received: true, payment_id: received.paymentId, action: received.action },
+    );
   };
   router.post('/:provider', receiveCallback);
   router.put('/:provider', receiveCallback);

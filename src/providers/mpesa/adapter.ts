@@ -35,8 +35,7 @@
  */
 import { CURRENCY_EXPONENTS } from '../../domain/money';
 import type { ProviderAnswer } from '../../domain/payment';
-import { z } from '../../lib/zod';
-import { documentedAnswer, providerHttp, ProviderUnknownAnswer, TokenCache, type FetchLike } from '../http';
+import { documentedAnswer, ProviderUnknownAnswer, type FetchLike } from '../http';
 import type { ProviderHttpResponse } from '../http';
 import {
   ProviderRefusal,
@@ -50,9 +49,13 @@ import {
   type RefundRequest,
 } from '../provider';
 import { mpesaCallbackUrl, parseMpesaCallback } from './callback';
+import { createDarajaClient, darajaErrorOf } from './client';
+import { parseMpesaPayoutCallback } from './payout-callback';
 import { descriptor } from './descriptor';
 import type { MpesaSettings } from './settings';
-import { errorAnswer, outcomeOf, pushAnswer, queryAnswer, STILL_PROCESSING } from './statuses';
+import { outcomeOf, pushAnswer, queryAnswer, STILL_PROCESSING } from './statuses';
+
+export { MpesaAuthenticationError } from './client';
 
 /** What the adapter needs besides its settings. */
 export interface MpesaDeps {
@@ -94,29 +97,6 @@ export function darajaText(text: string, max: number, fallback: string): string 
   return cleaned.length > 0 ? cleaned : fallback.slice(0, max);
 }
 
-/** Daraja refused our consumer key and secret, or our access token twice: retried like an unknown answer. */
-export class MpesaAuthenticationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'MpesaAuthenticationError';
-  }
-}
-
-/** `GET /oauth/v1/generate` → 200. */
-const tokenAnswer = z.object({
-  access_token: z.string().min(1),
-  expires_in: z
-    .union([z.number(), z.string().regex(/^[0-9]+$/)])
-    .transform(Number)
-    .pipe(z.number().int().positive()),
-});
-
-/** The error body's code and message, when the body is one. */
-function errorOf(response: ProviderHttpResponse): { errorCode?: string; errorMessage?: string } {
-  const parsed = errorAnswer.safeParse(response.json);
-  return parsed.success ? parsed.data : {};
-}
-
 /**
  * The live M-Pesa adapter (see the module's comment). Three-valued answers: values, {@link ProviderRefusal} (a refused
  * push, an unknown reference, a bad callback), and any other error for an unknown answer before the push or of the
@@ -128,33 +108,10 @@ function errorOf(response: ProviderHttpResponse): { errorCode?: string; errorMes
 export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): PaymentProvider {
   if (deps.callbackSecret.length < 32)
     throw new Error('the M-Pesa adapter needs a callback secret of at least 32 characters');
-  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
-  const fetchImpl = deps.fetch ?? fetch;
   const now = deps.now ?? (() => new Date());
   const { journal, callbackSecret: secret } = deps;
-
-  const basic = Buffer.from(`${settings.consumerKey}:${settings.consumerSecret}`).toString('base64');
-  const tokens = new TokenCache(
-    async () => {
-      const path = '/oauth/v1/generate';
-      const response = await providerHttp(
-        {
-          method: 'GET',
-          url: `${baseUrl}${path}?grant_type=client_credentials`,
-          headers: {
-            authorization: `Basic ${basic}`,
-          },
-          timeoutMs: settings.timeoutMs,
-        },
-        fetchImpl,
-      );
-      if (response.status !== 200)
-        throw new MpesaAuthenticationError(`Daraja refused the consumer key and secret (HTTP ${response.status})`);
-      const answer = documentedAnswer(tokenAnswer, response.json, `GET ${path}`);
-      return { value: answer.access_token, expiresInSeconds: answer.expires_in };
-    },
-    () => now().getTime(),
-  );
+  const client = createDarajaClient(settings, deps.fetch ?? fetch, now);
+  const call = client.call;
 
   /** Short code, password and timestamp, as every M-Pesa Express call carries them. */
   function credentials(): { BusinessShortCode: string; Password: string; Timestamp: string } {
@@ -166,34 +123,9 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
     };
   }
 
-  /**
-   * One authorised POST with a JSON body; a 401 forgets the token and retries once (Daraja took nothing with a 401).
-   * Daraja's 500 comes back with its body (its documented `500.001.1001`).
-   * @throws ProviderUnknownAnswer (time-out, network, another 5xx), MpesaAuthenticationError (401 twice)
-   */
-  async function call(path: string, body: Record<string, unknown>): Promise<ProviderHttpResponse> {
-    for (let attempt = 1; ; attempt += 1) {
-      const token = await tokens.get();
-      const response = await providerHttp(
-        {
-          method: 'POST',
-          url: `${baseUrl}${path}`,
-          headers: { authorization: `Bearer ${token}` },
-          body,
-          timeoutMs: settings.timeoutMs,
-          documented5xx: [500],
-        },
-        fetchImpl,
-      );
-      if (response.status !== 401) return response;
-      tokens.invalidate();
-      if (attempt === 2) throw new MpesaAuthenticationError(`POST ${path}: Daraja refused a new access token (401)`);
-    }
-  }
-
   /** A 500 that is not Daraja's documented error body is an unknown answer. */
   function undocumented500(path: string, response: ProviderHttpResponse): ProviderUnknownAnswer {
-    const { errorCode } = errorOf(response);
+    const { errorCode } = darajaErrorOf(response);
     return new ProviderUnknownAnswer(
       `POST ${path} answered ${response.status}${errorCode ? ` (${errorCode.slice(0, 40)})` : ''}`,
       response.status,
@@ -235,7 +167,7 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
       await journal.recordReference(descriptor.code, request.paymentId, answer.data.CheckoutRequestID).catch(() => {});
       return;
     }
-    const error = errorOf(response);
+    const error = darajaErrorOf(response);
     const why = [error.errorCode, error.errorMessage].filter(Boolean).join(': ').slice(0, 200);
     if (response.status === 400 && error.errorCode !== undefined)
       throw new ProviderRefusal(`M-Pesa refused the prompt (${why})`, 'provider_error');
@@ -252,7 +184,7 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
       const answer = documentedAnswer(queryAnswer, response.json, `POST ${path}`);
       return outcomeOf(answer.ResultCode, answer.ResultDesc);
     }
-    if (response.status === 500 && errorOf(response).errorCode === STILL_PROCESSING) return { status: 'pending' };
+    if (response.status === 500 && darajaErrorOf(response).errorCode === STILL_PROCESSING) return { status: 'pending' };
     if (response.status === 500) throw undocumented500(path, response);
     throw new ProviderUnknownAnswer(`POST ${path}: undocumented answer (HTTP ${response.status})`, response.status);
   }
@@ -274,7 +206,7 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
           'M-Pesa needs a callback URL: PROVIDER_CALLBACK_BASE_URL is not set',
           'provider_error',
         );
-      await tokens.get(); // before the claim: a refused or lost token request is retried and may still push
+      await client.token(); // before the claim: a refused or lost token request is retried and may still push
       const pending: ProviderAnswer = {
         providerReference: request.paymentId,
         outcome: { status: 'pending' },
@@ -309,6 +241,8 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
     },
 
     parseCallback(request: CallbackRequest): Promise<ParsedCallback> {
+      // A payout's B2C or Transaction Status result comes to the same route, on the payout's own URL.
+      if (request.query.payout !== undefined) return parseMpesaPayoutCallback(request, secret, journal);
       return parseMpesaCallback(request, secret, journal);
     },
   };

@@ -4,12 +4,14 @@
  */
 import type { LiveProvider } from '../provider';
 import { createMpesaProvider } from './adapter';
+import { createMpesaPayoutRail } from './b2c';
 import { descriptor } from './descriptor';
 import { variables, type MpesaSettings } from './settings';
 
-/** M-Pesa's descriptor, settings and adapter factory (its adapter parses its callbacks). */
+/** M-Pesa's descriptor, settings, adapter factory (its adapter parses its callbacks, payouts' too) and B2C rail. */
 export const provider: LiveProvider<MpesaSettings> = {
   descriptor,
   variables,
   createAdapter: (settings, { callbackSecret, journal }) => createMpesaProvider(settings, { callbackSecret, journal }),
+  createPayoutRail: (settings, deps) => createMpesaPayoutRail(settings, deps),
 };
