@@ -30,7 +30,14 @@ import { createDb } from '../src/db/knex';
 import { resolveTemporalCli } from '../scripts/lib/temporal-cli';
 import { SQLITE_PRAGMAS } from '../scripts/lib/temporal-dev-server';
 import { startReceiver } from '../test/helpers/receiver';
-import { createThroughputFigure, measureCreateLatency, measureCreates } from './figures/create-throughput';
+import {
+  bareUpdateWithStartFigure,
+  createLatencyFigure,
+  createThroughputFigure,
+  measureCreateLatency,
+  measureCreates,
+  measureFairCreates,
+} from './figures/create-throughput';
 import { settlementLatencyFigure } from './figures/settlement-latency';
 import { webhookDeliveriesFigure } from './figures/webhook-deliveries';
 import { MEMORY_STEP, workerMemoryFigure } from './figures/worker-memory';
@@ -52,6 +59,7 @@ import {
   type Figure,
   type FigureResult,
   type UnavailableFigure,
+  type Values,
 } from './lib/rounds';
 import { machineSummary, startStack, type Stack } from './lib/stack';
 import { median } from './lib/stats';
@@ -161,7 +169,7 @@ function printCpuBound(figures: (FigureResult | UnavailableFigure)[]): void {
     const service = median(figure.rounds.map((round) => totalCpuMs(round.cost.service)));
     const baseline = median(figure.rounds.map((round) => totalCpuMs(round.cost.baseline)));
     process.stdout.write(
-      `(${figure.id}) CPU per item, all processes: service ${format(service)} ms, baseline ${format(baseline)} ms; bound by CPU alone, the ratio would be ${format(baseline / service)}\n`,
+      `(${figure.id}) ${figure.title}, CPU per item, all processes: service ${format(service)} ms, baseline ${format(baseline)} ms; bound by CPU alone, the ratio would be ${format(baseline / service)}\n`,
     );
     const cluster = figure.rounds.flatMap((round) => (round.cost.extra ? [totalCpuMs(round.cost.extra)] : []));
     if (cluster.length)
@@ -173,13 +181,14 @@ function printCpuBound(figures: (FigureResult | UnavailableFigure)[]): void {
 
 /**
  * Figure (e)'s create latency at half the sustained rate: the cluster at half its rate ÷ the dev server at half its
- * own, one round.
+ * own, one round. `devMeasured` is the dev server's side when figure (a) already measured it at that rate.
  */
 function halfRateFigure(
   context: BenchContext,
   cluster: ServiceTarget,
   developers: { dev: Developer; cluster: Developer },
   rates: { dev: number; cluster: number },
+  devMeasured?: Values,
 ): Figure {
   return {
     id: 'e',
@@ -192,7 +201,8 @@ function halfRateFigure(
     ],
     measureService: () =>
       measureCreateLatency(context, cluster, developers.cluster, rates.cluster, HALF_RATE_DURATION_MS),
-    measureBaseline: () => measureCreateLatency(context, context.dev, developers.dev, rates.dev, HALF_RATE_DURATION_MS),
+    measureBaseline: async () =>
+      devMeasured ?? measureCreateLatency(context, context.dev, developers.dev, rates.dev, HALF_RATE_DURATION_MS),
   };
 }
 
@@ -266,6 +276,7 @@ async function main(): Promise<void> {
       worker: one(pids.worker),
       api: one(pids.api),
       baselineWorker: one(pids.baselineWorker),
+      baselineApi: one(pids.baselineApi),
     };
     if (live) {
       result.clusterTemporal = one(live.temporal.process.pid);
@@ -280,6 +291,8 @@ async function main(): Promise<void> {
     sqlSources: () => ({
       api: running.api,
       worker: running.serviceWorker,
+      baselineApi: running.fairApi,
+      baselineWorker: running.baselineWorker,
       ...Object.fromEntries((live?.workers ?? []).map((worker, i) => [`clusterWorker${i + 1}`, worker])),
     }),
     db,
@@ -299,23 +312,47 @@ async function main(): Promise<void> {
   };
   try {
     const creator = await registerDeveloper(dev.apiUrl, 'create');
+    // The fair baseline's payments go to a merchant of their own: they stay `pending`, which the service side's wait
+    // for its payments to complete would otherwise count.
+    const fairCreator = await registerDeveloper(dev.apiUrl, 'fair');
+    const creators = { service: creator, fair: fairCreator };
     const clusterCreator = clusterTarget ? await registerDeveloper(clusterTarget.apiUrl, 'create') : undefined;
     await timed('warm-up', async () => {
       say(`warming up (3 s of each side of figure a${clusterTarget ? ', the cluster included' : ''})`);
-      const warm = createThroughputFigure(context, creator, { durationMs: 3_000 }, clusterCreator);
-      await warm.measureService(0);
-      await warm.measureBaseline(0);
+      await measureCreates(context, dev, creator, 3_000);
+      await measureFairCreates(context, fairCreator, 3_000);
       if (clusterTarget && clusterCreator) await measureCreates(context, clusterTarget, clusterCreator, 3_000);
     });
 
     let create: FigureResult | undefined;
+    let devAtHalfRate: Values | undefined;
     if (selected('a')) {
       create = await timed('a', async () => {
-        const figure = createThroughputFigure(context, creator, { durationMs }, clusterCreator);
+        const figure = createThroughputFigure(context, { ...creators, cluster: clusterCreator }, { durationMs });
         say(`(a) ${figure.title}: ${rounds} rounds${figure.extra ? ', the cluster measured in each' : ''}`);
         return runRounds(figure, rounds, say, sample);
       });
-      figures.push(create);
+      const throughput = create;
+      const latency = await timed('a half rate', () => {
+        const rate = (throughput.median.service.perSecond as number) / 2;
+        const figure = createLatencyFigure(context, creators, rate, HALF_RATE_DURATION_MS);
+        say(`(a) ${figure.title}: one round at ${format(rate)}/s`);
+        return runRounds(figure, 1, say, sample);
+      });
+      devAtHalfRate = latency.rounds[0]?.service;
+      const bare = await timed('a bare', () =>
+        runRounds(bareUpdateWithStartFigure(context, fairCreator, durationMs), 1, say, sample),
+      );
+      figures.push(
+        {
+          ...joinFigures(
+            { id: 'a', title: throughput.title, service: throughput.service, baseline: throughput.baseline },
+            [throughput, latency],
+          ),
+          rounds: throughput.rounds,
+        },
+        bare,
+      );
     }
     let halfRate: FigureResult | undefined;
     if (create?.extra && clusterTarget && clusterCreator) {
@@ -325,7 +362,7 @@ async function main(): Promise<void> {
       };
       halfRate = await timed('e half rate', () =>
         runRounds(
-          halfRateFigure(context, clusterTarget, { dev: creator, cluster: clusterCreator }, rates),
+          halfRateFigure(context, clusterTarget, { dev: creator, cluster: clusterCreator }, rates, devAtHalfRate),
           1,
           say,
           sample,
