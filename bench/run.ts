@@ -7,17 +7,16 @@
  * it started (also on Ctrl-C). Traffic goes to 127.0.0.1 only. Meant to finish within 10 minutes on
  * two cores.
  *
- * Figures: (a) create throughput, (b) settlement latency, (c) webhook deliveries per second,
- * (d) worker memory, (e) the cluster's (a) and (b) ÷ the dev server's in the same rounds, and its
- * create latency at half its sustained rate, (f) the ledger on one hot merchant (settlements per second with ÷
- * without it, and GET /v1/balance p99 with a million postings), (g) a merchant's settlement and delivery latencies
- * while another merchant's endpoint hangs on 500 deliveries ÷ the same without; see bench/figures/. Environment, for
- * trial and
- * profiling runs only (a real run uses the defaults): BENCH_ROUNDS (default 3), BENCH_MEMORY_ROUNDS
- * (rounds of (d), default 1), BENCH_DURATION_MS (default 8000, each side of (a), of which the first 2 s are ramp-up and
- * not counted), BENCH_ONLY
- * (figures to run, default `a,b,c,d,e,f,g`; (e) is measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour
- * alone), BENCH_PROFILE=1 (CPU
+ * Figures: (a) create throughput ÷ the fair baseline's (bench/baseline/fair-api.ts) and the create's p99 at half the
+ * sustained rate ÷ the baseline's at that rate, with the bare Update-with-Start beside it, (b) settlement latency,
+ * (c) webhook deliveries per second, (d) worker memory, (e) the cluster's (a) and (b) ÷ the dev server's in the
+ * same rounds, and its create latency at half its sustained rate, (f) the ledger on one hot merchant (settlements
+ * per second with ÷ without it, and GET /v1/balance p99 with a million postings), (g) a merchant's settlement and
+ * delivery latencies while another merchant's endpoint hangs on 500 deliveries ÷ the same without; see
+ * bench/figures/. Environment, for trial and profiling runs only (a real run uses the defaults): BENCH_ROUNDS
+ * (default 3), BENCH_MEMORY_ROUNDS (rounds of (d), default 1), BENCH_DURATION_MS (default 8000, each side of (a), of
+ * which the first 2 s are ramp-up and not counted), BENCH_ONLY (figures to run, default `a,b,c,d,e,f,g`; (e) is
+ * measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour alone), BENCH_PROFILE=1 (CPU
  * profiles of the service worker and the API, kept with the logs in the run folder).
  */
 import { execFileSync } from 'node:child_process';
