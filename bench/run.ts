@@ -7,17 +7,16 @@
  * it started (also on Ctrl-C). Traffic goes to 127.0.0.1 only. Meant to finish within 10 minutes on
  * two cores.
  *
- * Figures: (a) create throughput, (b) settlement latency, (c) webhook deliveries per second,
- * (d) worker memory, (e) the cluster's (a) and (b) ÷ the dev server's in the same rounds, and its
- * create latency at half its sustained rate, (f) the ledger on one hot merchant (settlements per second with ÷
- * without it, and GET /v1/balance p99 with a million postings), (g) a merchant's settlement and delivery latencies
- * while another merchant's endpoint hangs on 500 deliveries ÷ the same without; see bench/figures/. Environment, for
- * trial and
- * profiling runs only (a real run uses the defaults): BENCH_ROUNDS (default 3), BENCH_MEMORY_ROUNDS
- * (rounds of (d), default 1), BENCH_DURATION_MS (default 8000, each side of (a), of which the first 2 s are ramp-up and
- * not counted), BENCH_ONLY
- * (figures to run, default `a,b,c,d,e,f,g`; (e) is measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour
- * alone), BENCH_PROFILE=1 (CPU
+ * Figures: (a) create throughput ÷ the fair baseline's (bench/baseline/fair-api.ts) and the create's p99 at half the
+ * sustained rate ÷ the baseline's at that rate, with the bare Update-with-Start beside it, (b) settlement latency,
+ * (c) webhook deliveries per second, (d) worker memory, (e) the cluster's (a) and (b) ÷ the dev server's in the
+ * same rounds, and its create latency at half its sustained rate, (f) the ledger on one hot merchant (settlements
+ * per second with ÷ without it, and GET /v1/balance p99 with a million postings), (g) a merchant's settlement and
+ * delivery latencies while another merchant's endpoint hangs on 500 deliveries ÷ the same without; see
+ * bench/figures/. Environment, for trial and profiling runs only (a real run uses the defaults): BENCH_ROUNDS
+ * (default 3), BENCH_MEMORY_ROUNDS (rounds of (d), default 1), BENCH_DURATION_MS (default 8000, each side of (a), of
+ * which the first 2 s are ramp-up and not counted), BENCH_ONLY (figures to run, default `a,b,c,d,e,f,g`; (e) is
+ * measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour alone), BENCH_PROFILE=1 (CPU
  * profiles of the service worker and the API, kept with the logs in the run folder).
  */
 import { execFileSync } from 'node:child_process';
@@ -30,7 +29,14 @@ import { createDb } from '../src/db/knex';
 import { resolveTemporalCli } from '../scripts/lib/temporal-cli';
 import { SQLITE_PRAGMAS } from '../scripts/lib/temporal-dev-server';
 import { startReceiver } from '../test/helpers/receiver';
-import { createThroughputFigure, measureCreateLatency, measureCreates } from './figures/create-throughput';
+import {
+  bareUpdateWithStartFigure,
+  createLatencyFigure,
+  createThroughputFigure,
+  measureCreateLatency,
+  measureCreates,
+  measureFairCreates,
+} from './figures/create-throughput';
 import { settlementLatencyFigure } from './figures/settlement-latency';
 import { webhookDeliveriesFigure } from './figures/webhook-deliveries';
 import { MEMORY_STEP, workerMemoryFigure } from './figures/worker-memory';
@@ -52,6 +58,7 @@ import {
   type Figure,
   type FigureResult,
   type UnavailableFigure,
+  type Values,
 } from './lib/rounds';
 import { machineSummary, startStack, type Stack } from './lib/stack';
 import { median } from './lib/stats';
@@ -161,7 +168,7 @@ function printCpuBound(figures: (FigureResult | UnavailableFigure)[]): void {
     const service = median(figure.rounds.map((round) => totalCpuMs(round.cost.service)));
     const baseline = median(figure.rounds.map((round) => totalCpuMs(round.cost.baseline)));
     process.stdout.write(
-      `(${figure.id}) CPU per item, all processes: service ${format(service)} ms, baseline ${format(baseline)} ms; bound by CPU alone, the ratio would be ${format(baseline / service)}\n`,
+      `(${figure.id}) ${figure.title}, CPU per item, all processes: service ${format(service)} ms, baseline ${format(baseline)} ms; bound by CPU alone, the ratio would be ${format(baseline / service)}\n`,
     );
     const cluster = figure.rounds.flatMap((round) => (round.cost.extra ? [totalCpuMs(round.cost.extra)] : []));
     if (cluster.length)
@@ -173,13 +180,14 @@ function printCpuBound(figures: (FigureResult | UnavailableFigure)[]): void {
 
 /**
  * Figure (e)'s create latency at half the sustained rate: the cluster at half its rate ÷ the dev server at half its
- * own, one round.
+ * own, one round. `devMeasured` is the dev server's side when figure (a) already measured it at that rate.
  */
 function halfRateFigure(
   context: BenchContext,
   cluster: ServiceTarget,
   developers: { dev: Developer; cluster: Developer },
   rates: { dev: number; cluster: number },
+  devMeasured?: Values,
 ): Figure {
   return {
     id: 'e',
@@ -192,7 +200,8 @@ function halfRateFigure(
     ],
     measureService: () =>
       measureCreateLatency(context, cluster, developers.cluster, rates.cluster, HALF_RATE_DURATION_MS),
-    measureBaseline: () => measureCreateLatency(context, context.dev, developers.dev, rates.dev, HALF_RATE_DURATION_MS),
+    measureBaseline: async () =>
+      devMeasured ?? measureCreateLatency(context, context.dev, developers.dev, rates.dev, HALF_RATE_DURATION_MS),
   };
 }
 
@@ -266,6 +275,7 @@ async function main(): Promise<void> {
       worker: one(pids.worker),
       api: one(pids.api),
       baselineWorker: one(pids.baselineWorker),
+      baselineApi: one(pids.baselineApi),
     };
     if (live) {
       result.clusterTemporal = one(live.temporal.process.pid);
@@ -280,6 +290,8 @@ async function main(): Promise<void> {
     sqlSources: () => ({
       api: running.api,
       worker: running.serviceWorker,
+      baselineApi: running.fairApi,
+      baselineWorker: running.baselineWorker,
       ...Object.fromEntries((live?.workers ?? []).map((worker, i) => [`clusterWorker${i + 1}`, worker])),
     }),
     db,
@@ -299,23 +311,47 @@ async function main(): Promise<void> {
   };
   try {
     const creator = await registerDeveloper(dev.apiUrl, 'create');
+    // The fair baseline's payments go to a merchant of their own: they stay `pending`, which the service side's wait
+    // for its payments to complete would otherwise count.
+    const fairCreator = await registerDeveloper(dev.apiUrl, 'fair');
+    const creators = { service: creator, fair: fairCreator };
     const clusterCreator = clusterTarget ? await registerDeveloper(clusterTarget.apiUrl, 'create') : undefined;
     await timed('warm-up', async () => {
       say(`warming up (3 s of each side of figure a${clusterTarget ? ', the cluster included' : ''})`);
-      const warm = createThroughputFigure(context, creator, { durationMs: 3_000 }, clusterCreator);
-      await warm.measureService(0);
-      await warm.measureBaseline(0);
+      await measureCreates(context, dev, creator, 3_000);
+      await measureFairCreates(context, fairCreator, 3_000);
       if (clusterTarget && clusterCreator) await measureCreates(context, clusterTarget, clusterCreator, 3_000);
     });
 
     let create: FigureResult | undefined;
+    let devAtHalfRate: Values | undefined;
     if (selected('a')) {
       create = await timed('a', async () => {
-        const figure = createThroughputFigure(context, creator, { durationMs }, clusterCreator);
+        const figure = createThroughputFigure(context, { ...creators, cluster: clusterCreator }, { durationMs });
         say(`(a) ${figure.title}: ${rounds} rounds${figure.extra ? ', the cluster measured in each' : ''}`);
         return runRounds(figure, rounds, say, sample);
       });
-      figures.push(create);
+      const throughput = create;
+      const latency = await timed('a half rate', () => {
+        const rate = (throughput.median.service.perSecond as number) / 2;
+        const figure = createLatencyFigure(context, creators, rate, HALF_RATE_DURATION_MS);
+        say(`(a) ${figure.title}: one round at ${format(rate)}/s`);
+        return runRounds(figure, 1, say, sample);
+      });
+      devAtHalfRate = latency.rounds[0]?.service;
+      const bare = await timed('a bare', () =>
+        runRounds(bareUpdateWithStartFigure(context, fairCreator, durationMs), 1, say, sample),
+      );
+      figures.push(
+        {
+          ...joinFigures(
+            { id: 'a', title: throughput.title, service: throughput.service, baseline: throughput.baseline },
+            [throughput, latency],
+          ),
+          rounds: throughput.rounds,
+        },
+        bare,
+      );
     }
     let halfRate: FigureResult | undefined;
     if (create?.extra && clusterTarget && clusterCreator) {
@@ -325,7 +361,7 @@ async function main(): Promise<void> {
       };
       halfRate = await timed('e half rate', () =>
         runRounds(
-          halfRateFigure(context, clusterTarget, { dev: creator, cluster: clusterCreator }, rates),
+          halfRateFigure(context, clusterTarget, { dev: creator, cluster: clusterCreator }, rates, devAtHalfRate),
           1,
           say,
           sample,

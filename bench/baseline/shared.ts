@@ -12,8 +12,29 @@ export const BASELINE_TASK_QUEUE = 'bench-baseline';
 export const releaseSignal = defineSignal('release');
 
 /**
- * The update `updateWithStartWorkflow` answers once its one local activity ran (figure a's
- * baseline: what a create costs Temporal at the least, since the service's create waits for the
- * provider through Update-with-Start). Returns the string `initiated`.
+ * The update `updateWithStartWorkflow` answers once its one local activity ran (the bare Temporal
+ * cost of a create that waits for its first step, reported beside figure a). Returns the string `initiated`.
  */
 export const initiateUpdate = defineUpdate<string>('initiate');
+
+/**
+ * The payment the fair baseline of figure (a) records (bench/baseline/fair-create.ts): amount in minor units, times
+ * ISO 8601; `providerReference` once the simulator answered.
+ */
+export interface FairPayment {
+  id: string;
+  merchantId: string;
+  environment: 'sandbox' | 'live';
+  amount: number;
+  currency: string;
+  paymentMethod: string;
+  provider: string;
+  customerPhone: string | null;
+  status: 'pending';
+  providerReference: string | null;
+  expiresAt: string;
+  createdAt: string;
+}
+
+/** The update `fairCreateWorkflow` answers with the recorded payment, once its one local activity ran. */
+export const fairCreateUpdate = defineUpdate<FairPayment>('fairCreate');

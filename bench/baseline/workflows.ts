@@ -6,10 +6,12 @@
  */
 import { condition, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type * as activities from './activities';
-import { initiateUpdate, releaseSignal } from './shared';
+import type { FairActivities } from './fair-create';
+import { fairCreateUpdate, initiateUpdate, releaseSignal, type FairPayment } from './shared';
 
 const { noop } = proxyActivities<typeof activities>({ startToCloseTimeout: '10 seconds' });
 const local = proxyLocalActivities<typeof activities>({ startToCloseTimeout: '10 seconds' });
+const fair = proxyLocalActivities<FairActivities>({ startToCloseTimeout: '15 seconds' });
 
 /**
  * Answers `initiateUpdate` after one no-op local activity, then ends: started with Update-with-Start,
@@ -23,6 +25,21 @@ export async function updateWithStartWorkflow(): Promise<void> {
     return 'initiated';
   });
   await condition(() => initiated);
+}
+
+/**
+ * The fair baseline of figure (a) (docs/capacity.md#the-fair-baseline): started with Update-with-Start, its
+ * `fairCreateUpdate` runs one local activity that records `payment` and asks the provider simulator, answers the
+ * row, and the run ends.
+ */
+export async function fairCreateWorkflow(payment: FairPayment): Promise<FairPayment> {
+  let recorded: FairPayment | undefined;
+  setHandler(fairCreateUpdate, async () => {
+    recorded ??= await fair.recordAndInitiate(payment);
+    return recorded;
+  });
+  await condition(() => recorded !== undefined);
+  return recorded as FairPayment;
 }
 
 /** Runs `count` no-op activities one after the other (figures b and c). */

@@ -1,16 +1,18 @@
 /**
  * Figure (a), create throughput: sustained `POST /v1/payments` 2xx answers per second at a fixed
  * concurrency (no pipelining, a unique idempotency key per request, instant-success numbers),
- * measured with autocannon, ÷ what a create costs Temporal at the least on the same server and
- * concurrency. Since the create waits for the provider (docs/payments.md, Update-with-Start: the
- * API starts the payment's workflow and waits for its first step), that least is Update-with-Start
- * of `updateWithStartWorkflow`, whose update runs one local activity and answers.
- * Both sides are counted alike, by the answers that came after the ramp-up (2 s) and before the
- * drive ended (`steadyRate` in bench/lib/load.ts): counting from the start would undercount the side
- * with the longer latency by about half the concurrency, and autocannon drops the answers still in
- * flight at the end where the baseline's loop waits for them.
+ * measured with autocannon, ÷ the same of the fair baseline (bench/baseline/fair-api.ts,
+ * docs/capacity.md#the-fair-baseline): the least a create that waits for its provider and survives a crash costs
+ * with this stack (JSON body, one key SELECT, one idempotency INSERT, Update-with-Start of a workflow whose update
+ * runs one local activity that inserts the payment row and asks an in-process simulator). Both sides are driven by
+ * the same autocannon settings and counted alike, by the answers that came after the ramp-up (2 s) and before the
+ * drive ended (`steadyRate` in bench/lib/load.ts), and cost per payment created (the rows the side inserted).
  * After each side the figure waits until the work it caused is done (every payment completed, every
  * baseline workflow closed), so that no side runs on a backlog another left.
+ *
+ * Beside it: the create's p99 latency at half the service's sustained rate ÷ the fair baseline's at the same rate
+ * ({@link createLatencyFigure}), and the bare Update-with-Start of a one-local-activity workflow, Temporal's own
+ * least, reported for information ({@link bareUpdateWithStartFigure}).
  *
  * With the cluster running, the same service side is measured on it in the same rounds (figure e).
  */
@@ -18,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { BASELINE_TASK_QUEUE, initiateUpdate } from '../baseline/shared';
+import type { Db } from '../../src/db/knex';
 import { createPayment, paymentBody, PHONES, type Developer } from '../lib/api';
 import { waitUntil, type BenchContext, type ServiceTarget } from '../lib/context';
 import { runClosedLoop, runOpenLoop, steadyRate } from '../lib/load';
@@ -63,9 +66,9 @@ export async function drivePaymentCreation(
   return { result, answeredAtMs };
 }
 
-/** How many payments `merchantId` has in `target`'s database. */
-async function paymentCount(target: ServiceTarget, merchantId: string): Promise<number> {
-  const row = await target.db('payments').where({ merchant_id: merchantId }).count<{ n: string }[]>('id as n');
+/** How many payments `merchantId` has in `db`. */
+async function paymentCount(db: Db, merchantId: string): Promise<number> {
+  const row = await db('payments').where({ merchant_id: merchantId }).count<{ n: string }[]>('id as n');
   return Number(row[0]?.n);
 }
 
@@ -109,7 +112,7 @@ export async function measureCreates(
   developer: Developer,
   durationMs: number,
 ): Promise<Values> {
-  const before = await paymentCount(target, developer.merchantId);
+  const before = await paymentCount(target.db, developer.merchantId);
   const { result, answeredAtMs } = await drivePaymentCreation(target.apiUrl, developer, durationMs);
   if (result.non2xx > 0 || result.errors > 0) {
     context.say(
@@ -120,7 +123,32 @@ export async function measureCreates(
   context.say(`(a) ${target.name} caught up ${(drainMs / 1000).toFixed(1)} s after the load stopped`);
   return {
     perSecond: steadyRate(answeredAtMs, durationMs),
-    items: (await paymentCount(target, developer.merchantId)) - before,
+    items: (await paymentCount(target.db, developer.merchantId)) - before,
+  };
+}
+
+/**
+ * The fair baseline's side of figure (a): its API driven as the service's for `durationMs`, then waited on until
+ * every `fairCreateWorkflow` closed. @returns the steady rate of 2xx answers per second and, as items, the payment
+ * rows it inserted.
+ */
+export async function measureFairCreates(
+  context: BenchContext,
+  developer: Developer,
+  durationMs: number,
+): Promise<Values> {
+  const before = await paymentCount(context.db, developer.merchantId);
+  const { result, answeredAtMs } = await drivePaymentCreation(context.stack.fairApiUrl, developer, durationMs);
+  if (result.non2xx > 0 || result.errors > 0) {
+    context.say(
+      `(a) warning (fair baseline): ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`,
+    );
+  }
+  const drainMs = await waitForBaselineClosed(context, 'fairCreateWorkflow');
+  context.say(`(a) fair baseline caught up ${(drainMs / 1000).toFixed(1)} s after the load stopped`);
+  return {
+    perSecond: steadyRate(answeredAtMs, durationMs),
+    items: (await paymentCount(context.db, developer.merchantId)) - before,
   };
 }
 
@@ -138,6 +166,24 @@ export async function measureCreateLatency(
   ratePerSecond: number,
   durationMs: number,
 ): Promise<Values> {
+  return createLatencyAt(
+    { name: target.name, apiUrl: target.apiUrl, settled: () => waitForPaymentsSettled(target, developer.merchantId) },
+    developer,
+    ratePerSecond,
+    durationMs,
+  );
+}
+
+/**
+ * {@link measureCreateLatency} of any API answering `POST /v1/payments` as the service does: `target.settled()` waits
+ * for the work the creates caused.
+ */
+async function createLatencyAt(
+  target: { name: string; apiUrl: string; settled: () => Promise<unknown> },
+  developer: Developer,
+  ratePerSecond: number,
+  durationMs: number,
+): Promise<Values> {
   const count = Math.max(20, Math.round((ratePerSecond * durationMs) / 1000));
   const latencies = new LatencyRecorder();
   const run = await runOpenLoop(ratePerSecond, count, async () => {
@@ -145,9 +191,8 @@ export async function measureCreateLatency(
     await createPayment(target.apiUrl, developer, paymentBody(PHONES.instantSuccess));
     latencies.record(performance.now() - sent);
   });
-  if (run.failed > 0)
-    throw new Error(`(e) ${run.failed} creates failed on the ${target.name}: ${String(run.firstError)}`);
-  await waitForPaymentsSettled(target, developer.merchantId);
+  if (run.failed > 0) throw new Error(`${run.failed} creates failed on the ${target.name}: ${String(run.firstError)}`);
+  await target.settled();
   const summary = latencies.summary();
   return {
     createP50Ms: summary.p50Ms,
@@ -158,25 +203,86 @@ export async function measureCreateLatency(
   };
 }
 
-/** Figure (a) for `developer`'s merchant on the dev server, and `clusterDeveloper`'s on the cluster when it runs. */
+/**
+ * Figure (a) for the service developer's merchant on the dev server against the fair developer's on the fair
+ * baseline, and the cluster developer's on the cluster when it runs.
+ */
 export function createThroughputFigure(
   context: BenchContext,
-  developer: Developer,
+  developers: { service: Developer; fair: Developer; cluster?: Developer },
   options: CreateThroughputOptions,
-  clusterDeveloper?: Developer,
 ): Figure {
   const cluster = context.cluster;
+  const clusterDeveloper = developers.cluster;
   return {
     id: 'a',
     title: 'Create throughput',
     service: `POST /v1/payments 2xx/s, ${CREATE_CONCURRENCY} connections, ${options.durationMs / 1000} s`,
-    baseline: `Update-with-Start of updateWithStartWorkflow (one local activity)/s, ${CREATE_CONCURRENCY} concurrent`,
-    metrics: [{ key: 'perSecond', label: 'creates', unit: '/s', target: { atLeast: 0.8 } }],
+    baseline: `the fair baseline's POST /v1/payments 2xx/s (docs/capacity.md#the-fair-baseline), the same drive`,
+    metrics: [{ key: 'perSecond', label: 'creates', unit: '/s', target: { atLeast: 0.85 } }],
 
-    measureService: () => measureCreates(context, context.dev, developer, options.durationMs),
+    measureService: () => measureCreates(context, context.dev, developers.service, options.durationMs),
+    measureBaseline: () => measureFairCreates(context, developers.fair, options.durationMs),
 
+    ...(cluster && clusterDeveloper
+      ? {
+          extra: {
+            name: 'cluster',
+            measure: () => measureCreates(context, cluster, clusterDeveloper, options.durationMs),
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * Figure (a)'s latency part: `POST /v1/payments` sent open-loop at `ratePerSecond` (half the service's sustained
+ * rate) to the service and to the fair baseline, p99 service ÷ baseline (target ≤ 1.5).
+ */
+export function createLatencyFigure(
+  context: BenchContext,
+  developers: { service: Developer; fair: Developer },
+  ratePerSecond: number,
+  durationMs: number,
+): Figure {
+  return {
+    id: 'a',
+    title: 'Create latency at half the sustained rate',
+    service: `POST /v1/payments at ${ratePerSecond.toFixed(1)}/s (half the service's sustained rate), ${durationMs / 1000} s`,
+    baseline: `the fair baseline at the same rate`,
+    metrics: [
+      { key: 'createP50Ms', label: 'create p50 at half rate', unit: 'ms' },
+      { key: 'createP99Ms', label: 'create p99 at half rate', unit: 'ms', target: { atMost: 1.5 } },
+    ],
+    measureService: () => measureCreateLatency(context, context.dev, developers.service, ratePerSecond, durationMs),
+    measureBaseline: () =>
+      createLatencyAt(
+        {
+          name: 'fair baseline',
+          apiUrl: context.stack.fairApiUrl,
+          settled: () => waitForBaselineClosed(context, 'fairCreateWorkflow'),
+        },
+        developers.fair,
+        ratePerSecond,
+        durationMs,
+      ),
+  };
+}
+
+/**
+ * For information beside figure (a): the fair baseline ÷ the bare Update-with-Start of `updateWithStartWorkflow`
+ * (one no-op local activity, nothing of ours), Temporal's own least for a create that waits for its first step.
+ */
+export function bareUpdateWithStartFigure(context: BenchContext, fair: Developer, durationMs: number): Figure {
+  return {
+    id: 'a',
+    title: 'Fair baseline ÷ bare Update-with-Start',
+    service: `the fair baseline's POST /v1/payments 2xx/s, ${CREATE_CONCURRENCY} connections`,
+    baseline: `Update-with-Start of updateWithStartWorkflow (one no-op local activity)/s, ${CREATE_CONCURRENCY} concurrent`,
+    metrics: [{ key: 'perSecond', label: 'creates (fair ÷ bare)', unit: '/s' }],
+    measureService: () => measureFairCreates(context, fair, durationMs),
     async measureBaseline(round) {
-      const run = await runClosedLoop(CREATE_CONCURRENCY, { durationMs: options.durationMs }, async (i) => {
+      const run = await runClosedLoop(CREATE_CONCURRENCY, { durationMs }, async (i) => {
         await context.stack.client.workflow.executeUpdateWithStart(initiateUpdate, {
           startWorkflowOperation: new WithStartWorkflowOperation('updateWithStartWorkflow', {
             taskQueue: BASELINE_TASK_QUEUE,
@@ -187,19 +293,10 @@ export function createThroughputFigure(
       });
       if (run.failed > 0)
         context.say(`(a) warning: ${run.failed} failed Update-with-Starts, first: ${String(run.firstError)}`);
-      const perSecond = steadyRate(run.completedAtMs, options.durationMs);
+      const perSecond = steadyRate(run.completedAtMs, durationMs);
       const drainMs = await waitForBaselineClosed(context, 'updateWithStartWorkflow');
-      context.say(`(a) baseline caught up ${(drainMs / 1000).toFixed(1)} s after the load stopped`);
+      context.say(`(a) bare baseline caught up ${(drainMs / 1000).toFixed(1)} s after the load stopped`);
       return { perSecond, items: run.ok };
     },
-
-    ...(cluster && clusterDeveloper
-      ? {
-          extra: {
-            name: 'cluster',
-            measure: () => measureCreates(context, cluster, clusterDeveloper, options.durationMs),
-          },
-        }
-      : {}),
   };
 }

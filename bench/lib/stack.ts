@@ -3,7 +3,8 @@
  * (or DATABASE_URL; bench/lib/postgres.ts, with `pg_stat_statements`), the Temporal dev server with
  * its SQLite file and pragmas, the migrations, then
  * the service's worker (`src/worker.ts`) and API (`src/server.ts`) as separate processes, plus the
- * baseline worker (`bench/baseline/worker.ts`). Everything listens on 127.0.0.1 on free ports, lives
+ * baseline worker (`bench/baseline/worker.ts`) and the fair baseline's API (`bench/baseline/fair-api.ts`,
+ * figure a). Everything listens on 127.0.0.1 on free ports, lives
  * in one run folder under `var/`, and `stop()` ends every process this module started.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -45,6 +46,8 @@ export interface Stack {
   databaseUrl: string;
   temporalAddress: string;
   apiUrl: string;
+  /** The fair baseline's API (figure a): `POST /v1/payments` only. */
+  fairApiUrl: string;
   client: Client;
   serviceWorker: ChildProcess;
   baselineWorker: ChildProcess;
@@ -52,6 +55,8 @@ export interface Stack {
   temporalMetricsUrl: string;
   /** The API process (answers `sqlStatements`). */
   api: ChildProcess;
+  /** The fair baseline's API process (answers `sqlStatements`). */
+  fairApi: ChildProcess;
   /** Pids of the processes started, by role (the service worker's is the current one). */
   pids(): Record<string, number | undefined>;
   /** The embedded PostgreSQL's data folder, or undefined when DATABASE_URL was given. */
@@ -124,6 +129,24 @@ export async function waitForReady(url: string, child: ChildProcess, timeoutMs =
       // not listening yet
     }
     if (Date.now() > deadline) throw new Error(`the API is not ready after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/**
+ * Resolves once something answers HTTP at `url` (any status); rejects when `child` exits first or after `timeoutMs`.
+ */
+async function waitForListening(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`process ${child.pid} exited with ${child.exitCode}`);
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`nothing listens at ${url} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -201,6 +224,21 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       path.join(runDir, 'api.log'),
     );
     children.push(api);
+    const fairApiPort = await freePort();
+    const fairApi = spawnEntry(
+      root,
+      'bench/baseline/fair-api.ts',
+      ['--import', './bench/lib/probe-preload.mjs'],
+      {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        TEMPORAL_ADDRESS: temporal.address,
+        HOST: '127.0.0.1',
+        PORT: String(fairApiPort),
+      },
+      path.join(runDir, 'fair-api.log'),
+    );
+    children.push(fairApi);
     const startBaselineWorker = async (): Promise<ChildProcess> => {
       const child = spawnEntry(
         root,
@@ -209,6 +247,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         {
           ...process.env,
           TEMPORAL_ADDRESS: serviceEnv.TEMPORAL_ADDRESS,
+          DATABASE_URL: databaseUrl,
           BENCH_MAX_CACHED_WORKFLOWS: String(options.maxCachedWorkflows),
         },
         path.join(runDir, 'baseline-worker.log'),
@@ -226,6 +265,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     let serviceWorker = await startServiceWorker();
     const apiUrl = `http://127.0.0.1:${apiPort}`;
     await waitForReady(apiUrl, api);
+    const fairApiUrl = `http://127.0.0.1:${fairApiPort}`;
+    await waitForListening(fairApiUrl, fairApi);
     let baselineWorker = await baselineStarting;
     const restartWorker = async (which: 'service' | 'baseline'): Promise<void> => {
       if (which === 'service') serviceWorker = await replace(serviceWorker, startServiceWorker);
@@ -239,6 +280,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       temporalMetricsUrl: temporal.metricsUrl,
       apiUrl,
       api,
+      fairApiUrl,
+      fairApi,
       client,
       get serviceWorker() {
         return serviceWorker;
@@ -251,6 +294,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         worker: serviceWorker.pid,
         api: api.pid,
         baselineWorker: baselineWorker.pid,
+        baselineApi: fairApi.pid,
       }),
       postgresDataDir: database.dataDir,
       statementStats: database.statementStats,

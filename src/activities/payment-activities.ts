@@ -202,7 +202,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
       let webhookIds: string[];
       let inserted: boolean;
       try {
-        ({ webhookIds, inserted } = await insertPaymentWithCreatedEvent(deps.db, payment, created));
+        ({ webhookIds, inserted } = await insertPaymentWithCreatedEvent(deps.db, payment, created, input.audit));
       } catch (error) {
         const refused = dataErrorOf(error);
         if (refused) throw dataFailure(refused, 'initiatePayment', FAILURE_TYPES.paymentNotRecorded);

@@ -4,7 +4,7 @@
  */
 import { insertAuditEntries } from '../db/audit-log';
 import type { Db } from '../db/knex';
-import type { AuditAction, Actor } from '../domain/audit-log';
+import type { AuditAction, AuditEntry, Actor } from '../domain/audit-log';
 import { ENVIRONMENTS } from '../domain/environment';
 import type { Principal } from '../domain/principal';
 import { auditEntry } from '../lib/audit';
@@ -27,18 +27,25 @@ export async function audit(
   target: string,
   ip: string | null,
 ): Promise<void> {
-  await insertAuditEntries(db, [
-    auditEntry({
-      merchantId: principal.merchantId,
-      environment: principal.environment,
-      actor: actorOf(principal),
-      action,
-      target,
-      ip,
-      requestId: principal.origin?.requestId ?? null,
-      userAgent: principal.origin?.userAgent ?? null,
-    }),
-  ]);
+  await insertAuditEntries(db, [auditEntryOf(principal, action, target, ip)]);
+}
+
+/**
+ * The entry {@link audit} writes, with its id, for a write that carries it along (the payment's row writes the
+ * create's, docs/security.md#activity-log).
+ * @param ip the caller's address (`ctx.ip`)
+ */
+export function auditEntryOf(principal: Principal, action: AuditAction, target: string, ip: string | null): AuditEntry {
+  return auditEntry({
+    merchantId: principal.merchantId,
+    environment: principal.environment,
+    actor: actorOf(principal),
+    action,
+    target,
+    ip,
+    requestId: principal.origin?.requestId ?? null,
+    userAgent: principal.origin?.userAgent ?? null,
+  });
 }
 
 /**

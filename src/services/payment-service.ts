@@ -41,7 +41,7 @@ import type { PaymentSnapshot } from '../domain/payment';
 import { apply, expiresInProblem } from '../domain/payment-table';
 import type { Principal } from '../domain/principal';
 import type { RefundRecord } from '../domain/refund';
-import { audit } from './audit';
+import { audit, auditEntryOf } from './audit';
 import { deriveId, newId } from '../lib/ids';
 import { isOutage } from '../lib/outage';
 import type { ProviderRegistry } from '../providers/registry';
@@ -280,6 +280,8 @@ export async function createPayment(
   const input: PaymentWorkflowInput = {
     mode: 'create',
     payment,
+    // Written with the payment's row by the workflow's first step, once however often the step runs.
+    audit: auditEntryOf(owner, 'payment.created', payment.id, ip),
     reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
     refundWindowSeconds: deps.config.REFUND_WINDOW_DAYS * 86_400,
   };
@@ -332,7 +334,6 @@ export async function createPayment(
     // else from the request, as the workflow started with it; `GET` reads it from the workflow meanwhile.
     answered = (await findPayment(deps.db, owner, id)) ?? payment;
   }
-  await audit(deps.db, owner, 'payment.created', payment.id, ip);
   return answered;
 }
 

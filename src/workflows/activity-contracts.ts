@@ -6,7 +6,7 @@
  * the recorded histories (docs/workflow-changes.md). Types and constants only: safe inside the
  * workflow sandbox.
  */
-import type { AuditAction, Actor } from '../domain/audit-log';
+import type { AuditAction, AuditEntry, Actor } from '../domain/audit-log';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { LiveAccessMailDetails, ReviewState } from '../domain/live-access';
@@ -98,7 +98,11 @@ export interface PaymentActivities {
    * @throws ApplicationFailure `ProviderUnavailable` (no adapter, or no answer for 2 min; non-retryable);
    *   `PaymentNotRecorded` (non-retryable) when PostgreSQL refuses the payment's data, before anything is sent
    */
-  initiatePayment(input: { payment: PaymentSnapshot; changedAt: string }): Promise<InitiationResult>;
+  initiatePayment(input: {
+    payment: PaymentSnapshot;
+    changedAt: string;
+    audit?: AuditEntry;
+  }): Promise<InitiationResult>;
 
   /**
    * Writes the payment's state, the event `orders.emit` names (docs/payments.md#events) and, once the ledger is

@@ -4,6 +4,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { AuditEntry } from '../domain/audit-log';
 import type { PaymentSnapshot, ProviderOutcome } from '../domain/payment';
 import type { ProviderCapabilities } from '../domain/provider-descriptor';
 import type { RefundRecord } from '../domain/refund';
@@ -53,7 +54,15 @@ export function paymentWorkflowId(paymentId: string): string {
  * run left current.
  */
 export type PaymentWorkflowInput = (
-  | { mode: 'create'; payment: PaymentSnapshot }
+  | {
+      mode: 'create';
+      payment: PaymentSnapshot;
+      /**
+       * The activity log's `payment.created` entry of the request that started the run (docs/security.md#activity-log),
+       * written with the payment's row, once; absent in runs started before it rode along.
+       */
+      audit?: AuditEntry;
+    }
   | { mode: 'continued'; payment: PaymentSnapshot; pollDelayMs: number }
   | { mode: 'reopen'; paymentId: string }
 ) & {

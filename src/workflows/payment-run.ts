@@ -355,7 +355,8 @@ export class PaymentRun {
     let event: PaymentEvent;
     let outcome: ProviderOutcome | undefined;
     try {
-      const result = await initiation.initiatePayment({ payment, changedAt: nowIso() });
+      const audit = this.input.mode === 'create' ? this.input.audit : undefined;
+      const result = await initiation.initiatePayment({ payment, changedAt: nowIso(), ...(audit ? { audit } : {}) });
       if ('refused' in result) event = { type: 'initiation_refused', ...result.refused };
       else {
         const { providerReference, nextAction } = result.answer;

@@ -1,7 +1,7 @@
 /**
- * Rate limits (docs/limits.md#rate-limits) with rate-limiter-flexible's PostgreSQL store, so every API process shares
- * the
- * counters. The bucket is the credential the route's authentication accepts (docs/limits.md#rate-limits amended): the
+ * Rate limits (docs/limits.md#rate-limits) counted in PostgreSQL, so every API process shares the counters: all the
+ * windows of a request in one statement (src/services/rate-limit-service.ts, in rate-limiter-flexible's table shape).
+ * The bucket is the credential the route's authentication accepts (docs/limits.md#rate-limits amended): the
  * secret key (Bearer, or X-API-Key on the merchant-scoped family, so both families share a key's
  * budget) or the developer's session; a missing, unknown, inactive or malformed credential counts
  * against the client IP, and `/auth/*` always does, so no header opens a fresh bucket. Fixed
@@ -12,7 +12,7 @@
  * in memory before anything is authenticated or read ({@link callbackRateLimit}).
  */
 import type { Context, Middleware } from 'koa';
-import { RateLimiterMemory, RateLimiterPostgres } from 'rate-limiter-flexible';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Config } from '../../config';
 import type { Db } from '../../db/knex';
 import { DomainError } from '../../domain/errors';
@@ -26,6 +26,7 @@ import {
 } from '../../domain/limits';
 import { API_KEY_PATTERN, hashSecretKey, looksLikeApiKey } from '../../lib/secret-keys';
 import { sessionLimitProfile, type LimitProfile } from '../../services/auth-service';
+import { countRequest } from '../../services/rate-limit-service';
 import { lookUpKey } from './auth';
 
 /** Who a request counts against, and its limits. */
@@ -95,16 +96,6 @@ async function subjectOf(ctx: Context, db: Db, jwtSecret: string): Promise<Subje
 
 /** The rate-limit middleware (docs/limits.md#rate-limits); mount right after the error middleware. */
 export function rateLimit(deps: { db: Db; config: Pick<Config, 'JWT_SECRET' | 'RATE_LIMIT_MULTIPLIER'> }): Middleware {
-  // Counting only: the library never refuses (points is huge); `decide` compares with our limits.
-  const counter = new RateLimiterPostgres({
-    storeClient: deps.db,
-    storeType: 'knex',
-    tableName: 'rate_limits',
-    tableCreated: true,
-    points: Number.MAX_SAFE_INTEGER,
-    duration: 3600,
-    clearExpiredByTimeout: false,
-  });
   const multiplier = deps.config.RATE_LIMIT_MULTIPLIER;
 
   return async (ctx, next) => {
@@ -113,16 +104,20 @@ export function rateLimit(deps: { db: Db; config: Pick<Config, 'JWT_SECRET' | 'R
     if (!ctx.path.startsWith('/v1/') || ctx.path.startsWith('/v1/provider-callbacks/')) return next();
     const nowMs = Date.now();
     const subject = await subjectOf(ctx, deps.db, deps.config.JWT_SECRET);
-    const states: WindowState[] = await Promise.all(
-      subject.limits.map(async (window) => {
-        const start = windowStart(nowMs, window.seconds);
-        const result = await counter.consume(`${subject.id}:${window.name}:${start}`, 1, {
-          customDuration: window.seconds + 5,
-        });
-        const limit = window.limit * multiplier;
-        return { limit, remaining: limit - result.consumedPoints, resetAt: start + window.seconds };
-      }),
+    // Counting only; `decide` compares with our limits. A counter lives a little past its window.
+    const windows = subject.limits.map((window) => {
+      const start = windowStart(nowMs, window.seconds);
+      return { window, start, key: `${subject.id}:${window.name}:${start}` };
+    });
+    const points = await countRequest(
+      deps.db,
+      windows.map(({ window, key }) => ({ key, expireAtMs: nowMs + (window.seconds + 5) * 1000 })),
+      nowMs,
     );
+    const states: WindowState[] = windows.map(({ window, start, key }) => {
+      const limit = window.limit * multiplier;
+      return { limit, remaining: limit - (points.get(key) ?? 0), resetAt: start + window.seconds };
+    });
     enforce(ctx, states, nowMs);
     await next();
   };
