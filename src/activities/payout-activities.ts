@@ -28,7 +28,13 @@ import { deriveId } from '../lib/ids';
 import { PayoutRailUnavailable, type PayoutAnswer, type PayoutRail } from '../providers/payout-rail';
 import { payoutRailRegistryFromConfig, type PayoutRailRegistry } from '../providers/payout-registry';
 import { toPayoutView } from '../views/payout';
-import type { PayoutActivities, PayoutRailResult } from '../workflows/payout-messages';
+import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
+import {
+  payoutWorkflowId,
+  type PayoutActivities,
+  type PayoutRailResult,
+  type PayoutWorkflowInput,
+} from '../workflows/payout-messages';
 import { startWebhookDeliveries } from './webhook-dispatch';
 
 /** Dependencies of the payout activities. */
@@ -66,6 +72,27 @@ export function payoutEvent(payout: PayoutSnapshot, created = false): EventInput
     objectId: payout.id,
     data: toPayoutView(payout),
     createdAt: payout.updatedAt,
+  };
+}
+
+/**
+ * How a payout's workflow is started, by whoever starts it (the create's Update-with-Start, the sweeper, the
+ * operator's ask): the id `payout:{po_id}`, so every start of one payout meets the same workflow
+ * (docs/payouts.md#workflow), and the merchant on every log line and in the Temporal UI.
+ */
+export function payoutWorkflowStart(
+  payout: Pick<PayoutSnapshot, 'id' | 'merchantId' | 'environment'>,
+  taskQueue: string,
+) {
+  const input: PayoutWorkflowInput = { payoutId: payout.id };
+  return {
+    taskQueue,
+    workflowId: payoutWorkflowId(payout.id),
+    args: [input] as [PayoutWorkflowInput],
+    typedSearchAttributes: [
+      { key: MerchantIdAttribute, value: payout.merchantId },
+      { key: EnvironmentAttribute, value: payout.environment },
+    ],
   };
 }
 

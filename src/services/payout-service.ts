@@ -17,7 +17,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { payoutEvent, payoutRailsOf } from '../activities/payout-activities';
+import { payoutEvent, payoutRailsOf, payoutWorkflowStart } from '../activities/payout-activities';
 import { startWebhookDeliveries } from '../activities/webhook-dispatch';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
@@ -61,11 +61,9 @@ import {
   CANCEL_UPDATE_ID,
   cancelPayoutUpdate,
   payoutScheduleId,
-  payoutWorkflowId,
   SEND_UPDATE_ID,
   sendPayoutUpdate,
   type AutomaticPayoutInput,
-  type PayoutWorkflowInput,
 } from '../workflows/payout-messages';
 import { audit } from './audit';
 import { requireRecentTwoFactor } from './two-factor-service';
@@ -263,24 +261,12 @@ export interface NewPayout {
   description?: string;
 }
 
-/** The search attributes a payout's workflow starts with (the merchant on every log line and in the Temporal UI). */
-function payoutSearchAttributes(payout: PayoutSnapshot) {
-  return [
-    { key: MerchantIdAttribute, value: payout.merchantId },
-    { key: EnvironmentAttribute, value: payout.environment },
-  ];
-}
-
 /** The start of a payout's workflow, used with each Update: the running one is reused, a closed one re-run. */
 function workflowStart(deps: PayoutServiceDeps, payout: PayoutSnapshot) {
-  const input: PayoutWorkflowInput = { payoutId: payout.id };
   return new WithStartWorkflowOperation('payoutWorkflow', {
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    workflowId: payoutWorkflowId(payout.id),
-    args: [input],
+    ...payoutWorkflowStart(payout, deps.config.TEMPORAL_TASK_QUEUE),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-    typedSearchAttributes: payoutSearchAttributes(payout),
   });
 }
 

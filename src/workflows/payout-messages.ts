@@ -2,7 +2,7 @@
  * The messages of `payoutWorkflow` (docs/payouts.md#workflow) and the activities it calls, shared by the API's
  * service, the worker's activities and the workflow.
  */
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PayoutSnapshot, PayoutStatus } from '../domain/payout';
 import type { PayoutFailureCode, PayoutSendOutcome, PayoutStatusOutcome } from '../domain/payout-rail';
 
@@ -33,6 +33,13 @@ export const cancelPayoutUpdate = defineUpdate<PayoutSnapshot, []>('cancelPayout
 
 /** Update id of a cancel: one per workflow, so a repeated cancel reattaches. */
 export const CANCEL_UPDATE_ID = 'cancel';
+
+/**
+ * The operator's "ask again" (docs/operations.md#payouts-stuck-pending): the workflow ends its current wait and takes
+ * its next turn now. A payout in transit (or paid, watched for a return) is asked about with the rail's status call,
+ * never sent again; a pending one whose rail was down is offered to the rail now, which never had it.
+ */
+export const askPayoutRailSignal = defineSignal<[]>('askPayoutRail');
 
 /** The workflow's current view of the payout. */
 export const getPayoutQuery = defineQuery<PayoutSnapshot | undefined>('getPayout');

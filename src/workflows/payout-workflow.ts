@@ -10,7 +10,9 @@
  * - paid: watched for a return for RETURN_WATCH_MS;
  * - the `sendPayout` Update (the create's wait) answers once the first send was decided; `cancelPayout` applies while
  *   the payout is `pending` and no send is under way.
- * Sends and cancels run one at a time, so a cancelled payout is never sent and a sent one never cancelled.
+ * Sends and cancels run one at a time, so a cancelled payout is never sent and a sent one never cancelled. The
+ * `askPayoutRail` signal (an operator's "ask again") ends the current wait, so the next status call (or, for a payout
+ * whose rail was down, the next send) happens now.
  *
  * Deterministic: only `@temporalio/workflow`, domain code and messages are imported.
  */
@@ -28,6 +30,7 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { FINAL_PAYOUT_STATUSES, notCancellablePayoutMessage, type PayoutSnapshot } from '../domain/payout';
 import {
+  askPayoutRailSignal,
   cancelPayoutUpdate,
   getPayoutQuery,
   payoutWorkflowId,
@@ -64,6 +67,8 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   let answered = false;
   let busy = false;
   let woken = false;
+  /** An operator asked for the next turn now (askPayoutRailSignal). */
+  let askedNow = false;
 
   async function exclusive<T>(run: () => Promise<T>): Promise<T> {
     await condition(() => !busy);
@@ -76,6 +81,9 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   }
 
   setHandler(getPayoutQuery, () => payout);
+  setHandler(askPayoutRailSignal, () => {
+    askedNow = true;
+  });
   setHandler(sendPayoutUpdate, async () => {
     await condition(() => answered && payout !== undefined);
     return payout as PayoutSnapshot;
@@ -125,10 +133,11 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     }
   }
 
-  /** Sleeps `ms` unless a cancel wakes it. */
+  /** Sleeps `ms` unless a cancel or an operator's ask wakes it (an ask made meanwhile ends the next sleep at once). */
   async function pause(ms: number): Promise<void> {
     woken = false;
-    await condition(() => woken, ms);
+    await condition(() => woken || askedNow, ms);
+    askedNow = false;
   }
 
   payout = await records.loadPayout(input.payoutId);
