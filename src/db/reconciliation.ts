@@ -98,6 +98,15 @@ export async function expectedClearingBalance(
   return Number(row?.total ?? 0);
 }
 
+/** The currencies our books hold a clearing account in for `account` (docs/ledger.md#accounts), sorted. */
+export async function clearingCurrencies(db: Db, account: ProviderAccount): Promise<string[]> {
+  const rows = (await db('ledger_accounts')
+    .where({ kind: 'provider_clearing', owner: account.provider, environment: account.environment })
+    .distinct('currency')
+    .orderBy('currency')) as { currency: string }[];
+  return rows.map((row) => row.currency.trim());
+}
+
 /**
  * Minor units of `account`'s movements still open at `at` in `currency`: pending refunds (their
  * provider may have paid them already) of payments of that provider. What a balance may be off by.
