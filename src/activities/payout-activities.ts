@@ -2,7 +2,12 @@
  * The payout workflow's activities (docs/payouts.md#workflow): the rail calls and the writes of each state with its
  * journals and event, after which the event's webhook deliveries start (docs/payouts.md#events).
  */
-import type { Client } from '@temporalio/client';
+import {
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  type Client,
+} from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import type { EventInput } from '../db/payments';
@@ -12,6 +17,7 @@ import {
   findPayoutById,
   findPayoutSchedule,
   insertAutomaticPayout,
+  listPayoutsAwaitingWorkflow,
   railDestinationOf,
   writePayoutStatus,
 } from '../db/payouts';
@@ -43,7 +49,11 @@ export interface PayoutActivityDeps {
   temporal: Client;
   config: Pick<
     Config,
-    'TEMPORAL_WEBHOOK_TASK_QUEUE' | 'SANDBOX_APPROVAL_DELAY_MS' | 'PROVIDER_CALLBACK_SECRET' | 'PROVIDERS'
+    | 'TEMPORAL_TASK_QUEUE'
+    | 'TEMPORAL_WEBHOOK_TASK_QUEUE'
+    | 'SANDBOX_APPROVAL_DELAY_MS'
+    | 'PROVIDER_CALLBACK_SECRET'
+    | 'PROVIDERS'
   >;
   /** The payout rails; default: built from the configuration (sandbox simulators, configured live rails). */
   payoutRails?: PayoutRailRegistry;
@@ -119,6 +129,17 @@ function resultOf(answer: PayoutAnswer<string>): PayoutRailResult {
     ...(answer.failureCode ? { failureCode: answer.failureCode } : {}),
     ...(answer.failureMessage ? { failureMessage: answer.failureMessage.slice(0, 500) } : {}),
   };
+}
+
+/** True when Temporal has payout `payoutId`'s workflow running (a closed or unknown one is not). */
+async function workflowRunning(temporal: Client, payoutId: string): Promise<boolean> {
+  try {
+    const described = await temporal.workflow.getHandle(payoutWorkflowId(payoutId)).describe();
+    return described.status.name === 'RUNNING';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
 }
 
 /** Builds the payout activities around their dependencies. */
@@ -199,6 +220,21 @@ export function createPayoutActivities(deps: PayoutActivityDeps): PayoutActiviti
       const rail = railOf(payout);
       if (!rail) return { kind: 'unavailable', reason: `no ${payout.environment} payout rail for ${payout.provider}` };
       return resultOf(await rail.payoutStatus(providerReference));
+    },
+
+    async startStrandedPayouts({ graceSeconds, limit }) {
+      const started: string[] = [];
+      for (const payout of await listPayoutsAwaitingWorkflow(deps.db, { olderThanSeconds: graceSeconds, limit })) {
+        if (await workflowRunning(deps.temporal, payout.id)) continue;
+        // USE_EXISTING: an API that starts it meanwhile (a late create, a retry with its key) meets this run.
+        await deps.temporal.workflow.start('payoutWorkflow', {
+          ...payoutWorkflowStart(payout, deps.config.TEMPORAL_TASK_QUEUE),
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        });
+        started.push(payout.id);
+      }
+      return started;
     },
 
     async recordPayout(input) {

@@ -78,8 +78,24 @@ export function payoutScheduleId(merchantId: string, environment: string): strin
   return `payout-schedule:${merchantId}:${environment}`;
 }
 
+/** The input of `payoutSweepWorkflow` (docs/payouts.md#workflow). */
+export interface PayoutSweepInput {
+  /** How old a pending payout must be before its workflow is started by the sweeper, in seconds. */
+  graceSeconds: number;
+}
+
+/** The id of the Temporal Schedule that runs `payoutSweepWorkflow` every minute. */
+export const PAYOUT_SWEEP_SCHEDULE_ID = 'payout-sweeper';
+
 /** The activities the payout workflows call (src/activities/payout-activities.ts). */
 export interface PayoutActivities {
+  /**
+   * Starts the workflow of every payout `pending` for longer than `graceSeconds` whose workflow is not running (its
+   * API died between storing it and starting it), under the payout's own workflow id, so a late start by the API
+   * meets the same workflow. At most `limit` a call.
+   * @returns the ids of the payouts whose workflow it started
+   */
+  startStrandedPayouts(input: PayoutSweepInput & { limit: number }): Promise<string[]>;
   /**
    * Creates the automatic payout of a firing of the merchant's schedule (`seed`: the firing's workflow id, so a retry
    * creates the same payout); its id, or null when the setting is manual or nothing is above the minimum.

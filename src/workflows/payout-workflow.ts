@@ -38,6 +38,7 @@ import {
   type AutomaticPayoutInput,
   type PayoutActivities,
   type PayoutRailResult,
+  type PayoutSweepInput,
   type PayoutWorkflowInput,
 } from './payout-messages';
 import { PROVIDER_OPTIONS, RECORD_OPTIONS } from './activity-options';
@@ -214,4 +215,16 @@ export async function automaticPayoutWorkflow(input: AutomaticPayoutInput): Prom
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
   return payoutId;
+}
+
+/** Payouts the sweeper starts in one run at most; the next minute's run takes the rest. */
+const SWEEP_LIMIT = 100;
+
+/**
+ * `payoutSweepWorkflow` (docs/payouts.md#workflow): run every minute by the Temporal Schedule `payout-sweeper`; starts
+ * the workflow of each payout stored `pending` more than `graceSeconds` ago whose workflow never started (its API
+ * stopped between storing it and starting it). Returns the ids of the payouts it started.
+ */
+export async function payoutSweepWorkflow(input: PayoutSweepInput): Promise<string[]> {
+  return records.startStrandedPayouts({ graceSeconds: input.graceSeconds, limit: SWEEP_LIMIT });
 }
