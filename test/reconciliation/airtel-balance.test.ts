@@ -18,6 +18,7 @@ import { airtelSettingsSchema, type AirtelSettings } from '../../src/providers/m
 import { AIRTEL_BALANCE_PATH } from '../../src/providers/mobile_money_b/statement';
 import { ledgerProblems } from '../helpers/ledger';
 import { getStack } from '../helpers/stack';
+import type { Db } from '../../src/db/knex';
 import { startAirtelFake, type AirtelFake, type FakeFaultKind } from '../fakes/airtel-fake';
 
 const account = { provider: 'mobile_money_b', environment: 'live' } as const;
@@ -76,6 +77,24 @@ describe('Airtel Money balance in reconciliation (docs/reconciliation.md#sources
     expect(await statement.balances(['RWF'])).to.deep.equal([{ currency: 'RWF', amount: 1_500 }]);
   });
 
+  /** What our books expect Airtel's live account to hold, and hold in flight, per currency. */
+  async function ourBooks(db: Db, currencies: readonly string[]) {
+    const ours = new Map<string, { expected: number; inFlight: number }>();
+    for (const currency of currencies) {
+      const expected = await expectedClearingBalance(db, account, currency, new Date().toISOString());
+      ours.set(currency, { expected, inFlight: await inFlightAmount(db, account, currency) });
+    }
+    return ours;
+  }
+
+  /** Airtel's books agree with `ours` in every country, but RWF is off by `driftRwf`. */
+  function airtelAgrees(ours: Map<string, { expected: number }>, driftRwf: number): void {
+    for (const [country, currency] of Object.entries(AIRTEL_COUNTRY_CURRENCIES)) {
+      const figures = ours.get(currency);
+      if (figures) fake.setBalance(country, figures.expected + (currency === 'RWF' ? driftRwf : 0));
+    }
+  }
+
   it('passes a clean day, finds a seeded drift beyond what is in flight, and fails a run Airtel cannot answer', async () => {
     const { db } = await getStack();
     // Our books: Airtel's live RWF clearing account holds 40,000 more than before.
@@ -83,18 +102,8 @@ describe('Airtel Money balance in reconciliation (docs/reconciliation.md#sources
     await writeJournal(db, clearingAdjustmentJournal({ ...seed, amount: 40_000 }), new Date());
     const currencies = await clearingCurrencies(db, account);
     expect(currencies).to.include('RWF');
-    const ours = new Map<string, { expected: number; inFlight: number }>();
-    for (const currency of currencies) {
-      const expected = await expectedClearingBalance(db, account, currency, new Date().toISOString());
-      ours.set(currency, { expected, inFlight: await inFlightAmount(db, account, currency) });
-    }
-    /** Airtel's books agree with ours in every country, but RWF is off by `driftRwf` beyond what is in flight. */
-    const airtelHolds = (driftRwf: number) => {
-      for (const [country, currency] of Object.entries(AIRTEL_COUNTRY_CURRENCIES)) {
-        const figures = ours.get(currency);
-        if (figures) fake.setBalance(country, figures.expected + (driftRwf && currency === 'RWF' ? driftRwf : 0));
-      }
-    };
+    const ours = await ourBooks(db, currencies);
+    const airtelHolds = (driftRwf: number) => airtelAgrees(ours, driftRwf);
     const activities = createReconciliationActivities({ db, statementSource: () => airtel.createStatement!(settings) });
     const reconcile = (day: string) => activities.reconcileProviderDay({ ...account, day });
 
@@ -131,5 +140,62 @@ describe('Airtel Money balance in reconciliation (docs/reconciliation.md#sources
     expect(await db('reconciliation_exceptions').where({ run_id: run.id })).to.deep.equal([]);
     expect(await reconcile('2026-03-12')).to.include({ exceptionsFound: 0 });
     expect(await ledgerProblems(db)).to.deep.equal([]);
+  });
+
+  it('counts a payout its provider may have paid before we recorded it as in flight, and no more', async () => {
+    const { db } = await getStack();
+    const rolledBack = new Error('rolled back: the rows of this test stay out of the suite');
+    await db
+      .transaction(async (trx) => {
+        const now = new Date();
+        const destination = newId('dst_');
+        await trx('payout_destinations').insert({
+          id: destination,
+          merchant_id: 'mer_in_flight_test',
+          environment: 'live',
+          type: 'mobile_money',
+          provider: 'mobile_money_b',
+          phone_number: '+250730000001',
+          last4: '0001',
+          status: 'verified',
+          usable_from: now,
+          created_at: now,
+        });
+        await trx('payouts').insert({
+          id: newId('po_'),
+          merchant_id: 'mer_in_flight_test',
+          environment: 'live',
+          amount: 900,
+          fee: 9,
+          currency: 'RWF',
+          destination_id: destination,
+          provider: 'mobile_money_b',
+          status: 'in_transit',
+          created_at: now,
+          updated_at: now,
+          in_transit_at: now,
+        });
+        const ours = await ourBooks(trx, await clearingCurrencies(trx, account));
+        const rwf = ours.get('RWF')!;
+        const activities = createReconciliationActivities({
+          db: trx,
+          statementSource: () => airtel.createStatement!(settings),
+        });
+        // Airtel paid it already and holds 900 less than our books: in flight.
+        airtelAgrees(ours, -900);
+        expect(await activities.reconcileProviderDay({ ...account, day: '2026-03-13' })).to.include({
+          exceptionsFound: 0,
+        });
+        // Beyond everything in flight by 1: drift.
+        airtelAgrees(ours, -(rwf.inFlight + 1));
+        expect(rwf.inFlight).to.be.at.least(900);
+        expect(await activities.reconcileProviderDay({ ...account, day: '2026-03-14' })).to.include({
+          exceptionsFound: 1,
+        });
+        throw rolledBack;
+      })
+      .catch((error: unknown) => {
+        if (error !== rolledBack) throw error;
+      });
   });
 });
