@@ -2,7 +2,12 @@
  * The payout workflow's activities (docs/payouts.md#workflow): the rail calls and the writes of each state with its
  * journals and event, after which the event's webhook deliveries start (docs/payouts.md#events).
  */
-import type { Client } from '@temporalio/client';
+import {
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  type Client,
+} from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import type { EventInput } from '../db/payments';
@@ -12,6 +17,7 @@ import {
   findPayoutById,
   findPayoutSchedule,
   insertAutomaticPayout,
+  listPayoutsAwaitingWorkflow,
   railDestinationOf,
   writePayoutStatus,
 } from '../db/payouts';
@@ -29,7 +35,13 @@ import { deriveId } from '../lib/ids';
 import { PayoutRailUnavailable, type PayoutAnswer, type PayoutRail } from '../providers/payout-rail';
 import { payoutRailRegistryFromConfig, type PayoutRailRegistry } from '../providers/payout-registry';
 import { toPayoutView } from '../views/payout';
-import type { PayoutActivities, PayoutRailResult } from '../workflows/payout-messages';
+import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
+import {
+  payoutWorkflowId,
+  type PayoutActivities,
+  type PayoutRailResult,
+  type PayoutWorkflowInput,
+} from '../workflows/payout-messages';
 import { startWebhookDeliveries } from './webhook-dispatch';
 
 /** Dependencies of the payout activities. */
@@ -38,6 +50,7 @@ export interface PayoutActivityDeps {
   temporal: Client;
   config: Pick<
     Config,
+    | 'TEMPORAL_TASK_QUEUE'
     | 'TEMPORAL_WEBHOOK_TASK_QUEUE'
     | 'SANDBOX_APPROVAL_DELAY_MS'
     | 'PROVIDER_CALLBACK_SECRET'
@@ -74,6 +87,27 @@ export function payoutEvent(payout: PayoutSnapshot, created = false): EventInput
   };
 }
 
+/**
+ * How a payout's workflow is started, by whoever starts it (the create's Update-with-Start, the sweeper, the
+ * operator's ask): the id `payout:{po_id}`, so every start of one payout meets the same workflow
+ * (docs/payouts.md#workflow), and the merchant on every log line and in the Temporal UI.
+ */
+export function payoutWorkflowStart(
+  payout: Pick<PayoutSnapshot, 'id' | 'merchantId' | 'environment'>,
+  taskQueue: string,
+) {
+  const input: PayoutWorkflowInput = { payoutId: payout.id };
+  return {
+    taskQueue,
+    workflowId: payoutWorkflowId(payout.id),
+    args: [input] as [PayoutWorkflowInput],
+    typedSearchAttributes: [
+      { key: MerchantIdAttribute, value: payout.merchantId },
+      { key: EnvironmentAttribute, value: payout.environment },
+    ],
+  };
+}
+
 /** Registries built from configuration, one per dependencies object (so live rails keep their cached tokens). */
 const builtRegistries = new WeakMap<object, PayoutRailRegistry>();
 
@@ -101,6 +135,17 @@ function resultOf(answer: PayoutAnswer<string>): PayoutRailResult {
     ...(answer.failureCode ? { failureCode: answer.failureCode } : {}),
     ...(answer.failureMessage ? { failureMessage: answer.failureMessage.slice(0, 500) } : {}),
   };
+}
+
+/** True when Temporal has payout `payoutId`'s workflow running (a closed or unknown one is not). */
+async function workflowRunning(temporal: Client, payoutId: string): Promise<boolean> {
+  try {
+    const described = await temporal.workflow.getHandle(payoutWorkflowId(payoutId)).describe();
+    return described.status.name === 'RUNNING';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
 }
 
 /** Builds the payout activities around their dependencies. */
@@ -181,6 +226,21 @@ export function createPayoutActivities(deps: PayoutActivityDeps): PayoutActiviti
       const rail = railOf(payout);
       if (!rail) return { kind: 'unavailable', reason: `no ${payout.environment} payout rail for ${payout.provider}` };
       return resultOf(await rail.payoutStatus(providerReference));
+    },
+
+    async startStrandedPayouts({ graceSeconds, limit }) {
+      const started: string[] = [];
+      for (const payout of await listPayoutsAwaitingWorkflow(deps.db, { olderThanSeconds: graceSeconds, limit })) {
+        if (await workflowRunning(deps.temporal, payout.id)) continue;
+        // USE_EXISTING: an API that starts it meanwhile (a late create, a retry with its key) meets this run.
+        await deps.temporal.workflow.start('payoutWorkflow', {
+          ...payoutWorkflowStart(payout, deps.config.TEMPORAL_TASK_QUEUE),
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        });
+        started.push(payout.id);
+      }
+      return started;
     },
 
     async recordPayout(input) {

@@ -6,6 +6,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../db/knex';
 import {
+  clearingCurrencies,
   expectedClearingBalance,
   failRun,
   finishRun,
@@ -81,7 +82,7 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
     source: Extract<StatementSource, { method: 'balance' }>,
     day: string,
   ): Promise<{ exceptions: ExceptionDraft[]; compared: { ours: number; theirs: number } }> {
-    const reported = await source.balances();
+    const reported = await source.balances(await clearingCurrencies(deps.db, account));
     const now = new Date().toISOString();
     const exceptions: ExceptionDraft[] = [];
     for (const { currency, amount } of reported) {

@@ -9,7 +9,8 @@
  * - `paycollect_read_model_up`: 1 when a `select 1` reached PostgreSQL within 1 s at the last scrape;
  * - the backlog (docs/operations.md#backlog): `paycollect_webhook_deliveries_pending`,
  *   `paycollect_webhook_delivery_oldest_pending_seconds`, `paycollect_refunds_pending`,
- *   `paycollect_refund_oldest_pending_seconds`, by environment, read from partial indexes at most
+ *   `paycollect_refund_oldest_pending_seconds`, `paycollect_payouts_pending`,
+ *   `paycollect_payout_oldest_pending_seconds`, by environment, read from partial indexes at most
  *   every 15 s and absent when PostgreSQL did not answer within 1 s; and the open reconciliation exceptions
  *   `paycollect_reconciliation_exceptions{provider,kind}` read the same way;
  * - the process's own (`paycollect_api_process_…`, `paycollect_api_nodejs_…`).
@@ -151,6 +152,18 @@ export function createMetrics(db: Db): Metrics {
     'paycollect_refund_oldest_pending_seconds',
     'Age of the oldest pending refund, in seconds, by environment',
     (b) => b.refunds,
+    'oldestSeconds',
+  );
+  backlogGauge(
+    'paycollect_payouts_pending',
+    "Payouts pending or in transit (their rail's final answer not yet in), by environment",
+    (b) => b.payouts,
+    'count',
+  );
+  backlogGauge(
+    'paycollect_payout_oldest_pending_seconds',
+    'Age of the oldest payout pending or in transit, in seconds, by environment',
+    (b) => b.payouts,
     'oldestSeconds',
   );
 

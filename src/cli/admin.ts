@@ -44,7 +44,9 @@ import { connectClient } from '../temporal';
 import { isOutage } from '../lib/outage';
 import { printable, printableJson } from './printable';
 import {
+  askPayoutRailAgain,
   askProviderAgain,
+  openPayouts,
   paymentStory,
   pendingRefunds,
   retryDeliveryAsOperator,
@@ -60,7 +62,13 @@ import {
 } from '../services/reconciliation-service';
 import { PROVIDER_CODES, type ProviderCode } from '../domain/catalogue';
 import { formatException, formatExceptionLine, formatRunResult } from './reconciliation-format';
-import { formatPendingRefund, formatStory, formatStuckDelivery, parseDuration } from './operations-format';
+import {
+  formatOpenPayout,
+  formatPendingRefund,
+  formatStory,
+  formatStuckDelivery,
+  parseDuration,
+} from './operations-format';
 
 /** Where the command writes: standard output and standard error by default. */
 export interface AdminIo {
@@ -340,7 +348,9 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
 
   const ops = program
     .command('ops')
-    .description("on-call tools (docs/operations.md#runbooks): stuck deliveries and refunds, a payment's story");
+    .description(
+      "on-call tools (docs/operations.md#runbooks): stuck deliveries, refunds and payouts, a payment's story",
+    );
   const limitOption = () => new Option('--limit <n>', 'at most this many rows').argParser(positiveInteger).default(50);
   ops
     .command('deliveries')
@@ -389,6 +399,29 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
     .action(async (paymentId: string) => {
       await askProviderAgain(await resources().operations(), paymentId);
       io.out(`asked the provider of ${printable(paymentId)} again; its workflow acts on the answer\n`);
+    });
+  ops
+    .command('payouts')
+    .description('list payouts pending or in transit for longer than --older-than, with their rail and why they wait')
+    .addOption(
+      new Option('--older-than <duration>', 'e.g. 90s, 15m, 2h, 1d').argParser(parseDuration).default(3600, '1h'),
+    )
+    .addOption(limitOption())
+    .action(async (options: { olderThan: number; limit: number }) => {
+      const rows = await openPayouts((await resources().operations()).db, {
+        olderThanSeconds: options.olderThan,
+        limit: Math.min(options.limit, 1000),
+      });
+      if (rows.length === 0) io.out('none\n');
+      for (const row of rows) io.out(formatOpenPayout(row, new Date()));
+    });
+  ops
+    .command('ask-rail')
+    .description("ask a payout's rail again now (a status call; never a second send)")
+    .argument('<po_id>', 'the payout id')
+    .action(async (payoutId: string) => {
+      await askPayoutRailAgain(await resources().operations(), resources().taskQueue, payoutId);
+      io.out(`asked the rail of ${printable(payoutId)} again; its workflow acts on the answer\n`);
     });
   ops
     .command('story')

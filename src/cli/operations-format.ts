@@ -4,7 +4,7 @@
  * merchant's description cannot move the operator's terminal.
  */
 import { InvalidArgumentError } from 'commander';
-import type { PaymentStory, PendingRefund, StuckDelivery } from '../services/operations-service';
+import type { OpenPayout, PaymentStory, PendingRefund, StuckDelivery } from '../services/operations-service';
 import { printable } from './printable';
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
@@ -48,6 +48,23 @@ export function formatPendingRefund(row: PendingRefund, now: Date): string {
     `${printable(row.id)}  pending for ${age}  ${row.amount} ${row.currency} (minor units)  ` +
     `${printable(row.provider)} ref ${printable(row.providerReference ?? 'none')}  ` +
     `payment ${printable(row.paymentId)}  ${printable(row.merchantId)}/${row.environment}\n`
+  );
+}
+
+/** Why an open payout waits, in a few words (docs/payouts.md#states). */
+function payoutReason(row: OpenPayout): string {
+  if (row.pendingReason) return `rail down: ${row.pendingReason}`;
+  return row.status === 'pending' ? 'not sent to its rail yet' : 'the rail has it; waiting for its final answer';
+}
+
+/** One line: id, status and age, amount and fee in minor units, rail and destination, reason, reference, merchant. */
+export function formatOpenPayout(row: OpenPayout, now: Date): string {
+  const age = formatAge((now.getTime() - row.createdAt.getTime()) / 1000);
+  return (
+    `${printable(row.id)}  ${row.status} for ${age}  ${row.amount} ${row.currency} + fee ${row.fee} (minor units)  ` +
+    `rail ${printable(row.provider)} ${printable(row.destinationType)} …${printable(row.destinationLast4)}  ` +
+    `reason: ${printable(payoutReason(row))}  ref ${printable(row.providerReference ?? 'none')}  ` +
+    `${printable(row.merchantId)}/${row.environment}\n`
   );
 }
 

@@ -1,8 +1,8 @@
 /**
  * What is still open and how old it is (docs/operations.md#backlog): the webhook deliveries and
- * refunds that are `pending`, for the backlog gauges and the on-call commands. Each read goes through
- * a partial index that holds only open rows (migration 20261125000900), so its cost follows the
- * backlog, not the history.
+ * refunds that are `pending` and the payouts not yet final at their rail (`pending`, `in_transit`), for
+ * the backlog gauges and the on-call commands. Each read goes through a partial index that holds only
+ * open rows (migrations 20261125000900, 20261126000200), so its cost follows the backlog, not the history.
  */
 import type { Db } from './knex';
 
@@ -19,14 +19,23 @@ export interface BacklogFigure {
 export interface Backlog {
   deliveries: BacklogFigure[];
   refunds: BacklogFigure[];
+  /** Payouts `pending` or `in_transit`: their rail has not given its final word (docs/payouts.md#states). */
+  payouts: BacklogFigure[];
   /** Open reconciliation exceptions by provider and kind (docs/reconciliation.md#exceptions). */
   exceptions: { provider: string; kind: string; count: number }[];
 }
 
+/** The statuses of an open row, per table (each matches its partial index). */
+const OPEN_STATUSES = {
+  webhook_deliveries: ['pending'],
+  refunds: ['pending'],
+  payouts: ['pending', 'in_transit'],
+} as const;
+
 /** Open rows of `table`, by environment: one index-only aggregate. */
-async function openBy(db: Db, table: 'webhook_deliveries' | 'refunds'): Promise<BacklogFigure[]> {
+async function openBy(db: Db, table: keyof typeof OPEN_STATUSES): Promise<BacklogFigure[]> {
   const rows = (await db(table)
-    .where('status', 'pending')
+    .whereIn('status', OPEN_STATUSES[table])
     .groupBy('environment')
     .select(
       'environment',
@@ -40,17 +49,18 @@ async function openBy(db: Db, table: 'webhook_deliveries' | 'refunds'): Promise<
   }));
 }
 
-/** The open deliveries and refunds by environment, and the open exceptions (aggregates on partial indexes). */
+/** The open deliveries, refunds and payouts by environment, and the open exceptions (aggregates on partial indexes). */
 export async function readBacklog(db: Db): Promise<Backlog> {
-  const [deliveries, refunds, exceptions] = await Promise.all([
+  const [deliveries, refunds, payouts, exceptions] = await Promise.all([
     openBy(db, 'webhook_deliveries'),
     openBy(db, 'refunds'),
+    openBy(db, 'payouts'),
     db('reconciliation_exceptions')
       .where('status', 'open')
       .groupBy('provider', 'kind')
       .select('provider', 'kind', db.raw('count(*)::int as count')) as Promise<Backlog['exceptions']>,
   ]);
-  return { deliveries, refunds, exceptions };
+  return { deliveries, refunds, payouts, exceptions };
 }
 
 /** A delivery an operator looks at: open for long, or given up on. */
@@ -176,5 +186,90 @@ export async function listPendingRefunds(
     currency: row.currency.trim(),
     providerReference: row.provider_reference,
     createdAt: row.created_at,
+  }));
+}
+
+/** A payout whose rail has not given its final word yet (docs/operations.md#payouts-stuck-pending). */
+export interface OpenPayout {
+  id: string;
+  merchantId: string;
+  environment: string;
+  /** `pending` (the rail does not have it yet) or `in_transit` (it has it, or may have it, and is being asked). */
+  status: string;
+  /** In minor units. */
+  amount: number;
+  fee: number;
+  currency: string;
+  /** The rail: the provider that pays it, and the kind of destination with its last four digits. */
+  provider: string;
+  destinationType: string;
+  destinationLast4: string;
+  /** Why a pending payout has not reached its rail (the rail is down); null otherwise. */
+  pendingReason: string | null;
+  providerReference: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * Payouts `pending` or `in_transit` created more than `olderThanSeconds` ago, oldest first, with their rail.
+ * @param filter.limit at most this many rows (1–1000)
+ */
+export async function listOpenPayouts(
+  db: Db,
+  filter: { olderThanSeconds: number; limit: number },
+): Promise<OpenPayout[]> {
+  const rows = (await db('payouts as p')
+    .join('payout_destinations as d', 'd.id', 'p.destination_id')
+    .whereIn('p.status', OPEN_STATUSES.payouts)
+    .where('p.created_at', '<', db.raw(`now() - make_interval(secs => ?)`, [filter.olderThanSeconds]))
+    .orderBy([{ column: 'p.created_at' }, { column: 'p.id' }])
+    .limit(filter.limit)
+    .select(
+      'p.id',
+      'p.merchant_id',
+      'p.environment',
+      'p.status',
+      'p.amount',
+      'p.fee',
+      'p.currency',
+      'p.provider',
+      'd.type as destination_type',
+      'd.last4 as destination_last4',
+      'p.pending_reason',
+      'p.provider_reference',
+      'p.created_at',
+      'p.updated_at',
+    )) as {
+    id: string;
+    merchant_id: string;
+    environment: string;
+    status: string;
+    amount: string | number;
+    fee: string | number;
+    currency: string;
+    provider: string;
+    destination_type: string;
+    destination_last4: string;
+    pending_reason: string | null;
+    provider_reference: string | null;
+    created_at: Date;
+    updated_at: Date;
+  }[];
+  return rows.map((row) => ({
+    id: row.id,
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    status: row.status,
+    amount: Number(row.amount),
+    fee: Number(row.fee),
+    currency: row.currency.trim(),
+    provider: row.provider,
+    destinationType: row.destination_type,
+    destinationLast4: row.destination_last4,
+    pendingReason: row.pending_reason,
+    providerReference: row.provider_reference,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   }));
 }

@@ -376,6 +376,26 @@ export async function findPayoutById(db: Db, id: string): Promise<PayoutSnapshot
   return row ? fromPayoutRow(row) : undefined;
 }
 
+/**
+ * Payouts still `pending` with no word from their rail (no `pending_reason`), created more than `olderThanSeconds` ago,
+ * oldest first: the ones whose workflow may never have started (docs/payouts.md#workflow). Read through the partial
+ * index of open payouts.
+ * @param filter.limit at most this many
+ */
+export async function listPayoutsAwaitingWorkflow(
+  db: Db,
+  filter: { olderThanSeconds: number; limit: number },
+): Promise<Pick<PayoutSnapshot, 'id' | 'merchantId' | 'environment'>[]> {
+  const rows = (await db('payouts')
+    .where('status', 'pending')
+    .whereNull('pending_reason')
+    .where('created_at', '<', db.raw(`now() - make_interval(secs => ?)`, [filter.olderThanSeconds]))
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .limit(filter.limit)
+    .select('id', 'merchant_id', 'environment')) as Pick<PayoutRow, 'id' | 'merchant_id' | 'environment'>[];
+  return rows.map((row) => ({ id: row.id, merchantId: row.merchant_id, environment: row.environment }));
+}
+
 /** The scope's payout `id`; undefined for another merchant's or environment's. */
 export async function findPayout(db: Db, scope: LedgerScope, id: string): Promise<PayoutSnapshot | undefined> {
   const row = (await db('payouts')

@@ -98,17 +98,33 @@ export async function expectedClearingBalance(
   return Number(row?.total ?? 0);
 }
 
+/** The currencies our books hold a clearing account in for `account` (docs/ledger.md#accounts), sorted. */
+export async function clearingCurrencies(db: Db, account: ProviderAccount): Promise<string[]> {
+  const rows = (await db('ledger_accounts')
+    .where({ kind: 'provider_clearing', owner: account.provider, environment: account.environment })
+    .distinct('currency')
+    .orderBy('currency')) as { currency: string }[];
+  return rows.map((row) => row.currency.trim());
+}
+
 /**
- * Minor units of `account`'s movements still open at `at` in `currency`: pending refunds (their
- * provider may have paid them already) of payments of that provider. What a balance may be off by.
+ * Minor units of `account`'s movements still open now in `currency`: pending refunds of payments of that provider and
+ * its payouts `pending` or `in_transit` (the provider may have paid either already, before we recorded it). What a
+ * balance may be off by.
  */
 export async function inFlightAmount(db: Db, account: ProviderAccount, currency: string): Promise<number> {
-  const row = (await db('refunds as r')
-    .join('payments as p', 'p.id', 'r.payment_id')
-    .where({ 'r.status': 'pending', 'p.provider': account.provider, 'r.environment': account.environment })
-    .where('r.currency', currency)
-    .first(db.raw('coalesce(sum(r.amount), 0)::bigint as total'))) as { total: string | number } | undefined;
-  return Number(row?.total ?? 0);
+  const [refunds, payouts] = (await Promise.all([
+    db('refunds as r')
+      .join('payments as p', 'p.id', 'r.payment_id')
+      .where({ 'r.status': 'pending', 'p.provider': account.provider, 'r.environment': account.environment })
+      .where('r.currency', currency)
+      .first(db.raw('coalesce(sum(r.amount), 0)::bigint as total')),
+    db('payouts')
+      .whereIn('status', ['pending', 'in_transit'])
+      .where({ provider: account.provider, environment: account.environment, currency })
+      .first(db.raw('coalesce(sum(amount), 0)::bigint as total')),
+  ])) as ({ total: string | number } | undefined)[];
+  return Number(refunds?.total ?? 0) + Number(payouts?.total ?? 0);
 }
 
 /**

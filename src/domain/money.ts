@@ -56,6 +56,21 @@ export function parseDecimalAmount(
   return { ok: true, minor };
 }
 
+/**
+ * `text`, a decimal in major units of `currency` as a provider writes it, as minor units (`"1500"` RWF → 1500;
+ * `"12.50"` KES → 1250; `"-3"` → -3), digit by digit; undefined when it is not such a number or has more decimals
+ * than the currency (other than trailing zeros).
+ */
+export function minorFromDecimalText(text: string, currency: Currency): number | undefined {
+  const match = /^(-?)([0-9]{1,15})(?:\.([0-9]+))?$/.exec(text);
+  if (!match) return undefined;
+  const [, sign, whole, fraction = ''] = match as unknown as [string, string, string, string?];
+  const exponent = CURRENCY_EXPONENTS[currency];
+  if (/[^0]/.test(fraction.slice(exponent))) return undefined;
+  const minor = Number(`${whole}${fraction.slice(0, exponent).padEnd(exponent, '0')}`);
+  return sign === '-' ? -minor : minor;
+}
+
 /** Formats minor units as the merchant-scoped decimal string with two decimals (docs/limits.md#amounts). */
 export function formatDecimalAmount(minor: number, currency: Currency): string {
   const exponent = CURRENCY_EXPONENTS[currency];

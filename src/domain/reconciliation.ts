@@ -56,8 +56,11 @@ export type StatementSource =
     }
   | {
       method: 'balance';
-      /** What the account holds now, per currency, in minor units. */
-      balances(): Promise<{ currency: string; amount: number }[]>;
+      /**
+       * What the account holds now, per currency, in minor units. `currencies`: those our books hold a clearing
+       * account in for this provider, for a provider whose balance is asked per currency (Airtel, per country).
+       */
+      balances(currencies: readonly string[]): Promise<{ currency: string; amount: number }[]>;
     };
 
 /** A difference found, with what each side showed. */

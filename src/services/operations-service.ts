@@ -1,22 +1,26 @@
 /**
  * What an on-call engineer asks of the service (docs/operations.md#runbooks): the backlog the
- * gauges show, the deliveries and refunds stuck behind it, one payment's whole story, and the two
- * mends (a new delivery of a given-up one, the provider asked again). Used by the admin command and
- * by the API's `/metrics`.
+ * gauges show, the deliveries, refunds and payouts stuck behind it, one payment's whole story, and the
+ * mends (a new delivery of a given-up one, a payment's provider or a payout's rail asked again). Used by
+ * the admin command and by the API's `/metrics`.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
+import { payoutWorkflowStart } from '../activities/payout-activities';
 import {
+  listOpenPayouts,
   listPendingRefunds,
   listStuckDeliveries,
   readBacklog,
   type Backlog,
   type BacklogFigure,
+  type OpenPayout,
   type PendingRefund,
   type StuckDelivery,
 } from '../db/backlog';
 import type { Db } from '../db/knex';
 import { findPaymentById, listEventsForObject, listRefundsOfPayment } from '../db/payments';
+import { findPayoutById } from '../db/payouts';
 import { findDeliveryTarget, listDeliveriesOfEvents } from '../db/webhooks';
 import type { DeliveryWithAttempts } from '../domain/webhooks';
 import { DomainError } from '../domain/errors';
@@ -24,9 +28,10 @@ import type { EventRecord } from '../db/events';
 import type { PaymentSnapshot } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
 import { paymentWorkflowId, providerCallbackSignal } from '../workflows/messages';
+import { askPayoutRailSignal, payoutWorkflowId } from '../workflows/payout-messages';
 import { retryWebhookDelivery, type WebhookServiceDeps } from './webhook-service';
 
-export type { Backlog, BacklogFigure, PendingRefund, StuckDelivery };
+export type { Backlog, BacklogFigure, OpenPayout, PendingRefund, StuckDelivery };
 
 /** How long a backlog read serves scrapes before it is read again, in milliseconds. */
 export const BACKLOG_CACHE_MS = 15_000;
@@ -89,6 +94,52 @@ export function stuckDeliveries(
 /** Lists refunds pending for longer than the threshold (docs/operations.md#refunds-stuck-pending). */
 export function pendingRefunds(db: Db, filter: { olderThanSeconds: number; limit: number }): Promise<PendingRefund[]> {
   return listPendingRefunds(db, filter);
+}
+
+/**
+ * Lists payouts `pending` or `in_transit` for longer than the threshold, oldest first, with their rail
+ * (docs/operations.md#payouts-stuck-pending).
+ */
+export function openPayouts(db: Db, filter: { olderThanSeconds: number; limit: number }): Promise<OpenPayout[]> {
+  return listOpenPayouts(db, filter);
+}
+
+/**
+ * Asks payout `payoutId`'s rail again now (docs/operations.md#payouts-stuck-pending): signals its workflow, which ends
+ * its wait and makes its next call at once. A payout in transit or paid is asked about with the rail's status call,
+ * never sent again (docs/payouts.md#rails); a pending one is offered to its rail, which never had it. A pending or in
+ * transit payout whose workflow is not running (its API died before starting it) gets it started by the same call,
+ * under the payout's own workflow id.
+ * @param taskQueue the payment task queue, where payout workflows run
+ * @throws DomainError `not_found` for an unknown payout; `conflict` when it is final (failed, returned, cancelled) or
+ *   paid and no longer watched for a return
+ */
+export async function askPayoutRailAgain(
+  deps: { db: Db; temporal: Client },
+  taskQueue: string,
+  payoutId: string,
+): Promise<void> {
+  const payout = await findPayoutById(deps.db, payoutId);
+  if (!payout) throw new DomainError('not_found', `no payout with id ${payoutId}`);
+  const nothingWaits = new DomainError(
+    'conflict',
+    `payout ${payoutId} is ${payout.status} and its workflow has finished; nothing is waiting for its rail`,
+  );
+  if (payout.status === 'pending' || payout.status === 'in_transit') {
+    await deps.temporal.workflow.signalWithStart('payoutWorkflow', {
+      ...payoutWorkflowStart(payout, taskQueue),
+      signal: askPayoutRailSignal,
+      signalArgs: [],
+    });
+    return;
+  }
+  if (payout.status !== 'paid') throw nothingWaits;
+  try {
+    await deps.temporal.workflow.getHandle(payoutWorkflowId(payoutId)).signal(askPayoutRailSignal);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) throw nothingWaits;
+    throw error;
+  }
 }
 
 /**

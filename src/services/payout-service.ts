@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ScheduleAlreadyRunning,
   ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
   WithStartWorkflowOperation,
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
@@ -17,7 +18,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { payoutEvent, payoutRailsOf } from '../activities/payout-activities';
+import { payoutEvent, payoutRailsOf, payoutWorkflowStart } from '../activities/payout-activities';
 import { startWebhookDeliveries } from '../activities/webhook-dispatch';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
@@ -60,12 +61,12 @@ import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages
 import {
   CANCEL_UPDATE_ID,
   cancelPayoutUpdate,
+  PAYOUT_SWEEP_SCHEDULE_ID,
   payoutScheduleId,
-  payoutWorkflowId,
   SEND_UPDATE_ID,
   sendPayoutUpdate,
   type AutomaticPayoutInput,
-  type PayoutWorkflowInput,
+  type PayoutSweepInput,
 } from '../workflows/payout-messages';
 import { audit } from './audit';
 import { requireRecentTwoFactor } from './two-factor-service';
@@ -263,24 +264,12 @@ export interface NewPayout {
   description?: string;
 }
 
-/** The search attributes a payout's workflow starts with (the merchant on every log line and in the Temporal UI). */
-function payoutSearchAttributes(payout: PayoutSnapshot) {
-  return [
-    { key: MerchantIdAttribute, value: payout.merchantId },
-    { key: EnvironmentAttribute, value: payout.environment },
-  ];
-}
-
 /** The start of a payout's workflow, used with each Update: the running one is reused, a closed one re-run. */
 function workflowStart(deps: PayoutServiceDeps, payout: PayoutSnapshot) {
-  const input: PayoutWorkflowInput = { payoutId: payout.id };
   return new WithStartWorkflowOperation('payoutWorkflow', {
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    workflowId: payoutWorkflowId(payout.id),
-    args: [input],
+    ...payoutWorkflowStart(payout, deps.config.TEMPORAL_TASK_QUEUE),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-    typedSearchAttributes: payoutSearchAttributes(payout),
   });
 }
 
@@ -537,4 +526,42 @@ export async function setPayoutSchedule(
   }
   await audit(deps.db, owner, 'payout_schedule.updated', scheduleId, ip);
   return setting;
+}
+
+/**
+ * How long a payout stays `pending` with no word from its rail before the sweeper starts its workflow, in seconds
+ * (docs/payouts.md#workflow): well past the moment the create starts it (at once) and the create's own wait.
+ */
+export const PAYOUT_SWEEP_GRACE_SECONDS = 120;
+
+/**
+ * Creates the Temporal Schedule `payout-sweeper` (every minute, visible under Schedules in the Temporal UI), which
+ * runs `payoutSweepWorkflow` to start the workflow of a payout whose API stopped between storing it and starting it
+ * (docs/payouts.md#workflow). One that exists is left as it is, so an operator's pause holds across restarts.
+ * @param taskQueue the payment task queue, where payout workflows run
+ * @returns whether it was created now
+ */
+export async function ensurePayoutSweepSchedule(temporal: Client, taskQueue: string): Promise<boolean> {
+  const input: PayoutSweepInput = { graceSeconds: PAYOUT_SWEEP_GRACE_SECONDS };
+  try {
+    await temporal.schedule.create({
+      scheduleId: PAYOUT_SWEEP_SCHEDULE_ID,
+      spec: { intervals: [{ every: '1 minute' }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'payoutSweepWorkflow',
+        workflowId: 'payout-sweep',
+        args: [input],
+        taskQueue,
+      },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+      memo: {
+        purpose: 'starts the workflow of a payout whose API stopped before starting it (docs/payouts.md#workflow)',
+      },
+    });
+    return true;
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    return false;
+  }
 }

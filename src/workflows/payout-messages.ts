@@ -2,7 +2,7 @@
  * The messages of `payoutWorkflow` (docs/payouts.md#workflow) and the activities it calls, shared by the API's
  * service, the worker's activities and the workflow.
  */
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PayoutSnapshot, PayoutStatus } from '../domain/payout';
 import type { PayoutFailureCode, PayoutSendOutcome, PayoutStatusOutcome } from '../domain/payout-rail';
 
@@ -33,6 +33,13 @@ export const cancelPayoutUpdate = defineUpdate<PayoutSnapshot, []>('cancelPayout
 
 /** Update id of a cancel: one per workflow, so a repeated cancel reattaches. */
 export const CANCEL_UPDATE_ID = 'cancel';
+
+/**
+ * The operator's "ask again" (docs/operations.md#payouts-stuck-pending): the workflow ends its current wait and takes
+ * its next turn now. A payout in transit (or paid, watched for a return) is asked about with the rail's status call,
+ * never sent again; a pending one whose rail was down is offered to the rail now, which never had it.
+ */
+export const askPayoutRailSignal = defineSignal<[]>('askPayoutRail');
 
 /** The workflow's current view of the payout. */
 export const getPayoutQuery = defineQuery<PayoutSnapshot | undefined>('getPayout');
@@ -71,8 +78,24 @@ export function payoutScheduleId(merchantId: string, environment: string): strin
   return `payout-schedule:${merchantId}:${environment}`;
 }
 
+/** The input of `payoutSweepWorkflow` (docs/payouts.md#workflow). */
+export interface PayoutSweepInput {
+  /** How old a pending payout must be before its workflow is started by the sweeper, in seconds. */
+  graceSeconds: number;
+}
+
+/** The id of the Temporal Schedule that runs `payoutSweepWorkflow` every minute. */
+export const PAYOUT_SWEEP_SCHEDULE_ID = 'payout-sweeper';
+
 /** The activities the payout workflows call (src/activities/payout-activities.ts). */
 export interface PayoutActivities {
+  /**
+   * Starts the workflow of every payout `pending` for longer than `graceSeconds` whose workflow is not running (its
+   * API died between storing it and starting it), under the payout's own workflow id, so a late start by the API
+   * meets the same workflow. At most `limit` a call.
+   * @returns the ids of the payouts whose workflow it started
+   */
+  startStrandedPayouts(input: PayoutSweepInput & { limit: number }): Promise<string[]>;
   /**
    * Creates the automatic payout of a firing of the merchant's schedule (`seed`: the firing's workflow id, so a retry
    * creates the same payout); its id, or null when the setting is manual or nothing is above the minimum.

@@ -10,7 +10,9 @@
  * - paid: watched for a return for RETURN_WATCH_MS;
  * - the `sendPayout` Update (the create's wait) answers once the first send was decided; `cancelPayout` applies while
  *   the payout is `pending` and no send is under way.
- * Sends and cancels run one at a time, so a cancelled payout is never sent and a sent one never cancelled.
+ * Sends and cancels run one at a time, so a cancelled payout is never sent and a sent one never cancelled. The
+ * `askPayoutRail` signal (an operator's "ask again") ends the current wait, so the next status call (or, for a payout
+ * whose rail was down, the next send) happens now.
  *
  * Deterministic: only `@temporalio/workflow`, domain code and messages are imported.
  */
@@ -28,6 +30,7 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { FINAL_PAYOUT_STATUSES, notCancellablePayoutMessage, type PayoutSnapshot } from '../domain/payout';
 import {
+  askPayoutRailSignal,
   cancelPayoutUpdate,
   getPayoutQuery,
   payoutWorkflowId,
@@ -35,6 +38,7 @@ import {
   type AutomaticPayoutInput,
   type PayoutActivities,
   type PayoutRailResult,
+  type PayoutSweepInput,
   type PayoutWorkflowInput,
 } from './payout-messages';
 import { PROVIDER_OPTIONS, RECORD_OPTIONS } from './activity-options';
@@ -64,6 +68,8 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   let answered = false;
   let busy = false;
   let woken = false;
+  /** An operator asked for the next turn now (askPayoutRailSignal). */
+  let askedNow = false;
 
   async function exclusive<T>(run: () => Promise<T>): Promise<T> {
     await condition(() => !busy);
@@ -76,6 +82,9 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   }
 
   setHandler(getPayoutQuery, () => payout);
+  setHandler(askPayoutRailSignal, () => {
+    askedNow = true;
+  });
   setHandler(sendPayoutUpdate, async () => {
     await condition(() => answered && payout !== undefined);
     return payout as PayoutSnapshot;
@@ -125,10 +134,11 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     }
   }
 
-  /** Sleeps `ms` unless a cancel wakes it. */
+  /** Sleeps `ms` unless a cancel or an operator's ask wakes it (an ask made meanwhile ends the next sleep at once). */
   async function pause(ms: number): Promise<void> {
     woken = false;
-    await condition(() => woken, ms);
+    await condition(() => woken || askedNow, ms);
+    askedNow = false;
   }
 
   payout = await records.loadPayout(input.payoutId);
@@ -205,4 +215,16 @@ export async function automaticPayoutWorkflow(input: AutomaticPayoutInput): Prom
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
   return payoutId;
+}
+
+/** Payouts the sweeper starts in one run at most; the next minute's run takes the rest. */
+const SWEEP_LIMIT = 100;
+
+/**
+ * `payoutSweepWorkflow` (docs/payouts.md#workflow): run every minute by the Temporal Schedule `payout-sweeper`; starts
+ * the workflow of each payout stored `pending` more than `graceSeconds` ago whose workflow never started (its API
+ * stopped between storing it and starting it). Returns the ids of the payouts it started.
+ */
+export async function payoutSweepWorkflow(input: PayoutSweepInput): Promise<string[]> {
+  return records.startStrandedPayouts({ graceSeconds: input.graceSeconds, limit: SWEEP_LIMIT });
 }

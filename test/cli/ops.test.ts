@@ -1,14 +1,17 @@
 /**
  * The on-call commands (docs/operations.md#runbooks) and the backlog gauges (docs/operations.md#backlog)
  * against the real stack: a receiver that answers 500 keeps a delivery pending, a `0007` refund stays
- * pending while its answer is unknown, and the commands list them, start a new delivery, ask the
- * provider again and tell a payment's story from PostgreSQL and Temporal.
+ * pending while its answer is unknown, payouts wait in transit (`0003`) or for a rail that is down (`0005`), and
+ * the commands list them, start a new delivery, ask the provider or the rail again and tell a payment's story from
+ * PostgreSQL and Temporal.
  */
+import { temporal } from '@temporalio/proto';
 import { expect } from 'chai';
 import { runAdmin } from '../../src/cli/admin';
 import { formatAge, parseDuration } from '../../src/cli/operations-format';
 import { BACKLOG_CACHE_MS, BacklogReader } from '../../src/services/operations-service';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
+import { fundedMerchant, wallet } from '../helpers/payouts';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { getStack } from '../helpers/stack';
 
@@ -125,6 +128,73 @@ describe('on-call commands and backlog gauges (docs/operations.md#runbooks)', fu
     expect(json.workflow.status).to.equal('RUNNING');
   });
 
+  it('lists payouts waiting for their rail with age, rail and reason, and asks the rail again without sending twice', async () => {
+    const merchant = await fundedMerchant(20_000);
+    const pay = async (ending: string) => {
+      const created = await call('/v1/payouts', {
+        key: merchant.key,
+        body: { amount: 1_000, currency: 'RWF', destination: await wallet(merchant.key, ending) },
+      });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      return created.body.data as { id: string; status: string };
+    };
+    const [transit, down, refused] = await Promise.all(['0003', '0005', '0002'].map(pay));
+    expect([transit?.status, down?.status, refused?.status]).to.deep.equal(['in_transit', 'pending', 'failed']);
+    await sleep(1_100);
+    const listed = await admin('ops', 'payouts', '--older-than', '1s', '--limit', '1000');
+    expect(listed.code, listed.err).to.equal(0);
+    const lineOf = (id: string) => listed.out.split('\n').find((l) => l.startsWith(id));
+    expect(lineOf(transit!.id), listed.out).to.match(
+      /^po_\w+ {2}in_transit for \d+s {2}1000 RWF \+ fee 10 \(minor units\) {2}rail momo mobile_money …0003 {2}reason: the rail has it; waiting for its final answer {2}ref \S+ {2}/,
+    );
+    expect(lineOf(down!.id)).to.match(
+      / pending for \d+s .* rail momo mobile_money …0005 {2}reason: rail down: .+ ref none /,
+    );
+    expect(lineOf(transit!.id)).to.include(`${merchant.merchantId}/sandbox`);
+    expect(lineOf(refused!.id), 'a failed payout waits for nothing').to.equal(undefined);
+    expect((await admin('ops', 'payouts', '--older-than', '1h')).out).not.to.include(transit!.id);
+
+    const { client, db } = await getStack();
+    const events = async (id: string) => (await client.workflow.getHandle(`payout:${id}`).fetchHistory()).events ?? [];
+    const history = async (id: string) => (await events(id)).map((e) => e.eventType);
+    const { EventType } = temporal.api.enums.v1;
+    // Ask once the workflow made its first status call and sleeps 4 s before the next: the ask ends that sleep.
+    await eventually(async () => {
+      const calls = (await events(transit!.id)).filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'askPayoutRail',
+      );
+      return calls.length >= 1 ? true : undefined;
+    });
+    for (const id of [transit!.id, down!.id]) {
+      const asked = await admin('ops', 'ask-rail', id);
+      expect(asked.code, asked.err).to.equal(0);
+      expect(asked.out).to.equal(`asked the rail of ${id} again; its workflow acts on the answer\n`);
+    }
+    for (const id of [transit!.id, down!.id]) {
+      const woken = await eventually(async () => {
+        const events = await history(id);
+        const signalled = events.indexOf(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+        const cancelled = events.indexOf(EventType.EVENT_TYPE_TIMER_CANCELED, signalled);
+        const next = events.indexOf(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, cancelled);
+        return signalled >= 0 && cancelled > signalled && next > cancelled ? true : undefined;
+      }, 10_000);
+      expect(woken, `the ask ended the wait of ${id}`).to.equal(true);
+    }
+    // One transfer per payout at the rail, whatever was asked.
+    const transfers = await db('sandbox_provider_payouts').whereIn('payout_id', [transit!.id, down!.id]);
+    expect(transfers).to.have.length(2);
+
+    const final = await admin('ops', 'ask-rail', refused!.id);
+    expect(final.code).to.equal(1);
+    expect(final.err).to.equal(
+      `error: payout ${refused!.id} is failed and its workflow has finished; nothing is waiting for its rail\n`,
+    );
+    const unknown = await admin('ops', 'ask-rail', `po_${'0'.repeat(24)}`);
+    expect(unknown.err).to.equal(`error: no payout with id po_${'0'.repeat(24)}\n`);
+    const backlog = await new BacklogReader(db).read();
+    expect(backlog.payouts.find((row) => row.environment === 'sandbox')?.count).to.be.at.least(1);
+  });
+
   it('answers an unknown payment and a bad duration with one line and exit 1', async () => {
     const unknown = `pay_${'0'.repeat(24)}`;
     for (const command of ['story', 'ask-provider']) {
@@ -168,6 +238,9 @@ describe('on-call commands and backlog gauges (docs/operations.md#runbooks)', fu
         ? text
         : undefined;
     }, BACKLOG_CACHE_MS + 5_000);
+    // The payouts of the test before may have been paid since (their count is checked there): the gauges exist.
+    for (const name of ['paycollect_payouts_pending', 'paycollect_payout_oldest_pending_seconds'])
+      expect(scraped).to.match(new RegExp(`^# HELP ${name} `, 'm'));
     expect(scraped).to.match(/^# HELP paycollect_refunds_pending /m);
   });
 });

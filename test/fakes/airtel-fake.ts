@@ -30,6 +30,11 @@
  *   status}`, 404 ESB000045 DP00900001015 for an unknown id.
  * The payee's number decides as {@link AIRTEL_FAKE_PAYEES} says; `reverse` turns a paid disbursement `TR` and gives
  * its money back to the balance.
+ *
+ * The account's balance per country (collections in, refunds and disbursements out; `setBalance` sets it):
+ * `GET /standard/v1/users/balance` with the same token and headers → 200 `{data: {balance: "<major units>", currency,
+ * account_status: "Active"}, status: {code: "200", message: "SUCCESS", result_code: ESB000010, response_code:
+ * DP02200000001, success: true}}`; faults apply to it as to every path.
  */
 import { constants, createHmac, generateKeyPairSync, privateDecrypt, randomBytes, type KeyObject } from 'node:crypto';
 import type http from 'node:http';
@@ -89,7 +94,7 @@ export interface AirtelFakeOptions {
   port?: number;
   /** The disbursement wallet's PIN (default `1234`). */
   disbursementPin?: string;
-  /** The disbursement wallet's opening balance in each country, in minor units (default 10^9). */
+  /** The account's opening balance in each country, in minor units (default 10^9). */
   disbursementBalance?: number;
 }
 
@@ -154,8 +159,10 @@ export interface AirtelFake {
   disbursements: ReadonlyMap<string, FakeDisbursement>;
   /** The public key the disbursement PIN is encrypted with: base64 DER (SPKI), as Airtel's portal gives it. */
   pinPublicKey: string;
-  /** The disbursement wallet's balance in `country`, in minor units. */
+  /** The account's balance in `country`, in minor units (what the balance enquiry answers). */
   balance(country: string): number;
+  /** Sets the account's balance in `country`, in minor units (a drift our books do not know of). */
+  setBalance(country: string, minor: number): void;
   /** Turns a paid disbursement `TR` (reversed) and gives its money back to the balance. */
   reverse(id: string): void;
   /** Decides a disbursement still `TIP` by hand (`TS` debits the balance). */
@@ -277,6 +284,11 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
 
   const noteCallback = (sent: SentCallback) => sentCallbacks.note(sent);
 
+  /** `amount` (major units) of `country`'s currency in minor units. */
+  function minorOf(amount: number, country: string): number {
+    return Math.round(amount * 10 ** (COUNTRIES[country] as (typeof COUNTRIES)[string]).decimals);
+  }
+
   /** Sends the callback of `transaction`'s decision, as the mode says. */
   function callBack(transaction: FakeTransaction): void {
     if (callbackMode === 'off' || !callbackUrl) return;
@@ -301,6 +313,11 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     status: Exclude<FakeTransactionStatus, 'TR'>,
     failure?: { responseCode: string; message: string },
   ): void {
+    if (status === 'TS' && transaction.status !== 'TS')
+      balances.set(
+        transaction.country,
+        (balances.get(transaction.country) ?? 0) + minorOf(transaction.amount, transaction.country),
+      );
     transaction.status = status;
     if (status === 'TS') {
       transaction.airtelMoneyId ??= `MP${Date.now().toString(36).toUpperCase()}.${randomBytes(3).toString('hex').toUpperCase()}`;
@@ -473,6 +490,7 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     if (transaction.status !== 'TS')
       return error(400, `Transaction cannot be refunded (${transaction.status}).`, 'ESB000011', 'DP00800001008');
     transaction.status = 'TR';
+    balances.set(country, (balances.get(country) ?? 0) - minorOf(transaction.amount, country));
     transaction.refundId = `RF${randomBytes(5).toString('hex').toUpperCase()}`;
     transaction.message = 'Transaction Reversed';
     return {
@@ -484,9 +502,19 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     };
   }
 
-  /** `amount` (major units) of `country`'s currency in minor units. */
-  const minorOf = (amount: number, country: string) =>
-    Math.round(amount * 10 ** (COUNTRIES[country] as (typeof COUNTRIES)[string]).decimals);
+  /** The balance enquiry: what the account holds in `country`, in major units as Airtel writes them. */
+  function accountBalance(country: string): Answer {
+    const served = COUNTRIES[country] as (typeof COUNTRIES)[string];
+    const minor = balances.get(country) ?? 0;
+    const balance = served.decimals === 0 ? String(minor) : (minor / 10 ** served.decimals).toFixed(served.decimals);
+    return {
+      status: 200,
+      body: {
+        data: { balance, currency: served.currency, account_status: 'Active' },
+        status: statusBlock(200, 'SUCCESS', 'ESB000010', 'DP02200000001'),
+      },
+    };
+  }
 
   /** A disbursement's answer or enquiry body. */
   function disbursementBody(d: FakeDisbursement, withReference: boolean): Record<string, unknown> {
@@ -617,10 +645,12 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     const enquiry = method === 'GET' ? /^\/standard\/v1\/payments\/([^/]+)$/.exec(path) : null;
     const isDisbursement = method === 'POST' && /^\/standard\/v[12]\/disbursements\/?$/.test(path);
     const disbursementEnquiry = method === 'GET' ? /^\/standard\/v[12]\/disbursements\/([^/]+)$/.exec(path) : null;
-    if (!isPayment && !isRefund && !enquiry && !isDisbursement && !disbursementEnquiry)
+    const isBalance = method === 'GET' && path === '/standard/v1/users/balance';
+    if (!isPayment && !isRefund && !enquiry && !isDisbursement && !disbursementEnquiry && !isBalance)
       return { status: 404, body: { error: 'Not Found', path } };
     const auth = authorise(headers);
     if (!('country' in auth)) return auth;
+    if (isBalance) return accountBalance(auth.country);
     if (isDisbursement) return disburse(auth.country, body);
     if (disbursementEnquiry)
       return enquireDisbursement(auth.country, decodeURIComponent(disbursementEnquiry[1] as string));
@@ -651,6 +681,9 @@ export async function startAirtelFake(options: AirtelFakeOptions = {}): Promise<
     pinPublicKey: pinKeys.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
     balance(country) {
       return balances.get(country) ?? 0;
+    },
+    setBalance(country, minor) {
+      balances.set(country, minor);
     },
     reverse(id) {
       const d = disbursements.get(id);

@@ -286,15 +286,15 @@ describe('MoMo payout rail (docs/payouts.md#rails) against the fake MoMo Disburs
       const statement = momoStatement(settings);
       if (statement.method !== 'balance') throw new Error('MoMo reports balances only');
       const expected = () => fake.collectionBalance('mtnrwanda') + fake.balance('mtnrwanda');
-      expect(await statement.balances()).to.deep.equal([{ currency: 'RWF', amount: expected() }]);
+      expect(await statement.balances([])).to.deep.equal([{ currency: 'RWF', amount: expected() }]);
       fake.adjustCollectionBalance('mtnrwanda', 700);
-      const after = await statement.balances();
+      const after = await statement.balances([]);
       expect(after).to.deep.equal([{ currency: 'RWF', amount: expected() }]);
       const paths = fake.requests.filter((r) => r.path.endsWith('/account/balance')).map((r) => r.path);
       expect(paths.slice(-2)).to.deep.equal(['/collection/v1_0/account/balance', '/disbursement/v1_0/account/balance']);
       const collectionOnly = momoStatement({ ...settings, disbursementApiUser: undefined });
       if (collectionOnly.method !== 'balance') throw new Error('MoMo reports balances only');
-      expect(await collectionOnly.balances()).to.deep.equal([
+      expect(await collectionOnly.balances([])).to.deep.equal([
         { currency: 'RWF', amount: fake.collectionBalance('mtnrwanda') },
       ]);
     });
@@ -305,7 +305,7 @@ describe('MoMo payout rail (docs/payouts.md#rails) against the fake MoMo Disburs
       for (const kind of ['error_500', 'undocumented'] as const) {
         fake.injectFaults(kind, 1, ['/collection/v1_0/account/balance']);
         let thrown: unknown;
-        await statement.balances().catch((error: unknown) => (thrown = error));
+        await statement.balances([]).catch((error: unknown) => (thrown = error));
         expect(thrown, kind).to.be.instanceOf(ProviderUnknownAnswer);
       }
     });

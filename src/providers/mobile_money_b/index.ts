@@ -6,12 +6,17 @@ import type { LiveProvider } from '../provider';
 import { createAirtelProvider } from './adapter';
 import { createAirtelPayoutRail } from './disbursement';
 import { descriptor } from './descriptor';
+import { airtelStatement } from './statement';
 import { variables, type AirtelSettings } from './settings';
 
-/** Airtel Money's descriptor, settings, adapter factory (its adapter parses its callbacks) and disbursement rail. */
+/**
+ * Airtel Money's descriptor, settings, adapter factory (its adapter parses its callbacks), disbursement rail and its
+ * balance for reconciliation.
+ */
 export const provider: LiveProvider<AirtelSettings> = {
   descriptor,
   variables,
   createAdapter: (settings) => createAirtelProvider(settings),
   createPayoutRail: (settings) => createAirtelPayoutRail(settings),
+  createStatement: (settings) => airtelStatement(settings),
 };

@@ -24,8 +24,7 @@
  * - after the transfer call, anything but 202, 409 or a documented refusal (a time-out, a 5xx, an undocumented
  *   answer) is `unknown`: MoMo may have the transfer, and only its status call tells.
  */
-import type { Currency } from '../../domain/money';
-import { CURRENCY_EXPONENTS, isCurrency } from '../../domain/money';
+import { isCurrency, minorFromDecimalText } from '../../domain/money';
 import { z } from '../../lib/zod';
 import { documentedAnswer, providerFailureCause, ProviderUnknownAnswer, type ProviderHttpResponse } from '../http';
 import {
@@ -54,19 +53,8 @@ const balanceAnswer = z.object({
   currency: z.string(),
 });
 
-/**
- * `text`, a decimal in major units of `currency`, as minor units (`"1500"` RWF → 1500; `"12.50"` GHS → 1250), digit
- * by digit; undefined when it has more decimals than the currency (other than trailing zeros).
- */
-export function minorFromMomoAmount(text: string, currency: Currency): number | undefined {
-  const match = /^(-?)([0-9]+)(?:\.([0-9]+))?$/.exec(text);
-  if (!match) return undefined;
-  const [, sign, whole, fraction = ''] = match as unknown as [string, string, string, string?];
-  const exponent = CURRENCY_EXPONENTS[currency];
-  if (/[^0]/.test(fraction.slice(exponent))) return undefined;
-  const minor = Number(`${whole}${fraction.slice(0, exponent).padEnd(exponent, '0')}`);
-  return sign === '-' ? -minor : minor;
-}
+/** MoMo's amounts (`"1500"`, `"12.50"`) as minor units: {@link minorFromDecimalText}. */
+export const minorFromMomoAmount = minorFromDecimalText;
 
 /**
  * What MoMo says product `product`'s account holds (`GET /{product}/v1_0/account/balance`), in minor units.
