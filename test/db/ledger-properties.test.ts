@@ -25,7 +25,7 @@ import type { Db } from '../../src/db/knex';
 import { readBalance, rollUpBalance } from '../../src/db/ledger';
 import { createSandboxLedger, decidePendingSandboxTransaction } from '../../src/db/sandbox-ledger';
 import { feeFor } from '../../src/domain/fees';
-import type { PaymentSnapshot, ProviderOutcome } from '../../src/domain/payment';
+import { isOpen, type PaymentSnapshot, type ProviderOutcome } from '../../src/domain/payment';
 import {
   answerEvent,
   apply,
@@ -319,7 +319,7 @@ class History {
     } else if (step.kind === 'expire') {
       // `PaymentRun.expire`: the provider is asked to cancel where it can, else for its status; its last word decides.
       let lastWord: ProviderOutcome | undefined;
-      if (t.state.payment.status === 'pending') {
+      if (isOpen(t.state.payment.status)) {
         const cancelled = await this.call(() => a.cancelProviderPayment(providerCall(t)));
         lastWord =
           cancelled === 'unsupported'
