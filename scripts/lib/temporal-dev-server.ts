@@ -55,6 +55,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     'default',
     '--log-level',
     'warn',
+    // As the production topology's ops/temporal/dynamicconfig.yaml (docs/capacity.md#eager-activities).
+    '--dynamic-config-value',
+    'system.enableActivityEagerExecution=true',
     ...SQLITE_PRAGMAS.flatMap((pragma) => ['--sqlite-pragma', pragma]),
     ...SEARCH_ATTRIBUTE_FLAGS.flatMap((flag) => ['--search-attribute', flag]),
     ...(uiPort !== undefined ? ['--ui-port', String(uiPort), '--ui-ip', '127.0.0.1'] : ['--headless']),

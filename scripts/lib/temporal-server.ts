@@ -276,12 +276,8 @@ dynamicConfigClient:
  * workflows instead of 128,000 (memory on one machine) and 100 visibility requests a second per
  * namespace instead of 10 (the API's and admin's list calls).
  */
-const DYNAMIC_CONFIG_YAML = `# Written by scripts/lib/temporal-server.ts (docs/operations.md#cluster).
-history.hostLevelCacheMaxSize:
-  - value: 8192
-frontend.namespaceRPS.visibility:
-  - value: 100
-`;
+/** The server's dynamic config, shared with docker-compose.yml (ops/temporal/dynamicconfig.yaml). */
+const DYNAMIC_CONFIG_FILE = path.join(__dirname, '..', '..', 'ops', 'temporal', 'dynamicconfig.yaml');
 
 /** What {@link startTemporalServer} needs. */
 export interface TemporalServerOptions {
@@ -331,7 +327,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   const configDir = path.join(options.dir, 'config');
   fs.mkdirSync(configDir, { recursive: true });
   const dynamicConfigFile = path.join(configDir, 'dynamicconfig.yaml');
-  fs.writeFileSync(dynamicConfigFile, DYNAMIC_CONFIG_YAML);
+  fs.copyFileSync(DYNAMIC_CONFIG_FILE, dynamicConfigFile);
   // The config holds the database password: readable by this user only.
   fs.writeFileSync(
     path.join(configDir, 'development.yaml'),

@@ -570,13 +570,24 @@ export async function refundPayment(
   const event = { ...refundRequestOf(refundId, request, deps.config), capabilities };
   const decided = apply(stateOfStored(payment), event, new Date().toISOString());
   if (!decided.ok) throw new DomainError(decided.refusal.code as ErrorCode, decided.refusal.message);
-  const refund = await updatePayment(
-    deps,
-    payment,
-    refundPaymentUpdate,
-    [{ refundId, amount: request.amount, reason: request.reason, capabilities }],
-    refundId,
-  );
+  let refund: RefundRecord;
+  try {
+    refund = await updatePayment(
+      deps,
+      payment,
+      refundPaymentUpdate,
+      [{ refundId, amount: request.amount, reason: request.reason, capabilities }],
+      refundId,
+    );
+  } catch (error) {
+    // A send whose answer was lost may have been carried out (a run closing under it) before the next send was
+    // refused, e.g. `payment_not_refundable` once that very refund made the payment refunded: answer the refund it
+    // made (docs/payments.md#refunds-happen-once).
+    if (!(error instanceof DomainError) || error.code === 'service_unavailable') throw error;
+    const madeMeanwhile = await findRefund(deps.db, owner, refundId);
+    if (!madeMeanwhile) throw error;
+    refund = madeMeanwhile;
+  }
   await audit(deps.db, owner, 'refund.created', refund.id, ip);
   return refund;
 }

@@ -73,6 +73,11 @@ describe('docker-compose.yml (docs/operations.md#docker)', function () {
     expect(temporal.image).to.equal('temporalio/server:1.29.1');
     expect(temporal.environment).to.include({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres' });
     expect(Number(temporal.environment?.NUM_HISTORY_SHARDS)).to.be.at.least(4);
+    // The production topology's dynamic config (docs/capacity.md#eager-activities), the file the cluster command uses.
+    expect(temporal.environment?.DYNAMIC_CONFIG_FILE_PATH).to.equal(
+      '/etc/temporal/config/dynamicconfig/paycollect.yaml',
+    );
+    expect(JSON.stringify(temporal.volumes)).to.include('ops/temporal/dynamicconfig.yaml');
     expect(temporal.depends_on?.['temporal-schema']?.condition).to.equal('service_completed_successfully');
 
     const schema = model.services['temporal-schema'] as ComposeService;
