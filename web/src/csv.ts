@@ -1,11 +1,5 @@
 /** CSV exports of the dashboard's lists (README.md#dashboard): cells a spreadsheet reads safely, and the download. */
-
-/** A CSV cell: quoted when needed; a leading formula character is defused for spreadsheets. */
-export function csvCell(value: string | number | null): string {
-  let text = value === null ? '' : String(value);
-  if (/^[=@]/.test(text) || /^[+-][^0-9]/.test(text)) text = `'${text}`;
-  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
+import { csvCell } from './csv-cell';
 
 /** CSV text of a header and rows of cells, lines ended by CRLF. */
 export function csvText(header: readonly string[], rows: readonly (string | number | null)[][]): string {
