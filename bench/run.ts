@@ -2,22 +2,23 @@
  * `npm run bench`: the service's speed and memory against the Temporal server's own limits, in one
  * run. Starts the stack as the tests and `npm start` do (bench/lib/stack.ts) and, for figure (e),
  * the production topology beside it (bench/lib/cluster-stack.ts), warms up, measures each figure
- * three times alternately with its baseline (bench/lib/rounds.ts), prints a table of medians and
+ * two or three times alternately with its baseline (bench/lib/rounds.ts), prints a table of medians and
  * ratios with the machine it ran on, writes it as JSON to `bench/results/`, and stops everything
  * it started (also on Ctrl-C). Traffic goes to 127.0.0.1 only. Meant to finish within 10 minutes on
- * two cores.
+ * two cores (FIGURE_ROUNDS and the sizes below are chosen for that).
  *
  * Figures: (a) create throughput ÷ the fair baseline's (bench/baseline/fair-api.ts) and the create's p99 at half the
- * sustained rate ÷ the baseline's at that rate, with the bare Update-with-Start beside it, (b) settlement latency,
+ * sustained rate ÷ the baseline's at that rate, (b) settlement latency,
  * (c) webhook deliveries per second, (d) worker memory, (e) the cluster's (a) and (b) ÷ the dev server's in the
  * same rounds, and its create latency at half its sustained rate, (f) the ledger on one hot merchant (settlements
  * per second with ÷ without it, and GET /v1/balance p99 with a million postings), (g) a merchant's settlement and
  * delivery latencies while another merchant's endpoint hangs on 500 deliveries ÷ the same without; see
  * bench/figures/. Environment, for trial and profiling runs only (a real run uses the defaults): BENCH_ROUNDS
- * (default 3), BENCH_MEMORY_ROUNDS (rounds of (d), default 1), BENCH_DURATION_MS (default 8000, each side of (a), of
- * which the first 2 s are ramp-up and not counted), BENCH_ONLY (figures to run, default `a,b,c,d,e,f,g`; (e) is
- * measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour alone), BENCH_PROFILE=1 (CPU
- * profiles of the service worker and the API, kept with the logs in the run folder).
+ * (every figure's rounds; by default FIGURE_ROUNDS), BENCH_MEMORY_ROUNDS (rounds of (d), default 1), BENCH_DURATION_MS
+ * (default 8000, each side of (a), of which the first 2 s are ramp-up and not counted), BENCH_ONLY (figures to run,
+ * default `a,b,c,d,e,f,g`; (e) is measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour alone; `bare`
+ * adds the fair baseline ÷ the bare Update-with-Start of a workflow with one no-op local activity, Temporal's own
+ * least), BENCH_PROFILE=1 (CPU profiles of the service worker and the API, kept with the logs in the run folder).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -70,27 +71,34 @@ const say = (line: string) =>
   process.stdout.write(`[bench ${((performance.now() - benchStarted) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
 
 /**
- * Items each side of figure (c) starts: about 10 s of deliveries at the service's rate, its steady
+ * Items each side of figure (c) starts: about 7 s of deliveries at the service's rate, its steady
  * part measured (the 10th to 90th percentile of the arrivals). A fixed count rather than a duration
  * of starts, because the starts outrun the deliveries and a side would spend its time draining a
- * backlog; 300 keeps the whole bench within its 10 minutes.
+ * backlog; 200 keeps the whole bench within its 10 minutes.
  */
-const DELIVERIES_PER_SIDE = 300;
+const DELIVERIES_PER_SIDE = 200;
 
 /**
- * Figure (f): 32 writers completing 960 payments of one merchant per side, and 200 balance reads of a merchant with
+ * Rounds of each figure, each round both sides once (BENCH_ROUNDS sets them all): three of (a), whose median is the
+ * issue's first target and the noisiest; two of the others, whose sides run longer (10–60 s); (d) by
+ * BENCH_MEMORY_ROUNDS. With the sizes below the whole bench takes about 9 minutes on two shared cores.
+ */
+const FIGURE_ROUNDS: Record<'a' | 'b' | 'c' | 'f' | 'g', number> = { a: 3, b: 2, c: 2, f: 2, g: 2 };
+
+/**
+ * Figure (f): 32 writers completing 960 payments of one merchant per side, and 100 balance reads of a merchant with
  * 1,000,000 postings seeded by SQL (docs/ledger.md#balance-read).
  */
-const LEDGER = { concurrency: 32, settlements: 960, seededPostings: 1_000_000, balanceReads: 200 };
+const LEDGER = { concurrency: 32, settlements: 960, seededPostings: 1_000_000, balanceReads: 100 };
 
 /**
  * Payments per side of figure (b) and the rate they are sent at. 5/s because a settled payment
  * costs ~150 ms of CPU on the dev server and ~230 ms on the cluster (every provider call and
  * payment write is a regular activity): at 10/s the service alone would saturate both cores and (b)
- * would measure queueing, not settlement. 60 per side keeps each side at 12 s; the p99 of 60
+ * would measure queueing, not settlement. 40 per side keeps each side at 8 s; the p99 of 40
  * latencies is their largest.
  */
-const SETTLEMENT = { ratePerSecond: 5, count: 60 };
+const SETTLEMENT = { ratePerSecond: 5, count: 40 };
 
 /**
  * Figure (g): the unaffected merchant's payments (as (b): 5/s, instant success; 40 keep a side near
@@ -207,7 +215,8 @@ function halfRateFigure(
 
 async function main(): Promise<void> {
   const startedAt = new Date();
-  const rounds = envNumber('BENCH_ROUNDS', 3);
+  const roundsSet = process.env.BENCH_ROUNDS ? envNumber('BENCH_ROUNDS', 3) : undefined;
+  const rounds = (id: keyof typeof FIGURE_ROUNDS) => roundsSet ?? FIGURE_ROUNDS[id];
   const memoryRounds = envNumber('BENCH_MEMORY_ROUNDS', 1);
   const durationMs = envNumber('BENCH_DURATION_MS', 8_000);
   const only = (process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,g').split(',').map((id) => id.trim());
@@ -328,8 +337,8 @@ async function main(): Promise<void> {
     if (selected('a')) {
       create = await timed('a', async () => {
         const figure = createThroughputFigure(context, { ...creators, cluster: clusterCreator }, { durationMs });
-        say(`(a) ${figure.title}: ${rounds} rounds${figure.extra ? ', the cluster measured in each' : ''}`);
-        return runRounds(figure, rounds, say, sample);
+        say(`(a) ${figure.title}: ${rounds('a')} rounds${figure.extra ? ', the cluster measured in each' : ''}`);
+        return runRounds(figure, rounds('a'), say, sample);
       });
       const throughput = create;
       const latency = await timed('a half rate', () => {
@@ -339,19 +348,19 @@ async function main(): Promise<void> {
         return runRounds(figure, 1, say, sample);
       });
       devAtHalfRate = latency.rounds[0]?.service;
-      const bare = await timed('a bare', () =>
-        runRounds(bareUpdateWithStartFigure(context, fairCreator, durationMs), 1, say, sample),
-      );
-      figures.push(
-        {
-          ...joinFigures(
-            { id: 'a', title: throughput.title, service: throughput.service, baseline: throughput.baseline },
-            [throughput, latency],
+      figures.push({
+        ...joinFigures(
+          { id: 'a', title: throughput.title, service: throughput.service, baseline: throughput.baseline },
+          [throughput, latency],
+        ),
+        rounds: throughput.rounds,
+      });
+      if (selected('bare'))
+        figures.push(
+          await timed('a bare', () =>
+            runRounds(bareUpdateWithStartFigure(context, fairCreator, durationMs), 1, say, sample),
           ),
-          rounds: throughput.rounds,
-        },
-        bare,
-      );
+        );
     }
     let halfRate: FigureResult | undefined;
     if (create?.extra && clusterTarget && clusterCreator) {
@@ -384,8 +393,8 @@ async function main(): Promise<void> {
         const settler = await registerDeveloper(dev.apiUrl, 'settle');
         const clusterSettler = clusterTarget ? await registerDeveloper(clusterTarget.apiUrl, 'settle') : undefined;
         const figure = settlementLatencyFigure(context, settler, receiver, SETTLEMENT, clusterSettler);
-        say(`(b) ${figure.title}: ${rounds} rounds${figure.extra ? ', the cluster measured in each' : ''}`);
-        const result = await runRounds(figure, rounds, say, sample);
+        say(`(b) ${figure.title}: ${rounds('b')} rounds${figure.extra ? ', the cluster measured in each' : ''}`);
+        const result = await runRounds(figure, rounds('b'), say, sample);
         profiles.push(...figure.profiles);
         return result;
       });
@@ -444,8 +453,8 @@ async function main(): Promise<void> {
           const figure = webhookDeliveriesFigure(context, await registerDeveloper(dev.apiUrl, 'deliver'), receiver, {
             count: DELIVERIES_PER_SIDE,
           });
-          say(`(c) ${figure.title}: ${rounds} alternating rounds`);
-          return runRounds(figure, rounds, say, sample);
+          say(`(c) ${figure.title}: ${rounds('c')} alternating rounds`);
+          return runRounds(figure, rounds('c'), say, sample);
         }),
       );
     }
@@ -457,8 +466,8 @@ async function main(): Promise<void> {
             ...NOISY_NEIGHBOUR,
             endpointConcurrency: DEFAULT_ENDPOINT_CONCURRENCY,
           });
-          say(`(g) ${figure.title}: ${rounds} alternating rounds`);
-          return runRounds(figure, rounds, say, sample);
+          say(`(g) ${figure.title}: ${rounds('g')} alternating rounds`);
+          return runRounds(figure, rounds('g'), say, sample);
         }),
       );
     }
@@ -466,8 +475,8 @@ async function main(): Promise<void> {
       figures.push(
         await timed('f', async () => {
           const figure = ledgerFigure(context, LEDGER);
-          say(`(f) ${figure.title}: ${rounds} alternating rounds`);
-          return runRounds(figure, rounds, say, sample);
+          say(`(f) ${figure.title}: ${rounds('f')} alternating rounds`);
+          return runRounds(figure, rounds('f'), say, sample);
         }),
       );
     }
@@ -498,7 +507,7 @@ async function main(): Promise<void> {
     secondsByFigure: figureTimes,
     machine: { ...machine, loadAverageAtEnd: os.loadavg().map((value) => Number(value.toFixed(2))) },
     settings: {
-      rounds,
+      rounds: { a: rounds('a'), b: rounds('b'), c: rounds('c'), f: rounds('f'), g: rounds('g') },
       memoryRounds,
       memoryStep: MEMORY_STEP,
       createDurationMs: durationMs,

@@ -138,14 +138,17 @@ export function workerMemoryFigure(context: BenchContext, developer: Developer):
             payments.push(await createPayment(context.stack.apiUrl, developer, paymentBody(PHONES.neverAnswers)));
           });
           if (run.failed > 0) throw new Error(`(d) ${run.failed} payments were not created: ${String(run.firstError)}`);
-          // Open = initiated and waiting on the provider: the workflow has run and sits in the cache.
+          // Open = initiated and waiting on the provider: the workflow has run and sits in the cache. The sandbox
+          // never answers `processing` (docs/payments.md#sandbox-scenarios): a waiting payment is `pending` with the
+          // provider's reference, which initiation writes.
           const waitedMs = await waitUntil(
             `${payments.length} payments waiting on their provider`,
             async () => {
               const row = await context
                 .db('payments')
                 .whereIn('id', payments)
-                .where({ status: 'processing' })
+                .where({ status: 'pending' })
+                .whereNotNull('provider_reference')
                 .count<{ n: string }[]>('id as n');
               return Number(row[0]?.n) >= payments.length;
             },

@@ -5,22 +5,32 @@
  * starts only after the workflow task that scheduled it was kept in the history, so no provider call
  * and no write ever happens for a decision the workflow did not keep (docs/payments.md#refunds-happen-once).
  *
- * The create is the exception: `initiatePayment` and the `recordPaymentStatus` writes of what it
- * brought (the provider's reference, or its refusal, and an answer it gave at once) run as local
- * activities in the create's first workflow task, before that task is kept. If it is thrown away
- * they run again with the same input and change nothing twice: the payment and `payment.created`
- * are inserted once (the payment id is the key), the provider gets the same reference or idempotency
- * key (derived from the payment id), and each status write carries the next version, which a row
- * already holding it ignores (same section).
+ * The create is the exception: `initiatePayment` runs as a local activity in the create's first
+ * workflow task, before that task is kept, and writes what the provider's word makes of the payment
+ * by the table (its acceptance and an answer it gave at once, or its refusal) in the same activity:
+ * one local activity, one write. If the task is thrown away it runs again with the same input and
+ * changes nothing twice: the payment and `payment.created` are inserted once (the payment id is the
+ * key), the provider gets the same reference or idempotency key (derived from the payment id), and
+ * the status write carries the version the table gives it, which a row already holding it ignores
+ * (same section). `recordPaymentStatus` writes what initiation left unwritten, as a local activity too.
  */
 import { activityInfo, ApplicationFailure, log } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
-import { eventForStatus, initiationRequest, type ProviderAnswer } from '../domain/payment';
+import { eventForStatus, initiationRequest } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment';
-import { answerChangesPayment, refundCapabilityRefusal, type WriteOrders } from '../domain/payment-table';
+import {
+  answerChangesPayment,
+  applyInTurn,
+  initialPaymentState,
+  initiationEvents,
+  oneWriteOf,
+  refundCapabilityRefusal,
+  type InitiationWord,
+  type WriteOrders,
+} from '../domain/payment-table';
 import type { RefundRecord } from '../domain/refund';
 import { toRefundWithPaymentView } from '../views/refund';
 import { dataErrorOf } from '../db/errors';
@@ -195,6 +205,32 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
     countPaymentSettled(payment);
   }
 
+  /**
+   * Writes what the table makes of the provider's word on initiation (docs/payments.md#workflow): the rows it takes
+   * from `payment` at `at`, in the one write that carries them all. The workflow commits the same rows from the same
+   * word and time, so it holds what is written here. A failed write is logged and left to the workflow, whose
+   * writes retry for days (docs/limits.md#retries), rather than retrying the provider's call with it.
+   * @returns `recorded`: the payment as written; nothing when the write was left to the workflow
+   */
+  async function recordWord(
+    payment: PaymentSnapshot,
+    word: InitiationWord,
+    at: string,
+  ): Promise<{ recorded?: PaymentSnapshot }> {
+    const write = oneWriteOf(applyInTurn(initialPaymentState(payment), initiationEvents(word), at));
+    if (!write) return {};
+    try {
+      await recordStatus(write.payment, write.orders);
+      return { recorded: write.payment };
+    } catch (error) {
+      log.warn("the provider's answer to initiation is left to the workflow to write", {
+        paymentId: payment.id,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return {};
+    }
+  }
+
   return {
     async initiatePayment(input) {
       const { payment } = input;
@@ -213,39 +249,41 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
       if (inserted || activityInfo().attempt === 1) countPaymentCreated(payment);
       await startDeliveries(created, webhookIds);
       const provider = providerFor(payment);
-      let answer: ProviderAnswer;
+      let word: InitiationWord;
       try {
-        answer = await callProvider(payment.provider, 'initiate', () =>
+        const answer = await callProvider(payment.provider, 'initiate', () =>
           provider.initiate({
             ...initiationRequest(payment),
             callbackUrl: callbackUrlFor(deps.config.PROVIDER_CALLBACK_BASE_URL, payment.provider),
           }),
         );
+        word = { answer };
       } catch (error) {
         if (error instanceof ApplicationFailure && error.type === FAILURE_TYPES.providerRejected) {
           const failureCode = (error.details?.[0] as NonNullable<PaymentSnapshot['failureCode']>) ?? 'provider_error';
-          return { payment, refused: { failureCode, message: error.message } };
-        }
-        if (
+          word = { refused: { failureCode, message: error.message } };
+        } else if (
           error instanceof ApplicationFailure ||
           Date.now() - activityInfo().scheduledTimestampMs < PROVIDER_GIVE_UP_MS
         )
           throw error;
-        // What the provider last did (a time-out, a 404, an undocumented body), redacted and bounded: the payment's
-        // failure_message.
-        const cause = providerFailureCause(error);
-        log.warn('provider given up after 2 minutes without a usable answer', {
-          paymentId: payment.id,
-          provider: payment.provider,
-          cause,
-        });
-        throw ApplicationFailure.create({
-          type: FAILURE_TYPES.providerUnavailable,
-          message: `no usable answer from the provider within 2 minutes; last: ${cause}`,
-          nonRetryable: true,
-        });
+        else {
+          // What the provider last did (a time-out, a 404, an undocumented body), redacted and bounded: the
+          // payment's failure_message.
+          const cause = providerFailureCause(error);
+          log.warn('provider given up after 2 minutes without a usable answer', {
+            paymentId: payment.id,
+            provider: payment.provider,
+            cause,
+          });
+          throw ApplicationFailure.create({
+            type: FAILURE_TYPES.providerUnavailable,
+            message: `no usable answer from the provider within 2 minutes; last: ${cause}`,
+            nonRetryable: true,
+          });
+        }
       }
-      return { payment, answer };
+      return { payment, ...word, ...(await recordWord(payment, word, input.changedAt)) };
     },
 
     async recordPaymentStatus(payment, orders) {

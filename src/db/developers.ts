@@ -157,6 +157,10 @@ export interface LimitProfile {
 export interface KeyLookup {
   owner: KeyOwner | undefined;
   profile: LimitProfile;
+  /** The key's merchant, active or not. */
+  merchantId: string;
+  /** When the key stops working (ISO 8601 UTC: a rolled key's grace period), or null while it has no expiry. */
+  expiresAt: string | null;
 }
 
 /** Looks up a secret key by its SHA-256 (see {@link KeyLookup}); undefined for an unknown key. */
@@ -173,6 +177,7 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyLookup 
       'd.plan',
       'd.custom_limit_per_minute',
       'd.custom_limit_per_hour',
+      'k.expires_at',
       db.raw('(k.revoked_at is null and (k.expires_at is null or k.expires_at > now())) as active'),
     );
   if (!row) return undefined;
@@ -192,6 +197,8 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyLookup 
       customPerMinute: row.custom_limit_per_minute,
       customPerHour: row.custom_limit_per_hour,
     },
+    merchantId: row.merchant_id,
+    expiresAt: row.expires_at ? new Date(row.expires_at).toISOString() : null,
   };
 }
 

@@ -8,7 +8,7 @@
  */
 import type { ProviderCapabilities } from './provider-descriptor';
 import { isOpen, type FailureCode, type NextAction, type PaymentSnapshot, type PaymentStatus } from './payment';
-import type { ProviderOutcome } from './payment';
+import type { ProviderAnswer, ProviderOutcome } from './payment';
 import { refundableAmount, type RefundRecord } from './refund';
 
 /** The payment as its workflow holds it, with the refunds accepted and not yet settled (their amounts reserved). */
@@ -483,6 +483,9 @@ export type Applied =
   | { ok: true; state: PaymentState; effects: Effect[]; refund?: RefundRecord; row: PaymentRow }
   | { ok: false; refusal: Refusal };
 
+/** A row {@link apply} took: the state after it, its effects and the refund concerned. */
+export type Taken = Extract<Applied, { ok: true }>;
+
 /** Why `event` has no row in `status`. */
 function noRow(status: PaymentStatus, event: PaymentEvent): Refusal {
   if (event.type === 'cancel') return { code: 'payment_not_cancellable', message: notCancellableMessage(status) };
@@ -589,6 +592,52 @@ export function answerEvent(
     default:
       return { type: 'provider_unknown' };
   }
+}
+
+/** The provider's word on a payment's initiation: its answer (reference, next step, current word) or its refusal. */
+export type InitiationWord = { answer: ProviderAnswer } | { refused: { failureCode: FailureCode; message: string } };
+
+/**
+ * The events of the provider's word on initiation, in order (docs/payments.md#workflow): its refusal; or its
+ * acceptance, then the answer it gave at once (which no row takes while the provider still says `pending`). The
+ * payment is open then, so no answer is a late one and no reconciliation window applies.
+ */
+export function initiationEvents(word: InitiationWord): PaymentEvent[] {
+  if ('refused' in word) return [{ type: 'initiation_refused', ...word.refused }];
+  const { providerReference, nextAction, outcome } = word.answer;
+  return [
+    { type: 'initiation_accepted', providerReference, nextAction: nextAction ?? null },
+    answerEvent({ status: 'pending' }, outcome, 0),
+  ];
+}
+
+/** The rows {@link apply} takes for `events` in turn from `state` at `at`; an event no row takes is skipped. */
+export function applyInTurn(state: PaymentState, events: readonly PaymentEvent[], at: string): Taken[] {
+  const taken: Taken[] = [];
+  let current = state;
+  for (const event of events) {
+    const applied = apply(current, event, at);
+    if (!applied.ok) continue;
+    taken.push(applied);
+    current = applied.state;
+  }
+  return taken;
+}
+
+/**
+ * The one write that records rows taken one after another (docs/payments.md#workflow): the state after the last, its
+ * version past them all, with the last row's event and postings. Only when each row before the last asks for its
+ * write alone and the last for nothing but its write, its event and its postings; undefined otherwise (each row's
+ * effects are then carried out in turn).
+ */
+export function oneWriteOf(taken: readonly Taken[]): { payment: PaymentSnapshot; orders: WriteOrders } | undefined {
+  const last = taken[taken.length - 1];
+  if (!last) return undefined;
+  const writesAlone = (effects: readonly Effect[]) => effects.length === 1 && effects[0]?.do === 'write';
+  const carried = (effect: Effect) => effect.do === 'write' || effect.do === 'emit' || effect.do === 'post';
+  if (!taken.slice(0, -1).every((t) => writesAlone(t.effects))) return undefined;
+  if (!last.effects.some((e) => e.do === 'write') || !last.effects.every(carried)) return undefined;
+  return { payment: last.state.payment, orders: writeOrdersOf(last.effects) };
 }
 
 /**

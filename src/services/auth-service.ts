@@ -33,6 +33,7 @@ import {
 import type { MemberActor, Principal } from '../domain/principal';
 import { findSessionMembership, listMembershipsOf } from '../db/team';
 import { auditPerson } from './audit';
+import { cachedKeyLookup } from './key-cache';
 import { endAllSessions } from '../db/two-factor';
 import { checkSecondFactor, requireRecentTwoFactor, type SecondFactor } from './two-factor-service';
 
@@ -260,11 +261,11 @@ async function auditSignIn(
 /**
  * The secret key whose SHA-256 is `keyHash` (see {@link KeyLookup}: its owner only while it is
  * active, its limit profile whenever it exists). A single read, shared by the rate limits and
- * authentication of one request.
+ * authentication of one request, and kept by the process for up to KEY_CACHE_SECONDS (docs/api.md#credentials).
  * @returns undefined for an unknown key
  */
 export async function findSecretKey(db: Db, keyHash: string): Promise<KeyLookup | undefined> {
-  return findKeyByHash(db, keyHash);
+  return cachedKeyLookup(keyHash, (hash) => findKeyByHash(db, hash));
 }
 
 /** What a valid session token stands for (docs/security.md#sessions). */

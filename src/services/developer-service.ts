@@ -37,6 +37,7 @@ import type { Principal } from '../domain/principal';
 import { newId } from '../lib/ids';
 import { issueSecretKey } from '../lib/secret-keys';
 import { audit } from './audit';
+import { forgetKeysOf } from './key-cache';
 import { requireRecentTwoFactor } from './two-factor-service';
 
 /** What the dashboard service needs. */
@@ -227,6 +228,7 @@ export async function rollSecretKeys(
     expiresAt,
   );
   if (rolled === 0) throw new DomainError('conflict', `there is no active ${environment} key to roll`);
+  forgetKeysOf(owner.merchantId);
   await audit(deps.db, { ...owner, environment }, 'api_key.rolled', id, ip);
   return {
     key: { id, environment, secret: key.secret, last4: key.last4, created_at: new Date().toISOString() },
@@ -304,6 +306,7 @@ export async function rollOneRestrictedKey(
     expiresAt,
   );
   if (!row) throw new DomainError('not_found', `no active restricted key with id ${id}`);
+  forgetKeysOf(owner.merchantId);
   await audit(deps.db, { ...owner, environment: row.environment }, 'api_key.restricted_rolled', row.id, ip);
   return {
     key: { ...keyView(row, 'active'), secret: key.secret },
@@ -331,6 +334,7 @@ export async function revokeKey(
     );
   if (existing.environment === 'live') requireRecentTwoFactor(owner);
   const row = (await revokeRestrictedKey(deps.db, owner.merchantId, id)) as KeyRow;
+  forgetKeysOf(owner.merchantId);
   await audit(deps.db, { ...owner, environment: row.environment }, 'api_key.revoked', row.id, ip);
   return keyView(row, 'revoked');
 }

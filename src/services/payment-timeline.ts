@@ -91,12 +91,17 @@ function factsOf(events: HistoryEvent[], decode: (payload: Payload) => unknown):
     }
     const marker = event.markerRecordedEventAttributes;
     if (marker?.markerName === LOCAL_ACTIVITY_MARKER) {
-      // A local activity (the create's initiation and its first write): its type in `data`, its result in `result`.
+      // A local activity (the create's initiation, and the writes it left to the workflow): its type in `data`, its
+      // result in `result`.
       const data = marker.details?.data?.payloads?.[0];
       const type = data ? (decode(data) as { activity_type?: string } | undefined)?.activity_type : undefined;
       const result = first(marker.details?.result);
-      if (type === 'initiatePayment' && result)
-        facts.push({ kind: 'initiated', payment: (result as { payment: PaymentSnapshot }).payment });
+      if (type === 'initiatePayment' && result) {
+        const initiated = result as { payment: PaymentSnapshot; recorded?: PaymentSnapshot };
+        facts.push({ kind: 'initiated', payment: initiated.payment });
+        // What initiation wrote of the provider's word in the same activity (docs/payments.md#workflow).
+        if (initiated.recorded) facts.push({ kind: 'recorded', payment: initiated.recorded });
+      }
       if (type === 'recordPaymentStatus' && result)
         facts.push({ kind: 'recorded', payment: result as PaymentSnapshot });
     }

@@ -10,8 +10,8 @@ import type { AuditAction, AuditEntry, Actor } from '../domain/audit-log';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { LiveAccessMailDetails, ReviewState } from '../domain/live-access';
-import type { FailureCode, PaymentSnapshot, PaymentStatus, ProviderAnswer } from '../domain/payment';
-import type { RefundAnswerOutcome, WriteOrders } from '../domain/payment-table';
+import type { PaymentSnapshot, PaymentStatus, ProviderAnswer } from '../domain/payment';
+import type { InitiationWord, RefundAnswerOutcome, WriteOrders } from '../domain/payment-table';
 import type { RefundRecord } from '../domain/refund';
 import type { AttemptOutcome, AttemptRecord, WebhookStatus } from '../domain/webhooks';
 
@@ -55,12 +55,12 @@ export interface ProviderCall {
 }
 
 /**
- * What `initiatePayment` returns: the payment as recorded (`pending`, before the provider's answer), and the
- * provider's answer (its reference, next action and current word) or its definite refusal, for the workflow to commit.
+ * What `initiatePayment` returns: the payment as recorded (`pending`, before the provider's answer), the provider's
+ * answer (its reference, next action and current word) or its definite refusal, for the workflow to commit by the
+ * table, and `recorded`: the payment as the activity then wrote it, when it wrote what the table made of that word
+ * (absent when the write is left to the workflow).
  */
-export type InitiationResult =
-  | { payment: PaymentSnapshot; answer: ProviderAnswer }
-  | { payment: PaymentSnapshot; refused: { failureCode: FailureCode; message: string } };
+export type InitiationResult = { payment: PaymentSnapshot; recorded?: PaymentSnapshot } & InitiationWord;
 
 /**
  * What `pollProviderPayment` returns: the provider's answer that changes the payment, and the poll (attempt, from 1)
@@ -90,11 +90,15 @@ export interface PaymentActivities {
   /**
    * The payment's first step (docs/payments.md#states, docs/providers.md#adapters): writes the payment and
    * `payment.created` unless present and starts that event's deliveries, then asks the provider to collect it
-   * (idempotency key derived from the payment id, so a retry after a crash finds the same request). Writes nothing
-   * of the answer: the workflow commits it by the table and has it written. Unknown answers are retried (the same
-   * request) for 2 minutes; read-model faults by the workflow's policy (docs/limits.md#retries).
-   * @param input.changedAt the workflow's time (ISO 8601) when it asked
-   * @returns the payment as recorded, and the provider's answer or its definite refusal
+   * (idempotency key derived from the payment id, so a retry after a crash finds the same request). Then records the
+   * provider's word as the table makes it (src/domain/payment-table.ts, from `input.payment` at `input.changedAt`):
+   * the acceptance and an answer given at once, or the refusal, in one write with its event and postings, which
+   * decides nothing the workflow does not decide the same way from the result (docs/payments.md#workflow). When
+   * that write fails, nothing of the answer is written and the workflow writes it with its own retries. Unknown
+   * answers are retried (the same request) for 2 minutes; read-model faults by the workflow's policy
+   * (docs/limits.md#retries).
+   * @param input.changedAt the workflow's time (ISO 8601) when it asked: the time of the rows the word takes
+   * @returns the payment as recorded, the provider's answer or its definite refusal, and the payment as then written
    * @throws ApplicationFailure `ProviderUnavailable` (no adapter, or no answer for 2 min; non-retryable);
    *   `PaymentNotRecorded` (non-retryable) when PostgreSQL refuses the payment's data, before anything is sent
    */

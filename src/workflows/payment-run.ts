@@ -34,6 +34,7 @@ import {
   cancelEvent,
   expiryEvent,
   initialPaymentState,
+  initiationEvents,
   isSettled,
   notCancellableMessage,
   notStoredMessage,
@@ -42,6 +43,7 @@ import {
   writeOrdersOf,
   type Applied,
   type PaymentEvent,
+  type Taken,
   type PaymentState,
   type Refusal,
   type RefundAnswerOutcome,
@@ -85,7 +87,6 @@ const provider = proxyActivities<PaymentActivities>(PROVIDER_OPTIONS);
 const refunds = proxyActivities<PaymentActivities>(REFUND_OPTIONS);
 
 type Writer = Pick<PaymentActivities, 'recordPaymentStatus'>;
-type Taken = Extract<Applied, { ok: true }>;
 
 /** The workflow clock, ISO 8601 UTC. */
 function nowIso(): string {
@@ -302,11 +303,11 @@ export class PaymentRun {
   // ---- the one place state changes ----
 
   /**
-   * Applies `event` by the table and adopts the result: state, version and the `PaymentStatus` search attribute
-   * change here and nowhere else. A refusal changes nothing.
+   * Applies `event` by the table at `at` (ISO 8601, default now) and adopts the result: state, version and the
+   * `PaymentStatus` search attribute change here and nowhere else. A refusal changes nothing.
    */
-  private commit(event: PaymentEvent): Applied {
-    const applied = apply(this.current(), event, nowIso());
+  private commit(event: PaymentEvent, at: string = nowIso()): Applied {
+    const applied = apply(this.current(), event, at);
     if (!applied.ok) return applied;
     const before = this.current().payment.status;
     this.state = applied.state;
@@ -346,23 +347,31 @@ export class PaymentRun {
 
   // ---- provider calls ----
 
-  /** Records the payment and asks the provider to collect it, retried until its expiry (docs/providers.md#adapters). */
+  /**
+   * Records the payment and asks the provider to collect it, retried until its expiry (docs/providers.md#adapters),
+   * then commits the provider's word by the table: its acceptance and an answer it gave at once, or its refusal, at
+   * the time it was asked. `initiatePayment` wrote the state those rows lead to when it could (the same table, word
+   * and time: one local activity for the create); otherwise each row's write runs here, in turn.
+   */
   private async initiate(): Promise<void> {
     const { payment } = this.current();
     const initiation = proxyLocalActivities<PaymentActivities>(
       initiationOptions(Date.parse(payment.expiresAt) - Date.now()),
     );
-    let event: PaymentEvent;
-    let outcome: ProviderOutcome | undefined;
+    const at = nowIso();
+    let events: PaymentEvent[];
+    let recorded: PaymentSnapshot | undefined;
     try {
       const audit = this.input.mode === 'create' ? this.input.audit : undefined;
-      const result = await initiation.initiatePayment({ payment, changedAt: nowIso(), ...(audit ? { audit } : {}) });
-      if ('refused' in result) event = { type: 'initiation_refused', ...result.refused };
-      else {
-        const { providerReference, nextAction } = result.answer;
-        event = { type: 'initiation_accepted', providerReference, nextAction: nextAction ?? null };
-        outcome = result.answer.outcome;
-      }
+      const result = await initiation.initiatePayment({ payment, changedAt: at, ...(audit ? { audit } : {}) });
+      events = initiationEvents(result);
+      recorded = result.recorded;
+      if ('answer' in result)
+        log.info('provider answer', {
+          paymentId: payment.id,
+          source: 'initiation',
+          status: result.answer.outcome.status,
+        });
     } catch (error) {
       if (!isActivityError(error)) throw error;
       if (causeType(error) === FAILURE_TYPES.paymentNotRecorded) {
@@ -370,11 +379,22 @@ export class PaymentRun {
         this.notRecorded = failure('validation_error', notStoredMessage(refusedData));
         return;
       }
-      event = { type: 'initiation_unanswered', message: causeMessage(error) };
+      events = [{ type: 'initiation_unanswered', message: causeMessage(error) }];
     }
-    await this.mutex.runExclusive(() => this.commitAndPerform(event, initiationRecords));
-    this.initiatedPayment = this.current().payment;
-    if (outcome) await this.applyAnswer(outcome, 'initiation');
+    await this.mutex.runExclusive(async () => {
+      for (const event of events) {
+        const applied = this.commit(event, at);
+        if (!applied.ok) continue;
+        this.initiatedPayment ??= this.current().payment;
+        if (!recorded) await this.perform(applied, initiationRecords);
+      }
+      this.initiatedPayment ??= this.current().payment;
+      const held = this.current().payment;
+      if (recorded && (recorded.version !== held.version || recorded.status !== held.status))
+        throw new Error(
+          `initiation wrote version ${recorded.version} ${recorded.status}, the table gave ${held.status}`,
+        );
+    });
   }
 
   /** Resolves once the payment is known (and, for a create, initiated); throws the data refusal of a create. */
@@ -385,12 +405,11 @@ export class PaymentRun {
     if (this.notRecorded) throw this.notRecorded;
   }
 
-  /** Commits a provider answer (docs/payments.md#states); initiation's own answer is written in the create's task. */
+  /** Commits a provider answer (docs/payments.md#states); initiation's own is committed by {@link initiate}. */
   private async applyAnswer(outcome: ProviderOutcome, source: string): Promise<void> {
     await this.mutex.runExclusive(async () => {
       log.info('provider answer', { paymentId: this.current().payment.id, source, status: outcome.status });
-      const event = answerEvent(this.current().payment, outcome, this.reconciliationWindowMs);
-      await this.commitAndPerform(event, source === 'initiation' ? initiationRecords : records);
+      await this.commitAndPerform(answerEvent(this.current().payment, outcome, this.reconciliationWindowMs));
     });
   }
 

@@ -31,9 +31,13 @@ describe('initiatePayment (one-step initiation, docs/payments.md#creating-a-paym
 
   /**
    * The payment activities over the sandbox simulator, whose `initiate` first fails `faults` times
-   * (`hang`: never answers instead), with provider calls given 200 ms.
+   * (`hang`: never answers instead), then runs `afterAnswer` before answering, with provider calls given 200 ms.
    */
-  async function activitiesWithFaults(faults: number, hang = false) {
+  async function activitiesWithFaults(
+    faults: number,
+    hang = false,
+    afterAnswer?: (paymentId: string) => Promise<void>,
+  ) {
     const { db, client, config } = await getStack();
     const sandbox = providerRegistryFromConfig(createSandboxLedger(db), config);
     let left = faults;
@@ -48,7 +52,9 @@ describe('initiatePayment (one-step initiation, docs/payments.md#creating-a-paym
               if (hang) return new Promise<never>(() => undefined);
               throw new Error('connect ETIMEDOUT (simulated provider fault)');
             }
-            return provider.initiate(request);
+            const answer = await provider.initiate(request);
+            await afterAnswer?.(request.paymentId);
+            return answer;
           },
         };
       },
@@ -70,29 +76,59 @@ describe('initiatePayment (one-step initiation, docs/payments.md#creating-a-paym
     return (await listEventsForObject(db, paymentId)).map((event) => event.event);
   }
 
-  it('records the payment and asks the provider, leaving its answer to the workflow; a retry gets the same reference and writes nothing twice', async () => {
+  it('records the payment, asks the provider and writes what the table makes of an answer given at once, in one activity; a retry gets the same reference and writes nothing twice', async () => {
     const { db, activities } = await activitiesWithFaults(0);
     const payment = mobileMoneyPayment(await insertMerchant(db), '+250788000001');
+    const changedAt = new Date().toISOString();
     const first: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, {
       payment,
-      changedAt: new Date().toISOString(),
+      changedAt,
     });
     expect(first.payment).to.include({ status: 'pending', providerReference: null });
     const answer = answerOf(first);
     expect(answer?.providerReference).to.match(/^momo_/);
     expect(answer?.nextAction?.type).to.equal('mobile_money_approval');
     expect(answer?.outcome).to.deep.equal({ status: 'completed' });
+    // The table's rows for the acceptance and the success, in one write past both versions, at the workflow's time.
+    const written = { status: 'completed', providerReference: answer?.providerReference, version: 2 };
+    expect(first.recorded).to.include({ ...written, updatedAt: changedAt, nextAction: null });
+    expect(await findPayment(db, payment, payment.id)).to.include(written);
+    expect(await eventTypes(payment.id)).to.have.members(['payment.created', 'payment.completed']);
     const again: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, {
       payment,
       changedAt: new Date().toISOString(),
     });
     expect(answerOf(again)?.providerReference).to.equal(answer?.providerReference);
-    // The row is the workflow's to change (one writer): the activity inserted it and wrote nothing of the answer.
-    expect(await findPayment(db, payment, payment.id)).to.include({
-      status: 'pending',
-      providerReference: null,
-      version: 0,
+    expect(await findPayment(db, payment, payment.id)).to.include({ ...written, updatedAt: changedAt });
+    expect(await eventTypes(payment.id)).to.have.members(['payment.created', 'payment.completed']);
+  });
+
+  it("writes a decline given at once as the table's failed payment with payment.failed", async () => {
+    const { db, activities } = await activitiesWithFaults(0);
+    const payment = mobileMoneyPayment(await insertMerchant(db), '+250788000002');
+    const result: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, {
+      payment,
+      changedAt: new Date().toISOString(),
     });
+    expect(answerOf(result)?.outcome).to.include({ status: 'failed', failureCode: 'declined' });
+    expect(result.recorded).to.include({ status: 'failed', failureCode: 'declined', version: 2 });
+    expect(await findPayment(db, payment, payment.id)).to.include({ status: 'failed', failureCode: 'declined' });
+    expect(await eventTypes(payment.id)).to.have.members(['payment.created', 'payment.failed']);
+  });
+
+  it("leaves the answer to the workflow's own write when its write fails, instead of failing the provider's call", async () => {
+    // The row is gone by the time the answer is written (a stand-in for PostgreSQL failing that write).
+    const { db } = await getStack();
+    const { activities } = await activitiesWithFaults(0, false, async (paymentId) => {
+      await db('payments').where({ id: paymentId }).delete();
+    });
+    const payment = mobileMoneyPayment(await insertMerchant(db), '+250788000001');
+    const result: InitiationResult = await new MockActivityEnvironment().run(activities.initiatePayment, {
+      payment,
+      changedAt: new Date().toISOString(),
+    });
+    expect(answerOf(result)?.outcome).to.deep.equal({ status: 'completed' });
+    expect(result).to.not.have.property('recorded');
     expect(await eventTypes(payment.id)).to.deep.equal(['payment.created']);
   });
 

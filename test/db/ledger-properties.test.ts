@@ -28,6 +28,7 @@ import { feeFor } from '../../src/domain/fees';
 import { isOpen, type PaymentSnapshot, type ProviderOutcome } from '../../src/domain/payment';
 import {
   answerEvent,
+  initiationEvents,
   apply,
   cancelEvent,
   expiryEvent,
@@ -238,8 +239,8 @@ class History {
   }
 
   /** `PaymentRun.commit`: the table's row adopted, or its refusal, which changes nothing. */
-  commit(t: Tracked, event: PaymentEvent): Applied {
-    const applied = apply(t.state, event, this.now());
+  commit(t: Tracked, event: PaymentEvent, at = this.now()): Applied {
+    const applied = apply(t.state, event, at);
     if (applied.ok) {
       t.state = applied.state;
       this.taken = true;
@@ -387,11 +388,14 @@ class History {
     const model: Model = { amount, status: 'pending', expired: false, collected: false, refunds: new Map() };
     const t: Tracked = { state: initialPaymentState(payment), unknownRefunds: new Set(), windowPassed: false, model };
     this.tracked.push(t);
-    const initiated = await this.call(() => this.activities.initiatePayment({ payment, changedAt: this.now() }));
+    const at = this.now();
+    const initiated = await this.call(() => this.activities.initiatePayment({ payment, changedAt: at }));
     if (!('answer' in initiated)) throw new Error(`the simulator refused the payment: ${initiated.refused.message}`);
-    const { providerReference, nextAction, outcome } = initiated.answer;
-    await this.commitAndPerform(t, { type: 'initiation_accepted', providerReference, nextAction: nextAction ?? null });
-    await this.commitAndPerform(t, answerEvent(t.state.payment, outcome, RECONCILIATION_WINDOW_MS));
+    // The rows of the provider's word, at the time it was asked; initiation wrote them unless it left them to the run.
+    for (const event of initiationEvents(initiated)) {
+      const applied = this.commit(t, event, at);
+      if (applied.ok && !initiated.recorded) await this.perform(t, applied);
+    }
   }
 
   /** What the model says the merchant is owed, by currency (minor units). */

@@ -206,12 +206,12 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     expect(row?.providerReference).to.match(/^momo_/);
     expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.completed']);
     const history = (await handle.fetchHistory()).events ?? [];
-    expect(activityNames(history)).to.deep.equal(['initiatePayment', 'recordPaymentStatus', 'recordPaymentStatus']);
-    // The create in one workflow task: initiation, the write of the provider's reference and the write of the success
-    // it brought are its only markers (local activities, no patches).
+    expect(activityNames(history)).to.deep.equal(['initiatePayment']);
+    // The create in one workflow task and one local activity: initiation wrote the provider's reference and the
+    // success it brought, in one write; its marker is the only one (no patches).
     expect(
       history.filter((e) => e.markerRecordedEventAttributes).map((e) => e.markerRecordedEventAttributes?.markerName),
-    ).to.deep.equal(['core_local_activity', 'core_local_activity', 'core_local_activity']);
+    ).to.deep.equal(['core_local_activity']);
     expect(history.filter((e) => e.workflowTaskCompletedEventAttributes)).to.have.length(1);
     expect(history.some((e) => e.activityTaskScheduledEventAttributes)).to.equal(false);
     await record('payment-completed', handle);
@@ -245,7 +245,6 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     // be withdrawn at the provider (cancel unsupported): its status is the last word (docs/payments.md#states).
     expect(activityNames(history)).to.deep.equal([
       'initiatePayment',
-      'recordPaymentStatus',
       'pollProviderPayment',
       'cancelProviderPayment',
       'fetchProviderPaymentStatus',
