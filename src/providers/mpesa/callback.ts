@@ -15,9 +15,21 @@ import { callbackBody, outcomeOf } from './statuses';
 /** A payment id as the callback URL carries it. */
 const PAYMENT_ID = /^pay_[A-Za-z0-9]{24}$/;
 
+/** The token a callback URL carries for `subject` (a payment's or a payout's): hex HMAC-SHA256 keyed with `secret`. */
+export function callbackTokenOf(subject: string, secret: string): string {
+  return createHmac('sha256', secret).update(subject).digest('hex');
+}
+
+/** True when `token` is {@link callbackTokenOf} `subject` under `secret`; compared in constant time. */
+export function callbackTokenMatches(subject: string, token: string, secret: string): boolean {
+  const expected = Buffer.from(callbackTokenOf(subject, secret));
+  const given = Buffer.from(token.toLowerCase());
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
 /** The callback token of the payment `paymentId`: hex HMAC-SHA256 of `mpesa:` + paymentId, keyed with `secret`. */
 export function mpesaCallbackToken(paymentId: string, secret: string): string {
-  return createHmac('sha256', secret).update(`mpesa:${paymentId}`).digest('hex');
+  return callbackTokenOf(`mpesa:${paymentId}`, secret);
 }
 
 /**
@@ -34,9 +46,7 @@ export function mpesaCallbackUrl(callbackUrl: string, paymentId: string, secret:
 /** True when `token` is the callback token of `paymentId` under `secret`; compared in constant time. */
 export function verifyMpesaCallbackToken(paymentId: string, token: string | undefined, secret: string): boolean {
   if (!token || !PAYMENT_ID.test(paymentId)) return false;
-  const expected = Buffer.from(mpesaCallbackToken(paymentId, secret));
-  const given = Buffer.from(token.toLowerCase());
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return callbackTokenMatches(`mpesa:${paymentId}`, token, secret);
 }
 
 /**

@@ -9,8 +9,8 @@
  * result key, first one wins: a repeated or late callback, or a status result after the B2C result, changes nothing.
  * The payout's workflow reads it with the rail's status call (./b2c.ts); the callback itself signals nothing.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ProviderRefusal, type CallbackRequest, type ParsedCallback, type ProviderRequestJournal } from '../provider';
+import { callbackTokenMatches, callbackTokenOf } from './callback';
 import { descriptor } from './descriptor';
 import { b2cVerdictOf, darajaResult, statusVerdictOf, type B2cVerdict } from './payout-statuses';
 
@@ -27,7 +27,7 @@ export const resultKeyOf = (payoutId: string): string => `payout-result:${payout
 
 /** The callback token of the payout `payoutId`: hex HMAC-SHA256 of `mpesa-payout:` + payoutId, keyed with `secret`. */
 export function mpesaPayoutCallbackToken(payoutId: string, secret: string): string {
-  return createHmac('sha256', secret).update(`mpesa-payout:${payoutId}`).digest('hex');
+  return callbackTokenOf(`mpesa-payout:${payoutId}`, secret);
 }
 
 /**
@@ -50,9 +50,7 @@ export function mpesaPayoutCallbackUrl(
 /** True when `token` is the callback token of `payoutId` under `secret`; compared in constant time. */
 export function verifyMpesaPayoutCallbackToken(payoutId: string, token: string | undefined, secret: string): boolean {
   if (!token || !PAYOUT_ID.test(payoutId)) return false;
-  const expected = Buffer.from(mpesaPayoutCallbackToken(payoutId, secret));
-  const given = Buffer.from(token.toLowerCase());
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return callbackTokenMatches(`mpesa-payout:${payoutId}`, token, secret);
 }
 
 /**
