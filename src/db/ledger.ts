@@ -15,15 +15,15 @@ import {
   refundFailedJournal,
   refundReservedJournal,
   type BalanceTransactionType,
+  type CollectedPayment,
   type JournalDraft,
   type LedgerAccountRef,
   type LedgerRefund,
 } from '../domain/ledger';
-import { COLLECTED_STATUSES } from '../domain/fees';
-import type { PaymentStatus } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
 import type { AuditEntry } from '../domain/audit-log';
 import { insertAuditEntries } from './audit-log';
+import type { Knex } from 'knex';
 import { iso, type Db } from './knex';
 
 const DAY_MS = 86_400_000;
@@ -33,17 +33,35 @@ function causeId(prefix: string, cause: string): string {
   return prefix + base62FromDigest(createHash('sha256').update(cause).digest(), ID_RANDOM_LENGTH);
 }
 
-/** The ids of `accounts` in one environment and currency, created when missing (a merchant's first posting). */
+/** A ledger account's key within one database: environment, currency, kind, owner. */
+function accountKey(environment: string, currency: string, account: { kind: string; owner: string }): string {
+  return `${environment}\u0000${currency}\u0000${account.kind}\u0000${account.owner}`;
+}
+
+/**
+ * Ids of ledger accounts known committed, per database (keyed by its knex configuration, which a transaction shares).
+ * An account's id never changes and an account is never deleted (a posting refers to it), so an entry never goes
+ * stale; only ids read outside a transaction are kept, so an account created by a transaction that then rolled back
+ * never enters it.
+ */
+const committedAccounts = new WeakMap<object, Map<string, number>>();
+
+/**
+ * The ids of `accounts` in one environment and currency, keyed by {@link accountKey}, created when missing (a
+ * merchant's first posting).
+ */
 async function accountIds(
   db: Db,
   environment: Environment,
   currency: string,
   accounts: readonly LedgerAccountRef[],
 ): Promise<Map<string, number>> {
-  const key = (a: { kind: string; owner: string }) => `${a.kind}\u0000${a.owner}`;
+  const key = (a: { kind: string; owner: string }) => accountKey(environment, currency, a);
   const wanted = [...new Map(accounts.map((a) => [key(a), a])).values()].sort((a, b) =>
     key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0,
   );
+  const known = committedAccounts.get(db.client.config as object) ?? new Map<string, number>();
+  if (wanted.every((a) => known.has(key(a)))) return known;
   const read = async () => {
     const rows = (await db('ledger_accounts')
       .where({ environment, currency })
@@ -55,113 +73,181 @@ async function accountIds(
     return new Map(rows.map((r) => [key(r), Number(r.id)]));
   };
   let ids = await read();
-  if (ids.size === wanted.length) return ids;
-  // In key order, so two writers creating the same accounts never wait on each other crosswise.
-  await db('ledger_accounts')
-    .insert(
-      wanted.map((a) => ({
-        environment,
-        currency,
-        kind: a.kind,
-        owner: a.owner,
-      })),
-    )
-    .onConflict(['environment', 'currency', 'kind', 'owner'])
-    .ignore();
-  ids = await read();
+  if (ids.size < wanted.length) {
+    // In key order, so two writers creating the same accounts never wait on each other crosswise.
+    await db('ledger_accounts')
+      .insert(
+        wanted.map((a) => ({
+          environment,
+          currency,
+          kind: a.kind,
+          owner: a.owner,
+        })),
+      )
+      .onConflict(['environment', 'currency', 'kind', 'owner'])
+      .ignore();
+    ids = await read();
+  }
+  if (!db.isTransaction) {
+    for (const [k, id] of ids) known.set(k, id);
+    committedAccounts.set(db.client.config as object, known);
+  }
   return ids;
+}
+
+/** Options of {@link journalCtes}: SQL boolean and integer expressions evaluated by the statement itself. */
+interface JournalCteOptions {
+  /** The journal is written only when this holds (default: always). */
+  when?: Knex.Raw;
+  /** Days from `at` to the balance transaction's `available_on` (default: the draft's `availableAfterDays`). */
+  availableAfterDays?: Knex.Raw;
+}
+
+/**
+ * The common table expressions that write `journal` once (docs/ledger.md#invariants) as part of one statement, so a
+ * journal commits with the read-model change of the same statement and costs no round trip of its own: `ledger_j`
+ * (the journal row by its cause, answering its id when this statement wrote it), `ledger_p` (its postings, in the
+ * draft's order) and `ledger_b` (the merchant's balance transaction, when the draft has one). A cause already written
+ * makes all three write nothing.
+ * @param ids the journal's account ids ({@link accountIds})
+ * @param at when the cause happened; `available_on` counts from it
+ */
+function journalCtes(
+  db: Db,
+  journal: JournalDraft,
+  at: Date,
+  ids: Map<string, number>,
+  options: JournalCteOptions = {},
+): [string, Knex.Raw][] {
+  const journalId = causeId(ID_PREFIXES.journal, journal.cause);
+  const ctes: [string, Knex.Raw][] = [
+    [
+      'ledger_j',
+      db.raw(
+        `insert into ledger_journals (id, cause, environment, description, created_at)
+         select ?, ?, ?, ?, ?::timestamptz where ? on conflict (cause) do nothing returning id`,
+        [journalId, journal.cause, journal.environment, journal.description, at, options.when ?? db.raw('true')],
+      ),
+    ],
+    [
+      'ledger_p',
+      db.raw(
+        `insert into ledger_postings (journal_id, account_id, currency, amount)
+         select ledger_j.id, v.account_id, ?, v.amount
+           from ledger_j cross join (values ${journal.postings.map(() => '(?::int, ?::bigint, ?::bigint)').join(', ')})
+             as v(n, account_id, amount)
+          order by v.n`,
+        [
+          journal.currency,
+          ...journal.postings.flatMap((p, n) => {
+            const id = ids.get(accountKey(journal.environment, journal.currency, p.account));
+            if (id === undefined) throw new Error(`ledger account ${p.account.kind}:${p.account.owner} has no id`);
+            return [n, id, p.amount];
+          }),
+        ],
+      ),
+    ],
+  ];
+  const bt = journal.balanceTransaction;
+  if (bt)
+    ctes.push([
+      'ledger_b',
+      db.raw(
+        `insert into ledger_balance_transactions
+           (id, journal_id, merchant_id, environment, type, source, amount, fee, net, currency, description, available_on, created_at)
+         select ?, ledger_j.id, ?, ?, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?, ?,
+                ?::timestamptz + (?) * interval '${DAY_MS / 1000} seconds', ?::timestamptz
+           from ledger_j`,
+        [
+          causeId(ID_PREFIXES.balanceTransaction, journal.cause),
+          bt.merchantId,
+          journal.environment,
+          bt.type,
+          bt.source,
+          bt.amount,
+          bt.fee,
+          bt.net,
+          journal.currency,
+          bt.description,
+          at,
+          options.availableAfterDays ?? db.raw('?::int', [bt.availableAfterDays]),
+          at,
+        ],
+      ),
+    ]);
+  return ctes;
+}
+
+/** Refuses a journal that does not balance before anything is written (the database refuses it too). */
+function refuseUnbalanced(journal: JournalDraft): void {
+  const problems = journalProblems(journal);
+  if (problems.length > 0) throw new Error(`ledger journal refused: ${problems.join('; ')}`);
 }
 
 /**
  * Writes `journal` once (docs/ledger.md#invariants): its row by cause, its postings and the merchant's balance
- * transaction, inside `db` (pass the transaction of the read-model change that causes it). A cause
+ * transaction, in one statement inside `db` (pass the transaction of the read-model change that causes it). A cause
  * already written changes nothing.
  * @param at when the cause happened; a balance transaction's `available_on` counts from it
  * @returns true when this call wrote the journal, false when its cause was already in the ledger
  * @throws Error when the journal does not balance (no row is written); the database refuses it too
  */
 export async function writeJournal(db: Db, journal: JournalDraft, at: Date): Promise<boolean> {
-  const problems = journalProblems(journal);
-  if (problems.length > 0) throw new Error(`ledger journal refused: ${problems.join('; ')}`);
-  const journalId = causeId(ID_PREFIXES.journal, journal.cause);
-  const inserted = await db('ledger_journals')
-    .insert({
-      id: journalId,
-      cause: journal.cause,
-      environment: journal.environment,
-      description: journal.description,
-      created_at: at,
-    })
-    .onConflict('cause')
-    .ignore()
-    .returning('id');
-  if (inserted.length === 0) return false;
+  refuseUnbalanced(journal);
   const ids = await accountIds(
     db,
     journal.environment,
     journal.currency,
     journal.postings.map((p) => p.account),
   );
-  const postings = db('ledger_postings').insert(
-    journal.postings.map((p) => ({
-      journal_id: journalId,
-      account_id: ids.get(`${p.account.kind}\u0000${p.account.owner}`),
-      currency: journal.currency,
-      amount: p.amount,
-    })),
-  );
-  const bt = journal.balanceTransaction;
-  if (!bt) {
-    await postings;
-    return true;
-  }
-  await db
-    .with('p', postings)
-    .insert({
-      id: causeId(ID_PREFIXES.balanceTransaction, journal.cause),
-      journal_id: journalId,
-      merchant_id: bt.merchantId,
-      environment: journal.environment,
-      type: bt.type,
-      source: bt.source,
-      amount: bt.amount,
-      fee: bt.fee,
-      net: bt.net,
-      currency: journal.currency,
-      description: bt.description,
-      available_on: new Date(at.getTime() + bt.availableAfterDays * DAY_MS),
-      created_at: at,
-    })
-    .into('ledger_balance_transactions');
-  return true;
+  let statement = db.queryBuilder();
+  for (const [name, cte] of journalCtes(db, journal, at, ids)) statement = statement.with(name, cte);
+  const [row] = (await statement.from('ledger_j').count<{ written: string }[]>('* as written')) as {
+    written: string | number;
+  }[];
+  return Number(row?.written) > 0;
 }
 
+/** The payment's own facts a collection journal is built from (docs/ledger.md#postings); amounts in minor units. */
+export type CollectionFacts = Omit<CollectedPayment, 'settlementDelayDays'>;
+
 /**
- * Runs `write` (a payment write), and when `status` says the provider collected the payment, posts its collection
- * in the same transaction: a collected payment's postings commit with its status, or neither does
- * (docs/ledger.md#invariants). Other statuses post nothing and run `write` as it is.
- * @param at when the status was recorded (ISO 8601), the collection's time
+ * The CTEs that post a payment's collection (docs/ledger.md#postings) once within the statement that records it
+ * collected, written only when `when` holds: provider clearing, merchant net, platform fee, available after the
+ * merchant's own settlement delay or else its provider's (docs/ledger.md#available-on), both read by the statement.
+ * @param at when the provider's success was recorded
+ * @returns CTEs named `ledger_j`, `ledger_p`, `ledger_b` (see {@link journalCtes})
  */
-export async function withCollectionPosted<T>(
+export async function collectionCtes(
   db: Db,
-  paymentId: string,
-  status: PaymentStatus,
-  at: string,
-  write: (db: Db) => Promise<T>,
-): Promise<T> {
-  if (!COLLECTED_STATUSES.includes(status)) return write(db);
-  return db.transaction(async (trx) => {
-    const result = await write(trx);
-    await postPaymentCollected(trx, paymentId, new Date(at));
-    return result;
+  payment: CollectionFacts,
+  at: Date,
+  when: Knex.Raw,
+): Promise<[string, Knex.Raw][]> {
+  const providerDelay = SETTLEMENT_DELAY_DAYS[payment.provider as ProviderCode] ?? 0;
+  const journal = paymentCollectedJournal({ ...payment, settlementDelayDays: providerDelay });
+  refuseUnbalanced(journal);
+  const ids = await accountIds(
+    db,
+    payment.environment,
+    payment.currency,
+    journal.postings.map((p) => p.account),
+  );
+  return journalCtes(db, journal, at, ids, {
+    when,
+    availableAfterDays: db.raw(
+      'coalesce((select settlement_delay_days from developers where merchant_id = ?), ?::int)',
+      [payment.merchantId, providerDelay],
+    ),
   });
 }
 
 /**
- * Posts a payment's collection (docs/ledger.md#postings) once: provider clearing, merchant net, platform fee, available
- * after the merchant's settlement delay or else its provider's (docs/ledger.md#available-on). Call it in the
- * transaction that records the payment `completed` (also a reconciled late success) or that refunds
- * a late success after cancel; a payment already posted changes nothing.
+ * Posts a payment's collection (docs/ledger.md#postings) once, reading the payment from its row: provider clearing,
+ * merchant net, platform fee, available after the merchant's settlement delay or else its provider's
+ * (docs/ledger.md#available-on). Call it in the transaction that refunds a late success after cancel or writes a
+ * refund before its payment's completion; a payment already posted changes nothing. A payment recorded collected
+ * posts in its own statement ({@link collectionCtes}).
  * @param at when the provider's success was recorded
  * @throws Error when the payment is not in the read model
  */

@@ -11,7 +11,9 @@ import type { AuditEntry } from '../domain/audit-log';
 import { auditRow } from './audit-log';
 import { iso, storableJson, type Db } from './knex';
 import type { EventRecord } from './events';
-import { postRefund, withCollectionPosted } from './ledger';
+import { collectionCtes, postRefund, type CollectionFacts } from './ledger';
+import { COLLECTED_STATUSES } from '../domain/fees';
+import type { Knex } from 'knex';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 
 /** An event to write once (docs/payments.md#events): `id` is derived from the workflow and step. */
@@ -39,6 +41,38 @@ export interface PaymentStatusWrite {
   lateAnswer: PaymentSnapshot['lateAnswer'];
   updatedAt: string;
   version: number;
+  /**
+   * The payment's facts its collection journal is built from (docs/ledger.md#postings), when `status` is collected:
+   * the write posts it in the same statement, and refuses to when the row's facts differ.
+   */
+  collection: CollectionFacts | null;
+}
+
+/** What `payment`'s collection journal is built from, or null when its status collects nothing. */
+function collectionOf(payment: PaymentSnapshot): CollectionFacts | null {
+  if (!COLLECTED_STATUSES.includes(payment.status)) return null;
+  return {
+    id: payment.id,
+    merchantId: payment.merchantId,
+    environment: payment.environment,
+    currency: payment.currency,
+    provider: payment.provider,
+    amount: payment.amount,
+    fee: payment.feeAmount,
+  };
+}
+
+/**
+ * SQL: the payment row `facts.id` exists and holds `facts` (the only row a collection may be posted from). Amounts and
+ * parties never change after a payment is created, so a difference means the write was built from another payment.
+ */
+function rowHolds(db: Db, facts: CollectionFacts): Knex.Raw {
+  return db.raw(
+    `coalesce((select merchant_id = ? and environment = ? and currency = ? and provider = ? and amount = ?::bigint
+                      and fee_amount = ?::bigint
+                 from payments where id = ?), false)`,
+    [facts.merchantId, facts.environment, facts.currency, facts.provider, facts.amount, facts.fee, facts.id],
+  );
 }
 
 /** The write that brings the payment's row to `payment`'s state. */
@@ -56,6 +90,7 @@ export function statusWriteOf(payment: PaymentSnapshot): PaymentStatusWrite {
     lateAnswer: payment.lateAnswer ?? null,
     updatedAt: payment.updatedAt,
     version: payment.version ?? 0,
+    collection: collectionOf(payment),
   };
 }
 
@@ -206,8 +241,10 @@ function subscribersColumn(db: Db, event: EventInput) {
 /**
  * Inserts the payment and its `payment.created` event unless they exist (the workflow's first
  * activity, the row's only writer besides its later status writes; a retry changes nothing), and the API's
- * audit entry (docs/live-access.md#audit-log) when given. One statement: its CTEs commit together or not at all.
+ * audit entry (docs/live-access.md#audit-log) when given, and a payment created collected posts its collection
+ * journal (docs/ledger.md#invariants). One statement: its CTEs commit together or not at all.
  * @returns whether this call inserted the payment, and the event's subscribers
+ * @throws Error when a collected payment's row exists with other facts than `payment`'s (nothing is written)
  */
 export async function insertPaymentWithCreatedEvent(
   db: Db,
@@ -215,9 +252,7 @@ export async function insertPaymentWithCreatedEvent(
   event: EventInput,
   activity?: AuditEntry,
 ): Promise<PaymentWrite> {
-  return withCollectionPosted(db, payment.id, payment.status, payment.updatedAt, (q) =>
-    insertPaymentStatement(q, payment, event, activity),
-  );
+  return insertPaymentStatement(db, payment, event, activity);
 }
 
 /** The statement of {@link insertPaymentWithCreatedEvent}. */
@@ -232,14 +267,24 @@ async function insertPaymentStatement(
     .with('e', db('events').insert(eventRow(event)).onConflict('id').ignore());
   if (activity)
     statement = statement.with('a', db('activity_log').insert(auditRow(activity)).onConflict('id').ignore());
+  const collection = collectionOf(payment);
+  // A payment created collected posts its collection in the same statement: from the row it inserts, or from the
+  // row a retry finds (docs/ledger.md#invariants).
+  const holds = collection ? db.raw('(exists(select 1 from p) or ?)', [rowHolds(db, collection)]) : db.raw('true');
+  if (collection)
+    for (const [name, cte] of await collectionCtes(db, collection, new Date(payment.updatedAt), holds))
+      statement = statement.with(name, cte);
   const [row] = (await statement.select(
     db.raw('(select count(*)::int from p) as inserted'),
+    db.raw('? as holds', [holds]),
     subscribersColumn(db, event),
   )) as {
     inserted: number;
+    holds: boolean;
     webhook_ids: string[];
   }[];
-  return { inserted: row?.inserted === 1, webhookIds: row?.webhook_ids ?? [] };
+  if (!row?.holds) throw new Error(`payment ${payment.id}: its row differs from the collection to post`);
+  return { inserted: row.inserted === 1, webhookIds: row.webhook_ids ?? [] };
 }
 
 /** The row columns of `write`. */
@@ -281,41 +326,42 @@ export async function insertEventOnce(db: Db, event: EventInput): Promise<void> 
 }
 
 /**
- * Writes the payment's state and, when given, its event (docs/payments.md#events), in one statement. Idempotent: the
- * event
- * id is derived from the step, and an older or repeated write changes nothing. The event is written
- * only when the payment row exists (CTEs see the snapshot the statement began with).
+ * Writes the payment's state, when given its event (docs/payments.md#events), and when the status is collected its
+ * collection journal (docs/ledger.md#invariants), in one statement: they commit together or not at all. Idempotent:
+ * the event id is derived from the step, the journal from its cause, and an older or repeated write changes nothing.
+ * The event and the journal are written only when the payment row exists (CTEs see the snapshot the statement began
+ * with).
  * @returns the event's subscribers (none without an event)
- * @throws Error when the payment row does not exist (a retryable fault for the activity)
+ * @throws Error when the payment row does not exist (a retryable fault for the activity), or holds other facts than
+ *   the write's collection (nothing is written)
  */
 export async function updatePaymentStatus(db: Db, write: PaymentStatusWrite, event?: EventInput): Promise<string[]> {
-  return withCollectionPosted(db, write.paymentId, write.status, write.updatedAt, (q) =>
-    writePaymentStatus(q, write, event),
-  );
-}
-
-/** The statement of {@link updatePaymentStatus}. */
-async function writePaymentStatus(db: Db, write: PaymentStatusWrite, event?: EventInput): Promise<string[]> {
   const exists = db('payments').where({ id: write.paymentId }).select(db.raw('1'));
-  let statement = db.with(
-    'u',
-    db('payments').where({ id: write.paymentId }).where('version', '<', write.version).update(statusColumns(write)),
-  );
-  const columns = [db.raw('exists(?) as found', [exists])];
+  // A collected status posts its collection in this statement, only from a row that holds the write's facts; without
+  // such a row nothing at all is written (docs/ledger.md#invariants).
+  const holds = write.collection ? rowHolds(db, write.collection) : db.raw('exists(?)', [exists]);
+  const update = db('payments').where({ id: write.paymentId }).where('version', '<', write.version);
+  if (write.collection) update.whereRaw('?', [holds]);
+  let statement = db.with('u', update.update(statusColumns(write)));
+  const columns = [db.raw('exists(?) as found', [exists]), db.raw('? as holds', [holds])];
   if (event) {
     const row = eventRow(event);
     statement = statement.with(
       'e',
       db.raw(
         `insert into events (id, merchant_id, environment, type, object_id, data, created_at)
-         select ?, ?, ?, ?, ?, ?::jsonb, ?::timestamptz where exists(?) on conflict (id) do nothing`,
-        [row.id, row.merchant_id, row.environment, row.type, row.object_id, row.data, row.created_at, exists],
+         select ?, ?, ?, ?, ?, ?::jsonb, ?::timestamptz where ? on conflict (id) do nothing`,
+        [row.id, row.merchant_id, row.environment, row.type, row.object_id, row.data, row.created_at, holds],
       ),
     );
     columns.push(subscribersColumn(db, event));
   }
-  const [result] = (await statement.select(columns)) as { found: boolean; webhook_ids?: string[] }[];
+  if (write.collection)
+    for (const [name, cte] of await collectionCtes(db, write.collection, new Date(write.updatedAt), holds))
+      statement = statement.with(name, cte);
+  const [result] = (await statement.select(columns)) as { found: boolean; holds: boolean; webhook_ids?: string[] }[];
   if (!result?.found) throw new Error(`payment ${write.paymentId} is not in the read model yet`);
+  if (!result.holds) throw new Error(`payment ${write.paymentId}: its row differs from the collection to post`);
   return result.webhook_ids ?? [];
 }
 

@@ -20,6 +20,7 @@ import { newId } from '../../src/lib/ids';
 import { insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
 import { ledgerProblems } from '../helpers/ledger';
 import { getStack } from '../helpers/stack';
+import { withStatusChange } from '../helpers/status-change';
 
 const refused = (promise: Promise<unknown>) =>
   promise.then(
@@ -157,5 +158,61 @@ describe('ledger (docs/ledger.md#invariants)', () => {
     );
     expect(error?.message).to.include('does not balance');
     expect(await db('ledger_journals').where({ cause: `test:${merchantId}` })).to.have.length(0);
+  });
+  it("posts a collection in the statement that records it, and writes nothing from a write whose facts are not the row's", async () => {
+    const { db } = await getStack();
+    const merchantId = await insertMerchant(db);
+    // Created already completed (a provider that answers success at once): the insert posts it, once.
+    const instant = withStatusChange(
+      mobileMoneyPayment(merchantId, '+250788000001'),
+      { status: 'completed' },
+      new Date().toISOString(),
+    );
+    await insertPaymentWithCreatedEvent(db, instant, paymentEvent(instant, 'payment.created'));
+    await insertPaymentWithCreatedEvent(db, instant, paymentEvent(instant, 'payment.created'));
+    const posted = await db('ledger_balance_transactions').where({ source: instant.id }).select('net');
+    expect(posted.map((r) => Number(r.net))).to.deep.equal([1477]);
+
+    const payment = mobileMoneyPayment(merchantId, '+250788000002');
+    await insertPaymentWithCreatedEvent(db, payment, paymentEvent(payment, 'payment.created'));
+    const completed = withStatusChange(payment, { status: 'completed' }, new Date().toISOString());
+    const other = { ...completed, amount: 1400 };
+    const error = await refused(
+      updatePaymentStatus(db, statusWriteOf(other), paymentEvent(other, 'payment.completed')),
+    );
+    expect(error?.message).to.include('differs from the collection to post');
+    expect((await db('payments').where({ id: payment.id }).first('status')).status).to.equal('pending');
+    expect(await db('events').where({ object_id: payment.id, type: 'payment.completed' })).to.have.length(0);
+    expect(await db('ledger_journals').where({ cause: `payment:${payment.id}:completed` })).to.have.length(0);
+    expect(await ledgerProblems(db)).to.deep.equal([]);
+  });
+
+  it('never posts to an account id that a rolled-back transaction created', async () => {
+    const { db } = await getStack();
+    const merchantId = await insertMerchant(db);
+    const payment = mobileMoneyPayment(merchantId, '+250788000001');
+    await insertPaymentWithCreatedEvent(db, payment, paymentEvent(payment, 'payment.created'));
+    const journal = paymentCollectedJournal({
+      id: payment.id,
+      merchantId,
+      environment: 'sandbox',
+      currency: 'RWF',
+      provider: 'momo',
+      amount: 1500,
+      fee: 23,
+      settlementDelayDays: 1,
+    });
+    // The merchant's balance account is first created inside a transaction that then rolls back.
+    await refused(
+      db.transaction(async (trx) => {
+        await writeJournal(trx, journal, new Date());
+        throw new Error('rolled back');
+      }),
+    );
+    expect(await db('ledger_accounts').where({ kind: 'merchant_balance', owner: merchantId })).to.have.length(0);
+    const completed = withStatusChange(payment, { status: 'completed' }, new Date().toISOString());
+    await updatePaymentStatus(db, statusWriteOf(completed));
+    expect(await db('ledger_accounts').where({ kind: 'merchant_balance', owner: merchantId })).to.have.length(1);
+    expect(await ledgerProblems(db)).to.deep.equal([]);
   });
 });
