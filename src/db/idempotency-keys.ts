@@ -27,7 +27,9 @@ function where(scope: KeyScope) {
  * before `expiredBefore` (past the replay window) as new; or takes over, for the same request, a
  * claim with no answer whose lease ran out (`claimed_at` before `leaseBefore`: its owner died or
  * failed after a side effect may have happened, docs/payments.md#idempotency), keeping its `created_at`.
- * @returns true when this call claimed it (the caller then owns it)
+ * @returns `first` when this call inserted the key (no request of this key is on record: nothing was started from it
+ *   within its window), `again` when it took over a stored key, false when it did not claim it (the caller owns it
+ *   in both other cases)
  */
 export async function claimIdempotencyKey(
   db: Db,
@@ -35,8 +37,8 @@ export async function claimIdempotencyKey(
   requestHash: string,
   expiredBefore: Date,
   leaseBefore: Date,
-): Promise<boolean> {
-  const claimed = await db('idempotency_keys')
+): Promise<'first' | 'again' | false> {
+  const claimed = (await db('idempotency_keys')
     .insert({ ...where(scope), request_hash: requestHash, created_at: db.fn.now(), claimed_at: db.fn.now() })
     .onConflict(['merchant_id', 'environment', 'key'])
     .merge({
@@ -58,8 +60,10 @@ export async function claimIdempotencyKey(
             .where('idempotency_keys.claimed_at', '<', leaseBefore),
         ),
     )
-    .returning('key');
-  return claimed.length === 1;
+    // xmax is 0 on a row version this statement inserted, and set on one it updated (PostgreSQL's upsert idiom).
+    .returning(db.raw('(xmax = 0) as inserted'))) as { inserted: boolean }[];
+  if (claimed.length === 0) return false;
+  return claimed[0]?.inserted ? 'first' : 'again';
 }
 
 /** The stored key, if any. */

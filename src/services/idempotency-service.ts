@@ -25,8 +25,11 @@ export const IDEMPOTENCY_LEASE_MS = 30_000;
 const WAIT_FOR_OWNER_MS = 30_000;
 const POLL_MS = 25;
 
-/** What became of a claim: this request owns the key now, or the key's first answer is to be replayed. */
-export type Claim = { kind: 'claimed' } | { kind: 'replay'; status: number; bodyJson: string | null };
+/**
+ * What became of a claim: this request owns the key now (`first` when the key was not on record, so nothing was started
+ * from it within its window), or the key's first answer is to be replayed.
+ */
+export type Claim = { kind: 'claimed'; first: boolean } | { kind: 'replay'; status: number; bodyJson: string | null };
 
 function scopeOf(owner: Principal, key: string): KeyScope {
   return { merchantId: owner.merchantId, environment: owner.environment, key };
@@ -52,16 +55,14 @@ export async function claimOrReplay(
   const scope = scopeOf(owner, key);
   const deadline = Date.now() + WAIT_FOR_OWNER_MS;
   for (;;) {
-    if (
-      await claimIdempotencyKey(
-        db,
-        scope,
-        requestHash,
-        new Date(Date.now() - IDEMPOTENCY_WINDOW_MS),
-        new Date(Date.now() - leaseMs),
-      )
-    )
-      return { kind: 'claimed' };
+    const claimed = await claimIdempotencyKey(
+      db,
+      scope,
+      requestHash,
+      new Date(Date.now() - IDEMPOTENCY_WINDOW_MS),
+      new Date(Date.now() - leaseMs),
+    );
+    if (claimed) return { kind: 'claimed', first: claimed === 'first' };
     const stored = await findIdempotencyKey(db, scope);
     if (!stored) continue; // released by a refused owner: claim it again
     if (stored.request_hash !== requestHash) {

@@ -225,6 +225,8 @@ function unavailable(): DomainError {
  * request knows it (`pending`, no next action yet); the API writes no payment row, the workflow's activities
  * do. A retried request with the same `Idempotency-Key` reattaches to the same payment (docs/payments.md#idempotency).
  * @param idempotencySeed the request's `Idempotency-Key` and hash (the idempotency middleware's `idempotencySeed`)
+ * @param seedFirstUse the key was not on record when claimed (`idempotencyKeyFirstUse`): its payment is not looked up
+ *   before the start
  * @returns the payment
  * @throws DomainError `provider_unavailable` (503) in live mode without an adapter (docs/providers.md#adapters);
  *   `validation_error` (400) when PostgreSQL refuses the payment's data (nothing is created)
@@ -235,6 +237,7 @@ export async function createPayment(
   request: NewPayment,
   ip: string | null = null,
   idempotencySeed?: string,
+  seedFirstUse = false,
 ): Promise<PaymentSnapshot> {
   const { provider } = request.resolved;
   const kind = PROVIDER_KINDS[provider];
@@ -242,7 +245,9 @@ export async function createPayment(
   if (tooLong) throw validationError([tooLong]);
   if (!deps.providers.get(owner.environment, provider)) throw providerUnavailable(request.paymentMethod);
   const id = requestId(ID_PREFIXES.payment, owner, 'payment', idempotencySeed);
-  const existing = idempotencySeed ? await findPayment(deps.db, owner, id) : undefined;
+  // A retry of a key an earlier attempt claimed may find its payment; a key's first use cannot (and should the id
+  // exist all the same, the start below meets its workflow, or the closed run's row, docs/payments.md#idempotency).
+  const existing = idempotencySeed && !seedFirstUse ? await findPayment(deps.db, owner, id) : undefined;
   if (existing) return existing;
   const now = new Date();
   const payment: PaymentSnapshot = {

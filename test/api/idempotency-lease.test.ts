@@ -98,13 +98,28 @@ describe('idempotency claims with a lease (docs/payments.md#idempotency)', funct
     expect((await create(url, developer.key, 'order-78')).status).to.equal(201);
   });
 
+  it('answers the same payment when a key whose record is gone comes again with the same request (its first use, no lookup)', async () => {
+    const { db, client } = await getStack();
+    const developer = await registerDeveloper();
+    const url = await listen(client);
+    const first = await create(url, developer.key, 'order-purged');
+    expect(first.status).to.equal(201);
+    const { data: created } = (await first.json()) as { data: { id: string } };
+    // The key's record is purged after its window (deleted here): the same request is the key's first use again.
+    await db('idempotency_keys').where({ key: 'order-purged' }).delete();
+    const again = await create(url, developer.key, 'order-purged');
+    expect(again.status).to.equal(201);
+    expect(((await again.json()) as { data: { id: string } }).data.id).to.equal(created.id);
+    expect(await db('payments').where({ merchant_id: developer.merchantId })).to.have.length(1);
+  });
+
   it('takes over an unanswered claim only for the same request and only after the lease', async () => {
     const { db } = await getStack();
     const scope = { merchantId: `mer_lease${Date.now()}`, environment: 'sandbox' as const, key: 'k' };
     const day = new Date(Date.now() - 24 * 3600 * 1000);
-    expect(await claimIdempotencyKey(db, scope, 'h1', day, new Date(Date.now() - 30_000))).to.equal(true);
+    expect(await claimIdempotencyKey(db, scope, 'h1', day, new Date(Date.now() - 30_000))).to.equal('first');
     expect(await claimIdempotencyKey(db, scope, 'h1', day, new Date(Date.now() - 30_000))).to.equal(false);
     expect(await claimIdempotencyKey(db, scope, 'h2', day, new Date(Date.now() + 1_000))).to.equal(false);
-    expect(await claimIdempotencyKey(db, scope, 'h1', day, new Date(Date.now() + 1_000))).to.equal(true);
+    expect(await claimIdempotencyKey(db, scope, 'h1', day, new Date(Date.now() + 1_000))).to.equal('again');
   });
 });

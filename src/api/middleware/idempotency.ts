@@ -49,6 +49,15 @@ export function idempotencySeed(ctx: Context): string | undefined {
 }
 
 /**
+ * True when the request's `Idempotency-Key` was not on record when it claimed it: no earlier attempt of this key
+ * started anything within its window, so there is nothing of it to look up first (docs/payments.md#idempotency).
+ * False without a key, and for a key taken over from an attempt that may have started something.
+ */
+export function idempotencyKeyFirstUse(ctx: Context): boolean {
+  return ctx.state.idempotencyFirstUse === true;
+}
+
+/**
  * The idempotency-key middleware (docs/payments.md#idempotency); mount after authentication and body parsing.
  * @param leaseMs how long an unanswered claim is its owner's, in milliseconds (configuration `IDEMPOTENCY_LEASE_MS`, 30
  *   s by default)
@@ -66,6 +75,7 @@ export function idempotency(db: Db, leaseMs?: number): Middleware {
     ctx.state.idempotencySeed = `${key}\n${hash}`;
     const claim = await claimOrReplay(db, owner, key, hash, leaseMs);
     if (claim.kind === 'replay') return replay(ctx, claim.status, claim.bodyJson);
+    ctx.state.idempotencyFirstUse = claim.first;
 
     try {
       await next();

@@ -13,7 +13,7 @@ import { DEFAULT_FEE_BASIS_POINTS } from '../../domain/fees';
 import type { PaymentSnapshot } from '../../domain/payment';
 import { createPayment, getPayment, type PaymentServiceDeps } from '../../services/payment-service';
 import { apiKeyHeader, principalOf } from '../middleware/auth';
-import { idempotency, idempotencySeed } from '../middleware/idempotency';
+import { idempotency, idempotencyKeyFirstUse, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { merchantCreateBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
@@ -68,6 +68,7 @@ export function merchantPaymentRoutes(deps: PaymentServiceDeps): Router {
       },
       ctx.ip,
       idempotencySeed(ctx),
+      idempotencyKeyFirstUse(ctx),
     );
     ctx.status = 200;
     ctx.body = view(payment);

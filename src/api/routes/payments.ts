@@ -16,7 +16,7 @@ import {
 } from '../../services/payment-service';
 import { respond } from '../envelope';
 import { bearerSecretKey, principalOf } from '../middleware/auth';
-import { idempotency, idempotencySeed } from '../middleware/idempotency';
+import { idempotency, idempotencyKeyFirstUse, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { cancelBody, createdBoundInstant, genericCreateBody, listPaymentsQuery, refundBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
@@ -65,6 +65,7 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
       },
       ctx.ip,
       idempotencySeed(ctx),
+      idempotencyKeyFirstUse(ctx),
     );
     respond(ctx, 201, 'Payment created', toGenericPaymentView(payment));
   });
