@@ -18,7 +18,8 @@
  * (default 8000, each side of (a), of which the first 2 s are ramp-up and not counted), BENCH_ONLY (figures to run,
  * default `a,b,c,d,e,f,g`; (e) is measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour alone; `bare`
  * adds the fair baseline ÷ the bare Update-with-Start of a workflow with one no-op local activity, Temporal's own
- * least), BENCH_PROFILE=1 (CPU profiles of the service worker and the API, kept with the logs in the run folder).
+ * least), BENCH_PROFILE=1 (CPU profiles of the service worker and the API, kept with the logs in the run folder),
+ * BENCH_SQL_LOG=<path> (every process's statements, first 160 characters each, appended to `<path>.<pid>`).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
