@@ -354,8 +354,9 @@ export async function listDeliveries(
 
 /**
  * Every delivery of events `eventIds` of this merchant and environment (docs/api.md#merchants-and-environments) with
- * their attempts,
- * oldest first (the payment timeline of the dashboard, README.md#dashboard).
+ * their attempts, oldest first (the payment timeline of the dashboard, README.md#dashboard). Both are read in one
+ * repeatable-read transaction, so a delivery and its attempts are of the same moment: an attempt is never shown
+ * beside the status its delivery had before it (they are written by one statement).
  */
 export async function listDeliveriesOfEvents(
   db: Db,
@@ -363,15 +364,20 @@ export async function listDeliveriesOfEvents(
   eventIds: string[],
 ): Promise<DeliveryWithAttempts[]> {
   if (eventIds.length === 0) return [];
-  const rows: DeliveryRow[] = await db('webhook_deliveries')
-    .whereIn('event_id', eventIds)
-    .where({ merchant_id: scope.merchantId, environment: scope.environment })
-    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-  const attempts = await attemptsOf(
-    db,
-    rows.map((row) => row.id),
+  return db.transaction(
+    async (trx) => {
+      const rows: DeliveryRow[] = await trx('webhook_deliveries')
+        .whereIn('event_id', eventIds)
+        .where({ merchant_id: scope.merchantId, environment: scope.environment })
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const attempts = await attemptsOf(
+        trx,
+        rows.map((row) => row.id),
+      );
+      return rows.map((row) => ({ ...fromDeliveryRow(row), attempts: attempts.get(row.id) ?? [] }));
+    },
+    { isolationLevel: 'repeatable read', readOnly: true },
   );
-  return rows.map((row) => ({ ...fromDeliveryRow(row), attempts: attempts.get(row.id) ?? [] }));
 }
 
 /** What is stored of an attempt. */
