@@ -10,7 +10,6 @@
  * retried
  * request reattaches to the same workflow and Update instead of creating a second payment or refund.
  */
-import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   WithStartWorkflowOperation,
@@ -45,6 +44,7 @@ import type { RefundRecord } from '../domain/refund';
 import { audit, auditEntryOf } from './audit';
 import { deriveId, newId } from '../lib/ids';
 import { isOutage } from '../lib/outage';
+import { byDeadline, DeadlinePassed } from '../lib/temporal-deadline';
 import type { ProviderRegistry } from '../providers/registry';
 import { FAILURE_TYPES } from '../workflows/activity-contracts';
 import {
@@ -444,40 +444,6 @@ function updateTimedOut(deadlineMs: number): DomainError {
   );
 }
 
-/** Thrown by {@link byDeadline} when the deadline passed before the call answered. */
-class DeadlinePassed extends Error {}
-
-/**
- * Runs Temporal `call` with `deadline` (epoch milliseconds) as its gRPC deadline, and answers no later than the
- * deadline even when the client is between two of its own retries of an unreachable server, whose pause (up to
- * seconds) the gRPC deadline does not cut short (docs/operations.md#deadlines): the call is then cancelled.
- * @throws DeadlinePassed when the deadline passed first; the call's own error otherwise
- */
-async function byDeadline<T>(deps: Pick<PaymentServiceDeps, 'temporal'>, deadline: number, call: () => Promise<T>) {
-  const cancel = new AbortController();
-  // The client listens on the signal once per attempt of each call; its retries of an unreachable server are many.
-  setMaxListeners(64, cancel.signal);
-  let timer: NodeJS.Timeout | undefined;
-  const passed = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => {
-        cancel.abort();
-        reject(new DeadlinePassed('the deadline passed'));
-      },
-      Math.max(0, deadline - Date.now()),
-    );
-  });
-  const answer = deps.temporal.connection.withAbortSignal(cancel.signal, () =>
-    deps.temporal.withDeadline(deadline, call),
-  );
-  answer.catch(() => undefined); // settled after the deadline: nobody waits for it
-  try {
-    return await Promise.race([answer, passed]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Sends `update` to the payment's workflow, re-opening it from the read model when its run has
  * ended (Update-with-Start, conflict policy use-existing, reuse allowed, docs/payments.md#workflow). An Update the
@@ -512,7 +478,7 @@ async function updatePayment<Ret, Args extends unknown[]>(
       typedSearchAttributes: paymentSearchAttributes(payment),
     });
     try {
-      return await byDeadline(deps, deadline, () =>
+      return await byDeadline(deps.temporal, deadline, () =>
         deps.temporal.workflow.executeUpdateWithStart(update, { args, updateId, startWorkflowOperation: start }),
       );
     } catch (error) {
@@ -548,7 +514,7 @@ async function decidedUpdate<Ret>(
 ): Promise<Ret | undefined> {
   try {
     const handle = deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).getUpdateHandle<Ret>(updateId);
-    return await byDeadline(deps, Date.now() + deps.config.UPDATE_DEADLINE_MS, () => handle.result());
+    return await byDeadline(deps.temporal, Date.now() + deps.config.UPDATE_DEADLINE_MS, () => handle.result());
   } catch (error) {
     const refused = decidedRefusal(error);
     if (refused) throw refused;

@@ -55,6 +55,7 @@ import { destinationEnding } from '../domain/payout-rail';
 import { parseMsisdn } from '../domain/phone';
 import type { Principal } from '../domain/principal';
 import { deriveId, newId } from '../lib/ids';
+import { byDeadline } from '../lib/temporal-deadline';
 import { createMailer } from '../lib/mailer';
 import type { PayoutRailRegistry } from '../providers/payout-registry';
 import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
@@ -420,7 +421,7 @@ export async function cancelPayout(
     throw new DomainError('payout_not_cancellable', notCancellablePayoutMessage(payout.status));
   let cancelled: PayoutSnapshot;
   try {
-    cancelled = await deps.temporal.withDeadline(Date.now() + deps.config.UPDATE_DEADLINE_MS, () =>
+    cancelled = await byDeadline(deps.temporal, Date.now() + deps.config.UPDATE_DEADLINE_MS, () =>
       deps.temporal.workflow.executeUpdateWithStart(cancelPayoutUpdate, {
         updateId: CANCEL_UPDATE_ID,
         startWorkflowOperation: workflowStart(deps, payout),

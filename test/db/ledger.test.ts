@@ -184,6 +184,25 @@ describe('ledger (docs/ledger.md#invariants)', () => {
     expect((await db('payments').where({ id: payment.id }).first('status')).status).to.equal('pending');
     expect(await db('events').where({ object_id: payment.id, type: 'payment.completed' })).to.have.length(0);
     expect(await db('ledger_journals').where({ cause: `payment:${payment.id}:completed` })).to.have.length(0);
+
+    // A retried insert of a payment created completed, whose row holds another fee, posts nothing either.
+    const stored = withStatusChange(
+      mobileMoneyPayment(merchantId, '+250788000003'),
+      { status: 'pending' },
+      new Date().toISOString(),
+    );
+    await insertPaymentWithCreatedEvent(db, stored, paymentEvent(stored, 'payment.created'));
+    const otherFee = withStatusChange(
+      { ...stored, feeAmount: stored.feeAmount + 1 },
+      { status: 'completed' },
+      stored.updatedAt,
+    );
+    const insertError = await refused(
+      insertPaymentWithCreatedEvent(db, otherFee, paymentEvent(otherFee, 'payment.created')),
+    );
+    expect(insertError?.message).to.include('differs from the collection to post');
+    expect(await db('ledger_journals').where({ cause: `payment:${stored.id}:completed` })).to.have.length(0);
+    expect((await db('payments').where({ id: stored.id }).first('status')).status).to.equal('pending');
     expect(await ledgerProblems(db)).to.deep.equal([]);
   });
 
