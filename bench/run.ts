@@ -44,7 +44,7 @@ import { webhookDeliveriesFigure } from './figures/webhook-deliveries';
 import { MEMORY_STEP, workerMemoryFigure } from './figures/worker-memory';
 import { noisyNeighbourFigure } from './figures/noisy-neighbour';
 import { ledgerFigure } from './figures/ledger';
-import { DEFAULT_ENDPOINT_CONCURRENCY } from '../src/domain/webhooks';
+import { DEFAULT_MERCHANT_CONCURRENCY } from '../src/domain/webhooks';
 import { registerDeveloper, type Developer } from './lib/api';
 import { startClusterStack, type ClusterStack } from './lib/cluster-stack';
 import type { BenchContext, ServiceTarget } from './lib/context';
@@ -103,9 +103,10 @@ const SETTLEMENT = { ratePerSecond: 5, count: 40 };
 
 /**
  * Figure (g): the unaffected merchant's payments (as (b): 5/s, instant success; 40 keep a side near
- * 8 s) and the hanging endpoint's due deliveries (500, the issue's figure).
+ * 8 s) and the noisy merchant's 16 hanging endpoints (the most a merchant may have) with 30 events
+ * each delivered to all of them: 480 deliveries, issue 38's figure.
  */
-const NOISY_NEIGHBOUR = { ratePerSecond: 5, count: 40, hangingDeliveries: 500 };
+const NOISY_NEIGHBOUR = { ratePerSecond: 5, count: 40, noisyEndpoints: 16, noisyEvents: 30 };
 
 /** How long each side of (e)'s create latency at half the sustained rate is driven, in ms. */
 const HALF_RATE_DURATION_MS = 8_000;
@@ -465,7 +466,7 @@ async function main(): Promise<void> {
           await freshWorkers('g');
           const figure = noisyNeighbourFigure(context, await registerDeveloper(dev.apiUrl, 'neighbour'), receiver, {
             ...NOISY_NEIGHBOUR,
-            endpointConcurrency: DEFAULT_ENDPOINT_CONCURRENCY,
+            merchantConcurrency: DEFAULT_MERCHANT_CONCURRENCY,
           });
           say(`(g) ${figure.title}: ${rounds('g')} alternating rounds`);
           return runRounds(figure, rounds('g'), say, sample);

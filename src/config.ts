@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { defaultMerchantConcurrency } from './domain/webhooks';
 import { providerSettingsFrom, type ProviderSettingsByEnvironment } from './providers/settings';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -75,6 +76,12 @@ const settings = z.object({
    * the endpoint's other due deliveries wait their turn without holding a worker slot.
    */
   WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
+  /**
+   * Most requests in flight to all the endpoints of one merchant, across every worker process
+   * (docs/webhooks.md#isolation); default a fifth of WORKER_WEBHOOK_ACTIVITY_SLOTS (20). Must be below
+   * WORKER_WEBHOOK_ACTIVITY_SLOTS: no merchant may hold every slot.
+   */
+  WEBHOOK_MERCHANT_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).optional(),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   TEMPORAL_TLS: booleanFlag.default(false),
   /**
@@ -232,9 +239,21 @@ const schema = settings
     message:
       'must differ from TEMPORAL_TASK_QUEUE: deliveries run apart from payment work (docs/webhooks.md#isolation)',
   })
+  .refine(
+    (config) =>
+      config.WEBHOOK_MERCHANT_CONCURRENCY === undefined ||
+      config.WEBHOOK_MERCHANT_CONCURRENCY < config.WORKER_WEBHOOK_ACTIVITY_SLOTS,
+    {
+      path: ['WEBHOOK_MERCHANT_CONCURRENCY'],
+      message:
+        'must be below WORKER_WEBHOOK_ACTIVITY_SLOTS: one merchant may not hold every delivery slot (docs/webhooks.md#isolation)',
+    },
+  )
   .transform((config) => ({
     ...config,
     TEMPORAL_WEBHOOK_TASK_QUEUE: config.TEMPORAL_WEBHOOK_TASK_QUEUE ?? `${config.TEMPORAL_TASK_QUEUE}-webhooks`,
+    WEBHOOK_MERCHANT_CONCURRENCY:
+      config.WEBHOOK_MERCHANT_CONCURRENCY ?? defaultMerchantConcurrency(config.WORKER_WEBHOOK_ACTIVITY_SLOTS),
     WEBHOOK_ALLOW_PRIVATE_TARGETS: config.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? config.NODE_ENV !== 'production',
     PUBLIC_BASE_URL: (config.PUBLIC_BASE_URL ?? `http://${urlHost(config.HOST)}:${config.PORT}`).replace(/\/+$/, ''),
   }));

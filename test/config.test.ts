@@ -43,6 +43,21 @@ describe('config', () => {
     );
   });
 
+  it("bounds a merchant's deliveries to a fifth of the webhooks worker's slots unless told, and never to all of them (docs/webhooks.md#isolation)", () => {
+    expect(loadConfig(valid).WEBHOOK_MERCHANT_CONCURRENCY).to.equal(20);
+    expect(loadConfig({ ...valid, WORKER_WEBHOOK_ACTIVITY_SLOTS: '40' }).WEBHOOK_MERCHANT_CONCURRENCY).to.equal(8);
+    expect(loadConfig({ ...valid, WORKER_WEBHOOK_ACTIVITY_SLOTS: '3' }).WEBHOOK_MERCHANT_CONCURRENCY).to.equal(1);
+    expect(loadConfig({ ...valid, WEBHOOK_MERCHANT_CONCURRENCY: '30' }).WEBHOOK_MERCHANT_CONCURRENCY).to.equal(30);
+    expect(() => loadConfig({ ...valid, WEBHOOK_MERCHANT_CONCURRENCY: '100' })).to.throw(
+      ConfigError,
+      /WEBHOOK_MERCHANT_CONCURRENCY.*must be below WORKER_WEBHOOK_ACTIVITY_SLOTS/,
+    );
+    expect(() => loadConfig({ ...valid, WEBHOOK_MERCHANT_CONCURRENCY: '0' })).to.throw(
+      ConfigError,
+      /WEBHOOK_MERCHANT_CONCURRENCY/,
+    );
+  });
+
   it('refuses a query time-out that does not outlast the statement time-out (docs/operations.md#deadlines)', () => {
     expect(() =>
       loadConfig({ ...valid, DATABASE_STATEMENT_TIMEOUT_MS: '4000', DATABASE_QUERY_TIMEOUT_MS: '4000' }),

@@ -1,18 +1,17 @@
 /**
  * Figure (g), a noisy neighbour (docs/webhooks.md#isolation): merchant B's settlement and delivery
- * latencies while merchant E's endpoint hangs (accepts, never answers) on 500 due deliveries ÷ the
- * same with E quiet. B sends instant-success payments (0001) open-loop at a fixed rate to a healthy
+ * latencies while merchant E's 16 endpoints hang (accept, never answer) on 480 deliveries ÷ the same
+ * with E quiet. B sends instant-success payments (0001) open-loop at a fixed rate to a healthy
  * receiver; each `payment.completed` that arrives gives two latencies: settlement, from sending the
  * create to the event's `created_at` (the payment completed), and delivery, from that to the
  * receiver's arrival. Targets: settlement p99 ≤ 1.2 × quiet, delivery p99 at most 2 s more.
  *
- * E is a fresh merchant each round whose 500 deliveries are started as the payment activities
- * start them (`startWebhookDeliveries` on the deliveries' task queue); B is measured once E's
- * endpoint holds every request it will be given and every other delivery of E has been told to
- * wait its turn: 500 deliveries due at a hanging endpoint. How long taking in E's burst of 500 took
- * is printed beside the figure; B's latencies during that burst are not this figure's. Afterwards E's endpoint is
- * disabled and its waiting
- * deliveries told, so they end (cancelled) before the next side runs.
+ * E is a fresh merchant each round with 16 endpoints (the most a merchant may have, one path each of
+ * one hanging receiver) and 30 events, each delivered to all 16: 480 deliveries, started as the
+ * payment activities start them (`startWebhookDeliveries` on the deliveries' task queue). B's
+ * payments start with E's intake, so B is measured while E's burst is taken in and while its
+ * requests hang; how long the intake took is printed beside the figure. Afterwards E's endpoints are
+ * disabled and their waiting deliveries told, so they end (cancelled) before the next side runs.
  */
 import { randomBytes } from 'node:crypto';
 import { startWebhookDeliveries } from '../../src/activities/webhook-dispatch';
@@ -26,13 +25,14 @@ import type { Figure, Values } from '../lib/rounds';
 import { SERVICE_WEBHOOK_TASK_QUEUE } from '../lib/stack';
 import { LatencyRecorder } from '../lib/stats';
 
-/** Size of each side: B's payments and their rate, E's hanging deliveries. */
+/** Size of each side: B's payments and their rate, E's endpoints and events (each delivered to every endpoint). */
 export interface NoisyNeighbourOptions {
   ratePerSecond: number;
   count: number;
-  hangingDeliveries: number;
-  /** `WEBHOOK_ENDPOINT_CONCURRENCY` of the service under measurement (requests E's endpoint is given at once). */
-  endpointConcurrency: number;
+  noisyEndpoints: number;
+  noisyEvents: number;
+  /** `WEBHOOK_MERCHANT_CONCURRENCY` of the service under measurement (requests E's endpoints are given at once). */
+  merchantConcurrency: number;
 }
 
 /** Figure (g) for merchant `developer` (B), with B's deliveries to `receiver`. */
@@ -43,6 +43,7 @@ export function noisyNeighbourFigure(
   options: NoisyNeighbourOptions,
 ): Figure {
   const path = `/neighbour-${randomBytes(4).toString('hex')}`;
+  const hangingDeliveries = options.noisyEndpoints * options.noisyEvents;
   let hanging: Receiver | undefined;
 
   /** B's payments at the figure's rate; resolves with their settlement and delivery latencies. */
@@ -97,50 +98,60 @@ export function noisyNeighbourFigure(
     };
   }
 
-  /** Merchant E with an endpoint that hangs, and its deliveries due; resolves once the endpoint holds its requests. */
-  async function startNoise(): Promise<{ webhookId: string }> {
+  /** Merchant E with 16 endpoints that hang; its webhook ids, once they exist. */
+  async function noisyMerchant(): Promise<{ merchantId: string; webhookIds: string[] }> {
     const noisy = await registerDeveloper(context.dev.apiUrl, 'noisy');
-    const webhook = await createWebhook(context.dev.apiUrl, noisy, `${(hanging as Receiver).origin}/hangs`, [
-      'payment.completed',
-    ]);
+    const webhookIds: string[] = [];
+    for (let i = 0; i < options.noisyEndpoints; i += 1) {
+      const webhook = await createWebhook(context.dev.apiUrl, noisy, `${(hanging as Receiver).origin}/hangs-${i}`, [
+        'payment.completed',
+      ]);
+      webhookIds.push(webhook.id);
+    }
+    return { merchantId: noisy.merchantId, webhookIds };
+  }
+
+  /**
+   * E's burst: its events written and their deliveries started, 5 events (80 deliveries) at a time; resolves
+   * once E's endpoints hold their requests and every delivery has asked for its turn once, saying how long
+   * that took.
+   */
+  async function startNoise(noisy: { merchantId: string; webhookIds: string[] }): Promise<string> {
+    const started = Date.now();
     const dispatch = { db: context.db, temporal: context.stack.client, taskQueue: SERVICE_WEBHOOK_TASK_QUEUE };
-    for (let i = 0; i < options.hangingDeliveries; i += 25) {
+    for (let i = 0; i < options.noisyEvents; i += 5) {
       const batch = await Promise.all(
-        Array.from({ length: Math.min(25, options.hangingDeliveries - i) }, () =>
-          insertEvent(context.db, noisy.merchantId),
-        ),
+        Array.from({ length: Math.min(5, options.noisyEvents - i) }, () => insertEvent(context.db, noisy.merchantId)),
       );
       await Promise.all(batch.map((event) => startWebhookDeliveries(dispatch, event)));
     }
+    const dispatched = Date.now() - started;
     await waitUntil(
-      "the noisy endpoint's requests",
-      async () => (hanging as Receiver).inFlight >= options.endpointConcurrency,
+      "the noisy endpoints' requests",
+      async () => (hanging as Receiver).inFlight >= options.merchantConcurrency,
       60_000,
     );
-    // Due at the endpoint: every delivery has asked for its turn once (in flight, or queued behind them).
-    const queued = await waitUntil(
-      "the noisy endpoint's deliveries queued",
+    // Due at the endpoints: every delivery has asked for its turn once (in flight, or queued behind them).
+    await waitUntil(
+      "the noisy endpoints' deliveries queued",
       async () => {
         // In the queue now, or attempted already (a request that ended gave its turn back).
         const asked = await context.db.raw<{ rows: { count: string }[] }>(
-          `select count(*) as count from (select delivery_id from webhook_endpoint_turns where webhook_id = ? union select id from webhook_deliveries where webhook_id = ? and attempt_count > 0) asked`,
-          [webhook.id, webhook.id],
+          `select count(*) as count from (select delivery_id from webhook_endpoint_turns where webhook_id = any(?) union select id from webhook_deliveries where webhook_id = any(?) and attempt_count > 0) asked`,
+          [noisy.webhookIds, noisy.webhookIds],
         );
-        return Number(asked.rows[0]?.count ?? 0) >= options.hangingDeliveries;
+        return Number(asked.rows[0]?.count ?? 0) >= hangingDeliveries;
       },
       180_000,
       200,
     );
-    context.say(
-      `(g) noise: ${options.hangingDeliveries} deliveries due at E's hanging endpoint ${(queued / 1000).toFixed(1)} s after they were started`,
-    );
-    return { webhookId: webhook.id };
+    return `${hangingDeliveries} deliveries started in ${(dispatched / 1000).toFixed(1)} s, all due at E's ${options.noisyEndpoints} hanging endpoints ${((Date.now() - started) / 1000).toFixed(1)} s after the first`;
   }
 
-  /** Ends E's deliveries: its endpoint disabled, its waiters told so they end now, its requests given up. */
-  async function stopNoise(webhookId: string): Promise<string> {
-    await context.db('webhooks').where({ id: webhookId }).update({ status: 'disabled' });
-    const waiting = await context.db('webhook_endpoint_turns').where({ webhook_id: webhookId }).pluck('workflow_id');
+  /** Ends E's deliveries: its endpoints disabled, its waiters told so they end now, its requests given up. */
+  async function stopNoise(webhookIds: string[]): Promise<string> {
+    await context.db('webhooks').whereIn('id', webhookIds).update({ status: 'disabled' });
+    const waiting = await context.db('webhook_endpoint_turns').whereIn('webhook_id', webhookIds).pluck('workflow_id');
     for (let i = 0; i < waiting.length; i += 50) {
       await Promise.all(
         waiting.slice(i, i + 50).map((id: string) =>
@@ -160,7 +171,7 @@ export function noisyNeighbourFigure(
           (
             await context
               .db('webhook_endpoint_turns')
-              .where({ webhook_id: webhookId })
+              .whereIn('webhook_id', webhookIds)
               .count<{ count: number }[]>({ count: '*' })
           )[0]?.count ?? 0,
         ) === 0,
@@ -173,7 +184,7 @@ export function noisyNeighbourFigure(
   return {
     id: 'g',
     title: 'Noisy neighbour',
-    service: `merchant B: ${options.count} payments (0001) at ${options.ratePerSecond}/s while merchant E's endpoint hangs on ${options.hangingDeliveries} due deliveries`,
+    service: `merchant B: ${options.count} payments (0001) at ${options.ratePerSecond}/s from the start of merchant E's burst of ${hangingDeliveries} deliveries to ${options.noisyEndpoints} endpoints that hang`,
     baseline: 'the same with E quiet',
     metrics: [
       { key: 'settlementP50Ms', label: 'settlement p50', unit: 'ms' },
@@ -186,15 +197,20 @@ export function noisyNeighbourFigure(
       hanging = await startReceiver(() => ({ status: 200, delayMs: 600_000 }));
       await createWebhook(context.dev.apiUrl, developer, receiver.origin + path, ['payment.completed']);
       await settle(10);
-      return `B's webhook posts to ${path}; E's endpoint ${hanging.origin} accepts and never answers`;
+      return `B's webhook posts to ${path}; E's endpoints ${hanging.origin}/hangs-… accept and never answer`;
     },
 
     async measureService() {
-      const { webhookId } = await startNoise();
+      const noisy = await noisyMerchant();
+      // E's burst and B's payments start together: B is measured during E's intake and after it.
+      const noise = startNoise(noisy);
+      noise.catch(() => undefined);
       try {
-        return await measure();
+        const values = await measure();
+        context.say(`(g) noise: ${await noise}`);
+        return values;
       } finally {
-        context.say(`(g) noise: ${await stopNoise(webhookId)}`);
+        context.say(`(g) noise: ${await stopNoise(noisy.webhookIds)}`);
       }
     },
 

@@ -58,6 +58,10 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     // As the production topology's ops/temporal/dynamicconfig.yaml (docs/capacity.md#eager-activities).
     '--dynamic-config-value',
     'system.enableActivityEagerExecution=true',
+    // Task queue fairness, keyed by merchant on the deliveries (docs/webhooks.md#isolation), as
+    // ops/temporal/dynamicconfig.yaml has it for the deliveries' queue.
+    '--dynamic-config-value',
+    'matching.enableFairness=true',
     ...SQLITE_PRAGMAS.flatMap((pragma) => ['--sqlite-pragma', pragma]),
     ...SEARCH_ATTRIBUTE_FLAGS.flatMap((flag) => ['--search-attribute', flag]),
     ...(uiPort !== undefined ? ['--ui-port', String(uiPort), '--ui-ip', '127.0.0.1'] : ['--headless']),

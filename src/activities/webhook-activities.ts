@@ -2,8 +2,9 @@
  * The webhook delivery workflow's activities (`WebhookActivities` in src/workflows/activity-contracts.ts,
  * docs/webhooks.md#retries). When our own store cannot be read before the request, an attempt raises
  * `WebhookAttemptNotMade`: the endpoint was not called, and the workflow does not count it. An
- * attempt sends only with a turn at its endpoint (docs/webhooks.md#isolation, src/db/webhook-turns.ts);
- * without one it answers `waiting` at once, holding no worker slot while it waits.
+ * attempt sends only with a turn at its endpoint, within its merchant's share of the delivery capacity
+ * (docs/webhooks.md#isolation, src/db/webhook-turns.ts); without one it answers `waiting` at once, holding no
+ * worker slot while it waits.
  */
 import { activityInfo, ApplicationFailure, log } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
@@ -22,6 +23,7 @@ import {
   activeSecrets,
   decideAfterAttempt,
   DEFAULT_ENDPOINT_CONCURRENCY,
+  DEFAULT_MERCHANT_CONCURRENCY,
   receivesDeliveries,
   type AttemptOutcome,
 } from '../domain/webhooks';
@@ -33,8 +35,12 @@ import { countWebhookAttempt } from './business-metrics';
 /** Dependencies of the webhook activities. */
 export interface WebhookActivityDeps {
   db: Db;
-  /** `WEBHOOK_ENDPOINT_CONCURRENCY` defaults to {@link DEFAULT_ENDPOINT_CONCURRENCY}. */
-  config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'> & Partial<Pick<Config, 'WEBHOOK_ENDPOINT_CONCURRENCY'>>;
+  /**
+   * `WEBHOOK_ENDPOINT_CONCURRENCY` defaults to {@link DEFAULT_ENDPOINT_CONCURRENCY}, `WEBHOOK_MERCHANT_CONCURRENCY` to
+   * {@link DEFAULT_MERCHANT_CONCURRENCY}.
+   */
+  config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'> &
+    Partial<Pick<Config, 'WEBHOOK_ENDPOINT_CONCURRENCY' | 'WEBHOOK_MERCHANT_CONCURRENCY'>>;
   /**
    * Tells waiting deliveries that a turn at their endpoint came free (docs/webhooks.md#isolation).
    * Without it they find their turn when their own wait ends (tests that need no promptness).
@@ -64,6 +70,7 @@ function attemptNotMade(reason: string): ApplicationFailure {
 export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActivities {
   const writeAttempt = deps.recordAttempt ?? recordAttempt;
   const limit = deps.config.WEBHOOK_ENDPOINT_CONCURRENCY ?? DEFAULT_ENDPOINT_CONCURRENCY;
+  const merchantLimit = deps.config.WEBHOOK_MERCHANT_CONCURRENCY ?? DEFAULT_MERCHANT_CONCURRENCY;
 
   /**
    * Tells the waiting deliveries `workflowIds` that a turn is free for them (signal `endpointTurn`).
@@ -91,10 +98,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
    * Gives the turn back and tells the waiters that may take one now. Never throws: a turn not given
    * back runs out with its lease, and an untold waiter asks again when its wait ends.
    */
-  async function giveTurnBack(webhookId: string, deliveryId: string): Promise<void> {
+  async function giveTurnBack(webhookId: string, merchantId: string, deliveryId: string): Promise<void> {
     let next: string[];
     try {
-      next = await releaseEndpointTurn(deps.db, { webhookId, deliveryId, limit });
+      next = await releaseEndpointTurn(deps.db, { webhookId, merchantId, deliveryId, limit, merchantLimit });
     } catch (error) {
       log.warn('the endpoint turn was not given back; its lease runs out', { deliveryId, error: String(error) });
       return;
@@ -103,15 +110,15 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
   }
 
   /**
-   * After a refused turn: tells the waiters ahead that may take the endpoint's free turns now. Turns
+   * After a refused turn: tells the waiters ahead that may take the merchant's free turns now. Turns
    * come free without a word when a lease runs out (a worker killed mid-request); the refused
    * delivery is the one that notices, so the queue moves on at once instead of when the waiters'
    * own waits end (docs/webhooks.md#isolation). Never throws.
    */
-  async function wakeWaitersForFreeTurns(webhookId: string): Promise<void> {
+  async function wakeWaitersForFreeTurns(webhookId: string, merchantId: string): Promise<void> {
     let next: string[];
     try {
-      next = await waitersForFreeTurns(deps.db, { webhookId, limit });
+      next = await waitersForFreeTurns(deps.db, { webhookId, merchantId, limit, merchantLimit });
     } catch (error) {
       log.warn('the waiters of an endpoint with free turns were not looked up', { webhookId, error: String(error) });
       return;
@@ -124,8 +131,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
    * (URL, secrets, status) and the event in one query, then POSTs the payload once, signed with
    * every secret still valid (docs/webhooks.md#secret-rotation), and counts it as attempt
    * `attempt` in the worker's metrics (src/activities/business-metrics.ts).
-   * @returns `skipped` for a disabled, deleted or gone endpoint, `waiting` when the endpoint has
-   *   no turn free (nothing sent), else the attempt's outcome (a refused target, a time-out or a
+   * @returns `skipped` for a disabled, deleted or gone endpoint, `waiting` when the endpoint or its
+   *   merchant has no turn free (nothing sent), else the attempt's outcome (a refused target, a time-out or a
    *   non-2xx answer included)
    * @throws ApplicationFailure `DeliveryNotFound` (non-retryable) for an unknown delivery;
    *   `WebhookAttemptNotMade` (retryable) when the store cannot be read or the event row is not
@@ -160,9 +167,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     try {
       turn = await takeEndpointTurn(deps.db, {
         webhookId: webhook.id,
+        merchantId: webhook.merchantId,
         deliveryId,
         workflowId: delivery.workflowId ?? activityInfo().workflowExecution?.workflowId ?? delivery.id,
         limit,
+        merchantLimit,
       });
     } catch (error) {
       if (isDataError(error)) throw error;
@@ -171,7 +180,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       );
     }
     if (!turn) {
-      await wakeWaitersForFreeTurns(webhook.id);
+      await wakeWaitersForFreeTurns(webhook.id, webhook.merchantId);
       return { kind: 'waiting' };
     }
     try {
@@ -185,7 +194,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       countWebhookAttempt({ environment: webhook.environment, attempt, outcome, eventCreatedAt: event.created_at });
       return { kind: 'attempted', outcome };
     } finally {
-      await giveTurnBack(webhook.id, deliveryId);
+      await giveTurnBack(webhook.id, webhook.merchantId, deliveryId);
     }
   }
 

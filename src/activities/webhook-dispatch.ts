@@ -29,8 +29,9 @@ export interface DispatchDeps {
 export type DispatchedEvent = Pick<EventInput, 'id' | 'merchantId' | 'environment' | 'type'>;
 
 /**
- * Writes the delivery row (once) and starts its workflow; a workflow id already used counts as
- * started (REJECT_DUPLICATE: a completed delivery is never started again by a retried caller).
+ * Writes the delivery row (once) and starts its workflow with its merchant's fairness key; a workflow id
+ * already used counts as started (REJECT_DUPLICATE: a completed delivery is never started again by a
+ * retried caller).
  */
 export async function startDelivery(
   deps: DispatchDeps,
@@ -48,6 +49,10 @@ export async function startDelivery(
       workflowId: delivery.workflowId,
       args: [input],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      // One fairness key per merchant (docs/webhooks.md#isolation): the deliveries' task queue dispatches the waiting
+      // tasks of each merchant in turn, not in arrival order; the workflow's activities inherit it. A merchant id is
+      // well within the 64 bytes a key may have.
+      priority: { fairnessKey: delivery.merchantId },
       typedSearchAttributes: [
         { key: MerchantIdAttribute, value: delivery.merchantId },
         { key: EnvironmentAttribute, value: delivery.environment },

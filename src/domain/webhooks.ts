@@ -75,6 +75,24 @@ export const MAX_ATTEMPT_NOT_MADE_MS = 72 * HOUR_MS;
 export const DEFAULT_ENDPOINT_CONCURRENCY = 10;
 
 /**
+ * The part of a webhooks worker's activity slots one merchant's requests may hold at once when
+ * `WEBHOOK_MERCHANT_CONCURRENCY` is not set (docs/webhooks.md#isolation: a fifth).
+ */
+export const MERCHANT_SHARE_OF_SLOTS = 5;
+
+/**
+ * Most requests in flight to all the endpoints of one merchant by default: a fifth of the default
+ * 100 slots (`WEBHOOK_MERCHANT_CONCURRENCY`, docs/webhooks.md#isolation: 20).
+ * @param slots the webhooks worker's activity slots (`WORKER_WEBHOOK_ACTIVITY_SLOTS`)
+ */
+export function defaultMerchantConcurrency(slots: number): number {
+  return Math.max(1, Math.floor(slots / MERCHANT_SHARE_OF_SLOTS));
+}
+
+/** {@link defaultMerchantConcurrency} of the default 100 slots: 20. */
+export const DEFAULT_MERCHANT_CONCURRENCY = defaultMerchantConcurrency(100);
+
+/**
  * How long a request's hold on one of its endpoint's turns lasts unless released first, in
  * milliseconds (30 s, the attempt activity's start-to-close time-out, past the 10 s request): a
  * worker killed mid-request leaks its turn for at most this long (docs/webhooks.md#isolation).

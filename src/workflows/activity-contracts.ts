@@ -269,10 +269,11 @@ export interface WebhookActivities {
    * (`decideAfterAttempt`). A failed write is answered `recorded: false` (a retry would send again),
    * and the workflow records the attempt itself.
    * @param input.attemptedAt when the workflow asked for the attempt (workflow time, ISO 8601)
-   * At most `WEBHOOK_ENDPOINT_CONCURRENCY` attempts are in flight to one endpoint (docs/webhooks.md#isolation):
-   * without a free turn the activity sends nothing and answers `waiting` at once.
-   * @returns `skipped` for a disabled, deleted or gone endpoint, `waiting` when the endpoint has no
-   *   turn free (the workflow is signalled `endpointTurn` when one may be), else the outcome
+   * At most `WEBHOOK_ENDPOINT_CONCURRENCY` attempts are in flight to one endpoint and
+   * `WEBHOOK_MERCHANT_CONCURRENCY` to all of one merchant's (docs/webhooks.md#isolation): without a free
+   * turn the activity sends nothing and answers `waiting` at once.
+   * @returns `skipped` for a disabled, deleted or gone endpoint, `waiting` when the endpoint or its
+   *   merchant has no turn free (the workflow is signalled `endpointTurn` when one may be), else the outcome
    * @throws ApplicationFailure `DeliveryNotFound` (non-retryable); `WebhookAttemptNotMade` (retryable)
    *   when the store or the event cannot be read: nothing was sent, and the workflow does not count it
    */

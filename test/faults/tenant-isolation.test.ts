@@ -5,6 +5,11 @@
  *   worker has activity slots; another merchant's sandbox payments still complete in about their
  *   approval time and its events reach its healthy endpoint at once. With deliveries on the
  *   payments task queue, each hanging attempt held one of the slots payments need for its 10 s;
+ * - one merchant's 16 endpoints all hang on almost five times as many deliveries as the webhooks worker
+ *   has slots (issue 38); another merchant's events, written meanwhile, still reach it within 10 s:
+ *   the hanging merchant holds only its share of the slots (WEBHOOK_MERCHANT_CONCURRENCY) and the
+ *   deliveries carry their merchant's fairness key. Before the merchant's share, E's requests held
+ *   every slot for 10 s a round and B's events arrived after 30–40 s;
  * - at most WEBHOOK_ENDPOINT_CONCURRENCY requests are in flight to one endpoint, the others wait
  *   their turn and are all delivered later, once each, and waiting uses up no attempt.
  */
@@ -21,7 +26,10 @@ import type { EventInput } from '../../src/db/payments';
 import { insertMerchant } from '../helpers/fixtures';
 import { call, registerDeveloper } from '../helpers/http';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { getStack, workflowBundle, type Stack } from '../helpers/stack';
+import type { Config } from '../../src/config';
+import { getStack, testConfig, workflowBundle, type Stack } from '../helpers/stack';
+import { workerQueues } from '../../src/worker';
+import { webhookDeliveryWorkflowId } from '../../src/workflows/webhook-messages';
 import { insertEvent, insertWebhook } from '../helpers/webhooks';
 
 /**
@@ -31,6 +39,13 @@ import { insertEvent, insertWebhook } from '../helpers/webhooks';
 const HANGING_DELIVERIES = 120;
 /** Payments of the unaffected merchant, each settled by the simulated customer approval (3 s). */
 const NEIGHBOUR_PAYMENTS = 5;
+/** The noisy merchant's endpoints (the most a merchant may have) and its events, each delivered to every one. */
+const NOISY_ENDPOINTS = 16;
+const NOISY_EVENTS = 6;
+/** Activity slots of the webhooks worker in the many-endpoints case: fewer than E's 96 deliveries by far. */
+const SLOTS = 20;
+/** The unaffected merchant's events in the many-endpoints case. */
+const NEIGHBOUR_EVENTS = 5;
 
 /** Writes `count` events of `merchantId` and starts their deliveries on `taskQueue`, ten at a time. */
 async function dispatchMany(stack: Stack, merchantId: string, taskQueue: string, count: number): Promise<EventInput[]> {
@@ -45,6 +60,44 @@ async function dispatchMany(stack: Stack, merchantId: string, taskQueue: string,
     events.push(...batch);
   }
   return events;
+}
+
+/**
+ * Runs `body` with a webhooks worker of the test's own on `config.TEMPORAL_WEBHOOK_TASK_QUEUE`, with the real
+ * activities and `config.WORKER_WEBHOOK_ACTIVITY_SLOTS` activity slots (as `WORKER_ROLE=webhooks` runs it);
+ * the worker is shut down afterwards.
+ */
+async function withWebhooksWorker(stack: Stack, config: Config, body: () => Promise<void>): Promise<void> {
+  const providers = createProviderRegistry({
+    ledger: createSandboxLedger(stack.db),
+    now: () => new Date(),
+    approvalDelayMs: 0,
+    bankTransferDelayMs: 0,
+    callbackSecret: 'x'.repeat(32),
+  });
+  const [queue] = workerQueues({ ...config, WORKER_ROLE: 'webhooks' });
+  const connection = await NativeConnection.connect({ address: stack.config.TEMPORAL_ADDRESS });
+  const worker = await Worker.create({
+    connection,
+    taskQueue: config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+    maxConcurrentActivityTaskExecutions: queue?.maxConcurrentActivityTaskExecutions,
+    workflowBundle: await workflowBundle(),
+    activities: createActivities({
+      db: stack.db,
+      providers,
+      mailer: createMailer(config),
+      temporal: stack.client,
+      config,
+    }),
+  });
+  const running = worker.run();
+  try {
+    await body();
+  } finally {
+    worker.shutdown();
+    await running;
+    await connection.close();
+  }
 }
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -151,34 +204,61 @@ describe('tenant isolation of webhook deliveries (docs/webhooks.md#isolation)', 
     expect(hanging.maxInFlight).to.be.at.most(stack.config.WEBHOOK_ENDPOINT_CONCURRENCY);
   });
 
+  it("delivers another merchant's events within 10 s of their creation while one merchant's 16 endpoints hang on more deliveries than the worker has slots (issue 38)", async () => {
+    // A webhooks worker of its own with 20 slots, configured as `WORKER_ROLE=webhooks` would be.
+    const taskQueue = `fairness-${randomBytes(4).toString('hex')}`;
+    const config = testConfig({ TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WORKER_WEBHOOK_ACTIVITY_SLOTS: String(SLOTS) });
+    // A merchant's share: a fifth of the slots by default, 4 here.
+    const share = config.WEBHOOK_MERCHANT_CONCURRENCY;
+    await withWebhooksWorker(stack, config, async () => {
+      // Merchant E: 16 endpoints (one server, one path each) that accept every request and never answer.
+      const hanging = await startReceiver(() => ({ status: 200, delayMs: 60_000 }));
+      receivers.push(hanging);
+      const noisyMerchant = await insertMerchant(stack.db);
+      for (let i = 0; i < NOISY_ENDPOINTS; i += 1) {
+        const webhook = await insertWebhook(stack.db, noisyMerchant, `${hanging.origin}/e${i}`);
+        endpoints.push(webhook.id);
+      }
+      // Each event goes to all 16: 6 events are 96 deliveries, almost five times the worker's slots.
+      await dispatchMany(stack, noisyMerchant, taskQueue, NOISY_EVENTS);
+      await until('the hanging endpoints to hold their requests', () => hanging.inFlight >= share, 30_000);
+
+      // Merchant B: one healthy endpoint and its events, written while E's requests hang.
+      const healthy = await startReceiver(() => ({ status: 204 }));
+      receivers.push(healthy);
+      const neighbour = await insertMerchant(stack.db);
+      const webhook = await insertWebhook(stack.db, neighbour, `${healthy.origin}/b`);
+      endpoints.push(webhook.id);
+      const events = await dispatchMany(stack, neighbour, taskQueue, NEIGHBOUR_EVENTS);
+      await healthy.waitFor(NEIGHBOUR_EVENTS, 60_000);
+
+      const latencies = healthy.requests.map((request) => {
+        const payload = JSON.parse(request.body) as { id: string; created_at: string };
+        return { id: payload.id, ms: request.receivedAt - Date.parse(payload.created_at) };
+      });
+      expect(latencies.map((latency) => latency.id).sort()).to.deep.equal(events.map((event) => event.id).sort());
+      const slowest = Math.max(...latencies.map((latency) => latency.ms));
+      expect(
+        slowest,
+        `B's events arrived ${latencies.map((latency) => latency.ms).join(', ')} ms after they were written`,
+      ).to.be.below(10_000);
+      // E never held more than its share of the delivery capacity, across its endpoints.
+      expect(hanging.maxInFlight).to.be.at.most(share);
+      // Each merchant's delivery tasks are dispatched under its own fairness key.
+      const described = await stack.client.workflow
+        .getHandle(webhookDeliveryWorkflowId((events[0] as EventInput).id, webhook.id))
+        .describe();
+      expect(described.priority?.fairnessKey).to.equal(neighbour);
+    });
+  });
+
   it('keeps at most WEBHOOK_ENDPOINT_CONCURRENCY requests in flight to one endpoint and delivers the others later, once each, with no attempt used up by waiting', async () => {
     const limit = 3;
     const count = 24;
     // A worker of its own on a queue of its own, whose endpoints take 3 requests at once.
     const taskQueue = `isolation-${randomBytes(4).toString('hex')}`;
     const config = { ...stack.config, TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WEBHOOK_ENDPOINT_CONCURRENCY: limit };
-    const providers = createProviderRegistry({
-      ledger: createSandboxLedger(stack.db),
-      now: () => new Date(),
-      approvalDelayMs: 0,
-      bankTransferDelayMs: 0,
-      callbackSecret: 'x'.repeat(32),
-    });
-    const connection = await NativeConnection.connect({ address: stack.config.TEMPORAL_ADDRESS });
-    const worker = await Worker.create({
-      connection,
-      taskQueue,
-      workflowBundle: await workflowBundle(),
-      activities: createActivities({
-        db: stack.db,
-        providers,
-        mailer: createMailer(config),
-        temporal: stack.client,
-        config,
-      }),
-    });
-    const running = worker.run();
-    try {
+    await withWebhooksWorker(stack, config, async () => {
       const slow = await startReceiver(() => ({ status: 204, delayMs: 300 }));
       receivers.push(slow);
       const merchantId = await insertMerchant(stack.db);
@@ -215,10 +295,6 @@ describe('tenant isolation of webhook deliveries (docs/webhooks.md#isolation)', 
           .where({ webhook_id: webhook.id })
           .count<{ count: number }[]>({ count: '*' }),
       ).to.deep.equal([{ count: 0 }]);
-    } finally {
-      worker.shutdown();
-      await running;
-      await connection.close();
-    }
+    });
   });
 });
