@@ -8,9 +8,9 @@
  * An attempt counts only once the endpoint was called: while our own store cannot be read (a
  * PostgreSQL outage), the same attempt is tried again, 30 s later doubling to 10 min, for up to 72 h.
  * Nor does waiting for a turn at the endpoint (docs/webhooks.md#isolation): while as many requests as
- * the endpoint may take are in flight, the attempt is queued there and asked for again when the
- * signal `endpointTurn` says a turn came free, or at the latest 15–45 s later, growing to 1–3 min; the
- * workflow holds no worker slot meanwhile.
+ * the endpoint, or its merchant's share of the delivery capacity, may take are in flight, the attempt
+ * is queued and asked for again when the signal `endpointTurn` says a turn came free, or at the latest
+ * 15–45 s later, growing to 1–3 min; the workflow holds no worker slot meanwhile.
  *
  * Deterministic: only `@temporalio/workflow`, domain code, messages and activity contracts are imported.
  */
