@@ -4505,7 +4505,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             *     - `service_unavailable`: The callback's hint could not be handed to the payment's workflow within the deadline (2 s). Nothing is lost: send the callback again after `Retry-After` seconds; the payment's status is also polled.
              */
             503: {
                 headers: {
@@ -4672,7 +4672,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             *     - `service_unavailable`: The callback's hint could not be handed to the payment's workflow within the deadline (2 s). Nothing is lost: send the callback again after `Retry-After` seconds; the payment's status is also polled.
              */
             503: {
                 headers: {
