@@ -2197,14 +2197,14 @@ export interface components {
              * @enum {string}
              */
             object: "balance";
-            /** @description Owed to you and available now (its `available_on` has passed) */
+            /** @description Owed to you and available now: what you are owed less the pending credits; exactly what a payout may take (amount + fee) */
             available: {
                 /** @description Minor units; may be below zero (refunds keep no fee back) */
                 amount: number;
                 /** @description ISO 4217 code */
                 currency: string;
             }[];
-            /** @description Owed to you, available once its `available_on` comes */
+            /** @description Credits owed to you, available once their `available_on` comes (a debit is never pending) */
             pending: {
                 /** @description Minor units; may be below zero (refunds keep no fee back) */
                 amount: number;
