@@ -2197,14 +2197,14 @@ export interface components {
              * @enum {string}
              */
             object: "balance";
-            /** @description Owed to you and available now (its `available_on` has passed) */
+            /** @description Owed to you and available now: what you are owed less the pending credits; exactly what a payout may take (amount + fee) */
             available: {
                 /** @description Minor units; may be below zero (refunds keep no fee back) */
                 amount: number;
                 /** @description ISO 4217 code */
                 currency: string;
             }[];
-            /** @description Owed to you, available once its `available_on` comes */
+            /** @description Credits owed to you, available once their `available_on` comes (a debit is never pending) */
             pending: {
                 /** @description Minor units; may be below zero (refunds keep no fee back) */
                 amount: number;
@@ -4505,7 +4505,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             *     - `service_unavailable`: The callback's hint could not be handed to the payment's workflow within the deadline (2 s). Nothing is lost: send the callback again after `Retry-After` seconds; the payment's status is also polled.
              */
             503: {
                 headers: {
@@ -4672,7 +4672,7 @@ export interface operations {
             /**
              * @description Unavailable right now. Error codes:
              *
-             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             *     - `service_unavailable`: The callback's hint could not be handed to the payment's workflow within the deadline (2 s). Nothing is lost: send the callback again after `Retry-After` seconds; the payment's status is also polled.
              */
             503: {
                 headers: {

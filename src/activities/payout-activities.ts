@@ -35,7 +35,7 @@ import { deriveId } from '../lib/ids';
 import { PayoutRailUnavailable, type PayoutAnswer, type PayoutRail } from '../providers/payout-rail';
 import { payoutRailRegistryFromConfig, type PayoutRailRegistry } from '../providers/payout-registry';
 import { toPayoutView } from '../views/payout';
-import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
+import { payoutSearchAttributes } from '../workflows/messages';
 import {
   payoutWorkflowId,
   type PayoutActivities,
@@ -101,10 +101,7 @@ export function payoutWorkflowStart(
     taskQueue,
     workflowId: payoutWorkflowId(payout.id),
     args: [input] as [PayoutWorkflowInput],
-    typedSearchAttributes: [
-      { key: MerchantIdAttribute, value: payout.merchantId },
-      { key: EnvironmentAttribute, value: payout.environment },
-    ],
+    typedSearchAttributes: payoutSearchAttributes(payout),
   };
 }
 

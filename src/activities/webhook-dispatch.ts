@@ -12,7 +12,7 @@ import { findSubscribedWebhookIds, insertDelivery } from '../db/webhooks';
 import { ID_PREFIXES } from '../domain/ids';
 import type { DeliveryRecord } from '../domain/webhooks';
 import { deriveId } from '../lib/ids';
-import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
+import { deliverySearchAttributes } from '../workflows/messages';
 import { webhookDeliveryWorkflowId, type WebhookDeliveryInput } from '../workflows/webhook-messages';
 
 /**
@@ -25,18 +25,22 @@ export interface DispatchDeps {
   taskQueue: string;
 }
 
-/** The event a delivery carries (its row is in `events`). */
-export type DispatchedEvent = Pick<EventInput, 'id' | 'merchantId' | 'environment' | 'type'>;
+/**
+ * The event a delivery carries (its row is in `events`); `objectId`, the payment or payout it is about, names that
+ * object on the delivery's workflow (a search attribute, docs/operations.md#find-in-temporal-ui).
+ */
+export type DispatchedEvent = Pick<EventInput, 'id' | 'merchantId' | 'environment' | 'type'> &
+  Partial<Pick<EventInput, 'objectId'>>;
+
+/** A delivery to start: its row, its workflow id and the object its event is about. */
+export type DeliveryStart = DeliveryRecord & { workflowId: string; objectId?: string | null };
 
 /**
  * Writes the delivery row (once) and starts its workflow with its merchant's fairness key; a workflow id
  * already used counts as started (REJECT_DUPLICATE: a completed delivery is never started again by a
  * retried caller).
  */
-export async function startDelivery(
-  deps: DispatchDeps,
-  delivery: DeliveryRecord & { workflowId: string },
-): Promise<void> {
+export async function startDelivery(deps: DispatchDeps, delivery: DeliveryStart): Promise<void> {
   await insertDelivery(deps.db, delivery);
   const input: WebhookDeliveryInput = {
     deliveryId: delivery.id,
@@ -53,10 +57,7 @@ export async function startDelivery(
       // tasks of each merchant in turn, not in arrival order; the workflow's activities inherit it. A merchant id is
       // well within the 64 bytes a key may have.
       priority: { fairnessKey: delivery.merchantId },
-      typedSearchAttributes: [
-        { key: MerchantIdAttribute, value: delivery.merchantId },
-        { key: EnvironmentAttribute, value: delivery.environment },
-      ],
+      typedSearchAttributes: deliverySearchAttributes(delivery),
     });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
@@ -69,7 +70,7 @@ export function pendingDelivery(
   webhookId: string,
   ids: { id: string; workflowId: string; retryOf?: string },
   now: Date,
-): DeliveryRecord & { workflowId: string } {
+): DeliveryStart {
   return {
     id: ids.id,
     webhookId,
@@ -84,6 +85,7 @@ export function pendingDelivery(
     nextAttemptAt: null,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
+    objectId: event.objectId ?? null,
   };
 }
 

@@ -149,6 +149,13 @@ const UPDATE_UNAVAILABLE: CodeDoc = {
     'the payment did not answer within 15 s; the request may still be carried out, so retry it with the same Idempotency-Key to learn its outcome',
 };
 
+/** 503 of a provider callback whose hint Temporal did not take in time (docs/payments.md#provider-callbacks). */
+const CALLBACK_UNAVAILABLE: CodeDoc = {
+  code: 'service_unavailable',
+  when: "The callback's hint could not be handed to the payment's workflow within the deadline (2 s). Nothing is lost: send the callback again after `Retry-After` seconds; the payment's status is also polled.",
+  message: "the callback could not be handed to the payment's workflow in time; nothing is lost, send it again",
+};
+
 /** The answer to a provider callback (a hint, docs/payments.md#provider-callbacks). */
 const callbackReceipt = z.object({
   received: z.literal(true).openapi({ description: 'Always `true`: the callback was taken' }),
@@ -529,6 +536,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
         when: "The callback's signature or token is missing or wrong.",
         message: 'the callback signature is not valid',
       },
+      CALLBACK_UNAVAILABLE,
     ],
   },
   {
@@ -554,6 +562,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
         when: "The callback's signature or token is missing or wrong.",
         message: 'the callback signature is not valid',
       },
+      CALLBACK_UNAVAILABLE,
     ],
   },
   {

@@ -329,50 +329,111 @@ export type CurrencyAmounts = { amount: number; currency: string }[];
 /** Rows not rolled up past which a balance read rolls them into the merchant's rollup (docs/ledger.md#balance-read). */
 export const ROLLUP_AFTER_ROWS = 500;
 
+/** What a merchant is owed in one currency at a moment (docs/ledger.md#balance-read); amounts in minor units. */
+export interface OwedBalance {
+  currency: string;
+  /** Everything the merchant is owed: its rollup plus its balance transactions not rolled up (the tail). */
+  owed: number;
+  /**
+   * The credits of `owed` still waiting for their day (`net` above 0, `available_on` after the moment). A debit is
+   * never pending: it takes its amount at once, even one dated a few milliseconds ahead by another process's clock.
+   */
+  pending: number;
+  /** What the merchant's refunds waiting for their provider hold (already taken from `owed`). */
+  refundReserved: number;
+  /** How many balance transactions are not rolled up yet. */
+  tail: number;
+}
+
+/**
+ * What the merchant may be paid now out of `balance`, minor units: owed less the credits still pending
+ * (docs/ledger.md#balance-read). The one definition of "available" that `GET /v1/balance` shows and a payout may take
+ * (docs/payouts.md#money); negative when refunds or payouts took more than the available part.
+ */
+export function availableOf(balance: Pick<OwedBalance, 'owed' | 'pending'>): number {
+  return balance.owed - balance.pending;
+}
+
+/**
+ * The SQL of what a merchant is owed per currency, all of it, available and pending (docs/ledger.md#balance-read): the
+ * rollup plus the balance transactions not rolled up (the tail), as rows `(currency, owed, tail)` with `tail` the
+ * count of those rows. One definition for every statement that needs it ({@link readOwed}, the settlement reports'
+ * opening balance), each embedding it as a common table expression so that it reads one snapshot.
+ * @param currency only this currency when given
+ * @returns the query and its bindings, for `db.raw`
+ */
+export function owedSql(scope: LedgerScope, currency?: string): { sql: string; bindings: (string | number)[] } {
+  const only = currency === undefined ? '' : ' and currency = ?';
+  const c = currency === undefined ? [] : [currency];
+  return {
+    sql: `select currency, sum(amount)::bigint as owed, sum(rows)::int as tail from (
+            select currency, total as amount, 0 as rows from ledger_balance_rollups
+             where merchant_id = ? and environment = ?${only}
+            union all
+            select currency, net, 1 from ledger_balance_transactions
+             where merchant_id = ? and environment = ? and not rolled_up${only}
+          ) parts group by currency`,
+    bindings: [scope.merchantId, scope.environment, ...c, scope.merchantId, scope.environment, ...c],
+  };
+}
+
+/**
+ * What a merchant is owed at `now`, per currency (only `currency` when given), in one statement
+ * (docs/ledger.md#balance-read): the rollup plus the tail, the credits still pending and the pending refunds.
+ * The single source of the balance for both its readers, `GET /v1/balance` ({@link readBalance}) and a payout's
+ * check under the balance account's lock (src/db/payouts.ts), so the available balance a merchant reads is exactly
+ * what a payout may take. Reads no row twice and never sums the merchant's history.
+ * @param db the database, or the transaction holding the balance account's lock
+ * @returns one entry per currency the merchant has any row in, ordered by currency
+ */
+export async function readOwed(db: Db, scope: LedgerScope, now: Date, currency?: string): Promise<OwedBalance[]> {
+  const m = scope.merchantId;
+  const e = scope.environment;
+  const only = currency === undefined ? '' : ' and currency = ?';
+  const c = currency === undefined ? [] : [currency];
+  const owed = owedSql(scope, currency);
+  const result = await db.raw<{
+    rows: { currency: string; owed: string; pending: string; reserved: string; tail: number }[];
+  }>(
+    `with owed as (${owed.sql}), pending as (
+       select currency, sum(net)::bigint as pending from ledger_balance_transactions
+        where merchant_id = ? and environment = ? and available_on > ? and net > 0${only} group by currency
+     ), reserved as (
+       select currency, sum(amount)::bigint as reserved from refunds
+        where merchant_id = ? and environment = ? and status = 'pending'${only} group by currency
+     )
+     select currency, coalesce(o.owed, 0)::bigint as owed, coalesce(p.pending, 0)::bigint as pending,
+            coalesce(r.reserved, 0)::bigint as reserved, coalesce(o.tail, 0) as tail
+       from owed o full join pending p using (currency) full join reserved r using (currency)
+      order by currency`,
+    [...owed.bindings, m, e, now, ...c, m, e, ...c],
+  );
+  return result.rows.map((r) => ({
+    currency: r.currency.trim(),
+    owed: Number(r.owed),
+    pending: Number(r.pending),
+    refundReserved: Number(r.reserved),
+    tail: r.tail,
+  }));
+}
+
 /**
  * A merchant's balance (docs/ledger.md#balance-read) at `now`, per currency in minor units: what is owed and available,
- * what is owed and still pending (`available_on` after now), and what its refunds in flight hold. What is owed is
- * the merchant's rollup plus its balance transactions not rolled up yet, so the read never sums the whole history
- * and no write waits on a row shared by the merchant's other writes. When more than {@link ROLLUP_AFTER_ROWS} rows
- * are not rolled up, the read rolls them up afterwards ({@link rollUpBalance}).
+ * what is owed and still pending (credits whose `available_on` is after now), and what its refunds in flight hold, as
+ * {@link readOwed} reads them. When more than {@link ROLLUP_AFTER_ROWS} rows are not rolled up, the read rolls them up
+ * afterwards ({@link rollUpBalance}).
  */
 export async function readBalance(
   db: Db,
   scope: LedgerScope,
   now: Date,
 ): Promise<{ available: CurrencyAmounts; pending: CurrencyAmounts; refundReserved: CurrencyAmounts }> {
-  const m = scope.merchantId;
-  const e = scope.environment;
-  const result = await db.raw<{
-    rows: { currency: string; owed: number; pending: number; reserved: number; tail: number }[];
-  }>(
-    `with rolled as (
-       select currency, total from ledger_balance_rollups where merchant_id = ? and environment = ?
-     ), tail as (
-       select currency, sum(net)::bigint as net, count(*)::int as rows from ledger_balance_transactions
-        where merchant_id = ? and environment = ? and not rolled_up group by currency
-     ), owed as (
-       select currency, coalesce(r.total, 0) + coalesce(t.net, 0) as owed, coalesce(t.rows, 0) as tail
-         from rolled r full join tail t using (currency)
-     ), pending as (
-       select currency, sum(net)::bigint as pending from ledger_balance_transactions
-        where merchant_id = ? and environment = ? and available_on > ? group by currency
-     ), reserved as (
-       select currency, sum(amount)::bigint as reserved from refunds
-        where merchant_id = ? and environment = ? and status = 'pending' group by currency
-     )
-     select currency, coalesce(o.owed, 0)::bigint as owed, coalesce(p.pending, 0)::bigint as pending,
-            coalesce(r.reserved, 0)::bigint as reserved, coalesce(o.tail, 0) as tail
-       from owed o full join pending p using (currency) full join reserved r using (currency)
-      order by currency`,
-    [m, e, m, e, m, e, now, m, e],
-  );
-  const rows = result.rows.map((r) => ({ ...r, currency: r.currency.trim() }));
+  const rows = await readOwed(db, scope, now);
   if (rows.reduce((sum, r) => sum + r.tail, 0) > ROLLUP_AFTER_ROWS) await rollUpBalance(db, scope);
   return {
-    available: rows.map((r) => ({ amount: r.owed - r.pending, currency: r.currency })),
+    available: rows.map((r) => ({ amount: availableOf(r), currency: r.currency })),
     pending: rows.map((r) => ({ amount: r.pending, currency: r.currency })),
-    refundReserved: rows.map((r) => ({ amount: r.reserved, currency: r.currency })),
+    refundReserved: rows.map((r) => ({ amount: r.refundReserved, currency: r.currency })),
   };
 }
 

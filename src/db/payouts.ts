@@ -10,7 +10,7 @@ import { payoutPaidJournal, payoutReservedJournal, payoutReversedJournal, type L
 import type { Currency } from '../domain/money';
 import { PAYOUT_TRANSITIONS, type PayoutSnapshot, type PayoutStatus } from '../domain/payout';
 import type { PayoutDestination, PayoutDestinationType, PayoutFailureCode } from '../domain/payout-rail';
-import { writeJournal, type LedgerScope } from './ledger';
+import { availableOf, readOwed, writeJournal, type LedgerScope } from './ledger';
 import type { EventInput } from './payments';
 import { insertEventOnce } from './payments';
 import { iso, isoOrNull, type Db } from './knex';
@@ -211,9 +211,10 @@ function ledgerPayoutOf(payout: PayoutSnapshot): LedgerPayout {
 
 /**
  * What the merchant's balance in `currency` makes available now, in minor units, read with the balance account's
- * row locked until the transaction `trx` ends (docs/payouts.md#money): what the merchant is owed (its rollup plus the
- * balance transactions not rolled up, docs/ledger.md#balance-read) less the credits still pending. 0 when the
- * merchant has no account in that currency.
+ * row locked until the transaction `trx` ends (docs/payouts.md#money): the available balance `GET /v1/balance` shows,
+ * read by the same function ({@link readOwed}, docs/ledger.md#balance-read). Only credits wait for their day; a debit
+ * (a reservation written a moment "later" by a clock a few milliseconds ahead) counts as taken, so a race between two
+ * payouts never hands the same money out twice. 0 when the merchant has no account in that currency.
  */
 async function lockedAvailable(trx: Db, scope: LedgerScope, currency: string, now: Date): Promise<number> {
   const account = await trx('ledger_accounts')
@@ -221,22 +222,8 @@ async function lockedAvailable(trx: Db, scope: LedgerScope, currency: string, no
     .forUpdate()
     .first('id');
   if (!account) return 0;
-  const rolled = (await trx('ledger_balance_rollups')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment, currency })
-    .first('total')) as { total: string | number } | undefined;
-  const tail = (await trx('ledger_balance_transactions')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment, currency, rolled_up: false })
-    .sum({ total: 'net' })
-    .first()) as { total: string | number | null } | undefined;
-  const pending = (await trx('ledger_balance_transactions')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment, currency })
-    .where('available_on', '>', now)
-    // Only credits wait for their day; a debit (a reservation written a moment "later" by a clock a few
-    // milliseconds ahead) counts as taken, so a race between two payouts never hands the same money out twice.
-    .where('net', '>', 0)
-    .sum({ total: 'net' })
-    .first()) as { total: string | number | null } | undefined;
-  return Number(rolled?.total ?? 0) + Number(tail?.total ?? 0) - Number(pending?.total ?? 0);
+  const [balance] = await readOwed(trx, scope, now, currency);
+  return balance ? availableOf(balance) : 0;
 }
 
 /** Inserts `payout` (`pending`), its reservation journal and its `payout.created` event, inside `trx`. */

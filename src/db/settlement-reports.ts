@@ -5,7 +5,7 @@
  */
 import type { ReportLine } from '../domain/settlement-report';
 import type { BalanceTransactionType } from '../domain/ledger';
-import type { LedgerScope } from './ledger';
+import { owedSql, type LedgerScope } from './ledger';
 import { iso, type Db } from './knex';
 
 interface LineRow {
@@ -103,9 +103,9 @@ export async function readDayReport(
 
 /**
  * What the scope's merchant was owed per currency (available and pending together, minor units) just before `at`:
- * its balance now (rollup plus the rows not rolled up, docs/ledger.md#balance-read) less the net of the balance
- * transactions created at or after `at`. One statement, so one snapshot: a roll-up running meanwhile is seen whole or
- * not at all. Its cost grows with the rows created since `at`, not with the whole history.
+ * its balance now (rollup plus the rows not rolled up, {@link owedSql}, docs/ledger.md#balance-read) less the net of
+ * the balance transactions created at or after `at`. One statement, so one snapshot: a roll-up running meanwhile is
+ * seen whole or not at all. Its cost grows with the rows created since `at`, not with the whole history.
  */
 export async function readOwedBefore(
   db: Db,
@@ -114,22 +114,16 @@ export async function readOwedBefore(
 ): Promise<{ currency: string; amount: number }[]> {
   const m = scope.merchantId;
   const e = scope.environment;
+  const owed = owedSql(scope);
   const result = await db.raw<{ rows: { currency: string; amount: string | number }[] }>(
-    `with owed as (
-       select currency, sum(total)::bigint as owed from (
-         select currency, total from ledger_balance_rollups where merchant_id = ? and environment = ?
-         union all
-         select currency, net from ledger_balance_transactions
-          where merchant_id = ? and environment = ? and not rolled_up
-       ) parts group by currency
-     ), later as (
+    `with owed as (${owed.sql}), later as (
        select currency, sum(net)::bigint as later from ledger_balance_transactions
         where merchant_id = ? and environment = ? and created_at >= ? group by currency
      )
      select currency, (o.owed - coalesce(l.later, 0))::bigint as amount
        from owed o left join later l using (currency)
       order by currency`,
-    [m, e, m, e, m, e, at],
+    [...owed.bindings, m, e, at],
   );
   return result.rows.map((row) => ({ currency: row.currency.trim(), amount: Number(row.amount) }));
 }

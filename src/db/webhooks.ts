@@ -283,6 +283,8 @@ export interface DeliveryTarget {
   webhook: WebhookRecord | undefined;
   /** The event delivered; undefined while it is not readable. */
   event: EventRecord | undefined;
+  /** The payment or payout the event is about (`events.object_id`); null when it names none or is not readable. */
+  objectId: string | null;
 }
 
 /**
@@ -297,13 +299,15 @@ export async function findDeliveryTarget(db: Db, id: string): Promise<DeliveryTa
     )
     .where('d.id', id)
     .first('d.*', db.raw('to_jsonb(w) as webhook_row'), db.raw('to_jsonb(e) as event_row'))) as
-    (DeliveryRow & { webhook_row: WebhookRow | null; event_row: EventRow | null }) | undefined;
+    | (DeliveryRow & { webhook_row: WebhookRow | null; event_row: (EventRow & { object_id?: string | null }) | null })
+    | undefined;
   if (!row) return undefined;
   const { webhook_row: webhook, event_row: event, ...delivery } = row;
   return {
     delivery: fromDeliveryRow(delivery),
     webhook: webhook ? fromWebhookRow(webhook) : undefined,
     event: event ? toEventRecord(event) : undefined,
+    objectId: event?.object_id ?? null,
   };
 }
 

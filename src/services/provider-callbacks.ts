@@ -12,6 +12,8 @@ import type { ProviderCode } from '../domain/catalogue';
 import { DomainError } from '../domain/errors';
 import { callbackMayChange } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment';
+import { isOutage } from '../lib/outage';
+import { byDeadline, DeadlinePassed } from '../lib/temporal-deadline';
 import { ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../providers/provider';
 import type { ProviderRegistry } from '../providers/registry';
 import {
@@ -33,7 +35,9 @@ export interface ProviderHintDeps {
  * (Signal-with-Start on the same workflow id, docs/payments.md#workflow) when the hint may change the payment: any hint
  * while it is open, a claimed success once it failed by expiry or provider error or was cancelled
  * (reconciliation, docs/payments.md#states). Other hints about a closed payment change nothing and start nothing.
+ * Answers within `TEMPORAL_CALL_TIMEOUT_MS` (milliseconds) even while Temporal refuses connections or stalls.
  * @returns `signalled`, or `ignored` for a hint that cannot change the payment
+ * @throws DomainError `service_unavailable` (503) when Temporal did not take the signal by the deadline
  */
 export async function deliverProviderHint(
   deps: ProviderHintDeps,
@@ -46,20 +50,39 @@ export async function deliverProviderHint(
     paymentId: payment.id,
     reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
   };
-  // Bounded (docs/operations.md#deadlines): past it the caller answers 503 and the provider sends the callback again.
+  // Bounded (docs/operations.md#deadlines) as the Updates are: raced against its deadline, so that the client's own
+  // pauses between retries of an unreachable Temporal cannot hold the provider's request past it.
   const deadline = Date.now() + deps.config.TEMPORAL_CALL_TIMEOUT_MS;
-  await deps.temporal.withDeadline(deadline, () =>
-    deps.temporal.workflow.signalWithStart('paymentWorkflow', {
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      workflowId: paymentWorkflowId(payment.id),
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      args: [input],
-      signal: providerCallbackSignal,
-      signalArgs: [hint],
-      typedSearchAttributes: paymentSearchAttributes(payment),
-    }),
-  );
+  try {
+    await byDeadline(deps.temporal, deadline, () =>
+      deps.temporal.workflow.signalWithStart('paymentWorkflow', {
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        workflowId: paymentWorkflowId(payment.id),
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        args: [input],
+        signal: providerCallbackSignal,
+        signalArgs: [hint],
+        typedSearchAttributes: paymentSearchAttributes(payment),
+      }),
+    );
+  } catch (error) {
+    if (error instanceof DeadlinePassed || isOutage(error)) throw hintNotDelivered();
+    throw error;
+  }
   return 'signalled';
+}
+
+/**
+ * 503 `service_unavailable` (with `Retry-After`) for a hint that could not reach the payment's workflow by its deadline
+ * (docs/payments.md#provider-callbacks, docs/operations.md#deadlines): the provider sends the callback again, and the
+ * workflow's own polling learns the outcome meanwhile. A signal that did reach Temporal before the deadline is only
+ * repeated by the provider's retry: a hint twice changes nothing more than once.
+ */
+function hintNotDelivered(): DomainError {
+  return new DomainError(
+    'service_unavailable',
+    "the callback could not be handed to the payment's workflow in time; nothing is lost, send it again",
+  );
 }
 
 /** What receiving a callback needs: the hint's deps, the read model and the adapters. */

@@ -382,7 +382,13 @@ export async function retryWebhookDelivery(
     throw new DomainError('not_found', `event ${original.eventId} of delivery ${deliveryId} no longer exists`);
   const newDeliveryId = newId(ID_PREFIXES.delivery);
   const delivery = pendingDelivery(
-    { id: event.id, merchantId: owner.merchantId, environment: owner.environment, type: event.event },
+    {
+      id: event.id,
+      merchantId: owner.merchantId,
+      environment: owner.environment,
+      type: event.event,
+      objectId: target.objectId,
+    },
     webhook.id,
     {
       id: newDeliveryId,

@@ -21,8 +21,13 @@ const amounts = z.array(
 export const balance = z
   .object({
     object: z.literal('balance').openapi({ description: 'Always `balance`' }),
-    available: amounts.openapi({ description: 'Owed to you and available now (its `available_on` has passed)' }),
-    pending: amounts.openapi({ description: 'Owed to you, available once its `available_on` comes' }),
+    available: amounts.openapi({
+      description:
+        'Owed to you and available now: what you are owed less the pending credits; exactly what a payout may take (amount + fee)',
+    }),
+    pending: amounts.openapi({
+      description: 'Credits owed to you, available once their `available_on` comes (a debit is never pending)',
+    }),
     refund_reserved: amounts.openapi({
       description: 'Held by refunds whose provider answer is not final yet (already taken from available or pending)',
     }),

@@ -5,36 +5,94 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { AuditEntry } from '../domain/audit-log';
+import { ID_PREFIXES } from '../domain/ids';
 import type { PaymentSnapshot, ProviderOutcome } from '../domain/payment';
 import type { ProviderCapabilities } from '../domain/provider-descriptor';
 import type { RefundRecord } from '../domain/refund';
 
 /**
- * Custom search attributes of payment executions (docs/payments.md#workflow), registered when the dev server starts.
+ * Custom search attributes of the service's executions (docs/payments.md#workflow,
+ * docs/operations.md#find-in-temporal-ui), registered by every Temporal server the service starts (`npm start`,
+ * `npm test`, `npm run start:cluster`, Compose).
  */
 export const MerchantIdAttribute = defineSearchAttributeKey('MerchantId', SearchAttributeType.KEYWORD);
 export const EnvironmentAttribute = defineSearchAttributeKey('Environment', SearchAttributeType.KEYWORD);
 export const PaymentStatusAttribute = defineSearchAttributeKey('PaymentStatus', SearchAttributeType.KEYWORD);
 export const PaymentMethodAttribute = defineSearchAttributeKey('PaymentMethod', SearchAttributeType.KEYWORD);
+/** `pay_…`: on the payment's workflow and on the webhook deliveries of its events. */
+export const PaymentIdAttribute = defineSearchAttributeKey('PaymentId', SearchAttributeType.KEYWORD);
+/** `po_…`: on the payout's workflow and on the webhook deliveries of its events. */
+export const PayoutIdAttribute = defineSearchAttributeKey('PayoutId', SearchAttributeType.KEYWORD);
+/** `dlv_…`: on a webhook delivery's workflow. */
+export const DeliveryIdAttribute = defineSearchAttributeKey('DeliveryId', SearchAttributeType.KEYWORD);
+/** `evt_…`: on the workflow of every delivery of the event (one per subscribed endpoint, and each manual retry). */
+export const EventIdAttribute = defineSearchAttributeKey('EventId', SearchAttributeType.KEYWORD);
 
-/** Every custom search attribute (all Keyword), registered when a Temporal server starts. */
+/**
+ * Every custom search attribute (all Keyword), registered when a Temporal server starts. Eight of the ten Keyword
+ * attributes a namespace on SQL visibility (SQLite, PostgreSQL) may hold.
+ */
 export const CUSTOM_SEARCH_ATTRIBUTES = [
   MerchantIdAttribute,
   EnvironmentAttribute,
   PaymentStatusAttribute,
   PaymentMethodAttribute,
+  PaymentIdAttribute,
+  PayoutIdAttribute,
+  DeliveryIdAttribute,
+  EventIdAttribute,
 ];
 
 /** The same as `Name=Keyword` pairs for `temporal server start-dev --search-attribute`. */
 export const SEARCH_ATTRIBUTE_FLAGS = CUSTOM_SEARCH_ATTRIBUTES.map((key) => `${key.name}=Keyword`);
 
-/** The search attributes a payment's workflow starts with (docs/payments.md#workflow). */
+/**
+ * The search attributes a payment's workflow starts with (docs/payments.md#workflow): on-call finds it by
+ * `PaymentId="pay_…"` (docs/operations.md#find-in-temporal-ui).
+ */
 export function paymentSearchAttributes(payment: PaymentSnapshot) {
   return [
+    { key: PaymentIdAttribute, value: payment.id },
     { key: MerchantIdAttribute, value: payment.merchantId },
     { key: EnvironmentAttribute, value: payment.environment },
     { key: PaymentMethodAttribute, value: payment.paymentMethod },
     { key: PaymentStatusAttribute, value: payment.status },
+  ];
+}
+
+/**
+ * The search attributes a payout's workflow starts with, whoever starts it (docs/payouts.md#workflow): on-call finds it
+ * by `PayoutId="po_…"` (docs/operations.md#find-in-temporal-ui).
+ */
+export function payoutSearchAttributes(payout: { id: string; merchantId: string; environment: string }) {
+  return [
+    { key: PayoutIdAttribute, value: payout.id },
+    { key: MerchantIdAttribute, value: payout.merchantId },
+    { key: EnvironmentAttribute, value: payout.environment },
+  ];
+}
+
+/**
+ * The search attributes a webhook delivery's workflow starts with: its delivery and event ids, and the
+ * payment or payout the event is about (`objectId` `pay_…` or `po_…`), so that `PaymentId="pay_…"` lists the
+ * payment's workflow and the deliveries of its events (docs/webhooks.md#delivery-log,
+ * docs/operations.md#find-in-temporal-ui).
+ */
+export function deliverySearchAttributes(delivery: {
+  id: string;
+  eventId: string;
+  merchantId: string;
+  environment: string;
+  objectId?: string | null;
+}) {
+  const object = delivery.objectId ?? '';
+  return [
+    { key: DeliveryIdAttribute, value: delivery.id },
+    { key: EventIdAttribute, value: delivery.eventId },
+    { key: MerchantIdAttribute, value: delivery.merchantId },
+    { key: EnvironmentAttribute, value: delivery.environment },
+    ...(object.startsWith(ID_PREFIXES.payment) ? [{ key: PaymentIdAttribute, value: object }] : []),
+    ...(object.startsWith(ID_PREFIXES.payout) ? [{ key: PayoutIdAttribute, value: object }] : []),
   ];
 }
 

@@ -41,6 +41,7 @@ import {
   type PayoutSweepInput,
   type PayoutWorkflowInput,
 } from './payout-messages';
+import { payoutSearchAttributes } from './messages';
 import { PROVIDER_OPTIONS, RECORD_OPTIONS } from './activity-options';
 
 /** First and longest wait between status calls of a payout in transit (ms). */
@@ -209,6 +210,8 @@ export async function automaticPayoutWorkflow(input: AutomaticPayoutInput): Prom
     await startChild(payoutWorkflow, {
       workflowId: payoutWorkflowId(payoutId),
       args: [{ payoutId }],
+      // A child does not take its parent's search attributes: the payout's own, as every other start sets them.
+      typedSearchAttributes: payoutSearchAttributes({ id: payoutId, ...input }),
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });
   } catch (error) {

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { expect } from 'chai';
 import { createDb, type Db } from '../../src/db/knex';
+import { CUSTOM_SEARCH_ATTRIBUTES } from '../../src/workflows/messages';
 import {
   cancelWonOnRetry,
   dedupe,
@@ -154,12 +155,11 @@ describe('production topology: Temporal server on PostgreSQL, two workers and tw
     const attributes = await fetch(`${uiUrl}/api/v1/namespaces/default/search-attributes`).then(
       (response) => response.json() as Promise<{ customAttributes: Record<string, string> }>,
     );
-    expect(attributes.customAttributes).to.include({
-      MerchantId: 'INDEXED_VALUE_TYPE_KEYWORD',
-      PaymentStatus: 'INDEXED_VALUE_TYPE_KEYWORD',
-      PaymentMethod: 'INDEXED_VALUE_TYPE_KEYWORD',
-      Environment: 'INDEXED_VALUE_TYPE_KEYWORD',
-    });
+    // Every custom attribute, PaymentId, PayoutId, DeliveryId and EventId included
+    // (docs/operations.md#find-in-temporal-ui).
+    expect(attributes.customAttributes).to.include(
+      Object.fromEntries(CUSTOM_SEARCH_ATTRIBUTES.map((key) => [key.name, 'INDEXED_VALUE_TYPE_KEYWORD'])),
+    );
   });
 
   it('serves one port from both API processes: connections are handed to each in turn', async () => {

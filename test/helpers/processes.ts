@@ -7,8 +7,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import type { Client } from '@temporalio/client';
 import { createApp } from '../../src/api/app';
 import type { Config } from '../../src/config';
+import type { Db } from '../../src/db/knex';
 import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { createLogger } from '../../src/logger';
 import { providerRegistryFromConfig } from '../../src/providers/registry';
@@ -17,14 +19,21 @@ import { getStack } from './stack';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-/** An API listening on a free port with `config` (its task queue), and how to stop it. */
-export async function startApp(config: Config): Promise<{ baseUrl: string; close(): Promise<void> }> {
+/**
+ * An API listening on a free port with `config` (its task queue), and how to stop it; on the shared stack's PostgreSQL
+ * and Temporal client unless `parts` names others (e.g. a client behind a TCP proxy).
+ */
+export async function startApp(
+  config: Config,
+  parts: { db?: Db; temporal?: Client } = {},
+): Promise<{ baseUrl: string; close(): Promise<void> }> {
   const stack = await getStack();
+  const db = parts.db ?? stack.db;
   const app = createApp({
     config,
-    db: stack.db,
-    temporal: stack.client,
-    providers: providerRegistryFromConfig(createSandboxLedger(stack.db), config),
+    db,
+    temporal: parts.temporal ?? stack.client,
+    providers: providerRegistryFromConfig(createSandboxLedger(db), config),
     logger: createLogger('test-app', 'silent'),
   });
   const server = http.createServer(app.callback());

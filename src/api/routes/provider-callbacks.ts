@@ -22,7 +22,9 @@ import { callbackRateLimit } from '../middleware/rate-limit';
  * Callback routes; errors: 400 `invalid_request` (also for a body nested deeper than the API's
  * JSON bodies may be, docs/api.md#errors), 401 `unauthorized` (bad signature), 404 (unknown
  * provider or reference), 429 `rate_limited` past the limit per provider and client IP
- * (docs/limits.md#callback-limits), counted before authentication and without PostgreSQL.
+ * (docs/limits.md#callback-limits), counted before authentication and without PostgreSQL, 503 `service_unavailable`
+ * with `Retry-After` when the hint did not reach the payment's workflow by `TEMPORAL_CALL_TIMEOUT_MS`
+ * (docs/payments.md#provider-callbacks): the provider sends it again.
  */
 export function providerCallbackRoutes(
   deps: ProviderCallbackDeps & {
