@@ -1731,6 +1731,8 @@ export interface components {
             payment_method: string;
             /** @description The provider code that handles it (`momo`, `mobile_money_b`, `card_gateway`, …) */
             provider: string;
+            /** @description The provider's own id of the collected money, the one the customer sees on their receipt or SMS: M-Pesa's `MpesaReceiptNumber` (e.g. `NLJ7RT61SV`), MTN MoMo's `financialTransactionId`, Airtel's `airtel_money_id`, the card gateway's charge id (`ch_…`), or the sandbox's simulated one (`SBX` and 7 characters); null until the provider confirmed the collection, or when its confirmation named none */
+            provider_receipt_number: string | null;
             /** @description Your description of the payment, as you sent it; null when none */
             description: string | null;
             /** @description The customer's phone number in E.164 form (mobile money only) */
@@ -2174,6 +2176,8 @@ export interface components {
             currency: string;
             /** @description The provider code the customer pays with */
             payment_method: string;
+            /** @description The provider's own id of the collected money, the one the customer sees on their receipt or SMS: M-Pesa's `MpesaReceiptNumber` (e.g. `NLJ7RT61SV`), MTN MoMo's `financialTransactionId`, Airtel's `airtel_money_id`, the card gateway's charge id (`ch_…`), or the sandbox's simulated one (`SBX` and 7 characters); null until the provider confirmed the collection, or when its confirmation named none */
+            provider_receipt_number: string | null;
             /** @description Your description; null when none */
             description: string | null;
             /** @description Card payments: the secret your page passes to the card form to confirm the payment */
@@ -3179,6 +3183,7 @@ export interface operations {
                      *             "status": "completed",
                      *             "payment_method": "mobile_money",
                      *             "provider": "momo",
+                     *             "provider_receipt_number": "5729364812",
                      *             "description": "Order #1042",
                      *             "phone_number": "+250788123456",
                      *             "metadata": {
@@ -3392,6 +3397,7 @@ export interface operations {
                      *         "status": "pending",
                      *         "payment_method": "mobile_money",
                      *         "provider": "momo",
+                     *         "provider_receipt_number": null,
                      *         "description": "Order #1042",
                      *         "phone_number": "+250788123456",
                      *         "metadata": {
@@ -3559,6 +3565,7 @@ export interface operations {
                      *         "status": "completed",
                      *         "payment_method": "mobile_money",
                      *         "provider": "momo",
+                     *         "provider_receipt_number": "5729364812",
                      *         "description": "Order #1042",
                      *         "phone_number": "+250788123456",
                      *         "metadata": {
@@ -3711,6 +3718,7 @@ export interface operations {
                      *         "status": "cancelled",
                      *         "payment_method": "mobile_money",
                      *         "provider": "momo",
+                     *         "provider_receipt_number": null,
                      *         "description": "Order #1042",
                      *         "phone_number": "+250788123456",
                      *         "metadata": {
@@ -4115,6 +4123,7 @@ export interface operations {
                      *       "amount": "1500.00",
                      *       "currency": "RWF",
                      *       "payment_method": "momo",
+                     *       "provider_receipt_number": null,
                      *       "description": "Order #1042",
                      *       "failure_code": null,
                      *       "created_at": "2026-11-24T10:00:00.000Z",
@@ -4268,6 +4277,7 @@ export interface operations {
                      *       "amount": "1500.00",
                      *       "currency": "RWF",
                      *       "payment_method": "momo",
+                     *       "provider_receipt_number": null,
                      *       "description": "Order #1042",
                      *       "failure_code": null,
                      *       "created_at": "2026-11-24T10:00:00.000Z",
@@ -4892,6 +4902,7 @@ export interface operations {
                      *         "status": "pending",
                      *         "payment_method": "bank_transfer",
                      *         "provider": "bank_transfer",
+                     *         "provider_receipt_number": null,
                      *         "description": "Order #1042",
                      *         "metadata": {
                      *           "order_id": "1042"
@@ -7424,6 +7435,7 @@ export interface operations {
                      *               "status": "completed",
                      *               "payment_method": "mobile_money",
                      *               "provider": "momo",
+                     *               "provider_receipt_number": "5729364812",
                      *               "description": "Order #1042",
                      *               "phone_number": "+250788123456",
                      *               "metadata": {
@@ -7591,6 +7603,7 @@ export interface operations {
                      *           "status": "completed",
                      *           "payment_method": "mobile_money",
                      *           "provider": "momo",
+                     *           "provider_receipt_number": "5729364812",
                      *           "description": "Order #1042",
                      *           "phone_number": "+250788123456",
                      *           "metadata": {
@@ -8946,6 +8959,7 @@ export interface operations {
                      *           "status": "completed",
                      *           "payment_method": "mobile_money",
                      *           "provider": "momo",
+                     *           "provider_receipt_number": "5729364812",
                      *           "description": "Order #1042",
                      *           "phone_number": "+250788123456",
                      *           "metadata": {
@@ -9058,6 +9072,7 @@ export interface operations {
                      *               "status": "completed",
                      *               "payment_method": "mobile_money",
                      *               "provider": "momo",
+                     *               "provider_receipt_number": "5729364812",
                      *               "description": "Order #1042",
                      *               "phone_number": "+250788123456",
                      *               "metadata": {
@@ -9120,7 +9135,7 @@ export interface operations {
                             fee: number;
                             /** @description Amount − fee − refunded, in minor units */
                             net: number;
-                            /** @description The provider's own id of the payment; null until it gave one */
+                            /** @description The provider's own id of the payment request (MTN MoMo's X-Reference-Id, Airtel's transaction id, the card gateway's PaymentIntent); null until it gave one, and for M-Pesa, whose push names the payment by this service's id (docs/providers.md#m-pesa): its customer-facing id is `payment.provider_receipt_number` */
                             provider_reference: string | null;
                             /** @description The refunds, oldest first */
                             refunds: components["schemas"]["Refund"][];
@@ -9360,6 +9375,7 @@ export interface operations {
                      *         "status": "cancelled",
                      *         "payment_method": "mobile_money",
                      *         "provider": "momo",
+                     *         "provider_receipt_number": null,
                      *         "description": "Order #1042",
                      *         "phone_number": "+250788123456",
                      *         "metadata": {
@@ -15636,6 +15652,7 @@ export interface operations {
                  *         "status": "pending",
                  *         "payment_method": "mobile_money",
                  *         "provider": "momo",
+                 *         "provider_receipt_number": null,
                  *         "description": "Order #1042",
                  *         "phone_number": "+250788123456",
                  *         "metadata": {
@@ -15719,6 +15736,7 @@ export interface operations {
                  *         "status": "completed",
                  *         "payment_method": "mobile_money",
                  *         "provider": "momo",
+                 *         "provider_receipt_number": "5729364812",
                  *         "description": "Order #1042",
                  *         "phone_number": "+250788123456",
                  *         "metadata": {
@@ -15799,6 +15817,7 @@ export interface operations {
                  *         "status": "failed",
                  *         "payment_method": "mobile_money",
                  *         "provider": "momo",
+                 *         "provider_receipt_number": null,
                  *         "description": "Order #1042",
                  *         "phone_number": "+250788123456",
                  *         "metadata": {
@@ -15879,6 +15898,7 @@ export interface operations {
                  *         "status": "cancelled",
                  *         "payment_method": "mobile_money",
                  *         "provider": "momo",
+                 *         "provider_receipt_number": null,
                  *         "description": "Order #1042",
                  *         "phone_number": "+250788123456",
                  *         "metadata": {
@@ -15971,6 +15991,7 @@ export interface operations {
                  *           "status": "completed",
                  *           "payment_method": "mobile_money",
                  *           "provider": "momo",
+                 *           "provider_receipt_number": "5729364812",
                  *           "description": "Order #1042",
                  *           "phone_number": "+250788123456",
                  *           "metadata": {
@@ -16064,6 +16085,7 @@ export interface operations {
                  *           "status": "completed",
                  *           "payment_method": "mobile_money",
                  *           "provider": "momo",
+                 *           "provider_receipt_number": "5729364812",
                  *           "description": "Order #1042",
                  *           "phone_number": "+250788123456",
                  *           "metadata": {

@@ -73,7 +73,8 @@ export function formatStory(story: PaymentStory): string {
   const { payment } = story;
   const lines = [
     `payment ${printable(payment.id)}  ${payment.status}  ${payment.amount} ${payment.currency} (minor units)  ` +
-      `${printable(payment.provider)} ref ${printable(payment.providerReference ?? 'none')}`,
+      `${printable(payment.provider)} ref ${printable(payment.providerReference ?? 'none')}  ` +
+      `receipt ${printable(payment.providerReceiptNumber ?? 'none')}`,
     `  merchant ${printable(payment.merchantId)}/${payment.environment}, created ${payment.createdAt}, ` +
       `version ${payment.version}` +
       (payment.failureCode

@@ -36,6 +36,8 @@ export interface PaymentStatusWrite {
   failureMessage: string | null;
   cancellationReason: string | null;
   providerReference: string | null;
+  /** The provider's receipt number (docs/payments.md#payment-record); a write never clears one the row holds. */
+  providerReceiptNumber: string | null;
   nextAction: PaymentSnapshot['nextAction'];
   reconciledAt: string | null;
   lateAnswer: PaymentSnapshot['lateAnswer'];
@@ -85,6 +87,7 @@ export function statusWriteOf(payment: PaymentSnapshot): PaymentStatusWrite {
     failureMessage: payment.failureMessage,
     cancellationReason: payment.cancellationReason ?? null,
     providerReference: payment.providerReference,
+    providerReceiptNumber: payment.providerReceiptNumber ?? null,
     nextAction: payment.nextAction,
     reconciledAt: payment.reconciledAt ?? null,
     lateAnswer: payment.lateAnswer ?? null,
@@ -115,6 +118,7 @@ interface PaymentRow {
   failure_code: string | null;
   failure_message: string | null;
   provider_reference: string | null;
+  provider_receipt_number: string | null;
   next_action: PaymentSnapshot['nextAction'];
   reconciled_at: Date | null;
   late_provider_answer: PaymentSnapshot['lateAnswer'];
@@ -166,6 +170,7 @@ function toRow(payment: PaymentSnapshot): PaymentRow {
     failure_code: payment.failureCode,
     failure_message: payment.failureMessage,
     provider_reference: payment.providerReference,
+    provider_receipt_number: payment.providerReceiptNumber ?? null,
     next_action: payment.nextAction,
     reconciled_at: payment.reconciledAt ? new Date(payment.reconciledAt) : null,
     late_provider_answer: payment.lateAnswer ?? null,
@@ -200,6 +205,7 @@ function fromRow(row: PaymentReadRow): PaymentSnapshot {
     failureCode: row.failure_code as FailureCode | null,
     failureMessage: row.failure_message,
     providerReference: row.provider_reference,
+    providerReceiptNumber: row.provider_receipt_number ?? null,
     nextAction: row.next_action,
     reconciledAt: row.reconciled_at ? iso(row.reconciled_at) : null,
     lateAnswer: row.late_provider_answer,
@@ -296,6 +302,7 @@ function statusColumns(write: PaymentStatusWrite) {
     failure_message: write.failureMessage,
     cancellation_reason: write.cancellationReason,
     provider_reference: write.providerReference,
+    ...(write.providerReceiptNumber === null ? {} : { provider_receipt_number: write.providerReceiptNumber }),
     next_action: write.nextAction === null ? null : storableJson(write.nextAction),
     reconciled_at: write.reconciledAt ? new Date(write.reconciledAt) : null,
     late_provider_answer: write.lateAnswer ? storableJson(write.lateAnswer) : null,

@@ -27,8 +27,8 @@ export type PaymentEvent =
   | { type: 'initiation_unanswered'; message: string }
   /** The provider says the customer acted and it is settling. */
   | { type: 'provider_processing' }
-  /** The provider says it collected the money. */
-  | { type: 'provider_success' }
+  /** The provider says it collected the money (`receiptNumber`: its customer-facing id of it, when it names one). */
+  | { type: 'provider_success'; receiptNumber?: string }
   /** The provider says the customer or their bank declined. */
   | { type: 'provider_decline'; failureCode: FailureCode; message: string }
   /** The provider says the collection failed on its side. */
@@ -38,7 +38,7 @@ export type PaymentEvent =
   /** The provider has not decided yet (or gave no answer): nothing to act on. */
   | { type: 'provider_unknown' }
   /** The provider says it collected the money after the payment closed. */
-  | { type: 'late_success'; reconciliationWindowMs: number }
+  | { type: 'late_success'; reconciliationWindowMs: number; receiptNumber?: string }
   /** `expires_at` passed and the provider's last word decided nothing. */
   | { type: 'expiry' }
   /** The merchant's cancel, once the provider withdrew its request or cannot. */
@@ -511,7 +511,7 @@ export function apply(state: PaymentState, event: PaymentEvent, at: string): App
       if (!refusal || refusal === notApplicable) refusal = refused;
       continue;
     }
-    const after = r.next(state, event, at);
+    const after = withReceipt(r.next(state, event, at), event);
     const changed = r.to !== state.payment.status;
     const writes = r.effects.some((e) => e.do === 'write');
     const payment: PaymentSnapshot = writes
@@ -534,6 +534,16 @@ export function apply(state: PaymentState, event: PaymentEvent, at: string): App
     return { ok: true, state: { ...after, payment }, effects, refund, row: r };
   }
   return { ok: false, refusal: refusal === notApplicable || !refusal ? noRow(state.payment.status, event) : refusal };
+}
+
+/**
+ * `state` with the receipt number a provider's success names kept on the payment (docs/payments.md#payment-record
+ * `provider_receipt_number`), whatever row takes the success; the first one kept stays.
+ */
+function withReceipt(state: PaymentState, event: PaymentEvent): PaymentState {
+  if (event.type !== 'provider_success' && event.type !== 'late_success') return state;
+  if (!event.receiptNumber || state.payment.providerReceiptNumber) return state;
+  return { ...state, payment: { ...state.payment, providerReceiptNumber: event.receiptNumber } };
 }
 
 function causeId(cause: string, payment: PaymentSnapshot, refundId: string): string {
@@ -577,10 +587,12 @@ export function answerEvent(
   reconciliationWindowMs: number,
 ): PaymentEvent {
   switch (outcome.status) {
-    case 'completed':
+    case 'completed': {
+      const receipt = outcome.receiptNumber ? { receiptNumber: outcome.receiptNumber } : {};
       return OPEN.includes(payment.status)
-        ? { type: 'provider_success' }
-        : { type: 'late_success', reconciliationWindowMs };
+        ? { type: 'provider_success', ...receipt }
+        : { type: 'late_success', reconciliationWindowMs, ...receipt };
+    }
     case 'processing':
       return { type: 'provider_processing' };
     case 'cancelled':

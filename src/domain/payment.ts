@@ -60,6 +60,13 @@ export interface PaymentSnapshot {
   /** Why the merchant cancelled (docs/payments.md#cancel-and-refund `reason`), once cancelled. */
   cancellationReason?: string | null;
   providerReference: string | null;
+  /**
+   * The provider's own customer-facing id of the collected money (docs/payments.md#payment-record
+   * `provider_receipt_number`): M-Pesa's `MpesaReceiptNumber`, MTN MoMo's `financialTransactionId`, Airtel's
+   * `airtel_money_id`, the card gateway's charge id; kept from the provider's success, null until then or when the
+   * provider's success named none. What a reversal of the payment names at the provider. Absent: null.
+   */
+  providerReceiptNumber?: string | null;
   nextAction: NextAction | null;
   expiresAt: string;
   createdAt: string;
@@ -136,9 +143,29 @@ export function pollDelayAfter(delayMs: number, polls: number): number {
 /** What a provider says about a payment, mapped onto our statuses (docs/providers.md#adapters). */
 export type ProviderOutcome =
   | { status: 'pending' | 'processing' }
-  | { status: 'completed' }
+  /** `receiptNumber`: the provider's customer-facing id of the collected money, when its answer names one. */
+  | { status: 'completed'; receiptNumber?: string }
   | { status: 'cancelled' }
   | { status: 'failed'; failureCode: FailureCode; failureMessage: string };
+
+/** Longest receipt number kept (the column's width), in characters. */
+export const RECEIPT_NUMBER_MAX = 100;
+
+/**
+ * `outcome` with the provider's receipt number (docs/payments.md#payment-record `provider_receipt_number`) when it is a
+ * success and `receipt` names one: a string or number of the provider's answer, trimmed; a blank one, or one over
+ * {@link RECEIPT_NUMBER_MAX} characters or with control characters, is left out.
+ */
+export function withReceiptNumber(
+  outcome: ProviderOutcome,
+  receipt: string | number | null | undefined,
+): ProviderOutcome {
+  if (outcome.status !== 'completed' || receipt === null || receipt === undefined) return outcome;
+  const text = String(receipt).trim();
+  // eslint-disable-next-line no-control-regex
+  if (text.length === 0 || text.length > RECEIPT_NUMBER_MAX || /[\u0000-\u001f\u007f]/.test(text)) return outcome;
+  return { ...outcome, receiptNumber: text };
+}
 
 /** The provider's reference for the payment, what it says about it now, and the customer's next step. */
 export interface ProviderAnswer {

@@ -258,7 +258,8 @@ export async function getPaymentDetail(
     payment: toGenericPaymentView(payment),
     fee,
     net: net - payment.amountRefunded,
-    provider_reference: payment.providerReference,
+    // A provider that knows the payment by our own id (M-Pesa, docs/providers.md#m-pesa) gave no id of its own.
+    provider_reference: payment.providerReference === payment.id ? null : payment.providerReference,
     refunds: refunds.map(toRefundView),
     status_changes: statusChangesOf(facts),
     refund_changes: refundChangesOf(refunds),

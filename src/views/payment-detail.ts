@@ -49,10 +49,10 @@ export const paymentDetail = z.object({
   payment: genericPayment,
   fee: z.number().int().openapi({ description: 'The fee in minor units, once money moved; else 0' }),
   net: z.number().int().openapi({ description: 'Amount − fee − refunded, in minor units' }),
-  provider_reference: z
-    .string()
-    .nullable()
-    .openapi({ description: "The provider's own id of the payment; null until it gave one" }),
+  provider_reference: z.string().nullable().openapi({
+    description:
+      "The provider's own id of the payment request (MTN MoMo's X-Reference-Id, Airtel's transaction id, the card gateway's PaymentIntent); null until it gave one, and for M-Pesa, whose push names the payment by this service's id (docs/providers.md#m-pesa): its customer-facing id is `payment.provider_receipt_number`",
+  }),
   refunds: z.array(refund).openapi({ description: 'The refunds, oldest first' }),
   status_changes: z.array(statusChange).openapi({ description: 'Every status change, oldest first' }),
   refund_changes: z

@@ -37,6 +37,15 @@ export const nextAction = z
       'What the customer or your front end does next, as the provider gave it: transfer instructions, the card confirmation, or the mobile money prompt; null once nothing is awaited',
   });
 
+/**
+ * The provider's own customer-facing id of the collected money (docs/payments.md#payment-record
+ * `provider_receipt_number`).
+ */
+export const providerReceiptNumber = z.string().nullable().openapi({
+  description:
+    "The provider's own id of the collected money, the one the customer sees on their receipt or SMS: M-Pesa's `MpesaReceiptNumber` (e.g. `NLJ7RT61SV`), MTN MoMo's `financialTransactionId`, Airtel's `airtel_money_id`, the card gateway's charge id (`ch_…`), or the sandbox's simulated one (`SBX` and 7 characters); null until the provider confirmed the collection, or when its confirmation named none",
+});
+
 /** The generic payment (docs/payments.md#payment-record); `amount` in minor units. */
 export const genericPayment = z
   .object({
@@ -63,6 +72,7 @@ export const genericPayment = z
     provider: z
       .string()
       .openapi({ description: 'The provider code that handles it (`momo`, `mobile_money_b`, `card_gateway`, …)' }),
+    provider_receipt_number: providerReceiptNumber,
     description: z
       .string()
       .nullable()
@@ -131,6 +141,7 @@ export function toGenericPaymentView(payment: PaymentSnapshot): GenericPaymentVi
     status: payment.status,
     payment_method: payment.paymentMethod,
     provider: payment.provider,
+    provider_receipt_number: payment.providerReceiptNumber ?? null,
     description: payment.description,
     ...customer,
     metadata: payment.metadata,
@@ -158,6 +169,7 @@ export const merchantPayment = z
     amount: z.string().openapi({ description: 'The amount as a decimal string in the currency\'s unit (`"1500.00"`)' }),
     currency: z.string().openapi({ description: 'ISO 4217 code' }),
     payment_method: z.string().openapi({ description: 'The provider code the customer pays with' }),
+    provider_receipt_number: providerReceiptNumber,
     description: z.string().nullable().openapi({ description: 'Your description; null when none' }),
     client_secret: z
       .string()
@@ -188,6 +200,7 @@ export function toMerchantPaymentView(payment: PaymentSnapshot, feeBasisPoints: 
     amount: formatDecimalAmount(payment.amount, payment.currency),
     currency: payment.currency,
     payment_method: payment.paymentMethod,
+    provider_receipt_number: payment.providerReceiptNumber ?? null,
     description: payment.description,
     ...(payment.nextAction?.type === 'card_confirm' ? { client_secret: payment.nextAction.client_secret } : {}),
     failure_code: payment.failureCode,

@@ -308,6 +308,21 @@ describe('OpenAPI document and /docs (docs/api.md#health)', function () {
     }
   });
 
+  it("documents the provider's receipt number on both payment forms, as a nullable string, with an example", () => {
+    for (const name of ['Payment', 'MerchantScopedPayment']) {
+      const schema = document.components.schemas[name] as {
+        properties: Record<string, { type?: unknown; description?: string }>;
+        required?: string[];
+      };
+      const field = schema.properties.provider_receipt_number;
+      expect(field, name).to.not.equal(undefined);
+      expect(field?.type, name).to.deep.equal(['string', 'null']);
+      expect(field?.description, name).to.include('MpesaReceiptNumber');
+      expect(schema.required, name).to.include('provider_receipt_number');
+    }
+    expect(JSON.stringify(document)).to.include('"provider_receipt_number":"5729364812"');
+  });
+
   it("names the configured public address as its server (PUBLIC_BASE_URL, default the API's own address)", async () => {
     const { config } = await getStack();
     expect(document.servers).to.deep.equal([{ url: config.PUBLIC_BASE_URL, description: 'This API' }]);

@@ -118,6 +118,9 @@ describe('on-call commands and backlog gauges (docs/operations.md#runbooks)', fu
     const story = await admin('ops', 'story', payment.id);
     expect(story.code, story.err).to.equal(0);
     expect(story.out).to.include(`payment ${payment.id}  completed  2000 RWF (minor units)  momo`);
+    // The provider's receipt number (the sandbox's simulated one) is in the story's first line.
+    expect(payment.provider_receipt_number).to.match(/^SBX[0-9A-F]{7}$/);
+    expect(story.out).to.match(new RegExp(`momo ref \\S+ {2}receipt ${payment.provider_receipt_number}\n`));
     expect(story.out).to.include(`${refund.body.data.id}  pending  700 RWF`);
     expect(story.out).to.match(/ payment\.completed /);
     expect(story.out).to.match(/^workflow \S+ run \S+: RUNNING, \d+ history events, started /m);

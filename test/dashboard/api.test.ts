@@ -69,7 +69,9 @@ describe('dashboard API (README.md#dashboard)', function () {
       expect(detail.payment).to.include({ id: payment.id, status: 'completed', amount: 1500 });
       expect(detail.fee).to.be.a('number').and.be.greaterThan(0);
       expect(detail.net).to.equal(1500 - detail.fee);
-      expect(detail.provider_reference).to.be.a('string');
+      expect(detail.provider_reference).to.be.a('string').and.not.equal(payment.id);
+      // The sandbox's simulated receipt number (docs/payments.md#payment-record).
+      expect(detail.payment.provider_receipt_number).to.match(/^SBX[0-9A-F]{7}$/);
       expect(detail.history_available).to.equal(true);
       expect(detail.status_changes[0]).to.include({ from: null, to: 'pending', source: 'create' });
       const completion = detail.status_changes.find((change: any) => change.to === 'completed');

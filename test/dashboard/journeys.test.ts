@@ -162,6 +162,10 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     );
     expect(deliveryText).to.include(hook.body.data.id).and.include('204');
     expect(await page.getByTestId('amount-refunded').textContent()).to.equal('750 RWF');
+    // The provider's receipt number (the sandbox's simulated one), as the payment holds it.
+    const { provider_receipt_number: receipt } = (await call(`/v1/payments/${payment.id}`, { key })).body.data;
+    expect(receipt).to.match(/^SBX[0-9A-F]{7}$/);
+    expect(await page.getByTestId('provider-receipt-number').textContent()).to.equal(receipt);
     await expectLabelled(page);
     await screenshot(page, 'payment-detail');
 

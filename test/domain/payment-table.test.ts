@@ -8,12 +8,14 @@ import { expect } from 'chai';
 import {
   callbackMayChange,
   PAYMENT_STATUSES,
+  withReceiptNumber,
   type PaymentSnapshot,
   type PaymentStatus,
 } from '../../src/domain/payment';
 import {
   apply,
   answerChangesPayment,
+  answerEvent,
   cancelEvent,
   expiryEvent,
   initialPaymentState,
@@ -303,6 +305,51 @@ describe('payment table: conditions (docs/payments.md#cancel-and-refund)', () =>
     expect(unanswered.ok && unanswered.state.payment).to.include({ failureCode: 'provider_error' });
     const reconciled = apply(stateIn('failed'), sampleEvent('late_success'), AT);
     expect(reconciled.ok && reconciled.state.payment).to.include({ failureCode: null, failureMessage: null });
+  });
+
+  it("keeps the receipt number of the provider's success by every path, the first one kept staying", () => {
+    const receipt = { status: 'completed' as const, receiptNumber: 'NLJ7RT61SV' };
+    // The success at a poll or a callback, at the expiry's last question, at a cancel, and a late one.
+    for (const event of [
+      answerEvent({ status: 'pending' }, receipt, WINDOW_MS),
+      expiryEvent(receipt),
+      cancelEvent(receipt, null),
+    ]) {
+      expect(event).to.deep.equal({ type: 'provider_success', receiptNumber: 'NLJ7RT61SV' });
+      const step = apply(stateIn('pending'), event, AT);
+      expect(step.ok && step.state.payment).to.include({ status: 'completed', providerReceiptNumber: 'NLJ7RT61SV' });
+    }
+    const late = answerEvent({ status: 'failed' }, receipt, WINDOW_MS);
+    expect(late).to.deep.equal({
+      type: 'late_success',
+      reconciliationWindowMs: WINDOW_MS,
+      receiptNumber: 'NLJ7RT61SV',
+    });
+    const reconciled = apply(stateIn('failed'), late, AT);
+    expect(reconciled.ok && reconciled.state.payment).to.include({ providerReceiptNumber: 'NLJ7RT61SV' });
+    // A success that names none keeps none; a kept one is never replaced.
+    const none = apply(stateIn('pending'), { type: 'provider_success' }, AT);
+    expect(none.ok && none.state.payment.providerReceiptNumber).to.equal(undefined);
+    const kept = apply(
+      stateIn('failed', { providerReceiptNumber: 'FIRST00001' }),
+      { type: 'late_success', reconciliationWindowMs: WINDOW_MS, receiptNumber: 'OTHER00002' },
+      AT,
+    );
+    expect(kept.ok && kept.state.payment.providerReceiptNumber).to.equal('FIRST00001');
+    // A failure never sets one.
+    const failed = apply(stateIn('pending'), sampleEvent('provider_decline'), AT);
+    expect(failed.ok && failed.state.payment.providerReceiptNumber).to.equal(undefined);
+  });
+
+  it('takes a receipt number only from a success, trimmed, and never a blank, over-long or control-laden one', () => {
+    expect(withReceiptNumber({ status: 'completed' }, ' 5729364812 ')).to.deep.equal({
+      status: 'completed',
+      receiptNumber: '5729364812',
+    });
+    expect(withReceiptNumber({ status: 'completed' }, 5729364812)).to.deep.include({ receiptNumber: '5729364812' });
+    for (const bad of [null, undefined, '', '   ', 'x'.repeat(101), 'AB\nCD'])
+      expect(withReceiptNumber({ status: 'completed' }, bad)).to.deep.equal({ status: 'completed' });
+    expect(withReceiptNumber({ status: 'pending' }, 'NLJ7RT61SV')).to.deep.equal({ status: 'pending' });
   });
 
   it("maps the provider's word at expiry, at a cancel and on a poll onto events", () => {

@@ -12,6 +12,7 @@ import { getStack } from '../helpers/stack';
 import {
   approvedLiveMerchant,
   callService,
+  paymentEventDataOf,
   providerReferenceOf,
   startLiveService,
   waitForLivePayment,
@@ -68,9 +69,15 @@ describe('live Airtel Money payments end to end, against the Airtel fake (docs/p
   it("collects a payment that settles by the provider's callback, with the provider's reference", async () => {
     const created = await createPayment('000');
     expect(created).to.include({ status: 'pending', provider: 'mobile_money_b' });
-    await waitForLivePayment(service.baseUrl, liveKey, created.id, (p) => p.status === 'completed');
+    const paid = await waitForLivePayment(service.baseUrl, liveKey, created.id, (p) => p.status === 'completed');
     const reference = (await providerReferenceOf(created.id)) as string;
     const transaction = fake.transactions.get(reference);
+    // Airtel's airtel_money_id, the payer's receipt id, is on the payment and its event.
+    expect(transaction?.airtelMoneyId).to.be.a('string').and.not.equal('');
+    expect(paid.provider_receipt_number).to.equal(transaction?.airtelMoneyId);
+    expect((await paymentEventDataOf(created.id, 'payment.completed'))?.provider_receipt_number).to.equal(
+      transaction?.airtelMoneyId,
+    );
     expect(transaction, `the fake holds ${reference}`).to.include({
       status: 'TS',
       amount: 1500,

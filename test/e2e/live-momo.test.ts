@@ -10,6 +10,7 @@ import { MOMO_FAKE_NUMBERS, startMomoFake, type MomoFake } from '../fakes/momo-f
 import {
   approvedLiveMerchant,
   callService,
+  paymentEventDataOf,
   providerReferenceOf,
   startLiveService,
   waitForLivePayment,
@@ -67,8 +68,13 @@ describe('live MTN MoMo payments end to end, against the MoMo fake (docs/provide
   it("collects a payment that settles by MoMo's callback (PUT), one request-to-pay per payment", async () => {
     const created = await createPayment('100001');
     expect(created).to.include({ status: 'pending', provider: 'momo' });
-    await waitForLivePayment(service.baseUrl, liveKey, created.id, (p) => p.status === 'completed');
+    const paid = await waitForLivePayment(service.baseUrl, liveKey, created.id, (p) => p.status === 'completed');
     const reference = (await providerReferenceOf(created.id)) as string;
+    // MoMo's financialTransactionId, the payer's receipt id, is on the payment and its event.
+    const receipt = fake.transactions.get(reference)?.financialTransactionId;
+    expect(receipt).to.match(/^[0-9]{9}$/);
+    expect(paid.provider_receipt_number).to.equal(receipt);
+    expect((await paymentEventDataOf(created.id, 'payment.completed'))?.provider_receipt_number).to.equal(receipt);
     expect(reference).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(fake.transactions.get(reference)).to.include({
       amount: '1500',

@@ -19,6 +19,7 @@ import { uniqueNumber } from '../helpers/adapters';
 import {
   approvedLiveMerchant,
   callService,
+  paymentEventDataOf,
   providerReferenceOf,
   startLiveService,
   waitForLivePayment,
@@ -105,6 +106,12 @@ describe('live M-Pesa payments end to end, against the Daraja fake (docs/provide
       new RegExp(`/v1/provider-callbacks/mpesa\\?payment=${created.id}&token=[0-9a-f]{64}$`),
     );
     expect(callback?.status, 'the service took the callback').to.equal(200);
+    // The MpesaReceiptNumber of the callback, the id the customer gets by SMS, is on the payment and its event.
+    expect(push.receipt).to.match(/^[A-Z0-9]{10}$/);
+    const paid = (await callService(service.baseUrl, `/v1/payments/${created.id}`, liveKey)).body.data;
+    expect(paid.provider_receipt_number).to.equal(push.receipt);
+    const event = await paymentEventDataOf(created.id, 'payment.completed');
+    expect(event?.provider_receipt_number, 'payment.completed carries it').to.equal(push.receipt);
   });
 
   it('settles by the query when the callback is lost', async () => {
@@ -114,6 +121,8 @@ describe('live M-Pesa payments end to end, against the Daraja fake (docs/provide
       const created = await createPayment(phone);
       const paid = await until(created.id, (p) => p.status === 'completed', 60_000);
       expect(paid.status).to.equal('completed');
+      // The query names no receipt: without the callback, none is known (docs/providers.md#m-pesa).
+      expect(paid.provider_receipt_number).to.equal(null);
       expect(pushesTo(phone)).to.have.length(1);
       expect(
         fake.callbacks.filter((c) => c.url.includes(created.id)),

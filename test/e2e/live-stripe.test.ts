@@ -76,6 +76,10 @@ describe('live card payments end to end through Stripe, against stripe-mock and 
     expect(deliveries).to.deep.equal([200]);
     const paid = await waitForLivePayment(service.baseUrl, liveKey, payment.id, (p) => p.status === 'completed');
     expect(paid.amount).to.equal(2500);
+    // The PaymentIntent's latest_charge is the receipt number (docs/payments.md#payment-record).
+    const charge = fake.paymentIntent(intent)?.latest_charge;
+    expect(charge).to.match(/^ch_/);
+    expect(paid.provider_receipt_number).to.equal(charge);
   });
 
   it("settles by polling when Stripe's webhooks never arrive", async () => {

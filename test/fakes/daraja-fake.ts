@@ -25,9 +25,14 @@
  *   ResultURL: `{Result: {ResultType: 0, ResultCode, ResultDesc, OriginatorConversationID, ConversationID,
  *   TransactionID, ResultParameters: {ResultParameter: [{Key, Value}]}, ReferenceData}}`, or a queue time-out
  *   notification to the QueueTimeOutURL;
- * - `POST /mpesa/transactionstatus/v1/query`: 200 acknowledgement; the result (`TransactionStatus` Completed or
- *   Failed, ReceiptNo, Amount, ReasonType; ResultCode 2032 for a transaction M-Pesa does not have, or has not finished)
- *   is POSTed to the query's ResultURL, whatever the callback mode.
+ * - `POST /mpesa/transactionstatus/v1/query` (by `TransactionID` or `OriginalConversationID`; neither → 400): 200
+ *   acknowledgement; the result (`TransactionStatus` Completed or Failed, ReceiptNo, Amount, ReasonType; ResultCode
+ *   2032 for a transaction M-Pesa does not have, or has not finished) is POSTed to the query's ResultURL, whatever the
+ *   callback mode.
+ *
+ * Every POST with a field its page does not document ({@link DOCUMENTED_FIELDS}: B2C's `Occassion`, Transaction
+ * Status's `OriginalConversationID` and `Occasion`, as those pages spell them) → 400 `400.002.02 Bad Request - Invalid
+ * <field>`.
  *
  * The customer's number decides by its last four digits ({@link DARAJA_FAKE_NUMBERS}, the result codes of Daraja's
  * sandbox); any other number (Daraja's sandbox number 254708374149 included) pays after `approvalDelayMs`. Callbacks
@@ -189,6 +194,54 @@ export const STK_PUSH_PATH = '/mpesa/stkpush/v1/processrequest';
 export const STK_QUERY_PATH = '/mpesa/stkpushquery/v1/query';
 export const B2C_PATH = '/mpesa/b2c/v3/paymentrequest';
 export const TRANSACTION_STATUS_PATH = '/mpesa/transactionstatus/v1/query';
+
+/**
+ * The request fields each endpoint's page documents (developer.safaricom.co.ke: "M-Pesa Express", "Business To
+ * Customer (B2C)", "Transaction Status"), spelled as each page spells them: B2C's `Occassion`, Transaction Status's
+ * `OriginalConversationID` and `Occasion`. Any other field is refused.
+ */
+export const DOCUMENTED_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  [STK_PUSH_PATH]: new Set([
+    'BusinessShortCode',
+    'Password',
+    'Timestamp',
+    'TransactionType',
+    'Amount',
+    'PartyA',
+    'PartyB',
+    'PhoneNumber',
+    'CallBackURL',
+    'AccountReference',
+    'TransactionDesc',
+  ]),
+  [STK_QUERY_PATH]: new Set(['BusinessShortCode', 'Password', 'Timestamp', 'CheckoutRequestID']),
+  [B2C_PATH]: new Set([
+    'OriginatorConversationID',
+    'InitiatorName',
+    'SecurityCredential',
+    'CommandID',
+    'Amount',
+    'PartyA',
+    'PartyB',
+    'Remarks',
+    'QueueTimeOutURL',
+    'ResultURL',
+    'Occassion',
+  ]),
+  [TRANSACTION_STATUS_PATH]: new Set([
+    'Initiator',
+    'SecurityCredential',
+    'CommandID',
+    'TransactionID',
+    'OriginalConversationID',
+    'PartyA',
+    'IdentifierType',
+    'ResultURL',
+    'QueueTimeOutURL',
+    'Remarks',
+    'Occasion',
+  ]),
+};
 
 interface Answer {
   status: number;
@@ -486,10 +539,13 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
 
   function transactionStatus(body: Record<string, unknown>): Answer {
     const bad =
-      badInitiator(body, 'Initiator') ?? (body.CommandID === 'TransactionStatusQuery' ? undefined : 'CommandID');
+      badInitiator(body, 'Initiator') ??
+      (body.CommandID === 'TransactionStatusQuery' ? undefined : 'CommandID') ??
+      (body.TransactionID !== undefined || body.OriginalConversationID !== undefined ? undefined : 'TransactionID');
     if (bad) return error(400, '400.002.02', `Bad Request - Invalid ${bad}`);
     const payment =
-      findB2c(body.OriginatorConversationID) ?? b2cPayments.find((p) => p.transactionId === body.TransactionID);
+      (body.OriginalConversationID === undefined ? undefined : findB2c(body.OriginalConversationID)) ??
+      (body.TransactionID === undefined ? undefined : b2cPayments.find((p) => p.transactionId === body.TransactionID));
     const conversationId = `AG_${kenyaTimestamp(Date.now()).slice(0, 8)}_${randomBytes(10).toString('hex')}`;
     const resultUrl = body.ResultURL as string;
     timers.later(20, () => {
@@ -522,11 +578,17 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
       status: 200,
       body: {
         ConversationID: conversationId,
-        OriginatorConversationID: String(body.OriginatorConversationID ?? ''),
+        OriginatorConversationID: String(body.OriginalConversationID ?? body.TransactionID ?? ''),
         ResponseCode: '0',
         ResponseDescription: 'Accept the service request successfully.',
       },
     };
+  }
+
+  /** The first field of `body` its endpoint's page does not name (Daraja refuses it as an invalid request), if any. */
+  function undocumentedField(path: string, body: Record<string, unknown>): string | undefined {
+    const fields = DOCUMENTED_FIELDS[path];
+    return fields ? Object.keys(body).find((field) => !fields.has(field)) : undefined;
   }
 
   function route({ method, path, query, headers, body }: FakeIncoming): Answer {
@@ -540,7 +602,10 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
     const handler = handlers[path];
     if (method !== 'POST' || !handler) return error(404, '404.001.01', 'Resource not found');
     if (!authorised(headers)) return error(401, '404.001.03', 'Invalid Access Token');
-    return handler((body ?? {}) as Record<string, unknown>);
+    const given = (body ?? {}) as Record<string, unknown>;
+    const undocumented = undocumentedField(path, given);
+    if (undocumented) return error(400, '400.002.02', `Bad Request - Invalid ${undocumented}`);
+    return handler(given);
   }
 
   const server = await startFakeServer({

@@ -96,3 +96,10 @@ export async function providerReferenceOf(id: string): Promise<string | null> {
   const row = await db('payments').where({ id }).first('provider_reference');
   return (row?.provider_reference as string | null | undefined) ?? null;
 }
+
+/** The `data` of payment `id`'s event `type` (`payment.completed` …) as written, or undefined when none was. */
+export async function paymentEventDataOf(id: string, type: string): Promise<any> {
+  const { db } = await getStack();
+  const row = await db('events').where({ object_id: id, type }).first('data');
+  return row?.data;
+}

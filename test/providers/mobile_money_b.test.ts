@@ -228,6 +228,11 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
         const answer = await settledAnswer(airtel, providerReference);
         expect(answer.providerReference).to.equal(providerReference);
         expect(answer.outcome).to.include(outcome);
+        // A success carries Airtel's airtel_money_id as its receipt number (docs/payments.md#payment-record).
+        if (answer.outcome.status === 'completed')
+          expect(answer.outcome.receiptNumber)
+            .to.be.a('string')
+            .and.equal(fake.transactions.get(providerReference)?.airtelMoneyId);
         if (answer.outcome.status === 'failed') expect(answer.outcome.failureMessage).to.match(/^Airtel Money: /);
       });
     }

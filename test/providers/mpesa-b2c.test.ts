@@ -144,7 +144,10 @@ describe('M-Pesa B2C payout rail (docs/payouts.md#m-pesa-b2c) against the Daraja
       PartyA: fake.shortcode,
       PartyB: request.destination.type === 'mobile_money' ? request.destination.phoneNumber.slice(1) : '',
       Remarks: 'Weekly payout',
+      // Safaricom's B2C page spells it so.
+      Occassion: request.payoutId.replace('_', ' '),
     });
+    expect(sent?.body).to.not.have.property('Occasion');
     const resultUrl = new URL((sent?.body as any).ResultURL as string);
     expect(resultUrl.pathname).to.equal('/v1/provider-callbacks/mpesa');
     expect(resultUrl.searchParams.get('payout')).to.equal(request.payoutId);
@@ -194,6 +197,80 @@ describe('M-Pesa B2C payout rail (docs/payouts.md#m-pesa-b2c) against the Daraja
     expect(await settle(request.payoutId)).to.deep.equal({ outcome: 'paid', providerReference: request.payoutId });
     expect(statusCalls()).to.be.greaterThan(statusBefore);
     expect(b2cCalls(request.payoutId)).to.have.length(1);
+  });
+
+  it("asks Transaction Status with that page's own field names: OriginalConversationID and Occasion", async () => {
+    const request = payout(payee());
+    fake.injectFaults('error_500', 1, [B2C_PATH]);
+    expect((await rail.sendPayout(request)).outcome).to.equal('unknown');
+    expect(await settle(request.payoutId)).to.deep.equal({ outcome: 'paid', providerReference: request.payoutId });
+    const asked = fake.requests.filter(
+      (r) => r.path === TRANSACTION_STATUS_PATH && (r.body as any)?.OriginalConversationID === request.payoutId,
+    );
+    expect(asked, 'asked by OriginalConversationID').to.not.have.length(0);
+    expect(asked[0]?.body).to.include({ CommandID: 'TransactionStatusQuery', IdentifierType: '4' });
+    expect(asked[0]?.body).to.have.property('Occasion');
+    expect(asked[0]?.body).to.not.have.any.keys('OriginatorConversationID', 'Occassion');
+  });
+
+  it('the fake refuses, 400 as Daraja does, a field name its page does not document', async () => {
+    const basic = Buffer.from('daraja-consumer-key:daraja-consumer-secret').toString('base64');
+    const token = (await (
+      await fetch(`${fake.url}/oauth/v1/generate?grant_type=client_credentials`, {
+        headers: { authorization: `Basic ${basic}` },
+      })
+    ).json()) as { access_token: string };
+    const post = async (path: string, body: Record<string, unknown>) => {
+      const response = await fetch(`${fake.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const urls = { ResultURL: 'https://pay.example/r', QueueTimeOutURL: 'https://pay.example/t' };
+    const initiator = { SecurityCredential: fake.securityCredential, PartyA: fake.shortcode, ...urls };
+    const b2c = {
+      OriginatorConversationID: newId('po_'),
+      InitiatorName: fake.initiatorName,
+      CommandID: 'BusinessPayment',
+      Amount: 10,
+      PartyB: '254712345678',
+      Remarks: 'Payout',
+      ...initiator,
+    };
+    expect(await post(B2C_PATH, { ...b2c, Occasion: 'x' })).to.deep.include({ status: 400 });
+    expect((await post(B2C_PATH, { ...b2c, Occasion: 'x' })).body).to.include({
+      errorCode: '400.002.02',
+      errorMessage: 'Bad Request - Invalid Occasion',
+    });
+    expect((await post(B2C_PATH, { ...b2c, Occassion: 'x' })).status).to.equal(200);
+    const status = {
+      Initiator: fake.initiatorName,
+      CommandID: 'TransactionStatusQuery',
+      IdentifierType: '4',
+      Remarks: 'Status',
+      ...initiator,
+    };
+    const wrongName = await post(TRANSACTION_STATUS_PATH, {
+      ...status,
+      OriginatorConversationID: b2c.OriginatorConversationID,
+    });
+    expect(wrongName.status).to.equal(400);
+    expect(wrongName.body).to.include({ errorMessage: 'Bad Request - Invalid OriginatorConversationID' });
+    expect((await post(TRANSACTION_STATUS_PATH, { ...status, Occassion: 'x', TransactionID: 'X' })).status).to.equal(
+      400,
+    );
+    expect(
+      (await post(TRANSACTION_STATUS_PATH, status)).status,
+      'neither TransactionID nor OriginalConversationID',
+    ).to.equal(400);
+    const right = await post(TRANSACTION_STATUS_PATH, {
+      ...status,
+      OriginalConversationID: b2c.OriginatorConversationID,
+      Occasion: 'x',
+    });
+    expect(right.status).to.equal(200);
   });
 
   it('a time-out after accepting with no result callback ever is settled by Transaction Status', async () => {

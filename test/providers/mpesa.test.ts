@@ -209,7 +209,12 @@ describe('M-Pesa adapter (mpesa, docs/providers.md#m-pesa) against the Daraja fa
         const [push] = pushesTo(req.customer);
         const hint = await mpesa.parseCallback(await callbackFor(push!.checkoutRequestId));
         expect(hint).to.deep.equal({ providerReference: req.paymentId, claimed: 'completed' });
-        expect((await mpesa.fetchStatus(req.paymentId)).outcome).to.deep.equal({ status: 'completed' });
+        // The query confirms the success; the receipt number is the callback's MpesaReceiptNumber.
+        expect(push!.receipt).to.match(/^[A-Z0-9]{10}$/);
+        expect((await mpesa.fetchStatus(req.paymentId)).outcome).to.deep.equal({
+          status: 'completed',
+          receiptNumber: push!.receipt,
+        });
         expect(pushesTo(req.customer), 'one prompt').to.have.length(1);
       });
     }
@@ -224,6 +229,28 @@ describe('M-Pesa adapter (mpesa, docs/providers.md#m-pesa) against the Daraja fa
   });
 
   describe('callbacks', () => {
+    it("keeps the first success callback's MpesaReceiptNumber; a refused or repeated callback changes it not", async () => {
+      const req = request(safaricomNumber());
+      await mpesa.initiate(req);
+      const [push] = pushesTo(req.customer);
+      const good = await callbackFor(push!.checkoutRequestId);
+      // A callback with a wrong token, naming another receipt, is refused and keeps nothing.
+      const forged = good.rawBody.replace(push!.receipt!, 'FORGED0001');
+      expect(
+        await rejectionOf(
+          Promise.resolve().then(() =>
+            mpesa.parseCallback({ ...good, rawBody: forged, query: { ...good.query, token: '0'.repeat(64) } }),
+          ),
+        ),
+      ).to.be.instanceOf(ProviderRefusal);
+      await mpesa.parseCallback(good);
+      await mpesa.parseCallback({ ...good, rawBody: forged });
+      expect((await settledAnswer(mpesa, req.paymentId)).outcome).to.deep.equal({
+        status: 'completed',
+        receiptNumber: push!.receipt,
+      });
+    });
+
     it('refuses a wrong or missing token, another CheckoutRequestID, and a body that is not a result; takes duplicates and late ones', async () => {
       const req = request(safaricomNumber());
       await mpesa.initiate(req);

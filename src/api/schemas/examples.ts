@@ -46,6 +46,7 @@ export const pendingPayment: z.input<typeof out.genericPayment> = {
   status: 'pending',
   payment_method: 'mobile_money',
   provider: 'momo',
+  provider_receipt_number: null,
   description: 'Order #1042',
   phone_number: '+250788123456',
   metadata: { order_id: '1042' },
@@ -68,6 +69,7 @@ export const pendingPayment: z.input<typeof out.genericPayment> = {
 export const completedPayment: z.input<typeof out.genericPayment> = {
   ...pendingPayment,
   status: 'completed',
+  provider_receipt_number: '5729364812',
   next_action: null,
   balance_transaction: ids.paymentTransaction,
   updated_at: '2026-11-24T10:00:04.000Z',
@@ -141,6 +143,7 @@ export const merchantPayment: z.input<typeof out.merchantPayment> = {
   amount: '1500.00',
   currency: 'RWF',
   payment_method: 'momo',
+  provider_receipt_number: null,
   description: 'Order #1042',
   failure_code: null,
   created_at: '2026-11-24T10:00:00.000Z',

@@ -38,7 +38,7 @@
  * `failure_reason` (`lost_or_stolen_card`, `expired_or_canceled_card`,
  * `charge_for_pending_refund_disputed`, `insufficient_funds`, `declined`, `merchant_request`, `unknown`).
  */
-import type { FailureCode, ProviderOutcome } from '../../domain/payment';
+import { withReceiptNumber, type FailureCode, type ProviderOutcome } from '../../domain/payment';
 import { CURRENCY_EXPONENTS, type Currency } from '../../domain/money';
 import { z } from '../../lib/zod';
 import type { RefundAnswer } from '../provider';
@@ -81,6 +81,8 @@ export const paymentIntentSchema = z.object({
   client_secret: z.string().nullish(),
   last_payment_error: lastPaymentErrorSchema.nullish(),
   cancellation_reason: z.string().nullish(),
+  /** The charge (`ch_…`) of the last attempt: its id, or the charge itself when expanded; the receipt id once paid. */
+  latest_charge: z.union([z.string(), z.object({ id: z.string() }).passthrough()]).nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
 });
 
@@ -145,11 +147,16 @@ export function isDeclinedAttempt(intent: Pick<StripePaymentIntent, 'status' | '
 
 /** A PaymentIntent's state as our {@link ProviderOutcome} (the table above). */
 export function outcomeOfPaymentIntent(
-  intent: Pick<StripePaymentIntent, 'status' | 'last_payment_error' | 'cancellation_reason'>,
+  intent: Pick<StripePaymentIntent, 'status' | 'last_payment_error' | 'cancellation_reason'> &
+    Partial<Pick<StripePaymentIntent, 'latest_charge'>>,
 ): ProviderOutcome {
   switch (intent.status) {
-    case 'succeeded':
-      return { status: 'completed' };
+    case 'succeeded': {
+      // The charge's id is the receipt id (docs/payments.md#payment-record): what Stripe's dashboard, the card
+      // statement's search and a dispute name; `receipt_number` exists only once Stripe e-mailed a receipt.
+      const charge = typeof intent.latest_charge === 'string' ? intent.latest_charge : intent.latest_charge?.id;
+      return withReceiptNumber({ status: 'completed' }, charge);
+    }
     case 'processing':
     case 'requires_capture':
       return { status: 'processing' };

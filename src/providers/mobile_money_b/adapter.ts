@@ -28,7 +28,7 @@
 import { createHash } from 'node:crypto';
 import { base62FromDigest } from '../../domain/ids';
 import { CURRENCY_EXPONENTS, type Currency } from '../../domain/money';
-import type { ProviderAnswer } from '../../domain/payment';
+import { withReceiptNumber, type ProviderAnswer } from '../../domain/payment';
 import { parseMsisdn } from '../../domain/phone';
 import { z } from '../../lib/zod';
 import { documentedAnswer, ProviderUnknownAnswer, type FetchLike } from '../http';
@@ -218,13 +218,12 @@ export function createAirtelProvider(
   /** The payment `reference` as Airtel's enquiry says it is now. */
   async function statusAnswer(reference: string): Promise<ProviderAnswer> {
     const transaction = await enquire(reference);
-    return {
-      providerReference: reference,
-      outcome: outcomeOf(transaction.status, {
-        responseCode: transaction.statusBlock.response_code,
-        message: transaction.message ?? transaction.statusBlock.message,
-      }),
-    };
+    const outcome = outcomeOf(transaction.status, {
+      responseCode: transaction.statusBlock.response_code,
+      message: transaction.message ?? transaction.statusBlock.message,
+    });
+    // A success's airtel_money_id is the customer's receipt id (docs/payments.md#payment-record).
+    return { providerReference: reference, outcome: withReceiptNumber(outcome, transaction.airtelMoneyId) };
   }
 
   return {

@@ -33,7 +33,7 @@
  */
 import { createHash } from 'node:crypto';
 import { CURRENCY_EXPONENTS, type Currency } from '../../domain/money';
-import type { ProviderAnswer } from '../../domain/payment';
+import { withReceiptNumber, type ProviderAnswer } from '../../domain/payment';
 import { documentedAnswer, ProviderUnknownAnswer, type FetchLike } from '../http';
 import {
   ProviderRefusal,
@@ -150,7 +150,9 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
 
   /** The answer for `reference` from its result. */
   function answerOf(reference: string, result: RequestToPayResult): ProviderAnswer {
-    return { providerReference: reference, outcome: outcomeOf(result.status, result.reason) };
+    // A success's financialTransactionId is the customer's receipt id (docs/payments.md#payment-record).
+    const outcome = withReceiptNumber(outcomeOf(result.status, result.reason), result.financialTransactionId);
+    return { providerReference: reference, outcome };
   }
 
   return {

@@ -24,6 +24,11 @@
  *   lookup of a callback and the workflow's reference agree whether or not the push's answer came. The push's
  *   CheckoutRequestID, which the query needs, is recorded in the journal from the push's answer or, when that answer
  *   was lost, from the result callback.
+ * - The receipt number (docs/payments.md#payment-record `provider_receipt_number`) is the success callback's
+ *   `MpesaReceiptNumber`, the id the customer gets by SMS: the query does not return it (its answer is ResultCode and
+ *   ResultDesc only), so the callback keeps it in the journal and the status answer that confirms the success carries
+ *   it. A success the query alone confirmed (its callback lost) has none; Transaction Status cannot find an STK push
+ *   without it (it asks by receipt number or OriginatorConversationID), so the payment shows null.
  * - An unknown answer to the push (time-out, connection error, an undocumented 5xx or body) is not retried: the
  *   payment stays `pending`, settled by the result callback and then the query, until its expiry; a result after
  *   the expiry is reconciled (docs/payments.md#states). A definite refusal (400, 500.001.1001) fails the payment.
@@ -48,7 +53,7 @@ import {
   type RefundAnswer,
   type RefundRequest,
 } from '../provider';
-import { mpesaCallbackUrl, parseMpesaCallback } from './callback';
+import { mpesaCallbackUrl, parseMpesaCallback, receiptKeyOf } from './callback';
 import { createDarajaClient, darajaErrorOf } from './client';
 import { parseMpesaPayoutCallback } from './payout-callback';
 import { descriptor } from './descriptor';
@@ -223,7 +228,11 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
       if (!entry) throw new ProviderRefusal(`no M-Pesa push was sent for ${providerReference}`);
       // The push's answer was lost and no callback has named its CheckoutRequestID yet: nothing to ask about.
       if (entry.reference === null) return { providerReference, outcome: { status: 'pending' } };
-      return { providerReference, outcome: await query(entry.reference) };
+      const outcome = await query(entry.reference);
+      if (outcome.status !== 'completed') return { providerReference, outcome };
+      // The query names no receipt: the success callback's MpesaReceiptNumber, when one came (the module's comment).
+      const receipt = (await journal.find(descriptor.code, receiptKeyOf(providerReference)))?.reference;
+      return { providerReference, outcome: receipt ? { ...outcome, receiptNumber: receipt } : outcome };
     },
 
     async cancel(): Promise<ProviderAnswer> {

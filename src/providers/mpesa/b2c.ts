@@ -6,11 +6,14 @@
  * Status"; shapes and result codes in ./payout-statuses.ts):
  * - `POST /mpesa/b2c/v3/paymentrequest` `{OriginatorConversationID, InitiatorName, SecurityCredential, CommandID:
  *   BusinessPayment, Amount (whole shillings), PartyA (our B2C short code), PartyB (254…), Remarks (at most 100
- *   characters), QueueTimeOutURL, ResultURL, Occasion}` → 200 `{ConversationID, OriginatorConversationID,
- *   ResponseCode: "0", ResponseDescription}` once accepted; the result comes later, to the ResultURL;
+ *   characters), QueueTimeOutURL, ResultURL, Occassion}` (Safaricom's B2C page spells it so) → 200 `{ConversationID,
+ *   OriginatorConversationID, ResponseCode: "0", ResponseDescription}` once accepted; the result comes later, to the
+ *   ResultURL;
  * - `POST /mpesa/transactionstatus/v1/query` `{Initiator, SecurityCredential, CommandID: TransactionStatusQuery,
- *   OriginatorConversationID, PartyA, IdentifierType: "4" (organisation short code), ResultURL, QueueTimeOutURL,
- *   Remarks, Occasion}` → 200 acknowledgement; its result comes to its own ResultURL.
+ *   TransactionID (the receipt number) or OriginalConversationID (the B2C request's OriginatorConversationID), PartyA,
+ *   IdentifierType: "4" (organisation short code), ResultURL, QueueTimeOutURL, Remarks, Occasion}` → 200
+ *   acknowledgement; its result comes to its own ResultURL. The field names are the Transaction Status page's own
+ *   (`OriginalConversationID`, one-s `Occasion`), not the B2C page's.
  *
  * Decisions:
  * - the OriginatorConversationID is the payout id, and so is the provider reference: known before anything is sent,
@@ -46,7 +49,7 @@ import type { MpesaSettings } from './settings';
 export const B2C_PATH = '/mpesa/b2c/v3/paymentrequest';
 export const TRANSACTION_STATUS_PATH = '/mpesa/transactionstatus/v1/query';
 
-/** Longest `Remarks` and `Occasion` Daraja takes, in characters. */
+/** Longest `Remarks` and `Occassion`/`Occasion` Daraja takes, in characters. */
 const REMARKS_MAX = 100;
 
 /** A payout id as this rail's provider reference. */
@@ -94,7 +97,7 @@ export function createMpesaPayoutRail(
         Initiator: initiatorName,
         SecurityCredential: securityCredential,
         CommandID: 'TransactionStatusQuery',
-        OriginatorConversationID: payoutId,
+        OriginalConversationID: payoutId,
         PartyA: partyA,
         IdentifierType: '4',
         ResultURL: urlOf(payoutId, 'status'),
@@ -197,7 +200,7 @@ export function createMpesaPayoutRail(
           Remarks: darajaText(request.description ?? `Payout ${payoutId}`, REMARKS_MAX, 'Payout'),
           QueueTimeOutURL: urlOf(payoutId, 'timeout'),
           ResultURL: urlOf(payoutId, 'b2c'),
-          Occasion: darajaText(payoutId, REMARKS_MAX, 'Payout'),
+          Occassion: darajaText(payoutId, REMARKS_MAX, 'Payout'),
         });
       } catch (error) {
         // Sent or not, we cannot tell: the Transaction Status query settles it; never sent again.

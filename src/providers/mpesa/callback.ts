@@ -10,7 +10,20 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ProviderRefusal, type CallbackRequest, type ParsedCallback, type ProviderRequestJournal } from '../provider';
 import { descriptor } from './descriptor';
-import { callbackBody, outcomeOf } from './statuses';
+import { callbackBody, outcomeOf, receiptNumberOf } from './statuses';
+
+/**
+ * The journal key holding a payment's M-Pesa receipt number (`MpesaReceiptNumber` of its success callback): the query
+ * does not return it, so the adapter's status answer reads it from here.
+ */
+export const receiptKeyOf = (paymentId: string): string => `receipt:${paymentId}`;
+
+/** Keeps `receipt` as the payment's receipt number unless one is kept already (the first success callback wins). */
+async function keepReceipt(journal: ProviderRequestJournal, paymentId: string, receipt: string): Promise<void> {
+  const key = receiptKeyOf(paymentId);
+  await journal.claim(descriptor.code, key);
+  await journal.recordReference(descriptor.code, key, receipt);
+}
 
 /** A payment id as the callback URL carries it. */
 const PAYMENT_ID = /^pay_[A-Za-z0-9]{24}$/;
@@ -51,7 +64,8 @@ export function verifyMpesaCallbackToken(paymentId: string, token: string | unde
 
 /**
  * Authenticates an M-Pesa callback by its `payment` and `token` query parameters, parses its body and records its
- * CheckoutRequestID for the payment (kept when one is known already: a callback naming another is refused).
+ * CheckoutRequestID for the payment (kept when one is known already: a callback naming another is refused), and the
+ * `MpesaReceiptNumber` of a success (the first one kept stays).
  * @returns `{providerReference: payment id, claimed}` with `claimed` in our statuses
  * @throws ProviderRefusal when the token is missing or wrong, the body is not Daraja's result callback, no push was
  *   sent for the payment, or the callback names another CheckoutRequestID than the push's
@@ -77,5 +91,9 @@ export async function parseMpesaCallback(
   if (recorded === undefined) throw new ProviderRefusal('no M-Pesa push was sent for this payment');
   if (recorded !== result.CheckoutRequestID)
     throw new ProviderRefusal('the M-Pesa callback names another CheckoutRequestID than the push of this payment');
-  return { providerReference: paymentId, claimed: outcomeOf(result.ResultCode, result.ResultDesc).status };
+  const claimed = outcomeOf(result.ResultCode, result.ResultDesc).status;
+  // Kept before the workflow is told, so the query that confirms the success finds it (docs/providers.md#m-pesa).
+  const receipt = claimed === 'completed' ? receiptNumberOf(result) : undefined;
+  if (receipt) await keepReceipt(journal, paymentId, receipt);
+  return { providerReference: paymentId, claimed };
 }

@@ -93,6 +93,18 @@ export const callbackBody = z.object({
   }),
 });
 
+/** An M-Pesa receipt number (`MpesaReceiptNumber`, e.g. `NLJ7RT61SV`): upper-case letters and digits. */
+export const MPESA_RECEIPT = /^[A-Z0-9]{6,20}$/;
+
+/**
+ * The `MpesaReceiptNumber` of a success callback's `CallbackMetadata.Item`, when it names one in the documented shape;
+ * undefined otherwise.
+ */
+export function receiptNumberOf(result: z.infer<typeof callbackBody>['Body']['stkCallback']): string | undefined {
+  const value = result.CallbackMetadata?.Item.find((item) => item.Name === 'MpesaReceiptNumber')?.Value;
+  return typeof value === 'string' && MPESA_RECEIPT.test(value) ? value : undefined;
+}
+
 /** A ResultCode as our {@link ProviderOutcome} (see the module's table). */
 export function outcomeOf(resultCode: string, resultDesc?: string): ProviderOutcome {
   if (resultCode === '0') return { status: 'completed' };

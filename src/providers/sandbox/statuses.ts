@@ -6,7 +6,8 @@
  * withdrawn request `cancelled`. No simulator models a customer who acted while the provider is
  * still settling, so none answers `processing`. A ledger refund is `pending` until decided, then `succeeded`.
  */
-import type { FailureCode, ProviderAnswer, ProviderOutcome } from '../../domain/payment';
+import { createHash } from 'node:crypto';
+import { withReceiptNumber, type FailureCode, type ProviderAnswer, type ProviderOutcome } from '../../domain/payment';
 import type { SandboxRefund, SandboxTransaction } from '../../domain/sandbox-ledger';
 import type { RefundAnswer } from '../provider';
 
@@ -64,11 +65,21 @@ export function outcomeOf(
 }
 
 /**
+ * The simulated receipt number of the sandbox transaction `providerReference` (docs/payments.md#payment-record
+ * `provider_receipt_number`): `SBX` and 7 upper-case hex characters of the reference's SHA-256, stable per transaction,
+ * the shape of a mobile-money receipt id.
+ */
+export function sandboxReceiptNumber(providerReference: string): string {
+  return `SBX${createHash('sha256').update(providerReference).digest('hex').slice(0, 7).toUpperCase()}`;
+}
+
+/**
  * A ledger transaction as the provider's answer. `withNextAction` for initiation answers, which
  * carry the next action the simulator gave (null when it gave none).
  */
 export function answerOf(row: SandboxTransaction, withNextAction = false): ProviderAnswer {
-  const answer: ProviderAnswer = { providerReference: row.provider_reference, outcome: outcomeOf(row) };
+  const outcome = withReceiptNumber(outcomeOf(row), sandboxReceiptNumber(row.provider_reference));
+  const answer: ProviderAnswer = { providerReference: row.provider_reference, outcome };
   return withNextAction ? { ...answer, nextAction: row.next_action ?? null } : answer;
 }
 

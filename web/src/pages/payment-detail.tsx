@@ -261,6 +261,10 @@ export function PaymentDetailPage() {
         </dd>
         <dt>Provider reference</dt>
         <dd className="mono">{data.provider_reference ?? '—'}</dd>
+        <dt>Receipt number</dt>
+        <dd className="mono" data-testid="provider-receipt-number">
+          {payment.provider_receipt_number ?? '—'}
+        </dd>
         <dt>Customer</dt>
         <dd>{customer}</dd>
         <dt>Description</dt>
