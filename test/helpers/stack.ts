@@ -138,34 +138,37 @@ export async function stopStack(): Promise<void> {
  * (one worker serves both kinds of work here: the separation of docs/webhooks.md#isolation is tested on the shared
  * stack),
  * and private webhook targets allowed (the receivers listen on 127.0.0.1). `adjust` wraps the registry (a provider
- * with other capabilities, docs/payments.md#late-successes).
+ * with other capabilities, docs/payments.md#late-successes), `wrap` the activities (a fault of one of them).
  */
 export async function createTimeSkippingWorker(
   env: TestWorkflowEnvironment,
   db: Db,
   taskQueue: string,
   adjust: (registry: ProviderRegistry) => ProviderRegistry = (registry) => registry,
+  wrap: <T extends object>(activities: T) => T = (activities) => activities,
 ): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundle(),
-    activities: createActivities({
-      db,
-      providers: adjust(
-        createProviderRegistry({
-          ledger: createSandboxLedger(db),
-          now: () => new Date(),
-          approvalDelayMs: 0,
-          bankTransferDelayMs: 0,
-          refundUnknownMs: 3_600_000,
-          callbackSecret: 'x'.repeat(32),
-        }),
-      ),
-      temporal: env.client,
-      mailer: createMailer(testConfig()),
-      config: { ...testConfig(), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
-    }),
+    activities: wrap(
+      createActivities({
+        db,
+        providers: adjust(
+          createProviderRegistry({
+            ledger: createSandboxLedger(db),
+            now: () => new Date(),
+            approvalDelayMs: 0,
+            bankTransferDelayMs: 0,
+            refundUnknownMs: 3_600_000,
+            callbackSecret: 'x'.repeat(32),
+          }),
+        ),
+        temporal: env.client,
+        mailer: createMailer(testConfig()),
+        config: { ...testConfig(), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
+      }),
+    ),
   });
 }
 

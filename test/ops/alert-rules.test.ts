@@ -66,7 +66,7 @@ describe('alert rules (docs/operations.md#alerts)', function () {
       ),
     );
     const runbooks = [...rules.matchAll(/runbook: docs\/operations\.md#([a-z0-9-]+)/g)].map((m) => m[1] as string);
-    expect(runbooks).to.have.length(11);
+    expect(runbooks).to.have.length(12);
     expect(runbooks.filter((anchor) => !anchors.has(anchor))).to.deep.equal([]);
   });
 });

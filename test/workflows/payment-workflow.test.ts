@@ -37,6 +37,7 @@ import { decideSandboxTransaction, findSandboxTransactionByPayment } from '../..
 import { newId } from '../../src/lib/ids';
 import { cardPayment, insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
 import { activityNames } from '../helpers/history';
+import type { PaymentActivities } from '../../src/workflows/activity-contracts';
 import { createTimeSkippingWorker, useTimeSkippingWorker } from '../helpers/stack';
 
 const TASK_QUEUE = 'payment-workflow-test';
@@ -524,6 +525,56 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
       expect(await approveLate(queue, initiated, WINDOW)).to.include({ status: 'completed' });
       expect((await books(initiated.id)).journals).to.have.length(1);
     });
+  });
+
+  it("adopts the stored row when the create's write differs from the table, answers the create and carries on (docs/operations.md#create-mismatch)", async () => {
+    const queue = `${TASK_QUEUE}-mismatch-${newId('q_')}`;
+    let bumped = 0;
+    const worker = await createTimeSkippingWorker(
+      env,
+      db,
+      queue,
+      (registry) => registry,
+      (activities) => {
+        const real = activities as unknown as PaymentActivities;
+        const initiatePayment: PaymentActivities['initiatePayment'] = async (input) => {
+          const result = await real.initiatePayment(input);
+          // Stands for an activity that ran another version of the table than the workflow.
+          if (!result.recorded) throw new Error('expected the activity to write the word');
+          bumped = (result.recorded.version ?? 0) + 1;
+          await db('payments').where({ id: input.payment.id }).update({ version: bumped });
+          return { ...result, recorded: { ...result.recorded, version: bumped } };
+        };
+        return { ...activities, initiatePayment };
+      },
+    );
+    const running = worker.run();
+    try {
+      const created = await payment('+250788000003');
+      const input: PaymentWorkflowInput = {
+        mode: 'create',
+        payment: created,
+        reconciliationWindowSeconds: WINDOW_SECONDS,
+      };
+      const handle = await env.client.workflow.start('paymentWorkflow', {
+        taskQueue: queue,
+        workflowId: paymentWorkflowId(created.id),
+        args: [input],
+      });
+      const initiated = await handle.executeUpdate(initiatePaymentUpdate, { updateId: INITIATE_UPDATE_ID });
+      expect(initiated).to.include({ status: 'pending', version: bumped });
+      // The run goes on from the stored row: the customer's approval completes the payment, written once.
+      await decideSandboxTransaction(db, initiated.providerReference as string, { status: 'succeeded' }, new Date());
+      const result = (await handle.result()) as PaymentSnapshot;
+      expect(result).to.include({ status: 'completed', version: bumped + 1 });
+      expect(await stored(created.id)).to.include({ status: 'completed', version: bumped + 1 });
+      expect(await eventTypes(created.id)).to.deep.equal(['payment.created', 'payment.completed']);
+      const events = (await handle.fetchHistory()).events ?? [];
+      expect(events.filter((e) => e.workflowTaskFailedEventAttributes)).to.deep.equal([]);
+    } finally {
+      worker.shutdown();
+      await running;
+    }
   });
 
   it('refuses to cancel a completed payment in the validator of a re-opened run only once it has read the payment', async () => {
