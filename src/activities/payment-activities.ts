@@ -33,6 +33,7 @@ import {
 } from '../domain/payment-table';
 import type { RefundRecord } from '../domain/refund';
 import { toRefundWithPaymentView } from '../views/refund';
+import { lateSuccessException } from '../domain/reconciliation';
 import { dataErrorOf } from '../db/errors';
 import type { Db } from '../db/knex';
 import {
@@ -200,7 +201,14 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
   async function recordStatus(payment: PaymentSnapshot, orders?: WriteOrders): Promise<void> {
     const eventName = orders ? orders.emit : eventForStatus(payment.status);
     const event = eventName ? paymentEvent(payment, eventName) : undefined;
-    const subscribers = await updatePaymentStatus(deps.db, statusWriteOf(payment), event);
+    const exception = orders?.exception
+      ? {
+          provider: payment.provider,
+          environment: payment.environment,
+          draft: lateSuccessException(payment, orders.exception),
+        }
+      : undefined;
+    const subscribers = await updatePaymentStatus(deps.db, { ...statusWriteOf(payment), exception }, event);
     await startDeliveries(event, subscribers);
     countPaymentSettled(payment);
   }
@@ -304,7 +312,11 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
 
     async fetchProviderPaymentStatus(input) {
       const provider = providerFor(input);
-      return callProvider(input.provider, 'fetch_status', () => provider.fetchStatus(input.providerReference));
+      const answer = await callProvider(input.provider, 'fetch_status', () =>
+        provider.fetchStatus(input.providerReference),
+      );
+      const { refund, partialRefund } = provider.supports;
+      return { ...answer, supports: { refund, partialRefund } };
     },
 
     async pollProviderPayment(input) {

@@ -35,7 +35,7 @@ export function formatExceptionLine(exception: ReconciliationException): string 
 export function formatException(exception: ReconciliationException): string {
   const lines = [
     formatExceptionLine(exception).trimEnd(),
-    `  found ${exception.createdAt.toISOString()} by run ${exception.runId}; key ${printable(exception.key)}`,
+    `  found ${exception.createdAt.toISOString()} by ${exception.runId ? `run ${exception.runId}` : "the payment's workflow"}; key ${printable(exception.key)}`,
     `  provider reference ${printable(exception.providerReference ?? 'none')}`,
     `  ${printable(exception.evidence.note)}`,
     `  ours:   ${exception.evidence.ours ? printableJson(exception.evidence.ours).replace(/\n\s*/g, ' ') : 'nothing'}`,

@@ -15,6 +15,8 @@ import { collectionCtes, postRefund, type CollectionFacts } from './ledger';
 import { COLLECTED_STATUSES } from '../domain/fees';
 import type { Knex } from 'knex';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
+import type { ExceptionDraft } from '../domain/reconciliation';
+import { exceptionIdOf } from './reconciliation';
 
 /** An event to write once (docs/payments.md#events): `id` is derived from the workflow and step. */
 export interface EventInput {
@@ -48,6 +50,11 @@ export interface PaymentStatusWrite {
    * the write posts it in the same statement, and refuses to when the row's facts differ.
    */
   collection: CollectionFacts | null;
+  /**
+   * A reconciliation exception written in the same statement (docs/payments.md#late-successes): a late success booked
+   * without a refund, once per key.
+   */
+  exception?: { provider: string; environment: Environment; draft: ExceptionDraft };
 }
 
 /** What `payment`'s collection journal is built from, or null when its status collects nothing. */
@@ -327,6 +334,32 @@ async function applyStatusWrite(trx: Db, write: PaymentStatusWrite): Promise<voi
   }
 }
 
+/** SQL: inserts `exception` (run by no reconciliation run) when `holds`, unless its key is recorded. */
+function exceptionInsert(db: Db, exception: NonNullable<PaymentStatusWrite['exception']>, at: string, holds: Knex.Raw) {
+  const { provider, environment, draft } = exception;
+  return db.raw(
+    `insert into reconciliation_exceptions (id, run_id, provider, environment, kind, key, object_id, provider_reference,
+       expected_amount, found_amount, currency, evidence, created_at)
+     select ?, null, ?, ?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?, ?::jsonb, ?::timestamptz where ?
+     on conflict (provider, environment, key) do nothing`,
+    [
+      exceptionIdOf({ provider, environment }, draft.key),
+      provider,
+      environment,
+      draft.kind,
+      draft.key,
+      draft.objectId,
+      draft.providerReference,
+      draft.expectedAmount,
+      draft.foundAmount,
+      draft.currency,
+      JSON.stringify(draft.evidence),
+      at,
+      holds,
+    ],
+  );
+}
+
 /** Inserts an event unless its (derived) id exists (docs/payments.md#events). */
 export async function insertEventOnce(db: Db, event: EventInput): Promise<void> {
   await db('events').insert(eventRow(event)).onConflict('id').ignore();
@@ -366,6 +399,7 @@ export async function updatePaymentStatus(db: Db, write: PaymentStatusWrite, eve
   if (write.collection)
     for (const [name, cte] of await collectionCtes(db, write.collection, new Date(write.updatedAt), holds))
       statement = statement.with(name, cte);
+  if (write.exception) statement = statement.with('x', exceptionInsert(db, write.exception, write.updatedAt, holds));
   const [result] = (await statement.select(columns)) as { found: boolean; holds: boolean; webhook_ids?: string[] }[];
   if (!result?.found) throw new Error(`payment ${write.paymentId} is not in the read model yet`);
   if (!result.holds) throw new Error(`payment ${write.paymentId}: its row differs from the collection to post`);

@@ -17,6 +17,11 @@ export interface ProviderAccount {
   environment: Environment;
 }
 
+/** The id of the exception of `account` with `key`: one per key, whoever records it. */
+export function exceptionIdOf(account: ProviderAccount, key: string): string {
+  return derivedId(ID_PREFIXES.reconciliationException, account.provider, account.environment, key);
+}
+
 /** An id derived from `parts`, so one run or exception never gets two ids. */
 function derivedId(prefix: string, ...parts: string[]): string {
   return prefix + base62FromDigest(createHash('sha256').update(parts.join('\u0000')).digest(), ID_RANDOM_LENGTH);
@@ -248,7 +253,7 @@ export async function finishRun(
       const inserted = await trx('reconciliation_exceptions')
         .insert(
           exceptions.map((e) => ({
-            id: derivedId(ID_PREFIXES.reconciliationException, account.provider, account.environment, e.key),
+            id: exceptionIdOf(account, e.key),
             run_id: runId,
             ...account,
             kind: e.kind,
@@ -282,7 +287,8 @@ export async function finishRun(
 /** A stored exception: what the run found, where, and its resolution. */
 export interface ReconciliationException extends ExceptionDraft {
   id: string;
-  runId: string;
+  /** The run that found it; null for one the payment workflow recorded (docs/payments.md#late-successes). */
+  runId: string | null;
   provider: string;
   environment: Environment;
   status: 'open' | 'resolved';
@@ -295,7 +301,7 @@ export interface ReconciliationException extends ExceptionDraft {
 
 interface ExceptionRow {
   id: string;
-  run_id: string;
+  run_id: string | null;
   provider: string;
   environment: Environment;
   kind: ReconciliationExceptionKind;

@@ -7,6 +7,7 @@
  * ({@link stateTableMarkdown}). Pure: safe inside the workflow sandbox.
  */
 import type { ProviderCapabilities } from './provider-descriptor';
+import type { ReconciliationExceptionKind } from './reconciliation';
 import { isOpen, type FailureCode, type NextAction, type PaymentSnapshot, type PaymentStatus } from './payment';
 import type { ProviderAnswer, ProviderOutcome } from './payment';
 import { refundableAmount, type RefundRecord } from './refund';
@@ -37,12 +38,23 @@ export type PaymentEvent =
   | { type: 'provider_cancelled' }
   /** The provider has not decided yet (or gave no answer): nothing to act on. */
   | { type: 'provider_unknown' }
-  /** The provider says it collected the money after the payment closed. */
-  | { type: 'late_success'; reconciliationWindowMs: number; receiptNumber?: string }
+  /**
+   * The provider says it collected the money after the payment closed. `capabilities`: the provider's refund
+   * capabilities when the caller knows them (absent: the automatic refund is tried, docs/payments.md#late-successes).
+   */
+  | {
+      type: 'late_success';
+      reconciliationWindowMs: number;
+      receiptNumber?: string;
+      capabilities?: Pick<ProviderCapabilities, 'refund' | 'partialRefund'>;
+    }
   /** `expires_at` passed and the provider's last word decided nothing. */
   | { type: 'expiry' }
-  /** The merchant's cancel, once the provider withdrew its request or cannot. */
-  | { type: 'cancel'; reason: string | null }
+  /**
+   * The merchant's cancel. `capabilities`: the provider's, when the caller knows them; a provider that cannot withdraw
+   * its request (`cancel: false`) refuses it (docs/payments.md#cancel-and-refund).
+   */
+  | { type: 'cancel'; reason: string | null; capabilities?: Pick<ProviderCapabilities, 'cancel'> }
   /**
    * The merchant's refund request (minor units; no amount: the whole rest). `capabilities`: the provider's, when the
    * caller knows them.
@@ -112,8 +124,19 @@ export type Effect =
   | { do: 'ask_provider'; call: 'refund' }
   /** Ask the provider about the refund again later (docs/payments.md#cancel-and-refund). */
   | { do: 'ask_provider_later'; call: 'refund_status' }
-  /** Count a provider answer too late to act on (`paycollect_late_provider_answers`). */
-  | { do: 'count_late_answer' };
+  /** Count a provider answer after the reconciliation window (`paycollect_late_provider_answers`). */
+  | { do: 'count_late_answer' }
+  /**
+   * Record a reconciliation exception of this kind for the payment, with the step's write, for an operator to look at
+   * (docs/payments.md#late-successes, docs/reconciliation.md#exceptions).
+   */
+  | { do: 'record_exception'; kind: LateSuccessExceptionKind };
+
+/** The reconciliation exceptions the table records itself: a late success booked without a refund. */
+export type LateSuccessExceptionKind = Extract<
+  ReconciliationExceptionKind,
+  'late_success_unrefundable' | 'late_success_after_window' | 'late_success_after_decline'
+>;
 
 /** Why an event was refused; `code` is an API error code for the merchant's requests (docs/api.md#errors). */
 export interface Refusal {
@@ -141,6 +164,9 @@ const write: Effect = { do: 'write' };
 const emit = (event: EmittedEvent): Effect => ({ do: 'emit', event });
 const post = (cause: string): Effect => ({ do: 'post', cause });
 const sendRefund: Effect = { do: 'ask_provider', call: 'refund' };
+const recordException = (kind: LateSuccessExceptionKind): Effect => ({ do: 'record_exception', kind });
+/** The effects of booking a collection: the write, `payment.completed` and the collection's posting. */
+const booked: readonly Effect[] = [write, emit('payment.completed'), post('payment:{id}:completed')];
 
 const OPEN: readonly PaymentStatus[] = ['pending', 'processing'];
 
@@ -157,6 +183,17 @@ export function lateSuccessRefundId(paymentId: string): string {
 /** Why a cancel is refused in a payment's status (docs/payments.md#states). */
 export function notCancellableMessage(status: PaymentStatus): string {
   return `a ${status} payment cannot be cancelled; only pending and processing payments can`;
+}
+
+/**
+ * Why a cancel of an open payment is refused when its provider cannot withdraw its request
+ * (docs/payments.md#cancel-and-refund).
+ */
+export function notWithdrawableMessage(provider: string): string {
+  return (
+    `${provider} cannot withdraw a payment request once sent: the customer's prompt stays open, and the payment ` +
+    "ends by the customer's answer or at its expiry"
+  );
 }
 
 /** Why a refund is refused in a payment's status other than `completed` (docs/payments.md#states). */
@@ -257,6 +294,13 @@ function acceptedRefund(state: PaymentState, event: Of<'refund_accepted'>, at: s
   return { ...state, pendingRefunds: [...state.pendingRefunds, refund] };
 }
 
+/** A refund never sent released; the automatic refund of a late success leaves that success untaken again. */
+function withdrawn(state: PaymentState, event: Of<'refund_withdrawn'>): PaymentState {
+  const after = released(state, event.refundId);
+  if (event.refundId !== lateSuccessRefundId(state.payment.id)) return after;
+  return { ...after, payment: { ...after.payment, reconciledAt: null } };
+}
+
 function refundPaid(state: PaymentState, event: Of<'refund_completed'>): PaymentState {
   const refund = inFlight(state, event.refundId) as RefundRecord;
   const amountRefunded = state.payment.amountRefunded + refund.amount;
@@ -309,6 +353,13 @@ function openRows(from: PaymentStatus): PaymentRow[] {
     row({
       from,
       event: 'cancel',
+      when: {
+        text: 'the provider can withdraw its request',
+        test: (s, e) =>
+          e.capabilities?.cancel === false
+            ? { code: 'payment_not_cancellable', message: notWithdrawableMessage(s.payment.provider) }
+            : undefined,
+      },
       to: 'cancelled',
       effects: [write, emit('payment.cancelled')],
       next: (s, e) => ({ ...s, payment: { ...cleared(s).payment, cancellationReason: e.reason } }),
@@ -370,7 +421,7 @@ function refundRows(from: PaymentStatus): PaymentRow[] {
       when: refundInFlight,
       to: from,
       effects: [],
-      next: (s, e) => released(s, e.refundId),
+      next: withdrawn,
     }),
   );
   return rows;
@@ -381,6 +432,28 @@ const notApplicable: Refusal = { code: 'not_applicable', message: 'another row a
 /** A row, typed by its event. */
 function row<T extends PaymentEventType>(r: PaymentRow<T>): PaymentRow {
   return r as unknown as PaymentRow;
+}
+
+/** A late success is booked as the payment's true state: `completed`, reconciled at `at`. */
+function lateBooked(state: PaymentState, _event: Of<'late_success'>, at: string): PaymentState {
+  return { ...state, payment: { ...cleared(state).payment, reconciledAt: at } };
+}
+
+/**
+ * A cancelled payment's late success taken already: reconciled (its automatic refund was sent), refunded, or its refund
+ * in flight.
+ */
+function lateRefundRefusal(state: PaymentState, _event: Of<'late_success'>): Refusal | undefined {
+  const { payment } = state;
+  const taken = payment.reconciledAt != null || payment.amountRefunded >= payment.amount;
+  return taken || inFlight(state, lateSuccessRefundId(payment.id)) ? notApplicable : undefined;
+}
+
+/** Why the provider cannot refund the whole payment, when the event says so (unknown capabilities: it is tried). */
+function wholeRefundRefusal(state: PaymentState, event: Of<'late_success'>): Refusal | undefined {
+  return event.capabilities
+    ? refundCapabilityRefusal(state.payment, state.payment.amount, event.capabilities)
+    : undefined;
 }
 
 const reconcilable = (p: PaymentSnapshot) => p.failureCode === 'expired' || p.failureCode === 'provider_error';
@@ -443,34 +516,52 @@ export const PAYMENT_TABLE: readonly PaymentRow[] = [
     from: 'failed',
     event: 'late_success',
     when: {
-      text: 'failed by expiry or provider error, after the reconciliation window, first time',
+      text: 'failed by expiry or provider error, after the reconciliation window',
       test: (s, e, at) =>
-        reconcilable(s.payment) && sinceFailedMs(s.payment, at) > e.reconciliationWindowMs && !s.payment.lateAnswer
-          ? undefined
-          : notApplicable,
+        reconcilable(s.payment) && sinceFailedMs(s.payment, at) > e.reconciliationWindowMs ? undefined : notApplicable,
     },
-    to: 'failed',
-    effects: [write, { do: 'count_late_answer' }],
-    keepsUpdatedAt: true,
-    next: (s, _e, at) => ({ ...s, payment: { ...s.payment, lateAnswer: { status: 'completed', receivedAt: at } } }),
+    to: 'completed',
+    // The provider did collect: booked as any completion, counted, and shown to an operator.
+    effects: [...booked, { do: 'count_late_answer' }, recordException('late_success_after_window')],
+    next: lateBooked,
+  }),
+  row({
+    from: 'failed',
+    event: 'late_success',
+    when: {
+      text: 'failed otherwise (declined, refused): the provider changed its word',
+      test: (s) => (reconcilable(s.payment) ? notApplicable : undefined),
+    },
+    to: 'completed',
+    effects: [...booked, recordException('late_success_after_decline')],
+    next: lateBooked,
   }),
   row({
     from: 'cancelled',
     event: 'late_success',
     when: {
-      text: 'not refunded yet: a full refund, reason `late_success_after_cancel`',
-      test: (s) =>
-        s.payment.amountRefunded >= s.payment.amount || inFlight(s, lateSuccessRefundId(s.payment.id))
-          ? notApplicable
-          : undefined,
+      text: 'not refunded yet, a provider that refunds the whole payment: a full refund, reason `late_success_after_cancel`',
+      test: (s, e) => lateRefundRefusal(s, e) ?? (wholeRefundRefusal(s, e) ? notApplicable : undefined),
     },
     to: 'cancelled',
     // The provider did collect: the collection is posted with the reservation that pays it back.
     effects: [sendRefund, post('payment:{id}:completed'), post('refund:{id}:reserved')],
+    // `reconciledAt` marks the success taken: a second report of it, once its refund settled, changes nothing.
     next: (s, _e, at) => {
       const refund = newRefund(s.payment, lateSuccessRefundId(s.payment.id), s.payment.amount, LATE_REFUND_REASON, at);
-      return { ...s, pendingRefunds: [...s.pendingRefunds, refund] };
+      return { payment: { ...s.payment, reconciledAt: at }, pendingRefunds: [...s.pendingRefunds, refund] };
     },
+  }),
+  row({
+    from: 'cancelled',
+    event: 'late_success',
+    when: {
+      text: 'not refunded yet, a provider that cannot refund the whole payment: booked as collected',
+      test: (s, e) => lateRefundRefusal(s, e) ?? (wholeRefundRefusal(s, e) ? undefined : notApplicable),
+    },
+    to: 'completed',
+    effects: [...booked, recordException('late_success_unrefundable')],
+    next: lateBooked,
   }),
   ...refundRows('cancelled'),
 ];
@@ -585,13 +676,13 @@ export function answerEvent(
   payment: Pick<PaymentSnapshot, 'status'>,
   outcome: ProviderOutcome,
   reconciliationWindowMs: number,
+  capabilities?: Pick<ProviderCapabilities, 'refund' | 'partialRefund'>,
 ): PaymentEvent {
   switch (outcome.status) {
     case 'completed': {
       const receipt = outcome.receiptNumber ? { receiptNumber: outcome.receiptNumber } : {};
-      return OPEN.includes(payment.status)
-        ? { type: 'provider_success', ...receipt }
-        : { type: 'late_success', reconciliationWindowMs, ...receipt };
+      if (OPEN.includes(payment.status)) return { type: 'provider_success', ...receipt };
+      return { type: 'late_success', reconciliationWindowMs, ...receipt, ...(capabilities ? { capabilities } : {}) };
     }
     case 'processing':
       return { type: 'provider_processing' };
@@ -664,12 +755,13 @@ export function expiryEvent(lastWord: ProviderOutcome | undefined): PaymentEvent
 }
 
 /**
- * The event of the merchant's cancel once the provider was asked (`unsupported`: it cannot withdraw its request, so we
- * stop waiting and refund a success that comes later). A success or a failure it already reached wins: then the
- * cancel is refused (docs/payments.md#states).
+ * The event of the merchant's cancel once the provider was asked (`unsupported`: it cannot withdraw its request, and
+ * the table refuses the cancel, docs/payments.md#cancel-and-refund). A success or a failure it already reached wins:
+ * then the cancel is refused (docs/payments.md#states).
  */
 export function cancelEvent(providerWord: ProviderOutcome | 'unsupported', reason: string | null): PaymentEvent {
-  if (providerWord !== 'unsupported' && (providerWord.status === 'completed' || providerWord.status === 'failed'))
+  if (providerWord === 'unsupported') return { type: 'cancel', reason, capabilities: { cancel: false } };
+  if (providerWord.status === 'completed' || providerWord.status === 'failed')
     return answerEvent({ status: 'pending' }, providerWord, 0);
   return { type: 'cancel', reason };
 }
@@ -720,6 +812,8 @@ function describeEffect(effect: Effect): string {
       return 'ask provider later: refund status';
     case 'count_late_answer':
       return 'count late answer';
+    case 'record_exception':
+      return `reconciliation exception \`${effect.kind}\``;
   }
 }
 
@@ -764,13 +858,17 @@ export function refundAnswerEvent(refundId: string, answer: RefundAnswerOutcome)
 export interface WriteOrders {
   emit: EmittedEvent | null;
   post: string[];
+  /** A reconciliation exception to record with the write (only present when the row records one). */
+  exception?: LateSuccessExceptionKind;
 }
 
 /** The write orders of `effects` (causes as {@link apply} filled them in). */
 export function writeOrdersOf(effects: readonly Effect[]): WriteOrders {
   const emitted = effects.find((e) => e.do === 'emit');
+  const exception = effects.find((e) => e.do === 'record_exception');
   return {
     emit: emitted?.do === 'emit' ? emitted.event : null,
     post: effects.flatMap((e) => (e.do === 'post' ? [e.cause] : [])),
+    ...(exception?.do === 'record_exception' ? { exception: exception.kind } : {}),
   };
 }

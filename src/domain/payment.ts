@@ -93,8 +93,8 @@ export const RECONCILABLE_FAILURES: readonly FailureCode[] = ['expired', 'provid
 /**
  * True when a provider callback claiming `claimed` may change `payment` (docs/payments.md#states,
  * docs/payments.md#provider-callbacks): any claim while
- * the payment is open; once closed, only a claimed success of a payment that failed by expiry or
- * provider error (late success) or that the merchant cancelled (refunded automatically).
+ * the payment is open; once closed, only a claimed success of a payment that failed or was cancelled: a late success,
+ * always booked (docs/payments.md#late-successes).
  */
 export function callbackMayChange(
   payment: Pick<PaymentSnapshot, 'status' | 'failureCode'>,
@@ -102,10 +102,7 @@ export function callbackMayChange(
 ): boolean {
   if (isOpen(payment.status)) return true;
   if (claimed !== 'completed') return false;
-  if (payment.status === 'cancelled') return true;
-  return (
-    payment.status === 'failed' && payment.failureCode !== null && RECONCILABLE_FAILURES.includes(payment.failureCode)
-  );
+  return payment.status === 'cancelled' || payment.status === 'failed';
 }
 
 /** The event (docs/payments.md#events) written when a payment enters `status`, if any. */

@@ -16,6 +16,10 @@ export const RECONCILIATION_EXCEPTION_KINDS = [
   'status_mismatch',
   'balance_drift',
   'late_answer',
+  // Recorded by the payment's workflow when it books a late success unrefunded (docs/payments.md#late-successes).
+  'late_success_unrefundable',
+  'late_success_after_window',
+  'late_success_after_decline',
 ] as const;
 /** A kind of reconciliation exception. */
 export type ReconciliationExceptionKind = (typeof RECONCILIATION_EXCEPTION_KINDS)[number];
@@ -76,6 +80,36 @@ export interface ExceptionDraft {
   foundAmount: number | null;
   currency: string | null;
   evidence: { ours: StatementEntry | null; theirs: StatementEntry | null; note: string };
+}
+
+/** Why each kind the payment workflow records was recorded (docs/payments.md#late-successes). */
+const LATE_SUCCESS_NOTES = {
+  late_success_unrefundable:
+    'the provider collected after the merchant cancelled and cannot refund the payment: booked as completed',
+  late_success_after_window:
+    'the provider collected after the payment expired or failed, past the reconciliation window: booked as completed',
+  late_success_after_decline: 'the provider collected after it declined or refused the payment: booked as completed',
+} as const;
+
+/**
+ * The exception the payment workflow records with the write that books a late success without refunding it
+ * (docs/payments.md#late-successes): keyed `{kind}:{payment id}`, so a repeated write records it once; amounts in minor
+ * units, the payment's on both sides (our books now hold what the provider collected).
+ */
+export function lateSuccessException(
+  payment: { id: string; amount: number; currency: string; providerReference: string | null },
+  kind: keyof typeof LATE_SUCCESS_NOTES,
+): ExceptionDraft {
+  return {
+    kind,
+    key: `${kind}:${payment.id}`,
+    objectId: payment.id,
+    providerReference: payment.providerReference,
+    expectedAmount: payment.amount,
+    foundAmount: payment.amount,
+    currency: payment.currency,
+    evidence: { ours: null, theirs: null, note: LATE_SUCCESS_NOTES[kind] },
+  };
 }
 
 /** How far apart the two sides may record one movement around the window's edges, in seconds. */

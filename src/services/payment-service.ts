@@ -529,7 +529,8 @@ async function decidedUpdate<Ret>(
  * deadline reattaches to the same cancel, or learns its answer once it was carried out.
  * @returns the cancelled payment
  * @throws DomainError `not_found`, `payment_not_cancellable` (409, also when a provider success
- *   won the race), `provider_unavailable`, `service_unavailable`
+ *   won the race, or the provider cannot withdraw its request: nothing is written, no workflow is asked),
+ *   `provider_unavailable`, `service_unavailable`
  */
 export async function cancelPayment(
   deps: PaymentServiceDeps,
@@ -543,10 +544,16 @@ export async function cancelPayment(
   const updateId = requestId('cancel_', owner, `cancel:${id}`, idempotencySeed);
   // A retry of a cancel whose first attempt ran out of its deadline and was carried out later
   // (docs/payments.md#idempotency).
-  const decided = apply(stateOfStored(payment), { type: 'cancel', reason: reason ?? null }, new Date().toISOString());
+  // The workflow decides by the same table, with the provider's capabilities; asked here first for a fast 4xx
+  // (docs/payments.md#cancel-and-refund: a provider that cannot withdraw its request refuses the cancel).
+  const supports = deps.providers.get(payment.environment, payment.provider)?.supports;
+  const capabilities = supports ? { cancel: supports.cancel } : undefined;
+  const event = { type: 'cancel' as const, reason: reason ?? null, ...(capabilities ? { capabilities } : {}) };
+  const decided = apply(stateOfStored(payment), event, new Date().toISOString());
   const earlier = idempotencySeed && !decided.ok ? await decidedUpdate<PaymentSnapshot>(deps, id, updateId) : undefined;
   if (!earlier && !decided.ok) throw new DomainError(decided.refusal.code as ErrorCode, decided.refusal.message);
-  const cancelled = earlier ?? (await updatePayment(deps, payment, cancelPaymentUpdate, [{ reason }], updateId));
+  const cancelled =
+    earlier ?? (await updatePayment(deps, payment, cancelPaymentUpdate, [{ reason, capabilities }], updateId));
   await audit(deps.db, owner, 'payment.cancelled', id, ip);
   return cancelled;
 }

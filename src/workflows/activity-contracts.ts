@@ -12,6 +12,7 @@ import type { Environment } from '../domain/environment';
 import type { LiveAccessMailDetails, ReviewState } from '../domain/live-access';
 import type { PaymentSnapshot, PaymentStatus, ProviderAnswer } from '../domain/payment';
 import type { InitiationWord, RefundAnswerOutcome, WriteOrders } from '../domain/payment-table';
+import type { ProviderCapabilities } from '../domain/provider-descriptor';
 import type { RefundRecord } from '../domain/refund';
 import type { AttemptOutcome, AttemptRecord, WebhookStatus } from '../domain/webhooks';
 
@@ -128,9 +129,13 @@ export interface PaymentActivities {
   /**
    * The provider's current answer about the payment (docs/payments.md#provider-callbacks): confirms
    * a callback, and is the last word at expiry. Unknown answers are retried.
+   * @returns the answer, with `supports`: the adapter's refund capabilities, which decide what a late success after a
+   *   cancel becomes (docs/payments.md#late-successes)
    * @throws ApplicationFailure `ProviderRejected` for a reference the provider does not know
    */
-  fetchProviderPaymentStatus(input: ProviderCall & { providerReference: string }): Promise<ProviderAnswer>;
+  fetchProviderPaymentStatus(
+    input: ProviderCall & { providerReference: string },
+  ): Promise<ProviderAnswer & { supports?: Pick<ProviderCapabilities, 'refund' | 'partialRefund'> }>;
 
   /**
    * One poll of the provider (docs/payments.md#workflow): the workflow's retry policy (2 s doubling

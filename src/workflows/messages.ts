@@ -167,9 +167,13 @@ export const initiatePaymentUpdate = defineUpdate<PaymentSnapshot, []>('initiate
 /** Update id of the create's wait: one per workflow run. */
 export const INITIATE_UPDATE_ID = 'initiate';
 
-/** The argument of {@link cancelPaymentUpdate} (docs/payments.md#cancel-and-refund): an optional reason. */
+/**
+ * The argument of {@link cancelPaymentUpdate} (docs/payments.md#cancel-and-refund): an optional reason, and the
+ * provider's cancel capability as the API's adapter states it (the table refuses a cancel its provider cannot take).
+ */
 export interface CancelUpdateInput {
   reason?: string;
+  capabilities?: Pick<ProviderCapabilities, 'cancel'>;
 }
 
 /**

@@ -36,6 +36,7 @@ import {
   initialPaymentState,
   initiationEvents,
   isSettled,
+  lateSuccessRefundId,
   notCancellableMessage,
   notStoredMessage,
   refundAnswerEvent,
@@ -48,6 +49,7 @@ import {
   type Refusal,
   type RefundAnswerOutcome,
 } from '../domain/payment-table';
+import type { ProviderCapabilities } from '../domain/provider-descriptor';
 import type { RefundRecord } from '../domain/refund';
 import { storableText, textFault, textFaultMessage } from '../domain/text';
 import { FAILURE_TYPES, type PaymentActivities } from './activity-contracts';
@@ -132,6 +134,15 @@ function countLateAnswer(code: string): void {
     .add(1, { provider: code });
 }
 
+/**
+ * Counts a create whose initiation wrote another state than the table gives (worker metric
+ * `paycollect_create_mismatches`, alert `PaymentCreateMismatch`, docs/operations.md#create-mismatch).
+ */
+function countCreateMismatch(code: string): void {
+  const help = 'creates whose initiation wrote another state than the table gives';
+  metricMeter.createCounter('paycollect_create_mismatches', 'creates', help).add(1, { provider: code });
+}
+
 /** A payment's run: its state and what each message and each wait does to it (see the module comment). */
 export class PaymentRun {
   private state: PaymentState | undefined;
@@ -183,7 +194,7 @@ export class PaymentRun {
   /** `cancelPayment`'s validator: the text rule, and the table's refusal once the payment is known. */
   checkCancel(request: CancelUpdateInput): void {
     checkReason(request.reason);
-    const decided = this.state && apply(this.state, { type: 'cancel', reason: null }, nowIso());
+    const decided = this.state && apply(this.state, this.cancelRequest(request), nowIso());
     if (decided && !decided.ok) throw refused(decided.refusal);
   }
 
@@ -195,7 +206,7 @@ export class PaymentRun {
     await this.ready();
     return this.mutex.runExclusive(async () => {
       const reason = request.reason ?? null;
-      const decided = apply(this.current(), { type: 'cancel', reason }, nowIso());
+      const decided = apply(this.current(), this.cancelRequest(request), nowIso());
       if (!decided.ok) throw refused(decided.refusal);
       let word: ProviderOutcome | 'unsupported' = 'unsupported';
       const { payment } = this.current();
@@ -208,7 +219,10 @@ export class PaymentRun {
           throw failure('provider_unavailable', causeMessage(error));
         }
       }
-      await this.commitAndPerform(cancelEvent(word, reason));
+      const event = cancelEvent(word, reason);
+      const applied = this.commit(event);
+      if (!applied.ok) throw refused(applied.refusal); // the provider cannot withdraw its request: nothing changed
+      await this.perform(applied);
       const { status } = this.current().payment;
       if (status !== 'cancelled') throw failure('payment_not_cancellable', notCancellableMessage(status));
       return this.current().payment;
@@ -335,9 +349,23 @@ export class PaymentRun {
       else if (effect.do === 'count_late_answer') {
         countLateAnswer(this.current().payment.provider);
         log.warn('provider answer after the reconciliation window', { paymentId: this.current().payment.id });
-      }
+      } else if (effect.do === 'record_exception')
+        log.warn('late success booked without a refund; reconciliation exception recorded', {
+          paymentId: this.current().payment.id,
+          kind: effect.kind,
+        });
     }
     return after;
+  }
+
+  /**
+   * Adopts `stored`, the payment as the read model holds it, in place of the table's state (a create whose initiation
+   * wrote another state, docs/operations.md#create-mismatch); keeps the `PaymentStatus` search attribute current.
+   */
+  private adopt(stored: PaymentSnapshot): void {
+    const before = this.current().payment.status;
+    this.state = { ...this.current(), payment: stored };
+    if (stored.status !== before) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: stored.status }]);
   }
 
   private async commitAndPerform(event: PaymentEvent, writer?: Writer): Promise<RefundRecord | undefined> {
@@ -388,12 +416,20 @@ export class PaymentRun {
         this.initiatedPayment ??= this.current().payment;
         if (!recorded) await this.perform(applied, initiationRecords);
       }
-      this.initiatedPayment ??= this.current().payment;
       const held = this.current().payment;
-      if (recorded && (recorded.version !== held.version || recorded.status !== held.status))
-        throw new Error(
-          `initiation wrote version ${recorded.version} ${recorded.status}, the table gave ${held.status}`,
-        );
+      if (recorded && (recorded.version !== held.version || recorded.status !== held.status)) {
+        // The stored row is what the merchant, the ledger and the next write see: the run adopts it rather than fail
+        // its task forever, loudly (docs/operations.md#create-mismatch).
+        countCreateMismatch(payment.provider);
+        log.error('initiation wrote another state than the table gives; the run adopts the stored row', {
+          paymentId: payment.id,
+          written: { status: recorded.status, version: recorded.version },
+          table: { status: held.status, version: held.version },
+        });
+        this.adopt(recorded);
+        this.initiatedPayment = recorded;
+      }
+      this.initiatedPayment ??= this.current().payment;
     });
   }
 
@@ -406,10 +442,15 @@ export class PaymentRun {
   }
 
   /** Commits a provider answer (docs/payments.md#states); initiation's own is committed by {@link initiate}. */
-  private async applyAnswer(outcome: ProviderOutcome, source: string): Promise<void> {
+  private async applyAnswer(
+    outcome: ProviderOutcome,
+    source: string,
+    supports?: Pick<ProviderCapabilities, 'refund' | 'partialRefund'>,
+  ): Promise<void> {
     await this.mutex.runExclusive(async () => {
       log.info('provider answer', { paymentId: this.current().payment.id, source, status: outcome.status });
-      await this.commitAndPerform(answerEvent(this.current().payment, outcome, this.reconciliationWindowMs));
+      const event = answerEvent(this.current().payment, outcome, this.reconciliationWindowMs, supports);
+      await this.commitAndPerform(event);
     });
   }
 
@@ -419,7 +460,7 @@ export class PaymentRun {
     if (payment.providerReference === null || hint.providerReference !== payment.providerReference) return;
     try {
       const answer = await provider.fetchProviderPaymentStatus(this.providerCall(payment.providerReference));
-      await this.applyAnswer(answer.outcome, isOpen(payment.status) ? 'callback' : 'reconciliation');
+      await this.applyAnswer(answer.outcome, isOpen(payment.status) ? 'callback' : 'reconciliation', answer.supports);
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       log.warn('callback could not be confirmed with the provider', {
@@ -515,6 +556,8 @@ export class PaymentRun {
       const type = causeType(error);
       if (type === FAILURE_TYPES.providerUnsupported || type === FAILURE_TYPES.refundNotRecorded) {
         this.commit({ type: 'refund_withdrawn', refundId: refund.id });
+        if (refund.id === lateSuccessRefundId(refund.paymentId))
+          return this.bookUnrefunded(refund, causeMessage(error));
         if (type === FAILURE_TYPES.providerUnsupported) throw failure('payment_not_refundable', causeMessage(error));
         throw failure('validation_error', `${causeMessage(error)}; nothing was refunded`);
       }
@@ -524,6 +567,19 @@ export class PaymentRun {
           : { status: 'pending' };
     }
     return (await this.settleRefund(refund, answer)) ?? refund;
+  }
+
+  /**
+   * The automatic refund of a late success after a cancel could not be sent (its provider refused it at send time, or
+   * its data could not be stored): nothing was refunded or posted, and the collection is booked instead, with a
+   * reconciliation exception, by the table's row for a provider that cannot refund (lock held;
+   * docs/payments.md#late-successes). Never throws a refusal: the workflow holds money the provider collected.
+   */
+  private async bookUnrefunded(refund: RefundRecord, why: string): Promise<RefundRecord> {
+    log.error('the late success could not be refunded; booked as completed', { paymentId: refund.paymentId, why });
+    const unrefundable = { refund: false, partialRefund: false };
+    await this.commitAndPerform({ type: 'late_success', reconciliationWindowMs: 0, capabilities: unrefundable });
+    return { ...refund, status: 'failed', failureMessage: why };
   }
 
   /** Commits the provider's answer about a refund in flight (lock held); the refund as it stands after it. */
@@ -563,6 +619,12 @@ export class PaymentRun {
   private providerCall(providerReference: string) {
     const { environment, provider: code } = this.current().payment;
     return { environment, provider: code, providerReference };
+  }
+
+  /** The merchant's cancel as the table takes it, with the capabilities the API's adapter stated. */
+  private cancelRequest(request: CancelUpdateInput): PaymentEvent {
+    const { capabilities } = request;
+    return { type: 'cancel', reason: request.reason ?? null, ...(capabilities ? { capabilities } : {}) };
   }
 
   private refundEvent(request: RefundUpdateInput): PaymentEvent {

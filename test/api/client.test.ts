@@ -101,8 +101,9 @@ describe('typed client (clients/typescript)', function () {
     });
 
     it('cancels a pending payment; a second cancel is 409 payment_not_cancellable', async () => {
+      // A bank transfer: its provider can withdraw the request (a mobile-money prompt cannot, docs/payments.md).
       const created = await client.POST('/v1/payments', {
-        body: { amount: 2000, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000003' },
+        body: { amount: 2000, currency: 'RWF', payment_method: 'bank_transfer' },
       });
       const id = created.data?.data.id as string;
       const cancelled = await client.POST('/v1/payments/{id}/cancel', {

@@ -147,7 +147,7 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
 
   describe('cancel (docs/payments.md#states, docs/payments.md#cancel-and-refund)', () => {
     it('cancels a waiting payment, once; a second cancel is 409', async () => {
-      const payment = await create(developer, NO_ANSWER);
+      const payment = await create(developer, BANK);
       const cancelled = await call(`/v1/payments/${payment.id}/cancel`, {
         key: developer.key,
         body: { reason: 'out of stock' },
@@ -163,18 +163,39 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
       expect(events).to.deep.equal(['payment.created', 'payment.cancelled']);
     });
 
-    it("drops a mobile-money payment's next_action once it is settled: completed, or cancelled", async () => {
+    it("drops a payment's next_action once it is settled: a mobile-money payment completed, a bank transfer cancelled", async () => {
       const instant = await create(developer, INSTANT);
       expect(instant.next_action).to.include({ type: 'mobile_money_approval' });
       expect((await waitForPayment(developer.key, instant.id, (p) => p.status === 'completed')).next_action).to.equal(
         null,
       );
       expect(await storedNextAction(instant.id)).to.equal(null);
-      const waiting = await create(developer, NO_ANSWER);
-      expect(waiting.next_action).to.include({ type: 'mobile_money_approval' });
+      const waiting = await create(developer, BANK);
+      expect(waiting.next_action).to.include({ type: 'bank_transfer' });
       const cancelled = await call(`/v1/payments/${waiting.id}/cancel`, { key: developer.key, method: 'POST' });
       expect(cancelled.body.data).to.include({ status: 'cancelled', next_action: null });
       expect(await storedNextAction(waiting.id)).to.equal(null);
+    });
+
+    it("refuses to cancel a waiting mobile-money payment (409): the operator's prompt cannot be withdrawn; nothing changes", async () => {
+      const waiting = await create(developer, NO_ANSWER);
+      const { db, client: temporal } = await getStack();
+      const refused = await call(`/v1/payments/${waiting.id}/cancel`, { key: developer.key, body: { reason: 'gone' } });
+      expect(refused.status).to.equal(409);
+      expect(refused.body.error.code).to.equal('payment_not_cancellable');
+      expect(refused.body.error.message).to.include('cannot withdraw');
+      expect(refused.body.error.message).to.include('expiry');
+      const after = (await call(`/v1/payments/${waiting.id}`, { key: developer.key })).body.data;
+      expect(after).to.include({ status: 'pending', cancellation_reason: null });
+      expect(after.next_action).to.include({ type: 'mobile_money_approval' });
+      expect(await db('events').where({ object_id: waiting.id }).pluck('type')).to.deep.equal(['payment.created']);
+      // Refused before it reached the workflow: no Update in its history.
+      const history = (await temporal.workflow.getHandle(`payment:${waiting.id}`).fetchHistory()).events ?? [];
+      const accepted = history.filter(
+        (e: { workflowExecutionUpdateAcceptedEventAttributes?: unknown }) =>
+          e.workflowExecutionUpdateAcceptedEventAttributes,
+      );
+      expect(accepted).to.have.length(1); // the create
     });
 
     it('refuses to cancel a completed payment (409) and an unknown or foreign one (404)', async () => {
@@ -266,7 +287,6 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
         expect(bad.status, String(amount)).to.equal(400);
         expect(bad.body.error.code).to.equal('validation_error');
       }
-      await call(`/v1/payments/${payment.id}/cancel`, { key: developer.key, method: 'POST' });
     });
 
     it('lets one of two refunds racing for the last amount win', async () => {
@@ -402,7 +422,6 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
       expect((await callback({ provider_reference: reference, status: 'succeeded' })).status).to.equal(200);
       await new Promise((r) => setTimeout(r, 1000));
       expect((await call(`/v1/payments/${id}`, { key: developer.key })).body.data.status).to.equal('pending');
-      await call(`/v1/payments/${id}/cancel`, { key: developer.key, method: 'POST' });
     });
 
     it('refuses a bad signature (401, nothing changes), an authenticated unknown reference (404) and an unknown provider (404)', async () => {
@@ -422,7 +441,6 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
           .status,
       ).to.equal(404);
       expect((await call(`/v1/payments/${id}`, { key: developer.key })).body.data.status).to.equal('pending');
-      await call(`/v1/payments/${id}/cancel`, { key: developer.key, method: 'POST' });
     });
   });
 

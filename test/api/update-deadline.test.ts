@@ -87,7 +87,9 @@ describe('Update deadline: cancel and refund with no worker running (docs/limits
     const waiting = await post(
       developer.key,
       '/v1/payments',
-      { ...order, phone_number: '+250788000003' },
+      // A card payment: its gateway can withdraw it, and it waits a day to be confirmed (a mobile-money prompt cannot
+      // be withdrawn, docs/payments.md#cancel-and-refund).
+      { amount: 2500, currency: 'USD', payment_method: 'card' },
       `create-waiting-${taskQueue}`,
     );
     expect([paid.status, waiting.status]).to.deep.equal([201, 201]);

@@ -4,9 +4,10 @@
  * carried out as the payment workflow carries them out (src/workflows/payment-run.ts `commit` and `perform`), by the
  * real payment activities against the real PostgreSQL, with the sandbox simulators as the providers. Histories mix
  * three providers and random amounts: customers who pay or decline at the provider, expiries and cancels followed by
- * late successes (reconciled inside the reconciliation window, only recorded after it, refunded in full after a
- * cancel), partial refunds that the provider pays, refuses or answers late (then decides, or not yet), a retried
- * activity call (as Temporal retries one whose completion was lost) and roll-ups of the balance.
+ * late successes (booked inside the reconciliation window and after it, docs/payments.md#late-successes; a cancel of
+ * mobile money is refused, its prompt cannot be withdrawn), partial refunds that the provider pays, refuses or answers
+ * late (then decides, or not yet), a retried activity call (as Temporal retries one whose completion was lost) and
+ * roll-ups of the balance.
  *
  * After every step: the journals the step wrote are exactly the `post` causes of the rows it took
  * (docs/ledger.md#postings); the ledger's invariants hold (`ledgerProblems`, against the simulators' own ledger); the
@@ -315,7 +316,7 @@ class History {
       const decided = await decidePendingSandboxTransaction(this.db, reference(t), decision, new Date());
       // Once the window has passed it stays passed: a run that met it with `outside` later sees the window as gone.
       if (step.kind === 'success' && step.window === 'outside') t.windowPassed = true;
-      if (decided?.decided) modelDecision(t, step, !t.windowPassed);
+      if (decided?.decided) modelDecision(t, step);
       await this.confirm(t, t.windowPassed ? 0 : RECONCILIATION_WINDOW_MS);
     } else if (step.kind === 'expire') {
       // `PaymentRun.expire`: the provider is asked to cancel where it can, else for its status; its last word decides.
@@ -334,7 +335,8 @@ class History {
       if (!apply(t.state, { type: 'cancel', reason: null }, this.now()).ok) return;
       const word = await this.call(() => a.cancelProviderPayment(providerCall(t)));
       await this.commitAndPerform(t, cancelEvent(word === 'unsupported' ? word : word.outcome, null));
-      if (t.model.status === 'pending') t.model.status = 'cancelled';
+      // A provider that cannot withdraw its request refuses the cancel (docs/payments.md#cancel-and-refund).
+      if (t.model.status === 'pending' && t.state.payment.status === 'cancelled') t.model.status = 'cancelled';
     } else if (step.kind === 'refund') {
       // `PaymentRun.refund`: a share of what the model says is left, reserved at once, then sent.
       const { model } = t;
@@ -412,11 +414,12 @@ class History {
 }
 
 /** The model after the provider's first decision about a payment in a success or decline step. */
-function modelDecision(t: Tracked, step: Extract<Action, { kind: 'success' | 'decline' }>, inWindow: boolean): void {
+function modelDecision(t: Tracked, step: Extract<Action, { kind: 'success' | 'decline' }>): void {
   const { model } = t;
   if (step.kind === 'decline') {
     if (model.status === 'pending') model.status = 'failed';
-  } else if (model.status === 'pending' || (model.status === 'failed' && model.expired && inWindow)) {
+  } else if (model.status === 'pending' || (model.status === 'failed' && model.expired)) {
+    // A late success is booked, inside the reconciliation window or after it (docs/payments.md#late-successes).
     Object.assign(model, { status: 'completed', collected: true });
   } else if (model.status === 'cancelled') {
     // Collected after the cancel: refunded in full at once (docs/payments.md#states).

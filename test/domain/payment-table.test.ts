@@ -113,8 +113,18 @@ function caseFor(row: PaymentRow): { state: PaymentState; event: PaymentEvent; a
   const refunds = row.event.startsWith('refund_') && row.event !== 'refund_accepted' ? [500] : [];
   if (row.event === 'refund_completed' && row.to === 'refunded')
     return { state: stateIn(row.from, { amountRefunded: 1000 }, refunds), event, at: AT };
-  if (row.event === 'late_success' && row.to === 'failed')
+  if (row.event === 'late_success' && row.when?.text.includes('after the reconciliation window'))
     return { state: stateIn(row.from), event, at: later(WINDOW_MS + 1) };
+  if (row.event === 'late_success' && row.when?.text.includes('declined'))
+    return { state: stateIn(row.from, { failureCode: 'declined' }), event, at: AT };
+  if (row.event === 'late_success' && row.when?.text.includes('cannot refund')) {
+    const unrefundable: PaymentEvent = {
+      type: 'late_success',
+      reconciliationWindowMs: WINDOW_MS,
+      capabilities: { refund: false, partialRefund: false },
+    };
+    return { state: stateIn(row.from), event: unrefundable, at: AT };
+  }
   return { state: stateIn(row.from, {}, refunds), event, at: AT };
 }
 
@@ -246,20 +256,69 @@ describe('payment table: conditions (docs/payments.md#cancel-and-refund)', () =>
     );
   });
 
-  it('reconciles a late success within the window, records one outside it once, never after a decline', () => {
+  it('books a late success within the window, and outside it or after a decline with an exception, once', () => {
     const within = apply(stateIn('failed'), sampleEvent('late_success'), later(WINDOW_MS));
     expect(within.ok && within.state.payment).to.include({
       status: 'completed',
       failureCode: null,
       reconciledAt: later(WINDOW_MS),
     });
+    expect(within.ok && within.effects.some((e) => e.do === 'record_exception')).to.equal(false);
     const outside = apply(stateIn('failed'), sampleEvent('late_success'), later(WINDOW_MS + 1));
     if (!outside.ok) throw new Error('refused');
-    expect(outside.state.payment).to.include({ status: 'failed', updatedAt: T0 });
-    expect(outside.state.payment.lateAnswer).to.deep.equal({ status: 'completed', receivedAt: later(WINDOW_MS + 1) });
+    expect(outside.state.payment).to.include({ status: 'completed', reconciledAt: later(WINDOW_MS + 1) });
+    const id = outside.state.payment.id;
+    expect(outside.effects).to.deep.include({ do: 'post', cause: `payment:${id}:completed` });
+    expect(outside.effects).to.deep.include({ do: 'emit', event: 'payment.completed' });
+    expect(outside.effects).to.deep.include({ do: 'count_late_answer' });
+    expect(outside.effects).to.deep.include({ do: 'record_exception', kind: 'late_success_after_window' });
     expect(apply(outside.state, sampleEvent('late_success'), later(WINDOW_MS + 2)).ok).to.equal(false);
-    const declined = stateIn('failed', { failureCode: 'declined' });
-    expect(apply(declined, sampleEvent('late_success'), AT).ok).to.equal(false);
+    const declined = apply(stateIn('failed', { failureCode: 'declined' }), sampleEvent('late_success'), AT);
+    expect(declined.ok && declined.state.payment.status).to.equal('completed');
+    expect(declined.ok && declined.effects).to.deep.include({
+      do: 'record_exception',
+      kind: 'late_success_after_decline',
+    });
+  });
+
+  it('refuses a cancel its provider cannot withdraw, changing nothing, and takes it where it can', () => {
+    const pending = stateIn('pending');
+    const refusal = refusalOf(pending, { type: 'cancel', reason: null, capabilities: { cancel: false } });
+    expect(refusal?.code).to.equal('payment_not_cancellable');
+    expect(refusal?.message).to.include('cannot withdraw');
+    expect(refusal?.message).to.include('expiry');
+    expect(refusalOf(stateIn('processing'), cancelEvent('unsupported', null))?.code).to.equal(
+      'payment_not_cancellable',
+    );
+    const taken = apply(pending, { type: 'cancel', reason: null, capabilities: { cancel: true } }, AT);
+    expect(taken.ok && taken.state.payment.status).to.equal('cancelled');
+  });
+
+  it('books a success after the cancel with an exception when the provider cannot refund the whole payment', () => {
+    for (const capabilities of [
+      { refund: false, partialRefund: false },
+      { refund: false, partialRefund: true },
+    ]) {
+      const step = apply(
+        stateIn('cancelled'),
+        { type: 'late_success', reconciliationWindowMs: WINDOW_MS, capabilities },
+        AT,
+      );
+      if (!step.ok) throw new Error('refused');
+      expect(step.state.payment).to.include({ status: 'completed', reconciledAt: AT, amountRefunded: 0 });
+      expect(step.state.pendingRefunds).to.deep.equal([]);
+      expect(step.effects).to.deep.include({ do: 'record_exception', kind: 'late_success_unrefundable' });
+      expect(step.effects).to.deep.include({ do: 'post', cause: `payment:${step.state.payment.id}:completed` });
+      expect(step.effects.some((e) => e.do === 'ask_provider')).to.equal(false);
+    }
+    const refundable = { refund: true, partialRefund: false };
+    const refunded = apply(
+      stateIn('cancelled'),
+      { type: 'late_success', reconciliationWindowMs: WINDOW_MS, capabilities: refundable },
+      AT,
+    );
+    expect(refunded.ok && refunded.state.payment.status).to.equal('cancelled');
+    expect(refunded.ok && refunded.effects.some((e) => e.do === 'ask_provider')).to.equal(true);
   });
 
   it('refunds a success after the cancel once, in full', () => {
@@ -356,7 +415,11 @@ describe('payment table: conditions (docs/payments.md#cancel-and-refund)', () =>
     expect(expiryEvent(undefined)).to.deep.equal({ type: 'expiry' });
     expect(expiryEvent({ status: 'processing' })).to.deep.equal({ type: 'expiry' });
     expect(expiryEvent({ status: 'completed' })).to.deep.equal({ type: 'provider_success' });
-    expect(cancelEvent('unsupported', 'r')).to.deep.equal({ type: 'cancel', reason: 'r' });
+    expect(cancelEvent('unsupported', 'r')).to.deep.equal({
+      type: 'cancel',
+      reason: 'r',
+      capabilities: { cancel: false },
+    });
     expect(cancelEvent({ status: 'cancelled' }, null)).to.deep.equal({ type: 'cancel', reason: null });
     expect(cancelEvent({ status: 'completed' }, null)).to.deep.equal({ type: 'provider_success' });
     expect(answerChangesPayment('pending', { status: 'processing' })).to.equal(true);
@@ -366,12 +429,13 @@ describe('payment table: conditions (docs/payments.md#cancel-and-refund)', () =>
 });
 
 describe('provider callbacks (docs/payments.md#provider-callbacks)', () => {
-  it('tells which callbacks may change a payment: any while open, only a success once closed and reconcilable', () => {
+  it('tells which callbacks may change a payment: any while open, only a success once failed or cancelled', () => {
     expect(callbackMayChange({ status: 'pending', failureCode: null }, 'processing')).to.equal(true);
     expect(callbackMayChange({ status: 'completed', failureCode: null }, 'completed')).to.equal(false);
     expect(callbackMayChange({ status: 'failed', failureCode: 'expired' }, 'completed')).to.equal(true);
     expect(callbackMayChange({ status: 'failed', failureCode: 'expired' }, 'failed')).to.equal(false);
-    expect(callbackMayChange({ status: 'failed', failureCode: 'declined' }, 'completed')).to.equal(false);
+    expect(callbackMayChange({ status: 'failed', failureCode: 'declined' }, 'completed')).to.equal(true);
+    expect(callbackMayChange({ status: 'completed', failureCode: null }, 'completed')).to.equal(false);
     expect(callbackMayChange({ status: 'cancelled', failureCode: null }, 'completed')).to.equal(true);
   });
 });

@@ -136,6 +136,22 @@ describe('live MTN MoMo payments end to end, against the MoMo fake (docs/provide
     expect(after).to.include({ status: 'completed', amount_refunded: 0 });
   });
 
+  it("refuses a cancel with 409: MoMo's request-to-pay cannot be withdrawn; the customer's approval then completes it (docs/payments.md#cancel-and-refund)", async () => {
+    const created = await createPayment(MOMO_FAKE_NUMBERS.ongoing);
+    const cancel = await callService(service.baseUrl, `/v1/payments/${created.id}/cancel`, liveKey, {
+      body: { reason: 'changed my mind' },
+    });
+    expect(cancel.status, JSON.stringify(cancel.body)).to.equal(409);
+    expect(cancel.body.error.code).to.equal('payment_not_cancellable');
+    expect(cancel.body.error.message).to.include('cannot withdraw');
+    const after = (await callService(service.baseUrl, `/v1/payments/${created.id}`, liveKey)).body.data;
+    expect(after).to.include({ status: 'pending', cancellation_reason: null });
+    // The prompt stays open at MTN: the customer approves it, and the payment completes and is booked.
+    fake.decide((await providerReferenceOf(created.id)) as string, 'SUCCESSFUL');
+    const completed = await waitForLivePayment(service.baseUrl, liveKey, created.id, (p) => p.status === 'completed');
+    expect(completed).to.include({ status: 'completed', amount_refunded: 0 });
+  });
+
   it('answers 401 to a callback with a wrong token and changes nothing', async () => {
     const created = await createPayment(MOMO_FAKE_NUMBERS.ongoing);
     const reference = await providerReferenceOf(created.id);

@@ -4,7 +4,8 @@
  * URL, then confirmed with the query); with the callback lost, by the query; with the push's answer lost, by the
  * callback that names its CheckoutRequestID, after exactly one push. A cancelled prompt fails as `declined`; a prompt
  * nobody answers fails as `expired` at `expires_at`, and its success reported afterwards is reconciled
- * (docs/payments.md#states). A callback with a wrong token changes nothing.
+ * (docs/payments.md#states). A cancel is refused with 409 (a prompt cannot be withdrawn) and changes nothing. A
+ * callback with a wrong token changes nothing.
  */
 import { expect } from 'chai';
 import {
@@ -184,6 +185,25 @@ describe('live M-Pesa payments end to end, against the Daraja fake (docs/provide
     expect((await callService(service.baseUrl, `/v1/payments/${created.id}`, liveKey)).body.data.status).to.equal(
       'pending',
     );
+  });
+
+  it('refuses a cancel with 409 while the customer has the prompt, changing nothing; their approval then completes it (docs/payments.md#cancel-and-refund)', async () => {
+    const phone = safaricomNumber(DARAJA_FAKE_NUMBERS.silent);
+    const created = await createPayment(phone);
+    const push = await pushTo(phone);
+    const cancel = await callService(service.baseUrl, `/v1/payments/${created.id}/cancel`, liveKey, {
+      body: { reason: 'changed my mind' },
+    });
+    expect(cancel.status, JSON.stringify(cancel.body)).to.equal(409);
+    expect(cancel.body.error).to.include({ code: 'payment_not_cancellable' });
+    expect(cancel.body.error.message).to.include('prompt stays open');
+    const after = (await callService(service.baseUrl, `/v1/payments/${created.id}`, liveKey)).body.data;
+    expect(after).to.include({ status: 'pending', cancellation_reason: null });
+    // The customer approves the prompt they still hold: the payment completes, booked, and nothing is refunded.
+    fake.decide(push.checkoutRequestId, 0);
+    const completed = await until(created.id, (p) => p.status === 'completed', 60_000);
+    expect(completed).to.include({ status: 'completed', amount_refunded: 0, failure_code: null });
+    expect(pushesTo(phone), 'never pushed again').to.have.length(1);
   });
 
   it('expires a prompt nobody answers, then reconciles the success Daraja reports afterwards (docs/payments.md#states)', async () => {

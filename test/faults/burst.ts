@@ -138,14 +138,14 @@ export const KINDS: readonly Kind[] = [
     final: { status: 'cancelled' },
     events: ['payment.created', 'payment.cancelled'],
   },
-  // The request cannot be withdrawn: cancelled on our side, and the customer's approval that
-  // follows is refunded in full automatically (docs/payments.md, Cancel and refund).
+  // The request cannot be withdrawn: the cancel is refused 409 and the customer's approval that
+  // follows completes the payment (docs/payments.md#cancel-and-refund).
   {
-    name: 'mobile money 0043 + cancel',
+    name: 'mobile money 0043 + cancel refused',
     method: { suffix: '0043' },
     then: 'cancel',
-    final: { status: 'cancelled' },
-    events: ['payment.created', 'payment.cancelled', 'refund.completed'],
+    final: { status: 'completed' },
+    events: ['payment.created', 'payment.completed'],
   },
 ];
 
@@ -408,7 +408,8 @@ function problemsOf(order: Order, books: Books | undefined, now: Date): string[]
   if (!books) return [`${where}: no payment`];
   const problems: string[] = [];
   const { payment } = books;
-  // A mobile-money cancel loses the race only to a success the provider reported first (docs/payments.md#states).
+  // A cancel answered 409 leaves the payment to its provider: a mobile-money prompt cannot be withdrawn, and a card or
+  // transfer cancel loses the race only to a success the provider reported first (docs/payments.md#cancel-and-refund).
   const cancelLost = kind.then === 'cancel' && order.action?.status === 409 && payment.status === 'completed';
   const final = cancelLost ? { status: 'completed' } : kind.final;
   if (payment.status !== final.status) problems.push(`${where}: status ${payment.status}, expected ${final.status}`);

@@ -130,10 +130,9 @@ async function stateProblems(db: Db, merchantIds: readonly string[]): Promise<st
 }
 
 /**
- * Sandbox payments whose clearing postings differ from the simulator's collected minus refunded. A success the
- * simulator reported after a failed payment's reconciliation window is recorded and not acted on
- * (docs/payments.md#states): our books hold nothing of it until an operator settles it
- * (docs/reconciliation.md#exceptions, `late_answer`).
+ * Sandbox payments whose clearing postings differ from the simulator's collected minus refunded. Every late success is
+ * booked (docs/payments.md#late-successes); only a payment left `failed` with a late answer recorded, as payments were
+ * before, holds nothing of it in our books (docs/reconciliation.md#exceptions, `late_answer`).
  */
 async function simulatorProblems(db: Db, merchantIds: readonly string[]): Promise<string[]> {
   const rows = (

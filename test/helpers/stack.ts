@@ -18,7 +18,11 @@ import { createDb, type Db } from '../../src/db/knex';
 import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { createMailer } from '../../src/lib/mailer';
 import { createLogger } from '../../src/logger';
-import { createProviderRegistry, providerRegistryFromConfig } from '../../src/providers/registry';
+import {
+  createProviderRegistry,
+  providerRegistryFromConfig,
+  type ProviderRegistry,
+} from '../../src/providers/registry';
 import { startSandboxCallbackPump, type CallbackPump } from '../../src/providers/sandbox/callback-pump';
 import { WORKFLOW_BUNDLE, workerQueues } from '../../src/worker';
 
@@ -133,31 +137,38 @@ export async function stopStack(): Promise<void> {
  * client for starting webhook deliveries on the same queue
  * (one worker serves both kinds of work here: the separation of docs/webhooks.md#isolation is tested on the shared
  * stack),
- * and private webhook targets allowed (the receivers listen on 127.0.0.1).
+ * and private webhook targets allowed (the receivers listen on 127.0.0.1). `adjust` wraps the registry (a provider
+ * with other capabilities, docs/payments.md#late-successes), `wrap` the activities (a fault of one of them).
  */
 export async function createTimeSkippingWorker(
   env: TestWorkflowEnvironment,
   db: Db,
   taskQueue: string,
+  adjust: (registry: ProviderRegistry) => ProviderRegistry = (registry) => registry,
+  wrap: <T extends object>(activities: T) => T = (activities) => activities,
 ): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundle(),
-    activities: createActivities({
-      db,
-      providers: createProviderRegistry({
-        ledger: createSandboxLedger(db),
-        now: () => new Date(),
-        approvalDelayMs: 0,
-        bankTransferDelayMs: 0,
-        refundUnknownMs: 3_600_000,
-        callbackSecret: 'x'.repeat(32),
+    activities: wrap(
+      createActivities({
+        db,
+        providers: adjust(
+          createProviderRegistry({
+            ledger: createSandboxLedger(db),
+            now: () => new Date(),
+            approvalDelayMs: 0,
+            bankTransferDelayMs: 0,
+            refundUnknownMs: 3_600_000,
+            callbackSecret: 'x'.repeat(32),
+          }),
+        ),
+        temporal: env.client,
+        mailer: createMailer(testConfig()),
+        config: { ...testConfig(), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
       }),
-      temporal: env.client,
-      mailer: createMailer(testConfig()),
-      config: { ...testConfig(), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
-    }),
+    ),
   });
 }
 

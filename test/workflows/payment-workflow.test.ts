@@ -37,6 +37,7 @@ import { decideSandboxTransaction, findSandboxTransactionByPayment } from '../..
 import { newId } from '../../src/lib/ids';
 import { cardPayment, insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
 import { activityNames } from '../helpers/history';
+import type { PaymentActivities } from '../../src/workflows/activity-contracts';
 import { createTimeSkippingWorker, useTimeSkippingWorker } from '../helpers/stack';
 
 const TASK_QUEUE = 'payment-workflow-test';
@@ -350,7 +351,7 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
   });
 
   it('continues a run as a new one that neither records nor initiates the payment again, polls on from pollDelayMs and takes a cancel at once (docs/payments.md#workflow)', async () => {
-    const handle = await start(await payment('+250788000003'));
+    const handle = await start(cardPayment(merchantId, { nowMs: await env.currentTimeMs() }));
     const initiated = await waitInitiated(handle);
     // The run a long wait continued as new ends so; the next run starts with what it handed on.
     await handle.terminate('stands for a run that continued as new');
@@ -381,34 +382,199 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     expect(await eventTypes(initiated.id)).to.deep.equal(['payment.created', 'payment.cancelled']);
   });
 
-  it('refunds in full a success that comes after the merchant cancelled a mobile-money request (docs/payments.md#states)', async () => {
-    const handle = await start(await payment('+250788000003'));
-    const initiated = await waitInitiated(handle);
-    await handle.executeUpdate(cancelPaymentUpdate, { args: [{}] });
-    expect(((await handle.result()) as PaymentSnapshot).status).to.equal('cancelled');
-    // Mobile money cannot withdraw the request: the customer approves it after all.
-    expect((await findSandboxTransactionByPayment(db, 'momo', initiated.id))?.status).to.equal('pending');
+  /**
+   * Runs `body` with a worker on its own task queue whose sandbox `momo` states `supports` (and withdraws its request
+   * when it says it can), as a provider of those capabilities would (docs/payments.md#late-successes).
+   */
+  async function withCapabilities(
+    supports: { cancel: boolean; refund: boolean; partialRefund: boolean },
+    body: (queue: string) => Promise<void>,
+  ): Promise<void> {
+    const queue = `${TASK_QUEUE}-${supports.cancel}-${supports.refund}-${newId('q_')}`;
+    const worker = await createTimeSkippingWorker(env, db, queue, (registry) => ({
+      get(environment, code) {
+        const provider = registry.get(environment, code);
+        if (!provider || code !== 'momo') return provider;
+        return Object.assign(Object.create(provider) as typeof provider, {
+          supports,
+          cancel: async (providerReference: string) => ({
+            providerReference,
+            outcome: { status: 'cancelled' as const },
+          }),
+        });
+      },
+    }));
+    const running = worker.run();
+    try {
+      await body(queue);
+    } finally {
+      worker.shutdown();
+      await running;
+    }
+  }
+
+  /** Starts `created`'s workflow on `queue` and answers its create. */
+  async function startOn(
+    queue: string,
+    created: PaymentSnapshot,
+    reconciliationWindowSeconds = WINDOW_SECONDS,
+  ): Promise<{ handle: WorkflowHandle; initiated: PaymentSnapshot }> {
+    const input: PaymentWorkflowInput = { mode: 'create', payment: created, reconciliationWindowSeconds };
+    const handle = await env.client.workflow.start('paymentWorkflow', {
+      taskQueue: queue,
+      workflowId: paymentWorkflowId(created.id),
+      args: [input],
+    });
+    const initiated = await handle.executeUpdate(initiatePaymentUpdate, { updateId: INITIATE_UPDATE_ID });
+    return { handle, initiated };
+  }
+
+  /** The customer approves at the provider after the payment closed; its callback re-opens the workflow on `queue`. */
+  async function approveLate(
+    queue: string,
+    initiated: PaymentSnapshot,
+    reconciliationWindowSeconds = WINDOW_SECONDS,
+  ): Promise<PaymentSnapshot> {
     await decideSandboxTransaction(db, initiated.providerReference as string, { status: 'succeeded' }, new Date());
     const reopened = await env.client.workflow.signalWithStart('paymentWorkflow', {
-      taskQueue: TASK_QUEUE,
+      taskQueue: queue,
       workflowId: paymentWorkflowId(initiated.id),
-      args: [
-        {
-          mode: 'reopen',
-          paymentId: initiated.id,
-          reconciliationWindowSeconds: WINDOW_SECONDS,
-        } satisfies PaymentWorkflowInput,
-      ],
+      args: [{ mode: 'reopen', paymentId: initiated.id, reconciliationWindowSeconds } satisfies PaymentWorkflowInput],
       signal: providerCallbackSignal,
       signalArgs: [{ providerReference: initiated.providerReference as string, claimed: 'completed' }],
     });
-    const result = (await reopened.result()) as PaymentSnapshot;
-    expect(result).to.include({ status: 'cancelled', amountRefunded: 1500 });
-    const refunds = await db('refunds').where({ payment_id: initiated.id });
-    expect(
-      refunds.map((r: { status: string; amount: number; reason: string }) => [r.status, r.amount, r.reason]),
-    ).to.deep.equal([['completed', 1500, 'late_success_after_cancel']]);
-    expect(await eventTypes(initiated.id)).to.deep.equal(['payment.created', 'payment.cancelled', 'refund.completed']);
+    return (await reopened.result()) as PaymentSnapshot;
+  }
+
+  /** The collection journals and reconciliation exceptions our books hold for `paymentId`. */
+  async function books(paymentId: string) {
+    const journals = await db('ledger_journals')
+      .where('cause', 'like', `%${paymentId}%`)
+      .orWhere('cause', 'like', `%${paymentId.slice(4)}%`)
+      .orderBy('cause')
+      .pluck('cause');
+    const exceptions = await db('reconciliation_exceptions')
+      .where({ object_id: paymentId })
+      .select('kind', 'run_id', 'expected_amount');
+    return { journals, exceptions };
+  }
+
+  it('refunds in full a success that comes after the merchant cancelled, where the provider can withdraw and refund (docs/payments.md#late-successes)', async () => {
+    await withCapabilities({ cancel: true, refund: true, partialRefund: true }, async (queue) => {
+      const { handle, initiated } = await startOn(queue, await payment('+250788000003'));
+      await handle.executeUpdate(cancelPaymentUpdate, { args: [{}] });
+      expect(((await handle.result()) as PaymentSnapshot).status).to.equal('cancelled');
+      // The provider said it withdrew the request; the customer approves all the same.
+      expect((await findSandboxTransactionByPayment(db, 'momo', initiated.id))?.status).to.equal('pending');
+      const result = await approveLate(queue, initiated);
+      expect(result).to.include({ status: 'cancelled', amountRefunded: 1500 });
+      const refunds = await db('refunds').where({ payment_id: initiated.id });
+      expect(
+        refunds.map((r: { status: string; amount: number; reason: string }) => [r.status, r.amount, r.reason]),
+      ).to.deep.equal([['completed', 1500, 'late_success_after_cancel']]);
+      expect(await eventTypes(initiated.id)).to.deep.equal([
+        'payment.created',
+        'payment.cancelled',
+        'refund.completed',
+      ]);
+      expect((await books(initiated.id)).exceptions).to.deep.equal([]);
+    });
+  });
+
+  it('books a success after the cancel as completed with an exception where the provider cannot refund; the workflow does not fail (docs/payments.md#late-successes)', async () => {
+    await withCapabilities({ cancel: true, refund: false, partialRefund: false }, async (queue) => {
+      const { handle, initiated } = await startOn(queue, await payment('+250788000003'));
+      await handle.executeUpdate(cancelPaymentUpdate, { args: [{}] });
+      expect(((await handle.result()) as PaymentSnapshot).status).to.equal('cancelled');
+      const result = await approveLate(queue, initiated);
+      expect(result).to.include({ status: 'completed', amountRefunded: 0 });
+      expect(result.reconciledAt).to.be.a('string');
+      expect(await stored(initiated.id)).to.include({ status: 'completed' });
+      expect(await db('refunds').where({ payment_id: initiated.id })).to.deep.equal([]);
+      expect(await eventTypes(initiated.id)).to.deep.equal([
+        'payment.created',
+        'payment.cancelled',
+        'payment.completed',
+      ]);
+      const { journals, exceptions } = await books(initiated.id);
+      expect(journals).to.deep.equal([`payment:${initiated.id}:completed`]);
+      expect(exceptions).to.deep.equal([{ kind: 'late_success_unrefundable', run_id: null, expected_amount: 1500 }]);
+    });
+  });
+
+  it('refuses a cancel where the provider cannot withdraw, then books a success after expiry outside the window with an exception (M-Pesa-like, docs/payments.md#late-successes)', async () => {
+    await withCapabilities({ cancel: false, refund: false, partialRefund: false }, async (queue) => {
+      const WINDOW = 60;
+      const { handle, initiated } = await startOn(queue, await payment('+250788000003'), WINDOW);
+      expect(await updateFailure(handle.executeUpdate(cancelPaymentUpdate, { args: [{}] }))).to.equal(
+        'payment_not_cancellable',
+      );
+      expect(await stored(initiated.id)).to.include({ status: 'pending' });
+      expect(await eventTypes(initiated.id)).to.deep.equal(['payment.created']);
+      const expired = (await handle.result()) as PaymentSnapshot;
+      expect(expired).to.include({ status: 'failed', failureCode: 'expired' });
+      // A reconciliation window of a minute here (the service's is RECONCILIATION_WINDOW_DAYS); the answer comes after.
+      await env.sleep(WINDOW * 1000 + 60_000);
+      const result = await approveLate(queue, initiated, WINDOW);
+      expect(result).to.include({ status: 'completed', amountRefunded: 0 });
+      expect(await eventTypes(initiated.id)).to.deep.equal(['payment.created', 'payment.failed', 'payment.completed']);
+      const { journals, exceptions } = await books(initiated.id);
+      expect(journals).to.deep.equal([`payment:${initiated.id}:completed`]);
+      expect(exceptions).to.deep.equal([{ kind: 'late_success_after_window', run_id: null, expected_amount: 1500 }]);
+      // A second report of the same success changes nothing.
+      expect(await approveLate(queue, initiated, WINDOW)).to.include({ status: 'completed' });
+      expect((await books(initiated.id)).journals).to.have.length(1);
+    });
+  });
+
+  it("adopts the stored row when the create's write differs from the table, answers the create and carries on (docs/operations.md#create-mismatch)", async () => {
+    const queue = `${TASK_QUEUE}-mismatch-${newId('q_')}`;
+    let bumped = 0;
+    const worker = await createTimeSkippingWorker(
+      env,
+      db,
+      queue,
+      (registry) => registry,
+      (activities) => {
+        const real = activities as unknown as PaymentActivities;
+        const initiatePayment: PaymentActivities['initiatePayment'] = async (input) => {
+          const result = await real.initiatePayment(input);
+          // Stands for an activity that ran another version of the table than the workflow.
+          if (!result.recorded) throw new Error('expected the activity to write the word');
+          bumped = (result.recorded.version ?? 0) + 1;
+          await db('payments').where({ id: input.payment.id }).update({ version: bumped });
+          return { ...result, recorded: { ...result.recorded, version: bumped } };
+        };
+        return { ...activities, initiatePayment };
+      },
+    );
+    const running = worker.run();
+    try {
+      const created = await payment('+250788000003');
+      const input: PaymentWorkflowInput = {
+        mode: 'create',
+        payment: created,
+        reconciliationWindowSeconds: WINDOW_SECONDS,
+      };
+      const handle = await env.client.workflow.start('paymentWorkflow', {
+        taskQueue: queue,
+        workflowId: paymentWorkflowId(created.id),
+        args: [input],
+      });
+      const initiated = await handle.executeUpdate(initiatePaymentUpdate, { updateId: INITIATE_UPDATE_ID });
+      expect(initiated).to.include({ status: 'pending', version: bumped });
+      // The run goes on from the stored row: the customer's approval completes the payment, written once.
+      await decideSandboxTransaction(db, initiated.providerReference as string, { status: 'succeeded' }, new Date());
+      const result = (await handle.result()) as PaymentSnapshot;
+      expect(result).to.include({ status: 'completed', version: bumped + 1 });
+      expect(await stored(created.id)).to.include({ status: 'completed', version: bumped + 1 });
+      expect(await eventTypes(created.id)).to.deep.equal(['payment.created', 'payment.completed']);
+      const events = (await handle.fetchHistory()).events ?? [];
+      expect(events.filter((e) => e.workflowTaskFailedEventAttributes)).to.deep.equal([]);
+    } finally {
+      worker.shutdown();
+      await running;
+    }
   });
 
   it('refuses to cancel a completed payment in the validator of a re-opened run only once it has read the payment', async () => {
@@ -533,7 +699,7 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     expect(
       await updateFailure(handle.executeUpdate(refundPaymentUpdate, { args: [{ refundId: newId('ref_') }] })),
     ).to.equal('payment_not_refundable');
-    await handle.executeUpdate(cancelPaymentUpdate, { args: [{}] });
+    // Left to expire by itself: a mobile-money request cannot be cancelled.
   });
 
   it('lets exactly one of two refunds racing for the last amount win', async () => {
@@ -607,7 +773,11 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     expect(['pending', 'processing']).to.include((await open.query(getPaymentQuery)).status);
     expect((await open.describe()).status.name).to.equal('RUNNING');
     expect(await eventTypes((await waitInitiated(open)).id)).to.not.include('payment.cancelled');
-    await open.executeUpdate(cancelPaymentUpdate, { args: [{}] });
+    // A well-formed cancel of a mobile-money request is refused as well: the operator's prompt cannot be withdrawn.
+    expect(await updateFailure(open.executeUpdate(cancelPaymentUpdate, { args: [{}] }))).to.equal(
+      'payment_not_cancellable',
+    );
+    expect(await eventTypes((await waitInitiated(open)).id)).to.not.include('payment.cancelled');
   });
 
   it('fails a refund the provider refuses, writes refund.failed once and releases its amount (docs/payments.md#cancel-and-refund, 0006)', async () => {
