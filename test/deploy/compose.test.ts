@@ -8,6 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { PROVIDER_VARIABLES } from '../../src/providers/settings';
+import type { ProviderVariables } from '../../src/providers/provider-variables';
 import { CUSTOM_SEARCH_ATTRIBUTES } from '../../src/workflows/messages';
 import { loadCompose, type ComposeModel, type ComposeService } from './compose-spec';
 
@@ -64,6 +66,17 @@ describe('docker-compose.yml (docs/operations.md#docker)', function () {
     expect(model.services.temporal?.environment?.POSTGRES_PWD).to.equal(SECRETS.POSTGRES_PASSWORD);
     const raw = fs.readFileSync(COMPOSE_FILE, 'utf8');
     expect(raw).not.to.match(/\$\{(POSTGRES_PASSWORD|JWT_SECRET|PROVIDER_CALLBACK_SECRET):?-/);
+  });
+
+  it("passes every live provider's settings variable through to the API and the workers, M-Pesa's included (docs/providers.md#configuration)", () => {
+    const variables = (PROVIDER_VARIABLES as readonly ProviderVariables[]).flatMap((group) =>
+      Object.values(group.fields).map((field) => `${group.prefix}_${field.variable}`),
+    );
+    expect(variables).to.include('MPESA_CONSUMER_KEY');
+    for (const name of ['api', 'worker', 'webhook-worker']) {
+      const environment = model.services[name]?.environment ?? {};
+      for (const variable of variables) expect(environment, `${name} ${variable}`).to.have.property(variable, null);
+    }
   });
 
   it("runs Temporal's server image on PostgreSQL after a schema job, never auto-setup", () => {
