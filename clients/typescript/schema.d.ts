@@ -2616,8 +2616,33 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ready (503 with the same body when not) */
+            /** @description Ready */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "checks": {
+                     *         "database": "ok",
+                     *         "temporal": "ok"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description `ok` when every check is `ok`, else `unavailable` */
+                        status: string;
+                        /** @description `database` and `temporal`, each `ok` or `unavailable` (down, or slower than the deadline) */
+                        checks: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not ready: the same body, `status: unavailable` and the check that failed (`unavailable`), within READINESS_TIMEOUT_MS (docs/api.md#health) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -201,7 +201,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
     description: 'Answers 200 when the database and the workflow engine can be reached, 503 naming what cannot.',
     success: {
       status: 200,
-      description: 'Ready (503 with the same body when not)',
+      description: 'Ready',
       schema: z.object({
         status: z.string().openapi({ description: '`ok` when every check is `ok`, else `unavailable`' }),
         checks: z.record(z.string(), z.string()).openapi({
@@ -210,6 +210,13 @@ export const ROUTE_DOCS: RouteDoc[] = [
       }),
       example: { status: 'ok', checks: { database: 'ok', temporal: 'ok' } },
     },
+    otherSuccess: [
+      {
+        status: 503,
+        description:
+          'Not ready: the same body, `status: unavailable` and the check that failed (`unavailable`), within READINESS_TIMEOUT_MS (docs/api.md#health)',
+      },
+    ],
   },
   {
     method: 'get',

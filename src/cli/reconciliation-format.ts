@@ -1,5 +1,5 @@
 /**
- * How `npm run admin -- recon …` prints (docs/reconciliation.md#admin-command): one line a run or an
+ * How `npm run admin -- recon …` prints (docs/reconciliation.md#resolving): one line a run or an
  * exception, an exception's evidence as a short report. Stored text is escaped (src/cli/printable.ts).
  */
 import type { ReconciliationException } from '../db/reconciliation';

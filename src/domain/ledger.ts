@@ -305,7 +305,7 @@ export function payoutReversedJournal(payout: LedgerPayout, step: 'failed' | 'ca
   };
 }
 
-/** An operator's correction of a merchant's balance (docs/ledger.md#adjustments). */
+/** An operator's correction of a merchant's balance (docs/ledger.md#postings). */
 export interface Adjustment {
   /** Unique id of the adjustment (`adj_…`), its cause. */
   id: string;

@@ -51,7 +51,7 @@ export function totpCodeAt(secretBase32: string, nowMs: number = Date.now()): st
   return totpOf(secretBase32).generate({ timestamp: nowMs });
 }
 
-/** How many recovery codes a person gets (docs/security.md#recovery-codes). */
+/** How many recovery codes a person gets (docs/security.md#two-factor). */
 export const RECOVERY_CODE_COUNT = 10;
 const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 
