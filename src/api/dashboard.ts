@@ -14,6 +14,9 @@ import { DomainError } from '../domain/errors';
 /** Where the dashboard lives on this server. */
 export const DASHBOARD_PATH = '/dashboard';
 
+/** The icon browsers ask every origin for; answered with the dashboard's `favicon.svg` (`web/public/`). */
+export const FAVICON_PATH = '/favicon.ico';
+
 /** What the browser may load on the dashboard's pages: only this server, never framed. */
 const CONTENT_SECURITY_POLICY =
   "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
@@ -25,14 +28,23 @@ function securityHeaders(ctx: Koa.Context): void {
 }
 
 /**
- * The middleware answering `GET`/`HEAD` under `/dashboard` from `dir` (the built app); other paths
- * pass through. `/dashboard` redirects to `/dashboard/`. Errors: 404 `not_found` for a missing
- * asset or when the app is not built (the message says how to build it), 405 for other methods.
+ * The middleware answering `GET`/`HEAD` under `/dashboard` from `dir` (the built app), and `/favicon.ico` with the
+ * app's `favicon.svg` (`image/svg+xml`) once built; other paths pass through. `/dashboard` redirects to
+ * `/dashboard/`. Errors: 404 `not_found` for a missing asset or when the app is not built (the message says how to
+ * build it), 405 for other methods.
  */
 export function dashboard(dir: string): Koa.Middleware {
   const files = serve(dir, { index: false, maxage: 0 });
   const indexFile = path.join(dir, 'index.html');
+  const icon = path.join(dir, 'favicon.svg');
   return async (ctx, next) => {
+    // Browsers ask every page's origin for `/favicon.ico` (the API's /docs too): our icon, from the dashboard's build.
+    if (ctx.path === FAVICON_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD') && fs.existsSync(icon)) {
+      ctx.type = 'image/svg+xml';
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      ctx.body = fs.createReadStream(icon);
+      return;
+    }
     if (ctx.path !== DASHBOARD_PATH && !ctx.path.startsWith(`${DASHBOARD_PATH}/`)) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', 'GET, HEAD');
