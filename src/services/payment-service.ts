@@ -53,6 +53,7 @@ import {
   initiatePaymentUpdate,
   paymentSearchAttributes,
   paymentWorkflowId,
+  PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
   refundPaymentUpdate,
   type PaymentWorkflowInput,
 } from '../workflows/messages';
@@ -298,6 +299,7 @@ export async function createPayment(
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     typedSearchAttributes: paymentSearchAttributes(payment),
+    workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
   });
   // Stopped once the answer no longer needs it: the client would otherwise poll the Update until a worker runs.
   const updateCall = new AbortController();
@@ -447,7 +449,8 @@ function updateTimedOut(deadlineMs: number): DomainError {
 /**
  * Sends `update` to the payment's workflow, re-opening it from the read model when its run has
  * ended (Update-with-Start, conflict policy use-existing, reuse allowed, docs/payments.md#workflow). An Update the
- * workflow never took is sent again with the same Update id (the workflow takes an id once);
+ * workflow never took is sent again with the same Update id (the workflow takes an id once), unless `carriedOut`
+ * finds it done meanwhile (a refund's row: the run that took it may have closed, and a new run would take it again);
  * when that keeps failing, 503 `service_unavailable`: nothing was decided (or, when Temporal could not
  * be reached, the outcome is unknown: {@link updateTimedOut}). Every call to Temporal
  * shares one deadline, UPDATE_DEADLINE_MS from now: no request hangs on a payment no worker runs.
@@ -460,6 +463,7 @@ async function updatePayment<Ret, Args extends unknown[]>(
   update: UpdateDefinition<Ret, Args>,
   args: Args,
   updateId: string,
+  carriedOut?: () => Promise<Ret | undefined>,
 ): Promise<Ret> {
   const input: PaymentWorkflowInput = {
     mode: 'reopen',
@@ -469,6 +473,10 @@ async function updatePayment<Ret, Args extends unknown[]>(
   };
   const deadline = Date.now() + deps.config.UPDATE_DEADLINE_MS;
   for (let attempt = 1; ; attempt += 1) {
+    // A send whose answer was lost may have been carried out by a run that has closed since: the next run would take
+    // the same Update id as new (Temporal knows an Update id within one run only).
+    const done = attempt > 1 ? await carriedOut?.() : undefined;
+    if (done !== undefined) return done;
     const start = new WithStartWorkflowOperation('paymentWorkflow', {
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       workflowId: paymentWorkflowId(payment.id),
@@ -476,6 +484,7 @@ async function updatePayment<Ret, Args extends unknown[]>(
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       typedSearchAttributes: paymentSearchAttributes(payment),
+      workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
     });
     try {
       return await byDeadline(deps.temporal, deadline, () =>
@@ -588,6 +597,7 @@ export async function refundPayment(
       refundPaymentUpdate,
       [{ refundId, amount: request.amount, reason: request.reason, capabilities }],
       refundId,
+      () => findRefund(deps.db, owner, refundId),
     );
   } catch (error) {
     // A send whose answer was lost may have been carried out (a run closing under it) before the next send was

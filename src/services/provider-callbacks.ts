@@ -17,6 +17,7 @@ import type { ProviderRegistry } from '../providers/registry';
 import {
   paymentSearchAttributes,
   paymentWorkflowId,
+  PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
   providerCallbackSignal,
   type PaymentWorkflowInput,
   type ProviderHint,
@@ -57,6 +58,7 @@ export async function deliverProviderHint(
       signal: providerCallbackSignal,
       signalArgs: [hint],
       typedSearchAttributes: paymentSearchAttributes(payment),
+      workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
     }),
   );
   return 'signalled';
