@@ -612,6 +612,18 @@ export async function refundPayment(
   return refund;
 }
 
+/**
+ * The refund `id` of the caller's merchant and environment as it now stands (`pending`, `completed` or `failed`), or
+ * undefined: what a replayed refund request answers (docs/payments.md#idempotency).
+ */
+export async function refundAsStored(
+  deps: Pick<PaymentServiceDeps, 'db'>,
+  owner: Principal,
+  id: string,
+): Promise<RefundRecord | undefined> {
+  return findRefund(deps.db, owner, id);
+}
+
 /** What {@link listPayments} filters on; the bounds are inclusive instants. */
 export interface PaymentListRequest {
   status?: PaymentSnapshot['status'];

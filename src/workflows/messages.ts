@@ -55,6 +55,15 @@ export function paymentWorkflowId(paymentId: string): string {
 export const PAYMENT_WORKFLOW_TASK_TIMEOUT_MS = 4_000;
 
 /**
+ * How long a refund, a cancel or a payout's create waits for the provider's answer before it answers with what is
+ * known (docs/payments.md#cancel-and-refund, docs/payouts.md#workflow), in milliseconds: 2 s. A refund then answers
+ * `pending` (written and reserved; `refund.completed` or `refund.failed` follows once the provider answers), a cancel
+ * the payment as it stands (`payment.cancelled` follows), a payout `pending` (its events follow). The provider call
+ * itself goes on, and its answer is recorded when it comes.
+ */
+export const PROVIDER_ANSWER_WAIT_MS = 2_000;
+
+/**
  * Input of `paymentWorkflow`. `create`: a new payment, which the workflow records and initiates
  * (the API's `initiatePaymentUpdate` waits for that, docs/payments.md#workflow). `continued`: the
  * next run of an open payment whose long wait on the provider continued as new to keep the history
