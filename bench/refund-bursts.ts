@@ -106,10 +106,12 @@ function recordHistories(cliPath: string, address: string, id: string, dir: stri
   say(`  histories of ${workflowId} (${runs.length} runs) in ${dir}`);
 }
 
+/** The stack this script started, stopped at the end, on Ctrl-C and on an error (its logs kept). */
+let stack: Stack | undefined;
+
 async function main(): Promise<void> {
   const bursts = Number(process.argv[2] ?? process.env.REFUND_BURSTS ?? 1000);
   const cliPath = await resolveTemporalCli(say);
-  let stack: Stack | undefined;
   exitHook((done) => void (stack?.stop(true) ?? Promise.resolve()).finally(done));
   let apiUrl = process.env.REFUND_BURSTS_API_URL;
   let temporalAddress = process.env.REFUND_BURSTS_TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
@@ -178,7 +180,8 @@ async function main(): Promise<void> {
   process.exit(clean ? 0 : 1);
 }
 
-main().catch((error) => {
+main().catch(async (error) => {
   console.error(error);
+  await stack?.stop(true);
   process.exit(2);
 });

@@ -318,9 +318,15 @@ export class PaymentRun {
     return this.current().payment;
   }
 
-  /** True once the run may end: settled, nothing in flight, no hint left (docs/payments.md#workflow). */
+  /**
+   * True once the run may end: settled, nothing in flight, no hint left (docs/payments.md#workflow). A refund that
+   * answered `pending` before its provider did may already be settled in the state while its writes still run under
+   * the lock: the run ends only after them.
+   */
   done(): boolean {
-    return this.hints.length === 0 && this.unknownRefunds.size === 0 && isSettled(this.current());
+    return (
+      this.hints.length === 0 && this.unknownRefunds.size === 0 && !this.mutex.isLocked() && isSettled(this.current())
+    );
   }
 
   /** True while an open payment's history grew long and nothing is under way (samples' `shouldContinueAsNew`). */
