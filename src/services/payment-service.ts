@@ -430,6 +430,12 @@ const OUTAGE_UPDATE_ATTEMPTS = 3;
  * of pauses) so that an error that keeps coming answers 503 `service_unavailable` rather than waiting for ever.
  */
 const MAX_UPDATE_ATTEMPTS = 20;
+/**
+ * How long one send of an Update waits for its outcome before it is sent again with the same id, within the shared
+ * deadline (milliseconds): an Update lost with a workflow task the server dropped is otherwise waited on until the
+ * deadline (docs/limits.md#update-deadlines). A workflow that has the Update answers the second send with its outcome.
+ */
+const UPDATE_ATTEMPT_MS = 5_000;
 /** The longest pause (milliseconds) between two sends of an Update; the pause grows by 100 ms per send. */
 const MAX_UPDATE_PAUSE_MS = 500;
 
@@ -486,13 +492,17 @@ async function updatePayment<Ret, Args extends unknown[]>(
       typedSearchAttributes: paymentSearchAttributes(payment),
       workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
     });
+    const attemptDeadline = Math.min(deadline, Date.now() + UPDATE_ATTEMPT_MS);
     try {
-      return await byDeadline(deps.temporal, deadline, () =>
+      return await byDeadline(deps.temporal, attemptDeadline, () =>
         deps.temporal.workflow.executeUpdateWithStart(update, { args, updateId, startWorkflowOperation: start }),
       );
     } catch (error) {
       const refused = decidedRefusal(error);
       if (refused) throw refused;
+      // No answer within the attempt: the Update may have been lost with a workflow task the server dropped, and its
+      // call would wait for an outcome that never comes. Sent again with the same id: a run that has it answers it.
+      if (error instanceof DeadlinePassed && attemptDeadline < deadline) continue;
       const pause = Math.min(100 * attempt, MAX_UPDATE_PAUSE_MS);
       if (
         error instanceof DeadlinePassed ||
