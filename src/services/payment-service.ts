@@ -502,7 +502,10 @@ async function updatePayment<Ret, Args extends unknown[]>(
       if (refused) throw refused;
       // No answer within the attempt: the Update may have been lost with a workflow task the server dropped, and its
       // call would wait for an outcome that never comes. Sent again with the same id: a run that has it answers it.
-      if (error instanceof DeadlinePassed && attemptDeadline < deadline) continue;
+      // (Cancelled at the attempt's bound, the call may answer first with its own cancellation.)
+      const attemptRanOut =
+        error instanceof DeadlinePassed || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError;
+      if (attemptRanOut && attemptDeadline < deadline && Date.now() >= attemptDeadline) continue;
       const pause = Math.min(100 * attempt, MAX_UPDATE_PAUSE_MS);
       if (
         error instanceof DeadlinePassed ||
