@@ -436,6 +436,8 @@ const MAX_UPDATE_ATTEMPTS = 20;
  * deadline (docs/limits.md#update-deadlines). A workflow that has the Update answers the second send with its outcome.
  */
 const UPDATE_ATTEMPT_MS = 5_000;
+/** The gRPC deadline of a send can fire a little before its own timer: a failure this close counts as ran out (ms). */
+const ATTEMPT_BOUND_SLACK_MS = 250;
 /** The longest pause (milliseconds) between two sends of an Update; the pause grows by 100 ms per send. */
 const MAX_UPDATE_PAUSE_MS = 500;
 
@@ -505,7 +507,8 @@ async function updatePayment<Ret, Args extends unknown[]>(
       // (Cancelled at the attempt's bound, the call may answer first with its own cancellation.)
       const attemptRanOut =
         error instanceof DeadlinePassed || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError;
-      if (attemptRanOut && attemptDeadline < deadline && Date.now() >= attemptDeadline) continue;
+      if (attemptRanOut && attemptDeadline < deadline && Date.now() >= attemptDeadline - ATTEMPT_BOUND_SLACK_MS)
+        continue;
       const pause = Math.min(100 * attempt, MAX_UPDATE_PAUSE_MS);
       if (
         error instanceof DeadlinePassed ||
