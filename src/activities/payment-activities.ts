@@ -39,6 +39,7 @@ import type { Db } from '../db/knex';
 import {
   findPaymentById,
   findPendingRefunds,
+  findSettledRefunds,
   insertPaymentWithCreatedEvent,
   insertRefund,
   statusWriteOf,
@@ -50,7 +51,12 @@ import { callbackUrlFor } from '../providers/callback-url';
 import { providerFailureCause } from '../providers/http';
 import { ProviderRefusal, ProviderUnsupported, type PaymentProvider, type RefundRequest } from '../providers/provider';
 import type { ProviderRegistry } from '../providers/registry';
-import { FAILURE_TYPES, type PaymentActivities, type ProviderCall } from '../workflows/activity-contracts';
+import {
+  FAILURE_TYPES,
+  type PaymentActivities,
+  type ProviderCall,
+  type RefundCall,
+} from '../workflows/activity-contracts';
 import {
   countPaymentCreated,
   countPaymentSettled,
@@ -136,6 +142,32 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
       });
     }
     return provider;
+  }
+
+  /**
+   * Writes `input`'s refund `pending`, reason and all, with its reservation, unless its id is known
+   * (docs/payments.md#cancel-and-refund): before the provider is asked, so a refund whose data cannot be stored is
+   * never sent. The table's own check comes first, with the adapter's capabilities: nothing is written for a refund
+   * it cannot take.
+   * @returns the refund as stored
+   * @throws ApplicationFailure `ProviderUnsupported` or `RefundNotRecorded` (non-retryable), nothing written
+   */
+  async function writePendingRefund(input: RefundCall, activity: string): Promise<RefundRecord> {
+    const { payment, refund } = input;
+    const unsupported = refundCapabilityRefusal(payment, refund.amount, providerFor(payment).supports);
+    if (unsupported)
+      throw ApplicationFailure.create({
+        type: FAILURE_TYPES.providerUnsupported,
+        message: unsupported.message,
+        nonRetryable: true,
+      });
+    try {
+      return await insertRefund(deps.db, refund);
+    } catch (error) {
+      const refused = dataErrorOf(error);
+      if (refused) throw dataFailure(refused, activity, FAILURE_TYPES.refundNotRecorded);
+      throw error;
+    }
   }
 
   /**
@@ -307,7 +339,11 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
           message: `no payment with id ${paymentId}`,
           nonRetryable: true,
         });
-      return { payment, pendingRefunds: await findPendingRefunds(deps.db, paymentId) };
+      return {
+        payment,
+        pendingRefunds: await findPendingRefunds(deps.db, paymentId),
+        settledRefunds: await findSettledRefunds(deps.db, paymentId),
+      };
     },
 
     async fetchProviderPaymentStatus(input) {
@@ -348,28 +384,15 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
       return callProvider(input.provider, 'cancel', () => provider.cancel(input.providerReference));
     },
 
+    async recordRefundPending(input) {
+      return writePendingRefund(input, 'recordRefundPending');
+    },
+
     async refundAtProvider(input) {
       const { payment, refund } = input;
-      const provider = providerFor(payment);
-      // The table's own check, with the adapter's capabilities: nothing is written for a refund it cannot take.
-      const unsupported = refundCapabilityRefusal(payment, refund.amount, provider.supports);
-      if (unsupported)
-        throw ApplicationFailure.create({
-          type: FAILURE_TYPES.providerUnsupported,
-          message: unsupported.message,
-          nonRetryable: true,
-        });
-      // Written `pending`, reason and all, before the provider is asked: a refund whose data cannot be stored is never
-      // sent.
-      let stored: RefundRecord;
-      try {
-        stored = await insertRefund(deps.db, refund);
-      } catch (error) {
-        const refused = dataErrorOf(error);
-        if (refused) throw dataFailure(refused, 'refundAtProvider', FAILURE_TYPES.refundNotRecorded);
-        throw error;
-      }
+      const stored = await writePendingRefund(input, 'refundAtProvider');
       if (stored.status !== 'pending') return { status: 'already_settled', refund: stored };
+      const provider = providerFor(payment);
       return callProvider(payment.provider, 'refund', () => provider.refund(refundRequestOf(payment, refund)));
     },
 

@@ -546,6 +546,18 @@ export async function findPendingRefunds(db: Db, paymentId: string): Promise<Ref
 }
 
 /**
+ * The settled refunds (`completed` or `failed`) of payment `paymentId`, oldest first: what a re-opened run must not
+ * take again when an Update of one reaches it (docs/payments.md#refunds-happen-once).
+ */
+export async function findSettledRefunds(db: Db, paymentId: string): Promise<RefundRecord[]> {
+  const rows = await db<RefundRow>('refunds')
+    .where({ payment_id: paymentId })
+    .whereIn('status', ['completed', 'failed'])
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  return rows.map(fromRefundRow);
+}
+
+/**
  * The payment `id` of this merchant and environment, or undefined (docs/api.md#merchants-and-environments: foreign ids
  * are not found).
  */

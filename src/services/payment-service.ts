@@ -53,6 +53,7 @@ import {
   initiatePaymentUpdate,
   paymentSearchAttributes,
   paymentWorkflowId,
+  PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
   refundPaymentUpdate,
   type PaymentWorkflowInput,
 } from '../workflows/messages';
@@ -298,6 +299,7 @@ export async function createPayment(
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     typedSearchAttributes: paymentSearchAttributes(payment),
+    workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
   });
   // Stopped once the answer no longer needs it: the client would otherwise poll the Update until a worker runs.
   const updateCall = new AbortController();
@@ -428,6 +430,14 @@ const OUTAGE_UPDATE_ATTEMPTS = 3;
  * of pauses) so that an error that keeps coming answers 503 `service_unavailable` rather than waiting for ever.
  */
 const MAX_UPDATE_ATTEMPTS = 20;
+/**
+ * How long one send of an Update waits for its outcome before it is sent again with the same id, within the shared
+ * deadline (milliseconds): an Update lost with a workflow task the server dropped is otherwise waited on until the
+ * deadline (docs/limits.md#update-deadlines). A workflow that has the Update answers the second send with its outcome.
+ */
+const UPDATE_ATTEMPT_MS = 5_000;
+/** The gRPC deadline of a send can fire a little before its own timer: a failure this close counts as ran out (ms). */
+const ATTEMPT_BOUND_SLACK_MS = 250;
 /** The longest pause (milliseconds) between two sends of an Update; the pause grows by 100 ms per send. */
 const MAX_UPDATE_PAUSE_MS = 500;
 
@@ -447,7 +457,8 @@ function updateTimedOut(deadlineMs: number): DomainError {
 /**
  * Sends `update` to the payment's workflow, re-opening it from the read model when its run has
  * ended (Update-with-Start, conflict policy use-existing, reuse allowed, docs/payments.md#workflow). An Update the
- * workflow never took is sent again with the same Update id (the workflow takes an id once);
+ * workflow never took is sent again with the same Update id (the workflow takes an id once), unless `carriedOut`
+ * finds it done meanwhile (a refund's row: the run that took it may have closed, and a new run would take it again);
  * when that keeps failing, 503 `service_unavailable`: nothing was decided (or, when Temporal could not
  * be reached, the outcome is unknown: {@link updateTimedOut}). Every call to Temporal
  * shares one deadline, UPDATE_DEADLINE_MS from now: no request hangs on a payment no worker runs.
@@ -460,6 +471,7 @@ async function updatePayment<Ret, Args extends unknown[]>(
   update: UpdateDefinition<Ret, Args>,
   args: Args,
   updateId: string,
+  carriedOut?: () => Promise<Ret | undefined>,
 ): Promise<Ret> {
   const input: PaymentWorkflowInput = {
     mode: 'reopen',
@@ -469,6 +481,10 @@ async function updatePayment<Ret, Args extends unknown[]>(
   };
   const deadline = Date.now() + deps.config.UPDATE_DEADLINE_MS;
   for (let attempt = 1; ; attempt += 1) {
+    // A send whose answer was lost may have been carried out by a run that has closed since: the next run would take
+    // the same Update id as new (Temporal knows an Update id within one run only).
+    const done = attempt > 1 ? await carriedOut?.() : undefined;
+    if (done !== undefined) return done;
     const start = new WithStartWorkflowOperation('paymentWorkflow', {
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       workflowId: paymentWorkflowId(payment.id),
@@ -476,14 +492,23 @@ async function updatePayment<Ret, Args extends unknown[]>(
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       typedSearchAttributes: paymentSearchAttributes(payment),
+      workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
     });
+    const attemptDeadline = Math.min(deadline, Date.now() + UPDATE_ATTEMPT_MS);
     try {
-      return await byDeadline(deps.temporal, deadline, () =>
+      return await byDeadline(deps.temporal, attemptDeadline, () =>
         deps.temporal.workflow.executeUpdateWithStart(update, { args, updateId, startWorkflowOperation: start }),
       );
     } catch (error) {
       const refused = decidedRefusal(error);
       if (refused) throw refused;
+      // No answer within the attempt: the Update may have been lost with a workflow task the server dropped, and its
+      // call would wait for an outcome that never comes. Sent again with the same id: a run that has it answers it.
+      // (Cancelled at the attempt's bound, the call may answer first with its own cancellation.)
+      const attemptRanOut =
+        error instanceof DeadlinePassed || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError;
+      if (attemptRanOut && attemptDeadline < deadline && Date.now() >= attemptDeadline - ATTEMPT_BOUND_SLACK_MS)
+        continue;
       const pause = Math.min(100 * attempt, MAX_UPDATE_PAUSE_MS);
       if (
         error instanceof DeadlinePassed ||
@@ -595,6 +620,7 @@ export async function refundPayment(
       refundPaymentUpdate,
       [{ refundId, amount: request.amount, reason: request.reason, capabilities }],
       refundId,
+      () => findRefund(deps.db, owner, refundId),
     );
   } catch (error) {
     // A send whose answer was lost may have been carried out (a run closing under it) before the next send was
@@ -607,6 +633,18 @@ export async function refundPayment(
   }
   await audit(deps.db, owner, 'refund.created', refund.id, ip);
   return refund;
+}
+
+/**
+ * The refund `id` of the caller's merchant and environment as it now stands (`pending`, `completed` or `failed`), or
+ * undefined: what a replayed refund request answers (docs/payments.md#idempotency).
+ */
+export async function refundAsStored(
+  deps: Pick<PaymentServiceDeps, 'db'>,
+  owner: Principal,
+  id: string,
+): Promise<RefundRecord | undefined> {
+  return findRefund(deps.db, owner, id);
 }
 
 /** What {@link listPayments} filters on; the bounds are inclusive instants. */

@@ -19,6 +19,7 @@ import type { ProviderRegistry } from '../providers/registry';
 import {
   paymentSearchAttributes,
   paymentWorkflowId,
+  PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
   providerCallbackSignal,
   type PaymentWorkflowInput,
   type ProviderHint,
@@ -63,6 +64,7 @@ export async function deliverProviderHint(
         signal: providerCallbackSignal,
         signalArgs: [hint],
         typedSearchAttributes: paymentSearchAttributes(payment),
+        workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
       }),
     );
   } catch (error) {

@@ -121,10 +121,13 @@ export interface PaymentActivities {
 
   /**
    * The payment as the read model holds it, for a workflow re-opened after it closed
-   * (docs/payments.md#workflow), with the refunds still pending there (normally none).
+   * (docs/payments.md#workflow), with the refunds still pending there (normally none) and those settled (an Update of
+   * one that reaches the new run answers it instead of taking it again).
    * @throws ApplicationFailure `not_found` (non-retryable) when there is no such payment
    */
-  loadPayment(paymentId: string): Promise<{ payment: PaymentSnapshot; pendingRefunds: RefundRecord[] }>;
+  loadPayment(
+    paymentId: string,
+  ): Promise<{ payment: PaymentSnapshot; pendingRefunds: RefundRecord[]; settledRefunds?: RefundRecord[] }>;
 
   /**
    * The provider's current answer about the payment (docs/payments.md#provider-callbacks): confirms
@@ -168,6 +171,16 @@ export interface PaymentActivities {
    *   nothing sent; unknown answers are retried, then left to `fetchRefundAtProvider`
    */
   refundAtProvider(input: RefundCall): Promise<RefundAnswerOutcome>;
+
+  /**
+   * Writes a refund `pending` with its reservation before it is sent (docs/payments.md#cancel-and-refund), once per
+   * refund id, as `refundAtProvider` does first: the workflow then knows the refund exists, and may answer `pending`
+   * while the provider's answer is still to come.
+   * @returns the refund as stored: `pending`, or settled when an earlier run settled it
+   * @throws ApplicationFailure `ProviderUnsupported` or `RefundNotRecorded` (non-retryable), as `refundAtProvider`:
+   *   nothing written
+   */
+  recordRefundPending(input: RefundCall): Promise<RefundRecord>;
 
   /**
    * Asks the provider what became of a refund whose answer was unknown

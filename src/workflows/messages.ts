@@ -102,6 +102,26 @@ export function paymentWorkflowId(paymentId: string): string {
 }
 
 /**
+ * The workflow task time-out every payment workflow starts with (docs/limits.md#update-deadlines), in milliseconds:
+ * 4 s, not Temporal's 10 s default. A workflow task the server loses while a worker holds it (the completion answered
+ * "Workflow task not found": a speculative task of an Update that an event arriving meanwhile made a regular one) is
+ * given out again only once this time-out passes, and the run, with every Update it holds, waits until then. At 4 s a
+ * run that loses one task still answers its Updates well within UPDATE_DEADLINE_MS (15 s), with time left for the
+ * Updates that meet its closing to re-open it; a longer activation (a local activity) is not cut short: the worker
+ * extends its task before the time-out.
+ */
+export const PAYMENT_WORKFLOW_TASK_TIMEOUT_MS = 4_000;
+
+/**
+ * How long a refund, a cancel or a payout's create waits for the provider's answer before it answers with what is
+ * known (docs/payments.md#cancel-and-refund, docs/payouts.md#workflow), in milliseconds: 2 s. A refund then answers
+ * `pending` (written and reserved; `refund.completed` or `refund.failed` follows once the provider answers), a cancel
+ * the payment as it stands (`payment.cancelled` follows), a payout `pending` (its events follow). The provider call
+ * itself goes on, and its answer is recorded when it comes.
+ */
+export const PROVIDER_ANSWER_WAIT_MS = 2_000;
+
+/**
  * Input of `paymentWorkflow`. `create`: a new payment, which the workflow records and initiates
  * (the API's `initiatePaymentUpdate` waits for that, docs/payments.md#workflow). `continued`: the
  * next run of an open payment whose long wait on the provider continued as new to keep the history

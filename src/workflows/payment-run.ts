@@ -64,6 +64,7 @@ import {
 } from './activity-options';
 import {
   PaymentStatusAttribute,
+  PROVIDER_ANSWER_WAIT_MS,
   type CancelUpdateInput,
   type PaymentWorkflowInput,
   type ProviderHint,
@@ -158,6 +159,10 @@ export class PaymentRun {
   private readonly hints: ProviderHint[] = [];
   /** Refunds whose provider answer is unknown: asked about until final (docs/payments.md#cancel-and-refund). */
   private readonly unknownRefunds = new Set<string>();
+  /** Refunds written `pending` in this run: their Update may answer before the provider does. */
+  private readonly writtenRefunds = new Set<string>();
+  /** Refunds an earlier run settled, by id: an Update of one sent again to this run answers it (a re-opened run). */
+  private readonly settledRefunds = new Map<string, RefundRecord>();
   private readonly mutex = new Mutex();
   private pollDelayMs: number | undefined;
   private refundCheckMs = REFUND_CHECK_FIRST_MS;
@@ -204,7 +209,8 @@ export class PaymentRun {
    */
   async cancel(request: CancelUpdateInput): Promise<PaymentSnapshot> {
     await this.ready();
-    return this.mutex.runExclusive(async () => {
+    let deciding = true;
+    const decided = this.mutex.runExclusive(async () => {
       const reason = request.reason ?? null;
       const decided = apply(this.current(), this.cancelRequest(request), nowIso());
       if (!decided.ok) throw refused(decided.refusal);
@@ -227,12 +233,24 @@ export class PaymentRun {
       if (status !== 'cancelled') throw failure('payment_not_cancellable', notCancellableMessage(status));
       return this.current().payment;
     });
+    // The provider's word, or after PROVIDER_ANSWER_WAIT_MS the payment as it stands: the cancel goes on in this run,
+    // and `payment.cancelled` (or the provider's success) says how it ended (docs/payments.md#cancel-and-refund).
+    let answeredEarly = false;
+    void decided
+      .finally(() => (deciding = false))
+      .catch((error) => {
+        if (answeredEarly) log.warn('cancel ended after its answer', { error: String(error) });
+      });
+    if (await condition(() => !deciding, PROVIDER_ANSWER_WAIT_MS)) return decided;
+    answeredEarly = true;
+    return this.current().payment;
   }
 
   /** `refundPayment`'s validator: the text rule, and the table's refusal once the payment is known and initiated. */
   checkRefund(request: RefundUpdateInput): void {
     checkReason(request.reason);
     if (!this.state || !this.firstStepDone) return; // a re-opened run reads the payment first; the handler decides
+    if (this.madeBefore(request.refundId)) return; // the handler answers it as it stands
     const decided = apply(this.state, this.refundEvent(request), nowIso());
     if (!decided.ok) throw refused(decided.refusal);
   }
@@ -244,9 +262,28 @@ export class PaymentRun {
   async refund(request: RefundUpdateInput): Promise<RefundRecord> {
     if (!this.state || !this.firstStepDone) await condition(() => this.state !== undefined && this.firstStepDone);
     if (this.notRecorded) throw this.notRecorded;
+    // An Update sent again after its run closed reaches this run with the same id (Temporal knows an Update id within
+    // one run): the refund it made, never a second reservation (docs/payments.md#refunds-happen-once).
+    const made = this.madeBefore(request.refundId);
+    if (made) return made;
     const accepted = this.commit(this.refundEvent(request));
     if (!accepted.ok) throw refused(accepted.refusal);
-    return this.mutex.runExclusive(async () => (await this.perform(accepted)) ?? (accepted.refund as RefundRecord));
+    let sending = true;
+    let answeredPending = false;
+    const sent = this.mutex
+      .runExclusive(async () => (await this.perform(accepted)) ?? (accepted.refund as RefundRecord))
+      .finally(() => (sending = false));
+    // Handled at once (it may fail while this handler waits; the handler then rethrows it by returning it).
+    sent.catch((error) => {
+      if (answeredPending) log.error('refund send failed after its pending answer', { error: String(error) });
+    });
+    // The provider's answer, or after PROVIDER_ANSWER_WAIT_MS `pending` once the refund is written: the send goes on
+    // in this run, which commits its answer (docs/payments.md#cancel-and-refund).
+    if (await condition(() => !sending, PROVIDER_ANSWER_WAIT_MS)) return sent;
+    await condition(() => !sending || this.writtenRefunds.has(request.refundId));
+    if (!sending) return sent;
+    answeredPending = true;
+    return accepted.refund as RefundRecord;
   }
 
   // ---- the main loop's steps ----
@@ -261,6 +298,7 @@ export class PaymentRun {
       const stored = await records.loadPayment(this.input.paymentId);
       this.state = { payment: stored.payment, pendingRefunds: stored.pendingRefunds };
       for (const refund of stored.pendingRefunds) this.unknownRefunds.add(refund.id);
+      for (const refund of stored.settledRefunds ?? []) this.settledRefunds.set(refund.id, refund);
     } else if (this.input.mode === 'create') {
       try {
         await this.initiate();
@@ -283,6 +321,8 @@ export class PaymentRun {
     if (hint) await this.confirm(hint);
     else if (isOpen(this.current().payment.status)) await this.waitForProvider();
     else if (this.unknownRefunds.size > 0) await this.checkUnknownRefunds();
+    // A refund that answered `pending` before its provider did is still being sent.
+    else if (this.mutex.isLocked()) await condition(() => !this.mutex.isLocked() || this.hints.length > 0);
     else return false;
     return true;
   }
@@ -292,9 +332,15 @@ export class PaymentRun {
     return this.current().payment;
   }
 
-  /** True once the run may end: settled, nothing in flight, no hint left (docs/payments.md#workflow). */
+  /**
+   * True once the run may end: settled, nothing in flight, no hint left (docs/payments.md#workflow). A refund that
+   * answered `pending` before its provider did may already be settled in the state while its writes still run under
+   * the lock: the run ends only after them.
+   */
   done(): boolean {
-    return this.hints.length === 0 && this.unknownRefunds.size === 0 && isSettled(this.current());
+    return (
+      this.hints.length === 0 && this.unknownRefunds.size === 0 && !this.mutex.isLocked() && isSettled(this.current())
+    );
   }
 
   /** True while an open payment's history grew long and nothing is under way (samples' `shouldContinueAsNew`). */
@@ -550,7 +596,12 @@ export class PaymentRun {
   private async sendRefund(refund: RefundRecord, post: string[]): Promise<RefundRecord> {
     let answer: RefundAnswerOutcome;
     try {
-      answer = await refunds.refundAtProvider({ payment: this.current().payment, refund, post });
+      const stored = await records.recordRefundPending({ payment: this.current().payment, refund, post });
+      this.writtenRefunds.add(refund.id);
+      answer =
+        stored.status === 'pending'
+          ? await refunds.refundAtProvider({ payment: this.current().payment, refund, post })
+          : { status: 'already_settled', refund: stored };
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       const type = causeType(error);
@@ -588,7 +639,9 @@ export class PaymentRun {
     const applied = this.commit(refundAnswerEvent(refund.id, answer));
     if (!applied.ok) return undefined;
     await this.perform(applied);
-    return answer.status === 'already_settled' ? answer.refund : applied.refund;
+    const settled = answer.status === 'already_settled' ? answer.refund : applied.refund;
+    if (settled && settled.status !== 'pending') this.settledRefunds.set(settled.id, settled);
+    return settled;
   }
 
   /** Asks the provider about refunds whose answer was unknown, after a wait (5 s doubling to hourly). */
@@ -609,6 +662,14 @@ export class PaymentRun {
         }
       });
     }
+  }
+
+  /** The refund `refundId` as an earlier run left it (settled, or pending and asked about), if it made one. */
+  private madeBefore(refundId: string): RefundRecord | undefined {
+    const pending = this.unknownRefunds.has(refundId)
+      ? this.state?.pendingRefunds.find((r) => r.id === refundId)
+      : undefined;
+    return this.settledRefunds.get(refundId) ?? pending;
   }
 
   private current(): PaymentState {

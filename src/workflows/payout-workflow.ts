@@ -8,7 +8,8 @@
  * - in transit: the status call, 2 s doubling to 60 s, until `paid`, `refused` or `returned`; `not_received` (the
  *   provider has no such transfer) sends again under the same reference;
  * - paid: watched for a return for RETURN_WATCH_MS;
- * - the `sendPayout` Update (the create's wait) answers once the first send was decided; `cancelPayout` applies while
+ * - the `sendPayout` Update (the create's wait) answers once the first send was decided, or with the payout `pending`
+ *   after PROVIDER_ANSWER_WAIT_MS while the rail has not answered; `cancelPayout` applies while
  *   the payout is `pending` and no send is under way.
  * Sends and cancels run one at a time, so a cancelled payout is never sent and a sent one never cancelled. The
  * `askPayoutRail` signal (an operator's "ask again") ends the current wait, so the next status call (or, for a payout
@@ -41,7 +42,7 @@ import {
   type PayoutSweepInput,
   type PayoutWorkflowInput,
 } from './payout-messages';
-import { payoutSearchAttributes } from './messages';
+import { payoutSearchAttributes, PROVIDER_ANSWER_WAIT_MS } from './messages';
 import { PROVIDER_OPTIONS, RECORD_OPTIONS } from './activity-options';
 
 /** First and longest wait between status calls of a payout in transit (ms). */
@@ -87,7 +88,10 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     askedNow = true;
   });
   setHandler(sendPayoutUpdate, async () => {
-    await condition(() => answered && payout !== undefined);
+    // The rail's first word, or after PROVIDER_ANSWER_WAIT_MS the payout as it stands (`pending`): the send goes on,
+    // and the payout's events say the rest (docs/payouts.md#workflow).
+    await condition(() => answered && payout !== undefined, PROVIDER_ANSWER_WAIT_MS);
+    await condition(() => payout !== undefined);
     return payout as PayoutSnapshot;
   });
   setHandler(cancelPayoutUpdate, async () => {

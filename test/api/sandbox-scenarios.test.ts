@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 import { startReceiver, verifyDelivery, type ReceivedRequest } from '../helpers/receiver';
 import { getStack } from '../helpers/stack';
+import { PROVIDER_ANSWER_WAIT_MS } from '../../src/workflows/messages';
 
 const MOBILE = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money' };
 
@@ -119,9 +120,16 @@ describe('sandbox scenarios over HTTP (docs/payments.md#sandbox-scenarios)', fun
     }
   });
 
-  it('0007: a refund whose answer is unknown answers 201 pending, stays reserved, and completes once the provider says so (docs/payments.md#cancel-and-refund)', async () => {
+  it('0007: a refund whose answer is unknown answers 201 pending by PROVIDER_ANSWER_WAIT_MS, stays reserved, and completes once the provider says so (docs/payments.md#cancel-and-refund)', async () => {
     const payment = await completed('+250788000007');
-    const refund = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 1000 } });
+    const sent = Date.now();
+    const refund = await call(`/v1/payments/${payment.id}/refund`, {
+      key: developer.key,
+      headers: { 'idempotency-key': `refund-${payment.id}` },
+      body: { amount: 1000 },
+    });
+    // Answered once written and reserved, without waiting out the provider's retries (7 s and more before).
+    expect(Date.now() - sent).to.be.below(PROVIDER_ANSWER_WAIT_MS + 3_000);
     expect(refund.status).to.equal(201);
     expect(refund.body.data).to.include({ status: 'pending', amount: 1000 });
     // Shown as held while the answer is unknown, in the payment and its list.
@@ -144,6 +152,16 @@ describe('sandbox scenarios over HTTP (docs/payments.md#sandbox-scenarios)', fun
       status: 'completed',
     });
     expect(await eventTypes(payment.id)).to.deep.equal(['payment.created', 'payment.completed', 'refund.completed']);
+    // The same request again with its key: the refund as it now stands, not the first answer's `pending`.
+    const replayed = await call(`/v1/payments/${payment.id}/refund`, {
+      key: developer.key,
+      headers: { 'idempotency-key': `refund-${payment.id}` },
+      body: { amount: 1000 },
+    });
+    expect(replayed.status).to.equal(201);
+    expect(replayed.headers.get('idempotent-replayed')).to.equal('true');
+    expect(replayed.body.data).to.include({ id: refund.body.data.id, status: 'completed', amount: 1000 });
+    expect(replayed.body.message).to.equal('Refund completed');
   });
 
   it("0008: an initiation that timed out at the provider's door is retried with the same key: one request, pending, completed later", async () => {

@@ -17,6 +17,7 @@ import {
   waitForLivePayment,
   type LiveService,
 } from '../helpers/live-providers';
+import { PROVIDER_ANSWER_WAIT_MS } from '../../src/workflows/messages';
 
 const WEBHOOK_SECRET = 'whsec_end_to_end_secret';
 
@@ -138,6 +139,26 @@ describe('live card payments end to end through Stripe, against stripe-mock and 
     expect(cancelled.status, JSON.stringify(cancelled.body)).to.equal(200);
     expect(cancelled.body.data.status).to.equal('cancelled');
     expect(fake.paymentIntent(intent)?.status).to.equal('canceled');
+  });
+
+  it('answers a cancel Stripe is slow to answer by PROVIDER_ANSWER_WAIT_MS with the payment as it stands; payment.cancelled follows (docs/payments.md#cancel-and-refund)', async () => {
+    const { payment, intent } = await createPayment();
+    // Stripe holds the first cancel until the adapter's 3 s time-out; the workflow's retry goes through.
+    fake.beforeNext('POST', `/v1/payment_intents/${intent}/cancel`, () => fake.fail(1, 'hang'));
+    const sent = Date.now();
+    const answer = await callService(service.baseUrl, `/v1/payments/${payment.id}/cancel`, liveKey, { body: {} });
+    expect(Date.now() - sent).to.be.below(PROVIDER_ANSWER_WAIT_MS + 3_000);
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+    expect(answer.body.data.status).to.equal('pending');
+    expect(answer.body.message).to.equal('Payment cancel requested');
+    const cancelled = await waitForLivePayment(service.baseUrl, liveKey, payment.id, (p) => p.status === 'cancelled');
+    expect(cancelled.status).to.equal('cancelled');
+    expect(fake.paymentIntent(intent)?.status).to.equal('canceled');
+    const events = await callService(service.baseUrl, '/v1/developer/events?limit=100', liveKey);
+    const types = (events.body.data.events as { event: string; data: { id: string } }[])
+      .filter((e) => e.data.id === payment.id)
+      .map((e) => e.event);
+    expect(types.filter((t) => t === 'payment.cancelled')).to.have.length(1);
   });
 
   it('refunds in parts, each refund once at Stripe, until the payment is refunded', async () => {

@@ -58,11 +58,19 @@ export function idempotencyKeyFirstUse(ctx: Context): boolean {
 }
 
 /**
+ * How a route brings a stored answer up to date on replay: the stored body's JSON in, the body as the resource now
+ * stands out (undefined: replay the stored body). A refund's first answer may be `pending`; its replay says what it
+ * became (docs/payments.md#idempotency).
+ */
+export type ReplayRefresh = (ctx: Context, bodyJson: string) => Promise<string | undefined>;
+
+/**
  * The idempotency-key middleware (docs/payments.md#idempotency); mount after authentication and body parsing.
  * @param leaseMs how long an unanswered claim is its owner's, in milliseconds (configuration `IDEMPOTENCY_LEASE_MS`, 30
  *   s by default)
+ * @param refresh how a replay is brought up to date ({@link ReplayRefresh}); without it the stored body is replayed
  */
-export function idempotency(db: Db, leaseMs?: number): Middleware {
+export function idempotency(db: Db, leaseMs?: number, refresh?: ReplayRefresh): Middleware {
   return async (ctx, next) => {
     const key = ctx.get('idempotency-key');
     if (!key) return next();
@@ -74,7 +82,10 @@ export function idempotency(db: Db, leaseMs?: number): Middleware {
     const hash = requestHash(ctx);
     ctx.state.idempotencySeed = `${key}\n${hash}`;
     const claim = await claimOrReplay(db, owner, key, hash, leaseMs);
-    if (claim.kind === 'replay') return replay(ctx, claim.status, claim.bodyJson);
+    if (claim.kind === 'replay') {
+      const fresh = refresh && claim.bodyJson ? await refresh(ctx, claim.bodyJson) : undefined;
+      return replay(ctx, claim.status, fresh ?? claim.bodyJson);
+    }
     ctx.state.idempotencyFirstUse = claim.first;
 
     try {

@@ -21,8 +21,7 @@ import { cancelBody, refundBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
 import { toGenericPaymentView } from '../../views/payment';
 import { toRefundView } from '../../views/refund';
-
-const REFUND_MESSAGES = { completed: 'Refund completed', failed: 'Refund failed', pending: 'Refund pending' } as const;
+import { cancelMessage, REFUND_MESSAGES, refundAsItStands } from '../refund-answer';
 
 /** Dashboard payment routes; `deps.config` also carries the session token secret. */
 export function developerPaymentRoutes(
@@ -31,6 +30,8 @@ export function developerPaymentRoutes(
   const router = apiRouter('/v1/developer/payments');
   router.use(sessionOrSecretKey(deps.db, deps.config.JWT_SECRET));
   const changesMoney = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS)];
+  // A refund first answered `pending` is replayed as it now stands (docs/payments.md#idempotency).
+  const refunds = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS, refundAsItStands(deps))];
 
   /**
    * Detail → 200 envelope `{payment, fee, net, provider_reference, refunds, status_changes,
@@ -58,7 +59,7 @@ export function developerPaymentRoutes(
       ctx.ip,
       idempotencySeed(ctx),
     );
-    respond(ctx, 200, 'Payment cancelled', toGenericPaymentView(payment));
+    respond(ctx, 200, cancelMessage(payment.status), toGenericPaymentView(payment));
   });
 
   /**
@@ -67,7 +68,7 @@ export function developerPaymentRoutes(
    * → 201 envelope with the refund (`completed`, `failed` or `pending`). Errors: 400
    * `amount_exceeds_refundable`, 401, 404, 409 `payment_not_refundable`, 503.
    */
-  router.post('/:id/refund', ...changesMoney, async (ctx) => {
+  router.post('/:id/refund', ...refunds, async (ctx) => {
     const body = parseOrThrow(refundBody, ctx.request.body);
     const refund = await refundPayment(
       deps,

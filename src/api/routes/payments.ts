@@ -22,14 +22,15 @@ import { cancelBody, createdBoundInstant, genericCreateBody, listPaymentsQuery, 
 import { parseOrThrow } from '../schemas/validate';
 import { toGenericPaymentView } from '../../views/payment';
 import { toRefundView } from '../../views/refund';
-
-const REFUND_MESSAGES = { completed: 'Refund completed', failed: 'Refund failed', pending: 'Refund pending' } as const;
+import { cancelMessage, REFUND_MESSAGES, refundAsItStands } from '../refund-answer';
 
 /** Generic payment routes under `/v1/payments`. */
 export function paymentRoutes(deps: PaymentServiceDeps): Router {
   const router = apiRouter('/v1/payments');
   router.use(bearerSecretKey(deps.db));
   const changesMoney = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS)];
+  // A refund first answered `pending` is replayed as it now stands (docs/payments.md#idempotency).
+  const refunds = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS, refundAsItStands(deps))];
 
   /**
    * Create (docs/payments.md#workflow): body of {@link genericCreateBody} (amount in minor units, optional `expires_in`
@@ -122,7 +123,7 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
       ctx.ip,
       idempotencySeed(ctx),
     );
-    respond(ctx, 200, 'Payment cancelled', toGenericPaymentView(payment));
+    respond(ctx, 200, cancelMessage(payment.status), toGenericPaymentView(payment));
   });
 
   /**
@@ -133,7 +134,7 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
    * 409
    * `payment_not_refundable`, 400 `amount_exceeds_refundable`, 503 `service_unavailable` (nothing happened).
    */
-  router.post('/:id/refund', ...changesMoney, async (ctx) => {
+  router.post('/:id/refund', ...refunds, async (ctx) => {
     const body = parseOrThrow(refundBody, ctx.request.body);
     const refund = await refundPayment(
       deps,
