@@ -73,5 +73,17 @@ export async function recordHistory(name: string, workflowId: string): Promise<v
   const handle = client.workflow.getHandle(workflowId);
   await handle.result();
   const dir = path.resolve(__dirname, '../replay/histories');
-  fs.writeFileSync(path.join(dir, `${name}.json`), historyToJSON((await handle.fetchHistory()) as never));
+  const json = historyToJSON((await handle.fetchHistory()) as never);
+  fs.writeFileSync(path.join(dir, `${name}.json`), withoutMachinePaths(json));
+}
+
+/** The checkout's root, as activity failures' stack traces name it. */
+const CHECKOUT_ROOT = path.resolve(__dirname, '../..');
+
+/**
+ * A recorded history's JSON with this machine's checkout path taken out of the stack traces that activity failures
+ * carry (`/work/main/src/…` becomes `src/…`): a history is committed, and the replay reads only its commands.
+ */
+export function withoutMachinePaths(json: string): string {
+  return json.split(`${CHECKOUT_ROOT}/`).join('');
 }

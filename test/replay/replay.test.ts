@@ -36,6 +36,15 @@ describe('replay of recorded workflow histories (docs/workflow-changes.md#determ
     expect(files.filter((name) => /^v\d+-payment-/.test(name))).to.deep.equal([]);
   });
 
+  it('holds no machine path: stack traces name files from the checkout, not where it was recorded', () => {
+    const withPaths = files.filter((name) =>
+      /(?:\/work\/|\/root\/|\/home\/|\/Users\/|[A-Z]:\\\\)/.test(
+        fs.readFileSync(path.join(HISTORIES_DIR, name), 'utf8'),
+      ),
+    );
+    expect(withPaths).to.deep.equal([]);
+  });
+
   it('has an approved, a rejected, a more-information and a reminded live access review history (docs/live-access.md#review)', () => {
     expect(files).to.include.members([
       'live-access-approved.json',
