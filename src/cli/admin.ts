@@ -188,6 +188,7 @@ function formatDetails(details: RequestDetails): string {
   if (r.decidedAt) lines.push(`  decided             ${r.decidedAt} by ${r.decidedBy}`);
   if (r.reviewerMessage) lines.push(`  reviewer message    ${r.reviewerMessage}`);
   if (r.liveKeyId) lines.push(`  live key            ${r.liveKeyId}`);
+  for (const warning of details.warnings) lines.push(`  WARNING             ${printable(warning)}`);
   const documents = details.documents.map(escapeStrings);
   const current = documents.filter((d) => d.supersededAt === null);
   const replaced = documents.filter((d) => d.supersededAt !== null);

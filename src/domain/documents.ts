@@ -170,3 +170,24 @@ export interface DocumentRecord {
   /** When its file was deleted from the blob store, or null while the file remains. */
   fileRemovedAt: string | null;
 }
+
+/**
+ * The reviewer's warnings about a request's current documents (docs/live-access.md#review): one per group of
+ * documents that are the same file (the same SHA-256 of their bytes), e.g. one PDF uploaded as both the identity
+ * document and the business registration. Replaced documents are left out. Empty when every file differs.
+ */
+export function sameFileWarnings(
+  documents: readonly Pick<DocumentRecord, 'id' | 'category' | 'documentType' | 'side' | 'sha256' | 'supersededAt'>[],
+): string[] {
+  const byHash = new Map<string, typeof documents>();
+  for (const document of documents) {
+    if (document.supersededAt !== null) continue;
+    byHash.set(document.sha256, [...(byHash.get(document.sha256) ?? []), document]);
+  }
+  return [...byHash.entries()]
+    .filter(([, same]) => same.length > 1)
+    .map(([sha256, same]) => {
+      const named = same.map((d) => `${d.id} (${d.category}/${d.documentType}${d.side ? `/${d.side}` : ''})`);
+      return `${named.join(' and ')} are the same file (sha256 ${sha256}): ask for the missing document`;
+    });
+}

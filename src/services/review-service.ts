@@ -5,7 +5,7 @@
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { listDocuments } from '../db/documents';
-import type { DocumentRecord } from '../domain/documents';
+import { sameFileWarnings, type DocumentRecord } from '../domain/documents';
 import { findDeveloperById } from '../db/developers';
 import type { Db } from '../db/knex';
 import { findSettlementDelay, updateSettlementDelay } from '../db/ledger';
@@ -50,6 +50,8 @@ export interface RequestDetails {
    * blob store).
    */
   documents: (DocumentRecord & { location: string })[];
+  /** What the reviewer should look at before deciding: current documents that are the same file (same SHA-256). */
+  warnings: string[];
   conversation: ConversationMessage[];
 }
 
@@ -80,7 +82,8 @@ async function requireRequest(db: Db, id: string): Promise<LiveAccessRequestReco
 }
 
 /**
- * A request with its developer, documents (names, types, sizes, sha256, locations) and conversation.
+ * A request with its developer, documents (names, types, sizes, sha256, locations), the reviewer's warnings (two
+ * documents that are the same file, docs/live-access.md#review) and conversation.
  * @throws DomainError `not_found` for an unknown id
  */
 export async function showRequest(deps: Pick<ReviewServiceDeps, 'db' | 'blobs'>, id: string): Promise<RequestDetails> {
@@ -95,6 +98,7 @@ export async function showRequest(deps: Pick<ReviewServiceDeps, 'db' | 'blobs'>,
     request,
     developer: developer ? { id: developer.id, email: developer.email, name: developer.name } : null,
     documents: documents.map((document) => ({ ...document, location: deps.blobs.locate(document.storageKey) })),
+    warnings: sameFileWarnings(documents),
     conversation: await listConversation(deps.db, id),
   };
 }

@@ -329,6 +329,32 @@ describe('admin command (docs/live-access.md#admin-command)', function () {
     });
   });
 
+  it('warns the reviewer when two current documents are the same file (same SHA-256), and not once they differ', async () => {
+    // The helper uploads the same PDF as the passport and as the business registration.
+    const { developer, requestId } = await developerWithOpenRequest();
+    const shown = await admin('live-access', 'show', requestId);
+    expect(shown.code, shown.err).to.equal(0);
+    const documents = JSON.parse((await admin('live-access', 'show', requestId, '--json')).out).documents as {
+      id: string;
+    }[];
+    const warning = shown.out.split('\n').find((line) => line.startsWith('  WARNING')) ?? '';
+    expect(warning).to.match(/doc_\w+ \(\w+\/\w+\) and doc_\w+ \(\w+\/\w+\) are the same file \(sha256 [0-9a-f]{64}\)/);
+    expect(warning).to.include('(kyc/passport)');
+    for (const d of documents) expect(warning).to.include(d.id);
+    expect(JSON.parse((await admin('live-access', 'show', requestId, '--json')).out).warnings).to.have.length(1);
+
+    const other = await upload('/v1/documents/upload/kyc', {
+      credential: developer.token,
+      bytes: PNG_BYTES,
+      fileName: 'passport-new.png',
+      fields: { document_type: 'passport' },
+    });
+    expect(other.status).to.equal(201);
+    const after = await admin('live-access', 'show', requestId);
+    expect(after.out).not.to.include('WARNING');
+    expect(JSON.parse((await admin('live-access', 'show', requestId, '--json')).out).warnings).to.deep.equal([]);
+  });
+
   it('shows a replaced document apart, with what replaced it and that its file is deleted', async () => {
     const { developer, requestId } = await developerWithOpenRequest();
     const first = (await admin('live-access', 'show', requestId, '--json')).out;
