@@ -4,6 +4,7 @@
  * nothing twice, how long it keeps retrying a provider's unknown answers (PROVIDER_GIVE_UP_MS)
  * before the provider counts as not answering, and refunds sent once per refund id.
  */
+import { sandboxReceiptNumber } from '../../src/providers/sandbox/statuses';
 import { expect } from 'chai';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -88,7 +89,10 @@ describe('initiatePayment (one-step initiation, docs/payments.md#creating-a-paym
     const answer = answerOf(first);
     expect(answer?.providerReference).to.match(/^momo_/);
     expect(answer?.nextAction?.type).to.equal('mobile_money_approval');
-    expect(answer?.outcome).to.deep.equal({ status: 'completed' });
+    expect(answer?.outcome).to.deep.equal({
+      status: 'completed',
+      receiptNumber: sandboxReceiptNumber(answer?.providerReference as string),
+    });
     // The table's rows for the acceptance and the success, in one write past both versions, at the workflow's time.
     const written = { status: 'completed', providerReference: answer?.providerReference, version: 2 };
     expect(first.recorded).to.include({ ...written, updatedAt: changedAt, nextAction: null });
@@ -127,7 +131,11 @@ describe('initiatePayment (one-step initiation, docs/payments.md#creating-a-paym
       payment,
       changedAt: new Date().toISOString(),
     });
-    expect(answerOf(result)?.outcome).to.deep.equal({ status: 'completed' });
+    const given = answerOf(result);
+    expect(given?.outcome).to.deep.equal({
+      status: 'completed',
+      receiptNumber: sandboxReceiptNumber(given?.providerReference as string),
+    });
     expect(result).to.not.have.property('recorded');
     expect(await eventTypes(payment.id)).to.deep.equal(['payment.created']);
   });
@@ -281,14 +289,20 @@ describe('pollProviderPayment (polls as activity retries, docs/payments.md#state
       status: 'pending' as const,
     });
     expect(seen).to.deep.equal({
-      answer: { providerReference: settled.poll.providerReference, outcome: { status: 'completed' } },
+      answer: {
+        providerReference: settled.poll.providerReference,
+        outcome: { status: 'completed', receiptNumber: sandboxReceiptNumber(settled.poll.providerReference) },
+      },
       attempt: 3,
     });
     const final: PollResult = await new MockActivityEnvironment().run(settled.activities.pollProviderPayment, {
       ...settled.poll,
       status: 'processing' as const,
     });
-    expect(final.answer.outcome).to.deep.equal({ status: 'completed' });
+    expect(final.answer.outcome).to.deep.equal({
+      status: 'completed',
+      receiptNumber: sandboxReceiptNumber(settled.poll.providerReference),
+    });
   });
 
   it('leaves a provider fault retryable (polls go on until expires_at), not a permanent refusal', async () => {
