@@ -1,5 +1,5 @@
 /**
- * The refund-burst loop (issue 38, finding 3; not in CI, not in `npm run bench`): `BURSTS` (default 1,000) rounds of
+ * The refund-burst loop (not in CI, not in `npm run bench`): `BURSTS` (default 1,000) rounds of
  * the refund race test's burst (test/api/refund-race.test.ts: a completed 1,500 RWF sandbox payment, then 20
  * concurrent `POST …/refund {amount: 100}` without an Idempotency-Key), counting every answer of 5xx. A 5xx of a
  * refund without a key cannot be retried safely (docs/payments.md#refunds-happen-once), so the target is none.

@@ -104,7 +104,7 @@ const SETTLEMENT = { ratePerSecond: 5, count: 40 };
 /**
  * Figure (g): the unaffected merchant's payments (as (b): 5/s, instant success; 40 keep a side near
  * 8 s) and the noisy merchant's 16 hanging endpoints (the most a merchant may have) with 30 events
- * each delivered to all of them: 480 deliveries, issue 38's figure.
+ * each delivered to all of them: 480 deliveries.
  */
 const NOISY_NEIGHBOUR = { ratePerSecond: 5, count: 40, noisyEndpoints: 16, noisyEvents: 30 };
 

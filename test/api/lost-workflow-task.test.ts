@@ -1,6 +1,6 @@
 /**
  * A refund whose workflow loses workflow tasks still answers by its deadline (docs/limits.md#update-deadlines). The
- * refund burst of issue 38 stalled once in about 200 bursts: the server lost a workflow task a worker held ("Workflow
+ * refund race test's burst stalled once in about 200 bursts: the server lost a workflow task a worker held ("Workflow
  * task not found" when the worker completed it) and gave it out again only at the workflow task time-out, 10 s by
  * default; the Updates that met the run closing afterwards re-opened it one after another, and the last answered 503
  * at the 15 s deadline. Here a task is lost for certain: a completed payment's run has ended, the refund re-opens it

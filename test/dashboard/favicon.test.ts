@@ -1,5 +1,5 @@
 /**
- * The icon (issue 38, finding 7): the dashboard's page names its `favicon.svg`, which answers 200 as an image, and
+ * The icon: the dashboard's page names its `favicon.svg`, which answers 200 as an image, and
  * `/favicon.ico`, which every browser asks of the API's origin (the API reference at /docs too), answers the same
  * icon instead of 404.
  */

@@ -6,7 +6,7 @@
  *   approval time and its events reach its healthy endpoint at once. With deliveries on the
  *   payments task queue, each hanging attempt held one of the slots payments need for its 10 s;
  * - one merchant's 16 endpoints all hang on almost five times as many deliveries as the webhooks worker
- *   has slots (issue 38); another merchant's events, written meanwhile, still reach it within 10 s:
+ *   has slots; another merchant's events, written meanwhile, still reach it within 10 s:
  *   the hanging merchant holds only its share of the slots (WEBHOOK_MERCHANT_CONCURRENCY) and the
  *   deliveries carry their merchant's fairness key. Before the merchant's share, E's requests held
  *   every slot for 10 s a round and B's events arrived after 30–40 s;
@@ -204,7 +204,7 @@ describe('tenant isolation of webhook deliveries (docs/webhooks.md#isolation)', 
     expect(hanging.maxInFlight).to.be.at.most(stack.config.WEBHOOK_ENDPOINT_CONCURRENCY);
   });
 
-  it("delivers another merchant's events within 10 s of their creation while one merchant's 16 endpoints hang on more deliveries than the worker has slots (issue 38)", async () => {
+  it("delivers another merchant's events within 10 s of their creation while one merchant's 16 endpoints hang on more deliveries than the worker has slots", async () => {
     // A webhooks worker of its own with 20 slots, configured as `WORKER_ROLE=webhooks` would be.
     const taskQueue = `fairness-${randomBytes(4).toString('hex')}`;
     const config = testConfig({ TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WORKER_WEBHOOK_ACTIVITY_SLOTS: String(SLOTS) });

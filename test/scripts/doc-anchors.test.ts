@@ -1,6 +1,6 @@
 /**
- * Every `docs/….md#anchor` (or `README.md#anchor`) that a source, a test, a document or a configuration file cites
- * leads somewhere: an `<a id="…">` or a heading of that file (issue 38, finding 7). Recorded histories and bench
+ * Every anchor of a document (`docs/payments.md#states`, or one of README's) that a source, a test, a document or a
+ * configuration file cites leads somewhere: an `<a id="…">` or a heading of that file. Recorded histories and bench
  * results, which quote what older code said, are left out.
  */
 import { execFileSync } from 'node:child_process';

@@ -2,7 +2,7 @@
  * README's tour runs as written: the Node version it names is the one `engines` declares, every shell variable its
  * commands use is set by an earlier line, and each value a `VAR=$(curl … | node -pe '….data.x')` line extracts is
  * where the real API answers it (register, login, and login with two-factor sign-in on), so no line yields
- * `undefined` (issue 38, finding 7).
+ * `undefined`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
