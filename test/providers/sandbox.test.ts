@@ -539,6 +539,9 @@ describe('sandbox simulators (docs/payments.md#sandbox-scenarios, docs/providers
       });
       try {
         await receiver.waitFor(2, 10_000);
+        // The pump marks the callback sent after the receiver's answer: wait for that write before stopping it.
+        const deadline = Date.now() + 5_000;
+        while (Date.now() < deadline && !(await rows(reference))[0]?.sent) await new Promise((r) => setTimeout(r, 20));
       } finally {
         await pump.stop();
       }
