@@ -1771,6 +1771,8 @@ export interface components {
              * @description Set when a provider success that arrived after the payment had failed (expired or provider error) completed it
              */
             reconciled_at: string | null;
+            refundable: components["schemas"]["Refundable"];
+            cancellable: components["schemas"]["Cancellable"];
             /**
              * Format: date-time
              * @description When it was created (ISO 8601, UTC)
@@ -1814,6 +1816,22 @@ export interface components {
             /** @description What to tell the customer */
             message: string;
         } | null;
+        /** @description Whether it can be refunded now, and why not */
+        Refundable: {
+            /** @description True when `POST /v1/payments/{id}/refund` of the whole refundable rest would be taken now */
+            allowed: boolean;
+            /** @description True when a refund of part of the rest would be taken too (false: the provider refunds whole payments only, or nothing is refundable) */
+            partial: boolean;
+            /** @description Why not, for a person: the message the refund would be refused with (its status, the refund window, nothing left to refund, a provider that cannot refund); null when allowed */
+            reason: string | null;
+        };
+        /** @description Whether it can be cancelled now, and why not */
+        Cancellable: {
+            /** @description True when `POST /v1/payments/{id}/cancel` would be taken now */
+            allowed: boolean;
+            /** @description Why not, for a person: the payment is no longer open, or its provider cannot withdraw a request (a mobile-money prompt lapses at `expires_at`); null when allowed */
+            reason: string | null;
+        };
         /** @description A payment completed */
         PaymentCompletedEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
@@ -3222,6 +3240,15 @@ export interface operations {
                      *             "expires_at": "2026-11-24T10:10:00.000Z",
                      *             "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *             "reconciled_at": null,
+                     *             "refundable": {
+                     *               "allowed": true,
+                     *               "partial": true,
+                     *               "reason": null
+                     *             },
+                     *             "cancellable": {
+                     *               "allowed": false,
+                     *               "reason": "a completed payment cannot be cancelled; only pending and processing payments can"
+                     *             },
                      *             "created_at": "2026-11-24T10:00:00.000Z",
                      *             "updated_at": "2026-11-24T10:00:04.000Z"
                      *           }
@@ -3439,6 +3466,15 @@ export interface operations {
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
                      *         "balance_transaction": null,
                      *         "reconciled_at": null,
+                     *         "refundable": {
+                     *           "allowed": false,
+                     *           "partial": false,
+                     *           "reason": "a pending payment cannot be refunded; only completed payments can"
+                     *         },
+                     *         "cancellable": {
+                     *           "allowed": false,
+                     *           "reason": "momo cannot withdraw a request the customer has not answered: it lapses at expires_at"
+                     *         },
                      *         "created_at": "2026-11-24T10:00:00.000Z",
                      *         "updated_at": "2026-11-24T10:00:00.000Z"
                      *       }
@@ -3604,6 +3640,15 @@ export interface operations {
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
                      *         "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *         "reconciled_at": null,
+                     *         "refundable": {
+                     *           "allowed": true,
+                     *           "partial": true,
+                     *           "reason": null
+                     *         },
+                     *         "cancellable": {
+                     *           "allowed": false,
+                     *           "reason": "a completed payment cannot be cancelled; only pending and processing payments can"
+                     *         },
                      *         "created_at": "2026-11-24T10:00:00.000Z",
                      *         "updated_at": "2026-11-24T10:00:04.000Z"
                      *       }
@@ -3757,6 +3802,15 @@ export interface operations {
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
                      *         "balance_transaction": null,
                      *         "reconciled_at": null,
+                     *         "refundable": {
+                     *           "allowed": false,
+                     *           "partial": false,
+                     *           "reason": "a cancelled payment cannot be refunded; only completed payments can"
+                     *         },
+                     *         "cancellable": {
+                     *           "allowed": false,
+                     *           "reason": "a cancelled payment cannot be cancelled; only pending and processing payments can"
+                     *         },
                      *         "created_at": "2026-11-24T10:00:00.000Z",
                      *         "updated_at": "2026-11-24T10:01:00.000Z"
                      *       }
@@ -4456,12 +4510,14 @@ export interface operations {
                              * @enum {boolean}
                              */
                             received: true;
-                            /** @description The payment the callback is about, `pay_…` (absent for a payout result) */
+                            /** @description The payment the callback is about, `pay_…` (absent for a payout or refund result) */
                             payment_id?: string;
                             /** @description The payout an M-Pesa B2C result is about, `po_…` (absent for a payment callback) */
                             payout_id?: string;
+                            /** @description The refund an M-Pesa reversal result is about, `ref_…` (absent for a payment or payout callback) */
+                            refund_id?: string;
                             /**
-                             * @description `signalled`: the payment's workflow confirms the status with the provider now; `ignored`: the callback cannot change the payment or payout (already settled, repeated); `recorded`: a payout's result was kept, read by its workflow's next status call
+                             * @description `signalled`: the payment's workflow confirms the status with the provider now; `ignored`: the callback cannot change the payment, payout or refund (already settled, repeated); `recorded`: a payout's or refund's result was kept, read by its workflow's next status call
                              * @enum {string}
                              */
                             action: "signalled" | "ignored" | "recorded";
@@ -4623,12 +4679,14 @@ export interface operations {
                              * @enum {boolean}
                              */
                             received: true;
-                            /** @description The payment the callback is about, `pay_…` (absent for a payout result) */
+                            /** @description The payment the callback is about, `pay_…` (absent for a payout or refund result) */
                             payment_id?: string;
                             /** @description The payout an M-Pesa B2C result is about, `po_…` (absent for a payment callback) */
                             payout_id?: string;
+                            /** @description The refund an M-Pesa reversal result is about, `ref_…` (absent for a payment or payout callback) */
+                            refund_id?: string;
                             /**
-                             * @description `signalled`: the payment's workflow confirms the status with the provider now; `ignored`: the callback cannot change the payment or payout (already settled, repeated); `recorded`: a payout's result was kept, read by its workflow's next status call
+                             * @description `signalled`: the payment's workflow confirms the status with the provider now; `ignored`: the callback cannot change the payment, payout or refund (already settled, repeated); `recorded`: a payout's or refund's result was kept, read by its workflow's next status call
                              * @enum {string}
                              */
                             action: "signalled" | "ignored" | "recorded";
@@ -4946,6 +5004,15 @@ export interface operations {
                      *         "expires_at": "2026-11-27T10:00:00.000Z",
                      *         "balance_transaction": null,
                      *         "reconciled_at": null,
+                     *         "refundable": {
+                     *           "allowed": false,
+                     *           "partial": false,
+                     *           "reason": "a pending payment cannot be refunded; only completed payments can"
+                     *         },
+                     *         "cancellable": {
+                     *           "allowed": true,
+                     *           "reason": null
+                     *         },
                      *         "created_at": "2026-11-24T10:00:00.000Z",
                      *         "updated_at": "2026-11-24T10:00:00.000Z"
                      *       }
@@ -7474,6 +7541,15 @@ export interface operations {
                      *               "expires_at": "2026-11-24T10:10:00.000Z",
                      *               "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *               "reconciled_at": null,
+                     *               "refundable": {
+                     *                 "allowed": true,
+                     *                 "partial": true,
+                     *                 "reason": null
+                     *               },
+                     *               "cancellable": {
+                     *                 "allowed": false,
+                     *                 "reason": "a completed payment cannot be cancelled; only pending and processing payments can"
+                     *               },
                      *               "created_at": "2026-11-24T10:00:00.000Z",
                      *               "updated_at": "2026-11-24T10:00:04.000Z"
                      *             }
@@ -7642,6 +7718,15 @@ export interface operations {
                      *           "expires_at": "2026-11-24T10:10:00.000Z",
                      *           "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *           "reconciled_at": null,
+                     *           "refundable": {
+                     *             "allowed": true,
+                     *             "partial": true,
+                     *             "reason": null
+                     *           },
+                     *           "cancellable": {
+                     *             "allowed": false,
+                     *             "reason": "a completed payment cannot be cancelled; only pending and processing payments can"
+                     *           },
                      *           "created_at": "2026-11-24T10:00:00.000Z",
                      *           "updated_at": "2026-11-24T10:00:04.000Z"
                      *         }
@@ -8998,6 +9083,15 @@ export interface operations {
                      *           "expires_at": "2026-11-24T10:10:00.000Z",
                      *           "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *           "reconciled_at": null,
+                     *           "refundable": {
+                     *             "allowed": true,
+                     *             "partial": true,
+                     *             "reason": null
+                     *           },
+                     *           "cancellable": {
+                     *             "allowed": false,
+                     *             "reason": "a completed payment cannot be cancelled; only pending and processing payments can"
+                     *           },
                      *           "created_at": "2026-11-24T10:00:00.000Z",
                      *           "updated_at": "2026-11-24T11:00:01.000Z"
                      *         },
@@ -9111,6 +9205,15 @@ export interface operations {
                      *               "expires_at": "2026-11-24T10:10:00.000Z",
                      *               "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *               "reconciled_at": null,
+                     *               "refundable": {
+                     *                 "allowed": true,
+                     *                 "partial": true,
+                     *                 "reason": null
+                     *               },
+                     *               "cancellable": {
+                     *                 "allowed": false,
+                     *                 "reason": "a completed payment cannot be cancelled; only pending and processing payments can"
+                     *               },
                      *               "created_at": "2026-11-24T10:00:00.000Z",
                      *               "updated_at": "2026-11-24T10:00:04.000Z"
                      *             },
@@ -9414,6 +9517,15 @@ export interface operations {
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
                      *         "balance_transaction": null,
                      *         "reconciled_at": null,
+                     *         "refundable": {
+                     *           "allowed": false,
+                     *           "partial": false,
+                     *           "reason": "a cancelled payment cannot be refunded; only completed payments can"
+                     *         },
+                     *         "cancellable": {
+                     *           "allowed": false,
+                     *           "reason": "a cancelled payment cannot be cancelled; only pending and processing payments can"
+                     *         },
                      *         "created_at": "2026-11-24T10:00:00.000Z",
                      *         "updated_at": "2026-11-24T10:01:00.000Z"
                      *       }
@@ -15694,6 +15806,15 @@ export interface operations {
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
                  *         "balance_transaction": null,
                  *         "reconciled_at": null,
+                 *         "refundable": {
+                 *           "allowed": false,
+                 *           "partial": false,
+                 *           "reason": "a pending payment cannot be refunded; only completed payments can"
+                 *         },
+                 *         "cancellable": {
+                 *           "allowed": false,
+                 *           "reason": "momo cannot withdraw a request the customer has not answered: it lapses at expires_at"
+                 *         },
                  *         "created_at": "2026-11-24T10:00:00.000Z",
                  *         "updated_at": "2026-11-24T10:00:00.000Z"
                  *       }
@@ -15775,6 +15896,15 @@ export interface operations {
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
                  *         "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                  *         "reconciled_at": null,
+                 *         "refundable": {
+                 *           "allowed": true,
+                 *           "partial": true,
+                 *           "reason": null
+                 *         },
+                 *         "cancellable": {
+                 *           "allowed": false,
+                 *           "reason": "a completed payment cannot be cancelled; only pending and processing payments can"
+                 *         },
                  *         "created_at": "2026-11-24T10:00:00.000Z",
                  *         "updated_at": "2026-11-24T10:00:04.000Z"
                  *       }
@@ -15856,6 +15986,15 @@ export interface operations {
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
                  *         "balance_transaction": null,
                  *         "reconciled_at": null,
+                 *         "refundable": {
+                 *           "allowed": false,
+                 *           "partial": false,
+                 *           "reason": "a pending payment cannot be refunded; only completed payments can"
+                 *         },
+                 *         "cancellable": {
+                 *           "allowed": false,
+                 *           "reason": "momo cannot withdraw a request the customer has not answered: it lapses at expires_at"
+                 *         },
                  *         "created_at": "2026-11-24T10:00:00.000Z",
                  *         "updated_at": "2026-11-24T10:00:30.000Z"
                  *       }
@@ -15937,6 +16076,15 @@ export interface operations {
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
                  *         "balance_transaction": null,
                  *         "reconciled_at": null,
+                 *         "refundable": {
+                 *           "allowed": false,
+                 *           "partial": false,
+                 *           "reason": "a cancelled payment cannot be refunded; only completed payments can"
+                 *         },
+                 *         "cancellable": {
+                 *           "allowed": false,
+                 *           "reason": "a cancelled payment cannot be cancelled; only pending and processing payments can"
+                 *         },
                  *         "created_at": "2026-11-24T10:00:00.000Z",
                  *         "updated_at": "2026-11-24T10:01:00.000Z"
                  *       }
@@ -16030,6 +16178,15 @@ export interface operations {
                  *           "expires_at": "2026-11-24T10:10:00.000Z",
                  *           "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                  *           "reconciled_at": null,
+                 *           "refundable": {
+                 *             "allowed": true,
+                 *             "partial": true,
+                 *             "reason": null
+                 *           },
+                 *           "cancellable": {
+                 *             "allowed": false,
+                 *             "reason": "a completed payment cannot be cancelled; only pending and processing payments can"
+                 *           },
                  *           "created_at": "2026-11-24T10:00:00.000Z",
                  *           "updated_at": "2026-11-24T11:00:01.000Z"
                  *         }
@@ -16124,6 +16281,15 @@ export interface operations {
                  *           "expires_at": "2026-11-24T10:10:00.000Z",
                  *           "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                  *           "reconciled_at": null,
+                 *           "refundable": {
+                 *             "allowed": true,
+                 *             "partial": true,
+                 *             "reason": null
+                 *           },
+                 *           "cancellable": {
+                 *             "allowed": false,
+                 *             "reason": "a completed payment cannot be cancelled; only pending and processing payments can"
+                 *           },
                  *           "created_at": "2026-11-24T10:00:00.000Z",
                  *           "updated_at": "2026-11-24T10:00:04.000Z"
                  *         }

@@ -16,7 +16,8 @@ export function paymentEvent(payment: PaymentSnapshot, type: string, step: strin
     environment: payment.environment,
     type,
     objectId: payment.id,
-    data: toGenericPaymentView(payment),
+    // As of the step: `refundable` and `cancellable` judged at the payment's change, by its descriptor's capabilities.
+    data: toGenericPaymentView(payment, { at: payment.updatedAt }),
     createdAt: payment.updatedAt,
   };
 }

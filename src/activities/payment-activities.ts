@@ -111,15 +111,21 @@ export interface PaymentActivityDeps {
 
 /**
  * The refund request a provider gets for `refund` of `payment`: the idempotency key derives from the refund id
- * (docs/providers.md#adapters).
+ * (docs/providers.md#adapters); the callback URL is the provider's under `callbackBaseUrl`
+ * (PROVIDER_CALLBACK_BASE_URL), for a provider that answers refunds by callback only.
  */
-function refundRequestOf(payment: PaymentSnapshot, refund: RefundRecord): RefundRequest {
+function refundRequestOf(
+  payment: PaymentSnapshot,
+  refund: RefundRecord,
+  callbackBaseUrl: string | undefined,
+): RefundRequest {
   return {
     providerReference: payment.providerReference as string,
     idempotencyKey: `refund:${refund.id}`,
     amount: refund.amount,
     paymentAmount: payment.amount,
     currency: payment.currency,
+    callbackUrl: callbackUrlFor(callbackBaseUrl, payment.provider),
   };
 }
 
@@ -393,12 +399,14 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
       const stored = await writePendingRefund(input, 'refundAtProvider');
       if (stored.status !== 'pending') return { status: 'already_settled', refund: stored };
       const provider = providerFor(payment);
-      return callProvider(payment.provider, 'refund', () => provider.refund(refundRequestOf(payment, refund)));
+      return callProvider(payment.provider, 'refund', () =>
+        provider.refund(refundRequestOf(payment, refund, deps.config.PROVIDER_CALLBACK_BASE_URL)),
+      );
     },
 
     async fetchRefundAtProvider(input) {
       const provider = providerFor(input.payment);
-      const request = refundRequestOf(input.payment, input.refund);
+      const request = refundRequestOf(input.payment, input.refund, deps.config.PROVIDER_CALLBACK_BASE_URL);
       const known = await callProvider(input.payment.provider, 'fetch_refund', () => provider.fetchRefund(request));
       if (known.status !== 'not_received') return known;
       // Written `pending` first, as `refundAtProvider` does: its first call may never have run.

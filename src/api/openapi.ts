@@ -162,14 +162,17 @@ const callbackReceipt = z.object({
   payment_id: z
     .string()
     .optional()
-    .openapi({ description: 'The payment the callback is about, `pay_…` (absent for a payout result)' }),
+    .openapi({ description: 'The payment the callback is about, `pay_…` (absent for a payout or refund result)' }),
   payout_id: z
     .string()
     .optional()
     .openapi({ description: 'The payout an M-Pesa B2C result is about, `po_…` (absent for a payment callback)' }),
+  refund_id: z.string().optional().openapi({
+    description: 'The refund an M-Pesa reversal result is about, `ref_…` (absent for a payment or payout callback)',
+  }),
   action: z.enum(['signalled', 'ignored', 'recorded']).openapi({
     description:
-      "`signalled`: the payment's workflow confirms the status with the provider now; `ignored`: the callback cannot change the payment or payout (already settled, repeated); `recorded`: a payout's result was kept, read by its workflow's next status call",
+      "`signalled`: the payment's workflow confirms the status with the provider now; `ignored`: the callback cannot change the payment, payout or refund (already settled, repeated); `recorded`: a payout's or refund's result was kept, read by its workflow's next status call",
   }),
 });
 

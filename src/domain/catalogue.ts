@@ -5,10 +5,12 @@
  */
 import type { Currency } from './money';
 import {
+  capabilitiesOf,
   GENERIC_METHODS,
   type Countries,
   type GenericMethod,
   type MethodKind,
+  type ProviderCapabilities,
   type ProviderDescriptor,
 } from './provider-descriptor';
 import { PROVIDER_DESCRIPTORS } from '../providers/descriptors';
@@ -138,6 +140,12 @@ export function operatorForNumber(
 
 /** The method kind each provider serves (decides expiry, docs/payments.md#states), from the descriptors. */
 export const PROVIDER_KINDS: Readonly<Record<ProviderCode, MethodKind>> = byProvider((d) => d.kind);
+
+/**
+ * The flows each provider's payments offer, the same in sandbox and live (docs/providers.md#adapters): the live
+ * adapter's, or the sandbox defaults of the provider's kind when it has no live adapter.
+ */
+export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderCode, ProviderCapabilities>> = byProvider(capabilitiesOf);
 
 /** Days from completion to available funds per provider (docs/ledger.md#available-on): card 2, mobile money 1. */
 export const SETTLEMENT_DELAY_DAYS: Readonly<Record<ProviderCode, number>> = byProvider((d) => d.settlementDelayDays);

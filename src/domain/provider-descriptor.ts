@@ -33,6 +33,27 @@ export interface ProviderCapabilities {
 }
 
 /**
+ * The flows the sandbox simulator of a provider without a live adapter offers, by how its customers are reached
+ * (docs/payments.md#sandbox-scenarios): a mobile-money or wallet request cannot be withdrawn (it lapses at its expiry);
+ * everything else refunds in full or in part. A provider with a live adapter is simulated with its live capabilities
+ * instead ({@link capabilitiesOf}), so sandbox never offers what live refuses.
+ */
+export const SANDBOX_ONLY_CAPABILITIES: Readonly<Record<MethodKind, ProviderCapabilities>> = {
+  mobile_money: { cancel: false, refund: true, partialRefund: true },
+  wallet: { cancel: false, refund: true, partialRefund: true },
+  bank_transfer: { cancel: true, refund: true, partialRefund: true },
+  card: { cancel: true, refund: true, partialRefund: true },
+};
+
+/**
+ * The flows a payment of `descriptor`'s provider offers, in sandbox and live alike (docs/providers.md#adapters): its
+ * live adapter's, or the sandbox defaults of its kind when it has none (it then exists in sandbox only).
+ */
+export function capabilitiesOf(descriptor: Pick<ProviderDescriptor, 'live' | 'kind'>): ProviderCapabilities {
+  return descriptor.live ?? SANDBOX_ONLY_CAPABILITIES[descriptor.kind];
+}
+
+/**
  * What a provider pays out to merchants (docs/payouts.md#rails): to which kind of destination, in which
  * currencies, whether a live rail exists (without one a live payout answers 503 `provider_unavailable`), and
  * whether the provider can say who holds a wallet (the account-holder lookup of payout destinations).

@@ -42,6 +42,11 @@ export interface RefundRequest {
   /** The whole payment's amount in minor units (a provider that refunds whole payments only compares). */
   paymentAmount: number;
   currency: Currency;
+  /**
+   * The URL the provider's callbacks go to (`…/v1/provider-callbacks/{code}`), for a provider that answers a refund
+   * only by callback (M-Pesa's reversal); null or absent when PROVIDER_CALLBACK_BASE_URL is not set.
+   */
+  callbackUrl?: string | null;
 }
 
 /**
@@ -76,7 +81,12 @@ export interface ParsedCallback {
    * signalled.
    */
   payoutId?: string;
-  /** With `payoutId`: true when this callback decided the payout's result, false when it changed nothing. */
+  /**
+   * Set when the callback is the result of a refund (M-Pesa's reversal results, docs/providers.md#m-pesa): the adapter
+   * kept what it says for the refund, whose status call the payment's workflow reads; nothing is signalled.
+   */
+  refundId?: string;
+  /** With `payoutId` or `refundId`: true when this callback decided the result, false when it changed nothing. */
   recorded?: boolean;
 }
 

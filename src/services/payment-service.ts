@@ -46,6 +46,7 @@ import { deriveId, newId } from '../lib/ids';
 import { isOutage } from '../lib/outage';
 import { byDeadline, DeadlinePassed } from '../lib/temporal-deadline';
 import type { ProviderRegistry } from '../providers/registry';
+import type { PaymentViewContext } from '../views/payment';
 import { FAILURE_TYPES } from '../workflows/activity-contracts';
 import {
   cancelPaymentUpdate,
@@ -77,6 +78,21 @@ export interface PaymentServiceDeps {
     | 'UPDATE_DEADLINE_MS'
     | 'TEMPORAL_CALL_TIMEOUT_MS'
   >;
+}
+
+/**
+ * How the API judges a payment's `refundable` and `cancellable` (docs/payments.md#refundable-and-cancellable): with
+ * the capabilities of the adapter that serves it (the simulator's in sandbox, which are its live adapter's) and the
+ * configured refund window, now.
+ */
+export function paymentViewContext(deps: {
+  providers?: ProviderRegistry;
+  config: Pick<Config, 'REFUND_WINDOW_DAYS'>;
+}): PaymentViewContext {
+  return {
+    capabilities: (payment) => deps.providers?.get(payment.environment, payment.provider)?.supports,
+    refundWindowDays: deps.config.REFUND_WINDOW_DAYS,
+  };
 }
 
 /**

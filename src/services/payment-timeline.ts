@@ -20,7 +20,7 @@ import { feeAndNetOf } from '../domain/fees';
 import { isOpen, type PaymentSnapshot } from '../domain/payment';
 import { providerCheckReason, refundChangesOf, statusChangesOf, type WorkflowFact } from '../domain/payment-timeline';
 import type { Principal } from '../domain/principal';
-import { toGenericPaymentView } from '../views/payment';
+import { toGenericPaymentView, type PaymentViewContext } from '../views/payment';
 import type { PaymentDetailView } from '../views/payment-detail';
 import { toRefundView } from '../views/refund';
 import { toDeliveryView } from '../views/webhook';
@@ -227,6 +227,7 @@ export async function getPaymentDetail(
   deps: PaymentTimelineDeps,
   owner: Principal,
   id: string,
+  view: PaymentViewContext = {},
 ): Promise<PaymentDetailView> {
   const payment = await getPayment(deps, owner, id);
   const [refunds, events] = await Promise.all([
@@ -255,7 +256,7 @@ export async function getPaymentDetail(
   // Only a late success collected after a cancel is refunded on a cancelled payment.
   const { fee, net } = feeAndNetOf(payment, refunds.length > 0);
   return {
-    payment: toGenericPaymentView(payment),
+    payment: toGenericPaymentView(payment, view),
     fee,
     net: net - payment.amountRefunded,
     // A provider that knows the payment by our own id (M-Pesa, docs/providers.md#m-pesa) gave no id of its own.

@@ -98,7 +98,8 @@ export interface ProviderCallbackDeps extends ProviderHintDeps {
  * live: every environment's adapter of a provider authenticates the same way), finds the payment
  * it names and hands the hint to the payment's workflow ({@link deliverProviderHint}).
  * @returns the payment's id, and `signalled` or `ignored`; for a payout's result (M-Pesa B2C), the payout's id and
- *   `recorded` (it decided the payout) or `ignored` (a repeated, late or undecided result)
+ *   `recorded` (it decided the payout) or `ignored` (a repeated, late or undecided result); for a refund's result
+ *   (M-Pesa's reversal), the refund's id and `recorded` or `ignored` alike
  * @throws DomainError `unauthorized` (401) when no adapter accepts the request (bad or missing
  *   signature, or no adapter configured for `code`); `not_found` (404) for an unknown provider_reference
  */
@@ -107,7 +108,9 @@ export async function receiveProviderCallback(
   code: ProviderCode,
   request: CallbackRequest,
 ): Promise<
-  { paymentId: string; action: 'signalled' | 'ignored' } | { payoutId: string; action: 'recorded' | 'ignored' }
+  | { paymentId: string; action: 'signalled' | 'ignored' }
+  | { payoutId: string; action: 'recorded' | 'ignored' }
+  | { refundId: string; action: 'recorded' | 'ignored' }
 > {
   const adapters = (['sandbox', 'live'] as const).flatMap((environment) => deps.providers.get(environment, code) ?? []);
   let hint: ParsedCallback | undefined;
@@ -128,6 +131,8 @@ export async function receiveProviderCallback(
     );
   // A payout's result, kept by the adapter for the payout's rail (docs/payouts.md#m-pesa-b2c): nothing to signal.
   if (hint.payoutId !== undefined) return { payoutId: hint.payoutId, action: hint.recorded ? 'recorded' : 'ignored' };
+  // A refund's result (M-Pesa's reversal), kept by the adapter for the refund's status call (docs/providers.md#m-pesa).
+  if (hint.refundId !== undefined) return { refundId: hint.refundId, action: hint.recorded ? 'recorded' : 'ignored' };
   const payment = await findPaymentByProviderReference(deps.db, code, hint.providerReference);
   if (!payment) throw new DomainError('not_found', 'no payment with this provider_reference');
   const action = await deliverProviderHint(deps, payment, {

@@ -30,7 +30,10 @@ import { deliverProviderHint } from './provider-callbacks';
 export interface SandboxServiceDeps {
   db: Db;
   temporal: Client;
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'RECONCILIATION_WINDOW_DAYS' | 'TEMPORAL_CALL_TIMEOUT_MS'>;
+  config: Pick<
+    Config,
+    'TEMPORAL_TASK_QUEUE' | 'RECONCILIATION_WINDOW_DAYS' | 'TEMPORAL_CALL_TIMEOUT_MS' | 'REFUND_WINDOW_DAYS'
+  >;
 }
 
 /** Constant-time equality of two secrets (their lengths are not secret). */

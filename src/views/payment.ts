@@ -4,9 +4,12 @@
  * form is one zod schema, which the OpenAPI document shows and whose type the view function returns.
  */
 import { z } from '../lib/zod';
+import { PROVIDER_CAPABILITIES } from '../domain/catalogue';
 import { formatFeePercentage } from '../domain/fees';
 import { formatDecimalAmount } from '../domain/money';
 import { PAYMENT_STATUSES, type PaymentSnapshot } from '../domain/payment';
+import { cancelAbility, DEFAULT_REFUND_WINDOW_DAYS, refundAbility } from '../domain/payment-actions';
+import type { ProviderCapabilities } from '../domain/provider-descriptor';
 import { paymentBalanceTransaction } from './balance';
 import { timestamp } from './timestamp';
 
@@ -45,6 +48,39 @@ export const providerReceiptNumber = z.string().nullable().openapi({
   description:
     "The provider's own id of the collected money, the one the customer sees on their receipt or SMS: M-Pesa's `MpesaReceiptNumber` (e.g. `NLJ7RT61SV`), MTN MoMo's `financialTransactionId`, Airtel's `airtel_money_id`, the card gateway's charge id (`ch_…`), or the sandbox's simulated one (`SBX` and 7 characters); null until the provider confirmed the collection, or when its confirmation named none",
 });
+/** Whether the payment can be refunded now, and why not (docs/payments.md#refundable-and-cancellable). */
+export const refundable = z
+  .object({
+    allowed: z.boolean().openapi({
+      description: 'True when `POST /v1/payments/{id}/refund` of the whole refundable rest would be taken now',
+    }),
+    partial: z.boolean().openapi({
+      description:
+        'True when a refund of part of the rest would be taken too (false: the provider refunds whole payments only, or nothing is refundable)',
+    }),
+    reason: z.string().nullable().openapi({
+      description:
+        'Why not, for a person: the message the refund would be refused with (its status, the refund window, nothing left to refund, a provider that cannot refund); null when allowed',
+    }),
+  })
+  .openapi('Refundable', {
+    description:
+      "Whether the payment can be refunded now, from its status, the refund window, the refundable rest and its provider's capabilities (the same in sandbox and live)",
+  });
+
+/** Whether the payment can be cancelled now, and why not (docs/payments.md#refundable-and-cancellable). */
+export const cancellable = z
+  .object({
+    allowed: z.boolean().openapi({ description: 'True when `POST /v1/payments/{id}/cancel` would be taken now' }),
+    reason: z.string().nullable().openapi({
+      description:
+        'Why not, for a person: the payment is no longer open, or its provider cannot withdraw a request (a mobile-money prompt lapses at `expires_at`); null when allowed',
+    }),
+  })
+  .openapi('Cancellable', {
+    description:
+      "Whether the payment can be cancelled now, from its status and its provider's capabilities (the same in sandbox and live)",
+  });
 
 /** The generic payment (docs/payments.md#payment-record); `amount` in minor units. */
 export const genericPayment = z
@@ -114,6 +150,8 @@ export const genericPayment = z
       description:
         'Set when a provider success that arrived after the payment had failed (expired or provider error) completed it',
     }),
+    refundable: refundable.openapi({ description: 'Whether it can be refunded now, and why not' }),
+    cancellable: cancellable.openapi({ description: 'Whether it can be cancelled now, and why not' }),
     created_at: timestamp.openapi({ description: 'When it was created (ISO 8601, UTC)' }),
     updated_at: timestamp.openapi({ description: 'When it last changed (ISO 8601, UTC)' }),
   })
@@ -123,10 +161,25 @@ export const genericPayment = z
 export type GenericPaymentView = z.output<typeof genericPayment>;
 
 /**
- * The generic form of `payment`: `phone_number`, `wallet_id` and `customer_email` only when the payment has them,
- * `client_secret` for card payments awaiting confirmation (docs/payments.md#card-payments).
+ * What `refundable` and `cancellable` are judged with: the payment's provider's capabilities as its adapter states them
+ * (undefined, or no function: its descriptor's, `PROVIDER_CAPABILITIES`), the refund window in days (default 180,
+ * REFUND_WINDOW_DAYS) and the moment (default: now).
  */
-export function toGenericPaymentView(payment: PaymentSnapshot): GenericPaymentView {
+export interface PaymentViewContext {
+  capabilities?: (payment: PaymentSnapshot) => ProviderCapabilities | undefined;
+  refundWindowDays?: number;
+  at?: string;
+}
+
+/**
+ * The generic form of `payment`: `phone_number`, `wallet_id` and `customer_email` only when the payment has them,
+ * `client_secret` for card payments awaiting confirmation (docs/payments.md#card-payments), and whether it can be
+ * refunded or cancelled at `context.at` (docs/payments.md#refundable-and-cancellable).
+ */
+export function toGenericPaymentView(payment: PaymentSnapshot, context: PaymentViewContext = {}): GenericPaymentView {
+  const capabilities = context.capabilities?.(payment) ?? PROVIDER_CAPABILITIES[payment.provider];
+  const at = context.at ?? new Date().toISOString();
+  const refundWindowMs = (context.refundWindowDays ?? DEFAULT_REFUND_WINDOW_DAYS) * 86_400_000;
   const customer: Pick<GenericPaymentView, 'phone_number' | 'customer_email' | 'wallet_id'> = {};
   if (payment.customerPhone !== null) customer.phone_number = payment.customerPhone;
   if (payment.walletId) customer.wallet_id = payment.walletId;
@@ -154,6 +207,8 @@ export function toGenericPaymentView(payment: PaymentSnapshot): GenericPaymentVi
     expires_at: payment.expiresAt,
     balance_transaction: paymentBalanceTransaction(payment),
     reconciled_at: payment.reconciledAt ?? null,
+    refundable: refundAbility(payment, capabilities, at, refundWindowMs),
+    cancellable: cancelAbility(payment, capabilities, at),
     created_at: payment.createdAt,
     updated_at: payment.updatedAt,
   };

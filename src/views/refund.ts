@@ -49,7 +49,7 @@ export function toRefundWithPaymentView(
   record: RefundRecord,
   payment: PaymentSnapshot,
 ): z.output<typeof refundWithPayment> {
-  return { ...toRefundView(record), payment: toGenericPaymentView(payment) };
+  return { ...toRefundView(record), payment: toGenericPaymentView(payment, { at: payment.updatedAt }) };
 }
 
 /** The API form of a refund. */

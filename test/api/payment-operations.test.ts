@@ -305,6 +305,61 @@ describe('payment operations over HTTP (docs/payments.md)', function () {
     });
   });
 
+  describe('what sandbox refunds and cancels: what live does (docs/payments.md#refundable-and-cancellable)', () => {
+    const AIRTEL = { ...INSTANT, phone_number: '+250728000001' };
+    const MPESA = { amount: 150_000, currency: 'KES', payment_method: 'mobile_money', phone_number: '+254712000001' };
+
+    it('says on the payment whether it can be refunded or cancelled, and why not', async () => {
+      const waiting = await create(developer, NO_ANSWER);
+      expect(waiting).to.deep.include({
+        refundable: {
+          allowed: false,
+          partial: false,
+          reason: 'a pending payment cannot be refunded; only completed payments can',
+        },
+        cancellable: {
+          allowed: false,
+          reason: 'momo cannot withdraw a request the customer has not answered: it lapses at expires_at',
+        },
+      });
+      const card = await create(developer, CARD);
+      expect(card.cancellable).to.deep.equal({ allowed: true, reason: null });
+      const paid = await create(developer, INSTANT);
+      const completed = await waitForPayment(developer.key, paid.id, (p) => p.status === 'completed');
+      expect(completed.refundable).to.deep.equal({ allowed: true, partial: true, reason: null });
+      await call(`/v1/payments/${paid.id}/refund`, { key: developer.key, method: 'POST' });
+      const refunded = await waitForPayment(developer.key, paid.id, (p) => p.status === 'refunded');
+      expect(refunded.refundable).to.deep.equal({
+        allowed: false,
+        partial: false,
+        reason: 'a refunded payment cannot be refunded; only completed payments can',
+      });
+      const listed = await call('/v1/payments?limit=3', { key: developer.key });
+      expect(listed.body.data.payments.find((p: { id: string }) => p.id === paid.id).refundable).to.deep.equal(
+        refunded.refundable,
+      );
+    });
+
+    for (const [operator, body, amount] of [
+      ['Airtel Money (mobile_money_b)', AIRTEL, 1500],
+      ['M-Pesa (mpesa)', MPESA, 150_000],
+    ] as const) {
+      it(`refuses a partial refund of an ${operator} sandbox payment with 409, as live does, and takes the whole`, async () => {
+        const payment = await create(developer, body);
+        const completed = await waitForPayment(developer.key, payment.id, (p) => p.status === 'completed');
+        expect(completed.refundable).to.deep.equal({ allowed: true, partial: false, reason: null });
+        const part = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, body: { amount: 100 } });
+        expect(part.status, JSON.stringify(part.body)).to.equal(409);
+        expect(part.body.error.code).to.equal('payment_not_refundable');
+        const { db } = await getStack();
+        expect(await db('refunds').where({ payment_id: payment.id }).pluck('id'), 'nothing recorded').to.deep.equal([]);
+        const whole = await call(`/v1/payments/${payment.id}/refund`, { key: developer.key, method: 'POST' });
+        expect(whole.status, JSON.stringify(whole.body)).to.equal(201);
+        expect(whole.body.data).to.include({ amount, status: 'completed' });
+      });
+    }
+  });
+
   describe('idempotency keys (docs/payments.md#idempotency)', () => {
     it('turns 50 concurrent creates with one key into one payment and 50 identical answers', async () => {
       const fresh = await registerDeveloper();

@@ -5,14 +5,18 @@
  * callback that names its CheckoutRequestID, after exactly one push. A cancelled prompt fails as `declined`; a prompt
  * nobody answers fails as `expired` at `expires_at`, and its success reported afterwards is reconciled
  * (docs/payments.md#states). A cancel is refused with 409 (a prompt cannot be withdrawn) and changes nothing. A
- * callback with a wrong token changes nothing.
+ * callback with a wrong token changes nothing. Refunds reverse the whole payment by its receipt number (Daraja's
+ * Reversal): reversed or refused by the reversal's result callback, settled by Transaction Status when that callback
+ * is lost; a partial refund is refused with 409 before anything reaches Daraja.
  */
 import { expect } from 'chai';
 import {
   DARAJA_FAKE_NUMBERS,
+  REVERSAL_PATH,
   startDarajaFake,
   STK_PUSH_PATH,
   STK_QUERY_PATH,
+  TRANSACTION_STATUS_PATH,
   type DarajaFake,
   type DarajaPush,
 } from '../fakes/daraja-fake';
@@ -26,6 +30,7 @@ import {
   waitForLivePayment,
   type LiveService,
 } from '../helpers/live-providers';
+import { getStack } from '../helpers/stack';
 
 const CONSUMER_KEY = 'daraja-e2e-consumer-key';
 const CONSUMER_SECRET = 'daraja-e2e-consumer-secret';
@@ -50,6 +55,9 @@ describe('live M-Pesa payments end to end, against the Daraja fake (docs/provide
       MPESA_SHORTCODE: fake.shortcode,
       MPESA_PASSKEY: fake.passkey,
       MPESA_TIMEOUT_MS: String(TIMEOUT_MS),
+      // The initiator M-Pesa's reversals (refunds) need.
+      MPESA_INITIATOR_NAME: fake.initiatorName,
+      MPESA_SECURITY_CREDENTIAL: fake.securityCredential,
     });
     ({ liveKey } = await approvedLiveMerchant());
   });
@@ -218,5 +226,94 @@ describe('live M-Pesa payments end to end, against the Daraja fake (docs/provide
     expect(reconciled).to.include({ status: 'completed', failure_code: null });
     expect(Date.parse(reconciled.reconciled_at)).to.be.greaterThan(Date.parse(expired.updated_at));
     expect(pushesTo(phone), 'never pushed again').to.have.length(1);
+  });
+
+  describe("refunds by Daraja's Reversal (docs/providers.md#m-pesa)", () => {
+    /** A completed payment whose success callback (with its receipt number) was taken, and its push. */
+    async function paid(ending: string): Promise<{ payment: any; push: DarajaPush }> {
+      const phone = safaricomNumber(ending);
+      const created = await createPayment(phone);
+      const payment = await until(created.id, (p) => p.status === 'completed');
+      const push = await pushTo(phone);
+      return { payment, push };
+    }
+
+    /** The refund rows of payment `id` once none is pending (about 60 s at most): [amount, status, failure]. */
+    async function settledRefunds(id: string): Promise<[number, string, string | null][]> {
+      const { db } = await getStack();
+      let rows: any[] = [];
+      for (let i = 0; i < 240; i += 1) {
+        rows = await db('refunds').where({ payment_id: id }).orderBy('created_at');
+        if (rows.length > 0 && rows.every((r) => r.status !== 'pending')) break;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      return rows.map((r) => [Number(r.amount), r.status, r.failure_message]);
+    }
+
+    const refund = (id: string, body: object = {}) =>
+      callService(service.baseUrl, `/v1/payments/${id}/refund`, liveKey, { body });
+
+    it('reverses the whole payment by its receipt number; the result callback completes the refund', async () => {
+      const { payment, push } = await paid('5101');
+      expect(payment.refundable).to.deep.equal({ allowed: true, partial: false, reason: null });
+      const asked = await refund(payment.id);
+      expect(asked.status, JSON.stringify(asked.body)).to.equal(201);
+      expect(asked.body.data).to.include({ amount: 15_000, status: 'pending' });
+      const refunded = await until(payment.id, (p) => p.status === 'refunded', 60_000);
+      expect(refunded).to.include({ amount_refunded: 15_000, amount_refund_pending: 0 });
+      const reversals = fake.reversals.filter((r) => r.transactionId === push.receipt);
+      expect(reversals.map((r) => [r.amount, r.result?.code])).to.deep.equal([[150, 0]]);
+      const result = fake.callbacks.find((c) => c.url.includes(`refund=${asked.body.data.id}`));
+      expect(result?.status, 'the service took the reversal result').to.equal(200);
+    });
+
+    it("fails the refund when the reversal's result refuses it, and releases the reservation", async () => {
+      const { payment } = await paid('5102');
+      fake.failNextReversal(1, 'The balance is insufficient for the transaction.');
+      expect((await refund(payment.id)).body.data.status).to.equal('pending');
+      expect(await settledRefunds(payment.id)).to.deep.equal([
+        [
+          15_000,
+          'failed',
+          'M-Pesa refused the reversal: The balance is insufficient for the transaction. (ResultCode 1)',
+        ],
+      ]);
+      const after = (await callService(service.baseUrl, `/v1/payments/${payment.id}`, liveKey)).body.data;
+      expect(after).to.include({ status: 'completed', amount_refunded: 0, amount_refund_pending: 0 });
+    });
+
+    it('settles a reversal whose result callback is lost by Transaction Status', async () => {
+      const { payment, push } = await paid('5103');
+      fake.setMode({ callbacks: 'off' });
+      try {
+        const asked = await refund(payment.id);
+        expect(asked.body.data.status).to.equal('pending');
+        expect(await settledRefunds(payment.id)).to.deep.equal([[15_000, 'completed', null]]);
+        const reversal = fake.reversals.find((r) => r.transactionId === push.receipt);
+        const asks = fake.requests.filter(
+          (r) =>
+            r.path === TRANSACTION_STATUS_PATH &&
+            (r.body as { OriginalConversationID?: string }).OriginalConversationID ===
+              reversal?.originatorConversationId,
+        );
+        expect(asks.length, 'Transaction Status was asked about the reversal').to.be.greaterThan(0);
+        expect(fake.reversals.filter((r) => r.transactionId === push.receipt)).to.have.length(1);
+      } finally {
+        fake.setMode({ callbacks: 'once' });
+      }
+    });
+
+    it('refuses a partial refund with 409 before anything reaches Daraja (a reversal returns the whole payment)', async () => {
+      const { payment, push } = await paid('5104');
+      const partial = await refund(payment.id, { amount: 5_000 });
+      expect(partial.status, JSON.stringify(partial.body)).to.equal(409);
+      expect(partial.body.error.code).to.equal('payment_not_refundable');
+      const sent = fake.requests.filter(
+        (r) => r.path === REVERSAL_PATH && (r.body as { TransactionID?: string }).TransactionID === push.receipt,
+      );
+      expect(sent).to.deep.equal([]);
+      const { db } = await getStack();
+      expect(await db('refunds').where({ payment_id: payment.id }).pluck('id'), 'nothing recorded').to.deep.equal([]);
+    });
   });
 });

@@ -1,7 +1,7 @@
 /**
- * A fake of Safaricom's Daraja API (the documented subset the `mpesa` adapter uses: Authorization and M-Pesa
- * Express), a real node:http server on 127.0.0.1 usable by URL alone; result callbacks go to each push's
- * `CallBackURL`. Tests steer it through the TypeScript API below.
+ * A fake of Safaricom's Daraja API (the documented subset the `mpesa` adapter uses: Authorization, M-Pesa Express,
+ * B2C, Reversals and Transaction Status), a real node:http server on 127.0.0.1 usable by URL alone; result callbacks
+ * go to each request's `CallBackURL` or `ResultURL`. Tests steer it through the TypeScript API below.
  *
  * Endpoints and answers as Safaricom documents them (developer.safaricom.co.ke):
  * - `GET /oauth/v1/generate?grant_type=client_credentials` with HTTP Basic consumerKey:consumerSecret →
@@ -33,6 +33,20 @@
  * Every POST with a field its page does not document ({@link DOCUMENTED_FIELDS}: B2C's `Occassion`, Transaction
  * Status's `OriginalConversationID` and `Occasion`, as those pages spell them) → 400 `400.002.02 Bad Request - Invalid
  * <field>`.
+ *
+ * - `POST /mpesa/reversal/v1/request` (Reversals): a bad Initiator, SecurityCredential, CommandID (not
+ *   `TransactionReversal`), TransactionID, Amount (not a positive whole number, or not the whole of the reversed
+ *   payment: a reversal returns a transaction, never part of it), ReceiverParty (not the short code),
+ *   RecieverIdentifierType (not `11`, Daraja's spelling), URL, Remarks (not 2 to 100 characters) or Occasion (over 100)
+ *   → 400 `400.002.02 Bad Request - Invalid …`; accepted → 200 `{OriginatorConversationID, ConversationID,
+ *   ResponseCode: "0", ResponseDescription}`; after `approvalDelayMs` the result is POSTed to the ResultURL (unless
+ *   callbacks are off): ResultCode 0 with the reversal's TransactionID and ResultParameters (DebitAccountBalance,
+ *   Amount, TransCompletedTime, OriginalTransactionID, Charge, CreditPartyPublicName, DebitPartyPublicName), `R000001`
+ *   "already reversed" for a payment reversed before, `R000002` "the OriginalTransactionID is invalid" for a receipt
+ *   it does not know, or the failure `failNextReversal` set;
+ * - `POST /mpesa/transactionstatus/v1/query` with `OriginalConversationID` = a reversal's OriginatorConversationID:
+ *   its result (`TransactionStatus` Completed or Failed, ReceiptNo, Amount, ReasonType; ResultCode 2032 while it is
+ *   not processed) to the query's ResultURL, whatever the callback mode.
  *
  * The customer's number decides by its last four digits ({@link DARAJA_FAKE_NUMBERS}, the result codes of Daraja's
  * sandbox); any other number (Daraja's sandbox number 254708374149 included) pays after `approvalDelayMs`. Callbacks
@@ -129,6 +143,21 @@ export interface DarajaB2c {
   transactionId: string | null;
 }
 
+/** A reversal as the fake holds it. */
+export interface DarajaReversal {
+  originatorConversationId: string;
+  conversationId: string;
+  /** The receipt number of the payment reversed, as sent. */
+  transactionId: string;
+  amount: number;
+  resultUrl: string;
+  queueTimeOutUrl: string;
+  /** Null while M-Pesa has not processed it. */
+  result: { code: number | string; desc: string } | null;
+  /** The reversal's own receipt number, once made. */
+  reversalTransactionId: string | null;
+}
+
 /** One request the fake got. */
 export interface DarajaRequest {
   method: string;
@@ -184,6 +213,12 @@ export interface DarajaFake {
   sendCallback(checkoutRequestId: string): Promise<DarajaSentCallback>;
   /** Sends the B2C result of a processed payment (again), whatever the mode: a duplicate or a late callback. */
   sendB2cResult(originatorConversationId: string): Promise<DarajaSentCallback>;
+  /** Every reversal the fake took, in order. */
+  reversals: DarajaReversal[];
+  /** The next reversal taken fails with this ResultCode and description (once). */
+  failNextReversal(code: number | string, desc: string): void;
+  /** Sends the result of a processed reversal (again), whatever the mode: a duplicate or a late callback. */
+  sendReversalResult(originatorConversationId: string): Promise<DarajaSentCallback>;
   /** Resolves once `count` callbacks were sent (answered or not); rejects after `timeoutMs`. */
   waitForCallbacks(count: number, timeoutMs?: number): Promise<DarajaSentCallback[]>;
   close(): Promise<void>;
@@ -194,6 +229,7 @@ export const STK_PUSH_PATH = '/mpesa/stkpush/v1/processrequest';
 export const STK_QUERY_PATH = '/mpesa/stkpushquery/v1/query';
 export const B2C_PATH = '/mpesa/b2c/v3/paymentrequest';
 export const TRANSACTION_STATUS_PATH = '/mpesa/transactionstatus/v1/query';
+export const REVERSAL_PATH = '/mpesa/reversal/v1/request';
 
 /**
  * The request fields each endpoint's page documents (developer.safaricom.co.ke: "M-Pesa Express", "Business To
@@ -281,6 +317,10 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
   const initiatorName = options.initiatorName ?? 'testapi';
   const securityCredential = options.securityCredential ?? 'encrypted-initiator-password';
   const b2cPayments: DarajaB2c[] = [];
+  const reversals: DarajaReversal[] = [];
+  /** Receipt numbers of the payments reversed. */
+  const reversed = new Set<string>();
+  let nextReversalFailure: { code: number | string; desc: string } | null = null;
 
   const requests: DarajaRequest[] = [];
   const pushes: DarajaPush[] = [];
@@ -537,12 +577,154 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
     };
   }
 
+  const findReversal = (id: unknown) => reversals.find((r) => r.originatorConversationId === id);
+
+  /** The documented result of a processed reversal. */
+  function reversalResultOf(reversal: DarajaReversal): Record<string, unknown> {
+    const result = reversal.result as { code: number | string; desc: string };
+    return {
+      ResultCode: result.code,
+      ResultDesc: result.desc,
+      OriginatorConversationID: reversal.originatorConversationId,
+      ConversationID: reversal.conversationId,
+      TransactionID: reversal.reversalTransactionId ?? randomBytes(5).toString('hex').toUpperCase(),
+      ...(result.code === 0
+        ? {
+            ResultParameters: {
+              ResultParameter: [
+                { Key: 'DebitAccountBalance', Value: 'Utility Account|KES|100000.00|100000.00|0.00|0.00' },
+                { Key: 'Amount', Value: reversal.amount },
+                { Key: 'TransCompletedTime', Value: Number(kenyaTimestamp(Date.now())) },
+                { Key: 'OriginalTransactionID', Value: reversal.transactionId },
+                { Key: 'Charge', Value: 0 },
+                { Key: 'CreditPartyPublicName', Value: '254708374149 - John Doe' },
+                { Key: 'DebitPartyPublicName', Value: `${shortcode} - Merchant` },
+              ],
+            },
+          }
+        : {}),
+      ReferenceData: { ReferenceItem: { Key: 'QueueTimeoutURL', Value: reversal.queueTimeOutUrl } },
+    };
+  }
+
+  /** What M-Pesa makes of a reversal (see the module's comment), then its result callback as the mode says. */
+  function processReversal(reversal: DarajaReversal): void {
+    const original = pushes.find((p) => p.receipt === reversal.transactionId && p.result?.code === 0);
+    if (nextReversalFailure) {
+      reversal.result = nextReversalFailure;
+      nextReversalFailure = null;
+    } else if (!original) reversal.result = { code: 'R000002', desc: 'The OriginalTransactionID is invalid.' };
+    else if (reversed.has(reversal.transactionId))
+      reversal.result = { code: 'R000001', desc: 'The transaction has already been reversed.' };
+    else {
+      reversal.result = { code: 0, desc: 'The service request is processed successfully.' };
+      reversal.reversalTransactionId = randomBytes(5).toString('hex').toUpperCase();
+      reversed.add(reversal.transactionId);
+    }
+    if (callbackMode === 'off') return;
+    void sendResult(reversal.resultUrl, reversalResultOf(reversal));
+    if (callbackMode === 'twice')
+      timers.later(50, () => void sendResult(reversal.resultUrl, reversalResultOf(reversal)));
+  }
+
+  function reversal(body: Record<string, unknown>): Answer {
+    const original = pushes.find((p) => p.receipt !== null && p.receipt === body.TransactionID);
+    const amount = typeof body.Amount === 'string' && /^[0-9]+$/.test(body.Amount) ? Number(body.Amount) : body.Amount;
+    const remarks = body.Remarks;
+    const bad =
+      (body.Initiator === initiatorName ? undefined : 'Initiator') ??
+      (body.SecurityCredential === securityCredential ? undefined : 'SecurityCredential') ??
+      (body.CommandID === 'TransactionReversal' ? undefined : 'CommandID') ??
+      (typeof body.TransactionID === 'string' && /^[A-Z0-9]{8,20}$/.test(body.TransactionID)
+        ? undefined
+        : 'TransactionID') ??
+      (typeof amount === 'number' &&
+      Number.isInteger(amount) &&
+      amount >= 1 &&
+      (original === undefined || amount === original.amount)
+        ? undefined
+        : 'Amount') ??
+      (String(body.ReceiverParty ?? '') === shortcode ? undefined : 'ReceiverParty') ??
+      (String(body.RecieverIdentifierType ?? '') === '11' ? undefined : 'RecieverIdentifierType') ??
+      (['ResultURL', 'QueueTimeOutURL'].find(
+        (field) => typeof body[field] !== 'string' || !/^https?:\/\//.test(body[field] as string),
+      ) as string | undefined) ??
+      (typeof remarks === 'string' && remarks.length >= 2 && remarks.length <= 100 ? undefined : 'Remarks') ??
+      (body.Occasion === undefined || (typeof body.Occasion === 'string' && body.Occasion.length <= 100)
+        ? undefined
+        : 'Occasion');
+    if (bad) return error(400, '400.002.02', `Bad Request - Invalid ${bad}`);
+    const taken: DarajaReversal = {
+      originatorConversationId: `${randomInt(10_000, 99_999)}-${randomInt(1e7, 9e7)}-1`,
+      conversationId: `AG_${kenyaTimestamp(Date.now()).slice(0, 8)}_${randomBytes(10).toString('hex')}`,
+      transactionId: body.TransactionID as string,
+      amount: amount as number,
+      resultUrl: body.ResultURL as string,
+      queueTimeOutUrl: body.QueueTimeOutURL as string,
+      result: null,
+      reversalTransactionId: null,
+    };
+    reversals.push(taken);
+    timers.later(approvalDelayMs, () => processReversal(taken));
+    return {
+      status: 200,
+      body: {
+        OriginatorConversationID: taken.originatorConversationId,
+        ConversationID: taken.conversationId,
+        ResponseCode: '0',
+        ResponseDescription: 'Accept the service request successfully.',
+      },
+    };
+  }
+
+  /** Transaction Status of a reversal: its result to the query's ResultURL (see the module's comment). */
+  function reversalStatus(body: Record<string, unknown>, found: DarajaReversal): Answer {
+    const conversationId = `AG_${kenyaTimestamp(Date.now()).slice(0, 8)}_${randomBytes(10).toString('hex')}`;
+    const resultUrl = body.ResultURL as string;
+    timers.later(20, () => {
+      if (!found.result) {
+        void sendResult(resultUrl, {
+          ResultCode: 2032,
+          ResultDesc: 'The transaction could not be found.',
+          ConversationID: conversationId,
+        });
+        return;
+      }
+      const made = found.result.code === 0;
+      void sendResult(resultUrl, {
+        ResultCode: 0,
+        ResultDesc: 'The service request is processed successfully.',
+        ConversationID: conversationId,
+        TransactionID: found.reversalTransactionId,
+        ResultParameters: {
+          ResultParameter: [
+            { Key: 'ReceiptNo', Value: found.reversalTransactionId ?? '' },
+            { Key: 'TransactionStatus', Value: made ? 'Completed' : 'Failed' },
+            { Key: 'ReasonType', Value: made ? 'Reversal' : found.result.desc },
+            { Key: 'Amount', Value: found.amount },
+          ],
+        },
+      });
+    });
+    return {
+      status: 200,
+      body: {
+        ConversationID: conversationId,
+        OriginatorConversationID: `${randomInt(10_000, 99_999)}-${randomInt(1e7, 9e7)}-1`,
+        ResponseCode: '0',
+        ResponseDescription: 'Accept the service request successfully.',
+      },
+    };
+  }
+
   function transactionStatus(body: Record<string, unknown>): Answer {
     const bad =
       badInitiator(body, 'Initiator') ??
       (body.CommandID === 'TransactionStatusQuery' ? undefined : 'CommandID') ??
       (body.TransactionID !== undefined || body.OriginalConversationID !== undefined ? undefined : 'TransactionID');
     if (bad) return error(400, '400.002.02', `Bad Request - Invalid ${bad}`);
+    const askedReversal = findReversal(body.OriginalConversationID);
+    if (askedReversal) return reversalStatus(body, askedReversal);
     const payment =
       (body.OriginalConversationID === undefined ? undefined : findB2c(body.OriginalConversationID)) ??
       (body.TransactionID === undefined ? undefined : b2cPayments.find((p) => p.transactionId === body.TransactionID));
@@ -598,6 +780,7 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
       [STK_QUERY_PATH]: stkQuery,
       [B2C_PATH]: b2c,
       [TRANSACTION_STATUS_PATH]: transactionStatus,
+      [REVERSAL_PATH]: reversal,
     };
     const handler = handlers[path];
     if (method !== 'POST' || !handler) return error(404, '404.001.01', 'Resource not found');
@@ -662,6 +845,15 @@ export async function startDarajaFake(options: DarajaFakeOptions = {}): Promise<
       const payment = findB2c(originatorConversationId);
       if (!payment?.result) throw new Error(`the fake has no processed B2C payment ${originatorConversationId}`);
       return sendResult(payment.resultUrl, b2cResultOf(payment));
+    },
+    reversals,
+    failNextReversal(code, desc) {
+      nextReversalFailure = { code, desc };
+    },
+    sendReversalResult(originatorConversationId) {
+      const found = findReversal(originatorConversationId);
+      if (!found?.result) throw new Error(`the fake has no processed reversal ${originatorConversationId}`);
+      return sendResult(found.resultUrl, reversalResultOf(found));
     },
     waitForCallbacks(count, timeoutMs = 5_000) {
       return sent.waitFor(count, timeoutMs);

@@ -42,6 +42,20 @@
  * "not found" number fails PAYEE_NOT_FOUND), and fails NOT_ENOUGH_FUNDS when the balance is short; a successful one
  * debits the balance. `reverse` gives a paid transfer's money back to the balance and leaves its status SUCCESSFUL,
  * as MoMo documents no reversal status.
+ *
+ * Refunds, on the Disbursement product (MTN's `Refund` V1 and V2 and `GetRefundStatus`):
+ * - `POST /disbursement/v1_0/refund` and `POST /disbursement/v2_0/refund` (same headers as a transfer; body `{amount,
+ *   currency, externalId, payerMessage?, payeeNote?, referenceIdToRefund}`, `referenceIdToRefund` the UUID of a
+ *   request to pay) → 202 with no body; 409 RESOURCE_ALREADY_EXIST for a repeated X-Reference-Id; 400 for a body MoMo
+ *   cannot take (as a transfer's, and a missing or malformed `referenceIdToRefund`);
+ * - `GET /disbursement/v1_0/refund/{referenceId}` → 200 `{amount, currency, financialTransactionId (once
+ *   SUCCESSFUL), externalId, payee (the refunded payer), payerMessage, payeeNote, status, reason?}`; 404
+ *   RESOURCE_NOT_FOUND.
+ * A refund settles after `approvalDelayMs` (unless the mode holds refunds for `decideRefund`): SUCCESSFUL, paid from
+ * the Disbursement balance, when the request to pay it names is SUCCESSFUL in the same environment and the amount fits
+ * in what that request collected less the refunds made or under way; otherwise FAILED, with the reason the fake
+ * chooses where MTN documents none (RESOURCE_NOT_FOUND for a request it does not know, NOT_ALLOWED for one not
+ * collected or an amount above the rest, NOT_ENOUGH_FUNDS for a short balance).
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import type http from 'node:http';
@@ -149,6 +163,27 @@ export interface FakeTransfer {
   reversed: boolean;
 }
 
+/** A Disbursement refund as the fake holds it; `amount` as sent (a decimal string in major units). */
+export interface FakeRefund {
+  referenceId: string;
+  environment: string;
+  amount: string;
+  currency: string;
+  externalId: string;
+  payerMessage: string;
+  payeeNote: string;
+  /** The request to pay it refunds (lower case). */
+  referenceIdToRefund: string;
+  /** The payer of that request, who gets the money back; null when the fake has no such request. */
+  payee: { partyIdType: string; partyId: string } | null;
+  status: FakeStatus;
+  reason: FakeReason | null;
+  financialTransactionId: string | null;
+  callbackUrl: string | null;
+  /** The path it was sent to (V1 or V2). */
+  path: string;
+}
+
 /** One callback the fake sent: where, how, its raw body and what the receiver answered. */
 export interface SentCallback {
   url: string;
@@ -184,8 +219,12 @@ export interface MomoFake {
   decideTransfer(referenceId: string, status: FakeStatus, reason?: FakeReason): void;
   /** Gives a SUCCESSFUL transfer's money back to the balance (MTN's reversal by hand); its status stays SUCCESSFUL. */
   reverse(referenceId: string): void;
-  /** Changes how it calls back. */
-  setMode(mode: { callbacks?: FakeCallbackMode; callbackMethod?: 'POST' | 'PUT' }): void;
+  /** Disbursement refunds, by lower-case reference. */
+  refunds: ReadonlyMap<string, FakeRefund>;
+  /** Settles (or re-opens, with PENDING) a refund by hand; SUCCESSFUL pays it from the balance. */
+  decideRefund(referenceId: string, status: FakeStatus, reason?: FakeReason): void;
+  /** Changes how it calls back, and whether refunds settle by themselves (`auto`) or wait for `decideRefund`. */
+  setMode(mode: { callbacks?: FakeCallbackMode; callbackMethod?: 'POST' | 'PUT'; refunds?: 'auto' | 'hold' }): void;
   /**
    * The next `count` requests whose path starts with one of `paths` (default: every API path but the token's) get
    * `kind`.
@@ -210,6 +249,10 @@ const TOKEN_PATH = '/collection/token/';
 const REQUEST_TO_PAY_PATH = '/collection/v1_0/requesttopay';
 const DISBURSEMENT_TOKEN_PATH = '/disbursement/token/';
 const TRANSFER_PATH = '/disbursement/v1_0/transfer';
+/** A placeholder party a refund's body is checked with (a refund names none). */
+const REFUND_PARTY = { partyIdType: 'MSISDN', partyId: '250780000000' };
+/** MoMo's refund calls, V1 and V2 (the same request). */
+export const MOMO_REFUND_PATHS = ['/disbursement/v1_0/refund', '/disbursement/v2_0/refund'] as const;
 
 /** The MoMo products the fake serves. */
 type Product = 'collection' | 'disbursement';
@@ -261,6 +304,8 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
   const requests: FakeRequest[] = [];
   const transactions = new Map<string, FakeRequestToPay>();
   const transfers = new Map<string, FakeTransfer>();
+  const refunds = new Map<string, FakeRefund>();
+  let refundMode: 'auto' | 'hold' = 'auto';
   const collectionAdjustments = new Map<string, number>();
   const balances = new Map<string, number>(
     Object.keys(environments).map((environment) => [environment, options.disbursementBalance ?? 1_000_000_000]),
@@ -278,7 +323,7 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
    * The documented result body of a request to pay or a transfer (the status answer and the callback body), in
    * MoMo's order of fields: `payer` or `payee`, whichever it has.
    */
-  function resultOf(item: FakeRequestToPay | FakeTransfer): Record<string, unknown> {
+  function resultOf(item: FakeRequestToPay | FakeTransfer | FakeRefund): Record<string, unknown> {
     return {
       amount: item.amount,
       currency: item.currency,
@@ -506,6 +551,70 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     return { status: 202, body: undefined };
   }
 
+  /** Minor units of the request to pay `referenceId` already refunded or being refunded. */
+  function refundedOf(referenceId: string): number {
+    return [...refunds.values()]
+      .filter((r) => r.referenceIdToRefund === referenceId && r.status !== 'FAILED')
+      .reduce((sum, r) => sum + minorOf(r), 0);
+  }
+
+  function decideRefund(refund: FakeRefund, status: FakeStatus, reason?: FakeReason): void {
+    const balance = balances.get(refund.environment) ?? 0;
+    if (status === 'SUCCESSFUL' && refund.status !== 'SUCCESSFUL') {
+      if (balance < minorOf(refund)) return decideRefund(refund, 'FAILED', 'NOT_ENOUGH_FUNDS');
+      balances.set(refund.environment, balance - minorOf(refund));
+      refund.financialTransactionId ??= String(randomInt(100_000_000, 999_999_999));
+    }
+    refund.status = status;
+    refund.reason = status === 'FAILED' ? (reason ?? null) : null;
+    if (status !== 'PENDING') callBack(refund.callbackUrl, resultOf(refund));
+  }
+
+  /** What MoMo makes of a refund once it processes it (see the module's comment). */
+  function settleRefund(refund: FakeRefund): void {
+    if (refund.status !== 'PENDING') return;
+    const original = transactions.get(refund.referenceIdToRefund);
+    if (!original || original.environment !== refund.environment)
+      return decideRefund(refund, 'FAILED', 'RESOURCE_NOT_FOUND');
+    if (original.status !== 'SUCCESSFUL') return decideRefund(refund, 'FAILED', 'NOT_ALLOWED');
+    const others = refundedOf(refund.referenceIdToRefund) - minorOf(refund);
+    if (others + minorOf(refund) > minorOf(original)) return decideRefund(refund, 'FAILED', 'NOT_ALLOWED');
+    decideRefund(refund, 'SUCCESSFUL');
+  }
+
+  function refund(environment: string, path: string, headers: http.IncomingHttpHeaders, body: unknown): Answer {
+    const referenceIdToRefund = ((body ?? {}) as Record<string, unknown>).referenceIdToRefund;
+    if (typeof referenceIdToRefund !== 'string' || !UUID_V4.test(referenceIdToRefund))
+      return error(400, 'referenceIdToRefund must be the UUID of the request to pay refunded.');
+    const original = transactions.get(referenceIdToRefund.toLowerCase());
+    // A refund names no party: the money goes back to the refunded request's payer (checked as a transfer's payee).
+    const given: Record<string, unknown> = { ...(body as Record<string, unknown>), payee: REFUND_PARTY };
+    // The texts are optional in a refund: MoMo's own sample sends them, a missing one is taken.
+    given.payerMessage ??= 'Refund';
+    given.payeeNote ??= 'Refund';
+    const read = readMoneyRequest(environment, headers, given, 'payee', refunds);
+    if ('status' in read) return read;
+    const { party: _party, ...rest } = read;
+    const created: FakeRefund = {
+      ...rest,
+      ...fresh,
+      environment,
+      payee: original?.payer ?? null,
+      referenceIdToRefund: referenceIdToRefund.toLowerCase(),
+      path,
+    };
+    refunds.set(read.referenceId, created);
+    if (refundMode === 'auto') timers.later(approvalDelayMs, () => settleRefund(created));
+    return { status: 202, body: undefined };
+  }
+
+  function refundStatus(environment: string, referenceId: string): Answer {
+    const found = refunds.get(referenceId.toLowerCase());
+    if (!found || found.environment !== environment)
+      return error(404, 'Requested resource was not found.', 'RESOURCE_NOT_FOUND');
+    return { status: 200, body: resultOf(found) };
+  }
+
   function transferStatus(environment: string, referenceId: string): Answer {
     const found = transfers.get(referenceId.toLowerCase());
     if (!found || found.environment !== environment)
@@ -522,6 +631,10 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     body: unknown,
   ): Answer {
     if (method === 'POST' && path === TRANSFER_PATH) return transfer(environment, headers, body);
+    if (method === 'POST' && (MOMO_REFUND_PATHS as readonly string[]).includes(path))
+      return refund(environment, path, headers, body);
+    const refundOf = method === 'GET' ? /^\/disbursement\/v1_0\/refund\/([^/]+)$/.exec(path) : null;
+    if (refundOf) return refundStatus(environment, decodeURIComponent(refundOf[1] as string));
     const statusOf = method === 'GET' ? /^\/disbursement\/v1_0\/transfer\/([^/]+)$/.exec(path) : null;
     if (statusOf) return transferStatus(environment, decodeURIComponent(statusOf[1] as string));
     const holder =
@@ -617,9 +730,16 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     get tokensIssued() {
       return tokensIssued;
     },
+    refunds,
+    decideRefund(referenceId, status, reason) {
+      const found = refunds.get(referenceId.toLowerCase());
+      if (!found) throw new Error(`the fake has no refund ${referenceId}`);
+      decideRefund(found, status, reason);
+    },
     setMode(mode) {
       if (mode.callbacks) callbackMode = mode.callbacks;
       if (mode.callbackMethod) callbackMethod = mode.callbackMethod;
+      if (mode.refunds) refundMode = mode.refunds;
     },
     injectFaults(kind, count, paths) {
       faults.inject(kind, count, paths);

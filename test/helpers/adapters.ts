@@ -1,10 +1,13 @@
 /**
  * What the live adapters' tests (test/providers/<code>.test.ts) share: a fresh payment's initiation request, waiting
- * for a provider's final answer, customer numbers unique within the run, and what a promise rejected with.
+ * for a provider's final answer, customer numbers unique within the run, what a promise rejected with, a server doing
+ * the callback route's part for an adapter, and every live provider's settings.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { newId } from '../../src/lib/ids';
 import type { ProviderAnswer } from '../../src/domain/payment';
-import type { InitiateRequest, PaymentProvider } from '../../src/providers/provider';
+import { ProviderRefusal, type InitiateRequest, type PaymentProvider } from '../../src/providers/provider';
 
 /** Waits `ms` milliseconds. */
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -59,4 +62,91 @@ export async function settledAnswer(adapter: PaymentProvider, reference: string)
     await sleep(25);
   }
   return adapter.fetchStatus(reference);
+}
+
+/** What a {@link CallbackSink} answered to one callback: 200 with the parsed callback, 401 with the refusal, or 500. */
+export interface SinkAnswer {
+  status: number;
+  query: Record<string, string>;
+  /** The parsed callback (200), or the error as text. */
+  body: unknown;
+}
+
+/** A real HTTP server doing the callback route's part for one adapter; its callbacks are listed in `answered`. */
+export interface CallbackSink {
+  /** `http://127.0.0.1:{port}/v1/provider-callbacks/{code}`: what the adapter sends as its callback URL. */
+  callbackUrl: string;
+  answered: SinkAnswer[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a {@link CallbackSink} on 127.0.0.1 handing each callback's raw body and query to `adapter.parseCallback`, as
+ * the callback route does: 200 when it parses, 401 for a {@link ProviderRefusal}, 500 otherwise.
+ */
+export async function startCallbackSink(adapter: PaymentProvider): Promise<CallbackSink> {
+  const answered: SinkAnswer[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const query = Object.fromEntries(new URL(req.url ?? '/', 'http://sink').searchParams);
+      Promise.resolve()
+        .then(() => adapter.parseCallback({ rawBody: Buffer.concat(chunks).toString('utf8'), headers: {}, query }))
+        .then(
+          (parsed) => {
+            answered.push({ status: 200, query, body: parsed });
+            res.writeHead(200).end();
+          },
+          (error: unknown) => {
+            const status = error instanceof ProviderRefusal ? 401 : 500;
+            answered.push({ status, query, body: String(error) });
+            res.writeHead(status).end();
+          },
+        );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    callbackUrl: `http://127.0.0.1:${port}/v1/provider-callbacks/${adapter.code}`,
+    answered,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/**
+ * Every live provider's settings as environment variables (docs/providers.md#configuration), with the optional ones
+ * refunds need when `refunds` is true: MoMo's Disbursement credentials and M-Pesa's initiator.
+ */
+export function liveProviderEnv(refunds: boolean): Record<string, string> {
+  return {
+    MOMO_BASE_URL: 'https://proxy.momoapi.example',
+    MOMO_API_USER: 'user',
+    MOMO_API_KEY: 'key',
+    MOMO_SUBSCRIPTION_KEY: 'sub',
+    MOMO_TARGET_ENVIRONMENT: 'mtnrwanda',
+    AIRTEL_BASE_URL: 'https://openapi.airtel.example',
+    AIRTEL_CLIENT_ID: 'id',
+    AIRTEL_CLIENT_SECRET: 'secret',
+    STRIPE_SECRET_KEY: 'sk_test_x',
+    STRIPE_WEBHOOK_SECRET: 'whsec_x',
+    MPESA_BASE_URL: 'https://api.safaricom.example',
+    MPESA_CONSUMER_KEY: 'key',
+    MPESA_CONSUMER_SECRET: 'secret',
+    MPESA_SHORTCODE: '174379',
+    MPESA_PASSKEY: 'passkey',
+    ...(refunds
+      ? {
+          MOMO_DISBURSEMENT_API_USER: 'disbursement-user',
+          MOMO_DISBURSEMENT_API_KEY: 'disbursement-key',
+          MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: 'disbursement-sub',
+          MPESA_INITIATOR_NAME: 'initiator',
+          MPESA_SECURITY_CREDENTIAL: 'credential',
+        }
+      : {}),
+  };
 }

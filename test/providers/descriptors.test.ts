@@ -20,6 +20,7 @@ import { PROVIDER_DESCRIPTORS } from '../../src/providers/descriptors';
 import { createProviderRegistry, LIVE_PROVIDERS } from '../../src/providers/registry';
 import type { SandboxLedger } from '../../src/providers/sandbox/ledger';
 import { PROVIDER_VARIABLES, providerSettingsFrom } from '../../src/providers/settings';
+import { liveProviderEnv } from '../helpers/adapters';
 
 const PROVIDERS_DIR = path.resolve(__dirname, '../../src/providers');
 /** Folders of src/providers/ that are not providers. */
@@ -143,23 +144,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
   });
 
   it("the registry serves every provider by its simulator in sandbox, and in live exactly the configured ones, with their descriptors' flows", () => {
-    const { settings, problems } = providerSettingsFrom({
-      MOMO_BASE_URL: 'https://proxy.momoapi.example',
-      MOMO_API_USER: 'user',
-      MOMO_API_KEY: 'key',
-      MOMO_SUBSCRIPTION_KEY: 'sub',
-      MOMO_TARGET_ENVIRONMENT: 'mtnrwanda',
-      AIRTEL_BASE_URL: 'https://openapi.airtel.example',
-      AIRTEL_CLIENT_ID: 'id',
-      AIRTEL_CLIENT_SECRET: 'secret',
-      STRIPE_SECRET_KEY: 'sk_test_x',
-      STRIPE_WEBHOOK_SECRET: 'whsec_x',
-      MPESA_BASE_URL: 'https://api.safaricom.example',
-      MPESA_CONSUMER_KEY: 'key',
-      MPESA_CONSUMER_SECRET: 'secret',
-      MPESA_SHORTCODE: '174379',
-      MPESA_PASSKEY: 'passkey',
-    });
+    const { settings, problems } = providerSettingsFrom(liveProviderEnv(false));
     expect(problems).to.deep.equal([]);
     const deps = {
       ledger: {} as SandboxLedger,
@@ -172,11 +157,14 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
     for (const descriptor of PROVIDER_DESCRIPTORS) {
       expect(registry.get('sandbox', descriptor.code)?.code, `sandbox ${descriptor.code}`).to.equal(descriptor.code);
       const live = registry.get('live', descriptor.code);
+      // Refunds need MoMo's Disbursement credentials and M-Pesa's initiator, not configured here (with them, every
+      // flow is the descriptor's: test/providers/sandbox-parity.test.ts).
+      const refundsNeedMore = descriptor.code === 'momo' || descriptor.code === 'mpesa';
       if (descriptor.live === null) expect(live, `live ${descriptor.code}`).to.equal(undefined);
       else
         expect({ code: live?.code, supports: live?.supports }).to.deep.equal({
           code: descriptor.code,
-          supports: descriptor.live,
+          supports: refundsNeedMore ? { ...descriptor.live, refund: false, partialRefund: false } : descriptor.live,
         });
     }
     expect(createProviderRegistry(deps).get('live', 'momo')).to.equal(undefined);

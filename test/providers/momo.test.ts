@@ -3,8 +3,9 @@
  * token cache and renewal, the documented request shapes, the X-Reference-Id derived from the
  * payment id (a retried initiation never asks twice), MTN's sandbox numbers, every documented
  * failure reason mapped onto ours, unknown answers (5xx, time-out, undocumented body) kept apart
- * from refusals, callbacks authenticated by their per-payment token, and cancel and refund declared
- * unsupported.
+ * from refusals, callbacks authenticated by their per-payment token, cancel declared unsupported, and refunds by the
+ * Disbursement product's Refund (pending, then settled by its status call; a lost answer sent again is the same
+ * refund), declared unsupported without the Disbursement credentials.
  */
 import { expect } from 'chai';
 import { newId } from '../../src/lib/ids';
@@ -25,6 +26,7 @@ import {
   MomoAuthenticationError,
 } from '../../src/providers/momo/adapter';
 import { momoCallbackToken } from '../../src/providers/momo/callback';
+import { momoRefundReference } from '../../src/providers/momo/refund';
 import { momoSettingsSchema, type MomoSettings } from '../../src/providers/momo/settings';
 import { MOMO_REASONS } from '../../src/providers/momo/statuses';
 import { MOMO_FAKE_NUMBERS, startMomoFake, type FakeRequest, type FakeStatus, type MomoFake } from '../fakes/momo-fake';
@@ -527,7 +529,7 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
     });
   });
 
-  it('cancel and refund are declared unsupported: MoMo cannot withdraw a request to pay, and Collection has no refund', async () => {
+  it('cancel is declared unsupported, and so are refunds without the Disbursement credentials: nothing is sent', async () => {
     expect(momo.supports).to.deep.equal({ cancel: false, refund: false, partialRefund: false });
     const reference = momoReferenceId('pay_unsupported');
     const refund: RefundRequest = {
@@ -543,6 +545,173 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
       expect(error).to.be.instanceOf(ProviderUnsupported);
     }
     expect(fake.requests.length).to.equal(from);
+  });
+
+  describe("refunds by the Disbursement product's Refund (docs/providers.md#mtn-momo)", () => {
+    let refunding: PaymentProvider;
+    const DISBURSEMENT = {
+      disbursementApiUser: '7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f',
+      disbursementApiKey: 'momo-disbursement-api-key',
+      disbursementSubscriptionKey: 'momo-disbursement-subscription-key',
+    };
+
+    before(() => {
+      refunding = createMomoProvider({ ...settings, ...DISBURSEMENT }, { callbackSecret: CALLBACK_SECRET });
+    });
+    afterEach(() => fake.setMode({ refunds: 'auto' }));
+
+    /** A collected payment of 1500 RWF: its reference. */
+    async function collected(): Promise<string> {
+      const { providerReference } = await refunding.initiate(request(rwandanNumber()));
+      expect((await settledAnswer(refunding, providerReference)).outcome.status).to.equal('completed');
+      return providerReference;
+    }
+
+    /** A refund of `amount` of the payment `reference` (1500 RWF). */
+    const refundOf = (reference: string, amount: number): RefundRequest => ({
+      providerReference: reference,
+      idempotencyKey: `refund:${newId('ref_')}`,
+      amount,
+      paymentAmount: 1500,
+      currency: 'RWF',
+    });
+
+    /** `fetchRefund`'s answer once it is no longer pending (asked every 25 ms, about 2 s at most). */
+    async function settledRefund(refund: RefundRequest) {
+      for (let i = 0; i < 80; i += 1) {
+        const answer = await refunding.fetchRefund(refund);
+        if (answer.status !== 'pending') return answer;
+        await sleep(25);
+      }
+      return refunding.fetchRefund(refund);
+    }
+
+    it('declares whole and partial refunds, as the descriptor does', () => {
+      expect(refunding.supports).to.deep.equal({ cancel: false, refund: true, partialRefund: true });
+    });
+
+    it('sends the documented refund with the Disbursement key, pending at 202, then SUCCESSFUL by the status call; the rest after', async () => {
+      const reference = await collected();
+      const from = fake.requests.length;
+      const part = refundOf(reference, 500);
+      expect(await refunding.refund(part)).to.deep.equal({ status: 'pending' });
+      const [sent] = requestsTo('/disbursement/v1_0/refund', from, 'POST');
+      const refundReference = sent?.headers['x-reference-id'] as string;
+      expect(refundReference).to.match(UUID_V4).and.not.equal(reference);
+      expect(sent?.headers['ocp-apim-subscription-key']).to.equal(DISBURSEMENT.disbursementSubscriptionKey);
+      expect(sent?.headers['x-target-environment']).to.equal('mtnrwanda');
+      expect(sent?.headers['x-callback-url']).to.equal(undefined);
+      const refundId = part.idempotencyKey.replace('refund:', '');
+      expect(sent?.body).to.deep.equal({
+        amount: '500',
+        currency: 'RWF',
+        externalId: refundId,
+        payerMessage: `Refund ${refundId}`,
+        payeeNote: `Refund ${refundId}`,
+        referenceIdToRefund: reference,
+      });
+      const paid = await settledRefund(part);
+      const held = fake.refunds.get(refundReference);
+      expect(held).to.include({ status: 'SUCCESSFUL', referenceIdToRefund: reference });
+      expect(paid).to.deep.equal({ status: 'succeeded', refundReference: held?.financialTransactionId });
+      expect(requestsTo(`/disbursement/v1_0/refund/${refundReference}`, from, 'GET').length).to.be.greaterThan(0);
+
+      const rest = refundOf(reference, 1000);
+      expect(await refunding.refund(rest)).to.deep.equal({ status: 'pending' });
+      expect((await settledRefund(rest)).status).to.equal('succeeded');
+      // Nothing is left: MoMo refuses more than it collected.
+      const more = refundOf(reference, 1);
+      await refunding.refund(more);
+      expect(await settledRefund(more)).to.deep.equal({
+        status: 'failed',
+        failureMessage: 'MTN MoMo refused the refund (NOT_ALLOWED: the Disbursement API user is not allowed to refund)',
+      });
+    });
+
+    it("answers failed with MoMo's reason when the refund FAILS (NOT_ENOUGH_FUNDS)", async () => {
+      const reference = await collected();
+      fake.setMode({ refunds: 'hold' });
+      const whole = refundOf(reference, 1500);
+      expect(await refunding.refund(whole)).to.deep.equal({ status: 'pending' });
+      expect(await refunding.fetchRefund(whole)).to.deep.equal({ status: 'pending' });
+      fake.decideRefund(momoRefundReference(whole), 'FAILED', 'NOT_ENOUGH_FUNDS');
+      expect(await refunding.fetchRefund(whole)).to.deep.equal({
+        status: 'failed',
+        failureMessage:
+          'MTN MoMo refused the refund (NOT_ENOUGH_FUNDS: the Disbursement account does not hold enough to refund)',
+      });
+    });
+
+    it('keeps a time-out unknown; sent again it is the same refund (409, then its status), never a second one', async () => {
+      const reference = await collected();
+      const refund = refundOf(reference, 700);
+      expect(await refunding.fetchRefund(refund), 'never sent').to.deep.equal({ status: 'not_received' });
+      fake.injectFaults('hang', 1, ['/disbursement/v1_0/refund']);
+      const lost = await rejectionOf(refunding.refund(refund));
+      expect(lost).to.be.instanceOf(Error).and.not.be.instanceOf(ProviderRefusal);
+      // MoMo took it although its answer was lost.
+      expect(fake.refunds.get(momoRefundReference(refund))?.amount).to.equal('700');
+      const again = await refunding.refund(refund);
+      expect(again.status).to.be.oneOf(['pending', 'succeeded']);
+      expect((await settledRefund(refund)).status).to.equal('succeeded');
+      expect([...fake.refunds.values()].filter((r) => r.externalId === refund.idempotencyKey.slice(7))).to.have.length(
+        1,
+      );
+      // A 5xx of the status call is unknown too.
+      fake.injectFaults('error_500', 1, ['/disbursement/v1_0/refund/']);
+      expect(await rejectionOf(refunding.fetchRefund(refund))).to.be.instanceOf(ProviderUnknownAnswer);
+    });
+
+    it("answers failed to MoMo's 400 (INVALID_CURRENCY), and to what it cannot send, without sending it", async () => {
+      const reference = await collected();
+      // MTN's own sandbox takes EUR only: its 400 is a definite refusal.
+      const sandbox = createMomoProvider(
+        { ...settings, ...DISBURSEMENT, targetEnvironment: 'sandbox' },
+        { callbackSecret: CALLBACK_SECRET },
+      );
+      const refused = await sandbox.refund(refundOf(reference, 500));
+      expect(refused.status).to.equal('failed');
+      expect((refused as { failureMessage: string }).failureMessage).to.match(
+        /^MTN MoMo refused the refund \(INVALID_CURRENCY/,
+      );
+      const from = fake.requests.length;
+      expect(await refunding.refund({ ...refundOf(reference, 500), currency: 'UGX' })).to.deep.equal({
+        status: 'failed',
+        failureMessage: 'MTN MoMo (mtnrwanda) refunds RWF, not UGX',
+      });
+      expect((await refunding.refund(refundOf('pay_not_a_uuid', 500))).status).to.equal('failed');
+      expect(requestsTo('/disbursement/v1_0/refund', from)).to.deep.equal([]);
+    });
+
+    it('the fake takes V2 as V1 and refuses a refund without referenceIdToRefund (400)', async () => {
+      const reference = await collected();
+      const basic = `Basic ${Buffer.from(`${DISBURSEMENT.disbursementApiUser}:${DISBURSEMENT.disbursementApiKey}`).toString('base64')}`;
+      const headers = { 'ocp-apim-subscription-key': DISBURSEMENT.disbursementSubscriptionKey };
+      const token = (await (
+        await fetch(`${fake.url}/disbursement/token/`, {
+          method: 'POST',
+          headers: { ...headers, authorization: basic },
+        })
+      ).json()) as { access_token: string };
+      const post = (path: string, referenceId: string, body: object) =>
+        fetch(`${fake.url}${path}`, {
+          method: 'POST',
+          headers: {
+            ...headers,
+            authorization: `Bearer ${token.access_token}`,
+            'x-target-environment': 'mtnrwanda',
+            'x-reference-id': referenceId,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify(body),
+        });
+      const body = { amount: '100', currency: 'RWF', externalId: 'ref_v2', referenceIdToRefund: reference };
+      const v2 = momoReferenceId(newId('ref_'));
+      expect((await post('/disbursement/v2_0/refund', v2, body)).status).to.equal(202);
+      expect(fake.refunds.get(v2)).to.include({ path: '/disbursement/v2_0/refund', amount: '100' });
+      const { referenceIdToRefund: _missing, ...without } = body;
+      expect((await post('/disbursement/v1_0/refund', momoReferenceId(newId('ref_')), without)).status).to.equal(400);
+    });
   });
 
   it('the fake answers a missing subscription key, token or X-Target-Environment, and a bad X-Reference-Id, as MoMo documents', async () => {

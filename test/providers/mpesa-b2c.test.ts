@@ -6,15 +6,13 @@
  * query and never by a second payment, duplicate and late callbacks that change nothing, a wrong token refused, and
  * an amount with cents refused before anything is sent.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { newId } from '../../src/lib/ids';
 import { createMpesaProvider } from '../../src/providers/mpesa/adapter';
 import { createMpesaPayoutRail } from '../../src/providers/mpesa/b2c';
 import { mpesaSettingsSchema, type MpesaSettings } from '../../src/providers/mpesa/settings';
 import type { PayoutRail, PayoutRequest } from '../../src/providers/payout-rail';
-import { memoryRequestJournal, ProviderRefusal, type ProviderRequestJournal } from '../../src/providers/provider';
+import { memoryRequestJournal, type ProviderRequestJournal } from '../../src/providers/provider';
 import {
   B2C_PATH,
   DARAJA_FAKE_PAYEES,
@@ -22,7 +20,7 @@ import {
   TRANSACTION_STATUS_PATH,
   type DarajaFake,
 } from '../fakes/daraja-fake';
-import { sleep, uniqueNumber } from '../helpers/adapters';
+import { sleep, startCallbackSink, uniqueNumber, type CallbackSink } from '../helpers/adapters';
 
 const CALLBACK_SECRET = 'mpesa-callback-secret-for-tests-0123456789';
 
@@ -32,12 +30,12 @@ const payee = (ending = '5000') => uniqueNumber('+25471', 3, ending);
 describe('M-Pesa B2C payout rail (docs/payouts.md#m-pesa-b2c) against the Daraja fake', function () {
   this.timeout(20_000);
   let fake: DarajaFake;
-  let sink: http.Server;
+  let sink: CallbackSink;
   let settings: MpesaSettings;
   let journal: ProviderRequestJournal;
   let rail: PayoutRail;
   /** What the callback route answered to each callback, in order. */
-  const answered: { status: number; body: unknown; kind?: string }[] = [];
+  const answered = () => sink.answered;
 
   before(async () => {
     fake = await startDarajaFake({ approvalDelayMs: 50 });
@@ -54,39 +52,16 @@ describe('M-Pesa B2C payout rail (docs/payouts.md#m-pesa-b2c) against the Daraja
     });
     const adapter = createMpesaProvider(settings, { callbackSecret: CALLBACK_SECRET, journal });
     // The callback route's part: the adapter authenticates and parses; a refusal is 401.
-    sink = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const url = new URL(req.url ?? '/', 'http://sink');
-        const query = Object.fromEntries(url.searchParams);
-        Promise.resolve(
-          adapter.parseCallback({ rawBody: Buffer.concat(chunks).toString('utf8'), headers: {}, query }),
-        ).then(
-          (parsed) => {
-            answered.push({ status: 200, body: parsed, kind: query.result });
-            res.writeHead(200).end();
-          },
-          (error: unknown) => {
-            const status = error instanceof ProviderRefusal ? 401 : 500;
-            answered.push({ status, body: String(error) });
-            res.writeHead(status).end();
-          },
-        );
-      });
-    });
-    await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
-    const { port } = sink.address() as AddressInfo;
+    sink = await startCallbackSink(adapter);
     rail = createMpesaPayoutRail(settings, {
       callbackSecret: CALLBACK_SECRET,
       journal,
-      callbackUrl: `http://127.0.0.1:${port}/v1/provider-callbacks/mpesa`,
+      callbackUrl: sink.callbackUrl,
     })!;
   });
   after(async () => {
     await fake.close();
-    sink.closeAllConnections();
-    await new Promise((resolve) => sink.close(resolve));
+    await sink.close();
   });
 
   /** A fresh payout of KES 1,500.00 to `phoneNumber` unless overridden. */
@@ -291,7 +266,7 @@ describe('M-Pesa B2C payout rail (docs/payouts.md#m-pesa-b2c) against the Daraja
     const request = payout(payee(DARAJA_FAKE_PAYEES.queueTimeout));
     expect((await rail.sendPayout(request)).outcome).to.equal('in_transit');
     await sleep(150);
-    const timeoutAnswer = answered.find((a) => (a.body as any)?.payoutId === request.payoutId);
+    const timeoutAnswer = answered().find((a) => (a.body as any)?.payoutId === request.payoutId);
     expect(timeoutAnswer).to.deep.include({ status: 200 });
     expect(timeoutAnswer?.body).to.include({ recorded: false });
     expect(await settle(request.payoutId)).to.deep.equal({ outcome: 'paid', providerReference: request.payoutId });
@@ -318,7 +293,8 @@ describe('M-Pesa B2C payout rail (docs/payouts.md#m-pesa-b2c) against the Daraja
     } finally {
       fake.setMode({ callbacks: 'once' });
     }
-    const forPayout = () => answered.filter((a) => a.kind === 'b2c' && (a.body as any)?.payoutId === request.payoutId);
+    const forPayout = () =>
+      answered().filter((a) => a.query.result === 'b2c' && (a.body as any)?.payoutId === request.payoutId);
     expect(forPayout().map((a) => (a.body as any).recorded)).to.deep.equal([true, false]);
     // A late callback, a refusal forged with the payout's URL, and a wrong token: nothing changes.
     const late = await fake.sendB2cResult(request.payoutId);

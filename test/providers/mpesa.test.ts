@@ -278,7 +278,7 @@ describe('M-Pesa adapter (mpesa, docs/providers.md#m-pesa) against the Daraja fa
       expect(await mpesa.parseCallback(again)).to.deep.equal(await mpesa.parseCallback(good));
     });
 
-    it('declares cancel and refund unsupported', async () => {
+    it('declares cancel unsupported, and refunds too without an initiator (a reversal needs one)', async () => {
       expect(mpesa.supports).to.deep.equal({ cancel: false, refund: false, partialRefund: false });
       expect(await rejectionOf(mpesa.cancel('x'))).to.be.instanceOf(ProviderUnsupported);
       const refund = {

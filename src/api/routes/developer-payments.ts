@@ -10,7 +10,12 @@
 import type Router from '@koa/router';
 import { apiRouter } from '../router';
 import type { Config } from '../../config';
-import { cancelPayment, refundPayment, type PaymentServiceDeps } from '../../services/payment-service';
+import {
+  cancelPayment,
+  paymentViewContext,
+  refundPayment,
+  type PaymentServiceDeps,
+} from '../../services/payment-service';
 import { getPaymentDetail } from '../../services/payment-timeline';
 import { respond } from '../envelope';
 import { principalOf, sessionOrSecretKey } from '../middleware/auth';
@@ -32,6 +37,7 @@ export function developerPaymentRoutes(
   const changesMoney = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS)];
   // A refund first answered `pending` is replayed as it now stands (docs/payments.md#idempotency).
   const refunds = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS, refundAsItStands(deps))];
+  const viewContext = paymentViewContext(deps);
 
   /**
    * Detail → 200 envelope `{payment, fee, net, provider_reference, refunds, status_changes,
@@ -41,7 +47,12 @@ export function developerPaymentRoutes(
    */
   router.get('/:id', async (ctx) => {
     parseOrThrow(environmentOnlyQuery, ctx.query);
-    respond(ctx, 200, 'Payment retrieved', await getPaymentDetail(deps, principalOf(ctx), ctx.params.id as string));
+    respond(
+      ctx,
+      200,
+      'Payment retrieved',
+      await getPaymentDetail(deps, principalOf(ctx), ctx.params.id as string, viewContext),
+    );
   });
 
   /**
@@ -59,7 +70,7 @@ export function developerPaymentRoutes(
       ctx.ip,
       idempotencySeed(ctx),
     );
-    respond(ctx, 200, cancelMessage(payment.status), toGenericPaymentView(payment));
+    respond(ctx, 200, cancelMessage(payment.status), toGenericPaymentView(payment, viewContext));
   });
 
   /**

@@ -11,6 +11,7 @@ import {
   createPayment,
   getPayment,
   listPayments,
+  paymentViewContext,
   refundPayment,
   type PaymentServiceDeps,
 } from '../../services/payment-service';
@@ -20,6 +21,7 @@ import { idempotency, idempotencyKeyFirstUse, idempotencySeed } from '../middlew
 import { jsonBody } from '../middleware/json-body';
 import { cancelBody, createdBoundInstant, genericCreateBody, listPaymentsQuery, refundBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
+import type { PaymentSnapshot } from '../../domain/payment';
 import { toGenericPaymentView } from '../../views/payment';
 import { toRefundView } from '../../views/refund';
 import { cancelMessage, REFUND_MESSAGES, refundAsItStands } from '../refund-answer';
@@ -31,6 +33,9 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
   const changesMoney = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS)];
   // A refund first answered `pending` is replayed as it now stands (docs/payments.md#idempotency).
   const refunds = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS, refundAsItStands(deps))];
+  const viewContext = paymentViewContext(deps);
+  /** The generic form, with `refundable` and `cancellable` judged by the adapter serving the payment. */
+  const view = (payment: PaymentSnapshot) => toGenericPaymentView(payment, viewContext);
 
   /**
    * Create (docs/payments.md#workflow): body of {@link genericCreateBody} (amount in minor units, optional `expires_in`
@@ -68,7 +73,7 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
       idempotencySeed(ctx),
       idempotencyKeyFirstUse(ctx),
     );
-    respond(ctx, 201, 'Payment created', toGenericPaymentView(payment));
+    respond(ctx, 201, 'Payment created', view(payment));
   });
 
   /**
@@ -91,7 +96,7 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
     });
     const last = page.payments.at(-1);
     respond(ctx, 200, 'Payments retrieved', {
-      payments: page.payments.map(toGenericPaymentView),
+      payments: page.payments.map(view),
       pagination: {
         limit: query.limit,
         has_more: page.hasMore,
@@ -106,7 +111,7 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
    */
   router.get('/:id', async (ctx) => {
     const payment = await getPayment(deps, principalOf(ctx), ctx.params.id as string);
-    respond(ctx, 200, 'Payment retrieved', toGenericPaymentView(payment));
+    respond(ctx, 200, 'Payment retrieved', view(payment));
   });
 
   /**
@@ -123,7 +128,7 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
       ctx.ip,
       idempotencySeed(ctx),
     );
-    respond(ctx, 200, cancelMessage(payment.status), toGenericPaymentView(payment));
+    respond(ctx, 200, cancelMessage(payment.status), view(payment));
   });
 
   /**

@@ -67,7 +67,9 @@ export function providerCallbackRoutes(
       'Callback received',
       'payoutId' in received
         ? { received: true, payout_id: received.payoutId, action: received.action }
-        : { received: true, payment_id: received.paymentId, action: received.action },
+        : 'refundId' in received
+          ? { received: true, refund_id: received.refundId, action: received.action }
+          : { received: true, payment_id: received.paymentId, action: received.action },
     );
   };
   router.post('/:provider', receiveCallback);

@@ -76,7 +76,10 @@ export function sandboxRoutes(deps: SandboxServiceDeps): Router {
       ctx,
       200,
       'Bank transfer simulated',
-      toGenericPaymentView(await getPayment(deps, owner, ctx.params.id as string)),
+      // Sandbox payments are judged by their simulators' capabilities, the descriptors' (PROVIDER_CAPABILITIES).
+      toGenericPaymentView(await getPayment(deps, owner, ctx.params.id as string), {
+        refundWindowDays: deps.config.REFUND_WINDOW_DAYS,
+      }),
     );
   });
 

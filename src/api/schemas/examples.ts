@@ -61,6 +61,15 @@ export const pendingPayment: z.input<typeof out.genericPayment> = {
   expires_at: '2026-11-24T10:10:00.000Z',
   balance_transaction: null,
   reconciled_at: null,
+  refundable: {
+    allowed: false,
+    partial: false,
+    reason: 'a pending payment cannot be refunded; only completed payments can',
+  },
+  cancellable: {
+    allowed: false,
+    reason: 'momo cannot withdraw a request the customer has not answered: it lapses at expires_at',
+  },
   created_at: '2026-11-24T10:00:00.000Z',
   updated_at: '2026-11-24T10:00:00.000Z',
 };
@@ -72,6 +81,11 @@ export const completedPayment: z.input<typeof out.genericPayment> = {
   provider_receipt_number: '5729364812',
   next_action: null,
   balance_transaction: ids.paymentTransaction,
+  refundable: { allowed: true, partial: true, reason: null },
+  cancellable: {
+    allowed: false,
+    reason: 'a completed payment cannot be cancelled; only pending and processing payments can',
+  },
   updated_at: '2026-11-24T10:00:04.000Z',
 };
 
@@ -81,6 +95,15 @@ export const cancelledPayment: z.input<typeof out.genericPayment> = {
   status: 'cancelled',
   next_action: null,
   cancellation_reason: 'customer changed their mind',
+  refundable: {
+    allowed: false,
+    partial: false,
+    reason: 'a cancelled payment cannot be refunded; only completed payments can',
+  },
+  cancellable: {
+    allowed: false,
+    reason: 'a cancelled payment cannot be cancelled; only pending and processing payments can',
+  },
   updated_at: '2026-11-24T10:01:00.000Z',
 };
 
@@ -105,6 +128,7 @@ export const bankTransferPayment: z.input<typeof out.genericPayment> = {
     reference: 'PC7HC2WQN5',
   },
   expires_at: '2026-11-27T10:00:00.000Z',
+  cancellable: { allowed: true, reason: null },
 };
 
 /** `payment` without its `phone_number` (a payment of a method that takes none). */

@@ -13,16 +13,18 @@
  *   160 characters, special characters such as an apostrophe), 401, 403 (IP), 500/503 with a code;
  * - `GET /collection/v1_0/requesttopay/{referenceId}` → 200 with the result (also when it failed;
  *   see ./statuses.ts), 404 for an unknown reference.
- * MoMo has no call withdrawing a request-to-pay (it lapses, EXPIRED) and the Collection product has
- * no refund call: cancel and refund are declared unsupported.
+ * MoMo has no call withdrawing a request-to-pay (it lapses, EXPIRED): cancel is declared unsupported. Refunds go
+ * through the Disbursement product's `Refund` (./refund.ts), with its own credentials: without them the adapter
+ * declares refunds unsupported.
  *
  * Decisions:
  * - `X-Reference-Id` is derived from the payment id (a UUID v4 from SHA-256 of `momo:` + payment
  *   id), so a retried initiation repeats the reference and MoMo answers 409 instead of asking the
  *   payer twice; the 409 is then answered with the request's status.
- * - Refunds: not offered (`supports.refund` false, the API answers 409). A MoMo refund would be a
- *   Disbursement-product transfer to the payer, with its own credentials and money, and no link to
- *   the collected payment; an operator refunds by hand on MTN's portal.
+ * - Refunds: MoMo's Disbursement `Refund` names the collected request-to-pay (`referenceIdToRefund`) and takes an
+ *   amount, so whole and partial refunds are offered when the Disbursement credentials are configured
+ *   (`supports` is then the descriptor's live flows; without them `refund` and `partialRefund` are false and the
+ *   API answers 409 before anything is written).
  * - MoMo gives no prompt text (MTN shows the payer its own PIN prompt; `payerMessage` and `payeeNote`
  *   only go to the transaction histories), so initiation answers `nextAction: null`.
  * - A 401 forgets the token and retries once; a refused token request, or a 401 twice, is a fault of
@@ -31,8 +33,6 @@
  * - MoMo's 5xx answers (500 with a code such as PAYER_NOT_FOUND, 503 SERVICE_UNAVAILABLE) are unknown
  *   answers like any 5xx: the request may exist, and a retry (409 → status) tells.
  */
-import { createHash } from 'node:crypto';
-import { CURRENCY_EXPONENTS, type Currency } from '../../domain/money';
 import { withReceiptNumber, type ProviderAnswer } from '../../domain/payment';
 import { documentedAnswer, ProviderUnknownAnswer, type FetchLike } from '../http';
 import {
@@ -46,8 +46,10 @@ import {
   type RefundRequest,
 } from '../provider';
 import { isUuid, momoCallbackUrl, parseMomoCallback } from './callback';
-import { createMomoClient, momoErrorOf } from './client';
+import { createMomoClient, createMomoDisbursementClient, momoErrorOf } from './client';
 import { descriptor } from './descriptor';
+import { MOMO_ENVIRONMENT_CURRENCIES, momoAmount, momoReferenceId, momoText } from './fields';
+import { momoRefunds } from './refund';
 import type { MomoSettings } from './settings';
 import { failureCodeOf, outcomeOf, reasonCodeOf, requestToPayResult, type RequestToPayResult } from './statuses';
 
@@ -61,59 +63,7 @@ export interface LiveProviderDeps {
   now?: () => Date;
 }
 
-/** Longest `payerMessage` and `payeeNote` MoMo takes, in characters (a longer one is answered 400). */
-export const MOMO_TEXT_MAX_LENGTH = 160;
-
-/**
- * The currency each production target environment collects in (X-Target-Environment → currency); others are not
- * checked.
- */
-export const MOMO_ENVIRONMENT_CURRENCIES: Readonly<Record<string, Currency>> = {
-  mtnrwanda: 'RWF',
-  mtnuganda: 'UGX',
-  mtnghana: 'GHS',
-};
-
-/**
- * The `X-Reference-Id` of the payment `paymentId`: a UUID in version 4 form made from SHA-256 of
- * `momo:` + paymentId (version nibble 4, RFC 4122 variant), lower case; the same payment always
- * gets the same one.
- */
-export function momoReferenceId(paymentId: string): string {
-  const bytes = createHash('sha256').update(`momo:${paymentId}`).digest().subarray(0, 16);
-  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
-  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-/**
- * `minor` units of `currency` as MoMo's `amount`: a decimal string in major units (RWF/UGX 1500 →
- * `"1500"`; GHS 1250 → `"12.50"`), built digit by digit.
- */
-export function momoAmount(minor: number, currency: Currency): string {
-  const exponent = CURRENCY_EXPONENTS[currency];
-  if (exponent === 0) return String(minor);
-  const scale = 10 ** exponent;
-  return `${Math.trunc(minor / scale)}.${String(minor % scale).padStart(exponent, '0')}`;
-}
-
-/**
- * `text` as MoMo takes it in `payerMessage`/`payeeNote`: quotes removed and other characters outside
- * letters, digits, spaces and `. , : ; - _ / # ( ) +` replaced by spaces (MoMo answers 400 to special
- * characters such as an apostrophe), spaces collapsed, at most 160 characters; `fallback` when empty.
- */
-export function momoText(text: string, fallback: string): string {
-  const cleaned = text
-    .replace(/['"`\u2018\u2019\u201c\u201d]/g, '')
-    .replace(/[^\p{L}\p{N} .,:;\-_/#()+]/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, MOMO_TEXT_MAX_LENGTH)
-    .trim();
-  return cleaned.length > 0 ? cleaned : fallback.slice(0, MOMO_TEXT_MAX_LENGTH);
-}
-
+export { MOMO_ENVIRONMENT_CURRENCIES, MOMO_TEXT_MAX_LENGTH, momoAmount, momoReferenceId, momoText } from './fields';
 export { MomoAuthenticationError } from './client';
 
 /**
@@ -133,6 +83,8 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
   const secret = deps.callbackSecret;
 
   const { call } = createMomoClient('collection', settings, fetchImpl, now);
+  const disbursement = createMomoDisbursementClient(settings, fetchImpl, now);
+  const refunds = disbursement ? momoRefunds(disbursement, settings.targetEnvironment) : undefined;
 
   /**
    * The request-to-pay `reference` as MoMo's status call gives it.
@@ -157,7 +109,7 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
 
   return {
     code: descriptor.code,
-    supports: descriptor.live,
+    supports: refunds ? descriptor.live : { ...descriptor.live, refund: false, partialRefund: false },
 
     async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
       const expected = MOMO_ENVIRONMENT_CURRENCIES[settings.targetEnvironment];
@@ -226,14 +178,15 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
       throw new ProviderUnsupported('momo', 'cancel');
     },
 
-    async refund(_request: RefundRequest): Promise<RefundAnswer> {
-      // The Collection product has no refund call (see the module's comment).
-      throw new ProviderUnsupported('momo', 'refund');
+    async refund(request: RefundRequest): Promise<RefundAnswer> {
+      // Without the Disbursement product's credentials nothing can refund (see the module's comment).
+      if (!refunds) throw new ProviderUnsupported('momo', 'refund');
+      return refunds.refund(request);
     },
 
-    async fetchRefund(_request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
-      // No refund is ever sent to MoMo, so none can be asked about.
-      throw new ProviderUnsupported('momo', 'refund');
+    async fetchRefund(request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
+      if (!refunds) throw new ProviderUnsupported('momo', 'refund');
+      return refunds.fetchRefund(request);
     },
 
     parseCallback(request: CallbackRequest): ParsedCallback {

@@ -129,3 +129,32 @@ export function momoErrorOf(response: ProviderHttpResponse): { code?: string; me
   const parsed = errorAnswer.safeParse(response.json);
   return parsed.success ? parsed.data : {};
 }
+
+/**
+ * The Disbursement product's client (payouts, docs/payouts.md#rails, and refunds, docs/providers.md#mtn-momo) for
+ * `settings`, or undefined when its API user, key and subscription key are not configured.
+ * @param fetchImpl the HTTP client; `now` the token cache's clock
+ */
+export function createMomoDisbursementClient(
+  settings: MomoProductSettings & {
+    disbursementApiUser?: string;
+    disbursementApiKey?: string;
+    disbursementSubscriptionKey?: string;
+  },
+  fetchImpl: FetchLike,
+  now: () => Date,
+): MomoClient | undefined {
+  const { disbursementApiUser, disbursementApiKey, disbursementSubscriptionKey } = settings;
+  if (!disbursementApiUser || !disbursementApiKey || !disbursementSubscriptionKey) return undefined;
+  return createMomoClient(
+    'disbursement',
+    {
+      ...settings,
+      apiUser: disbursementApiUser,
+      apiKey: disbursementApiKey,
+      subscriptionKey: disbursementSubscriptionKey,
+    },
+    fetchImpl,
+    now,
+  );
+}

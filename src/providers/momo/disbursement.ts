@@ -38,7 +38,13 @@ import {
 } from '../payout-rail';
 import { momoAmount, momoReferenceId, momoText, MOMO_ENVIRONMENT_CURRENCIES, type LiveProviderDeps } from './adapter';
 import { isUuid, momoCallbackUrl } from './callback';
-import { createMomoClient, MomoAuthenticationError, momoErrorOf, type MomoClient, type MomoProduct } from './client';
+import {
+  createMomoDisbursementClient,
+  MomoAuthenticationError,
+  momoErrorOf,
+  type MomoClient,
+  type MomoProduct,
+} from './client';
 import { descriptor } from './descriptor';
 import { transferFailureCodeOf, transferOutcomeOf, transferResult } from './payout-statuses';
 import type { MomoSettings } from './settings';
@@ -80,19 +86,9 @@ export async function readMomoBalance(call: MomoClient['call'], product: MomoPro
  * @param deps the callback secret (per-transfer callback tokens), the HTTP client, the token cache's clock
  */
 export function createMomoPayoutRail(settings: MomoSettings, deps: LiveProviderDeps): PayoutRail | undefined {
-  const { disbursementApiUser, disbursementApiKey, disbursementSubscriptionKey } = settings;
-  if (!disbursementApiUser || !disbursementApiKey || !disbursementSubscriptionKey) return undefined;
-  const client = createMomoClient(
-    'disbursement',
-    {
-      ...settings,
-      apiUser: disbursementApiUser,
-      apiKey: disbursementApiKey,
-      subscriptionKey: disbursementSubscriptionKey,
-    },
-    deps.fetch ?? fetch,
-    deps.now ?? (() => new Date()),
-  );
+  const disbursement = createMomoDisbursementClient(settings, deps.fetch ?? fetch, deps.now ?? (() => new Date()));
+  if (!disbursement) return undefined;
+  const client: MomoClient = disbursement;
 
   /** The answer of `reference` from MoMo's status call; `not_received` for a reference MoMo does not know. */
   async function statusOf(reference: string): Promise<PayoutAnswer> {

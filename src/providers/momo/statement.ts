@@ -5,7 +5,7 @@
  */
 import type { StatementSource } from '../../domain/reconciliation';
 import type { LiveProviderDeps } from './adapter';
-import { createMomoClient } from './client';
+import { createMomoClient, createMomoDisbursementClient } from './client';
 import { readMomoBalance } from './disbursement';
 import type { MomoSettings } from './settings';
 
@@ -20,21 +20,7 @@ export function momoStatement(
   const fetchImpl = deps.fetch ?? fetch;
   const now = deps.now ?? (() => new Date());
   const collection = createMomoClient('collection', settings, fetchImpl, now);
-  const { disbursementApiUser, disbursementApiKey, disbursementSubscriptionKey } = settings;
-  const disbursement =
-    disbursementApiUser && disbursementApiKey && disbursementSubscriptionKey
-      ? createMomoClient(
-          'disbursement',
-          {
-            ...settings,
-            apiUser: disbursementApiUser,
-            apiKey: disbursementApiKey,
-            subscriptionKey: disbursementSubscriptionKey,
-          },
-          fetchImpl,
-          now,
-        )
-      : undefined;
+  const disbursement = createMomoDisbursementClient(settings, fetchImpl, now);
   return {
     method: 'balance',
     async balances() {

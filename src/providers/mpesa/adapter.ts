@@ -32,9 +32,8 @@
  * - An unknown answer to the push (time-out, connection error, an undocumented 5xx or body) is not retried: the
  *   payment stays `pending`, settled by the result callback and then the query, until its expiry; a result after
  *   the expiry is reconciled (docs/payments.md#states). A definite refusal (400, 500.001.1001) fails the payment.
- * - No cancel (a prompt cannot be withdrawn; it lapses) and no refund: Daraja's reversal needs an initiator
- *   credential, answers only asynchronously to a result URL and takes no idempotency key either, so refunds are
- *   declared unsupported (409) and made on Safaricom's portal.
+ * - No cancel (a prompt cannot be withdrawn; it lapses). Refunds by Daraja's Reversal (./reversal.ts): the whole
+ *   payment only, when the initiator is configured; without it `refund` is declared unsupported (409).
  * - A refused token request or a 401 twice is a fault of our credentials, retried like an unknown answer (a payment
  *   is never failed for our configuration); before the push's claim, so the retry may still push.
  */
@@ -53,10 +52,13 @@ import {
   type RefundAnswer,
   type RefundRequest,
 } from '../provider';
-import { mpesaCallbackUrl, parseMpesaCallback, receiptKeyOf } from './callback';
+import { mpesaCallbackUrl, parseMpesaCallback } from './callback';
+import { receiptKeyOf } from './receipt';
 import { createDarajaClient, darajaErrorOf } from './client';
 import { parseMpesaPayoutCallback } from './payout-callback';
 import { descriptor } from './descriptor';
+import { darajaText } from './fields';
+import { createMpesaReversals, parseMpesaReversalCallback } from './reversal';
 import type { MpesaSettings } from './settings';
 import { outcomeOf, pushAnswer, queryAnswer, STILL_PROCESSING } from './statuses';
 
@@ -91,16 +93,7 @@ export function darajaPassword(shortcode: string, passkey: string, timestamp: st
   return Buffer.from(`${shortcode}${passkey}${timestamp}`).toString('base64');
 }
 
-/** `text` as Daraja takes it in a field of at most `max` characters (letters, digits, spaces); `fallback` if empty. */
-export function darajaText(text: string, max: number, fallback: string): string {
-  const cleaned = text
-    .replace(/[^A-Za-z0-9 ]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, max)
-    .trim();
-  return cleaned.length > 0 ? cleaned : fallback.slice(0, max);
-}
+export { darajaText } from './fields';
 
 /**
  * The live M-Pesa adapter (see the module's comment). Three-valued answers: values, {@link ProviderRefusal} (a refused
@@ -117,6 +110,7 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
   const { journal, callbackSecret: secret } = deps;
   const client = createDarajaClient(settings, deps.fetch ?? fetch, now);
   const call = client.call;
+  const reversals = createMpesaReversals(settings, { callbackSecret: secret, journal, fetch: deps.fetch, now });
 
   /** Short code, password and timestamp, as every M-Pesa Express call carries them. */
   function credentials(): { BusinessShortCode: string; Password: string; Timestamp: string } {
@@ -196,7 +190,7 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
 
   return {
     code: descriptor.code,
-    supports: descriptor.live,
+    supports: reversals ? descriptor.live : { ...descriptor.live, refund: false, partialRefund: false },
 
     async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
       if (request.currency !== 'KES')
@@ -240,18 +234,22 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
       throw new ProviderUnsupported('mpesa', 'cancel');
     },
 
-    async refund(_request: RefundRequest): Promise<RefundAnswer> {
-      // Daraja's reversal is not offered (see the module's comment).
-      throw new ProviderUnsupported('mpesa', 'refund');
+    async refund(request: RefundRequest): Promise<RefundAnswer> {
+      // Without an initiator nothing can be reversed (see the module's comment).
+      if (!reversals) throw new ProviderUnsupported('mpesa', 'refund');
+      return reversals.refund(request);
     },
 
-    async fetchRefund(_request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
-      throw new ProviderUnsupported('mpesa', 'refund');
+    async fetchRefund(request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
+      if (!reversals) throw new ProviderUnsupported('mpesa', 'refund');
+      return reversals.fetchRefund(request);
     },
 
     parseCallback(request: CallbackRequest): Promise<ParsedCallback> {
-      // A payout's B2C or Transaction Status result comes to the same route, on the payout's own URL.
+      // A payout's B2C or Transaction Status result comes to the same route, on the payout's own URL; a refund's
+      // reversal or Transaction Status result on the refund's.
       if (request.query.payout !== undefined) return parseMpesaPayoutCallback(request, secret, journal);
+      if (request.query.refund !== undefined) return parseMpesaReversalCallback(request, secret, journal);
       return parseMpesaCallback(request, secret, journal);
     },
   };

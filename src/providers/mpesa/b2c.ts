@@ -38,7 +38,7 @@ import {
   type PayoutSendAnswer,
 } from '../payout-rail';
 import type { PayoutRailDeps } from '../provider';
-import { darajaText } from './adapter';
+import { darajaText } from './fields';
 import { createDarajaClient, darajaErrorOf } from './client';
 import { descriptor } from './descriptor';
 import { mpesaPayoutCallbackUrl, resultKeyOf, sendKeyOf, type PayoutCallbackKind } from './payout-callback';

@@ -4,26 +4,14 @@
  * ResultDesc, CallbackMetadata?}}}`) and signs nothing, so each payment's callback URL carries the payment id and an
  * unguessable token: `?payment=<pay_…>&token=<hex HMAC-SHA256 of "mpesa:" + payment id, keyed with the callback
  * secret>`. The token is checked before anything else; the body's CheckoutRequestID is then recorded for the
- * payment when its push's answer was lost (so the query can ask about it), and the workflow confirms the hint with
- * the query before acting.
+ * payment when its push's answer was lost (so the query can ask about it), a success's MpesaReceiptNumber is kept for
+ * a later reversal (./receipt.ts), and the workflow confirms the hint with the query before acting.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ProviderRefusal, type CallbackRequest, type ParsedCallback, type ProviderRequestJournal } from '../provider';
 import { descriptor } from './descriptor';
-import { callbackBody, outcomeOf, receiptNumberOf } from './statuses';
-
-/**
- * The journal key holding a payment's M-Pesa receipt number (`MpesaReceiptNumber` of its success callback): the query
- * does not return it, so the adapter's status answer reads it from here.
- */
-export const receiptKeyOf = (paymentId: string): string => `receipt:${paymentId}`;
-
-/** Keeps `receipt` as the payment's receipt number unless one is kept already (the first success callback wins). */
-async function keepReceipt(journal: ProviderRequestJournal, paymentId: string, receipt: string): Promise<void> {
-  const key = receiptKeyOf(paymentId);
-  await journal.claim(descriptor.code, key);
-  await journal.recordReference(descriptor.code, key, receipt);
-}
+import { keepMpesaReceipt } from './receipt';
+import { callbackBody, outcomeOf } from './statuses';
 
 /** A payment id as the callback URL carries it. */
 const PAYMENT_ID = /^pay_[A-Za-z0-9]{24}$/;
@@ -92,8 +80,8 @@ export async function parseMpesaCallback(
   if (recorded !== result.CheckoutRequestID)
     throw new ProviderRefusal('the M-Pesa callback names another CheckoutRequestID than the push of this payment');
   const claimed = outcomeOf(result.ResultCode, result.ResultDesc).status;
-  // Kept before the workflow is told, so the query that confirms the success finds it (docs/providers.md#m-pesa).
-  const receipt = claimed === 'completed' ? receiptNumberOf(result) : undefined;
-  if (receipt) await keepReceipt(journal, paymentId, receipt);
+  // Kept before the workflow is told, so the query that confirms the success finds it, and a reversal can name it
+  // (docs/providers.md#m-pesa).
+  await keepMpesaReceipt(journal, paymentId, result);
   return { providerReference: paymentId, claimed };
 }

@@ -4,7 +4,8 @@ import type { ProviderDescriptor } from '../../domain/provider-descriptor';
 /**
  * M-Pesa's descriptor: Kenya, KES, the first choice for Safaricom numbers (national significant numbers 70–72, 740–743,
  * 745, 746, 748, 757–759, 768, 769, 79, 110–115, as the Communications Authority of Kenya allocates them); whole
- * shillings only; no cancel and no refund in live (docs/providers.md#m-pesa); payouts by B2C.
+ * shillings only; no cancel (a prompt cannot be withdrawn); refunds by Daraja's Reversal, of the whole payment only
+ * (a reversal returns a transaction, never part of it: docs/providers.md#m-pesa); payouts by B2C.
  */
 export const descriptor = {
   code: 'mpesa',
@@ -43,7 +44,7 @@ export const descriptor = {
   wholeUnitsOnly: true,
   // Mobile money settles with us the next day (docs/ledger.md#available-on).
   settlementDelayDays: 1,
-  live: { cancel: false, refund: false, partialRefund: false },
+  live: { cancel: false, refund: true, partialRefund: false },
   // Daraja's B2C payment to a Safaricom number, whole shillings; no holder lookup (docs/payouts.md#m-pesa-b2c).
   payouts: { destination: 'mobile_money', currencies: ['KES'], live: true, accountHolderLookup: false },
 } as const satisfies ProviderDescriptor;

@@ -4,8 +4,9 @@
  * (./ledger.ts). They behave as live providers do at the boundary: initiation gives the
  * provider's reference and its own next action, answers can be definite, unknown (a time-out) or
  * late, signed callbacks are scheduled for the API (sent by ./callback-pump.ts), and a flow the
- * real provider lacks is declared unsupported.
- * - `customer_number` (momo, mobile_money_b, mobile_money_c, wallet): the number's last four digits
+ * real provider lacks is declared unsupported: a simulator offers exactly its provider's live capabilities (the
+ * descriptor's `live`), or its kind's defaults when the provider has no live adapter (`PROVIDER_CAPABILITIES`).
+ * - `customer_number` (momo, mobile_money_b, mpesa, mobile_money_c, wallet): the number's last four digits
  *   decide (`behaviourForNumber`, docs/payments.md "Sandbox scenarios"); a request cannot be
  *   withdrawn (as MTN MoMo's requesttopay): `supports.cancel` is false and cancel throws;
  * - `bank_transfer`: waits for the transfer (`POST /v1/sandbox/payments/{id}/simulate`) or settles
@@ -14,7 +15,7 @@
  *   client secret it gave, decided by `behaviourForCard`.
  */
 import { randomBytes } from 'node:crypto';
-import type { ProviderCode } from '../../domain/catalogue';
+import { PROVIDER_CAPABILITIES, type ProviderCode } from '../../domain/catalogue';
 import { randomBase62 } from '../../domain/ids';
 import type { NextAction, ProviderAnswer } from '../../domain/payment';
 import {
@@ -36,7 +37,6 @@ import {
   type InitiateRequest,
   type ParsedCallback,
   type PaymentProvider,
-  type ProviderCapabilities,
   type RefundAnswer,
   type RefundRequest,
 } from '../provider';
@@ -80,14 +80,6 @@ const DUPLICATE_CALLBACKS: readonly { status: SandboxStatus; afterMs: number }[]
   { status: 'succeeded', afterMs: 500 },
   { status: 'pending', afterMs: 1_000 },
 ];
-
-/** The flows each kind of simulator offers (docs/providers.md#adapters). */
-const CAPABILITIES: Readonly<Record<SandboxMode, ProviderCapabilities>> = {
-  // A mobile-money request cannot be withdrawn (MTN MoMo requesttopay); it lapses at its expiry.
-  customer_number: { cancel: false, refund: true, partialRefund: true },
-  bank_transfer: { cancel: true, refund: true, partialRefund: true },
-  card: { cancel: true, refund: true, partialRefund: true },
-};
 
 /** The next action the simulated provider gives (docs/providers.md#adapters): it, not the service, makes it up. */
 function nextActionFor(mode: SandboxMode, request: InitiateRequest, providerReference: string): NextAction {
@@ -149,6 +141,9 @@ function initialStateOf(
  */
 export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, deps: SandboxDeps): PaymentProvider {
   const refundUnknownMs = deps.refundUnknownMs ?? DEFAULT_REFUND_UNKNOWN_MS;
+  // Exactly what the provider's live adapter offers (its descriptor's `live`), so sandbox never refunds or cancels
+  // what live refuses; the defaults of its kind for a provider without one (docs/payments.md#sandbox-scenarios).
+  const supports = PROVIDER_CAPABILITIES[code];
 
   /** The transaction `reference` of this simulator, settled when due. */
   async function find(reference: string): Promise<SandboxTransaction> {
@@ -184,7 +179,7 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
 
   return {
     code,
-    supports: CAPABILITIES[mode],
+    supports,
 
     async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
       const now = deps.now();
@@ -228,7 +223,7 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
     },
 
     async cancel(reference: string): Promise<ProviderAnswer> {
-      if (!CAPABILITIES[mode].cancel) throw new ProviderUnsupported(code, 'cancel');
+      if (!supports.cancel) throw new ProviderUnsupported(code, 'cancel');
       await find(reference);
       // A transaction already decided keeps its decision: a cancel that races a success loses
       // (docs/payments.md#states).
@@ -238,6 +233,10 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
     },
 
     async refund(request: RefundRequest): Promise<RefundAnswer> {
+      if (!supports.refund) throw new ProviderUnsupported(code, 'refund');
+      // As the live adapter answers a partial refund it cannot make (docs/providers.md#adapters).
+      if (!supports.partialRefund && request.amount !== request.paymentAmount)
+        throw new ProviderRefusal(`${code} refunds the whole payment only: refund the full amount or nothing`);
       const row = await find(request.providerReference);
       const behaviour = behaviourOf(row.customer);
       // 0006: this provider refuses every refund (a definite answer; nothing is recorded).
