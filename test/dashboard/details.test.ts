@@ -1,6 +1,8 @@
 /**
  * What a merchant reads on the dashboard's detail screens (README.md#dashboard), in Chromium against the real
- * stack: a fully refunded payment offers no refund form; the activity log links its targets and actors to their
+ * stack: a fully refunded payment offers no refund form; refund and cancel are offered only where the payment says the
+ * API would take them (an Airtel payment's refund without an amount: whole only), the reason shown otherwise; the
+ * activity log links its targets and actors to their
  * screens; a webhook delivery shows the headers and the body it sent; methods and providers go by their
  * operators' names (from the providers' descriptors), never by the API's codes; payments page by cursor.
  */
@@ -67,6 +69,55 @@ describe('dashboard details (README.md#dashboard)', function () {
     expect(methods.join(' ')).not.to.match(/momo|mobile_money_b|card_gateway/);
     expect(pageErrors).to.deep.equal([]);
     await context.close();
+  });
+
+  it('offers refund and cancel only where the payment says the API would take them, and says why not otherwise', async () => {
+    // A merchant of its own: its payments send no webhook to the other tests' endpoint.
+    const merchant = await registerDeveloper();
+    const create = async (body: object) => {
+      const created = await call('/v1/payments', { key: merchant.key, body });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      return created.body.data.id as string;
+    };
+    // A prompt nobody answers (MTN MoMo: it cannot be withdrawn), a card awaiting its confirmation, and a completed
+    // Airtel Money payment (whole refunds only).
+    const waiting = await create({ ...PAYMENT, phone_number: '+250788000003' });
+    const card = await create({ amount: 2500, currency: 'USD', payment_method: 'card', description: 'Hoodie' });
+    const airtel = await create({ ...PAYMENT, phone_number: '+250728000001' });
+    await waitForPayment(merchant.key, airtel, (p) => p.status === 'completed');
+    const { context, page, pageErrors } = await newPage();
+    await signIn(page, merchant);
+
+    await page.goto(`/dashboard/sandbox/payments/${waiting}`);
+    await page.getByRole('heading', { level: 1, name: `Payment ${waiting}` }).waitFor();
+    expect(await page.getByTestId('cancel-unavailable').textContent()).to.equal(
+      'No cancel: momo cannot withdraw a request the customer has not answered: it lapses at expires_at.',
+    );
+    expect(await page.getByTestId('refund-unavailable').textContent()).to.equal(
+      'No refund: a pending payment cannot be refunded; only completed payments can.',
+    );
+    expect(await page.getByRole('button', { name: 'Cancel payment…' }).count()).to.equal(0);
+    expect(await page.getByRole('button', { name: 'Refund…' }).count()).to.equal(0);
+
+    await page.goto(`/dashboard/sandbox/payments/${card}`);
+    await page.getByRole('button', { name: 'Cancel payment…' }).waitFor();
+    expect(await page.getByTestId('cancel-unavailable').count()).to.equal(0);
+
+    await page.goto(`/dashboard/sandbox/payments/${airtel}`);
+    await page.getByRole('heading', { name: 'Refund' }).waitFor();
+    expect(await page.getByLabel(/^Amount in RWF/).count(), 'no amount: whole refunds only').to.equal(0);
+    expect(await page.getByTestId('refund-whole-only').textContent()).to.equal(
+      'Airtel Money refunds whole payments only: the refund is the whole 1,500 RWF.',
+    );
+    await page.getByRole('button', { name: 'Refund…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Refund this payment?' });
+    expect(await dialog.textContent()).to.include('Refund the whole refundable rest (1,500 RWF)');
+    await dialog.getByRole('button', { name: 'Refund' }).click();
+    await page.getByTestId('nothing-refundable').getByText('Fully refunded: 1,500 RWF').waitFor();
+    expect((await call(`/v1/payments/${airtel}`, { key: merchant.key })).body.data.amount_refunded).to.equal(1500);
+    expect(pageErrors).to.deep.equal([]);
+    await context.close();
+    await call(`/v1/payments/${card}/cancel`, { key: merchant.key, method: 'POST' });
   });
 
   it('links the targets and actors of the activity log to their screens', async () => {

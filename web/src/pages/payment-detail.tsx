@@ -2,8 +2,9 @@
  * One payment (`GET /v1/developer/payments/{id}`, README.md#dashboard): amounts, fee, net, customer, provider
  * reference, `next_action`, when the service next asks the provider, and the timeline: each status
  * change with its source, the refunds, the events sent and their webhook deliveries with every
- * attempt. Cancel and refund (full or partial) after a confirmation; the API's error is shown as it
- * came and nothing else changes.
+ * attempt. Cancel and refund (full, or partial where the provider takes it) after a confirmation, offered only when
+ * the payment says it would be taken (`refundable`, `cancellable`), its reason shown otherwise; the API's error is
+ * shown as it came and nothing else changes.
  */
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -219,7 +220,7 @@ export function PaymentDetailPage() {
     setLocalError(undefined);
     setDone(undefined);
     refund.reset();
-    if (!refundAmount.trim()) {
+    if (!payment.refundable.partial || !refundAmount.trim()) {
       setConfirming({ kind: 'refund', key: newIdempotencyKey() });
       return;
     }
@@ -302,7 +303,9 @@ export function PaymentDetailPage() {
       </dl>
 
       <div className="panels">
-        {(payment.status === 'completed' || payment.status === 'refunded') && refundable <= 0 ? (
+        {!payment.refundable.allowed &&
+        (payment.status === 'completed' || payment.status === 'refunded') &&
+        refundable <= 0 ? (
           // Nothing left to refund (docs/payments.md#cancel-and-refund): no form that could only be refused.
           <p className="panel" data-testid="nothing-refundable">
             {payment.amount_refund_pending
@@ -310,7 +313,13 @@ export function PaymentDetailPage() {
               : `Fully refunded: ${formatMoney(payment.amount_refunded, payment.currency)} went back to the customer.`}
           </p>
         ) : null}
-        {(payment.status === 'completed' || payment.status === 'refunded') && refundable > 0 ? (
+        {!payment.refundable.allowed && refundable > 0 ? (
+          // The API would refuse a refund (docs/payments.md#refundable-and-cancellable): say why instead of a form.
+          <p className="panel" data-testid="refund-unavailable">
+            No refund: {payment.refundable.reason}.
+          </p>
+        ) : null}
+        {payment.refundable.allowed ? (
           <form onSubmit={askRefund} className="panel" aria-labelledby="refund-title">
             <h2 id="refund-title">Refund</h2>
             <p className="hint">
@@ -320,15 +329,24 @@ export function PaymentDetailPage() {
                 : ''}
               .
             </p>
-            <label htmlFor="refund-amount">Amount in {payment.currency} (empty: the whole refundable rest)</label>
-            <input
-              id="refund-amount"
-              inputMode="decimal"
-              value={refundAmount}
-              onChange={(e) => setRefundAmount(e.target.value)}
-              aria-invalid={localError ? true : undefined}
-              aria-describedby={localError ? 'refund-local-error' : undefined}
-            />
+            {payment.refundable.partial ? (
+              <>
+                <label htmlFor="refund-amount">Amount in {payment.currency} (empty: the whole refundable rest)</label>
+                <input
+                  id="refund-amount"
+                  inputMode="decimal"
+                  value={refundAmount}
+                  onChange={(e) => setRefundAmount(e.target.value)}
+                  aria-invalid={localError ? true : undefined}
+                  aria-describedby={localError ? 'refund-local-error' : undefined}
+                />
+              </>
+            ) : (
+              <p className="hint" data-testid="refund-whole-only">
+                {operatorName(payment.provider)} refunds whole payments only: the refund is the whole{' '}
+                {formatMoney(refundable, payment.currency)}.
+              </p>
+            )}
             {localError ? (
               <p id="refund-local-error" className="error" role="alert">
                 {localError}
@@ -347,7 +365,12 @@ export function PaymentDetailPage() {
             <ErrorBox error={refund.error} />
           </form>
         ) : null}
-        {payment.status === 'pending' || payment.status === 'processing' ? (
+        {!payment.cancellable.allowed && (payment.status === 'pending' || payment.status === 'processing') ? (
+          <p className="panel" data-testid="cancel-unavailable">
+            No cancel: {payment.cancellable.reason}.
+          </p>
+        ) : null}
+        {payment.cancellable.allowed ? (
           <form
             className="panel"
             aria-labelledby="cancel-title"
