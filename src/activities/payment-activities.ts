@@ -126,6 +126,7 @@ function refundRequestOf(
     paymentAmount: payment.amount,
     currency: payment.currency,
     callbackUrl: callbackUrlFor(callbackBaseUrl, payment.provider),
+    receiptNumber: payment.providerReceiptNumber,
   };
 }
 

@@ -47,6 +47,11 @@ export interface RefundRequest {
    * only by callback (M-Pesa's reversal); null or absent when PROVIDER_CALLBACK_BASE_URL is not set.
    */
   callbackUrl?: string | null;
+  /**
+   * The provider's receipt number of the payment (docs/payments.md#payment-record `provider_receipt_number`), when
+   * the payment carries one: M-Pesa's reversal names the payment by it.
+   */
+  receiptNumber?: string | null;
 }
 
 /**

@@ -286,7 +286,7 @@ export function createMpesaReversals(
         throw new ProviderRefusal('M-Pesa reverses the whole payment only: refund the full amount or nothing');
       const kept = await verdictOf(journal, refundId);
       if (kept) return kept;
-      const receipt = await mpesaReceiptOf(journal, request.providerReference);
+      const receipt = request.receiptNumber ?? (await mpesaReceiptOf(journal, request.providerReference));
       if (!receipt)
         return failed(
           "the payment's M-Pesa receipt number is not known (its result callback never came), so it cannot be reversed through the API: reverse it on the M-Pesa org portal",
