@@ -4,8 +4,8 @@
  * domain and workflow code import it. Order is the API's order of methods (list B) and of operators.
  */
 import { descriptor as bankTransfer } from './bank_transfer/descriptor';
-import { descriptor as cardGateway } from './card_gateway/descriptor';
-import { descriptor as mobileMoneyB } from './mobile_money_b/descriptor';
+import { descriptor as cardGateway } from './stripe/descriptor';
+import { descriptor as mobileMoneyB } from './airtel/descriptor';
 import { descriptor as mobileMoneyC } from './mobile_money_c/descriptor';
 import { descriptor as momo } from './momo/descriptor';
 import { descriptor as mpesa } from './mpesa/descriptor';

@@ -1,5 +1,5 @@
 /**
- * The provider boundary (docs/providers.md#adapters): one adapter per operator or gateway (`providers/<code>/`,
+ * The provider boundary (docs/providers.md#adapters): one adapter per operator or gateway (`providers/<operator>/`,
  * simulators
  * in `providers/sandbox/`), each mapping the provider's own statuses and reasons onto
  * {@link ProviderOutcome}. Only activities (and the callback route, which only authenticates and

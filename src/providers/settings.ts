@@ -8,8 +8,8 @@
  */
 import type { Environment } from '../domain/environment';
 import type { z } from '../lib/zod';
-import { variables as cardGateway } from './card_gateway/settings';
-import { variables as mobileMoneyB } from './mobile_money_b/settings';
+import { variables as cardGateway } from './stripe/settings';
+import { variables as mobileMoneyB } from './airtel/settings';
 import { variables as momo } from './momo/settings';
 import { variables as mpesa } from './mpesa/settings';
 import type { ProviderVariables } from './provider-variables';

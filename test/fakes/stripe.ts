@@ -38,7 +38,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { randomBase62 } from '../../src/domain/ids';
-import { STRIPE_API_VERSION } from '../../src/providers/card_gateway/adapter';
+import { STRIPE_API_VERSION } from '../../src/providers/stripe/adapter';
 
 /** How a confirmation ends: a success, a generic decline, or a decline for insufficient funds. */
 export type ConfirmOutcome = 'succeeded' | 'declined' | 'insufficient_funds';

@@ -12,10 +12,10 @@ import { clearingCurrencies, expectedClearingBalance, inFlightAmount } from '../
 import { clearingAdjustmentJournal } from '../../src/domain/reconciliation';
 import { newId } from '../../src/lib/ids';
 import { ProviderUnknownAnswer } from '../../src/providers/http';
-import { AIRTEL_COUNTRY_CURRENCIES } from '../../src/providers/mobile_money_b/client';
-import { provider as airtel } from '../../src/providers/mobile_money_b';
-import { airtelSettingsSchema, type AirtelSettings } from '../../src/providers/mobile_money_b/settings';
-import { AIRTEL_BALANCE_PATH } from '../../src/providers/mobile_money_b/statement';
+import { AIRTEL_COUNTRY_CURRENCIES } from '../../src/providers/airtel/client';
+import { provider as airtel } from '../../src/providers/airtel';
+import { airtelSettingsSchema, type AirtelSettings } from '../../src/providers/airtel/settings';
+import { AIRTEL_BALANCE_PATH } from '../../src/providers/airtel/statement';
 import { ledgerProblems } from '../helpers/ledger';
 import { getStack } from '../helpers/stack';
 import type { Db } from '../../src/db/knex';

@@ -19,9 +19,9 @@ import {
   AirtelAuthenticationError,
   airtelTransactionId,
   createAirtelProvider,
-} from '../../src/providers/mobile_money_b/adapter';
-import { airtelCallbackHash } from '../../src/providers/mobile_money_b/callback';
-import { airtelSettingsSchema, type AirtelSettings } from '../../src/providers/mobile_money_b/settings';
+} from '../../src/providers/airtel/adapter';
+import { airtelCallbackHash } from '../../src/providers/airtel/callback';
+import { airtelSettingsSchema, type AirtelSettings } from '../../src/providers/airtel/settings';
 import { AIRTEL_FAKE_NUMBERS, startAirtelFake, type AirtelFake, type FakeRequest } from '../fakes/airtel-fake';
 import { initiateRequest, rejectionOf, settledAnswer, sleep, uniqueNumber } from '../helpers/adapters';
 import { startReceiver, type Receiver } from '../helpers/receiver';

@@ -14,18 +14,18 @@ import {
   type PaymentProvider,
   type RefundRequest,
 } from '../../src/providers/provider';
-import { createStripeClient, createStripeProvider } from '../../src/providers/card_gateway/adapter';
-import { STRIPE_SIGNATURE_HEADER } from '../../src/providers/card_gateway/callback';
-import { stripeSettingsSchema, type StripeSettings } from '../../src/providers/card_gateway/settings';
+import { createStripeClient, createStripeProvider } from '../../src/providers/stripe/adapter';
+import { STRIPE_SIGNATURE_HEADER } from '../../src/providers/stripe/callback';
+import { stripeSettingsSchema, type StripeSettings } from '../../src/providers/stripe/settings';
 import {
   failureCodeOfDecline,
   outcomeOfPaymentIntent,
   refundAnswerOf,
   STRIPE_CURRENCY_EXPONENTS,
   stripeAmountOf,
-} from '../../src/providers/card_gateway/statuses';
+} from '../../src/providers/stripe/statuses';
 import { newId } from '../../src/lib/ids';
-import { MAX_STATEMENT_PAGES, stripeStatement } from '../../src/providers/card_gateway/statement';
+import { MAX_STATEMENT_PAGES, stripeStatement } from '../../src/providers/stripe/statement';
 import { resolveStripeMock, startStripeMock, type StripeMock } from '../../scripts/lib/stripe-mock';
 import { startFakeStripe, type FakeStripe, type StripeJson } from '../fakes/stripe';
 import { startReceiver, type Receiver } from '../helpers/receiver';

@@ -6,9 +6,9 @@
  */
 import { expect } from 'chai';
 import { newId } from '../../src/lib/ids';
-import { airtelTransactionId } from '../../src/providers/mobile_money_b/adapter';
-import { createAirtelPayoutRail, encryptAirtelPin } from '../../src/providers/mobile_money_b/disbursement';
-import { airtelSettingsSchema, type AirtelSettings } from '../../src/providers/mobile_money_b/settings';
+import { airtelTransactionId } from '../../src/providers/airtel/adapter';
+import { createAirtelPayoutRail, encryptAirtelPin } from '../../src/providers/airtel/disbursement';
+import { airtelSettingsSchema, type AirtelSettings } from '../../src/providers/airtel/settings';
 import { PayoutRailUnavailable, type PayoutRail, type PayoutRequest } from '../../src/providers/payout-rail';
 import { AIRTEL_FAKE_PAYEES, startAirtelFake, type AirtelFake } from '../fakes/airtel-fake';
 
