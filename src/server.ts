@@ -7,7 +7,7 @@ import { createApp } from './api/app';
 import { loadConfigOrExit } from './config';
 import { createDb, dbTimeoutsOf } from './db/knex';
 import { purgeExpiredRows } from './db/maintenance';
-import { createProviderRequestJournal } from './db/provider-requests';
+import { createProviderRequestLog } from './db/provider-requests';
 import { createSandboxLedger } from './db/sandbox-ledger';
 import { createLogger, getProcessLogger } from './logger';
 import { providerRegistryFromConfig } from './providers/registry';
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const logger = createLogger('api', config.LOG_LEVEL);
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, logger, dbTimeoutsOf(config));
   const temporal = await connectClient(config);
-  const providers = providerRegistryFromConfig(createSandboxLedger(db), config, createProviderRequestJournal(db));
+  const providers = providerRegistryFromConfig(createSandboxLedger(db), config, createProviderRequestLog(db));
   const server = http.createServer(createApp({ config, db, temporal, providers, logger }).callback());
   server.listen(config.PORT, config.HOST, () => {
     logger.info({ address: `http://${config.HOST}:${config.PORT}` }, 'api listening');

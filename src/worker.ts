@@ -12,7 +12,7 @@ import { activityLogContext } from './activities/log-context';
 import { activityRetryMetrics } from './activities/retry-metrics';
 import { loadConfigOrExit, type Config } from './config';
 import { createDb, dbTimeoutsOf } from './db/knex';
-import { createProviderRequestJournal } from './db/provider-requests';
+import { createProviderRequestLog } from './db/provider-requests';
 import { createSandboxLedger } from './db/sandbox-ledger';
 import { createMailer } from './lib/mailer';
 import { createLogger, getProcessLogger, temporalLevelOf, temporalLogger, type Logger } from './logger';
@@ -31,7 +31,7 @@ import { ensureReconciliationSchedules, reconciledAccounts } from './services/re
  */
 export async function createActivityDeps(config: Config, logger?: Logger): Promise<ActivityDeps> {
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX, logger, dbTimeoutsOf(config));
-  const providers = providerRegistryFromConfig(createSandboxLedger(db), config, createProviderRequestJournal(db));
+  const providers = providerRegistryFromConfig(createSandboxLedger(db), config, createProviderRequestLog(db));
   const temporal = await connectClient(config);
   const live = liveStatementSources(config.PROVIDERS.live);
   const statementSource = defaultStatementSource(db, (account) => live(account.provider));

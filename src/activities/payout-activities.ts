@@ -21,7 +21,7 @@ import {
   railDestinationOf,
   writePayoutStatus,
 } from '../db/payouts';
-import { createProviderRequestJournal } from '../db/provider-requests';
+import { createProviderRequestLog } from '../db/provider-requests';
 import { createSandboxPayoutLedger } from '../db/sandbox-payouts';
 import { ID_PREFIXES } from '../domain/ids';
 import {
@@ -116,7 +116,7 @@ export function payoutRailsOf(deps: Pick<PayoutActivityDeps, 'db' | 'config' | '
     registry = payoutRailRegistryFromConfig(
       createSandboxPayoutLedger(deps.db),
       deps.config,
-      createProviderRequestJournal(deps.db),
+      createProviderRequestLog(deps.db),
     );
     builtRegistries.set(deps, registry);
   }

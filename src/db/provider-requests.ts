@@ -1,12 +1,12 @@
 /**
- * The provider requests journal in PostgreSQL (`provider_requests`, docs/providers.md#m-pesa): the
- * {@link ProviderRequestJournal} the API and the workers share, so a claim made by one process holds in every other.
+ * The provider request log in PostgreSQL (`provider_requests`, docs/providers.md#m-pesa): the
+ * {@link ProviderRequestLog} the API and the workers share, so a claim made by one process holds in every other.
  */
-import type { ProviderRequestJournal } from '../domain/provider-requests';
+import type { ProviderRequestLog } from '../domain/provider-requests';
 import type { Db } from './knex';
 
-/** The journal on `db`: one row per provider and key, claimed by an insert that a repeated key leaves alone. */
-export function createProviderRequestJournal(db: Db): ProviderRequestJournal {
+/** The request log on `db`: one row per provider and key, claimed by an insert that a repeated key leaves alone. */
+export function createProviderRequestLog(db: Db): ProviderRequestLog {
   return {
     async claim(provider, key) {
       const inserted = await db('provider_requests')

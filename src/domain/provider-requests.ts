@@ -1,5 +1,5 @@
 /**
- * The provider requests journal's shape (docs/providers.md#m-pesa): types only, implemented in PostgreSQL by
+ * The provider request log's shape (docs/providers.md#m-pesa): types only, implemented in PostgreSQL by
  * src/db/provider-requests.ts and used by the adapters of providers that cannot recognise a repeated request.
  */
 import type { ProviderCode } from './catalogue';
@@ -10,7 +10,7 @@ import type { ProviderCode } from './catalogue';
  * no retry in any process sends it again, and the provider's own reference is added once an answer or a callback
  * names it. Keys are the adapter's (a payment id).
  */
-export interface ProviderRequestJournal {
+export interface ProviderRequestLog {
   /** Claims `key` of `provider`. @returns true when this call claimed it (send it), false when it was claimed before */
   claim(provider: ProviderCode, key: string): Promise<boolean>;
   /**

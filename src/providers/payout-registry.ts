@@ -12,7 +12,7 @@ import type { PayoutCapability } from '../domain/provider-descriptor';
 import { PROVIDER_DESCRIPTORS } from './descriptors';
 import { callbackUrlFor } from './callback-url';
 import type { PayoutRail } from './payout-rail';
-import { memoryRequestJournal, type ProviderRequestJournal } from './provider';
+import { memoryRequestLog, type ProviderRequestLog } from './provider';
 import { LIVE_PROVIDERS } from './registry';
 import { createSandboxPayoutRail, type SandboxPayoutDeps, type SandboxPayoutLedger } from './sandbox/payout-simulator';
 import type { ProviderSettings, ProviderSettingsByEnvironment } from './settings';
@@ -31,7 +31,7 @@ function configuredRails(settings: ProviderSettings, deps: RailDeps): Map<Provid
     const rail = configured
       ? live.createPayoutRail?.(configured, {
           callbackSecret: deps.callbackSecret,
-          journal: deps.journal ?? memoryRequestJournal(),
+          requestLog: deps.requestLog ?? memoryRequestLog(),
           callbackUrl: callbackUrlFor(deps.callbackBaseUrl, code),
         })
       : undefined;
@@ -41,12 +41,12 @@ function configuredRails(settings: ProviderSettings, deps: RailDeps): Map<Provid
 }
 
 /**
- * What the live rails need: the callback secret, the requests journal the API and the workers share (without one, a
- * journal in this process's memory: tests only) and the service's base URL for provider callbacks.
+ * What the live rails need: the callback secret, the request log the API and the workers share (without one, a
+ * request log in this process's memory: tests only) and the service's base URL for provider callbacks.
  */
 interface RailDeps {
   callbackSecret: string;
-  journal?: ProviderRequestJournal;
+  requestLog?: ProviderRequestLog;
   callbackBaseUrl?: string;
 }
 
@@ -74,7 +74,7 @@ export function createPayoutRailRegistry(
 
 /**
  * The registry built from configuration: the simulators' records and in-transit time (the simulated approval
- * delay, milliseconds), the callback secret and base URL, the provider settings, and the requests journal the API and
+ * delay, milliseconds), the callback secret and base URL, the provider settings, and the request log the API and
  * the workers share (src/db/provider-requests.ts).
  */
 export function payoutRailRegistryFromConfig(
@@ -83,7 +83,7 @@ export function payoutRailRegistryFromConfig(
     Config,
     'SANDBOX_APPROVAL_DELAY_MS' | 'PROVIDER_CALLBACK_SECRET' | 'PROVIDER_CALLBACK_BASE_URL' | 'PROVIDERS'
   >,
-  journal?: ProviderRequestJournal,
+  requestLog?: ProviderRequestLog,
 ): PayoutRailRegistry {
   return createPayoutRailRegistry(
     {
@@ -92,7 +92,7 @@ export function payoutRailRegistryFromConfig(
       payoutDelayMs: config.SANDBOX_APPROVAL_DELAY_MS,
       callbackSecret: config.PROVIDER_CALLBACK_SECRET,
       callbackBaseUrl: config.PROVIDER_CALLBACK_BASE_URL,
-      journal,
+      requestLog,
     },
     config.PROVIDERS,
   );

@@ -16,7 +16,7 @@
  */
 import type { ProviderCode } from '../domain/catalogue';
 import type { ProviderCapabilities, ProviderDescriptor } from '../domain/provider-descriptor';
-import type { ProviderRequestJournal } from '../domain/provider-requests';
+import type { ProviderRequestLog } from '../domain/provider-requests';
 import type { ProviderVariables } from './provider-variables';
 import type { Currency } from '../domain/money';
 import type { StatementSource } from '../domain/reconciliation';
@@ -138,7 +138,7 @@ export interface PaymentProvider {
   fetchRefund(request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }>;
   /**
    * Authenticates and parses a callback (a provider that learns its own reference from the callback records it in its
-   * {@link ProviderRequestJournal}, hence the promise).
+   * {@link ProviderRequestLog}, hence the promise).
    * @throws ProviderRefusal when its authentication (signature, token) or body is not valid
    */
   parseCallback(request: CallbackRequest): ParsedCallback | Promise<ParsedCallback>;
@@ -170,13 +170,13 @@ export class ProviderUnsupported extends Error {
   }
 }
 
-export type { ProviderRequestJournal } from '../domain/provider-requests';
+export type { ProviderRequestLog } from '../domain/provider-requests';
 
 /**
- * A {@link ProviderRequestJournal} in this process's memory: for adapters under test, never for a service (a
+ * A {@link ProviderRequestLog} in this process's memory: for adapters under test, never for a service (a
  * restarted or second process would not see its claims).
  */
-export function memoryRequestJournal(): ProviderRequestJournal {
+export function memoryRequestLog(): ProviderRequestLog {
   const entries = new Map<string, { reference: string | null }>();
   const keyOf = (provider: string, key: string) => `${provider}\u0000${key}`;
   return {
@@ -200,12 +200,12 @@ export function memoryRequestJournal(): ProviderRequestJournal {
 
 /**
  * What a live payout rail may need besides its settings: the callback secret (per-payout callback tokens), the
- * requests journal the API and the workers share, and the provider's callback URL (`…/v1/provider-callbacks/{code}`,
+ * request log the API and the workers share, and the provider's callback URL (`…/v1/provider-callbacks/{code}`,
  * null when PROVIDER_CALLBACK_BASE_URL is not set).
  */
 export interface PayoutRailDeps {
   callbackSecret: string;
-  journal: ProviderRequestJournal;
+  requestLog: ProviderRequestLog;
   callbackUrl: string | null;
 }
 
@@ -219,9 +219,9 @@ export interface LiveProvider<Settings = never> {
   variables: ProviderVariables;
   /**
    * The adapter for `settings` (parsed by `variables.schema`); `callbackSecret` keys per-payment callback tokens where
-   * the provider signs nothing; `journal` records the requests a provider cannot recognise as repeated.
+   * the provider signs nothing; `requestLog` records the requests a provider cannot recognise as repeated.
    */
-  createAdapter(settings: Settings, deps: { callbackSecret: string; journal: ProviderRequestJournal }): PaymentProvider;
+  createAdapter(settings: Settings, deps: { callbackSecret: string; requestLog: ProviderRequestLog }): PaymentProvider;
   /**
    * The provider's own books of the account `settings` name, for reconciliation (docs/reconciliation.md#sources);
    * absent when the provider offers neither a transaction list nor a balance.

@@ -13,7 +13,7 @@ import { provider as cardGateway } from './stripe';
 import { provider as mobileMoneyB } from './airtel';
 import { provider as momo } from './momo';
 import { provider as mpesa } from './mpesa';
-import { memoryRequestJournal, type LiveProvider, type PaymentProvider, type ProviderRequestJournal } from './provider';
+import { memoryRequestLog, type LiveProvider, type PaymentProvider, type ProviderRequestLog } from './provider';
 import type { ProviderSettings, ProviderSettingsByEnvironment } from './settings';
 import { createSandboxProvider, type SandboxDeps, type SandboxMode } from './sandbox/simulator';
 
@@ -35,7 +35,7 @@ const SANDBOX_MODES: Readonly<Record<MethodKind, SandboxMode>> = {
 
 /**
  * The registry built from configuration: the simulators' ledger and delays, the callback secret and the provider
- * credentials; `journal` is the requests journal the API and the workers share (src/db/provider-requests.ts).
+ * credentials; `requestLog` is the request log the API and the workers share (src/db/provider-requests.ts).
  */
 export function providerRegistryFromConfig(
   ledger: SandboxDeps['ledger'],
@@ -47,11 +47,11 @@ export function providerRegistryFromConfig(
     | 'PROVIDER_CALLBACK_SECRET'
     | 'PROVIDERS'
   >,
-  journal?: ProviderRequestJournal,
+  requestLog?: ProviderRequestLog,
 ): ProviderRegistry {
   return createProviderRegistry(
     {
-      journal,
+      requestLog,
       ledger,
       now: () => new Date(),
       approvalDelayMs: config.SANDBOX_APPROVAL_DELAY_MS,
@@ -79,7 +79,7 @@ export function liveStatementSources(settings: ProviderSettings): (provider: str
 /** The adapters `settings` configure, by provider code. */
 function configuredAdapters(
   settings: ProviderSettings,
-  deps: { callbackSecret: string; journal: ProviderRequestJournal },
+  deps: { callbackSecret: string; requestLog: ProviderRequestLog },
 ): Map<ProviderCode, PaymentProvider> {
   const adapters = new Map<ProviderCode, PaymentProvider>();
   for (const live of LIVE_PROVIDERS) {
@@ -91,17 +91,17 @@ function configuredAdapters(
 
 /**
  * The registry: every sandbox simulator (replaced by a provider's own sandbox where `configured.sandbox`
- * names one) and the live adapters `configured.live` names. Without `deps.journal` the adapters share one in this
+ * names one) and the live adapters `configured.live` names. Without `deps.requestLog` the adapters share one in this
  * process's memory (tests only: a service passes the database's).
  */
 export function createProviderRegistry(
-  deps: SandboxDeps & { journal?: ProviderRequestJournal },
+  deps: SandboxDeps & { requestLog?: ProviderRequestLog },
   configured: ProviderSettingsByEnvironment = { live: {}, sandbox: {} },
 ): ProviderRegistry {
   const sandbox = new Map<ProviderCode, PaymentProvider>();
   for (const code of PROVIDER_CODES)
     sandbox.set(code, createSandboxProvider(code, SANDBOX_MODES[PROVIDER_KINDS[code]], deps));
-  const adapterDeps = { callbackSecret: deps.callbackSecret, journal: deps.journal ?? memoryRequestJournal() };
+  const adapterDeps = { callbackSecret: deps.callbackSecret, requestLog: deps.requestLog ?? memoryRequestLog() };
   for (const [code, adapter] of configuredAdapters(configured.sandbox, adapterDeps)) sandbox.set(code, adapter);
   const live = configuredAdapters(configured.live, adapterDeps);
   return {

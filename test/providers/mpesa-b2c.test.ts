@@ -12,7 +12,7 @@ import { createMpesaProvider } from '../../src/providers/mpesa/adapter';
 import { createMpesaPayoutRail } from '../../src/providers/mpesa/b2c';
 import { mpesaSettingsSchema, type MpesaSettings } from '../../src/providers/mpesa/settings';
 import type { PayoutRail, PayoutRequest } from '../../src/providers/payout-rail';
-import { memoryRequestJournal, type ProviderRequestJournal } from '../../src/providers/provider';
+import { memoryRequestLog, type ProviderRequestLog } from '../../src/providers/provider';
 import {
   B2C_PATH,
   DARAJA_FAKE_PAYEES,
@@ -32,14 +32,14 @@ describe('M-Pesa B2C payout rail (docs/payouts.md#m-pesa-b2c) against the Daraja
   let fake: DarajaFake;
   let sink: CallbackSink;
   let settings: MpesaSettings;
-  let journal: ProviderRequestJournal;
+  let requestLog: ProviderRequestLog;
   let rail: PayoutRail;
   /** What the callback route answered to each callback, in order. */
   const answered = () => sink.answered;
 
   before(async () => {
     fake = await startDarajaFake({ approvalDelayMs: 50 });
-    journal = memoryRequestJournal();
+    requestLog = memoryRequestLog();
     settings = mpesaSettingsSchema.parse({
       baseUrl: fake.url,
       consumerKey: 'daraja-consumer-key',
@@ -50,12 +50,12 @@ describe('M-Pesa B2C payout rail (docs/payouts.md#m-pesa-b2c) against the Daraja
       initiatorName: fake.initiatorName,
       securityCredential: fake.securityCredential,
     });
-    const adapter = createMpesaProvider(settings, { callbackSecret: CALLBACK_SECRET, journal });
+    const adapter = createMpesaProvider(settings, { callbackSecret: CALLBACK_SECRET, requestLog });
     // The callback route's part: the adapter authenticates and parses; a refusal is 401.
     sink = await startCallbackSink(adapter);
     rail = createMpesaPayoutRail(settings, {
       callbackSecret: CALLBACK_SECRET,
-      journal,
+      requestLog,
       callbackUrl: sink.callbackUrl,
     })!;
   });
@@ -94,7 +94,7 @@ describe('M-Pesa B2C payout rail (docs/payouts.md#m-pesa-b2c) against the Daraja
   it('is not configured without its initiator or without a callback URL, and the settings name a missing half', () => {
     const deps = {
       callbackSecret: CALLBACK_SECRET,
-      journal,
+      requestLog,
       callbackUrl: 'https://pay.example/v1/provider-callbacks/mpesa',
     };
     expect(

@@ -13,11 +13,11 @@ import { mpesaReceiptOf } from '../../src/providers/mpesa/receipt';
 import { mpesaRefundCallbackToken } from '../../src/providers/mpesa/reversal';
 import { mpesaSettingsSchema, type MpesaSettings } from '../../src/providers/mpesa/settings';
 import {
-  memoryRequestJournal,
+  memoryRequestLog,
   ProviderRefusal,
   ProviderUnsupported,
   type PaymentProvider,
-  type ProviderRequestJournal,
+  type ProviderRequestLog,
   type RefundAnswer,
   type RefundRequest,
 } from '../../src/providers/provider';
@@ -48,13 +48,13 @@ describe("M-Pesa refunds by Daraja's Reversal (docs/providers.md#m-pesa) against
   let fake: DarajaFake;
   let sink: CallbackSink;
   let settings: MpesaSettings;
-  let journal: ProviderRequestJournal;
+  let requestLog: ProviderRequestLog;
   let mpesa: PaymentProvider;
   let callbackUrl: string;
 
   before(async () => {
     fake = await startDarajaFake({ approvalDelayMs: 50 });
-    journal = memoryRequestJournal();
+    requestLog = memoryRequestLog();
     settings = mpesaSettingsSchema.parse({
       baseUrl: fake.url,
       consumerKey: 'daraja-consumer-key',
@@ -65,7 +65,7 @@ describe("M-Pesa refunds by Daraja's Reversal (docs/providers.md#m-pesa) against
       initiatorName: fake.initiatorName,
       securityCredential: fake.securityCredential,
     });
-    mpesa = createMpesaProvider(settings, { callbackSecret: CALLBACK_SECRET, journal });
+    mpesa = createMpesaProvider(settings, { callbackSecret: CALLBACK_SECRET, requestLog });
     // The callback route's part: the adapter authenticates and parses; a refusal is 401.
     sink = await startCallbackSink(mpesa);
     callbackUrl = sink.callbackUrl;
@@ -82,7 +82,7 @@ describe("M-Pesa refunds by Daraja's Reversal (docs/providers.md#m-pesa) against
     const initiation = initiateRequest(phone, { amount: 15_000, currency: 'KES', description: 'Tea', callbackUrl });
     await mpesa.initiate(initiation);
     expect((await settledAnswer(mpesa, initiation.paymentId)).outcome.status).to.equal('completed');
-    for (let i = 0; i < 100 && !(await mpesaReceiptOf(journal, initiation.paymentId)); i += 1) await sleep(20);
+    for (let i = 0; i < 100 && !(await mpesaReceiptOf(requestLog, initiation.paymentId)); i += 1) await sleep(20);
     const push = fake.pushes.find((p) => `+${p.phoneNumber}` === phone) as DarajaPush;
     return { paymentId: initiation.paymentId, push };
   }
@@ -113,14 +113,14 @@ describe("M-Pesa refunds by Daraja's Reversal (docs/providers.md#m-pesa) against
   it('declares whole refunds only, and without an initiator none', async () => {
     expect(mpesa.supports).to.deep.equal({ cancel: false, refund: true, partialRefund: false });
     const { initiatorName: _name, securityCredential: _credential, ...collectOnly } = settings;
-    const without = createMpesaProvider(collectOnly, { callbackSecret: CALLBACK_SECRET, journal });
+    const without = createMpesaProvider(collectOnly, { callbackSecret: CALLBACK_SECRET, requestLog });
     expect(without.supports).to.deep.equal({ cancel: false, refund: false, partialRefund: false });
     expect(await rejectionOf(without.refund(refundOf('pay_x')))).to.be.instanceOf(ProviderUnsupported);
   });
 
   it("keeps the push's MpesaReceiptNumber and reverses the whole payment by it; the result callback says reversed", async () => {
     const { paymentId, push } = await collected();
-    expect(await mpesaReceiptOf(journal, paymentId)).to.equal(push.receipt);
+    expect(await mpesaReceiptOf(requestLog, paymentId)).to.equal(push.receipt);
     const refund = refundOf(paymentId);
     const refundId = refund.idempotencyKey.replace('refund:', '');
     expect(await mpesa.refund(refund)).to.deep.equal({ status: 'pending' });

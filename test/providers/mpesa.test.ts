@@ -4,19 +4,19 @@
  * result codes mapped onto ours through the query, the query's "being processed" answer, and above all no second
  * prompt: a retried or concurrent initiation, a push answered 500 or never answered, never pushes again, and such a
  * payment is settled by its per-payment callback, which names the CheckoutRequestID, and then the query. The requests
- * journal is also checked on PostgreSQL, where the API and the workers share it.
+ * request log is also checked on PostgreSQL, where the API and the workers share it.
  */
 import { expect } from 'chai';
-import { createProviderRequestJournal } from '../../src/db/provider-requests';
+import { createProviderRequestLog } from '../../src/db/provider-requests';
 import { newId } from '../../src/lib/ids';
 import {
-  memoryRequestJournal,
+  memoryRequestLog,
   ProviderRefusal,
   ProviderUnsupported,
   type CallbackRequest,
   type InitiateRequest,
   type PaymentProvider,
-  type ProviderRequestJournal,
+  type ProviderRequestLog,
 } from '../../src/providers/provider';
 import { createMpesaProvider, darajaTimestamp, MpesaAuthenticationError } from '../../src/providers/mpesa/adapter';
 import { mpesaCallbackToken } from '../../src/providers/mpesa/callback';
@@ -37,7 +37,7 @@ describe('M-Pesa adapter (mpesa, docs/providers.md#m-pesa) against the Daraja fa
   let fake: DarajaFake;
   let sink: Receiver;
   let settings: MpesaSettings;
-  let journal: ProviderRequestJournal;
+  let requestLog: ProviderRequestLog;
   let mpesa: PaymentProvider;
   let callbackUrl: string;
 
@@ -52,8 +52,8 @@ describe('M-Pesa adapter (mpesa, docs/providers.md#m-pesa) against the Daraja fa
       passkey: fake.passkey,
       timeoutMs: TIMEOUT_MS,
     });
-    journal = memoryRequestJournal();
-    mpesa = createMpesaProvider(settings, { callbackSecret: CALLBACK_SECRET, journal });
+    requestLog = memoryRequestLog();
+    mpesa = createMpesaProvider(settings, { callbackSecret: CALLBACK_SECRET, requestLog });
     callbackUrl = `${sink.origin}/v1/provider-callbacks/mpesa`;
   });
   after(async () => {
@@ -122,11 +122,11 @@ describe('M-Pesa adapter (mpesa, docs/providers.md#m-pesa) against the Daraja fa
     it('keeps refused credentials an unknown answer, claims nothing, and pushes once they are right', async () => {
       const wrong = createMpesaProvider(
         { ...settings, consumerSecret: 'wrong' },
-        { callbackSecret: CALLBACK_SECRET, journal },
+        { callbackSecret: CALLBACK_SECRET, requestLog },
       );
       const req = request(safaricomNumber());
       expect(await rejectionOf(wrong.initiate(req))).to.be.instanceOf(MpesaAuthenticationError);
-      expect(await journal.find('mpesa', req.paymentId)).to.equal(undefined);
+      expect(await requestLog.find('mpesa', req.paymentId)).to.equal(undefined);
       await mpesa.initiate(req);
       expect(pushesTo(req.customer)).to.have.length(1);
     });
@@ -140,7 +140,7 @@ describe('M-Pesa adapter (mpesa, docs/providers.md#m-pesa) against the Daraja fa
       ]) {
         const req = request(safaricomNumber(), overrides);
         expect(await rejectionOf(mpesa.initiate(req)), JSON.stringify(overrides)).to.be.instanceOf(ProviderRefusal);
-        expect(await journal.find('mpesa', req.paymentId)).to.equal(undefined);
+        expect(await requestLog.find('mpesa', req.paymentId)).to.equal(undefined);
       }
     });
   });
@@ -188,7 +188,7 @@ describe('M-Pesa adapter (mpesa, docs/providers.md#m-pesa) against the Daraja fa
 
     it('concurrent initiations of one payment (two workers) send one push', async () => {
       const req = request(safaricomNumber(DARAJA_FAKE_NUMBERS.silent));
-      const other = createMpesaProvider(settings, { callbackSecret: CALLBACK_SECRET, journal });
+      const other = createMpesaProvider(settings, { callbackSecret: CALLBACK_SECRET, requestLog });
       await Promise.all([mpesa.initiate(req), other.initiate(req), mpesa.initiate(req)]);
       expect(pushesTo(req.customer)).to.have.length(1);
     });
@@ -292,10 +292,10 @@ describe('M-Pesa adapter (mpesa, docs/providers.md#m-pesa) against the Daraja fa
     });
   });
 
-  describe('the requests journal on PostgreSQL (shared by the API and the workers)', () => {
+  describe('the request log on PostgreSQL (shared by the API and the workers)', () => {
     it('claims a key once among concurrent claims, and keeps the first reference', async () => {
       const { db } = await getStack();
-      const shared = createProviderRequestJournal(db);
+      const shared = createProviderRequestLog(db);
       const key = newId('pay_');
       const claims = await Promise.all(Array.from({ length: 5 }, () => shared.claim('mpesa', key)));
       expect(claims.filter(Boolean)).to.have.length(1);

@@ -17,18 +17,18 @@
  *
  * Decisions:
  * - No second prompt, ever: the push takes no idempotency key, so each payment's push is claimed in the shared
- *   {@link ProviderRequestJournal} before it is sent, and a payment whose push was claimed is never pushed again, by
+ *   {@link ProviderRequestLog} before it is sent, and a payment whose push was claimed is never pushed again, by
  *   any retry in any process. Validation and the access token come first, so what fails before the claim is
  *   retried safely.
  * - The provider reference is the payment id: it is known before the push, so the per-payment callback URL, the
  *   lookup of a callback and the workflow's reference agree whether or not the push's answer came. The push's
- *   CheckoutRequestID, which the query needs, is recorded in the journal from the push's answer or, when that answer
- *   was lost, from the result callback.
+ *   CheckoutRequestID, which the query needs, is recorded in the request log from the push's answer or, when that
+ *   answer was lost, from the result callback.
  * - The receipt number (docs/payments.md#payment-record `provider_receipt_number`) is the success callback's
  *   `MpesaReceiptNumber`, the id the customer gets by SMS: the query does not return it (its answer is ResultCode and
- *   ResultDesc only), so the callback keeps it in the journal and the status answer that confirms the success carries
- *   it. A success the query alone confirmed (its callback lost) has none; Transaction Status cannot find an STK push
- *   without it (it asks by receipt number or OriginatorConversationID), so the payment shows null.
+ *   ResultDesc only), so the callback keeps it in the request log and the status answer that confirms the success
+ *   carries it. A success the query alone confirmed (its callback lost) has none; Transaction Status cannot find an
+ *   STK push without it (it asks by receipt number or OriginatorConversationID), so the payment shows null.
  * - An unknown answer to the push (time-out, connection error, an undocumented 5xx or body) is not retried: the
  *   payment stays `pending`, settled by the result callback and then the query, until its expiry; a result after
  *   the expiry is reconciled (docs/payments.md#states). A definite refusal (400, 500.001.1001) fails the payment.
@@ -48,7 +48,7 @@ import {
   type InitiateRequest,
   type ParsedCallback,
   type PaymentProvider,
-  type ProviderRequestJournal,
+  type ProviderRequestLog,
   type RefundAnswer,
   type RefundRequest,
 } from '../provider';
@@ -69,7 +69,7 @@ export interface MpesaDeps {
   /** HMAC key of the per-payment callback tokens (PROVIDER_CALLBACK_SECRET), at least 32 characters. */
   callbackSecret: string;
   /** Where pushes are claimed and their CheckoutRequestIDs kept, shared by every process. */
-  journal: ProviderRequestJournal;
+  requestLog: ProviderRequestLog;
   /** The HTTP client (default: global fetch). */
   fetch?: FetchLike;
   /** The clock of the token cache and the timestamps (default: now). */
@@ -100,17 +100,17 @@ export { darajaText } from './fields';
  * push, an unknown reference, a bad callback), and any other error for an unknown answer before the push or of the
  * query (time-out, 5xx, undocumented body, {@link MpesaAuthenticationError}).
  * @param settings base URL, credentials, short code, passkey, transaction type, time-out (ms) of every call
- * @param deps the callback secret, the requests journal, the HTTP client, the clock
+ * @param deps the callback secret, the request log, the HTTP client, the clock
  * @throws Error when `deps.callbackSecret` is shorter than 32 characters
  */
 export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): PaymentProvider {
   if (deps.callbackSecret.length < 32)
     throw new Error('the M-Pesa adapter needs a callback secret of at least 32 characters');
   const now = deps.now ?? (() => new Date());
-  const { journal, callbackSecret: secret } = deps;
+  const { requestLog, callbackSecret: secret } = deps;
   const client = createDarajaClient(settings, deps.fetch ?? fetch, now);
   const call = client.call;
-  const reversals = createMpesaReversals(settings, { callbackSecret: secret, journal, fetch: deps.fetch, now });
+  const reversals = createMpesaReversals(settings, { callbackSecret: secret, requestLog, fetch: deps.fetch, now });
 
   /** Short code, password and timestamp, as every M-Pesa Express call carries them. */
   function credentials(): { BusinessShortCode: string; Password: string; Timestamp: string } {
@@ -163,7 +163,9 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
         throw new ProviderRefusal(`M-Pesa did not send the prompt (${why.slice(0, 200)})`, 'provider_error');
       }
       // Kept for the query; should this write fail, the result callback records it.
-      await journal.recordReference(descriptor.code, request.paymentId, answer.data.CheckoutRequestID).catch(() => {});
+      await requestLog
+        .recordReference(descriptor.code, request.paymentId, answer.data.CheckoutRequestID)
+        .catch(() => {});
       return;
     }
     const error = darajaErrorOf(response);
@@ -212,20 +214,20 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
         nextAction: null,
       };
       // Claimed before anything is sent: a payment whose push was claimed is never pushed again (see above).
-      if (!(await journal.claim(descriptor.code, request.paymentId))) return pending;
+      if (!(await requestLog.claim(descriptor.code, request.paymentId))) return pending;
       await push(request, request.callbackUrl, msisdn);
       return pending;
     },
 
     async fetchStatus(providerReference: string): Promise<ProviderAnswer> {
-      const entry = await journal.find(descriptor.code, providerReference);
+      const entry = await requestLog.find(descriptor.code, providerReference);
       if (!entry) throw new ProviderRefusal(`no M-Pesa push was sent for ${providerReference}`);
       // The push's answer was lost and no callback has named its CheckoutRequestID yet: nothing to ask about.
       if (entry.reference === null) return { providerReference, outcome: { status: 'pending' } };
       const outcome = await query(entry.reference);
       if (outcome.status !== 'completed') return { providerReference, outcome };
       // The query names no receipt: the success callback's MpesaReceiptNumber, when one came (the module's comment).
-      const receipt = (await journal.find(descriptor.code, receiptKeyOf(providerReference)))?.reference;
+      const receipt = (await requestLog.find(descriptor.code, receiptKeyOf(providerReference)))?.reference;
       return { providerReference, outcome: receipt ? { ...outcome, receiptNumber: receipt } : outcome };
     },
 
@@ -248,9 +250,9 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
     parseCallback(request: CallbackRequest): Promise<ParsedCallback> {
       // A payout's B2C or Transaction Status result comes to the same route, on the payout's own URL; a refund's
       // reversal or Transaction Status result on the refund's.
-      if (request.query.payout !== undefined) return parseMpesaPayoutCallback(request, secret, journal);
-      if (request.query.refund !== undefined) return parseMpesaReversalCallback(request, secret, journal);
-      return parseMpesaCallback(request, secret, journal);
+      if (request.query.payout !== undefined) return parseMpesaPayoutCallback(request, secret, requestLog);
+      if (request.query.refund !== undefined) return parseMpesaReversalCallback(request, secret, requestLog);
+      return parseMpesaCallback(request, secret, requestLog);
     },
   };
 }

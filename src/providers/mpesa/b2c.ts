@@ -19,7 +19,7 @@
  * - the OriginatorConversationID is the payout id, and so is the provider reference: known before anything is sent,
  *   it names the payout in every callback and query;
  * - one B2C request per payout, ever: Daraja documents no duplicate check on the OriginatorConversationID, so the send
- *   is claimed in the shared requests journal first, and a payout whose send was claimed is never sent again by any
+ *   is claimed in the shared request log first, and a payout whose send was claimed is never sent again by any
  *   retry in any process. The token and every check come before the claim, so what fails before it is retried safely;
  * - the result is kept by the callback (./payout-callback.ts) and read here. Without one, the status call asks
  *   Daraja's Transaction Status query, whose result comes back by callback too: an unknown answer is settled by the
@@ -61,7 +61,7 @@ const SHILLING = 10 ** CURRENCY_EXPONENTS.KES;
 /**
  * The M-Pesa B2C rail for `settings`, or undefined when its initiator is not configured or no callback URL is (M-Pesa
  * then only collects).
- * @param deps the callback secret (per-payout callback tokens), the shared requests journal, the provider's callback
+ * @param deps the callback secret (per-payout callback tokens), the shared request log, the provider's callback
  *   URL, the HTTP client (default: global fetch) and the token cache's clock
  */
 export function createMpesaPayoutRail(
@@ -69,7 +69,7 @@ export function createMpesaPayoutRail(
   deps: PayoutRailDeps & { fetch?: FetchLike; now?: () => Date },
 ): PayoutRail | undefined {
   const { initiatorName, securityCredential } = settings;
-  const { callbackUrl, journal, callbackSecret } = deps;
+  const { callbackUrl, requestLog, callbackSecret } = deps;
   if (!initiatorName || !securityCredential || callbackUrl === null) return undefined;
   const client = createDarajaClient(settings, deps.fetch ?? fetch, deps.now ?? (() => new Date()));
   const partyA = settings.b2cShortcode ?? settings.shortcode;
@@ -78,7 +78,7 @@ export function createMpesaPayoutRail(
 
   /** The payout's kept result, if a callback brought one. */
   async function verdictOf(payoutId: string): Promise<B2cVerdict | undefined> {
-    const entry = await journal.find(descriptor.code, resultKeyOf(payoutId));
+    const entry = await requestLog.find(descriptor.code, resultKeyOf(payoutId));
     if (!entry?.reference) return undefined;
     const parsed = storedVerdict.safeParse(JSON.parse(entry.reference));
     return parsed.success ? parsed.data : undefined;
@@ -126,7 +126,7 @@ export function createMpesaPayoutRail(
       if (!answer.success) return unknown('undocumented answer');
       if (answer.data.ResponseCode !== '0') return unknown(`ResponseCode ${answer.data.ResponseCode}`);
       // Kept for the record; should this write fail, the result callback records it.
-      await journal
+      await requestLog
         .recordReference(descriptor.code, sendKeyOf(payoutId), answer.data.ConversationID)
         .catch(() => undefined);
       const verdict = await verdictOf(payoutId); // the result may have come before the answer
@@ -181,7 +181,7 @@ export function createMpesaPayoutRail(
         throw new PayoutRailUnavailable(`M-Pesa gave no access token: ${providerFailureCause(error)}`);
       }
       // Claimed before anything is sent: a payout whose B2C request was claimed is never sent again (see above).
-      if (!(await journal.claim(descriptor.code, sendKeyOf(payoutId))))
+      if (!(await requestLog.claim(descriptor.code, sendKeyOf(payoutId))))
         return {
           outcome: 'unknown',
           providerReference: payoutId,
@@ -213,7 +213,7 @@ export function createMpesaPayoutRail(
       if (!PAYOUT_ID.test(providerReference)) return { outcome: 'not_received', providerReference };
       const kept = await verdictOf(providerReference);
       if (kept) return answerOf(providerReference, kept);
-      const sent = await journal.find(descriptor.code, sendKeyOf(providerReference));
+      const sent = await requestLog.find(descriptor.code, sendKeyOf(providerReference));
       if (!sent) return { outcome: 'not_received', providerReference };
       const failed = await askTransactionStatus(providerReference);
       return {

@@ -8,7 +8,7 @@
  * a later reversal (./receipt.ts), and the workflow confirms the hint with the query before acting.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ProviderRefusal, type CallbackRequest, type ParsedCallback, type ProviderRequestJournal } from '../provider';
+import { ProviderRefusal, type CallbackRequest, type ParsedCallback, type ProviderRequestLog } from '../provider';
 import { descriptor } from './descriptor';
 import { keepMpesaReceipt } from './receipt';
 import { callbackBody, outcomeOf } from './statuses';
@@ -61,7 +61,7 @@ export function verifyMpesaCallbackToken(paymentId: string, token: string | unde
 export async function parseMpesaCallback(
   request: CallbackRequest,
   secret: string,
-  journal: ProviderRequestJournal,
+  requestLog: ProviderRequestLog,
 ): Promise<ParsedCallback> {
   const paymentId = request.query.payment ?? '';
   if (!verifyMpesaCallbackToken(paymentId, request.query.token, secret))
@@ -75,13 +75,13 @@ export async function parseMpesaCallback(
   const parsed = callbackBody.safeParse(json);
   if (!parsed.success) throw new ProviderRefusal('the M-Pesa callback body is not an STK push result');
   const result = parsed.data.Body.stkCallback;
-  const recorded = await journal.recordReference(descriptor.code, paymentId, result.CheckoutRequestID);
+  const recorded = await requestLog.recordReference(descriptor.code, paymentId, result.CheckoutRequestID);
   if (recorded === undefined) throw new ProviderRefusal('no M-Pesa push was sent for this payment');
   if (recorded !== result.CheckoutRequestID)
     throw new ProviderRefusal('the M-Pesa callback names another CheckoutRequestID than the push of this payment');
   const claimed = outcomeOf(result.ResultCode, result.ResultDesc).status;
   // Kept before the workflow is told, so the query that confirms the success finds it, and a reversal can name it
   // (docs/providers.md#m-pesa).
-  await keepMpesaReceipt(journal, paymentId, result);
+  await keepMpesaReceipt(requestLog, paymentId, result);
   return { providerReference: paymentId, claimed };
 }

@@ -12,6 +12,7 @@ import { variables, type MpesaSettings } from './settings';
 export const provider: LiveProvider<MpesaSettings> = {
   descriptor,
   variables,
-  createAdapter: (settings, { callbackSecret, journal }) => createMpesaProvider(settings, { callbackSecret, journal }),
+  createAdapter: (settings, { callbackSecret, requestLog }) =>
+    createMpesaProvider(settings, { callbackSecret, requestLog }),
   createPayoutRail: (settings, deps) => createMpesaPayoutRail(settings, deps),
 };

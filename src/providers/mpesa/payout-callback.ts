@@ -5,11 +5,11 @@
  * `…/v1/provider-callbacks/mpesa` with `?payout=<po_…>&token=<hex HMAC-SHA256 of "mpesa-payout:" + payout id, keyed
  * with the callback secret>&result=<b2c|status|timeout>`. The token is checked before anything else.
  *
- * A definite result (paid, or refused with its reason) is kept in the shared requests journal under the payout's
+ * A definite result (paid, or refused with its reason) is kept in the shared request log under the payout's
  * result key, first one wins: a repeated or late callback, or a status result after the B2C result, changes nothing.
  * The payout's workflow reads it with the rail's status call (./b2c.ts); the callback itself signals nothing.
  */
-import { ProviderRefusal, type CallbackRequest, type ParsedCallback, type ProviderRequestJournal } from '../provider';
+import { ProviderRefusal, type CallbackRequest, type ParsedCallback, type ProviderRequestLog } from '../provider';
 import { callbackTokenMatches, callbackTokenOf } from './callback';
 import { descriptor } from './descriptor';
 import { b2cVerdictOf, darajaResult, statusVerdictOf, type B2cVerdict } from './payout-statuses';
@@ -20,9 +20,9 @@ const PAYOUT_ID = /^po_[A-Za-z0-9]{24}$/;
 /** The kinds of result a payout's callback URL receives. */
 export type PayoutCallbackKind = 'b2c' | 'status' | 'timeout';
 
-/** The journal key claimed before a payout's one B2C request is sent; its reference is Daraja's ConversationID. */
+/** The request log key claimed before a payout's one B2C request is sent; its reference is Daraja's ConversationID. */
 export const sendKeyOf = (payoutId: string): string => `payout:${payoutId}`;
-/** The journal key holding a payout's definite result (a {@link B2cVerdict} as JSON). */
+/** The request log key holding a payout's definite result (a {@link B2cVerdict} as JSON). */
 export const resultKeyOf = (payoutId: string): string => `payout-result:${payoutId}`;
 
 /** The callback token of the payout `payoutId`: hex HMAC-SHA256 of `mpesa-payout:` + payoutId, keyed with `secret`. */
@@ -58,13 +58,13 @@ export function verifyMpesaPayoutCallbackToken(payoutId: string, token: string |
  * @returns true when this call kept it, false when an earlier result stands
  */
 export async function keepVerdict(
-  journal: ProviderRequestJournal,
+  requestLog: ProviderRequestLog,
   payoutId: string,
   verdict: B2cVerdict,
 ): Promise<boolean> {
   const key = resultKeyOf(payoutId);
-  if (!(await journal.claim(descriptor.code, key))) return false;
-  await journal.recordReference(descriptor.code, key, JSON.stringify(verdict));
+  if (!(await requestLog.claim(descriptor.code, key))) return false;
+  await requestLog.recordReference(descriptor.code, key, JSON.stringify(verdict));
   return true;
 }
 
@@ -79,12 +79,12 @@ export async function keepVerdict(
 export async function parseMpesaPayoutCallback(
   request: CallbackRequest,
   secret: string,
-  journal: ProviderRequestJournal,
+  requestLog: ProviderRequestLog,
 ): Promise<ParsedCallback> {
   const payoutId = request.query.payout ?? '';
   if (!verifyMpesaPayoutCallbackToken(payoutId, request.query.token, secret))
     throw new ProviderRefusal('the M-Pesa payout callback token is missing or not valid');
-  if ((await journal.find(descriptor.code, sendKeyOf(payoutId))) === undefined)
+  if ((await requestLog.find(descriptor.code, sendKeyOf(payoutId))) === undefined)
     throw new ProviderRefusal('no M-Pesa B2C payment was sent for this payout');
   const answer = { providerReference: payoutId, claimed: 'pending' as const, payoutId, recorded: false };
   let json: unknown;
@@ -105,9 +105,9 @@ export async function parseMpesaPayoutCallback(
     if (result.OriginatorConversationID !== undefined && result.OriginatorConversationID !== payoutId)
       throw new ProviderRefusal('the M-Pesa B2C result names another OriginatorConversationID than this payout');
     if (result.ConversationID)
-      await journal.recordReference(descriptor.code, sendKeyOf(payoutId), result.ConversationID);
+      await requestLog.recordReference(descriptor.code, sendKeyOf(payoutId), result.ConversationID);
     verdict = b2cVerdictOf(result);
   }
   if (!verdict) return answer;
-  return { ...answer, recorded: await keepVerdict(journal, payoutId, verdict) };
+  return { ...answer, recorded: await keepVerdict(requestLog, payoutId, verdict) };
 }

@@ -154,7 +154,7 @@ export function statusVerdictOf(result: DarajaResult): B2cVerdict | undefined {
   return undefined;
 }
 
-/** A verdict as kept in the requests journal (JSON). */
+/** A verdict as kept in the request log (JSON). */
 export const storedVerdict = z.union([
   z.object({ outcome: z.literal('paid'), transactionId: z.string().optional() }),
   z.object({

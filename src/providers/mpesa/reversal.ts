@@ -24,11 +24,11 @@
  *
  * Decisions:
  * - one reversal per refund, ever: the Reversal takes no idempotency key, so the refund's request is claimed in the
- *   shared requests journal before it is sent, as every M-Pesa request is (docs/providers.md#m-pesa); a reversal
+ *   shared request log before it is sent, as every M-Pesa request is (docs/providers.md#m-pesa); a reversal
  *   whose answer was lost is not sent again, and its result callback decides it;
  * - every ResultURL is the refund's own (`…/v1/provider-callbacks/mpesa?refund=<ref_…>&token=<hex HMAC-SHA256 of
  *   "mpesa-refund:" + refund id>&result=<reversal|status|timeout>`), since Daraja signs nothing; the first definite
- *   result is kept in the journal under the refund's result key, and the refund's status call reads it back;
+ *   result is kept in the request log under the refund's result key, and the refund's status call reads it back;
  * - a refund whose result callback was lost is asked with Transaction Status (by the OriginatorConversationID of the
  *   reversal's acknowledgement); its result comes by callback and is kept the same way;
  * - "already reversed" (`R000001`) counts as reversed: the payment's money is back with the customer (only one refund
@@ -43,7 +43,7 @@ import {
   ProviderRefusal,
   type CallbackRequest,
   type ParsedCallback,
-  type ProviderRequestJournal,
+  type ProviderRequestLog,
   type RefundAnswer,
   type RefundRequest,
 } from '../provider';
@@ -71,12 +71,12 @@ const REFUND_ID = /^ref_[A-Za-z0-9]{24}$/;
 /** The kinds of result a refund's callback URL receives. */
 export type ReversalCallbackKind = 'reversal' | 'status' | 'timeout';
 
-/** The journal key claimed before a refund's one reversal is sent; its reference is the OriginatorConversationID. */
+/** The request log's key claimed before a refund's one reversal is sent; its reference: OriginatorConversationID. */
 export const reversalKeyOf = (refundId: string): string => `reversal:${refundId}`;
-/** The journal key holding a refund's definite result (a {@link ReversalVerdict} as JSON). */
+/** The request log key holding a refund's definite result (a {@link ReversalVerdict} as JSON). */
 export const reversalResultKeyOf = (refundId: string): string => `reversal-result:${refundId}`;
 
-/** A refund's definite result, as kept in the journal. */
+/** A refund's definite result, as kept in the request log. */
 const reversalVerdict = z.union([
   z.object({ status: z.literal('succeeded'), refundReference: z.string().min(1) }),
   z.object({ status: z.literal('failed'), failureMessage: z.string().min(1) }),
@@ -144,18 +144,18 @@ export function reversalStatusVerdictOf(result: DarajaResult): ReversalVerdict |
 }
 
 /** The refund's kept result, if a callback brought one. */
-async function verdictOf(journal: ProviderRequestJournal, refundId: string): Promise<ReversalVerdict | undefined> {
-  const entry = await journal.find(descriptor.code, reversalResultKeyOf(refundId));
+async function verdictOf(requestLog: ProviderRequestLog, refundId: string): Promise<ReversalVerdict | undefined> {
+  const entry = await requestLog.find(descriptor.code, reversalResultKeyOf(refundId));
   if (!entry?.reference) return undefined;
   const parsed = reversalVerdict.safeParse(JSON.parse(entry.reference));
   return parsed.success ? parsed.data : undefined;
 }
 
 /** Keeps `verdict` as the refund's result unless one is kept. @returns true when this call kept it */
-async function keepVerdict(journal: ProviderRequestJournal, refundId: string, verdict: ReversalVerdict) {
+async function keepVerdict(requestLog: ProviderRequestLog, refundId: string, verdict: ReversalVerdict) {
   const key = reversalResultKeyOf(refundId);
-  if (!(await journal.claim(descriptor.code, key))) return false;
-  await journal.recordReference(descriptor.code, key, JSON.stringify(verdict));
+  if (!(await requestLog.claim(descriptor.code, key))) return false;
+  await requestLog.recordReference(descriptor.code, key, JSON.stringify(verdict));
   return true;
 }
 
@@ -170,7 +170,7 @@ async function keepVerdict(journal: ProviderRequestJournal, refundId: string, ve
 export async function parseMpesaReversalCallback(
   request: CallbackRequest,
   secret: string,
-  journal: ProviderRequestJournal,
+  requestLog: ProviderRequestLog,
 ): Promise<ParsedCallback> {
   const refundId = request.query.refund ?? '';
   if (
@@ -179,7 +179,7 @@ export async function parseMpesaReversalCallback(
     !callbackTokenMatches(`mpesa-refund:${refundId}`, request.query.token, secret)
   )
     throw new ProviderRefusal('the M-Pesa refund callback token is missing or not valid');
-  const sent = await journal.find(descriptor.code, reversalKeyOf(refundId));
+  const sent = await requestLog.find(descriptor.code, reversalKeyOf(refundId));
   if (sent === undefined) throw new ProviderRefusal('no M-Pesa reversal was sent for this refund');
   const answer = { providerReference: refundId, claimed: 'pending' as const, refundId, recorded: false };
   let json: unknown;
@@ -202,13 +202,13 @@ export async function parseMpesaReversalCallback(
     verdict = reversalVerdictOf(result);
   }
   if (!verdict) return answer;
-  return { ...answer, recorded: await keepVerdict(journal, refundId, verdict) };
+  return { ...answer, recorded: await keepVerdict(requestLog, refundId, verdict) };
 }
 
 /** What the reversals need besides the settings. */
 export interface MpesaReversalDeps {
   callbackSecret: string;
-  journal: ProviderRequestJournal;
+  requestLog: ProviderRequestLog;
   fetch?: FetchLike;
   now?: () => Date;
 }
@@ -228,7 +228,7 @@ export function createMpesaReversals(
   | undefined {
   const { initiatorName, securityCredential } = settings;
   if (!initiatorName || !securityCredential) return undefined;
-  const { journal, callbackSecret } = deps;
+  const { requestLog, callbackSecret } = deps;
   const client = createDarajaClient(settings, deps.fetch ?? fetch, deps.now ?? (() => new Date()));
   const organisation = settings.partyB ?? settings.shortcode;
 
@@ -259,16 +259,16 @@ export function createMpesaReversals(
       if (!ack.success || ack.data.ResponseCode !== '0')
         throw new ProviderUnknownAnswer(`POST ${REVERSAL_PATH}: undocumented answer (HTTP 200)`, 200);
       if (ack.data.OriginatorConversationID)
-        await journal
+        await requestLog
           .recordReference(descriptor.code, reversalKeyOf(refundId), ack.data.OriginatorConversationID)
           .catch(() => undefined);
-      return (await verdictOf(journal, refundId)) ?? { status: 'pending' };
+      return (await verdictOf(requestLog, refundId)) ?? { status: 'pending' };
     }
     const error = darajaErrorOf(response);
     if (response.status === 400 && error.errorCode !== undefined) {
       const why = [error.errorCode, error.errorMessage].filter(Boolean).join(': ').slice(0, 200);
       const refused: ReversalVerdict = { status: 'failed', failureMessage: `M-Pesa refused the reversal (${why})` };
-      await keepVerdict(journal, refundId, refused);
+      await keepVerdict(requestLog, refundId, refused);
       return refused;
     }
     throw new ProviderUnknownAnswer(
@@ -284,9 +284,9 @@ export function createMpesaReversals(
       if (request.currency !== 'KES') return failed(`M-Pesa refunds KES, not ${request.currency}`);
       if (request.amount !== request.paymentAmount)
         throw new ProviderRefusal('M-Pesa reverses the whole payment only: refund the full amount or nothing');
-      const kept = await verdictOf(journal, refundId);
+      const kept = await verdictOf(requestLog, refundId);
       if (kept) return kept;
-      const receipt = request.receiptNumber ?? (await mpesaReceiptOf(journal, request.providerReference));
+      const receipt = request.receiptNumber ?? (await mpesaReceiptOf(requestLog, request.providerReference));
       if (!receipt)
         return failed(
           "the payment's M-Pesa receipt number is not known (its result callback never came), so it cannot be reversed through the API: reverse it on the M-Pesa org portal",
@@ -295,7 +295,7 @@ export function createMpesaReversals(
         return failed('M-Pesa answers a reversal only by callback: PROVIDER_CALLBACK_BASE_URL is not set');
       await client.token(); // before the claim: a refused or lost token request is retried and may still send
       // Claimed before anything is sent: a refund's reversal is never sent twice (see the module's comment).
-      if (!(await journal.claim(descriptor.code, reversalKeyOf(refundId)))) return { status: 'pending' };
+      if (!(await requestLog.claim(descriptor.code, reversalKeyOf(refundId)))) return { status: 'pending' };
       const urlOf = (kind: ReversalCallbackKind) =>
         mpesaRefundCallbackUrl(request.callbackUrl as string, refundId, kind, callbackSecret);
       let response: ProviderHttpResponse;
@@ -322,9 +322,9 @@ export function createMpesaReversals(
 
     async fetchRefund(request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
       const refundId = refundIdOf(request);
-      const kept = await verdictOf(journal, refundId);
+      const kept = await verdictOf(requestLog, refundId);
       if (kept) return kept;
-      const sent = await journal.find(descriptor.code, reversalKeyOf(refundId));
+      const sent = await requestLog.find(descriptor.code, reversalKeyOf(refundId));
       if (!sent) return { status: 'not_received' };
       // Acknowledged and no result came: Transaction Status asks, and its result callback decides.
       if (sent.reference !== null && request.callbackUrl)
