@@ -1,0 +1,201 @@
+/**
+ * The route docs of one feature (src/api/openapi.ts builds the document from every feature's): Documents and the live-
+ * access review.
+ */
+import { z } from '../../lib/zod';
+import * as out from '../../views';
+import * as example from '../schemas/examples';
+import { kycUploadFields, businessUploadFields } from '../schemas/documents';
+import { liveAccessRequestBody, respondBody } from '../schemas/live-access';
+import { documentFile, ok, type RouteDoc } from './shared';
+
+/** Documents and the live-access review. */
+export const liveAccessRouteDocs: RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/v1/documents/upload/kyc',
+    operationId: 'uploadIdentityDocument',
+    tag: 'Live access',
+    summary: 'Upload an identity document',
+    description:
+      "A passport, a driver's licence, or one side of a national ID (`side` `front` or `back`), as a PDF, JPEG or PNG of at most 10 MB. Replaces the current document of its type and side.",
+    security: ['session'],
+    body: z.object({
+      document: documentFile,
+      document_type: kycUploadFields.shape.document_type,
+      side: kycUploadFields.shape.side,
+    }),
+    bodyContentType: 'multipart/form-data',
+    bodyExample: { document: '(file contents)', document_type: 'passport' },
+    success: {
+      status: 201,
+      description: 'The stored document',
+      schema: out.envelope(out.document),
+      example: ok('Document uploaded', example.document),
+    },
+    codes: [
+      'unsupported_file_type',
+      'file_too_large',
+      {
+        code: 'conflict',
+        when: 'Your account holds as many documents as it may; see the upload limits.',
+        message: 'this account has reached its document quota',
+      },
+    ],
+  },
+  {
+    method: 'post',
+    path: '/v1/documents/upload/business',
+    operationId: 'uploadBusinessDocument',
+    tag: 'Live access',
+    summary: 'Upload a business document',
+    description:
+      'A business registration certificate (the default `document_type`), a tax identification or a business licence, as a PDF, JPEG or PNG of at most 10 MB. Replaces the current document of its type.',
+    security: ['session'],
+    body: z.object({ document: documentFile, document_type: businessUploadFields.shape.document_type }),
+    bodyContentType: 'multipart/form-data',
+    bodyExample: { document: '(file contents)', document_type: 'business_registration' },
+    success: {
+      status: 201,
+      description: 'The stored document',
+      schema: out.envelope(out.document),
+      example: ok('Document uploaded', {
+        ...example.document,
+        category: 'business',
+        document_type: 'business_registration',
+        file_name: 'certificate.pdf',
+      }),
+    },
+    codes: [
+      'unsupported_file_type',
+      'file_too_large',
+      {
+        code: 'conflict',
+        when: 'Your account holds as many documents as it may; see the upload limits.',
+        message: 'this account has reached its document quota',
+      },
+    ],
+  },
+  {
+    method: 'get',
+    path: '/v1/documents',
+    operationId: 'listDocuments',
+    tag: 'Live access',
+    summary: 'List uploaded documents',
+    security: ['session'],
+    success: {
+      status: 200,
+      description: 'Documents',
+      schema: out.envelope(
+        z.object({
+          documents: z.array(out.document).openapi({ description: 'Your uploaded documents' }),
+        }),
+      ),
+      example: ok('Documents retrieved', { documents: [example.document] }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/developer/live-access/request',
+    operationId: 'requestLiveAccess',
+    tag: 'Live access',
+    summary: 'Request live access',
+    description:
+      "Starts the review of your business for live payments. Needs an identity document (a passport, a driver's licence, or both sides of a national ID) and a business registration certificate uploaded first; one request at a time.",
+    security: ['session'],
+    body: liveAccessRequestBody,
+    bodyExample: {
+      business_name: 'Kigali Books',
+      business_type: 'e_commerce',
+      business_website: 'https://kigalibooks.example.com',
+      expected_monthly_volume: 5000000,
+      use_case: 'Online book shop collecting mobile money and card payments in Rwanda',
+      compliance_acknowledged: true,
+    },
+    success: {
+      status: 201,
+      description: 'The request, under review',
+      schema: out.envelope(out.liveAccessStatus),
+      example: ok('Live access requested', example.liveAccessStatus),
+    },
+    codes: [
+      {
+        code: 'documents_missing',
+        details: [{ field: 'business_registration', message: 'upload a business registration certificate' }],
+      },
+      {
+        code: 'conflict',
+        when: 'Live access is granted already, or a request is still open.',
+        message: 'live access is already granted to this account',
+      },
+    ],
+  },
+  {
+    method: 'get',
+    path: '/v1/developer/live-access/status',
+    operationId: 'retrieveLiveAccessStatus',
+    tag: 'Live access',
+    summary: 'Live access status',
+    security: ['session'],
+    success: {
+      status: 200,
+      description: 'The status',
+      schema: out.envelope(out.liveAccessStatus),
+      example: ok('Live access status retrieved', example.liveAccessStatus),
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/developer/live-access/respond',
+    operationId: 'respondToLiveAccessReview',
+    tag: 'Live access',
+    summary: 'Answer the reviewers',
+    description: "Answers the reviewers' question when the request is `more_info_required`; the review then resumes.",
+    security: ['session'],
+    body: respondBody,
+    bodyExample: { message: 'Our business registration number is 108234567; the certificate is uploaded.' },
+    success: {
+      status: 200,
+      description: 'Recorded; the review resumed',
+      schema: out.envelope(out.liveAccessStatus),
+      example: ok('Response received; the review resumed', example.liveAccessStatus),
+    },
+    otherSuccess: [{ status: 202, description: 'Recorded; the review resumes shortly' }],
+    codes: [
+      {
+        code: 'conflict',
+        when: 'No request is waiting for information from you.',
+        message: 'no live access request is waiting for information from you (the request is under_review)',
+      },
+    ],
+  },
+  {
+    method: 'post',
+    path: '/v1/developer/live-access/live-key',
+    operationId: 'revealLiveKey',
+    tag: 'Live access',
+    summary: 'Reveal your first live key',
+    description:
+      'Answers the live secret key created when live access was approved, once: store it. Roll the live keys for a new one. Takes no body; one sent must be JSON, as on every endpoint.',
+    security: ['session'],
+    success: {
+      status: 200,
+      description: 'The live key; never shown again',
+      schema: out.envelope(out.revealedKey),
+      example: ok('Live key revealed; it is not shown again', example.revealedKey),
+    },
+    errors: [400, 404],
+    codes: [
+      {
+        code: 'not_found',
+        when: 'Live access has not been approved.',
+        message: 'no live key yet: live access has not been approved',
+      },
+      {
+        code: 'conflict',
+        when: 'The live key was revealed already.',
+        message: 'the live key was already revealed; it is shown only once (roll it for a new one)',
+      },
+    ],
+  },
+];

@@ -1,0 +1,215 @@
+/**
+ * The route docs of one feature (src/api/openapi.ts builds the document from every feature's): Payout destinations,
+ * payouts and the payout schedule.
+ */
+import { z } from '../../lib/zod';
+import {
+  createDestinationBody,
+  createPayoutBody,
+  destinationQuery,
+  listPayoutsQuery,
+  payoutScheduleBody,
+} from '../schemas/payouts';
+import * as out from '../../views';
+import * as example from '../schemas/examples';
+import { ok, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
+
+/** Payout destinations, payouts and the payout schedule. */
+export const payoutRouteDocs: RouteDoc[] = [
+  {
+    operationId: 'createPayoutDestination',
+    method: 'post',
+    path: '/v1/payout_destinations',
+    tag: 'Payouts',
+    summary: 'Add a payout destination',
+    description: `A mobile-money wallet (\`{type: mobile_money, phone_number}\`, E.164; its operator is found by prefix and, where the provider can say (MTN), its holder is looked up) or a bank account (\`{type: bank_account, bank_code, account_number, account_holder_name}\`). In live it needs a session token whose two-factor code is from the last 5 minutes, the owners are e-mailed, and it is usable 24 hours later; in the sandbox at once. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: destinationQuery,
+    body: createDestinationBody,
+    bodyExample: { type: 'mobile_money', phone_number: '+250788000001' },
+    success: {
+      status: 201,
+      description: 'The destination',
+      schema: out.envelope(out.payoutDestination),
+      example: ok('Payout destination created', example.payoutDestinationExample),
+    },
+  },
+  {
+    operationId: 'listPayoutDestinations',
+    method: 'get',
+    path: '/v1/payout_destinations',
+    tag: 'Payouts',
+    summary: 'List payout destinations',
+    description: `Your destinations, newest first, with their verification state. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: destinationQuery,
+    success: {
+      status: 200,
+      description: 'The destinations',
+      schema: out.envelope(
+        z.object({
+          payout_destinations: z
+            .array(out.payoutDestination)
+            .openapi({ description: 'Your destinations in this environment' }),
+        }),
+      ),
+      example: ok('Payout destinations retrieved', { payout_destinations: [example.payoutDestinationExample] }),
+    },
+  },
+  {
+    operationId: 'deletePayoutDestination',
+    method: 'delete',
+    path: '/v1/payout_destinations/{id}',
+    tag: 'Payouts',
+    summary: 'Delete a payout destination',
+    description: `No payout can go to it any more; payouts already made keep naming it. In live it needs the same step-up as adding one. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: destinationQuery,
+    success: {
+      status: 200,
+      description: 'Deleted',
+      schema: out.envelope(
+        z.object({
+          id: z.string().openapi({ description: 'The deleted destination' }),
+          deleted: z.literal(true).openapi({ description: 'Always `true`' }),
+        }),
+      ),
+      example: ok('Payout destination deleted', { id: example.payoutDestinationExample.id, deleted: true }),
+    },
+  },
+  {
+    operationId: 'createPayout',
+    method: 'post',
+    path: '/v1/payouts',
+    tag: 'Payouts',
+    summary: 'Create a payout',
+    description: `Sends \`amount\` minor units of your available balance to one of your destinations. Amount and payout fee (mobile money 1 %, bank a flat fee per currency) are reserved at once; the answer comes once the rail has the payout (\`in_transit\` or \`paid\`), refused it (\`failed\`, funds back) or is down (\`pending\` with \`pending_reason\`: it is sent when the rail is back), within 10 s. Send an \`Idempotency-Key\`: a retry with the same key answers the same payout. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: destinationQuery,
+    body: createPayoutBody,
+    bodyExample: { amount: 50_000, currency: 'RWF', destination: example.payoutDestinationExample.id },
+    idempotent: true,
+    success: {
+      status: 201,
+      description: 'The payout',
+      schema: out.envelope(out.payout),
+      example: ok('Payout created', example.payoutExample),
+    },
+    codes: [
+      'insufficient_balance',
+      {
+        code: 'conflict',
+        when: 'The live destination was added less than 24 hours ago.',
+        message: 'payout destination dst_6Yt8Ui0Op2As4Df6Gh8Jk0Lz is usable from 2026-11-25T12:00:00.000Z',
+      },
+      {
+        code: 'provider_unavailable',
+        when: 'No payout rail for this destination exists in this environment yet (the live bank rail). Nothing is reserved.',
+        message: 'no live payout rail for bank_transfer is configured yet; nothing was reserved',
+      },
+    ],
+  },
+  {
+    operationId: 'listPayouts',
+    method: 'get',
+    path: '/v1/payouts',
+    tag: 'Payouts',
+    summary: 'List payouts',
+    description: `Your payouts, newest first, in cursor pages as \`GET /v1/payments\`; filter by \`status\`, \`destination\` and \`created[gte|lte]\`. What a payout covers: \`GET /v1/balance_transactions?payout=po_…\`. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: listPayoutsQuery,
+    success: {
+      status: 200,
+      description: 'A page of payouts',
+      schema: out.envelope(
+        z.object({
+          payouts: z.array(out.payout).openapi({ description: 'Your payouts, newest first' }),
+          pagination: out.cursorPagination.openapi({
+            description: 'Where this page ends: `has_more` and `next_starting_after`',
+          }),
+        }),
+      ),
+      example: ok('Payouts retrieved', {
+        payouts: [example.payoutExample],
+        pagination: { limit: 10, has_more: false, next_starting_after: null },
+      }),
+    },
+  },
+  {
+    operationId: 'retrievePayout',
+    method: 'get',
+    path: '/v1/payouts/{id}',
+    tag: 'Payouts',
+    summary: 'Retrieve a payout',
+    description: `One payout with its status timeline; another merchant's id answers 404. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: destinationQuery,
+    success: {
+      status: 200,
+      description: 'The payout',
+      schema: out.envelope(out.payoutDetail),
+      example: ok('Payout retrieved', example.payoutDetailExample),
+    },
+  },
+  {
+    operationId: 'cancelPayout',
+    method: 'post',
+    path: '/v1/payouts/{id}/cancel',
+    tag: 'Payouts',
+    summary: 'Cancel a pending payout',
+    description: `While it is \`pending\` (its rail does not have it yet, e.g. while the rail is down): \`cancelled\`, amount and fee back to the balance. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: destinationQuery,
+    success: {
+      status: 200,
+      description: 'The cancelled payout',
+      schema: out.envelope(out.payout),
+      example: ok('Payout cancelled', {
+        ...example.payoutExample,
+        status: 'cancelled',
+        arrival_date: null,
+      }),
+    },
+    codes: ['payout_not_cancellable'],
+  },
+
+  {
+    operationId: 'retrievePayoutSchedule',
+    method: 'get',
+    path: '/v1/payout_schedule',
+    tag: 'Payouts',
+    summary: 'Retrieve the automatic payout setting',
+    description: `\`manual\` until you set one. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: destinationQuery,
+    success: {
+      status: 200,
+      description: 'The setting',
+      schema: out.envelope(out.payoutSchedule),
+      example: ok('Payout schedule retrieved', example.payoutScheduleExample),
+    },
+  },
+  {
+    operationId: 'updatePayoutSchedule',
+    method: 'put',
+    path: '/v1/payout_schedule',
+    tag: 'Payouts',
+    summary: 'Set automatic payouts',
+    description: `\`daily\` (06:00 UTC) or \`weekly\` (Mondays 06:00 UTC) pays out what your available balance in \`currency\` holds above \`minimum\`, less the payout fee, to \`destination\`; \`manual\` stops it. Each automatic payout names the balance transactions it covers: \`GET /v1/balance_transactions?payout=po_…\`. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: destinationQuery,
+    body: payoutScheduleBody,
+    bodyExample: {
+      schedule: 'daily',
+      destination: example.payoutDestinationExample.id,
+      currency: 'RWF',
+      minimum: 10_000,
+    },
+    success: {
+      status: 200,
+      description: 'The setting',
+      schema: out.envelope(out.payoutSchedule),
+      example: ok('Payout schedule updated', example.payoutScheduleExample),
+    },
+  },
+];

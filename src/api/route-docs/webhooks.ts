@@ -1,0 +1,213 @@
+/**
+ * The route docs of one feature (src/api/openapi.ts builds the document from every feature's): Webhook endpoints,
+ * their deliveries and attempts.
+ */
+import { z } from '../../lib/zod';
+import * as out from '../../views';
+import * as example from '../schemas/examples';
+import { createWebhookBody, emptyBody, listDeliveriesQuery, updateWebhookBody } from '../schemas/webhooks';
+import { ok, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
+
+/** Webhook endpoints, their deliveries and attempts. */
+export const webhookRouteDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/v1/developer/webhooks',
+    operationId: 'listWebhooks',
+    tag: 'Webhooks',
+    summary: 'List webhook endpoints',
+    description: DASHBOARD_CREDENTIALS,
+    security: DEVELOPER,
+    success: {
+      status: 200,
+      description: 'Webhooks',
+      schema: out.envelope(
+        z.object({
+          webhooks: z.array(out.webhook).openapi({ description: 'Your webhook endpoints in this environment' }),
+        }),
+      ),
+      example: ok('Webhooks retrieved', { webhooks: [example.webhook] }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/developer/webhooks',
+    operationId: 'createWebhook',
+    tag: 'Webhooks',
+    summary: 'Create a webhook endpoint',
+    description:
+      'Subscribes `url` to `events` (see the `webhooks` section for each payload). Live endpoints must be `https` and resolve to public addresses. The answer carries the signing secret, shown only here. At most 16 endpoints per environment.',
+    security: ['secretKey', 'session'],
+    body: createWebhookBody,
+    bodyExample: {
+      url: 'https://shop.example.com/paycollect/webhooks',
+      events: ['payment.completed', 'payment.failed', 'refund.completed'],
+      description: 'Order fulfilment',
+    },
+    success: {
+      status: 201,
+      description: 'The webhook with its signing secret, shown once',
+      schema: out.envelope(out.webhookWithSecret),
+      example: ok('Webhook created', example.webhookWithSecret),
+    },
+    codes: [
+      {
+        code: 'conflict',
+        when: 'The environment has 16 webhook endpoints already.',
+        message: 'at most 16 webhooks per merchant and environment; delete one first',
+      },
+    ],
+  },
+  {
+    method: 'get',
+    path: '/v1/developer/webhooks/{id}',
+    operationId: 'retrieveWebhook',
+    tag: 'Webhooks',
+    summary: 'Retrieve a webhook endpoint',
+    description: DASHBOARD_CREDENTIALS,
+    security: DEVELOPER,
+    success: {
+      status: 200,
+      description: 'The webhook',
+      schema: out.envelope(out.webhook),
+      example: ok('Webhook retrieved', example.webhook),
+    },
+  },
+  {
+    method: 'put',
+    path: '/v1/developer/webhooks/{id}',
+    operationId: 'updateWebhook',
+    tag: 'Webhooks',
+    summary: 'Update a webhook endpoint',
+    description:
+      'Changes any of `url`, `events`, `status` (`enabled` or `disabled`; enabling a `failed` endpoint takes it back) and `description`. Retries still to come use the new values.',
+    security: DEVELOPER,
+    body: updateWebhookBody,
+    bodyExample: { status: 'disabled' },
+    success: {
+      status: 200,
+      description: 'The webhook',
+      schema: out.envelope(out.webhook),
+      example: ok('Webhook updated', { ...example.webhook, status: 'disabled' }),
+    },
+  },
+  {
+    method: 'delete',
+    path: '/v1/developer/webhooks/{id}',
+    operationId: 'deleteWebhook',
+    tag: 'Webhooks',
+    summary: 'Delete a webhook endpoint',
+    description: 'Deletes the endpoint; deliveries waiting for a retry end `cancelled`.',
+    security: DEVELOPER,
+    body: emptyBody,
+    bodyExample: {},
+    success: {
+      status: 200,
+      description: 'Deleted',
+      schema: out.envelope(
+        z.object({
+          id: z.string().openapi({ description: 'The deleted endpoint, `whk_…`' }),
+          deleted: z.literal(true).openapi({ description: 'Always `true`: nothing more is delivered to it' }),
+        }),
+      ),
+      example: ok('Webhook deleted', { id: example.ids.webhook, deleted: true }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/developer/webhooks/{id}/test',
+    operationId: 'sendWebhookTest',
+    tag: 'Webhooks',
+    summary: 'Send a test delivery',
+    description:
+      "Sends one `webhook.test` event to the endpoint now, a single attempt, and answers its outcome. The endpoint's status does not change, whatever the answer.",
+    security: DEVELOPER,
+    body: emptyBody,
+    bodyExample: {},
+    success: {
+      status: 200,
+      description: "The attempt's outcome",
+      schema: out.envelope(out.testDelivery),
+      example: ok('Test delivery sent', example.testDelivery),
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/developer/webhooks/{id}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
+    tag: 'Webhooks',
+    summary: 'Rotate the signing secret',
+    description:
+      'Answers a new secret, shown only here. For 24 hours, until `previous_secret_expires_at`, every delivery is signed with both secrets, so you can deploy the new one at any moment that day.',
+    security: DEVELOPER,
+    body: emptyBody,
+    bodyExample: {},
+    success: {
+      status: 200,
+      description: 'The webhook with its new secret, shown once',
+      schema: out.envelope(out.webhookWithSecret),
+      example: ok('Webhook secret rotated', {
+        ...example.webhookWithSecret,
+        previous_secret_expires_at: '2026-11-25T10:00:00.000Z',
+      }),
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/developer/webhooks/{id}/deliveries',
+    operationId: 'listWebhookDeliveries',
+    tag: 'Webhooks',
+    summary: 'List deliveries',
+    description:
+      "The endpoint's deliveries with each attempt (time, status code, the first 1 KiB of the answer, duration, error), newest first.",
+    security: DEVELOPER,
+    query: listDeliveriesQuery,
+    success: {
+      status: 200,
+      description: 'A page of deliveries, newest first',
+      schema: out.envelope(
+        z.object({
+          deliveries: z
+            .array(out.delivery)
+            .openapi({ description: "This page of the endpoint's deliveries, with their attempts" }),
+          pagination: out.pagination,
+        }),
+      ),
+      example: ok('Deliveries retrieved', {
+        deliveries: [example.delivery],
+        pagination: { page: 1, limit: 10, total: 1, total_pages: 1 },
+      }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/developer/webhooks/{id}/deliveries/{delivery_id}/retry',
+    operationId: 'retryWebhookDelivery',
+    tag: 'Webhooks',
+    summary: 'Deliver an event again',
+    description: 'Starts a new delivery of the same event to the endpoint, with the full schedule of attempts.',
+    security: DEVELOPER,
+    body: emptyBody,
+    bodyExample: {},
+    success: {
+      status: 201,
+      description: 'The new delivery',
+      schema: out.envelope(out.delivery),
+      example: ok('Delivery retry started', {
+        ...example.delivery,
+        id: 'dlv_3Gh5Ij7Kl9Mn1Op3Qr5St7Uv',
+        status: 'pending',
+        attempt_count: 0,
+        attempts: [],
+        retry_of: example.ids.delivery,
+      }),
+    },
+    codes: [
+      {
+        code: 'conflict',
+        when: 'The endpoint is disabled or failed with 410 Gone (enable it first), or the delivery was a test.',
+        message: `webhook ${example.ids.webhook} is disabled; enable it before retrying a delivery`,
+      },
+    ],
+  },
+];
