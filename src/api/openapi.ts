@@ -1,9 +1,9 @@
 /**
  * The OpenAPI 3.1 document (docs/api.md#health), generated with @asteasolutions/zod-to-openapi from the same zod
  * schemas that validate requests, and the `/v1/openapi.json` and `/docs` routes (Swagger UI from
- * swagger-ui-dist, served locally). Every route of the app is listed in {@link ROUTE_DOCS} (one file a feature under src/api/route-docs/); a test
- * checks that none is missing, that every example parses with its schema, and that the document
- * passes Redocly's linter. Texts in the document are written for merchants: they cite no internal
+ * swagger-ui-dist, served locally). Every route of the app is listed in {@link ROUTE_DOCS}, one file a feature under
+ * src/api/route-docs/; a test checks that none is missing, that every example parses with its schema, and that the
+ * document passes Redocly's linter. Texts in the document are written for merchants: they cite no internal
  * decision ids. The `webhooks` section (src/api/schemas/webhook-events.ts) describes deliveries,
  * and clients/typescript/ is generated from this document (`npm run client:generate`).
  */
