@@ -238,6 +238,18 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
     .showHelpAfterError()
     .allowExcessArguments(false);
 
+  addLiveAccessCommands(program, resources, io);
+  addMerchantCommands(program, resources, io);
+  addOpsCommands(program, resources, io);
+  addReconciliationCommands(program, resources, io);
+  return program;
+}
+
+/**
+ * `live-access list|show|approve|reject|request-info` (docs/live-access.md#admin-command): a decision is sent to the
+ * request's review workflow and waited for up to `--wait` seconds.
+ */
+function addLiveAccessCommands(program: Command, resources: () => Resources, io: AdminIo): void {
   async function decideAndReport(id: string, decision: Decision, waitSeconds: number): Promise<void> {
     const outcome = await decide(resources().deps(), id, decision, waitSeconds * 1000);
     const verb = { approve: 'approved', reject: 'rejected', request_info: 'asked for more information on' }[
@@ -316,7 +328,10 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
         options.wait,
       );
     });
+}
 
+/** `merchant set-plan|set-limits|set-settlement-delay`: a merchant's plan, custom rate limits and settlement delay. */
+function addMerchantCommands(program: Command, resources: () => Resources, io: AdminIo): void {
   const merchant = program.command('merchant').description("set a merchant's plan and custom rate limits");
   merchant
     .command('set-plan')
@@ -346,7 +361,21 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
         ),
       );
     });
+  merchant
+    .command('set-settlement-delay')
+    .description("give a merchant its own days from completion to available funds, or 'default' for its providers'")
+    .argument('<mer_id>', 'the merchant id (mer_…)')
+    .argument('<days>', "whole days from 0 to 30, or 'default'")
+    .option('--operator <name>', 'who changes it, for the audit log', defaultReviewer())
+    .action(async (merchantId: string, days: string, options: { operator: string }) => {
+      const parsed = days === 'default' ? null : /^\d{1,2}$/.test(days) ? Number(days) : Number.NaN;
+      const now = await setSettlementDelay(resources().deps(), merchantId, parsed, options.operator);
+      io.out(`merchant ${merchantId}: settlement delay ${now === null ? "the providers'" : `${now} days`}\n`);
+    });
+}
 
+/** `ops …` (docs/operations.md#runbooks): the on-call tools. */
+function addOpsCommands(program: Command, resources: () => Resources, io: AdminIo): void {
   const ops = program
     .command('ops')
     .description(
@@ -433,7 +462,10 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
       const story = await paymentStory(await resources().operations(), paymentId);
       io.out(options.json ? `${printableJson(story)}\n` : formatStory(story));
     });
+}
 
+/** `recon …` (docs/reconciliation.md): reconciliation runs and exceptions. */
+function addReconciliationCommands(program: Command, resources: () => Resources, io: AdminIo): void {
   const recon = program
     .command('recon')
     .description("reconciliation against the providers' books (docs/reconciliation.md): runs and exceptions");
@@ -512,19 +544,6 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
           '\n',
       );
     });
-  merchant
-    .command('set-settlement-delay')
-    .description("give a merchant its own days from completion to available funds, or 'default' for its providers'")
-    .argument('<mer_id>', 'the merchant id (mer_…)')
-    .argument('<days>', "whole days from 0 to 30, or 'default'")
-    .option('--operator <name>', 'who changes it, for the audit log', defaultReviewer())
-    .action(async (merchantId: string, days: string, options: { operator: string }) => {
-      const parsed = days === 'default' ? null : /^\d{1,2}$/.test(days) ? Number(days) : Number.NaN;
-      const now = await setSettlementDelay(resources().deps(), merchantId, parsed, options.operator);
-      io.out(`merchant ${merchantId}: settlement delay ${now === null ? "the providers'" : `${now} days`}\n`);
-    });
-
-  return program;
 }
 
 /**
