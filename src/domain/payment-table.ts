@@ -577,6 +577,18 @@ export type Applied =
 /** A row {@link apply} took: the state after it, its effects and the refund concerned. */
 export type Taken = Extract<Applied, { ok: true }>;
 
+/**
+ * A row taken, as it is carried from where the table was applied to where its effects are performed: the state after
+ * it, its effects (causes filled in) and the refund concerned. Plain data (no functions), so it can be an activity's
+ * result kept in a workflow's history (docs/payments.md#workflow: the create decides once).
+ */
+export type Decision = Pick<Taken, 'state' | 'effects' | 'refund'>;
+
+/** `taken` as a {@link Decision}: without its row. */
+export function decisionOf(taken: Taken): Decision {
+  return { state: taken.state, effects: taken.effects, ...(taken.refund ? { refund: taken.refund } : {}) };
+}
+
 /** Why `event` has no row in `status`. */
 function noRow(status: PaymentStatus, event: PaymentEvent): Refusal {
   if (event.type === 'cancel') return { code: 'payment_not_cancellable', message: notCancellableMessage(status) };
