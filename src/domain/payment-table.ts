@@ -11,6 +11,7 @@ import type { ReconciliationExceptionKind } from './reconciliation';
 import { isOpen, type FailureCode, type NextAction, type PaymentSnapshot, type PaymentStatus } from './payment';
 import type { ProviderAnswer, ProviderOutcome } from './payment';
 import { refundableAmount, type RefundRecord } from './refund';
+import { describeRefundEffect, refundEffects } from './refund-table';
 
 /** The payment as its workflow holds it, with the refunds accepted and not yet settled (their amounts reserved). */
 export interface PaymentState {
@@ -380,7 +381,7 @@ function refundRows(from: PaymentStatus): PaymentRow[] {
           refundInFlight.test(s, e) ?? (from === 'completed' && !restLeft(s, e) ? notApplicable : undefined),
       },
       to: from,
-      effects: [write, { do: 'write_refund' }, emit('refund.completed'), post('refund:{id}:completed')],
+      effects: [write, ...refundEffects('refund_completed')],
       next: refundPaid,
     }),
   ];
@@ -394,7 +395,7 @@ function refundRows(from: PaymentStatus): PaymentRow[] {
           test: (s, e) => refundInFlight.test(s, e) ?? (restLeft(s, e) ? notApplicable : undefined),
         },
         to: 'refunded',
-        effects: [write, { do: 'write_refund' }, emit('refund.completed'), post('refund:{id}:completed')],
+        effects: [write, ...refundEffects('refund_completed')],
         next: refundPaid,
       }),
     );
@@ -404,7 +405,7 @@ function refundRows(from: PaymentStatus): PaymentRow[] {
       event: 'refund_refused',
       when: refundInFlight,
       to: from,
-      effects: [{ do: 'write_refund' }, emit('refund.failed'), post('refund:{id}:failed')],
+      effects: refundEffects('refund_refused'),
       next: (s, e) => released(s, e.refundId),
     }),
     row({
@@ -412,7 +413,7 @@ function refundRows(from: PaymentStatus): PaymentRow[] {
       event: 'refund_unknown',
       when: refundInFlight,
       to: from,
-      effects: [{ do: 'ask_provider_later', call: 'refund_status' }],
+      effects: refundEffects('refund_unknown'),
       next: (s) => s,
     }),
     row({
@@ -420,7 +421,7 @@ function refundRows(from: PaymentStatus): PaymentRow[] {
       event: 'refund_withdrawn',
       when: refundInFlight,
       to: from,
-      effects: [],
+      effects: refundEffects('refund_withdrawn'),
       next: withdrawn,
     }),
   );
@@ -496,7 +497,7 @@ export const PAYMENT_TABLE: readonly PaymentRow[] = [
       test: refundRequestRefusal,
     },
     to: 'completed',
-    effects: [sendRefund, post('refund:{id}:reserved')],
+    effects: refundEffects('refund_accepted'),
     next: acceptedRefund,
   }),
   ...refundRows('completed'),
@@ -812,16 +813,14 @@ function describeEffect(effect: Effect): string {
   switch (effect.do) {
     case 'write':
       return 'write';
-    case 'write_refund':
-      return 'write refund';
     case 'emit':
       return `emit \`${effect.event}\``;
     case 'post':
       return `post \`${effect.cause}\``;
+    case 'write_refund':
     case 'ask_provider':
-      return 'ask provider: refund';
     case 'ask_provider_later':
-      return 'ask provider later: refund status';
+      return describeRefundEffect(effect);
     case 'count_late_answer':
       return 'count late answer';
     case 'record_exception':
