@@ -486,7 +486,8 @@ function fromRefundRow(row: RefundRow): RefundRecord {
  * Inserts a pending refund unless one with its id exists (a retried activity, or a re-opened
  * workflow meeting a refund id an earlier run settled, changes nothing), with the journals `post` orders: the `post`
  * effects of the table's row that accepted it (its reservation; with a late success after a cancel, the collection
- * too), in the same transaction (docs/ledger.md#postings). A refund already there posts nothing again.
+ * too), in the same transaction (docs/ledger.md#postings); each cause is posted once, so a retry changes nothing, and a
+ * refund found settled already posts nothing.
  * @returns the refund as stored: this one, or the one that was there
  * @throws Error when `post` orders a journal that is not this refund's or its payment's (nothing is written)
  */
