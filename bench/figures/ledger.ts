@@ -23,6 +23,7 @@ import { registerDeveloper, type Developer } from '../lib/api';
 import type { BenchContext } from '../lib/context';
 import type { Figure, Values } from '../lib/rounds';
 import { LatencyRecorder } from '../lib/stats';
+import { paymentCollectedCause } from '../../src/domain/ledger';
 
 /** Size of each side. */
 export interface LedgerFigureOptions {
@@ -102,7 +103,8 @@ export function ledgerFigure(context: BenchContext, options: LedgerFigureOptions
             new Date().toISOString(),
           );
           try {
-            await updatePaymentStatus(db, statusWriteOf(settled), paymentEvent(settled, 'payment.completed'));
+            const post = withLedger ? [paymentCollectedCause(settled.id)] : [];
+            await updatePaymentStatus(db, statusWriteOf(settled, post), paymentEvent(settled, 'payment.completed'));
           } catch (error) {
             failures += 1;
             context.say(`(f) settlement failed: ${error instanceof Error ? error.message : String(error)}`);

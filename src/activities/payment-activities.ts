@@ -6,28 +6,32 @@
  * and no write ever happens for a decision the workflow did not keep (docs/payments.md#refunds-happen-once).
  *
  * The create is the exception: `initiatePayment` runs as a local activity in the create's first
- * workflow task, before that task is kept, and writes what the provider's word makes of the payment
- * by the table (its acceptance and an answer it gave at once, or its refusal) in the same activity:
- * one local activity, one write. If the task is thrown away it runs again with the same input and
- * changes nothing twice: the payment and `payment.created` are inserted once (the payment id is the
- * key), the provider gets the same reference or idempotency key (derived from the payment id), and
- * the status write carries the version the table gives it, which a row already holding it ignores
- * (same section). `recordPaymentStatus` writes what initiation left unwritten, as a local activity too.
+ * workflow task, before that task is kept, decides what the provider's word makes of the payment
+ * by the table (its acceptance and an answer it gave at once, or its refusal) and writes it in the
+ * same activity: one local activity, one write, and the only application of the table for the
+ * create (the workflow carries the decision it returns). If the task is thrown away it runs again
+ * with the same input and changes nothing twice: the payment and `payment.created` are inserted
+ * once (the payment id is the key), the provider gets the same reference or idempotency key
+ * (derived from the payment id), and the status write carries the version the table gives it,
+ * which a row already holding it ignores (same section). `recordPaymentStatus` writes what
+ * initiation left unwritten, as a local activity too.
  */
 import { activityInfo, ApplicationFailure, log } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { ProviderCode } from '../domain/catalogue';
-import { eventForStatus, initiationRequest } from '../domain/payment';
+import { initiationRequest } from '../domain/payment';
 import type { PaymentSnapshot } from '../domain/payment';
 import {
   answerChangesPayment,
   applyInTurn,
+  decisionOf,
   initialPaymentState,
   initiationEvents,
   oneWriteOf,
   refundCapabilityRefusal,
+  type Decision,
   type InitiationWord,
   type WriteOrders,
 } from '../domain/payment-table';
@@ -169,7 +173,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
         nonRetryable: true,
       });
     try {
-      return await insertRefund(deps.db, refund);
+      return await insertRefund(deps.db, refund, input.post);
     } catch (error) {
       const refused = dataErrorOf(error);
       if (refused) throw dataFailure(refused, activity, FAILURE_TYPES.refundNotRecorded);
@@ -237,44 +241,47 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
    * Writes the payment's state and the event the workflow named (without orders: the one its status emits), then
    * starts its deliveries.
    */
-  async function recordStatus(payment: PaymentSnapshot, orders?: WriteOrders): Promise<void> {
-    const eventName = orders ? orders.emit : eventForStatus(payment.status);
-    const event = eventName ? paymentEvent(payment, eventName) : undefined;
-    const exception = orders?.exception
+  async function recordStatus(payment: PaymentSnapshot, orders: WriteOrders): Promise<void> {
+    const event = orders.emit ? paymentEvent(payment, orders.emit) : undefined;
+    const exception = orders.exception
       ? {
           provider: payment.provider,
           environment: payment.environment,
           draft: lateSuccessException(payment, orders.exception),
         }
       : undefined;
-    const subscribers = await updatePaymentStatus(deps.db, { ...statusWriteOf(payment), exception }, event);
+    const write = { ...statusWriteOf(payment, orders.post), exception };
+    const subscribers = await updatePaymentStatus(deps.db, write, event);
     await startDeliveries(event, subscribers);
     countPaymentSettled(payment);
   }
 
   /**
-   * Writes what the table makes of the provider's word on initiation (docs/payments.md#workflow): the rows it takes
-   * from `payment` at `at`, in the one write that carries them all. The workflow commits the same rows from the same
-   * word and time, so it holds what is written here. A failed write is logged and left to the workflow, whose
-   * writes retry for days (docs/limits.md#retries), rather than retrying the provider's call with it.
-   * @returns `recorded`: the payment as written; nothing when the write was left to the workflow
+   * Decides what the table makes of the provider's word on initiation (docs/payments.md#workflow): the rows it takes
+   * from `payment` at `at`, and writes them in the one write that carries them all. This is the create's only
+   * application of the table: the workflow carries the steps returned (kept in its history) and never works them out
+   * again, so the two cannot disagree. A failed write is logged and left to the workflow, whose writes retry for days
+   * (docs/limits.md#retries), rather than retrying the provider's call with it.
+   * @returns the steps; `recorded`: the payment as written, absent when the writes are left to the workflow
    */
-  async function recordWord(
+  async function decideWord(
     payment: PaymentSnapshot,
     word: InitiationWord,
     at: string,
-  ): Promise<{ recorded?: PaymentSnapshot }> {
-    const write = oneWriteOf(applyInTurn(initialPaymentState(payment), initiationEvents(word), at));
-    if (!write) return {};
+  ): Promise<{ steps: Decision[]; recorded?: PaymentSnapshot }> {
+    const taken = applyInTurn(initialPaymentState(payment), initiationEvents(word), at);
+    const steps = taken.map(decisionOf);
+    const write = oneWriteOf(taken);
+    if (!write) return { steps };
     try {
       await recordStatus(write.payment, write.orders);
-      return { recorded: write.payment };
+      return { steps, recorded: write.payment };
     } catch (error) {
       log.warn("the provider's answer to initiation is left to the workflow to write", {
         paymentId: payment.id,
         error: error instanceof Error ? error.message : String(error),
       });
-      return {};
+      return { steps };
     }
   }
 
@@ -330,7 +337,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
           });
         }
       }
-      return { payment, ...word, ...(await recordWord(payment, word, input.changedAt)) };
+      return { payment, ...word, ...(await decideWord(payment, word, input.changedAt)) };
     },
 
     async recordPaymentStatus(payment, orders) {
@@ -411,24 +418,21 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
       const known = await callProvider(input.payment.provider, 'fetch_refund', () => provider.fetchRefund(request));
       if (known.status !== 'not_received') return known;
       // Written `pending` first, as `refundAtProvider` does: its first call may never have run.
-      await insertRefund(deps.db, input.refund);
+      await insertRefund(deps.db, input.refund, input.post);
       return callProvider(input.payment.provider, 'refund', () => provider.refund(request));
     },
 
     async recordRefundOutcome(input) {
       const { refund, payment } = input;
-      const type =
-        input.emit ??
-        (refund.status === 'completed' ? 'refund.completed' : refund.status === 'failed' ? 'refund.failed' : undefined);
       // One final event per refund, its id derived from the refund (docs/payments.md#events).
-      const event = type
+      const event = input.emit
         ? {
-            ...paymentEvent(payment, type, `refund:${refund.id}`),
+            ...paymentEvent(payment, input.emit, `refund:${refund.id}`),
             createdAt: refund.completedAt ?? payment.updatedAt,
             data: toRefundWithPaymentView(refund, payment),
           }
         : undefined;
-      await updateRefundOutcome(deps.db, refund, statusWriteOf(payment), event);
+      await updateRefundOutcome(deps.db, refund, statusWriteOf(payment, []), event, input.post);
       await startDeliveries(event);
       countRefundSettled(refund, payment.provider);
     },

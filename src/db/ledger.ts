@@ -11,6 +11,7 @@ import { base62FromDigest, ID_PREFIXES, ID_RANDOM_LENGTH } from '../domain/ids';
 import {
   journalProblems,
   paymentCollectedJournal,
+  paymentJournalCause,
   refundCompletedJournal,
   refundFailedJournal,
   refundReservedJournal,
@@ -245,13 +246,13 @@ export async function collectionCtes(
 /**
  * Posts a payment's collection (docs/ledger.md#postings) once, reading the payment from its row: provider clearing,
  * merchant net, platform fee, available after the merchant's settlement delay or else its provider's
- * (docs/ledger.md#available-on). Call it in the transaction that refunds a late success after cancel or writes a
- * refund before its payment's completion; a payment already posted changes nothing. A payment recorded collected
- * posts in its own statement ({@link collectionCtes}).
+ * (docs/ledger.md#available-on). Called for the cause `payment:{id}:completed` a refund's write carries (the late
+ * success after a cancel, {@link postRefundJournals}); a payment already posted changes nothing. A payment recorded
+ * collected posts in its own statement ({@link collectionCtes}).
  * @param at when the provider's success was recorded
  * @throws Error when the payment is not in the read model
  */
-export async function postPaymentCollected(db: Db, paymentId: string, at: Date): Promise<void> {
+async function postPaymentCollected(db: Db, paymentId: string, at: Date): Promise<void> {
   const row = (await db('payments as p')
     .leftJoin('developers as d', 'd.merchant_id', 'p.merchant_id')
     .where('p.id', paymentId)
@@ -289,32 +290,48 @@ export async function postPaymentCollected(db: Db, paymentId: string, at: Date):
 }
 
 /**
- * Posts what a refund's state has caused so far (docs/ledger.md#postings), each step once: the reservation for every
- * refund (at its `created_at`), then its completion or its failure (at its `completed_at`). Call it in the
- * transaction that writes the refund.
- * @throws Error when its payment is not in the read model
+ * Posts the journals a refund's write was ordered to post (docs/ledger.md#postings): exactly `causes`, the `post`
+ * effects the payment's table declared for the rows this write carries out (src/domain/payment-table.ts), each once
+ * and in the order given: a payment's collection (`payment:{id}:completed`, from its row: the late success after a
+ * cancel), the refund's reservation (at its `created_at`), its completion or its failure (at its `completed_at`).
+ * Call it in the transaction that writes the refund. Nothing is derived from the refund's status: the causes decide,
+ * and the refund must agree with them.
+ * @throws Error when a cause is not one of this refund or its payment, when a completion or failure is ordered for a
+ *   refund not in that state, or when its payment is not in the read model
  */
-export async function postRefund(db: Db, refund: RefundRecord): Promise<void> {
-  // A refund returns money the provider collected: the payment's collection is posted first when it is not yet
-  // (docs/ledger.md#postings): the automatic refund of a late success after cancel, whose payment stays cancelled,
-  // and a refund write that lands before (or instead of) its payment's completion write, which it also completes.
-  await postPaymentCollected(db, refund.paymentId, new Date(refund.createdAt));
-  const payment = (await db('payments').where({ id: refund.paymentId }).first('provider')) as
-    { provider: string } | undefined;
-  if (!payment) throw new Error(`payment ${refund.paymentId} is not in the read model yet`);
-  const ledgerRefund: LedgerRefund = {
-    id: refund.id,
-    paymentId: refund.paymentId,
-    merchantId: refund.merchantId,
-    environment: refund.environment,
-    currency: refund.currency.trim(),
-    provider: payment.provider,
-    amount: refund.amount,
-  };
-  await writeJournal(db, refundReservedJournal(ledgerRefund), new Date(refund.createdAt));
-  const settledAt = new Date(refund.completedAt ?? refund.createdAt);
-  if (refund.status === 'completed') await writeJournal(db, refundCompletedJournal(ledgerRefund), settledAt);
-  if (refund.status === 'failed') await writeJournal(db, refundFailedJournal(ledgerRefund), settledAt);
+export async function postRefundJournals(db: Db, refund: RefundRecord, causes: readonly string[]): Promise<void> {
+  let provider: string | undefined;
+  for (const cause of causes) {
+    const named = paymentJournalCause(cause);
+    if (named?.journal === 'payment_collected' && named.paymentId === refund.paymentId) {
+      await postPaymentCollected(db, refund.paymentId, new Date(refund.createdAt));
+      continue;
+    }
+    if (named?.journal !== 'refund' || named.refundId !== refund.id)
+      throw new Error(`refund ${refund.id}: ${cause} is not a journal of this refund or its payment`);
+    if (named.step !== 'reserved' && named.step !== refund.status)
+      throw new Error(`refund ${refund.id}: ${cause} posted for a ${refund.status} refund`);
+    provider ??= await paymentProvider(db, refund.paymentId);
+    const ledgerRefund: LedgerRefund = {
+      id: refund.id,
+      paymentId: refund.paymentId,
+      merchantId: refund.merchantId,
+      environment: refund.environment,
+      currency: refund.currency.trim(),
+      provider,
+      amount: refund.amount,
+    };
+    const journal = { reserved: refundReservedJournal, completed: refundCompletedJournal, failed: refundFailedJournal };
+    const at = named.step === 'reserved' ? refund.createdAt : (refund.completedAt ?? refund.createdAt);
+    await writeJournal(db, journal[named.step](ledgerRefund), new Date(at));
+  }
+}
+
+/** The provider of payment `paymentId`. @throws Error when the payment is not in the read model */
+async function paymentProvider(db: Db, paymentId: string): Promise<string> {
+  const payment = (await db('payments').where({ id: paymentId }).first('provider')) as { provider: string } | undefined;
+  if (!payment) throw new Error(`payment ${paymentId} is not in the read model yet`);
+  return payment.provider;
 }
 
 /** Scope of every read (docs/api.md#merchants-and-environments). */

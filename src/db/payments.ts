@@ -11,8 +11,8 @@ import type { AuditEntry } from '../domain/audit-log';
 import { auditRow } from './audit-log';
 import { iso, storableJson, type Db } from './knex';
 import type { EventRecord } from './events';
-import { collectionCtes, postRefund, type CollectionFacts } from './ledger';
-import { COLLECTED_STATUSES } from '../domain/fees';
+import { collectionCtes, postRefundJournals, type CollectionFacts } from './ledger';
+import { paymentCollectedCause } from '../domain/ledger';
 import type { Knex } from 'knex';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 import type { ExceptionDraft } from '../domain/reconciliation';
@@ -46,8 +46,9 @@ export interface PaymentStatusWrite {
   updatedAt: string;
   version: number;
   /**
-   * The payment's facts its collection journal is built from (docs/ledger.md#postings), when `status` is collected:
-   * the write posts it in the same statement, and refuses to when the row's facts differ.
+   * The payment's facts its collection journal is built from (docs/ledger.md#postings), when the table's row ordered
+   * the collection posted (`post` effect `payment:{id}:completed`): the write posts it in the same statement, and
+   * refuses to when the row's facts differ.
    */
   collection: CollectionFacts | null;
   /**
@@ -57,9 +58,16 @@ export interface PaymentStatusWrite {
   exception?: { provider: string; environment: Environment; draft: ExceptionDraft };
 }
 
-/** What `payment`'s collection journal is built from, or null when its status collects nothing. */
-function collectionOf(payment: PaymentSnapshot): CollectionFacts | null {
-  if (!COLLECTED_STATUSES.includes(payment.status)) return null;
+/**
+ * What `payment`'s collection journal is built from when `post`, the causes the table's row declared, orders it; null
+ * when it orders nothing. Nothing is derived from the status: the causes decide.
+ * @throws Error when `post` holds a cause a payment's status write does not post (another payment's, a refund's)
+ */
+function collectionOf(payment: PaymentSnapshot, post: readonly string[]): CollectionFacts | null {
+  const collected = paymentCollectedCause(payment.id);
+  const other = post.find((cause) => cause !== collected);
+  if (other) throw new Error(`payment ${payment.id}: a status write does not post ${other}`);
+  if (post.length === 0) return null;
   return {
     id: payment.id,
     merchantId: payment.merchantId,
@@ -84,8 +92,12 @@ function rowHolds(db: Db, facts: CollectionFacts): Knex.Raw {
   );
 }
 
-/** The write that brings the payment's row to `payment`'s state. */
-export function statusWriteOf(payment: PaymentSnapshot): PaymentStatusWrite {
+/**
+ * The write that brings the payment's row to `payment`'s state, posting the journals `post` orders: the `post` effects
+ * of the table's row it carries out (`WriteOrders.post`; none for a refund's write, whose journals are the refund's).
+ * @throws Error when `post` orders a journal a payment's status write does not post
+ */
+export function statusWriteOf(payment: PaymentSnapshot, post: readonly string[]): PaymentStatusWrite {
   return {
     paymentId: payment.id,
     status: payment.status,
@@ -100,7 +112,7 @@ export function statusWriteOf(payment: PaymentSnapshot): PaymentStatusWrite {
     lateAnswer: payment.lateAnswer ?? null,
     updatedAt: payment.updatedAt,
     version: payment.version ?? 0,
-    collection: collectionOf(payment),
+    collection: collectionOf(payment, post),
   };
 }
 
@@ -254,10 +266,10 @@ function subscribersColumn(db: Db, event: EventInput) {
 /**
  * Inserts the payment and its `payment.created` event unless they exist (the workflow's first
  * activity, the row's only writer besides its later status writes; a retry changes nothing), and the API's
- * audit entry (docs/live-access.md#audit-log) when given, and a payment created collected posts its collection
- * journal (docs/ledger.md#invariants). One statement: its CTEs commit together or not at all.
+ * audit entry (docs/live-access.md#audit-log) when given. One statement: its CTEs commit together or not at all.
+ * Posts nothing: a payment is created `pending`, and only the rows of its table post (docs/ledger.md#postings).
  * @returns whether this call inserted the payment, and the event's subscribers
- * @throws Error when a collected payment's row exists with other facts than `payment`'s (nothing is written)
+ * @throws Error when `payment` is not `pending` (nothing is written)
  */
 export async function insertPaymentWithCreatedEvent(
   db: Db,
@@ -275,28 +287,18 @@ async function insertPaymentStatement(
   event: EventInput,
   activity?: AuditEntry,
 ): Promise<PaymentWrite> {
+  if (payment.status !== 'pending')
+    throw new Error(`payment ${payment.id}: a payment is created pending, not ${payment.status}`);
   let statement = db
     .with('p', db('payments').insert(toRow(payment)).onConflict('id').ignore().returning('id'))
     .with('e', db('events').insert(eventRow(event)).onConflict('id').ignore());
   if (activity)
     statement = statement.with('a', db('activity_log').insert(auditRow(activity)).onConflict('id').ignore());
-  const collection = collectionOf(payment);
-  // A payment created collected posts its collection in the same statement: from the row it inserts, or from the
-  // row a retry finds (docs/ledger.md#invariants).
-  const holds = collection ? db.raw('(exists(select 1 from p) or ?)', [rowHolds(db, collection)]) : db.raw('true');
-  if (collection)
-    for (const [name, cte] of await collectionCtes(db, collection, new Date(payment.updatedAt), holds))
-      statement = statement.with(name, cte);
   const [row] = (await statement.select(
     db.raw('(select count(*)::int from p) as inserted'),
-    db.raw('? as holds', [holds]),
     subscribersColumn(db, event),
-  )) as {
-    inserted: number;
-    holds: boolean;
-    webhook_ids: string[];
-  }[];
-  if (!row?.holds) throw new Error(`payment ${payment.id}: its row differs from the collection to post`);
+  )) as { inserted: number; webhook_ids: string[] }[];
+  if (!row) throw new Error(`payment ${payment.id}: the insert answered nothing`);
   return { inserted: row.inserted === 1, webhookIds: row.webhook_ids ?? [] };
 }
 
@@ -408,15 +410,19 @@ export async function updatePaymentStatus(db: Db, write: PaymentStatusWrite, eve
 
 /**
  * Writes a refund's outcome (inserting the refund when it is not there yet) with the payment it
- * changed and the `refund.completed` event, in one transaction (docs/payments.md#cancel-and-refund,
- * docs/payments.md#events): the refund row, the
- * payment's `amount_refunded` and the event are never written apart.
+ * changed, its event and the journals `post` orders, in one transaction (docs/payments.md#cancel-and-refund,
+ * docs/payments.md#events, docs/ledger.md#postings): the refund row, the payment's `amount_refunded`, the event and
+ * the postings are never written apart. `post`: the `post` effects of the table's rows this write carries out (the
+ * outcome's, and the acceptance's when the refund may not be written yet).
+ * @throws Error when `post` orders a journal that is not this refund's or its payment's, or that its status
+ *   contradicts (nothing is written)
  */
 export async function updateRefundOutcome(
   db: Db,
   refund: RefundRecord,
   payment: PaymentStatusWrite,
-  event?: EventInput,
+  event: EventInput | undefined,
+  post: readonly string[],
 ): Promise<void> {
   await db.transaction(async (trx) => {
     // Inserted when missing: a refund whose first provider call never ran (its worker lost past the
@@ -440,7 +446,7 @@ export async function updateRefundOutcome(
       .merge(['status', 'provider_reference', 'failure_message', 'completed_at']);
     await applyStatusWrite(trx, payment);
     if (event) await insertEventOnce(trx, event);
-    await postRefund(trx, refund);
+    await postRefundJournals(trx, refund, post);
   });
 }
 
@@ -478,14 +484,17 @@ function fromRefundRow(row: RefundRow): RefundRecord {
 
 /**
  * Inserts a pending refund unless one with its id exists (a retried activity, or a re-opened
- * workflow meeting a refund id an earlier run settled, changes nothing).
+ * workflow meeting a refund id an earlier run settled, changes nothing), with the journals `post` orders: the `post`
+ * effects of the table's row that accepted it (its reservation; with a late success after a cancel, the collection
+ * too), in the same transaction (docs/ledger.md#postings); each cause is posted once, so a retry changes nothing, and a
+ * refund found settled already posts nothing.
  * @returns the refund as stored: this one, or the one that was there
+ * @throws Error when `post` orders a journal that is not this refund's or its payment's (nothing is written)
  */
-export async function insertRefund(db: Db, refund: RefundRecord): Promise<RefundRecord> {
+export async function insertRefund(db: Db, refund: RefundRecord, post: readonly string[]): Promise<RefundRecord> {
   return db.transaction(async (trx) => {
     const stored = await insertRefundRow(trx, refund);
-    // Reserved in the ledger with the row that reserves it (docs/ledger.md#postings).
-    await postRefund(trx, stored);
+    if (stored.status === 'pending') await postRefundJournals(trx, stored, post);
     return stored;
   });
 }

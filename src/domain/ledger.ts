@@ -112,8 +112,26 @@ function nonZero(postings: Posting[]): Posting[] {
 /** The cause of a payment's collection. */
 export const paymentCollectedCause = (paymentId: string) => `payment:${paymentId}:completed`;
 /** The cause of a refund's step: reserved when accepted, then completed or failed. */
-export const refundCause = (refundId: string, step: 'reserved' | 'completed' | 'failed') =>
-  `refund:${refundId}:${step}`;
+export const refundCause = (refundId: string, step: RefundLedgerStep) => `refund:${refundId}:${step}`;
+
+/** The steps of a refund that post: reserved when accepted, then completed or failed. */
+export type RefundLedgerStep = 'reserved' | 'completed' | 'failed';
+
+/** What a payment's or refund's journal cause names: the journal a table's `post` effect orders. */
+export type PaymentJournalCause =
+  { journal: 'payment_collected'; paymentId: string } | { journal: 'refund'; refundId: string; step: RefundLedgerStep };
+
+/**
+ * The journal `cause` names (`payment:{id}:completed`, `refund:{id}:reserved|completed|failed`), as the payment's
+ * table writes it in a `post` effect (src/domain/payment-table.ts); undefined for any other text.
+ */
+export function paymentJournalCause(cause: string): PaymentJournalCause | undefined {
+  const payment = /^payment:([^:]+):completed$/.exec(cause);
+  if (payment) return { journal: 'payment_collected', paymentId: payment[1] as string };
+  const refund = /^refund:([^:]+):(reserved|completed|failed)$/.exec(cause);
+  if (refund) return { journal: 'refund', refundId: refund[1] as string, step: refund[2] as RefundLedgerStep };
+  return undefined;
+}
 
 /**
  * A completed payment (also a reconciled late success, and a late success after cancel, which is

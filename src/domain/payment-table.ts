@@ -11,6 +11,7 @@ import type { ReconciliationExceptionKind } from './reconciliation';
 import { isOpen, type FailureCode, type NextAction, type PaymentSnapshot, type PaymentStatus } from './payment';
 import type { ProviderAnswer, ProviderOutcome } from './payment';
 import { refundableAmount, type RefundRecord } from './refund';
+import { describeRefundEffect, refundEffects } from './refund-table';
 
 /** The payment as its workflow holds it, with the refunds accepted and not yet settled (their amounts reserved). */
 export interface PaymentState {
@@ -380,7 +381,7 @@ function refundRows(from: PaymentStatus): PaymentRow[] {
           refundInFlight.test(s, e) ?? (from === 'completed' && !restLeft(s, e) ? notApplicable : undefined),
       },
       to: from,
-      effects: [write, { do: 'write_refund' }, emit('refund.completed'), post('refund:{id}:completed')],
+      effects: [write, ...refundEffects('refund_completed')],
       next: refundPaid,
     }),
   ];
@@ -394,7 +395,7 @@ function refundRows(from: PaymentStatus): PaymentRow[] {
           test: (s, e) => refundInFlight.test(s, e) ?? (restLeft(s, e) ? notApplicable : undefined),
         },
         to: 'refunded',
-        effects: [write, { do: 'write_refund' }, emit('refund.completed'), post('refund:{id}:completed')],
+        effects: [write, ...refundEffects('refund_completed')],
         next: refundPaid,
       }),
     );
@@ -404,7 +405,7 @@ function refundRows(from: PaymentStatus): PaymentRow[] {
       event: 'refund_refused',
       when: refundInFlight,
       to: from,
-      effects: [{ do: 'write_refund' }, emit('refund.failed'), post('refund:{id}:failed')],
+      effects: refundEffects('refund_refused'),
       next: (s, e) => released(s, e.refundId),
     }),
     row({
@@ -412,7 +413,7 @@ function refundRows(from: PaymentStatus): PaymentRow[] {
       event: 'refund_unknown',
       when: refundInFlight,
       to: from,
-      effects: [{ do: 'ask_provider_later', call: 'refund_status' }],
+      effects: refundEffects('refund_unknown'),
       next: (s) => s,
     }),
     row({
@@ -420,7 +421,7 @@ function refundRows(from: PaymentStatus): PaymentRow[] {
       event: 'refund_withdrawn',
       when: refundInFlight,
       to: from,
-      effects: [],
+      effects: refundEffects('refund_withdrawn'),
       next: withdrawn,
     }),
   );
@@ -496,7 +497,7 @@ export const PAYMENT_TABLE: readonly PaymentRow[] = [
       test: refundRequestRefusal,
     },
     to: 'completed',
-    effects: [sendRefund, post('refund:{id}:reserved')],
+    effects: refundEffects('refund_accepted'),
     next: acceptedRefund,
   }),
   ...refundRows('completed'),
@@ -576,6 +577,18 @@ export type Applied =
 
 /** A row {@link apply} took: the state after it, its effects and the refund concerned. */
 export type Taken = Extract<Applied, { ok: true }>;
+
+/**
+ * A row taken, as it is carried from where the table was applied to where its effects are performed: the state after
+ * it, its effects (causes filled in) and the refund concerned. Plain data (no functions), so it can be an activity's
+ * result kept in a workflow's history (docs/payments.md#workflow: the create decides once).
+ */
+export type Decision = Pick<Taken, 'state' | 'effects' | 'refund'>;
+
+/** `taken` as a {@link Decision}: without its row. */
+export function decisionOf(taken: Taken): Decision {
+  return { state: taken.state, effects: taken.effects, ...(taken.refund ? { refund: taken.refund } : {}) };
+}
 
 /** Why `event` has no row in `status`. */
 function noRow(status: PaymentStatus, event: PaymentEvent): Refusal {
@@ -800,16 +813,14 @@ function describeEffect(effect: Effect): string {
   switch (effect.do) {
     case 'write':
       return 'write';
-    case 'write_refund':
-      return 'write refund';
     case 'emit':
       return `emit \`${effect.event}\``;
     case 'post':
       return `post \`${effect.cause}\``;
+    case 'write_refund':
     case 'ask_provider':
-      return 'ask provider: refund';
     case 'ask_provider_later':
-      return 'ask provider later: refund status';
+      return describeRefundEffect(effect);
     case 'count_late_answer':
       return 'count late answer';
     case 'record_exception':

@@ -1,6 +1,7 @@
 /**
  * Refunds (docs/payments.md#states, docs/payments.md#cancel-and-refund): the refund record and what is left to refund.
- * What a refund request may do is decided by the payment's table (src/domain/payment-table.ts). Pure.
+ * What a refund request may do is decided by the payment's table (src/domain/payment-table.ts); a refund's own states
+ * and effects are its table's (src/domain/refund-table.ts). Pure.
  */
 import type { PaymentSnapshot } from './payment';
 

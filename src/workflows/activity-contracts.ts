@@ -11,7 +11,7 @@ import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { LiveAccessMailDetails, ReviewState } from '../domain/live-access';
 import type { PaymentSnapshot, PaymentStatus, ProviderAnswer } from '../domain/payment';
-import type { InitiationWord, RefundAnswerOutcome, WriteOrders } from '../domain/payment-table';
+import type { Decision, InitiationWord, RefundAnswerOutcome, WriteOrders } from '../domain/payment-table';
 import type { ProviderCapabilities } from '../domain/provider-descriptor';
 import type { RefundRecord } from '../domain/refund';
 import type { AttemptOutcome, AttemptRecord, WebhookStatus } from '../domain/webhooks';
@@ -57,11 +57,16 @@ export interface ProviderCall {
 
 /**
  * What `initiatePayment` returns: the payment as recorded (`pending`, before the provider's answer), the provider's
- * answer (its reference, next action and current word) or its definite refusal, for the workflow to commit by the
- * table, and `recorded`: the payment as the activity then wrote it, when it wrote what the table made of that word
- * (absent when the write is left to the workflow).
+ * answer (its reference, next action and current word) or its definite refusal, `steps`: what the table made of that
+ * word (the rows it took, in order, with their effects), which the workflow carries as it is and never works out
+ * again (docs/payments.md#workflow: the create decides once), and `recorded`: the payment as the activity then wrote
+ * it, when it wrote those steps (absent when their writes are left to the workflow).
  */
-export type InitiationResult = { payment: PaymentSnapshot; recorded?: PaymentSnapshot } & InitiationWord;
+export type InitiationResult = {
+  payment: PaymentSnapshot;
+  steps: Decision[];
+  recorded?: PaymentSnapshot;
+} & InitiationWord;
 
 /**
  * What `pollProviderPayment` returns: the provider's answer that changes the payment, and the poll (attempt, from 1)
@@ -73,13 +78,15 @@ export interface PollResult {
 }
 
 /**
- * A refund of a payment, as `refundAtProvider` and `fetchRefundAtProvider` take it; `post`: the ledger causes of its
- * reservation (`refund:{id}:reserved`), carried with the write of the refund `pending`.
+ * A refund of a payment, as `recordRefundPending`, `refundAtProvider` and `fetchRefundAtProvider` take it; `post`: the
+ * journal causes the table's row that accepted it declared (its reservation `refund:{id}:reserved`, and with a late
+ * success after a cancel the payment's collection), posted exactly with whichever write first stores the refund
+ * `pending` (docs/ledger.md#postings); empty when the refund is stored already (a re-opened run).
  */
 export interface RefundCall {
   payment: PaymentSnapshot;
   refund: RefundRecord;
-  post?: string[];
+  post: string[];
 }
 
 /**
@@ -93,13 +100,14 @@ export interface PaymentActivities {
    * `payment.created` unless present and starts that event's deliveries, then asks the provider to collect it
    * (idempotency key derived from the payment id, so a retry after a crash finds the same request). Then records the
    * provider's word as the table makes it (src/domain/payment-table.ts, from `input.payment` at `input.changedAt`):
-   * the acceptance and an answer given at once, or the refusal, in one write with its event and postings, which
-   * decides nothing the workflow does not decide the same way from the result (docs/payments.md#workflow). When
-   * that write fails, nothing of the answer is written and the workflow writes it with its own retries. Unknown
+   * the acceptance and an answer given at once, or the refusal, in one write with its event and postings. The table
+   * is applied here and only here: the workflow carries the steps it returns (docs/payments.md#workflow). When that
+   * write fails, nothing of the answer is written and the workflow writes the steps with its own retries. Unknown
    * answers are retried (the same request) for 2 minutes; read-model faults by the workflow's policy
    * (docs/limits.md#retries).
    * @param input.changedAt the workflow's time (ISO 8601) when it asked: the time of the rows the word takes
-   * @returns the payment as recorded, the provider's answer or its definite refusal, and the payment as then written
+   * @returns the payment as recorded, the provider's answer or its definite refusal, the table's steps, and the payment
+   *   as then written
    * @throws ApplicationFailure `ProviderUnavailable` (no adapter, or no answer for 2 min; non-retryable);
    *   `PaymentNotRecorded` (non-retryable) when PostgreSQL refuses the payment's data, before anything is sent
    */
@@ -110,14 +118,14 @@ export interface PaymentActivities {
   }): Promise<InitiationResult>;
 
   /**
-   * Writes the payment's state, the event `orders.emit` names (docs/payments.md#events) and, once the ledger is
-   * connected, the postings of `orders.post`, then starts that event's webhook deliveries. Without `orders` (a write
-   * scheduled before they existed) the event is the one the status emits. Ordered by the payment's version. Returns
+   * Writes the payment's state, the event `orders.emit` names (docs/payments.md#events) and the journals of
+   * `orders.post` (docs/ledger.md#postings), exactly the effects of the table's row, then starts that event's webhook
+   * deliveries. Ordered by the payment's version. Returns
    * `payment`, so that a run of it as a local activity keeps what it wrote in the history (its marker holds results,
    * not inputs; the dashboard's timeline reads it, src/services/payment-timeline.ts).
    * @throws a retryable error while the row is missing
    */
-  recordPaymentStatus(payment: PaymentSnapshot, orders?: WriteOrders): Promise<PaymentSnapshot>;
+  recordPaymentStatus(payment: PaymentSnapshot, orders: WriteOrders): Promise<PaymentSnapshot>;
 
   /**
    * The payment as the read model holds it, for a workflow re-opened after it closed
@@ -193,12 +201,14 @@ export interface PaymentActivities {
   fetchRefundAtProvider(input: RefundCall): Promise<RefundAnswerOutcome>;
 
   /**
-   * Writes a refund's final outcome, the payment it changed and its event, `refund.completed` or `refund.failed`
-   * (`emit`, else by the refund's status; the refund with the payment after it), in one transaction, then starts that
-   * event's webhook deliveries (docs/payments.md#cancel-and-refund, docs/payments.md#events). `post`: the ledger
-   * causes of the step, carried for the ledger's postings.
+   * Writes a refund's final outcome, the payment it changed and the event `emit` names (`refund.completed` or
+   * `refund.failed`; the refund with the payment after it) and the journals of `post`, in one transaction, then starts
+   * that event's webhook deliveries (docs/payments.md#cancel-and-refund, docs/payments.md#events,
+   * docs/ledger.md#postings). `post`: the causes the outcome's row declared, after those its acceptance declared while
+   * the refund may not be stored yet (a lost first call): exactly what the table declared, each posted once.
+   * @throws Error (retried) when `post` orders a journal the refund contradicts; nothing is written
    */
-  recordRefundOutcome(input: { refund: RefundRecord; payment: PaymentSnapshot } & Partial<WriteOrders>): Promise<void>;
+  recordRefundOutcome(input: { refund: RefundRecord; payment: PaymentSnapshot } & WriteOrders): Promise<void>;
 }
 
 /** One step of a review to record; `step` is unique within the request (`request_info:2`, `reminder:1`). */

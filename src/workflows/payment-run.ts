@@ -34,7 +34,6 @@ import {
   cancelEvent,
   expiryEvent,
   initialPaymentState,
-  initiationEvents,
   isSettled,
   lateSuccessRefundId,
   notCancellableMessage,
@@ -43,8 +42,8 @@ import {
   reservedMinor,
   writeOrdersOf,
   type Applied,
+  type Decision,
   type PaymentEvent,
-  type Taken,
   type PaymentState,
   type Refusal,
   type RefundAnswerOutcome,
@@ -135,15 +134,6 @@ function countLateAnswer(code: string): void {
     .add(1, { provider: code });
 }
 
-/**
- * Counts a create whose initiation wrote another state than the table gives (worker metric
- * `paycollect_create_mismatches`, alert `PaymentCreateMismatch`, docs/operations.md#create-mismatch).
- */
-function countCreateMismatch(code: string): void {
-  const help = 'creates whose initiation wrote another state than the table gives';
-  metricMeter.createCounter('paycollect_create_mismatches', 'creates', help).add(1, { provider: code });
-}
-
 /** A payment's run: its state and what each message and each wait does to it (see the module comment). */
 export class PaymentRun {
   private state: PaymentState | undefined;
@@ -161,6 +151,12 @@ export class PaymentRun {
   private readonly unknownRefunds = new Set<string>();
   /** Refunds written `pending` in this run: their Update may answer before the provider does. */
   private readonly writtenRefunds = new Set<string>();
+  /**
+   * The journal causes the table's row that accepted each refund of this run declared (its reservation; with a late
+   * success after a cancel, the collection), by refund id: posted with whichever write first stores the refund, which
+   * may be its outcome's when its first call was lost (docs/ledger.md#postings). Dropped once the refund is settled.
+   */
+  private readonly acceptedPosts = new Map<string, string[]>();
   /** Refunds an earlier run settled, by id: an Update of one sent again to this run answers it (a re-opened run). */
   private readonly settledRefunds = new Map<string, RefundRecord>();
   private readonly mutex = new Mutex();
@@ -364,16 +360,23 @@ export class PaymentRun {
 
   /**
    * Applies `event` by the table at `at` (ISO 8601, default now) and adopts the result: state, version and the
-   * `PaymentStatus` search attribute change here and nowhere else. A refusal changes nothing.
+   * `PaymentStatus` search attribute change here and in {@link take} and nowhere else. A refusal changes nothing.
    */
   private commit(event: PaymentEvent, at: string = nowIso()): Applied {
     const applied = apply(this.current(), event, at);
-    if (!applied.ok) return applied;
-    const before = this.current().payment.status;
-    this.state = applied.state;
-    if (applied.state.payment.status !== before)
-      upsertSearchAttributes([{ key: PaymentStatusAttribute, value: applied.state.payment.status }]);
+    if (applied.ok) this.take(applied);
     return applied;
+  }
+
+  /**
+   * Adopts a row taken by the table (here, or by the create's initiation, which applied it once to the provider's
+   * word: docs/payments.md#workflow) and keeps the `PaymentStatus` search attribute current.
+   */
+  private take(decision: Decision): void {
+    const before = this.current().payment.status;
+    this.state = decision.state;
+    if (decision.state.payment.status !== before)
+      upsertSearchAttributes([{ key: PaymentStatusAttribute, value: decision.state.payment.status }]);
   }
 
   /**
@@ -381,14 +384,15 @@ export class PaymentRun {
    * calls, the late-answer count.
    * @returns the refund as it stands after a provider call the row asked for
    */
-  private async perform(applied: Taken, writer: Writer = records): Promise<RefundRecord | undefined> {
+  private async perform(applied: Decision, writer: Writer = records): Promise<RefundRecord | undefined> {
     const orders = writeOrdersOf(applied.effects);
     const { refund } = applied;
     let after: RefundRecord | undefined;
     for (const effect of applied.effects) {
-      if (effect.do === 'write_refund' && refund)
-        await records.recordRefundOutcome({ refund, payment: this.snapshot(), ...orders });
-      else if (effect.do === 'write' && !applied.effects.some((e) => e.do === 'write_refund'))
+      if (effect.do === 'write_refund' && refund) {
+        const post = [...(this.acceptedPosts.get(refund.id) ?? []), ...orders.post];
+        await records.recordRefundOutcome({ refund, payment: this.snapshot(), ...orders, post });
+      } else if (effect.do === 'write' && !applied.effects.some((e) => e.do === 'write_refund'))
         await writer.recordPaymentStatus(this.snapshot(), orders);
       else if (effect.do === 'ask_provider' && refund) after = await this.sendRefund(refund, orders.post);
       else if (effect.do === 'ask_provider_later' && refund) this.unknownRefunds.add(refund.id);
@@ -404,16 +408,6 @@ export class PaymentRun {
     return after;
   }
 
-  /**
-   * Adopts `stored`, the payment as the read model holds it, in place of the table's state (a create whose initiation
-   * wrote another state, docs/operations.md#create-mismatch); keeps the `PaymentStatus` search attribute current.
-   */
-  private adopt(stored: PaymentSnapshot): void {
-    const before = this.current().payment.status;
-    this.state = { ...this.current(), payment: stored };
-    if (stored.status !== before) upsertSearchAttributes([{ key: PaymentStatusAttribute, value: stored.status }]);
-  }
-
   private async commitAndPerform(event: PaymentEvent, writer?: Writer): Promise<RefundRecord | undefined> {
     const applied = this.commit(event);
     return applied.ok ? this.perform(applied, writer) : undefined;
@@ -423,9 +417,10 @@ export class PaymentRun {
 
   /**
    * Records the payment and asks the provider to collect it, retried until its expiry (docs/providers.md#adapters),
-   * then commits the provider's word by the table: its acceptance and an answer it gave at once, or its refusal, at
-   * the time it was asked. `initiatePayment` wrote the state those rows lead to when it could (the same table, word
-   * and time: one local activity for the create); otherwise each row's write runs here, in turn.
+   * then carries what the table made of the provider's word: `initiatePayment` applied it once, to its acceptance and
+   * an answer it gave at once, or to its refusal, at the time it was asked, and wrote it when it could; the run takes
+   * those steps as they are (kept in its history, they replay the same whatever table a later worker runs) and writes
+   * each itself only when initiation could not. A provider that never answered is the run's own row.
    */
   private async initiate(): Promise<void> {
     const { payment } = this.current();
@@ -433,13 +428,12 @@ export class PaymentRun {
       initiationOptions(Date.parse(payment.expiresAt) - Date.now()),
     );
     const at = nowIso();
-    let events: PaymentEvent[];
-    let recorded: PaymentSnapshot | undefined;
+    let decided: { steps: Decision[]; written: boolean } | undefined;
+    let unanswered: PaymentEvent | undefined;
     try {
       const audit = this.input.mode === 'create' ? this.input.audit : undefined;
       const result = await initiation.initiatePayment({ payment, changedAt: at, ...(audit ? { audit } : {}) });
-      events = initiationEvents(result);
-      recorded = result.recorded;
+      decided = { steps: result.steps, written: result.recorded !== undefined };
       if ('answer' in result)
         log.info('provider answer', {
           paymentId: payment.id,
@@ -453,27 +447,17 @@ export class PaymentRun {
         this.notRecorded = failure('validation_error', notStoredMessage(refusedData));
         return;
       }
-      events = [{ type: 'initiation_unanswered', message: causeMessage(error) }];
+      unanswered = { type: 'initiation_unanswered', message: causeMessage(error) };
     }
     await this.mutex.runExclusive(async () => {
-      for (const event of events) {
-        const applied = this.commit(event, at);
-        if (!applied.ok) continue;
-        this.initiatedPayment ??= this.current().payment;
-        if (!recorded) await this.perform(applied, initiationRecords);
+      if (unanswered) {
+        const applied = this.commit(unanswered, at);
+        if (applied.ok) await this.perform(applied, initiationRecords);
       }
-      const held = this.current().payment;
-      if (recorded && (recorded.version !== held.version || recorded.status !== held.status)) {
-        // The stored row is what the merchant, the ledger and the next write see: the run adopts it rather than fail
-        // its task forever, loudly (docs/operations.md#create-mismatch).
-        countCreateMismatch(payment.provider);
-        log.error('initiation wrote another state than the table gives; the run adopts the stored row', {
-          paymentId: payment.id,
-          written: { status: recorded.status, version: recorded.version },
-          table: { status: held.status, version: held.version },
-        });
-        this.adopt(recorded);
-        this.initiatedPayment = recorded;
+      for (const step of decided?.steps ?? []) {
+        this.take(step);
+        this.initiatedPayment ??= this.current().payment;
+        if (!decided?.written) await this.perform(step, initiationRecords);
       }
       this.initiatedPayment ??= this.current().payment;
     });
@@ -594,6 +578,7 @@ export class PaymentRun {
    * reserved); a refund it cannot take, or whose data cannot be stored, is withdrawn and the Update refused.
    */
   private async sendRefund(refund: RefundRecord, post: string[]): Promise<RefundRecord> {
+    this.acceptedPosts.set(refund.id, post);
     let answer: RefundAnswerOutcome;
     try {
       const stored = await records.recordRefundPending({ payment: this.current().payment, refund, post });
@@ -639,6 +624,7 @@ export class PaymentRun {
     const applied = this.commit(refundAnswerEvent(refund.id, answer));
     if (!applied.ok) return undefined;
     await this.perform(applied);
+    if (answer.status !== 'pending') this.acceptedPosts.delete(refund.id);
     const settled = answer.status === 'already_settled' ? answer.refund : applied.refund;
     if (settled && settled.status !== 'pending') this.settledRefunds.set(settled.id, settled);
     return settled;
@@ -654,7 +640,8 @@ export class PaymentRun {
         const refund = this.current().pendingRefunds.find((r) => r.id === refundId);
         if (!refund) return void this.unknownRefunds.delete(refundId);
         try {
-          const answer = await provider.fetchRefundAtProvider({ payment: this.current().payment, refund });
+          const post = this.acceptedPosts.get(refund.id) ?? [];
+          const answer = await provider.fetchRefundAtProvider({ payment: this.current().payment, refund, post });
           await this.settleRefund(refund, answer);
         } catch (error) {
           if (!(error instanceof ActivityFailure)) throw error;

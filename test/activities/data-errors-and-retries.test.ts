@@ -141,7 +141,8 @@ describe('activities: data errors and retry metrics (docs/limits.md#retries)', f
     const { db } = await getStack();
     // A payment not in the read model yet: recordPaymentStatus fails retryably (a fault, not a decision).
     const missing = mobileMoneyPayment(await insertMerchant(db), '+250788000001');
-    const write = () => activities.recordPaymentStatus({ ...missing, status: 'completed', version: 1 });
+    const write = () =>
+      activities.recordPaymentStatus({ ...missing, status: 'processing', version: 1 }, { emit: null, post: [] });
     const meter = new KeepingMeter();
     // only maximumAttempts bounds these
     const unbounded = { scheduledTimestampMs: Date.now(), scheduleToCloseTimeoutMs: 0 };

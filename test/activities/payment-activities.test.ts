@@ -340,7 +340,10 @@ describe('refundAtProvider (refunds sent once per refund id, docs/payments.md#re
     });
     const payment = { ...created, providerReference: answerOf(initiated)?.providerReference ?? null };
     const completed = { ...payment, status: 'completed' as const, version: 2 };
-    await new MockActivityEnvironment().run(activities.recordPaymentStatus, completed);
+    await new MockActivityEnvironment().run(activities.recordPaymentStatus, completed, {
+      emit: 'payment.completed' as const,
+      post: [`payment:${payment.id}:completed`],
+    });
     const refund = {
       id: newId('ref_'),
       paymentId: payment.id,
@@ -355,15 +358,18 @@ describe('refundAtProvider (refunds sent once per refund id, docs/payments.md#re
       createdAt: new Date().toISOString(),
       completedAt: null,
     };
+    const reserved = [`refund:${refund.id}:reserved`];
     const first: RefundAnswerOutcome = await new MockActivityEnvironment().run(activities.refundAtProvider, {
       payment: completed,
       refund,
+      post: reserved,
     });
     expect(first.status).to.equal('succeeded');
     // The same refund again (an activity retry): the provider recognises the key and refunds nothing more.
     const repeated: RefundAnswerOutcome = await new MockActivityEnvironment().run(activities.refundAtProvider, {
       payment: completed,
       refund,
+      post: reserved,
     });
     expect(repeated.status).to.equal('succeeded');
     expect(
@@ -385,10 +391,13 @@ describe('refundAtProvider (refunds sent once per refund id, docs/payments.md#re
     await new MockActivityEnvironment().run(activities.recordRefundOutcome, {
       refund: settled,
       payment: { ...completed, amountRefunded: 1500, status: 'refunded' as const, version: 3 },
+      emit: 'refund.completed' as const,
+      post: [`refund:${refund.id}:completed`],
     });
     const again: RefundAnswerOutcome = await new MockActivityEnvironment().run(activities.refundAtProvider, {
       payment: completed,
       refund,
+      post: reserved,
     });
     expect(again).to.include({ status: 'already_settled' });
   });

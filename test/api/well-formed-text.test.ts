@@ -171,7 +171,7 @@ describe('well-formed text at the edge and in the database (docs/limits.md#reque
     };
     let refused: unknown;
     try {
-      await insertRefund(db, refund);
+      await insertRefund(db, refund, [`refund:${refund.id}:reserved`]);
     } catch (error) {
       refused = error;
     }

@@ -165,7 +165,7 @@ describe('admin command (docs/live-access.md#admin-command)', function () {
     const payment = mobileMoneyPayment(developer.merchantId, '+250788000001');
     await insertPaymentWithCreatedEvent(db, payment, paymentEvent(payment, 'payment.created'));
     const completed = withStatusChange(payment, { status: 'completed' }, new Date().toISOString());
-    await updatePaymentStatus(db, statusWriteOf(completed));
+    await updatePaymentStatus(db, statusWriteOf(completed, [`payment:${payment.id}:completed`]));
     const row = await db('ledger_balance_transactions').where({ source: payment.id }).first('available_on');
     // momo's own delay is a day; this merchant's funds are available at completion.
     expect(new Date(row.available_on).toISOString()).to.equal(completed.updatedAt);

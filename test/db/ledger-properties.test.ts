@@ -29,7 +29,6 @@ import { feeFor } from '../../src/domain/fees';
 import { isOpen, type PaymentSnapshot, type ProviderOutcome } from '../../src/domain/payment';
 import {
   answerEvent,
-  initiationEvents,
   apply,
   cancelEvent,
   expiryEvent,
@@ -39,6 +38,7 @@ import {
   reservedMinor,
   writeOrdersOf,
   type Applied,
+  type Decision,
   type PaymentEvent,
   type PaymentState,
   type RefundAnswerOutcome,
@@ -129,6 +129,8 @@ interface Model {
 interface Tracked {
   state: PaymentState;
   unknownRefunds: Set<string>;
+  /** `PaymentRun.acceptedPosts`: the causes each refund's acceptance declared, until it is settled. */
+  acceptedPosts: Map<string, string[]>;
   /** Whether its reconciliation window has passed (the run then applies a window of 0). */
   windowPassed: boolean;
   model: Model;
@@ -251,14 +253,21 @@ class History {
   }
 
   /** `PaymentRun.perform`: the row's writes (with the event to emit and the causes to post) and provider calls. */
-  async perform(t: Tracked, applied: Extract<Applied, { ok: true }>): Promise<void> {
+  async perform(t: Tracked, applied: Decision): Promise<void> {
     const orders = writeOrdersOf(applied.effects);
     const { refund } = applied;
     const a = this.activities;
     for (const effect of applied.effects) {
       const payment = snapshot(t);
       if (effect.do === 'write_refund' && refund)
-        await this.call(() => a.recordRefundOutcome({ refund, payment, ...orders }));
+        await this.call(() =>
+          a.recordRefundOutcome({
+            refund,
+            payment,
+            ...orders,
+            post: [...(t.acceptedPosts.get(refund.id) ?? []), ...orders.post],
+          }),
+        );
       else if (effect.do === 'write' && !applied.effects.some((e) => e.do === 'write_refund'))
         await this.call(() => a.recordPaymentStatus(payment, orders));
       else if (effect.do === 'ask_provider' && refund) await this.sendRefund(t, refund, orders.post);
@@ -274,6 +283,7 @@ class History {
 
   /** `PaymentRun.sendRefund` with `answered` scripted at the simulator: the provider's answer, committed. */
   async sendRefund(t: Tracked, refund: RefundRecord, post: string[]): Promise<void> {
+    t.acceptedPosts.set(refund.id, post);
     let answered: RefundAnswerOutcome;
     try {
       answered = await this.call(() => this.activities.refundAtProvider({ payment: t.state.payment, refund, post }));
@@ -289,6 +299,7 @@ class History {
   async settleRefund(t: Tracked, refund: RefundRecord, answered: RefundAnswerOutcome): Promise<void> {
     if (answered.status !== 'pending') t.unknownRefunds.delete(refund.id);
     await this.commitAndPerform(t, refundAnswerEvent(refund.id, answered));
+    if (answered.status !== 'pending') t.acceptedPosts.delete(refund.id);
   }
 
   /** `PaymentRun.confirm`: the provider's word about the payment, committed (a success once closed is late). */
@@ -371,7 +382,8 @@ class History {
             .update({ decide_at: new Date() });
           modelRefund(t.model, refund.amount, refundId, 'completed');
         }
-        const answered = await this.call(() => a.fetchRefundAtProvider({ payment: t.state.payment, refund }));
+        const post = t.acceptedPosts.get(refundId) ?? [];
+        const answered = await this.call(() => a.fetchRefundAtProvider({ payment: t.state.payment, refund, post }));
         await this.settleRefund(t, refund, answered);
       }
     }
@@ -388,15 +400,24 @@ class History {
     };
     const payment = { ...byProvider[provider], amount, feeAmount: feeFor(amount, provider) };
     const model: Model = { amount, status: 'pending', expired: false, collected: false, refunds: new Map() };
-    const t: Tracked = { state: initialPaymentState(payment), unknownRefunds: new Set(), windowPassed: false, model };
+    const t: Tracked = {
+      state: initialPaymentState(payment),
+      unknownRefunds: new Set(),
+      acceptedPosts: new Map(),
+      windowPassed: false,
+      model,
+    };
     this.tracked.push(t);
     const at = this.now();
     const initiated = await this.call(() => this.activities.initiatePayment({ payment, changedAt: at }));
     if (!('answer' in initiated)) throw new Error(`the simulator refused the payment: ${initiated.refused.message}`);
-    // The rows of the provider's word, at the time it was asked; initiation wrote them unless it left them to the run.
-    for (const event of initiationEvents(initiated)) {
-      const applied = this.commit(t, event, at);
-      if (applied.ok && !initiated.recorded) await this.perform(t, applied);
+    // The rows initiation took for the provider's word, carried as they are (the create decides once); initiation
+    // wrote them unless it left them to the run.
+    for (const step of initiated.steps) {
+      t.state = step.state;
+      this.taken = true;
+      this.declared.push(...writeOrdersOf(step.effects).post);
+      if (!initiated.recorded) await this.perform(t, step);
     }
   }
 

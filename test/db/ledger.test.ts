@@ -13,7 +13,13 @@ import {
   updateRefundOutcome,
 } from '../../src/db/payments';
 import { paymentEvent } from '../../src/activities/events';
-import { adjustmentJournal, journalProblems, paymentCollectedJournal } from '../../src/domain/ledger';
+import {
+  adjustmentJournal,
+  journalProblems,
+  paymentCollectedCause,
+  paymentCollectedJournal,
+  refundCause,
+} from '../../src/domain/ledger';
 import { apply, initialPaymentState } from '../../src/domain/payment-table';
 import type { RefundRecord } from '../../src/domain/refund';
 import { newId } from '../../src/lib/ids';
@@ -37,8 +43,9 @@ describe('ledger (docs/ledger.md#invariants)', () => {
     const applied = apply(initialPaymentState(payment), { type: 'provider_success' }, new Date().toISOString());
     if (!applied.ok) throw new Error('the table refused a success of a pending payment');
     const completed = applied.state.payment;
-    await updatePaymentStatus(db, statusWriteOf(completed), paymentEvent(completed, 'payment.completed'));
-    await updatePaymentStatus(db, statusWriteOf(completed)); // a retried activity
+    const collected = [paymentCollectedCause(completed.id)];
+    await updatePaymentStatus(db, statusWriteOf(completed, collected), paymentEvent(completed, 'payment.completed'));
+    await updatePaymentStatus(db, statusWriteOf(completed, collected)); // a retried activity
     const rows = await db('ledger_balance_transactions').where({ merchant_id: merchantId });
     expect(rows.map((r) => [r.type, r.amount, r.fee, r.net])).to.deep.equal([['payment', 1500, 23, 1477]]);
     // momo: one day after completion (docs/ledger.md#available-on)
@@ -58,12 +65,12 @@ describe('ledger (docs/ledger.md#invariants)', () => {
       createdAt: new Date().toISOString(),
       completedAt: null,
     };
-    await insertRefund(db, refund);
-    await insertRefund(db, refund);
+    await insertRefund(db, refund, [refundCause(refund.id, 'reserved')]);
+    await insertRefund(db, refund, [refundCause(refund.id, 'reserved')]);
     const done = { ...refund, status: 'completed' as const, completedAt: new Date().toISOString() };
     const after = { ...completed, amountRefunded: 500, version: (completed.version ?? 0) + 1 };
-    await updateRefundOutcome(db, done, statusWriteOf(after));
-    await updateRefundOutcome(db, done, statusWriteOf(after));
+    await updateRefundOutcome(db, done, statusWriteOf(after, []), undefined, [refundCause(done.id, 'completed')]);
+    await updateRefundOutcome(db, done, statusWriteOf(after, []), undefined, [refundCause(done.id, 'completed')]);
     const nets = (await db('ledger_balance_transactions').where({ merchant_id: merchantId }).orderBy('created_at')).map(
       (r) => [r.type, r.net],
     );
@@ -162,47 +169,35 @@ describe('ledger (docs/ledger.md#invariants)', () => {
   it("posts a collection in the statement that records it, and writes nothing from a write whose facts are not the row's", async () => {
     const { db } = await getStack();
     const merchantId = await insertMerchant(db);
-    // Created already completed (a provider that answers success at once): the insert posts it, once.
+    // A payment is created pending, and posts nothing: only its table's rows post (docs/ledger.md#postings).
     const instant = withStatusChange(
       mobileMoneyPayment(merchantId, '+250788000001'),
       { status: 'completed' },
       new Date().toISOString(),
     );
-    await insertPaymentWithCreatedEvent(db, instant, paymentEvent(instant, 'payment.created'));
-    await insertPaymentWithCreatedEvent(db, instant, paymentEvent(instant, 'payment.created'));
-    const posted = await db('ledger_balance_transactions').where({ source: instant.id }).select('net');
-    expect(posted.map((r) => Number(r.net))).to.deep.equal([1477]);
+    const notPending = await refused(
+      insertPaymentWithCreatedEvent(db, instant, paymentEvent(instant, 'payment.created')),
+    );
+    expect(notPending?.message).to.include('a payment is created pending');
+    expect(await db('payments').where({ id: instant.id })).to.have.length(0);
+    expect(await db('ledger_journals').where({ cause: `payment:${instant.id}:completed` })).to.have.length(0);
 
     const payment = mobileMoneyPayment(merchantId, '+250788000002');
     await insertPaymentWithCreatedEvent(db, payment, paymentEvent(payment, 'payment.created'));
     const completed = withStatusChange(payment, { status: 'completed' }, new Date().toISOString());
     const other = { ...completed, amount: 1400 };
     const error = await refused(
-      updatePaymentStatus(db, statusWriteOf(other), paymentEvent(other, 'payment.completed')),
+      updatePaymentStatus(
+        db,
+        statusWriteOf(other, [paymentCollectedCause(other.id)]),
+        paymentEvent(other, 'payment.completed'),
+      ),
     );
     expect(error?.message).to.include('differs from the collection to post');
     expect((await db('payments').where({ id: payment.id }).first('status')).status).to.equal('pending');
     expect(await db('events').where({ object_id: payment.id, type: 'payment.completed' })).to.have.length(0);
     expect(await db('ledger_journals').where({ cause: `payment:${payment.id}:completed` })).to.have.length(0);
 
-    // A retried insert of a payment created completed, whose row holds another fee, posts nothing either.
-    const stored = withStatusChange(
-      mobileMoneyPayment(merchantId, '+250788000003'),
-      { status: 'pending' },
-      new Date().toISOString(),
-    );
-    await insertPaymentWithCreatedEvent(db, stored, paymentEvent(stored, 'payment.created'));
-    const otherFee = withStatusChange(
-      { ...stored, feeAmount: stored.feeAmount + 1 },
-      { status: 'completed' },
-      stored.updatedAt,
-    );
-    const insertError = await refused(
-      insertPaymentWithCreatedEvent(db, otherFee, paymentEvent(otherFee, 'payment.created')),
-    );
-    expect(insertError?.message).to.include('differs from the collection to post');
-    expect(await db('ledger_journals').where({ cause: `payment:${stored.id}:completed` })).to.have.length(0);
-    expect((await db('payments').where({ id: stored.id }).first('status')).status).to.equal('pending');
     expect(await ledgerProblems(db)).to.deep.equal([]);
   });
 
@@ -230,7 +225,7 @@ describe('ledger (docs/ledger.md#invariants)', () => {
     );
     expect(await db('ledger_accounts').where({ kind: 'merchant_balance', owner: merchantId })).to.have.length(0);
     const completed = withStatusChange(payment, { status: 'completed' }, new Date().toISOString());
-    await updatePaymentStatus(db, statusWriteOf(completed));
+    await updatePaymentStatus(db, statusWriteOf(completed, [paymentCollectedCause(completed.id)]));
     expect(await db('ledger_accounts').where({ kind: 'merchant_balance', owner: merchantId })).to.have.length(1);
     expect(await ledgerProblems(db)).to.deep.equal([]);
   });

@@ -23,7 +23,11 @@ describe('payment writes in one statement (docs/payments.md#events)', () => {
       type: 'provider_success',
     });
     const event = paymentEvent(missing, 'payment.completed');
-    const error = await updatePaymentStatus(db, statusWriteOf(missing), event).then(
+    const error = await updatePaymentStatus(
+      db,
+      statusWriteOf(missing, [`payment:${missing.id}:completed`]),
+      event,
+    ).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -58,10 +62,14 @@ describe('payment writes in one statement (docs/payments.md#events)', () => {
     const processing = afterEvent(payment, { type: 'provider_processing' });
     const completed = afterEvent(processing, { type: 'provider_success' });
     expect(
-      await updatePaymentStatus(db, statusWriteOf(completed), paymentEvent(completed, 'payment.completed')),
+      await updatePaymentStatus(
+        db,
+        statusWriteOf(completed, [`payment:${completed.id}:completed`]),
+        paymentEvent(completed, 'payment.completed'),
+      ),
     ).to.deep.equal([webhookId]);
     // The older write lands late: the row keeps the newer version.
-    expect(await updatePaymentStatus(db, statusWriteOf(processing))).to.deep.equal([]);
+    expect(await updatePaymentStatus(db, statusWriteOf(processing, []))).to.deep.equal([]);
     expect(await findPayment(db, payment, payment.id)).to.include({ status: 'completed', version: 2 });
     expect((await listEventsForObject(db, payment.id)).map((e) => e.event))
       .to.have.members(['payment.created', 'payment.completed'])

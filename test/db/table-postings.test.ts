@@ -16,6 +16,7 @@ import { paymentEvent } from '../../src/activities/events';
 import {
   apply,
   initialPaymentState,
+  writeOrdersOf,
   type Applied,
   type PaymentEvent,
   type PaymentState,
@@ -35,9 +36,17 @@ function step(state: PaymentState, event: PaymentEvent): Extract<Applied, { ok: 
   return applied;
 }
 
+/** A refund request of `amount` minor units, as the table takes it. */
+function refundRequest(refundId: string, amount: number): PaymentEvent {
+  return { type: 'refund_accepted', refundId, amount, reason: null, refundWindowMs: WINDOW_MS };
+}
+
 /** The causes the row declared. */
 const declared = (applied: Extract<Applied, { ok: true }>) =>
   applied.effects.flatMap((e) => (e.do === 'post' ? [e.cause] : [])).sort();
+
+/** The causes the row ordered, as the workflow hands them to the write (`WriteOrders.post`). */
+const ordered = (applied: Extract<Applied, { ok: true }>) => writeOrdersOf(applied.effects).post;
 
 /** Runs `write` and answers the journal causes it added. */
 async function journalsWrittenBy(db: Db, write: () => Promise<unknown>): Promise<string[]> {
@@ -59,40 +68,38 @@ describe('ledger postings are the effects of the payment table (docs/ledger.md#p
     const completed = success.state.payment;
     expect(
       await journalsWrittenBy(db, () =>
-        updatePaymentStatus(db, statusWriteOf(completed), paymentEvent(completed, 'payment.completed')),
+        updatePaymentStatus(
+          db,
+          statusWriteOf(completed, ordered(success)),
+          paymentEvent(completed, 'payment.completed'),
+        ),
       ),
     ).to.deep.equal(declared(success));
 
     const refundId = newId('ref_');
-    const accepted = step(success.state, {
-      type: 'refund_accepted',
-      refundId,
-      amount: 600,
-      reason: null,
-      refundWindowMs: WINDOW_MS,
-    });
+    const accepted = step(success.state, refundRequest(refundId, 600));
     expect(declared(accepted)).to.deep.equal([`refund:${refundId}:reserved`]);
-    expect(await journalsWrittenBy(db, () => insertRefund(db, accepted.refund!))).to.deep.equal(declared(accepted));
+    expect(await journalsWrittenBy(db, () => insertRefund(db, accepted.refund!, ordered(accepted)))).to.deep.equal(
+      declared(accepted),
+    );
 
     const paid = step(accepted.state, { type: 'refund_completed', refundId, providerReference: 'momo-refund-1' });
     expect(declared(paid)).to.deep.equal([`refund:${refundId}:completed`]);
     expect(
-      await journalsWrittenBy(db, () => updateRefundOutcome(db, paid.refund!, statusWriteOf(paid.state.payment))),
+      await journalsWrittenBy(db, () =>
+        updateRefundOutcome(db, paid.refund!, statusWriteOf(paid.state.payment, []), undefined, ordered(paid)),
+      ),
     ).to.deep.equal(declared(paid));
 
     const secondId = newId('ref_');
-    const second = step(paid.state, {
-      type: 'refund_accepted',
-      refundId: secondId,
-      amount: 300,
-      reason: null,
-      refundWindowMs: WINDOW_MS,
-    });
-    await insertRefund(db, second.refund!);
+    const second = step(paid.state, refundRequest(secondId, 300));
+    await insertRefund(db, second.refund!, ordered(second));
     const refused = step(second.state, { type: 'refund_refused', refundId: secondId, message: 'declined' });
     expect(declared(refused)).to.deep.equal([`refund:${secondId}:failed`]);
     expect(
-      await journalsWrittenBy(db, () => updateRefundOutcome(db, refused.refund!, statusWriteOf(refused.state.payment))),
+      await journalsWrittenBy(db, () =>
+        updateRefundOutcome(db, refused.refund!, statusWriteOf(refused.state.payment, []), undefined, ordered(refused)),
+      ),
     ).to.deep.equal(declared(refused));
     expect(await ledgerProblems(db, { merchantIds: [merchantId] })).to.deep.equal([]);
   });
@@ -105,13 +112,69 @@ describe('ledger postings are the effects of the payment table (docs/ledger.md#p
     const cancelled = step(initialPaymentState(payment), { type: 'cancel', reason: null });
     expect(declared(cancelled)).to.deep.equal([]);
     expect(
-      await journalsWrittenBy(db, () => updatePaymentStatus(db, statusWriteOf(cancelled.state.payment))),
+      await journalsWrittenBy(db, () =>
+        updatePaymentStatus(db, statusWriteOf(cancelled.state.payment, ordered(cancelled))),
+      ),
     ).to.deep.equal([]);
 
     const late = step(cancelled.state, { type: 'late_success', reconciliationWindowMs: WINDOW_MS });
     const refund = late.refund!;
     expect(declared(late)).to.deep.equal([`payment:${payment.id}:completed`, `refund:${refund.id}:reserved`].sort());
-    expect(await journalsWrittenBy(db, () => insertRefund(db, refund))).to.deep.equal(declared(late));
+    expect(await journalsWrittenBy(db, () => insertRefund(db, refund, ordered(late)))).to.deep.equal(declared(late));
+    expect(await ledgerProblems(db, { merchantIds: [merchantId] })).to.deep.equal([]);
+  });
+
+  it('posts nothing the row did not declare: no collection derived from a completed status, and a cause the refund contradicts refused', async () => {
+    const { db } = await getStack();
+    const merchantId = await insertMerchant(db);
+    const payment = mobileMoneyPayment(merchantId, '+250788000001');
+    await insertPaymentWithCreatedEvent(db, payment, paymentEvent(payment, 'payment.created'));
+    const success = step(initialPaymentState(payment), { type: 'provider_success' });
+    const completed = success.state.payment;
+    // The status says completed, but the write was ordered to post nothing: nothing is posted.
+    expect(await journalsWrittenBy(db, () => updatePaymentStatus(db, statusWriteOf(completed, [])))).to.deep.equal([]);
+    expect((await db('payments').where({ id: payment.id }).first('status')).status).to.equal('completed');
+    // A status write is never ordered to post a refund's journal.
+    expect(() => statusWriteOf(completed, [`refund:${newId('ref_')}:reserved`])).to.throw('does not post');
+    // The write as the row declared it (a retried activity): the collection, once.
+    expect(
+      await journalsWrittenBy(db, () => updatePaymentStatus(db, statusWriteOf(completed, ordered(success)))),
+    ).to.deep.equal(declared(success));
+
+    const refundId = newId('ref_');
+    const accepted = step(success.state, refundRequest(refundId, 600));
+    await insertRefund(db, accepted.refund!, ordered(accepted));
+    const refused = step(accepted.state, { type: 'refund_refused', refundId, message: 'declined' });
+    // A completion ordered for a refund the provider refused: refused, and nothing of the outcome written.
+    const contradicted = [`refund:${refundId}:completed`];
+    const error = await updateRefundOutcome(
+      db,
+      refused.refund!,
+      statusWriteOf(refused.state.payment, []),
+      undefined,
+      contradicted,
+    ).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).to.include('posted for a failed refund');
+    expect((await db('refunds').where({ id: refundId }).first('status')).status).to.equal('pending');
+    expect(await db('ledger_journals').where({ cause: `refund:${refundId}:completed` })).to.have.length(0);
+    // Another payment's collection is no journal of this refund.
+    const foreign = [`payment:${newId('pay_')}:completed`];
+    const wrongPayment = await insertRefund(db, { ...accepted.refund!, id: newId('ref_') }, foreign).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(wrongPayment?.message).to.include('is not a journal of this refund or its payment');
+    // The declared outcome settles it; the books balance.
+    await updateRefundOutcome(
+      db,
+      refused.refund!,
+      statusWriteOf(refused.state.payment, []),
+      undefined,
+      ordered(refused),
+    );
     expect(await ledgerProblems(db, { merchantIds: [merchantId] })).to.deep.equal([]);
   });
 });

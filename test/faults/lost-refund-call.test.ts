@@ -8,8 +8,13 @@
  */
 import { expect } from 'chai';
 import { createDb, type Db } from '../../src/db/knex';
-import { insertPaymentWithCreatedEvent, statusWriteOf, updateRefundOutcome } from '../../src/db/payments';
-import { apply, initialPaymentState } from '../../src/domain/payment-table';
+import {
+  insertPaymentWithCreatedEvent,
+  statusWriteOf,
+  updatePaymentStatus,
+  updateRefundOutcome,
+} from '../../src/db/payments';
+import { apply, initialPaymentState, writeOrdersOf } from '../../src/domain/payment-table';
 import { paymentEvent } from '../../src/activities/events';
 import { afterEvent, insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
 import { testConfig } from '../helpers/stack';
@@ -28,6 +33,7 @@ describe('a refund whose first provider call never ran (fault suite finding, doc
     const pending = mobileMoneyPayment(await insertMerchant(db), '+250788000042');
     await insertPaymentWithCreatedEvent(db, pending, paymentEvent(pending, 'payment.created'));
     const completed = afterEvent(pending, { type: 'provider_success' }, now);
+    await updatePaymentStatus(db, statusWriteOf(completed, [`payment:${completed.id}:completed`]));
     // The workflow reserved 500, its first call never ran, the re-sent call succeeded.
     const refundId = 'ref_lostcall0000000000000001';
     const accepted = apply(
@@ -46,7 +52,9 @@ describe('a refund whose first provider call never ran (fault suite finding, doc
     expect(await db('refunds').where({ id: refundId }).first()).to.equal(undefined);
 
     const event = paymentEvent(settled.state.payment, 'refund.completed', `refund:${refundId}`);
-    await updateRefundOutcome(db, settled.refund!, statusWriteOf(settled.state.payment), event);
+    // The run carries the acceptance's journals with the outcome's while the refund may not be stored yet.
+    const post = [...writeOrdersOf(accepted.effects).post, ...writeOrdersOf(settled.effects).post];
+    await updateRefundOutcome(db, settled.refund!, statusWriteOf(settled.state.payment, []), event, post);
 
     const row = await db('refunds').where({ id: refundId }).first();
     expect(row).to.include({
@@ -60,5 +68,10 @@ describe('a refund whose first provider call never ran (fault suite finding, doc
       500,
     );
     expect(await db('events').where({ id: event.id }).first('type')).to.deep.equal({ type: 'refund.completed' });
+    // Its reservation, which the lost call never posted, is posted with it, before its completion.
+    const causes = (await db('ledger_journals').where('cause', 'like', `refund:${refundId}:%`).orderBy('created_at'))
+      .map((j: { cause: string }) => j.cause)
+      .sort();
+    expect(causes).to.deep.equal([`refund:${refundId}:completed`, `refund:${refundId}:reserved`]);
   });
 });

@@ -72,7 +72,17 @@ export async function recordHistory(name: string, workflowId: string): Promise<v
   const { client } = await getStack();
   const handle = client.workflow.getHandle(workflowId);
   await handle.result();
+  await keepHistory(name, handle);
+}
+
+/**
+ * With RECORD_HISTORIES=1, keeps the history of `handle` as it stands as test/replay/histories/`name`.json, without
+ * machine paths ({@link withoutMachinePaths}); otherwise does nothing.
+ */
+export async function keepHistory(name: string, handle: { fetchHistory(): Promise<unknown> }): Promise<void> {
+  if (process.env.RECORD_HISTORIES !== '1') return;
   const dir = path.resolve(__dirname, '../replay/histories');
+  fs.mkdirSync(dir, { recursive: true });
   const json = historyToJSON((await handle.fetchHistory()) as never);
   fs.writeFileSync(path.join(dir, `${name}.json`), withoutMachinePaths(json));
 }
@@ -81,9 +91,16 @@ export async function recordHistory(name: string, workflowId: string): Promise<v
 const CHECKOUT_ROOT = path.resolve(__dirname, '../..');
 
 /**
+ * Where the checkout's packages really are, as stack traces name them: the directory holding `node_modules` once its
+ * links are followed (a second worktree may link another checkout's).
+ */
+const PACKAGES_ROOT = path.dirname(fs.realpathSync(path.join(CHECKOUT_ROOT, 'node_modules')));
+
+/**
  * A recorded history's JSON with this machine's checkout path taken out of the stack traces that activity failures
- * carry (`/work/main/src/…` becomes `src/…`): a history is committed, and the replay reads only its commands.
+ * carry (`/work/main/src/…` becomes `src/…`, and so do the packages' own paths where `node_modules` links elsewhere):
+ * a history is committed, and the replay reads only its commands.
  */
 export function withoutMachinePaths(json: string): string {
-  return json.split(`${CHECKOUT_ROOT}/`).join('');
+  return json.split(`${CHECKOUT_ROOT}/`).join('').split(`${PACKAGES_ROOT}/`).join('');
 }

@@ -7,13 +7,12 @@
  * (docs/live-access.md#audit-log).
  * With RECORD_HISTORIES=1 it refreshes the replay histories in test/replay/histories/.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { keepHistory } from '../helpers/history';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import { createActivities } from '../../src/activities';
 import { listAuditEntries } from '../../src/db/audit-log';
@@ -49,7 +48,6 @@ import {
 import { createTimeSkippingEnv, testConfig, workflowBundle } from '../helpers/stack';
 
 const TASK_QUEUE = 'live-access-workflow-test';
-const HISTORIES_DIR = path.resolve(__dirname, '../replay/histories');
 const HOUR_MS = 3_600_000;
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -149,11 +147,7 @@ describe('liveAccessReviewWorkflow (time-skipping, docs/live-access.md)', functi
       .map((entry) => entry.action);
   }
 
-  async function record(name: string, handle: WorkflowHandle) {
-    if (process.env.RECORD_HISTORIES !== '1') return;
-    fs.mkdirSync(HISTORIES_DIR, { recursive: true });
-    fs.writeFileSync(path.join(HISTORIES_DIR, `${name}.json`), historyToJSON((await handle.fetchHistory()) as never));
-  }
+  const record = keepHistory;
 
   it('approves: first live key (sealed until revealed), live access, plan starter, e-mails, audit entries', async () => {
     const { developer, request, handle } = await file();

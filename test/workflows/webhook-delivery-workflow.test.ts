@@ -7,11 +7,8 @@
  * (docs/webhooks.md).
  * With RECORD_HISTORIES=1 it refreshes the replay histories in test/replay/histories/.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
@@ -26,13 +23,12 @@ import { FAILURE_TYPES } from '../../src/workflows/activity-contracts';
 import { webhookDeliveryWorkflowId, type WebhookDeliveryResult } from '../../src/workflows/webhook-messages';
 import { insertMerchant } from '../helpers/fixtures';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { patchesIn } from '../helpers/history';
+import { patchesIn, keepHistory } from '../helpers/history';
 import { testConfig, useTimeSkippingWorker, workflowBundle } from '../helpers/stack';
 import { startTcpProxy } from '../helpers/tcp-proxy';
 import { insertEvent, insertWebhook } from '../helpers/webhooks';
 
 const TASK_QUEUE = 'webhook-delivery-test';
-const HISTORIES_DIR = path.resolve(__dirname, '../replay/histories');
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 
@@ -83,11 +79,7 @@ describe('webhookDeliveryWorkflow (time-skipping, docs/webhooks.md#retries)', fu
     return env.client.workflow.getHandle(webhookDeliveryWorkflowId(event.id, webhook.id));
   }
 
-  async function record(name: string, handle: { fetchHistory(): Promise<temporal.api.history.v1.IHistory> }) {
-    if (process.env.RECORD_HISTORIES !== '1') return;
-    fs.mkdirSync(HISTORIES_DIR, { recursive: true });
-    fs.writeFileSync(path.join(HISTORIES_DIR, `${name}.json`), historyToJSON((await handle.fetchHistory()) as never));
-  }
+  const record = keepHistory;
 
   async function onlyDelivery(webhook: WebhookRecord) {
     const deliveries = (await listDeliveries(db, webhook, webhook.id, { page: 1, limit: 10 })).deliveries.map(
