@@ -78,7 +78,12 @@ export type PaymentEvent =
    * The refund was never sent (its provider cannot take it, or its data cannot be stored) or an earlier run settled
    * it: its reservation goes, without a trace.
    */
-  | { type: 'refund_withdrawn'; refundId: string };
+  | { type: 'refund_withdrawn'; refundId: string }
+  /**
+   * The provider refused the automatic refund of a success that came after the merchant's cancel, after it was sent:
+   * the money stays collected (docs/payments.md#late-successes).
+   */
+  | { type: 'late_refund_refused' };
 
 /** The name of an event. */
 export type PaymentEventType = PaymentEvent['type'];
@@ -102,6 +107,7 @@ export const PAYMENT_EVENT_TYPES: readonly PaymentEventType[] = [
   'refund_refused',
   'refund_unknown',
   'refund_withdrawn',
+  'late_refund_refused',
 ];
 
 /** The events written for a payment or a refund (docs/payments.md#events). */
@@ -565,6 +571,23 @@ export const PAYMENT_TABLE: readonly PaymentRow[] = [
     next: lateBooked,
   }),
   ...refundRows('cancelled'),
+  row({
+    from: 'cancelled',
+    event: 'late_refund_refused',
+    when: {
+      text: 'the automatic refund of its late success was refused and nothing was refunded: booked as collected',
+      test: (s) =>
+        s.payment.reconciledAt != null &&
+        s.payment.amountRefunded === 0 &&
+        !inFlight(s, lateSuccessRefundId(s.payment.id))
+          ? undefined
+          : notApplicable,
+    },
+    to: 'completed',
+    // The collection was posted with the refund's reservation, which the refusal released: the money is the merchant's.
+    effects: [write, emit('payment.completed'), recordException('late_success_unrefundable')],
+    next: (s) => cleared(s),
+  }),
 ];
 
 /** The reason of the automatic refund of a success that came after the merchant's cancel. */

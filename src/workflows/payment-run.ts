@@ -627,6 +627,10 @@ export class PaymentRun {
     if (answer.status !== 'pending') this.acceptedPosts.delete(refund.id);
     const settled = answer.status === 'already_settled' ? answer.refund : applied.refund;
     if (settled && settled.status !== 'pending') this.settledRefunds.set(settled.id, settled);
+    // The late success's automatic refund refused: the payment is booked as what it is, collected
+    // (docs/payments.md#late-successes).
+    if (answer.status === 'failed' && refund.id === lateSuccessRefundId(refund.paymentId))
+      await this.commitAndPerform({ type: 'late_refund_refused' });
     return settled;
   }
 

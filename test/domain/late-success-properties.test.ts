@@ -23,6 +23,7 @@ import {
   apply,
   cancelEvent,
   initialPaymentState,
+  lateSuccessRefundId,
   refundCapabilityRefusal,
   type Effect,
   type PaymentEvent,
@@ -117,6 +118,9 @@ function drive(
       ? { type: 'refund_completed', refundId: refund.id, providerReference: 'prov_ref' }
       : { type: 'refund_refused', refundId: refund.id, message: 'refused' };
   drive(life, answer, when, supports, refundAnswer);
+  // PaymentRun.settleRefund: the late success's refund refused, the payment is booked as collected.
+  if (final === 'refused' && refund.id === lateSuccessRefundId(life.state.payment.id))
+    drive(life, { type: 'late_refund_refused' }, when, supports, refundAnswer);
 }
 
 /** A payment's life: created pending, then `path`, then the provider's success (`successes` times). */
@@ -213,10 +217,14 @@ describe('late successes always end booked (docs/payments.md#late-successes)', (
           expect(life.state.pendingRefunds, 'no refund left in flight').to.deep.equal([]);
           const { status, amountRefunded, amount } = life.state.payment;
           if (status === 'cancelled') {
-            // Refunded back (or its refund refused, the money then the merchant's): only where the provider refunds.
+            // Refunded back: only where the provider refunds, and only when it paid the refund.
             expect(supports.refund).to.equal(true);
-            expect(life.posted).to.include(`refund:ref_${life.state.payment.id.slice(4)}:reserved`);
+            expect(life.posted).to.include(`refund:ref_${life.state.payment.id.slice(4)}:completed`);
+            expect(amountRefunded).to.equal(amount);
           } else expect(['completed', 'refunded'], status).to.include(status);
+          // A success whose money stayed with the merchant says so: completed, with its exception.
+          if (status === 'completed' && path === 'cancel' && !life.cancelRefused)
+            expect(life.exceptions).to.include('late_success_unrefundable');
           if (status === 'refunded') expect(amountRefunded).to.equal(amount);
           if (path === 'cancel') expect(life.cancelRefused).to.equal(!supports.cancel);
         },
@@ -234,6 +242,24 @@ describe('late successes always end booked (docs/payments.md#late-successes)', (
     expect(life.state.payment.status).to.equal('completed');
     expect(life.posted).to.deep.equal([`payment:${life.state.payment.id}:completed`]);
     expect(life.exceptions).to.deep.equal(['late_success_unrefundable']);
+  });
+
+  it('books a success whose automatic refund the provider refuses after it was sent as completed, once', () => {
+    const refundable = { cancel: true, refund: true, partialRefund: true };
+    const life = live('cancel', refundable, 'unknown_then_refused', 1);
+    const id = life.state.payment.id;
+    expect(life.state.payment).to.include({ status: 'completed', amountRefunded: 0 });
+    expect(life.exceptions).to.deep.equal(['late_success_unrefundable']);
+    const refund = `ref_${id.slice(4)}`;
+    expect(life.posted).to.deep.equal([
+      `payment:${id}:completed`,
+      `refund:${refund}:reserved`,
+      `refund:${refund}:failed`,
+    ]);
+    // A second report of the success changes nothing.
+    drive(life, { type: 'late_success', reconciliationWindowMs: WINDOW_MS }, at(5000), refundable, 'completed');
+    expect(life.state.payment.status).to.equal('completed');
+    expect(life.exceptions).to.have.length(1);
   });
 
   it('books an unrefundable or out-of-window success as completed with its exception', () => {

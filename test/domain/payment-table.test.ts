@@ -125,6 +125,7 @@ function caseFor(row: PaymentRow): { state: PaymentState; event: PaymentEvent; a
     };
     return { state: stateIn(row.from), event: unrefundable, at: AT };
   }
+  if (row.event === 'late_refund_refused') return { state: stateIn(row.from, { reconciledAt: T0 }), event, at: AT };
   return { state: stateIn(row.from, {}, refunds), event, at: AT };
 }
 
