@@ -24,13 +24,8 @@ import {
 import { createProviderRequestJournal } from '../db/provider-requests';
 import { createSandboxPayoutLedger } from '../db/sandbox-payouts';
 import { ID_PREFIXES } from '../domain/ids';
-import {
-  acceptedPayoutState,
-  payoutCurrencyProblem,
-  payoutFee,
-  type PayoutSnapshot,
-  type PayoutStatus,
-} from '../domain/payout';
+import { acceptedPayoutState, payoutCurrencyProblem, payoutFee, type PayoutSnapshot } from '../domain/payout';
+import type { PayoutEmittedEvent } from '../domain/payout-table';
 import { deriveId } from '../lib/ids';
 import { PayoutRailUnavailable, type PayoutAnswer, type PayoutRail } from '../providers/payout-rail';
 import { payoutRailRegistryFromConfig, type PayoutRailRegistry } from '../providers/payout-registry';
@@ -61,21 +56,12 @@ export interface PayoutActivityDeps {
   payoutRails?: PayoutRailRegistry;
 }
 
-/** The events a payout's states send (docs/payouts.md#events); other states send none. */
-const EVENT_OF_STATUS: Partial<Record<PayoutStatus, string>> = {
-  pending: 'payout.created',
-  paid: 'payout.paid',
-  failed: 'payout.failed',
-  returned: 'payout.returned',
-};
-
 /**
- * The event row of a payout's state, or undefined when the state sends none; its id derives from the payout and the
- * event type, so it is written once whatever the retries.
+ * The event row `type` of `payout` (docs/payouts.md#events): `payout.created` with the payout, the others as the
+ * payout table's rows emit them. Its id derives from the payout and the type, so it is written once whatever the
+ * retries.
  */
-export function payoutEvent(payout: PayoutSnapshot, created = false): EventInput | undefined {
-  const type = created ? 'payout.created' : payout.status === 'pending' ? undefined : EVENT_OF_STATUS[payout.status];
-  if (!type) return undefined;
+export function payoutEvent(payout: PayoutSnapshot, type: 'payout.created' | PayoutEmittedEvent): EventInput {
   return {
     id: deriveId('evt_', `payout:${payout.id}:${type}`),
     merchantId: payout.merchantId,
@@ -187,10 +173,10 @@ export function createPayoutActivities(deps: PayoutActivityDeps): PayoutActiviti
         },
         setting.minimum,
         (amount) => payoutFee(destination.type, amount, setting.currency as PayoutSnapshot['currency']),
-        (p) => payoutEvent(p, true)!,
+        (p) => payoutEvent(p, 'payout.created'),
       );
       if (!payout) return null;
-      await startWebhookDeliveries(dispatch, payoutEvent(payout, true)!);
+      await startWebhookDeliveries(dispatch, payoutEvent(payout, 'payout.created'));
       return payout.id;
     },
 
@@ -240,8 +226,8 @@ export function createPayoutActivities(deps: PayoutActivityDeps): PayoutActiviti
       return started;
     },
 
-    async recordPayout(input) {
-      const { payout, event } = await writePayoutStatus(deps.db, input, (p) => payoutEvent(p));
+    async recordPayout({ payout: written, orders }) {
+      const { payout, event } = await writePayoutStatus(deps.db, written, orders, payoutEvent);
       if (event) await startWebhookDeliveries(dispatch, event);
       return payout;
     },

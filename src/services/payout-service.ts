@@ -345,12 +345,12 @@ export async function createPayout(
   let payout = await findPayout(deps.db, owner, id);
   if (!payout) {
     const stored = await insertPayoutReserved(deps.db, await payoutToStore(deps, owner, id, request, automatic), (p) =>
-      payoutEvent(p, true)!,
+      payoutEvent(p, 'payout.created'),
     );
     payout = stored.payout;
     if (stored.inserted) {
       const dispatch = { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE };
-      await startWebhookDeliveries(dispatch, payoutEvent(payout, true)!);
+      await startWebhookDeliveries(dispatch, payoutEvent(payout, 'payout.created'));
       await audit(deps.db, owner, 'payout.created', payout.id, ip);
     }
   } else if (payout.status !== 'pending') {

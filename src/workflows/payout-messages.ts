@@ -3,7 +3,8 @@
  * service, the worker's activities and the workflow.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { PayoutSnapshot, PayoutStatus } from '../domain/payout';
+import type { PayoutSnapshot } from '../domain/payout';
+import type { PayoutWriteOrders } from '../domain/payout-table';
 import type { PayoutFailureCode, PayoutSendOutcome, PayoutStatusOutcome } from '../domain/payout-rail';
 
 /** The id of a payout's workflow: one per payout. */
@@ -56,15 +57,13 @@ export type PayoutRailResult =
   /** The provider certainly did not get the payout: wait `retryAfterMs` (when it says) and send again. */
   | { kind: 'unavailable'; reason: string; retryAfterMs?: number };
 
-/** A change of state the workflow asks to record (docs/payouts.md#states); `at` ISO 8601 UTC. */
+/**
+ * A row of the payout table to record (docs/payouts.md#states): the payout as the row left it, and the write orders of
+ * its effects (the status it must still be in, the event, the ledger causes, the destination's verification).
+ */
 export interface PayoutRecordInput {
-  payoutId: string;
-  status: PayoutStatus;
-  at: string;
-  failureCode?: PayoutFailureCode | null;
-  failureMessage?: string | null;
-  pendingReason?: string | null;
-  providerReference?: string | null;
+  payout: PayoutSnapshot;
+  orders: PayoutWriteOrders;
 }
 
 /** The input of `automaticPayoutWorkflow`: whose schedule fired. */
@@ -107,6 +106,9 @@ export interface PayoutActivities {
   sendPayoutToRail(payoutId: string): Promise<PayoutRailResult>;
   /** Asks the rail about the payout's transfer `providerReference`. */
   askPayoutRail(payoutId: string, providerReference: string): Promise<PayoutRailResult>;
-  /** Records a change of state with its journals and event, and starts the event's webhook deliveries. */
+  /**
+   * Records a row of the payout table with exactly its declared effects (journals, event, destination), and starts the
+   * event's webhook deliveries. @throws when the stored payout is not in the row's `from` status
+   */
   recordPayout(input: PayoutRecordInput): Promise<PayoutSnapshot>;
 }
