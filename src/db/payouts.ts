@@ -4,7 +4,9 @@
  * lock on the merchant's balance account first, so concurrent payouts against one balance are decided one after
  * another and never reserve more than is available.
  */
+import type { AuditEntry } from '../domain/audit-log';
 import type { Environment } from '../domain/environment';
+import { insertAuditEntries } from './audit-log';
 import { DomainError } from '../domain/errors';
 import { payoutPaidJournal, payoutReservedJournal, payoutReversedJournal, type LedgerPayout } from '../domain/ledger';
 import type { Currency } from '../domain/money';
@@ -232,11 +234,12 @@ async function lockedAvailable(trx: Db, scope: LedgerScope, currency: string, no
   return balance ? availableOf(balance) : 0;
 }
 
-/** Inserts `payout` (`pending`), its reservation journal and its `payout.created` event, inside `trx`. */
+/** Inserts `payout` (`pending`), its reservation journal, its `payout.created` event and `audit`, inside `trx`. */
 async function reserve(
   trx: Db,
   payout: PayoutSnapshot,
   eventOf: (payout: PayoutSnapshot) => EventInput,
+  audit?: AuditEntry,
 ): Promise<void> {
   await trx('payouts').insert({
     id: payout.id,
@@ -255,12 +258,13 @@ async function reserve(
   });
   await writeJournal(trx, payoutReservedJournal(ledgerPayoutOf(payout)), new Date(payout.createdAt));
   await insertEventOnce(trx, eventOf(payout));
+  if (audit) await insertAuditEntries(trx, [audit]);
 }
 
 /**
  * Inserts `payout` (`pending`) with its reservation of amount + fee and its `payout.created` event in one
  * transaction, under the lock of the merchant's balance account (docs/payouts.md#money). A payout id already stored
- * changes nothing and answers the stored payout.
+ * changes nothing and answers the stored payout. `audit`: the create's audit entry, written with it.
  * @returns the payout stored, and whether this call inserted it
  * @throws DomainError `insufficient_balance` (409) when the available balance is negative or below amount + fee;
  *   nothing is written
@@ -269,6 +273,7 @@ export async function insertPayoutReserved(
   db: Db,
   payout: PayoutSnapshot,
   eventOf: (payout: PayoutSnapshot) => EventInput,
+  audit?: AuditEntry,
 ): Promise<{ payout: PayoutSnapshot; inserted: boolean }> {
   return db.transaction(async (trx) => {
     const scope = { merchantId: payout.merchantId, environment: payout.environment };
@@ -286,7 +291,7 @@ export async function insertPayoutReserved(
         'insufficient_balance',
         `the available ${payout.currency} balance is ${available}, less than the amount ${payout.amount} plus the payout fee ${payout.fee}`,
       );
-    await reserve(trx, payout, eventOf);
+    await reserve(trx, payout, eventOf, audit);
     return { payout, inserted: true };
   });
 }
@@ -358,26 +363,6 @@ export async function writePayoutStatus(
 export async function findPayoutById(db: Db, id: string): Promise<PayoutSnapshot | undefined> {
   const row = (await db('payouts').where({ id }).first()) as PayoutRow | undefined;
   return row ? fromPayoutRow(row) : undefined;
-}
-
-/**
- * Payouts still `pending` with no word from their rail (no `pending_reason`), created more than `olderThanSeconds` ago,
- * oldest first: the ones whose workflow may never have started (docs/payouts.md#workflow). Read through the partial
- * index of open payouts.
- * @param filter.limit at most this many
- */
-export async function listPayoutsAwaitingWorkflow(
-  db: Db,
-  filter: { olderThanSeconds: number; limit: number },
-): Promise<Pick<PayoutSnapshot, 'id' | 'merchantId' | 'environment'>[]> {
-  const rows = (await db('payouts')
-    .where('status', 'pending')
-    .whereNull('pending_reason')
-    .where('created_at', '<', db.raw(`now() - make_interval(secs => ?)`, [filter.olderThanSeconds]))
-    .orderBy([{ column: 'created_at' }, { column: 'id' }])
-    .limit(filter.limit)
-    .select('id', 'merchant_id', 'environment')) as Pick<PayoutRow, 'id' | 'merchant_id' | 'environment'>[];
-  return rows.map((row) => ({ id: row.id, merchantId: row.merchant_id, environment: row.environment }));
 }
 
 /** The scope's payout `id`; undefined for another merchant's or environment's. */
@@ -486,7 +471,8 @@ export async function savePayoutSchedule(db: Db, scope: LedgerScope, setting: Pa
  * Creates an automatic payout (docs/payouts.md#automatic-payouts) in one transaction under the balance account's lock:
  * its amount is what the available balance holds above `minimum`, less the fee (`feeOf(amount)`, minor units); the
  * payout is stored and reserved like any other, and it names (`payout_id`) every available balance transaction of the
- * currency no payout covers yet, its own reservation included. A payout id already stored changes nothing.
+ * currency no payout covers yet, its own reservation included, with `audit` when given. A payout id already stored
+ * changes nothing.
  * @returns the payout, or undefined when nothing is above the minimum
  */
 export async function insertAutomaticPayout(
@@ -495,6 +481,7 @@ export async function insertAutomaticPayout(
   minimum: number,
   feeOf: (amount: number) => number,
   eventOf: (payout: PayoutSnapshot) => EventInput,
+  audit?: AuditEntry,
 ): Promise<PayoutSnapshot | undefined> {
   return db.transaction(async (trx) => {
     const scope = { merchantId: draft.merchantId, environment: draft.environment };
@@ -509,7 +496,7 @@ export async function insertAutomaticPayout(
     while (amount > 0 && amount + feeOf(amount) > above) amount -= 1;
     if (amount <= 0) return undefined;
     const payout: PayoutSnapshot = { ...draft, amount, fee: feeOf(amount) };
-    await reserve(trx, payout, eventOf);
+    await reserve(trx, payout, eventOf, audit);
     await trx('ledger_balance_transactions')
       .where({ merchant_id: scope.merchantId, environment: scope.environment, currency: draft.currency })
       .whereNull('payout_id')

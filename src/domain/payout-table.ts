@@ -1,5 +1,5 @@
 /**
- * A payout's life as one declared table (docs/payouts.md#states, decision D88), run by the engine of
+ * A payout's life as one declared table (docs/payouts.md#states), run by the engine of
  * ./table-engine.ts: each row is (status, event, condition) → (status, effects). {@link applyPayout} is the only code
  * that computes a payout's next state; a (status, event) pair that is not a row is refused with its reason and changes
  * nothing (a provider's answer after `paid`, a cancel once `in_transit`, the same answer twice). The payout's workflow

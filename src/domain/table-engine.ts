@@ -1,5 +1,5 @@
 /**
- * The engine every money object's table runs on (decision D88): a table is rows of (status, event, condition) →
+ * The engine every money object's table runs on: a table is rows of (status, event, condition) →
  * (status, effects). {@link chooseRow} finds the row an event takes in a state, or the refusal with its reason; a
  * (status, event) pair that is not a row is refused, and a refusal changes nothing. {@link tableMarkdown} renders a
  * table as its object's docs show it (docs/payments.md#states, docs/payouts.md#states). Each object declares its own

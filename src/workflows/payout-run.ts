@@ -19,7 +19,7 @@ import {
 } from '../domain/payout-table';
 import { PROVIDER_OPTIONS, RECORD_OPTIONS } from './activity-options';
 import { PROVIDER_ANSWER_WAIT_MS } from './messages';
-import type { PayoutActivities, PayoutRailResult, PayoutWorkflowInput } from './payout-messages';
+import type { PayoutActivities, PayoutNotStored, PayoutRailResult, PayoutWorkflowInput } from './payout-messages';
 
 /** First and longest wait between status calls of a payout in transit (ms). */
 const STATUS_FIRST_MS = 2_000;
@@ -40,9 +40,16 @@ const rails = proxyActivities<PayoutActivities>(PROVIDER_OPTIONS);
 /** The workflow clock, ISO 8601 UTC. */
 const nowIso = () => new Date(Date.now()).toISOString();
 
+/** The Update failure of a refusal: the API maps its type back to the error code (docs/api.md#errors). */
+function failure(refusal: { code: string; message: string }): ApplicationFailure {
+  return ApplicationFailure.create({ type: refusal.code, message: refusal.message, nonRetryable: true });
+}
+
 /** A payout's run: the payout and what each message and each wait does to it (see the module comment). */
 export class PayoutRun {
   private payout: PayoutSnapshot | undefined;
+  /** Why the create's first step stored no payout: every Update gets it, and the run ends. */
+  private notStored: PayoutNotStored | undefined;
   /** True once the first send was decided (or the payout left `pending` otherwise): the create's wait ends. */
   private answered = false;
   /** A cancel woke the current wait. */
@@ -75,8 +82,9 @@ export class PayoutRun {
    * PROVIDER_ANSWER_WAIT_MS the payout as it stands (`pending`): the send goes on (docs/payouts.md#workflow).
    */
   async sent(): Promise<PayoutSnapshot> {
-    await condition(() => this.answered && this.payout !== undefined, PROVIDER_ANSWER_WAIT_MS);
-    await condition(() => this.payout !== undefined);
+    await condition(() => this.decided() || (this.answered && this.payout !== undefined), PROVIDER_ANSWER_WAIT_MS);
+    await condition(() => this.decided() || this.payout !== undefined);
+    this.throwIfNotStored();
     return this.current();
   }
 
@@ -85,15 +93,11 @@ export class PayoutRun {
    * @throws ApplicationFailure `payout_not_cancellable` when the table refuses it (the payout left `pending`)
    */
   async cancel(): Promise<PayoutSnapshot> {
-    await condition(() => this.payout !== undefined);
+    await condition(() => this.decided() || this.payout !== undefined);
+    this.throwIfNotStored();
     return this.mutex.runExclusive(async () => {
       const applied = this.commit({ type: 'cancel' });
-      if (!applied.ok)
-        throw ApplicationFailure.create({
-          type: applied.refusal.code,
-          message: applied.refusal.message,
-          nonRetryable: true,
-        });
+      if (!applied.ok) throw failure(applied.refusal);
       await this.perform(applied);
       this.answered = true;
       this.woken = true;
@@ -103,9 +107,21 @@ export class PayoutRun {
 
   // ---- the main loop's steps ----
 
-  /** The run's first step: the stored payout is read. */
+  /**
+   * The run's first step: a create's payout is stored with its reservation (once per id: a stored one is answered as
+   * stored), or refused when the balance does not hold it; any other run reads the stored payout.
+   */
   async begin(): Promise<void> {
-    this.payout = await records.loadPayout(this.input.payoutId);
+    if (this.input.create) {
+      const stored = await records.storePayout(this.input.create);
+      if ('refused' in stored) {
+        this.notStored = stored.refused;
+        return;
+      }
+      this.payout = stored.payout;
+    } else {
+      this.payout = await records.loadPayout(this.input.payoutId);
+    }
     if (this.payout.status !== 'pending') this.answered = true;
   }
 
@@ -114,6 +130,7 @@ export class PayoutRun {
    * is `in_transit`, a return check while it is `paid` and watched. False when there is nothing left to wait for.
    */
   async step(): Promise<boolean> {
+    if (this.notStored) return false;
     const payout = this.current();
     if (FINAL_PAYOUT_STATUSES.includes(payout.status)) return false;
     if (payout.status === 'pending' || this.resend) return this.send().then(() => true);
@@ -137,9 +154,9 @@ export class PayoutRun {
     return !this.mutex.isLocked();
   }
 
-  /** The payout as the run ends it (the workflow's result). */
-  result(): PayoutSnapshot {
-    return this.current();
+  /** The payout as the run ends it (the workflow's result); null when the create stored none. */
+  result(): PayoutSnapshot | null {
+    return this.payout ?? null;
   }
 
   /** True when the history grew long and nothing is under way. */
@@ -147,9 +164,9 @@ export class PayoutRun {
     return workflowInfo().historyLength > HISTORY_EVENTS_BEFORE_CONTINUE && !this.mutex.isLocked();
   }
 
-  /** The next run's input: the same payout (its state is the stored row). */
+  /** The next run's input: the same payout, stored by now (its state is the stored row). */
   continuation(): PayoutWorkflowInput {
-    return this.input;
+    return { payoutId: this.input.payoutId };
   }
 
   // ---- the one place state changes ----
@@ -223,6 +240,16 @@ export class PayoutRun {
     this.woken = false;
     await condition(() => this.woken || this.askedNow, ms);
     this.askedNow = false;
+  }
+
+  /** True once the first step refused the create. */
+  private decided(): boolean {
+    return this.notStored !== undefined;
+  }
+
+  /** @throws ApplicationFailure of the create's refusal (`insufficient_balance`), when there was one */
+  private throwIfNotStored(): void {
+    if (this.notStored) throw failure(this.notStored);
   }
 
   private current(): PayoutSnapshot {
