@@ -15,6 +15,9 @@ import { fundedMerchant, wallet } from '../helpers/payouts';
 import { ApiProcess, WorkerProcess } from '../helpers/processes';
 import { testConfig } from '../helpers/stack';
 import { FAULT_SETTINGS } from './burst';
+import { removePayoutSweepSchedule } from '../../src/services/payout-service';
+import { PAYOUT_SWEEP_SCHEDULE_ID } from '../../src/workflows/payout-messages';
+import { getStack } from '../helpers/stack';
 
 /** When the API is killed after the request was sent, in milliseconds: before, during and after the start. */
 const KILL_AFTER_MS = [0, 40, 150, 400, 1500];
@@ -83,5 +86,19 @@ describe('kill -9 of the API between accepting a payout and its workflow start (
       expect(events.map((e) => e.type)).to.deep.equal(['payout.created', 'payout.paid']);
     }
     expect(await ledgerProblems(db, { merchantIds: [merchant.merchantId] })).to.deep.equal([]);
+  });
+});
+
+describe('the payout sweeper of earlier versions (docs/payouts.md#workflow)', () => {
+  it('is deleted where it is left, and nothing happens where it is not', async () => {
+    const { client } = await getStack();
+    await client.schedule.create({
+      scheduleId: PAYOUT_SWEEP_SCHEDULE_ID,
+      spec: { intervals: [{ every: '1 hour' }] },
+      action: { type: 'startWorkflow', workflowType: 'payoutSweepWorkflow', args: [], taskQueue: 'unused' },
+      state: { paused: true },
+    });
+    expect(await removePayoutSweepSchedule(client)).to.equal(true);
+    expect(await removePayoutSweepSchedule(client)).to.equal(false);
   });
 });
