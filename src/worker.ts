@@ -21,7 +21,7 @@ import { startSandboxCallbackPump } from './providers/sandbox/callback-pump';
 import { connectClient, connectWorker } from './temporal';
 import { defaultStatementSource } from './activities/reconciliation-activities';
 import type { ProviderCode } from './domain/catalogue';
-import { ensurePayoutSweepSchedule } from './services/payout-service';
+import { removePayoutSweepSchedule } from './services/payout-service';
 import { ensureReconciliationSchedules, reconciledAccounts } from './services/reconciliation-service';
 
 /**
@@ -200,11 +200,10 @@ async function main(): Promise<void> {
     await ensureReconciliationSchedules(deps.temporal, config.TEMPORAL_TASK_QUEUE, reconciledAccounts(live))
       .then((created) => created.length > 0 && logger.info({ schedules: created }, 'reconciliation schedules created'))
       .catch((error: unknown) => logger.warn({ err: error }, 'reconciliation schedules not created'));
-    // The payout sweeper (docs/payouts.md#workflow): starts the workflow of a payout whose API stopped before starting
-    // it.
-    await ensurePayoutSweepSchedule(deps.temporal, config.TEMPORAL_TASK_QUEUE)
-      .then((created) => created && logger.info({ schedule: 'payout-sweeper' }, 'payout sweeper schedule created'))
-      .catch((error: unknown) => logger.warn({ err: error }, 'payout sweeper schedule not created'));
+    // The payout sweeper's Schedule of earlier versions goes: a payout's workflow stores it (docs/payouts.md#workflow).
+    await removePayoutSweepSchedule(deps.temporal)
+      .then((removed) => removed && logger.info({ schedule: 'payout-sweeper' }, 'payout sweeper schedule deleted'))
+      .catch((error: unknown) => logger.warn({ err: error }, 'payout sweeper schedule not deleted'));
   }
   logger.info({ role: config.WORKER_ROLE, taskQueues: queues, namespace: config.TEMPORAL_NAMESPACE }, 'worker started');
   // A worker that fails ends the process (its error is thrown); SIGINT/SIGTERM stop them all.

@@ -2,12 +2,7 @@
  * The payout workflow's activities (docs/payouts.md#workflow): the rail calls and the writes of each state with its
  * journals and event, after which the event's webhook deliveries start (docs/payouts.md#events).
  */
-import {
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-  WorkflowNotFoundError,
-  type Client,
-} from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import type { EventInput } from '../db/payments';
@@ -17,20 +12,17 @@ import {
   findPayoutById,
   findPayoutSchedule,
   insertAutomaticPayout,
-  listPayoutsAwaitingWorkflow,
+  insertPayoutReserved,
   railDestinationOf,
   writePayoutStatus,
 } from '../db/payouts';
+import { availableOf, readOwed } from '../db/ledger';
 import { createProviderRequestLog } from '../db/provider-requests';
 import { createSandboxPayoutLedger } from '../db/sandbox-payouts';
+import { DomainError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
-import {
-  acceptedPayoutState,
-  payoutCurrencyProblem,
-  payoutFee,
-  type PayoutSnapshot,
-  type PayoutStatus,
-} from '../domain/payout';
+import { acceptedPayoutState, payoutCurrencyProblem, payoutFee, type PayoutSnapshot } from '../domain/payout';
+import type { PayoutEmittedEvent } from '../domain/payout-table';
 import { deriveId } from '../lib/ids';
 import { PayoutRailUnavailable, type PayoutAnswer, type PayoutRail } from '../providers/payout-rail';
 import { payoutRailRegistryFromConfig, type PayoutRailRegistry } from '../providers/payout-registry';
@@ -39,6 +31,7 @@ import { payoutSearchAttributes } from '../workflows/messages';
 import {
   payoutWorkflowId,
   type PayoutActivities,
+  type PayoutCreateInput,
   type PayoutRailResult,
   type PayoutWorkflowInput,
 } from '../workflows/payout-messages';
@@ -61,21 +54,12 @@ export interface PayoutActivityDeps {
   payoutRails?: PayoutRailRegistry;
 }
 
-/** The events a payout's states send (docs/payouts.md#events); other states send none. */
-const EVENT_OF_STATUS: Partial<Record<PayoutStatus, string>> = {
-  pending: 'payout.created',
-  paid: 'payout.paid',
-  failed: 'payout.failed',
-  returned: 'payout.returned',
-};
-
 /**
- * The event row of a payout's state, or undefined when the state sends none; its id derives from the payout and the
- * event type, so it is written once whatever the retries.
+ * The event row `type` of `payout` (docs/payouts.md#events): `payout.created` with the payout, the others as the
+ * payout table's rows emit them. Its id derives from the payout and the type, so it is written once whatever the
+ * retries.
  */
-export function payoutEvent(payout: PayoutSnapshot, created = false): EventInput | undefined {
-  const type = created ? 'payout.created' : payout.status === 'pending' ? undefined : EVENT_OF_STATUS[payout.status];
-  if (!type) return undefined;
+export function payoutEvent(payout: PayoutSnapshot, type: 'payout.created' | PayoutEmittedEvent): EventInput {
   return {
     id: deriveId('evt_', `payout:${payout.id}:${type}`),
     merchantId: payout.merchantId,
@@ -88,15 +72,16 @@ export function payoutEvent(payout: PayoutSnapshot, created = false): EventInput
 }
 
 /**
- * How a payout's workflow is started, by whoever starts it (the create's Update-with-Start, the sweeper, the
- * operator's ask): the id `payout:{po_id}`, so every start of one payout meets the same workflow
- * (docs/payouts.md#workflow), and the merchant on every log line and in the Temporal UI.
+ * How a payout's workflow is started, by whoever starts it (the create's Update-with-Start, a cancel, the operator's
+ * ask): the id `payout:{po_id}`, so every start of one payout meets the same workflow (docs/payouts.md#workflow), and
+ * the merchant on every log line and in the Temporal UI. `create`: the payout its first step stores (a create).
  */
 export function payoutWorkflowStart(
   payout: Pick<PayoutSnapshot, 'id' | 'merchantId' | 'environment'>,
   taskQueue: string,
+  create?: PayoutCreateInput,
 ) {
-  const input: PayoutWorkflowInput = { payoutId: payout.id };
+  const input: PayoutWorkflowInput = { payoutId: payout.id, ...(create ? { create } : {}) };
   return {
     taskQueue,
     workflowId: payoutWorkflowId(payout.id),
@@ -134,17 +119,6 @@ function resultOf(answer: PayoutAnswer<string>): PayoutRailResult {
   };
 }
 
-/** True when Temporal has payout `payoutId`'s workflow running (a closed or unknown one is not). */
-async function workflowRunning(temporal: Client, payoutId: string): Promise<boolean> {
-  try {
-    const described = await temporal.workflow.getHandle(payoutWorkflowId(payoutId)).describe();
-    return described.status.name === 'RUNNING';
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
-}
-
 /** Builds the payout activities around their dependencies. */
 export function createPayoutActivities(deps: PayoutActivityDeps): PayoutActivities {
   const registry = payoutRailsOf(deps);
@@ -163,7 +137,7 @@ export function createPayoutActivities(deps: PayoutActivityDeps): PayoutActiviti
   return {
     loadPayout: stored,
 
-    async createAutomaticPayout({ merchantId, environment, seed }) {
+    async automaticPayoutDraft({ merchantId, environment, seed }) {
       const scope = { merchantId, environment };
       const setting = await findPayoutSchedule(deps.db, scope);
       if (setting.schedule === 'manual' || !setting.destinationId || !setting.currency) return null;
@@ -172,12 +146,16 @@ export function createPayoutActivities(deps: PayoutActivityDeps): PayoutActiviti
       if (!destination || Date.parse(destination.usableFrom) > now.getTime()) return null;
       if (payoutCurrencyProblem(destination.provider, setting.currency)) return null;
       if (!registry.get(environment, destination.provider as Parameters<PayoutRailRegistry['get']>[1])) return null;
-      const payout = await insertAutomaticPayout(
-        deps.db,
-        {
+      const [balance] = await readOwed(deps.db, scope, now, setting.currency);
+      if (!balance || availableOf(balance) <= setting.minimum) return null;
+      return {
+        payout: {
           id: deriveId(ID_PREFIXES.payout, `automatic:${seed}`),
           merchantId,
           environment,
+          // Decided by the store under the balance account's lock (docs/payouts.md#automatic-payouts).
+          amount: 0,
+          fee: 0,
           currency: setting.currency,
           destinationId: destination.id,
           provider: destination.provider,
@@ -185,13 +163,37 @@ export function createPayoutActivities(deps: PayoutActivityDeps): PayoutActiviti
           automatic: true,
           ...acceptedPayoutState(now.toISOString()),
         },
-        setting.minimum,
-        (amount) => payoutFee(destination.type, amount, setting.currency as PayoutSnapshot['currency']),
-        (p) => payoutEvent(p, true)!,
-      );
-      if (!payout) return null;
-      await startWebhookDeliveries(dispatch, payoutEvent(payout, true)!);
-      return payout.id;
+        automaticMinimum: setting.minimum,
+      };
+    },
+
+    async storePayout({ payout: draft, automaticMinimum, audit }) {
+      const created = (p: PayoutSnapshot) => payoutEvent(p, 'payout.created');
+      let payout: PayoutSnapshot | undefined;
+      try {
+        if (automaticMinimum === undefined) {
+          payout = (await insertPayoutReserved(deps.db, draft, created, audit)).payout;
+        } else {
+          const destination = await findDestinationById(deps.db, draft.destinationId);
+          if (!destination) throw new Error(`destination ${draft.destinationId} is not stored`);
+          const feeOf = (amount: number) => payoutFee(destination.type, amount, draft.currency);
+          payout = await insertAutomaticPayout(deps.db, draft, automaticMinimum, feeOf, created, audit);
+        }
+      } catch (error) {
+        if (error instanceof DomainError && error.code === 'insufficient_balance')
+          return { refused: { code: 'insufficient_balance', message: error.message } };
+        throw error;
+      }
+      if (!payout)
+        return {
+          refused: {
+            code: 'insufficient_balance',
+            message: `nothing in the available ${draft.currency} balance is above the minimum of ${automaticMinimum}`,
+          },
+        };
+      // Once per event id: a retry of this step starts no second delivery.
+      await startWebhookDeliveries(dispatch, created(payout));
+      return { payout };
     },
 
     async sendPayoutToRail(payoutId) {
@@ -225,23 +227,8 @@ export function createPayoutActivities(deps: PayoutActivityDeps): PayoutActiviti
       return resultOf(await rail.payoutStatus(providerReference));
     },
 
-    async startStrandedPayouts({ graceSeconds, limit }) {
-      const started: string[] = [];
-      for (const payout of await listPayoutsAwaitingWorkflow(deps.db, { olderThanSeconds: graceSeconds, limit })) {
-        if (await workflowRunning(deps.temporal, payout.id)) continue;
-        // USE_EXISTING: an API that starts it meanwhile (a late create, a retry with its key) meets this run.
-        await deps.temporal.workflow.start('payoutWorkflow', {
-          ...payoutWorkflowStart(payout, deps.config.TEMPORAL_TASK_QUEUE),
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-        });
-        started.push(payout.id);
-      }
-      return started;
-    },
-
-    async recordPayout(input) {
-      const { payout, event } = await writePayoutStatus(deps.db, input, (p) => payoutEvent(p));
+    async recordPayout({ payout: written, orders }) {
+      const { payout, event } = await writePayoutStatus(deps.db, written, orders, payoutEvent);
       if (event) await startWebhookDeliveries(dispatch, event);
       return payout;
     },

@@ -4,11 +4,19 @@
  * lock on the merchant's balance account first, so concurrent payouts against one balance are decided one after
  * another and never reserve more than is available.
  */
+import type { AuditEntry } from '../domain/audit-log';
 import type { Environment } from '../domain/environment';
+import { insertAuditEntries } from './audit-log';
 import { DomainError } from '../domain/errors';
 import { payoutPaidJournal, payoutReservedJournal, payoutReversedJournal, type LedgerPayout } from '../domain/ledger';
 import type { Currency } from '../domain/money';
-import { PAYOUT_TRANSITIONS, type PayoutSnapshot, type PayoutStatus } from '../domain/payout';
+import type { PayoutSnapshot, PayoutStatus } from '../domain/payout';
+import {
+  postedStepOf,
+  type PayoutEmittedEvent,
+  type PayoutPostedStep,
+  type PayoutWriteOrders,
+} from '../domain/payout-table';
 import type { PayoutDestination, PayoutDestinationType, PayoutFailureCode } from '../domain/payout-rail';
 import { availableOf, readOwed, writeJournal, type LedgerScope } from './ledger';
 import type { EventInput } from './payments';
@@ -226,11 +234,12 @@ async function lockedAvailable(trx: Db, scope: LedgerScope, currency: string, no
   return balance ? availableOf(balance) : 0;
 }
 
-/** Inserts `payout` (`pending`), its reservation journal and its `payout.created` event, inside `trx`. */
+/** Inserts `payout` (`pending`), its reservation journal, its `payout.created` event and `audit`, inside `trx`. */
 async function reserve(
   trx: Db,
   payout: PayoutSnapshot,
   eventOf: (payout: PayoutSnapshot) => EventInput,
+  audit?: AuditEntry,
 ): Promise<void> {
   await trx('payouts').insert({
     id: payout.id,
@@ -249,12 +258,13 @@ async function reserve(
   });
   await writeJournal(trx, payoutReservedJournal(ledgerPayoutOf(payout)), new Date(payout.createdAt));
   await insertEventOnce(trx, eventOf(payout));
+  if (audit) await insertAuditEntries(trx, [audit]);
 }
 
 /**
  * Inserts `payout` (`pending`) with its reservation of amount + fee and its `payout.created` event in one
  * transaction, under the lock of the merchant's balance account (docs/payouts.md#money). A payout id already stored
- * changes nothing and answers the stored payout.
+ * changes nothing and answers the stored payout. `audit`: the create's audit entry, written with it.
  * @returns the payout stored, and whether this call inserted it
  * @throws DomainError `insufficient_balance` (409) when the available balance is negative or below amount + fee;
  *   nothing is written
@@ -263,6 +273,7 @@ export async function insertPayoutReserved(
   db: Db,
   payout: PayoutSnapshot,
   eventOf: (payout: PayoutSnapshot) => EventInput,
+  audit?: AuditEntry,
 ): Promise<{ payout: PayoutSnapshot; inserted: boolean }> {
   return db.transaction(async (trx) => {
     const scope = { merchantId: payout.merchantId, environment: payout.environment };
@@ -280,80 +291,71 @@ export async function insertPayoutReserved(
         'insufficient_balance',
         `the available ${payout.currency} balance is ${available}, less than the amount ${payout.amount} plus the payout fee ${payout.fee}`,
       );
-    await reserve(trx, payout, eventOf);
+    await reserve(trx, payout, eventOf, audit);
     return { payout, inserted: true };
   });
 }
 
-/** A change of a payout's state (docs/payouts.md#states). */
-export interface PayoutWrite {
-  payoutId: string;
-  status: PayoutStatus;
-  /** When it happened, ISO 8601 UTC. */
-  at: string;
-  failureCode?: PayoutFailureCode | null;
-  failureMessage?: string | null;
-  /** Why a payout stays pending (the rail is down); cleared by every other write. */
-  pendingReason?: string | null;
-  providerReference?: string | null;
+/**
+ * The journal of the cause `cause` a payout's row declared (docs/ledger.md#postings).
+ * @throws Error when the ledger's rules name that step's journal otherwise
+ */
+function payoutJournalOf(payout: LedgerPayout, cause: string) {
+  const step: PayoutPostedStep = postedStepOf(cause);
+  const journal = step === 'paid' ? payoutPaidJournal(payout) : payoutReversedJournal(payout, step);
+  if (journal.cause !== cause) throw new Error(`the payout table posts ${cause}; the ledger names ${journal.cause}`);
+  return journal;
 }
 
-const STATUS_TIME: Partial<Record<PayoutStatus, string>> = {
-  in_transit: 'in_transit_at',
-  paid: 'paid_at',
-  failed: 'failed_at',
-  returned: 'returned_at',
-  cancelled: 'cancelled_at',
-};
-
 /**
- * Applies `write` when the payout is in a state it may follow (PAYOUT_TRANSITIONS), with the journal the new state
- * causes and the event `eventOf` gives for it, in one transaction (docs/payouts.md#money). A write that does not
- * apply (repeated, or something later won) changes nothing.
- * @returns the payout afterwards, and the event written (undefined when nothing was)
- * @throws Error when the payout is not stored
+ * Writes `payout` as the payout table's row left it (src/domain/payout-table.ts), with exactly the effects it
+ * declared (`orders`): the journals of its causes, its event (`eventOf(payout, type)`) and the destination's
+ * verification, in one transaction (docs/payouts.md#money). The write asserts the row: the stored payout must still
+ * be in `orders.from`. A repeat of a write that committed (the stored payout already is what it writes) changes nothing
+ * and answers its event again, so a retried caller still starts its deliveries.
+ * @returns the payout afterwards, and the event written (undefined when the row emits none)
+ * @throws Error when the payout is not stored, or is in another status than the row's (the table was not followed)
  */
 export async function writePayoutStatus(
   db: Db,
-  write: PayoutWrite,
-  eventOf: (payout: PayoutSnapshot) => EventInput | undefined,
+  payout: PayoutSnapshot,
+  orders: PayoutWriteOrders,
+  eventOf: (payout: PayoutSnapshot, type: PayoutEmittedEvent) => EventInput,
 ): Promise<{ payout: PayoutSnapshot; event?: EventInput }> {
   return db.transaction(async (trx) => {
-    const at = new Date(write.at);
-    const columns: Record<string, unknown> = {
-      status: write.status,
-      updated_at: at,
-      pending_reason: write.status === 'pending' ? (write.pendingReason ?? null) : null,
-    };
-    if (write.failureCode !== undefined) columns.failure_code = write.failureCode;
-    if (write.failureMessage !== undefined) columns.failure_message = write.failureMessage;
-    if (write.providerReference) columns.provider_reference = write.providerReference;
-    const timeColumn = STATUS_TIME[write.status];
-    if (timeColumn) columns[timeColumn] = at;
-    if (write.status === 'paid') columns.in_transit_at = trx.raw('coalesce(in_transit_at, ?)', [at]);
     const [row] = (await trx('payouts')
-      .where({ id: write.payoutId })
-      .whereIn('status', [...PAYOUT_TRANSITIONS[write.status]])
-      .update(columns)
+      .where({ id: payout.id, status: orders.from })
+      .update({
+        status: payout.status,
+        updated_at: new Date(payout.updatedAt),
+        pending_reason: payout.pendingReason,
+        failure_code: payout.failureCode,
+        failure_message: payout.failureMessage,
+        provider_reference: payout.providerReference,
+        in_transit_at: payout.inTransitAt && new Date(payout.inTransitAt),
+        paid_at: payout.paidAt && new Date(payout.paidAt),
+        failed_at: payout.failedAt && new Date(payout.failedAt),
+        returned_at: payout.returnedAt && new Date(payout.returnedAt),
+        cancelled_at: payout.cancelledAt && new Date(payout.cancelledAt),
+      })
       .returning('*')) as PayoutRow[];
     if (!row) {
-      const current = (await trx('payouts').where({ id: write.payoutId }).first()) as PayoutRow | undefined;
-      if (!current) throw new Error(`payout ${write.payoutId} is not stored`);
-      const payout = fromPayoutRow(current);
-      // A repeat of a write that committed: its event again, so a retried caller still starts its deliveries.
-      return { payout, event: current.status === write.status ? eventOf(payout) : undefined };
+      const current = (await trx('payouts').where({ id: payout.id }).first()) as PayoutRow | undefined;
+      if (!current) throw new Error(`payout ${payout.id} is not stored`);
+      const stored = fromPayoutRow(current);
+      if (stored.status !== payout.status || stored.updatedAt !== payout.updatedAt)
+        throw new Error(
+          `payout ${payout.id} is ${stored.status}, not ${orders.from} as the payout table's row for ${payout.status} requires`,
+        );
+      return { payout: stored, event: orders.emit ? eventOf(stored, orders.emit) : undefined };
     }
-    const payout = fromPayoutRow(row);
-    const ledger = ledgerPayoutOf(payout);
-    if (write.status === 'paid') {
-      await writeJournal(trx, payoutPaidJournal(ledger), at);
-      await markDestinationPaid(trx, payout.destinationId);
-    }
-    if (write.status === 'failed' || write.status === 'cancelled' || write.status === 'returned')
-      await writeJournal(trx, payoutReversedJournal(ledger, write.status), at);
-    const event = eventOf(payout);
+    const written = fromPayoutRow(row);
+    const at = new Date(written.updatedAt);
+    for (const cause of orders.post) await writeJournal(trx, payoutJournalOf(ledgerPayoutOf(written), cause), at);
+    if (orders.verifyDestination) await markDestinationPaid(trx, written.destinationId);
+    const event = orders.emit ? eventOf(written, orders.emit) : undefined;
     if (event) await insertEventOnce(trx, event);
-    return { payout, event };
+    return { payout: written, event };
   });
 }
 
@@ -361,26 +363,6 @@ export async function writePayoutStatus(
 export async function findPayoutById(db: Db, id: string): Promise<PayoutSnapshot | undefined> {
   const row = (await db('payouts').where({ id }).first()) as PayoutRow | undefined;
   return row ? fromPayoutRow(row) : undefined;
-}
-
-/**
- * Payouts still `pending` with no word from their rail (no `pending_reason`), created more than `olderThanSeconds` ago,
- * oldest first: the ones whose workflow may never have started (docs/payouts.md#workflow). Read through the partial
- * index of open payouts.
- * @param filter.limit at most this many
- */
-export async function listPayoutsAwaitingWorkflow(
-  db: Db,
-  filter: { olderThanSeconds: number; limit: number },
-): Promise<Pick<PayoutSnapshot, 'id' | 'merchantId' | 'environment'>[]> {
-  const rows = (await db('payouts')
-    .where('status', 'pending')
-    .whereNull('pending_reason')
-    .where('created_at', '<', db.raw(`now() - make_interval(secs => ?)`, [filter.olderThanSeconds]))
-    .orderBy([{ column: 'created_at' }, { column: 'id' }])
-    .limit(filter.limit)
-    .select('id', 'merchant_id', 'environment')) as Pick<PayoutRow, 'id' | 'merchant_id' | 'environment'>[];
-  return rows.map((row) => ({ id: row.id, merchantId: row.merchant_id, environment: row.environment }));
 }
 
 /** The scope's payout `id`; undefined for another merchant's or environment's. */
@@ -489,7 +471,8 @@ export async function savePayoutSchedule(db: Db, scope: LedgerScope, setting: Pa
  * Creates an automatic payout (docs/payouts.md#automatic-payouts) in one transaction under the balance account's lock:
  * its amount is what the available balance holds above `minimum`, less the fee (`feeOf(amount)`, minor units); the
  * payout is stored and reserved like any other, and it names (`payout_id`) every available balance transaction of the
- * currency no payout covers yet, its own reservation included. A payout id already stored changes nothing.
+ * currency no payout covers yet, its own reservation included, with `audit` when given. A payout id already stored
+ * changes nothing.
  * @returns the payout, or undefined when nothing is above the minimum
  */
 export async function insertAutomaticPayout(
@@ -498,6 +481,7 @@ export async function insertAutomaticPayout(
   minimum: number,
   feeOf: (amount: number) => number,
   eventOf: (payout: PayoutSnapshot) => EventInput,
+  audit?: AuditEntry,
 ): Promise<PayoutSnapshot | undefined> {
   return db.transaction(async (trx) => {
     const scope = { merchantId: draft.merchantId, environment: draft.environment };
@@ -512,7 +496,7 @@ export async function insertAutomaticPayout(
     while (amount > 0 && amount + feeOf(amount) > above) amount -= 1;
     if (amount <= 0) return undefined;
     const payout: PayoutSnapshot = { ...draft, amount, fee: feeOf(amount) };
-    await reserve(trx, payout, eventOf);
+    await reserve(trx, payout, eventOf, audit);
     await trx('ledger_balance_transactions')
       .where({ merchant_id: scope.merchantId, environment: scope.environment, currency: draft.currency })
       .whereNull('payout_id')

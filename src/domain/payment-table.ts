@@ -12,6 +12,7 @@ import { isOpen, type FailureCode, type NextAction, type PaymentSnapshot, type P
 import type { ProviderAnswer, ProviderOutcome } from './payment';
 import { refundableAmount, type RefundRecord } from './refund';
 import { describeRefundEffect, refundEffects } from './refund-table';
+import { ANOTHER_ROW, chooseRow, tableMarkdown } from './table-engine';
 
 /** The payment as its workflow holds it, with the refunds accepted and not yet settled (their amounts reserved). */
 export interface PaymentState {
@@ -434,7 +435,7 @@ function refundRows(from: PaymentStatus): PaymentRow[] {
   return rows;
 }
 
-const notApplicable: Refusal = { code: 'not_applicable', message: 'another row applies' };
+const notApplicable: Refusal = ANOTHER_ROW;
 
 /** A row, typed by its event. */
 function row<T extends PaymentEventType>(r: PaymentRow<T>): PaymentRow {
@@ -629,38 +630,28 @@ function noRow(status: PaymentStatus, event: PaymentEvent): Refusal {
  *   row: `payment_not_cancellable`, `payment_not_refundable`, `not_applicable`), which changes nothing
  */
 export function apply(state: PaymentState, event: PaymentEvent, at: string): Applied {
-  const rows = PAYMENT_TABLE.filter((r) => r.from === state.payment.status && r.event === event.type);
-  if (rows.length === 0) return { ok: false, refusal: noRow(state.payment.status, event) };
-  let refusal: Refusal | undefined;
-  for (const r of rows) {
-    const refused = r.when?.test(state, event, at);
-    if (refused) {
-      if (!refusal || refusal === notApplicable) refusal = refused;
-      continue;
-    }
-    const after = withReceipt(r.next(state, event, at), event);
-    const changed = r.to !== state.payment.status;
-    const writes = r.effects.some((e) => e.do === 'write');
-    const payment: PaymentSnapshot = writes
-      ? {
-          ...after.payment,
-          status: r.to,
-          nextAction: changed && r.to !== 'pending' ? null : after.payment.nextAction,
-          updatedAt: r.keepsUpdatedAt ? after.payment.updatedAt : at,
-          version: (state.payment.version ?? 0) + 1,
-        }
-      : after.payment;
-    const refundId = 'refundId' in event ? event.refundId : lateSuccessRefundId(payment.id);
-    const concernsRefund = 'refundId' in event || event.type === 'late_success';
-    const refund = concernsRefund ? refundAfter(state, { ...after, payment }, event, refundId, at) : undefined;
-    const effects = r.effects.map((e) =>
-      e.do === 'post'
-        ? { do: 'post' as const, cause: e.cause.replace('{id}', causeId(e.cause, payment, refundId)) }
-        : e,
-    );
-    return { ok: true, state: { ...after, payment }, effects, refund, row: r };
-  }
-  return { ok: false, refusal: refusal === notApplicable || !refusal ? noRow(state.payment.status, event) : refusal };
+  const chosen = chooseRow(PAYMENT_TABLE, state.payment.status, state, event, at, noRow);
+  if (!chosen.ok) return chosen;
+  const r = chosen.row;
+  const after = withReceipt(r.next(state, event, at), event);
+  const changed = r.to !== state.payment.status;
+  const writes = r.effects.some((e) => e.do === 'write');
+  const payment: PaymentSnapshot = writes
+    ? {
+        ...after.payment,
+        status: r.to,
+        nextAction: changed && r.to !== 'pending' ? null : after.payment.nextAction,
+        updatedAt: r.keepsUpdatedAt ? after.payment.updatedAt : at,
+        version: (state.payment.version ?? 0) + 1,
+      }
+    : after.payment;
+  const refundId = 'refundId' in event ? event.refundId : lateSuccessRefundId(payment.id);
+  const concernsRefund = 'refundId' in event || event.type === 'late_success';
+  const refund = concernsRefund ? refundAfter(state, { ...after, payment }, event, refundId, at) : undefined;
+  const effects = r.effects.map((e) =>
+    e.do === 'post' ? { do: 'post' as const, cause: e.cause.replace('{id}', causeId(e.cause, payment, refundId)) } : e,
+  );
+  return { ok: true, state: { ...after, payment }, effects, refund, row: r };
 }
 
 /**
@@ -853,12 +844,7 @@ function describeEffect(effect: Effect): string {
 
 /** The table as Markdown, as docs/payments.md#states shows it (a test keeps the two equal). */
 export function stateTableMarkdown(): string {
-  const lines = ['| status | event | when | next status | effects |', '|---|---|---|---|---|'];
-  for (const r of PAYMENT_TABLE)
-    lines.push(
-      `| \`${r.from}\` | \`${r.event}\` | ${r.when?.text ?? ''} | \`${r.to}\` | ${r.effects.map(describeEffect).join(', ') || 'release the reservation'} |`,
-    );
-  return lines.join('\n');
+  return tableMarkdown(PAYMENT_TABLE, describeEffect, 'release the reservation');
 }
 
 /**

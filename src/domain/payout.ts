@@ -21,19 +21,6 @@ export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 /** States a payout never leaves. */
 export const FINAL_PAYOUT_STATUSES: readonly PayoutStatus[] = ['failed', 'returned', 'cancelled'];
 
-/**
- * The states a payout may be in for a write of `to` to apply (docs/payouts.md#states); a write from any other state
- * changes nothing (it was already applied, or something later won). `pending` → `pending` records a new reason.
- */
-export const PAYOUT_TRANSITIONS: Readonly<Record<PayoutStatus, readonly PayoutStatus[]>> = {
-  pending: ['pending'],
-  in_transit: ['pending'],
-  paid: ['pending', 'in_transit'],
-  failed: ['pending', 'in_transit'],
-  returned: ['paid'],
-  cancelled: ['pending'],
-};
-
 /** A payout as stored; amounts in minor units, times ISO 8601 UTC. */
 export interface PayoutSnapshot {
   id: string;

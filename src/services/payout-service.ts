@@ -1,16 +1,15 @@
 /**
- * Payout destinations and payouts (docs/payouts.md). A payout is stored `pending` with its reservation of amount +
- * fee in one transaction under the lock of the merchant's balance account (docs/payouts.md#money), then its workflow
- * `payout:{po_id}` is started with the `sendPayout` Update (Update-with-Start, as payments are created) and the create
- * answers once the rail has the payout, refused it or is known to be down, at most CREATE_WAIT_MS
- * (docs/payouts.md#workflow). Ids derive from merchant, environment and `Idempotency-Key` when one is given, so a
- * retried request reattaches to the same payout and workflow.
+ * Payout destinations and payouts (docs/payouts.md). A create starts the payout's workflow `payout:{po_id}` with the
+ * `sendPayout` Update (Update-with-Start, as payments are created); the workflow's first step stores the payout
+ * `pending` with its reservation of amount + fee under the lock of the merchant's balance account
+ * (docs/payouts.md#money), and the create answers once the rail has the payout, refused it or is known to be down, at
+ * most CREATE_WAIT_MS (docs/payouts.md#workflow). Ids derive from merchant, environment and `Idempotency-Key` when
+ * one is given, so a retried request reattaches to the same payout and workflow.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ScheduleAlreadyRunning,
   ScheduleNotFoundError,
-  ScheduleOverlapPolicy,
   WithStartWorkflowOperation,
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
@@ -18,8 +17,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { payoutEvent, payoutRailsOf, payoutWorkflowStart } from '../activities/payout-activities';
-import { startWebhookDeliveries } from '../activities/webhook-dispatch';
+import { payoutRailsOf, payoutWorkflowStart } from '../activities/payout-activities';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import {
@@ -30,7 +28,6 @@ import {
   savePayoutSchedule,
   type PayoutScheduleRecord,
   insertDestination,
-  insertPayoutReserved,
   listDestinations as listDestinationRows,
   listPayoutsPage,
   type DestinationRecord,
@@ -55,7 +52,7 @@ import { destinationEnding } from '../domain/payout-rail';
 import { parseMsisdn } from '../domain/phone';
 import type { Principal } from '../domain/principal';
 import { deriveId, newId } from '../lib/ids';
-import { byDeadline } from '../lib/temporal-deadline';
+import { byDeadline, updateWithStartWithin, type UpdateWithStartOutcome } from '../lib/temporal-deadline';
 import { createMailer } from '../lib/mailer';
 import type { PayoutRailRegistry } from '../providers/payout-registry';
 import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
@@ -66,10 +63,11 @@ import {
   payoutScheduleId,
   SEND_UPDATE_ID,
   sendPayoutUpdate,
+  payoutWorkflowId,
   type AutomaticPayoutInput,
-  type PayoutSweepInput,
+  type PayoutCreateInput,
 } from '../workflows/payout-messages';
-import { audit } from './audit';
+import { audit, auditEntryOf } from './audit';
 import { requireRecentTwoFactor } from './two-factor-service';
 
 /** What the payout service needs. */
@@ -81,6 +79,7 @@ export interface PayoutServiceDeps {
     | 'TEMPORAL_TASK_QUEUE'
     | 'TEMPORAL_WEBHOOK_TASK_QUEUE'
     | 'CREATE_WAIT_MS'
+    | 'TEMPORAL_CALL_TIMEOUT_MS'
     | 'UPDATE_DEADLINE_MS'
     | 'SANDBOX_APPROVAL_DELAY_MS'
     | 'PROVIDER_CALLBACK_SECRET'
@@ -265,13 +264,24 @@ export interface NewPayout {
   description?: string;
 }
 
-/** The start of a payout's workflow, used with each Update: the running one is reused, a closed one re-run. */
-function workflowStart(deps: PayoutServiceDeps, payout: PayoutSnapshot) {
+/**
+ * The start of a payout's workflow, used with each Update: the running one is reused, a closed one re-run. `create`:
+ * the payout its first step stores (a create); a cancel's start reads the stored one.
+ */
+function workflowStart(deps: PayoutServiceDeps, payout: PayoutSnapshot, create?: PayoutCreateInput) {
   return new WithStartWorkflowOperation('payoutWorkflow', {
-    ...payoutWorkflowStart(payout, deps.config.TEMPORAL_TASK_QUEUE),
+    ...payoutWorkflowStart(payout, deps.config.TEMPORAL_TASK_QUEUE, create),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
   });
+}
+
+/** The API error of a payout workflow's refusal (its Update failure's type), or undefined for any other error. */
+function refusalOf(error: unknown): DomainError | undefined {
+  if (!(error instanceof WorkflowUpdateFailedError) || !(error.cause instanceof ApplicationFailure)) return undefined;
+  const { type, message } = error.cause;
+  if (type === 'payout_not_cancellable' || type === 'insufficient_balance') return new DomainError(type, message);
+  return undefined;
 }
 
 /**
@@ -322,14 +332,16 @@ async function payoutToStore(
 }
 
 /**
- * Creates a payout (docs/payouts.md#workflow): stores it `pending` with its reservation and `payout.created` event,
- * starts its workflow with the `sendPayout` Update and answers what the Update returns (the rail has it: `in_transit`
- * or `paid`; refused: `failed`; rail down: `pending` with `pending_reason`), or after CREATE_WAIT_MS the payout as
- * stored. A retried request with the same `Idempotency-Key` reattaches to the same payout.
+ * Creates a payout (docs/payouts.md#workflow): starts its workflow with the `sendPayout` Update (Update-with-Start);
+ * the workflow's first step stores the payout `pending` with its reservation, `payout.created` and the audit entry
+ * (the API writes no payout row), and the create answers what the Update returns (the rail has it: `in_transit` or
+ * `paid`; refused: `failed`; rail down: `pending` with `pending_reason`), or after CREATE_WAIT_MS the payout as stored,
+ * or as the request made it while its workflow has not stored it yet. A retried request with the same
+ * `Idempotency-Key` reattaches to the same payout and workflow.
  * @param idempotencySeed the request's `Idempotency-Key` and hash
  * @throws DomainError `validation_error`, `conflict`, `provider_unavailable` (see payoutToStore),
- *   `insufficient_balance` (409; nothing reserved), `service_unavailable` (503) when its workflow could not be started
- *   (the payout is stored; the same request with the same key starts it)
+ *   `insufficient_balance` (409; nothing reserved), `service_unavailable` (503) when its workflow could not be
+ *   confirmed started in time (the same request with the same key reattaches to it, or starts it)
  */
 export async function createPayout(
   deps: PayoutServiceDeps,
@@ -342,44 +354,42 @@ export async function createPayout(
   const id = idempotencySeed
     ? deriveId(ID_PREFIXES.payout, `${owner.merchantId}:${owner.environment}:payout:${idempotencySeed}`)
     : newId(ID_PREFIXES.payout);
-  let payout = await findPayout(deps.db, owner, id);
-  if (!payout) {
-    const stored = await insertPayoutReserved(deps.db, await payoutToStore(deps, owner, id, request, automatic), (p) =>
-      payoutEvent(p, true)!,
-    );
-    payout = stored.payout;
-    if (stored.inserted) {
-      const dispatch = { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE };
-      await startWebhookDeliveries(dispatch, payoutEvent(payout, true)!);
-      await audit(deps.db, owner, 'payout.created', payout.id, ip);
-    }
-  } else if (payout.status !== 'pending') {
-    return payout; // a retried request of a payout past its send: nothing to wait for
-  }
-  const updateCall = new AbortController();
-  const answer = deps.temporal.connection.withAbortSignal(updateCall.signal, () =>
-    deps.temporal.workflow.executeUpdateWithStart(sendPayoutUpdate, {
-      updateId: SEND_UPDATE_ID,
-      startWorkflowOperation: workflowStart(deps, payout),
-    }),
-  );
-  answer.catch(() => undefined);
-  const waited = new AbortController();
+  const existing = await findPayout(deps.db, owner, id);
+  // A retried request of a payout past its send: nothing to wait for.
+  if (existing && existing.status !== 'pending') return existing;
+  const payout = existing ?? (await payoutToStore(deps, owner, id, request, automatic));
+  const create: PayoutCreateInput = { payout, audit: auditEntryOf(owner, 'payout.created', id, ip) };
+  const start = workflowStart(deps, payout, create);
+  let outcome: UpdateWithStartOutcome<PayoutSnapshot>;
   try {
-    const answered = await Promise.race([
-      answer,
-      sleep(deps.config.CREATE_WAIT_MS, undefined, { signal: waited.signal }),
-    ]);
-    if (answered) return answered;
-  } catch {
+    outcome = await updateWithStartWithin(
+      deps.temporal,
+      {
+        workflowId: payoutWorkflowId(id),
+        start,
+        waitMs: deps.config.CREATE_WAIT_MS,
+        confirmMs: deps.config.TEMPORAL_CALL_TIMEOUT_MS,
+      },
+      () =>
+        deps.temporal.workflow.executeUpdateWithStart(sendPayoutUpdate, {
+          updateId: SEND_UPDATE_ID,
+          startWorkflowOperation: start,
+        }),
+    );
+  } catch (error) {
+    const refused = refusalOf(error);
+    if (refused) throw refused; // the balance does not hold it: nothing reserved
     throw new DomainError(
       'service_unavailable',
-      `payout ${id} is recorded but could not be sent right now; retry the request with the same Idempotency-Key`,
+      `payout ${id} could not be sent right now; retry the request with the same Idempotency-Key`,
     );
-  } finally {
-    waited.abort();
-    updateCall.abort();
   }
+  if (outcome.answered) return outcome.answered;
+  if (!outcome.running)
+    throw new DomainError(
+      'service_unavailable',
+      `payout ${id} could not be confirmed in time and may have been created; retry the request with the same Idempotency-Key to get it`,
+    );
   return (await findPayout(deps.db, owner, id)) ?? payout;
 }
 
@@ -428,12 +438,8 @@ export async function cancelPayout(
       }),
     );
   } catch (error) {
-    if (
-      error instanceof WorkflowUpdateFailedError &&
-      error.cause instanceof ApplicationFailure &&
-      error.cause.type === 'payout_not_cancellable'
-    )
-      throw new DomainError('payout_not_cancellable', error.cause.message);
+    const refused = refusalOf(error);
+    if (refused) throw refused;
     throw new DomainError(
       'service_unavailable',
       `payout ${id} did not answer in time; the cancel may still be carried out, so retry it to learn its outcome`,
@@ -530,39 +536,17 @@ export async function setPayoutSchedule(
 }
 
 /**
- * How long a payout stays `pending` with no word from its rail before the sweeper starts its workflow, in seconds
- * (docs/payouts.md#workflow): well past the moment the create starts it (at once) and the create's own wait.
+ * Deletes the Temporal Schedule `payout-sweeper` where an earlier version left it (docs/payouts.md#workflow): a payout
+ * is stored by its workflow's first step, so no payout is ever stored without its workflow, and nothing is left to
+ * sweep.
+ * @returns whether it was there
  */
-export const PAYOUT_SWEEP_GRACE_SECONDS = 120;
-
-/**
- * Creates the Temporal Schedule `payout-sweeper` (every minute, visible under Schedules in the Temporal UI), which
- * runs `payoutSweepWorkflow` to start the workflow of a payout whose API stopped between storing it and starting it
- * (docs/payouts.md#workflow). One that exists is left as it is, so an operator's pause holds across restarts.
- * @param taskQueue the payment task queue, where payout workflows run
- * @returns whether it was created now
- */
-export async function ensurePayoutSweepSchedule(temporal: Client, taskQueue: string): Promise<boolean> {
-  const input: PayoutSweepInput = { graceSeconds: PAYOUT_SWEEP_GRACE_SECONDS };
+export async function removePayoutSweepSchedule(temporal: Client): Promise<boolean> {
   try {
-    await temporal.schedule.create({
-      scheduleId: PAYOUT_SWEEP_SCHEDULE_ID,
-      spec: { intervals: [{ every: '1 minute' }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'payoutSweepWorkflow',
-        workflowId: 'payout-sweep',
-        args: [input],
-        taskQueue,
-      },
-      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
-      memo: {
-        purpose: 'starts the workflow of a payout whose API stopped before starting it (docs/payouts.md#workflow)',
-      },
-    });
+    await temporal.schedule.getHandle(PAYOUT_SWEEP_SCHEDULE_ID).delete();
     return true;
   } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    return false;
+    if (error instanceof ScheduleNotFoundError) return false;
+    throw error;
   }
 }

@@ -3,4 +3,4 @@ export { paymentWorkflow } from './payment-workflow';
 export { liveAccessReviewWorkflow } from './live-access-review-workflow';
 export { webhookDeliveryWorkflow } from './webhook-delivery-workflow';
 export { reconciliationWorkflow } from './reconciliation-workflow';
-export { automaticPayoutWorkflow, payoutSweepWorkflow, payoutWorkflow } from './payout-workflow';
+export { automaticPayoutWorkflow, payoutWorkflow } from './payout-workflow';

@@ -3,7 +3,9 @@
  * service, the worker's activities and the workflow.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { PayoutSnapshot, PayoutStatus } from '../domain/payout';
+import type { AuditEntry } from '../domain/audit-log';
+import type { PayoutSnapshot } from '../domain/payout';
+import type { PayoutWriteOrders } from '../domain/payout-table';
 import type { PayoutFailureCode, PayoutSendOutcome, PayoutStatusOutcome } from '../domain/payout-rail';
 
 /** The id of a payout's workflow: one per payout. */
@@ -11,9 +13,29 @@ export function payoutWorkflowId(payoutId: string): string {
   return `payout:${payoutId}`;
 }
 
-/** The workflow's input: the payout is already stored (`pending`, reserved) when it starts. */
+/**
+ * A payout to store as the workflow's first step (docs/payouts.md#workflow): the payout as the request made it
+ * (`pending`), stored with its reservation, its `payout.created` event and the create's audit entry in one
+ * transaction; once per id, however often the step runs.
+ */
+export interface PayoutCreateInput {
+  payout: PayoutSnapshot;
+  /** An automatic payout: its amount and fee are what the available balance holds above this many minor units. */
+  automaticMinimum?: number;
+  /** The create's audit entry (docs/security.md#activity-log), written with the payout. */
+  audit?: AuditEntry;
+}
+
+/** The workflow's input: the payout to store first (a create), or the id of one stored already. */
 export interface PayoutWorkflowInput {
   payoutId: string;
+  create?: PayoutCreateInput;
+}
+
+/** Why the workflow's first step stored no payout: the balance does not hold it (nothing was reserved). */
+export interface PayoutNotStored {
+  code: 'insufficient_balance';
+  message: string;
 }
 
 /**
@@ -56,15 +78,13 @@ export type PayoutRailResult =
   /** The provider certainly did not get the payout: wait `retryAfterMs` (when it says) and send again. */
   | { kind: 'unavailable'; reason: string; retryAfterMs?: number };
 
-/** A change of state the workflow asks to record (docs/payouts.md#states); `at` ISO 8601 UTC. */
+/**
+ * A row of the payout table to record (docs/payouts.md#states): the payout as the row left it, and the write orders of
+ * its effects (the status it must still be in, the event, the ledger causes, the destination's verification).
+ */
 export interface PayoutRecordInput {
-  payoutId: string;
-  status: PayoutStatus;
-  at: string;
-  failureCode?: PayoutFailureCode | null;
-  failureMessage?: string | null;
-  pendingReason?: string | null;
-  providerReference?: string | null;
+  payout: PayoutSnapshot;
+  orders: PayoutWriteOrders;
 }
 
 /** The input of `automaticPayoutWorkflow`: whose schedule fired. */
@@ -78,35 +98,35 @@ export function payoutScheduleId(merchantId: string, environment: string): strin
   return `payout-schedule:${merchantId}:${environment}`;
 }
 
-/** The input of `payoutSweepWorkflow` (docs/payouts.md#workflow). */
-export interface PayoutSweepInput {
-  /** How old a pending payout must be before its workflow is started by the sweeper, in seconds. */
-  graceSeconds: number;
-}
-
-/** The id of the Temporal Schedule that runs `payoutSweepWorkflow` every minute. */
+/**
+ * The id of the Temporal Schedule that ran the payout sweeper, which the first step of a payout's workflow made
+ * unnecessary: workers delete it where it is left (docs/payouts.md#workflow).
+ */
 export const PAYOUT_SWEEP_SCHEDULE_ID = 'payout-sweeper';
 
 /** The activities the payout workflows call (src/activities/payout-activities.ts). */
 export interface PayoutActivities {
   /**
-   * Starts the workflow of every payout `pending` for longer than `graceSeconds` whose workflow is not running (its
-   * API died between storing it and starting it), under the payout's own workflow id, so a late start by the API
-   * meets the same workflow. At most `limit` a call.
-   * @returns the ids of the payouts whose workflow it started
+   * The automatic payout of a firing of the merchant's schedule (`seed`: the firing's workflow id, so a retry names the
+   * same payout), to be stored by its workflow; null when the setting is manual, its destination is not usable, or
+   * nothing is above the minimum now.
    */
-  startStrandedPayouts(input: PayoutSweepInput & { limit: number }): Promise<string[]>;
+  automaticPayoutDraft(input: AutomaticPayoutInput & { seed: string }): Promise<PayoutCreateInput | null>;
   /**
-   * Creates the automatic payout of a firing of the merchant's schedule (`seed`: the firing's workflow id, so a retry
-   * creates the same payout); its id, or null when the setting is manual or nothing is above the minimum.
+   * Stores the payout of a create with its reservation, `payout.created` and audit entry, once per id (a stored one is
+   * answered as stored), and starts the event's webhook deliveries (docs/payouts.md#money).
+   * @returns the payout stored, or why none was: the balance does not hold it (nothing was reserved)
    */
-  createAutomaticPayout(input: AutomaticPayoutInput & { seed: string }): Promise<string | null>;
+  storePayout(input: PayoutCreateInput): Promise<{ payout: PayoutSnapshot } | { refused: PayoutNotStored }>;
   /** The stored payout. @throws when it is not stored */
   loadPayout(payoutId: string): Promise<PayoutSnapshot>;
   /** Sends the payout on its rail (the reference derives from the payout id, so a repeat names the same transfer). */
   sendPayoutToRail(payoutId: string): Promise<PayoutRailResult>;
   /** Asks the rail about the payout's transfer `providerReference`. */
   askPayoutRail(payoutId: string, providerReference: string): Promise<PayoutRailResult>;
-  /** Records a change of state with its journals and event, and starts the event's webhook deliveries. */
+  /**
+   * Records a row of the payout table with exactly its declared effects (journals, event, destination), and starts the
+   * event's webhook deliveries. @throws when the stored payout is not in the row's `from` status
+   */
   recordPayout(input: PayoutRecordInput): Promise<PayoutSnapshot>;
 }

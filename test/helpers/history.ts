@@ -90,17 +90,14 @@ export async function keepHistory(name: string, handle: { fetchHistory(): Promis
 /** The checkout's root, as activity failures' stack traces name it. */
 const CHECKOUT_ROOT = path.resolve(__dirname, '../..');
 
-/**
- * Where the checkout's packages really are, as stack traces name them: the directory holding `node_modules` once its
- * links are followed (a second worktree may link another checkout's).
- */
-const PACKAGES_ROOT = path.dirname(fs.realpathSync(path.join(CHECKOUT_ROOT, 'node_modules')));
+/** Where the checkout's dependencies really are: `node_modules` may be a link to another checkout's. */
+const DEPENDENCIES_ROOT = fs.realpathSync(path.join(CHECKOUT_ROOT, 'node_modules'));
 
 /**
- * A recorded history's JSON with this machine's checkout path taken out of the stack traces that activity failures
- * carry (`/work/main/src/…` becomes `src/…`, and so do the packages' own paths where `node_modules` links elsewhere):
- * a history is committed, and the replay reads only its commands.
+ * A recorded history's JSON with this machine's paths taken out of the stack traces that activity failures carry
+ * (`/work/main/src/…` becomes `src/…`, the dependencies' real path `node_modules/…`, whether or not `node_modules` is
+ * a link): a history is committed, and the replay reads only its commands.
  */
 export function withoutMachinePaths(json: string): string {
-  return json.split(`${CHECKOUT_ROOT}/`).join('').split(`${PACKAGES_ROOT}/`).join('');
+  return json.split(`${DEPENDENCIES_ROOT}/`).join('node_modules/').split(`${CHECKOUT_ROOT}/`).join('');
 }

@@ -33,22 +33,21 @@ type Table = (typeof TABLES)[number];
 const PAYMENT_WRITER = 'src/db/payments.ts';
 const LEDGER_WRITER = 'src/db/ledger.ts';
 /**
- * Payouts are being reworked apart (their table and run): today `src/db/payouts.ts` writes the payout row and links
- * balance transactions to a payout. The single intended writer of payouts is the payout's run's writer module, as
- * `src/db/payments.ts` is the payments'; the coordinator narrows these entries once that rework lands.
+ * The payout's writer (its row, and the payout link of balance transactions), called only by the payout activities
+ * on the payout run's orders (test/lint/payout-writers.test.ts keeps the callers).
  */
-const PAYOUT_WRITERS = ['src/db/payouts.ts'];
+const PAYOUT_WRITER = 'src/db/payouts.ts';
 
 /** The modules that may write each table: the declared writers. */
 const WRITERS: Record<Table, readonly string[]> = {
   payments: [PAYMENT_WRITER],
   refunds: [PAYMENT_WRITER],
   events: [PAYMENT_WRITER],
-  payouts: PAYOUT_WRITERS,
+  payouts: [PAYOUT_WRITER],
   ledger_accounts: [LEDGER_WRITER],
   ledger_journals: [LEDGER_WRITER],
   ledger_postings: [LEDGER_WRITER],
-  ledger_balance_transactions: [LEDGER_WRITER, ...PAYOUT_WRITERS],
+  ledger_balance_transactions: [LEDGER_WRITER, ...[PAYOUT_WRITER]],
   ledger_balance_rollups: [LEDGER_WRITER],
 };
 

@@ -1,0 +1,166 @@
+/**
+ * The payout table (docs/payouts.md#states): every row, every (status, event) pair without a row refused and changing
+ * nothing, the rail's answers as events, and docs/payouts.md#states generated from it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { acceptedPayoutState, PAYOUT_STATUSES, type PayoutSnapshot, type PayoutStatus } from '../../src/domain/payout';
+import {
+  applyPayout,
+  PAYOUT_EVENT_TYPES,
+  PAYOUT_TABLE,
+  payoutTableMarkdown,
+  payoutWriteOrders,
+  railAnswerEvents,
+  type PayoutEvent,
+  type PayoutEventType,
+} from '../../src/domain/payout-table';
+
+const AT = '2026-03-01T10:00:00.000Z';
+const LATER = '2026-03-01T10:05:00.000Z';
+
+function payout(status: PayoutStatus, overrides: Partial<PayoutSnapshot> = {}): PayoutSnapshot {
+  return {
+    id: 'po_000000000000000000000001',
+    merchantId: 'mer_1',
+    environment: 'sandbox',
+    amount: 10_000,
+    fee: 100,
+    currency: 'RWF',
+    destinationId: 'dst_1',
+    provider: 'momo',
+    description: null,
+    automatic: false,
+    ...acceptedPayoutState(AT),
+    status,
+    ...overrides,
+  };
+}
+
+/** One event of each type, as the rail or the merchant sends it. */
+const EVENTS: Record<PayoutEventType, PayoutEvent> = {
+  rail_down: { type: 'rail_down', reason: 'the rail is down' },
+  provider_accepted: { type: 'provider_accepted', providerReference: 'ref-1' },
+  provider_unknown: { type: 'provider_unknown', providerReference: 'ref-1' },
+  provider_paid: { type: 'provider_paid', providerReference: 'ref-1' },
+  provider_failed: {
+    type: 'provider_failed',
+    providerReference: 'ref-1',
+    failureCode: 'account_invalid',
+    message: 'no such wallet',
+  },
+  provider_returned: { type: 'provider_returned', providerReference: 'ref-1' },
+  provider_not_received: { type: 'provider_not_received' },
+  cancel: { type: 'cancel' },
+};
+
+describe('payout table: every row (docs/payouts.md#states)', () => {
+  for (const r of PAYOUT_TABLE)
+    it(`${r.from} × ${r.event} → ${r.to}`, () => {
+      const applied = applyPayout(payout(r.from), EVENTS[r.event], LATER);
+      expect(applied.ok).to.equal(true);
+      if (!applied.ok) return;
+      expect(applied.payout.status).to.equal(r.to);
+      expect(applied.from).to.equal(r.from);
+      const writes = r.effects.some((e) => e.do === 'write');
+      expect(applied.payout.updatedAt).to.equal(writes ? LATER : AT);
+      for (const e of applied.effects) if (e.do === 'post') expect(e.cause).to.match(/^payout:po_0+1:[a-z]+$/);
+    });
+});
+
+describe('payout table: every (status, event) pair without a row is refused and changes nothing', () => {
+  for (const status of PAYOUT_STATUSES)
+    for (const type of PAYOUT_EVENT_TYPES) {
+      if (PAYOUT_TABLE.some((r) => r.from === status && r.event === type)) continue;
+      it(`${status} × ${type}`, () => {
+        const before = payout(status);
+        const copy = structuredClone(before);
+        const applied = applyPayout(before, EVENTS[type], LATER);
+        expect(applied.ok).to.equal(false);
+        if (applied.ok) return;
+        expect(applied.refusal.message).to.include(status);
+        expect(applied.refusal.code).to.equal(type === 'cancel' ? 'payout_not_cancellable' : 'not_applicable');
+        expect(before).to.deep.equal(copy);
+      });
+    }
+});
+
+describe('payout table: the refusals the issue names, with their reasons', () => {
+  it('refuses a callback after paid, a cancel once in transit and the same answer twice', () => {
+    const paid = applyPayout(payout('in_transit'), EVENTS.provider_paid, LATER);
+    expect(paid.ok).to.equal(true);
+    if (!paid.ok) return;
+    const again = applyPayout(paid.payout, EVENTS.provider_paid, LATER);
+    expect(again).to.deep.equal({
+      ok: false,
+      refusal: { code: 'not_applicable', message: 'a paid payout takes no provider_paid' },
+    });
+    const late = applyPayout(paid.payout, EVENTS.provider_failed, LATER);
+    expect(late.ok).to.equal(false);
+    const cancel = applyPayout(payout('in_transit'), EVENTS.cancel, LATER);
+    expect(cancel).to.deep.equal({
+      ok: false,
+      refusal: {
+        code: 'payout_not_cancellable',
+        message: 'a payout that is in_transit cannot be cancelled; only pending payouts can',
+      },
+    });
+  });
+
+  it('records a rail that is down once per reason', () => {
+    const down = applyPayout(payout('pending'), EVENTS.rail_down, LATER);
+    expect(down.ok && down.payout.pendingReason).to.equal('the rail is down');
+    if (!down.ok) return;
+    const same = applyPayout(down.payout, EVENTS.rail_down, LATER);
+    expect(same.ok).to.equal(false);
+  });
+
+  it('declares the journal of each ending by its cause, and the write orders carry exactly them', () => {
+    const failed = applyPayout(payout('pending'), EVENTS.provider_failed, LATER);
+    expect(failed.ok).to.equal(true);
+    if (!failed.ok) return;
+    expect(payoutWriteOrders(failed)).to.deep.equal({
+      from: 'pending',
+      emit: 'payout.failed',
+      post: ['payout:po_000000000000000000000001:failed'],
+      verifyDestination: false,
+    });
+    expect(failed.payout).to.include({ failureCode: 'account_invalid', failureMessage: 'no such wallet' });
+    const cancelled = applyPayout(payout('pending'), EVENTS.cancel, LATER);
+    expect(cancelled.ok && payoutWriteOrders(cancelled)).to.deep.equal({
+      from: 'pending',
+      emit: null,
+      post: ['payout:po_000000000000000000000001:cancelled'],
+      verifyDestination: false,
+    });
+  });
+
+  it("maps the rail's answers onto events: a return not yet recorded paid is its payment, then its return", () => {
+    const returned = { outcome: 'returned' as const, providerReference: 'ref-1' };
+    expect(railAnswerEvents('in_transit', returned).map((e) => e.type)).to.deep.equal([
+      'provider_paid',
+      'provider_returned',
+    ]);
+    expect(railAnswerEvents('paid', returned).map((e) => e.type)).to.deep.equal(['provider_returned']);
+    expect(railAnswerEvents('pending', { outcome: 'refused', providerReference: 'r' })[0]).to.deep.include({
+      failureCode: 'declined',
+    });
+  });
+});
+
+describe('payout table: docs/payouts.md#states is generated from it', () => {
+  it('shows the table between its markers (UPDATE_STATE_TABLE=1 rewrites it)', () => {
+    const file = path.resolve(__dirname, '../../docs/payouts.md');
+    const doc = fs.readFileSync(file, 'utf8');
+    const start = '<!-- payout-table:start (generated from src/domain/payout-table.ts) -->\n';
+    const end = '\n<!-- payout-table:end -->';
+    const from = doc.indexOf(start);
+    const to = doc.indexOf(end);
+    expect(from, 'markers in docs/payouts.md').to.be.greaterThan(-1);
+    const generated = payoutTableMarkdown();
+    if (process.env.UPDATE_STATE_TABLE === '1')
+      fs.writeFileSync(file, doc.slice(0, from + start.length) + generated + doc.slice(to));
+    else expect(doc.slice(from + start.length, to)).to.equal(generated);
+  });
+});
