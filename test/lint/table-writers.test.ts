@@ -47,7 +47,7 @@ const WRITERS: Record<Table, readonly string[]> = {
   ledger_accounts: [LEDGER_WRITER],
   ledger_journals: [LEDGER_WRITER],
   ledger_postings: [LEDGER_WRITER],
-  ledger_balance_transactions: [LEDGER_WRITER, ...[PAYOUT_WRITER]],
+  ledger_balance_transactions: [LEDGER_WRITER, PAYOUT_WRITER],
   ledger_balance_rollups: [LEDGER_WRITER],
 };
 
