@@ -44,7 +44,12 @@ import type { RefundRecord } from '../domain/refund';
 import { audit, auditEntryOf } from './audit';
 import { deriveId, newId } from '../lib/ids';
 import { isOutage } from '../lib/outage';
-import { byDeadline, DeadlinePassed } from '../lib/temporal-deadline';
+import {
+  byDeadline,
+  DeadlinePassed,
+  updateWithStartWithin,
+  type UpdateWithStartOutcome,
+} from '../lib/temporal-deadline';
 import type { ProviderRegistry } from '../providers/registry';
 import type { PaymentViewContext } from '../views/payment';
 import { FAILURE_TYPES } from '../workflows/activity-contracts';
@@ -175,44 +180,6 @@ function refundRequestOf(
   };
 }
 
-/** Nothing of `promise`'s failure goes unhandled when a race leaves it behind. */
-function settledLater<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => undefined);
-  return promise;
-}
-
-/**
- * Whether workflow `workflowId` runs, asked when the create's wait ran out, by `deadline` (epoch
- * milliseconds): at once when the server has it (the start is durable before the server waits on
- * the Update, which it holds up to ~20 s when no worker polls), else when the Update-with-Start's
- * start answers. Keeps the create's answer at CREATE_WAIT_MS (docs/payments.md#workflow) during a worker outage,
- * and within TEMPORAL_CALL_TIMEOUT_MS more when Temporal stalls or is gone (docs/operations.md#deadlines). A closed
- * earlier run with the same id counts too: the create then records nothing new (the insert is once
- * per id) and answers the stored payment.
- * @returns true when it runs; false when neither answered by `deadline` (it may or may not run)
- * @throws what the start threw (e.g. Temporal unreachable), as `start.workflowHandle()` does
- */
-async function workflowRunning(
-  temporal: Client,
-  start: { workflowHandle(): Promise<unknown> },
-  workflowId: string,
-  deadline: number,
-): Promise<boolean> {
-  try {
-    await temporal.withDeadline(deadline, () => temporal.workflow.getHandle(workflowId).describe());
-    return true;
-  } catch {
-    // Not there yet, or not readable: the start's own answer decides.
-  }
-  const timer = new AbortController();
-  try {
-    const started = settledLater(start.workflowHandle().then(() => true));
-    return await Promise.race([started, sleep(Math.max(0, deadline - Date.now()), false, { signal: timer.signal })]);
-  } finally {
-    timer.abort();
-  }
-}
-
 /**
  * 503 `service_unavailable` for a create whose workflow may have started but could not be
  * confirmed in time (Temporal stalled or gone, docs/operations.md#deadlines): the payment may exist, so the
@@ -317,20 +284,24 @@ export async function createPayment(
     typedSearchAttributes: paymentSearchAttributes(payment),
     workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
   });
-  // Stopped once the answer no longer needs it: the client would otherwise poll the Update until a worker runs.
-  const updateCall = new AbortController();
-  const answer = settledLater(
-    deps.temporal.connection.withAbortSignal(updateCall.signal, () =>
-      deps.temporal.workflow.executeUpdateWithStart(initiatePaymentUpdate, {
-        updateId: INITIATE_UPDATE_ID,
-        startWorkflowOperation: start,
-      }),
-    ),
-  );
-  const waited = new AbortController();
-  let answered: PaymentSnapshot | undefined;
+  let outcome: UpdateWithStartOutcome<PaymentSnapshot>;
   try {
-    answered = await Promise.race([answer, sleep(deps.config.CREATE_WAIT_MS, undefined, { signal: waited.signal })]);
+    // The one create-and-wait choreography (src/lib/temporal-deadline.ts): the answer within CREATE_WAIT_MS, else
+    // whether the workflow runs within TEMPORAL_CALL_TIMEOUT_MS more (docs/operations.md#deadlines).
+    outcome = await updateWithStartWithin(
+      deps.temporal,
+      {
+        workflowId: paymentWorkflowId(payment.id),
+        start,
+        waitMs: deps.config.CREATE_WAIT_MS,
+        confirmMs: deps.config.TEMPORAL_CALL_TIMEOUT_MS,
+      },
+      () =>
+        deps.temporal.workflow.executeUpdateWithStart(initiatePaymentUpdate, {
+          updateId: INITIATE_UPDATE_ID,
+          startWorkflowOperation: start,
+        }),
+    );
   } catch (error) {
     const refused = decidedRefusal(error);
     if (refused) throw refused; // e.g. data PostgreSQL refuses: 400, nothing created
@@ -342,23 +313,12 @@ export async function createPayment(
       throw (await refusalOfClosedCreate(deps, id)) ?? error;
     }
     throw error;
-  } finally {
-    waited.abort();
   }
-  if (!answered) {
-    const running = await workflowRunning(
-      deps.temporal,
-      start,
-      paymentWorkflowId(payment.id),
-      Date.now() + deps.config.TEMPORAL_CALL_TIMEOUT_MS,
-    ); // throws if its start failed
-    updateCall.abort(); // the workflow goes on without anyone waiting for its Update
-    if (!running) throw createOutcomeUnknown();
-    // The row is the workflow's to write (one writer): answered from the read model when the workflow got that far,
-    // else from the request, as the workflow started with it; `GET` reads it from the workflow meanwhile.
-    answered = (await findPayment(deps.db, owner, id)) ?? payment;
-  }
-  return answered;
+  if (outcome.answered !== undefined) return outcome.answered;
+  if (!outcome.running) throw createOutcomeUnknown();
+  // The row is the workflow's to write (one writer): answered from the read model when the workflow got that far,
+  // else from the request, as the workflow started with it; `GET` reads it from the workflow meanwhile.
+  return (await findPayment(deps.db, owner, id)) ?? payment;
 }
 
 /**
