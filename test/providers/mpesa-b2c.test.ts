@@ -10,6 +10,13 @@ import { expect } from 'chai';
 import { newId } from '../../src/lib/ids';
 import { createMpesaProvider } from '../../src/providers/mpesa/adapter';
 import { createMpesaPayoutRail } from '../../src/providers/mpesa/b2c';
+import {
+  keepMpesaPayoutCallback,
+  mpesaPayoutCallbackToken,
+  readMpesaPayoutCallback,
+  resultKeyOf,
+  sendKeyOf,
+} from '../../src/providers/mpesa/payout-callback';
 import { mpesaSettingsSchema, type MpesaSettings } from '../../src/providers/mpesa/settings';
 import type { PayoutRail, PayoutRequest } from '../../src/providers/payout-rail';
 import { memoryRequestLog, type ProviderRequestLog } from '../../src/providers/provider';
@@ -281,6 +288,40 @@ describe('M-Pesa B2C payout rail (docs/payouts.md#m-pesa-b2c) against the Daraja
     }
     expect(b2cCalls(request.payoutId)).to.have.length(1);
     expect(await rail.payoutStatus(newId('po_'))).to.deep.include({ outcome: 'not_received' });
+  });
+
+  it('reading a result callback gives its facts and writes nothing; keeping them records the first result only', async () => {
+    const log = memoryRequestLog();
+    const payoutId = newId('po_');
+    await log.claim('mpesa', sendKeyOf(payoutId));
+    const callback = (result: 'b2c' | 'status', code: number, conversationId: string) => ({
+      headers: {},
+      query: { payout: payoutId, token: mpesaPayoutCallbackToken(payoutId, CALLBACK_SECRET), result },
+      rawBody: JSON.stringify({
+        Result: {
+          ResultType: 0,
+          ResultCode: code,
+          ResultDesc: code === 0 ? 'The service request is processed successfully.' : 'The balance is insufficient.',
+          OriginatorConversationID: payoutId,
+          ConversationID: conversationId,
+          TransactionID: 'NLJ41HAY6Q',
+        },
+      }),
+    });
+    const facts = await readMpesaPayoutCallback(callback('b2c', 0, 'AG_20261129_1'), CALLBACK_SECRET, log);
+    expect(facts).to.deep.include({ payoutId, conversationId: 'AG_20261129_1' });
+    expect(facts.verdict).to.not.equal(undefined);
+    // Read only: nothing kept yet, the send key still has no ConversationID.
+    expect(await log.find('mpesa', resultKeyOf(payoutId))).to.equal(undefined);
+    expect((await log.find('mpesa', sendKeyOf(payoutId)))?.reference ?? null).to.equal(null);
+    expect(await keepMpesaPayoutCallback(log, facts)).to.deep.include({ payoutId, recorded: true });
+    expect((await log.find('mpesa', sendKeyOf(payoutId)))?.reference).to.equal('AG_20261129_1');
+    const kept = (await log.find('mpesa', resultKeyOf(payoutId)))?.reference;
+    // A later, contradicting result is read as what it says, and keeping it changes nothing.
+    const later = await readMpesaPayoutCallback(callback('b2c', 1, 'AG_20261129_1'), CALLBACK_SECRET, log);
+    expect(later.verdict).to.not.deep.equal(facts.verdict);
+    expect(await keepMpesaPayoutCallback(log, later)).to.deep.include({ recorded: false });
+    expect((await log.find('mpesa', resultKeyOf(payoutId)))?.reference).to.equal(kept);
   });
 
   it('a duplicate and a late result callback change nothing; a wrong token is refused', async () => {

@@ -55,7 +55,7 @@ import {
 import { mpesaCallbackUrl, parseMpesaCallback } from './callback';
 import { receiptKeyOf } from './receipt';
 import { createDarajaClient, darajaErrorOf } from './client';
-import { parseMpesaPayoutCallback } from './payout-callback';
+import { keepMpesaPayoutCallback, readMpesaPayoutCallback } from './payout-callback';
 import { descriptor } from './descriptor';
 import { darajaText } from './fields';
 import { createMpesaReversals, parseMpesaReversalCallback } from './reversal';
@@ -247,10 +247,11 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
       return reversals.fetchRefund(request);
     },
 
-    parseCallback(request: CallbackRequest): Promise<ParsedCallback> {
+    async parseCallback(request: CallbackRequest): Promise<ParsedCallback> {
       // A payout's B2C or Transaction Status result comes to the same route, on the payout's own URL; a refund's
       // reversal or Transaction Status result on the refund's.
-      if (request.query.payout !== undefined) return parseMpesaPayoutCallback(request, secret, requestLog);
+      if (request.query.payout !== undefined)
+        return keepMpesaPayoutCallback(requestLog, await readMpesaPayoutCallback(request, secret, requestLog));
       if (request.query.refund !== undefined) return parseMpesaReversalCallback(request, secret, requestLog);
       return parseMpesaCallback(request, secret, requestLog);
     },

@@ -5,9 +5,10 @@
  * `…/v1/provider-callbacks/mpesa` with `?payout=<po_…>&token=<hex HMAC-SHA256 of "mpesa-payout:" + payout id, keyed
  * with the callback secret>&result=<b2c|status|timeout>`. The token is checked before anything else.
  *
- * A definite result (paid, or refused with its reason) is kept in the shared request log under the payout's
- * result key, first one wins: a repeated or late callback, or a status result after the B2C result, changes nothing.
- * The payout's workflow reads it with the rail's status call (./b2c.ts); the callback itself signals nothing.
+ * Reading a callback ({@link readMpesaPayoutCallback}) gives its facts and writes nothing. The adapter then keeps a
+ * definite result (paid, or refused with its reason) in the shared request log under the payout's result key
+ * ({@link keepMpesaPayoutCallback}), first one wins: a repeated or late callback, or a status result after the B2C
+ * result, changes nothing. The payout's run reads it with the rail's status call (./b2c.ts) and decides.
  */
 import { ProviderRefusal, type CallbackRequest, type ParsedCallback, type ProviderRequestLog } from '../provider';
 import { callbackTokenMatches, callbackTokenOf } from './callback';
@@ -69,24 +70,33 @@ export async function keepVerdict(
 }
 
 /**
- * Authenticates an M-Pesa payout callback by its `payout` and `token` query parameters, parses its body and keeps a
- * definite result for the payout (see the module's comment).
- * @returns `{providerReference: payout id, claimed: 'pending', payoutId, recorded}`, `recorded` true when this callback
- *   decided the payout's result
+ * What an M-Pesa payout callback says, as Daraja sent it: the payout it is about, Daraja's ConversationID of the B2C
+ * request when a B2C result names one, and the definite result it carries (none for a queue time-out or an undecided
+ * status result). Facts only: the payout's run decides what they change (docs/payouts.md#m-pesa-b2c).
+ */
+export interface MpesaPayoutCallbackFacts {
+  payoutId: string;
+  conversationId?: string;
+  verdict?: B2cVerdict;
+}
+
+/**
+ * Authenticates an M-Pesa payout callback by its `payout` and `token` query parameters and reads what its body says
+ * (see the module's comment). Writes nothing; reads the request log only to know a B2C request was sent.
+ * @returns the callback's facts
  * @throws ProviderRefusal when the token is missing or wrong, no B2C payment was sent for the payout, the body is not
  *   Daraja's result, or a B2C result names another OriginatorConversationID than the payout's
  */
-export async function parseMpesaPayoutCallback(
+export async function readMpesaPayoutCallback(
   request: CallbackRequest,
   secret: string,
   requestLog: ProviderRequestLog,
-): Promise<ParsedCallback> {
+): Promise<MpesaPayoutCallbackFacts> {
   const payoutId = request.query.payout ?? '';
   if (!verifyMpesaPayoutCallbackToken(payoutId, request.query.token, secret))
     throw new ProviderRefusal('the M-Pesa payout callback token is missing or not valid');
   if ((await requestLog.find(descriptor.code, sendKeyOf(payoutId))) === undefined)
     throw new ProviderRefusal('no M-Pesa B2C payment was sent for this payout');
-  const answer = { providerReference: payoutId, claimed: 'pending' as const, payoutId, recorded: false };
   let json: unknown;
   try {
     json = JSON.parse(request.rawBody);
@@ -94,20 +104,31 @@ export async function parseMpesaPayoutCallback(
     throw new ProviderRefusal('the M-Pesa payout callback body is not JSON');
   }
   // A queue time-out says nothing of whether M-Pesa paid: the status call asks (never a second payment).
-  if (request.query.result === 'timeout') return answer;
+  if (request.query.result === 'timeout') return { payoutId };
   const parsed = darajaResult.safeParse(json);
   if (!parsed.success) throw new ProviderRefusal('the M-Pesa payout callback body is not a Daraja result');
   const result = parsed.data.Result;
-  let verdict: B2cVerdict | undefined;
-  if (request.query.result === 'status') {
-    verdict = statusVerdictOf(result);
-  } else {
-    if (result.OriginatorConversationID !== undefined && result.OriginatorConversationID !== payoutId)
-      throw new ProviderRefusal('the M-Pesa B2C result names another OriginatorConversationID than this payout');
-    if (result.ConversationID)
-      await requestLog.recordReference(descriptor.code, sendKeyOf(payoutId), result.ConversationID);
-    verdict = b2cVerdictOf(result);
-  }
-  if (!verdict) return answer;
-  return { ...answer, recorded: await keepVerdict(requestLog, payoutId, verdict) };
+  if (request.query.result === 'status') return { payoutId, verdict: statusVerdictOf(result) };
+  if (result.OriginatorConversationID !== undefined && result.OriginatorConversationID !== payoutId)
+    throw new ProviderRefusal('the M-Pesa B2C result names another OriginatorConversationID than this payout');
+  return { payoutId, conversationId: result.ConversationID || undefined, verdict: b2cVerdictOf(result) };
+}
+
+/**
+ * Keeps what a payout callback said where the rail's status call reads it (./b2c.ts): Daraja's ConversationID on the
+ * payout's send key, and a definite result under its result key, first one wins. M-Pesa has no status endpoint for
+ * a B2C result but this callback, so the adapter keeps the provider's word; the payout's status is the run's to
+ * change, when its next status call reads it.
+ * @returns `{providerReference: payout id, claimed: 'pending', payoutId, recorded}`, `recorded` true when this
+ *   callback's result is the one kept
+ */
+export async function keepMpesaPayoutCallback(
+  requestLog: ProviderRequestLog,
+  facts: MpesaPayoutCallbackFacts,
+): Promise<ParsedCallback> {
+  const { payoutId } = facts;
+  if (facts.conversationId)
+    await requestLog.recordReference(descriptor.code, sendKeyOf(payoutId), facts.conversationId);
+  const recorded = facts.verdict ? await keepVerdict(requestLog, payoutId, facts.verdict) : false;
+  return { providerReference: payoutId, claimed: 'pending', payoutId, recorded };
 }
