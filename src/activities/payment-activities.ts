@@ -141,8 +141,23 @@ function providerCallOutcomeOf(error: unknown): ProviderCallOutcome {
   return 'unknown';
 }
 
-/** Builds the payment activities around their dependencies (samples' `createActivities(deps)`). */
-export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActivities {
+/** What the payment activities share: their dependencies, and the helpers that call providers and write. */
+interface PaymentActivityKit {
+  deps: PaymentActivityDeps;
+  providerFor: (call: ProviderCall) => PaymentProvider;
+  writePendingRefund: (input: RefundCall, activity: string) => Promise<RefundRecord>;
+  callProvider: <T>(provider: ProviderCode, operation: ProviderOperation, work: () => Promise<T>) => Promise<T>;
+  startDeliveries: (event: EventInput | undefined, subscribers?: readonly string[]) => Promise<void>;
+  recordStatus: (payment: PaymentSnapshot, orders: WriteOrders) => Promise<void>;
+  decideWord: (
+    payment: PaymentSnapshot,
+    word: InitiationWord,
+    at: string,
+  ) => Promise<{ steps: Decision[]; recorded?: PaymentSnapshot }>;
+}
+
+/** The helpers the payment activities share, around their dependencies. */
+function paymentActivityKit(deps: PaymentActivityDeps): PaymentActivityKit {
   function providerFor(call: ProviderCall): PaymentProvider {
     const provider = deps.providers.get(call.environment, call.provider);
     if (!provider) {
@@ -285,6 +300,17 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
     }
   }
 
+  return { deps, providerFor, writePendingRefund, callProvider, startDeliveries, recordStatus, decideWord };
+}
+
+/**
+ * The create's activities: the payment's first write with its provider's first word, and the run's own writes and
+ * reads (docs/payments.md#workflow).
+ */
+function initiationActivities(
+  kit: PaymentActivityKit,
+): Pick<PaymentActivities, 'initiatePayment' | 'recordPaymentStatus' | 'loadPayment'> {
+  const { deps, providerFor, callProvider, startDeliveries, recordStatus, decideWord } = kit;
   return {
     async initiatePayment(input) {
       const { payment } = input;
@@ -359,7 +385,18 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
         settledRefunds: await findSettledRefunds(deps.db, paymentId),
       };
     },
+  };
+}
 
+/**
+ * The provider's word on an open payment: its status, asked or polled, and the cancel at the provider
+ * (docs/payments.md#states).
+ */
+function providerActivities(
+  kit: PaymentActivityKit,
+): Pick<PaymentActivities, 'fetchProviderPaymentStatus' | 'pollProviderPayment' | 'cancelProviderPayment'> {
+  const { deps, providerFor, callProvider } = kit;
+  return {
     async fetchProviderPaymentStatus(input) {
       const provider = providerFor(input);
       const answer = await callProvider(input.provider, 'fetch_status', () =>
@@ -397,7 +434,21 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
       if (!provider.supports.cancel) return 'unsupported';
       return callProvider(input.provider, 'cancel', () => provider.cancel(input.providerReference));
     },
+  };
+}
 
+/**
+ * A refund's activities: its pending write with its reservation, the provider's call and its outcome's write
+ * (docs/payments.md#cancel-and-refund).
+ */
+function refundActivities(
+  kit: PaymentActivityKit,
+): Pick<
+  PaymentActivities,
+  'recordRefundPending' | 'refundAtProvider' | 'fetchRefundAtProvider' | 'recordRefundOutcome'
+> {
+  const { deps, providerFor, writePendingRefund, callProvider, startDeliveries } = kit;
+  return {
     async recordRefundPending(input) {
       return writePendingRefund(input, 'recordRefundPending');
     },
@@ -437,4 +488,13 @@ export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActiv
       countRefundSettled(refund, payment.provider);
     },
   };
+}
+
+/**
+ * Builds the payment activities around their dependencies (samples' `createActivities(deps)`), feature by feature:
+ * the create's, the provider's word on an open payment, and refunds'.
+ */
+export function createPaymentActivities(deps: PaymentActivityDeps): PaymentActivities {
+  const kit = paymentActivityKit(deps);
+  return { ...initiationActivities(kit), ...providerActivities(kit), ...refundActivities(kit) };
 }
