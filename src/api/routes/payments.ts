@@ -14,6 +14,7 @@ import {
   type PaymentServiceDeps,
 } from '../../services/payment-service';
 import { respond } from '../envelope';
+import { cursorPaginationOf } from '../pagination';
 import { bearerSecretKey, principalOf } from '../middleware/auth';
 import { idempotency, idempotencyKeyFirstUse, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
@@ -89,14 +90,9 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
       startingAfter: query.starting_after,
       limit: query.limit,
     });
-    const last = page.payments.at(-1);
     respond(ctx, 200, 'Payments retrieved', {
       payments: page.payments.map(view),
-      pagination: {
-        limit: query.limit,
-        has_more: page.hasMore,
-        next_starting_after: page.hasMore && last ? last.id : null,
-      },
+      pagination: cursorPaginationOf(query.limit, page, page.payments),
     });
   });
 
