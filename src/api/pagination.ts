@@ -19,3 +19,16 @@ export const pageQueryFields = {
 export function paginationOf(query: { page: number; limit: number }, total: number) {
   return { page: query.page, limit: query.limit, total, total_pages: Math.ceil(total / query.limit) };
 }
+
+/**
+ * `{limit, has_more, next_starting_after}` of a page of a cursor-paginated list (docs/limits.md#lists): the last
+ * item's id to pass as `starting_after` while more items follow, else null.
+ */
+export function cursorPaginationOf(
+  limit: number,
+  page: { hasMore: boolean },
+  items: readonly { id: string }[],
+): { limit: number; has_more: boolean; next_starting_after: string | null } {
+  const last = items.at(-1);
+  return { limit, has_more: page.hasMore, next_starting_after: page.hasMore && last ? last.id : null };
+}

@@ -1,11 +1,19 @@
 /**
- * How the cancel and refund routes answer (docs/payments.md#cancel-and-refund): the message of a cancel's answer and
- * of each refund status, and the replay of a refund request as the refund now stands (docs/payments.md#idempotency).
+ * The cancel and refund routes (docs/payments.md#cancel-and-refund), mounted by each router whose credentials may
+ * change money, and how they answer: the message of a cancel's answer and of each refund status, and the replay of a
+ * refund request as the refund now stands (docs/payments.md#idempotency).
  */
-import { refundAsStored, type PaymentServiceDeps } from '../services/payment-service';
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { PaymentSnapshot } from '../domain/payment';
+import { cancelPayment, refundAsStored, refundPayment, type PaymentServiceDeps } from '../services/payment-service';
 import { toRefundView } from '../views/refund';
-import type { ReplayRefresh } from './middleware/idempotency';
+import { respond } from './envelope';
+import { idempotency, idempotencySeed, type ReplayRefresh } from './middleware/idempotency';
 import { principalOf } from './middleware/auth';
+import { jsonBody } from './middleware/json-body';
+import { cancelBody, refundBody } from './schemas/payments';
+import { parseOrThrow } from './schemas/validate';
 
 /**
  * The envelope's message for a cancel's answer: `cancelled`, or the payment as it stands while the provider has not
@@ -35,4 +43,49 @@ export function refundAsItStands(deps: Pick<PaymentServiceDeps, 'db'>): ReplayRe
     if (!refund) return undefined;
     return JSON.stringify({ success: true, message: REFUND_MESSAGES[refund.status], data: toRefundView(refund) });
   };
+}
+
+/**
+ * Mounts the cancel and refund of a payment on `router`, the same for every credential that may change money
+ * (`/v1/payments` and the dashboard's `/v1/developer/payments`, docs/payments.md#cancel-and-refund):
+ * - `POST /:id/cancel`, optional `{reason}` → 200 envelope with `view(payment)`, cancelled (or the payment as it
+ *   stands while the provider has not answered, see {@link cancelMessage}). Errors: 400, 404, 409
+ *   `payment_not_cancellable` (also when a provider success won the race, docs/payments.md#states), 503.
+ * - `POST /:id/refund`, optional `{amount (minor units), reason}`, no amount = the whole refundable rest → 201 envelope
+ *   with the refund `ref_…`: `completed`, `failed` (the provider refused) or `pending` (the provider's answer is
+ *   unknown yet; the amount stays reserved); replayed as it now stands (docs/payments.md#idempotency). Errors: 400
+ *   `amount_exceeds_refundable`, 404, 409 `payment_not_refundable`, 503 `service_unavailable` (nothing happened).
+ * @param changesMoney the JSON body and `Idempotency-Key` middlewares of the router's money-changing routes
+ */
+export function mountCancelAndRefund(
+  router: Router,
+  deps: PaymentServiceDeps,
+  changesMoney: Middleware[],
+  view: (payment: PaymentSnapshot) => unknown,
+): void {
+  const refunds = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS, refundAsItStands(deps))];
+  router.post('/:id/cancel', ...changesMoney, async (ctx) => {
+    const body = parseOrThrow(cancelBody, ctx.request.body);
+    const payment = await cancelPayment(
+      deps,
+      principalOf(ctx),
+      ctx.params.id as string,
+      body.reason,
+      ctx.ip,
+      idempotencySeed(ctx),
+    );
+    respond(ctx, 200, cancelMessage(payment.status), view(payment));
+  });
+  router.post('/:id/refund', ...refunds, async (ctx) => {
+    const body = parseOrThrow(refundBody, ctx.request.body);
+    const refund = await refundPayment(
+      deps,
+      principalOf(ctx),
+      ctx.params.id as string,
+      body,
+      ctx.ip,
+      idempotencySeed(ctx),
+    );
+    respond(ctx, 201, REFUND_MESSAGES[refund.status], toRefundView(refund));
+  });
 }

@@ -382,22 +382,33 @@ function addOpsCommands(program: Command, resources: () => Resources, io: AdminI
       "on-call tools (docs/operations.md#runbooks): stuck deliveries, refunds and payouts, a payment's story",
     );
   const limitOption = () => new Option('--limit <n>', 'at most this many rows').argParser(positiveInteger).default(50);
+  /** `--older-than <duration>` (seconds; `shown` is the default as help prints it). */
+  const olderThanOption = (seconds: number, shown: string) =>
+    new Option('--older-than <duration>', 'e.g. 90s, 15m, 2h, 1d').argParser(parseDuration).default(seconds, shown);
+  /** The filter of an --older-than list: its age in seconds and at most 1000 rows. */
+  const olderThanFilter = (options: { olderThan: number; limit: number }) => ({
+    olderThanSeconds: options.olderThan,
+    limit: Math.min(options.limit, 1000),
+  });
+  /** Prints each row of a list with `format` (at the time it is printed), or `none`. */
+  const printRows = <T>(rows: readonly T[], format: (row: T, now: Date) => string) => {
+    if (rows.length === 0) io.out('none\n');
+    for (const row of rows) io.out(format(row, new Date()));
+  };
   ops
     .command('deliveries')
     .description('list webhook deliveries pending for longer than --older-than, or given up on (--failed)')
-    .addOption(
-      new Option('--older-than <duration>', 'e.g. 90s, 15m, 2h, 1d').argParser(parseDuration).default(900, '15m'),
-    )
+    .addOption(olderThanOption(900, '15m'))
     .option('--failed', 'list the deliveries given up on instead, most recent first')
     .addOption(limitOption())
     .action(async (options: { olderThan: number; failed?: boolean; limit: number }) => {
-      const rows = await stuckDeliveries((await resources().operations()).db, {
-        olderThanSeconds: options.olderThan,
-        status: options.failed ? 'failed' : 'pending',
-        limit: Math.min(options.limit, 1000),
-      });
-      if (rows.length === 0) io.out('none\n');
-      for (const row of rows) io.out(formatStuckDelivery(row, new Date()));
+      printRows(
+        await stuckDeliveries((await resources().operations()).db, {
+          ...olderThanFilter(options),
+          status: options.failed ? 'failed' : 'pending',
+        }),
+        formatStuckDelivery,
+      );
     });
   ops
     .command('retry-delivery')
@@ -410,17 +421,13 @@ function addOpsCommands(program: Command, resources: () => Resources, io: AdminI
   ops
     .command('refunds')
     .description('list refunds waiting for their provider for longer than --older-than')
-    .addOption(
-      new Option('--older-than <duration>', 'e.g. 90s, 15m, 2h, 1d').argParser(parseDuration).default(3600, '1h'),
-    )
+    .addOption(olderThanOption(3600, '1h'))
     .addOption(limitOption())
     .action(async (options: { olderThan: number; limit: number }) => {
-      const rows = await pendingRefunds((await resources().operations()).db, {
-        olderThanSeconds: options.olderThan,
-        limit: Math.min(options.limit, 1000),
-      });
-      if (rows.length === 0) io.out('none\n');
-      for (const row of rows) io.out(formatPendingRefund(row, new Date()));
+      printRows(
+        await pendingRefunds((await resources().operations()).db, olderThanFilter(options)),
+        formatPendingRefund,
+      );
     });
   ops
     .command('ask-provider')
@@ -433,17 +440,10 @@ function addOpsCommands(program: Command, resources: () => Resources, io: AdminI
   ops
     .command('payouts')
     .description('list payouts pending or in transit for longer than --older-than, with their rail and why they wait')
-    .addOption(
-      new Option('--older-than <duration>', 'e.g. 90s, 15m, 2h, 1d').argParser(parseDuration).default(3600, '1h'),
-    )
+    .addOption(olderThanOption(3600, '1h'))
     .addOption(limitOption())
     .action(async (options: { olderThan: number; limit: number }) => {
-      const rows = await openPayouts((await resources().operations()).db, {
-        olderThanSeconds: options.olderThan,
-        limit: Math.min(options.limit, 1000),
-      });
-      if (rows.length === 0) io.out('none\n');
-      for (const row of rows) io.out(formatOpenPayout(row, new Date()));
+      printRows(await openPayouts((await resources().operations()).db, olderThanFilter(options)), formatOpenPayout);
     });
   ops
     .command('ask-rail')

@@ -429,15 +429,7 @@ export async function updateRefundOutcome(
     // call's schedule-to-close time-out) was written by no one before it was sent again (fault suite).
     await trx('refunds')
       .insert({
-        id: refund.id,
-        payment_id: refund.paymentId,
-        merchant_id: refund.merchantId,
-        environment: refund.environment,
-        amount: refund.amount,
-        currency: refund.currency,
-        reason: refund.reason,
-        created_at: new Date(refund.createdAt),
-        status: refund.status,
+        ...refundRowOf(refund),
         provider_reference: refund.providerReference,
         failure_message: refund.failureMessage,
         completed_at: refund.completedAt ? new Date(refund.completedAt) : null,
@@ -463,6 +455,21 @@ interface RefundRow {
   failure_message: string | null;
   created_at: Date;
   completed_at: Date | null;
+}
+
+/** The columns a refund is created with: who it is, its amount (minor units), reason, status and creation time. */
+function refundRowOf(refund: RefundRecord) {
+  return {
+    id: refund.id,
+    payment_id: refund.paymentId,
+    merchant_id: refund.merchantId,
+    environment: refund.environment,
+    amount: refund.amount,
+    currency: refund.currency,
+    status: refund.status,
+    reason: refund.reason,
+    created_at: new Date(refund.createdAt),
+  };
 }
 
 function fromRefundRow(row: RefundRow): RefundRecord {
@@ -501,20 +508,7 @@ export async function insertRefund(db: Db, refund: RefundRecord, post: readonly 
 
 /** The statements of {@link insertRefund}. */
 async function insertRefundRow(db: Db, refund: RefundRecord): Promise<RefundRecord> {
-  await db('refunds')
-    .insert({
-      id: refund.id,
-      payment_id: refund.paymentId,
-      merchant_id: refund.merchantId,
-      environment: refund.environment,
-      amount: refund.amount,
-      currency: refund.currency,
-      status: refund.status,
-      reason: refund.reason,
-      created_at: new Date(refund.createdAt),
-    })
-    .onConflict('id')
-    .ignore();
+  await db('refunds').insert(refundRowOf(refund)).onConflict('id').ignore();
   const row = await db<RefundRow>('refunds').where({ id: refund.id }).first();
   return row ? fromRefundRow(row) : refund;
 }

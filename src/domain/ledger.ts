@@ -72,8 +72,11 @@ export interface JournalDraft {
   balanceTransaction?: BalanceTransactionDraft;
 }
 
-/** What a payment's collection posts: the payment as the ledger needs it. Amounts in minor units. */
-export interface CollectedPayment {
+/**
+ * What the journals of a money object (a payment's collection, a payout) need: its id, whose and which environment's
+ * it is, its currency, the provider whose clearing account the money crosses, and its amount and fee in minor units.
+ */
+export interface LedgerMoneyObject {
   id: string;
   merchantId: string;
   environment: Environment;
@@ -81,6 +84,10 @@ export interface CollectedPayment {
   provider: string;
   amount: number;
   fee: number;
+}
+
+/** What a payment's collection posts: the payment as the ledger needs it. Amounts in minor units. */
+export interface CollectedPayment extends LedgerMoneyObject {
   /** Days from completion to available funds (the provider's or the merchant's, docs/ledger.md#available-on). */
   settlementDelayDays: number;
 }
@@ -228,17 +235,11 @@ export function refundFailedJournal(refund: LedgerRefund): JournalDraft {
   };
 }
 
-/** What a payout's journals need. Amounts in minor units. */
-export interface LedgerPayout {
-  id: string;
-  merchantId: string;
-  environment: Environment;
-  currency: string;
-  /** The provider whose rail pays it, whose clearing account the money leaves. */
-  provider: string;
-  amount: number;
-  fee: number;
-}
+/**
+ * What a payout's journals need (`provider`: the one whose rail pays it, whose clearing account the money leaves).
+ * Amounts in minor units.
+ */
+export type LedgerPayout = LedgerMoneyObject;
 
 /** The steps of a payout that post: reserved when accepted, then paid, then returned; or failed or cancelled. */
 export type PayoutLedgerStep = 'reserved' | 'paid' | 'failed' | 'cancelled' | 'returned';

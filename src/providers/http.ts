@@ -231,6 +231,101 @@ export async function sendWithToken(
 }
 
 /**
+ * A provider refused our credentials, or our access token twice: a configuration fault, retried like an unknown
+ * answer. Each provider's client names its own subclass (the error's `name` is the subclass's).
+ */
+export class ProviderAuthenticationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** How {@link createTokenClient} obtains a provider's token and how the provider refuses. */
+export interface TokenClientOptions {
+  /**
+   * The token request: `path` may carry a query (left out of error messages); the answer is {@link accessTokenAnswer}.
+   */
+  tokenRequest: { method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: unknown };
+  /** Whether the token request's status is a token (anything else is a refusal). */
+  granted: (status: number) => boolean;
+  /** The error of a refused token request, from its HTTP status. */
+  refused: (status: number) => Error;
+  /** The error of a call whose new token was refused too (401 twice); `what` is `METHOD /path`. */
+  refusedTwice: (what: string) => Error;
+  /** 5xx statuses the provider documents on its calls (see {@link ProviderHttpRequest}). */
+  documented5xx?: readonly number[];
+}
+
+/** A provider's client authorised by a cached Bearer token (MoMo, Airtel, Daraja). */
+export interface TokenClient {
+  /**
+   * A valid access token, from the cache or newly obtained.
+   * @throws what `refused` makes (credentials refused), ProviderUnknownAnswer (no answer, undocumented body)
+   */
+  token(): Promise<string>;
+  /**
+   * One call with `authorization: Bearer <token>` then `headers`. A 401 forgets the token and sends once more with
+   * a new one (nothing was done under a refused token).
+   * @throws ProviderUnknownAnswer (time-out, network, 5xx), what `refused`/`refusedTwice` make
+   */
+  send(
+    method: 'GET' | 'POST',
+    path: string,
+    headers: Record<string, string>,
+    body: unknown,
+  ): Promise<ProviderHttpResponse>;
+}
+
+/**
+ * The Bearer-token client of the provider at `settings.baseUrl` (every call, the token's included, timed out after
+ * `settings.timeoutMs` milliseconds): the token cache (clock `now`), the token request of `options` and the retry
+ * after a 401.
+ */
+export function createTokenClient(
+  settings: { baseUrl: string; timeoutMs: number },
+  fetchImpl: FetchLike,
+  now: () => Date,
+  options: TokenClientOptions,
+): TokenClient {
+  const { tokenRequest } = options;
+  const { timeoutMs } = settings;
+  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
+  const tokens = new TokenCache(
+    async () => {
+      const { path, ...request } = tokenRequest;
+      const response = await providerHttp({ ...request, url: `${baseUrl}${path}`, timeoutMs }, fetchImpl);
+      if (!options.granted(response.status)) throw options.refused(response.status);
+      const what = `${tokenRequest.method} ${path.split('?')[0]}`;
+      const answer = documentedAnswer(accessTokenAnswer, response.json, what);
+      return { value: answer.access_token, expiresInSeconds: answer.expires_in };
+    },
+    () => now().getTime(),
+  );
+  return {
+    token: () => tokens.get(),
+    send(method, path, headers, body) {
+      return sendWithToken(
+        tokens,
+        (token) =>
+          providerHttp(
+            {
+              method,
+              url: `${baseUrl}${path}`,
+              headers: { authorization: `Bearer ${token}`, ...headers },
+              body,
+              timeoutMs,
+              ...(options.documented5xx ? { documented5xx: options.documented5xx } : {}),
+            },
+            fetchImpl,
+          ),
+        () => options.refusedTwice(`${method} ${path}`),
+      );
+    },
+  };
+}
+
+/**
  * An OAuth-style token answer as MoMo and Airtel give it: `{access_token, token_type?, expires_in}`, `expires_in` in
  * seconds, a number or a string of digits (Airtel documents "180").
  */

@@ -173,6 +173,25 @@ export class ProviderUnsupported extends Error {
 export type { ProviderRequestLog } from '../domain/provider-requests';
 
 /**
+ * The refund calls of an adapter whose refunds need credentials of their own (MoMo's Disbursement product, M-Pesa's
+ * initiator): `refunds`' when they are configured, else each call throws {@link ProviderUnsupported}
+ * (`provider`, `refund`) and nothing is sent.
+ */
+export function refundsOrUnsupported(
+  provider: ProviderCode,
+  refunds: Pick<PaymentProvider, 'refund' | 'fetchRefund'> | undefined,
+): Pick<PaymentProvider, 'refund' | 'fetchRefund'> {
+  const configured = (): Pick<PaymentProvider, 'refund' | 'fetchRefund'> => {
+    if (!refunds) throw new ProviderUnsupported(provider, 'refund');
+    return refunds;
+  };
+  return {
+    refund: async (request) => configured().refund(request),
+    fetchRefund: async (request) => configured().fetchRefund(request),
+  };
+}
+
+/**
  * A {@link ProviderRequestLog} in this process's memory: for adapters under test, never for a service (a
  * restarted or second process would not see its claims).
  */

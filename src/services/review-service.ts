@@ -26,6 +26,7 @@ import { DomainError } from '../domain/errors';
 import { isOpenRequest, LIVE_ACCESS_ENVIRONMENT, type LiveAccessRequestStatus } from '../domain/live-access';
 import { checkCustomLimits, isPlan, PLANS, type CustomLimits } from '../domain/plans';
 import { auditEntry } from '../lib/audit';
+import type { AuditAction, AuditEntry } from '../domain/audit-log';
 import type { BlobStore } from '../lib/blob-store';
 import {
   approveSignal,
@@ -161,6 +162,21 @@ async function requireMerchant(db: Db, merchantId: string): Promise<MerchantSett
 }
 
 /**
+ * The audit entry of a change `operator` made to merchant `merchantId` from the admin CLI
+ * (docs/live-access.md#audit-log): in its live activity log, with no IP address.
+ */
+function operatorChange(merchantId: string, operator: string, action: AuditAction): AuditEntry {
+  return auditEntry({
+    merchantId,
+    environment: 'live',
+    actor: { type: 'operator', id: operator },
+    action,
+    target: merchantId,
+    ip: null,
+  });
+}
+
+/**
  * Moves a merchant to `plan` (docs/limits.md#rate-limits), with an audit entry by `operator`
  * (docs/live-access.md#audit-log).
  * @throws DomainError `not_found` for an unknown merchant, `validation_error` for an unknown plan
@@ -173,20 +189,7 @@ export async function setPlan(
 ): Promise<MerchantSettings> {
   if (!isPlan(plan)) throw new DomainError('validation_error', `plan must be one of: ${PLANS.join(', ')}`);
   await requireMerchant(deps.db, merchantId);
-  const actor = { type: 'operator' as const, id: operator };
-  await updateMerchantPlan(
-    deps.db,
-    merchantId,
-    plan,
-    auditEntry({
-      merchantId,
-      environment: 'live',
-      actor,
-      action: 'merchant.plan_changed',
-      target: merchantId,
-      ip: null,
-    }),
-  );
+  await updateMerchantPlan(deps.db, merchantId, plan, operatorChange(merchantId, operator, 'merchant.plan_changed'));
   return requireMerchant(deps.db, merchantId);
 }
 
@@ -204,19 +207,11 @@ export async function setLimits(
 ): Promise<MerchantSettings> {
   const merchant = await requireMerchant(deps.db, merchantId);
   checkCustomLimits(merchant.plan, limits);
-  const actor = { type: 'operator' as const, id: operator };
   await updateMerchantLimits(
     deps.db,
     merchantId,
     limits,
-    auditEntry({
-      merchantId,
-      environment: 'live',
-      actor,
-      action: 'merchant.limits_changed',
-      target: merchantId,
-      ip: null,
-    }),
+    operatorChange(merchantId, operator, 'merchant.limits_changed'),
   );
   return requireMerchant(deps.db, merchantId);
 }
@@ -241,14 +236,7 @@ export async function setSettlementDelay(
     deps.db,
     merchantId,
     days,
-    auditEntry({
-      merchantId,
-      environment: 'live',
-      actor: { type: 'operator', id: operator },
-      action: 'merchant.settlement_delay_changed',
-      target: merchantId,
-      ip: null,
-    }),
+    operatorChange(merchantId, operator, 'merchant.settlement_delay_changed'),
   );
   return findSettlementDelay(deps.db, merchantId);
 }

@@ -9,6 +9,7 @@ import type { Db } from '../../db/knex';
 import { getBalance, getBalanceTransaction, listBalanceTransactions } from '../../services/balance-service';
 import { toBalanceTransactionView, toBalanceView } from '../../views/balance';
 import { respond } from '../envelope';
+import { cursorPaginationOf } from '../pagination';
 import { principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { apiRouter } from '../router';
 import { balanceQuery, listBalanceTransactionsQuery } from '../schemas/balance';
@@ -52,14 +53,9 @@ export function balanceRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET'>
       limit: query.limit,
     });
     const now = new Date();
-    const last = page.transactions.at(-1);
     respond(ctx, 200, 'Balance transactions retrieved', {
       balance_transactions: page.transactions.map((t) => toBalanceTransactionView(t, now)),
-      pagination: {
-        limit: query.limit,
-        has_more: page.hasMore,
-        next_starting_after: page.hasMore && last ? last.id : null,
-      },
+      pagination: cursorPaginationOf(query.limit, page, page.transactions),
     });
   });
 

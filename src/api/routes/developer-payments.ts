@@ -10,23 +10,16 @@
 import type Router from '@koa/router';
 import { apiRouter } from '../router';
 import type { Config } from '../../config';
-import {
-  cancelPayment,
-  paymentViewContext,
-  refundPayment,
-  type PaymentServiceDeps,
-} from '../../services/payment-service';
+import { paymentViewContext, type PaymentServiceDeps } from '../../services/payment-service';
 import { getPaymentDetail } from '../../services/payment-timeline';
 import { respond } from '../envelope';
 import { principalOf, sessionOrSecretKey } from '../middleware/auth';
-import { idempotency, idempotencySeed } from '../middleware/idempotency';
+import { idempotency } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { environmentOnlyQuery } from '../schemas/developer';
-import { cancelBody, refundBody } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
 import { toGenericPaymentView } from '../../views/payment';
-import { toRefundView } from '../../views/refund';
-import { cancelMessage, REFUND_MESSAGES, refundAsItStands } from '../refund-answer';
+import { mountCancelAndRefund } from '../refund-answer';
 
 /** Dashboard payment routes; `deps.config` also carries the session token secret. */
 export function developerPaymentRoutes(
@@ -35,8 +28,6 @@ export function developerPaymentRoutes(
   const router = apiRouter('/v1/developer/payments');
   router.use(sessionOrSecretKey(deps.db, deps.config.JWT_SECRET));
   const changesMoney = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS)];
-  // A refund first answered `pending` is replayed as it now stands (docs/payments.md#idempotency).
-  const refunds = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS, refundAsItStands(deps))];
   const viewContext = paymentViewContext(deps);
 
   /**
@@ -55,42 +46,7 @@ export function developerPaymentRoutes(
     );
   });
 
-  /**
-   * Cancel (docs/payments.md#cancel-and-refund): optional `{reason}` → 200 envelope with the cancelled payment. Errors:
-   * 400, 401,
-   * 404, 409 `payment_not_cancellable`, 503.
-   */
-  router.post('/:id/cancel', ...changesMoney, async (ctx) => {
-    const body = parseOrThrow(cancelBody, ctx.request.body);
-    const payment = await cancelPayment(
-      deps,
-      principalOf(ctx),
-      ctx.params.id as string,
-      body.reason,
-      ctx.ip,
-      idempotencySeed(ctx),
-    );
-    respond(ctx, 200, cancelMessage(payment.status), toGenericPaymentView(payment, viewContext));
-  });
-
-  /**
-   * Refund (docs/payments.md#cancel-and-refund): optional `{amount (minor units), reason}`, no amount = the whole
-   * refundable rest
-   * → 201 envelope with the refund (`completed`, `failed` or `pending`). Errors: 400
-   * `amount_exceeds_refundable`, 401, 404, 409 `payment_not_refundable`, 503.
-   */
-  router.post('/:id/refund', ...refunds, async (ctx) => {
-    const body = parseOrThrow(refundBody, ctx.request.body);
-    const refund = await refundPayment(
-      deps,
-      principalOf(ctx),
-      ctx.params.id as string,
-      body,
-      ctx.ip,
-      idempotencySeed(ctx),
-    );
-    respond(ctx, 201, REFUND_MESSAGES[refund.status], toRefundView(refund));
-  });
+  mountCancelAndRefund(router, deps, changesMoney, (payment) => toGenericPaymentView(payment, viewContext));
 
   return router;
 }

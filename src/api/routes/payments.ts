@@ -7,32 +7,28 @@ import type Router from '@koa/router';
 import { apiRouter } from '../router';
 import { resolveGenericPayment } from '../../domain/create-payment';
 import {
-  cancelPayment,
   createPayment,
   getPayment,
   listPayments,
   paymentViewContext,
-  refundPayment,
   type PaymentServiceDeps,
 } from '../../services/payment-service';
 import { respond } from '../envelope';
+import { cursorPaginationOf } from '../pagination';
 import { bearerSecretKey, principalOf } from '../middleware/auth';
 import { idempotency, idempotencyKeyFirstUse, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
-import { cancelBody, createdBoundInstant, genericCreateBody, listPaymentsQuery, refundBody } from '../schemas/payments';
+import { createdBoundInstant, genericCreateBody, listPaymentsQuery } from '../schemas/payments';
 import { parseOrThrow } from '../schemas/validate';
 import type { PaymentSnapshot } from '../../domain/payment';
 import { toGenericPaymentView } from '../../views/payment';
-import { toRefundView } from '../../views/refund';
-import { cancelMessage, REFUND_MESSAGES, refundAsItStands } from '../refund-answer';
+import { mountCancelAndRefund } from '../refund-answer';
 
 /** Generic payment routes under `/v1/payments`. */
 export function paymentRoutes(deps: PaymentServiceDeps): Router {
   const router = apiRouter('/v1/payments');
   router.use(bearerSecretKey(deps.db));
   const changesMoney = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS)];
-  // A refund first answered `pending` is replayed as it now stands (docs/payments.md#idempotency).
-  const refunds = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS, refundAsItStands(deps))];
   const viewContext = paymentViewContext(deps);
   /** The generic form, with `refundable` and `cancellable` judged by the adapter serving the payment. */
   const view = (payment: PaymentSnapshot) => toGenericPaymentView(payment, viewContext);
@@ -94,14 +90,9 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
       startingAfter: query.starting_after,
       limit: query.limit,
     });
-    const last = page.payments.at(-1);
     respond(ctx, 200, 'Payments retrieved', {
       payments: page.payments.map(view),
-      pagination: {
-        limit: query.limit,
-        has_more: page.hasMore,
-        next_starting_after: page.hasMore && last ? last.id : null,
-      },
+      pagination: cursorPaginationOf(query.limit, page, page.payments),
     });
   });
 
@@ -114,43 +105,7 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
     respond(ctx, 200, 'Payment retrieved', view(payment));
   });
 
-  /**
-   * Cancel (docs/payments.md#cancel-and-refund): optional `{reason}` → 200 envelope with the cancelled payment.
-   * Errors: 404, 409 `payment_not_cancellable` (also when a provider success won the race, docs/payments.md#states).
-   */
-  router.post('/:id/cancel', ...changesMoney, async (ctx) => {
-    const body = parseOrThrow(cancelBody, ctx.request.body);
-    const payment = await cancelPayment(
-      deps,
-      principalOf(ctx),
-      ctx.params.id as string,
-      body.reason,
-      ctx.ip,
-      idempotencySeed(ctx),
-    );
-    respond(ctx, 200, cancelMessage(payment.status), view(payment));
-  });
-
-  /**
-   * Refund (docs/payments.md#cancel-and-refund): optional `{amount (minor units), reason}`, no amount = the whole
-   * refundable rest →
-   * 201 envelope with the refund `ref_…`: `completed`, `failed` (the provider refused) or `pending`
-   * (the provider's answer is unknown yet; the amount stays reserved, docs/payments.md#cancel-and-refund). Errors: 404,
-   * 409
-   * `payment_not_refundable`, 400 `amount_exceeds_refundable`, 503 `service_unavailable` (nothing happened).
-   */
-  router.post('/:id/refund', ...refunds, async (ctx) => {
-    const body = parseOrThrow(refundBody, ctx.request.body);
-    const refund = await refundPayment(
-      deps,
-      principalOf(ctx),
-      ctx.params.id as string,
-      body,
-      ctx.ip,
-      idempotencySeed(ctx),
-    );
-    respond(ctx, 201, REFUND_MESSAGES[refund.status], toRefundView(refund));
-  });
+  mountCancelAndRefund(router, deps, changesMoney, view);
 
   return router;
 }

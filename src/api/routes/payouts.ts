@@ -19,6 +19,7 @@ import {
 } from '../../services/payout-service';
 import { toPayoutDestinationView, toPayoutDetailView, toPayoutScheduleView, toPayoutView } from '../../views/payout';
 import { respond } from '../envelope';
+import { cursorPaginationOf } from '../pagination';
 import { principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { idempotency, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
@@ -114,14 +115,9 @@ export function payoutRoutes(deps: PayoutRouteDeps): Router {
       },
       query.limit,
     );
-    const last = page.payouts.at(-1);
     respond(ctx, 200, 'Payouts retrieved', {
       payouts: page.payouts.map(toPayoutView),
-      pagination: {
-        limit: query.limit,
-        has_more: page.hasMore,
-        next_starting_after: page.hasMore && last ? last.id : null,
-      },
+      pagination: cursorPaginationOf(query.limit, page, page.payouts),
     });
   });
 

@@ -5,15 +5,8 @@
  * token_type}`, cached; every call carries the Bearer token and `X-Country`/`X-Currency` of the country it is made in.
  */
 import type { Currency } from '../../domain/money';
-import {
-  accessTokenAnswer,
-  documentedAnswer,
-  providerHttp,
-  sendWithToken,
-  TokenCache,
-  type FetchLike,
-  type ProviderHttpResponse,
-} from '../http';
+import { createTokenClient, ProviderAuthenticationError } from '../http';
+import type { FetchLike, ProviderHttpResponse, TokenClient } from '../http';
 import type { AirtelSettings } from './settings';
 
 /**
@@ -31,20 +24,10 @@ export type AirtelCountry = keyof typeof AIRTEL_COUNTRY_CURRENCIES;
  * Airtel refused our client credentials, or our access token twice: a configuration fault, retried like an unknown
  * answer.
  */
-export class AirtelAuthenticationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'AirtelAuthenticationError';
-  }
-}
+export class AirtelAuthenticationError extends ProviderAuthenticationError {}
 
 /** The client: its token (cached) and its authorised calls. */
-export interface AirtelClient {
-  /**
-   * A valid access token, from the cache or newly obtained.
-   * @throws AirtelAuthenticationError (credentials refused), ProviderUnknownAnswer (no answer, undocumented body)
-   */
-  token(): Promise<string>;
+export interface AirtelClient extends Pick<TokenClient, 'token'> {
   /**
    * One authorised call in `country` (headers X-Country and X-Currency from it). A 401 forgets the token and retries
    * once with a new one (nothing was done under a refused token).
@@ -55,52 +38,19 @@ export interface AirtelClient {
 
 /** The client of Airtel with `settings`; `fetchImpl` the HTTP client, `now` the token cache's clock. */
 export function createAirtelClient(settings: AirtelSettings, fetchImpl: FetchLike, now: () => Date): AirtelClient {
-  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
-  const tokens = new TokenCache(
-    async () => {
-      const response = await providerHttp(
-        {
-          method: 'POST',
-          url: `${baseUrl}/auth/oauth2/token`,
-          body: {
-            client_id: settings.clientId,
-            client_secret: settings.clientSecret,
-            grant_type: 'client_credentials',
-          },
-          timeoutMs: settings.timeoutMs,
-        },
-        fetchImpl,
-      );
-      if (response.status < 200 || response.status >= 300)
-        throw new AirtelAuthenticationError(`Airtel refused the client credentials (HTTP ${response.status})`);
-      const answer = documentedAnswer(accessTokenAnswer, response.json, 'POST /auth/oauth2/token');
-      return { value: answer.access_token, expiresInSeconds: answer.expires_in };
+  const client = createTokenClient(settings, fetchImpl, now, {
+    tokenRequest: {
+      method: 'POST',
+      path: '/auth/oauth2/token',
+      body: { client_id: settings.clientId, client_secret: settings.clientSecret, grant_type: 'client_credentials' },
     },
-    () => now().getTime(),
-  );
-
+    granted: (status) => status >= 200 && status < 300,
+    refused: (status) => new AirtelAuthenticationError(`Airtel refused the client credentials (HTTP ${status})`),
+    refusedTwice: (what) => new AirtelAuthenticationError(`${what}: Airtel refused a new access token (401)`),
+  });
   return {
-    token: () => tokens.get(),
-    call(method, path, country, body) {
-      return sendWithToken(
-        tokens,
-        (token) =>
-          providerHttp(
-            {
-              method,
-              url: `${baseUrl}${path}`,
-              headers: {
-                authorization: `Bearer ${token}`,
-                'x-country': country,
-                'x-currency': AIRTEL_COUNTRY_CURRENCIES[country],
-              },
-              body,
-              timeoutMs: settings.timeoutMs,
-            },
-            fetchImpl,
-          ),
-        () => new AirtelAuthenticationError(`${method} ${path}: Airtel refused a new access token (401)`),
-      );
-    },
+    token: () => client.token(),
+    call: (method, path, country, body) =>
+      client.send(method, path, { 'x-country': country, 'x-currency': AIRTEL_COUNTRY_CURRENCIES[country] }, body),
   };
 }

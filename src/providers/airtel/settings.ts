@@ -4,7 +4,7 @@
  * environment, validated at start by the configuration; secrets are never logged.
  */
 import { z } from '../../lib/zod';
-import type { ProviderVariables } from '../provider-variables';
+import { allOrNone, providerVariables } from '../provider-variables';
 import { descriptor } from './descriptor';
 
 /**
@@ -29,31 +29,10 @@ export const airtelSettingsSchema = z
       .optional(),
     pinPublicKey: z.string().min(1).optional(),
   })
-  .superRefine((settings, context) => {
-    if ((settings.disbursementPin === undefined) === (settings.pinPublicKey === undefined)) return;
-    const missing = settings.disbursementPin === undefined ? 'disbursementPin' : 'pinPublicKey';
-    context.addIssue({
-      code: 'custom',
-      path: [missing],
-      message: 'required when the other disbursement setting is given',
-    });
-  });
+  .superRefine(allOrNone(['disbursementPin', 'pinPublicKey'], 'required when the other disbursement setting is given'));
 
 /** The adapter's settings, as {@link airtelSettingsSchema} gives them. */
 export type AirtelSettings = z.infer<typeof airtelSettingsSchema>;
 
 /** Airtel's variables (docs/providers.md#configuration): `AIRTEL_…` in live, `AIRTEL_SANDBOX_…` for Airtel's UAT. */
-export const variables = {
-  provider: descriptor.code,
-  prefix: 'AIRTEL',
-  fields: {
-    baseUrl: { variable: 'BASE_URL' },
-    clientId: { variable: 'CLIENT_ID' },
-    clientSecret: { variable: 'CLIENT_SECRET' },
-    callbackPrivateKey: { variable: 'CALLBACK_PRIVATE_KEY', optional: true },
-    timeoutMs: { variable: 'TIMEOUT_MS', optional: true, numeric: true },
-    disbursementPin: { variable: 'DISBURSEMENT_PIN', optional: true },
-    pinPublicKey: { variable: 'PIN_PUBLIC_KEY', optional: true },
-  },
-  schema: airtelSettingsSchema,
-} as const satisfies ProviderVariables;
+export const variables = providerVariables(descriptor.code, 'AIRTEL', airtelSettingsSchema);

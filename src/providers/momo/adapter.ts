@@ -38,12 +38,11 @@ import { documentedAnswer, ProviderUnknownAnswer, type FetchLike } from '../http
 import {
   ProviderRefusal,
   ProviderUnsupported,
+  refundsOrUnsupported,
   type CallbackRequest,
   type InitiateRequest,
   type ParsedCallback,
   type PaymentProvider,
-  type RefundAnswer,
-  type RefundRequest,
 } from '../provider';
 import { isUuid, momoCallbackUrl, parseMomoCallback } from './callback';
 import { createMomoClient, createMomoDisbursementClient, momoErrorOf } from './client';
@@ -178,16 +177,8 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
       throw new ProviderUnsupported('momo', 'cancel');
     },
 
-    async refund(request: RefundRequest): Promise<RefundAnswer> {
-      // Without the Disbursement product's credentials nothing can refund (see the module's comment).
-      if (!refunds) throw new ProviderUnsupported('momo', 'refund');
-      return refunds.refund(request);
-    },
-
-    async fetchRefund(request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
-      if (!refunds) throw new ProviderUnsupported('momo', 'refund');
-      return refunds.fetchRefund(request);
-    },
+    // Without the Disbursement product's credentials nothing can refund (see the module's comment).
+    ...refundsOrUnsupported('momo', refunds),
 
     parseCallback(request: CallbackRequest): ParsedCallback {
       return parseMomoCallback(request, secret);

@@ -6,15 +6,8 @@
  * carry the Bearer token, the subscription key and `X-Target-Environment`.
  */
 import { z } from '../../lib/zod';
-import {
-  accessTokenAnswer,
-  documentedAnswer,
-  providerHttp,
-  sendWithToken,
-  TokenCache,
-  type FetchLike,
-  type ProviderHttpResponse,
-} from '../http';
+import { createTokenClient, ProviderAuthenticationError } from '../http';
+import type { FetchLike, ProviderHttpResponse, TokenClient } from '../http';
 
 /** The MoMo products this service calls. */
 export type MomoProduct = 'collection' | 'disbursement';
@@ -33,20 +26,10 @@ export interface MomoProductSettings {
 /**
  * MoMo refused our API user and key, or our access token twice: a configuration fault, retried like an unknown answer.
  */
-export class MomoAuthenticationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'MomoAuthenticationError';
-  }
-}
+export class MomoAuthenticationError extends ProviderAuthenticationError {}
 
 /** A product's client: its token (cached) and its authorised calls. */
-export interface MomoClient {
-  /**
-   * A valid access token, from the cache or newly obtained.
-   * @throws MomoAuthenticationError (credentials refused), ProviderUnknownAnswer (no answer, undocumented body)
-   */
-  token(): Promise<string>;
+export interface MomoClient extends Pick<TokenClient, 'token'> {
   /**
    * One authorised call (Bearer token, subscription key, target environment, plus `headers`). A 401 forgets the
    * token and retries once with a new one (nothing was done under a refused token).
@@ -70,54 +53,33 @@ export function createMomoClient(
   fetchImpl: FetchLike,
   now: () => Date,
 ): MomoClient {
-  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
   const tokenPath = `/${product}/token/`;
-  const tokens = new TokenCache(
-    async () => {
-      const response = await providerHttp(
-        {
-          method: 'POST',
-          url: `${baseUrl}${tokenPath}`,
-          headers: {
-            authorization: `Basic ${Buffer.from(`${settings.apiUser}:${settings.apiKey}`).toString('base64')}`,
-            'ocp-apim-subscription-key': settings.subscriptionKey,
-          },
-          timeoutMs: settings.timeoutMs,
-        },
-        fetchImpl,
-      );
-      if (response.status !== 200)
-        throw new MomoAuthenticationError(`MoMo refused the ${product} API user and key (HTTP ${response.status})`);
-      const answer = documentedAnswer(accessTokenAnswer, response.json, `POST ${tokenPath}`);
-      return { value: answer.access_token, expiresInSeconds: answer.expires_in };
+  const client = createTokenClient(settings, fetchImpl, now, {
+    tokenRequest: {
+      method: 'POST',
+      path: tokenPath,
+      headers: {
+        authorization: `Basic ${Buffer.from(`${settings.apiUser}:${settings.apiKey}`).toString('base64')}`,
+        'ocp-apim-subscription-key': settings.subscriptionKey,
+      },
     },
-    () => now().getTime(),
-  );
-
+    granted: (status) => status === 200,
+    refused: (status) => new MomoAuthenticationError(`MoMo refused the ${product} API user and key (HTTP ${status})`),
+    refusedTwice: (what) => new MomoAuthenticationError(`${what}: MoMo refused a new access token (401)`),
+  });
   return {
-    token: () => tokens.get(),
-    call(method, path, headers = {}, body) {
-      return sendWithToken(
-        tokens,
-        (token) =>
-          providerHttp(
-            {
-              method,
-              url: `${baseUrl}${path}`,
-              headers: {
-                authorization: `Bearer ${token}`,
-                'ocp-apim-subscription-key': settings.subscriptionKey,
-                'x-target-environment': settings.targetEnvironment,
-                ...headers,
-              },
-              body,
-              timeoutMs: settings.timeoutMs,
-            },
-            fetchImpl,
-          ),
-        () => new MomoAuthenticationError(`${method} ${path}: MoMo refused a new access token (401)`),
-      );
-    },
+    token: () => client.token(),
+    call: (method, path, headers = {}, body) =>
+      client.send(
+        method,
+        path,
+        {
+          'ocp-apim-subscription-key': settings.subscriptionKey,
+          'x-target-environment': settings.targetEnvironment,
+          ...headers,
+        },
+        body,
+      ),
   };
 }
 

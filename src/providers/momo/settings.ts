@@ -3,7 +3,7 @@
  * validated at start by the configuration; secrets are never logged.
  */
 import { z } from '../../lib/zod';
-import type { ProviderVariables } from '../provider-variables';
+import { allOrNone, providerVariables } from '../provider-variables';
 import { descriptor } from './descriptor';
 
 /**
@@ -31,35 +31,15 @@ export const momoSettingsSchema = z
     disbursementApiKey: z.string().min(1).optional(),
     disbursementSubscriptionKey: z.string().min(1).optional(),
   })
-  .superRefine((settings, context) => {
-    const fields = ['disbursementApiUser', 'disbursementApiKey', 'disbursementSubscriptionKey'] as const;
-    const given = fields.filter((field) => settings[field] !== undefined);
-    if (given.length === 0 || given.length === fields.length) return;
-    for (const field of fields.filter((f) => settings[f] === undefined))
-      context.addIssue({
-        code: 'custom',
-        path: [field],
-        message: 'required when the other Disbursement settings are given',
-      });
-  });
+  .superRefine(
+    allOrNone(
+      ['disbursementApiUser', 'disbursementApiKey', 'disbursementSubscriptionKey'],
+      'required when the other Disbursement settings are given',
+    ),
+  );
 
 /** The adapter's settings, as {@link momoSettingsSchema} gives them. */
 export type MomoSettings = z.infer<typeof momoSettingsSchema>;
 
 /** MoMo's variables (docs/providers.md#configuration): `MOMO_…` in live, `MOMO_SANDBOX_…` for MTN's sandbox. */
-export const variables = {
-  provider: descriptor.code,
-  prefix: 'MOMO',
-  fields: {
-    baseUrl: { variable: 'BASE_URL' },
-    apiUser: { variable: 'API_USER' },
-    apiKey: { variable: 'API_KEY' },
-    subscriptionKey: { variable: 'SUBSCRIPTION_KEY' },
-    targetEnvironment: { variable: 'TARGET_ENVIRONMENT' },
-    timeoutMs: { variable: 'TIMEOUT_MS', optional: true, numeric: true },
-    disbursementApiUser: { variable: 'DISBURSEMENT_API_USER', optional: true },
-    disbursementApiKey: { variable: 'DISBURSEMENT_API_KEY', optional: true },
-    disbursementSubscriptionKey: { variable: 'DISBURSEMENT_SUBSCRIPTION_KEY', optional: true },
-  },
-  schema: momoSettingsSchema,
-} as const satisfies ProviderVariables;
+export const variables = providerVariables(descriptor.code, 'MOMO', momoSettingsSchema);

@@ -44,13 +44,12 @@ import type { ProviderHttpResponse } from '../http';
 import {
   ProviderRefusal,
   ProviderUnsupported,
+  refundsOrUnsupported,
   type CallbackRequest,
   type InitiateRequest,
   type ParsedCallback,
   type PaymentProvider,
   type ProviderRequestLog,
-  type RefundAnswer,
-  type RefundRequest,
 } from '../provider';
 import { mpesaCallbackUrl, parseMpesaCallback } from './callback';
 import { receiptKeyOf } from './receipt';
@@ -236,16 +235,8 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
       throw new ProviderUnsupported('mpesa', 'cancel');
     },
 
-    async refund(request: RefundRequest): Promise<RefundAnswer> {
-      // Without an initiator nothing can be reversed (see the module's comment).
-      if (!reversals) throw new ProviderUnsupported('mpesa', 'refund');
-      return reversals.refund(request);
-    },
-
-    async fetchRefund(request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
-      if (!reversals) throw new ProviderUnsupported('mpesa', 'refund');
-      return reversals.fetchRefund(request);
-    },
+    // Without an initiator nothing can be reversed (see the module's comment).
+    ...refundsOrUnsupported('mpesa', reversals),
 
     async parseCallback(request: CallbackRequest): Promise<ParsedCallback> {
       // A payout's B2C or Transaction Status result comes to the same route, on the payout's own URL; a refund's

@@ -3,7 +3,7 @@
  * validated at start by the configuration; secrets are never logged.
  */
 import { z } from '../../lib/zod';
-import type { ProviderVariables } from '../provider-variables';
+import { allOrNone, providerVariables } from '../provider-variables';
 import { descriptor } from './descriptor';
 
 /**
@@ -40,31 +40,10 @@ export const mpesaSettingsSchema = z
       .regex(/^[0-9]{5,7}$/, 'a short code is 5 to 7 digits')
       .optional(),
   })
-  .superRefine((settings, context) => {
-    if ((settings.initiatorName === undefined) === (settings.securityCredential === undefined)) return;
-    const missing = settings.initiatorName === undefined ? 'initiatorName' : 'securityCredential';
-    context.addIssue({ code: 'custom', path: [missing], message: 'required when the other B2C setting is given' });
-  });
+  .superRefine(allOrNone(['initiatorName', 'securityCredential'], 'required when the other B2C setting is given'));
 
 /** The adapter's settings, as {@link mpesaSettingsSchema} gives them. */
 export type MpesaSettings = z.infer<typeof mpesaSettingsSchema>;
 
 /** M-Pesa's variables (docs/providers.md#configuration): `MPESA_…` in live, `MPESA_SANDBOX_…` for Daraja's sandbox. */
-export const variables = {
-  provider: descriptor.code,
-  prefix: 'MPESA',
-  fields: {
-    baseUrl: { variable: 'BASE_URL' },
-    consumerKey: { variable: 'CONSUMER_KEY' },
-    consumerSecret: { variable: 'CONSUMER_SECRET' },
-    shortcode: { variable: 'SHORTCODE' },
-    passkey: { variable: 'PASSKEY' },
-    transactionType: { variable: 'TRANSACTION_TYPE', optional: true },
-    partyB: { variable: 'PARTY_B', optional: true },
-    timeoutMs: { variable: 'TIMEOUT_MS', optional: true, numeric: true },
-    initiatorName: { variable: 'INITIATOR_NAME', optional: true },
-    securityCredential: { variable: 'SECURITY_CREDENTIAL', optional: true },
-    b2cShortcode: { variable: 'B2C_SHORTCODE', optional: true },
-  },
-  schema: mpesaSettingsSchema,
-} as const satisfies ProviderVariables;
+export const variables = providerVariables(descriptor.code, 'MPESA', mpesaSettingsSchema);

@@ -5,7 +5,7 @@
  * fake in tests; Stripe's own when absent) and the time-out of one call. Secrets are never logged.
  */
 import { z } from '../../lib/zod';
-import type { ProviderVariables } from '../provider-variables';
+import { providerVariables } from '../provider-variables';
 import { descriptor } from './descriptor';
 
 /** Stripe settings as configuration parses them; `timeoutMs` in milliseconds (default 20000). */
@@ -29,14 +29,4 @@ export type StripeSettings = z.infer<typeof stripeSettingsSchema>;
 /**
  * Stripe's variables (docs/providers.md#configuration): `STRIPE_…` in live, `STRIPE_SANDBOX_…` for Stripe's test mode.
  */
-export const variables = {
-  provider: descriptor.code,
-  prefix: 'STRIPE',
-  fields: {
-    secretKey: { variable: 'SECRET_KEY' },
-    webhookSecret: { variable: 'WEBHOOK_SECRET' },
-    apiBaseUrl: { variable: 'API_BASE_URL', optional: true },
-    timeoutMs: { variable: 'TIMEOUT_MS', optional: true, numeric: true },
-  },
-  schema: stripeSettingsSchema,
-} as const satisfies ProviderVariables;
+export const variables = providerVariables(descriptor.code, 'STRIPE', stripeSettingsSchema);
