@@ -1,11 +1,11 @@
 /**
- * A checkout session's life as one declared table (docs/checkout.md#states, D86, D88), run by the engine of
+ * A checkout session's life as one declared table (docs/checkout.md#states), run by the engine of
  * ./table-engine.ts: each row is (status, event, condition) → (status, effects). {@link applyCheckout} is the only
  * code that computes a session's next state; a (status, event) pair that is not a row, or whose condition fails, is
  * refused with its reason and changes nothing. The rows decide: one attempt at a time (a new one only once the
  * previous is final), at most {@link MAX_CHECKOUT_ATTEMPTS} attempts, at most one attempt completes the session, a
- * late success of another attempt after one completed is a duplicate (refunded with reason `duplicate` where its
- * provider refunds, else the reconciliation exception `duplicate_checkout_payment`), and an attempt open at the
+ * late success of another attempt after one completed is a duplicate (the reconciliation exception
+ * `duplicate_checkout_payment`), and an attempt open at the
  * session's expiry keeps its own expiry: the session expires once it fails, or completes if it succeeds. The session's
  * workflow carries the effects out. Pure: safe inside the workflow sandbox.
  */
@@ -19,7 +19,7 @@ export type CheckoutStatus = 'open' | 'complete' | 'expired';
 /** Every session status, in the docs' order. */
 export const CHECKOUT_STATUSES: readonly CheckoutStatus[] = ['open', 'complete', 'expired'];
 
-/** At most this many attempts (payments) a session (D86). */
+/** At most this many attempts (payments) a session. */
 export const MAX_CHECKOUT_ATTEMPTS = 10;
 
 /** One attempt of a session: a payment whose `checkout_session` names it, and its outcome as the session knows it. */
@@ -57,7 +57,7 @@ export interface CheckoutSessionSnapshot {
 export type CheckoutEvent =
   /** A payer starts an attempt: the payment `payment` is about to be created for the session. */
   | { type: 'attempt_started'; payment: string }
-  /** The payment's workflow says the attempt's payment completed (at once, or as a late success, D11). */
+  /** The payment's workflow says the attempt's payment completed (at once, or as a late success: docs/payments.md#late-successes). */
   | { type: 'attempt_completed'; payment: string }
   /** The payment's workflow says the attempt's payment ended without money (failed, expired, cancelled). */
   | { type: 'attempt_failed'; payment: string }
@@ -87,8 +87,8 @@ export type CheckoutEffect =
   /** Start the attempt's payment (its workflow), once the write admitted it. */
   | { do: 'start_attempt' }
   /**
-   * The event's payment collected after another completed the session: refund it with reason `duplicate` where its
-   * provider refunds, else record the reconciliation exception `duplicate_checkout_payment`.
+   * The event's payment collected after another completed the session: record the reconciliation exception
+   * `duplicate_checkout_payment` (the automatic refund with reason `duplicate` is not carried out yet).
    */
   | { do: 'settle_duplicate' };
 
@@ -284,7 +284,7 @@ function describeCheckoutEffect(effect: CheckoutEffect): string {
     case 'start_attempt':
       return "start the attempt's payment";
     case 'settle_duplicate':
-      return 'refund it (`reason: duplicate`) where its provider refunds, else exception `duplicate_checkout_payment`';
+      return 'reconciliation exception `duplicate_checkout_payment`';
   }
 }
 
