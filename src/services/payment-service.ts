@@ -37,7 +37,13 @@ import { apply, expiresInProblem } from '../domain/payment-table';
 import type { Principal } from '../domain/principal';
 import type { RefundRecord } from '../domain/refund';
 import { audit, auditEntryOf } from './audit';
-import { decidedRefusal, expirySeconds, startPayment, type NewPayment } from '../activities/payment-create';
+import {
+  decidedRefusal,
+  expirySeconds,
+  startPayment,
+  type NewPayment,
+  type PaymentCreateDeps,
+} from '../activities/payment-create';
 
 export { expirySeconds, type NewPayment };
 import { deriveId, newId } from '../lib/ids';
@@ -59,20 +65,8 @@ export interface PaymentServiceDeps {
   db: Db;
   temporal: Client;
   providers: ProviderRegistry;
-  config: Pick<
-    Config,
-    | 'TEMPORAL_TASK_QUEUE'
-    | 'EXPIRY_MOBILE_MONEY_SECONDS'
-    | 'EXPIRY_BANK_TRANSFER_SECONDS'
-    | 'EXPIRY_CARD_SECONDS'
-    | 'EXPIRY_WALLET_SECONDS'
-    | 'REFUND_WINDOW_DAYS'
-    | 'RECONCILIATION_WINDOW_DAYS'
-    | 'CREATE_WAIT_MS'
-    | 'IDEMPOTENCY_LEASE_MS'
-    | 'UPDATE_DEADLINE_MS'
-    | 'TEMPORAL_CALL_TIMEOUT_MS'
-  >;
+  /** The create path's settings (src/activities/payment-create.ts), and the Updates' and idempotency's. */
+  config: PaymentCreateDeps['config'] & Pick<Config, 'IDEMPOTENCY_LEASE_MS' | 'UPDATE_DEADLINE_MS'>;
 }
 
 /**
