@@ -15,7 +15,6 @@ import {
 import type { Db } from '../db/knex';
 import { findPaymentById, type EventInput } from '../db/payments';
 import type { CheckoutEmittedEvent, CheckoutSessionSnapshot } from '../domain/checkout-table';
-import type { Principal } from '../domain/principal';
 import { duplicateCheckoutException } from '../domain/reconciliation';
 import { auditEntry } from '../lib/audit';
 import { deriveId } from '../lib/ids';
@@ -80,16 +79,6 @@ export function checkoutEvent(
   };
 }
 
-/** The merchant and environment a session's attempt is created for. */
-function ownerOfSession(session: CheckoutSessionSnapshot): Principal {
-  return {
-    merchantId: session.merchantId,
-    developerId: session.merchantId,
-    environment: session.environment,
-    via: 'key',
-  };
-}
-
 /** Builds the checkout activities around their dependencies. */
 export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutActivities {
   const dispatch = { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE };
@@ -113,7 +102,6 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
     },
 
     async startCheckoutPayment({ session, attempt }) {
-      const owner = ownerOfSession(session);
       // The payer acts by the capability the merchant created: the activity log names the checkout as the actor.
       const audit = auditEntry({
         merchantId: session.merchantId,
@@ -127,7 +115,7 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
       });
       return startPayment(
         deps,
-        owner,
+        session,
         attempt.paymentId,
         {
           family: 'generic',

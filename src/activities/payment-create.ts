@@ -145,7 +145,7 @@ async function refusalOfClosedCreate(deps: PaymentCreateDeps, paymentId: string)
  */
 export async function startPayment(
   deps: PaymentCreateDeps,
-  owner: Principal,
+  owner: Pick<Principal, 'merchantId' | 'environment'>,
   id: string,
   request: NewPayment,
   audit: AuditEntry,
