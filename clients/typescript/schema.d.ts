@@ -594,6 +594,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/checkout/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List checkout sessions
+         * @description Your sessions, newest first, in cursor pages as `GET /v1/payments`; filter by `status`.
+         */
+        get: operations["listCheckoutSessions"];
+        put?: never;
+        /**
+         * Create a checkout session
+         * @description One amount for one customer to pay on the page at `url`, by attempts (each a payment of the session; one at a time, at most 10) until `expires_at` (`expires_in` 1,800–86,400 s, default 86,400). A secret key, or a restricted key with `checkout:write`; `Idempotency-Key` as for payments.
+         */
+        post: operations["createCheckoutSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/checkout/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a checkout session
+         * @description `payment` names the payment that completed it once `complete`.
+         */
+        get: operations["retrieveCheckoutSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/checkout/sessions/{id}/expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expire a checkout session
+         * @description An `open` session without an attempt in flight becomes `expired` (`checkout.session.expired`).
+         */
+        post: operations["expireCheckoutSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/checkout/sessions/{id}/public": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a checkout session as its page shows it
+         * @description The page's own read, without a key: the session id is the capability. Only what the page shows: no metadata, no phone number, no id of your other resources.
+         */
+        get: operations["retrievePublicCheckoutSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/checkout/sessions/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an attempt on a checkout session
+         * @description The page's attempt, without a key: a mobile-money payment of the session to the number as the payer wrote it (the operator from its prefix, or `operator` for a ported number), which prompts the payer. One at a time: while an attempt's payment has no final outcome another is refused and nobody is prompted.
+         */
+        post: operations["createCheckoutAttempt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/developer/events": {
         parameters: {
             query?: never;
@@ -1664,6 +1768,50 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "checkout.session.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A checkout session was paid
+         * @description One attempt of the session completed it (docs/checkout.md#states). `data` is the session, `complete`, whose `payment` names the payment that paid it (its own `payment.completed` carries the payment).
+         *
+         *     Delivered to each enabled webhook endpoint subscribed to `checkout.session.completed` as a `POST` with a JSON body, signed with the endpoint's secret. Deliveries may arrive more than once and in any order: de-duplicate on `webhook-id`, and read `data.status` rather than the order of events.
+         */
+        post: operations["onCheckoutSessionCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checkout.session.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A checkout session expired
+         * @description You expired it, or `expires_at` passed with no attempt in flight (docs/checkout.md#states). `data` is the session, `expired`.
+         *
+         *     Delivered to each enabled webhook endpoint subscribed to `checkout.session.expired` as a `POST` with a JSON body, signed with the endpoint's secret. Deliveries may arrive more than once and in any order: de-duplicate on `webhook-id`, and read `data.status` rather than the order of events.
+         */
+        post: operations["onCheckoutSessionExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -2131,6 +2279,92 @@ export interface components {
             created_at: string;
             data: components["schemas"]["Payout"];
         };
+        /** @description A checkout session was paid */
+        CheckoutSessionCompletedEvent: {
+            /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
+            id: string;
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
+            event: "checkout.session.completed";
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
+            created_at: string;
+            data: components["schemas"]["CheckoutSession"];
+        };
+        /** @description The object the event is about, as it was then */
+        CheckoutSession: {
+            /** @description Session id, `cs_` and 24 characters (at least 128 random bits) */
+            id: string;
+            /**
+             * @description Always `checkout.session`
+             * @enum {string}
+             */
+            object: "checkout.session";
+            /** @description The payment page's address, `{PUBLIC_BASE_URL}/pay/{id}` */
+            url: string;
+            /**
+             * @description `open`, `complete` or `expired` (docs/checkout.md#states)
+             * @enum {string}
+             */
+            status: "open" | "complete" | "expired";
+            /** @description Amount in minor units */
+            amount: number;
+            /** @description ISO 4217 currency code */
+            currency: string;
+            /** @description What the customer pays for, as the page shows it */
+            description: string;
+            /** @description The number the page suggests, E.164; null if none */
+            customer_phone: string | null;
+            /** @description The payment that completed the session; null before */
+            payment: string | null;
+            /** @description The payment link the session came from; null (links come later) */
+            payment_link: null;
+            /** @description How many attempts (the session's payments) were made */
+            attempts_count: number;
+            /**
+             * @description The page's language
+             * @enum {string}
+             */
+            locale: "en" | "fr" | "sw" | "rw";
+            /**
+             * Format: date-time
+             * @description When an open session without an attempt in flight expires
+             */
+            expires_at: string;
+            /** @description Where the page sends the customer after a success */
+            success_url: string;
+            /** @description Where the page sends a customer who gives up */
+            cancel_url: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created
+             */
+            created_at: string;
+            /** @description Your key-value pairs, as you sent them */
+            metadata: {
+                [key: string]: string;
+            };
+        };
+        /** @description A checkout session expired */
+        CheckoutSessionExpiredEvent: {
+            /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
+            id: string;
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
+            event: "checkout.session.expired";
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
+            created_at: string;
+            data: components["schemas"]["CheckoutSession"];
+        };
         /** @description A test delivery */
         WebhookTestEvent: {
             /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
@@ -2163,7 +2397,7 @@ export interface components {
                  * @description What went wrong, one of the documented codes; branch on it
                  * @enum {string}
                  */
-                code: "invalid_request" | "validation_error" | "unauthorized" | "invalid_api_key" | "forbidden" | "merchant_mismatch" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_key_reused" | "payment_not_cancellable" | "payment_not_refundable" | "amount_exceeds_refundable" | "insufficient_balance" | "payout_not_cancellable" | "documents_missing" | "file_too_large" | "unsupported_file_type" | "provider_unavailable" | "rate_limited" | "service_unavailable" | "internal_error";
+                code: "invalid_request" | "validation_error" | "unauthorized" | "invalid_api_key" | "forbidden" | "merchant_mismatch" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_key_reused" | "payment_not_cancellable" | "payment_not_refundable" | "amount_exceeds_refundable" | "insufficient_balance" | "payout_not_cancellable" | "checkout_session_not_open" | "checkout_session_attempt_in_progress" | "checkout_session_attempts_exhausted" | "documents_missing" | "file_too_large" | "unsupported_file_type" | "provider_unavailable" | "rate_limited" | "service_unavailable" | "internal_error";
                 /** @description What went wrong, for a person; may change wording */
                 message: string;
                 /** @description For `validation_error` (and `documents_missing`): every bad field or missing item, the first being the one the message names */
@@ -2502,6 +2736,54 @@ export interface components {
              * @description When it was last set; null while never set
              */
             updated_at: string | null;
+        };
+        /** @description The answer itself */
+        CheckoutSessionPublic: {
+            /** @description Session id */
+            id: string;
+            /**
+             * @description Always `checkout.session.public`
+             * @enum {string}
+             */
+            object: "checkout.session.public";
+            /**
+             * @description `open`, `complete` or `expired`
+             * @enum {string}
+             */
+            status: "open" | "complete" | "expired";
+            /** @description Amount in minor units */
+            amount: number;
+            /** @description ISO 4217 currency code */
+            currency: string;
+            /** @description What the customer pays for */
+            description: string;
+            /** @description The merchant's business name */
+            merchant_name: string;
+            /** @description The methods the page offers */
+            payment_methods: "mobile_money"[];
+            /** @description True while an attempt's payment has no final outcome */
+            attempt_in_progress: boolean;
+            /** @description How many more attempts the session takes */
+            attempts_left: number;
+            /**
+             * Format: date-time
+             * @description When the session expires
+             */
+            expires_at: string;
+            /** @description Where the page sends the customer after a success */
+            success_url: string;
+            /** @description Where the page sends a customer who gives up */
+            cancel_url: string | null;
+        };
+        /** @description The answer itself */
+        CheckoutAttempt: {
+            /** @description The attempt's payment id */
+            payment: string;
+            /** @description The payment's status (`pending` while the payer approves) */
+            status: string;
+            next_action: components["schemas"]["NextAction"] & unknown;
+            /** @description The mobile-money operator asked */
+            operator: string;
         };
         /** @description Something that happened to one of your objects; webhook deliveries carry it */
         Event: {
@@ -7482,6 +7764,908 @@ export interface operations {
             };
         };
     };
+    listCheckoutSessions: {
+        parameters: {
+            query?: {
+                /** @description How many sessions to answer, 1 to 100 */
+                limit?: number;
+                /** @description A session id (`cs_…`): answer those created before it. Pass `pagination.next_starting_after`. */
+                starting_after?: string;
+                /** @description Only sessions in this status */
+                status?: "open" | "complete" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sessions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Checkout sessions retrieved",
+                     *       "data": {
+                     *         "checkout_sessions": [
+                     *           {
+                     *             "id": "cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc",
+                     *             "object": "checkout.session",
+                     *             "url": "https://api.paycollect.example/pay/cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc",
+                     *             "status": "open",
+                     *             "amount": 5000,
+                     *             "currency": "RWF",
+                     *             "description": "School fees, term 1",
+                     *             "customer_phone": null,
+                     *             "payment": null,
+                     *             "payment_link": null,
+                     *             "attempts_count": 0,
+                     *             "locale": "en",
+                     *             "expires_at": "2026-11-30T10:00:00.000Z",
+                     *             "success_url": "https://school.example/paid",
+                     *             "cancel_url": null,
+                     *             "created_at": "2026-11-29T10:00:00.000Z",
+                     *             "metadata": {
+                     *               "student": "S-1042"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "limit": 10,
+                     *           "has_more": false,
+                     *           "next_starting_after": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        /** @description The answer itself */
+                        data: {
+                            /** @description Your sessions, newest first */
+                            checkout_sessions: components["schemas"]["CheckoutSession"][];
+                            /** @description Where this page ends: `has_more` and `next_starting_after` */
+                            pagination: {
+                                /** @description Items a page */
+                                limit: number;
+                                /** @description True when more items follow the last one of this page */
+                                has_more: boolean;
+                                /** @description Pass it as `starting_after` for the next page; null on the last page */
+                                next_starting_after: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    createCheckoutSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key and body within 24 hours answer the first result again */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 5000,
+                 *       "currency": "RWF",
+                 *       "description": "School fees, term 1",
+                 *       "success_url": "https://school.example/paid",
+                 *       "metadata": {
+                 *         "student": "S-1042"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Minor units of the currency
+                     * @example 5000
+                     */
+                    amount: number;
+                    /**
+                     * @description ISO 4217 code
+                     * @enum {string}
+                     */
+                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    /** @description What the customer pays for, on the page */
+                    description: string;
+                    /** @description The methods the page offers (default: every method the currency allows; mobile money) */
+                    payment_methods?: "mobile_money"[];
+                    /** @description A number the page suggests */
+                    customer_phone?: string;
+                    /**
+                     * Format: uri
+                     * @description Where the page sends the customer after a success
+                     * @example https://shop.example/thanks
+                     */
+                    success_url: string;
+                    /**
+                     * Format: uri
+                     * @description Where the page sends a customer who gives up
+                     * @example https://shop.example/thanks
+                     */
+                    cancel_url?: string;
+                    /** @description Seconds until the session expires, 1,800 to 86,400 (default 86,400) */
+                    expires_in?: number;
+                    /**
+                     * @description The page's language
+                     * @enum {string}
+                     */
+                    locale?: "en" | "fr" | "sw" | "rw";
+                    /** @description Your key-value pairs, at most 50, returned as sent */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The session, `open` */
+            201: {
+                headers: {
+                    /** @description Present when this answer is the replay of an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Checkout session created",
+                     *       "data": {
+                     *         "id": "cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc",
+                     *         "object": "checkout.session",
+                     *         "url": "https://api.paycollect.example/pay/cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc",
+                     *         "status": "open",
+                     *         "amount": 5000,
+                     *         "currency": "RWF",
+                     *         "description": "School fees, term 1",
+                     *         "customer_phone": null,
+                     *         "payment": null,
+                     *         "payment_link": null,
+                     *         "attempts_count": 0,
+                     *         "locale": "en",
+                     *         "expires_at": "2026-11-30T10:00:00.000Z",
+                     *         "success_url": "https://school.example/paid",
+                     *         "cancel_url": null,
+                     *         "created_at": "2026-11-29T10:00:00.000Z",
+                     *         "metadata": {
+                     *           "student": "S-1042"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["CheckoutSession"] & unknown;
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used within 24 hours with a different request.
+             *     - `conflict`: A request with this `Idempotency-Key` is still in progress; retry in a moment.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    retrieveCheckoutSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Checkout session retrieved",
+                     *       "data": {
+                     *         "id": "cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc",
+                     *         "object": "checkout.session",
+                     *         "url": "https://api.paycollect.example/pay/cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc",
+                     *         "status": "complete",
+                     *         "amount": 5000,
+                     *         "currency": "RWF",
+                     *         "description": "School fees, term 1",
+                     *         "customer_phone": null,
+                     *         "payment": "pay_2Kl4Mn6Op8Qr0St2Uv4Wx6Yz",
+                     *         "payment_link": null,
+                     *         "attempts_count": 2,
+                     *         "locale": "en",
+                     *         "expires_at": "2026-11-30T10:00:00.000Z",
+                     *         "success_url": "https://school.example/paid",
+                     *         "cancel_url": null,
+                     *         "created_at": "2026-11-29T10:00:00.000Z",
+                     *         "metadata": {
+                     *           "student": "S-1042"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["CheckoutSession"] & unknown;
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    expireCheckoutSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session, `expired` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Checkout session expired",
+                     *       "data": {
+                     *         "id": "cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc",
+                     *         "object": "checkout.session",
+                     *         "url": "https://api.paycollect.example/pay/cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc",
+                     *         "status": "expired",
+                     *         "amount": 5000,
+                     *         "currency": "RWF",
+                     *         "description": "School fees, term 1",
+                     *         "customer_phone": null,
+                     *         "payment": null,
+                     *         "payment_link": null,
+                     *         "attempts_count": 0,
+                     *         "locale": "en",
+                     *         "expires_at": "2026-11-30T10:00:00.000Z",
+                     *         "success_url": "https://school.example/paid",
+                     *         "cancel_url": null,
+                     *         "created_at": "2026-11-29T10:00:00.000Z",
+                     *         "metadata": {
+                     *           "student": "S-1042"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["CheckoutSession"] & unknown;
+                    };
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `checkout_session_not_open`: The checkout session is `complete` or `expired` (docs/checkout.md#states): it takes no attempt and no expire.
+             *     - `checkout_session_attempt_in_progress`: An attempt of the checkout session has no final outcome yet: no second attempt, no expire; nobody is prompted.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    retrievePublicCheckoutSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's page form */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Checkout session retrieved",
+                     *       "data": {
+                     *         "id": "cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc",
+                     *         "object": "checkout.session.public",
+                     *         "status": "open",
+                     *         "amount": 5000,
+                     *         "currency": "RWF",
+                     *         "description": "School fees, term 1",
+                     *         "merchant_name": "Kigali Crafts Ltd",
+                     *         "payment_methods": [
+                     *           "mobile_money"
+                     *         ],
+                     *         "attempt_in_progress": false,
+                     *         "attempts_left": 10,
+                     *         "expires_at": "2026-11-30T10:00:00.000Z",
+                     *         "success_url": "https://school.example/paid",
+                     *         "cancel_url": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["CheckoutSessionPublic"];
+                    };
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    createCheckoutAttempt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "payment_method": "mobile_money",
+                 *       "phone_number": "0788 000 001"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description How the payer pays
+                     * @enum {string}
+                     */
+                    payment_method: "mobile_money";
+                    /**
+                     * @description The payer's number as people write it (`0788 000 001`)
+                     * @example 0788000001
+                     */
+                    phone_number: string;
+                    /**
+                     * @description The operator of a ported number
+                     * @enum {string}
+                     */
+                    operator?: "momo" | "mobile_money_b" | "mpesa";
+                };
+            };
+        };
+        responses: {
+            /** @description The attempt's payment */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Checkout attempt started",
+                     *       "data": {
+                     *         "payment": "pay_2Kl4Mn6Op8Qr0St2Uv4Wx6Yz",
+                     *         "status": "pending",
+                     *         "next_action": {
+                     *           "type": "mobile_money_approval",
+                     *           "message": "Approve the payment on your phone"
+                     *         },
+                     *         "operator": "momo"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["CheckoutAttempt"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `checkout_session_not_open`: The checkout session is `complete` or `expired` (docs/checkout.md#states): it takes no attempt and no expire.
+             *     - `checkout_session_attempt_in_progress`: An attempt of the checkout session has no final outcome yet: no second attempt, no expire; nobody is prompted.
+             *     - `checkout_session_attempts_exhausted`: The checkout session had its 10 attempts.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             *     - `provider_unavailable`: No provider serves this payment method in this environment yet; nothing was created.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -7492,7 +8676,7 @@ export interface operations {
                 /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
                 /** @description Only events of this name */
-                type?: "payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created" | "payout.created" | "payout.paid" | "payout.failed" | "payout.returned";
+                type?: "payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created" | "payout.created" | "payout.paid" | "payout.failed" | "payout.returned" | "checkout.session.completed" | "checkout.session.expired";
             };
             header?: never;
             path?: never;
@@ -11293,7 +12477,7 @@ export interface operations {
                     /** @description Where to POST the events (https in live) */
                     url: string;
                     /** @description The event names to deliver */
-                    events: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created" | "payout.created" | "payout.paid" | "payout.failed" | "payout.returned")[];
+                    events: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created" | "payout.created" | "payout.paid" | "payout.failed" | "payout.returned" | "checkout.session.completed" | "checkout.session.expired")[];
                     /** @description Yours, to tell endpoints apart */
                     description?: string;
                 };
@@ -11589,7 +12773,7 @@ export interface operations {
                     /** @description A new address */
                     url?: string;
                     /** @description The event names to deliver from now on */
-                    events?: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created" | "payout.created" | "payout.paid" | "payout.failed" | "payout.returned")[];
+                    events?: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created" | "payout.created" | "payout.paid" | "payout.failed" | "payout.returned" | "checkout.session.completed" | "checkout.session.expired")[];
                     /**
                      * @description `enabled` or `disabled`
                      * @enum {string}
@@ -12621,7 +13805,7 @@ export interface operations {
                                 /** @description A restricted key's name; null for secret keys */
                                 name: string | null;
                                 /** @description A restricted key's scopes; null for secret keys, which hold every scope */
-                                scopes: ("payments:read" | "payments:write" | "refunds:write" | "payouts:read" | "payouts:write" | "balance:read" | "webhooks:write")[] | null;
+                                scopes: ("payments:read" | "payments:write" | "refunds:write" | "payouts:read" | "payouts:write" | "balance:read" | "webhooks:write" | "checkout:read" | "checkout:write")[] | null;
                                 /**
                                  * @description `sandbox` or `live`
                                  * @enum {string}
@@ -12751,7 +13935,7 @@ export interface operations {
                      */
                     environment: "sandbox" | "live";
                     /** @description What the key may do, each scope once; anything else answers 403 `forbidden` */
-                    scopes: ("payments:read" | "payments:write" | "refunds:write" | "payouts:read" | "payouts:write" | "balance:read" | "webhooks:write")[];
+                    scopes: ("payments:read" | "payments:write" | "refunds:write" | "payouts:read" | "payouts:write" | "balance:read" | "webhooks:write" | "checkout:read" | "checkout:write")[];
                 };
             };
         };
@@ -12808,7 +13992,7 @@ export interface operations {
                                 /** @description A restricted key's name; null for secret keys */
                                 name: string | null;
                                 /** @description A restricted key's scopes; null for secret keys, which hold every scope */
-                                scopes: ("payments:read" | "payments:write" | "refunds:write" | "payouts:read" | "payouts:write" | "balance:read" | "webhooks:write")[] | null;
+                                scopes: ("payments:read" | "payments:write" | "refunds:write" | "payouts:read" | "payouts:write" | "balance:read" | "webhooks:write" | "checkout:read" | "checkout:write")[] | null;
                                 /**
                                  * @description `sandbox` or `live`
                                  * @enum {string}
@@ -15445,7 +16629,7 @@ export interface operations {
                                 /** @description A restricted key's name; null for secret keys */
                                 name: string | null;
                                 /** @description A restricted key's scopes; null for secret keys, which hold every scope */
-                                scopes: ("payments:read" | "payments:write" | "refunds:write" | "payouts:read" | "payouts:write" | "balance:read" | "webhooks:write")[] | null;
+                                scopes: ("payments:read" | "payments:write" | "refunds:write" | "payouts:read" | "payouts:write" | "balance:read" | "webhooks:write" | "checkout:read" | "checkout:write")[] | null;
                                 /**
                                  * @description `sandbox` or `live`
                                  * @enum {string}
@@ -15640,7 +16824,7 @@ export interface operations {
                             /** @description A restricted key's name; null for secret keys */
                             name: string | null;
                             /** @description A restricted key's scopes; null for secret keys, which hold every scope */
-                            scopes: ("payments:read" | "payments:write" | "refunds:write" | "payouts:read" | "payouts:write" | "balance:read" | "webhooks:write")[] | null;
+                            scopes: ("payments:read" | "payments:write" | "refunds:write" | "payouts:read" | "payouts:write" | "balance:read" | "webhooks:write" | "checkout:read" | "checkout:write")[] | null;
                             /**
                              * @description `sandbox` or `live`
                              * @enum {string}
@@ -16656,6 +17840,156 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["PayoutReturnedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCheckoutSessionCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt and retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first. */
+                "webhook-signature": string;
+                /** @description The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches. */
+                "X-Webhook-Signature": string;
+                /** @description Always `paycollect-webhooks/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                 *       "event": "checkout.session.completed",
+                 *       "created_at": "2026-11-24T10:00:04.000Z",
+                 *       "data": {
+                 *         "id": "cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc",
+                 *         "object": "checkout.session",
+                 *         "url": "https://api.paycollect.example/pay/cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc",
+                 *         "status": "complete",
+                 *         "amount": 5000,
+                 *         "currency": "RWF",
+                 *         "description": "School fees, term 1",
+                 *         "customer_phone": null,
+                 *         "payment": "pay_2Kl4Mn6Op8Qr0St2Uv4Wx6Yz",
+                 *         "payment_link": null,
+                 *         "attempts_count": 1,
+                 *         "locale": "en",
+                 *         "expires_at": "2026-11-30T10:00:00.000Z",
+                 *         "success_url": "https://school.example/paid",
+                 *         "cancel_url": null,
+                 *         "created_at": "2026-11-29T10:00:00.000Z",
+                 *         "metadata": {
+                 *           "student": "S-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CheckoutSessionCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCheckoutSessionExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt and retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first. */
+                "webhook-signature": string;
+                /** @description The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches. */
+                "X-Webhook-Signature": string;
+                /** @description Always `paycollect-webhooks/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                 *       "event": "checkout.session.expired",
+                 *       "created_at": "2026-11-24T10:00:04.000Z",
+                 *       "data": {
+                 *         "id": "cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc",
+                 *         "object": "checkout.session",
+                 *         "url": "https://api.paycollect.example/pay/cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc",
+                 *         "status": "expired",
+                 *         "amount": 5000,
+                 *         "currency": "RWF",
+                 *         "description": "School fees, term 1",
+                 *         "customer_phone": null,
+                 *         "payment": null,
+                 *         "payment_link": null,
+                 *         "attempts_count": 0,
+                 *         "locale": "en",
+                 *         "expires_at": "2026-11-30T10:00:00.000Z",
+                 *         "success_url": "https://school.example/paid",
+                 *         "cancel_url": null,
+                 *         "created_at": "2026-11-29T10:00:00.000Z",
+                 *         "metadata": {
+                 *           "student": "S-1042"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CheckoutSessionExpiredEvent"];
             };
         };
         responses: {

@@ -1,4 +1,5 @@
 /** Every activity the worker registers, built from their dependencies. */
+import { createCheckoutActivities, type CheckoutActivityDeps } from './checkout-activities';
 import { failDataErrorsNonRetryably } from './data-errors';
 import { createLiveAccessActivities, type LiveAccessActivityDeps } from './live-access-activities';
 import { createPaymentActivities, type PaymentActivityDeps } from './payment-activities';
@@ -11,7 +12,8 @@ export type ActivityDeps = PaymentActivityDeps &
   LiveAccessActivityDeps &
   WebhookActivityDeps &
   ReconciliationActivityDeps &
-  PayoutActivityDeps;
+  PayoutActivityDeps &
+  CheckoutActivityDeps;
 
 /**
  * All activities, keyed by name, for `Worker.create({activities})`. A statement PostgreSQL refuses
@@ -25,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createReconciliationActivities(deps),
     ...createPayoutActivities(deps),
+    ...createCheckoutActivities(deps),
   });
 }
 

@@ -24,6 +24,7 @@ import { documentRoutes } from './routes/documents';
 import { healthRoutes } from './routes/health';
 import { developerRoutes } from './routes/developer';
 import { payoutRoutes } from './routes/payouts';
+import { checkoutRoutes } from './routes/checkout';
 import { balanceRoutes } from './routes/balance';
 import { settlementReportRoutes } from './routes/settlement-reports';
 import { developerPaymentRoutes } from './routes/developer-payments';
@@ -70,6 +71,7 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
     balanceRoutes(deps),
     settlementReportRoutes(deps),
     payoutRoutes(deps),
+    checkoutRoutes(deps),
     merchantPaymentRoutes(deps),
     providerCallbackRoutes(deps),
     sandboxRoutes(deps),

@@ -24,6 +24,7 @@ import { paymentRouteDocs } from './route-docs/payments';
 import { sandboxRouteDocs } from './route-docs/sandbox';
 import { balanceRouteDocs } from './route-docs/balance';
 import { payoutRouteDocs } from './route-docs/payouts';
+import { checkoutRouteDocs } from './route-docs/checkout';
 import { eventRouteDocs } from './route-docs/events';
 import { dashboardRouteDocs } from './route-docs/dashboard';
 import { liveAccessRouteDocs } from './route-docs/live-access';
@@ -44,6 +45,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   ...sandboxRouteDocs,
   ...balanceRouteDocs,
   ...payoutRouteDocs,
+  ...checkoutRouteDocs,
   ...eventRouteDocs,
   ...dashboardRouteDocs,
   ...liveAccessRouteDocs,
@@ -90,6 +92,11 @@ const TAGS = [
   {
     name: 'Payouts',
     description: 'Your balance to your own wallet or bank account: destinations and payouts (docs/payouts.md).',
+  },
+  {
+    name: 'Checkout',
+    description:
+      'Checkout sessions: an amount your customer pays on our page by mobile money, one attempt at a time (docs/checkout.md).',
   },
   {
     name: 'Merchant-scoped payments',

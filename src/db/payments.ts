@@ -142,6 +142,7 @@ interface PaymentRow {
   reconciled_at: Date | null;
   late_provider_answer: PaymentSnapshot['lateAnswer'];
   version: number;
+  checkout_session?: string | null;
   expires_at: Date;
   created_at: Date;
   updated_at: Date;
@@ -194,6 +195,7 @@ function toRow(payment: PaymentSnapshot): PaymentRow {
     reconciled_at: payment.reconciledAt ? new Date(payment.reconciledAt) : null,
     late_provider_answer: payment.lateAnswer ?? null,
     version: payment.version ?? 0,
+    ...(payment.checkoutSession ? { checkout_session: payment.checkoutSession } : {}),
     expires_at: new Date(payment.expiresAt),
     created_at: new Date(payment.createdAt),
     updated_at: new Date(payment.updatedAt),
@@ -229,6 +231,7 @@ function fromRow(row: PaymentReadRow): PaymentSnapshot {
     reconciledAt: row.reconciled_at ? iso(row.reconciled_at) : null,
     lateAnswer: row.late_provider_answer,
     version: row.version,
+    ...(row.checkout_session ? { checkoutSession: row.checkout_session } : {}),
     expiresAt: iso(row.expires_at),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),

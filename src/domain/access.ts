@@ -20,6 +20,8 @@ export const SCOPES = [
   'payouts:write',
   'balance:read',
   'webhooks:write',
+  'checkout:read',
+  'checkout:write',
 ] as const;
 
 /** A restricted key's scope. */
@@ -46,6 +48,10 @@ const KEYS_ONLY: readonly Role[] = [];
  */
 export const ENDPOINT_ACCESS: Readonly<Record<string, EndpointAccess>> = {
   'GET /v1/payments': { roles: KEYS_ONLY, scope: 'payments:read' },
+  'POST /v1/checkout/sessions': { roles: KEYS_ONLY, scope: 'checkout:write' },
+  'GET /v1/checkout/sessions': { roles: KEYS_ONLY, scope: 'checkout:read' },
+  'GET /v1/checkout/sessions/{id}': { roles: KEYS_ONLY, scope: 'checkout:read' },
+  'POST /v1/checkout/sessions/{id}/expire': { roles: KEYS_ONLY, scope: 'checkout:write' },
   'POST /v1/payments': { roles: KEYS_ONLY, scope: 'payments:write' },
   'GET /v1/payments/{id}': { roles: KEYS_ONLY, scope: 'payments:read' },
   'POST /v1/payments/{id}/cancel': { roles: KEYS_ONLY, scope: 'payments:write' },
@@ -140,6 +146,8 @@ export function accessProblem(caller: AccessCaller, endpoint: string): string | 
   if (caller.scopes === undefined) return undefined;
   if (access.scope === null) return `${endpoint} needs a secret key; a restricted key cannot call it`;
   if (caller.scopes.includes(access.scope)) return undefined;
+  // `checkout:write` includes `checkout:read`.
+  if (access.scope === 'checkout:read' && caller.scopes.includes('checkout:write')) return undefined;
   return `this restricted key lacks the scope ${access.scope}`;
 }
 

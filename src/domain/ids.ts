@@ -28,6 +28,7 @@ export const ID_PREFIXES = {
   reconciliationException: 'rex_',
   payout: 'po_',
   payoutDestination: 'dst_',
+  checkoutSession: 'cs_',
 } as const;
 
 /** Length of the random part of ids (docs/payments.md#payment-record: 24). */

@@ -80,6 +80,8 @@ export interface PaymentSnapshot {
    * it is newer than what it holds (absent in payments started before it existed: read as 0).
    */
   version?: number;
+  /** The checkout session this payment is an attempt of (docs/checkout.md); absent or null for any other payment. */
+  checkoutSession?: string | null;
 }
 
 /** True while the payment can still change by the provider's answer. */

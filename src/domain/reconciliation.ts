@@ -20,6 +20,8 @@ export const RECONCILIATION_EXCEPTION_KINDS = [
   'late_success_unrefundable',
   'late_success_after_window',
   'late_success_after_decline',
+  // Recorded by a checkout session's workflow for a late success after another attempt completed it (docs/checkout.md).
+  'duplicate_checkout_payment',
 ] as const;
 /** A kind of reconciliation exception. */
 export type ReconciliationExceptionKind = (typeof RECONCILIATION_EXCEPTION_KINDS)[number];
@@ -109,6 +111,31 @@ export function lateSuccessException(
     foundAmount: payment.amount,
     currency: payment.currency,
     evidence: { ours: null, theirs: null, note: LATE_SUCCESS_NOTES[kind] },
+  };
+}
+
+/**
+ * The exception a checkout session's workflow records for the late success of `payment` after another attempt
+ * completed session `sessionId`, where its provider does not refund it (docs/checkout.md#states): keyed
+ * `duplicate_checkout_payment:{payment id}`, so it is recorded once; amounts in minor units.
+ */
+export function duplicateCheckoutException(
+  payment: { id: string; amount: number; currency: string; providerReference: string | null },
+  sessionId: string,
+): ExceptionDraft {
+  return {
+    kind: 'duplicate_checkout_payment',
+    key: `duplicate_checkout_payment:${payment.id}`,
+    objectId: payment.id,
+    providerReference: payment.providerReference,
+    expectedAmount: payment.amount,
+    foundAmount: payment.amount,
+    currency: payment.currency,
+    evidence: {
+      ours: null,
+      theirs: null,
+      note: `the provider collected this attempt after another attempt completed checkout session ${sessionId}, and does not refund it: both payments are booked completed`,
+    },
   };
 }
 

@@ -13,15 +13,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   WithStartWorkflowOperation,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowFailedError,
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
-  WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
 } from '@temporalio/client';
-import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
+import type { UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import {
@@ -31,32 +28,31 @@ import {
   listPaymentsPage,
   type PaymentListPosition,
 } from '../db/payments';
-import { PROVIDER_KINDS, type MethodKind, type PaymentMethod } from '../domain/catalogue';
-import { providerUnavailable, type ResolvedPayment } from '../domain/create-payment';
-import { DomainError, ERROR_CODES, validationError, type ErrorCode } from '../domain/errors';
-import { feeFor } from '../domain/fees';
+import { PROVIDER_KINDS } from '../domain/catalogue';
+import { providerUnavailable } from '../domain/create-payment';
+import { DomainError, validationError, type ErrorCode } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
-import type { Currency } from '../domain/money';
 import type { PaymentSnapshot } from '../domain/payment';
 import { apply, expiresInProblem } from '../domain/payment-table';
 import type { Principal } from '../domain/principal';
 import type { RefundRecord } from '../domain/refund';
 import { audit, auditEntryOf } from './audit';
+import {
+  decidedRefusal,
+  expirySeconds,
+  startPayment,
+  type NewPayment,
+  type PaymentCreateDeps,
+} from '../activities/payment-create';
+
+export { expirySeconds, type NewPayment };
 import { deriveId, newId } from '../lib/ids';
 import { isOutage } from '../lib/outage';
-import {
-  byDeadline,
-  DeadlinePassed,
-  updateWithStartWithin,
-  type UpdateWithStartOutcome,
-} from '../lib/temporal-deadline';
+import { byDeadline, DeadlinePassed } from '../lib/temporal-deadline';
 import type { ProviderRegistry } from '../providers/registry';
 import type { PaymentViewContext } from '../views/payment';
-import { FAILURE_TYPES } from '../workflows/activity-contracts';
 import {
   cancelPaymentUpdate,
-  INITIATE_UPDATE_ID,
-  initiatePaymentUpdate,
   paymentSearchAttributes,
   paymentWorkflowId,
   PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
@@ -69,20 +65,8 @@ export interface PaymentServiceDeps {
   db: Db;
   temporal: Client;
   providers: ProviderRegistry;
-  config: Pick<
-    Config,
-    | 'TEMPORAL_TASK_QUEUE'
-    | 'EXPIRY_MOBILE_MONEY_SECONDS'
-    | 'EXPIRY_BANK_TRANSFER_SECONDS'
-    | 'EXPIRY_CARD_SECONDS'
-    | 'EXPIRY_WALLET_SECONDS'
-    | 'REFUND_WINDOW_DAYS'
-    | 'RECONCILIATION_WINDOW_DAYS'
-    | 'CREATE_WAIT_MS'
-    | 'IDEMPOTENCY_LEASE_MS'
-    | 'UPDATE_DEADLINE_MS'
-    | 'TEMPORAL_CALL_TIMEOUT_MS'
-  >;
+  /** The create path's settings (src/activities/payment-create.ts), and the Updates' and idempotency's. */
+  config: PaymentCreateDeps['config'] & Pick<Config, 'IDEMPOTENCY_LEASE_MS' | 'UPDATE_DEADLINE_MS'>;
 }
 
 /**
@@ -108,42 +92,6 @@ export interface PaymentReaderDeps {
   db: Db;
   temporal?: Client;
   config?: Pick<Config, 'TEMPORAL_CALL_TIMEOUT_MS'>;
-}
-
-/** A payment to create once its request was validated and resolved to a provider. */
-export interface NewPayment {
-  family: PaymentSnapshot['family'];
-  amount: number;
-  currency: Currency;
-  paymentMethod: PaymentMethod;
-  resolved: ResolvedPayment & { walletId?: string };
-  description?: string;
-  customerEmail?: string;
-  metadata?: Record<string, string>;
-  /**
-   * Seconds until the payment expires (docs/payments.md#sandbox-scenarios `expires_in`); default the method's expiry.
-   */
-  expiresInSeconds?: number;
-}
-
-/** The method's default expiry in seconds (docs/payments.md#states). */
-export function expirySeconds(
-  config: Pick<
-    Config,
-    'EXPIRY_MOBILE_MONEY_SECONDS' | 'EXPIRY_BANK_TRANSFER_SECONDS' | 'EXPIRY_CARD_SECONDS' | 'EXPIRY_WALLET_SECONDS'
-  >,
-  kind: MethodKind,
-): number {
-  switch (kind) {
-    case 'mobile_money':
-      return config.EXPIRY_MOBILE_MONEY_SECONDS;
-    case 'bank_transfer':
-      return config.EXPIRY_BANK_TRANSFER_SECONDS;
-    case 'card':
-      return config.EXPIRY_CARD_SECONDS;
-    case 'wallet':
-      return config.EXPIRY_WALLET_SECONDS;
-  }
 }
 
 /**
@@ -178,18 +126,6 @@ function refundRequestOf(
     reason: request.reason ?? null,
     refundWindowMs: config.REFUND_WINDOW_DAYS * 86_400_000,
   };
-}
-
-/**
- * 503 `service_unavailable` for a create whose workflow may have started but could not be
- * confirmed in time (Temporal stalled or gone, docs/operations.md#deadlines): the payment may exist, so the
- * caller is told to retry with the same `Idempotency-Key`, which reattaches to it (docs/payments.md#idempotency).
- */
-function createOutcomeUnknown(): DomainError {
-  return new DomainError(
-    'service_unavailable',
-    'the payment could not be confirmed in time and may have been created; retry the request with the same Idempotency-Key to get it',
-  );
 }
 
 /**
@@ -234,91 +170,7 @@ export async function createPayment(
   // exist all the same, the start below meets its workflow, or the closed run's row, docs/payments.md#idempotency).
   const existing = idempotencySeed && !seedFirstUse ? await findPayment(deps.db, owner, id) : undefined;
   if (existing) return existing;
-  const now = new Date();
-  const payment: PaymentSnapshot = {
-    id,
-    merchantId: owner.merchantId,
-    environment: owner.environment,
-    family: request.family,
-    amount: request.amount,
-    amountRefunded: 0,
-    currency: request.currency,
-    status: 'pending',
-    paymentMethod: request.paymentMethod,
-    provider,
-    kind,
-    description: request.description ?? null,
-    customerPhone: request.resolved.customerPhone ?? null,
-    customerEmail: request.customerEmail ?? null,
-    walletId: request.resolved.walletId ?? null,
-    metadata: request.metadata ?? {},
-    feeAmount: feeFor(request.amount, provider),
-    failureCode: null,
-    failureMessage: null,
-    cancellationReason: null,
-    providerReference: null,
-    nextAction: null,
-    expiresAt: new Date(
-      now.getTime() + (request.expiresInSeconds ?? expirySeconds(deps.config, kind)) * 1000,
-    ).toISOString(),
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    reconciledAt: null,
-    lateAnswer: null,
-    version: 0,
-  };
-  const input: PaymentWorkflowInput = {
-    mode: 'create',
-    payment,
-    // Written with the payment's row by the workflow's first step, once however often the step runs.
-    audit: auditEntryOf(owner, 'payment.created', payment.id, ip),
-    reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
-    refundWindowSeconds: deps.config.REFUND_WINDOW_DAYS * 86_400,
-  };
-  const start = new WithStartWorkflowOperation('paymentWorkflow', {
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    workflowId: paymentWorkflowId(payment.id),
-    args: [input],
-    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    typedSearchAttributes: paymentSearchAttributes(payment),
-    workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
-  });
-  let outcome: UpdateWithStartOutcome<PaymentSnapshot>;
-  try {
-    // The one create-and-wait choreography (src/lib/temporal-deadline.ts): the answer within CREATE_WAIT_MS, else
-    // whether the workflow runs within TEMPORAL_CALL_TIMEOUT_MS more (docs/operations.md#deadlines).
-    outcome = await updateWithStartWithin(
-      deps.temporal,
-      {
-        workflowId: paymentWorkflowId(payment.id),
-        start,
-        waitMs: deps.config.CREATE_WAIT_MS,
-        confirmMs: deps.config.TEMPORAL_CALL_TIMEOUT_MS,
-      },
-      () =>
-        deps.temporal.workflow.executeUpdateWithStart(initiatePaymentUpdate, {
-          updateId: INITIATE_UPDATE_ID,
-          startWorkflowOperation: start,
-        }),
-    );
-  } catch (error) {
-    const refused = decidedRefusal(error);
-    if (refused) throw refused; // e.g. data PostgreSQL refuses: 400, nothing created
-    if (error instanceof WorkflowExecutionAlreadyStartedError) {
-      // The workflow of this key's payment ran and closed: the read model has the payment, or the
-      // run ended without recording it, refused for its data (the same request gets the same 400).
-      const stored = await findPayment(deps.db, owner, id);
-      if (stored) return stored;
-      throw (await refusalOfClosedCreate(deps, id)) ?? error;
-    }
-    throw error;
-  }
-  if (outcome.answered !== undefined) return outcome.answered;
-  if (!outcome.running) throw createOutcomeUnknown();
-  // The row is the workflow's to write (one writer): answered from the read model when the workflow got that far,
-  // else from the request, as the workflow started with it; `GET` reads it from the workflow meanwhile.
-  return (await findPayment(deps.db, owner, id)) ?? payment;
+  return startPayment(deps, owner, id, request, auditEntryOf(owner, 'payment.created', id, ip));
 }
 
 /**
@@ -362,36 +214,6 @@ async function startedPayment(
   } catch {
     return undefined; // no such workflow, or Temporal out of reach: the read model's answer stands
   }
-}
-
-/** True for an Update failure the workflow decided (its type is one of our error codes, docs/api.md#errors). */
-function decidedRefusal(error: unknown): DomainError | undefined {
-  if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
-    const code = error.cause.type as ErrorCode;
-    if (ERROR_CODES.includes(code)) return new DomainError(code, error.cause.message);
-  }
-  return undefined;
-}
-
-/**
- * The 400 a create got when its workflow's run ended without recording the payment because
- * PostgreSQL refused its data (`PaymentNotRecorded`); undefined for a run that ended otherwise.
- */
-async function refusalOfClosedCreate(deps: PaymentServiceDeps, paymentId: string): Promise<DomainError | undefined> {
-  try {
-    await deps.temporal.withDeadline(Date.now() + deps.config.TEMPORAL_CALL_TIMEOUT_MS, () =>
-      deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).result(),
-    );
-  } catch (error) {
-    if (
-      error instanceof WorkflowFailedError &&
-      error.cause instanceof ApplicationFailure &&
-      error.cause.type === FAILURE_TYPES.paymentNotRecorded
-    ) {
-      return new DomainError('validation_error', error.cause.message);
-    }
-  }
-  return undefined;
 }
 
 /**

@@ -28,3 +28,4 @@ export {
 } from './security';
 export { payout, payoutDestination, payoutDetail, payoutSchedule } from './payout';
 export { daySettlementReport, payoutSettlementReport, reportLine } from './settlement-report';
+export { checkoutAttempt, checkoutSession, checkoutSessionPublic } from './checkout';

@@ -4,3 +4,4 @@ export { liveAccessReviewWorkflow } from './live-access-review-workflow';
 export { webhookDeliveryWorkflow } from './webhook-delivery-workflow';
 export { reconciliationWorkflow } from './reconciliation-workflow';
 export { automaticPayoutWorkflow, payoutWorkflow } from './payout-workflow';
+export { checkoutWorkflow } from './checkout-workflow';

@@ -69,6 +69,7 @@ import {
   type ProviderHint,
   type RefundUpdateInput,
 } from './messages';
+import type { CheckoutActivities } from './checkout-messages';
 
 /** First wait before asking the provider again about a refund whose answer is unknown, and the longest (ms). */
 const REFUND_CHECK_FIRST_MS = 5_000;
@@ -87,6 +88,7 @@ const records = proxyActivities<PaymentActivities>(RECORD_OPTIONS);
 const initiationRecords = proxyLocalActivities<PaymentActivities>(INITIATION_RECORD_OPTIONS);
 const provider = proxyActivities<PaymentActivities>(PROVIDER_OPTIONS);
 const refunds = proxyActivities<PaymentActivities>(REFUND_OPTIONS);
+const checkout = proxyActivities<Pick<CheckoutActivities, 'tellCheckoutSession'>>(RECORD_OPTIONS);
 
 type Writer = Pick<PaymentActivities, 'recordPaymentStatus'>;
 
@@ -160,6 +162,8 @@ export class PaymentRun {
   /** Refunds an earlier run settled, by id: an Update of one sent again to this run answers it (a re-opened run). */
   private readonly settledRefunds = new Map<string, RefundRecord>();
   private readonly mutex = new Mutex();
+  /** Outcomes being told to the payment's checkout session (docs/checkout.md#states): the run ends after them. */
+  private telling = 0;
   private pollDelayMs: number | undefined;
   private refundCheckMs = REFUND_CHECK_FIRST_MS;
   private readonly reconciliationWindowMs: number;
@@ -319,6 +323,7 @@ export class PaymentRun {
     else if (this.unknownRefunds.size > 0) await this.checkUnknownRefunds();
     // A refund that answered `pending` before its provider did is still being sent.
     else if (this.mutex.isLocked()) await condition(() => !this.mutex.isLocked() || this.hints.length > 0);
+    else if (this.telling > 0) await condition(() => this.telling === 0);
     else return false;
     return true;
   }
@@ -335,7 +340,11 @@ export class PaymentRun {
    */
   done(): boolean {
     return (
-      this.hints.length === 0 && this.unknownRefunds.size === 0 && !this.mutex.isLocked() && isSettled(this.current())
+      this.hints.length === 0 &&
+      this.unknownRefunds.size === 0 &&
+      !this.mutex.isLocked() &&
+      this.telling === 0 &&
+      isSettled(this.current())
     );
   }
 
@@ -375,8 +384,32 @@ export class PaymentRun {
   private take(decision: Decision): void {
     const before = this.current().payment.status;
     this.state = decision.state;
-    if (decision.state.payment.status !== before)
+    if (decision.state.payment.status !== before) {
       upsertSearchAttributes([{ key: PaymentStatusAttribute, value: decision.state.payment.status }]);
+      this.tellCheckoutSession(decision.state.payment);
+    }
+  }
+
+  /**
+   * Tells the payment's checkout session (when it is an attempt of one) its final outcome: `completed` (at once or as
+   * a late success), or `failed` once failed or cancelled; the session's run decides what it means
+   * (docs/checkout.md#states).
+   */
+  private tellCheckoutSession(payment: PaymentSnapshot): void {
+    if (!payment.checkoutSession) return;
+    const { status } = payment;
+    const outcome =
+      status === 'completed' ? 'completed' : status === 'failed' || status === 'cancelled' ? 'failed' : null;
+    if (!outcome) return;
+    this.telling += 1;
+    void checkout
+      .tellCheckoutSession({ sessionId: payment.checkoutSession, payment: payment.id, outcome })
+      .catch((error: unknown) =>
+        log.warn('the checkout session could not be told its attempt outcome', { paymentId: payment.id, error }),
+      )
+      .finally(() => {
+        this.telling -= 1;
+      });
   }
 
   /**

@@ -112,6 +112,8 @@ const OPERATION_VERBS = Object.fromEntries(
     'switch',
     'verify',
     'change',
+    // A checkout session's expire, as Stripe's SDKs name it (`stripe.checkout.sessions.expire`).
+    'expire',
   ].map((verb) => [verb, true]),
 );
 

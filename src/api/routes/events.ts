@@ -26,6 +26,8 @@ export const EVENT_NAMES = [
   'payout.paid',
   'payout.failed',
   'payout.returned',
+  'checkout.session.completed',
+  'checkout.session.expired',
 ] as const;
 
 /** Query of the list: `page` ≥ 1 (default 1), `limit` 1–100 (default 10), `type` one event name. */

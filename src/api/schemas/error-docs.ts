@@ -77,6 +77,18 @@ export const ERROR_CODE_DOCS: Readonly<Record<ErrorCode, { when: string; message
     when: 'The payout is no longer `pending`: its provider has it, or it has ended.',
     message: 'a payout that is in_transit cannot be cancelled; only pending payouts can',
   },
+  checkout_session_not_open: {
+    when: 'The checkout session is `complete` or `expired` (docs/checkout.md#states): it takes no attempt and no expire.',
+    message: 'this checkout session is complete',
+  },
+  checkout_session_attempt_in_progress: {
+    when: 'An attempt of the checkout session has no final outcome yet: no second attempt, no expire; nobody is prompted.',
+    message: 'an attempt of this checkout session is still in progress; wait for its outcome',
+  },
+  checkout_session_attempts_exhausted: {
+    when: 'The checkout session had its 10 attempts.',
+    message: 'this checkout session had its 10 attempts',
+  },
   documents_missing: {
     when: 'An identity document or the business registration certificate has not been uploaded yet; `details` lists what is missing.',
     message: 'documents missing: upload a business registration certificate',

@@ -10,6 +10,7 @@ import { TEST_EVENT_NAME } from '../../domain/webhooks';
 import { EVENT_NAMES } from '../routes/events';
 import * as example from './examples';
 import * as out from '../../views';
+import { checkoutSessionExample } from '../route-docs/checkout';
 
 /** One event a webhook endpoint can receive. */
 interface WebhookEventDoc {
@@ -122,6 +123,27 @@ export const WEBHOOK_EVENTS: readonly WebhookEventDoc[] = [
       'The provider reversed a paid payout: amount and fee are back in your balance. `data` is the payout, `returned`.',
     data: out.payout,
     example: { ...example.payoutExample, status: 'returned' },
+  },
+  {
+    name: 'checkout.session.completed',
+    summary: 'A checkout session was paid',
+    description:
+      'One attempt of the session completed it (docs/checkout.md#states). `data` is the session, `complete`, whose `payment` names the payment that paid it (its own `payment.completed` carries the payment).',
+    data: out.checkoutSession,
+    example: {
+      ...checkoutSessionExample,
+      status: 'complete',
+      payment: 'pay_2Kl4Mn6Op8Qr0St2Uv4Wx6Yz',
+      attempts_count: 1,
+    },
+  },
+  {
+    name: 'checkout.session.expired',
+    summary: 'A checkout session expired',
+    description:
+      'You expired it, or `expires_at` passed with no attempt in flight (docs/checkout.md#states). `data` is the session, `expired`.',
+    data: out.checkoutSession,
+    example: { ...checkoutSessionExample, status: 'expired' },
   },
   {
     name: TEST_EVENT_NAME,

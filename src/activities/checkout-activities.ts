@@ -1,0 +1,154 @@
+/**
+ * The activities of a checkout session's workflow (docs/checkout.md#states): the session's one writer (its row
+ * and its events, src/db/checkout-sessions.ts), its attempts' payments through the payment create path, a duplicate's
+ * settlement, and the payment's word to its session (a Signal-with-Start, so a session whose run ended hears a late
+ * success too).
+ */
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config';
+import {
+  findCheckoutSessionById,
+  insertCheckoutSession,
+  recordDuplicateCheckoutPayment,
+  writeCheckoutSession,
+} from '../db/checkout-sessions';
+import type { Db } from '../db/knex';
+import { findPaymentById, type EventInput } from '../db/payments';
+import type { CheckoutEmittedEvent, CheckoutSessionSnapshot } from '../domain/checkout-table';
+import { duplicateCheckoutException } from '../domain/reconciliation';
+import { auditEntry } from '../lib/audit';
+import { deriveId } from '../lib/ids';
+import type { ProviderRegistry } from '../providers/registry';
+import { startPayment, type PaymentCreateDeps } from './payment-create';
+import { toCheckoutSessionView } from '../views/checkout';
+import {
+  checkoutAttemptOutcomeSignal,
+  checkoutWorkflowId,
+  type CheckoutActivities,
+  type CheckoutWorkflowInput,
+} from '../workflows/checkout-messages';
+import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
+import { startWebhookDeliveries } from './webhook-dispatch';
+
+/** Dependencies of the checkout activities: the payment service's, and where the page lives. */
+export interface CheckoutActivityDeps {
+  db: Db;
+  temporal: Client;
+  providers: ProviderRegistry;
+  config: PaymentCreateDeps['config'] & Pick<Config, 'TEMPORAL_WEBHOOK_TASK_QUEUE' | 'PUBLIC_BASE_URL'>;
+}
+
+/**
+ * How a session's workflow is started, by whoever starts it (the API's create, a payment's late word): the id
+ * `checkout:{cs_id}` on the payments task queue, the merchant on every log line and in the Temporal UI.
+ */
+export function checkoutWorkflowStart(
+  session: Pick<CheckoutSessionSnapshot, 'id' | 'merchantId' | 'environment'>,
+  taskQueue: string,
+  create?: CheckoutSessionSnapshot,
+) {
+  const input: CheckoutWorkflowInput = { sessionId: session.id, ...(create ? { create } : {}) };
+  return {
+    taskQueue,
+    workflowId: checkoutWorkflowId(session.id),
+    args: [input] as [CheckoutWorkflowInput],
+    typedSearchAttributes: [
+      { key: MerchantIdAttribute, value: session.merchantId },
+      { key: EnvironmentAttribute, value: session.environment },
+    ],
+  };
+}
+
+/**
+ * The event row `type` of `session` (docs/webhooks.md#events): `data` is the session as the merchant reads it; its id
+ * derives from the session and the type, so it is written once whatever the retries.
+ */
+export function checkoutEvent(
+  session: CheckoutSessionSnapshot,
+  type: CheckoutEmittedEvent,
+  baseUrl: string,
+): EventInput {
+  return {
+    id: deriveId('evt_', `checkout:${session.id}:${type}`),
+    merchantId: session.merchantId,
+    environment: session.environment,
+    type,
+    objectId: session.id,
+    data: toCheckoutSessionView(session, baseUrl),
+    createdAt: session.updatedAt,
+  };
+}
+
+/** Builds the checkout activities around their dependencies. */
+export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutActivities {
+  const dispatch = { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE };
+  const baseUrl = deps.config.PUBLIC_BASE_URL ?? '';
+  return {
+    async storeCheckoutSession(session) {
+      return insertCheckoutSession(deps.db, session);
+    },
+
+    async loadCheckoutSession(sessionId) {
+      const session = await findCheckoutSessionById(deps.db, sessionId);
+      if (!session) throw new Error(`checkout session ${sessionId} is not stored`);
+      return session;
+    },
+
+    async recordCheckoutSession({ session, emit }) {
+      const event = emit ? checkoutEvent(session, emit, baseUrl) : undefined;
+      await writeCheckoutSession(deps.db, session, event);
+      // Once per event id: a retry of this write starts no second delivery.
+      if (event) await startWebhookDeliveries(dispatch, event);
+    },
+
+    async startCheckoutPayment({ session, attempt }) {
+      // The payer acts by the capability the merchant created: the activity log names the checkout as the actor.
+      const audit = auditEntry({
+        merchantId: session.merchantId,
+        environment: session.environment,
+        actor: { type: 'system', id: `checkout:${session.id}` },
+        action: 'payment.created',
+        target: attempt.paymentId,
+        ip: null,
+        requestId: null,
+        userAgent: null,
+      });
+      return startPayment(
+        deps,
+        session,
+        attempt.paymentId,
+        {
+          family: 'generic',
+          amount: session.amount,
+          currency: session.currency,
+          paymentMethod: 'mobile_money',
+          resolved: { provider: attempt.provider, kind: 'mobile_money', customerPhone: attempt.customerPhone },
+          description: session.description,
+          metadata: { checkout_session: session.id },
+          checkoutSession: session.id,
+        },
+        audit,
+      );
+    },
+
+    async settleDuplicateCheckoutPayment({ session, payment: paymentId }) {
+      const payment = await findPaymentById(deps.db, paymentId);
+      if (!payment) throw new Error(`payment ${paymentId} is not stored`);
+      await recordDuplicateCheckoutPayment(
+        deps.db,
+        { provider: payment.provider, environment: payment.environment },
+        duplicateCheckoutException(payment, session.id),
+      );
+    },
+
+    async tellCheckoutSession({ sessionId, payment, outcome }) {
+      const session = await findCheckoutSessionById(deps.db, sessionId);
+      if (!session) throw new Error(`checkout session ${sessionId} is not stored`);
+      await deps.temporal.workflow.signalWithStart('checkoutWorkflow', {
+        ...checkoutWorkflowStart(session, deps.config.TEMPORAL_TASK_QUEUE),
+        signal: checkoutAttemptOutcomeSignal,
+        signalArgs: [{ payment, outcome }],
+      });
+    },
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * The route docs of one feature (src/api/openapi.ts builds the document from every feature's): checkout sessions
+ * (docs/checkout.md), the merchant's and the page's own (without a key).
+ */
+import { z } from '../../lib/zod';
+import { checkoutAttemptBody, createCheckoutSessionBody, listCheckoutSessionsQuery } from '../schemas/checkout';
+import * as out from '../../views';
+import { ok, type RouteDoc } from './shared';
+
+const TAG = 'Checkout';
+
+/** A session as the examples show it. */
+export const checkoutSessionExample = {
+  id: 'cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc',
+  object: 'checkout.session' as const,
+  url: 'https://api.paycollect.example/pay/cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc',
+  status: 'open' as const,
+  amount: 5_000,
+  currency: 'RWF',
+  description: 'School fees, term 1',
+  customer_phone: null,
+  payment: null,
+  payment_link: null,
+  attempts_count: 0,
+  locale: 'en' as const,
+  expires_at: '2026-11-30T10:00:00.000Z',
+  success_url: 'https://school.example/paid',
+  cancel_url: null,
+  created_at: '2026-11-29T10:00:00.000Z',
+  metadata: { student: 'S-1042' },
+};
+
+const REFUSED_ATTEMPT_CODES = [
+  'checkout_session_not_open',
+  'checkout_session_attempt_in_progress',
+  'checkout_session_attempts_exhausted',
+] as const;
+
+/** Checkout sessions. */
+export const checkoutRouteDocs: RouteDoc[] = [
+  {
+    operationId: 'createCheckoutSession',
+    method: 'post',
+    path: '/v1/checkout/sessions',
+    tag: TAG,
+    summary: 'Create a checkout session',
+    description:
+      'One amount for one customer to pay on the page at `url`, by attempts (each a payment of the session; one at a time, at most 10) until `expires_at` (`expires_in` 1,800–86,400 s, default 86,400). A secret key, or a restricted key with `checkout:write`; `Idempotency-Key` as for payments.',
+    security: ['secretKey'],
+    body: createCheckoutSessionBody,
+    bodyExample: {
+      amount: 5_000,
+      currency: 'RWF',
+      description: 'School fees, term 1',
+      success_url: 'https://school.example/paid',
+      metadata: { student: 'S-1042' },
+    },
+    idempotent: true,
+    success: {
+      status: 201,
+      description: 'The session, `open`',
+      schema: out.envelope(out.checkoutSession),
+      example: ok('Checkout session created', checkoutSessionExample),
+    },
+  },
+  {
+    operationId: 'listCheckoutSessions',
+    method: 'get',
+    path: '/v1/checkout/sessions',
+    tag: TAG,
+    summary: 'List checkout sessions',
+    description: 'Your sessions, newest first, in cursor pages as `GET /v1/payments`; filter by `status`.',
+    security: ['secretKey'],
+    query: listCheckoutSessionsQuery,
+    success: {
+      status: 200,
+      description: 'A page of sessions',
+      schema: out.envelope(
+        z.object({
+          checkout_sessions: z.array(out.checkoutSession).openapi({ description: 'Your sessions, newest first' }),
+          pagination: out.cursorPagination.openapi({
+            description: 'Where this page ends: `has_more` and `next_starting_after`',
+          }),
+        }),
+      ),
+      example: ok('Checkout sessions retrieved', {
+        checkout_sessions: [checkoutSessionExample],
+        pagination: { limit: 10, has_more: false, next_starting_after: null },
+      }),
+    },
+  },
+  {
+    operationId: 'retrieveCheckoutSession',
+    method: 'get',
+    path: '/v1/checkout/sessions/{id}',
+    tag: TAG,
+    summary: 'Retrieve a checkout session',
+    description: '`payment` names the payment that completed it once `complete`.',
+    security: ['secretKey'],
+    success: {
+      status: 200,
+      description: 'The session',
+      schema: out.envelope(out.checkoutSession),
+      example: ok('Checkout session retrieved', {
+        ...checkoutSessionExample,
+        status: 'complete',
+        payment: 'pay_2Kl4Mn6Op8Qr0St2Uv4Wx6Yz',
+        attempts_count: 2,
+      }),
+    },
+  },
+  {
+    operationId: 'expireCheckoutSession',
+    method: 'post',
+    path: '/v1/checkout/sessions/{id}/expire',
+    tag: TAG,
+    summary: 'Expire a checkout session',
+    description: 'An `open` session without an attempt in flight becomes `expired` (`checkout.session.expired`).',
+    security: ['secretKey'],
+    success: {
+      status: 200,
+      description: 'The session, `expired`',
+      schema: out.envelope(out.checkoutSession),
+      example: ok('Checkout session expired', { ...checkoutSessionExample, status: 'expired' }),
+    },
+    codes: ['checkout_session_not_open', 'checkout_session_attempt_in_progress'],
+  },
+  {
+    operationId: 'retrievePublicCheckoutSession',
+    method: 'get',
+    path: '/v1/checkout/sessions/{id}/public',
+    tag: TAG,
+    summary: 'Retrieve a checkout session as its page shows it',
+    description:
+      "The page's own read, without a key: the session id is the capability. Only what the page shows: no metadata, no phone number, no id of your other resources.",
+    success: {
+      status: 200,
+      description: "The session's page form",
+      schema: out.envelope(out.checkoutSessionPublic),
+      example: ok('Checkout session retrieved', {
+        id: checkoutSessionExample.id,
+        object: 'checkout.session.public',
+        status: 'open',
+        amount: 5_000,
+        currency: 'RWF',
+        description: 'School fees, term 1',
+        merchant_name: 'Kigali Crafts Ltd',
+        payment_methods: ['mobile_money'],
+        attempt_in_progress: false,
+        attempts_left: 10,
+        expires_at: checkoutSessionExample.expires_at,
+        success_url: checkoutSessionExample.success_url,
+        cancel_url: null,
+      }),
+    },
+  },
+  {
+    operationId: 'createCheckoutAttempt',
+    method: 'post',
+    path: '/v1/checkout/sessions/{id}/attempts',
+    tag: TAG,
+    summary: 'Start an attempt on a checkout session',
+    description:
+      "The page's attempt, without a key: a mobile-money payment of the session to the number as the payer wrote it (the operator from its prefix, or `operator` for a ported number), which prompts the payer. One at a time: while an attempt's payment has no final outcome another is refused and nobody is prompted.",
+    body: checkoutAttemptBody,
+    bodyExample: { payment_method: 'mobile_money', phone_number: '0788 000 001' },
+    success: {
+      status: 201,
+      description: "The attempt's payment",
+      schema: out.envelope(out.checkoutAttempt),
+      example: ok('Checkout attempt started', {
+        payment: 'pay_2Kl4Mn6Op8Qr0St2Uv4Wx6Yz',
+        status: 'pending',
+        next_action: { type: 'mobile_money_approval', message: 'Approve the payment on your phone' },
+        operator: 'momo',
+      }),
+    },
+    codes: [...REFUSED_ATTEMPT_CODES, 'provider_unavailable'],
+  },
+];

@@ -1,0 +1,128 @@
+/**
+ * Checkout sessions (docs/checkout.md): `/v1/checkout/sessions` for a secret key (or a restricted key with
+ * `checkout:write`; reading needs `checkout:read`), and the page's own API without a key, whose only capability is the
+ * session id (`/public`, `/attempts`). Answered in the envelope.
+ */
+import type Router from '@koa/router';
+import { MAX_CHECKOUT_ATTEMPTS } from '../../domain/checkout-table';
+import {
+  createCheckoutSession,
+  expireCheckoutSession,
+  getCheckoutSession,
+  getPublicCheckoutSession,
+  listCheckoutSessions,
+  startCheckoutAttempt,
+  type CheckoutServiceDeps,
+} from '../../services/checkout-service';
+import { toCheckoutSessionPublicView, toCheckoutSessionView } from '../../views/checkout';
+import { respond } from '../envelope';
+import { bearerSecretKey, principalOf } from '../middleware/auth';
+import { idempotency, idempotencySeed } from '../middleware/idempotency';
+import { jsonBody } from '../middleware/json-body';
+import { apiRouter } from '../router';
+import { checkoutAttemptBody, createCheckoutSessionBody, listCheckoutSessionsQuery } from '../schemas/checkout';
+import { parseOrThrow } from '../schemas/validate';
+
+/** Checkout routes under `/v1/checkout/sessions`. */
+export function checkoutRoutes(deps: CheckoutServiceDeps): Router {
+  const router = apiRouter('/v1/checkout/sessions');
+  const key = bearerSecretKey(deps.db);
+  const baseUrl = deps.config.PUBLIC_BASE_URL ?? '';
+  const view = (session: Parameters<typeof toCheckoutSessionView>[0]) => toCheckoutSessionView(session, baseUrl);
+
+  /**
+   * Create (docs/checkout.md) → 201 envelope with the session `open`. Errors: 400 `validation_error` naming the field;
+   * 401; 409 `idempotency_key_reused`; 503 `service_unavailable` (retry with the same `Idempotency-Key`).
+   */
+  router.post('/', key, jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS), async (ctx) => {
+    const body = parseOrThrow(createCheckoutSessionBody, ctx.request.body);
+    const session = await createCheckoutSession(
+      deps,
+      principalOf(ctx),
+      {
+        amount: body.amount,
+        currency: body.currency,
+        description: body.description,
+        customerPhone: body.customer_phone,
+        successUrl: body.success_url,
+        cancelUrl: body.cancel_url,
+        expiresIn: body.expires_in,
+        locale: body.locale,
+        metadata: body.metadata,
+      },
+      idempotencySeed(ctx),
+    );
+    respond(ctx, 201, 'Checkout session created', view(session));
+  });
+
+  /** List → 200 envelope `{checkout_sessions, pagination: {limit, has_more, next_starting_after}}`, newest first. */
+  router.get('/', key, async (ctx) => {
+    const query = parseOrThrow(listCheckoutSessionsQuery, ctx.query);
+    const page = await listCheckoutSessions(
+      deps,
+      principalOf(ctx),
+      { status: query.status, startingAfter: query.starting_after },
+      query.limit,
+    );
+    const last = page.sessions.at(-1);
+    respond(ctx, 200, 'Checkout sessions retrieved', {
+      checkout_sessions: page.sessions.map(view),
+      pagination: {
+        limit: query.limit,
+        has_more: page.hasMore,
+        next_starting_after: page.hasMore && last ? last.id : null,
+      },
+    });
+  });
+
+  /** Show → 200 envelope with the session; 404 for unknown and foreign ids alike. */
+  router.get('/:id', key, async (ctx) => {
+    respond(
+      ctx,
+      200,
+      'Checkout session retrieved',
+      view(await getCheckoutSession(deps, principalOf(ctx), ctx.params.id as string)),
+    );
+  });
+
+  /**
+   * Expire → 200 envelope with the session `expired`. Errors: 404; 409 `checkout_session_not_open` (complete or
+   * expired), `checkout_session_attempt_in_progress` (an attempt in flight); 503.
+   */
+  router.post('/:id/expire', key, async (ctx) => {
+    const session = await expireCheckoutSession(deps, principalOf(ctx), ctx.params.id as string);
+    respond(ctx, 200, 'Checkout session expired', view(session));
+  });
+
+  /** The page's read (no key) → 200 envelope with only what the page shows; 404 for an unknown id. */
+  router.get('/:id/public', async (ctx) => {
+    const { session, merchantName } = await getPublicCheckoutSession(deps, ctx.params.id as string);
+    respond(
+      ctx,
+      200,
+      'Checkout session retrieved',
+      toCheckoutSessionPublicView(session, merchantName, MAX_CHECKOUT_ATTEMPTS),
+    );
+  });
+
+  /**
+   * The page's attempt (no key) → 201 envelope `{payment, status, next_action, operator}`. Errors: 400
+   * `validation_error` naming the field (nothing stored); 404; 409 `checkout_session_not_open`,
+   * `checkout_session_attempt_in_progress`, `checkout_session_attempts_exhausted` (nobody prompted); 503.
+   */
+  router.post('/:id/attempts', jsonBody(), async (ctx) => {
+    const body = parseOrThrow(checkoutAttemptBody, ctx.request.body);
+    const { payment, operator } = await startCheckoutAttempt(deps, ctx.params.id as string, {
+      phoneNumber: body.phone_number,
+      operator: body.operator,
+    });
+    respond(ctx, 201, 'Checkout attempt started', {
+      payment: payment.id,
+      status: payment.status,
+      next_action: payment.nextAction,
+      operator,
+    });
+  });
+
+  return router;
+}

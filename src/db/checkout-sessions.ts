@@ -1,0 +1,208 @@
+/**
+ * The checkout sessions' rows (docs/checkout.md): the one writer of a session is its workflow's activities
+ * (src/activities/checkout-activities.ts), through {@link insertCheckoutSession} and {@link writeCheckoutSession};
+ * the API only reads. Amounts are minor units (bigint), times ISO 8601 UTC.
+ */
+import { DomainError } from '../domain/errors';
+import type { CheckoutAttempt, CheckoutSessionSnapshot, CheckoutStatus } from '../domain/checkout-table';
+import type { Environment } from '../domain/environment';
+import type { ExceptionDraft } from '../domain/reconciliation';
+import { insertEventOnce, type EventInput } from './payments';
+import { exceptionIdOf } from './reconciliation';
+import { iso, type Db } from './knex';
+
+interface CheckoutSessionRow {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  amount: number;
+  currency: string;
+  description: string;
+  customer_phone: string | null;
+  success_url: string;
+  cancel_url: string | null;
+  locale: CheckoutSessionSnapshot['locale'];
+  metadata: Record<string, string>;
+  status: CheckoutStatus;
+  payment: string | null;
+  attempts: CheckoutAttempt[];
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+  expired_at: Date | null;
+}
+
+const date = (value: string | null) => (value === null ? null : new Date(value));
+
+function toRow(s: CheckoutSessionSnapshot): CheckoutSessionRow {
+  return {
+    id: s.id,
+    merchant_id: s.merchantId,
+    environment: s.environment,
+    amount: s.amount,
+    currency: s.currency,
+    description: s.description,
+    customer_phone: s.customerPhone,
+    success_url: s.successUrl,
+    cancel_url: s.cancelUrl,
+    locale: s.locale,
+    metadata: s.metadata,
+    status: s.status,
+    payment: s.payment,
+    attempts: s.attempts,
+    expires_at: new Date(s.expiresAt),
+    created_at: new Date(s.createdAt),
+    updated_at: new Date(s.updatedAt),
+    completed_at: date(s.completedAt),
+    expired_at: date(s.expiredAt),
+  };
+}
+
+function fromRow(row: CheckoutSessionRow): CheckoutSessionSnapshot {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    amount: Number(row.amount),
+    currency: row.currency as CheckoutSessionSnapshot['currency'],
+    description: row.description,
+    customerPhone: row.customer_phone,
+    successUrl: row.success_url,
+    cancelUrl: row.cancel_url,
+    locale: row.locale,
+    metadata: row.metadata,
+    status: row.status,
+    payment: row.payment,
+    attempts: row.attempts,
+    expiresAt: iso(row.expires_at),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    completedAt: row.completed_at ? iso(row.completed_at) : null,
+    expiredAt: row.expired_at ? iso(row.expired_at) : null,
+  };
+}
+
+/** Stores a new session once per id. @returns the session as stored (the earlier one on a repeat) */
+export async function insertCheckoutSession(
+  db: Db,
+  session: CheckoutSessionSnapshot,
+): Promise<CheckoutSessionSnapshot> {
+  const row = toRow(session);
+  await db('checkout_sessions')
+    .insert({ ...row, metadata: JSON.stringify(row.metadata), attempts: JSON.stringify(row.attempts) })
+    .onConflict('id')
+    .ignore();
+  const stored = await findCheckoutSessionById(db, session.id);
+  if (!stored) throw new Error(`checkout session ${session.id} was not stored`);
+  return stored;
+}
+
+/**
+ * Writes the session as a row of its table left it, with the row's event in the same transaction (once: the event id
+ * derives from the session and the event). The session's run takes rows one at a time and writes them in that order,
+ * so a write never goes back: one whose `updated_at` is older than the stored one changes nothing.
+ * @returns whether it wrote
+ */
+export async function writeCheckoutSession(
+  db: Db,
+  session: CheckoutSessionSnapshot,
+  event?: EventInput,
+): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const row = toRow(session);
+    const written = await trx('checkout_sessions')
+      .where({ id: session.id })
+      .andWhere('updated_at', '<=', row.updated_at)
+      .update({
+        status: row.status,
+        payment: row.payment,
+        attempts: JSON.stringify(row.attempts),
+        updated_at: row.updated_at,
+        completed_at: row.completed_at,
+        expired_at: row.expired_at,
+      });
+    if (event) await insertEventOnce(trx, event);
+    return written > 0;
+  });
+}
+
+/** The session `id` of any merchant (the workflow's read, and the page's, whose capability is the id). */
+export async function findCheckoutSessionById(db: Db, id: string): Promise<CheckoutSessionSnapshot | undefined> {
+  const row = (await db('checkout_sessions').where({ id }).first()) as CheckoutSessionRow | undefined;
+  return row ? fromRow(row) : undefined;
+}
+
+/** The session `id` of the scope's merchant and environment; undefined for unknown and foreign ids alike. */
+export async function findCheckoutSession(
+  db: Db,
+  scope: { merchantId: string; environment: Environment },
+  id: string,
+): Promise<CheckoutSessionSnapshot | undefined> {
+  const row = (await db('checkout_sessions')
+    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
+    .first()) as CheckoutSessionRow | undefined;
+  return row ? fromRow(row) : undefined;
+}
+
+/**
+ * One page of the scope's sessions, newest first (ties by id, descending), optionally of one status.
+ * @param limit the most rows to answer (1–100)
+ * @throws DomainError `validation_error` naming `starting_after` when it is not one of the scope's sessions
+ */
+export async function listCheckoutSessionsPage(
+  db: Db,
+  scope: { merchantId: string; environment: Environment },
+  filter: { status?: CheckoutStatus; startingAfter?: string },
+  limit: number,
+): Promise<{ sessions: CheckoutSessionSnapshot[]; hasMore: boolean }> {
+  const mine = { merchant_id: scope.merchantId, environment: scope.environment };
+  const query = db('checkout_sessions').where(mine);
+  if (filter.status) query.where({ status: filter.status });
+  if (filter.startingAfter) {
+    const after = (await db('checkout_sessions')
+      .where({ ...mine, id: filter.startingAfter })
+      .first(db.raw('created_at::text as created_at'), 'id')) as { created_at: string; id: string } | undefined;
+    if (!after)
+      throw new DomainError('validation_error', 'starting_after is not one of your checkout sessions', [
+        { field: 'starting_after', message: 'starting_after is not one of your checkout sessions' },
+      ]);
+    query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [after.created_at, after.id]);
+  }
+  const rows = (await query
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit + 1)) as CheckoutSessionRow[];
+  return { sessions: rows.slice(0, limit).map(fromRow), hasMore: rows.length > limit };
+}
+
+/**
+ * Records the exception `duplicate_checkout_payment` of a session's duplicate payment at `provider` (found by no
+ * reconciliation run), once per key (docs/reconciliation.md#exceptions).
+ */
+export async function recordDuplicateCheckoutPayment(
+  db: Db,
+  account: { provider: string; environment: Environment },
+  draft: ExceptionDraft,
+): Promise<void> {
+  await db('reconciliation_exceptions')
+    .insert({
+      id: exceptionIdOf(account, draft.key),
+      run_id: null,
+      provider: account.provider,
+      environment: account.environment,
+      kind: draft.kind,
+      key: draft.key,
+      object_id: draft.objectId,
+      provider_reference: draft.providerReference,
+      expected_amount: draft.expectedAmount,
+      found_amount: draft.foundAmount,
+      currency: draft.currency,
+      evidence: JSON.stringify(draft.evidence),
+      created_at: new Date(),
+    })
+    .onConflict(['provider', 'environment', 'key'])
+    .ignore();
+}
