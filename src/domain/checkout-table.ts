@@ -57,7 +57,10 @@ export interface CheckoutSessionSnapshot {
 export type CheckoutEvent =
   /** A payer starts an attempt: the payment `payment` is about to be created for the session. */
   | { type: 'attempt_started'; payment: string }
-  /** The payment's workflow says the attempt's payment completed (at once, or as a late success: docs/payments.md#late-successes). */
+  /**
+   * The payment's workflow says the attempt's payment completed (at once, or as a late success:
+   * docs/payments.md#late-successes).
+   */
   | { type: 'attempt_completed'; payment: string }
   /** The payment's workflow says the attempt's payment ended without money (failed, expired, cancelled). */
   | { type: 'attempt_failed'; payment: string }
