@@ -8275,7 +8275,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description The session, `expired` */
             200: {
@@ -8320,6 +8325,20 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["CheckoutSession"] & unknown;
                     };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
             /**
@@ -8370,6 +8389,19 @@ export interface operations {
              *     - `checkout_session_attempt_in_progress`: An attempt of the checkout session has no final outcome yet: no second attempt, no expire; nobody is prompted.
              */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

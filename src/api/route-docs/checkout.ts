@@ -5,6 +5,7 @@
 import { z } from '../../lib/zod';
 import { checkoutAttemptBody, createCheckoutSessionBody, listCheckoutSessionsQuery } from '../schemas/checkout';
 import * as out from '../../views';
+import { emptyBody } from '../schemas/webhooks';
 import { ok, type RouteDoc } from './shared';
 
 const TAG = 'Checkout';
@@ -117,6 +118,8 @@ export const checkoutRouteDocs: RouteDoc[] = [
     summary: 'Expire a checkout session',
     description: 'An `open` session without an attempt in flight becomes `expired` (`checkout.session.expired`).',
     security: ['secretKey'],
+    body: emptyBody,
+    bodyExample: {},
     success: {
       status: 200,
       description: 'The session, `expired`',

@@ -22,6 +22,7 @@ import { jsonBody } from '../middleware/json-body';
 import { apiRouter } from '../router';
 import { checkoutAttemptBody, createCheckoutSessionBody, listCheckoutSessionsQuery } from '../schemas/checkout';
 import { parseOrThrow } from '../schemas/validate';
+import { emptyBody } from '../schemas/webhooks';
 
 /** Checkout routes under `/v1/checkout/sessions`. */
 export function checkoutRoutes(deps: CheckoutServiceDeps): Router {
@@ -86,10 +87,12 @@ export function checkoutRoutes(deps: CheckoutServiceDeps): Router {
   });
 
   /**
-   * Expire → 200 envelope with the session `expired`. Errors: 404; 409 `checkout_session_not_open` (complete or
-   * expired), `checkout_session_attempt_in_progress` (an attempt in flight); 503.
+   * Expire: no body, or `{}` (anything else is 400) → 200 envelope with the session `expired`. Errors: 404; 409
+   * `checkout_session_not_open` (complete or expired), `checkout_session_attempt_in_progress` (an attempt in flight);
+   * 503.
    */
-  router.post('/:id/expire', key, async (ctx) => {
+  router.post('/:id/expire', key, jsonBody(), async (ctx) => {
+    parseOrThrow(emptyBody, ctx.request.body);
     const session = await expireCheckoutSession(deps, principalOf(ctx), ctx.params.id as string);
     respond(ctx, 200, 'Checkout session expired', view(session));
   });
