@@ -60,7 +60,7 @@ export function checkoutWorkflowStart(
 }
 
 /**
- * The event row `type` of `session` (docs/webhooks.md#events): `data` is the session as the merchant reads it; its id
+ * The event row `type` of `session` (docs/checkout.md#api): `data` is the session as the merchant reads it; its id
  * derives from the session and the type, so it is written once whatever the retries.
  */
 export function checkoutEvent(

@@ -78,7 +78,7 @@ export const CHECKOUT_EVENT_TYPES: readonly CheckoutEventType[] = [
   'expire',
 ];
 
-/** The events a session's rows write (docs/webhooks.md#events). */
+/** The events a session's rows write (docs/checkout.md#api). */
 export type CheckoutEmittedEvent = 'checkout.session.completed' | 'checkout.session.expired';
 
 /** What the session's workflow must do after a row. */
