@@ -20,6 +20,7 @@ const TABLES = [
   'payments',
   'refunds',
   'payouts',
+  'checkout_sessions',
   'events',
   'ledger_accounts',
   'ledger_journals',
@@ -37,6 +38,8 @@ const LEDGER_WRITER = 'src/db/ledger.ts';
  * on the payout run's orders (test/lint/payout-writers.test.ts keeps the callers).
  */
 const PAYOUT_WRITER = 'src/db/payouts.ts';
+/** The checkout session's writer: its row with its event, on the checkout run's orders. */
+const CHECKOUT_WRITER = 'src/db/checkout-sessions.ts';
 
 /** The modules that may write each table: the declared writers. */
 const WRITERS: Record<Table, readonly string[]> = {
@@ -44,6 +47,7 @@ const WRITERS: Record<Table, readonly string[]> = {
   refunds: [PAYMENT_WRITER],
   events: [PAYMENT_WRITER],
   payouts: [PAYOUT_WRITER],
+  checkout_sessions: [CHECKOUT_WRITER],
   ledger_accounts: [LEDGER_WRITER],
   ledger_journals: [LEDGER_WRITER],
   ledger_postings: [LEDGER_WRITER],
