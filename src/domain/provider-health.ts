@@ -8,8 +8,12 @@
  * error or refusal for reasons of its own, a time-out, an unknown answer, a request that never reached it. The payer's
  * decline, lack of funds, wrong PIN or silence, and the merchant's cancel, are never provider failures.
  */
+import { PROVIDER_DESCRIPTORS } from '../providers/descriptors';
+import type { ProviderCode } from './catalogue';
+import type { Environment } from './environment';
 import type { FailureCode } from './payment';
 import type { PayoutFailureCode } from './payout-rail';
+import type { ProviderDescriptor } from './provider-descriptor';
 
 /** The operations measured per provider and country. */
 export const HEALTH_OPERATIONS = ['collection', 'payout', 'refund'] as const;
@@ -177,4 +181,38 @@ export function nextHealth(state: HealthState, pointsTo: ProviderStatus, now: nu
   if (now - betterSince >= THRESHOLDS.recoveryMs && sinceLastChange >= THRESHOLDS.minChangeIntervalMs)
     return { status: pointsTo, since: now, betterSince: null };
   return { ...state, betterSince };
+}
+
+/** One measured line: a provider in a country for an operation (country ISO 3166 alpha-2). */
+export interface HealthKey {
+  provider: ProviderCode;
+  country: string;
+  operation: HealthOperation;
+}
+
+/**
+ * Every provider, country and operation `environment` serves (docs/availability.md#api), in the descriptors' order:
+ * collections where a provider is offered in named countries, refunds where it refunds, payouts where it has a rail
+ * (live: only what the live adapter does; sandbox: the simulators do everything). A provider offered everywhere (`*`,
+ * the card gateway and the wallet) has no country to judge by and is not measured.
+ */
+export function servedHealthKeys(environment: Environment): HealthKey[] {
+  const keys: HealthKey[] = [];
+  for (const descriptor of PROVIDER_DESCRIPTORS as readonly (ProviderDescriptor & { code: ProviderCode })[]) {
+    const reach = [descriptor.generic?.countries, descriptor.merchant?.countries];
+    const countries = [...new Set(reach.flatMap((countries) => (Array.isArray(countries) ? countries : [])))];
+    if (environment === 'live' && !descriptor.live) continue;
+    const refunds = environment === 'sandbox' || descriptor.live?.refund === true;
+    const payouts = descriptor.payouts !== null && (environment === 'sandbox' || descriptor.payouts.live);
+    for (const country of countries) {
+      const operations: HealthOperation[] = [
+        'collection',
+        ...(refunds ? ['refund' as const] : []),
+        ...(payouts ? ['payout' as const] : []),
+      ];
+      for (const operation of HEALTH_OPERATIONS)
+        if (operations.includes(operation)) keys.push({ provider: descriptor.code, country, operation });
+    }
+  }
+  return keys;
 }
