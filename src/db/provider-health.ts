@@ -36,6 +36,11 @@ export interface StoredHealth extends HealthKey {
   measuredAt: string;
 }
 
+/** The status a key shows: an operator's override wins over the measured one; `operational` before any measurement. */
+export function shownStatus(stored: StoredHealth | undefined): ProviderStatus {
+  return stored?.override?.status ?? stored?.state.status ?? 'operational';
+}
+
 /** `provider:country:operation`, the key of a map of keys. */
 export function healthKeyOf(key: HealthKey): string {
   return `${key.provider}:${key.country}:${key.operation}`;

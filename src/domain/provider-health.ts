@@ -216,3 +216,20 @@ export function servedHealthKeys(environment: Environment): HealthKey[] {
   }
   return keys;
 }
+
+/** One changed status of a measurement: the key, and the status shown before and after. */
+export interface StatusChange extends HealthKey {
+  from: ProviderStatus;
+  to: ProviderStatus;
+}
+
+/** One row of `GET /v1/availability` (docs/availability.md#api); times ISO 8601 UTC, seconds, a 0–1 fraction. */
+export interface AvailabilityRow extends HealthKey {
+  status: ProviderStatus;
+  since: string | null;
+  successRate: number | null;
+  p50Seconds: number | null;
+  p95Seconds: number | null;
+  windowAttempts: number;
+  reason: string | null;
+}

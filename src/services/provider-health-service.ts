@@ -1,91 +1,13 @@
 /**
- * Operator health (docs/availability.md): the measurement every 30 seconds, the availability merchants read, and
- * operators' overrides. The figures come from `provider_outcomes` by SQL (one query for every bucket, one for the
- * 24-hour p95s), the judgement from the pure domain (src/domain/provider-health.ts).
+ * Operator health (docs/availability.md): the availability merchants read, operators' overrides, and the Schedules of
+ * the measurement (src/activities/provider-health-activities.ts) every 30 seconds.
  */
-import type { Environment } from '../domain/environment';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { ENVIRONMENTS, type Environment } from '../domain/environment';
 import { DomainError } from '../domain/errors';
-import {
-  bucketFigures,
-  nextHealth,
-  servedHealthKeys,
-  statusOfFigures,
-  type HealthKey,
-  type ProviderStatus,
-} from '../domain/provider-health';
-import {
-  healthKeyOf,
-  readBuckets,
-  readHealth,
-  readTypicalP95,
-  saveHealth,
-  setOverride,
-  type StoredHealth,
-} from '../db/provider-health';
+import { servedHealthKeys, type AvailabilityRow, type HealthKey, type ProviderStatus } from '../domain/provider-health';
+import { healthKeyOf, readHealth, setOverride, shownStatus } from '../db/provider-health';
 import type { Db } from '../db/knex';
-
-/** One changed status of a measurement. */
-export interface StatusChange extends HealthKey {
-  from: ProviderStatus;
-  to: ProviderStatus;
-}
-
-/** The status a key shows: an operator's override wins over the measured one. */
-function shownOf(stored: StoredHealth | undefined): ProviderStatus {
-  return stored?.override?.status ?? stored?.state.status ?? 'operational';
-}
-
-/** The reason written with a measured change: the figures that caused it. */
-function reasonOf(figures: ReturnType<typeof bucketFigures>, to: ProviderStatus): string {
-  const share = figures.providerFailureShare === null ? 'no' : `${Math.round(figures.providerFailureShare * 100)} %`;
-  if (figures.neverReachedInARow >= 5 && to === 'down')
-    return `the ${figures.neverReachedInARow} most recent attempts never reached it`;
-  return `${share} provider failures in the last ${figures.attempts} attempts, p95 ${figures.p95Seconds ?? '–'} s`;
-}
-
-/**
- * Measures every provider, country and operation `environment` serves at `now` (epoch ms) and stores each result
- * (docs/availability.md#statuses). Safe to run twice: the second run at the same `now` changes nothing.
- * @returns the statuses shown that changed
- */
-export async function measureProviderHealth(db: Db, environment: Environment, now: number): Promise<StatusChange[]> {
-  const [buckets, typical, stored] = await Promise.all([
-    readBuckets(db, environment, now),
-    readTypicalP95(db, environment, now),
-    readHealth(db, environment),
-  ]);
-  const changes: StatusChange[] = [];
-  for (const key of servedHealthKeys(environment)) {
-    const id = healthKeyOf(key);
-    const before = stored.get(id);
-    const figures = bucketFigures(buckets.get(id) ?? [], now);
-    const pointsTo = statusOfFigures(figures, typical.get(id) ?? null);
-    const state = nextHealth(before?.state ?? { status: 'operational', since: 0, betterSince: null }, pointsTo, now);
-    const shown = before?.override?.status ?? state.status;
-    const shownBefore = before ? shownOf(before) : null;
-    const changed = await saveHealth(
-      db,
-      environment,
-      key,
-      { state, figures, shownBefore, shown },
-      now,
-      reasonOf(figures, shown),
-    );
-    if (changed && shownBefore) changes.push({ ...key, from: shownBefore, to: shown });
-  }
-  return changes;
-}
-
-/** One row of `GET /v1/availability` (docs/availability.md#api); times ISO 8601 UTC, seconds, a 0–1 fraction. */
-export interface AvailabilityRow extends HealthKey {
-  status: ProviderStatus;
-  since: string | null;
-  successRate: number | null;
-  p50Seconds: number | null;
-  p95Seconds: number | null;
-  windowAttempts: number;
-  reason: string | null;
-}
 
 /** Every served key of `environment` with its status, measured or not yet (then `operational` without figures). */
 export async function availabilityOf(db: Db, environment: Environment): Promise<AvailabilityRow[]> {
@@ -94,7 +16,7 @@ export async function availabilityOf(db: Db, environment: Environment): Promise<
     const health = stored.get(healthKeyOf(key));
     return {
       ...key,
-      status: shownOf(health),
+      status: shownStatus(health),
       since: health && health.state.since > 0 ? new Date(health.state.since).toISOString() : null,
       successRate: health?.figures.successRate ?? null,
       p50Seconds: health?.figures.p50Seconds ?? null,
@@ -128,4 +50,41 @@ export async function overrideProviderStatus(
   if (override && !override.reason.trim())
     throw new DomainError('validation_error', 'reason: an override needs a reason');
   return setOverride(db, environment, key, override, now);
+}
+
+/** The Schedule of `environment`'s measurement (visible in the Temporal UI under Schedules). */
+export function providerHealthScheduleId(environment: Environment): string {
+  return `provider-health:${environment}`;
+}
+
+/**
+ * Creates the measurement's Schedule of each environment that has none: every 30 seconds, a run skipped while the
+ * previous one still runs (docs/availability.md#statuses); one that exists is left as it is, so an operator's pause
+ * holds across restarts.
+ * @returns the ids of the Schedules created now
+ */
+export async function ensureProviderHealthSchedules(temporal: Client, taskQueue: string): Promise<string[]> {
+  const created: string[] = [];
+  for (const environment of ENVIRONMENTS) {
+    const scheduleId = providerHealthScheduleId(environment);
+    try {
+      await temporal.schedule.create({
+        scheduleId,
+        spec: { intervals: [{ every: '30s' }] },
+        action: {
+          type: 'startWorkflow',
+          workflowType: 'providerHealthWorkflow',
+          workflowId: `provider-health:${environment}`,
+          args: [{ environment }],
+          taskQueue,
+        },
+        policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+        memo: { purpose: "operators' health from the service's own traffic (docs/availability.md#statuses)" },
+      });
+      created.push(scheduleId);
+    } catch (error) {
+      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    }
+  }
+  return created;
 }

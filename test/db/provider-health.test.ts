@@ -8,11 +8,8 @@ import type { Db } from '../../src/db/knex';
 import { recordProviderOutcome } from '../../src/db/provider-health';
 import { servedHealthKeys, type DecidedAttempt, type HealthKey } from '../../src/domain/provider-health';
 import { DomainError } from '../../src/domain/errors';
-import {
-  availabilityOf,
-  measureProviderHealth,
-  overrideProviderStatus,
-} from '../../src/services/provider-health-service';
+import { measureProviderHealth } from '../../src/activities/provider-health-activities';
+import { availabilityOf, overrideProviderStatus } from '../../src/services/provider-health-service';
 import { newId } from '../../src/lib/ids';
 import { getStack } from '../helpers/stack';
 
