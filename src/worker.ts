@@ -22,6 +22,7 @@ import { connectClient, connectWorker } from './temporal';
 import { defaultStatementSource } from './activities/reconciliation-activities';
 import type { ProviderCode } from './domain/catalogue';
 import { removePayoutSweepSchedule } from './services/payout-service';
+import { ensureProviderHealthSchedules } from './services/provider-health-service';
 import { ensureReconciliationSchedules, reconciledAccounts } from './services/reconciliation-service';
 
 /**
@@ -200,6 +201,10 @@ async function main(): Promise<void> {
     await ensureReconciliationSchedules(deps.temporal, config.TEMPORAL_TASK_QUEUE, reconciledAccounts(live))
       .then((created) => created.length > 0 && logger.info({ schedules: created }, 'reconciliation schedules created'))
       .catch((error: unknown) => logger.warn({ err: error }, 'reconciliation schedules not created'));
+    // Operators' health, measured every 30 s (docs/availability.md#statuses).
+    await ensureProviderHealthSchedules(deps.temporal, config.TEMPORAL_TASK_QUEUE)
+      .then((created) => created.length > 0 && logger.info({ schedules: created }, 'provider health schedules created'))
+      .catch((error: unknown) => logger.warn({ err: error }, 'provider health schedules not created'));
     // The payout sweeper's Schedule of earlier versions goes: a payout's workflow stores it (docs/payouts.md#workflow).
     await removePayoutSweepSchedule(deps.temporal)
       .then((removed) => removed && logger.info({ schedule: 'payout-sweeper' }, 'payout sweeper schedule deleted'))

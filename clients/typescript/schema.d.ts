@@ -462,6 +462,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operators' availability
+         * @description Each provider, country and operation your environment serves, measured from the service's own traffic across merchants (docs/availability.md): `status` (`operational`, `degraded`, `down`), since when, the success rate and the p50 and p95 seconds to final over the most recent 50 decided attempts within 10 minutes. Only the provider's own failures count against it, never your payers' declines. Any API key, restricted keys included. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["listAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payout_destinations": {
         parameters: {
             query?: never;
@@ -2658,6 +2678,34 @@ export interface components {
             balance_carried: number;
             /** @description The covered balance transactions oldest first, then `payout_fee` and `balance_carried`: their `net` adds up to `payout.amount` */
             lines: components["schemas"]["SettlementReportLine"][];
+        };
+        Availability: {
+            /** @description The provider code (`momo`, `mobile_money_b`, `mpesa`, …) */
+            provider: string;
+            /** @description ISO 3166 alpha-2 country code */
+            country: string;
+            /**
+             * @description What is measured: collections, payouts or refunds
+             * @enum {string}
+             */
+            operation: "collection" | "payout" | "refund";
+            /**
+             * @description docs/availability.md#statuses
+             * @enum {string}
+             */
+            status: "operational" | "degraded" | "down";
+            /** @description When the status began; null when it never changed */
+            since: string | null;
+            /** @description Share of the window’s decided attempts that succeeded (0–1); null without attempts */
+            success_rate: number | null;
+            /** @description Median seconds from request to final in the window */
+            p50_seconds: number | null;
+            /** @description 95th percentile seconds from request to final */
+            p95_seconds: number | null;
+            /** @description Decided attempts in the window (the most recent 50 within 10 minutes) */
+            window_attempts: number;
+            /** @description An operator's reason for a status it set; else null */
+            reason: string | null;
         };
         /** @description The answer itself */
         PayoutDestination: {
@@ -6341,6 +6389,135 @@ export interface operations {
              *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
              */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    listAvailability: {
+        parameters: {
+            query?: {
+                /** @description Which environment's providers (a session token; an API key is bound to its own) */
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every served provider, country and operation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Availability retrieved",
+                     *       "data": {
+                     *         "availability": [
+                     *           {
+                     *             "provider": "momo",
+                     *             "country": "RW",
+                     *             "operation": "collection",
+                     *             "status": "degraded",
+                     *             "since": "2026-11-29T09:41:30.000Z",
+                     *             "success_rate": 0.62,
+                     *             "p50_seconds": 21.4,
+                     *             "p95_seconds": 74,
+                     *             "window_attempts": 50,
+                     *             "reason": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        /** @description The answer itself */
+                        data: {
+                            /** @description One row per provider, country and operation */
+                            availability: components["schemas"]["Availability"][];
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,6 +3,7 @@ import { createCheckoutActivities, type CheckoutActivityDeps } from './checkout-
 import { failDataErrorsNonRetryably } from './data-errors';
 import { createLiveAccessActivities, type LiveAccessActivityDeps } from './live-access-activities';
 import { createPaymentActivities, type PaymentActivityDeps } from './payment-activities';
+import { createProviderHealthActivities, type ProviderHealthActivityDeps } from './provider-health-activities';
 import { createReconciliationActivities, type ReconciliationActivityDeps } from './reconciliation-activities';
 import { createPayoutActivities, type PayoutActivityDeps } from './payout-activities';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook-activities';
@@ -13,7 +14,8 @@ export type ActivityDeps = PaymentActivityDeps &
   WebhookActivityDeps &
   ReconciliationActivityDeps &
   PayoutActivityDeps &
-  CheckoutActivityDeps;
+  CheckoutActivityDeps &
+  ProviderHealthActivityDeps;
 
 /**
  * All activities, keyed by name, for `Worker.create({activities})`. A statement PostgreSQL refuses
@@ -28,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconciliationActivities(deps),
     ...createPayoutActivities(deps),
     ...createCheckoutActivities(deps),
+    ...createProviderHealthActivities(deps),
   });
 }
 

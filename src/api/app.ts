@@ -25,6 +25,7 @@ import { healthRoutes } from './routes/health';
 import { developerRoutes } from './routes/developer';
 import { payoutRoutes } from './routes/payouts';
 import { checkoutRoutes } from './routes/checkout';
+import { availabilityRoutes } from './routes/availability';
 import { balanceRoutes } from './routes/balance';
 import { settlementReportRoutes } from './routes/settlement-reports';
 import { developerPaymentRoutes } from './routes/developer-payments';
@@ -69,6 +70,7 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
     authRoutes(deps),
     paymentRoutes(deps),
     balanceRoutes(deps),
+    availabilityRoutes(deps),
     settlementReportRoutes(deps),
     payoutRoutes(deps),
     checkoutRoutes(deps),

@@ -22,6 +22,7 @@ import { platformRouteDocs } from './route-docs/platform';
 import { signInRouteDocs } from './route-docs/sign-in';
 import { paymentRouteDocs } from './route-docs/payments';
 import { sandboxRouteDocs } from './route-docs/sandbox';
+import { availabilityRouteDocs } from './route-docs/availability';
 import { balanceRouteDocs } from './route-docs/balance';
 import { payoutRouteDocs } from './route-docs/payouts';
 import { checkoutRouteDocs } from './route-docs/checkout';
@@ -44,6 +45,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   ...paymentRouteDocs,
   ...sandboxRouteDocs,
   ...balanceRouteDocs,
+  ...availabilityRouteDocs,
   ...payoutRouteDocs,
   ...checkoutRouteDocs,
   ...eventRouteDocs,
@@ -88,6 +90,10 @@ const TAGS = [
   {
     name: 'Balance',
     description: 'What you are owed, available and pending, and every movement of it (docs/ledger.md).',
+  },
+  {
+    name: 'Availability',
+    description: "Operators' status measured from the service's own traffic (docs/availability.md).",
   },
   {
     name: 'Payouts',

@@ -17,6 +17,9 @@
  *   live-access request-info <req_id> --message <text> [--reviewer <name>]
  *   merchant set-plan <mer_id> <plan>
  *   merchant set-limits <mer_id> --per-minute <n> --per-hour <n>
+ *   provider status [--environment <env>]
+ *   provider set-status <provider> <country> <operation> --status <status> --reason <text> [--environment <env>]
+ *   provider clear-status <provider> <country> <operation> [--environment <env>]
  */
 import os from 'node:os';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -25,7 +28,15 @@ import { ConfigError, loadAdminConfig, RUNTIME_SETTINGS_FILE, type AdminConfig }
 import { createDb, type Db } from '../db/knex';
 import type { LiveAccessRequestRecord } from '../db/live-access-requests';
 import type { MerchantSettings } from '../db/merchant-settings';
+import { ENVIRONMENTS, type Environment } from '../domain/environment';
 import { DomainError } from '../domain/errors';
+import {
+  HEALTH_OPERATIONS,
+  type AvailabilityRow,
+  type HealthOperation,
+  type ProviderStatus,
+} from '../domain/provider-health';
+import { availabilityOf, overrideProviderStatus } from '../services/provider-health-service';
 import { LIVE_ACCESS_REQUEST_STATUSES, type LiveAccessRequestStatus } from '../domain/live-access';
 import { PLANS } from '../domain/plans';
 import { createBlobStore } from '../lib/blob-store';
@@ -242,6 +253,7 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
   addMerchantCommands(program, resources, io);
   addOpsCommands(program, resources, io);
   addReconciliationCommands(program, resources, io);
+  addProviderCommands(program, resources, io);
   return program;
 }
 
@@ -550,6 +562,89 @@ function addReconciliationCommands(program: Command, resources: () => Resources,
  * An error as one line for the reviewer: the unreachable service or the missing setting named,
  * never a stack trace; stored text in the message (a reviewer's name…) escaped.
  */
+/** One line of `provider status`: the key, the status shown, an override's reason, the figures. */
+function formatAvailability(rows: AvailabilityRow[]): string {
+  return table([
+    ['PROVIDER', 'COUNTRY', 'OPERATION', 'STATUS', 'SINCE', 'ATTEMPTS', 'SUCCESS', 'P95 S', 'REASON'],
+    ...rows.map((row) => [
+      row.provider,
+      row.country,
+      row.operation,
+      row.status,
+      row.since ?? '-',
+      String(row.windowAttempts),
+      row.successRate === null ? '-' : `${Math.round(row.successRate * 100)} %`,
+      row.p95Seconds === null ? '-' : String(row.p95Seconds),
+      printable(row.reason ?? ''),
+    ]),
+  ]);
+}
+
+/**
+ * `provider status|set-status|clear-status` (docs/availability.md#overrides): operators' health as measured, and an
+ * operator's status with a reason (planned maintenance), which wins until cleared.
+ */
+function addProviderCommands(program: Command, resources: () => Resources, io: AdminIo): void {
+  const provider = program.command('provider').description("operators' health: see it, or set a status by hand");
+  const environmentOption = new Option('--environment <env>', 'sandbox or live').choices(ENVIRONMENTS).default('live');
+  provider
+    .command('status')
+    .description('every provider, country and operation with its status and figures')
+    .addOption(environmentOption)
+    .action(async (options: { environment: Environment }) => {
+      io.out(formatAvailability(await availabilityOf(resources().deps().db, options.environment)));
+    });
+  const key = (command: Command) =>
+    command
+      .argument('<provider>', 'the provider code (momo, mobile_money_b, mpesa, …)')
+      .argument('<country>', 'ISO 3166 alpha-2 country code')
+      .addArgument(new Argument('<operation>', 'what is affected').choices(HEALTH_OPERATIONS))
+      .addOption(environmentOption)
+      .option('--operator <name>', 'who sets it, shown with the reason', defaultReviewer());
+  type KeyOptions = { environment: Environment; operator: string };
+  key(provider.command('set-status'))
+    .description('set a status with a reason, which wins over the measured one until cleared')
+    .addOption(
+      new Option('--status <status>', 'the status to show')
+        .choices(['degraded', 'down', 'operational'])
+        .makeOptionMandatory(),
+    )
+    .requiredOption('--reason <text>', 'why, as merchants and payers will read it', nonEmpty)
+    .action(
+      async (
+        code: string,
+        country: string,
+        operation: HealthOperation,
+        options: KeyOptions & { status: ProviderStatus; reason: string },
+      ) => {
+        const changed = await overrideProviderStatus(
+          resources().deps().db,
+          options.environment,
+          { provider: code as ProviderCode, country: country.toUpperCase(), operation },
+          { status: options.status, reason: options.reason, by: options.operator },
+          Date.now(),
+        );
+        io.out(
+          `${code} ${country.toUpperCase()} ${operation} (${options.environment}): ${changed.before} → ${changed.after}\n`,
+        );
+      },
+    );
+  key(provider.command('clear-status'))
+    .description('clear the status set by hand: the measured one shows again')
+    .action(async (code: string, country: string, operation: HealthOperation, options: KeyOptions) => {
+      const changed = await overrideProviderStatus(
+        resources().deps().db,
+        options.environment,
+        { provider: code as ProviderCode, country: country.toUpperCase(), operation },
+        null,
+        Date.now(),
+      );
+      io.out(
+        `${code} ${country.toUpperCase()} ${operation} (${options.environment}): ${changed.before} → ${changed.after}\n`,
+      );
+    });
+}
+
 function oneLine(error: unknown): string {
   if (isOutage(error))
     return 'PostgreSQL or Temporal cannot be reached: is `npm start` running, or are DATABASE_URL and TEMPORAL_ADDRESS right?';

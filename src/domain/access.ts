@@ -31,8 +31,11 @@ export type Scope = (typeof SCOPES)[number];
 export interface EndpointAccess {
   /** Roles whose session token it serves; empty for endpoints that take API keys only. */
   roles: readonly Role[];
-  /** The scope a restricted key needs; null when only a secret key (or a session) may call it. */
-  scope: Scope | null;
+  /**
+   * The scope a restricted key needs; `any` when every restricted key may call it (public facts such as operators'
+   * availability); null when only a secret key (or a session) may call it.
+   */
+  scope: Scope | 'any' | null;
 }
 
 const EVERYONE: readonly Role[] = ROLES;
@@ -59,6 +62,7 @@ export const ENDPOINT_ACCESS: Readonly<Record<string, EndpointAccess>> = {
   'POST /v1/api/merchants/{merchant_id}/payments': { roles: KEYS_ONLY, scope: 'payments:write' },
   'GET /v1/api/merchants/{merchant_id}/payments/{payment_id}': { roles: KEYS_ONLY, scope: 'payments:read' },
   'POST /v1/sandbox/payments/{id}/simulate': { roles: KEYS_ONLY, scope: 'payments:write' },
+  'GET /v1/availability': { roles: EVERYONE, scope: 'any' },
   'GET /v1/balance': { roles: EVERYONE, scope: 'balance:read' },
   'GET /v1/balance_transactions': { roles: EVERYONE, scope: 'balance:read' },
   'GET /v1/balance_transactions/{id}': { roles: EVERYONE, scope: 'balance:read' },
@@ -145,7 +149,7 @@ export function accessProblem(caller: AccessCaller, endpoint: string): string | 
   }
   if (caller.scopes === undefined) return undefined;
   if (access.scope === null) return `${endpoint} needs a secret key; a restricted key cannot call it`;
-  if (caller.scopes.includes(access.scope)) return undefined;
+  if (access.scope === 'any' || caller.scopes.includes(access.scope)) return undefined;
   // `checkout:write` includes `checkout:read`.
   if (access.scope === 'checkout:read' && caller.scopes.includes('checkout:write')) return undefined;
   return `this restricted key lacks the scope ${access.scope}`;

@@ -16,10 +16,12 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export const OPEN_STATUSES: readonly PaymentStatus[] = ['pending', 'processing'];
 
 /**
- * Why a payment failed: the provider's decline reasons plus `expired` (docs/payments.md#states,
+ * Every reason a payment fails: the provider's decline reasons plus `expired` (docs/payments.md#states,
  * docs/payments.md#sandbox-scenarios).
  */
-export type FailureCode = 'declined' | 'card_declined' | 'insufficient_funds' | 'expired' | 'provider_error';
+export const FAILURE_CODES = ['declined', 'card_declined', 'insufficient_funds', 'expired', 'provider_error'] as const;
+/** Why a payment failed (docs/payments.md#payment-record). */
+export type FailureCode = (typeof FAILURE_CODES)[number];
 
 /** Payment event names written once each per payment (docs/payments.md#events). */
 export type PaymentEventName = 'payment.created' | 'payment.completed' | 'payment.failed' | 'payment.cancelled';

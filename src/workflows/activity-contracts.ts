@@ -13,6 +13,7 @@ import type { LiveAccessMailDetails, ReviewState } from '../domain/live-access';
 import type { PaymentSnapshot, PaymentStatus, ProviderAnswer } from '../domain/payment';
 import type { Decision, InitiationWord, RefundAnswerOutcome, WriteOrders } from '../domain/payment-table';
 import type { ProviderCapabilities } from '../domain/provider-descriptor';
+import type { StatusChange } from '../domain/provider-health';
 import type { RefundRecord } from '../domain/refund';
 import type { AttemptOutcome, AttemptRecord, WebhookStatus } from '../domain/webhooks';
 
@@ -341,6 +342,12 @@ export interface ReconciliationSummary {
 }
 
 /** The activity of a reconciliation run. */
+/** The measurement of operators' health (docs/availability.md#statuses). */
+export interface ProviderHealthActivities {
+  /** Judges every provider, country and operation `input.environment` serves now; returns the changed statuses. */
+  measureProviderHealth(input: { environment: Environment }): Promise<StatusChange[]>;
+}
+
 export interface ReconciliationActivities {
   /**
    * Compares our books with the provider's for the day and stores each difference once; marks the run

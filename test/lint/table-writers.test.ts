@@ -27,6 +27,9 @@ const TABLES = [
   'ledger_postings',
   'ledger_balance_transactions',
   'ledger_balance_rollups',
+  'provider_outcomes',
+  'provider_health',
+  'provider_status_changes',
 ] as const;
 
 type Table = (typeof TABLES)[number];
@@ -41,6 +44,9 @@ const PAYOUT_WRITER = 'src/db/payouts.ts';
 /** The checkout session's writer: its row with its event, on the checkout run's orders. */
 const CHECKOUT_WRITER = 'src/db/checkout-sessions.ts';
 
+/** Operator health's writer: the decided attempts, the measured statuses, overrides and changes. */
+const HEALTH_WRITER = 'src/db/provider-health.ts';
+
 /** The modules that may write each table: the declared writers. */
 const WRITERS: Record<Table, readonly string[]> = {
   payments: [PAYMENT_WRITER],
@@ -53,6 +59,9 @@ const WRITERS: Record<Table, readonly string[]> = {
   ledger_postings: [LEDGER_WRITER],
   ledger_balance_transactions: [LEDGER_WRITER, PAYOUT_WRITER],
   ledger_balance_rollups: [LEDGER_WRITER],
+  provider_outcomes: [HEALTH_WRITER],
+  provider_health: [HEALTH_WRITER],
+  provider_status_changes: [HEALTH_WRITER],
 };
 
 /** `source` without its comments; strings and template literals are kept as they are. */

@@ -1,0 +1,298 @@
+/**
+ * Operator health's rows (docs/availability.md): the decided attempts it is measured from (`provider_outcomes`), the
+ * last measured status of each provider, country and operation (`provider_health`) and its changes
+ * (`provider_status_changes`). The one writer of the three tables: outcomes are recorded once per attempt and
+ * operation; statuses only by the measurement ({@link saveHealth}) and operators' overrides ({@link setOverride}).
+ * Durations are milliseconds in the database and seconds in the domain; times ISO 8601 UTC.
+ */
+import type { ProviderCode } from '../domain/catalogue';
+import type { Environment } from '../domain/environment';
+import {
+  BUCKET,
+  type BucketFigures,
+  type DecidedAttempt,
+  type HealthKey,
+  type HealthOperation,
+  type HealthState,
+  type OutcomeSide,
+  type ProviderStatus,
+} from '../domain/provider-health';
+import { iso, type Db } from './knex';
+
+/** A decided attempt to record: which provider, country and operation, whose object, and how it ended. */
+export interface ProviderOutcomeInput extends HealthKey {
+  environment: Environment;
+  merchantId: string;
+  /** The payment, payout or refund id. */
+  objectId: string;
+  attempt: DecidedAttempt;
+}
+
+/** The stored health of one key: the status with its hysteresis, the figures of its last measurement, an override. */
+export interface StoredHealth extends HealthKey {
+  state: HealthState;
+  figures: Pick<BucketFigures, 'attempts' | 'successRate' | 'providerFailureShare' | 'p50Seconds' | 'p95Seconds'>;
+  override: { status: ProviderStatus; reason: string; by: string } | null;
+  measuredAt: string;
+}
+
+/** The status a key shows: an operator's override wins over the measured one; `operational` before any measurement. */
+export function shownStatus(stored: StoredHealth | undefined): ProviderStatus {
+  return stored?.override?.status ?? stored?.state.status ?? 'operational';
+}
+
+/** `provider:country:operation`, the key of a map of keys. */
+export function healthKeyOf(key: HealthKey): string {
+  return `${key.provider}:${key.country}:${key.operation}`;
+}
+
+/** Records one decided attempt; a second record of the same object and operation changes nothing. */
+export async function recordProviderOutcome(db: Db, input: ProviderOutcomeInput): Promise<void> {
+  await db('provider_outcomes')
+    .insert({
+      environment: input.environment,
+      provider: input.provider,
+      country: input.country,
+      operation: input.operation,
+      merchant_id: input.merchantId,
+      object_id: input.objectId,
+      decided_at: new Date(input.attempt.decidedAt),
+      duration_ms: Math.round(input.attempt.seconds * 1000),
+      outcome: input.attempt.outcome,
+      side: input.attempt.side,
+      never_reached: input.attempt.neverReached,
+    })
+    .onConflict(['object_id', 'operation'])
+    .ignore();
+}
+
+interface OutcomeRow {
+  provider: ProviderCode;
+  country: string;
+  operation: HealthOperation;
+  decided_at: Date;
+  duration_ms: string | number;
+  outcome: 'success' | 'failure';
+  side: OutcomeSide | null;
+  never_reached: boolean;
+}
+
+/**
+ * Every key's bucket in `environment` at `now` (epoch ms): its most recent {@link BUCKET}.size decided attempts within
+ * {@link BUCKET}.maxAgeMs, by {@link healthKeyOf}; a key without any is absent.
+ */
+export async function readBuckets(
+  db: Db,
+  environment: Environment,
+  now: number,
+): Promise<Map<string, DecidedAttempt[]>> {
+  const rows = (await db
+    .select('*')
+    .from(
+      db('provider_outcomes')
+        .select(
+          'provider',
+          'country',
+          'operation',
+          'decided_at',
+          'duration_ms',
+          'outcome',
+          'side',
+          'never_reached',
+          db.raw(
+            'row_number() over (partition by provider, country, operation order by decided_at desc, id desc) as n',
+          ),
+        )
+        .where({ environment })
+        .where('decided_at', '>', new Date(now - BUCKET.maxAgeMs))
+        .where('decided_at', '<=', new Date(now))
+        .as('recent'),
+    )
+    .where('n', '<=', BUCKET.size)) as OutcomeRow[];
+  const buckets = new Map<string, DecidedAttempt[]>();
+  for (const row of rows) {
+    const key = healthKeyOf({ provider: row.provider, country: row.country.trim(), operation: row.operation });
+    const bucket = buckets.get(key) ?? [];
+    bucket.push({
+      decidedAt: row.decided_at.getTime(),
+      seconds: Number(row.duration_ms) / 1000,
+      outcome: row.outcome,
+      side: row.side,
+      neverReached: row.never_reached,
+    });
+    buckets.set(key, bucket);
+  }
+  return buckets;
+}
+
+/**
+ * Each key's typical p95 in `environment`: the 95th percentile of its durations over the 24 hours before `now`, in
+ * seconds (docs/availability.md#statuses); a key without attempts is absent.
+ */
+export async function readTypicalP95(db: Db, environment: Environment, now: number): Promise<Map<string, number>> {
+  const rows = (await db('provider_outcomes')
+    .select(
+      'provider',
+      'country',
+      'operation',
+      db.raw('percentile_disc(0.95) within group (order by duration_ms) as p95'),
+    )
+    .where({ environment })
+    .where('decided_at', '>', new Date(now - 86_400_000))
+    .where('decided_at', '<=', new Date(now))
+    .groupBy('provider', 'country', 'operation')) as (HealthKey & { p95: string | number })[];
+  return new Map(rows.map((row) => [healthKeyOf({ ...row, country: row.country.trim() }), Number(row.p95) / 1000]));
+}
+
+interface HealthRow {
+  provider: ProviderCode;
+  country: string;
+  operation: HealthOperation;
+  status: ProviderStatus;
+  since: Date;
+  better_since: Date | null;
+  window_attempts: number;
+  success_rate: number | null;
+  provider_failure_share: number | null;
+  p50_ms: string | number | null;
+  p95_ms: string | number | null;
+  override_status: ProviderStatus | null;
+  override_reason: string | null;
+  override_by: string | null;
+  measured_at: Date;
+}
+
+const seconds = (ms: string | number | null) => (ms === null ? null : Number(ms) / 1000);
+
+/** Every stored health of `environment`, by {@link healthKeyOf}. */
+export async function readHealth(db: Db, environment: Environment): Promise<Map<string, StoredHealth>> {
+  const rows = (await db('provider_health').where({ environment })) as HealthRow[];
+  return new Map(
+    rows.map((row): [string, StoredHealth] => {
+      const key = { provider: row.provider, country: row.country.trim(), operation: row.operation };
+      return [
+        healthKeyOf(key),
+        {
+          ...key,
+          state: { status: row.status, since: row.since.getTime(), betterSince: row.better_since?.getTime() ?? null },
+          figures: {
+            attempts: row.window_attempts,
+            successRate: row.success_rate,
+            providerFailureShare: row.provider_failure_share,
+            p50Seconds: seconds(row.p50_ms),
+            p95Seconds: seconds(row.p95_ms),
+          },
+          override:
+            row.override_status && row.override_reason
+              ? { status: row.override_status, reason: row.override_reason, by: row.override_by ?? 'operator' }
+              : null,
+          measuredAt: iso(row.measured_at),
+        },
+      ];
+    }),
+  );
+}
+
+const msOf = (value: number | null) => (value === null ? null : Math.round(value * 1000));
+
+/**
+ * Stores one key's measurement at `now` (epoch ms): its state and figures, and, when the status it shows changed
+ * (`shownBefore` → the status shown now, an override winning), a row of `provider_status_changes` with `reason`.
+ * @returns true when the shown status changed
+ */
+export async function saveHealth(
+  db: Db,
+  environment: Environment,
+  key: HealthKey,
+  measured: { state: HealthState; figures: BucketFigures; shownBefore: ProviderStatus | null; shown: ProviderStatus },
+  now: number,
+  reason: string | null,
+): Promise<boolean> {
+  const at = new Date(now);
+  return db.transaction(async (trx) => {
+    await trx('provider_health')
+      .insert({
+        environment,
+        ...key,
+        status: measured.state.status,
+        since: new Date(measured.state.since),
+        better_since: measured.state.betterSince === null ? null : new Date(measured.state.betterSince),
+        window_attempts: measured.figures.attempts,
+        success_rate: measured.figures.successRate,
+        provider_failure_share: measured.figures.providerFailureShare,
+        p50_ms: msOf(measured.figures.p50Seconds),
+        p95_ms: msOf(measured.figures.p95Seconds),
+        measured_at: at,
+      })
+      .onConflict(['environment', 'provider', 'country', 'operation'])
+      .merge([
+        'status',
+        'since',
+        'better_since',
+        'window_attempts',
+        'success_rate',
+        'provider_failure_share',
+        'p50_ms',
+        'p95_ms',
+        'measured_at',
+      ]);
+    const changed = measured.shownBefore !== null && measured.shownBefore !== measured.shown;
+    if (changed)
+      await trx('provider_status_changes').insert({
+        environment,
+        ...key,
+        from_status: measured.shownBefore,
+        to_status: measured.shown,
+        reason,
+        at,
+      });
+    return changed;
+  });
+}
+
+/**
+ * Sets (`override` given) or clears (null) an operator's status for one key at `now`, which wins over the measured one
+ * until cleared (docs/availability.md#overrides); records the change of the shown status.
+ * @returns the status shown before and after
+ */
+export async function setOverride(
+  db: Db,
+  environment: Environment,
+  key: HealthKey,
+  override: { status: ProviderStatus; reason: string; by: string } | null,
+  now: number,
+): Promise<{ before: ProviderStatus; after: ProviderStatus }> {
+  const at = new Date(now);
+  return db.transaction(async (trx) => {
+    const row = (await trx('provider_health')
+      .where({ environment, ...key })
+      .forUpdate()
+      .first()) as HealthRow | undefined;
+    const measured = row?.status ?? 'operational';
+    const before = row?.override_status ?? measured;
+    const after = override?.status ?? measured;
+    await trx('provider_health')
+      .insert({
+        environment,
+        ...key,
+        status: measured,
+        since: row?.since ?? at,
+        measured_at: row?.measured_at ?? at,
+        override_status: override?.status ?? null,
+        override_reason: override?.reason ?? null,
+        override_by: override?.by ?? null,
+      })
+      .onConflict(['environment', 'provider', 'country', 'operation'])
+      .merge(['override_status', 'override_reason', 'override_by']);
+    if (before !== after)
+      await trx('provider_status_changes').insert({
+        environment,
+        ...key,
+        from_status: before,
+        to_status: after,
+        reason: override ? `${override.reason} (set by ${override.by})` : 'override cleared',
+        at,
+      });
+    return { before, after };
+  });
+}

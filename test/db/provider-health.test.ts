@@ -1,0 +1,151 @@
+/**
+ * Operator health against the real PostgreSQL (docs/availability.md): decided attempts recorded once, the measurement
+ * that judges every served provider, country and operation from them, its status changes, and operators' overrides.
+ * Each test measures at its own moment far from the others', so their buckets never meet.
+ */
+import { expect } from 'chai';
+import type { Db } from '../../src/db/knex';
+import { recordProviderOutcome } from '../../src/db/provider-health';
+import { servedHealthKeys, type DecidedAttempt, type HealthKey } from '../../src/domain/provider-health';
+import { DomainError } from '../../src/domain/errors';
+import { measureProviderHealth } from '../../src/activities/provider-health-activities';
+import { availabilityOf, overrideProviderStatus } from '../../src/services/provider-health-service';
+import { newId } from '../../src/lib/ids';
+import { getStack } from '../helpers/stack';
+
+const MINUTE = 60_000;
+const MOMO_RW: HealthKey = { provider: 'momo', country: 'RW', operation: 'collection' };
+let moment = Date.parse('2031-01-01T00:00:00Z');
+
+/** A moment of its own for a test: a day after the previous test's. */
+function freshMoment(): number {
+  moment += 86_400_000;
+  return moment;
+}
+
+/** Records `count` attempts of `key` decided one a second up to `at`; `side(i)` null for a success. */
+async function record(db: Db, key: HealthKey, at: number, count: number, side: (i: number) => DecidedAttempt['side']) {
+  for (let i = 0; i < count; i += 1) {
+    const s = side(i);
+    await recordProviderOutcome(db, {
+      ...key,
+      environment: 'sandbox',
+      merchantId: 'mer_health',
+      objectId: newId('pay_'),
+      attempt: {
+        decidedAt: at - i * 1000,
+        seconds: 12,
+        outcome: s ? 'failure' : 'success',
+        side: s,
+        neverReached: false,
+      },
+    });
+  }
+}
+
+async function statusOf(db: Db, key: HealthKey) {
+  const rows = await availabilityOf(db, 'sandbox');
+  return rows.find(
+    (row) => row.provider === key.provider && row.country === key.country && row.operation === key.operation,
+  );
+}
+
+describe('operator health (PostgreSQL)', () => {
+  let db: Db;
+  before(async () => {
+    db = (await getStack()).db;
+  });
+  beforeEach(async () => {
+    await db('provider_health').del();
+    await db('provider_status_changes').del();
+  });
+
+  it('lists every served provider, country and operation, operational and without figures before any traffic', async () => {
+    const rows = await availabilityOf(db, 'sandbox');
+    expect(rows).to.have.length(servedHealthKeys('sandbox').length);
+    expect(rows.find((row) => row.provider === 'mpesa' && row.operation === 'payout')).to.deep.include({
+      country: 'KE',
+      status: 'operational',
+      successRate: null,
+      windowAttempts: 0,
+    });
+  });
+
+  it('records an attempt once, however often it is told', async () => {
+    const at = freshMoment();
+    const attempt: DecidedAttempt = { decidedAt: at, seconds: 3, outcome: 'success', side: null, neverReached: false };
+    const input = {
+      ...MOMO_RW,
+      environment: 'sandbox' as const,
+      merchantId: 'mer_x',
+      objectId: newId('pay_'),
+      attempt,
+    };
+    await recordProviderOutcome(db, input);
+    await recordProviderOutcome(db, input);
+    const [row] = (await db('provider_outcomes').where({ object_id: input.objectId }).count({ n: '*' })) as {
+      n: string;
+    }[];
+    expect(Number(row?.n)).to.equal(1);
+  });
+
+  it('degrades an operator failing 30 % of attempts, once, and tells the change', async () => {
+    const at = freshMoment();
+    await measureProviderHealth(db, 'sandbox', at - 30 * MINUTE);
+    await record(db, MOMO_RW, at, 50, (i) => (i % 10 < 3 ? 'provider' : null));
+    const changes = await measureProviderHealth(db, 'sandbox', at);
+    expect(changes).to.deep.equal([{ ...MOMO_RW, from: 'operational', to: 'degraded' }]);
+    expect(await statusOf(db, MOMO_RW)).to.deep.include({ status: 'degraded', successRate: 0.7, windowAttempts: 50 });
+    expect(await measureProviderHealth(db, 'sandbox', at)).to.deep.equal([]);
+    const history = await db('provider_status_changes').where({ provider: 'momo', country: 'RW' });
+    expect(history.map((row: { to_status: string }) => row.to_status)).to.deep.equal(['degraded']);
+  });
+
+  it("never degrades an operator for payers' declines", async () => {
+    const at = freshMoment();
+    await measureProviderHealth(db, 'sandbox', at - 30 * MINUTE);
+    await record(db, MOMO_RW, at, 50, () => 'payer');
+    expect(await measureProviderHealth(db, 'sandbox', at)).to.deep.equal([]);
+    expect(await statusOf(db, MOMO_RW)).to.deep.include({ status: 'operational', successRate: 0 });
+  });
+
+  it('comes back to operational only after 5 minutes of good attempts', async () => {
+    const at = freshMoment();
+    await measureProviderHealth(db, 'sandbox', at - 30 * MINUTE);
+    await record(db, MOMO_RW, at, 50, () => 'provider');
+    await measureProviderHealth(db, 'sandbox', at);
+    expect((await statusOf(db, MOMO_RW))?.status).to.equal('down');
+    // Good attempts from a minute on: the bucket holds only them, and recovery waits its 5 minutes.
+    for (let minute = 1; minute <= 7; minute += 1) {
+      await record(db, MOMO_RW, at + minute * MINUTE, 50, () => null);
+      await measureProviderHealth(db, 'sandbox', at + minute * MINUTE);
+      expect((await statusOf(db, MOMO_RW))?.status, `minute ${minute}`).to.equal(minute >= 6 ? 'operational' : 'down');
+    }
+  });
+
+  it("lets an operator's override win until cleared, and refuses what is not served naming the field", async () => {
+    const at = freshMoment();
+    const override = { status: 'down' as const, reason: 'MTN maintenance 02:00–04:00', by: 'ops@example.com' };
+    expect(await overrideProviderStatus(db, 'sandbox', MOMO_RW, override, at)).to.deep.equal({
+      before: 'operational',
+      after: 'down',
+    });
+    await measureProviderHealth(db, 'sandbox', at + MINUTE);
+    expect(await statusOf(db, MOMO_RW)).to.deep.include({ status: 'down', reason: override.reason });
+    await overrideProviderStatus(db, 'sandbox', MOMO_RW, null, at + 2 * MINUTE);
+    expect(await statusOf(db, MOMO_RW)).to.deep.include({ status: 'operational', reason: null });
+
+    const refused = async (key: HealthKey, field: string) => {
+      const error = await overrideProviderStatus(db, 'sandbox', key, override, at).catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(DomainError);
+      expect((error as DomainError).message).to.match(new RegExp(`^${field}:`));
+    };
+    await refused({ ...MOMO_RW, provider: 'nope' as HealthKey['provider'] }, 'provider');
+    await refused({ ...MOMO_RW, country: 'KE' }, 'country');
+    await refused({ provider: 'mobile_money_c', country: 'LR', operation: 'payout' }, 'operation');
+    const empty = await overrideProviderStatus(db, 'sandbox', MOMO_RW, { ...override, reason: ' ' }, at).catch(
+      (e) => e,
+    );
+    expect((empty as DomainError).message).to.match(/^reason:/);
+  });
+});
