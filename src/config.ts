@@ -168,6 +168,11 @@ const settings = z.object({
    */
   PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   /**
+   * Payment links a client IP may open (`GET /l/{id}`, each a new checkout session) a minute before 429
+   * (docs/limits.md#link-limits: 20); scaled by RATE_LIMIT_MULTIPLIER.
+   */
+  LINK_OPEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  /**
    * Folder of the local blob store holding uploaded documents (docs/live-access.md#documents); relative to the working
    * directory.
    */

@@ -718,6 +718,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payment_links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payment links
+         * @description Your links, newest first, in cursor pages as `GET /v1/payments`; filter by `active`.
+         */
+        get: operations["listPaymentLinks"];
+        put?: never;
+        /**
+         * Create a payment link
+         * @description A reusable address to share in a chat or print as a QR code: each visit opens a checkout session (1 h) on our page. Either a fixed `amount` or an `amount_range` the customer chooses in; optionally a `completed_limit`, what happens `after_completion`, and fields to `collect`. Redirects are https in live (sandbox also http to localhost). A secret key, a restricted key with `checkout:write`, or a dashboard session; `Idempotency-Key` as for payments.
+         */
+        post: operations["createPaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment_links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a payment link
+         * @description `completed_count` counts its completed sessions.
+         */
+        get: operations["retrievePaymentLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a payment link
+         * @description Changes `active` (`false` closes the link: it shows a closed page and its open sessions take no new attempt), `completed_limit` (`null` removes it), `after_completion` (`null`: the page’s own thanks) or `description`. Sessions already opened keep their amount and redirect. A link is never deleted.
+         */
+        patch: operations["updatePaymentLink"];
+        trace?: never;
+    };
+    "/v1/payment_links/{id}/qr.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payment link's QR code as SVG
+         * @description The link's `url` as a QR code (error correction M, a quiet zone of 4 modules), to print at any size.
+         */
+        get: operations["retrievePaymentLinkQrSvg"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment_links/{id}/qr.png": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payment link's QR code as PNG
+         * @description The link's `url` as a QR code: a square PNG of exactly `size` × `size` pixels (128 to 1,024, default 512; another size is 400 naming `size`).
+         */
+        get: operations["retrievePaymentLinkQrPng"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/l/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a payment link (the address you share)
+         * @description What a customer's browser follows, without a key: an active link below its limit opens a new checkout session (1 h; the link's amount, or none until the customer chooses it) and answers 303 to its page, `/pay/{cs_id}`. An unknown link answers a plain page with 404; an inactive link, or one whose completed sessions reached `completed_limit`, a plain page with 410; both in the payer's language (Accept-Language: English, French, Swahili, Kinyarwanda). Each client address opens at most 20 links a minute (then a plain page with 429 and `Retry-After`).
+         */
+        get: operations["retrievePaymentLinkPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/developer/events": {
         parameters: {
             query?: never;
@@ -2331,8 +2439,8 @@ export interface components {
              * @enum {string}
              */
             status: "open" | "complete" | "expired";
-            /** @description Amount in minor units */
-            amount: number;
+            /** @description Amount in minor units; null on a payment link's session whose customer chooses the amount, until an attempt carries it */
+            amount: number | null;
             /** @description ISO 4217 currency code */
             currency: string;
             /** @description What the customer pays for, as the page shows it */
@@ -2341,8 +2449,8 @@ export interface components {
             customer_phone: string | null;
             /** @description The payment that completed the session; null before */
             payment: string | null;
-            /** @description The payment link the session came from; null (links come later) */
-            payment_link: null;
+            /** @description The payment link the session was opened from (`plink_…`); null if you created it */
+            payment_link: string | null;
             /** @description How many attempts (the session's payments) were made */
             attempts_count: number;
             /**
@@ -2355,8 +2463,8 @@ export interface components {
              * @description When an open session without an attempt in flight expires
              */
             expires_at: string;
-            /** @description Where the page sends the customer after a success */
-            success_url: string;
+            /** @description Where the page sends the customer after a success; null on a payment link's session that shows a message instead */
+            success_url: string | null;
             /** @description Where the page sends a customer who gives up */
             cancel_url: string | null;
             /**
@@ -2417,7 +2525,7 @@ export interface components {
                  * @description What went wrong, one of the documented codes; branch on it
                  * @enum {string}
                  */
-                code: "invalid_request" | "validation_error" | "unauthorized" | "invalid_api_key" | "forbidden" | "merchant_mismatch" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_key_reused" | "payment_not_cancellable" | "payment_not_refundable" | "amount_exceeds_refundable" | "insufficient_balance" | "payout_not_cancellable" | "checkout_session_not_open" | "checkout_session_attempt_in_progress" | "checkout_session_attempts_exhausted" | "documents_missing" | "file_too_large" | "unsupported_file_type" | "provider_unavailable" | "rate_limited" | "service_unavailable" | "internal_error";
+                code: "invalid_request" | "validation_error" | "unauthorized" | "invalid_api_key" | "forbidden" | "merchant_mismatch" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_key_reused" | "payment_not_cancellable" | "payment_not_refundable" | "amount_exceeds_refundable" | "insufficient_balance" | "payout_not_cancellable" | "checkout_session_not_open" | "checkout_session_attempt_in_progress" | "checkout_session_attempts_exhausted" | "payment_link_inactive" | "payment_link_exhausted" | "documents_missing" | "file_too_large" | "unsupported_file_type" | "provider_unavailable" | "rate_limited" | "service_unavailable" | "internal_error";
                 /** @description What went wrong, for a person; may change wording */
                 message: string;
                 /** @description For `validation_error` (and `documents_missing`): every bad field or missing item, the first being the one the message names */
@@ -2799,8 +2907,17 @@ export interface components {
              * @enum {string}
              */
             status: "open" | "complete" | "expired";
-            /** @description Amount in minor units */
-            amount: number;
+            /** @description Amount in minor units; null while the customer chooses it within `amount_range` */
+            amount: number | null;
+            /** @description The range an attempt's `amount` must fall in (both inclusive); null: fixed amount */
+            amount_range: {
+                /** @description Smallest amount, minor units */
+                min: number;
+                /** @description Largest amount, minor units */
+                max: number;
+            } | null;
+            /** @description The fields each attempt must carry (docs/payment-links.md#collect) */
+            collect: ("name" | "email")[];
             /** @description ISO 4217 currency code */
             currency: string;
             /** @description What the customer pays for */
@@ -2818,8 +2935,10 @@ export interface components {
              * @description When the session expires
              */
             expires_at: string;
-            /** @description Where the page sends the customer after a success */
-            success_url: string;
+            /** @description Where the page sends the customer after a success; null: show `completion_message` */
+            success_url: string | null;
+            /** @description What the page says after a success, from the payment link; null: the page's own thanks */
+            completion_message: string | null;
             /** @description Where the page sends a customer who gives up */
             cancel_url: string | null;
         };
@@ -2832,6 +2951,69 @@ export interface components {
             next_action: components["schemas"]["NextAction"] & unknown;
             /** @description The mobile-money operator asked */
             operator: string;
+        };
+        /** @description The answer itself */
+        PaymentLink: {
+            /** @description Link id, `plink_` and 24 random base62 characters */
+            id: string;
+            /**
+             * @description Always `payment_link`
+             * @enum {string}
+             */
+            object: "payment_link";
+            /** @description The address to share, `{PUBLIC_BASE_URL}/l/{id}` */
+            url: string;
+            /** @description Whether the link opens sessions; false shows a closed page */
+            active: boolean;
+            /** @description The fixed amount in minor units; null: a range */
+            amount: number | null;
+            /** @description The range the customer chooses in (both inclusive); null: a fixed amount */
+            amount_range: {
+                /** @description Smallest amount, minor units */
+                min: number;
+                /** @description Largest amount, minor units */
+                max: number;
+            } | null;
+            /** @description ISO 4217 currency code */
+            currency: string;
+            /** @description What the customer pays for */
+            description: string;
+            /** @description The methods the page offers */
+            payment_methods: "mobile_money"[];
+            /** @description At most this many payments complete through the link; null: no limit */
+            completed_limit: number | null;
+            /** @description How many sessions of the link completed */
+            completed_count: number;
+            /** @description A message or a redirect after a payment; null: the page's own thanks */
+            after_completion: {
+                /**
+                 * @description Show `message` on the page
+                 * @enum {string}
+                 */
+                type: "message";
+                /** @description What the page says after a payment */
+                message: string;
+            } | {
+                /**
+                 * @description Send the payer to `url`
+                 * @enum {string}
+                 */
+                type: "redirect";
+                /** @description Where the page sends the payer after a payment */
+                url: string;
+            } | null;
+            /** @description The fields each payer gives before paying (docs/payment-links.md#collect) */
+            collect: ("name" | "email")[];
+            /**
+             * Format: date-time
+             * @description When it was created
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed
+             */
+            updated_at: string;
         };
         /** @description Something that happened to one of your objects; webhook deliveries carry it */
         Event: {
@@ -8645,6 +8827,8 @@ export interface operations {
                      *         "object": "checkout.session.public",
                      *         "status": "open",
                      *         "amount": 5000,
+                     *         "amount_range": null,
+                     *         "collect": [],
                      *         "currency": "RWF",
                      *         "description": "School fees, term 1",
                      *         "merchant_name": "Kigali Crafts Ltd",
@@ -8655,6 +8839,7 @@ export interface operations {
                      *         "attempts_left": 10,
                      *         "expires_at": "2026-11-30T10:00:00.000Z",
                      *         "success_url": "https://school.example/paid",
+                     *         "completion_message": null,
                      *         "cancel_url": null
                      *       }
                      *     }
@@ -8750,6 +8935,22 @@ export interface operations {
                      * @enum {string}
                      */
                     operator?: "momo" | "mobile_money_b" | "mpesa";
+                    /**
+                     * @description The amount the payer chose, in minor units: required, within `amount_range`, on a payment link's session with a customer-chosen amount; refused elsewhere
+                     * @example 2000
+                     */
+                    amount?: number;
+                    /**
+                     * @description The payer's name, where the session's `collect` asks for it
+                     * @example Aline Uwase
+                     */
+                    name?: string;
+                    /**
+                     * Format: email
+                     * @description The payer's email, where the session's `collect` asks for it
+                     * @example aline@example.rw
+                     */
+                    email?: string;
                 };
             };
         };
@@ -8862,6 +9063,1043 @@ export interface operations {
              *
              *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              *     - `provider_unavailable`: No provider serves this payment method in this environment yet; nothing was created.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    listPaymentLinks: {
+        parameters: {
+            query?: {
+                /** @description How many links to answer, 1 to 100 */
+                limit?: number;
+                /** @description A link id (`plink_…`): answer those created before it. Pass `pagination.next_starting_after`. */
+                starting_after?: string;
+                /** @description Only active (`true`) or inactive (`false`) links */
+                active?: "true" | "false";
+                /** @description With a session token: the environment (default sandbox); a key's own otherwise */
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of links */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payment links retrieved",
+                     *       "data": {
+                     *         "payment_links": [
+                     *           {
+                     *             "id": "plink_5Pq7Rs9Tu1Vw3Xy5Za7Bc9De",
+                     *             "object": "payment_link",
+                     *             "url": "https://api.paycollect.example/l/plink_5Pq7Rs9Tu1Vw3Xy5Za7Bc9De",
+                     *             "active": true,
+                     *             "amount": 15000,
+                     *             "amount_range": null,
+                     *             "currency": "RWF",
+                     *             "description": "Kitenge dress, size M",
+                     *             "payment_methods": [
+                     *               "mobile_money"
+                     *             ],
+                     *             "completed_limit": 20,
+                     *             "completed_count": 3,
+                     *             "after_completion": {
+                     *               "type": "message",
+                     *               "message": "Murakoze! We deliver tomorrow."
+                     *             },
+                     *             "collect": [
+                     *               "name"
+                     *             ],
+                     *             "created_at": "2026-11-29T10:00:00.000Z",
+                     *             "updated_at": "2026-11-29T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "limit": 10,
+                     *           "has_more": false,
+                     *           "next_starting_after": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        /** @description The answer itself */
+                        data: {
+                            /** @description Your links, newest first */
+                            payment_links: components["schemas"]["PaymentLink"][];
+                            /** @description Where this page ends: `has_more` and `next_starting_after` */
+                            pagination: {
+                                /** @description Items a page */
+                                limit: number;
+                                /** @description True when more items follow the last one of this page */
+                                has_more: boolean;
+                                /** @description Pass it as `starting_after` for the next page; null on the last page */
+                                next_starting_after: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    createPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key and body within 24 hours answer the first result again */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 15000,
+                 *       "currency": "RWF",
+                 *       "description": "Kitenge dress, size M",
+                 *       "completed_limit": 20,
+                 *       "after_completion": {
+                 *         "type": "message",
+                 *         "message": "Murakoze! We deliver tomorrow."
+                 *       },
+                 *       "collect": [
+                 *         "name"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description A fixed amount in minor units
+                     * @example 15000
+                     */
+                    amount?: number;
+                    /** @description The customer chooses the amount on the page, within these bounds (inclusive) */
+                    amount_range?: {
+                        /** @description Smallest amount the customer may pay, minor units */
+                        min: number;
+                        /** @description Largest amount the customer may pay, minor units */
+                        max: number;
+                    };
+                    /**
+                     * @description ISO 4217 code; one mobile money holds
+                     * @enum {string}
+                     */
+                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    /**
+                     * @description What the customer pays for, on the page
+                     * @example Kitenge dress, size M
+                     */
+                    description: string;
+                    /** @description The methods the page offers (default: mobile money) */
+                    payment_methods?: "mobile_money"[];
+                    /** @description At most this many payments complete through the link; then it shows a closed page */
+                    completed_limit?: number;
+                    /** @description A message on the page, or a redirect, after a payment (default: the page’s own thanks) */
+                    after_completion?: {
+                        /**
+                         * @description Show `message` on the page
+                         * @enum {string}
+                         */
+                        type: "message";
+                        /** @description What the page says after a payment */
+                        message: string;
+                    } | {
+                        /**
+                         * @description Send the payer to `url`
+                         * @enum {string}
+                         */
+                        type: "redirect";
+                        /**
+                         * Format: uri
+                         * @description Where the page sends the payer after a payment: https (sandbox also http://localhost)
+                         * @example https://shop.example/thanks
+                         */
+                        url: string;
+                    };
+                    /** @description Fields each payer must give before paying: `name`, `email` */
+                    collect?: ("name" | "email")[];
+                    /** @description Whether the link opens sessions (default true) */
+                    active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The link, active unless `active: false` was sent */
+            201: {
+                headers: {
+                    /** @description Present when this answer is the replay of an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payment link created",
+                     *       "data": {
+                     *         "id": "plink_5Pq7Rs9Tu1Vw3Xy5Za7Bc9De",
+                     *         "object": "payment_link",
+                     *         "url": "https://api.paycollect.example/l/plink_5Pq7Rs9Tu1Vw3Xy5Za7Bc9De",
+                     *         "active": true,
+                     *         "amount": 15000,
+                     *         "amount_range": null,
+                     *         "currency": "RWF",
+                     *         "description": "Kitenge dress, size M",
+                     *         "payment_methods": [
+                     *           "mobile_money"
+                     *         ],
+                     *         "completed_limit": 20,
+                     *         "completed_count": 0,
+                     *         "after_completion": {
+                     *           "type": "message",
+                     *           "message": "Murakoze! We deliver tomorrow."
+                     *         },
+                     *         "collect": [
+                     *           "name"
+                     *         ],
+                     *         "created_at": "2026-11-29T10:00:00.000Z",
+                     *         "updated_at": "2026-11-29T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["PaymentLink"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Conflict with the current state. Error codes:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used within 24 hours with a different request.
+             *     - `conflict`: A request with this `Idempotency-Key` is still in progress; retry in a moment.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    retrievePaymentLink: {
+        parameters: {
+            query?: {
+                /** @description With a session token: the environment (default sandbox); a key's own otherwise */
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payment link retrieved",
+                     *       "data": {
+                     *         "id": "plink_5Pq7Rs9Tu1Vw3Xy5Za7Bc9De",
+                     *         "object": "payment_link",
+                     *         "url": "https://api.paycollect.example/l/plink_5Pq7Rs9Tu1Vw3Xy5Za7Bc9De",
+                     *         "active": true,
+                     *         "amount": 15000,
+                     *         "amount_range": null,
+                     *         "currency": "RWF",
+                     *         "description": "Kitenge dress, size M",
+                     *         "payment_methods": [
+                     *           "mobile_money"
+                     *         ],
+                     *         "completed_limit": 20,
+                     *         "completed_count": 3,
+                     *         "after_completion": {
+                     *           "type": "message",
+                     *           "message": "Murakoze! We deliver tomorrow."
+                     *         },
+                     *         "collect": [
+                     *           "name"
+                     *         ],
+                     *         "created_at": "2026-11-29T10:00:00.000Z",
+                     *         "updated_at": "2026-11-29T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["PaymentLink"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    updatePaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "active": false
+                 *     }
+                 */
+                "application/json": {
+                    /** @description false closes the link: it shows a closed page */
+                    active?: boolean;
+                    /** @description At most this many payments complete through the link; then it shows a closed page */
+                    completed_limit?: number | null;
+                    /** @description A message on the page, or a redirect, after a payment (default: the page’s own thanks) */
+                    after_completion?: {
+                        /**
+                         * @description Show `message` on the page
+                         * @enum {string}
+                         */
+                        type: "message";
+                        /** @description What the page says after a payment */
+                        message: string;
+                    } | {
+                        /**
+                         * @description Send the payer to `url`
+                         * @enum {string}
+                         */
+                        type: "redirect";
+                        /**
+                         * Format: uri
+                         * @description Where the page sends the payer after a payment: https (sandbox also http://localhost)
+                         * @example https://shop.example/thanks
+                         */
+                        url: string;
+                    } | null;
+                    /**
+                     * @description What the customer pays for, on the page
+                     * @example Kitenge dress, size M
+                     */
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The link after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Payment link updated",
+                     *       "data": {
+                     *         "id": "plink_5Pq7Rs9Tu1Vw3Xy5Za7Bc9De",
+                     *         "object": "payment_link",
+                     *         "url": "https://api.paycollect.example/l/plink_5Pq7Rs9Tu1Vw3Xy5Za7Bc9De",
+                     *         "active": false,
+                     *         "amount": 15000,
+                     *         "amount_range": null,
+                     *         "currency": "RWF",
+                     *         "description": "Kitenge dress, size M",
+                     *         "payment_methods": [
+                     *           "mobile_money"
+                     *         ],
+                     *         "completed_limit": 20,
+                     *         "completed_count": 3,
+                     *         "after_completion": {
+                     *           "type": "message",
+                     *           "message": "Murakoze! We deliver tomorrow."
+                     *         },
+                     *         "collect": [
+                     *           "name"
+                     *         ],
+                     *         "created_at": "2026-11-29T10:00:00.000Z",
+                     *         "updated_at": "2026-11-29T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["PaymentLink"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    retrievePaymentLinkQrSvg: {
+        parameters: {
+            query?: {
+                /** @description With a session token: the environment (default sandbox); a key's own otherwise */
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An SVG document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 41 41" shape-rendering="crispEdges">…</svg> */
+                    "image/svg+xml": string;
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    retrievePaymentLinkQrPng: {
+        parameters: {
+            query?: {
+                /** @description The side of the square PNG in pixels, 128 to 1,024 (default 512) */
+                size?: number;
+                /** @description With a session token: the environment (default sandbox); a key's own otherwise */
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A PNG image */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (PNG bytes) */
+                    "image/png": string;
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    retrievePaymentLinkPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the new session's page; `Location` is `{PUBLIC_BASE_URL}/pay/{cs_id}` */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example Redirecting to https://api.paycollect.example/pay/cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc. */
+                    "text/plain": string;
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {

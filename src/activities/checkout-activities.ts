@@ -13,6 +13,7 @@ import {
   writeCheckoutSession,
 } from '../db/checkout-sessions';
 import type { Db } from '../db/knex';
+import { settleLinkReservations } from '../db/payment-links';
 import { findPaymentById, type EventInput } from '../db/payments';
 import type { CheckoutEmittedEvent, CheckoutSessionSnapshot } from '../domain/checkout-table';
 import { duplicateCheckoutException } from '../domain/reconciliation';
@@ -96,7 +97,11 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
 
     async recordCheckoutSession({ session, emit }) {
       const event = emit ? checkoutEvent(session, emit, baseUrl) : undefined;
-      await writeCheckoutSession(deps.db, session, event);
+      // A link's session settles its attempts' reservations with the same write (docs/payment-links.md#limits).
+      await deps.db.transaction(async (trx) => {
+        await writeCheckoutSession(trx, session, event);
+        if (session.paymentLink) await settleLinkReservations(trx, session);
+      });
       // Once per event id: a retry of this write starts no second delivery.
       if (event) await startWebhookDeliveries(dispatch, event);
     },
@@ -113,18 +118,26 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
         requestId: null,
         userAgent: null,
       });
+      const amount = attempt.amount ?? session.amount;
+      if (amount === null) throw new Error(`checkout session ${session.id} has no amount for ${attempt.paymentId}`);
+      // A link's collected name goes to the payment's metadata, its email to the payment's customer email
+      // (docs/payment-links.md#collect).
+      const metadata: Record<string, string> = { checkout_session: session.id };
+      if (session.paymentLink) metadata.payment_link = session.paymentLink;
+      if (attempt.collected?.name !== undefined) metadata.customer_name = attempt.collected.name;
       return startPayment(
         deps,
         session,
         attempt.paymentId,
         {
           family: 'generic',
-          amount: session.amount,
+          amount,
           currency: session.currency,
           paymentMethod: 'mobile_money',
           resolved: { provider: attempt.provider, kind: 'mobile_money', customerPhone: attempt.customerPhone },
           description: session.description,
-          metadata: { checkout_session: session.id },
+          metadata,
+          ...(attempt.collected?.email === undefined ? {} : { customerEmail: attempt.collected.email }),
           checkoutSession: session.id,
         },
         audit,

@@ -26,6 +26,7 @@ import { developerRoutes } from './routes/developer';
 import { payoutRoutes } from './routes/payouts';
 import { checkoutRoutes } from './routes/checkout';
 import { availabilityRoutes } from './routes/availability';
+import { linkPageRoutes, paymentLinkRoutes } from './routes/payment-links';
 import { balanceRoutes } from './routes/balance';
 import { settlementReportRoutes } from './routes/settlement-reports';
 import { developerPaymentRoutes } from './routes/developer-payments';
@@ -74,6 +75,8 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
     settlementReportRoutes(deps),
     payoutRoutes(deps),
     checkoutRoutes(deps),
+    paymentLinkRoutes(deps),
+    linkPageRoutes(deps),
     merchantPaymentRoutes(deps),
     providerCallbackRoutes(deps),
     sandboxRoutes(deps),

@@ -21,6 +21,8 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   checkout_session_not_open: 409,
   checkout_session_attempt_in_progress: 409,
   checkout_session_attempts_exhausted: 409,
+  payment_link_inactive: 409,
+  payment_link_exhausted: 409,
   documents_missing: 400,
   file_too_large: 413,
   unsupported_file_type: 400,

@@ -26,6 +26,7 @@ import { availabilityRouteDocs } from './route-docs/availability';
 import { balanceRouteDocs } from './route-docs/balance';
 import { payoutRouteDocs } from './route-docs/payouts';
 import { checkoutRouteDocs } from './route-docs/checkout';
+import { paymentLinkRouteDocs } from './route-docs/payment-links';
 import { eventRouteDocs } from './route-docs/events';
 import { dashboardRouteDocs } from './route-docs/dashboard';
 import { liveAccessRouteDocs } from './route-docs/live-access';
@@ -48,6 +49,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   ...availabilityRouteDocs,
   ...payoutRouteDocs,
   ...checkoutRouteDocs,
+  ...paymentLinkRouteDocs,
   ...eventRouteDocs,
   ...dashboardRouteDocs,
   ...liveAccessRouteDocs,
@@ -103,6 +105,11 @@ const TAGS = [
     name: 'Checkout',
     description:
       'Checkout sessions: an amount your customer pays on our page by mobile money, one attempt at a time (docs/checkout.md).',
+  },
+  {
+    name: 'Payment links',
+    description:
+      'Payment links: a reusable address (and its QR code) that opens a checkout session for whoever follows it (docs/payment-links.md).',
   },
   {
     name: 'Merchant-scoped payments',

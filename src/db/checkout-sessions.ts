@@ -3,24 +3,30 @@
  * (src/activities/checkout-activities.ts), through {@link insertCheckoutSession} and {@link writeCheckoutSession};
  * the API only reads. Amounts are minor units (bigint), times ISO 8601 UTC.
  */
-import { DomainError } from '../domain/errors';
 import type { CheckoutAttempt, CheckoutSessionSnapshot, CheckoutStatus } from '../domain/checkout-table';
 import type { Environment } from '../domain/environment';
+import type { CollectField } from '../domain/payment-link';
 import type { ExceptionDraft } from '../domain/reconciliation';
 import { insertEventOnce, type EventInput } from './payments';
 import { exceptionIdOf } from './reconciliation';
+import { newestFirstPage } from './cursor-pages';
 import { iso, type Db } from './knex';
 
 interface CheckoutSessionRow {
   id: string;
   merchant_id: string;
   environment: Environment;
-  amount: number;
+  amount: number | string | null;
   currency: string;
   description: string;
   customer_phone: string | null;
-  success_url: string;
+  success_url: string | null;
   cancel_url: string | null;
+  payment_link: string | null;
+  amount_min: number | string | null;
+  amount_max: number | string | null;
+  collect: CollectField[];
+  completion_message: string | null;
   locale: CheckoutSessionSnapshot['locale'];
   metadata: Record<string, string>;
   status: CheckoutStatus;
@@ -46,6 +52,11 @@ function toRow(s: CheckoutSessionSnapshot): CheckoutSessionRow {
     customer_phone: s.customerPhone,
     success_url: s.successUrl,
     cancel_url: s.cancelUrl,
+    payment_link: s.paymentLink,
+    amount_min: s.amountRange?.min ?? null,
+    amount_max: s.amountRange?.max ?? null,
+    collect: s.collect,
+    completion_message: s.completionMessage,
     locale: s.locale,
     metadata: s.metadata,
     status: s.status,
@@ -64,12 +75,19 @@ function fromRow(row: CheckoutSessionRow): CheckoutSessionSnapshot {
     id: row.id,
     merchantId: row.merchant_id,
     environment: row.environment,
-    amount: Number(row.amount),
+    amount: row.amount === null ? null : Number(row.amount),
     currency: row.currency as CheckoutSessionSnapshot['currency'],
     description: row.description,
     customerPhone: row.customer_phone,
     successUrl: row.success_url,
     cancelUrl: row.cancel_url,
+    paymentLink: row.payment_link,
+    amountRange:
+      row.amount_min === null || row.amount_max === null
+        ? null
+        : { min: Number(row.amount_min), max: Number(row.amount_max) },
+    collect: row.collect,
+    completionMessage: row.completion_message,
     locale: row.locale,
     metadata: row.metadata,
     status: row.status,
@@ -90,7 +108,12 @@ export async function insertCheckoutSession(
 ): Promise<CheckoutSessionSnapshot> {
   const row = toRow(session);
   await db('checkout_sessions')
-    .insert({ ...row, metadata: JSON.stringify(row.metadata), attempts: JSON.stringify(row.attempts) })
+    .insert({
+      ...row,
+      metadata: JSON.stringify(row.metadata),
+      attempts: JSON.stringify(row.attempts),
+      collect: JSON.stringify(row.collect),
+    })
     .onConflict('id')
     .ignore();
   const stored = await findCheckoutSessionById(db, session.id);
@@ -116,6 +139,7 @@ export async function writeCheckoutSession(
       .andWhere('updated_at', '<=', row.updated_at)
       .update({
         status: row.status,
+        amount: row.amount,
         payment: row.payment,
         attempts: JSON.stringify(row.attempts),
         updated_at: row.updated_at,
@@ -156,26 +180,16 @@ export async function listCheckoutSessionsPage(
   filter: { status?: CheckoutStatus; startingAfter?: string },
   limit: number,
 ): Promise<{ sessions: CheckoutSessionSnapshot[]; hasMore: boolean }> {
-  const mine = { merchant_id: scope.merchantId, environment: scope.environment };
-  const query = db('checkout_sessions').where(mine);
-  if (filter.status) query.where({ status: filter.status });
-  if (filter.startingAfter) {
-    const after = (await db('checkout_sessions')
-      .where({ ...mine, id: filter.startingAfter })
-      .first(db.raw('created_at::text as created_at'), 'id')) as { created_at: string; id: string } | undefined;
-    if (!after)
-      throw new DomainError('validation_error', 'starting_after is not one of your checkout sessions', [
-        { field: 'starting_after', message: 'starting_after is not one of your checkout sessions' },
-      ]);
-    query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [after.created_at, after.id]);
-  }
-  const rows = (await query
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(limit + 1)) as CheckoutSessionRow[];
-  return { sessions: rows.slice(0, limit).map(fromRow), hasMore: rows.length > limit };
+  const page = await newestFirstPage<CheckoutSessionRow>(
+    db,
+    'checkout_sessions',
+    scope,
+    { startingAfter: filter.startingAfter, limit, what: 'checkout sessions' },
+    (query) => {
+      if (filter.status) query.where({ status: filter.status });
+    },
+  );
+  return { sessions: page.rows.map(fromRow), hasMore: page.hasMore };
 }
 
 /**

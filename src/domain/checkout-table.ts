@@ -11,6 +11,7 @@
  */
 import type { Environment } from './environment';
 import type { Currency } from './money';
+import type { AmountRange, CollectField } from './payment-link';
 import { ANOTHER_ROW, chooseRow, tableMarkdown, type TableRefusal } from './table-engine';
 
 /** A session's status (docs/checkout.md#states). */
@@ -27,6 +28,8 @@ export interface CheckoutAttempt {
   payment: string;
   /** `pending` until the payment's workflow tells its final outcome. */
   status: 'pending' | 'succeeded' | 'failed';
+  /** The amount the payer chose, in minor units (a link's customer-chosen amount); absent when the session fixes it. */
+  amount?: number;
 }
 
 /** A session as its workflow holds it and its one writer stores it; amounts in minor units, times ISO 8601 UTC. */
@@ -34,12 +37,22 @@ export interface CheckoutSessionSnapshot {
   id: string;
   merchantId: string;
   environment: Environment;
-  amount: number;
+  /** Minor units; null while a link's customer-chosen amount has not been chosen by an attempt. */
+  amount: number | null;
   currency: Currency;
   description: string;
   customerPhone: string | null;
-  successUrl: string;
+  /** Null for a link's session that shows `completionMessage` after a payment instead (docs/payment-links.md). */
+  successUrl: string | null;
   cancelUrl: string | null;
+  /** The payment link the session was opened from; null for a session the merchant created. */
+  paymentLink: string | null;
+  /** The range an attempt's amount must fall in, when the link lets the customer choose; null otherwise. */
+  amountRange: AmountRange | null;
+  /** The fields each attempt collects from the payer (docs/payment-links.md#collect). */
+  collect: CollectField[];
+  /** What the page says after a payment when there is no `successUrl`; null for the page's own thanks. */
+  completionMessage: string | null;
   locale: 'en' | 'fr' | 'sw' | 'rw';
   metadata: Record<string, string>;
   status: CheckoutStatus;
@@ -55,8 +68,11 @@ export interface CheckoutSessionSnapshot {
 
 /** Everything that can happen to a session: the columns of the table. */
 export type CheckoutEvent =
-  /** A payer starts an attempt: the payment `payment` is about to be created for the session. */
-  | { type: 'attempt_started'; payment: string }
+  /**
+   * A payer starts an attempt: the payment `payment` is about to be created for the session, of `amount` minor units
+   * when the payer chose it (the session's `amount` becomes it).
+   */
+  | { type: 'attempt_started'; payment: string; amount?: number }
   /**
    * The payment's workflow says the attempt's payment completed (at once, or as a late success:
    * docs/payments.md#late-successes).
@@ -157,8 +173,10 @@ function outcomeOf(status: CheckoutAttempt['status'], text: string) {
   };
 }
 
+/** The session completed by the attempt of `e.payment`: its amount is the one that attempt paid. */
 const completes = (s: CheckoutSessionSnapshot, e: { payment: string }, at: string): CheckoutSessionSnapshot => ({
   ...marked(s, e.payment, 'succeeded'),
+  amount: s.attempts.find((a) => a.payment === e.payment)?.amount ?? s.amount,
   payment: e.payment,
   completedAt: at,
 });
@@ -196,7 +214,14 @@ export const CHECKOUT_TABLE: readonly CheckoutRow[] = [
     },
     to: 'open',
     effects: [write, { do: 'start_attempt' }],
-    next: (s, e) => ({ ...s, attempts: [...s.attempts, { payment: e.payment, status: 'pending' }] }),
+    next: (s, e) =>
+      e.amount === undefined
+        ? { ...s, attempts: [...s.attempts, { payment: e.payment, status: 'pending' }] }
+        : {
+            ...s,
+            amount: e.amount,
+            attempts: [...s.attempts, { payment: e.payment, status: 'pending', amount: e.amount }],
+          },
   }),
   completedRow('open', 'an attempt of the session'),
   row({

@@ -23,6 +23,8 @@ export const ERROR_CODES = [
   'checkout_session_not_open',
   'checkout_session_attempt_in_progress',
   'checkout_session_attempts_exhausted',
+  'payment_link_inactive',
+  'payment_link_exhausted',
   'documents_missing',
   'file_too_large',
   'unsupported_file_type',

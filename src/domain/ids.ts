@@ -29,6 +29,7 @@ export const ID_PREFIXES = {
   payout: 'po_',
   payoutDestination: 'dst_',
   checkoutSession: 'cs_',
+  paymentLink: 'plink_',
 } as const;
 
 /** Length of the random part of ids (docs/payments.md#payment-record: 24). */

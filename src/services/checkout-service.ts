@@ -17,7 +17,9 @@ import { findCheckoutSession, findCheckoutSessionById, listCheckoutSessionsPage 
 import { findAccountByMerchant } from '../db/developers';
 import { applyCheckout, type CheckoutSessionSnapshot, type CheckoutStatus } from '../domain/checkout-table';
 import { countryOfCurrency, resolveGenericPayment } from '../domain/create-payment';
-import { DomainError, validationError, type ErrorCode } from '../domain/errors';
+import { DomainError, validationError, type ErrorCode, type FieldProblem } from '../domain/errors';
+import { releaseLinkReservation, reserveLinkAttempt } from '../db/payment-links';
+import { chosenAmountProblem, COLLECT_FIELDS, type AmountRange, type CollectField } from '../domain/payment-link';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Currency } from '../domain/money';
 import type { PaymentSnapshot } from '../domain/payment';
@@ -40,14 +42,23 @@ export type CheckoutServiceDeps = PaymentServiceDeps & {
   config: PaymentServiceDeps['config'] & Pick<Config, 'PUBLIC_BASE_URL'>;
 };
 
-/** A session request as the API validated it; `amount` in minor units, `expiresIn` in seconds. */
+/**
+ * A session request as the API validated it (or a payment link opened it); `amount` in minor units (null for a link's
+ * customer-chosen amount, with `amountRange`), `expiresIn` in seconds.
+ */
 export interface NewCheckoutSession {
-  amount: number;
+  amount: number | null;
   currency: Currency;
   description: string;
   customerPhone?: string;
-  successUrl: string;
+  /** Null for a link's session that shows `completionMessage` after a payment instead. */
+  successUrl: string | null;
   cancelUrl?: string;
+  /** The link that opened the session, and what it carries (docs/payment-links.md#opening). */
+  paymentLink?: string;
+  amountRange?: AmountRange;
+  collect?: CollectField[];
+  completionMessage?: string;
   expiresIn?: number;
   locale?: CheckoutSessionSnapshot['locale'];
   metadata?: Record<string, string>;
@@ -85,7 +96,7 @@ function unavailable(what: string): DomainError {
  */
 export async function createCheckoutSession(
   deps: CheckoutServiceDeps,
-  owner: Principal,
+  owner: Pick<Principal, 'merchantId' | 'environment'>,
   request: NewCheckoutSession,
   idempotencySeed?: string,
 ): Promise<CheckoutSessionSnapshot> {
@@ -119,6 +130,10 @@ export async function createCheckoutSession(
     customerPhone,
     successUrl: request.successUrl,
     cancelUrl: request.cancelUrl ?? null,
+    paymentLink: request.paymentLink ?? null,
+    amountRange: request.amountRange ?? null,
+    collect: request.collect ?? [],
+    completionMessage: request.completionMessage ?? null,
     locale: request.locale ?? 'en',
     metadata: request.metadata ?? {},
     status: 'open',
@@ -217,16 +232,49 @@ export async function getPublicCheckoutSession(
 export interface CheckoutAttemptInput {
   phoneNumber: string;
   operator?: ProviderCode;
+  /** The chosen amount in minor units: required on a link's session with a customer-chosen amount, else refused. */
+  amount?: number;
+  /** The payer's name and email, where the session's link collects them (docs/payment-links.md#collect). */
+  name?: string;
+  email?: string;
 }
 
 /**
- * Starts a mobile-money attempt of session `id` (docs/checkout.md#states): the number and operator are checked first
- * (nothing is stored for a bad one), then the session's run admits the attempt (one at a time, at most ten) and
- * creates its payment, which prompts the payer.
+ * The attempt's amount and collected fields, checked against what the session takes (docs/payment-links.md#amounts,
+ * docs/payment-links.md#collect).
+ * @throws DomainError `validation_error` naming `amount`, `name` or `email`
+ */
+function attemptTerms(session: CheckoutSessionSnapshot, input: CheckoutAttemptInput) {
+  const problems: FieldProblem[] = [];
+  if (session.amountRange) {
+    const problem = chosenAmountProblem(input.amount, session.amountRange);
+    if (problem) problems.push({ field: 'amount', message: problem });
+  } else if (input.amount !== undefined)
+    problems.push({ field: 'amount', message: 'amount is fixed by this checkout session; send none' });
+  const collected: { name?: string; email?: string } = {};
+  for (const field of COLLECT_FIELDS) {
+    const value = input[field];
+    if (session.collect.includes(field)) {
+      if (value === undefined) problems.push({ field, message: `${field} is required by this payment link` });
+      else collected[field] = value;
+    } else if (value !== undefined)
+      problems.push({ field, message: `${field} is not collected by this checkout session; send none` });
+  }
+  if (problems.length > 0) throw validationError(problems);
+  const amount = session.amountRange ? (input.amount as number) : (session.amount as number);
+  return { amount, collected };
+}
+
+/**
+ * Starts a mobile-money attempt of session `id` (docs/checkout.md#states): the number, operator, a chosen amount and
+ * the fields a link collects are checked first (nothing is stored for a bad one); a link's session then reserves the
+ * attempt's place on the link (docs/payment-links.md#limits); then the session's run admits the attempt (one at a
+ * time, at most ten) and creates its payment, which prompts the payer. A refused attempt gives its place back.
  * @returns the attempt's payment and the operator asked
- * @throws DomainError `not_found`; `validation_error` naming `phone_number` or `operator`;
- *   `checkout_session_not_open`, `checkout_session_attempt_in_progress`, `checkout_session_attempts_exhausted`
- *   (409); `provider_unavailable` (503) where the environment has no adapter for the operator;
+ * @throws DomainError `not_found`; `validation_error` naming `phone_number`, `operator`, `amount`, `name` or
+ *   `email`; `checkout_session_not_open`, `checkout_session_attempt_in_progress`,
+ *   `checkout_session_attempts_exhausted`, `payment_link_inactive`, `payment_link_exhausted` (409);
+ *   `provider_unavailable` (503) where the environment has no adapter for the operator;
  *   `service_unavailable` (503)
  */
 export async function startCheckoutAttempt(
@@ -236,19 +284,57 @@ export async function startCheckoutAttempt(
 ): Promise<{ payment: PaymentSnapshot; operator: ProviderCode }> {
   const session = await findCheckoutSessionById(deps.db, id);
   if (!session) throw notFound(id);
-  const resolved = resolveAttempt(session, input);
+  const terms = attemptTerms(session, input);
+  const resolved = resolveAttempt(session, terms.amount, input);
   if (!deps.providers.get(session.environment, resolved.provider))
     throw new DomainError('provider_unavailable', `no ${session.environment} adapter serves ${resolved.provider} yet`);
   const paymentId = newId(ID_PREFIXES.payment);
   // The run decides by the same table; asked here first so a session that ended answers without its workflow.
   const decided = applyCheckout(session, { type: 'attempt_started', payment: paymentId }, new Date().toISOString());
   if (!decided.ok) throw new DomainError(decided.refusal.code as ErrorCode, decided.refusal.message);
-  const payment = await sendToSession(deps, id, () =>
-    deps.temporal.workflow.getHandle(checkoutWorkflowId(id)).executeUpdate(startCheckoutAttemptUpdate, {
-      args: [{ paymentId, provider: resolved.provider, customerPhone: resolved.customerPhone as string }],
-    }),
-  );
-  return { payment, operator: resolved.provider };
+  if (session.paymentLink) await reserveLinkPlace(deps, session, paymentId);
+  const chosen = session.amountRange ? { amount: terms.amount } : {};
+  const collected = session.collect.length > 0 ? { collected: terms.collected } : {};
+  try {
+    const payment = await sendToSession(deps, id, () =>
+      deps.temporal.workflow.getHandle(checkoutWorkflowId(id)).executeUpdate(startCheckoutAttemptUpdate, {
+        args: [
+          {
+            paymentId,
+            provider: resolved.provider,
+            customerPhone: resolved.customerPhone as string,
+            ...chosen,
+            ...collected,
+          },
+        ],
+      }),
+    );
+    return { payment, operator: resolved.provider };
+  } catch (error) {
+    // Refused: no payment, so its place goes back. Not answered in time: it may have begun; its outcome settles it.
+    if (session.paymentLink && error instanceof DomainError && error.code !== 'service_unavailable')
+      await releaseLinkReservation(deps.db, paymentId);
+    throw error;
+  }
+}
+
+/**
+ * Reserves the attempt's place on the session's link before anyone is prompted (docs/payment-links.md#limits).
+ * @throws DomainError `payment_link_inactive` or `payment_link_exhausted` (409)
+ */
+async function reserveLinkPlace(deps: CheckoutServiceDeps, session: CheckoutSessionSnapshot, payment: string) {
+  const reserved = await reserveLinkAttempt(deps.db, {
+    link: session.paymentLink as string,
+    session: session.id,
+    payment,
+  });
+  if (reserved === 'inactive')
+    throw new DomainError('payment_link_inactive', 'the payment link of this checkout session is no longer active');
+  if (reserved === 'exhausted')
+    throw new DomainError(
+      'payment_link_exhausted',
+      'the payment link of this checkout session has reached its limit of completed payments',
+    );
 }
 
 /**
@@ -256,10 +342,10 @@ export async function startCheckoutAttempt(
  * not hold it is the payer's `phone_number` at fault, not a currency the payer never chose.
  * @throws DomainError `validation_error` naming `phone_number` or `operator`
  */
-function resolveAttempt(session: CheckoutSessionSnapshot, input: CheckoutAttemptInput) {
+function resolveAttempt(session: CheckoutSessionSnapshot, amount: number, input: CheckoutAttemptInput) {
   try {
     return resolveGenericPayment({
-      amount: session.amount,
+      amount,
       currency: session.currency,
       paymentMethod: 'mobile_money',
       phoneNumber: input.phoneNumber,

@@ -6,6 +6,7 @@
 import { z } from '../lib/zod';
 import { CHECKOUT_STATUSES, attemptInFlight, type CheckoutSessionSnapshot } from '../domain/checkout-table';
 import { nextAction } from './payment';
+import { amountRangeView, collectView } from './payment-link';
 import { timestamp } from './timestamp';
 
 /** A checkout session as the merchant reads it. */
@@ -17,16 +18,25 @@ export const checkoutSession = z
     status: z
       .enum(CHECKOUT_STATUSES)
       .openapi({ description: '`open`, `complete` or `expired` (docs/checkout.md#states)' }),
-    amount: z.number().int().openapi({ description: 'Amount in minor units' }),
+    amount: z.number().int().nullable().openapi({
+      description:
+        "Amount in minor units; null on a payment link's session whose customer chooses the amount, until an attempt carries it",
+    }),
     currency: z.string().openapi({ description: 'ISO 4217 currency code' }),
     description: z.string().openapi({ description: 'What the customer pays for, as the page shows it' }),
     customer_phone: z.string().nullable().openapi({ description: 'The number the page suggests, E.164; null if none' }),
     payment: z.string().nullable().openapi({ description: 'The payment that completed the session; null before' }),
-    payment_link: z.null().openapi({ description: 'The payment link the session came from; null (links come later)' }),
+    payment_link: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The payment link the session was opened from (`plink_…`); null if you created it' }),
     attempts_count: z.number().int().openapi({ description: "How many attempts (the session's payments) were made" }),
     locale: z.enum(['en', 'fr', 'sw', 'rw']).openapi({ description: "The page's language" }),
     expires_at: timestamp.openapi({ description: 'When an open session without an attempt in flight expires' }),
-    success_url: z.string().openapi({ description: 'Where the page sends the customer after a success' }),
+    success_url: z.string().nullable().openapi({
+      description:
+        "Where the page sends the customer after a success; null on a payment link's session that shows a message instead",
+    }),
     cancel_url: z.string().nullable().openapi({ description: 'Where the page sends a customer who gives up' }),
     created_at: timestamp.openapi({ description: 'When it was created' }),
     metadata: z.record(z.string(), z.string()).openapi({ description: 'Your key-value pairs, as you sent them' }),
@@ -48,7 +58,7 @@ export function toCheckoutSessionView(session: CheckoutSessionSnapshot, baseUrl:
     description: session.description,
     customer_phone: session.customerPhone,
     payment: session.payment,
-    payment_link: null,
+    payment_link: session.paymentLink,
     attempts_count: session.attempts.length,
     locale: session.locale,
     expires_at: session.expiresAt,
@@ -65,7 +75,15 @@ export const checkoutSessionPublic = z
     id: z.string().openapi({ description: 'Session id' }),
     object: z.literal('checkout.session.public').openapi({ description: 'Always `checkout.session.public`' }),
     status: z.enum(CHECKOUT_STATUSES).openapi({ description: '`open`, `complete` or `expired`' }),
-    amount: z.number().int().openapi({ description: 'Amount in minor units' }),
+    amount: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Amount in minor units; null while the customer chooses it within `amount_range`' }),
+    amount_range: amountRangeView.openapi({
+      description: "The range an attempt's `amount` must fall in (both inclusive); null: fixed amount",
+    }),
+    collect: collectView.openapi({ description: 'The fields each attempt must carry (docs/payment-links.md#collect)' }),
     currency: z.string().openapi({ description: 'ISO 4217 currency code' }),
     description: z.string().openapi({ description: 'What the customer pays for' }),
     merchant_name: z.string().openapi({ description: "The merchant's business name" }),
@@ -73,7 +91,13 @@ export const checkoutSessionPublic = z
     attempt_in_progress: z.boolean().openapi({ description: "True while an attempt's payment has no final outcome" }),
     attempts_left: z.number().int().openapi({ description: 'How many more attempts the session takes' }),
     expires_at: timestamp.openapi({ description: 'When the session expires' }),
-    success_url: z.string().openapi({ description: 'Where the page sends the customer after a success' }),
+    success_url: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Where the page sends the customer after a success; null: show `completion_message`' }),
+    completion_message: z.string().nullable().openapi({
+      description: "What the page says after a success, from the payment link; null: the page's own thanks",
+    }),
     cancel_url: z.string().nullable().openapi({ description: 'Where the page sends a customer who gives up' }),
   })
   .openapi('CheckoutSessionPublic');
@@ -92,6 +116,8 @@ export function toCheckoutSessionPublicView(
     object: 'checkout.session.public',
     status: session.status,
     amount: session.amount,
+    amount_range: session.amountRange,
+    collect: session.collect,
     currency: session.currency,
     description: session.description,
     merchant_name: merchantName,
@@ -100,6 +126,7 @@ export function toCheckoutSessionPublicView(
     attempts_left: Math.max(0, maxAttempts - session.attempts.length),
     expires_at: session.expiresAt,
     success_url: session.successUrl,
+    completion_message: session.completionMessage,
     cancel_url: session.cancelUrl,
   };
 }

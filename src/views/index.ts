@@ -30,3 +30,4 @@ export {
 export { payout, payoutDestination, payoutDetail, payoutSchedule } from './payout';
 export { daySettlementReport, payoutSettlementReport, reportLine } from './settlement-report';
 export { checkoutAttempt, checkoutSession, checkoutSessionPublic } from './checkout';
+export { paymentLink } from './payment-link';

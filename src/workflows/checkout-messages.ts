@@ -34,6 +34,10 @@ export interface CheckoutAttemptRequest {
   paymentId: string;
   provider: ProviderCode;
   customerPhone: string;
+  /** The amount the payer chose, in minor units, on a link's session with a customer-chosen amount. */
+  amount?: number;
+  /** The fields the session's link collects, as the payer gave them (docs/payment-links.md#collect). */
+  collected?: { name?: string; email?: string };
 }
 
 /**

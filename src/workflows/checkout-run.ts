@@ -76,7 +76,11 @@ export class CheckoutRun {
    */
   async attempt(request: CheckoutAttemptRequest): Promise<PaymentSnapshot> {
     await condition(() => this.session !== undefined);
-    const taken = this.commit({ type: 'attempt_started', payment: request.paymentId });
+    const taken = this.commit({
+      type: 'attempt_started',
+      payment: request.paymentId,
+      ...(request.amount === undefined ? {} : { amount: request.amount }),
+    });
     if (!taken.ok) throw failure(taken.refusal);
     return this.mutex.runExclusive(async () => {
       await this.write(taken);

@@ -1,8 +1,8 @@
 /**
  * Every screen of the dashboard (README.md#dashboard) at a phone's width (390 px), a tablet's (820 px) and a
  * desktop's (1280 px), in Chromium against the real stack, with content on each (a completed and a fully
- * refunded payment, a webhook endpoint with deliveries, live access): the page never scrolls sideways, the
- * sandbox/live switch stays in view, and axe-core finds no accessibility fault. Screenshots go to
+ * refunded payment, a webhook endpoint with deliveries, a payment link, live access): the page never scrolls sideways,
+ * the sandbox/live switch stays in view, and axe-core finds no accessibility fault. Screenshots go to
  * var/screenshots/ as `{phone|tablet|desktop}-{screen}.png` (and docs/dashboard/ when asked).
  */
 import { AxeBuilder } from '@axe-core/playwright';
@@ -46,6 +46,16 @@ async function setScene(receiver: Receiver): Promise<Scene> {
   });
   expect(webhook.status, JSON.stringify(webhook.body)).to.equal(201);
   await completedPayment(developer.key);
+  const link = await call('/v1/payment_links', {
+    key: developer.key,
+    body: {
+      amount_range: { min: 500, max: 50_000 },
+      currency: 'RWF',
+      description: PAYMENT.description,
+      completed_limit: 20,
+    },
+  });
+  expect(link.status, JSON.stringify(link.body)).to.equal(201);
   const refundedId = await completedPayment(developer.key);
   const refund = await call(`/v1/payments/${refundedId}/refund`, { key: developer.key, body: {} });
   expect(refund.status, JSON.stringify(refund.body)).to.be.oneOf([200, 201, 202]);
@@ -74,6 +84,7 @@ function screens(scene: Scene): [string, string, RegExp][] {
     ['profile', '/sandbox/profile', /^Profile$/],
     ['balance', '/sandbox/balance', /^Balance$/],
     ['payouts', '/sandbox/payouts', /^Payouts$/],
+    ['payment-links', '/sandbox/payment-links', /^Payment links$/],
     ['security', '/sandbox/security', /^Security$/],
     ['team', '/sandbox/team', /^Team$/],
     ['restricted-keys', '/sandbox/restricted-keys', /^Restricted keys$/],

@@ -32,6 +32,10 @@ function session(overrides: Partial<CheckoutSessionSnapshot> = {}): CheckoutSess
     customerPhone: null,
     successUrl: 'https://shop.example/ok',
     cancelUrl: null,
+    paymentLink: null,
+    amountRange: null,
+    collect: [],
+    completionMessage: null,
     locale: 'en',
     metadata: {},
     status: 'open',
@@ -163,6 +167,33 @@ describe('checkout table (docs/checkout.md#states)', () => {
         const applied = applyCheckout(before, events[type] as CheckoutEvent, AT);
         if (!applied.ok) expect(JSON.stringify(before)).to.equal(frozen);
       }
+  });
+});
+
+describe('checkout table: a customer-chosen amount (docs/payment-links.md#amounts)', () => {
+  it("takes the attempt's amount as the session's, and completes with the amount the completing attempt paid", () => {
+    const open = session({ amount: null, amountRange: { min: 100, max: 10_000 }, paymentLink: 'plink_1' });
+    const first = run(open, [{ type: 'attempt_started', payment: 'pay_1', amount: 700 }]);
+    expect(first.amount).to.equal(700);
+    expect(first.attempts).to.deep.equal([{ payment: 'pay_1', status: 'pending', amount: 700 }]);
+    const second = run(first, [
+      { type: 'attempt_failed', payment: 'pay_1' },
+      { type: 'attempt_started', payment: 'pay_2', amount: 900 },
+    ]);
+    expect(second.amount).to.equal(900);
+    // The earlier attempt's late success completes the session that expired: with the amount that attempt paid.
+    const expired = run(run(second, [{ type: 'attempt_failed', payment: 'pay_2' }], AFTER), [], AFTER);
+    expect(expired.status).to.equal('expired');
+    const late = run(expired, [{ type: 'attempt_completed', payment: 'pay_1' }], AFTER);
+    expect(late).to.include({ status: 'complete', payment: 'pay_1', amount: 700 });
+  });
+
+  it('keeps a fixed amount when the attempt carries none', () => {
+    const s = run(session(), [
+      { type: 'attempt_started', payment: 'pay_1' },
+      { type: 'attempt_completed', payment: 'pay_1' },
+    ]);
+    expect(s).to.include({ status: 'complete', amount: 5_000 });
   });
 });
 

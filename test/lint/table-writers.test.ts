@@ -21,6 +21,8 @@ const TABLES = [
   'refunds',
   'payouts',
   'checkout_sessions',
+  'payment_links',
+  'payment_link_reservations',
   'events',
   'ledger_accounts',
   'ledger_journals',
@@ -43,6 +45,11 @@ const LEDGER_WRITER = 'src/db/ledger.ts';
 const PAYOUT_WRITER = 'src/db/payouts.ts';
 /** The checkout session's writer: its row with its event, on the checkout run's orders. */
 const CHECKOUT_WRITER = 'src/db/checkout-sessions.ts';
+/**
+ * The payment link's writer: its row (the API's create and change, the completed count on the checkout run's orders)
+ * and the reservations that admit its attempts against its completion limit.
+ */
+const PAYMENT_LINK_WRITER = 'src/db/payment-links.ts';
 
 /** Operator health's writer: the decided attempts, the measured statuses, overrides and changes. */
 const HEALTH_WRITER = 'src/db/provider-health.ts';
@@ -54,6 +61,8 @@ const WRITERS: Record<Table, readonly string[]> = {
   events: [PAYMENT_WRITER],
   payouts: [PAYOUT_WRITER],
   checkout_sessions: [CHECKOUT_WRITER],
+  payment_links: [PAYMENT_LINK_WRITER],
+  payment_link_reservations: [PAYMENT_LINK_WRITER],
   ledger_accounts: [LEDGER_WRITER],
   ledger_journals: [LEDGER_WRITER],
   ledger_postings: [LEDGER_WRITER],

@@ -12,6 +12,7 @@ const SCREENS = [
   ['payments', 'Payments'],
   ['balance', 'Balance'],
   ['payouts', 'Payouts'],
+  ['payment-links', 'Payment links'],
   ['webhooks', 'Webhooks'],
   ['keys', 'API keys'],
   ['restricted-keys', 'Restricted keys'],

@@ -52,6 +52,7 @@ const router = createBrowserRouter(
             { path: 'balance', lazy: screen(() => import('./pages/balance'), 'BalancePage') },
             { path: 'payouts', lazy: screen(() => import('./pages/payouts'), 'PayoutsPage') },
             { path: 'payouts/:id', lazy: screen(() => import('./pages/payout-detail'), 'PayoutDetailPage') },
+            { path: 'payment-links', lazy: screen(() => import('./pages/payment-links'), 'PaymentLinksPage') },
             { path: 'webhooks', lazy: screen(() => import('./pages/webhooks'), 'WebhooksPage') },
             { path: 'webhooks/:id', lazy: screen(() => import('./pages/webhook-detail'), 'WebhookDetailPage') },
             { path: 'keys', lazy: screen(() => import('./pages/keys'), 'KeysPage') },

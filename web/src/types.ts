@@ -56,6 +56,7 @@ export type Profile = DataOf<'retrieveProfile'>;
 export type Transaction = DataOf<'listTransactions'>['transactions'][number];
 export type PaymentDetail = DataOf<'retrievePaymentTimeline'>;
 export type Payment = components['schemas']['Payment'];
+export type PaymentLink = components['schemas']['PaymentLink'];
 export type Refund = PaymentDetail['refunds'][number];
 export type StatusChange = PaymentDetail['status_changes'][number];
 export type RefundChange = PaymentDetail['refund_changes'][number];

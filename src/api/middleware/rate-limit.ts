@@ -138,33 +138,52 @@ function enforce(ctx: Context, states: WindowState[], nowMs: number): void {
   }
 }
 
-/** Window of the provider callback limit: the clock minute (docs/limits.md#callback-limits). */
-const CALLBACK_WINDOW_SECONDS = 60;
+/** Window of the in-memory limits: the clock minute (docs/limits.md#callback-limits). */
+const MEMORY_WINDOW_SECONDS = 60;
+
+/**
+ * A limit of `limit` requests per key in each clock minute, counted in this process's memory (rate-limiter-flexible),
+ * so a flood is refused before anything is authenticated or read and never reaches PostgreSQL; with several API
+ * processes each counts its own. Refused requests count too.
+ * @returns the check of one request against `key`; it sets `X-RateLimit-*` and throws DomainError `rate_limited`
+ *   (429, `Retry-After` in seconds) past the limit
+ */
+function memoryMinuteLimit(limit: number): (ctx: Context, key: string) => Promise<void> {
+  // Counting only, as above; a key lives a little past its minute.
+  const counter = new RateLimiterMemory({ points: Number.MAX_SAFE_INTEGER, duration: MEMORY_WINDOW_SECONDS + 5 });
+  return async (ctx, key) => {
+    const nowMs = Date.now();
+    const start = windowStart(nowMs, MEMORY_WINDOW_SECONDS);
+    const result = await counter.consume(`${key}:${start}`, 1);
+    enforce(ctx, [{ limit, remaining: limit - result.consumedPoints, resetAt: start + MEMORY_WINDOW_SECONDS }], nowMs);
+  };
+}
 
 /**
  * The limit of `POST /v1/provider-callbacks/{provider}` (docs/limits.md#callback-limits): at most
  * PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE × RATE_LIMIT_MULTIPLIER callbacks per provider and client
- * IP (the socket's address: the app trusts no proxy headers) in each clock minute. Counted in this
- * process's memory (rate-limiter-flexible), so a flood of forged callbacks is refused before it is
- * authenticated and never reaches PostgreSQL; with several API processes each counts its own.
- * Refused callbacks count too.
+ * IP (the socket's address: the app trusts no proxy headers) in each clock minute, in memory
+ * ({@link memoryMinuteLimit}).
  * @returns the check, for a request of a known provider `provider`; it sets `X-RateLimit-*` and
  *   throws DomainError `rate_limited` (429, `Retry-After` in seconds) past the limit
  */
 export function callbackRateLimit(
   config: Pick<Config, 'PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE' | 'RATE_LIMIT_MULTIPLIER'>,
 ): (ctx: Context, provider: string) => Promise<void> {
-  // Counting only, as above; a key lives a little past its minute.
-  const counter = new RateLimiterMemory({ points: Number.MAX_SAFE_INTEGER, duration: CALLBACK_WINDOW_SECONDS + 5 });
-  const limit = config.PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE * config.RATE_LIMIT_MULTIPLIER;
-  return async (ctx, provider) => {
-    const nowMs = Date.now();
-    const start = windowStart(nowMs, CALLBACK_WINDOW_SECONDS);
-    const result = await counter.consume(`${provider}:${ctx.ip}:${start}`, 1);
-    enforce(
-      ctx,
-      [{ limit, remaining: limit - result.consumedPoints, resetAt: start + CALLBACK_WINDOW_SECONDS }],
-      nowMs,
-    );
-  };
+  const check = memoryMinuteLimit(config.PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE * config.RATE_LIMIT_MULTIPLIER);
+  return (ctx, provider) => check(ctx, `${provider}:${ctx.ip}`);
+}
+
+/**
+ * The limit of `GET /l/{id}` (docs/payment-links.md#opening): each opening creates a checkout session, so a client IP
+ * (the socket's address) opens at most LINK_OPEN_RATE_LIMIT_PER_MINUTE × RATE_LIMIT_MULTIPLIER links, any links, in
+ * each clock minute, in memory ({@link memoryMinuteLimit}).
+ * @returns the check of one opening; it sets `X-RateLimit-*` and throws DomainError `rate_limited` (429,
+ *   `Retry-After` in seconds) past the limit
+ */
+export function linkOpenRateLimit(
+  config: Pick<Config, 'LINK_OPEN_RATE_LIMIT_PER_MINUTE' | 'RATE_LIMIT_MULTIPLIER'>,
+): (ctx: Context) => Promise<void> {
+  const check = memoryMinuteLimit(config.LINK_OPEN_RATE_LIMIT_PER_MINUTE * config.RATE_LIMIT_MULTIPLIER);
+  return (ctx) => check(ctx, `link-open:${ctx.ip}`);
 }

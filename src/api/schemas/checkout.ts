@@ -72,4 +72,20 @@ export const checkoutAttemptBody = z.strictObject({
     .max(32)
     .openapi({ description: "The payer's number as people write it (`0788 000 001`)", example: '0788000001' }),
   operator: z.enum(operators).optional().openapi({ description: 'The operator of a ported number' }),
+  amount: z.number().int().min(MIN_AMOUNT_MINOR).max(MAX_AMOUNT_MINOR).optional().openapi({
+    description:
+      "The amount the payer chose, in minor units: required, within `amount_range`, on a payment link's session with a customer-chosen amount; refused elsewhere",
+    example: 2_000,
+  }),
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: "The payer's name, where the session's `collect` asks for it", example: 'Aline Uwase' }),
+  email: z.email().max(254).optional().openapi({
+    description: "The payer's email, where the session's `collect` asks for it",
+    example: 'aline@example.rw',
+  }),
 });

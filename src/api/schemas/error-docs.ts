@@ -89,6 +89,14 @@ export const ERROR_CODE_DOCS: Readonly<Record<ErrorCode, { when: string; message
     when: 'The checkout session had its 10 attempts.',
     message: 'this checkout session had its 10 attempts',
   },
+  payment_link_inactive: {
+    when: 'The checkout session came from a payment link that you deactivated (docs/payment-links.md#closed): it takes no attempt; nobody is prompted.',
+    message: 'the payment link of this checkout session is no longer active',
+  },
+  payment_link_exhausted: {
+    when: 'The checkout session came from a payment link whose completed payments and attempts in flight reached its `completed_limit` (docs/payment-links.md#limits): nobody is prompted.',
+    message: 'the payment link of this checkout session has reached its limit of completed payments',
+  },
   documents_missing: {
     when: 'An identity document or the business registration certificate has not been uploaded yet; `details` lists what is missing.',
     message: 'documents missing: upload a business registration certificate',
