@@ -78,7 +78,7 @@ export const REFUND_TABLE: readonly RefundRow[] = [
   {
     from: 'pending',
     event: 'refund_withdrawn',
-    when: 'never sent (its provider cannot take it, or its data cannot be stored), or settled by an earlier run',
+    when: 'never sent (its provider cannot take it, or its data cannot be stored), or decided by an earlier run',
     to: null,
     effects: [],
   },

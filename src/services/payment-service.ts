@@ -4,7 +4,7 @@
  * - create is Update-with-Start: the API starts the workflow and waits (at most CREATE_WAIT_MS)
  *   for its `initiatePayment` Update, which answers once the payment is recorded and the provider
  *   answered, with its `next_action` (docs/payments.md#workflow);
- * - cancel and refund are Update-with-Start on the same workflow id: a settled payment's workflow
+ * - cancel and refund are Update-with-Start on the same workflow id: a final payment's workflow
  *   has ended, and the Update re-opens it from the read model (docs/payments.md#workflow).
  * Ids derive from merchant, environment and `Idempotency-Key` when one is given (docs/payments.md#idempotency), so a
  * retried
@@ -341,7 +341,7 @@ export async function cancelPayment(
  * Update id) derives from the `Idempotency-Key` when one is given, so a retry after a time-out or
  * a 5xx reattaches to the same refund and never refunds twice (docs/payments.md#idempotency).
  * @returns the refund: `completed`, `failed` (the provider refused) or `pending` (its answer is
- *   unknown yet; the amount stays reserved and the workflow settles it)
+ *   unknown yet; the amount stays reserved and the workflow decides it)
  * @throws DomainError `not_found`, `payment_not_refundable` (409), `amount_exceeds_refundable`
  *   (400), `service_unavailable` (503)
  */
