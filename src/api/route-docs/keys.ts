@@ -6,7 +6,7 @@ import { z } from '../../lib/zod';
 import { environmentOnlyQuery, rollKeyBody } from '../schemas/developer';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { ok, type RouteDoc } from './shared';
+import { listAnswer, ok, type RouteDoc } from './shared';
 
 /** Secret keys: list and roll. */
 export const secretKeyRouteDocs: RouteDoc[] = [
@@ -19,16 +19,7 @@ export const secretKeyRouteDocs: RouteDoc[] = [
     description: 'Your secret keys, masked; never their secrets. Session token only.',
     security: ['session'],
     query: environmentOnlyQuery,
-    success: {
-      status: 200,
-      description: 'Keys',
-      schema: out.envelope(
-        z.object({
-          keys: z.array(out.keySummary).openapi({ description: 'Your secret and restricted keys, masked' }),
-        }),
-      ),
-      example: ok('Keys retrieved', { keys: [example.keySummary] }),
-    },
+    success: listAnswer('Keys', 'keys', out.keySummary, 'Your secret and restricted keys, masked', example.keySummary),
   },
   {
     method: 'post',

@@ -7,7 +7,7 @@ import * as out from '../../views';
 import * as example from '../schemas/examples';
 import { kycUploadFields, businessUploadFields } from '../schemas/documents';
 import { liveAccessRequestBody, respondBody } from '../schemas/live-access';
-import { documentFile, ok, type RouteDoc } from './shared';
+import { listAnswer, answer, documentFile, ok, type RouteDoc } from './shared';
 
 /** Documents and the live-access review. */
 export const liveAccessRouteDocs: RouteDoc[] = [
@@ -83,16 +83,7 @@ export const liveAccessRouteDocs: RouteDoc[] = [
     tag: 'Live access',
     summary: 'List uploaded documents',
     security: ['session'],
-    success: {
-      status: 200,
-      description: 'Documents',
-      schema: out.envelope(
-        z.object({
-          documents: z.array(out.document).openapi({ description: 'Your uploaded documents' }),
-        }),
-      ),
-      example: ok('Documents retrieved', { documents: [example.document] }),
-    },
+    success: listAnswer('Documents', 'documents', out.document, 'Your uploaded documents', example.document),
   },
   {
     method: 'post',
@@ -137,12 +128,7 @@ export const liveAccessRouteDocs: RouteDoc[] = [
     tag: 'Live access',
     summary: 'Live access status',
     security: ['session'],
-    success: {
-      status: 200,
-      description: 'The status',
-      schema: out.envelope(out.liveAccessStatus),
-      example: ok('Live access status retrieved', example.liveAccessStatus),
-    },
+    success: answer('The status', out.liveAccessStatus, 'Live access status retrieved', example.liveAccessStatus),
   },
   {
     method: 'post',
@@ -154,12 +140,12 @@ export const liveAccessRouteDocs: RouteDoc[] = [
     security: ['session'],
     body: respondBody,
     bodyExample: { message: 'Our business registration number is 108234567; the certificate is uploaded.' },
-    success: {
-      status: 200,
-      description: 'Recorded; the review resumed',
-      schema: out.envelope(out.liveAccessStatus),
-      example: ok('Response received; the review resumed', example.liveAccessStatus),
-    },
+    success: answer(
+      'Recorded; the review resumed',
+      out.liveAccessStatus,
+      'Response received; the review resumed',
+      example.liveAccessStatus,
+    ),
     otherSuccess: [{ status: 202, description: 'Recorded; the review resumes shortly' }],
     codes: [
       {
@@ -178,12 +164,12 @@ export const liveAccessRouteDocs: RouteDoc[] = [
     description:
       'Answers the live secret key created when live access was approved, once: store it. Roll the live keys for a new one. Takes no body; one sent must be JSON, as on every endpoint.',
     security: ['session'],
-    success: {
-      status: 200,
-      description: 'The live key; never shown again',
-      schema: out.envelope(out.revealedKey),
-      example: ok('Live key revealed; it is not shown again', example.revealedKey),
-    },
+    success: answer(
+      'The live key; never shown again',
+      out.revealedKey,
+      'Live key revealed; it is not shown again',
+      example.revealedKey,
+    ),
     errors: [400, 404],
     codes: [
       {

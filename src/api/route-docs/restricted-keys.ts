@@ -5,7 +5,7 @@
 import { createRestrictedKeyBody, rollRestrictedKeyBody } from '../schemas/security';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { ok, type RouteDoc } from './shared';
+import { answer, ok, type RouteDoc } from './shared';
 
 /** Restricted keys: create, roll, revoke. */
 export const restrictedKeyRouteDocs: RouteDoc[] = [
@@ -63,12 +63,10 @@ export const restrictedKeyRouteDocs: RouteDoc[] = [
     summary: 'Revoke a restricted key',
     description: 'The key stops at once. Secret keys are replaced by rolling them instead.',
     security: ['session'],
-    success: {
-      status: 200,
-      description: 'The revoked key',
-      schema: out.envelope(out.keySummary),
-      example: ok('Key revoked', { ...example.restrictedKeySummary, status: 'revoked' }),
-    },
+    success: answer('The revoked key', out.keySummary, 'Key revoked', {
+      ...example.restrictedKeySummary,
+      status: 'revoked',
+    }),
     codes: [{ code: 'conflict', when: 'The key is a secret key.' }],
   },
 ];

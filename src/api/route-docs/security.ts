@@ -14,7 +14,7 @@ import {
 } from '../schemas/security';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { ok, type RouteDoc } from './shared';
+import { answer, ok, type RouteDoc } from './shared';
 
 /** Two-factor sign-in, switching merchants, signing out, invitations, the password. */
 export const securityRouteDocs: RouteDoc[] = [
@@ -28,12 +28,7 @@ export const securityRouteDocs: RouteDoc[] = [
       'When `POST /v1/auth/login` answered `two_factor_required`, send its `challenge` (valid 5 minutes) with the current 6-digit code from your authenticator app, or one of your recovery codes. A code works once: the same code is refused until the next one shows. Five wrong codes in 15 minutes lock the account for the rest of the window; an address that sends twenty is locked too.',
     body: loginSecondFactorBody,
     bodyExample: { challenge: 'eyJhbGciOiJIUzI1NiJ9.challenge.signature', code: '123456' },
-    success: {
-      status: 200,
-      description: 'Session token',
-      schema: out.envelope(out.session),
-      example: ok('Logged in', example.session),
-    },
+    success: answer('Session token', out.session, 'Logged in', example.session),
     codes: [
       {
         code: 'unauthorized',
@@ -54,12 +49,7 @@ export const securityRouteDocs: RouteDoc[] = [
     security: ['session'],
     body: switchBody,
     bodyExample: { merchant_id: example.ids.merchant },
-    success: {
-      status: 200,
-      description: 'Session token for that merchant',
-      schema: out.envelope(out.session),
-      example: ok('Switched merchant', example.session),
-    },
+    success: answer('Session token for that merchant', out.session, 'Switched merchant', example.session),
     codes: [{ code: 'forbidden', when: 'You are not a member of that merchant.' }],
   },
   {
@@ -71,16 +61,14 @@ export const securityRouteDocs: RouteDoc[] = [
     description:
       'Ends every session token of yours, in every merchant, this one included: for a lost laptop or a shared browser.',
     security: ['session'],
-    success: {
-      status: 200,
-      description: 'Signed out',
-      schema: out.envelope(
-        z.object({
-          signed_out: z.literal(true).openapi({ description: 'Always `true`: every session of yours has ended' }),
-        }),
-      ),
-      example: ok('Signed out everywhere', { signed_out: true }),
-    },
+    success: answer(
+      'Signed out',
+      z.object({
+        signed_out: z.literal(true).openapi({ description: 'Always `true`: every session of yours has ended' }),
+      }),
+      'Signed out everywhere',
+      { signed_out: true },
+    ),
   },
   {
     operationId: 'acceptInvitation',
@@ -116,12 +104,7 @@ export const securityRouteDocs: RouteDoc[] = [
     description: 'Whether two-factor sign-in is on for you, and how many recovery codes you have left.',
     security: ['session'],
     query: environmentOnlyQuery,
-    success: {
-      status: 200,
-      description: 'Status',
-      schema: out.envelope(out.twoFactorStatus),
-      example: ok('Two-factor status', { enabled: true, recovery_codes_left: 9 }),
-    },
+    success: answer('Status', out.twoFactorStatus, 'Two-factor status', { enabled: true, recovery_codes_left: 9 }),
   },
   {
     operationId: 'enrollTwoFactor',
@@ -151,12 +134,10 @@ export const securityRouteDocs: RouteDoc[] = [
     security: ['session'],
     body: confirmCodeBody,
     bodyExample: { code: '123456' },
-    success: {
-      status: 200,
-      description: 'Recovery codes and session',
-      schema: out.envelope(out.twoFactorConfirmation),
-      example: ok('Two-factor sign-in is on', { ...example.session, recovery_codes: example.recoveryCodes }),
-    },
+    success: answer('Recovery codes and session', out.twoFactorConfirmation, 'Two-factor sign-in is on', {
+      ...example.session,
+      recovery_codes: example.recoveryCodes,
+    }),
     codes: [
       { code: 'validation_error', when: 'The code is wrong or expired.' },
       { code: 'conflict', when: 'No enrolment is waiting, or two-factor sign-in is already on.' },
@@ -174,12 +155,7 @@ export const securityRouteDocs: RouteDoc[] = [
     security: ['session'],
     body: verifyCodeBody,
     bodyExample: { code: '123456' },
-    success: {
-      status: 200,
-      description: 'Session token, confirmed now',
-      schema: out.envelope(out.session),
-      example: ok('Code confirmed', example.session),
-    },
+    success: answer('Session token, confirmed now', out.session, 'Code confirmed', example.session),
     codes: [
       { code: 'validation_error', when: 'The code is wrong, already used or expired.' },
       { code: 'conflict', when: 'Two-factor sign-in is off.' },
@@ -195,12 +171,7 @@ export const securityRouteDocs: RouteDoc[] = [
     description:
       'Needs a code confirmed in the last 5 minutes. Forgets the secret and the recovery codes; your other sessions end and a new session token is answered.',
     security: ['session'],
-    success: {
-      status: 200,
-      description: 'Session token',
-      schema: out.envelope(out.session),
-      example: ok('Two-factor sign-in is off', example.session),
-    },
+    success: answer('Session token', out.session, 'Two-factor sign-in is off', example.session),
     codes: [
       { code: 'forbidden', when: 'No code was confirmed in the last 5 minutes.' },
       { code: 'conflict', when: 'Two-factor sign-in is off.' },
@@ -217,12 +188,12 @@ export const securityRouteDocs: RouteDoc[] = [
     security: ['session'],
     body: changePasswordBody,
     bodyExample: { current_password: 'a long password', new_password: 'an even longer password' },
-    success: {
-      status: 200,
-      description: 'New session token; every earlier one is refused from now on',
-      schema: out.envelope(out.session),
-      example: ok('Password changed', example.session),
-    },
+    success: answer(
+      'New session token; every earlier one is refused from now on',
+      out.session,
+      'Password changed',
+      example.session,
+    ),
     codes: [
       {
         code: 'validation_error',

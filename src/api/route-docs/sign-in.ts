@@ -7,7 +7,7 @@ import { registerBody } from '../schemas/auth';
 import { loginWithMerchantBody } from '../schemas/security';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { ok, type RouteDoc } from './shared';
+import { answer, ok, type RouteDoc } from './shared';
 
 /** Registration and sign-in. */
 export const signInRouteDocs: RouteDoc[] = [
@@ -75,13 +75,12 @@ export const signInRouteDocs: RouteDoc[] = [
       'Answers a session token for the dashboard endpoints, valid for one hour, in `merchant_id` (default the first merchant you joined). With two-factor sign-in on, answers `{two_factor_required: true, challenge}` instead. A wrong e-mail address and a wrong password get the same answer.',
     body: loginWithMerchantBody,
     bodyExample: { email: 'amina@example.com', password: 'correct horse battery' },
-    success: {
-      status: 200,
-      description:
-        'Session token; with two-factor sign-in on, a challenge to send with a code to `POST /v1/auth/login/2fa`',
-      schema: out.envelope(z.union([out.session, out.loginChallenge])),
-      example: ok('Logged in', example.session),
-    },
+    success: answer(
+      'Session token; with two-factor sign-in on, a challenge to send with a code to `POST /v1/auth/login/2fa`',
+      z.union([out.session, out.loginChallenge]),
+      'Logged in',
+      example.session,
+    ),
     errors: [401],
     codes: [
       {
