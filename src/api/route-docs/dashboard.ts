@@ -10,12 +10,11 @@ import {
   profileBody,
   transactionsQuery,
 } from '../schemas/developer';
-import { cancelBody } from '../schemas/payments';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
 import { paymentDetail } from '../../views/payment-detail';
-import { answer, DASHBOARD_CREDENTIALS, UPDATE_UNAVAILABLE, DEVELOPER, type RouteDoc } from './shared';
-import { refundRequestDoc } from './payments';
+import { answer, pageAnswer, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
+import { cancelRequestDoc, refundRequestDoc } from './payments';
 
 /** What the dashboard reads and does: profile, transactions, analytics, activity, payments. */
 export const dashboardRouteDocs: RouteDoc[] = [
@@ -120,17 +119,13 @@ export const dashboardRouteDocs: RouteDoc[] = [
     description: `Every change made to your account through the API or by a reviewer, and every sign-in, newest first: who (a team member or a key), from which IP address, in which request and with which user agent. \`action\` and \`actor\` (an id) narrow the list. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: auditLogQuery,
-    success: answer(
+    success: pageAnswer(
       'A page of entries, newest first',
-      z.object({
-        activity: z.array(out.auditLogEntry).openapi({ description: 'This page of entries, newest first' }),
-        pagination: out.pagination,
-      }),
+      'activity',
+      out.auditLogEntry,
+      'This page of entries, newest first',
       'Activity retrieved',
-      {
-        activity: [example.auditLogEntry],
-        pagination: { page: 1, limit: 10, total: 1, total_pages: 1 },
-      },
+      example.auditLogEntry,
     ),
   },
   {
@@ -152,11 +147,7 @@ export const dashboardRouteDocs: RouteDoc[] = [
     summary: 'Cancel a payment (dashboard)',
     description: `Does what \`POST /v1/payments/{id}/cancel\` does, for the dashboard's session token. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
-    body: cancelBody,
-    bodyExample: { reason: 'customer changed their mind' },
-    idempotent: true,
-    success: answer('The cancelled payment', out.genericPayment, 'Payment cancelled', example.cancelledPayment),
-    codes: ['payment_not_cancellable', UPDATE_UNAVAILABLE],
+    ...cancelRequestDoc,
   },
   {
     method: 'post',

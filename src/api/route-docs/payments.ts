@@ -36,6 +36,18 @@ const providerCallbackDoc = {
 } satisfies Partial<RouteDoc>;
 
 /**
+ * A cancel's request and answer (docs/payments.md#cancel-and-refund), the same from a secret key and from the
+ * dashboard.
+ */
+export const cancelRequestDoc = {
+  body: cancelBody,
+  bodyExample: { reason: 'customer changed their mind' },
+  idempotent: true,
+  success: answer('The cancelled payment', out.genericPayment, 'Payment cancelled', example.cancelledPayment),
+  codes: ['payment_not_cancellable', UPDATE_UNAVAILABLE],
+} satisfies Partial<RouteDoc>;
+
+/**
  * A refund's request and answer (docs/payments.md#cancel-and-refund), the same from a secret key and from the
  * dashboard.
  */
@@ -139,11 +151,7 @@ export const paymentRouteDocs: RouteDoc[] = [
     description:
       "Cancels a `pending` or `processing` payment, with an optional `reason`. If the provider reports the customer's payment first, the cancel loses: 409 `payment_not_cancellable`, and the payment is `completed`.",
     security: ['secretKey'],
-    body: cancelBody,
-    bodyExample: { reason: 'customer changed their mind' },
-    idempotent: true,
-    success: answer('The cancelled payment', out.genericPayment, 'Payment cancelled', example.cancelledPayment),
-    codes: ['payment_not_cancellable', UPDATE_UNAVAILABLE],
+    ...cancelRequestDoc,
   },
   {
     method: 'post',

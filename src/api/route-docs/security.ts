@@ -14,7 +14,15 @@ import {
 } from '../schemas/security';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
+import type { CodeDoc } from '../schemas/error-docs';
 import { answer, ok, type RouteDoc } from './shared';
+
+/** A code as an authenticator app shows it, for the examples. */
+const CODE_EXAMPLE = '123456';
+/** A code refused for too many wrong ones before it. */
+const TOO_MANY_WRONG_CODES: CodeDoc = { code: 'rate_limited', when: 'Too many wrong codes.' };
+/** A code asked of an account whose two-factor sign-in is off. */
+const TWO_FACTOR_OFF: CodeDoc = { code: 'conflict', when: 'Two-factor sign-in is off.' };
 
 /** Two-factor sign-in, switching merchants, signing out, invitations, the password. */
 export const securityRouteDocs: RouteDoc[] = [
@@ -27,7 +35,7 @@ export const securityRouteDocs: RouteDoc[] = [
     description:
       'When `POST /v1/auth/login` answered `two_factor_required`, send its `challenge` (valid 5 minutes) with the current 6-digit code from your authenticator app, or one of your recovery codes. A code works once: the same code is refused until the next one shows. Five wrong codes in 15 minutes lock the account for the rest of the window; an address that sends twenty is locked too.',
     body: loginSecondFactorBody,
-    bodyExample: { challenge: 'eyJhbGciOiJIUzI1NiJ9.challenge.signature', code: '123456' },
+    bodyExample: { challenge: 'eyJhbGciOiJIUzI1NiJ9.challenge.signature', code: CODE_EXAMPLE },
     success: answer('Session token', out.session, 'Logged in', example.session),
     codes: [
       {
@@ -133,7 +141,7 @@ export const securityRouteDocs: RouteDoc[] = [
       'Send the code your app shows: two-factor sign-in is on from now. The answer holds ten recovery codes, each good once, shown only here, and a new session token; your other sessions end.',
     security: ['session'],
     body: confirmCodeBody,
-    bodyExample: { code: '123456' },
+    bodyExample: { code: CODE_EXAMPLE },
     success: answer('Recovery codes and session', out.twoFactorConfirmation, 'Two-factor sign-in is on', {
       ...example.session,
       recovery_codes: example.recoveryCodes,
@@ -141,7 +149,7 @@ export const securityRouteDocs: RouteDoc[] = [
     codes: [
       { code: 'validation_error', when: 'The code is wrong or expired.' },
       { code: 'conflict', when: 'No enrolment is waiting, or two-factor sign-in is already on.' },
-      { code: 'rate_limited', when: 'Too many wrong codes.' },
+      TOO_MANY_WRONG_CODES,
     ],
   },
   {
@@ -154,12 +162,12 @@ export const securityRouteDocs: RouteDoc[] = [
       'Live key rolls, restricted live keys, team changes, turning two-factor off and live payout destinations need a code confirmed in the last 5 minutes. Send one here: the answer is a session token that carries the confirmation.',
     security: ['session'],
     body: verifyCodeBody,
-    bodyExample: { code: '123456' },
+    bodyExample: { code: CODE_EXAMPLE },
     success: answer('Session token, confirmed now', out.session, 'Code confirmed', example.session),
     codes: [
       { code: 'validation_error', when: 'The code is wrong, already used or expired.' },
-      { code: 'conflict', when: 'Two-factor sign-in is off.' },
-      { code: 'rate_limited', when: 'Too many wrong codes.' },
+      TWO_FACTOR_OFF,
+      TOO_MANY_WRONG_CODES,
     ],
   },
   {
@@ -172,10 +180,7 @@ export const securityRouteDocs: RouteDoc[] = [
       'Needs a code confirmed in the last 5 minutes. Forgets the secret and the recovery codes; your other sessions end and a new session token is answered.',
     security: ['session'],
     success: answer('Session token', out.session, 'Two-factor sign-in is off', example.session),
-    codes: [
-      { code: 'forbidden', when: 'No code was confirmed in the last 5 minutes.' },
-      { code: 'conflict', when: 'Two-factor sign-in is off.' },
-    ],
+    codes: [{ code: 'forbidden', when: 'No code was confirmed in the last 5 minutes.' }, TWO_FACTOR_OFF],
   },
   {
     operationId: 'changePassword',

@@ -7,6 +7,7 @@ import { z } from '../../lib/zod';
 import * as example from '../schemas/examples';
 import { type CodeDoc } from '../schemas/error-docs';
 import { envelope } from '../../views/envelope';
+import { pagination } from '../../views/pagination';
 
 /** The multipart file field `document` (docs/live-access.md#documents): PDF, JPEG or PNG, at most 10 MB. */
 export const documentFile = z
@@ -97,6 +98,27 @@ export function answer(
   status = 200,
 ): RouteDoc['success'] {
   return { status, description, schema: envelope(data), example: ok(message, sample) };
+}
+
+/**
+ * A route's 200 answer of one numbered page (docs/api.md#pagination): `{ [field]: item[], pagination }` in the success
+ * envelope, `description` for the document and `about` for the list, with an example of one `sample` on a first page
+ * answered as `message`.
+ */
+export function pageAnswer(
+  description: string,
+  field: string,
+  item: z.ZodType,
+  about: string,
+  message: string,
+  sample: unknown,
+): RouteDoc['success'] {
+  return answer(
+    description,
+    z.object({ [field]: z.array(item).openapi({ description: about }), pagination: pagination }),
+    message,
+    { [field]: [sample], pagination: { page: 1, limit: 10, total: 1, total_pages: 1 } },
+  );
 }
 
 /**

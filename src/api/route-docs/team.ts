@@ -7,7 +7,14 @@ import { environmentOnlyQuery } from '../schemas/developer';
 import { changeMemberBody, invitationBody } from '../schemas/security';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
+import type { CodeDoc } from '../schemas/error-docs';
 import { listAnswer, answer, ok, type RouteDoc } from './shared';
+
+/** Why a change of a member's role or membership is refused. */
+const MEMBER_CHANGE_CODES: CodeDoc[] = [
+  { code: 'forbidden', when: 'Your role cannot make this change, or no code was confirmed in the last 5 minutes.' },
+  { code: 'conflict', when: 'It would leave the merchant without an owner.' },
+];
 
 /** Team members and invitations. */
 export const teamRouteDocs: RouteDoc[] = [
@@ -47,10 +54,7 @@ export const teamRouteDocs: RouteDoc[] = [
     body: changeMemberBody,
     bodyExample: { role: 'viewer' },
     success: answer('The member', out.member, 'Role changed', { ...example.member, role: 'viewer' }),
-    codes: [
-      { code: 'forbidden', when: 'Your role cannot make this change, or no code was confirmed in the last 5 minutes.' },
-      { code: 'conflict', when: 'It would leave the merchant without an owner.' },
-    ],
+    codes: MEMBER_CHANGE_CODES,
   },
   {
     operationId: 'removeTeamMember',
@@ -62,10 +66,7 @@ export const teamRouteDocs: RouteDoc[] = [
       "Owners and admins; only an owner removes an owner, and the last owner cannot leave. The member's next request in this merchant is refused.",
     security: ['session'],
     success: answer('The removed member', out.member, 'Member removed', example.member),
-    codes: [
-      { code: 'forbidden', when: 'Your role cannot make this change, or no code was confirmed in the last 5 minutes.' },
-      { code: 'conflict', when: 'It would leave the merchant without an owner.' },
-    ],
+    codes: MEMBER_CHANGE_CODES,
   },
   {
     operationId: 'listInvitations',

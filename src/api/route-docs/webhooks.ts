@@ -6,7 +6,7 @@ import { z } from '../../lib/zod';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
 import { createWebhookBody, emptyBody, listDeliveriesQuery, updateWebhookBody } from '../schemas/webhooks';
-import { listAnswer, answer, ok, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
+import { listAnswer, answer, pageAnswer, ok, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
 
 /** Webhook endpoints, their deliveries and attempts. */
 export const webhookRouteDocs: RouteDoc[] = [
@@ -137,19 +137,13 @@ export const webhookRouteDocs: RouteDoc[] = [
       "The endpoint's deliveries with each attempt (time, status code, the first 1 KiB of the answer, duration, error), newest first.",
     security: DEVELOPER,
     query: listDeliveriesQuery,
-    success: answer(
+    success: pageAnswer(
       'A page of deliveries, newest first',
-      z.object({
-        deliveries: z
-          .array(out.delivery)
-          .openapi({ description: "This page of the endpoint's deliveries, with their attempts" }),
-        pagination: out.pagination,
-      }),
+      'deliveries',
+      out.delivery,
+      "This page of the endpoint's deliveries, with their attempts",
       'Deliveries retrieved',
-      {
-        deliveries: [example.delivery],
-        pagination: { page: 1, limit: 10, total: 1, total_pages: 1 },
-      },
+      example.delivery,
     ),
   },
   {
