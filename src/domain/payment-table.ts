@@ -12,7 +12,7 @@ import { isOpen, type FailureCode, type NextAction, type PaymentSnapshot, type P
 import type { ProviderAnswer, ProviderOutcome } from './payment';
 import { refundableAmount, type RefundRecord } from './refund';
 import { describeRefundEffect, refundEffects } from './refund-table';
-import { ANOTHER_ROW, chooseRow, tableMarkdown } from './table-engine';
+import { ANOTHER_ROW, chooseRow, tableMarkdown, describeCommonEffect } from './table-engine';
 
 /** The payment as its workflow holds it, with the refunds accepted and not yet settled (their amounts reserved). */
 export interface PaymentState {
@@ -831,9 +831,8 @@ function describeEffect(effect: Effect): string {
     case 'write':
       return 'write';
     case 'emit':
-      return `emit \`${effect.event}\``;
     case 'post':
-      return `post \`${effect.cause}\``;
+      return describeCommonEffect(effect);
     case 'write_refund':
     case 'ask_provider':
     case 'ask_provider_later':

@@ -10,6 +10,7 @@
  */
 import { refundCause } from './ledger';
 import type { RefundRecord } from './refund';
+import { describeCommonEffect } from './table-engine';
 
 /** A refund's status. */
 export type RefundStatus = RefundRecord['status'];
@@ -100,9 +101,8 @@ export function describeRefundEffect(effect: RefundEffect): string {
     case 'write_refund':
       return 'write refund';
     case 'emit':
-      return `emit \`${effect.event}\``;
     case 'post':
-      return `post \`${effect.cause}\``;
+      return describeCommonEffect(effect);
     case 'ask_provider':
       return 'ask provider: refund';
     case 'ask_provider_later':
