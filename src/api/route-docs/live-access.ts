@@ -5,9 +5,22 @@
 import { z } from '../../lib/zod';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
+import type { CodeDoc } from '../schemas/error-docs';
+import type { ErrorCode } from '../../domain/errors';
 import { kycUploadFields, businessUploadFields } from '../schemas/documents';
 import { liveAccessRequestBody, respondBody } from '../schemas/live-access';
-import { listAnswer, answer, documentFile, ok, type RouteDoc } from './shared';
+import { listAnswer, answer, documentFile, type RouteDoc } from './shared';
+
+/** Why an upload is refused (docs/live-access.md#documents): its type, its size, or the account's quota. */
+const UPLOAD_CODES: (ErrorCode | CodeDoc)[] = [
+  'unsupported_file_type',
+  'file_too_large',
+  {
+    code: 'conflict',
+    when: 'Your account holds as many documents as it may; see the upload limits.',
+    message: 'this account has reached its document quota',
+  },
+];
 
 /** Documents and the live-access review. */
 export const liveAccessRouteDocs: RouteDoc[] = [
@@ -27,21 +40,8 @@ export const liveAccessRouteDocs: RouteDoc[] = [
     }),
     bodyContentType: 'multipart/form-data',
     bodyExample: { document: '(file contents)', document_type: 'passport' },
-    success: {
-      status: 201,
-      description: 'The stored document',
-      schema: out.envelope(out.document),
-      example: ok('Document uploaded', example.document),
-    },
-    codes: [
-      'unsupported_file_type',
-      'file_too_large',
-      {
-        code: 'conflict',
-        when: 'Your account holds as many documents as it may; see the upload limits.',
-        message: 'this account has reached its document quota',
-      },
-    ],
+    success: answer('The stored document', out.document, 'Document uploaded', example.document, 201),
+    codes: UPLOAD_CODES,
   },
   {
     method: 'post',
@@ -55,26 +55,19 @@ export const liveAccessRouteDocs: RouteDoc[] = [
     body: z.object({ document: documentFile, document_type: businessUploadFields.shape.document_type }),
     bodyContentType: 'multipart/form-data',
     bodyExample: { document: '(file contents)', document_type: 'business_registration' },
-    success: {
-      status: 201,
-      description: 'The stored document',
-      schema: out.envelope(out.document),
-      example: ok('Document uploaded', {
+    success: answer(
+      'The stored document',
+      out.document,
+      'Document uploaded',
+      {
         ...example.document,
         category: 'business',
         document_type: 'business_registration',
         file_name: 'certificate.pdf',
-      }),
-    },
-    codes: [
-      'unsupported_file_type',
-      'file_too_large',
-      {
-        code: 'conflict',
-        when: 'Your account holds as many documents as it may; see the upload limits.',
-        message: 'this account has reached its document quota',
       },
-    ],
+      201,
+    ),
+    codes: UPLOAD_CODES,
   },
   {
     method: 'get',
@@ -103,12 +96,13 @@ export const liveAccessRouteDocs: RouteDoc[] = [
       use_case: 'Online book shop collecting mobile money and card payments in Rwanda',
       compliance_acknowledged: true,
     },
-    success: {
-      status: 201,
-      description: 'The request, under review',
-      schema: out.envelope(out.liveAccessStatus),
-      example: ok('Live access requested', example.liveAccessStatus),
-    },
+    success: answer(
+      'The request, under review',
+      out.liveAccessStatus,
+      'Live access requested',
+      example.liveAccessStatus,
+      201,
+    ),
     codes: [
       {
         code: 'documents_missing',

@@ -7,7 +7,7 @@ import { sandboxCallbackBody as callbackBody } from '../../domain/sandbox';
 import { cancelBody, genericCreateBody, listPaymentsQuery, merchantCreateBody, refundBody } from '../schemas/payments';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { answer, ok, UPDATE_UNAVAILABLE, CALLBACK_UNAVAILABLE, callbackReceipt, type RouteDoc } from './shared';
+import { answer, UPDATE_UNAVAILABLE, CALLBACK_UNAVAILABLE, callbackReceipt, type RouteDoc } from './shared';
 
 /** What a provider's callback is, the same for both its methods. */
 const PROVIDER_CALLBACK_ABOUT =
@@ -86,12 +86,13 @@ export const paymentRouteDocs: RouteDoc[] = [
       metadata: { order_id: '1042' },
     },
     idempotent: true,
-    success: {
-      status: 201,
-      description: "The payment: `pending` with the provider's `next_action`, or `failed` when the provider refused it",
-      schema: out.envelope(out.genericPayment),
-      example: ok('Payment created', example.pendingPayment),
-    },
+    success: answer(
+      "The payment: `pending` with the provider's `next_action`, or `failed` when the provider refused it",
+      out.genericPayment,
+      'Payment created',
+      example.pendingPayment,
+      201,
+    ),
     codes: [
       {
         code: 'validation_error',

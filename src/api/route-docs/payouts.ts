@@ -12,7 +12,7 @@ import {
 } from '../schemas/payouts';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { answer, ok, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
+import { answer, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
 
 /** Payout destinations, payouts and the payout schedule. */
 export const payoutRouteDocs: RouteDoc[] = [
@@ -27,12 +27,13 @@ export const payoutRouteDocs: RouteDoc[] = [
     query: destinationQuery,
     body: createDestinationBody,
     bodyExample: { type: 'mobile_money', phone_number: '+250788000001' },
-    success: {
-      status: 201,
-      description: 'The destination',
-      schema: out.envelope(out.payoutDestination),
-      example: ok('Payout destination created', example.payoutDestinationExample),
-    },
+    success: answer(
+      'The destination',
+      out.payoutDestination,
+      'Payout destination created',
+      example.payoutDestinationExample,
+      201,
+    ),
   },
   {
     operationId: 'listPayoutDestinations',
@@ -85,12 +86,7 @@ export const payoutRouteDocs: RouteDoc[] = [
     body: createPayoutBody,
     bodyExample: { amount: 50_000, currency: 'RWF', destination: example.payoutDestinationExample.id },
     idempotent: true,
-    success: {
-      status: 201,
-      description: 'The payout',
-      schema: out.envelope(out.payout),
-      example: ok('Payout created', example.payoutExample),
-    },
+    success: answer('The payout', out.payout, 'Payout created', example.payoutExample, 201),
     codes: [
       'insufficient_balance',
       {

@@ -15,7 +15,7 @@ import {
 import * as out from '../../views';
 import * as example from '../schemas/examples';
 import type { CodeDoc } from '../schemas/error-docs';
-import { answer, ok, type RouteDoc } from './shared';
+import { answer, type RouteDoc } from './shared';
 
 /** A code as an authenticator app shows it, for the examples. */
 const CODE_EXAMPLE = '123456';
@@ -88,12 +88,13 @@ export const securityRouteDocs: RouteDoc[] = [
       'The `token` is the last part of the link in the invitation e-mail, valid 72 hours and once. Signed in (session token), you join as you are, if your e-mail is the invited one; otherwise send `name` and `password` to create your account under the invited e-mail. Answers your membership and a session in that merchant.',
     body: acceptInvitationBody,
     bodyExample: { name: 'Kofi Mensah', password: 'correct horse battery' },
-    success: {
-      status: 201,
-      description: 'Membership and session',
-      schema: out.envelope(out.acceptance),
-      example: ok('Invitation accepted', { ...example.session, member: example.member }),
-    },
+    success: answer(
+      'Membership and session',
+      out.acceptance,
+      'Invitation accepted',
+      { ...example.session, member: example.member },
+      201,
+    ),
     errors: [401],
     codes: [
       { code: 'forbidden', when: 'You are signed in with another e-mail than the invited one.' },
@@ -123,12 +124,7 @@ export const securityRouteDocs: RouteDoc[] = [
     description:
       'Answers a new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 seconds) and its `otpauth://` URI for a QR code. Nothing changes until you confirm a first code; enrolling again replaces a secret not yet confirmed.',
     security: ['session'],
-    success: {
-      status: 201,
-      description: 'Secret and URI',
-      schema: out.envelope(out.twoFactorEnrolment),
-      example: ok('Scan the code, then confirm it', example.enrolment),
-    },
+    success: answer('Secret and URI', out.twoFactorEnrolment, 'Scan the code, then confirm it', example.enrolment, 201),
     codes: [{ code: 'conflict', when: 'Two-factor sign-in is already on.' }],
   },
   {

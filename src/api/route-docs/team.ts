@@ -8,7 +8,7 @@ import { changeMemberBody, invitationBody } from '../schemas/security';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
 import type { CodeDoc } from '../schemas/error-docs';
-import { listAnswer, answer, ok, type RouteDoc } from './shared';
+import { listAnswer, answer, type RouteDoc } from './shared';
 
 /** Why a change of a member's role or membership is refused. */
 const MEMBER_CHANGE_CODES: CodeDoc[] = [
@@ -96,12 +96,7 @@ export const teamRouteDocs: RouteDoc[] = [
     security: ['session'],
     body: invitationBody,
     bodyExample: { email: 'kofi@example.com', role: 'developer' },
-    success: {
-      status: 201,
-      description: 'The invitation',
-      schema: out.envelope(out.invitation),
-      example: ok('Invitation sent', example.invitation),
-    },
+    success: answer('The invitation', out.invitation, 'Invitation sent', example.invitation, 201),
     codes: [
       { code: 'forbidden', when: 'Your role cannot invite this role, or no code was confirmed in the last 5 minutes.' },
     ],

@@ -6,7 +6,7 @@ import { z } from '../../lib/zod';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
 import { createWebhookBody, emptyBody, listDeliveriesQuery, updateWebhookBody } from '../schemas/webhooks';
-import { listAnswer, answer, pageAnswer, ok, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
+import { listAnswer, answer, pageAnswer, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
 
 /** Webhook endpoints, their deliveries and attempts. */
 export const webhookRouteDocs: RouteDoc[] = [
@@ -41,12 +41,13 @@ export const webhookRouteDocs: RouteDoc[] = [
       events: ['payment.completed', 'payment.failed', 'refund.completed'],
       description: 'Order fulfilment',
     },
-    success: {
-      status: 201,
-      description: 'The webhook with its signing secret, shown once',
-      schema: out.envelope(out.webhookWithSecret),
-      example: ok('Webhook created', example.webhookWithSecret),
-    },
+    success: answer(
+      'The webhook with its signing secret, shown once',
+      out.webhookWithSecret,
+      'Webhook created',
+      example.webhookWithSecret,
+      201,
+    ),
     codes: [
       {
         code: 'conflict',
@@ -156,19 +157,20 @@ export const webhookRouteDocs: RouteDoc[] = [
     security: DEVELOPER,
     body: emptyBody,
     bodyExample: {},
-    success: {
-      status: 201,
-      description: 'The new delivery',
-      schema: out.envelope(out.delivery),
-      example: ok('Delivery retry started', {
+    success: answer(
+      'The new delivery',
+      out.delivery,
+      'Delivery retry started',
+      {
         ...example.delivery,
         id: 'dlv_3Gh5Ij7Kl9Mn1Op3Qr5St7Uv',
         status: 'pending',
         attempt_count: 0,
         attempts: [],
         retry_of: example.ids.delivery,
-      }),
-    },
+      },
+      201,
+    ),
     codes: [
       {
         code: 'conflict',
