@@ -43,7 +43,7 @@ import type { Db } from '../db/knex';
 import {
   findPaymentById,
   findPendingRefunds,
-  findSettledRefunds,
+  findDecidedRefunds,
   insertPaymentWithCreatedEvent,
   insertRefund,
   statusWriteOf,
@@ -382,7 +382,7 @@ function initiationActivities(
       return {
         payment,
         pendingRefunds: await findPendingRefunds(deps.db, paymentId),
-        settledRefunds: await findSettledRefunds(deps.db, paymentId),
+        settledRefunds: await findDecidedRefunds(deps.db, paymentId),
       };
     },
   };

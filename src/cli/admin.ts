@@ -80,17 +80,7 @@ import {
   formatStuckDelivery,
   parseDuration,
 } from './operations-format';
-
-/** Where the command writes: standard output and standard error by default. */
-export interface AdminIo {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-const processIo: AdminIo = {
-  out: (text) => void process.stdout.write(text),
-  err: (text) => void process.stderr.write(text),
-};
+import { processIo, type CliIo } from './io';
 
 /** Seconds a decision waits for the review workflow to record it before the command returns. */
 const DEFAULT_WAIT_SECONDS = 30;
@@ -241,7 +231,7 @@ function formatMerchant(raw: MerchantSettings): string {
 }
 
 /** Builds the command tree around `resources` and `io` (exported for tests of the parsing). */
-export function buildAdminProgram(resources: () => Resources, io: AdminIo): Command {
+export function buildAdminProgram(resources: () => Resources, io: CliIo): Command {
   const program = new Command('admin')
     .description('Paycollect administration for reviewers and operators: live access reviews, plans and limits')
     .configureOutput({ writeOut: io.out, writeErr: io.err })
@@ -261,7 +251,7 @@ export function buildAdminProgram(resources: () => Resources, io: AdminIo): Comm
  * `live-access list|show|approve|reject|request-info` (docs/live-access.md#admin-command): a decision is sent to the
  * request's review workflow and waited for up to `--wait` seconds.
  */
-function addLiveAccessCommands(program: Command, resources: () => Resources, io: AdminIo): void {
+function addLiveAccessCommands(program: Command, resources: () => Resources, io: CliIo): void {
   async function decideAndReport(id: string, decision: Decision, waitSeconds: number): Promise<void> {
     const outcome = await decide(resources().deps(), id, decision, waitSeconds * 1000);
     const verb = { approve: 'approved', reject: 'rejected', request_info: 'asked for more information on' }[
@@ -279,16 +269,23 @@ function addLiveAccessCommands(program: Command, resources: () => Resources, io:
     io.out(`${verb} ${printable(id)} as ${printable(decision.reviewer)}${key}; status ${outcome.request.status}\n`);
   }
 
-  const reviewerOption = () =>
-    new Option('--reviewer <name>', 'who decides, for the audit log').default(defaultReviewer(), 'your user name');
-  const waitOption = () =>
-    new Option('--wait <seconds>', 'how long to wait for the review to record the decision')
-      .argParser(positiveInteger)
-      .default(DEFAULT_WAIT_SECONDS);
-
   const liveAccess = program
     .command('live-access')
     .description('review live access requests: list, show, approve, reject, ask for more information');
+  /** A decision's command: `<req_id>`, the text it asks for (`asks`: flag and help), `--reviewer`, `--wait`. */
+  const decisionCommand = (name: string, description: string, asks?: [flags: string, about: string]) => {
+    const command = liveAccess.command(name).description(description).argument('<req_id>', 'the request id (req_…)');
+    if (asks) command.requiredOption(asks[0], asks[1], nonEmpty);
+    return command
+      .addOption(
+        new Option('--reviewer <name>', 'who decides, for the audit log').default(defaultReviewer(), 'your user name'),
+      )
+      .addOption(
+        new Option('--wait <seconds>', 'how long to wait for the review to record the decision')
+          .argParser(positiveInteger)
+          .default(DEFAULT_WAIT_SECONDS),
+      );
+  };
   liveAccess
     .command('list')
     .description('list requests, oldest first')
@@ -307,43 +304,32 @@ function addLiveAccessCommands(program: Command, resources: () => Resources, io:
       const details = await showRequest(resources().deps(), id);
       io.out(options.json ? `${printableJson(details)}\n` : formatDetails(details));
     });
-  liveAccess
-    .command('approve')
-    .description('approve: creates the first live key, grants live access and plan starter, e-mails the developer')
-    .argument('<req_id>', 'the request id (req_…)')
-    .addOption(reviewerOption())
-    .addOption(waitOption())
-    .action(async (id: string, options: { reviewer: string; wait: number }) => {
-      await decideAndReport(id, { type: 'approve', reviewer: options.reviewer }, options.wait);
-    });
-  liveAccess
-    .command('reject')
-    .description('reject with a reason, e-mailed to the developer')
-    .argument('<req_id>', 'the request id (req_…)')
-    .requiredOption('--reason <text>', 'why, as the developer will read it', nonEmpty)
-    .addOption(reviewerOption())
-    .addOption(waitOption())
-    .action(async (id: string, options: { reason: string; reviewer: string; wait: number }) => {
-      await decideAndReport(id, { type: 'reject', reviewer: options.reviewer, reason: options.reason }, options.wait);
-    });
-  liveAccess
-    .command('request-info')
-    .description('ask the developer for more information or documents (status more_info_required)')
-    .argument('<req_id>', 'the request id (req_…)')
-    .requiredOption('--message <text>', 'the question, as the developer will read it', nonEmpty)
-    .addOption(reviewerOption())
-    .addOption(waitOption())
-    .action(async (id: string, options: { message: string; reviewer: string; wait: number }) => {
-      await decideAndReport(
-        id,
-        { type: 'request_info', reviewer: options.reviewer, message: options.message },
-        options.wait,
-      );
-    });
+  decisionCommand(
+    'approve',
+    'approve: creates the first live key, grants live access and plan starter, e-mails the developer',
+  ).action(async (id: string, options: { reviewer: string; wait: number }) => {
+    await decideAndReport(id, { type: 'approve', reviewer: options.reviewer }, options.wait);
+  });
+  decisionCommand('reject', 'reject with a reason, e-mailed to the developer', [
+    '--reason <text>',
+    'why, as the developer will read it',
+  ]).action(async (id: string, options: { reason: string; reviewer: string; wait: number }) => {
+    await decideAndReport(id, { type: 'reject', reviewer: options.reviewer, reason: options.reason }, options.wait);
+  });
+  decisionCommand('request-info', 'ask the developer for more information or documents (status more_info_required)', [
+    '--message <text>',
+    'the question, as the developer will read it',
+  ]).action(async (id: string, options: { message: string; reviewer: string; wait: number }) => {
+    await decideAndReport(
+      id,
+      { type: 'request_info', reviewer: options.reviewer, message: options.message },
+      options.wait,
+    );
+  });
 }
 
 /** `merchant set-plan|set-limits|set-settlement-delay`: a merchant's plan, custom rate limits and settlement delay. */
-function addMerchantCommands(program: Command, resources: () => Resources, io: AdminIo): void {
+function addMerchantCommands(program: Command, resources: () => Resources, io: CliIo): void {
   const merchant = program.command('merchant').description("set a merchant's plan and custom rate limits");
   merchant
     .command('set-plan')
@@ -387,7 +373,7 @@ function addMerchantCommands(program: Command, resources: () => Resources, io: A
 }
 
 /** `ops …` (docs/operations.md#runbooks): the on-call tools. */
-function addOpsCommands(program: Command, resources: () => Resources, io: AdminIo): void {
+function addOpsCommands(program: Command, resources: () => Resources, io: CliIo): void {
   const ops = program
     .command('ops')
     .description(
@@ -477,7 +463,7 @@ function addOpsCommands(program: Command, resources: () => Resources, io: AdminI
 }
 
 /** `recon …` (docs/reconciliation.md): reconciliation runs and exceptions. */
-function addReconciliationCommands(program: Command, resources: () => Resources, io: AdminIo): void {
+function addReconciliationCommands(program: Command, resources: () => Resources, io: CliIo): void {
   const recon = program
     .command('recon')
     .description("reconciliation against the providers' books (docs/reconciliation.md): runs and exceptions");
@@ -663,7 +649,7 @@ function oneLine(error: unknown): string {
  */
 export async function runAdmin(
   argv: string[],
-  io: AdminIo = processIo,
+  io: CliIo = processIo,
   env?: Record<string, string | undefined>,
   runtimeFile?: string,
 ): Promise<number> {

@@ -20,17 +20,7 @@ import { Webhook } from 'standardwebhooks';
 import { bodySignature, newWebhookSecret } from '../lib/webhook-signature';
 import { printable } from './printable';
 import { SseReader } from './sse';
-
-/** Where the command writes: standard output and standard error by default. */
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-const processIo: CliIo = {
-  out: (text) => void process.stdout.write(text),
-  err: (text) => void process.stderr.write(text),
-};
+import { processIo, type CliIo } from './io';
 
 /**
  * The API's address when neither `--api-base` nor `PAYCOLLECT_API_BASE` is given: where `npm start` serves on this

@@ -552,10 +552,10 @@ export async function findPendingRefunds(db: Db, paymentId: string): Promise<Ref
 }
 
 /**
- * The settled refunds (`completed` or `failed`) of payment `paymentId`, oldest first: what a re-opened run must not
+ * The decided refunds (`completed` or `failed`) of payment `paymentId`, oldest first: what a re-opened run must not
  * take again when an Update of one reaches it (docs/payments.md#refunds-happen-once).
  */
-export async function findSettledRefunds(db: Db, paymentId: string): Promise<RefundRecord[]> {
+export async function findDecidedRefunds(db: Db, paymentId: string): Promise<RefundRecord[]> {
   const rows = await db<RefundRow>('refunds')
     .where({ payment_id: paymentId })
     .whereIn('status', ['completed', 'failed'])

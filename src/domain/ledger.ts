@@ -72,6 +72,40 @@ export interface JournalDraft {
   balanceTransaction?: BalanceTransactionDraft;
 }
 
+/** The journal of `cause` for `object` (its environment and currency) with `postings`, no balance transaction yet. */
+function journalOf(
+  cause: string,
+  object: { environment: Environment; currency: string },
+  description: string,
+  postings: Posting[],
+): JournalDraft {
+  return { cause, environment: object.environment, currency: object.currency, description, postings };
+}
+
+/**
+ * The merchant's side of `object`'s journal (docs/ledger.md#balance-transactions): `amount` and `fee` in minor units,
+ * its net always `amount − fee`.
+ */
+function merchantSide(
+  object: { id: string; merchantId: string },
+  type: BalanceTransactionType,
+  money: { amount: number; fee: number },
+  description: string,
+  availableAfterDays = 0,
+): BalanceTransactionDraft {
+  const { amount, fee } = money;
+  return {
+    merchantId: object.merchantId,
+    type,
+    source: object.id,
+    amount,
+    fee,
+    net: amount - fee,
+    description,
+    availableAfterDays,
+  };
+}
+
 /**
  * What the journals of a money object (a payment's collection, a payout) need: its id, whose and which environment's
  * it is, its currency, the provider whose clearing account the money crosses, and its amount and fee in minor units.
@@ -148,25 +182,17 @@ export function paymentJournalCause(cause: string): PaymentJournalCause | undefi
 export function paymentCollectedJournal(payment: CollectedPayment): JournalDraft {
   const net = payment.amount - payment.fee;
   return {
-    cause: paymentCollectedCause(payment.id),
-    environment: payment.environment,
-    currency: payment.currency,
-    description: `Payment ${payment.id}`,
-    postings: nonZero([
-      { account: clearing(payment.provider), amount: payment.amount },
-      { account: merchant(payment.merchantId), amount: -net },
-      { account: FEES, amount: -payment.fee },
-    ]),
-    balanceTransaction: {
-      merchantId: payment.merchantId,
-      type: 'payment',
-      source: payment.id,
-      amount: payment.amount,
-      fee: payment.fee,
-      net,
-      description: `Payment ${payment.id}`,
-      availableAfterDays: payment.settlementDelayDays,
-    },
+    ...journalOf(
+      paymentCollectedCause(payment.id),
+      payment,
+      `Payment ${payment.id}`,
+      nonZero([
+        { account: clearing(payment.provider), amount: payment.amount },
+        { account: merchant(payment.merchantId), amount: -net },
+        { account: FEES, amount: -payment.fee },
+      ]),
+    ),
+    balanceTransaction: merchantSide(payment, 'payment', payment, `Payment ${payment.id}`, payment.settlementDelayDays),
   };
 }
 
@@ -176,62 +202,40 @@ export function paymentCollectedJournal(payment: CollectedPayment): JournalDraft
  */
 export function refundReservedJournal(refund: LedgerRefund): JournalDraft {
   return {
-    cause: refundCause(refund.id, 'reserved'),
-    environment: refund.environment,
-    currency: refund.currency,
-    description: `Refund ${refund.id} of payment ${refund.paymentId}`,
-    postings: [
+    ...journalOf(refundCause(refund.id, 'reserved'), refund, `Refund ${refund.id} of payment ${refund.paymentId}`, [
       { account: merchant(refund.merchantId), amount: refund.amount },
       { account: REFUNDS_IN_FLIGHT, amount: -refund.amount },
-    ],
-    balanceTransaction: {
-      merchantId: refund.merchantId,
-      type: 'refund',
-      source: refund.id,
-      amount: -refund.amount,
-      fee: 0,
-      net: -refund.amount,
-      description: `Refund ${refund.id} of payment ${refund.paymentId}`,
-      availableAfterDays: 0,
-    },
+    ]),
+    balanceTransaction: merchantSide(
+      refund,
+      'refund',
+      { amount: -refund.amount, fee: 0 },
+      `Refund ${refund.id} of payment ${refund.paymentId}`,
+    ),
   };
 }
 
 /** A refund the provider completed: the money leaves the provider's clearing account; the merchant's is unchanged. */
 export function refundCompletedJournal(refund: LedgerRefund): JournalDraft {
-  return {
-    cause: refundCause(refund.id, 'completed'),
-    environment: refund.environment,
-    currency: refund.currency,
-    description: `Refund ${refund.id} paid by ${refund.provider}`,
-    postings: [
-      { account: REFUNDS_IN_FLIGHT, amount: refund.amount },
-      { account: clearing(refund.provider), amount: -refund.amount },
-    ],
-  };
+  return journalOf(refundCause(refund.id, 'completed'), refund, `Refund ${refund.id} paid by ${refund.provider}`, [
+    { account: REFUNDS_IN_FLIGHT, amount: refund.amount },
+    { account: clearing(refund.provider), amount: -refund.amount },
+  ]);
 }
 
 /** A refund the provider refused: the reservation is reversed and the merchant gets its amount back. */
 export function refundFailedJournal(refund: LedgerRefund): JournalDraft {
   return {
-    cause: refundCause(refund.id, 'failed'),
-    environment: refund.environment,
-    currency: refund.currency,
-    description: `Refund ${refund.id} refused; reservation released`,
-    postings: [
+    ...journalOf(refundCause(refund.id, 'failed'), refund, `Refund ${refund.id} refused; reservation released`, [
       { account: REFUNDS_IN_FLIGHT, amount: refund.amount },
       { account: merchant(refund.merchantId), amount: -refund.amount },
-    ],
-    balanceTransaction: {
-      merchantId: refund.merchantId,
-      type: 'refund_failure',
-      source: refund.id,
-      amount: refund.amount,
-      fee: 0,
-      net: refund.amount,
-      description: `Refund ${refund.id} refused; amount released`,
-      availableAfterDays: 0,
-    },
+    ]),
+    balanceTransaction: merchantSide(
+      refund,
+      'refund_failure',
+      { amount: refund.amount, fee: 0 },
+      `Refund ${refund.id} refused; amount released`,
+    ),
   };
 }
 
@@ -254,40 +258,31 @@ export const payoutCause = (payoutId: string, step: PayoutLedgerStep) => `payout
 export function payoutReservedJournal(payout: LedgerPayout): JournalDraft {
   const total = payout.amount + payout.fee;
   return {
-    cause: payoutCause(payout.id, 'reserved'),
-    environment: payout.environment,
-    currency: payout.currency,
-    description: `Payout ${payout.id}`,
-    postings: [
+    ...journalOf(payoutCause(payout.id, 'reserved'), payout, `Payout ${payout.id}`, [
       { account: merchant(payout.merchantId), amount: total },
       { account: PAYOUTS_IN_FLIGHT, amount: -total },
-    ],
-    balanceTransaction: {
-      merchantId: payout.merchantId,
-      type: 'payout',
-      source: payout.id,
-      amount: -payout.amount,
-      fee: payout.fee,
-      net: -total,
-      description: `Payout ${payout.id}`,
-      availableAfterDays: 0,
-    },
+    ]),
+    balanceTransaction: merchantSide(
+      payout,
+      'payout',
+      { amount: -payout.amount, fee: payout.fee },
+      `Payout ${payout.id}`,
+    ),
   };
 }
 
 /** A payout the provider paid: the amount leaves its clearing account, the fee is the platform's. */
 export function payoutPaidJournal(payout: LedgerPayout): JournalDraft {
-  return {
-    cause: payoutCause(payout.id, 'paid'),
-    environment: payout.environment,
-    currency: payout.currency,
-    description: `Payout ${payout.id} paid by ${payout.provider}`,
-    postings: nonZero([
+  return journalOf(
+    payoutCause(payout.id, 'paid'),
+    payout,
+    `Payout ${payout.id} paid by ${payout.provider}`,
+    nonZero([
       { account: PAYOUTS_IN_FLIGHT, amount: payout.amount + payout.fee },
       { account: clearing(payout.provider), amount: -payout.amount },
       { account: FEES, amount: -payout.fee },
     ]),
-  };
+  );
 }
 
 /**
@@ -306,21 +301,13 @@ export function payoutReversedJournal(payout: LedgerPayout, step: 'failed' | 'ca
       : [{ account: PAYOUTS_IN_FLIGHT, amount: total }];
   const description = `Payout ${payout.id} ${step}; amount and fee given back`;
   return {
-    cause: payoutCause(payout.id, step),
-    environment: payout.environment,
-    currency: payout.currency,
-    description,
-    postings: nonZero([...from, { account: merchant(payout.merchantId), amount: -total }]),
-    balanceTransaction: {
-      merchantId: payout.merchantId,
-      type: 'payout_failure',
-      source: payout.id,
-      amount: total,
-      fee: 0,
-      net: total,
+    ...journalOf(
+      payoutCause(payout.id, step),
+      payout,
       description,
-      availableAfterDays: 0,
-    },
+      nonZero([...from, { account: merchant(payout.merchantId), amount: -total }]),
+    ),
+    balanceTransaction: merchantSide(payout, 'payout_failure', { amount: total, fee: 0 }, description),
   };
 }
 
@@ -341,24 +328,11 @@ export interface Adjustment {
 export function adjustmentJournal(adjustment: Adjustment): JournalDraft {
   const description = `Adjustment by ${adjustment.operator}: ${adjustment.reason}`;
   return {
-    cause: `adjustment:${adjustment.id}`,
-    environment: adjustment.environment,
-    currency: adjustment.currency,
-    description,
-    postings: [
+    ...journalOf(`adjustment:${adjustment.id}`, adjustment, description, [
       { account: merchant(adjustment.merchantId), amount: -adjustment.amount },
       { account: FEES, amount: adjustment.amount },
-    ],
-    balanceTransaction: {
-      merchantId: adjustment.merchantId,
-      type: 'adjustment',
-      source: adjustment.id,
-      amount: adjustment.amount,
-      fee: 0,
-      net: adjustment.amount,
-      description,
-      availableAfterDays: 0,
-    },
+    ]),
+    balanceTransaction: merchantSide(adjustment, 'adjustment', { amount: adjustment.amount, fee: 0 }, description),
   };
 }
 

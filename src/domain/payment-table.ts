@@ -12,7 +12,7 @@ import { isOpen, type FailureCode, type NextAction, type PaymentSnapshot, type P
 import type { ProviderAnswer, ProviderOutcome } from './payment';
 import { refundableAmount, type RefundRecord } from './refund';
 import { describeRefundEffect, refundEffects } from './refund-table';
-import { ANOTHER_ROW, chooseRow, tableMarkdown } from './table-engine';
+import { ANOTHER_ROW, chooseRow, tableMarkdown, describeCommonEffect } from './table-engine';
 
 /** The payment as its workflow holds it, with the refunds accepted and not yet settled (their amounts reserved). */
 export interface PaymentState {
@@ -694,9 +694,12 @@ export function initialPaymentState(payment: PaymentSnapshot): PaymentState {
  * True once the workflow may end (docs/payments.md#workflow): the payment is no longer open and no refund is in
  * flight. Cancel, refund and late callbacks re-open it later from the read model.
  */
-export function isSettled(state: PaymentState): boolean {
+export function isFinal(state: PaymentState): boolean {
   return !isOpen(state.payment.status) && state.pendingRefunds.length === 0;
 }
+
+/** @deprecated the former name of {@link isFinal}, kept for the payment run until it takes the new one. */
+export const isSettled = isFinal;
 
 /** The event of a provider's answer `outcome` about `payment` (a success once it closed is a late one). */
 export function answerEvent(
@@ -828,9 +831,8 @@ function describeEffect(effect: Effect): string {
     case 'write':
       return 'write';
     case 'emit':
-      return `emit \`${effect.event}\``;
     case 'post':
-      return `post \`${effect.cause}\``;
+      return describeCommonEffect(effect);
     case 'write_refund':
     case 'ask_provider':
     case 'ask_provider_later':
@@ -848,8 +850,8 @@ export function stateTableMarkdown(): string {
 }
 
 /**
- * A provider's answer about a refund in flight: final, still pending, or a refund the read model already had settled
- * (a re-opened run met a refund of an earlier one).
+ * A provider's answer about a refund in flight: final, still pending, or a refund the read model already had final
+ * (a re-opened run met a refund of an earlier one; `already_settled` is that *already final*).
  */
 export type RefundAnswerOutcome =
   | { status: 'succeeded'; refundReference: string }

@@ -9,7 +9,7 @@
  */
 import { notCancellablePayoutMessage, type PayoutSnapshot, type PayoutStatus } from './payout';
 import type { PayoutFailureCode, PayoutSendOutcome, PayoutStatusOutcome } from './payout-rail';
-import { chooseRow, tableMarkdown, type TableRefusal } from './table-engine';
+import { chooseRow, tableMarkdown, type TableRefusal, describeCommonEffect } from './table-engine';
 
 /** Everything that can happen to a stored payout: the columns of the table. */
 export type PayoutEvent =
@@ -273,9 +273,8 @@ function describePayoutEffect(effect: PayoutEffect): string {
     case 'write':
       return 'write';
     case 'emit':
-      return `emit \`${effect.event}\``;
     case 'post':
-      return `post \`${effect.cause}\``;
+      return describeCommonEffect(effect);
     case 'verify_destination':
       return 'verify the destination';
     case 'ask_provider':

@@ -10,6 +10,7 @@
  */
 import { refundCause } from './ledger';
 import type { RefundRecord } from './refund';
+import { describeCommonEffect } from './table-engine';
 
 /** A refund's status. */
 export type RefundStatus = RefundRecord['status'];
@@ -78,7 +79,7 @@ export const REFUND_TABLE: readonly RefundRow[] = [
   {
     from: 'pending',
     event: 'refund_withdrawn',
-    when: 'never sent (its provider cannot take it, or its data cannot be stored), or settled by an earlier run',
+    when: 'never sent (its provider cannot take it, or its data cannot be stored), or decided by an earlier run',
     to: null,
     effects: [],
   },
@@ -100,9 +101,8 @@ export function describeRefundEffect(effect: RefundEffect): string {
     case 'write_refund':
       return 'write refund';
     case 'emit':
-      return `emit \`${effect.event}\``;
     case 'post':
-      return `post \`${effect.cause}\``;
+      return describeCommonEffect(effect);
     case 'ask_provider':
       return 'ask provider: refund';
     case 'ask_provider_later':

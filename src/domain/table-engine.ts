@@ -64,3 +64,11 @@ export function tableMarkdown<Eff>(
     );
   return lines.join('\n');
 }
+
+/**
+ * The effects every table declares alike, in words as the documentation's tables show them: the webhook event to
+ * emit, the ledger journal to post (docs/ledger.md#postings).
+ */
+export function describeCommonEffect(effect: { do: 'emit'; event: string } | { do: 'post'; cause: string }): string {
+  return effect.do === 'emit' ? `emit \`${effect.event}\`` : `post \`${effect.cause}\``;
+}

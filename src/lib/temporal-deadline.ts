@@ -5,7 +5,8 @@
  */
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Client } from '@temporalio/client';
+import { WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
+import { isOutage } from './outage';
 
 /** Thrown by {@link byDeadline} when the deadline passed before the call answered. */
 export class DeadlinePassed extends Error {}
@@ -35,6 +36,88 @@ export async function byDeadline<T>(temporal: Client, deadline: number, call: ()
     return await Promise.race([answer, passed]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * Thrown by {@link updateWithin} when the Update got no answer: `outcomeKnown` false when the deadline passed or
+ * Temporal was out of reach (the server may hold the Update and carry it out later: retry with the same Update id to
+ * learn its outcome), true when every send failed otherwise (nothing was decided).
+ */
+export class UpdateUnanswered extends Error {
+  constructor(readonly outcomeKnown: boolean) {
+    super(outcomeKnown ? 'the Update was not taken' : 'the Update did not answer by its deadline');
+  }
+}
+
+/**
+ * How often an Update is sent while Temporal is out of reach before its outcome is unknown: each send already retries
+ * inside the client up to the shared deadline.
+ */
+const OUTAGE_UPDATE_ATTEMPTS = 3;
+/**
+ * How often an Update the workflow never took is sent again, within the shared deadline. A run ends as soon as its
+ * last handler finishes, so under a burst of Updates (docs/payments.md#refunds-happen-once) an Update can meet a run
+ * that is closing several times in a row; each send re-opens the workflow. Bounded (about 8.5 s of pauses) so that an
+ * error that keeps coming answers rather than waiting for ever.
+ */
+const MAX_UPDATE_ATTEMPTS = 20;
+/**
+ * How long one send of an Update waits for its outcome before it is sent again with the same id, within the shared
+ * deadline (milliseconds): an Update lost with a workflow task the server dropped is otherwise waited on until the
+ * deadline (docs/limits.md#update-deadlines). A workflow that has the Update answers the second send with its outcome.
+ */
+const UPDATE_ATTEMPT_MS = 5_000;
+/** The gRPC deadline of a send can fire a little before its own timer: a failure this close counts as ran out (ms). */
+const ATTEMPT_BOUND_SLACK_MS = 250;
+/** The longest pause (milliseconds) between two sends of an Update; the pause grows by 100 ms per send. */
+const MAX_UPDATE_PAUSE_MS = 500;
+
+/**
+ * A change's choreography (docs/limits.md#update-deadlines): sends an Update (`send`, the same Update id each time,
+ * with the start of its workflow where a closed run must be re-opened) until it answers, all by `deadline` (epoch
+ * milliseconds). A send that does not answer within `attemptMs` (milliseconds, 5 s unless given) is sent again, since
+ * an Update lost with a dropped workflow task is otherwise waited on until the deadline; a send that fails otherwise
+ * is sent again after a pause growing by 100 ms (at most 500 ms), at most 20 times (3 while Temporal is out of reach).
+ * Before each send after the first, `carriedOut` may find the Update's result already done (a run that took it may
+ * have closed, and a new run would take it again).
+ * @returns the Update's answer, or what `carriedOut` found
+ * @throws what `refusal` makes of a failure that is the workflow's decision (thrown at once); UpdateUnanswered when no
+ *   answer came (`outcomeKnown` false at the deadline or with Temporal out of reach, true otherwise)
+ */
+export async function updateWithin<T>(
+  temporal: Client,
+  call: {
+    deadline: number;
+    attemptMs?: number;
+    refusal: (error: unknown) => Error | undefined;
+    carriedOut?: () => Promise<T | undefined>;
+  },
+  send: () => Promise<T>,
+): Promise<T> {
+  const { deadline } = call;
+  for (let attempt = 1; ; attempt += 1) {
+    const done = attempt > 1 ? await call.carriedOut?.() : undefined;
+    if (done !== undefined) return done;
+    const attemptDeadline = Math.min(deadline, Date.now() + (call.attemptMs ?? UPDATE_ATTEMPT_MS));
+    try {
+      return await byDeadline(temporal, attemptDeadline, send);
+    } catch (error) {
+      const refused = call.refusal(error);
+      if (refused) throw refused;
+      // No answer within the attempt: the Update may have been lost with a workflow task the server dropped, and its
+      // call would wait for an outcome that never comes. Sent again with the same id: a run that has it answers it.
+      // (Cancelled at the attempt's bound, the call may answer first with its own cancellation.)
+      const ranOut = error instanceof DeadlinePassed || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError;
+      if (ranOut && attemptDeadline < deadline && Date.now() >= attemptDeadline - ATTEMPT_BOUND_SLACK_MS) continue;
+      const pause = Math.min(100 * attempt, MAX_UPDATE_PAUSE_MS);
+      if (ranOut || Date.now() + pause >= deadline) throw new UpdateUnanswered(false);
+      // Temporal out of reach may have kept the Update before the connection failed: its outcome is unknown.
+      if (isOutage(error)) {
+        if (attempt >= OUTAGE_UPDATE_ATTEMPTS) throw new UpdateUnanswered(false);
+      } else if (attempt >= MAX_UPDATE_ATTEMPTS) throw new UpdateUnanswered(true);
+      await sleep(pause);
+    }
   }
 }
 

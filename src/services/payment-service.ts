@@ -4,18 +4,16 @@
  * - create is Update-with-Start: the API starts the workflow and waits (at most CREATE_WAIT_MS)
  *   for its `initiatePayment` Update, which answers once the payment is recorded and the provider
  *   answered, with its `next_action` (docs/payments.md#workflow);
- * - cancel and refund are Update-with-Start on the same workflow id: a settled payment's workflow
+ * - cancel and refund are Update-with-Start on the same workflow id: a final payment's workflow
  *   has ended, and the Update re-opens it from the read model (docs/payments.md#workflow).
  * Ids derive from merchant, environment and `Idempotency-Key` when one is given (docs/payments.md#idempotency), so a
  * retried
  * request reattaches to the same workflow and Update instead of creating a second payment or refund.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   WithStartWorkflowOperation,
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
 } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
@@ -47,8 +45,7 @@ import {
 
 export { expirySeconds, type NewPayment };
 import { deriveId, newId } from '../lib/ids';
-import { isOutage } from '../lib/outage';
-import { byDeadline, DeadlinePassed } from '../lib/temporal-deadline';
+import { byDeadline, UpdateUnanswered, updateWithin } from '../lib/temporal-deadline';
 import type { ProviderRegistry } from '../providers/registry';
 import type { PaymentViewContext } from '../views/payment';
 import {
@@ -217,29 +214,6 @@ async function startedPayment(
 }
 
 /**
- * How often an Update is sent while Temporal is out of reach before the caller is told its outcome is unknown: each
- * send already retries inside the client up to the shared deadline.
- */
-const OUTAGE_UPDATE_ATTEMPTS = 3;
-/**
- * How often an Update the workflow never took is sent again, within the shared deadline. A settled payment's run
- * ends as soon as its last handler finishes, so under a burst of refunds (docs/payments.md#refunds-happen-once) an
- * Update can meet a run that is closing several times in a row; each send re-opens the payment. Bounded (about 8.5 s
- * of pauses) so that an error that keeps coming answers 503 `service_unavailable` rather than waiting for ever.
- */
-const MAX_UPDATE_ATTEMPTS = 20;
-/**
- * How long one send of an Update waits for its outcome before it is sent again with the same id, within the shared
- * deadline (milliseconds): an Update lost with a workflow task the server dropped is otherwise waited on until the
- * deadline (docs/limits.md#update-deadlines). A workflow that has the Update answers the second send with its outcome.
- */
-const UPDATE_ATTEMPT_MS = 5_000;
-/** The gRPC deadline of a send can fire a little before its own timer: a failure this close counts as ran out (ms). */
-const ATTEMPT_BOUND_SLACK_MS = 250;
-/** The longest pause (milliseconds) between two sends of an Update; the pause grows by 100 ms per send. */
-const MAX_UPDATE_PAUSE_MS = 500;
-
-/**
  * 503 `service_unavailable` after UPDATE_DEADLINE_MS without the workflow's answer (no worker
  * running, or one too busy): the server may hold the Update and the workflow carry it out once a
  * worker takes it, so the caller is told to retry with the same `Idempotency-Key`, which
@@ -277,49 +251,29 @@ async function updatePayment<Ret, Args extends unknown[]>(
     reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
     refundWindowSeconds: deps.config.REFUND_WINDOW_DAYS * 86_400,
   };
-  const deadline = Date.now() + deps.config.UPDATE_DEADLINE_MS;
-  for (let attempt = 1; ; attempt += 1) {
-    // A send whose answer was lost may have been carried out by a run that has closed since: the next run would take
-    // the same Update id as new (Temporal knows an Update id within one run only).
-    const done = attempt > 1 ? await carriedOut?.() : undefined;
-    if (done !== undefined) return done;
-    const start = new WithStartWorkflowOperation('paymentWorkflow', {
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      workflowId: paymentWorkflowId(payment.id),
-      args: [input],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      typedSearchAttributes: paymentSearchAttributes(payment),
-      workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
-    });
-    const attemptDeadline = Math.min(deadline, Date.now() + UPDATE_ATTEMPT_MS);
-    try {
-      return await byDeadline(deps.temporal, attemptDeadline, () =>
-        deps.temporal.workflow.executeUpdateWithStart(update, { args, updateId, startWorkflowOperation: start }),
-      );
-    } catch (error) {
-      const refused = decidedRefusal(error);
-      if (refused) throw refused;
-      // No answer within the attempt: the Update may have been lost with a workflow task the server dropped, and its
-      // call would wait for an outcome that never comes. Sent again with the same id: a run that has it answers it.
-      // (Cancelled at the attempt's bound, the call may answer first with its own cancellation.)
-      const attemptRanOut =
-        error instanceof DeadlinePassed || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError;
-      if (attemptRanOut && attemptDeadline < deadline && Date.now() >= attemptDeadline - ATTEMPT_BOUND_SLACK_MS)
-        continue;
-      const pause = Math.min(100 * attempt, MAX_UPDATE_PAUSE_MS);
-      if (
-        error instanceof DeadlinePassed ||
-        error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
-        Date.now() + pause >= deadline
-      )
-        throw updateTimedOut(deps.config.UPDATE_DEADLINE_MS);
-      // Temporal out of reach may have kept the Update before the connection failed: its outcome is unknown.
-      if (isOutage(error)) {
-        if (attempt >= OUTAGE_UPDATE_ATTEMPTS) throw updateTimedOut(deps.config.UPDATE_DEADLINE_MS);
-      } else if (attempt >= MAX_UPDATE_ATTEMPTS) throw unavailable();
-      await sleep(pause);
-    }
+  try {
+    return await updateWithin(
+      deps.temporal,
+      { deadline: Date.now() + deps.config.UPDATE_DEADLINE_MS, refusal: decidedRefusal, carriedOut },
+      () =>
+        deps.temporal.workflow.executeUpdateWithStart(update, {
+          args,
+          updateId,
+          // A new operation per send: one carries a single start.
+          startWorkflowOperation: new WithStartWorkflowOperation('paymentWorkflow', {
+            taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+            workflowId: paymentWorkflowId(payment.id),
+            args: [input],
+            workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+            workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+            typedSearchAttributes: paymentSearchAttributes(payment),
+            workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
+          }),
+        }),
+    );
+  } catch (error) {
+    if (!(error instanceof UpdateUnanswered)) throw error;
+    throw error.outcomeKnown ? unavailable() : updateTimedOut(deps.config.UPDATE_DEADLINE_MS);
   }
 }
 
@@ -387,7 +341,7 @@ export async function cancelPayment(
  * Update id) derives from the `Idempotency-Key` when one is given, so a retry after a time-out or
  * a 5xx reattaches to the same refund and never refunds twice (docs/payments.md#idempotency).
  * @returns the refund: `completed`, `failed` (the provider refused) or `pending` (its answer is
- *   unknown yet; the amount stays reserved and the workflow settles it)
+ *   unknown yet; the amount stays reserved and the workflow decides it)
  * @throws DomainError `not_found`, `payment_not_refundable` (409), `amount_exceeds_refundable`
  *   (400), `service_unavailable` (503)
  */

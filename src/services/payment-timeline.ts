@@ -1,6 +1,6 @@
 /**
  * The payment detail of the dashboard (README.md#dashboard): the payment with its fee and net, its refunds and
- * their course (requested `pending`, then settled), its status changes with their sources, the events
+ * their course (requested `pending`, then decided), its status changes with their sources, the events
  * sent about it with their webhook deliveries, and when the service will next ask the provider.
  *
  * Status changes and the next check come from the payment's workflow (docs/payments.md#workflow), the source of truth:

@@ -52,7 +52,12 @@ import { destinationEnding } from '../domain/payout-rail';
 import { parseMsisdn } from '../domain/phone';
 import type { Principal } from '../domain/principal';
 import { deriveId, newId } from '../lib/ids';
-import { byDeadline, updateWithStartWithin, type UpdateWithStartOutcome } from '../lib/temporal-deadline';
+import {
+  updateWithin,
+  UpdateUnanswered,
+  updateWithStartWithin,
+  type UpdateWithStartOutcome,
+} from '../lib/temporal-deadline';
 import { createMailer } from '../lib/mailer';
 import type { PayoutRailRegistry } from '../providers/payout-registry';
 import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
@@ -431,15 +436,17 @@ export async function cancelPayout(
     throw new DomainError('payout_not_cancellable', notCancellablePayoutMessage(payout.status));
   let cancelled: PayoutSnapshot;
   try {
-    cancelled = await byDeadline(deps.temporal, Date.now() + deps.config.UPDATE_DEADLINE_MS, () =>
-      deps.temporal.workflow.executeUpdateWithStart(cancelPayoutUpdate, {
-        updateId: CANCEL_UPDATE_ID,
-        startWorkflowOperation: workflowStart(deps, payout),
-      }),
+    cancelled = await updateWithin(
+      deps.temporal,
+      { deadline: Date.now() + deps.config.UPDATE_DEADLINE_MS, refusal: refusalOf },
+      () =>
+        deps.temporal.workflow.executeUpdateWithStart(cancelPayoutUpdate, {
+          updateId: CANCEL_UPDATE_ID,
+          startWorkflowOperation: workflowStart(deps, payout),
+        }),
     );
   } catch (error) {
-    const refused = refusalOf(error);
-    if (refused) throw refused;
+    if (!(error instanceof UpdateUnanswered)) throw error;
     throw new DomainError(
       'service_unavailable',
       `payout ${id} did not answer in time; the cancel may still be carried out, so retry it to learn its outcome`,

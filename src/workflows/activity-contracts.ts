@@ -130,7 +130,7 @@ export interface PaymentActivities {
 
   /**
    * The payment as the read model holds it, for a workflow re-opened after it closed
-   * (docs/payments.md#workflow), with the refunds still pending there (normally none) and those settled (an Update of
+   * (docs/payments.md#workflow), with the refunds still pending there (normally none) and those decided (an Update of
    * one that reaches the new run answers it instead of taking it again).
    * @throws ApplicationFailure `not_found` (non-retryable) when there is no such payment
    */
@@ -171,7 +171,7 @@ export interface PaymentActivities {
   /**
    * Sends a refund to the provider (docs/payments.md#cancel-and-refund): first writes it `pending`
    * unless its id is known (then answers `already_settled` with the stored refund when an earlier run
-   * settled it, and sends nothing), then asks the provider with the idempotency key
+   * decided it, and sends nothing), then asks the provider with the idempotency key
    * `refund:{refund id}`, so a retried or repeated call never refunds twice.
    * @returns the provider's answer; `pending` when it took the refund without deciding
    * @throws ApplicationFailure `ProviderUnsupported` (non-retryable) before anything is written when
@@ -185,7 +185,7 @@ export interface PaymentActivities {
    * Writes a refund `pending` with its reservation before it is sent (docs/payments.md#cancel-and-refund), once per
    * refund id, as `refundAtProvider` does first: the workflow then knows the refund exists, and may answer `pending`
    * while the provider's answer is still to come.
-   * @returns the refund as stored: `pending`, or settled when an earlier run settled it
+   * @returns the refund as stored: `pending`, or final when an earlier run decided it
    * @throws ApplicationFailure `ProviderUnsupported` or `RefundNotRecorded` (non-retryable), as `refundAtProvider`:
    *   nothing written
    */

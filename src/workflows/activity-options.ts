@@ -98,7 +98,7 @@ export const PROVIDER_OPTIONS: ActivityOptions = {
 
 /**
  * A refund's call: unknown answers retried for 10 seconds (the same idempotency key), then the
- * refund stays `pending` and reserved and is settled by asking the provider (docs/payments.md#cancel-and-refund), so
+ * refund stays `pending` and reserved and is decided by asking the provider (docs/payments.md#cancel-and-refund), so
  * the merchant
  * hears `pending` instead of waiting on a provider that does not answer.
  */

@@ -126,7 +126,7 @@ export const PROVIDER_ANSWER_WAIT_MS = 2_000;
  * (the API's `initiatePaymentUpdate` waits for that, docs/payments.md#workflow). `continued`: the
  * next run of an open payment whose long wait on the provider continued as new to keep the history
  * short; the payment is already recorded and initiated, and polling resumes at `pollDelayMs`
- * (milliseconds). `reopen`: a payment whose workflow closed once settled, started again by a
+ * (milliseconds). `reopen`: a payment whose workflow closed once final, started again by a
  * cancel, a refund or a provider callback (Update- or Signal-with-Start on the same workflow id,
  * docs/payments.md#workflow); the workflow reads the payment from the read model, which the closed
  * run left current.
@@ -223,6 +223,6 @@ export const cancelPaymentUpdate = defineUpdate<PaymentSnapshot, [CancelUpdateIn
  * type `payment_not_refundable`
  * or `amount_exceeds_refundable` before anything is sent to the provider; otherwise answers the
  * refund: `completed`, `failed` (the provider refused) or `pending` (its answer is unknown yet;
- * the amount stays reserved and the workflow settles it).
+ * the amount stays reserved and the workflow decides it).
  */
 export const refundPaymentUpdate = defineUpdate<RefundRecord, [RefundUpdateInput]>('refundPayment');

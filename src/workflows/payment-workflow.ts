@@ -2,11 +2,11 @@
  * `paymentWorkflow` (docs/payments.md#workflow): one per payment, id `payment:{pay_id}`. It carries out the table of
  * `domain/payment-table.ts` and nothing else: each message hands off to a method of {@link PaymentRun} (which commits
  * the table's rows and runs their effects as activities, one money operation at a time), and the main loop waits for
- * the provider (callbacks, polls, expiry) and for refunds whose answer is unknown, until the payment is settled.
+ * the provider (callbacks, polls, expiry) and for refunds whose answer is unknown, until the payment is final.
  *
  * - create: initiation records the payment and asks the provider; the API's `initiatePayment` Update (sent with the
  *   start) answers then, with the provider's reference and `next_action`.
- * - settled: the run ends once the payment is no longer open and no refund is in flight; a cancel, a refund or a late
+ * - final: the run ends once the payment is no longer open and no refund is in flight; a cancel, a refund or a late
  *   callback re-opens it from the read model (Update- or Signal-with-Start).
  * - a long wait on the provider continues as new, keeping the history short.
  *
@@ -27,7 +27,7 @@ import { PaymentRun } from './payment-run';
 export { HISTORY_EVENTS_BEFORE_CONTINUE } from './payment-run';
 
 /**
- * Runs one payment until it is settled (see the module comment).
+ * Runs one payment until it is final (see the module comment).
  * @returns the payment as it ended
  * @throws ApplicationFailure `PaymentNotRecorded` when PostgreSQL refused a new payment's data (nothing was recorded)
  */

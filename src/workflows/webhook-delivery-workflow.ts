@@ -142,7 +142,7 @@ interface TurnBell {
 }
 
 /** An attempt that was made or skipped: everything but `waiting`. */
-type SettledAttemptResult = Exclude<RecordedAttemptResult, { kind: 'waiting' }>;
+type DecidedAttemptResult = Exclude<RecordedAttemptResult, { kind: 'waiting' }>;
 
 /**
  * Makes attempt `attempt`: tried again, not counted, while the activity could not read our store
@@ -155,7 +155,7 @@ async function makeAttempt(
   deliveryId: string,
   attempt: number,
   bell: TurnBell,
-): Promise<{ result: SettledAttemptResult; attemptedAt: string }> {
+): Promise<{ result: DecidedAttemptResult; attemptedAt: string }> {
   let attemptedAt = '';
   try {
     for (let waits = 1; ; waits += 1) {

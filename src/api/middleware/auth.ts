@@ -7,6 +7,7 @@
  * Every handler then reads `ctx.state.owner` ({@link Principal}).
  */
 import type Router from '@koa/router';
+import { apiRouter } from '../router';
 import type { Context, Middleware } from 'koa';
 import type { Db } from '../../db/knex';
 import { ENVIRONMENTS, type Environment } from '../../domain/environment';
@@ -134,6 +135,16 @@ export function apiKeyHeader(db: Db): Middleware {
     admit(ctx, await keyPrincipal(ctx, db, key));
     await next();
   };
+}
+
+/**
+ * A router ({@link apiRouter}) under `prefix` whose every route takes a session token only ({@link sessionToken}): the
+ * dashboard's own settings (two-factor, password, team, live access).
+ */
+export function sessionRouter(prefix: string, deps: { db: Db; config: { JWT_SECRET: string } }): Router {
+  const router = apiRouter(prefix);
+  router.use(sessionToken(deps.db, deps.config.JWT_SECRET));
+  return router;
 }
 
 /**

@@ -7,7 +7,7 @@ import { balanceQuery, listBalanceTransactionsQuery } from '../schemas/balance';
 import { dayReportQuery, payoutReportQuery } from '../schemas/settlement-reports';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { ok, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
+import { answer, ok, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
 
 /** The balance, its transactions and the settlement reports. */
 export const balanceRouteDocs: RouteDoc[] = [
@@ -20,12 +20,7 @@ export const balanceRouteDocs: RouteDoc[] = [
     description: `What you are owed per currency, in minor units: \`available\` (its \`available_on\` has passed), \`pending\` (not yet), and \`refund_reserved\`, what refunds still awaiting their provider hold (already taken from the balance). Fees are not returned on refunds, so a balance may be below zero. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: balanceQuery,
-    success: {
-      status: 200,
-      description: 'The balance',
-      schema: out.envelope(out.balance),
-      example: ok('Balance retrieved', example.balanceExample),
-    },
+    success: answer('The balance', out.balance, 'Balance retrieved', example.balanceExample),
   },
   {
     operationId: 'listBalanceTransactions',
@@ -36,24 +31,22 @@ export const balanceRouteDocs: RouteDoc[] = [
     description: `Every movement of your balance, newest first: each collected payment (\`amount\`, \`fee\`, \`net\`), each refund when accepted (\`net\` = −amount), a refused refund's release (\`refund_failure\`), payouts and adjustments. Cursor pages as \`GET /v1/payments\`; filter by \`type\`, \`source\`, \`payout\`, \`created[gte|lte]\` and \`available_on[gte|lte]\`. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: listBalanceTransactionsQuery,
-    success: {
-      status: 200,
-      description: 'A page of balance transactions, newest first',
-      schema: out.envelope(
-        z.object({
-          balance_transactions: z
-            .array(out.balanceTransaction)
-            .openapi({ description: 'Your balance transactions, newest first' }),
-          pagination: out.cursorPagination.openapi({
-            description: 'Where this page ends: `has_more` and `next_starting_after`',
-          }),
+    success: answer(
+      'A page of balance transactions, newest first',
+      z.object({
+        balance_transactions: z
+          .array(out.balanceTransaction)
+          .openapi({ description: 'Your balance transactions, newest first' }),
+        pagination: out.cursorPagination.openapi({
+          description: 'Where this page ends: `has_more` and `next_starting_after`',
         }),
-      ),
-      example: ok('Balance transactions retrieved', {
+      }),
+      'Balance transactions retrieved',
+      {
         balance_transactions: [example.refundBalanceTransaction, example.paymentBalanceTransaction],
         pagination: { limit: 2, has_more: false, next_starting_after: null },
-      }),
-    },
+      },
+    ),
     codes: [
       {
         code: 'validation_error',
@@ -77,12 +70,12 @@ export const balanceRouteDocs: RouteDoc[] = [
     description: `One balance transaction; another merchant's id answers 404. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: balanceQuery,
-    success: {
-      status: 200,
-      description: 'The balance transaction',
-      schema: out.envelope(out.balanceTransaction),
-      example: ok('Balance transaction retrieved', example.paymentBalanceTransaction),
-    },
+    success: answer(
+      'The balance transaction',
+      out.balanceTransaction,
+      'Balance transaction retrieved',
+      example.paymentBalanceTransaction,
+    ),
   },
 
   {

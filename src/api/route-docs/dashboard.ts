@@ -10,11 +10,11 @@ import {
   profileBody,
   transactionsQuery,
 } from '../schemas/developer';
-import { cancelBody, refundBody } from '../schemas/payments';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
 import { paymentDetail } from '../../views/payment-detail';
-import { ok, DASHBOARD_CREDENTIALS, UPDATE_UNAVAILABLE, DEVELOPER, type RouteDoc } from './shared';
+import { answer, pageAnswer, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
+import { cancelRequestDoc, refundRequestDoc } from './payments';
 
 /** What the dashboard reads and does: profile, transactions, analytics, activity, payments. */
 export const dashboardRouteDocs: RouteDoc[] = [
@@ -27,12 +27,7 @@ export const dashboardRouteDocs: RouteDoc[] = [
     description: DASHBOARD_CREDENTIALS,
     security: DEVELOPER,
     query: environmentOnlyQuery,
-    success: {
-      status: 200,
-      description: 'The profile',
-      schema: out.envelope(out.profile),
-      example: ok('Profile retrieved', example.profile),
-    },
+    success: answer('The profile', out.profile, 'Profile retrieved', example.profile),
   },
   {
     method: 'put',
@@ -45,12 +40,10 @@ export const dashboardRouteDocs: RouteDoc[] = [
     security: DEVELOPER,
     body: profileBody,
     bodyExample: { business_name: 'Kigali Books Ltd', phone: '+250788123456' },
-    success: {
-      status: 200,
-      description: 'The profile',
-      schema: out.envelope(out.profile),
-      example: ok('Profile updated', { ...example.profile, business_name: 'Kigali Books Ltd' }),
-    },
+    success: answer('The profile', out.profile, 'Profile updated', {
+      ...example.profile,
+      business_name: 'Kigali Books Ltd',
+    }),
   },
   {
     method: 'get',
@@ -61,24 +54,22 @@ export const dashboardRouteDocs: RouteDoc[] = [
     description: `Payments and refunds as one list, newest first, with fee and net in minor units, counting only money that moved: a payment whose money was not collected (pending, processing, failed, cancelled) and a refund not completed have fee 0 and net 0; a completed refund's net is negative. Filters: \`status\` (one or more, comma-separated), \`method\`, \`currency\`, \`q\` (part of an id, the description or the customer) and \`date\` (\`YYYY-MM-DD\` or \`YYYY-MM-DD..YYYY-MM-DD\`, UTC days). Page with a cursor as \`GET /v1/payments\` does: pass \`pagination.next_starting_after\` as \`starting_after\` for the next page; or by number, passing the first page's \`pagination.as_of\` with later pages. Either way new transactions do not shift the pages. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: transactionsQuery,
-    success: {
-      status: 200,
-      description: 'A page of transactions, newest first',
-      schema: out.envelope(
-        z.object({
-          transactions: z
-            .array(out.transaction)
-            .openapi({ description: 'This page of payments and refunds, newest first' }),
-          pagination: out.pagination.extend({
-            as_of: z.iso.datetime().openapi({
-              description: 'The instant the page was read as of; pass it with later page numbers',
-            }),
-            has_more: out.cursorPagination.shape.has_more,
-            next_starting_after: out.cursorPagination.shape.next_starting_after,
+    success: answer(
+      'A page of transactions, newest first',
+      z.object({
+        transactions: z
+          .array(out.transaction)
+          .openapi({ description: 'This page of payments and refunds, newest first' }),
+        pagination: out.pagination.extend({
+          as_of: z.iso.datetime().openapi({
+            description: 'The instant the page was read as of; pass it with later page numbers',
           }),
+          has_more: out.cursorPagination.shape.has_more,
+          next_starting_after: out.cursorPagination.shape.next_starting_after,
         }),
-      ),
-      example: ok('Transactions retrieved', {
+      }),
+      'Transactions retrieved',
+      {
         transactions: [example.transaction],
         pagination: {
           page: 1,
@@ -89,8 +80,8 @@ export const dashboardRouteDocs: RouteDoc[] = [
           has_more: false,
           next_starting_after: null,
         },
-      }),
-    },
+      },
+    ),
   },
   {
     method: 'get',
@@ -101,12 +92,7 @@ export const dashboardRouteDocs: RouteDoc[] = [
     description: `A payment or a refund by its id. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: environmentOnlyQuery,
-    success: {
-      status: 200,
-      description: 'The transaction',
-      schema: out.envelope(out.transaction),
-      example: ok('Transaction retrieved', example.transaction),
-    },
+    success: answer('The transaction', out.transaction, 'Transaction retrieved', example.transaction),
   },
   {
     method: 'get',
@@ -117,12 +103,12 @@ export const dashboardRouteDocs: RouteDoc[] = [
     description: `Volumes, fees and net per currency, counts by status and by method, the success rate (completed among decided payments) and a daily series, from \`from\` to \`to\` (UTC days, both included; default the last 30 days). ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: analyticsQuery,
-    success: {
-      status: 200,
-      description: 'Volumes, counts, success rate, daily series',
-      schema: out.envelope(out.analytics),
-      example: ok('Analytics retrieved', example.analytics),
-    },
+    success: answer(
+      'Volumes, counts, success rate, daily series',
+      out.analytics,
+      'Analytics retrieved',
+      example.analytics,
+    ),
   },
   {
     method: 'get',
@@ -133,20 +119,14 @@ export const dashboardRouteDocs: RouteDoc[] = [
     description: `Every change made to your account through the API or by a reviewer, and every sign-in, newest first: who (a team member or a key), from which IP address, in which request and with which user agent. \`action\` and \`actor\` (an id) narrow the list. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: auditLogQuery,
-    success: {
-      status: 200,
-      description: 'A page of entries, newest first',
-      schema: out.envelope(
-        z.object({
-          activity: z.array(out.auditLogEntry).openapi({ description: 'This page of entries, newest first' }),
-          pagination: out.pagination,
-        }),
-      ),
-      example: ok('Activity retrieved', {
-        activity: [example.auditLogEntry],
-        pagination: { page: 1, limit: 10, total: 1, total_pages: 1 },
-      }),
-    },
+    success: pageAnswer(
+      'A page of entries, newest first',
+      'activity',
+      out.auditLogEntry,
+      'This page of entries, newest first',
+      'Activity retrieved',
+      example.auditLogEntry,
+    ),
   },
   {
     method: 'get',
@@ -157,12 +137,7 @@ export const dashboardRouteDocs: RouteDoc[] = [
     description: `A payment with its fee and net (0 and 0 unless its money was collected), its refunds and their course (\`refund_changes\`: pending from the request, completed or failed from when it settled), each status change and what caused it (creation, provider callback, poll, expiry, you), its events with their deliveries, and when the provider is checked next. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: environmentOnlyQuery,
-    success: {
-      status: 200,
-      description: 'The payment detail',
-      schema: out.envelope(paymentDetail),
-      example: ok('Payment retrieved', example.paymentDetail),
-    },
+    success: answer('The payment detail', paymentDetail, 'Payment retrieved', example.paymentDetail),
   },
   {
     method: 'post',
@@ -172,16 +147,7 @@ export const dashboardRouteDocs: RouteDoc[] = [
     summary: 'Cancel a payment (dashboard)',
     description: `Does what \`POST /v1/payments/{id}/cancel\` does, for the dashboard's session token. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
-    body: cancelBody,
-    bodyExample: { reason: 'customer changed their mind' },
-    idempotent: true,
-    success: {
-      status: 200,
-      description: 'The cancelled payment',
-      schema: out.envelope(out.genericPayment),
-      example: ok('Payment cancelled', example.cancelledPayment),
-    },
-    codes: ['payment_not_cancellable', UPDATE_UNAVAILABLE],
+    ...cancelRequestDoc,
   },
   {
     method: 'post',
@@ -191,15 +157,6 @@ export const dashboardRouteDocs: RouteDoc[] = [
     summary: 'Refund a payment (dashboard)',
     description: `Does what \`POST /v1/payments/{id}/refund\` does, for the dashboard's session token. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
-    body: refundBody,
-    bodyExample: { amount: 500, reason: 'one item out of stock' },
-    idempotent: true,
-    success: {
-      status: 201,
-      description: 'The refund: `completed`, `failed` or `pending`',
-      schema: out.envelope(out.refund),
-      example: ok('Refund completed', example.completedRefund),
-    },
-    codes: ['payment_not_refundable', 'amount_exceeds_refundable', UPDATE_UNAVAILABLE],
+    ...refundRequestDoc,
   },
 ];

@@ -8,7 +8,7 @@ import * as out from '../../views';
 import * as example from '../schemas/examples';
 import { listEventsQuery } from '../routes/events';
 import { eventStreamQuery } from '../routes/event-stream';
-import { ok, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
+import { answer, pageAnswer, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
 
 /** Events: list, retrieve and the live stream. */
 export const eventRouteDocs: RouteDoc[] = [
@@ -21,20 +21,14 @@ export const eventRouteDocs: RouteDoc[] = [
     description: `Your events, newest first, \`limit\` per page (default 10, at most 100); \`type\` filters by event name. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: listEventsQuery,
-    success: {
-      status: 200,
-      description: 'A page of events, newest first',
-      schema: out.envelope(
-        z.object({
-          events: z.array(out.event).openapi({ description: 'This page of events, newest first' }),
-          pagination: out.pagination,
-        }),
-      ),
-      example: ok('Events retrieved', {
-        events: [example.paymentCompletedEvent],
-        pagination: { page: 1, limit: 10, total: 1, total_pages: 1 },
-      }),
-    },
+    success: pageAnswer(
+      'A page of events, newest first',
+      'events',
+      out.event,
+      'This page of events, newest first',
+      'Events retrieved',
+      example.paymentCompletedEvent,
+    ),
   },
   {
     method: 'get',
@@ -45,12 +39,7 @@ export const eventRouteDocs: RouteDoc[] = [
     description: DASHBOARD_CREDENTIALS,
     security: DEVELOPER,
     query: environmentOnlyQuery,
-    success: {
-      status: 200,
-      description: 'The event',
-      schema: out.envelope(out.event),
-      example: ok('Event retrieved', example.paymentCompletedEvent),
-    },
+    success: answer('The event', out.event, 'Event retrieved', example.paymentCompletedEvent),
   },
   {
     method: 'get',

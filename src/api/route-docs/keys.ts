@@ -6,7 +6,7 @@ import { z } from '../../lib/zod';
 import { environmentOnlyQuery, rollKeyBody } from '../schemas/developer';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { ok, type RouteDoc } from './shared';
+import { answer, listAnswer, type RouteDoc } from './shared';
 
 /** Secret keys: list and roll. */
 export const secretKeyRouteDocs: RouteDoc[] = [
@@ -19,16 +19,7 @@ export const secretKeyRouteDocs: RouteDoc[] = [
     description: 'Your secret keys, masked; never their secrets. Session token only.',
     security: ['session'],
     query: environmentOnlyQuery,
-    success: {
-      status: 200,
-      description: 'Keys',
-      schema: out.envelope(
-        z.object({
-          keys: z.array(out.keySummary).openapi({ description: 'Your secret and restricted keys, masked' }),
-        }),
-      ),
-      example: ok('Keys retrieved', { keys: [example.keySummary] }),
-    },
+    success: listAnswer('Keys', 'keys', out.keySummary, 'Your secret and restricted keys, masked', example.keySummary),
   },
   {
     method: 'post',
@@ -41,26 +32,24 @@ export const secretKeyRouteDocs: RouteDoc[] = [
     security: ['session'],
     body: rollKeyBody,
     bodyExample: { expires_in_hours: 24 },
-    success: {
-      status: 201,
-      description: 'The new key, shown once',
-      schema: out.envelope(
-        z.object({
-          key: z
-            .object({
-              id: z.string().openapi({ description: 'The new key id, `key_…`' }),
-              environment: z.string().openapi({ description: '`sandbox` or `live`, as the path named' }),
-              secret: z.string().openapi({ description: 'The new secret key `sk_…`, shown only here: store it' }),
-              last4: z.string().openapi({ description: 'Its last 4 characters, as key lists show it' }),
-              created_at: z.string().openapi({ description: 'When it was made (ISO 8601, UTC)' }),
-            })
-            .openapi({ description: 'The new secret key, with its secret this once' }),
-          previous_keys_expire_at: z.string().openapi({
-            description: 'When the keys it replaces stop working, `expires_in_hours` from now (ISO 8601, UTC)',
-          }),
+    success: answer(
+      'The new key, shown once',
+      z.object({
+        key: z
+          .object({
+            id: z.string().openapi({ description: 'The new key id, `key_…`' }),
+            environment: z.string().openapi({ description: '`sandbox` or `live`, as the path named' }),
+            secret: z.string().openapi({ description: 'The new secret key `sk_…`, shown only here: store it' }),
+            last4: z.string().openapi({ description: 'Its last 4 characters, as key lists show it' }),
+            created_at: z.string().openapi({ description: 'When it was made (ISO 8601, UTC)' }),
+          })
+          .openapi({ description: 'The new secret key, with its secret this once' }),
+        previous_keys_expire_at: z.string().openapi({
+          description: 'When the keys it replaces stop working, `expires_in_hours` from now (ISO 8601, UTC)',
         }),
-      ),
-      example: ok('Key rolled', {
+      }),
+      'Key rolled',
+      {
         key: {
           id: example.ids.apiKey,
           environment: 'sandbox',
@@ -69,8 +58,9 @@ export const secretKeyRouteDocs: RouteDoc[] = [
           created_at: '2026-11-24T12:00:00.000Z',
         },
         previous_keys_expire_at: '2026-11-25T12:00:00.000Z',
-      }),
-    },
+      },
+      201,
+    ),
     codes: [
       {
         code: 'conflict',

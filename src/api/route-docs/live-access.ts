@@ -5,9 +5,22 @@
 import { z } from '../../lib/zod';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
+import type { CodeDoc } from '../schemas/error-docs';
+import type { ErrorCode } from '../../domain/errors';
 import { kycUploadFields, businessUploadFields } from '../schemas/documents';
 import { liveAccessRequestBody, respondBody } from '../schemas/live-access';
-import { documentFile, ok, type RouteDoc } from './shared';
+import { listAnswer, answer, documentFile, type RouteDoc } from './shared';
+
+/** Why an upload is refused (docs/live-access.md#documents): its type, its size, or the account's quota. */
+const UPLOAD_CODES: (ErrorCode | CodeDoc)[] = [
+  'unsupported_file_type',
+  'file_too_large',
+  {
+    code: 'conflict',
+    when: 'Your account holds as many documents as it may; see the upload limits.',
+    message: 'this account has reached its document quota',
+  },
+];
 
 /** Documents and the live-access review. */
 export const liveAccessRouteDocs: RouteDoc[] = [
@@ -27,21 +40,8 @@ export const liveAccessRouteDocs: RouteDoc[] = [
     }),
     bodyContentType: 'multipart/form-data',
     bodyExample: { document: '(file contents)', document_type: 'passport' },
-    success: {
-      status: 201,
-      description: 'The stored document',
-      schema: out.envelope(out.document),
-      example: ok('Document uploaded', example.document),
-    },
-    codes: [
-      'unsupported_file_type',
-      'file_too_large',
-      {
-        code: 'conflict',
-        when: 'Your account holds as many documents as it may; see the upload limits.',
-        message: 'this account has reached its document quota',
-      },
-    ],
+    success: answer('The stored document', out.document, 'Document uploaded', example.document, 201),
+    codes: UPLOAD_CODES,
   },
   {
     method: 'post',
@@ -55,26 +55,19 @@ export const liveAccessRouteDocs: RouteDoc[] = [
     body: z.object({ document: documentFile, document_type: businessUploadFields.shape.document_type }),
     bodyContentType: 'multipart/form-data',
     bodyExample: { document: '(file contents)', document_type: 'business_registration' },
-    success: {
-      status: 201,
-      description: 'The stored document',
-      schema: out.envelope(out.document),
-      example: ok('Document uploaded', {
+    success: answer(
+      'The stored document',
+      out.document,
+      'Document uploaded',
+      {
         ...example.document,
         category: 'business',
         document_type: 'business_registration',
         file_name: 'certificate.pdf',
-      }),
-    },
-    codes: [
-      'unsupported_file_type',
-      'file_too_large',
-      {
-        code: 'conflict',
-        when: 'Your account holds as many documents as it may; see the upload limits.',
-        message: 'this account has reached its document quota',
       },
-    ],
+      201,
+    ),
+    codes: UPLOAD_CODES,
   },
   {
     method: 'get',
@@ -83,16 +76,7 @@ export const liveAccessRouteDocs: RouteDoc[] = [
     tag: 'Live access',
     summary: 'List uploaded documents',
     security: ['session'],
-    success: {
-      status: 200,
-      description: 'Documents',
-      schema: out.envelope(
-        z.object({
-          documents: z.array(out.document).openapi({ description: 'Your uploaded documents' }),
-        }),
-      ),
-      example: ok('Documents retrieved', { documents: [example.document] }),
-    },
+    success: listAnswer('Documents', 'documents', out.document, 'Your uploaded documents', example.document),
   },
   {
     method: 'post',
@@ -112,12 +96,13 @@ export const liveAccessRouteDocs: RouteDoc[] = [
       use_case: 'Online book shop collecting mobile money and card payments in Rwanda',
       compliance_acknowledged: true,
     },
-    success: {
-      status: 201,
-      description: 'The request, under review',
-      schema: out.envelope(out.liveAccessStatus),
-      example: ok('Live access requested', example.liveAccessStatus),
-    },
+    success: answer(
+      'The request, under review',
+      out.liveAccessStatus,
+      'Live access requested',
+      example.liveAccessStatus,
+      201,
+    ),
     codes: [
       {
         code: 'documents_missing',
@@ -137,12 +122,7 @@ export const liveAccessRouteDocs: RouteDoc[] = [
     tag: 'Live access',
     summary: 'Live access status',
     security: ['session'],
-    success: {
-      status: 200,
-      description: 'The status',
-      schema: out.envelope(out.liveAccessStatus),
-      example: ok('Live access status retrieved', example.liveAccessStatus),
-    },
+    success: answer('The status', out.liveAccessStatus, 'Live access status retrieved', example.liveAccessStatus),
   },
   {
     method: 'post',
@@ -154,12 +134,12 @@ export const liveAccessRouteDocs: RouteDoc[] = [
     security: ['session'],
     body: respondBody,
     bodyExample: { message: 'Our business registration number is 108234567; the certificate is uploaded.' },
-    success: {
-      status: 200,
-      description: 'Recorded; the review resumed',
-      schema: out.envelope(out.liveAccessStatus),
-      example: ok('Response received; the review resumed', example.liveAccessStatus),
-    },
+    success: answer(
+      'Recorded; the review resumed',
+      out.liveAccessStatus,
+      'Response received; the review resumed',
+      example.liveAccessStatus,
+    ),
     otherSuccess: [{ status: 202, description: 'Recorded; the review resumes shortly' }],
     codes: [
       {
@@ -178,12 +158,12 @@ export const liveAccessRouteDocs: RouteDoc[] = [
     description:
       'Answers the live secret key created when live access was approved, once: store it. Roll the live keys for a new one. Takes no body; one sent must be JSON, as on every endpoint.',
     security: ['session'],
-    success: {
-      status: 200,
-      description: 'The live key; never shown again',
-      schema: out.envelope(out.revealedKey),
-      example: ok('Live key revealed; it is not shown again', example.revealedKey),
-    },
+    success: answer(
+      'The live key; never shown again',
+      out.revealedKey,
+      'Live key revealed; it is not shown again',
+      example.revealedKey,
+    ),
     errors: [400, 404],
     codes: [
       {

@@ -7,7 +7,63 @@ import { sandboxCallbackBody as callbackBody } from '../../domain/sandbox';
 import { cancelBody, genericCreateBody, listPaymentsQuery, merchantCreateBody, refundBody } from '../schemas/payments';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { ok, UPDATE_UNAVAILABLE, CALLBACK_UNAVAILABLE, callbackReceipt, type RouteDoc } from './shared';
+import { answer, UPDATE_UNAVAILABLE, CALLBACK_UNAVAILABLE, callbackReceipt, type RouteDoc } from './shared';
+
+/** What a provider's callback is, the same for both its methods. */
+const PROVIDER_CALLBACK_ABOUT =
+  "Called by payment providers, not by merchants. Each provider authenticates its own way; a callback is a hint that the payment's status is then confirmed with the provider.";
+
+/** A provider's callback (docs/payments.md#provider-callbacks), by POST or by PUT: all but the method and its names. */
+const providerCallbackDoc = {
+  path: '/v1/provider-callbacks/{provider}',
+  tag: 'Providers',
+  body: callbackBody,
+  bodyExample: { provider_reference: '1f0c7a52-3b9e-4d8a-9a43-5c2e8b7d6f10', status: 'succeeded' },
+  success: answer('Received (also for a payment already closed)', callbackReceipt, 'Callback received', {
+    received: true,
+    payment_id: example.ids.payment,
+    action: 'signalled',
+  }),
+  errors: [401],
+  codes: [
+    {
+      code: 'unauthorized',
+      when: "The callback's signature or token is missing or wrong.",
+      message: 'the callback signature is not valid',
+    },
+    CALLBACK_UNAVAILABLE,
+  ],
+} satisfies Partial<RouteDoc>;
+
+/**
+ * A cancel's request and answer (docs/payments.md#cancel-and-refund), the same from a secret key and from the
+ * dashboard.
+ */
+export const cancelRequestDoc = {
+  body: cancelBody,
+  bodyExample: { reason: 'customer changed their mind' },
+  idempotent: true,
+  success: answer('The cancelled payment', out.genericPayment, 'Payment cancelled', example.cancelledPayment),
+  codes: ['payment_not_cancellable', UPDATE_UNAVAILABLE],
+} satisfies Partial<RouteDoc>;
+
+/**
+ * A refund's request and answer (docs/payments.md#cancel-and-refund), the same from a secret key and from the
+ * dashboard.
+ */
+export const refundRequestDoc = {
+  body: refundBody,
+  bodyExample: { amount: 500, reason: 'one item out of stock' },
+  idempotent: true,
+  success: answer(
+    'The refund: `completed`, `failed` or `pending`',
+    out.refund,
+    'Refund completed',
+    example.completedRefund,
+    201,
+  ),
+  codes: ['payment_not_refundable', 'amount_exceeds_refundable', UPDATE_UNAVAILABLE],
+} satisfies Partial<RouteDoc>;
 
 /** Payments: the generic and merchant-scoped forms, and the providers' callbacks. */
 export const paymentRouteDocs: RouteDoc[] = [
@@ -30,12 +86,13 @@ export const paymentRouteDocs: RouteDoc[] = [
       metadata: { order_id: '1042' },
     },
     idempotent: true,
-    success: {
-      status: 201,
-      description: "The payment: `pending` with the provider's `next_action`, or `failed` when the provider refused it",
-      schema: out.envelope(out.genericPayment),
-      example: ok('Payment created', example.pendingPayment),
-    },
+    success: answer(
+      "The payment: `pending` with the provider's `next_action`, or `failed` when the provider refused it",
+      out.genericPayment,
+      'Payment created',
+      example.pendingPayment,
+      201,
+    ),
     codes: [
       {
         code: 'validation_error',
@@ -56,20 +113,18 @@ export const paymentRouteDocs: RouteDoc[] = [
       "Your payments in the key's environment, newest first, `limit` per page (default 10, at most 100). For the next page pass the `pagination.next_starting_after` of this one as `starting_after`; new payments created meanwhile do not shift the pages. Filter by `status`, `payment_method` and creation time (`created[gte]`, `created[lte]`: Unix seconds or ISO 8601). Payments created through the merchant-scoped endpoint are listed too, in this form.",
     security: ['secretKey'],
     query: listPaymentsQuery,
-    success: {
-      status: 200,
-      description: 'A page of payments, newest first',
-      schema: out.envelope(
-        z.object({
-          payments: z.array(out.genericPayment).openapi({ description: 'This page of payments, newest first' }),
-          pagination: out.cursorPagination.openapi({ description: 'Where this page ends and how to get the next' }),
-        }),
-      ),
-      example: ok('Payments retrieved', {
+    success: answer(
+      'A page of payments, newest first',
+      z.object({
+        payments: z.array(out.genericPayment).openapi({ description: 'This page of payments, newest first' }),
+        pagination: out.cursorPagination.openapi({ description: 'Where this page ends and how to get the next' }),
+      }),
+      'Payments retrieved',
+      {
         payments: [example.completedPayment],
         pagination: { limit: 1, has_more: true, next_starting_after: example.ids.payment },
-      }),
-    },
+      },
+    ),
     codes: [
       {
         code: 'validation_error',
@@ -86,12 +141,7 @@ export const paymentRouteDocs: RouteDoc[] = [
     tag: 'Payments',
     summary: 'Retrieve a payment',
     security: ['secretKey'],
-    success: {
-      status: 200,
-      description: 'The payment',
-      schema: out.envelope(out.genericPayment),
-      example: ok('Payment retrieved', example.completedPayment),
-    },
+    success: answer('The payment', out.genericPayment, 'Payment retrieved', example.completedPayment),
   },
   {
     method: 'post',
@@ -102,16 +152,7 @@ export const paymentRouteDocs: RouteDoc[] = [
     description:
       "Cancels a `pending` or `processing` payment, with an optional `reason`. If the provider reports the customer's payment first, the cancel loses: 409 `payment_not_cancellable`, and the payment is `completed`.",
     security: ['secretKey'],
-    body: cancelBody,
-    bodyExample: { reason: 'customer changed their mind' },
-    idempotent: true,
-    success: {
-      status: 200,
-      description: 'The cancelled payment',
-      schema: out.envelope(out.genericPayment),
-      example: ok('Payment cancelled', example.cancelledPayment),
-    },
-    codes: ['payment_not_cancellable', UPDATE_UNAVAILABLE],
+    ...cancelRequestDoc,
   },
   {
     method: 'post',
@@ -122,16 +163,7 @@ export const paymentRouteDocs: RouteDoc[] = [
     description:
       "Refunds part (`amount`, in minor units) or all (no `amount`: the whole rest) of a `completed` payment. The refund is written before the provider is asked. It is `completed`, `failed` when the provider refused it (nothing moved; `refund.failed` is sent and the amount is refundable again), or `pending` when the provider's answer is not known yet: the amount then stays reserved (the payment's `amount_refund_pending`) and `refund.completed` or `refund.failed` follows once the provider decides. A `reason` that is not well-formed Unicode text is refused (400) before anything is written or sent.",
     security: ['secretKey'],
-    body: refundBody,
-    bodyExample: { amount: 500, reason: 'one item out of stock' },
-    idempotent: true,
-    success: {
-      status: 201,
-      description: 'The refund: `completed`, `failed` or `pending`',
-      schema: out.envelope(out.refund),
-      example: ok('Refund completed', example.completedRefund),
-    },
-    codes: ['payment_not_refundable', 'amount_exceeds_refundable', UPDATE_UNAVAILABLE],
+    ...refundRequestDoc,
   },
 
   {
@@ -174,55 +206,17 @@ export const paymentRouteDocs: RouteDoc[] = [
   },
 
   {
+    ...providerCallbackDoc,
     method: 'post',
-    path: '/v1/provider-callbacks/{provider}',
     operationId: 'receiveProviderCallback',
-    tag: 'Providers',
     summary: 'Provider callback',
-    description:
-      "Called by payment providers, not by merchants. Each provider authenticates its own way; a callback is a hint that the payment's status is then confirmed with the provider.",
-    body: callbackBody,
-    bodyExample: { provider_reference: '1f0c7a52-3b9e-4d8a-9a43-5c2e8b7d6f10', status: 'succeeded' },
-    success: {
-      status: 200,
-      description: 'Received (also for a payment already closed)',
-      schema: out.envelope(callbackReceipt),
-      example: ok('Callback received', { received: true, payment_id: example.ids.payment, action: 'signalled' }),
-    },
-    errors: [401],
-    codes: [
-      {
-        code: 'unauthorized',
-        when: "The callback's signature or token is missing or wrong.",
-        message: 'the callback signature is not valid',
-      },
-      CALLBACK_UNAVAILABLE,
-    ],
+    description: PROVIDER_CALLBACK_ABOUT,
   },
   {
+    ...providerCallbackDoc,
     method: 'put',
-    path: '/v1/provider-callbacks/{provider}',
     operationId: 'receiveProviderCallbackByPut',
-    tag: 'Providers',
     summary: 'Provider callback (PUT)',
-    description:
-      "The same callback for providers that call back with PUT (MTN MoMo does). Called by payment providers, not by merchants. Each provider authenticates its own way; a callback is a hint that the payment's status is then confirmed with the provider.",
-    body: callbackBody,
-    bodyExample: { provider_reference: '1f0c7a52-3b9e-4d8a-9a43-5c2e8b7d6f10', status: 'succeeded' },
-    success: {
-      status: 200,
-      description: 'Received (also for a payment already closed)',
-      schema: out.envelope(callbackReceipt),
-      example: ok('Callback received', { received: true, payment_id: example.ids.payment, action: 'signalled' }),
-    },
-    errors: [401],
-    codes: [
-      {
-        code: 'unauthorized',
-        when: "The callback's signature or token is missing or wrong.",
-        message: 'the callback signature is not valid',
-      },
-      CALLBACK_UNAVAILABLE,
-    ],
+    description: `The same callback for providers that call back with PUT (MTN MoMo does). ${PROVIDER_CALLBACK_ABOUT}`,
   },
 ];

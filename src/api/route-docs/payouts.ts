@@ -12,7 +12,7 @@ import {
 } from '../schemas/payouts';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { ok, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
+import { answer, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
 
 /** Payout destinations, payouts and the payout schedule. */
 export const payoutRouteDocs: RouteDoc[] = [
@@ -27,12 +27,13 @@ export const payoutRouteDocs: RouteDoc[] = [
     query: destinationQuery,
     body: createDestinationBody,
     bodyExample: { type: 'mobile_money', phone_number: '+250788000001' },
-    success: {
-      status: 201,
-      description: 'The destination',
-      schema: out.envelope(out.payoutDestination),
-      example: ok('Payout destination created', example.payoutDestinationExample),
-    },
+    success: answer(
+      'The destination',
+      out.payoutDestination,
+      'Payout destination created',
+      example.payoutDestinationExample,
+      201,
+    ),
   },
   {
     operationId: 'listPayoutDestinations',
@@ -43,18 +44,16 @@ export const payoutRouteDocs: RouteDoc[] = [
     description: `Your destinations, newest first, with their verification state. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: destinationQuery,
-    success: {
-      status: 200,
-      description: 'The destinations',
-      schema: out.envelope(
-        z.object({
-          payout_destinations: z
-            .array(out.payoutDestination)
-            .openapi({ description: 'Your destinations in this environment' }),
-        }),
-      ),
-      example: ok('Payout destinations retrieved', { payout_destinations: [example.payoutDestinationExample] }),
-    },
+    success: answer(
+      'The destinations',
+      z.object({
+        payout_destinations: z
+          .array(out.payoutDestination)
+          .openapi({ description: 'Your destinations in this environment' }),
+      }),
+      'Payout destinations retrieved',
+      { payout_destinations: [example.payoutDestinationExample] },
+    ),
   },
   {
     operationId: 'deletePayoutDestination',
@@ -65,17 +64,15 @@ export const payoutRouteDocs: RouteDoc[] = [
     description: `No payout can go to it any more; payouts already made keep naming it. In live it needs the same step-up as adding one. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: destinationQuery,
-    success: {
-      status: 200,
-      description: 'Deleted',
-      schema: out.envelope(
-        z.object({
-          id: z.string().openapi({ description: 'The deleted destination' }),
-          deleted: z.literal(true).openapi({ description: 'Always `true`' }),
-        }),
-      ),
-      example: ok('Payout destination deleted', { id: example.payoutDestinationExample.id, deleted: true }),
-    },
+    success: answer(
+      'Deleted',
+      z.object({
+        id: z.string().openapi({ description: 'The deleted destination' }),
+        deleted: z.literal(true).openapi({ description: 'Always `true`' }),
+      }),
+      'Payout destination deleted',
+      { id: example.payoutDestinationExample.id, deleted: true },
+    ),
   },
   {
     operationId: 'createPayout',
@@ -89,12 +86,7 @@ export const payoutRouteDocs: RouteDoc[] = [
     body: createPayoutBody,
     bodyExample: { amount: 50_000, currency: 'RWF', destination: example.payoutDestinationExample.id },
     idempotent: true,
-    success: {
-      status: 201,
-      description: 'The payout',
-      schema: out.envelope(out.payout),
-      example: ok('Payout created', example.payoutExample),
-    },
+    success: answer('The payout', out.payout, 'Payout created', example.payoutExample, 201),
     codes: [
       'insufficient_balance',
       {
@@ -118,22 +110,20 @@ export const payoutRouteDocs: RouteDoc[] = [
     description: `Your payouts, newest first, in cursor pages as \`GET /v1/payments\`; filter by \`status\`, \`destination\` and \`created[gte|lte]\`. What a payout covers: \`GET /v1/balance_transactions?payout=po_…\`. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: listPayoutsQuery,
-    success: {
-      status: 200,
-      description: 'A page of payouts',
-      schema: out.envelope(
-        z.object({
-          payouts: z.array(out.payout).openapi({ description: 'Your payouts, newest first' }),
-          pagination: out.cursorPagination.openapi({
-            description: 'Where this page ends: `has_more` and `next_starting_after`',
-          }),
+    success: answer(
+      'A page of payouts',
+      z.object({
+        payouts: z.array(out.payout).openapi({ description: 'Your payouts, newest first' }),
+        pagination: out.cursorPagination.openapi({
+          description: 'Where this page ends: `has_more` and `next_starting_after`',
         }),
-      ),
-      example: ok('Payouts retrieved', {
+      }),
+      'Payouts retrieved',
+      {
         payouts: [example.payoutExample],
         pagination: { limit: 10, has_more: false, next_starting_after: null },
-      }),
-    },
+      },
+    ),
   },
   {
     operationId: 'retrievePayout',
@@ -144,12 +134,7 @@ export const payoutRouteDocs: RouteDoc[] = [
     description: `One payout with its status timeline; another merchant's id answers 404. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: destinationQuery,
-    success: {
-      status: 200,
-      description: 'The payout',
-      schema: out.envelope(out.payoutDetail),
-      example: ok('Payout retrieved', example.payoutDetailExample),
-    },
+    success: answer('The payout', out.payoutDetail, 'Payout retrieved', example.payoutDetailExample),
   },
   {
     operationId: 'cancelPayout',
@@ -160,16 +145,11 @@ export const payoutRouteDocs: RouteDoc[] = [
     description: `While it is \`pending\` (its rail does not have it yet, e.g. while the rail is down): \`cancelled\`, amount and fee back to the balance. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: destinationQuery,
-    success: {
-      status: 200,
-      description: 'The cancelled payout',
-      schema: out.envelope(out.payout),
-      example: ok('Payout cancelled', {
-        ...example.payoutExample,
-        status: 'cancelled',
-        arrival_date: null,
-      }),
-    },
+    success: answer('The cancelled payout', out.payout, 'Payout cancelled', {
+      ...example.payoutExample,
+      status: 'cancelled',
+      arrival_date: null,
+    }),
     codes: ['payout_not_cancellable'],
   },
 
@@ -182,12 +162,7 @@ export const payoutRouteDocs: RouteDoc[] = [
     description: `\`manual\` until you set one. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: destinationQuery,
-    success: {
-      status: 200,
-      description: 'The setting',
-      schema: out.envelope(out.payoutSchedule),
-      example: ok('Payout schedule retrieved', example.payoutScheduleExample),
-    },
+    success: answer('The setting', out.payoutSchedule, 'Payout schedule retrieved', example.payoutScheduleExample),
   },
   {
     operationId: 'updatePayoutSchedule',
@@ -205,11 +180,6 @@ export const payoutRouteDocs: RouteDoc[] = [
       currency: 'RWF',
       minimum: 10_000,
     },
-    success: {
-      status: 200,
-      description: 'The setting',
-      schema: out.envelope(out.payoutSchedule),
-      example: ok('Payout schedule updated', example.payoutScheduleExample),
-    },
+    success: answer('The setting', out.payoutSchedule, 'Payout schedule updated', example.payoutScheduleExample),
   },
 ];

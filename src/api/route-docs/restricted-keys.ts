@@ -5,7 +5,7 @@
 import { createRestrictedKeyBody, rollRestrictedKeyBody } from '../schemas/security';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { ok, type RouteDoc } from './shared';
+import { answer, type RouteDoc } from './shared';
 
 /** Restricted keys: create, roll, revoke. */
 export const restrictedKeyRouteDocs: RouteDoc[] = [
@@ -20,12 +20,13 @@ export const restrictedKeyRouteDocs: RouteDoc[] = [
     security: ['session'],
     body: createRestrictedKeyBody,
     bodyExample: { name: 'Checkout server', environment: 'sandbox', scopes: ['payments:write', 'payments:read'] },
-    success: {
-      status: 201,
-      description: 'The key, shown once',
-      schema: out.envelope(out.issuedRestrictedKey),
-      example: ok('Restricted key created', { key: example.restrictedKey }),
-    },
+    success: answer(
+      'The key, shown once',
+      out.issuedRestrictedKey,
+      'Restricted key created',
+      { key: example.restrictedKey },
+      201,
+    ),
     codes: [
       {
         code: 'forbidden',
@@ -45,15 +46,16 @@ export const restrictedKeyRouteDocs: RouteDoc[] = [
     security: ['session'],
     body: rollRestrictedKeyBody,
     bodyExample: { expires_in_hours: 0 },
-    success: {
-      status: 201,
-      description: 'The new key, shown once',
-      schema: out.envelope(out.issuedRestrictedKey),
-      example: ok('Key rolled', {
+    success: answer(
+      'The new key, shown once',
+      out.issuedRestrictedKey,
+      'Key rolled',
+      {
         key: example.restrictedKey,
         previous_key_expires_at: '2026-11-25T12:00:00.000Z',
-      }),
-    },
+      },
+      201,
+    ),
   },
   {
     operationId: 'revokeRestrictedKey',
@@ -63,12 +65,10 @@ export const restrictedKeyRouteDocs: RouteDoc[] = [
     summary: 'Revoke a restricted key',
     description: 'The key stops at once. Secret keys are replaced by rolling them instead.',
     security: ['session'],
-    success: {
-      status: 200,
-      description: 'The revoked key',
-      schema: out.envelope(out.keySummary),
-      example: ok('Key revoked', { ...example.restrictedKeySummary, status: 'revoked' }),
-    },
+    success: answer('The revoked key', out.keySummary, 'Key revoked', {
+      ...example.restrictedKeySummary,
+      status: 'revoked',
+    }),
     codes: [{ code: 'conflict', when: 'The key is a secret key.' }],
   },
 ];

@@ -6,7 +6,7 @@ import { z } from '../../lib/zod';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
 import { cardConfirmBody, simulateBody } from '../routes/sandbox';
-import { ok, type RouteDoc } from './shared';
+import { answer, type RouteDoc } from './shared';
 
 /** The sandbox's stand-ins for the customer. */
 export const sandboxRouteDocs: RouteDoc[] = [
@@ -26,24 +26,22 @@ export const sandboxRouteDocs: RouteDoc[] = [
       exp_year: 2030,
       cvc: '123',
     },
-    success: {
-      status: 200,
-      description: "The gateway's answer; the payment follows within moments",
-      schema: out.envelope(
-        z.object({
-          payment_id: z.string().openapi({ description: 'The payment the card was confirmed for, `pay_…`' }),
-          outcome: z
-            .object({
-              status: z.string().openapi({
-                description: "The gateway's status: `succeeded`, or `requires_payment_method` for a declined card",
-              }),
-            })
-            .loose()
-            .openapi({ description: "The simulated gateway's answer, as the gateway's client library gives it" }),
-        }),
-      ),
-      example: ok('Card confirmation received', { payment_id: example.ids.payment, outcome: { status: 'succeeded' } }),
-    },
+    success: answer(
+      "The gateway's answer; the payment follows within moments",
+      z.object({
+        payment_id: z.string().openapi({ description: 'The payment the card was confirmed for, `pay_…`' }),
+        outcome: z
+          .object({
+            status: z.string().openapi({
+              description: "The gateway's status: `succeeded`, or `requires_payment_method` for a declined card",
+            }),
+          })
+          .loose()
+          .openapi({ description: "The simulated gateway's answer, as the gateway's client library gives it" }),
+      }),
+      'Card confirmation received',
+      { payment_id: example.ids.payment, outcome: { status: 'succeeded' } },
+    ),
     errors: [404],
     codes: [
       {
@@ -69,12 +67,12 @@ export const sandboxRouteDocs: RouteDoc[] = [
     security: ['secretKey'],
     body: simulateBody,
     bodyExample: { outcome: 'completed' },
-    success: {
-      status: 200,
-      description: 'The payment (its status follows within moments)',
-      schema: out.envelope(out.genericPayment),
-      example: ok('Bank transfer simulated', example.bankTransferPayment),
-    },
+    success: answer(
+      'The payment (its status follows within moments)',
+      out.genericPayment,
+      'Bank transfer simulated',
+      example.bankTransferPayment,
+    ),
     codes: [
       {
         code: 'conflict',
@@ -98,16 +96,11 @@ export const sandboxRouteDocs: RouteDoc[] = [
     description:
       "Sets `available_on` of your pending sandbox balance transactions to now, so their funds count as available at once (live funds wait for their provider's settlement delay).",
     security: ['secretKey'],
-    success: {
-      status: 200,
-      description: 'The balance after settling',
-      schema: out.envelope(out.balance),
-      example: ok('Sandbox funds settled', {
-        ...example.balanceExample,
-        available: [{ amount: 977, currency: 'RWF' }],
-        pending: [{ amount: 0, currency: 'RWF' }],
-      }),
-    },
+    success: answer('The balance after settling', out.balance, 'Sandbox funds settled', {
+      ...example.balanceExample,
+      available: [{ amount: 977, currency: 'RWF' }],
+      pending: [{ amount: 0, currency: 'RWF' }],
+    }),
     codes: [
       {
         code: 'not_found',

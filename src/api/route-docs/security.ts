@@ -14,7 +14,15 @@ import {
 } from '../schemas/security';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { ok, type RouteDoc } from './shared';
+import type { CodeDoc } from '../schemas/error-docs';
+import { answer, type RouteDoc } from './shared';
+
+/** A code as an authenticator app shows it, for the examples. */
+const CODE_EXAMPLE = '123456';
+/** A code refused for too many wrong ones before it. */
+const TOO_MANY_WRONG_CODES: CodeDoc = { code: 'rate_limited', when: 'Too many wrong codes.' };
+/** A code asked of an account whose two-factor sign-in is off. */
+const TWO_FACTOR_OFF: CodeDoc = { code: 'conflict', when: 'Two-factor sign-in is off.' };
 
 /** Two-factor sign-in, switching merchants, signing out, invitations, the password. */
 export const securityRouteDocs: RouteDoc[] = [
@@ -27,13 +35,8 @@ export const securityRouteDocs: RouteDoc[] = [
     description:
       'When `POST /v1/auth/login` answered `two_factor_required`, send its `challenge` (valid 5 minutes) with the current 6-digit code from your authenticator app, or one of your recovery codes. A code works once: the same code is refused until the next one shows. Five wrong codes in 15 minutes lock the account for the rest of the window; an address that sends twenty is locked too.',
     body: loginSecondFactorBody,
-    bodyExample: { challenge: 'eyJhbGciOiJIUzI1NiJ9.challenge.signature', code: '123456' },
-    success: {
-      status: 200,
-      description: 'Session token',
-      schema: out.envelope(out.session),
-      example: ok('Logged in', example.session),
-    },
+    bodyExample: { challenge: 'eyJhbGciOiJIUzI1NiJ9.challenge.signature', code: CODE_EXAMPLE },
+    success: answer('Session token', out.session, 'Logged in', example.session),
     codes: [
       {
         code: 'unauthorized',
@@ -54,12 +57,7 @@ export const securityRouteDocs: RouteDoc[] = [
     security: ['session'],
     body: switchBody,
     bodyExample: { merchant_id: example.ids.merchant },
-    success: {
-      status: 200,
-      description: 'Session token for that merchant',
-      schema: out.envelope(out.session),
-      example: ok('Switched merchant', example.session),
-    },
+    success: answer('Session token for that merchant', out.session, 'Switched merchant', example.session),
     codes: [{ code: 'forbidden', when: 'You are not a member of that merchant.' }],
   },
   {
@@ -71,16 +69,14 @@ export const securityRouteDocs: RouteDoc[] = [
     description:
       'Ends every session token of yours, in every merchant, this one included: for a lost laptop or a shared browser.',
     security: ['session'],
-    success: {
-      status: 200,
-      description: 'Signed out',
-      schema: out.envelope(
-        z.object({
-          signed_out: z.literal(true).openapi({ description: 'Always `true`: every session of yours has ended' }),
-        }),
-      ),
-      example: ok('Signed out everywhere', { signed_out: true }),
-    },
+    success: answer(
+      'Signed out',
+      z.object({
+        signed_out: z.literal(true).openapi({ description: 'Always `true`: every session of yours has ended' }),
+      }),
+      'Signed out everywhere',
+      { signed_out: true },
+    ),
   },
   {
     operationId: 'acceptInvitation',
@@ -92,12 +88,13 @@ export const securityRouteDocs: RouteDoc[] = [
       'The `token` is the last part of the link in the invitation e-mail, valid 72 hours and once. Signed in (session token), you join as you are, if your e-mail is the invited one; otherwise send `name` and `password` to create your account under the invited e-mail. Answers your membership and a session in that merchant.',
     body: acceptInvitationBody,
     bodyExample: { name: 'Kofi Mensah', password: 'correct horse battery' },
-    success: {
-      status: 201,
-      description: 'Membership and session',
-      schema: out.envelope(out.acceptance),
-      example: ok('Invitation accepted', { ...example.session, member: example.member }),
-    },
+    success: answer(
+      'Membership and session',
+      out.acceptance,
+      'Invitation accepted',
+      { ...example.session, member: example.member },
+      201,
+    ),
     errors: [401],
     codes: [
       { code: 'forbidden', when: 'You are signed in with another e-mail than the invited one.' },
@@ -116,12 +113,7 @@ export const securityRouteDocs: RouteDoc[] = [
     description: 'Whether two-factor sign-in is on for you, and how many recovery codes you have left.',
     security: ['session'],
     query: environmentOnlyQuery,
-    success: {
-      status: 200,
-      description: 'Status',
-      schema: out.envelope(out.twoFactorStatus),
-      example: ok('Two-factor status', { enabled: true, recovery_codes_left: 9 }),
-    },
+    success: answer('Status', out.twoFactorStatus, 'Two-factor status', { enabled: true, recovery_codes_left: 9 }),
   },
   {
     operationId: 'enrollTwoFactor',
@@ -132,12 +124,7 @@ export const securityRouteDocs: RouteDoc[] = [
     description:
       'Answers a new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 seconds) and its `otpauth://` URI for a QR code. Nothing changes until you confirm a first code; enrolling again replaces a secret not yet confirmed.',
     security: ['session'],
-    success: {
-      status: 201,
-      description: 'Secret and URI',
-      schema: out.envelope(out.twoFactorEnrolment),
-      example: ok('Scan the code, then confirm it', example.enrolment),
-    },
+    success: answer('Secret and URI', out.twoFactorEnrolment, 'Scan the code, then confirm it', example.enrolment, 201),
     codes: [{ code: 'conflict', when: 'Two-factor sign-in is already on.' }],
   },
   {
@@ -150,17 +137,15 @@ export const securityRouteDocs: RouteDoc[] = [
       'Send the code your app shows: two-factor sign-in is on from now. The answer holds ten recovery codes, each good once, shown only here, and a new session token; your other sessions end.',
     security: ['session'],
     body: confirmCodeBody,
-    bodyExample: { code: '123456' },
-    success: {
-      status: 200,
-      description: 'Recovery codes and session',
-      schema: out.envelope(out.twoFactorConfirmation),
-      example: ok('Two-factor sign-in is on', { ...example.session, recovery_codes: example.recoveryCodes }),
-    },
+    bodyExample: { code: CODE_EXAMPLE },
+    success: answer('Recovery codes and session', out.twoFactorConfirmation, 'Two-factor sign-in is on', {
+      ...example.session,
+      recovery_codes: example.recoveryCodes,
+    }),
     codes: [
       { code: 'validation_error', when: 'The code is wrong or expired.' },
       { code: 'conflict', when: 'No enrolment is waiting, or two-factor sign-in is already on.' },
-      { code: 'rate_limited', when: 'Too many wrong codes.' },
+      TOO_MANY_WRONG_CODES,
     ],
   },
   {
@@ -173,17 +158,12 @@ export const securityRouteDocs: RouteDoc[] = [
       'Live key rolls, restricted live keys, team changes, turning two-factor off and live payout destinations need a code confirmed in the last 5 minutes. Send one here: the answer is a session token that carries the confirmation.',
     security: ['session'],
     body: verifyCodeBody,
-    bodyExample: { code: '123456' },
-    success: {
-      status: 200,
-      description: 'Session token, confirmed now',
-      schema: out.envelope(out.session),
-      example: ok('Code confirmed', example.session),
-    },
+    bodyExample: { code: CODE_EXAMPLE },
+    success: answer('Session token, confirmed now', out.session, 'Code confirmed', example.session),
     codes: [
       { code: 'validation_error', when: 'The code is wrong, already used or expired.' },
-      { code: 'conflict', when: 'Two-factor sign-in is off.' },
-      { code: 'rate_limited', when: 'Too many wrong codes.' },
+      TWO_FACTOR_OFF,
+      TOO_MANY_WRONG_CODES,
     ],
   },
   {
@@ -195,16 +175,8 @@ export const securityRouteDocs: RouteDoc[] = [
     description:
       'Needs a code confirmed in the last 5 minutes. Forgets the secret and the recovery codes; your other sessions end and a new session token is answered.',
     security: ['session'],
-    success: {
-      status: 200,
-      description: 'Session token',
-      schema: out.envelope(out.session),
-      example: ok('Two-factor sign-in is off', example.session),
-    },
-    codes: [
-      { code: 'forbidden', when: 'No code was confirmed in the last 5 minutes.' },
-      { code: 'conflict', when: 'Two-factor sign-in is off.' },
-    ],
+    success: answer('Session token', out.session, 'Two-factor sign-in is off', example.session),
+    codes: [{ code: 'forbidden', when: 'No code was confirmed in the last 5 minutes.' }, TWO_FACTOR_OFF],
   },
   {
     operationId: 'changePassword',
@@ -217,12 +189,12 @@ export const securityRouteDocs: RouteDoc[] = [
     security: ['session'],
     body: changePasswordBody,
     bodyExample: { current_password: 'a long password', new_password: 'an even longer password' },
-    success: {
-      status: 200,
-      description: 'New session token; every earlier one is refused from now on',
-      schema: out.envelope(out.session),
-      example: ok('Password changed', example.session),
-    },
+    success: answer(
+      'New session token; every earlier one is refused from now on',
+      out.session,
+      'Password changed',
+      example.session,
+    ),
     codes: [
       {
         code: 'validation_error',

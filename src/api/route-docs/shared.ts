@@ -6,6 +6,8 @@ import type { ErrorCode } from '../../domain/errors';
 import { z } from '../../lib/zod';
 import * as example from '../schemas/examples';
 import { type CodeDoc } from '../schemas/error-docs';
+import { envelope } from '../../views/envelope';
+import { pagination } from '../../views/pagination';
 
 /** The multipart file field `document` (docs/live-access.md#documents): PDF, JPEG or PNG, at most 10 MB. */
 export const documentFile = z
@@ -83,6 +85,60 @@ export function impliedErrors(doc: RouteDoc): number[] {
 
 /** The envelope of a success answer, for examples. */
 export const ok = example.envelopeExample;
+
+/**
+ * A route's answer (`status`, 200 unless given): `data` in the success envelope, `description` for the document, and
+ * an example that answers `sample` with `message` (`Payment created`).
+ */
+export function answer(
+  description: string,
+  data: z.ZodType,
+  message: string,
+  sample: unknown,
+  status = 200,
+): RouteDoc['success'] {
+  return { status, description, schema: envelope(data), example: ok(message, sample) };
+}
+
+/**
+ * A route's 200 answer of one numbered page (docs/api.md#pagination): `{ [field]: item[], pagination }` in the success
+ * envelope, `description` for the document and `about` for the list, with an example of one `sample` on a first page
+ * answered as `message`.
+ */
+export function pageAnswer(
+  description: string,
+  field: string,
+  item: z.ZodType,
+  about: string,
+  message: string,
+  sample: unknown,
+): RouteDoc['success'] {
+  return answer(
+    description,
+    z.object({ [field]: z.array(item).openapi({ description: about }), pagination: pagination }),
+    message,
+    { [field]: [sample], pagination: { page: 1, limit: 10, total: 1, total_pages: 1 } },
+  );
+}
+
+/**
+ * A route's 200 answer of a list: `{ [field]: item[] }` in the success envelope (`about` describes the list), with an
+ * example of one `sample` answered as `<description> retrieved`.
+ */
+export function listAnswer(
+  description: string,
+  field: string,
+  item: z.ZodType,
+  about: string,
+  sample: unknown,
+): RouteDoc['success'] {
+  return answer(
+    description,
+    z.object({ [field]: z.array(item).openapi({ description: about }) }),
+    `${description} retrieved`,
+    { [field]: [sample] },
+  );
+}
 
 /** `?environment=` of the dashboard endpoints, in their descriptions. */
 export const DASHBOARD_CREDENTIALS =

@@ -7,7 +7,7 @@ import { registerBody } from '../schemas/auth';
 import { loginWithMerchantBody } from '../schemas/security';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { ok, type RouteDoc } from './shared';
+import { answer, type RouteDoc } from './shared';
 
 /** Registration and sign-in. */
 export const signInRouteDocs: RouteDoc[] = [
@@ -26,26 +26,24 @@ export const signInRouteDocs: RouteDoc[] = [
       name: 'Amina Uwase',
       business_name: 'Kigali Books',
     },
-    success: {
-      status: 201,
-      description: 'Developer, session token and the first sandbox key (its secret shown once)',
-      schema: out.envelope(
-        z.object({
-          developer: out.developer,
-          ...out.session.shape,
-          api_key: z
-            .object({
-              id: z.string().openapi({ description: 'Key id, `key_…`' }),
-              environment: z
-                .literal('sandbox')
-                .openapi({ description: 'Always `sandbox`: live keys come with live access' }),
-              secret: z.string().openapi({ description: 'The secret key `sk_sandbox_…`, shown only here: store it' }),
-              last4: z.string().openapi({ description: 'Its last 4 characters, as key lists show it' }),
-            })
-            .openapi({ description: 'Your first sandbox secret key' }),
-        }),
-      ),
-      example: ok('Developer registered', {
+    success: answer(
+      'Developer, session token and the first sandbox key (its secret shown once)',
+      z.object({
+        developer: out.developer,
+        ...out.session.shape,
+        api_key: z
+          .object({
+            id: z.string().openapi({ description: 'Key id, `key_…`' }),
+            environment: z
+              .literal('sandbox')
+              .openapi({ description: 'Always `sandbox`: live keys come with live access' }),
+            secret: z.string().openapi({ description: 'The secret key `sk_sandbox_…`, shown only here: store it' }),
+            last4: z.string().openapi({ description: 'Its last 4 characters, as key lists show it' }),
+          })
+          .openapi({ description: 'Your first sandbox secret key' }),
+      }),
+      'Developer registered',
+      {
         developer: example.developer,
         token: example.session.token,
         expires_at: example.session.expires_at,
@@ -55,8 +53,9 @@ export const signInRouteDocs: RouteDoc[] = [
           secret: example.exampleSecretKey,
           last4: example.exampleSecretKey.slice(-4),
         },
-      }),
-    },
+      },
+      201,
+    ),
     codes: [
       {
         code: 'conflict',
@@ -75,13 +74,12 @@ export const signInRouteDocs: RouteDoc[] = [
       'Answers a session token for the dashboard endpoints, valid for one hour, in `merchant_id` (default the first merchant you joined). With two-factor sign-in on, answers `{two_factor_required: true, challenge}` instead. A wrong e-mail address and a wrong password get the same answer.',
     body: loginWithMerchantBody,
     bodyExample: { email: 'amina@example.com', password: 'correct horse battery' },
-    success: {
-      status: 200,
-      description:
-        'Session token; with two-factor sign-in on, a challenge to send with a code to `POST /v1/auth/login/2fa`',
-      schema: out.envelope(z.union([out.session, out.loginChallenge])),
-      example: ok('Logged in', example.session),
-    },
+    success: answer(
+      'Session token; with two-factor sign-in on, a challenge to send with a code to `POST /v1/auth/login/2fa`',
+      z.union([out.session, out.loginChallenge]),
+      'Logged in',
+      example.session,
+    ),
     errors: [401],
     codes: [
       {

@@ -7,7 +7,14 @@ import { environmentOnlyQuery } from '../schemas/developer';
 import { changeMemberBody, invitationBody } from '../schemas/security';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { ok, type RouteDoc } from './shared';
+import type { CodeDoc } from '../schemas/error-docs';
+import { listAnswer, answer, type RouteDoc } from './shared';
+
+/** Why a change of a member's role or membership is refused. */
+const MEMBER_CHANGE_CODES: CodeDoc[] = [
+  { code: 'forbidden', when: 'Your role cannot make this change, or no code was confirmed in the last 5 minutes.' },
+  { code: 'conflict', when: 'It would leave the merchant without an owner.' },
+];
 
 /** Team members and invitations. */
 export const teamRouteDocs: RouteDoc[] = [
@@ -20,22 +27,20 @@ export const teamRouteDocs: RouteDoc[] = [
     description: "The merchant's members and their roles, and the merchants you belong to (for switching).",
     security: ['session'],
     query: environmentOnlyQuery,
-    success: {
-      status: 200,
-      description: 'Members',
-      schema: out.envelope(
-        z.object({
-          members: z.array(out.member).openapi({ description: "The merchant's members and their roles" }),
-          merchants: z
-            .array(out.membership)
-            .openapi({ description: 'Every merchant you belong to, with your role there (for switching)' }),
-        }),
-      ),
-      example: ok('Members retrieved', {
+    success: answer(
+      'Members',
+      z.object({
+        members: z.array(out.member).openapi({ description: "The merchant's members and their roles" }),
+        merchants: z
+          .array(out.membership)
+          .openapi({ description: 'Every merchant you belong to, with your role there (for switching)' }),
+      }),
+      'Members retrieved',
+      {
         members: [example.member],
         merchants: [{ merchant_id: example.ids.merchant, business_name: 'Amina Shop', role: 'developer' }],
-      }),
-    },
+      },
+    ),
   },
   {
     operationId: 'updateTeamMember',
@@ -48,16 +53,8 @@ export const teamRouteDocs: RouteDoc[] = [
     security: ['session'],
     body: changeMemberBody,
     bodyExample: { role: 'viewer' },
-    success: {
-      status: 200,
-      description: 'The member',
-      schema: out.envelope(out.member),
-      example: ok('Role changed', { ...example.member, role: 'viewer' }),
-    },
-    codes: [
-      { code: 'forbidden', when: 'Your role cannot make this change, or no code was confirmed in the last 5 minutes.' },
-      { code: 'conflict', when: 'It would leave the merchant without an owner.' },
-    ],
+    success: answer('The member', out.member, 'Role changed', { ...example.member, role: 'viewer' }),
+    codes: MEMBER_CHANGE_CODES,
   },
   {
     operationId: 'removeTeamMember',
@@ -68,16 +65,8 @@ export const teamRouteDocs: RouteDoc[] = [
     description:
       "Owners and admins; only an owner removes an owner, and the last owner cannot leave. The member's next request in this merchant is refused.",
     security: ['session'],
-    success: {
-      status: 200,
-      description: 'The removed member',
-      schema: out.envelope(out.member),
-      example: ok('Member removed', example.member),
-    },
-    codes: [
-      { code: 'forbidden', when: 'Your role cannot make this change, or no code was confirmed in the last 5 minutes.' },
-      { code: 'conflict', when: 'It would leave the merchant without an owner.' },
-    ],
+    success: answer('The removed member', out.member, 'Member removed', example.member),
+    codes: MEMBER_CHANGE_CODES,
   },
   {
     operationId: 'listInvitations',
@@ -88,16 +77,13 @@ export const teamRouteDocs: RouteDoc[] = [
     description: 'Invitations not yet accepted, newest first, with when their link expires.',
     security: ['session'],
     query: environmentOnlyQuery,
-    success: {
-      status: 200,
-      description: 'Invitations',
-      schema: out.envelope(
-        z.object({
-          invitations: z.array(out.invitation).openapi({ description: 'Invitations sent and not yet accepted' }),
-        }),
-      ),
-      example: ok('Invitations retrieved', { invitations: [example.invitation] }),
-    },
+    success: listAnswer(
+      'Invitations',
+      'invitations',
+      out.invitation,
+      'Invitations sent and not yet accepted',
+      example.invitation,
+    ),
   },
   {
     operationId: 'createInvitation',
@@ -110,12 +96,7 @@ export const teamRouteDocs: RouteDoc[] = [
     security: ['session'],
     body: invitationBody,
     bodyExample: { email: 'kofi@example.com', role: 'developer' },
-    success: {
-      status: 201,
-      description: 'The invitation',
-      schema: out.envelope(out.invitation),
-      example: ok('Invitation sent', example.invitation),
-    },
+    success: answer('The invitation', out.invitation, 'Invitation sent', example.invitation, 201),
     codes: [
       { code: 'forbidden', when: 'Your role cannot invite this role, or no code was confirmed in the last 5 minutes.' },
     ],

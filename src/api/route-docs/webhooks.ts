@@ -6,7 +6,7 @@ import { z } from '../../lib/zod';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
 import { createWebhookBody, emptyBody, listDeliveriesQuery, updateWebhookBody } from '../schemas/webhooks';
-import { ok, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
+import { listAnswer, answer, pageAnswer, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
 
 /** Webhook endpoints, their deliveries and attempts. */
 export const webhookRouteDocs: RouteDoc[] = [
@@ -18,16 +18,13 @@ export const webhookRouteDocs: RouteDoc[] = [
     summary: 'List webhook endpoints',
     description: DASHBOARD_CREDENTIALS,
     security: DEVELOPER,
-    success: {
-      status: 200,
-      description: 'Webhooks',
-      schema: out.envelope(
-        z.object({
-          webhooks: z.array(out.webhook).openapi({ description: 'Your webhook endpoints in this environment' }),
-        }),
-      ),
-      example: ok('Webhooks retrieved', { webhooks: [example.webhook] }),
-    },
+    success: listAnswer(
+      'Webhooks',
+      'webhooks',
+      out.webhook,
+      'Your webhook endpoints in this environment',
+      example.webhook,
+    ),
   },
   {
     method: 'post',
@@ -44,12 +41,13 @@ export const webhookRouteDocs: RouteDoc[] = [
       events: ['payment.completed', 'payment.failed', 'refund.completed'],
       description: 'Order fulfilment',
     },
-    success: {
-      status: 201,
-      description: 'The webhook with its signing secret, shown once',
-      schema: out.envelope(out.webhookWithSecret),
-      example: ok('Webhook created', example.webhookWithSecret),
-    },
+    success: answer(
+      'The webhook with its signing secret, shown once',
+      out.webhookWithSecret,
+      'Webhook created',
+      example.webhookWithSecret,
+      201,
+    ),
     codes: [
       {
         code: 'conflict',
@@ -66,12 +64,7 @@ export const webhookRouteDocs: RouteDoc[] = [
     summary: 'Retrieve a webhook endpoint',
     description: DASHBOARD_CREDENTIALS,
     security: DEVELOPER,
-    success: {
-      status: 200,
-      description: 'The webhook',
-      schema: out.envelope(out.webhook),
-      example: ok('Webhook retrieved', example.webhook),
-    },
+    success: answer('The webhook', out.webhook, 'Webhook retrieved', example.webhook),
   },
   {
     method: 'put',
@@ -84,12 +77,7 @@ export const webhookRouteDocs: RouteDoc[] = [
     security: DEVELOPER,
     body: updateWebhookBody,
     bodyExample: { status: 'disabled' },
-    success: {
-      status: 200,
-      description: 'The webhook',
-      schema: out.envelope(out.webhook),
-      example: ok('Webhook updated', { ...example.webhook, status: 'disabled' }),
-    },
+    success: answer('The webhook', out.webhook, 'Webhook updated', { ...example.webhook, status: 'disabled' }),
   },
   {
     method: 'delete',
@@ -101,17 +89,15 @@ export const webhookRouteDocs: RouteDoc[] = [
     security: DEVELOPER,
     body: emptyBody,
     bodyExample: {},
-    success: {
-      status: 200,
-      description: 'Deleted',
-      schema: out.envelope(
-        z.object({
-          id: z.string().openapi({ description: 'The deleted endpoint, `whk_…`' }),
-          deleted: z.literal(true).openapi({ description: 'Always `true`: nothing more is delivered to it' }),
-        }),
-      ),
-      example: ok('Webhook deleted', { id: example.ids.webhook, deleted: true }),
-    },
+    success: answer(
+      'Deleted',
+      z.object({
+        id: z.string().openapi({ description: 'The deleted endpoint, `whk_…`' }),
+        deleted: z.literal(true).openapi({ description: 'Always `true`: nothing more is delivered to it' }),
+      }),
+      'Webhook deleted',
+      { id: example.ids.webhook, deleted: true },
+    ),
   },
   {
     method: 'post',
@@ -124,12 +110,7 @@ export const webhookRouteDocs: RouteDoc[] = [
     security: DEVELOPER,
     body: emptyBody,
     bodyExample: {},
-    success: {
-      status: 200,
-      description: "The attempt's outcome",
-      schema: out.envelope(out.testDelivery),
-      example: ok('Test delivery sent', example.testDelivery),
-    },
+    success: answer("The attempt's outcome", out.testDelivery, 'Test delivery sent', example.testDelivery),
   },
   {
     method: 'post',
@@ -142,15 +123,10 @@ export const webhookRouteDocs: RouteDoc[] = [
     security: DEVELOPER,
     body: emptyBody,
     bodyExample: {},
-    success: {
-      status: 200,
-      description: 'The webhook with its new secret, shown once',
-      schema: out.envelope(out.webhookWithSecret),
-      example: ok('Webhook secret rotated', {
-        ...example.webhookWithSecret,
-        previous_secret_expires_at: '2026-11-25T10:00:00.000Z',
-      }),
-    },
+    success: answer('The webhook with its new secret, shown once', out.webhookWithSecret, 'Webhook secret rotated', {
+      ...example.webhookWithSecret,
+      previous_secret_expires_at: '2026-11-25T10:00:00.000Z',
+    }),
   },
   {
     method: 'get',
@@ -162,22 +138,14 @@ export const webhookRouteDocs: RouteDoc[] = [
       "The endpoint's deliveries with each attempt (time, status code, the first 1 KiB of the answer, duration, error), newest first.",
     security: DEVELOPER,
     query: listDeliveriesQuery,
-    success: {
-      status: 200,
-      description: 'A page of deliveries, newest first',
-      schema: out.envelope(
-        z.object({
-          deliveries: z
-            .array(out.delivery)
-            .openapi({ description: "This page of the endpoint's deliveries, with their attempts" }),
-          pagination: out.pagination,
-        }),
-      ),
-      example: ok('Deliveries retrieved', {
-        deliveries: [example.delivery],
-        pagination: { page: 1, limit: 10, total: 1, total_pages: 1 },
-      }),
-    },
+    success: pageAnswer(
+      'A page of deliveries, newest first',
+      'deliveries',
+      out.delivery,
+      "This page of the endpoint's deliveries, with their attempts",
+      'Deliveries retrieved',
+      example.delivery,
+    ),
   },
   {
     method: 'post',
@@ -189,19 +157,20 @@ export const webhookRouteDocs: RouteDoc[] = [
     security: DEVELOPER,
     body: emptyBody,
     bodyExample: {},
-    success: {
-      status: 201,
-      description: 'The new delivery',
-      schema: out.envelope(out.delivery),
-      example: ok('Delivery retry started', {
+    success: answer(
+      'The new delivery',
+      out.delivery,
+      'Delivery retry started',
+      {
         ...example.delivery,
         id: 'dlv_3Gh5Ij7Kl9Mn1Op3Qr5St7Uv',
         status: 'pending',
         attempt_count: 0,
         attempts: [],
         retry_of: example.ids.delivery,
-      }),
-    },
+      },
+      201,
+    ),
     codes: [
       {
         code: 'conflict',

@@ -3,7 +3,6 @@
  * its status, answer a reviewer, and reveal the first live key once. Session token only (docs/api.md#credentials).
  */
 import type Router from '@koa/router';
-import { apiRouter } from '../router';
 import {
   getLiveAccessStatus,
   requestLiveAccess,
@@ -12,15 +11,14 @@ import {
   type LiveAccessServiceDeps,
 } from '../../services/live-access-service';
 import { respond } from '../envelope';
-import { principalOf, sessionToken } from '../middleware/auth';
+import { principalOf, sessionRouter } from '../middleware/auth';
 import { jsonBody } from '../middleware/json-body';
 import { liveAccessRequestBody, respondBody } from '../schemas/live-access';
 import { parseOrThrow } from '../schemas/validate';
 
 /** Live access routes under `/v1/developer/live-access`. */
 export function liveAccessRoutes(deps: LiveAccessServiceDeps): Router {
-  const router = apiRouter('/v1/developer/live-access');
-  router.use(sessionToken(deps.db, deps.config.JWT_SECRET));
+  const router = sessionRouter('/v1/developer/live-access', deps);
 
   /**
    * File a request: body of {@link liveAccessRequestBody} → 201 envelope with the request status

@@ -3,18 +3,16 @@
  * token only; every other session of theirs ends.
  */
 import type Router from '@koa/router';
-import { apiRouter } from '../router';
 import { changePassword, type AuthDeps } from '../../services/auth-service';
 import { respond } from '../envelope';
-import { originOf, principalOf, sessionToken } from '../middleware/auth';
+import { originOf, principalOf, sessionRouter } from '../middleware/auth';
 import { jsonBody } from '../middleware/json-body';
 import { changePasswordBody } from '../schemas/auth';
 import { parseOrThrow } from '../schemas/validate';
 
 /** The password route. */
 export function passwordRoutes(deps: AuthDeps): Router {
-  const router = apiRouter('/v1/developer/password');
-  router.use(sessionToken(deps.db, deps.config.JWT_SECRET));
+  const router = sessionRouter('/v1/developer/password', deps);
 
   /**
    * Change password: `{current_password, new_password}` → 200 envelope `{token, expires_at}`, a new session; every

@@ -3,7 +3,6 @@
  * role changes and removals. Which roles may call each is in the access table (docs/security.md#roles).
  */
 import type Router from '@koa/router';
-import { apiRouter } from '../router';
 import {
   changeRole,
   invite,
@@ -14,7 +13,7 @@ import {
   type TeamDeps,
 } from '../../services/team-service';
 import { respond } from '../envelope';
-import { principalOf, sessionToken } from '../middleware/auth';
+import { principalOf, sessionRouter } from '../middleware/auth';
 import { jsonBody } from '../middleware/json-body';
 import { environmentOnlyQuery } from '../schemas/developer';
 import { changeMemberBody, invitationBody } from '../schemas/security';
@@ -22,8 +21,7 @@ import { parseOrThrow } from '../schemas/validate';
 
 /** Team routes. */
 export function teamRoutes(deps: TeamDeps): Router {
-  const router = apiRouter('/v1/developer/team');
-  router.use(sessionToken(deps.db, deps.config.JWT_SECRET));
+  const router = sessionRouter('/v1/developer/team', deps);
 
   /** Members → 200 envelope `{members, merchants}` (`merchants`: the caller's own memberships, for switching). */
   router.get('/members', async (ctx) => {

@@ -3,7 +3,6 @@
  * only: status, enrolment, confirmation with the first code, step-up confirmation and turning it off.
  */
 import type Router from '@koa/router';
-import { apiRouter } from '../router';
 import {
   confirmTwoFactor,
   enrollTwoFactor,
@@ -13,7 +12,7 @@ import {
   type TwoFactorDeps,
 } from '../../services/two-factor-service';
 import { respond } from '../envelope';
-import { principalOf, sessionToken } from '../middleware/auth';
+import { principalOf, sessionRouter } from '../middleware/auth';
 import { jsonBody } from '../middleware/json-body';
 import { environmentOnlyQuery } from '../schemas/developer';
 import { confirmCodeBody, verifyCodeBody } from '../schemas/security';
@@ -21,8 +20,7 @@ import { parseOrThrow } from '../schemas/validate';
 
 /** Two-factor routes. */
 export function twoFactorRoutes(deps: TwoFactorDeps): Router {
-  const router = apiRouter('/v1/developer/2fa');
-  router.use(sessionToken(deps.db, deps.config.JWT_SECRET));
+  const router = sessionRouter('/v1/developer/2fa', deps);
 
   /** Status → 200 envelope `{enabled, recovery_codes_left}`. */
   router.get('/', async (ctx) => {

@@ -33,22 +33,14 @@ function describe(issue: z.core.$ZodIssue, input: unknown): FieldProblem {
       if (value === undefined) return { field, message: `${field} is required` };
       return { field, message: `${field} must be ${TYPE_NAMES[issue.expected] ?? issue.expected}` };
     case 'too_small':
-      if (issue.origin === 'string') {
+      if (issue.origin === 'string' || issue.origin === 'array') {
+        const atLeast =
+          issue.origin === 'string'
+            ? `be at least ${issue.minimum} characters`
+            : `list at least ${issue.minimum} items`;
         return {
           field,
-          message:
-            Number(issue.minimum) <= 1
-              ? `${field} must not be empty`
-              : `${field} must be at least ${issue.minimum} characters`,
-        };
-      }
-      if (issue.origin === 'array') {
-        return {
-          field,
-          message:
-            Number(issue.minimum) <= 1
-              ? `${field} must not be empty`
-              : `${field} must list at least ${issue.minimum} items`,
+          message: Number(issue.minimum) <= 1 ? `${field} must not be empty` : `${field} must ${atLeast}`,
         };
       }
       return { field, message: `${field} must be at least ${issue.minimum}` };

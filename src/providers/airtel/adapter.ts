@@ -32,16 +32,7 @@ import { withReceiptNumber, type ProviderAnswer } from '../../domain/payment';
 import { parseMsisdn } from '../../domain/phone';
 import { z } from '../../lib/zod';
 import { documentedAnswer, ProviderUnknownAnswer, type FetchLike } from '../http';
-import {
-  ProviderRefusal,
-  ProviderUnsupported,
-  type CallbackRequest,
-  type InitiateRequest,
-  type ParsedCallback,
-  type PaymentProvider,
-  type RefundAnswer,
-  type RefundRequest,
-} from '../provider';
+import { ProviderRefusal, ProviderUnsupported, type PaymentProvider } from '../provider';
 import { parseAirtelCallback } from './callback';
 import { AIRTEL_COUNTRY_CURRENCIES, createAirtelClient, type AirtelCountry } from './client';
 import { descriptor } from './descriptor';
@@ -230,7 +221,7 @@ export function createAirtelProvider(
     code: descriptor.code,
     supports: descriptor.live,
 
-    async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
+    async initiate(request) {
       const msisdn = parseMsisdn(request.customer);
       if (!msisdn || !isAirtelCountry(msisdn.country))
         throw new ProviderRefusal(
@@ -297,15 +288,15 @@ export function createAirtelProvider(
       };
     },
 
-    async fetchStatus(providerReference: string): Promise<ProviderAnswer> {
+    async fetchStatus(providerReference) {
       return statusAnswer(providerReference);
     },
 
-    async cancel(): Promise<ProviderAnswer> {
+    async cancel() {
       throw new ProviderUnsupported(descriptor.code, 'cancel');
     },
 
-    async refund(request: RefundRequest): Promise<RefundAnswer> {
+    async refund(request) {
       if (request.amount !== request.paymentAmount)
         throw new ProviderRefusal('Airtel Money refunds the whole payment only: refund the full amount or nothing');
       const transaction = await enquire(request.providerReference);
@@ -356,7 +347,7 @@ export function createAirtelProvider(
       );
     },
 
-    async fetchRefund(request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
+    async fetchRefund(request) {
       let transaction: EnquiredTransaction;
       try {
         transaction = await enquire(request.providerReference);
@@ -376,7 +367,7 @@ export function createAirtelProvider(
       return { status: 'not_received' };
     },
 
-    parseCallback(request: CallbackRequest): ParsedCallback {
+    parseCallback(request) {
       return parseAirtelCallback(request, settings.callbackPrivateKey);
     },
   };

@@ -22,13 +22,7 @@ import { constants, publicEncrypt } from 'node:crypto';
 import { parseMsisdn } from '../../domain/phone';
 import { z } from '../../lib/zod';
 import { documentedAnswer, providerFailureCause, type FetchLike, type ProviderHttpResponse } from '../http';
-import {
-  PayoutRailUnavailable,
-  type PayoutAnswer,
-  type PayoutRail,
-  type PayoutRequest,
-  type PayoutSendAnswer,
-} from '../payout-rail';
+import { PayoutRailUnavailable, type PayoutAnswer, type PayoutRail, type PayoutSendAnswer } from '../payout-rail';
 import {
   airtelAmount,
   airtelTransactionId,
@@ -171,7 +165,7 @@ export function createAirtelPayoutRail(
   return {
     code: descriptor.code,
 
-    async sendPayout(request: PayoutRequest): Promise<PayoutSendAnswer> {
+    async sendPayout(request) {
       const msisdn =
         request.destination.type === 'mobile_money' ? parseMsisdn(request.destination.phoneNumber) : undefined;
       const country = msisdn?.country as AirtelCountry | undefined;

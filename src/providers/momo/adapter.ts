@@ -35,15 +35,7 @@
  */
 import { withReceiptNumber, type ProviderAnswer } from '../../domain/payment';
 import { documentedAnswer, ProviderUnknownAnswer, type FetchLike } from '../http';
-import {
-  ProviderRefusal,
-  ProviderUnsupported,
-  refundsOrUnsupported,
-  type CallbackRequest,
-  type InitiateRequest,
-  type ParsedCallback,
-  type PaymentProvider,
-} from '../provider';
+import { ProviderRefusal, ProviderUnsupported, refundsOrUnsupported, type PaymentProvider } from '../provider';
 import { isUuid, momoCallbackUrl, parseMomoCallback } from './callback';
 import { createMomoClient, createMomoDisbursementClient, momoErrorOf } from './client';
 import { descriptor } from './descriptor';
@@ -110,7 +102,7 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
     code: descriptor.code,
     supports: refunds ? descriptor.live : { ...descriptor.live, refund: false, partialRefund: false },
 
-    async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
+    async initiate(request) {
       const expected = MOMO_ENVIRONMENT_CURRENCIES[settings.targetEnvironment];
       if (expected !== undefined && request.currency !== expected) {
         throw new ProviderRefusal(
@@ -168,11 +160,11 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
       throw new ProviderUnknownAnswer(`POST ${path}: undocumented answer (HTTP ${response.status})`, response.status);
     },
 
-    async fetchStatus(providerReference: string): Promise<ProviderAnswer> {
+    async fetchStatus(providerReference) {
       return answerOf(providerReference, await fetchResult(providerReference));
     },
 
-    async cancel(): Promise<ProviderAnswer> {
+    async cancel() {
       // MoMo cannot withdraw a request-to-pay: it stays with the payer until answered or EXPIRED.
       throw new ProviderUnsupported('momo', 'cancel');
     },
@@ -180,7 +172,7 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
     // Without the Disbursement product's credentials nothing can refund (see the module's comment).
     ...refundsOrUnsupported('momo', refunds),
 
-    parseCallback(request: CallbackRequest): ParsedCallback {
+    parseCallback(request) {
       return parseMomoCallback(request, secret);
     },
   };

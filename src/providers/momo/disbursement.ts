@@ -29,10 +29,8 @@ import { z } from '../../lib/zod';
 import { documentedAnswer, providerFailureCause, ProviderUnknownAnswer, type ProviderHttpResponse } from '../http';
 import {
   PayoutRailUnavailable,
-  type AccountHolderVerification,
   type PayoutAnswer,
   type PayoutRail,
-  type PayoutRequest,
   type PayoutSendAnswer,
   type RailBalance,
 } from '../payout-rail';
@@ -122,7 +120,7 @@ export function createMomoPayoutRail(settings: MomoSettings, deps: LiveProviderD
   return {
     code: descriptor.code,
 
-    async sendPayout(request: PayoutRequest): Promise<PayoutSendAnswer> {
+    async sendPayout(request) {
       const reference = momoReferenceId(request.payoutId);
       const refused = (failureMessage: string): PayoutSendAnswer => ({
         outcome: 'refused',
@@ -180,7 +178,7 @@ export function createMomoPayoutRail(settings: MomoSettings, deps: LiveProviderD
 
     payoutStatus: statusOf,
 
-    async verifyAccountHolder(msisdn: string): Promise<AccountHolderVerification> {
+    async verifyAccountHolder(msisdn) {
       const digits = msisdn.replace(/^\+/, '');
       if (!/^[1-9][0-9]{5,14}$/.test(digits)) return 'unverified';
       const path = `/disbursement/v1_0/accountholder/msisdn/${digits}/active`;

@@ -45,9 +45,7 @@ import {
   ProviderRefusal,
   ProviderUnsupported,
   refundsOrUnsupported,
-  type CallbackRequest,
   type InitiateRequest,
-  type ParsedCallback,
   type PaymentProvider,
   type ProviderRequestLog,
 } from '../provider';
@@ -193,7 +191,7 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
     code: descriptor.code,
     supports: reversals ? descriptor.live : { ...descriptor.live, refund: false, partialRefund: false },
 
-    async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
+    async initiate(request) {
       if (request.currency !== 'KES')
         throw new ProviderRefusal(`M-Pesa collects KES, not ${request.currency}`, 'provider_error');
       if (request.amount % 10 ** CURRENCY_EXPONENTS.KES !== 0)
@@ -218,7 +216,7 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
       return pending;
     },
 
-    async fetchStatus(providerReference: string): Promise<ProviderAnswer> {
+    async fetchStatus(providerReference) {
       const entry = await requestLog.find(descriptor.code, providerReference);
       if (!entry) throw new ProviderRefusal(`no M-Pesa push was sent for ${providerReference}`);
       // The push's answer was lost and no callback has named its CheckoutRequestID yet: nothing to ask about.
@@ -230,7 +228,7 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
       return { providerReference, outcome: receipt ? { ...outcome, receiptNumber: receipt } : outcome };
     },
 
-    async cancel(): Promise<ProviderAnswer> {
+    async cancel() {
       // An STK prompt cannot be withdrawn: it lapses when the customer does not answer.
       throw new ProviderUnsupported('mpesa', 'cancel');
     },
@@ -238,7 +236,7 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
     // Without an initiator nothing can be reversed (see the module's comment).
     ...refundsOrUnsupported('mpesa', reversals),
 
-    async parseCallback(request: CallbackRequest): Promise<ParsedCallback> {
+    async parseCallback(request) {
       // A payout's B2C or Transaction Status result comes to the same route, on the payout's own URL; a refund's
       // reversal or Transaction Status result on the refund's.
       if (request.query.payout !== undefined)

@@ -30,13 +30,7 @@
 import { CURRENCY_EXPONENTS } from '../../domain/money';
 import type { FetchLike, ProviderHttpResponse } from '../http';
 import { providerFailureCause } from '../http';
-import {
-  PayoutRailUnavailable,
-  type PayoutAnswer,
-  type PayoutRail,
-  type PayoutRequest,
-  type PayoutSendAnswer,
-} from '../payout-rail';
+import { PayoutRailUnavailable, type PayoutRail, type PayoutSendAnswer } from '../payout-rail';
 import type { PayoutRailDeps } from '../provider';
 import { darajaText } from './fields';
 import { createDarajaClient, darajaErrorOf } from './client';
@@ -153,7 +147,7 @@ export function createMpesaPayoutRail(
   return {
     code: descriptor.code,
 
-    async sendPayout(request: PayoutRequest): Promise<PayoutSendAnswer> {
+    async sendPayout(request) {
       const { payoutId } = request;
       const refused = (failureCode: PayoutSendAnswer['failureCode'], failureMessage: string): PayoutSendAnswer => ({
         outcome: 'refused',
@@ -209,7 +203,7 @@ export function createMpesaPayoutRail(
       return sendAnswerOf(payoutId, response);
     },
 
-    async payoutStatus(providerReference: string): Promise<PayoutAnswer> {
+    async payoutStatus(providerReference) {
       if (!PAYOUT_ID.test(providerReference)) return { outcome: 'not_received', providerReference };
       const kept = await verdictOf(providerReference);
       if (kept) return answerOf(providerReference, kept);

@@ -23,7 +23,6 @@ import {
   type AccountHolderVerification,
   type PayoutAnswer,
   type PayoutRail,
-  type PayoutRequest,
   type PayoutSendAnswer,
 } from '../payout-rail';
 
@@ -77,7 +76,7 @@ export function createSandboxPayoutRail(
   const rail: PayoutRail = {
     code,
 
-    async sendPayout(request: PayoutRequest): Promise<PayoutSendAnswer> {
+    async sendPayout(request) {
       const reference = sandboxPayoutReference(code, request.payoutId);
       if (request.destination.type !== capability.destination || !capability.currencies.includes(request.currency)) {
         return {
@@ -115,7 +114,7 @@ export function createSandboxPayoutRail(
       return answer as PayoutSendAnswer;
     },
 
-    async payoutStatus(providerReference: string): Promise<PayoutAnswer> {
+    async payoutStatus(providerReference) {
       const record = await deps.payoutLedger.findPayout(providerReference);
       if (!record) return { outcome: 'not_received', providerReference };
       return answerOf(record, deps.now());

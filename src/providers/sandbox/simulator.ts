@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { PROVIDER_CAPABILITIES, type ProviderCode } from '../../domain/catalogue';
 import { randomBase62 } from '../../domain/ids';
-import type { NextAction, ProviderAnswer } from '../../domain/payment';
+import type { NextAction } from '../../domain/payment';
 import {
   bankTransferReference,
   behaviourForNumber,
@@ -30,16 +30,7 @@ import {
 } from '../../domain/sandbox';
 import type { SandboxTransaction, ScheduledCallback } from '../../domain/sandbox-ledger';
 import { newId } from '../../lib/ids';
-import {
-  ProviderRefusal,
-  ProviderUnsupported,
-  type CallbackRequest,
-  type InitiateRequest,
-  type ParsedCallback,
-  type PaymentProvider,
-  type RefundAnswer,
-  type RefundRequest,
-} from '../provider';
+import { ProviderRefusal, ProviderUnsupported, type InitiateRequest, type PaymentProvider } from '../provider';
 import { parseSandboxCallback, type SandboxCallbackBody } from './callback';
 import type { SandboxLedger } from './ledger';
 import { answerOf, refundAnswerOf, type SandboxStatus } from './statuses';
@@ -181,7 +172,7 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
     code,
     supports,
 
-    async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
+    async initiate(request) {
       const now = deps.now();
       const providerReference = newId(`${code}_`);
       const nextAction = nextActionFor(mode, request, providerReference);
@@ -218,11 +209,11 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
       return answerOf(fresh ? transaction : await find(transaction.provider_reference), true);
     },
 
-    async fetchStatus(reference: string): Promise<ProviderAnswer> {
+    async fetchStatus(reference) {
       return answerOf(await find(reference));
     },
 
-    async cancel(reference: string): Promise<ProviderAnswer> {
+    async cancel(reference) {
       if (!supports.cancel) throw new ProviderUnsupported(code, 'cancel');
       await find(reference);
       // A transaction already decided keeps its decision: a cancel that races a success loses
@@ -232,7 +223,7 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
       );
     },
 
-    async refund(request: RefundRequest): Promise<RefundAnswer> {
+    async refund(request) {
       if (!supports.refund) throw new ProviderUnsupported(code, 'refund');
       // As the live adapter answers a partial refund it cannot make (docs/providers.md#adapters).
       if (!supports.partialRefund && request.amount !== request.paymentAmount)
@@ -266,14 +257,14 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
       return refundAnswerOf(code, stored);
     },
 
-    async fetchRefund(request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
+    async fetchRefund(request) {
       const refund = await deps.ledger.findRefund(request.idempotencyKey, deps.now());
       // Never received (or refused, which records nothing): the caller may send it again with the same key.
       if (!refund || refund.provider_reference !== request.providerReference) return { status: 'not_received' };
       return refundAnswerOf(code, refund);
     },
 
-    parseCallback(request: CallbackRequest): ParsedCallback {
+    parseCallback(request) {
       return parseSandboxCallback(request, deps.callbackSecret);
     },
   };

@@ -27,18 +27,10 @@
  * call never takes longer than `timeoutMs` of silence.
  */
 import Stripe from 'stripe';
-import type { ProviderAnswer, ProviderOutcome } from '../../domain/payment';
+import type { ProviderOutcome } from '../../domain/payment';
 import type { z } from '../../lib/zod';
 import { ProviderUnknownAnswer } from '../http';
-import {
-  ProviderRefusal,
-  type CallbackRequest,
-  type InitiateRequest,
-  type ParsedCallback,
-  type PaymentProvider,
-  type RefundAnswer,
-  type RefundRequest,
-} from '../provider';
+import { ProviderRefusal, type PaymentProvider } from '../provider';
 import { parseStripeEvent } from './callback';
 import { descriptor } from './descriptor';
 import type { StripeSettings } from './settings';
@@ -210,7 +202,7 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
      * @throws ProviderRefusal when Stripe refuses the request (e.g. an amount below its minimum)
      * @throws ProviderUnknownAnswer when the answer is unknown (retry with the same key)
      */
-    async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
+    async initiate(request) {
       const intent = await send(`create the PaymentIntent of ${request.paymentId}`, paymentIntentSchema, () =>
         stripe.paymentIntents.create(
           {
@@ -237,7 +229,7 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
      * @throws ProviderRefusal for an id Stripe does not know (`resource_missing`)
      * @throws ProviderUnknownAnswer when the answer is unknown
      */
-    async fetchStatus(reference: string): Promise<ProviderAnswer> {
+    async fetchStatus(reference) {
       const intent = await retrieve(reference);
       return { providerReference: intent.id, outcome: await settle(intent) };
     },
@@ -248,7 +240,7 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
      * @throws ProviderRefusal for an id Stripe does not know
      * @throws ProviderUnknownAnswer when the answer is unknown
      */
-    async cancel(reference: string): Promise<ProviderAnswer> {
+    async cancel(reference) {
       try {
         const intent = await send(`cancel PaymentIntent ${reference}`, paymentIntentSchema, () =>
           stripe.paymentIntents.cancel(reference, { cancellation_reason: MERCHANT_CANCELLATION_REASON }),
@@ -266,7 +258,7 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
      * (a refund Stripe refused, e.g. more than is left, or one it reports failed).
      * @throws ProviderUnknownAnswer when the answer is unknown (ask with fetchRefund)
      */
-    async refund(request: RefundRequest): Promise<RefundAnswer> {
+    async refund(request) {
       try {
         const refund = await send(`refund ${request.amount} of ${request.providerReference}`, refundSchema, () =>
           stripe.refunds.create(
@@ -290,7 +282,7 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
      * PaymentIntent has none (or Stripe does not know the PaymentIntent).
      * @throws ProviderUnknownAnswer when the answer is unknown
      */
-    async fetchRefund(request: RefundRequest): Promise<RefundAnswer | { status: 'not_received' }> {
+    async fetchRefund(request) {
       try {
         const refund = await findRefund(request.providerReference, request.idempotencyKey);
         return refund ? refundAnswerOf(refund) : { status: 'not_received' };
@@ -304,7 +296,7 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
      * A Stripe webhook event as a hint (./callback.ts).
      * @throws ProviderRefusal when its signature is missing, wrong or stale, or it names no PaymentIntent
      */
-    parseCallback(request: CallbackRequest): ParsedCallback {
+    parseCallback(request) {
       return parseStripeEvent(stripe.webhooks, request, settings.webhookSecret);
     },
   };

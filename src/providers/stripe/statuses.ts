@@ -201,21 +201,17 @@ export function refundAnswerOf(refund: Pick<StripeRefund, 'id' | 'status' | 'fai
   }
 }
 
+/** Our currencies in Stripe's zero-decimal list (docs "Supported currencies"). */
+const STRIPE_ZERO_DECIMAL: ReadonlySet<string> = new Set(['RWF', 'UGX']);
+
 /**
  * Decimal places of each of our currencies at Stripe (docs "Supported currencies": RWF and UGX are
  * in Stripe's zero-decimal list; KES, GHS, USD, EUR, GBP and LRD have two). Stripe takes amounts in
  * the currency's smallest unit, which is then the same as our minor units (docs/limits.md#amounts).
  */
-export const STRIPE_CURRENCY_EXPONENTS: Readonly<Record<Currency, number>> = {
-  RWF: 0,
-  UGX: 0,
-  KES: 2,
-  GHS: 2,
-  USD: 2,
-  EUR: 2,
-  GBP: 2,
-  LRD: 2,
-};
+export const STRIPE_CURRENCY_EXPONENTS: Readonly<Record<Currency, number>> = Object.fromEntries(
+  Object.keys(CURRENCY_EXPONENTS).map((currency) => [currency, STRIPE_ZERO_DECIMAL.has(currency) ? 0 : 2]),
+) as Record<Currency, number>;
 
 /**
  * `amount` minor units of `currency` as Stripe's `amount` (its smallest unit): unchanged when the
