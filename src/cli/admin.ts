@@ -570,7 +570,7 @@ function formatAvailability(rows: AvailabilityRow[]): string {
  * `provider status|set-status|clear-status` (docs/availability.md#overrides): operators' health as measured, and an
  * operator's status with a reason (planned maintenance), which wins until cleared.
  */
-function addProviderCommands(program: Command, resources: () => Resources, io: AdminIo): void {
+function addProviderCommands(program: Command, resources: () => Resources, io: CliIo): void {
   const provider = program.command('provider').description("operators' health: see it, or set a status by hand");
   const environmentOption = new Option('--environment <env>', 'sandbox or live').choices(ENVIRONMENTS).default('live');
   provider
