@@ -689,7 +689,7 @@ export interface paths {
         put?: never;
         /**
          * Start an attempt on a checkout session
-         * @description The page's attempt, without a key: a mobile-money payment of the session to the number as the payer wrote it (the operator from its prefix, or `operator` for a ported number), which prompts the payer. One at a time: while an attempt's payment has no final outcome another is refused and nobody is prompted.
+         * @description The page's attempt, without a key: a mobile-money payment of the session to the number as the payer wrote it (the operator from its prefix, or `operator` for a ported number), which prompts the payer; or, where the session's currency is one cards take, `{"payment_method": "card"}`, a card payment whose `next_action.client_secret` the card form confirms (`operator` null). One at a time: while an attempt's payment has no final outcome another is refused and nobody is prompted.
          */
         post: operations["createCheckoutAttempt"];
         delete?: never;
@@ -2782,8 +2782,8 @@ export interface components {
             /** @description The payment's status (`pending` while the payer approves) */
             status: string;
             next_action: components["schemas"]["NextAction"] & unknown;
-            /** @description The mobile-money operator asked */
-            operator: string;
+            /** @description The mobile-money operator asked; null for a card */
+            operator: string | null;
         };
         /** @description Something that happened to one of your objects; webhook deliveries carry it */
         Event: {
@@ -8573,6 +8573,12 @@ export interface operations {
                      * @enum {string}
                      */
                     operator?: "momo" | "mobile_money_b" | "mpesa";
+                } | {
+                    /**
+                     * @description How the payer pays
+                     * @enum {string}
+                     */
+                    payment_method: "card";
                 };
             };
         };

@@ -121,8 +121,12 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
           family: 'generic',
           amount: session.amount,
           currency: session.currency,
-          paymentMethod: 'mobile_money',
-          resolved: { provider: attempt.provider, kind: 'mobile_money', customerPhone: attempt.customerPhone },
+          ...(attempt.paymentMethod === 'card'
+            ? { paymentMethod: 'card', resolved: { provider: attempt.provider, kind: 'card' } }
+            : {
+                paymentMethod: 'mobile_money',
+                resolved: { provider: attempt.provider, kind: 'mobile_money', customerPhone: attempt.customerPhone },
+              }),
           description: session.description,
           metadata: { checkout_session: session.id },
           checkoutSession: session.id,

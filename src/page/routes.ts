@@ -325,7 +325,7 @@ export function hostedPage(
     const deadline = Date.now() + RETRY_SETTLE_MS;
     for (;;) {
       try {
-        return await startCheckoutAttempt(deps, page.session.id, input);
+        return await startCheckoutAttempt(deps, page.session.id, { paymentMethod: 'mobile_money', ...input });
       } catch (error) {
         const settling =
           error instanceof DomainError &&

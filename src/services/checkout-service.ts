@@ -213,27 +213,26 @@ export async function getPublicCheckoutSession(
   return { session, merchantName: account?.business_name ?? account?.name ?? '' };
 }
 
-/** A payer's mobile-money attempt as the page sent it. */
-export interface CheckoutAttemptInput {
-  phoneNumber: string;
-  operator?: ProviderCode;
-}
+/** A payer's attempt from the page: mobile money to a number as written (with a ported number's operator), or card. */
+export type CheckoutAttemptInput =
+  { paymentMethod: 'mobile_money'; phoneNumber: string; operator?: ProviderCode } | { paymentMethod: 'card' };
 
 /**
- * Starts a mobile-money attempt of session `id` (docs/checkout.md#states): the number and operator are checked first
- * (nothing is stored for a bad one), then the session's run admits the attempt (one at a time, at most ten) and
- * creates its payment, which prompts the payer.
- * @returns the attempt's payment and the operator asked
- * @throws DomainError `not_found`; `validation_error` naming `phone_number` or `operator`;
- *   `checkout_session_not_open`, `checkout_session_attempt_in_progress`, `checkout_session_attempts_exhausted`
- *   (409); `provider_unavailable` (503) where the environment has no adapter for the operator;
- *   `service_unavailable` (503)
+ * Starts an attempt of session `id` (docs/checkout.md#states): the number and operator, or the card's currency, are
+ * checked first (nothing is stored for a bad one), then the session's run admits the attempt (one at a time, at most
+ * ten) and creates its payment, which prompts the payer (mobile money) or answers the card's `client_secret`
+ * (docs/hosted-page.md#card).
+ * @returns the attempt's payment, and the operator asked (null for a card)
+ * @throws DomainError `not_found`; `validation_error` naming `phone_number`, `operator` or `payment_method` (a card
+ *   in a currency cards do not take); `checkout_session_not_open`, `checkout_session_attempt_in_progress`,
+ *   `checkout_session_attempts_exhausted` (409); `provider_unavailable` (503) where the environment has no adapter
+ *   for the provider; `service_unavailable` (503)
  */
 export async function startCheckoutAttempt(
   deps: CheckoutServiceDeps,
   id: string,
   input: CheckoutAttemptInput,
-): Promise<{ payment: PaymentSnapshot; operator: ProviderCode }> {
+): Promise<{ payment: PaymentSnapshot; operator: ProviderCode | null }> {
   const session = await findCheckoutSessionById(deps.db, id);
   if (!session) throw notFound(id);
   const resolved = resolveAttempt(session, input);
@@ -245,33 +244,45 @@ export async function startCheckoutAttempt(
   if (!decided.ok) throw new DomainError(decided.refusal.code as ErrorCode, decided.refusal.message);
   const payment = await sendToSession(deps, id, () =>
     deps.temporal.workflow.getHandle(checkoutWorkflowId(id)).executeUpdate(startCheckoutAttemptUpdate, {
-      args: [{ paymentId, provider: resolved.provider, customerPhone: resolved.customerPhone as string }],
+      args: [
+        {
+          paymentId,
+          paymentMethod: input.paymentMethod,
+          provider: resolved.provider,
+          ...(resolved.customerPhone ? { customerPhone: resolved.customerPhone } : {}),
+        },
+      ],
     }),
   );
-  return { payment, operator: resolved.provider };
+  return { payment, operator: input.paymentMethod === 'card' ? null : resolved.provider };
 }
 
 /**
  * The provider and number of an attempt on `session`. The session's currency is fixed: a number whose operator does
- * not hold it is the payer's `phone_number` at fault, not a currency the payer never chose.
- * @throws DomainError `validation_error` naming `phone_number` or `operator`
+ * not hold it is the payer's `phone_number` at fault, and a card in a currency cards do not take the payer's
+ * `payment_method`, not a currency the payer never chose.
+ * @throws DomainError `validation_error` naming `phone_number`, `operator` or `payment_method`
  */
 function resolveAttempt(session: CheckoutSessionSnapshot, input: CheckoutAttemptInput) {
   try {
     return resolveGenericPayment({
       amount: session.amount,
       currency: session.currency,
-      paymentMethod: 'mobile_money',
-      phoneNumber: input.phoneNumber,
-      operator: input.operator,
+      paymentMethod: input.paymentMethod,
+      ...(input.paymentMethod === 'mobile_money' ? { phoneNumber: input.phoneNumber, operator: input.operator } : {}),
     });
   } catch (error) {
     if (error instanceof DomainError && error.details?.some((d) => d.field === 'currency'))
       throw validationError([
-        {
-          field: 'phone_number',
-          message: `phone_number must be a mobile money number that holds ${session.currency}, the currency of this checkout session`,
-        },
+        input.paymentMethod === 'card'
+          ? {
+              field: 'payment_method',
+              message: `card does not take ${session.currency}, the currency of this checkout session`,
+            }
+          : {
+              field: 'phone_number',
+              message: `phone_number must be a mobile money number that holds ${session.currency}, the currency of this checkout session`,
+            },
       ]);
     throw error;
   }
