@@ -63,8 +63,8 @@ export function pagePath(id: string, chosen: PageLocale | undefined, suffix = ''
 function Layout(props: {
   ctx: ScreenContext;
   title: string;
-  /** A `<meta http-equiv="refresh">` content; `scriptless` puts it in `<noscript>` (the script follows live). */
-  refresh?: { content: string; scriptless: boolean };
+  /** Without JavaScript, a `<meta http-equiv="refresh">` of this content (the script follows live instead). */
+  refresh?: string;
   languageLinks?: (locale: PageLocale) => string;
   children: Child;
 }) {
@@ -79,12 +79,10 @@ function Layout(props: {
         <meta name="robots" content="noindex" />
         <title>{props.title}</title>
         <style dangerouslySetInnerHTML={{ __html: inlineStyle(ctx) }} />
-        {refresh?.scriptless ? (
+        {refresh ? (
           <noscript>
-            <meta http-equiv="refresh" content={refresh.content} />
+            <meta http-equiv="refresh" content={refresh} />
           </noscript>
-        ) : refresh ? (
-          <meta http-equiv="refresh" content={refresh.content} />
         ) : null}
         <script src={ctx.assets.script} defer />
       </head>
@@ -373,7 +371,7 @@ export function waitScreen(ctx: ScreenContext, session: ScreenSession, attempt: 
   return render(
     ctx,
     200,
-    <Layout ctx={ctx} title={t.t('wait_title')} refresh={{ content: `3;url=${here}`, scriptless: true }}>
+    <Layout ctx={ctx} title={t.t('wait_title')} refresh={`3;url=${here}`}>
       <section
         class="wait"
         aria-labelledby="wait-title"
@@ -414,19 +412,19 @@ export interface ReceiptPayment {
   timeZone: string;
 }
 
-/** The receipt (200): merchant, amount, time, payment id, the provider's receipt number; to `success_url` in 5 s. */
+/**
+ * The receipt (200): merchant, amount, time, payment id, the provider's receipt number. The script goes on to
+ * `success_url` after 5 s unless the payer touches the page first (so nobody loses the receipt mid-read); without
+ * JavaScript the payer follows the link.
+ */
 export function receiptScreen(ctx: ScreenContext, session: ScreenSession, payment: ReceiptPayment): RenderedScreen {
   const { t } = ctx;
   const merchant = ctx.brand.displayName;
   return render(
     ctx,
     200,
-    <Layout
-      ctx={ctx}
-      title={t.t('success_title')}
-      refresh={{ content: `5;url=${session.successUrl}`, scriptless: false }}
-    >
-      <section class="receipt" aria-labelledby="receipt-title">
+    <Layout ctx={ctx} title={t.t('success_title')}>
+      <section class="receipt" aria-labelledby="receipt-title" data-redirect={session.successUrl}>
         <h1 id="receipt-title">{t.t('success_title')}</h1>
         <dl>
           <dt>{t.t('receipt_merchant')}</dt>
@@ -446,7 +444,9 @@ export function receiptScreen(ctx: ScreenContext, session: ScreenSession, paymen
             </>
           ) : null}
         </dl>
-        <p role="status">{t.t('redirect_notice', { merchant })}</p>
+        <p role="status" data-redirect-notice hidden>
+          {t.t('redirect_notice', { merchant })}
+        </p>
         <p>
           <a class="button" href={session.successUrl}>
             {t.t('redirect_now', { merchant })}

@@ -2,6 +2,7 @@
  * The hosted payment page's one script (docs/hosted-page.md): it only improves what already works without it.
  * - The phone field: as the payer types, the operator the prefix table predicts is chosen and named (the payer may
  *   choose another; then the prediction stops changing it).
+ * - The receipt: goes on to the merchant's `success_url` after 5 s unless the payer touched the page.
  * - The wait screen: follows the session live (Server-Sent Events, else polling `/public` every 3 s) and reloads the
  *   screen once the attempt is final, which the server renders as the receipt or the failure.
  * - Card: the sandbox card form (starts a card attempt, then confirms it at the sandbox gateway), or, in live, Stripe's
@@ -128,6 +129,22 @@
     } else {
       setTimeout(poll, 3000);
     }
+  }
+
+  // ---- the receipt: on to success_url after 5 s, unless the payer touches the page first ----
+  var receipt = document.querySelector('[data-redirect]');
+  if (receipt) {
+    var stay = false;
+    ['keydown', 'pointerdown', 'focusin', 'scroll'].forEach(function (type) {
+      document.addEventListener(type, function () {
+        stay = true;
+      });
+    });
+    var notice = receipt.querySelector('[data-redirect-notice]');
+    if (notice) notice.hidden = false;
+    setTimeout(function () {
+      if (!stay) window.location.assign(receipt.getAttribute('data-redirect'));
+    }, 5000);
   }
 
   // ---- card ----
