@@ -148,6 +148,25 @@ describe('the hosted payment page in a browser at 390 × 844 (docs/hosted-page.m
     await context.close();
   });
 
+  it('pays by the sandbox card form where the currency is one cards take (JavaScript on)', async () => {
+    const { id } = await createSession(merchant(), { currency: 'USD', amount: 2_500 });
+    const visit = await open(true);
+    const { context, page, problems } = visit;
+    await page.goto(`/pay/${id}`);
+    await page.getByText('4242 4242 4242 4242', { exact: false }).waitFor();
+    await page.getByLabel('Card number').fill('4242 4242 4242 4242');
+    await page.getByLabel('Expiry month (MM)').fill('12');
+    await page.getByLabel('Expiry year (YYYY)').fill('2030');
+    await page.getByLabel('Security code (CVC)').fill('123');
+    await checkScreen(visit, 'card form (JavaScript on)', true);
+    await page.getByRole('button', { name: 'Pay $25.00' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Payment received' }).waitFor();
+    const session = await call(`/v1/checkout/sessions/${id}`, { key: merchant().key });
+    expect(session.body.data).to.include({ status: 'complete', attempts_count: 1 });
+    expect(problems).to.deep.equal([]);
+    await context.close();
+  });
+
   for (const javaScript of [true, false]) {
     const how = javaScript ? 'JavaScript on' : 'JavaScript off';
 
