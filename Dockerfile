@@ -21,6 +21,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The hosted payment page's static files (its script and stylesheet), read beside its compiled code.
+COPY --from=build /app/src/page/assets ./dist/src/page/assets
 COPY --from=build /app/web/dist ./web/dist
 # Uploaded documents and the .eml outbox live on a volume mounted at /data (docker-compose.yml).
 RUN mkdir -p /data/documents /data/mail && chown -R node:node /data

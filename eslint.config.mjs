@@ -33,7 +33,9 @@ const ioLibraries = [
 const LAYERS = {
   entry: { pattern: ['src/server.ts', 'src/worker.ts', 'src/cli/**'], imports: ['*'] },
   views: { pattern: ['src/views/**'], imports: ['views', 'lib', 'domain'] },
-  api: { pattern: ['src/api/**'], imports: ['api', 'views', 'services', 'lib', 'domain', 'platform'] },
+  api: { pattern: ['src/api/**'], imports: ['api', 'page', 'views', 'services', 'lib', 'domain', 'platform'] },
+  // The hosted payment page (docs/hosted-page.md): served by the API process, it calls services as the API does.
+  page: { pattern: ['src/page/**'], imports: ['page', 'views', 'services', 'lib', 'domain', 'platform'] },
   services: {
     pattern: ['src/services/**'],
     imports: [
@@ -165,7 +167,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
     plugins: { boundaries },
     settings: {
       // Layers are file categories (a file pattern each); the first that matches a file is its layer.

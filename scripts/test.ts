@@ -83,8 +83,11 @@ async function main(): Promise<void> {
     ]);
   }
 
-  // The dashboard's browser tests (README.md#dashboard), when they are selected: Debian's Chromium and a current build.
-  if (testFiles(filters).some((file) => file.includes(`${path.sep}test${path.sep}dashboard${path.sep}`))) {
+  // The browser tests, when they are selected: Debian's Chromium (the dashboard's, README.md#dashboard, and the hosted
+  // payment page's, docs/hosted-page.md), and for the dashboard's a current build.
+  const selected = testFiles(filters);
+  const dashboardTests = selected.some((file) => file.includes(`${path.sep}test${path.sep}dashboard${path.sep}`));
+  if (dashboardTests || selected.some((file) => file.endsWith(`${path.sep}page${path.sep}browser.test.ts`))) {
     try {
       ensureChromium(say);
     } catch (error) {
@@ -92,7 +95,7 @@ async function main(): Promise<void> {
       process.stdout.write('tests: 0 passed, 1 failed\n');
       process.exit(1);
     }
-    if (!ensureDashboardBuilt(say)) {
+    if (dashboardTests && !ensureDashboardBuilt(say)) {
       process.stdout.write('tests: 0 passed, 1 failed\n');
       process.exit(1);
     }

@@ -128,6 +128,15 @@ const settings = z.object({
    * OpenAPI document names; default `http://HOST:PORT`, the API's own address.
    */
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * Stripe's publishable key (`pk_live_…`, or `pk_test_…` for Stripe's test mode) of the platform's account: the hosted
+   * payment page's Payment Element uses it for live card payments (docs/hosted-page.md#card). Unset: the live page
+   * offers no card.
+   */
+  CHECKOUT_STRIPE_PUBLISHABLE_KEY: z
+    .string()
+    .regex(/^pk_(live|test)_[A-Za-z0-9]+$/, 'must be a Stripe publishable key, pk_live_… or pk_test_…')
+    .optional(),
   /** HMAC secret of provider callbacks (docs/payments.md#provider-callbacks): at least 32 characters. */
   PROVIDER_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters'),
   /**

@@ -709,7 +709,7 @@ export interface paths {
         put?: never;
         /**
          * Start an attempt on a checkout session
-         * @description The page's attempt, without a key: a mobile-money payment of the session to the number as the payer wrote it (the operator from its prefix, or `operator` for a ported number), which prompts the payer. One at a time: while an attempt's payment has no final outcome another is refused and nobody is prompted.
+         * @description The page's attempt, without a key: a mobile-money payment of the session to the number as the payer wrote it (the operator from its prefix, or `operator` for a ported number), which prompts the payer; or, where the session's currency is one cards take, `{"payment_method": "card"}`, a card payment whose `next_action.client_secret` the card form confirms (`operator` null). One at a time: while an attempt's payment has no final outcome another is refused and nobody is prompted.
          */
         post: operations["createCheckoutAttempt"];
         delete?: never;
@@ -2949,8 +2949,8 @@ export interface components {
             /** @description The payment's status (`pending` while the payer approves) */
             status: string;
             next_action: components["schemas"]["NextAction"] & unknown;
-            /** @description The mobile-money operator asked */
-            operator: string;
+            /** @description The mobile-money operator asked; null for a card */
+            operator: string | null;
         };
         /** @description The answer itself */
         PaymentLink: {
@@ -8935,6 +8935,28 @@ export interface operations {
                      * @enum {string}
                      */
                     operator?: "momo" | "mobile_money_b" | "mpesa";
+                    /**
+                     * @description The amount the payer chose, in minor units: required, within `amount_range`, on a payment link's session with a customer-chosen amount; refused elsewhere
+                     * @example 2000
+                     */
+                    amount?: number;
+                    /**
+                     * @description The payer's name, where the session's `collect` asks for it
+                     * @example Aline Uwase
+                     */
+                    name?: string;
+                    /**
+                     * Format: email
+                     * @description The payer's email, where the session's `collect` asks for it
+                     * @example aline@example.rw
+                     */
+                    email?: string;
+                } | {
+                    /**
+                     * @description How the payer pays
+                     * @enum {string}
+                     */
+                    payment_method: "card";
                     /**
                      * @description The amount the payer chose, in minor units: required, within `amount_range`, on a payment link's session with a customer-chosen amount; refused elsewhere
                      * @example 2000

@@ -133,8 +133,12 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
           family: 'generic',
           amount,
           currency: session.currency,
-          paymentMethod: 'mobile_money',
-          resolved: { provider: attempt.provider, kind: 'mobile_money', customerPhone: attempt.customerPhone },
+          ...(attempt.paymentMethod === 'card'
+            ? { paymentMethod: 'card', resolved: { provider: attempt.provider, kind: 'card' } }
+            : {
+                paymentMethod: 'mobile_money',
+                resolved: { provider: attempt.provider, kind: 'mobile_money', customerPhone: attempt.customerPhone },
+              }),
           description: session.description,
           metadata,
           ...(attempt.collected?.email === undefined ? {} : { customerEmail: attempt.collected.email }),

@@ -228,16 +228,14 @@ export async function getPublicCheckoutSession(
   return { session, merchantName: account?.business_name ?? account?.name ?? '' };
 }
 
-/** A payer's mobile-money attempt as the page sent it. */
-export interface CheckoutAttemptInput {
-  phoneNumber: string;
-  operator?: ProviderCode;
-  /** The chosen amount in minor units: required on a link's session with a customer-chosen amount, else refused. */
-  amount?: number;
-  /** The payer's name and email, where the session's link collects them (docs/payment-links.md#collect). */
-  name?: string;
-  email?: string;
-}
+/**
+ * A payer's attempt from the page: mobile money to a number as written (with a ported number's operator), or card;
+ * with the amount the payer chose (minor units; required on a link's session with a customer-chosen amount, else
+ * refused) and the payer's name and email where the session's link collects them (docs/payment-links.md#collect).
+ */
+export type CheckoutAttemptInput = (
+  { paymentMethod: 'mobile_money'; phoneNumber: string; operator?: ProviderCode } | { paymentMethod: 'card' }
+) & { amount?: number; name?: string; email?: string };
 
 /**
  * The attempt's amount and collected fields, checked against what the session takes (docs/payment-links.md#amounts,
@@ -266,22 +264,23 @@ function attemptTerms(session: CheckoutSessionSnapshot, input: CheckoutAttemptIn
 }
 
 /**
- * Starts a mobile-money attempt of session `id` (docs/checkout.md#states): the number, operator, a chosen amount and
- * the fields a link collects are checked first (nothing is stored for a bad one); a link's session then reserves the
- * attempt's place on the link (docs/payment-links.md#limits); then the session's run admits the attempt (one at a
- * time, at most ten) and creates its payment, which prompts the payer. A refused attempt gives its place back.
- * @returns the attempt's payment and the operator asked
- * @throws DomainError `not_found`; `validation_error` naming `phone_number`, `operator`, `amount`, `name` or
- *   `email`; `checkout_session_not_open`, `checkout_session_attempt_in_progress`,
- *   `checkout_session_attempts_exhausted`, `payment_link_inactive`, `payment_link_exhausted` (409);
- *   `provider_unavailable` (503) where the environment has no adapter for the operator;
- *   `service_unavailable` (503)
+ * Starts an attempt of session `id` (docs/checkout.md#states): the number and operator, or the card's currency, a
+ * chosen amount and the fields a link collects are checked first (nothing is stored for a bad one); a link's session
+ * then reserves the attempt's place on the link (docs/payment-links.md#limits); then the session's run admits the
+ * attempt (one at a time, at most ten) and creates its payment, which prompts the payer (mobile money) or answers the
+ * card's `client_secret` (docs/hosted-page.md#card). A refused attempt gives its place back.
+ * @returns the attempt's payment, and the operator asked (null for a card)
+ * @throws DomainError `not_found`; `validation_error` naming `phone_number`, `operator`, `payment_method` (a card in a
+ *   currency cards do not take), `amount`, `name` or `email`; `checkout_session_not_open`,
+ *   `checkout_session_attempt_in_progress`, `checkout_session_attempts_exhausted`, `payment_link_inactive`,
+ *   `payment_link_exhausted` (409); `provider_unavailable` (503) where the environment has no adapter for the
+ *   provider; `service_unavailable` (503)
  */
 export async function startCheckoutAttempt(
   deps: CheckoutServiceDeps,
   id: string,
   input: CheckoutAttemptInput,
-): Promise<{ payment: PaymentSnapshot; operator: ProviderCode }> {
+): Promise<{ payment: PaymentSnapshot; operator: ProviderCode | null }> {
   const session = await findCheckoutSessionById(deps.db, id);
   if (!session) throw notFound(id);
   const terms = attemptTerms(session, input);
@@ -301,15 +300,16 @@ export async function startCheckoutAttempt(
         args: [
           {
             paymentId,
+            paymentMethod: input.paymentMethod,
             provider: resolved.provider,
-            customerPhone: resolved.customerPhone as string,
+            ...(resolved.customerPhone ? { customerPhone: resolved.customerPhone } : {}),
             ...chosen,
             ...collected,
           },
         ],
       }),
     );
-    return { payment, operator: resolved.provider };
+    return { payment, operator: input.paymentMethod === 'card' ? null : resolved.provider };
   } catch (error) {
     // Refused: no payment, so its place goes back. Not answered in time: it may have begun; its outcome settles it.
     if (session.paymentLink && error instanceof DomainError && error.code !== 'service_unavailable')
@@ -339,25 +339,30 @@ async function reserveLinkPlace(deps: CheckoutServiceDeps, session: CheckoutSess
 
 /**
  * The provider and number of an attempt on `session`. The session's currency is fixed: a number whose operator does
- * not hold it is the payer's `phone_number` at fault, not a currency the payer never chose.
- * @throws DomainError `validation_error` naming `phone_number` or `operator`
+ * not hold it is the payer's `phone_number` at fault, and a card in a currency cards do not take the payer's
+ * `payment_method`, not a currency the payer never chose.
+ * @throws DomainError `validation_error` naming `phone_number`, `operator` or `payment_method`
  */
 function resolveAttempt(session: CheckoutSessionSnapshot, amount: number, input: CheckoutAttemptInput) {
   try {
     return resolveGenericPayment({
       amount,
       currency: session.currency,
-      paymentMethod: 'mobile_money',
-      phoneNumber: input.phoneNumber,
-      operator: input.operator,
+      paymentMethod: input.paymentMethod,
+      ...(input.paymentMethod === 'mobile_money' ? { phoneNumber: input.phoneNumber, operator: input.operator } : {}),
     });
   } catch (error) {
     if (error instanceof DomainError && error.details?.some((d) => d.field === 'currency'))
       throw validationError([
-        {
-          field: 'phone_number',
-          message: `phone_number must be a mobile money number that holds ${session.currency}, the currency of this checkout session`,
-        },
+        input.paymentMethod === 'card'
+          ? {
+              field: 'payment_method',
+              message: `card does not take ${session.currency}, the currency of this checkout session`,
+            }
+          : {
+              field: 'phone_number',
+              message: `phone_number must be a mobile money number that holds ${session.currency}, the currency of this checkout session`,
+            },
       ]);
     throw error;
   }

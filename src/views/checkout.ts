@@ -139,6 +139,6 @@ export const checkoutAttempt = z
     next_action: nextAction
       .nullable()
       .openapi({ description: 'What the payer does next (approve the prompt on the phone)' }),
-    operator: z.string().openapi({ description: 'The mobile-money operator asked' }),
+    operator: z.string().nullable().openapi({ description: 'The mobile-money operator asked; null for a card' }),
   })
   .openapi('CheckoutAttempt');

@@ -27,13 +27,14 @@ export const createCheckoutSessionUpdate = defineUpdate<CheckoutSessionSnapshot,
 export const CREATE_CHECKOUT_UPDATE_ID = 'create';
 
 /**
- * A payer's mobile-money attempt, already checked by the API (docs/checkout.md): the payment id the API drew, the
- * provider and the number in E.164.
+ * A payer's attempt, already checked by the API (docs/checkout.md): the payment id the API drew, the method (absent in
+ * attempts started before cards: mobile money), the provider and, for mobile money, the number in E.164.
  */
 export interface CheckoutAttemptRequest {
   paymentId: string;
+  paymentMethod?: 'mobile_money' | 'card';
   provider: ProviderCode;
-  customerPhone: string;
+  customerPhone?: string;
   /** The amount the payer chose, in minor units, on a link's session with a customer-chosen amount. */
   amount?: number;
   /** The fields the session's link collects, as the payer gave them (docs/payment-links.md#collect). */

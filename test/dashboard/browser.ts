@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { CHROMIUM_PATH } from '../../scripts/lib/dashboard';
 import { getStack } from '../helpers/stack';
 import type { TestDeveloper } from '../helpers/http';
@@ -101,4 +101,22 @@ export async function eventually<T>(
     if (accept(value) || Date.now() > deadline) return value;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/**
+ * Counts the bytes Chromium received for every request of the page (`encodedDataLength`: on the wire, compressed,
+ * headers included), with the cache off; the returned function reads the sum and one line per file.
+ */
+export async function countTransfers(cdp: CDPSession): Promise<() => { bytes: number; files: string[] }> {
+  const urls = new Map<string, string>();
+  let bytes = 0;
+  const files: string[] = [];
+  cdp.on('Network.requestWillBeSent', (event) => urls.set(event.requestId, event.request.url));
+  cdp.on('Network.loadingFinished', (event) => {
+    bytes += event.encodedDataLength;
+    files.push(`${urls.get(event.requestId) ?? event.requestId} ${event.encodedDataLength} B`);
+  });
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  return () => ({ bytes, files });
 }

@@ -6,8 +6,7 @@
  * belongs to `npm run bench`).
  */
 import { expect } from 'chai';
-import type { CDPSession } from 'playwright-core';
-import { closeBrowser, newPage } from './browser';
+import { closeBrowser, countTransfers, newPage } from './browser';
 import { getStack } from '../helpers/stack';
 
 /** At most this many bytes (compressed, headers included) go over the wire until the sign-in form shows. */
@@ -22,21 +21,6 @@ const NETWORKS = {
   },
   'Regular 3G': { latency: 100, downloadThroughput: (750 * 1024) / 8, uploadThroughput: (250 * 1024) / 8 },
 } as const;
-
-/** Counts the bytes Chromium received for every request of the page (`encodedDataLength`: on the wire). */
-async function countTransfers(cdp: CDPSession): Promise<() => { bytes: number; files: string[] }> {
-  const urls = new Map<string, string>();
-  let bytes = 0;
-  const files: string[] = [];
-  cdp.on('Network.requestWillBeSent', (event) => urls.set(event.requestId, event.request.url));
-  cdp.on('Network.loadingFinished', (event) => {
-    bytes += event.encodedDataLength;
-    files.push(`${urls.get(event.requestId) ?? event.requestId} ${event.encodedDataLength} B`);
-  });
-  await cdp.send('Network.enable');
-  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-  return () => ({ bytes, files });
-}
 
 /** Opens the sign-in screen with an empty cache; resolves when its form is there. */
 async function openSignIn(network?: keyof typeof NETWORKS) {

@@ -163,6 +163,8 @@ describe('the image (Dockerfile, .dockerignore; docs/operations.md#docker)', fun
         { cwd: ROOT, encoding: 'utf8', timeout: 300_000 },
       );
       expect(compiled.status, `${compiled.stdout}${compiled.stderr}`).to.equal(0);
+      // COPY src/page/assets ./dist/src/page/assets: the hosted payment page's script and stylesheet.
+      fs.cpSync(path.join(ROOT, 'src/page/assets'), path.join(work, 'dist/src/page/assets'), { recursive: true });
       // RUN npm ci --omit=dev: the lockfile's packages that are not development-only.
       const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
         packages: Record<string, { dev?: boolean }>;

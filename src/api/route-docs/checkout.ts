@@ -167,7 +167,7 @@ export const checkoutRouteDocs: RouteDoc[] = [
     tag: TAG,
     summary: 'Start an attempt on a checkout session',
     description:
-      "The page's attempt, without a key: a mobile-money payment of the session to the number as the payer wrote it (the operator from its prefix, or `operator` for a ported number), which prompts the payer. One at a time: while an attempt's payment has no final outcome another is refused and nobody is prompted.",
+      'The page\'s attempt, without a key: a mobile-money payment of the session to the number as the payer wrote it (the operator from its prefix, or `operator` for a ported number), which prompts the payer; or, where the session\'s currency is one cards take, `{"payment_method": "card"}`, a card payment whose `next_action.client_secret` the card form confirms (`operator` null). One at a time: while an attempt\'s payment has no final outcome another is refused and nobody is prompted.',
     body: checkoutAttemptBody,
     bodyExample: { payment_method: 'mobile_money', phone_number: '0788 000 001' },
     success: {

@@ -109,20 +109,22 @@ export function checkoutRoutes(deps: CheckoutServiceDeps): Router {
   });
 
   /**
-   * The page's attempt (no key) → 201 envelope `{payment, status, next_action, operator}`. Errors: 400
+   * The page's attempt (no key): mobile money or card (docs/hosted-page.md#card) → 201 envelope `{payment, status,
+   * next_action, operator}` (`operator` null for a card, whose `next_action` carries the `client_secret`). Errors: 400
    * `validation_error` naming the field (nothing stored: a link's session also `amount`, `name`, `email`,
    * docs/payment-links.md#amounts); 404; 409 `checkout_session_not_open`, `checkout_session_attempt_in_progress`,
    * `checkout_session_attempts_exhausted`, `payment_link_inactive`, `payment_link_exhausted` (nobody prompted); 503.
    */
   router.post('/:id/attempts', jsonBody(), async (ctx) => {
     const body = parseOrThrow(checkoutAttemptBody, ctx.request.body);
-    const { payment, operator } = await startCheckoutAttempt(deps, ctx.params.id as string, {
-      phoneNumber: body.phone_number,
-      operator: body.operator,
-      amount: body.amount,
-      name: body.name,
-      email: body.email,
-    });
+    const terms = { amount: body.amount, name: body.name, email: body.email };
+    const { payment, operator } = await startCheckoutAttempt(
+      deps,
+      ctx.params.id as string,
+      body.payment_method === 'card'
+        ? { paymentMethod: 'card', ...terms }
+        : { paymentMethod: 'mobile_money', phoneNumber: body.phone_number, operator: body.operator, ...terms },
+    );
     respond(ctx, 201, 'Checkout attempt started', {
       payment: payment.id,
       status: payment.status,

@@ -63,15 +63,8 @@ export const listCheckoutSessionsQuery = z.strictObject({
   status: z.enum(CHECKOUT_STATUSES).optional().openapi({ description: 'Only sessions in this status' }),
 });
 
-/** `POST /v1/checkout/sessions/{id}/attempts` (the page's, no key): a mobile-money attempt. */
-export const checkoutAttemptBody = z.strictObject({
-  payment_method: z.literal('mobile_money').openapi({ description: 'How the payer pays' }),
-  phone_number: z
-    .string()
-    .min(1)
-    .max(32)
-    .openapi({ description: "The payer's number as people write it (`0788 000 001`)", example: '0788000001' }),
-  operator: z.enum(operators).optional().openapi({ description: 'The operator of a ported number' }),
+/** What any attempt may carry: a chosen amount and the fields a payment link collects (docs/payment-links.md). */
+const attemptTerms = {
   amount: z.number().int().min(MIN_AMOUNT_MINOR).max(MAX_AMOUNT_MINOR).optional().openapi({
     description:
       "The amount the payer chose, in minor units: required, within `amount_range`, on a payment link's session with a customer-chosen amount; refused elsewhere",
@@ -88,4 +81,28 @@ export const checkoutAttemptBody = z.strictObject({
     description: "The payer's email, where the session's `collect` asks for it",
     example: 'aline@example.rw',
   }),
+};
+
+/** A mobile-money attempt: the payer's number as written, and the operator of a ported number. */
+const mobileMoneyAttemptBody = z.strictObject({
+  payment_method: z.literal('mobile_money').openapi({ description: 'How the payer pays' }),
+  phone_number: z
+    .string()
+    .min(1)
+    .max(32)
+    .openapi({ description: "The payer's number as people write it (`0788 000 001`)", example: '0788000001' }),
+  operator: z.enum(operators).optional().openapi({ description: 'The operator of a ported number' }),
+  ...attemptTerms,
 });
+
+/** A card attempt: the card is entered at the gateway, on the payment's `next_action.client_secret`. */
+const cardAttemptBody = z.strictObject({
+  payment_method: z.literal('card').openapi({ description: 'How the payer pays' }),
+  ...attemptTerms,
+});
+
+/**
+ * `POST /v1/checkout/sessions/{id}/attempts` (the page's, no key): a mobile-money attempt, or a card attempt where the
+ * session's currency is one cards take (docs/hosted-page.md#card).
+ */
+export const checkoutAttemptBody = z.discriminatedUnion('payment_method', [mobileMoneyAttemptBody, cardAttemptBody]);

@@ -1,0 +1,70 @@
+/**
+ * The hosted payment page's English messages (docs/hosted-page.md#languages): the source catalogue, whose keys every
+ * other catalogue has. ICU MessageFormat; `{amount}` and `{merchant}` arrive formatted.
+ */
+export const en = {
+  page_title: 'Pay {merchant}',
+  pay_to: 'Payment to {merchant}',
+  amount_label: 'Amount',
+  description_label: 'For',
+  sandbox_banner: 'Sandbox: no real money moves.',
+  sandbox_numbers: 'Test numbers: {success} is paid, {declined} is declined, {timeout} never answers.',
+  sandbox_cards: 'Test cards: {success} is paid, {declined} is declined.',
+  choose_method: 'How do you want to pay?',
+  method_mobile_money: 'Mobile money',
+  method_card: 'Card',
+  phone_label: 'Mobile money number',
+  phone_hint: 'Write it as you usually do, for example {example}.',
+  operator_label: 'Operator',
+  operator_auto: 'Find from the number',
+  operator_predicted: 'This number is on {operator}. If you moved your number to another operator, choose it.',
+  pay_button: 'Pay {amount}',
+  card_number: 'Card number',
+  card_expiry_month: 'Expiry month (MM)',
+  card_expiry_year: 'Expiry year (YYYY)',
+  card_cvc: 'Security code (CVC)',
+  card_needs_script: 'Paying by card needs JavaScript. Turn it on, or pay by mobile money.',
+  wait_title: 'Approve the payment on your phone',
+  wait_body: '{operator} has sent a request to {phone}. Enter your PIN on the phone to approve {amount}.',
+  wait_keep_open: 'Keep this page open: it follows the payment by itself.',
+  wait_no_prompt: 'No request on your phone?',
+  ussd_approvals: 'Dial {code}, open {menu} and approve the payment there.',
+  ussd_retry:
+    'Check that the phone is on and unlocked. If no request comes within a minute, wait for this page to say so and try again.',
+  success_title: 'Payment received',
+  receipt_merchant: 'Paid to',
+  receipt_amount: 'Amount',
+  receipt_time: 'Date',
+  receipt_payment: 'Payment reference',
+  receipt_provider: 'Operator receipt number',
+  redirect_notice: 'Taking you back to {merchant} in 5 seconds.',
+  redirect_now: 'Go back to {merchant} now',
+  failure_title: 'The payment did not go through',
+  failure_declined: 'The payment was declined on the phone.',
+  failure_insufficient_funds: 'There is not enough money on the account.',
+  failure_expired: 'No answer came in time, so the request on the phone has lapsed.',
+  failure_wrong_pin: 'The PIN was wrong.',
+  failure_provider_error: 'The operator had a problem and could not take the payment.',
+  failure_card_declined: 'The card was declined.',
+  failure_other: 'The payment could not be completed.',
+  no_money_taken: 'No money was taken.',
+  try_again: 'Try again',
+  try_again_hint: 'You can use the same number, another number, or another way to pay.',
+  attempts_exhausted: 'This payment cannot be tried again here. Please contact {merchant}.',
+  expired_title: 'This payment page has expired',
+  expired_body: 'If you still want to pay, ask {merchant} for a new link.',
+  not_found_title: 'Payment page not found',
+  not_found_body: 'Check the link you were given, or ask the seller for a new one.',
+  error_phone: 'Enter a mobile money number, for example {example}.',
+  error_operator: 'This operator does not serve this number. Choose another one.',
+  error_unavailable: 'We could not start the payment just now. Please try again in a moment.',
+  error_card: 'Check the card details and try again.',
+  language_label: 'Language',
+  cancel_link: 'Cancel and go back to {merchant}',
+} as const;
+
+/** A message of the page. */
+export type MessageKey = keyof typeof en;
+
+/** A catalogue: every key of the English one. */
+export type Catalogue = Readonly<Record<MessageKey, string>>;
