@@ -25,6 +25,7 @@ import { healthRoutes } from './routes/health';
 import { developerRoutes } from './routes/developer';
 import { payoutRoutes } from './routes/payouts';
 import { checkoutRoutes } from './routes/checkout';
+import { brandingRoutes } from './routes/branding';
 import { balanceRoutes } from './routes/balance';
 import { settlementReportRoutes } from './routes/settlement-reports';
 import { developerPaymentRoutes } from './routes/developer-payments';
@@ -72,6 +73,7 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
     settlementReportRoutes(deps),
     payoutRoutes(deps),
     checkoutRoutes(deps),
+    ...brandingRoutes(deps),
     merchantPaymentRoutes(deps),
     providerCallbackRoutes(deps),
     sandboxRoutes(deps),

@@ -25,6 +25,7 @@ import { sandboxRouteDocs } from './route-docs/sandbox';
 import { balanceRouteDocs } from './route-docs/balance';
 import { payoutRouteDocs } from './route-docs/payouts';
 import { checkoutRouteDocs } from './route-docs/checkout';
+import { brandingRouteDocs } from './route-docs/branding';
 import { eventRouteDocs } from './route-docs/events';
 import { dashboardRouteDocs } from './route-docs/dashboard';
 import { liveAccessRouteDocs } from './route-docs/live-access';
@@ -46,6 +47,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   ...balanceRouteDocs,
   ...payoutRouteDocs,
   ...checkoutRouteDocs,
+  ...brandingRouteDocs,
   ...eventRouteDocs,
   ...dashboardRouteDocs,
   ...liveAccessRouteDocs,
@@ -120,6 +122,10 @@ const TAGS = [
   {
     name: 'Dashboard',
     description: 'What the merchant dashboard reads: profile, transactions, analytics, activity, payment timelines.',
+  },
+  {
+    name: 'Branding',
+    description: 'Your display name, brand colour and logo on the payment page (docs/branding.md).',
   },
   { name: 'Live access', description: 'Documents and the review that opens live payments.' },
   { name: 'Providers', description: 'Callbacks of the payment providers (not for merchants).' },
@@ -232,6 +238,14 @@ function toRouteConfig(doc: RouteDoc, errors: { envelope: z.ZodType; plain: z.Zo
           schema: doc.body,
           ...(doc.bodyExample === undefined ? {} : { example: doc.bodyExample }),
         },
+        ...(doc.bodyAlternative
+          ? {
+              [doc.bodyAlternative.contentType]: {
+                schema: doc.bodyAlternative.schema,
+                ...(doc.bodyAlternative.example === undefined ? {} : { example: doc.bodyAlternative.example }),
+              },
+            }
+          : {}),
       }
     : undefined;
   return {

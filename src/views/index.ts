@@ -29,3 +29,4 @@ export {
 export { payout, payoutDestination, payoutDetail, payoutSchedule } from './payout';
 export { daySettlementReport, payoutSettlementReport, reportLine } from './settlement-report';
 export { checkoutAttempt, checkoutSession, checkoutSessionPublic } from './checkout';
+export { branding } from './branding';

@@ -21,6 +21,7 @@ const TABLES = [
   'refunds',
   'payouts',
   'checkout_sessions',
+  'merchant_branding',
   'events',
   'ledger_accounts',
   'ledger_journals',
@@ -40,6 +41,8 @@ const LEDGER_WRITER = 'src/db/ledger.ts';
 const PAYOUT_WRITER = 'src/db/payouts.ts';
 /** The checkout session's writer: its row with its event, on the checkout run's orders. */
 const CHECKOUT_WRITER = 'src/db/checkout-sessions.ts';
+/** A merchant's branding's writer: its row with the change's activity entries. */
+const BRANDING_WRITER = 'src/db/branding.ts';
 
 /** The modules that may write each table: the declared writers. */
 const WRITERS: Record<Table, readonly string[]> = {
@@ -48,6 +51,7 @@ const WRITERS: Record<Table, readonly string[]> = {
   events: [PAYMENT_WRITER],
   payouts: [PAYOUT_WRITER],
   checkout_sessions: [CHECKOUT_WRITER],
+  merchant_branding: [BRANDING_WRITER],
   ledger_accounts: [LEDGER_WRITER],
   ledger_journals: [LEDGER_WRITER],
   ledger_postings: [LEDGER_WRITER],
