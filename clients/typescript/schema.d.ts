@@ -603,7 +603,7 @@ export interface paths {
         };
         /**
          * List checkout sessions
-         * @description Your sessions, newest first, in cursor pages as `GET /v1/payments`; filter by `status`.
+         * @description Your sessions, newest first, in cursor pages as `GET /v1/payments`; filter by `status`. A secret key (or a restricted key with `checkout:read`), or a session token of any role (the dashboard). With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
         get: operations["listCheckoutSessions"];
         put?: never;
@@ -627,7 +627,7 @@ export interface paths {
         };
         /**
          * Retrieve a checkout session
-         * @description `payment` names the payment that completed it once `complete`.
+         * @description `payment` names the payment that completed it once `complete`. A secret key (or a restricted key with `checkout:read`), or a session token of any role. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
         get: operations["retrieveCheckoutSession"];
         put?: never;
@@ -3578,6 +3578,8 @@ export interface operations {
                 status?: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
                 /** @description Only payments of this method */
                 payment_method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "mobile_money_c" | "wallet";
+                /** @description Only the attempts of this checkout session (`cs_…`): the payments its page started */
+                checkout_session?: string;
                 /** @description Only payments created at or after this time: Unix seconds or an ISO 8601 date-time */
                 "created[gte]"?: string;
                 /** @description Only payments created at or before this time: Unix seconds (the whole second counts) or an ISO 8601 date-time */
@@ -7876,6 +7878,8 @@ export interface operations {
                 starting_after?: string;
                 /** @description Only sessions in this status */
                 status?: "open" | "complete" | "expired";
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
+                environment?: "sandbox" | "live";
             };
             header?: never;
             path?: never;
@@ -8240,7 +8244,10 @@ export interface operations {
     };
     retrieveCheckoutSession: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
+                environment?: "sandbox" | "live";
+            };
             header?: never;
             path: {
                 /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
@@ -8293,6 +8300,19 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["CheckoutSession"] & unknown;
                     };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
             /**
@@ -10138,6 +10158,8 @@ export interface operations {
                 currency?: string;
                 /** @description Part of an id (payment or refund), the description or the customer, any case */
                 q?: string;
+                /** @description Only the attempts (payments) of this checkout session (`cs_…`) and their refunds */
+                checkout_session?: string;
                 /** @description A UTC day `YYYY-MM-DD` or a range `YYYY-MM-DD..YYYY-MM-DD`, both ends included */
                 date?: string;
             };

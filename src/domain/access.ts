@@ -49,8 +49,8 @@ const KEYS_ONLY: readonly Role[] = [];
 export const ENDPOINT_ACCESS: Readonly<Record<string, EndpointAccess>> = {
   'GET /v1/payments': { roles: KEYS_ONLY, scope: 'payments:read' },
   'POST /v1/checkout/sessions': { roles: KEYS_ONLY, scope: 'checkout:write' },
-  'GET /v1/checkout/sessions': { roles: KEYS_ONLY, scope: 'checkout:read' },
-  'GET /v1/checkout/sessions/{id}': { roles: KEYS_ONLY, scope: 'checkout:read' },
+  'GET /v1/checkout/sessions': { roles: EVERYONE, scope: 'checkout:read' },
+  'GET /v1/checkout/sessions/{id}': { roles: EVERYONE, scope: 'checkout:read' },
   'POST /v1/checkout/sessions/{id}/expire': { roles: KEYS_ONLY, scope: 'checkout:write' },
   'POST /v1/payments': { roles: KEYS_ONLY, scope: 'payments:write' },
   'GET /v1/payments/{id}': { roles: KEYS_ONLY, scope: 'payments:read' },
