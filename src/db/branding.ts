@@ -124,8 +124,28 @@ export async function findLogoOfCheckoutSession(db: Db, sessionId: string): Prom
     .join('merchant_branding as b', 'b.merchant_id', 's.merchant_id')
     .where('s.id', sessionId)
     .whereNotNull('b.logo')
-    .first('b.logo', 'b.logo_content_type', 'b.logo_size', 'b.logo_sha256')) as
-    { logo: Buffer; logo_content_type: LogoContentType; logo_size: number; logo_sha256: string } | undefined;
-  if (!row) return undefined;
+    .first(LOGO_COLUMNS)) as LogoRow | undefined;
+  return row ? logoOf(row) : undefined;
+}
+
+/** The logo of `merchantId` (the dashboard's preview); undefined without one. */
+export async function findLogo(db: Db, merchantId: string): Promise<StoredLogo | undefined> {
+  const row = (await db('merchant_branding as b')
+    .where('b.merchant_id', merchantId)
+    .whereNotNull('b.logo')
+    .first(LOGO_COLUMNS)) as LogoRow | undefined;
+  return row ? logoOf(row) : undefined;
+}
+
+const LOGO_COLUMNS = ['b.logo', 'b.logo_content_type', 'b.logo_size', 'b.logo_sha256'];
+
+interface LogoRow {
+  logo: Buffer;
+  logo_content_type: LogoContentType;
+  logo_size: number;
+  logo_sha256: string;
+}
+
+function logoOf(row: LogoRow): StoredLogo {
   return { bytes: row.logo, contentType: row.logo_content_type, size: row.logo_size, sha256: row.logo_sha256 };
 }

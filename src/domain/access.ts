@@ -73,6 +73,7 @@ export const ENDPOINT_ACCESS: Readonly<Record<string, EndpointAccess>> = {
   'PUT /v1/developer/profile': { roles: MANAGERS, scope: null },
   'GET /v1/developer/branding': { roles: EVERYONE, scope: null },
   'PUT /v1/developer/branding': { roles: MANAGERS, scope: null },
+  'GET /v1/developer/branding/logo': { roles: EVERYONE, scope: null },
   'DELETE /v1/developer/branding/logo': { roles: MANAGERS, scope: null },
   'GET /v1/developer/transactions': { roles: EVERYONE, scope: 'payments:read' },
   'GET /v1/developer/transactions/{id}': { roles: EVERYONE, scope: 'payments:read' },

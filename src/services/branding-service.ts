@@ -5,8 +5,10 @@
  * environments' activity logs (docs/security.md#activity-log).
  */
 import { createHash } from 'node:crypto';
-import { findLogoOfCheckoutSession, findBranding, writeBranding, type BrandingRecord } from '../db/branding';
+import { findBranding, findLogo, findLogoOfCheckoutSession, writeBranding, type BrandingRecord } from '../db/branding';
 import type { StoredLogo } from '../db/branding';
+
+export type { StoredLogo };
 import { findAccountByMerchant } from '../db/developers';
 import type { Db } from '../db/knex';
 import { textColorOn } from '../domain/branding';
@@ -129,6 +131,16 @@ export async function pageBrandOf(db: Db, merchantId: string, sessionId: string)
       ? `/v1/checkout/sessions/${encodeURIComponent(sessionId)}/logo?v=${branding.logo.sha256.slice(0, 16)}`
       : null,
   };
+}
+
+/**
+ * The caller's merchant's logo as stored (docs/branding.md#api), for the dashboard's preview.
+ * @throws DomainError `not_found` (404) without a logo
+ */
+export async function getLogo(deps: BrandingServiceDeps, owner: Principal): Promise<StoredLogo> {
+  const logo = await findLogo(deps.db, owner.merchantId);
+  if (!logo) throw new DomainError('not_found', 'there is no logo');
+  return logo;
 }
 
 /**

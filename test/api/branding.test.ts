@@ -228,6 +228,14 @@ describe('branding (docs/branding.md)', function () {
       `/v1/checkout/sessions/${session}/logo?v=${(put.body.data.logo.sha256 as string).slice(0, 16)}`,
     );
 
+    // The dashboard's preview reads the same bytes with the merchant's credential.
+    const { baseUrl } = await getStack();
+    const own = await fetch(`${baseUrl}${BRANDING}/logo`, { headers: { authorization: `Bearer ${dev.token}` } });
+    expect(own.status).to.equal(200);
+    expect(own.headers.get('content-type')).to.equal('image/png');
+    expect(own.headers.get('cache-control')).to.equal('private, no-cache');
+    expect(Buffer.from(await own.arrayBuffer()).equals(PNG_BYTES)).to.equal(true);
+
     const jpeg = await putForm(dev.key, { bytes: JPEG_BYTES, fileName: 'logo.png', declaredType: 'image/png' });
     expect(jpeg.status, JSON.stringify(jpeg.body)).to.equal(200);
     expect(jpeg.body.data.logo.content_type).to.equal('image/jpeg');
@@ -266,6 +274,7 @@ describe('branding (docs/branding.md)', function () {
     expect(removed.body.data.logo).to.equal(null);
     expect(removed.body.data.display_name).to.equal('Kigali Crafts');
     expect((await fetchLogo(session)).status).to.equal(404);
+    expect((await call(`${BRANDING}/logo`, { key: dev.token })).status).to.equal(404);
     const { db } = await getStack();
     expect((await pageBrandOf(db, dev.merchantId, session)).logoUrl).to.equal(null);
     const twice = await call(`${BRANDING}/logo`, { method: 'DELETE', key: dev.token });

@@ -32,6 +32,12 @@ const logoFile = z.string().openapi({
   description: 'PNG, JPEG or SVG, at most 512 kB; the type is read from the bytes, an SVG is sanitised',
 });
 
+/** A logo answer's body. */
+const logoImage = z.string().openapi({ format: 'binary', description: 'The image: PNG, JPEG or SVG' });
+
+/** A logo as the examples show it. */
+const SVG_EXAMPLE = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="4"/></svg>';
+
 /** Branding. */
 export const brandingRouteDocs: RouteDoc[] = [
   {
@@ -80,6 +86,24 @@ export const brandingRouteDocs: RouteDoc[] = [
     codes: ['unsupported_file_type', 'file_too_large'],
   },
   {
+    operationId: 'retrieveBrandingLogo',
+    method: 'get',
+    path: '/v1/developer/branding/logo',
+    tag: TAG,
+    summary: 'Retrieve your logo',
+    description: `Your logo as stored (an SVG sanitised), with its own \`Content-Type\` and the headers of the page's logo. ${DASHBOARD_CREDENTIALS}`,
+    security: DEVELOPER,
+    query: environmentOnlyQuery,
+    success: {
+      status: 200,
+      description: 'The logo',
+      contentType: 'image/*',
+      schema: logoImage,
+      example: SVG_EXAMPLE,
+    },
+    codes: [{ code: 'not_found', when: 'You have no logo.', message: 'there is no logo' }],
+  },
+  {
     operationId: 'deleteBrandingLogo',
     method: 'delete',
     path: '/v1/developer/branding/logo',
@@ -117,8 +141,8 @@ export const brandingRouteDocs: RouteDoc[] = [
       status: 200,
       description: 'The logo',
       contentType: 'image/*',
-      schema: z.string().openapi({ format: 'binary', description: 'The image: PNG, JPEG or SVG' }),
-      example: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="4"/></svg>',
+      schema: logoImage,
+      example: SVG_EXAMPLE,
     },
     otherSuccess: [{ status: 304, description: 'Your copy is current (no body)' }],
   },

@@ -12,8 +12,10 @@ import {
   changeBranding,
   checkoutSessionLogo,
   getBranding,
+  getLogo,
   removeLogo,
   type BrandingInput,
+  type StoredLogo,
 } from '../../services/branding-service';
 import { toBrandingView } from '../../views/branding';
 import { respond } from '../envelope';
@@ -40,6 +42,26 @@ const LOGO_MAX_AGE_SECONDS = 3600;
  * on its own (not through `<img>`, where no script ever runs) runs no script, loads nothing and cannot be framed.
  */
 const LOGO_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox; frame-ancestors 'none'";
+
+/**
+ * Answers `logo`'s bytes with its own Content-Type, `nosniff`, {@link LOGO_CSP}, `cacheControl` and an ETag (its
+ * sha256); 304 without a body to a matching `If-None-Match`.
+ */
+function sendLogo(ctx: Context, logo: StoredLogo, cacheControl: string): void {
+  ctx.set('Content-Type', logo.contentType);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Content-Security-Policy', LOGO_CSP);
+  ctx.set('Cache-Control', cacheControl);
+  ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
+  ctx.set('Content-Disposition', 'inline; filename="logo"');
+  ctx.set('ETag', `"${logo.sha256}"`);
+  ctx.status = 200;
+  if (ctx.fresh) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.body = logo.bytes;
+}
 
 /** The change a JSON or multipart body asks for: the text fields, and the multipart `logo`'s bytes. */
 function brandingInputOf(ctx: Context): BrandingInput {
@@ -84,6 +106,15 @@ export function brandingRoutes(deps: BrandingRouteDeps): Router[] {
     },
   );
 
+  /**
+   * The logo as stored (docs/branding.md#api), for the dashboard's preview → 200 with the image and the headers of the
+   * page's logo, kept by no shared cache. Errors: 404 without a logo.
+   */
+  developer.get('/branding/logo', either, async (ctx) => {
+    parseOrThrow(environmentOnlyQuery, ctx.query);
+    sendLogo(ctx, await getLogo(deps, principalOf(ctx)), 'private, no-cache');
+  });
+
   /** Remove the logo (docs/branding.md#api), no body → 200 envelope with the branding. Errors: 403; 404 without one. */
   developer.delete('/branding/logo', either, json, async (ctx) => {
     parseOrThrow(environmentOnlyQuery, ctx.query);
@@ -98,19 +129,7 @@ export function brandingRoutes(deps: BrandingRouteDeps): Router[] {
    */
   page.get('/:id/logo', async (ctx) => {
     const logo = await checkoutSessionLogo(deps, ctx.params.id as string);
-    ctx.set('Content-Type', logo.contentType);
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Content-Security-Policy', LOGO_CSP);
-    ctx.set('Cache-Control', `public, max-age=${LOGO_MAX_AGE_SECONDS}`);
-    ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
-    ctx.set('Content-Disposition', 'inline; filename="logo"');
-    ctx.set('ETag', `"${logo.sha256}"`);
-    ctx.status = 200;
-    if (ctx.fresh) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.body = logo.bytes;
+    sendLogo(ctx, logo, `public, max-age=${LOGO_MAX_AGE_SECONDS}`);
   });
 
   return [developer, page];
