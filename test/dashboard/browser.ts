@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_PATH } from '../../scripts/lib/dashboard';
 import { getStack } from '../helpers/stack';
@@ -101,4 +102,34 @@ export async function eventually<T>(
     if (accept(value) || Date.now() > deadline) return value;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/** Width of the page beyond the window (0 when nothing scrolls sideways), with the elements that stick out. */
+export async function sidewaysOverflow(page: Page): Promise<{ overflow: number; culprits: string[] }> {
+  return page.evaluate(() => {
+    const doc = (globalThis as any).document;
+    const width = doc.documentElement.clientWidth as number;
+    const culprits = [...doc.querySelectorAll('body *')]
+      // What scrolls inside its own region (a wide table in `.scroll-x`) does not move the page.
+      .filter((el: any) => !el.closest('.scroll-x'))
+      .filter((el: any) => el.getBoundingClientRect().right > width + 1 || el.scrollWidth > el.clientWidth + 1)
+      .slice(0, 5)
+      .map(
+        (el: any) =>
+          `${el.tagName.toLowerCase()}.${el.className} right=${Math.round(el.getBoundingClientRect().right)}`,
+      );
+    return { overflow: (doc.documentElement.scrollWidth as number) - width, culprits };
+  });
+}
+
+/** axe-core's findings on the page (WCAG 2.1 A and AA and best practices), one line each. */
+export async function axeFindings(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations.map(
+    (violation) =>
+      `${violation.id} (${violation.impact}) ×${violation.nodes.length}: ${violation.nodes
+        .slice(0, 3)
+        .map((node) => node.target.join(' '))
+        .join(' | ')}`,
+  );
 }
