@@ -10,22 +10,13 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 import { addMember } from '../helpers/security';
-import { axeFindings, closeBrowser, eventually, newPage, screenshot, sidewaysOverflow, signIn } from './browser';
+import { checkScreen, closeBrowser, eventually, newPage, signIn } from './browser';
 
 const WIDTHS = { phone: 390, desktop: 1280 } as const;
 
 const SVG_LOGO = Buffer.from(
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 40" onload="alert(1)"><circle cx="20" cy="20" r="18" fill="#0b6e4f"/></svg>',
 );
-
-/** Checks the screen showing: no sideways scroll and no axe-core finding; then its screenshot. */
-async function checkScreen(page: Page, name: string): Promise<void> {
-  await page.waitForLoadState('networkidle');
-  const { overflow, culprits } = await sidewaysOverflow(page);
-  expect(overflow, `${name} scrolls sideways by ${overflow} px: ${culprits.join(', ')}`).to.be.at.most(0);
-  expect(await axeFindings(page), `${name}: axe-core`).to.deep.equal([]);
-  await screenshot(page, name);
-}
 
 /** The preview button's background and text colours, as the browser computed them. */
 async function buttonColours(page: Page): Promise<{ background: string; color: string }> {

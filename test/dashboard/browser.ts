@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
+import { expect } from 'chai';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_PATH } from '../../scripts/lib/dashboard';
 import { getStack } from '../helpers/stack';
@@ -132,4 +133,13 @@ export async function axeFindings(page: Page): Promise<string[]> {
         .map((node) => node.target.join(' '))
         .join(' | ')}`,
   );
+}
+
+/** Checks the screen that is showing: no sideways scroll, no axe finding; then its screenshot. */
+export async function checkScreen(page: Page, name: string): Promise<void> {
+  await page.waitForLoadState('networkidle');
+  const { overflow, culprits } = await sidewaysOverflow(page);
+  expect(overflow, `${name} scrolls sideways by ${overflow} px: ${culprits.join(', ')}`).to.be.at.most(0);
+  expect(await axeFindings(page), `${name}: axe-core`).to.deep.equal([]);
+  await screenshot(page, name);
 }

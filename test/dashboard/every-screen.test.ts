@@ -6,11 +6,10 @@
  * var/screenshots/ as `{phone|tablet|desktop}-{screen}.png` (and docs/dashboard/ when asked).
  */
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { getStack } from '../helpers/stack';
-import { axeFindings, closeBrowser, eventually, newPage, screenshot, sidewaysOverflow, signIn } from './browser';
+import { checkScreen, closeBrowser, eventually, newPage, signIn } from './browser';
 
 const WIDTHS = { phone: 390, tablet: 820, desktop: 1280 } as const;
 
@@ -80,15 +79,6 @@ function screens(scene: Scene): [string, string, RegExp][] {
     ['branding', '/sandbox/branding', /^Branding$/],
     ['payments-live', '/live/payments', /^Payments$/],
   ];
-}
-
-/** Checks the screen that is showing: no sideways scroll, no axe finding; then its screenshot. */
-async function checkScreen(page: Page, name: string): Promise<void> {
-  await page.waitForLoadState('networkidle');
-  const { overflow, culprits } = await sidewaysOverflow(page);
-  expect(overflow, `${name} scrolls sideways by ${overflow} px: ${culprits.join(', ')}`).to.be.at.most(0);
-  expect(await axeFindings(page), `${name}: axe-core`).to.deep.equal([]);
-  await screenshot(page, name);
 }
 
 describe('every dashboard screen on a phone, a tablet and a desktop (README.md#dashboard)', function () {
