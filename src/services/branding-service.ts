@@ -57,7 +57,7 @@ export async function getBranding(deps: BrandingServiceDeps, owner: Principal): 
 /**
  * Changes the caller's merchant's branding (docs/branding.md#api): the logo's bytes are checked by content (PNG, JPEG,
  * or SVG, which is sanitised) before anything is stored; then the change and its `branding.updated` entries are
- * written in one transaction.
+ * written in one transaction. A request that changes no field writes nothing.
  * @param ip the caller's address, for the activity log
  * @returns the branding after the change
  * @throws DomainError `unsupported_file_type` (400, naming `logo`) for a logo that is not a PNG, JPEG or SVG;
@@ -69,6 +69,9 @@ export async function changeBranding(
   input: BrandingInput,
   ip: string | null,
 ): Promise<Branding> {
+  if (input.displayName === undefined && input.brandColor === undefined && input.logo === undefined) {
+    return getBranding(deps, owner); // nothing to change: nothing written, no activity
+  }
   let logo: StoredLogo | undefined;
   if (input.logo) {
     const inspected = await inspectLogo(input.logo);

@@ -192,6 +192,11 @@ describe('branding (docs/branding.md)', function () {
       textColor: '#000000',
       logoUrl: null,
     });
+    const activityBefore = await brandingActivity(dev.merchantId);
+    const nothing = await putJson(dev.token, {});
+    expect(nothing.status).to.equal(200);
+    expect(nothing.body.data).to.deep.equal(light.body.data);
+    expect(await brandingActivity(dev.merchantId)).to.equal(activityBefore);
     const cleared = await putJson(dev.token, { display_name: null, brand_color: '#0b6e4f' });
     expect(cleared.body.data).to.include({ display_name: null, brand_color: '#0b6e4f' });
     expect((await pageBrandOf(db, dev.merchantId, session)).displayName).to.equal('Kigali Crafts Ltd');
