@@ -6,9 +6,9 @@
  * file (`href`, `xlink:href` or `url(…)` to anything but a `#fragment` of itself) survives. A document type
  * declaration (`<!DOCTYPE`, entities) is refused outright rather than expanded.
  */
-import createDOMPurify from 'dompurify';
+import type { DOMPurify } from 'dompurify';
 import { fileTypeFromBuffer } from 'file-type';
-import { JSDOM, type ParsedElement } from 'jsdom';
+import type { JSDOM as JsdomClass, ParsedElement, ParsedWindow } from 'jsdom';
 import { MAX_LOGO_BYTES, type LogoContentType } from '../domain/branding';
 import { DomainError } from '../domain/errors';
 
@@ -20,9 +20,29 @@ export interface InspectedLogo {
 
 const SVG_NAMESPACE = 'http://www.w3.org/2000/svg';
 
-/** The window DOMPurify works in (jsdom runs no script and fetches nothing by default). */
-const window = new JSDOM('').window;
-const purifier = createDOMPurify(window as unknown as Parameters<typeof createDOMPurify>[0]);
+/** What the SVG check works with: jsdom's parser, the window DOMPurify works in, and the configured sanitiser. */
+interface SvgTools {
+  JSDOM: typeof JsdomClass;
+  window: ParsedWindow;
+  purifier: DOMPurify;
+}
+
+let svgTools: Promise<SvgTools> | undefined;
+
+/**
+ * jsdom and DOMPurify, loaded on the first SVG (most processes never see one, and jsdom is large); jsdom runs no
+ * script and fetches nothing by default.
+ */
+function loadSvgTools(): Promise<SvgTools> {
+  svgTools ??= (async () => {
+    const [{ JSDOM }, { default: createDOMPurify }] = await Promise.all([import('jsdom'), import('dompurify')]);
+    const window = new JSDOM('').window;
+    const purifier = createDOMPurify(window as unknown as Parameters<typeof createDOMPurify>[0]);
+    purifier.addHook('uponSanitizeAttribute', keepOnlyInsideReferences);
+    return { JSDOM, window, purifier };
+  })();
+  return svgTools;
+}
 
 /** Elements removed with their content, besides what DOMPurify's SVG profile already leaves out. */
 const FORBIDDEN_ELEMENTS = ['foreignObject', 'style', 'a', 'animate', 'set', 'animateMotion', 'animateTransform'];
@@ -32,13 +52,17 @@ function urlsStayInside(value: string): boolean {
   return [...value.matchAll(/url\(\s*(['"]?)([^)'"]*)\1\s*\)/gi)].every((match) => (match[2] ?? '').startsWith('#'));
 }
 
-purifier.addHook('uponSanitizeAttribute', (_node, data) => {
+/** DOMPurify's attribute hook: drops links and references out of the file, and styles that import or run code. */
+function keepOnlyInsideReferences(
+  _node: unknown,
+  data: { attrName: string; attrValue: string; keepAttr: boolean },
+): void {
   const name = data.attrName.toLowerCase();
   const value = data.attrValue.trim();
   if ((name === 'href' || name.endsWith(':href')) && !value.startsWith('#')) data.keepAttr = false;
   if (/url\(/i.test(value) && !urlsStayInside(value)) data.keepAttr = false;
   if (name === 'style' && /@import|expression\s*\(|javascript:/i.test(value)) data.keepAttr = false;
-});
+}
 
 /** The refusal of a logo, naming the field (docs/api.md#errors). */
 function notALogo(message: string): DomainError {
@@ -65,7 +89,7 @@ function stillUnsafe(svg: ParsedElement): boolean {
 }
 
 /** The sanitised text of an SVG logo. @throws DomainError `unsupported_file_type` naming `logo` */
-function sanitizedSvg(bytes: Buffer): Buffer {
+async function sanitizedSvg(bytes: Buffer): Promise<Buffer> {
   const refused = notALogo('logo must be a PNG, JPEG or SVG image; the file is none of these');
   let text: string;
   try {
@@ -77,6 +101,7 @@ function sanitizedSvg(bytes: Buffer): Buffer {
     throw notALogo('logo: an SVG with a document type declaration (<!DOCTYPE, entities) is not accepted');
   }
   if (/<!DOCTYPE/i.test(text)) throw refused; // an HTML page
+  const { JSDOM, window, purifier } = await loadSvgTools();
   let root: ParsedElement;
   try {
     root = new JSDOM(text, { contentType: 'image/svg+xml' }).window.document.documentElement;
@@ -112,7 +137,7 @@ export async function inspectLogo(bytes: Buffer): Promise<InspectedLogo> {
   if (detected && detected.mime !== 'application/xml') {
     throw notALogo(`logo must be a PNG, JPEG or SVG image; the file is ${detected.mime}`);
   }
-  const svg = sanitizedSvg(bytes);
+  const svg = await sanitizedSvg(bytes);
   if (svg.length > MAX_LOGO_BYTES) throw logoTooLarge();
   return { contentType: 'image/svg+xml', bytes: svg };
 }
