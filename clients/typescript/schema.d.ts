@@ -623,7 +623,7 @@ export interface paths {
         };
         /**
          * List checkout sessions
-         * @description Your sessions, newest first, in cursor pages as `GET /v1/payments`; filter by `status`.
+         * @description Your sessions, newest first, in cursor pages as `GET /v1/payments`; filter by `status`. A secret key (or a restricted key with `checkout:read`), or a session token of any role (the dashboard). With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
         get: operations["listCheckoutSessions"];
         put?: never;
@@ -647,7 +647,7 @@ export interface paths {
         };
         /**
          * Retrieve a checkout session
-         * @description `payment` names the payment that completed it once `complete`.
+         * @description `payment` names the payment that completed it once `complete`. A secret key (or a restricted key with `checkout:read`), or a session token of any role. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
         get: operations["retrieveCheckoutSession"];
         put?: never;
@@ -818,6 +818,74 @@ export interface paths {
          * @description What a customer's browser follows, without a key: an active link below its limit opens a new checkout session (1 h; the link's amount, or none until the customer chooses it) and answers 303 to its page, `/pay/{cs_id}`. An unknown link answers a plain page with 404; an inactive link, or one whose completed sessions reached `completed_limit`, a plain page with 410; both in the payer's language (Accept-Language: English, French, Swahili, Kinyarwanda). Each client address opens at most 20 links a minute (then a plain page with 429 and `Retry-After`).
          */
         get: operations["retrievePaymentLinkPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve your branding
+         * @description Your display name, brand colour with the text colour the page writes on it, and logo (its type, size and hash). Every field is null until you set it. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["retrieveBranding"];
+        /**
+         * Change your branding
+         * @description The display name and brand colour as JSON (a field left out keeps its value, null clears it), or a multipart form with the same text fields and the file `logo`: a PNG, JPEG or SVG of at most 512 kB, recognised by its bytes (never its name or declared type). An SVG is sanitised: scripts, event handlers, `<foreignObject>`, `<style>`, links, animations and references outside the file are removed. The page's text colour on the brand colour is chosen for WCAG AA contrast. An owner's or admin's session token, or a secret key; it applies to both environments.
+         */
+        put: operations["updateBranding"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developer/branding/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve your logo
+         * @description Your logo as stored (an SVG sanitised), with its own `Content-Type` and the headers of the page's logo. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         */
+        get: operations["retrieveBrandingLogo"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove your logo
+         * @description The page then shows your display name alone. An owner's or admin's session token, or a secret key.
+         */
+        delete: operations["deleteBrandingLogo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/checkout/sessions/{id}/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The logo a checkout session's page shows
+         * @description The page's own read, without a key: the logo of the session's merchant, as stored (an SVG sanitised), with its own `Content-Type`, `X-Content-Type-Options: nosniff`, a Content-Security-Policy under which no script runs, an `ETag` and an hour's caching. 404 for an unknown session and for a merchant without a logo alike.
+         */
+        get: operations["retrieveCheckoutSessionLogo"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3015,6 +3083,45 @@ export interface components {
              */
             updated_at: string;
         };
+        /** @description The answer itself */
+        Branding: {
+            /**
+             * @description Always `branding`
+             * @enum {string}
+             */
+            object: "branding";
+            /** @description The name the payment page shows; null: it shows your business name */
+            display_name: string | null;
+            /** @description The brand colour, `#rrggbb` in lower case; null: the page keeps its own */
+            brand_color: string | null;
+            /**
+             * @description The text colour the page writes on the brand colour: white when it reaches WCAG AA contrast (4.5:1), else black; null without a brand colour
+             * @enum {string|null}
+             */
+            text_color: "#ffffff" | "#000000" | null;
+            /** @description The logo; null when there is none */
+            logo: {
+                /**
+                 * @description The type read from the bytes
+                 * @enum {string}
+                 */
+                content_type: "image/png" | "image/jpeg" | "image/svg+xml";
+                /** @description Size in bytes (an SVG: once sanitised) */
+                size: number;
+                /** @description SHA-256 of the stored bytes, lower-case hex */
+                sha256: string;
+                /**
+                 * Format: date-time
+                 * @description When it was uploaded
+                 */
+                updated_at: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When the branding last changed; null if never
+             */
+            updated_at: string | null;
+        };
         /** @description Something that happened to one of your objects; webhook deliveries carry it */
         Event: {
             /** @description Event id, `evt_` and 24 characters; the `webhook-id` of its deliveries */
@@ -3705,6 +3812,8 @@ export interface operations {
                 status?: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
                 /** @description Only payments of this method */
                 payment_method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "mobile_money_c" | "wallet";
+                /** @description Only the attempts of this checkout session (`cs_…`): the payments its page started */
+                checkout_session?: string;
                 /** @description Only payments created at or after this time: Unix seconds or an ISO 8601 date-time */
                 "created[gte]"?: string;
                 /** @description Only payments created at or before this time: Unix seconds (the whole second counts) or an ISO 8601 date-time */
@@ -8132,6 +8241,8 @@ export interface operations {
                 starting_after?: string;
                 /** @description Only sessions in this status */
                 status?: "open" | "complete" | "expired";
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
+                environment?: "sandbox" | "live";
             };
             header?: never;
             path?: never;
@@ -8496,7 +8607,10 @@ export interface operations {
     };
     retrieveCheckoutSession: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
+                environment?: "sandbox" | "live";
+            };
             header?: never;
             path: {
                 /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
@@ -8549,6 +8663,19 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["CheckoutSession"] & unknown;
                     };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
             /**
@@ -10135,6 +10262,647 @@ export interface operations {
             };
         };
     };
+    retrieveBranding: {
+        parameters: {
+            query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your branding */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Branding retrieved",
+                     *       "data": {
+                     *         "object": "branding",
+                     *         "display_name": "Kigali Crafts",
+                     *         "brand_color": "#0b6e4f",
+                     *         "text_color": "#ffffff",
+                     *         "logo": {
+                     *           "content_type": "image/svg+xml",
+                     *           "size": 1843,
+                     *           "sha256": "9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f",
+                     *           "updated_at": "2026-11-29T10:00:00.000Z"
+                     *         },
+                     *         "updated_at": "2026-11-29T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["Branding"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    updateBranding: {
+        parameters: {
+            query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "display_name": "Kigali Crafts",
+                 *       "brand_color": "#0b6e4f"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The name the payment page shows, 1 to 60 characters; null: your business name
+                     * @example Kigali Crafts
+                     */
+                    display_name?: string | null;
+                    /**
+                     * @description The brand colour, `#rrggbb`; null: the page keeps its own
+                     * @example #0b6e4f
+                     */
+                    brand_color?: string | null;
+                };
+                /**
+                 * @example {
+                 *       "logo": "(file contents)",
+                 *       "display_name": "Kigali Crafts"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description PNG, JPEG or SVG, at most 512 kB; the type is read from the bytes, an SVG is sanitised
+                     */
+                    logo?: string;
+                    /**
+                     * @description The name the payment page shows, 1 to 60 characters; null: your business name
+                     * @example Kigali Crafts
+                     */
+                    display_name?: string | null;
+                    /**
+                     * @description The brand colour, `#rrggbb`; null: the page keeps its own
+                     * @example #0b6e4f
+                     */
+                    brand_color?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Your branding after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Branding updated",
+                     *       "data": {
+                     *         "object": "branding",
+                     *         "display_name": "Kigali Crafts",
+                     *         "brand_color": "#0b6e4f",
+                     *         "text_color": "#ffffff",
+                     *         "logo": {
+                     *           "content_type": "image/svg+xml",
+                     *           "size": 1843,
+                     *           "sha256": "9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e7b9d1f",
+                     *           "updated_at": "2026-11-29T10:00:00.000Z"
+                     *         },
+                     *         "updated_at": "2026-11-29T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["Branding"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             *     - `unsupported_file_type`: The file is not a PDF, JPEG or PNG (read from its bytes, not its name).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             *     - `file_too_large`: The file is larger than 10 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    retrieveBrandingLogo: {
+        parameters: {
+            query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logo */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="4"/></svg> */
+                    "image/*": string;
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: You have no logo.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    deleteBrandingLogo: {
+        parameters: {
+            query?: {
+                /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
+                environment?: "sandbox" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Your branding without a logo */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Logo removed",
+                     *       "data": {
+                     *         "object": "branding",
+                     *         "display_name": "Kigali Crafts",
+                     *         "brand_color": "#0b6e4f",
+                     *         "text_color": "#ffffff",
+                     *         "logo": null,
+                     *         "updated_at": "2026-11-29T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["Branding"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `validation_error`: A field is missing, unknown or invalid, or a string holds a control character. The message names the first bad field; `details` lists every one.
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: You have no logo.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    retrieveCheckoutSessionLogo: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of a copy you hold: 304 while it is current */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logo */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="4"/></svg> */
+                    "image/*": string;
+                };
+            };
+            /** @description Your copy is current (no body) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="4"/></svg> */
+                    "image/*": string;
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -10939,6 +11707,8 @@ export interface operations {
                 currency?: string;
                 /** @description Part of an id (payment or refund), the description or the customer, any case */
                 q?: string;
+                /** @description Only the attempts (payments) of this checkout session (`cs_…`) and their refunds */
+                checkout_session?: string;
                 /** @description A UTC day `YYYY-MM-DD` or a range `YYYY-MM-DD..YYYY-MM-DD`, both ends included */
                 date?: string;
             };

@@ -28,6 +28,7 @@ import { payoutRoutes } from './routes/payouts';
 import { checkoutRoutes } from './routes/checkout';
 import { availabilityRoutes } from './routes/availability';
 import { linkPageRoutes, paymentLinkRoutes } from './routes/payment-links';
+import { brandingRoutes } from './routes/branding';
 import { balanceRoutes } from './routes/balance';
 import { settlementReportRoutes } from './routes/settlement-reports';
 import { developerPaymentRoutes } from './routes/developer-payments';
@@ -78,6 +79,7 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
     checkoutRoutes(deps),
     paymentLinkRoutes(deps),
     linkPageRoutes(deps),
+    ...brandingRoutes(deps),
     merchantPaymentRoutes(deps),
     providerCallbackRoutes(deps),
     sandboxRoutes(deps),

@@ -27,6 +27,7 @@ import { balanceRouteDocs } from './route-docs/balance';
 import { payoutRouteDocs } from './route-docs/payouts';
 import { checkoutRouteDocs } from './route-docs/checkout';
 import { paymentLinkRouteDocs } from './route-docs/payment-links';
+import { brandingRouteDocs } from './route-docs/branding';
 import { eventRouteDocs } from './route-docs/events';
 import { dashboardRouteDocs } from './route-docs/dashboard';
 import { liveAccessRouteDocs } from './route-docs/live-access';
@@ -50,6 +51,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   ...payoutRouteDocs,
   ...checkoutRouteDocs,
   ...paymentLinkRouteDocs,
+  ...brandingRouteDocs,
   ...eventRouteDocs,
   ...dashboardRouteDocs,
   ...liveAccessRouteDocs,
@@ -133,6 +135,10 @@ const TAGS = [
   {
     name: 'Dashboard',
     description: 'What the merchant dashboard reads: profile, transactions, analytics, activity, payment timelines.',
+  },
+  {
+    name: 'Branding',
+    description: 'Your display name, brand colour and logo on the payment page (docs/branding.md).',
   },
   { name: 'Live access', description: 'Documents and the review that opens live payments.' },
   { name: 'Providers', description: 'Callbacks of the payment providers (not for merchants).' },
@@ -245,6 +251,14 @@ function toRouteConfig(doc: RouteDoc, errors: { envelope: z.ZodType; plain: z.Zo
           schema: doc.body,
           ...(doc.bodyExample === undefined ? {} : { example: doc.bodyExample }),
         },
+        ...(doc.bodyAlternative
+          ? {
+              [doc.bodyAlternative.contentType]: {
+                schema: doc.bodyAlternative.schema,
+                ...(doc.bodyAlternative.example === undefined ? {} : { example: doc.bodyAlternative.example }),
+              },
+            }
+          : {}),
       }
     : undefined;
   return {

@@ -584,6 +584,8 @@ export interface PaymentListFilter {
   paymentMethod?: string;
   createdGte?: Date;
   createdLte?: Date;
+  /** Only the attempts of this checkout session (`payments.checkout_session`, docs/checkout.md#states). */
+  checkoutSession?: string;
   /**
    * Only payments after this position in the list (created before it; ties by id), see {@link findPaymentListPosition}.
    */
@@ -641,6 +643,7 @@ export function paymentsPageQuery(
   const query = db<PaymentRow>('payments').where({ merchant_id: scope.merchantId, environment: scope.environment });
   if (filter.status) query.where({ status: filter.status });
   if (filter.paymentMethod) query.where({ payment_method: filter.paymentMethod });
+  if (filter.checkoutSession) query.where({ checkout_session: filter.checkoutSession });
   if (filter.createdGte) query.where('created_at', '>=', filter.createdGte);
   if (filter.createdLte) query.where('created_at', '<=', filter.createdLte);
   if (filter.startingAfter)

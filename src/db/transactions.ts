@@ -46,6 +46,10 @@ export interface TransactionFilter {
   search?: string;
   from?: Date;
   to?: Date;
+  /**
+   * Only the payments of this checkout session (its attempts, docs/checkout.md#states) and their refunds.
+   */
+  checkoutSession?: string;
   /** Only transactions created at or before this instant: later pages of one listing stay put while new ones arrive. */
   asOf?: Date;
 }
@@ -77,6 +81,7 @@ function unionQuery(db: Db, scope: Scope) {
       'description',
       'created_at',
       'updated_at',
+      'checkout_session',
     );
   const refunds = db('refunds as r')
     .join('payments as p', 'p.id', 'r.payment_id')
@@ -95,6 +100,7 @@ function unionQuery(db: Db, scope: Scope) {
       'p.description',
       'r.created_at',
       db.raw('coalesce(r.completed_at, r.created_at) as updated_at'),
+      'p.checkout_session',
     );
   return db.queryBuilder().from(payments.unionAll(refunds).as('t'));
 }
@@ -109,6 +115,7 @@ function applyFilter(query: ReturnType<typeof unionQuery>, filter: TransactionFi
       for (const column of ['id', 'payment_id', 'description', 'customer']) inner.orWhere(column, 'ilike', pattern);
     });
   }
+  if (filter.checkoutSession) query.where({ checkout_session: filter.checkoutSession });
   if (filter.from) query.where('created_at', '>=', filter.from);
   if (filter.to) query.where('created_at', '<', filter.to);
   if (filter.asOf) query.where('created_at', '<=', filter.asOf);

@@ -60,6 +60,8 @@ export const AUDIT_ACTIONS = [
   'payout.created',
   'payout.cancelled',
   'payout_schedule.updated',
+  'branding.updated',
+  'branding.logo_removed',
 ] as const;
 
 /** One action of {@link AUDIT_ACTIONS}. */

@@ -52,21 +52,31 @@ export function auditEntryOf(principal: Principal, action: AuditAction, target: 
  * Writes an entry about the whole merchant (its team, a person's sign-in or two-factor) into both environments'
  * logs, so it shows whichever the dashboard reads (docs/security.md#activity-log).
  */
-export async function auditMerchantWide(
-  db: Db,
-  entry: { merchantId: string; actor: Actor; action: AuditAction; target: string; ip: string | null },
-  origin: Principal['origin'],
-): Promise<void> {
-  await insertAuditEntries(
-    db,
-    ENVIRONMENTS.map((environment) =>
-      auditEntry({
-        ...entry,
-        environment,
-        requestId: origin?.requestId ?? null,
-        userAgent: origin?.userAgent ?? null,
-      }),
-    ),
+export async function auditMerchantWide(db: Db, entry: MerchantWideEntry, origin: Principal['origin']): Promise<void> {
+  await insertAuditEntries(db, merchantWideEntries(entry, origin));
+}
+
+/** An entry about the whole merchant, before it is written into each environment's log. */
+export interface MerchantWideEntry {
+  merchantId: string;
+  actor: Actor;
+  action: AuditAction;
+  target: string;
+  ip: string | null;
+}
+
+/**
+ * The entries {@link auditMerchantWide} writes, one per environment, for a write that carries them along in its own
+ * transaction (docs/security.md#activity-log).
+ */
+export function merchantWideEntries(entry: MerchantWideEntry, origin: Principal['origin']): AuditEntry[] {
+  return ENVIRONMENTS.map((environment) =>
+    auditEntry({
+      ...entry,
+      environment,
+      requestId: origin?.requestId ?? null,
+      userAgent: origin?.userAgent ?? null,
+    }),
   );
 }
 

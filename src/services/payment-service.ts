@@ -405,6 +405,8 @@ export interface PaymentListRequest {
   paymentMethod?: string;
   createdGte?: Date;
   createdLte?: Date;
+  /** Only the attempts (payments) of this checkout session (docs/checkout.md#states). */
+  checkoutSession?: string;
   /** A payment id of the caller's scope: answer the payments after it (created before it). */
   startingAfter?: string;
   /** The most payments to answer, 1–100. */
@@ -438,6 +440,7 @@ export async function listPayments(
     paymentMethod: request.paymentMethod,
     createdGte: request.createdGte,
     createdLte: request.createdLte,
+    checkoutSession: request.checkoutSession,
     startingAfter: position,
   };
   return listPaymentsPage(deps.db, owner, filter, request.limit);

@@ -31,3 +31,4 @@ export { payout, payoutDestination, payoutDetail, payoutSchedule } from './payou
 export { daySettlementReport, payoutSettlementReport, reportLine } from './settlement-report';
 export { checkoutAttempt, checkoutSession, checkoutSessionPublic } from './checkout';
 export { paymentLink } from './payment-link';
+export { branding } from './branding';

@@ -6,6 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { expect } from 'chai';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { CHROMIUM_PATH } from '../../scripts/lib/dashboard';
 import { getStack } from '../helpers/stack';
@@ -119,4 +121,43 @@ export async function countTransfers(cdp: CDPSession): Promise<() => { bytes: nu
   await cdp.send('Network.enable');
   await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
   return () => ({ bytes, files });
+}
+
+/** Width of the page beyond the window (0 when nothing scrolls sideways), with the elements that stick out. */
+export async function sidewaysOverflow(page: Page): Promise<{ overflow: number; culprits: string[] }> {
+  return page.evaluate(() => {
+    const doc = (globalThis as any).document;
+    const width = doc.documentElement.clientWidth as number;
+    const culprits = [...doc.querySelectorAll('body *')]
+      // What scrolls inside its own region (a wide table in `.scroll-x`) does not move the page.
+      .filter((el: any) => !el.closest('.scroll-x'))
+      .filter((el: any) => el.getBoundingClientRect().right > width + 1 || el.scrollWidth > el.clientWidth + 1)
+      .slice(0, 5)
+      .map(
+        (el: any) =>
+          `${el.tagName.toLowerCase()}.${el.className} right=${Math.round(el.getBoundingClientRect().right)}`,
+      );
+    return { overflow: (doc.documentElement.scrollWidth as number) - width, culprits };
+  });
+}
+
+/** axe-core's findings on the page (WCAG 2.1 A and AA and best practices), one line each. */
+export async function axeFindings(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations.map(
+    (violation) =>
+      `${violation.id} (${violation.impact}) ×${violation.nodes.length}: ${violation.nodes
+        .slice(0, 3)
+        .map((node) => node.target.join(' '))
+        .join(' | ')}`,
+  );
+}
+
+/** Checks the screen that is showing: no sideways scroll, no axe finding; then its screenshot. */
+export async function checkScreen(page: Page, name: string): Promise<void> {
+  await page.waitForLoadState('networkidle');
+  const { overflow, culprits } = await sidewaysOverflow(page);
+  expect(overflow, `${name} scrolls sideways by ${overflow} px: ${culprits.join(', ')}`).to.be.at.most(0);
+  expect(await axeFindings(page), `${name}: axe-core`).to.deep.equal([]);
+  await screenshot(page, name);
 }

@@ -5,13 +5,11 @@
  * the sandbox/live switch stays in view, and axe-core finds no accessibility fault. Screenshots go to
  * var/screenshots/ as `{phone|tablet|desktop}-{screen}.png` (and docs/dashboard/ when asked).
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { getStack } from '../helpers/stack';
-import { closeBrowser, eventually, newPage, screenshot, signIn } from './browser';
+import { checkScreen, closeBrowser, eventually, newPage, signIn } from './browser';
 
 const WIDTHS = { phone: 390, tablet: 820, desktop: 1280 } as const;
 
@@ -88,47 +86,10 @@ function screens(scene: Scene): [string, string, RegExp][] {
     ['security', '/sandbox/security', /^Security$/],
     ['team', '/sandbox/team', /^Team$/],
     ['restricted-keys', '/sandbox/restricted-keys', /^Restricted keys$/],
+    ['checkout-sessions', '/sandbox/checkout-sessions', /^Checkout sessions$/],
+    ['branding', '/sandbox/branding', /^Branding$/],
     ['payments-live', '/live/payments', /^Payments$/],
   ];
-}
-
-/** Width of the page beyond the window (0 when nothing scrolls sideways), with the elements that stick out. */
-async function sidewaysOverflow(page: Page): Promise<{ overflow: number; culprits: string[] }> {
-  return page.evaluate(() => {
-    const doc = (globalThis as any).document;
-    const width = doc.documentElement.clientWidth as number;
-    const culprits = [...doc.querySelectorAll('body *')]
-      // What scrolls inside its own region (a wide table in `.scroll-x`) does not move the page.
-      .filter((el: any) => !el.closest('.scroll-x'))
-      .filter((el: any) => el.getBoundingClientRect().right > width + 1 || el.scrollWidth > el.clientWidth + 1)
-      .slice(0, 5)
-      .map(
-        (el: any) =>
-          `${el.tagName.toLowerCase()}.${el.className} right=${Math.round(el.getBoundingClientRect().right)}`,
-      );
-    return { overflow: (doc.documentElement.scrollWidth as number) - width, culprits };
-  });
-}
-
-/** axe-core's findings on the page (WCAG 2.1 A and AA and best practices), one line each. */
-async function axeFindings(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations.map(
-    (violation) =>
-      `${violation.id} (${violation.impact}) ×${violation.nodes.length}: ${violation.nodes
-        .slice(0, 3)
-        .map((node) => node.target.join(' '))
-        .join(' | ')}`,
-  );
-}
-
-/** Checks the screen that is showing: no sideways scroll, no axe finding; then its screenshot. */
-async function checkScreen(page: Page, name: string): Promise<void> {
-  await page.waitForLoadState('networkidle');
-  const { overflow, culprits } = await sidewaysOverflow(page);
-  expect(overflow, `${name} scrolls sideways by ${overflow} px: ${culprits.join(', ')}`).to.be.at.most(0);
-  expect(await axeFindings(page), `${name}: axe-core`).to.deep.equal([]);
-  await screenshot(page, name);
 }
 
 describe('every dashboard screen on a phone, a tablet and a desktop (README.md#dashboard)', function () {

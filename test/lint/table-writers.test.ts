@@ -23,6 +23,7 @@ const TABLES = [
   'checkout_sessions',
   'payment_links',
   'payment_link_reservations',
+  'merchant_branding',
   'events',
   'ledger_accounts',
   'ledger_journals',
@@ -53,6 +54,8 @@ const PAYMENT_LINK_WRITER = 'src/db/payment-links.ts';
 
 /** Operator health's writer: the decided attempts, the measured statuses, overrides and changes. */
 const HEALTH_WRITER = 'src/db/provider-health.ts';
+/** A merchant's branding's writer: its row with the change's activity entries. */
+const BRANDING_WRITER = 'src/db/branding.ts';
 
 /** The modules that may write each table: the declared writers. */
 const WRITERS: Record<Table, readonly string[]> = {
@@ -63,6 +66,7 @@ const WRITERS: Record<Table, readonly string[]> = {
   checkout_sessions: [CHECKOUT_WRITER],
   payment_links: [PAYMENT_LINK_WRITER],
   payment_link_reservations: [PAYMENT_LINK_WRITER],
+  merchant_branding: [BRANDING_WRITER],
   ledger_accounts: [LEDGER_WRITER],
   ledger_journals: [LEDGER_WRITER],
   ledger_postings: [LEDGER_WRITER],

@@ -168,13 +168,19 @@ export async function downloadFile(
 /**
  * Uploads a multipart form with progress (fetch cannot report upload progress; XMLHttpRequest can).
  * @param onProgress called with the share sent, 0 to 1
+ * @param method `POST` (a new document) or `PUT` (a setting that takes a file, such as the branding's logo)
  * @throws ApiError with the API's answer (413 `file_too_large`, 400 `unsupported_file_type` …)
  */
-export function upload<T>(path: string, form: FormData, onProgress: (share: number) => void): Promise<T> {
+export function upload<T>(
+  path: string,
+  form: FormData,
+  onProgress: (share: number) => void,
+  method: 'POST' | 'PUT' = 'POST',
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const token = sessionToken();
     const request = new XMLHttpRequest();
-    request.open('POST', path);
+    request.open(method, path);
     if (token) request.setRequestHeader('authorization', `Bearer ${token}`);
     request.upload.onprogress = (event) => {
       if (event.lengthComputable) onProgress(event.loaded / event.total);

@@ -10,6 +10,7 @@ import type { Profile } from './types';
 /** The screens of the navigation, by path segment. */
 const SCREENS = [
   ['payments', 'Payments'],
+  ['checkout-sessions', 'Checkout sessions'],
   ['balance', 'Balance'],
   ['payouts', 'Payouts'],
   ['payment-links', 'Payment links'],
@@ -22,6 +23,7 @@ const SCREENS = [
   ['analytics', 'Analytics'],
   ['activity', 'Activity'],
   ['profile', 'Profile'],
+  ['branding', 'Branding'],
 ] as const;
 
 /** The environment of the current URL. */

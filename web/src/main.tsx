@@ -63,6 +63,11 @@ const router = createBrowserRouter(
             { path: 'restricted-keys', lazy: screen(() => import('./pages/restricted-keys'), 'RestrictedKeysPage') },
             { path: 'team', lazy: screen(() => import('./pages/team'), 'TeamPage') },
             { path: 'security', lazy: screen(() => import('./pages/security'), 'SecurityPage') },
+            {
+              path: 'checkout-sessions',
+              lazy: screen(() => import('./pages/checkout-sessions'), 'CheckoutSessionsPage'),
+            },
+            { path: 'branding', lazy: screen(() => import('./pages/branding'), 'BrandingPage') },
           ],
         },
       ],

@@ -84,3 +84,5 @@ export type Payout = components['schemas']['Payout'];
 export type PayoutDetail = components['schemas']['PayoutDetail'];
 export type PayoutDestination = components['schemas']['PayoutDestination'];
 export type PayoutScheduleSetting = components['schemas']['PayoutSchedule'];
+export type Branding = components['schemas']['Branding'];
+export type CheckoutSession = components['schemas']['CheckoutSession'];

@@ -23,20 +23,24 @@ export interface StagedFile {
 }
 
 /**
- * The API error (docs/api.md#errors) of a multer or busboy failure; a file system failure (no space, no permission) is
- * kept, a 500.
+ * The API error (docs/api.md#errors) of a multer or busboy failure of an upload whose file goes in multipart field
+ * `field`; a file system failure (no space, no permission) is kept, a 500.
+ * @param tooLarge the error of a file over the limit (413 `file_too_large`)
  */
-function uploadError(error: unknown): unknown {
+export function uploadError(
+  error: unknown,
+  field = 'document',
+  tooLarge: () => DomainError = () =>
+    new DomainError('file_too_large', `the file is larger than 10 MB (${MAX_DOCUMENT_BYTES} bytes)`),
+): unknown {
   if ((error as NodeJS.ErrnoException).syscall !== undefined) return error;
   const code = (error as { code?: string }).code;
   switch (code) {
     case 'LIMIT_FILE_SIZE':
-      return new DomainError('file_too_large', `the file is larger than 10 MB (${MAX_DOCUMENT_BYTES} bytes)`);
+      return tooLarge();
     case 'LIMIT_UNEXPECTED_FILE':
     case 'LIMIT_FILE_COUNT':
-      return validationError([
-        { field: 'document', message: 'send exactly one file, in the multipart field "document"' },
-      ]);
+      return validationError([{ field, message: `send exactly one file, in the multipart field "${field}"` }]);
     case 'LIMIT_PART_COUNT':
     case 'LIMIT_FIELD_COUNT':
     case 'LIMIT_FIELD_KEY':

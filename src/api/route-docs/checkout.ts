@@ -6,7 +6,8 @@ import { z } from '../../lib/zod';
 import { checkoutAttemptBody, createCheckoutSessionBody, listCheckoutSessionsQuery } from '../schemas/checkout';
 import * as out from '../../views';
 import { emptyBody } from '../schemas/webhooks';
-import { ok, type RouteDoc } from './shared';
+import { environmentOnlyQuery } from '../schemas/developer';
+import { DASHBOARD_CREDENTIALS, ok, type RouteDoc } from './shared';
 
 const TAG = 'Checkout';
 
@@ -70,8 +71,8 @@ export const checkoutRouteDocs: RouteDoc[] = [
     path: '/v1/checkout/sessions',
     tag: TAG,
     summary: 'List checkout sessions',
-    description: 'Your sessions, newest first, in cursor pages as `GET /v1/payments`; filter by `status`.',
-    security: ['secretKey'],
+    description: `Your sessions, newest first, in cursor pages as \`GET /v1/payments\`; filter by \`status\`. A secret key (or a restricted key with \`checkout:read\`), or a session token of any role (the dashboard). ${DASHBOARD_CREDENTIALS}`,
+    security: ['secretKey', 'session'],
     query: listCheckoutSessionsQuery,
     success: {
       status: 200,
@@ -96,8 +97,9 @@ export const checkoutRouteDocs: RouteDoc[] = [
     path: '/v1/checkout/sessions/{id}',
     tag: TAG,
     summary: 'Retrieve a checkout session',
-    description: '`payment` names the payment that completed it once `complete`.',
-    security: ['secretKey'],
+    description: `\`payment\` names the payment that completed it once \`complete\`. A secret key (or a restricted key with \`checkout:read\`), or a session token of any role. ${DASHBOARD_CREDENTIALS}`,
+    security: ['secretKey', 'session'],
+    query: environmentOnlyQuery,
     success: {
       status: 200,
       description: 'The session',

@@ -37,6 +37,8 @@ export interface RouteDoc {
   bodyExample?: unknown;
   /** Defaults to application/json; uploads are multipart/form-data. */
   bodyContentType?: string;
+  /** The same operation's body in a second media type (a JSON change that also takes a multipart upload). */
+  bodyAlternative?: { contentType: string; schema: z.ZodType; example?: unknown };
   query?: z.ZodObject;
   /** Request headers besides the credential and `Idempotency-Key` (e.g. `Last-Event-ID`). */
   headers?: z.ZodObject;

@@ -4,6 +4,7 @@
  * session id (`/public`, `/attempts`). Answered in the envelope.
  */
 import type Router from '@koa/router';
+import type { Config } from '../../config';
 import { MAX_CHECKOUT_ATTEMPTS } from '../../domain/checkout-table';
 import {
   createCheckoutSession,
@@ -16,18 +17,23 @@ import {
 } from '../../services/checkout-service';
 import { toCheckoutSessionPublicView, toCheckoutSessionView } from '../../views/checkout';
 import { respond } from '../envelope';
-import { bearerSecretKey, principalOf } from '../middleware/auth';
+import { bearerSecretKey, principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { idempotency, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { apiRouter } from '../router';
 import { checkoutAttemptBody, createCheckoutSessionBody, listCheckoutSessionsQuery } from '../schemas/checkout';
+import { environmentOnlyQuery } from '../schemas/developer';
 import { parseOrThrow } from '../schemas/validate';
 import { emptyBody } from '../schemas/webhooks';
 
 /** Checkout routes under `/v1/checkout/sessions`. */
-export function checkoutRoutes(deps: CheckoutServiceDeps): Router {
+export function checkoutRoutes(
+  deps: CheckoutServiceDeps & { config: CheckoutServiceDeps['config'] & Pick<Config, 'JWT_SECRET'> },
+): Router {
   const router = apiRouter('/v1/checkout/sessions');
   const key = bearerSecretKey(deps.db);
+  // Reads serve the dashboard too: a session token of any role (docs/security.md#roles).
+  const keyOrSession = sessionOrSecretKey(deps.db, deps.config.JWT_SECRET);
   const baseUrl = deps.config.PUBLIC_BASE_URL ?? '';
   const view = (session: Parameters<typeof toCheckoutSessionView>[0]) => toCheckoutSessionView(session, baseUrl);
 
@@ -56,8 +62,11 @@ export function checkoutRoutes(deps: CheckoutServiceDeps): Router {
     respond(ctx, 201, 'Checkout session created', view(session));
   });
 
-  /** List → 200 envelope `{checkout_sessions, pagination: {limit, has_more, next_starting_after}}`, newest first. */
-  router.get('/', key, async (ctx) => {
+  /**
+   * List (a key, or a session token with `?environment=`) → 200 envelope `{checkout_sessions, pagination: {limit,
+   * has_more, next_starting_after}}`, newest first.
+   */
+  router.get('/', keyOrSession, async (ctx) => {
     const query = parseOrThrow(listCheckoutSessionsQuery, ctx.query);
     const page = await listCheckoutSessions(
       deps,
@@ -76,8 +85,12 @@ export function checkoutRoutes(deps: CheckoutServiceDeps): Router {
     });
   });
 
-  /** Show → 200 envelope with the session; 404 for unknown and foreign ids alike. */
-  router.get('/:id', key, async (ctx) => {
+  /**
+   * Show (a key, or a session token with `?environment=`) → 200 envelope with the session; 404 for unknown and foreign
+   * ids alike.
+   */
+  router.get('/:id', keyOrSession, async (ctx) => {
+    parseOrThrow(environmentOnlyQuery, ctx.query);
     respond(
       ctx,
       200,

@@ -78,6 +78,7 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
       method: query.method,
       currency: query.currency,
       search: query.q,
+      checkoutSession: query.checkout_session,
       from: query.date?.from,
       to: query.date?.to,
     };

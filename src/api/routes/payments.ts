@@ -85,6 +85,7 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
     const page = await listPayments(deps, principalOf(ctx), {
       status: query.status,
       paymentMethod: query.payment_method,
+      checkoutSession: query.checkout_session,
       createdGte: gte === undefined ? undefined : createdBoundInstant(gte, 'gte'),
       createdLte: lte === undefined ? undefined : createdBoundInstant(lte, 'lte'),
       startingAfter: query.starting_after,

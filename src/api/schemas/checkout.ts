@@ -2,6 +2,7 @@
  * Request schemas of checkout sessions (docs/checkout.md). Unknown fields and bad values are refused (400 naming
  * the field); amounts are whole minor units, `expires_in` seconds.
  */
+import { environmentOnlyQuery } from './developer';
 import { z } from '../../lib/zod';
 import { MOBILE_MONEY_OPERATORS } from '../../domain/catalogue';
 import { CHECKOUT_STATUSES } from '../../domain/checkout-table';
@@ -61,6 +62,7 @@ export const listCheckoutSessionsQuery = z.strictObject({
     'cs_3Lm5Np7Qr9St1Uv3Wx5Yz7Ab',
   ),
   status: z.enum(CHECKOUT_STATUSES).optional().openapi({ description: 'Only sessions in this status' }),
+  ...environmentOnlyQuery.shape,
 });
 
 /** What any attempt may carry: a chosen amount and the fields a payment link collects (docs/payment-links.md). */

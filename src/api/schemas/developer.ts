@@ -67,6 +67,10 @@ export const transactionsQuery = z.strictObject({
     .max(100)
     .optional()
     .openapi({ description: 'Part of an id (payment or refund), the description or the customer, any case' }),
+  checkout_session: z.string().min(1).max(64).optional().openapi({
+    description: 'Only the attempts (payments) of this checkout session (`cs_…`) and their refunds',
+    example: 'cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc',
+  }),
   date: z
     .string()
     .transform((value, ctx) => {

@@ -181,6 +181,10 @@ export const listPaymentsQuery = z.strictObject({
   ),
   status: z.enum(PAYMENT_STATUSES).optional().openapi({ description: 'Only payments in this status' }),
   payment_method: z.enum(allMethods).optional().openapi({ description: 'Only payments of this method' }),
+  checkout_session: z.string().min(1).max(64).optional().openapi({
+    description: 'Only the attempts of this checkout session (`cs_…`): the payments its page started',
+    example: 'cs_4Nn6Pq8Rs0Tu2Vw4Xy6Za8Bc',
+  }),
   'created[gte]': createdBound(
     'created[gte]',
     'Only payments created at or after this time: Unix seconds or an ISO 8601 date-time',
