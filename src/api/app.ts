@@ -12,6 +12,7 @@ import { DomainError } from '../domain/errors';
 import type { Logger } from '../logger';
 import type { ProviderRegistry } from '../providers/registry';
 import { hostedPage } from '../page/routes';
+import { pageBrandOf } from '../services/branding-service';
 import { dashboard, DASHBOARD_PATH } from './dashboard';
 import { createMetrics } from './metrics';
 import { openApiRoutes } from './openapi';
@@ -146,7 +147,8 @@ export function createApp(deps: AppDeps): Koa {
   // The merchant dashboard's files (README.md#dashboard); its paths never reach the API's routers.
   app.use(dashboard(deps.config.DASHBOARD_DIR));
   // The hosted payment page (docs/hosted-page.md): HTML for payers under `/pay`, never reaching the API's routers.
-  app.use(hostedPage(deps));
+  // The page shows the merchant's branding (docs/branding.md): its display name, colour and logo.
+  app.use(hostedPage(deps, (session) => pageBrandOf(deps.db, session.merchantId, session.id)));
   for (const router of createRouters(deps, metrics.routes)) mount(app, router);
   return app;
 }
