@@ -1,8 +1,8 @@
 /**
  * Multipart parsing of a logo upload with @koa/multer (docs/branding.md#logo): one file in field `logo`, at most
- * 512 kB, held in memory (it is stored in the database row), cut while the bytes arrive when larger (413 `file_too_large`
- * naming `logo`), and the text fields `display_name` and `brand_color`. Other malformed forms answer 400 in the
- * envelope (docs/api.md#errors).
+ * 512 kB, held in memory (it is stored in the database row), cut while the bytes arrive when larger (413
+ * `file_too_large` naming `logo`), and the text fields `display_name` and `brand_color`. Other malformed forms answer
+ * 400 in the envelope (docs/api.md#errors).
  */
 import multer from '@koa/multer';
 import type { Middleware } from 'koa';
