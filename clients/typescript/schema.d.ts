@@ -698,6 +698,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/checkout/sessions/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a checkout session's status live
+         * @description The page's live status, without a key, as Server-Sent Events (docs/checkout.md#live-status): `retry:` and a `: connected` comment, then at once the current state as one message whose `data` is `{status, attempt: {status, failure_code} | null}` (the latest attempt's payment), a message at each change, a `: heartbeat` comment every 15 seconds, and the end once the session is `complete` or `expired` (or after an hour: reconnect). At most 5 streams per session and 20 per client address at once.
+         */
+        get: operations["streamCheckoutSessionStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/developer/events": {
         parameters: {
             query?: never;
@@ -8685,6 +8705,82 @@ export interface operations {
              *
              *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              *     - `provider_unavailable`: No provider serves this payment method in this environment yet; nothing was created.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    streamCheckoutSessionStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An open stream of states */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": "{\"status\":\"open\",\"attempt\":{\"status\":\"failed\",\"failure_code\":\"insufficient_funds\"}}"
+                     *     }
+                     */
+                    "text/event-stream": {
+                        /** @description The state as JSON: `{status, attempt: {status, failure_code} | null}` */
+                        data: string;
+                        /** @description Milliseconds before a reconnection */
+                        retry?: number;
+                    };
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
              */
             503: {
                 headers: {

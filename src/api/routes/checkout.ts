@@ -1,10 +1,14 @@
 /**
  * Checkout sessions (docs/checkout.md): `/v1/checkout/sessions` for a secret key (or a restricted key with
  * `checkout:write`; reading needs `checkout:read`), and the page's own API without a key, whose only capability is the
- * session id (`/public`, `/attempts`). Answered in the envelope.
+ * session id (`/public`, `/attempts`, `/events`). Answered in the envelope (`/events` in Server-Sent Events).
  */
 import type Router from '@koa/router';
+import type { Config } from '../../config';
 import { MAX_CHECKOUT_ATTEMPTS } from '../../domain/checkout-table';
+import type { Logger } from '../../logger';
+import { CheckoutStreams } from '../../services/checkout-stream';
+import { sendEventStream } from '../../services/sse';
 import {
   createCheckoutSession,
   expireCheckoutSession,
@@ -24,12 +28,37 @@ import { checkoutAttemptBody, createCheckoutSessionBody, listCheckoutSessionsQue
 import { parseOrThrow } from '../schemas/validate';
 import { emptyBody } from '../schemas/webhooks';
 
+/** What the checkout routes need: the service's dependencies, the stream settings and a logger. */
+export type CheckoutRouteDeps = CheckoutServiceDeps & {
+  config: CheckoutServiceDeps['config'] &
+    Pick<
+      Config,
+      | 'EVENT_STREAM_HEARTBEAT_MS'
+      | 'EVENT_STREAM_POLL_MS'
+      | 'EVENT_STREAM_MAX_DURATION_MS'
+      | 'CHECKOUT_STREAM_MAX_PER_SESSION'
+      | 'CHECKOUT_STREAM_MAX_PER_ADDRESS'
+    >;
+  logger?: Logger;
+};
+
 /** Checkout routes under `/v1/checkout/sessions`. */
-export function checkoutRoutes(deps: CheckoutServiceDeps): Router {
+export function checkoutRoutes(deps: CheckoutRouteDeps): Router {
   const router = apiRouter('/v1/checkout/sessions');
   const key = bearerSecretKey(deps.db);
   const baseUrl = deps.config.PUBLIC_BASE_URL ?? '';
   const view = (session: Parameters<typeof toCheckoutSessionView>[0]) => toCheckoutSessionView(session, baseUrl);
+  const streams = new CheckoutStreams(
+    deps.db,
+    {
+      heartbeatMs: deps.config.EVENT_STREAM_HEARTBEAT_MS,
+      pollMs: deps.config.EVENT_STREAM_POLL_MS,
+      maxDurationMs: deps.config.EVENT_STREAM_MAX_DURATION_MS,
+      maxPerSession: deps.config.CHECKOUT_STREAM_MAX_PER_SESSION,
+      maxPerAddress: deps.config.CHECKOUT_STREAM_MAX_PER_ADDRESS,
+    },
+    deps.logger,
+  );
 
   /**
    * Create (docs/checkout.md) → 201 envelope with the session `open`. Errors: 400 `validation_error` naming the field;
@@ -125,6 +154,18 @@ export function checkoutRoutes(deps: CheckoutServiceDeps): Router {
       next_action: payment.nextAction,
       operator,
     });
+  });
+
+  /**
+   * The page's live status (no key; docs/checkout.md#live-status) → 200 `text/event-stream`: the current
+   * `{status, attempt: {status, failure_code} | null}` at once, then each change, until the session is `complete` or
+   * `expired` (then the stream ends). Errors (JSON envelope): 404 for an unknown id; 429 `rate_limited` with
+   * `Retry-After` when the session or the client address has its most streams open.
+   */
+  router.get('/:id/events', async (ctx) => {
+    const id = ctx.params.id as string;
+    const first = await streams.first(id);
+    sendEventStream(ctx, () => streams.open(id, ctx.ip, first));
   });
 
   return router;
