@@ -667,7 +667,7 @@ export interface paths {
         };
         /**
          * Retrieve a checkout session as its page shows it
-         * @description The page's own read, without a key: the session id is the capability. Only what the page shows: no metadata, no phone number, no id of your other resources.
+         * @description The page's own read, without a key: the session id is the capability. Only what the page shows: no metadata, no phone number, no id of your other resources. The page's own API takes 60 requests a minute per session and per client address (then 429 with `Retry-After`) and sends no CORS headers.
          */
         get: operations["retrievePublicCheckoutSession"];
         put?: never;

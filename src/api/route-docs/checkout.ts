@@ -135,7 +135,7 @@ export const checkoutRouteDocs: RouteDoc[] = [
     tag: TAG,
     summary: 'Retrieve a checkout session as its page shows it',
     description:
-      "The page's own read, without a key: the session id is the capability. Only what the page shows: no metadata, no phone number, no id of your other resources.",
+      "The page's own read, without a key: the session id is the capability. Only what the page shows: no metadata, no phone number, no id of your other resources. The page's own API takes 60 requests a minute per session and per client address (then 429 with `Retry-After`) and sends no CORS headers.",
     success: {
       status: 200,
       description: "The session's page form",

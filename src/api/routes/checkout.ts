@@ -23,12 +23,13 @@ import { respond } from '../envelope';
 import { bearerSecretKey, principalOf } from '../middleware/auth';
 import { idempotency, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
+import { checkoutPageRateLimit } from '../middleware/rate-limit';
 import { apiRouter } from '../router';
 import { checkoutAttemptBody, createCheckoutSessionBody, listCheckoutSessionsQuery } from '../schemas/checkout';
 import { parseOrThrow } from '../schemas/validate';
 import { emptyBody } from '../schemas/webhooks';
 
-/** What the checkout routes need: the service's dependencies, the stream settings and a logger. */
+/** What the checkout routes need: the service's dependencies, the stream and rate-limit settings and a logger. */
 export type CheckoutRouteDeps = CheckoutServiceDeps & {
   config: CheckoutServiceDeps['config'] &
     Pick<
@@ -38,6 +39,7 @@ export type CheckoutRouteDeps = CheckoutServiceDeps & {
       | 'EVENT_STREAM_MAX_DURATION_MS'
       | 'CHECKOUT_STREAM_MAX_PER_SESSION'
       | 'CHECKOUT_STREAM_MAX_PER_ADDRESS'
+      | 'RATE_LIMIT_MULTIPLIER'
     >;
   logger?: Logger;
 };
@@ -48,6 +50,8 @@ export function checkoutRoutes(deps: CheckoutRouteDeps): Router {
   const key = bearerSecretKey(deps.db);
   const baseUrl = deps.config.PUBLIC_BASE_URL ?? '';
   const view = (session: Parameters<typeof toCheckoutSessionView>[0]) => toCheckoutSessionView(session, baseUrl);
+  // The page's own API: 60 requests a minute per session and per client address.
+  const pageLimit = checkoutPageRateLimit(deps);
   const streams = new CheckoutStreams(
     deps.db,
     {
@@ -127,7 +131,7 @@ export function checkoutRoutes(deps: CheckoutRouteDeps): Router {
   });
 
   /** The page's read (no key) → 200 envelope with only what the page shows; 404 for an unknown id. */
-  router.get('/:id/public', async (ctx) => {
+  router.get('/:id/public', pageLimit, async (ctx) => {
     const { session, merchantName } = await getPublicCheckoutSession(deps, ctx.params.id as string);
     respond(
       ctx,
@@ -142,7 +146,7 @@ export function checkoutRoutes(deps: CheckoutRouteDeps): Router {
    * `validation_error` naming the field (nothing stored); 404; 409 `checkout_session_not_open`,
    * `checkout_session_attempt_in_progress`, `checkout_session_attempts_exhausted` (nobody prompted); 503.
    */
-  router.post('/:id/attempts', jsonBody(), async (ctx) => {
+  router.post('/:id/attempts', pageLimit, jsonBody(), async (ctx) => {
     const body = parseOrThrow(checkoutAttemptBody, ctx.request.body);
     const { payment, operator } = await startCheckoutAttempt(deps, ctx.params.id as string, {
       phoneNumber: body.phone_number,
@@ -162,7 +166,7 @@ export function checkoutRoutes(deps: CheckoutRouteDeps): Router {
    * `expired` (then the stream ends). Errors (JSON envelope): 404 for an unknown id; 429 `rate_limited` with
    * `Retry-After` when the session or the client address has its most streams open.
    */
-  router.get('/:id/events', async (ctx) => {
+  router.get('/:id/events', pageLimit, async (ctx) => {
     const id = ctx.params.id as string;
     const first = await streams.first(id);
     sendEventStream(ctx, () => streams.open(id, ctx.ip, first));
