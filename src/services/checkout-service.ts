@@ -23,7 +23,7 @@ import type { Currency } from '../domain/money';
 import type { PaymentSnapshot } from '../domain/payment';
 import { parsePhoneNumberAsWritten } from '../domain/phone';
 import type { Principal } from '../domain/principal';
-import { deriveId, newId } from '../lib/ids';
+import { deriveSecretId, newId } from '../lib/ids';
 import { byDeadline, updateWithStartWithin } from '../lib/temporal-deadline';
 import type { ProviderCode } from '../domain/catalogue';
 import {
@@ -37,7 +37,7 @@ import type { PaymentServiceDeps } from './payment-service';
 
 /** What the checkout service needs: the payment service's dependencies and where the page lives. */
 export type CheckoutServiceDeps = PaymentServiceDeps & {
-  config: PaymentServiceDeps['config'] & Pick<Config, 'PUBLIC_BASE_URL'>;
+  config: PaymentServiceDeps['config'] & Pick<Config, 'PUBLIC_BASE_URL' | 'JWT_SECRET'>;
 };
 
 /** A session request as the API validated it; `amount` in minor units, `expiresIn` in seconds. */
@@ -77,10 +77,42 @@ function unavailable(what: string): DomainError {
   return new DomainError('service_unavailable', `${what} could not be confirmed in time; retry the request`);
 }
 
+/** Hosts a sandbox page may send the payer back to over plain http: the merchant's own machine. */
+const SANDBOX_HTTP_HOSTS = new Set(['localhost', '127.0.0.1']);
+
+/**
+ * The problems of a session's redirect URLs in `environment` (docs/checkout.md#api): live takes https only; sandbox
+ * also takes http to localhost or 127.0.0.1, for a merchant trying the page from their own machine. No URL may carry
+ * a user name or password. (The schema already took only absolute http(s) URLs.)
+ * @returns one problem per bad field, naming it; empty when all are good
+ */
+export function redirectUrlProblems(
+  environment: Principal['environment'],
+  urls: Record<string, string | undefined>,
+): { field: string; message: string }[] {
+  const problems: { field: string; message: string }[] = [];
+  for (const [field, value] of Object.entries(urls)) {
+    if (value === undefined) continue;
+    const url = new URL(value);
+    if (url.username || url.password)
+      problems.push({ field, message: `${field} must not carry a user name or password` });
+    else if (url.protocol === 'http:' && !(environment === 'sandbox' && SANDBOX_HTTP_HOSTS.has(url.hostname)))
+      problems.push({
+        field,
+        message:
+          environment === 'live'
+            ? `${field} must be an https URL in live`
+            : `${field} must be an https URL (in sandbox, http only to localhost or 127.0.0.1)`,
+      });
+  }
+  return problems;
+}
+
 /**
  * Creates a checkout session for the caller's merchant and environment (docs/checkout.md): its workflow stores it
  * `open` and answers. A retried request with the same `Idempotency-Key` reattaches to the same session.
- * @throws DomainError `validation_error` naming `currency` (no mobile money holds it) or `customer_phone`;
+ * @throws DomainError `validation_error` naming `success_url` or `cancel_url` (not https in live; in sandbox, http
+ *   to another host than localhost or 127.0.0.1), `currency` (no mobile money holds it) or `customer_phone`;
  *   `service_unavailable` (503) when the workflow could not be confirmed in time (retry with the same key)
  */
 export async function createCheckoutSession(
@@ -89,6 +121,11 @@ export async function createCheckoutSession(
   request: NewCheckoutSession,
   idempotencySeed?: string,
 ): Promise<CheckoutSessionSnapshot> {
+  const urlProblems = redirectUrlProblems(owner.environment, {
+    success_url: request.successUrl,
+    cancel_url: request.cancelUrl,
+  });
+  if (urlProblems.length) throw validationError(urlProblems);
   const country = countryOfCurrency(request.currency);
   if (!country)
     throw validationError([
@@ -103,8 +140,15 @@ export async function createCheckoutSession(
       ]);
     customerPhone = msisdn.e164;
   }
+  // The id is the page's only capability: random, or derived under the server's secret so a retry finds its session
+  // while nobody who knows the merchant, the key and the body can compute it.
   const id = idempotencySeed
-    ? deriveId(ID_PREFIXES.checkoutSession, `${owner.merchantId}:${owner.environment}:checkout:${idempotencySeed}`)
+    ? deriveSecretId(
+        ID_PREFIXES.checkoutSession,
+        deps.config.JWT_SECRET,
+        'checkout-session-id',
+        `${owner.merchantId}:${owner.environment}:checkout:${idempotencySeed}`,
+      )
     : newId(ID_PREFIXES.checkoutSession);
   const existing = await findCheckoutSession(deps.db, owner, id);
   if (existing) return existing;
