@@ -1,10 +1,15 @@
 /**
  * The activities of a checkout session's workflow (docs/checkout.md#states): the session's one writer (its row
  * and its events, src/db/checkout-sessions.ts), its attempts' payments through the payment create path, a duplicate's
- * settlement, and the payment's word to its session (a Signal-with-Start, so a session whose run ended hears a late
- * success too).
+ * settlement (its refund, reason `duplicate`, where its provider refunds, else the reconciliation exception), and
+ * the payment's word to its session (a Signal-with-Start, so a session whose run ended hears a late success too).
  */
-import type { Client } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  type Client,
+} from '@temporalio/client';
 import type { Config } from '../config';
 import {
   findCheckoutSessionById,
@@ -13,9 +18,22 @@ import {
   writeCheckoutSession,
 } from '../db/checkout-sessions';
 import type { Db } from '../db/knex';
-import { findPaymentById, type EventInput } from '../db/payments';
+import { findPaymentById, findRefund, type EventInput } from '../db/payments';
 import type { CheckoutEmittedEvent, CheckoutSessionSnapshot } from '../domain/checkout-table';
+import { ID_PREFIXES } from '../domain/ids';
+import type { PaymentSnapshot } from '../domain/payment';
+import type { RefundRecord } from '../domain/refund';
 import { duplicateCheckoutException } from '../domain/reconciliation';
+import { insertAuditEntries } from '../db/audit-log';
+import { DUPLICATE_REFUND_REASON } from '../domain/checkout-table';
+import {
+  paymentSearchAttributes,
+  paymentWorkflowId,
+  PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
+  refundPaymentUpdate,
+  type PaymentWorkflowInput,
+} from '../workflows/messages';
+import { decidedRefusal } from './payment-create';
 import { auditEntry } from '../lib/audit';
 import { deriveId } from '../lib/ids';
 import type { ProviderRegistry } from '../providers/registry';
@@ -79,6 +97,64 @@ export function checkoutEvent(
   };
 }
 
+/**
+ * Refunds a checkout's duplicate `payment` in full with reason `duplicate` (docs/checkout.md#states) by its workflow
+ * (re-opened when its run ended), under a refund id derived from the payment, so a retry reattaches to the one refund;
+ * the activity log names the session as the actor.
+ * @returns the refund as it stands (`pending`, `completed` or `failed`), or undefined when the payment's table
+ *   refuses it (its provider takes no refund of it)
+ * @throws anything else, to be retried (Temporal unreachable, the Update unanswered)
+ */
+async function refundDuplicate(
+  deps: CheckoutActivityDeps,
+  payment: PaymentSnapshot,
+  sessionId: string,
+): Promise<RefundRecord | undefined> {
+  const refundId = deriveId(ID_PREFIXES.refund, `checkout-duplicate:${payment.id}`);
+  const scope = { merchantId: payment.merchantId, environment: payment.environment };
+  const made = await findRefund(deps.db, scope, refundId);
+  if (made) return made;
+  const input: PaymentWorkflowInput = {
+    mode: 'reopen',
+    paymentId: payment.id,
+    reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
+    refundWindowSeconds: deps.config.REFUND_WINDOW_DAYS * 86_400,
+  };
+  const start = new WithStartWorkflowOperation('paymentWorkflow', {
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    workflowId: paymentWorkflowId(payment.id),
+    args: [input],
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    typedSearchAttributes: paymentSearchAttributes(payment),
+    workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
+  });
+  const capabilities = deps.providers.get(payment.environment, payment.provider)?.supports;
+  let refund: RefundRecord;
+  try {
+    refund = await deps.temporal.workflow.executeUpdateWithStart(refundPaymentUpdate, {
+      args: [{ refundId, reason: DUPLICATE_REFUND_REASON, capabilities }],
+      updateId: refundId,
+      startWorkflowOperation: start,
+    });
+  } catch (error) {
+    if (decidedRefusal(error)) return (await findRefund(deps.db, scope, refundId)) ?? undefined;
+    throw error;
+  }
+  await insertAuditEntries(deps.db, [
+    auditEntry({
+      ...scope,
+      actor: { type: 'system', id: `checkout:${sessionId}` },
+      action: 'refund.created',
+      target: refund.id,
+      ip: null,
+      requestId: null,
+      userAgent: null,
+    }),
+  ]);
+  return refund;
+}
+
 /** Builds the checkout activities around their dependencies. */
 export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutActivities {
   const dispatch = { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE };
@@ -134,6 +210,8 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
     async settleDuplicateCheckoutPayment({ session, payment: paymentId }) {
       const payment = await findPaymentById(deps.db, paymentId);
       if (!payment) throw new Error(`payment ${paymentId} is not stored`);
+      const refund = await refundDuplicate(deps, payment, session.id);
+      if (refund && refund.status !== 'failed') return;
       await recordDuplicateCheckoutPayment(
         deps.db,
         { provider: payment.provider, environment: payment.environment },
