@@ -4,12 +4,7 @@
  * settlement (its refund, reason `duplicate`, where its provider refunds, else the reconciliation exception), and
  * the payment's word to its session (a Signal-with-Start, so a session whose run ended hears a late success too).
  */
-import {
-  WithStartWorkflowOperation,
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-  type Client,
-} from '@temporalio/client';
+import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config';
 import {
   findCheckoutSessionById,
@@ -26,14 +21,8 @@ import type { RefundRecord } from '../domain/refund';
 import { duplicateCheckoutException } from '../domain/reconciliation';
 import { insertAuditEntries } from '../db/audit-log';
 import { DUPLICATE_REFUND_REASON } from '../domain/checkout-table';
-import {
-  paymentSearchAttributes,
-  paymentWorkflowId,
-  PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
-  refundPaymentUpdate,
-  type PaymentWorkflowInput,
-} from '../workflows/messages';
-import { decidedRefusal } from './payment-create';
+import { refundPaymentUpdate } from '../workflows/messages';
+import { decidedRefusal, paymentWorkflowStart, reopenPaymentInput } from './payment-create';
 import { auditEntry } from '../lib/audit';
 import { deriveId } from '../lib/ids';
 import type { ProviderRegistry } from '../providers/registry';
@@ -114,21 +103,12 @@ async function refundDuplicate(
   const scope = { merchantId: payment.merchantId, environment: payment.environment };
   const made = await findRefund(deps.db, scope, refundId);
   if (made) return made;
-  const input: PaymentWorkflowInput = {
-    mode: 'reopen',
-    paymentId: payment.id,
-    reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
-    refundWindowSeconds: deps.config.REFUND_WINDOW_DAYS * 86_400,
-  };
-  const start = new WithStartWorkflowOperation('paymentWorkflow', {
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    workflowId: paymentWorkflowId(payment.id),
-    args: [input],
-    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-    typedSearchAttributes: paymentSearchAttributes(payment),
-    workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
-  });
+  const start = paymentWorkflowStart(
+    deps.config,
+    payment,
+    reopenPaymentInput(deps.config, payment.id),
+    WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+  );
   const capabilities = deps.providers.get(payment.environment, payment.provider)?.supports;
   let refund: RefundRecord;
   try {

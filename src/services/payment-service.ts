@@ -11,13 +11,7 @@
  * request reattaches to the same workflow and Update instead of creating a second payment or refund.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  WithStartWorkflowOperation,
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
-  type Client,
-} from '@temporalio/client';
+import { WorkflowIdReusePolicy, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
@@ -39,6 +33,8 @@ import type { RefundRecord } from '../domain/refund';
 import { audit, auditEntryOf } from './audit';
 import {
   decidedRefusal,
+  paymentWorkflowStart,
+  reopenPaymentInput,
   expirySeconds,
   startPayment,
   type NewPayment,
@@ -53,9 +49,7 @@ import type { ProviderRegistry } from '../providers/registry';
 import type { PaymentViewContext } from '../views/payment';
 import {
   cancelPaymentUpdate,
-  paymentSearchAttributes,
   paymentWorkflowId,
-  PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
   refundPaymentUpdate,
   type PaymentWorkflowInput,
 } from '../workflows/messages';
@@ -271,27 +265,14 @@ async function updatePayment<Ret, Args extends unknown[]>(
   updateId: string,
   carriedOut?: () => Promise<Ret | undefined>,
 ): Promise<Ret> {
-  const input: PaymentWorkflowInput = {
-    mode: 'reopen',
-    paymentId: payment.id,
-    reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
-    refundWindowSeconds: deps.config.REFUND_WINDOW_DAYS * 86_400,
-  };
+  const input = reopenPaymentInput(deps.config, payment.id);
   const deadline = Date.now() + deps.config.UPDATE_DEADLINE_MS;
   for (let attempt = 1; ; attempt += 1) {
     // A send whose answer was lost may have been carried out by a run that has closed since: the next run would take
     // the same Update id as new (Temporal knows an Update id within one run only).
     const done = attempt > 1 ? await carriedOut?.() : undefined;
     if (done !== undefined) return done;
-    const start = new WithStartWorkflowOperation('paymentWorkflow', {
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      workflowId: paymentWorkflowId(payment.id),
-      args: [input],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      typedSearchAttributes: paymentSearchAttributes(payment),
-      workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
-    });
+    const start = paymentWorkflowStart(deps.config, payment, input, WorkflowIdReusePolicy.ALLOW_DUPLICATE);
     const attemptDeadline = Math.min(deadline, Date.now() + UPDATE_ATTEMPT_MS);
     try {
       return await byDeadline(deps.temporal, attemptDeadline, () =>
