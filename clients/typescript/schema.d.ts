@@ -1919,6 +1919,8 @@ export interface components {
             failure_message: string | null;
             /** @description The reason you gave when cancelling; null unless cancelled with one */
             cancellation_reason: string | null;
+            /** @description The checkout session (`cs_…`) this payment is an attempt of (docs/checkout.md#api); null for any other payment */
+            checkout_session: string | null;
             next_action: components["schemas"]["NextAction"];
             /** @description Card payments: what your front end confirms the card with */
             client_secret?: string;
@@ -3537,6 +3539,7 @@ export interface operations {
                      *             "failure_code": null,
                      *             "failure_message": null,
                      *             "cancellation_reason": null,
+                     *             "checkout_session": null,
                      *             "next_action": null,
                      *             "environment": "sandbox",
                      *             "expires_at": "2026-11-24T10:10:00.000Z",
@@ -3760,6 +3763,7 @@ export interface operations {
                      *         "failure_code": null,
                      *         "failure_message": null,
                      *         "cancellation_reason": null,
+                     *         "checkout_session": null,
                      *         "next_action": {
                      *           "type": "mobile_money_approval",
                      *           "message": "A payment prompt was sent to +250788123456; the customer approves it on their phone"
@@ -3937,6 +3941,7 @@ export interface operations {
                      *         "failure_code": null,
                      *         "failure_message": null,
                      *         "cancellation_reason": null,
+                     *         "checkout_session": null,
                      *         "next_action": null,
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
@@ -4099,6 +4104,7 @@ export interface operations {
                      *         "failure_code": null,
                      *         "failure_message": null,
                      *         "cancellation_reason": "customer changed their mind",
+                     *         "checkout_session": null,
                      *         "next_action": null,
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
@@ -5295,6 +5301,7 @@ export interface operations {
                      *         "failure_code": null,
                      *         "failure_message": null,
                      *         "cancellation_reason": null,
+                     *         "checkout_session": null,
                      *         "next_action": {
                      *           "type": "bank_transfer",
                      *           "bank_name": "Sandbox Bank",
@@ -8848,6 +8855,7 @@ export interface operations {
                      *               "failure_code": null,
                      *               "failure_message": null,
                      *               "cancellation_reason": null,
+                     *               "checkout_session": null,
                      *               "next_action": null,
                      *               "environment": "sandbox",
                      *               "expires_at": "2026-11-24T10:10:00.000Z",
@@ -9025,6 +9033,7 @@ export interface operations {
                      *           "failure_code": null,
                      *           "failure_message": null,
                      *           "cancellation_reason": null,
+                     *           "checkout_session": null,
                      *           "next_action": null,
                      *           "environment": "sandbox",
                      *           "expires_at": "2026-11-24T10:10:00.000Z",
@@ -10390,6 +10399,7 @@ export interface operations {
                      *           "failure_code": null,
                      *           "failure_message": null,
                      *           "cancellation_reason": null,
+                     *           "checkout_session": null,
                      *           "next_action": null,
                      *           "environment": "sandbox",
                      *           "expires_at": "2026-11-24T10:10:00.000Z",
@@ -10512,6 +10522,7 @@ export interface operations {
                      *               "failure_code": null,
                      *               "failure_message": null,
                      *               "cancellation_reason": null,
+                     *               "checkout_session": null,
                      *               "next_action": null,
                      *               "environment": "sandbox",
                      *               "expires_at": "2026-11-24T10:10:00.000Z",
@@ -10824,6 +10835,7 @@ export interface operations {
                      *         "failure_code": null,
                      *         "failure_message": null,
                      *         "cancellation_reason": "customer changed their mind",
+                     *         "checkout_session": null,
                      *         "next_action": null,
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
@@ -17110,6 +17122,7 @@ export interface operations {
                  *         "failure_code": null,
                  *         "failure_message": null,
                  *         "cancellation_reason": null,
+                 *         "checkout_session": null,
                  *         "next_action": {
                  *           "type": "mobile_money_approval",
                  *           "message": "A payment prompt was sent to +250788123456; the customer approves it on their phone"
@@ -17203,6 +17216,7 @@ export interface operations {
                  *         "failure_code": null,
                  *         "failure_message": null,
                  *         "cancellation_reason": null,
+                 *         "checkout_session": null,
                  *         "next_action": null,
                  *         "environment": "sandbox",
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
@@ -17293,6 +17307,7 @@ export interface operations {
                  *         "failure_code": "declined",
                  *         "failure_message": "the customer declined the payment",
                  *         "cancellation_reason": null,
+                 *         "checkout_session": null,
                  *         "next_action": null,
                  *         "environment": "sandbox",
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
@@ -17383,6 +17398,7 @@ export interface operations {
                  *         "failure_code": null,
                  *         "failure_message": null,
                  *         "cancellation_reason": "customer changed their mind",
+                 *         "checkout_session": null,
                  *         "next_action": null,
                  *         "environment": "sandbox",
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
@@ -17485,6 +17501,7 @@ export interface operations {
                  *           "failure_code": null,
                  *           "failure_message": null,
                  *           "cancellation_reason": null,
+                 *           "checkout_session": null,
                  *           "next_action": null,
                  *           "environment": "sandbox",
                  *           "expires_at": "2026-11-24T10:10:00.000Z",
@@ -17588,6 +17605,7 @@ export interface operations {
                  *           "failure_code": null,
                  *           "failure_message": null,
                  *           "cancellation_reason": null,
+                 *           "checkout_session": null,
                  *           "next_action": null,
                  *           "environment": "sandbox",
                  *           "expires_at": "2026-11-24T10:10:00.000Z",
