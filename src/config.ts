@@ -236,6 +236,13 @@ const settings = z.object({
    * credentials checked again.
    */
   EVENT_STREAM_MAX_DURATION_MS: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
+  /**
+   * A checkout page's status stream (docs/checkout.md#live-status): most streams open at once on one session in one
+   * API process (5; 429 beyond). Its heartbeat, reads and lifetime are the EVENT_STREAM_* ones.
+   */
+  CHECKOUT_STREAM_MAX_PER_SESSION: z.coerce.number().int().min(1).max(1000).default(5),
+  /** A checkout page's status stream: most streams open at once from one client address in one API process (20). */
+  CHECKOUT_STREAM_MAX_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(20),
 });
 
 /** The name of every setting of the service (README.md#settings lists each with its default). */

@@ -687,7 +687,7 @@ export interface paths {
         };
         /**
          * Retrieve a checkout session as its page shows it
-         * @description The page's own read, without a key: the session id is the capability. Only what the page shows: no metadata, no phone number, no id of your other resources.
+         * @description The page's own read, without a key: the session id is the capability. Only what the page shows: no metadata, no phone number, no id of your other resources. The page's own API takes 60 requests a minute per session and per client address (then 429 with `Retry-After`) and sends no CORS headers.
          */
         get: operations["retrievePublicCheckoutSession"];
         put?: never;
@@ -712,6 +712,26 @@ export interface paths {
          * @description The page's attempt, without a key: a mobile-money payment of the session to the number as the payer wrote it (the operator from its prefix, or `operator` for a ported number), which prompts the payer; or, where the session's currency is one cards take, `{"payment_method": "card"}`, a card payment whose `next_action.client_secret` the card form confirms (`operator` null). One at a time: while an attempt's payment has no final outcome another is refused and nobody is prompted.
          */
         post: operations["createCheckoutAttempt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/checkout/sessions/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a checkout session's status live
+         * @description The page's live status, without a key, as Server-Sent Events (docs/checkout.md#live-status): `retry:` and a `: connected` comment, then at once the current state as one message whose `data` is `{status, attempt: {status, failure_code} | null}` (the latest attempt's payment), a message at each change, a `: heartbeat` comment every 15 seconds, and the end once the session is `complete` or `expired` (or after an hour: reconnect). At most 5 streams per session and 20 per client address at once.
+         */
+        get: operations["streamCheckoutSessionStatus"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2095,6 +2115,8 @@ export interface components {
             failure_message: string | null;
             /** @description The reason you gave when cancelling; null unless cancelled with one */
             cancellation_reason: string | null;
+            /** @description The checkout session (`cs_…`) this payment is an attempt of (docs/checkout.md#api); null for any other payment */
+            checkout_session: string | null;
             next_action: components["schemas"]["NextAction"];
             /** @description Card payments: what your front end confirms the card with */
             client_secret?: string;
@@ -3856,6 +3878,7 @@ export interface operations {
                      *             "failure_code": null,
                      *             "failure_message": null,
                      *             "cancellation_reason": null,
+                     *             "checkout_session": null,
                      *             "next_action": null,
                      *             "environment": "sandbox",
                      *             "expires_at": "2026-11-24T10:10:00.000Z",
@@ -4079,6 +4102,7 @@ export interface operations {
                      *         "failure_code": null,
                      *         "failure_message": null,
                      *         "cancellation_reason": null,
+                     *         "checkout_session": null,
                      *         "next_action": {
                      *           "type": "mobile_money_approval",
                      *           "message": "A payment prompt was sent to +250788123456; the customer approves it on their phone"
@@ -4256,6 +4280,7 @@ export interface operations {
                      *         "failure_code": null,
                      *         "failure_message": null,
                      *         "cancellation_reason": null,
+                     *         "checkout_session": null,
                      *         "next_action": null,
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
@@ -4418,6 +4443,7 @@ export interface operations {
                      *         "failure_code": null,
                      *         "failure_message": null,
                      *         "cancellation_reason": "customer changed their mind",
+                     *         "checkout_session": null,
                      *         "next_action": null,
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
@@ -5614,6 +5640,7 @@ export interface operations {
                      *         "failure_code": null,
                      *         "failure_message": null,
                      *         "cancellation_reason": null,
+                     *         "checkout_session": null,
                      *         "next_action": {
                      *           "type": "bank_transfer",
                      *           "bank_name": "Sandbox Bank",
@@ -9225,6 +9252,82 @@ export interface operations {
             };
         };
     };
+    streamCheckoutSessionStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id (`pay_…`, `ref_…`, `evt_…`, `whk_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An open stream of states */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": "{\"status\":\"open\",\"attempt\":{\"status\":\"failed\",\"failure_code\":\"insufficient_funds\"}}"
+                     *     }
+                     */
+                    "text/event-stream": {
+                        /** @description The state as JSON: `{status, attempt: {status, failure_code} | null}` */
+                        data: string;
+                        /** @description Milliseconds before a reconnection */
+                        retry?: number;
+                    };
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: No such resource in this account and environment (ids of other accounts are not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
     listPaymentLinks: {
         parameters: {
             query?: {
@@ -10957,6 +11060,7 @@ export interface operations {
                      *               "failure_code": null,
                      *               "failure_message": null,
                      *               "cancellation_reason": null,
+                     *               "checkout_session": null,
                      *               "next_action": null,
                      *               "environment": "sandbox",
                      *               "expires_at": "2026-11-24T10:10:00.000Z",
@@ -11134,6 +11238,7 @@ export interface operations {
                      *           "failure_code": null,
                      *           "failure_message": null,
                      *           "cancellation_reason": null,
+                     *           "checkout_session": null,
                      *           "next_action": null,
                      *           "environment": "sandbox",
                      *           "expires_at": "2026-11-24T10:10:00.000Z",
@@ -12501,6 +12606,7 @@ export interface operations {
                      *           "failure_code": null,
                      *           "failure_message": null,
                      *           "cancellation_reason": null,
+                     *           "checkout_session": null,
                      *           "next_action": null,
                      *           "environment": "sandbox",
                      *           "expires_at": "2026-11-24T10:10:00.000Z",
@@ -12623,6 +12729,7 @@ export interface operations {
                      *               "failure_code": null,
                      *               "failure_message": null,
                      *               "cancellation_reason": null,
+                     *               "checkout_session": null,
                      *               "next_action": null,
                      *               "environment": "sandbox",
                      *               "expires_at": "2026-11-24T10:10:00.000Z",
@@ -12935,6 +13042,7 @@ export interface operations {
                      *         "failure_code": null,
                      *         "failure_message": null,
                      *         "cancellation_reason": "customer changed their mind",
+                     *         "checkout_session": null,
                      *         "next_action": null,
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
@@ -19221,6 +19329,7 @@ export interface operations {
                  *         "failure_code": null,
                  *         "failure_message": null,
                  *         "cancellation_reason": null,
+                 *         "checkout_session": null,
                  *         "next_action": {
                  *           "type": "mobile_money_approval",
                  *           "message": "A payment prompt was sent to +250788123456; the customer approves it on their phone"
@@ -19314,6 +19423,7 @@ export interface operations {
                  *         "failure_code": null,
                  *         "failure_message": null,
                  *         "cancellation_reason": null,
+                 *         "checkout_session": null,
                  *         "next_action": null,
                  *         "environment": "sandbox",
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
@@ -19404,6 +19514,7 @@ export interface operations {
                  *         "failure_code": "declined",
                  *         "failure_message": "the customer declined the payment",
                  *         "cancellation_reason": null,
+                 *         "checkout_session": null,
                  *         "next_action": null,
                  *         "environment": "sandbox",
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
@@ -19494,6 +19605,7 @@ export interface operations {
                  *         "failure_code": null,
                  *         "failure_message": null,
                  *         "cancellation_reason": "customer changed their mind",
+                 *         "checkout_session": null,
                  *         "next_action": null,
                  *         "environment": "sandbox",
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
@@ -19596,6 +19708,7 @@ export interface operations {
                  *           "failure_code": null,
                  *           "failure_message": null,
                  *           "cancellation_reason": null,
+                 *           "checkout_session": null,
                  *           "next_action": null,
                  *           "environment": "sandbox",
                  *           "expires_at": "2026-11-24T10:10:00.000Z",
@@ -19699,6 +19812,7 @@ export interface operations {
                  *           "failure_code": null,
                  *           "failure_message": null,
                  *           "cancellation_reason": null,
+                 *           "checkout_session": null,
                  *           "next_action": null,
                  *           "environment": "sandbox",
                  *           "expires_at": "2026-11-24T10:10:00.000Z",

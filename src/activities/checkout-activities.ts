@@ -1,10 +1,10 @@
 /**
  * The activities of a checkout session's workflow (docs/checkout.md#states): the session's one writer (its row
  * and its events, src/db/checkout-sessions.ts), its attempts' payments through the payment create path, a duplicate's
- * settlement, and the payment's word to its session (a Signal-with-Start, so a session whose run ended hears a late
- * success too).
+ * settlement (its refund, reason `duplicate`, where its provider refunds, else the reconciliation exception), and
+ * the payment's word to its session (a Signal-with-Start, so a session whose run ended hears a late success too).
  */
-import type { Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config';
 import {
   findCheckoutSessionById,
@@ -14,9 +14,16 @@ import {
 } from '../db/checkout-sessions';
 import type { Db } from '../db/knex';
 import { settleLinkReservations } from '../db/payment-links';
-import { findPaymentById, type EventInput } from '../db/payments';
+import { findPaymentById, findRefund, type EventInput } from '../db/payments';
 import type { CheckoutEmittedEvent, CheckoutSessionSnapshot } from '../domain/checkout-table';
+import { ID_PREFIXES } from '../domain/ids';
+import type { PaymentSnapshot } from '../domain/payment';
+import type { RefundRecord } from '../domain/refund';
 import { duplicateCheckoutException } from '../domain/reconciliation';
+import { insertAuditEntries } from '../db/audit-log';
+import { DUPLICATE_REFUND_REASON } from '../domain/checkout-table';
+import { refundPaymentUpdate } from '../workflows/messages';
+import { decidedRefusal, paymentWorkflowStart, reopenPaymentInput } from './payment-create';
 import { auditEntry } from '../lib/audit';
 import { deriveId } from '../lib/ids';
 import type { ProviderRegistry } from '../providers/registry';
@@ -78,6 +85,55 @@ export function checkoutEvent(
     data: toCheckoutSessionView(session, baseUrl),
     createdAt: session.updatedAt,
   };
+}
+
+/**
+ * Refunds a checkout's duplicate `payment` in full with reason `duplicate` (docs/checkout.md#states) by its workflow
+ * (re-opened when its run ended), under a refund id derived from the payment, so a retry reattaches to the one refund;
+ * the activity log names the session as the actor.
+ * @returns the refund as it stands (`pending`, `completed` or `failed`), or undefined when the payment's table
+ *   refuses it (its provider takes no refund of it)
+ * @throws anything else, to be retried (Temporal unreachable, the Update unanswered)
+ */
+async function refundDuplicate(
+  deps: CheckoutActivityDeps,
+  payment: PaymentSnapshot,
+  sessionId: string,
+): Promise<RefundRecord | undefined> {
+  const refundId = deriveId(ID_PREFIXES.refund, `checkout-duplicate:${payment.id}`);
+  const scope = { merchantId: payment.merchantId, environment: payment.environment };
+  const made = await findRefund(deps.db, scope, refundId);
+  if (made) return made;
+  const start = paymentWorkflowStart(
+    deps.config,
+    payment,
+    reopenPaymentInput(deps.config, payment.id),
+    WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+  );
+  const capabilities = deps.providers.get(payment.environment, payment.provider)?.supports;
+  let refund: RefundRecord;
+  try {
+    refund = await deps.temporal.workflow.executeUpdateWithStart(refundPaymentUpdate, {
+      args: [{ refundId, reason: DUPLICATE_REFUND_REASON, capabilities }],
+      updateId: refundId,
+      startWorkflowOperation: start,
+    });
+  } catch (error) {
+    if (decidedRefusal(error)) return (await findRefund(deps.db, scope, refundId)) ?? undefined;
+    throw error;
+  }
+  await insertAuditEntries(deps.db, [
+    auditEntry({
+      ...scope,
+      actor: { type: 'system', id: `checkout:${sessionId}` },
+      action: 'refund.created',
+      target: refund.id,
+      ip: null,
+      requestId: null,
+      userAgent: null,
+    }),
+  ]);
+  return refund;
 }
 
 /** Builds the checkout activities around their dependencies. */
@@ -151,6 +207,8 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
     async settleDuplicateCheckoutPayment({ session, payment: paymentId }) {
       const payment = await findPaymentById(deps.db, paymentId);
       if (!payment) throw new Error(`payment ${paymentId} is not stored`);
+      const refund = await refundDuplicate(deps, payment, session.id);
+      if (refund && refund.status !== 'failed') return;
       await recordDuplicateCheckoutPayment(
         deps.db,
         { provider: payment.provider, environment: payment.environment },

@@ -114,6 +114,43 @@ export function decidedRefusal(error: unknown): DomainError | undefined {
 }
 
 /**
+ * The start of `payment`'s workflow with `input` that an Update-with-Start carries (docs/payments.md#workflow): on the
+ * payments task queue, a running run used as it is, `reuse` deciding whether an ended run's id starts again.
+ */
+export function paymentWorkflowStart(
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>,
+  payment: Parameters<typeof paymentSearchAttributes>[0] & { id: string },
+  input: PaymentWorkflowInput,
+  reuse: WorkflowIdReusePolicy,
+) {
+  return new WithStartWorkflowOperation('paymentWorkflow', {
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    workflowId: paymentWorkflowId(payment.id),
+    args: [input],
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    workflowIdReusePolicy: reuse,
+    typedSearchAttributes: paymentSearchAttributes(payment),
+    workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
+  });
+}
+
+/**
+ * The input that re-opens `paymentId`'s workflow from its stored state (an Update to a payment whose run ended,
+ * docs/payments.md#workflow), with the configured windows.
+ */
+export function reopenPaymentInput(
+  config: Pick<Config, 'RECONCILIATION_WINDOW_DAYS' | 'REFUND_WINDOW_DAYS'>,
+  paymentId: string,
+): PaymentWorkflowInput {
+  return {
+    mode: 'reopen',
+    paymentId,
+    reconciliationWindowSeconds: config.RECONCILIATION_WINDOW_DAYS * 86_400,
+    refundWindowSeconds: config.REFUND_WINDOW_DAYS * 86_400,
+  };
+}
+
+/**
  * The 400 a create got when its workflow's run ended without recording the payment because
  * PostgreSQL refused its data (`PaymentNotRecorded`); undefined for a run that ended otherwise.
  */
@@ -194,15 +231,7 @@ export async function startPayment(
     reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
     refundWindowSeconds: deps.config.REFUND_WINDOW_DAYS * 86_400,
   };
-  const start = new WithStartWorkflowOperation('paymentWorkflow', {
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    workflowId: paymentWorkflowId(payment.id),
-    args: [input],
-    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    typedSearchAttributes: paymentSearchAttributes(payment),
-    workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
-  });
+  const start = paymentWorkflowStart(deps.config, payment, input, WorkflowIdReusePolicy.REJECT_DUPLICATE);
   let outcome: UpdateWithStartOutcome<PaymentSnapshot>;
   try {
     // The one create-and-wait choreography (src/lib/temporal-deadline.ts): the answer within CREATE_WAIT_MS, else

@@ -74,6 +74,9 @@ export const TRIGGERS = {
     'the same, paid out to the wallet +250788000002 (refused, account_invalid; funds back): payout.created, payout.failed',
   'payout.returned':
     'the same, paid out to the wallet +250788000009 (paid, returned 30 s later; funds back): payout.created, payout.paid, payout.returned',
+  'checkout.session.completed':
+    'a checkout session of RWF 1000, paid on its page by mobile money from +250788000001: payment.created, payment.completed, checkout.session.completed',
+  'checkout.session.expired': 'a checkout session of RWF 1000, then expired: checkout.session.expired',
 } as const;
 
 /** A name `trigger` accepts. */
@@ -509,6 +512,31 @@ async function trigger(name: string, parsed: ParsedApiOptions, io: CliIo): Promi
       io.out(
         `> Created payout ${payout.id} (RWF 1000 to ${wallet}, destination ${destination.id}), status ${payout.status}\n`,
       );
+      break;
+    }
+    case 'checkout.session.completed':
+    case 'checkout.session.expired': {
+      const session = (await apiRequest(options, 'POST', '/v1/checkout/sessions', {
+        amount: 1000,
+        currency: 'RWF',
+        description: `paycollect trigger ${event}`,
+        success_url: 'http://localhost/paid',
+        metadata: { source: 'paycollect trigger' },
+      })) as { id: string; url: string };
+      io.out(`> Created checkout session ${session.id} (RWF 1000), its page ${session.url}\n`);
+      if (event === 'checkout.session.expired') {
+        const expired = (await apiRequest(options, 'POST', `/v1/checkout/sessions/${session.id}/expire`)) as {
+          status: string;
+        };
+        io.out(`> Expired ${session.id}, status ${expired.status}\n`);
+        break;
+      }
+      // The page's attempt, as a payer would make it (docs/checkout.md#api).
+      const attempt = (await apiRequest(options, 'POST', `/v1/checkout/sessions/${session.id}/attempts`, {
+        payment_method: 'mobile_money',
+        phone_number: '+250788000001',
+      })) as { payment: string; status: string };
+      io.out(`> Started an attempt of ${session.id}: payment ${attempt.payment}, status ${attempt.status}\n`);
       break;
     }
   }

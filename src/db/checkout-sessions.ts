@@ -220,3 +220,44 @@ export async function recordDuplicateCheckoutPayment(
     .onConflict(['provider', 'environment', 'key'])
     .ignore();
 }
+
+/** What a session's page follows live (docs/checkout.md#live-status). */
+export interface CheckoutLiveState {
+  status: CheckoutStatus;
+  /**
+   * The latest attempt's payment as stored (its status, e.g. `pending`, `completed`, `failed`, and its
+   * `failure_code`); `pending` while the session admitted it and its payment is not stored yet; null before one.
+   */
+  attempt: { status: string; failure_code: string | null } | null;
+}
+
+/**
+ * The live state of session `id` in one statement: its status and its latest attempt's payment (a join on the
+ * payments' primary key), so a change of the payment shows before the session's run hears of it.
+ * @returns undefined for an unknown id
+ */
+export async function readCheckoutLiveState(db: Db, id: string): Promise<CheckoutLiveState | undefined> {
+  const row = (await db('checkout_sessions as cs')
+    .leftJoin('payments as p', 'p.id', db.raw("cs.attempts -> -1 ->> 'payment'"))
+    .where('cs.id', id)
+    .first(
+      'cs.status',
+      db.raw("cs.attempts -> -1 ->> 'payment' as attempt_payment"),
+      'p.status as attempt_status',
+      'p.failure_code',
+    )) as
+    | {
+        status: CheckoutStatus;
+        attempt_payment: string | null;
+        attempt_status: string | null;
+        failure_code: string | null;
+      }
+    | undefined;
+  if (!row) return undefined;
+  if (row.attempt_payment === null) return { status: row.status, attempt: null };
+  // Admitted and written, its payment not stored yet: it is about to prompt.
+  return {
+    status: row.status,
+    attempt: { status: row.attempt_status ?? 'pending', failure_code: row.failure_code },
+  };
+}

@@ -4,10 +4,10 @@
  * code that computes a session's next state; a (status, event) pair that is not a row, or whose condition fails, is
  * refused with its reason and changes nothing. The rows decide: one attempt at a time (a new one only once the
  * previous is final), at most {@link MAX_CHECKOUT_ATTEMPTS} attempts, at most one attempt completes the session, a
- * late success of another attempt after one completed is a duplicate (the reconciliation exception
- * `duplicate_checkout_payment`), and an attempt open at the
- * session's expiry keeps its own expiry: the session expires once it fails, or completes if it succeeds. The session's
- * workflow carries the effects out. Pure: safe inside the workflow sandbox.
+ * late success of another attempt after one completed is a duplicate (refunded at once with reason `duplicate`,
+ * or the reconciliation exception `duplicate_checkout_payment` where its provider does not refund), and an attempt
+ * open at the session's expiry keeps its own expiry: the session expires once it fails, or completes if it succeeds.
+ * The session's workflow carries the effects out. Pure: safe inside the workflow sandbox.
  */
 import type { Environment } from './environment';
 import type { Currency } from './money';
@@ -106,10 +106,15 @@ export type CheckoutEffect =
   /** Start the attempt's payment (its workflow), once the write admitted it. */
   | { do: 'start_attempt' }
   /**
-   * The event's payment collected after another completed the session: record the reconciliation exception
-   * `duplicate_checkout_payment` (the automatic refund with reason `duplicate` is not carried out yet).
+   * The event's payment collected after another completed the session: refund it at once in full with reason
+   * {@link DUPLICATE_REFUND_REASON} where its provider refunds; where it does not (the payment table refuses the
+   * refund, or the provider refuses it), record the reconciliation exception `duplicate_checkout_payment`. Either way
+   * both payments stay booked `completed`.
    */
   | { do: 'settle_duplicate' };
+
+/** The reason of a duplicate's automatic refund, as Stripe names it. */
+export const DUPLICATE_REFUND_REASON = 'duplicate';
 
 /** Why a session event was refused; the codes are API errors (409) where a merchant's or payer's request is refused. */
 export type CheckoutRefusal = TableRefusal<
@@ -312,7 +317,7 @@ function describeCheckoutEffect(effect: CheckoutEffect): string {
     case 'start_attempt':
       return "start the attempt's payment";
     case 'settle_duplicate':
-      return 'reconciliation exception `duplicate_checkout_payment`';
+      return 'refund it (`reason: duplicate`), or where its provider does not refund, reconciliation exception `duplicate_checkout_payment`';
   }
 }
 

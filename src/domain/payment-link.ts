@@ -58,7 +58,8 @@ const SANDBOX_HTTP_HOSTS = new Set(['localhost', '127.0.0.1']);
 
 /**
  * Why `url` may not be a redirect of `environment` (docs/payment-links.md#after-completion): live redirects are
- * https; sandbox ones also http to `localhost` or `127.0.0.1`, nothing else over http.
+ * https; sandbox ones also http to `localhost` or `127.0.0.1`, nothing else over http; none carries a user name or
+ * password.
  * @returns the problem in words, or undefined when the URL is allowed
  */
 export function redirectUrlProblem(url: string, environment: Environment): string | undefined {
@@ -68,6 +69,7 @@ export function redirectUrlProblem(url: string, environment: Environment): strin
   } catch {
     return 'must be an absolute URL';
   }
+  if (parsed.username || parsed.password) return 'must not carry a user name or password';
   if (parsed.protocol === 'https:') return undefined;
   if (parsed.protocol === 'http:' && environment === 'sandbox' && SANDBOX_HTTP_HOSTS.has(parsed.hostname))
     return undefined;

@@ -138,7 +138,13 @@ export type Effect =
    * Record a reconciliation exception of this kind for the payment, with the step's write, for an operator to look at
    * (docs/payments.md#late-successes, docs/reconciliation.md#exceptions).
    */
-  | { do: 'record_exception'; kind: LateSuccessExceptionKind };
+  | { do: 'record_exception'; kind: LateSuccessExceptionKind }
+  /**
+   * Tell the payment's checkout session, when it is an attempt of one, its final outcome (`completed`, or `failed`
+   * for failed and cancelled) by an activity retried until it lands (docs/checkout.md#states); nothing for any other
+   * payment.
+   */
+  | { do: 'tell_checkout' };
 
 /** The reconciliation exceptions the table records itself: a late success booked without a refund. */
 export type LateSuccessExceptionKind = Extract<
@@ -467,8 +473,23 @@ function wholeRefundRefusal(state: PaymentState, event: Of<'late_success'>): Ref
 const reconcilable = (p: PaymentSnapshot) => p.failureCode === 'expired' || p.failureCode === 'provider_error';
 const sinceFailedMs = (p: PaymentSnapshot, at: string) => Date.parse(at) - Date.parse(p.updatedAt);
 
+/** The statuses whose arrival a checkout session hears of: an attempt's final outcome (docs/checkout.md#states). */
+const CHECKOUT_OUTCOMES: readonly PaymentStatus[] = ['completed', 'failed', 'cancelled'];
+
+/**
+ * Every row that brings a payment into an outcome its checkout session hears of, from another status, declares
+ * `tell_checkout` last: by construction, so no such row is ever without it.
+ */
+function withCheckoutTell(rows: readonly PaymentRow[]): readonly PaymentRow[] {
+  return rows.map((r) =>
+    r.from !== r.to && CHECKOUT_OUTCOMES.includes(r.to)
+      ? { ...r, effects: [...r.effects, { do: 'tell_checkout' }] }
+      : r,
+  );
+}
+
 /** The table (docs/payments.md#states): the only transitions a payment has. */
-export const PAYMENT_TABLE: readonly PaymentRow[] = [
+export const PAYMENT_TABLE: readonly PaymentRow[] = withCheckoutTell([
   row({
     from: 'pending',
     event: 'initiation_accepted',
@@ -589,7 +610,7 @@ export const PAYMENT_TABLE: readonly PaymentRow[] = [
     effects: [write, emit('payment.completed'), recordException('late_success_unrefundable')],
     next: (s) => cleared(s),
   }),
-];
+]);
 
 /** The reason of the automatic refund of a success that came after the merchant's cancel. */
 export const LATE_REFUND_REASON = 'late_success_after_cancel';
@@ -760,14 +781,16 @@ export function applyInTurn(state: PaymentState, events: readonly PaymentEvent[]
 /**
  * The one write that records rows taken one after another (docs/payments.md#workflow): the state after the last, its
  * version past them all, with the last row's event and postings. Only when each row before the last asks for its
- * write alone and the last for nothing but its write, its event and its postings; undefined otherwise (each row's
- * effects are then carried out in turn).
+ * write alone and the last for nothing but its write, its event and its postings (and a checkout tell, which the run
+ * carries out after the write); undefined otherwise (each row's effects are then carried out in turn).
  */
 export function oneWriteOf(taken: readonly Taken[]): { payment: PaymentSnapshot; orders: WriteOrders } | undefined {
   const last = taken[taken.length - 1];
   if (!last) return undefined;
   const writesAlone = (effects: readonly Effect[]) => effects.length === 1 && effects[0]?.do === 'write';
-  const carried = (effect: Effect) => effect.do === 'write' || effect.do === 'emit' || effect.do === 'post';
+  // What the one write carries; `tell_checkout` is the run's to carry out after it.
+  const carried = (effect: Effect) =>
+    effect.do === 'write' || effect.do === 'emit' || effect.do === 'post' || effect.do === 'tell_checkout';
   if (!taken.slice(0, -1).every((t) => writesAlone(t.effects))) return undefined;
   if (!last.effects.some((e) => e.do === 'write') || !last.effects.every(carried)) return undefined;
   return { payment: last.state.payment, orders: writeOrdersOf(last.effects) };
@@ -841,6 +864,8 @@ function describeEffect(effect: Effect): string {
       return 'count late answer';
     case 'record_exception':
       return `reconciliation exception \`${effect.kind}\``;
+    case 'tell_checkout':
+      return 'tell its checkout session';
   }
 }
 

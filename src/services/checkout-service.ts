@@ -19,13 +19,19 @@ import { applyCheckout, type CheckoutSessionSnapshot, type CheckoutStatus } from
 import { countryOfCurrency, resolveGenericPayment } from '../domain/create-payment';
 import { DomainError, validationError, type ErrorCode, type FieldProblem } from '../domain/errors';
 import { releaseLinkReservation, reserveLinkAttempt } from '../db/payment-links';
-import { chosenAmountProblem, COLLECT_FIELDS, type AmountRange, type CollectField } from '../domain/payment-link';
+import {
+  chosenAmountProblem,
+  COLLECT_FIELDS,
+  redirectUrlProblem,
+  type AmountRange,
+  type CollectField,
+} from '../domain/payment-link';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Currency } from '../domain/money';
 import type { PaymentSnapshot } from '../domain/payment';
 import { parsePhoneNumberAsWritten } from '../domain/phone';
 import type { Principal } from '../domain/principal';
-import { deriveId, newId } from '../lib/ids';
+import { deriveSecretId, newId } from '../lib/ids';
 import { byDeadline, updateWithStartWithin } from '../lib/temporal-deadline';
 import type { ProviderCode } from '../domain/catalogue';
 import {
@@ -39,7 +45,7 @@ import type { PaymentServiceDeps } from './payment-service';
 
 /** What the checkout service needs: the payment service's dependencies and where the page lives. */
 export type CheckoutServiceDeps = PaymentServiceDeps & {
-  config: PaymentServiceDeps['config'] & Pick<Config, 'PUBLIC_BASE_URL'>;
+  config: PaymentServiceDeps['config'] & Pick<Config, 'PUBLIC_BASE_URL' | 'JWT_SECRET'>;
 };
 
 /**
@@ -89,9 +95,26 @@ function unavailable(what: string): DomainError {
 }
 
 /**
+ * The problems of a session's redirect URLs in `environment` (docs/checkout.md#api): live takes https only; sandbox
+ * also takes http to localhost or 127.0.0.1, for a merchant trying the page from their own machine. No URL may carry
+ * a user name or password. (The schema already took only absolute http(s) URLs.)
+ * @returns one problem per bad field, naming it; empty when all are good
+ */
+export function redirectUrlProblems(
+  environment: Principal['environment'],
+  urls: Record<string, string | null | undefined>,
+): { field: string; message: string }[] {
+  return Object.entries(urls).flatMap(([field, value]) => {
+    const problem = value == null ? undefined : redirectUrlProblem(value, environment);
+    return problem ? [{ field, message: `${field} ${problem}` }] : [];
+  });
+}
+
+/**
  * Creates a checkout session for the caller's merchant and environment (docs/checkout.md): its workflow stores it
  * `open` and answers. A retried request with the same `Idempotency-Key` reattaches to the same session.
- * @throws DomainError `validation_error` naming `currency` (no mobile money holds it) or `customer_phone`;
+ * @throws DomainError `validation_error` naming `success_url` or `cancel_url` (not https in live; in sandbox, http
+ *   to another host than localhost or 127.0.0.1), `currency` (no mobile money holds it) or `customer_phone`;
  *   `service_unavailable` (503) when the workflow could not be confirmed in time (retry with the same key)
  */
 export async function createCheckoutSession(
@@ -100,6 +123,11 @@ export async function createCheckoutSession(
   request: NewCheckoutSession,
   idempotencySeed?: string,
 ): Promise<CheckoutSessionSnapshot> {
+  const urlProblems = redirectUrlProblems(owner.environment, {
+    success_url: request.successUrl,
+    cancel_url: request.cancelUrl,
+  });
+  if (urlProblems.length) throw validationError(urlProblems);
   const country = countryOfCurrency(request.currency);
   if (!country)
     throw validationError([
@@ -114,8 +142,15 @@ export async function createCheckoutSession(
       ]);
     customerPhone = msisdn.e164;
   }
+  // The id is the page's only capability: random, or derived under the server's secret so a retry finds its session
+  // while nobody who knows the merchant, the key and the body can compute it.
   const id = idempotencySeed
-    ? deriveId(ID_PREFIXES.checkoutSession, `${owner.merchantId}:${owner.environment}:checkout:${idempotencySeed}`)
+    ? deriveSecretId(
+        ID_PREFIXES.checkoutSession,
+        deps.config.JWT_SECRET,
+        'checkout-session-id',
+        `${owner.merchantId}:${owner.environment}:checkout:${idempotencySeed}`,
+      )
     : newId(ID_PREFIXES.checkoutSession);
   const existing = await findCheckoutSession(deps.db, owner, id);
   if (existing) return existing;

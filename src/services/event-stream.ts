@@ -18,7 +18,7 @@
  * count, and no query of it runs again. A slow client is not read for (`drain` awaited) before the
  * next query, so unsent events never pile up in memory.
  */
-import { PassThrough } from 'node:stream';
+import type { PassThrough } from 'node:stream';
 import type { Db } from '../db/knex';
 import {
   lastSettledStreamCursor,
@@ -28,8 +28,9 @@ import {
   type StreamCursor,
 } from '../db/event-stream';
 import type { Scope } from '../db/events';
-import { DomainError, validationError } from '../domain/errors';
+import { validationError } from '../domain/errors';
 import type { Logger } from '../logger';
+import { openPollingStream, STREAM_RETRY_MS, StreamSlots } from './sse';
 
 /** Settings of the streams (configuration `EVENT_STREAM_*`). */
 export interface EventStreamSettings {
@@ -45,15 +46,6 @@ export interface EventStreamSettings {
 
 /** Events one read sends at most; a full batch is followed by the next read at once. */
 export const STREAM_BATCH_SIZE = 100;
-
-/** The `retry:` field sent first: milliseconds a client waits before reconnecting. */
-export const STREAM_RETRY_MS = 1000;
-
-/** Seconds of `Retry-After` when a merchant already has its most streams open. */
-export const STREAM_LIMIT_RETRY_AFTER_SECONDS = 10;
-
-/** Longest wait between reads while the database fails, in milliseconds. */
-const MAX_FAILURE_BACKOFF_MS = 30_000;
 
 /** `Last-Event-ID` value meaning "from the account's first event" (also what an account without events starts from). */
 export const FIRST_EVENT_POSITION = '0';
@@ -84,19 +76,19 @@ function formatEvent(event: { id: string; event: string; created_at: string; dat
 
 /** The streams of one API app. */
 export class EventStreams {
-  private readonly perMerchant = new Map<string, number>();
+  private readonly slots: StreamSlots;
 
   constructor(
     private readonly db: Db,
     private readonly settings: EventStreamSettings,
     private readonly logger?: Logger,
-  ) {}
+  ) {
+    this.slots = new StreamSlots(settings.maxPerMerchant, 'event streams per account');
+  }
 
   /** Streams open now through this instance. */
   get openCount(): number {
-    let total = 0;
-    for (const count of this.perMerchant.values()) total += count;
-    return total;
+    return this.slots.total;
   }
 
   /**
@@ -127,91 +119,32 @@ export class EventStreams {
    * the stream cleans up when that body closes (the client left) or ends (`maxDurationMs`).
    * @returns a readable of UTF-8 SSE text
    * @throws DomainError rate_limited (429; set `Retry-After` to
-   *   {@link STREAM_LIMIT_RETRY_AFTER_SECONDS}) when the merchant already has `maxPerMerchant` open
+   *   STREAM_LIMIT_RETRY_AFTER_SECONDS of ./sse.ts) when the merchant already has `maxPerMerchant` open
    */
   open(scope: Scope, start: StreamStart): PassThrough {
     const merchant = scope.merchantId;
-    const open = this.perMerchant.get(merchant) ?? 0;
-    if (open >= this.settings.maxPerMerchant) {
-      throw new DomainError(
-        'rate_limited',
-        `at most ${this.settings.maxPerMerchant} event streams may be open at once per account; close one, or retry in ${STREAM_LIMIT_RETRY_AFTER_SECONDS} seconds`,
-      );
-    }
-    this.perMerchant.set(merchant, open + 1);
+    const release = this.slots.take(merchant);
     openInProcess += 1;
-
-    const { db, settings, logger } = this;
-    const body = new PassThrough();
+    const { db } = this;
     let position = start.cursor;
-    let closed = false;
-    let failures = 0;
-    let pollTimer: NodeJS.Timeout | undefined;
-
-    const close = () => {
-      if (closed) return;
-      closed = true;
-      clearTimeout(pollTimer);
-      clearInterval(heartbeat);
-      clearTimeout(lifetime);
-      body.off('drain', poll);
-      const left = (this.perMerchant.get(merchant) ?? 1) - 1;
-      if (left > 0) this.perMerchant.set(merchant, left);
-      else this.perMerchant.delete(merchant);
-      openInProcess -= 1;
-    };
-
-    const schedule = (delayMs: number) => {
-      if (closed) return;
-      pollTimer = setTimeout(poll, delayMs);
-      pollTimer.unref();
-    };
-
-    async function poll(): Promise<void> {
-      if (closed) return;
-      // A client that reads slowly gets no new query until it took what was sent.
-      if (body.writableNeedDrain) {
-        body.once('drain', poll);
-        return;
-      }
-      let full = false;
-      try {
+    return openPollingStream({
+      ...this.settings,
+      preamble: `retry: ${STREAM_RETRY_MS}\n${start.announce === undefined ? '' : `id: ${start.announce}\n`}: connected\n\n`,
+      expiredComment: `stream ends after ${this.settings.maxDurationMs / 1000} s; reconnect with Last-Event-ID`,
+      async read() {
         const events = await readStreamEvents(db, scope, position, STREAM_BATCH_SIZE);
-        failures = 0;
-        if (closed) return;
-        for (const { cursor: after, event } of events) {
-          body.write(formatEvent(event));
+        const chunks = events.map(({ cursor: after, event }) => {
           position = after;
-        }
-        full = events.length === STREAM_BATCH_SIZE;
-      } catch (error) {
-        failures += 1;
-        logger?.warn({ err: error, merchant_id: merchant }, 'event stream read failed; retrying');
-      }
-      const backoff =
-        failures === 0 ? settings.pollMs : Math.min(settings.pollMs * 2 ** failures, MAX_FAILURE_BACKOFF_MS);
-      schedule(full ? 0 : backoff);
-    }
-
-    const heartbeat = setInterval(() => {
-      if (!closed) body.write(`: heartbeat ${new Date().toISOString()}\n\n`);
-    }, settings.heartbeatMs);
-    heartbeat.unref();
-
-    const lifetime = setTimeout(() => {
-      if (closed) return;
-      body.end(`: stream ends after ${settings.maxDurationMs / 1000} s; reconnect with Last-Event-ID\n\n`);
-      close();
-    }, settings.maxDurationMs);
-    lifetime.unref();
-
-    body.once('close', close);
-    body.once('finish', close);
-    body.once('error', close);
-    body.write(
-      `retry: ${STREAM_RETRY_MS}\n${start.announce === undefined ? '' : `id: ${start.announce}\n`}: connected\n\n`,
-    );
-    void poll();
-    return body;
+          return formatEvent(event);
+        });
+        return { chunks, more: events.length === STREAM_BATCH_SIZE };
+      },
+      onClose: () => {
+        release();
+        openInProcess -= 1;
+      },
+      logger: this.logger,
+      logContext: { merchant_id: merchant },
+    });
   }
 }

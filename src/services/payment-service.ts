@@ -10,12 +10,7 @@
  * retried
  * request reattaches to the same workflow and Update instead of creating a second payment or refund.
  */
-import {
-  WithStartWorkflowOperation,
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-  type Client,
-} from '@temporalio/client';
+import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
@@ -37,6 +32,8 @@ import type { RefundRecord } from '../domain/refund';
 import { audit, auditEntryOf } from './audit';
 import {
   decidedRefusal,
+  paymentWorkflowStart,
+  reopenPaymentInput,
   expirySeconds,
   startPayment,
   type NewPayment,
@@ -50,9 +47,7 @@ import type { ProviderRegistry } from '../providers/registry';
 import type { PaymentViewContext } from '../views/payment';
 import {
   cancelPaymentUpdate,
-  paymentSearchAttributes,
   paymentWorkflowId,
-  PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
   refundPaymentUpdate,
   type PaymentWorkflowInput,
 } from '../workflows/messages';
@@ -245,12 +240,7 @@ async function updatePayment<Ret, Args extends unknown[]>(
   updateId: string,
   carriedOut?: () => Promise<Ret | undefined>,
 ): Promise<Ret> {
-  const input: PaymentWorkflowInput = {
-    mode: 'reopen',
-    paymentId: payment.id,
-    reconciliationWindowSeconds: deps.config.RECONCILIATION_WINDOW_DAYS * 86_400,
-    refundWindowSeconds: deps.config.REFUND_WINDOW_DAYS * 86_400,
-  };
+  const input = reopenPaymentInput(deps.config, payment.id);
   try {
     return await updateWithin(
       deps.temporal,
@@ -260,15 +250,12 @@ async function updatePayment<Ret, Args extends unknown[]>(
           args,
           updateId,
           // A new operation per send: one carries a single start.
-          startWorkflowOperation: new WithStartWorkflowOperation('paymentWorkflow', {
-            taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-            workflowId: paymentWorkflowId(payment.id),
-            args: [input],
-            workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-            workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-            typedSearchAttributes: paymentSearchAttributes(payment),
-            workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT_MS,
-          }),
+          startWorkflowOperation: paymentWorkflowStart(
+            deps.config,
+            payment,
+            input,
+            WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+          ),
         }),
     );
   } catch (error) {

@@ -133,6 +133,10 @@ export const genericPayment = z
       .string()
       .nullable()
       .openapi({ description: 'The reason you gave when cancelling; null unless cancelled with one' }),
+    checkout_session: z.string().nullable().openapi({
+      description:
+        'The checkout session (`cs_…`) this payment is an attempt of (docs/checkout.md#api); null for any other payment',
+    }),
     next_action: nextAction.openapi({ description: 'What the customer must do next; null when nothing' }),
     client_secret: z
       .string()
@@ -201,6 +205,7 @@ export function toGenericPaymentView(payment: PaymentSnapshot, context: PaymentV
     failure_code: payment.failureCode,
     failure_message: payment.failureMessage,
     cancellation_reason: payment.cancellationReason ?? null,
+    checkout_session: payment.checkoutSession ?? null,
     next_action: payment.nextAction,
     ...(payment.nextAction?.type === 'card_confirm' ? { client_secret: payment.nextAction.client_secret } : {}),
     environment: payment.environment,

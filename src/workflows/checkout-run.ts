@@ -69,10 +69,12 @@ export class CheckoutRun {
 
   /**
    * `startCheckoutAttempt`: the table admits the attempt (or refuses it, and nothing happens), the session is written
-   * with it, then its payment is created.
+   * with it, then its payment is created. When the payment cannot be started (the activity fails for good), the
+   * attempt is failed by the table, so the session is not held by an attempt that never prompted anyone.
    * @returns the payment as its create answered
    * @throws ApplicationFailure of the table's refusal (`checkout_session_not_open`,
-   *   `checkout_session_attempt_in_progress`, `checkout_session_attempts_exhausted`)
+   *   `checkout_session_attempt_in_progress`, `checkout_session_attempts_exhausted`); the activity's failure when
+   *   the payment could not be started
    */
   async attempt(request: CheckoutAttemptRequest): Promise<PaymentSnapshot> {
     await condition(() => this.session !== undefined);
@@ -84,7 +86,15 @@ export class CheckoutRun {
     if (!taken.ok) throw failure(taken.refusal);
     return this.mutex.runExclusive(async () => {
       await this.write(taken);
-      return records.startCheckoutPayment({ session: taken.session, attempt: request });
+      try {
+        return await records.startCheckoutPayment({ session: taken.session, attempt: request });
+      } catch (error) {
+        // Its payment could not be started for good (the activity gave up): the attempt failed and the session takes
+        // a new one. Should the payment exist after all and collect, its outcome still completes the session.
+        const failed = this.commit({ type: 'attempt_failed', payment: request.paymentId });
+        if (failed.ok) await this.perform(failed);
+        throw error;
+      }
     });
   }
 

@@ -386,14 +386,14 @@ export class PaymentRun {
     this.state = decision.state;
     if (decision.state.payment.status !== before) {
       upsertSearchAttributes([{ key: PaymentStatusAttribute, value: decision.state.payment.status }]);
-      this.tellCheckoutSession(decision.state.payment);
     }
   }
 
   /**
-   * Tells the payment's checkout session (when it is an attempt of one) its final outcome: `completed` (at once or as
-   * a late success), or `failed` once failed or cancelled; the session's run decides what it means
-   * (docs/checkout.md#states).
+   * The row's `tell_checkout` effect: tells the payment's checkout session (when it is an attempt of one) its final
+   * outcome, `completed` (at once or as a late success), or `failed` once failed or cancelled; the session's run
+   * decides what it means (docs/checkout.md#states). The activity is retried until it lands (RECORD_OPTIONS), beside
+   * the run's other steps; the run does not end before it did.
    */
   private tellCheckoutSession(payment: PaymentSnapshot): void {
     if (!payment.checkoutSession) return;
@@ -437,6 +437,7 @@ export class PaymentRun {
           paymentId: this.current().payment.id,
           kind: effect.kind,
         });
+      else if (effect.do === 'tell_checkout') this.tellCheckoutSession(applied.state.payment);
     }
     return after;
   }
@@ -491,6 +492,8 @@ export class PaymentRun {
         this.take(step);
         this.initiatedPayment ??= this.current().payment;
         if (!decided?.written) await this.perform(step, initiationRecords);
+        // Initiation wrote its steps; what they tell the checkout session is the run's to carry out.
+        else if (step.effects.some((e) => e.do === 'tell_checkout')) this.tellCheckoutSession(step.state.payment);
       }
       this.initiatedPayment ??= this.current().payment;
     });

@@ -111,8 +111,16 @@ describe('checkout sessions (docs/checkout.md)', function () {
     expect(started.status, JSON.stringify(started.body)).to.equal(201);
     expect(started.body.data).to.include({ status: 'pending', operator: 'momo' });
     expect(started.body.data.next_action).to.include({ type: 'mobile_money_approval' });
-    await waitForPayment(dev.key, started.body.data.payment, (p) => p.status === 'completed');
+    const paid = await waitForPayment(dev.key, started.body.data.payment, (p) => p.status === 'completed');
+    expect(paid.checkout_session).to.equal(session.id);
     await waitForPublic(session.id, (s) => s.status === 'complete');
+    // A payment of no session names none.
+    const plain = await call('/v1/payments', {
+      key: dev.key,
+      body: { amount: 700, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' },
+      headers: { 'idempotency-key': `plain-${Math.random()}` },
+    });
+    expect(plain.body.data.checkout_session).to.equal(null);
     const read = (await call(`/v1/checkout/sessions/${session.id}`, { key: dev.key })).body.data;
     expect(read).to.include({ status: 'complete', payment: started.body.data.payment, attempts_count: 1 });
     expect(await eventsOf(dev.key, session.id)).to.deep.equal(['checkout.session.completed']);

@@ -5,29 +5,13 @@
  * heartbeats keep it open, and a client that leaves frees its stream.
  */
 import { expect } from 'chai';
-import { SseReader, type SseMessage } from '../../src/cli/sse';
+import type { SseMessage } from '../../src/cli/sse';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 import { insertLiveKey } from '../helpers/live-key';
 import { startApp } from '../helpers/processes';
+import { openSse, type StreamClient } from '../helpers/sse';
 import { getStack, testConfig } from '../helpers/stack';
 import type { Db } from '../../src/db/knex';
-
-/** An open stream as a client sees it. */
-interface StreamClient {
-  status: number;
-  headers: Headers;
-  /** Messages so far, in order. */
-  messages: SseMessage[];
-  /** Comment lines so far (`connected`, `heartbeat …`, the closing one). */
-  comments: string[];
-  /** The last `id:` the stream set (its announced start position before any event). */
-  lastEventId(): string | undefined;
-  /** Settles when the server ends the body (or the client closed it). */
-  ended: Promise<void>;
-  /** Resolves once `predicate` holds over the messages and comments; rejects after `timeoutMs`. */
-  until(predicate: () => boolean, what: string, timeoutMs?: number): Promise<void>;
-  close(): void;
-}
 
 const opened: StreamClient[] = [];
 
@@ -37,47 +21,9 @@ async function openStream(
   options: { lastEventId?: string; query?: string; baseUrl?: string } = {},
 ): Promise<StreamClient> {
   const baseUrl = options.baseUrl ?? (await getStack()).baseUrl;
-  const controller = new AbortController();
-  const headers: Record<string, string> = { authorization: `Bearer ${credential}`, accept: 'text/event-stream' };
+  const headers: Record<string, string> = { authorization: `Bearer ${credential}` };
   if (options.lastEventId) headers['last-event-id'] = options.lastEventId;
-  const response = await fetch(`${baseUrl}/v1/developer/events/stream${options.query ?? ''}`, {
-    headers,
-    signal: controller.signal,
-  });
-  const messages: SseMessage[] = [];
-  const comments: string[] = [];
-  const reader = new SseReader({
-    message: (message) => messages.push(message),
-    comment: (text) => comments.push(text),
-  });
-  const ended = (async () => {
-    if (response.status !== 200 || !response.body) return;
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of response.body) reader.push(decoder.decode(chunk, { stream: true }));
-    } catch {
-      // closed by the client
-    }
-  })();
-  const client: StreamClient = {
-    status: response.status,
-    headers: response.headers,
-    messages,
-    comments,
-    lastEventId: () => reader.lastEventId,
-    ended,
-    async until(predicate, what, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate()) {
-        if (Date.now() > deadline)
-          throw new Error(
-            `${what} did not happen within ${timeoutMs} ms; got ${JSON.stringify({ messages, comments })}`,
-          );
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
-    close: () => controller.abort(),
-  };
+  const client = await openSse(`${baseUrl}/v1/developer/events/stream${options.query ?? ''}`, headers);
   opened.push(client);
   return client;
 }

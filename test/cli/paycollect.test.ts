@@ -205,7 +205,7 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
     expect(run.code).to.equal(2);
     expect(run.stdout).to.equal('');
     expect(run.stderr).to.equal(
-      'error: unknown event "payment.exploded"; known events: payment.completed, payment.failed, payment.cancelled, refund.completed, refund.failed, payment.late_success, payout.paid, payout.failed, payout.returned\n',
+      'error: unknown event "payment.exploded"; known events: payment.completed, payment.failed, payment.cancelled, refund.completed, refund.failed, payment.late_success, payout.paid, payout.failed, payout.returned, checkout.session.completed, checkout.session.expired\n',
     );
   });
 
@@ -460,5 +460,21 @@ describe('paycollect CLI (docs/developer-tools.md)', function () {
     expect(payment.status).to.be.oneOf(['pending', 'processing']);
     expect(payment.phone_number).to.equal('+250788000004');
     expect(Date.parse(payment.expires_at) - Date.parse(payment.created_at)).to.equal(60_000);
+  });
+
+  it('trigger checkout.session.completed and checkout.session.expired create a session whose life emits the event', async () => {
+    const developer = await registerDeveloper();
+    const options = ['--api-key', developer.key, '--api-base', baseUrl];
+    for (const event of ['checkout.session.completed', 'checkout.session.expired']) {
+      const run = await runCli(['trigger', event, ...options]);
+      expect(run.code, run.stderr).to.equal(0);
+      const sessionId = /Created checkout session (cs_[A-Za-z0-9]+)/.exec(run.stdout)?.[1];
+      expect(sessionId, run.stdout).to.be.a('string');
+      const found = await eventually(`${event}'s event`, async () => {
+        const types = await eventTypesOf(developer, sessionId as string);
+        return types.length > 0 ? types : undefined;
+      });
+      expect(found, event).to.deep.equal([event]);
+    }
   });
 });

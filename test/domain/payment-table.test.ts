@@ -456,3 +456,15 @@ describe('payment table: docs/payments.md#states is generated from it', () => {
     else expect(doc.slice(from + start.length, to)).to.equal(generated);
   });
 });
+
+describe('payment table: a checkout session hears its attempt’s outcome (docs/checkout.md#states)', () => {
+  it('declares tell_checkout on exactly the rows that bring a payment into completed, failed or cancelled from another status', () => {
+    for (const r of PAYMENT_TABLE) {
+      const tells = r.effects.some((e) => e.do === 'tell_checkout');
+      const outcome = r.from !== r.to && ['completed', 'failed', 'cancelled'].includes(r.to);
+      expect(tells, `${r.from} --${r.event}--> ${r.to}`).to.equal(outcome);
+    }
+    const telling = PAYMENT_TABLE.filter((r) => r.effects.some((e) => e.do === 'tell_checkout'));
+    expect(telling.map((r) => r.to)).to.include.members(['completed', 'failed', 'cancelled']);
+  });
+});

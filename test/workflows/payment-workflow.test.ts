@@ -199,7 +199,7 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     expect(row?.providerReference).to.match(/^momo_/);
     expect(await eventTypes(result.id)).to.deep.equal(['payment.created', 'payment.completed']);
     const history = (await handle.fetchHistory()).events ?? [];
-    expect(activityNames(history)).to.deep.equal(['initiatePayment']);
+    expect(activityNames(history), JSON.stringify(activityNames(history))).to.deep.equal(['initiatePayment']);
     // The create in one workflow task and one local activity: initiation wrote the provider's reference and the
     // success it brought, in one write; its marker is the only one (no patches).
     expect(

@@ -29,6 +29,12 @@ export const PAYMENT_METHODS = [
 /** Compiles only when every method of the API is in {@link PAYMENT_METHODS} (docs/providers.md#new-provider). */
 export type EveryPaymentMethodListed = AssertNone<Exclude<ApiPaymentMethod, (typeof PAYMENT_METHODS)[number]>>;
 type AssertNone<T extends never> = T;
+/** An event name a webhook subscribes to, as the API document declares them (the event list's `type` filter). */
+type ApiEventName = NonNullable<NonNullable<operations['listEvents']['parameters']['query']>['type']>;
+/**
+ * The events a webhook may subscribe to, in the API's order; the type check below fails when the API gains one not
+ * listed here.
+ */
 export const EVENT_NAMES = [
   'payment.created',
   'payment.completed',
@@ -41,7 +47,11 @@ export const EVENT_NAMES = [
   'payout.paid',
   'payout.failed',
   'payout.returned',
-] as const;
+  'checkout.session.completed',
+  'checkout.session.expired',
+] as const satisfies readonly ApiEventName[];
+/** Compiles only when every event of the API is in {@link EVENT_NAMES} (docs/webhooks.md). */
+export type EveryEventNameListed = AssertNone<Exclude<ApiEventName, (typeof EVENT_NAMES)[number]>>;
 
 /** The `data` of an operation's JSON answer with status `S` (200 unless given), as the API document declares it. */
 type DataOf<O extends keyof operations, S extends number = 200> = operations[O]['responses'] extends {

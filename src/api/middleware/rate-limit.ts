@@ -159,6 +159,42 @@ function memoryMinuteLimit(limit: number): (ctx: Context, key: string) => Promis
   };
 }
 
+/** The page's limit (docs/limits.md#checkout-page-limits): requests per clock minute per session and per client IP. */
+export const CHECKOUT_PAGE_LIMIT_PER_MINUTE = 60;
+
+/**
+ * The limit of a checkout session's page and its own API without a key (`/public`, `/attempts`, `/events`;
+ * docs/limits.md#checkout-page-limits): at most {@link CHECKOUT_PAGE_LIMIT_PER_MINUTE} × RATE_LIMIT_MULTIPLIER requests
+ * per session and per client IP (the socket's address) in each clock minute, counted in PostgreSQL like the base
+ * limits, so every API process shares them; refused requests count too. Mount on a route whose parameter `param`
+ * (default `id`) is the session id, before the body is read: a refused request reads nothing and starts nothing.
+ * @returns the middleware; it sets `X-RateLimit-*` of the closer window and throws DomainError `rate_limited` (429,
+ *   `Retry-After` in seconds) past either
+ */
+export function checkoutPageRateLimit(
+  deps: { db: Db; config: Pick<Config, 'RATE_LIMIT_MULTIPLIER'> },
+  param = 'id',
+): Middleware {
+  const limit = CHECKOUT_PAGE_LIMIT_PER_MINUTE * deps.config.RATE_LIMIT_MULTIPLIER;
+  return async (ctx, next) => {
+    const nowMs = Date.now();
+    const start = windowStart(nowMs, 60);
+    const params = (ctx as Context & { params?: Record<string, string> }).params ?? {};
+    const keys = [`page:cs:${params[param] ?? ''}:${start}`, `page:ip:${ctx.ip}:${start}`];
+    const points = await countRequest(
+      deps.db,
+      keys.map((key) => ({ key, expireAtMs: nowMs + 65_000 })),
+      nowMs,
+    );
+    enforce(
+      ctx,
+      keys.map((key) => ({ limit, remaining: limit - (points.get(key) ?? 0), resetAt: start + 60 })),
+      nowMs,
+    );
+    await next();
+  };
+}
+
 /**
  * The limit of `POST /v1/provider-callbacks/{provider}` (docs/limits.md#callback-limits): at most
  * PROVIDER_CALLBACK_RATE_LIMIT_PER_MINUTE × RATE_LIMIT_MULTIPLIER callbacks per provider and client

@@ -137,7 +137,7 @@ export const checkoutRouteDocs: RouteDoc[] = [
     tag: TAG,
     summary: 'Retrieve a checkout session as its page shows it',
     description:
-      "The page's own read, without a key: the session id is the capability. Only what the page shows: no metadata, no phone number, no id of your other resources.",
+      "The page's own read, without a key: the session id is the capability. Only what the page shows: no metadata, no phone number, no id of your other resources. The page's own API takes 60 requests a minute per session and per client address (then 429 with `Retry-After`) and sends no CORS headers.",
     success: {
       status: 200,
       description: "The session's page form",
@@ -184,5 +184,28 @@ export const checkoutRouteDocs: RouteDoc[] = [
       }),
     },
     codes: [...REFUSED_ATTEMPT_CODES, 'provider_unavailable'],
+  },
+  {
+    operationId: 'streamCheckoutSessionStatus',
+    method: 'get',
+    path: '/v1/checkout/sessions/{id}/events',
+    tag: TAG,
+    summary: "Follow a checkout session's status live",
+    description:
+      "The page's live status, without a key, as Server-Sent Events (docs/checkout.md#live-status): `retry:` and a `: connected` comment, then at once the current state as one message whose `data` is `{status, attempt: {status, failure_code} | null}` (the latest attempt's payment), a message at each change, a `: heartbeat` comment every 15 seconds, and the end once the session is `complete` or `expired` (or after an hour: reconnect). At most 5 streams per session and 20 per client address at once.",
+    success: {
+      status: 200,
+      description: 'An open stream of states',
+      // One SSE message, as OpenAPI tools read a text/event-stream schema.
+      schema: z.object({
+        data: z
+          .string()
+          .openapi({ description: 'The state as JSON: `{status, attempt: {status, failure_code} | null}`' }),
+        retry: z.number().int().optional().openapi({ description: 'Milliseconds before a reconnection' }),
+      }),
+      contentType: 'text/event-stream',
+      example: { data: '{"status":"open","attempt":{"status":"failed","failure_code":"insufficient_funds"}}' },
+    },
+    errors: [404, 429],
   },
 ];

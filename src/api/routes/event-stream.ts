@@ -11,7 +11,8 @@ import type { Db } from '../../db/knex';
 import { DomainError } from '../../domain/errors';
 import type { Logger } from '../../logger';
 import { z } from '../../lib/zod';
-import { EventStreams, STREAM_LIMIT_RETRY_AFTER_SECONDS } from '../../services/event-stream';
+import { EventStreams } from '../../services/event-stream';
+import { sendEventStream } from '../../services/sse';
 import { principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { parseOrThrow } from '../schemas/validate';
 
@@ -69,22 +70,7 @@ export function eventStreamRoutes(deps: EventStreamDeps): Router {
       );
     }
     const start = await streams.start(owner, ctx.get('last-event-id').trim() || undefined);
-    let body;
-    try {
-      body = streams.open(owner, start);
-    } catch (error) {
-      if (error instanceof DomainError && error.code === 'rate_limited')
-        ctx.set('Retry-After', String(STREAM_LIMIT_RETRY_AFTER_SECONDS));
-      throw error;
-    }
-    ctx.req.socket.setTimeout(0);
-    ctx.req.socket.setNoDelay(true);
-    ctx.req.socket.setKeepAlive(true);
-    ctx.status = 200;
-    ctx.type = 'text/event-stream; charset=utf-8';
-    ctx.set('Cache-Control', 'no-cache, no-transform');
-    ctx.set('X-Accel-Buffering', 'no');
-    ctx.body = body;
+    sendEventStream(ctx, () => streams.open(owner, start));
   });
 
   return router;

@@ -53,6 +53,7 @@ export const pendingPayment: z.input<typeof out.genericPayment> = {
   failure_code: null,
   failure_message: null,
   cancellation_reason: null,
+  checkout_session: null,
   next_action: {
     type: 'mobile_money_approval',
     message: 'A payment prompt was sent to +250788123456; the customer approves it on their phone',
