@@ -103,7 +103,7 @@ export function answer(
 }
 
 /**
- * A route's 200 answer of one numbered page (docs/api.md#pagination): `{ [field]: item[], pagination }` in the success
+ * A route's 200 answer of one numbered page (`?page=`, `limit`): `{ [field]: item[], pagination }` in the success
  * envelope, `description` for the document and `about` for the list, with an example of one `sample` on a first page
  * answered as `message`.
  */
