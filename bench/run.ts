@@ -12,11 +12,12 @@
  * (c) webhook deliveries per second, (d) worker memory, (e) the cluster's (a) and (b) ÷ the dev server's in the
  * same rounds, and its create latency at half its sustained rate, (f) the ledger on one hot merchant (settlements
  * per second with ÷ without it, and GET /v1/balance p99 with a million postings), (g) a merchant's settlement and
- * delivery latencies while another merchant's endpoint hangs on 500 deliveries ÷ the same without; see
- * bench/figures/. Environment, for trial and profiling runs only (a real run uses the defaults): BENCH_ROUNDS
+ * delivery latencies while another merchant's endpoint hangs on 500 deliveries ÷ the same without, (i) the hosted
+ * payment page's amount and phone field on a 400 kbit/s, 400 ms network ÷ a bare page's; see bench/figures/.
+ * Environment, for trial and profiling runs only (a real run uses the defaults): BENCH_ROUNDS
  * (every figure's rounds; by default FIGURE_ROUNDS), BENCH_MEMORY_ROUNDS (rounds of (d), default 1), BENCH_DURATION_MS
  * (default 8000, each side of (a), of which the first 2 s are ramp-up and not counted), BENCH_ONLY (figures to run,
- * default `a,b,c,d,e,f,g`; (e) is measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour alone; `bare`
+ * default `a,b,c,d,e,f,g,i`; (e) is measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour alone; `bare`
  * adds the fair baseline ÷ the bare Update-with-Start of a workflow with one no-op local activity, Temporal's own
  * least), BENCH_PROFILE=1 (CPU profiles of the service worker and the API, kept with the logs in the run folder),
  * BENCH_SQL_LOG=<path> (every process's statements, first 160 characters each, appended to `<path>.<pid>`).
@@ -44,6 +45,7 @@ import { webhookDeliveriesFigure } from './figures/webhook-deliveries';
 import { MEMORY_STEP, workerMemoryFigure } from './figures/worker-memory';
 import { noisyNeighbourFigure } from './figures/noisy-neighbour';
 import { ledgerFigure } from './figures/ledger';
+import { hostedPageFigure } from './figures/hosted-page';
 import { DEFAULT_MERCHANT_CONCURRENCY } from '../src/domain/webhooks';
 import { registerDeveloper, type Developer } from './lib/api';
 import { startClusterStack, type ClusterStack } from './lib/cluster-stack';
@@ -84,7 +86,7 @@ const DELIVERIES_PER_SIDE = 200;
  * issue's first target and the noisiest; two of the others, whose sides run longer (10–60 s); (d) by
  * BENCH_MEMORY_ROUNDS. With the sizes below the whole bench takes about 9 minutes on two shared cores.
  */
-const FIGURE_ROUNDS: Record<'a' | 'b' | 'c' | 'f' | 'g', number> = { a: 3, b: 2, c: 2, f: 2, g: 2 };
+const FIGURE_ROUNDS: Record<'a' | 'b' | 'c' | 'f' | 'g' | 'i', number> = { a: 3, b: 2, c: 2, f: 2, g: 2, i: 2 };
 
 /**
  * Figure (f): 32 writers completing 960 payments of one merchant per side, and 100 balance reads of a merchant with
@@ -221,7 +223,7 @@ async function main(): Promise<void> {
   const rounds = (id: keyof typeof FIGURE_ROUNDS) => roundsSet ?? FIGURE_ROUNDS[id];
   const memoryRounds = envNumber('BENCH_MEMORY_ROUNDS', 1);
   const durationMs = envNumber('BENCH_DURATION_MS', 8_000);
-  const only = (process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,g').split(',').map((id) => id.trim());
+  const only = (process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,g,i').split(',').map((id) => id.trim());
   const selected = (id: string) => only.includes(id);
   const cliPath = await resolveTemporalCli(say);
   const machine = {
@@ -470,6 +472,19 @@ async function main(): Promise<void> {
           });
           say(`(g) ${figure.title}: ${rounds('g')} alternating rounds`);
           return runRounds(figure, rounds('g'), say, sample);
+        }),
+      );
+    }
+    if (selected('i')) {
+      figures.push(
+        await timed('i', async () => {
+          const figure = hostedPageFigure(context, await registerDeveloper(dev.apiUrl, 'page'));
+          say(`(i) ${figure.title}: ${rounds('i')} alternating rounds`);
+          try {
+            return await runRounds(figure, rounds('i'), say, sample);
+          } finally {
+            await figure.close();
+          }
         }),
       );
     }
