@@ -204,10 +204,11 @@ function ratiosOf(metrics: Metric[], numerator: Values, denominator: Values): Re
 
 /**
  * Whether `ratio` (or the increase over `baseline`, and the side's own `value`) meet `metric`'s target; undefined
- * without a target.
+ * without a target or a ceiling.
  */
 function meets(metric: Metric, ratio: number, value: number, baseline: number): boolean | undefined {
-  if (!metric.target) return undefined;
+  // A figure judged by its own value only (the hosted page's seconds and bytes) has a ceiling and no ratio target.
+  if (!metric.target) return metric.serviceAtMost === undefined ? undefined : value <= metric.serviceAtMost;
   const ratioMet =
     'increaseAtMost' in metric.target
       ? value - baseline <= metric.target.increaseAtMost
