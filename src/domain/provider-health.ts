@@ -233,3 +233,23 @@ export interface AvailabilityRow extends HealthKey {
   windowAttempts: number;
   reason: string | null;
 }
+
+/** The event of a changed status (docs/availability.md#events). */
+export const STATUS_CHANGED_EVENT = 'provider.status_changed';
+
+/**
+ * The `data` of a `provider.status_changed` event (docs/availability.md#events): the key, the status shown now and
+ * before, when it changed (ISO 8601 UTC), why (the figures, or an operator's reason), and the bucket's success rate
+ * (0–1, null without attempts) and size then.
+ */
+export interface StatusChangedData {
+  provider: ProviderCode;
+  country: string;
+  operation: HealthOperation;
+  status: ProviderStatus;
+  previous_status: ProviderStatus;
+  since: string;
+  reason: string | null;
+  success_rate: number | null;
+  window_attempts: number;
+}

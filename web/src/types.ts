@@ -41,6 +41,7 @@ export const EVENT_NAMES = [
   'payout.paid',
   'payout.failed',
   'payout.returned',
+  'provider.status_changed',
 ] as const;
 
 /** The `data` of an operation's JSON answer with status `S` (200 unless given), as the API document declares it. */
