@@ -163,7 +163,8 @@ export interface HealthState {
   betterSince: number | null;
 }
 
-const RANK: Readonly<Record<ProviderStatus, number>> = { operational: 0, degraded: 1, down: 2 };
+/** Each status's level, worse higher: the order hysteresis compares, and the value of `paycollect_provider_status`. */
+export const STATUS_LEVEL: Readonly<Record<ProviderStatus, number>> = { operational: 0, degraded: 1, down: 2 };
 
 /**
  * The next state from `state` given what the figures point to at `now` (docs/availability.md#statuses): a worse status
@@ -172,11 +173,11 @@ const RANK: Readonly<Record<ProviderStatus, number>> = { operational: 0, degrade
  */
 export function nextHealth(state: HealthState, pointsTo: ProviderStatus, now: number): HealthState {
   const sinceLastChange = now - state.since;
-  if (RANK[pointsTo] > RANK[state.status]) {
+  if (STATUS_LEVEL[pointsTo] > STATUS_LEVEL[state.status]) {
     if (pointsTo !== 'down' && sinceLastChange < THRESHOLDS.minChangeIntervalMs) return { ...state, betterSince: null };
     return { status: pointsTo, since: now, betterSince: null };
   }
-  if (RANK[pointsTo] === RANK[state.status]) return { ...state, betterSince: null };
+  if (STATUS_LEVEL[pointsTo] === STATUS_LEVEL[state.status]) return { ...state, betterSince: null };
   const betterSince = state.betterSince ?? now;
   if (now - betterSince >= THRESHOLDS.recoveryMs && sinceLastChange >= THRESHOLDS.minChangeIntervalMs)
     return { status: pointsTo, since: now, betterSince: null };
