@@ -26,6 +26,7 @@ import { developerRoutes } from './routes/developer';
 import { payoutRoutes } from './routes/payouts';
 import { checkoutRoutes } from './routes/checkout';
 import { availabilityRoutes } from './routes/availability';
+import { statusPageRoutes } from './routes/status-page';
 import { linkPageRoutes, paymentLinkRoutes } from './routes/payment-links';
 import { balanceRoutes } from './routes/balance';
 import { settlementReportRoutes } from './routes/settlement-reports';
@@ -72,6 +73,7 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
     paymentRoutes(deps),
     balanceRoutes(deps),
     availabilityRoutes(deps),
+    statusPageRoutes(deps),
     settlementReportRoutes(deps),
     payoutRoutes(deps),
     checkoutRoutes(deps),

@@ -19,6 +19,7 @@ import {
   type HealthState,
   type OutcomeSide,
   type ProviderStatus,
+  type RecordedChange,
   STATUS_CHANGED_EVENT,
   type StatusChangedData,
 } from '../domain/provider-health';
@@ -379,4 +380,27 @@ export async function findStatusChangedEvents(
     .orderBy('id')
     .select('id', 'merchant_id')) as { id: string; merchant_id: string }[];
   return rows.map((row) => ({ id: row.id, merchantId: row.merchant_id, environment, type: STATUS_CHANGED_EVENT }));
+}
+
+/** Every change of the shown status in `environment` since `from` (epoch ms), oldest first. */
+export async function readStatusChanges(db: Db, environment: Environment, from: number): Promise<RecordedChange[]> {
+  const rows = (await db('provider_status_changes')
+    .where({ environment })
+    .where('at', '>=', new Date(from))
+    .orderBy([{ column: 'at' }, { column: 'id' }])
+    .select('provider', 'country', 'operation', 'from_status', 'to_status', 'reason', 'at')) as (HealthKey & {
+    from_status: ProviderStatus;
+    to_status: ProviderStatus;
+    reason: string | null;
+    at: Date;
+  })[];
+  return rows.map((row) => ({
+    provider: row.provider,
+    country: row.country.trim(),
+    operation: row.operation,
+    at: row.at.getTime(),
+    from: row.from_status,
+    to: row.to_status,
+    reason: row.reason,
+  }));
 }

@@ -254,3 +254,52 @@ export interface StatusChangedData {
   success_rate: number | null;
   window_attempts: number;
 }
+
+/** One recorded change of a key's shown status: when (epoch ms), from what, to what, why. */
+export interface RecordedChange extends HealthKey {
+  at: number;
+  from: ProviderStatus;
+  to: ProviderStatus;
+  reason: string | null;
+}
+
+/** The days the status page shows (docs/availability.md#status-page). */
+export const STATUS_PAGE_DAYS = 90;
+
+/**
+ * The worst status a key showed on each UTC day of the `days` days ending with the day of `now` (epoch ms), oldest
+ * first (docs/availability.md#status-page): the status at the day's start (the last earlier change's, else the first
+ * change's `from`, else `current`) or any status a change of that day went to, whichever is worse.
+ * @param changes the key's changes, any order
+ * @param current the status the key shows now
+ */
+export function dailyWorst(
+  changes: readonly Pick<RecordedChange, 'at' | 'from' | 'to'>[],
+  current: ProviderStatus,
+  now: number,
+  days: number = STATUS_PAGE_DAYS,
+): ProviderStatus[] {
+  const sorted = [...changes].sort((a, b) => a.at - b.at);
+  const today = Math.floor(now / 86_400_000) * 86_400_000;
+  const result: ProviderStatus[] = [];
+  for (let d = days - 1; d >= 0; d -= 1) {
+    const start = today - d * 86_400_000;
+    const end = start + 86_400_000;
+    const before = sorted.filter((c) => c.at < start).pop();
+    let worst: ProviderStatus = before?.to ?? sorted[0]?.from ?? current;
+    for (const change of sorted)
+      if (change.at >= start && change.at < end && STATUS_LEVEL[change.to] > STATUS_LEVEL[worst]) worst = change.to;
+    result.push(worst);
+  }
+  return result;
+}
+
+/** What the public status page shows (docs/availability.md#status-page). */
+export interface StatusPage {
+  /** Every served key of the live environment: its status now, an operator's reason, its worst status each day. */
+  rows: (AvailabilityRow & { days: ProviderStatus[] })[];
+  /** The changes of the last {@link STATUS_PAGE_DAYS} days, newest first. */
+  incidents: RecordedChange[];
+  /** The first day shown, `YYYY-MM-DD` (UTC). */
+  firstDay: string;
+}
