@@ -482,6 +482,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public status page
+         * @description An HTML page for anyone, without a key (docs/availability.md#status-page): every provider, country and operation of the live environment with today's status, the last 90 days as daily bars (the worst status of each day) and the changes of those days with their reasons. No script; cached for 30 s.
+         */
+        get: operations["retrieveStatusPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payout_destinations": {
         parameters: {
             query?: never;
@@ -2028,6 +2048,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "provider.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An operator's status changed
+         * @description A provider, country and operation of your environment changed status (`operational`, `degraded`, `down`), as measured from all merchants' traffic or set by our operators with a reason (docs/availability.md#events). Sent to every merchant of the environment with an endpoint subscribed to it, once per change. `data` is the status with the figures of its window.
+         *
+         *     Delivered to each enabled webhook endpoint subscribed to `provider.status_changed` as a `POST` with a JSON body, signed with the endpoint's secret. Deliveries may arrive more than once and in any order: de-duplicate on `webhook-id`, and read `data.status` rather than the order of events.
+         */
+        post: operations["onProviderStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -2582,6 +2624,52 @@ export interface components {
              */
             created_at: string;
             data: components["schemas"]["CheckoutSession"];
+        };
+        /** @description An operator's status changed */
+        ProviderStatusChangedEvent: {
+            /** @description The event id `evt_…`, the same on every attempt and retry (also in `webhook-id`): de-duplicate on it */
+            id: string;
+            /**
+             * @description The event's name
+             * @enum {string}
+             */
+            event: "provider.status_changed";
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601, UTC)
+             */
+            created_at: string;
+            data: components["schemas"]["ProviderStatusChanged"];
+        };
+        /** @description The object the event is about, as it was then */
+        ProviderStatusChanged: {
+            /** @description The provider code (`momo`, `mobile_money_b`, `mpesa`, …) */
+            provider: string;
+            /** @description ISO 3166 alpha-2 country code */
+            country: string;
+            /**
+             * @description What is measured: collections, payouts or refunds
+             * @enum {string}
+             */
+            operation: "collection" | "payout" | "refund";
+            /**
+             * @description The status shown now (docs/availability.md#statuses)
+             * @enum {string}
+             */
+            status: "operational" | "degraded" | "down";
+            /**
+             * @description The status shown before the change
+             * @enum {string}
+             */
+            previous_status: "operational" | "degraded" | "down";
+            /** @description When the status changed (ISO 8601, UTC) */
+            since: string;
+            /** @description Why: the measured figures (share of provider failures, p95), or an operator's reason for a status set by hand */
+            reason: string | null;
+            /** @description Share of the window’s decided attempts that succeeded (0–1); null without attempts */
+            success_rate: number | null;
+            /** @description Decided attempts in the window (the most recent 50 within 10 minutes) */
+            window_attempts: number;
         };
         /** @description A test delivery */
         WebhookTestEvent: {
@@ -6875,6 +6963,42 @@ export interface operations {
             };
         };
     };
+    retrieveStatusPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html>… */
+                    "text/html": string;
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
     listPayoutDestinations: {
         parameters: {
             query?: {
@@ -11016,7 +11140,7 @@ export interface operations {
                 /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
                 /** @description Only events of this name */
-                type?: "payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created" | "payout.created" | "payout.paid" | "payout.failed" | "payout.returned" | "checkout.session.completed" | "checkout.session.expired";
+                type?: "payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created" | "payout.created" | "payout.paid" | "payout.failed" | "payout.returned" | "checkout.session.completed" | "checkout.session.expired" | "provider.status_changed";
             };
             header?: never;
             path?: never;
@@ -14824,7 +14948,7 @@ export interface operations {
                     /** @description Where to POST the events (https in live) */
                     url: string;
                     /** @description The event names to deliver */
-                    events: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created" | "payout.created" | "payout.paid" | "payout.failed" | "payout.returned" | "checkout.session.completed" | "checkout.session.expired")[];
+                    events: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created" | "payout.created" | "payout.paid" | "payout.failed" | "payout.returned" | "checkout.session.completed" | "checkout.session.expired" | "provider.status_changed")[];
                     /** @description Yours, to tell endpoints apart */
                     description?: string;
                 };
@@ -15120,7 +15244,7 @@ export interface operations {
                     /** @description A new address */
                     url?: string;
                     /** @description The event names to deliver from now on */
-                    events?: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created" | "payout.created" | "payout.paid" | "payout.failed" | "payout.returned" | "checkout.session.completed" | "checkout.session.expired")[];
+                    events?: ("payment.created" | "payment.completed" | "payment.failed" | "payment.cancelled" | "refund.completed" | "refund.failed" | "webhook.created" | "payout.created" | "payout.paid" | "payout.failed" | "payout.returned" | "checkout.session.completed" | "checkout.session.expired" | "provider.status_changed")[];
                     /**
                      * @description `enabled` or `disabled`
                      * @enum {string}
@@ -20343,6 +20467,71 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["CheckoutSessionExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the delivery within 10 seconds; the body is ignored (its first 1 KiB is kept in the delivery log). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery ends at once and the webhook becomes `failed`; nothing more is sent to it until you enable it again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), no answer within 10 seconds or a connection error is a failed attempt. Attempts: at once, then 5 minutes, 30 minutes, 2 hours and 24 hours after each failure (a longer `Retry-After` on a 429 or 503 is honoured, up to 24 hours). After the fifth failure the delivery is `failed` and the webhook becomes `failed` until a later delivery succeeds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onProviderStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt and retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse deliveries more than 5 minutes away from your clock */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`, keyed with the base64-decoded part of your secret after `whsec_`. Verify it with a Standard Webhooks library (`new Webhook(secret).verify(rawBody, headers)`). For 24 hours after a secret rotation it carries two signatures, space-separated, the new secret's first. */
+                "webhook-signature": string;
+                /** @description The simple scheme: `sha256=` + hex HMAC-SHA256 of the raw body, keyed with the whole secret string as shown (`whsec_…`). Two values, space-separated, during a rotation: accept the delivery when one matches. */
+                "X-Webhook-Signature": string;
+                /** @description Always `paycollect-webhooks/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_4Zq8rT2mWc9LbX1yHn7KpD3s",
+                 *       "event": "provider.status_changed",
+                 *       "created_at": "2026-11-24T10:00:04.000Z",
+                 *       "data": {
+                 *         "provider": "momo",
+                 *         "country": "RW",
+                 *         "operation": "collection",
+                 *         "status": "degraded",
+                 *         "previous_status": "operational",
+                 *         "since": "2026-11-24T10:00:00.000Z",
+                 *         "reason": "34 % provider failures in the last 50 attempts, p95 41 s",
+                 *         "success_rate": 0.52,
+                 *         "window_attempts": 50
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProviderStatusChangedEvent"];
             };
         };
         responses: {

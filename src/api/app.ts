@@ -28,6 +28,7 @@ import { developerRoutes } from './routes/developer';
 import { payoutRoutes } from './routes/payouts';
 import { checkoutRoutes } from './routes/checkout';
 import { availabilityRoutes } from './routes/availability';
+import { statusPageRoutes } from './routes/status-page';
 import { linkPageRoutes, paymentLinkRoutes } from './routes/payment-links';
 import { brandingRoutes } from './routes/branding';
 import { balanceRoutes } from './routes/balance';
@@ -75,6 +76,7 @@ export function createRouters(deps: AppDeps, metricsRoutes: Router): Router[] {
     paymentRoutes(deps),
     balanceRoutes(deps),
     availabilityRoutes(deps),
+    statusPageRoutes(deps),
     settlementReportRoutes(deps),
     payoutRoutes(deps),
     checkoutRoutes(deps),

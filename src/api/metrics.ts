@@ -6,6 +6,9 @@
  *   refunds asked of this API, by what became of them;
  * - `paycollect_provider_callbacks_total{provider,outcome}`: provider callbacks received;
  * - `paycollect_event_streams_open`: event streams (`GET /v1/developer/events/stream`) open now;
+ * - `paycollect_provider_status{provider,country,operation,environment}`: the status each provider, country and
+ *   operation shows (0 operational, 1 degraded, 2 down; docs/availability.md#metric), read from PostgreSQL at each
+ *   scrape and absent when it did not answer within 1 s;
  * - `paycollect_read_model_up`: 1 when a `select 1` reached PostgreSQL within 1 s at the last scrape;
  * - the backlog (docs/operations.md#backlog): `paycollect_webhook_deliveries_pending`,
  *   `paycollect_webhook_delivery_oldest_pending_seconds`, `paycollect_refunds_pending`,
@@ -21,10 +24,13 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { PROVIDER_KINDS } from '../domain/catalogue';
+import { ENVIRONMENTS } from '../domain/environment';
+import { STATUS_LEVEL } from '../domain/provider-health';
 import type { Db } from '../db/knex';
 import { openEventStreamCount } from '../services/event-stream';
 import { databaseAnswers } from '../services/health-service';
-import { BacklogReader, type Backlog, type BacklogFigure } from '../services/operations-service';
+import { answerWithin, BacklogReader, type Backlog, type BacklogFigure } from '../services/operations-service';
+import { availabilityOf } from '../services/provider-health-service';
 import { apiRouter } from './router';
 
 /** The metrics of one API process. */
@@ -176,6 +182,30 @@ export function createMetrics(db: Db): Metrics {
       const read = await backlog.readWithin(READ_MODEL_PROBE_TIMEOUT_MS);
       this.reset();
       for (const row of read?.exceptions ?? []) this.set({ provider: row.provider, kind: row.kind }, row.count);
+    },
+  });
+
+  new Gauge({
+    name: 'paycollect_provider_status',
+    help: 'The status each provider, country and operation shows, by environment: 0 operational, 1 degraded, 2 down (docs/availability.md#statuses)',
+    labelNames: ['provider', 'country', 'operation', 'environment'],
+    registers: [registry],
+    async collect() {
+      // Read at each scrape from the one place every process shares: a worker's last measurement may be another's.
+      const read = await answerWithin(
+        Promise.all(
+          ENVIRONMENTS.map(async (environment) =>
+            (await availabilityOf(db, environment)).map((row) => ({ ...row, environment })),
+          ),
+        ),
+        READ_MODEL_PROBE_TIMEOUT_MS,
+      );
+      this.reset();
+      for (const row of read?.flat() ?? [])
+        this.set(
+          { provider: row.provider, country: row.country, operation: row.operation, environment: row.environment },
+          STATUS_LEVEL[row.status],
+        );
     },
   });
 

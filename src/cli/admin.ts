@@ -37,6 +37,8 @@ import {
   type ProviderStatus,
 } from '../domain/provider-health';
 import { availabilityOf, overrideProviderStatus } from '../services/provider-health-service';
+import { deliverStatusChanges } from '../activities/provider-health-activities';
+import { findStatusChangedEvents } from '../db/provider-health';
 import { LIVE_ACCESS_REQUEST_STATUSES, type LiveAccessRequestStatus } from '../domain/live-access';
 import { PLANS } from '../domain/plans';
 import { createBlobStore } from '../lib/blob-store';
@@ -567,6 +569,20 @@ function formatAvailability(rows: AvailabilityRow[]): string {
 }
 
 /**
+ * Starts the deliveries of the `provider.status_changed` events an override at `at` (epoch ms) wrote
+ * (docs/availability.md#events); connects to Temporal only when there are some.
+ */
+async function deliverOverride(resources: Resources, environment: Environment, at: number): Promise<void> {
+  if ((await findStatusChangedEvents(resources.deps().db, environment, at)).length === 0) return;
+  const operations = await resources.operations();
+  await deliverStatusChanges(
+    { db: operations.db, temporal: operations.temporal, taskQueue: operations.config.TEMPORAL_WEBHOOK_TASK_QUEUE },
+    environment,
+    at,
+  );
+}
+
+/**
  * `provider status|set-status|clear-status` (docs/availability.md#overrides): operators' health as measured, and an
  * operator's status with a reason (planned maintenance), which wins until cleared.
  */
@@ -603,13 +619,15 @@ function addProviderCommands(program: Command, resources: () => Resources, io: C
         operation: HealthOperation,
         options: KeyOptions & { status: ProviderStatus; reason: string },
       ) => {
+        const now = Date.now();
         const changed = await overrideProviderStatus(
           resources().deps().db,
           options.environment,
           { provider: code as ProviderCode, country: country.toUpperCase(), operation },
           { status: options.status, reason: options.reason, by: options.operator },
-          Date.now(),
+          now,
         );
+        await deliverOverride(resources(), options.environment, now);
         io.out(
           `${code} ${country.toUpperCase()} ${operation} (${options.environment}): ${changed.before} → ${changed.after}\n`,
         );
@@ -618,13 +636,15 @@ function addProviderCommands(program: Command, resources: () => Resources, io: C
   key(provider.command('clear-status'))
     .description('clear the status set by hand: the measured one shows again')
     .action(async (code: string, country: string, operation: HealthOperation, options: KeyOptions) => {
+      const now = Date.now();
       const changed = await overrideProviderStatus(
         resources().deps().db,
         options.environment,
         { provider: code as ProviderCode, country: country.toUpperCase(), operation },
         null,
-        Date.now(),
+        now,
       );
+      await deliverOverride(resources(), options.environment, now);
       io.out(
         `${code} ${country.toUpperCase()} ${operation} (${options.environment}): ${changed.before} → ${changed.after}\n`,
       );

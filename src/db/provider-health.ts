@@ -2,11 +2,14 @@
  * Operator health's rows (docs/availability.md): the decided attempts it is measured from (`provider_outcomes`), the
  * last measured status of each provider, country and operation (`provider_health`) and its changes
  * (`provider_status_changes`). The one writer of the three tables: outcomes are recorded once per attempt and
- * operation; statuses only by the measurement ({@link saveHealth}) and operators' overrides ({@link setOverride}).
+ * operation; statuses only by the measurement ({@link saveHealth}) and operators' overrides ({@link setOverride}),
+ * each change with its `provider.status_changed` events in the same transaction.
  * Durations are milliseconds in the database and seconds in the domain; times ISO 8601 UTC.
  */
+import { createHash } from 'node:crypto';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
+import { base62FromDigest, ID_PREFIXES, ID_RANDOM_LENGTH } from '../domain/ids';
 import {
   BUCKET,
   type BucketFigures,
@@ -16,8 +19,13 @@ import {
   type HealthState,
   type OutcomeSide,
   type ProviderStatus,
+  type RecordedChange,
+  STATUS_CHANGED_EVENT,
+  type StatusChangedData,
 } from '../domain/provider-health';
 import { iso, type Db } from './knex';
+import { insertEventOnce, type EventInput } from './payments';
+import { subscribedMerchantIdsQuery } from './webhook-subscribers';
 
 /** A decided attempt to record: which provider, country and operation, whose object, and how it ended. */
 export interface ProviderOutcomeInput extends HealthKey {
@@ -237,15 +245,23 @@ export async function saveHealth(
         'measured_at',
       ]);
     const changed = measured.shownBefore !== null && measured.shownBefore !== measured.shown;
-    if (changed)
+    if (changed && measured.shownBefore) {
+      const change = { ...key, status: measured.shown, previous_status: measured.shownBefore, reason };
       await trx('provider_status_changes').insert({
         environment,
         ...key,
-        from_status: measured.shownBefore,
-        to_status: measured.shown,
+        from_status: change.previous_status,
+        to_status: change.status,
         reason,
         at,
       });
+      await writeStatusChangedEvents(trx, environment, {
+        ...change,
+        since: at.toISOString(),
+        success_rate: measured.figures.successRate,
+        window_attempts: measured.figures.attempts,
+      });
+    }
     return changed;
   });
 }
@@ -284,15 +300,107 @@ export async function setOverride(
       })
       .onConflict(['environment', 'provider', 'country', 'operation'])
       .merge(['override_status', 'override_reason', 'override_by']);
-    if (before !== after)
+    if (before !== after) {
+      const reason = override ? `${override.reason} (set by ${override.by})` : 'override cleared';
       await trx('provider_status_changes').insert({
         environment,
         ...key,
         from_status: before,
         to_status: after,
-        reason: override ? `${override.reason} (set by ${override.by})` : 'override cleared',
+        reason,
         at,
       });
+      await writeStatusChangedEvents(trx, environment, {
+        ...key,
+        status: after,
+        previous_status: before,
+        since: at.toISOString(),
+        // The merchant reads the operator's own words; "cleared" when the measured status shows again.
+        reason: override?.reason ?? 'override cleared',
+        success_rate: row?.success_rate ?? null,
+        window_attempts: row?.window_attempts ?? 0,
+      });
+    }
     return { before, after };
   });
+}
+
+/** What names one change of `environment` (the `object_id` of its events, indexed): its key and moment. */
+function statusChangeRef(environment: Environment, key: HealthKey, since: string): string {
+  return `provider-status:${environment}:${healthKeyOf(key)}:${since}`;
+}
+
+/**
+ * Writes, inside the transaction `trx` of a status change, one `provider.status_changed` event (created at
+ * `data.since`) per merchant of `environment` with a webhook that takes it (docs/availability.md#events); ids derive
+ * from the change and the merchant, so a repeat writes nothing twice.
+ */
+async function writeStatusChangedEvents(trx: Db, environment: Environment, data: StatusChangedData): Promise<void> {
+  const merchants = (await subscribedMerchantIdsQuery(trx, environment, STATUS_CHANGED_EVENT)) as {
+    merchant_id: string;
+  }[];
+  const ref = statusChangeRef(environment, data, data.since);
+  for (const { merchant_id: merchantId } of merchants) {
+    const event: EventInput = {
+      id:
+        ID_PREFIXES.event +
+        base62FromDigest(createHash('sha256').update(`${ref}:${merchantId}`).digest(), ID_RANDOM_LENGTH),
+      merchantId,
+      environment,
+      type: STATUS_CHANGED_EVENT,
+      objectId: ref,
+      data,
+      createdAt: data.since,
+    };
+    await insertEventOnce(trx, event);
+  }
+}
+
+/**
+ * The `provider.status_changed` events of `environment` written by the changes at `at` (epoch ms): what a measurement
+ * or an override starts deliveries of, found again by a retry of the same moment (docs/availability.md#events). Two
+ * indexed reads; none when nothing changed at `at`.
+ */
+export async function findStatusChangedEvents(
+  db: Db,
+  environment: Environment,
+  at: number,
+): Promise<Pick<EventInput, 'id' | 'merchantId' | 'environment' | 'type'>[]> {
+  const since = new Date(at);
+  const changes = (await db('provider_status_changes')
+    .where({ environment, at: since })
+    .select('provider', 'country', 'operation')) as HealthKey[];
+  if (changes.length === 0) return [];
+  const refs = changes.map((key) =>
+    statusChangeRef(environment, { ...key, country: key.country.trim() }, since.toISOString()),
+  );
+  const rows = (await db('events')
+    .whereIn('object_id', refs)
+    .where({ environment, type: STATUS_CHANGED_EVENT })
+    .orderBy('id')
+    .select('id', 'merchant_id')) as { id: string; merchant_id: string }[];
+  return rows.map((row) => ({ id: row.id, merchantId: row.merchant_id, environment, type: STATUS_CHANGED_EVENT }));
+}
+
+/** Every change of the shown status in `environment` since `from` (epoch ms), oldest first. */
+export async function readStatusChanges(db: Db, environment: Environment, from: number): Promise<RecordedChange[]> {
+  const rows = (await db('provider_status_changes')
+    .where({ environment })
+    .where('at', '>=', new Date(from))
+    .orderBy([{ column: 'at' }, { column: 'id' }])
+    .select('provider', 'country', 'operation', 'from_status', 'to_status', 'reason', 'at')) as (HealthKey & {
+    from_status: ProviderStatus;
+    to_status: ProviderStatus;
+    reason: string | null;
+    at: Date;
+  })[];
+  return rows.map((row) => ({
+    provider: row.provider,
+    country: row.country.trim(),
+    operation: row.operation,
+    at: row.at.getTime(),
+    from: row.from_status,
+    to: row.to_status,
+    reason: row.reason,
+  }));
 }

@@ -163,7 +163,8 @@ export interface HealthState {
   betterSince: number | null;
 }
 
-const RANK: Readonly<Record<ProviderStatus, number>> = { operational: 0, degraded: 1, down: 2 };
+/** Each status's level, worse higher: the order hysteresis compares, and the value of `paycollect_provider_status`. */
+export const STATUS_LEVEL: Readonly<Record<ProviderStatus, number>> = { operational: 0, degraded: 1, down: 2 };
 
 /**
  * The next state from `state` given what the figures point to at `now` (docs/availability.md#statuses): a worse status
@@ -172,11 +173,11 @@ const RANK: Readonly<Record<ProviderStatus, number>> = { operational: 0, degrade
  */
 export function nextHealth(state: HealthState, pointsTo: ProviderStatus, now: number): HealthState {
   const sinceLastChange = now - state.since;
-  if (RANK[pointsTo] > RANK[state.status]) {
+  if (STATUS_LEVEL[pointsTo] > STATUS_LEVEL[state.status]) {
     if (pointsTo !== 'down' && sinceLastChange < THRESHOLDS.minChangeIntervalMs) return { ...state, betterSince: null };
     return { status: pointsTo, since: now, betterSince: null };
   }
-  if (RANK[pointsTo] === RANK[state.status]) return { ...state, betterSince: null };
+  if (STATUS_LEVEL[pointsTo] === STATUS_LEVEL[state.status]) return { ...state, betterSince: null };
   const betterSince = state.betterSince ?? now;
   if (now - betterSince >= THRESHOLDS.recoveryMs && sinceLastChange >= THRESHOLDS.minChangeIntervalMs)
     return { status: pointsTo, since: now, betterSince: null };
@@ -232,4 +233,73 @@ export interface AvailabilityRow extends HealthKey {
   p95Seconds: number | null;
   windowAttempts: number;
   reason: string | null;
+}
+
+/** The event of a changed status (docs/availability.md#events). */
+export const STATUS_CHANGED_EVENT = 'provider.status_changed';
+
+/**
+ * The `data` of a `provider.status_changed` event (docs/availability.md#events): the key, the status shown now and
+ * before, when it changed (ISO 8601 UTC), why (the figures, or an operator's reason), and the bucket's success rate
+ * (0–1, null without attempts) and size then.
+ */
+export interface StatusChangedData {
+  provider: ProviderCode;
+  country: string;
+  operation: HealthOperation;
+  status: ProviderStatus;
+  previous_status: ProviderStatus;
+  since: string;
+  reason: string | null;
+  success_rate: number | null;
+  window_attempts: number;
+}
+
+/** One recorded change of a key's shown status: when (epoch ms), from what, to what, why. */
+export interface RecordedChange extends HealthKey {
+  at: number;
+  from: ProviderStatus;
+  to: ProviderStatus;
+  reason: string | null;
+}
+
+/** The days the status page shows (docs/availability.md#status-page). */
+export const STATUS_PAGE_DAYS = 90;
+
+/**
+ * The worst status a key showed on each UTC day of the `days` days ending with the day of `now` (epoch ms), oldest
+ * first (docs/availability.md#status-page): the status at the day's start (the last earlier change's, else the first
+ * change's `from`, else `current`) or any status a change of that day went to, whichever is worse.
+ * @param changes the key's changes, any order
+ * @param current the status the key shows now
+ */
+export function dailyWorst(
+  changes: readonly Pick<RecordedChange, 'at' | 'from' | 'to'>[],
+  current: ProviderStatus,
+  now: number,
+  days: number = STATUS_PAGE_DAYS,
+): ProviderStatus[] {
+  const sorted = [...changes].sort((a, b) => a.at - b.at);
+  const today = Math.floor(now / 86_400_000) * 86_400_000;
+  const result: ProviderStatus[] = [];
+  for (let d = days - 1; d >= 0; d -= 1) {
+    const start = today - d * 86_400_000;
+    const end = start + 86_400_000;
+    const before = sorted.filter((c) => c.at < start).pop();
+    let worst: ProviderStatus = before?.to ?? sorted[0]?.from ?? current;
+    for (const change of sorted)
+      if (change.at >= start && change.at < end && STATUS_LEVEL[change.to] > STATUS_LEVEL[worst]) worst = change.to;
+    result.push(worst);
+  }
+  return result;
+}
+
+/** What the public status page shows (docs/availability.md#status-page). */
+export interface StatusPage {
+  /** Every served key of the live environment: its status now, an operator's reason, its worst status each day. */
+  rows: (AvailabilityRow & { days: ProviderStatus[] })[];
+  /** The changes of the last {@link STATUS_PAGE_DAYS} days, newest first. */
+  incidents: RecordedChange[];
+  /** The first day shown, `YYYY-MM-DD` (UTC). */
+  firstDay: string;
 }

@@ -71,15 +71,23 @@ export class BacklogReader {
    * answers while PostgreSQL is down; the read goes on and serves the next scrape).
    */
   async readWithin(timeoutMs: number): Promise<Backlog | undefined> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), timeoutMs);
-    });
-    try {
-      return await Promise.race([this.read().catch(() => undefined), late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return answerWithin(this.read(), timeoutMs);
+  }
+}
+
+/**
+ * What `read` resolves to, or undefined when it fails or takes longer than `timeoutMs` milliseconds (a scrape answers
+ * while PostgreSQL is down; the read goes on on its own).
+ */
+export async function answerWithin<T>(read: Promise<T>, timeoutMs: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), timeoutMs);
+  });
+  try {
+    return await Promise.race([read.catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -5,8 +5,16 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { ENVIRONMENTS, type Environment } from '../domain/environment';
 import { DomainError } from '../domain/errors';
-import { servedHealthKeys, type AvailabilityRow, type HealthKey, type ProviderStatus } from '../domain/provider-health';
-import { healthKeyOf, readHealth, setOverride, shownStatus } from '../db/provider-health';
+import {
+  dailyWorst,
+  servedHealthKeys,
+  STATUS_PAGE_DAYS,
+  type AvailabilityRow,
+  type HealthKey,
+  type ProviderStatus,
+  type StatusPage,
+} from '../domain/provider-health';
+import { healthKeyOf, readHealth, readStatusChanges, setOverride, shownStatus } from '../db/provider-health';
 import type { Db } from '../db/knex';
 
 /** Every served key of `environment` with its status, measured or not yet (then `operational` without figures). */
@@ -25,6 +33,27 @@ export async function availabilityOf(db: Db, environment: Environment): Promise<
       reason: health?.override?.reason ?? null,
     };
   });
+}
+
+/**
+ * The live environment's status page at `now` (epoch ms; docs/availability.md#status-page): today's status of every
+ * provider, country and operation, the worst status of each of the last 90 days, and the changes of those days.
+ */
+export async function statusPageOf(db: Db, now: number): Promise<StatusPage> {
+  const firstDay = (Math.floor(now / 86_400_000) - (STATUS_PAGE_DAYS - 1)) * 86_400_000;
+  const [rows, changes] = await Promise.all([availabilityOf(db, 'live'), readStatusChanges(db, 'live', firstDay)]);
+  return {
+    rows: rows.map((row) => ({
+      ...row,
+      days: dailyWorst(
+        changes.filter((change) => healthKeyOf(change) === healthKeyOf(row)),
+        row.status,
+        now,
+      ),
+    })),
+    incidents: [...changes].reverse(),
+    firstDay: new Date(firstDay).toISOString().slice(0, 10),
+  };
 }
 
 /**

@@ -27,6 +27,26 @@ export const availability = z
   })
   .openapi('Availability');
 
+/** The `data` of a `provider.status_changed` event (docs/availability.md#events). */
+export const providerStatusChanged = z
+  .object({
+    provider: availability.shape.provider,
+    country: availability.shape.country,
+    operation: availability.shape.operation,
+    status: availability.shape.status.openapi({ description: 'The status shown now (docs/availability.md#statuses)' }),
+    previous_status: z
+      .enum(['operational', 'degraded', 'down'])
+      .openapi({ description: 'The status shown before the change' }),
+    since: z.string().openapi({ description: 'When the status changed (ISO 8601, UTC)' }),
+    reason: z.string().nullable().openapi({
+      description:
+        "Why: the measured figures (share of provider failures, p95), or an operator's reason for a status set by hand",
+    }),
+    success_rate: availability.shape.success_rate,
+    window_attempts: availability.shape.window_attempts,
+  })
+  .openapi('ProviderStatusChanged');
+
 /** A row as answered. */
 export type AvailabilityView = z.output<typeof availability>;
 

@@ -344,8 +344,11 @@ export interface ReconciliationSummary {
 /** The activity of a reconciliation run. */
 /** The measurement of operators' health (docs/availability.md#statuses). */
 export interface ProviderHealthActivities {
-  /** Judges every provider, country and operation `input.environment` serves now; returns the changed statuses. */
-  measureProviderHealth(input: { environment: Environment }): Promise<StatusChange[]>;
+  /**
+   * Judges every provider, country and operation `input.environment` serves at `input.now` (epoch ms; the activity's
+   * clock without it), starts the deliveries of the changes' events; returns the changed statuses.
+   */
+  measureProviderHealth(input: { environment: Environment; now?: number }): Promise<StatusChange[]>;
 }
 
 export interface ReconciliationActivities {

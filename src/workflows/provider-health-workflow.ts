@@ -15,7 +15,11 @@ const { measureProviderHealth } = proxyActivities<ProviderHealthActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds' },
 });
 
-/** Measures `input.environment` once. @returns the statuses that changed */
+/**
+ * Measures `input.environment` once, at the workflow's moment: every retry of the activity measures the same moment, so
+ * one that follows a try whose changes were written still starts their events' deliveries.
+ * @returns the statuses that changed
+ */
 export async function providerHealthWorkflow(input: { environment: Environment }): Promise<StatusChange[]> {
-  return measureProviderHealth(input);
+  return measureProviderHealth({ environment: input.environment, now: Date.now() });
 }

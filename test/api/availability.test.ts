@@ -54,7 +54,7 @@ describe('availability (docs/availability.md)', function () {
   });
 
   it('is measured by a Schedule every 30 s: an operator failing at the provider goes down, and the API says so', async () => {
-    const { client, config, db } = await getStack();
+    const { client, config, db, baseUrl } = await getStack();
     const developer = await registerDeveloper();
     const created = await ensureProviderHealthSchedules(client, config.TEMPORAL_TASK_QUEUE);
     try {
@@ -83,6 +83,14 @@ describe('availability (docs/availability.md)', function () {
         row = rows.find((r) => r?.provider === 'mobile_money_b' && r.country === 'UG' && r.operation === 'payout');
       }
       expect(row).to.deep.include({ status: 'down', window_attempts: 25, success_rate: 0 });
+      // The gauge the alert rules read says the same (docs/availability.md#metric): 2 for down, 0 for operational.
+      const metrics = await (await fetch(`${baseUrl}/metrics`)).text();
+      expect(metrics).to.contain(
+        'paycollect_provider_status{provider="mobile_money_b",country="UG",operation="payout",environment="sandbox"} 2',
+      );
+      expect(metrics).to.contain(
+        'paycollect_provider_status{provider="mpesa",country="KE",operation="payout",environment="live"} 0',
+      );
     } finally {
       for (const environment of ['sandbox', 'live'] as const)
         await client.schedule

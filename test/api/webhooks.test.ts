@@ -207,12 +207,12 @@ describe('webhook endpoints over HTTP (docs/webhooks.md)', function () {
       [
         'an unknown event name',
         { url: 'https://hooks.example.com/', events: ['payment.created', 'payment.exploded'] },
-        'events.1 must be one of: payment.created, payment.completed, payment.failed, payment.cancelled, refund.completed, refund.failed, webhook.created, payout.created, payout.paid, payout.failed, payout.returned, checkout.session.completed, checkout.session.expired',
+        'events.1 must be one of: payment.created, payment.completed, payment.failed, payment.cancelled, refund.completed, refund.failed, webhook.created, payout.created, payout.paid, payout.failed, payout.returned, checkout.session.completed, checkout.session.expired, provider.status_changed',
       ],
       [
         'webhook.test as a subscription',
         { url: 'https://hooks.example.com/', events: ['webhook.test'] },
-        'events.0 must be one of: payment.created, payment.completed, payment.failed, payment.cancelled, refund.completed, refund.failed, webhook.created, payout.created, payout.paid, payout.failed, payout.returned, checkout.session.completed, checkout.session.expired',
+        'events.0 must be one of: payment.created, payment.completed, payment.failed, payment.cancelled, refund.completed, refund.failed, webhook.created, payout.created, payout.paid, payout.failed, payout.returned, checkout.session.completed, checkout.session.expired, provider.status_changed',
       ],
       ['an empty events list', { url: 'https://hooks.example.com/', events: [] }, 'events must not be empty'],
       ['no events', { url: 'https://hooks.example.com/' }, 'events is required'],

@@ -10,6 +10,7 @@ import { PAYOUT_FAILURE_CODES } from '../../src/domain/payout-rail';
 import {
   BUCKET,
   bucketFigures,
+  dailyWorst,
   nextHealth,
   PAYMENT_FAILURE_SIDE,
   paymentFailureSide,
@@ -190,5 +191,36 @@ describe('operator health: hysteresis', () => {
         },
       ),
     );
+  });
+});
+
+describe('operator health: the status page days (docs/availability.md#status-page)', () => {
+  const DAY = 86_400_000;
+  const now = Date.parse('2031-03-10T12:00:00Z');
+  const today = Date.parse('2031-03-10T00:00:00Z');
+
+  it('shows the current status every day when nothing changed', () => {
+    expect(dailyWorst([], 'operational', now)).to.deep.equal(Array(90).fill('operational'));
+    expect(dailyWorst([], 'down', now, 3)).to.deep.equal(['down', 'down', 'down']);
+  });
+
+  it('marks each day by its worst status, carried over midnight until the next change', () => {
+    const days = dailyWorst(
+      [
+        { at: today - 2 * DAY + 3_600_000, from: 'operational', to: 'down' },
+        { at: today - DAY + 7_200_000, from: 'down', to: 'degraded' },
+        { at: today - DAY + 9_000_000, from: 'degraded', to: 'operational' },
+      ],
+      'operational',
+      now,
+      4,
+    );
+    expect(days).to.deep.equal(['operational', 'down', 'down', 'operational']);
+  });
+
+  it('takes the status before the first change of the window from that change, not from now', () => {
+    expect(
+      dailyWorst([{ at: today + 1000, from: 'degraded', to: 'operational' }], 'operational', now, 2),
+    ).to.deep.equal(['degraded', 'degraded']);
   });
 });

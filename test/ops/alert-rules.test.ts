@@ -25,7 +25,7 @@ describe('alert rules (docs/operations.md#alerts)', function () {
   it('are valid and pass their unit tests with promtool', () => {
     const checked = promtool('check', 'rules', 'paycollect-rules.yml');
     expect(checked.status, checked.output).to.equal(0);
-    expect(checked.output).to.match(/SUCCESS: 11 rules found/);
+    expect(checked.output).to.match(/SUCCESS: 13 rules found/);
     const config = promtool('check', 'config', 'prometheus.yml');
     expect(config.status, config.output).to.equal(0);
     const tested = promtool('test', 'rules', 'paycollect-rules.test.yml');
@@ -66,7 +66,7 @@ describe('alert rules (docs/operations.md#alerts)', function () {
       ),
     );
     const runbooks = [...rules.matchAll(/runbook: docs\/operations\.md#([a-z0-9-]+)/g)].map((m) => m[1] as string);
-    expect(runbooks).to.have.length(11);
+    expect(runbooks).to.have.length(13);
     expect(runbooks.filter((anchor) => !anchors.has(anchor))).to.deep.equal([]);
   });
 });

@@ -49,6 +49,7 @@ export const EVENT_NAMES = [
   'payout.returned',
   'checkout.session.completed',
   'checkout.session.expired',
+  'provider.status_changed',
 ] as const satisfies readonly ApiEventName[];
 /** Compiles only when every event of the API is in {@link EVENT_NAMES} (docs/webhooks.md). */
 export type EveryEventNameListed = AssertNone<Exclude<ApiEventName, (typeof EVENT_NAMES)[number]>>;

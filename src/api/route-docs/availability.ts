@@ -44,4 +44,21 @@ export const availabilityRouteDocs: RouteDoc[] = [
       example: ok('Availability retrieved', { availability: [example] }),
     },
   },
+  {
+    operationId: 'retrieveStatusPage',
+    method: 'get',
+    path: '/status',
+    tag: 'Availability',
+    summary: 'The public status page',
+    description:
+      "An HTML page for anyone, without a key (docs/availability.md#status-page): every provider, country and operation of the live environment with today's status, the last 90 days as daily bars (the worst status of each day) and the changes of those days with their reasons. No script; cached for 30 s.",
+    success: {
+      status: 200,
+      description: 'The page',
+      schema: z.string(),
+      contentType: 'text/html',
+      example: '<!doctype html>…',
+    },
+    errors: [503],
+  },
 ];

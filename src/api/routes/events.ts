@@ -28,6 +28,7 @@ export const EVENT_NAMES = [
   'payout.returned',
   'checkout.session.completed',
   'checkout.session.expired',
+  'provider.status_changed',
 ] as const;
 
 /** Query of the list: `page` ≥ 1 (default 1), `limit` 1–100 (default 10), `type` one event name. */

@@ -146,6 +146,24 @@ export const WEBHOOK_EVENTS: readonly WebhookEventDoc[] = [
     example: { ...checkoutSessionExample, status: 'expired' },
   },
   {
+    name: 'provider.status_changed',
+    summary: "An operator's status changed",
+    description:
+      "A provider, country and operation of your environment changed status (`operational`, `degraded`, `down`), as measured from all merchants' traffic or set by our operators with a reason (docs/availability.md#events). Sent to every merchant of the environment with an endpoint subscribed to it, once per change. `data` is the status with the figures of its window.",
+    data: out.providerStatusChanged,
+    example: {
+      provider: 'momo',
+      country: 'RW',
+      operation: 'collection',
+      status: 'degraded',
+      previous_status: 'operational',
+      since: '2026-11-24T10:00:00.000Z',
+      reason: '34 % provider failures in the last 50 attempts, p95 41 s',
+      success_rate: 0.52,
+      window_attempts: 50,
+    },
+  },
+  {
     name: TEST_EVENT_NAME,
     summary: 'A test delivery',
     description:
