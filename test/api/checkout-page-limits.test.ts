@@ -2,7 +2,8 @@
  * The checkout page's own API limits (docs/limits.md#checkout-page-limits) over real HTTP on an app with the
  * production limits (RATE_LIMIT_MULTIPLIER 1): 60 requests a minute per session and per client address, then 429
  * `rate_limited` in the envelope with `Retry-After`, counted across `/public`, `/attempts` and `/events`; a refused
- * attempt prompts nobody; two client addresses (127.0.0.1 and 127.0.0.2, both loopback) tell the two budgets apart.
+ * attempt prompts nobody; two client addresses of the test's own (127.0.0.31 and 127.0.0.32, both loopback) tell the
+ * two budgets apart.
  * And no CORS header on these routes, to a preflight or a request with an `Origin`.
  */
 import http from 'node:http';
@@ -98,23 +99,27 @@ describe("the checkout page's own API limits (docs/limits.md#checkout-page-limit
   });
 
   it('takes 60 requests a minute per session and per client address, then 429 with Retry-After', async () => {
+    // Addresses of this test's own: the counts live in PostgreSQL, shared with every other test's requests from
+    // 127.0.0.1 in the same minute.
+    const OWN = '127.0.0.31';
+    const OTHER = '127.0.0.32';
     const first = await createSession(dev);
     const second = await createSession(dev);
     await roomInMinute(40);
 
-    // 60 requests on the first session from 127.0.0.1, across the three routes.
-    const stream = await request(app.baseUrl, `/v1/checkout/sessions/${first}/events`, '127.0.0.1');
+    // 60 requests on the first session from OWN, across the three routes.
+    const stream = await request(app.baseUrl, `/v1/checkout/sessions/${first}/events`, OWN);
     expect(stream.status).to.equal(200);
     for (let i = 1; i < 60; i += 1) {
-      const read = await request(app.baseUrl, `/v1/checkout/sessions/${first}/public`, '127.0.0.1');
+      const read = await request(app.baseUrl, `/v1/checkout/sessions/${first}/public`, OWN);
       expect(read.status, `request ${i + 1}`).to.equal(200);
       expect(read.headers['access-control-allow-origin']).to.equal(undefined);
     }
 
     // The session has had its 60: from another address too, on every route, and the attempt prompts nobody.
-    expectLimited(await request(app.baseUrl, `/v1/checkout/sessions/${first}/public`, '127.0.0.2'), 'public');
-    expectLimited(await request(app.baseUrl, `/v1/checkout/sessions/${first}/events`, '127.0.0.2'), 'events');
-    const attempt = await request(app.baseUrl, `/v1/checkout/sessions/${first}/attempts`, '127.0.0.2', {
+    expectLimited(await request(app.baseUrl, `/v1/checkout/sessions/${first}/public`, OTHER), 'public');
+    expectLimited(await request(app.baseUrl, `/v1/checkout/sessions/${first}/events`, OTHER), 'events');
+    const attempt = await request(app.baseUrl, `/v1/checkout/sessions/${first}/attempts`, OTHER, {
       body: { payment_method: 'mobile_money', phone_number: '0788 000 001' },
     });
     expectLimited(attempt, 'attempts');
@@ -122,8 +127,8 @@ describe("the checkout page's own API limits (docs/limits.md#checkout-page-limit
     expect(await db('payments').where({ checkout_session: first }).select('id')).to.deep.equal([]);
 
     // Another session from the second address (3 requests so far) is served; from the first address it is not.
-    expect((await request(app.baseUrl, `/v1/checkout/sessions/${second}/public`, '127.0.0.2')).status).to.equal(200);
-    expectLimited(await request(app.baseUrl, `/v1/checkout/sessions/${second}/public`, '127.0.0.1'), 'per address');
+    expect((await request(app.baseUrl, `/v1/checkout/sessions/${second}/public`, OTHER)).status).to.equal(200);
+    expectLimited(await request(app.baseUrl, `/v1/checkout/sessions/${second}/public`, OWN), 'per address');
 
     // The merchant's own routes (with its key) are not the page's budget.
     const merchant = await fetch(`${app.baseUrl}/v1/checkout/sessions/${first}`, {

@@ -114,6 +114,10 @@ describe('checkout pages: the session id is the only capability (docs/security.m
         'expires_at',
         'success_url',
         'cancel_url',
+        // A payment link's terms: the range a payer may choose in, the fields it collects, its message after paying.
+        'amount_range',
+        'collect',
+        'completion_message',
       ].sort(),
     );
 
