@@ -61,6 +61,14 @@ export const en = {
   error_card: 'Check the card details and try again.',
   language_label: 'Language',
   cancel_link: 'Cancel and go back to {merchant}',
+  amount_range: 'from {min} to {max}',
+  amount_input_label: 'Amount to pay ({currency})',
+  pay_button_chosen: 'Pay',
+  name_label: 'Your name',
+  email_label: 'Your email address',
+  error_amount: 'Enter an amount from {min} to {max}, in numbers only, for example {example}.',
+  error_name: 'Enter your name.',
+  error_email: 'Enter your email address, for example aline@example.com.',
 } as const;
 
 /** A message of the page. */

@@ -61,4 +61,12 @@ export const rw: Catalogue = {
   error_card: 'Reba amakuru y’ikarita, hanyuma wongere ugerageze.',
   language_label: 'Ururimi',
   cancel_link: 'Hagarika usubire kuri {merchant}',
+  amount_range: 'kuva kuri {min} kugeza kuri {max}',
+  amount_input_label: 'Amafaranga yo kwishyura ({currency})',
+  pay_button_chosen: 'Ishyura',
+  name_label: 'Izina ryawe',
+  email_label: 'Aderesi yawe ya imeri',
+  error_amount: 'Andika amafaranga kuva kuri {min} kugeza kuri {max}, mu mibare gusa, urugero {example}.',
+  error_name: 'Andika izina ryawe.',
+  error_email: 'Andika aderesi yawe ya imeri, urugero aline@example.com.',
 };

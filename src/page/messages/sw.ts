@@ -60,4 +60,12 @@ export const sw: Catalogue = {
   error_card: 'Angalia maelezo ya kadi, kisha ujaribu tena.',
   language_label: 'Lugha',
   cancel_link: 'Ghairi na urudi kwa {merchant}',
+  amount_range: 'kuanzia {min} hadi {max}',
+  amount_input_label: 'Kiasi cha kulipa ({currency})',
+  pay_button_chosen: 'Lipa',
+  name_label: 'Jina lako',
+  email_label: 'Anwani yako ya barua pepe',
+  error_amount: 'Andika kiasi kuanzia {min} hadi {max}, kwa tarakimu tu, kwa mfano {example}.',
+  error_name: 'Andika jina lako.',
+  error_email: 'Andika anwani yako ya barua pepe, kwa mfano aline@example.com.',
 };
