@@ -28,6 +28,7 @@ import { isPageLocale, pageLocale, translator, type PageLocale } from './i18n';
 import { mobileMoneyMarket, predictOperator, type MobileMoneyMarket } from './mobile-money';
 import { contentSecurityPolicy } from './security';
 import {
+  closedLinkScreen,
   expiredScreen,
   failureScreen,
   formScreen,
@@ -36,6 +37,7 @@ import {
   receiptScreen,
   waitScreen,
   type CardMode,
+  type ClosedLinkKind,
   type FormField,
   type FormOptions,
   type PageAssets,
@@ -257,6 +259,21 @@ function payerTerms(
 /** The language a request asks for by `?lang=` (or the form's `lang`). */
 function chosenLocale(value: unknown): PageLocale | undefined {
   return isPageLocale(value) ? value : undefined;
+}
+
+/**
+ * The page of a payment link's address that opens no session (docs/payment-links.md#closed), in `locale`, with the
+ * page's look and security headers; `status` 404, 410 or 429.
+ */
+export function sendClosedLinkPage(ctx: Koa.Context, kind: ClosedLinkKind, locale: PageLocale, status: number): void {
+  send(
+    ctx,
+    closedLinkScreen(
+      { t: translator(locale), chosenLocale: undefined, brand: defaultBrand(''), environment: 'live', assets: ASSETS },
+      kind,
+      status,
+    ),
+  );
 }
 
 function notFound(ctx: Koa.Context, chosen: PageLocale | undefined): RenderedScreen {

@@ -674,3 +674,26 @@ export function notFoundScreen(ctx: ScreenContext): RenderedScreen {
     </Layout>,
   );
 }
+
+/** Why a payment link's address shows no payment page (docs/payment-links.md#closed). */
+export type ClosedLinkKind = 'unknown' | 'inactive' | 'exhausted' | 'busy';
+
+const CLOSED_LINK_TEXT: Readonly<Record<ClosedLinkKind, MessageKey>> = {
+  unknown: 'link_unknown',
+  inactive: 'link_inactive',
+  exhausted: 'link_exhausted',
+  busy: 'link_busy',
+};
+
+/** The page of a payment link that opens no session (`status`: 404 unknown, 410 closed, 429 busy), naming nobody. */
+export function closedLinkScreen(ctx: ScreenContext, kind: ClosedLinkKind, status: number): RenderedScreen {
+  const { t } = ctx;
+  return render(
+    ctx,
+    status,
+    <Layout ctx={ctx} title={t.t('link_title')}>
+      <h1>{t.t('link_title')}</h1>
+      <p>{t.t(CLOSED_LINK_TEXT[kind])}</p>
+    </Layout>,
+  );
+}

@@ -158,6 +158,34 @@ describe('hosted payment page of a payment link (docs/hosted-page.md#chosen-amou
     expect(receipt.html).to.not.include('Go back to');
   });
 
+  it('renders a closed or unknown link’s page with the page’s own look, catalogues and security headers', async () => {
+    const created = await call('/v1/payment_links', {
+      key: merchant().key,
+      body: { amount: 1_500, currency: 'RWF', description: 'Chapati', active: false },
+      headers: { 'idempotency-key': `page-link-${Math.random()}` },
+    });
+    expect(created.status).to.equal(201);
+    for (const [language, words] of [
+      ['en', 'This payment link is closed'],
+      ['fr', 'Ce lien de paiement est fermé'],
+      ['sw', 'Kiungo hiki cha malipo kimefungwa'],
+      ['rw', 'Iyi link yo kwishyura yarafunzwe'],
+    ] as const) {
+      const closed = await page(`/l/${created.body.data.id}`, { headers: { 'accept-language': language } });
+      expect(closed.status).to.equal(410);
+      expect(closed.html).to.include(`<html lang="${language}">`).and.include(words);
+      // The page's stylesheet (allowed by its hash) and its viewport: the same look as the payment page.
+      expect(closed.html).to.include('<meta name="viewport" content="width=device-width, initial-scale=1"/>');
+      expect(closed.html).to.match(/<style>[^<]*\.visually-hidden/);
+      expectSecurityHeaders(closed);
+      expect(closed.headers.get('cache-control')).to.equal('no-store');
+    }
+    const unknown = await page('/l/plink_000000000000000000000000', { headers: { 'accept-language': 'sw' } });
+    expect(unknown.status).to.equal(404);
+    expect(unknown.html).to.include('Kiungo hiki cha malipo hakipo');
+    expectSecurityHeaders(unknown);
+  });
+
   it('shows the branding set over the API: the display name, the brand colour with its text colour, the logo', async () => {
     const dev = merchant();
     const { baseUrl } = await getStack();

@@ -69,4 +69,9 @@ export const rw: Catalogue = {
   error_amount: 'Andika amafaranga kuva kuri {min} kugeza kuri {max}, mu mibare gusa, urugero {example}.',
   error_name: 'Andika izina ryawe.',
   error_email: 'Andika aderesi yawe ya imeri, urugero aline@example.com.',
+  link_title: 'Link yo kwishyura',
+  link_unknown: 'Iyi link yo kwishyura ntibaho. Reba neza aderesi, cyangwa usabe umucuruzi kongera kukoherereza link.',
+  link_inactive: 'Iyi link yo kwishyura yarafunzwe: ntikicyakira ubwishyu. Saba umucuruzi indi link nshya.',
+  link_exhausted: 'Iyi link yo kwishyura yamaze kwakira ubwishyu bwose yagenewe. Saba umucuruzi indi link nshya.',
+  link_busy: 'Impapuro nyinshi cyane zo kwishyura zafunguwe ku murongo wawe. Ongera ugerageze nyuma y’umunota umwe.',
 };

@@ -68,4 +68,9 @@ export const sw: Catalogue = {
   error_amount: 'Andika kiasi kuanzia {min} hadi {max}, kwa tarakimu tu, kwa mfano {example}.',
   error_name: 'Andika jina lako.',
   error_email: 'Andika anwani yako ya barua pepe, kwa mfano aline@example.com.',
+  link_title: 'Kiungo cha malipo',
+  link_unknown: 'Kiungo hiki cha malipo hakipo. Hakikisha anwani, au muombe muuzaji akutumie kiungo tena.',
+  link_inactive: 'Kiungo hiki cha malipo kimefungwa: hakipokei malipo tena. Muombe muuzaji kiungo kipya.',
+  link_exhausted: 'Kiungo hiki cha malipo kimeshapokea malipo yote kilichowekewa. Muombe muuzaji kiungo kipya.',
+  link_busy: 'Kurasa nyingi mno za malipo zimefunguliwa kutoka mtandao wako. Jaribu tena baada ya dakika moja.',
 };
