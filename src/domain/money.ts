@@ -107,3 +107,24 @@ export function formatMinorUnits(minor: number, currency: string): string {
   const padded = digits.padStart(exponent + 1, '0');
   return `${sign}${padded.slice(0, -exponent)}.${padded.slice(-exponent)}`;
 }
+
+/**
+ * An amount as a payer types it in major units of `currency` (docs/hosted-page.md#chosen-amount), as integer minor
+ * units, digit by digit: `2500`, `2,500`, `2 500`, `2.500,00`, `25.00` or `25,5`; the currency's code around it is
+ * allowed. A separator followed by exactly three digits groups thousands; the last separator followed by one or two
+ * digits is the decimal one (a 0-decimal currency takes only zeros there). No sign, no exponent.
+ * @returns the amount in minor units, or undefined when the text is not such an amount (the caller checks the range)
+ */
+export function parseTypedAmount(text: string, currency: Currency): number | undefined {
+  const compact = text.replace(new RegExp(currency, 'gi'), '').replace(/[\s\u00a0\u202f'’]/g, '');
+  const match = /^([0-9]{1,3}(?:([.,])[0-9]{3})*|[0-9]+)(?:([.,])([0-9]{1,2}))?$/.exec(compact);
+  if (!match) return undefined;
+  const [, whole = '', group, decimal, fraction = ''] = match;
+  if (group && decimal === group) return undefined;
+  const exponent = CURRENCY_EXPONENTS[currency];
+  if (/[^0]/.test(fraction.slice(exponent))) return undefined;
+  const digits = whole.replace(/[.,]/g, '').replace(/^0+(?=[0-9])/, '');
+  if (digits.length > 15) return undefined;
+  const minor = Number(`${digits}${fraction.slice(0, exponent).padEnd(exponent, '0')}`);
+  return Number.isSafeInteger(minor) ? minor : undefined;
+}

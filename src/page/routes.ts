@@ -3,8 +3,9 @@
  * dashboard, never by the API's routers (no key, no envelope: HTML for people):
  * - `GET /pay/{id}`: the form; the wait screen while an attempt is in flight; the receipt once complete; 410 expired;
  *   404 for an unknown id, in the payer's language.
- * - `POST /pay/{id}` (a form, `application/x-www-form-urlencoded`: `phone`, `operator`, `lang`): starts a mobile-money
- *   attempt and answers 303 to the attempt's page, so it works with JavaScript off.
+ * - `POST /pay/{id}` (a form, `application/x-www-form-urlencoded`: `phone`, `operator`, `lang`, and on a payment link's
+ *   session `amount` in major units as typed, `name`, `email`): starts a mobile-money attempt and answers 303 to the
+ *   attempt's page, so it works with JavaScript off; a bad field answers the form again (400) naming it.
  * - `GET /pay/{id}/attempts/{payment}`: one attempt's wait screen (refreshing itself without JavaScript), receipt or
  *   failure with "Try again".
  * - `GET /pay/assets/pay-{hash}.js`: the page's one script, cached for a year under its content hash.
@@ -27,6 +28,7 @@ import { isPageLocale, pageLocale, translator, type PageLocale } from './i18n';
 import { mobileMoneyMarket, predictOperator, type MobileMoneyMarket } from './mobile-money';
 import { contentSecurityPolicy } from './security';
 import {
+  closedLinkScreen,
   expiredScreen,
   failureScreen,
   formScreen,
@@ -35,6 +37,8 @@ import {
   receiptScreen,
   waitScreen,
   type CardMode,
+  type ClosedLinkKind,
+  type FormField,
   type FormOptions,
   type PageAssets,
   type RenderedScreen,
@@ -42,6 +46,9 @@ import {
   type ScreenSession,
 } from './views';
 import type { PaymentSnapshot } from '../domain/payment';
+import { parseTypedAmount } from '../domain/money';
+import { chosenAmountProblem } from '../domain/payment-link';
+import { z } from '../lib/zod';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 
 /** Where the page lives on this server. */
@@ -117,8 +124,12 @@ const formParser = koaBody({
   },
 });
 
-/** The card form the page offers for `session` (docs/hosted-page.md#card). */
+/**
+ * The card form the page offers for `session` (docs/hosted-page.md#card): none where the payer must choose the
+ * amount or give fields (a payment link's session, which takes mobile money only).
+ */
 function cardMode(deps: HostedPageDeps, session: CheckoutSessionSnapshot): CardMode {
+  if (session.amountRange || session.collect.length > 0) return { kind: 'none' };
   const taken = GENERIC_CATALOGUE.card.find((offering) => offering.currencies.includes(session.currency));
   if (!taken || !deps.providers.get(session.environment, taken.provider)) return { kind: 'none' };
   if (session.environment === 'sandbox') return { kind: 'sandbox' };
@@ -155,8 +166,7 @@ class SessionPage {
       environment: session.environment,
       assets: ASSETS,
     };
-    // A payment link's session with a customer-chosen amount has none until the attempt carries it.
-    this.view = { ...session, amount: session.amount ?? 0, successUrl: session.successUrl ?? '' };
+    this.view = session;
   }
 
   /** The form's options with `phone` (as typed, or the session's suggested number) and its predicted operator. */
@@ -183,6 +193,7 @@ class SessionPage {
       operator: this.market?.operators.find((o) => o.code === payment?.provider),
       phone: nationally(payment?.customerPhone ?? null, country),
       country,
+      amount: this.session.attempts.find((a) => a.payment === paymentId)?.amount,
     });
   }
 
@@ -207,9 +218,62 @@ class SessionPage {
   }
 }
 
+/** The form's fields in the order a refused attempt names the first bad one. */
+const FORM_FIELDS: readonly FormField[] = ['amount', 'name', 'email', 'phone', 'operator'];
+
+/** The same email check as the API's attempts (docs/payment-links.md#collect). */
+const EMAIL = z.email().max(254);
+
+/** What a link's session takes of the payer beyond the number: the chosen amount (minor units), name and email. */
+type PayerTerms = { amount?: number; name?: string; email?: string };
+
+/**
+ * The form's chosen amount (major units as typed → minor units, within the session's range), name and email, checked
+ * as the API checks them (docs/payment-links.md#amounts, docs/payment-links.md#collect); only the ones the session
+ * takes are sent on.
+ * @returns the terms, or the first field that is missing or wrong
+ */
+function payerTerms(
+  session: CheckoutSessionSnapshot,
+  typed: { amount: string; name: string; email: string },
+): { ok: true; terms: PayerTerms } | { ok: false; field: FormField } {
+  const terms: PayerTerms = {};
+  if (session.amountRange) {
+    const minor = parseTypedAmount(typed.amount, session.currency);
+    if (minor === undefined || chosenAmountProblem(minor, session.amountRange)) return { ok: false, field: 'amount' };
+    terms.amount = minor;
+  }
+  if (session.collect.includes('name')) {
+    const name = typed.name.trim();
+    if (!name || name.length > 200) return { ok: false, field: 'name' };
+    terms.name = name;
+  }
+  if (session.collect.includes('email')) {
+    const email = EMAIL.safeParse(typed.email.trim());
+    if (!email.success) return { ok: false, field: 'email' };
+    terms.email = email.data;
+  }
+  return { ok: true, terms };
+}
+
 /** The language a request asks for by `?lang=` (or the form's `lang`). */
 function chosenLocale(value: unknown): PageLocale | undefined {
   return isPageLocale(value) ? value : undefined;
+}
+
+/**
+ * The page of a payment link's address that opens no session (docs/payment-links.md#closed), in `locale`, with the
+ * page's look and security headers; `status` 404, 410 or 429.
+ */
+export function sendClosedLinkPage(ctx: Koa.Context, kind: ClosedLinkKind, locale: PageLocale, status: number): void {
+  send(
+    ctx,
+    closedLinkScreen(
+      { t: translator(locale), chosenLocale: undefined, brand: defaultBrand(''), environment: 'live', assets: ASSETS },
+      kind,
+      status,
+    ),
+  );
 }
 
 function notFound(ctx: Koa.Context, chosen: PageLocale | undefined): RenderedScreen {
@@ -288,29 +352,34 @@ export function hostedPage(
     if (page.session.status !== 'open') return redirect(ctx, back);
     const phone = field('phone').trim().slice(0, 32);
     const operator = field('operator');
+    const typed = { phone, operator, amount: field('amount').slice(0, 24), name: field('name'), email: field('email') };
     const market = page.market;
-    if (!market) return send(ctx, page.form({ phone, error: 'error_unavailable' }, 400));
-    if (!phone) return send(ctx, page.form({ phone, operator, errorField: 'phone' }, 400));
+    if (!market) return send(ctx, page.form({ ...typed, error: 'error_unavailable' }, 400));
+    const terms = payerTerms(page.session, typed);
+    if (!terms.ok) return send(ctx, page.form({ ...typed, errorField: terms.field }, 400));
+    if (!phone) return send(ctx, page.form({ ...typed, errorField: 'phone' }, 400));
     const named = market.operators.find((o) => o.code === operator);
-    if (operator && !named) return send(ctx, page.form({ phone, errorField: 'operator' }, 400));
+    if (operator && !named) return send(ctx, page.form({ ...typed, operator: '', errorField: 'operator' }, 400));
     try {
-      const { payment } = await attemptOnceSettled(page, { phoneNumber: phone, operator: named?.code });
+      const { payment } = await attemptOnceSettled(page, { phoneNumber: phone, operator: named?.code, ...terms.terms });
       redirect(ctx, pagePath(id, chosen, `/attempts/${encodeURIComponent(payment.id)}`));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       switch (error.code) {
         case 'validation_error': {
-          const onOperator = error.details?.some((d) => d.field === 'operator');
-          return send(ctx, page.form({ phone, operator, errorField: onOperator ? 'operator' : 'phone' }, 400));
+          const named = FORM_FIELDS.find((f) =>
+            error.details?.some((d) => d.field === (f === 'phone' ? 'phone_number' : f)),
+          );
+          return send(ctx, page.form({ ...typed, errorField: named ?? 'phone' }, 400));
         }
         case 'checkout_session_attempt_in_progress':
         case 'checkout_session_not_open':
         case 'not_found':
           return redirect(ctx, back);
         case 'checkout_session_attempts_exhausted':
-          return send(ctx, page.form({ phone, operator, error: 'attempts_exhausted' }, 409));
+          return send(ctx, page.form({ ...typed, error: 'attempts_exhausted' }, 409));
         default:
-          return send(ctx, page.form({ phone, operator, error: 'error_unavailable' }, 503));
+          return send(ctx, page.form({ ...typed, error: 'error_unavailable' }, 503));
       }
     }
   };
@@ -321,7 +390,7 @@ export function hostedPage(
    */
   const attemptOnceSettled = async (
     page: SessionPage,
-    input: { phoneNumber: string; operator?: PaymentSnapshot['provider'] },
+    input: { phoneNumber: string; operator?: PaymentSnapshot['provider'] } & PayerTerms,
   ) => {
     const deadline = Date.now() + RETRY_SETTLE_MS;
     for (;;) {

@@ -7,6 +7,7 @@
 import type { Child } from 'hono/jsx';
 import type { Environment } from '../domain/environment';
 import type { Currency } from '../domain/money';
+import type { AmountRange, CollectField } from '../domain/payment-link';
 import { brandCss, logoPath, type PageBrand } from './brand';
 import { LOCALE_NAMES, PAGE_LOCALES, type PageLocale, type Translator } from './i18n';
 import type { MessageKey } from './messages/en';
@@ -33,15 +34,26 @@ export interface ScreenContext {
   assets: PageAssets;
 }
 
-/** A session as the screens show it. */
+/**
+ * A session as the screens show it. `amount` is in minor units: null on a payment link's session whose payer chooses
+ * it within `amountRange` (minor units, inclusive) and has not yet; once an attempt chose it, that attempt's amount.
+ */
 export interface ScreenSession {
   id: string;
-  amount: number;
+  amount: number | null;
+  amountRange: AmountRange | null;
   currency: Currency;
   description: string;
-  successUrl: string;
+  /** The fields the form asks of the payer (docs/payment-links.md#collect). */
+  collect: readonly CollectField[];
+  /** Where the receipt goes on to; null: the receipt stays, with `completionMessage` when the merchant wrote one. */
+  successUrl: string | null;
+  completionMessage: string | null;
   cancelUrl: string | null;
 }
+
+/** A field of the form a refused attempt names. */
+export type FormField = 'amount' | CollectField | 'phone' | 'operator';
 
 /** A rendered screen: its HTTP status, its HTML, and the inline styles' text (for the CSP's hashes). */
 export interface RenderedScreen {
@@ -124,14 +136,20 @@ function render(ctx: ScreenContext, status: number, element: Child, stripe = fal
   return { status, html: `<!doctype html>${String(element)}`, inlineStyles: [inlineStyle(ctx)], stripe };
 }
 
+/** The range a payer chooses the amount in, in the locale's format (`RWF 500 to RWF 50,000`). */
+function rangeText(t: Translator, session: ScreenSession, range: AmountRange): string {
+  return t.t('amount_range', { min: t.money(range.min, session.currency), max: t.money(range.max, session.currency) });
+}
+
 function Summary(props: { ctx: ScreenContext; session: ScreenSession }) {
   const { t } = props.ctx;
+  const range = props.session.amountRange;
   return (
     <section class="summary" aria-labelledby="summary-title">
       <h1 id="summary-title">{t.t('pay_to', { merchant: props.ctx.brand.displayName })}</h1>
       <p class="amount">
         <span class="visually-hidden">{t.t('amount_label')}: </span>
-        {t.money(props.session.amount, props.session.currency)}
+        {range ? rangeText(t, props.session, range) : t.money(props.session.amount ?? 0, props.session.currency)}
       </p>
       <p class="description">
         <span class="visually-hidden">{t.t('description_label')}: </span>
@@ -147,12 +165,114 @@ export interface FormOptions {
   card: CardMode;
   /** The number to fill in (as typed before, or the session's `customer_phone`), and the operator chosen. */
   phone?: string;
+  /** The chosen amount, the name and the email as typed before (a link's session). */
+  amount?: string;
+  name?: string;
+  email?: string;
   operator?: string;
   /** The operator the prefix table predicts for `phone`, shown under the field. */
   predicted?: PageOperator;
   /** A message of a refused attempt, shown above the form. */
   error?: MessageKey;
-  errorField?: 'phone' | 'operator';
+  errorField?: FormField;
+}
+
+/** One labelled, required text field of the form, with its hint and, when the refused attempt names it, its error. */
+function TextField(props: {
+  field: FormField;
+  label: string;
+  type: 'text' | 'email';
+  inputmode?: 'decimal' | 'email';
+  autocomplete: string;
+  maxlength: number;
+  value: string | undefined;
+  hint?: string;
+  /** The plain-word error shown under the field; undefined while it is not in error. */
+  error: string | undefined;
+}) {
+  const id = props.field;
+  const described = [props.error ? `${id}-error` : '', props.hint ? `${id}-hint` : ''].filter(Boolean).join(' ');
+  return (
+    <>
+      <label for={id}>{props.label}</label>
+      <input
+        id={id}
+        name={id}
+        type={props.type}
+        inputmode={props.inputmode}
+        autocomplete={props.autocomplete}
+        required
+        maxlength={props.maxlength}
+        value={props.value ?? ''}
+        aria-describedby={described || undefined}
+        aria-invalid={props.error ? 'true' : undefined}
+      />
+      {props.hint ? (
+        <p id={`${id}-hint`} class="hint">
+          {props.hint}
+        </p>
+      ) : null}
+      {props.error ? (
+        <p id={`${id}-error`} class="error" role="alert">
+          {props.error}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/** The amount field of a session whose payer chooses it, and the fields it collects, each required and labelled. */
+function PayerFields(props: { ctx: ScreenContext; session: ScreenSession; options: FormOptions }) {
+  const { t } = props.ctx;
+  const { session, options } = props;
+  const range = session.amountRange;
+  const errorOf = (field: FormField, message: () => string) => (options.errorField === field ? message() : undefined);
+  return (
+    <>
+      {range ? (
+        <TextField
+          field="amount"
+          label={t.t('amount_input_label', { currency: session.currency })}
+          type="text"
+          inputmode="decimal"
+          autocomplete="transaction-amount"
+          maxlength={24}
+          value={options.amount}
+          hint={rangeText(t, session, range)}
+          error={errorOf('amount', () =>
+            t.t('error_amount', {
+              min: t.money(range.min, session.currency),
+              max: t.money(range.max, session.currency),
+              example: t.money(range.min, session.currency),
+            }),
+          )}
+        />
+      ) : null}
+      {session.collect.includes('name') ? (
+        <TextField
+          field="name"
+          label={t.t('name_label')}
+          type="text"
+          autocomplete="name"
+          maxlength={200}
+          value={options.name}
+          error={errorOf('name', () => t.t('error_name'))}
+        />
+      ) : null}
+      {session.collect.includes('email') ? (
+        <TextField
+          field="email"
+          label={t.t('email_label')}
+          type="email"
+          inputmode="email"
+          autocomplete="email"
+          maxlength={254}
+          value={options.email}
+          error={errorOf('email', () => t.t('error_email'))}
+        />
+      ) : null}
+    </>
+  );
 }
 
 function MobileMoneyForm(props: {
@@ -175,6 +295,7 @@ function MobileMoneyForm(props: {
     >
       {props.ctx.chosenLocale ? <input type="hidden" name="lang" value={props.ctx.chosenLocale} /> : null}
       <input type="hidden" name="payment_method" value="mobile_money" />
+      <PayerFields ctx={props.ctx} session={props.session} options={options} />
       <label for="phone">{t.t('phone_label')}</label>
       <input
         id="phone"
@@ -301,7 +422,11 @@ function CancelLink(props: { ctx: ScreenContext; session: ScreenSession }) {
 /** The methods of the form, or the screen's "Try again" part after a failure. */
 function Methods(props: { ctx: ScreenContext; session: ScreenSession; options: FormOptions }) {
   const { t } = props.ctx;
-  const submit = t.t('pay_button', { amount: t.money(props.session.amount, props.session.currency) });
+  // A payer who chooses the amount sees it in the field: the button says only "Pay", never a zero.
+  const submit =
+    props.session.amountRange || props.session.amount === null
+      ? t.t('pay_button_chosen')
+      : t.t('pay_button', { amount: t.money(props.session.amount, props.session.currency) });
   const both = props.options.market !== undefined && props.options.card.kind !== 'none';
   return (
     <>
@@ -358,6 +483,8 @@ export interface WaitingAttempt {
   /** The number asked, written nationally. */
   phone: string;
   country: string;
+  /** The attempt's amount in minor units (a chosen one); undefined: the session's. */
+  amount?: number;
 }
 
 /**
@@ -366,6 +493,7 @@ export interface WaitingAttempt {
  */
 export function waitScreen(ctx: ScreenContext, session: ScreenSession, attempt: WaitingAttempt): RenderedScreen {
   const { t } = ctx;
+  const amount = t.money(attempt.amount ?? session.amount ?? 0, session.currency);
   const fallback = attempt.operator ? ussdFallback(attempt.operator.code, attempt.country) : { kind: 'retry' as const };
   const here = pagePath(session.id, ctx.chosenLocale, `/attempts/${encodeURIComponent(attempt.payment)}`);
   return render(
@@ -381,12 +509,12 @@ export function waitScreen(ctx: ScreenContext, session: ScreenSession, attempt: 
         data-here={here}
       >
         <h1 id="wait-title">{t.t('wait_title')}</h1>
-        <p class="amount">{t.money(session.amount, session.currency)}</p>
+        <p class="amount">{amount}</p>
         <p>
           {t.t('wait_body', {
             operator: attempt.operator?.name ?? t.t('method_mobile_money'),
             phone: attempt.phone,
-            amount: t.money(session.amount, session.currency),
+            amount,
           })}
         </p>
         <p class="spinner" aria-hidden="true" />
@@ -413,9 +541,10 @@ export interface ReceiptPayment {
 }
 
 /**
- * The receipt (200): merchant, amount, time, payment id, the provider's receipt number. The script goes on to
- * `success_url` after 5 s unless the payer touches the page first (so nobody loses the receipt mid-read); without
- * JavaScript the payer follows the link.
+ * The receipt (200): merchant, amount (the one paid), time, payment id, the provider's receipt number. With a
+ * `success_url`, the script goes on to it after 5 s unless the payer touches the page first (so nobody loses the
+ * receipt mid-read); without JavaScript the payer follows the link. Without one, the receipt stays, with the
+ * merchant's completion message when there is one (docs/hosted-page.md#receipt).
  */
 export function receiptScreen(ctx: ScreenContext, session: ScreenSession, payment: ReceiptPayment): RenderedScreen {
   const { t } = ctx;
@@ -424,13 +553,13 @@ export function receiptScreen(ctx: ScreenContext, session: ScreenSession, paymen
     ctx,
     200,
     <Layout ctx={ctx} title={t.t('success_title')}>
-      <section class="receipt" aria-labelledby="receipt-title" data-redirect={session.successUrl}>
+      <section class="receipt" aria-labelledby="receipt-title" data-redirect={session.successUrl ?? undefined}>
         <h1 id="receipt-title">{t.t('success_title')}</h1>
         <dl>
           <dt>{t.t('receipt_merchant')}</dt>
           <dd>{merchant}</dd>
           <dt>{t.t('receipt_amount')}</dt>
-          <dd class="amount">{t.money(session.amount, session.currency)}</dd>
+          <dd class="amount">{t.money(session.amount ?? 0, session.currency)}</dd>
           <dt>{t.t('description_label')}</dt>
           <dd>{session.description}</dd>
           <dt>{t.t('receipt_time')}</dt>
@@ -444,14 +573,20 @@ export function receiptScreen(ctx: ScreenContext, session: ScreenSession, paymen
             </>
           ) : null}
         </dl>
-        <p role="status" data-redirect-notice hidden>
-          {t.t('redirect_notice', { merchant })}
-        </p>
-        <p>
-          <a class="button" href={session.successUrl}>
-            {t.t('redirect_now', { merchant })}
-          </a>
-        </p>
+        {session.successUrl ? (
+          <>
+            <p role="status" data-redirect-notice hidden>
+              {t.t('redirect_notice', { merchant })}
+            </p>
+            <p>
+              <a class="button" href={session.successUrl}>
+                {t.t('redirect_now', { merchant })}
+              </a>
+            </p>
+          </>
+        ) : session.completionMessage ? (
+          <p class="completion-message">{session.completionMessage}</p>
+        ) : null}
       </section>
     </Layout>,
   );
@@ -536,6 +671,29 @@ export function notFoundScreen(ctx: ScreenContext): RenderedScreen {
     <Layout ctx={ctx} title={t.t('not_found_title')}>
       <h1>{t.t('not_found_title')}</h1>
       <p>{t.t('not_found_body')}</p>
+    </Layout>,
+  );
+}
+
+/** Why a payment link's address shows no payment page (docs/payment-links.md#closed). */
+export type ClosedLinkKind = 'unknown' | 'inactive' | 'exhausted' | 'busy';
+
+const CLOSED_LINK_TEXT: Readonly<Record<ClosedLinkKind, MessageKey>> = {
+  unknown: 'link_unknown',
+  inactive: 'link_inactive',
+  exhausted: 'link_exhausted',
+  busy: 'link_busy',
+};
+
+/** The page of a payment link that opens no session (`status`: 404 unknown, 410 closed, 429 busy), naming nobody. */
+export function closedLinkScreen(ctx: ScreenContext, kind: ClosedLinkKind, status: number): RenderedScreen {
+  const { t } = ctx;
+  return render(
+    ctx,
+    status,
+    <Layout ctx={ctx} title={t.t('link_title')}>
+      <h1>{t.t('link_title')}</h1>
+      <p>{t.t(CLOSED_LINK_TEXT[kind])}</p>
     </Layout>,
   );
 }

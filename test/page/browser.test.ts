@@ -13,6 +13,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { call } from '../helpers/http';
 import { getStack } from '../helpers/stack';
 import { closeBrowser, countTransfers, getBrowser } from '../dashboard/browser';
+import { formatMoney } from '../../src/page/i18n';
 import { createSession, merchantOfSuite, SESSION } from './fixtures';
 
 /** At most this many bytes (compressed, headers included) go over the wire on the first visit, logo aside. */
@@ -164,6 +165,51 @@ describe('the hosted payment page in a browser at 390 × 844 (docs/hosted-page.m
     const session = await call(`/v1/checkout/sessions/${id}`, { key: merchant().key });
     expect(session.body.data).to.include({ status: 'complete', attempts_count: 1 });
     expect(problems).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('pays a payment link with a chosen amount, a name and an email, ending on the merchant’s message (JavaScript on)', async () => {
+    const link = await call('/v1/payment_links', {
+      key: merchant().key,
+      body: {
+        amount_range: { min: 500, max: 50_000 },
+        currency: 'RWF',
+        description: 'Donation to the school library',
+        collect: ['name', 'email'],
+        after_completion: { type: 'message', message: 'Murakoze! The library thanks you.' },
+      },
+      headers: { 'idempotency-key': `browser-link-${Math.random()}` },
+    });
+    expect(link.status, JSON.stringify(link.body)).to.equal(201);
+    const visit = await open(true);
+    const { context, page, problems } = visit;
+    // `/l/{id}` answers 303 to the session's page at the service's public address; here, the test server's.
+    const { baseUrl } = await getStack();
+    const opened = await fetch(`${baseUrl}/l/${link.body.data.id}`, { redirect: 'manual' });
+    expect(opened.status).to.equal(303);
+    await page.goto(new URL(opened.headers.get('location') as string).pathname);
+    await page.getByRole('heading', { level: 1, name: 'Payment to Test Developer' }).waitFor();
+    expect(await page.getByText('from RWF 500 to RWF 50,000').first().isVisible()).to.equal(true);
+    await checkScreen(visit, 'link form (JavaScript on)', true);
+    await page.getByLabel('Amount to pay (RWF)').fill('12ab');
+    await page.getByLabel('Your name').fill('Aline Uwase');
+    await page.getByLabel('Your email address').fill('aline@example.rw');
+    await page.getByLabel('Mobile money number').fill('0788 000 001');
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await page.getByText('Enter an amount from RWF 500 to RWF 50,000', { exact: false }).waitFor();
+    await checkScreen(visit, 'link form with an amount error (JavaScript on)', true);
+    expect(await page.getByLabel('Your name').inputValue()).to.equal('Aline Uwase');
+    await page.getByLabel('Amount to pay (RWF)').fill('2,500');
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Payment received' }).waitFor();
+    expect(await page.locator('.receipt .amount').textContent()).to.equal(formatMoney('en', 2_500, 'RWF'));
+    expect(await page.getByText('Murakoze! The library thanks you.').isVisible()).to.equal(true);
+    await checkScreen(visit, 'link receipt with the merchant’s message (JavaScript on)', true);
+    // No redirect: the receipt stays.
+    const here = page.url();
+    await page.waitForTimeout(5_500);
+    expect(page.url()).to.equal(here);
+    expect(problems.filter((p) => !/status of 400/.test(p))).to.deep.equal([]);
     await context.close();
   });
 

@@ -7,70 +7,8 @@
  */
 import { expect } from 'chai';
 import { call } from '../helpers/http';
-import { getStack } from '../helpers/stack';
-import { sha256Source } from '../../src/page/security';
 import { formatMoney } from '../../src/page/i18n';
-import { createSession, merchantOfSuite } from './fixtures';
-
-interface PageAnswer {
-  status: number;
-  headers: Headers;
-  html: string;
-}
-
-/** One request to the page, redirects not followed. */
-async function page(path: string, init: RequestInit = {}): Promise<PageAnswer> {
-  const { baseUrl } = await getStack();
-  const response = await fetch(baseUrl + path, { redirect: 'manual', ...init });
-  return { status: response.status, headers: response.headers, html: await response.text() };
-}
-
-/** Posts the page's form as a browser does (same origin). */
-function postForm(id: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
-  return page(`/pay/${id}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin', ...headers },
-    body: new URLSearchParams(fields).toString(),
-  });
-}
-
-/** Follows an attempt's page as its meta refresh would, until `done` holds (20 s at most). */
-async function follow(path: string, done: (answer: PageAnswer) => boolean): Promise<PageAnswer> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const answer = await page(path);
-    if (done(answer) || Date.now() > deadline) return answer;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-
-/** The checks every page answer passes (docs/hosted-page.md#security). */
-function expectSecurityHeaders(answer: PageAnswer): void {
-  const csp = answer.headers.get('content-security-policy') ?? '';
-  expect(csp).to.include("default-src 'none'");
-  expect(csp).to.include("script-src 'self'");
-  expect(csp).to.include("frame-ancestors 'none'");
-  expect(csp).to.not.include('unsafe-inline');
-  expect(csp).to.not.include('stripe');
-  expect(answer.headers.get('x-frame-options')).to.equal('DENY');
-  expect(answer.headers.get('referrer-policy')).to.equal('no-referrer');
-  expect(answer.headers.get('x-content-type-options')).to.equal('nosniff');
-  if (answer.headers.get('content-type')?.startsWith('text/html')) {
-    // No inline script at all; every inline style is allowed by its hash, and only scripts of this server load.
-    expect(answer.html).to.not.match(/<script(?![^>]*\ssrc=)[^>]*>/);
-    for (const src of answer.html.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)) expect(src[1]).to.match(/^\/pay\/assets\//);
-    for (const style of answer.html.matchAll(/<style>([\s\S]*?)<\/style>/g))
-      expect(csp).to.include(sha256Source(style[1] as string));
-    expect(answer.html).to.not.match(/\sstyle="/);
-  }
-}
-
-function attemptPath(answer: PageAnswer): string {
-  expect(answer.status, answer.html).to.equal(303);
-  const location = answer.headers.get('location') ?? '';
-  expect(location).to.match(/^\/pay\/cs_[A-Za-z0-9]+\/attempts\/pay_[A-Za-z0-9]+/);
-  return location;
-}
+import { attemptPath, createSession, expectSecurityHeaders, follow, merchantOfSuite, page, postForm } from './fixtures';
 
 describe('hosted payment page (docs/hosted-page.md)', function () {
   this.timeout(120_000);

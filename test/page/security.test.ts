@@ -81,9 +81,12 @@ describe('hosted page security (docs/hosted-page.md#security)', function () {
     const session = {
       id: 'cs_x',
       amount: 2_500,
+      amountRange: null,
       currency: 'USD' as const,
       description: 'Two tickets',
+      collect: [],
       successUrl: 'https://shop.example/thanks',
+      completionMessage: null,
       cancelUrl: null,
     };
     const withCard = formScreen(ctx, session, {

@@ -17,14 +17,9 @@ import {
 } from '../../services/payment-link-service';
 import type { CheckoutServiceDeps } from '../../services/checkout-service';
 import { toCheckoutSessionView } from '../../views/checkout';
-import {
-  linkPageHtml,
-  LINK_PAGE_STATUS,
-  PAGE_LOCALES,
-  type LinkPageKind,
-  type PageLocale,
-} from '../../views/link-page';
+import { LINK_PAGE_STATUS, PAGE_LOCALES, type LinkPageKind, type PageLocale } from '../../views/link-page';
 import { toPaymentLinkView } from '../../views/payment-link';
+import { sendClosedLinkPage } from '../../page/routes';
 import { respond } from '../envelope';
 import { principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { idempotency, idempotencySeed } from '../middleware/idempotency';
@@ -151,16 +146,13 @@ function pageLocale(ctx: Context): PageLocale {
     : 'en';
 }
 
-/** Answers the plain page `kind` (docs/payment-links.md#closed), never cached, framed or sent a referrer. */
+/**
+ * Answers the page `kind` (docs/payment-links.md#closed) with the hosted page's look, catalogues and security headers
+ * (docs/hosted-page.md#security): never cached, framed or sent a referrer.
+ */
 function linkPage(ctx: Context, kind: LinkPageKind, locale: PageLocale): void {
-  ctx.status = LINK_PAGE_STATUS[kind];
-  ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
-  ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Cache-Control', 'no-store');
+  sendClosedLinkPage(ctx, kind, locale, LINK_PAGE_STATUS[kind]);
   ctx.set('Content-Language', locale);
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.body = linkPageHtml(kind, locale);
 }
 
 /** `GET /l/{id}`: a payment link's public address (no key; the link id is all it takes). */

@@ -61,6 +61,19 @@ export const en = {
   error_card: 'Check the card details and try again.',
   language_label: 'Language',
   cancel_link: 'Cancel and go back to {merchant}',
+  amount_range: 'from {min} to {max}',
+  amount_input_label: 'Amount to pay ({currency})',
+  pay_button_chosen: 'Pay',
+  name_label: 'Your name',
+  email_label: 'Your email address',
+  error_amount: 'Enter an amount from {min} to {max}, in numbers only, for example {example}.',
+  error_name: 'Enter your name.',
+  error_email: 'Enter your email address, for example aline@example.com.',
+  link_title: 'Payment link',
+  link_unknown: 'This payment link does not exist. Check the address, or ask the seller for the link again.',
+  link_inactive: 'This payment link is closed: it no longer takes payments. Ask the seller for a new link.',
+  link_exhausted: 'This payment link has taken all the payments it was made for. Ask the seller for a new link.',
+  link_busy: 'Too many payment pages were opened from your network. Try again in a minute.',
 } as const;
 
 /** A message of the page. */

@@ -62,4 +62,18 @@ export const fr: Catalogue = {
   error_card: 'Vérifiez les informations de la carte, puis réessayez.',
   language_label: 'Langue',
   cancel_link: 'Annuler et revenir à {merchant}',
+  amount_range: 'de {min} à {max}',
+  amount_input_label: 'Montant à payer ({currency})',
+  pay_button_chosen: 'Payer',
+  name_label: 'Votre nom',
+  email_label: 'Votre adresse e-mail',
+  error_amount: 'Indiquez un montant de {min} à {max}, en chiffres seulement, par exemple {example}.',
+  error_name: 'Indiquez votre nom.',
+  error_email: 'Indiquez votre adresse e-mail, par exemple aline@example.com.',
+  link_title: 'Lien de paiement',
+  link_unknown: 'Ce lien de paiement n’existe pas. Vérifiez l’adresse ou redemandez le lien au vendeur.',
+  link_inactive:
+    'Ce lien de paiement est fermé\u00a0: il n’accepte plus de paiements. Demandez un nouveau lien au vendeur.',
+  link_exhausted: 'Ce lien de paiement a reçu tous les paiements prévus. Demandez un nouveau lien au vendeur.',
+  link_busy: 'Trop de pages de paiement ont été ouvertes depuis votre réseau. Réessayez dans une minute.',
 };
