@@ -18,7 +18,7 @@ import { createMetrics } from './metrics';
 import { openApiRoutes } from './openapi';
 import { compression } from './middleware/compression';
 import { errorHandler } from './middleware/error-handler';
-import { rateLimit } from './middleware/rate-limit';
+import { checkoutPageLimit, rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { exactPath, matchesExactly } from './router';
 import { authRoutes } from './routes/auth';
@@ -150,7 +150,14 @@ export function createApp(deps: AppDeps): Koa {
   app.use(dashboard(deps.config.DASHBOARD_DIR));
   // The hosted payment page (docs/hosted-page.md): HTML for payers under `/pay`, never reaching the API's routers.
   // The page shows the merchant's branding (docs/branding.md): its display name, colour and logo.
-  app.use(hostedPage(deps, (session) => pageBrandOf(deps.db, session.merchantId, session.id)));
+  app.use(
+    hostedPage(
+      deps,
+      (session) => pageBrandOf(deps.db, session.merchantId, session.id),
+      // The form's attempt counts against the session's page limit (docs/limits.md#checkout-page-limits).
+      checkoutPageLimit(deps),
+    ),
+  );
   for (const router of createRouters(deps, metrics.routes)) mount(app, router);
   return app;
 }

@@ -295,6 +295,7 @@ export function hostedPage(
   deps: HostedPageDeps,
   brandOf: (session: CheckoutSessionSnapshot, merchantName: string) => Promise<PageBrand> = async (_s, name) =>
     defaultBrand(name),
+  limitAttempt: (ctx: Koa.Context, sessionId: string) => Promise<void> = async () => undefined,
 ): Koa.Middleware {
   const pageOf = async (ctx: Koa.Context, id: string, chosen: PageLocale | undefined) => {
     const read = await readPageSession(deps, id);
@@ -433,7 +434,11 @@ export function hostedPage(
       const idOk = id !== undefined && /^[A-Za-z0-9_]{1,64}$/.test(id);
       if (idOk && parts.length === 1) {
         if (reading) return await showSession(ctx, id);
-        if (ctx.method === 'POST') return await startAttempt(ctx, id);
+        if (ctx.method === 'POST') {
+          // The form's attempt counts against the session's page limit, as the page API's attempt does.
+          await limitAttempt(ctx, id);
+          return await startAttempt(ctx, id);
+        }
         ctx.set('Allow', 'GET, HEAD, POST');
         return plain(ctx, 405, `${ctx.method} is not allowed here.`);
       }
@@ -446,6 +451,8 @@ export function hostedPage(
     } catch (error) {
       if (error instanceof DomainError && error.code === 'invalid_request')
         return plain(ctx, error.status ?? 400, 'The form could not be read.');
+      if (error instanceof DomainError && error.code === 'rate_limited')
+        return plain(ctx, 429, translator(pageLocale({ acceptLanguage: ctx.get('accept-language') })).t('error_busy'));
       (ctx.state.log as Logger | undefined)?.error({ err: error }, 'hosted payment page failed');
       plain(ctx, 503, translator(pageLocale({ acceptLanguage: ctx.get('accept-language') })).t('error_unavailable'));
     }

@@ -23,16 +23,21 @@ function request(
   baseUrl: string,
   path: string,
   from: string,
-  options: { method?: string; body?: object; headers?: Record<string, string> } = {},
+  options: { method?: string; body?: object; form?: Record<string, string>; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
-  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const payload = options.form
+    ? new URLSearchParams(options.form).toString()
+    : options.body === undefined
+      ? undefined
+      : JSON.stringify(options.body);
+  const contentType = options.form ? 'application/x-www-form-urlencoded' : 'application/json';
   return new Promise((resolve, reject) => {
     const req = http.request(
       `${baseUrl}${path}`,
       {
         method: options.method ?? (payload ? 'POST' : 'GET'),
         localAddress: from,
-        headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...options.headers },
+        headers: { ...(payload ? { 'content-type': contentType } : {}), ...options.headers },
       },
       (res) => {
         // A stream that opened is not read: its status and headers are all a limit test needs.
@@ -123,6 +128,11 @@ describe("the checkout page's own API limits (docs/limits.md#checkout-page-limit
       body: { payment_method: 'mobile_money', phone_number: '0788 000 001' },
     });
     expectLimited(attempt, 'attempts');
+    // The hosted page's own form (JavaScript off) counts against the same limit: a plain page, nobody prompted.
+    const form = await request(app.baseUrl, `/pay/${first}`, OTHER, { form: { phone: '0788 000 001' } });
+    expect(form.status).to.equal(429);
+    expect(Number(form.headers['retry-after'])).to.be.within(1, 60);
+    expect(String(form.headers['content-type'])).to.match(/^text\/(html|plain)/);
     const { db } = await getStack();
     expect(await db('payments').where({ checkout_session: first }).select('id')).to.deep.equal([]);
 

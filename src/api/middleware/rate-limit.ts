@@ -163,24 +163,22 @@ function memoryMinuteLimit(limit: number): (ctx: Context, key: string) => Promis
 export const CHECKOUT_PAGE_LIMIT_PER_MINUTE = 60;
 
 /**
- * The limit of a checkout session's page and its own API without a key (`/public`, `/attempts`, `/events`;
- * docs/limits.md#checkout-page-limits): at most {@link CHECKOUT_PAGE_LIMIT_PER_MINUTE} × RATE_LIMIT_MULTIPLIER requests
- * per session and per client IP (the socket's address) in each clock minute, counted in PostgreSQL like the base
- * limits, so every API process shares them; refused requests count too. Mount on a route whose parameter `param`
- * (default `id`) is the session id, before the body is read: a refused request reads nothing and starts nothing.
- * @returns the middleware; it sets `X-RateLimit-*` of the closer window and throws DomainError `rate_limited` (429,
- *   `Retry-After` in seconds) past either
+ * One request against a checkout session's page limit (docs/limits.md#checkout-page-limits): at most
+ * {@link CHECKOUT_PAGE_LIMIT_PER_MINUTE} × RATE_LIMIT_MULTIPLIER requests per session and per client IP (the socket's
+ * address) in each clock minute, counted in PostgreSQL like the base limits, so every API process shares them; refused
+ * requests count too.
+ * @returns the check of one request of `ctx` on session `sessionId`; it sets `X-RateLimit-*` of the closer window and
+ *   throws DomainError `rate_limited` (429, `Retry-After` in seconds) past either
  */
-export function checkoutPageRateLimit(
-  deps: { db: Db; config: Pick<Config, 'RATE_LIMIT_MULTIPLIER'> },
-  param = 'id',
-): Middleware {
+export function checkoutPageLimit(deps: {
+  db: Db;
+  config: Pick<Config, 'RATE_LIMIT_MULTIPLIER'>;
+}): (ctx: Context, sessionId: string) => Promise<void> {
   const limit = CHECKOUT_PAGE_LIMIT_PER_MINUTE * deps.config.RATE_LIMIT_MULTIPLIER;
-  return async (ctx, next) => {
+  return async (ctx, sessionId) => {
     const nowMs = Date.now();
     const start = windowStart(nowMs, 60);
-    const params = (ctx as Context & { params?: Record<string, string> }).params ?? {};
-    const keys = [`page:cs:${params[param] ?? ''}:${start}`, `page:ip:${ctx.ip}:${start}`];
+    const keys = [`page:cs:${sessionId}:${start}`, `page:ip:${ctx.ip}:${start}`];
     const points = await countRequest(
       deps.db,
       keys.map((key) => ({ key, expireAtMs: nowMs + 65_000 })),
@@ -191,6 +189,23 @@ export function checkoutPageRateLimit(
       keys.map((key) => ({ limit, remaining: limit - (points.get(key) ?? 0), resetAt: start + 60 })),
       nowMs,
     );
+  };
+}
+
+/**
+ * The checkout page's limit ({@link checkoutPageLimit}) on the session's own API without a key (`/public`,
+ * `/attempts`, `/events`). Mount on a route whose parameter `param` (default `id`) is the session id, before the body
+ * is read: a refused request reads nothing and starts nothing.
+ * @returns the middleware; it throws DomainError `rate_limited` (429, `Retry-After` in seconds) past the limit
+ */
+export function checkoutPageRateLimit(
+  deps: { db: Db; config: Pick<Config, 'RATE_LIMIT_MULTIPLIER'> },
+  param = 'id',
+): Middleware {
+  const check = checkoutPageLimit(deps);
+  return async (ctx, next) => {
+    const params = (ctx as Context & { params?: Record<string, string> }).params ?? {};
+    await check(ctx, params[param] ?? '');
     await next();
   };
 }

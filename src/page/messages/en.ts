@@ -58,6 +58,7 @@ export const en = {
   error_phone: 'Enter a mobile money number, for example {example}.',
   error_operator: 'This operator does not serve this number. Choose another one.',
   error_unavailable: 'We could not start the payment just now. Please try again in a moment.',
+  error_busy: 'Too many tries on this page in a short time. Wait a minute, then try again.',
   error_card: 'Check the card details and try again.',
   language_label: 'Language',
   cancel_link: 'Cancel and go back to {merchant}',

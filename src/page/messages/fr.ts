@@ -59,6 +59,7 @@ export const fr: Catalogue = {
   error_phone: 'Saisissez un numéro mobile money, par exemple {example}.',
   error_operator: 'Cet opérateur ne dessert pas ce numéro. Choisissez-en un autre.',
   error_unavailable: 'Impossible de lancer le paiement pour le moment. Réessayez dans un instant.',
+  error_busy: 'Trop de tentatives sur cette page en peu de temps. Attendez une minute, puis réessayez.',
   error_card: 'Vérifiez les informations de la carte, puis réessayez.',
   language_label: 'Langue',
   cancel_link: 'Annuler et revenir à {merchant}',

@@ -58,6 +58,8 @@ export const rw: Catalogue = {
   error_phone: 'Shyiramo nimero ya Mobile Money, urugero {example}.',
   error_operator: 'Uyu muyoboro ntukorana n’iyi nimero. Hitamo undi.',
   error_unavailable: 'Ntitwashoboye gutangira ubwishyu ubu. Ongera ugerageze mu kanya.',
+  error_busy:
+    'Mwagerageje inshuro nyinshi cyane kuri uru rupapuro mu gihe gito. Mutegereze umunota umwe, hanyuma mwongere mugerageze.',
   error_card: 'Reba amakuru y’ikarita, hanyuma wongere ugerageze.',
   language_label: 'Ururimi',
   cancel_link: 'Hagarika usubire kuri {merchant}',

@@ -57,6 +57,7 @@ export const sw: Catalogue = {
   error_phone: 'Weka namba ya simu ya kulipia, kwa mfano {example}.',
   error_operator: 'Mtandao huu hauhudumii namba hii. Chagua mwingine.',
   error_unavailable: 'Hatukuweza kuanzisha malipo sasa hivi. Tafadhali jaribu tena baada ya muda mfupi.',
+  error_busy: 'Majaribio mengi mno kwenye ukurasa huu kwa muda mfupi. Subiri dakika moja, kisha ujaribu tena.',
   error_card: 'Angalia maelezo ya kadi, kisha ujaribu tena.',
   language_label: 'Lugha',
   cancel_link: 'Ghairi na urudi kwa {merchant}',
