@@ -32,7 +32,7 @@ import type { PaymentSnapshot } from '../domain/payment';
 import { parsePhoneNumberAsWritten } from '../domain/phone';
 import type { Principal } from '../domain/principal';
 import { deriveSecretId, newId } from '../lib/ids';
-import { byDeadline, updateWithStartWithin } from '../lib/temporal-deadline';
+import { UpdateUnanswered, updateWithin, updateWithStartWithin } from '../lib/temporal-deadline';
 import type { ProviderCode } from '../domain/catalogue';
 import {
   CREATE_CHECKOUT_UPDATE_ID,
@@ -247,8 +247,11 @@ export async function expireCheckoutSession(
   const session = await getCheckoutSession(deps, owner, id);
   const decided = applyCheckout(session, { type: 'expire', by: 'merchant' }, new Date().toISOString());
   if (!decided.ok) throw new DomainError(decided.refusal.code as ErrorCode, decided.refusal.message);
+  // One Update id per expire of this session: a re-sent expire the run already took answers its outcome.
   return sendToSession(deps, id, () =>
-    deps.temporal.workflow.getHandle(checkoutWorkflowId(id)).executeUpdate(expireCheckoutSessionUpdate),
+    deps.temporal.workflow
+      .getHandle(checkoutWorkflowId(id))
+      .executeUpdate(expireCheckoutSessionUpdate, { updateId: `expire:${id}` }),
   );
 }
 
@@ -332,6 +335,8 @@ export async function startCheckoutAttempt(
   try {
     const payment = await sendToSession(deps, id, () =>
       deps.temporal.workflow.getHandle(checkoutWorkflowId(id)).executeUpdate(startCheckoutAttemptUpdate, {
+        // The attempt's payment id names the Update: a re-sent attempt the run already took answers its payment.
+        updateId: `attempt:${paymentId}`,
         args: [
           {
             paymentId,
@@ -403,13 +408,21 @@ function resolveAttempt(session: CheckoutSessionSnapshot, amount: number, input:
   }
 }
 
-/** Sends an Update to a session's workflow by UPDATE_DEADLINE_MS; its refusal becomes the API's 409. */
+/**
+ * Sends an Update to a session's workflow through the one Update choreography (`updateWithin`,
+ * docs/limits.md#update-deadlines): re-sent with the same `updateId` when a send goes unanswered, so a lost Update is
+ * carried out once; all by UPDATE_DEADLINE_MS. The run's refusal becomes the API's 409.
+ * @throws DomainError 409 (the table's refusal); `service_unavailable` (503) when no answer came in time
+ */
 async function sendToSession<T>(deps: CheckoutServiceDeps, id: string, send: () => Promise<T>): Promise<T> {
   try {
-    return await byDeadline(deps.temporal, Date.now() + deps.config.UPDATE_DEADLINE_MS, send);
+    return await updateWithin(
+      deps.temporal,
+      { deadline: Date.now() + deps.config.UPDATE_DEADLINE_MS, refusal: refusalOf },
+      send,
+    );
   } catch (error) {
-    const refused = refusalOf(error);
-    if (refused) throw refused;
+    if (!(error instanceof UpdateUnanswered)) throw error;
     throw new DomainError(
       'service_unavailable',
       `checkout session ${id} did not answer in time; retry the request to learn its outcome`,
