@@ -382,7 +382,7 @@ function initiationActivities(
       return {
         payment,
         pendingRefunds: await findPendingRefunds(deps.db, paymentId),
-        settledRefunds: await findDecidedRefunds(deps.db, paymentId),
+        decidedRefunds: await findDecidedRefunds(deps.db, paymentId),
       };
     },
   };
@@ -456,7 +456,7 @@ function refundActivities(
     async refundAtProvider(input) {
       const { payment, refund } = input;
       const stored = await writePendingRefund(input, 'refundAtProvider');
-      if (stored.status !== 'pending') return { status: 'already_settled', refund: stored };
+      if (stored.status !== 'pending') return { status: 'already_decided', refund: stored };
       const provider = providerFor(payment);
       return callProvider(payment.provider, 'refund', () =>
         provider.refund(refundRequestOf(payment, refund, deps.config.PROVIDER_CALLBACK_BASE_URL)),

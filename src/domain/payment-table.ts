@@ -719,9 +719,6 @@ export function isFinal(state: PaymentState): boolean {
   return !isOpen(state.payment.status) && state.pendingRefunds.length === 0;
 }
 
-/** @deprecated the former name of {@link isFinal}, kept for the payment run until it takes the new one. */
-export const isSettled = isFinal;
-
 /** The event of a provider's answer `outcome` about `payment` (a success once it closed is a late one). */
 export function answerEvent(
   payment: Pick<PaymentSnapshot, 'status'>,
@@ -876,13 +873,13 @@ export function stateTableMarkdown(): string {
 
 /**
  * A provider's answer about a refund in flight: final, still pending, or a refund the read model already had final
- * (a re-opened run met a refund of an earlier one; `already_settled` is that *already final*).
+ * (a re-opened run met a refund of an earlier one; `already_decided` is that *already final*).
  */
 export type RefundAnswerOutcome =
   | { status: 'succeeded'; refundReference: string }
   | { status: 'failed'; failureMessage: string }
   | { status: 'pending' }
-  | { status: 'already_settled'; refund: RefundRecord };
+  | { status: 'already_decided'; refund: RefundRecord };
 
 /** The event of the provider's answer about refund `refundId`. */
 export function refundAnswerEvent(refundId: string, answer: RefundAnswerOutcome): PaymentEvent {
@@ -893,7 +890,7 @@ export function refundAnswerEvent(refundId: string, answer: RefundAnswerOutcome)
       return { type: 'refund_refused', refundId, message: answer.failureMessage };
     case 'pending':
       return { type: 'refund_unknown', refundId };
-    case 'already_settled':
+    case 'already_decided':
       return { type: 'refund_withdrawn', refundId };
   }
 }

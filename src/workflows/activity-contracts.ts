@@ -136,7 +136,7 @@ export interface PaymentActivities {
    */
   loadPayment(
     paymentId: string,
-  ): Promise<{ payment: PaymentSnapshot; pendingRefunds: RefundRecord[]; settledRefunds?: RefundRecord[] }>;
+  ): Promise<{ payment: PaymentSnapshot; pendingRefunds: RefundRecord[]; decidedRefunds?: RefundRecord[] }>;
 
   /**
    * The provider's current answer about the payment (docs/payments.md#provider-callbacks): confirms
@@ -170,7 +170,7 @@ export interface PaymentActivities {
 
   /**
    * Sends a refund to the provider (docs/payments.md#cancel-and-refund): first writes it `pending`
-   * unless its id is known (then answers `already_settled` with the stored refund when an earlier run
+   * unless its id is known (then answers `already_decided` with the stored refund when an earlier run
    * decided it, and sends nothing), then asks the provider with the idempotency key
    * `refund:{refund id}`, so a retried or repeated call never refunds twice.
    * @returns the provider's answer; `pending` when it took the refund without deciding

@@ -34,7 +34,7 @@ import {
   cancelEvent,
   expiryEvent,
   initialPaymentState,
-  isSettled,
+  isFinal,
   lateSuccessRefundId,
   notCancellableMessage,
   notStoredMessage,
@@ -156,11 +156,11 @@ export class PaymentRun {
   /**
    * The journal causes the table's row that accepted each refund of this run declared (its reservation; with a late
    * success after a cancel, the collection), by refund id: posted with whichever write first stores the refund, which
-   * may be its outcome's when its first call was lost (docs/ledger.md#postings). Dropped once the refund is settled.
+   * may be its outcome's when its first call was lost (docs/ledger.md#postings). Dropped once the refund is decided.
    */
   private readonly acceptedPosts = new Map<string, string[]>();
-  /** Refunds an earlier run settled, by id: an Update of one sent again to this run answers it (a re-opened run). */
-  private readonly settledRefunds = new Map<string, RefundRecord>();
+  /** Refunds an earlier run decided, by id: an Update of one sent again to this run answers it (a re-opened run). */
+  private readonly decidedRefunds = new Map<string, RefundRecord>();
   private readonly mutex = new Mutex();
   /** Outcomes being told to the payment's checkout session (docs/checkout.md#states): the run ends after them. */
   private telling = 0;
@@ -298,7 +298,7 @@ export class PaymentRun {
       const stored = await records.loadPayment(this.input.paymentId);
       this.state = { payment: stored.payment, pendingRefunds: stored.pendingRefunds };
       for (const refund of stored.pendingRefunds) this.unknownRefunds.add(refund.id);
-      for (const refund of stored.settledRefunds ?? []) this.settledRefunds.set(refund.id, refund);
+      for (const refund of stored.decidedRefunds ?? []) this.decidedRefunds.set(refund.id, refund);
     } else if (this.input.mode === 'create') {
       try {
         await this.initiate();
@@ -334,8 +334,8 @@ export class PaymentRun {
   }
 
   /**
-   * True once the run may end: settled, nothing in flight, no hint left (docs/payments.md#workflow). A refund that
-   * answered `pending` before its provider did may already be settled in the state while its writes still run under
+   * True once the run may end: final, nothing in flight, no hint left (docs/payments.md#workflow). A refund that
+   * answered `pending` before its provider did may already be decided in the state while its writes still run under
    * the lock: the run ends only after them.
    */
   done(): boolean {
@@ -344,7 +344,7 @@ export class PaymentRun {
       this.unknownRefunds.size === 0 &&
       !this.mutex.isLocked() &&
       this.telling === 0 &&
-      isSettled(this.current())
+      isFinal(this.current())
     );
   }
 
@@ -622,7 +622,7 @@ export class PaymentRun {
       answer =
         stored.status === 'pending'
           ? await refunds.refundAtProvider({ payment: this.current().payment, refund, post })
-          : { status: 'already_settled', refund: stored };
+          : { status: 'already_decided', refund: stored };
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       const type = causeType(error);
@@ -638,7 +638,7 @@ export class PaymentRun {
           ? { status: 'failed', failureMessage: causeMessage(error) }
           : { status: 'pending' };
     }
-    return (await this.settleRefund(refund, answer)) ?? refund;
+    return (await this.decideRefund(refund, answer)) ?? refund;
   }
 
   /**
@@ -655,19 +655,19 @@ export class PaymentRun {
   }
 
   /** Commits the provider's answer about a refund in flight (lock held); the refund as it stands after it. */
-  private async settleRefund(refund: RefundRecord, answer: RefundAnswerOutcome): Promise<RefundRecord | undefined> {
+  private async decideRefund(refund: RefundRecord, answer: RefundAnswerOutcome): Promise<RefundRecord | undefined> {
     if (answer.status !== 'pending') this.unknownRefunds.delete(refund.id);
     const applied = this.commit(refundAnswerEvent(refund.id, answer));
     if (!applied.ok) return undefined;
     await this.perform(applied);
     if (answer.status !== 'pending') this.acceptedPosts.delete(refund.id);
-    const settled = answer.status === 'already_settled' ? answer.refund : applied.refund;
-    if (settled && settled.status !== 'pending') this.settledRefunds.set(settled.id, settled);
+    const decided = answer.status === 'already_decided' ? answer.refund : applied.refund;
+    if (decided && decided.status !== 'pending') this.decidedRefunds.set(decided.id, decided);
     // The late success's automatic refund refused: the payment is booked as what it is, collected
     // (docs/payments.md#late-successes).
     if (answer.status === 'failed' && refund.id === lateSuccessRefundId(refund.paymentId))
       await this.commitAndPerform({ type: 'late_refund_refused' });
-    return settled;
+    return decided;
   }
 
   /** Asks the provider about refunds whose answer was unknown, after a wait (5 s doubling to hourly). */
@@ -682,7 +682,7 @@ export class PaymentRun {
         try {
           const post = this.acceptedPosts.get(refund.id) ?? [];
           const answer = await provider.fetchRefundAtProvider({ payment: this.current().payment, refund, post });
-          await this.settleRefund(refund, answer);
+          await this.decideRefund(refund, answer);
         } catch (error) {
           if (!(error instanceof ActivityFailure)) throw error;
           log.warn('refund status still unknown', { refundId, error: causeMessage(error) });
@@ -691,12 +691,12 @@ export class PaymentRun {
     }
   }
 
-  /** The refund `refundId` as an earlier run left it (settled, or pending and asked about), if it made one. */
+  /** The refund `refundId` as an earlier run left it (decided, or pending and asked about), if it made one. */
   private madeBefore(refundId: string): RefundRecord | undefined {
     const pending = this.unknownRefunds.has(refundId)
       ? this.state?.pendingRefunds.find((r) => r.id === refundId)
       : undefined;
-    return this.settledRefunds.get(refundId) ?? pending;
+    return this.decidedRefunds.get(refundId) ?? pending;
   }
 
   private current(): PaymentState {

@@ -399,6 +399,6 @@ describe('refundAtProvider (refunds sent once per refund id, docs/payments.md#re
       refund,
       post: reserved,
     });
-    expect(again).to.include({ status: 'already_settled' });
+    expect(again).to.include({ status: 'already_decided' });
   });
 });

@@ -292,11 +292,11 @@ class History {
       if (error instanceof ApplicationFailure) throw error;
       answered = { status: 'pending' };
     }
-    await this.settleRefund(t, refund, answered);
+    await this.decideRefund(t, refund, answered);
   }
 
-  /** `PaymentRun.settleRefund`. */
-  async settleRefund(t: Tracked, refund: RefundRecord, answered: RefundAnswerOutcome): Promise<void> {
+  /** `PaymentRun.decideRefund`. */
+  async decideRefund(t: Tracked, refund: RefundRecord, answered: RefundAnswerOutcome): Promise<void> {
     if (answered.status !== 'pending') t.unknownRefunds.delete(refund.id);
     await this.commitAndPerform(t, refundAnswerEvent(refund.id, answered));
     if (answered.status !== 'pending') t.acceptedPosts.delete(refund.id);
@@ -384,7 +384,7 @@ class History {
         }
         const post = t.acceptedPosts.get(refundId) ?? [];
         const answered = await this.call(() => a.fetchRefundAtProvider({ payment: t.state.payment, refund, post }));
-        await this.settleRefund(t, refund, answered);
+        await this.decideRefund(t, refund, answered);
       }
     }
   }

@@ -118,7 +118,7 @@ function drive(
       ? { type: 'refund_completed', refundId: refund.id, providerReference: 'prov_ref' }
       : { type: 'refund_refused', refundId: refund.id, message: 'refused' };
   drive(life, answer, when, supports, refundAnswer);
-  // PaymentRun.settleRefund: the late success's refund refused, the payment is booked as collected.
+  // PaymentRun.decideRefund: the late success's refund refused, the payment is booked as collected.
   if (final === 'refused' && refund.id === lateSuccessRefundId(life.state.payment.id))
     drive(life, { type: 'late_refund_refused' }, when, supports, refundAnswer);
 }
