@@ -154,7 +154,7 @@ function schemathesisConfig(document: OpenApiDocument, fixtures: Fixtures): stri
 }
 
 describe('OpenAPI-driven fuzz of every operation (Schemathesis, docs/api.md#health)', function () {
-  this.timeout(480_000);
+  this.timeout(900_000);
   const taskQueue = `fuzz-${randomBytes(4).toString('hex')}`;
   const config = testConfig({
     TEMPORAL_TASK_QUEUE: taskQueue,
@@ -290,30 +290,45 @@ describe('OpenAPI-driven fuzz of every operation (Schemathesis, docs/api.md#heal
       reportDir,
     ];
     const started = Date.now();
-    const run = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(st, args, {
-        cwd: runDir,
-        env: {
-          ...process.env,
-          FUZZ_SECRET_KEY: developer.key,
-          FUZZ_SESSION: developer.token,
-          FUZZ_OTHER_SESSION: other.token,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    const runOnce = () =>
+      new Promise<{ code: number | null; output: string }>((resolve) => {
+        const child = spawn(st, args, {
+          cwd: runDir,
+          env: {
+            ...process.env,
+            FUZZ_SECRET_KEY: developer.key,
+            FUZZ_SESSION: developer.token,
+            FUZZ_OTHER_SESSION: other.token,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let output = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+        // A run that outlives its budget is stopped, and what it printed so far is the report.
+        const overdue = setTimeout(() => {
+          output += `\n[fuzz] stopped after ${RUN_BUDGET_MS / 1000} s\n`;
+          child.kill('SIGTERM');
+        }, RUN_BUDGET_MS);
+        child.on('exit', (code) => {
+          clearTimeout(overdue);
+          resolve({ code, output });
+        });
       });
-      let output = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-      // A run that outlives its budget is stopped, and what it printed so far is the report.
-      const overdue = setTimeout(() => {
-        output += `\n[fuzz] stopped after ${RUN_BUDGET_MS / 1000} s\n`;
-        child.kill('SIGTERM');
-      }, RUN_BUDGET_MS);
-      child.on('exit', (code) => {
-        clearTimeout(overdue);
-        resolve({ code, output });
-      });
-    });
+    let run = await runOnce();
+    // CPython 3.11's AST constructor can raise a spurious SystemError ("AST constructor recursion depth mismatch",
+    // python/cpython#106905) when Schemathesis's threads parse sources at once: a fault of the tool, not an answer of
+    // the API. A run whose only errors are that one is run once more; any other failure fails at once.
+    const errors = /Errors:\n((?:\s+.*\n)+?)Warnings:/.exec(run.output)?.[1] ?? '';
+    if (
+      run.code !== 0 &&
+      /recursion depth mismatch/.test(run.output) &&
+      !/Failures:/.test(run.output) &&
+      /^\s*🚫 Runtime Error: \d+\s*$/.test(errors)
+    ) {
+      console.log("      fuzz: Schemathesis hit CPython's AST recursion-depth fault; running it once more");
+      run = await runOnce();
+    }
     const cases = /(\d+) generated, (.*)/.exec(run.output);
     const operations = /Tested: (\d+)/.exec(run.output)?.[1];
     console.log(
