@@ -38,7 +38,7 @@ export const PAYMENT_FAILURE_SIDE: Readonly<Record<FailureCode, OutcomeSide>> = 
   declined: 'payer',
   card_declined: 'payer',
   insufficient_funds: 'payer',
-  // The payer's silence, unless the provider's last word was no answer at all (see classifyPaymentOutcome).
+  // The payer's silence, unless the provider's last word was no answer at all (see paymentFailureSide).
   expired: 'payer',
   provider_error: 'provider',
 };

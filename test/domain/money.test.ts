@@ -4,6 +4,7 @@ import {
   formatMinorUnits,
   isValidMinorAmount,
   parseDecimalAmount,
+  parseTypedAmount,
   percentageOfMinor,
 } from '../../src/domain/money';
 import { spreadsheetSafeCell } from '../../src/lib/csv';
@@ -65,5 +66,35 @@ describe('domain/money (docs/limits.md#amounts, docs/payments.md#fees)', () => {
     expect(percentageOfMinor(10, 150)).to.equal(0); // 0.15 → 0
     expect(percentageOfMinor(100, 50)).to.equal(1); // 0.5 → 1 (half-up)
     expect(percentageOfMinor(1_000_000_000_000, 290)).to.equal(29_000_000_000);
+  });
+
+  it('reads an amount as a payer types it into integer minor units, in the currency exponent, never through a float', () => {
+    const read = (text: string, currency: 'RWF' | 'KES') => parseTypedAmount(text, currency);
+    expect(read('2500', 'RWF')).to.equal(2500);
+    expect(read('2,500', 'RWF')).to.equal(2500);
+    expect(read('2 500', 'RWF')).to.equal(2500);
+    expect(read('RWF 2\u202f500', 'RWF')).to.equal(2500);
+    expect(read('2.500,00', 'RWF')).to.equal(2500);
+    expect(read('25.00', 'KES')).to.equal(2500);
+    expect(read('25,5', 'KES')).to.equal(2550);
+    expect(read('1.234,56', 'KES')).to.equal(123456);
+    expect(read('0.10', 'KES')).to.equal(10);
+    // A separator followed by exactly three digits groups thousands.
+    expect(read('25.000', 'KES')).to.equal(2_500_000);
+  });
+
+  it('refuses what is not such an amount: nothing is guessed', () => {
+    for (const [text, currency] of [
+      ['', 'RWF'],
+      ['-5', 'RWF'],
+      ['1e3', 'RWF'],
+      ['25.50', 'RWF'],
+      ['2,50,000', 'RWF'],
+      ['2.500.00', 'KES'],
+      ['1,234.5,6', 'KES'],
+      ['9999999999999999', 'RWF'],
+      ['abc', 'KES'],
+    ] as const)
+      expect(parseTypedAmount(text, currency), `${text} ${currency}`).to.equal(undefined);
   });
 });
