@@ -8,8 +8,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
-import { CHROMIUM_PATH } from '../../scripts/lib/dashboard';
+import type { Browser } from 'playwright-core';
+import { closeBrowser, countTransfers, getBrowser } from '../../test/dashboard/browser';
 import { postJson, type Developer } from '../lib/api';
 import type { BenchContext } from '../lib/context';
 import type { Figure, Values } from '../lib/rounds';
@@ -37,13 +37,8 @@ async function visit(browser: Browser, url: string): Promise<{ ms: number; bytes
   try {
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
-    await cdp.send('Network.enable');
-    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    const transferred = await countTransfers(cdp);
     await cdp.send('Network.emulateNetworkConditions', SLOW_NETWORK);
-    let bytes = 0;
-    cdp.on('Network.loadingFinished', (event: { encodedDataLength: number }) => {
-      bytes += event.encodedDataLength;
-    });
     const started = performance.now();
     await page.goto(url, { waitUntil: 'commit' });
     // Runs in the page, as an expression: the bench's own TypeScript has no DOM types.
@@ -56,7 +51,7 @@ async function visit(browser: Browser, url: string): Promise<{ ms: number; bytes
     );
     const ms = performance.now() - started;
     await page.waitForLoadState('load');
-    return { ms, bytes };
+    return { ms, bytes: transferred().bytes };
   } finally {
     await context.close();
   }
@@ -108,18 +103,15 @@ export function hostedPageFigure(context: BenchContext, developer: Developer): F
       });
       await new Promise<void>((resolve) => baseline?.listen(0, '127.0.0.1', resolve));
       baselineUrl = `http://127.0.0.1:${(baseline.address() as AddressInfo).port}/`;
-      browser = await chromium.launch({
-        executablePath: CHROMIUM_PATH,
-        headless: true,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking'],
-      });
+      // The tests' Chromium with their flags (test/dashboard/browser.ts).
+      browser = await getBrowser();
       const warm = await visit(browser, pageUrl);
       return `session ${session.data.id}; warm-up visit ${Math.round(warm.ms)} ms, ${Math.round(warm.bytes)} bytes`;
     },
     measureService: () => visits(started(), pageUrl),
     measureBaseline: () => visits(started(), baselineUrl),
     async close() {
-      await browser?.close();
+      if (browser) await closeBrowser();
       await new Promise<void>((resolve) => (baseline ? baseline.close(() => resolve()) : resolve()));
     },
   };
