@@ -4,7 +4,9 @@
  * Stripe fake in front of stripe-mock. The client secret is Stripe's; the customer's confirmation
  * (Stripe.js) is played by the fake; the payment settles by the signed webhook, and with webhooks
  * switched off by polling; a decline carries its reason; cancel and partial refunds go through;
- * a webhook with a wrong signature changes nothing.
+ * a webhook with a wrong signature changes nothing. The hosted page's live card form mounts Stripe's Payment Element on
+ * the card attempt's client secret in a real browser, with Stripe.js played by a stub that keeps to Stripe.js's
+ * documented calls (`Stripe(key)`, `elements({clientSecret})`, `create('payment').mount()`, `confirmPayment()`).
  */
 import { expect } from 'chai';
 import { resolveStripeMock, startStripeMock, type StripeMock } from '../../scripts/lib/stripe-mock';
@@ -18,8 +20,51 @@ import {
   type LiveService,
 } from '../helpers/live-providers';
 import { PROVIDER_ANSWER_WAIT_MS } from '../../src/workflows/messages';
+import { closeBrowser, getBrowser } from '../dashboard/browser';
 
 const WEBHOOK_SECRET = 'whsec_end_to_end_secret';
+const PUBLISHABLE_KEY = 'pk_test_HostedPage';
+
+/**
+ * Stripe.js as the hosted page uses it, kept to its documented calls: `Stripe(key)`, `stripe.elements({clientSecret})`,
+ * `elements.create('payment').mount(selector)` and `stripe.confirmPayment({elements, confirmParams: {return_url}})`.
+ * It records every call in `window.stripeCalls`; `confirmPayment` waits for the test's `window.finishConfirm()` (the
+ * card confirmed at Stripe meanwhile) and then goes to `return_url` with the query Stripe adds, as Stripe.js does.
+ */
+const STRIPE_JS_STUB = `
+window.stripeCalls = [];
+window.Stripe = function (key) {
+  window.stripeCalls.push({ call: 'Stripe', key: key });
+  return {
+    elements: function (options) {
+      window.stripeCalls.push({ call: 'elements', clientSecret: options.clientSecret });
+      return {
+        create: function (type) {
+          window.stripeCalls.push({ call: 'create', type: type });
+          return {
+            mount: function (selector) {
+              var frame = document.createElement('div');
+              frame.setAttribute('data-stub-payment-element', type);
+              frame.textContent = 'Card number';
+              document.querySelector(selector).appendChild(frame);
+            },
+          };
+        },
+      };
+    },
+    confirmPayment: function (options) {
+      var url = options.confirmParams.return_url;
+      window.stripeCalls.push({ call: 'confirmPayment', returnUrl: url, elements: !!options.elements });
+      return new Promise(function () {
+        window.finishConfirm = function (intent) {
+          var sep = url.indexOf('?') < 0 ? '?' : '&';
+          location.assign(url + sep + 'payment_intent=' + intent + '&redirect_status=succeeded');
+        };
+      });
+    },
+  };
+};
+`;
 
 describe('live card payments end to end through Stripe, against stripe-mock and its stateful fake (docs/providers.md#stripe)', function () {
   this.timeout(180_000);
@@ -40,12 +85,14 @@ describe('live card payments end to end through Stripe, against stripe-mock and 
       STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
       STRIPE_API_BASE_URL: fake.url,
       STRIPE_TIMEOUT_MS: '3000',
+      CHECKOUT_STRIPE_PUBLISHABLE_KEY: PUBLISHABLE_KEY,
     });
     fake.setWebhookUrl(`${service.baseUrl}/v1/provider-callbacks/card_gateway`);
     ({ liveKey } = await approvedLiveMerchant());
   });
 
   after(async () => {
+    await closeBrowser();
     await service?.stop();
     await fake?.close();
     await mock?.stop();
@@ -201,5 +248,68 @@ describe('live card payments end to end through Stripe, against stripe-mock and 
     expect((await callService(service.baseUrl, `/v1/payments/${payment.id}`, liveKey)).body.data.status).to.equal(
       'pending',
     );
+  });
+
+  it("mounts Stripe's Payment Element on the hosted page's card attempt in a browser, and lands on the receipt once Stripe confirmed (docs/hosted-page.md#card)", async () => {
+    const successUrl = 'https://shop.example/paid';
+    const created = await callService(service.baseUrl, '/v1/checkout/sessions', liveKey, {
+      body: { amount: 2500, currency: 'USD', description: 'Hoodie', success_url: successUrl },
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const session = created.body.data;
+    const context = await (
+      await getBrowser()
+    ).newContext({ baseURL: service.baseUrl, viewport: { width: 390, height: 844 }, locale: 'en-US' });
+    context.setDefaultTimeout(30_000);
+    await context.route('https://js.stripe.com/v3/**', (route) =>
+      route.fulfill({ status: 200, contentType: 'text/javascript', body: STRIPE_JS_STUB }),
+    );
+    await context.route(`${successUrl}**`, (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'text/html',
+        body: '<!doctype html><title>Paid</title><h1>Thanks</h1>',
+      }),
+    );
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`script error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.location().url.endsWith('/events'))
+        problems.push(`console: ${message.text()}`);
+    });
+    try {
+      await page.goto(`/pay/${session.id}`);
+      const card = page.locator('form[data-card="live"]');
+      await card.waitFor();
+      // The first press starts the card attempt and mounts the Element on its client secret.
+      await card.getByRole('button').click();
+      await page.locator('#payment-element [data-stub-payment-element="payment"]').waitFor();
+      const calls = (await page.evaluate('window.stripeCalls')) as { call: string; [k: string]: unknown }[];
+      expect(calls.find((c) => c.call === 'Stripe')).to.deep.include({ key: PUBLISHABLE_KEY });
+      const clientSecret = calls.find((c) => c.call === 'elements')?.clientSecret as string;
+      const opened = await callService(service.baseUrl, `/v1/checkout/sessions/${session.id}`, liveKey);
+      expect(opened.body.data.attempts_count).to.equal(1);
+      const attempts = await callService(service.baseUrl, `/v1/payments?checkout_session=${session.id}`, liveKey);
+      const paymentId = (attempts.body.data.payments as { id: string }[])[0]?.id as string;
+      const intent = (await providerReferenceOf(paymentId)) as string;
+      expect(clientSecret).to.equal(fake.paymentIntent(intent)?.client_secret);
+
+      // The second press confirms: Stripe confirms the card and sends the payer to the attempt's page, and its receipt.
+      await card.getByRole('button').click();
+      await page.waitForFunction('typeof window.finishConfirm === "function"');
+      const confirm = ((await page.evaluate('window.stripeCalls')) as { call: string; returnUrl?: string }[]).find(
+        (c) => c.call === 'confirmPayment',
+      );
+      expect(confirm?.returnUrl).to.equal(`${service.baseUrl}/pay/${session.id}/attempts/${paymentId}`);
+      expect(await fake.confirm(intent, 'succeeded')).to.deep.equal([200]);
+      await page.evaluate(`window.finishConfirm(${JSON.stringify(intent)})`);
+      await page.waitForURL(`${successUrl}**`, { timeout: 60_000 });
+      const paid = await callService(service.baseUrl, `/v1/checkout/sessions/${session.id}`, liveKey);
+      expect(paid.body.data).to.include({ status: 'complete', payment: paymentId });
+      expect(problems).to.deep.equal([]);
+    } finally {
+      await context.close();
+    }
   });
 });
