@@ -923,7 +923,7 @@ export interface paths {
         };
         /**
          * The logo a checkout session's page shows
-         * @description The page's own read, without a key: the logo of the session's merchant, as stored (an SVG sanitised), with its own `Content-Type`, `X-Content-Type-Options: nosniff`, a Content-Security-Policy under which no script runs, an `ETag` and an hour's caching. 404 for an unknown session and for a merchant without a logo alike.
+         * @description The page's own read, without a key: the logo of the session's merchant, as stored (an SVG sanitised), with its own `Content-Type`, `X-Content-Type-Options: nosniff`, a Content-Security-Policy under which no script runs, an `ETag` and an hour's caching. 404 for an unknown session and for a merchant without a logo alike; it counts in the page's limit of 60 requests a minute per session and per client address (then 429 with `Retry-After`).
          */
         get: operations["retrieveCheckoutSessionLogo"];
         put?: never;

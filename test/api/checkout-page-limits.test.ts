@@ -1,9 +1,9 @@
 /**
  * The checkout page's own API limits (docs/limits.md#checkout-page-limits) over real HTTP on an app with the
  * production limits (RATE_LIMIT_MULTIPLIER 1): 60 requests a minute per session and per client address, then 429
- * `rate_limited` in the envelope with `Retry-After`, counted across `/public`, `/attempts` and `/events`; a refused
- * attempt prompts nobody; two client addresses of the test's own (127.0.0.31 and 127.0.0.32, both loopback) tell the
- * two budgets apart.
+ * `rate_limited` in the envelope with `Retry-After`, counted across `/public`, `/attempts`, `/events` and `/logo`; a
+ * refused attempt prompts nobody; two client addresses of the test's own (127.0.0.31 and 127.0.0.32, both loopback)
+ * tell the two budgets apart.
  * And no CORS header on these routes, to a preflight or a request with an `Origin`.
  */
 import http from 'node:http';
@@ -124,6 +124,7 @@ describe("the checkout page's own API limits (docs/limits.md#checkout-page-limit
     // The session has had its 60: from another address too, on every route, and the attempt prompts nobody.
     expectLimited(await request(app.baseUrl, `/v1/checkout/sessions/${first}/public`, OTHER), 'public');
     expectLimited(await request(app.baseUrl, `/v1/checkout/sessions/${first}/events`, OTHER), 'events');
+    expectLimited(await request(app.baseUrl, `/v1/checkout/sessions/${first}/logo`, OTHER), 'logo');
     const attempt = await request(app.baseUrl, `/v1/checkout/sessions/${first}/attempts`, OTHER, {
       body: { payment_method: 'mobile_money', phone_number: '0788 000 001' },
     });

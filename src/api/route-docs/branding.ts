@@ -129,7 +129,7 @@ export const brandingRouteDocs: RouteDoc[] = [
     tag: TAG,
     summary: "The logo a checkout session's page shows",
     description:
-      "The page's own read, without a key: the logo of the session's merchant, as stored (an SVG sanitised), with its own `Content-Type`, `X-Content-Type-Options: nosniff`, a Content-Security-Policy under which no script runs, an `ETag` and an hour's caching. 404 for an unknown session and for a merchant without a logo alike.",
+      "The page's own read, without a key: the logo of the session's merchant, as stored (an SVG sanitised), with its own `Content-Type`, `X-Content-Type-Options: nosniff`, a Content-Security-Policy under which no script runs, an `ETag` and an hour's caching. 404 for an unknown session and for a merchant without a logo alike; it counts in the page's limit of 60 requests a minute per session and per client address (then 429 with `Retry-After`).",
     headers: z.object({
       'If-None-Match': z
         .string()
@@ -145,5 +145,6 @@ export const brandingRouteDocs: RouteDoc[] = [
       example: SVG_EXAMPLE,
     },
     otherSuccess: [{ status: 304, description: 'Your copy is current (no body)' }],
+    errors: [404, 429],
   },
 ];

@@ -22,6 +22,7 @@ import { respond } from '../envelope';
 import { principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { jsonBody } from '../middleware/json-body';
 import { logoUpload, type UploadedLogo } from '../middleware/logo-upload';
+import { checkoutPageRateLimit } from '../middleware/rate-limit';
 import { apiRouter } from '../router';
 import { brandingBody } from '../schemas/branding';
 import { environmentOnlyQuery } from '../schemas/developer';
@@ -31,7 +32,7 @@ import { emptyBody } from '../schemas/webhooks';
 /** What the branding routes need. */
 export interface BrandingRouteDeps {
   db: Db;
-  config: Pick<Config, 'JWT_SECRET'>;
+  config: Pick<Config, 'JWT_SECRET' | 'RATE_LIMIT_MULTIPLIER'>;
 }
 
 /** How long browsers and caches may keep a logo before asking again (seconds); the page's URL changes with the logo. */
@@ -125,9 +126,10 @@ export function brandingRoutes(deps: BrandingRouteDeps): Router[] {
   /**
    * The logo of session `id`'s merchant (docs/branding.md#page), without a key → 200 with the image, its own
    * Content-Type, `X-Content-Type-Options: nosniff`, a CSP that runs no script, an ETag (its sha256) and an hour's
-   * caching; 304 to a matching `If-None-Match`. Errors: 404 for an unknown session and a merchant without a logo alike.
+   * caching; 304 to a matching `If-None-Match`. Errors: 404 for an unknown session and a merchant without a logo alike;
+   * 429 `rate_limited` past the page's limit (docs/limits.md#checkout-page-limits).
    */
-  page.get('/:id/logo', async (ctx) => {
+  page.get('/:id/logo', checkoutPageRateLimit(deps), async (ctx) => {
     const logo = await checkoutSessionLogo(deps, ctx.params.id as string);
     sendLogo(ctx, logo, `public, max-age=${LOGO_MAX_AGE_SECONDS}`);
   });
