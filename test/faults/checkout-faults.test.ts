@@ -5,7 +5,8 @@
  * - a duplicate: the first attempt (`0004`) fails at its expiry, the second (`0001`) completes the session, then the
  *   first one's provider success arrives late (docs/payments.md#late-successes); the session stays completed by the
  *   second, the first is refunded at once in full with `reason: duplicate` (MTN MoMo refunds), and the books show
- *   both payments and the refund;
+ *   both payments and the refund; where the provider refuses that refund, the reconciliation exception
+ *   `duplicate_checkout_payment` is recorded instead, and the money stays collected;
  * - an attempt whose payment cannot be started (the activity fails for good) fails, and the session takes a new one;
  * - a payment's word to its session that fails is retried until it lands;
  * - a session whose workflow ended (expired by the merchant) hears a failed attempt's late success: its workflow is
@@ -18,7 +19,7 @@ import { expect } from 'chai';
 import { createActivities } from '../../src/activities';
 import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { createMailer } from '../../src/lib/mailer';
-import { providerRegistryFromConfig } from '../../src/providers/registry';
+import { providerRegistryFromConfig, type ProviderRegistry } from '../../src/providers/registry';
 import { call, registerDeveloper, type TestDeveloper } from '../helpers/http';
 import { ledgerProblems } from '../helpers/ledger';
 import { startApp } from '../helpers/processes';
@@ -46,6 +47,8 @@ describe('checkout faults on the real stack (docs/checkout.md#states)', function
   /** Sessions whose payments' word fails twice before it lands, and how often it was tried. */
   const tellFails = new Set<string>();
   const tellCalls = new Map<string, number>();
+  /** Provider references whose refunds the provider refuses, as MTN MoMo answers a refund it will not make. */
+  const refundRefused = new Set<string>();
 
   before(async () => {
     const stack = await getStack();
@@ -54,9 +57,23 @@ describe('checkout faults on the real stack (docs/checkout.md#states)', function
     app = await startApp(testConfig(base));
     // The simulator calls this app back, as a provider calls the URL it is given.
     const config = testConfig({ ...base, PROVIDER_CALLBACK_BASE_URL: app.baseUrl });
+    const registry = providerRegistryFromConfig(createSandboxLedger(stack.db), config);
+    const providers: ProviderRegistry = {
+      get(environment, code) {
+        const adapter = registry.get(environment, code);
+        if (!adapter) return adapter;
+        return {
+          ...adapter,
+          async refund(request) {
+            if (!refundRefused.has(request.providerReference)) return adapter.refund(request);
+            return { status: 'failed', failureMessage: 'the provider refused the refund' };
+          },
+        };
+      },
+    };
     const activities = createActivities({
       db: stack.db,
-      providers: providerRegistryFromConfig(createSandboxLedger(stack.db), config),
+      providers,
       mailer: createMailer(config),
       temporal: stack.client,
       config,
@@ -123,14 +140,20 @@ describe('checkout faults on the real stack (docs/checkout.md#states)', function
     };
   }
 
-  it('refunds the late success of a failed attempt after another completed the session, with reason duplicate', async () => {
-    const { db } = await getStack();
-    const dev = await registerDeveloper();
+  /**
+   * A session of `dev` completed by its second attempt (`0001`) after its first (`0004`) failed at its expiry; the
+   * first one's provider success comes 5 s later. `firstStarted` runs once the first attempt's payment is initiated.
+   * @returns the session id, the late (first) payment and the paid (second) one
+   */
+  async function duplicateOf(
+    dev: TestDeveloper,
+    firstStarted: (payment: string) => Promise<void> = async () => {},
+  ): Promise<{ id: string; late: string; paid: string }> {
     const { id, attempt, payment } = await newSession(dev);
-
     const first = await attempt('0788 000 004');
     expect(first.status, JSON.stringify(first.body)).to.equal(201);
     const late = first.body.data.payment as string;
+    await firstStarted(late);
     const expired = await until(
       () => payment(late),
       (p) => p.body.data.status === 'failed',
@@ -149,6 +172,14 @@ describe('checkout faults on the real stack (docs/checkout.md#states)', function
       (s) => s.body.data.status === 'complete',
     );
     expect(complete.body.data).to.include({ status: 'complete', payment: paid, attempts_count: 2 });
+    return { id, late, paid };
+  }
+
+  it('refunds the late success of a failed attempt after another completed the session, with reason duplicate', async () => {
+    const { db } = await getStack();
+    const dev = await registerDeveloper();
+    const { id, late, paid } = await duplicateOf(dev);
+    const payment = (paymentId: string) => at(`/v1/payments/${paymentId}`, undefined, dev.key);
 
     // The first attempt's late success, then its refund with reason duplicate.
     const refunds = await until(
@@ -177,6 +208,33 @@ describe('checkout faults on the real stack (docs/checkout.md#states)', function
     expect(
       await db('reconciliation_exceptions').where({ object_id: late, kind: 'duplicate_checkout_payment' }).select('id'),
     ).to.deep.equal([]);
+    expect(await ledgerProblems(db, { merchantIds: [dev.merchantId] })).to.deep.equal([]);
+  });
+
+  it("records the exception duplicate_checkout_payment when the provider refuses the duplicate's refund", async () => {
+    const { db } = await getStack();
+    const dev = await registerDeveloper();
+    const { id, late, paid } = await duplicateOf(dev, async (payment) => {
+      const row = await until(
+        () => db('payments').where({ id: payment }).first('provider_reference'),
+        (r) => Boolean(r?.provider_reference),
+      );
+      refundRefused.add(row.provider_reference as string);
+    });
+
+    // The late success is booked, its refund sent and refused: the money stays collected, and an operator is told.
+    const exceptions = await until(
+      () => db('reconciliation_exceptions').where({ object_id: late, kind: 'duplicate_checkout_payment' }).select('*'),
+      (rows) => rows.length > 0,
+      40_000,
+    );
+    expect(exceptions).to.have.length(1);
+    const refunds = await db('refunds').where({ payment_id: late }).select('status', 'reason', 'amount');
+    expect(refunds).to.deep.equal([{ status: 'failed', reason: 'duplicate', amount: 4_000 }]);
+    const lateNow = (await at(`/v1/payments/${late}`, undefined, dev.key)).body.data;
+    expect(lateNow).to.include({ status: 'completed', amount_refunded: 0 });
+    const session = (await at(`/v1/checkout/sessions/${id}`, undefined, dev.key)).body.data;
+    expect(session).to.include({ status: 'complete', payment: paid, attempts_count: 2 });
     expect(await ledgerProblems(db, { merchantIds: [dev.merchantId] })).to.deep.equal([]);
   });
 
