@@ -205,14 +205,15 @@ const msOf = (value: number | null) => (value === null ? null : Math.round(value
 
 /**
  * Stores one key's measurement at `now` (epoch ms): its state and figures, and, when the status it shows changed
- * (`shownBefore` → the status shown now, an override winning), a row of `provider_status_changes` with `reason`.
+ * (`shownBefore` → the status shown now, an override winning; `shownBefore` is `operational` for a key never measured,
+ * as GET /v1/availability showed it), a row of `provider_status_changes` with `reason` and its events.
  * @returns true when the shown status changed
  */
 export async function saveHealth(
   db: Db,
   environment: Environment,
   key: HealthKey,
-  measured: { state: HealthState; figures: BucketFigures; shownBefore: ProviderStatus | null; shown: ProviderStatus },
+  measured: { state: HealthState; figures: BucketFigures; shownBefore: ProviderStatus; shown: ProviderStatus },
   now: number,
   reason: string | null,
 ): Promise<boolean> {
@@ -244,8 +245,8 @@ export async function saveHealth(
         'p95_ms',
         'measured_at',
       ]);
-    const changed = measured.shownBefore !== null && measured.shownBefore !== measured.shown;
-    if (changed && measured.shownBefore) {
+    const changed = measured.shownBefore !== measured.shown;
+    if (changed) {
       const change = { ...key, status: measured.shown, previous_status: measured.shownBefore, reason };
       await trx('provider_status_changes').insert({
         environment,

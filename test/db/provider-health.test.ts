@@ -101,6 +101,18 @@ describe('operator health (PostgreSQL)', () => {
     expect(history.map((row: { to_status: string }) => row.to_status)).to.deep.equal(['degraded']);
   });
 
+  it('tells a change found by the first measurement of a key, which showed operational before it', async () => {
+    const at = freshMoment();
+    await record(db, MOMO_RW, at, 50, (i) => (i % 10 < 3 ? 'provider' : null));
+    expect((await statusOf(db, MOMO_RW))?.status).to.equal('operational');
+    const changes = await measureProviderHealth(db, 'sandbox', at);
+    expect(changes).to.deep.equal([{ ...MOMO_RW, from: 'operational', to: 'degraded' }]);
+    const history = await db('provider_status_changes').where({ provider: 'momo', country: 'RW' });
+    expect(
+      history.map((row: { from_status: string; to_status: string }) => [row.from_status, row.to_status]),
+    ).to.deep.equal([['operational', 'degraded']]);
+  });
+
   it("never degrades an operator for payers' declines", async () => {
     const at = freshMoment();
     await measureProviderHealth(db, 'sandbox', at - 30 * MINUTE);
