@@ -21,6 +21,7 @@ import {
   type ProviderStatus,
   type RecordedChange,
   STATUS_CHANGED_EVENT,
+  servedHealthKeys,
   type StatusChangedData,
 } from '../domain/provider-health';
 import { iso, type Db } from './knex';
@@ -86,37 +87,31 @@ interface OutcomeRow {
 }
 
 /**
- * Every key's bucket in `environment` at `now` (epoch ms): its most recent {@link BUCKET}.size decided attempts within
- * {@link BUCKET}.maxAgeMs, by {@link healthKeyOf}; a key without any is absent.
+ * Every served key's bucket in `environment` at `now` (epoch ms): its most recent {@link BUCKET}.size decided attempts
+ * within {@link BUCKET}.maxAgeMs, by {@link healthKeyOf}; a key without any is absent. One statement that reads, per
+ * key, at most its bucket through the `(environment, provider, country, operation, decided_at)` index, so its cost
+ * does not grow with the outcomes' history (docs/availability.md#measurement-cost).
  */
 export async function readBuckets(
   db: Db,
   environment: Environment,
   now: number,
 ): Promise<Map<string, DecidedAttempt[]>> {
-  const rows = (await db
-    .select('*')
-    .from(
-      db('provider_outcomes')
-        .select(
-          'provider',
-          'country',
-          'operation',
-          'decided_at',
-          'duration_ms',
-          'outcome',
-          'side',
-          'never_reached',
-          db.raw(
-            'row_number() over (partition by provider, country, operation order by decided_at desc, id desc) as n',
-          ),
-        )
-        .where({ environment })
-        .where('decided_at', '>', new Date(now - BUCKET.maxAgeMs))
-        .where('decided_at', '<=', new Date(now))
-        .as('recent'),
-    )
-    .where('n', '<=', BUCKET.size)) as OutcomeRow[];
+  const keys = JSON.stringify(servedHealthKeys(environment));
+  const result = await db.raw<{ rows: OutcomeRow[] }>(
+    `SELECT k.provider, k.country, k.operation, o.decided_at, o.duration_ms, o.outcome, o.side, o.never_reached
+       FROM json_to_recordset(?::json) AS k(provider text, country char(2), operation text)
+       CROSS JOIN LATERAL (
+         SELECT decided_at, duration_ms, outcome, side, never_reached
+           FROM provider_outcomes
+          WHERE environment = ? AND provider = k.provider AND country = k.country AND operation = k.operation
+            AND decided_at > ? AND decided_at <= ?
+          ORDER BY decided_at DESC, id DESC
+          LIMIT ?
+       ) o`,
+    [keys, environment, new Date(now - BUCKET.maxAgeMs), new Date(now), BUCKET.size],
+  );
+  const rows = result.rows;
   const buckets = new Map<string, DecidedAttempt[]>();
   for (const row of rows) {
     const key = healthKeyOf({ provider: row.provider, country: row.country.trim(), operation: row.operation });
