@@ -13,13 +13,15 @@
  * same rounds, and its create latency at half its sustained rate, (f) the ledger on one hot merchant (settlements
  * per second with ÷ without it, and GET /v1/balance p99 with a million postings), (g) a merchant's settlement and
  * delivery latencies while another merchant's endpoint hangs on 500 deliveries ÷ the same without, (i) the hosted
- * payment page's amount and phone field on a 400 kbit/s, 400 ms network ÷ a bare page's; see bench/figures/.
+ * payment page's amount and phone field on a 400 kbit/s, 400 ms network ÷ a bare page's, (h) operator health on
+ * simulated time (time to `degraded` and `down` after a step in provider failures, back to `operational`, false alarms,
+ * the cost of one measurement; no baseline, the worst of five seeds against its targets); see bench/figures/.
  * Environment, for trial and profiling runs only (a real run uses the defaults): BENCH_ROUNDS
  * (every figure's rounds; by default FIGURE_ROUNDS), BENCH_MEMORY_ROUNDS (rounds of (d), default 1), BENCH_DURATION_MS
  * (default 8000, each side of (a), of which the first 2 s are ramp-up and not counted), BENCH_ONLY (figures to run,
- * default `a,b,c,d,e,f,g,i`; (e) is measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour alone; `bare`
- * adds the fair baseline ÷ the bare Update-with-Start of a workflow with one no-op local activity, Temporal's own
- * least), BENCH_PROFILE=1 (CPU profiles of the service worker and the API, kept with the logs in the run folder),
+ * default `a,b,c,d,e,f,g,h,i`; (e) is measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour alone;
+ * `bare` adds the fair baseline ÷ the bare Update-with-Start of a workflow with one no-op local activity, Temporal's
+ * own least), BENCH_PROFILE=1 (CPU profiles of the service worker and the API, kept with the logs in the run folder),
  * BENCH_SQL_LOG=<path> (every process's statements, first 160 characters each, appended to `<path>.<pid>`).
  */
 import { execFileSync } from 'node:child_process';
@@ -46,6 +48,7 @@ import { MEMORY_STEP, workerMemoryFigure } from './figures/worker-memory';
 import { noisyNeighbourFigure } from './figures/noisy-neighbour';
 import { ledgerFigure } from './figures/ledger';
 import { hostedPageFigure } from './figures/hosted-page';
+import { operatorHealthFigure, type ReportedFigure } from './figures/operator-health';
 import { DEFAULT_MERCHANT_CONCURRENCY } from '../src/domain/webhooks';
 import { registerDeveloper, type Developer } from './lib/api';
 import { startClusterStack, type ClusterStack } from './lib/cluster-stack';
@@ -132,12 +135,32 @@ function temporalCliVersion(cliPath: string): string {
   }
 }
 
-/** The table: one row per metric of each figure, with its target and the ratio of each round. */
-function printTable(figures: (FigureResult | UnavailableFigure)[]): void {
+/** A measured figure, one that could not be measured, or one measured without a baseline (h). */
+type AnyFigure = FigureResult | UnavailableFigure | ReportedFigure;
+
+/**
+ * The table: one row per metric of each figure, with its target and the ratio of each round; a figure without a
+ * baseline (h) shows its worst value as the service's and each run's value in place of the rounds' ratios.
+ */
+function printTable(figures: AnyFigure[]): void {
   const rows: string[][] = [['figure', 'metric', 'service', 'baseline', 'ratio', 'target', 'met', 'ratio per round']];
   for (const figure of figures) {
     if ('unavailable' in figure) {
       rows.push([`(${figure.id}) ${figure.title}`, figure.unavailable, '', '', '', '', '', '']);
+      continue;
+    }
+    if ('reported' in figure) {
+      for (const metric of figure.reported)
+        rows.push([
+          `(${figure.id}) ${figure.title}`,
+          metric.label,
+          `${format(metric.worst)} ${metric.unit}`.trim(),
+          '—',
+          '—',
+          metric.target ? `≤ ${metric.target.atMost} ${metric.unit}`.trim() : (metric.note ?? 'none (reported)'),
+          metric.met === undefined ? '—' : metric.met ? 'yes' : 'NO',
+          metric.runs.length > 1 ? `per seed ${metric.runs.map((value) => format(value)).join(' / ')}` : '',
+        ]);
       continue;
     }
     for (const metric of figure.metrics) {
@@ -174,9 +197,9 @@ function printTable(figures: (FigureResult | UnavailableFigure)[]): void {
  * service. On a machine where everything shares a few cores, this is the ceiling a ratio can reach
  * without making an item cheaper.
  */
-function printCpuBound(figures: (FigureResult | UnavailableFigure)[]): void {
+function printCpuBound(figures: AnyFigure[]): void {
   for (const figure of figures) {
-    if ('unavailable' in figure || !['a', 'c'].includes(figure.id)) continue;
+    if ('unavailable' in figure || 'reported' in figure || !['a', 'c'].includes(figure.id)) continue;
     const service = median(figure.rounds.map((round) => totalCpuMs(round.cost.service)));
     const baseline = median(figure.rounds.map((round) => totalCpuMs(round.cost.baseline)));
     process.stdout.write(
@@ -223,7 +246,7 @@ async function main(): Promise<void> {
   const rounds = (id: keyof typeof FIGURE_ROUNDS) => roundsSet ?? FIGURE_ROUNDS[id];
   const memoryRounds = envNumber('BENCH_MEMORY_ROUNDS', 1);
   const durationMs = envNumber('BENCH_DURATION_MS', 8_000);
-  const only = (process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,g,i').split(',').map((id) => id.trim());
+  const only = (process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,g,h,i').split(',').map((id) => id.trim());
   const selected = (id: string) => only.includes(id);
   const cliPath = await resolveTemporalCli(say);
   const machine = {
@@ -243,7 +266,7 @@ async function main(): Promise<void> {
   const profile = process.env.BENCH_PROFILE === '1';
   stack = await startStack({ root, cliPath, maxCachedWorkflows: MAX_CACHED_WORKFLOWS, say, profile });
   const running = stack;
-  const figures: (FigureResult | UnavailableFigure)[] = [];
+  const figures: AnyFigure[] = [];
   let clusterDescription: ClusterStack['description'] | undefined;
   if (selected('e')) {
     try {
@@ -329,12 +352,14 @@ async function main(): Promise<void> {
     const fairCreator = await registerDeveloper(dev.apiUrl, 'fair');
     const creators = { service: creator, fair: fairCreator };
     const clusterCreator = clusterTarget ? await registerDeveloper(clusterTarget.apiUrl, 'create') : undefined;
-    await timed('warm-up', async () => {
-      say(`warming up (3 s of each side of figure a${clusterTarget ? ', the cluster included' : ''})`);
-      await measureCreates(context, dev, creator, 3_000);
-      await measureFairCreates(context, fairCreator, 3_000);
-      if (clusterTarget && clusterCreator) await measureCreates(context, clusterTarget, clusterCreator, 3_000);
-    });
+    // The warm-up is for the figures that drive the stack; (h) alone needs only its PostgreSQL.
+    if (['a', 'b', 'c', 'd', 'e', 'f', 'g', 'i'].some(selected))
+      await timed('warm-up', async () => {
+        say(`warming up (3 s of each side of figure a${clusterTarget ? ', the cluster included' : ''})`);
+        await measureCreates(context, dev, creator, 3_000);
+        await measureFairCreates(context, fairCreator, 3_000);
+        if (clusterTarget && clusterCreator) await measureCreates(context, clusterTarget, clusterCreator, 3_000);
+      });
 
     let create: FigureResult | undefined;
     let devAtHalfRate: Values | undefined;
@@ -497,6 +522,14 @@ async function main(): Promise<void> {
         }),
       );
     }
+    if (selected('h')) {
+      figures.push(
+        await timed('h', () => {
+          say('(h) operator health on simulated time, on a database of its own');
+          return operatorHealthFigure(context);
+        }),
+      );
+    }
     if (selected('d')) {
       figures.push(
         await timed('d', async () => {
@@ -514,7 +547,7 @@ async function main(): Promise<void> {
     await db.destroy();
   }
 
-  const order = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+  const order = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
   figures.sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
   const finishedAt = new Date();
   const result = {

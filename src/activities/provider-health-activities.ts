@@ -53,7 +53,9 @@ export async function measureProviderHealth(db: Db, environment: Environment, no
     const pointsTo = statusOfFigures(figures, typical.get(id) ?? null);
     const state = nextHealth(before?.state ?? { status: 'operational', since: 0, betterSince: null }, pointsTo, now);
     const shown = before?.override?.status ?? state.status;
-    const shownBefore = before ? shownStatus(before) : null;
+    // A key never measured showed `operational` (GET /v1/availability says so): a first measurement that finds it
+    // worse is a change merchants are told of.
+    const shownBefore = shownStatus(before);
     const changed = await saveHealth(
       db,
       environment,
@@ -62,7 +64,7 @@ export async function measureProviderHealth(db: Db, environment: Environment, no
       now,
       reasonOf(figures, shown),
     );
-    if (changed && shownBefore) changes.push({ ...key, from: shownBefore, to: shown });
+    if (changed) changes.push({ ...key, from: shownBefore, to: shown });
   }
   return changes;
 }

@@ -21,6 +21,7 @@ import {
   type ProviderStatus,
   type RecordedChange,
   STATUS_CHANGED_EVENT,
+  servedHealthKeys,
   type StatusChangedData,
 } from '../domain/provider-health';
 import { iso, type Db } from './knex';
@@ -86,37 +87,31 @@ interface OutcomeRow {
 }
 
 /**
- * Every key's bucket in `environment` at `now` (epoch ms): its most recent {@link BUCKET}.size decided attempts within
- * {@link BUCKET}.maxAgeMs, by {@link healthKeyOf}; a key without any is absent.
+ * Every served key's bucket in `environment` at `now` (epoch ms): its most recent {@link BUCKET}.size decided attempts
+ * within {@link BUCKET}.maxAgeMs, by {@link healthKeyOf}; a key without any is absent. One statement that reads, per
+ * key, at most its bucket through the `(environment, provider, country, operation, decided_at)` index, so its cost
+ * does not grow with the outcomes' history (docs/availability.md#measurement-cost).
  */
 export async function readBuckets(
   db: Db,
   environment: Environment,
   now: number,
 ): Promise<Map<string, DecidedAttempt[]>> {
-  const rows = (await db
-    .select('*')
-    .from(
-      db('provider_outcomes')
-        .select(
-          'provider',
-          'country',
-          'operation',
-          'decided_at',
-          'duration_ms',
-          'outcome',
-          'side',
-          'never_reached',
-          db.raw(
-            'row_number() over (partition by provider, country, operation order by decided_at desc, id desc) as n',
-          ),
-        )
-        .where({ environment })
-        .where('decided_at', '>', new Date(now - BUCKET.maxAgeMs))
-        .where('decided_at', '<=', new Date(now))
-        .as('recent'),
-    )
-    .where('n', '<=', BUCKET.size)) as OutcomeRow[];
+  const keys = JSON.stringify(servedHealthKeys(environment));
+  const result = await db.raw<{ rows: OutcomeRow[] }>(
+    `SELECT k.provider, k.country, k.operation, o.decided_at, o.duration_ms, o.outcome, o.side, o.never_reached
+       FROM json_to_recordset(?::json) AS k(provider text, country char(2), operation text)
+       CROSS JOIN LATERAL (
+         SELECT decided_at, duration_ms, outcome, side, never_reached
+           FROM provider_outcomes
+          WHERE environment = ? AND provider = k.provider AND country = k.country AND operation = k.operation
+            AND decided_at > ? AND decided_at <= ?
+          ORDER BY decided_at DESC, id DESC
+          LIMIT ?
+       ) o`,
+    [keys, environment, new Date(now - BUCKET.maxAgeMs), new Date(now), BUCKET.size],
+  );
+  const rows = result.rows;
   const buckets = new Map<string, DecidedAttempt[]>();
   for (const row of rows) {
     const key = healthKeyOf({ provider: row.provider, country: row.country.trim(), operation: row.operation });
@@ -205,14 +200,15 @@ const msOf = (value: number | null) => (value === null ? null : Math.round(value
 
 /**
  * Stores one key's measurement at `now` (epoch ms): its state and figures, and, when the status it shows changed
- * (`shownBefore` → the status shown now, an override winning), a row of `provider_status_changes` with `reason`.
+ * (`shownBefore` → the status shown now, an override winning; `shownBefore` is `operational` for a key never measured,
+ * as GET /v1/availability showed it), a row of `provider_status_changes` with `reason` and its events.
  * @returns true when the shown status changed
  */
 export async function saveHealth(
   db: Db,
   environment: Environment,
   key: HealthKey,
-  measured: { state: HealthState; figures: BucketFigures; shownBefore: ProviderStatus | null; shown: ProviderStatus },
+  measured: { state: HealthState; figures: BucketFigures; shownBefore: ProviderStatus; shown: ProviderStatus },
   now: number,
   reason: string | null,
 ): Promise<boolean> {
@@ -244,8 +240,8 @@ export async function saveHealth(
         'p95_ms',
         'measured_at',
       ]);
-    const changed = measured.shownBefore !== null && measured.shownBefore !== measured.shown;
-    if (changed && measured.shownBefore) {
+    const changed = measured.shownBefore !== measured.shown;
+    if (changed) {
       const change = { ...key, status: measured.shown, previous_status: measured.shownBefore, reason };
       await trx('provider_status_changes').insert({
         environment,

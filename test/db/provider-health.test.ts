@@ -5,8 +5,8 @@
  */
 import { expect } from 'chai';
 import type { Db } from '../../src/db/knex';
-import { recordProviderOutcome } from '../../src/db/provider-health';
-import { servedHealthKeys, type DecidedAttempt, type HealthKey } from '../../src/domain/provider-health';
+import { readBuckets, recordProviderOutcome } from '../../src/db/provider-health';
+import { BUCKET, servedHealthKeys, type DecidedAttempt, type HealthKey } from '../../src/domain/provider-health';
 import { DomainError } from '../../src/domain/errors';
 import { measureProviderHealth } from '../../src/activities/provider-health-activities';
 import { availabilityOf, overrideProviderStatus } from '../../src/services/provider-health-service';
@@ -99,6 +99,45 @@ describe('operator health (PostgreSQL)', () => {
     expect(await measureProviderHealth(db, 'sandbox', at)).to.deep.equal([]);
     const history = await db('provider_status_changes').where({ provider: 'momo', country: 'RW' });
     expect(history.map((row: { to_status: string }) => row.to_status)).to.deep.equal(['degraded']);
+  });
+
+  it('tells a change found by the first measurement of a key, which showed operational before it', async () => {
+    const at = freshMoment();
+    await record(db, MOMO_RW, at, 50, (i) => (i % 10 < 3 ? 'provider' : null));
+    expect((await statusOf(db, MOMO_RW))?.status).to.equal('operational');
+    const changes = await measureProviderHealth(db, 'sandbox', at);
+    expect(changes).to.deep.equal([{ ...MOMO_RW, from: 'operational', to: 'degraded' }]);
+    const history = await db('provider_status_changes').where({ provider: 'momo', country: 'RW' });
+    expect(
+      history.map((row: { from_status: string; to_status: string }) => [row.from_status, row.to_status]),
+    ).to.deep.equal([['operational', 'degraded']]);
+  });
+
+  it("reads each key's most recent attempts, not the environment's history", async () => {
+    const at = freshMoment();
+    // A day of older outcomes of one key (5,000, all before the bucket's 10 minutes), then its 50 most recent.
+    await db.raw(
+      `INSERT INTO provider_outcomes (environment, provider, country, operation, merchant_id, object_id, decided_at,
+         duration_ms, outcome, side, never_reached)
+       SELECT 'sandbox', 'momo', 'RW', 'collection', 'mer_history', 'pay_history_' || ? || '_' || i,
+              to_timestamp((?::bigint - 11 * 60000 - i * 17000) / 1000.0), 12000, 'success', null, false
+         FROM generate_series(1, 5000) AS i`,
+      [at, at],
+    );
+    await record(db, MOMO_RW, at, 50, () => null);
+    await db.raw('ANALYZE provider_outcomes');
+    const read = await db.transaction(async (trx) => {
+      const buckets = await readBuckets(trx, 'sandbox', at);
+      const [stats] = (
+        await trx.raw<{ rows: { n: string }[] }>(
+          `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS n
+             FROM pg_stat_xact_user_tables WHERE relname = 'provider_outcomes'`,
+        )
+      ).rows;
+      return { bucket: buckets.get('momo:RW:collection')?.length, rows: Number(stats?.n) };
+    });
+    expect(read.bucket).to.equal(50);
+    expect(read.rows, 'rows of provider_outcomes read').to.be.at.most(servedHealthKeys('sandbox').length * BUCKET.size);
   });
 
   it("never degrades an operator for payers' declines", async () => {
