@@ -56,6 +56,15 @@ describe('availability (docs/availability.md)', function () {
   it('is measured by a Schedule every 30 s: an operator failing at the provider goes down, and the API says so', async () => {
     const { client, config, db, baseUrl } = await getStack();
     const developer = await registerDeveloper();
+    // Another test's worker process (src/worker.ts) may have left them behind: this test creates its own.
+    const removeSchedules = async () => {
+      for (const environment of ['sandbox', 'live'] as const)
+        await client.schedule
+          .getHandle(providerHealthScheduleId(environment))
+          .delete()
+          .catch(() => undefined);
+    };
+    await removeSchedules();
     const created = await ensureProviderHealthSchedules(client, config.TEMPORAL_TASK_QUEUE);
     try {
       expect(created).to.deep.equal([providerHealthScheduleId('sandbox'), providerHealthScheduleId('live')]);
@@ -92,11 +101,7 @@ describe('availability (docs/availability.md)', function () {
         'paycollect_provider_status{provider="mpesa",country="KE",operation="payout",environment="live"} 0',
       );
     } finally {
-      for (const environment of ['sandbox', 'live'] as const)
-        await client.schedule
-          .getHandle(providerHealthScheduleId(environment))
-          .delete()
-          .catch(() => undefined);
+      await removeSchedules();
       await db('provider_health').where({ provider: 'mobile_money_b', country: 'UG' }).del();
     }
   });
