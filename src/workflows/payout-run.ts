@@ -213,20 +213,21 @@ export class PayoutRun {
   // ---- rail calls ----
 
   /**
-   * Asks the status the payout's rail shows (lock held) and commits it (docs/payouts.md#rail-down): the table says to
+   * Asks the status the payout's rail shows and commits it (lock held; docs/payouts.md#rail-down): the table says to
    * send, or to wait for a `down` rail, which is asked again after RAIL_DOWN_RECHECK_MS unless a cancel or an
-   * operator's ask ends the wait. A payout without a health key has no status to ask: its rail is taken as up.
+   * operator's ask ends the wait. The read takes no lock, so a cancel never waits for it (nor for its retries while
+   * PostgreSQL fails it). A payout without a health key has no status to ask: its rail is taken as up.
    */
   private async checkRail(): Promise<void> {
     this.waitingForRail = false;
+    const payout = this.current();
+    const key = payoutHealthKey(payout);
+    const health: RailHealth = key
+      ? await records.payoutRailHealth(payout.environment, key)
+      : { status: 'operational', reason: null };
+    const reason = key ? railDownReason(key, health.reason) : '';
     await this.mutex.runExclusive(async () => {
-      const payout = this.current();
-      if (payout.status !== 'pending') return; // cancelled meanwhile
-      const key = payoutHealthKey(payout);
-      const health: RailHealth = key
-        ? await records.payoutRailHealth(payout.environment, key)
-        : { status: 'operational', reason: null };
-      const reason = key ? railDownReason(key, health.reason) : '';
+      if (this.current().status !== 'pending') return; // cancelled meanwhile
       await this.commitAll([{ type: 'rail_status', status: health.status, reason }]);
     });
     if (!this.waitingForRail) return;
