@@ -17,6 +17,7 @@ import {
   writePayoutStatus,
 } from '../db/payouts';
 import { availableOf, readOwed } from '../db/ledger';
+import { readShownStatus } from '../db/provider-health';
 import { createProviderRequestLog } from '../db/provider-requests';
 import { createSandboxPayoutLedger } from '../db/sandbox-payouts';
 import { DomainError } from '../domain/errors';
@@ -24,6 +25,8 @@ import { ID_PREFIXES } from '../domain/ids';
 import { acceptedPayoutState, payoutCurrencyProblem, payoutFee, type PayoutSnapshot } from '../domain/payout';
 import type { PayoutEmittedEvent } from '../domain/payout-table';
 import { deriveId } from '../lib/ids';
+import type { ProviderCode } from '../domain/catalogue';
+import { failureReasonSide } from '../providers/failure-sides';
 import { PayoutRailUnavailable, type PayoutAnswer, type PayoutRail } from '../providers/payout-rail';
 import { payoutRailRegistryFromConfig, type PayoutRailRegistry } from '../providers/payout-registry';
 import { toPayoutView } from '../views/payout';
@@ -108,14 +111,22 @@ export function payoutRailsOf(deps: Pick<PayoutActivityDeps, 'db' | 'config' | '
   return registry;
 }
 
-/** The outcome of a rail call as the workflow takes it. */
-function resultOf(answer: PayoutAnswer<string>): PayoutRailResult {
+/**
+ * The outcome of a rail call of `provider` as the workflow takes it, with whose the provider's reason for a refusal is
+ * (docs/availability.md#classification).
+ */
+function resultOf(provider: string, answer: PayoutAnswer<string>): PayoutRailResult {
+  const reasonSide =
+    answer.outcome === 'refused' && answer.providerReason
+      ? failureReasonSide(provider as ProviderCode, 'payout', answer.providerReason)
+      : undefined;
   return {
     kind: 'answer',
     outcome: answer.outcome as (PayoutRailResult & { kind: 'answer' })['outcome'],
     providerReference: answer.providerReference,
     ...(answer.failureCode ? { failureCode: answer.failureCode } : {}),
     ...(answer.failureMessage ? { failureMessage: answer.failureMessage.slice(0, 500) } : {}),
+    ...(reasonSide ? { reasonSide } : {}),
   };
 }
 
@@ -204,6 +215,7 @@ export function createPayoutActivities(deps: PayoutActivityDeps): PayoutActiviti
       if (!destination) throw new Error(`destination ${payout.destinationId} is not stored`);
       try {
         return resultOf(
+          payout.provider,
           await rail.sendPayout({
             payoutId: payout.id,
             amount: payout.amount,
@@ -224,7 +236,11 @@ export function createPayoutActivities(deps: PayoutActivityDeps): PayoutActiviti
       const payout = await stored(payoutId);
       const rail = railOf(payout);
       if (!rail) return { kind: 'unavailable', reason: `no ${payout.environment} payout rail for ${payout.provider}` };
-      return resultOf(await rail.payoutStatus(providerReference));
+      return resultOf(payout.provider, await rail.payoutStatus(providerReference));
+    },
+
+    async payoutRailHealth(environment, key) {
+      return readShownStatus(deps.db, environment, key);
     },
 
     async recordPayout({ payout: written, orders }) {

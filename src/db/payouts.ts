@@ -19,6 +19,7 @@ import {
 } from '../domain/payout-table';
 import type { PayoutDestination, PayoutDestinationType, PayoutFailureCode } from '../domain/payout-rail';
 import { availableOf, readOwed, writeJournal, type LedgerScope } from './ledger';
+import { recordProviderOutcome } from './provider-health';
 import type { EventInput } from './payments';
 import { insertEventOnce } from './payments';
 import { iso, isoOrNull, type Db } from './knex';
@@ -168,6 +169,7 @@ interface PayoutRow {
   failure_message: string | null;
   pending_reason: string | null;
   provider_reference: string | null;
+  first_request_at: Date | null;
   automatic: boolean;
   created_at: Date;
   updated_at: Date;
@@ -194,6 +196,7 @@ function fromPayoutRow(row: PayoutRow): PayoutSnapshot {
     failureMessage: row.failure_message,
     pendingReason: row.pending_reason,
     providerReference: row.provider_reference,
+    firstRequestAt: isoOrNull(row.first_request_at),
     automatic: row.automatic,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
@@ -309,10 +312,11 @@ function payoutJournalOf(payout: LedgerPayout, cause: string) {
 
 /**
  * Writes `payout` as the payout table's row left it (src/domain/payout-table.ts), with exactly the effects it
- * declared (`orders`): the journals of its causes, its event (`eventOf(payout, type)`) and the destination's
- * verification, in one transaction (docs/payouts.md#money). The write asserts the row: the stored payout must still
- * be in `orders.from`. A repeat of a write that committed (the stored payout already is what it writes) changes nothing
- * and answers its event again, so a retried caller still starts its deliveries.
+ * declared (`orders`): the journals of its causes, its event (`eventOf(payout, type)`), the destination's
+ * verification and the decided outcome its rail's health is measured by (once per payout,
+ * docs/availability.md#payouts), in one transaction (docs/payouts.md#money). The write asserts the row: the stored
+ * payout must still be in `orders.from`. A repeat of a write that committed (the stored payout already is what it
+ * writes) changes nothing and answers its event again, so a retried caller still starts its deliveries.
  * @returns the payout afterwards, and the event written (undefined when the row emits none)
  * @throws Error when the payout is not stored, or is in another status than the row's (the table was not followed)
  */
@@ -332,6 +336,7 @@ export async function writePayoutStatus(
         failure_code: payout.failureCode,
         failure_message: payout.failureMessage,
         provider_reference: payout.providerReference,
+        first_request_at: payout.firstRequestAt && new Date(payout.firstRequestAt),
         in_transit_at: payout.inTransitAt && new Date(payout.inTransitAt),
         paid_at: payout.paidAt && new Date(payout.paidAt),
         failed_at: payout.failedAt && new Date(payout.failedAt),
@@ -353,6 +358,14 @@ export async function writePayoutStatus(
     const at = new Date(written.updatedAt);
     for (const cause of orders.post) await writeJournal(trx, payoutJournalOf(ledgerPayoutOf(written), cause), at);
     if (orders.verifyDestination) await markDestinationPaid(trx, written.destinationId);
+    if (orders.outcome)
+      await recordProviderOutcome(trx, {
+        ...orders.outcome.key,
+        environment: written.environment,
+        merchantId: written.merchantId,
+        objectId: written.id,
+        attempt: orders.outcome.attempt,
+      });
     const event = orders.emit ? eventOf(written, orders.emit) : undefined;
     if (event) await insertEventOnce(trx, event);
     return { payout: written, event };

@@ -50,6 +50,23 @@ export function shownStatus(stored: StoredHealth | undefined): ProviderStatus {
   return stored?.override?.status ?? stored?.state.status ?? 'operational';
 }
 
+/**
+ * The status `key` shows in `environment` now (docs/availability.md#overrides): an operator's override winning over the
+ * measured status, `operational` before any measurement; `reason` is the override's, else null. One indexed read.
+ */
+export async function readShownStatus(
+  db: Db,
+  environment: Environment,
+  key: HealthKey,
+): Promise<{ status: ProviderStatus; reason: string | null }> {
+  const row = (await db('provider_health')
+    .where({ environment, ...key })
+    .first('status', 'override_status', 'override_reason')) as
+    Pick<HealthRow, 'status' | 'override_status' | 'override_reason'> | undefined;
+  if (row?.override_status) return { status: row.override_status, reason: row.override_reason };
+  return { status: row?.status ?? 'operational', reason: null };
+}
+
 /** `provider:country:operation`, the key of a map of keys. */
 export function healthKeyOf(key: HealthKey): string {
   return `${key.provider}:${key.country}:${key.operation}`;

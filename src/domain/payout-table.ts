@@ -8,21 +8,45 @@
  * ({@link payoutTableMarkdown}). Pure: safe inside the workflow sandbox.
  */
 import { notCancellablePayoutMessage, type PayoutSnapshot, type PayoutStatus } from './payout';
+import { payoutDecidedOutcome, RAIL_DOWN_RECHECK_MS, type PayoutOutcome } from './payout-health';
 import type { PayoutFailureCode, PayoutSendOutcome, PayoutStatusOutcome } from './payout-rail';
-import { chooseRow, tableMarkdown, type TableRefusal, describeCommonEffect } from './table-engine';
+import type { OutcomeSide, ProviderStatus } from './provider-health';
+import { ANOTHER_ROW, chooseRow, tableMarkdown, type TableRefusal, describeCommonEffect } from './table-engine';
+
+/**
+ * When the send a rail's answer answers was made (ISO 8601 UTC): the start of the payout's seconds to final
+ * (docs/availability.md#payouts); absent for an answer to a status call.
+ */
+interface Requested {
+  requestedAt?: string;
+}
 
 /** Everything that can happen to a stored payout: the columns of the table. */
 export type PayoutEvent =
+  /**
+   * The status its rail shows before a send (docs/payouts.md#rail-down), an operator's override winning; `reason`: the
+   * payout's `pending_reason` while the rail is `down`.
+   */
+  | { type: 'rail_status'; status: ProviderStatus; reason: string }
   /** The rail certainly did not get the payout (it is down, or none exists): it stays pending with this reason. */
   | { type: 'rail_down'; reason: string }
   /** The rail took the payout and is paying it (`providerReference`: its transfer). */
-  | { type: 'provider_accepted'; providerReference: string }
+  | ({ type: 'provider_accepted'; providerReference: string } & Requested)
   /** The rail's answer is unknown (a time-out): it may have the payout; asked about, never sent again. */
-  | { type: 'provider_unknown'; providerReference: string }
+  | ({ type: 'provider_unknown'; providerReference: string } & Requested)
   /** The rail paid the payout. */
-  | { type: 'provider_paid'; providerReference: string }
-  /** The rail definitely refused the payout. */
-  | { type: 'provider_failed'; providerReference: string; failureCode: PayoutFailureCode; message: string }
+  | ({ type: 'provider_paid'; providerReference: string } & Requested)
+  /**
+   * The rail definitely refused the payout; `reasonSide`: whose the provider's own reason is, when the rail named one
+   * (src/providers/failure-sides.ts).
+   */
+  | ({
+      type: 'provider_failed';
+      providerReference: string;
+      failureCode: PayoutFailureCode;
+      message: string;
+      reasonSide?: OutcomeSide;
+    } & Requested)
   /** The rail reversed a paid payout. */
   | { type: 'provider_returned'; providerReference: string }
   /** The rail has no such transfer: it never got the payout, which is sent again under the same reference. */
@@ -35,6 +59,7 @@ export type PayoutEventType = PayoutEvent['type'];
 
 /** Every payout event, in the table's order. */
 export const PAYOUT_EVENT_TYPES: readonly PayoutEventType[] = [
+  'rail_status',
   'rail_down',
   'provider_accepted',
   'provider_unknown',
@@ -61,8 +86,12 @@ export type PayoutEffect =
   | { do: 'post'; cause: `payout:{id}:${PayoutPostedStep}` | `payout:${string}:${PayoutPostedStep}` }
   /** Mark the destination verified with the step's write: a payout reached it (docs/payouts.md#destinations). */
   | { do: 'verify_destination' }
-  /** Send the payout to its rail again under the same reference. */
-  | { do: 'ask_provider'; call: 'send' };
+  /** Send the payout to its rail (again, under the same reference). */
+  | { do: 'ask_provider'; call: 'send' }
+  /** Send nothing: ask the rail's status again later (docs/payouts.md#rail-down). */
+  | { do: 'wait_for_rail' }
+  /** Record the payout's decided outcome for its rail's health with the step's write (docs/availability.md#payouts). */
+  | { do: 'record_outcome' };
 
 /** Why a payout event was refused. */
 export type PayoutRefusal = TableRefusal<'payout_not_cancellable' | 'not_applicable'>;
@@ -91,12 +120,13 @@ function ended(step: PayoutPostedStep, event?: PayoutEmittedEvent): PayoutEffect
   return [write, ...(event ? [{ do: 'emit' as const, event }] : []), { do: 'post', cause: `payout:{id}:${step}` }];
 }
 
-const withReference = (p: PayoutSnapshot, e: { providerReference: string }): PayoutSnapshot => ({
+const withReference = (p: PayoutSnapshot, e: { providerReference: string } & Requested): PayoutSnapshot => ({
   ...p,
   providerReference: e.providerReference || p.providerReference,
+  firstRequestAt: p.firstRequestAt ?? e.requestedAt ?? null,
 });
 
-const inTransit = (p: PayoutSnapshot, e: { providerReference: string }, at: string): PayoutSnapshot => ({
+const inTransit = (p: PayoutSnapshot, e: { providerReference: string } & Requested, at: string): PayoutSnapshot => ({
   ...withReference(p, e),
   pendingReason: null,
   inTransitAt: p.inTransitAt ?? at,
@@ -107,7 +137,7 @@ function paidRow(from: PayoutStatus): PayoutRow {
     from,
     event: 'provider_paid',
     to: 'paid',
-    effects: [...ended('paid', 'payout.paid'), { do: 'verify_destination' }],
+    effects: [...ended('paid', 'payout.paid'), { do: 'verify_destination' }, { do: 'record_outcome' }],
     next: (p, e, at) => ({ ...inTransit(p, e, at), paidAt: at }),
   });
 }
@@ -117,7 +147,7 @@ function failedRow(from: PayoutStatus): PayoutRow {
     from,
     event: 'provider_failed',
     to: 'failed',
-    effects: ended('failed', 'payout.failed'),
+    effects: [...ended('failed', 'payout.failed'), { do: 'record_outcome' }],
     next: (p, e, at) => ({
       ...withReference(p, e),
       pendingReason: null,
@@ -128,8 +158,40 @@ function failedRow(from: PayoutStatus): PayoutRow {
   });
 }
 
+const railShowsDown = (e: Of<'rail_status'>) => e.status === 'down';
+
 /** The payout table (docs/payouts.md#states): the first row of (status, event) whose condition holds is taken. */
 export const PAYOUT_TABLE: readonly PayoutRow[] = [
+  row({
+    from: 'pending',
+    event: 'rail_status',
+    when: {
+      text: 'the rail shows `down`, a reason the payout does not record yet',
+      test: (p, e) => (railShowsDown(e) && p.pendingReason !== e.reason ? undefined : ANOTHER_ROW),
+    },
+    to: 'pending',
+    effects: [write, { do: 'wait_for_rail' }],
+    next: (p, e) => ({ ...p, pendingReason: e.reason }),
+  }),
+  row({
+    from: 'pending',
+    event: 'rail_status',
+    when: { text: 'the rail shows `down`', test: (_p, e) => (railShowsDown(e) ? undefined : ANOTHER_ROW) },
+    to: 'pending',
+    effects: [{ do: 'wait_for_rail' }],
+    next: (p) => p,
+  }),
+  row({
+    from: 'pending',
+    event: 'rail_status',
+    when: {
+      text: 'the rail is `operational` or `degraded`',
+      test: (_p, e) => (railShowsDown(e) ? ANOTHER_ROW : undefined),
+    },
+    to: 'pending',
+    effects: [{ do: 'ask_provider', call: 'send' }],
+    next: (p) => p,
+  }),
   row({
     from: 'pending',
     event: 'rail_down',
@@ -175,7 +237,14 @@ export const PAYOUT_TABLE: readonly PayoutRow[] = [
 
 /** The result of {@link applyPayout}: the payout after the row and its effects (causes filled in), or the refusal. */
 export type PayoutApplied =
-  | { ok: true; payout: PayoutSnapshot; from: PayoutStatus; effects: PayoutEffect[]; row: PayoutRow }
+  | {
+      ok: true;
+      payout: PayoutSnapshot;
+      from: PayoutStatus;
+      effects: PayoutEffect[];
+      row: PayoutRow;
+      event: PayoutEvent;
+    }
   | { ok: false; refusal: PayoutRefusal };
 
 function noPayoutRow(status: PayoutStatus, event: PayoutEvent): PayoutRefusal {
@@ -199,7 +268,7 @@ export function applyPayout(payout: PayoutSnapshot, event: PayoutEvent, at: stri
   const effects = r.effects.map((e) =>
     e.do === 'post' ? { do: 'post' as const, cause: e.cause.replace('{id}', payout.id) as typeof e.cause } : e,
   );
-  return { ok: true, payout: next, from: payout.status, effects, row: r };
+  return { ok: true, payout: next, from: payout.status, effects, row: r, event };
 }
 
 /** What a send or a status call answered, as the rail put it. */
@@ -208,17 +277,20 @@ export interface RailAnswer {
   providerReference: string;
   failureCode?: PayoutFailureCode;
   failureMessage?: string;
+  /** Whose the provider's own reason for a refusal is, when the rail named one (src/providers/failure-sides.ts). */
+  reasonSide?: OutcomeSide;
 }
 
 /**
  * The events of a rail's answer about a payout in `status`, in order: a return of a payout not yet recorded paid is
  * its payment, then its return (docs/payouts.md#states).
  */
-export function railAnswerEvents(status: PayoutStatus, answer: RailAnswer): PayoutEvent[] {
+export function railAnswerEvents(status: PayoutStatus, answer: RailAnswer, requestedAt?: string): PayoutEvent[] {
   const { providerReference } = answer;
+  const requested = requestedAt ? { requestedAt } : {};
   switch (answer.outcome) {
     case 'paid':
-      return [{ type: 'provider_paid', providerReference }];
+      return [{ type: 'provider_paid', providerReference, ...requested }];
     case 'refused':
       return [
         {
@@ -226,16 +298,18 @@ export function railAnswerEvents(status: PayoutStatus, answer: RailAnswer): Payo
           providerReference,
           failureCode: answer.failureCode ?? 'declined',
           message: answer.failureMessage ?? 'the provider refused the payout',
+          ...(answer.reasonSide ? { reasonSide: answer.reasonSide } : {}),
+          ...requested,
         },
       ];
     case 'returned': {
       const returned: PayoutEvent = { type: 'provider_returned', providerReference };
-      return status === 'paid' ? [returned] : [{ type: 'provider_paid', providerReference }, returned];
+      return status === 'paid' ? [returned] : [{ type: 'provider_paid', providerReference, ...requested }, returned];
     }
     case 'in_transit':
-      return [{ type: 'provider_accepted', providerReference }];
+      return [{ type: 'provider_accepted', providerReference, ...requested }];
     case 'unknown':
-      return [{ type: 'provider_unknown', providerReference }];
+      return [{ type: 'provider_unknown', providerReference, ...requested }];
     case 'not_received':
       return [{ type: 'provider_not_received' }];
   }
@@ -255,6 +329,8 @@ export interface PayoutWriteOrders {
   emit: PayoutEmittedEvent | null;
   post: string[];
   verifyDestination: boolean;
+  /** The decided outcome for the rail's health (docs/availability.md#payouts); null when the row records none. */
+  outcome: PayoutOutcome | null;
 }
 
 /** The write orders of an applied row. */
@@ -265,6 +341,13 @@ export function payoutWriteOrders(applied: Extract<PayoutApplied, { ok: true }>)
     emit: emitted?.do === 'emit' ? emitted.event : null,
     post: applied.effects.flatMap((e) => (e.do === 'post' ? [e.cause] : [])),
     verifyDestination: applied.effects.some((e) => e.do === 'verify_destination'),
+    outcome: applied.effects.some((e) => e.do === 'record_outcome')
+      ? (payoutDecidedOutcome(
+          applied.payout,
+          applied.payout.updatedAt,
+          applied.event.type === 'provider_failed' ? applied.event.reasonSide : undefined,
+        ) ?? null)
+      : null,
   };
 }
 
@@ -278,7 +361,11 @@ function describePayoutEffect(effect: PayoutEffect): string {
     case 'verify_destination':
       return 'verify the destination';
     case 'ask_provider':
-      return 'ask provider: send again';
+      return 'ask provider: send';
+    case 'wait_for_rail':
+      return `wait for the rail (its status asked again in ${RAIL_DOWN_RECHECK_MS / 1000} s)`;
+    case 'record_outcome':
+      return "record the rail's outcome";
   }
 }
 

@@ -37,6 +37,11 @@ export interface PayoutSnapshot {
   failureMessage: string | null;
   pendingReason: string | null;
   providerReference: string | null;
+  /**
+   * When our first request that the rail answered was made: the start of the seconds to final its health outcome is
+   * measured by (docs/availability.md#payouts); null until the rail first answers.
+   */
+  firstRequestAt: string | null;
   automatic: boolean;
   createdAt: string;
   updatedAt: string;
@@ -55,6 +60,7 @@ export function acceptedPayoutState(at: string) {
     failureMessage: null,
     pendingReason: null,
     providerReference: null,
+    firstRequestAt: null,
     createdAt: at,
     updatedAt: at,
     inTransitAt: null,

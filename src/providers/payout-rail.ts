@@ -44,6 +44,11 @@ export interface PayoutAnswer<Outcome extends string = PayoutStatusOutcome> {
   failureCode?: PayoutFailureCode;
   /** Set when `outcome` is `refused` (the provider's reason, readable), or to say why it is `unknown`. */
   failureMessage?: string;
+  /**
+   * The provider's own reason for a refusal, as its API sends it (`PAYEE_NOT_FOUND`, `DP00900001012`, ResultCode
+   * `2001`), when it gave one: whose it is decides the outcome's side for operator health (./failure-sides.ts).
+   */
+  providerReason?: string;
 }
 
 /** The answer to a send: `paid`, `in_transit`, `refused` or `unknown` (docs/payouts.md#rails). */

@@ -7,6 +7,9 @@ import type { AuditEntry } from '../domain/audit-log';
 import type { PayoutSnapshot } from '../domain/payout';
 import type { PayoutWriteOrders } from '../domain/payout-table';
 import type { PayoutFailureCode, PayoutSendOutcome, PayoutStatusOutcome } from '../domain/payout-rail';
+import type { RailHealth } from '../domain/payout-health';
+import type { Environment } from '../domain/environment';
+import type { HealthKey, OutcomeSide } from '../domain/provider-health';
 
 /** The id of a payout's workflow: one per payout. */
 export function payoutWorkflowId(payoutId: string): string {
@@ -59,7 +62,8 @@ export const CANCEL_UPDATE_ID = 'cancel';
 /**
  * The operator's "ask again" (docs/operations.md#payouts-stuck-pending): the workflow ends its current wait and takes
  * its next turn now. A payout in transit (or paid, watched for a return) is asked about with the rail's status call,
- * never sent again; a pending one whose rail was down is offered to the rail now, which never had it.
+ * never sent again; a pending one asks its rail's status now and is offered to the rail (which never had it) unless
+ * the rail shows `down` (docs/payouts.md#rail-down).
  */
 export const askPayoutRailSignal = defineSignal<[]>('askPayoutRail');
 
@@ -74,6 +78,8 @@ export type PayoutRailResult =
       providerReference: string;
       failureCode?: PayoutFailureCode;
       failureMessage?: string;
+      /** Whose the provider's own reason for a refusal is, when the rail named one (src/providers/failure-sides.ts). */
+      reasonSide?: OutcomeSide;
     }
   /** The provider certainly did not get the payout: wait `retryAfterMs` (when it says) and send again. */
   | { kind: 'unavailable'; reason: string; retryAfterMs?: number };
@@ -122,6 +128,12 @@ export interface PayoutActivities {
   loadPayout(payoutId: string): Promise<PayoutSnapshot>;
   /** Sends the payout on its rail (the reference derives from the payout id, so a repeat names the same transfer). */
   sendPayoutToRail(payoutId: string): Promise<PayoutRailResult>;
+  /**
+   * The status the payout rail `key` shows in `environment` now (docs/payouts.md#rail-down): an operator's override
+   * winning over the measured one, `operational` before any measurement; with the override's reason.
+   * @throws when PostgreSQL does not answer (the workflow retries; nothing is sent meanwhile)
+   */
+  payoutRailHealth(environment: Environment, key: HealthKey): Promise<RailHealth>;
   /** Asks the rail about the payout's transfer `providerReference`. */
   askPayoutRail(payoutId: string, providerReference: string): Promise<PayoutRailResult>;
   /**

@@ -10,6 +10,7 @@
 import { ApplicationFailure, condition, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { Mutex } from 'async-mutex';
 import { FINAL_PAYOUT_STATUSES, type PayoutSnapshot } from '../domain/payout';
+import { payoutHealthKey, RAIL_DOWN_RECHECK_MS, railDownReason, type RailHealth } from '../domain/payout-health';
 import {
   applyPayout,
   payoutWriteOrders,
@@ -56,8 +57,10 @@ export class PayoutRun {
   private woken = false;
   /** An operator asked for the next turn now (`askPayoutRail`). */
   private askedNow = false;
-  /** The rail said it never got the payout: it is sent again under the same reference. */
+  /** The table's row said to send: the rail is not `down`, or it never got the payout (same reference). */
   private resend = false;
+  /** The table's row said to wait for a `down` rail: nothing is sent until its status is asked again. */
+  private waitingForRail = false;
   private readonly mutex = new Mutex();
   private downDelay = DOWN_FIRST_MS;
   private statusDelay = STATUS_FIRST_MS;
@@ -126,14 +129,16 @@ export class PayoutRun {
   }
 
   /**
-   * One step of the main loop: a send while the payout is `pending` (or the rail never got it), a status call while it
-   * is `in_transit`, a return check while it is `paid` and watched. False when there is nothing left to wait for.
+   * One step of the main loop: while the payout is `pending`, its rail's status and, when the table says so, a send (or
+   * a wait for a `down` rail); a send again when the rail never got it; a status call while it is `in_transit`; a
+   * return check while it is `paid` and watched. False when there is nothing left to wait for.
    */
   async step(): Promise<boolean> {
     if (this.notStored) return false;
     const payout = this.current();
     if (FINAL_PAYOUT_STATUSES.includes(payout.status)) return false;
-    if (payout.status === 'pending' || this.resend) return this.send().then(() => true);
+    if (this.resend) return this.send().then(() => true);
+    if (payout.status === 'pending') return this.checkRail().then(() => true);
     if (payout.status === 'in_transit') {
       await this.pause(this.statusDelay);
       this.statusDelay = Math.min(this.statusDelay * 2, STATUS_MAX_MS);
@@ -192,6 +197,8 @@ export class PayoutRun {
       if (effect.do === 'write')
         await records.recordPayout({ payout: applied.payout, orders: payoutWriteOrders(applied) });
       else if (effect.do === 'ask_provider') this.resend = true;
+      else if (effect.do === 'wait_for_rail') this.waitingForRail = true;
+      // record_outcome is carried out by the write (its orders' outcome).
     }
   }
 
@@ -205,14 +212,38 @@ export class PayoutRun {
 
   // ---- rail calls ----
 
+  /**
+   * Asks the status the payout's rail shows and commits it (lock held; docs/payouts.md#rail-down): the table says to
+   * send, or to wait for a `down` rail, which is asked again after RAIL_DOWN_RECHECK_MS unless a cancel or an
+   * operator's ask ends the wait. The read takes no lock, so a cancel never waits for it (nor for its retries while
+   * PostgreSQL fails it). A payout without a health key has no status to ask: its rail is taken as up.
+   */
+  private async checkRail(): Promise<void> {
+    this.waitingForRail = false;
+    const payout = this.current();
+    const key = payoutHealthKey(payout);
+    const health: RailHealth = key
+      ? await records.payoutRailHealth(payout.environment, key)
+      : { status: 'operational', reason: null };
+    const reason = key ? railDownReason(key, health.reason) : '';
+    await this.mutex.runExclusive(async () => {
+      if (this.current().status !== 'pending') return; // cancelled meanwhile
+      await this.commitAll([{ type: 'rail_status', status: health.status, reason }]);
+    });
+    if (!this.waitingForRail) return;
+    this.answered = true;
+    await this.pause(RAIL_DOWN_RECHECK_MS);
+  }
+
   /** Sends the payout to its rail (lock held) and commits its answer; a rail that is down is tried again later. */
   private async send(): Promise<void> {
     this.resend = false;
     const down = await this.mutex.runExclusive(async () => {
       const { status } = this.current();
       if (status !== 'pending' && status !== 'in_transit') return undefined; // cancelled meanwhile
+      const requestedAt = nowIso();
       const result = await rails.sendPayoutToRail(this.input.payoutId);
-      await this.commitAll(this.eventsOf(result));
+      await this.commitAll(this.eventsOf(result, requestedAt));
       this.answered = true;
       return result.kind === 'unavailable' ? result : undefined;
     });
@@ -229,10 +260,10 @@ export class PayoutRun {
     });
   }
 
-  /** The table's events of a rail's result. */
-  private eventsOf(result: PayoutRailResult): PayoutEvent[] {
+  /** The table's events of a rail's result; `requestedAt`: when the send it answers was made (not for status calls). */
+  private eventsOf(result: PayoutRailResult, requestedAt?: string): PayoutEvent[] {
     if (result.kind === 'unavailable') return [{ type: 'rail_down', reason: result.reason }];
-    return railAnswerEvents(this.current().status, result);
+    return railAnswerEvents(this.current().status, result, requestedAt);
   }
 
   /** Sleeps `ms` unless a cancel or an operator's ask wakes it (an ask made meanwhile ends the next sleep at once). */

@@ -9,7 +9,8 @@
  * After every step: the journals the step wrote are exactly the `post` causes of the row it took; a refused event or
  * a retry changed nothing in the database; the ledger's invariants hold (`ledgerProblems`); the stored payout is the
  * table's; and the merchant's balance is what it was funded less amount + fee while the payout is held or paid, and
- * all of it once the payout failed, was cancelled or returned.
+ * all of it once the payout failed, was cancelled or returned; its rail's decided outcome
+ * (docs/availability.md#payouts) is recorded once from `paid` or `failed` on, and never for a cancel.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -38,6 +39,8 @@ function eventOf(type: PayoutEventType, failure: 'account_invalid' | 'declined')
   switch (type) {
     case 'rail_down':
       return { type, reason: 'the rail is down' };
+    case 'rail_status':
+      return { type, status: failure === 'declined' ? 'down' : 'operational', reason: 'the rail is down' };
     case 'provider_failed':
       return { type, providerReference: 'ref-1', failureCode: failure, message: 'refused' };
     case 'provider_not_received':
@@ -163,6 +166,14 @@ async function runHistory(db: Db, activities: ReturnType<typeof createPayoutActi
     expect(await ledgerProblems(db, { merchantIds: [merchantId] }), `after ${label}`).to.deep.equal([]);
     const stored = await findPayoutById(db, payout.id);
     expect(stored, `stored after ${label}`).to.deep.equal(payout);
+    // The decided outcome its rail's health counts (docs/availability.md#payouts): once, from paid or failed on, never
+    // for a cancel, whatever the retries.
+    const decided = payout.paidAt !== null || payout.failedAt !== null;
+    const outcomes = (await db('provider_outcomes').where({ object_id: payout.id })) as { outcome: string }[];
+    expect(
+      outcomes.map((o) => o.outcome),
+      `outcomes after ${label}`,
+    ).to.deep.equal(decided ? [payout.failedAt ? 'failure' : 'success'] : []);
     const givenBack = ['failed', 'cancelled', 'returned'].includes(payout.status);
     expect(await merchantNet(db, merchantId), `balance after ${label}`).to.equal(
       givenBack ? FUNDED : FUNDED - payout.amount - payout.fee,

@@ -40,6 +40,7 @@ function payout(status: PayoutStatus, overrides: Partial<PayoutSnapshot> = {}): 
 
 /** One event of each type, as the rail or the merchant sends it. */
 const EVENTS: Record<PayoutEventType, PayoutEvent> = {
+  rail_status: { type: 'rail_status', status: 'down', reason: 'the momo payout rail in RW is down' },
   rail_down: { type: 'rail_down', reason: 'the rail is down' },
   provider_accepted: { type: 'provider_accepted', providerReference: 'ref-1' },
   provider_unknown: { type: 'provider_unknown', providerReference: 'ref-1' },
@@ -55,12 +56,25 @@ const EVENTS: Record<PayoutEventType, PayoutEvent> = {
   cancel: { type: 'cancel' },
 };
 
+/**
+ * A payout and an event that take row `r`: the rail's status rows are told apart by their conditions (a `down` rail
+ * with a new reason, one already recorded, a rail that is up).
+ */
+function inputOf(r: (typeof PAYOUT_TABLE)[number]): [PayoutSnapshot, PayoutEvent] {
+  if (r.event !== 'rail_status') return [payout(r.from), EVENTS[r.event]];
+  const down = EVENTS.rail_status as Extract<PayoutEvent, { type: 'rail_status' }>;
+  if (r.effects.some((e) => e.do === 'write')) return [payout(r.from), down];
+  if (r.effects.some((e) => e.do === 'wait_for_rail')) return [payout(r.from, { pendingReason: down.reason }), down];
+  return [payout(r.from), { ...down, status: 'operational' }];
+}
+
 describe('payout table: every row (docs/payouts.md#states)', () => {
   for (const r of PAYOUT_TABLE)
-    it(`${r.from} × ${r.event} → ${r.to}`, () => {
-      const applied = applyPayout(payout(r.from), EVENTS[r.event], LATER);
+    it(`${r.from} × ${r.event}${r.when ? ` (${r.when.text})` : ''} → ${r.to}`, () => {
+      const applied = applyPayout(...inputOf(r), LATER);
       expect(applied.ok).to.equal(true);
       if (!applied.ok) return;
+      expect(applied.row).to.equal(r);
       expect(applied.payout.status).to.equal(r.to);
       expect(applied.from).to.equal(r.from);
       const writes = r.effects.some((e) => e.do === 'write');
@@ -125,6 +139,10 @@ describe('payout table: the refusals the issue names, with their reasons', () =>
       emit: 'payout.failed',
       post: ['payout:po_000000000000000000000001:failed'],
       verifyDestination: false,
+      outcome: {
+        key: { provider: 'momo', country: 'RW', operation: 'payout' },
+        attempt: { decidedAt: Date.parse(LATER), seconds: 300, outcome: 'failure', side: 'payer', neverReached: false },
+      },
     });
     expect(failed.payout).to.include({ failureCode: 'account_invalid', failureMessage: 'no such wallet' });
     const cancelled = applyPayout(payout('pending'), EVENTS.cancel, LATER);
@@ -133,6 +151,7 @@ describe('payout table: the refusals the issue names, with their reasons', () =>
       emit: null,
       post: ['payout:po_000000000000000000000001:cancelled'],
       verifyDestination: false,
+      outcome: null,
     });
   });
 
@@ -146,6 +165,77 @@ describe('payout table: the refusals the issue names, with their reasons', () =>
     expect(railAnswerEvents('pending', { outcome: 'refused', providerReference: 'r' })[0]).to.deep.include({
       failureCode: 'declined',
     });
+  });
+});
+
+describe("payout table: a rail's health (docs/payouts.md#rail-down, docs/availability.md#payouts)", () => {
+  const REASON = 'the momo payout rail in RW is down; the payout is sent when it is back';
+  const railStatus = (status: 'operational' | 'degraded' | 'down'): PayoutEvent => ({
+    type: 'rail_status',
+    status,
+    reason: REASON,
+  });
+
+  it('sends to a rail that is not down, and waits for a down one with its reason written once', () => {
+    for (const status of ['operational', 'degraded'] as const) {
+      const up = applyPayout(payout('pending'), railStatus(status), LATER);
+      expect(up.ok && up.effects, status).to.deep.equal([{ do: 'ask_provider', call: 'send' }]);
+    }
+    const down = applyPayout(payout('pending'), railStatus('down'), LATER);
+    expect(down.ok).to.equal(true);
+    if (!down.ok) return;
+    expect(down.effects).to.deep.equal([{ do: 'write' }, { do: 'wait_for_rail' }]);
+    expect(down.payout).to.include({ status: 'pending', pendingReason: REASON, updatedAt: LATER });
+    const still = applyPayout(down.payout, railStatus('down'), LATER);
+    expect(still.ok && still.effects).to.deep.equal([{ do: 'wait_for_rail' }]);
+    // A cancel while it waits is the merchant's, not the rail's: funds back, no outcome recorded.
+    const cancelled = applyPayout(down.payout, EVENTS.cancel, LATER);
+    expect(cancelled.ok && payoutWriteOrders(cancelled).outcome).to.equal(null);
+    expect(applyPayout(payout('in_transit'), railStatus('down'), LATER).ok).to.equal(false);
+  });
+
+  it("records the decided outcome under the rail's key: success, the payee's or the provider's failure, seconds from the first request", () => {
+    const requestedAt = '2026-03-01T10:04:00.000Z';
+    const accepted = applyPayout(
+      payout('pending'),
+      { type: 'provider_accepted', providerReference: 'ref-1', requestedAt },
+      '2026-03-01T10:04:01.000Z',
+    );
+    expect(accepted.ok && payoutWriteOrders(accepted).outcome).to.equal(null);
+    if (!accepted.ok) return;
+    expect(accepted.payout.firstRequestAt).to.equal(requestedAt);
+    const paid = applyPayout(accepted.payout, { type: 'provider_paid', providerReference: 'ref-1' }, LATER);
+    expect(paid.ok && payoutWriteOrders(paid).outcome).to.deep.equal({
+      key: { provider: 'momo', country: 'RW', operation: 'payout' },
+      attempt: { decidedAt: Date.parse(LATER), seconds: 60, outcome: 'success', side: null, neverReached: false },
+    });
+    const failed = (failureCode: 'account_invalid' | 'provider_error' | 'platform_funds', reasonSide?: 'platform') =>
+      applyPayout(
+        payout('pending'),
+        { type: 'provider_failed', providerReference: 'r', failureCode, message: 'no', requestedAt, reasonSide },
+        LATER,
+      );
+    const sideOf = (applied: ReturnType<typeof applyPayout>) =>
+      applied.ok ? payoutWriteOrders(applied).outcome?.attempt : undefined;
+    expect(sideOf(failed('account_invalid'))).to.include({ outcome: 'failure', side: 'payer', seconds: 60 });
+    expect(sideOf(failed('provider_error'))).to.include({ outcome: 'failure', side: 'provider' });
+    expect(sideOf(failed('platform_funds'))).to.include({ side: 'platform' });
+    // The provider's own reason decides where the rail named one (our configuration's error: not the operator's).
+    expect(sideOf(failed('provider_error', 'platform'))).to.include({ side: 'platform' });
+    // A return after paid is no second outcome.
+    if (!paid.ok) return;
+    const returned = applyPayout(paid.payout, EVENTS.provider_returned, LATER);
+    expect(returned.ok && payoutWriteOrders(returned).outcome).to.equal(null);
+  });
+
+  it("carries the send's time and the reason's side from the rail's answer", () => {
+    const at = '2026-03-01T10:04:00.000Z';
+    expect(railAnswerEvents('pending', { outcome: 'paid', providerReference: 'r' }, at)[0]).to.deep.include({
+      requestedAt: at,
+    });
+    expect(
+      railAnswerEvents('pending', { outcome: 'refused', providerReference: 'r', reasonSide: 'platform' })[0],
+    ).to.deep.include({ reasonSide: 'platform' });
   });
 });
 

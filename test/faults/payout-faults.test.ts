@@ -8,19 +8,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities } from '../../src/activities';
-import { createMailer } from '../../src/lib/mailer';
 import type { PayoutRail, PayoutRequest } from '../../src/providers/payout-rail';
 import { PayoutRailUnavailable } from '../../src/providers/payout-rail';
 import type { PayoutRailRegistry } from '../../src/providers/payout-registry';
-import { providerRegistryFromConfig } from '../../src/providers/registry';
-import { createSandboxLedger } from '../../src/db/sandbox-ledger';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 import { recordHistory } from '../helpers/history';
 import { ledgerProblems } from '../helpers/ledger';
 import { startApp, WorkerProcess } from '../helpers/processes';
-import { getStack, testConfig, workflowBundle } from '../helpers/stack';
+import { startWithPayoutRails } from '../helpers/payouts';
+import { getStack, testConfig } from '../helpers/stack';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -120,12 +116,6 @@ describe('payout faults (docs/payouts.md#workflow)', function () {
   });
 
   it('a rail answering 500, unknown, a duplicate and a reversal: returned, money back, never sent after unknown', async () => {
-    const taskQueue = `payouts-rail-${randomBytes(4).toString('hex')}`;
-    const config = testConfig({
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      CREATE_WAIT_MS: '3000',
-      RATE_LIMIT_MULTIPLIER: '1000',
-    });
     const stack = await getStack();
     const sends: { request: PayoutRequest; answeredUnknownBefore: boolean }[] = [];
     const statusCalls: string[] = [];
@@ -152,22 +142,7 @@ describe('payout faults (docs/payouts.md#workflow)', function () {
     const payoutRails: PayoutRailRegistry = {
       get: (environment, provider) => (provider === 'momo' ? rail : undefined),
     };
-    const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-    const worker = await Worker.create({
-      connection,
-      taskQueue,
-      workflowBundle: await workflowBundle(),
-      activities: createActivities({
-        db: stack.db,
-        providers: providerRegistryFromConfig(createSandboxLedger(stack.db), config),
-        mailer: createMailer(config),
-        temporal: stack.client,
-        config,
-        payoutRails,
-      }),
-    });
-    const running = worker.run();
-    const app = await startApp(config);
+    const app = await startWithPayoutRails('payouts-rail', payoutRails);
     try {
       const merchant = await fundedMerchant();
       const before = (await call('/v1/balance', { key: merchant.key })).body.data.available[0].amount as number;
@@ -204,10 +179,7 @@ describe('payout faults (docs/payouts.md#workflow)', function () {
       expect(await ledgerProblems(stack.db, { merchantIds: [merchant.merchantId] })).to.deep.equal([]);
       await recordHistory('payout-down-unknown-paid-returned', `payout:${id}`);
     } finally {
-      worker.shutdown();
-      await running;
-      await connection.close();
-      await app.close();
+      await app.stop();
     }
   });
 });

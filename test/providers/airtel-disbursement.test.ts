@@ -151,7 +151,12 @@ describe('Airtel Money payout rail (docs/payouts.md#rails) against the fake Airt
       failureCode: 'account_invalid',
     });
     const tooMuch = await rail.sendPayout(payout(rwandanNumber(), { amount: 10_000_000 }));
-    expect(tooMuch).to.deep.include({ outcome: 'refused', failureCode: 'platform_funds' });
+    // Airtel's own code travels with the refusal: whose it is decides the rail's health (failure-sides.ts).
+    expect(tooMuch).to.deep.include({
+      outcome: 'refused',
+      failureCode: 'platform_funds',
+      providerReason: 'DP00900001007',
+    });
     expect(await rail.payoutStatus(tooMuch.providerReference)).to.deep.include({
       outcome: 'refused',
       failureCode: 'platform_funds',

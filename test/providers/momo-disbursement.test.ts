@@ -202,9 +202,11 @@ describe('MoMo payout rail (docs/payouts.md#rails) against the fake MoMo Disburs
 
   it('maps FAILED with its reason to a refusal: the payee not found, our account short of funds, an unknown reason', async () => {
     const notFound = await rail.sendPayout(payout(rwandanNumber(MOMO_FAKE_NUMBERS.notFound)));
+    // MoMo's own reason travels with the refusal: whose it is decides the rail's health (failure-sides.ts).
     expect(await finished(notFound.providerReference)).to.deep.include({
       outcome: 'refused',
       failureCode: 'account_invalid',
+      providerReason: 'PAYEE_NOT_FOUND',
     });
     const tooMuch = await rail.sendPayout(payout(rwandanNumber(), { amount: 10_000_000 }));
     expect(await finished(tooMuch.providerReference)).to.deep.include({

@@ -152,6 +152,8 @@ describe('M-Pesa B2C payout rail (docs/payouts.md#m-pesa-b2c) against the Daraja
       const answer = await settle(request.payoutId);
       expect(answer).to.include({ outcome: 'refused', failureCode, providerReference: request.payoutId });
       expect(answer.failureMessage).to.include(text);
+      // Daraja's ResultCode travels with the refusal: whose it is decides the rail's health (failure-sides.ts).
+      expect(answer.providerReason).to.match(/^[0-9]+$/);
     });
   }
 

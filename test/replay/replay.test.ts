@@ -65,11 +65,13 @@ describe('replay of recorded workflow histories (docs/workflow-changes.md#determ
     expect(files.filter((name) => /^v\d+-/.test(name))).to.deep.equal([]);
   });
 
-  it('has histories of a payout through a rail that was down, an unknown answer and a return, of a cancel and of an automatic payout (docs/payouts.md#workflow)', () => {
+  it('has histories of a payout through a rail that was down, an unknown answer and a return, of a cancel, of an automatic payout and of payouts held for a rail that shows down (docs/payouts.md#workflow)', () => {
     expect(files).to.include.members([
       'payout-down-unknown-paid-returned.json',
       'payout-rail-down-cancelled.json',
       'payout-automatic.json',
+      'payout-rail-down-waited-then-paid.json',
+      'payout-rail-down-waited-cancelled.json',
     ]);
   });
 

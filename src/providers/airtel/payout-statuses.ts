@@ -62,7 +62,7 @@ export const DISBURSEMENT_REFUSALS: Readonly<Record<string, PayoutFailureCode>> 
 /** How a disbursement answer's `status` block reads. */
 export type DisbursementReading =
   | { kind: 'paid' | 'in_transit' | 'unknown' | 'duplicate' | 'not_found' | 'other' }
-  | { kind: 'refused'; failureCode: PayoutFailureCode; failureMessage: string };
+  | { kind: 'refused'; failureCode: PayoutFailureCode; failureMessage: string; providerReason: string };
 
 /** The message kept with a refusal: Airtel's, or a generic one. */
 function refusalMessage(message: string | undefined, code: string | undefined): string {
@@ -84,6 +84,7 @@ export function readDisbursementStatus(status: AirtelStatusBlock): DisbursementR
       kind: 'refused',
       failureCode: DISBURSEMENT_REFUSALS[refusal] as PayoutFailureCode,
       failureMessage: refusalMessage(status.message, refusal),
+      providerReason: refusal,
     };
   const collection = readStatusBlock(status);
   if (collection.kind === 'duplicate' || collection.kind === 'not_found') return { kind: collection.kind };
@@ -98,7 +99,7 @@ export function disbursementOutcomeOf(
   transactionStatus: AirtelTransactionStatus,
   status: AirtelStatusBlock,
   message?: string,
-): { outcome: PayoutStatusOutcome; failureCode?: PayoutFailureCode; failureMessage?: string } {
+): { outcome: PayoutStatusOutcome; failureCode?: PayoutFailureCode; failureMessage?: string; providerReason?: string } {
   switch (transactionStatus) {
     case 'TS':
       return { outcome: 'paid' };
@@ -114,6 +115,7 @@ export function disbursementOutcomeOf(
         outcome: 'refused',
         failureCode: reading.kind === 'refused' ? reading.failureCode : 'declined',
         failureMessage: refusalMessage(message ?? status.message, status.response_code),
+        ...(reading.kind === 'refused' ? { providerReason: reading.providerReason } : {}),
       };
     }
   }

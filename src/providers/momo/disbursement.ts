@@ -114,6 +114,7 @@ export function createMomoPayoutRail(settings: MomoSettings, deps: LiveProviderD
       providerReference: reference,
       failureCode: code ? transferFailureCodeOf(code) : 'provider_error',
       failureMessage: `MTN MoMo refused the transfer (${why.slice(0, 200)})`,
+      ...(code ? { providerReason: code } : {}),
     };
   }
 

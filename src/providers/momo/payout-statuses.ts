@@ -79,6 +79,7 @@ export function transferOutcomeOf(result: TransferResult): {
   outcome: PayoutStatusOutcome;
   failureCode?: PayoutFailureCode;
   failureMessage?: string;
+  providerReason?: string;
 } {
   if (result.status === 'SUCCESSFUL') return { outcome: 'paid' };
   if (result.status === 'PENDING') return { outcome: 'in_transit' };
@@ -87,5 +88,6 @@ export function transferOutcomeOf(result: TransferResult): {
     outcome: 'refused',
     failureCode: transferFailureCodeOf(code),
     failureMessage: `MTN MoMo refused the transfer (${code?.slice(0, 100) ?? 'no reason given'})`,
+    ...(code ? { providerReason: code } : {}),
   };
 }

@@ -109,7 +109,7 @@ export function resultParameter(result: DarajaResult, key: string): string | und
  */
 export type B2cVerdict =
   | { outcome: 'paid'; transactionId?: string }
-  | { outcome: 'refused'; failureCode: PayoutFailureCode; failureMessage: string };
+  | { outcome: 'refused'; failureCode: PayoutFailureCode; failureMessage: string; providerReason?: string };
 
 /** The refusal of ResultCode `resultCode` (see the module's table). */
 function refusalOf(resultCode: string, resultDesc: string | undefined): B2cVerdict {
@@ -119,6 +119,7 @@ function refusalOf(resultCode: string, resultDesc: string | undefined): B2cVerdi
     outcome: 'refused',
     failureCode: known?.failureCode ?? 'declined',
     failureMessage: `M-Pesa: ${text} (ResultCode ${resultCode.slice(0, 20)})`,
+    providerReason: resultCode.slice(0, 20),
   };
 }
 
@@ -161,5 +162,6 @@ export const storedVerdict = z.union([
     outcome: z.literal('refused'),
     failureCode: z.enum(PAYOUT_FAILURE_CODES),
     failureMessage: z.string(),
+    providerReason: z.string().optional(),
   }),
 ]);
