@@ -118,39 +118,29 @@ export async function invite(
 }
 
 /**
- * The member `memberId` of the caller's merchant, once the caller may change them (the checks every team change
- * makes, docs/security.md#roles and docs/security.md#step-up).
- * @param mayChange whether a caller of role `mine` may make this change to `member`
- * @throws DomainError `not_found` (404) for an unknown member; `forbidden` (403) with `refusal` when `mayChange` says
- *   no, or when the caller has no two-factor code from the last 5 minutes
- */
-async function changeableMember(
-  deps: Pick<TeamDeps, 'db'>,
-  owner: Principal,
-  memberId: string,
-  mayChange: (mine: Role, member: MemberRow) => boolean,
-  refusal: string,
-): Promise<MemberRow> {
-  const member = await findMember(deps.db, owner.merchantId, memberId);
-  if (!member) throw new DomainError('not_found', `no member with id ${memberId}`);
-  if (!mayChange(callerRole(owner), member)) throw new DomainError('forbidden', refusal);
-  requireRecentTwoFactor(owner);
-  return member;
-}
-
-/**
- * Gives member `memberId` the role `role`, or removes them for null, and writes `team.role_changed` or
+ * Gives member `memberId` of the caller's merchant the role `role`, or removes them for null, with the checks every
+ * team change makes (docs/security.md#roles, docs/security.md#step-up), and writes `team.role_changed` or
  * `team.member_removed` to the audit log.
- * @throws DomainError `not_found` (404) when the member is gone meanwhile; `conflict` (409) for the last owner's
- *   demotion or leaving
+ * @returns the member as they were before the change
+ * @throws DomainError `not_found` (404) for an unknown member; `forbidden` (403) when an admin touches an owner or
+ *   makes one, or without a two-factor code from the last 5 minutes; `conflict` (409) for the last owner's demotion
+ *   or leaving
  */
-async function writeMemberChange(
+async function setMemberRole(
   deps: Pick<TeamDeps, 'db'>,
   owner: Principal,
   memberId: string,
   role: Role | null,
   ip: string,
-): Promise<void> {
+): Promise<MemberRow> {
+  const member = await findMember(deps.db, owner.merchantId, memberId);
+  if (!member) throw new DomainError('not_found', `no member with id ${memberId}`);
+  const mine = callerRole(owner);
+  if (role === null && !mayAssignRole(mine, member.role))
+    throw new DomainError('forbidden', 'only an owner can remove an owner');
+  if (role !== null && (!mayAssignRole(mine, role) || !mayAssignRole(mine, member.role)))
+    throw new DomainError('forbidden', 'only an owner can change an owner or make one');
+  requireRecentTwoFactor(owner);
   const outcome = await changeMember(deps.db, owner.merchantId, memberId, role);
   if (outcome === 'missing') throw new DomainError('not_found', `no member with id ${memberId}`);
   if (outcome === 'last_owner')
@@ -161,6 +151,7 @@ async function writeMemberChange(
         : 'the last owner cannot be demoted; make another member owner first',
     );
   await auditTeam(deps, owner, role === null ? 'team.member_removed' : 'team.role_changed', memberId, ip);
+  return member;
 }
 
 /**
@@ -175,14 +166,7 @@ export async function changeRole(
   role: Role,
   ip: string,
 ): Promise<MemberView> {
-  const member = await changeableMember(
-    deps,
-    owner,
-    memberId,
-    (mine, current) => mayAssignRole(mine, role) && mayAssignRole(mine, current.role),
-    'only an owner can change an owner or make one',
-  );
-  await writeMemberChange(deps, owner, memberId, role, ip);
+  const member = await setMemberRole(deps, owner, memberId, role, ip);
   return memberView({ ...member, role });
 }
 
@@ -197,15 +181,7 @@ export async function removeMember(
   memberId: string,
   ip: string,
 ): Promise<MemberView> {
-  const member = await changeableMember(
-    deps,
-    owner,
-    memberId,
-    (mine, current) => mayAssignRole(mine, current.role),
-    'only an owner can remove an owner',
-  );
-  await writeMemberChange(deps, owner, memberId, null, ip);
-  return memberView(member);
+  return memberView(await setMemberRole(deps, owner, memberId, null, ip));
 }
 
 /** The answer of an accepted invitation: the membership and a session in the merchant. */
