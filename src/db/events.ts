@@ -4,6 +4,7 @@
 import type { Environment } from '../domain/environment';
 import { iso, type Db } from './knex';
 import { numberedNewestFirstPage } from './numbered-pages';
+import { findInScope } from './scoped-rows';
 
 /** A stored event as the API shows it (docs/payments.md#events). */
 export interface EventRecord {
@@ -49,8 +50,5 @@ export async function listEvents(
 
 /** The scope's event `id`, if any. */
 export async function findEvent(db: Db, scope: Scope, id: string): Promise<EventRecord | undefined> {
-  const row: EventRow | undefined = await db('events')
-    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
-    .first();
-  return row ? toEventRecord(row) : undefined;
+  return findInScope(db, 'events', scope, id, toEventRecord);
 }
