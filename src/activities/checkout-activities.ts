@@ -36,6 +36,7 @@ import {
   type CheckoutWorkflowInput,
 } from '../workflows/checkout-messages';
 import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
+import { subjectEvent } from './events';
 import { startWebhookDeliveries } from './webhook-dispatch';
 
 /** Dependencies of the checkout activities: the payment service's, and where the page lives. */
@@ -76,15 +77,7 @@ export function checkoutEvent(
   type: CheckoutEmittedEvent,
   baseUrl: string,
 ): EventInput {
-  return {
-    id: deriveId('evt_', `checkout:${session.id}:${type}`),
-    merchantId: session.merchantId,
-    environment: session.environment,
-    type,
-    objectId: session.id,
-    data: toCheckoutSessionView(session, baseUrl),
-    createdAt: session.updatedAt,
-  };
+  return subjectEvent('checkout', session, type, type, toCheckoutSessionView(session, baseUrl));
 }
 
 /**

@@ -11,6 +11,7 @@ import { insertEventOnce, type EventInput } from './payments';
 import { exceptionIdOf } from './reconciliation';
 import { newestFirstPage } from './cursor-pages';
 import { iso, type Db } from './knex';
+import { findInScope } from './scoped-rows';
 
 interface CheckoutSessionRow {
   id: string;
@@ -163,10 +164,7 @@ export async function findCheckoutSession(
   scope: { merchantId: string; environment: Environment },
   id: string,
 ): Promise<CheckoutSessionSnapshot | undefined> {
-  const row = (await db('checkout_sessions')
-    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
-    .first()) as CheckoutSessionRow | undefined;
-  return row ? fromRow(row) : undefined;
+  return findInScope(db, 'checkout_sessions', scope, id, fromRow);
 }
 
 /**

@@ -306,6 +306,17 @@ export async function insertRestrictedKey(db: Db | Knex.Transaction, key: NewRes
 }
 
 /**
+ * The keys matching `where` that still work (not revoked, not expired), locked until `trx` ends: what a roll replaces.
+ */
+function activeKeysForUpdate(trx: Knex.Transaction, where: Record<string, unknown>): Knex.QueryBuilder {
+  return trx('api_keys')
+    .where(where)
+    .whereNull('revoked_at')
+    .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', trx.fn.now()))
+    .forUpdate();
+}
+
+/**
  * Rolls one restricted key (docs/security.md#restricted-keys): stores its successor with the same name, scopes
  * and environment, and lets the old key expire at `expiresAt` (an earlier expiry is kept), in one transaction.
  * @returns the successor, or undefined when the old key is not an active restricted key of the merchant
@@ -318,12 +329,7 @@ export async function rollRestrictedKey(
   expiresAt: Date,
 ): Promise<KeyRow | undefined> {
   return db.transaction(async (trx) => {
-    const old = await trx('api_keys')
-      .where({ merchant_id: merchantId, id, kind: 'restricted' })
-      .whereNull('revoked_at')
-      .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', trx.fn.now()))
-      .forUpdate()
-      .first(KEY_COLUMNS);
+    const old = await activeKeysForUpdate(trx, { merchant_id: merchantId, id, kind: 'restricted' }).first(KEY_COLUMNS);
     if (!old) return undefined;
     if (!old.expires_at || old.expires_at > expiresAt)
       await trx('api_keys').where({ id }).update({ expires_at: expiresAt });
@@ -362,12 +368,10 @@ export async function rollKeys(
   expiresAt: Date,
 ): Promise<number> {
   return db.transaction(async (trx) => {
-    const active = await trx('api_keys')
-      .where({ merchant_id: merchantId, environment, kind: 'secret' })
-      .whereNull('revoked_at')
-      .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', trx.fn.now()))
-      .forUpdate()
-      .select('id', 'expires_at');
+    const active = await activeKeysForUpdate(trx, { merchant_id: merchantId, environment, kind: 'secret' }).select(
+      'id',
+      'expires_at',
+    );
     if (active.length === 0) return 0;
     for (const key of active as { id: string; expires_at: Date | null }[]) {
       const keep = key.expires_at !== null && key.expires_at < expiresAt;

@@ -3,6 +3,8 @@
  */
 import type { Environment } from '../domain/environment';
 import { iso, type Db } from './knex';
+import { numberedNewestFirstPage } from './numbered-pages';
+import { findInScope } from './scoped-rows';
 
 /** A stored event as the API shows it (docs/payments.md#events). */
 export interface EventRecord {
@@ -42,22 +44,11 @@ export async function listEvents(
 ): Promise<{ events: EventRecord[]; total: number }> {
   const base = db('events').where({ merchant_id: scope.merchantId, environment: scope.environment });
   if (query.type) base.where({ type: query.type });
-  const [{ total }] = (await base.clone().count('id as total')) as unknown as [{ total: number }];
-  const rows = await base
-    .clone()
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(query.limit)
-    .offset((query.page - 1) * query.limit);
+  const { rows, total } = await numberedNewestFirstPage<EventRow>(base, query);
   return { events: rows.map(toEventRecord), total };
 }
 
 /** The scope's event `id`, if any. */
 export async function findEvent(db: Db, scope: Scope, id: string): Promise<EventRecord | undefined> {
-  const row: EventRow | undefined = await db('events')
-    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
-    .first();
-  return row ? toEventRecord(row) : undefined;
+  return findInScope(db, 'events', scope, id, toEventRecord);
 }

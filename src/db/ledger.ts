@@ -26,6 +26,7 @@ import type { AuditEntry } from '../domain/audit-log';
 import { insertAuditEntries } from './audit-log';
 import type { Knex } from 'knex';
 import { iso, type Db } from './knex';
+import { findInScope } from './scoped-rows';
 
 const DAY_MS = 86_400_000;
 
@@ -585,10 +586,7 @@ export async function findBalanceTransaction(
   scope: LedgerScope,
   id: string,
 ): Promise<BalanceTransactionRecord | undefined> {
-  const row = (await db('ledger_balance_transactions')
-    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
-    .first()) as BalanceTransactionRow | undefined;
-  return row ? fromBalanceTransactionRow(row) : undefined;
+  return findInScope(db, 'ledger_balance_transactions', scope, id, fromBalanceTransactionRow);
 }
 
 /**

@@ -22,6 +22,7 @@ import {
 } from '../domain/webhooks';
 import { toEventRecord, type EventRecord, type EventRow, type Scope } from './events';
 import { iso, isoOrNull, type Db } from './knex';
+import { numberedNewestFirstPage } from './numbered-pages';
 import { insertEventOnce, type EventInput } from './payments';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 
@@ -337,22 +338,14 @@ export async function listDeliveries(
     merchant_id: scope.merchantId,
     environment: scope.environment,
   });
-  const [{ total }] = (await base.clone().count('id as total')) as unknown as [{ total: string | number }];
-  const rows: DeliveryRow[] = await base
-    .clone()
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(page.limit)
-    .offset((page.page - 1) * page.limit);
+  const { rows, total } = await numberedNewestFirstPage<DeliveryRow>(base, page);
   const attempts = await attemptsOf(
     db,
     rows.map((row) => row.id),
   );
   return {
     deliveries: rows.map((row) => ({ ...fromDeliveryRow(row), attempts: attempts.get(row.id) ?? [] })),
-    total: Number(total),
+    total,
   };
 }
 

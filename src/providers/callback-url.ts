@@ -13,3 +13,13 @@ export function callbackUrlFor(baseUrl: string | undefined, code: ProviderCode):
   if (!baseUrl) return null;
   return `${baseUrl.replace(/\/+$/, '')}/v1/provider-callbacks/${code}`;
 }
+
+/**
+ * `callbackUrl` with the query parameters `params` set, in their order (the URL's other parameters are kept): how a
+ * provider's callback names what it is about and carries its token.
+ */
+export function callbackUrlWithQuery(callbackUrl: string, params: Readonly<Record<string, string>>): string {
+  const url = new URL(callbackUrl);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  return url.toString();
+}

@@ -159,6 +159,19 @@ export class ProviderRefusal extends Error {
   }
 }
 
+/**
+ * The body of callback `request` read as JSON (any JSON value; the caller checks its shape).
+ * @param what how the refusal names the callback, e.g. `the MoMo callback`
+ * @throws ProviderRefusal `{what} body is not JSON` when it is not
+ */
+export function callbackJson(request: CallbackRequest, what: string): unknown {
+  try {
+    return JSON.parse(request.rawBody) as unknown;
+  } catch {
+    throw new ProviderRefusal(`${what} body is not JSON`);
+  }
+}
+
 /** The provider does not offer this flow (e.g. cancel of a mobile-money request). */
 export class ProviderUnsupported extends Error {
   constructor(

@@ -19,9 +19,9 @@ import {
   type StuckDelivery,
 } from '../db/backlog';
 import type { Db } from '../db/knex';
-import { findPaymentById, listEventsForObject, listRefundsOfPayment } from '../db/payments';
+import { findPaymentById } from '../db/payments';
 import { findPayoutById } from '../db/payouts';
-import { findDeliveryTarget, listDeliveriesOfEvents } from '../db/webhooks';
+import { findDeliveryTarget } from '../db/webhooks';
 import type { DeliveryWithAttempts } from '../domain/webhooks';
 import { DomainError } from '../domain/errors';
 import type { EventRecord } from '../db/events';
@@ -29,6 +29,7 @@ import type { PaymentSnapshot } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
 import { paymentWorkflowId, providerCallbackSignal } from '../workflows/messages';
 import { askPayoutRailSignal, payoutWorkflowId } from '../workflows/payout-messages';
+import { paymentRecordsOf } from './payment-timeline';
 import { retryWebhookDelivery, type WebhookServiceDeps } from './webhook-service';
 
 export type { Backlog, BacklogFigure, OpenPayout, PendingRefund, StuckDelivery };
@@ -220,16 +221,8 @@ export async function paymentStory(deps: { db: Db; temporal: Client }, paymentId
   const payment = await findPaymentById(deps.db, paymentId);
   if (!payment) throw new DomainError('not_found', `no payment with id ${paymentId}`);
   const scope = { merchantId: payment.merchantId, environment: payment.environment };
-  const [refunds, events] = await Promise.all([
-    listRefundsOfPayment(deps.db, scope, paymentId),
-    listEventsForObject(deps.db, paymentId),
-  ]);
-  const deliveries = await listDeliveriesOfEvents(
-    deps.db,
-    scope,
-    events.map((event) => event.id),
-  );
-  return { payment, refunds, events, deliveries, workflow: await workflowSummary(deps.temporal, paymentId) };
+  const records = await paymentRecordsOf(deps.db, scope, paymentId);
+  return { payment, ...records, workflow: await workflowSummary(deps.temporal, paymentId) };
 }
 
 /** The summary of payment `paymentId`'s workflow history; undefined when Temporal has no such workflow. */

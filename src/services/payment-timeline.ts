@@ -12,10 +12,13 @@
  */
 import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../config';
+import type { EventRecord, Scope } from '../db/events';
 import type { Db } from '../db/knex';
 import { listEventsForObject, listRefundsOfPayment } from '../db/payments';
 import { listPostingsOfPayment } from '../db/ledger';
 import { listDeliveriesOfEvents } from '../db/webhooks';
+import type { RefundRecord } from '../domain/refund';
+import type { DeliveryWithAttempts } from '../domain/webhooks';
 import { feeAndNetOf } from '../domain/fees';
 import { isOpen, type PaymentSnapshot } from '../domain/payment';
 import { providerCheckReason, refundChangesOf, statusChangesOf, type WorkflowFact } from '../domain/payment-timeline';
@@ -219,6 +222,27 @@ async function workflowFactsOf(
 }
 
 /**
+ * What the database holds around payment `paymentId` of `scope`: its refunds, its events (oldest first) and the
+ * webhook deliveries of those events with their attempts; what the payment's detail and the operators' story show.
+ */
+export async function paymentRecordsOf(
+  db: Db,
+  scope: Scope,
+  paymentId: string,
+): Promise<{ refunds: RefundRecord[]; events: EventRecord[]; deliveries: DeliveryWithAttempts[] }> {
+  const [refunds, events] = await Promise.all([
+    listRefundsOfPayment(db, scope, paymentId),
+    listEventsForObject(db, paymentId),
+  ]);
+  const deliveries = await listDeliveriesOfEvents(
+    db,
+    scope,
+    events.map((event) => event.id),
+  );
+  return { refunds, events, deliveries };
+}
+
+/**
  * The detail of payment `id` of the caller's merchant and environment (docs/api.md#merchants-and-environments,
  * README.md#dashboard).
  * @throws DomainError `not_found` for unknown and foreign ids; Temporal's errors when it cannot be reached
@@ -230,22 +254,14 @@ export async function getPaymentDetail(
   view: PaymentViewContext = {},
 ): Promise<PaymentDetailView> {
   const payment = await getPayment(deps, owner, id);
-  const [refunds, events] = await Promise.all([
-    listRefundsOfPayment(deps.db, owner, id),
-    listEventsForObject(deps.db, id),
-  ]);
+  const records = await paymentRecordsOf(deps.db, owner, id);
+  const { refunds, events } = records;
   const postings = await listPostingsOfPayment(
     deps.db,
     id,
     refunds.map((refund) => refund.id),
   );
-  const deliveries = (
-    await listDeliveriesOfEvents(
-      deps.db,
-      owner,
-      events.map((event) => event.id),
-    )
-  ).map(toDeliveryView);
+  const deliveries = records.deliveries.map(toDeliveryView);
 
   // Every Temporal call of the detail shares one deadline (docs/operations.md#deadlines): past it, 503.
   const deadline = Date.now() + deps.config.TEMPORAL_CALL_TIMEOUT_MS;

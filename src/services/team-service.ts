@@ -118,6 +118,43 @@ export async function invite(
 }
 
 /**
+ * Gives member `memberId` of the caller's merchant the role `role`, or removes them for null, with the checks every
+ * team change makes (docs/security.md#roles, docs/security.md#step-up), and writes `team.role_changed` or
+ * `team.member_removed` to the audit log.
+ * @returns the member as they were before the change
+ * @throws DomainError `not_found` (404) for an unknown member; `forbidden` (403) when an admin touches an owner or
+ *   makes one, or without a two-factor code from the last 5 minutes; `conflict` (409) for the last owner's demotion
+ *   or leaving
+ */
+async function setMemberRole(
+  deps: Pick<TeamDeps, 'db'>,
+  owner: Principal,
+  memberId: string,
+  role: Role | null,
+  ip: string,
+): Promise<MemberRow> {
+  const member = await findMember(deps.db, owner.merchantId, memberId);
+  if (!member) throw new DomainError('not_found', `no member with id ${memberId}`);
+  const mine = callerRole(owner);
+  if (role === null && !mayAssignRole(mine, member.role))
+    throw new DomainError('forbidden', 'only an owner can remove an owner');
+  if (role !== null && (!mayAssignRole(mine, role) || !mayAssignRole(mine, member.role)))
+    throw new DomainError('forbidden', 'only an owner can change an owner or make one');
+  requireRecentTwoFactor(owner);
+  const outcome = await changeMember(deps.db, owner.merchantId, memberId, role);
+  if (outcome === 'missing') throw new DomainError('not_found', `no member with id ${memberId}`);
+  if (outcome === 'last_owner')
+    throw new DomainError(
+      'conflict',
+      role === null
+        ? 'the last owner cannot leave; make another member owner first'
+        : 'the last owner cannot be demoted; make another member owner first',
+    );
+  await auditTeam(deps, owner, role === null ? 'team.member_removed' : 'team.role_changed', memberId, ip);
+  return member;
+}
+
+/**
  * Changes a member's role (docs/security.md#roles).
  * @throws DomainError `not_found` (404) for an unknown member; `forbidden` (403) when an admin touches an
  *   owner or makes one, without a recent two-factor code; `conflict` (409) for the last owner's demotion
@@ -129,17 +166,7 @@ export async function changeRole(
   role: Role,
   ip: string,
 ): Promise<MemberView> {
-  const member = await findMember(deps.db, owner.merchantId, memberId);
-  if (!member) throw new DomainError('not_found', `no member with id ${memberId}`);
-  const mine = callerRole(owner);
-  if (!mayAssignRole(mine, role) || !mayAssignRole(mine, member.role))
-    throw new DomainError('forbidden', 'only an owner can change an owner or make one');
-  requireRecentTwoFactor(owner);
-  const outcome = await changeMember(deps.db, owner.merchantId, memberId, role);
-  if (outcome === 'missing') throw new DomainError('not_found', `no member with id ${memberId}`);
-  if (outcome === 'last_owner')
-    throw new DomainError('conflict', 'the last owner cannot be demoted; make another member owner first');
-  await auditTeam(deps, owner, 'team.role_changed', memberId, ip);
+  const member = await setMemberRole(deps, owner, memberId, role, ip);
   return memberView({ ...member, role });
 }
 
@@ -154,17 +181,7 @@ export async function removeMember(
   memberId: string,
   ip: string,
 ): Promise<MemberView> {
-  const member = await findMember(deps.db, owner.merchantId, memberId);
-  if (!member) throw new DomainError('not_found', `no member with id ${memberId}`);
-  if (!mayAssignRole(callerRole(owner), member.role))
-    throw new DomainError('forbidden', 'only an owner can remove an owner');
-  requireRecentTwoFactor(owner);
-  const outcome = await changeMember(deps.db, owner.merchantId, memberId, null);
-  if (outcome === 'missing') throw new DomainError('not_found', `no member with id ${memberId}`);
-  if (outcome === 'last_owner')
-    throw new DomainError('conflict', 'the last owner cannot leave; make another member owner first');
-  await auditTeam(deps, owner, 'team.member_removed', memberId, ip);
-  return memberView(member);
+  return memberView(await setMemberRole(deps, owner, memberId, null, ip));
 }
 
 /** The answer of an accepted invitation: the membership and a session in the merchant. */

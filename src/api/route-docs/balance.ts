@@ -7,7 +7,7 @@ import { balanceQuery, listBalanceTransactionsQuery } from '../schemas/balance';
 import { dayReportQuery, payoutReportQuery } from '../schemas/settlement-reports';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { answer, ok, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
+import { answer, cursorPageAnswer, ok, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
 
 /** The balance, its transactions and the settlement reports. */
 export const balanceRouteDocs: RouteDoc[] = [
@@ -31,21 +31,14 @@ export const balanceRouteDocs: RouteDoc[] = [
     description: `Every movement of your balance, newest first: each collected payment (\`amount\`, \`fee\`, \`net\`), each refund when accepted (\`net\` = −amount), a refused refund's release (\`refund_failure\`), payouts and adjustments. Cursor pages as \`GET /v1/payments\`; filter by \`type\`, \`source\`, \`payout\`, \`created[gte|lte]\` and \`available_on[gte|lte]\`. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: listBalanceTransactionsQuery,
-    success: answer(
+    success: cursorPageAnswer(
       'A page of balance transactions, newest first',
-      z.object({
-        balance_transactions: z
-          .array(out.balanceTransaction)
-          .openapi({ description: 'Your balance transactions, newest first' }),
-        pagination: out.cursorPagination.openapi({
-          description: 'Where this page ends: `has_more` and `next_starting_after`',
-        }),
-      }),
+      'balance_transactions',
+      out.balanceTransaction,
+      'Your balance transactions, newest first',
       'Balance transactions retrieved',
-      {
-        balance_transactions: [example.refundBalanceTransaction, example.paymentBalanceTransaction],
-        pagination: { limit: 2, has_more: false, next_starting_after: null },
-      },
+      [example.refundBalanceTransaction, example.paymentBalanceTransaction],
+      2,
     ),
     codes: [
       {

@@ -32,11 +32,14 @@ const logoFile = z.string().openapi({
   description: 'PNG, JPEG or SVG, at most 512 kB; the type is read from the bytes, an SVG is sanitised',
 });
 
-/** A logo answer's body. */
-const logoImage = z.string().openapi({ format: 'binary', description: 'The image: PNG, JPEG or SVG' });
-
-/** A logo as the examples show it. */
-const SVG_EXAMPLE = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="4"/></svg>';
+/** The answer of a logo read, the dashboard's and the page's: the image as stored, with its own type. */
+const LOGO_ANSWER: RouteDoc['success'] = {
+  status: 200,
+  description: 'The logo',
+  contentType: 'image/*',
+  schema: z.string().openapi({ format: 'binary', description: 'The image: PNG, JPEG or SVG' }),
+  example: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="4"/></svg>',
+};
 
 /** Branding. */
 export const brandingRouteDocs: RouteDoc[] = [
@@ -94,13 +97,7 @@ export const brandingRouteDocs: RouteDoc[] = [
     description: `Your logo as stored (an SVG sanitised), with its own \`Content-Type\` and the headers of the page's logo. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: environmentOnlyQuery,
-    success: {
-      status: 200,
-      description: 'The logo',
-      contentType: 'image/*',
-      schema: logoImage,
-      example: SVG_EXAMPLE,
-    },
+    success: LOGO_ANSWER,
     codes: [{ code: 'not_found', when: 'You have no logo.', message: 'there is no logo' }],
   },
   {
@@ -137,13 +134,7 @@ export const brandingRouteDocs: RouteDoc[] = [
         .optional()
         .openapi({ description: 'The `ETag` of a copy you hold: 304 while it is current' }),
     }),
-    success: {
-      status: 200,
-      description: 'The logo',
-      contentType: 'image/*',
-      schema: logoImage,
-      example: SVG_EXAMPLE,
-    },
+    success: LOGO_ANSWER,
     otherSuccess: [{ status: 304, description: 'Your copy is current (no body)' }],
     errors: [404, 429],
   },

@@ -11,7 +11,7 @@ import {
   updatePaymentLinkBody,
 } from '../schemas/payment-links';
 import * as out from '../../views';
-import { ok, type Credential, type RouteDoc } from './shared';
+import { cursorPageAnswer, ok, type Credential, type RouteDoc } from './shared';
 
 const TAG = 'Payment links';
 
@@ -74,22 +74,14 @@ export const paymentLinkRouteDocs: RouteDoc[] = [
     description: 'Your links, newest first, in cursor pages as `GET /v1/payments`; filter by `active`.',
     security: CREDENTIALS,
     query: listPaymentLinksQuery,
-    success: {
-      status: 200,
-      description: 'A page of links',
-      schema: out.envelope(
-        z.object({
-          payment_links: z.array(out.paymentLink).openapi({ description: 'Your links, newest first' }),
-          pagination: out.cursorPagination.openapi({
-            description: 'Where this page ends: `has_more` and `next_starting_after`',
-          }),
-        }),
-      ),
-      example: ok('Payment links retrieved', {
-        payment_links: [paymentLinkExample],
-        pagination: { limit: 10, has_more: false, next_starting_after: null },
-      }),
-    },
+    success: cursorPageAnswer(
+      'A page of links',
+      'payment_links',
+      out.paymentLink,
+      'Your links, newest first',
+      'Payment links retrieved',
+      [paymentLinkExample],
+    ),
   },
   {
     operationId: 'retrievePaymentLink',

@@ -7,7 +7,7 @@ import { z } from '../../lib/zod';
 import * as example from '../schemas/examples';
 import { type CodeDoc } from '../schemas/error-docs';
 import { envelope } from '../../views/envelope';
-import { pagination } from '../../views/pagination';
+import { cursorPagination, pagination } from '../../views/pagination';
 
 /** The multipart file field `document` (docs/live-access.md#documents): PDF, JPEG or PNG, at most 10 MB. */
 export const documentFile = z
@@ -120,6 +120,33 @@ export function pageAnswer(
     z.object({ [field]: z.array(item).openapi({ description: about }), pagination: pagination }),
     message,
     { [field]: [sample], pagination: { page: 1, limit: 10, total: 1, total_pages: 1 } },
+  );
+}
+
+/**
+ * A route's 200 answer of one cursor page (`starting_after`, `limit`, as `GET /v1/payments`, docs/limits.md#lists):
+ * `{ [field]: item[], pagination }` in the success envelope, `description` for the document and `about` for the list,
+ * with an example of `samples` on a last page of `exampleLimit` items answered as `message`.
+ */
+export function cursorPageAnswer(
+  description: string,
+  field: string,
+  item: z.ZodType,
+  about: string,
+  message: string,
+  samples: unknown[],
+  exampleLimit = 10,
+): RouteDoc['success'] {
+  return answer(
+    description,
+    z.object({
+      [field]: z.array(item).openapi({ description: about }),
+      pagination: cursorPagination.openapi({
+        description: 'Where this page ends: `has_more` and `next_starting_after`',
+      }),
+    }),
+    message,
+    { [field]: samples, pagination: { limit: exampleLimit, has_more: false, next_starting_after: null } },
   );
 }
 

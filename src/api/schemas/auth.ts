@@ -1,5 +1,6 @@
 /** Bodies of `POST /v1/auth/register` and `POST /v1/auth/login` (docs/api.md#sessions). */
 import { z } from '../../lib/zod';
+import { emailAddress, trimmedText } from './fields';
 
 /**
  * A new password (docs/api.md#sessions): 10 to 200 characters, the same rule wherever one is chosen (registration,
@@ -9,20 +10,10 @@ export const newPassword = z.string().min(10).max(200);
 
 /** Register: e-mail, a password of 10–200 characters, a name, an optional business name. */
 export const registerBody = z.strictObject({
-  email: z
-    .email()
-    .max(254)
-    .transform((value) => value.trim().toLowerCase())
-    .openapi({ description: 'Your e-mail, your sign-in name' }),
+  email: emailAddress.openapi({ description: 'Your e-mail, your sign-in name' }),
   password: newPassword.openapi({ description: 'At least 10 characters' }),
-  name: z.string().trim().min(1).max(200).openapi({ description: 'Your name' }),
-  business_name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .optional()
-    .openapi({ description: 'Your business, as customers know it' }),
+  name: trimmedText(200).openapi({ description: 'Your name' }),
+  business_name: trimmedText(200).optional().openapi({ description: 'Your business, as customers know it' }),
 });
 
 /** Login: e-mail and password. */

@@ -1,14 +1,11 @@
 /** The body of `PUT /v1/developer/branding` (docs/branding.md#api). */
 import { z } from '../../lib/zod';
+import { trimmedText } from './fields';
 import { BRAND_COLOR_PATTERN, MAX_DISPLAY_NAME_LENGTH } from '../../domain/branding';
 
 /** The text fields of a branding change: an absent field keeps its value, null clears it (JSON only). */
 export const brandingBody = z.strictObject({
-  display_name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(MAX_DISPLAY_NAME_LENGTH)
+  display_name: trimmedText(MAX_DISPLAY_NAME_LENGTH)
     .nullable()
     .optional()
     .openapi({

@@ -4,6 +4,7 @@
  */
 import { environmentOnlyQuery } from './developer';
 import { z } from '../../lib/zod';
+import { trimmedText } from './fields';
 import { MOBILE_MONEY_OPERATORS } from '../../domain/catalogue';
 import { CHECKOUT_STATUSES } from '../../domain/checkout-table';
 import { CURRENCY_EXPONENTS, MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR } from '../../domain/money';
@@ -30,7 +31,7 @@ export const createCheckoutSessionBody = z.strictObject({
     .max(MAX_AMOUNT_MINOR)
     .openapi({ description: 'Minor units of the currency', example: 5_000 }),
   currency: z.enum(currencies).openapi({ description: 'ISO 4217 code' }),
-  description: z.string().trim().min(1).max(500).openapi({ description: 'What the customer pays for, on the page' }),
+  description: trimmedText(500).openapi({ description: 'What the customer pays for, on the page' }),
   payment_methods: z
     .array(z.literal('mobile_money'))
     .min(1)
@@ -72,11 +73,7 @@ const attemptTerms = {
       "The amount the payer chose, in minor units: required, within `amount_range`, on a payment link's session with a customer-chosen amount; refused elsewhere",
     example: 2_000,
   }),
-  name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
+  name: trimmedText(200)
     .optional()
     .openapi({ description: "The payer's name, where the session's `collect` asks for it", example: 'Aline Uwase' }),
   email: z.email().max(254).optional().openapi({

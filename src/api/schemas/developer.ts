@@ -3,6 +3,7 @@
  * docs/limits.md#lists).
  */
 import { z } from '../../lib/zod';
+import { trimmedText } from './fields';
 import { pageQueryFields } from '../pagination';
 import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE } from '../../domain/catalogue';
 import { parseDateFilter, parseDay } from '../../domain/date-filter';
@@ -60,11 +61,7 @@ export const transactionsQuery = z.strictObject({
    * Search (README.md#dashboard): part of the id (payment or refund), the description or the customer (phone, wallet,
    * e-mail), case-insensitive.
    */
-  q: z
-    .string()
-    .trim()
-    .min(1)
-    .max(100)
+  q: trimmedText(100)
     .optional()
     .openapi({ description: 'Part of an id (payment or refund), the description or the customer, any case' }),
   checkout_session: z.string().min(1).max(64).optional().openapi({
@@ -105,7 +102,7 @@ export const analyticsQuery = z
 
 /** `PUT /v1/developer/profile` (docs/api.md#profile): only name, business_name, country, phone. */
 export const profileBody = z.strictObject({
-  name: z.string().trim().min(1).max(200).optional().openapi({ description: 'Your name' }),
+  name: trimmedText(200).optional().openapi({ description: 'Your name' }),
   business_name: z
     .string()
     .trim()

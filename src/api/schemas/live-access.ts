@@ -1,5 +1,6 @@
 /** Bodies of `POST /v1/developer/live-access/request` and `/respond` (docs/live-access.md#review). */
 import { z } from '../../lib/zod';
+import { trimmedText } from './fields';
 import { BUSINESS_TYPES, USE_CASE_MIN_LENGTH } from '../../domain/live-access';
 
 /**
@@ -9,7 +10,7 @@ import { BUSINESS_TYPES, USE_CASE_MIN_LENGTH } from '../../domain/live-access';
  * it; no unit is implied), `use_case` at least 20 characters, `compliance_acknowledged` exactly true.
  */
 export const liveAccessRequestBody = z.strictObject({
-  business_name: z.string().trim().min(1).max(200).openapi({ description: 'The registered name of your business' }),
+  business_name: trimmedText(200).openapi({ description: 'The registered name of your business' }),
   business_type: z.enum(BUSINESS_TYPES).openapi({ description: 'What your business does' }),
   business_website: z
     .url({ protocol: /^https?$/, hostname: z.regexes.domain })
@@ -40,10 +41,5 @@ export type LiveAccessRequestBody = z.infer<typeof liveAccessRequestBody>;
 
 /** An answer to the reviewers: 1 to 5000 characters. */
 export const respondBody = z.strictObject({
-  message: z
-    .string()
-    .trim()
-    .min(1)
-    .max(5000)
-    .openapi({ description: 'Your answer to the reviewer, 1 to 5000 characters' }),
+  message: trimmedText(5000).openapi({ description: 'Your answer to the reviewer, 1 to 5000 characters' }),
 });

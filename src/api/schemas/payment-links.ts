@@ -4,6 +4,7 @@
  * scheme) and on the currency (mobile money must hold it) is checked by the service.
  */
 import { z } from '../../lib/zod';
+import { trimmedText } from './fields';
 import { COLLECT_FIELDS } from '../../domain/payment-link';
 import { CURRENCY_EXPONENTS, MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR } from '../../domain/money';
 import { cursorPageFields } from './payments';
@@ -36,7 +37,7 @@ const afterCompletion = z
   .discriminatedUnion('type', [
     z.strictObject({
       type: z.literal('message').openapi({ description: 'Show `message` on the page' }),
-      message: z.string().trim().min(1).max(500).openapi({ description: 'What the page says after a payment' }),
+      message: trimmedText(500).openapi({ description: 'What the page says after a payment' }),
     }),
     z.strictObject({
       type: z.literal('redirect').openapi({ description: 'Send the payer to `url`' }),
@@ -51,12 +52,10 @@ const afterCompletion = z
   ])
   .openapi({ description: 'A message on the page, or a redirect, after a payment (default: the page’s own thanks)' });
 
-const description = z
-  .string()
-  .trim()
-  .min(1)
-  .max(500)
-  .openapi({ description: 'What the customer pays for, on the page', example: 'Kitenge dress, size M' });
+const description = trimmedText(500).openapi({
+  description: 'What the customer pays for, on the page',
+  example: 'Kitenge dress, size M',
+});
 
 /** `POST /v1/payment_links`: a fixed `amount` or an `amount_range`, exactly one. */
 export const createPaymentLinkBody = z

@@ -3,6 +3,7 @@
  * (400 naming the field); amounts are whole minor units.
  */
 import { z } from '../../lib/zod';
+import { trimmedText } from './fields';
 import { CURRENCY_EXPONENTS, MAX_AMOUNT_MINOR } from '../../domain/money';
 import { PAYOUT_SCHEDULES, PAYOUT_STATUSES } from '../../domain/payout';
 import { createdBound, cursorPageFields } from './payments';
@@ -30,12 +31,10 @@ export const createDestinationBody = z.discriminatedUnion('type', [
       .string()
       .regex(/^[0-9]{6,34}$/, 'account_number must be 6 to 34 digits')
       .openapi({ example: '00040000120001', description: 'The account number, digits only' }),
-    account_holder_name: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
-      .openapi({ example: 'Kigali Crafts Ltd', description: "The account holder's name, as the bank has it" }),
+    account_holder_name: trimmedText(100).openapi({
+      example: 'Kigali Crafts Ltd',
+      description: "The account holder's name, as the bank has it",
+    }),
   }),
 ]);
 

@@ -3,6 +3,7 @@
  * merchant, invitations and members, restricted keys.
  */
 import { z } from '../../lib/zod';
+import { emailAddress, trimmedText } from './fields';
 import { ROLES, SCOPES } from '../../domain/access';
 import { loginBody, newPassword } from './auth';
 import { rollKeyBody } from './developer';
@@ -61,11 +62,7 @@ export const switchBody = z.strictObject({
 
 /** `POST /v1/developer/team/invitations` (docs/security.md#invitations). */
 export const invitationBody = z.strictObject({
-  email: z
-    .email()
-    .max(254)
-    .transform((value) => value.trim().toLowerCase())
-    .openapi({ description: 'The e-mail to send the link to; only this person can accept it' }),
+  email: emailAddress.openapi({ description: 'The e-mail to send the link to; only this person can accept it' }),
   role: role.openapi({ description: 'The role the person gets on accepting (an admin cannot invite owners)' }),
 });
 
@@ -74,11 +71,7 @@ export const invitationBody = z.strictObject({
  * empty for a person signed in with a session token.
  */
 export const acceptInvitationBody = z.strictObject({
-  name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
+  name: trimmedText(200)
     .optional()
     .openapi({ description: 'Not signed in: your name, for the account made under the invited e-mail' }),
   password: newPassword
@@ -93,12 +86,9 @@ export const changeMemberBody = z.strictObject({
 
 /** `POST /v1/developer/keys` (docs/security.md#restricted-keys). */
 export const createRestrictedKeyBody = z.strictObject({
-  name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(100)
-    .openapi({ description: 'A name to know the key by (who or what uses it), 1 to 100 characters' }),
+  name: trimmedText(100).openapi({
+    description: 'A name to know the key by (who or what uses it), 1 to 100 characters',
+  }),
   environment: z
     .enum(['sandbox', 'live'])
     .openapi({ description: '`sandbox`, or `live` once live access is granted (needs a recent two-factor code)' }),

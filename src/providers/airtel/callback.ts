@@ -11,7 +11,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from '../../lib/zod';
-import { ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
+import { callbackJson, ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
 import { AIRTEL_TRANSACTION_STATUSES, claimedStatusOf } from './statuses';
 
 /** A callback's `transaction` as Airtel documents it (`status_code` may be intermediate: TIP, TA). */
@@ -57,12 +57,7 @@ export function verifyAirtelCallbackHash(transaction: unknown, hash: unknown, pr
  *   callback
  */
 export function parseAirtelCallback(request: CallbackRequest, privateKey: string | undefined): ParsedCallback {
-  let json: unknown;
-  try {
-    json = JSON.parse(request.rawBody);
-  } catch {
-    throw new ProviderRefusal('the Airtel callback body is not JSON');
-  }
+  const json = callbackJson(request, 'the Airtel callback');
   if (privateKey !== undefined) {
     const body = typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {};
     if (body.hash === undefined) throw new ProviderRefusal('the Airtel callback carries no hash');

@@ -9,8 +9,9 @@
  * workflow then confirms the hint with the status call.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
+import { callbackJson, ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
 import { claimedStatusOf, requestToPayResult } from './statuses';
+import { callbackUrlWithQuery } from '../callback-url';
 
 /** A UUID as MoMo's `X-Reference-Id` takes it (lower or upper case hex). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -33,10 +34,7 @@ export function momoCallbackToken(reference: string, secret: string): string {
  * and `token` of the request-to-pay `reference` added (other query parameters are kept).
  */
 export function momoCallbackUrl(callbackUrl: string, reference: string, secret: string): string {
-  const url = new URL(callbackUrl);
-  url.searchParams.set('reference', reference);
-  url.searchParams.set('token', momoCallbackToken(reference, secret));
-  return url.toString();
+  return callbackUrlWithQuery(callbackUrl, { reference, token: momoCallbackToken(reference, secret) });
 }
 
 /** True when `token` is the callback token of `reference` under `secret`; compared in constant time. */
@@ -57,12 +55,7 @@ export function parseMomoCallback(request: CallbackRequest, secret: string): Par
   const reference = request.query.reference ?? '';
   if (!verifyMomoCallbackToken(reference, request.query.token, secret))
     throw new ProviderRefusal('the MoMo callback token is missing or not valid');
-  let json: unknown;
-  try {
-    json = JSON.parse(request.rawBody);
-  } catch {
-    throw new ProviderRefusal('the MoMo callback body is not JSON');
-  }
+  const json = callbackJson(request, 'the MoMo callback');
   const parsed = requestToPayResult.safeParse(json);
   if (!parsed.success) throw new ProviderRefusal('the MoMo callback body is not a request-to-pay result');
   if (parsed.data.referenceId !== undefined && parsed.data.referenceId.toLowerCase() !== reference.toLowerCase()) {

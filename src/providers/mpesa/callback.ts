@@ -8,10 +8,17 @@
  * a later reversal (./receipt.ts), and the workflow confirms the hint with the query before acting.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ProviderRefusal, type CallbackRequest, type ParsedCallback, type ProviderRequestLog } from '../provider';
+import {
+  callbackJson,
+  ProviderRefusal,
+  type CallbackRequest,
+  type ParsedCallback,
+  type ProviderRequestLog,
+} from '../provider';
 import { descriptor } from './descriptor';
 import { keepMpesaReceipt } from './receipt';
 import { callbackBody, outcomeOf } from './statuses';
+import { callbackUrlWithQuery } from '../callback-url';
 
 /** A payment id as the callback URL carries it. */
 const PAYMENT_ID = /^pay_[A-Za-z0-9]{24}$/;
@@ -38,10 +45,7 @@ export function mpesaCallbackToken(paymentId: string, secret: string): string {
  * payment `paymentId` added (other query parameters are kept).
  */
 export function mpesaCallbackUrl(callbackUrl: string, paymentId: string, secret: string): string {
-  const url = new URL(callbackUrl);
-  url.searchParams.set('payment', paymentId);
-  url.searchParams.set('token', mpesaCallbackToken(paymentId, secret));
-  return url.toString();
+  return callbackUrlWithQuery(callbackUrl, { payment: paymentId, token: mpesaCallbackToken(paymentId, secret) });
 }
 
 /** True when `token` is the callback token of `paymentId` under `secret`; compared in constant time. */
@@ -66,12 +70,7 @@ export async function parseMpesaCallback(
   const paymentId = request.query.payment ?? '';
   if (!verifyMpesaCallbackToken(paymentId, request.query.token, secret))
     throw new ProviderRefusal('the M-Pesa callback token is missing or not valid');
-  let json: unknown;
-  try {
-    json = JSON.parse(request.rawBody);
-  } catch {
-    throw new ProviderRefusal('the M-Pesa callback body is not JSON');
-  }
+  const json = callbackJson(request, 'the M-Pesa callback');
   const parsed = callbackBody.safeParse(json);
   if (!parsed.success) throw new ProviderRefusal('the M-Pesa callback body is not an STK push result');
   const result = parsed.data.Body.stkCallback;

@@ -10,10 +10,17 @@
  * ({@link keepMpesaPayoutCallback}), first one wins: a repeated or late callback, or a status result after the B2C
  * result, changes nothing. The payout's run reads it with the rail's status call (./b2c.ts) and decides.
  */
-import { ProviderRefusal, type CallbackRequest, type ParsedCallback, type ProviderRequestLog } from '../provider';
+import {
+  callbackJson,
+  ProviderRefusal,
+  type CallbackRequest,
+  type ParsedCallback,
+  type ProviderRequestLog,
+} from '../provider';
 import { callbackTokenMatches, callbackTokenOf } from './callback';
 import { descriptor } from './descriptor';
 import { b2cVerdictOf, darajaResult, statusVerdictOf, type B2cVerdict } from './payout-statuses';
+import { callbackUrlWithQuery } from '../callback-url';
 
 /** A payout id as the callback URL carries it. */
 const PAYOUT_ID = /^po_[A-Za-z0-9]{24}$/;
@@ -41,11 +48,11 @@ export function mpesaPayoutCallbackUrl(
   kind: PayoutCallbackKind,
   secret: string,
 ): string {
-  const url = new URL(callbackUrl);
-  url.searchParams.set('payout', payoutId);
-  url.searchParams.set('token', mpesaPayoutCallbackToken(payoutId, secret));
-  url.searchParams.set('result', kind);
-  return url.toString();
+  return callbackUrlWithQuery(callbackUrl, {
+    payout: payoutId,
+    token: mpesaPayoutCallbackToken(payoutId, secret),
+    result: kind,
+  });
 }
 
 /** True when `token` is the callback token of `payoutId` under `secret`; compared in constant time. */
@@ -97,12 +104,7 @@ export async function readMpesaPayoutCallback(
     throw new ProviderRefusal('the M-Pesa payout callback token is missing or not valid');
   if ((await requestLog.find(descriptor.code, sendKeyOf(payoutId))) === undefined)
     throw new ProviderRefusal('no M-Pesa B2C payment was sent for this payout');
-  let json: unknown;
-  try {
-    json = JSON.parse(request.rawBody);
-  } catch {
-    throw new ProviderRefusal('the M-Pesa payout callback body is not JSON');
-  }
+  const json = callbackJson(request, 'the M-Pesa payout callback');
   // A queue time-out says nothing of whether M-Pesa paid: the status call asks (never a second payment).
   if (request.query.result === 'timeout') return { payoutId };
   const parsed = darajaResult.safeParse(json);

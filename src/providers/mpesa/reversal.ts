@@ -40,6 +40,7 @@ import { CURRENCY_EXPONENTS } from '../../domain/money';
 import { z } from '../../lib/zod';
 import { providerFailureCause, ProviderUnknownAnswer, type FetchLike, type ProviderHttpResponse } from '../http';
 import {
+  callbackJson,
   ProviderRefusal,
   type CallbackRequest,
   type ParsedCallback,
@@ -55,6 +56,7 @@ import { descriptor } from './descriptor';
 import { b2cAcknowledgement, darajaResult, resultParameter, type DarajaResult } from './payout-statuses';
 import { mpesaReceiptOf } from './receipt';
 import type { MpesaSettings } from './settings';
+import { callbackUrlWithQuery } from '../callback-url';
 
 /** Daraja's Reversal path. */
 export const REVERSAL_PATH = '/mpesa/reversal/v1/request';
@@ -100,11 +102,11 @@ export function mpesaRefundCallbackUrl(
   kind: ReversalCallbackKind,
   secret: string,
 ): string {
-  const url = new URL(callbackUrl);
-  url.searchParams.set('refund', refundId);
-  url.searchParams.set('token', mpesaRefundCallbackToken(refundId, secret));
-  url.searchParams.set('result', kind);
-  return url.toString();
+  return callbackUrlWithQuery(callbackUrl, {
+    refund: refundId,
+    token: mpesaRefundCallbackToken(refundId, secret),
+    result: kind,
+  });
 }
 
 /** The refund id of a refund's idempotency key (`refund:ref_…`). */
@@ -182,12 +184,7 @@ export async function parseMpesaReversalCallback(
   const sent = await requestLog.find(descriptor.code, reversalKeyOf(refundId));
   if (sent === undefined) throw new ProviderRefusal('no M-Pesa reversal was sent for this refund');
   const answer = { providerReference: refundId, claimed: 'pending' as const, refundId, recorded: false };
-  let json: unknown;
-  try {
-    json = JSON.parse(request.rawBody);
-  } catch {
-    throw new ProviderRefusal('the M-Pesa refund callback body is not JSON');
-  }
+  const json = callbackJson(request, 'the M-Pesa refund callback');
   // A queue time-out says nothing of whether M-Pesa reversed: Transaction Status asks.
   if (request.query.result === 'timeout') return answer;
   const parsed = darajaResult.safeParse(json);

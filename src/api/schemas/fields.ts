@@ -1,0 +1,16 @@
+/** Fields that several request bodies share, each with one rule wherever it stands. */
+import { z } from '../../lib/zod';
+
+/**
+ * Text trimmed of surrounding white space, then 1 to `maxLength` characters: a name, a description, a message.
+ * @param maxLength the most characters, counted after trimming
+ */
+export function trimmedText(maxLength: number) {
+  return z.string().trim().min(1).max(maxLength);
+}
+
+/** An e-mail address of at most 254 characters, kept trimmed and in lower case (how people are found by it). */
+export const emailAddress = z
+  .email()
+  .max(254)
+  .transform((value) => value.trim().toLowerCase());
