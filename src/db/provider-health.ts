@@ -23,6 +23,7 @@ import {
   STATUS_CHANGED_EVENT,
   type StatusChangedData,
 } from '../domain/provider-health';
+import type { Knex } from 'knex';
 import { iso, type Db } from './knex';
 import { insertEventOnce, type EventInput } from './payments';
 import { subscribedMerchantIdsQuery } from './webhook-subscribers';
@@ -72,6 +73,34 @@ export async function recordProviderOutcome(db: Db, input: ProviderOutcomeInput)
     })
     .onConflict(['object_id', 'operation'])
     .ignore();
+}
+
+/**
+ * SQL: inserts `input` when `holds` is true, unless its object and operation are recorded (a retried write records
+ * nothing twice): the form {@link recordProviderOutcome} takes inside the one statement of a payment's write
+ * (src/db/payments.ts), so the outcome commits with the row the table's effect came with.
+ */
+export function providerOutcomeInsert(db: Db, input: ProviderOutcomeInput, holds: Knex.Raw): Knex.Raw {
+  return db.raw(
+    `insert into provider_outcomes (environment, provider, country, operation, merchant_id, object_id, decided_at,
+       duration_ms, outcome, side, never_reached)
+     select ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::bigint, ?, ?, ? where ?
+     on conflict (object_id, operation) do nothing`,
+    [
+      input.environment,
+      input.provider,
+      input.country,
+      input.operation,
+      input.merchantId,
+      input.objectId,
+      new Date(input.attempt.decidedAt).toISOString(),
+      Math.round(input.attempt.seconds * 1000),
+      input.attempt.outcome,
+      input.attempt.side,
+      input.attempt.neverReached,
+      holds,
+    ],
+  );
 }
 
 interface OutcomeRow {
