@@ -17,7 +17,7 @@ import type { Knex } from 'knex';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 import type { ExceptionDraft } from '../domain/reconciliation';
 import { exceptionIdOf } from './reconciliation';
-import { providerOutcomeInsert, recordProviderOutcome, type ProviderOutcomeInput } from './provider-health';
+import { providerOutcomeInsert, recordProviderOutcome, type ProviderOutcomeInput } from './provider-outcomes';
 
 /** An event to write once (docs/payments.md#events): `id` is derived from the workflow and step. */
 export interface EventInput {
