@@ -374,6 +374,32 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     expect(await eventTypes(initiated.id)).to.deep.equal(['payment.created', 'payment.cancelled']);
   });
 
+  it("carries the attempt's facts across continue-as-new: the next run's expiry is the provider's silence, counted from the first request (docs/availability.md#recording)", async () => {
+    const handle = await start(await payment('+250788000003'));
+    const initiated = await waitInitiated(handle);
+    await handle.terminate('stands for a run that continued as new');
+    const now = await env.currentTimeMs();
+    const firstRequestAt = new Date(now - 90_000).toISOString();
+    const input: PaymentWorkflowInput = {
+      mode: 'continued',
+      // Due: the next run asks for the provider's last word and expires it at once.
+      payment: { ...initiated, expiresAt: new Date(now - 1_000).toISOString() },
+      pollDelayMs: 10_000,
+      attempt: { firstRequestAt, lastWordUnknown: true, neverReached: false },
+      reconciliationWindowSeconds: WINDOW_SECONDS,
+    };
+    const continued = await env.client.workflow.start('paymentWorkflow', {
+      taskQueue: TASK_QUEUE,
+      workflowId: paymentWorkflowId(initiated.id),
+      args: [input],
+    });
+    expect((await continued.result()) as PaymentSnapshot).to.include({ status: 'failed', failureCode: 'expired' });
+    const rows = await db('provider_outcomes').where({ object_id: initiated.id });
+    expect(rows).to.have.length(1);
+    expect(rows[0]).to.include({ operation: 'collection', outcome: 'failure', side: 'provider' });
+    expect(Number(rows[0].duration_ms)).to.be.at.least(90_000);
+  });
+
   /**
    * Runs `body` with a worker on its own task queue whose sandbox `momo` states `supports` (and withdraws its request
    * when it says it can), as a provider of those capabilities would (docs/payments.md#late-successes).
