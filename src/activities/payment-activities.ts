@@ -176,6 +176,8 @@ function paymentActivityKit(deps: PaymentActivityDeps): PaymentActivityKit {
         type: FAILURE_TYPES.providerUnavailable,
         message: `no ${call.environment} adapter is configured for ${call.provider}`,
         nonRetryable: true,
+        // Our own set-up, not the provider's failure (docs/availability.md#classification).
+        details: [{ neverReached: false, side: 'platform' } satisfies ReturnType<typeof unansweredFacts>],
       });
     }
     return provider;

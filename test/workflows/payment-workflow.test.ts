@@ -321,6 +321,9 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     const initiated = await waitInitiated(handle);
     expect(initiated).to.include({ status: 'failed', failureCode: 'provider_error' });
     expect((await handle.result()) as PaymentSnapshot).to.include({ status: 'failed', failureCode: 'provider_error' });
+    // Our own set-up, not the operator's failure (docs/availability.md#classification).
+    const rows = await db('provider_outcomes').where({ object_id: initiated.id });
+    expect(rows.map((row) => `${row.environment}:${row.side}`)).to.deep.equal(['live:platform']);
   });
 
   it('cancels an open card payment at the gateway, writing payment.cancelled once with the reason (docs/payments.md#states, docs/payments.md#cancel-and-refund)', async () => {
