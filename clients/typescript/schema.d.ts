@@ -175,7 +175,7 @@ export interface paths {
          *
          *     Send an `Idempotency-Key`: a retry with the same key and body answers the first payment (header `Idempotent-Replayed: true`) and never creates a second one.
          *
-         *     Sandbox test numbers (national number ending): `0001` completes at once, `0002` is declined, `0003` never answers and expires; any other completes after a few seconds.
+         *     Sandbox test numbers (national number ending): `0001` completes at once, `0002` is declined, `0003` never answers and expires, `0010` fails at once with the provider's own error (`provider_error`), `0011` is taken and then never answered until it expires (`expired`); both count as the operator's failures in `GET /v1/availability`. Any other completes after a few seconds.
          */
         post: operations["createPayment"];
         delete?: never;

@@ -52,7 +52,9 @@ import {
   type EventInput,
 } from '../db/payments';
 import { callbackUrlFor } from '../providers/callback-url';
-import { providerFailureCause } from '../providers/http';
+import { ProviderAuthenticationError, providerFailureCause, ProviderUnknownAnswer } from '../providers/http';
+import { freshAttempt, type AttemptFacts } from '../domain/provider-health';
+import { outcomeInputOf } from './provider-outcomes';
 import { ProviderRefusal, ProviderUnsupported, type PaymentProvider, type RefundRequest } from '../providers/provider';
 import type { ProviderRegistry } from '../providers/registry';
 import {
@@ -134,6 +136,15 @@ function refundRequestOf(
   };
 }
 
+/**
+ * What the last error of an initiation given up on says of the attempt (docs/availability.md#classification): whether
+ * it never reached the provider, and `platform` when the provider refused our credentials.
+ */
+export function unansweredFacts(error: unknown): Pick<AttemptFacts, 'neverReached' | 'side'> {
+  if (error instanceof ProviderAuthenticationError) return { neverReached: false, side: 'platform' };
+  return { neverReached: error instanceof ProviderUnknownAnswer && error.neverReached };
+}
+
 /** The metrics outcome of an error a provider call threw (src/activities/business-metrics.ts). */
 function providerCallOutcomeOf(error: unknown): ProviderCallOutcome {
   if (error instanceof ProviderRefusal) return 'refused';
@@ -148,7 +159,7 @@ interface PaymentActivityKit {
   writePendingRefund: (input: RefundCall, activity: string) => Promise<RefundRecord>;
   callProvider: <T>(provider: ProviderCode, operation: ProviderOperation, work: () => Promise<T>) => Promise<T>;
   startDeliveries: (event: EventInput | undefined, subscribers?: readonly string[]) => Promise<void>;
-  recordStatus: (payment: PaymentSnapshot, orders: WriteOrders) => Promise<void>;
+  recordStatus: (payment: PaymentSnapshot, orders: WriteOrders, decidedAt?: number) => Promise<void>;
   decideWord: (
     payment: PaymentSnapshot,
     word: InitiationWord,
@@ -165,6 +176,8 @@ function paymentActivityKit(deps: PaymentActivityDeps): PaymentActivityKit {
         type: FAILURE_TYPES.providerUnavailable,
         message: `no ${call.environment} adapter is configured for ${call.provider}`,
         nonRetryable: true,
+        // Our own set-up, not the provider's failure (docs/availability.md#classification).
+        details: [{ neverReached: false, side: 'platform' } satisfies ReturnType<typeof unansweredFacts>],
       });
     }
     return provider;
@@ -225,7 +238,7 @@ function paymentActivityKit(deps: PaymentActivityDeps): PaymentActivityKit {
           type: FAILURE_TYPES.providerRejected,
           message: storableText(error.message),
           nonRetryable: true,
-          details: [error.failureCode],
+          details: [error.failureCode, error.reason ?? null],
         });
       }
       if (error instanceof ProviderUnsupported) {
@@ -253,10 +266,11 @@ function paymentActivityKit(deps: PaymentActivityDeps): PaymentActivityKit {
   }
 
   /**
-   * Writes the payment's state and the event the workflow named (without orders: the one its status emits), then
-   * starts its deliveries.
+   * Writes the payment's state and the event the workflow named (without orders: the one its status emits), with the
+   * decided attempt the row recorded (docs/availability.md#classification; decided at `decidedAt`, epoch ms, default
+   * the write's `updated_at`), then starts its deliveries.
    */
-  async function recordStatus(payment: PaymentSnapshot, orders: WriteOrders): Promise<void> {
+  async function recordStatus(payment: PaymentSnapshot, orders: WriteOrders, decidedAt?: number): Promise<void> {
     const event = orders.emit ? paymentEvent(payment, orders.emit) : undefined;
     const exception = orders.exception
       ? {
@@ -265,7 +279,14 @@ function paymentActivityKit(deps: PaymentActivityDeps): PaymentActivityKit {
           draft: lateSuccessException(payment, orders.exception),
         }
       : undefined;
-    const write = { ...statusWriteOf(payment, orders.post), exception };
+    const outcome = outcomeInputOf(
+      payment,
+      orders.outcome,
+      payment.id,
+      decidedAt ?? Date.parse(payment.updatedAt),
+      payment.createdAt,
+    );
+    const write = { ...statusWriteOf(payment, orders.post), exception, ...(outcome ? { outcome } : {}) };
     const subscribers = await updatePaymentStatus(deps.db, write, event);
     await startDeliveries(event, subscribers);
     countPaymentSettled(payment);
@@ -288,8 +309,11 @@ function paymentActivityKit(deps: PaymentActivityDeps): PaymentActivityKit {
     const steps = taken.map(decisionOf);
     const write = oneWriteOf(taken);
     if (!write) return { steps };
+    // The provider answered this very request: its word decides the attempt now, counted from `at`.
+    const { outcome } = write.orders;
+    const orders = outcome ? { ...write.orders, outcome: { ...outcome, facts: freshAttempt(at) } } : write.orders;
     try {
-      await recordStatus(write.payment, write.orders);
+      await recordStatus(write.payment, orders, Date.now());
       return { steps, recorded: write.payment };
     } catch (error) {
       log.warn("the provider's answer to initiation is left to the workflow to write", {
@@ -341,7 +365,10 @@ function initiationActivities(
       } catch (error) {
         if (error instanceof ApplicationFailure && error.type === FAILURE_TYPES.providerRejected) {
           const failureCode = (error.details?.[0] as NonNullable<PaymentSnapshot['failureCode']>) ?? 'provider_error';
-          word = { refused: { failureCode, message: error.message } };
+          const reason = error.details?.[1];
+          word = {
+            refused: { failureCode, message: error.message, ...(typeof reason === 'string' ? { reason } : {}) },
+          };
         } else if (
           error instanceof ApplicationFailure ||
           Date.now() - activityInfo().scheduledTimestampMs < PROVIDER_GIVE_UP_MS
@@ -360,6 +387,7 @@ function initiationActivities(
             type: FAILURE_TYPES.providerUnavailable,
             message: `no usable answer from the provider within 2 minutes; last: ${cause}`,
             nonRetryable: true,
+            details: [unansweredFacts(error)],
           });
         }
       }
@@ -483,7 +511,9 @@ function refundActivities(
             data: toRefundWithPaymentView(refund, payment),
           }
         : undefined;
-      await updateRefundOutcome(deps.db, refund, statusWriteOf(payment, []), event, input.post);
+      const decidedAt = Date.parse(refund.completedAt ?? payment.updatedAt);
+      const outcome = outcomeInputOf(payment, input.outcome, refund.id, decidedAt, refund.createdAt);
+      await updateRefundOutcome(deps.db, refund, statusWriteOf(payment, []), event, input.post, outcome);
       await startDeliveries(event);
       countRefundSettled(refund, payment.provider);
     },

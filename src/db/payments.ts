@@ -17,6 +17,7 @@ import type { Knex } from 'knex';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 import type { ExceptionDraft } from '../domain/reconciliation';
 import { exceptionIdOf } from './reconciliation';
+import { providerOutcomeInsert, recordProviderOutcome, type ProviderOutcomeInput } from './provider-outcomes';
 
 /** An event to write once (docs/payments.md#events): `id` is derived from the workflow and step. */
 export interface EventInput {
@@ -56,6 +57,11 @@ export interface PaymentStatusWrite {
    * without a refund, once per key.
    */
   exception?: { provider: string; environment: Environment; draft: ExceptionDraft };
+  /**
+   * The collection's decided attempt, written in the same statement when the table's row declared `record_outcome`
+   * (docs/availability.md#classification): once per payment, however often the write runs.
+   */
+  outcome?: ProviderOutcomeInput;
 }
 
 /**
@@ -405,6 +411,7 @@ export async function updatePaymentStatus(db: Db, write: PaymentStatusWrite, eve
     for (const [name, cte] of await collectionCtes(db, write.collection, new Date(write.updatedAt), holds))
       statement = statement.with(name, cte);
   if (write.exception) statement = statement.with('x', exceptionInsert(db, write.exception, write.updatedAt, holds));
+  if (write.outcome) statement = statement.with('o', providerOutcomeInsert(db, write.outcome, holds));
   const [result] = (await statement.select(columns)) as { found: boolean; holds: boolean; webhook_ids?: string[] }[];
   if (!result?.found) throw new Error(`payment ${write.paymentId} is not in the read model yet`);
   if (!result.holds) throw new Error(`payment ${write.paymentId}: its row differs from the collection to post`);
@@ -416,7 +423,8 @@ export async function updatePaymentStatus(db: Db, write: PaymentStatusWrite, eve
  * changed, its event and the journals `post` orders, in one transaction (docs/payments.md#cancel-and-refund,
  * docs/payments.md#events, docs/ledger.md#postings): the refund row, the payment's `amount_refunded`, the event and
  * the postings are never written apart. `post`: the `post` effects of the table's rows this write carries out (the
- * outcome's, and the acceptance's when the refund may not be written yet).
+ * outcome's, and the acceptance's when the refund may not be written yet). `outcome`: the refund's decided attempt when
+ * the table's row declared `record_outcome` (docs/availability.md#classification), recorded once per refund.
  * @throws Error when `post` orders a journal that is not this refund's or its payment's, or that its status
  *   contradicts (nothing is written)
  */
@@ -426,6 +434,7 @@ export async function updateRefundOutcome(
   payment: PaymentStatusWrite,
   event: EventInput | undefined,
   post: readonly string[],
+  outcome?: ProviderOutcomeInput,
 ): Promise<void> {
   await db.transaction(async (trx) => {
     // Inserted when missing: a refund whose first provider call never ran (its worker lost past the
@@ -442,6 +451,7 @@ export async function updateRefundOutcome(
     await applyStatusWrite(trx, payment);
     if (event) await insertEventOnce(trx, event);
     await postRefundJournals(trx, refund, post);
+    if (outcome) await recordProviderOutcome(trx, outcome);
   });
 }
 

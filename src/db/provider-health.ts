@@ -1,9 +1,10 @@
 /**
  * Operator health's rows (docs/availability.md): the decided attempts it is measured from (`provider_outcomes`), the
  * last measured status of each provider, country and operation (`provider_health`) and its changes
- * (`provider_status_changes`). The one writer of the three tables: outcomes are recorded once per attempt and
- * operation; statuses only by the measurement ({@link saveHealth}) and operators' overrides ({@link setOverride}),
- * each change with its `provider.status_changed` events in the same transaction.
+ * (`provider_status_changes`). The one writer of the last two; outcomes are recorded once per attempt and operation
+ * by src/db/provider-outcomes.ts (re-exported here); statuses only by the measurement ({@link saveHealth}) and
+ * operators' overrides ({@link setOverride}), each change with its `provider.status_changed` events in the same
+ * transaction.
  * Durations are milliseconds in the database and seconds in the domain; times ISO 8601 UTC.
  */
 import { createHash } from 'node:crypto';
@@ -25,17 +26,10 @@ import {
   type StatusChangedData,
 } from '../domain/provider-health';
 import { iso, type Db } from './knex';
+
+export { providerOutcomeInsert, recordProviderOutcome, type ProviderOutcomeInput } from './provider-outcomes';
 import { insertEventOnce, type EventInput } from './payments';
 import { subscribedMerchantIdsQuery } from './webhook-subscribers';
-
-/** A decided attempt to record: which provider, country and operation, whose object, and how it ended. */
-export interface ProviderOutcomeInput extends HealthKey {
-  environment: Environment;
-  merchantId: string;
-  /** The payment, payout or refund id. */
-  objectId: string;
-  attempt: DecidedAttempt;
-}
 
 /** The stored health of one key: the status with its hysteresis, the figures of its last measurement, an override. */
 export interface StoredHealth extends HealthKey {
@@ -70,26 +64,6 @@ export async function readShownStatus(
 /** `provider:country:operation`, the key of a map of keys. */
 export function healthKeyOf(key: HealthKey): string {
   return `${key.provider}:${key.country}:${key.operation}`;
-}
-
-/** Records one decided attempt; a second record of the same object and operation changes nothing. */
-export async function recordProviderOutcome(db: Db, input: ProviderOutcomeInput): Promise<void> {
-  await db('provider_outcomes')
-    .insert({
-      environment: input.environment,
-      provider: input.provider,
-      country: input.country,
-      operation: input.operation,
-      merchant_id: input.merchantId,
-      object_id: input.objectId,
-      decided_at: new Date(input.attempt.decidedAt),
-      duration_ms: Math.round(input.attempt.seconds * 1000),
-      outcome: input.attempt.outcome,
-      side: input.attempt.side,
-      never_reached: input.attempt.neverReached,
-    })
-    .onConflict(['object_id', 'operation'])
-    .ignore();
 }
 
 interface OutcomeRow {

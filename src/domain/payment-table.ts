@@ -11,7 +11,8 @@ import type { ReconciliationExceptionKind } from './reconciliation';
 import { isOpen, type FailureCode, type NextAction, type PaymentSnapshot, type PaymentStatus } from './payment';
 import type { ProviderAnswer, ProviderOutcome } from './payment';
 import { refundableAmount, type RefundRecord } from './refund';
-import { describeRefundEffect, refundEffects } from './refund-table';
+import type { AttemptFacts } from './provider-health';
+import { describeRefundEffect, refundEffects, type OutcomeEffect } from './refund-table';
 import { ANOTHER_ROW, chooseRow, tableMarkdown, describeCommonEffect } from './table-engine';
 
 /** The payment as its workflow holds it, with the refunds accepted and not yet settled (their amounts reserved). */
@@ -24,18 +25,18 @@ export interface PaymentState {
 export type PaymentEvent =
   /** The provider took the collection request: its reference and the customer's next step. */
   | { type: 'initiation_accepted'; providerReference: string; nextAction: NextAction | null }
-  /** The provider definitely refused the collection request. */
-  | { type: 'initiation_refused'; failureCode: FailureCode; message: string }
+  /** The provider definitely refused the collection request (`reason`: its own, when it named one). */
+  | { type: 'initiation_refused'; failureCode: FailureCode; message: string; reason?: string }
   /** The provider gave no usable answer to the collection request for 2 minutes (docs/payments.md#states). */
   | { type: 'initiation_unanswered'; message: string }
   /** The provider says the customer acted and it is settling. */
   | { type: 'provider_processing' }
   /** The provider says it collected the money (`receiptNumber`: its customer-facing id of it, when it names one). */
   | { type: 'provider_success'; receiptNumber?: string }
-  /** The provider says the customer or their bank declined. */
-  | { type: 'provider_decline'; failureCode: FailureCode; message: string }
-  /** The provider says the collection failed on its side. */
-  | { type: 'provider_error'; message: string }
+  /** The provider says the customer or their bank declined (`reason`: its own, when it named one). */
+  | { type: 'provider_decline'; failureCode: FailureCode; message: string; reason?: string }
+  /** The provider says the collection failed on its side (`reason`: its own, when it named one). */
+  | { type: 'provider_error'; message: string; reason?: string }
   /** The provider says it withdrew the request (a customer's cancel at the provider). */
   | { type: 'provider_cancelled' }
   /** The provider has not decided yet (or gave no answer): nothing to act on. */
@@ -119,6 +120,12 @@ export type EmittedEvent =
 export type Effect =
   /** Write the payment's new state; `apply` gives it the next version. */
   | { do: 'write' }
+  /**
+   * Record the decided attempt of the payment's collection or of its refund for operator health, with the step's
+   * write (docs/availability.md#classification); `reason`, the provider's own reason of a failure, is filled in by
+   * `apply` from the event.
+   */
+  | OutcomeEffect
   /** Write the refund's final outcome, with the payment, in one transaction. */
   | { do: 'write_refund' }
   /** Write this event with the step's write (docs/payments.md#events). */
@@ -175,6 +182,12 @@ export interface PaymentRow<T extends PaymentEventType = PaymentEventType> {
 }
 
 const write: Effect = { do: 'write' };
+/** The collection's decided attempt: a success, or a failure whose side the writer works out. */
+const recordOutcome = (outcome: OutcomeEffect['outcome']): Effect => ({
+  do: 'record_outcome',
+  operation: 'collection',
+  outcome,
+});
 const emit = (event: EmittedEvent): Effect => ({ do: 'emit', event });
 const post = (cause: string): Effect => ({ do: 'post', cause });
 const sendRefund: Effect = { do: 'ask_provider', call: 'refund' };
@@ -333,35 +346,35 @@ function openRows(from: PaymentStatus): PaymentRow[] {
       from,
       event: 'provider_success',
       to: 'completed',
-      effects: [write, emit('payment.completed'), post('payment:{id}:completed')],
+      effects: [write, emit('payment.completed'), post('payment:{id}:completed'), recordOutcome('success')],
       next: cleared,
     }),
     row({
       from,
       event: 'provider_decline',
       to: 'failed',
-      effects: [write, emit('payment.failed')],
+      effects: [write, emit('payment.failed'), recordOutcome('failure')],
       next: (s, e) => failedWith(s, e.failureCode, e.message),
     }),
     row({
       from,
       event: 'provider_error',
       to: 'failed',
-      effects: [write, emit('payment.failed')],
+      effects: [write, emit('payment.failed'), recordOutcome('failure')],
       next: (s, e) => failedWith(s, 'provider_error', e.message),
     }),
     row({
       from,
       event: 'provider_cancelled',
       to: 'cancelled',
-      effects: [write, emit('payment.cancelled')],
+      effects: [write, emit('payment.cancelled'), recordOutcome('failure')],
       next: cleared,
     }),
     row({
       from,
       event: 'expiry',
       to: 'failed',
-      effects: [write, emit('payment.failed')],
+      effects: [write, emit('payment.failed'), recordOutcome('failure')],
       next: (s) => failedWith(s, 'expired', 'The customer did not complete the payment before it expired'),
     }),
     row({
@@ -504,14 +517,14 @@ export const PAYMENT_TABLE: readonly PaymentRow[] = withCheckoutTell([
     from: 'pending',
     event: 'initiation_refused',
     to: 'failed',
-    effects: [write, emit('payment.failed')],
+    effects: [write, emit('payment.failed'), recordOutcome('failure')],
     next: (s, e) => failedWith(s, e.failureCode, e.message),
   }),
   row({
     from: 'pending',
     event: 'initiation_unanswered',
     to: 'failed',
-    effects: [write, emit('payment.failed')],
+    effects: [write, emit('payment.failed'), recordOutcome('failure')],
     next: (s, e) => failedWith(s, 'provider_error', e.message),
   }),
   row({ from: 'pending', event: 'provider_processing', to: 'processing', effects: [write], next: cleared }),
@@ -669,9 +682,12 @@ export function apply(state: PaymentState, event: PaymentEvent, at: string): App
   const refundId = 'refundId' in event ? event.refundId : lateSuccessRefundId(payment.id);
   const concernsRefund = 'refundId' in event || event.type === 'late_success';
   const refund = concernsRefund ? refundAfter(state, { ...after, payment }, event, refundId, at) : undefined;
-  const effects = r.effects.map((e) =>
-    e.do === 'post' ? { do: 'post' as const, cause: e.cause.replace('{id}', causeId(e.cause, payment, refundId)) } : e,
-  );
+  const reason = 'reason' in event ? event.reason : undefined;
+  const effects = r.effects.map((e): Effect => {
+    if (e.do === 'post') return { do: 'post', cause: e.cause.replace('{id}', causeId(e.cause, payment, refundId)) };
+    if (e.do === 'record_outcome' && e.outcome === 'failure' && reason) return { ...e, reason };
+    return e;
+  });
   return { ok: true, state: { ...after, payment }, effects, refund, row: r };
 }
 
@@ -736,17 +752,20 @@ export function answerEvent(
       return { type: 'provider_processing' };
     case 'cancelled':
       return { type: 'provider_cancelled' };
-    case 'failed':
+    case 'failed': {
+      const reason = outcome.reason ? { reason: outcome.reason } : {};
       return outcome.failureCode === 'provider_error'
-        ? { type: 'provider_error', message: outcome.failureMessage }
-        : { type: 'provider_decline', failureCode: outcome.failureCode, message: outcome.failureMessage };
+        ? { type: 'provider_error', message: outcome.failureMessage, ...reason }
+        : { type: 'provider_decline', failureCode: outcome.failureCode, message: outcome.failureMessage, ...reason };
+    }
     default:
       return { type: 'provider_unknown' };
   }
 }
 
 /** The provider's word on a payment's initiation: its answer (reference, next step, current word) or its refusal. */
-export type InitiationWord = { answer: ProviderAnswer } | { refused: { failureCode: FailureCode; message: string } };
+export type InitiationWord =
+  { answer: ProviderAnswer } | { refused: { failureCode: FailureCode; message: string; reason?: string } };
 
 /**
  * The events of the provider's word on initiation, in order (docs/payments.md#workflow): its refusal; or its
@@ -787,7 +806,11 @@ export function oneWriteOf(taken: readonly Taken[]): { payment: PaymentSnapshot;
   const writesAlone = (effects: readonly Effect[]) => effects.length === 1 && effects[0]?.do === 'write';
   // What the one write carries; `tell_checkout` is the run's to carry out after it.
   const carried = (effect: Effect) =>
-    effect.do === 'write' || effect.do === 'emit' || effect.do === 'post' || effect.do === 'tell_checkout';
+    effect.do === 'write' ||
+    effect.do === 'emit' ||
+    effect.do === 'post' ||
+    effect.do === 'record_outcome' ||
+    effect.do === 'tell_checkout';
   if (!taken.slice(0, -1).every((t) => writesAlone(t.effects))) return undefined;
   if (!last.effects.some((e) => e.do === 'write') || !last.effects.every(carried)) return undefined;
   return { payment: last.state.payment, orders: writeOrdersOf(last.effects) };
@@ -856,6 +879,7 @@ function describeEffect(effect: Effect): string {
     case 'write_refund':
     case 'ask_provider':
     case 'ask_provider_later':
+    case 'record_outcome':
       return describeRefundEffect(effect);
     case 'count_late_answer':
       return 'count late answer';
@@ -904,15 +928,31 @@ export interface WriteOrders {
   post: string[];
   /** A reconciliation exception to record with the write (only present when the row records one). */
   exception?: LateSuccessExceptionKind;
+  /**
+   * The decided attempt to record with the write (only present when the row records one,
+   * docs/availability.md#classification); the run adds the attempt's facts before it hands the orders on.
+   */
+  outcome?: OutcomeOrder;
+}
+
+/** A row's `record_outcome` effect as a write carries it: with the attempt's facts once the run added them. */
+export type OutcomeOrder = Omit<OutcomeEffect, 'do'> & { facts?: AttemptFacts };
+
+/** `effect` as the write carries it: without its `do`. */
+function outcomeOrderOf(effect: OutcomeEffect): OutcomeOrder {
+  const { do: _do, ...order } = effect;
+  return order;
 }
 
 /** The write orders of `effects` (causes as {@link apply} filled them in). */
 export function writeOrdersOf(effects: readonly Effect[]): WriteOrders {
   const emitted = effects.find((e) => e.do === 'emit');
   const exception = effects.find((e) => e.do === 'record_exception');
+  const outcome = effects.find((e) => e.do === 'record_outcome');
   return {
     emit: emitted?.do === 'emit' ? emitted.event : null,
     post: effects.flatMap((e) => (e.do === 'post' ? [e.cause] : [])),
     ...(exception?.do === 'record_exception' ? { exception: exception.kind } : {}),
+    ...(outcome?.do === 'record_outcome' ? { outcome: outcomeOrderOf(outcome) } : {}),
   };
 }

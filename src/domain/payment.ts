@@ -147,7 +147,11 @@ export type ProviderOutcome =
   /** `receiptNumber`: the provider's customer-facing id of the collected money, when its answer names one. */
   | { status: 'completed'; receiptNumber?: string }
   | { status: 'cancelled' }
-  | { status: 'failed'; failureCode: FailureCode; failureMessage: string };
+  /**
+   * `reason`: the provider's own reason as its API sends it (e.g. MoMo's `NOT_ENOUGH_FUNDS`), when it names one: whose
+   * failure it is (src/providers/failure-sides.ts, docs/availability.md#classification).
+   */
+  | { status: 'failed'; failureCode: FailureCode; failureMessage: string; reason?: string };
 
 /** Longest receipt number kept (the column's width), in characters. */
 export const RECEIPT_NUMBER_MAX = 100;

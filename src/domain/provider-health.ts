@@ -82,6 +82,62 @@ export function paymentFailureSide(
   return facts.reasonSide ?? PAYMENT_FAILURE_SIDE[failureCode];
 }
 
+/**
+ * What the payment's run knows of an attempt when it is decided (docs/availability.md#classification), carried across
+ * its continue-as-new: when we first asked the provider, whether its last word was unknown, whether any request reached
+ * it, and whose the failure was when the run knows it without a provider's reason.
+ */
+export interface AttemptFacts {
+  /** When we first asked the provider (ISO 8601 UTC): where the attempt's duration starts. */
+  firstRequestAt: string;
+  /**
+   * The provider's last word about the open payment was no usable answer (time-outs, 5xx, undocumented bodies), or it
+   * gave none after it took the request: an expiry is then its silence, not the payer's.
+   */
+  lastWordUnknown: boolean;
+  /** No request of the attempt reached the provider (a refused connection, a DNS error, a proxy's 5xx). */
+  neverReached: boolean;
+  /** `platform` when the provider refused our own credentials (known from the failure, not from a reason). */
+  side?: OutcomeSide;
+}
+
+/** The facts of an attempt that began at `firstRequestAt` and of which nothing else is known yet. */
+export function freshAttempt(firstRequestAt: string): AttemptFacts {
+  return { firstRequestAt, lastWordUnknown: false, neverReached: false };
+}
+
+/** A row's `record_outcome` order as the writer gets it (src/domain/payment-table.ts `OutcomeOrder`). */
+export interface OutcomeOrderLike {
+  operation: 'collection' | 'refund';
+  outcome: 'success' | 'failure';
+  reason?: string;
+}
+
+/**
+ * The decided attempt a row's `record_outcome` order makes at `decidedAt` (epoch ms), with the run's `facts`
+ * (docs/availability.md#classification): a success has no side; a collection's failure is {@link paymentFailureSide}'s
+ * (`providerReasonSide`: the side src/providers/failure-sides.ts gives the provider's reason, else the run's own
+ * `side`, else the failure code's); a payer's cancel at the provider (no failure code) is the payer's; a refund's
+ * refusal is the provider's unless its reason says otherwise. Seconds from `facts.firstRequestAt`, never negative.
+ */
+export function decidedAttemptOf(
+  order: OutcomeOrderLike,
+  facts: AttemptFacts,
+  failureCode: FailureCode | null,
+  providerReasonSide: OutcomeSide | undefined,
+  decidedAt: number,
+): DecidedAttempt {
+  const seconds = Math.max(0, (decidedAt - Date.parse(facts.firstRequestAt)) / 1000);
+  const attempt = { decidedAt, seconds, neverReached: facts.neverReached };
+  if (order.outcome === 'success') return { ...attempt, outcome: 'success', side: null };
+  const reasonSide = providerReasonSide ?? facts.side;
+  let side: OutcomeSide;
+  if (order.operation === 'refund') side = facts.neverReached ? 'provider' : (reasonSide ?? 'provider');
+  else if (failureCode === null) side = facts.neverReached ? 'provider' : 'payer';
+  else side = paymentFailureSide(failureCode, { reasonSide, ...facts });
+  return { ...attempt, outcome: 'failure', side };
+}
+
 /** The bucket's size and age: the most recent 50 decided attempts within the last 10 minutes. */
 export const BUCKET = { size: 50, maxAgeMs: 10 * 60_000, judgedFrom: 20 } as const;
 

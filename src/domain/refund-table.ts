@@ -19,8 +19,22 @@ export type RefundStatus = RefundRecord['status'];
 export type RefundEventType =
   'refund_accepted' | 'refund_completed' | 'refund_refused' | 'refund_unknown' | 'refund_withdrawn';
 
+/**
+ * Record a decided attempt of `operation` for operator health with the step's write
+ * (docs/availability.md#classification): the payment's collection or its refund, a success or a failure (`reason`: the
+ * provider's own, when it named one).
+ */
+export interface OutcomeEffect {
+  do: 'record_outcome';
+  operation: 'collection' | 'refund';
+  outcome: 'success' | 'failure';
+  reason?: string;
+}
+
 /** What the workflow must do for the refund after a row (a subset of the payment table's effects). */
 export type RefundEffect =
+  /** Record the refund's decided attempt with its write. */
+  | OutcomeEffect
   /** Write the refund's final outcome, with the payment, in one transaction. */
   | { do: 'write_refund' }
   /** Write this event with the refund's write (docs/payments.md#events). */
@@ -62,13 +76,23 @@ export const REFUND_TABLE: readonly RefundRow[] = [
     from: 'pending',
     event: 'refund_completed',
     to: 'completed',
-    effects: [{ do: 'write_refund' }, { do: 'emit', event: 'refund.completed' }, post('completed')],
+    effects: [
+      { do: 'write_refund' },
+      { do: 'emit', event: 'refund.completed' },
+      post('completed'),
+      { do: 'record_outcome', operation: 'refund', outcome: 'success' },
+    ],
   },
   {
     from: 'pending',
     event: 'refund_refused',
     to: 'failed',
-    effects: [{ do: 'write_refund' }, { do: 'emit', event: 'refund.failed' }, post('failed')],
+    effects: [
+      { do: 'write_refund' },
+      { do: 'emit', event: 'refund.failed' },
+      post('failed'),
+      { do: 'record_outcome', operation: 'refund', outcome: 'failure' },
+    ],
   },
   {
     from: 'pending',
@@ -107,6 +131,8 @@ export function describeRefundEffect(effect: RefundEffect): string {
       return 'ask provider: refund';
     case 'ask_provider_later':
       return 'ask provider later: refund status';
+    case 'record_outcome':
+      return `record ${effect.operation} ${effect.outcome}`;
   }
 }
 

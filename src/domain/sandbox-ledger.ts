@@ -38,6 +38,8 @@ export interface SandboxTransaction {
   client_secret?: string | null;
   /** Where the simulator sends its callbacks; null: none. */
   callback_url?: string | null;
+  /** `0011`: until when the simulator answers no status question about it (the payment's expiry); null: it answers. */
+  silent_until?: Date | null;
 }
 
 /**

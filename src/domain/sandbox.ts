@@ -24,7 +24,14 @@ export type SandboxBehaviour =
    * `0008`: the first initiation call times out, yet the request was taken; succeeds {@link DOOR_TIMEOUT_SUCCESS_MS}
    * later.
    */
-  | { kind: 'initiation_timeout' };
+  | { kind: 'initiation_timeout' }
+  /** `0010`: the provider refuses the request at once with an error of its own (a provider failure). */
+  | { kind: 'provider_error' }
+  /**
+   * `0011`: the provider takes the request, then neither calls back nor answers a status question until the payment's
+   * expiry (its last word unknown: a provider failure).
+   */
+  | { kind: 'silent_until_expiry' };
 
 /**
  * `0004`: how long after `expires_at` the late success comes (docs/payments.md#sandbox-scenarios: 5 s), in
@@ -40,7 +47,7 @@ export const DOOR_TIMEOUT_SUCCESS_MS = 5_000;
 /**
  * Sandbox scenarios (docs/payments.md#sandbox-scenarios) for phone numbers and wallet ids: the last four digits decide.
  * `0001` completes at once,
- * `0002` is declined, `0003` never answers (and so expires), `0004`–`0008` are the scenarios of
+ * `0002` is declined, `0003` never answers (and so expires), `0004`–`0008`, `0010` and `0011` are the scenarios of
  * {@link SandboxBehaviour}, any other completes after the simulated customer approval delay.
  */
 export function behaviourForNumber(digits: string): SandboxBehaviour {
@@ -62,6 +69,10 @@ export function behaviourForNumber(digits: string): SandboxBehaviour {
       return { kind: 'refund_answer_unknown' };
     case '0008':
       return { kind: 'initiation_timeout' };
+    case '0010':
+      return { kind: 'provider_error' };
+    case '0011':
+      return { kind: 'silent_until_expiry' };
     default:
       return { kind: 'approve_after_delay' };
   }

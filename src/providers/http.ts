@@ -16,6 +16,11 @@ export class ProviderUnknownAnswer extends Error {
     message: string,
     /** The HTTP status when one came, else undefined (time-out, connection refused). */
     readonly httpStatus?: number,
+    /**
+     * True when the request never reached the provider (docs/availability.md#classification): the connection was
+     * refused or never made, the name did not resolve, or a gateway on the way answered 502 for it.
+     */
+    readonly neverReached = false,
   ) {
     super(message);
     this.name = 'ProviderUnknownAnswer';
@@ -75,16 +80,20 @@ export async function providerHttp(
     });
     text = await response.text();
   } catch (error) {
-    const reason =
-      error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')
-        ? `no answer within ${request.timeoutMs} ms`
-        : 'the connection failed';
-    throw new ProviderUnknownAnswer(`${request.method} ${new URL(request.url).pathname}: ${reason}`);
+    const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+    const unreached = !timedOut && neverConnected(error);
+    const reason = timedOut ? `no answer within ${request.timeoutMs} ms` : 'the connection failed';
+    throw new ProviderUnknownAnswer(
+      `${request.method} ${new URL(request.url).pathname}: ${reason}`,
+      undefined,
+      unreached,
+    );
   }
   if (response.status >= 500 && !request.documented5xx?.includes(response.status))
     throw new ProviderUnknownAnswer(
       `${request.method} ${new URL(request.url).pathname} answered ${response.status}`,
       response.status,
+      response.status === 502,
     );
   let json: unknown;
   try {
@@ -93,6 +102,25 @@ export async function providerHttp(
     json = undefined;
   }
   return { status: response.status, text, json };
+}
+
+/** Node's error codes of a connection that was never made: nothing of the request left us. */
+const NEVER_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** True when `error` (fetch's, or its `cause`) says the connection was never made (see {@link NEVER_CONNECTED}). */
+function neverConnected(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth += 1) {
+    const code = (e as Error & { code?: unknown }).code;
+    if (typeof code === 'string' && NEVER_CONNECTED.has(code)) return true;
+  }
+  return false;
 }
 
 /**

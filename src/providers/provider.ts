@@ -153,6 +153,11 @@ export class ProviderRefusal extends Error {
     message: string,
     /** Why, in our failure codes, when the provider refused a payment (e.g. `declined`). */
     readonly failureCode: FailureCode = 'provider_error',
+    /**
+     * The provider's own reason as its API sends it, when it names one: whose refusal it is
+     * (src/providers/failure-sides.ts, docs/availability.md#classification).
+     */
+    readonly reason?: string,
   ) {
     super(message);
     this.name = 'ProviderRefusal';

@@ -4,6 +4,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { AttemptFacts } from '../domain/provider-health';
 import type { AuditEntry } from '../domain/audit-log';
 import { ID_PREFIXES } from '../domain/ids';
 import type { PaymentSnapshot, ProviderOutcome } from '../domain/payment';
@@ -141,7 +142,13 @@ export type PaymentWorkflowInput = (
        */
       audit?: AuditEntry;
     }
-  | { mode: 'continued'; payment: PaymentSnapshot; pollDelayMs: number }
+  | {
+      mode: 'continued';
+      payment: PaymentSnapshot;
+      pollDelayMs: number;
+      /** What the earlier runs knew of the provider's attempt (docs/availability.md#classification); absent before. */
+      attempt?: AttemptFacts;
+    }
   | { mode: 'reopen'; paymentId: string }
 ) & {
   /**

@@ -47,8 +47,10 @@ import {
   type PaymentState,
   type Refusal,
   type RefundAnswerOutcome,
+  type WriteOrders,
 } from '../domain/payment-table';
 import type { ProviderCapabilities } from '../domain/provider-descriptor';
+import { freshAttempt, type AttemptFacts } from '../domain/provider-health';
 import type { RefundRecord } from '../domain/refund';
 import { storableText, textFault, textFaultMessage } from '../domain/text';
 import { FAILURE_TYPES, type PaymentActivities } from './activity-contracts';
@@ -136,6 +138,20 @@ function countLateAnswer(code: string): void {
     .add(1, { provider: code });
 }
 
+/**
+ * True when the last try of an activity that failed got a usable answer from the provider: its failure (or, after a
+ * time-out, the last try's failure under it) is the provider's "still waiting" or its refusal, not a time-out or an
+ * unknown answer (docs/availability.md#classification).
+ */
+function lastTryAnswered(error: ActivityFailure): boolean {
+  const answered: string[] = [FAILURE_TYPES.providerStillWaiting, FAILURE_TYPES.providerRejected];
+  for (let cause: unknown = error.cause, depth = 0; cause instanceof Error && depth < 5; depth += 1) {
+    if (cause instanceof ApplicationFailure) return answered.includes(cause.type ?? '');
+    cause = cause.cause;
+  }
+  return false;
+}
+
 /** A payment's run: its state and what each message and each wait does to it (see the module comment). */
 export class PaymentRun {
   private state: PaymentState | undefined;
@@ -165,6 +181,12 @@ export class PaymentRun {
   /** Outcomes being told to the payment's checkout session (docs/checkout.md#states): the run ends after them. */
   private telling = 0;
   private pollDelayMs: number | undefined;
+  /**
+   * What the run knows of the provider's collection attempt, for the outcome a final row records
+   * (docs/availability.md#classification); undefined until the run asked the provider or was handed it: the attempt
+   * then counts from the payment's creation.
+   */
+  private attempt: AttemptFacts | undefined;
   private refundCheckMs = REFUND_CHECK_FIRST_MS;
   private readonly reconciliationWindowMs: number;
   private readonly refundWindowMs: number;
@@ -174,6 +196,7 @@ export class PaymentRun {
     this.initiatedPayment = input.mode === 'continued' ? input.payment : undefined;
     this.firstStepDone = input.mode !== 'create';
     this.pollDelayMs = input.mode === 'continued' ? input.pollDelayMs : undefined;
+    this.attempt = input.mode === 'continued' ? input.attempt : undefined;
     this.reconciliationWindowMs = input.reconciliationWindowSeconds * 1000;
     this.refundWindowMs = (input.refundWindowSeconds ?? DEFAULT_REFUND_WINDOW_SECONDS) * 1000;
   }
@@ -360,6 +383,7 @@ export class PaymentRun {
       mode: 'continued',
       payment: this.current().payment,
       pollDelayMs: this.pollDelayMs ?? nextPollDelayMs(undefined),
+      ...(this.attempt ? { attempt: this.attempt } : {}),
       reconciliationWindowSeconds: this.input.reconciliationWindowSeconds,
       refundWindowSeconds: this.input.refundWindowSeconds,
     };
@@ -418,7 +442,7 @@ export class PaymentRun {
    * @returns the refund as it stands after a provider call the row asked for
    */
   private async perform(applied: Decision, writer: Writer = records): Promise<RefundRecord | undefined> {
-    const orders = writeOrdersOf(applied.effects);
+    const orders = this.withAttemptFacts(writeOrdersOf(applied.effects));
     const { refund } = applied;
     let after: RefundRecord | undefined;
     for (const effect of applied.effects) {
@@ -442,6 +466,21 @@ export class PaymentRun {
     return after;
   }
 
+  /**
+   * `orders` with the run's facts of the collection attempt when they record its outcome (a refund's attempt counts
+   * from the refund's creation, known to its writer).
+   */
+  private withAttemptFacts(orders: WriteOrders): WriteOrders {
+    if (orders.outcome?.operation !== 'collection') return orders;
+    const facts = this.attempt ?? freshAttempt(this.current().payment.createdAt);
+    return { ...orders, outcome: { ...orders.outcome, facts } };
+  }
+
+  /** Notes whether the provider's last word about the open payment was a usable answer. */
+  private heard(usable: boolean): void {
+    this.attempt = { ...(this.attempt ?? freshAttempt(this.current().payment.createdAt)), lastWordUnknown: !usable };
+  }
+
   private async commitAndPerform(event: PaymentEvent, writer?: Writer): Promise<RefundRecord | undefined> {
     const applied = this.commit(event);
     return applied.ok ? this.perform(applied, writer) : undefined;
@@ -462,6 +501,7 @@ export class PaymentRun {
       initiationOptions(Date.parse(payment.expiresAt) - Date.now()),
     );
     const at = nowIso();
+    this.attempt = freshAttempt(at);
     let decided: { steps: Decision[]; written: boolean } | undefined;
     let unanswered: PaymentEvent | undefined;
     try {
@@ -482,6 +522,13 @@ export class PaymentRun {
         return;
       }
       unanswered = { type: 'initiation_unanswered', message: causeMessage(error) };
+      // What the activity's last try said of the provider: never reached, or our credentials refused.
+      const facts = applicationCause(error)?.details?.[0] as Pick<AttemptFacts, 'neverReached' | 'side'> | undefined;
+      this.attempt = {
+        ...this.attempt,
+        neverReached: facts?.neverReached === true,
+        ...(facts?.side ? { side: facts.side } : {}),
+      };
     }
     await this.mutex.runExclusive(async () => {
       if (unanswered) {
@@ -526,9 +573,11 @@ export class PaymentRun {
     if (payment.providerReference === null || hint.providerReference !== payment.providerReference) return;
     try {
       const answer = await provider.fetchProviderPaymentStatus(this.providerCall(payment.providerReference));
+      if (isOpen(payment.status)) this.heard(true);
       await this.applyAnswer(answer.outcome, isOpen(payment.status) ? 'callback' : 'reconciliation', answer.supports);
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
+      if (isOpen(this.current().payment.status)) this.heard(false);
       log.warn('callback could not be confirmed with the provider', {
         paymentId: payment.id,
         claimed: hint.claimed,
@@ -551,6 +600,7 @@ export class PaymentRun {
     if (Date.now() >= expiresAtMs || this.current().payment.providerReference === null) return;
     const answered = await this.pollUntilAnswered(this.pollDelayMs, expiresAtMs, woken);
     if (answered) {
+      this.heard(true);
       this.pollDelayMs = answered.delayMs;
       await this.applyAnswer(answered.outcome, 'poll');
     } else if (!woken()) {
@@ -581,8 +631,10 @@ export class PaymentRun {
         return await Promise.race([answered, condition(woken).then(() => undefined)]);
       });
     } catch (error) {
-      if (error instanceof ActivityFailure) return undefined;
-      throw error;
+      if (!(error instanceof ActivityFailure)) throw error;
+      // The polls ended: their last try tells whether the provider still answered (still waiting, a refusal).
+      this.heard(lastTryAnswered(error));
+      return undefined;
     } finally {
       scope.cancel();
     }

@@ -14,15 +14,19 @@ import {
 } from '../../src/domain/payment';
 import {
   apply,
+  applyInTurn,
   answerChangesPayment,
   answerEvent,
   cancelEvent,
   expiryEvent,
   initialPaymentState,
+  initiationEvents,
   lateSuccessRefundId,
+  oneWriteOf,
   PAYMENT_EVENT_TYPES,
   PAYMENT_TABLE,
   stateTableMarkdown,
+  writeOrdersOf,
   type PaymentEvent,
   type PaymentEventType,
   type PaymentRow,
@@ -466,5 +470,57 @@ describe('payment table: a checkout session hears its attempt’s outcome (docs/
     }
     const telling = PAYMENT_TABLE.filter((r) => r.effects.some((e) => e.do === 'tell_checkout'));
     expect(telling.map((r) => r.to)).to.include.members(['completed', 'failed', 'cancelled']);
+  });
+});
+
+describe('payment table: the decided attempts operator health counts (docs/availability.md#recording)', () => {
+  it("records the collection on exactly the rows that decide it from an open status, never on a merchant's cancel or a late answer", () => {
+    for (const r of PAYMENT_TABLE) {
+      const recorded = r.effects.filter((e) => e.do === 'record_outcome');
+      const decides =
+        ['pending', 'processing'].includes(r.from) &&
+        ['completed', 'failed', 'cancelled'].includes(r.to) &&
+        r.event !== 'cancel';
+      const refundDecided = r.event === 'refund_completed' || r.event === 'refund_refused';
+      const label = `${r.from} --${r.event}--> ${r.to}`;
+      if (decides)
+        expect(recorded, label).to.deep.equal([
+          { do: 'record_outcome', operation: 'collection', outcome: r.to === 'completed' ? 'success' : 'failure' },
+        ]);
+      else if (refundDecided)
+        expect(recorded, label).to.deep.equal([
+          {
+            do: 'record_outcome',
+            operation: 'refund',
+            outcome: r.event === 'refund_completed' ? 'success' : 'failure',
+          },
+        ]);
+      else expect(recorded, label).to.deep.equal([]);
+    }
+  });
+
+  it("hands the provider's own reason of a failure to the write, and carries it in the create's one write", () => {
+    const state = initialPaymentState(mobileMoneyPayment('mer_x', '+250788000002'));
+    const decline = apply(
+      state,
+      { type: 'provider_decline', failureCode: 'insufficient_funds', message: 'no funds', reason: 'NOT_ENOUGH_FUNDS' },
+      '2026-11-29T12:00:00Z',
+    );
+    if (!decline.ok) throw new Error('refused');
+    expect(writeOrdersOf(decline.effects).outcome).to.deep.equal({
+      operation: 'collection',
+      outcome: 'failure',
+      reason: 'NOT_ENOUGH_FUNDS',
+    });
+    const refused = applyInTurn(
+      state,
+      initiationEvents({ refused: { failureCode: 'provider_error', message: 'x', reason: 'NOT_ALLOWED' } }),
+      '2026-11-29T12:00:00Z',
+    );
+    expect(oneWriteOf(refused)?.orders.outcome).to.deep.equal({
+      operation: 'collection',
+      outcome: 'failure',
+      reason: 'NOT_ALLOWED',
+    });
   });
 });

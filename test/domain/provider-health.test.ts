@@ -11,6 +11,8 @@ import {
   BUCKET,
   bucketFigures,
   dailyWorst,
+  decidedAttemptOf,
+  freshAttempt,
   nextHealth,
   PAYMENT_FAILURE_SIDE,
   paymentFailureSide,
@@ -92,6 +94,49 @@ describe('operator health: classification', () => {
     expect(
       paymentFailureSide('provider_error', { reasonSide: 'platform', lastWordUnknown: false, neverReached: false }),
     ).to.equal('platform');
+  });
+});
+
+describe('operator health: the decided attempt a row records (docs/availability.md#recording)', () => {
+  const start = '2026-11-29T12:00:00.000Z';
+  const at = Date.parse(start) + 42_500;
+  const collection = { operation: 'collection' as const, outcome: 'failure' as const };
+
+  it('counts seconds from the first request, a success without a side', () => {
+    expect(
+      decidedAttemptOf({ ...collection, outcome: 'success' }, freshAttempt(start), null, undefined, at),
+    ).to.deep.equal({ decidedAt: at, seconds: 42.5, outcome: 'success', side: null, neverReached: false });
+    // A clock that went back never makes a negative duration.
+    expect(
+      decidedAttemptOf(collection, freshAttempt(start), 'declined', undefined, Date.parse(start) - 1).seconds,
+    ).to.equal(0);
+  });
+
+  it("gives a failure the provider's reason's side first, then the run's own, then the failure code's", () => {
+    const facts = freshAttempt(start);
+    const side = (code: Parameters<typeof decidedAttemptOf>[2], reasonSide?: OutcomeSide, own?: OutcomeSide) =>
+      decidedAttemptOf(collection, { ...facts, ...(own ? { side: own } : {}) }, code, reasonSide, at).side;
+    expect(side('provider_error')).to.equal('provider');
+    expect(side('provider_error', 'platform')).to.equal('platform');
+    expect(side('provider_error', undefined, 'platform')).to.equal('platform');
+    expect(side('declined')).to.equal('payer');
+    expect(side('declined', 'provider')).to.equal('provider');
+    // A payer's cancel at the provider has no failure code: the payer's.
+    expect(side(null)).to.equal('payer');
+  });
+
+  it("makes an expiry the provider's when its last word was unknown, and any failure that never reached it", () => {
+    const expired = (facts: Partial<ReturnType<typeof freshAttempt>>) =>
+      decidedAttemptOf(collection, { ...freshAttempt(start), ...facts }, 'expired', undefined, at);
+    expect(expired({}).side).to.equal('payer');
+    expect(expired({ lastWordUnknown: true }).side).to.equal('provider');
+    expect(expired({ neverReached: true })).to.include({ side: 'provider', neverReached: true });
+  });
+
+  it("counts a refund's refusal as the provider's unless its reason says otherwise", () => {
+    const refund = { operation: 'refund' as const, outcome: 'failure' as const };
+    expect(decidedAttemptOf(refund, freshAttempt(start), 'declined', undefined, at).side).to.equal('provider');
+    expect(decidedAttemptOf(refund, freshAttempt(start), null, 'platform', at).side).to.equal('platform');
   });
 });
 

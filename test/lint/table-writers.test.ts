@@ -54,6 +54,11 @@ const PAYMENT_LINK_WRITER = 'src/db/payment-links.ts';
 
 /** Operator health's writer: the decided attempts, the measured statuses, overrides and changes. */
 const HEALTH_WRITER = 'src/db/provider-health.ts';
+/**
+ * The decided attempts' writer: one row per decided collection, refund or payout, recorded with the write of the
+ * object's own row (a payment's by src/db/payments.ts, in its statement).
+ */
+const OUTCOME_WRITER = 'src/db/provider-outcomes.ts';
 /** A merchant's branding's writer: its row with the change's activity entries. */
 const BRANDING_WRITER = 'src/db/branding.ts';
 
@@ -72,7 +77,7 @@ const WRITERS: Record<Table, readonly string[]> = {
   ledger_postings: [LEDGER_WRITER],
   ledger_balance_transactions: [LEDGER_WRITER, PAYOUT_WRITER],
   ledger_balance_rollups: [LEDGER_WRITER],
-  provider_outcomes: [HEALTH_WRITER],
+  provider_outcomes: [OUTCOME_WRITER],
   provider_health: [HEALTH_WRITER],
   provider_status_changes: [HEALTH_WRITER],
 };

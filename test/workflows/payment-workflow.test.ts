@@ -321,6 +321,9 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     const initiated = await waitInitiated(handle);
     expect(initiated).to.include({ status: 'failed', failureCode: 'provider_error' });
     expect((await handle.result()) as PaymentSnapshot).to.include({ status: 'failed', failureCode: 'provider_error' });
+    // Our own set-up, not the operator's failure (docs/availability.md#classification).
+    const rows = await db('provider_outcomes').where({ object_id: initiated.id });
+    expect(rows.map((row) => `${row.environment}:${row.side}`)).to.deep.equal(['live:platform']);
   });
 
   it('cancels an open card payment at the gateway, writing payment.cancelled once with the reason (docs/payments.md#states, docs/payments.md#cancel-and-refund)', async () => {
@@ -372,6 +375,32 @@ describe('paymentWorkflow (time-skipping, docs/payments.md)', function () {
     const names = activityNames((await continued.fetchHistory()).events ?? []);
     expect(names).to.not.include('initiatePayment');
     expect(await eventTypes(initiated.id)).to.deep.equal(['payment.created', 'payment.cancelled']);
+  });
+
+  it("carries the attempt's facts across continue-as-new: the next run's expiry is the provider's silence, counted from the first request (docs/availability.md#recording)", async () => {
+    const handle = await start(await payment('+250788000003'));
+    const initiated = await waitInitiated(handle);
+    await handle.terminate('stands for a run that continued as new');
+    const now = await env.currentTimeMs();
+    const firstRequestAt = new Date(now - 90_000).toISOString();
+    const input: PaymentWorkflowInput = {
+      mode: 'continued',
+      // Due: the next run asks for the provider's last word and expires it at once.
+      payment: { ...initiated, expiresAt: new Date(now - 1_000).toISOString() },
+      pollDelayMs: 10_000,
+      attempt: { firstRequestAt, lastWordUnknown: true, neverReached: false },
+      reconciliationWindowSeconds: WINDOW_SECONDS,
+    };
+    const continued = await env.client.workflow.start('paymentWorkflow', {
+      taskQueue: TASK_QUEUE,
+      workflowId: paymentWorkflowId(initiated.id),
+      args: [input],
+    });
+    expect((await continued.result()) as PaymentSnapshot).to.include({ status: 'failed', failureCode: 'expired' });
+    const rows = await db('provider_outcomes').where({ object_id: initiated.id });
+    expect(rows).to.have.length(1);
+    expect(rows[0]).to.include({ operation: 'collection', outcome: 'failure', side: 'provider' });
+    expect(Number(rows[0].duration_ms)).to.be.at.least(90_000);
   });
 
   /**

@@ -165,6 +165,7 @@ export function outcomeOf(
         status: 'failed',
         failureCode: failureCodeOf(reason.responseCode, reason.message),
         failureMessage: failureMessageOf(reason.message),
+        ...(reason.responseCode ? { reason: reason.responseCode.slice(0, 20) } : {}),
       };
     case 'TE':
       return {

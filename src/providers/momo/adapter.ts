@@ -154,7 +154,7 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
         const error = momoErrorOf(response);
         const code = reasonCodeOf(error.code);
         const why = [code, error.message].filter(Boolean).join(': ') || `HTTP ${response.status}`;
-        throw new ProviderRefusal(`MTN MoMo refused the request to pay (${why})`, failureCodeOf(code));
+        throw new ProviderRefusal(`MTN MoMo refused the request to pay (${why})`, failureCodeOf(code), code);
       }
       // 2xx other than 202, 408, 429 and other undocumented answers: MoMo may have taken it; a retry (409) tells.
       throw new ProviderUnknownAnswer(`POST ${path}: undocumented answer (HTTP ${response.status})`, response.status);

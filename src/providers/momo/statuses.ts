@@ -152,7 +152,12 @@ export function outcomeOf(status: MomoStatus, reason?: RequestToPayResult['reaso
       return { status: 'completed' };
     case 'FAILED': {
       const code = reasonCodeOf(reason);
-      return { status: 'failed', failureCode: failureCodeOf(code), failureMessage: failureMessageOf(code) };
+      const failed = {
+        status: 'failed' as const,
+        failureCode: failureCodeOf(code),
+        failureMessage: failureMessageOf(code),
+      };
+      return code === undefined ? failed : { ...failed, reason: code };
     }
     default:
       // PENDING: "the payer has not yet approved" (MTN), i.e. awaiting customer action; MoMo has no

@@ -114,5 +114,6 @@ export function outcomeOf(resultCode: string, resultDesc?: string): ProviderOutc
     status: 'failed',
     failureCode: known?.failureCode ?? 'provider_error',
     failureMessage: `M-Pesa: ${text} (ResultCode ${resultCode.slice(0, 10)})`,
+    reason: resultCode.slice(0, 10),
   };
 }

@@ -101,6 +101,8 @@ function settleAtForNumber(
     case 'instant_success':
     case 'decline':
     case 'no_answer':
+    case 'provider_error':
+    case 'silent_until_expiry':
       return null;
     case 'late_success':
       return new Date(Date.parse(request.expiresAt) + LATE_SUCCESS_AFTER_EXPIRY_MS);
@@ -177,6 +179,9 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
       const providerReference = newId(`${code}_`);
       const nextAction = nextActionFor(mode, request, providerReference);
       const behaviour = behaviourOf(request.customer);
+      // 0010: an error of the provider's own, at once; nothing is taken.
+      if (behaviour?.kind === 'provider_error')
+        throw new ProviderRefusal(`${code} could not process the request (simulated provider error)`, 'provider_error');
       const row: SandboxTransaction = {
         provider_reference: providerReference,
         provider: code,
@@ -195,6 +200,7 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
         next_action: nextAction,
         client_secret: nextAction.type === 'card_confirm' ? nextAction.client_secret : null,
         callback_url: request.callbackUrl,
+        silent_until: behaviour?.kind === 'silent_until_expiry' ? new Date(request.expiresAt) : null,
       };
       // Idempotent on the key: a repeated call finds the first transaction and its next action.
       const { transaction, inserted } = await deps.ledger.insertTransaction(row, callbacksOf(row, behaviour));
@@ -210,7 +216,11 @@ export function createSandboxProvider(code: ProviderCode, mode: SandboxMode, dep
     },
 
     async fetchStatus(reference) {
-      return answerOf(await find(reference));
+      const row = await find(reference);
+      // 0011: no usable answer until the payment's expiry, as a provider that times out.
+      if (row.silent_until && deps.now().getTime() < new Date(row.silent_until).getTime())
+        throw new Error(`${code} did not answer in time (simulated silence until expiry)`);
+      return answerOf(row);
     },
 
     async cancel(reference) {
