@@ -19,7 +19,7 @@ import {
 } from '../domain/payout-table';
 import type { PayoutDestination, PayoutDestinationType, PayoutFailureCode } from '../domain/payout-rail';
 import { availableOf, readOwed, writeJournal, type LedgerScope } from './ledger';
-import { recordProviderOutcome } from './provider-health';
+import { recordProviderOutcome } from './provider-outcomes';
 import type { EventInput } from './payments';
 import { insertEventOnce } from './payments';
 import { iso, isoOrNull, type Db } from './knex';
