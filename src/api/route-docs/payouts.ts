@@ -12,7 +12,7 @@ import {
 } from '../schemas/payouts';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { answer, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
+import { answer, cursorPageAnswer, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
 
 /** Payout destinations, payouts and the payout schedule. */
 export const payoutRouteDocs: RouteDoc[] = [
@@ -110,19 +110,13 @@ export const payoutRouteDocs: RouteDoc[] = [
     description: `Your payouts, newest first, in cursor pages as \`GET /v1/payments\`; filter by \`status\`, \`destination\` and \`created[gte|lte]\`. What a payout covers: \`GET /v1/balance_transactions?payout=po_…\`. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: listPayoutsQuery,
-    success: answer(
+    success: cursorPageAnswer(
       'A page of payouts',
-      z.object({
-        payouts: z.array(out.payout).openapi({ description: 'Your payouts, newest first' }),
-        pagination: out.cursorPagination.openapi({
-          description: 'Where this page ends: `has_more` and `next_starting_after`',
-        }),
-      }),
+      'payouts',
+      out.payout,
+      'Your payouts, newest first',
       'Payouts retrieved',
-      {
-        payouts: [example.payoutExample],
-        pagination: { limit: 10, has_more: false, next_starting_after: null },
-      },
+      [example.payoutExample],
     ),
   },
   {

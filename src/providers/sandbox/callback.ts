@@ -6,7 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { z } from 'zod';
 import { sandboxCallbackBody } from '../../domain/sandbox';
-import { ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
+import { callbackJson, ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
 import { claimedStatusOf } from './statuses';
 
 /** A simulated callback's body, as {@link sandboxCallbackBody} validates it. */
@@ -42,13 +42,7 @@ export function verifyCallbackSignature(rawBody: string, signature: string | und
 export function parseSandboxCallback(request: CallbackRequest, secret: string): ParsedCallback {
   if (!verifyCallbackSignature(request.rawBody, request.headers[SIGNATURE_HEADER], secret))
     throw new ProviderRefusal('the callback signature is not valid');
-  let json: unknown;
-  try {
-    json = JSON.parse(request.rawBody);
-  } catch {
-    throw new ProviderRefusal('the callback body is not JSON');
-  }
-  const parsed = sandboxCallbackBody.safeParse(json);
+  const parsed = sandboxCallbackBody.safeParse(callbackJson(request, 'the callback'));
   if (!parsed.success) throw new ProviderRefusal('the callback body is not a valid callback');
   return { providerReference: parsed.data.provider_reference, claimed: claimedStatusOf(parsed.data.status) };
 }
