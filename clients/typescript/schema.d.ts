@@ -375,7 +375,7 @@ export interface paths {
          * Set a provider's status in your sandbox for 10 minutes
          * @description Sets the status your sandbox sees of one provider, country and operation for 10 minutes, so you can test what an outage does (docs/availability.md#sandbox-override): your `GET /v1/availability`, your hosted pages' warning (`degraded`) and refusal (`down`), and your `refuse_when_provider_down` follow it; other merchants and live see nothing of it; the simulator itself keeps answering. When what you see changes, `provider.status_changed` goes to your sandbox webhooks only; the lapse sends none. Setting it again restarts the 10 minutes; `operational` ends it early.
          */
-        post: operations["setSandboxProviderStatus"];
+        post: operations["updateSandboxProviderStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6053,7 +6053,7 @@ export interface operations {
             };
         };
     };
-    setSandboxProviderStatus: {
+    updateSandboxProviderStatus: {
         parameters: {
             query?: never;
             header?: never;

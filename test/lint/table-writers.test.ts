@@ -33,6 +33,7 @@ const TABLES = [
   'provider_outcomes',
   'provider_health',
   'provider_status_changes',
+  'sandbox_provider_statuses',
 ] as const;
 
 type Table = (typeof TABLES)[number];
@@ -54,6 +55,8 @@ const PAYMENT_LINK_WRITER = 'src/db/payment-links.ts';
 
 /** Operator health's writer: the decided attempts, the measured statuses, overrides and changes. */
 const HEALTH_WRITER = 'src/db/provider-health.ts';
+/** A merchant's own sandbox statuses of providers: set by the merchant, each change with its event. */
+const SANDBOX_STATUS_WRITER = 'src/db/sandbox-provider-statuses.ts';
 /** A merchant's branding's writer: its row with the change's activity entries. */
 const BRANDING_WRITER = 'src/db/branding.ts';
 
@@ -75,6 +78,7 @@ const WRITERS: Record<Table, readonly string[]> = {
   provider_outcomes: [HEALTH_WRITER],
   provider_health: [HEALTH_WRITER],
   provider_status_changes: [HEALTH_WRITER],
+  sandbox_provider_statuses: [SANDBOX_STATUS_WRITER],
 };
 
 /** `source` without its comments; strings and template literals are kept as they are. */

@@ -110,7 +110,7 @@ export const sandboxRouteDocs: RouteDoc[] = [
     ],
   },
   {
-    operationId: 'setSandboxProviderStatus',
+    operationId: 'updateSandboxProviderStatus',
     method: 'post',
     path: '/v1/sandbox/providers/{provider}/status',
     tag: 'Sandbox',
