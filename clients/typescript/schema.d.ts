@@ -4359,7 +4359,7 @@ export interface operations {
              * @description Unavailable right now. Error codes:
              *
              *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
-             *     - `provider_unavailable`: No provider serves this payment method in this environment yet; nothing was created.
+             *     - `provider_unavailable`: No provider serves the method in this environment yet; or your `refuse_when_provider_down` is on and the number's operator is `down` (docs/availability.md#api-create): then with `Retry-After: 60`, and the `Idempotency-Key` is free for a retry. Nothing was created.
              */
             503: {
                 headers: {
@@ -9580,7 +9580,7 @@ export interface operations {
              * @description Unavailable right now. Error codes:
              *
              *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
-             *     - `provider_unavailable`: No provider serves this payment method in this environment yet; nothing was created.
+             *     - `provider_unavailable`: No provider serves the method in this environment yet; or the payer's operator is `down` for the session's merchant (docs/hosted-page.md#operator-status): then with `Retry-After: 60`. Nothing was sent, no payment was created, and the session counts no attempt.
              */
             503: {
                 headers: {
