@@ -362,6 +362,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandbox/providers/{provider}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a provider's status in your sandbox for 10 minutes
+         * @description Sets the status your sandbox sees of one provider, country and operation for 10 minutes, so you can test what an outage does (docs/availability.md#sandbox-override): your `GET /v1/availability`, your hosted pages' warning (`degraded`) and refusal (`down`), and your `refuse_when_provider_down` follow it; other merchants and live see nothing of it; the simulator itself keeps answering. When what you see changes, `provider.status_changed` goes to your sandbox webhooks only; the lapse sends none. Setting it again restarts the 10 minutes; `operational` ends it early.
+         */
+        post: operations["updateSandboxProviderStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/balance": {
         parameters: {
             query?: never;
@@ -1008,7 +1028,7 @@ export interface paths {
         get: operations["retrieveProfile"];
         /**
          * Update your profile
-         * @description Changes any of `name`, `business_name`, `country` (ISO 3166-1 alpha-2) and `phone` (E.164); `null` clears the optional ones. Other fields are refused.
+         * @description Changes any of `name`, `business_name`, `country` (ISO 3166-1 alpha-2), `phone` (E.164) and the setting `refuse_when_provider_down`; `null` clears the optional ones. Other fields are refused.
          */
         put: operations["updateProfile"];
         post?: never;
@@ -2786,6 +2806,32 @@ export interface components {
              */
             environment: "sandbox" | "live";
         };
+        /** @description The answer itself */
+        SandboxProviderStatus: {
+            /** @description The provider code (`momo`, `mobile_money_b`, `mpesa`, …) */
+            provider: string;
+            /** @description ISO 3166 alpha-2 country code */
+            country: string;
+            /**
+             * @description What is measured: collections, payouts or refunds
+             * @enum {string}
+             */
+            operation: "collection" | "payout" | "refund";
+            /**
+             * @description The status shown now (docs/availability.md#statuses)
+             * @enum {string}
+             */
+            status: "operational" | "degraded" | "down";
+            /**
+             * @description The status shown before the change
+             * @enum {string}
+             */
+            previous_status: "operational" | "degraded" | "down";
+            /** @description Your reason */
+            reason: string;
+            /** @description When it lapses and your sandbox sees the pooled status again (ISO 8601, UTC) */
+            expires_at: string;
+        };
         BalanceTransaction: {
             /** @description Balance transaction id, `txn_` and 24 characters */
             id: string;
@@ -4313,7 +4359,7 @@ export interface operations {
              * @description Unavailable right now. Error codes:
              *
              *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
-             *     - `provider_unavailable`: No provider serves this payment method in this environment yet; nothing was created.
+             *     - `provider_unavailable`: No provider serves the method in this environment yet; or your `refuse_when_provider_down` is on and the number's operator is `down` (docs/availability.md#api-create): then with `Retry-After: 60`, and the `Idempotency-Key` is free for a retry. Nothing was created.
              */
             503: {
                 headers: {
@@ -5968,6 +6014,178 @@ export interface operations {
              *     - `not_found`: The key is a live key: only sandbox funds are settled on demand.
              */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Rate limited. Error codes:
+             *
+             *     - `rate_limited`: Too many requests; retry after the `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Unavailable right now. Error codes:
+             *
+             *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    updateSandboxProviderStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider code (`momo`, `mobile_money_b`, `card_gateway`, `mpesa`) */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "country": "RW",
+                 *       "operation": "collection",
+                 *       "status": "down",
+                 *       "reason": "testing our outage banner"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description ISO 3166-1 alpha-2 code of a country the sandbox serves the provider in (`RW`) */
+                    country: string;
+                    /**
+                     * @description `collection`, `payout` or `refund`
+                     * @enum {string}
+                     */
+                    operation: "collection" | "payout" | "refund";
+                    /**
+                     * @description The status your sandbox sees for 10 minutes (docs/availability.md#statuses)
+                     * @enum {string}
+                     */
+                    status: "operational" | "degraded" | "down";
+                    /** @description Why, as `reason` of your availability and of the event (1–200 characters) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Your sandbox's status of the provider */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Sandbox provider status set",
+                     *       "data": {
+                     *         "provider": "momo",
+                     *         "country": "RW",
+                     *         "operation": "collection",
+                     *         "status": "down",
+                     *         "previous_status": "operational",
+                     *         "reason": "testing our outage banner",
+                     *         "expires_at": "2026-11-29T09:51:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Always true on a success
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description What was done, for a person (`Payment created`) */
+                        message: string;
+                        data: components["schemas"]["SandboxProviderStatus"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid request. Error codes:
+             *
+             *     - `invalid_request`: The body is not valid JSON or not sent as `application/json`.
+             *     - `validation_error`: The sandbox serves no such provider, or not in that country or for that operation; or a field is bad.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Missing or invalid credential. Error codes:
+             *
+             *     - `unauthorized`: The credential is missing or malformed, or the session token has expired.
+             *     - `invalid_api_key`: The secret key is unknown, was rolled and has expired, or was revoked.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Forbidden. Error codes:
+             *
+             *     - `forbidden`: The credential cannot use this operation.
+             *     - `merchant_mismatch`: The merchant id in the path is not the API key's merchant.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Not found. Error codes:
+             *
+             *     - `not_found`: The key is a live key: a provider's status is set in the sandbox only.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /**
+             * @description Body too large. Error codes:
+             *
+             *     - `invalid_request`: The JSON body is larger than 1 MB.
+             */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9362,7 +9580,7 @@ export interface operations {
              * @description Unavailable right now. Error codes:
              *
              *     - `service_unavailable`: PostgreSQL or Temporal cannot be reached or did not answer in time. A read changed nothing; a change may or may not have been made, so retry after `Retry-After` seconds with the same `Idempotency-Key`, which never makes it twice.
-             *     - `provider_unavailable`: No provider serves this payment method in this environment yet; nothing was created.
+             *     - `provider_unavailable`: No provider serves the method in this environment yet; or the payer's operator is `down` for the session's merchant (docs/hosted-page.md#operator-status): then with `Retry-After: 60`. Nothing was sent, no payment was created, and the session counts no attempt.
              */
             503: {
                 headers: {
@@ -11625,7 +11843,8 @@ export interface operations {
                      *         "has_live_access": false,
                      *         "created_at": "2026-11-20T08:00:00.000Z",
                      *         "country": "RW",
-                     *         "phone": "+250788123456"
+                     *         "phone": "+250788123456",
+                     *         "refuse_when_provider_down": false
                      *       }
                      *     }
                      */
@@ -11662,6 +11881,8 @@ export interface operations {
                             country: string | null;
                             /** @description Your phone number; null when not given */
                             phone: string | null;
+                            /** @description Whether API creates to an operator that is `down` are refused with 503 `provider_unavailable` (docs/availability.md#api-create); false by default */
+                            refuse_when_provider_down: boolean;
                         };
                     };
                 };
@@ -11763,6 +11984,8 @@ export interface operations {
                     country?: string | null;
                     /** @description Your phone in E.164 form; null clears it */
                     phone?: string | null;
+                    /** @description True: `POST /v1/payments` to an operator that is `down` answers 503 `provider_unavailable` with `Retry-After` and creates nothing; false (the default): it is accepted and waits (docs/availability.md#api-create) */
+                    refuse_when_provider_down?: boolean;
                 };
             };
         };
@@ -11787,7 +12010,8 @@ export interface operations {
                      *         "has_live_access": false,
                      *         "created_at": "2026-11-20T08:00:00.000Z",
                      *         "country": "RW",
-                     *         "phone": "+250788123456"
+                     *         "phone": "+250788123456",
+                     *         "refuse_when_provider_down": false
                      *       }
                      *     }
                      */
@@ -11824,6 +12048,8 @@ export interface operations {
                             country: string | null;
                             /** @description Your phone number; null when not given */
                             phone: string | null;
+                            /** @description Whether API creates to an operator that is `down` are refused with 503 `provider_unavailable` (docs/availability.md#api-create); false by default */
+                            refuse_when_provider_down: boolean;
                         };
                     };
                 };

@@ -17,6 +17,8 @@ export interface DeveloperRow {
   business_name: string | null;
   country: string | null;
   phone: string | null;
+  /** docs/availability.md#api-create: API creates to a `down` operator are refused. */
+  refuse_when_provider_down: boolean;
   plan: string;
   has_live_access: boolean;
   /** When two-factor sign-in was turned on (docs/security.md#two-factor); null while off. */
@@ -230,6 +232,7 @@ export interface ProfileChanges {
   business_name?: string | null;
   country?: string | null;
   phone?: string | null;
+  refuse_when_provider_down?: boolean;
 }
 
 /** Updates the profile fields of the merchant's account; returns the account after the change. */

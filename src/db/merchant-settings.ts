@@ -66,3 +66,13 @@ export async function updateMerchantLimits(
     await insertAuditEntries(trx, [activity]);
   });
 }
+
+/**
+ * Whether the merchant's API creates are refused while their provider is down (`refuse_when_provider_down`,
+ * docs/availability.md#api-create); false for an unknown merchant.
+ */
+export async function refusesWhenProviderDown(db: Db, merchantId: string): Promise<boolean> {
+  const row = (await db('developers').where({ merchant_id: merchantId }).first('refuse_when_provider_down')) as
+    { refuse_when_provider_down: boolean } | undefined;
+  return row?.refuse_when_provider_down === true;
+}

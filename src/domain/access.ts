@@ -76,6 +76,7 @@ export const ENDPOINT_ACCESS: Readonly<Record<string, EndpointAccess>> = {
   'GET /v1/balance/settlement_report': { roles: EVERYONE, scope: 'balance:read' },
   'GET /v1/payouts/{id}/settlement_report': { roles: EVERYONE, scope: 'balance:read' },
   'POST /v1/sandbox/balance/settle': { roles: KEYS_ONLY, scope: null },
+  'POST /v1/sandbox/providers/{provider}/status': { roles: KEYS_ONLY, scope: null },
   'GET /v1/developer/events': { roles: EVERYONE, scope: 'payments:read' },
   'GET /v1/developer/events/{id}': { roles: EVERYONE, scope: 'payments:read' },
   'GET /v1/developer/events/stream': { roles: EVERYONE, scope: 'payments:read' },

@@ -54,6 +54,11 @@ export class DomainError extends Error {
     readonly details?: FieldProblem[],
     /** HTTP status when it differs from the code's usual one (e.g. 413 for an oversized body). */
     readonly status?: number,
+    /**
+     * Seconds the caller should wait before retrying, sent as `Retry-After`: set only on a refusal made before
+     * anything was done (nothing created, no `Idempotency-Key` kept), such as a provider that is down.
+     */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'DomainError';

@@ -23,6 +23,7 @@ import { MAX_CHECKOUT_ATTEMPTS, attemptInFlight, type CheckoutSessionSnapshot } 
 import { DomainError } from '../domain/errors';
 import { startCheckoutAttempt, type CheckoutServiceDeps } from '../services/checkout-service';
 import { readAttemptPayment, readPageSession } from '../services/checkout-page-service';
+import { availabilityOf } from '../services/provider-health-service';
 import { defaultBrand, type PageBrand } from './brand';
 import { isPageLocale, pageLocale, translator, type PageLocale } from './i18n';
 import { mobileMoneyMarket, predictOperator, type MobileMoneyMarket } from './mobile-money';
@@ -156,6 +157,8 @@ class SessionPage {
     brand: PageBrand,
     chosen: PageLocale | undefined,
     acceptLanguage: string | undefined,
+    /** The market's operators that are not `operational` for the session (docs/hosted-page.md#operator-status). */
+    readonly operatorStatuses: FormOptions['operatorStatuses'] = {},
   ) {
     this.market = mobileMoneyMarket(session.currency);
     this.card = cardMode(deps, session);
@@ -175,6 +178,7 @@ class SessionPage {
     return {
       market: this.market,
       card: this.card,
+      operatorStatuses: this.operatorStatuses,
       ...extra,
       phone,
       predicted: this.market && phone ? predictOperator(this.market, phone) : undefined,
@@ -216,6 +220,24 @@ class SessionPage {
     if (this.session.status === 'expired') return expiredScreen(this.screen);
     return undefined;
   }
+}
+
+/**
+ * The operators of `session`'s market that its merchant and environment see `degraded` or `down` for collections
+ * (docs/hosted-page.md#operator-status): the merchant's own sandbox statuses win there.
+ */
+async function operatorStatusesOf(
+  deps: HostedPageDeps,
+  session: CheckoutSessionSnapshot,
+): Promise<NonNullable<FormOptions['operatorStatuses']>> {
+  const market = mobileMoneyMarket(session.currency);
+  if (!market) return {};
+  const rows = await availabilityOf(deps.db, session.environment, session.merchantId);
+  const statuses: NonNullable<FormOptions['operatorStatuses']> = {};
+  for (const row of rows)
+    if (row.country === market.country && row.operation === 'collection' && row.status !== 'operational')
+      statuses[row.provider] = row.status;
+  return statuses;
 }
 
 /** The form's fields in the order a refused attempt names the first bad one. */
@@ -300,8 +322,11 @@ export function hostedPage(
   const pageOf = async (ctx: Koa.Context, id: string, chosen: PageLocale | undefined) => {
     const read = await readPageSession(deps, id);
     if (!read) return undefined;
-    const brand = await brandOf(read.session, read.merchantName);
-    return new SessionPage(deps, read.session, brand, chosen, ctx.get('accept-language'));
+    const [brand, statuses] = await Promise.all([
+      brandOf(read.session, read.merchantName),
+      read.session.status === 'open' ? operatorStatusesOf(deps, read.session) : {},
+    ]);
+    return new SessionPage(deps, read.session, brand, chosen, ctx.get('accept-language'), statuses);
   };
 
   /** `GET /pay/{id}`. */
@@ -379,6 +404,14 @@ export function hostedPage(
           return redirect(ctx, back);
         case 'checkout_session_attempts_exhausted':
           return send(ctx, page.form({ ...typed, error: 'attempts_exhausted' }, 409));
+        case 'provider_unavailable': {
+          // The payer's operator is down: nothing was sent (docs/hosted-page.md#operator-status).
+          const down = market.operators.find((o) => o.code === (named?.code ?? predictOperator(market, phone)?.code));
+          if (error.retryAfterSeconds === undefined || !down)
+            return send(ctx, page.form({ ...typed, error: 'error_unavailable' }, 503));
+          ctx.set('Retry-After', String(error.retryAfterSeconds));
+          return send(ctx, page.form({ ...typed, error: 'error_operator_down', downOperator: down }, 503));
+        }
         default:
           return send(ctx, page.form({ ...typed, error: 'error_unavailable' }, 503));
       }

@@ -5,6 +5,7 @@
  * the page, the wait screen refreshes itself; the page's one script (./assets/pay.js) follows the payment live instead.
  */
 import type { Child } from 'hono/jsx';
+import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { Currency } from '../domain/money';
 import type { AmountRange, CollectField } from '../domain/payment-link';
@@ -175,6 +176,54 @@ export interface FormOptions {
   /** A message of a refused attempt, shown above the form. */
   error?: MessageKey;
   errorField?: FormField;
+  /**
+   * The operators of the market that are not `operational` for this session's merchant and environment
+   * (docs/hosted-page.md#operator-status): each is named in a warning above the button, before any prompt.
+   */
+  operatorStatuses?: Partial<Record<ProviderCode, 'degraded' | 'down'>>;
+  /** The operator a refused attempt found `down` (the error `error_operator_down` names it). */
+  downOperator?: PageOperator;
+}
+
+/**
+ * The warnings of the operators that are not `operational` (docs/hosted-page.md#operator-status): only the chosen or
+ * predicted operator's when one is known, else every one of the market's; the script shows the one it predicts.
+ */
+function OperatorNotices(props: { ctx: ScreenContext; market: MobileMoneyMarket; options: FormOptions }) {
+  const { t } = props.ctx;
+  const statuses = props.options.operatorStatuses ?? {};
+  const known = props.market.operators.find((o) => o.code === props.options.operator) ?? props.options.predicted;
+  const notices = props.market.operators.flatMap((operator) => {
+    const status = statuses[operator.code];
+    return status ? [{ operator, status }] : [];
+  });
+  if (notices.length === 0) return null;
+  return (
+    <>
+      {notices.map(({ operator, status }) => (
+        <p
+          class={`notice notice-${status}`}
+          role="status"
+          data-operator-notice={operator.code}
+          hidden={known !== undefined && known.code !== operator.code}
+        >
+          {t.t(status === 'down' ? 'operator_down' : 'operator_degraded', { operator: operator.name })}
+        </p>
+      ))}
+    </>
+  );
+}
+
+/**
+ * The other ways to pay after a refusal because the payer's operator is down: the card form below, else a number on
+ * another operator that is not down; nothing when there is neither.
+ */
+function otherMethodHint(options: FormOptions): MessageKey | undefined {
+  if (options.card.kind !== 'none') return 'other_method_card';
+  const others = options.market?.operators.filter(
+    (o) => o.code !== options.downOperator?.code && options.operatorStatuses?.[o.code] !== 'down',
+  );
+  return others && others.length > 0 ? 'other_method_operator' : undefined;
 }
 
 /** One labelled, required text field of the form, with its hint and, when the refused attempt names it, its error. */
@@ -339,6 +388,7 @@ function MobileMoneyForm(props: {
           {t.t('error_operator')}
         </p>
       ) : null}
+      <OperatorNotices ctx={props.ctx} market={market} options={options} />
       <button type="submit">{props.submit}</button>
     </form>
   );
@@ -433,7 +483,13 @@ function Methods(props: { ctx: ScreenContext; session: ScreenSession; options: F
       <SandboxNumbers ctx={props.ctx} market={props.options.market} card={props.options.card} />
       {props.options.error && !props.options.errorField ? (
         <p class="error" role="alert">
-          {t.t(props.options.error, { merchant: props.ctx.brand.displayName })}
+          {t.t(props.options.error, {
+            merchant: props.ctx.brand.displayName,
+            operator: props.options.downOperator?.name ?? '',
+          })}
+          {props.options.downOperator && otherMethodHint(props.options) ? (
+            <> {t.t(otherMethodHint(props.options) as MessageKey)}</>
+          ) : null}
         </p>
       ) : null}
       {both ? <h2>{t.t('choose_method')}</h2> : null}

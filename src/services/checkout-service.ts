@@ -42,6 +42,7 @@ import {
   startCheckoutAttemptUpdate,
 } from '../workflows/checkout-messages';
 import type { PaymentServiceDeps } from './payment-service';
+import { refuseWhenDown } from './provider-health-service';
 
 /** What the checkout service needs: the payment service's dependencies and where the page lives. */
 export type CheckoutServiceDeps = PaymentServiceDeps & {
@@ -312,7 +313,8 @@ function attemptTerms(session: CheckoutSessionSnapshot, input: CheckoutAttemptIn
  *   currency cards do not take), `amount`, `name` or `email`; `checkout_session_not_open`,
  *   `checkout_session_attempt_in_progress`, `checkout_session_attempts_exhausted`, `payment_link_inactive`,
  *   `payment_link_exhausted` (409); `provider_unavailable` (503) where the environment has no adapter for the
- *   provider; `service_unavailable` (503)
+ *   provider, or when the payer's operator is down for the session's merchant and environment (with `Retry-After`,
+ *   docs/hosted-page.md#operator-status: nothing is sent, no payment is created); `service_unavailable` (503)
  */
 export async function startCheckoutAttempt(
   deps: CheckoutServiceDeps,
@@ -329,6 +331,13 @@ export async function startCheckoutAttempt(
   // The run decides by the same table; asked here first so a session that ended answers without its workflow.
   const decided = applyCheckout(session, { type: 'attempt_started', payment: paymentId }, new Date().toISOString());
   if (!decided.ok) throw new DomainError(decided.refusal.code as ErrorCode, decided.refusal.message);
+  // A payer is never prompted through an operator that is down (docs/hosted-page.md#operator-status).
+  if (resolved.country)
+    await refuseWhenDown(deps.db, session, {
+      provider: resolved.provider,
+      country: resolved.country,
+      operation: 'collection',
+    });
   if (session.paymentLink) await reserveLinkPlace(deps, session, paymentId);
   const chosen = session.amountRange ? { amount: terms.amount } : {};
   const collected = session.collect.length > 0 ? { collected: terms.collected } : {};

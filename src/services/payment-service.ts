@@ -30,6 +30,7 @@ import { apply, expiresInProblem } from '../domain/payment-table';
 import type { Principal } from '../domain/principal';
 import type { RefundRecord } from '../domain/refund';
 import { audit, auditEntryOf } from './audit';
+import { refuseCreateWhenDown } from './provider-health-service';
 import {
   decidedRefusal,
   paymentWorkflowStart,
@@ -141,8 +142,10 @@ function unavailable(): DomainError {
  * @param seedFirstUse the key was not on record when claimed (`idempotencyKeyFirstUse`): its payment is not looked up
  *   before the start
  * @returns the payment
- * @throws DomainError `provider_unavailable` (503) in live mode without an adapter (docs/providers.md#adapters);
- *   `validation_error` (400) when PostgreSQL refuses the payment's data (nothing is created)
+ * @throws DomainError `provider_unavailable` (503) in live mode without an adapter (docs/providers.md#adapters), or
+ *   with `Retry-After` when the merchant's `refuse_when_provider_down` is on and the operator is down
+ *   (docs/availability.md#api-create; nothing is created); `validation_error` (400) when PostgreSQL refuses the
+ *   payment's data (nothing is created)
  */
 export async function createPayment(
   deps: PaymentServiceDeps,
@@ -162,6 +165,7 @@ export async function createPayment(
   // exist all the same, the start below meets its workflow, or the closed run's row, docs/payments.md#idempotency).
   const existing = idempotencySeed && !seedFirstUse ? await findPayment(deps.db, owner, id) : undefined;
   if (existing) return existing;
+  await refuseCreateWhenDown(deps.db, owner, request.resolved);
   return startPayment(deps, owner, id, request, auditEntryOf(owner, 'payment.created', id, ip));
 }
 

@@ -65,3 +65,14 @@ export function toAvailabilityView(row: AvailabilityRow): AvailabilityView {
     reason: row.reason,
   };
 }
+
+/** A merchant's own sandbox status of one provider, as its set answers it (docs/availability.md#sandbox-override). */
+export const sandboxProviderStatus = providerStatusChanged
+  .pick({ provider: true, country: true, operation: true, status: true, previous_status: true })
+  .extend({
+    reason: z.string().openapi({ description: 'Your reason' }),
+    expires_at: z
+      .string()
+      .openapi({ description: 'When it lapses and your sandbox sees the pooled status again (ISO 8601, UTC)' }),
+  })
+  .openapi('SandboxProviderStatus');

@@ -43,18 +43,29 @@ export function developerView(row: DeveloperSource): DeveloperView {
   };
 }
 
-/** The profile (docs/api.md#profile): the developer with country and phone. */
+/** The profile (docs/api.md#profile): the developer with country, phone and the setting refuse_when_provider_down. */
 export const profile = developer.extend({
   country: z.string().nullable().openapi({ description: 'Your country, ISO 3166-1 alpha-2; null when not given' }),
   phone: z.string().nullable().openapi({ description: 'Your phone number; null when not given' }),
+  refuse_when_provider_down: z.boolean().openapi({
+    description:
+      'Whether API creates to an operator that is `down` are refused with 503 `provider_unavailable` (docs/availability.md#api-create); false by default',
+  }),
 });
 
 /** The profile as answered. */
 export type ProfileView = z.output<typeof profile>;
 
 /** The API form of a developer's profile. */
-export function profileView(row: DeveloperSource & Pick<ProfileView, 'country' | 'phone'>): ProfileView {
-  return { ...developerView(row), country: row.country, phone: row.phone };
+export function profileView(
+  row: DeveloperSource & Pick<ProfileView, 'country' | 'phone' | 'refuse_when_provider_down'>,
+): ProfileView {
+  return {
+    ...developerView(row),
+    country: row.country,
+    phone: row.phone,
+    refuse_when_provider_down: row.refuse_when_provider_down,
+  };
 }
 
 /** A session token (docs/api.md#sessions). */

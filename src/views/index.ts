@@ -3,7 +3,7 @@
  * lives in its resource's module beside the function that builds that answer from the domain's record.
  */
 export { auditLogEntry } from './audit-log';
-export { availability, providerStatusChanged } from './availability';
+export { availability, providerStatusChanged, sandboxProviderStatus } from './availability';
 export { balance, balanceTransaction } from './balance';
 export { developer, keySummary, profile, revealedKey, session } from './developer';
 export { document } from './document';

@@ -33,6 +33,7 @@ const TABLES = [
   'provider_outcomes',
   'provider_health',
   'provider_status_changes',
+  'sandbox_provider_statuses',
 ] as const;
 
 type Table = (typeof TABLES)[number];
@@ -59,6 +60,8 @@ const HEALTH_WRITER = 'src/db/provider-health.ts';
  * object's own row (a payment's by src/db/payments.ts, in its statement).
  */
 const OUTCOME_WRITER = 'src/db/provider-outcomes.ts';
+/** A merchant's own sandbox statuses of providers: set by the merchant, each change with its event. */
+const SANDBOX_STATUS_WRITER = 'src/db/sandbox-provider-statuses.ts';
 /** A merchant's branding's writer: its row with the change's activity entries. */
 const BRANDING_WRITER = 'src/db/branding.ts';
 
@@ -80,6 +83,7 @@ const WRITERS: Record<Table, readonly string[]> = {
   provider_outcomes: [OUTCOME_WRITER],
   provider_health: [HEALTH_WRITER],
   provider_status_changes: [HEALTH_WRITER],
+  sandbox_provider_statuses: [SANDBOX_STATUS_WRITER],
 };
 
 /** `source` without its comments; strings and template literals are kept as they are. */

@@ -5,7 +5,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { api, clearSession, sessionToken, type Environment } from './api';
-import type { Profile } from './types';
+import { operatorName } from './operators';
+import type { Availability, Profile } from './types';
 
 /** The screens of the navigation, by path segment. */
 const SCREENS = [
@@ -73,6 +74,53 @@ function EnvironmentSwitch({ env, liveAccess }: { env: Environment; liveAccess: 
   );
 }
 
+/** How often the banner reads the operators' statuses, in milliseconds (they are measured every 30 s). */
+const AVAILABILITY_REFRESH_MS = 30_000;
+
+const OPERATIONS: Record<string, string> = { collection: 'payments', payout: 'payouts', refund: 'refunds' };
+
+/** A country by its name in English ("Rwanda" for `RW`); the code where the browser knows no name. */
+function countryName(code: string): string {
+  try {
+    return new Intl.DisplayNames(['en'], { type: 'region' }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+/**
+ * The banner of operators that are `degraded` or `down` in the environment (`GET /v1/availability`,
+ * docs/availability.md#effects), each named in plain words with what it means for the merchant's payments; nothing
+ * while every operator is operational or the statuses cannot be read.
+ */
+function OperatorBanner({ env }: { env: Environment }) {
+  const availability = useQuery({
+    queryKey: ['availability', env],
+    queryFn: () => api<{ availability: Availability[] }>('/v1/availability', { env }),
+    refetchInterval: AVAILABILITY_REFRESH_MS,
+  });
+  const troubled = (availability.data?.availability ?? []).filter((row) => row.status !== 'operational');
+  if (troubled.length === 0) return null;
+  return (
+    <div className="notice warn operator-banner" role="status" data-testid="operator-banner">
+      <p>
+        <strong>Operators with problems {env === 'sandbox' ? 'in your sandbox' : 'now'}:</strong>
+      </p>
+      <ul>
+        {troubled.map((row) => (
+          <li key={`${row.provider}:${row.country}:${row.operation}`}>
+            {operatorName(row.provider)} in {countryName(row.country)} ({OPERATIONS[row.operation] ?? row.operation})
+            {row.status === 'down'
+              ? ' is down: new payments through it cannot start and your hosted pages refuse them.'
+              : ' is slow: payments through it may take longer than usual or fail.'}
+            {row.reason ? ` Reason: ${row.reason}` : ''}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 /** Header, navigation and the current screen. */
 export function Layout() {
   const { env: raw } = useParams();
@@ -123,6 +171,7 @@ export function Layout() {
               <Link to="/sandbox/go-live">Go live</Link>
             </p>
           ) : null}
+          <OperatorBanner env={env} />
           <Outlet />
         </main>
       </div>

@@ -64,6 +64,7 @@ type DataOf<O extends keyof operations, S extends number = 200> = operations[O][
 export type Pagination = DataOf<'listTransactions'>['pagination'];
 export type Developer = DataOf<'registerDeveloper', 201>['developer'];
 export type Profile = DataOf<'retrieveProfile'>;
+export type Availability = DataOf<'listAvailability'>['availability'][number];
 export type Transaction = DataOf<'listTransactions'>['transactions'][number];
 export type PaymentDetail = DataOf<'retrievePaymentTimeline'>;
 export type Payment = components['schemas']['Payment'];

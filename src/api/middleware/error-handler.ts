@@ -84,7 +84,9 @@ export function errorHandler(): Middleware {
       }
       ctx.status = answer.status;
       ctx.type = 'application/json';
-      if (answer.code === 'service_unavailable')
+      if (error instanceof DomainError && error.retryAfterSeconds !== undefined)
+        ctx.set('Retry-After', String(error.retryAfterSeconds));
+      else if (answer.code === 'service_unavailable')
         ctx.set('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
       if (isMerchantScoped(ctx)) {
         ctx.body = { error: answer.message };

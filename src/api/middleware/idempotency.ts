@@ -91,8 +91,13 @@ export function idempotency(db: Db, leaseMs?: number, refresh?: ReplayRefresh): 
     try {
       await next();
     } catch (error) {
-      // A refusal changed nothing; anything else may have, so the claim stays until its lease ends.
-      if (error instanceof DomainError && (error.status ?? HTTP_STATUS[error.code]) < 500)
+      // A refusal changed nothing, nor did a 503 refused before anything was done (a provider that is down: it names
+      // its Retry-After, docs/availability.md#api-create); anything else may have, so the claim stays until its lease
+      // ends.
+      if (
+        error instanceof DomainError &&
+        ((error.status ?? HTTP_STATUS[error.code]) < 500 || error.retryAfterSeconds !== undefined)
+      )
         await releaseClaim(db, owner, key);
       throw error;
     }

@@ -183,7 +183,14 @@ export const checkoutRouteDocs: RouteDoc[] = [
         operator: 'momo',
       }),
     },
-    codes: [...REFUSED_ATTEMPT_CODES, 'provider_unavailable'],
+    codes: [
+      ...REFUSED_ATTEMPT_CODES,
+      {
+        code: 'provider_unavailable',
+        when: "No provider serves the method in this environment yet; or the payer's operator is `down` for the session's merchant (docs/hosted-page.md#operator-status): then with `Retry-After: 60`. Nothing was sent, no payment was created, and the session counts no attempt.",
+        message: 'momo is down for collection in RW: nothing was sent to it; retry in 60 seconds',
+      },
+    ],
   },
   {
     operationId: 'streamCheckoutSessionStatus',

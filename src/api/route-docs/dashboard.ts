@@ -36,7 +36,7 @@ export const dashboardRouteDocs: RouteDoc[] = [
     tag: 'Dashboard',
     summary: 'Update your profile',
     description:
-      'Changes any of `name`, `business_name`, `country` (ISO 3166-1 alpha-2) and `phone` (E.164); `null` clears the optional ones. Other fields are refused.',
+      'Changes any of `name`, `business_name`, `country` (ISO 3166-1 alpha-2), `phone` (E.164) and the setting `refuse_when_provider_down`; `null` clears the optional ones. Other fields are refused.',
     security: DEVELOPER,
     body: profileBody,
     bodyExample: { business_name: 'Kigali Books Ltd', phone: '+250788123456' },

@@ -100,7 +100,11 @@ export const paymentRouteDocs: RouteDoc[] = [
         message: 'amount is required',
         details: [{ field: 'amount', message: 'amount is required' }],
       },
-      'provider_unavailable',
+      {
+        code: 'provider_unavailable',
+        when: "No provider serves the method in this environment yet; or your `refuse_when_provider_down` is on and the number's operator is `down` (docs/availability.md#api-create): then with `Retry-After: 60`, and the `Idempotency-Key` is free for a retry. Nothing was created.",
+        message: 'momo is down for collection in RW: nothing was sent to it; retry in 60 seconds',
+      },
     ],
   },
   {

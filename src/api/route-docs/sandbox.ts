@@ -5,7 +5,7 @@
 import { z } from '../../lib/zod';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { cardConfirmBody, simulateBody } from '../routes/sandbox';
+import { cardConfirmBody, sandboxProviderStatusBody, simulateBody } from '../routes/sandbox';
 import { answer, type RouteDoc } from './shared';
 
 /** The sandbox's stand-ins for the customer. */
@@ -106,6 +106,39 @@ export const sandboxRouteDocs: RouteDoc[] = [
         code: 'not_found',
         when: 'The key is a live key: only sandbox funds are settled on demand.',
         message: 'no such endpoint in live: only sandbox funds are settled on demand',
+      },
+    ],
+  },
+  {
+    operationId: 'updateSandboxProviderStatus',
+    method: 'post',
+    path: '/v1/sandbox/providers/{provider}/status',
+    tag: 'Sandbox',
+    summary: "Set a provider's status in your sandbox for 10 minutes",
+    description:
+      "Sets the status your sandbox sees of one provider, country and operation for 10 minutes, so you can test what an outage does (docs/availability.md#sandbox-override): your `GET /v1/availability`, your hosted pages' warning (`degraded`) and refusal (`down`), and your `refuse_when_provider_down` follow it; other merchants and live see nothing of it; the simulator itself keeps answering. When what you see changes, `provider.status_changed` goes to your sandbox webhooks only; the lapse sends none. Setting it again restarts the 10 minutes; `operational` ends it early.",
+    security: ['secretKey'],
+    body: sandboxProviderStatusBody,
+    bodyExample: { country: 'RW', operation: 'collection', status: 'down', reason: 'testing our outage banner' },
+    success: answer("Your sandbox's status of the provider", out.sandboxProviderStatus, 'Sandbox provider status set', {
+      provider: 'momo',
+      country: 'RW',
+      operation: 'collection',
+      status: 'down',
+      previous_status: 'operational',
+      reason: 'testing our outage banner',
+      expires_at: '2026-11-29T09:51:30.000Z',
+    }),
+    codes: [
+      {
+        code: 'validation_error',
+        when: 'The sandbox serves no such provider, or not in that country or for that operation; or a field is bad.',
+        message: 'momo is not served in ZZ',
+      },
+      {
+        code: 'not_found',
+        when: "The key is a live key: a provider's status is set in the sandbox only.",
+        message: "no such endpoint in live: a provider's status is set in the sandbox only",
       },
     ],
   },

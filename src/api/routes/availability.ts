@@ -24,7 +24,9 @@ export function availabilityRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SEC
    */
   router.get('/availability', sessionOrSecretKey(deps.db, deps.config.JWT_SECRET), async (ctx) => {
     parseOrThrow(availabilityQuery, ctx.query);
-    const rows = await availabilityOf(deps.db, principalOf(ctx).environment);
+    const { environment, merchantId } = principalOf(ctx);
+    // In sandbox, the merchant's own statuses win (docs/availability.md#sandbox-override).
+    const rows = await availabilityOf(deps.db, environment, merchantId);
     respond(ctx, 200, 'Availability retrieved', { availability: rows.map(toAvailabilityView) });
   });
 

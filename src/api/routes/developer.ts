@@ -52,8 +52,9 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
   });
 
   /**
-   * Change name, business_name, country (ISO alpha-2) or phone (E.164) (docs/api.md#profile) → 200 envelope with
-   * the profile. Errors: 400 for any other field (email, plan …) or a bad value.
+   * Change name, business_name, country (ISO alpha-2), phone (E.164) or the setting refuse_when_provider_down
+   * (docs/api.md#profile, docs/availability.md#api-create) → 200 envelope with the profile. Errors: 400 for any other
+   * field (email, plan …) or a bad value.
    */
   router.put('/profile', either, jsonBody(), async (ctx) => {
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;

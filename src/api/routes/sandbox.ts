@@ -2,7 +2,8 @@
  * Sandbox-only stand-ins (docs/payments.md#sandbox-scenarios, docs/payments.md#card-payments): the simulated card
  * gateway's confirm, which the merchant's
  * front end calls with the payment's `client_secret` (no API key, like a gateway's client library),
- * and the bank transfer simulator, called with the merchant's sandbox secret key.
+ * the bank transfer simulator, called with the merchant's sandbox secret key, and the merchant's own status of a
+ * provider (docs/availability.md#sandbox-override).
  */
 import type Router from '@koa/router';
 import { apiRouter } from '../router';
@@ -16,6 +17,10 @@ import { respond } from '../envelope';
 import { bearerSecretKey, principalOf } from '../middleware/auth';
 import { jsonBody } from '../middleware/json-body';
 import { parseOrThrow } from '../schemas/validate';
+import type { Config } from '../../config';
+import type { ProviderCode } from '../../domain/catalogue';
+import { HEALTH_OPERATIONS } from '../../domain/provider-health';
+import { setSandboxProviderStatus } from '../../services/provider-health-service';
 
 const currentYear = () => new Date().getUTCFullYear();
 
@@ -49,8 +54,28 @@ export const simulateBody = z.strictObject({
   outcome: z.enum(['completed', 'failed']).openapi({ description: 'How the simulated customer ends the payment' }),
 });
 
+/** `POST /v1/sandbox/providers/{provider}/status` (docs/availability.md#sandbox-override). */
+export const sandboxProviderStatusBody = z.strictObject({
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code, e.g. RW')
+    .openapi({ description: 'ISO 3166-1 alpha-2 code of a country the sandbox serves the provider in (`RW`)' }),
+  operation: z.enum(HEALTH_OPERATIONS).openapi({ description: '`collection`, `payout` or `refund`' }),
+  status: z
+    .enum(['operational', 'degraded', 'down'])
+    .openapi({ description: 'The status your sandbox sees for 10 minutes (docs/availability.md#statuses)' }),
+  reason: z
+    .string()
+    .trim()
+    .min(1, 'reason must say why, e.g. "testing our outage banner"')
+    .max(200)
+    .openapi({ description: 'Why, as `reason` of your availability and of the event (1–200 characters)' }),
+});
+
 /** Sandbox routes under `/v1/sandbox`. */
-export function sandboxRoutes(deps: SandboxServiceDeps): Router {
+export function sandboxRoutes(
+  deps: SandboxServiceDeps & { config: Pick<Config, 'TEMPORAL_WEBHOOK_TASK_QUEUE'> },
+): Router {
   const router = apiRouter('/v1/sandbox');
 
   /**
@@ -92,6 +117,34 @@ export function sandboxRoutes(deps: SandboxServiceDeps): Router {
     const owner = principalOf(ctx);
     await settleSandboxFunds(deps, owner);
     respond(ctx, 200, 'Sandbox funds settled', toBalanceView(await getBalance(deps, owner), owner.environment));
+  });
+
+  /**
+   * Sets the status of provider `{provider}` that the caller's sandbox sees for 10 minutes
+   * (docs/availability.md#sandbox-override) → 200 envelope `{provider, country, operation, status, previous_status,
+   * reason, expires_at}`. Errors: 400 naming `provider`, `country`, `operation`, `status` or `reason`; 401; 404 for a
+   * live key.
+   */
+  router.post('/providers/:provider/status', bearerSecretKey(deps.db), jsonBody(), async (ctx) => {
+    const body = parseOrThrow(sandboxProviderStatusBody, ctx.request.body);
+    const key = {
+      provider: ctx.params.provider as ProviderCode,
+      country: body.country,
+      operation: body.operation,
+    };
+    const set = await setSandboxProviderStatus(
+      { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE },
+      principalOf(ctx),
+      key,
+      { status: body.status, reason: body.reason },
+    );
+    respond(ctx, 200, 'Sandbox provider status set', {
+      ...key,
+      status: set.after,
+      previous_status: set.before,
+      reason: body.reason,
+      expires_at: set.expiresAt,
+    });
   });
 
   return router;

@@ -100,7 +100,10 @@ export const analyticsQuery = z
   })
   .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'from must not be after to', path: ['from'] });
 
-/** `PUT /v1/developer/profile` (docs/api.md#profile): only name, business_name, country, phone. */
+/**
+ * `PUT /v1/developer/profile` (docs/api.md#profile): only name, business_name, country, phone and the setting
+ * refuse_when_provider_down.
+ */
 export const profileBody = z.strictObject({
   name: trimmedText(200).optional().openapi({ description: 'Your name' }),
   business_name: z
@@ -123,6 +126,10 @@ export const profileBody = z.strictObject({
     .nullable()
     .optional()
     .openapi({ description: 'Your phone in E.164 form; null clears it' }),
+  refuse_when_provider_down: z.boolean().optional().openapi({
+    description:
+      'True: `POST /v1/payments` to an operator that is `down` answers 503 `provider_unavailable` with `Retry-After` and creates nothing; false (the default): it is accepted and waits (docs/availability.md#api-create)',
+  }),
 });
 
 /** Fields of the profile that exist but cannot be changed through `PUT` (docs/api.md#profile). */

@@ -197,7 +197,12 @@ export const developer: z.input<typeof out.developer> = {
 };
 
 /** Example answer of `GET /v1/developer/profile`: the developer with country and phone. */
-export const profile: z.input<typeof out.profile> = { ...developer, country: 'RW', phone: '+250788123456' };
+export const profile: z.input<typeof out.profile> = {
+  ...developer,
+  country: 'RW',
+  phone: '+250788123456',
+  refuse_when_provider_down: false,
+};
 
 /** A session token (a JWT; shortened here). */
 export const session: z.input<typeof out.session> = {

@@ -1,7 +1,8 @@
 /*
  * The hosted payment page's one script (docs/hosted-page.md): it only improves what already works without it.
  * - The phone field: as the payer types, the operator the prefix table predicts is chosen and named (the payer may
- *   choose another; then the prediction stops changing it).
+ *   choose another; then the prediction stops changing it), and only that operator's warning shows when it is slow or
+ *   down.
  * - The receipt: goes on to the merchant's `success_url` after 5 s unless the payer touched the page.
  * - The wait screen: follows the session live (Server-Sent Events, else polling `/public` every 3 s) and reloads the
  *   screen once the attempt is final, which the server renders as the receipt or the failure.
@@ -63,11 +64,23 @@
       note.textContent = found ? found.getAttribute('data-note') : '';
     };
 
-    phone.addEventListener('input', predict);
+    // The warnings of operators that are slow or down: only the chosen or predicted one's, else every one.
+    var notices = document.querySelectorAll('[data-operator-notice]');
+    var showNotices = function () {
+      Array.prototype.forEach.call(notices, function (notice) {
+        notice.hidden = select.value !== '' && notice.getAttribute('data-operator-notice') !== select.value;
+      });
+    };
+
+    phone.addEventListener('input', function () {
+      predict();
+      showNotices();
+    });
     select.addEventListener('change', function () {
       chosen = select.value !== '';
       if (!chosen) predict();
       else note.textContent = '';
+      showNotices();
     });
     form.addEventListener('submit', function () {
       var button = form.querySelector('button[type=submit]');

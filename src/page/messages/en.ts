@@ -57,6 +57,14 @@ export const en = {
   not_found_body: 'Check the link you were given, or ask the seller for a new one.',
   error_phone: 'Enter a mobile money number, for example {example}.',
   error_operator: 'This operator does not serve this number. Choose another one.',
+  operator_degraded:
+    '{operator} is slow right now: the request to your phone may come late or fail. If it fails, no money is taken and you can try again.',
+  operator_down:
+    '{operator} is not working right now, so payments through it cannot start. Try again in a few minutes.',
+  error_operator_down:
+    '{operator} is not working right now, so nothing was sent to your phone and no money was taken. Please try again in a few minutes.',
+  other_method_card: 'You can pay by card below instead.',
+  other_method_operator: 'If you have a number on another operator, you can pay with it instead.',
   error_unavailable: 'We could not start the payment just now. Please try again in a moment.',
   error_busy: 'Too many tries on this page in a short time. Wait a minute, then try again.',
   error_card: 'Check the card details and try again.',

@@ -58,6 +58,14 @@ export const fr: Catalogue = {
   not_found_body: 'Vérifiez le lien reçu, ou demandez-en un nouveau au vendeur.',
   error_phone: 'Saisissez un numéro mobile money, par exemple {example}.',
   error_operator: 'Cet opérateur ne dessert pas ce numéro. Choisissez-en un autre.',
+  operator_degraded:
+    '{operator} est lent en ce moment\u00a0: la demande sur votre téléphone peut arriver en retard ou échouer. En cas d’échec, aucun argent n’est débité et vous pouvez réessayer.',
+  operator_down:
+    '{operator} ne fonctionne pas en ce moment\u00a0: aucun paiement ne peut passer par cet opérateur. Réessayez dans quelques minutes.',
+  error_operator_down:
+    '{operator} ne fonctionne pas en ce moment\u00a0: rien n’a été envoyé sur votre téléphone et aucun argent n’a été débité. Réessayez dans quelques minutes.',
+  other_method_card: 'Vous pouvez payer par carte ci-dessous à la place.',
+  other_method_operator: 'Si vous avez un numéro chez un autre opérateur, vous pouvez payer avec celui-ci.',
   error_unavailable: 'Impossible de lancer le paiement pour le moment. Réessayez dans un instant.',
   error_busy: 'Trop de tentatives sur cette page en peu de temps. Attendez une minute, puis réessayez.',
   error_card: 'Vérifiez les informations de la carte, puis réessayez.',

@@ -57,6 +57,14 @@ export const rw: Catalogue = {
   not_found_body: 'Reba link wahawe, cyangwa usabe umucuruzi indi nshya.',
   error_phone: 'Shyiramo nimero ya Mobile Money, urugero {example}.',
   error_operator: 'Uyu muyoboro ntukorana n’iyi nimero. Hitamo undi.',
+  operator_degraded:
+    '{operator} iratinda muri iki gihe: ubusabe kuri telefoni yawe bushobora gutinda cyangwa bukanga. Nibwanga, nta mafaranga akurwaho kandi ushobora kongera kugerageza.',
+  operator_down:
+    '{operator} ntikora muri iki gihe, bityo nta bwishyu bushobora kunyuzwamo. Ongera ugerageze mu minota mike.',
+  error_operator_down:
+    '{operator} ntikora muri iki gihe, bityo nta kintu cyoherejwe kuri telefoni yawe kandi nta mafaranga yakuweho. Ongera ugerageze mu minota mike.',
+  other_method_card: 'Ushobora kwishyura ukoresheje ikarita hepfo aha.',
+  other_method_operator: 'Niba ufite nimero ku wundi muyoboro, ushobora kwishyura uyikoresheje.',
   error_unavailable: 'Ntitwashoboye gutangira ubwishyu ubu. Ongera ugerageze mu kanya.',
   error_busy:
     'Mwagerageje inshuro nyinshi cyane kuri uru rupapuro mu gihe gito. Mutegereze umunota umwe, hanyuma mwongere mugerageze.',

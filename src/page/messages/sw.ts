@@ -56,6 +56,14 @@ export const sw: Catalogue = {
   not_found_body: 'Angalia kiungo ulichopewa, au muombe muuzaji kiungo kipya.',
   error_phone: 'Weka namba ya simu ya kulipia, kwa mfano {example}.',
   error_operator: 'Mtandao huu hauhudumii namba hii. Chagua mwingine.',
+  operator_degraded:
+    '{operator} inachelewa kwa sasa: ombi kwenye simu yako linaweza kuchelewa au kushindwa. Likishindwa, hakuna pesa itakayokatwa na unaweza kujaribu tena.',
+  operator_down:
+    '{operator} haifanyi kazi kwa sasa, kwa hiyo malipo kupitia mtandao huu hayawezi kuanza. Jaribu tena baada ya dakika chache.',
+  error_operator_down:
+    '{operator} haifanyi kazi kwa sasa, kwa hiyo hakuna kilichotumwa kwenye simu yako na hakuna pesa iliyokatwa. Tafadhali jaribu tena baada ya dakika chache.',
+  other_method_card: 'Unaweza kulipa kwa kadi hapa chini badala yake.',
+  other_method_operator: 'Ikiwa una namba kwenye mtandao mwingine, unaweza kulipa kwa namba hiyo badala yake.',
   error_unavailable: 'Hatukuweza kuanzisha malipo sasa hivi. Tafadhali jaribu tena baada ya muda mfupi.',
   error_busy: 'Majaribio mengi mno kwenye ukurasa huu kwa muda mfupi. Subiri dakika moja, kisha ujaribu tena.',
   error_card: 'Angalia maelezo ya kadi, kisha ujaribu tena.',

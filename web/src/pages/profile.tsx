@@ -1,6 +1,6 @@
 /**
  * The profile (`GET`/`PUT /v1/developer/profile`, docs/api.md#profile): name, business name, country and phone can
- * change.
+ * change, and the setting `refuse_when_provider_down`.
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -82,6 +82,48 @@ export function ProfilePage() {
           Save
         </button>
       </form>
+      {data ? <OutageSetting refuse={data.refuse_when_provider_down} /> : null}
+    </section>
+  );
+}
+
+/**
+ * The setting `refuse_when_provider_down` (docs/availability.md#api-create): a checkbox saved on change, for both
+ * environments.
+ */
+function OutageSetting({ refuse }: { refuse: boolean }) {
+  const queryClient = useQueryClient();
+  // Shown as ticked at once; a refused change puts the saved value back.
+  const [checked, setChecked] = useState(refuse);
+  useEffect(() => setChecked(refuse), [refuse]);
+  const change = useMutation({
+    mutationFn: (value: boolean) =>
+      api<Profile>('/v1/developer/profile', { method: 'PUT', body: { refuse_when_provider_down: value } }),
+    onSuccess: (updated) => queryClient.setQueryData(['profile'], updated),
+    onError: () => setChecked(refuse),
+  });
+  return (
+    <section className="panel" aria-labelledby="outage-setting">
+      <h2 id="outage-setting">When an operator is down</h2>
+      <label className="check">
+        <input
+          type="checkbox"
+          id="refuse-when-provider-down"
+          checked={checked}
+          disabled={change.isPending}
+          onChange={(event) => {
+            setChecked(event.target.checked);
+            change.mutate(event.target.checked);
+          }}
+        />{' '}
+        Refuse API payments to an operator that is down (503 <code>provider_unavailable</code>, retry after 60 s)
+      </label>
+      <p className="hint">
+        Off: such payments are accepted and wait until the operator answers. Applies to sandbox and live. Your hosted
+        pages always refuse a payer's operator that is down.
+      </p>
+      <ErrorBox error={change.error} />
+      {change.isSuccess ? <Notice>Saved.</Notice> : null}
     </section>
   );
 }
