@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Db } from '../../src/db/knex';
-import { findPaymentById } from '../../src/db/payments';
+import { findPaymentById, listEventsForObject } from '../../src/db/payments';
 import { PENDING_REASONS, type PaymentSnapshot, type PendingReason } from '../../src/domain/payment';
 import { PROVIDER_WORD_WITHIN_MS } from '../../src/domain/payment-table';
 import { newId } from '../../src/lib/ids';
@@ -130,6 +130,14 @@ describe('decision time of open payments (time-skipping, docs/payments.md#decisi
       expect(finalAt, `${where}: final (${final.updatedAt}) by ${by}`).to.be.at.most(Date.parse(by));
     }
     expect(final).to.include({ pendingReason: null, decisionExpectedBy: null });
+    // Webhook payloads: the payment as the API shows it, both fields set while open (`payment.created` is written
+    // before the provider is asked), null in the final event.
+    const events = await listEventsForObject(db, final.id);
+    const shown = events.map((e) => [e.event, (e.data as { pending_reason: unknown }).pending_reason]);
+    expect(shown[0]).to.deep.equal(['payment.created', 'provider_unreachable']);
+    expect(shown.at(-1)?.[1], JSON.stringify(shown)).to.equal(null);
+    for (const event of events)
+      expect(Object.keys(event.data as object)).to.include.members(['pending_reason', 'decision_expected_by']);
     expect(await findPaymentById(db, final.id)).to.include({
       status: final.status,
       pendingReason: null,
