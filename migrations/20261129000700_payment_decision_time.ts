@@ -30,7 +30,8 @@ export async function up(knex: Knex): Promise<void> {
      WHERE pending_reason IS NOT NULL`,
   );
   // As the table decides (src/domain/payment-table.ts pendingReasonOf, decisionExpectedBy): 3 minutes for the
-  // provider's word after creation (no reference yet) or after expiry.
+  // provider's last word after the expiry (or the last change, when later; for a payment the provider has not
+  // acknowledged, no earlier than initiation's give-up 3 minutes after its creation).
   await knex.raw(
     `UPDATE payments SET
        pending_reason = CASE
@@ -38,9 +39,11 @@ export async function up(knex: Knex): Promise<void> {
          WHEN provider_reference IS NULL THEN 'provider_unreachable'
          WHEN provider = 'bank_transfer' THEN 'awaiting_callback'
          ELSE 'awaiting_customer' END,
-       decision_expected_by = CASE
-         WHEN status = 'pending' AND provider_reference IS NULL THEN created_at + interval '3 minutes'
-         ELSE greatest(expires_at, updated_at) + interval '3 minutes' END
+       decision_expected_by = greatest(
+         expires_at,
+         updated_at,
+         CASE WHEN status = 'pending' AND provider_reference IS NULL THEN created_at + interval '3 minutes' END
+       ) + interval '3 minutes'
      WHERE status IN ('pending', 'processing')`,
   );
 }
