@@ -14,8 +14,8 @@ import { newId } from '../../src/lib/ids';
 import type { PaymentProvider } from '../../src/providers/provider';
 import type { ProviderRegistry } from '../../src/providers/registry';
 import type { PaymentActivities } from '../../src/workflows/activity-contracts';
-import { getPaymentQuery, providerCallbackSignal } from '../../src/workflows/messages';
-import { insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
+import { cancelPaymentUpdate, getPaymentQuery, providerCallbackSignal } from '../../src/workflows/messages';
+import { cardPayment, insertMerchant, mobileMoneyPayment } from '../helpers/fixtures';
 import { createTimeSkippingWorker, startCreateOn, useTimeSkippingWorker } from '../helpers/stack';
 
 const WINDOW_SECONDS = 7 * 86_400;
@@ -66,12 +66,12 @@ describe('decision time of open payments (time-skipping, docs/payments.md#decisi
     return { ...activities, ...watched } as T;
   }
 
-  /** The sandbox registry with `change` applied to `momo`. */
-  function changed(change?: ProviderChange) {
+  /** The sandbox registry with `change` applied to the provider of code `changing`. */
+  function changed(change?: ProviderChange, changing = 'momo') {
     return (registry: ProviderRegistry): ProviderRegistry => ({
       get(environment, code) {
         const provider = registry.get(environment, code);
-        if (!provider || !change || code !== 'momo') return provider;
+        if (!provider || !change || code !== changing) return provider;
         return Object.assign(Object.create(provider) as PaymentProvider, change(provider));
       },
     });
@@ -88,7 +88,7 @@ describe('decision time of open payments (time-skipping, docs/payments.md#decisi
   ): Promise<PaymentSnapshot> {
     const { env } = fixture;
     const queue = `decision-time-${newId('q_')}`;
-    const worker = await createTimeSkippingWorker(env, db, queue, changed(change), watching);
+    const worker = await createTimeSkippingWorker(env, db, queue, changed(change, created.provider), watching);
     const running = worker.run();
     try {
       const { handle, initiated } = await startCreateOn(env, queue, created, WINDOW_SECONDS);
@@ -143,6 +143,16 @@ describe('decision time of open payments (time-skipping, docs/payments.md#decisi
       pendingReason: null,
       decisionExpectedBy: null,
     });
+  }
+
+  /** The payment once it says it is checked with the provider: its question goes unanswered for 2 skipped minutes. */
+  async function checkingSoon(handle: WorkflowHandle): Promise<PaymentSnapshot> {
+    let current = await handle.query(getPaymentQuery);
+    for (let tries = 0; current.pendingReason !== 'checking_with_provider' && tries < 600; tries += 1) {
+      await fixture.env.sleep(1_000);
+      current = await handle.query(getPaymentQuery);
+    }
+    return current;
   }
 
   async function created(phone: string, environment: 'sandbox' | 'live' = 'sandbox'): Promise<PaymentSnapshot> {
@@ -208,13 +218,28 @@ describe('decision time of open payments (time-skipping, docs/payments.md#decisi
           providerReference: initiated.providerReference as string,
           claimed: 'completed',
         });
-        // The question goes unanswered for 2 minutes of (skipped) time; the payment then says so.
-        let current = await handle.query(getPaymentQuery);
-        for (let tries = 0; current.pendingReason !== 'checking_with_provider' && tries < 600; tries += 1) {
-          await fixture.env.sleep(1_000);
-          current = await handle.query(getPaymentQuery);
-        }
-        expect(current).to.include({ status: 'pending', pendingReason: 'checking_with_provider' });
+        expect(await checkingSoon(handle)).to.include({ status: 'pending', pendingReason: 'checking_with_provider' });
+        expect((await findPaymentById(db, initiated.id))?.pendingReason).to.equal('checking_with_provider');
+      },
+    );
+    expect(final).to.include({ status: 'failed', failureCode: 'expired' });
+    await expectDecidedInTime(final, ['provider_unreachable', 'awaiting_customer', 'checking_with_provider']);
+  });
+
+  it('checks with the provider after a cancel whose answer was lost, and the payment is final by its deadline', async () => {
+    const card = cardPayment(merchantId, { nowMs: await fixture.env.currentTimeMs() });
+    const final = await drive(
+      { ...card, nextAction: null },
+      () => ({
+        cancel: async () => {
+          throw new Error('the gateway did not answer within 10 s');
+        },
+      }),
+      async (handle, initiated) => {
+        // The gateway's answer does not come in time: the cancel answers the payment as it stands and goes on.
+        const answered = await handle.executeUpdate(cancelPaymentUpdate, { args: [{}] });
+        expect(answered).to.include({ status: 'pending', pendingReason: 'awaiting_customer' });
+        expect(await checkingSoon(handle)).to.include({ status: 'pending', pendingReason: 'checking_with_provider' });
         expect((await findPaymentById(db, initiated.id))?.pendingReason).to.equal('checking_with_provider');
       },
     );
