@@ -165,13 +165,13 @@ export interface paths {
         };
         /**
          * List payments
-         * @description Your payments in the key's environment, newest first, `limit` per page (default 10, at most 100). For the next page pass the `pagination.next_starting_after` of this one as `starting_after`; new payments created meanwhile do not shift the pages. Filter by `status`, `payment_method` and creation time (`created[gte]`, `created[lte]`: Unix seconds or ISO 8601). Payments created through the merchant-scoped endpoint are listed too, in this form.
+         * @description Your payments in the key's environment, newest first, `limit` per page (default 10, at most 100). For the next page pass the `pagination.next_starting_after` of this one as `starting_after`; new payments created meanwhile do not shift the pages. Filter by `status`, `pending_reason` (why an open payment waits: `awaiting_customer`, `awaiting_provider`, `provider_unreachable`, `awaiting_callback`, `checking_with_provider`), `payment_method` and creation time (`created[gte]`, `created[lte]`: Unix seconds or ISO 8601). Payments created through the merchant-scoped endpoint are listed too, in this form.
          */
         get: operations["listPayments"];
         put?: never;
         /**
          * Create a payment
-         * @description `amount` is an integer in the currency's minor unit (RWF 1,500 is `1500`; USD 15.00 is `1500`). The answer comes once the provider has the request: `pending` with `next_action`, what the customer or your front end does next, or `failed` when the provider refused it at once.
+         * @description `amount` is an integer in the currency's minor unit (RWF 1,500 is `1500`; USD 15.00 is `1500`). The answer comes once the provider has the request: `pending` with `next_action`, what the customer or your front end does next, or `failed` when the provider refused it at once. An open payment says why it waits, `pending_reason`, and the latest time it will be final, `decision_expected_by`; both are null once it is final.
          *
          *     Send an `Idempotency-Key`: a retry with the same key and body answers the first payment (header `Idempotent-Replayed: true`) and never creates a second one.
          *
@@ -2192,6 +2192,12 @@ export interface components {
              * @description When a payment still open fails with `failure_code` `expired`
              */
             expires_at: string;
+            pending_reason: components["schemas"]["PendingReason"];
+            /**
+             * Format: date-time
+             * @description The latest time the open payment will be final (ISO 8601, UTC): its expiry plus up to 3 minutes for the provider's last word; for `provider_unreachable` no earlier than 6 minutes after creation; for `checking_with_provider` the end of the reconciliation window after that; null once final
+             */
+            decision_expected_by: string | null;
             /** @description The balance transaction (`txn_…`) that credited you once the provider collected the money; null before or without it */
             balance_transaction: string | null;
             /**
@@ -2244,6 +2250,11 @@ export interface components {
             /** @description What to tell the customer */
             message: string;
         } | null;
+        /**
+         * @description Why the open payment waits: `awaiting_customer` (the customer has the prompt, the card form or the transfer details), `awaiting_provider` (the customer acted; the provider is settling), `provider_unreachable` (the provider has not acknowledged the request yet; it is sent again), `awaiting_callback` (a bank transfer: waiting for the bank to report it), `checking_with_provider` (the provider left a question about it unanswered); null once the payment is final
+         * @enum {string|null}
+         */
+        PendingReason: "awaiting_customer" | "awaiting_provider" | "provider_unreachable" | "awaiting_callback" | "checking_with_provider" | null;
         /** @description Whether it can be refunded now, and why not */
         Refundable: {
             /** @description True when `POST /v1/payments/{id}/refund` of the whole refundable rest would be taken now */
@@ -3966,6 +3977,8 @@ export interface operations {
                 starting_after?: string;
                 /** @description Only payments in this status */
                 status?: "pending" | "processing" | "completed" | "failed" | "cancelled" | "refunded";
+                /** @description Only open payments waiting for this reason (`awaiting_customer`, `awaiting_provider`, `provider_unreachable`, `awaiting_callback`, `checking_with_provider`); final payments have none */
+                pending_reason?: "awaiting_customer" | "awaiting_provider" | "provider_unreachable" | "awaiting_callback" | "checking_with_provider";
                 /** @description Only payments of this method */
                 payment_method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "mobile_money_c" | "wallet";
                 /** @description Only the attempts of this checkout session (`cs_…`): the payments its page started */
@@ -4016,6 +4029,8 @@ export interface operations {
                      *             "next_action": null,
                      *             "environment": "sandbox",
                      *             "expires_at": "2026-11-24T10:10:00.000Z",
+                     *             "pending_reason": null,
+                     *             "decision_expected_by": null,
                      *             "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *             "reconciled_at": null,
                      *             "refundable": {
@@ -4243,6 +4258,8 @@ export interface operations {
                      *         },
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
+                     *         "pending_reason": "awaiting_customer",
+                     *         "decision_expected_by": "2026-11-24T10:13:00.000Z",
                      *         "balance_transaction": null,
                      *         "reconciled_at": null,
                      *         "refundable": {
@@ -4418,6 +4435,8 @@ export interface operations {
                      *         "next_action": null,
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
+                     *         "pending_reason": null,
+                     *         "decision_expected_by": null,
                      *         "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *         "reconciled_at": null,
                      *         "refundable": {
@@ -4581,6 +4600,8 @@ export interface operations {
                      *         "next_action": null,
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
+                     *         "pending_reason": null,
+                     *         "decision_expected_by": null,
                      *         "balance_transaction": null,
                      *         "reconciled_at": null,
                      *         "refundable": {
@@ -5784,6 +5805,8 @@ export interface operations {
                      *         },
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-27T10:00:00.000Z",
+                     *         "pending_reason": "awaiting_callback",
+                     *         "decision_expected_by": "2026-11-27T10:03:00.000Z",
                      *         "balance_transaction": null,
                      *         "reconciled_at": null,
                      *         "refundable": {
@@ -11406,6 +11429,8 @@ export interface operations {
                      *               "next_action": null,
                      *               "environment": "sandbox",
                      *               "expires_at": "2026-11-24T10:10:00.000Z",
+                     *               "pending_reason": null,
+                     *               "decision_expected_by": null,
                      *               "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *               "reconciled_at": null,
                      *               "refundable": {
@@ -11584,6 +11609,8 @@ export interface operations {
                      *           "next_action": null,
                      *           "environment": "sandbox",
                      *           "expires_at": "2026-11-24T10:10:00.000Z",
+                     *           "pending_reason": null,
+                     *           "decision_expected_by": null,
                      *           "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *           "reconciled_at": null,
                      *           "refundable": {
@@ -12194,6 +12221,8 @@ export interface operations {
                      *             "fee": 23,
                      *             "net": 1477,
                      *             "status": "completed",
+                     *             "pending_reason": null,
+                     *             "decision_expected_by": null,
                      *             "payment_method": "mobile_money",
                      *             "customer": "+250788123456",
                      *             "description": "Order #1042",
@@ -12244,6 +12273,12 @@ export interface operations {
                                 net: number;
                                 /** @description The payment's or the refund's status */
                                 status: string;
+                                pending_reason: components["schemas"]["PendingReason"] & unknown;
+                                /**
+                                 * Format: date-time
+                                 * @description The latest time an open payment will be final (ISO 8601, UTC); null for a final payment and a refund
+                                 */
+                                decision_expected_by: string | null;
                                 /** @description The payment's method */
                                 payment_method: string;
                                 /** @description The customer's phone, wallet or e-mail; null when none */
@@ -12392,6 +12427,8 @@ export interface operations {
                      *         "fee": 23,
                      *         "net": 1477,
                      *         "status": "completed",
+                     *         "pending_reason": null,
+                     *         "decision_expected_by": null,
                      *         "payment_method": "mobile_money",
                      *         "customer": "+250788123456",
                      *         "description": "Order #1042",
@@ -12429,6 +12466,12 @@ export interface operations {
                             net: number;
                             /** @description The payment's or the refund's status */
                             status: string;
+                            pending_reason: components["schemas"]["PendingReason"] & unknown;
+                            /**
+                             * Format: date-time
+                             * @description The latest time an open payment will be final (ISO 8601, UTC); null for a final payment and a refund
+                             */
+                            decision_expected_by: string | null;
                             /** @description The payment's method */
                             payment_method: string;
                             /** @description The customer's phone, wallet or e-mail; null when none */
@@ -12960,6 +13003,8 @@ export interface operations {
                      *           "next_action": null,
                      *           "environment": "sandbox",
                      *           "expires_at": "2026-11-24T10:10:00.000Z",
+                     *           "pending_reason": null,
+                     *           "decision_expected_by": null,
                      *           "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *           "reconciled_at": null,
                      *           "refundable": {
@@ -13083,6 +13128,8 @@ export interface operations {
                      *               "next_action": null,
                      *               "environment": "sandbox",
                      *               "expires_at": "2026-11-24T10:10:00.000Z",
+                     *               "pending_reason": null,
+                     *               "decision_expected_by": null,
                      *               "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                      *               "reconciled_at": null,
                      *               "refundable": {
@@ -13396,6 +13443,8 @@ export interface operations {
                      *         "next_action": null,
                      *         "environment": "sandbox",
                      *         "expires_at": "2026-11-24T10:10:00.000Z",
+                     *         "pending_reason": null,
+                     *         "decision_expected_by": null,
                      *         "balance_transaction": null,
                      *         "reconciled_at": null,
                      *         "refundable": {
@@ -19686,6 +19735,8 @@ export interface operations {
                  *         },
                  *         "environment": "sandbox",
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
+                 *         "pending_reason": "awaiting_customer",
+                 *         "decision_expected_by": "2026-11-24T10:13:00.000Z",
                  *         "balance_transaction": null,
                  *         "reconciled_at": null,
                  *         "refundable": {
@@ -19777,6 +19828,8 @@ export interface operations {
                  *         "next_action": null,
                  *         "environment": "sandbox",
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
+                 *         "pending_reason": null,
+                 *         "decision_expected_by": null,
                  *         "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                  *         "reconciled_at": null,
                  *         "refundable": {
@@ -19868,6 +19921,8 @@ export interface operations {
                  *         "next_action": null,
                  *         "environment": "sandbox",
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
+                 *         "pending_reason": "awaiting_customer",
+                 *         "decision_expected_by": "2026-11-24T10:13:00.000Z",
                  *         "balance_transaction": null,
                  *         "reconciled_at": null,
                  *         "refundable": {
@@ -19959,6 +20014,8 @@ export interface operations {
                  *         "next_action": null,
                  *         "environment": "sandbox",
                  *         "expires_at": "2026-11-24T10:10:00.000Z",
+                 *         "pending_reason": null,
+                 *         "decision_expected_by": null,
                  *         "balance_transaction": null,
                  *         "reconciled_at": null,
                  *         "refundable": {
@@ -20062,6 +20119,8 @@ export interface operations {
                  *           "next_action": null,
                  *           "environment": "sandbox",
                  *           "expires_at": "2026-11-24T10:10:00.000Z",
+                 *           "pending_reason": null,
+                 *           "decision_expected_by": null,
                  *           "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                  *           "reconciled_at": null,
                  *           "refundable": {
@@ -20166,6 +20225,8 @@ export interface operations {
                  *           "next_action": null,
                  *           "environment": "sandbox",
                  *           "expires_at": "2026-11-24T10:10:00.000Z",
+                 *           "pending_reason": null,
+                 *           "decision_expected_by": null,
                  *           "balance_transaction": "txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk",
                  *           "reconciled_at": null,
                  *           "refundable": {

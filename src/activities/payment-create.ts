@@ -24,6 +24,7 @@ import { DomainError, ERROR_CODES, type ErrorCode } from '../domain/errors';
 import { feeFor } from '../domain/fees';
 import type { Currency } from '../domain/money';
 import type { PaymentSnapshot } from '../domain/payment';
+import { withDecisionTime } from '../domain/payment-table';
 import type { Principal } from '../domain/principal';
 import { updateWithStartWithin, type UpdateWithStartOutcome } from '../lib/temporal-deadline';
 import { FAILURE_TYPES } from '../workflows/activity-contracts';
@@ -190,39 +191,44 @@ export async function startPayment(
   const { provider } = request.resolved;
   const kind = PROVIDER_KINDS[provider];
   const now = new Date();
-  const payment: PaymentSnapshot = {
-    id,
-    merchantId: owner.merchantId,
-    environment: owner.environment,
-    family: request.family,
-    amount: request.amount,
-    amountRefunded: 0,
-    currency: request.currency,
-    status: 'pending',
-    paymentMethod: request.paymentMethod,
-    provider,
-    kind,
-    description: request.description ?? null,
-    customerPhone: request.resolved.customerPhone ?? null,
-    customerEmail: request.customerEmail ?? null,
-    walletId: request.resolved.walletId ?? null,
-    metadata: request.metadata ?? {},
-    feeAmount: feeFor(request.amount, provider),
-    failureCode: null,
-    failureMessage: null,
-    cancellationReason: null,
-    providerReference: null,
-    nextAction: null,
-    expiresAt: new Date(
-      now.getTime() + (request.expiresInSeconds ?? expirySeconds(deps.config, kind)) * 1000,
-    ).toISOString(),
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    reconciledAt: null,
-    lateAnswer: null,
-    version: 0,
-    ...(request.checkoutSession ? { checkoutSession: request.checkoutSession } : {}),
-  };
+  // Why it waits and until when, as the payment's table decides for a new payment (docs/payments.md#decision-time).
+  const payment: PaymentSnapshot = withDecisionTime(
+    {
+      id,
+      merchantId: owner.merchantId,
+      environment: owner.environment,
+      family: request.family,
+      amount: request.amount,
+      amountRefunded: 0,
+      currency: request.currency,
+      status: 'pending',
+      paymentMethod: request.paymentMethod,
+      provider,
+      kind,
+      description: request.description ?? null,
+      customerPhone: request.resolved.customerPhone ?? null,
+      customerEmail: request.customerEmail ?? null,
+      walletId: request.resolved.walletId ?? null,
+      metadata: request.metadata ?? {},
+      feeAmount: feeFor(request.amount, provider),
+      failureCode: null,
+      failureMessage: null,
+      cancellationReason: null,
+      providerReference: null,
+      nextAction: null,
+      expiresAt: new Date(
+        now.getTime() + (request.expiresInSeconds ?? expirySeconds(deps.config, kind)) * 1000,
+      ).toISOString(),
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+      reconciledAt: null,
+      lateAnswer: null,
+      version: 0,
+      ...(request.checkoutSession ? { checkoutSession: request.checkoutSession } : {}),
+    },
+    undefined,
+    now.toISOString(),
+  );
   const input: PaymentWorkflowInput = {
     mode: 'create',
     payment,

@@ -5,7 +5,7 @@
  */
 import { PROVIDER_KINDS } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
-import type { FailureCode, PaymentSnapshot, PaymentStatus } from '../domain/payment';
+import type { FailureCode, PaymentSnapshot, PaymentStatus, PendingReason } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
 import type { AuditEntry } from '../domain/audit-log';
 import { auditRow } from './audit-log';
@@ -44,6 +44,9 @@ export interface PaymentStatusWrite {
   nextAction: PaymentSnapshot['nextAction'];
   reconciledAt: string | null;
   lateAnswer: PaymentSnapshot['lateAnswer'];
+  /** Why the open payment waits and until when (docs/payments.md#decision-time); null once final. */
+  pendingReason: PendingReason | null;
+  decisionExpectedBy: string | null;
   updatedAt: string;
   version: number;
   /**
@@ -116,6 +119,8 @@ export function statusWriteOf(payment: PaymentSnapshot, post: readonly string[])
     nextAction: payment.nextAction,
     reconciledAt: payment.reconciledAt ?? null,
     lateAnswer: payment.lateAnswer ?? null,
+    pendingReason: payment.pendingReason ?? null,
+    decisionExpectedBy: payment.decisionExpectedBy ?? null,
     updatedAt: payment.updatedAt,
     version: payment.version ?? 0,
     collection: collectionOf(payment, post),
@@ -147,6 +152,8 @@ interface PaymentRow {
   next_action: PaymentSnapshot['nextAction'];
   reconciled_at: Date | null;
   late_provider_answer: PaymentSnapshot['lateAnswer'];
+  pending_reason: PendingReason | null;
+  decision_expected_by: Date | null;
   version: number;
   checkout_session?: string | null;
   expires_at: Date;
@@ -200,6 +207,8 @@ function toRow(payment: PaymentSnapshot): PaymentRow {
     next_action: payment.nextAction,
     reconciled_at: payment.reconciledAt ? new Date(payment.reconciledAt) : null,
     late_provider_answer: payment.lateAnswer ?? null,
+    pending_reason: payment.pendingReason ?? null,
+    decision_expected_by: payment.decisionExpectedBy ? new Date(payment.decisionExpectedBy) : null,
     version: payment.version ?? 0,
     ...(payment.checkoutSession ? { checkout_session: payment.checkoutSession } : {}),
     expires_at: new Date(payment.expiresAt),
@@ -236,6 +245,8 @@ function fromRow(row: PaymentReadRow): PaymentSnapshot {
     nextAction: row.next_action,
     reconciledAt: row.reconciled_at ? iso(row.reconciled_at) : null,
     lateAnswer: row.late_provider_answer,
+    pendingReason: row.pending_reason ?? null,
+    decisionExpectedBy: row.decision_expected_by ? iso(row.decision_expected_by) : null,
     version: row.version,
     ...(row.checkout_session ? { checkoutSession: row.checkout_session } : {}),
     expiresAt: iso(row.expires_at),
@@ -324,6 +335,8 @@ function statusColumns(write: PaymentStatusWrite) {
     next_action: write.nextAction === null ? null : storableJson(write.nextAction),
     reconciled_at: write.reconciledAt ? new Date(write.reconciledAt) : null,
     late_provider_answer: write.lateAnswer ? storableJson(write.lateAnswer) : null,
+    pending_reason: write.pendingReason,
+    decision_expected_by: write.decisionExpectedBy ? new Date(write.decisionExpectedBy) : null,
     updated_at: new Date(write.updatedAt),
     version: write.version,
   };
@@ -591,6 +604,8 @@ export async function findPayment(
 /** Filters of {@link listPaymentsPage}; every bound is inclusive. */
 export interface PaymentListFilter {
   status?: PaymentStatus;
+  /** Only open payments waiting for this reason (docs/payments.md#decision-time). */
+  pendingReason?: PendingReason;
   paymentMethod?: string;
   createdGte?: Date;
   createdLte?: Date;
@@ -652,6 +667,7 @@ export function paymentsPageQuery(
 ) {
   const query = db<PaymentRow>('payments').where({ merchant_id: scope.merchantId, environment: scope.environment });
   if (filter.status) query.where({ status: filter.status });
+  if (filter.pendingReason) query.where({ pending_reason: filter.pendingReason });
   if (filter.paymentMethod) query.where({ payment_method: filter.paymentMethod });
   if (filter.checkoutSession) query.where({ checkout_session: filter.checkoutSession });
   if (filter.createdGte) query.where('created_at', '>=', filter.createdGte);

@@ -4,6 +4,7 @@
  */
 import type { Environment } from '../domain/environment';
 import { COLLECTED_STATUSES } from '../domain/fees';
+import type { PendingReason } from '../domain/payment';
 import { iso, type Db } from './knex';
 
 /** Scope of every query (docs/api.md#merchants-and-environments). */
@@ -26,6 +27,9 @@ export interface TransactionView {
   fee: number;
   net: number;
   status: string;
+  /** Why an open payment waits and until when (docs/payments.md#decision-time); null for refunds and final payments. */
+  pending_reason: PendingReason | null;
+  decision_expected_by: string | null;
   payment_method: string;
   customer: string | null;
   description: string | null;
@@ -76,6 +80,8 @@ function unionQuery(db: Db, scope: Scope) {
       db.raw('case when ? then fee_amount else 0 end as fee', [collected]),
       db.raw('case when ? then amount - fee_amount else 0 end as net', [collected]),
       'status',
+      'pending_reason',
+      'decision_expected_by',
       'payment_method',
       db.raw('coalesce(customer_phone, customer_wallet, customer_email) as customer'),
       'description',
@@ -95,6 +101,8 @@ function unionQuery(db: Db, scope: Scope) {
       db.raw('0::bigint as fee'),
       db.raw(`case when r.status = 'completed' then -r.amount else 0 end as net`),
       'r.status',
+      db.raw('null::text as pending_reason'),
+      db.raw('null::timestamptz as decision_expected_by'),
       'p.payment_method',
       db.raw('coalesce(p.customer_phone, p.customer_wallet, p.customer_email) as customer'),
       'p.description',
@@ -132,6 +140,8 @@ function toView(row: Record<string, any>): TransactionView {
     fee: Number(row.fee),
     net: Number(row.net),
     status: row.status,
+    pending_reason: row.pending_reason ?? null,
+    decision_expected_by: row.decision_expected_by ? iso(row.decision_expected_by) : null,
     payment_method: row.payment_method,
     customer: row.customer,
     description: row.description,

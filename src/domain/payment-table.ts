@@ -8,7 +8,14 @@
  */
 import type { ProviderCapabilities } from './provider-descriptor';
 import type { ReconciliationExceptionKind } from './reconciliation';
-import { isOpen, type FailureCode, type NextAction, type PaymentSnapshot, type PaymentStatus } from './payment';
+import {
+  isOpen,
+  type FailureCode,
+  type NextAction,
+  type PaymentSnapshot,
+  type PaymentStatus,
+  type PendingReason,
+} from './payment';
 import type { ProviderAnswer, ProviderOutcome } from './payment';
 import { refundableAmount, type RefundRecord } from './refund';
 import type { AttemptFacts } from './provider-health';
@@ -39,8 +46,15 @@ export type PaymentEvent =
   | { type: 'provider_error'; message: string; reason?: string }
   /** The provider says it withdrew the request (a customer's cancel at the provider). */
   | { type: 'provider_cancelled' }
-  /** The provider has not decided yet (or gave no answer): nothing to act on. */
+  /** The provider says it has not decided yet (`pending`): nothing to act on, unless its last answer was unknown. */
   | { type: 'provider_unknown' }
+  /**
+   * A question to the provider about the open payment (a callback's confirmation, a cancel) got no usable answer in
+   * its 2 minutes of retries (time-outs, 5xx, answers it does not document): the payment is checked with the
+   * provider until it answers (docs/payments.md#decision-time). `reconciliationWindowMs`: the window a success it
+   * reports after the payment failed is still booked in (docs/payments.md#states).
+   */
+  | { type: 'provider_unanswered'; reconciliationWindowMs: number }
   /**
    * The provider says it collected the money after the payment closed. `capabilities`: the provider's refund
    * capabilities when the caller knows them (absent: the automatic refund is tried, docs/payments.md#late-successes).
@@ -101,6 +115,7 @@ export const PAYMENT_EVENT_TYPES: readonly PaymentEventType[] = [
   'provider_error',
   'provider_cancelled',
   'provider_unknown',
+  'provider_unanswered',
   'late_success',
   'expiry',
   'cancel',
@@ -348,6 +363,24 @@ function openRows(from: PaymentStatus): PaymentRow[] {
       to: 'completed',
       effects: [write, emit('payment.completed'), post('payment:{id}:completed'), recordOutcome('success')],
       next: cleared,
+    }),
+    row({
+      from,
+      event: 'provider_unanswered',
+      to: from,
+      effects: [write],
+      next: (s) => s,
+    }),
+    row({
+      from,
+      event: from === 'pending' ? 'provider_unknown' : 'provider_processing',
+      when: {
+        text: "the provider's last answer was unknown: it answered again",
+        test: (s) => (s.payment.pendingReason === 'checking_with_provider' ? undefined : notApplicable),
+      },
+      to: from,
+      effects: [write],
+      next: (s) => s,
     }),
     row({
       from,
@@ -657,9 +690,65 @@ function noRow(status: PaymentStatus, event: PaymentEvent): Refusal {
 }
 
 /**
+ * How long the provider is given for a word the workflow waits on before it decides without it, in milliseconds
+ * (3 min): a question is retried for 2 minutes (the create's initiation, and at `expires_at` the cancel or status
+ * question), and its last try (up to 15 s after a wait of up to 20 s) and the write of the outcome fit in the third.
+ */
+export const PROVIDER_WORD_WITHIN_MS = 180_000;
+
+/**
+ * Why `payment` (its status set by the row `event` took) waits (docs/payments.md#decision-time): null once final;
+ * `checking_with_provider` after a question the provider left unanswered; `awaiting_provider` while it settles;
+ * `provider_unreachable` until it acknowledged the request (no provider reference yet); then the customer's step,
+ * `awaiting_callback` for a bank transfer, whose bank reports the transfer, else `awaiting_customer`.
+ */
+export function pendingReasonOf(payment: PaymentSnapshot, event?: PaymentEvent): PendingReason | null {
+  if (!isOpen(payment.status)) return null;
+  if (event?.type === 'provider_unanswered') return 'checking_with_provider';
+  if (payment.status === 'processing') return 'awaiting_provider';
+  if (payment.providerReference === null) return 'provider_unreachable';
+  return payment.kind === 'bank_transfer' ? 'awaiting_callback' : 'awaiting_customer';
+}
+
+/**
+ * The latest time a payment waiting for `reason` will be final, decided at `at` (docs/payments.md#decision-time), ISO
+ * 8601 UTC: null for none; otherwise its expiry (or `at` when that has passed) plus the provider's last word
+ * ({@link PROVIDER_WORD_WITHIN_MS}), and for `checking_with_provider` the reconciliation window
+ * (`reconciliationWindowMs`) after that, in which a success the provider reports late still completes it. For
+ * `provider_unreachable` the expiry counts as no earlier than initiation's give-up, {@link PROVIDER_WORD_WITHIN_MS}
+ * after the creation: a provider that takes the request by then is waited for as any other.
+ */
+export function decisionExpectedBy(
+  payment: Pick<PaymentSnapshot, 'createdAt' | 'expiresAt'>,
+  reason: PendingReason | null,
+  at: string,
+  reconciliationWindowMs = 0,
+): string | null {
+  if (reason === null) return null;
+  const givenUp = reason === 'provider_unreachable' ? Date.parse(payment.createdAt) + PROVIDER_WORD_WITHIN_MS : 0;
+  const expiry = Math.max(Date.parse(payment.expiresAt), Date.parse(at), givenUp) + PROVIDER_WORD_WITHIN_MS;
+  return new Date(expiry + (reason === 'checking_with_provider' ? reconciliationWindowMs : 0)).toISOString();
+}
+
+/**
+ * `payment` with why it waits and until when, as a row taking `event` at `at` leaves it (a new one: no event, `at` its
+ * creation).
+ */
+export function withDecisionTime(
+  payment: PaymentSnapshot,
+  event: PaymentEvent | undefined,
+  at: string,
+): PaymentSnapshot {
+  const reason = pendingReasonOf(payment, event);
+  const windowMs = event?.type === 'provider_unanswered' ? event.reconciliationWindowMs : 0;
+  return { ...payment, pendingReason: reason, decisionExpectedBy: decisionExpectedBy(payment, reason, at, windowMs) };
+}
+
+/**
  * Applies `event` at `at` (ISO 8601) to `state` by the table: the first row of (status, event) whose condition holds
  * gives the next state; a row that writes the payment gives it the next version and `updatedAt: at`, and a status
- * change drops the customer's next step once the payment leaves `pending` (docs/payments.md#payment-record).
+ * change drops the customer's next step once the payment leaves `pending` (docs/payments.md#payment-record); it sets
+ * why the payment waits and until when, null once final ({@link withDecisionTime}).
  * @returns the state, the effects and the refund concerned; or the refusal (of the first row's condition, or of no
  *   row: `payment_not_cancellable`, `payment_not_refundable`, `not_applicable`), which changes nothing
  */
@@ -671,13 +760,17 @@ export function apply(state: PaymentState, event: PaymentEvent, at: string): App
   const changed = r.to !== state.payment.status;
   const writes = r.effects.some((e) => e.do === 'write');
   const payment: PaymentSnapshot = writes
-    ? {
-        ...after.payment,
-        status: r.to,
-        nextAction: changed && r.to !== 'pending' ? null : after.payment.nextAction,
-        updatedAt: r.keepsUpdatedAt ? after.payment.updatedAt : at,
-        version: (state.payment.version ?? 0) + 1,
-      }
+    ? withDecisionTime(
+        {
+          ...after.payment,
+          status: r.to,
+          nextAction: changed && r.to !== 'pending' ? null : after.payment.nextAction,
+          updatedAt: r.keepsUpdatedAt ? after.payment.updatedAt : at,
+          version: (state.payment.version ?? 0) + 1,
+        },
+        event,
+        at,
+      )
     : after.payment;
   const refundId = 'refundId' in event ? event.refundId : lateSuccessRefundId(payment.id);
   const concernsRefund = 'refundId' in event || event.type === 'late_success';
@@ -722,9 +815,13 @@ function refundAfter(
   return held;
 }
 
-/** The state a workflow starts from: a payment with no refund in flight. */
+/**
+ * The state a workflow starts from: a payment with no refund in flight; one that does not say why it waits yet (a new
+ * payment) gets it from its creation ({@link withDecisionTime}).
+ */
 export function initialPaymentState(payment: PaymentSnapshot): PaymentState {
-  return { payment, pendingRefunds: [] };
+  const decided = payment.pendingReason !== undefined;
+  return { payment: decided ? payment : withDecisionTime(payment, undefined, payment.createdAt), pendingRefunds: [] };
 }
 
 /**

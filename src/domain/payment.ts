@@ -26,6 +26,21 @@ export type FailureCode = (typeof FAILURE_CODES)[number];
 /** Payment event names written once each per payment (docs/payments.md#events). */
 export type PaymentEventName = 'payment.created' | 'payment.completed' | 'payment.failed' | 'payment.cancelled';
 
+/**
+ * Why an open payment waits (docs/payments.md#decision-time): the customer has the request, the provider is
+ * settling, the provider has not acknowledged the request yet, the bank's notice of a transfer is awaited, or the
+ * provider's last answer about it was unknown.
+ */
+export const PENDING_REASONS = [
+  'awaiting_customer',
+  'awaiting_provider',
+  'provider_unreachable',
+  'awaiting_callback',
+  'checking_with_provider',
+] as const;
+/** One reason an open payment waits (docs/payments.md#decision-time). */
+export type PendingReason = (typeof PENDING_REASONS)[number];
+
 /** The next step the customer or merchant front end takes (docs/payments.md#payment-record). */
 export type NextAction =
   | { type: 'bank_transfer'; account_name: string; account_number: string; bank_name: string; reference: string }
@@ -84,6 +99,16 @@ export interface PaymentSnapshot {
   version?: number;
   /** The checkout session this payment is an attempt of (docs/checkout.md); absent or null for any other payment. */
   checkoutSession?: string | null;
+  /**
+   * Why the open payment waits (docs/payments.md#decision-time), decided by the payment's table; null once final.
+   * Absent (payments written before it existed): read as null.
+   */
+  pendingReason?: PendingReason | null;
+  /**
+   * The latest time the open payment will be final (docs/payments.md#decision-time), ISO 8601 UTC; null once final.
+   * Absent: read as null.
+   */
+  decisionExpectedBy?: string | null;
 }
 
 /** True while the payment can still change by the provider's answer. */

@@ -25,7 +25,7 @@ import { PROVIDER_KINDS } from '../domain/catalogue';
 import { providerUnavailable } from '../domain/create-payment';
 import { DomainError, validationError, type ErrorCode } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
-import type { PaymentSnapshot } from '../domain/payment';
+import type { PaymentSnapshot, PendingReason } from '../domain/payment';
 import { apply, expiresInProblem } from '../domain/payment-table';
 import type { Principal } from '../domain/principal';
 import type { RefundRecord } from '../domain/refund';
@@ -393,6 +393,8 @@ export async function refundAsStored(
 /** What {@link listPayments} filters on; the bounds are inclusive instants. */
 export interface PaymentListRequest {
   status?: PaymentSnapshot['status'];
+  /** Only open payments waiting for this reason (docs/payments.md#decision-time). */
+  pendingReason?: PendingReason;
   paymentMethod?: string;
   createdGte?: Date;
   createdLte?: Date;
@@ -428,6 +430,7 @@ export async function listPayments(
   }
   const filter = {
     status: request.status,
+    pendingReason: request.pendingReason,
     paymentMethod: request.paymentMethod,
     createdGte: request.createdGte,
     createdLte: request.createdLte,

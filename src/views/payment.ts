@@ -7,7 +7,7 @@ import { z } from '../lib/zod';
 import { PROVIDER_CAPABILITIES } from '../domain/catalogue';
 import { formatFeePercentage } from '../domain/fees';
 import { formatDecimalAmount } from '../domain/money';
-import { PAYMENT_STATUSES, type PaymentSnapshot } from '../domain/payment';
+import { PAYMENT_STATUSES, PENDING_REASONS, type PaymentSnapshot } from '../domain/payment';
 import { cancelAbility, DEFAULT_REFUND_WINDOW_DAYS, refundAbility } from '../domain/payment-actions';
 import type { ProviderCapabilities } from '../domain/provider-descriptor';
 import { paymentBalanceTransaction } from './balance';
@@ -48,6 +48,18 @@ export const providerReceiptNumber = z.string().nullable().openapi({
   description:
     "The provider's own id of the collected money, the one the customer sees on their receipt or SMS: M-Pesa's `MpesaReceiptNumber` (e.g. `NLJ7RT61SV`), MTN MoMo's `financialTransactionId`, Airtel's `airtel_money_id`, the card gateway's charge id (`ch_…`), or the sandbox's simulated one (`SBX` and 7 characters); null until the provider confirmed the collection, or when its confirmation named none",
 });
+/** Why an open payment waits (docs/payments.md#decision-time). */
+export const pendingReason = z.enum(PENDING_REASONS).nullable().openapi('PendingReason', {
+  description:
+    'Why the open payment waits: `awaiting_customer` (the customer has the prompt, the card form or the transfer details), `awaiting_provider` (the customer acted; the provider is settling), `provider_unreachable` (the provider has not acknowledged the request yet; it is sent again), `awaiting_callback` (a bank transfer: waiting for the bank to report it), `checking_with_provider` (the provider left a question about it unanswered); null once the payment is final',
+});
+
+/** The latest time an open payment will be final (docs/payments.md#decision-time). */
+export const decisionExpectedBy = timestamp.nullable().openapi({
+  description:
+    "The latest time the open payment will be final (ISO 8601, UTC): its expiry plus up to 3 minutes for the provider's last word; for `provider_unreachable` no earlier than 6 minutes after creation; for `checking_with_provider` the end of the reconciliation window after that; null once final",
+});
+
 /** Whether the payment can be refunded now, and why not (docs/payments.md#refundable-and-cancellable). */
 export const refundable = z
   .object({
@@ -146,6 +158,8 @@ export const genericPayment = z
       .enum(['sandbox', 'live'])
       .openapi({ description: '`sandbox` or `live`: the environment of the key that created it' }),
     expires_at: timestamp.openapi({ description: 'When a payment still open fails with `failure_code` `expired`' }),
+    pending_reason: pendingReason,
+    decision_expected_by: decisionExpectedBy,
     balance_transaction: z.string().nullable().openapi({
       description:
         'The balance transaction (`txn_…`) that credited you once the provider collected the money; null before or without it',
@@ -210,6 +224,8 @@ export function toGenericPaymentView(payment: PaymentSnapshot, context: PaymentV
     ...(payment.nextAction?.type === 'card_confirm' ? { client_secret: payment.nextAction.client_secret } : {}),
     environment: payment.environment,
     expires_at: payment.expiresAt,
+    pending_reason: payment.pendingReason ?? null,
+    decision_expected_by: payment.decisionExpectedBy ?? null,
     balance_transaction: paymentBalanceTransaction(payment),
     reconciled_at: payment.reconciledAt ?? null,
     refundable: refundAbility(payment, capabilities, at, refundWindowMs),

@@ -4,6 +4,7 @@
  */
 import { z } from '../lib/zod';
 import { timestamp } from './timestamp';
+import { decisionExpectedBy, pendingReason } from './payment';
 
 /**
  * A transaction: a payment or a refund; fee and net 0 where no money moved, net negative for a completed refund
@@ -21,6 +22,12 @@ export const transaction = z.object({
       'What you keep in minor units: amount − fee for a collected payment, −amount for a completed refund; else 0',
   }),
   status: z.string().openapi({ description: "The payment's or the refund's status" }),
+  pending_reason: pendingReason.openapi({
+    description: 'Why an open payment waits (docs/payments.md#decision-time); null for a final payment and a refund',
+  }),
+  decision_expected_by: decisionExpectedBy.openapi({
+    description: 'The latest time an open payment will be final (ISO 8601, UTC); null for a final payment and a refund',
+  }),
   payment_method: z.string().openapi({ description: "The payment's method" }),
   customer: z.string().nullable().openapi({ description: "The customer's phone, wallet or e-mail; null when none" }),
   description: z.string().nullable().openapi({ description: "The payment's description; null when none" }),

@@ -245,6 +245,8 @@ export class PaymentRun {
           word = answer === 'unsupported' ? 'unsupported' : answer.outcome;
         } catch (error) {
           if (!(error instanceof ActivityFailure)) throw error;
+          // Whether the provider withdrew its request is unknown: the payment is checked with it from now on.
+          await this.commitAndPerform(this.unanswered());
           throw failure('provider_unavailable', causeMessage(error));
         }
       }
@@ -583,6 +585,8 @@ export class PaymentRun {
         claimed: hint.claimed,
         error: causeMessage(error),
       });
+      // The provider may have decided: an open payment is checked with it (docs/payments.md#decision-time).
+      await this.mutex.runExclusive(() => this.commitAndPerform(this.unanswered()));
     }
   }
 
@@ -759,6 +763,11 @@ export class PaymentRun {
   private providerCall(providerReference: string) {
     const { environment, provider: code } = this.current().payment;
     return { environment, provider: code, providerReference };
+  }
+
+  /** A question about the open payment the provider left unanswered (docs/payments.md#decision-time). */
+  private unanswered(): PaymentEvent {
+    return { type: 'provider_unanswered', reconciliationWindowMs: this.reconciliationWindowMs };
   }
 
   /** The merchant's cancel as the table takes it, with the capabilities the API's adapter stated. */

@@ -106,6 +106,26 @@ describe('GET /v1/payments', function () {
     expect(none.data?.data.payments).to.deep.equal([]);
   });
 
+  it('filters by pending_reason: open payments by why they wait, until when, and never a final one (docs/payments.md#decision-time)', async () => {
+    const cancelled = payments[4] as Payment; // cancelled by the test before: final, so it waits for nothing
+    const waiting = await client.GET('/v1/payments', { params: { query: { pending_reason: 'awaiting_customer' } } });
+    const listed = waiting.data?.data.payments ?? [];
+    expect(listed.map((p) => p.id).sort()).to.deep.equal(
+      payments
+        .filter((p) => p.id !== cancelled.id)
+        .map((p) => p.id)
+        .sort(),
+    );
+    for (const p of listed) {
+      expect(p).to.include({ status: 'pending', pending_reason: 'awaiting_customer' });
+      expect(Date.parse(p.decision_expected_by as string)).to.equal(Date.parse(p.expires_at) + 180_000);
+    }
+    const transfers = await client.GET('/v1/payments', { params: { query: { pending_reason: 'awaiting_callback' } } });
+    expect(transfers.data?.data.payments).to.deep.equal([]);
+    const shown = await client.GET('/v1/payments/{id}', { params: { path: { id: cancelled.id } } });
+    expect(shown.data?.data).to.include({ status: 'cancelled', pending_reason: null, decision_expected_by: null });
+  });
+
   it('filters by created[gte] and created[lte], in ISO 8601 or Unix seconds (a whole second)', async () => {
     const ordered = [...payments].sort((a, b) => -newestFirst(a, b));
     const second = ordered[1] as Payment;
@@ -171,6 +191,7 @@ describe('GET /v1/payments', function () {
       [{ 'created[gte]': 'yesterday' }, 'created[gte]'],
       [{ 'created[lte]': '2026-11-24' }, 'created[lte]'],
       [{ status: 'paid' }, 'status'],
+      [{ pending_reason: 'waiting' }, 'pending_reason'],
       [{ payment_method: 'cash' }, 'payment_method'],
       [{ limit: '101' }, 'limit'],
       [{ limit: '0' }, 'limit'],

@@ -59,6 +59,7 @@ describe('dashboard details (README.md#dashboard)', function () {
     expect(await page.getByRole('heading', { name: 'Refund' }).count()).to.equal(0);
     expect(await page.getByLabel(/^Amount in RWF/).count()).to.equal(0);
     expect(await page.getByTestId('payment-method').textContent()).to.equal('Mobile money via MTN MoMo');
+    expect(await page.getByTestId('pending-reason').textContent()).to.equal('nothing: the payment is final');
 
     await page.goto('/dashboard/sandbox/payments');
     const row = page.getByTestId('payments-table').locator('tr', { hasText: paymentId });
@@ -88,6 +89,16 @@ describe('dashboard details (README.md#dashboard)', function () {
     const { context, page, pageErrors } = await newPage();
     await signIn(page, merchant);
 
+    await page.goto(`/dashboard/sandbox/payments/${waiting}`);
+    await page.getByRole('heading', { level: 1, name: `Payment ${waiting}` }).waitFor();
+    // Why it waits and until when, in plain words (docs/payments.md#decision-time).
+    const shown = (await call(`/v1/payments/${waiting}`, { key: merchant.key })).body.data;
+    const reason = page.getByTestId('payment-facts').getByTestId('pending-reason');
+    expect(await reason.textContent()).to.match(/^Waiting for the customer to approve or pay; decided by .+ UTC$/);
+    expect(await reason.locator('time').getAttribute('datetime')).to.equal(shown.decision_expected_by);
+    await page.goto('/dashboard/sandbox/payments');
+    const listed = page.getByTestId('payments-table').locator('tr', { hasText: waiting });
+    expect(await listed.getByTestId('pending-reason').textContent()).to.include('Waiting for the customer');
     await page.goto(`/dashboard/sandbox/payments/${waiting}`);
     await page.getByRole('heading', { level: 1, name: `Payment ${waiting}` }).waitFor();
     expect(await page.getByTestId('cancel-unavailable').textContent()).to.equal(

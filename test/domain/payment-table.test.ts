@@ -16,6 +16,7 @@ import {
   apply,
   applyInTurn,
   answerChangesPayment,
+  PROVIDER_WORD_WITHIN_MS,
   answerEvent,
   cancelEvent,
   expiryEvent,
@@ -94,6 +95,7 @@ function sampleEvent(type: PaymentEventType): PaymentEvent {
     case 'provider_error':
       return { type, message: 'provider fault' };
     case 'late_success':
+    case 'provider_unanswered':
       return { type, reconciliationWindowMs: WINDOW_MS };
     case 'cancel':
       return { type, reason: 'customer left' };
@@ -129,6 +131,8 @@ function caseFor(row: PaymentRow): { state: PaymentState; event: PaymentEvent; a
     };
     return { state: stateIn(row.from), event: unrefundable, at: AT };
   }
+  if (row.when?.text.includes('last answer was unknown'))
+    return { state: stateIn(row.from, { pendingReason: 'checking_with_provider' }), event, at: AT };
   if (row.event === 'late_refund_refused') return { state: stateIn(row.from, { reconciledAt: T0 }), event, at: AT };
   return { state: stateIn(row.from, {}, refunds), event, at: AT };
 }
@@ -522,5 +526,96 @@ describe('payment table: the decided attempts operator health counts (docs/avail
       outcome: 'failure',
       reason: 'NOT_ALLOWED',
     });
+  });
+});
+
+describe('payment table: why an open payment waits and until when (docs/payments.md#decision-time)', () => {
+  const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
+  /** A new payment, as its workflow starts from it. */
+  const fresh = (overrides: Partial<PaymentSnapshot> = {}) =>
+    initialPaymentState({ ...mobileMoneyPayment('mer_x', '+250788000001', { nowMs: Date.parse(T0) }), ...overrides });
+  const accepted: PaymentEvent = { type: 'initiation_accepted', providerReference: 'ref_1', nextAction: null };
+  const taken = (state: PaymentState, event: PaymentEvent, at = AT): PaymentState => {
+    const applied = apply(state, event, at);
+    if (!applied.ok) throw new Error(`refused: ${applied.refusal.message}`);
+    return applied.state;
+  };
+
+  it('gives a new payment provider_unreachable until the provider acknowledged it, until its expiry and the last word', () => {
+    const { payment } = fresh();
+    expect(payment).to.include({
+      pendingReason: 'provider_unreachable',
+      decisionExpectedBy: plus(payment.expiresAt, PROVIDER_WORD_WITHIN_MS),
+    });
+    expect(PROVIDER_WORD_WITHIN_MS).to.equal(180_000);
+    // A payment that expires before initiation gives up (3 minutes) is waited for until then and a last word after.
+    const short = fresh({ expiresAt: later(60_000) }).payment;
+    expect(short.decisionExpectedBy).to.equal(later(2 * PROVIDER_WORD_WITHIN_MS));
+  });
+
+  it('waits for the customer once the provider took the request, until its expiry and the last word', () => {
+    const { payment } = taken(fresh(), accepted);
+    expect(payment).to.include({
+      pendingReason: 'awaiting_customer',
+      decisionExpectedBy: plus(payment.expiresAt, PROVIDER_WORD_WITHIN_MS),
+    });
+  });
+
+  it("waits for the bank's notice of a bank transfer (awaiting_callback)", () => {
+    const transfer = fresh({ provider: 'bank_transfer', kind: 'bank_transfer', paymentMethod: 'bank_transfer' });
+    expect(taken(transfer, accepted).payment.pendingReason).to.equal('awaiting_callback');
+  });
+
+  it('waits for the provider once it settles (awaiting_provider)', () => {
+    const { payment } = taken(taken(fresh(), accepted), { type: 'provider_processing' });
+    expect(payment).to.include({
+      status: 'processing',
+      pendingReason: 'awaiting_provider',
+      decisionExpectedBy: plus(payment.expiresAt, PROVIDER_WORD_WITHIN_MS),
+    });
+  });
+
+  it('checks with the provider after an unanswered question until the reconciliation window after expiry, and waits as before once it answers again', () => {
+    for (const [before, answer, after] of [
+      [taken(fresh(), accepted), { type: 'provider_unknown' }, 'awaiting_customer'],
+      [
+        taken(taken(fresh(), accepted), { type: 'provider_processing' }),
+        { type: 'provider_processing' },
+        'awaiting_provider',
+      ],
+    ] as const) {
+      const checking = taken(before, { type: 'provider_unanswered', reconciliationWindowMs: WINDOW_MS });
+      expect(checking.payment).to.include({
+        status: before.payment.status,
+        pendingReason: 'checking_with_provider',
+        decisionExpectedBy: plus(before.payment.expiresAt, PROVIDER_WORD_WITHIN_MS + WINDOW_MS),
+      });
+      expect(taken(checking, answer).payment.pendingReason).to.equal(after);
+      // A provider still saying pending is no change to a payment whose last answer was known.
+      expect(apply(before, answer, AT).ok).to.equal(false);
+    }
+  });
+
+  it('counts the deadline from the moment of the change once the expiry has passed', () => {
+    const late = later(3_600_000);
+    const { payment } = taken(fresh(), accepted, late);
+    expect(payment.decisionExpectedBy).to.equal(plus(late, PROVIDER_WORD_WITHIN_MS));
+  });
+
+  it('sets both on every row that leaves the payment open and clears both on every row that closes it', () => {
+    for (const row of PAYMENT_TABLE) {
+      const { state, event, at } = caseFor(row);
+      const applied = apply(state, event, at);
+      if (!applied.ok || !applied.effects.some((e) => e.do === 'write')) continue;
+      const { pendingReason, decisionExpectedBy } = applied.state.payment;
+      if (['pending', 'processing'].includes(row.to)) {
+        expect(pendingReason, label(row)).to.be.a('string');
+        expect(Date.parse(decisionExpectedBy as string), label(row)).to.be.greaterThan(Date.parse(at));
+      } else
+        expect({ pendingReason, decisionExpectedBy }, label(row)).to.deep.equal({
+          pendingReason: null,
+          decisionExpectedBy: null,
+        });
+    }
   });
 });

@@ -6,11 +6,18 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
-import { CUSTOM_SEARCH_ATTRIBUTES } from '../../src/workflows/messages';
+import {
+  CUSTOM_SEARCH_ATTRIBUTES,
+  initiatePaymentUpdate,
+  INITIATE_UPDATE_ID,
+  paymentWorkflowId,
+  type PaymentWorkflowInput,
+} from '../../src/workflows/messages';
+import type { PaymentSnapshot } from '../../src/domain/payment';
 import { createApp } from '../../src/api/app';
 import { createActivities } from '../../src/activities';
 import { loadConfig, type Config } from '../../src/config';
@@ -219,4 +226,24 @@ export function useTimeSkippingWorker(taskQueue: string): TimeSkippingFixture {
     await fixture.db?.destroy();
   });
   return fixture;
+}
+
+/**
+ * Starts `payment`'s workflow as a create on `taskQueue` of the time-skipping `env` and answers its create's Update
+ * (docs/payments.md#workflow): the handle and the payment as initiation left it.
+ */
+export async function startCreateOn(
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  payment: PaymentSnapshot,
+  reconciliationWindowSeconds: number,
+): Promise<{ handle: WorkflowHandle; initiated: PaymentSnapshot }> {
+  const input: PaymentWorkflowInput = { mode: 'create', payment, reconciliationWindowSeconds };
+  const handle = await env.client.workflow.start('paymentWorkflow', {
+    taskQueue,
+    workflowId: paymentWorkflowId(payment.id),
+    args: [input],
+  });
+  const initiated = await handle.executeUpdate(initiatePaymentUpdate, { updateId: INITIATE_UPDATE_ID });
+  return { handle, initiated };
 }

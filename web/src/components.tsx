@@ -5,6 +5,7 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
 import { ApiError } from './api';
+import type { Payment } from './types';
 
 /**
  * One filter of a list: a labelled `<select>` whose first choice (value `''`) is `any`, then `options` (a value, shown
@@ -69,6 +70,44 @@ export function Time({ value }: { value: string | null | undefined }) {
     <time dateTime={value} title={value}>
       {new Date(value).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' })} UTC
     </time>
+  );
+}
+
+/** Why an open payment waits (docs/payments.md#decision-time). */
+export type PendingReason = NonNullable<Payment['pending_reason']>;
+
+/** Each reason an open payment waits, in plain words for the merchant (docs/payments.md#decision-time). */
+export const PENDING_REASON_WORDS: Record<PendingReason, string> = {
+  awaiting_customer: 'Waiting for the customer to approve or pay',
+  awaiting_provider: 'The customer has paid; waiting for the provider to settle it',
+  provider_unreachable: 'The provider has not acknowledged the request yet; it is being sent again',
+  awaiting_callback: "Waiting for the bank to report the customer's transfer",
+  checking_with_provider: "The provider's last answer was unclear; checking with the provider",
+};
+
+/**
+ * Why an open payment waits and the latest time it will be final, in plain words (docs/payments.md#decision-time);
+ * `settled` (or nothing) once the payment is final.
+ */
+export function Waiting({
+  reason,
+  by,
+  settled,
+}: {
+  reason: PendingReason | null;
+  by: string | null;
+  settled?: string;
+}) {
+  if (!reason) return settled ? <span data-testid="pending-reason">{settled}</span> : null;
+  return (
+    <span className="waiting" data-testid="pending-reason">
+      {PENDING_REASON_WORDS[reason]}
+      {by ? (
+        <>
+          ; decided by <Time value={by} />
+        </>
+      ) : null}
+    </span>
   );
 }
 

@@ -74,7 +74,7 @@ export const paymentRouteDocs: RouteDoc[] = [
     tag: 'Payments',
     summary: 'Create a payment',
     description:
-      "`amount` is an integer in the currency's minor unit (RWF 1,500 is `1500`; USD 15.00 is `1500`). The answer comes once the provider has the request: `pending` with `next_action`, what the customer or your front end does next, or `failed` when the provider refused it at once.\n\nSend an `Idempotency-Key`: a retry with the same key and body answers the first payment (header `Idempotent-Replayed: true`) and never creates a second one.\n\nSandbox test numbers (national number ending): `0001` completes at once, `0002` is declined, `0003` never answers and expires, `0010` fails at once with the provider's own error (`provider_error`), `0011` is taken and then never answered until it expires (`expired`); both count as the operator's failures in `GET /v1/availability`. Any other completes after a few seconds.",
+      "`amount` is an integer in the currency's minor unit (RWF 1,500 is `1500`; USD 15.00 is `1500`). The answer comes once the provider has the request: `pending` with `next_action`, what the customer or your front end does next, or `failed` when the provider refused it at once. An open payment says why it waits, `pending_reason`, and the latest time it will be final, `decision_expected_by`; both are null once it is final.\n\nSend an `Idempotency-Key`: a retry with the same key and body answers the first payment (header `Idempotent-Replayed: true`) and never creates a second one.\n\nSandbox test numbers (national number ending): `0001` completes at once, `0002` is declined, `0003` never answers and expires, `0010` fails at once with the provider's own error (`provider_error`), `0011` is taken and then never answered until it expires (`expired`); both count as the operator's failures in `GET /v1/availability`. Any other completes after a few seconds.",
     security: ['secretKey'],
     body: genericCreateBody,
     bodyExample: {
@@ -114,7 +114,7 @@ export const paymentRouteDocs: RouteDoc[] = [
     tag: 'Payments',
     summary: 'List payments',
     description:
-      "Your payments in the key's environment, newest first, `limit` per page (default 10, at most 100). For the next page pass the `pagination.next_starting_after` of this one as `starting_after`; new payments created meanwhile do not shift the pages. Filter by `status`, `payment_method` and creation time (`created[gte]`, `created[lte]`: Unix seconds or ISO 8601). Payments created through the merchant-scoped endpoint are listed too, in this form.",
+      "Your payments in the key's environment, newest first, `limit` per page (default 10, at most 100). For the next page pass the `pagination.next_starting_after` of this one as `starting_after`; new payments created meanwhile do not shift the pages. Filter by `status`, `pending_reason` (why an open payment waits: `awaiting_customer`, `awaiting_provider`, `provider_unreachable`, `awaiting_callback`, `checking_with_provider`), `payment_method` and creation time (`created[gte]`, `created[lte]`: Unix seconds or ISO 8601). Payments created through the merchant-scoped endpoint are listed too, in this form.",
     security: ['secretKey'],
     query: listPaymentsQuery,
     success: answer(

@@ -84,6 +84,7 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
     const lte = query['created[lte]'];
     const page = await listPayments(deps, principalOf(ctx), {
       status: query.status,
+      pendingReason: query.pending_reason,
       paymentMethod: query.payment_method,
       checkoutSession: query.checkout_session,
       createdGte: gte === undefined ? undefined : createdBoundInstant(gte, 'gte'),

@@ -60,6 +60,8 @@ export const pendingPayment: z.input<typeof out.genericPayment> = {
   },
   environment: 'sandbox',
   expires_at: '2026-11-24T10:10:00.000Z',
+  pending_reason: 'awaiting_customer',
+  decision_expected_by: '2026-11-24T10:13:00.000Z',
   balance_transaction: null,
   reconciled_at: null,
   refundable: {
@@ -81,6 +83,8 @@ export const completedPayment: z.input<typeof out.genericPayment> = {
   status: 'completed',
   provider_receipt_number: '5729364812',
   next_action: null,
+  pending_reason: null,
+  decision_expected_by: null,
   balance_transaction: ids.paymentTransaction,
   refundable: { allowed: true, partial: true, reason: null },
   cancellable: {
@@ -95,6 +99,8 @@ export const cancelledPayment: z.input<typeof out.genericPayment> = {
   ...pendingPayment,
   status: 'cancelled',
   next_action: null,
+  pending_reason: null,
+  decision_expected_by: null,
   cancellation_reason: 'customer changed their mind',
   refundable: {
     allowed: false,
@@ -129,6 +135,8 @@ export const bankTransferPayment: z.input<typeof out.genericPayment> = {
     reference: 'PC7HC2WQN5',
   },
   expires_at: '2026-11-27T10:00:00.000Z',
+  pending_reason: 'awaiting_callback',
+  decision_expected_by: '2026-11-27T10:03:00.000Z',
   cancellable: { allowed: true, reason: null },
 };
 
@@ -234,6 +242,8 @@ export const transaction: z.input<typeof out.transaction> = {
   fee: 23,
   net: 1477,
   status: 'completed',
+  pending_reason: null,
+  decision_expected_by: null,
   payment_method: 'mobile_money',
   customer: '+250788123456',
   description: 'Order #1042',

@@ -5,7 +5,7 @@
 import { z } from '../../lib/zod';
 import { CURRENCY_EXPONENTS, MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR } from '../../domain/money';
 import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE, MOBILE_MONEY_OPERATORS } from '../../domain/catalogue';
-import { PAYMENT_STATUSES } from '../../domain/payment';
+import { PAYMENT_STATUSES, PENDING_REASONS } from '../../domain/payment';
 
 type NonEmpty<T> = [T, ...T[]];
 const currencies = Object.keys(CURRENCY_EXPONENTS) as NonEmpty<keyof typeof CURRENCY_EXPONENTS>;
@@ -171,7 +171,8 @@ export function createdBound(name: string, description: string) {
 /**
  * `GET /v1/payments`: a page of at most `limit` payments (1–100, default 10), newest first, after
  * the payment `starting_after` (the last id of the previous page), filtered by `status`,
- * `payment_method` and creation time. Unknown fields are refused (400 naming them).
+ * `pending_reason` (docs/payments.md#decision-time), `payment_method` and creation time. Unknown fields are refused
+ * (400 naming them).
  */
 export const listPaymentsQuery = z.strictObject({
   ...cursorPageFields(
@@ -180,6 +181,10 @@ export const listPaymentsQuery = z.strictObject({
     'pay_7Hc2WqN5xR8tLm3Kd9PzYb4V',
   ),
   status: z.enum(PAYMENT_STATUSES).optional().openapi({ description: 'Only payments in this status' }),
+  pending_reason: z.enum(PENDING_REASONS).optional().openapi({
+    description:
+      'Only open payments waiting for this reason (`awaiting_customer`, `awaiting_provider`, `provider_unreachable`, `awaiting_callback`, `checking_with_provider`); final payments have none',
+  }),
   payment_method: z.enum(allMethods).optional().openapi({ description: 'Only payments of this method' }),
   checkout_session: z.string().min(1).max(64).optional().openapi({
     description: 'Only the attempts of this checkout session (`cs_…`): the payments its page started',

@@ -10,7 +10,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, newIdempotencyKey } from '../api';
-import { ConfirmDialog, ErrorBox, Notice, PageTitle, Scrollable, StatusBadge, Time } from '../components';
+import { ConfirmDialog, ErrorBox, Notice, PageTitle, Scrollable, StatusBadge, Time, Waiting } from '../components';
 import { useEnv } from '../layout';
 import { formatMoney, parseAmount } from '../money';
 import { methodLabel, operatorName } from '../operators';
@@ -244,6 +244,14 @@ export function PaymentDetailPage() {
           <StatusBadge status={payment.status} />
           {payment.failure_message ? ` ${payment.failure_code}: ${payment.failure_message}` : ''}
           {payment.cancellation_reason ? ` (reason: ${payment.cancellation_reason})` : ''}
+        </dd>
+        <dt>Waiting</dt>
+        <dd>
+          <Waiting
+            reason={payment.pending_reason}
+            by={payment.decision_expected_by}
+            settled="nothing: the payment is final"
+          />
         </dd>
         <dt>Amount</dt>
         <dd className="num">{formatMoney(payment.amount, payment.currency)}</dd>

@@ -19,6 +19,7 @@ import {
   PageTitle,
   StatusBadge,
   Time,
+  Waiting,
 } from '../components';
 import { csvText, saveCsv } from '../csv';
 import { useEnv } from '../layout';
@@ -135,7 +136,19 @@ function columns(env: Environment) {
         </span>
       ),
     }),
-    column.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} /> }),
+    column.accessor('status', {
+      header: 'Status',
+      cell: (info) => (
+        <>
+          <StatusBadge status={info.getValue()} />
+          {info.row.original.pending_reason ? (
+            <div className="hint">
+              <Waiting reason={info.row.original.pending_reason} by={info.row.original.decision_expected_by} />
+            </div>
+          ) : null}
+        </>
+      ),
+    }),
     column.accessor('payment_method', { header: 'Method', cell: (info) => methodLabel(info.getValue()) }),
     column.accessor('customer', { header: 'Customer', cell: (info) => info.getValue() ?? '—' }),
     column.accessor('description', { header: 'Description', cell: (info) => info.getValue() ?? '—' }),
