@@ -13,7 +13,7 @@ import { createLogger, getProcessLogger } from './logger';
 import { providerRegistryFromConfig } from './providers/registry';
 import { connectClient } from './temporal';
 
-/** How often the API purges expired rate-limit counters and idempotency keys, in milliseconds. */
+/** How often the API purges expired rate-limit counters, idempotency keys and old outcomes, in milliseconds. */
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 async function main(): Promise<void> {
@@ -26,8 +26,8 @@ async function main(): Promise<void> {
   server.listen(config.PORT, config.HOST, () => {
     logger.info({ address: `http://${config.HOST}:${config.PORT}` }, 'api listening');
   });
-  // Expired rate-limit counters and idempotency keys are purged every 10 minutes (docs/payments.md#idempotency,
-  // docs/limits.md#rate-limits).
+  // Expired rate-limit counters, idempotency keys and operator-health outcomes are purged every 10 minutes
+  // (docs/payments.md#idempotency, docs/limits.md#rate-limits, docs/availability.md#recording).
   const purge = () =>
     purgeExpiredRows(db, new Date()).then(
       (deleted) => logger.debug(deleted, 'expired rows purged'),

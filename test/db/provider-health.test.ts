@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import type { Db } from '../../src/db/knex';
+import { purgeExpiredRows } from '../../src/db/maintenance';
 import { readBuckets, recordProviderOutcome } from '../../src/db/provider-health';
 import { BUCKET, servedHealthKeys, type DecidedAttempt, type HealthKey } from '../../src/domain/provider-health';
 import { DomainError } from '../../src/domain/errors';
@@ -87,6 +88,34 @@ describe('operator health (PostgreSQL)', () => {
       n: string;
     }[];
     expect(Number(row?.n)).to.equal(1);
+  });
+
+  it("deletes outcomes decided more than 7 days ago with the API's housekeeping, and keeps the rest", async () => {
+    const { db } = await getStack();
+    const now = Date.now();
+    const ids = { old: newId('pay_'), kept: newId('pay_') };
+    for (const [id, ageDays] of [
+      [ids.old, 8],
+      [ids.kept, 2],
+    ] as const)
+      await recordProviderOutcome(db, {
+        ...MOMO_RW,
+        environment: 'sandbox',
+        merchantId: 'mer_health',
+        objectId: id,
+        attempt: {
+          decidedAt: now - ageDays * 86_400_000,
+          seconds: 12,
+          outcome: 'success',
+          side: null,
+          neverReached: false,
+        },
+      });
+    const deleted = await purgeExpiredRows(db, new Date(now));
+    expect(deleted.providerOutcomes).to.be.at.least(1);
+    expect(await db('provider_outcomes').whereIn('object_id', [ids.old, ids.kept]).pluck('object_id')).to.deep.equal([
+      ids.kept,
+    ]);
   });
 
   it('degrades an operator failing 30 % of attempts, once, and tells the change', async () => {
