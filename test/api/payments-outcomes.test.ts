@@ -122,7 +122,10 @@ describe('decided attempts recorded from sandbox payments (docs/availability.md#
     const health = await db('provider_health')
       .where({ environment: 'sandbox', provider: 'momo', country: 'GH', operation: 'collection' })
       .first();
-    expect(health).to.include({ status: 'operational', provider_failure_share: 0, success_rate: 0 });
+    // Other tests' Ghanaian attempts may share the bucket: the burst's 25 declines (at least half of it) are not the
+    // operator's failures, so the share stays far below the 20 % that degrades.
+    expect(health.status).to.equal('operational');
     expect(health.window_attempts).to.be.at.least(25);
+    expect(health.provider_failure_share).to.be.below(0.2);
   });
 });
