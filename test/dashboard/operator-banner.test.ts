@@ -46,12 +46,10 @@ describe('operators’ health in the dashboard (docs/availability.md#effects)', 
     await setMomo(owner, 'operational', 'drill over');
     await page.reload();
     await page.getByRole('heading', { level: 1 }).first().waitFor();
-    expect(
-      await eventually(
-        () => banner.count(),
-        (count) => count === 0,
-      ),
-    ).to.equal(0);
+    // The shared sandbox may show another operator that other tests left degraded: this one is gone from the banner.
+    const momoShown = async () =>
+      (await banner.count()) === 0 ? 0 : await banner.getByText('MTN MoMo in Rwanda (payments)').count();
+    expect(await eventually(momoShown, (count) => count === 0)).to.equal(0);
 
     // Another merchant's dashboard never shows this merchant's sandbox status.
     await setMomo(owner, 'down', 'drill of the payments team');
