@@ -3,6 +3,7 @@
  * docs/availability.md#recording): expired rate-limit counters, idempotency keys and operator-health outcomes.
  */
 import type { Db } from './knex';
+import { deleteProviderOutcomesBefore } from './provider-outcomes';
 
 /** How long an idempotency key is kept (docs/payments.md#idempotency: it replays for 24 h), in milliseconds. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3600 * 1000;
@@ -27,8 +28,6 @@ export async function purgeExpiredRows(
   const idempotencyKeys = await db('idempotency_keys')
     .where('created_at', '<', new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS))
     .delete();
-  const providerOutcomes = await db('provider_outcomes')
-    .where('decided_at', '<', new Date(now.getTime() - PROVIDER_OUTCOME_TTL_MS))
-    .delete();
+  const providerOutcomes = await deleteProviderOutcomesBefore(db, new Date(now.getTime() - PROVIDER_OUTCOME_TTL_MS));
   return { rateLimits, idempotencyKeys, providerOutcomes };
 }

@@ -65,3 +65,12 @@ export function providerOutcomeInsert(db: Db, input: ProviderOutcomeInput, holds
     ],
   );
 }
+
+/**
+ * Deletes the outcomes decided before `before` (the retention of docs/availability.md#recording, run by the API's
+ * housekeeping in src/db/maintenance.ts).
+ * @returns how many were deleted
+ */
+export async function deleteProviderOutcomesBefore(db: Db, before: Date): Promise<number> {
+  return db('provider_outcomes').where('decided_at', '<', before).delete();
+}
