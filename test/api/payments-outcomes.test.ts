@@ -3,11 +3,13 @@
  * attempt of each collection and refund that operator health is measured from (docs/availability.md#classification):
  * the right outcome and side for a success (`0001`), a payer's decline (`0002`), the payer's silence (`0003`), the
  * provider's own error (`0010`) and the provider's silence (`0011`); one row however often the provider calls back
- * (`0005`); and a burst of one merchant's payers declining never degrades the operator.
+ * (`0005`); and a burst of one merchant's payers declining never degrades the operator. The merchant's books balance
+ * after them all (docs/ledger.md#invariants).
  */
 import { expect } from 'chai';
 import { measureProviderHealth } from '../../src/activities/provider-health-activities';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
+import { ledgerProblems } from '../helpers/ledger';
 import { getStack } from '../helpers/stack';
 
 const RWANDA = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money' };
@@ -19,6 +21,11 @@ describe('decided attempts recorded from sandbox payments (docs/availability.md#
 
   before(async () => {
     developer = await registerDeveloper();
+  });
+
+  after(async () => {
+    const { db } = await getStack();
+    expect(await ledgerProblems(db, { merchantIds: [developer.merchantId] })).to.deep.equal([]);
   });
 
   async function create(body: object) {
