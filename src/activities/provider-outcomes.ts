@@ -3,8 +3,8 @@
  * `record_outcome` order, with the run's facts, made into the `provider_outcomes` row of the payment's provider, its
  * country and the operation.
  */
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { PaymentSnapshot } from '../domain/payment';
+import { parseMsisdn } from '../domain/phone';
 import type { OutcomeOrder } from '../domain/payment-table';
 import { decidedAttemptOf, freshAttempt, servedHealthKeys, type HealthOperation } from '../domain/provider-health';
 import type { ProviderOutcomeInput } from '../db/provider-health';
@@ -22,7 +22,7 @@ export function measuredCountryOf(
   const served = servedHealthKeys(payment.environment)
     .filter((key) => key.provider === payment.provider && key.operation === operation)
     .map((key) => key.country);
-  const byNumber = payment.customerPhone ? parsePhoneNumberFromString(payment.customerPhone)?.country : undefined;
+  const byNumber = payment.customerPhone ? parseMsisdn(payment.customerPhone)?.country : undefined;
   if (byNumber) return served.includes(byNumber) ? byNumber : undefined;
   return served.length === 1 ? served[0] : undefined;
 }
