@@ -2,6 +2,7 @@
 import { z } from '../lib/zod';
 import type { AuditEntry } from '../domain/audit-log';
 import { timestamp } from './timestamp';
+import { nullableText } from './fields';
 
 /** An audit log entry (docs/live-access.md#audit-log). */
 export const auditLogEntry = z.object({
@@ -20,12 +21,9 @@ export const auditLogEntry = z.object({
     }),
   action: z.string().openapi({ description: 'What was done (`payment.created`, `key.rolled`, …)' }),
   target: z.string().openapi({ description: 'The id of what it was done to' }),
-  ip: z.string().nullable().openapi({ description: 'The address it came from; null when not over HTTP' }),
-  request_id: z
-    .string()
-    .nullable()
-    .openapi({ description: 'The request that made it (`X-Request-Id`); null when none' }),
-  user_agent: z.string().nullable().openapi({ description: "The caller's User-Agent; null when none" }),
+  ip: nullableText('The address it came from; null when not over HTTP'),
+  request_id: nullableText('The request that made it (`X-Request-Id`); null when none'),
+  user_agent: nullableText("The caller's User-Agent; null when none"),
   created_at: timestamp.openapi({ description: 'When (ISO 8601, UTC)' }),
 });
 

@@ -4,6 +4,7 @@
  */
 import { z } from '../lib/zod';
 import { HEALTH_OPERATIONS, type AvailabilityRow } from '../domain/provider-health';
+import { nullableText } from './fields';
 
 /** One row of `GET /v1/availability`. */
 export const availability = z
@@ -12,7 +13,7 @@ export const availability = z
     country: z.string().openapi({ description: 'ISO 3166 alpha-2 country code' }),
     operation: z.enum(HEALTH_OPERATIONS).openapi({ description: 'What is measured: collections, payouts or refunds' }),
     status: z.enum(['operational', 'degraded', 'down']).openapi({ description: 'docs/availability.md#statuses' }),
-    since: z.string().nullable().openapi({ description: 'When the status began; null when it never changed' }),
+    since: nullableText('When the status began; null when it never changed'),
     success_rate: z
       .number()
       .nullable()
@@ -23,7 +24,7 @@ export const availability = z
       .number()
       .int()
       .openapi({ description: 'Decided attempts in the window (the most recent 50 within 10 minutes)' }),
-    reason: z.string().nullable().openapi({ description: "An operator's reason for a status it set; else null" }),
+    reason: nullableText("An operator's reason for a status it set; else null"),
   })
   .openapi('Availability');
 
@@ -38,10 +39,9 @@ export const providerStatusChanged = z
       .enum(['operational', 'degraded', 'down'])
       .openapi({ description: 'The status shown before the change' }),
     since: z.string().openapi({ description: 'When the status changed (ISO 8601, UTC)' }),
-    reason: z.string().nullable().openapi({
-      description:
-        "Why: the measured figures (share of provider failures, p95), or an operator's reason for a status set by hand",
-    }),
+    reason: nullableText(
+      "Why: the measured figures (share of provider failures, p95), or an operator's reason for a status set by hand",
+    ),
     success_rate: availability.shape.success_rate,
     window_attempts: availability.shape.window_attempts,
   })

@@ -9,18 +9,19 @@ import { BALANCE_TRANSACTION_TYPES, paymentCollectedCause, refundCause } from '.
 import type { PaymentSnapshot } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
 import { timestamp } from './timestamp';
+import { currencyCode, objectId, objectName } from './fields';
 
 const amounts = z.array(
   z.object({
     amount: z.number().int().openapi({ description: 'Minor units; may be below zero (refunds keep no fee back)' }),
-    currency: z.string().openapi({ description: 'ISO 4217 code' }),
+    currency: currencyCode,
   }),
 );
 
 /** `GET /v1/balance` (docs/ledger.md#balance). */
 export const balance = z
   .object({
-    object: z.literal('balance').openapi({ description: 'Always `balance`' }),
+    object: objectName('balance'),
     available: amounts.openapi({
       description:
         'Owed to you and available now: what you are owed less the pending credits; exactly what a payout may take (amount + fee)',
@@ -59,15 +60,15 @@ export function toBalanceView(amountsOf: BalanceAmounts, environment: 'sandbox' 
 /** A balance transaction (docs/ledger.md#balance-transactions): the merchant's side of one journal. */
 export const balanceTransaction = z
   .object({
-    id: z.string().openapi({ description: 'Balance transaction id, `txn_` and 24 characters' }),
-    object: z.literal('balance_transaction').openapi({ description: 'Always `balance_transaction`' }),
+    id: objectId('Balance transaction', 'txn_'),
+    object: objectName('balance_transaction'),
     type: z.enum(BALANCE_TRANSACTION_TYPES).openapi({
       description: 'What moved your balance: a payment, a refund, a refused refund, a payout, an adjustment …',
     }),
     amount: z.number().int().openapi({ description: 'Gross, minor units: negative for a refund or payout' }),
     fee: z.number().int().openapi({ description: 'What we kept, minor units (0 for refunds)' }),
     net: z.number().int().openapi({ description: 'What your balance moved by: `amount − fee`, minor units' }),
-    currency: z.string().openapi({ description: 'ISO 4217 code' }),
+    currency: currencyCode,
     source: z.string().openapi({ description: 'The payment, refund, payout or adjustment id' }),
     status: z
       .enum(['pending', 'available'])

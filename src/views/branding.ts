@@ -5,19 +5,14 @@
 import { z } from '../lib/zod';
 import { LOGO_CONTENT_TYPES } from '../domain/branding';
 import { timestamp } from './timestamp';
+import { nullableText, objectName } from './fields';
 
 /** A merchant's branding as answered. */
 export const branding = z
   .object({
-    object: z.literal('branding').openapi({ description: 'Always `branding`' }),
-    display_name: z
-      .string()
-      .nullable()
-      .openapi({ description: 'The name the payment page shows; null: it shows your business name' }),
-    brand_color: z
-      .string()
-      .nullable()
-      .openapi({ description: 'The brand colour, `#rrggbb` in lower case; null: the page keeps its own' }),
+    object: objectName('branding'),
+    display_name: nullableText('The name the payment page shows; null: it shows your business name'),
+    brand_color: nullableText('The brand colour, `#rrggbb` in lower case; null: the page keeps its own'),
     text_color: z.enum(['#ffffff', '#000000']).nullable().openapi({
       description:
         'The text colour the page writes on the brand colour: white when it reaches WCAG AA contrast (4.5:1), else black; null without a brand colour',

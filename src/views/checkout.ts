@@ -8,12 +8,13 @@ import { CHECKOUT_STATUSES, attemptInFlight, type CheckoutSessionSnapshot } from
 import { nextAction } from './payment';
 import { amountRangeView, collectView } from './payment-link';
 import { timestamp } from './timestamp';
+import { nullableText, objectName } from './fields';
 
 /** A checkout session as the merchant reads it. */
 export const checkoutSession = z
   .object({
     id: z.string().openapi({ description: 'Session id, `cs_` and 24 characters (at least 128 random bits)' }),
-    object: z.literal('checkout.session').openapi({ description: 'Always `checkout.session`' }),
+    object: objectName('checkout.session'),
     url: z.string().openapi({ description: "The payment page's address, `{PUBLIC_BASE_URL}/pay/{id}`" }),
     status: z
       .enum(CHECKOUT_STATUSES)
@@ -24,20 +25,16 @@ export const checkoutSession = z
     }),
     currency: z.string().openapi({ description: 'ISO 4217 currency code' }),
     description: z.string().openapi({ description: 'What the customer pays for, as the page shows it' }),
-    customer_phone: z.string().nullable().openapi({ description: 'The number the page suggests, E.164; null if none' }),
-    payment: z.string().nullable().openapi({ description: 'The payment that completed the session; null before' }),
-    payment_link: z
-      .string()
-      .nullable()
-      .openapi({ description: 'The payment link the session was opened from (`plink_…`); null if you created it' }),
+    customer_phone: nullableText('The number the page suggests, E.164; null if none'),
+    payment: nullableText('The payment that completed the session; null before'),
+    payment_link: nullableText('The payment link the session was opened from (`plink_…`); null if you created it'),
     attempts_count: z.number().int().openapi({ description: "How many attempts (the session's payments) were made" }),
     locale: z.enum(['en', 'fr', 'sw', 'rw']).openapi({ description: "The page's language" }),
     expires_at: timestamp.openapi({ description: 'When an open session without an attempt in flight expires' }),
-    success_url: z.string().nullable().openapi({
-      description:
-        "Where the page sends the customer after a success; null on a payment link's session that shows a message instead",
-    }),
-    cancel_url: z.string().nullable().openapi({ description: 'Where the page sends a customer who gives up' }),
+    success_url: nullableText(
+      "Where the page sends the customer after a success; null on a payment link's session that shows a message instead",
+    ),
+    cancel_url: nullableText('Where the page sends a customer who gives up'),
     created_at: timestamp.openapi({ description: 'When it was created' }),
     metadata: z.record(z.string(), z.string()).openapi({ description: 'Your key-value pairs, as you sent them' }),
   })
@@ -73,7 +70,7 @@ export function toCheckoutSessionView(session: CheckoutSessionSnapshot, baseUrl:
 export const checkoutSessionPublic = z
   .object({
     id: z.string().openapi({ description: 'Session id' }),
-    object: z.literal('checkout.session.public').openapi({ description: 'Always `checkout.session.public`' }),
+    object: objectName('checkout.session.public'),
     status: z.enum(CHECKOUT_STATUSES).openapi({ description: '`open`, `complete` or `expired`' }),
     amount: z
       .number()
@@ -91,14 +88,11 @@ export const checkoutSessionPublic = z
     attempt_in_progress: z.boolean().openapi({ description: "True while an attempt's payment has no final outcome" }),
     attempts_left: z.number().int().openapi({ description: 'How many more attempts the session takes' }),
     expires_at: timestamp.openapi({ description: 'When the session expires' }),
-    success_url: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Where the page sends the customer after a success; null: show `completion_message`' }),
-    completion_message: z.string().nullable().openapi({
-      description: "What the page says after a success, from the payment link; null: the page's own thanks",
-    }),
-    cancel_url: z.string().nullable().openapi({ description: 'Where the page sends a customer who gives up' }),
+    success_url: nullableText('Where the page sends the customer after a success; null: show `completion_message`'),
+    completion_message: nullableText(
+      "What the page says after a success, from the payment link; null: the page's own thanks",
+    ),
+    cancel_url: nullableText('Where the page sends a customer who gives up'),
   })
   .openapi('CheckoutSessionPublic');
 
@@ -139,6 +133,6 @@ export const checkoutAttempt = z
     next_action: nextAction
       .nullable()
       .openapi({ description: 'What the payer does next (approve the prompt on the phone)' }),
-    operator: z.string().nullable().openapi({ description: 'The mobile-money operator asked; null for a card' }),
+    operator: nullableText('The mobile-money operator asked; null for a card'),
   })
   .openapi('CheckoutAttempt');

@@ -5,6 +5,7 @@
 import { SCOPES } from '../domain/access';
 import { z } from '../lib/zod';
 import { timestamp } from './timestamp';
+import { nullableText, objectName } from './fields';
 
 /** A developer as registration answers it (never the password hash). */
 export const developer = z
@@ -13,7 +14,7 @@ export const developer = z
     merchant_id: z.string().openapi({ description: 'Your merchant id, `mer_…`: the owner of your payments' }),
     email: z.string().openapi({ description: 'Your e-mail, your sign-in name' }),
     name: z.string().openapi({ description: 'Your name' }),
-    business_name: z.string().nullable().openapi({ description: 'Your business; null when not given' }),
+    business_name: nullableText('Your business; null when not given'),
     plan: z.string().openapi({ description: 'Your plan (`sandbox` until live access, then the approved plan)' }),
     has_live_access: z.boolean().openapi({ description: 'Whether live access was granted' }),
     created_at: timestamp.openapi({ description: 'When you registered (ISO 8601, UTC)' }),
@@ -45,8 +46,8 @@ export function developerView(row: DeveloperSource): DeveloperView {
 
 /** The profile (docs/api.md#profile): the developer with country, phone and the setting refuse_when_provider_down. */
 export const profile = developer.extend({
-  country: z.string().nullable().openapi({ description: 'Your country, ISO 3166-1 alpha-2; null when not given' }),
-  phone: z.string().nullable().openapi({ description: 'Your phone number; null when not given' }),
+  country: nullableText('Your country, ISO 3166-1 alpha-2; null when not given'),
+  phone: nullableText('Your phone number; null when not given'),
   refuse_when_provider_down: z.boolean().openapi({
     description:
       'Whether API creates to an operator that is `down` are refused with 503 `provider_unavailable` (docs/availability.md#api-create); false by default',
@@ -80,7 +81,7 @@ export const keySummary = z.object({
   kind: z
     .enum(['secret', 'restricted'])
     .openapi({ description: '`secret` (every scope) or `restricted` (its `scopes` only)' }),
-  name: z.string().nullable().openapi({ description: "A restricted key's name; null for secret keys" }),
+  name: nullableText("A restricted key's name; null for secret keys"),
   scopes: z
     .array(z.enum(SCOPES))
     .nullable()
@@ -123,8 +124,8 @@ export function keyView(row: KeySource, status: KeySummaryView['status']): KeySu
 /** The first live key, revealed once (docs/api.md#secret-keys). */
 export const revealedKey = z.object({
   id: z.string().openapi({ description: 'Key id, `key_…`' }),
-  object: z.literal('api_key').openapi({ description: 'Always `api_key`' }),
-  environment: z.literal('live').openapi({ description: 'Always `live`' }),
+  object: objectName('api_key'),
+  environment: objectName('live'),
   secret: z.string().openapi({ description: 'The secret key `sk_live_…`, shown once: store it' }),
   last4: z.string().openapi({ description: 'Its last 4 characters' }),
   created_at: timestamp.openapi({ description: 'When it was made (ISO 8601, UTC)' }),

@@ -2,11 +2,12 @@
 import { z } from '../lib/zod';
 import type { DocumentRecord } from '../domain/documents';
 import { timestamp } from './timestamp';
+import { objectName } from './fields';
 
 /** An uploaded document (docs/live-access.md#documents); `size` in bytes, `sha256` lower-case hex. */
 export const document = z.object({
   id: z.string().openapi({ description: 'Document id, `doc_…`' }),
-  object: z.literal('document').openapi({ description: 'Always `document`' }),
+  object: objectName('document'),
   category: z.enum(['kyc', 'business']).openapi({ description: '`kyc` (identity) or `business`' }),
   document_type: z
     .string()

@@ -1,12 +1,13 @@
 /** The API's form of an event (docs/payments.md#events), as `GET /v1/developer/events` lists it. */
 import { z } from '../lib/zod';
 import { timestamp } from './timestamp';
+import { objectName } from './fields';
 
 /** An event (docs/payments.md#events). */
 export const event = z
   .object({
     id: z.string().openapi({ description: 'Event id, `evt_` and 24 characters; the `webhook-id` of its deliveries' }),
-    object: z.literal('event').openapi({ description: 'Always `event`' }),
+    object: objectName('event'),
     event: z.string().openapi({ description: "The event's name (`payment.completed`)" }),
     created_at: timestamp.openapi({ description: 'When it happened (ISO 8601, UTC)' }),
     data: z.unknown().openapi({

@@ -5,6 +5,7 @@
 import { z } from '../lib/zod';
 import { overallStatus, type LiveAccessRequestStatus } from '../domain/live-access';
 import { timestamp } from './timestamp';
+import { optionalText } from './fields';
 
 /** The live access status (docs/live-access.md#review): `live_access_request` is present once a request exists. */
 export const liveAccessStatus = z.object({
@@ -20,7 +21,7 @@ export const liveAccessStatus = z.object({
         .openapi({ description: 'Where the review stands' }),
       requested_at: timestamp.openapi({ description: 'When you sent it (ISO 8601, UTC)' }),
       decided_at: timestamp.optional().openapi({ description: 'When the reviewers decided (ISO 8601, UTC)' }),
-      reviewer_message: z.string().optional().openapi({ description: 'What the reviewer wrote to you' }),
+      reviewer_message: optionalText('What the reviewer wrote to you'),
     })
     .optional()
     .openapi({ description: 'Your latest request; absent before the first' }),

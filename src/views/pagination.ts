@@ -1,5 +1,6 @@
 /** The pagination of lists (docs/limits.md#lists): page-numbered lists and the cursor-paginated `GET /v1/payments`. */
 import { z } from '../lib/zod';
+import { nullableText } from './fields';
 
 /** Pagination of page-numbered lists; `paginationOf` in src/api/pagination.ts builds it. */
 export const pagination = z
@@ -15,8 +16,5 @@ export const pagination = z
 export const cursorPagination = z.object({
   limit: z.number().int().openapi({ description: 'Items a page' }),
   has_more: z.boolean().openapi({ description: 'True when more items follow the last one of this page' }),
-  next_starting_after: z
-    .string()
-    .nullable()
-    .openapi({ description: 'Pass it as `starting_after` for the next page; null on the last page' }),
+  next_starting_after: nullableText('Pass it as `starting_after` for the next page; null on the last page'),
 });

@@ -9,6 +9,7 @@ import { genericPayment } from './payment';
 import { refund } from './refund';
 import { timestamp } from './timestamp';
 import { delivery } from './webhook';
+import { currencyCode, nullableText } from './fields';
 
 /** One status change of the payment's timeline, with where it came from. */
 export const statusChange = z.object({
@@ -19,11 +20,8 @@ export const statusChange = z.object({
     description:
       'What caused it: the answer at creation, a provider callback, a poll, the expiry, you, or a reconciliation',
   }),
-  failure_code: z.string().nullable().openapi({ description: 'Why it failed; null unless it did' }),
-  failure_message: z
-    .string()
-    .nullable()
-    .openapi({ description: 'The explanation of the failure; null unless it failed' }),
+  failure_code: nullableText('Why it failed; null unless it did'),
+  failure_message: nullableText('The explanation of the failure; null unless it failed'),
 });
 
 /** One moment of a refund's course (`domain/payment-timeline.ts` `refundChangesOf`): its status from `at` on. */
@@ -34,8 +32,8 @@ export const refundChange = z.object({
   status: z
     .enum(['pending', 'completed', 'failed'])
     .openapi({ description: '`pending` when requested, then `completed` or `failed` when it settled' }),
-  reason: z.string().nullable().openapi({ description: 'The reason you gave; null when none' }),
-  failure_message: z.string().nullable().openapi({ description: 'Why the provider refused it; null unless failed' }),
+  reason: nullableText('The reason you gave; null when none'),
+  failure_message: nullableText('Why the provider refused it; null unless failed'),
 });
 
 /**
@@ -49,10 +47,9 @@ export const paymentDetail = z.object({
   payment: genericPayment,
   fee: z.number().int().openapi({ description: 'The fee in minor units, once money moved; else 0' }),
   net: z.number().int().openapi({ description: 'Amount − fee − refunded, in minor units' }),
-  provider_reference: z.string().nullable().openapi({
-    description:
-      "The provider's own id of the payment request (MTN MoMo's X-Reference-Id, Airtel's transaction id, the card gateway's PaymentIntent); null until it gave one, and for M-Pesa, whose push names the payment by this service's id (docs/providers.md#m-pesa): its customer-facing id is `payment.provider_receipt_number`",
-  }),
+  provider_reference: nullableText(
+    "The provider's own id of the payment request (MTN MoMo's X-Reference-Id, Airtel's transaction id, the card gateway's PaymentIntent); null until it gave one, and for M-Pesa, whose push names the payment by this service's id (docs/providers.md#m-pesa): its customer-facing id is `payment.provider_receipt_number`",
+  ),
   refunds: z.array(refund).openapi({ description: 'The refunds, oldest first' }),
   status_changes: z.array(statusChange).openapi({ description: 'Every status change, oldest first' }),
   refund_changes: z
@@ -90,7 +87,7 @@ export const paymentDetail = z.object({
           .openapi({ description: 'What posted it: `payment:{id}:completed`, `refund:{id}:reserved` …' }),
         account: z.string().openapi({ description: 'The ledger account: its kind, and its owner after a colon' }),
         amount: z.number().int().openapi({ description: 'Minor units, debit positive, credit negative' }),
-        currency: z.string().openapi({ description: 'ISO 4217 code' }),
+        currency: currencyCode,
         created_at: timestamp.openapi({ description: 'When it was posted (ISO 8601, UTC)' }),
       }),
     )

@@ -4,6 +4,7 @@
 import { z } from '../lib/zod';
 import type { PaymentLink } from '../domain/payment-link';
 import { timestamp } from './timestamp';
+import { objectName } from './fields';
 
 /** A customer-chosen amount's bounds in an answer (both inclusive, minor units); null for a fixed amount. */
 export const amountRangeView = z
@@ -20,7 +21,7 @@ export const collectView = z.array(z.enum(['name', 'email']));
 export const paymentLink = z
   .object({
     id: z.string().openapi({ description: 'Link id, `plink_` and 24 random base62 characters' }),
-    object: z.literal('payment_link').openapi({ description: 'Always `payment_link`' }),
+    object: objectName('payment_link'),
     url: z.string().openapi({ description: 'The address to share, `{PUBLIC_BASE_URL}/l/{id}`' }),
     active: z.boolean().openapi({ description: 'Whether the link opens sessions; false shows a closed page' }),
     amount: z.number().int().nullable().openapi({ description: 'The fixed amount in minor units; null: a range' }),

@@ -12,6 +12,7 @@ import { cancelAbility, DEFAULT_REFUND_WINDOW_DAYS, refundAbility } from '../dom
 import type { ProviderCapabilities } from '../domain/provider-descriptor';
 import { paymentBalanceTransaction } from './balance';
 import { timestamp } from './timestamp';
+import { createdAt, currencyCode, nullableText, objectId, objectName, optionalText, updatedAt } from './fields';
 
 /** What the customer or front end does next (docs/payments.md#payment-record). */
 export const nextAction = z
@@ -44,10 +45,9 @@ export const nextAction = z
  * The provider's own customer-facing id of the collected money (docs/payments.md#payment-record
  * `provider_receipt_number`).
  */
-export const providerReceiptNumber = z.string().nullable().openapi({
-  description:
-    "The provider's own id of the collected money, the one the customer sees on their receipt or SMS: M-Pesa's `MpesaReceiptNumber` (e.g. `NLJ7RT61SV`), MTN MoMo's `financialTransactionId`, Airtel's `airtel_money_id`, the card gateway's charge id (`ch_…`), or the sandbox's simulated one (`SBX` and 7 characters); null until the provider confirmed the collection, or when its confirmation named none",
-});
+export const providerReceiptNumber = nullableText(
+  "The provider's own id of the collected money, the one the customer sees on their receipt or SMS: M-Pesa's `MpesaReceiptNumber` (e.g. `NLJ7RT61SV`), MTN MoMo's `financialTransactionId`, Airtel's `airtel_money_id`, the card gateway's charge id (`ch_…`), or the sandbox's simulated one (`SBX` and 7 characters); null until the provider confirmed the collection, or when its confirmation named none",
+);
 /** Why an open payment waits (docs/payments.md#decision-time). */
 export const pendingReason = z.enum(PENDING_REASONS).nullable().openapi('PendingReason', {
   description:
@@ -70,10 +70,9 @@ export const refundable = z
       description:
         'True when a refund of part of the rest would be taken too (false: the provider refunds whole payments only, or nothing is refundable)',
     }),
-    reason: z.string().nullable().openapi({
-      description:
-        'Why not, for a person: the message the refund would be refused with (its status, the refund window, nothing left to refund, a provider that cannot refund); null when allowed',
-    }),
+    reason: nullableText(
+      'Why not, for a person: the message the refund would be refused with (its status, the refund window, nothing left to refund, a provider that cannot refund); null when allowed',
+    ),
   })
   .openapi('Refundable', {
     description:
@@ -84,10 +83,9 @@ export const refundable = z
 export const cancellable = z
   .object({
     allowed: z.boolean().openapi({ description: 'True when `POST /v1/payments/{id}/cancel` would be taken now' }),
-    reason: z.string().nullable().openapi({
-      description:
-        'Why not, for a person: the payment is no longer open, or its provider cannot withdraw a request (a mobile-money prompt lapses at `expires_at`); null when allowed',
-    }),
+    reason: nullableText(
+      'Why not, for a person: the payment is no longer open, or its provider cannot withdraw a request (a mobile-money prompt lapses at `expires_at`); null when allowed',
+    ),
   })
   .openapi('Cancellable', {
     description:
@@ -97,8 +95,8 @@ export const cancellable = z
 /** The generic payment (docs/payments.md#payment-record); `amount` in minor units. */
 export const genericPayment = z
   .object({
-    id: z.string().openapi({ description: 'Payment id, `pay_` and 24 characters' }),
-    object: z.literal('payment').openapi({ description: 'Always `payment`' }),
+    id: objectId('Payment', 'pay_'),
+    object: objectName('payment'),
     amount: z.number().int().openapi({
       description:
         "In the currency's minor unit (RWF and UGX have none: 1500 is RWF 1,500; KES, GHS, USD, EUR, GBP and LRD have two: 1500 is 15.00)",
@@ -108,7 +106,7 @@ export const genericPayment = z
       description:
         'Held by refunds whose provider answer is not final yet, in minor units: not refunded yet and not refundable again; it moves to `amount_refunded` when such a refund completes and is released when it fails',
     }),
-    currency: z.string().openapi({ description: 'ISO 4217 code' }),
+    currency: currencyCode,
     status: z.enum(PAYMENT_STATUSES).openapi({
       description:
         '`pending` (the provider has the request; waiting for the customer), `processing`, then `completed`, `failed`, `cancelled`, or `refunded` once fully refunded',
@@ -121,57 +119,40 @@ export const genericPayment = z
       .string()
       .openapi({ description: 'The provider code that handles it (`momo`, `mobile_money_b`, `card_gateway`, …)' }),
     provider_receipt_number: providerReceiptNumber,
-    description: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Your description of the payment, as you sent it; null when none' }),
-    phone_number: z
-      .string()
-      .optional()
-      .openapi({ description: "The customer's phone number in E.164 form (mobile money only)" }),
-    customer_email: z
-      .string()
-      .optional()
-      .openapi({ description: "The customer's e-mail (card and bank transfer, when given)" }),
-    wallet_id: z.string().optional().openapi({ description: "The customer's wallet id (wallet payments only)" }),
+    description: nullableText('Your description of the payment, as you sent it; null when none'),
+    phone_number: optionalText("The customer's phone number in E.164 form (mobile money only)"),
+    customer_email: optionalText("The customer's e-mail (card and bank transfer, when given)"),
+    wallet_id: optionalText("The customer's wallet id (wallet payments only)"),
     metadata: z.record(z.string(), z.string()).openapi({ description: 'Your key-value pairs, as you sent them' }),
-    failure_code: z.string().nullable().openapi({
-      description: 'Why the payment failed, one of the documented codes (`declined`, `expired`, …); null unless failed',
-    }),
-    failure_message: z.string().nullable().openapi({
-      description: "The provider's or the service's explanation of the failure, for a person; null unless failed",
-    }),
-    cancellation_reason: z
-      .string()
-      .nullable()
-      .openapi({ description: 'The reason you gave when cancelling; null unless cancelled with one' }),
-    checkout_session: z.string().nullable().openapi({
-      description:
-        'The checkout session (`cs_…`) this payment is an attempt of (docs/checkout.md#api); null for any other payment',
-    }),
+    failure_code: nullableText(
+      'Why the payment failed, one of the documented codes (`declined`, `expired`, …); null unless failed',
+    ),
+    failure_message: nullableText(
+      "The provider's or the service's explanation of the failure, for a person; null unless failed",
+    ),
+    cancellation_reason: nullableText('The reason you gave when cancelling; null unless cancelled with one'),
+    checkout_session: nullableText(
+      'The checkout session (`cs_…`) this payment is an attempt of (docs/checkout.md#api); null for any other payment',
+    ),
     next_action: nextAction.openapi({ description: 'What the customer must do next; null when nothing' }),
-    client_secret: z
-      .string()
-      .optional()
-      .openapi({ description: 'Card payments: what your front end confirms the card with' }),
+    client_secret: optionalText('Card payments: what your front end confirms the card with'),
     environment: z
       .enum(['sandbox', 'live'])
       .openapi({ description: '`sandbox` or `live`: the environment of the key that created it' }),
     expires_at: timestamp.openapi({ description: 'When a payment still open fails with `failure_code` `expired`' }),
     pending_reason: pendingReason,
     decision_expected_by: decisionExpectedBy,
-    balance_transaction: z.string().nullable().openapi({
-      description:
-        'The balance transaction (`txn_…`) that credited you once the provider collected the money; null before or without it',
-    }),
+    balance_transaction: nullableText(
+      'The balance transaction (`txn_…`) that credited you once the provider collected the money; null before or without it',
+    ),
     reconciled_at: timestamp.nullable().openapi({
       description:
         'Set when a provider success that arrived after the payment had failed (expired or provider error) completed it',
     }),
     refundable: refundable.openapi({ description: 'Whether it can be refunded now, and why not' }),
     cancellable: cancellable.openapi({ description: 'Whether it can be cancelled now, and why not' }),
-    created_at: timestamp.openapi({ description: 'When it was created (ISO 8601, UTC)' }),
-    updated_at: timestamp.openapi({ description: 'When it last changed (ISO 8601, UTC)' }),
+    created_at: createdAt,
+    updated_at: updatedAt,
   })
   .openapi('Payment', { description: 'A payment: money asked of a customer through one provider, and its state' });
 
@@ -238,21 +219,18 @@ export function toGenericPaymentView(payment: PaymentSnapshot, context: PaymentV
 /** The merchant-scoped payment (docs/limits.md#amounts, docs/payments.md#fees); decimal-string amounts. */
 export const merchantPayment = z
   .object({
-    id: z.string().openapi({ description: 'Payment id, `pay_` and 24 characters' }),
+    id: objectId('Payment', 'pay_'),
     status: z
       .enum(PAYMENT_STATUSES)
       .openapi({ description: '`pending`, `processing`, `completed`, `failed`, `cancelled` or `refunded`' }),
     amount: z.string().openapi({ description: 'The amount as a decimal string in the currency\'s unit (`"1500.00"`)' }),
-    currency: z.string().openapi({ description: 'ISO 4217 code' }),
+    currency: currencyCode,
     payment_method: z.string().openapi({ description: 'The provider code the customer pays with' }),
     provider_receipt_number: providerReceiptNumber,
-    description: z.string().nullable().openapi({ description: 'Your description; null when none' }),
-    client_secret: z
-      .string()
-      .optional()
-      .openapi({ description: 'Card payments: the secret your page passes to the card form to confirm the payment' }),
-    failure_code: z.string().nullable().openapi({ description: 'Why the payment failed; null unless failed' }),
-    created_at: timestamp.openapi({ description: 'When it was created (ISO 8601, UTC)' }),
+    description: nullableText('Your description; null when none'),
+    client_secret: optionalText('Card payments: the secret your page passes to the card form to confirm the payment'),
+    failure_code: nullableText('Why the payment failed; null unless failed'),
+    created_at: createdAt,
     metadata: z
       .record(z.string(), z.string())
       .openapi({ description: 'Your metadata, plus `fee_amount` and `fee_percentage` as decimal strings' }),

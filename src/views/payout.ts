@@ -7,22 +7,20 @@ import { payoutCause } from '../domain/ledger';
 import { PAYOUT_SCHEDULES, PAYOUT_STATUSES, payoutTimeline, type PayoutSnapshot } from '../domain/payout';
 import { PAYOUT_FAILURE_CODES } from '../domain/payout-rail';
 import { timestamp } from './timestamp';
+import { currencyCode, nullableText, objectId, objectName } from './fields';
 
 /** A payout destination (docs/payouts.md#destinations). */
 export const payoutDestination = z
   .object({
-    id: z.string().openapi({ description: 'Destination id, `dst_` and 24 characters' }),
-    object: z.literal('payout_destination').openapi({ description: 'Always `payout_destination`' }),
+    id: objectId('Destination', 'dst_'),
+    object: objectName('payout_destination'),
     type: z.enum(['mobile_money', 'bank_account']).openapi({ description: 'A mobile money wallet or a bank account' }),
     provider: z
       .string()
       .openapi({ description: 'The provider whose rail pays it (the wallet operator, or the bank rail)' }),
     last4: z.string().openapi({ description: 'Last four digits of the number or account number' }),
-    bank_code: z.string().nullable().openapi({ description: "The bank's code; null for a wallet" }),
-    account_holder_name: z
-      .string()
-      .nullable()
-      .openapi({ description: "The account holder's name as given; null for a wallet" }),
+    bank_code: nullableText("The bank's code; null for a wallet"),
+    account_holder_name: nullableText("The account holder's name as given; null for a wallet"),
     status: z.enum(['verified', 'pending_verification', 'unverified']).openapi({
       description:
         '`verified`: the provider confirmed the holder, or a payout reached it; `unverified`: the provider says no active wallet has this number; `pending_verification`: the provider cannot say (yet)',
@@ -69,11 +67,11 @@ export function toPayoutDestinationView(record: PayoutDestinationSource): Payout
 /** A payout (docs/payouts.md#states). */
 export const payout = z
   .object({
-    id: z.string().openapi({ description: 'Payout id, `po_` and 24 characters' }),
-    object: z.literal('payout').openapi({ description: 'Always `payout`' }),
+    id: objectId('Payout', 'po_'),
+    object: objectName('payout'),
     amount: z.number().int().openapi({ description: 'Minor units sent to the destination' }),
     fee: z.number().int().openapi({ description: 'Payout fee, minor units, taken from the balance with the amount' }),
-    currency: z.string().openapi({ description: 'ISO 4217 code' }),
+    currency: currencyCode,
     destination: z.string().openapi({ description: 'The destination id' }),
     status: z
       .enum(PAYOUT_STATUSES)
@@ -82,13 +80,10 @@ export const payout = z
       .enum(PAYOUT_FAILURE_CODES)
       .nullable()
       .openapi({ description: 'Why it failed or was returned; null otherwise' }),
-    failure_message: z.string().nullable().openapi({ description: "The provider's words, when it gave some" }),
-    pending_reason: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Why a pending payout has not reached its provider yet (its rail is down)' }),
+    failure_message: nullableText("The provider's words, when it gave some"),
+    pending_reason: nullableText('Why a pending payout has not reached its provider yet (its rail is down)'),
     automatic: z.boolean().openapi({ description: 'Created by the payout schedule rather than a request' }),
-    description: z.string().nullable().openapi({ description: 'Yours, as sent; null when none' }),
+    description: nullableText('Yours, as sent; null when none'),
     arrival_date: timestamp.nullable().openapi({ description: 'When the provider paid it; null until then' }),
     balance_transaction: z.string().openapi({ description: 'The balance transaction that reserved amount and fee' }),
     created_at: timestamp.openapi({ description: 'When it was requested (ISO 8601, UTC)' }),
@@ -148,15 +143,12 @@ export function toPayoutDetailView(record: PayoutSnapshot): z.output<typeof payo
 /** A merchant's automatic payout setting (docs/payouts.md#automatic-payouts). */
 export const payoutSchedule = z
   .object({
-    object: z.literal('payout_schedule').openapi({ description: 'Always `payout_schedule`' }),
+    object: objectName('payout_schedule'),
     schedule: z
       .enum(PAYOUT_SCHEDULES)
       .openapi({ description: '`manual`, or `daily` / `weekly` at 06:00 UTC (weekly: Mondays)' }),
-    destination: z
-      .string()
-      .nullable()
-      .openapi({ description: 'The destination automatic payouts go to; null for manual' }),
-    currency: z.string().nullable().openapi({ description: 'The currency paid out; null for manual' }),
+    destination: nullableText('The destination automatic payouts go to; null for manual'),
+    currency: nullableText('The currency paid out; null for manual'),
     minimum: z.number().int().openapi({ description: 'Minor units kept in the balance; what is above it is paid out' }),
     updated_at: timestamp.nullable().openapi({ description: 'When it was last set; null while never set' }),
   })

@@ -8,28 +8,26 @@ import type { RefundRecord } from '../domain/refund';
 import { genericPayment, toGenericPaymentView } from './payment';
 import { refundBalanceTransaction } from './balance';
 import { timestamp } from './timestamp';
+import { nullableText, objectId, objectName } from './fields';
 
 /** A refund (docs/payments.md#cancel-and-refund); `amount` in minor units. */
 export const refund = z
   .object({
-    id: z.string().openapi({ description: 'Refund id, `ref_` and 24 characters' }),
-    object: z.literal('refund').openapi({ description: 'Always `refund`' }),
+    id: objectId('Refund', 'ref_'),
+    object: objectName('refund'),
     payment_id: z.string().openapi({ description: 'The payment refunded' }),
     amount: z.number().int().openapi({ description: 'The amount refunded, in minor units' }),
     currency: z.string().openapi({ description: "ISO 4217 code, the payment's" }),
     status: z
       .enum(['pending', 'completed', 'failed'])
       .openapi({ description: '`pending` until the provider answers, then `completed` or `failed`' }),
-    reason: z.string().nullable().openapi({ description: 'The reason you gave; null when none' }),
-    failure_message: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Why the provider refused the refund; null unless failed' }),
+    reason: nullableText('The reason you gave; null when none'),
+    failure_message: nullableText('Why the provider refused the refund; null unless failed'),
     created_at: timestamp.openapi({ description: 'When it was requested (ISO 8601, UTC)' }),
     completed_at: timestamp.nullable().openapi({ description: 'When it completed; null until then' }),
-    balance_transaction: z.string().nullable().openapi({
-      description: 'The balance transaction (`txn_…`) that took the amount from your balance; null once refused',
-    }),
+    balance_transaction: nullableText(
+      'The balance transaction (`txn_…`) that took the amount from your balance; null once refused',
+    ),
   })
   .openapi('Refund', { description: 'Money sent back to the customer of a payment' });
 

@@ -6,6 +6,7 @@ import { ROLES } from '../domain/access';
 import { z } from '../lib/zod';
 import { keySummary, session } from './developer';
 import { timestamp } from './timestamp';
+import { nullableText } from './fields';
 
 /** What `POST /v1/auth/login` answers when two-factor is on (docs/security.md#two-factor). */
 export const loginChallenge = z.object({
@@ -77,7 +78,7 @@ export function memberView(row: MemberSource): MemberView {
 /** One of the caller's merchants (for switching). */
 export const membership = z.object({
   merchant_id: z.string().openapi({ description: 'The merchant id, `mer_…`, to send to `POST /v1/auth/switch`' }),
-  business_name: z.string().nullable().openapi({ description: "The merchant's business name; null when not given" }),
+  business_name: nullableText("The merchant's business name; null when not given"),
   role: z.enum(ROLES).openapi({ description: 'Your role in that merchant' }),
 });
 

@@ -10,36 +10,28 @@ import type { PayoutSnapshot } from '../domain/payout';
 import type { DayReport, LineTotals, PayoutReport, ReportLine } from '../domain/settlement-report';
 import { PAYOUT_STATUSES } from '../domain/payout';
 import { timestamp } from './timestamp';
+import { createdAt, currencyCode, nullableText, objectName } from './fields';
 
 /** One line of a report. */
 export const reportLine = z
   .object({
-    balance_transaction: z
-      .string()
-      .nullable()
-      .openapi({ description: 'The balance transaction (`txn_…`); null for a `balance_carried` line' }),
+    balance_transaction: nullableText('The balance transaction (`txn_…`); null for a `balance_carried` line'),
     category: z.enum([...BALANCE_TRANSACTION_TYPES, 'payout_fee', 'balance_carried']).openapi({
       description:
         "The balance transaction's type; in a payout report also `payout_fee` (the payout's fee) and `balance_carried` (balance the payout paid out or left that its lines do not itemize)",
     }),
     source: z.string().openapi({ description: 'The payment, refund, payout or adjustment id' }),
-    payment: z
-      .string()
-      .nullable()
-      .openapi({ description: 'The payment a payment or refund line belongs to (`pay_…`); null otherwise' }),
+    payment: nullableText('The payment a payment or refund line belongs to (`pay_…`); null otherwise'),
     created_at: timestamp.openapi({ description: 'When it was recorded (ISO 8601, UTC)' }),
     available_on: timestamp
       .nullable()
       .openapi({ description: "When its funds are available; null for a payout report's own lines" }),
-    currency: z.string().openapi({ description: 'ISO 4217 code' }),
+    currency: currencyCode,
     gross: z.number().int().openapi({ description: 'Gross, minor units: negative for refunds and payouts' }),
     fee: z.number().int().openapi({ description: 'What we kept, minor units' }),
     net: z.number().int().openapi({ description: 'What your balance moved by, `gross − fee`, minor units' }),
     description: z.string().openapi({ description: 'What it is, in words' }),
-    merchant_description: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Your own description of the payment (or payout), as sent; null when none' }),
+    merchant_description: nullableText('Your own description of the payment (or payout), as sent; null when none'),
     payment_metadata: z
       .record(z.string(), z.string())
       .nullable()
@@ -57,17 +49,17 @@ const totals = {
 /** `GET /v1/payouts/{id}/settlement_report` (docs/ledger.md#payout-report). */
 export const payoutSettlementReport = z
   .object({
-    object: z.literal('payout_settlement_report').openapi({ description: 'Always `payout_settlement_report`' }),
+    object: objectName('payout_settlement_report'),
     payout: z
       .object({
         id: z.string().openapi({ description: 'Payout id, `po_…`' }),
         amount: z.number().int().openapi({ description: 'Minor units sent to the destination' }),
         fee: z.number().int().openapi({ description: 'Payout fee, minor units' }),
-        currency: z.string().openapi({ description: 'ISO 4217 code' }),
+        currency: currencyCode,
         status: z.enum(PAYOUT_STATUSES).openapi({ description: 'Its status now' }),
         automatic: z.boolean().openapi({ description: 'Created by the payout schedule (only those itemize activity)' }),
         arrival_date: timestamp.nullable().openapi({ description: 'When the provider paid it; null until then' }),
-        created_at: timestamp.openapi({ description: 'When it was created (ISO 8601, UTC)' }),
+        created_at: createdAt,
       })
       .openapi({ description: 'The payout reported' }),
     activity: z
@@ -88,7 +80,7 @@ export const payoutSettlementReport = z
 /** `GET /v1/balance/settlement_report` (docs/ledger.md#day-report). */
 export const daySettlementReport = z
   .object({
-    object: z.literal('day_settlement_report').openapi({ description: 'Always `day_settlement_report`' }),
+    object: objectName('day_settlement_report'),
     date: z.string().openapi({ description: 'The UTC day, `YYYY-MM-DD`' }),
     environment: z.enum(['sandbox', 'live']).openapi({ description: 'The environment whose money this is' }),
     interval_start: timestamp.openapi({ description: 'The day’s start, inclusive (00:00 UTC)' }),
@@ -99,7 +91,7 @@ export const daySettlementReport = z
     currencies: z
       .array(
         z.object({
-          currency: z.string().openapi({ description: 'ISO 4217 code' }),
+          currency: currencyCode,
           opening_balance: z.number().int().openapi({
             description: 'What you were owed (available and pending) when the day began, minor units',
           }),

@@ -5,6 +5,7 @@
 import { z } from '../lib/zod';
 import { timestamp } from './timestamp';
 import { decisionExpectedBy, pendingReason } from './payment';
+import { createdAt, currencyCode, nullableText, updatedAt } from './fields';
 
 /**
  * A transaction: a payment or a refund; fee and net 0 where no money moved, net negative for a completed refund
@@ -15,7 +16,7 @@ export const transaction = z.object({
   type: z.enum(['payment', 'refund']).openapi({ description: '`payment` or `refund`' }),
   payment_id: z.string().openapi({ description: "The payment (a refund's own payment)" }),
   amount: z.number().int().openapi({ description: 'The amount in minor units' }),
-  currency: z.string().openapi({ description: 'ISO 4217 code' }),
+  currency: currencyCode,
   fee: z.number().int().openapi({ description: 'The fee in minor units, once money moved; else 0' }),
   net: z.number().int().openapi({
     description:
@@ -29,10 +30,10 @@ export const transaction = z.object({
     description: 'The latest time an open payment will be final (ISO 8601, UTC); null for a final payment and a refund',
   }),
   payment_method: z.string().openapi({ description: "The payment's method" }),
-  customer: z.string().nullable().openapi({ description: "The customer's phone, wallet or e-mail; null when none" }),
-  description: z.string().nullable().openapi({ description: "The payment's description; null when none" }),
-  created_at: timestamp.openapi({ description: 'When it was created (ISO 8601, UTC)' }),
-  updated_at: timestamp.openapi({ description: 'When it last changed (ISO 8601, UTC)' }),
+  customer: nullableText("The customer's phone, wallet or e-mail; null when none"),
+  description: nullableText("The payment's description; null when none"),
+  created_at: createdAt,
+  updated_at: updatedAt,
 });
 
 /** Analytics over a range of days. */
@@ -42,7 +43,7 @@ export const analytics = z.object({
   volume_by_currency: z
     .array(
       z.object({
-        currency: z.string().openapi({ description: 'ISO 4217 code' }),
+        currency: currencyCode,
         completed_volume: z.number().int().openapi({ description: "Completed payments' amounts, minor units" }),
         refunded_volume: z.number().int().openapi({ description: "Completed refunds' amounts, minor units" }),
         fees: z.number().int().openapi({ description: 'Fees, minor units' }),
@@ -60,7 +61,7 @@ export const analytics = z.object({
     .array(
       z.object({
         date: z.string().openapi({ description: 'The UTC day `YYYY-MM-DD`' }),
-        currency: z.string().openapi({ description: 'ISO 4217 code' }),
+        currency: currencyCode,
         payments: z.number().int().openapi({ description: 'Payments created that day' }),
         completed: z.number().int().openapi({ description: 'Of them, completed' }),
         completed_volume: z.number().int().openapi({ description: 'Their completed amounts, minor units' }),

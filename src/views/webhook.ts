@@ -5,12 +5,13 @@
 import { z } from '../lib/zod';
 import type { DeliveryWithAttempts, RecordedAttempt, WebhookRecord } from '../domain/webhooks';
 import { timestamp } from './timestamp';
+import { createdAt, nullableText, objectId, objectName, updatedAt } from './fields';
 
 /** A webhook endpoint (docs/webhooks.md#endpoints), never with its secret. */
 export const webhook = z
   .object({
-    id: z.string().openapi({ description: 'Webhook id, `whk_` and 24 characters' }),
-    object: z.literal('webhook').openapi({ description: 'Always `webhook`' }),
+    id: objectId('Webhook', 'whk_'),
+    object: objectName('webhook'),
     url: z.string().openapi({ description: 'Where deliveries are POSTed' }),
     events: z.array(z.string()).openapi({ description: 'The event names delivered to it' }),
     status: z
@@ -20,7 +21,7 @@ export const webhook = z
       .string()
       .nullable()
       .describe('Why the webhook is failed (e.g. "the endpoint answered 410 Gone at …"); null unless status is failed'),
-    description: z.string().nullable().openapi({ description: 'Your description; null when none' }),
+    description: nullableText('Your description; null when none'),
     environment: z.enum(['sandbox', 'live']).openapi({ description: 'The environment whose events it receives' }),
     previous_secret_expires_at: timestamp
       .nullable()
@@ -28,7 +29,7 @@ export const webhook = z
         'Until when the secret replaced by the last rotation still signs deliveries, beside the current one; null when none does',
       ),
     created_at: timestamp.openapi({ description: 'When it was registered (ISO 8601, UTC)' }),
-    updated_at: timestamp.openapi({ description: 'When it last changed (ISO 8601, UTC)' }),
+    updated_at: updatedAt,
   })
   .openapi('Webhook', { description: 'An endpoint that receives your events' });
 
@@ -85,19 +86,16 @@ export const deliveryAttempt = z.object({
     .int()
     .nullable()
     .openapi({ description: "The endpoint's HTTP status; null when it never answered" }),
-  response_body: z.string().nullable().openapi({ description: "The start of the endpoint's answer; null when none" }),
+  response_body: nullableText("The start of the endpoint's answer; null when none"),
   duration_ms: z.number().openapi({ description: 'How long the attempt took, in milliseconds' }),
-  error: z
-    .string()
-    .nullable()
-    .openapi({ description: 'Why no answer came (time-out, refused connection); null when one came' }),
+  error: nullableText('Why no answer came (time-out, refused connection); null when one came'),
 });
 
 /** A delivery of one event to one webhook, with its attempts (docs/webhooks.md#retries). */
 export const delivery = z
   .object({
-    id: z.string().openapi({ description: 'Delivery id, `dlv_` and 24 characters' }),
-    object: z.literal('webhook_delivery').openapi({ description: 'Always `webhook_delivery`' }),
+    id: objectId('Delivery', 'dlv_'),
+    object: objectName('webhook_delivery'),
     webhook_id: z.string().openapi({ description: 'The webhook it goes to' }),
     event_id: z.string().openapi({ description: 'The event it carries, the `webhook-id` header' }),
     event: z.string().openapi({ description: "The event's name" }),
@@ -106,12 +104,9 @@ export const delivery = z
       .openapi({ description: '`pending` while attempts go on, then `succeeded`, `failed` or `cancelled`' }),
     attempt_count: z.number().int().openapi({ description: 'Attempts made so far' }),
     next_attempt_at: timestamp.nullable().openapi({ description: 'When the next attempt is due; null when none is' }),
-    retry_of: z
-      .string()
-      .nullable()
-      .openapi({ description: 'The delivery this one resends; null for a first delivery' }),
-    created_at: timestamp.openapi({ description: 'When it was created (ISO 8601, UTC)' }),
-    updated_at: timestamp.openapi({ description: 'When it last changed (ISO 8601, UTC)' }),
+    retry_of: nullableText('The delivery this one resends; null for a first delivery'),
+    created_at: createdAt,
+    updated_at: updatedAt,
     attempts: z.array(deliveryAttempt).openapi({ description: 'Every attempt, oldest first' }),
   })
   .openapi('WebhookDelivery', { description: 'One event sent to one webhook endpoint, with its attempts' });
@@ -161,10 +156,7 @@ export const testDelivery = z.object({
     .nullable()
     .openapi({ description: "Your endpoint's HTTP status; null when it gave none (refused, timed out)" }),
   duration_ms: z.number().openapi({ description: 'How long the attempt took, in milliseconds' }),
-  error: z
-    .string()
-    .nullable()
-    .openapi({ description: 'Why it was not delivered (connection refused, time-out, status); null when delivered' }),
+  error: nullableText('Why it was not delivered (connection refused, time-out, status); null when delivered'),
 });
 
 /** A test delivery's answer. */
