@@ -8,7 +8,7 @@ import type { Child } from 'hono/jsx';
 import type { ProviderCode } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { Currency } from '../domain/money';
-import type { AmountRange, CollectField } from '../domain/payment-link';
+import { COLLECT_FIELDS, type AmountRange, type CollectField } from '../domain/payment-link';
 import { brandCss, logoPath, type PageBrand } from './brand';
 import { LOCALE_NAMES, PAGE_LOCALES, type PageLocale, type Translator } from './i18n';
 import type { MessageKey } from './messages/en';
@@ -270,6 +270,32 @@ function TextField(props: {
   );
 }
 
+/**
+ * How the form asks for each field a payment link collects (docs/payment-links.md#collect): the input's type, its
+ * autofill name, its most characters (what the attempt's body takes), and its label and error.
+ */
+const COLLECT_INPUTS: Record<
+  CollectField,
+  {
+    type: 'text' | 'email';
+    inputmode?: 'email';
+    autocomplete: string;
+    maxlength: number;
+    label: MessageKey;
+    error: MessageKey;
+  }
+> = {
+  name: { type: 'text', autocomplete: 'name', maxlength: 200, label: 'name_label', error: 'error_name' },
+  email: {
+    type: 'email',
+    inputmode: 'email',
+    autocomplete: 'email',
+    maxlength: 254,
+    label: 'email_label',
+    error: 'error_email',
+  },
+};
+
 /** The amount field of a session whose payer chooses it, and the fields it collects, each required and labelled. */
 function PayerFields(props: { ctx: ScreenContext; session: ScreenSession; options: FormOptions }) {
   const { t } = props.ctx;
@@ -297,29 +323,21 @@ function PayerFields(props: { ctx: ScreenContext; session: ScreenSession; option
           )}
         />
       ) : null}
-      {session.collect.includes('name') ? (
-        <TextField
-          field="name"
-          label={t.t('name_label')}
-          type="text"
-          autocomplete="name"
-          maxlength={200}
-          value={options.name}
-          error={errorOf('name', () => t.t('error_name'))}
-        />
-      ) : null}
-      {session.collect.includes('email') ? (
-        <TextField
-          field="email"
-          label={t.t('email_label')}
-          type="email"
-          inputmode="email"
-          autocomplete="email"
-          maxlength={254}
-          value={options.email}
-          error={errorOf('email', () => t.t('error_email'))}
-        />
-      ) : null}
+      {COLLECT_FIELDS.filter((field) => session.collect.includes(field)).map((field) => {
+        const input = COLLECT_INPUTS[field];
+        return (
+          <TextField
+            field={field}
+            label={t.t(input.label)}
+            type={input.type}
+            inputmode={input.inputmode}
+            autocomplete={input.autocomplete}
+            maxlength={input.maxlength}
+            value={options[field]}
+            error={errorOf(field, () => t.t(input.error))}
+          />
+        );
+      })}
     </>
   );
 }
@@ -705,30 +723,27 @@ export function failureScreen(
   );
 }
 
-/** The expired session's page (410). */
-export function expiredScreen(ctx: ScreenContext): RenderedScreen {
+/** A page that only tells: HTTP `status`, the message `title` as its title and heading, and `body` below it. */
+function noticeScreen(ctx: ScreenContext, status: number, title: MessageKey, body: string): RenderedScreen {
   const { t } = ctx;
   return render(
     ctx,
-    410,
-    <Layout ctx={ctx} title={t.t('expired_title')}>
-      <h1>{t.t('expired_title')}</h1>
-      <p>{t.t('expired_body', { merchant: ctx.brand.displayName })}</p>
+    status,
+    <Layout ctx={ctx} title={t.t(title)}>
+      <h1>{t.t(title)}</h1>
+      <p>{body}</p>
     </Layout>,
   );
 }
 
+/** The expired session's page (410). */
+export function expiredScreen(ctx: ScreenContext): RenderedScreen {
+  return noticeScreen(ctx, 410, 'expired_title', ctx.t.t('expired_body', { merchant: ctx.brand.displayName }));
+}
+
 /** The page of an unknown session (404): no merchant, in the payer's language. */
 export function notFoundScreen(ctx: ScreenContext): RenderedScreen {
-  const { t } = ctx;
-  return render(
-    ctx,
-    404,
-    <Layout ctx={ctx} title={t.t('not_found_title')}>
-      <h1>{t.t('not_found_title')}</h1>
-      <p>{t.t('not_found_body')}</p>
-    </Layout>,
-  );
+  return noticeScreen(ctx, 404, 'not_found_title', ctx.t.t('not_found_body'));
 }
 
 /** Why a payment link's address shows no payment page (docs/payment-links.md#closed). */
@@ -743,13 +758,5 @@ const CLOSED_LINK_TEXT: Readonly<Record<ClosedLinkKind, MessageKey>> = {
 
 /** The page of a payment link that opens no session (`status`: 404 unknown, 410 closed, 429 busy), naming nobody. */
 export function closedLinkScreen(ctx: ScreenContext, kind: ClosedLinkKind, status: number): RenderedScreen {
-  const { t } = ctx;
-  return render(
-    ctx,
-    status,
-    <Layout ctx={ctx} title={t.t('link_title')}>
-      <h1>{t.t('link_title')}</h1>
-      <p>{t.t(CLOSED_LINK_TEXT[kind])}</p>
-    </Layout>,
-  );
+  return noticeScreen(ctx, status, 'link_title', ctx.t.t(CLOSED_LINK_TEXT[kind]));
 }
