@@ -93,6 +93,7 @@ export function webhookDeliveriesFigure(
         environment: 'sandbox' as const,
       };
       const webhookId = (webhook as Webhook).id;
+      const ids: string[] = [];
       const run = await runClosedLoop(CREATE_CONCURRENCY, { count: options.count }, async () => {
         const id = newId(ID_PREFIXES.delivery);
         await startDelivery(
@@ -104,16 +105,36 @@ export function webhookDeliveriesFigure(
             new Date(),
           ),
         );
+        ids.push(id);
       });
       if (run.failed > 0) context.say(`(c) warning: ${run.failed} failed starts, first: ${String(run.firstError)}`);
       const started = run.ok;
+      // Done when every delivery arrived, or when every one made its first attempt: one whose attempt failed (a
+      // receiver too slow for the attempt's 10 s on a loaded machine) is tried again only 5 minutes later
+      // (docs/webhooks.md#retries), which the figure does not wait for.
+      let lastLook = 0;
       const drainMs = await waitUntil(
         `${started} deliveries`,
-        async () => arrivals().length - before >= started,
+        async () => {
+          if (arrivals().length - before >= started) return true;
+          if (performance.now() - lastLook < 2_000) return false;
+          lastLook = performance.now();
+          const [row] = await context
+            .db('webhook_deliveries')
+            .whereIn('id', ids)
+            .where('attempt_count', 0)
+            .count<{ count: string }[]>('* as count');
+          return Number(row?.count) === 0;
+        },
         300_000,
       );
+      const missing = started - (arrivals().length - before);
+      if (missing > 0)
+        context.say(
+          `(c) warning: ${missing} of ${started} deliveries' first attempts failed and are retried in 5 minutes; the rate counts those that arrived`,
+        );
       context.say(
-        `(c) service: ${started} deliveries started in ${(run.elapsedMs / 1000).toFixed(1)} s, the last arrived ${(drainMs / 1000).toFixed(1)} s after`,
+        `(c) service: ${started} deliveries started in ${(run.elapsedMs / 1000).toFixed(1)} s, the last arrived (or failed) ${(drainMs / 1000).toFixed(1)} s after`,
       );
       return {
         perSecond: steadyRatePerSecond(
