@@ -18,7 +18,8 @@
  * the cost of one measurement; no baseline, the worst of five seeds against its targets); see bench/figures/.
  * Environment, for trial and profiling runs only (a real run uses the defaults): BENCH_ROUNDS
  * (every figure's rounds; by default FIGURE_ROUNDS), BENCH_MEMORY_ROUNDS (rounds of (d), default 1), BENCH_DURATION_MS
- * (default 8000, each side of (a), of which the first 2 s are ramp-up and not counted), BENCH_ONLY (figures to run,
+ * (default 8000, each side of (a), of which the first 2 s are ramp-up and not counted), BENCH_DELIVERIES (each side
+ * of (c), default DELIVERIES_PER_SIDE), BENCH_ONLY (figures to run,
  * default `a,b,c,d,e,f,g,h,i`; (e) is measured within (a) and (b); `BENCH_ONLY=g` runs the noisy neighbour alone;
  * `bare` adds the fair baseline ÷ the bare Update-with-Start of a workflow with one no-op local activity, Temporal's
  * own least), BENCH_PROFILE=1 (CPU profiles of the service worker and the API, kept with the logs in the run folder),
@@ -77,12 +78,12 @@ const say = (line: string) =>
   process.stdout.write(`[bench ${((performance.now() - benchStarted) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
 
 /**
- * Items each side of figure (c) starts: about 7 s of deliveries at the service's rate, its steady
- * part measured (the 10th to 90th percentile of the arrivals). A fixed count rather than a duration
- * of starts, because the starts outrun the deliveries and a side would spend its time draining a
- * backlog; 200 keeps the whole bench within its 10 minutes.
+ * Items each side of figure (c) starts: 1,000, about 15–25 s of deliveries at the service's rate, its steady part
+ * measured (the 10th to 90th percentile of the arrivals); 200 were too few for a stable rate (rounds of one run
+ * differed up to sevenfold). A fixed count rather than a duration of starts, because the starts outrun the deliveries
+ * and a side would spend its time draining a backlog.
  */
-const DELIVERIES_PER_SIDE = 200;
+const DELIVERIES_PER_SIDE = 1_000;
 
 /**
  * Rounds of each figure, each round both sides once (BENCH_ROUNDS sets them all): three of (a), whose median is the
@@ -214,6 +215,26 @@ function printCpuBound(figures: AnyFigure[]): void {
 }
 
 /**
+ * The spread of figure (c)'s rounds, one line per metric: each round's ratio with their min and max, and the range of
+ * each side's values, so a median ratio near its target can be read against the noise around it.
+ */
+function printSpread(figures: AnyFigure[]): void {
+  for (const figure of figures) {
+    if ('unavailable' in figure || 'reported' in figure || figure.id !== 'c') continue;
+    for (const metric of figure.metrics) {
+      const ratios = figure.roundRatios.map((r) => r[metric.key] as number);
+      const range = (side: 'service' | 'baseline') => {
+        const values = figure.rounds.map((round) => round[side][metric.key] as number);
+        return `${format(Math.min(...values))}–${format(Math.max(...values))} ${metric.unit}`;
+      };
+      process.stdout.write(
+        `(${figure.id}) ${figure.title}, spread of ${ratios.length} rounds: ${metric.label} ratio ${ratios.map((r) => format(r)).join(' / ')} (min ${format(Math.min(...ratios))}, max ${format(Math.max(...ratios))}); service ${range('service')}, baseline ${range('baseline')}\n`,
+      );
+    }
+  }
+}
+
+/**
  * Figure (e)'s create latency at half the sustained rate: the cluster at half its rate ÷ the dev server at half its
  * own, one round. `devMeasured` is the dev server's side when figure (a) already measured it at that rate.
  */
@@ -246,6 +267,7 @@ async function main(): Promise<void> {
   const rounds = (id: keyof typeof FIGURE_ROUNDS) => roundsSet ?? FIGURE_ROUNDS[id];
   const memoryRounds = envNumber('BENCH_MEMORY_ROUNDS', 1);
   const durationMs = envNumber('BENCH_DURATION_MS', 8_000);
+  const deliveries = envNumber('BENCH_DELIVERIES', DELIVERIES_PER_SIDE);
   const only = (process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,g,h,i').split(',').map((id) => id.trim());
   const selected = (id: string) => only.includes(id);
   const cliPath = await resolveTemporalCli(say);
@@ -480,7 +502,7 @@ async function main(): Promise<void> {
         await timed('c', async () => {
           await freshWorkers('c');
           const figure = webhookDeliveriesFigure(context, await registerDeveloper(dev.apiUrl, 'deliver'), receiver, {
-            count: DELIVERIES_PER_SIDE,
+            count: deliveries,
           });
           say(`(c) ${figure.title}: ${rounds('c')} alternating rounds`);
           return runRounds(figure, rounds('c'), say, sample);
@@ -563,7 +585,7 @@ async function main(): Promise<void> {
       createDurationMs: durationMs,
       settlement: SETTLEMENT,
       halfRateDurationMs: HALF_RATE_DURATION_MS,
-      deliveriesPerSide: DELIVERIES_PER_SIDE,
+      deliveriesPerSide: deliveries,
       noisyNeighbour: NOISY_NEIGHBOUR,
       ledger: LEDGER,
       figures: only,
@@ -576,6 +598,7 @@ async function main(): Promise<void> {
   process.stdout.write('\n');
   printTable(figures);
   printCpuBound(figures);
+  printSpread(figures);
   process.stdout.write('\n');
   const resultsDir = path.join(root, 'bench', 'results');
   fs.mkdirSync(resultsDir, { recursive: true });

@@ -8,6 +8,13 @@ import { defineSignal, defineUpdate } from '@temporalio/workflow';
 /** Task queue of the baseline workflows (never `payments`). */
 export const BASELINE_TASK_QUEUE = 'bench-baseline';
 
+/**
+ * Task queue of the baseline's deliveries, served by a Worker of its own in the baseline worker process, as the
+ * service's webhook deliveries run on `payments-webhooks` beside `payments` (docs/webhooks.md#isolation): figure (b)'s
+ * delivery activity and figure (c)'s one-activity workflows.
+ */
+export const BASELINE_DELIVERY_TASK_QUEUE = `${BASELINE_TASK_QUEUE}-deliveries`;
+
 /** Ends `signalWaitWorkflow`. */
 export const releaseSignal = defineSignal('release');
 

@@ -7,11 +7,22 @@
 import { condition, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type * as activities from './activities';
 import type { FairActivities } from './fair-create';
-import { fairCreateUpdate, initiateUpdate, releaseSignal, type FairPayment } from './shared';
+import {
+  BASELINE_DELIVERY_TASK_QUEUE,
+  fairCreateUpdate,
+  initiateUpdate,
+  releaseSignal,
+  type FairPayment,
+} from './shared';
 
 const { noop } = proxyActivities<typeof activities>({ startToCloseTimeout: '10 seconds' });
 const local = proxyLocalActivities<typeof activities>({ startToCloseTimeout: '10 seconds' });
 const fair = proxyLocalActivities<FairActivities>({ startToCloseTimeout: '15 seconds' });
+/** The same no-op, run by the deliveries' Worker on its own task queue (never eagerly: another queue's task). */
+const delivery = proxyActivities<typeof activities>({
+  startToCloseTimeout: '10 seconds',
+  taskQueue: BASELINE_DELIVERY_TASK_QUEUE,
+});
 
 /**
  * Answers `initiateUpdate` after one no-op local activity, then ends: started with Update-with-Start,
@@ -42,9 +53,22 @@ export async function fairCreateWorkflow(payment: FairPayment): Promise<FairPaym
   return recorded as FairPayment;
 }
 
-/** Runs `count` no-op activities one after the other (figures b and c). */
+/**
+ * Runs `count` no-op activities one after the other on the workflow's own task queue (figure c, started on the
+ * deliveries' queue: the workflow and its one activity run there, as a webhook delivery's workflow and its attempt do).
+ */
 export async function noopActivitiesWorkflow(count: number): Promise<void> {
   for (let i = 0; i < count; i += 1) await noop();
+}
+
+/**
+ * Figure (b)'s baseline: `count - 1` no-op activities on the workflow's own task queue, then one on the deliveries'
+ * queue (`BASELINE_DELIVERY_TASK_QUEUE`), which another Worker polls, as a settled payment's delivery runs apart from
+ * its payment work. `count` is at least 1.
+ */
+export async function settlementBaselineWorkflow(count: number): Promise<void> {
+  for (let i = 1; i < count; i += 1) await noop();
+  await delivery.noop();
 }
 
 /** Waits for `releaseSignal` (figure d: an open workflow that holds nothing of ours). */

@@ -6,7 +6,10 @@
  * what the payment activities do after writing an event (docs/payments.md#events): `startDelivery` of the service's
  * dispatch code, one delivery row and one `webhookDeliveryWorkflow` start each, here re-sending the
  * first `payment.completed` event as new deliveries (as a retry would, with `retry_of`). The
- * baseline's loops start `noopActivitiesWorkflow(1)`. (Until this session the service side was
+ * baseline's loops start `noopActivitiesWorkflow(1)` on the baseline worker's deliveries queue, served by a
+ * Worker of its own, as the service's deliveries run on `payments-webhooks` (docs/webhooks.md#isolation):
+ * the workflow and its activity run on that one queue, as a delivery's workflow and its attempt do.
+ * (Until this session the service side was
  * driven through `POST …/deliveries/{id}/retry`, which put a rare manual endpoint's HTTP,
  * authentication and rate-limit cost, figure (a)'s subject, into the delivery rate.)
  * Both rates are steady rates of the arrivals (receiver) or closes (visibility): the items between
@@ -14,7 +17,7 @@
  * driver shows its capacity and ramp-up and drain are left out.
  */
 import { randomBytes } from 'node:crypto';
-import { BASELINE_TASK_QUEUE } from '../baseline/shared';
+import { BASELINE_DELIVERY_TASK_QUEUE } from '../baseline/shared';
 import { ID_PREFIXES } from '../../src/domain/ids';
 import { newId } from '../../src/lib/ids';
 import { pendingDelivery, startDelivery, type DispatchDeps } from '../../src/activities/webhook-dispatch';
@@ -64,7 +67,7 @@ export function webhookDeliveriesFigure(
     id: 'c',
     title: 'Webhook deliveries',
     service: `deliveries/s received (204), started by startDelivery (the event dispatch), ${CREATE_CONCURRENCY} concurrent, ${options.count} per side`,
-    baseline: `noopActivitiesWorkflow(1) completions/s, started by ${CREATE_CONCURRENCY} concurrent clients, ${options.count} per side`,
+    baseline: `noopActivitiesWorkflow(1) completions/s on the deliveries' queue and Worker, started by ${CREATE_CONCURRENCY} concurrent clients, ${options.count} per side`,
     metrics: [{ key: 'perSecond', label: 'deliveries', unit: '/s', target: { atLeast: 0.8 } }],
 
     async prepare() {
@@ -90,6 +93,7 @@ export function webhookDeliveriesFigure(
         environment: 'sandbox' as const,
       };
       const webhookId = (webhook as Webhook).id;
+      const ids: string[] = [];
       const run = await runClosedLoop(CREATE_CONCURRENCY, { count: options.count }, async () => {
         const id = newId(ID_PREFIXES.delivery);
         await startDelivery(
@@ -101,16 +105,36 @@ export function webhookDeliveriesFigure(
             new Date(),
           ),
         );
+        ids.push(id);
       });
       if (run.failed > 0) context.say(`(c) warning: ${run.failed} failed starts, first: ${String(run.firstError)}`);
       const started = run.ok;
+      // Done when every delivery arrived, or when every one made its first attempt: one whose attempt failed (a
+      // receiver too slow for the attempt's 10 s on a loaded machine) is tried again only 5 minutes later
+      // (docs/webhooks.md#retries), which the figure does not wait for.
+      let lastLook = 0;
       const drainMs = await waitUntil(
         `${started} deliveries`,
-        async () => arrivals().length - before >= started,
+        async () => {
+          if (arrivals().length - before >= started) return true;
+          if (performance.now() - lastLook < 2_000) return false;
+          lastLook = performance.now();
+          const [row] = await context
+            .db('webhook_deliveries')
+            .whereIn('id', ids)
+            .where('attempt_count', 0)
+            .count<{ count: string }[]>('* as count');
+          return Number(row?.count) === 0;
+        },
         300_000,
       );
+      const missing = started - (arrivals().length - before);
+      if (missing > 0)
+        context.say(
+          `(c) warning: ${missing} of ${started} deliveries' first attempts failed and are retried in 5 minutes; the rate counts those that arrived`,
+        );
       context.say(
-        `(c) service: ${started} deliveries started in ${(run.elapsedMs / 1000).toFixed(1)} s, the last arrived ${(drainMs / 1000).toFixed(1)} s after`,
+        `(c) service: ${started} deliveries started in ${(run.elapsedMs / 1000).toFixed(1)} s, the last arrived (or failed) ${(drainMs / 1000).toFixed(1)} s after`,
       );
       return {
         perSecond: steadyRatePerSecond(
@@ -127,7 +151,7 @@ export function webhookDeliveriesFigure(
       const prefix = `bench-${context.runId}-deliver-${round}-`;
       const run = await runClosedLoop(CREATE_CONCURRENCY, { count: options.count }, async (i) => {
         await context.stack.client.workflow.start('noopActivitiesWorkflow', {
-          taskQueue: BASELINE_TASK_QUEUE,
+          taskQueue: BASELINE_DELIVERY_TASK_QUEUE,
           workflowId: `${prefix}${i}`,
           args: [1],
         });

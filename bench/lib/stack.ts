@@ -17,7 +17,7 @@ import { temporal as proto } from '@temporalio/proto';
 import { freePort } from '../../scripts/lib/ports';
 import { throwawaySecrets } from '../../scripts/lib/secrets';
 import { startDevServer, stopChild, type DevServer } from '../../scripts/lib/temporal-dev-server';
-import { BASELINE_TASK_QUEUE } from '../baseline/shared';
+import { BASELINE_DELIVERY_TASK_QUEUE, BASELINE_TASK_QUEUE } from '../baseline/shared';
 import { startBenchDatabase, type BenchDatabase } from './postgres';
 
 /** The service's task queue (the default of `TEMPORAL_TASK_QUEUE`, docs/payments.md#workflow). */
@@ -254,6 +254,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       );
       children.push(child);
       await waitForPoller(client as Client, BASELINE_TASK_QUEUE, child.pid as number, child);
+      await waitForPoller(client as Client, BASELINE_DELIVERY_TASK_QUEUE, child.pid as number, child);
       return child;
     };
     const replace = async (old: ChildProcess, start: () => Promise<ChildProcess>): Promise<ChildProcess> => {
