@@ -26,7 +26,8 @@ import type { AuditEntry } from '../domain/audit-log';
 import { insertAuditEntries } from './audit-log';
 import type { Knex } from 'knex';
 import { iso, type Db } from './knex';
-import { findInScope } from './scoped-rows';
+import { findInScope, scopeColumns } from './scoped-rows';
+import { afterPosition, listPositionInScope, NEWEST_FIRST, type ListPosition } from './cursor-pages';
 
 const DAY_MS = 86_400_000;
 
@@ -533,7 +534,7 @@ export interface BalanceTransactionFilter {
   availableOnGte?: Date;
   availableOnLte?: Date;
   /** Only rows after this one in the list order (newest first, ties by id). */
-  startingAfter?: { createdAt: string; id: string };
+  startingAfter?: ListPosition;
 }
 
 /** The list position of the scope's balance transaction `id`, or undefined when the scope has none such. */
@@ -541,11 +542,8 @@ export async function findBalanceTransactionPosition(
   db: Db,
   scope: LedgerScope,
   id: string,
-): Promise<{ createdAt: string; id: string } | undefined> {
-  const row = (await db('ledger_balance_transactions')
-    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
-    .first(db.raw('created_at::text as created_at'), 'id')) as { created_at: string; id: string } | undefined;
-  return row ? { createdAt: row.created_at, id: row.id } : undefined;
+): Promise<ListPosition | undefined> {
+  return listPositionInScope(db, 'ledger_balance_transactions', scope, id);
 }
 
 /**
@@ -558,10 +556,7 @@ export async function listBalanceTransactionsPage(
   filter: BalanceTransactionFilter,
   limit: number,
 ): Promise<{ transactions: BalanceTransactionRecord[]; hasMore: boolean }> {
-  const query = db('ledger_balance_transactions').where({
-    merchant_id: scope.merchantId,
-    environment: scope.environment,
-  });
+  const query = db('ledger_balance_transactions').where(scopeColumns(scope));
   if (filter.type) query.where({ type: filter.type });
   if (filter.source) query.where({ source: filter.source });
   if (filter.payout) query.where({ payout_id: filter.payout });
@@ -569,14 +564,8 @@ export async function listBalanceTransactionsPage(
   if (filter.createdLte) query.where('created_at', '<=', filter.createdLte);
   if (filter.availableOnGte) query.where('available_on', '>=', filter.availableOnGte);
   if (filter.availableOnLte) query.where('available_on', '<=', filter.availableOnLte);
-  if (filter.startingAfter)
-    query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [filter.startingAfter.createdAt, filter.startingAfter.id]);
-  const rows = (await query
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(limit + 1)) as BalanceTransactionRow[];
+  if (filter.startingAfter) afterPosition(query, filter.startingAfter);
+  const rows = (await query.orderBy(NEWEST_FIRST).limit(limit + 1)) as BalanceTransactionRow[];
   return { transactions: rows.slice(0, limit).map(fromBalanceTransactionRow), hasMore: rows.length > limit };
 }
 

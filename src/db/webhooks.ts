@@ -23,6 +23,8 @@ import {
 import { toEventRecord, type EventRecord, type EventRow, type Scope } from './events';
 import { iso, isoOrNull, type Db } from './knex';
 import { numberedNewestFirstPage } from './numbered-pages';
+import { NEWEST_FIRST } from './cursor-pages';
+import { scopeColumns } from './scoped-rows';
 import { insertEventOnce, type EventInput } from './payments';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 
@@ -65,9 +67,7 @@ function fromWebhookRow(row: WebhookRow): WebhookRecord {
 }
 
 function liveWebhooks(db: Db, scope: Scope) {
-  return db<WebhookRow>('webhooks')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment })
-    .whereNull('deleted_at');
+  return db<WebhookRow>('webhooks').where(scopeColumns(scope)).whereNull('deleted_at');
 }
 
 /**
@@ -105,10 +105,7 @@ export async function insertWebhookWithEvent(db: Db, webhook: WebhookRecord, eve
 
 /** The scope's webhooks that are not deleted, newest first. */
 export async function listWebhooks(db: Db, scope: Scope): Promise<WebhookRecord[]> {
-  const rows = await liveWebhooks(db, scope).orderBy([
-    { column: 'created_at', order: 'desc' },
-    { column: 'id', order: 'desc' },
-  ]);
+  const rows = await liveWebhooks(db, scope).orderBy(NEWEST_FIRST);
   return rows.map(fromWebhookRow);
 }
 
@@ -333,11 +330,7 @@ export async function listDeliveries(
   webhookId: string,
   page: { page: number; limit: number },
 ): Promise<{ deliveries: DeliveryWithAttempts[]; total: number }> {
-  const base = db('webhook_deliveries').where({
-    webhook_id: webhookId,
-    merchant_id: scope.merchantId,
-    environment: scope.environment,
-  });
+  const base = db('webhook_deliveries').where({ webhook_id: webhookId, ...scopeColumns(scope) });
   const { rows, total } = await numberedNewestFirstPage<DeliveryRow>(base, page);
   const attempts = await attemptsOf(
     db,
@@ -365,7 +358,7 @@ export async function listDeliveriesOfEvents(
     async (trx) => {
       const rows: DeliveryRow[] = await trx('webhook_deliveries')
         .whereIn('event_id', eventIds)
-        .where({ merchant_id: scope.merchantId, environment: scope.environment })
+        .where(scopeColumns(scope))
         .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       const attempts = await attemptsOf(
         trx,
