@@ -207,18 +207,6 @@ function fromPayoutRow(row: PayoutRow): PayoutSnapshot {
   };
 }
 
-function ledgerPayoutOf(payout: PayoutSnapshot): LedgerPayout {
-  return {
-    id: payout.id,
-    merchantId: payout.merchantId,
-    environment: payout.environment,
-    currency: payout.currency,
-    provider: payout.provider,
-    amount: payout.amount,
-    fee: payout.fee,
-  };
-}
-
 /**
  * What the merchant's balance in `currency` makes available now, in minor units, read with the balance account's
  * row locked until the transaction `trx` ends (docs/payouts.md#money): the available balance `GET /v1/balance` shows,
@@ -258,7 +246,7 @@ async function reserve(
     created_at: new Date(payout.createdAt),
     updated_at: new Date(payout.updatedAt),
   });
-  await writeJournal(trx, payoutReservedJournal(ledgerPayoutOf(payout)), new Date(payout.createdAt));
+  await writeJournal(trx, payoutReservedJournal(payout), new Date(payout.createdAt));
   await insertEventOnce(trx, eventOf(payout));
   if (audit) await insertAuditEntries(trx, [audit]);
 }
@@ -355,7 +343,7 @@ export async function writePayoutStatus(
     }
     const written = fromPayoutRow(row);
     const at = new Date(written.updatedAt);
-    for (const cause of orders.post) await writeJournal(trx, payoutJournalOf(ledgerPayoutOf(written), cause), at);
+    for (const cause of orders.post) await writeJournal(trx, payoutJournalOf(written, cause), at);
     if (orders.verifyDestination) await markDestinationPaid(trx, written.destinationId);
     if (orders.outcome)
       await recordProviderOutcome(trx, {
