@@ -181,10 +181,20 @@ function journalCtes(
   return ctes;
 }
 
-/** Refuses a journal that does not balance before anything is written (the database refuses it too). */
-function refuseUnbalanced(journal: JournalDraft): void {
+/**
+ * The ids of the accounts `journal` posts to (see {@link accountIds}), once it is known to balance: a journal that does
+ * not is refused before anything is written (the database refuses it too).
+ * @throws Error `ledger journal refused: …` when it does not balance
+ */
+async function balancedJournalAccountIds(db: Db, journal: JournalDraft): Promise<Map<string, number>> {
   const problems = journalProblems(journal);
   if (problems.length > 0) throw new Error(`ledger journal refused: ${problems.join('; ')}`);
+  return accountIds(
+    db,
+    journal.environment,
+    journal.currency,
+    journal.postings.map((p) => p.account),
+  );
 }
 
 /**
@@ -196,13 +206,7 @@ function refuseUnbalanced(journal: JournalDraft): void {
  * @throws Error when the journal does not balance (no row is written); the database refuses it too
  */
 export async function writeJournal(db: Db, journal: JournalDraft, at: Date): Promise<boolean> {
-  refuseUnbalanced(journal);
-  const ids = await accountIds(
-    db,
-    journal.environment,
-    journal.currency,
-    journal.postings.map((p) => p.account),
-  );
+  const ids = await balancedJournalAccountIds(db, journal);
   let statement = db.queryBuilder();
   for (const [name, cte] of journalCtes(db, journal, at, ids)) statement = statement.with(name, cte);
   const [row] = (await statement.from('ledger_j').count<{ written: string }[]>('* as written')) as {
@@ -229,13 +233,7 @@ export async function collectionCtes(
 ): Promise<[string, Knex.Raw][]> {
   const providerDelay = SETTLEMENT_DELAY_DAYS[payment.provider as ProviderCode] ?? 0;
   const journal = paymentCollectedJournal({ ...payment, settlementDelayDays: providerDelay });
-  refuseUnbalanced(journal);
-  const ids = await accountIds(
-    db,
-    payment.environment,
-    payment.currency,
-    journal.postings.map((p) => p.account),
-  );
+  const ids = await balancedJournalAccountIds(db, journal);
   return journalCtes(db, journal, at, ids, {
     when,
     availableAfterDays: db.raw(
@@ -494,18 +492,14 @@ export interface BalanceTransactionRecord {
   description: string;
 }
 
-interface BalanceTransactionRow {
-  id: string;
-  type: BalanceTransactionType;
-  amount: number;
-  fee: number;
-  net: number;
-  currency: string;
-  source: string;
+/** A balance transaction's row: the record's columns of the same name, and the others under their column names. */
+interface BalanceTransactionRow extends Pick<
+  BalanceTransactionRecord,
+  'id' | 'type' | 'amount' | 'fee' | 'net' | 'currency' | 'source' | 'description'
+> {
   payout_id: string | null;
   available_on: Date;
   created_at: Date;
-  description: string;
 }
 
 function fromBalanceTransactionRow(row: BalanceTransactionRow): BalanceTransactionRecord {

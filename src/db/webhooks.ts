@@ -28,15 +28,12 @@ import { scopeColumns } from './scoped-rows';
 import { insertEventOnce, type EventInput } from './payments';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 
-interface WebhookRow {
-  id: string;
+/** A webhook's row: the record's columns of the same name, and the others under their column names. */
+interface WebhookRow extends Pick<
+  WebhookRecord,
+  'id' | 'environment' | 'url' | 'events' | 'status' | 'description' | 'secret'
+> {
   merchant_id: string;
-  environment: Environment;
-  url: string;
-  events: string[];
-  status: WebhookStatus;
-  description: string | null;
-  secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
   failure_kind: WebhookFailureKind | null;
