@@ -25,6 +25,7 @@ import { ID_PREFIXES } from '../domain/ids';
 import { acceptedPayoutState, payoutCurrencyProblem, payoutFee, type PayoutSnapshot } from '../domain/payout';
 import type { PayoutEmittedEvent } from '../domain/payout-table';
 import { deriveId } from '../lib/ids';
+import { subjectEvent } from './events';
 import type { ProviderCode } from '../domain/catalogue';
 import { failureReasonSide } from '../providers/failure-sides';
 import { PayoutRailUnavailable, type PayoutAnswer, type PayoutRail } from '../providers/payout-rail';
@@ -63,15 +64,7 @@ export interface PayoutActivityDeps {
  * retries.
  */
 export function payoutEvent(payout: PayoutSnapshot, type: 'payout.created' | PayoutEmittedEvent): EventInput {
-  return {
-    id: deriveId('evt_', `payout:${payout.id}:${type}`),
-    merchantId: payout.merchantId,
-    environment: payout.environment,
-    type,
-    objectId: payout.id,
-    data: toPayoutView(payout),
-    createdAt: payout.updatedAt,
-  };
+  return subjectEvent('payout', payout, type, type, toPayoutView(payout));
 }
 
 /**

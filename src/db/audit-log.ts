@@ -6,6 +6,8 @@ import type { Knex } from 'knex';
 import type { AuditAction, AuditEntry, ActorType } from '../domain/audit-log';
 import type { Environment } from '../domain/environment';
 import { iso, type Db } from './knex';
+import { NEWEST_FIRST } from './cursor-pages';
+import { scopeColumns } from './scoped-rows';
 
 interface AuditRow {
   id: string;
@@ -59,8 +61,7 @@ export interface AuditScope {
 /** The `where` of a scope. */
 function scopeWhere(scope: AuditScope): Record<string, string> {
   return {
-    merchant_id: scope.merchantId,
-    environment: scope.environment,
+    ...scopeColumns(scope),
     ...(scope.action ? { action: scope.action } : {}),
     ...(scope.actorId ? { actor_id: scope.actorId } : {}),
   };
@@ -75,12 +76,7 @@ export async function listAuditEntries(
   scope: AuditScope,
   page?: { page: number; limit: number },
 ): Promise<AuditEntry[]> {
-  const query = db<AuditRow>('activity_log')
-    .where(scopeWhere(scope))
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ]);
+  const query = db<AuditRow>('activity_log').where(scopeWhere(scope)).orderBy(NEWEST_FIRST);
   if (page) query.limit(page.limit).offset((page.page - 1) * page.limit);
   const rows = await query;
   return rows.map((row) => ({

@@ -4,6 +4,7 @@
  * the backlog gauges and the on-call commands. Each read goes through a partial index that holds only
  * open rows (migrations 20261125000900, 20261126000200), so its cost follows the backlog, not the history.
  */
+import type { Knex } from 'knex';
 import type { Db } from './knex';
 
 /** The open items of one kind in one environment. */
@@ -63,6 +64,16 @@ export async function readBacklog(db: Db): Promise<Backlog> {
   return { deliveries, refunds, payouts, exceptions };
 }
 
+/**
+ * `query` narrowed to the rows of `table` (its name or alias in `query`) created more than `olderThanSeconds` ago,
+ * oldest first (ties by id): what an on-call list of stuck items reads.
+ */
+function createdOver(db: Db, query: Knex.QueryBuilder, table: string, olderThanSeconds: number): Knex.QueryBuilder {
+  return query
+    .where(`${table}.created_at`, '<', db.raw(`now() - make_interval(secs => ?)`, [olderThanSeconds]))
+    .orderBy([{ column: `${table}.created_at` }, { column: `${table}.id` }]);
+}
+
 /** A delivery an operator looks at: open for long, or given up on. */
 export interface StuckDelivery {
   id: string;
@@ -87,10 +98,7 @@ export async function listStuckDeliveries(
   filter: { olderThanSeconds: number; status: 'pending' | 'failed'; limit: number },
 ): Promise<StuckDelivery[]> {
   const query = db('webhook_deliveries').where('status', filter.status);
-  if (filter.status === 'pending')
-    query
-      .where('created_at', '<', db.raw(`now() - make_interval(secs => ?)`, [filter.olderThanSeconds]))
-      .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  if (filter.status === 'pending') createdOver(db, query, 'webhook_deliveries', filter.olderThanSeconds);
   else
     query.orderBy([
       { column: 'updated_at', order: 'desc' },
@@ -149,11 +157,8 @@ export async function listPendingRefunds(
   db: Db,
   filter: { olderThanSeconds: number; limit: number },
 ): Promise<PendingRefund[]> {
-  const rows = (await db('refunds as r')
-    .join('payments as p', 'p.id', 'r.payment_id')
-    .where('r.status', 'pending')
-    .where('r.created_at', '<', db.raw(`now() - make_interval(secs => ?)`, [filter.olderThanSeconds]))
-    .orderBy([{ column: 'r.created_at' }, { column: 'r.id' }])
+  const pending = db('refunds as r').join('payments as p', 'p.id', 'r.payment_id').where('r.status', 'pending');
+  const rows = (await createdOver(db, pending, 'r', filter.olderThanSeconds)
     .limit(filter.limit)
     .select(
       'r.id',
@@ -219,11 +224,10 @@ export async function listOpenPayouts(
   db: Db,
   filter: { olderThanSeconds: number; limit: number },
 ): Promise<OpenPayout[]> {
-  const rows = (await db('payouts as p')
+  const open = db('payouts as p')
     .join('payout_destinations as d', 'd.id', 'p.destination_id')
-    .whereIn('p.status', OPEN_STATUSES.payouts)
-    .where('p.created_at', '<', db.raw(`now() - make_interval(secs => ?)`, [filter.olderThanSeconds]))
-    .orderBy([{ column: 'p.created_at' }, { column: 'p.id' }])
+    .whereIn('p.status', OPEN_STATUSES.payouts);
+  const rows = (await createdOver(db, open, 'p', filter.olderThanSeconds)
     .limit(filter.limit)
     .select(
       'p.id',

@@ -6,6 +6,47 @@ import type { Knex } from 'knex';
 import { DomainError } from '../domain/errors';
 import type { Environment } from '../domain/environment';
 import type { Db } from './knex';
+import { scopeColumns } from './scoped-rows';
+
+/** The lists' order (docs/limits.md#lists): newest first, ties by id descending (a total order). */
+export const NEWEST_FIRST: { column: string; order: 'desc' }[] = [
+  { column: 'created_at', order: 'desc' },
+  { column: 'id', order: 'desc' },
+];
+
+/**
+ * Where a row stands in a newest-first list: its creation time exactly as stored (PostgreSQL's text form, to the
+ * microsecond) and its id.
+ */
+export interface ListPosition {
+  createdAt: string;
+  id: string;
+}
+
+/**
+ * The list position of row `id` of `table` in the scope's merchant and environment; undefined when the scope has no
+ * such row (another merchant's or environment's alike, docs/api.md#merchants-and-environments).
+ */
+export async function listPositionInScope(
+  db: Db,
+  table: string,
+  scope: { merchantId: string; environment: Environment },
+  id: string,
+): Promise<ListPosition | undefined> {
+  return positionOf(db, db(table).where({ ...scopeColumns(scope), id }));
+}
+
+/** The list position of the first row `query` selects (a query of one row by its id); undefined when none. */
+export async function positionOf(db: Db, query: Knex.QueryBuilder): Promise<ListPosition | undefined> {
+  const row = (await query.first(db.raw('created_at::text as created_at'), 'id')) as
+    { created_at: string; id: string } | undefined;
+  return row ? { createdAt: row.created_at, id: row.id } : undefined;
+}
+
+/** Narrows `query` to the rows after `position` in the newest-first order (created before it; ties by id). */
+export function afterPosition(query: Knex.QueryBuilder, position: ListPosition): Knex.QueryBuilder {
+  return query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [position.createdAt, position.id]);
+}
 
 /**
  * One page of `table`'s rows of the scope's merchant and environment, newest first, narrowed by `filter` (the list's
@@ -21,24 +62,16 @@ export async function newestFirstPage<Row>(
   page: { startingAfter?: string; limit: number; what: string },
   filter: (query: Knex.QueryBuilder) => void = () => undefined,
 ): Promise<{ rows: Row[]; hasMore: boolean }> {
-  const mine = { merchant_id: scope.merchantId, environment: scope.environment };
-  const query = db(table).where(mine);
+  const query = db(table).where(scopeColumns(scope));
   filter(query);
   if (page.startingAfter) {
-    const after = (await db(table)
-      .where({ ...mine, id: page.startingAfter })
-      .first(db.raw('created_at::text as created_at'), 'id')) as { created_at: string; id: string } | undefined;
+    const after = await listPositionInScope(db, table, scope, page.startingAfter);
     if (!after)
       throw new DomainError('validation_error', `starting_after is not one of your ${page.what}`, [
         { field: 'starting_after', message: `starting_after is not one of your ${page.what}` },
       ]);
-    query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [after.created_at, after.id]);
+    afterPosition(query, after);
   }
-  const rows = (await query
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(page.limit + 1)) as Row[];
+  const rows = (await query.orderBy(NEWEST_FIRST).limit(page.limit + 1)) as Row[];
   return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }

@@ -1,6 +1,7 @@
 /** Repository of developers (docs/api.md) and their secret keys (docs/api.md#secret-keys). */
 import type { Knex } from 'knex';
 import type { Db } from './knex';
+import { NEWEST_FIRST } from './cursor-pages';
 import type { Scope } from '../domain/access';
 import type { Environment } from '../domain/environment';
 
@@ -264,13 +265,7 @@ export interface KeyRow {
 
 /** The merchant's keys, newest first. */
 export async function listKeys(db: Db, merchantId: string): Promise<KeyRow[]> {
-  return db('api_keys')
-    .where({ merchant_id: merchantId })
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .select(KEY_COLUMNS);
+  return db('api_keys').where({ merchant_id: merchantId }).orderBy(NEWEST_FIRST).select(KEY_COLUMNS);
 }
 
 const KEY_COLUMNS = ['id', 'kind', 'name', 'scopes', 'environment', 'last4', 'created_at', 'expires_at', 'revoked_at'];

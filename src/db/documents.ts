@@ -15,6 +15,7 @@ import type {
 import type { Environment } from '../domain/environment';
 import { insertAuditEntries } from './audit-log';
 import { iso, isoOrNull, type Db } from './knex';
+import { scopeColumns } from './scoped-rows';
 
 interface DocumentRow {
   id: string;
@@ -123,7 +124,7 @@ export async function listDocuments(
   options: { includeSuperseded?: boolean } = {},
 ): Promise<DocumentRecord[]> {
   const query = db<DocumentRow>('documents')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .where(scopeColumns(scope))
     .orderBy([
       { column: 'uploaded_at', order: 'desc' },
       { column: 'id', order: 'desc' },
@@ -135,7 +136,7 @@ export async function listDocuments(
 /** Superseded documents of a merchant whose files are still in the blob store, oldest first. */
 export async function listSupersededWithFiles(db: Db, scope: DocumentScope): Promise<DocumentRecord[]> {
   const rows = await db<DocumentRow>('documents')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .where(scopeColumns(scope))
     .whereNotNull('superseded_at')
     .whereNull('file_removed_at')
     .orderBy('superseded_at');

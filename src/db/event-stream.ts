@@ -11,6 +11,7 @@
  * would be ordered as text, `"10000"` before `"9999"`, once transaction ids gain a digit.
  */
 import type { Db } from './knex';
+import { scopeColumns } from './scoped-rows';
 import { toEventRecord, type EventRecord, type EventRow, type Scope } from './events';
 
 /** A position in a scope's stream: after the event `id` written by transaction `txid` (a decimal xid8). */
@@ -42,7 +43,7 @@ export const STREAM_START: StreamCursor = { txid: '0', id: '' };
  */
 export async function lastSettledStreamCursor(db: Db, scope: Scope): Promise<StreamCursor | undefined> {
   const row = (await db('events')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .where(scopeColumns(scope))
     .whereRaw('txid < pg_snapshot_xmin(pg_current_snapshot())')
     .orderBy([
       { column: 'txid', order: 'desc' },
@@ -59,7 +60,7 @@ export async function lastSettledStreamCursor(db: Db, scope: Scope): Promise<Str
  */
 export async function streamCursorAfter(db: Db, scope: Scope, eventId: string): Promise<StreamCursor | undefined> {
   const row = (await db('events')
-    .where({ id: eventId, merchant_id: scope.merchantId, environment: scope.environment })
+    .where({ id: eventId, ...scopeColumns(scope) })
     .first(db.raw('txid::text as txid_text'), 'id')) as CursorRow | undefined;
   return row ? { txid: row.txid_text, id: row.id } : undefined;
 }
@@ -75,7 +76,7 @@ export async function readStreamEvents(
   limit: number,
 ): Promise<StreamedEvent[]> {
   const rows = (await db('events')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .where(scopeColumns(scope))
     .whereRaw('(txid, id) > (?::xid8, ?)', [cursor.txid, cursor.id])
     .whereRaw('txid < pg_snapshot_xmin(pg_current_snapshot())')
     .orderBy([{ column: 'txid' }, { column: 'id' }])

@@ -4,7 +4,7 @@
 import type { Environment } from '../domain/environment';
 import { iso, type Db } from './knex';
 import { numberedNewestFirstPage } from './numbered-pages';
-import { findInScope } from './scoped-rows';
+import { findInScope, scopeColumns } from './scoped-rows';
 
 /** A stored event as the API shows it (docs/payments.md#events). */
 export interface EventRecord {
@@ -42,7 +42,7 @@ export async function listEvents(
   scope: Scope,
   query: { type?: string; page: number; limit: number },
 ): Promise<{ events: EventRecord[]; total: number }> {
-  const base = db('events').where({ merchant_id: scope.merchantId, environment: scope.environment });
+  const base = db('events').where(scopeColumns(scope));
   if (query.type) base.where({ type: query.type });
   const { rows, total } = await numberedNewestFirstPage<EventRow>(base, query);
   return { events: rows.map(toEventRecord), total };

@@ -26,7 +26,8 @@ import type { AuditEntry } from '../domain/audit-log';
 import { insertAuditEntries } from './audit-log';
 import type { Knex } from 'knex';
 import { iso, type Db } from './knex';
-import { findInScope } from './scoped-rows';
+import { findInScope, scopeColumns } from './scoped-rows';
+import { afterPosition, listPositionInScope, NEWEST_FIRST, type ListPosition } from './cursor-pages';
 
 const DAY_MS = 86_400_000;
 
@@ -180,10 +181,20 @@ function journalCtes(
   return ctes;
 }
 
-/** Refuses a journal that does not balance before anything is written (the database refuses it too). */
-function refuseUnbalanced(journal: JournalDraft): void {
+/**
+ * The ids of the accounts `journal` posts to (see {@link accountIds}), once it is known to balance: a journal that does
+ * not is refused before anything is written (the database refuses it too).
+ * @throws Error `ledger journal refused: …` when it does not balance
+ */
+async function balancedJournalAccountIds(db: Db, journal: JournalDraft): Promise<Map<string, number>> {
   const problems = journalProblems(journal);
   if (problems.length > 0) throw new Error(`ledger journal refused: ${problems.join('; ')}`);
+  return accountIds(
+    db,
+    journal.environment,
+    journal.currency,
+    journal.postings.map((p) => p.account),
+  );
 }
 
 /**
@@ -195,13 +206,7 @@ function refuseUnbalanced(journal: JournalDraft): void {
  * @throws Error when the journal does not balance (no row is written); the database refuses it too
  */
 export async function writeJournal(db: Db, journal: JournalDraft, at: Date): Promise<boolean> {
-  refuseUnbalanced(journal);
-  const ids = await accountIds(
-    db,
-    journal.environment,
-    journal.currency,
-    journal.postings.map((p) => p.account),
-  );
+  const ids = await balancedJournalAccountIds(db, journal);
   let statement = db.queryBuilder();
   for (const [name, cte] of journalCtes(db, journal, at, ids)) statement = statement.with(name, cte);
   const [row] = (await statement.from('ledger_j').count<{ written: string }[]>('* as written')) as {
@@ -228,13 +233,7 @@ export async function collectionCtes(
 ): Promise<[string, Knex.Raw][]> {
   const providerDelay = SETTLEMENT_DELAY_DAYS[payment.provider as ProviderCode] ?? 0;
   const journal = paymentCollectedJournal({ ...payment, settlementDelayDays: providerDelay });
-  refuseUnbalanced(journal);
-  const ids = await accountIds(
-    db,
-    payment.environment,
-    payment.currency,
-    journal.postings.map((p) => p.account),
-  );
+  const ids = await balancedJournalAccountIds(db, journal);
   return journalCtes(db, journal, at, ids, {
     when,
     availableAfterDays: db.raw(
@@ -493,18 +492,14 @@ export interface BalanceTransactionRecord {
   description: string;
 }
 
-interface BalanceTransactionRow {
-  id: string;
-  type: BalanceTransactionType;
-  amount: number;
-  fee: number;
-  net: number;
-  currency: string;
-  source: string;
+/** A balance transaction's row: the record's columns of the same name, and the others under their column names. */
+interface BalanceTransactionRow extends Pick<
+  BalanceTransactionRecord,
+  'id' | 'type' | 'amount' | 'fee' | 'net' | 'currency' | 'source' | 'description'
+> {
   payout_id: string | null;
   available_on: Date;
   created_at: Date;
-  description: string;
 }
 
 function fromBalanceTransactionRow(row: BalanceTransactionRow): BalanceTransactionRecord {
@@ -533,7 +528,7 @@ export interface BalanceTransactionFilter {
   availableOnGte?: Date;
   availableOnLte?: Date;
   /** Only rows after this one in the list order (newest first, ties by id). */
-  startingAfter?: { createdAt: string; id: string };
+  startingAfter?: ListPosition;
 }
 
 /** The list position of the scope's balance transaction `id`, or undefined when the scope has none such. */
@@ -541,11 +536,8 @@ export async function findBalanceTransactionPosition(
   db: Db,
   scope: LedgerScope,
   id: string,
-): Promise<{ createdAt: string; id: string } | undefined> {
-  const row = (await db('ledger_balance_transactions')
-    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
-    .first(db.raw('created_at::text as created_at'), 'id')) as { created_at: string; id: string } | undefined;
-  return row ? { createdAt: row.created_at, id: row.id } : undefined;
+): Promise<ListPosition | undefined> {
+  return listPositionInScope(db, 'ledger_balance_transactions', scope, id);
 }
 
 /**
@@ -558,10 +550,7 @@ export async function listBalanceTransactionsPage(
   filter: BalanceTransactionFilter,
   limit: number,
 ): Promise<{ transactions: BalanceTransactionRecord[]; hasMore: boolean }> {
-  const query = db('ledger_balance_transactions').where({
-    merchant_id: scope.merchantId,
-    environment: scope.environment,
-  });
+  const query = db('ledger_balance_transactions').where(scopeColumns(scope));
   if (filter.type) query.where({ type: filter.type });
   if (filter.source) query.where({ source: filter.source });
   if (filter.payout) query.where({ payout_id: filter.payout });
@@ -569,14 +558,8 @@ export async function listBalanceTransactionsPage(
   if (filter.createdLte) query.where('created_at', '<=', filter.createdLte);
   if (filter.availableOnGte) query.where('available_on', '>=', filter.availableOnGte);
   if (filter.availableOnLte) query.where('available_on', '<=', filter.availableOnLte);
-  if (filter.startingAfter)
-    query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [filter.startingAfter.createdAt, filter.startingAfter.id]);
-  const rows = (await query
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(limit + 1)) as BalanceTransactionRow[];
+  if (filter.startingAfter) afterPosition(query, filter.startingAfter);
+  const rows = (await query.orderBy(NEWEST_FIRST).limit(limit + 1)) as BalanceTransactionRow[];
   return { transactions: rows.slice(0, limit).map(fromBalanceTransactionRow), hasMore: rows.length > limit };
 }
 

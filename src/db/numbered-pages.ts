@@ -3,6 +3,7 @@
  * list's conditions select on every page.
  */
 import type { Knex } from 'knex';
+import { NEWEST_FIRST } from './cursor-pages';
 
 /**
  * Page `page.page` (from 1) of `page.limit` rows of `query`, newest first (ties by id, descending), and `total`, the
@@ -15,10 +16,7 @@ export async function numberedNewestFirstPage<Row>(
   const [{ total }] = (await query.clone().count('id as total')) as unknown as [{ total: number }];
   const rows = (await query
     .clone()
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
+    .orderBy(NEWEST_FIRST)
     .limit(page.limit)
     .offset((page.page - 1) * page.limit)) as Row[];
   return { rows, total: Number(total) };

@@ -8,6 +8,7 @@ import type { Environment } from '../domain/environment';
 import type { CheckoutSessionSnapshot } from '../domain/checkout-table';
 import type { AfterCompletion, CollectField, PaymentLink } from '../domain/payment-link';
 import { newestFirstPage } from './cursor-pages';
+import { scopeColumns } from './scoped-rows';
 import { iso, storableJson, type Db } from './knex';
 
 interface PaymentLinkRow {
@@ -56,8 +57,6 @@ function fromRow(row: PaymentLinkRow): PaymentLink {
 /** A scope's merchant and environment. */
 type Scope = { merchantId: string; environment: Environment };
 
-const mine = (scope: Scope) => ({ merchant_id: scope.merchantId, environment: scope.environment });
-
 /** Stores a new link once per id. @returns the link as stored (the earlier one on a repeat) */
 export async function insertPaymentLink(db: Db, link: PaymentLink): Promise<PaymentLink> {
   await db('payment_links')
@@ -95,7 +94,7 @@ export async function findPaymentLinkById(db: Db, id: string): Promise<PaymentLi
 /** The link `id` of the scope's merchant and environment; undefined for unknown and foreign ids alike. */
 export async function findPaymentLink(db: Db, scope: Scope, id: string): Promise<PaymentLink | undefined> {
   const row = (await db('payment_links')
-    .where({ id, ...mine(scope) })
+    .where({ id, ...scopeColumns(scope) })
     .first()) as PaymentLinkRow | undefined;
   return row ? fromRow(row) : undefined;
 }
@@ -126,7 +125,7 @@ export async function updatePaymentLink(
     set.after_completion = changes.afterCompletion === null ? null : storableJson(changes.afterCompletion);
   if (changes.description !== undefined) set.description = changes.description;
   const rows = (await db('payment_links')
-    .where({ id, ...mine(scope) })
+    .where({ id, ...scopeColumns(scope) })
     .update(set)
     .returning('*')) as PaymentLinkRow[];
   return rows[0] ? fromRow(rows[0]) : undefined;

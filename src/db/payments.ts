@@ -17,6 +17,8 @@ import type { Knex } from 'knex';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 import type { ExceptionDraft } from '../domain/reconciliation';
 import { exceptionIdOf } from './reconciliation';
+import { afterPosition, listPositionInScope, NEWEST_FIRST, type ListPosition } from './cursor-pages';
+import { findInScope, scopeColumns } from './scoped-rows';
 import { providerOutcomeInsert, recordProviderOutcome, type ProviderOutcomeInput } from './provider-outcomes';
 
 /** An event to write once (docs/payments.md#events): `id` is derived from the workflow and step. */
@@ -545,10 +547,7 @@ export async function findRefund(
   scope: { merchantId: string; environment: Environment },
   id: string,
 ): Promise<RefundRecord | undefined> {
-  const row = await db<RefundRow>('refunds')
-    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
-    .first();
-  return row ? fromRefundRow(row) : undefined;
+  return findInScope(db, 'refunds', scope, id, fromRefundRow);
 }
 
 /**
@@ -561,7 +560,7 @@ export async function listRefundsOfPayment(
   paymentId: string,
 ): Promise<RefundRecord[]> {
   const rows = await db<RefundRow>('refunds')
-    .where({ payment_id: paymentId, merchant_id: scope.merchantId, environment: scope.environment })
+    .where({ payment_id: paymentId, ...scopeColumns(scope) })
     .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map(fromRefundRow);
 }
@@ -596,7 +595,7 @@ export async function findPayment(
   id: string,
 ): Promise<PaymentSnapshot | undefined> {
   const row = (await db('payments')
-    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
+    .where({ id, ...scopeColumns(scope) })
     .first(paymentColumns(db))) as PaymentReadRow | undefined;
   return row ? fromRow(row) : undefined;
 }
@@ -617,14 +616,8 @@ export interface PaymentListFilter {
   startingAfter?: PaymentListPosition;
 }
 
-/**
- * Where a payment stands in the list: its creation time exactly as stored (PostgreSQL's text form, to the microsecond)
- * and its id.
- */
-export interface PaymentListPosition {
-  createdAt: string;
-  id: string;
-}
+/** Where a payment stands in the list (see {@link ListPosition}). */
+export type PaymentListPosition = ListPosition;
 
 /**
  * The list position of the scope's payment `id`, or undefined when the scope has no such payment
@@ -635,10 +628,7 @@ export async function findPaymentListPosition(
   scope: { merchantId: string; environment: Environment },
   id: string,
 ): Promise<PaymentListPosition | undefined> {
-  const row = (await db('payments')
-    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
-    .first(db.raw('created_at::text as created_at'), 'id')) as { created_at: string; id: string } | undefined;
-  return row ? { createdAt: row.created_at, id: row.id } : undefined;
+  return listPositionInScope(db, 'payments', scope, id);
 }
 
 /**
@@ -665,21 +655,15 @@ export function paymentsPageQuery(
   filter: PaymentListFilter,
   rows: number,
 ) {
-  const query = db<PaymentRow>('payments').where({ merchant_id: scope.merchantId, environment: scope.environment });
+  const query = db<PaymentRow>('payments').where(scopeColumns(scope));
   if (filter.status) query.where({ status: filter.status });
   if (filter.pendingReason) query.where({ pending_reason: filter.pendingReason });
   if (filter.paymentMethod) query.where({ payment_method: filter.paymentMethod });
   if (filter.checkoutSession) query.where({ checkout_session: filter.checkoutSession });
   if (filter.createdGte) query.where('created_at', '>=', filter.createdGte);
   if (filter.createdLte) query.where('created_at', '<=', filter.createdLte);
-  if (filter.startingAfter)
-    query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [filter.startingAfter.createdAt, filter.startingAfter.id]);
-  return query
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(rows);
+  if (filter.startingAfter) afterPosition(query, filter.startingAfter);
+  return query.orderBy(NEWEST_FIRST).limit(rows);
 }
 
 /** Events about one object (a payment), oldest first. */

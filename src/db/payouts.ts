@@ -23,6 +23,8 @@ import { recordProviderOutcome } from './provider-outcomes';
 import type { EventInput } from './payments';
 import { insertEventOnce } from './payments';
 import { iso, isoOrNull, type Db } from './knex';
+import { NEWEST_FIRST, newestFirstPage } from './cursor-pages';
+import { findInScope, scopeColumns } from './scoped-rows';
 
 /** Verification state of a destination (docs/payouts.md#destinations). */
 export type DestinationStatus = 'verified' | 'pending_verification' | 'unverified';
@@ -111,19 +113,16 @@ export async function insertDestination(db: Db, destination: DestinationRecord):
 /** The scope's destinations not deleted, newest first. */
 export async function listDestinations(db: Db, scope: LedgerScope): Promise<DestinationRecord[]> {
   const rows = (await db('payout_destinations')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .where(scopeColumns(scope))
     .whereNull('deleted_at')
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])) as DestinationRow[];
+    .orderBy(NEWEST_FIRST)) as DestinationRow[];
   return rows.map(fromDestinationRow);
 }
 
 /** The scope's destination `id` unless deleted; undefined for another merchant's or environment's. */
 export async function findDestination(db: Db, scope: LedgerScope, id: string): Promise<DestinationRecord | undefined> {
   const row = (await db('payout_destinations')
-    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
+    .where({ id, ...scopeColumns(scope) })
     .whereNull('deleted_at')
     .first()) as DestinationRow | undefined;
   return row ? fromDestinationRow(row) : undefined;
@@ -141,7 +140,7 @@ export async function findDestinationById(db: Db, id: string): Promise<Destinati
  */
 export async function deleteDestination(db: Db, scope: LedgerScope, id: string, at: Date): Promise<boolean> {
   const updated = await db('payout_destinations')
-    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
+    .where({ id, ...scopeColumns(scope) })
     .whereNull('deleted_at')
     .update({ deleted_at: at });
   return updated > 0;
@@ -208,18 +207,6 @@ function fromPayoutRow(row: PayoutRow): PayoutSnapshot {
   };
 }
 
-function ledgerPayoutOf(payout: PayoutSnapshot): LedgerPayout {
-  return {
-    id: payout.id,
-    merchantId: payout.merchantId,
-    environment: payout.environment,
-    currency: payout.currency,
-    provider: payout.provider,
-    amount: payout.amount,
-    fee: payout.fee,
-  };
-}
-
 /**
  * What the merchant's balance in `currency` makes available now, in minor units, read with the balance account's
  * row locked until the transaction `trx` ends (docs/payouts.md#money): the available balance `GET /v1/balance` shows,
@@ -259,7 +246,7 @@ async function reserve(
     created_at: new Date(payout.createdAt),
     updated_at: new Date(payout.updatedAt),
   });
-  await writeJournal(trx, payoutReservedJournal(ledgerPayoutOf(payout)), new Date(payout.createdAt));
+  await writeJournal(trx, payoutReservedJournal(payout), new Date(payout.createdAt));
   await insertEventOnce(trx, eventOf(payout));
   if (audit) await insertAuditEntries(trx, [audit]);
 }
@@ -356,7 +343,7 @@ export async function writePayoutStatus(
     }
     const written = fromPayoutRow(row);
     const at = new Date(written.updatedAt);
-    for (const cause of orders.post) await writeJournal(trx, payoutJournalOf(ledgerPayoutOf(written), cause), at);
+    for (const cause of orders.post) await writeJournal(trx, payoutJournalOf(written, cause), at);
     if (orders.verifyDestination) await markDestinationPaid(trx, written.destinationId);
     if (orders.outcome)
       await recordProviderOutcome(trx, {
@@ -380,10 +367,7 @@ export async function findPayoutById(db: Db, id: string): Promise<PayoutSnapshot
 
 /** The scope's payout `id`; undefined for another merchant's or environment's. */
 export async function findPayout(db: Db, scope: LedgerScope, id: string): Promise<PayoutSnapshot | undefined> {
-  const row = (await db('payouts')
-    .where({ id, merchant_id: scope.merchantId, environment: scope.environment })
-    .first()) as PayoutRow | undefined;
-  return row ? fromPayoutRow(row) : undefined;
+  return findInScope(db, 'payouts', scope, id, fromPayoutRow);
 }
 
 /** Filters of {@link listPayoutsPage}; bounds inclusive. */
@@ -407,28 +391,19 @@ export async function listPayoutsPage(
   filter: PayoutFilter,
   limit: number,
 ): Promise<{ payouts: PayoutSnapshot[]; hasMore: boolean }> {
-  const query = db('payouts').where({ merchant_id: scope.merchantId, environment: scope.environment });
-  if (filter.status) query.where({ status: filter.status });
-  if (filter.destination) query.where({ destination_id: filter.destination });
-  if (filter.createdGte) query.where('created_at', '>=', filter.createdGte);
-  if (filter.createdLte) query.where('created_at', '<=', filter.createdLte);
-  if (filter.startingAfter) {
-    const after = (await db('payouts')
-      .where({ id: filter.startingAfter, merchant_id: scope.merchantId, environment: scope.environment })
-      .first(db.raw('created_at::text as created_at'), 'id')) as { created_at: string; id: string } | undefined;
-    if (!after)
-      throw new DomainError('validation_error', 'starting_after is not one of your payouts', [
-        { field: 'starting_after', message: 'starting_after is not one of your payouts' },
-      ]);
-    query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [after.created_at, after.id]);
-  }
-  const rows = (await query
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(limit + 1)) as PayoutRow[];
-  return { payouts: rows.slice(0, limit).map(fromPayoutRow), hasMore: rows.length > limit };
+  const page = await newestFirstPage<PayoutRow>(
+    db,
+    'payouts',
+    scope,
+    { startingAfter: filter.startingAfter, limit, what: 'payouts' },
+    (query) => {
+      if (filter.status) query.where({ status: filter.status });
+      if (filter.destination) query.where({ destination_id: filter.destination });
+      if (filter.createdGte) query.where('created_at', '>=', filter.createdGte);
+      if (filter.createdLte) query.where('created_at', '<=', filter.createdLte);
+    },
+  );
+  return { payouts: page.rows.map(fromPayoutRow), hasMore: page.hasMore };
 }
 
 /** A merchant's automatic payout setting in one environment (docs/payouts.md#automatic-payouts). */
@@ -443,9 +418,7 @@ export interface PayoutScheduleRecord {
 
 /** The scope's setting; `manual` with nothing else when it never set one. */
 export async function findPayoutSchedule(db: Db, scope: LedgerScope): Promise<PayoutScheduleRecord> {
-  const row = (await db('payout_schedules')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment })
-    .first()) as
+  const row = (await db('payout_schedules').where(scopeColumns(scope)).first()) as
     | {
         schedule: PayoutScheduleRecord['schedule'];
         destination_id: string | null;
@@ -511,7 +484,7 @@ export async function insertAutomaticPayout(
     const payout: PayoutSnapshot = { ...draft, amount, fee: feeOf(amount) };
     await reserve(trx, payout, eventOf, audit);
     await trx('ledger_balance_transactions')
-      .where({ merchant_id: scope.merchantId, environment: scope.environment, currency: draft.currency })
+      .where({ ...scopeColumns(scope), currency: draft.currency })
       .whereNull('payout_id')
       .where('available_on', '<=', now)
       .where((q) => q.whereNotIn('type', ['payout', 'payout_failure']).orWhere({ source: payout.id }))

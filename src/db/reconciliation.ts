@@ -9,6 +9,7 @@ import { base62FromDigest, ID_PREFIXES, ID_RANDOM_LENGTH } from '../domain/ids';
 import type { JournalDraft } from '../domain/ledger';
 import type { ExceptionDraft, ReconciliationExceptionKind, StatementEntry } from '../domain/reconciliation';
 import type { Db } from './knex';
+import { NEWEST_FIRST } from './cursor-pages';
 import { writeJournal } from './ledger';
 
 /** A provider account in one environment. */
@@ -353,12 +354,7 @@ export async function listExceptions(
   if (filter.status) query.where('status', filter.status);
   if (filter.provider) query.where('provider', filter.provider);
   if (filter.environment) query.where('environment', filter.environment);
-  const rows = await query
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(filter.limit);
+  const rows = await query.orderBy(NEWEST_FIRST).limit(filter.limit);
   return rows.map(fromExceptionRow);
 }
 

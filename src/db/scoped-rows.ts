@@ -2,6 +2,14 @@
 import type { Environment } from '../domain/environment';
 import type { Db } from './knex';
 
+/** The columns that hold a row's merchant and environment, as a `where` of the scope's rows takes them. */
+export function scopeColumns(scope: { merchantId: string; environment: Environment }): {
+  merchant_id: string;
+  environment: Environment;
+} {
+  return { merchant_id: scope.merchantId, environment: scope.environment };
+}
+
 /**
  * Row `id` of `table` in the scope's merchant and environment, as `from` maps it; undefined for an unknown id and for
  * another merchant's or environment's alike, so a caller cannot tell them apart.
@@ -13,7 +21,8 @@ export async function findInScope<Row, Result>(
   id: string,
   from: (row: Row) => Result,
 ): Promise<Result | undefined> {
-  const row = (await db(table).where({ id, merchant_id: scope.merchantId, environment: scope.environment }).first()) as
-    Row | undefined;
+  const row = (await db(table)
+    .where({ id, ...scopeColumns(scope) })
+    .first()) as Row | undefined;
   return row ? from(row) : undefined;
 }

@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import type { Role } from '../domain/access';
 import type { Db } from './knex';
+import { NEWEST_FIRST } from './cursor-pages';
 
 /** A member as stored, with the person's e-mail and name. */
 export interface MemberRow {
@@ -171,10 +172,7 @@ export async function listOpenInvitations(db: Db, merchantId: string): Promise<I
   return db('team_invitations')
     .where({ merchant_id: merchantId })
     .whereNull('accepted_at')
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
+    .orderBy(NEWEST_FIRST)
     .select('id', 'merchant_id', 'email', 'role', 'invited_by', 'expires_at', 'accepted_at', 'created_at');
 }
 

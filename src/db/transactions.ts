@@ -6,6 +6,8 @@ import type { Environment } from '../domain/environment';
 import { COLLECTED_STATUSES } from '../domain/fees';
 import type { PendingReason } from '../domain/payment';
 import { iso, type Db } from './knex';
+import { afterPosition, NEWEST_FIRST, positionOf, type ListPosition } from './cursor-pages';
+import { scopeColumns } from './scoped-rows';
 
 /** Scope of every query (docs/api.md#merchants-and-environments). */
 export interface Scope {
@@ -70,7 +72,7 @@ function unionQuery(db: Db, scope: Scope) {
     [[...COLLECTED_STATUSES]],
   );
   const payments = db('payments')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment })
+    .where(scopeColumns(scope))
     .select(
       'id',
       db.raw(`'payment' as type`),
@@ -150,14 +152,8 @@ function toView(row: Record<string, any>): TransactionView {
   };
 }
 
-/**
- * Where a transaction stands in the list: its creation time exactly as stored (PostgreSQL's text form, to the
- * microsecond) and its id.
- */
-export interface TransactionListPosition {
-  createdAt: string;
-  id: string;
-}
+/** Where a transaction stands in the list (see {@link ListPosition}). */
+export type TransactionListPosition = ListPosition;
 
 /** The list position of the scope's payment or refund `id`, or undefined when the scope has none such. */
 export async function findTransactionListPosition(
@@ -165,9 +161,7 @@ export async function findTransactionListPosition(
   scope: Scope,
   id: string,
 ): Promise<TransactionListPosition | undefined> {
-  const row = (await unionQuery(db, scope).where({ id }).first(db.raw('created_at::text as created_at'), 'id')) as
-    { created_at: string; id: string } | undefined;
-  return row ? { createdAt: row.created_at, id: row.id } : undefined;
+  return positionOf(db, unionQuery(db, scope).where({ id }));
 }
 
 /**
@@ -185,14 +179,10 @@ export async function listTransactions(
     { total: number },
   ];
   const query = applyFilter(unionQuery(db, scope), filter);
-  if (page.startingAfter)
-    query.whereRaw('(created_at, id) < (?::timestamptz, ?)', [page.startingAfter.createdAt, page.startingAfter.id]);
+  if (page.startingAfter) afterPosition(query, page.startingAfter);
   const rows = await query
     .select('*')
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
+    .orderBy(NEWEST_FIRST)
     .limit(page.limit + 1)
     .offset(page.startingAfter ? 0 : (page.page - 1) * page.limit);
   return {
@@ -241,10 +231,7 @@ export interface Analytics {
  */
 export async function computeAnalytics(db: Db, scope: Scope, from: Date, to: Date): Promise<Analytics> {
   const base = () =>
-    db('payments')
-      .where({ merchant_id: scope.merchantId, environment: scope.environment })
-      .where('created_at', '>=', from)
-      .where('created_at', '<', to);
+    db('payments').where(scopeColumns(scope)).where('created_at', '>=', from).where('created_at', '<', to);
   const volumes = await base()
     .groupBy('currency')
     .orderBy('currency')

@@ -23,18 +23,17 @@ import {
 import { toEventRecord, type EventRecord, type EventRow, type Scope } from './events';
 import { iso, isoOrNull, type Db } from './knex';
 import { numberedNewestFirstPage } from './numbered-pages';
+import { NEWEST_FIRST } from './cursor-pages';
+import { scopeColumns } from './scoped-rows';
 import { insertEventOnce, type EventInput } from './payments';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 
-interface WebhookRow {
-  id: string;
+/** A webhook's row: the record's columns of the same name, and the others under their column names. */
+interface WebhookRow extends Pick<
+  WebhookRecord,
+  'id' | 'environment' | 'url' | 'events' | 'status' | 'description' | 'secret'
+> {
   merchant_id: string;
-  environment: Environment;
-  url: string;
-  events: string[];
-  status: WebhookStatus;
-  description: string | null;
-  secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
   failure_kind: WebhookFailureKind | null;
@@ -65,9 +64,7 @@ function fromWebhookRow(row: WebhookRow): WebhookRecord {
 }
 
 function liveWebhooks(db: Db, scope: Scope) {
-  return db<WebhookRow>('webhooks')
-    .where({ merchant_id: scope.merchantId, environment: scope.environment })
-    .whereNull('deleted_at');
+  return db<WebhookRow>('webhooks').where(scopeColumns(scope)).whereNull('deleted_at');
 }
 
 /**
@@ -105,10 +102,7 @@ export async function insertWebhookWithEvent(db: Db, webhook: WebhookRecord, eve
 
 /** The scope's webhooks that are not deleted, newest first. */
 export async function listWebhooks(db: Db, scope: Scope): Promise<WebhookRecord[]> {
-  const rows = await liveWebhooks(db, scope).orderBy([
-    { column: 'created_at', order: 'desc' },
-    { column: 'id', order: 'desc' },
-  ]);
+  const rows = await liveWebhooks(db, scope).orderBy(NEWEST_FIRST);
   return rows.map(fromWebhookRow);
 }
 
@@ -333,11 +327,7 @@ export async function listDeliveries(
   webhookId: string,
   page: { page: number; limit: number },
 ): Promise<{ deliveries: DeliveryWithAttempts[]; total: number }> {
-  const base = db('webhook_deliveries').where({
-    webhook_id: webhookId,
-    merchant_id: scope.merchantId,
-    environment: scope.environment,
-  });
+  const base = db('webhook_deliveries').where({ webhook_id: webhookId, ...scopeColumns(scope) });
   const { rows, total } = await numberedNewestFirstPage<DeliveryRow>(base, page);
   const attempts = await attemptsOf(
     db,
@@ -365,7 +355,7 @@ export async function listDeliveriesOfEvents(
     async (trx) => {
       const rows: DeliveryRow[] = await trx('webhook_deliveries')
         .whereIn('event_id', eventIds)
-        .where({ merchant_id: scope.merchantId, environment: scope.environment })
+        .where(scopeColumns(scope))
         .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       const attempts = await attemptsOf(
         trx,

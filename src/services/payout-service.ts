@@ -17,7 +17,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { payoutRailsOf, payoutWorkflowStart } from '../activities/payout-activities';
+import { payoutRailsOf, payoutWorkflowStart, type PayoutActivityDeps } from '../activities/payout-activities';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import {
@@ -79,21 +79,18 @@ import { requireRecentTwoFactor } from './two-factor-service';
 export interface PayoutServiceDeps {
   db: Db;
   temporal: Client;
-  config: Pick<
-    Config,
-    | 'TEMPORAL_TASK_QUEUE'
-    | 'TEMPORAL_WEBHOOK_TASK_QUEUE'
-    | 'CREATE_WAIT_MS'
-    | 'TEMPORAL_CALL_TIMEOUT_MS'
-    | 'UPDATE_DEADLINE_MS'
-    | 'SANDBOX_APPROVAL_DELAY_MS'
-    | 'PROVIDER_CALLBACK_SECRET'
-    | 'PROVIDERS'
-    | 'SMTP_URL'
-    | 'MAIL_OUTBOX_DIR'
-    | 'MAIL_FROM'
-    | 'PUBLIC_BASE_URL'
-  >;
+  /** The payout activities' (whose rails and workflow starts the service uses), and the create's and mail's. */
+  config: PayoutActivityDeps['config'] &
+    Pick<
+      Config,
+      | 'CREATE_WAIT_MS'
+      | 'TEMPORAL_CALL_TIMEOUT_MS'
+      | 'UPDATE_DEADLINE_MS'
+      | 'SMTP_URL'
+      | 'MAIL_OUTBOX_DIR'
+      | 'MAIL_FROM'
+      | 'PUBLIC_BASE_URL'
+    >;
   /** The payout rails; default: built from the configuration. */
   payoutRails?: PayoutRailRegistry;
 }

@@ -96,40 +96,34 @@ export const statusBlock = z.object({
 });
 
 /**
- * `POST /merchant/v1/payments/` → `{data: {transaction: {id, status}}, status}`; Airtel's own sample gives `id: false`,
- * so `id` is not read.
+ * An Airtel answer about one transaction, `{data: {transaction: {…fields}}, status}` with the {@link statusBlock}:
+ * `data` may be null or absent, and its `transaction` absent (a refusal carries only the status block).
  */
-const paymentAnswer = z.object({
-  data: z
-    .object({ transaction: z.object({ id: z.unknown().optional(), status: z.string().optional() }).optional() })
-    .nullish(),
-  status: statusBlock,
-});
+export function transactionAnswer<Fields extends z.ZodRawShape>(fields: Fields) {
+  return z.object({
+    data: z.object({ transaction: z.object(fields).optional() }).nullish(),
+    status: statusBlock,
+  });
+}
+
+/**
+ * The fields of a transaction an enquiry answers (a collection's or a disbursement's) besides its status: `id`, not
+ * read (Airtel's own samples give `id: false`), `message?` and `airtel_money_id?`.
+ */
+export const enquiredTransactionFields = {
+  id: z.unknown().optional(),
+  message: z.string().nullish(),
+  airtel_money_id: z.string().nullish(),
+};
+
+/** `POST /merchant/v1/payments/` → `{data: {transaction: {id, status}}, status}`; `id` is not read. */
+const paymentAnswer = transactionAnswer({ id: z.unknown().optional(), status: z.string().optional() });
 
 /** `GET /standard/v1/payments/{id}` → `{data: {transaction: {id, status, message?, airtel_money_id?}}, status}`. */
-const enquiryAnswer = z.object({
-  data: z
-    .object({
-      transaction: z
-        .object({
-          id: z.unknown().optional(),
-          status: z.string(),
-          message: z.string().nullish(),
-          airtel_money_id: z.string().nullish(),
-        })
-        .optional(),
-    })
-    .nullish(),
-  status: statusBlock,
-});
+const enquiryAnswer = transactionAnswer({ ...enquiredTransactionFields, status: z.string() });
 
 /** `POST /standard/v1/payments/refund` → `{data: {transaction: {airtel_money_id, status}}, status}`. */
-const refundAnswer = z.object({
-  data: z
-    .object({ transaction: z.object({ airtel_money_id: z.string().nullish(), status: z.string() }).optional() })
-    .nullish(),
-  status: statusBlock,
-});
+const refundAnswer = transactionAnswer({ airtel_money_id: z.string().nullish(), status: z.string() });
 
 /** A transaction as the enquiry gave it. */
 interface EnquiredTransaction {

@@ -27,9 +27,10 @@ import {
   airtelAmount,
   airtelTransactionId,
   countryOfTransactionId,
+  enquiredTransactionFields,
   isAmbiguousHttpStatus,
   isSuccess,
-  statusBlock,
+  transactionAnswer,
 } from './adapter';
 import { AIRTEL_COUNTRY_CURRENCIES, AirtelAuthenticationError, createAirtelClient, type AirtelCountry } from './client';
 import { descriptor } from './descriptor';
@@ -40,21 +41,7 @@ import { isAirtelTransactionStatus } from './statuses';
 /**
  * A disbursement answer or an enquiry's: `{data: {transaction: {id?, status?, message?, airtel_money_id?}}, status}`.
  */
-const disbursementAnswer = z.object({
-  data: z
-    .object({
-      transaction: z
-        .object({
-          id: z.unknown().optional(),
-          status: z.string().optional(),
-          message: z.string().nullish(),
-          airtel_money_id: z.string().nullish(),
-        })
-        .optional(),
-    })
-    .nullish(),
-  status: statusBlock,
-});
+const disbursementAnswer = transactionAnswer({ ...enquiredTransactionFields, status: z.string().optional() });
 
 /** The key Airtel's PIN is encrypted with, as PEM: `key` as given when PEM, else base64 DER (SPKI) wrapped. */
 function publicKeyPem(key: string): string {

@@ -11,7 +11,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { callbackJson, ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
 import { claimedStatusOf, requestToPayResult } from './statuses';
-import { callbackUrlWithQuery } from '../callback-url';
+import { authenticatedSubject, callbackUrlWithQuery, type CallbackSubject } from '../callback-url';
 
 /** A UUID as MoMo's `X-Reference-Id` takes it (lower or upper case hex). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -45,6 +45,13 @@ export function verifyMomoCallbackToken(reference: string, token: string | undef
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
+/** How a request-to-pay's callback URL names it and proves it. */
+const REFERENCE_SUBJECT: CallbackSubject = {
+  param: 'reference',
+  verify: verifyMomoCallbackToken,
+  what: 'the MoMo callback',
+};
+
 /**
  * Authenticates a MoMo callback by its `reference` and `token` query parameters, then parses its
  * body (a request-to-pay result; a `referenceId` in it, when present, must be the same reference).
@@ -52,9 +59,7 @@ export function verifyMomoCallbackToken(reference: string, token: string | undef
  * @throws ProviderRefusal when the reference or token is missing or wrong, or the body is not a documented result
  */
 export function parseMomoCallback(request: CallbackRequest, secret: string): ParsedCallback {
-  const reference = request.query.reference ?? '';
-  if (!verifyMomoCallbackToken(reference, request.query.token, secret))
-    throw new ProviderRefusal('the MoMo callback token is missing or not valid');
+  const reference = authenticatedSubject(request, REFERENCE_SUBJECT, secret);
   const json = callbackJson(request, 'the MoMo callback');
   const parsed = requestToPayResult.safeParse(json);
   if (!parsed.success) throw new ProviderRefusal('the MoMo callback body is not a request-to-pay result');

@@ -18,7 +18,7 @@ import {
 import { descriptor } from './descriptor';
 import { keepMpesaReceipt } from './receipt';
 import { callbackBody, outcomeOf } from './statuses';
-import { callbackUrlWithQuery } from '../callback-url';
+import { authenticatedSubject, callbackUrlWithQuery, type CallbackSubject } from '../callback-url';
 
 /** A payment id as the callback URL carries it. */
 const PAYMENT_ID = /^pay_[A-Za-z0-9]{24}$/;
@@ -54,6 +54,13 @@ export function verifyMpesaCallbackToken(paymentId: string, token: string | unde
   return callbackTokenMatches(`mpesa:${paymentId}`, token, secret);
 }
 
+/** How a payment's callback URL names it and proves it. */
+const PAYMENT_SUBJECT: CallbackSubject = {
+  param: 'payment',
+  verify: verifyMpesaCallbackToken,
+  what: 'the M-Pesa callback',
+};
+
 /**
  * Authenticates an M-Pesa callback by its `payment` and `token` query parameters, parses its body and records its
  * CheckoutRequestID for the payment (kept when one is known already: a callback naming another is refused), and the
@@ -67,9 +74,7 @@ export async function parseMpesaCallback(
   secret: string,
   requestLog: ProviderRequestLog,
 ): Promise<ParsedCallback> {
-  const paymentId = request.query.payment ?? '';
-  if (!verifyMpesaCallbackToken(paymentId, request.query.token, secret))
-    throw new ProviderRefusal('the M-Pesa callback token is missing or not valid');
+  const paymentId = authenticatedSubject(request, PAYMENT_SUBJECT, secret);
   const json = callbackJson(request, 'the M-Pesa callback');
   const parsed = callbackBody.safeParse(json);
   if (!parsed.success) throw new ProviderRefusal('the M-Pesa callback body is not an STK push result');

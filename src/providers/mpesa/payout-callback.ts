@@ -20,7 +20,7 @@ import {
 import { callbackTokenMatches, callbackTokenOf } from './callback';
 import { descriptor } from './descriptor';
 import { b2cVerdictOf, darajaResult, statusVerdictOf, type B2cVerdict } from './payout-statuses';
-import { callbackUrlWithQuery } from '../callback-url';
+import { authenticatedSubject, callbackUrlWithQuery, type CallbackSubject } from '../callback-url';
 
 /** A payout id as the callback URL carries it. */
 const PAYOUT_ID = /^po_[A-Za-z0-9]{24}$/;
@@ -61,6 +61,13 @@ export function verifyMpesaPayoutCallbackToken(payoutId: string, token: string |
   return callbackTokenMatches(`mpesa-payout:${payoutId}`, token, secret);
 }
 
+/** How a payout's callback URL names it and proves it. */
+const PAYOUT_SUBJECT: CallbackSubject = {
+  param: 'payout',
+  verify: verifyMpesaPayoutCallbackToken,
+  what: 'the M-Pesa payout callback',
+};
+
 /**
  * Keeps `verdict` as the payout's result unless one is kept already.
  * @returns true when this call kept it, false when an earlier result stands
@@ -99,9 +106,7 @@ export async function readMpesaPayoutCallback(
   secret: string,
   requestLog: ProviderRequestLog,
 ): Promise<MpesaPayoutCallbackFacts> {
-  const payoutId = request.query.payout ?? '';
-  if (!verifyMpesaPayoutCallbackToken(payoutId, request.query.token, secret))
-    throw new ProviderRefusal('the M-Pesa payout callback token is missing or not valid');
+  const payoutId = authenticatedSubject(request, PAYOUT_SUBJECT, secret);
   if ((await requestLog.find(descriptor.code, sendKeyOf(payoutId))) === undefined)
     throw new ProviderRefusal('no M-Pesa B2C payment was sent for this payout');
   const json = callbackJson(request, 'the M-Pesa payout callback');

@@ -56,7 +56,7 @@ import { descriptor } from './descriptor';
 import { b2cAcknowledgement, darajaResult, resultParameter, type DarajaResult } from './payout-statuses';
 import { mpesaReceiptOf } from './receipt';
 import type { MpesaSettings } from './settings';
-import { callbackUrlWithQuery } from '../callback-url';
+import { authenticatedSubject, callbackUrlWithQuery, type CallbackSubject } from '../callback-url';
 
 /** Daraja's Reversal path. */
 export const REVERSAL_PATH = '/mpesa/reversal/v1/request';
@@ -108,6 +108,14 @@ export function mpesaRefundCallbackUrl(
     result: kind,
   });
 }
+
+/** How a refund's callback URL names it and proves it: its token, compared in constant time. */
+const REFUND_SUBJECT: CallbackSubject = {
+  param: 'refund',
+  verify: (refundId, token, secret) =>
+    !!token && REFUND_ID.test(refundId) && callbackTokenMatches(`mpesa-refund:${refundId}`, token, secret),
+  what: 'the M-Pesa refund callback',
+};
 
 /** The refund id of a refund's idempotency key (`refund:ref_…`). */
 export const refundIdOf = (request: Pick<RefundRequest, 'idempotencyKey'>): string =>
@@ -174,13 +182,7 @@ export async function parseMpesaReversalCallback(
   secret: string,
   requestLog: ProviderRequestLog,
 ): Promise<ParsedCallback> {
-  const refundId = request.query.refund ?? '';
-  if (
-    !REFUND_ID.test(refundId) ||
-    !request.query.token ||
-    !callbackTokenMatches(`mpesa-refund:${refundId}`, request.query.token, secret)
-  )
-    throw new ProviderRefusal('the M-Pesa refund callback token is missing or not valid');
+  const refundId = authenticatedSubject(request, REFUND_SUBJECT, secret);
   const sent = await requestLog.find(descriptor.code, reversalKeyOf(refundId));
   if (sent === undefined) throw new ProviderRefusal('no M-Pesa reversal was sent for this refund');
   const answer = { providerReference: refundId, claimed: 'pending' as const, refundId, recorded: false };
