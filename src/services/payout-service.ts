@@ -8,7 +8,6 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  ScheduleAlreadyRunning,
   ScheduleNotFoundError,
   WithStartWorkflowOperation,
   WorkflowIdConflictPolicy,
@@ -19,6 +18,7 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 import { payoutRailsOf, payoutWorkflowStart } from '../activities/payout-activities';
 import type { Config } from '../config';
+import { createScheduleIfAbsent } from '../lib/temporal-schedules';
 import type { Db } from '../db/knex';
 import {
   deleteDestination as deleteDestinationRow,
@@ -517,26 +517,22 @@ export async function setPayoutSchedule(
   } else {
     const input: AutomaticPayoutInput = { merchantId: owner.merchantId, environment: owner.environment };
     const spec = { calendars: CALENDARS[setting.schedule] };
-    try {
-      await deps.temporal.schedule.create({
-        scheduleId,
-        spec,
-        action: {
-          type: 'startWorkflow',
-          workflowType: 'automaticPayoutWorkflow',
-          workflowId: `automatic-payout:${owner.merchantId}:${owner.environment}`,
-          args: [input],
-          taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-          typedSearchAttributes: [
-            { key: MerchantIdAttribute, value: owner.merchantId },
-            { key: EnvironmentAttribute, value: owner.environment },
-          ],
-        },
-      });
-    } catch (error) {
-      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-      await handle.update((previous) => ({ ...previous, spec }));
-    }
+    const created = await createScheduleIfAbsent(deps.temporal, {
+      scheduleId,
+      spec,
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'automaticPayoutWorkflow',
+        workflowId: `automatic-payout:${owner.merchantId}:${owner.environment}`,
+        args: [input],
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        typedSearchAttributes: [
+          { key: MerchantIdAttribute, value: owner.merchantId },
+          { key: EnvironmentAttribute, value: owner.environment },
+        ],
+      },
+    });
+    if (!created) await handle.update((previous) => ({ ...previous, spec }));
   }
   await audit(deps.db, owner, 'payout_schedule.updated', scheduleId, ip);
   return setting;
