@@ -12,7 +12,7 @@ import {
   type BalanceTransactionFilter,
   type BalanceTransactionRecord,
 } from '../db/ledger';
-import { DomainError, validationError } from '../domain/errors';
+import { orNotFound, DomainError, validationError } from '../domain/errors';
 import type { Principal } from '../domain/principal';
 import type { BalanceAmounts } from '../views/balance';
 
@@ -62,9 +62,7 @@ export async function getBalanceTransaction(
   owner: Principal,
   id: string,
 ): Promise<BalanceTransactionRecord> {
-  const found = await findBalanceTransaction(deps.db, owner, id);
-  if (!found) throw new DomainError('not_found', `no balance transaction with id ${id}`);
-  return found;
+  return orNotFound(await findBalanceTransaction(deps.db, owner, id), 'balance transaction', id);
 }
 
 /**

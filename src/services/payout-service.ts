@@ -36,7 +36,7 @@ import {
 } from '../db/payouts';
 import { listMembers } from '../db/team';
 import { operatorForNumber, PROVIDER_CODES, type ProviderCode } from '../domain/catalogue';
-import { DomainError, validationError } from '../domain/errors';
+import { orNotFound, DomainError, validationError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Currency } from '../domain/money';
 import {
@@ -403,9 +403,7 @@ export async function createPayout(
  * @throws DomainError `not_found` for unknown and foreign ids alike
  */
 export async function getPayout(deps: Pick<PayoutServiceDeps, 'db'>, owner: Principal, id: string) {
-  const payout = await findPayout(deps.db, owner, id);
-  if (!payout) throw new DomainError('not_found', `no payout with id ${id}`);
-  return payout;
+  return orNotFound(await findPayout(deps.db, owner, id), 'payout', id);
 }
 
 /** One page of the caller's payouts, newest first. @throws DomainError `validation_error` for a foreign cursor */
