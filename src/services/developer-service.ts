@@ -26,12 +26,12 @@ import {
   listTransactions,
   type Analytics,
   type TransactionFilter,
-  type TransactionListPosition,
   type TransactionView,
 } from '../db/transactions';
 import type { Scope } from '../domain/access';
 import type { Environment } from '../domain/environment';
-import { orNotFound, DomainError, validationError } from '../domain/errors';
+import { orNotFound, DomainError } from '../domain/errors';
+import { cursorPosition } from './list-cursor';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Principal } from '../domain/principal';
 import { newId } from '../lib/ids';
@@ -108,17 +108,11 @@ export async function listTransactionPage(
     startingAfter?: string;
   },
 ): Promise<{ transactions: TransactionView[]; total: number; asOf: Date; hasMore: boolean }> {
-  let startingAfter: TransactionListPosition | undefined;
-  if (request.startingAfter !== undefined) {
-    startingAfter = await findTransactionListPosition(deps.db, owner, request.startingAfter);
-    if (!startingAfter)
-      throw validationError([
-        {
-          field: 'starting_after',
-          message: `starting_after must be the id of one of your payments or refunds; there is none ${request.startingAfter}`,
-        },
-      ]);
-  }
+  const startingAfter = await cursorPosition(
+    request.startingAfter,
+    (id) => findTransactionListPosition(deps.db, owner, id),
+    (id) => `starting_after must be the id of one of your payments or refunds; there is none ${id}`,
+  );
   const asOf = request.asOf ?? new Date();
   const { transactions, total, hasMore } = await listTransactions(
     deps.db,
