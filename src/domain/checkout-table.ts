@@ -12,7 +12,7 @@
 import type { Environment } from './environment';
 import type { Currency } from './money';
 import type { AmountRange, CollectField } from './payment-link';
-import { ANOTHER_ROW, chooseRow, tableMarkdown, type TableRefusal } from './table-engine';
+import { ANOTHER_ROW, chooseRow, tableMarkdown, describeCommonEffect, type TableRefusal } from './table-engine';
 
 /** A session's status (docs/checkout.md#states). */
 export type CheckoutStatus = 'open' | 'complete' | 'expired';
@@ -311,9 +311,8 @@ export function emittedEvent(effects: readonly CheckoutEffect[]): CheckoutEmitte
 function describeCheckoutEffect(effect: CheckoutEffect): string {
   switch (effect.do) {
     case 'write':
-      return 'write';
     case 'emit':
-      return `emit \`${effect.event}\``;
+      return describeCommonEffect(effect);
     case 'start_attempt':
       return "start the attempt's payment";
     case 'settle_duplicate':

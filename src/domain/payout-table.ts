@@ -354,7 +354,6 @@ export function payoutWriteOrders(applied: Extract<PayoutApplied, { ok: true }>)
 function describePayoutEffect(effect: PayoutEffect): string {
   switch (effect.do) {
     case 'write':
-      return 'write';
     case 'emit':
     case 'post':
       return describeCommonEffect(effect);

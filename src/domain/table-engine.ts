@@ -66,9 +66,12 @@ export function tableMarkdown<Eff>(
 }
 
 /**
- * The effects every table declares alike, in words as the documentation's tables show them: the webhook event to
- * emit, the ledger journal to post (docs/ledger.md#postings).
+ * The effects every table declares alike, in words as the documentation's tables show them: the write of the object's
+ * row, the webhook event to emit, the ledger journal to post (docs/ledger.md#postings).
  */
-export function describeCommonEffect(effect: { do: 'emit'; event: string } | { do: 'post'; cause: string }): string {
+export function describeCommonEffect(
+  effect: { do: 'write' } | { do: 'emit'; event: string } | { do: 'post'; cause: string },
+): string {
+  if (effect.do === 'write') return 'write';
   return effect.do === 'emit' ? `emit \`${effect.event}\`` : `post \`${effect.cause}\``;
 }
