@@ -32,7 +32,7 @@ import type { PaymentSnapshot } from '../domain/payment';
 import { parsePhoneNumberAsWritten } from '../domain/phone';
 import type { Principal } from '../domain/principal';
 import { deriveSecretId, newId } from '../lib/ids';
-import { UpdateUnanswered, updateWithin, updateWithStartWithin } from '../lib/temporal-deadline';
+import { createWithStart, UpdateUnanswered, updateWithin } from '../lib/temporal-deadline';
 import type { ProviderCode } from '../domain/catalogue';
 import {
   CREATE_CHECKOUT_UPDATE_ID,
@@ -184,19 +184,12 @@ export async function createCheckoutSession(
   });
   let outcome;
   try {
-    outcome = await updateWithStartWithin(
+    outcome = await createWithStart(
       deps.temporal,
-      {
-        workflowId: checkoutWorkflowId(id),
-        start,
-        waitMs: deps.config.CREATE_WAIT_MS,
-        confirmMs: deps.config.TEMPORAL_CALL_TIMEOUT_MS,
-      },
-      () =>
-        deps.temporal.workflow.executeUpdateWithStart(createCheckoutSessionUpdate, {
-          updateId: CREATE_CHECKOUT_UPDATE_ID,
-          startWorkflowOperation: start,
-        }),
+      deps.config,
+      start,
+      createCheckoutSessionUpdate,
+      CREATE_CHECKOUT_UPDATE_ID,
     );
   } catch {
     throw unavailable(`checkout session ${id}`);

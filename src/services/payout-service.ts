@@ -52,12 +52,7 @@ import { destinationEnding } from '../domain/payout-rail';
 import { parseMsisdn } from '../domain/phone';
 import type { Principal } from '../domain/principal';
 import { deriveId, newId } from '../lib/ids';
-import {
-  updateWithin,
-  UpdateUnanswered,
-  updateWithStartWithin,
-  type UpdateWithStartOutcome,
-} from '../lib/temporal-deadline';
+import { updateWithin, UpdateUnanswered, createWithStart, type UpdateWithStartOutcome } from '../lib/temporal-deadline';
 import { createMailer } from '../lib/mailer';
 import type { PayoutRailRegistry } from '../providers/payout-registry';
 import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
@@ -68,7 +63,6 @@ import {
   payoutScheduleId,
   SEND_UPDATE_ID,
   sendPayoutUpdate,
-  payoutWorkflowId,
   type AutomaticPayoutInput,
   type PayoutCreateInput,
 } from '../workflows/payout-messages';
@@ -367,20 +361,7 @@ export async function createPayout(
   const start = workflowStart(deps, payout, create);
   let outcome: UpdateWithStartOutcome<PayoutSnapshot>;
   try {
-    outcome = await updateWithStartWithin(
-      deps.temporal,
-      {
-        workflowId: payoutWorkflowId(id),
-        start,
-        waitMs: deps.config.CREATE_WAIT_MS,
-        confirmMs: deps.config.TEMPORAL_CALL_TIMEOUT_MS,
-      },
-      () =>
-        deps.temporal.workflow.executeUpdateWithStart(sendPayoutUpdate, {
-          updateId: SEND_UPDATE_ID,
-          startWorkflowOperation: start,
-        }),
-    );
+    outcome = await createWithStart(deps.temporal, deps.config, start, sendPayoutUpdate, SEND_UPDATE_ID);
   } catch (error) {
     const refused = refusalOf(error);
     if (refused) throw refused; // the balance does not hold it: nothing reserved
