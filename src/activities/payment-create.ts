@@ -26,7 +26,7 @@ import type { Currency } from '../domain/money';
 import type { PaymentSnapshot } from '../domain/payment';
 import { withDecisionTime } from '../domain/payment-table';
 import type { Principal } from '../domain/principal';
-import { updateWithStartWithin, type UpdateWithStartOutcome } from '../lib/temporal-deadline';
+import { createWithStart, type UpdateWithStartOutcome } from '../lib/temporal-deadline';
 import { FAILURE_TYPES } from '../workflows/activity-contracts';
 import {
   INITIATE_UPDATE_ID,
@@ -242,20 +242,7 @@ export async function startPayment(
   try {
     // The one create-and-wait choreography (src/lib/temporal-deadline.ts): the answer within CREATE_WAIT_MS, else
     // whether the workflow runs within TEMPORAL_CALL_TIMEOUT_MS more (docs/operations.md#deadlines).
-    outcome = await updateWithStartWithin(
-      deps.temporal,
-      {
-        workflowId: paymentWorkflowId(payment.id),
-        start,
-        waitMs: deps.config.CREATE_WAIT_MS,
-        confirmMs: deps.config.TEMPORAL_CALL_TIMEOUT_MS,
-      },
-      () =>
-        deps.temporal.workflow.executeUpdateWithStart(initiatePaymentUpdate, {
-          updateId: INITIATE_UPDATE_ID,
-          startWorkflowOperation: start,
-        }),
-    );
+    outcome = await createWithStart(deps.temporal, deps.config, start, initiatePaymentUpdate, INITIATE_UPDATE_ID);
   } catch (error) {
     const refused = decidedRefusal(error);
     if (refused) throw refused; // e.g. data PostgreSQL refuses: 400, nothing created

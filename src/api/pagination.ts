@@ -32,3 +32,17 @@ export function cursorPaginationOf(
   const last = items.at(-1);
   return { limit, has_more: page.hasMore, next_starting_after: page.hasMore && last ? last.id : null };
 }
+
+/**
+ * The `data` of one page of a cursor-paginated list (docs/limits.md#lists): `{[name]: items as `view` shows them,
+ * pagination: {limit, has_more, next_starting_after}}`, in that field order.
+ */
+export function cursorPageOf<T extends { id: string }, V>(
+  name: string,
+  limit: number,
+  page: { hasMore: boolean },
+  items: readonly T[],
+  view: (item: T) => V,
+): Record<string, V[] | ReturnType<typeof cursorPaginationOf>> {
+  return { [name]: items.map((item) => view(item)), pagination: cursorPaginationOf(limit, page, items) };
+}

@@ -395,6 +395,21 @@ function addOpsCommands(program: Command, resources: () => Resources, io: CliIo)
     if (rows.length === 0) io.out('none\n');
     for (const row of rows) io.out(format(row, new Date()));
   };
+  /** `ops <name>`: the rows `list` finds waiting longer than --older-than (default 1 h), printed with `format`. */
+  const olderThanList = <T>(
+    name: string,
+    description: string,
+    list: (db: Db, filter: { olderThanSeconds: number; limit: number }) => Promise<readonly T[]>,
+    format: (row: T, now: Date) => string,
+  ) =>
+    ops
+      .command(name)
+      .description(description)
+      .addOption(olderThanOption(3600, '1h'))
+      .addOption(limitOption())
+      .action(async (options: { olderThan: number; limit: number }) => {
+        printRows(await list((await resources().operations()).db, olderThanFilter(options)), format);
+      });
   ops
     .command('deliveries')
     .description('list webhook deliveries pending for longer than --older-than, or given up on (--failed)')
@@ -418,17 +433,12 @@ function addOpsCommands(program: Command, resources: () => Resources, io: CliIo)
       const retried = await retryDeliveryAsOperator(await resources().operations(), deliveryId);
       io.out(`new delivery ${printable(retried)} of the event of ${printable(deliveryId)} started\n`);
     });
-  ops
-    .command('refunds')
-    .description('list refunds waiting for their provider for longer than --older-than')
-    .addOption(olderThanOption(3600, '1h'))
-    .addOption(limitOption())
-    .action(async (options: { olderThan: number; limit: number }) => {
-      printRows(
-        await pendingRefunds((await resources().operations()).db, olderThanFilter(options)),
-        formatPendingRefund,
-      );
-    });
+  olderThanList(
+    'refunds',
+    'list refunds waiting for their provider for longer than --older-than',
+    pendingRefunds,
+    formatPendingRefund,
+  );
   ops
     .command('ask-provider')
     .description("ask a payment's provider again now, for the payment and its pending refunds")
@@ -437,14 +447,12 @@ function addOpsCommands(program: Command, resources: () => Resources, io: CliIo)
       await askProviderAgain(await resources().operations(), paymentId);
       io.out(`asked the provider of ${printable(paymentId)} again; its workflow acts on the answer\n`);
     });
-  ops
-    .command('payouts')
-    .description('list payouts pending or in transit for longer than --older-than, with their rail and why they wait')
-    .addOption(olderThanOption(3600, '1h'))
-    .addOption(limitOption())
-    .action(async (options: { olderThan: number; limit: number }) => {
-      printRows(await openPayouts((await resources().operations()).db, olderThanFilter(options)), formatOpenPayout);
-    });
+  olderThanList(
+    'payouts',
+    'list payouts pending or in transit for longer than --older-than, with their rail and why they wait',
+    openPayouts,
+    formatOpenPayout,
+  );
   ops
     .command('ask-rail')
     .description("ask a payout's rail again now (a status call; never a second send)")

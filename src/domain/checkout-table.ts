@@ -12,7 +12,14 @@
 import type { Environment } from './environment';
 import type { Currency } from './money';
 import type { AmountRange, CollectField } from './payment-link';
-import { ANOTHER_ROW, chooseRow, tableMarkdown, type TableRefusal } from './table-engine';
+import {
+  ANOTHER_ROW,
+  chooseRow,
+  tableMarkdown,
+  describeCommonEffect,
+  type TableRefusal,
+  type TableRow,
+} from './table-engine';
 
 /** A session's status (docs/checkout.md#states). */
 export type CheckoutStatus = 'open' | 'complete' | 'expired';
@@ -124,21 +131,15 @@ export type CheckoutRefusal = TableRefusal<
   | 'not_applicable'
 >;
 
-type Of<T extends CheckoutEventType> = Extract<CheckoutEvent, { type: T }>;
-
 /** One row of the session table; `next` gives the session after it (status and `updatedAt` set by `applyCheckout`). */
-export interface CheckoutRow<T extends CheckoutEventType = CheckoutEventType> {
-  from: CheckoutStatus;
-  event: T;
-  /** The condition in words (docs), and its test: a refusal, or undefined to take the row. */
-  when?: {
-    text: string;
-    test: (session: CheckoutSessionSnapshot, event: Of<T>, at: string) => CheckoutRefusal | undefined;
-  };
-  to: CheckoutStatus;
-  effects: readonly CheckoutEffect[];
-  next: (session: CheckoutSessionSnapshot, event: Of<T>, at: string) => CheckoutSessionSnapshot;
-}
+export type CheckoutRow<T extends CheckoutEventType = CheckoutEventType> = TableRow<
+  CheckoutStatus,
+  CheckoutEvent,
+  CheckoutSessionSnapshot,
+  CheckoutRefusal,
+  CheckoutEffect,
+  T
+>;
 
 const write: CheckoutEffect = { do: 'write' };
 
@@ -311,9 +312,8 @@ export function emittedEvent(effects: readonly CheckoutEffect[]): CheckoutEmitte
 function describeCheckoutEffect(effect: CheckoutEffect): string {
   switch (effect.do) {
     case 'write':
-      return 'write';
     case 'emit':
-      return `emit \`${effect.event}\``;
+      return describeCommonEffect(effect);
     case 'start_attempt':
       return "start the attempt's payment";
     case 'settle_duplicate':

@@ -70,3 +70,12 @@ export function validationError(problems: FieldProblem[]): DomainError {
   const first = problems[0] ?? { field: 'body', message: 'request is invalid' };
   return new DomainError('validation_error', first.message, problems);
 }
+
+/**
+ * `found` itself when it is there (not undefined or null); else a DomainError `not_found` (404) saying there is no
+ * `what` with id `id` (`no payout with id po_…`), for unknown and foreign ids alike.
+ */
+export function orNotFound<T>(found: T | undefined | null, what: string, id: string): T {
+  if (found === undefined || found === null) throw new DomainError('not_found', `no ${what} with id ${id}`);
+  return found;
+}

@@ -969,7 +969,6 @@ export function expiresInProblem(
 function describeEffect(effect: Effect): string {
   switch (effect.do) {
     case 'write':
-      return 'write';
     case 'emit':
     case 'post':
       return describeCommonEffect(effect);

@@ -11,7 +11,14 @@ import { notCancellablePayoutMessage, type PayoutSnapshot, type PayoutStatus } f
 import { payoutDecidedOutcome, RAIL_DOWN_RECHECK_MS, type PayoutOutcome } from './payout-health';
 import type { PayoutFailureCode, PayoutSendOutcome, PayoutStatusOutcome } from './payout-rail';
 import type { OutcomeSide, ProviderStatus } from './provider-health';
-import { ANOTHER_ROW, chooseRow, tableMarkdown, type TableRefusal, describeCommonEffect } from './table-engine';
+import {
+  ANOTHER_ROW,
+  chooseRow,
+  tableMarkdown,
+  type TableRefusal,
+  type TableRow,
+  describeCommonEffect,
+} from './table-engine';
 
 /**
  * When the send a rail's answer answers was made (ISO 8601 UTC): the start of the payout's seconds to final
@@ -99,15 +106,14 @@ export type PayoutRefusal = TableRefusal<'payout_not_cancellable' | 'not_applica
 type Of<T extends PayoutEventType> = Extract<PayoutEvent, { type: T }>;
 
 /** One row of the payout table; `next` gives the payout after it (status and `updatedAt` set by `applyPayout`). */
-export interface PayoutRow<T extends PayoutEventType = PayoutEventType> {
-  from: PayoutStatus;
-  event: T;
-  /** The condition in words (docs), and its test: a refusal, or undefined to take the row. */
-  when?: { text: string; test: (payout: PayoutSnapshot, event: Of<T>, at: string) => PayoutRefusal | undefined };
-  to: PayoutStatus;
-  effects: readonly PayoutEffect[];
-  next: (payout: PayoutSnapshot, event: Of<T>, at: string) => PayoutSnapshot;
-}
+export type PayoutRow<T extends PayoutEventType = PayoutEventType> = TableRow<
+  PayoutStatus,
+  PayoutEvent,
+  PayoutSnapshot,
+  PayoutRefusal,
+  PayoutEffect,
+  T
+>;
 
 const write: PayoutEffect = { do: 'write' };
 
@@ -354,7 +360,6 @@ export function payoutWriteOrders(applied: Extract<PayoutApplied, { ok: true }>)
 function describePayoutEffect(effect: PayoutEffect): string {
   switch (effect.do) {
     case 'write':
-      return 'write';
     case 'emit':
     case 'post':
       return describeCommonEffect(effect);

@@ -45,37 +45,31 @@ export const LATE_SUCCESS_AFTER_EXPIRY_MS = 5_000;
 export const DOOR_TIMEOUT_SUCCESS_MS = 5_000;
 
 /**
- * Sandbox scenarios (docs/payments.md#sandbox-scenarios) for phone numbers and wallet ids: the last four digits decide.
- * `0001` completes at once,
- * `0002` is declined, `0003` never answers (and so expires), `0004`–`0008`, `0010` and `0011` are the scenarios of
- * {@link SandboxBehaviour}, any other completes after the simulated customer approval delay.
+ * Sandbox scenarios (docs/payments.md#sandbox-scenarios) for phone numbers and wallet ids, by their last four digits:
+ * `0001` completes at once, `0002` is declined, `0003` never answers (and so expires), `0004`–`0008`, `0010` and
+ * `0011` are the scenarios of {@link SandboxBehaviour}. Any other number completes after the simulated customer
+ * approval delay.
+ */
+export const NUMBER_SCENARIOS: Readonly<Record<string, Readonly<SandboxBehaviour>>> = {
+  '0001': { kind: 'instant_success' },
+  '0002': { kind: 'decline', failureCode: 'declined', failureMessage: 'The customer declined the payment request' },
+  '0003': { kind: 'no_answer' },
+  '0004': { kind: 'late_success' },
+  '0005': { kind: 'duplicate_callbacks' },
+  '0006': { kind: 'refunds_refused' },
+  '0007': { kind: 'refund_answer_unknown' },
+  '0008': { kind: 'initiation_timeout' },
+  '0010': { kind: 'provider_error' },
+  '0011': { kind: 'silent_until_expiry' },
+};
+
+/**
+ * What the simulators do with the number or wallet id `digits` (non-digits are ignored): its last four digits'
+ * scenario of {@link NUMBER_SCENARIOS}, else approval after the simulated customer delay.
  */
 export function behaviourForNumber(digits: string): SandboxBehaviour {
   const last4 = digits.replace(/[^0-9]/g, '').slice(-4);
-  switch (last4) {
-    case '0001':
-      return { kind: 'instant_success' };
-    case '0002':
-      return { kind: 'decline', failureCode: 'declined', failureMessage: 'The customer declined the payment request' };
-    case '0003':
-      return { kind: 'no_answer' };
-    case '0004':
-      return { kind: 'late_success' };
-    case '0005':
-      return { kind: 'duplicate_callbacks' };
-    case '0006':
-      return { kind: 'refunds_refused' };
-    case '0007':
-      return { kind: 'refund_answer_unknown' };
-    case '0008':
-      return { kind: 'initiation_timeout' };
-    case '0010':
-      return { kind: 'provider_error' };
-    case '0011':
-      return { kind: 'silent_until_expiry' };
-    default:
-      return { kind: 'approve_after_delay' };
-  }
+  return Object.hasOwn(NUMBER_SCENARIOS, last4) ? { ...NUMBER_SCENARIOS[last4]! } : { kind: 'approve_after_delay' };
 }
 
 /**

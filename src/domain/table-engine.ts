@@ -16,6 +16,27 @@ export interface TableRefusal<C extends string = string> {
 /** The refusal a row's condition gives to say "not this row, another one decides": never shown to anybody. */
 export const ANOTHER_ROW: TableRefusal<'not_applicable'> = { code: 'not_applicable', message: 'another row applies' };
 
+/**
+ * One row of a table, for its event type `T`: (status `from`, event `T`, condition `when`) → (status `to`, `effects`);
+ * `next` gives the object's `State` after it (its status and `updatedAt` are set by the table's apply).
+ */
+export interface TableRow<
+  Status extends string,
+  Event extends { type: string },
+  State,
+  Refusal,
+  Effect,
+  T extends Event['type'] = Event['type'],
+> {
+  from: Status;
+  event: T;
+  /** The condition in words (docs), and its test: a refusal, or undefined to take the row. */
+  when?: { text: string; test: (state: State, event: Extract<Event, { type: T }>, at: string) => Refusal | undefined };
+  to: Status;
+  effects: readonly Effect[];
+  next: (state: State, event: Extract<Event, { type: T }>, at: string) => State;
+}
+
 /** What {@link chooseRow} found: the row to take, or the refusal. */
 export type Choice<R, C extends string> = { ok: true; row: R } | { ok: false; refusal: TableRefusal<C> };
 
@@ -66,9 +87,12 @@ export function tableMarkdown<Eff>(
 }
 
 /**
- * The effects every table declares alike, in words as the documentation's tables show them: the webhook event to
- * emit, the ledger journal to post (docs/ledger.md#postings).
+ * The effects every table declares alike, in words as the documentation's tables show them: the write of the object's
+ * row, the webhook event to emit, the ledger journal to post (docs/ledger.md#postings).
  */
-export function describeCommonEffect(effect: { do: 'emit'; event: string } | { do: 'post'; cause: string }): string {
+export function describeCommonEffect(
+  effect: { do: 'write' } | { do: 'emit'; event: string } | { do: 'post'; cause: string },
+): string {
+  if (effect.do === 'write') return 'write';
   return effect.do === 'emit' ? `emit \`${effect.event}\`` : `post \`${effect.cause}\``;
 }

@@ -5,7 +5,13 @@
  */
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
+import {
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+  type WithStartWorkflowOperation,
+} from '@temporalio/client';
+import type { UpdateDefinition, Workflow } from '@temporalio/common';
+import type { Config } from '../config';
 import { isOutage } from './outage';
 
 /** Thrown by {@link byDeadline} when the deadline passed before the call answered. */
@@ -158,6 +164,32 @@ export async function updateWithStartWithin<T>(
   } finally {
     updateCall.abort();
   }
+}
+
+/**
+ * A money object's create (payments, payouts, checkout sessions): {@link updateWithStartWithin} of the Update
+ * `update` with id `updateId` sent with `start` (whose options name the workflow), waiting CREATE_WAIT_MS for its
+ * answer and TEMPORAL_CALL_TIMEOUT_MS more to confirm that the workflow runs (milliseconds,
+ * docs/operations.md#deadlines).
+ * @returns and @throws as {@link updateWithStartWithin}
+ */
+export function createWithStart<W extends Workflow, T>(
+  temporal: Client,
+  config: Pick<Config, 'CREATE_WAIT_MS' | 'TEMPORAL_CALL_TIMEOUT_MS'>,
+  start: WithStartWorkflowOperation<W>,
+  update: UpdateDefinition<T, []>,
+  updateId: string,
+): Promise<UpdateWithStartOutcome<T>> {
+  return updateWithStartWithin(
+    temporal,
+    {
+      workflowId: start.options.workflowId,
+      start,
+      waitMs: config.CREATE_WAIT_MS,
+      confirmMs: config.TEMPORAL_CALL_TIMEOUT_MS,
+    },
+    () => temporal.workflow.executeUpdateWithStart(update, { updateId, startWorkflowOperation: start }),
+  );
 }
 
 /**

@@ -12,7 +12,8 @@ import {
   type BalanceTransactionFilter,
   type BalanceTransactionRecord,
 } from '../db/ledger';
-import { DomainError, validationError } from '../domain/errors';
+import { orNotFound, DomainError } from '../domain/errors';
+import { cursorPosition } from './list-cursor';
 import type { Principal } from '../domain/principal';
 import type { BalanceAmounts } from '../views/balance';
 
@@ -39,17 +40,11 @@ export async function listBalanceTransactions(
   request: BalanceTransactionListRequest,
 ): Promise<{ transactions: BalanceTransactionRecord[]; hasMore: boolean }> {
   const { startingAfter, limit, ...filter } = request;
-  let position: BalanceTransactionFilter['startingAfter'];
-  if (startingAfter !== undefined) {
-    position = await findBalanceTransactionPosition(deps.db, owner, startingAfter);
-    if (!position)
-      throw validationError([
-        {
-          field: 'starting_after',
-          message: `starting_after must be the id of one of your balance transactions; there is no ${startingAfter}`,
-        },
-      ]);
-  }
+  const position = await cursorPosition(
+    startingAfter,
+    (id) => findBalanceTransactionPosition(deps.db, owner, id),
+    (id) => `starting_after must be the id of one of your balance transactions; there is no ${id}`,
+  );
   return listBalanceTransactionsPage(deps.db, owner, { ...filter, startingAfter: position }, limit);
 }
 
@@ -62,9 +57,7 @@ export async function getBalanceTransaction(
   owner: Principal,
   id: string,
 ): Promise<BalanceTransactionRecord> {
-  const found = await findBalanceTransaction(deps.db, owner, id);
-  if (!found) throw new DomainError('not_found', `no balance transaction with id ${id}`);
-  return found;
+  return orNotFound(await findBalanceTransaction(deps.db, owner, id), 'balance transaction', id);
 }
 
 /**

@@ -17,7 +17,7 @@ import { findCheckoutSession, findCheckoutSessionById, listCheckoutSessionsPage 
 import { findAccountByMerchant } from '../db/developers';
 import { applyCheckout, type CheckoutSessionSnapshot, type CheckoutStatus } from '../domain/checkout-table';
 import { countryOfCurrency, resolveGenericPayment } from '../domain/create-payment';
-import { DomainError, validationError, type ErrorCode, type FieldProblem } from '../domain/errors';
+import { orNotFound, DomainError, validationError, type ErrorCode, type FieldProblem } from '../domain/errors';
 import { releaseLinkReservation, reserveLinkAttempt } from '../db/payment-links';
 import {
   chosenAmountProblem,
@@ -32,7 +32,7 @@ import type { PaymentSnapshot } from '../domain/payment';
 import { parsePhoneNumberAsWritten } from '../domain/phone';
 import type { Principal } from '../domain/principal';
 import { deriveSecretId, newId } from '../lib/ids';
-import { UpdateUnanswered, updateWithin, updateWithStartWithin } from '../lib/temporal-deadline';
+import { createWithStart, UpdateUnanswered, updateWithin } from '../lib/temporal-deadline';
 import type { ProviderCode } from '../domain/catalogue';
 import {
   CREATE_CHECKOUT_UPDATE_ID,
@@ -85,10 +85,6 @@ function refusalOf(error: unknown): DomainError | undefined {
   )
     return new DomainError(type as ErrorCode, message);
   return undefined;
-}
-
-function notFound(id: string): DomainError {
-  return new DomainError('not_found', `no checkout session with id ${id}`);
 }
 
 function unavailable(what: string): DomainError {
@@ -188,19 +184,12 @@ export async function createCheckoutSession(
   });
   let outcome;
   try {
-    outcome = await updateWithStartWithin(
+    outcome = await createWithStart(
       deps.temporal,
-      {
-        workflowId: checkoutWorkflowId(id),
-        start,
-        waitMs: deps.config.CREATE_WAIT_MS,
-        confirmMs: deps.config.TEMPORAL_CALL_TIMEOUT_MS,
-      },
-      () =>
-        deps.temporal.workflow.executeUpdateWithStart(createCheckoutSessionUpdate, {
-          updateId: CREATE_CHECKOUT_UPDATE_ID,
-          startWorkflowOperation: start,
-        }),
+      deps.config,
+      start,
+      createCheckoutSessionUpdate,
+      CREATE_CHECKOUT_UPDATE_ID,
     );
   } catch {
     throw unavailable(`checkout session ${id}`);
@@ -220,9 +209,7 @@ export async function getCheckoutSession(
   owner: Principal,
   id: string,
 ): Promise<CheckoutSessionSnapshot> {
-  const session = await findCheckoutSession(deps.db, owner, id);
-  if (!session) throw notFound(id);
-  return session;
+  return orNotFound(await findCheckoutSession(deps.db, owner, id), 'checkout session', id);
 }
 
 /** One page of the caller's sessions, newest first. @throws DomainError `validation_error` for a foreign cursor */
@@ -261,8 +248,7 @@ export async function getPublicCheckoutSession(
   deps: Pick<CheckoutServiceDeps, 'db'>,
   id: string,
 ): Promise<{ session: CheckoutSessionSnapshot; merchantName: string }> {
-  const session = await findCheckoutSessionById(deps.db, id);
-  if (!session) throw notFound(id);
+  const session = orNotFound(await findCheckoutSessionById(deps.db, id), 'checkout session', id);
   const account = await findAccountByMerchant(deps.db, session.merchantId);
   return { session, merchantName: account?.business_name ?? account?.name ?? '' };
 }
@@ -321,8 +307,7 @@ export async function startCheckoutAttempt(
   id: string,
   input: CheckoutAttemptInput,
 ): Promise<{ payment: PaymentSnapshot; operator: ProviderCode | null }> {
-  const session = await findCheckoutSessionById(deps.db, id);
-  if (!session) throw notFound(id);
+  const session = orNotFound(await findCheckoutSessionById(deps.db, id), 'checkout session', id);
   const terms = attemptTerms(session, input);
   const resolved = resolveAttempt(session, terms.amount, input);
   if (!deps.providers.get(session.environment, resolved.provider))

@@ -20,7 +20,7 @@
 import type { PassThrough } from 'node:stream';
 import { readCheckoutLiveState, type CheckoutLiveState } from '../db/checkout-sessions';
 import type { Db } from '../db/knex';
-import { DomainError } from '../domain/errors';
+import { orNotFound } from '../domain/errors';
 import type { Logger } from '../logger';
 import { openPollingStream, STREAM_RETRY_MS, StreamSlots } from './sse';
 
@@ -67,9 +67,7 @@ export class CheckoutStreams {
    * @throws DomainError `not_found` for an unknown id
    */
   async first(id: string): Promise<CheckoutLiveState> {
-    const state = await readCheckoutLiveState(this.db, id);
-    if (!state) throw new DomainError('not_found', `no checkout session with id ${id}`);
-    return state;
+    return orNotFound(await readCheckoutLiveState(this.db, id), 'checkout session', id);
   }
 
   /**

@@ -26,12 +26,12 @@ import {
   listTransactions,
   type Analytics,
   type TransactionFilter,
-  type TransactionListPosition,
   type TransactionView,
 } from '../db/transactions';
 import type { Scope } from '../domain/access';
 import type { Environment } from '../domain/environment';
-import { DomainError, validationError } from '../domain/errors';
+import { orNotFound, DomainError } from '../domain/errors';
+import { cursorPosition } from './list-cursor';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Principal } from '../domain/principal';
 import { newId } from '../lib/ids';
@@ -108,17 +108,11 @@ export async function listTransactionPage(
     startingAfter?: string;
   },
 ): Promise<{ transactions: TransactionView[]; total: number; asOf: Date; hasMore: boolean }> {
-  let startingAfter: TransactionListPosition | undefined;
-  if (request.startingAfter !== undefined) {
-    startingAfter = await findTransactionListPosition(deps.db, owner, request.startingAfter);
-    if (!startingAfter)
-      throw validationError([
-        {
-          field: 'starting_after',
-          message: `starting_after must be the id of one of your payments or refunds; there is none ${request.startingAfter}`,
-        },
-      ]);
-  }
+  const startingAfter = await cursorPosition(
+    request.startingAfter,
+    (id) => findTransactionListPosition(deps.db, owner, id),
+    (id) => `starting_after must be the id of one of your payments or refunds; there is none ${id}`,
+  );
   const asOf = request.asOf ?? new Date();
   const { transactions, total, hasMore } = await listTransactions(
     deps.db,
@@ -138,9 +132,7 @@ export async function getTransaction(
   owner: Principal,
   id: string,
 ): Promise<TransactionView> {
-  const transaction = await findTransaction(deps.db, owner, id);
-  if (!transaction) throw new DomainError('not_found', `no transaction with id ${id}`);
-  return transaction;
+  return orNotFound(await findTransaction(deps.db, owner, id), 'transaction', id);
 }
 
 /**
@@ -298,14 +290,17 @@ export async function rollOneRestrictedKey(
   if (existing.environment === 'live') requireRecentTwoFactor(owner);
   const key = issueSecretKey(existing.environment, true);
   const expiresAt = new Date(Date.now() + expiresInHours * 3600_000);
-  const row = await rollRestrictedKey(
-    deps.db,
-    owner.merchantId,
+  const row = orNotFound(
+    await rollRestrictedKey(
+      deps.db,
+      owner.merchantId,
+      id,
+      { id: newId(ID_PREFIXES.apiKey), hash: key.hash, last4: key.last4 },
+      expiresAt,
+    ),
+    'active restricted key',
     id,
-    { id: newId(ID_PREFIXES.apiKey), hash: key.hash, last4: key.last4 },
-    expiresAt,
   );
-  if (!row) throw new DomainError('not_found', `no active restricted key with id ${id}`);
   forgetKeysOf(owner.merchantId);
   await audit(deps.db, { ...owner, environment: row.environment }, 'api_key.restricted_rolled', row.id, ip);
   return {
@@ -325,8 +320,7 @@ export async function revokeKey(
   id: string,
   ip: string,
 ): Promise<KeySummaryView> {
-  const existing = await findKey(deps.db, owner.merchantId, id);
-  if (!existing) throw new DomainError('not_found', `no key with id ${id}`);
+  const existing = orNotFound(await findKey(deps.db, owner.merchantId, id), 'key', id);
   if (existing.kind !== 'restricted')
     throw new DomainError(
       'conflict',

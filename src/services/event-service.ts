@@ -2,7 +2,7 @@
 import { toEventView, type EventView } from '../views/event';
 import { findEvent, listEvents } from '../db/events';
 import type { Db } from '../db/knex';
-import { DomainError } from '../domain/errors';
+import { orNotFound } from '../domain/errors';
 import type { Principal } from '../domain/principal';
 
 /**
@@ -23,7 +23,6 @@ export async function listEventPage(
  * @throws DomainError `not_found` for unknown and foreign ids alike (docs/api.md#merchants-and-environments)
  */
 export async function getEvent(deps: { db: Db }, owner: Principal, id: string): Promise<EventView> {
-  const event = await findEvent(deps.db, owner, id);
-  if (!event) throw new DomainError('not_found', `no event with id ${id}`);
+  const event = orNotFound(await findEvent(deps.db, owner, id), 'event', id);
   return toEventView(event);
 }

@@ -23,7 +23,7 @@ import { findPaymentById } from '../db/payments';
 import { findPayoutById } from '../db/payouts';
 import { findDeliveryTarget } from '../db/webhooks';
 import type { DeliveryWithAttempts } from '../domain/webhooks';
-import { DomainError } from '../domain/errors';
+import { orNotFound, DomainError } from '../domain/errors';
 import type { EventRecord } from '../db/events';
 import type { PaymentSnapshot } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
@@ -128,8 +128,7 @@ export async function askPayoutRailAgain(
   taskQueue: string,
   payoutId: string,
 ): Promise<void> {
-  const payout = await findPayoutById(deps.db, payoutId);
-  if (!payout) throw new DomainError('not_found', `no payout with id ${payoutId}`);
+  const payout = orNotFound(await findPayoutById(deps.db, payoutId), 'payout', payoutId);
   const nothingWaits = new DomainError(
     'conflict',
     `payout ${payoutId} is ${payout.status} and its workflow has finished; nothing is waiting for its rail`,
@@ -159,8 +158,7 @@ export async function askPayoutRailAgain(
  *   disabled endpoint (the merchant's retry refuses the same)
  */
 export async function retryDeliveryAsOperator(deps: WebhookServiceDeps, deliveryId: string): Promise<string> {
-  const target = await findDeliveryTarget(deps.db, deliveryId);
-  if (!target) throw new DomainError('not_found', `no delivery with id ${deliveryId}`);
+  const target = orNotFound(await findDeliveryTarget(deps.db, deliveryId), 'delivery', deliveryId);
   const { delivery } = target;
   const retried = await retryWebhookDelivery(
     deps,
@@ -178,8 +176,7 @@ export async function retryDeliveryAsOperator(deps: WebhookServiceDeps, delivery
  * @throws DomainError `not_found` for an unknown payment; `conflict` when its workflow has finished
  */
 export async function askProviderAgain(deps: { db: Db; temporal: Client }, paymentId: string): Promise<void> {
-  const payment = await findPaymentById(deps.db, paymentId);
-  if (!payment) throw new DomainError('not_found', `no payment with id ${paymentId}`);
+  const payment = orNotFound(await findPaymentById(deps.db, paymentId), 'payment', paymentId);
   try {
     await deps.temporal.workflow
       .getHandle(paymentWorkflowId(paymentId))
@@ -218,8 +215,7 @@ export interface PaymentStory {
  * @throws DomainError `not_found` for an unknown payment
  */
 export async function paymentStory(deps: { db: Db; temporal: Client }, paymentId: string): Promise<PaymentStory> {
-  const payment = await findPaymentById(deps.db, paymentId);
-  if (!payment) throw new DomainError('not_found', `no payment with id ${paymentId}`);
+  const payment = orNotFound(await findPaymentById(deps.db, paymentId), 'payment', paymentId);
   const scope = { merchantId: payment.merchantId, environment: payment.environment };
   const records = await paymentRecordsOf(deps.db, scope, paymentId);
   return { payment, ...records, workflow: await workflowSummary(deps.temporal, paymentId) };

@@ -14,7 +14,7 @@ import {
 } from '../db/payment-links';
 import type { CheckoutSessionSnapshot } from '../domain/checkout-table';
 import { countryOfCurrency } from '../domain/create-payment';
-import { DomainError, validationError } from '../domain/errors';
+import { orNotFound, validationError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Currency } from '../domain/money';
 import {
@@ -45,10 +45,6 @@ export interface NewPaymentLink {
 }
 
 type Owner = Pick<Principal, 'merchantId' | 'environment'>;
-
-function notFound(id: string): DomainError {
-  return new DomainError('not_found', `no payment link with id ${id}`);
-}
 
 /**
  * The redirect of `afterCompletion`, checked for the caller's environment (docs/payment-links.md#after-completion).
@@ -105,9 +101,7 @@ export async function getPaymentLink(
   owner: Owner,
   id: string,
 ): Promise<PaymentLink> {
-  const link = await findPaymentLink(deps.db, owner, id);
-  if (!link) throw notFound(id);
-  return link;
+  return orNotFound(await findPaymentLink(deps.db, owner, id), 'payment link', id);
 }
 
 /** One page of the caller's links, newest first. @throws DomainError `validation_error` for a foreign cursor */
@@ -133,9 +127,7 @@ export async function changePaymentLink(
   changes: PaymentLinkChanges,
 ): Promise<PaymentLink> {
   checkAfterCompletion(changes.afterCompletion, owner);
-  const link = await updatePaymentLink(deps.db, owner, id, changes);
-  if (!link) throw notFound(id);
-  return link;
+  return orNotFound(await updatePaymentLink(deps.db, owner, id, changes), 'payment link', id);
 }
 
 /** The QR code of the caller's link `id` encoding its address, as SVG text or a `size` × `size` PNG. */

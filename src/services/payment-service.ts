@@ -14,16 +14,11 @@ import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
-import {
-  findPayment,
-  findPaymentListPosition,
-  findRefund,
-  listPaymentsPage,
-  type PaymentListPosition,
-} from '../db/payments';
+import { findPayment, findPaymentListPosition, findRefund, listPaymentsPage } from '../db/payments';
 import { PROVIDER_KINDS } from '../domain/catalogue';
 import { providerUnavailable } from '../domain/create-payment';
 import { DomainError, validationError, type ErrorCode } from '../domain/errors';
+import { cursorPosition } from './list-cursor';
 import { ID_PREFIXES } from '../domain/ids';
 import type { PaymentSnapshot, PendingReason } from '../domain/payment';
 import { apply, expiresInProblem } from '../domain/payment-table';
@@ -417,17 +412,11 @@ export async function listPayments(
   owner: Principal,
   request: PaymentListRequest,
 ): Promise<{ payments: PaymentSnapshot[]; hasMore: boolean }> {
-  let position: PaymentListPosition | undefined;
-  if (request.startingAfter !== undefined) {
-    position = await findPaymentListPosition(deps.db, owner, request.startingAfter);
-    if (!position)
-      throw validationError([
-        {
-          field: 'starting_after',
-          message: `starting_after must be the id of one of your payments; there is no payment ${request.startingAfter}`,
-        },
-      ]);
-  }
+  const position = await cursorPosition(
+    request.startingAfter,
+    (id) => findPaymentListPosition(deps.db, owner, id),
+    (id) => `starting_after must be the id of one of your payments; there is no payment ${id}`,
+  );
   const filter = {
     status: request.status,
     pendingReason: request.pendingReason,

@@ -8,7 +8,6 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  ScheduleAlreadyRunning,
   ScheduleNotFoundError,
   WithStartWorkflowOperation,
   WorkflowIdConflictPolicy,
@@ -19,6 +18,7 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 import { payoutRailsOf, payoutWorkflowStart, type PayoutActivityDeps } from '../activities/payout-activities';
 import type { Config } from '../config';
+import { createScheduleIfAbsent } from '../lib/temporal-schedules';
 import type { Db } from '../db/knex';
 import {
   deleteDestination as deleteDestinationRow,
@@ -36,7 +36,7 @@ import {
 } from '../db/payouts';
 import { listMembers } from '../db/team';
 import { operatorForNumber, PROVIDER_CODES, type ProviderCode } from '../domain/catalogue';
-import { DomainError, validationError } from '../domain/errors';
+import { orNotFound, DomainError, validationError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Currency } from '../domain/money';
 import {
@@ -52,12 +52,7 @@ import { destinationEnding } from '../domain/payout-rail';
 import { parseMsisdn } from '../domain/phone';
 import type { Principal } from '../domain/principal';
 import { deriveId, newId } from '../lib/ids';
-import {
-  updateWithin,
-  UpdateUnanswered,
-  updateWithStartWithin,
-  type UpdateWithStartOutcome,
-} from '../lib/temporal-deadline';
+import { updateWithin, UpdateUnanswered, createWithStart, type UpdateWithStartOutcome } from '../lib/temporal-deadline';
 import { createMailer } from '../lib/mailer';
 import type { PayoutRailRegistry } from '../providers/payout-registry';
 import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
@@ -68,7 +63,6 @@ import {
   payoutScheduleId,
   SEND_UPDATE_ID,
   sendPayoutUpdate,
-  payoutWorkflowId,
   type AutomaticPayoutInput,
   type PayoutCreateInput,
 } from '../workflows/payout-messages';
@@ -364,20 +358,7 @@ export async function createPayout(
   const start = workflowStart(deps, payout, create);
   let outcome: UpdateWithStartOutcome<PayoutSnapshot>;
   try {
-    outcome = await updateWithStartWithin(
-      deps.temporal,
-      {
-        workflowId: payoutWorkflowId(id),
-        start,
-        waitMs: deps.config.CREATE_WAIT_MS,
-        confirmMs: deps.config.TEMPORAL_CALL_TIMEOUT_MS,
-      },
-      () =>
-        deps.temporal.workflow.executeUpdateWithStart(sendPayoutUpdate, {
-          updateId: SEND_UPDATE_ID,
-          startWorkflowOperation: start,
-        }),
-    );
+    outcome = await createWithStart(deps.temporal, deps.config, start, sendPayoutUpdate, SEND_UPDATE_ID);
   } catch (error) {
     const refused = refusalOf(error);
     if (refused) throw refused; // the balance does not hold it: nothing reserved
@@ -400,9 +381,7 @@ export async function createPayout(
  * @throws DomainError `not_found` for unknown and foreign ids alike
  */
 export async function getPayout(deps: Pick<PayoutServiceDeps, 'db'>, owner: Principal, id: string) {
-  const payout = await findPayout(deps.db, owner, id);
-  if (!payout) throw new DomainError('not_found', `no payout with id ${id}`);
-  return payout;
+  return orNotFound(await findPayout(deps.db, owner, id), 'payout', id);
 }
 
 /** One page of the caller's payouts, newest first. @throws DomainError `validation_error` for a foreign cursor */
@@ -514,26 +493,22 @@ export async function setPayoutSchedule(
   } else {
     const input: AutomaticPayoutInput = { merchantId: owner.merchantId, environment: owner.environment };
     const spec = { calendars: CALENDARS[setting.schedule] };
-    try {
-      await deps.temporal.schedule.create({
-        scheduleId,
-        spec,
-        action: {
-          type: 'startWorkflow',
-          workflowType: 'automaticPayoutWorkflow',
-          workflowId: `automatic-payout:${owner.merchantId}:${owner.environment}`,
-          args: [input],
-          taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-          typedSearchAttributes: [
-            { key: MerchantIdAttribute, value: owner.merchantId },
-            { key: EnvironmentAttribute, value: owner.environment },
-          ],
-        },
-      });
-    } catch (error) {
-      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-      await handle.update((previous) => ({ ...previous, spec }));
-    }
+    const created = await createScheduleIfAbsent(deps.temporal, {
+      scheduleId,
+      spec,
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'automaticPayoutWorkflow',
+        workflowId: `automatic-payout:${owner.merchantId}:${owner.environment}`,
+        args: [input],
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        typedSearchAttributes: [
+          { key: MerchantIdAttribute, value: owner.merchantId },
+          { key: EnvironmentAttribute, value: owner.environment },
+        ],
+      },
+    });
+    if (!created) await handle.update((previous) => ({ ...previous, spec }));
   }
   await audit(deps.db, owner, 'payout_schedule.updated', scheduleId, ip);
   return setting;

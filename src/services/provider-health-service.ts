@@ -2,8 +2,9 @@
  * Operator health (docs/availability.md): the availability merchants read, operators' overrides, and the Schedules of
  * the measurement (src/activities/provider-health-activities.ts) every 30 seconds.
  */
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
 import { ENVIRONMENTS, type Environment } from '../domain/environment';
+import { createMissingSchedules } from '../lib/temporal-schedules';
 import { DomainError, validationError, type FieldProblem } from '../domain/errors';
 import type { Principal } from '../domain/principal';
 import { startWebhookDeliveries, type DispatchDeps } from '../activities/webhook-dispatch';
@@ -209,27 +210,20 @@ export function providerHealthScheduleId(environment: Environment): string {
  * @returns the ids of the Schedules created now
  */
 export async function ensureProviderHealthSchedules(temporal: Client, taskQueue: string): Promise<string[]> {
-  const created: string[] = [];
-  for (const environment of ENVIRONMENTS) {
-    const scheduleId = providerHealthScheduleId(environment);
-    try {
-      await temporal.schedule.create({
-        scheduleId,
-        spec: { intervals: [{ every: '30s' }] },
-        action: {
-          type: 'startWorkflow',
-          workflowType: 'providerHealthWorkflow',
-          workflowId: `provider-health:${environment}`,
-          args: [{ environment }],
-          taskQueue,
-        },
-        policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
-        memo: { purpose: "operators' health from the service's own traffic (docs/availability.md#statuses)" },
-      });
-      created.push(scheduleId);
-    } catch (error) {
-      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    }
-  }
-  return created;
+  return createMissingSchedules(
+    temporal,
+    ENVIRONMENTS.map((environment): ScheduleOptions => ({
+      scheduleId: providerHealthScheduleId(environment),
+      spec: { intervals: [{ every: '30s' }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'providerHealthWorkflow',
+        workflowId: `provider-health:${environment}`,
+        args: [{ environment }],
+        taskQueue,
+      },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+      memo: { purpose: "operators' health from the service's own traffic (docs/availability.md#statuses)" },
+    })),
+  );
 }

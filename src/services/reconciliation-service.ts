@@ -3,12 +3,7 @@
  * Schedule per provider account and environment, runs on demand for a range of days, and the
  * exceptions' list, detail and resolution (an adjustment journal with the operator's name and reason).
  */
-import {
-  ScheduleAlreadyRunning,
-  ScheduleOverlapPolicy,
-  WorkflowIdConflictPolicy,
-  type Client,
-} from '@temporalio/client';
+import { ScheduleOverlapPolicy, WorkflowIdConflictPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
 import {
   findException,
   listExceptions,
@@ -23,6 +18,7 @@ import { DomainError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
 import { clearingAdjustmentJournal, dayWindow } from '../domain/reconciliation';
 import { newId } from '../lib/ids';
+import { createMissingSchedules } from '../lib/temporal-schedules';
 import type { ReconciliationSummary } from '../workflows/activity-contracts';
 
 /** The workflow type of a run (src/workflows/reconciliation-workflow.ts). */
@@ -65,29 +61,22 @@ export async function ensureReconciliationSchedules(
   taskQueue: string,
   accounts: readonly ProviderAccount[],
 ): Promise<string[]> {
-  const created: string[] = [];
-  for (const account of accounts) {
-    const scheduleId = reconciliationScheduleId(account);
-    try {
-      await temporal.schedule.create({
-        scheduleId,
-        spec: { calendars: [{ hour: DAILY_RUN.hour, minute: DAILY_RUN.minute, comment: '02:00 UTC daily' }] },
-        action: {
-          type: 'startWorkflow',
-          workflowType: RECONCILIATION_WORKFLOW_TYPE,
-          workflowId: `reconciliation:${account.provider}:${account.environment}:daily`,
-          args: [{ provider: account.provider as ProviderCode, environment: account.environment }],
-          taskQueue,
-        },
-        policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
-        memo: { purpose: 'reconciliation of the previous UTC day (docs/reconciliation.md#runs)' },
-      });
-      created.push(scheduleId);
-    } catch (error) {
-      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    }
-  }
-  return created;
+  return createMissingSchedules(
+    temporal,
+    accounts.map((account): ScheduleOptions => ({
+      scheduleId: reconciliationScheduleId(account),
+      spec: { calendars: [{ hour: DAILY_RUN.hour, minute: DAILY_RUN.minute, comment: '02:00 UTC daily' }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: RECONCILIATION_WORKFLOW_TYPE,
+        workflowId: `reconciliation:${account.provider}:${account.environment}:daily`,
+        args: [{ provider: account.provider as ProviderCode, environment: account.environment }],
+        taskQueue,
+      },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
+      memo: { purpose: 'reconciliation of the previous UTC day (docs/reconciliation.md#runs)' },
+    })),
+  );
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { Db } from '../db/knex';
 import { findPayout } from '../db/payouts';
 import { listPayoutReportLines, readDayReport } from '../db/settlement-reports';
-import { DomainError, validationError } from '../domain/errors';
+import { orNotFound, validationError } from '../domain/errors';
 import type { PayoutSnapshot } from '../domain/payout';
 import type { Principal } from '../domain/principal';
 import {
@@ -27,8 +27,7 @@ export async function getPayoutReport(
   owner: Principal,
   id: string,
 ): Promise<{ payout: PayoutSnapshot } & PayoutReport> {
-  const payout = await findPayout(deps.db, owner, id);
-  if (!payout) throw new DomainError('not_found', `no payout with id ${id}`);
+  const payout = orNotFound(await findPayout(deps.db, owner, id), 'payout', id);
   const covered = await listPayoutReportLines(deps.db, owner, payout.id);
   const report = payoutReport({ ...payout, balanceTransaction: payoutBalanceTransaction(payout.id) }, covered);
   return { payout, ...report };

@@ -20,7 +20,7 @@ import {
   type MemberRow,
 } from '../db/team';
 import { mayAssignRole, type Role } from '../domain/access';
-import { DomainError } from '../domain/errors';
+import { orNotFound, DomainError } from '../domain/errors';
 import { ID_PREFIXES, randomBase62 } from '../domain/ids';
 import type { Principal } from '../domain/principal';
 import { newId, sha256Hex } from '../lib/ids';
@@ -133,8 +133,7 @@ async function setMemberRole(
   role: Role | null,
   ip: string,
 ): Promise<MemberRow> {
-  const member = await findMember(deps.db, owner.merchantId, memberId);
-  if (!member) throw new DomainError('not_found', `no member with id ${memberId}`);
+  const member = orNotFound(await findMember(deps.db, owner.merchantId, memberId), 'member', memberId);
   const mine = callerRole(owner);
   if (role === null && !mayAssignRole(mine, member.role))
     throw new DomainError('forbidden', 'only an owner can remove an owner');

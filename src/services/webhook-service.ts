@@ -39,7 +39,7 @@ import {
   updateWebhook as updateWebhookRow,
   type WebhookPatch,
 } from '../db/webhooks';
-import { DomainError, validationError } from '../domain/errors';
+import { orNotFound, DomainError, validationError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Principal } from '../domain/principal';
 import {
@@ -112,9 +112,7 @@ function distinct(events: readonly string[]): string[] {
  * @throws DomainError `not_found` for unknown, deleted and foreign ids alike (docs/api.md#merchants-and-environments)
  */
 async function ownWebhook(deps: Pick<WebhookServiceDeps, 'db'>, owner: Principal, id: string): Promise<WebhookRecord> {
-  const webhook = await findWebhook(deps.db, owner, id);
-  if (!webhook) throw new DomainError('not_found', `no webhook with id ${id}`);
-  return webhook;
+  return orNotFound(await findWebhook(deps.db, owner, id), 'webhook', id);
 }
 
 /**
@@ -228,8 +226,7 @@ export async function updateWebhook(
   const patch: WebhookPatch = { status: change.status, description: change.description };
   if (change.url !== undefined) patch.url = await checkedUrl(deps, change.url, owner);
   if (change.events !== undefined) patch.events = distinct(change.events);
-  const updated = await updateWebhookRow(deps.db, owner, id, patch, new Date());
-  if (!updated) throw new DomainError('not_found', `no webhook with id ${id}`);
+  const updated = orNotFound(await updateWebhookRow(deps.db, owner, id, patch, new Date()), 'webhook', id);
   await audit(deps.db, owner, 'webhook.updated', updated.id, ip);
   return toWebhookView(updated);
 }
@@ -264,15 +261,11 @@ export async function rotateWebhookSecret(
   id: string,
   ip: string,
 ): Promise<WebhookWithSecretView> {
-  const updated = await rotateWebhookSecretRow(
-    deps.db,
-    owner,
+  const updated = orNotFound(
+    await rotateWebhookSecretRow(deps.db, owner, id, newWebhookSecret(), new Date(), SECRET_ROTATION_OVERLAP_MS),
+    'webhook',
     id,
-    newWebhookSecret(),
-    new Date(),
-    SECRET_ROTATION_OVERLAP_MS,
   );
-  if (!updated) throw new DomainError('not_found', `no webhook with id ${id}`);
   await audit(deps.db, owner, 'webhook.secret_rotated', updated.id, ip);
   return toWebhookWithSecretView(updated);
 }

@@ -12,7 +12,8 @@
  *
  * Deterministic: only `@temporalio/workflow`, messages and the run are imported.
  */
-import { allHandlersFinished, condition, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
+import { carryOut } from './main-loop';
 import type { CheckoutSessionSnapshot } from '../domain/checkout-table';
 import {
   checkoutAttemptOutcomeSignal,
@@ -32,11 +33,5 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<Ch
   setHandler(createCheckoutSessionUpdate, () => run.created());
   setHandler(startCheckoutAttemptUpdate, (request) => run.attempt(request));
   setHandler(expireCheckoutSessionUpdate, () => run.expire());
-
-  await run.begin();
-  for (;;) {
-    if (await run.step()) continue;
-    await condition(allHandlersFinished);
-    if (run.done()) return run.result();
-  }
+  return carryOut(run);
 }

@@ -12,7 +12,8 @@
  *
  * Deterministic: only `@temporalio/workflow`, domain code, messages and activity contracts are imported.
  */
-import { allHandlersFinished, condition, continueAsNew, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
+import { carryOut } from './main-loop';
 import type { PaymentSnapshot } from '../domain/payment';
 import {
   cancelPaymentUpdate,
@@ -38,15 +39,5 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   setHandler(initiatePaymentUpdate, () => run.initiated());
   setHandler(cancelPaymentUpdate, (request) => run.cancel(request), { validator: (r) => run.checkCancel(r) });
   setHandler(refundPaymentUpdate, (request) => run.refund(request), { validator: (r) => run.checkRefund(r) });
-
-  await run.begin();
-  for (;;) {
-    if (run.shouldContinueAsNew()) {
-      await condition(allHandlersFinished);
-      return continueAsNew<typeof paymentWorkflow>(run.continuation());
-    }
-    if (await run.step()) continue;
-    await condition(allHandlersFinished);
-    if (run.done()) return run.result();
-  }
+  return carryOut(run);
 }

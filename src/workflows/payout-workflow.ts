@@ -12,16 +12,7 @@
  *
  * Deterministic: only `@temporalio/workflow`, domain code, messages and the run are imported.
  */
-import {
-  allHandlersFinished,
-  condition,
-  continueAsNew,
-  ParentClosePolicy,
-  proxyActivities,
-  setHandler,
-  startChild,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ParentClosePolicy, proxyActivities, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { PayoutSnapshot } from '../domain/payout';
 import {
@@ -36,6 +27,7 @@ import {
 } from './payout-messages';
 import { payoutSearchAttributes } from './messages';
 import { RECORD_OPTIONS } from './activity-options';
+import { carryOut } from './main-loop';
 import { PayoutRun } from './payout-run';
 
 const records = proxyActivities<PayoutActivities>(RECORD_OPTIONS);
@@ -50,17 +42,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   setHandler(askPayoutRailSignal, () => run.ask());
   setHandler(sendPayoutUpdate, () => run.sent());
   setHandler(cancelPayoutUpdate, () => run.cancel());
-
-  await run.begin();
-  for (;;) {
-    if (run.shouldContinueAsNew()) {
-      await condition(allHandlersFinished);
-      return continueAsNew<typeof payoutWorkflow>(run.continuation());
-    }
-    if (await run.step()) continue;
-    await condition(allHandlersFinished);
-    if (run.done()) return run.result();
-  }
+  return carryOut(run);
 }
 
 /**

@@ -12,7 +12,7 @@ import {
 } from '../schemas/payouts';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
-import { answer, cursorPageAnswer, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
+import { answer, cursorPageAnswer, deletedAnswer, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
 
 /** Payout destinations, payouts and the payout schedule. */
 export const payoutRouteDocs: RouteDoc[] = [
@@ -64,14 +64,11 @@ export const payoutRouteDocs: RouteDoc[] = [
     description: `No payout can go to it any more; payouts already made keep naming it. In live it needs the same step-up as adding one. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: destinationQuery,
-    success: answer(
-      'Deleted',
-      z.object({
-        id: z.string().openapi({ description: 'The deleted destination' }),
-        deleted: z.literal(true).openapi({ description: 'Always `true`' }),
-      }),
+    success: deletedAnswer(
+      'The deleted destination',
+      'Always `true`',
       'Payout destination deleted',
-      { id: example.payoutDestinationExample.id, deleted: true },
+      example.payoutDestinationExample.id,
     ),
   },
   {

@@ -169,6 +169,27 @@ export function listAnswer(
   );
 }
 
+/**
+ * A route's 200 answer of a delete: `{id, deleted: true}` in the success envelope, `idAbout` and `deletedAbout`
+ * describing the two fields, with an example of `sampleId` answered as `message`.
+ */
+export function deletedAnswer(
+  idAbout: string,
+  deletedAbout: string,
+  message: string,
+  sampleId: string,
+): RouteDoc['success'] {
+  return answer(
+    'Deleted',
+    z.object({
+      id: z.string().openapi({ description: idAbout }),
+      deleted: z.literal(true).openapi({ description: deletedAbout }),
+    }),
+    message,
+    { id: sampleId, deleted: true },
+  );
+}
+
 /** `?environment=` of the dashboard endpoints, in their descriptions. */
 export const DASHBOARD_CREDENTIALS =
   'With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.';

@@ -2,11 +2,18 @@
  * The route docs of one feature (src/api/openapi.ts builds the document from every feature's): Webhook endpoints,
  * their deliveries and attempts.
  */
-import { z } from '../../lib/zod';
 import * as out from '../../views';
 import * as example from '../schemas/examples';
 import { createWebhookBody, emptyBody, listDeliveriesQuery, updateWebhookBody } from '../schemas/webhooks';
-import { listAnswer, answer, pageAnswer, DASHBOARD_CREDENTIALS, DEVELOPER, type RouteDoc } from './shared';
+import {
+  listAnswer,
+  answer,
+  deletedAnswer,
+  pageAnswer,
+  DASHBOARD_CREDENTIALS,
+  DEVELOPER,
+  type RouteDoc,
+} from './shared';
 
 /** Webhook endpoints, their deliveries and attempts. */
 export const webhookRouteDocs: RouteDoc[] = [
@@ -89,14 +96,11 @@ export const webhookRouteDocs: RouteDoc[] = [
     security: DEVELOPER,
     body: emptyBody,
     bodyExample: {},
-    success: answer(
-      'Deleted',
-      z.object({
-        id: z.string().openapi({ description: 'The deleted endpoint, `whk_…`' }),
-        deleted: z.literal(true).openapi({ description: 'Always `true`: nothing more is delivered to it' }),
-      }),
+    success: deletedAnswer(
+      'The deleted endpoint, `whk_…`',
+      'Always `true`: nothing more is delivered to it',
       'Webhook deleted',
-      { id: example.ids.webhook, deleted: true },
+      example.ids.webhook,
     ),
   },
   {

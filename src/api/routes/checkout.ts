@@ -20,6 +20,7 @@ import {
 } from '../../services/checkout-service';
 import { toCheckoutSessionPublicView, toCheckoutSessionView } from '../../views/checkout';
 import { respond } from '../envelope';
+import { cursorPageOf } from '../pagination';
 import { bearerSecretKey, principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { idempotency, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
@@ -104,15 +105,12 @@ export function checkoutRoutes(deps: CheckoutRouteDeps): Router {
       { status: query.status, startingAfter: query.starting_after },
       query.limit,
     );
-    const last = page.sessions.at(-1);
-    respond(ctx, 200, 'Checkout sessions retrieved', {
-      checkout_sessions: page.sessions.map(view),
-      pagination: {
-        limit: query.limit,
-        has_more: page.hasMore,
-        next_starting_after: page.hasMore && last ? last.id : null,
-      },
-    });
+    respond(
+      ctx,
+      200,
+      'Checkout sessions retrieved',
+      cursorPageOf('checkout_sessions', query.limit, page, page.sessions, view),
+    );
   });
 
   /**

@@ -25,7 +25,7 @@ import { principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { idempotency, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { linkOpenRateLimit } from '../middleware/rate-limit';
-import { cursorPaginationOf } from '../pagination';
+import { cursorPageOf } from '../pagination';
 import { apiRouter } from '../router';
 import {
   createPaymentLinkBody,
@@ -87,10 +87,7 @@ export function paymentLinkRoutes(deps: PaymentLinkRouteDeps): Router {
       },
       query.limit,
     );
-    respond(ctx, 200, 'Payment links retrieved', {
-      payment_links: page.links.map(view),
-      pagination: cursorPaginationOf(query.limit, page, page.links),
-    });
+    respond(ctx, 200, 'Payment links retrieved', cursorPageOf('payment_links', query.limit, page, page.links, view));
   });
 
   /** Show → 200 envelope with the link; 404 for unknown and foreign ids alike. */

@@ -14,7 +14,7 @@ import {
   type PaymentServiceDeps,
 } from '../../services/payment-service';
 import { respond } from '../envelope';
-import { cursorPaginationOf } from '../pagination';
+import { cursorPageOf } from '../pagination';
 import { bearerSecretKey, principalOf } from '../middleware/auth';
 import { idempotency, idempotencyKeyFirstUse, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
@@ -92,10 +92,7 @@ export function paymentRoutes(deps: PaymentServiceDeps): Router {
       startingAfter: query.starting_after,
       limit: query.limit,
     });
-    respond(ctx, 200, 'Payments retrieved', {
-      payments: page.payments.map(view),
-      pagination: cursorPaginationOf(query.limit, page, page.payments),
-    });
+    respond(ctx, 200, 'Payments retrieved', cursorPageOf('payments', query.limit, page, page.payments, view));
   });
 
   /**

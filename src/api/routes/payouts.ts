@@ -19,7 +19,7 @@ import {
 } from '../../services/payout-service';
 import { toPayoutDestinationView, toPayoutDetailView, toPayoutScheduleView, toPayoutView } from '../../views/payout';
 import { respond } from '../envelope';
-import { cursorPaginationOf } from '../pagination';
+import { cursorPageOf } from '../pagination';
 import { principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { idempotency, idempotencySeed } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
@@ -115,10 +115,7 @@ export function payoutRoutes(deps: PayoutRouteDeps): Router {
       },
       query.limit,
     );
-    respond(ctx, 200, 'Payouts retrieved', {
-      payouts: page.payouts.map(toPayoutView),
-      pagination: cursorPaginationOf(query.limit, page, page.payouts),
-    });
+    respond(ctx, 200, 'Payouts retrieved', cursorPageOf('payouts', query.limit, page, page.payouts, toPayoutView));
   });
 
   /** Show → 200 envelope with the payout and its status timeline; 404 for unknown or foreign ids. */

@@ -3,7 +3,7 @@
  * docs/limits.md#lists).
  */
 import { z } from '../../lib/zod';
-import { trimmedText } from './fields';
+import { countryCode, trimmedText } from './fields';
 import { pageQueryFields } from '../pagination';
 import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE } from '../../domain/catalogue';
 import { parseDateFilter, parseDay } from '../../domain/date-filter';
@@ -113,9 +113,7 @@ export const profileBody = z.strictObject({
     .nullable()
     .optional()
     .openapi({ description: 'Your business; null clears it' }),
-  country: z
-    .string()
-    .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code, e.g. RW')
+  country: countryCode('country must be an ISO 3166-1 alpha-2 code, e.g. RW')
     .nullable()
     .optional()
     .openapi({ description: 'ISO 3166-1 alpha-2 code (`RW`); null clears it' }),

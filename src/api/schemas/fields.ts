@@ -9,6 +9,14 @@ export function trimmedText(maxLength: number) {
   return z.string().trim().min(1).max(maxLength);
 }
 
+/**
+ * An ISO 3166-1 alpha-2 country code: two capital letters (`RW`).
+ * @param message the validation error's message, naming the field, when the value is not one
+ */
+export function countryCode(message: string) {
+  return z.string().regex(/^[A-Z]{2}$/, message);
+}
+
 /** An e-mail address of at most 254 characters, kept trimmed and in lower case (how people are found by it). */
 export const emailAddress = z
   .email()

@@ -6,6 +6,7 @@ import { z } from '../../lib/zod';
 import { CURRENCY_EXPONENTS, MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR } from '../../domain/money';
 import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE, MOBILE_MONEY_OPERATORS } from '../../domain/catalogue';
 import { PAYMENT_STATUSES, PENDING_REASONS } from '../../domain/payment';
+import { countryCode } from './fields';
 
 type NonEmpty<T> = [T, ...T[]];
 const currencies = Object.keys(CURRENCY_EXPONENTS) as NonEmpty<keyof typeof CURRENCY_EXPONENTS>;
@@ -23,6 +24,13 @@ const metadata = z
   .record(z.string().min(1).max(40), z.string().max(500))
   .refine((value) => Object.keys(value).length <= 50, 'metadata must have at most 50 keys');
 const reason = z.string().max(500);
+
+/** The country of a customer's number written nationally, optional; `field` names it in the validation error. */
+function nationalNumberCountry(field: string) {
+  return countryCode(`${field} must be an ISO 3166-1 alpha-2 code such as KE`)
+    .optional()
+    .openapi({ description: "ISO 3166-1 alpha-2 country of a number written nationally (default: the currency's)" });
+}
 
 /** `POST /v1/payments`: `amount` is an integer of minor units (docs/limits.md#amounts). */
 export const genericCreateBody = z.strictObject({
@@ -43,11 +51,7 @@ export const genericCreateBody = z.strictObject({
     .enum(mobileMoneyOperators)
     .optional()
     .openapi({ description: 'Mobile money: the operator of a ported number, overriding the prefix table' }),
-  country: z
-    .string()
-    .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code such as KE')
-    .optional()
-    .openapi({ description: "ISO 3166-1 alpha-2 country of a number written nationally (default: the currency's)" }),
+  country: nationalNumberCountry('country'),
   description: z.string().max(1000).optional().openapi({ description: 'Yours, shown on the dashboard and in lists' }),
   customer_email: z.email().max(254).optional().openapi({ description: "The customer's e-mail (card, bank transfer)" }),
   metadata: metadata.optional().openapi({ description: 'Your key-value pairs, at most 50, returned as sent' }),
@@ -92,13 +96,7 @@ export const merchantCreateBody = z.strictObject({
         .max(32)
         .optional()
         .openapi({ description: "Mobile money: the customer's number" }),
-      country: z
-        .string()
-        .regex(/^[A-Z]{2}$/, 'payment_method_data.country must be an ISO 3166-1 alpha-2 code such as KE')
-        .optional()
-        .openapi({
-          description: "ISO 3166-1 alpha-2 country of a number written nationally (default: the currency's)",
-        }),
+      country: nationalNumberCountry('payment_method_data.country'),
       wallet_id: z
         .string()
         .regex(/^[A-Za-z0-9_-]{4,64}$/, 'payment_method_data.wallet_id must be 4–64 letters, digits, - or _')
