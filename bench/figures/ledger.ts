@@ -377,8 +377,31 @@ const SUM_EVERYTHING = `
   select currency, sum(net)::bigint as owed, sum(net) filter (where available_on > now())::bigint as pending
     from ledger_balance_transactions where merchant_id = ? and environment = 'sandbox' group by currency`;
 
-/** Part three: `GET /v1/balance` p99 for a merchant with `seededPostings` postings ÷ a sum of its whole history. */
-export function balanceReadFigure(context: BenchContext, options: LedgerFigureOptions): Figure {
+/** A merchant seeded by {@link seedPostings}, and what the seed printed. */
+interface SeededMerchant {
+  developer: Developer;
+  report: string;
+}
+
+/** Registers a merchant and seeds its `seededPostings` postings. */
+async function seededMerchant(context: BenchContext, options: LedgerFigureOptions): Promise<SeededMerchant> {
+  const developer = await registerDeveloper(context.dev.apiUrl, 'ledger-seeded');
+  const seed = await seedPostings(context.db, developer.merchantId, options.seededPostings);
+  return {
+    developer,
+    report: `seeded ${seed.postings.toLocaleString('en')} postings (${seed.journals.toLocaleString('en')} journals and balance transactions) for one merchant in ${seed.insertSeconds.toFixed(1)} s, then vacuumed, analysed and checkpointed in ${seed.settleSeconds.toFixed(1)} s`,
+  };
+}
+
+/**
+ * Part three: `GET /v1/balance` p99 for a merchant with `seededPostings` postings ÷ a sum of its whole history.
+ * @param seeding the seed when already started, else the figure seeds in its preparation
+ */
+export function balanceReadFigure(
+  context: BenchContext,
+  options: LedgerFigureOptions,
+  seeding?: Promise<SeededMerchant>,
+): Figure {
   let seeded: Developer | undefined;
 
   /** p99 of `reads` calls of `read`, after `warm` unmeasured ones. */
@@ -408,9 +431,9 @@ export function balanceReadFigure(context: BenchContext, options: LedgerFigureOp
     baseline: `the balance as a sum of every balance transaction of that merchant (SQL), ${options.sumReads} reads`,
     metrics: [{ key: 'balanceP99Ms', label: 'GET /v1/balance p99', unit: 'ms', serviceAtMost: 20 }],
     async prepare() {
-      seeded = await registerDeveloper(context.dev.apiUrl, 'ledger-seeded');
-      const seed = await seedPostings(context.db, seeded.merchantId, options.seededPostings);
-      return `seeded ${seed.postings.toLocaleString('en')} postings (${seed.journals.toLocaleString('en')} journals and balance transactions) for one merchant in ${seed.insertSeconds.toFixed(1)} s, then vacuumed, analysed and checkpointed in ${seed.settleSeconds.toFixed(1)} s`;
+      const merchant = await (seeding ?? seededMerchant(context, options));
+      seeded = merchant.developer;
+      return merchant.report;
     },
     measureService: () => readLatency(httpBalance, 5, options.balanceReads),
     measureBaseline: () =>
@@ -423,22 +446,29 @@ export function balanceReadFigure(context: BenchContext, options: LedgerFigureOp
  * own; the seed last, so that the parts before it run on the database the other figures left), joined into one figure
  * whose rounds are the settled path's (its CPU per settled payment with and without the journal).
  * @param rounds rounds of each part: the settled path's, the hot merchant's and the balance read's
+ * @param besideSeed work that measures nothing on the wall clock, run while the seed runs (figure h's simulated runs),
+ *   given the seed's end to wait for before anything it times; the balance read starts once both are done
  */
 export async function measureLedger(
   context: BenchContext,
   options: LedgerFigureOptions,
   rounds: { settled: number; hot: number; balance: number },
   sample: () => Promise<Sample>,
+  besideSeed?: (seeded: Promise<unknown>) => Promise<unknown>,
 ): Promise<FigureResult> {
   const parts: FigureResult[] = [];
-  for (const [figure, count] of [
-    [settledPathFigure(context, options), rounds.settled],
-    [hotMerchantFigure(context, options), rounds.hot],
-    [balanceReadFigure(context, options), rounds.balance],
-  ] as const) {
+  const run = async (figure: Figure, count: number) => {
     context.say(`(f) ${figure.title}: ${count} alternating round(s)`);
     parts.push(await runRounds(figure, count, context.say, sample));
+  };
+  await run(settledPathFigure(context, options), rounds.settled);
+  await run(hotMerchantFigure(context, options), rounds.hot);
+  const seeding = seededMerchant(context, options);
+  if (besideSeed) {
+    context.say('(f) seeding the balance read while (h) runs its simulated time beside it');
+    await Promise.all([seeding, besideSeed(seeding)]);
   }
+  await run(balanceReadFigure(context, options, seeding), rounds.balance);
   const [settled] = parts as [FigureResult];
   return {
     ...joinFigures(
