@@ -1,40 +1,58 @@
 /**
- * Figure (f), the ledger on one hot merchant (docs/ledger.md#balance-read):
+ * Figure (f), the ledger (docs/ledger.md#figures), in three parts joined into one figure:
  *
- * - settlements per second: 32 writers at once complete payments of one merchant through the repository's own
- *   `updatePaymentStatus` (status, `payment.completed` event and, for `completed`, the collection's journal with its
- *   postings and balance transaction, in one transaction). The baseline is the same statement without the ledger:
- *   the same payments moved to `processing` with the same event, which posts nothing. Target ≥ 0.8 × the baseline,
- *   no deadlock, no serialization failure, no lost or doubled posting (checked after each side).
- * - `GET /v1/balance` p99 over HTTP for a merchant with 1,000,000 postings seeded by SQL (333,334 collected payments'
- *   journals and balance transactions): the service's design (the account's running balance plus the pending tail)
- *   against the alternative it was chosen over (a sum over every balance transaction of the merchant), both answered
- *   by PostgreSQL with the same indexes. Target: service p99 ≤ 20 ms. The service reads its rollup plus the rows not
- *   rolled up; the seed leaves 500 of them, the most a read finds before it rolls them up.
+ * - **its share of a settled payment** ({@link settledPathFigure}): settled payments per second on the service's own
+ *   path (`POST /v1/payments` with sandbox `0001`, which completes within the create, 32 connections, as figure a
+ *   drives it) ÷ the same with the collection's journal left out. Both sides run on one service worker started with
+ *   the bench's preload `bench/lib/journal-switch.ts`, which hands the payment writes a copy of the ledger module whose
+ *   `collectionCtes` the bench switches off and on over IPC between the sides: the completed status, its event, its
+ *   provider outcome and the webhook start stay; the journal, its three postings and the balance transaction go. A
+ *   bench-only variant: the service has no setting that leaves its ledger out. Target ≥ 0.95.
+ * - **one hot merchant** ({@link hotMerchantFigure}): 32 writers at once complete payments of one merchant through the
+ *   repository's own `updatePaymentStatus` (the collected status with its journal, postings and balance transaction in
+ *   one statement), against the same statements without the ledger (the payments moved to `processing`, which posts
+ *   nothing), for information. Target: ≥ 1,000 settlements per second with the ledger on this machine.
+ * - **the balance read** ({@link balanceReadFigure}): `GET /v1/balance` p99 over HTTP for a merchant with 10,000,000
+ *   postings seeded by SQL ({@link seedPostings}), against the alternative the service's design was chosen over (a sum
+ *   over every balance transaction of the merchant, by PostgreSQL with the same indexes). Target: p99 ≤ 20 ms.
  */
 import { randomBytes } from 'node:crypto';
 import { paymentEvent } from '../../src/activities/events';
 import { insertPaymentWithCreatedEvent, statusWriteOf, updatePaymentStatus } from '../../src/db/payments';
+import type { Db } from '../../src/db/knex';
 import { feeFor } from '../../src/domain/fees';
 import type { PaymentSnapshot } from '../../src/domain/payment';
 import { withStatusChange } from '../../test/helpers/status-change';
 import { newId } from '../../src/lib/ids';
-import { registerDeveloper, type Developer } from '../lib/api';
-import type { BenchContext } from '../lib/context';
-import type { Figure, Values } from '../lib/rounds';
+import { createPayment, paymentBody, PHONES, registerDeveloper, type Developer } from '../lib/api';
+import { waitUntil, type BenchContext } from '../lib/context';
+import { requestFrom } from '../lib/ipc';
+import { runClosedLoop, steadyRate } from '../lib/load';
+import type { Sample } from '../lib/diagnostics';
+import { joinFigures, runRounds, type Figure, type FigureResult, type Values } from '../lib/rounds';
 import { LatencyRecorder } from '../lib/stats';
 import { paymentCollectedCause } from '../../src/domain/ledger';
 
-/** Size of each side. */
+/** Connections of the settled path's drive, as figure (a)'s. */
+const SETTLED_CONCURRENCY = 32;
+
+/** The node flags that start the service worker with the journal switch (see bench/lib/journal-switch.ts). */
+export const JOURNAL_SWITCH_FLAGS = ['--import', './bench/lib/journal-switch-preload.mjs'];
+
+/** Size of each part. */
 export interface LedgerFigureOptions {
+  /** How long each side of the settled path is driven, in ms (the first 2 s are ramp-up and not counted). */
+  settledDurationMs: number;
   /** Writers at once on the hot merchant. */
   concurrency: number;
-  /** Payments each side completes. */
+  /** Payments each side of the hot merchant completes. */
   settlements: number;
   /** Postings seeded for the balance read. */
   seededPostings: number;
-  /** `GET /v1/balance` requests per side (after 20 unmeasured). */
+  /** `GET /v1/balance` requests per round (after 5 unmeasured). */
   balanceReads: number;
+  /** Sums of every balance transaction per round (after 1 unmeasured): each reads the whole history. */
+  sumReads: number;
 }
 
 /** A pending 1,500 RWF momo payment of `merchantId`. */
@@ -67,22 +85,106 @@ function pendingPayment(merchantId: string): PaymentSnapshot {
   };
 }
 
-/** Seeded balance transactions left out of the rollup: the most a balance read finds before it rolls them up. */
-const SEED_TAIL = 500;
+/** How many of `ids` have a balance transaction (the collection's journal was posted). */
+async function postedCount(db: Db, ids: readonly string[]): Promise<number> {
+  let posted = 0;
+  for (let i = 0; i < ids.length; i += 1_000) {
+    const [row] = (await db('ledger_balance_transactions')
+      .whereIn('source', ids.slice(i, i + 1_000))
+      .count('* as n')) as { n: string }[];
+    posted += Number(row?.n);
+  }
+  return posted;
+}
 
-/** The balance read the service does not use: every balance transaction of the merchant summed. */
-const SUM_EVERYTHING = `
-  select currency, sum(net)::bigint as owed, sum(net) filter (where available_on > now())::bigint as pending
-    from ledger_balance_transactions where merchant_id = ? and environment = 'sandbox' group by currency`;
+/**
+ * Part one: settled payments per second on the service's path with the collection's journal ÷ without it. Restarts
+ * the service worker with the journal switch in `prepare` (the next restart, figure d's, drops it) and leaves the
+ * journal switched on when done.
+ */
+export function settledPathFigure(context: BenchContext, options: LedgerFigureOptions): Figure {
+  let developer: Developer | undefined;
+  const switchJournal = (kept: boolean) =>
+    requestFrom<boolean>(context.stack.serviceWorker, kept ? 'journalKept' : 'journalLeftOut');
 
-/** Figure (f). */
-export function ledgerFigure(context: BenchContext, options: LedgerFigureOptions): Figure {
+  /** One side: the drive, the wait for its payments to settle, and the check that the ledger did what it should. */
+  async function side(withJournal: boolean): Promise<Values> {
+    const merchant = developer as Developer;
+    await switchJournal(withJournal);
+    try {
+      const ids: string[] = [];
+      const run = await runClosedLoop(SETTLED_CONCURRENCY, { durationMs: options.settledDurationMs }, async () => {
+        ids.push(await createPayment(context.dev.apiUrl, merchant, paymentBody(PHONES.instantSuccess)));
+      });
+      if (run.failed > 0) throw new Error(`(f) ${run.failed} creates failed: ${String(run.firstError)}`);
+      const drainMs = await waitUntil(
+        'the payments to settle',
+        async () => {
+          const [row] = (await context
+            .db('payments')
+            .whereIn('id', ids)
+            .where('status', 'completed')
+            .count('* as n')) as {
+            n: string;
+          }[];
+          return Number(row?.n) === ids.length;
+        },
+        120_000,
+        200,
+      );
+      const posted = await postedCount(context.db, ids);
+      if (posted !== (withJournal ? ids.length : 0))
+        throw new Error(
+          `(f) ${ids.length} settled payments ${withJournal ? 'with' : 'without'} the journal posted ${posted}`,
+        );
+      context.say(
+        `(f) ${ids.length} payments settled, the last ${(drainMs / 1000).toFixed(1)} s after the drive stopped`,
+      );
+      return { settledPerSecond: steadyRate(run.completedAtMs, options.settledDurationMs), items: ids.length };
+    } finally {
+      await switchJournal(true);
+    }
+  }
+
+  return {
+    id: 'f',
+    title: 'Ledger: share of a settled payment',
+    service: `POST /v1/payments (sandbox 0001, settled within the create), ${SETTLED_CONCURRENCY} connections, ${options.settledDurationMs / 1000} s, with the collection's journal`,
+    baseline:
+      "the same worker with the collection's journal, postings and balance transaction left out (bench/lib/journal-switch.ts)",
+    metrics: [
+      {
+        key: 'settledPerSecond',
+        label: 'settled payments per second (with ÷ without the journal)',
+        unit: '/s',
+        target: { atLeast: 0.95 },
+      },
+    ],
+    async prepare() {
+      developer = await registerDeveloper(context.dev.apiUrl, 'ledger-path');
+      await context.stack.restartWorker('service', JOURNAL_SWITCH_FLAGS);
+      // A few settlements each way before the rounds, so that neither side's first round pays for the JIT.
+      for (const kept of [true, false]) {
+        await switchJournal(kept);
+        await runClosedLoop(8, { count: 64 }, async () => {
+          await createPayment(context.dev.apiUrl, developer as Developer, paymentBody(PHONES.instantSuccess));
+        });
+      }
+      await switchJournal(true);
+      return 'the service worker restarted with the journal switch; 64 settlements each way to warm it';
+    },
+    measureService: () => side(true),
+    measureBaseline: () => side(false),
+  };
+}
+
+/** Part two: one hot merchant's settlements per second with the ledger, beside the bare status write. */
+export function hotMerchantFigure(context: BenchContext, options: LedgerFigureOptions): Figure {
   const db = context.db;
   let hot: Developer | undefined;
-  let seeded: Developer | undefined;
 
   /** Completes `settlements` fresh payments of the hot merchant with `concurrency` writers; answers per second. */
-  async function settle(withLedger: boolean): Promise<{ perSecond: number; failures: number }> {
+  async function settle(withLedger: boolean): Promise<Values> {
     const merchant = hot as Developer;
     const payments = Array.from({ length: options.settlements }, () => pendingPayment(merchant.merchantId));
     for (let i = 0; i < payments.length; i += 64) {
@@ -113,26 +215,205 @@ export function ledgerFigure(context: BenchContext, options: LedgerFigureOptions
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    if (withLedger) {
-      const ids = payments.map((p) => p.id);
-      const [{ n }] = (await db('ledger_balance_transactions').whereIn('source', ids).count('* as n')) as [
-        { n: string },
-      ];
-      if (Number(n) !== ids.length) throw new Error(`(f) ${ids.length} settlements posted ${n} balance transactions`);
-    }
-    return { perSecond: options.settlements / seconds, failures };
+    if (failures > 0)
+      throw new Error(`(f) ${failures} settlements ${withLedger ? 'with' : 'without'} the ledger failed`);
+    const posted = await postedCount(
+      db,
+      payments.map((p) => p.id),
+    );
+    if (posted !== (withLedger ? payments.length : 0))
+      throw new Error(`(f) ${payments.length} settlements posted ${posted} balance transactions`);
+    return { perSecond: options.settlements / seconds, items: options.settlements };
   }
 
-  /** p99 of `balanceReads` reads, each `read` once, after 5 unmeasured ones. */
-  async function readLatency(read: () => Promise<unknown>): Promise<number> {
-    for (let i = 0; i < 5; i += 1) await read();
+  return {
+    id: 'f',
+    title: 'Ledger on one hot merchant',
+    service: `${options.settlements} settlements of one merchant, ${options.concurrency} writers at once, with the ledger (updatePaymentStatus)`,
+    baseline: 'the same status writes without the ledger (to processing, which posts nothing), for information',
+    metrics: [
+      {
+        key: 'perSecond',
+        label: 'one hot merchant: settlements/s (÷ the bare status write)',
+        unit: '/s',
+        serviceAtLeast: 1_000,
+      },
+    ],
+    async prepare() {
+      hot = await registerDeveloper(context.dev.apiUrl, 'ledger-hot');
+      return `hot merchant ${hot.merchantId}`;
+    },
+    measureService: () => settle(true),
+    measureBaseline: () => settle(false),
+  };
+}
+
+/**
+ * Seeded balance transactions left out of the rollup: the most a balance read finds before it rolls them up
+ * (docs/ledger.md#balance-read).
+ */
+const SEED_TAIL = 500;
+
+/**
+ * Seconds between two seeded payments: as at a million postings, so that the pending day a read sums stays the same
+ * size (about 900 rows) and the figure shows what ten times the history costs.
+ */
+const SEED_SPACING_S = 95;
+
+/** What {@link seedPostings} did and how long it took, in seconds. */
+export interface SeedReport {
+  journals: number;
+  postings: number;
+  /** The inserts. */
+  insertSeconds: number;
+  /** The vacuum and analysis of the seeded tables and the checkpoint after them. */
+  settleSeconds: number;
+}
+
+/**
+ * Seeds `postings` postings (rounded up to whole journals of three) of `merchantId`'s sandbox RWF balance, set-based:
+ * one collected 1,500 RWF momo payment every {@link SEED_SPACING_S} seconds up to now, each a journal of three
+ * postings (provider clearing +1,500, the merchant −1,477, platform fees −23) and its balance transaction, all but the
+ * newest {@link SEED_TAIL} rolled up into the merchant's rollup, as balance reads leave them
+ * (docs/ledger.md#balance-read). Four `insert … select … from generate_series` statements on four connections at once,
+ * keys in ascending order so that every index grows at its right edge, with row triggers and foreign keys off for the
+ * seed's own transactions (`session_replication_role = replica`: a check per row of ten million postings would take
+ * many minutes) and checkpoints spaced out while it runs (`max_wal_size`, restored after). The journals keep the
+ * ledger's invariants by construction (test/lib/bench-ledger-seed.test.ts checks a small seed of the same statements
+ * against all of them); here the row counts are checked. Then the seeded tables are vacuumed and analysed and a
+ * checkpoint is taken, so that the reads measured after do not pay for the seed.
+ * @throws Error when a statement wrote another number of rows than it should
+ */
+export async function seedPostings(db: Db, merchantId: string, postings: number): Promise<SeedReport> {
+  const journals = Math.ceil(postings / 3);
+  const tag = randomBytes(4).toString('hex');
+  const account = async (kind: string, owner: string) =>
+    (
+      (await db('ledger_accounts')
+        .insert({ environment: 'sandbox', currency: 'RWF', kind, owner })
+        .onConflict(['environment', 'currency', 'kind', 'owner'])
+        .merge(['kind'])
+        .returning('id')) as { id: number }[]
+    )[0]?.id as number;
+  const merchantAccount = await account('merchant_balance', merchantId);
+  const clearing = await account('provider_clearing', 'momo');
+  const fees = await account('platform_fees', '');
+  // Key g (1 … journals, oldest first) as text that sorts as the number does.
+  const key = `lpad(g::text, 8, '0')`;
+  const journalId = `'jrn_seed_${tag}_' || ${key}`;
+  const createdAt = `now() - make_interval(secs => ${SEED_SPACING_S} * (${journals} + 1 - g))`;
+  const seeding = async (what: string, rows: number, sql: string, bindings: readonly (string | number)[]) =>
+    db.transaction(async (trx) => {
+      await trx.raw('set local session_replication_role = replica');
+      await trx.raw('set local synchronous_commit = off');
+      const written = (await trx.raw(sql, bindings)) as { rowCount: number };
+      if (written.rowCount !== rows) throw new Error(`(f) the seed wrote ${written.rowCount} ${what}, not ${rows}`);
+    });
+  const postingsOf = (from: number, to: number) =>
+    seeding(
+      'postings',
+      3 * (to - from + 1),
+      `insert into ledger_postings (journal_id, account_id, currency, amount)
+         select ${journalId}, a.account, 'RWF', a.amount
+           from generate_series(?::int, ?::int) g
+           cross join (values (?::bigint, 1500::bigint), (?::bigint, -1477::bigint), (?::bigint, -23::bigint)) as a(account, amount)`,
+      [from, to, clearing, merchantAccount, fees],
+    );
+  const half = Math.floor(journals / 2);
+  const rolledUp = Math.max(0, journals - SEED_TAIL);
+  const spacedCheckpoints = await db
+    .raw(`alter system set max_wal_size = '16GB'`)
+    .then(() => db.raw('select pg_reload_conf()'))
+    .then(
+      () => true,
+      () => false, // not a superuser of an external DATABASE_URL: the seed pays for its checkpoints
+    );
+  let started = performance.now();
+  try {
+    await Promise.all([
+      seeding(
+        'journals',
+        journals,
+        `insert into ledger_journals (id, cause, environment, description, created_at)
+           select ${journalId}, 'seed:${tag}:' || ${key}, 'sandbox', 'seeded', ${createdAt}
+             from generate_series(1, ?::int) g`,
+        [journals],
+      ),
+      postingsOf(1, half),
+      postingsOf(half + 1, journals),
+      seeding(
+        'balance transactions',
+        journals,
+        `insert into ledger_balance_transactions
+           (id, journal_id, merchant_id, environment, type, source, amount, fee, net, currency, description, available_on, created_at, rolled_up)
+           select 'txn_seed_${tag}_' || ${key}, ${journalId}, ?, 'sandbox', 'payment', 'pay_seed_${tag}_' || ${key},
+                  1500, 23, 1477, 'RWF', 'seeded', ${createdAt} + interval '1 day', ${createdAt}, g <= ?::int
+             from generate_series(1, ?::int) g`,
+        [merchantId, rolledUp, journals],
+      ),
+      db('ledger_balance_rollups').insert({
+        merchant_id: merchantId,
+        environment: 'sandbox',
+        currency: 'RWF',
+        total: 1477 * rolledUp,
+      }),
+    ]);
+  } finally {
+    if (spacedCheckpoints) {
+      await db.raw('alter system reset max_wal_size');
+      await db.raw('select pg_reload_conf()');
+    }
+  }
+  const insertSeconds = (performance.now() - started) / 1000;
+  started = performance.now();
+  await db.raw('vacuum analyze ledger_balance_transactions, ledger_balance_rollups');
+  await db.raw('analyze ledger_postings, ledger_journals');
+  if (spacedCheckpoints) await db.raw('checkpoint');
+  return { journals, postings: journals * 3, insertSeconds, settleSeconds: (performance.now() - started) / 1000 };
+}
+
+/** The balance read the service does not use: every balance transaction of the merchant summed. */
+const SUM_EVERYTHING = `
+  select currency, sum(net)::bigint as owed, sum(net) filter (where available_on > now())::bigint as pending
+    from ledger_balance_transactions where merchant_id = ? and environment = 'sandbox' group by currency`;
+
+/** A merchant seeded by {@link seedPostings}, and what the seed printed. */
+interface SeededMerchant {
+  developer: Developer;
+  report: string;
+}
+
+/** Registers a merchant and seeds its `seededPostings` postings. */
+async function seededMerchant(context: BenchContext, options: LedgerFigureOptions): Promise<SeededMerchant> {
+  const developer = await registerDeveloper(context.dev.apiUrl, 'ledger-seeded');
+  const seed = await seedPostings(context.db, developer.merchantId, options.seededPostings);
+  return {
+    developer,
+    report: `seeded ${seed.postings.toLocaleString('en')} postings (${seed.journals.toLocaleString('en')} journals and balance transactions) for one merchant in ${seed.insertSeconds.toFixed(1)} s, then vacuumed, analysed and checkpointed in ${seed.settleSeconds.toFixed(1)} s`,
+  };
+}
+
+/**
+ * Part three: `GET /v1/balance` p99 for a merchant with `seededPostings` postings ÷ a sum of its whole history.
+ * @param seeding the seed when already started, else the figure seeds in its preparation
+ */
+export function balanceReadFigure(
+  context: BenchContext,
+  options: LedgerFigureOptions,
+  seeding?: Promise<SeededMerchant>,
+): Figure {
+  let seeded: Developer | undefined;
+
+  /** p99 of `reads` calls of `read`, after `warm` unmeasured ones. */
+  async function readLatency(read: () => Promise<unknown>, warm: number, reads: number): Promise<Values> {
+    for (let i = 0; i < warm; i += 1) await read();
     const latencies = new LatencyRecorder();
-    for (let i = 0; i < options.balanceReads; i += 1) {
+    for (let i = 0; i < reads; i += 1) {
       const started = performance.now();
       await read();
       latencies.record(performance.now() - started);
     }
-    return latencies.summary().p99Ms;
+    return { balanceP99Ms: latencies.summary().p99Ms, items: reads };
   }
 
   const httpBalance = async () => {
@@ -145,76 +426,61 @@ export function ledgerFigure(context: BenchContext, options: LedgerFigureOptions
 
   return {
     id: 'f',
-    title: 'Ledger on one hot merchant',
-    service: `settlements with the ledger (${options.concurrency} at once); GET /v1/balance over HTTP`,
-    baseline: 'the same status writes without the ledger; the balance as a sum of every balance transaction (SQL)',
-    metrics: [
-      { key: 'perSecond', label: 'settlements per second', unit: '/s', target: { atLeast: 0.8 } },
-      { key: 'balanceP99Ms', label: `GET /v1/balance p99`, unit: 'ms', serviceAtMost: 20 },
-    ],
+    title: 'Ledger: balance read',
+    service: `GET /v1/balance over HTTP, ${options.balanceReads} reads, a merchant with ${options.seededPostings.toLocaleString('en')} postings (rollup + tail)`,
+    baseline: `the balance as a sum of every balance transaction of that merchant (SQL), ${options.sumReads} reads`,
+    metrics: [{ key: 'balanceP99Ms', label: 'GET /v1/balance p99', unit: 'ms', serviceAtMost: 20 }],
     async prepare() {
-      hot = await registerDeveloper(context.dev.apiUrl, 'ledger-hot');
-      seeded = await registerDeveloper(context.dev.apiUrl, 'ledger-seeded');
-      const journals = Math.ceil(options.seededPostings / 3);
-      const started = performance.now();
-      // 3 postings per collected payment (clearing, merchant, fees), one payment every 95 s: a year of a busy
-      // merchant, so about a day of it is still pending; all but the newest SEED_TAIL rolled up, as balance reads leave
-      // them (docs/ledger.md#balance-read). Row triggers are off for the seed (a million checks would take minutes).
-      await db.transaction(async (trx) => {
-        await trx.raw('set local session_replication_role = replica');
-        const tag = randomBytes(4).toString('hex');
-        const account = async (kind: string, owner: string) =>
-          (
-            (await trx('ledger_accounts')
-              .insert({ environment: 'sandbox', currency: 'RWF', kind, owner })
-              .onConflict(['environment', 'currency', 'kind', 'owner'])
-              .merge(['kind'])
-              .returning('id')) as { id: number }[]
-          )[0]?.id;
-        const merchantAccount = await account('merchant_balance', (seeded as Developer).merchantId);
-        const clearing = await account('provider_clearing', 'momo');
-        const fees = await account('platform_fees', '');
-        await trx.raw(
-          `insert into ledger_journals (id, cause, environment, description, created_at)
-             select 'jrn_seed_' || ? || '_' || g, 'seed:' || ? || ':' || g, 'sandbox', 'seeded', now() - make_interval(secs => 95 * g)
-               from generate_series(1, ?) g`,
-          [tag, tag, journals],
-        );
-        await trx.raw(
-          `insert into ledger_postings (journal_id, account_id, currency, amount)
-             select 'jrn_seed_' || ? || '_' || g, a.account, 'RWF', a.amount
-               from generate_series(1, ?) g
-               cross join (values (?::bigint, 1500::bigint), (?::bigint, -1477::bigint), (?::bigint, -23::bigint)) as a(account, amount)`,
-          [tag, journals, clearing, merchantAccount, fees],
-        );
-        await trx('ledger_balance_rollups').insert({
-          merchant_id: (seeded as Developer).merchantId,
-          environment: 'sandbox',
-          currency: 'RWF',
-          total: 1477 * (journals - SEED_TAIL),
-        });
-        await trx.raw(
-          `insert into ledger_balance_transactions
-             (id, journal_id, merchant_id, environment, type, source, amount, fee, net, currency, description, available_on, created_at, rolled_up)
-             select 'txn_seed_' || ? || '_' || g, 'jrn_seed_' || ? || '_' || g, ?, 'sandbox', 'payment', 'pay_seed_' || g,
-                    1500, 23, 1477, 'RWF', 'seeded', now() - make_interval(secs => 95 * g) + interval '1 day', now() - make_interval(secs => 95 * g), g > ?
-               from generate_series(1, ?) g`,
-          [tag, tag, (seeded as Developer).merchantId, SEED_TAIL, journals],
-        );
-      });
-      await db.raw('vacuum analyze ledger_postings, ledger_balance_transactions, ledger_accounts, ledger_journals');
-      return `seeded ${journals * 3} postings (${journals} journals) for one merchant in ${((performance.now() - started) / 1000).toFixed(1)} s`;
+      const merchant = await (seeding ?? seededMerchant(context, options));
+      seeded = merchant.developer;
+      return merchant.report;
     },
-    async measureService(): Promise<Values> {
-      const { perSecond, failures } = await settle(true);
-      if (failures > 0) throw new Error(`(f) ${failures} settlements with the ledger failed`);
-      return { perSecond, balanceP99Ms: await readLatency(httpBalance), items: options.settlements };
-    },
-    async measureBaseline(): Promise<Values> {
-      const { perSecond, failures } = await settle(false);
-      if (failures > 0) throw new Error(`(f) ${failures} settlements without the ledger failed`);
-      const sumEverything = () => db.raw(SUM_EVERYTHING, [(seeded as Developer).merchantId]);
-      return { perSecond, balanceP99Ms: await readLatency(sumEverything), items: options.settlements };
-    },
+    measureService: () => readLatency(httpBalance, 5, options.balanceReads),
+    measureBaseline: () =>
+      readLatency(() => context.db.raw(SUM_EVERYTHING, [(seeded as Developer).merchantId]), 1, options.sumReads),
+  };
+}
+
+/**
+ * Figure (f): its three parts, each for its rounds of alternating sides (the settled path first, on a worker of its
+ * own; the seed last, so that the parts before it run on the database the other figures left), joined into one figure
+ * whose rounds are the settled path's (its CPU per settled payment with and without the journal).
+ * @param rounds rounds of each part: the settled path's, the hot merchant's and the balance read's
+ * @param besideSeed work that measures nothing on the wall clock, run while the seed runs (figure h's simulated runs),
+ *   given the seed's end to wait for before anything it times; the balance read starts once both are done
+ */
+export async function measureLedger(
+  context: BenchContext,
+  options: LedgerFigureOptions,
+  rounds: { settled: number; hot: number; balance: number },
+  sample: () => Promise<Sample>,
+  besideSeed?: (seeded: Promise<unknown>) => Promise<unknown>,
+): Promise<FigureResult> {
+  const parts: FigureResult[] = [];
+  const run = async (figure: Figure, count: number) => {
+    context.say(`(f) ${figure.title}: ${count} alternating round(s)`);
+    parts.push(await runRounds(figure, count, context.say, sample));
+  };
+  await run(settledPathFigure(context, options), rounds.settled);
+  await run(hotMerchantFigure(context, options), rounds.hot);
+  const seeding = seededMerchant(context, options);
+  if (besideSeed) {
+    context.say('(f) seeding the balance read while (h) runs its simulated time beside it');
+    await Promise.all([seeding, besideSeed(seeding)]);
+  }
+  await run(balanceReadFigure(context, options, seeding), rounds.balance);
+  const [settled] = parts as [FigureResult];
+  return {
+    ...joinFigures(
+      {
+        id: 'f',
+        title: 'Ledger',
+        service: parts.map((part) => part.service).join('; '),
+        baseline: parts.map((part) => part.baseline).join('; '),
+      },
+      parts,
+    ),
+    prepared: parts.flatMap((part) => (part.prepared ? [part.prepared] : [])).join('; '),
+    rounds: settled.rounds,
   };
 }

@@ -280,9 +280,14 @@ async function costOfMeasurement(db: Db, now: number) {
 
 /**
  * Runs figure (h) on a database of its own next to the stack's (`context.stack.databaseUrl`).
+ * @param beforeCost awaited after the simulated runs and before the cost of a measurement, whose wall time is measured
+ *   (figure f's seed runs beside the simulated runs, whose results do not depend on the wall clock)
  * @returns the figure, each metric the worst of the seeds, with every seed's values and the cost of a measurement
  */
-export async function operatorHealthFigure(context: BenchContext): Promise<ReportedFigure> {
+export async function operatorHealthFigure(
+  context: BenchContext,
+  beforeCost?: () => Promise<unknown>,
+): Promise<ReportedFigure> {
   const url = await migratedSiblingDatabase(context.stack.databaseUrl, 'paycollect_health_bench');
   // One connection: every statement on one backend, whose table statistics then count what the calls read.
   const db = createDb(url, 1);
@@ -299,6 +304,7 @@ export async function operatorHealthFigure(context: BenchContext): Promise<Repor
           `path ${judged.statusPath}; ${run.attempts} attempts, ${run.measurements} measurements in ${Math.round(run.wallMs)} ms`,
       );
     }
+    await beforeCost?.();
     const cost = await costOfMeasurement(db, Date.parse('2030-06-01T00:00:00Z'));
     context.say(
       `(h) one measurement, ${cost.keys} keys, ${cost.recentOutcomes} outcomes in the bucket's 10 minutes: ${JSON.stringify(cost.recent)}`,

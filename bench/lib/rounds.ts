@@ -24,6 +24,8 @@ export interface Metric {
   target?: { atLeast: number } | { atMost: number } | { increaseAtMost: number };
   /** An absolute ceiling of the service's own value, where the issue sets one (unit as above). */
   serviceAtMost?: number;
+  /** An absolute floor of the service's own value, where the issue sets one (unit as above). */
+  serviceAtLeast?: number;
 }
 
 /** The values of one side in one round, keyed by metric; `items` is how many units the side handled. */
@@ -207,15 +209,20 @@ function ratiosOf(metrics: Metric[], numerator: Values, denominator: Values): Re
  * without a target or a ceiling.
  */
 function meets(metric: Metric, ratio: number, value: number, baseline: number): boolean | undefined {
-  // A figure judged by its own value only (the hosted page's seconds and bytes) has a ceiling and no ratio target.
-  if (!metric.target) return metric.serviceAtMost === undefined ? undefined : value <= metric.serviceAtMost;
+  const own =
+    (metric.serviceAtMost === undefined || value <= metric.serviceAtMost) &&
+    (metric.serviceAtLeast === undefined || value >= metric.serviceAtLeast);
+  // A figure judged by its own value only (the hosted page's seconds and bytes) has a ceiling or a floor and no ratio
+  // target.
+  if (!metric.target)
+    return metric.serviceAtMost === undefined && metric.serviceAtLeast === undefined ? undefined : own;
   const ratioMet =
     'increaseAtMost' in metric.target
       ? value - baseline <= metric.target.increaseAtMost
       : 'atLeast' in metric.target
         ? ratio >= metric.target.atLeast
         : ratio <= metric.target.atMost;
-  return ratioMet && (metric.serviceAtMost === undefined || value <= metric.serviceAtMost);
+  return ratioMet && own;
 }
 
 /**

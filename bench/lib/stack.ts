@@ -68,8 +68,11 @@ export interface Stack {
    * both poll.
    */
   restartWorkers(): Promise<void>;
-  /** Replaces one worker with a fresh process; resolves once it polls. */
-  restartWorker(which: 'service' | 'baseline'): Promise<void>;
+  /**
+   * Replaces one worker with a fresh process; resolves once it polls. `nodeFlags` are added to this start of the
+   * service worker only (e.g. figure f's preload); the next restart drops them.
+   */
+  restartWorker(which: 'service' | 'baseline', nodeFlags?: string[]): Promise<void>;
   /** Stops everything started here; safe to call twice. `keepLogs` leaves the run folder for a look. */
   stop(keepLogs?: boolean): Promise<void>;
 }
@@ -201,12 +204,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       WORKER_MAX_CACHED_WORKFLOWS: String(options.maxCachedWorkflows),
     };
     let workerGeneration = 0;
-    const startServiceWorker = async (): Promise<ChildProcess> => {
+    const startServiceWorker = async (nodeFlags: string[] = []): Promise<ChildProcess> => {
       workerGeneration += 1;
       const child = spawnEntry(
         root,
         'src/worker.ts',
-        ['--expose-gc', '--import', './bench/lib/probe-preload.mjs', ...profileFlags],
+        ['--expose-gc', '--import', './bench/lib/probe-preload.mjs', ...nodeFlags, ...profileFlags],
         { ...serviceEnv, WORKER_METRICS_PORT: String(await freePort()) },
         path.join(runDir, `worker-${workerGeneration}.log`),
       );
@@ -269,8 +272,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const fairApiUrl = `http://127.0.0.1:${fairApiPort}`;
     await waitForListening(fairApiUrl, fairApi);
     let baselineWorker = await baselineStarting;
-    const restartWorker = async (which: 'service' | 'baseline'): Promise<void> => {
-      if (which === 'service') serviceWorker = await replace(serviceWorker, startServiceWorker);
+    const restartWorker = async (which: 'service' | 'baseline', nodeFlags?: string[]): Promise<void> => {
+      if (which === 'service') serviceWorker = await replace(serviceWorker, () => startServiceWorker(nodeFlags));
       else baselineWorker = await replace(baselineWorker, startBaselineWorker);
     };
 
