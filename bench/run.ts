@@ -36,11 +36,14 @@ import { SQLITE_PRAGMAS } from '../scripts/lib/temporal-dev-server';
 import { startReceiver } from '../test/helpers/receiver';
 import {
   bareUpdateWithStartFigure,
+  closeFairCreates,
+  closeOpenPayments,
   createLatencyFigure,
   createThroughputFigure,
   measureCreateLatency,
   measureCreates,
   measureFairCreates,
+  settledPaymentCost,
 } from './figures/create-throughput';
 import { settlementLatencyFigure } from './figures/settlement-latency';
 import { webhookDeliveriesFigure } from './figures/webhook-deliveries';
@@ -112,6 +115,12 @@ const SETTLEMENT = { ratePerSecond: 5, count: 40 };
  * each delivered to all of them: 480 deliveries.
  */
 const NOISY_NEIGHBOUR = { ratePerSecond: 5, count: 40, noisyEndpoints: 16, noisyEvents: 30 };
+
+/**
+ * How long the service is driven with instant successes (sandbox `0001`) for the CPU per settled payment reported
+ * beside (a), in ms: shorter than (a)'s sides, since it measures a cost per payment, not a rate, and has no baseline.
+ */
+const SETTLED_DURATION_MS = 5_000;
 
 /** How long each side of (e)'s create latency at half the sustained rate is driven, in ms. */
 const HALF_RATE_DURATION_MS = 8_000;
@@ -237,6 +246,10 @@ function halfRateFigure(
       measureCreateLatency(context, cluster, developers.cluster, rates.cluster, HALF_RATE_DURATION_MS),
     measureBaseline: async () =>
       devMeasured ?? measureCreateLatency(context, context.dev, developers.dev, rates.dev, HALF_RATE_DURATION_MS),
+    afterSide: (side) =>
+      side === 'service'
+        ? closeOpenPayments(cluster, developers.cluster)
+        : closeOpenPayments(context.dev, developers.dev),
   };
 }
 
@@ -357,8 +370,13 @@ async function main(): Promise<void> {
       await timed('warm-up', async () => {
         say(`warming up (3 s of each side of figure a${clusterTarget ? ', the cluster included' : ''})`);
         await measureCreates(context, dev, creator, 3_000);
+        say(`(a) warm-up: ${await closeOpenPayments(dev, creator)}`);
         await measureFairCreates(context, fairCreator, 3_000);
-        if (clusterTarget && clusterCreator) await measureCreates(context, clusterTarget, clusterCreator, 3_000);
+        say(`(a) warm-up: ${await closeFairCreates(context)}`);
+        if (clusterTarget && clusterCreator) {
+          await measureCreates(context, clusterTarget, clusterCreator, 3_000);
+          say(`(a) warm-up: ${await closeOpenPayments(clusterTarget, clusterCreator)}`);
+        }
       });
 
     let create: FigureResult | undefined;
@@ -377,6 +395,19 @@ async function main(): Promise<void> {
         return runRounds(figure, 1, say, sample);
       });
       devAtHalfRate = latency.rounds[0]?.service;
+      const settled = await timed('a settled', async () => {
+        say(`(a) CPU per settled payment (0001): the service alone, ${SETTLED_DURATION_MS / 1000} s`);
+        const figure = await settledPaymentCost(
+          context,
+          await registerDeveloper(dev.apiUrl, 'settled'),
+          SETTLED_DURATION_MS,
+          sample,
+          throughput.rounds.map((round) => round.cost.service),
+        );
+        for (const metric of figure.reported)
+          say(`(a) ${metric.label}: ${format(metric.worst)} ${metric.unit}, ${metric.note}`);
+        return figure;
+      });
       figures.push({
         ...joinFigures(
           { id: 'a', title: throughput.title, service: throughput.service, baseline: throughput.baseline },
@@ -384,6 +415,7 @@ async function main(): Promise<void> {
         ),
         rounds: throughput.rounds,
       });
+      figures.push(settled);
       if (selected('bare'))
         figures.push(
           await timed('a bare', () =>
@@ -563,6 +595,7 @@ async function main(): Promise<void> {
       createDurationMs: durationMs,
       settlement: SETTLEMENT,
       halfRateDurationMs: HALF_RATE_DURATION_MS,
+      settledDurationMs: SETTLED_DURATION_MS,
       deliveriesPerSide: DELIVERIES_PER_SIDE,
       noisyNeighbour: NOISY_NEIGHBOUR,
       ledger: LEDGER,
