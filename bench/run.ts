@@ -7,8 +7,9 @@
  * it started (also on Ctrl-C). Traffic goes to 127.0.0.1 only. Meant to finish within 10 minutes on
  * two cores (FIGURE_ROUNDS and the sizes below are chosen for that).
  *
- * Figures: (a) create throughput ÷ the fair baseline's (bench/baseline/fair-api.ts) and the create's p99 at half the
- * sustained rate ÷ the baseline's at that rate, (b) settlement latency,
+ * Figures: (a) create throughput ÷ the fair baseline's (bench/baseline/fair-api.ts), both sides creating payments that
+ * stay open at the provider, and the create's p99 at half the sustained rate ÷ the baseline's at that rate, with the
+ * CPU per settled payment (sandbox 0001) of every process reported beside it, (b) settlement latency,
  * (c) webhook deliveries per second, (d) worker memory, (e) the cluster's (a) and (b) ÷ the dev server's in the
  * same rounds, and its create latency at half its sustained rate, (f) the ledger on one hot merchant (settlements
  * per second with ÷ without it, and GET /v1/balance p99 with a million postings), (g) a merchant's settlement and
