@@ -311,8 +311,8 @@ export function createThroughputFigure(
   return {
     id: 'a',
     title: 'Create throughput',
-    service: `POST /v1/payments 2xx/s, ${CREATE_CONCURRENCY} connections, ${options.durationMs / 1000} s`,
-    baseline: `the fair baseline's POST /v1/payments 2xx/s (docs/capacity.md#the-fair-baseline), the same drive`,
+    service: `POST /v1/payments 2xx/s of payments left open (sandbox 0003), ${CREATE_CONCURRENCY} connections, ${options.durationMs / 1000} s`,
+    baseline: `the fair baseline's POST /v1/payments 2xx/s (docs/capacity.md#the-fair-baseline: its simulator answers pending, its workflow waits and polls), the same drive`,
     metrics: [{ key: 'perSecond', label: 'creates', unit: '/s', target: { atLeast: 0.85 } }],
 
     measureService: () => measureCreates(context, context.dev, developers.service, options.durationMs),
