@@ -7,8 +7,9 @@
  * it started (also on Ctrl-C). Traffic goes to 127.0.0.1 only. Meant to finish within 10 minutes on
  * two cores (FIGURE_ROUNDS and the sizes below are chosen for that).
  *
- * Figures: (a) create throughput ÷ the fair baseline's (bench/baseline/fair-api.ts) and the create's p99 at half the
- * sustained rate ÷ the baseline's at that rate, (b) settlement latency,
+ * Figures: (a) create throughput ÷ the fair baseline's (bench/baseline/fair-api.ts), both sides creating payments that
+ * stay open at the provider, and the create's p99 at half the sustained rate ÷ the baseline's at that rate, with the
+ * CPU per settled payment (sandbox 0001) of every process reported beside it, (b) settlement latency,
  * (c) webhook deliveries per second, (d) worker memory, (e) the cluster's (a) and (b) ÷ the dev server's in the
  * same rounds, and its create latency at half its sustained rate, (f) the ledger (settled payments per second on the
  * service's path with ÷ without the collection's journal, one hot merchant's settlements per second beside the bare
@@ -38,11 +39,14 @@ import { SQLITE_PRAGMAS } from '../scripts/lib/temporal-dev-server';
 import { startReceiver } from '../test/helpers/receiver';
 import {
   bareUpdateWithStartFigure,
+  closeFairCreates,
+  closeOpenPayments,
   createLatencyFigure,
   createThroughputFigure,
   measureCreateLatency,
   measureCreates,
   measureFairCreates,
+  settledPaymentCost,
 } from './figures/create-throughput';
 import { settlementLatencyFigure } from './figures/settlement-latency';
 import { webhookDeliveriesFigure } from './figures/webhook-deliveries';
@@ -125,6 +129,12 @@ const SETTLEMENT = { ratePerSecond: 5, count: 40 };
  * each delivered to all of them: 480 deliveries.
  */
 const NOISY_NEIGHBOUR = { ratePerSecond: 5, count: 40, noisyEndpoints: 16, noisyEvents: 30 };
+
+/**
+ * How long the service is driven with instant successes (sandbox `0001`) for the CPU per settled payment reported
+ * beside (a), in ms: shorter than (a)'s sides, since it measures a cost per payment, not a rate, and has no baseline.
+ */
+const SETTLED_DURATION_MS = 5_000;
 
 /** How long each side of (e)'s create latency at half the sustained rate is driven, in ms. */
 const HALF_RATE_DURATION_MS = 8_000;
@@ -276,6 +286,10 @@ function halfRateFigure(
       measureCreateLatency(context, cluster, developers.cluster, rates.cluster, HALF_RATE_DURATION_MS),
     measureBaseline: async () =>
       devMeasured ?? measureCreateLatency(context, context.dev, developers.dev, rates.dev, HALF_RATE_DURATION_MS),
+    afterSide: (side) =>
+      side === 'service'
+        ? closeOpenPayments(cluster, developers.cluster)
+        : closeOpenPayments(context.dev, developers.dev),
   };
 }
 
@@ -397,8 +411,13 @@ async function main(): Promise<void> {
       await timed('warm-up', async () => {
         say(`warming up (3 s of each side of figure a${clusterTarget ? ', the cluster included' : ''})`);
         await measureCreates(context, dev, creator, 3_000);
+        say(`(a) warm-up: ${await closeOpenPayments(dev, creator)}`);
         await measureFairCreates(context, fairCreator, 3_000);
-        if (clusterTarget && clusterCreator) await measureCreates(context, clusterTarget, clusterCreator, 3_000);
+        say(`(a) warm-up: ${await closeFairCreates(context)}`);
+        if (clusterTarget && clusterCreator) {
+          await measureCreates(context, clusterTarget, clusterCreator, 3_000);
+          say(`(a) warm-up: ${await closeOpenPayments(clusterTarget, clusterCreator)}`);
+        }
       });
 
     let create: FigureResult | undefined;
@@ -417,6 +436,19 @@ async function main(): Promise<void> {
         return runRounds(figure, 1, say, sample);
       });
       devAtHalfRate = latency.rounds[0]?.service;
+      const settled = await timed('a settled', async () => {
+        say(`(a) CPU per settled payment (0001): the service alone, ${SETTLED_DURATION_MS / 1000} s`);
+        const figure = await settledPaymentCost(
+          context,
+          await registerDeveloper(dev.apiUrl, 'settled'),
+          SETTLED_DURATION_MS,
+          sample,
+          throughput.rounds.map((round) => round.cost.service),
+        );
+        for (const metric of figure.reported)
+          say(`(a) ${metric.label}: ${format(metric.worst)} ${metric.unit}, ${metric.note}`);
+        return figure;
+      });
       figures.push({
         ...joinFigures(
           { id: 'a', title: throughput.title, service: throughput.service, baseline: throughput.baseline },
@@ -424,6 +456,7 @@ async function main(): Promise<void> {
         ),
         rounds: throughput.rounds,
       });
+      figures.push(settled);
       if (selected('bare'))
         figures.push(
           await timed('a bare', () =>
@@ -617,6 +650,7 @@ async function main(): Promise<void> {
       createDurationMs: durationMs,
       settlement: SETTLEMENT,
       halfRateDurationMs: HALF_RATE_DURATION_MS,
+      settledDurationMs: SETTLED_DURATION_MS,
       deliveriesPerSide: deliveries,
       noisyNeighbour: NOISY_NEIGHBOUR,
       ledger: LEDGER,

@@ -4,7 +4,16 @@
  *
  * Deterministic: only `@temporalio/workflow`, activity types and the shared definitions.
  */
-import { condition, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  CancellationScope,
+  condition,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import { nextPollDelayMs } from '../../src/domain/payment';
+import { pollOptions } from '../../src/workflows/activity-options';
 import type * as activities from './activities';
 import type { FairActivities } from './fair-create';
 import {
@@ -40,17 +49,43 @@ export async function updateWithStartWorkflow(): Promise<void> {
 
 /**
  * The fair baseline of figure (a) (docs/capacity.md#the-fair-baseline): started with Update-with-Start, its
- * `fairCreateUpdate` runs one local activity that records `payment` and asks the provider simulator, answers the
- * row, and the run ends.
+ * `fairCreateUpdate` runs one local activity that records `payment` and asks the provider simulator, and answers the
+ * row. The payment then waits for its provider as the service's does (docs/payments.md#workflow), on the service's
+ * own schedule: a timer of the first poll delay (2 s), then `pollSimulator` with the service's poll options (its
+ * retries are the later polls, 4 s doubling to 60 s, until `expiresAt`), cut short by `releaseSignal`. The simulator
+ * always answers `pending`, so the run stays open until it is released, terminated, or its polls end at expiry.
  */
 export async function fairCreateWorkflow(payment: FairPayment): Promise<FairPayment> {
   let recorded: FairPayment | undefined;
+  let released = false;
   setHandler(fairCreateUpdate, async () => {
     recorded ??= await fair.recordAndInitiate(payment);
     return recorded;
   });
+  setHandler(releaseSignal, () => {
+    released = true;
+  });
   await condition(() => recorded !== undefined);
-  return recorded as FairPayment;
+  const answered = recorded as FairPayment;
+  const expiresAtMs = Date.parse(answered.expiresAt);
+  const firstDelayMs = nextPollDelayMs(undefined);
+  if (await condition(() => released, Math.max(1, Math.min(firstDelayMs, expiresAtMs - Date.now())))) return answered;
+  if (Date.now() >= expiresAtMs) return answered;
+  const { pollSimulator } = proxyActivities<FairActivities>(
+    pollOptions(nextPollDelayMs(firstDelayMs), expiresAtMs - Date.now()),
+  );
+  const scope = new CancellationScope();
+  try {
+    await scope.run(() =>
+      Promise.race([pollSimulator(answered.providerReference as string), condition(() => released)]),
+    );
+  } catch (error) {
+    // The polls ended at expiry without an answer, as the service's do before it expires the payment.
+    if (!(error instanceof ActivityFailure)) throw error;
+  } finally {
+    scope.cancel();
+  }
+  return answered;
 }
 
 /**

@@ -22,6 +22,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { BASELINE_TASK_QUEUE } from '../baseline/shared';
 import { createPayment, paymentBody, PHONES, type Developer } from '../lib/api';
+import { terminateWorkflows } from '../lib/clean-up';
 import { waitUntil, type BenchContext } from '../lib/context';
 import { requestFrom } from '../lib/ipc';
 import { runClosedLoop } from '../lib/load';
@@ -54,14 +55,6 @@ async function readMemory(worker: ChildProcess): Promise<{ rss: number; threadHe
   return { rss: reading.rssBytes / MB, threadHeap: reading.threadHeapUsedBytes / MB };
 }
 
-/** Terminates the workflows `ids` (the figure's clean-up, not part of the service). */
-async function terminateAll(context: BenchContext, ids: string[]): Promise<void> {
-  const run = await runClosedLoop(CONCURRENCY, { count: ids.length }, async (i) => {
-    await context.stack.client.workflow.getHandle(ids[i] as string).terminate('benchmark figure (d) clean-up');
-  });
-  if (run.failed > 0) throw new Error(`(d) ${run.failed} workflows were not terminated: ${String(run.firstError)}`);
-}
-
 /** Figure (d); `serviceWorker` is read at each measurement, since the stack may have restarted it. */
 export function workerMemoryFigure(context: BenchContext, developer: Developer): Figure {
   let payments: string[] = [];
@@ -82,9 +75,10 @@ export function workerMemoryFigure(context: BenchContext, developer: Developer):
     context.say(`(d) ${side}: of it, the workflow thread's JS heap grew ${heapPer1000.toFixed(0)} MB per 1,000`);
     if (side === 'service') {
       const started = performance.now();
-      await terminateAll(
-        context,
+      await terminateWorkflows(
+        context.stack.client,
         payments.map((id) => `payment:${id}`),
+        'benchmark figure (d) clean-up',
       );
       context.say(
         `(d) ${side}: terminated its payments' workflows in ${((performance.now() - started) / 1000).toFixed(1)} s`,

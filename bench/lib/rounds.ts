@@ -44,6 +44,11 @@ export interface Figure {
   beforeSide?(side: 'service' | 'baseline', round: number): Promise<string>;
   measureService(round: number): Promise<Values>;
   measureBaseline(round: number): Promise<Values>;
+  /**
+   * Runs after each side's measurement, outside its cost (e.g. ending the workflows it left open, so they do not load
+   * the next side); what it returns is printed.
+   */
+  afterSide?(side: Side, round: number): Promise<string>;
   /** A third side measured in the same rounds, e.g. the service on the cluster (figure e). */
   extra?: { name: string; measure(round: number): Promise<Values> };
 }
@@ -123,6 +128,7 @@ export async function runRounds(
       const shown = figure.metrics.map((m) => `${m.label} ${format(measured[m.key])} ${m.unit}`).join(', ');
       say(`(${figure.id}) round ${round} ${label.padEnd(8)}: ${shown}`);
       say(`      ${describeCost(cost[side] as Cost)}`);
+      if (figure.afterSide) say(`(${figure.id}) ${label}: ${await figure.afterSide(side, round)}`);
     }
     results.push({
       round,

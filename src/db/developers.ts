@@ -38,6 +38,8 @@ export interface KeyOwner {
   environment: Environment;
   /** A restricted key's scopes (docs/security.md#restricted-keys); undefined for a secret key. */
   scopes?: Scope[];
+  /** The merchant's `refuse_when_provider_down` setting as the lookup read it (docs/availability.md#api-create). */
+  refusesWhenProviderDown: boolean;
 }
 
 /**
@@ -180,6 +182,7 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyLookup 
       'd.plan',
       'd.custom_limit_per_minute',
       'd.custom_limit_per_hour',
+      'd.refuse_when_provider_down',
       'k.expires_at',
       db.raw('(k.revoked_at is null and (k.expires_at is null or k.expires_at > now())) as active'),
     );
@@ -192,6 +195,7 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyLookup 
           developerId: row.developer_id,
           environment: row.environment,
           scopes: row.scopes ?? undefined,
+          refusesWhenProviderDown: row.refuse_when_provider_down === true,
         }
       : undefined,
     profile: {

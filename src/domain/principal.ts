@@ -39,5 +39,10 @@ export interface Principal {
   scopes?: readonly Scope[];
   /** The signed-in person, for a session token. */
   member?: MemberActor;
+  /**
+   * The merchant's `refuse_when_provider_down` setting as the key's lookup read it, at most the key cache's 5 s old
+   * (docs/api.md#credentials, docs/availability.md#api-create); undefined for a session, whose create reads it.
+   */
+  refusesWhenProviderDown?: boolean;
   origin?: RequestOrigin;
 }

@@ -84,6 +84,8 @@ export async function changeProfile(
 ): Promise<ProfileView> {
   const row = await updateDeveloperProfile(deps.db, owner.merchantId, changes);
   if (!row) throw new DomainError('not_found', 'developer not found');
+  // The key lookups this process keeps carry the setting: they go, so its next create reads the new one.
+  if (changes.refuse_when_provider_down !== undefined) forgetKeysOf(owner.merchantId);
   await audit(deps.db, owner, 'profile.updated', row.id, ip);
   return profileView(row);
 }

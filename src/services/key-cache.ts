@@ -3,8 +3,9 @@
  * less than {@link KEY_CACHE_SECONDS} ago is authenticated and rate-limited without a query. Bounded (least recently
  * used out, {@link KEY_CACHE_ENTRIES}); unknown keys are never kept, so a guessed key always costs its query and never
  * pushes a real one out for long. A key's own expiry (a rolled key's grace period) ends its entry at that moment. In
- * the process that revokes or rolls a key, or changes its merchant's plan, the merchant's entries go at once; every
- * other process sees the change within {@link KEY_CACHE_SECONDS}.
+ * the process that revokes or rolls a key, or changes its merchant's plan or its `refuse_when_provider_down` setting
+ * (docs/availability.md#api-create), the merchant's entries go at once; every other process sees the change within
+ * {@link KEY_CACHE_SECONDS}.
  */
 import { LRUCache } from 'lru-cache';
 import type { KeyLookup } from '../db/developers';

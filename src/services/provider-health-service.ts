@@ -156,15 +156,17 @@ function unservedKeyProblem(environment: Environment, key: HealthKey): FieldProb
 /**
  * Refuses a merchant's API create to a `down` operator when the merchant's `refuse_when_provider_down` is on
  * (docs/availability.md#api-create); with it off (the default) the create is accepted and waits (docs/payments.md).
- * Only a payment with a country (mobile money) has an operator to judge.
+ * Only a payment with a country (mobile money) has an operator to judge. The setting comes with `owner` when its key's
+ * lookup read it (`refusesWhenProviderDown`, at most 5 s old, docs/api.md#credentials), else from the database.
  * @throws DomainError `provider_unavailable` (503 with `Retry-After`) when refused
  */
 export async function refuseCreateWhenDown(
   db: Db,
-  owner: StatusViewer,
+  owner: StatusViewer & { refusesWhenProviderDown?: boolean },
   resolved: { provider: HealthKey['provider']; country?: string | undefined },
 ): Promise<void> {
-  if (!resolved.country || !(await refusesWhenProviderDown(db, owner.merchantId))) return;
+  if (!resolved.country) return;
+  if (!(owner.refusesWhenProviderDown ?? (await refusesWhenProviderDown(db, owner.merchantId)))) return;
   await refuseWhenDown(db, owner, { provider: resolved.provider, country: resolved.country, operation: 'collection' });
 }
 

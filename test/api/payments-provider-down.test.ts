@@ -6,9 +6,10 @@
  * profile; a bad value is 400.
  */
 import { expect } from 'chai';
-import { PROVIDER_DOWN_RETRY_AFTER_SECONDS } from '../../src/services/provider-health-service';
+import { createDb } from '../../src/db/knex';
+import { PROVIDER_DOWN_RETRY_AFTER_SECONDS, refuseCreateWhenDown } from '../../src/services/provider-health-service';
 import { call, registerDeveloper, type TestDeveloper } from '../helpers/http';
-import { getStack } from '../helpers/stack';
+import { getStack, testConfig } from '../helpers/stack';
 
 const ORDER = {
   amount: 1500,
@@ -81,6 +82,42 @@ describe('payments to a down operator (docs/availability.md#api-create)', functi
     const retried = await call('/v1/payments', { key: dev.key, body: ORDER, headers: { 'idempotency-key': 'on-1' } });
     expect(retried.status, JSON.stringify(retried.body)).to.equal(201);
     expect(await paymentCount(dev.merchantId)).to.equal(3);
+  });
+
+  it('takes a change of the setting made with the key at once, though the process had just kept the key with the old one', async () => {
+    const dev = await registerDeveloper();
+    await setMomo(dev, 'down');
+    // The key's lookup is now kept by the API process with the setting off.
+    const off = await call('/v1/payments', { key: dev.key, body: ORDER, headers: { 'idempotency-key': 'kept-0' } });
+    expect(off.status, JSON.stringify(off.body)).to.equal(201);
+    const on = await call('/v1/developer/profile', {
+      method: 'PUT',
+      key: dev.key,
+      body: { refuse_when_provider_down: true },
+    });
+    expect(on.status, JSON.stringify(on.body)).to.equal(200);
+    const refused = await call('/v1/payments', { key: dev.key, body: ORDER, headers: { 'idempotency-key': 'kept-1' } });
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(503);
+    expect(refused.body.error.code).to.equal('provider_unavailable');
+    expect(await paymentCount(dev.merchantId)).to.equal(1);
+    await setMomo(dev, 'operational');
+  });
+
+  it("reads the setting from the key's lookup, not the database, when the caller carries it; a session's is read", async () => {
+    const dev = await registerDeveloper();
+    const db = createDb(testConfig().DATABASE_URL, 1);
+    const sent: string[] = [];
+    db.on('query', (query: { sql: string }) => sent.push(query.sql));
+    try {
+      const owner = { merchantId: dev.merchantId, environment: 'sandbox' as const };
+      const resolved = { provider: 'momo' as const, country: 'RW' };
+      await refuseCreateWhenDown(db, { ...owner, refusesWhenProviderDown: false }, resolved);
+      expect(sent).to.deep.equal([]);
+      await refuseCreateWhenDown(db, owner, resolved);
+      expect(sent.filter((sql) => sql.includes('refuse_when_provider_down'))).to.have.length(1);
+    } finally {
+      await db.destroy();
+    }
   });
 
   it('refuses a setting that is not a boolean, and changes nothing', async () => {

@@ -95,6 +95,7 @@ async function keyPrincipal(ctx: Context, db: Db, secret: string): Promise<Princ
     via: 'key',
     keyId: owner.keyId,
     scopes: owner.scopes,
+    refusesWhenProviderDown: owner.refusesWhenProviderDown,
     origin: originOf(ctx),
   };
 }
