@@ -1,6 +1,6 @@
 /**
- * A simulated mobile-money operator in the simulator's process (docs/simulation.md#what-it-runs): it keeps its own books
- * (requests to pay, refunds, the money each refund moved) and answers the adapter calls of
+ * A simulated mobile-money operator in the simulator's process (docs/simulation.md#what-it-runs): it keeps its own
+ * books (requests to pay, refunds, the money each refund moved) and answers the adapter calls of
  * src/providers/provider.ts the way an operator misbehaves: answers lost before or after it acted, refusals, customers
  * who approve after a latency, decline, never answer or approve after the payment expired, refunds left pending, and
  * callbacks lost, sent twice or late. Every answer is drawn from the run's seed and the call's name (sim/random.ts).

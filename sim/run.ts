@@ -106,6 +106,11 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   let refunds = 0;
   let cancels = 0;
 
+  /** `rows` in the order the run created their payments (ids differ between runs; labels do not). */
+  const byLabel = <T extends { id: string }>(rows: T[]): T[] => {
+    const index = new Map(payments.map((p, i) => [p.id, i]));
+    return [...rows].sort((a, b) => (index.get(a.id) ?? 0) - (index.get(b.id) ?? 0));
+  };
   const snapshotOf = async (id: string): Promise<PaymentSnapshot> => {
     const payment = await findPaymentById(db, id);
     if (!payment) throw new Error(`payment ${id} has no row`);
@@ -155,14 +160,18 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       .whereRaw('amount_refunded < amount')
       .orderBy('id')
       .select('id', 'amount')) as { id: string; amount: string }[];
+    // The same draws whatever the database holds, so that the seed's later steps do not shift with it.
+    const at = d.int(0, 2 ** 30);
+    const shapes = [0, 1].map(() => ({ rest: d.chance(0.3), share: d.int(1, 10_000) }));
+    const twice = d.chance(0.3);
     if (candidates.length === 0) return 'refund (none refundable)';
-    const chosen = d.pick(candidates);
+    const chosen = byLabel(candidates)[at % candidates.length];
     const label = payments.find((p) => p.id === chosen.id)?.label ?? chosen.id;
     const payment = await snapshotOf(chosen.id);
-    const sends = Array.from({ length: d.chance(0.3) ? 2 : 1 }, () => {
+    const sends = shapes.slice(0, twice ? 2 : 1).map(({ rest, share }) => {
       const refundId = deriveId('ref_', `${nonce}:${label}:r${refunds++}`);
       operator.label(refundId, `${label}r${refunds}`);
-      return { refundId, amount: d.chance(0.3) ? undefined : d.int(1, Number(chosen.amount)) };
+      return { refundId, amount: rest ? undefined : Math.max(1, Math.floor((Number(chosen.amount) * share) / 10_000)) };
     });
     const answers = await Promise.all(
       sends.map(async ({ refundId, amount }) => {
@@ -189,8 +198,9 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       .whereIn('status', ['pending', 'processing'])
       .orderBy('id')
       .select('id')) as { id: string }[];
+    const at = d.int(0, 2 ** 30);
     if (open.length === 0) return 'cancel (none open)';
-    const chosen = d.pick(open);
+    const chosen = byLabel(open)[at % open.length];
     const label = payments.find((p) => p.id === chosen.id)?.label ?? chosen.id;
     const payment = await snapshotOf(chosen.id);
     cancels++;
@@ -279,7 +289,10 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
         seed: options.seed,
         step,
         action,
-        problems,
+        // With the driver's labels: ids differ between runs, `p12` is the same payment in a replay.
+        problems: problems.map((problem) =>
+          payments.reduce((text, p) => text.replaceAll(p.id, `${p.id} (${p.label})`), problem),
+        ),
         at: new Date(nowMs).toISOString(),
         replay: replayCommand(options),
       };
