@@ -1,9 +1,10 @@
 /**
  * The whole-system simulation (docs/simulation.md) in `npm test`: a small fixed set of seeds through the real payment
  * workflows and activities on the time-skipping test server and the real PostgreSQL, with no invariant broken; and a
- * planted bug (a refund sent again under a new key on retry, sim/plants.ts) that the invariants find.
+ * bug planted by the simulator's own hook (sim/plants.ts) that the invariants find, for each plant.
  */
 import { expect } from 'chai';
+import { PLANTS, type Plant } from '../../sim/plants';
 import { runSeed, type RunResult } from '../../sim/run';
 import { startWorld, type World } from '../../sim/world';
 
@@ -36,20 +37,27 @@ describe('simulation (docs/simulation.md)', function () {
     expect(results.reduce((sum, r) => sum + r.refunds, 0)).to.be.greaterThan(0);
   });
 
-  it('finds a refund sent again under a new idempotency key on retry, and names the seed and its replay', async () => {
-    let found: RunResult | undefined;
-    for (const seed of [1, 2, 3, 4, 5, 6]) {
-      const result = await runSeed(world, { seed, days: CI_DAYS * 2, plant: 'refund-sent-on-retry' });
-      if (result.violation) {
-        found = result;
-        break;
+  /** What each planted bug breaks, as the violation says it. */
+  const FINDINGS: Record<Plant, RegExp> = {
+    'refund-sent-on-retry': /sent to the operator as|the operator's books/,
+    'lost-answer-as-failure': /clearing 0, the operator's books [1-9]/,
+  };
+
+  for (const plant of PLANTS)
+    it(`finds the planted ${plant} within six seeds, and names the seed and its replay`, async () => {
+      let found: RunResult | undefined;
+      for (const seed of [1, 2, 3, 4, 5, 6]) {
+        const result = await runSeed(world, { seed, days: CI_DAYS * 2, plant });
+        if (result.violation) {
+          found = result;
+          break;
+        }
       }
-    }
-    expect(found, 'no seed found the planted bug').to.not.equal(undefined);
-    const violation = found!.violation!;
-    expect(violation.replay).to.equal(
-      `npm run sim -- --seed ${violation.seed} --days ${CI_DAYS * 2} --plant refund-sent-on-retry`,
-    );
-    expect(violation.problems.join('\n')).to.match(/sent to the operator as|the operator's books/);
-  });
+      expect(found, 'no seed found the planted bug').to.not.equal(undefined);
+      const violation = found!.violation!;
+      expect(violation.replay).to.equal(
+        `npm run sim -- --seed ${violation.seed} --days ${CI_DAYS * 2} --plant ${plant}`,
+      );
+      expect(violation.problems.join('\n')).to.match(FINDINGS[plant]);
+    });
 });
