@@ -1,0 +1,50 @@
+/**
+ * Bugs the simulator plants through its own hook, one at a time, to show that its invariants find them
+ * (docs/simulation.md#planted-bugs). Nothing here reaches the service: a plant wraps the simulated operator's adapter
+ * in the simulator's worker only.
+ */
+import { ProviderRefusal, type PaymentProvider } from '../src/providers/provider';
+
+/** The bugs that can be planted. */
+export const PLANTS = ['refund-sent-on-retry', 'lost-answer-as-failure'] as const;
+
+/** One of {@link PLANTS}. */
+export type Plant = (typeof PLANTS)[number];
+
+/**
+ * `adapter` with `plant`: `refund-sent-on-retry` sends every repeated refund call (a retry after a lost answer) under
+ * a new idempotency key, as an adapter that built its key from the attempt would, so the operator takes it as a
+ * second refund. `lost-answer-as-failure` reads a status question the operator did not answer in time as the
+ * payment's failure (`provider_error`), as an adapter that mapped its time-outs to a refusal would.
+ */
+export function plantBug(plant: Plant, adapter: PaymentProvider): PaymentProvider {
+  if (plant === 'lost-answer-as-failure')
+    return {
+      ...adapter,
+      code: adapter.code,
+      supports: adapter.supports,
+      async fetchStatus(providerReference) {
+        try {
+          return await adapter.fetchStatus(providerReference);
+        } catch (error) {
+          if (error instanceof ProviderRefusal) throw error;
+          return {
+            providerReference,
+            outcome: { status: 'failed', failureCode: 'provider_error', failureMessage: 'the operator did not answer' },
+          };
+        }
+      },
+    };
+  const sent = new Map<string, number>();
+  return {
+    ...adapter,
+    code: adapter.code,
+    supports: adapter.supports,
+    async refund(request) {
+      const n = (sent.get(request.idempotencyKey) ?? 0) + 1;
+      sent.set(request.idempotencyKey, n);
+      const key = n === 1 ? request.idempotencyKey : `${request.idempotencyKey}:retry${n}`;
+      return adapter.refund({ ...request, idempotencyKey: key });
+    },
+  };
+}

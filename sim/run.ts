@@ -1,0 +1,384 @@
+/**
+ * One seed's run of the simulator (docs/simulation.md): merchants, payments, partial and concurrent refunds, cancels
+ * and the passing of time, drawn from the seed's driver stream, through the real payment workflows and activities
+ * against the simulated operator; the invariants (docs/simulation.md#invariants) checked after every step and at
+ * the end. The first violation ends the run with the seed, the step and the command that replays it.
+ */
+import { WorkflowIdReusePolicy, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { paymentWorkflowStart, reopenPaymentInput } from '../src/activities/payment-create';
+import type { Db } from '../src/db/knex';
+import { findPaymentById } from '../src/db/payments';
+import { feeFor } from '../src/domain/fees';
+import type { PaymentSnapshot } from '../src/domain/payment';
+import { deriveId } from '../src/lib/ids';
+import { deliverProviderHint } from '../src/services/provider-callbacks';
+import {
+  cancelPaymentUpdate,
+  initiatePaymentUpdate,
+  INITIATE_UPDATE_ID,
+  refundPaymentUpdate,
+} from '../src/workflows/messages';
+import { insertMerchant, mobileMoneyPayment } from '../test/helpers/fixtures';
+import { ledgerProblems } from '../test/helpers/ledger';
+import { testConfig } from '../test/helpers/stack';
+import { createSimOperator, type SimOperator } from './operator';
+import { plantBug, type Plant } from './plants';
+import { draws } from './random';
+import { SIM_TASK_QUEUE, type World } from './world';
+
+/** What one run does. */
+export interface RunOptions {
+  /** The seed (an integer): the workload and the operator's answers are a function of it. */
+  seed: number;
+  /** Simulated days of traffic before the final drain (fractions allowed). */
+  days: number;
+  /** A bug planted by the simulator's own hook (sim/plants.ts), to show the run finds it. */
+  plant?: Plant;
+  /** Where progress lines go (none by default). */
+  log?: (line: string) => void;
+}
+
+/** A broken invariant: where, and how to see it again. */
+export interface Violation {
+  seed: number;
+  /** The step after which it was found (0: the final checks). */
+  step: number;
+  action: string;
+  problems: string[];
+  /** Simulated time of the finding, ISO 8601. */
+  at: string;
+  /** One command that replays the run. */
+  replay: string;
+}
+
+/** What a run did, and its violation if any. */
+export interface RunResult {
+  seed: number;
+  steps: number;
+  payments: number;
+  refunds: number;
+  cancels: number;
+  /** Simulated milliseconds from the first step to the end of the drain. */
+  simulatedMs: number;
+  /** Wall milliseconds the run took. */
+  wallMs: number;
+  /** Final statuses of the run's payments, by status. */
+  statuses: Record<string, number>;
+  operator: Record<string, number>;
+  violation?: Violation;
+}
+
+/** How long, in real time, a payment past its decision time may take to be written final (its activities run). */
+const SETTLE_GRACE_MS = 10_000;
+
+/** The command that replays `options`. */
+export function replayCommand(options: Pick<RunOptions, 'seed' | 'days' | 'plant'>): string {
+  const plant = options.plant ? ` --plant ${options.plant}` : '';
+  return `npm run sim -- --seed ${options.seed} --days ${options.days}${plant}`;
+}
+
+/**
+ * Runs seed `options.seed` on `world` for `options.days` simulated days, then lets every payment and refund decide
+ * (up to 30 simulated days more) and checks the books against the operator's.
+ * @returns the run's figures, with the first violation found (the run stops there)
+ */
+export async function runSeed(world: World, options: RunOptions): Promise<RunResult> {
+  const { env, db } = world;
+  const config = { ...testConfig(), TEMPORAL_TASK_QUEUE: SIM_TASK_QUEUE };
+  const windowSeconds = config.RECONCILIATION_WINDOW_DAYS * 86_400;
+  const log = options.log ?? (() => undefined);
+  const wallStart = Date.now();
+  let nowMs = await env.currentTimeMs();
+  const startMs = nowMs;
+  const operator = createSimOperator('momo', options.seed, () => nowMs);
+  world.useAdapter(options.plant ? plantBug(options.plant, operator.adapter) : operator.adapter);
+  const d = draws(options.seed, 'driver');
+  const nonce = `${process.pid}:${wallStart}`;
+
+  // Merchants, each with its weight in the traffic: one of them is hot.
+  const merchants: { id: string; weight: number }[] = [];
+  const merchantCount = d.int(2, 5);
+  for (let i = 0; i < merchantCount; i++)
+    merchants.push({ id: await insertMerchant(db), weight: i === 0 ? 10 : d.int(1, 4) });
+  const merchantIds = merchants.map((m) => m.id);
+  const payments: { id: string; label: string }[] = [];
+  let refunds = 0;
+  let cancels = 0;
+
+  /** `rows` in the order the run created their payments (ids differ between runs; labels do not). */
+  const byLabel = <T extends { id: string }>(rows: T[]): T[] => {
+    const index = new Map(payments.map((p, i) => [p.id, i]));
+    return [...rows].sort((a, b) => (index.get(a.id) ?? 0) - (index.get(b.id) ?? 0));
+  };
+  const snapshotOf = async (id: string): Promise<PaymentSnapshot> => {
+    const payment = await findPaymentById(db, id);
+    if (!payment) throw new Error(`payment ${id} has no row`);
+    return payment;
+  };
+  /** The start that re-opens a payment's closed run, as the API's Updates send it (docs/payments.md#workflow). */
+  const reopening = (payment: PaymentSnapshot) =>
+    paymentWorkflowStart(
+      config,
+      payment,
+      reopenPaymentInput(config, payment.id),
+      WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    );
+  const refusalOf = (error: unknown): string | undefined =>
+    error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure
+      ? (error.cause.type ?? undefined)
+      : undefined;
+
+  const create = async (): Promise<string> => {
+    const merchant = d.weighted(merchants.map((m) => [m, m.weight] as const));
+    const label = `p${payments.length}`;
+    const amount = d.int(100, 50_000);
+    const base = mobileMoneyPayment(merchant.id, `+2507880${String(d.int(0, 99_999)).padStart(5, '0')}`, {
+      nowMs: await env.currentTimeMs(),
+      expirySeconds: d.int(2, 30) * 60,
+    });
+    const payment = { ...base, id: deriveId('pay_', `${nonce}:${label}`), amount, feeAmount: feeFor(amount, 'momo') };
+    operator.label(payment.id, label);
+    payments.push({ id: payment.id, label });
+    await env.client.workflow.startUpdateWithStart(initiatePaymentUpdate, {
+      updateId: INITIATE_UPDATE_ID,
+      waitForStage: WorkflowUpdateStage.ACCEPTED,
+      startWorkflowOperation: paymentWorkflowStart(
+        config,
+        payment,
+        { mode: 'create', payment, reconciliationWindowSeconds: windowSeconds },
+        WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      ),
+    });
+    return `create ${label} of ${amount} RWF`;
+  };
+
+  const refund = async (): Promise<string> => {
+    const candidates = (await db('payments')
+      .whereIn('merchant_id', merchantIds)
+      .where('status', 'completed')
+      .whereRaw('amount_refunded < amount')
+      .orderBy('id')
+      .select('id', 'amount')) as { id: string; amount: string }[];
+    // The same draws whatever the database holds, so that the seed's later steps do not shift with it.
+    const at = d.int(0, 2 ** 30);
+    const shapes = [0, 1].map(() => ({ rest: d.chance(0.3), share: d.int(1, 10_000) }));
+    const twice = d.chance(0.3);
+    if (candidates.length === 0) return 'refund (none refundable)';
+    const chosen = byLabel(candidates)[at % candidates.length];
+    const label = payments.find((p) => p.id === chosen.id)?.label ?? chosen.id;
+    const payment = await snapshotOf(chosen.id);
+    const sends = shapes.slice(0, twice ? 2 : 1).map(({ rest, share }) => {
+      const refundId = deriveId('ref_', `${nonce}:${label}:r${refunds++}`);
+      operator.label(refundId, `${label}r${refunds}`);
+      return { refundId, amount: rest ? undefined : Math.max(1, Math.floor((Number(chosen.amount) * share) / 10_000)) };
+    });
+    const answers = await Promise.all(
+      sends.map(async ({ refundId, amount }) => {
+        try {
+          const record = await env.client.workflow.executeUpdateWithStart(refundPaymentUpdate, {
+            args: [{ refundId, amount, capabilities: operator.adapter.supports }],
+            updateId: refundId,
+            startWorkflowOperation: reopening(payment),
+          });
+          return `${amount ?? 'rest'}→${record.status}`;
+        } catch (error) {
+          const refused = refusalOf(error);
+          if (refused) return `${amount ?? 'rest'}→${refused}`;
+          throw error;
+        }
+      }),
+    );
+    return `refund ${label}: ${answers.join(', ')}`;
+  };
+
+  const cancel = async (): Promise<string> => {
+    const open = (await db('payments')
+      .whereIn('merchant_id', merchantIds)
+      .whereIn('status', ['pending', 'processing'])
+      .orderBy('id')
+      .select('id')) as { id: string }[];
+    const at = d.int(0, 2 ** 30);
+    if (open.length === 0) return 'cancel (none open)';
+    const chosen = byLabel(open)[at % open.length];
+    const label = payments.find((p) => p.id === chosen.id)?.label ?? chosen.id;
+    const payment = await snapshotOf(chosen.id);
+    cancels++;
+    try {
+      const after = await env.client.workflow.executeUpdateWithStart(cancelPaymentUpdate, {
+        args: [{ reason: 'simulated', capabilities: operator.adapter.supports }],
+        updateId: `cancel-${label}`,
+        startWorkflowOperation: reopening(payment),
+      });
+      return `cancel ${label}→${after.status}`;
+    } catch (error) {
+      const refused = refusalOf(error);
+      if (refused) return `cancel ${label}→${refused}`;
+      throw error;
+    }
+  };
+
+  const advance = async (ms: number): Promise<string> => {
+    await env.sleep(ms);
+    nowMs = await env.currentTimeMs();
+    return `advance ${Math.round(ms / 1000)} s`;
+  };
+
+  const deliverCallbacks = async (): Promise<void> => {
+    for (const callback of operator.callbacksDue(nowMs)) {
+      const payment = await findPaymentById(db, callback.paymentId);
+      if (!payment) continue;
+      await deliverProviderHint({ temporal: env.client, config }, payment, {
+        providerReference: callback.providerReference,
+        claimed: callback.claimed,
+      });
+    }
+  };
+
+  /** Open payments past their decision time, once their workflows had SETTLE_GRACE_MS of real time to write. */
+  const overdue = async (): Promise<string[]> => {
+    const query = () =>
+      db('payments')
+        .whereIn('merchant_id', merchantIds)
+        .whereNotNull('decision_expected_by')
+        .where('decision_expected_by', '<', new Date(nowMs))
+        .select('id', 'status', 'decision_expected_by') as Promise<
+        { id: string; status: string; decision_expected_by: Date }[]
+      >;
+    const deadline = Date.now() + SETTLE_GRACE_MS;
+    let late = await query();
+    while (late.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      late = await query();
+    }
+    return late.map(
+      (p) =>
+        `payment ${p.id} is still ${p.status} at ${new Date(nowMs).toISOString()}, ` +
+        `after its decision_expected_by ${p.decision_expected_by.toISOString()}`,
+    );
+  };
+
+  const stepProblems = async (): Promise<string[]> => [
+    ...(await ledgerProblems(db, { merchantIds })),
+    ...operator.refundsSentTwice().map((r) => `refund ${r.refundId} was sent to the operator as ${r.keys.join(', ')}`),
+    ...(await overdue()),
+  ];
+
+  const finish = async (step: number, action: string, problems: string[]): Promise<RunResult> => {
+    const statuses = Object.fromEntries(
+      (
+        (await db('payments')
+          .whereIn('merchant_id', merchantIds)
+          .groupBy('status')
+          .select('status', db.raw('count(*)::int as n'))) as { status: string; n: number }[]
+      ).map((r) => [r.status, r.n]),
+    );
+    const result: RunResult = {
+      seed: options.seed,
+      steps: step,
+      payments: payments.length,
+      refunds,
+      cancels,
+      simulatedMs: nowMs - startMs,
+      wallMs: Date.now() - wallStart,
+      statuses,
+      operator: operator.counts(),
+    };
+    if (problems.length > 0)
+      result.violation = {
+        seed: options.seed,
+        step,
+        action,
+        // With the driver's labels: ids differ between runs, `p12` is the same payment in a replay.
+        problems: problems.map((problem) =>
+          payments.reduce((text, p) => text.replaceAll(p.id, `${p.id} (${p.label})`), problem),
+        ),
+        at: new Date(nowMs).toISOString(),
+        replay: replayCommand(options),
+      };
+    return result;
+  };
+
+  const endMs = startMs + options.days * 86_400_000;
+  let step = 0;
+  while (nowMs < endMs) {
+    step++;
+    const stepStart = Date.now();
+    const kind = d.weighted([
+      ['create', 45],
+      ['refund', 15],
+      ['cancel', 5],
+      ['advance', 35],
+    ] as const);
+    const action =
+      kind === 'create'
+        ? await create()
+        : kind === 'refund'
+          ? await refund()
+          : kind === 'cancel'
+            ? await cancel()
+            : await advance(
+                d.weighted([
+                  [d.int(1, 120) * 1000, 50],
+                  [d.int(2, 30) * 60_000, 40],
+                  [d.int(1, 6) * 3_600_000, 10],
+                ] as const),
+              );
+    await deliverCallbacks();
+    const problems = await stepProblems();
+    log(`seed ${options.seed} step ${step} ${new Date(nowMs).toISOString()} ${action} (${Date.now() - stepStart} ms)`);
+    if (problems.length > 0) return finish(step, action, problems);
+  }
+
+  // The drain: time passes until every payment and refund is decided, with the checks after each hour.
+  for (let hour = 0; hour < 30 * 24; hour++) {
+    const open = (await db('payments')
+      .whereIn('merchant_id', merchantIds)
+      .whereIn('status', ['pending', 'processing'])
+      .count('* as n')) as { n: string }[];
+    const pending = (await db('refunds')
+      .whereIn('merchant_id', merchantIds)
+      .where('status', 'pending')
+      .count('* as n')) as { n: string }[];
+    if (Number(open[0].n) === 0 && Number(pending[0].n) === 0) break;
+    const stepStart = Date.now();
+    await advance(3_600_000);
+    await deliverCallbacks();
+    const problems = await stepProblems();
+    log(`seed ${options.seed} drain ${new Date(nowMs).toISOString()} (${Date.now() - stepStart} ms)`);
+    if (problems.length > 0) return finish(step, 'drain', problems);
+  }
+  return finish(0, 'final checks', await finalProblems(db, merchantIds, operator, nowMs));
+}
+
+/**
+ * At rest: every payment final, no refund pending, and each payment's clearing postings equal to what the operator
+ * collected minus what it refunded, but for a success after expiry whose every callback the operator lost (a
+ * reconciliation exception its fault explains, docs/simulation.md#invariants).
+ */
+async function finalProblems(db: Db, merchantIds: string[], operator: SimOperator, nowMs: number): Promise<string[]> {
+  const problems: string[] = [];
+  const rows = (
+    await db.raw<{ rows: { id: string; status: string; late: boolean; posted: string; pending: number }[] }>(
+      `select p.id, p.status, (p.status = 'failed' and p.late_provider_answer is not null) as late,
+              coalesce((select sum(lp.amount) from ledger_postings lp
+                          join ledger_journals j on j.id = lp.journal_id
+                          join ledger_accounts a on a.id = lp.account_id and a.kind = 'provider_clearing'
+                         where j.cause = 'payment:' || p.id || ':completed'
+                            or j.cause in (select 'refund:' || r.id || ':completed' from refunds r
+                                            where r.payment_id = p.id)), 0)::text as posted,
+              (select count(*)::int from refunds r where r.payment_id = p.id and r.status = 'pending') as pending
+         from payments p where p.merchant_id = any(?)`,
+      [merchantIds],
+    )
+  ).rows;
+  for (const r of rows) {
+    if (r.status === 'pending' || r.status === 'processing') problems.push(`payment ${r.id} never became final`);
+    if (r.pending > 0) problems.push(`payment ${r.id} has ${r.pending} refunds still pending`);
+    const collected = r.late ? 0 : operator.collected(r.id, nowMs);
+    const expected = collected - operator.refunded(r.id, nowMs);
+    if (Number(r.posted) !== expected && !operator.lateSuccessUnannounced(r.id))
+      problems.push(`payment ${r.id} ${r.status}: clearing ${r.posted}, the operator's books ${expected}`);
+  }
+  return problems;
+}

@@ -1,0 +1,78 @@
+/**
+ * What the simulator runs on (docs/simulation.md#what-it-runs): Temporal's time-skipping test server, a real
+ * PostgreSQL, and one worker with the real workflows and activities whose sandbox `momo` adapter is the current run's
+ * simulated operator (sim/operator.ts), through the test suite's own helpers (test/helpers/stack.ts).
+ */
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { createDb, type Db } from '../src/db/knex';
+import type { PaymentProvider } from '../src/providers/provider';
+import { createTimeSkippingEnv, createTimeSkippingWorker, testConfig } from '../test/helpers/stack';
+
+/** The simulator's task queue on the test server. */
+export const SIM_TASK_QUEUE = 'simulation';
+
+/** A running world: the environment, the database, and the slot the current run's operator adapter goes in. */
+export interface World {
+  env: TestWorkflowEnvironment;
+  db: Db;
+  /** Puts `adapter` behind the sandbox `momo` provider of the workers (the run's operator, maybe with a plant). */
+  useAdapter(adapter: PaymentProvider): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * `start()`, tried up to five times: the SDK gives the Java test server 5 s to listen, which a loaded machine's JVM
+ * may miss.
+ */
+async function withRetries<T>(start: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= 5) throw error;
+    }
+  }
+}
+
+/**
+ * Starts a world on the database of `DATABASE_URL` and the test server of `TEMPORAL_TEST_SERVER_PATH` (as `npm test`
+ * sets them, or sim/main.ts).
+ * @throws Error when either is not set, or the test server does not start
+ */
+export async function startWorld(): Promise<World> {
+  const env = await withRetries(createTimeSkippingEnv);
+  const db = createDb(testConfig().DATABASE_URL, 8);
+  let current: PaymentProvider | undefined;
+  const slot = (): PaymentProvider => {
+    if (!current) throw new Error('no simulated operator is in use');
+    return current;
+  };
+  // A stable object whose calls go to the run's operator: the worker is built once for every seed.
+  const adapter: PaymentProvider = {
+    code: 'momo',
+    supports: { cancel: true, refund: true, partialRefund: true },
+    initiate: (request) => slot().initiate(request),
+    fetchStatus: (reference) => slot().fetchStatus(reference),
+    cancel: (reference) => slot().cancel(reference),
+    refund: (request) => slot().refund(request),
+    fetchRefund: (request) => slot().fetchRefund(request),
+    parseCallback: (request) => slot().parseCallback(request),
+  };
+  const worker: Worker = await createTimeSkippingWorker(env, db, SIM_TASK_QUEUE, (registry) => ({
+    get: (environment, provider) =>
+      environment === 'sandbox' && provider === 'momo' ? adapter : registry.get(environment, provider),
+  }));
+  const running = worker.run();
+  return {
+    env,
+    db,
+    useAdapter: (next) => void (current = next),
+    async stop() {
+      worker.shutdown();
+      await running;
+      await env.teardown();
+      await db.destroy();
+    },
+  };
+}

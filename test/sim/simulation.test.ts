@@ -1,0 +1,63 @@
+/**
+ * The whole-system simulation (docs/simulation.md) in `npm test`: a small fixed set of seeds through the real payment
+ * workflows and activities on the time-skipping test server and the real PostgreSQL, with no invariant broken; and a
+ * bug planted by the simulator's own hook (sim/plants.ts) that the invariants find, for each plant.
+ */
+import { expect } from 'chai';
+import { PLANTS, type Plant } from '../../sim/plants';
+import { runSeed, type RunResult } from '../../sim/run';
+import { startWorld, type World } from '../../sim/world';
+
+/** The seeds `npm test` runs, and their simulated days each: a few seconds of wall time per seed. */
+const CI_SEEDS = [1, 2, 3];
+const CI_DAYS = 0.05;
+
+describe('simulation (docs/simulation.md)', function () {
+  this.timeout(180_000);
+  let world: World;
+
+  before(async () => {
+    world = await startWorld();
+  });
+
+  after(async () => {
+    await world?.stop();
+  });
+
+  it(`runs seeds ${CI_SEEDS.join(', ')} with every invariant holding after every step and at the end`, async () => {
+    const results: RunResult[] = [];
+    for (const seed of CI_SEEDS) results.push(await runSeed(world, { seed, days: CI_DAYS }));
+    for (const result of results)
+      expect(result.violation, JSON.stringify(result.violation, null, 2)).to.equal(undefined);
+    // The runs did something: payments decided both ways, and refunds sent.
+    const total = (status: string) => results.reduce((sum, r) => sum + (r.statuses[status] ?? 0), 0);
+    expect(results.reduce((sum, r) => sum + r.payments, 0)).to.be.greaterThan(10);
+    expect(total('completed') + total('refunded')).to.be.greaterThan(0);
+    expect(total('failed')).to.be.greaterThan(0);
+    expect(results.reduce((sum, r) => sum + r.refunds, 0)).to.be.greaterThan(0);
+  });
+
+  /** What each planted bug breaks, as the violation says it. */
+  const FINDINGS: Record<Plant, RegExp> = {
+    'refund-sent-on-retry': /sent to the operator as|the operator's books/,
+    'lost-answer-as-failure': /clearing 0, the operator's books [1-9]/,
+  };
+
+  for (const plant of PLANTS)
+    it(`finds the planted ${plant} within six seeds, and names the seed and its replay`, async () => {
+      let found: RunResult | undefined;
+      for (const seed of [1, 2, 3, 4, 5, 6]) {
+        const result = await runSeed(world, { seed, days: CI_DAYS * 2, plant });
+        if (result.violation) {
+          found = result;
+          break;
+        }
+      }
+      expect(found, 'no seed found the planted bug').to.not.equal(undefined);
+      const violation = found!.violation!;
+      expect(violation.replay).to.equal(
+        `npm run sim -- --seed ${violation.seed} --days ${CI_DAYS * 2} --plant ${plant}`,
+      );
+      expect(violation.problems.join('\n')).to.match(FINDINGS[plant]);
+    });
+});
