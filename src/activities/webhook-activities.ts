@@ -87,7 +87,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
         try {
           await client.workflow.getHandle(workflowId).signal(endpointTurnSignal);
         } catch (error) {
-          // A waiter whose workflow ended holds no place any more; any other failure leaves it to its own wait.
+          // A waiter whose workflow ended holds no place any more; any other is told again later.
           if (error instanceof WorkflowNotFoundError)
             await dropEndpointWaiter(deps.db, workflowId).catch(() => undefined);
           else {
