@@ -16,7 +16,8 @@ import {
   leaveEndpointQueues,
   releaseEndpointTurn,
   takeEndpointTurn,
-  waitersForFreeTurns,
+  untellEndpointWaiter,
+  type TurnAnswer,
 } from '../db/webhook-turns';
 import { cancelDelivery, findDeliveryTarget, recordAttempt } from '../db/webhooks';
 import {
@@ -74,8 +75,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
 
   /**
    * Tells the waiting deliveries `workflowIds` that a turn is free for them (signal `endpointTurn`).
-   * Never throws: an untold waiter asks again when its own wait ends; one whose workflow ended is
-   * dropped from the queue.
+   * Never throws: one whose workflow ended is dropped from the queue; one that could not be told
+   * otherwise loses its told mark, so the next turn given back or refused tells it again, and it asks
+   * again when its own wait ends in any case.
    */
   async function tellWaiters(workflowIds: string[]): Promise<void> {
     const client = deps.temporal;
@@ -85,10 +87,13 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
         try {
           await client.workflow.getHandle(workflowId).signal(endpointTurnSignal);
         } catch (error) {
-          // A waiter whose workflow ended holds no place any more; any other failure leaves it to its own wait.
+          // A waiter whose workflow ended holds no place any more; any other is told again later.
           if (error instanceof WorkflowNotFoundError)
             await dropEndpointWaiter(deps.db, workflowId).catch(() => undefined);
-          else log.warn('a waiting delivery was not told of its turn', { workflowId, error: String(error) });
+          else {
+            log.warn('a waiting delivery was not told of its turn', { workflowId, error: String(error) });
+            await untellEndpointWaiter(deps.db, workflowId).catch(() => undefined);
+          }
         }
       }),
     );
@@ -104,23 +109,6 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       next = await releaseEndpointTurn(deps.db, { webhookId, merchantId, deliveryId, limit, merchantLimit });
     } catch (error) {
       log.warn('the endpoint turn was not given back; its lease runs out', { deliveryId, error: String(error) });
-      return;
-    }
-    await tellWaiters(next);
-  }
-
-  /**
-   * After a refused turn: tells the waiters ahead that may take the merchant's free turns now. Turns
-   * come free without a word when a lease runs out (a worker killed mid-request); the refused
-   * delivery is the one that notices, so the queue moves on at once instead of when the waiters'
-   * own waits end (docs/webhooks.md#isolation). Never throws.
-   */
-  async function wakeWaitersForFreeTurns(webhookId: string, merchantId: string): Promise<void> {
-    let next: string[];
-    try {
-      next = await waitersForFreeTurns(deps.db, { webhookId, merchantId, limit, merchantLimit });
-    } catch (error) {
-      log.warn('the waiters of an endpoint with free turns were not looked up', { webhookId, error: String(error) });
       return;
     }
     await tellWaiters(next);
@@ -163,7 +151,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       return { kind: 'skipped', reason: webhook.status === 'disabled' ? 'webhook_disabled' : 'webhook_gone' };
     }
     if (!event) throw attemptNotMade(`event ${delivery.eventId} of delivery ${delivery.id} is not readable yet`);
-    let turn: boolean;
+    let turn: TurnAnswer;
     try {
       turn = await takeEndpointTurn(deps.db, {
         webhookId: webhook.id,
@@ -179,8 +167,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
         `no turn at the endpoint could be taken for delivery ${deliveryId}: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    if (!turn) {
-      await wakeWaitersForFreeTurns(webhook.id, webhook.merchantId);
+    if (!turn.taken) {
+      // Turns come free without a word when a lease runs out (a worker killed mid-request), and a told
+      // waiter's signal may be lost: the refused delivery tells the waiters that may go now and were
+      // not told, so the queue moves on at once instead of when their own waits end.
+      await tellWaiters(turn.tell);
       return { kind: 'waiting' };
     }
     try {

@@ -5,11 +5,13 @@
  * queue and gets one in the order it first asked, unless a delivery ahead of it can only wait for its
  * own full endpoint. A turn is a lease that runs out on its own ({@link ENDPOINT_LEASE_MS}), so a
  * worker killed mid-request frees its turn within that time. Taking and giving back run in
- * PostgreSQL functions (see the migrations `webhook_endpoint_turns` and `webhook_merchant_turns`)
- * under transaction advisory locks on the merchant and the endpoint, so two workers never both take
- * the last turn, and the locks are held for a few index reads only.
+ * PostgreSQL functions (see the migrations `webhook_endpoint_turns`, `webhook_merchant_turns` and
+ * `webhook_told_turns`) under transaction advisory locks on the merchant and the endpoint, so two
+ * workers never both take the last turn, and the locks are held for a few index reads only. A waiter
+ * that may go is named to be told once: not again until it asked, or until {@link ENDPOINT_TOLD_MS}
+ * passed without it asking (its signal was lost).
  */
-import { ENDPOINT_LEASE_MS, ENDPOINT_WAITER_LIVE_MS } from '../domain/webhooks';
+import { ENDPOINT_LEASE_MS, ENDPOINT_TOLD_MS, ENDPOINT_WAITER_LIVE_MS } from '../domain/webhooks';
 import type { Db } from './knex';
 
 /** A delivery asking for a turn at its endpoint. */
@@ -29,6 +31,21 @@ export interface TurnRequest {
 /** How long a waiter that stopped asking stays in the queue before it is dropped, in seconds (1 day). */
 const FORGOTTEN_WAITER_SECONDS = 86_400;
 
+/** What asking for a turn answered. */
+export interface TurnAnswer {
+  /**
+   * True when the delivery holds a turn until {@link releaseEndpointTurn} or {@link ENDPOINT_LEASE_MS};
+   * false when it waits.
+   */
+  taken: boolean;
+  /**
+   * When refused: the workflow ids of the merchant's waiters that may take a turn now and were not told
+   * yet (turns freed without a release: a lease that ran out, a waiter gone silent, a lost signal), in
+   * queue order, now marked told. Empty when taken.
+   */
+  tell: string[];
+}
+
 /**
  * Takes a turn at the endpoint for the delivery, or queues it: the turn is given when the delivery
  * is among the merchant's live waiters (asked within {@link ENDPOINT_WAITER_LIVE_MS}) that may go
@@ -36,14 +53,13 @@ const FORGOTTEN_WAITER_SECONDS = 86_400;
  * it can take the free turns first, and for the merchant fewer than `merchantLimit` are in flight and
  * the waiters queued before it that may go at their own endpoints can take the free ones first. A
  * delivery that already holds a live turn (its activity tried again) keeps it, its lease renewed.
- * The merchant's turns whose lease ran out and waiters silent for a day are dropped first. One call
- * of the migration's `webhook_take_turn` (webhook_merchant_turns).
- * @returns true when the delivery holds a turn until {@link releaseEndpointTurn} or
- *   {@link ENDPOINT_LEASE_MS}; false when it waits (queued, or its place kept)
+ * Asking clears the delivery's told mark. The merchant's turns whose lease ran out and waiters silent
+ * for a day are dropped first. One call of the migration's `webhook_ask_turn` (webhook_told_turns).
+ * @returns whether the turn was taken, and whom to tell when it was not
  */
-export async function takeEndpointTurn(db: Db, request: TurnRequest): Promise<boolean> {
-  const result = await db.raw<{ rows: { taken: boolean }[] }>(
-    'select webhook_take_turn(?, ?, ?, ?, ?, ?, ?, ?, ?) as taken',
+export async function takeEndpointTurn(db: Db, request: TurnRequest): Promise<TurnAnswer> {
+  const result = await db.raw<{ rows: { taken: boolean; tell: string[] }[] }>(
+    'select taken, tell from webhook_ask_turn(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     [
       request.webhookId,
       request.merchantId,
@@ -54,49 +70,45 @@ export async function takeEndpointTurn(db: Db, request: TurnRequest): Promise<bo
       ENDPOINT_LEASE_MS / 1000,
       ENDPOINT_WAITER_LIVE_MS / 1000,
       FORGOTTEN_WAITER_SECONDS,
+      ENDPOINT_TOLD_MS / 1000,
     ],
   );
-  return result.rows[0]?.taken === true;
+  const row = result.rows[0];
+  return { taken: row?.taken === true, tell: row?.tell ?? [] };
 }
 
 /**
  * Gives back the delivery's turn (or its place in the queue) and names the merchant's waiters that
- * may now take a turn, as {@link takeEndpointTurn} would give them. One call of the migration's
- * `webhook_release_turn` (webhook_merchant_turns).
- * @returns the workflow ids of those waiters, to be told (they also ask again on their own)
+ * may now take a turn, as {@link takeEndpointTurn} would give them, and that were not told yet (or
+ * told more than {@link ENDPOINT_TOLD_MS} ago without asking since); they are marked told. One call of
+ * the migration's `webhook_give_turn` (webhook_told_turns).
+ * @returns the workflow ids of those waiters, in queue order, to be told (they also ask again on their own)
  */
 export async function releaseEndpointTurn(
   db: Db,
   request: Pick<TurnRequest, 'webhookId' | 'merchantId' | 'deliveryId' | 'limit' | 'merchantLimit'>,
 ): Promise<string[]> {
-  const result = await db.raw<{ rows: { workflow_id: string }[] }>(
-    'select webhook_release_turn(?, ?, ?, ?, ?, ?) as workflow_id',
-    [
-      request.webhookId,
-      request.merchantId,
-      request.deliveryId,
-      request.limit,
-      request.merchantLimit,
-      ENDPOINT_WAITER_LIVE_MS / 1000,
-    ],
-  );
-  return result.rows.map((row) => row.workflow_id);
+  const result = await db.raw<{ rows: { tell: string[] }[] }>('select webhook_give_turn(?, ?, ?, ?, ?, ?, ?) as tell', [
+    request.webhookId,
+    request.merchantId,
+    request.deliveryId,
+    request.limit,
+    request.merchantLimit,
+    ENDPOINT_WAITER_LIVE_MS / 1000,
+    ENDPOINT_TOLD_MS / 1000,
+  ]);
+  return result.rows[0]?.tell ?? [];
 }
 
 /**
- * The merchant's waiters that may take free turns now, without giving any turn back, once leases
- * that ran out are dropped. The migration's `webhook_release_turn` for no delivery.
- * @returns the workflow ids of those waiters, to be told
+ * Clears the told mark of the waiter whose workflow is `workflowId`: its signal could not be sent, so
+ * the next turn given back or refused names it again.
  */
-export async function waitersForFreeTurns(
-  db: Db,
-  request: Pick<TurnRequest, 'webhookId' | 'merchantId' | 'limit' | 'merchantLimit'>,
-): Promise<string[]> {
-  const result = await db.raw<{ rows: { workflow_id: string }[] }>(
-    'select webhook_release_turn(?, ?, NULL, ?, ?, ?) as workflow_id',
-    [request.webhookId, request.merchantId, request.limit, request.merchantLimit, ENDPOINT_WAITER_LIVE_MS / 1000],
-  );
-  return result.rows.map((row) => row.workflow_id);
+export async function untellEndpointWaiter(db: Db, workflowId: string): Promise<void> {
+  await db('webhook_endpoint_turns')
+    .where({ workflow_id: workflowId })
+    .whereNull('lease_expires_at')
+    .update({ told_at: null });
 }
 
 /** Removes a delivery from every endpoint's queue (it ended without a turn: cancelled, or its workflow is gone). */

@@ -100,6 +100,16 @@ export const DEFAULT_MERCHANT_CONCURRENCY = defaultMerchantConcurrency(100);
 export const ENDPOINT_LEASE_MS = 30_000;
 
 /**
+ * How long a waiter told that a turn is free for it (signal `endpointTurn`) is not told again unless it
+ * asks first, in milliseconds (30 s, as long as a turn's lease): a told waiter asks within moments,
+ * and while it has not, the turns given back meanwhile tell the waiters behind it instead of telling
+ * it once more. Should its signal be lost, the next turn given back or refused after this long tells
+ * it again, and its own wait ({@link endpointTurnWaitMs}) bounds the delay in any case
+ * (docs/webhooks.md#isolation).
+ */
+export const ENDPOINT_TOLD_MS = 30_000;
+
+/**
  * How long a delivery waiting for its endpoint's turn counts as waiting after it last asked, in
  * milliseconds (6 min, twice the longest wait between asks, {@link endpointTurnWaitMs}): a waiter gone
  * silent longer (its workflow ended or stopped) no longer holds the deliveries behind it; asking

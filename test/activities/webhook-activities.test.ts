@@ -3,12 +3,14 @@
  * the real PostgreSQL and a local receiver: what it sends and records, that a failed write of
  * the record leaves the attempt sent and answered `recorded: false` (no error, so no re-send), that
  * a store it cannot read is a retryable `WebhookAttemptNotMade` with nothing sent, the signatures of
- * both secrets during a rotation's overlap, and that an endpoint gone (410) is skipped.
+ * both secrets during a rotation's overlap, that an endpoint gone (410) is skipped, and that a waiter
+ * whose turn signal could not be sent is told again (docs/webhooks.md#isolation).
  */
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { ApplicationFailure } from '@temporalio/activity';
+import { Client, Connection } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { Webhook } from 'standardwebhooks';
 import { createDb } from '../../src/db/knex';
@@ -20,6 +22,7 @@ import { SECRET_ROTATION_OVERLAP_MS } from '../../src/domain/webhooks';
 import { ID_PREFIXES } from '../../src/domain/ids';
 import { newId } from '../../src/lib/ids';
 import { insertDelivery } from '../../src/db/webhooks';
+import { takeEndpointTurn } from '../../src/db/webhook-turns';
 import { pendingDelivery } from '../../src/activities/webhook-dispatch';
 import { webhookRetryWorkflowId } from '../../src/workflows/webhook-messages';
 import { insertMerchant } from '../helpers/fixtures';
@@ -192,5 +195,55 @@ describe('deliverAndRecordWebhook (an attempt that records itself, docs/webhooks
     expect(result).to.deep.equal({ kind: 'skipped', reason: 'webhook_gone' });
     expect(receiver.requests.length).to.equal(sentBefore);
     expect(await findWebhookById(db, webhook.id)).to.include({ status: 'failed', failureKind: 'gone' });
+  });
+
+  it('clears the told mark of a waiter whose turn signal could not be sent, so that the next refusal tells it again', async () => {
+    const { db, config } = await getStack();
+    const merchantId = await insertMerchant(db);
+    const webhook = await insertWebhook(db, merchantId, `${receiver.origin}/told`);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const event = await insertEvent(db, merchantId);
+      const id = newId(ID_PREFIXES.delivery);
+      const workflowId = webhookRetryWorkflowId(event.id, webhook.id, id);
+      await insertDelivery(db, pendingDelivery(event, webhook.id, { id, workflowId }, new Date()));
+      ids.push(id);
+    }
+    const [holder, waiter, newcomer] = ids as [string, string, string];
+    const turn = { webhookId: webhook.id, merchantId, limit: 1, merchantLimit: 20 };
+    expect(await takeEndpointTurn(db, { ...turn, deliveryId: holder, workflowId: `wf-${holder}` })).to.include({
+      taken: true,
+    });
+    expect(await takeEndpointTurn(db, { ...turn, deliveryId: waiter, workflowId: `wf-${waiter}` })).to.include({
+      taken: false,
+    });
+    // The holder's worker died: its lease ran out, and no release tells the waiter.
+    await db('webhook_endpoint_turns')
+      .where({ delivery_id: holder })
+      .update({ lease_expires_at: db.raw("now() - interval '1 second'") });
+    // Temporal cannot be reached (no retries): the newcomer, refused, fails to tell the waiter.
+    const connection = Connection.lazy({ address: `127.0.0.1:${await closedPort()}`, interceptors: [] });
+    try {
+      const activities = createWebhookActivities({
+        db,
+        config: { ...config, WEBHOOK_ENDPOINT_CONCURRENCY: 1 },
+        temporal: new Client({ connection }),
+      });
+      const result = await new MockActivityEnvironment().run(activities.deliverAndRecordWebhook, {
+        deliveryId: newcomer,
+        attempt: 1,
+        attemptedAt: new Date().toISOString(),
+      });
+      expect(result).to.deep.equal({ kind: 'waiting' });
+    } finally {
+      await connection.close();
+    }
+    const row = await db('webhook_endpoint_turns').where({ delivery_id: waiter }).first();
+    expect(row?.told_at).to.equal(null);
+    // So the next refusal names it again.
+    expect(await takeEndpointTurn(db, { ...turn, deliveryId: newcomer, workflowId: `wf-${newcomer}` })).to.deep.equal({
+      taken: false,
+      tell: [`wf-${waiter}`],
+    });
   });
 });

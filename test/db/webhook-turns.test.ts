@@ -1,15 +1,16 @@
 /**
  * Turns at a webhook endpoint in PostgreSQL (docs/webhooks.md#isolation), on the real database: at most
  * `limit` in flight, the rest served in the order they first asked, a freed turn named for the
- * first waiter, a lease that ran out (a killed worker's) freeing its turn, and a waiter gone silent
- * no longer holding those behind it; and a merchant's share: at most `merchantLimit` in flight across
+ * first waiter, a lease that ran out (a killed worker's) freeing its turn, a waiter gone silent
+ * no longer holding those behind it, a waiter named once until it asks again (or its told mark
+ * lapses, or its signal failed); and a merchant's share: at most `merchantLimit` in flight across
  * its endpoints, a waiter behind its own full endpoint not holding back the merchant's others, and
  * another merchant never waiting for it.
  */
 import { expect } from 'chai';
 import { pendingDelivery } from '../../src/activities/webhook-dispatch';
 import { createDb, type Db } from '../../src/db/knex';
-import { releaseEndpointTurn, takeEndpointTurn, waitersForFreeTurns } from '../../src/db/webhook-turns';
+import { releaseEndpointTurn, takeEndpointTurn, untellEndpointWaiter } from '../../src/db/webhook-turns';
 import { insertDelivery } from '../../src/db/webhooks';
 import { newId } from '../../src/lib/ids';
 import { insertMerchant } from '../helpers/fixtures';
@@ -38,7 +39,7 @@ describe('turns at a webhook endpoint (docs/webhooks.md#isolation)', () => {
   const limit = 2;
   // Far above the endpoint's: these cases are about the endpoint alone.
   const merchantLimit = 100;
-  const take = (deliveryId: string) =>
+  const ask = (deliveryId: string) =>
     takeEndpointTurn(db, {
       webhookId,
       merchantId,
@@ -47,8 +48,18 @@ describe('turns at a webhook endpoint (docs/webhooks.md#isolation)', () => {
       limit,
       merchantLimit,
     });
+  const take = async (deliveryId: string) => (await ask(deliveryId)).taken;
   const release = (deliveryId: string) =>
     releaseEndpointTurn(db, { webhookId, merchantId, deliveryId, limit, merchantLimit });
+  /** Asks for each of `ids` in order: the first `limit` take the turns, the others wait. */
+  const queueUp = async (ids: string[]) => {
+    for (const [i, id] of ids.entries()) expect(await take(id), id).to.equal(i < limit);
+  };
+  /** Sets `column` of `deliveryId`'s turn to `interval` (a PostgreSQL interval) ago. */
+  const backdate = (deliveryId: string, column: 'seen_at' | 'told_at', interval: string) =>
+    db('webhook_endpoint_turns')
+      .where({ delivery_id: deliveryId })
+      .update({ [column]: db.raw(`now() - interval '${interval}'`) });
 
   before(() => {
     db = createDb(testConfig().DATABASE_URL, 3);
@@ -105,35 +116,57 @@ describe('turns at a webhook endpoint (docs/webhooks.md#isolation)', () => {
     const [d1, d2, d3, d4, d5] = deliveries as [string, string, string, string, string];
     expect(await take(d1)).to.equal(true);
     expect(await take(d2)).to.equal(true);
-    expect(await take(d3)).to.equal(false);
-    expect(await take(d4)).to.equal(false);
-    // Nothing is free: nobody to wake.
-    expect(await waitersForFreeTurns(db, { webhookId, merchantId, limit, merchantLimit })).to.deep.equal([]);
+    // Nothing is free: a refused delivery names nobody to wake.
+    expect(await ask(d3)).to.deep.equal({ taken: false, tell: [] });
+    expect(await ask(d4)).to.deep.equal({ taken: false, tell: [] });
     // Both requests' workers were killed: their leases run out, and no release will name d3 and d4.
     await db('webhook_endpoint_turns')
       .whereIn('delivery_id', [d1, d2])
       .update({ lease_expires_at: db.raw("now() - interval '1 second'") });
     // A newcomer is refused (two live waiters are ahead of it) and learns whom to wake: d3 and d4, in order.
-    expect(await take(d5)).to.equal(false);
-    expect(await waitersForFreeTurns(db, { webhookId, merchantId, limit, merchantLimit })).to.deep.equal([
-      workflowOf(d3),
-      workflowOf(d4),
-    ]);
+    expect(await ask(d5)).to.deep.equal({ taken: false, tell: [workflowOf(d3), workflowOf(d4)] });
+    // They were told: the next refusal names them no more.
+    expect(await ask(d5)).to.deep.equal({ taken: false, tell: [] });
+    expect(await ask(d3)).to.deep.equal({ taken: true, tell: [] });
+  });
+
+  it('names a waiter once until it asks again: a turn given back meanwhile names the next waiter, not it', async () => {
+    const [d1, d2, d3, d4, d5] = deliveries as [string, string, string, string, string];
+    await queueUp(deliveries);
+    expect(await release(d1)).to.deep.equal([workflowOf(d3)]);
+    // d3 has not asked yet; d2 comes back: two turns free, d3 still told, so only d4 is named.
+    expect(await release(d2)).to.deep.equal([workflowOf(d4)]);
+    // A refusal meanwhile names nobody: both that may go were told.
+    expect(await ask(d5)).to.deep.equal({ taken: false, tell: [] });
     expect(await take(d3)).to.equal(true);
-    expect(await waitersForFreeTurns(db, { webhookId, merchantId, limit, merchantLimit })).to.deep.equal([
-      workflowOf(d4),
-    ]);
+    expect(await take(d4)).to.equal(true);
+    expect(await release(d3)).to.deep.equal([workflowOf(d5)]);
+  });
+
+  it('names a told waiter again once it was refused, once its told mark lapsed (a lost signal), or once its signal failed', async () => {
+    const [d1, d2, d3, d4, d5] = deliveries as [string, string, string, string, string];
+    await queueUp(deliveries);
+    // d3 went silent: the freed turn is d4's, and d4 is told.
+    await backdate(d3, 'seen_at', '10 minutes');
+    expect(await release(d1)).to.deep.equal([workflowOf(d4)]);
+    // d3 asks again before d4: back in its place ahead of d4, it takes the turn; d4 is refused, its mark cleared.
+    expect(await take(d3)).to.equal(true);
+    expect(await take(d4)).to.equal(false);
+    expect(await release(d2)).to.deep.equal([workflowOf(d4)]);
+    // d4's signal was lost: after ENDPOINT_TOLD_MS without asking, the next refusal names it again.
+    await backdate(d4, 'told_at', '31 seconds');
+    expect(await ask(d5)).to.deep.equal({ taken: false, tell: [workflowOf(d4)] });
+    expect(await ask(d5)).to.deep.equal({ taken: false, tell: [] });
+    // Its signal failed: its mark is cleared, and the next refusal names it again.
+    await untellEndpointWaiter(db, workflowOf(d4));
+    expect(await ask(d5)).to.deep.equal({ taken: false, tell: [workflowOf(d4)] });
+    expect(await take(d4)).to.equal(true);
   });
 
   it('does not let a waiter that stopped asking hold back those behind it, and keeps its place when it asks again', async () => {
     const [d1, d2, d3, d4] = deliveries as [string, string, string, string];
-    expect(await take(d1)).to.equal(true);
-    expect(await take(d2)).to.equal(true);
-    expect(await take(d3)).to.equal(false);
-    expect(await take(d4)).to.equal(false);
-    await db('webhook_endpoint_turns')
-      .where({ delivery_id: d3 })
-      .update({ seen_at: db.raw("now() - interval '10 minutes'") });
+    await queueUp([d1, d2, d3, d4]);
+    await backdate(d3, 'seen_at', '10 minutes');
     // d3 is silent: the freed turn is d4's.
     expect(await release(d1)).to.deep.equal([workflowOf(d4)]);
     expect(await take(d4)).to.equal(true);
@@ -182,7 +215,7 @@ describe("a merchant's share of the turns (docs/webhooks.md#isolation)", () => {
           workflowId: workflowOf(deliveryId),
           limit,
           merchantLimit,
-        }),
+        }).then((answer) => answer.taken),
       release: (deliveryId: string) =>
         releaseEndpointTurn(db, { webhookId: webhookOf(deliveryId), merchantId, deliveryId, limit, merchantLimit }),
     };

@@ -11,7 +11,9 @@
  *   deliveries carry their merchant's fairness key. Before the merchant's share, E's requests held
  *   every slot for 10 s a round and B's events arrived after 30–40 s;
  * - at most WEBHOOK_ENDPOINT_CONCURRENCY requests are in flight to one endpoint, the others wait
- *   their turn and are all delivered later, once each, and waiting uses up no attempt.
+ *   their turn and are all delivered later, once each, and waiting uses up no attempt;
+ * - a backlog at one endpoint costs at most about one `endpointTurn` signal per delivery, however
+ *   long the queue: a waiter already told of its turn is not told again before it asked.
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
@@ -252,20 +254,37 @@ describe('tenant isolation of webhook deliveries (docs/webhooks.md#isolation)', 
     });
   });
 
-  it('keeps at most WEBHOOK_ENDPOINT_CONCURRENCY requests in flight to one endpoint and delivers the others later, once each, with no attempt used up by waiting', async () => {
-    const limit = 3;
-    const count = 24;
-    // A worker of its own on a queue of its own, whose endpoints take 3 requests at once.
+  /**
+   * Runs `body` with a webhooks worker of its own on a queue of its own, whose endpoints take `limit`
+   * requests at once, once `count` events of a new merchant were dispatched to its one endpoint at a
+   * receiver answering 204 after `delayMs`, and the receiver got them all.
+   */
+  async function withBacklog(
+    { limit, count, delayMs }: { limit: number; count: number; delayMs: number },
+    body: (backlog: {
+      slow: Receiver;
+      webhook: Awaited<ReturnType<typeof insertWebhook>>;
+      events: EventInput[];
+    }) => Promise<void>,
+  ): Promise<void> {
     const taskQueue = `isolation-${randomBytes(4).toString('hex')}`;
     const config = { ...stack.config, TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WEBHOOK_ENDPOINT_CONCURRENCY: limit };
     await withWebhooksWorker(stack, config, async () => {
-      const slow = await startReceiver(() => ({ status: 204, delayMs: 300 }));
+      const slow = await startReceiver(() => ({ status: 204, delayMs }));
       receivers.push(slow);
       const merchantId = await insertMerchant(stack.db);
       const webhook = await insertWebhook(stack.db, merchantId, `${slow.origin}/slow`);
       endpoints.push(webhook.id);
       const events = await dispatchMany(stack, merchantId, taskQueue, count);
       await until(`${count} deliveries`, () => slow.requests.length >= count, 90_000);
+      await body({ slow, webhook, events });
+    });
+  }
+
+  it('keeps at most WEBHOOK_ENDPOINT_CONCURRENCY requests in flight to one endpoint and delivers the others later, once each, with no attempt used up by waiting', async () => {
+    const limit = 3;
+    const count = 24;
+    await withBacklog({ limit, count, delayMs: 300 }, async ({ slow, webhook, events }) => {
       await until(
         'every delivery recorded',
         async () =>
@@ -295,6 +314,24 @@ describe('tenant isolation of webhook deliveries (docs/webhooks.md#isolation)', 
           .where({ webhook_id: webhook.id })
           .count<{ count: number }[]>({ count: '*' }),
       ).to.deep.equal([{ count: 0 }]);
+    });
+  });
+
+  it('tells each delivery of a backlog at one endpoint of its turn about once, not once per turn given back', async () => {
+    const limit = 3;
+    const count = 60;
+    await withBacklog({ limit, count, delayMs: 200 }, async ({ slow, webhook, events }) => {
+      expect(slow.maxInFlight).to.equal(limit);
+      let signals = 0;
+      for (const event of events) {
+        const history = await stack.client.workflow
+          .getHandle(webhookDeliveryWorkflowId(event.id, webhook.id))
+          .fetchHistory();
+        signals += (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length;
+      }
+      // The first `limit` go at once; each of the others is told once when a turn comes free for it. A
+      // little slack for a waiter whose told turn a waiter ahead of it took back (it is told again).
+      expect(signals / count, `${signals} signals for ${count} deliveries`).to.be.at.most(1.25);
     });
   });
 });
