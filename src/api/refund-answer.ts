@@ -66,26 +66,14 @@ export function mountCancelAndRefund(
   const refunds = [jsonBody(), idempotency(deps.db, deps.config.IDEMPOTENCY_LEASE_MS, refundAsItStands(deps))];
   router.post('/:id/cancel', ...changesMoney, async (ctx) => {
     const body = parseOrThrow(cancelBody, ctx.request.body);
-    const payment = await cancelPayment(
-      deps,
-      principalOf(ctx),
-      ctx.params.id as string,
-      body.reason,
-      ctx.ip,
-      idempotencySeed(ctx),
-    );
+    const id = ctx.params.id as string;
+    const payment = await cancelPayment(deps, principalOf(ctx), id, body.reason, ctx.ip, idempotencySeed(ctx));
     respond(ctx, 200, cancelMessage(payment.status), view(payment));
   });
   router.post('/:id/refund', ...refunds, async (ctx) => {
     const body = parseOrThrow(refundBody, ctx.request.body);
-    const refund = await refundPayment(
-      deps,
-      principalOf(ctx),
-      ctx.params.id as string,
-      body,
-      ctx.ip,
-      idempotencySeed(ctx),
-    );
+    const id = ctx.params.id as string;
+    const refund = await refundPayment(deps, principalOf(ctx), id, body, ctx.ip, idempotencySeed(ctx));
     respond(ctx, 201, REFUND_MESSAGES[refund.status], toRefundView(refund));
   });
 }

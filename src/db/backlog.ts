@@ -6,6 +6,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from './knex';
+import { deliveryKeysOf, type DeliveryKeyColumns, type DeliveryRow } from './webhooks';
 
 /** The open items of one kind in one environment. */
 export interface BacklogFigure {
@@ -110,25 +111,10 @@ export async function listStuckDeliveries(
     .select(
       'created_at',
       db.raw('(select count(*)::int from webhook_attempts a where a.delivery_id = webhook_deliveries.id) as attempts'),
-    )) as {
-    id: string;
-    webhook_id: string;
-    merchant_id: string;
-    environment: string;
-    event_id: string;
-    event_type: string;
-    status: string;
-    next_attempt_at: Date | null;
-    created_at: Date;
-    attempts: number;
-  }[];
+    )) as (DeliveryKeyColumns &
+    Pick<DeliveryRow, 'status' | 'next_attempt_at' | 'created_at'> & { attempts: number })[];
   return rows.map((row) => ({
-    id: row.id,
-    webhookId: row.webhook_id,
-    merchantId: row.merchant_id,
-    environment: row.environment,
-    eventId: row.event_id,
-    eventType: row.event_type,
+    ...deliveryKeysOf(row),
     status: row.status,
     attempts: row.attempts,
     nextAttemptAt: row.next_attempt_at,

@@ -24,6 +24,7 @@ import {
   STATUS_CHANGED_EVENT,
   servedHealthKeys,
   type StatusChangedData,
+  type StatusOverride,
 } from '../domain/provider-health';
 import { iso, type Db } from './knex';
 
@@ -35,7 +36,7 @@ import { subscribedMerchantIdsQuery } from './webhook-subscribers';
 export interface StoredHealth extends HealthKey {
   state: HealthState;
   figures: Pick<BucketFigures, 'attempts' | 'successRate' | 'providerFailureShare' | 'p50Seconds' | 'p95Seconds'>;
-  override: { status: ProviderStatus; reason: string; by: string } | null;
+  override: StatusOverride | null;
   measuredAt: string;
 }
 
@@ -262,7 +263,7 @@ export async function setOverride(
   db: Db,
   environment: Environment,
   key: HealthKey,
-  override: { status: ProviderStatus; reason: string; by: string } | null,
+  override: StatusOverride | null,
   now: number,
 ): Promise<{ before: ProviderStatus; after: ProviderStatus }> {
   const at = new Date(now);

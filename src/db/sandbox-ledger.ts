@@ -2,13 +2,15 @@
  * The sandbox simulators' ledger in PostgreSQL (docs/payments.md#sandbox-scenarios): the records of
  * src/domain/sandbox-ledger.ts, shared by the API (card confirm, bank simulate) and the workers
  * (initiate, poll, cancel, refund, callbacks). `createSandboxLedger` is the store the simulators and
- * the callback pump are given (src/providers/sandbox/ledger.ts). Timestamps are `timestamptz` read
+ * the callback pump are given (`SandboxLedger`, `SandboxCallbackQueue`). Timestamps are `timestamptz` read
  * back as `Date`.
  */
 import type {
   CallbackClaim,
   DueCallback,
+  SandboxCallbackQueue,
   SandboxDecision,
+  SandboxLedger,
   SandboxRefund,
   SandboxRefundRefusal,
   SandboxTransaction,
@@ -252,9 +254,9 @@ export async function rescheduleSandboxCallback(db: Db, id: string, dueAt: Date)
 
 /**
  * The ledger on `db`, as the simulators (`SandboxLedger`) and the callback pump
- * (`SandboxCallbackQueue`) of src/providers/sandbox/ledger.ts use it.
+ * (`SandboxCallbackQueue`) of src/domain/sandbox-ledger.ts use it.
  */
-export function createSandboxLedger(db: Db) {
+export function createSandboxLedger(db: Db): SandboxLedger & SandboxCallbackQueue {
   return {
     insertTransaction: (transaction: SandboxTransaction, callbacks: readonly ScheduledCallback[]) =>
       insertSandboxTransaction(db, transaction, callbacks),

@@ -191,7 +191,8 @@ export async function findSubscribedWebhookIds(db: Db, scope: Scope, type: strin
   return subscribedWebhookIdsQuery(db, scope, type).pluck('id');
 }
 
-interface DeliveryRow {
+/** A delivery's row in `webhook_deliveries` (timestamps `timestamptz`, read back as `Date`). */
+export interface DeliveryRow {
   id: string;
   webhook_id: string;
   merchant_id: string;
@@ -217,7 +218,14 @@ interface AttemptRow {
   error: string | null;
 }
 
-function fromDeliveryRow(row: DeliveryRow): DeliveryRecord {
+/** The columns that say which delivery a row is: its id, webhook, merchant, environment and event. */
+export type DeliveryKeyColumns = Pick<
+  DeliveryRow,
+  'id' | 'webhook_id' | 'merchant_id' | 'environment' | 'event_id' | 'event_type'
+>;
+
+/** Which delivery `row` is, in the names (and the order) every delivery answer of db/ starts with. */
+export function deliveryKeysOf(row: DeliveryKeyColumns) {
   return {
     id: row.id,
     webhookId: row.webhook_id,
@@ -225,6 +233,12 @@ function fromDeliveryRow(row: DeliveryRow): DeliveryRecord {
     environment: row.environment,
     eventId: row.event_id,
     eventType: row.event_type,
+  };
+}
+
+function fromDeliveryRow(row: DeliveryRow): DeliveryRecord {
+  return {
+    ...deliveryKeysOf(row),
     workflowId: row.workflow_id,
     retryOf: row.retry_of,
     status: row.status,

@@ -24,6 +24,17 @@ export type HealthOperation = (typeof HEALTH_OPERATIONS)[number];
 export type ProviderStatus = 'operational' | 'degraded' | 'down';
 
 /**
+ * An operator's status for one key, shown instead of the measured one until cleared, with the reason given and who set
+ * it (docs/availability.md#overrides).
+ */
+export interface StatusOverride {
+  status: ProviderStatus;
+  reason: string;
+  /** Who set it: the operator's name as the admin command was given it (`--operator`). */
+  by: string;
+}
+
+/**
  * Whose an outcome is: `provider` (the operator's own error, refusal for reasons of its own, silence: counts against
  * it), `payer` (the payer's or payee's decline, funds, PIN, silence, wrong account), `platform` (our own set-up at the
  * operator: credentials, float, registered callback host; our alert, not the operator's status).

@@ -1,5 +1,6 @@
 /** Password hashing with scrypt from node:crypto (docs/api.md#sessions: a memory-hard hash). */
-import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, scrypt as scryptCallback, type ScryptOptions } from 'node:crypto';
+import { sameSecret } from './constant-time';
 
 const PARAMS = { N: 16384, r: 8, p: 1 } as const;
 const KEY_BYTES = 64;
@@ -23,7 +24,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !key) return false;
   const expected = Buffer.from(key, 'base64');
   const actual = await scrypt(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) });
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  return sameSecret(actual, expected);
 }
 
 /**

@@ -122,24 +122,19 @@ export async function statusPageOf(db: Db, now: number): Promise<StatusPage> {
 }
 
 /**
- * An operator's status for one key, with a reason, until cleared (`status` null clears it;
- * docs/availability.md#overrides).
+ * An operator's status for one key, with a reason, until cleared (`override` null clears it;
+ * docs/availability.md#overrides): {@link setOverride}'s call (the same arguments and answer, the status shown before
+ * and after), with the key and the reason checked first.
  * @throws DomainError `validation_error` naming `provider`, `country` or `operation` when `environment` does not serve
  *   it, or `reason` when a status comes without one
  */
-export async function overrideProviderStatus(
-  db: Db,
-  environment: Environment,
-  key: HealthKey,
-  override: { status: ProviderStatus; reason: string; by: string } | null,
-  now: number,
-): Promise<{ before: ProviderStatus; after: ProviderStatus }> {
+export const overrideProviderStatus: typeof setOverride = async (db, environment, key, override, now) => {
   const problem = unservedKeyProblem(environment, key);
   if (problem) throw new DomainError('validation_error', `${problem.field}: ${problem.message}`, [problem]);
   if (override && !override.reason.trim())
     throw new DomainError('validation_error', 'reason: an override needs a reason');
   return setOverride(db, environment, key, override, now);
-}
+};
 
 /** The field of `key` that `environment` does not serve (`provider`, then `country`, then `operation`), if any. */
 function unservedKeyProblem(environment: Environment, key: HealthKey): FieldProblem | undefined {

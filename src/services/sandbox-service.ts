@@ -5,7 +5,7 @@
  * provider's transaction in its ledger, then hand the provider's word to the payment's workflow as
  * the provider's callback would (a hint the workflow confirms with the provider, docs/payments.md#provider-callbacks).
  */
-import { timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../lib/constant-time';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
@@ -34,13 +34,6 @@ export interface SandboxServiceDeps {
     Config,
     'TEMPORAL_TASK_QUEUE' | 'RECONCILIATION_WINDOW_DAYS' | 'TEMPORAL_CALL_TIMEOUT_MS' | 'REFUND_WINDOW_DAYS'
   >;
-}
-
-/** Constant-time equality of two secrets (their lengths are not secret). */
-function sameSecret(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 /**

@@ -18,7 +18,7 @@ import { DEFAULT_FEE_BASIS_POINTS } from '../../src/domain/fees';
 import { descriptorProblems, type ProviderDescriptor } from '../../src/domain/provider-descriptor';
 import { PROVIDER_DESCRIPTORS } from '../../src/providers/descriptors';
 import { createProviderRegistry, LIVE_PROVIDERS } from '../../src/providers/registry';
-import type { SandboxLedger } from '../../src/providers/sandbox/ledger';
+import type { SandboxLedger } from '../../src/domain/sandbox-ledger';
 import { PROVIDER_VARIABLES, providerSettingsFrom } from '../../src/providers/settings';
 import { liveProviderEnv } from '../helpers/adapters';
 

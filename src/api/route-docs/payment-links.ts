@@ -3,13 +3,7 @@
  * (docs/payment-links.md), the merchant's and the link's public address (without a key).
  */
 import { z } from '../../lib/zod';
-import {
-  createPaymentLinkBody,
-  listPaymentLinksQuery,
-  paymentLinkPngQuery,
-  paymentLinkQuery,
-  updatePaymentLinkBody,
-} from '../schemas/payment-links';
+import * as schema from '../schemas/payment-links';
 import * as out from '../../views';
 import { cursorPageAnswer, ok, type Credential, type RouteDoc } from './shared';
 
@@ -48,7 +42,7 @@ export const paymentLinkRouteDocs: RouteDoc[] = [
     description:
       'A reusable address to share in a chat or print as a QR code: each visit opens a checkout session (1 h) on our page. Either a fixed `amount` or an `amount_range` the customer chooses in; optionally a `completed_limit`, what happens `after_completion`, and fields to `collect`. Redirects are https in live (sandbox also http to localhost). A secret key, a restricted key with `checkout:write`, or a dashboard session; `Idempotency-Key` as for payments.',
     security: CREDENTIALS,
-    body: createPaymentLinkBody,
+    body: schema.createPaymentLinkBody,
     bodyExample: {
       amount: 15_000,
       currency: 'RWF',
@@ -73,7 +67,7 @@ export const paymentLinkRouteDocs: RouteDoc[] = [
     summary: 'List payment links',
     description: 'Your links, newest first, in cursor pages as `GET /v1/payments`; filter by `active`.',
     security: CREDENTIALS,
-    query: listPaymentLinksQuery,
+    query: schema.listPaymentLinksQuery,
     success: cursorPageAnswer(
       'A page of links',
       'payment_links',
@@ -91,7 +85,7 @@ export const paymentLinkRouteDocs: RouteDoc[] = [
     summary: 'Retrieve a payment link',
     description: '`completed_count` counts its completed sessions.',
     security: CREDENTIALS,
-    query: paymentLinkQuery,
+    query: schema.paymentLinkQuery,
     success: {
       status: 200,
       description: 'The link',
@@ -108,7 +102,7 @@ export const paymentLinkRouteDocs: RouteDoc[] = [
     description:
       'Changes `active` (`false` closes the link: it shows a closed page and its open sessions take no new attempt), `completed_limit` (`null` removes it), `after_completion` (`null`: the page’s own thanks) or `description`. Sessions already opened keep their amount and redirect. A link is never deleted.',
     security: CREDENTIALS,
-    body: updatePaymentLinkBody,
+    body: schema.updatePaymentLinkBody,
     bodyExample: { active: false },
     success: {
       status: 200,
@@ -125,7 +119,7 @@ export const paymentLinkRouteDocs: RouteDoc[] = [
     summary: "A payment link's QR code as SVG",
     description: "The link's `url` as a QR code (error correction M, a quiet zone of 4 modules), to print at any size.",
     security: CREDENTIALS,
-    query: paymentLinkQuery,
+    query: schema.paymentLinkQuery,
     success: {
       status: 200,
       description: 'An SVG document',
@@ -143,7 +137,7 @@ export const paymentLinkRouteDocs: RouteDoc[] = [
     description:
       "The link's `url` as a QR code: a square PNG of exactly `size` × `size` pixels (128 to 1,024, default 512; another size is 400 naming `size`).",
     security: CREDENTIALS,
-    query: paymentLinkPngQuery,
+    query: schema.paymentLinkPngQuery,
     success: {
       status: 200,
       description: 'A PNG image',

@@ -99,12 +99,8 @@ export function checkoutRoutes(deps: CheckoutRouteDeps): Router {
    */
   router.get('/', keyOrSession, async (ctx) => {
     const query = parseOrThrow(listCheckoutSessionsQuery, ctx.query);
-    const page = await listCheckoutSessions(
-      deps,
-      principalOf(ctx),
-      { status: query.status, startingAfter: query.starting_after },
-      query.limit,
-    );
+    const filter = { status: query.status, startingAfter: query.starting_after };
+    const page = await listCheckoutSessions(deps, principalOf(ctx), filter, query.limit);
     respond(
       ctx,
       200,
@@ -119,12 +115,8 @@ export function checkoutRoutes(deps: CheckoutRouteDeps): Router {
    */
   router.get('/:id', keyOrSession, async (ctx) => {
     parseOrThrow(environmentOnlyQuery, ctx.query);
-    respond(
-      ctx,
-      200,
-      'Checkout session retrieved',
-      view(await getCheckoutSession(deps, principalOf(ctx), ctx.params.id as string)),
-    );
+    const session = await getCheckoutSession(deps, principalOf(ctx), ctx.params.id as string);
+    respond(ctx, 200, 'Checkout session retrieved', view(session));
   });
 
   /**

@@ -145,12 +145,8 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
   router.post('/keys/:environment/roll', session, jsonBody(), async (ctx) => {
     const { environment } = parseOrThrow(environmentParam, ctx.params);
     const body = parseOrThrow(rollKeyBody, ctx.request.body);
-    respond(
-      ctx,
-      201,
-      'Key rolled',
-      await rollSecretKeys(deps, principalOf(ctx), environment, body.expires_in_hours, ctx.ip),
-    );
+    const rolled = await rollSecretKeys(deps, principalOf(ctx), environment, body.expires_in_hours, ctx.ip);
+    respond(ctx, 201, 'Key rolled', rolled);
   });
 
   /**
@@ -170,12 +166,8 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
   router.post('/keys/restricted/:id/roll', session, jsonBody(), async (ctx) => {
     const body = parseOrThrow(rollRestrictedKeyBody, ctx.request.body);
     const id = String(ctx.params.id);
-    respond(
-      ctx,
-      201,
-      'Key rolled',
-      await rollOneRestrictedKey(deps, principalOf(ctx), id, body.expires_in_hours, ctx.ip),
-    );
+    const rolled = await rollOneRestrictedKey(deps, principalOf(ctx), id, body.expires_in_hours, ctx.ip);
+    respond(ctx, 201, 'Key rolled', rolled);
   });
 
   /**

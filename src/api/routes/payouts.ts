@@ -121,12 +121,8 @@ export function payoutRoutes(deps: PayoutRouteDeps): Router {
   /** Show → 200 envelope with the payout and its status timeline; 404 for unknown or foreign ids. */
   router.get('/payouts/:id', auth, async (ctx) => {
     parseOrThrow(destinationQuery, ctx.query);
-    respond(
-      ctx,
-      200,
-      'Payout retrieved',
-      toPayoutDetailView(await getPayout(deps, principalOf(ctx), ctx.params.id as string)),
-    );
+    const payout = await getPayout(deps, principalOf(ctx), ctx.params.id as string);
+    respond(ctx, 200, 'Payout retrieved', toPayoutDetailView(payout));
   });
 
   /** Cancel a pending payout → 200 envelope with it `cancelled`. Errors: 404; 409 `payout_not_cancellable`; 503. */
@@ -140,12 +136,8 @@ export function payoutRoutes(deps: PayoutRouteDeps): Router {
   /** The automatic payout setting (docs/payouts.md#automatic-payouts) → 200 envelope with it. */
   router.get('/payout_schedule', auth, async (ctx) => {
     parseOrThrow(destinationQuery, ctx.query);
-    respond(
-      ctx,
-      200,
-      'Payout schedule retrieved',
-      toPayoutScheduleView(await getPayoutSchedule(deps, principalOf(ctx))),
-    );
+    const schedule = await getPayoutSchedule(deps, principalOf(ctx));
+    respond(ctx, 200, 'Payout schedule retrieved', toPayoutScheduleView(schedule));
   });
 
   /**

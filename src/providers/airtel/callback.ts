@@ -9,7 +9,8 @@
  * hashed message is the compact JSON of `transaction` with its members in the order received
  * (verify against Airtel's UAT when the key is first configured).
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sameSecret } from '../../lib/constant-time';
 import { z } from '../../lib/zod';
 import { callbackJson, ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
 import { AIRTEL_TRANSACTION_STATUSES, claimedStatusOf } from './statuses';
@@ -43,9 +44,7 @@ export function airtelCallbackHash(transaction: unknown, privateKey: string): st
 export function verifyAirtelCallbackHash(transaction: unknown, hash: unknown, privateKey: string): boolean {
   if (typeof hash !== 'string' || hash.length === 0 || typeof transaction !== 'object' || transaction === null)
     return false;
-  const expected = Buffer.from(airtelCallbackHash(transaction, privateKey));
-  const given = Buffer.from(hash);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return sameSecret(airtelCallbackHash(transaction, privateKey), hash);
 }
 
 /**

@@ -8,7 +8,8 @@
  * keyed with the callback secret>`. It is checked without any lookup, before the body is read; the
  * workflow then confirms the hint with the status call.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sameSecret } from '../../lib/constant-time';
 import { callbackJson, ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
 import { claimedStatusOf, requestToPayResult } from './statuses';
 import { authenticatedSubject, callbackUrlWithQuery, type CallbackSubject } from '../callback-url';
@@ -40,9 +41,7 @@ export function momoCallbackUrl(callbackUrl: string, reference: string, secret: 
 /** True when `token` is the callback token of `reference` under `secret`; compared in constant time. */
 export function verifyMomoCallbackToken(reference: string, token: string | undefined, secret: string): boolean {
   if (!token || !isUuid(reference)) return false;
-  const expected = Buffer.from(momoCallbackToken(reference, secret));
-  const given = Buffer.from(token.toLowerCase());
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return sameSecret(momoCallbackToken(reference, secret), token.toLowerCase());
 }
 
 /** How a request-to-pay's callback URL names it and proves it. */

@@ -7,7 +7,8 @@
  * payment when its push's answer was lost (so the query can ask about it), a success's MpesaReceiptNumber is kept for
  * a later reversal (./receipt.ts), and the workflow confirms the hint with the query before acting.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sameSecret } from '../../lib/constant-time';
 import {
   callbackJson,
   ProviderRefusal,
@@ -30,9 +31,7 @@ export function callbackTokenOf(subject: string, secret: string): string {
 
 /** True when `token` is {@link callbackTokenOf} `subject` under `secret`; compared in constant time. */
 export function callbackTokenMatches(subject: string, token: string, secret: string): boolean {
-  const expected = Buffer.from(callbackTokenOf(subject, secret));
-  const given = Buffer.from(token.toLowerCase());
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return sameSecret(callbackTokenOf(subject, secret), token.toLowerCase());
 }
 
 /** The callback token of the payment `paymentId`: hex HMAC-SHA256 of `mpesa:` + paymentId, keyed with `secret`. */

@@ -9,10 +9,9 @@
  * backoff and given up after {@link MAX_CALLBACK_ATTEMPTS} attempts; lost callbacks are what the
  * workflows' polling covers (docs/payments.md#workflow).
  */
-import type { DueCallback } from '../../domain/sandbox-ledger';
 import type { Logger } from '../../logger';
 import { SIGNATURE_HEADER, signCallback } from './callback';
-import type { SandboxCallbackQueue } from './ledger';
+import type { DueCallback, SandboxCallbackQueue } from '../../domain/sandbox-ledger';
 
 /** How many times one callback is sent before it is given up. */
 export const MAX_CALLBACK_ATTEMPTS = 5;

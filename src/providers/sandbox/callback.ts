@@ -3,7 +3,8 @@
  * `X-Provider-Signature: sha256=<hex HMAC-SHA256 of the raw body>` keyed with the callback secret
  * (PROVIDER_CALLBACK_SECRET), as a live provider's signed callback would be.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sameSecret } from '../../lib/constant-time';
 import type { z } from 'zod';
 import { sandboxCallbackBody } from '../../domain/sandbox';
 import { callbackJson, ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
@@ -29,9 +30,7 @@ export function signCallback(rawBody: string, secret: string): string {
  */
 export function verifyCallbackSignature(rawBody: string, signature: string | undefined, secret: string): boolean {
   if (!signature) return false;
-  const expected = Buffer.from(signCallback(rawBody, secret));
-  const given = Buffer.from(signature);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return sameSecret(signCallback(rawBody, secret), signature);
 }
 
 /**

@@ -28,11 +28,10 @@ import {
   SANDBOX_BANK_ACCOUNT,
   type SandboxBehaviour,
 } from '../../domain/sandbox';
-import type { SandboxTransaction, ScheduledCallback } from '../../domain/sandbox-ledger';
+import type { SandboxLedger, SandboxTransaction, ScheduledCallback } from '../../domain/sandbox-ledger';
 import { newId } from '../../lib/ids';
 import { ProviderRefusal, ProviderUnsupported, type InitiateRequest, type PaymentProvider } from '../provider';
 import { parseSandboxCallback, type SandboxCallbackBody } from './callback';
-import type { SandboxLedger } from './ledger';
 import { answerOf, refundAnswerOf, type SandboxStatus } from './statuses';
 
 /** What the simulators need: their ledger, a clock, delays in milliseconds and the callback secret. */
