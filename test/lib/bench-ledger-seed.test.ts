@@ -9,6 +9,21 @@ import { seedPostings } from '../../bench/figures/ledger';
 import { ledgerProblems } from '../helpers/ledger';
 import { call, registerDeveloper } from '../helpers/http';
 import { getStack } from '../helpers/stack';
+import type { Db } from '../../src/db/knex';
+
+/** Every index and constraint of the tables the seed fills, with its definition and whether it is valid. */
+async function schemaOfSeededTables(db: Db): Promise<{ name: string; definition: string; valid: boolean }[]> {
+  const tables = ['ledger_journals', 'ledger_postings', 'ledger_balance_transactions'];
+  const { rows } = await db.raw<{ rows: { name: string; definition: string; valid: boolean }[] }>(
+    `select x.relname as name, pg_get_indexdef(i.indexrelid) as definition, i.indisvalid as valid
+       from pg_index i join pg_class x on x.oid = i.indexrelid where i.indrelid in (?::regclass, ?::regclass, ?::regclass)
+     union all
+     select conname, pg_get_constraintdef(oid), convalidated from pg_constraint where conrelid in (?::regclass, ?::regclass, ?::regclass)
+     order by 1, 2`,
+    [...tables, ...tables],
+  );
+  return rows;
+}
 
 describe('bench: the ledger history figure (f) seeds (bench/figures/ledger.ts)', function () {
   this.timeout(60_000);
@@ -29,6 +44,20 @@ describe('bench: the ledger history figure (f) seeds (bench/figures/ledger.ts)',
       .where({ merchant_id: developer.merchantId, rolled_up: false })
       .count('* as n')) as { n: string }[];
     expect(Number(tail?.n)).to.equal(500);
+  });
+
+  it('leaves the seeded tables with the indexes and constraints it found, each checked and whole', async () => {
+    const { db } = await getStack();
+    const developer = await registerDeveloper();
+    const before = await schemaOfSeededTables(db);
+    await seedPostings(db, developer.merchantId, 300);
+    expect(await schemaOfSeededTables(db)).to.deep.equal(before);
+    expect(before.map((row) => row.name)).to.include.members([
+      'ledger_postings_journal_idx',
+      'ledger_balance_transactions_tail_idx',
+      'ledger_journals_cause_unique',
+      'ledger_balance_transactions_journal_id_unique',
+    ]);
   });
 
   it('leaves the ledger append-only for the statements after it', async () => {
