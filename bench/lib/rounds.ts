@@ -109,14 +109,21 @@ export async function runRounds(
   const prepared = figure.prepare ? await figure.prepare() : undefined;
   if (prepared) say(`(${figure.id}) ${prepared}`);
   const results: FigureResult['rounds'] = [];
+  // The sample that closed the previous side, when nothing ran since: it opens the next side as well, since a fresh
+  // one would read the same counters a flush later (the wait of each sample is for the servers' metrics to catch up
+  // with work that ended; with no work between, there is none to catch up with).
+  let closing: Sample | undefined;
   for (let round = 1; round <= rounds; round += 1) {
     const order = sideOrder(round, figure.extra !== undefined);
     const values = {} as Partial<Record<Side, Values>>;
     const cost = {} as Partial<Record<Side, Cost>>;
     for (const side of order) {
       const label = side === 'extra' ? (figure.extra as { name: string }).name : side;
-      if (figure.beforeSide && side !== 'extra') say(`(${figure.id}) ${side}: ${await figure.beforeSide(side, round)}`);
-      const before = await sample();
+      if (figure.beforeSide && side !== 'extra') {
+        closing = undefined;
+        say(`(${figure.id}) ${side}: ${await figure.beforeSide(side, round)}`);
+      }
+      const before = closing ?? (await sample());
       const measured =
         side === 'service'
           ? await figure.measureService(round)
@@ -124,7 +131,9 @@ export async function runRounds(
             ? await figure.measureBaseline(round)
             : await (figure.extra as NonNullable<Figure['extra']>).measure(round);
       values[side] = measured;
-      cost[side] = costBetween(before, await sample(), measured.items);
+      const after = await sample();
+      cost[side] = costBetween(before, after, measured.items);
+      closing = figure.afterSide ? undefined : after;
       const shown = figure.metrics.map((m) => `${m.label} ${format(measured[m.key])} ${m.unit}`).join(', ');
       say(`(${figure.id}) round ${round} ${label.padEnd(8)}: ${shown}`);
       say(`      ${describeCost(cost[side] as Cost)}`);
