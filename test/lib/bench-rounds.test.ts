@@ -1,0 +1,113 @@
+/**
+ * How the benchmark's rounds sample each side's cost (bench/lib/rounds.ts): a side opens with the sample that closed
+ * the side before when nothing ran between them, and with a fresh sample when a figure's `beforeSide` or `afterSide`
+ * did work there, so that work is counted in neither side.
+ */
+import { expect } from 'chai';
+import type { Sample } from '../../bench/lib/diagnostics';
+import { runRounds, type Figure } from '../../bench/lib/rounds';
+
+/** A sample source whose `cpu.bench` counts the samples taken, and the events of the figure in the order they ran. */
+function recorder() {
+  const events: string[] = [];
+  let taken = 0;
+  const sample = async (): Promise<Sample> => {
+    taken += 1;
+    events.push(`sample ${taken}`);
+    return { cpu: { bench: taken }, temporal: {}, sql: {}, postgres: {} };
+  };
+  return { events, sample };
+}
+
+/** A figure of one metric whose sides record that they ran. */
+function figure(events: string[], hooks: Pick<Figure, 'beforeSide' | 'afterSide'> = {}): Figure {
+  return {
+    id: 'x',
+    title: 'test',
+    service: 'service',
+    baseline: 'baseline',
+    metrics: [{ key: 'value', label: 'value', unit: '' }],
+    measureService: async () => {
+      events.push('service');
+      return { value: 2, items: 1 };
+    },
+    measureBaseline: async () => {
+      events.push('baseline');
+      return { value: 1, items: 1 };
+    },
+    ...hooks,
+  };
+}
+
+describe('bench: the samples around each side of a figure (bench/lib/rounds.ts)', () => {
+  it('opens a side with the sample that closed the one before when nothing ran between them', async () => {
+    const { events, sample } = recorder();
+    const result = await runRounds(figure(events), 2, () => undefined, sample);
+    expect(events).to.deep.equal([
+      'sample 1',
+      'service',
+      'sample 2',
+      'baseline',
+      'sample 3',
+      'baseline',
+      'sample 4',
+      'service',
+      'sample 5',
+    ]);
+    // Each side's cost spans its own measurement: from the sample before it to the one after.
+    expect(
+      result.rounds.map((round) => [round.cost.service.cpuSeconds.bench, round.cost.baseline.cpuSeconds.bench]),
+    ).to.deep.equal([
+      [1, 1],
+      [1, 1],
+    ]);
+  });
+
+  it('takes a fresh sample after a side whose figure does work after it, and after work before a side', async () => {
+    const after = recorder();
+    await runRounds(
+      figure(after.events, {
+        afterSide: async (side) => {
+          after.events.push(`after ${side}`);
+          return 'done';
+        },
+      }),
+      1,
+      () => undefined,
+      after.sample,
+    );
+    expect(after.events).to.deep.equal([
+      'sample 1',
+      'service',
+      'sample 2',
+      'after service',
+      'sample 3',
+      'baseline',
+      'sample 4',
+      'after baseline',
+    ]);
+
+    const before = recorder();
+    await runRounds(
+      figure(before.events, {
+        beforeSide: async (side) => {
+          before.events.push(`before ${side}`);
+          return 'fresh';
+        },
+      }),
+      1,
+      () => undefined,
+      before.sample,
+    );
+    expect(before.events).to.deep.equal([
+      'before service',
+      'sample 1',
+      'service',
+      'sample 2',
+      'before baseline',
+      'sample 3',
+      'baseline',
+      'sample 4',
+    ]);
+  });
+});
