@@ -39,6 +39,17 @@ function figure(events: string[], hooks: Pick<Figure, 'beforeSide' | 'afterSide'
   };
 }
 
+/** The events of one round of a figure whose `hook` records that it ran. */
+async function oneRoundWith(hook: 'beforeSide' | 'afterSide'): Promise<string[]> {
+  const { events, sample } = recorder();
+  const record = async (side: string) => {
+    events.push(`${hook} ${side}`);
+    return 'recorded';
+  };
+  await runRounds(figure(events, { [hook]: record }), 1, () => undefined, sample);
+  return events;
+}
+
 describe('bench: the samples around each side of a figure (bench/lib/rounds.ts)', () => {
   it('opens a side with the sample that closed the one before when nothing ran between them', async () => {
     const { events, sample } = recorder();
@@ -64,47 +75,22 @@ describe('bench: the samples around each side of a figure (bench/lib/rounds.ts)'
   });
 
   it('takes a fresh sample after a side whose figure does work after it, and after work before a side', async () => {
-    const after = recorder();
-    await runRounds(
-      figure(after.events, {
-        afterSide: async (side) => {
-          after.events.push(`after ${side}`);
-          return 'done';
-        },
-      }),
-      1,
-      () => undefined,
-      after.sample,
-    );
-    expect(after.events).to.deep.equal([
+    expect(await oneRoundWith('afterSide')).to.deep.equal([
       'sample 1',
       'service',
       'sample 2',
-      'after service',
+      'afterSide service',
       'sample 3',
       'baseline',
       'sample 4',
-      'after baseline',
+      'afterSide baseline',
     ]);
-
-    const before = recorder();
-    await runRounds(
-      figure(before.events, {
-        beforeSide: async (side) => {
-          before.events.push(`before ${side}`);
-          return 'fresh';
-        },
-      }),
-      1,
-      () => undefined,
-      before.sample,
-    );
-    expect(before.events).to.deep.equal([
-      'before service',
+    expect(await oneRoundWith('beforeSide')).to.deep.equal([
+      'beforeSide service',
       'sample 1',
       'service',
       'sample 2',
-      'before baseline',
+      'beforeSide baseline',
       'sample 3',
       'baseline',
       'sample 4',
