@@ -93,7 +93,10 @@ async function main(): Promise<void> {
         say(summary(result));
         if (result.violation) {
           const v = result.violation;
-          say(`VIOLATION seed ${v.seed}, step ${v.step} (${v.action}) at simulated ${v.at}:`);
+          say(
+            `VIOLATION seed ${v.seed}, step ${v.step} (${v.action}) at simulated ${v.at}, ` +
+              `${(result.simulatedMs / 60_000).toFixed(1)} simulated minutes into the run:`,
+          );
           for (const problem of v.problems) say(`  ${problem}`);
           say(`replay: ${v.replay}`);
           failed = true;

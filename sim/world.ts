@@ -8,6 +8,7 @@ import type { Worker } from '@temporalio/worker';
 import { createDb, type Db } from '../src/db/knex';
 import type { PaymentProvider } from '../src/providers/provider';
 import { createTimeSkippingEnv, createTimeSkippingWorker, testConfig } from '../test/helpers/stack';
+import { plantWrite, type Plant, type RecordPaymentStatus } from './plants';
 
 /** The simulator's task queue on the test server. */
 export const SIM_TASK_QUEUE = 'simulation';
@@ -18,6 +19,8 @@ export interface World {
   db: Db;
   /** Puts `adapter` behind the sandbox `momo` provider of the workers (the run's operator, maybe with a plant). */
   useAdapter(adapter: PaymentProvider): void;
+  /** Plants `plant` in the workers' activities (sim/plants.ts `plantWrite`) for the current run; none: no plant. */
+  usePlant(plant: Plant | undefined): void;
   stop(): Promise<void>;
 }
 
@@ -59,15 +62,30 @@ export async function startWorld(): Promise<World> {
     fetchRefund: (request) => slot().fetchRefund(request),
     parseCallback: (request) => slot().parseCallback(request),
   };
-  const worker: Worker = await createTimeSkippingWorker(env, db, SIM_TASK_QUEUE, (registry) => ({
-    get: (environment, provider) =>
-      environment === 'sandbox' && provider === 'momo' ? adapter : registry.get(environment, provider),
-  }));
+  let plant: Plant | undefined;
+  // The activities as the worker registers them, with the status write through the current run's plant.
+  const wrap = <T extends object>(activities: T): T => {
+    const record = (activities as { recordPaymentStatus?: RecordPaymentStatus }).recordPaymentStatus;
+    if (!record) return activities;
+    const planted: RecordPaymentStatus = (payment, orders) => plantWrite(plant, record)(payment, orders);
+    return { ...activities, recordPaymentStatus: planted };
+  };
+  const worker: Worker = await createTimeSkippingWorker(
+    env,
+    db,
+    SIM_TASK_QUEUE,
+    (registry) => ({
+      get: (environment, provider) =>
+        environment === 'sandbox' && provider === 'momo' ? adapter : registry.get(environment, provider),
+    }),
+    wrap,
+  );
   const running = worker.run();
   return {
     env,
     db,
     useAdapter: (next) => void (current = next),
+    usePlant: (next) => void (plant = next),
     async stop() {
       worker.shutdown();
       await running;

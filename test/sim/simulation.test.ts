@@ -41,6 +41,8 @@ describe('simulation (docs/simulation.md)', function () {
   const FINDINGS: Record<Plant, RegExp> = {
     'refund-sent-on-retry': /sent to the operator as|the operator's books/,
     'lost-answer-as-failure': /clearing 0, the operator's books [1-9]/,
+    'skipped-posting': /completed has 0 collection journals/,
+    'status-without-event': /without its payment\.[a-z]+ event/,
   };
 
   for (const plant of PLANTS)
