@@ -37,6 +37,7 @@ function summary(r: RunResult): string {
     .join(', ');
   return (
     `seed ${r.seed}: ${r.payments} payments (${statuses}), ${r.refunds} refunds, ${r.cancels} cancels, ` +
+    `${r.deliveries} webhook requests, ` +
     `${(r.simulatedMs / 3_600_000).toFixed(1)} simulated h in ${(r.wallMs / 1000).toFixed(1)} s`
   );
 }

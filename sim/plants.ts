@@ -3,8 +3,7 @@
  * (docs/simulation.md#planted-bugs). Nothing here reaches the service: a plant wraps the simulated operator's adapter,
  * or the activities, of the simulator's worker only.
  */
-import type { WriteOrders } from '../src/domain/payment-table';
-import type { PaymentSnapshot } from '../src/domain/payment';
+import type { Activities } from '../src/activities';
 import { ProviderRefusal, type PaymentProvider } from '../src/providers/provider';
 
 /** The bugs that can be planted. */
@@ -13,6 +12,7 @@ export const PLANTS = [
   'lost-answer-as-failure',
   'skipped-posting',
   'status-without-event',
+  'duplicated-delivery',
 ] as const;
 
 /** One of {@link PLANTS}. */
@@ -58,17 +58,29 @@ export function plantBug(plant: Plant, adapter: PaymentProvider): PaymentProvide
   };
 }
 
-/** The payment status write the workflows call (`recordPaymentStatus`, src/workflows/activity-contracts.ts). */
-export type RecordPaymentStatus = (payment: PaymentSnapshot, orders: WriteOrders) => Promise<PaymentSnapshot>;
-
 /**
- * `record` with `plant`: `skipped-posting` writes a payment's status without the ledger postings its row orders (the
- * collection journal of a completion, docs/ledger.md#postings), as a write that forgot its postings would;
- * `status-without-event` writes it without the event its row emits (docs/webhooks.md), as a write that forgot its
- * event would. Other plants (and none) leave the write alone.
+ * The worker's `activities` with the plant `current()` names at each call: `skipped-posting` writes a payment's
+ * status without the ledger postings its row orders (the collection journal of a completion, docs/ledger.md#postings),
+ * as a write that forgot its postings would; `status-without-event` writes it without the event its row emits
+ * (docs/payments.md#events), as a write that forgot its event would; `duplicated-delivery` makes every webhook
+ * attempt twice (docs/webhooks.md#retries), as an activity retried after its request was answered would. Other plants
+ * (and none) leave the activities alone.
  */
-export function plantWrite(plant: Plant | undefined, record: RecordPaymentStatus): RecordPaymentStatus {
-  if (plant === 'skipped-posting') return (payment, orders) => record(payment, { ...orders, post: [] });
-  if (plant === 'status-without-event') return (payment, orders) => record(payment, { ...orders, emit: null });
-  return record;
+export function plantActivities(current: () => Plant | undefined, activities: Activities): Activities {
+  const { recordPaymentStatus: record, deliverAndRecordWebhook: deliver } = activities;
+  return {
+    ...activities,
+    recordPaymentStatus(payment, orders) {
+      const plant = current();
+      if (plant === 'skipped-posting') return record(payment, { ...orders, post: [] });
+      if (plant === 'status-without-event') return record(payment, { ...orders, emit: null });
+      return record(payment, orders);
+    },
+    async deliverAndRecordWebhook(input) {
+      const result = await deliver(input);
+      if (current() !== 'duplicated-delivery' || result.kind !== 'attempted') return result;
+      await deliver(input).catch(() => undefined);
+      return result;
+    },
+  };
 }

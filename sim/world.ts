@@ -6,9 +6,11 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createDb, type Db } from '../src/db/knex';
+import type { Activities } from '../src/activities';
 import type { PaymentProvider } from '../src/providers/provider';
 import { createTimeSkippingEnv, createTimeSkippingWorker, testConfig } from '../test/helpers/stack';
-import { plantWrite, type Plant, type RecordPaymentStatus } from './plants';
+import { startEndpoints, type Endpoints } from './endpoints';
+import { plantActivities, type Plant } from './plants';
 
 /** The simulator's task queue on the test server. */
 export const SIM_TASK_QUEUE = 'simulation';
@@ -17,9 +19,11 @@ export const SIM_TASK_QUEUE = 'simulation';
 export interface World {
   env: TestWorkflowEnvironment;
   db: Db;
+  /** The merchants' webhook endpoints (sim/endpoints.ts). */
+  endpoints: Endpoints;
   /** Puts `adapter` behind the sandbox `momo` provider of the workers (the run's operator, maybe with a plant). */
   useAdapter(adapter: PaymentProvider): void;
-  /** Plants `plant` in the workers' activities (sim/plants.ts `plantWrite`) for the current run; none: no plant. */
+  /** Plants `plant` in the workers' activities (sim/plants.ts `plantActivities`) for this run; none: no plant. */
   usePlant(plant: Plant | undefined): void;
   stop(): Promise<void>;
 }
@@ -63,13 +67,9 @@ export async function startWorld(): Promise<World> {
     parseCallback: (request) => slot().parseCallback(request),
   };
   let plant: Plant | undefined;
-  // The activities as the worker registers them, with the status write through the current run's plant.
-  const wrap = <T extends object>(activities: T): T => {
-    const record = (activities as { recordPaymentStatus?: RecordPaymentStatus }).recordPaymentStatus;
-    if (!record) return activities;
-    const planted: RecordPaymentStatus = (payment, orders) => plantWrite(plant, record)(payment, orders);
-    return { ...activities, recordPaymentStatus: planted };
-  };
+  // The activities as the worker registers them, through the current run's plant.
+  const wrap = <T extends object>(activities: T): T =>
+    plantActivities(() => plant, activities as unknown as Activities) as unknown as T;
   const worker: Worker = await createTimeSkippingWorker(
     env,
     db,
@@ -81,14 +81,17 @@ export async function startWorld(): Promise<World> {
     wrap,
   );
   const running = worker.run();
+  const endpoints = await startEndpoints();
   return {
     env,
     db,
+    endpoints,
     useAdapter: (next) => void (current = next),
     usePlant: (next) => void (plant = next),
     async stop() {
       worker.shutdown();
       await running;
+      await endpoints.close();
       await env.teardown();
       await db.destroy();
     },

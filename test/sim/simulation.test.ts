@@ -43,6 +43,7 @@ describe('simulation (docs/simulation.md)', function () {
     'lost-answer-as-failure': /clearing 0, the operator's books [1-9]/,
     'skipped-posting': /completed has 0 collection journals/,
     'status-without-event': /without its payment\.[a-z]+ event/,
+    'duplicated-delivery': /delivered to \S+ again after its 2xx/,
   };
 
   for (const plant of PLANTS)
