@@ -1,8 +1,9 @@
 /**
- * One seed's run of the simulator (docs/simulation.md): merchants, payments, partial and concurrent refunds, cancels
- * and the passing of time, drawn from the seed's driver stream, through the real payment workflows and activities
- * against the simulated operator; the invariants (docs/simulation.md#invariants) checked after every step and at
- * the end. The first violation ends the run with the seed, the step and the command that replays it.
+ * One seed's run of the simulator (docs/simulation.md): merchants with a webhook endpoint each, payments, partial and
+ * concurrent refunds, cancels and the passing of time, drawn from the seed's driver stream, through the real payment
+ * and webhook delivery workflows and activities against the simulated operator; the invariants
+ * (docs/simulation.md#invariants) checked after every step and at the end. The first violation ends the run with the
+ * seed, the step and the command that replays it.
  */
 import { WorkflowIdReusePolicy, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
