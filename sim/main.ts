@@ -37,6 +37,7 @@ function summary(r: RunResult): string {
     .join(', ');
   return (
     `seed ${r.seed}: ${r.payments} payments (${statuses}), ${r.refunds} refunds, ${r.cancels} cancels, ` +
+    `${r.deliveries} webhook requests, ` +
     `${(r.simulatedMs / 3_600_000).toFixed(1)} simulated h in ${(r.wallMs / 1000).toFixed(1)} s`
   );
 }
@@ -93,7 +94,10 @@ async function main(): Promise<void> {
         say(summary(result));
         if (result.violation) {
           const v = result.violation;
-          say(`VIOLATION seed ${v.seed}, step ${v.step} (${v.action}) at simulated ${v.at}:`);
+          say(
+            `VIOLATION seed ${v.seed}, step ${v.step} (${v.action}) at simulated ${v.at}, ` +
+              `${(result.simulatedMs / 60_000).toFixed(1)} simulated minutes into the run:`,
+          );
           for (const problem of v.problems) say(`  ${problem}`);
           say(`replay: ${v.replay}`);
           failed = true;

@@ -94,6 +94,8 @@ export interface SimOperator {
   collected(paymentId: string, nowMs: number): number;
   /** What the operator refunded of `paymentId` by `nowMs`, in minor units. */
   refunded(paymentId: string, nowMs: number): number;
+  /** What the operator paid back under refund id `refundId` by `nowMs` (under any key it was sent), minor units. */
+  refundedFor(refundId: string, nowMs: number): number;
   /** True when a success of `paymentId` after its expiry had its every callback lost (a reconciliation exception). */
   lateSuccessUnannounced(paymentId: string): boolean;
   /** Refund ids for which more than one request moved money (sent twice under different keys), with the keys. */
@@ -308,6 +310,11 @@ export function createSimOperator(
       if (!t) return 0;
       return [...refunds.values()]
         .filter((r) => r.reference === t.reference && refundAt(r, nowMs).status === 'succeeded')
+        .reduce((sum, r) => sum + r.amount, 0);
+    },
+    refundedFor(refundId, nowMs) {
+      return [...refunds.values()]
+        .filter((r) => r.refundId === refundId && refundAt(r, nowMs).status === 'succeeded')
         .reduce((sum, r) => sum + r.amount, 0);
     },
     lateSuccessUnannounced: (paymentId) => unannounced.has(paymentId),

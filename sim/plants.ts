@@ -1,12 +1,19 @@
 /**
- * Bugs the simulator plants through its own hook, one at a time, to show that its invariants find them
- * (docs/simulation.md#planted-bugs). Nothing here reaches the service: a plant wraps the simulated operator's adapter
- * in the simulator's worker only.
+ * Bugs the simulator plants through its own hooks, one at a time, to show that its invariants find them
+ * (docs/simulation.md#planted-bugs). Nothing here reaches the service: a plant wraps the simulated operator's adapter,
+ * or the activities, of the simulator's worker only.
  */
+import type { Activities } from '../src/activities';
 import { ProviderRefusal, type PaymentProvider } from '../src/providers/provider';
 
 /** The bugs that can be planted. */
-export const PLANTS = ['refund-sent-on-retry', 'lost-answer-as-failure'] as const;
+export const PLANTS = [
+  'refund-sent-on-retry',
+  'lost-answer-as-failure',
+  'skipped-posting',
+  'status-without-event',
+  'duplicated-delivery',
+] as const;
 
 /** One of {@link PLANTS}. */
 export type Plant = (typeof PLANTS)[number];
@@ -15,7 +22,8 @@ export type Plant = (typeof PLANTS)[number];
  * `adapter` with `plant`: `refund-sent-on-retry` sends every repeated refund call (a retry after a lost answer) under
  * a new idempotency key, as an adapter that built its key from the attempt would, so the operator takes it as a
  * second refund. `lost-answer-as-failure` reads a status question the operator did not answer in time as the
- * payment's failure (`provider_error`), as an adapter that mapped its time-outs to a refusal would.
+ * payment's failure (`provider_error`), as an adapter that mapped its time-outs to a refusal would. Other plants leave
+ * the adapter alone.
  */
 export function plantBug(plant: Plant, adapter: PaymentProvider): PaymentProvider {
   if (plant === 'lost-answer-as-failure')
@@ -35,6 +43,7 @@ export function plantBug(plant: Plant, adapter: PaymentProvider): PaymentProvide
         }
       },
     };
+  if (plant !== 'refund-sent-on-retry') return adapter;
   const sent = new Map<string, number>();
   return {
     ...adapter,
@@ -45,6 +54,33 @@ export function plantBug(plant: Plant, adapter: PaymentProvider): PaymentProvide
       sent.set(request.idempotencyKey, n);
       const key = n === 1 ? request.idempotencyKey : `${request.idempotencyKey}:retry${n}`;
       return adapter.refund({ ...request, idempotencyKey: key });
+    },
+  };
+}
+
+/**
+ * The worker's `activities` with the plant `current()` names at each call: `skipped-posting` writes a payment's
+ * status without the ledger postings its row orders (the collection journal of a completion, docs/ledger.md#postings),
+ * as a write that forgot its postings would; `status-without-event` writes it without the event its row emits
+ * (docs/payments.md#events), as a write that forgot its event would; `duplicated-delivery` makes every webhook
+ * attempt twice (docs/webhooks.md#retries), as an activity retried after its request was answered would. Other plants
+ * (and none) leave the activities alone.
+ */
+export function plantActivities(current: () => Plant | undefined, activities: Activities): Activities {
+  const { recordPaymentStatus: record, deliverAndRecordWebhook: deliver } = activities;
+  return {
+    ...activities,
+    recordPaymentStatus(payment, orders) {
+      const plant = current();
+      if (plant === 'skipped-posting') return record(payment, { ...orders, post: [] });
+      if (plant === 'status-without-event') return record(payment, { ...orders, emit: null });
+      return record(payment, orders);
+    },
+    async deliverAndRecordWebhook(input) {
+      const result = await deliver(input);
+      if (current() !== 'duplicated-delivery' || result.kind !== 'attempted') return result;
+      await deliver(input).catch(() => undefined);
+      return result;
     },
   };
 }

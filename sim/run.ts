@@ -1,8 +1,9 @@
 /**
- * One seed's run of the simulator (docs/simulation.md): merchants, payments, partial and concurrent refunds, cancels
- * and the passing of time, drawn from the seed's driver stream, through the real payment workflows and activities
- * against the simulated operator; the invariants (docs/simulation.md#invariants) checked after every step and at
- * the end. The first violation ends the run with the seed, the step and the command that replays it.
+ * One seed's run of the simulator (docs/simulation.md): merchants with a webhook endpoint each, payments, partial and
+ * concurrent refunds, cancels and the passing of time, drawn from the seed's driver stream, through the real payment
+ * and webhook delivery workflows and activities against the simulated operator; the invariants
+ * (docs/simulation.md#invariants) checked after every step and at the end. The first violation ends the run with the
+ * seed, the step and the command that replays it.
  */
 import { WorkflowIdReusePolicy, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -20,12 +21,27 @@ import {
   refundPaymentUpdate,
 } from '../src/workflows/messages';
 import { insertMerchant, mobileMoneyPayment } from '../test/helpers/fixtures';
+import { insertWebhook } from '../test/helpers/webhooks';
 import { ledgerProblems } from '../test/helpers/ledger';
 import { testConfig } from '../test/helpers/stack';
 import { createSimOperator, type SimOperator } from './operator';
 import { plantBug, type Plant } from './plants';
 import { draws } from './random';
+import type { Received } from './endpoints';
 import { SIM_TASK_QUEUE, type World } from './world';
+
+/** The events each merchant's endpoint subscribes to (docs/webhooks.md): every one the run's payments emit. */
+export const SUBSCRIBED_EVENTS = [
+  'payment.created',
+  'payment.completed',
+  'payment.failed',
+  'payment.cancelled',
+  'refund.completed',
+  'refund.failed',
+];
+
+/** The share of deliveries an endpoint answers 503 (a retry, docs/webhooks.md#retries). */
+const ENDPOINT_FAILURE = 0.1;
 
 /** What one run does. */
 export interface RunOptions {
@@ -59,6 +75,8 @@ export interface RunResult {
   payments: number;
   refunds: number;
   cancels: number;
+  /** Webhook requests the merchants' endpoints received (retries and duplicates included). */
+  deliveries: number;
   /** Simulated milliseconds from the first step to the end of the drain. */
   simulatedMs: number;
   /** Wall milliseconds the run took. */
@@ -93,6 +111,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   const startMs = nowMs;
   const operator = createSimOperator('momo', options.seed, () => nowMs);
   world.useAdapter(options.plant ? plantBug(options.plant, operator.adapter) : operator.adapter);
+  world.usePlant(options.plant);
   const d = draws(options.seed, 'driver');
   const nonce = `${process.pid}:${wallStart}`;
 
@@ -103,6 +122,23 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     merchants.push({ id: await insertMerchant(db), weight: i === 0 ? 10 : d.int(1, 4) });
   const merchantIds = merchants.map((m) => m.id);
   const payments: { id: string; label: string }[] = [];
+  const labels = new Map<string, string>();
+  // One endpoint per merchant, subscribed to every event the run emits; it answers 503 to a drawn share of attempts.
+  const endpointOf = new Map<string, string>();
+  for (const [i, merchant] of merchants.entries()) {
+    const name = `s${options.seed}n${wallStart}m${i}`;
+    endpointOf.set(name, merchant.id);
+    await insertWebhook(db, merchant.id, world.endpoints.url(name), { events: SUBSCRIBED_EVENTS });
+  }
+  const attempts = new Map<string, number>();
+  world.endpoints.reset((request) => {
+    const key = `${request.endpoint}:${request.type}:${labels.get(request.objectId) ?? request.objectId}`;
+    const n = attempts.get(key) ?? 0;
+    attempts.set(key, n + 1);
+    return draws(options.seed, `delivery:${key}:${n}`).chance(ENDPOINT_FAILURE) ? 503 : 200;
+  });
+  let checkedDeliveries = 0;
+  const acknowledged = new Set<string>();
   let refunds = 0;
   let cancels = 0;
 
@@ -139,6 +175,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     });
     const payment = { ...base, id: deriveId('pay_', `${nonce}:${label}`), amount, feeAmount: feeFor(amount, 'momo') };
     operator.label(payment.id, label);
+    labels.set(payment.id, label);
     payments.push({ id: payment.id, label });
     await env.client.workflow.startUpdateWithStart(initiatePaymentUpdate, {
       updateId: INITIATE_UPDATE_ID,
@@ -171,6 +208,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     const sends = shapes.slice(0, twice ? 2 : 1).map(({ rest, share }) => {
       const refundId = deriveId('ref_', `${nonce}:${label}:r${refunds++}`);
       operator.label(refundId, `${label}r${refunds}`);
+      labels.set(refundId, `${label}r${refunds}`);
       return { refundId, amount: rest ? undefined : Math.max(1, Math.floor((Number(chosen.amount) * share) / 10_000)) };
     });
     const answers = await Promise.all(
@@ -258,10 +296,66 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     );
   };
 
+  /**
+   * Deliveries received since the last check that break a rule: an event the service did not record, or of another
+   * merchant than the endpoint's, or sent again to an endpoint that had answered it 2xx (no attempt's outcome is lost
+   * here: no worker stops mid-request, docs/webhooks.md#retries).
+   */
+  const deliveryProblems = async (): Promise<string[]> => {
+    const all = world.endpoints.received();
+    // A run that stopped at its violation may leave deliveries retrying: they reach its own endpoints, not these.
+    const fresh: readonly Received[] = all.slice(checkedDeliveries).filter((r) => endpointOf.has(r.endpoint));
+    checkedDeliveries = all.length;
+    if (fresh.length === 0) return [];
+    const owners = new Map(
+      (
+        (await db('events')
+          .whereIn(
+            'id',
+            fresh.map((r) => r.eventId),
+          )
+          .select('id', 'merchant_id')) as { id: string; merchant_id: string }[]
+      ).map((e) => [e.id, e.merchant_id]),
+    );
+    const problems: string[] = [];
+    for (const r of fresh) {
+      const owner = owners.get(r.eventId);
+      if (owner === undefined)
+        problems.push(`endpoint ${r.endpoint} received ${r.type} ${r.eventId}, an unknown event`);
+      else if (owner !== endpointOf.get(r.endpoint))
+        problems.push(`endpoint ${r.endpoint} received ${r.type} ${r.eventId} of merchant ${owner}`);
+      const pair = `${r.endpoint}:${r.eventId}`;
+      if (acknowledged.has(pair))
+        problems.push(`${r.type} ${r.eventId} of ${r.objectId} was delivered to ${r.endpoint} again after its 2xx`);
+      if (r.status >= 200 && r.status < 300) acknowledged.add(pair);
+    }
+    return problems;
+  };
+
+  /** At rest: events of the run's merchants of a subscribed type that their endpoint never answered 2xx. */
+  const undelivered = async (): Promise<string[]> => {
+    const events = (await db('events')
+      .whereIn('merchant_id', merchantIds)
+      .whereIn('type', SUBSCRIBED_EVENTS)
+      .select('id', 'type', 'object_id', 'merchant_id')) as {
+      id: string;
+      type: string;
+      object_id: string;
+      merchant_id: string;
+    }[];
+    const delivered = new Set([...acknowledged].map((pair) => pair.slice(pair.indexOf(':') + 1)));
+    return events
+      .filter((e) => !delivered.has(e.id))
+      .map((e) => `${e.type} ${e.id} of ${e.object_id} never reached merchant ${e.merchant_id}'s endpoint`);
+  };
+
   const stepProblems = async (): Promise<string[]> => [
     ...(await ledgerProblems(db, { merchantIds })),
     ...operator.refundsSentTwice().map((r) => `refund ${r.refundId} was sent to the operator as ${r.keys.join(', ')}`),
     ...(await overdue()),
+    ...(await eventProblems(db, merchantIds)),
+    ...(await clearingProblems(db, merchantIds, operator)),
+    ...(await deliveryProblems()),
   ];
 
   const finish = async (step: number, action: string, problems: string[]): Promise<RunResult> => {
@@ -279,6 +373,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       payments: payments.length,
       refunds,
       cancels,
+      deliveries: world.endpoints.received().filter((r) => endpointOf.has(r.endpoint)).length,
       simulatedMs: nowMs - startMs,
       wallMs: Date.now() - wallStart,
       statuses,
@@ -291,7 +386,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
         action,
         // With the driver's labels: ids differ between runs, `p12` is the same payment in a replay.
         problems: problems.map((problem) =>
-          payments.reduce((text, p) => text.replaceAll(p.id, `${p.id} (${p.label})`), problem),
+          [...labels].reduce((text, [id, label]) => text.replaceAll(id, `${id} (${label})`), problem),
         ),
         at: new Date(nowMs).toISOString(),
         replay: replayCommand(options),
@@ -340,7 +435,11 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       .whereIn('merchant_id', merchantIds)
       .where('status', 'pending')
       .count('* as n')) as { n: string }[];
-    if (Number(open[0].n) === 0 && Number(pending[0].n) === 0) break;
+    const deliveries = (await db('webhook_deliveries')
+      .whereIn('merchant_id', merchantIds)
+      .where('status', 'pending')
+      .count('* as n')) as { n: string }[];
+    if (Number(open[0].n) === 0 && Number(pending[0].n) === 0 && Number(deliveries[0].n) === 0) break;
     const stepStart = Date.now();
     await advance(3_600_000);
     await deliverCallbacks();
@@ -348,7 +447,72 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     log(`seed ${options.seed} drain ${new Date(nowMs).toISOString()} (${Date.now() - stepStart} ms)`);
     if (problems.length > 0) return finish(step, 'drain', problems);
   }
-  return finish(0, 'final checks', await finalProblems(db, merchantIds, operator, nowMs));
+  return finish(0, 'final checks', [
+    ...(await finalProblems(db, merchantIds, operator, nowMs)),
+    ...(await deliveryProblems()),
+    ...(await undelivered()),
+  ]);
+}
+
+/** For ever: a time after every decision of the operator. */
+const EVER = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Each provider's clearing account, as the journals of the run's payments and refunds moved it, against the operator's
+ * own books for what our books say it did (docs/ledger.md#invariants, 5): every collection we booked is money the
+ * operator collected, every refund we booked paid is money it paid back under that refund id (under whatever keys it
+ * was sent). The operator's side is taken as it stands once every decision of its is made, so that a write of an
+ * activity the server ran a moment after the driver read the clock is not a false finding; what the operator did that
+ * our books do not hold yet is the final check's (finalProblems).
+ */
+async function clearingProblems(db: Db, merchantIds: string[], operator: SimOperator): Promise<string[]> {
+  const rows = (
+    await db.raw<{ rows: { provider: string; kind: 'payment' | 'refund'; id: string; posted: string }[] }>(
+      `select a.owner as provider, split_part(j.cause, ':', 1) as kind, split_part(j.cause, ':', 2) as id,
+              sum(lp.amount)::text as posted
+         from ledger_journals j
+         join ledger_postings lp on lp.journal_id = j.id
+         join ledger_accounts a on a.id = lp.account_id and a.kind = 'provider_clearing'
+        where j.cause in (select 'payment:' || p.id || ':completed' from payments p where p.merchant_id = any(?))
+           or j.cause in (select 'refund:' || r.id || ':completed' from refunds r where r.merchant_id = any(?))
+        group by a.owner, j.cause`,
+      [merchantIds, merchantIds],
+    )
+  ).rows;
+  const books = new Map<string, { posted: number; operator: number }>();
+  for (const r of rows) {
+    const provider = books.get(r.provider) ?? { posted: 0, operator: 0 };
+    provider.posted += Number(r.posted);
+    provider.operator += r.kind === 'payment' ? operator.collected(r.id, EVER) : -operator.refundedFor(r.id, EVER);
+    books.set(r.provider, provider);
+  }
+  return [...books]
+    .filter(([, b]) => b.posted !== b.operator)
+    .map(
+      ([provider, b]) =>
+        `${provider} clearing ${b.posted}, the operator's books for the same payments and refunds ${b.operator}`,
+    );
+}
+
+/**
+ * Payments of `merchantIds` in a final status without the event that status emits (`payment.completed` for a
+ * refunded one): the status and its event are one write (docs/payments.md#events), so it holds after every step.
+ */
+async function eventProblems(db: Db, merchantIds: string[]): Promise<string[]> {
+  const rows = (
+    await db.raw<{ rows: { id: string; status: string }[] }>(
+      `select p.id, p.status from payments p
+        where p.merchant_id = any(?) and p.status in ('completed', 'failed', 'cancelled', 'refunded')
+          and not exists (select 1 from events e where e.object_id = p.id
+                             and e.type = case p.status when 'refunded' then 'payment.completed'
+                                                        else 'payment.' || p.status end)`,
+      [merchantIds],
+    )
+  ).rows;
+  return rows.map(
+    (r) =>
+      `payment ${r.id} is ${r.status} without its payment.${r.status === 'refunded' ? 'completed' : r.status} event`,
+  );
 }
 
 /**

@@ -6,8 +6,11 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createDb, type Db } from '../src/db/knex';
+import type { Activities } from '../src/activities';
 import type { PaymentProvider } from '../src/providers/provider';
 import { createTimeSkippingEnv, createTimeSkippingWorker, testConfig } from '../test/helpers/stack';
+import { startEndpoints, type Endpoints } from './endpoints';
+import { plantActivities, type Plant } from './plants';
 
 /** The simulator's task queue on the test server. */
 export const SIM_TASK_QUEUE = 'simulation';
@@ -16,8 +19,12 @@ export const SIM_TASK_QUEUE = 'simulation';
 export interface World {
   env: TestWorkflowEnvironment;
   db: Db;
+  /** The merchants' webhook endpoints (sim/endpoints.ts). */
+  endpoints: Endpoints;
   /** Puts `adapter` behind the sandbox `momo` provider of the workers (the run's operator, maybe with a plant). */
   useAdapter(adapter: PaymentProvider): void;
+  /** Plants `plant` in the workers' activities (sim/plants.ts `plantActivities`) for this run; none: no plant. */
+  usePlant(plant: Plant | undefined): void;
   stop(): Promise<void>;
 }
 
@@ -59,18 +66,32 @@ export async function startWorld(): Promise<World> {
     fetchRefund: (request) => slot().fetchRefund(request),
     parseCallback: (request) => slot().parseCallback(request),
   };
-  const worker: Worker = await createTimeSkippingWorker(env, db, SIM_TASK_QUEUE, (registry) => ({
-    get: (environment, provider) =>
-      environment === 'sandbox' && provider === 'momo' ? adapter : registry.get(environment, provider),
-  }));
+  let plant: Plant | undefined;
+  // The activities as the worker registers them, through the current run's plant.
+  const wrap = <T extends object>(activities: T): T =>
+    plantActivities(() => plant, activities as unknown as Activities) as unknown as T;
+  const worker: Worker = await createTimeSkippingWorker(
+    env,
+    db,
+    SIM_TASK_QUEUE,
+    (registry) => ({
+      get: (environment, provider) =>
+        environment === 'sandbox' && provider === 'momo' ? adapter : registry.get(environment, provider),
+    }),
+    wrap,
+  );
   const running = worker.run();
+  const endpoints = await startEndpoints();
   return {
     env,
     db,
+    endpoints,
     useAdapter: (next) => void (current = next),
+    usePlant: (next) => void (plant = next),
     async stop() {
       worker.shutdown();
       await running;
+      await endpoints.close();
       await env.teardown();
       await db.destroy();
     },

@@ -1,7 +1,7 @@
 /**
- * The whole-system simulation (docs/simulation.md) in `npm test`: a small fixed set of seeds through the real payment
- * workflows and activities on the time-skipping test server and the real PostgreSQL, with no invariant broken; and a
- * bug planted by the simulator's own hook (sim/plants.ts) that the invariants find, for each plant.
+ * The whole-system simulation (docs/simulation.md) in `npm test`: a bug planted by the simulator's own hooks
+ * (sim/plants.ts) that the invariants find, for each plant; and a small fixed set of seeds through the real payment and
+ * webhook workflows and activities on the time-skipping test server and the real PostgreSQL, with no invariant broken.
  */
 import { expect } from 'chai';
 import { PLANTS, type Plant } from '../../sim/plants';
@@ -11,6 +11,12 @@ import { startWorld, type World } from '../../sim/world';
 /** The seeds `npm test` runs, and their simulated days each: a few seconds of wall time per seed. */
 const CI_SEEDS = [1, 2, 3];
 const CI_DAYS = 0.05;
+/**
+ * The seeds tried for each plant, in order, until one finds it (a tenth of a day each). Temporal's scheduling under
+ * the machine's load decides some of a run's story (docs/simulation.md#reproducibility), so a plant that seed 1
+ * usually finds is given room; the search stops at the first finding, and the file stays within 3 minutes.
+ */
+const PLANT_SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];
 
 describe('simulation (docs/simulation.md)', function () {
   this.timeout(180_000);
@@ -24,29 +30,23 @@ describe('simulation (docs/simulation.md)', function () {
     await world?.stop();
   });
 
-  it(`runs seeds ${CI_SEEDS.join(', ')} with every invariant holding after every step and at the end`, async () => {
-    const results: RunResult[] = [];
-    for (const seed of CI_SEEDS) results.push(await runSeed(world, { seed, days: CI_DAYS }));
-    for (const result of results)
-      expect(result.violation, JSON.stringify(result.violation, null, 2)).to.equal(undefined);
-    // The runs did something: payments decided both ways, and refunds sent.
-    const total = (status: string) => results.reduce((sum, r) => sum + (r.statuses[status] ?? 0), 0);
-    expect(results.reduce((sum, r) => sum + r.payments, 0)).to.be.greaterThan(10);
-    expect(total('completed') + total('refunded')).to.be.greaterThan(0);
-    expect(total('failed')).to.be.greaterThan(0);
-    expect(results.reduce((sum, r) => sum + r.refunds, 0)).to.be.greaterThan(0);
-  });
+  // The plants' searches run first, on the fresh server: after the clean seeds' drains have moved the server's clock a
+  // day or more ahead of the wall clock, seeds 1 to 8 all missed refund-sent-on-retry in two runs, which seed 1 finds
+  // on a fresh server (docs/simulation.md#the-ci-budget).
 
   /** What each planted bug breaks, as the violation says it. */
   const FINDINGS: Record<Plant, RegExp> = {
     'refund-sent-on-retry': /sent to the operator as|the operator's books/,
     'lost-answer-as-failure': /clearing 0, the operator's books [1-9]/,
+    'skipped-posting': /completed has 0 collection journals/,
+    'status-without-event': /without its payment\.[a-z]+ event/,
+    'duplicated-delivery': /delivered to \S+ again after its 2xx/,
   };
 
   for (const plant of PLANTS)
-    it(`finds the planted ${plant} within six seeds, and names the seed and its replay`, async () => {
+    it(`finds the planted ${plant} within ${PLANT_SEEDS.length} seeds, and names the seed and its replay`, async () => {
       let found: RunResult | undefined;
-      for (const seed of [1, 2, 3, 4, 5, 6]) {
+      for (const seed of PLANT_SEEDS) {
         const result = await runSeed(world, { seed, days: CI_DAYS * 2, plant });
         if (result.violation) {
           found = result;
@@ -60,4 +60,17 @@ describe('simulation (docs/simulation.md)', function () {
       );
       expect(violation.problems.join('\n')).to.match(FINDINGS[plant]);
     });
+
+  it(`runs seeds ${CI_SEEDS.join(', ')} with every invariant holding after every step and at the end`, async () => {
+    const results: RunResult[] = [];
+    for (const seed of CI_SEEDS) results.push(await runSeed(world, { seed, days: CI_DAYS }));
+    for (const result of results)
+      expect(result.violation, JSON.stringify(result.violation, null, 2)).to.equal(undefined);
+    // The runs did something: payments decided both ways, and refunds sent.
+    const total = (status: string) => results.reduce((sum, r) => sum + (r.statuses[status] ?? 0), 0);
+    expect(results.reduce((sum, r) => sum + r.payments, 0)).to.be.greaterThan(10);
+    expect(total('completed') + total('refunded')).to.be.greaterThan(0);
+    expect(total('failed')).to.be.greaterThan(0);
+    expect(results.reduce((sum, r) => sum + r.refunds, 0)).to.be.greaterThan(0);
+  });
 });
