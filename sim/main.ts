@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { migratedRunDatabase, type Database } from '../scripts/lib/postgres';
 import { throwawaySecrets } from '../scripts/lib/secrets';
@@ -47,12 +47,10 @@ async function main(): Promise<void> {
     .option('--seed <n>', 'run (replay) this one seed', integer)
     .option('--seeds <n>', 'run seeds 1 … n', integer, 1)
     .option('--days <d>', 'simulated days of traffic per seed', positive, 1)
-    .option('--plant <name>', `plant a bug: ${PLANTS.join(', ')}`)
+    .addOption(new Option('--plant <name>', 'plant a bug').choices(PLANTS))
     .option('--verbose', 'print every step')
     .parse()
-    .opts<{ seed?: number; seeds: number; days: number; plant?: string; verbose?: boolean }>();
-  if (options.plant !== undefined && !(PLANTS as readonly string[]).includes(options.plant))
-    throw new Error(`--plant must be one of ${PLANTS.join(', ')}`);
+    .opts<{ seed?: number; seeds: number; days: number; plant?: Plant; verbose?: boolean }>();
   const seeds = options.seed !== undefined ? [options.seed] : Array.from({ length: options.seeds }, (_, i) => i + 1);
 
   const runDir = path.join(root, 'var', `sim-${process.pid}`);
@@ -86,7 +84,7 @@ async function main(): Promise<void> {
         const result = await runSeed(world, {
           seed,
           days: options.days,
-          plant: options.plant as Plant | undefined,
+          plant: options.plant,
           log: options.verbose ? say : undefined,
         });
         payments += result.payments;
