@@ -43,13 +43,13 @@ async function withRetries<T>(start: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Starts a world on the database of `DATABASE_URL` and the test server of `TEMPORAL_TEST_SERVER_PATH` (as `npm test`
- * sets them, or sim/main.ts).
- * @throws Error when either is not set, or the test server does not start
+ * Starts a world on the migrated database at `databaseUrl` (default: `DATABASE_URL`) and the test server of
+ * `TEMPORAL_TEST_SERVER_PATH` (as `npm test` sets them, or sim/main.ts).
+ * @throws Error when no database is given or set, or the test server does not start
  */
-export async function startWorld(): Promise<World> {
+export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL): Promise<World> {
   const env = await withRetries(createTimeSkippingEnv);
-  const db = createDb(testConfig().DATABASE_URL, 8);
+  const db = createDb(databaseUrl, 8);
   let current: PaymentProvider | undefined;
   const slot = (): PaymentProvider => {
     if (!current) throw new Error('no simulated operator is in use');

@@ -35,7 +35,7 @@ import {
   type StatusChange,
 } from '../../src/domain/provider-health';
 import type { BenchContext } from '../lib/context';
-import { migratedSiblingDatabase } from '../lib/postgres';
+import { migratedSiblingDatabase } from '../../scripts/lib/postgres';
 import { median } from '../lib/stats';
 
 const MINUTE = 60_000;

@@ -28,7 +28,7 @@ import {
   TEMPORAL_SERVER_VERSION,
   type TemporalServer,
 } from '../../scripts/lib/temporal-server';
-import { migratedSiblingDatabase } from './postgres';
+import { migratedSiblingDatabase } from '../../scripts/lib/postgres';
 import { SERVICE_TASK_QUEUE, spawnEntry, waitForPoller, waitForReady } from './stack';
 
 /** Worker and API processes of the topology (two of each). */

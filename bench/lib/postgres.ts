@@ -113,27 +113,3 @@ export async function statementsByDatabase(db: Db): Promise<Record<string, Datab
     return {};
   }
 }
-
-/**
- * Creates database `name` on the server of `url` when missing and migrates it (the cluster's own
- * service database beside the dev stack's).
- * @returns the URL of the new database
- */
-export async function migratedSiblingDatabase(url: string, name: string): Promise<string> {
-  const admin = createDb(url, 1);
-  try {
-    const exists = await admin.raw<{ rows: unknown[] }>('SELECT 1 FROM pg_database WHERE datname = ?', [name]);
-    if (exists.rows.length === 0) await admin.raw(`CREATE DATABASE "${name.replace(/"/g, '')}"`);
-  } finally {
-    await admin.destroy();
-  }
-  const sibling = new URL(url);
-  sibling.pathname = `/${name}`;
-  const db = createDb(sibling.toString(), 2);
-  try {
-    await migrateLatest(db);
-  } finally {
-    await db.destroy();
-  }
-  return sibling.toString();
-}

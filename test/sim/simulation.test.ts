@@ -4,9 +4,11 @@
  * webhook workflows and activities on the time-skipping test server and the real PostgreSQL, with no invariant broken.
  */
 import { expect } from 'chai';
+import { migratedSiblingDatabase } from '../../scripts/lib/postgres';
 import { PLANTS, type Plant } from '../../sim/plants';
 import { runSeed, type RunResult } from '../../sim/run';
 import { startWorld, type World } from '../../sim/world';
+import { testConfig } from '../helpers/stack';
 
 /** The seeds `npm test` runs, and their simulated days each: a few seconds of wall time per seed. */
 const CI_SEEDS = [1, 2, 3];
@@ -22,8 +24,10 @@ describe('simulation (docs/simulation.md)', function () {
   this.timeout(180_000);
   let world: World;
 
+  // A database of its own on the suite's server: the planted bugs break the books on purpose, and the suite's last
+  // check (test/zz-ledger.test.ts) proves every journal of its own database.
   before(async () => {
-    world = await startWorld();
+    world = await startWorld(await migratedSiblingDatabase(testConfig().DATABASE_URL, 'paycollect_sim'));
   });
 
   after(async () => {
