@@ -329,6 +329,7 @@ async function main(): Promise<void> {
         runDir: running.runDir,
         databaseUrl: running.databaseUrl,
         maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
+        workflowBundle: running.workflowBundle,
         say,
       });
       clusterDescription = cluster.description;
