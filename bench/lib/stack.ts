@@ -41,6 +41,12 @@ export interface StackOptions {
   say: (line: string) => void;
   /** Writes V8 CPU profiles of the service worker and the API into `<runDir>/profiles` (kept). */
   profile?: boolean;
+  /**
+   * Work started once the database and the workflow bundles are ready, run beside the rest of the start (the Temporal
+   * dev server, the workers, the APIs) and awaited before the stack is answered: figure (e)'s cluster, which needs the
+   * database and the bundle only. Nothing is measured while a stack starts. Its failure fails the start.
+   */
+  beside?: (ready: { runDir: string; databaseUrl: string; workflowBundle: string }) => Promise<void>;
 }
 
 /** A running stack. */
@@ -219,6 +225,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     bundles.catch(() => undefined);
     database = await startBenchDatabase(path.join(runDir, 'pgdata'), say);
     const databaseUrl = database.url;
+    const workflowBundles = await bundles;
+    const besides = options.beside?.({ runDir, databaseUrl, workflowBundle: workflowBundles.service });
+    // Caught here, thrown where awaited (below, after the dev stack's own start).
+    besides?.catch(() => undefined);
 
     say('starting the Temporal dev server (SQLite file)');
     temporal = await startDevServer({
@@ -243,7 +253,6 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       RATE_LIMIT_MULTIPLIER: '1000000',
       WORKER_MAX_CACHED_WORKFLOWS: String(options.maxCachedWorkflows),
     };
-    const workflowBundles = await bundles;
     serviceEnv.WORKER_WORKFLOW_BUNDLE = workflowBundles.service;
     let workerGeneration = 0;
     const startServiceWorker = async (nodeFlags: string[] = []): Promise<ChildProcess> => {
@@ -315,6 +324,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const fairApiUrl = `http://127.0.0.1:${fairApiPort}`;
     await waitForListening(fairApiUrl, fairApi);
     let baselineWorker = await baselineStarting;
+    await besides;
     const restartWorker = async (which: 'service' | 'baseline', nodeFlags?: string[]): Promise<void> => {
       if (which === 'service') serviceWorker = await replace(serviceWorker, () => startServiceWorker(nodeFlags));
       else baselineWorker = await replace(baselineWorker, startBaselineWorker);
