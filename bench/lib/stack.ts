@@ -167,8 +167,9 @@ async function waitForListening(url: string, child: ChildProcess, timeoutMs = 60
 
 /**
  * Builds the service's workflow bundle (as `npm run build:workflows`) and the baseline worker's into `runDir` once,
- * while the databases start, so that no worker start of the run pays for webpack (about 2 s of CPU a start, six
- * starts a side in a full run); both sides are given theirs alike. @returns the two files' paths
+ * while the databases start, so that no worker start of the run pays for webpack (about 2 s of CPU a start; a full
+ * run starts the service's six times, the baseline's five); both sides are given theirs alike.
+ * @returns the two files' paths
  */
 async function buildWorkflowBundles(
   runDir: string,
