@@ -318,19 +318,12 @@ async function main(): Promise<void> {
   say(`load average at start: ${machine.loadAverageAtStart.join(' ')} (other work on this machine adds noise)`);
 
   const profile = process.env.BENCH_PROFILE === '1';
-  stack = await startStack({ root, cliPath, maxCachedWorkflows: MAX_CACHED_WORKFLOWS, say, profile });
-  const running = stack;
   const figures: AnyFigure[] = [];
   let clusterDescription: ClusterStack['description'] | undefined;
-  if (selected('e')) {
+  /** Figure (e)'s cluster, started beside the dev stack's own start; a cluster that fails leaves (e) unavailable. */
+  const startCluster = async (ready: { runDir: string; databaseUrl: string; workflowBundle: string }) => {
     try {
-      cluster = await startClusterStack({
-        root,
-        runDir: running.runDir,
-        databaseUrl: running.databaseUrl,
-        maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
-        say,
-      });
+      cluster = await startClusterStack({ root, ...ready, maxCachedWorkflows: MAX_CACHED_WORKFLOWS, say });
       clusterDescription = cluster.description;
       say(`cluster ready: ${JSON.stringify(cluster.description)}`);
     } catch (error) {
@@ -341,7 +334,16 @@ async function main(): Promise<void> {
         unavailable: `cluster did not start: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`,
       });
     }
-  }
+  };
+  stack = await startStack({
+    root,
+    cliPath,
+    maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
+    say,
+    profile,
+    ...(selected('e') ? { beside: startCluster } : {}),
+  });
+  const running = stack;
   const db = createDb(running.databaseUrl, 8);
   const dev: ServiceTarget = { name: 'dev server', apiUrl: running.apiUrl, db, client: running.client };
   const clusterTarget: ServiceTarget | undefined = cluster

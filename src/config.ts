@@ -106,6 +106,11 @@ const settings = z.object({
    * limit). Raised by the benchmark so that its memory figure measures cached workflows, not eviction.
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2).max(1_000_000).optional(),
+  /**
+   * A workflow bundle built ahead by `npm run build:workflows` (a file path; unset = the worker builds the bundle at
+   * each start, a few seconds of CPU, docs/operations.md#workers). It must come from the same source as the worker.
+   */
+  WORKER_WORKFLOW_BUNDLE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Sandbox simulated customer approval delay in milliseconds (docs/payments.md#sandbox-scenarios: 3 s). */
   SANDBOX_APPROVAL_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),

@@ -5,6 +5,7 @@
  * cannot take the slots payments need; `WORKER_ROLE` runs one of them only (the production topology,
  * docs/operations.md#workers). Started by `npm start` as its own process; stops cleanly on SIGINT/SIGTERM.
  */
+import fs from 'node:fs/promises';
 import { bundleWorkflowCode, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from './activities';
 import { BUSINESS_HISTOGRAM_BUCKETS } from './activities/business-metrics';
@@ -147,11 +148,37 @@ export function installRuntime(logger: Logger, level: string, host: string, metr
  * The workflow bundle built with webpack kept quiet: its statistics (an `info` of many lines) are
  * dropped, its warnings and errors logged; one `info` line says the bundle's size.
  */
-async function quietWorkflowBundle(logger: Logger): Promise<{ code: string }> {
+export async function quietWorkflowBundle(logger: Logger): Promise<{ code: string }> {
   const bundler = logger.child({ component: 'bundler' }, { level: logger.levelVal > 40 ? logger.level : 'warn' });
   const bundle = await bundleWorkflowCode({ ...WORKFLOW_BUNDLE, logger: temporalLogger(bundler) });
   logger.info({ component: 'bundler', bytes: bundle.code.length }, 'workflow bundle built');
   return { code: bundle.code };
+}
+
+/**
+ * The worker's workflow bundle: the file `WORKER_WORKFLOW_BUNDLE` names, built ahead by `npm run build:workflows`
+ * (docs/operations.md#workers), read as it is; else built now ({@link quietWorkflowBundle}, a few seconds of CPU).
+ * @returns the bundle's code, in memory
+ * @throws Error naming the setting when the file cannot be read or is empty
+ */
+export async function workerWorkflowBundle(
+  config: Pick<Config, 'WORKER_WORKFLOW_BUNDLE'>,
+  logger: Logger,
+): Promise<{ code: string }> {
+  const file = config.WORKER_WORKFLOW_BUNDLE;
+  if (file === undefined) return quietWorkflowBundle(logger);
+  let code: string;
+  try {
+    code = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    throw new Error(
+      `WORKER_WORKFLOW_BUNDLE: cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  if (code.trim() === '') throw new Error(`WORKER_WORKFLOW_BUNDLE: ${file} is empty`);
+  logger.info({ component: 'bundler', bytes: code.length, file }, 'workflow bundle read');
+  return { code };
 }
 
 async function main(): Promise<void> {
@@ -161,9 +188,9 @@ async function main(): Promise<void> {
   const deps = await createActivityDeps(config, logger);
   const connection = await connectWorker(config);
   const queues = workerQueues(config);
-  const workflowBundle = await quietWorkflowBundle(logger);
-  // One Worker per task queue, sharing the connection and the bundle (built here, quietly; the options' own bundling
-  // settings go with it).
+  const workflowBundle = await workerWorkflowBundle(config, logger);
+  // One Worker per task queue, sharing the connection and the bundle (built here, quietly, or read as built ahead; the
+  // options' own bundling settings go with it).
   const workers = await Promise.all(
     queues.map(async (queue) => {
       const {

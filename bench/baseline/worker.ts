@@ -9,8 +9,10 @@
  * caches). Stops on SIGTERM.
  *
  * Environment: TEMPORAL_ADDRESS; DATABASE_URL (the service's database, which the fair baseline's activity writes);
- * BENCH_MAX_CACHED_WORKFLOWS (the same value as the service worker's).
+ * BENCH_MAX_CACHED_WORKFLOWS (the same value as the service worker's); BENCH_WORKFLOW_BUNDLE (the workflow bundle built
+ * once for the run, as the service worker's WORKER_WORKFLOW_BUNDLE; unset = built at the start).
  */
+import fs from 'node:fs';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { createDb } from '../../src/db/knex';
 import { answerRequests } from '../lib/ipc';
@@ -30,7 +32,11 @@ async function main(): Promise<void> {
   const db = createDb(databaseUrl, 10);
   const maxCached = process.env.BENCH_MAX_CACHED_WORKFLOWS ? Number(process.env.BENCH_MAX_CACHED_WORKFLOWS) : undefined;
   const connection = await NativeConnection.connect({ address });
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows') });
+  // The bundle the bench built once for the run (as the service worker's WORKER_WORKFLOW_BUNDLE), else built here.
+  const prebuilt = process.env.BENCH_WORKFLOW_BUNDLE;
+  const workflowBundle = prebuilt
+    ? { code: fs.readFileSync(prebuilt, 'utf8') }
+    : await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows') });
   const workers = await Promise.all(
     [BASELINE_TASK_QUEUE, BASELINE_DELIVERY_TASK_QUEUE].map((taskQueue) =>
       Worker.create({

@@ -44,6 +44,8 @@ export interface ClusterOptions {
   databaseUrl: string;
   /** `WORKER_MAX_CACHED_WORKFLOWS` of its workers, as the dev stack's. */
   maxCachedWorkflows: number;
+  /** The service's workflow bundle the dev stack built for the run (`WORKER_WORKFLOW_BUNDLE` of every worker). */
+  workflowBundle?: string;
   say: (line: string) => void;
 }
 
@@ -151,6 +153,7 @@ export async function startClusterStack(options: ClusterOptions): Promise<Cluste
       HOST: '127.0.0.1',
       RATE_LIMIT_MULTIPLIER: '1000000',
       WORKER_MAX_CACHED_WORKFLOWS: String(options.maxCachedWorkflows),
+      ...(options.workflowBundle ? { WORKER_WORKFLOW_BUNDLE: options.workflowBundle } : {}),
     };
     say(`starting ${CLUSTER_WORKERS} workers and ${CLUSTER_APIS} API processes behind one port`);
     const workers: ChildProcess[] = [];
