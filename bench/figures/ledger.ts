@@ -524,7 +524,7 @@ export async function measureLedger(
   await run(hotMerchantFigure(context, options), rounds.hot);
   const seeding = seededMerchant(context, options);
   if (besideSeed) {
-    context.say('(f) seeding the balance read while (h) runs its simulated time beside it');
+    context.say('(f) seeding the balance read while what measures nothing on the wall clock runs beside it');
     await Promise.all([seeding, besideSeed(seeding)]);
   }
   await run(balanceReadFigure(context, options, seeding), rounds.balance);

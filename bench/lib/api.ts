@@ -57,19 +57,32 @@ export function paymentBody(phone: string, benchId?: string): Record<string, unk
   };
 }
 
-/** Creates one payment with a fresh idempotency key; resolves with its id. */
+/**
+ * Creates one payment with a fresh idempotency key; resolves with its id. With `retriesWhenUnavailable`, a 503 is sent
+ * again with the same key up to that many times.
+ * @throws Error on any other answer than 201, or the last 503
+ */
 export async function createPayment(
   apiUrl: string,
   developer: Developer,
   body: Record<string, unknown>,
+  options: { retriesWhenUnavailable?: number } = {},
 ): Promise<string> {
-  const answer = await postJson<{ data: { id: string } }>(
-    `${apiUrl}/v1/payments`,
-    body,
-    { authorization: `Bearer ${developer.key}`, 'idempotency-key': randomBytes(16).toString('hex') },
-    201,
-  );
-  return answer.data.id;
+  const key = randomBytes(16).toString('hex');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const answer = await postJson<{ data: { id: string } }>(
+        `${apiUrl}/v1/payments`,
+        body,
+        { authorization: `Bearer ${developer.key}`, 'idempotency-key': key },
+        201,
+      );
+      return answer.data.id;
+    } catch (error) {
+      // A 503 is sent again with the same key, as docs/operations.md#deadlines tells a client to; only where asked.
+      if (attempt >= (options.retriesWhenUnavailable ?? 0) || !/ answered 503,/.test(String(error))) throw error;
+    }
+  }
 }
 
 /** A webhook endpoint as created (docs/webhooks.md#endpoints): its id and signing secret. */
