@@ -34,11 +34,17 @@ export const nextAction = z
       type: z.literal('mobile_money_approval').openapi({ description: 'The customer approves on their phone' }),
       message: z.string().openapi({ description: 'What to tell the customer' }),
     }),
+    z.object({
+      type: z.literal('redirect').openapi({ description: "The customer pays on the provider's own page" }),
+      url: z.string().openapi({
+        description: "The provider's payment page (Orange Money's web payment): send the customer's browser there",
+      }),
+    }),
   ])
   .nullable()
   .openapi('NextAction', {
     description:
-      'What the customer or your front end does next, as the provider gave it: transfer instructions, the card confirmation, or the mobile money prompt; null once nothing is awaited',
+      "What the customer or your front end does next, as the provider gave it: transfer instructions, the card confirmation, the mobile money prompt, or the provider's payment page to send the customer to; null once nothing is awaited",
   });
 
 /**
