@@ -223,6 +223,34 @@ describe('Orange Money adapter (orange, docs/providers.md#orange-money-orange) a
       expect(fake.requests.length, 'nothing reached Orange').to.equal(before);
     });
 
+    it("collects XAF from a Cameroonian number on a Cameroon account (market cm), sent as Orange's XAF, whole francs", async () => {
+      const cameroon = await startOrangeFake({ market: 'cm', notifications: 'off' });
+      try {
+        const adapter = createOrangeProvider(
+          { ...settings, market: 'cm', baseUrl: cameroon.url },
+          { callbackSecret: CALLBACK_SECRET, requestLog: memoryRequestLog() },
+        );
+        const req = request({ customer: '+237690123456', currency: 'XAF', amount: 2_500 });
+        const answer = await adapter.initiate(req);
+        const page = await cameroon.pageFor(req.paymentId);
+        expect(page).to.include({ currency: 'XAF', amount: 2_500 });
+        expect(answer.nextAction).to.deep.equal({ type: 'redirect', url: page.paymentUrl });
+        expect(cameroon.requests.map((r) => r.path)).to.include(orangePaths('cm').webPayment);
+        cameroon.pay(page.payToken);
+        await sleep(150);
+        expect((await adapter.fetchStatus(req.paymentId)).outcome).to.deep.equal({
+          status: 'completed',
+          receiptNumber: page.txnid,
+        });
+        // A Cameroon account takes no XOF.
+        expect(await rejectionOf(adapter.initiate(request({ customer: '+237690123457' })))).to.be.instanceOf(
+          ProviderRefusal,
+        );
+      } finally {
+        await cameroon.close();
+      }
+    });
+
     it('refuses a status question about a payment it made no page for', async () => {
       expect(await rejectionOf(orange.fetchStatus(request().paymentId))).to.be.instanceOf(ProviderRefusal);
     });
