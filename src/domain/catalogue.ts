@@ -95,6 +95,9 @@ export const MOBILE_MONEY_COUNTRY_CURRENCIES: Readonly<Record<string, readonly C
   GH: ['GHS'],
   KE: ['KES'],
   LR: ['USD', 'LRD'],
+  SN: ['XOF'],
+  CI: ['XOF'],
+  CM: ['XAF'],
 };
 
 /**

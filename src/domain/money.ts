@@ -15,6 +15,9 @@ export const CURRENCY_EXPONENTS = {
   EUR: 2,
   GBP: 2,
   LRD: 2,
+  // West and Central African CFA francs: ISO 4217 gives them no minor unit.
+  XOF: 0,
+  XAF: 0,
 } as const;
 
 /** A currency code the service takes. */

@@ -198,6 +198,7 @@ class SessionPage {
       phone: nationally(payment?.customerPhone ?? null, country),
       country,
       amount: this.session.attempts.find((a) => a.payment === paymentId)?.amount,
+      ...(payment?.nextAction?.type === 'redirect' ? { redirectUrl: payment.nextAction.url } : {}),
     });
   }
 

@@ -559,10 +559,16 @@ export interface WaitingAttempt {
   country: string;
   /** The attempt's amount in minor units (a chosen one); undefined: the session's. */
   amount?: number;
+  /**
+   * The provider's own payment page, when the payment's `next_action` is a `redirect` (Orange Money's web payment,
+   * docs/providers.md#orange-money-orange): the payer pays there instead of on a phone prompt.
+   */
+  redirectUrl?: string;
 }
 
 /**
- * The wait screen: approve on the phone, the operator's fallback, and the live status (the script follows the
+ * The wait screen: approve on the phone and the operator's fallback, or, for a payment paid on the provider's own page
+ * (`redirectUrl`), the link to it; and the live status (the script follows the
  * session's events, else polls `/public`; without JavaScript the page refreshes itself every 3 s).
  */
 export function waitScreen(ctx: ScreenContext, session: ScreenSession, attempt: WaitingAttempt): RenderedScreen {
@@ -570,10 +576,14 @@ export function waitScreen(ctx: ScreenContext, session: ScreenSession, attempt: 
   const amount = t.money(attempt.amount ?? session.amount ?? 0, session.currency);
   const fallback = attempt.operator ? ussdFallback(attempt.operator.code, attempt.country) : { kind: 'retry' as const };
   const here = pagePath(session.id, ctx.chosenLocale, `/attempts/${encodeURIComponent(attempt.payment)}`);
+  const operator = attempt.operator?.name ?? t.t('method_mobile_money');
+  // Paid on the provider's own page (next_action redirect): a link there, and no phone prompt to fall back from.
+  const redirect = attempt.redirectUrl;
+  const title = redirect === undefined ? t.t('wait_title') : t.t('wait_redirect_title', { operator });
   return render(
     ctx,
     200,
-    <Layout ctx={ctx} title={t.t('wait_title')} refresh={`3;url=${here}`}>
+    <Layout ctx={ctx} title={title} refresh={`3;url=${here}`}>
       <section
         class="wait"
         aria-labelledby="wait-title"
@@ -582,23 +592,30 @@ export function waitScreen(ctx: ScreenContext, session: ScreenSession, attempt: 
         data-public={`/v1/checkout/sessions/${encodeURIComponent(session.id)}/public`}
         data-here={here}
       >
-        <h1 id="wait-title">{t.t('wait_title')}</h1>
+        <h1 id="wait-title">{title}</h1>
         <p class="amount">{amount}</p>
         <p>
-          {t.t('wait_body', {
-            operator: attempt.operator?.name ?? t.t('method_mobile_money'),
-            phone: attempt.phone,
-            amount,
-          })}
+          {redirect === undefined
+            ? t.t('wait_body', { operator, phone: attempt.phone, amount })
+            : t.t('wait_redirect_body', { operator, amount })}
         </p>
+        {redirect === undefined ? null : (
+          <p>
+            <a class="button" href={redirect} rel="noreferrer">
+              {t.t('wait_redirect_button', { operator })}
+            </a>
+          </p>
+        )}
         <p class="spinner" aria-hidden="true" />
         <p role="status">{t.t('wait_keep_open')}</p>
-        <h2>{t.t('wait_no_prompt')}</h2>
-        <p>
-          {fallback.kind === 'approvals'
-            ? t.t('ussd_approvals', { code: fallback.code, menu: fallback.menu })
-            : t.t('ussd_retry')}
-        </p>
+        {redirect === undefined ? <h2>{t.t('wait_no_prompt')}</h2> : null}
+        {redirect === undefined ? (
+          <p>
+            {fallback.kind === 'approvals'
+              ? t.t('ussd_approvals', { code: fallback.code, menu: fallback.menu })
+              : t.t('ussd_retry')}
+          </p>
+        ) : null}
       </section>
     </Layout>,
   );

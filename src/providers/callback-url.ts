@@ -2,7 +2,9 @@
  * Where providers send their callbacks (docs/payments.md#provider-callbacks): the public base URL of the API plus the
  * provider's callback path.
  */
+import { createHmac } from 'node:crypto';
 import type { ProviderCode } from '../domain/catalogue';
+import { sameSecret } from '../lib/constant-time';
 import { ProviderRefusal, type CallbackRequest } from './provider';
 
 /**
@@ -46,4 +48,50 @@ export function authenticatedSubject(request: CallbackRequest, subject: Callback
   if (!subject.verify(value, request.query.token, secret))
     throw new ProviderRefusal(`${subject.what} token is missing or not valid`);
   return value;
+}
+
+/** The token a callback URL carries for `subject` (a payment's or a payout's): hex HMAC-SHA256 keyed with `secret`. */
+export function callbackTokenOf(subject: string, secret: string): string {
+  return createHmac('sha256', secret).update(subject).digest('hex');
+}
+
+/** True when `token` is {@link callbackTokenOf} `subject` under `secret`; compared in constant time. */
+export function callbackTokenMatches(subject: string, token: string, secret: string): boolean {
+  return sameSecret(callbackTokenOf(subject, secret), token.toLowerCase());
+}
+
+/** A payment id as a callback URL carries it. */
+const PAYMENT_ID = /^pay_[A-Za-z0-9]{24}$/;
+
+/**
+ * The per-payment callback URLs of a provider that signs nothing (M-Pesa, Orange Money): each payment's URL carries
+ * `?payment=<pay_…>&token=<hex HMAC-SHA256 of "{code}:" + payment id, keyed with the callback secret>`.
+ */
+export interface PaymentCallbackUrls {
+  /** The token of the payment `paymentId` under `secret`. */
+  tokenOf(paymentId: string, secret: string): string;
+  /** `callbackUrl` (`…/v1/provider-callbacks/{code}`) with the payment's `payment` and `token` added. */
+  urlOf(callbackUrl: string, paymentId: string, secret: string): string;
+  /** True when `token` is the payment's token under `secret` (a payment id of another shape: false). */
+  verify(paymentId: string, token: string | undefined, secret: string): boolean;
+  /** How {@link authenticatedSubject} reads and proves the payment of a callback. */
+  subject: CallbackSubject;
+}
+
+/**
+ * The {@link PaymentCallbackUrls} of provider `code`; `what` names its callback in refusals (e.g. `the M-Pesa
+ * callback`).
+ */
+export function paymentCallbackUrls(code: ProviderCode, what: string): PaymentCallbackUrls {
+  const verify = (paymentId: string, token: string | undefined, secret: string) =>
+    Boolean(token) &&
+    PAYMENT_ID.test(paymentId) &&
+    callbackTokenMatches(`${code}:${paymentId}`, token as string, secret);
+  return {
+    tokenOf: (paymentId, secret) => callbackTokenOf(`${code}:${paymentId}`, secret),
+    urlOf: (callbackUrl, paymentId, secret) =>
+      callbackUrlWithQuery(callbackUrl, { payment: paymentId, token: callbackTokenOf(`${code}:${paymentId}`, secret) }),
+    verify,
+    subject: { param: 'payment', verify, what },
+  };
 }

@@ -118,6 +118,10 @@ export const FAILURE_REASON_SIDES: Readonly<
       '26': 'provider',
     },
   },
+  orange: {
+    // Orange's Web Payment names no reason beyond these: a failure on its page is the payer's (code, funds, limits).
+    collection: { FAILED: 'payer', EXPIRED: 'payer' },
+  },
 };
 
 /**

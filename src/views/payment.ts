@@ -34,11 +34,17 @@ export const nextAction = z
       type: z.literal('mobile_money_approval').openapi({ description: 'The customer approves on their phone' }),
       message: z.string().openapi({ description: 'What to tell the customer' }),
     }),
+    z.object({
+      type: z.literal('redirect').openapi({ description: "The customer pays on the provider's own page" }),
+      url: z.string().openapi({
+        description: "The provider's payment page (Orange Money's web payment): send the customer's browser there",
+      }),
+    }),
   ])
   .nullable()
   .openapi('NextAction', {
     description:
-      'What the customer or your front end does next, as the provider gave it: transfer instructions, the card confirmation, or the mobile money prompt; null once nothing is awaited',
+      "What the customer or your front end does next, as the provider gave it: transfer instructions, the card confirmation, the mobile money prompt, or the provider's payment page to send the customer to; null once nothing is awaited",
   });
 
 /**
@@ -99,7 +105,7 @@ export const genericPayment = z
     object: objectName('payment'),
     amount: z.number().int().openapi({
       description:
-        "In the currency's minor unit (RWF and UGX have none: 1500 is RWF 1,500; KES, GHS, USD, EUR, GBP and LRD have two: 1500 is 15.00)",
+        "In the currency's minor unit (RWF, UGX, XOF and XAF have none: 1500 is RWF 1,500; KES, GHS, USD, EUR, GBP and LRD have two: 1500 is 15.00)",
     }),
     amount_refunded: z.number().int().openapi({ description: 'Refunded so far, in minor units' }),
     amount_refund_pending: z.number().int().openapi({

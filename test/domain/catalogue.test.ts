@@ -17,7 +17,12 @@ function problemOf(fn: () => unknown): { code: string; field?: string; message: 
 
 describe('domain/catalogue (docs/payments.md#methods)', () => {
   it('holds list A for the generic endpoint and list B for the merchant-scoped one', () => {
-    expect(GENERIC_CATALOGUE.mobile_money.map((o) => o.provider)).to.deep.equal(['momo', 'mobile_money_b', 'mpesa']);
+    expect(GENERIC_CATALOGUE.mobile_money.map((o) => o.provider)).to.deep.equal([
+      'momo',
+      'mobile_money_b',
+      'mpesa',
+      'orange',
+    ]);
     expect(GENERIC_CATALOGUE.card[0]?.currencies).to.deep.equal(['USD', 'EUR', 'GBP']);
     expect(MERCHANT_CATALOGUE.card_gateway.currencies).to.include('GHS');
     expect(MERCHANT_CATALOGUE.mobile_money_c).to.include({ provider: 'mobile_money_c' });

@@ -139,6 +139,12 @@ export function liveProviderEnv(refunds: boolean): Record<string, string> {
     MPESA_CONSUMER_SECRET: 'secret',
     MPESA_SHORTCODE: '174379',
     MPESA_PASSKEY: 'passkey',
+    ORANGE_BASE_URL: 'https://api.orange.example',
+    ORANGE_CLIENT_ID: 'id',
+    ORANGE_CLIENT_SECRET: 'secret',
+    ORANGE_MERCHANT_KEY: 'merchant-key',
+    ORANGE_MARKET: 'sn',
+    ORANGE_RETURN_URL: 'https://shop.example/paid',
     ...(refunds
       ? {
           MOMO_DISBURSEMENT_API_USER: 'disbursement-user',

@@ -110,6 +110,8 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       },
       mobile_money_c: null,
       mpesa: { destination: 'mobile_money', currencies: ['KES'], live: true, accountHolderLookup: false },
+      // Orange's Web Payment API collects only.
+      orange: null,
       wallet: null,
       bank_transfer: {
         destination: 'bank_account',
@@ -209,6 +211,13 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
         },
         // Daraja takes whole shillings only: a create with cents is refused (docs/limits.md#amounts).
         { provider: 'mpesa', kind: 'mobile_money', countries: ['KE'], currencies: ['KES'], wholeUnitsOnly: true },
+        {
+          provider: 'orange',
+          kind: 'mobile_money',
+          countries: ['SN', 'CI', 'CM'],
+          currencies: ['XOF', 'XAF'],
+          wholeUnitsOnly: false,
+        },
       ],
       bank_transfer: [
         {
@@ -234,6 +243,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       'momo',
       'mobile_money_b',
       'mpesa',
+      'orange',
       'mobile_money_c',
       'wallet',
     ]);
@@ -285,6 +295,12 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
           .concat(['110', '111', '112', '113', '114', '115'])
           .map((prefix) => [prefix, 'mpesa']),
       ],
+      SN: [
+        ['77', 'orange'],
+        ['78', 'orange'],
+      ],
+      CI: [['07', 'orange']],
+      CM: ['69', '655', '656', '657', '658', '659'].map((prefix) => [prefix, 'orange']),
       LR: [
         ['88', 'mobile_money_c'],
         ['77', 'mobile_money_c'],
@@ -295,6 +311,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       momo: 'mobile_money',
       mobile_money_b: 'mobile_money',
       mpesa: 'mobile_money',
+      orange: 'mobile_money',
       mobile_money_c: 'mobile_money',
       wallet: 'wallet',
       bank_transfer: 'bank_transfer',
@@ -304,6 +321,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       momo: 150,
       mobile_money_b: 150,
       mpesa: 150,
+      orange: 150,
       mobile_money_c: 200,
       wallet: 100,
       bank_transfer: 50,

@@ -29,6 +29,10 @@ export const fr: Catalogue = {
     '{operator} a envoyé une demande au {phone}. Saisissez votre code PIN sur le téléphone pour valider {amount}.',
   wait_keep_open: 'Gardez cette page ouverte\u00a0: elle suit le paiement d’elle-même.',
   wait_no_prompt: 'Aucune demande sur votre téléphone\u00a0?',
+  wait_redirect_title: 'Terminez le paiement sur {operator}',
+  wait_redirect_body:
+    '{operator} prend votre numéro et votre code sur sa propre page. Payez {amount} là-bas\u00a0; cette page suit le paiement d’elle-même.',
+  wait_redirect_button: 'Continuer vers {operator}',
   ussd_approvals: 'Composez {code}, ouvrez {menu} et validez le paiement.',
   ussd_retry:
     'Vérifiez que le téléphone est allumé et déverrouillé. Si aucune demande n’arrive d’ici une minute, attendez que cette page l’indique, puis réessayez.',

@@ -28,6 +28,10 @@ export const rw: Catalogue = {
   wait_body: '{operator} yohereje ubusabe kuri {phone}. Shyiramo PIN yawe kuri telefone kugira ngo wemeze {amount}.',
   wait_keep_open: 'Ntufunge uru rupapuro: rukurikirana ubwishyu ubwarwo.',
   wait_no_prompt: 'Nta busabe bwageze kuri telefone yawe?',
+  wait_redirect_title: 'Soza ubwishyu kuri {operator}',
+  wait_redirect_body:
+    '{operator} yakira nimero yawe n’umubare w’ibanga ku rupapuro rwayo. Ishyura {amount} aho; uru rupapuro rukurikirana ubwishyu ubwarwo.',
+  wait_redirect_button: 'Komeza kuri {operator}',
   ussd_approvals: 'Kanda {code}, ufungure {menu}, maze wemeze ubwishyu.',
   ussd_retry:
     'Reba ko telefone yaka kandi idafunze. Niba nta busabe buje mu munota umwe, tegereza uru rupapuro rubikubwire, hanyuma wongere ugerageze.',

@@ -7,8 +7,6 @@
  * payment when its push's answer was lost (so the query can ask about it), a success's MpesaReceiptNumber is kept for
  * a later reversal (./receipt.ts), and the workflow confirms the hint with the query before acting.
  */
-import { createHmac } from 'node:crypto';
-import { sameSecret } from '../../lib/constant-time';
 import {
   callbackJson,
   ProviderRefusal,
@@ -19,24 +17,16 @@ import {
 import { descriptor } from './descriptor';
 import { keepMpesaReceipt } from './receipt';
 import { callbackBody, outcomeOf } from './statuses';
-import { authenticatedSubject, callbackUrlWithQuery, type CallbackSubject } from '../callback-url';
+import { authenticatedSubject, paymentCallbackUrls } from '../callback-url';
 
-/** A payment id as the callback URL carries it. */
-const PAYMENT_ID = /^pay_[A-Za-z0-9]{24}$/;
+export { callbackTokenMatches, callbackTokenOf } from '../callback-url';
 
-/** The token a callback URL carries for `subject` (a payment's or a payout's): hex HMAC-SHA256 keyed with `secret`. */
-export function callbackTokenOf(subject: string, secret: string): string {
-  return createHmac('sha256', secret).update(subject).digest('hex');
-}
-
-/** True when `token` is {@link callbackTokenOf} `subject` under `secret`; compared in constant time. */
-export function callbackTokenMatches(subject: string, token: string, secret: string): boolean {
-  return sameSecret(callbackTokenOf(subject, secret), token.toLowerCase());
-}
+/** M-Pesa's per-payment callback URLs (`mpesa:` + payment id). */
+const urls = paymentCallbackUrls('mpesa', 'the M-Pesa callback');
 
 /** The callback token of the payment `paymentId`: hex HMAC-SHA256 of `mpesa:` + paymentId, keyed with `secret`. */
 export function mpesaCallbackToken(paymentId: string, secret: string): string {
-  return callbackTokenOf(`mpesa:${paymentId}`, secret);
+  return urls.tokenOf(paymentId, secret);
 }
 
 /**
@@ -44,21 +34,13 @@ export function mpesaCallbackToken(paymentId: string, secret: string): string {
  * payment `paymentId` added (other query parameters are kept).
  */
 export function mpesaCallbackUrl(callbackUrl: string, paymentId: string, secret: string): string {
-  return callbackUrlWithQuery(callbackUrl, { payment: paymentId, token: mpesaCallbackToken(paymentId, secret) });
+  return urls.urlOf(callbackUrl, paymentId, secret);
 }
 
 /** True when `token` is the callback token of `paymentId` under `secret`; compared in constant time. */
 export function verifyMpesaCallbackToken(paymentId: string, token: string | undefined, secret: string): boolean {
-  if (!token || !PAYMENT_ID.test(paymentId)) return false;
-  return callbackTokenMatches(`mpesa:${paymentId}`, token, secret);
+  return urls.verify(paymentId, token, secret);
 }
-
-/** How a payment's callback URL names it and proves it. */
-const PAYMENT_SUBJECT: CallbackSubject = {
-  param: 'payment',
-  verify: verifyMpesaCallbackToken,
-  what: 'the M-Pesa callback',
-};
 
 /**
  * Authenticates an M-Pesa callback by its `payment` and `token` query parameters, parses its body and records its
@@ -73,7 +55,7 @@ export async function parseMpesaCallback(
   secret: string,
   requestLog: ProviderRequestLog,
 ): Promise<ParsedCallback> {
-  const paymentId = authenticatedSubject(request, PAYMENT_SUBJECT, secret);
+  const paymentId = authenticatedSubject(request, urls.subject, secret);
   const json = callbackJson(request, 'the M-Pesa callback');
   const parsed = callbackBody.safeParse(json);
   if (!parsed.success) throw new ProviderRefusal('the M-Pesa callback body is not an STK push result');
