@@ -95,6 +95,7 @@ export const MOBILE_MONEY_COUNTRY_CURRENCIES: Readonly<Record<string, readonly C
   GH: ['GHS'],
   KE: ['KES'],
   LR: ['USD', 'LRD'],
+  TZ: ['TZS'],
 };
 
 /**

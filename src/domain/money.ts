@@ -15,6 +15,7 @@ export const CURRENCY_EXPONENTS = {
   EUR: 2,
   GBP: 2,
   LRD: 2,
+  TZS: 2,
 } as const;
 
 /** A currency code the service takes. */
