@@ -9,6 +9,7 @@ import { descriptor as mobileMoneyB } from './airtel/descriptor';
 import { descriptor as mobileMoneyC } from './mobile_money_c/descriptor';
 import { descriptor as momo } from './momo/descriptor';
 import { descriptor as mpesa } from './mpesa/descriptor';
+import { descriptor as vodacom } from './vodacom/descriptor';
 import { descriptor as wallet } from './wallet/descriptor';
 
 /** The providers' pure descriptors. */
@@ -17,6 +18,7 @@ export const PROVIDER_DESCRIPTORS = [
   momo,
   mobileMoneyB,
   mpesa,
+  vodacom,
   mobileMoneyC,
   wallet,
   bankTransfer,

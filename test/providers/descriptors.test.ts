@@ -110,6 +110,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       },
       mobile_money_c: null,
       mpesa: { destination: 'mobile_money', currencies: ['KES'], live: true, accountHolderLookup: false },
+      vodacom: null,
       wallet: null,
       bank_transfer: {
         destination: 'bank_account',
@@ -209,6 +210,8 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
         },
         // Daraja takes whole shillings only: a create with cents is refused (docs/limits.md#amounts).
         { provider: 'mpesa', kind: 'mobile_money', countries: ['KE'], currencies: ['KES'], wholeUnitsOnly: true },
+        // The M-Pesa OpenAPI takes whole shillings (docs/providers.md#vodacom-m-pesa-tanzania-vodacom).
+        { provider: 'vodacom', kind: 'mobile_money', countries: ['TZ'], currencies: ['TZS'], wholeUnitsOnly: true },
       ],
       bank_transfer: [
         {
@@ -234,6 +237,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       'momo',
       'mobile_money_b',
       'mpesa',
+      'vodacom',
       'mobile_money_c',
       'wallet',
     ]);
@@ -285,6 +289,11 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
           .concat(['110', '111', '112', '113', '114', '115'])
           .map((prefix) => [prefix, 'mpesa']),
       ],
+      TZ: [
+        ['74', 'vodacom'],
+        ['75', 'vodacom'],
+        ['76', 'vodacom'],
+      ],
       LR: [
         ['88', 'mobile_money_c'],
         ['77', 'mobile_money_c'],
@@ -295,6 +304,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       momo: 'mobile_money',
       mobile_money_b: 'mobile_money',
       mpesa: 'mobile_money',
+      vodacom: 'mobile_money',
       mobile_money_c: 'mobile_money',
       wallet: 'wallet',
       bank_transfer: 'bank_transfer',
@@ -304,6 +314,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       momo: 150,
       mobile_money_b: 150,
       mpesa: 150,
+      vodacom: 150,
       mobile_money_c: 200,
       wallet: 100,
       bank_transfer: 50,
