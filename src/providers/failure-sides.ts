@@ -118,6 +118,21 @@ export const FAILURE_REASON_SIDES: Readonly<
       '26': 'provider',
     },
   },
+  vodacom: {
+    collection: {
+      'INS-5': 'payer',
+      'INS-2001': 'payer',
+      'INS-995': 'payer',
+      'INS-996': 'payer',
+      'INS-2051': 'payer',
+      'INS-2006': 'payer',
+      'INS-9': 'payer',
+      'INS-6': 'provider',
+      'INS-13': 'platform',
+      'INS-15': 'platform',
+      'INS-16': 'provider',
+    },
+  },
 };
 
 /**

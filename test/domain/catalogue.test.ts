@@ -17,7 +17,12 @@ function problemOf(fn: () => unknown): { code: string; field?: string; message: 
 
 describe('domain/catalogue (docs/payments.md#methods)', () => {
   it('holds list A for the generic endpoint and list B for the merchant-scoped one', () => {
-    expect(GENERIC_CATALOGUE.mobile_money.map((o) => o.provider)).to.deep.equal(['momo', 'mobile_money_b', 'mpesa']);
+    expect(GENERIC_CATALOGUE.mobile_money.map((o) => o.provider)).to.deep.equal([
+      'momo',
+      'mobile_money_b',
+      'mpesa',
+      'vodacom',
+    ]);
     expect(GENERIC_CATALOGUE.card[0]?.currencies).to.deep.equal(['USD', 'EUR', 'GBP']);
     expect(MERCHANT_CATALOGUE.card_gateway.currencies).to.include('GHS');
     expect(MERCHANT_CATALOGUE.mobile_money_c).to.include({ provider: 'mobile_money_c' });
@@ -30,6 +35,10 @@ describe('domain/catalogue (docs/payments.md#methods)', () => {
     expect(operatorForNumber('KE', '733000001', ['mobile_money_b', 'mpesa'])).to.equal('mobile_money_b');
     expect(operatorForNumber('KE', '712000001', ['mobile_money_b', 'mpesa'])).to.equal('mpesa');
     expect(operatorForNumber('KE', '770000001', ['mobile_money_b', 'mpesa'])).to.equal(undefined);
+    // Vodacom Tanzania's 74, 75 and 76 choose Vodacom M-Pesa; another Tanzanian operator's number has no live one here.
+    expect(operatorForNumber('TZ', '754000001', ['vodacom'])).to.equal('vodacom');
+    expect(operatorForNumber('TZ', '764000001', ['vodacom'])).to.equal('vodacom');
+    expect(operatorForNumber('TZ', '784000001', ['vodacom'])).to.equal(undefined);
     expect(operatorForNumber('RW', '618000001', ['momo', 'mobile_money_b'])).to.equal(undefined);
   });
 

@@ -30,6 +30,7 @@ import { FAILURE_REASON_SIDES, failureReasonSide } from '../../src/providers/fai
 import { MOMO_REASONS } from '../../src/providers/momo/statuses';
 import { MOMO_TRANSFER_REASONS } from '../../src/providers/momo/payout-statuses';
 import { MPESA_RESULT_CODES } from '../../src/providers/mpesa/statuses';
+import { VODACOM_RESULT_CODES } from '../../src/providers/vodacom/statuses';
 import { B2C_REFUSALS } from '../../src/providers/mpesa/payout-statuses';
 
 const MINUTE = 60_000;
@@ -68,6 +69,11 @@ describe('operator health: classification', () => {
         Object.fromEntries(Object.entries(MPESA_RESULT_CODES).map(([k, v]) => [k, v.failureCode])),
       ],
       ['mpesa', 'payout', Object.fromEntries(Object.entries(B2C_REFUSALS).map(([k, v]) => [k, v.failureCode]))],
+      [
+        'vodacom',
+        'collection',
+        Object.fromEntries(Object.entries(VODACOM_RESULT_CODES).map(([k, v]) => [k, v.failureCode])),
+      ],
     ];
     for (const [provider, operation, reasons] of tables) {
       const sides = (FAILURE_REASON_SIDES as Record<string, Record<string, Record<string, OutcomeSide>>>)[provider]?.[

@@ -94,19 +94,24 @@ export function failureOf(code: string, description?: string): Extract<ProviderO
 }
 
 /**
- * A status query's `output_ResponseTransactionStatus` as our outcome: `Completed` is a success; `Failed` and
- * `Cancelled` a provider error (the query names no reason); anything else (a payment still waiting for the customer)
- * is pending.
+ * A status query's `output_ResponseTransactionStatus` as our outcome: `Completed` is a success; `Cancelled` a decline
+ * and `Failed` a provider error (the query names no reason code); anything else (a payment still waiting for the
+ * customer) is pending.
  */
 export function outcomeOfTransactionStatus(status: string): ProviderOutcome {
   const normalised = status.trim().toLowerCase();
   if (normalised === 'completed') return { status: 'completed' };
-  if (normalised === 'failed' || normalised === 'cancelled')
+  if (normalised === 'cancelled')
+    return {
+      status: 'failed',
+      failureCode: 'declined',
+      failureMessage: 'Vodacom M-Pesa: the transaction is cancelled',
+    };
+  if (normalised === 'failed')
     return {
       status: 'failed',
       failureCode: 'provider_error',
-      failureMessage: `Vodacom M-Pesa: the transaction is ${normalised}`,
-      reason: normalised,
+      failureMessage: 'Vodacom M-Pesa: the transaction failed',
     };
   return { status: 'pending' };
 }
