@@ -132,6 +132,17 @@ export const FAILURE_REASON_SIDES: Readonly<
       'INS-15': 'platform',
       'INS-16': 'provider',
     },
+    payout: {
+      'INS-2006': 'platform',
+      'INS-2051': 'payer',
+      'INS-2002': 'payer',
+      'INS-996': 'payer',
+      'INS-995': 'payer',
+      'INS-15': 'platform',
+      'INS-13': 'platform',
+      'INS-6': 'provider',
+      'INS-16': 'provider',
+    },
   },
 };
 

@@ -30,6 +30,7 @@ import { FAILURE_REASON_SIDES, failureReasonSide } from '../../src/providers/fai
 import { MOMO_REASONS } from '../../src/providers/momo/statuses';
 import { MOMO_TRANSFER_REASONS } from '../../src/providers/momo/payout-statuses';
 import { MPESA_RESULT_CODES } from '../../src/providers/mpesa/statuses';
+import { B2C_REFUSALS as VODACOM_B2C_REFUSALS } from '../../src/providers/vodacom/b2c';
 import { VODACOM_RESULT_CODES } from '../../src/providers/vodacom/statuses';
 import { B2C_REFUSALS } from '../../src/providers/mpesa/payout-statuses';
 
@@ -73,6 +74,11 @@ describe('operator health: classification', () => {
         'vodacom',
         'collection',
         Object.fromEntries(Object.entries(VODACOM_RESULT_CODES).map(([k, v]) => [k, v.failureCode])),
+      ],
+      [
+        'vodacom',
+        'payout',
+        Object.fromEntries(Object.entries(VODACOM_B2C_REFUSALS).map(([k, v]) => [k, v.failureCode])),
       ],
     ];
     for (const [provider, operation, reasons] of tables) {

@@ -25,6 +25,9 @@
  *   → 400 `INS-20`; a reference it does not know → 400 `INS-14` "Invalid Reference Used"; else 200 `{INS-0,
  *   output_ResponseTransactionStatus: Completed | Failed | Cancelled | Pending, output_ConversationID,
  *   output_ThirdPartyConversationID, output_OriginalTransactionID (a completed one's)}`;
+ * - `POST /b2cPayment/` (B2C, from the B2C short code): fields checked as the C2B request's (`input_PaymentItemsDesc`
+ *   in place of `input_PurchasedItemsDesc`); a used ThirdPartyConversationID → 409 `INS-10`; the recipient's last
+ *   four digits ({@link VODACOM_FAKE_PAYEES}) refuse it, else 200 `{INS-0, output_TransactionID, …}`;
  * - `PUT /reversal/`: missing or unnamed fields as above; an amount other than the whole transaction's → 400
  *   `INS-15`; a TransactionID it does not know, or one reversed already → 400 `INS-18` "Invalid TransactionID Used";
  *   a used ThirdPartyConversationID → 409 `INS-10`; else 200 `{INS-0, output_TransactionID, output_ConversationID,
@@ -47,6 +50,7 @@ export const SESSION_PATH = `${VODACOM_MARKET_PATH}/getSession/`;
 export const C2B_PATH = `${VODACOM_MARKET_PATH}/c2bPayment/singleStage/`;
 export const QUERY_PATH = `${VODACOM_MARKET_PATH}/queryTransactionStatus/`;
 export const REVERSAL_PATH = `${VODACOM_MARKET_PATH}/reversal/`;
+export const B2C_PATH = `${VODACOM_MARKET_PATH}/b2cPayment/`;
 
 /** Numbers by their last four digits, named by what the customer does; any other number pays. */
 export const VODACOM_FAKE_NUMBERS = {
@@ -65,6 +69,23 @@ export const VODACOM_FAKE_NUMBERS = {
   /** No answer until `decide`: the customer has the prompt. */
   undecided: '1111',
 } as const;
+
+/** B2C recipients by their last four digits; any other number is paid. */
+export const VODACOM_FAKE_PAYEES = {
+  /** INS-2006 (422): the business's balance is insufficient. */
+  orgInsufficient: '2006',
+  /** INS-996 (422): the recipient's account is not active. */
+  inactive: '0996',
+  /** INS-2002 (400): the receiver is not valid. */
+  invalidReceiver: '2002',
+} as const;
+
+/** The B2C refusals of the payees above. */
+const PAYEE_REFUSALS: Readonly<Record<string, { status: number; code: string; desc: string }>> = {
+  [VODACOM_FAKE_PAYEES.orgInsufficient]: { status: 422, code: 'INS-2006', desc: 'Insufficient balance' },
+  [VODACOM_FAKE_PAYEES.inactive]: { status: 422, code: 'INS-996', desc: 'Customer Account Status Not Active' },
+  [VODACOM_FAKE_PAYEES.invalidReceiver]: { status: 400, code: 'INS-2002', desc: 'Receiver invalid' },
+};
 
 /** The customer's failures: HTTP status, code and description. */
 const FAILURES: Readonly<Record<string, { status: number; code: string; desc: string }>> = {
@@ -95,6 +116,16 @@ const FIELDS: Readonly<Record<string, readonly string[]>> = {
     'input_ThirdPartyConversationID',
     'input_TransactionID',
   ],
+  [B2C_PATH]: [
+    'input_Amount',
+    'input_Country',
+    'input_Currency',
+    'input_CustomerMSISDN',
+    'input_ServiceProviderCode',
+    'input_ThirdPartyConversationID',
+    'input_TransactionReference',
+    'input_PaymentItemsDesc',
+  ],
   [QUERY_PATH]: [
     'input_QueryReference',
     'input_ServiceProviderCode',
@@ -105,7 +136,7 @@ const FIELDS: Readonly<Record<string, readonly string[]>> = {
 
 /** A C2B payment or a reversal as the fake holds it. */
 export interface VodacomTransaction {
-  kind: 'c2b' | 'reversal';
+  kind: 'c2b' | 'reversal' | 'b2c';
   thirdPartyConversationId: string;
   conversationId: string;
   /** Set once it succeeded. */
@@ -133,6 +164,8 @@ export interface VodacomRequest {
 export interface VodacomFakeOptions {
   apiKey?: string;
   serviceProviderCode?: string;
+  /** The B2C short code payouts are paid from (default `000001`). */
+  b2cServiceProviderCode?: string;
   /** Lifetime of issued sessions, in seconds (default 3600). */
   sessionLifetimeSeconds?: number;
 }
@@ -147,6 +180,7 @@ export interface VodacomFake {
   /** The portal's public key, base64 of its DER, as the portal gives it. */
   publicKey: string;
   serviceProviderCode: string;
+  b2cServiceProviderCode: string;
   requests: VodacomRequest[];
   /** Every transaction the fake took (a faulted answer included: the prompt went to the phone), in order. */
   transactions: VodacomTransaction[];
@@ -188,10 +222,26 @@ function decryptPkcs1(key: KeyObject, base64: string): string | undefined {
   }
 }
 
+/**
+ * The `vodacom` adapter's settings pointed at `fake`, as the settings schema takes them, with every call timed out
+ * after `timeoutMs` milliseconds (the B2C short code included).
+ */
+export function vodacomSettingsFor(fake: VodacomFake, timeoutMs: number): Record<string, string | number> {
+  return {
+    baseUrl: fake.baseUrl,
+    apiKey: fake.apiKey,
+    publicKey: fake.publicKey,
+    serviceProviderCode: fake.serviceProviderCode,
+    b2cServiceProviderCode: fake.b2cServiceProviderCode,
+    timeoutMs,
+  };
+}
+
 /** Starts the fake on 127.0.0.1 (see the module's comment). */
 export async function startVodacomFake(options: VodacomFakeOptions = {}): Promise<VodacomFake> {
   const apiKey = options.apiKey ?? 'vodacom-api-key-0123456789';
   const serviceProviderCode = options.serviceProviderCode ?? '000000';
+  const b2cServiceProviderCode = options.b2cServiceProviderCode ?? '000001';
   const sessionLifetimeMs = (options.sessionLifetimeSeconds ?? 3600) * 1000;
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const requests: VodacomRequest[] = [];
@@ -230,7 +280,9 @@ export async function startVodacomFake(options: VodacomFakeOptions = {}): Promis
     if (Object.keys(fields).some((field) => !named.includes(field)))
       return answer(400, 'INS-21', 'Parameter validations failed. Please try again.');
     if (fields.input_Country !== 'TZN') return answer(400, 'INS-998', 'Invalid Market.');
-    if (fields.input_ServiceProviderCode !== serviceProviderCode)
+    const shortcode = path === B2C_PATH ? b2cServiceProviderCode : serviceProviderCode;
+    const known = path === QUERY_PATH ? [serviceProviderCode, b2cServiceProviderCode] : [shortcode];
+    if (!known.includes(String(fields.input_ServiceProviderCode)))
       return answer(400, 'INS-13', 'Invalid Shortcode Used');
     const conversation = fields.input_ThirdPartyConversationID;
     if (typeof conversation !== 'string' || !/^[A-Za-z0-9]{1,40}$/.test(conversation))
@@ -258,8 +310,17 @@ export async function startVodacomFake(options: VodacomFakeOptions = {}): Promis
     return answer(failure?.status ?? 422, result.code, result.desc, ids);
   }
 
-  function c2b(body: Record<string, unknown>): Answer {
-    const bad = badFields(C2B_PATH, body);
+  /**
+   * A C2B or B2C request's fields checked as its page says (`descField`: the description's field), and a new
+   * transaction of `kind` taken from it; or the refusal.
+   */
+  function takeTransfer(
+    kind: 'c2b' | 'b2c',
+    path: string,
+    body: Record<string, unknown>,
+    descField: string,
+  ): Answer | VodacomTransaction {
+    const bad = badFields(path, body);
     if (bad) return bad;
     if (body.input_Currency !== 'TZS') return answer(400, 'INS-21', 'Parameter validations failed. Please try again.');
     const amount = shillings(body.input_Amount);
@@ -269,14 +330,14 @@ export async function startVodacomFake(options: VodacomFakeOptions = {}): Promis
     const reference = body.input_TransactionReference;
     if (typeof reference !== 'string' || !/^[A-Za-z0-9]{1,20}$/.test(reference))
       return answer(400, 'INS-17', 'Invalid Transaction Reference. Length Should Be Between 1 and 20.');
-    const desc = body.input_PurchasedItemsDesc;
+    const desc = body[descField];
     if (typeof desc !== 'string' || desc.length > 256)
       return answer(400, 'INS-21', 'Parameter validations failed. Please try again.');
     const conversation = String(body.input_ThirdPartyConversationID);
     if (transactions.some((t) => t.thirdPartyConversationId === conversation))
       return answer(409, 'INS-10', 'Duplicate Transaction');
     const transaction: VodacomTransaction = {
-      kind: 'c2b',
+      kind,
       thirdPartyConversationId: conversation,
       conversationId: randomBytes(16).toString('hex'),
       transactionId: null,
@@ -286,6 +347,13 @@ export async function startVodacomFake(options: VodacomFakeOptions = {}): Promis
       reversed: false,
     };
     transactions.push(transaction);
+    return transaction;
+  }
+
+  function c2b(body: Record<string, unknown>): Answer {
+    const transaction = takeTransfer('c2b', C2B_PATH, body, 'input_PurchasedItemsDesc');
+    if (!('kind' in transaction)) return transaction;
+    const { msisdn } = transaction;
     const last4 = msisdn.slice(-4);
     if (last4 === VODACOM_FAKE_NUMBERS.undecided) {
       // The gateway holds the call while the customer has the prompt: no answer ever comes to this request.
@@ -321,6 +389,23 @@ export async function startVodacomFake(options: VodacomFakeOptions = {}): Promis
       output_ConversationID: transaction.conversationId,
       output_ThirdPartyConversationID: fields.input_ThirdPartyConversationID,
       ...(transaction.transactionId ? { output_OriginalTransactionID: transaction.transactionId } : {}),
+    });
+  }
+
+  function b2c(body: Record<string, unknown>): Answer {
+    const transaction = takeTransfer('b2c', B2C_PATH, body, 'input_PaymentItemsDesc');
+    if (!('kind' in transaction)) return transaction;
+    const { msisdn, thirdPartyConversationId: conversation } = transaction;
+    const ids = { output_ConversationID: transaction.conversationId, output_ThirdPartyConversationID: conversation };
+    const refusal = PAYEE_REFUSALS[msisdn.slice(-4)];
+    if (refusal) {
+      settle(transaction, refusal.code, refusal.desc);
+      return answer(refusal.status, refusal.code, refusal.desc, ids);
+    }
+    settle(transaction, 'INS-0', 'Request processed successfully');
+    return answer(200, 'INS-0', 'Request processed successfully', {
+      output_TransactionID: transaction.transactionId,
+      ...ids,
     });
   }
 
@@ -380,6 +465,7 @@ export async function startVodacomFake(options: VodacomFakeOptions = {}): Promis
     if (request.method === 'POST' && request.path === C2B_PATH) return c2b(body);
     if (request.method === 'GET' && request.path === QUERY_PATH) return query(request.query);
     if (request.method === 'PUT' && request.path === REVERSAL_PATH) return reversal(body);
+    if (request.method === 'POST' && request.path === B2C_PATH) return b2c(body);
     return { status: 404, body: { statusCode: 404, message: 'Resource not found' } };
   }
 
@@ -399,6 +485,7 @@ export async function startVodacomFake(options: VodacomFakeOptions = {}): Promis
     apiKey,
     publicKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
     serviceProviderCode,
+    b2cServiceProviderCode,
     requests,
     transactions,
     get sessionsIssued() {

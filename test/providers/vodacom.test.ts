@@ -29,6 +29,7 @@ import {
   QUERY_PATH,
   REVERSAL_PATH,
   startVodacomFake,
+  vodacomSettingsFor,
   VODACOM_FAKE_NUMBERS,
   type VodacomFake,
 } from '../fakes/vodacom-fake';
@@ -48,13 +49,7 @@ describe('Vodacom M-Pesa adapter (vodacom, docs/providers.md#vodacom-m-pesa-tanz
 
   before(async () => {
     fake = await startVodacomFake();
-    settings = vodacomSettingsSchema.parse({
-      baseUrl: fake.baseUrl,
-      apiKey: fake.apiKey,
-      publicKey: fake.publicKey,
-      serviceProviderCode: fake.serviceProviderCode,
-      timeoutMs: TIMEOUT_MS,
-    });
+    settings = vodacomSettingsSchema.parse(vodacomSettingsFor(fake, TIMEOUT_MS));
     vodacom = createVodacomProvider(settings, { requestLog: memoryRequestLog() });
   });
   after(async () => {

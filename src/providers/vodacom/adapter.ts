@@ -32,10 +32,9 @@
  *   (docs/providers.md#vodacom-m-pesa-tanzania-vodacom), claimed like the C2B request and never sent twice.
  * - No callbacks: the OpenAPI answers C2B payments and reversals in their response, so every callback is refused.
  */
-import { randomBytes } from 'node:crypto';
 import { CURRENCY_EXPONENTS } from '../../domain/money';
 import type { ProviderAnswer, ProviderOutcome } from '../../domain/payment';
-import { documentedAnswer, ProviderUnknownAnswer, providerFailureCause, type FetchLike } from '../http';
+import { ProviderUnknownAnswer, providerFailureCause, type FetchLike } from '../http';
 import type { ProviderHttpResponse } from '../http';
 import {
   ProviderRefusal,
@@ -47,17 +46,13 @@ import {
   type RefundRequest,
 } from '../provider';
 import { plainText } from '../plain-text';
-import { createOpenApiClient, openApiCodeOf } from './client';
+import { createOpenApiClient } from './client';
+import { COUNTRY, decisionOf, queryTransaction } from './transactions';
+
+export { COUNTRY, QUERY_PATH } from './transactions';
 import { descriptor } from './descriptor';
 import type { VodacomSettings } from './settings';
-import {
-  failureOf,
-  outcomeOfTransactionStatus,
-  queryAnswer,
-  SUCCESS,
-  transactionAnswer,
-  UNDECIDED_CODES,
-} from './statuses';
+import { failureOf, outcomeOfTransactionStatus, SUCCESS } from './statuses';
 
 export { VodacomAuthenticationError } from './client';
 
@@ -71,10 +66,7 @@ export interface VodacomDeps {
   now?: () => Date;
 }
 
-/** The OpenAPI's country code of Tanzania (`input_Country`). */
-export const COUNTRY = 'TZN';
 export const C2B_PATH = '/c2bPayment/singleStage/';
-export const QUERY_PATH = '/queryTransactionStatus/';
 export const REVERSAL_PATH = '/reversal/';
 /** Longest `input_TransactionReference` and `input_PurchasedItemsDesc` sent, in characters. */
 export const TRANSACTION_REFERENCE_MAX = 12;
@@ -122,23 +114,6 @@ export function createVodacomProvider(settings: VodacomSettings, deps: VodacomDe
   const { requestLog } = deps;
   const client = createOpenApiClient(settings, deps.fetch ?? fetch, now);
 
-  /**
-   * What a C2B or reversal answer decided: `INS-0` with its TransactionID, a failure code, or undefined when it
-   * decided nothing (an unknown answer: undocumented, or a code of {@link UNDECIDED_CODES}).
-   */
-  function decisionOf(response: ProviderHttpResponse): { code: string; transactionId?: string } | undefined {
-    if (response.status === 200 || response.status === 201) {
-      const answer = transactionAnswer.safeParse(response.json);
-      if (answer.success && answer.data.output_ResponseCode === SUCCESS)
-        return { code: SUCCESS, transactionId: answer.data.output_TransactionID };
-      return undefined;
-    }
-    const { code } = openApiCodeOf(response);
-    if (code === undefined || code === SUCCESS || UNDECIDED_CODES.has(code)) return undefined;
-    if (![400, 401, 408, 409, 422, 503].includes(response.status)) return undefined;
-    return { code };
-  }
-
   /** Sends a claimed payment's one C2B request; its definite answer is kept, an unknown one leaves it pending. */
   async function c2b(request: InitiateRequest, msisdn: string): Promise<ProviderOutcome> {
     let response: ProviderHttpResponse;
@@ -166,33 +141,6 @@ export function createVodacomProvider(settings: VodacomSettings, deps: VodacomDe
       .recordReference(descriptor.code, request.paymentId, verdictText(decision.code, decision.transactionId))
       .catch(() => {});
     return outcomeOfVerdict({ code: decision.code, transactionId: decision.transactionId ?? '' });
-  }
-
-  /**
-   * The status query of the transaction whose ThirdPartyConversationID is `reference`: its status and the original
-   * TransactionID when the answer names one; `undefined` when the OpenAPI does not (yet) know it.
-   * @throws ProviderUnknownAnswer on an unknown answer
-   */
-  async function query(reference: string): Promise<{ status: string; transactionId?: string } | undefined> {
-    const response = await client.call('GET', QUERY_PATH, {
-      query: {
-        input_QueryReference: reference,
-        input_ServiceProviderCode: settings.serviceProviderCode,
-        input_ThirdPartyConversationID: randomBytes(16).toString('hex'),
-        input_Country: COUNTRY,
-      },
-    });
-    if (response.status === 200) {
-      const answer = documentedAnswer(queryAnswer, response.json, `GET ${QUERY_PATH}`);
-      return { status: answer.output_ResponseTransactionStatus, transactionId: answer.output_OriginalTransactionID };
-    }
-    const { code } = openApiCodeOf(response);
-    // A reference the OpenAPI does not know (yet): the request has not reached it, or is still with the customer.
-    if (code !== undefined && response.status >= 400 && response.status < 500) return undefined;
-    throw new ProviderUnknownAnswer(
-      `GET ${QUERY_PATH}: undocumented answer (HTTP ${response.status}${code ? `, ${code}` : ''})`,
-      response.status,
-    );
   }
 
   /** The reversal's answer for a kept verdict. */
@@ -232,7 +180,7 @@ export function createVodacomProvider(settings: VodacomSettings, deps: VodacomDe
       if (!entry) throw new ProviderRefusal(`no Vodacom M-Pesa request was sent for ${providerReference}`);
       const kept = verdictOf(entry.reference);
       if (kept) return { providerReference, outcome: outcomeOfVerdict(kept) };
-      const found = await query(conversationIdOf(providerReference));
+      const found = await queryTransaction(client, settings.serviceProviderCode, conversationIdOf(providerReference));
       if (!found) return { providerReference, outcome: { status: 'pending' } };
       const outcome = outcomeOfTransactionStatus(found.status);
       if (outcome.status === 'completed' && found.transactionId)
@@ -296,7 +244,11 @@ export function createVodacomProvider(settings: VodacomSettings, deps: VodacomDe
       if (!entry) return { status: 'not_received' };
       const kept = verdictOf(entry.reference);
       if (kept) return refundAnswerOf(kept);
-      const found = await query(reversalConversationIdOf(request.idempotencyKey));
+      const found = await queryTransaction(
+        client,
+        settings.serviceProviderCode,
+        reversalConversationIdOf(request.idempotencyKey),
+      );
       if (!found) return { status: 'pending' };
       const outcome = outcomeOfTransactionStatus(found.status);
       if (outcome.status === 'completed')

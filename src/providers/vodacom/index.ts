@@ -4,12 +4,17 @@
  */
 import type { LiveProvider } from '../provider';
 import { createVodacomProvider } from './adapter';
+import { createVodacomPayoutRail } from './b2c';
 import { descriptor } from './descriptor';
 import { variables, type VodacomSettings } from './settings';
 
-/** Vodacom's descriptor, settings and adapter factory (it takes no callbacks: the OpenAPI answers in its responses). */
+/**
+ * Vodacom's descriptor, settings, adapter factory (it takes no callbacks: the OpenAPI answers in its responses) and
+ * B2C payout rail.
+ */
 export const provider: LiveProvider<VodacomSettings> = {
   descriptor,
   variables,
   createAdapter: (settings, { requestLog }) => createVodacomProvider(settings, { requestLog }),
+  createPayoutRail: (settings, { requestLog }) => createVodacomPayoutRail(settings, { requestLog }),
 };

@@ -25,6 +25,8 @@ export function isOpenApiPublicKey(value: string): boolean {
  * - `publicKey`: the portal's public key, base64 (its DER), which encrypts the API key and each session id;
  * - `serviceProviderCode`: the business short code M-Pesa credits (`input_ServiceProviderCode`, 5 to 8 digits);
  * - `origin`: the `Origin` header the application is registered with on the portal (default `*`);
+ * - `b2cServiceProviderCode`: the B2C short code payouts are paid from; with it, Vodacom also pays out
+ *   (docs/payouts.md#vodacom-m-pesa-b2c);
  * - `timeoutMs`: time-out of every call, in milliseconds (default 8000, at most 9000: a C2B payment must answer, or
  *   be given up as unknown, within the workflow's 10 s provider call).
  */
@@ -34,6 +36,10 @@ export const vodacomSettingsSchema = z.object({
   publicKey: z.string().refine(isOpenApiPublicKey, 'an RSA public key, base64 of its DER, as the portal gives it'),
   serviceProviderCode: z.string().regex(/^[0-9]{5,8}$/, 'a service provider code is 5 to 8 digits'),
   origin: z.string().min(1).max(200).default('*'),
+  b2cServiceProviderCode: z
+    .string()
+    .regex(/^[0-9]{5,8}$/, 'a service provider code is 5 to 8 digits')
+    .optional(),
   timeoutMs: z.number().int().positive().max(9000).default(8000),
 });
 
