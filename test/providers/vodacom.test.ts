@@ -314,10 +314,15 @@ describe('Vodacom M-Pesa adapter (vodacom, docs/providers.md#vodacom-m-pesa-tanz
     });
   });
 
-  describe('the request log on PostgreSQL (shared by the API and the workers)', () => {
+  describe('the request log on PostgreSQL (shared by the API and the workers)', function () {
+    let shared: ReturnType<typeof createProviderRequestLog>;
+    before(async function () {
+      // The first test to ask for the stack starts PostgreSQL and Temporal: not a time the adapter is judged by.
+      this.timeout(120_000);
+      shared = createProviderRequestLog((await getStack()).db);
+    });
+
     it('a payment claimed by another process is never sent again', async () => {
-      const { db } = await getStack();
-      const shared = createProviderRequestLog(db);
       const one = createVodacomProvider(settings, { requestLog: shared });
       const other = createVodacomProvider(settings, { requestLog: shared });
       const customer = vodacomNumber();
