@@ -47,14 +47,13 @@ import {
 } from '../provider';
 import { plainText } from '../plain-text';
 import { createOpenApiClient } from './client';
-import { COUNTRY, decisionOf, queryTransaction } from './transactions';
-
-export { COUNTRY, QUERY_PATH } from './transactions';
 import { descriptor } from './descriptor';
 import type { VodacomSettings } from './settings';
 import { failureOf, outcomeOfTransactionStatus, SUCCESS } from './statuses';
+import { COUNTRY, decisionOf, queryTransaction } from './transactions';
 
 export { VodacomAuthenticationError } from './client';
+export { COUNTRY, QUERY_PATH } from './transactions';
 
 /** What the adapter needs besides its settings. */
 export interface VodacomDeps {
@@ -66,6 +65,7 @@ export interface VodacomDeps {
   now?: () => Date;
 }
 
+/** The C2B single-stage payment's and the reversal's paths, after the market's base URL. */
 export const C2B_PATH = '/c2bPayment/singleStage/';
 export const REVERSAL_PATH = '/reversal/';
 /** Longest `input_TransactionReference` and `input_PurchasedItemsDesc` sent, in characters. */

@@ -33,6 +33,7 @@ import type { VodacomSettings } from './settings';
 import { SUCCESS } from './statuses';
 import { COUNTRY, decisionOf, queryTransaction } from './transactions';
 
+/** The B2C payment's path, after the market's base URL. */
 export const B2C_PATH = '/b2cPayment/';
 
 /** The B2C refusals by `output_ResponseCode`, with their failure code and a readable text; any other is `declined`. */

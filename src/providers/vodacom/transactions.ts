@@ -10,6 +10,7 @@ import { queryAnswer, SUCCESS, transactionAnswer, UNDECIDED_CODES } from './stat
 
 /** The OpenAPI's country code of Tanzania (`input_Country`). */
 export const COUNTRY = 'TZN';
+/** The status query's path, after the market's base URL. */
 export const QUERY_PATH = '/queryTransactionStatus/';
 
 /**
