@@ -98,6 +98,7 @@ export const MOBILE_MONEY_COUNTRY_CURRENCIES: Readonly<Record<string, readonly C
   SN: ['XOF'],
   CI: ['XOF'],
   CM: ['XAF'],
+  TZ: ['TZS'],
 };
 
 /**

@@ -18,6 +18,7 @@ export const CURRENCY_EXPONENTS = {
   // West and Central African CFA francs: ISO 4217 gives them no minor unit.
   XOF: 0,
   XAF: 0,
+  TZS: 2,
 } as const;
 
 /** A currency code the service takes. */

@@ -10,6 +10,7 @@ import { descriptor as mobileMoneyC } from './mobile_money_c/descriptor';
 import { descriptor as momo } from './momo/descriptor';
 import { descriptor as mpesa } from './mpesa/descriptor';
 import { descriptor as orange } from './orange/descriptor';
+import { descriptor as vodacom } from './vodacom/descriptor';
 import { descriptor as wallet } from './wallet/descriptor';
 
 /** The providers' pure descriptors. */
@@ -19,6 +20,7 @@ export const PROVIDER_DESCRIPTORS = [
   mobileMoneyB,
   mpesa,
   orange,
+  vodacom,
   mobileMoneyC,
   wallet,
   bankTransfer,

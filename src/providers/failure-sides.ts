@@ -122,6 +122,32 @@ export const FAILURE_REASON_SIDES: Readonly<
     // Orange's Web Payment names no reason beyond these: a failure on its page is the payer's (code, funds, limits).
     collection: { FAILED: 'payer', EXPIRED: 'payer' },
   },
+  vodacom: {
+    collection: {
+      'INS-5': 'payer',
+      'INS-2001': 'payer',
+      'INS-995': 'payer',
+      'INS-996': 'payer',
+      'INS-2051': 'payer',
+      'INS-2006': 'payer',
+      'INS-9': 'payer',
+      'INS-6': 'provider',
+      'INS-13': 'platform',
+      'INS-15': 'platform',
+      'INS-16': 'provider',
+    },
+    payout: {
+      'INS-2006': 'platform',
+      'INS-2051': 'payer',
+      'INS-2002': 'payer',
+      'INS-996': 'payer',
+      'INS-995': 'payer',
+      'INS-15': 'platform',
+      'INS-13': 'platform',
+      'INS-6': 'provider',
+      'INS-16': 'provider',
+    },
+  },
 };
 
 /**

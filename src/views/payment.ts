@@ -105,7 +105,7 @@ export const genericPayment = z
     object: objectName('payment'),
     amount: z.number().int().openapi({
       description:
-        "In the currency's minor unit (RWF, UGX, XOF and XAF have none: 1500 is RWF 1,500; KES, GHS, USD, EUR, GBP and LRD have two: 1500 is 15.00)",
+        "In the currency's minor unit (RWF, UGX, XOF and XAF have none: 1500 is RWF 1,500; KES, GHS, USD, EUR, GBP, LRD and TZS have two: 1500 is 15.00)",
     }),
     amount_refunded: z.number().int().openapi({ description: 'Refunded so far, in minor units' }),
     amount_refund_pending: z.number().int().openapi({

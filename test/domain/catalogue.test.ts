@@ -22,6 +22,7 @@ describe('domain/catalogue (docs/payments.md#methods)', () => {
       'mobile_money_b',
       'mpesa',
       'orange',
+      'vodacom',
     ]);
     expect(GENERIC_CATALOGUE.card[0]?.currencies).to.deep.equal(['USD', 'EUR', 'GBP']);
     expect(MERCHANT_CATALOGUE.card_gateway.currencies).to.include('GHS');
@@ -35,6 +36,10 @@ describe('domain/catalogue (docs/payments.md#methods)', () => {
     expect(operatorForNumber('KE', '733000001', ['mobile_money_b', 'mpesa'])).to.equal('mobile_money_b');
     expect(operatorForNumber('KE', '712000001', ['mobile_money_b', 'mpesa'])).to.equal('mpesa');
     expect(operatorForNumber('KE', '770000001', ['mobile_money_b', 'mpesa'])).to.equal(undefined);
+    // Vodacom Tanzania's 74, 75 and 76 choose Vodacom M-Pesa; another Tanzanian operator's number has no live one here.
+    expect(operatorForNumber('TZ', '754000001', ['vodacom'])).to.equal('vodacom');
+    expect(operatorForNumber('TZ', '764000001', ['vodacom'])).to.equal('vodacom');
+    expect(operatorForNumber('TZ', '784000001', ['vodacom'])).to.equal(undefined);
     expect(operatorForNumber('RW', '618000001', ['momo', 'mobile_money_b'])).to.equal(undefined);
   });
 

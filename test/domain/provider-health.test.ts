@@ -30,6 +30,8 @@ import { FAILURE_REASON_SIDES, failureReasonSide } from '../../src/providers/fai
 import { MOMO_REASONS } from '../../src/providers/momo/statuses';
 import { MOMO_TRANSFER_REASONS } from '../../src/providers/momo/payout-statuses';
 import { MPESA_RESULT_CODES } from '../../src/providers/mpesa/statuses';
+import { B2C_REFUSALS as VODACOM_B2C_REFUSALS } from '../../src/providers/vodacom/b2c';
+import { VODACOM_RESULT_CODES } from '../../src/providers/vodacom/statuses';
 import { B2C_REFUSALS } from '../../src/providers/mpesa/payout-statuses';
 import { ORANGE_FAILURES } from '../../src/providers/orange/statuses';
 
@@ -70,6 +72,16 @@ describe('operator health: classification', () => {
       ],
       ['mpesa', 'payout', Object.fromEntries(Object.entries(B2C_REFUSALS).map(([k, v]) => [k, v.failureCode]))],
       ['orange', 'collection', Object.fromEntries(Object.entries(ORANGE_FAILURES).map(([k, v]) => [k, v.failureCode]))],
+      [
+        'vodacom',
+        'collection',
+        Object.fromEntries(Object.entries(VODACOM_RESULT_CODES).map(([k, v]) => [k, v.failureCode])),
+      ],
+      [
+        'vodacom',
+        'payout',
+        Object.fromEntries(Object.entries(VODACOM_B2C_REFUSALS).map(([k, v]) => [k, v.failureCode])),
+      ],
     ];
     for (const [provider, operation, reasons] of tables) {
       const sides = (FAILURE_REASON_SIDES as Record<string, Record<string, Record<string, OutcomeSide>>>)[provider]?.[

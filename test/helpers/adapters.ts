@@ -3,6 +3,7 @@
  * for a provider's final answer, customer numbers unique within the run, what a promise rejected with, a server doing
  * the callback route's part for an adapter, and every live provider's settings.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { newId } from '../../src/lib/ids';
@@ -118,6 +119,16 @@ export async function startCallbackSink(adapter: PaymentProvider): Promise<Callb
   };
 }
 
+let publicKey: string | undefined;
+
+/** An RSA public key as the M-Pesa OpenAPI portal gives it (base64 of its DER), made once per run. */
+function openApiPublicKey(): string {
+  publicKey ??= generateKeyPairSync('rsa', { modulusLength: 1024 })
+    .publicKey.export({ type: 'spki', format: 'der' })
+    .toString('base64');
+  return publicKey;
+}
+
 /**
  * Every live provider's settings as environment variables (docs/providers.md#configuration), with the optional ones
  * refunds need when `refunds` is true: MoMo's Disbursement credentials and M-Pesa's initiator.
@@ -145,6 +156,10 @@ export function liveProviderEnv(refunds: boolean): Record<string, string> {
     ORANGE_MERCHANT_KEY: 'merchant-key',
     ORANGE_MARKET: 'sn',
     ORANGE_RETURN_URL: 'https://shop.example/paid',
+    VODACOM_BASE_URL: 'https://openapi.m-pesa.example/openapi/ipg/v2/vodacomTZN',
+    VODACOM_API_KEY: 'key',
+    VODACOM_PUBLIC_KEY: openApiPublicKey(),
+    VODACOM_SERVICE_PROVIDER_CODE: '000000',
     ...(refunds
       ? {
           MOMO_DISBURSEMENT_API_USER: 'disbursement-user',

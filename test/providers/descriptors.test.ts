@@ -97,7 +97,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
     ]);
   });
 
-  it('declares the payout rails (docs/payouts.md#rails): MoMo, Airtel and M-Pesa live, the bank in the sandbox only, the rest none', () => {
+  it('declares the payout rails (docs/payouts.md#rails): MoMo, Airtel, M-Pesa and Vodacom M-Pesa live, the bank in the sandbox only, the rest none', () => {
     const rails = Object.fromEntries(PROVIDER_DESCRIPTORS.map((d) => [d.code, d.payouts]));
     expect(rails).to.deep.equal({
       card_gateway: null,
@@ -112,6 +112,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       mpesa: { destination: 'mobile_money', currencies: ['KES'], live: true, accountHolderLookup: false },
       // Orange's Web Payment API collects only.
       orange: null,
+      vodacom: { destination: 'mobile_money', currencies: ['TZS'], live: true, accountHolderLookup: false },
       wallet: null,
       bank_transfer: {
         destination: 'bank_account',
@@ -218,6 +219,8 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
           currencies: ['XOF', 'XAF'],
           wholeUnitsOnly: false,
         },
+        // The M-Pesa OpenAPI takes whole shillings (docs/providers.md#vodacom-m-pesa-tanzania-vodacom).
+        { provider: 'vodacom', kind: 'mobile_money', countries: ['TZ'], currencies: ['TZS'], wholeUnitsOnly: true },
       ],
       bank_transfer: [
         {
@@ -244,6 +247,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       'mobile_money_b',
       'mpesa',
       'orange',
+      'vodacom',
       'mobile_money_c',
       'wallet',
     ]);
@@ -301,6 +305,11 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       ],
       CI: [['07', 'orange']],
       CM: ['69', '655', '656', '657', '658', '659'].map((prefix) => [prefix, 'orange']),
+      TZ: [
+        ['74', 'vodacom'],
+        ['75', 'vodacom'],
+        ['76', 'vodacom'],
+      ],
       LR: [
         ['88', 'mobile_money_c'],
         ['77', 'mobile_money_c'],
@@ -312,6 +321,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       mobile_money_b: 'mobile_money',
       mpesa: 'mobile_money',
       orange: 'mobile_money',
+      vodacom: 'mobile_money',
       mobile_money_c: 'mobile_money',
       wallet: 'wallet',
       bank_transfer: 'bank_transfer',
@@ -322,6 +332,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       mobile_money_b: 150,
       mpesa: 150,
       orange: 150,
+      vodacom: 150,
       mobile_money_c: 200,
       wallet: 100,
       bank_transfer: 50,

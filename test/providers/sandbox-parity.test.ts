@@ -22,11 +22,12 @@ import { liveProviderEnv, rejectionOf } from '../helpers/adapters';
 import { testConfig } from '../helpers/stack';
 
 /** A customer of `code` in sandbox whose request the simulator completes at once (a number ending 0001). */
-const INSTANT_CUSTOMERS: Readonly<Record<string, { phone: string; currency: 'RWF' | 'KES' | 'XOF' }>> = {
+const INSTANT_CUSTOMERS: Readonly<Record<string, { phone: string; currency: 'RWF' | 'KES' | 'XOF' | 'TZS' }>> = {
   momo: { phone: '+250788000001', currency: 'RWF' },
   mobile_money_b: { phone: '+250728000001', currency: 'RWF' },
   mpesa: { phone: '+254712000001', currency: 'KES' },
   orange: { phone: '+221771000001', currency: 'XOF' },
+  vodacom: { phone: '+255754000001', currency: 'TZS' },
 };
 
 describe('sandbox and live agree, per provider and flow (docs/payments.md#sandbox-scenarios)', function () {

@@ -78,6 +78,7 @@ describe('README.md#providers', () => {
       'card_gateway',
       'mpesa',
       'orange',
+      'vodacom',
     ]);
     const rows = sectionLines('Providers').filter((line) => /^\| [^-|]/.test(line) && !line.startsWith('| provider |'));
     expect(rows).to.deep.equal(liveRails.map(expectedRow));

@@ -24,6 +24,7 @@ export const PAYMENT_METHODS = [
   'mobile_money_b',
   'mpesa',
   'orange',
+  'vodacom',
   'mobile_money_c',
   'wallet',
 ] as const satisfies readonly ApiPaymentMethod[];
