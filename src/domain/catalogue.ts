@@ -95,6 +95,8 @@ export const MOBILE_MONEY_COUNTRY_CURRENCIES: Readonly<Record<string, readonly C
   GH: ['GHS'],
   KE: ['KES'],
   LR: ['USD', 'LRD'],
+  SN: ['XOF'],
+  CI: ['XOF'],
 };
 
 /**

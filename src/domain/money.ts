@@ -15,6 +15,8 @@ export const CURRENCY_EXPONENTS = {
   EUR: 2,
   GBP: 2,
   LRD: 2,
+  // West African CFA franc: no minor unit (ISO 4217 exponent 0).
+  XOF: 0,
 } as const;
 
 /** A currency code the service takes. */
