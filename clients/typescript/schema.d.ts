@@ -2249,6 +2249,14 @@ export interface components {
             type: "mobile_money_approval";
             /** @description What to tell the customer */
             message: string;
+        } | {
+            /**
+             * @description The customer opens the provider's page to pay (Wave: its app, or its web page with a QR code)
+             * @enum {string}
+             */
+            type: "redirect";
+            /** @description The provider's page (Wave's `wave_launch_url`) */
+            url: string;
         } | null;
         /**
          * @description Why the open payment waits: `awaiting_customer` (the customer has the prompt, the card form or the transfer details), `awaiting_provider` (the customer acted; the provider is settling), `provider_unreachable` (the provider has not acknowledged the request yet; it is sent again), `awaiting_callback` (a bank transfer: waiting for the bank to report it), `checking_with_provider` (the provider left a question about it unanswered); null once the payment is final
@@ -3980,7 +3988,7 @@ export interface operations {
                 /** @description Only open payments waiting for this reason (`awaiting_customer`, `awaiting_provider`, `provider_unreachable`, `awaiting_callback`, `checking_with_provider`); final payments have none */
                 pending_reason?: "awaiting_customer" | "awaiting_provider" | "provider_unreachable" | "awaiting_callback" | "checking_with_provider";
                 /** @description Only payments of this method */
-                payment_method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "mobile_money_c" | "wallet";
+                payment_method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "wave" | "mobile_money_c" | "wallet";
                 /** @description Only the attempts of this checkout session (`cs_…`): the payments its page started */
                 checkout_session?: string;
                 /** @description Only payments created at or after this time: Unix seconds or an ISO 8601 date-time */
@@ -4183,7 +4191,7 @@ export interface operations {
                      * @description ISO 4217 code
                      * @enum {string}
                      */
-                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD" | "XOF";
                     /**
                      * @description How the customer pays
                      * @enum {string}
@@ -4195,12 +4203,12 @@ export interface operations {
                      * @description Mobile money: the operator, when the number does not tell it
                      * @enum {string}
                      */
-                    provider?: "momo" | "mobile_money_b" | "mpesa";
+                    provider?: "momo" | "mobile_money_b" | "mpesa" | "wave";
                     /**
                      * @description Mobile money: the operator of a ported number, overriding the prefix table
                      * @enum {string}
                      */
-                    operator?: "momo" | "mobile_money_b" | "mpesa";
+                    operator?: "momo" | "mobile_money_b" | "mpesa" | "wave";
                     /** @description ISO 3166-1 alpha-2 country of a number written nationally (default: the currency's) */
                     country?: string;
                     /** @description Yours, shown on the dashboard and in lists */
@@ -4966,12 +4974,12 @@ export interface operations {
                      * @description ISO 4217 code
                      * @enum {string}
                      */
-                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD" | "XOF";
                     /**
                      * @description The provider code the customer pays with
                      * @enum {string}
                      */
-                    payment_method: "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "mobile_money_c" | "wallet";
+                    payment_method: "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "wave" | "mobile_money_c" | "wallet";
                     /** @description Yours, shown on the dashboard and in lists */
                     description?: string;
                     /** @description What the method needs to reach the customer */
@@ -7877,7 +7885,7 @@ export interface operations {
                      * @description ISO 4217 code; the destination's rail must pay it
                      * @enum {string}
                      */
-                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD" | "XOF";
                     /** @description A destination id (`dst_…`) */
                     destination: string;
                     /** @description Yours, returned as sent */
@@ -8495,7 +8503,7 @@ export interface operations {
                      * @description The currency automatic payouts pay out
                      * @enum {string}
                      */
-                    currency?: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    currency?: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD" | "XOF";
                     /**
                      * @description Minor units kept in the balance (default 0)
                      * @example 10000
@@ -8815,7 +8823,7 @@ export interface operations {
                      * @description ISO 4217 code
                      * @enum {string}
                      */
-                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD" | "XOF";
                     /** @description What the customer pays for, on the page */
                     description: string;
                     /** @description The methods the page offers (default: every method the currency allows; mobile money) */
@@ -9453,7 +9461,7 @@ export interface operations {
                      * @description The operator of a ported number
                      * @enum {string}
                      */
-                    operator?: "momo" | "mobile_money_b" | "mpesa";
+                    operator?: "momo" | "mobile_money_b" | "mpesa" | "wave";
                     /**
                      * @description The amount the payer chose, in minor units: required, within `amount_range`, on a payment link's session with a customer-chosen amount; refused elsewhere
                      * @example 2000
@@ -9898,7 +9906,7 @@ export interface operations {
                      * @description ISO 4217 code; one mobile money holds
                      * @enum {string}
                      */
-                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD" | "XOF";
                     /**
                      * @description What the customer pays for, on the page
                      * @example Kitenge dress, size M
@@ -12184,7 +12192,7 @@ export interface operations {
                 /** @description One or more statuses, comma-separated (`completed,refunded`) */
                 status?: string;
                 /** @description Only this `payment_method` */
-                method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "mobile_money_c" | "wallet";
+                method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "wave" | "mobile_money_c" | "wallet";
                 /** @description Only this currency (ISO 4217) */
                 currency?: string;
                 /** @description Part of an id (payment or refund), the description or the customer, any case */

@@ -45,7 +45,8 @@ export type PendingReason = (typeof PENDING_REASONS)[number];
 export type NextAction =
   | { type: 'bank_transfer'; account_name: string; account_number: string; bank_name: string; reference: string }
   | { type: 'card_confirm'; client_secret: string }
-  | { type: 'mobile_money_approval'; message: string };
+  | { type: 'mobile_money_approval'; message: string }
+  | { type: 'redirect'; url: string };
 
 /** A payment's full state; amounts in minor units, timestamps ISO 8601 UTC. */
 export interface PaymentSnapshot {

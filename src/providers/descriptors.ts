@@ -10,6 +10,7 @@ import { descriptor as mobileMoneyC } from './mobile_money_c/descriptor';
 import { descriptor as momo } from './momo/descriptor';
 import { descriptor as mpesa } from './mpesa/descriptor';
 import { descriptor as wallet } from './wallet/descriptor';
+import { descriptor as wave } from './wave/descriptor';
 
 /** The providers' pure descriptors. */
 export const PROVIDER_DESCRIPTORS = [
@@ -17,6 +18,7 @@ export const PROVIDER_DESCRIPTORS = [
   momo,
   mobileMoneyB,
   mpesa,
+  wave,
   mobileMoneyC,
   wallet,
   bankTransfer,

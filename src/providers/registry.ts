@@ -13,6 +13,7 @@ import { provider as cardGateway } from './stripe';
 import { provider as mobileMoneyB } from './airtel';
 import { provider as momo } from './momo';
 import { provider as mpesa } from './mpesa';
+import { provider as wave } from './wave';
 import { memoryRequestLog, type LiveProvider, type PaymentProvider, type ProviderRequestLog } from './provider';
 import type { ProviderSettings, ProviderSettingsByEnvironment } from './settings';
 import { createSandboxProvider, type SandboxDeps, type SandboxMode } from './sandbox/simulator';
@@ -23,7 +24,7 @@ export interface ProviderRegistry {
 }
 
 /** Every live provider's runtime part, one line each (docs/providers.md#new-provider). */
-export const LIVE_PROVIDERS: readonly LiveProvider<any>[] = [momo, mobileMoneyB, cardGateway, mpesa];
+export const LIVE_PROVIDERS: readonly LiveProvider<any>[] = [momo, mobileMoneyB, cardGateway, mpesa, wave];
 
 /** How the sandbox simulator of a provider of each kind decides (docs/payments.md#sandbox-scenarios). */
 const SANDBOX_MODES: Readonly<Record<MethodKind, SandboxMode>> = {

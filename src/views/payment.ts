@@ -34,11 +34,17 @@ export const nextAction = z
       type: z.literal('mobile_money_approval').openapi({ description: 'The customer approves on their phone' }),
       message: z.string().openapi({ description: 'What to tell the customer' }),
     }),
+    z.object({
+      type: z.literal('redirect').openapi({
+        description: "The customer opens the provider's page to pay (Wave: its app, or its web page with a QR code)",
+      }),
+      url: z.string().openapi({ description: "The provider's page (Wave's `wave_launch_url`)" }),
+    }),
   ])
   .nullable()
   .openapi('NextAction', {
     description:
-      'What the customer or your front end does next, as the provider gave it: transfer instructions, the card confirmation, or the mobile money prompt; null once nothing is awaited',
+      'What the customer or your front end does next, as the provider gave it: transfer instructions, the card confirmation, the mobile money prompt, or the page of the provider to open; null once nothing is awaited',
   });
 
 /**

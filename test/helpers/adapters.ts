@@ -139,6 +139,11 @@ export function liveProviderEnv(refunds: boolean): Record<string, string> {
     MPESA_CONSUMER_SECRET: 'secret',
     MPESA_SHORTCODE: '174379',
     MPESA_PASSKEY: 'passkey',
+    WAVE_BASE_URL: 'https://api.wave.example',
+    WAVE_API_KEY: 'wave_sn_prod_key',
+    WAVE_WEBHOOK_SECRET: 'wave_sn_WHS_secret',
+    WAVE_SUCCESS_URL: 'https://pay.paycollect.example/wave/success',
+    WAVE_ERROR_URL: 'https://pay.paycollect.example/wave/error',
     ...(refunds
       ? {
           MOMO_DISBURSEMENT_API_USER: 'disbursement-user',

@@ -63,6 +63,8 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
     expect(descriptorProblems({ ...complete, prefixes: {} })).to.deep.equal([
       'provider mobile_money_d: mobile money in RW without prefixes',
     ]);
+    // An empty list states the operator claims no numbers there (a wallet any number may hold, e.g. Wave).
+    expect(descriptorProblems({ ...complete, prefixes: { RW: [] } })).to.deep.equal([]);
     expect(descriptorProblems({ ...complete, merchant: { countries: [], currencies: [] } })).to.deep.equal([
       'provider mobile_money_d: no countries',
       'provider mobile_money_d: no currencies',
@@ -97,7 +99,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
     ]);
   });
 
-  it('declares the payout rails (docs/payouts.md#rails): MoMo, Airtel and M-Pesa live, the bank in the sandbox only, the rest none', () => {
+  it('declares the payout rails (docs/payouts.md#rails): MoMo, Airtel and M-Pesa live, the bank in the sandbox only, the rest (Wave too) none', () => {
     const rails = Object.fromEntries(PROVIDER_DESCRIPTORS.map((d) => [d.code, d.payouts]));
     expect(rails).to.deep.equal({
       card_gateway: null,
@@ -110,6 +112,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       },
       mobile_money_c: null,
       mpesa: { destination: 'mobile_money', currencies: ['KES'], live: true, accountHolderLookup: false },
+      wave: null,
       wallet: null,
       bank_transfer: {
         destination: 'bank_account',
@@ -209,6 +212,8 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
         },
         // Daraja takes whole shillings only: a create with cents is refused (docs/limits.md#amounts).
         { provider: 'mpesa', kind: 'mobile_money', countries: ['KE'], currencies: ['KES'], wholeUnitsOnly: true },
+        // XOF has no minor unit: every amount is whole francs already.
+        { provider: 'wave', kind: 'mobile_money', countries: ['SN', 'CI'], currencies: ['XOF'], wholeUnitsOnly: false },
       ],
       bank_transfer: [
         {
@@ -234,6 +239,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       'momo',
       'mobile_money_b',
       'mpesa',
+      'wave',
       'mobile_money_c',
       'wallet',
     ]);
@@ -285,6 +291,9 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
           .concat(['110', '111', '112', '113', '114', '115'])
           .map((prefix) => [prefix, 'mpesa']),
       ],
+      // Wave claims no digits: a wallet any number may hold, reached by naming it.
+      SN: [],
+      CI: [],
       LR: [
         ['88', 'mobile_money_c'],
         ['77', 'mobile_money_c'],
@@ -295,6 +304,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       momo: 'mobile_money',
       mobile_money_b: 'mobile_money',
       mpesa: 'mobile_money',
+      wave: 'mobile_money',
       mobile_money_c: 'mobile_money',
       wallet: 'wallet',
       bank_transfer: 'bank_transfer',
@@ -304,6 +314,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       momo: 150,
       mobile_money_b: 150,
       mpesa: 150,
+      wave: 100,
       mobile_money_c: 200,
       wallet: 100,
       bank_transfer: 50,

@@ -22,10 +22,11 @@ import { liveProviderEnv, rejectionOf } from '../helpers/adapters';
 import { testConfig } from '../helpers/stack';
 
 /** A customer of `code` in sandbox whose request the simulator completes at once (a number ending 0001). */
-const INSTANT_CUSTOMERS: Readonly<Record<string, { phone: string; currency: 'RWF' | 'KES' }>> = {
+const INSTANT_CUSTOMERS: Readonly<Record<string, { phone: string; currency: 'RWF' | 'KES' | 'XOF' }>> = {
   momo: { phone: '+250788000001', currency: 'RWF' },
   mobile_money_b: { phone: '+250728000001', currency: 'RWF' },
   mpesa: { phone: '+254712000001', currency: 'KES' },
+  wave: { phone: '+221770000001', currency: 'XOF' },
 };
 
 describe('sandbox and live agree, per provider and flow (docs/payments.md#sandbox-scenarios)', function () {

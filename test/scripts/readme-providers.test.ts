@@ -71,12 +71,13 @@ function expectedRow(descriptor: ProviderDescriptor): string {
 describe('README.md#providers', () => {
   const liveRails = LIVE_PROVIDERS.map((provider) => provider.descriptor as ProviderDescriptor);
 
-  it('lists the four live rails, each as its descriptor declares it', () => {
+  it('lists the five live rails, each as its descriptor declares it', () => {
     expect(liveRails.map((descriptor) => descriptor.code)).to.have.members([
       'momo',
       'mobile_money_b',
       'card_gateway',
       'mpesa',
+      'wave',
     ]);
     const rows = sectionLines('Providers').filter((line) => /^\| [^-|]/.test(line) && !line.startsWith('| provider |'));
     expect(rows).to.deep.equal(liveRails.map(expectedRow));

@@ -23,6 +23,7 @@ export const PAYMENT_METHODS = [
   'momo',
   'mobile_money_b',
   'mpesa',
+  'wave',
   'mobile_money_c',
   'wallet',
 ] as const satisfies readonly ApiPaymentMethod[];

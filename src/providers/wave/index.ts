@@ -1,0 +1,15 @@
+/**
+ * Wave, provider code `wave`: the runtime part of its descriptor, listed by `src/providers/registry.ts`
+ * (docs/providers.md#new-provider).
+ */
+import type { LiveProvider } from '../provider';
+import { createWaveProvider } from './adapter';
+import { descriptor } from './descriptor';
+import { variables, type WaveSettings } from './settings';
+
+/** Wave's descriptor, settings and adapter factory (its adapter parses its webhook events). */
+export const provider: LiveProvider<WaveSettings> = {
+  descriptor,
+  variables,
+  createAdapter: (settings, { requestLog }) => createWaveProvider(settings, { requestLog }),
+};
