@@ -198,6 +198,7 @@ class SessionPage {
       phone: nationally(payment?.customerPhone ?? null, country),
       country,
       amount: this.session.attempts.find((a) => a.payment === paymentId)?.amount,
+      openUrl: payment?.nextAction?.type === 'redirect' ? payment.nextAction.url : undefined,
     });
   }
 

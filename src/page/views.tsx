@@ -559,17 +559,26 @@ export interface WaitingAttempt {
   country: string;
   /** The attempt's amount in minor units (a chosen one); undefined: the session's. */
   amount?: number;
+  /**
+   * The provider's page the payer opens to pay (the payment's `next_action` of type `redirect`, e.g. Wave's
+   * `wave_launch_url`), an https URL; undefined when the provider prompts the phone instead.
+   */
+  openUrl?: string;
 }
 
 /**
- * The wait screen: approve on the phone, the operator's fallback, and the live status (the script follows the
- * session's events, else polls `/public`; without JavaScript the page refreshes itself every 3 s).
+ * The wait screen: approve on the phone and the operator's fallback, or, for a provider whose page the payer opens
+ * (Wave), the link to it; and the live status (the script follows the session's events, else polls `/public`; without
+ * JavaScript the page refreshes itself every 3 s).
  */
 export function waitScreen(ctx: ScreenContext, session: ScreenSession, attempt: WaitingAttempt): RenderedScreen {
   const { t } = ctx;
   const amount = t.money(attempt.amount ?? session.amount ?? 0, session.currency);
   const fallback = attempt.operator ? ussdFallback(attempt.operator.code, attempt.country) : { kind: 'retry' as const };
   const here = pagePath(session.id, ctx.chosenLocale, `/attempts/${encodeURIComponent(attempt.payment)}`);
+  const operator = attempt.operator?.name ?? t.t('method_mobile_money');
+  // Only an https page of the provider is offered as a link.
+  const openUrl = attempt.openUrl && /^https:\/\//.test(attempt.openUrl) ? attempt.openUrl : undefined;
   return render(
     ctx,
     200,
@@ -584,21 +593,30 @@ export function waitScreen(ctx: ScreenContext, session: ScreenSession, attempt: 
       >
         <h1 id="wait-title">{t.t('wait_title')}</h1>
         <p class="amount">{amount}</p>
-        <p>
-          {t.t('wait_body', {
-            operator: attempt.operator?.name ?? t.t('method_mobile_money'),
-            phone: attempt.phone,
-            amount,
-          })}
-        </p>
+        {openUrl ? (
+          <>
+            <p>{t.t('wait_open_body', { operator, amount })}</p>
+            <p>
+              <a class="button" href={openUrl} rel="noopener noreferrer">
+                {t.t('wait_open_button', { operator })}
+              </a>
+            </p>
+          </>
+        ) : (
+          <p>{t.t('wait_body', { operator, phone: attempt.phone, amount })}</p>
+        )}
         <p class="spinner" aria-hidden="true" />
         <p role="status">{t.t('wait_keep_open')}</p>
-        <h2>{t.t('wait_no_prompt')}</h2>
-        <p>
-          {fallback.kind === 'approvals'
-            ? t.t('ussd_approvals', { code: fallback.code, menu: fallback.menu })
-            : t.t('ussd_retry')}
-        </p>
+        {openUrl ? null : (
+          <>
+            <h2>{t.t('wait_no_prompt')}</h2>
+            <p>
+              {fallback.kind === 'approvals'
+                ? t.t('ussd_approvals', { code: fallback.code, menu: fallback.menu })
+                : t.t('ussd_retry')}
+            </p>
+          </>
+        )}
       </section>
     </Layout>,
   );

@@ -28,6 +28,8 @@ export const fr: Catalogue = {
   wait_body:
     '{operator} a envoyé une demande au {phone}. Saisissez votre code PIN sur le téléphone pour valider {amount}.',
   wait_keep_open: 'Gardez cette page ouverte\u00a0: elle suit le paiement d’elle-même.',
+  wait_open_body: '{operator} attend votre paiement de {amount}\u00a0: ouvrez {operator} pour le valider.',
+  wait_open_button: 'Ouvrir {operator}',
   wait_no_prompt: 'Aucune demande sur votre téléphone\u00a0?',
   ussd_approvals: 'Composez {code}, ouvrez {menu} et validez le paiement.',
   ussd_retry:

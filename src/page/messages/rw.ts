@@ -27,6 +27,8 @@ export const rw: Catalogue = {
   wait_title: 'Emeza ubwishyu kuri telefone yawe',
   wait_body: '{operator} yohereje ubusabe kuri {phone}. Shyiramo PIN yawe kuri telefone kugira ngo wemeze {amount}.',
   wait_keep_open: 'Ntufunge uru rupapuro: rukurikirana ubwishyu ubwarwo.',
+  wait_open_body: '{operator} itegereje ubwishyu bwawe bwa {amount}: fungura {operator} kugira ngo ubwemeze.',
+  wait_open_button: 'Fungura {operator}',
   wait_no_prompt: 'Nta busabe bwageze kuri telefone yawe?',
   ussd_approvals: 'Kanda {code}, ufungure {menu}, maze wemeze ubwishyu.',
   ussd_retry:

@@ -26,6 +26,8 @@ export const sw: Catalogue = {
   wait_title: 'Thibitisha malipo kwenye simu yako',
   wait_body: '{operator} imetuma ombi kwa {phone}. Weka PIN yako kwenye simu ili kuthibitisha {amount}.',
   wait_keep_open: 'Usifunge ukurasa huu: unafuatilia malipo wenyewe.',
+  wait_open_body: '{operator} inasubiri malipo yako ya {amount}: fungua {operator} ili kuyathibitisha.',
+  wait_open_button: 'Fungua {operator}',
   wait_no_prompt: 'Hujapata ombi kwenye simu?',
   ussd_approvals: 'Piga {code}, fungua {menu} kisha uthibitishe malipo hapo.',
   ussd_retry:
