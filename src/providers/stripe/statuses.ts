@@ -202,10 +202,10 @@ export function refundAnswerOf(refund: Pick<StripeRefund, 'id' | 'status' | 'fai
 }
 
 /** Our currencies in Stripe's zero-decimal list (docs "Supported currencies"). */
-const STRIPE_ZERO_DECIMAL: ReadonlySet<string> = new Set(['RWF', 'UGX']);
+const STRIPE_ZERO_DECIMAL: ReadonlySet<string> = new Set(['RWF', 'UGX', 'XOF']);
 
 /**
- * Decimal places of each of our currencies at Stripe (docs "Supported currencies": RWF and UGX are
+ * Decimal places of each of our currencies at Stripe (docs "Supported currencies": RWF, UGX and XOF are
  * in Stripe's zero-decimal list; KES, GHS, USD, EUR, GBP and LRD have two). Stripe takes amounts in
  * the currency's smallest unit, which is then the same as our minor units (docs/limits.md#amounts).
  */
