@@ -28,14 +28,7 @@
 import { CURRENCY_EXPONENTS } from '../../domain/money';
 import type { ProviderAnswer } from '../../domain/payment';
 import { parseMsisdn } from '../../domain/phone';
-import {
-  documentedAnswer,
-  ProviderAuthenticationError,
-  providerHttp,
-  ProviderUnknownAnswer,
-  type FetchLike,
-  type ProviderHttpResponse,
-} from '../http';
+import { documentedAnswer, ProviderUnknownAnswer, type FetchLike } from '../http';
 import {
   ProviderRefusal,
   type PaymentProvider,
@@ -44,19 +37,12 @@ import {
   type RefundRequest,
 } from '../provider';
 import { parseWaveCallback } from './callback';
+import { createWaveClient, isWaveRefusal, waveErrorCodeOf } from './client';
 import { descriptor } from './descriptor';
 import type { WaveSettings } from './settings';
-import {
-  CHECKOUT_SESSION_ID,
-  checkoutSession,
-  errorAnswer,
-  outcomeOf,
-  searchAnswer,
-  type CheckoutSession,
-} from './statuses';
+import { CHECKOUT_SESSION_ID, checkoutSession, outcomeOf, searchAnswer, type CheckoutSession } from './statuses';
 
-/** Wave refused our API key: nothing was done under it. */
-export class WaveAuthenticationError extends ProviderAuthenticationError {}
+export { WaveAuthenticationError } from './client';
 
 /** What the adapter needs besides its settings. */
 export interface WaveDeps {
@@ -73,12 +59,6 @@ const WAVE_COUNTRIES: ReadonlySet<string> = new Set(descriptor.generic.countries
 const refundKey = (idempotencyKey: string) => `refund:${idempotencyKey}`;
 const expiryKey = (sessionId: string) => `expire:${sessionId}`;
 
-/** Wave's error code of `response`, when its body is Wave's error. */
-function errorCodeOf(response: ProviderHttpResponse): string | undefined {
-  const parsed = errorAnswer.safeParse(response.json);
-  return parsed.success ? parsed.data.code.slice(0, 60) : undefined;
-}
-
 /**
  * The live Wave adapter (see the module's comment). Three-valued answers: values, {@link ProviderRefusal} (a refused
  * session, an unknown reference, a bad event), and any other error for an unknown answer (time-out, 5xx, undocumented
@@ -89,29 +69,7 @@ function errorCodeOf(response: ProviderHttpResponse): string | undefined {
 export function createWaveProvider(settings: WaveSettings, deps: WaveDeps): PaymentProvider {
   const fetchImpl = deps.fetch ?? fetch;
   const { requestLog } = deps;
-  const origin = new URL(settings.baseUrl).origin;
-
-  /**
-   * One authorised call to Wave.
-   * @throws WaveAuthenticationError on a 401; ProviderUnknownAnswer on a time-out, a network error or a 5xx
-   */
-  async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<ProviderHttpResponse> {
-    const response = await providerHttp(
-      {
-        method,
-        url: `${origin}${path}`,
-        headers: { authorization: `Bearer ${settings.apiKey}` },
-        body,
-        timeoutMs: settings.timeoutMs,
-      },
-      fetchImpl,
-    );
-    if (response.status === 401)
-      throw new WaveAuthenticationError(
-        `${method} ${path.split('?')[0]}: Wave refused the API key (${errorCodeOf(response) ?? 'HTTP 401'})`,
-      );
-    return response;
-  }
+  const call = createWaveClient(settings, fetchImpl);
 
   /** The session `id` as Wave has it now. @throws ProviderRefusal when Wave has no such session */
   async function retrieve(id: string): Promise<CheckoutSession> {
@@ -171,8 +129,8 @@ export function createWaveProvider(settings: WaveSettings, deps: WaveDeps): Paym
       });
       if (response.status === 200 || response.status === 201)
         return answerOf(documentedAnswer(checkoutSession, response.json, `POST ${path}`));
-      const code = errorCodeOf(response);
-      if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429 && code)
+      const code = waveErrorCodeOf(response);
+      if (isWaveRefusal(response) && code)
         throw new ProviderRefusal(`Wave refused the checkout session (${code})`, 'provider_error', code);
       throw new ProviderUnknownAnswer(`POST ${path}: undocumented answer (HTTP ${response.status})`, response.status);
     },
@@ -209,8 +167,8 @@ export function createWaveProvider(settings: WaveSettings, deps: WaveDeps): Paym
       const response = await call('POST', path);
       if (response.status === 200 || response.status === 204)
         return { status: 'succeeded', refundReference: request.providerReference };
-      const code = errorCodeOf(response);
-      if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429 && code)
+      const code = waveErrorCodeOf(response);
+      if (isWaveRefusal(response) && code)
         return { status: 'failed', failureMessage: `Wave refused the refund (${code})` };
       throw new ProviderUnknownAnswer(`POST ${path}: undocumented answer (HTTP ${response.status})`, response.status);
     },
