@@ -7406,6 +7406,11 @@ export interface operations {
                      * @example +250788000001
                      */
                     phone_number: string;
+                    /**
+                     * @description The operator whose rail pays the wallet, overriding the prefix table: a ported number, or a wallet that claims no prefixes (Wave's)
+                     * @enum {string}
+                     */
+                    operator?: "momo" | "mobile_money_b" | "mpesa" | "wave";
                 } | {
                     /**
                      * @description A bank account

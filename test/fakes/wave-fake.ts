@@ -10,6 +10,10 @@
  * session open (the customer may try again) until it expires ({@link WaveFake.lapse}). Faults: the next requests
  * answered 500, never answered, answered 200 with an undocumented body, or 404 by a gateway.
  *
+ * Payouts (docs.wave.com/payout): `POST /v1/payout` with an `idempotency-key` (the same key answers the same payout
+ * again, never a second one), `GET /v1/payouts/search?client_reference=…`; the recipient is played by the number's last
+ * four digits ({@link WAVE_FAKE_PAYEES}).
+ *
  * Where Wave's pages name no error code (an expiry of a session that is not open), the fake answers a 4xx with
  * Wave's error shape and the code `checkout-session-not-open`, and the adapter reads any such 4xx alike.
  */
@@ -27,6 +31,42 @@ export const WAVE_FAKE_NUMBERS = {
   /** Never pays: the session stays open until it lapses. */
   silent: '9999',
 } as const;
+
+/** Payout recipients by their last four digits; any other number is paid at once. */
+export const WAVE_FAKE_PAYEES = {
+  /** Our business wallet lacks the money: the payout fails with `insufficient-funds`. */
+  ourBalance: '0001',
+  /** The recipient's wallet is blocked: `recipient-account-blocked`. */
+  blocked: '0002',
+  /** Stays `processing`. */
+  slow: '9999',
+} as const;
+
+/** A payout as the fake holds it (Wave's fields). */
+export interface WavePayout {
+  id: string;
+  currency: string;
+  receive_amount: string;
+  fee: string;
+  mobile: string;
+  client_reference: string | null;
+  payment_reason: string | null;
+  status: 'processing' | 'succeeded' | 'failed' | 'reversed';
+  payout_error: { error_code: string; error_message: string } | null;
+  timestamp: string;
+}
+
+/** The fields `POST /v1/payout` documents; any other is refused (400 `request-validation-error`). */
+const PAYOUT_FIELDS: ReadonlySet<string> = new Set([
+  'currency',
+  'receive_amount',
+  'mobile',
+  'name',
+  'national_id',
+  'client_reference',
+  'payment_reason',
+  'aggregated_merchant_id',
+]);
 
 /** The `last_payment_error` of the numbers above. */
 const FAILURES: Readonly<Record<string, { code: string; message: string }>> = {
@@ -107,6 +147,8 @@ export interface WaveFake {
   requests: WaveRequest[];
   /** Every session the fake opened (a faulted answer included), in order. */
   sessions: WaveSession[];
+  /** Every payout the fake took (a faulted answer included), in order. */
+  payouts: WavePayout[];
   events: WaveSentEvent[];
   setMode(mode: { webhooks?: WaveWebhookMode; webhookUrl?: string }): void;
   /** The next `count` requests whose path starts with one of `paths` (default: all) get `kind`. */
@@ -146,6 +188,8 @@ export async function startWaveFake(options: WaveFakeOptions = {}): Promise<Wave
   let webhookMode: WaveWebhookMode = options.webhooks ?? 'once';
   const requests: WaveRequest[] = [];
   const sessions: WaveSession[] = [];
+  const payouts: WavePayout[] = [];
+  const payoutsByKey = new Map<string, WavePayout>();
   const sent = new SentLog<WaveSentEvent>();
   const faults = new FaultQueue(() => false);
   const timers = new FakeTimers();
@@ -248,6 +292,44 @@ export async function startWaveFake(options: WaveFakeOptions = {}): Promise<Wave
     return { status: 200, body: view(session) };
   }
 
+  function payout(body: unknown, key: string | undefined): Answer {
+    if (!key) return error(400, 'request-validation-error', 'idempotency-key header is required');
+    const earlier = payoutsByKey.get(key);
+    if (earlier) return { status: 200, body: earlier };
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return error(400, 'request-validation-error', 'The body must be a JSON object');
+    const fields = body as Record<string, unknown>;
+    const unknown = Object.keys(fields).find((field) => !PAYOUT_FIELDS.has(field));
+    if (unknown) return error(400, 'request-validation-error', `Unknown field: ${unknown}`);
+    if (fields.currency !== 'XOF') return error(400, 'request-validation-error', 'currency: not a supported currency');
+    if (typeof fields.receive_amount !== 'string' || !/^[1-9][0-9]*$/.test(fields.receive_amount))
+      return error(400, 'request-validation-error', 'receive_amount: not a valid amount for XOF');
+    if (typeof fields.mobile !== 'string' || !/^\+[1-9][0-9]{7,14}$/.test(fields.mobile))
+      return error(400, 'request-validation-error', 'mobile: not an E.164 number');
+    const ending = fields.mobile.slice(-4);
+    const failure =
+      ending === WAVE_FAKE_PAYEES.ourBalance
+        ? { error_code: 'insufficient-funds', error_message: 'Insufficient funds in the business wallet' }
+        : ending === WAVE_FAKE_PAYEES.blocked
+          ? { error_code: 'recipient-account-blocked', error_message: "The recipient's account is blocked" }
+          : null;
+    const created: WavePayout = {
+      id: `pt-${randomBytes(8).toString('hex').slice(0, 13)}`,
+      currency: 'XOF',
+      receive_amount: fields.receive_amount,
+      fee: '0',
+      mobile: fields.mobile,
+      client_reference: typeof fields.client_reference === 'string' ? fields.client_reference : null,
+      payment_reason: typeof fields.payment_reason === 'string' ? fields.payment_reason : null,
+      status: failure ? 'failed' : ending === WAVE_FAKE_PAYEES.slow ? 'processing' : 'succeeded',
+      payout_error: failure,
+      timestamp: new Date().toISOString(),
+    };
+    payouts.push(created);
+    payoutsByKey.set(key, created);
+    return { status: 200, body: created };
+  }
+
   function handle(request: FakeIncoming): Answer {
     requests.push({
       method: request.method,
@@ -261,6 +343,15 @@ export async function startWaveFake(options: WaveFakeOptions = {}): Promise<Wave
     if (request.headers.authorization !== `Bearer ${apiKey}`)
       return error(401, 'no-matching-api-key', "The key you provided doesn't exist in our system");
     if (request.method === 'POST' && request.path === SESSIONS_PATH) return create(request.body);
+    if (request.method === 'POST' && request.path === '/v1/payout') {
+      const key = request.headers['idempotency-key'];
+      return payout(request.body, Array.isArray(key) ? key[0] : key);
+    }
+    if (request.method === 'GET' && request.path === '/v1/payouts/search') {
+      const reference = request.query.get('client_reference');
+      if (!reference) return error(400, 'request-validation-error', 'client_reference is required');
+      return { status: 200, body: { result: payouts.filter((p) => p.client_reference === reference) } };
+    }
     if (request.method === 'GET' && request.path === `${SESSIONS_PATH}/search`) {
       const reference = request.query.get('client_reference');
       if (!reference) return error(400, 'request-validation-error', 'client_reference is required');
@@ -302,6 +393,7 @@ export async function startWaveFake(options: WaveFakeOptions = {}): Promise<Wave
     webhookSecret,
     requests,
     sessions,
+    payouts,
     events: sent.sent,
     setMode(mode) {
       if (mode.webhooks) webhookMode = mode.webhooks;

@@ -99,7 +99,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
     ]);
   });
 
-  it('declares the payout rails (docs/payouts.md#rails): MoMo, Airtel and M-Pesa live, the bank in the sandbox only, the rest (Wave too) none', () => {
+  it('declares the payout rails (docs/payouts.md#rails): MoMo, Airtel, M-Pesa and Wave live, the bank in the sandbox only, the rest none', () => {
     const rails = Object.fromEntries(PROVIDER_DESCRIPTORS.map((d) => [d.code, d.payouts]));
     expect(rails).to.deep.equal({
       card_gateway: null,
@@ -112,7 +112,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       },
       mobile_money_c: null,
       mpesa: { destination: 'mobile_money', currencies: ['KES'], live: true, accountHolderLookup: false },
-      wave: null,
+      wave: { destination: 'mobile_money', currencies: ['XOF'], live: true, accountHolderLookup: false },
       wallet: null,
       bank_transfer: {
         destination: 'bank_account',

@@ -6,7 +6,8 @@ import type { ProviderDescriptor } from '../../domain/provider-descriptor';
  * any mobile number of those countries may hold, not a network: it claims no leading digits (empty prefix lists), so
  * a generic payment reaches it only by naming `operator: wave`, and the merchant-scoped method `wave` names it
  * outright. The checkout session can be expired while open (cancel); a refund returns the whole payment (Wave's refund
- * of a checkout session takes no amount: docs/providers.md#wave-wave). No payouts here: Wave's Payout API is not wired.
+ * of a checkout session takes no amount: docs/providers.md#wave-wave). Payouts by Wave's Payout API to Wave wallets in
+ * XOF (docs/payouts.md#wave-payouts).
  */
 export const descriptor = {
   code: 'wave',
@@ -20,5 +21,6 @@ export const descriptor = {
   // Mobile money settles with us the next day (docs/ledger.md#available-on).
   settlementDelayDays: 1,
   live: { cancel: true, refund: true, partialRefund: false },
-  payouts: null,
+  // Wave's Payout API to a mobile number's Wave wallet; no holder lookup.
+  payouts: { destination: 'mobile_money', currencies: ['XOF'], live: true, accountHolderLookup: false },
 } as const satisfies ProviderDescriptor;
