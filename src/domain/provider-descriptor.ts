@@ -88,7 +88,8 @@ export interface ProviderDescriptor<Code extends string = string> {
   merchant?: Reach;
   /**
    * Mobile money only: country → leading digits of the national significant number that reach this operator (`''`:
-   * every number).
+   * every number; an empty list: none, the operator is reached only by naming it, e.g. Wave, a wallet any number may
+   * hold).
    */
   prefixes?: Readonly<Record<string, readonly string[]>>;
   /** Default fee rate in basis points (hundredths of a percent, docs/payments.md#fees). */
@@ -144,7 +145,9 @@ export function descriptorProblems(descriptor: ProviderDescriptor): string[] {
     for (const reach of [descriptor.generic, descriptor.merchant]) {
       const countries = reach?.countries === '*' ? ['*'] : (reach?.countries ?? []);
       for (const country of countries) {
-        if (!descriptor.prefixes?.[country]?.length)
+        // An empty list states that the operator claims no numbers there (a wallet any number may hold): it is
+        // reached by naming it, never by the prefix table.
+        if (descriptor.prefixes?.[country] === undefined)
           problems.push(`${where}: mobile money in ${country} without prefixes`);
       }
     }

@@ -561,7 +561,7 @@ export interface WaitingAttempt {
   amount?: number;
   /**
    * The provider's own payment page, when the payment's `next_action` is a `redirect` (Orange Money's web payment,
-   * docs/providers.md#orange-money-orange): the payer pays there instead of on a phone prompt.
+   * Wave's `wave_launch_url`): the payer pays there instead of on a phone prompt; offered only when it is https.
    */
   redirectUrl?: string;
 }
@@ -578,7 +578,9 @@ export function waitScreen(ctx: ScreenContext, session: ScreenSession, attempt: 
   const here = pagePath(session.id, ctx.chosenLocale, `/attempts/${encodeURIComponent(attempt.payment)}`);
   const operator = attempt.operator?.name ?? t.t('method_mobile_money');
   // Paid on the provider's own page (next_action redirect): a link there, and no phone prompt to fall back from.
-  const redirect = attempt.redirectUrl;
+  // Only an https page of the provider is offered as a link.
+  const redirect =
+    attempt.redirectUrl !== undefined && /^https:\/\//.test(attempt.redirectUrl) ? attempt.redirectUrl : undefined;
   const title = redirect === undefined ? t.t('wait_title') : t.t('wait_redirect_title', { operator });
   return render(
     ctx,
@@ -597,7 +599,7 @@ export function waitScreen(ctx: ScreenContext, session: ScreenSession, attempt: 
         <p>
           {redirect === undefined
             ? t.t('wait_body', { operator, phone: attempt.phone, amount })
-            : t.t('wait_redirect_body', { operator, amount })}
+            : t.t('wait_open_body', { operator, amount })}
         </p>
         {redirect === undefined ? null : (
           <p>

@@ -12,6 +12,7 @@ import { descriptor as mpesa } from './mpesa/descriptor';
 import { descriptor as orange } from './orange/descriptor';
 import { descriptor as vodacom } from './vodacom/descriptor';
 import { descriptor as wallet } from './wallet/descriptor';
+import { descriptor as wave } from './wave/descriptor';
 
 /** The providers' pure descriptors. */
 export const PROVIDER_DESCRIPTORS = [
@@ -21,6 +22,7 @@ export const PROVIDER_DESCRIPTORS = [
   mpesa,
   orange,
   vodacom,
+  wave,
   mobileMoneyC,
   wallet,
   bankTransfer,

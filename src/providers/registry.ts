@@ -15,6 +15,7 @@ import { provider as momo } from './momo';
 import { provider as mpesa } from './mpesa';
 import { provider as orange } from './orange';
 import { provider as vodacom } from './vodacom';
+import { provider as wave } from './wave';
 import { memoryRequestLog, type LiveProvider, type PaymentProvider, type ProviderRequestLog } from './provider';
 import type { ProviderSettings, ProviderSettingsByEnvironment } from './settings';
 import { createSandboxProvider, type SandboxDeps, type SandboxMode } from './sandbox/simulator';
@@ -25,7 +26,15 @@ export interface ProviderRegistry {
 }
 
 /** Every live provider's runtime part, one line each (docs/providers.md#new-provider). */
-export const LIVE_PROVIDERS: readonly LiveProvider<any>[] = [momo, mobileMoneyB, cardGateway, mpesa, orange, vodacom];
+export const LIVE_PROVIDERS: readonly LiveProvider<any>[] = [
+  momo,
+  mobileMoneyB,
+  cardGateway,
+  mpesa,
+  orange,
+  vodacom,
+  wave,
+];
 
 /** How the sandbox simulator of a provider of each kind decides (docs/payments.md#sandbox-scenarios). */
 const SANDBOX_MODES: Readonly<Record<MethodKind, SandboxMode>> = {

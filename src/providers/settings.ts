@@ -14,12 +14,13 @@ import { variables as momo } from './momo/settings';
 import { variables as mpesa } from './mpesa/settings';
 import { variables as orange } from './orange/settings';
 import { variables as vodacom } from './vodacom/settings';
+import { variables as wave } from './wave/settings';
 import type { ProviderVariables } from './provider-variables';
 
 export type { ProviderVariables } from './provider-variables';
 
 /** Every live provider's variables, one line each (docs/providers.md#new-provider). */
-export const PROVIDER_VARIABLES = [momo, mobileMoneyB, cardGateway, mpesa, orange, vodacom] as const;
+export const PROVIDER_VARIABLES = [momo, mobileMoneyB, cardGateway, mpesa, orange, vodacom, wave] as const;
 
 type Variables = (typeof PROVIDER_VARIABLES)[number];
 

@@ -35,7 +35,14 @@ import {
   type PayoutFilter,
 } from '../db/payouts';
 import { listMembers } from '../db/team';
-import { operatorForNumber, PROVIDER_CODES, type ProviderCode } from '../domain/catalogue';
+import {
+  MERCHANT_CATALOGUE,
+  operatorForNumber,
+  PROVIDER_CODES,
+  servesCountry,
+  type Offering,
+  type ProviderCode,
+} from '../domain/catalogue';
 import { orNotFound, DomainError, validationError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Currency } from '../domain/money';
@@ -91,6 +98,11 @@ export interface PayoutServiceDeps {
 
 /** The providers paying out to wallets. */
 const WALLET_RAILS = PROVIDER_CODES.filter((code) => PAYOUT_CAPABILITIES[code]?.destination === 'mobile_money');
+/** True when the wallet rail of `provider` pays numbers of `country`: the countries its merchant method serves. */
+function payoutServes(provider: ProviderCode, country: string): boolean {
+  const offering = (MERCHANT_CATALOGUE as Readonly<Record<string, Offering | undefined>>)[provider];
+  return WALLET_RAILS.includes(provider) && offering !== undefined && servesCountry(offering, country);
+}
 /** The provider of the bank rail. */
 const BANK_RAIL = PROVIDER_CODES.find((code) => PAYOUT_CAPABILITIES[code]?.destination === 'bank_account');
 
@@ -101,7 +113,8 @@ const LOOKUP_TIMEOUT_MS = 5_000;
 
 /** A destination to add, as the request gave it (docs/payouts.md#destinations). */
 export type NewDestination =
-  | { type: 'mobile_money'; phoneNumber: string }
+  /** `operator`: the rail that pays the wallet, overriding the prefix table (a ported number, a Wave wallet). */
+  | { type: 'mobile_money'; phoneNumber: string; operator?: ProviderCode }
   | { type: 'bank_account'; bankCode: string; accountNumber: string; accountHolderName: string };
 
 /** Whether the wallet's provider knows its holder: `verified`, `unverified` or, when it cannot say, pending. */
@@ -195,7 +208,11 @@ export async function createDestination(
           message: 'phone_number must be a valid international (E.164) number, e.g. +250788123456',
         },
       ]);
-    const provider = operatorForNumber(msisdn.country, msisdn.nationalNumber, WALLET_RAILS);
+    if (request.operator !== undefined && !payoutServes(request.operator, msisdn.country))
+      throw validationError([
+        { field: 'operator', message: `${request.operator} does not pay out to ${msisdn.country}` },
+      ]);
+    const provider = request.operator ?? operatorForNumber(msisdn.country, msisdn.nationalNumber, WALLET_RAILS);
     if (!provider)
       throw validationError([
         { field: 'phone_number', message: `no mobile money operator we pay out to is known for this number` },

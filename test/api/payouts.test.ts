@@ -257,6 +257,26 @@ describe('payouts (docs/payouts.md)', function () {
     expect(live.status).to.equal(403);
     expect(live.body.error.message).to.match(/two-factor/);
   });
+  it('reaches a wallet rail that claims no prefixes (Wave) by operator, and refuses an operator that does not pay the country, naming it (docs/payouts.md#wave-payouts)', async () => {
+    const { key } = await registerDeveloper();
+    const add = (body: object) => call('/v1/payout_destinations', { key, body: { type: 'mobile_money', ...body } });
+    const unnamed = await add({ phone_number: '+221771230001' });
+    expect(unnamed.status).to.equal(400);
+    expect(JSON.stringify(unnamed.body.error)).to.include('phone_number');
+    const wave = await add({ phone_number: '+221771230001', operator: 'wave' });
+    expect(wave.status, JSON.stringify(wave.body)).to.equal(201);
+    expect(wave.body.data).to.include({ type: 'mobile_money', provider: 'wave', last4: '0001' });
+    const ported = await add({ phone_number: '+250788000003', operator: 'mobile_money_b' });
+    expect(ported.body.data).to.include({ provider: 'mobile_money_b' });
+    const elsewhere = await add({ phone_number: '+250788000001', operator: 'wave' });
+    expect(elsewhere.status).to.equal(400);
+    expect(elsewhere.body.error.message).to.include('wave does not pay out to RW');
+    const unknown = await add({ phone_number: '+221771230001', operator: 'orange' });
+    expect(unknown.status).to.equal(400);
+    expect(JSON.stringify(unknown.body.error)).to.include('operator');
+    expect((await call('/v1/payout_destinations', { key })).body.data.payout_destinations).to.have.length(2);
+  });
+
   it('in live: a destination needs a recent two-factor code, e-mails the owner and is usable 24 hours later', async () => {
     const developer = await turnOnTwoFactor(await registerDeveloper());
     const body = { type: 'mobile_money', phone_number: '+250788004321' };

@@ -23,6 +23,7 @@ describe('domain/catalogue (docs/payments.md#methods)', () => {
       'mpesa',
       'orange',
       'vodacom',
+      'wave',
     ]);
     expect(GENERIC_CATALOGUE.card[0]?.currencies).to.deep.equal(['USD', 'EUR', 'GBP']);
     expect(MERCHANT_CATALOGUE.card_gateway.currencies).to.include('GHS');
@@ -70,6 +71,31 @@ describe('domain/create-payment: list A rules (docs/payments.md#methods)', () =>
       customerPhone: '+250788000001',
       country: 'RW',
     });
+  });
+
+  it('reaches Wave, which claims no digits, only by naming it; its XOF in Senegal and Côte d’Ivoire', () => {
+    const senegal = { amount: 5000, currency: 'XOF' as const, paymentMethod: 'mobile_money' as const };
+    expect(resolveGenericPayment({ ...senegal, phoneNumber: '+221771234567', operator: 'wave' })).to.deep.equal({
+      provider: 'wave',
+      kind: 'mobile_money',
+      customerPhone: '+221771234567',
+      country: 'SN',
+    });
+    expect(resolveGenericPayment({ ...senegal, phoneNumber: '+2250701234567', operator: 'wave' }).country).to.equal(
+      'CI',
+    );
+    expect(problemOf(() => resolveGenericPayment({ ...senegal, phoneNumber: '+221771234567' }))).to.include({
+      field: 'phone_number',
+      message: 'no mobile money operator is known for this number prefix; name one in operator',
+    });
+    expect(
+      problemOf(() => resolveGenericPayment({ ...senegal, phoneNumber: '+250788000001', operator: 'wave' })),
+    ).to.include({ field: 'operator', message: 'wave does not serve RW' });
+    expect(
+      problemOf(() =>
+        resolveGenericPayment({ ...senegal, currency: 'KES', phoneNumber: '+221771234567', operator: 'wave' }),
+      ),
+    ).to.include({ field: 'currency', message: 'currency KES is not supported by wave' });
   });
 
   it('honours an explicit provider', () => {

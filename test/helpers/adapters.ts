@@ -160,6 +160,11 @@ export function liveProviderEnv(refunds: boolean): Record<string, string> {
     VODACOM_API_KEY: 'key',
     VODACOM_PUBLIC_KEY: openApiPublicKey(),
     VODACOM_SERVICE_PROVIDER_CODE: '000000',
+    WAVE_BASE_URL: 'https://api.wave.example',
+    WAVE_API_KEY: 'wave_sn_prod_key',
+    WAVE_WEBHOOK_SECRET: 'wave_sn_WHS_secret',
+    WAVE_SUCCESS_URL: 'https://pay.paycollect.example/wave/success',
+    WAVE_ERROR_URL: 'https://pay.paycollect.example/wave/error',
     ...(refunds
       ? {
           MOMO_DISBURSEMENT_API_USER: 'disbursement-user',

@@ -63,6 +63,8 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
     expect(descriptorProblems({ ...complete, prefixes: {} })).to.deep.equal([
       'provider mobile_money_d: mobile money in RW without prefixes',
     ]);
+    // An empty list states the operator claims no numbers there (a wallet any number may hold, e.g. Wave).
+    expect(descriptorProblems({ ...complete, prefixes: { RW: [] } })).to.deep.equal([]);
     expect(descriptorProblems({ ...complete, merchant: { countries: [], currencies: [] } })).to.deep.equal([
       'provider mobile_money_d: no countries',
       'provider mobile_money_d: no currencies',
@@ -98,6 +100,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
   });
 
   it('declares the payout rails (docs/payouts.md#rails): MoMo, Airtel, M-Pesa and Vodacom M-Pesa live, the bank in the sandbox only, the rest none', () => {
+  it('declares the payout rails (docs/payouts.md#rails): MoMo, Airtel, M-Pesa and Wave live, the bank in the sandbox only, the rest none', () => {
     const rails = Object.fromEntries(PROVIDER_DESCRIPTORS.map((d) => [d.code, d.payouts]));
     expect(rails).to.deep.equal({
       card_gateway: null,
@@ -113,6 +116,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       // Orange's Web Payment API collects only.
       orange: null,
       vodacom: { destination: 'mobile_money', currencies: ['TZS'], live: true, accountHolderLookup: false },
+      wave: { destination: 'mobile_money', currencies: ['XOF'], live: true, accountHolderLookup: false },
       wallet: null,
       bank_transfer: {
         destination: 'bank_account',
@@ -221,6 +225,8 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
         },
         // The M-Pesa OpenAPI takes whole shillings (docs/providers.md#vodacom-m-pesa-tanzania-vodacom).
         { provider: 'vodacom', kind: 'mobile_money', countries: ['TZ'], currencies: ['TZS'], wholeUnitsOnly: true },
+        // XOF has no minor unit: every amount is whole francs already.
+        { provider: 'wave', kind: 'mobile_money', countries: ['SN', 'CI'], currencies: ['XOF'], wholeUnitsOnly: false },
       ],
       bank_transfer: [
         {
@@ -248,6 +254,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       'mpesa',
       'orange',
       'vodacom',
+      'wave',
       'mobile_money_c',
       'wallet',
     ]);
@@ -310,6 +317,9 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
         ['75', 'vodacom'],
         ['76', 'vodacom'],
       ],
+      // Wave claims no digits: a wallet any number may hold, reached by naming it.
+      SN: [],
+      CI: [],
       LR: [
         ['88', 'mobile_money_c'],
         ['77', 'mobile_money_c'],
@@ -322,6 +332,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       mpesa: 'mobile_money',
       orange: 'mobile_money',
       vodacom: 'mobile_money',
+      wave: 'mobile_money',
       mobile_money_c: 'mobile_money',
       wallet: 'wallet',
       bank_transfer: 'bank_transfer',
@@ -333,6 +344,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       mpesa: 150,
       orange: 150,
       vodacom: 150,
+      wave: 100,
       mobile_money_c: 200,
       wallet: 100,
       bank_transfer: 50,

@@ -28,6 +28,7 @@ const INSTANT_CUSTOMERS: Readonly<Record<string, { phone: string; currency: 'RWF
   mpesa: { phone: '+254712000001', currency: 'KES' },
   orange: { phone: '+221771000001', currency: 'XOF' },
   vodacom: { phone: '+255754000001', currency: 'TZS' },
+  wave: { phone: '+221770000001', currency: 'XOF' },
 };
 
 describe('sandbox and live agree, per provider and flow (docs/payments.md#sandbox-scenarios)', function () {

@@ -79,6 +79,7 @@ describe('README.md#providers', () => {
       'mpesa',
       'orange',
       'vodacom',
+      'wave',
     ]);
     const rows = sectionLines('Providers').filter((line) => /^\| [^-|]/.test(line) && !line.startsWith('| provider |'));
     expect(rows).to.deep.equal(liveRails.map(expectedRow));

@@ -25,6 +25,7 @@ export const PAYMENT_METHODS = [
   'mpesa',
   'orange',
   'vodacom',
+  'wave',
   'mobile_money_c',
   'wallet',
 ] as const satisfies readonly ApiPaymentMethod[];

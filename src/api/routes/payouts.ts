@@ -56,7 +56,7 @@ export function payoutRoutes(deps: PayoutRouteDeps): Router {
       deps,
       principalOf(ctx),
       body.type === 'mobile_money'
-        ? { type: 'mobile_money', phoneNumber: body.phone_number }
+        ? { type: 'mobile_money', phoneNumber: body.phone_number, operator: body.operator }
         : {
             type: 'bank_account',
             bankCode: body.bank_code,

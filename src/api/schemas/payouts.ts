@@ -6,9 +6,14 @@ import { z } from '../../lib/zod';
 import { trimmedText } from './fields';
 import { CURRENCY_EXPONENTS, MAX_AMOUNT_MINOR } from '../../domain/money';
 import { PAYOUT_SCHEDULES, PAYOUT_STATUSES } from '../../domain/payout';
+import { PROVIDER_DESCRIPTORS } from '../../providers/descriptors';
 import { createdBound, cursorPageFields } from './payments';
 
 type NonEmpty<T> = [T, ...T[]];
+/** The providers whose payout rails pay mobile-money wallets (docs/payouts.md#rails), from the descriptors. */
+const walletRails = PROVIDER_DESCRIPTORS.filter((d) => d.payouts?.destination === 'mobile_money').map(
+  (d) => d.code,
+) as NonEmpty<(typeof PROVIDER_DESCRIPTORS)[number]['code']>;
 const currencies = Object.keys(CURRENCY_EXPONENTS) as NonEmpty<keyof typeof CURRENCY_EXPONENTS>;
 const environment = z
   .enum(['sandbox', 'live'])
@@ -20,6 +25,10 @@ export const createDestinationBody = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('mobile_money').openapi({ description: 'A mobile money wallet' }),
     phone_number: z.string().max(20).openapi({ example: '+250788000001', description: 'E.164' }),
+    operator: z.enum(walletRails).optional().openapi({
+      description:
+        "The operator whose rail pays the wallet, overriding the prefix table: a ported number, or a wallet that claims no prefixes (Wave's)",
+    }),
   }),
   z.strictObject({
     type: z.literal('bank_account').openapi({ description: 'A bank account' }),

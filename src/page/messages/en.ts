@@ -27,10 +27,9 @@ export const en = {
   wait_title: 'Approve the payment on your phone',
   wait_body: '{operator} has sent a request to {phone}. Enter your PIN on the phone to approve {amount}.',
   wait_keep_open: 'Keep this page open: it follows the payment by itself.',
+  wait_open_body: '{operator} is waiting for your payment of {amount}: open {operator} to approve it.',
   wait_no_prompt: 'No request on your phone?',
   wait_redirect_title: 'Finish the payment on {operator}',
-  wait_redirect_body:
-    '{operator} takes your number and your code on its own page. Pay {amount} there; this page follows the payment by itself.',
   wait_redirect_button: 'Continue to {operator}',
   ussd_approvals: 'Dial {code}, open {menu} and approve the payment there.',
   ussd_retry:

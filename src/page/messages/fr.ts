@@ -28,10 +28,9 @@ export const fr: Catalogue = {
   wait_body:
     '{operator} a envoyé une demande au {phone}. Saisissez votre code PIN sur le téléphone pour valider {amount}.',
   wait_keep_open: 'Gardez cette page ouverte\u00a0: elle suit le paiement d’elle-même.',
+  wait_open_body: '{operator} attend votre paiement de {amount}\u00a0: ouvrez {operator} pour le valider.',
   wait_no_prompt: 'Aucune demande sur votre téléphone\u00a0?',
   wait_redirect_title: 'Terminez le paiement sur {operator}',
-  wait_redirect_body:
-    '{operator} prend votre numéro et votre code sur sa propre page. Payez {amount} là-bas\u00a0; cette page suit le paiement d’elle-même.',
   wait_redirect_button: 'Continuer vers {operator}',
   ussd_approvals: 'Composez {code}, ouvrez {menu} et validez le paiement.',
   ussd_retry:

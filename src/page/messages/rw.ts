@@ -27,10 +27,9 @@ export const rw: Catalogue = {
   wait_title: 'Emeza ubwishyu kuri telefone yawe',
   wait_body: '{operator} yohereje ubusabe kuri {phone}. Shyiramo PIN yawe kuri telefone kugira ngo wemeze {amount}.',
   wait_keep_open: 'Ntufunge uru rupapuro: rukurikirana ubwishyu ubwarwo.',
+  wait_open_body: '{operator} itegereje ubwishyu bwawe bwa {amount}: fungura {operator} kugira ngo ubwemeze.',
   wait_no_prompt: 'Nta busabe bwageze kuri telefone yawe?',
   wait_redirect_title: 'Soza ubwishyu kuri {operator}',
-  wait_redirect_body:
-    '{operator} yakira nimero yawe n’umubare w’ibanga ku rupapuro rwayo. Ishyura {amount} aho; uru rupapuro rukurikirana ubwishyu ubwarwo.',
   wait_redirect_button: 'Komeza kuri {operator}',
   ussd_approvals: 'Kanda {code}, ufungure {menu}, maze wemeze ubwishyu.',
   ussd_retry:

@@ -26,10 +26,9 @@ export const sw: Catalogue = {
   wait_title: 'Thibitisha malipo kwenye simu yako',
   wait_body: '{operator} imetuma ombi kwa {phone}. Weka PIN yako kwenye simu ili kuthibitisha {amount}.',
   wait_keep_open: 'Usifunge ukurasa huu: unafuatilia malipo wenyewe.',
+  wait_open_body: '{operator} inasubiri malipo yako ya {amount}: fungua {operator} ili kuyathibitisha.',
   wait_no_prompt: 'Hujapata ombi kwenye simu?',
   wait_redirect_title: 'Kamilisha malipo kwenye {operator}',
-  wait_redirect_body:
-    '{operator} inapokea namba yako na nambari yako ya siri kwenye ukurasa wake. Lipa {amount} hapo; ukurasa huu unafuatilia malipo wenyewe.',
   wait_redirect_button: 'Endelea kwenye {operator}',
   ussd_approvals: 'Piga {code}, fungua {menu} kisha uthibitishe malipo hapo.',
   ussd_retry:

@@ -1,0 +1,48 @@
+/**
+ * Wave's webhook events (docs/payments.md#provider-callbacks, docs/providers.md#wave-wave). Wave posts each event to
+ * the URL registered in its Business Portal (`{PROVIDER_CALLBACK_BASE_URL}/v1/provider-callbacks/wave`), signed with
+ * the webhook's signing secret (Wave's "signing secret" strategy, docs.wave.com/webhook):
+ * `Wave-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of the timestamp followed by the raw body>` (several `v1`
+ * while a secret is being rolled; one matching is enough). The signature is checked before the body is read; the
+ * event is then a hint the workflow confirms by retrieving the session.
+ */
+import { createHmac } from 'node:crypto';
+import { sameSecret } from '../../lib/constant-time';
+import { callbackJson, ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
+import { CHECKOUT_EVENTS, checkoutSession, outcomeOf, webhookEvent } from './statuses';
+
+/** The `Wave-Signature` of `rawBody` sent at `timestamp` (unix seconds) under `secret`: `t=…,v1=…`. */
+export function waveSignature(rawBody: string, timestamp: number, secret: string): string {
+  return `t=${timestamp},v1=${createHmac('sha256', secret).update(`${timestamp}${rawBody}`).digest('hex')}`;
+}
+
+/**
+ * True when `header` (a `Wave-Signature`) signs `rawBody` under `secret`: its `t` and any one of its `v1`, compared in
+ * constant time.
+ */
+export function waveSignatureMatches(header: string | undefined, rawBody: string, secret: string): boolean {
+  if (!header || header.length > 2000) return false;
+  const parts = header.split(',').map((part) => part.trim().split('='));
+  const timestamp = parts.find(([name]) => name === 't')?.[1];
+  if (!timestamp || !/^[0-9]{1,12}$/.test(timestamp)) return false;
+  const expected = createHmac('sha256', secret).update(`${timestamp}${rawBody}`).digest('hex');
+  return parts.some(([name, value]) => name === 'v1' && value !== undefined && sameSecret(expected, value));
+}
+
+/**
+ * Authenticates and reads a Wave event about a checkout session.
+ * @returns the session id as the provider reference, and what the session says
+ * @throws ProviderRefusal (401) for a missing or wrong signature, a body that is not a documented event, or an event
+ *   about anything but a checkout session
+ */
+export function parseWaveCallback(request: CallbackRequest, secret: string): ParsedCallback {
+  if (!waveSignatureMatches(request.headers['wave-signature'], request.rawBody, secret))
+    throw new ProviderRefusal('the Wave event is not signed with the webhook secret');
+  const event = webhookEvent.safeParse(callbackJson(request, 'the Wave event'));
+  if (!event.success) throw new ProviderRefusal('the Wave event is not an event of the documented shape');
+  if (!CHECKOUT_EVENTS.has(event.data.type))
+    throw new ProviderRefusal(`the Wave event ${event.data.type.slice(0, 60)} is not about a checkout session`);
+  const session = checkoutSession.safeParse(event.data.data);
+  if (!session.success) throw new ProviderRefusal('the Wave event does not carry a checkout session');
+  return { providerReference: session.data.id, claimed: outcomeOf(session.data).status };
+}
