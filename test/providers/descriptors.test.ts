@@ -99,8 +99,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
     ]);
   });
 
-  it('declares the payout rails (docs/payouts.md#rails): MoMo, Airtel, M-Pesa and Vodacom M-Pesa live, the bank in the sandbox only, the rest none', () => {
-  it('declares the payout rails (docs/payouts.md#rails): MoMo, Airtel, M-Pesa and Wave live, the bank in the sandbox only, the rest none', () => {
+  it('declares the payout rails (docs/payouts.md#rails): MoMo, Airtel, M-Pesa, Vodacom M-Pesa and Wave live, the bank in the sandbox only, the rest none', () => {
     const rails = Object.fromEntries(PROVIDER_DESCRIPTORS.map((d) => [d.code, d.payouts]));
     expect(rails).to.deep.equal({
       card_gateway: null,
@@ -317,9 +316,6 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
         ['75', 'vodacom'],
         ['76', 'vodacom'],
       ],
-      // Wave claims no digits: a wallet any number may hold, reached by naming it.
-      SN: [],
-      CI: [],
       LR: [
         ['88', 'mobile_money_c'],
         ['77', 'mobile_money_c'],
