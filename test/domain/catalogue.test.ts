@@ -84,7 +84,8 @@ describe('domain/create-payment: list A rules (docs/payments.md#methods)', () =>
     expect(resolveGenericPayment({ ...senegal, phoneNumber: '+2250701234567', operator: 'wave' }).country).to.equal(
       'CI',
     );
-    expect(problemOf(() => resolveGenericPayment({ ...senegal, phoneNumber: '+221771234567' }))).to.include({
+    // Free Senegal's 76: no operator we reach claims it (Orange claims 77 and 78).
+    expect(problemOf(() => resolveGenericPayment({ ...senegal, phoneNumber: '+221761234567' }))).to.include({
       field: 'phone_number',
       message: 'no mobile money operator is known for this number prefix; name one in operator',
     });
