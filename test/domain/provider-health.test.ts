@@ -31,6 +31,8 @@ import { MOMO_REASONS } from '../../src/providers/momo/statuses';
 import { MOMO_TRANSFER_REASONS } from '../../src/providers/momo/payout-statuses';
 import { MPESA_RESULT_CODES } from '../../src/providers/mpesa/statuses';
 import { B2C_REFUSALS } from '../../src/providers/mpesa/payout-statuses';
+import { WAVE_PAYMENT_ERRORS } from '../../src/providers/wave/statuses';
+import { WAVE_PAYOUT_ERRORS } from '../../src/providers/wave/payout';
 
 const MINUTE = 60_000;
 const NOW = Date.parse('2026-11-29T12:00:00Z');
@@ -68,6 +70,8 @@ describe('operator health: classification', () => {
         Object.fromEntries(Object.entries(MPESA_RESULT_CODES).map(([k, v]) => [k, v.failureCode])),
       ],
       ['mpesa', 'payout', Object.fromEntries(Object.entries(B2C_REFUSALS).map(([k, v]) => [k, v.failureCode]))],
+      ['wave', 'collection', { ...WAVE_PAYMENT_ERRORS }],
+      ['wave', 'payout', { ...WAVE_PAYOUT_ERRORS }],
     ];
     for (const [provider, operation, reasons] of tables) {
       const sides = (FAILURE_REASON_SIDES as Record<string, Record<string, Record<string, OutcomeSide>>>)[provider]?.[
