@@ -148,6 +148,22 @@ export const FAILURE_REASON_SIDES: Readonly<
       'INS-16': 'provider',
     },
   },
+  wave: {
+    collection: {
+      'insufficient-funds': 'payer',
+      'blocked-account': 'payer',
+      'payer-mobile-mismatch': 'payer',
+    },
+    payout: {
+      'insufficient-funds': 'platform',
+      'payout-limit-exceeded': 'platform',
+      'recipient-account-blocked': 'payer',
+      'receive-limit-exceeded': 'payer',
+      'amount-too-small': 'payer',
+      'invalid-mobile': 'payer',
+      'mobile-not-registered': 'payer',
+    },
+  },
 };
 
 /**

@@ -34,6 +34,8 @@ import { B2C_REFUSALS as VODACOM_B2C_REFUSALS } from '../../src/providers/vodaco
 import { VODACOM_RESULT_CODES } from '../../src/providers/vodacom/statuses';
 import { B2C_REFUSALS } from '../../src/providers/mpesa/payout-statuses';
 import { ORANGE_FAILURES } from '../../src/providers/orange/statuses';
+import { WAVE_PAYMENT_ERRORS } from '../../src/providers/wave/statuses';
+import { WAVE_PAYOUT_ERRORS } from '../../src/providers/wave/payout';
 
 const MINUTE = 60_000;
 const NOW = Date.parse('2026-11-29T12:00:00Z');
@@ -82,6 +84,8 @@ describe('operator health: classification', () => {
         'payout',
         Object.fromEntries(Object.entries(VODACOM_B2C_REFUSALS).map(([k, v]) => [k, v.failureCode])),
       ],
+      ['wave', 'collection', { ...WAVE_PAYMENT_ERRORS }],
+      ['wave', 'payout', { ...WAVE_PAYOUT_ERRORS }],
     ];
     for (const [provider, operation, reasons] of tables) {
       const sides = (FAILURE_REASON_SIDES as Record<string, Record<string, Record<string, OutcomeSide>>>)[provider]?.[

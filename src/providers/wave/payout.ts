@@ -46,15 +46,22 @@ const wavePayout = z.object({
 const searchAnswer = z.object({ result: z.array(wavePayout).max(100) });
 
 /**
- * A Wave payout error code as our failure code: our own balance, the recipient's wallet (blocked, over its limits),
- * the amount; any other code a refusal we cannot place.
+ * The payout error codes we read, with our failure code: our own balance, the recipient's wallet (blocked, over its
+ * limits, unknown), the amount (over our payout limit, too small).
  */
+export const WAVE_PAYOUT_ERRORS: Readonly<Record<string, PayoutFailureCode>> = {
+  'insufficient-funds': 'platform_funds',
+  'recipient-account-blocked': 'account_restricted',
+  'receive-limit-exceeded': 'account_restricted',
+  'payout-limit-exceeded': 'amount_invalid',
+  'amount-too-small': 'amount_invalid',
+  'invalid-mobile': 'account_invalid',
+  'mobile-not-registered': 'account_invalid',
+};
+
+/** A Wave payout error code as our failure code ({@link WAVE_PAYOUT_ERRORS}; any other: `declined`). */
 export function payoutFailureCodeOf(code: string): PayoutFailureCode {
-  if (code === 'insufficient-funds') return 'platform_funds';
-  if (code === 'recipient-account-blocked' || code === 'receive-limit-exceeded') return 'account_restricted';
-  if (code === 'payout-limit-exceeded' || code === 'amount-too-small') return 'amount_invalid';
-  if (code === 'invalid-mobile' || code === 'mobile-not-registered') return 'account_invalid';
-  return 'declined';
+  return WAVE_PAYOUT_ERRORS[code] ?? 'declined';
 }
 
 /** A Wave payout as our answer about the payout `reference`. */

@@ -69,9 +69,20 @@ export const CHECKOUT_EVENTS: ReadonlySet<string> = new Set([
   'checkout.session.payment_failed',
 ]);
 
-/** A `last_payment_error` code as our failure code: the customer's balance, or any other refusal of the payer's. */
+/**
+ * The `last_payment_error` codes we read, with our failure code: the payer's balance, the payer's blocked account, a
+ * payer other than the number the session is restricted to. Any other code is read as the payer's refusal too
+ * (`declined`).
+ */
+export const WAVE_PAYMENT_ERRORS: Readonly<Record<string, FailureCode>> = {
+  'insufficient-funds': 'insufficient_funds',
+  'blocked-account': 'declined',
+  'payer-mobile-mismatch': 'declined',
+};
+
+/** A `last_payment_error` code as our failure code ({@link WAVE_PAYMENT_ERRORS}; any other: `declined`). */
 export function failureCodeOf(code: string): FailureCode {
-  return code === 'insufficient-funds' ? 'insufficient_funds' : 'declined';
+  return WAVE_PAYMENT_ERRORS[code] ?? 'declined';
 }
 
 /**
