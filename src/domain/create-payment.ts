@@ -17,6 +17,7 @@ import {
   type ProviderCode,
 } from './catalogue';
 import { DomainError, validationError } from './errors';
+import { marketOperator } from './markets';
 import { CURRENCY_EXPONENTS, formatDecimalAmount, parseDecimalAmount, type Currency } from './money';
 import { parsePhoneNumberAsWritten } from './phone';
 
@@ -68,9 +69,12 @@ function expectedNumber(field: string, country: string | undefined): string {
 
 /**
  * Refuses an amount the offering's provider cannot take (docs/limits.md#amounts): a fraction of the currency's major
- * unit when the provider takes whole units only (its descriptor's `wholeUnitsOnly`, e.g. M-Pesa's whole shillings).
+ * unit when the provider takes whole units only (its descriptor's `wholeUnitsOnly`, e.g. M-Pesa's whole shillings), or
+ * takes whole units only in the customer's `country` (its row of the markets table, docs/providers.md#markets, e.g.
+ * Airtel Money's whole Tanzanian shillings).
  * @param amountMinor the amount in minor units
  * @param written how the request's family writes an amount of minor units (`15000`, `"150.00"`), for the example
+ * @param country the customer's country (ISO alpha-2) when known
  * @throws DomainError `validation_error` naming `amount`, with the nearest whole amount below as an example
  */
 function checkAmountUnits(
@@ -78,14 +82,17 @@ function checkAmountUnits(
   amountMinor: number,
   currency: Currency,
   written: (minor: number) => string,
+  country?: string,
 ): void {
   const unit = 10 ** CURRENCY_EXPONENTS[currency];
-  if (!offering.wholeUnitsOnly || amountMinor % unit === 0) return;
+  const inMarket = country !== undefined && marketOperator(offering.provider, country)?.wholeUnitsOnly === true;
+  if (!(offering.wholeUnitsOnly || inMarket) || amountMinor % unit === 0) return;
   const example = written(Math.max(unit, amountMinor - (amountMinor % unit)));
+  const where = inMarket ? ` in ${country}` : '';
   throw validationError([
     {
       field: 'amount',
-      message: `amount must be a whole number of ${currency} for ${offering.provider}, which takes no fraction of a ${currency} (e.g. ${example})`,
+      message: `amount must be a whole number of ${currency} for ${offering.provider}${where}, which takes no fraction of a ${currency} (e.g. ${example})`,
     },
   ]);
 }
@@ -166,7 +173,7 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
       { field: 'currency', message: `currency ${currency} does not match a mobile money wallet in ${msisdn.country}` },
     ]);
   }
-  checkAmountUnits(offering, request.amount, currency, String);
+  checkAmountUnits(offering, request.amount, currency, String, msisdn.country);
   return { provider: offering.provider, kind: offering.kind, customerPhone: msisdn.e164, country: msisdn.country };
 }
 
@@ -238,5 +245,12 @@ export function resolveMerchantPayment(request: MerchantPaymentRequest): Resolve
       },
     ]);
   }
+  checkAmountUnits(
+    offering,
+    amount.minor,
+    request.currency,
+    (minor) => `"${formatDecimalAmount(minor, request.currency)}"`,
+    msisdn.country,
+  );
   return { ...base, customerPhone: msisdn.e164, country: msisdn.country };
 }

@@ -4,20 +4,17 @@
  * Disbursement rail (./disbursement.ts) and refunds (./refund.ts).
  */
 import { createHash } from 'node:crypto';
+import { reachOf } from '../../domain/markets';
 import { CURRENCY_EXPONENTS, type Currency } from '../../domain/money';
 
 /** Longest `payerMessage` and `payeeNote` MoMo takes, in characters (a longer one is answered 400). */
 export const MOMO_TEXT_MAX_LENGTH = 160;
 
 /**
- * The currency each production target environment collects in (X-Target-Environment → currency); others are not
- * checked.
+ * The currency each production target environment collects in (X-Target-Environment → currency), from the markets
+ * table (docs/providers.md#markets); others (MTN's `sandbox`) are not checked.
  */
-export const MOMO_ENVIRONMENT_CURRENCIES: Readonly<Record<string, Currency>> = {
-  mtnrwanda: 'RWF',
-  mtnuganda: 'UGX',
-  mtnghana: 'GHS',
-};
+export const MOMO_ENVIRONMENT_CURRENCIES: Readonly<Record<string, Currency>> = reachOf('momo').apiMarketCurrencies;
 
 /**
  * The `X-Reference-Id` of the payment `paymentId`: a UUID in version 4 form made from SHA-256 of
