@@ -4183,7 +4183,7 @@ export interface operations {
                      * @description ISO 4217 code
                      * @enum {string}
                      */
-                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD" | "TZS" | "ZMW" | "XOF" | "XAF" | "GNF" | "SZL" | "MWK" | "CDF" | "MGA" | "SCR" | "NGN";
                     /**
                      * @description How the customer pays
                      * @enum {string}
@@ -4966,7 +4966,7 @@ export interface operations {
                      * @description ISO 4217 code
                      * @enum {string}
                      */
-                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD" | "TZS" | "ZMW" | "XOF" | "XAF" | "GNF" | "SZL" | "MWK" | "CDF" | "MGA" | "SCR" | "NGN";
                     /**
                      * @description The provider code the customer pays with
                      * @enum {string}
@@ -7877,7 +7877,7 @@ export interface operations {
                      * @description ISO 4217 code; the destination's rail must pay it
                      * @enum {string}
                      */
-                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD" | "TZS" | "ZMW" | "XOF" | "XAF" | "GNF" | "SZL" | "MWK" | "CDF" | "MGA" | "SCR" | "NGN";
                     /** @description A destination id (`dst_…`) */
                     destination: string;
                     /** @description Yours, returned as sent */
@@ -8495,7 +8495,7 @@ export interface operations {
                      * @description The currency automatic payouts pay out
                      * @enum {string}
                      */
-                    currency?: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    currency?: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD" | "TZS" | "ZMW" | "XOF" | "XAF" | "GNF" | "SZL" | "MWK" | "CDF" | "MGA" | "SCR" | "NGN";
                     /**
                      * @description Minor units kept in the balance (default 0)
                      * @example 10000
@@ -8815,7 +8815,7 @@ export interface operations {
                      * @description ISO 4217 code
                      * @enum {string}
                      */
-                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD" | "TZS" | "ZMW" | "XOF" | "XAF" | "GNF" | "SZL" | "MWK" | "CDF" | "MGA" | "SCR" | "NGN";
                     /** @description What the customer pays for, on the page */
                     description: string;
                     /** @description The methods the page offers (default: every method the currency allows; mobile money) */
@@ -9898,7 +9898,7 @@ export interface operations {
                      * @description ISO 4217 code; one mobile money holds
                      * @enum {string}
                      */
-                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD";
+                    currency: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD" | "TZS" | "ZMW" | "XOF" | "XAF" | "GNF" | "SZL" | "MWK" | "CDF" | "MGA" | "SCR" | "NGN";
                     /**
                      * @description What the customer pays for, on the page
                      * @example Kitenge dress, size M
