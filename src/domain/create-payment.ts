@@ -54,10 +54,32 @@ function offeringFor(method: GenericMethod, provider: ProviderCode | undefined):
   return chosen;
 }
 
+/**
+ * The countries whose mobile money wallets hold `currency` (docs/providers.md#markets), in the markets table's order:
+ * one for most (KES → KE), several for the CFA francs (XOF → CI, BJ, NE), none for a currency no wallet holds.
+ */
+export function countriesOfCurrency(currency: Currency): string[] {
+  return Object.entries(MOBILE_MONEY_COUNTRY_CURRENCIES)
+    .filter(([, held]) => held.includes(currency))
+    .map(([country]) => country);
+}
+
 /** The country whose mobile money wallets hold `currency` when only one does (KES → KE), else undefined. */
 export function countryOfCurrency(currency: Currency): string | undefined {
-  const countries = Object.entries(MOBILE_MONEY_COUNTRY_CURRENCIES).filter(([, held]) => held.includes(currency));
-  return countries.length === 1 ? countries[0]?.[0] : undefined;
+  const countries = countriesOfCurrency(currency);
+  return countries.length === 1 ? countries[0] : undefined;
+}
+
+/**
+ * The market of a checkout session in `currency` for the payer `customerPhone` (E.164, or null): the one country whose
+ * wallets hold the currency, or, for a currency held in several (XOF, XAF), the country of the payer's number when its
+ * wallets hold it (docs/checkout.md); undefined otherwise.
+ */
+export function sessionCountryOf(currency: Currency, customerPhone: string | null): string | undefined {
+  const single = countryOfCurrency(currency);
+  if (single !== undefined || customerPhone === null) return single;
+  const country = parsePhoneNumberAsWritten(customerPhone)?.country;
+  return country !== undefined && countriesOfCurrency(currency).includes(country) ? country : undefined;
 }
 
 /** What a number must look like, for the 400 that refuses one, e.g. `0712 000 001 or +254 712 000 001`. */

@@ -160,7 +160,7 @@ class SessionPage {
     /** The market's operators that are not `operational` for the session (docs/hosted-page.md#operator-status). */
     readonly operatorStatuses: FormOptions['operatorStatuses'] = {},
   ) {
-    this.market = mobileMoneyMarket(session.currency);
+    this.market = mobileMoneyMarket(session.currency, session.customerPhone);
     this.card = cardMode(deps, session);
     this.screen = {
       t: translator(pageLocale({ chosen, session: session.locale, acceptLanguage })),
@@ -230,7 +230,7 @@ async function operatorStatusesOf(
   deps: HostedPageDeps,
   session: CheckoutSessionSnapshot,
 ): Promise<NonNullable<FormOptions['operatorStatuses']>> {
-  const market = mobileMoneyMarket(session.currency);
+  const market = mobileMoneyMarket(session.currency, session.customerPhone);
   if (!market) return {};
   const rows = await availabilityOf(deps.db, session.environment, session.merchantId);
   const statuses: NonNullable<FormOptions['operatorStatuses']> = {};
