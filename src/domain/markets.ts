@@ -71,6 +71,8 @@ export interface Market {
   country: string;
   /** The country's name in English. */
   name: string;
+  /** Its IANA time zone, the hosted page's for its payers (the capital's where a country has several). */
+  timeZone: string;
   /** The currencies its mobile money wallets hold (the first is the usual one). */
   currencies: readonly MarketCurrency[];
   /** MTN MoMo and Airtel Money where they serve it; other providers keep their prefixes in their descriptors. */
@@ -132,12 +134,14 @@ function airtel(
 export const MARKETS: readonly Market[] = [
   {
     country: 'RW',
+    timeZone: 'Africa/Kigali',
     name: 'Rwanda',
     currencies: ['RWF'],
     operators: [mtn('mtnrwanda', 'RWF', ['78', '79'], '788000001'), airtel('RW', 'RWF', ['72', '73'], '728000001')],
   },
   {
     country: 'UG',
+    timeZone: 'Africa/Kampala',
     name: 'Uganda',
     currencies: ['UGX'],
     operators: [
@@ -147,12 +151,14 @@ export const MARKETS: readonly Market[] = [
   },
   {
     country: 'GH',
+    timeZone: 'Africa/Accra',
     name: 'Ghana',
     currencies: ['GHS'],
     operators: [mtn('mtnghana', 'GHS', ['24', '25', '53', '54', '55', '59'], '244000001')],
   },
   {
     country: 'KE',
+    timeZone: 'Africa/Nairobi',
     name: 'Kenya',
     currencies: ['KES'],
     operators: [
@@ -164,9 +170,10 @@ export const MARKETS: readonly Market[] = [
       ),
     ],
   },
-  { country: 'LR', name: 'Liberia', currencies: ['USD', 'LRD'], operators: [] },
+  { country: 'LR', name: 'Liberia', timeZone: 'Africa/Monrovia', currencies: ['USD', 'LRD'], operators: [] },
   {
     country: 'TZ',
+    timeZone: 'Africa/Dar_es_Salaam',
     name: 'Tanzania',
     currencies: ['TZS'],
     // Airtel Tanzania takes whole shillings (pawaPay: no decimals for AIRTEL_TZA).
@@ -174,6 +181,7 @@ export const MARKETS: readonly Market[] = [
   },
   {
     country: 'ZM',
+    timeZone: 'Africa/Lusaka',
     name: 'Zambia',
     currencies: ['ZMW'],
     operators: [
@@ -183,12 +191,14 @@ export const MARKETS: readonly Market[] = [
   },
   {
     country: 'CI',
+    timeZone: 'Africa/Abidjan',
     name: "Côte d'Ivoire",
     currencies: ['XOF'],
     operators: [mtn('mtnivorycoast', 'XOF', ['05'], '0555000001')],
   },
   {
     country: 'CM',
+    timeZone: 'Africa/Douala',
     name: 'Cameroon',
     currencies: ['XAF'],
     operators: [
@@ -197,12 +207,14 @@ export const MARKETS: readonly Market[] = [
   },
   {
     country: 'CG',
+    timeZone: 'Africa/Brazzaville',
     name: 'Congo-Brazzaville',
     currencies: ['XAF'],
     operators: [mtn('mtncongo', 'XAF', ['06'], '066000001'), airtel('CG', 'XAF', ['05', '04'], '055000001')],
   },
   {
     country: 'BJ',
+    timeZone: 'Africa/Porto-Novo',
     name: 'Benin',
     currencies: ['XOF'],
     // Ten-digit numbers since 2024: 01 followed by the former eight-digit number.
@@ -234,48 +246,56 @@ export const MARKETS: readonly Market[] = [
   },
   {
     country: 'GN',
+    timeZone: 'Africa/Conakry',
     name: 'Guinea',
     currencies: ['GNF'],
     operators: [mtn('mtnguineaconakry', 'GNF', ['66'], '660000001')],
   },
   {
     country: 'SZ',
+    timeZone: 'Africa/Mbabane',
     name: 'Eswatini',
     currencies: ['SZL'],
     operators: [mtn('mtnswaziland', 'SZL', ['76', '78', '79'], '76000001')],
   },
   {
     country: 'MW',
+    timeZone: 'Africa/Blantyre',
     name: 'Malawi',
     currencies: ['MWK'],
     operators: [airtel('MW', 'MWK', ['99'], '991000001')],
   },
   {
     country: 'CD',
+    timeZone: 'Africa/Kinshasa',
     name: 'DR Congo',
     currencies: ['CDF'],
     operators: [airtel('CD', 'CDF', ['97', '98', '99'], '970000001')],
   },
   {
     country: 'NE',
+    timeZone: 'Africa/Niamey',
     name: 'Niger',
     currencies: ['XOF'],
     operators: [airtel('NE', 'XOF', ['96', '97', '98'], '96000001')],
   },
   {
     country: 'TD',
+    timeZone: 'Africa/Ndjamena',
     name: 'Chad',
     currencies: ['XAF'],
     operators: [airtel('TD', 'XAF', ['6'], '66000001')],
   },
   {
     country: 'GA',
+    timeZone: 'Africa/Libreville',
     name: 'Gabon',
     currencies: ['XAF'],
     operators: [airtel('GA', 'XAF', ['07'], '07000001')],
   },
   {
     country: 'MG',
+    timeZone: 'Indian/Antananarivo',
     name: 'Madagascar',
     currencies: ['MGA'],
     // Airtel Madagascar takes whole ariary (pawaPay: no decimals for AIRTEL_MDG).
@@ -283,12 +303,14 @@ export const MARKETS: readonly Market[] = [
   },
   {
     country: 'SC',
+    timeZone: 'Indian/Mahe',
     name: 'Seychelles',
     currencies: ['SCR'],
     operators: [airtel('SC', 'SCR', ['27', '28'], '2700001')],
   },
   {
     country: 'NG',
+    timeZone: 'Africa/Lagos',
     name: 'Nigeria',
     currencies: ['NGN'],
     operators: [

@@ -21,6 +21,7 @@ import type { Logger } from '../logger';
 import { GENERIC_CATALOGUE } from '../domain/catalogue';
 import { MAX_CHECKOUT_ATTEMPTS, attemptInFlight, type CheckoutSessionSnapshot } from '../domain/checkout-table';
 import { DomainError } from '../domain/errors';
+import { MARKETS } from '../domain/markets';
 import { startCheckoutAttempt, type CheckoutServiceDeps } from '../services/checkout-service';
 import { readAttemptPayment, readPageSession } from '../services/checkout-page-service';
 import { availabilityOf } from '../services/provider-health-service';
@@ -68,14 +69,10 @@ const ASSETS: PageAssets = {
   css: fs.readFileSync(path.join(ASSET_DIR, 'pay.css'), 'utf8').trim(),
 };
 
-/** The IANA time zone of each mobile-money country, in which the receipt writes its time; UTC elsewhere. */
-const TIME_ZONES: Readonly<Record<string, string>> = {
-  RW: 'Africa/Kigali',
-  UG: 'Africa/Kampala',
-  KE: 'Africa/Nairobi',
-  GH: 'Africa/Accra',
-  LR: 'Africa/Monrovia',
-};
+/** Each market's IANA time zone (docs/providers.md#markets), in which the receipt writes its time; UTC elsewhere. */
+const TIME_ZONES: Readonly<Record<string, string>> = Object.fromEntries(
+  MARKETS.map((market) => [market.country, market.timeZone]),
+);
 
 /** How long a "Try again" waits for the session to hear of its previous attempt's end, in milliseconds. */
 const RETRY_SETTLE_MS = 4_000;

@@ -63,6 +63,9 @@ describe('domain/markets (docs/providers.md#markets)', () => {
       ).to.have.length(1);
     }
     expect(new Set(MARKETS.map((market) => market.country)).size).to.equal(MARKETS.length);
+    // Each market's time zone is one the runtime knows (a wrong name throws RangeError).
+    for (const market of MARKETS)
+      expect(() => new Intl.DateTimeFormat('en', { timeZone: market.timeZone }), market.country).not.to.throw();
     // Each API market name stands for one currency, which the adapters check before calling.
     expect(MOMO_ENVIRONMENT_CURRENCIES).to.include({ mtnivorycoast: 'XOF', mtncameroon: 'XAF', mtnzambia: 'ZMW' });
     expect(AIRTEL_COUNTRY_CURRENCIES).to.include({ TZ: 'TZS', CD: 'CDF', NE: 'XOF', GA: 'XAF', MG: 'MGA' });
