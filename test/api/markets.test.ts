@@ -149,6 +149,57 @@ describe('every new market takes a payment, a refund and a payout in sandbox (do
     expect(await db('payments').where({ checkout_session: ivorian.body.data.id })).to.have.length(0);
   });
 
+  it("keeps an operator's outage in one new market out of its other markets: status and the hosted page's refusal", async () => {
+    const developer = await registerDeveloper();
+    const key = developer.key;
+    const down = await call('/v1/sandbox/providers/momo/status', {
+      key,
+      body: { country: 'CI', operation: 'collection', status: 'down', reason: 'MTN CI outage drill' },
+    });
+    expect(down.status, JSON.stringify(down.body)).to.equal(200);
+    const availability = await call('/v1/availability', { key });
+    const statusOf = (country: string) =>
+      (
+        availability.body.data.availability as {
+          provider: string;
+          country: string;
+          operation: string;
+          status: string;
+        }[]
+      ).find((row) => row.provider === 'momo' && row.country === country && row.operation === 'collection')?.status;
+    expect(statusOf('CI')).to.equal('down');
+    for (const country of ['CM', 'BJ', 'ZM']) expect(statusOf(country), country).to.equal('operational');
+    /** A session in `currency` for `phone`, and an attempt from that number on its page. */
+    const attemptFrom = async (currency: string, phone: string) => {
+      const session = await call('/v1/checkout/sessions', {
+        key,
+        body: {
+          amount: 1_500,
+          currency,
+          description: 'Order',
+          success_url: 'https://shop.example/paid',
+          customer_phone: phone,
+        },
+      });
+      expect(session.status, JSON.stringify(session.body)).to.equal(201);
+      return call(`/v1/checkout/sessions/${session.body.data.id}/attempts`, {
+        body: { payment_method: 'mobile_money', phone_number: phone },
+      });
+    };
+    const ivorian = await attemptFrom('XOF', '+2250555000001');
+    expect(ivorian.status).to.equal(503);
+    expect(ivorian.body.error.code).to.equal('provider_unavailable');
+    // The same operator and currency in Benin, and MTN in Cameroon, still take payments.
+    for (const [currency, phone] of [
+      ['XOF', '+2290197000001'],
+      ['XAF', '+237677000001'],
+    ] as const) {
+      const attempt = await attemptFrom(currency, phone);
+      expect(attempt.status, `${phone}: ${JSON.stringify(attempt.body)}`).to.equal(201);
+      expect(attempt.body.data).to.include({ operator: 'momo' });
+    }
+  });
+
   it('walks each new market and operator through the API, the hosted page and a payout, with balanced books', async () => {
     expect(NEW_ROWS.length).to.be.above(15);
     const merchants: string[] = [];
