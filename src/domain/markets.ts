@@ -328,13 +328,14 @@ export function operatorRows(provider: MarketProvider): readonly (MarketOperator
 
 /**
  * Where `provider` is offered, from its rows: the countries, the currencies (each once, in the table's order), the
- * prefixes per country and the currency of each API market name, for its descriptor and adapter.
+ * prefixes per country, and the currency and country of each API market name, for its descriptor and adapter.
  */
 export function reachOf(provider: MarketProvider): {
   countries: readonly string[];
   currencies: readonly MarketCurrency[];
   prefixes: Readonly<Record<string, readonly string[]>>;
   apiMarketCurrencies: Readonly<Record<string, MarketCurrency>>;
+  apiMarketCountries: Readonly<Record<string, string>>;
 } {
   const rows = operatorRows(provider);
   return {
@@ -342,6 +343,7 @@ export function reachOf(provider: MarketProvider): {
     currencies: [...new Set(rows.map((row) => row.currency))],
     prefixes: Object.fromEntries(rows.map((row) => [row.country, row.prefixes])),
     apiMarketCurrencies: Object.fromEntries(rows.map((row) => [row.apiMarket, row.currency])),
+    apiMarketCountries: Object.fromEntries(rows.map((row) => [row.apiMarket, row.country])),
   };
 }
 

@@ -215,6 +215,18 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
       }
     });
 
+    it("collects only from numbers of its target environment's country: XOF from Benin is refused by mtnivorycoast, without a call", async () => {
+      const ivorian = createMomoProvider(
+        { ...settings, targetEnvironment: 'mtnivorycoast' },
+        { callbackSecret: CALLBACK_SECRET },
+      );
+      const from = fake.requests.length;
+      const error = await rejectionOf(ivorian.initiate(request('+2290197000001', { amount: 1500, currency: 'XOF' })));
+      expect(error).to.be.instanceOf(ProviderRefusal);
+      expect((error as Error).message).to.equal('MTN MoMo (mtnivorycoast) serves numbers of CI, not of BJ');
+      expect(requestsTo('/collection/v1_0/requesttopay', from)).to.have.length(0);
+    });
+
     it('trims texts to 160 characters and drops the characters MoMo refuses, so MoMo takes them', async () => {
       const description = `Bob's "order" <42> ${'x'.repeat(300)}`;
       const answer = await momo.initiate(request(rwandanNumber(), { description }));
@@ -323,9 +335,14 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
       });
     }
 
-    it('46733123450 itself, as MTN gives it, fails too', async () => {
-      const { providerReference } = await momo.initiate(request('+46733123450'));
-      expect((await settledAnswer(momo, providerReference)).outcome).to.include({
+    it("46733123450 itself, as MTN gives it, fails too (in MTN's sandbox environment, whose numbers these are)", async () => {
+      // A production environment serves its own country's numbers only; MTN's sandbox numbers are Swedish.
+      const sandbox = createMomoProvider(
+        { ...settings, targetEnvironment: 'sandbox' },
+        { callbackSecret: CALLBACK_SECRET },
+      );
+      const { providerReference } = await sandbox.initiate(request('+46733123450', { amount: 1500, currency: 'EUR' }));
+      expect((await settledAnswer(sandbox, providerReference)).outcome).to.include({
         status: 'failed',
         failureCode: 'provider_error',
       });
