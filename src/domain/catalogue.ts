@@ -3,6 +3,7 @@
  * endpoint family takes, derived from the providers' descriptors (docs/providers.md#new-provider). List A governs the
  * generic endpoint (`POST /v1/payments`), list B the merchant-scoped one (`POST /v1/api/merchants/{id}/payments`).
  */
+import { WALLET_CURRENCIES } from './markets';
 import type { Currency } from './money';
 import {
   capabilitiesOf,
@@ -88,18 +89,8 @@ export const MOBILE_MONEY_OPERATORS = GENERIC_CATALOGUE.mobile_money.map(
   (o) => o.provider,
 ) as readonly MobileMoneyOperator[];
 
-/** Currencies a mobile money wallet of each country holds; a payment must be in one of them. */
-export const MOBILE_MONEY_COUNTRY_CURRENCIES: Readonly<Record<string, readonly Currency[]>> = {
-  RW: ['RWF'],
-  UG: ['UGX'],
-  GH: ['GHS'],
-  KE: ['KES'],
-  LR: ['USD', 'LRD'],
-  SN: ['XOF'],
-  CI: ['XOF'],
-  CM: ['XAF'],
-  TZ: ['TZS'],
-};
+/** Currencies a mobile money wallet of each country holds, from the markets table (docs/providers.md#markets). */
+export const MOBILE_MONEY_COUNTRY_CURRENCIES: Readonly<Record<string, readonly Currency[]>> = WALLET_CURRENCIES;
 
 /**
  * Prefix table (docs/payments.md#methods): country → leading digits of the national significant number → operator,

@@ -17,6 +17,7 @@ import {
   type ProviderCode,
 } from './catalogue';
 import { DomainError, validationError } from './errors';
+import { marketOperator } from './markets';
 import { CURRENCY_EXPONENTS, formatDecimalAmount, parseDecimalAmount, type Currency } from './money';
 import { parsePhoneNumberAsWritten } from './phone';
 
@@ -53,10 +54,32 @@ function offeringFor(method: GenericMethod, provider: ProviderCode | undefined):
   return chosen;
 }
 
+/**
+ * The countries whose mobile money wallets hold `currency` (docs/providers.md#markets), in the markets table's order:
+ * one for most (KES → KE), several for the CFA francs (XOF → CI, BJ, NE), none for a currency no wallet holds.
+ */
+export function countriesOfCurrency(currency: Currency): string[] {
+  return Object.entries(MOBILE_MONEY_COUNTRY_CURRENCIES)
+    .filter(([, held]) => held.includes(currency))
+    .map(([country]) => country);
+}
+
 /** The country whose mobile money wallets hold `currency` when only one does (KES → KE), else undefined. */
 export function countryOfCurrency(currency: Currency): string | undefined {
-  const countries = Object.entries(MOBILE_MONEY_COUNTRY_CURRENCIES).filter(([, held]) => held.includes(currency));
-  return countries.length === 1 ? countries[0]?.[0] : undefined;
+  const countries = countriesOfCurrency(currency);
+  return countries.length === 1 ? countries[0] : undefined;
+}
+
+/**
+ * The market of a checkout session in `currency` for the payer `customerPhone` (E.164, or null): the one country whose
+ * wallets hold the currency, or, for a currency held in several (XOF, XAF), the country of the payer's number when its
+ * wallets hold it (docs/checkout.md); undefined otherwise.
+ */
+export function sessionCountryOf(currency: Currency, customerPhone: string | null): string | undefined {
+  const single = countryOfCurrency(currency);
+  if (single !== undefined || customerPhone === null) return single;
+  const country = parsePhoneNumberAsWritten(customerPhone)?.country;
+  return country !== undefined && countriesOfCurrency(currency).includes(country) ? country : undefined;
 }
 
 /** What a number must look like, for the 400 that refuses one, e.g. `0712 000 001 or +254 712 000 001`. */
@@ -68,9 +91,12 @@ function expectedNumber(field: string, country: string | undefined): string {
 
 /**
  * Refuses an amount the offering's provider cannot take (docs/limits.md#amounts): a fraction of the currency's major
- * unit when the provider takes whole units only (its descriptor's `wholeUnitsOnly`, e.g. M-Pesa's whole shillings).
+ * unit when the provider takes whole units only (its descriptor's `wholeUnitsOnly`, e.g. M-Pesa's whole shillings), or
+ * takes whole units only in the customer's `country` (its row of the markets table, docs/providers.md#markets, e.g.
+ * Airtel Money's whole Tanzanian shillings).
  * @param amountMinor the amount in minor units
  * @param written how the request's family writes an amount of minor units (`15000`, `"150.00"`), for the example
+ * @param country the customer's country (ISO alpha-2) when known
  * @throws DomainError `validation_error` naming `amount`, with the nearest whole amount below as an example
  */
 function checkAmountUnits(
@@ -78,14 +104,17 @@ function checkAmountUnits(
   amountMinor: number,
   currency: Currency,
   written: (minor: number) => string,
+  country?: string,
 ): void {
   const unit = 10 ** CURRENCY_EXPONENTS[currency];
-  if (!offering.wholeUnitsOnly || amountMinor % unit === 0) return;
+  const inMarket = country !== undefined && marketOperator(offering.provider, country)?.wholeUnitsOnly === true;
+  if (!(offering.wholeUnitsOnly || inMarket) || amountMinor % unit === 0) return;
   const example = written(Math.max(unit, amountMinor - (amountMinor % unit)));
+  const where = inMarket ? ` in ${country}` : '';
   throw validationError([
     {
       field: 'amount',
-      message: `amount must be a whole number of ${currency} for ${offering.provider}, which takes no fraction of a ${currency} (e.g. ${example})`,
+      message: `amount must be a whole number of ${currency} for ${offering.provider}${where}, which takes no fraction of a ${currency} (e.g. ${example})`,
     },
   ]);
 }
@@ -166,7 +195,7 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
       { field: 'currency', message: `currency ${currency} does not match a mobile money wallet in ${msisdn.country}` },
     ]);
   }
-  checkAmountUnits(offering, request.amount, currency, String);
+  checkAmountUnits(offering, request.amount, currency, String, msisdn.country);
   return { provider: offering.provider, kind: offering.kind, customerPhone: msisdn.e164, country: msisdn.country };
 }
 
@@ -238,5 +267,12 @@ export function resolveMerchantPayment(request: MerchantPaymentRequest): Resolve
       },
     ]);
   }
+  checkAmountUnits(
+    offering,
+    amount.minor,
+    request.currency,
+    (minor) => `"${formatDecimalAmount(minor, request.currency)}"`,
+    msisdn.country,
+  );
   return { ...base, customerPhone: msisdn.e164, country: msisdn.country };
 }

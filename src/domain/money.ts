@@ -4,22 +4,13 @@
  * converted
  * digit by digit. Rounding lives here and only here.
  */
+import { CURRENCY_EXPONENT_TABLE } from './markets';
 
-/** Minor-unit exponent of every currency the service takes (ISO 4217). */
-export const CURRENCY_EXPONENTS = {
-  RWF: 0,
-  UGX: 0,
-  KES: 2,
-  GHS: 2,
-  USD: 2,
-  EUR: 2,
-  GBP: 2,
-  LRD: 2,
-  // West and Central African CFA francs: ISO 4217 gives them no minor unit.
-  XOF: 0,
-  XAF: 0,
-  TZS: 2,
-} as const;
+/**
+ * Minor-unit exponent of every currency the service takes (ISO 4217), from the markets table
+ * (src/domain/markets.ts, docs/providers.md#markets).
+ */
+export const CURRENCY_EXPONENTS = CURRENCY_EXPONENT_TABLE;
 
 /** A currency code the service takes. */
 export type Currency = keyof typeof CURRENCY_EXPONENTS;

@@ -3,8 +3,8 @@
  * measured and shown under, whose a payout's failure is, the decided outcome the payout table records when a payout
  * is paid or failed, and the words a payout waiting for a `down` rail shows. Pure: safe inside the workflow sandbox.
  */
-import type { ProviderCode } from './catalogue';
-import { countryOfCurrency } from './create-payment';
+import { GENERIC_CATALOGUE, servesCountry, type ProviderCode } from './catalogue';
+import { countriesOfCurrency } from './create-payment';
 import type { PayoutSnapshot } from './payout';
 import type { PayoutFailureCode } from './payout-rail';
 import {
@@ -16,13 +16,16 @@ import {
 } from './provider-health';
 
 /**
- * The health key of a payout's rail (docs/availability.md#payouts): its provider, the country whose wallets hold the
- * payout's currency (every rail pays in the wallet's own currency: RWF → RW, KES → KE), operation `payout`; undefined
- * for a currency held in more than one country (no rail pays one).
+ * The health key of a payout's rail (docs/availability.md#payouts): its provider, the one country it serves whose
+ * wallets hold the payout's currency (every rail pays in the wallet's own currency: RWF → RW, KES → KE; Airtel's XOF →
+ * NE), operation `payout`; undefined when the rail pays that currency in several countries (MTN's XOF: CI and BJ),
+ * whose payouts are then not measured.
  */
 export function payoutHealthKey(payout: Pick<PayoutSnapshot, 'provider' | 'currency'>): HealthKey | undefined {
-  const country = countryOfCurrency(payout.currency);
-  return country ? { provider: payout.provider as ProviderCode, country, operation: 'payout' } : undefined;
+  const provider = payout.provider as ProviderCode;
+  const served = GENERIC_CATALOGUE.mobile_money.find((offering) => offering.provider === provider);
+  const countries = countriesOfCurrency(payout.currency).filter((country) => !served || servesCountry(served, country));
+  return countries.length === 1 ? { provider, country: countries[0] as string, operation: 'payout' } : undefined;
 }
 
 /**

@@ -4,6 +4,7 @@
  * no I/O, so it is safe here).
  */
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { WALLET_CURRENCIES } from './markets';
 
 /** A parsed MSISDN: `e164` is `+<digits>`, `country` ISO alpha-2, `nationalNumber` without trunk prefix. */
 export interface Msisdn {
@@ -39,4 +40,16 @@ export function parsePhoneNumberAsWritten(value: string, country?: string): Msis
   const parsed = parsePhoneNumberFromString(international, country as CountryCode);
   if (!parsed || !parsed.country || !parsed.isPossible()) return undefined;
   return { e164: parsed.number, country: parsed.country, nationalNumber: parsed.nationalNumber };
+}
+
+/**
+ * Why a mobile money wallet of `phoneNumber` (E.164) cannot take `currency`: its country's wallets hold other
+ * currencies (the markets table, docs/providers.md#markets), as a sentence; undefined when it can, or when the number
+ * or its country is not one the table knows (the rail's own checks then decide).
+ */
+export function walletCurrencyProblem(phoneNumber: string, currency: string): string | undefined {
+  const country = parseMsisdn(phoneNumber)?.country;
+  const held = country === undefined ? undefined : WALLET_CURRENCIES[country];
+  if (!held || (held as readonly string[]).includes(currency)) return undefined;
+  return `a mobile money wallet of ${country} holds ${held.join(', ')}, not ${currency}`;
 }

@@ -18,7 +18,7 @@ import {
   servesCountry,
   type ProviderCode,
 } from '../domain/catalogue';
-import { countryOfCurrency } from '../domain/create-payment';
+import { sessionCountryOf } from '../domain/create-payment';
 import type { Currency } from '../domain/money';
 
 /** Each provider's name as payers know it (its descriptor's `operator`). */
@@ -38,9 +38,16 @@ export interface MobileMoneyMarket {
   operators: PageOperator[];
 }
 
-/** The mobile money that holds `currency`, or undefined when none does (then the page offers no mobile money). */
-export function mobileMoneyMarket(currency: Currency): MobileMoneyMarket | undefined {
-  const country = countryOfCurrency(currency);
+/**
+ * The mobile money that holds `currency` for the payer `customerPhone` (E.164 or null; it picks the country of a
+ * currency held in several, docs/providers.md#markets), or undefined when none does (then the page offers no mobile
+ * money).
+ */
+export function mobileMoneyMarket(
+  currency: Currency,
+  customerPhone: string | null = null,
+): MobileMoneyMarket | undefined {
+  const country = sessionCountryOf(currency, customerPhone);
   if (!country) return undefined;
   const rows = MOBILE_MONEY_PREFIXES[country] ?? [];
   const operators = GENERIC_CATALOGUE.mobile_money

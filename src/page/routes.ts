@@ -21,6 +21,7 @@ import type { Logger } from '../logger';
 import { GENERIC_CATALOGUE } from '../domain/catalogue';
 import { MAX_CHECKOUT_ATTEMPTS, attemptInFlight, type CheckoutSessionSnapshot } from '../domain/checkout-table';
 import { DomainError } from '../domain/errors';
+import { MARKETS } from '../domain/markets';
 import { startCheckoutAttempt, type CheckoutServiceDeps } from '../services/checkout-service';
 import { readAttemptPayment, readPageSession } from '../services/checkout-page-service';
 import { availabilityOf } from '../services/provider-health-service';
@@ -68,14 +69,10 @@ const ASSETS: PageAssets = {
   css: fs.readFileSync(path.join(ASSET_DIR, 'pay.css'), 'utf8').trim(),
 };
 
-/** The IANA time zone of each mobile-money country, in which the receipt writes its time; UTC elsewhere. */
-const TIME_ZONES: Readonly<Record<string, string>> = {
-  RW: 'Africa/Kigali',
-  UG: 'Africa/Kampala',
-  KE: 'Africa/Nairobi',
-  GH: 'Africa/Accra',
-  LR: 'Africa/Monrovia',
-};
+/** Each market's IANA time zone (docs/providers.md#markets), in which the receipt writes its time; UTC elsewhere. */
+const TIME_ZONES: Readonly<Record<string, string>> = Object.fromEntries(
+  MARKETS.map((market) => [market.country, market.timeZone]),
+);
 
 /** How long a "Try again" waits for the session to hear of its previous attempt's end, in milliseconds. */
 const RETRY_SETTLE_MS = 4_000;
@@ -160,7 +157,7 @@ class SessionPage {
     /** The market's operators that are not `operational` for the session (docs/hosted-page.md#operator-status). */
     readonly operatorStatuses: FormOptions['operatorStatuses'] = {},
   ) {
-    this.market = mobileMoneyMarket(session.currency);
+    this.market = mobileMoneyMarket(session.currency, session.customerPhone);
     this.card = cardMode(deps, session);
     this.screen = {
       t: translator(pageLocale({ chosen, session: session.locale, acceptLanguage })),
@@ -231,7 +228,7 @@ async function operatorStatusesOf(
   deps: HostedPageDeps,
   session: CheckoutSessionSnapshot,
 ): Promise<NonNullable<FormOptions['operatorStatuses']>> {
-  const market = mobileMoneyMarket(session.currency);
+  const market = mobileMoneyMarket(session.currency, session.customerPhone);
   if (!market) return {};
   const rows = await availabilityOf(deps.db, session.environment, session.merchantId);
   const statuses: NonNullable<FormOptions['operatorStatuses']> = {};

@@ -16,7 +16,12 @@ import type { Config } from '../config';
 import { findCheckoutSession, findCheckoutSessionById, listCheckoutSessionsPage } from '../db/checkout-sessions';
 import { findAccountByMerchant } from '../db/developers';
 import { applyCheckout, type CheckoutSessionSnapshot, type CheckoutStatus } from '../domain/checkout-table';
-import { countryOfCurrency, resolveGenericPayment } from '../domain/create-payment';
+import {
+  countriesOfCurrency,
+  countryOfCurrency,
+  resolveGenericPayment,
+  sessionCountryOf,
+} from '../domain/create-payment';
 import { orNotFound, DomainError, validationError, type ErrorCode, type FieldProblem } from '../domain/errors';
 import { releaseLinkReservation, reserveLinkAttempt } from '../db/payment-links';
 import {
@@ -125,17 +130,32 @@ export async function createCheckoutSession(
     cancel_url: request.cancelUrl,
   });
   if (urlProblems.length) throw validationError(urlProblems);
-  const country = countryOfCurrency(request.currency);
-  if (!country)
+  const countries = countriesOfCurrency(request.currency);
+  if (countries.length === 0)
     throw validationError([
       { field: 'currency', message: `checkout sessions take mobile money, which holds no ${request.currency}` },
     ]);
+  // A currency held in several countries (XOF, XAF): the payer's number picks the page's market.
+  if (countries.length > 1 && request.customerPhone === undefined)
+    throw validationError([
+      {
+        field: 'customer_phone',
+        message: `customer_phone is required for a session in ${request.currency}, which the wallets of ${countries.join(', ')} hold: its country is the page's`,
+      },
+    ]);
   let customerPhone: string | null = null;
   if (request.customerPhone !== undefined) {
-    const msisdn = parsePhoneNumberAsWritten(request.customerPhone, country);
+    const msisdn = parsePhoneNumberAsWritten(request.customerPhone, countryOfCurrency(request.currency));
     if (!msisdn)
       throw validationError([
         { field: 'customer_phone', message: `customer_phone must be a mobile number, e.g. +250 788 000 001` },
+      ]);
+    if (countries.length > 1 && !countries.includes(msisdn.country))
+      throw validationError([
+        {
+          field: 'customer_phone',
+          message: `customer_phone is a number of ${msisdn.country}, whose wallets hold no ${request.currency}`,
+        },
       ]);
     customerPhone = msisdn.e164;
   }
@@ -379,11 +399,15 @@ async function reserveLinkPlace(deps: CheckoutServiceDeps, session: CheckoutSess
  */
 function resolveAttempt(session: CheckoutSessionSnapshot, amount: number, input: CheckoutAttemptInput) {
   try {
+    // In a currency held in several countries, numbers are read in the session's market, and only its numbers taken.
+    const shared = countryOfCurrency(session.currency) === undefined;
+    const country = shared ? sessionCountryOf(session.currency, session.customerPhone) : undefined;
     return resolveGenericPayment({
       amount,
       currency: session.currency,
       paymentMethod: input.paymentMethod,
       ...(input.paymentMethod === 'mobile_money' ? { phoneNumber: input.phoneNumber, operator: input.operator } : {}),
+      ...(input.paymentMethod === 'mobile_money' && country ? { country } : {}),
     });
   } catch (error) {
     if (error instanceof DomainError && error.details?.some((d) => d.field === 'currency'))

@@ -13,7 +13,7 @@ import {
   type PaymentLinkChanges,
 } from '../db/payment-links';
 import type { CheckoutSessionSnapshot } from '../domain/checkout-table';
-import { countryOfCurrency } from '../domain/create-payment';
+import { countriesOfCurrency } from '../domain/create-payment';
 import { orNotFound, validationError } from '../domain/errors';
 import { ID_PREFIXES } from '../domain/ids';
 import type { Currency } from '../domain/money';
@@ -67,9 +67,18 @@ export async function createPaymentLink(
   request: NewPaymentLink,
   idempotencySeed?: string,
 ): Promise<PaymentLink> {
-  if (!countryOfCurrency(request.currency))
+  const countries = countriesOfCurrency(request.currency);
+  if (countries.length === 0)
     throw validationError([
       { field: 'currency', message: `payment links take mobile money, which holds no ${request.currency}` },
+    ]);
+  // A link's page has no payer's number to pick a market by (docs/payment-links.md#api).
+  if (countries.length > 1)
+    throw validationError([
+      {
+        field: 'currency',
+        message: `payment links do not take ${request.currency} yet: the wallets of ${countries.join(', ')} hold it, and a link names no country`,
+      },
     ]);
   checkAfterCompletion(request.afterCompletion, owner);
   const id = idempotencySeed

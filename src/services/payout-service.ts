@@ -56,7 +56,7 @@ import {
   type PayoutSnapshot,
 } from '../domain/payout';
 import { destinationEnding } from '../domain/payout-rail';
-import { parseMsisdn } from '../domain/phone';
+import { parseMsisdn, walletCurrencyProblem } from '../domain/phone';
 import type { Principal } from '../domain/principal';
 import { deriveId, newId } from '../lib/ids';
 import { updateWithin, UpdateUnanswered, createWithStart, type UpdateWithStartOutcome } from '../lib/temporal-deadline';
@@ -269,6 +269,20 @@ export async function deleteDestination(
   await audit(deps.db, owner, 'payout_destination.deleted', id, ip);
 }
 
+/**
+ * Why `destination` cannot be paid `currency`: its rail does not pay it, or its wallet's country holds other currencies
+ * (docs/providers.md#markets); undefined when it can.
+ */
+function destinationCurrencyProblem(
+  destination: Pick<DestinationRecord, 'provider' | 'phoneNumber'>,
+  currency: Currency,
+): string | undefined {
+  return (
+    payoutCurrencyProblem(destination.provider, currency) ??
+    (destination.phoneNumber ? walletCurrencyProblem(destination.phoneNumber, currency) : undefined)
+  );
+}
+
 /** A payout to create, as the request gave it. Amount in minor units. */
 export interface NewPayout {
   amount: number;
@@ -322,7 +336,7 @@ async function payoutToStore(
       'conflict',
       `payout destination ${destination.id} is usable from ${destination.usableFrom}, 24 hours after it was added`,
     );
-  const currencyProblem = payoutCurrencyProblem(destination.provider, request.currency);
+  const currencyProblem = destinationCurrencyProblem(destination, request.currency);
   if (currencyProblem) throw validationError([{ field: 'currency', message: currencyProblem }]);
   if (!payoutRailsOf(deps).get(owner.environment, destination.provider as ProviderCode))
     throw new DomainError(
@@ -497,7 +511,7 @@ export async function setPayoutSchedule(
       throw validationError([{ field: 'destination', message: 'destination is required for an automatic schedule' }]);
     if (!request.currency)
       throw validationError([{ field: 'currency', message: 'currency is required for an automatic schedule' }]);
-    const problem = payoutCurrencyProblem(destination.provider, request.currency);
+    const problem = destinationCurrencyProblem(destination, request.currency);
     if (problem) throw validationError([{ field: 'currency', message: problem }]);
   }
   await savePayoutSchedule(deps.db, owner, setting);

@@ -1,19 +1,8 @@
 import { expect } from 'chai';
 import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE, operatorForNumber } from '../../src/domain/catalogue';
 import { resolveGenericPayment, resolveMerchantPayment } from '../../src/domain/create-payment';
-import { DomainError } from '../../src/domain/errors';
 import { parseMsisdn } from '../../src/domain/phone';
-
-function problemOf(fn: () => unknown): { code: string; field?: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof DomainError)
-      return { code: error.code, field: error.details?.[0]?.field, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a DomainError');
-}
+import { problemOf } from '../helpers/domain-errors';
 
 describe('domain/catalogue (docs/payments.md#methods)', () => {
   it('holds list A for the generic endpoint and list B for the merchant-scoped one', () => {

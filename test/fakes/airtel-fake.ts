@@ -183,11 +183,26 @@ export interface AirtelFake {
   close(): Promise<void>;
 }
 
-/** Wallet currency and national number length of each country the fake serves. */
+/**
+ * Wallet currency (Airtel's `X-Currency` for the `X-Country`), national number length and the currency's decimals of
+ * each country the fake serves: the countries Airtel Money's API serves (docs/providers.md#markets), written here on
+ * their own rather than read from the service's table, so a row the service gets wrong is refused as Airtel would.
+ */
 const COUNTRIES: Readonly<Record<string, { currency: string; msisdnLength: number; decimals: number }>> = {
   RW: { currency: 'RWF', msisdnLength: 9, decimals: 0 },
   UG: { currency: 'UGX', msisdnLength: 9, decimals: 0 },
   KE: { currency: 'KES', msisdnLength: 9, decimals: 2 },
+  TZ: { currency: 'TZS', msisdnLength: 9, decimals: 2 },
+  ZM: { currency: 'ZMW', msisdnLength: 9, decimals: 2 },
+  CG: { currency: 'XAF', msisdnLength: 9, decimals: 0 },
+  MW: { currency: 'MWK', msisdnLength: 9, decimals: 2 },
+  CD: { currency: 'CDF', msisdnLength: 9, decimals: 2 },
+  NE: { currency: 'XOF', msisdnLength: 8, decimals: 0 },
+  TD: { currency: 'XAF', msisdnLength: 8, decimals: 0 },
+  GA: { currency: 'XAF', msisdnLength: 8, decimals: 0 },
+  MG: { currency: 'MGA', msisdnLength: 9, decimals: 2 },
+  SC: { currency: 'SCR', msisdnLength: 7, decimals: 2 },
+  NG: { currency: 'NGN', msisdnLength: 10, decimals: 2 },
 };
 
 /** The decisions behind {@link AIRTEL_FAKE_NUMBERS}. */

@@ -101,8 +101,7 @@ export interface MomoFakeOptions {
   /** The Disbursement account's opening balance in each target environment, in minor units (default 10^9). */
   disbursementBalance?: number;
   /**
-   * The target environments served, with the one currency each takes (default: sandbox EUR, mtnrwanda RWF, mtnuganda
-   * UGX, mtnghana GHS).
+   * The target environments served, with the one currency each takes (default: {@link DEFAULT_ENVIRONMENTS}).
    */
   environments?: Record<string, string>;
   /** Lifetime of issued tokens, in seconds (MoMo: 3600). */
@@ -117,6 +116,24 @@ export interface MomoFakeOptions {
   /** Port to listen on (default: a free one). */
   port?: number;
 }
+
+/**
+ * MTN's sandbox (EUR) and the production target environments MoMo's Open API names (docs/providers.md#markets), each
+ * with the one currency it takes; written here on their own, not read from the service's markets table.
+ */
+export const DEFAULT_ENVIRONMENTS: Readonly<Record<string, string>> = {
+  sandbox: 'EUR',
+  mtnrwanda: 'RWF',
+  mtnuganda: 'UGX',
+  mtnghana: 'GHS',
+  mtnzambia: 'ZMW',
+  mtnivorycoast: 'XOF',
+  mtncameroon: 'XAF',
+  mtncongo: 'XAF',
+  mtnbenin: 'XOF',
+  mtnguineaconakry: 'GNF',
+  mtnswaziland: 'SZL',
+};
 
 /** One request the fake got (the token endpoint's too). */
 export interface FakeRequest {
@@ -240,7 +257,17 @@ export interface MomoFake {
 }
 
 /** Minor-unit exponent of the currencies the fake knows (others: 2). */
-const DECIMALS: Readonly<Record<string, number>> = { RWF: 0, UGX: 0, EUR: 2, GHS: 2 };
+const DECIMALS: Readonly<Record<string, number>> = {
+  RWF: 0,
+  UGX: 0,
+  EUR: 2,
+  GHS: 2,
+  ZMW: 2,
+  XOF: 0,
+  XAF: 0,
+  GNF: 0,
+  SZL: 2,
+};
 
 /** A UUID v4 (version nibble 4, RFC 4122 variant), as MoMo requires for X-Reference-Id. */
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -294,7 +321,7 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
       subscriptionKey: options.disbursementSubscriptionKey ?? 'momo-disbursement-subscription-key',
     },
   };
-  const environments = options.environments ?? { sandbox: 'EUR', mtnrwanda: 'RWF', mtnuganda: 'UGX', mtnghana: 'GHS' };
+  const environments = options.environments ?? DEFAULT_ENVIRONMENTS;
   const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 3600;
   const approvalDelayMs = options.approvalDelayMs ?? 100;
   const delayedApprovalMs = options.delayedApprovalMs ?? 1_000;

@@ -21,6 +21,9 @@ import {
   createAirtelProvider,
 } from '../../src/providers/airtel/adapter';
 import { airtelCallbackHash } from '../../src/providers/airtel/callback';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { operatorRows } from '../../src/domain/markets';
+import { CURRENCY_EXPONENTS } from '../../src/domain/money';
 import { airtelSettingsSchema, type AirtelSettings } from '../../src/providers/airtel/settings';
 import { AIRTEL_FAKE_NUMBERS, startAirtelFake, type AirtelFake, type FakeRequest } from '../fakes/airtel-fake';
 import { initiateRequest, rejectionOf, settledAnswer, sleep, uniqueNumber } from '../helpers/adapters';
@@ -155,6 +158,31 @@ describe('Airtel Money adapter (mobile_money_b, docs/providers.md#airtel-money) 
       expect(sent?.raw).to.include('"amount":1500.5,');
       expect((sent?.body as { subscriber: { msisdn: string } }).subscriber.msisdn).to.equal('733123201');
       expect(fake.transactions.get(answer.providerReference)?.amount).to.equal(1500.5);
+    });
+
+    it('collects in each new market of the table with its X-Country and X-Currency, the national number, major units', async () => {
+      for (const row of operatorRows('mobile_money_b').filter((r) => !['RW', 'UG', 'KE'].includes(r.country))) {
+        const e164 = parsePhoneNumberFromString(row.sandboxNumber, row.country as never)!.number;
+        const unit = 10 ** CURRENCY_EXPONENTS[row.currency];
+        const from = fake.requests.length;
+        const initiation = request(e164, { amount: 1500 * unit, currency: row.currency });
+        const answer = await airtel.initiate(initiation);
+        const [sent] = requestsTo('/merchant/v1/payments/', from);
+        const id = airtelTransactionId(row.country, initiation.idempotencyKey);
+        expect(sent?.headers['x-country'], row.country).to.equal(row.country);
+        expect(sent?.headers['x-currency'], row.country).to.equal(row.currency);
+        expect(sent?.body, row.country).to.deep.equal({
+          reference: 'Order 42',
+          subscriber: { country: row.country, currency: row.currency, msisdn: row.sandboxNumber },
+          transaction: { amount: 1500, country: row.country, currency: row.currency, id },
+        });
+        expect(answer.providerReference, row.country).to.equal(id);
+        // The enquiry of a later call names the same country, read back from the transaction id.
+        const status = await settledAnswer(airtel, id);
+        expect(status.outcome.status, row.country).to.equal('completed');
+        const refused = await rejectionOf(airtel.initiate(request(e164, { amount: 1500, currency: 'UGX' })));
+        expect(refused, row.country).to.be.instanceOf(ProviderRefusal);
+      }
     });
 
     it('retried with the same idempotency key, sends the same transaction id and creates no second transaction', async () => {

@@ -23,6 +23,13 @@ import { PROVIDER_VARIABLES, providerSettingsFrom } from '../../src/providers/se
 import { liveProviderEnv } from '../helpers/adapters';
 
 const PROVIDERS_DIR = path.resolve(__dirname, '../../src/providers');
+/** MTN MoMo's markets (docs/providers.md#markets): the first three, then those of the markets table. */
+const MOMO_COUNTRIES = ['RW', 'UG', 'GH', 'ZM', 'CI', 'CM', 'CG', 'BJ', 'GN', 'SZ'];
+const MOMO_CURRENCIES = ['RWF', 'UGX', 'GHS', 'ZMW', 'XOF', 'XAF', 'GNF', 'SZL'];
+/** Airtel Money's markets (docs/providers.md#markets). */
+const AIRTEL_COUNTRIES = ['RW', 'UG', 'KE', 'TZ', 'ZM', 'CG', 'MW', 'CD', 'NE', 'TD', 'GA', 'MG', 'SC', 'NG'];
+const AIRTEL_CURRENCIES = ['RWF', 'UGX', 'KES', 'TZS', 'ZMW', 'XAF', 'MWK', 'CDF', 'XOF', 'MGA', 'SCR', 'NGN'];
+
 /** Folders of src/providers/ that are not providers. */
 const NOT_PROVIDERS = ['sandbox'];
 
@@ -103,10 +110,10 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
     const rails = Object.fromEntries(PROVIDER_DESCRIPTORS.map((d) => [d.code, d.payouts]));
     expect(rails).to.deep.equal({
       card_gateway: null,
-      momo: { destination: 'mobile_money', currencies: ['RWF', 'UGX', 'GHS'], live: true, accountHolderLookup: true },
+      momo: { destination: 'mobile_money', currencies: MOMO_CURRENCIES, live: true, accountHolderLookup: true },
       mobile_money_b: {
         destination: 'mobile_money',
-        currencies: ['RWF', 'UGX', 'KES'],
+        currencies: AIRTEL_CURRENCIES,
         live: true,
         accountHolderLookup: false,
       },
@@ -202,15 +209,15 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
         {
           provider: 'momo',
           kind: 'mobile_money',
-          countries: ['RW', 'UG', 'GH'],
-          currencies: ['RWF', 'UGX', 'GHS'],
+          countries: MOMO_COUNTRIES,
+          currencies: MOMO_CURRENCIES,
           wholeUnitsOnly: false,
         },
         {
           provider: 'mobile_money_b',
           kind: 'mobile_money',
-          countries: ['RW', 'UG', 'KE'],
-          currencies: ['RWF', 'UGX', 'KES'],
+          countries: AIRTEL_COUNTRIES,
+          currencies: AIRTEL_CURRENCIES,
           wholeUnitsOnly: false,
         },
         // Daraja takes whole shillings only: a create with cents is refused (docs/limits.md#amounts).
@@ -272,7 +279,9 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
       currencies: ['USD', 'GHS', 'EUR'],
       wholeUnitsOnly: false,
     });
-    expect(MOBILE_MONEY_PREFIXES).to.deep.equal({
+    // The five first markets keep their rows; the others are the markets table's (test/domain/markets.test.ts).
+    const firstMarkets = ['RW', 'UG', 'GH', 'KE', 'LR'];
+    expect(Object.fromEntries(firstMarkets.map((country) => [country, MOBILE_MONEY_PREFIXES[country]]))).to.deep.equal({
       RW: [
         ['78', 'momo'],
         ['79', 'momo'],

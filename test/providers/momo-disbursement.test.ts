@@ -221,6 +221,24 @@ describe('MoMo payout rail (docs/payouts.md#rails) against the fake MoMo Disburs
     });
   });
 
+  it("pays only numbers of its target environment's country: a Beninese wallet is refused by mtnivorycoast, without a call", async () => {
+    const ivorian = createMomoPayoutRail(
+      { ...settings, targetEnvironment: 'mtnivorycoast' },
+      { callbackSecret: CALLBACK_SECRET },
+    ) as PayoutRail;
+    const calls = transferCalls();
+    const answer = await ivorian.sendPayout(payout('+2290197000001', { amount: 1200, currency: 'XOF' }));
+    expect(answer).to.deep.include({
+      outcome: 'refused',
+      failureCode: 'provider_error',
+      failureMessage: 'MTN MoMo (mtnivorycoast) serves numbers of CI, not of BJ',
+    });
+    expect(transferCalls()).to.equal(calls);
+    const paid = await ivorian.sendPayout(payout('+2250555000001', { amount: 1200, currency: 'XOF' }));
+    expect(paid.outcome).to.equal('in_transit');
+    expect(transferCalls()).to.equal(calls + 1);
+  });
+
   it('a transfer MoMo refuses outright (400) is refused, a reference MoMo does not know is not_received', async () => {
     const wrong = await rail.sendPayout(payout(rwandanNumber(), { currency: 'GHS' }));
     expect(wrong).to.deep.include({ outcome: 'refused', failureCode: 'provider_error' });

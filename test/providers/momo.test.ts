@@ -27,6 +27,9 @@ import {
 } from '../../src/providers/momo/adapter';
 import { momoCallbackToken } from '../../src/providers/momo/callback';
 import { momoRefundReference } from '../../src/providers/momo/refund';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { operatorRows } from '../../src/domain/markets';
+import { CURRENCY_EXPONENTS } from '../../src/domain/money';
 import { momoSettingsSchema, type MomoSettings } from '../../src/providers/momo/settings';
 import { MOMO_REASONS } from '../../src/providers/momo/statuses';
 import { MOMO_FAKE_NUMBERS, startMomoFake, type FakeRequest, type FakeStatus, type MomoFake } from '../fakes/momo-fake';
@@ -184,6 +187,46 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
       expect(momoAmount(1_000_000_000_000, 'UGX')).to.equal('1000000000000');
     });
 
+    it('collects in each new market of the table in its target environment and currency, refused elsewhere without a call', async () => {
+      for (const row of operatorRows('momo').filter((r) => !['RW', 'UG', 'GH'].includes(r.country))) {
+        const market = createMomoProvider(
+          { ...settings, targetEnvironment: row.apiMarket },
+          { callbackSecret: CALLBACK_SECRET },
+        );
+        const e164 = parsePhoneNumberFromString(row.sandboxNumber, row.country as never)!.number;
+        const unit = 10 ** CURRENCY_EXPONENTS[row.currency];
+        const from = fake.requests.length;
+        const answer = await market.initiate(request(e164, { amount: 1500 * unit, currency: row.currency }));
+        const [sent] = requestsTo('/collection/v1_0/requesttopay', from, 'POST');
+        expect(sent?.headers['x-target-environment'], row.country).to.equal(row.apiMarket);
+        expect(sent?.body, row.country).to.deep.include({
+          amount: momoAmount(1500 * unit, row.currency),
+          currency: row.currency,
+        });
+        expect(momoAmount(1500 * unit, row.currency)).to.equal(unit === 1 ? '1500' : '1500.00');
+        expect((sent?.body as { payer: { partyId: string } }).payer.partyId).to.equal(e164.slice(1));
+        expect(fake.transactions.get(answer.providerReference), row.country).to.include({ environment: row.apiMarket });
+        // Another market's currency never reaches MoMo.
+        const other = row.currency === 'XOF' ? 'XAF' : 'XOF';
+        const before = fake.requests.length;
+        const refused = await rejectionOf(market.initiate(request(e164, { amount: 1500, currency: other })));
+        expect(refused, row.country).to.be.instanceOf(ProviderRefusal);
+        expect(requestsTo('/collection/v1_0/requesttopay', before), row.country).to.have.length(0);
+      }
+    });
+
+    it("collects only from numbers of its target environment's country: XOF from Benin is refused by mtnivorycoast, without a call", async () => {
+      const ivorian = createMomoProvider(
+        { ...settings, targetEnvironment: 'mtnivorycoast' },
+        { callbackSecret: CALLBACK_SECRET },
+      );
+      const from = fake.requests.length;
+      const error = await rejectionOf(ivorian.initiate(request('+2290197000001', { amount: 1500, currency: 'XOF' })));
+      expect(error).to.be.instanceOf(ProviderRefusal);
+      expect((error as Error).message).to.equal('MTN MoMo (mtnivorycoast) serves numbers of CI, not of BJ');
+      expect(requestsTo('/collection/v1_0/requesttopay', from)).to.have.length(0);
+    });
+
     it('trims texts to 160 characters and drops the characters MoMo refuses, so MoMo takes them', async () => {
       const description = `Bob's "order" <42> ${'x'.repeat(300)}`;
       const answer = await momo.initiate(request(rwandanNumber(), { description }));
@@ -292,9 +335,14 @@ describe('MTN MoMo adapter (momo, docs/providers.md#mtn-momo) against the fake M
       });
     }
 
-    it('46733123450 itself, as MTN gives it, fails too', async () => {
-      const { providerReference } = await momo.initiate(request('+46733123450'));
-      expect((await settledAnswer(momo, providerReference)).outcome).to.include({
+    it("46733123450 itself, as MTN gives it, fails too (in MTN's sandbox environment, whose numbers these are)", async () => {
+      // A production environment serves its own country's numbers only; MTN's sandbox numbers are Swedish.
+      const sandbox = createMomoProvider(
+        { ...settings, targetEnvironment: 'sandbox' },
+        { callbackSecret: CALLBACK_SECRET },
+      );
+      const { providerReference } = await sandbox.initiate(request('+46733123450', { amount: 1500, currency: 'EUR' }));
+      expect((await settledAnswer(sandbox, providerReference)).outcome).to.include({
         status: 'failed',
         failureCode: 'provider_error',
       });

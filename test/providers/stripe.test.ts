@@ -191,11 +191,16 @@ describe('Stripe card_gateway adapter (docs/providers.md#stripe)', function () {
       expect(refundAnswerOf({ id: 're_1', status: 'canceled' }).status).to.equal('failed');
     });
 
-    it("sends our minor units unchanged: Stripe's unit has the same exponent for every currency we take (RWF, UGX zero-decimal)", () => {
+    it("sends our minor units unchanged where Stripe's unit has the same exponent (RWF, UGX, XOF, XAF zero-decimal)", () => {
       for (const currency of Object.keys(CURRENCY_EXPONENTS) as Currency[]) {
+        if (currency === 'MGA') continue;
         expect(STRIPE_CURRENCY_EXPONENTS[currency], currency).to.equal(CURRENCY_EXPONENTS[currency]);
         expect(stripeAmountOf(12345, currency), currency).to.equal(12345);
       }
+      // MGA: two decimals in ISO 4217, none at Stripe; a fraction of an ariary cannot be sent.
+      expect(STRIPE_CURRENCY_EXPONENTS.MGA).to.equal(0);
+      expect(stripeAmountOf(12300, 'MGA')).to.equal(123);
+      expect(() => stripeAmountOf(12345, 'MGA')).to.throw(RangeError);
     });
   });
 

@@ -63,6 +63,25 @@ describe('Airtel Money balance in reconciliation (docs/reconciliation.md#sources
     expect(await statement.balances([])).to.deep.equal([]);
   });
 
+  it('asks every country of a currency several hold (XAF: CG, TD, GA) and sums their accounts', async () => {
+    fake.setBalance('CG', 1_000);
+    fake.setBalance('TD', 20_000);
+    fake.setBalance('GA', 300_000);
+    const statement = airtel.createStatement!(settings);
+    if (statement.method !== 'balance') throw new Error('Airtel reports a balance');
+    const before = balanceCalls().length;
+    expect(await statement.balances(['XAF'])).to.deep.equal([{ currency: 'XAF', amount: 321_000 }]);
+    expect(
+      balanceCalls()
+        .slice(before)
+        .map((r) => [r.headers['x-country'], r.headers['x-currency']]),
+    ).to.deep.equal([
+      ['CG', 'XAF'],
+      ['TD', 'XAF'],
+      ['GA', 'XAF'],
+    ]);
+  });
+
   it('gives no balance when Airtel answers 500, does not answer, or answers an undocumented body', async () => {
     const statement = airtel.createStatement!(settings);
     if (statement.method !== 'balance') throw new Error('Airtel reports a balance');

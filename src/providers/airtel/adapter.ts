@@ -219,7 +219,7 @@ export function createAirtelProvider(
       const msisdn = parseMsisdn(request.customer);
       if (!msisdn || !isAirtelCountry(msisdn.country))
         throw new ProviderRefusal(
-          'Airtel Money collects from Rwandan, Ugandan and Kenyan numbers only',
+          `Airtel Money collects from numbers of ${Object.keys(AIRTEL_COUNTRY_CURRENCIES).join(', ')} only`,
           'provider_error',
         );
       const country = msisdn.country;

@@ -4,21 +4,20 @@
  * client_secret, grant_type: client_credentials}` → `{access_token, expires_in (seconds, sent as a string),
  * token_type}`, cached; every call carries the Bearer token and `X-Country`/`X-Currency` of the country it is made in.
  */
+import { reachOf } from '../../domain/markets';
 import type { Currency } from '../../domain/money';
 import { createTokenClient, ProviderAuthenticationError } from '../http';
 import type { FetchLike, ProviderHttpResponse, TokenClient } from '../http';
 import type { AirtelSettings } from './settings';
 
 /**
- * The countries this service reaches through Airtel (docs/payments.md#methods), with the currency of their wallets
- * (Airtel's X-Country → X-Currency).
+ * The countries this service reaches through Airtel, with the currency of their wallets (Airtel's X-Country →
+ * X-Currency), from the markets table (docs/providers.md#markets).
  */
-export const AIRTEL_COUNTRY_CURRENCIES = { RW: 'RWF', UG: 'UGX', KE: 'KES' } as const satisfies Record<
-  string,
-  Currency
->;
-/** A country this service reaches through Airtel. */
-export type AirtelCountry = keyof typeof AIRTEL_COUNTRY_CURRENCIES;
+export const AIRTEL_COUNTRY_CURRENCIES: Readonly<Record<AirtelCountry, Currency>> =
+  reachOf('mobile_money_b').apiMarketCurrencies;
+/** A country this service reaches through Airtel (ISO 3166-1 alpha-2, Airtel's `X-Country`). */
+export type AirtelCountry = string;
 
 /**
  * Airtel refused our client credentials, or our access token twice: a configuration fault, retried like an unknown
@@ -51,6 +50,11 @@ export function createAirtelClient(settings: AirtelSettings, fetchImpl: FetchLik
   return {
     token: () => client.token(),
     call: (method, path, country, body) =>
-      client.send(method, path, { 'x-country': country, 'x-currency': AIRTEL_COUNTRY_CURRENCIES[country] }, body),
+      client.send(
+        method,
+        path,
+        { 'x-country': country, 'x-currency': AIRTEL_COUNTRY_CURRENCIES[country] as Currency },
+        body,
+      ),
   };
 }

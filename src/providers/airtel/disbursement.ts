@@ -163,7 +163,10 @@ export function createAirtelPayoutRail(
         failureMessage,
       });
       if (!msisdn || country === undefined || !(country in AIRTEL_COUNTRY_CURRENCIES))
-        return refused(request.payoutId, 'Airtel Money pays Rwandan, Ugandan and Kenyan wallets only');
+        return refused(
+          request.payoutId,
+          `Airtel Money pays wallets of ${Object.keys(AIRTEL_COUNTRY_CURRENCIES).join(', ')} only`,
+        );
       const reference = airtelTransactionId(country, `payout:${request.payoutId}`);
       if (request.currency !== AIRTEL_COUNTRY_CURRENCIES[country])
         return refused(reference, `Airtel Money pays ${AIRTEL_COUNTRY_CURRENCIES[country]} to ${country} wallets`);

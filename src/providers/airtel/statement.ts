@@ -56,16 +56,17 @@ export async function readAirtelBalance(
   return { currency, amount };
 }
 
-/** The Airtel country whose wallets hold `currency`, if this service reaches one through Airtel. */
-function countryOfCurrency(currency: string): AirtelCountry | undefined {
-  return (Object.keys(AIRTEL_COUNTRY_CURRENCIES) as AirtelCountry[]).find(
-    (country) => AIRTEL_COUNTRY_CURRENCIES[country] === currency,
-  );
+/**
+ * The Airtel countries whose wallets hold `currency` (docs/providers.md#markets): one for most, several for the CFA
+ * francs (XAF: Congo-Brazzaville, Chad, Gabon), each an account of its own at Airtel.
+ */
+function countriesOfCurrency(currency: string): AirtelCountry[] {
+  return Object.keys(AIRTEL_COUNTRY_CURRENCIES).filter((country) => AIRTEL_COUNTRY_CURRENCIES[country] === currency);
 }
 
 /**
  * Airtel's balances for `settings`: one enquiry per country whose currency our books hold for Airtel (a country we
- * never moved money in is not asked, so an account Airtel did not open there fails nothing).
+ * never moved money in is not asked, so an account Airtel did not open there fails nothing), summed per currency.
  * @param deps the HTTP client (default: global fetch) and the token cache's clock
  */
 export function airtelStatement(
@@ -76,10 +77,14 @@ export function airtelStatement(
   return {
     method: 'balance',
     async balances(currencies) {
-      const countries = currencies.filter(isCurrency).flatMap((currency) => countryOfCurrency(currency) ?? []);
-      const read: { currency: string; amount: number }[] = [];
-      for (const country of countries) read.push(await readAirtelBalance(call, country));
-      return read;
+      const countries = currencies.filter(isCurrency).flatMap(countriesOfCurrency);
+      // A currency held in several countries is the sum of its accounts there, as our books hold it.
+      const byCurrency = new Map<string, number>();
+      for (const country of countries) {
+        const { currency, amount } = await readAirtelBalance(call, country);
+        byCurrency.set(currency, (byCurrency.get(currency) ?? 0) + amount);
+      }
+      return [...byCurrency].map(([currency, amount]) => ({ currency, amount }));
     },
   };
 }

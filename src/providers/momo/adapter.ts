@@ -39,7 +39,7 @@ import { ProviderRefusal, ProviderUnsupported, refundsOrUnsupported, type Paymen
 import { isUuid, momoCallbackUrl, parseMomoCallback } from './callback';
 import { createMomoClient, createMomoDisbursementClient, momoErrorOf } from './client';
 import { descriptor } from './descriptor';
-import { MOMO_ENVIRONMENT_CURRENCIES, momoAmount, momoReferenceId, momoText } from './fields';
+import { momoAmount, momoMarketProblem, momoReferenceId, momoText } from './fields';
 import { momoRefunds } from './refund';
 import type { MomoSettings } from './settings';
 import { failureCodeOf, outcomeOf, reasonCodeOf, requestToPayResult, type RequestToPayResult } from './statuses';
@@ -103,13 +103,13 @@ export function createMomoProvider(settings: MomoSettings, deps: LiveProviderDep
     supports: refunds ? descriptor.live : { ...descriptor.live, refund: false, partialRefund: false },
 
     async initiate(request) {
-      const expected = MOMO_ENVIRONMENT_CURRENCIES[settings.targetEnvironment];
-      if (expected !== undefined && request.currency !== expected) {
-        throw new ProviderRefusal(
-          `MTN MoMo (${settings.targetEnvironment}) collects ${expected}, not ${request.currency}`,
-          'provider_error',
-        );
-      }
+      const marketProblem = momoMarketProblem(
+        settings.targetEnvironment,
+        request.currency,
+        request.customer,
+        'collects',
+      );
+      if (marketProblem !== undefined) throw new ProviderRefusal(marketProblem, 'provider_error');
       if (!/^\+?[1-9][0-9]{5,14}$/.test(request.customer))
         throw new ProviderRefusal('MTN MoMo collects from a phone number (MSISDN) only', 'declined');
       const reference = momoReferenceId(request.paymentId);

@@ -34,7 +34,8 @@ import {
   type PayoutSendAnswer,
   type RailBalance,
 } from '../payout-rail';
-import { momoAmount, momoReferenceId, momoText, MOMO_ENVIRONMENT_CURRENCIES, type LiveProviderDeps } from './adapter';
+import { momoAmount, momoReferenceId, momoText, type LiveProviderDeps } from './adapter';
+import { momoMarketProblem } from './fields';
 import { isUuid, momoCallbackUrl } from './callback';
 import {
   createMomoDisbursementClient,
@@ -129,9 +130,9 @@ export function createMomoPayoutRail(settings: MomoSettings, deps: LiveProviderD
         failureCode: 'provider_error',
         failureMessage,
       });
-      const expected = MOMO_ENVIRONMENT_CURRENCIES[settings.targetEnvironment];
-      if (expected !== undefined && request.currency !== expected)
-        return refused(`MTN MoMo (${settings.targetEnvironment}) pays ${expected}, not ${request.currency}`);
+      const wallet = request.destination.type === 'mobile_money' ? request.destination.phoneNumber : '';
+      const marketProblem = momoMarketProblem(settings.targetEnvironment, request.currency, wallet, 'pays');
+      if (marketProblem !== undefined) return refused(marketProblem);
       if (request.destination.type !== 'mobile_money')
         return refused('MTN MoMo pays mobile-money wallets only, not bank accounts');
       if (!/^\+?[1-9][0-9]{5,14}$/.test(request.destination.phoneNumber))

@@ -4,20 +4,43 @@
  * Disbursement rail (./disbursement.ts) and refunds (./refund.ts).
  */
 import { createHash } from 'node:crypto';
+import { reachOf } from '../../domain/markets';
 import { CURRENCY_EXPONENTS, type Currency } from '../../domain/money';
+import { parseMsisdn } from '../../domain/phone';
 
 /** Longest `payerMessage` and `payeeNote` MoMo takes, in characters (a longer one is answered 400). */
 export const MOMO_TEXT_MAX_LENGTH = 160;
 
 /**
- * The currency each production target environment collects in (X-Target-Environment → currency); others are not
- * checked.
+ * The currency each production target environment collects in (X-Target-Environment → currency), from the markets
+ * table (docs/providers.md#markets); others (MTN's `sandbox`) are not checked.
  */
-export const MOMO_ENVIRONMENT_CURRENCIES: Readonly<Record<string, Currency>> = {
-  mtnrwanda: 'RWF',
-  mtnuganda: 'UGX',
-  mtnghana: 'GHS',
-};
+export const MOMO_ENVIRONMENT_CURRENCIES: Readonly<Record<string, Currency>> = reachOf('momo').apiMarketCurrencies;
+
+/** The country each production target environment serves (X-Target-Environment → ISO alpha-2), from the same table. */
+export const MOMO_ENVIRONMENT_COUNTRIES: Readonly<Record<string, string>> = reachOf('momo').apiMarketCountries;
+
+/**
+ * Why a request of `currency` to or from `msisdn` (E.164, or digits with the country code) cannot go to MoMo's
+ * `targetEnvironment`, as a sentence: the environment takes another currency, or serves another country's numbers (XOF
+ * is MTN's in Côte d'Ivoire and Benin, each its own environment); undefined when it can, or for an environment the
+ * markets table does not name (MTN's `sandbox`). `verb` says what MoMo would do ("collects", "pays").
+ */
+export function momoMarketProblem(
+  targetEnvironment: string,
+  currency: Currency,
+  msisdn: string,
+  verb: string,
+): string | undefined {
+  const expected = MOMO_ENVIRONMENT_CURRENCIES[targetEnvironment];
+  if (expected !== undefined && currency !== expected)
+    return `MTN MoMo (${targetEnvironment}) ${verb} ${expected}, not ${currency}`;
+  const country = MOMO_ENVIRONMENT_COUNTRIES[targetEnvironment];
+  const numberCountry = parseMsisdn(msisdn.startsWith('+') ? msisdn : `+${msisdn}`)?.country;
+  if (country !== undefined && numberCountry !== undefined && numberCountry !== country)
+    return `MTN MoMo (${targetEnvironment}) serves numbers of ${country}, not of ${numberCountry}`;
+  return undefined;
+}
 
 /**
  * The `X-Reference-Id` of the payment `paymentId`: a UUID in version 4 form made from SHA-256 of

@@ -202,12 +202,13 @@ export function refundAnswerOf(refund: Pick<StripeRefund, 'id' | 'status' | 'fai
 }
 
 /** Our currencies in Stripe's zero-decimal list (docs "Supported currencies"). */
-const STRIPE_ZERO_DECIMAL: ReadonlySet<string> = new Set(['RWF', 'UGX', 'XOF', 'XAF']);
+const STRIPE_ZERO_DECIMAL: ReadonlySet<string> = new Set(['RWF', 'UGX', 'XOF', 'XAF', 'GNF', 'MGA']);
 
 /**
- * Decimal places of each of our currencies at Stripe (docs "Supported currencies": RWF, UGX, XOF and XAF
- * are in Stripe's zero-decimal list; KES, GHS, USD, EUR, GBP and LRD have two). Stripe takes amounts in
- * the currency's smallest unit, which is then the same as our minor units (docs/limits.md#amounts).
+ * Decimal places of each of our currencies at Stripe (docs "Supported currencies": RWF, UGX, XOF, XAF, GNF and MGA
+ * are in Stripe's zero-decimal list; the others have two). Stripe takes amounts in the currency's smallest unit, which
+ * is then the same as our minor units (docs/limits.md#amounts), except for MGA: ISO 4217 gives it two decimals, Stripe
+ * none, so an amount of MGA reaches Stripe in whole ariary.
  */
 export const STRIPE_CURRENCY_EXPONENTS: Readonly<Record<Currency, number>> = Object.fromEntries(
   Object.keys(CURRENCY_EXPONENTS).map((currency) => [currency, STRIPE_ZERO_DECIMAL.has(currency) ? 0 : 2]),

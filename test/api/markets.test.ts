@@ -1,0 +1,214 @@
+/**
+ * Every new market of the markets table (docs/providers.md#markets) over HTTP against the real stack, in sandbox: a
+ * payment from the market's sandbox number through the API, refunded whole; a payment through the hosted page's
+ * checkout session; the money settled and paid out to the same wallet in the market's currency; a payout to that
+ * wallet in another market's currency refused naming `currency` with nothing reserved. The ledger invariants
+ * (docs/ledger.md#invariants) hold for every merchant after.
+ */
+import { expect } from 'chai';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { MARKETS, type MarketOperator } from '../../src/domain/markets';
+import { DEFAULT_FEE_BASIS_POINTS } from '../../src/domain/fees';
+import { CURRENCY_EXPONENTS, percentageOfMinor } from '../../src/domain/money';
+import { call, registerDeveloper, waitForPayment } from '../helpers/http';
+import { ledgerProblems } from '../helpers/ledger';
+import { waitForPayout } from '../helpers/payouts';
+import { getStack } from '../helpers/stack';
+
+/** The markets the service started with; every other row is new. */
+const FIRST_MARKETS = ['RW', 'UG', 'GH', 'KE', 'LR'];
+
+const NEW_ROWS = MARKETS.filter((market) => !FIRST_MARKETS.includes(market.country)).flatMap((market) =>
+  market.operators.map((row) => ({ country: market.country, row })),
+);
+
+/** What one market's walk-through left: the merchant, to check its books after. */
+async function walkThrough(country: string, row: MarketOperator): Promise<string> {
+  const where = `${row.provider} in ${country}`;
+  const developer = await registerDeveloper();
+  const key = developer.key;
+  const phone = parsePhoneNumberFromString(row.sandboxNumber, country as never)!.number;
+  const unit = 10 ** CURRENCY_EXPONENTS[row.currency];
+  const amount = 1_500 * unit;
+
+  // Through the API: collected from the market's operator, then refunded whole.
+  const created = await call('/v1/payments', {
+    key,
+    body: { amount, currency: row.currency, payment_method: 'mobile_money', phone_number: phone },
+  });
+  expect(created.status, `${where}: ${JSON.stringify(created.body)}`).to.equal(201);
+  expect(created.body.data, where).to.include({ provider: row.provider, currency: row.currency, amount });
+  const paid = await waitForPayment(key, created.body.data.id, (p) => p.status === 'completed', 60_000);
+  expect(paid.status, where).to.equal('completed');
+  const refund = await call(`/v1/payments/${paid.id}/refund`, { key, method: 'POST' });
+  expect(refund.status, `${where}: ${JSON.stringify(refund.body)}`).to.equal(201);
+  const refunded = await waitForPayment(key, paid.id, (p) => p.status === 'refunded', 60_000);
+  expect(refunded.status, where).to.equal('refunded');
+
+  // Through the hosted page: the payer's number on the session's page.
+  const session = await call('/v1/checkout/sessions', {
+    key,
+    // The payer's number picks the market of a currency held in several countries (XOF, XAF).
+    body: {
+      amount,
+      currency: row.currency,
+      description: `Order in ${country}`,
+      success_url: 'https://shop.example/paid',
+      customer_phone: phone,
+    },
+    headers: { 'idempotency-key': `session-${country}-${row.provider}` },
+  });
+  expect(session.status, `${where}: ${JSON.stringify(session.body)}`).to.equal(201);
+  // The payer types the number as written at home; the session's market reads it.
+  const national = parsePhoneNumberFromString(phone)!.formatNational();
+  const attempt = await call(`/v1/checkout/sessions/${session.body.data.id}/attempts`, {
+    body: { payment_method: 'mobile_money', phone_number: national },
+  });
+  expect(attempt.status, `${where}: ${JSON.stringify(attempt.body)}`).to.equal(201);
+  expect(attempt.body.data, where).to.include({ operator: row.provider });
+  const onPage = await waitForPayment(key, attempt.body.data.payment, (p) => p.status === 'completed', 60_000);
+  expect(onPage.status, where).to.equal('completed');
+
+  // Settled, then paid out to the same wallet in the market's currency.
+  const settled = await call('/v1/sandbox/balance/settle', { key, method: 'POST' });
+  const available = (settled.body.data.available as { amount: number; currency: string }[]).find(
+    (balance) => balance.currency === row.currency,
+  );
+  // Two payments collected, their fees kept; the first refunded whole.
+  const fee = percentageOfMinor(amount, DEFAULT_FEE_BASIS_POINTS[row.provider]);
+  expect(available?.amount, where).to.equal(amount - 2 * fee);
+  const destination = await call('/v1/payout_destinations', {
+    key,
+    body: { type: 'mobile_money', phone_number: phone },
+  });
+  expect(destination.status, `${where}: ${JSON.stringify(destination.body)}`).to.equal(201);
+  expect(destination.body.data, where).to.include({ provider: row.provider });
+  const other = row.currency === 'XOF' ? 'XAF' : 'XOF';
+  const refused = await call('/v1/payouts', {
+    key,
+    body: { amount: 1_000, currency: other, destination: destination.body.data.id },
+  });
+  expect(refused.status, where).to.equal(400);
+  expect(refused.body.error.details[0].field, where).to.equal('currency');
+  const payout = await call('/v1/payouts', {
+    key,
+    body: { amount: 1_000 * unit, currency: row.currency, destination: destination.body.data.id },
+  });
+  expect(payout.status, `${where}: ${JSON.stringify(payout.body)}`).to.equal(201);
+  const done = await waitForPayout(key, payout.body.data.id, (p) => p.status === 'paid');
+  expect(done, where).to.include({ currency: row.currency, amount: 1_000 * unit });
+  return developer.merchantId;
+}
+
+describe('every new market takes a payment, a refund and a payout in sandbox (docs/providers.md#markets)', function () {
+  this.timeout(600_000);
+
+  it("refuses a session in a currency several countries hold without the payer's number, and a link in one, naming the field", async () => {
+    const developer = await registerDeveloper();
+    const session = { amount: 1_500, currency: 'XOF', description: 'Order', success_url: 'https://shop.example/paid' };
+    const noPhone = await call('/v1/checkout/sessions', { key: developer.key, body: session });
+    expect(noPhone.status).to.equal(400);
+    expect(noPhone.body.error.details[0]).to.deep.equal({
+      field: 'customer_phone',
+      message:
+        "customer_phone is required for a session in XOF, which the wallets of CI, BJ, NE hold: its country is the page's",
+    });
+    const cameroonian = await call('/v1/checkout/sessions', {
+      key: developer.key,
+      body: { ...session, customer_phone: '+237677000001' },
+    });
+    expect(cameroonian.status).to.equal(400);
+    expect(cameroonian.body.error.details[0]).to.deep.equal({
+      field: 'customer_phone',
+      message: 'customer_phone is a number of CM, whose wallets hold no XOF',
+    });
+    const link = await call('/v1/payment_links', {
+      key: developer.key,
+      body: { amount: 1_500, currency: 'XAF', description: 'Order' },
+    });
+    expect(link.status).to.equal(400);
+    expect(link.body.error.details[0]).to.deep.equal({
+      field: 'currency',
+      message: 'payment links do not take XAF yet: the wallets of CM, CG, TD, GA hold it, and a link names no country',
+    });
+    // A session in XOF for an Ivorian payer reads the number as written in Côte d'Ivoire, and refuses a Beninese one.
+    const ivorian = await call('/v1/checkout/sessions', {
+      key: developer.key,
+      body: { ...session, customer_phone: '+2250555000001' },
+    });
+    expect(ivorian.status, JSON.stringify(ivorian.body)).to.equal(201);
+    const beninese = await call(`/v1/checkout/sessions/${ivorian.body.data.id}/attempts`, {
+      body: { payment_method: 'mobile_money', phone_number: '+2290197000001' },
+    });
+    expect(beninese.status).to.equal(400);
+    expect(beninese.body.error.details[0]).to.deep.equal({
+      field: 'phone_number',
+      message: 'phone_number is a number of BJ, not of CI',
+    });
+    const { db } = await getStack();
+    expect(await db('payments').where({ checkout_session: ivorian.body.data.id })).to.have.length(0);
+  });
+
+  it("keeps an operator's outage in one new market out of its other markets: status and the hosted page's refusal", async () => {
+    const developer = await registerDeveloper();
+    const key = developer.key;
+    const down = await call('/v1/sandbox/providers/momo/status', {
+      key,
+      body: { country: 'CI', operation: 'collection', status: 'down', reason: 'MTN CI outage drill' },
+    });
+    expect(down.status, JSON.stringify(down.body)).to.equal(200);
+    const availability = await call('/v1/availability', { key });
+    const statusOf = (country: string) =>
+      (
+        availability.body.data.availability as {
+          provider: string;
+          country: string;
+          operation: string;
+          status: string;
+        }[]
+      ).find((row) => row.provider === 'momo' && row.country === country && row.operation === 'collection')?.status;
+    expect(statusOf('CI')).to.equal('down');
+    for (const country of ['CM', 'BJ', 'ZM']) expect(statusOf(country), country).to.equal('operational');
+    /** A session in `currency` for `phone`, and an attempt from that number on its page. */
+    const attemptFrom = async (currency: string, phone: string) => {
+      const session = await call('/v1/checkout/sessions', {
+        key,
+        body: {
+          amount: 1_500,
+          currency,
+          description: 'Order',
+          success_url: 'https://shop.example/paid',
+          customer_phone: phone,
+        },
+      });
+      expect(session.status, JSON.stringify(session.body)).to.equal(201);
+      return call(`/v1/checkout/sessions/${session.body.data.id}/attempts`, {
+        body: { payment_method: 'mobile_money', phone_number: phone },
+      });
+    };
+    const ivorian = await attemptFrom('XOF', '+2250555000001');
+    expect(ivorian.status).to.equal(503);
+    expect(ivorian.body.error.code).to.equal('provider_unavailable');
+    // The same operator and currency in Benin, and MTN in Cameroon, still take payments.
+    for (const [currency, phone] of [
+      ['XOF', '+2290197000001'],
+      ['XAF', '+237677000001'],
+    ] as const) {
+      const attempt = await attemptFrom(currency, phone);
+      expect(attempt.status, `${phone}: ${JSON.stringify(attempt.body)}`).to.equal(201);
+      expect(attempt.body.data).to.include({ operator: 'momo' });
+    }
+  });
+
+  it('walks each new market and operator through the API, the hosted page and a payout, with balanced books', async () => {
+    expect(NEW_ROWS.length).to.be.above(15);
+    const merchants: string[] = [];
+    // A few at a time: the stack is shared with other files' tests.
+    for (let start = 0; start < NEW_ROWS.length; start += 6) {
+      const batch = NEW_ROWS.slice(start, start + 6);
+      merchants.push(...(await Promise.all(batch.map(({ country, row }) => walkThrough(country, row)))));
+    }
+    const { db } = await getStack();
+    expect(await ledgerProblems(db, { merchantIds: merchants })).to.deep.equal([]);
+  });
+});
