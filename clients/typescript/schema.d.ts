@@ -2140,7 +2140,7 @@ export interface components {
              * @enum {string}
              */
             object: "payment";
-            /** @description In the currency's minor unit (RWF and UGX have none: 1500 is RWF 1,500; KES, GHS, USD, EUR, GBP and LRD have two: 1500 is 15.00) */
+            /** @description In the currency's minor unit (RWF, UGX, XOF and XAF have none: 1500 is RWF 1,500; KES, GHS, USD, EUR, GBP, LRD and TZS have two: 1500 is 15.00) */
             amount: number;
             /** @description Refunded so far, in minor units */
             amount_refunded: number;
@@ -2249,6 +2249,14 @@ export interface components {
             type: "mobile_money_approval";
             /** @description What to tell the customer */
             message: string;
+        } | {
+            /**
+             * @description The customer pays on the provider's own page
+             * @enum {string}
+             */
+            type: "redirect";
+            /** @description The provider's payment page (Orange Money's web payment, Wave's `wave_launch_url`): send the customer's browser there */
+            url: string;
         } | null;
         /**
          * @description Why the open payment waits: `awaiting_customer` (the customer has the prompt, the card form or the transfer details), `awaiting_provider` (the customer acted; the provider is settling), `provider_unreachable` (the provider has not acknowledged the request yet; it is sent again), `awaiting_callback` (a bank transfer: waiting for the bank to report it), `checking_with_provider` (the provider left a question about it unanswered); null once the payment is final
@@ -3980,7 +3988,7 @@ export interface operations {
                 /** @description Only open payments waiting for this reason (`awaiting_customer`, `awaiting_provider`, `provider_unreachable`, `awaiting_callback`, `checking_with_provider`); final payments have none */
                 pending_reason?: "awaiting_customer" | "awaiting_provider" | "provider_unreachable" | "awaiting_callback" | "checking_with_provider";
                 /** @description Only payments of this method */
-                payment_method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "mobile_money_c" | "wallet";
+                payment_method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "orange" | "vodacom" | "wave" | "mobile_money_c" | "wallet";
                 /** @description Only the attempts of this checkout session (`cs_…`): the payments its page started */
                 checkout_session?: string;
                 /** @description Only payments created at or after this time: Unix seconds or an ISO 8601 date-time */
@@ -4195,12 +4203,12 @@ export interface operations {
                      * @description Mobile money: the operator, when the number does not tell it
                      * @enum {string}
                      */
-                    provider?: "momo" | "mobile_money_b" | "mpesa";
+                    provider?: "momo" | "mobile_money_b" | "mpesa" | "orange" | "vodacom" | "wave";
                     /**
                      * @description Mobile money: the operator of a ported number, overriding the prefix table
                      * @enum {string}
                      */
-                    operator?: "momo" | "mobile_money_b" | "mpesa";
+                    operator?: "momo" | "mobile_money_b" | "mpesa" | "orange" | "vodacom" | "wave";
                     /** @description ISO 3166-1 alpha-2 country of a number written nationally (default: the currency's) */
                     country?: string;
                     /** @description Yours, shown on the dashboard and in lists */
@@ -4971,7 +4979,7 @@ export interface operations {
                      * @description The provider code the customer pays with
                      * @enum {string}
                      */
-                    payment_method: "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "mobile_money_c" | "wallet";
+                    payment_method: "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "orange" | "vodacom" | "wave" | "mobile_money_c" | "wallet";
                     /** @description Yours, shown on the dashboard and in lists */
                     description?: string;
                     /** @description What the method needs to reach the customer */
@@ -7398,6 +7406,11 @@ export interface operations {
                      * @example +250788000001
                      */
                     phone_number: string;
+                    /**
+                     * @description The operator whose rail pays the wallet, overriding the prefix table: a ported number, or a wallet that claims no prefixes (Wave's)
+                     * @enum {string}
+                     */
+                    operator?: "momo" | "mobile_money_b" | "mpesa" | "vodacom" | "wave";
                 } | {
                     /**
                      * @description A bank account
@@ -9453,7 +9466,7 @@ export interface operations {
                      * @description The operator of a ported number
                      * @enum {string}
                      */
-                    operator?: "momo" | "mobile_money_b" | "mpesa";
+                    operator?: "momo" | "mobile_money_b" | "mpesa" | "orange" | "vodacom" | "wave";
                     /**
                      * @description The amount the payer chose, in minor units: required, within `amount_range`, on a payment link's session with a customer-chosen amount; refused elsewhere
                      * @example 2000
@@ -12184,7 +12197,7 @@ export interface operations {
                 /** @description One or more statuses, comma-separated (`completed,refunded`) */
                 status?: string;
                 /** @description Only this `payment_method` */
-                method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "mobile_money_c" | "wallet";
+                method?: "mobile_money" | "bank_transfer" | "card" | "card_gateway" | "momo" | "mobile_money_b" | "mpesa" | "orange" | "vodacom" | "wave" | "mobile_money_c" | "wallet";
                 /** @description Only this currency (ISO 4217) */
                 currency?: string;
                 /** @description Part of an id (payment or refund), the description or the customer, any case */
