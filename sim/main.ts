@@ -41,7 +41,8 @@ function summary(r: RunResult): string {
       .map(([status, n]) => `${status} ${n}`)
       .join(', ')}; ${r.firings} schedule firings), ` +
     `${r.deliveries} webhook requests, ` +
-    `${(r.simulatedMs / 3_600_000).toFixed(1)} simulated h in ${(r.wallMs / 1000).toFixed(1)} s`
+    `${(r.simulatedMs / 3_600_000).toFixed(1)} simulated h in ${(r.wallMs / 1000).toFixed(1)} s ` +
+    `(${(r.checkMs / 1000).toFixed(1)} s of it in the checks after each step)`
   );
 }
 

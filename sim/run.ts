@@ -106,6 +106,8 @@ export interface RunResult {
   simulatedMs: number;
   /** Wall milliseconds the run took. */
   wallMs: number;
+  /** Wall milliseconds of it spent in the checks after each step (the simulator's own queries and comparisons). */
+  checkMs: number;
   /** Final statuses of the run's payments, by status. */
   statuses: Record<string, number>;
   operator: Record<string, number>;
@@ -115,6 +117,31 @@ export interface RunResult {
 const DAY_MS = 86_400_000;
 /** The daily schedule's firing, 06:00 UTC, in milliseconds after midnight. */
 const SIX_HOURS_MS = 6 * 3_600_000;
+
+/**
+ * How long, in real time, one step of the driver may take before the run reports a stall: a step's sleep on the test
+ * server, or an Update the driver awaits, takes seconds at most when the server can move its clock.
+ */
+const STALL_MS = 120_000;
+
+/**
+ * `step`'s action, or a stall when it did not finish within STALL_MS of real time (the test server's clock stopped
+ * moving, or an Update never answered). The step's promise is left behind: the run ends at the stall.
+ */
+async function stallOf(step: Promise<string>): Promise<{ action: string } | { stall: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const stall = new Promise<{ stall: string }>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ stall: `the step did not finish within ${STALL_MS / 1000} s of real time (a stall)` }),
+      STALL_MS,
+    );
+  });
+  try {
+    return await Promise.race([step.then((action) => ({ action })), stall]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** How long, in real time, a payment past its decision time may take to be written final (its activities run). */
 const SETTLE_GRACE_MS = 10_000;
@@ -537,7 +564,14 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       .filter((p) => !payouts.has(p.id))
       .map((p) => `payout ${p.id} of ${p.amount} was stored, but the run asked for no such payout`);
 
-  const stepProblems = async (): Promise<string[]> => [
+  let checkMs = 0;
+  const stepProblems = async (): Promise<string[]> => {
+    const started = Date.now();
+    const problems = await stepChecks();
+    checkMs += Date.now() - started;
+    return problems;
+  };
+  const stepChecks = async (): Promise<string[]> => [
     ...(await ledgerProblems(db, { merchantIds })),
     ...operator.refundsSentTwice().map((r) => `refund ${r.refundId} was sent to the operator as ${r.keys.join(', ')}`),
     ...rail.sentAgain().map((r) => `payout ${r.payoutId} was sent to the rail again after it answered ${r.answered}`),
@@ -576,6 +610,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       ),
       simulatedMs: nowMs - startMs,
       wallMs: Date.now() - wallStart,
+      checkMs,
       statuses,
       operator: { ...operator.counts(), ...rail.counts() },
     };
@@ -607,24 +642,27 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       ['payout-cancel', 2],
       ['advance', 35],
     ] as const);
-    const action =
+    const stalled = await stallOf(
       kind === 'create'
-        ? await create()
+        ? create()
         : kind === 'refund'
-          ? await refund()
+          ? refund()
           : kind === 'cancel'
-            ? await cancel()
+            ? cancel()
             : kind === 'payout'
-              ? await payout()
+              ? payout()
               : kind === 'payout-cancel'
-                ? await cancelPayout()
-                : await advance(
+                ? cancelPayout()
+                : advance(
                     d.weighted([
                       [d.int(1, 120) * 1000, 50],
                       [d.int(2, 30) * 60_000, 40],
                       [d.int(1, 6) * 3_600_000, 10],
                     ] as const),
-                  );
+                  ),
+    );
+    if ('stall' in stalled) return finish(step, `${kind} (stalled)`, [stalled.stall]);
+    const { action } = stalled;
     await deliverCallbacks();
     const problems = await stepProblems();
     log(`seed ${options.seed} step ${step} ${new Date(nowMs).toISOString()} ${action} (${Date.now() - stepStart} ms)`);
@@ -660,7 +698,8 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     )
       break;
     const stepStart = Date.now();
-    await advance(3_600_000);
+    const stalled = await stallOf(advance(3_600_000));
+    if ('stall' in stalled) return finish(step, 'drain (stalled)', [stalled.stall]);
     await deliverCallbacks();
     const problems = await stepProblems();
     log(`seed ${options.seed} drain ${new Date(nowMs).toISOString()} (${Date.now() - stepStart} ms)`);
