@@ -147,7 +147,8 @@ export async function stopStack(): Promise<void> {
  * stack),
  * and private webhook targets allowed (the receivers listen on 127.0.0.1). `adjust` wraps the registry (a provider
  * with other capabilities, docs/payments.md#late-successes), `wrap` the activities (a fault of one of them);
- * `payoutRails`, when given, replaces the sandbox payout simulators (the whole-system simulation's rail).
+ * `extra.payoutRails`, when given, replaces the sandbox payout simulators (the whole-system simulation's rail), and
+ * `extra.temporal` the environment's client the activities start workflows with (the simulation's own connection).
  */
 export async function createTimeSkippingWorker(
   env: TestWorkflowEnvironment,
@@ -155,7 +156,7 @@ export async function createTimeSkippingWorker(
   taskQueue: string,
   adjust: (registry: ProviderRegistry) => ProviderRegistry = (registry) => registry,
   wrap: <T extends object>(activities: T) => T = (activities) => activities,
-  payoutRails?: PayoutRailRegistry,
+  extra: { payoutRails?: PayoutRailRegistry; temporal?: Client } = {},
 ): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
@@ -174,10 +175,10 @@ export async function createTimeSkippingWorker(
             callbackSecret: 'x'.repeat(32),
           }),
         ),
-        temporal: env.client,
+        temporal: extra.temporal ?? env.client,
         mailer: createMailer(testConfig()),
         config: { ...testConfig(), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
-        ...(payoutRails ? { payoutRails } : {}),
+        ...(extra.payoutRails ? { payoutRails: extra.payoutRails } : {}),
       }),
     ),
   });
