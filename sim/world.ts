@@ -67,8 +67,7 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
   const env = await withRetries(createTimeSkippingEnv);
   // The environment's own client pings every 30 s, even without calls; the Java test server allows a ping every 5
   // minutes and answers more with a GOAWAY (too_many_pings), and a long run's clock then stopped for good in the
-  // middle of a sleep. The driver's connection, which the worker's activities use too, pings only during calls, and
-  // every 10 minutes.
+  // middle of a sleep. The driver's connection pings only during calls, and every 10 minutes.
   const options: InternalConnectionOptions = {
     address: env.address,
     channelArgs: { 'grpc.keepalive_permit_without_calls': 0, 'grpc.keepalive_time_ms': 600_000 },
@@ -119,13 +118,7 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
         environment === 'sandbox' && provider === 'momo' ? adapter : registry.get(environment, provider),
     }),
     wrap,
-    {
-      payoutRails: {
-        get: (environment, provider) => (environment === 'sandbox' && provider === 'momo' ? payoutRail : undefined),
-      },
-      // The activities start workflows (webhook deliveries) through the driver's connection too.
-      temporal: client,
-    },
+    { get: (environment, provider) => (environment === 'sandbox' && provider === 'momo' ? payoutRail : undefined) },
   );
   const running = worker.run();
   const endpoints = await startEndpoints();

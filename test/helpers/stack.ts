@@ -147,8 +147,7 @@ export async function stopStack(): Promise<void> {
  * stack),
  * and private webhook targets allowed (the receivers listen on 127.0.0.1). `adjust` wraps the registry (a provider
  * with other capabilities, docs/payments.md#late-successes), `wrap` the activities (a fault of one of them);
- * `extra.payoutRails`, when given, replaces the sandbox payout simulators (the whole-system simulation's rail), and
- * `extra.temporal` the environment's client the activities start workflows with (the simulation's own connection).
+ * `payoutRails`, when given, replaces the sandbox payout simulators (the whole-system simulation's rail).
  */
 export async function createTimeSkippingWorker(
   env: TestWorkflowEnvironment,
@@ -156,7 +155,7 @@ export async function createTimeSkippingWorker(
   taskQueue: string,
   adjust: (registry: ProviderRegistry) => ProviderRegistry = (registry) => registry,
   wrap: <T extends object>(activities: T) => T = (activities) => activities,
-  extra: { payoutRails?: PayoutRailRegistry; temporal?: Client } = {},
+  payoutRails?: PayoutRailRegistry,
 ): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
@@ -175,10 +174,10 @@ export async function createTimeSkippingWorker(
             callbackSecret: 'x'.repeat(32),
           }),
         ),
-        temporal: extra.temporal ?? env.client,
+        temporal: env.client,
         mailer: createMailer(testConfig()),
         config: { ...testConfig(), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
-        ...(extra.payoutRails ? { payoutRails: extra.payoutRails } : {}),
+        ...(payoutRails ? { payoutRails } : {}),
       }),
     ),
   });
