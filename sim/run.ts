@@ -158,12 +158,12 @@ export function replayCommand(options: Pick<RunOptions, 'seed' | 'days' | 'plant
  * @returns the run's figures, with the first violation found (the run stops there)
  */
 export async function runSeed(world: World, options: RunOptions): Promise<RunResult> {
-  const { db } = world;
+  const { env, db } = world;
   const config = { ...testConfig(), TEMPORAL_TASK_QUEUE: SIM_TASK_QUEUE };
   const windowSeconds = config.RECONCILIATION_WINDOW_DAYS * 86_400;
   const log = options.log ?? (() => undefined);
   const wallStart = Date.now();
-  let nowMs = await world.currentTimeMs();
+  let nowMs = await env.currentTimeMs();
   const startMs = nowMs;
   const operator = createSimOperator('momo', options.seed, () => nowMs);
   world.useAdapter(options.plant ? plantBug(options.plant, operator.adapter) : operator.adapter);
@@ -264,14 +264,14 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     const label = `p${payments.length}`;
     const amount = d.int(100, 50_000);
     const base = mobileMoneyPayment(merchant.id, `+2507880${String(d.int(0, 99_999)).padStart(5, '0')}`, {
-      nowMs: await world.currentTimeMs(),
+      nowMs: await env.currentTimeMs(),
       expirySeconds: d.int(2, 30) * 60,
     });
     const payment = { ...base, id: deriveId('pay_', `${nonce}:${label}`), amount, feeAmount: feeFor(amount, 'momo') };
     operator.label(payment.id, label);
     labels.set(payment.id, label);
     payments.push({ id: payment.id, label });
-    await world.client.workflow.startUpdateWithStart(initiatePaymentUpdate, {
+    await env.client.workflow.startUpdateWithStart(initiatePaymentUpdate, {
       updateId: INITIATE_UPDATE_ID,
       waitForStage: WorkflowUpdateStage.ACCEPTED,
       startWorkflowOperation: paymentWorkflowStart(
@@ -308,7 +308,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     const answers = await Promise.all(
       sends.map(async ({ refundId, amount }) => {
         try {
-          const record = await world.client.workflow.executeUpdateWithStart(refundPaymentUpdate, {
+          const record = await env.client.workflow.executeUpdateWithStart(refundPaymentUpdate, {
             args: [{ refundId, amount, capabilities: operator.adapter.supports }],
             updateId: refundId,
             startWorkflowOperation: reopening(payment),
@@ -337,7 +337,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     const payment = await snapshotOf(chosen.id);
     cancels++;
     try {
-      const after = await world.client.workflow.executeUpdateWithStart(cancelPaymentUpdate, {
+      const after = await env.client.workflow.executeUpdateWithStart(cancelPaymentUpdate, {
         args: [{ reason: 'simulated', capabilities: operator.adapter.supports }],
         updateId: `cancel-${label}`,
         startWorkflowOperation: reopening(payment),
@@ -375,7 +375,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     const amount = Math.max(1, Math.floor((Math.max(available, 1_000) * share) / 10_000));
     const id = deriveId(ID_PREFIXES.payout, `${nonce}:o${payoutRequests++}`);
     const label = labelPayout(id);
-    const at = new Date(await world.currentTimeMs()).toISOString();
+    const at = new Date(await env.currentTimeMs()).toISOString();
     const draft: PayoutSnapshot = {
       id,
       ...scope,
@@ -389,7 +389,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       ...acceptedPayoutState(at),
     };
     try {
-      const answered = await world.client.workflow.executeUpdateWithStart(sendPayoutUpdate, {
+      const answered = await env.client.workflow.executeUpdateWithStart(sendPayoutUpdate, {
         updateId: SEND_UPDATE_ID,
         startWorkflowOperation: new WithStartWorkflowOperation('payoutWorkflow', {
           ...payoutWorkflowStart(draft, SIM_TASK_QUEUE, { payout: draft }),
@@ -414,7 +414,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     const stored = (await db('payouts').where({ id }).first('merchant_id')) as { merchant_id: string } | undefined;
     if (!stored) return `payout cancel ${label} (not stored)`;
     try {
-      const after = await world.client.workflow.executeUpdateWithStart(cancelPayoutUpdate, {
+      const after = await env.client.workflow.executeUpdateWithStart(cancelPayoutUpdate, {
         updateId: CANCEL_UPDATE_ID,
         startWorkflowOperation: new WithStartWorkflowOperation('payoutWorkflow', {
           ...payoutWorkflowStart({ id, merchantId: stored.merchant_id, environment: 'sandbox' }, SIM_TASK_QUEUE),
@@ -443,7 +443,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       labelPayout(deriveId(ID_PREFIXES.payout, `automatic:${workflowId}`));
       firings++;
       const input: AutomaticPayoutInput = { merchantId, environment: 'sandbox' };
-      await world.client.workflow.start('automaticPayoutWorkflow', {
+      await env.client.workflow.start('automaticPayoutWorkflow', {
         taskQueue: SIM_TASK_QUEUE,
         workflowId,
         args: [input],
@@ -457,12 +457,12 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     for (;;) {
       const nextFiring = Math.ceil((nowMs - SIX_HOURS_MS + 1) / DAY_MS) * DAY_MS + SIX_HOURS_MS;
       if (daily.length === 0 || nextFiring > until) break;
-      await world.sleep(Math.max(0, nextFiring - nowMs));
-      nowMs = Math.max(await world.currentTimeMs(), nextFiring);
+      await env.sleep(Math.max(0, nextFiring - nowMs));
+      nowMs = Math.max(await env.currentTimeMs(), nextFiring);
       await fire(nextFiring);
     }
-    await world.sleep(Math.max(0, until - nowMs));
-    nowMs = await world.currentTimeMs();
+    await env.sleep(Math.max(0, until - nowMs));
+    nowMs = await env.currentTimeMs();
     return `advance ${Math.round(ms / 1000)} s`;
   };
 
@@ -470,7 +470,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     for (const callback of operator.callbacksDue(nowMs)) {
       const payment = await findPaymentById(db, callback.paymentId);
       if (!payment) continue;
-      await deliverProviderHint({ temporal: world.client, config }, payment, {
+      await deliverProviderHint({ temporal: env.client, config }, payment, {
         providerReference: callback.providerReference,
         claimed: callback.claimed,
       });

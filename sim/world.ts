@@ -4,9 +4,6 @@
  * simulated operator (sim/operator.ts) and whose sandbox `momo` payout rail is the run's simulated rail
  * (sim/payout-rail.ts), through the test suite's own helpers (test/helpers/stack.ts).
  */
-import { Client, Connection } from '@temporalio/client';
-import { InternalConnectionOptionsSymbol, type InternalConnectionOptions } from '@temporalio/client/lib/connection';
-import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createDb, type Db } from '../src/db/knex';
@@ -23,15 +20,6 @@ export const SIM_TASK_QUEUE = 'simulation';
 /** A running world: the environment, the database, and the slot the current run's operator adapter goes in. */
 export interface World {
   env: TestWorkflowEnvironment;
-  /**
-   * The driver's client of the test server, on a connection of its own (see {@link startWorld}): the creates, refunds,
-   * cancels, payouts and callbacks of the runs go through it.
-   */
-  client: Client;
-  /** Moves the test server's clock `ms` ahead (time skipping), as `env.sleep` does. */
-  sleep(ms: number): Promise<void>;
-  /** The test server's clock, epoch milliseconds, as `env.currentTimeMs()` reads it. */
-  currentTimeMs(): Promise<number>;
   db: Db;
   /** The merchants' webhook endpoints (sim/endpoints.ts). */
   endpoints: Endpoints;
@@ -65,18 +53,6 @@ async function withRetries<T>(start: () => Promise<T>): Promise<T> {
  */
 export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL): Promise<World> {
   const env = await withRetries(createTimeSkippingEnv);
-  // The environment's own client pings every 30 s, even without calls; the Java test server allows a ping every 5
-  // minutes and answers more with a GOAWAY (too_many_pings), and a long run's clock then stopped for good in the
-  // middle of a sleep. The driver's connection pings only during calls, and every 10 minutes.
-  const options: InternalConnectionOptions = {
-    address: env.address,
-    channelArgs: { 'grpc.keepalive_permit_without_calls': 0, 'grpc.keepalive_time_ms': 600_000 },
-    [InternalConnectionOptionsSymbol]: { supportsTestService: true },
-  };
-  const connection = await Connection.connect(options);
-  const testService = connection.testService;
-  if (!testService) throw new Error('the test server connection has no test service');
-  const client = new Client({ connection, namespace: env.namespace ?? 'default' });
   const db = createDb(databaseUrl, 8);
   let current: PaymentProvider | undefined;
   const slot = (): PaymentProvider => {
@@ -124,9 +100,6 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
   const endpoints = await startEndpoints();
   return {
     env,
-    client,
-    sleep: async (ms) => void (await testService.unlockTimeSkippingWithSleep({ duration: msToTs(ms) })),
-    currentTimeMs: async () => tsToMs((await testService.getCurrentTime({})).time),
     db,
     endpoints,
     useAdapter: (next) => void (current = next),
@@ -136,7 +109,6 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
       worker.shutdown();
       await running;
       await endpoints.close();
-      await connection.close();
       await env.teardown();
       await db.destroy();
     },
