@@ -37,8 +37,12 @@ function summary(r: RunResult): string {
     .join(', ');
   return (
     `seed ${r.seed}: ${r.payments} payments (${statuses}), ${r.refunds} refunds, ${r.cancels} cancels, ` +
+    `${r.payouts} payouts (${Object.entries(r.payoutStatuses)
+      .map(([status, n]) => `${status} ${n}`)
+      .join(', ')}; ${r.firings} schedule firings), ` +
     `${r.deliveries} webhook requests, ` +
-    `${(r.simulatedMs / 3_600_000).toFixed(1)} simulated h in ${(r.wallMs / 1000).toFixed(1)} s`
+    `${(r.simulatedMs / 3_600_000).toFixed(1)} simulated h in ${(r.wallMs / 1000).toFixed(1)} s ` +
+    `(${(r.checkMs / 1000).toFixed(1)} s of it in the checks after each step)`
   );
 }
 

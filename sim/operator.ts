@@ -8,7 +8,6 @@
  * Its clock is the Temporal test server's: inside an activity, the time the server scheduled the attempt (simulated
  * time); outside one, the driver's last reading of the server's clock.
  */
-import { activityInfo } from '@temporalio/activity';
 import type { ProviderCode } from '../src/domain/catalogue';
 import type { ProviderAnswer, ProviderOutcome } from '../src/domain/payment';
 import {
@@ -18,7 +17,7 @@ import {
   type RefundAnswer,
   type RefundRequest,
 } from '../src/providers/provider';
-import { draws } from './random';
+import { callDraws as namedCallDraws, draws, simulatedNow } from './random';
 
 /** What the customer does with a request to pay, and when (simulated epoch milliseconds). */
 type Fate =
@@ -119,28 +118,14 @@ export function createSimOperator(
   const byReference = new Map<string, Transaction>();
   const byPayment = new Map<string, Transaction>();
   const refunds = new Map<string, OperatorRefund>();
-  const calls = new Map<string, number>();
   const planned = new Set<string>();
   const owed: (OperatorCallback & { dueMs: number })[] = [];
   const unannounced = new Set<string>();
   const tally: Record<string, number> = {};
   const count = (what: string) => (tally[what] = (tally[what] ?? 0) + 1);
 
-  const now = () => {
-    try {
-      return activityInfo().currentAttemptScheduledTimestampMs;
-    } catch {
-      return clock();
-    }
-  };
-  /** The draws of the n-th call named `name` about `id` (n from 0). */
-  const callDraws = (id: string, name: string) => {
-    const label = labels.get(id) ?? id;
-    const key = `${label}:${name}`;
-    const n = calls.get(key) ?? 0;
-    calls.set(key, n + 1);
-    return draws(seed, `${key}:${n}`);
-  };
+  const now = simulatedNow(clock);
+  const callDraws = namedCallDraws(seed, labels);
   const lost = (what: string): never => {
     count(`lost ${what}`);
     throw new Error(`the simulated operator did not answer the ${what} in time`);

@@ -3,7 +3,11 @@
  * (docs/simulation.md#planted-bugs). Nothing here reaches the service: a plant wraps the simulated operator's adapter,
  * or the activities, of the simulator's worker only.
  */
+import { activityInfo } from '@temporalio/activity';
 import type { Activities } from '../src/activities';
+import type { Db } from '../src/db/knex';
+import { writeJournal } from '../src/db/ledger';
+import { payoutReservedJournal } from '../src/domain/ledger';
 import { ProviderRefusal, type PaymentProvider } from '../src/providers/provider';
 
 /** The bugs that can be planted. */
@@ -13,6 +17,7 @@ export const PLANTS = [
   'skipped-posting',
   'status-without-event',
   'duplicated-delivery',
+  'payout-reserved-twice',
 ] as const;
 
 /** One of {@link PLANTS}. */
@@ -63,13 +68,25 @@ export function plantBug(plant: Plant, adapter: PaymentProvider): PaymentProvide
  * status without the ledger postings its row orders (the collection journal of a completion, docs/ledger.md#postings),
  * as a write that forgot its postings would; `status-without-event` writes it without the event its row emits
  * (docs/payments.md#events), as a write that forgot its event would; `duplicated-delivery` makes every webhook
- * attempt twice (docs/webhooks.md#retries), as an activity retried after its request was answered would. Other plants
- * (and none) leave the activities alone.
+ * attempt twice (docs/webhooks.md#retries), as an activity retried after its request was answered would;
+ * `payout-reserved-twice` loses the answer of a payout store's first attempt after it committed, and its retry
+ * reserves the payout's amount and fee again under a cause keyed by the attempt (docs/payouts.md#money), as a store
+ * that keyed its reservation by the attempt instead of the payout would. Other plants (and none) leave the activities
+ * alone. `db`: the worker's database (the planted reservation's journal).
  */
-export function plantActivities(current: () => Plant | undefined, activities: Activities): Activities {
-  const { recordPaymentStatus: record, deliverAndRecordWebhook: deliver } = activities;
+export function plantActivities(current: () => Plant | undefined, activities: Activities, db: Db): Activities {
+  const { recordPaymentStatus: record, deliverAndRecordWebhook: deliver, storePayout: store } = activities;
   return {
     ...activities,
+    async storePayout(input) {
+      const stored = await store(input);
+      if (current() !== 'payout-reserved-twice' || !('payout' in stored)) return stored;
+      const { attempt } = activityInfo();
+      if (attempt === 1) throw new Error('the store committed, and its answer was lost');
+      const journal = payoutReservedJournal(stored.payout);
+      await writeJournal(db, { ...journal, cause: `${journal.cause}:${attempt}` }, new Date(stored.payout.createdAt));
+      return stored;
+    },
     recordPaymentStatus(payment, orders) {
       const plant = current();
       if (plant === 'skipped-posting') return record(payment, { ...orders, post: [] });

@@ -4,6 +4,7 @@
  * operator's answer to a call depends on the seed and on which call it is, never on the order in which Temporal
  * happened to run the activities.
  */
+import { activityInfo } from '@temporalio/activity';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 
@@ -46,5 +47,33 @@ export function draws(seed: number, name: string): Draws {
       return items[items.length - 1][0];
     },
     pick: (items) => items[int(0, items.length - 1)],
+  };
+}
+
+/**
+ * A simulated counterpart's clock: inside an activity, the time the test server scheduled the attempt (simulated
+ * epoch milliseconds); outside one, `clock()` (the driver's last reading of the server's clock).
+ */
+export function simulatedNow(clock: () => number): () => number {
+  return () => {
+    try {
+      return activityInfo().currentAttemptScheduledTimestampMs;
+    } catch {
+      return clock();
+    }
+  };
+}
+
+/**
+ * The draws of calls by name (docs/simulation.md#reproducibility): `of(id, name)` gives the n-th call named `name`
+ * about `id` (n from 0) its own stream under `seed`, keyed by the driver's label of `id` in `labels` when it has one.
+ */
+export function callDraws(seed: number, labels: ReadonlyMap<string, string>): (id: string, name: string) => Draws {
+  const calls = new Map<string, number>();
+  return (id, name) => {
+    const key = `${labels.get(id) ?? id}:${name}`;
+    const n = calls.get(key) ?? 0;
+    calls.set(key, n + 1);
+    return draws(seed, `${key}:${n}`);
   };
 }

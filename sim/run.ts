@@ -5,15 +5,33 @@
  * (docs/simulation.md#invariants) checked after every step and at the end. The first violation ends the run with the
  * seed, the step and the command that replays it.
  */
-import { WorkflowIdReusePolicy, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateStage,
+} from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { paymentWorkflowStart, reopenPaymentInput } from '../src/activities/payment-create';
+import { payoutWorkflowStart } from '../src/activities/payout-activities';
+import { availableOf, readOwed, settleSandboxBalance } from '../src/db/ledger';
+import { insertDestination, savePayoutSchedule } from '../src/db/payouts';
+import { ID_PREFIXES } from '../src/domain/ids';
+import { acceptedPayoutState, payoutFee, type PayoutSnapshot } from '../src/domain/payout';
 import type { Db } from '../src/db/knex';
 import { findPaymentById } from '../src/db/payments';
 import { feeFor } from '../src/domain/fees';
 import type { PaymentSnapshot } from '../src/domain/payment';
 import { deriveId } from '../src/lib/ids';
 import { deliverProviderHint } from '../src/services/provider-callbacks';
+import {
+  CANCEL_UPDATE_ID,
+  cancelPayoutUpdate,
+  SEND_UPDATE_ID,
+  sendPayoutUpdate,
+  type AutomaticPayoutInput,
+} from '../src/workflows/payout-messages';
 import {
   cancelPaymentUpdate,
   initiatePaymentUpdate,
@@ -25,6 +43,7 @@ import { insertWebhook } from '../test/helpers/webhooks';
 import { ledgerProblems } from '../test/helpers/ledger';
 import { testConfig } from '../test/helpers/stack';
 import { createSimOperator, type SimOperator } from './operator';
+import { createSimPayoutRail, type SimPayoutRail } from './payout-rail';
 import { plantBug, type Plant } from './plants';
 import { draws } from './random';
 import type { Received } from './endpoints';
@@ -77,14 +96,51 @@ export interface RunResult {
   cancels: number;
   /** Webhook requests the merchants' endpoints received (retries and duplicates included). */
   deliveries: number;
+  /** Payouts the run asked for (manual creates, refused ones included, and the schedules' payouts). */
+  payouts: number;
+  /** Firings of the merchants' daily payout schedules. */
+  firings: number;
+  /** Final statuses of the payouts stored, by status. */
+  payoutStatuses: Record<string, number>;
   /** Simulated milliseconds from the first step to the end of the drain. */
   simulatedMs: number;
   /** Wall milliseconds the run took. */
   wallMs: number;
+  /** Wall milliseconds of it spent in the checks after each step (the simulator's own queries and comparisons). */
+  checkMs: number;
   /** Final statuses of the run's payments, by status. */
   statuses: Record<string, number>;
   operator: Record<string, number>;
   violation?: Violation;
+}
+
+const DAY_MS = 86_400_000;
+/** The daily schedule's firing, 06:00 UTC, in milliseconds after midnight. */
+const SIX_HOURS_MS = 6 * 3_600_000;
+
+/**
+ * How long, in real time, one step of the driver may take before the run reports a stall: a step's sleep on the test
+ * server, or an Update the driver awaits, takes seconds at most when the server can move its clock.
+ */
+const STALL_MS = 120_000;
+
+/**
+ * `step`'s action, or a stall when it did not finish within STALL_MS of real time (the test server's clock stopped
+ * moving, or an Update never answered). The step's promise is left behind: the run ends at the stall.
+ */
+async function stallOf(step: Promise<string>): Promise<{ action: string } | { stall: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const stall = new Promise<{ stall: string }>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ stall: `the step did not finish within ${STALL_MS / 1000} s of real time (a stall)` }),
+      STALL_MS,
+    );
+  });
+  try {
+    return await Promise.race([step.then((action) => ({ action })), stall]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** How long, in real time, a payment past its decision time may take to be written final (its activities run). */
@@ -111,6 +167,8 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   const startMs = nowMs;
   const operator = createSimOperator('momo', options.seed, () => nowMs);
   world.useAdapter(options.plant ? plantBug(options.plant, operator.adapter) : operator.adapter);
+  const rail = createSimPayoutRail(options.seed, () => nowMs);
+  world.usePayoutRail(rail.rail);
   world.usePlant(options.plant);
   const d = draws(options.seed, 'driver');
   const nonce = `${process.pid}:${wallStart}`;
@@ -121,6 +179,40 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   for (let i = 0; i < merchantCount; i++)
     merchants.push({ id: await insertMerchant(db), weight: i === 0 ? 10 : d.int(1, 4) });
   const merchantIds = merchants.map((m) => m.id);
+  // Each merchant pays out to one MTN wallet, usable already; some of them daily on the schedule's calendar.
+  const destinations = new Map<string, string>();
+  const daily: string[] = [];
+  for (const [i, merchant] of merchants.entries()) {
+    const destinationId = deriveId('pd_', `${nonce}:m${i}`);
+    const phone = `+25078800${String(d.int(1000, 9999))}`;
+    await insertDestination(db, {
+      id: destinationId,
+      merchantId: merchant.id,
+      environment: 'sandbox',
+      type: 'mobile_money',
+      provider: 'momo',
+      phoneNumber: phone,
+      bankCode: null,
+      accountNumber: null,
+      accountHolderName: null,
+      last4: phone.slice(-4),
+      status: 'verified',
+      usableFrom: new Date(0).toISOString(),
+      createdAt: new Date(startMs).toISOString(),
+    });
+    destinations.set(merchant.id, destinationId);
+    const minimum = d.int(0, 20_000);
+    if (d.chance(0.5)) {
+      daily.push(merchant.id);
+      await savePayoutSchedule(
+        db,
+        { merchantId: merchant.id, environment: 'sandbox' },
+        { schedule: 'daily', destinationId, currency: 'RWF', minimum, updatedAt: new Date(startMs).toISOString() },
+      );
+    }
+  }
+  /** The run's payouts in the order they were asked for, by id; `o3` labels. */
+  const payouts = new Map<string, string>();
   const payments: { id: string; label: string }[] = [];
   const labels = new Map<string, string>();
   // One endpoint per merchant, subscribed to every event the run emits; it answers 503 to a drawn share of attempts.
@@ -141,6 +233,8 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   const acknowledged = new Set<string>();
   let refunds = 0;
   let cancels = 0;
+  let payoutRequests = 0;
+  let firings = 0;
 
   /** `rows` in the order the run created their payments (ids differ between runs; labels do not). */
   const byLabel = <T extends { id: string }>(rows: T[]): T[] => {
@@ -256,8 +350,118 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     }
   };
 
+  const labelPayout = (id: string): string => {
+    const label = `o${payouts.size}`;
+    payouts.set(id, label);
+    labels.set(id, label);
+    rail.label(id, label);
+    return label;
+  };
+
+  /**
+   * A manual payout of a drawn share of what the merchant has available (sometimes more than it has: refused
+   * `insufficient_balance`, nothing reserved), started as the API's create starts it (docs/payouts.md#workflow). Mostly
+   * the time the merchant first settles its sandbox funds (docs/ledger.md#available-on).
+   */
+  const payout = async (): Promise<string> => {
+    const merchant = d.weighted(merchants.map((m) => [m, m.weight] as const));
+    const settle = d.chance(0.8);
+    const share = d.int(1, 12_000);
+    const scope = { merchantId: merchant.id, environment: 'sandbox' as const };
+    // The activities read the balance's availability on the wall clock, as the sandbox settle endpoint does.
+    if (settle) await settleSandboxBalance(db, merchant.id, new Date());
+    const [balance] = await readOwed(db, scope, new Date(), 'RWF');
+    const available = balance ? availableOf(balance) : 0;
+    const amount = Math.max(1, Math.floor((Math.max(available, 1_000) * share) / 10_000));
+    const id = deriveId(ID_PREFIXES.payout, `${nonce}:o${payoutRequests++}`);
+    const label = labelPayout(id);
+    const at = new Date(await env.currentTimeMs()).toISOString();
+    const draft: PayoutSnapshot = {
+      id,
+      ...scope,
+      amount,
+      fee: payoutFee('mobile_money', amount, 'RWF'),
+      currency: 'RWF',
+      destinationId: destinations.get(merchant.id) ?? '',
+      provider: 'momo',
+      description: null,
+      automatic: false,
+      ...acceptedPayoutState(at),
+    };
+    try {
+      const answered = await env.client.workflow.executeUpdateWithStart(sendPayoutUpdate, {
+        updateId: SEND_UPDATE_ID,
+        startWorkflowOperation: new WithStartWorkflowOperation('payoutWorkflow', {
+          ...payoutWorkflowStart(draft, SIM_TASK_QUEUE, { payout: draft }),
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        }),
+      });
+      return `payout ${label} of ${amount} RWF (available ${available})→${answered.status}`;
+    } catch (error) {
+      const refused = refusalOf(error);
+      if (refused) return `payout ${label} of ${amount} RWF (available ${available})→${refused}`;
+      throw error;
+    }
+  };
+
+  /** A cancel of one of the run's payouts, as the API sends it: most have left `pending` and are refused. */
+  const cancelPayout = async (): Promise<string> => {
+    const at = d.int(0, 2 ** 30);
+    const known = [...payouts];
+    if (known.length === 0) return 'payout cancel (no payout)';
+    const [id, label] = known[at % known.length];
+    const stored = (await db('payouts').where({ id }).first('merchant_id')) as { merchant_id: string } | undefined;
+    if (!stored) return `payout cancel ${label} (not stored)`;
+    try {
+      const after = await env.client.workflow.executeUpdateWithStart(cancelPayoutUpdate, {
+        updateId: CANCEL_UPDATE_ID,
+        startWorkflowOperation: new WithStartWorkflowOperation('payoutWorkflow', {
+          ...payoutWorkflowStart({ id, merchantId: stored.merchant_id, environment: 'sandbox' }, SIM_TASK_QUEUE),
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        }),
+      });
+      return `payout cancel ${label}→${after.status}`;
+    } catch (error) {
+      const refused = refusalOf(error);
+      if (refused) return `payout cancel ${label}→${refused}`;
+      throw error;
+    }
+  };
+
+  /**
+   * The daily schedules' firings due at `atMs` (06:00 UTC, docs/payouts.md#automatic-payouts): the test server runs no
+   * Temporal Schedules, so the driver starts `automaticPayoutWorkflow` as the Schedule's action would, with the
+   * Schedule's workflow id and the firing's time appended. The merchant's sandbox funds are settled first (the
+   * activities read availability on the wall clock).
+   */
+  const fire = async (atMs: number): Promise<void> => {
+    for (const merchantId of daily) {
+      await settleSandboxBalance(db, merchantId, new Date());
+      const workflowId = `automatic-payout:${merchantId}:sandbox-${new Date(atMs).toISOString()}`;
+      labelPayout(deriveId(ID_PREFIXES.payout, `automatic:${workflowId}`));
+      firings++;
+      const input: AutomaticPayoutInput = { merchantId, environment: 'sandbox' };
+      await env.client.workflow.start('automaticPayoutWorkflow', {
+        taskQueue: SIM_TASK_QUEUE,
+        workflowId,
+        args: [input],
+      });
+    }
+  };
+
+  /** Moves the clock `ms` ahead, stopping at each firing of the daily schedules on the way. */
   const advance = async (ms: number): Promise<string> => {
-    await env.sleep(ms);
+    const until = nowMs + ms;
+    for (;;) {
+      const nextFiring = Math.ceil((nowMs - SIX_HOURS_MS + 1) / DAY_MS) * DAY_MS + SIX_HOURS_MS;
+      if (daily.length === 0 || nextFiring > until) break;
+      await env.sleep(Math.max(0, nextFiring - nowMs));
+      nowMs = Math.max(await env.currentTimeMs(), nextFiring);
+      await fire(nextFiring);
+    }
+    await env.sleep(Math.max(0, until - nowMs));
     nowMs = await env.currentTimeMs();
     return `advance ${Math.round(ms / 1000)} s`;
   };
@@ -349,12 +553,32 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       .map((e) => `${e.type} ${e.id} of ${e.object_id} never reached merchant ${e.merchant_id}'s endpoint`);
   };
 
-  const stepProblems = async (): Promise<string[]> => [
+  /** Payouts of the run's merchants that the run never asked for (a manual create or a schedule's firing). */
+  const strayPayouts = async (): Promise<string[]> =>
+    (
+      (await db('payouts').whereIn('merchant_id', merchantIds).select('id', 'amount')) as {
+        id: string;
+        amount: string;
+      }[]
+    )
+      .filter((p) => !payouts.has(p.id))
+      .map((p) => `payout ${p.id} of ${p.amount} was stored, but the run asked for no such payout`);
+
+  let checkMs = 0;
+  const stepProblems = async (): Promise<string[]> => {
+    const started = Date.now();
+    const problems = await stepChecks();
+    checkMs += Date.now() - started;
+    return problems;
+  };
+  const stepChecks = async (): Promise<string[]> => [
     ...(await ledgerProblems(db, { merchantIds })),
     ...operator.refundsSentTwice().map((r) => `refund ${r.refundId} was sent to the operator as ${r.keys.join(', ')}`),
+    ...rail.sentAgain().map((r) => `payout ${r.payoutId} was sent to the rail again after it answered ${r.answered}`),
+    ...(await strayPayouts()),
     ...(await overdue()),
     ...(await eventProblems(db, merchantIds)),
-    ...(await clearingProblems(db, merchantIds, operator)),
+    ...(await clearingProblems(db, merchantIds, operator, rail)),
     ...(await deliveryProblems()),
   ];
 
@@ -374,10 +598,21 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       refunds,
       cancels,
       deliveries: world.endpoints.received().filter((r) => endpointOf.has(r.endpoint)).length,
+      payouts: payouts.size,
+      firings,
+      payoutStatuses: Object.fromEntries(
+        (
+          (await db('payouts')
+            .whereIn('merchant_id', merchantIds)
+            .groupBy('status')
+            .select('status', db.raw('count(*)::int as n'))) as { status: string; n: number }[]
+        ).map((r) => [r.status, r.n]),
+      ),
       simulatedMs: nowMs - startMs,
       wallMs: Date.now() - wallStart,
+      checkMs,
       statuses,
-      operator: operator.counts(),
+      operator: { ...operator.counts(), ...rail.counts() },
     };
     if (problems.length > 0)
       result.violation = {
@@ -403,22 +638,31 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       ['create', 45],
       ['refund', 15],
       ['cancel', 5],
+      ['payout', 6],
+      ['payout-cancel', 2],
       ['advance', 35],
     ] as const);
-    const action =
+    const stalled = await stallOf(
       kind === 'create'
-        ? await create()
+        ? create()
         : kind === 'refund'
-          ? await refund()
+          ? refund()
           : kind === 'cancel'
-            ? await cancel()
-            : await advance(
-                d.weighted([
-                  [d.int(1, 120) * 1000, 50],
-                  [d.int(2, 30) * 60_000, 40],
-                  [d.int(1, 6) * 3_600_000, 10],
-                ] as const),
-              );
+            ? cancel()
+            : kind === 'payout'
+              ? payout()
+              : kind === 'payout-cancel'
+                ? cancelPayout()
+                : advance(
+                    d.weighted([
+                      [d.int(1, 120) * 1000, 50],
+                      [d.int(2, 30) * 60_000, 40],
+                      [d.int(1, 6) * 3_600_000, 10],
+                    ] as const),
+                  ),
+    );
+    if ('stall' in stalled) return finish(step, `${kind} (stalled)`, [stalled.stall]);
+    const { action } = stalled;
     await deliverCallbacks();
     const problems = await stepProblems();
     log(`seed ${options.seed} step ${step} ${new Date(nowMs).toISOString()} ${action} (${Date.now() - stepStart} ms)`);
@@ -439,9 +683,23 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       .whereIn('merchant_id', merchantIds)
       .where('status', 'pending')
       .count('* as n')) as { n: string }[];
-    if (Number(open[0].n) === 0 && Number(pending[0].n) === 0 && Number(deliveries[0].n) === 0) break;
+    const unsent = (await db('payouts')
+      .whereIn('merchant_id', merchantIds)
+      .whereIn('status', ['pending', 'in_transit'])
+      .count('* as n')) as { n: string }[];
+    // The rail's last change (a payout paid or returned) is given two hours: a paid payout is asked hourly at most.
+    const railBusy = nowMs < rail.settledAtMs() + 2 * 3_600_000;
+    if (
+      Number(open[0].n) === 0 &&
+      Number(pending[0].n) === 0 &&
+      Number(deliveries[0].n) === 0 &&
+      Number(unsent[0].n) === 0 &&
+      !railBusy
+    )
+      break;
     const stepStart = Date.now();
-    await advance(3_600_000);
+    const stalled = await stallOf(advance(3_600_000));
+    if ('stall' in stalled) return finish(step, 'drain (stalled)', [stalled.stall]);
     await deliverCallbacks();
     const problems = await stepProblems();
     log(`seed ${options.seed} drain ${new Date(nowMs).toISOString()} (${Date.now() - stepStart} ms)`);
@@ -449,6 +707,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   }
   return finish(0, 'final checks', [
     ...(await finalProblems(db, merchantIds, operator, nowMs)),
+    ...(await finalPayoutProblems(db, merchantIds, rail, nowMs)),
     ...(await deliveryProblems()),
     ...(await undelivered()),
   ]);
@@ -465,25 +724,41 @@ const EVER = Number.MAX_SAFE_INTEGER;
  * activity the server ran a moment after the driver read the clock is not a false finding; what the operator did that
  * our books do not hold yet is the final check's (finalProblems).
  */
-async function clearingProblems(db: Db, merchantIds: string[], operator: SimOperator): Promise<string[]> {
+async function clearingProblems(
+  db: Db,
+  merchantIds: string[],
+  operator: SimOperator,
+  rail: SimPayoutRail,
+): Promise<string[]> {
   const rows = (
-    await db.raw<{ rows: { provider: string; kind: 'payment' | 'refund'; id: string; posted: string }[] }>(
+    await db.raw<{
+      rows: { provider: string; kind: 'payment' | 'refund' | 'payout'; id: string; step: string; posted: string }[];
+    }>(
       `select a.owner as provider, split_part(j.cause, ':', 1) as kind, split_part(j.cause, ':', 2) as id,
-              sum(lp.amount)::text as posted
+              split_part(j.cause, ':', 3) as step, sum(lp.amount)::text as posted
          from ledger_journals j
          join ledger_postings lp on lp.journal_id = j.id
          join ledger_accounts a on a.id = lp.account_id and a.kind = 'provider_clearing'
         where j.cause in (select 'payment:' || p.id || ':completed' from payments p where p.merchant_id = any(?))
            or j.cause in (select 'refund:' || r.id || ':completed' from refunds r where r.merchant_id = any(?))
+           or j.cause in (select 'payout:' || p.id || ':' || s.step from payouts p, unnest(array['paid', 'returned']) s(step)
+                           where p.merchant_id = any(?))
         group by a.owner, j.cause`,
-      [merchantIds, merchantIds],
+      [merchantIds, merchantIds, merchantIds],
     )
   ).rows;
   const books = new Map<string, { posted: number; operator: number }>();
   for (const r of rows) {
     const provider = books.get(r.provider) ?? { posted: 0, operator: 0 };
     provider.posted += Number(r.posted);
-    provider.operator += r.kind === 'payment' ? operator.collected(r.id, EVER) : -operator.refundedFor(r.id, EVER);
+    provider.operator +=
+      r.kind === 'payment'
+        ? operator.collected(r.id, EVER)
+        : r.kind === 'refund'
+          ? -operator.refundedFor(r.id, EVER)
+          : r.step === 'paid'
+            ? -rail.everPaid(r.id)
+            : rail.returned(r.id, EVER);
     books.set(r.provider, provider);
   }
   return [...books]
@@ -492,6 +767,39 @@ async function clearingProblems(db: Db, merchantIds: string[], operator: SimOper
       ([provider, b]) =>
         `${provider} clearing ${b.posted}, the operator's books for the same payments and refunds ${b.operator}`,
     );
+}
+
+/**
+ * At rest, the payouts of `merchantIds`: none left `pending` or `in_transit`, and each one's clearing postings equal
+ * to what the rail's books say it paid out by `nowMs` (paid and not returned): docs/ledger.md#invariants, 5, for the
+ * payout rail.
+ */
+async function finalPayoutProblems(
+  db: Db,
+  merchantIds: string[],
+  rail: SimPayoutRail,
+  nowMs: number,
+): Promise<string[]> {
+  const rows = (
+    await db.raw<{ rows: { id: string; status: string; posted: string }[] }>(
+      `select p.id, p.status,
+              coalesce((select sum(lp.amount) from ledger_postings lp
+                          join ledger_journals j on j.id = lp.journal_id
+                          join ledger_accounts a on a.id = lp.account_id and a.kind = 'provider_clearing'
+                         where j.cause in ('payout:' || p.id || ':paid', 'payout:' || p.id || ':returned')), 0)::text
+                as posted
+         from payouts p where p.merchant_id = any(?)`,
+      [merchantIds],
+    )
+  ).rows;
+  const problems: string[] = [];
+  for (const r of rows) {
+    if (r.status === 'pending' || r.status === 'in_transit') problems.push(`payout ${r.id} is still ${r.status}`);
+    const paidOut = rail.paidOut(r.id, nowMs);
+    if (Number(r.posted) !== -paidOut)
+      problems.push(`payout ${r.id} ${r.status}: clearing ${r.posted}, the rail's books paid out ${paidOut}`);
+  }
+  return problems;
 }
 
 /**

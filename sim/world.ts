@@ -1,13 +1,15 @@
 /**
  * What the simulator runs on (docs/simulation.md#what-it-runs): Temporal's time-skipping test server, a real
  * PostgreSQL, and one worker with the real workflows and activities whose sandbox `momo` adapter is the current run's
- * simulated operator (sim/operator.ts), through the test suite's own helpers (test/helpers/stack.ts).
+ * simulated operator (sim/operator.ts) and whose sandbox `momo` payout rail is the run's simulated rail
+ * (sim/payout-rail.ts), through the test suite's own helpers (test/helpers/stack.ts).
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createDb, type Db } from '../src/db/knex';
 import type { Activities } from '../src/activities';
 import type { PaymentProvider } from '../src/providers/provider';
+import type { PayoutRail } from '../src/providers/payout-rail';
 import { createTimeSkippingEnv, createTimeSkippingWorker, testConfig } from '../test/helpers/stack';
 import { startEndpoints, type Endpoints } from './endpoints';
 import { plantActivities, type Plant } from './plants';
@@ -23,6 +25,8 @@ export interface World {
   endpoints: Endpoints;
   /** Puts `adapter` behind the sandbox `momo` provider of the workers (the run's operator, maybe with a plant). */
   useAdapter(adapter: PaymentProvider): void;
+  /** Puts `rail` behind the sandbox `momo` payout rail of the workers (the run's simulated rail). */
+  usePayoutRail(rail: PayoutRail): void;
   /** Plants `plant` in the workers' activities (sim/plants.ts `plantActivities`) for this run; none: no plant. */
   usePlant(plant: Plant | undefined): void;
   stop(): Promise<void>;
@@ -66,10 +70,21 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
     fetchRefund: (request) => slot().fetchRefund(request),
     parseCallback: (request) => slot().parseCallback(request),
   };
+  let currentRail: PayoutRail | undefined;
+  const railSlot = (): PayoutRail => {
+    if (!currentRail) throw new Error('no simulated payout rail is in use');
+    return currentRail;
+  };
+  // A stable rail whose calls go to the run's simulated rail; no other payout rail serves the simulation.
+  const payoutRail: PayoutRail = {
+    code: 'momo',
+    sendPayout: (request) => railSlot().sendPayout(request),
+    payoutStatus: (reference) => railSlot().payoutStatus(reference),
+  };
   let plant: Plant | undefined;
   // The activities as the worker registers them, through the current run's plant.
   const wrap = <T extends object>(activities: T): T =>
-    plantActivities(() => plant, activities as unknown as Activities) as unknown as T;
+    plantActivities(() => plant, activities as unknown as Activities, db) as unknown as T;
   const worker: Worker = await createTimeSkippingWorker(
     env,
     db,
@@ -79,6 +94,7 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
         environment === 'sandbox' && provider === 'momo' ? adapter : registry.get(environment, provider),
     }),
     wrap,
+    { get: (environment, provider) => (environment === 'sandbox' && provider === 'momo' ? payoutRail : undefined) },
   );
   const running = worker.run();
   const endpoints = await startEndpoints();
@@ -87,6 +103,7 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
     db,
     endpoints,
     useAdapter: (next) => void (current = next),
+    usePayoutRail: (next) => void (currentRail = next),
     usePlant: (next) => void (plant = next),
     async stop() {
       worker.shutdown();

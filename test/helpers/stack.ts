@@ -30,6 +30,7 @@ import {
   providerRegistryFromConfig,
   type ProviderRegistry,
 } from '../../src/providers/registry';
+import type { PayoutRailRegistry } from '../../src/providers/payout-registry';
 import { startSandboxCallbackPump, type CallbackPump } from '../../src/providers/sandbox/callback-pump';
 import { WORKFLOW_BUNDLE, workerQueues } from '../../src/worker';
 
@@ -145,7 +146,8 @@ export async function stopStack(): Promise<void> {
  * (one worker serves both kinds of work here: the separation of docs/webhooks.md#isolation is tested on the shared
  * stack),
  * and private webhook targets allowed (the receivers listen on 127.0.0.1). `adjust` wraps the registry (a provider
- * with other capabilities, docs/payments.md#late-successes), `wrap` the activities (a fault of one of them).
+ * with other capabilities, docs/payments.md#late-successes), `wrap` the activities (a fault of one of them);
+ * `payoutRails`, when given, replaces the sandbox payout simulators (the whole-system simulation's rail).
  */
 export async function createTimeSkippingWorker(
   env: TestWorkflowEnvironment,
@@ -153,6 +155,7 @@ export async function createTimeSkippingWorker(
   taskQueue: string,
   adjust: (registry: ProviderRegistry) => ProviderRegistry = (registry) => registry,
   wrap: <T extends object>(activities: T) => T = (activities) => activities,
+  payoutRails?: PayoutRailRegistry,
 ): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
@@ -174,6 +177,7 @@ export async function createTimeSkippingWorker(
         temporal: env.client,
         mailer: createMailer(testConfig()),
         config: { ...testConfig(), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
+        ...(payoutRails ? { payoutRails } : {}),
       }),
     ),
   });
