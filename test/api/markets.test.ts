@@ -262,7 +262,7 @@ describe('every new market takes a payment, a refund and a payout in sandbox (do
     expect(noPhone.body.error.details[0]).to.deep.equal({
       field: 'customer_phone',
       message:
-        "customer_phone is required for a session in XOF, which the wallets of CI, BJ, NE hold: its country is the page's",
+        "customer_phone is required for a session in XOF, which the wallets of SN, CI, BJ, NE hold: its country is the page's",
     });
     const cameroonian = await call('/v1/checkout/sessions', {
       key: developer.key,
