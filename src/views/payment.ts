@@ -37,7 +37,8 @@ export const nextAction = z
     z.object({
       type: z.literal('redirect').openapi({ description: "The customer pays on the provider's own page" }),
       url: z.string().openapi({
-        description: "The provider's payment page (Orange Money's web payment, Wave's `wave_launch_url`): send the customer's browser there",
+        description:
+          "The provider's payment page (Orange Money's web payment, Wave's `wave_launch_url`): send the customer's browser there",
       }),
     }),
   ])
