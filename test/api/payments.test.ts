@@ -297,10 +297,10 @@ describe('POST /v1/payments and GET /v1/payments/{id}', function () {
         expect(response.body.error.details[0].field).to.equal('phone_number');
       }
       await expectError(
-        { key: fresh.key, body: { ...ORDER_42, phone_number: '+2348031230001' } },
+        { key: fresh.key, body: { ...ORDER_42, phone_number: '+27821230001' } },
         400,
         'validation_error',
-        /not available in NG/,
+        /not available in ZA/,
       );
       await expectError(
         { key: fresh.key, body: { ...ORDER_42, currency: 'KES', phone_number: '0712 000 001', operator: 'momo' } },
