@@ -319,7 +319,7 @@ describe('provider descriptors (docs/providers.md#new-provider)', () => {
         ['77', 'mobile_money_c'],
       ],
     });
-    // The providers that keep their own prefixes beside the markets table's operators: Orange, Vodacom (Wave claims none).
+    // The providers that keep their own prefixes beside the markets table's: Orange, Vodacom (Wave claims none).
     const own = (country: string, provider: string) =>
       (MOBILE_MONEY_PREFIXES[country] ?? []).filter(([, code]) => code === provider).map(([prefix]) => prefix);
     expect(own('SN', 'orange')).to.deep.equal(['77', '78']);
