@@ -68,11 +68,16 @@ describe('docker-compose.yml (docs/operations.md#docker)', function () {
     expect(raw).not.to.match(/\$\{(POSTGRES_PASSWORD|JWT_SECRET|PROVIDER_CALLBACK_SECRET):?-/);
   });
 
-  it("passes every live provider's settings variable through to the API and the workers, M-Pesa's included (docs/providers.md#configuration)", () => {
+  it("passes every live provider's settings variable through to the API and the workers, M-Pesa's, Orange's, Vodacom's and Wave's included (docs/providers.md#configuration)", () => {
     const variables = (PROVIDER_VARIABLES as readonly ProviderVariables[]).flatMap((group) =>
       Object.values(group.fields).map((field) => `${group.prefix}_${field.variable}`),
     );
-    expect(variables).to.include('MPESA_CONSUMER_KEY');
+    expect(variables).to.include.members([
+      'MPESA_CONSUMER_KEY',
+      'ORANGE_MERCHANT_KEY',
+      'VODACOM_API_KEY',
+      'WAVE_API_KEY',
+    ]);
     for (const name of ['api', 'worker', 'webhook-worker']) {
       const environment = model.services[name]?.environment ?? {};
       for (const variable of variables) expect(environment, `${name} ${variable}`).to.have.property(variable, null);
