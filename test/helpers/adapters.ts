@@ -26,9 +26,13 @@ let serial = 0;
 /**
  * An E.164 number `prefix` + a serial of `serialDigits` digits + `ending` (the digits a fake decides by), unique within
  * the test run: fakes that lock a number while a prompt is open never see the same one twice.
+ * @throws Error when the run's serial no longer fits `serialDigits` (the number would gain a digit and stop being a
+ *   number of its country)
  */
 export function uniqueNumber(prefix: string, serialDigits: number, ending: string): string {
   serial += 1;
+  if (String(serial).length > serialDigits)
+    throw new Error(`uniqueNumber: serial ${serial} does not fit ${serialDigits} digits after ${prefix}`);
   return `${prefix}${String(serial).padStart(serialDigits, '0')}${ending}`;
 }
 

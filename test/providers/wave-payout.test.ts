@@ -11,14 +11,10 @@ import { PayoutRailUnavailable, type PayoutRail, type PayoutRequest } from '../.
 import { createWavePayoutRail, PAYOUT_PATH } from '../../src/providers/wave/payout';
 import { waveSettingsSchema, type WaveSettings } from '../../src/providers/wave/settings';
 import { startWaveFake, WAVE_FAKE_PAYEES, type WaveFake } from '../fakes/wave-fake';
-import { rejectionOf } from '../helpers/adapters';
+import { rejectionOf, uniqueNumber } from '../helpers/adapters';
 
-let serial = 0;
-/**
- * An Ivorian number (+2250701…, ten national digits) ending in `ending` (default: paid), unique per call of this file
- * (its own serial: the shared one of uniqueNumber passes 99 in a long run, and an eleventh digit is no Ivorian number).
- */
-const ivorianNumber = (ending = '5000') => `+2250701${String((serial += 1) % 100).padStart(2, '0')}${ending}`;
+/** An Ivorian number (+22507…, ten national digits) ending in `ending` (default: paid), unique in the run. */
+const ivorianNumber = (ending = '5000') => uniqueNumber('+22507', 4, ending);
 
 describe('Wave payout rail (wave, docs/payouts.md#wave-payouts) against the Wave fake', function () {
   this.timeout(15_000);
