@@ -11,9 +11,14 @@ import { sameSecret } from '../../lib/constant-time';
 import { callbackJson, ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
 import { CHECKOUT_EVENTS, checkoutSession, outcomeOf, webhookEvent } from './statuses';
 
+/** The hex HMAC-SHA256 under `secret` of `timestamp` (unix seconds, as sent) followed by `rawBody`. */
+function waveDigest(timestamp: string | number, rawBody: string, secret: string): string {
+  return createHmac('sha256', secret).update(`${timestamp}${rawBody}`).digest('hex');
+}
+
 /** The `Wave-Signature` of `rawBody` sent at `timestamp` (unix seconds) under `secret`: `t=…,v1=…`. */
 export function waveSignature(rawBody: string, timestamp: number, secret: string): string {
-  return `t=${timestamp},v1=${createHmac('sha256', secret).update(`${timestamp}${rawBody}`).digest('hex')}`;
+  return `t=${timestamp},v1=${waveDigest(timestamp, rawBody, secret)}`;
 }
 
 /**
@@ -25,7 +30,7 @@ export function waveSignatureMatches(header: string | undefined, rawBody: string
   const parts = header.split(',').map((part) => part.trim().split('='));
   const timestamp = parts.find(([name]) => name === 't')?.[1];
   if (!timestamp || !/^[0-9]{1,12}$/.test(timestamp)) return false;
-  const expected = createHmac('sha256', secret).update(`${timestamp}${rawBody}`).digest('hex');
+  const expected = waveDigest(timestamp, rawBody, secret);
   return parts.some(([name, value]) => name === 'v1' && value !== undefined && sameSecret(expected, value));
 }
 
