@@ -87,7 +87,9 @@ describe('Vodacom M-Pesa adapter (vodacom, docs/providers.md#vodacom-m-pesa-tanz
 
   describe('sessions', () => {
     it('opens one session with the encrypted API key and reuses it; a refused session is renewed once', async () => {
-      const own = createVodacomProvider(settings, { requestLog: memoryRequestLog() });
+      // A generous time-out: this test counts sessions and requests, and an answer late on a loaded machine would
+      // leave the payment pending and the count of sessions short.
+      const own = createVodacomProvider({ ...settings, timeoutMs: 5_000 }, { requestLog: memoryRequestLog() });
       const before = fake.sessionsIssued;
       await own.initiate(request(vodacomNumber()));
       await own.initiate(request(vodacomNumber()));
