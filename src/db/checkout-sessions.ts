@@ -178,16 +178,10 @@ export async function listCheckoutSessionsPage(
   filter: { status?: CheckoutStatus; startingAfter?: string },
   limit: number,
 ): Promise<{ sessions: CheckoutSessionSnapshot[]; hasMore: boolean }> {
-  const page = await newestFirstPage<CheckoutSessionRow>(
-    db,
-    'checkout_sessions',
-    scope,
-    { startingAfter: filter.startingAfter, limit, what: 'checkout sessions' },
-    (query) => {
-      if (filter.status) query.where({ status: filter.status });
-    },
-  );
-  return { sessions: page.rows.map(fromRow), hasMore: page.hasMore };
+  const page = await newestFirstPage(db, 'checkout_sessions', scope, { ...filter, limit }, fromRow, (query) => {
+    if (filter.status) query.where({ status: filter.status });
+  });
+  return { sessions: page.rows, hasMore: page.hasMore };
 }
 
 /**

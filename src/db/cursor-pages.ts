@@ -50,28 +50,30 @@ export function afterPosition(query: Knex.QueryBuilder, position: ListPosition):
 
 /**
  * One page of `table`'s rows of the scope's merchant and environment, newest first, narrowed by `filter` (the list's
- * own conditions on the query).
- * @param what the resources in words, for the error (`checkout sessions`)
- * @param limit the most rows to answer (1–100)
+ * own conditions on the query), each row as `fromRow` makes it. The error names the resources by the table's name in
+ * words (`checkout_sessions`: "checkout sessions").
+ * @param page.limit the most rows to answer (1–100)
  * @throws DomainError `validation_error` naming `starting_after` when it is not one of the scope's rows
  */
-export async function newestFirstPage<Row>(
+export async function newestFirstPage<Row, Item>(
   db: Db,
   table: string,
   scope: { merchantId: string; environment: Environment },
-  page: { startingAfter?: string; limit: number; what: string },
+  page: { startingAfter?: string; limit: number },
+  fromRow: (row: Row) => Item,
   filter: (query: Knex.QueryBuilder) => void = () => undefined,
-): Promise<{ rows: Row[]; hasMore: boolean }> {
+): Promise<{ rows: Item[]; hasMore: boolean }> {
   const query = db(table).where(scopeColumns(scope));
   filter(query);
   if (page.startingAfter) {
     const after = await listPositionInScope(db, table, scope, page.startingAfter);
+    const what = table.replaceAll('_', ' ');
     if (!after)
-      throw new DomainError('validation_error', `starting_after is not one of your ${page.what}`, [
-        { field: 'starting_after', message: `starting_after is not one of your ${page.what}` },
+      throw new DomainError('validation_error', `starting_after is not one of your ${what}`, [
+        { field: 'starting_after', message: `starting_after is not one of your ${what}` },
       ]);
     afterPosition(query, after);
   }
   const rows = (await query.orderBy(NEWEST_FIRST).limit(page.limit + 1)) as Row[];
-  return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+  return { rows: rows.slice(0, page.limit).map(fromRow), hasMore: rows.length > page.limit };
 }

@@ -142,16 +142,10 @@ export async function listPaymentLinksPage(
   filter: { active?: boolean; startingAfter?: string },
   limit: number,
 ): Promise<{ links: PaymentLink[]; hasMore: boolean }> {
-  const page = await newestFirstPage<PaymentLinkRow>(
-    db,
-    'payment_links',
-    scope,
-    { startingAfter: filter.startingAfter, limit, what: 'payment links' },
-    (query) => {
-      if (filter.active !== undefined) query.where({ active: filter.active });
-    },
-  );
-  return { links: page.rows.map(fromRow), hasMore: page.hasMore };
+  const page = await newestFirstPage(db, 'payment_links', scope, { ...filter, limit }, fromRow, (query) => {
+    if (filter.active !== undefined) query.where({ active: filter.active });
+  });
+  return { links: page.rows, hasMore: page.hasMore };
 }
 
 /**

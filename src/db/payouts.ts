@@ -391,19 +391,13 @@ export async function listPayoutsPage(
   filter: PayoutFilter,
   limit: number,
 ): Promise<{ payouts: PayoutSnapshot[]; hasMore: boolean }> {
-  const page = await newestFirstPage<PayoutRow>(
-    db,
-    'payouts',
-    scope,
-    { startingAfter: filter.startingAfter, limit, what: 'payouts' },
-    (query) => {
-      if (filter.status) query.where({ status: filter.status });
-      if (filter.destination) query.where({ destination_id: filter.destination });
-      if (filter.createdGte) query.where('created_at', '>=', filter.createdGte);
-      if (filter.createdLte) query.where('created_at', '<=', filter.createdLte);
-    },
-  );
-  return { payouts: page.rows.map(fromPayoutRow), hasMore: page.hasMore };
+  const page = await newestFirstPage(db, 'payouts', scope, { ...filter, limit }, fromPayoutRow, (query) => {
+    if (filter.status) query.where({ status: filter.status });
+    if (filter.destination) query.where({ destination_id: filter.destination });
+    if (filter.createdGte) query.where('created_at', '>=', filter.createdGte);
+    if (filter.createdLte) query.where('created_at', '<=', filter.createdLte);
+  });
+  return { payouts: page.rows, hasMore: page.hasMore };
 }
 
 /** A merchant's automatic payout setting in one environment (docs/payouts.md#automatic-payouts). */
