@@ -22,6 +22,7 @@ import type { Currency } from '../domain/money';
 import type { StatementSource } from '../domain/reconciliation';
 import type { FailureCode, InitiationRequest, ProviderAnswer, ProviderOutcome } from '../domain/payment';
 import type { PayoutRail } from './payout-rail';
+import type { z } from 'zod';
 
 /**
  * A request to collect `amount` minor units of `currency` from `customer` (MSISDN, wallet id …),
@@ -177,6 +178,33 @@ export function callbackJson(request: CallbackRequest, what: string): unknown {
   }
 }
 
+/**
+ * The callback JSON `json` read by `schema` (a provider's documented callback body).
+ * @returns the schema's output
+ * @throws ProviderRefusal `refusal` when `json` is not of the schema's shape
+ */
+export function callbackOfShape<S extends z.ZodType>(json: unknown, schema: S, refusal: string): z.output<S> {
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new ProviderRefusal(refusal);
+  return parsed.data;
+}
+
+/**
+ * The body of callback `request` read as JSON by `schema` (a provider's documented callback body).
+ * @param what how the refusal names the callback, e.g. `the MoMo callback`
+ * @param shape what the body should be, in words, e.g. `a request-to-pay result`
+ * @returns the schema's output
+ * @throws ProviderRefusal `{what} body is not JSON`, or `{what} body is not {shape}`
+ */
+export function callbackBodyOf<S extends z.ZodType>(
+  request: CallbackRequest,
+  what: string,
+  schema: S,
+  shape: string,
+): z.output<S> {
+  return callbackOfShape(callbackJson(request, what), schema, `${what} body is not ${shape}`);
+}
+
 /** The provider does not offer this flow (e.g. cancel of a mobile-money request). */
 export class ProviderUnsupported extends Error {
   constructor(
@@ -207,6 +235,25 @@ export function refundsOrUnsupported(
     refund: async (request) => configured().refund(request),
     fetchRefund: async (request) => configured().fetchRefund(request),
   };
+}
+
+/**
+ * A payment's one request to a provider that cannot recognise a repeated request (M-Pesa's STK push, Vodacom's C2B):
+ * the payment id is claimed in `requestLog` before anything is sent, so a payment whose request was claimed, in any
+ * process, is never sent again; `send` runs only when this call claimed it.
+ * @returns the pending answer under the payment id, with `send`'s outcome when it ran (`pending` when the claim was
+ *   taken before: the status calls and callbacks tell the rest)
+ * @throws what `send` throws
+ */
+export async function initiateOnce(
+  requestLog: ProviderRequestLog,
+  provider: ProviderCode,
+  paymentId: string,
+  send: () => Promise<ProviderOutcome>,
+): Promise<ProviderAnswer> {
+  const pending: ProviderAnswer = { providerReference: paymentId, outcome: { status: 'pending' }, nextAction: null };
+  if (!(await requestLog.claim(provider, paymentId))) return pending;
+  return { ...pending, outcome: await send() };
 }
 
 /**

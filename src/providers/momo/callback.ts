@@ -10,7 +10,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { sameSecret } from '../../lib/constant-time';
-import { callbackJson, ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
+import { callbackBodyOf, ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
 import { claimedStatusOf, requestToPayResult } from './statuses';
 import { authenticatedSubject, callbackUrlWithQuery, type CallbackSubject } from '../callback-url';
 
@@ -59,11 +59,9 @@ const REFERENCE_SUBJECT: CallbackSubject = {
  */
 export function parseMomoCallback(request: CallbackRequest, secret: string): ParsedCallback {
   const reference = authenticatedSubject(request, REFERENCE_SUBJECT, secret);
-  const json = callbackJson(request, 'the MoMo callback');
-  const parsed = requestToPayResult.safeParse(json);
-  if (!parsed.success) throw new ProviderRefusal('the MoMo callback body is not a request-to-pay result');
-  if (parsed.data.referenceId !== undefined && parsed.data.referenceId.toLowerCase() !== reference.toLowerCase()) {
+  const body = callbackBodyOf(request, 'the MoMo callback', requestToPayResult, 'a request-to-pay result');
+  if (body.referenceId !== undefined && body.referenceId.toLowerCase() !== reference.toLowerCase()) {
     throw new ProviderRefusal('the MoMo callback body names another reference than its URL');
   }
-  return { providerReference: reference.toLowerCase(), claimed: claimedStatusOf(parsed.data.status) };
+  return { providerReference: reference.toLowerCase(), claimed: claimedStatusOf(body.status) };
 }

@@ -42,6 +42,7 @@ import type { ProviderAnswer } from '../../domain/payment';
 import { documentedAnswer, ProviderUnknownAnswer, type FetchLike } from '../http';
 import type { ProviderHttpResponse } from '../http';
 import {
+  initiateOnce,
   ProviderRefusal,
   ProviderUnsupported,
   refundsOrUnsupported,
@@ -205,15 +206,12 @@ export function createMpesaProvider(settings: MpesaSettings, deps: MpesaDeps): P
           'provider_error',
         );
       await client.token(); // before the claim: a refused or lost token request is retried and may still push
-      const pending: ProviderAnswer = {
-        providerReference: request.paymentId,
-        outcome: { status: 'pending' },
-        nextAction: null,
-      };
-      // Claimed before anything is sent: a payment whose push was claimed is never pushed again (see above).
-      if (!(await requestLog.claim(descriptor.code, request.paymentId))) return pending;
-      await push(request, request.callbackUrl, msisdn);
-      return pending;
+      const callbackUrl = request.callbackUrl;
+      // A payment whose push was claimed is never pushed again (see above); the callback or the query tells the rest.
+      return initiateOnce(requestLog, descriptor.code, request.paymentId, async () => {
+        await push(request, callbackUrl, msisdn);
+        return { status: 'pending' };
+      });
     },
 
     async fetchStatus(providerReference) {

@@ -8,7 +8,7 @@
  * a later reversal (./receipt.ts), and the workflow confirms the hint with the query before acting.
  */
 import {
-  callbackJson,
+  callbackBodyOf,
   ProviderRefusal,
   type CallbackRequest,
   type ParsedCallback,
@@ -56,10 +56,7 @@ export async function parseMpesaCallback(
   requestLog: ProviderRequestLog,
 ): Promise<ParsedCallback> {
   const paymentId = authenticatedSubject(request, urls.subject, secret);
-  const json = callbackJson(request, 'the M-Pesa callback');
-  const parsed = callbackBody.safeParse(json);
-  if (!parsed.success) throw new ProviderRefusal('the M-Pesa callback body is not an STK push result');
-  const result = parsed.data.Body.stkCallback;
+  const result = callbackBodyOf(request, 'the M-Pesa callback', callbackBody, 'an STK push result').Body.stkCallback;
   const recorded = await requestLog.recordReference(descriptor.code, paymentId, result.CheckoutRequestID);
   if (recorded === undefined) throw new ProviderRefusal('no M-Pesa push was sent for this payment');
   if (recorded !== result.CheckoutRequestID)

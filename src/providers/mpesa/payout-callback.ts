@@ -12,6 +12,7 @@
  */
 import {
   callbackJson,
+  callbackOfShape,
   ProviderRefusal,
   type CallbackRequest,
   type ParsedCallback,
@@ -112,9 +113,7 @@ export async function readMpesaPayoutCallback(
   const json = callbackJson(request, 'the M-Pesa payout callback');
   // A queue time-out says nothing of whether M-Pesa paid: the status call asks (never a second payment).
   if (request.query.result === 'timeout') return { payoutId };
-  const parsed = darajaResult.safeParse(json);
-  if (!parsed.success) throw new ProviderRefusal('the M-Pesa payout callback body is not a Daraja result');
-  const result = parsed.data.Result;
+  const result = callbackOfShape(json, darajaResult, 'the M-Pesa payout callback body is not a Daraja result').Result;
   if (request.query.result === 'status') return { payoutId, verdict: statusVerdictOf(result) };
   if (result.OriginatorConversationID !== undefined && result.OriginatorConversationID !== payoutId)
     throw new ProviderRefusal('the M-Pesa B2C result names another OriginatorConversationID than this payout');

@@ -41,6 +41,7 @@ import { z } from '../../lib/zod';
 import { providerFailureCause, ProviderUnknownAnswer, type FetchLike, type ProviderHttpResponse } from '../http';
 import {
   callbackJson,
+  callbackOfShape,
   ProviderRefusal,
   type CallbackRequest,
   type ParsedCallback,
@@ -189,9 +190,7 @@ export async function parseMpesaReversalCallback(
   const json = callbackJson(request, 'the M-Pesa refund callback');
   // A queue time-out says nothing of whether M-Pesa reversed: Transaction Status asks.
   if (request.query.result === 'timeout') return answer;
-  const parsed = darajaResult.safeParse(json);
-  if (!parsed.success) throw new ProviderRefusal('the M-Pesa refund callback body is not a Daraja result');
-  const result = parsed.data.Result;
+  const result = callbackOfShape(json, darajaResult, 'the M-Pesa refund callback body is not a Daraja result').Result;
   let verdict: ReversalVerdict | undefined;
   if (request.query.result === 'status') verdict = reversalStatusVerdictOf(result);
   else {

@@ -9,7 +9,7 @@
 import { sameSecret } from '../../lib/constant-time';
 import { authenticatedSubject, paymentCallbackUrls } from '../callback-url';
 import {
-  callbackJson,
+  callbackBodyOf,
   ProviderRefusal,
   type CallbackRequest,
   type ParsedCallback,
@@ -43,11 +43,10 @@ export async function parseOrangeCallback(
   requestLog: ProviderRequestLog,
 ): Promise<ParsedCallback> {
   const paymentId = authenticatedSubject(request, urls.subject, secret);
-  const parsed = notification.safeParse(callbackJson(request, 'the Orange Money notification'));
-  if (!parsed.success) throw new ProviderRefusal('the Orange Money notification body is not a payment notification');
+  const body = callbackBodyOf(request, 'the Orange Money notification', notification, 'a payment notification');
   const page = await orangePageOf(requestLog, paymentId);
   if (!page) throw new ProviderRefusal('no Orange Money payment page was made for this payment');
-  if (!sameSecret(page.notifToken, parsed.data.notif_token))
+  if (!sameSecret(page.notifToken, body.notif_token))
     throw new ProviderRefusal("the Orange Money notification's notif_token is not the one of this payment's page");
-  return { providerReference: paymentId, claimed: outcomeOf(parsed.data.status).status };
+  return { providerReference: paymentId, claimed: outcomeOf(body.status).status };
 }

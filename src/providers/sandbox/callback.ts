@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto';
 import { sameSecret } from '../../lib/constant-time';
 import type { z } from 'zod';
 import { sandboxCallbackBody } from '../../domain/sandbox';
-import { callbackJson, ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
+import { callbackBodyOf, ProviderRefusal, type CallbackRequest, type ParsedCallback } from '../provider';
 import { claimedStatusOf } from './statuses';
 
 /** A simulated callback's body, as {@link sandboxCallbackBody} validates it. */
@@ -41,7 +41,6 @@ export function verifyCallbackSignature(rawBody: string, signature: string | und
 export function parseSandboxCallback(request: CallbackRequest, secret: string): ParsedCallback {
   if (!verifyCallbackSignature(request.rawBody, request.headers[SIGNATURE_HEADER], secret))
     throw new ProviderRefusal('the callback signature is not valid');
-  const parsed = sandboxCallbackBody.safeParse(callbackJson(request, 'the callback'));
-  if (!parsed.success) throw new ProviderRefusal('the callback body is not a valid callback');
-  return { providerReference: parsed.data.provider_reference, claimed: claimedStatusOf(parsed.data.status) };
+  const body = callbackBodyOf(request, 'the callback', sandboxCallbackBody, 'a valid callback');
+  return { providerReference: body.provider_reference, claimed: claimedStatusOf(body.status) };
 }

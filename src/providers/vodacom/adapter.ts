@@ -33,10 +33,11 @@
  * - No callbacks: the OpenAPI answers C2B payments and reversals in their response, so every callback is refused.
  */
 import { CURRENCY_EXPONENTS } from '../../domain/money';
-import type { ProviderAnswer, ProviderOutcome } from '../../domain/payment';
+import type { ProviderOutcome } from '../../domain/payment';
 import { ProviderUnknownAnswer, providerFailureCause, type FetchLike } from '../http';
 import type { ProviderHttpResponse } from '../http';
 import {
+  initiateOnce,
   ProviderRefusal,
   ProviderUnsupported,
   type InitiateRequest,
@@ -50,7 +51,7 @@ import { createOpenApiClient } from './client';
 import { descriptor } from './descriptor';
 import type { VodacomSettings } from './settings';
 import { failureOf, outcomeOfTransactionStatus, SUCCESS } from './statuses';
-import { COUNTRY, decisionOf, queryTransaction } from './transactions';
+import { COUNTRY, decisionOf, queryTransaction, transferFields } from './transactions';
 
 export { VodacomAuthenticationError } from './client';
 export { COUNTRY, QUERY_PATH } from './transactions';
@@ -68,8 +69,7 @@ export interface VodacomDeps {
 /** The C2B single-stage payment's and the reversal's paths, after the market's base URL. */
 export const C2B_PATH = '/c2bPayment/singleStage/';
 export const REVERSAL_PATH = '/reversal/';
-/** Longest `input_TransactionReference` and `input_PurchasedItemsDesc` sent, in characters. */
-export const TRANSACTION_REFERENCE_MAX = 12;
+/** Longest `input_PurchasedItemsDesc` sent, in characters. */
 export const ITEMS_DESC_MAX = 50;
 
 /** Minor units in one shilling. */
@@ -120,13 +120,7 @@ export function createVodacomProvider(settings: VodacomSettings, deps: VodacomDe
     try {
       response = await client.call('POST', C2B_PATH, {
         body: {
-          input_Amount: String(request.amount / SHILLING),
-          input_Country: COUNTRY,
-          input_Currency: 'TZS',
-          input_CustomerMSISDN: msisdn,
-          input_ServiceProviderCode: settings.serviceProviderCode,
-          input_ThirdPartyConversationID: conversationIdOf(request.paymentId),
-          input_TransactionReference: conversationIdOf(request.paymentId).slice(-TRANSACTION_REFERENCE_MAX),
+          ...transferFields(request.amount, msisdn, settings.serviceProviderCode, conversationIdOf(request.paymentId)),
           input_PurchasedItemsDesc: plainText(request.description, ITEMS_DESC_MAX, 'Payment'),
         },
       });
@@ -165,14 +159,8 @@ export function createVodacomProvider(settings: VodacomSettings, deps: VodacomDe
       if (!/^255[0-9]{9}$/.test(msisdn))
         throw new ProviderRefusal('Vodacom M-Pesa collects from a Tanzanian phone number (255…) only', 'declined');
       await client.session(); // before the claim: a refused or lost session request is retried and may still send
-      const pending: ProviderAnswer = {
-        providerReference: request.paymentId,
-        outcome: { status: 'pending' },
-        nextAction: null,
-      };
-      // Claimed before anything is sent: a payment's C2B request is never sent again (see the module's comment).
-      if (!(await requestLog.claim(descriptor.code, request.paymentId))) return pending;
-      return { ...pending, outcome: await c2b(request, msisdn) };
+      // A payment's C2B request is never sent again (see the module's comment).
+      return initiateOnce(requestLog, descriptor.code, request.paymentId, () => c2b(request, msisdn));
     },
 
     async fetchStatus(providerReference) {

@@ -31,7 +31,7 @@ import { createOpenApiClient, VodacomAuthenticationError } from './client';
 import { descriptor } from './descriptor';
 import type { VodacomSettings } from './settings';
 import { SUCCESS } from './statuses';
-import { COUNTRY, decisionOf, queryTransaction } from './transactions';
+import { decisionOf, queryTransaction, transferFields } from './transactions';
 
 /** The B2C payment's path, after the market's base URL. */
 export const B2C_PATH = '/b2cPayment/';
@@ -123,13 +123,7 @@ export function createVodacomPayoutRail(
       try {
         response = await client.call('POST', B2C_PATH, {
           body: {
-            input_Amount: String(request.amount / SHILLING),
-            input_Country: COUNTRY,
-            input_Currency: 'TZS',
-            input_CustomerMSISDN: msisdn,
-            input_ServiceProviderCode: shortcode,
-            input_ThirdPartyConversationID: payoutConversationIdOf(payoutId),
-            input_TransactionReference: payoutConversationIdOf(payoutId).slice(-12),
+            ...transferFields(request.amount, msisdn, shortcode, payoutConversationIdOf(payoutId)),
             input_PaymentItemsDesc: plainText(request.description ?? '', 50, 'Payout'),
           },
         });

@@ -4,6 +4,7 @@
  * (`GET …/queryTransactionStatus/`).
  */
 import { randomBytes } from 'node:crypto';
+import { CURRENCY_EXPONENTS } from '../../domain/money';
 import { documentedAnswer, ProviderUnknownAnswer, type ProviderHttpResponse } from '../http';
 import { openApiCodeOf, type OpenApiClient } from './client';
 import { queryAnswer, SUCCESS, transactionAnswer, UNDECIDED_CODES } from './statuses';
@@ -12,6 +13,31 @@ import { queryAnswer, SUCCESS, transactionAnswer, UNDECIDED_CODES } from './stat
 export const COUNTRY = 'TZN';
 /** The status query's path, after the market's base URL. */
 export const QUERY_PATH = '/queryTransactionStatus/';
+/** Longest `input_TransactionReference` sent, in characters. */
+export const TRANSACTION_REFERENCE_MAX = 12;
+
+/**
+ * The fields a C2B payment and a B2C payment send alike, in the OpenAPI's order: `amount` (minor units of TZS, a
+ * whole number of shillings) in whole shillings, Tanzania, TZS, the customer's number `msisdn` (255…), our short code
+ * `serviceProviderCode`, and the request's `conversationId`, whose last {@link TRANSACTION_REFERENCE_MAX} characters
+ * are also its transaction reference.
+ */
+export function transferFields(
+  amount: number,
+  msisdn: string,
+  serviceProviderCode: string,
+  conversationId: string,
+): Record<string, string> {
+  return {
+    input_Amount: String(amount / 10 ** CURRENCY_EXPONENTS.TZS),
+    input_Country: COUNTRY,
+    input_Currency: 'TZS',
+    input_CustomerMSISDN: msisdn,
+    input_ServiceProviderCode: serviceProviderCode,
+    input_ThirdPartyConversationID: conversationId,
+    input_TransactionReference: conversationId.slice(-TRANSACTION_REFERENCE_MAX),
+  };
+}
 
 /**
  * What a C2B, reversal or B2C answer decided: `INS-0` with its TransactionID, a failure code (with an error status the
