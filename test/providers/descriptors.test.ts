@@ -33,14 +33,18 @@ const AIRTEL_CURRENCIES = ['RWF', 'UGX', 'KES', 'TZS', 'ZMW', 'XAF', 'MWK', 'CDF
 /** Folders of src/providers/ that are not providers. */
 const NOT_PROVIDERS = ['sandbox'];
 
-/** Provider code → the folder under src/providers whose descriptor.ts declares it (`code: '…'`). */
+/**
+ * Provider code → the folder under src/providers whose descriptor.ts declares it (`code: '…'`, or the code a market
+ * operator's descriptor is made for).
+ */
 const PROVIDER_FOLDERS: ReadonlyMap<string, string> = new Map(
   fs
     .readdirSync(PROVIDERS_DIR, { withFileTypes: true })
     .filter((e) => e.isDirectory() && !NOT_PROVIDERS.includes(e.name))
     .map((e) => {
       const source = fs.readFileSync(path.join(PROVIDERS_DIR, e.name, 'descriptor.ts'), 'utf8');
-      return [/^\s*code: '([a-z_]+)',$/m.exec(source)?.[1] ?? `(no code in ${e.name})`, e.name] as const;
+      const code = /^\s*code: '([a-z_]+)',$/m.exec(source) ?? /marketOperatorDescriptor\('([a-z_]+)'/.exec(source);
+      return [code?.[1] ?? `(no code in ${e.name})`, e.name] as const;
     }),
 );
 
