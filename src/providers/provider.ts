@@ -179,6 +179,19 @@ export function callbackJson(request: CallbackRequest, what: string): unknown {
 }
 
 /**
+ * A parser of one provider's callbacks that authenticates them with the callback secret and reads or writes the
+ * request log the API and the workers share (what the provider's earlier answers and callbacks left there).
+ * @returns what the callback claims (docs/payments.md#provider-callbacks)
+ * @throws ProviderRefusal when the callback is not authentic, not of the provider's documented shape, or about
+ *   nothing we sent
+ */
+export type LoggedCallbackParser = (
+  request: CallbackRequest,
+  secret: string,
+  requestLog: ProviderRequestLog,
+) => Promise<ParsedCallback>;
+
+/**
  * The callback JSON `json` read by `schema` (a provider's documented callback body).
  * @returns the schema's output
  * @throws ProviderRefusal `refusal` when `json` is not of the schema's shape

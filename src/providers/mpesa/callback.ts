@@ -7,13 +7,7 @@
  * payment when its push's answer was lost (so the query can ask about it), a success's MpesaReceiptNumber is kept for
  * a later reversal (./receipt.ts), and the workflow confirms the hint with the query before acting.
  */
-import {
-  callbackBodyOf,
-  ProviderRefusal,
-  type CallbackRequest,
-  type ParsedCallback,
-  type ProviderRequestLog,
-} from '../provider';
+import { callbackBodyOf, ProviderRefusal, type LoggedCallbackParser } from '../provider';
 import { descriptor } from './descriptor';
 import { keepMpesaReceipt } from './receipt';
 import { callbackBody, outcomeOf } from './statuses';
@@ -50,11 +44,7 @@ export function verifyMpesaCallbackToken(paymentId: string, token: string | unde
  * @throws ProviderRefusal when the token is missing or wrong, the body is not Daraja's result callback, no push was
  *   sent for the payment, or the callback names another CheckoutRequestID than the push's
  */
-export async function parseMpesaCallback(
-  request: CallbackRequest,
-  secret: string,
-  requestLog: ProviderRequestLog,
-): Promise<ParsedCallback> {
+export const parseMpesaCallback: LoggedCallbackParser = async (request, secret, requestLog) => {
   const paymentId = authenticatedSubject(request, urls.subject, secret);
   const result = callbackBodyOf(request, 'the M-Pesa callback', callbackBody, 'an STK push result').Body.stkCallback;
   const recorded = await requestLog.recordReference(descriptor.code, paymentId, result.CheckoutRequestID);
@@ -66,4 +56,4 @@ export async function parseMpesaCallback(
   // (docs/providers.md#m-pesa).
   await keepMpesaReceipt(requestLog, paymentId, result);
   return { providerReference: paymentId, claimed };
-}
+};

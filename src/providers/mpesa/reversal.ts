@@ -43,8 +43,7 @@ import {
   callbackJson,
   callbackOfShape,
   ProviderRefusal,
-  type CallbackRequest,
-  type ParsedCallback,
+  type LoggedCallbackParser,
   type ProviderRequestLog,
   type RefundAnswer,
   type RefundRequest,
@@ -178,11 +177,7 @@ async function keepVerdict(requestLog: ProviderRequestLog, refundId: string, ver
  * @throws ProviderRefusal when the token is missing or wrong, no reversal was sent for the refund, the body is not
  *   Daraja's result, or a reversal result names another OriginatorConversationID than the reversal's
  */
-export async function parseMpesaReversalCallback(
-  request: CallbackRequest,
-  secret: string,
-  requestLog: ProviderRequestLog,
-): Promise<ParsedCallback> {
+export const parseMpesaReversalCallback: LoggedCallbackParser = async (request, secret, requestLog) => {
   const refundId = authenticatedSubject(request, REFUND_SUBJECT, secret);
   const sent = await requestLog.find(descriptor.code, reversalKeyOf(refundId));
   if (sent === undefined) throw new ProviderRefusal('no M-Pesa reversal was sent for this refund');
@@ -201,7 +196,7 @@ export async function parseMpesaReversalCallback(
   }
   if (!verdict) return answer;
   return { ...answer, recorded: await keepVerdict(requestLog, refundId, verdict) };
-}
+};
 
 /** What the reversals need besides the settings. */
 export interface MpesaReversalDeps {

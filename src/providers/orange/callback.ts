@@ -8,13 +8,7 @@
  */
 import { sameSecret } from '../../lib/constant-time';
 import { authenticatedSubject, paymentCallbackUrls } from '../callback-url';
-import {
-  callbackBodyOf,
-  ProviderRefusal,
-  type CallbackRequest,
-  type ParsedCallback,
-  type ProviderRequestLog,
-} from '../provider';
+import { callbackBodyOf, ProviderRefusal, type LoggedCallbackParser } from '../provider';
 import { orangePageOf } from './page';
 import { notification, outcomeOf } from './statuses';
 
@@ -37,11 +31,7 @@ export const orangeCallbackUrl = urls.urlOf;
  * @throws ProviderRefusal when the token is missing or wrong, the body is not Orange's notification, no page was made
  *   for the payment, or the `notif_token` is not the page's
  */
-export async function parseOrangeCallback(
-  request: CallbackRequest,
-  secret: string,
-  requestLog: ProviderRequestLog,
-): Promise<ParsedCallback> {
+export const parseOrangeCallback: LoggedCallbackParser = async (request, secret, requestLog) => {
   const paymentId = authenticatedSubject(request, urls.subject, secret);
   const body = callbackBodyOf(request, 'the Orange Money notification', notification, 'a payment notification');
   const page = await orangePageOf(requestLog, paymentId);
@@ -49,4 +39,4 @@ export async function parseOrangeCallback(
   if (!sameSecret(page.notifToken, body.notif_token))
     throw new ProviderRefusal("the Orange Money notification's notif_token is not the one of this payment's page");
   return { providerReference: paymentId, claimed: outcomeOf(body.status).status };
-}
+};
