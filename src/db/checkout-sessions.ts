@@ -9,6 +9,7 @@ import type { CollectField } from '../domain/payment-link';
 import type { ExceptionDraft } from '../domain/reconciliation';
 import { insertEventOnce, type EventInput } from './payments';
 import { exceptionIdOf } from './reconciliation';
+import { amountRangeColumns, amountRangeOf } from './amount-range';
 import { newestFirstPage } from './cursor-pages';
 import { iso, type Db } from './knex';
 import { findInScope } from './scoped-rows';
@@ -54,8 +55,7 @@ function toRow(s: CheckoutSessionSnapshot): CheckoutSessionRow {
     success_url: s.successUrl,
     cancel_url: s.cancelUrl,
     payment_link: s.paymentLink,
-    amount_min: s.amountRange?.min ?? null,
-    amount_max: s.amountRange?.max ?? null,
+    ...amountRangeColumns(s.amountRange),
     collect: s.collect,
     completion_message: s.completionMessage,
     locale: s.locale,
@@ -83,10 +83,7 @@ function fromRow(row: CheckoutSessionRow): CheckoutSessionSnapshot {
     successUrl: row.success_url,
     cancelUrl: row.cancel_url,
     paymentLink: row.payment_link,
-    amountRange:
-      row.amount_min === null || row.amount_max === null
-        ? null
-        : { min: Number(row.amount_min), max: Number(row.amount_max) },
+    amountRange: amountRangeOf(row),
     collect: row.collect,
     completionMessage: row.completion_message,
     locale: row.locale,

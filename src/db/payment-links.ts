@@ -7,6 +7,7 @@
 import type { Environment } from '../domain/environment';
 import type { CheckoutSessionSnapshot } from '../domain/checkout-table';
 import type { AfterCompletion, CollectField, PaymentLink } from '../domain/payment-link';
+import { amountRangeColumns, amountRangeOf } from './amount-range';
 import { newestFirstPage } from './cursor-pages';
 import { scopeColumns } from './scoped-rows';
 import { iso, storableJson, type Db } from './knex';
@@ -33,14 +34,12 @@ interface PaymentLinkRow {
 const num = (value: number | string | null) => (value === null ? null : Number(value));
 
 function fromRow(row: PaymentLinkRow): PaymentLink {
-  const min = num(row.amount_min);
-  const max = num(row.amount_max);
   return {
     id: row.id,
     merchantId: row.merchant_id,
     environment: row.environment,
     amount: num(row.amount),
-    amountRange: min === null || max === null ? null : { min, max },
+    amountRange: amountRangeOf(row),
     currency: row.currency as PaymentLink['currency'],
     description: row.description,
     paymentMethods: row.payment_methods,
@@ -65,8 +64,7 @@ export async function insertPaymentLink(db: Db, link: PaymentLink): Promise<Paym
       merchant_id: link.merchantId,
       environment: link.environment,
       amount: link.amount,
-      amount_min: link.amountRange?.min ?? null,
-      amount_max: link.amountRange?.max ?? null,
+      ...amountRangeColumns(link.amountRange),
       currency: link.currency,
       description: link.description,
       payment_methods: JSON.stringify(link.paymentMethods),
