@@ -38,6 +38,7 @@ import {
 import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages';
 import { subjectEvent } from './events';
 import { startWebhookDeliveries } from './webhook-dispatch';
+import { workflowStartOptions } from './workflow-start';
 
 /** Dependencies of the checkout activities: the payment service's, and where the page lives. */
 export interface CheckoutActivityDeps {
@@ -57,15 +58,10 @@ export function checkoutWorkflowStart(
   create?: CheckoutSessionSnapshot,
 ) {
   const input: CheckoutWorkflowInput = { sessionId: session.id, ...(create ? { create } : {}) };
-  return {
-    taskQueue,
-    workflowId: checkoutWorkflowId(session.id),
-    args: [input] as [CheckoutWorkflowInput],
-    typedSearchAttributes: [
-      { key: MerchantIdAttribute, value: session.merchantId },
-      { key: EnvironmentAttribute, value: session.environment },
-    ],
-  };
+  return workflowStartOptions(taskQueue, checkoutWorkflowId(session.id), input, [
+    { key: MerchantIdAttribute, value: session.merchantId },
+    { key: EnvironmentAttribute, value: session.environment },
+  ]);
 }
 
 /**

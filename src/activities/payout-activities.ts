@@ -40,6 +40,7 @@ import {
   type PayoutWorkflowInput,
 } from '../workflows/payout-messages';
 import { startWebhookDeliveries } from './webhook-dispatch';
+import { workflowStartOptions } from './workflow-start';
 
 /** Dependencies of the payout activities. */
 export interface PayoutActivityDeps {
@@ -78,12 +79,7 @@ export function payoutWorkflowStart(
   create?: PayoutCreateInput,
 ) {
   const input: PayoutWorkflowInput = { payoutId: payout.id, ...(create ? { create } : {}) };
-  return {
-    taskQueue,
-    workflowId: payoutWorkflowId(payout.id),
-    args: [input] as [PayoutWorkflowInput],
-    typedSearchAttributes: payoutSearchAttributes(payout),
-  };
+  return workflowStartOptions(taskQueue, payoutWorkflowId(payout.id), input, payoutSearchAttributes(payout));
 }
 
 /** Registries built from configuration, one per dependencies object (so live rails keep their cached tokens). */
