@@ -12,7 +12,7 @@ import { exceptionIdOf } from './reconciliation';
 import { amountRangeColumns, amountRangeOf } from './amount-range';
 import { newestFirstPage } from './cursor-pages';
 import { iso, type Db } from './knex';
-import { findInScope } from './scoped-rows';
+import { findById, findInScope } from './scoped-rows';
 
 interface CheckoutSessionRow {
   id: string;
@@ -151,8 +151,7 @@ export async function writeCheckoutSession(
 
 /** The session `id` of any merchant (the workflow's read, and the page's, whose capability is the id). */
 export async function findCheckoutSessionById(db: Db, id: string): Promise<CheckoutSessionSnapshot | undefined> {
-  const row = (await db('checkout_sessions').where({ id }).first()) as CheckoutSessionRow | undefined;
-  return row ? fromRow(row) : undefined;
+  return findById(db, 'checkout_sessions', id, fromRow);
 }
 
 /** The session `id` of the scope's merchant and environment; undefined for unknown and foreign ids alike. */

@@ -10,6 +10,7 @@ import type { BusinessType, LiveAccessRequestStatus, ReviewState } from '../doma
 import { APPROVAL_PLAN } from '../domain/live-access';
 import { insertAuditEntries } from './audit-log';
 import { iso, isoOrNull, type Db } from './knex';
+import { findById } from './scoped-rows';
 
 /** A request as stored; timestamps ISO 8601 UTC, `expectedMonthlyVolume` as the developer declared it. */
 export interface LiveAccessRequestRecord {
@@ -152,8 +153,7 @@ export async function insertLiveAccessRequest(
 
 /** The request `id`, if any. */
 export async function findLiveAccessRequest(db: Db, id: string): Promise<LiveAccessRequestRecord | undefined> {
-  const row = await db<RequestRow>('live_access_requests').where({ id }).first();
-  return row ? fromRow(row) : undefined;
+  return findById(db, 'live_access_requests', id, fromRow);
 }
 
 /** The merchant's most recent request, if any. */

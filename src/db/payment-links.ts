@@ -9,7 +9,7 @@ import type { CheckoutSessionSnapshot } from '../domain/checkout-table';
 import type { AfterCompletion, CollectField, PaymentLink } from '../domain/payment-link';
 import { amountRangeColumns, amountRangeOf } from './amount-range';
 import { newestFirstPage } from './cursor-pages';
-import { scopeColumns } from './scoped-rows';
+import { findById, findInScope, scopeColumns } from './scoped-rows';
 import { iso, storableJson, type Db } from './knex';
 
 interface PaymentLinkRow {
@@ -85,16 +85,12 @@ export async function insertPaymentLink(db: Db, link: PaymentLink): Promise<Paym
 
 /** The link `id` of any merchant (the link's public address, `/l/{id}`). */
 export async function findPaymentLinkById(db: Db, id: string): Promise<PaymentLink | undefined> {
-  const row = (await db('payment_links').where({ id }).first()) as PaymentLinkRow | undefined;
-  return row ? fromRow(row) : undefined;
+  return findById(db, 'payment_links', id, fromRow);
 }
 
 /** The link `id` of the scope's merchant and environment; undefined for unknown and foreign ids alike. */
 export async function findPaymentLink(db: Db, scope: Scope, id: string): Promise<PaymentLink | undefined> {
-  const row = (await db('payment_links')
-    .where({ id, ...scopeColumns(scope) })
-    .first()) as PaymentLinkRow | undefined;
-  return row ? fromRow(row) : undefined;
+  return findInScope(db, 'payment_links', scope, id, fromRow);
 }
 
 /** What a merchant may change on a link (docs/payment-links.md#api); absent fields stay as they are. */

@@ -24,7 +24,7 @@ import type { EventInput } from './payments';
 import { insertEventOnce } from './payments';
 import { iso, isoOrNull, type Db } from './knex';
 import { NEWEST_FIRST, newestFirstPage } from './cursor-pages';
-import { findInScope, scopeColumns } from './scoped-rows';
+import { findById, findInScope, scopeColumns } from './scoped-rows';
 
 /** Verification state of a destination (docs/payouts.md#destinations). */
 export type DestinationStatus = 'verified' | 'pending_verification' | 'unverified';
@@ -130,8 +130,7 @@ export async function findDestination(db: Db, scope: LedgerScope, id: string): P
 
 /** The destination `id` whoever owns it (payouts keep naming a deleted one). */
 export async function findDestinationById(db: Db, id: string): Promise<DestinationRecord | undefined> {
-  const row = (await db('payout_destinations').where({ id }).first()) as DestinationRow | undefined;
-  return row ? fromDestinationRow(row) : undefined;
+  return findById(db, 'payout_destinations', id, fromDestinationRow);
 }
 
 /**
@@ -361,8 +360,7 @@ export async function writePayoutStatus(
 
 /** The payout `id` whoever owns it; undefined when not stored. */
 export async function findPayoutById(db: Db, id: string): Promise<PayoutSnapshot | undefined> {
-  const row = (await db('payouts').where({ id }).first()) as PayoutRow | undefined;
-  return row ? fromPayoutRow(row) : undefined;
+  return findById(db, 'payouts', id, fromPayoutRow);
 }
 
 /** The scope's payout `id`; undefined for another merchant's or environment's. */

@@ -11,6 +11,7 @@ import type { ExceptionDraft, ReconciliationExceptionKind, StatementEntry } from
 import type { Db } from './knex';
 import { NEWEST_FIRST } from './cursor-pages';
 import { writeJournal } from './ledger';
+import { findById } from './scoped-rows';
 
 /** A provider account in one environment. */
 export interface ProviderAccount {
@@ -360,8 +361,7 @@ export async function listExceptions(
 
 /** Exception `id`, or undefined. */
 export async function findException(db: Db, id: string): Promise<ReconciliationException | undefined> {
-  const row = await db<ExceptionRow>('reconciliation_exceptions').where({ id }).first();
-  return row ? fromExceptionRow(row) : undefined;
+  return findById(db, 'reconciliation_exceptions', id, fromExceptionRow);
 }
 
 /** The run `id`, or undefined. */

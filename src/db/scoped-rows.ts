@@ -1,4 +1,7 @@
-/** Reading one row of a merchant's environment by id (docs/api.md#merchants-and-environments). */
+/**
+ * Reading one row by id: of a merchant's environment (docs/api.md#merchants-and-environments), or of whoever owns it
+ * for the service's own readers.
+ */
 import type { Environment } from '../domain/environment';
 import type { Db } from './knex';
 
@@ -24,5 +27,20 @@ export async function findInScope<Row, Result>(
   const row = (await db(table)
     .where({ id, ...scopeColumns(scope) })
     .first()) as Row | undefined;
+  return row ? from(row) : undefined;
+}
+
+/**
+ * Row `id` of `table` whoever owns it, as `from` maps it; undefined when none is stored. For the service's own readers
+ * (workflows and activities, which got the id from their own records, and public addresses whose capability is the
+ * id), never for a merchant's request: that one reads with {@link findInScope}.
+ */
+export async function findById<Row, Result>(
+  db: Db,
+  table: string,
+  id: string,
+  from: (row: Row) => Result,
+): Promise<Result | undefined> {
+  const row = (await db(table).where({ id }).first()) as Row | undefined;
   return row ? from(row) : undefined;
 }

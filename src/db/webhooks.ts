@@ -24,7 +24,7 @@ import { toEventRecord, type EventRecord, type EventRow, type Scope } from './ev
 import { iso, isoOrNull, type Db } from './knex';
 import { numberedNewestFirstPage } from './numbered-pages';
 import { NEWEST_FIRST } from './cursor-pages';
-import { scopeColumns } from './scoped-rows';
+import { findById, scopeColumns } from './scoped-rows';
 import { insertEventOnce, type EventInput } from './payments';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
 
@@ -114,8 +114,7 @@ export async function findWebhook(db: Db, scope: Scope, id: string): Promise<Web
 
 /** A webhook by id alone, deleted or not (the delivery activity, which got the id from its own records). */
 export async function findWebhookById(db: Db, id: string): Promise<WebhookRecord | undefined> {
-  const row = await db<WebhookRow>('webhooks').where({ id }).first();
-  return row ? fromWebhookRow(row as WebhookRow) : undefined;
+  return findById(db, 'webhooks', id, fromWebhookRow);
 }
 
 /**
