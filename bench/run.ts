@@ -91,6 +91,14 @@ const say = (line: string) =>
 const DELIVERIES_PER_SIDE = 1_000;
 
 /**
+ * Endpoints figure (c) spreads each side's deliveries over, one merchant each: ten, so that neither the endpoint's 10
+ * requests at once nor the merchant's 20 (docs/webhooks.md#isolation), which the baseline does not have, holds the
+ * service's deliveries back. Beside it, for information, half as many of the service's deliveries to one busy endpoint
+ * (one round, divided by the same run's baseline, which has no per-endpoint bound): what the endpoint's turns cost.
+ */
+const DELIVERY_ENDPOINTS = 10;
+
+/**
  * Rounds of each figure, each round both sides once (BENCH_ROUNDS sets them all): two of (a) (its three rounds agreed
  * within 0.01 in the run of 2026-11-29 14:00; the spread of its rounds is printed under the table), (b), (c) and (f)
  * (its balance read one, after a seed of a minute); one of (g) and (i), whose p99 and medians come from 40 payments and
@@ -563,11 +571,28 @@ async function main(): Promise<void> {
       figures.push(
         await timed('c', async () => {
           await freshWorkers('c');
-          const figure = webhookDeliveriesFigure(context, await registerDeveloper(dev.apiUrl, 'deliver'), receiver, {
+          const spread = webhookDeliveriesFigure(context, receiver, {
             count: deliveries,
+            endpoints: DELIVERY_ENDPOINTS,
+            metric: { key: 'perSecond', label: 'deliveries', unit: '/s', target: { atLeast: 0.8 } },
           });
-          say(`(c) ${figure.title}: ${rounds('c')} alternating rounds`);
-          return runRounds(figure, rounds('c'), say, sample);
+          say(`(c) ${spread.title}: ${rounds('c')} alternating rounds, ${DELIVERY_ENDPOINTS} endpoints`);
+          const measured = await runRounds(spread, rounds('c'), say, sample);
+          const busy = webhookDeliveriesFigure(context, receiver, {
+            count: Math.round(deliveries / 2),
+            endpoints: 1,
+            metric: { key: 'oneEndpointPerSecond', label: 'deliveries to one busy endpoint (information)', unit: '/s' },
+            baselineRate: () => measured.median.baseline.perSecond as number,
+          });
+          say(`(c) ${busy.title}: the service's side once, for information`);
+          const oneEndpoint = await runRounds(busy, 1, say, sample);
+          return {
+            ...joinFigures({ id: 'c', title: spread.title, service: spread.service, baseline: spread.baseline }, [
+              measured,
+              oneEndpoint,
+            ]),
+            rounds: measured.rounds,
+          };
         }),
       );
     }
@@ -667,6 +692,7 @@ async function main(): Promise<void> {
       halfRateDurationMs: HALF_RATE_DURATION_MS,
       settledDurationMs: SETTLED_DURATION_MS,
       deliveriesPerSide: deliveries,
+      deliveryEndpoints: DELIVERY_ENDPOINTS,
       noisyNeighbour: NOISY_NEIGHBOUR,
       ledger: LEDGER,
       figures: only,
