@@ -91,14 +91,21 @@ const say = (line: string) =>
 const DELIVERIES_PER_SIDE = 1_000;
 
 /**
- * Rounds of each figure, each round both sides once (BENCH_ROUNDS sets them all): three of (a), whose median is the
- * issue's first target and the noisiest; two of (b), (c) and (f) (its balance read one, after a seed of a minute);
- * one of (g) and (i), whose p99 and medians come from 40 payments and 5 visits a side; (d) by BENCH_MEMORY_ROUNDS.
- * Sized for the 10 minutes on two quiet cores, each phase's seconds printed; estimated from the last quiet run and the
- * CPU the new parts took under load: about 30 s of start and warm-up, (a) with (e)'s half rate 140, (b) 80, (c) 80,
- * (g) 40, (i) 25, (f) 150 with (h)'s simulated runs beside its seed of a minute, (d) 75.
+ * Endpoints figure (c) spreads each side's deliveries over, one merchant each: ten, so that neither the endpoint's 10
+ * requests at once nor the merchant's 20 (docs/webhooks.md#isolation), which the baseline does not have, holds the
+ * service's deliveries back. Beside it, for information, half as many of the service's deliveries to one busy endpoint
+ * (one round, divided by the same run's baseline, which has no per-endpoint bound): what the endpoint's turns cost.
  */
-const FIGURE_ROUNDS: Record<'a' | 'b' | 'c' | 'f' | 'g' | 'i', number> = { a: 3, b: 2, c: 2, f: 2, g: 1, i: 1 };
+const DELIVERY_ENDPOINTS = 10;
+
+/**
+ * Rounds of each figure, each round both sides once (BENCH_ROUNDS sets them all): two of (a) (its three rounds agreed
+ * within 0.01 in the run of 2026-11-29 14:00; the spread of its rounds is printed under the table), (b), (c) and (f)
+ * (its balance read one, after a seed of a minute); one of (g) and (i), whose p99 and medians come from 40 payments and
+ * 5 visits a side; (d) by BENCH_MEMORY_ROUNDS. Sized for the 10 minutes on two quiet cores, each phase's seconds
+ * printed (docs/bench.md has the last run's phases).
+ */
+const FIGURE_ROUNDS: Record<'a' | 'b' | 'c' | 'f' | 'g' | 'i', number> = { a: 2, b: 2, c: 2, f: 2, g: 1, i: 1 };
 
 /**
  * Figure (f): settled payments driven for 8 s a side with and without the collection's journal; 32 writers completing
@@ -243,16 +250,20 @@ function printCpuBound(figures: AnyFigure[]): void {
 }
 
 /**
- * The spread of figure (c)'s rounds, one line per metric: each round's ratio with their min and max, and the range of
- * each side's values, so a median ratio near its target can be read against the noise around it.
+ * The spread of the rounds of figures (a) and (c), one line per metric: each round's ratio with their min and max, and
+ * the range of each side's values, so a median ratio near its target can be read against the noise around it.
  */
 function printSpread(figures: AnyFigure[]): void {
   for (const figure of figures) {
-    if ('unavailable' in figure || 'reported' in figure || figure.id !== 'c') continue;
+    if ('unavailable' in figure || 'reported' in figure || !['a', 'c'].includes(figure.id)) continue;
     for (const metric of figure.metrics) {
-      const ratios = figure.roundRatios.map((r) => r[metric.key] as number);
+      // A metric measured in one round only (e.g. (a)'s create p99 at half rate) has no spread.
+      const ratios = figure.roundRatios.flatMap((r) => (typeof r[metric.key] === 'number' ? [r[metric.key]!] : []));
+      if (ratios.length < 2) continue;
       const range = (side: 'service' | 'baseline') => {
-        const values = figure.rounds.map((round) => round[side][metric.key] as number);
+        const values = figure.rounds.flatMap((round) =>
+          typeof round[side][metric.key] === 'number' ? [round[side][metric.key]!] : [],
+        );
         return `${format(Math.min(...values))}–${format(Math.max(...values))} ${metric.unit}`;
       };
       process.stdout.write(
@@ -560,11 +571,28 @@ async function main(): Promise<void> {
       figures.push(
         await timed('c', async () => {
           await freshWorkers('c');
-          const figure = webhookDeliveriesFigure(context, await registerDeveloper(dev.apiUrl, 'deliver'), receiver, {
+          const spread = webhookDeliveriesFigure(context, receiver, {
             count: deliveries,
+            endpoints: DELIVERY_ENDPOINTS,
+            metric: { key: 'perSecond', label: 'deliveries', unit: '/s', target: { atLeast: 0.8 } },
           });
-          say(`(c) ${figure.title}: ${rounds('c')} alternating rounds`);
-          return runRounds(figure, rounds('c'), say, sample);
+          say(`(c) ${spread.title}: ${rounds('c')} alternating rounds, ${DELIVERY_ENDPOINTS} endpoints`);
+          const measured = await runRounds(spread, rounds('c'), say, sample);
+          const busy = webhookDeliveriesFigure(context, receiver, {
+            count: Math.round(deliveries / 2),
+            endpoints: 1,
+            metric: { key: 'oneEndpointPerSecond', label: 'deliveries to one busy endpoint (information)', unit: '/s' },
+            baselineRate: () => measured.median.baseline.perSecond as number,
+          });
+          say(`(c) ${busy.title}: the service's side once, for information`);
+          const oneEndpoint = await runRounds(busy, 1, say, sample);
+          return {
+            ...joinFigures({ id: 'c', title: spread.title, service: spread.service, baseline: spread.baseline }, [
+              measured,
+              oneEndpoint,
+            ]),
+            rounds: measured.rounds,
+          };
         }),
       );
     }
@@ -664,6 +692,7 @@ async function main(): Promise<void> {
       halfRateDurationMs: HALF_RATE_DURATION_MS,
       settledDurationMs: SETTLED_DURATION_MS,
       deliveriesPerSide: deliveries,
+      deliveryEndpoints: DELIVERY_ENDPOINTS,
       noisyNeighbour: NOISY_NEIGHBOUR,
       ledger: LEDGER,
       figures: only,

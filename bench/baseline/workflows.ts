@@ -24,7 +24,7 @@ import {
   type FairPayment,
 } from './shared';
 
-const { noop } = proxyActivities<typeof activities>({ startToCloseTimeout: '10 seconds' });
+const { noop, post } = proxyActivities<typeof activities>({ startToCloseTimeout: '10 seconds' });
 const local = proxyLocalActivities<typeof activities>({ startToCloseTimeout: '10 seconds' });
 const fair = proxyLocalActivities<FairActivities>({ startToCloseTimeout: '15 seconds' });
 /** The same no-op, run by the deliveries' Worker on its own task queue (never eagerly: another queue's task). */
@@ -89,11 +89,12 @@ export async function fairCreateWorkflow(payment: FairPayment): Promise<FairPaym
 }
 
 /**
- * Runs `count` no-op activities one after the other on the workflow's own task queue (figure c, started on the
- * deliveries' queue: the workflow and its one activity run there, as a webhook delivery's workflow and its attempt do).
+ * Figure (c)'s baseline delivery: one `post` of `body` (JSON text) to `url` on the workflow's own task queue
+ * (started on the deliveries' queue: the workflow and its one activity run there, as a webhook delivery's workflow
+ * and its attempt do).
  */
-export async function noopActivitiesWorkflow(count: number): Promise<void> {
-  for (let i = 0; i < count; i += 1) await noop();
+export async function postOnceWorkflow(url: string, body: string): Promise<void> {
+  await post(url, body);
 }
 
 /**

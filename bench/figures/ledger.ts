@@ -8,10 +8,11 @@
  *   `collectionCtes` the bench switches off and on over IPC between the sides: the completed status, its event, its
  *   provider outcome and the webhook start stay; the journal, its three postings and the balance transaction go. A
  *   bench-only variant: the service has no setting that leaves its ledger out. Target ≥ 0.95.
- * - **one hot merchant** ({@link hotMerchantFigure}): 32 writers at once complete payments of one merchant through the
- *   repository's own `updatePaymentStatus` (the collected status with its journal, postings and balance transaction in
- *   one statement), against the same statements without the ledger (the payments moved to `processing`, which posts
- *   nothing), for information. Target: ≥ 1,000 settlements per second with the ledger on this machine.
+ * - **one hot merchant** ({@link hotMerchantFigure}): 32 writers at once, a connection each, complete payments of one
+ *   merchant through the repository's own `updatePaymentStatus` (the collected status with its journal, postings and
+ *   balance transaction in one statement), against the same statements without the ledger (the payments moved to
+ *   `processing`, which posts nothing), for information. Target: ≥ 1,000 settlements per second with the ledger on
+ *   this machine.
  * - **the balance read** ({@link balanceReadFigure}): `GET /v1/balance` p99 over HTTP for a merchant with 10,000,000
  *   postings seeded by SQL ({@link seedPostings}), against the alternative the service's design was chosen over (a sum
  *   over every balance transaction of the merchant, by PostgreSQL with the same indexes). Target: p99 ≤ 20 ms.
@@ -19,7 +20,8 @@
 import { randomBytes } from 'node:crypto';
 import { paymentEvent } from '../../src/activities/events';
 import { insertPaymentWithCreatedEvent, statusWriteOf, updatePaymentStatus } from '../../src/db/payments';
-import type { Db } from '../../src/db/knex';
+import { createDb, type Db } from '../../src/db/knex';
+import { readOwed, readOwedSql, type LedgerScope } from '../../src/db/ledger';
 import { feeFor } from '../../src/domain/fees';
 import type { PaymentSnapshot } from '../../src/domain/payment';
 import { withStatusChange } from '../../test/helpers/status-change';
@@ -178,12 +180,75 @@ export function settledPathFigure(context: BenchContext, options: LedgerFigureOp
   };
 }
 
+/** How often {@link sampleWaits} looks at the server's backends, in ms. */
+const WAIT_SAMPLE_MS = 10;
+
+/**
+ * A profile of PostgreSQL while `work` runs: every {@link WAIT_SAMPLE_MS} ms, on a connection of its own, what each
+ * other client backend of the database is doing (running on a CPU, waiting on a lock, on I/O, on the client, idle);
+ * answers the shares of the active backends' samples by wait, largest first, and how many backends were active on
+ * average, to print.
+ */
+async function sampleWaits<T>(databaseUrl: string, work: () => Promise<T>): Promise<{ result: T; profile: string }> {
+  const probe = createDb(databaseUrl, 1);
+  const counts = new Map<string, number>();
+  let samples = 0;
+  let active = 0;
+  let done = false;
+  const sampling = (async () => {
+    while (!done) {
+      const { rows } = await probe.raw<{ rows: { wait: string; n: number }[] }>(
+        `select coalesce(wait_event_type || ':' || wait_event, 'CPU') as wait, count(*)::int as n
+           from pg_stat_activity
+          where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()
+            and state = 'active'
+          group by 1`,
+      );
+      samples += 1;
+      for (const row of rows) {
+        counts.set(row.wait, (counts.get(row.wait) ?? 0) + row.n);
+        active += row.n;
+      }
+      await new Promise((resolve) => setTimeout(resolve, WAIT_SAMPLE_MS));
+    }
+  })();
+  try {
+    const result = await work();
+    return {
+      result,
+      profile: `${(active / Math.max(samples, 1)).toFixed(1)} backends active on average over ${samples} samples; ${[
+        ...counts,
+      ]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 6)
+        .map(([wait, n]) => `${wait} ${((100 * n) / Math.max(active, 1)).toFixed(0)} %`)
+        .join(', ')}`,
+    };
+  } finally {
+    done = true;
+    await sampling.catch(() => undefined);
+    await probe.destroy();
+  }
+}
+
+/** PostgreSQL's WAL counters since its start (`pg_stat_wal`): records, full-page images, bytes and syncs to disk. */
+async function walCounters(db: Db): Promise<{ records: number; fpi: number; bytes: number; syncs: number }> {
+  const { rows } = await db.raw<{ rows: { records: string; fpi: string; bytes: string; syncs: string }[] }>(
+    'select wal_records as records, wal_fpi as fpi, wal_bytes as bytes, wal_sync as syncs from pg_stat_wal',
+  );
+  const row = rows[0] as { records: string; fpi: string; bytes: string; syncs: string };
+  return { records: Number(row.records), fpi: Number(row.fpi), bytes: Number(row.bytes), syncs: Number(row.syncs) };
+}
+
 /** Part two: one hot merchant's settlements per second with the ledger, beside the bare status write. */
 export function hotMerchantFigure(context: BenchContext, options: LedgerFigureOptions): Figure {
   const db = context.db;
   let hot: Developer | undefined;
 
-  /** Completes `settlements` fresh payments of the hot merchant with `concurrency` writers; answers per second. */
+  /**
+   * Completes `settlements` fresh payments of the hot merchant with `concurrency` writers, each on a connection of its
+   * own; answers per second, and prints what PostgreSQL's backends waited on and the WAL a settlement wrote.
+   */
   async function settle(withLedger: boolean): Promise<Values> {
     const merchant = hot as Developer;
     const payments = Array.from({ length: options.settlements }, () => pendingPayment(merchant.merchantId));
@@ -192,29 +257,46 @@ export function hotMerchantFigure(context: BenchContext, options: LedgerFigureOp
         payments.slice(i, i + 64).map((p) => insertPaymentWithCreatedEvent(db, p, paymentEvent(p, 'payment.created'))),
       );
     }
+    // The writers' own connections, one each, all open before the clock starts: through the bench's pool of 8, 32
+    // writers were 8 transactions at once, and PostgreSQL's group commit had at most 8 commits to join in one sync.
+    const writers = createDb(context.stack.databaseUrl, options.concurrency);
+    await Promise.all(Array.from({ length: options.concurrency }, () => writers.raw('select 1')));
     let next = 0;
     let failures = 0;
+    const walBefore = await walCounters(db);
     const started = performance.now();
-    await Promise.all(
-      Array.from({ length: options.concurrency }, async () => {
-        for (let i = next++; i < payments.length; i = next++) {
-          const payment = payments[i] as PaymentSnapshot;
-          const settled = withStatusChange(
-            payment,
-            { status: withLedger ? 'completed' : 'processing' },
-            new Date().toISOString(),
-          );
-          try {
-            const post = withLedger ? [paymentCollectedCause(settled.id)] : [];
-            await updatePaymentStatus(db, statusWriteOf(settled, post), paymentEvent(settled, 'payment.completed'));
-          } catch (error) {
-            failures += 1;
-            context.say(`(f) settlement failed: ${error instanceof Error ? error.message : String(error)}`);
+    const { profile } = await sampleWaits(context.stack.databaseUrl, () =>
+      Promise.all(
+        Array.from({ length: options.concurrency }, async () => {
+          for (let i = next++; i < payments.length; i = next++) {
+            const payment = payments[i] as PaymentSnapshot;
+            const settled = withStatusChange(
+              payment,
+              { status: withLedger ? 'completed' : 'processing' },
+              new Date().toISOString(),
+            );
+            try {
+              const post = withLedger ? [paymentCollectedCause(settled.id)] : [];
+              await updatePaymentStatus(
+                writers,
+                statusWriteOf(settled, post),
+                paymentEvent(settled, 'payment.completed'),
+              );
+            } catch (error) {
+              failures += 1;
+              context.say(`(f) settlement failed: ${error instanceof Error ? error.message : String(error)}`);
+            }
           }
-        }
-      }),
+        }),
+      ),
     );
     const seconds = (performance.now() - started) / 1000;
+    await writers.destroy();
+    const walAfter = await walCounters(db);
+    const perSettlement = (key: keyof typeof walAfter) => (walAfter[key] - walBefore[key]) / options.settlements;
+    context.say(
+      `(f) hot merchant ${withLedger ? 'with' : 'without'} the ledger, PostgreSQL's backends: ${profile}; WAL per settlement ${perSettlement('records').toFixed(1)} records, ${perSettlement('fpi').toFixed(2)} full-page images, ${perSettlement('bytes').toFixed(0)} bytes, ${perSettlement('syncs').toFixed(2)} syncs to disk`,
+    );
     if (failures > 0)
       throw new Error(`(f) ${failures} settlements ${withLedger ? 'with' : 'without'} the ledger failed`);
     const posted = await postedCount(
@@ -335,7 +417,8 @@ async function dropSeededIndexes(db: Db): Promise<() => Promise<void>> {
  * journals keep the ledger's invariants by construction (test/lib/bench-ledger-seed.test.ts checks a small seed of the
  * same statements against all of them, and that the tables keep their indexes and constraints); here the row counts
  * are checked, and the rebuilt unique constraints check the keys. Then the seeded tables are vacuumed and analysed
- * and a checkpoint is taken, so that the reads measured after do not pay for the seed.
+ * (all four, so that no autovacuum of them follows) and a checkpoint is taken, so that the reads measured after do not
+ * pay for the seed.
  * @throws Error when a statement wrote another number of rows than it should
  */
 export async function seedPostings(db: Db, merchantId: string, postings: number): Promise<SeedReport> {
@@ -425,8 +508,9 @@ export async function seedPostings(db: Db, merchantId: string, postings: number)
   }
   const insertSeconds = (performance.now() - started) / 1000;
   started = performance.now();
-  await db.raw('vacuum analyze ledger_balance_transactions, ledger_balance_rollups');
-  await db.raw('analyze ledger_postings, ledger_journals');
+  // All four tables: postings and journals too, whose ten million inserts would otherwise start autovacuum on them
+  // later (PostgreSQL vacuums a table after inserts), while a figure measures.
+  await db.raw('vacuum analyze ledger_postings, ledger_journals, ledger_balance_transactions, ledger_balance_rollups');
   if (spacedCheckpoints) await db.raw('checkpoint');
   return { journals, postings: journals * 3, insertSeconds, settleSeconds: (performance.now() - started) / 1000 };
 }
@@ -452,6 +536,49 @@ async function seededMerchant(context: BenchContext, options: LedgerFigureOption
   };
 }
 
+/** Longest {@link quietDatabase} waits for PostgreSQL's background work to end, in ms. */
+const QUIET_WAIT_MS = 60_000;
+
+/**
+ * Waits until no autovacuum worker runs on the database server (at most {@link QUIET_WAIT_MS}), then takes a
+ * checkpoint: the balance read is measured on a server that is not vacuuming or writing out what the figures before
+ * it left ((d)'s thousand payments, (h)'s outcomes on its database, the seed), so that its p99 is the read's own.
+ * @returns what it waited for and how long, to print
+ */
+async function quietDatabase(db: Db): Promise<string> {
+  const started = performance.now();
+  const seen = new Set<string>();
+  await waitUntil(
+    'no autovacuum worker to run',
+    async () => {
+      const { rows } = await db.raw<{ rows: { query: string }[] }>(
+        `select query from pg_stat_activity where backend_type = 'autovacuum worker'`,
+      );
+      for (const row of rows) seen.add(row.query);
+      return rows.length === 0;
+    },
+    QUIET_WAIT_MS,
+    250,
+  ).catch(() => undefined); // still vacuuming after a minute: measured anyway, and printed
+  await db.raw('checkpoint');
+  const waited = ((performance.now() - started) / 1000).toFixed(1);
+  return `${seen.size ? `waited for autovacuum (${[...seen].join('; ')}) and` : 'no autovacuum running;'} a checkpoint, ${waited} s, before the reads`;
+}
+
+/** The balance read's plan with buffers: its execution time and what it read, one line. */
+async function planOf(db: Db, scope: LedgerScope): Promise<string> {
+  const statement = readOwedSql(scope, new Date());
+  const { rows } = await db.raw<{ rows: { 'QUERY PLAN': string }[] }>(
+    `explain (analyze, buffers, format text) ${statement.sql}`,
+    statement.bindings,
+  );
+  const lines = rows.map((row) => row['QUERY PLAN'].trim());
+  const scans = lines.filter((line) => /Scan/.test(line)).map((line) => line.replace(/^->\s*/, '').split('  (')[0]);
+  const buffers = lines.find((line) => line.startsWith('Buffers:')) ?? '';
+  const timing = lines.filter((line) => /^(Planning|Execution) Time/.test(line)).join(', ');
+  return `${scans.join('; ')}; ${buffers}; ${timing}`;
+}
+
 /**
  * Part three: `GET /v1/balance` p99 for a merchant with `seededPostings` postings ÷ a sum of its whole history.
  * @param seeding the seed when already started, else the figure seeds in its preparation
@@ -463,8 +590,8 @@ export function balanceReadFigure(
 ): Figure {
   let seeded: Developer | undefined;
 
-  /** p99 of `reads` calls of `read`, after `warm` unmeasured ones. */
-  async function readLatency(read: () => Promise<unknown>, warm: number, reads: number): Promise<Values> {
+  /** p50 and p99 of `reads` calls of `read`, after `warm` unmeasured ones, in ms. */
+  async function readLatency(read: () => Promise<unknown>, warm: number, reads: number) {
     for (let i = 0; i < warm; i += 1) await read();
     const latencies = new LatencyRecorder();
     for (let i = 0; i < reads; i += 1) {
@@ -472,7 +599,29 @@ export function balanceReadFigure(
       await read();
       latencies.record(performance.now() - started);
     }
-    return { balanceP99Ms: latencies.summary().p99Ms, items: reads };
+    return latencies.summary();
+  }
+
+  /**
+   * The service's side: `GET /v1/balance` over HTTP, then, for where its time goes, the read's one statement alone
+   * (`readOwed`, as the API runs it, from the bench's own connection) and its plan with buffers.
+   */
+  async function serviceReads(): Promise<Values> {
+    const http = await readLatency(httpBalance, 5, options.balanceReads);
+    const scope = { merchantId: (seeded as Developer).merchantId, environment: 'sandbox' as const };
+    const sql = await readLatency(() => readOwed(context.db, scope, new Date()), 5, options.balanceReads);
+    context.say(
+      `(f) balance read: HTTP p50 ${http.p50Ms.toFixed(1)} ms, p99 ${http.p99Ms.toFixed(1)} ms, max ${http.maxMs.toFixed(1)} ms; its statement alone p50 ${sql.p50Ms.toFixed(1)} ms, p99 ${sql.p99Ms.toFixed(1)} ms, max ${sql.maxMs.toFixed(1)} ms`,
+    );
+    context.say(`(f) balance read's plan: ${await planOf(context.db, scope)}`);
+    return {
+      balanceP99Ms: http.p99Ms,
+      balanceP50Ms: http.p50Ms,
+      balanceMaxMs: http.maxMs,
+      statementP50Ms: sql.p50Ms,
+      statementP99Ms: sql.p99Ms,
+      items: options.balanceReads,
+    };
   }
 
   const httpBalance = async () => {
@@ -492,11 +641,15 @@ export function balanceReadFigure(
     async prepare() {
       const merchant = await (seeding ?? seededMerchant(context, options));
       seeded = merchant.developer;
-      return merchant.report;
+      return `${merchant.report}; ${await quietDatabase(context.db)}`;
     },
-    measureService: () => readLatency(httpBalance, 5, options.balanceReads),
-    measureBaseline: () =>
-      readLatency(() => context.db.raw(SUM_EVERYTHING, [(seeded as Developer).merchantId]), 1, options.sumReads),
+    measureService: serviceReads,
+    measureBaseline: async () => ({
+      balanceP99Ms: (
+        await readLatency(() => context.db.raw(SUM_EVERYTHING, [(seeded as Developer).merchantId]), 1, options.sumReads)
+      ).p99Ms,
+      items: options.sumReads,
+    }),
   };
 }
 

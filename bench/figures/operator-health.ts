@@ -57,7 +57,12 @@ export const OPERATOR_HEALTH = {
   runMinutes: 45,
   /** The healthy operator's run at 2 %. */
   healthy: { share: 0.02, minutes: 30 },
-  seeds: [1, 2, 3, 4, 5],
+  /**
+   * Seeds 1 and 4: of the five run until 2026-11-29 (1 to 5, the same times in every run), the two that hold every
+   * worst value (90 s to `degraded` in 1 and 4, 90 s to `down` in 1, 390 s to `operational` in 4) and show `down`
+   * before the 90 % step (4); the other three took wall time beside (f)'s seed and changed no figure (docs/bench.md).
+   */
+  seeds: [1, 4],
   /** Outcomes in the last 10 minutes for the cost of a measurement, and calls measured. */
   cost: { recentOutcomes: 1_000, calls: 20 },
 } as const;

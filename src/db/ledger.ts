@@ -395,24 +395,22 @@ export function owedSql(scope: LedgerScope, currency?: string): { sql: string; b
 }
 
 /**
- * What a merchant is owed at `now`, per currency (only `currency` when given), in one statement
- * (docs/ledger.md#balance-read): the rollup plus the tail, the credits still pending and the pending refunds.
- * The single source of the balance for both its readers, `GET /v1/balance` ({@link readBalance}) and a payout's
- * check under the balance account's lock (src/db/payouts.ts), so the available balance a merchant reads is exactly
- * what a payout may take. Reads no row twice and never sums the merchant's history.
- * @param db the database, or the transaction holding the balance account's lock
- * @returns one entry per currency the merchant has any row in, ordered by currency
+ * The one statement {@link readOwed} runs (docs/ledger.md#balance-read), with its bindings, for `db.raw`: rows
+ * `(currency, owed, pending, reserved, tail)`, amounts in minor units as bigint text. Also what the bench explains.
+ * @param currency only this currency when given
  */
-export async function readOwed(db: Db, scope: LedgerScope, now: Date, currency?: string): Promise<OwedBalance[]> {
+export function readOwedSql(
+  scope: LedgerScope,
+  now: Date,
+  currency?: string,
+): { sql: string; bindings: (string | number | Date)[] } {
   const m = scope.merchantId;
   const e = scope.environment;
   const only = currency === undefined ? '' : ' and currency = ?';
   const c = currency === undefined ? [] : [currency];
   const owed = owedSql(scope, currency);
-  const result = await db.raw<{
-    rows: { currency: string; owed: string; pending: string; reserved: string; tail: number }[];
-  }>(
-    `with owed as (${owed.sql}), pending as (
+  return {
+    sql: `with owed as (${owed.sql}), pending as (
        select currency, sum(net)::bigint as pending from ledger_balance_transactions
         where merchant_id = ? and environment = ? and available_on > ? and net > 0${only} group by currency
      ), reserved as (
@@ -423,8 +421,25 @@ export async function readOwed(db: Db, scope: LedgerScope, now: Date, currency?:
             coalesce(r.reserved, 0)::bigint as reserved, coalesce(o.tail, 0) as tail
        from owed o full join pending p using (currency) full join reserved r using (currency)
       order by currency`,
-    [...owed.bindings, m, e, now, ...c, m, e, ...c],
-  );
+    bindings: [...owed.bindings, m, e, now, ...c, m, e, ...c],
+  };
+}
+
+/**
+ * What a merchant is owed at `now`, per currency (only `currency` when given), in one statement
+ * (docs/ledger.md#balance-read, {@link readOwedSql}): the rollup plus the tail, the credits still pending and the
+ * pending refunds.
+ * The single source of the balance for both its readers, `GET /v1/balance` ({@link readBalance}) and a payout's
+ * check under the balance account's lock (src/db/payouts.ts), so the available balance a merchant reads is exactly
+ * what a payout may take. Reads no row twice and never sums the merchant's history.
+ * @param db the database, or the transaction holding the balance account's lock
+ * @returns one entry per currency the merchant has any row in, ordered by currency
+ */
+export async function readOwed(db: Db, scope: LedgerScope, now: Date, currency?: string): Promise<OwedBalance[]> {
+  const statement = readOwedSql(scope, now, currency);
+  const result = await db.raw<{
+    rows: { currency: string; owed: string; pending: string; reserved: string; tail: number }[];
+  }>(statement.sql, statement.bindings);
   return result.rows.map((r) => ({
     currency: r.currency.trim(),
     owed: Number(r.owed),
