@@ -64,11 +64,9 @@ export const payoutSettlementReport = z
         fee: z.number().int().openapi({ description: 'Payout fee, minor units' }),
         currency: currencyCode,
         status: z.enum(PAYOUT_STATUSES).openapi({ description: 'Its status now' }),
-        automatic: z
-          .boolean()
-          .openapi({
-            description: 'Created by the payout schedule; false: created by a request (both itemize what they drew on)',
-          }),
+        automatic: z.boolean().openapi({
+          description: 'Created by the payout schedule; false: created by a request (both itemize what they drew on)',
+        }),
         arrival_date: timestamp.nullable().openapi({ description: 'When the provider paid it; null until then' }),
         created_at: createdAt,
       })
