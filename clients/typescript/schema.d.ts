@@ -1087,7 +1087,7 @@ export interface paths {
         };
         /**
          * Analytics
-         * @description Volumes, fees and net per currency, counts by status and by method, the success rate (completed among decided payments) and a daily series, from `from` to `to` (UTC days, both included; default the last 30 days). With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         * @description Volumes, fees and net per currency, counts by status and by method, the success rate (completed among decided payments) and a daily series, from `from` to `to` (UTC days, both included; default the last 30 days). Counts and the success rate cover every currency unless `currency` narrows everything to one currency’s payments; amounts are never added across currencies. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
         get: operations["retrieveAnalytics"];
         put?: never;
@@ -12601,6 +12601,8 @@ export interface operations {
             query?: {
                 /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
+                /** @description One currency (ISO 4217, upper case): its payments alone, so counts and the success rate are of that currency. Default: all, volumes per currency */
+                currency?: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD" | "TZS" | "ZMW" | "XOF" | "XAF" | "GNF" | "SZL" | "MWK" | "CDF" | "MGA" | "SCR" | "NGN";
                 /** @description First UTC day `YYYY-MM-DD` (default 30 days before `to`) */
                 from?: string;
                 /** @description Last UTC day `YYYY-MM-DD`, included (default today) */
