@@ -451,7 +451,7 @@ export interface paths {
         };
         /**
          * Retrieve a day’s settlement report
-         * @description Every balance transaction created on one UTC day (`date`, `YYYY-MM-DD`), oldest first, each with gross, fee and net, its payment, your description of it and its metadata; and per currency the day’s sums with what you were owed when it began and ended (`opening_balance + net = closing_balance`). Today gives the report so far (`complete: false`); a later day, or one more than 730 days back, is refused. `format=csv` answers a file to download (`text/csv`, UTF-8 with a byte-order mark, amounts as decimals in the currency’s unit, cells a spreadsheet would run as formulas prefixed with `'`), one `payment_metadata[key]` column per metadata key. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         * @description Every balance transaction created on one UTC day (`date`, `YYYY-MM-DD`), oldest first, each with gross, fee and net, its payment, your description of it and its metadata; and per currency the day’s sums with what you were owed when it began and ended (`opening_balance + net = closing_balance`). Today gives the report so far (`complete: false`); a later day, or one more than 730 days back, is refused. `format=csv` answers a file to download (`text/csv`, UTF-8 with a byte-order mark, amounts as decimals in the currency’s unit, cells a spreadsheet would run as formulas prefixed with `'`), one `payment_metadata[key]` column per metadata key, and one section per currency: an `opening_balance` row, the currency’s lines, a `total` row and a `closing_balance` row, never a sum across currencies. `currency` narrows the report (JSON and CSV) to one currency. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
         get: operations["retrieveDaySettlementReport"];
         put?: never;
@@ -471,7 +471,7 @@ export interface paths {
         };
         /**
          * Retrieve a payout’s settlement report
-         * @description What a payout comprised: the balance transactions it covers (payments, refunds, refused refunds, adjustments; an automatic payout covers what became available since the last one, a manual payout covers none), each with gross, fee and net, then its `payout_fee` line and, when not 0, a `balance_carried` line (balance it paid out that its lines do not itemize, or that stayed in your balance, such as the schedule’s minimum). The lines’ `net` adds up to the payout’s amount. `format=csv` answers a file to download, as the day report does. Another merchant’s payout answers 404. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         * @description What a payout comprised: the balance transactions it covers (payments, refunds, refused refunds, adjustments; an automatic payout covers what became available since the last one, a manual payout the balance transactions it drew on, first in first out), each with gross, fee and net, then its `payout_fee` line and, when not 0, a `balance_carried` line (balance it paid out that its lines do not itemize, or that stayed in your balance, such as the schedule’s minimum). The lines’ `net` adds up to the payout’s amount. `format=csv` answers a file to download, as the day report does. Another merchant’s payout answers 404. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
         get: operations["retrievePayoutSettlementReport"];
         put?: never;
@@ -1087,7 +1087,7 @@ export interface paths {
         };
         /**
          * Analytics
-         * @description Volumes, fees and net per currency, counts by status and by method, the success rate (completed among decided payments) and a daily series, from `from` to `to` (UTC days, both included; default the last 30 days). With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
+         * @description Volumes, fees and net per currency, counts by status and by method, the success rate (completed among decided payments) and a daily series, from `from` to `to` (UTC days, both included; default the last 30 days). Counts and the success rate cover every currency unless `currency` narrows everything to one currency’s payments; amounts are never added across currencies. With a session token, `?environment=live` selects live data (default sandbox); a secret key selects its own environment.
          */
         get: operations["retrieveAnalytics"];
         put?: never;
@@ -2999,7 +2999,7 @@ export interface components {
                  * @enum {string}
                  */
                 status: "pending" | "in_transit" | "paid" | "failed" | "returned" | "cancelled";
-                /** @description Created by the payout schedule (only those itemize activity) */
+                /** @description Created by the payout schedule; false: created by a request (both itemize what they drew on) */
                 automatic: boolean;
                 /**
                  * Format: date-time
@@ -6710,6 +6710,8 @@ export interface operations {
                 environment?: "sandbox" | "live";
                 /** @description `json` (default): the envelope, amounts in minor units. `csv`: a file to download (`text/csv`, UTF-8), amounts as decimals in the currency’s unit */
                 format?: "json" | "csv";
+                /** @description One currency (ISO 4217, upper case): its section alone. Default: every currency you hold, each in its own section */
+                currency?: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD" | "TZS" | "ZMW" | "XOF" | "XAF" | "GNF" | "SZL" | "MWK" | "CDF" | "MGA" | "SCR" | "NGN";
                 /** @description The UTC day, `YYYY-MM-DD`: today at the latest (its report so far), at most 730 days back */
                 date: string;
             };
@@ -6798,8 +6800,11 @@ export interface operations {
                     };
                     /**
                      * @example balance_transaction,created_at,available_on,category,source,payment,currency,gross,fee,net,description,merchant_description,payment_metadata[order_id]
+                     *     ,2026-11-24T00:00:00.000Z,,opening_balance,,,RWF,,,0,Owed to you when the day began (available and pending),,
                      *     txn_2Kp4Rt6Vx8Zb0Dc2Fe4Hg6Jk,2026-11-24T10:00:04.000Z,2026-11-25T10:00:04.000Z,payment,pay_7Hc2WqN5xR8tLm3Kd9PzYb4V,pay_7Hc2WqN5xR8tLm3Kd9PzYb4V,RWF,1500,23,1477,Payment pay_7Hc2WqN5xR8tLm3Kd9PzYb4V,Order 1042,1042
                      *     txn_9Lm1No3Pq5Rs7Tu9Vw1Xy3Za,2026-11-24T11:00:00.000Z,2026-11-24T11:00:00.000Z,refund,ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b,pay_7Hc2WqN5xR8tLm3Kd9PzYb4V,RWF,-500,0,-500,Refund ref_5Tg9HjK3mN7pQ2rS6vW8xZ1b of payment pay_7Hc2WqN5xR8tLm3Kd9PzYb4V,Order 1042,1042
+                     *     ,,,total,,,RWF,1000,23,977,The day in this currency: 2 lines,,
+                     *     ,2026-11-25T00:00:00.000Z,,closing_balance,,,RWF,,,977,Owed to you when the day ended (opening balance + the day’s net),,
                      */
                     "text/csv": string;
                 };
@@ -6807,7 +6812,7 @@ export interface operations {
             /**
              * @description Invalid request. Error codes:
              *
-             *     - `validation_error`: A missing or malformed `date`, a day after today (UTC) or more than 730 days back, a `format` other than `json` or `csv`, or an unknown query field. The message names the parameter.
+             *     - `validation_error`: A missing or malformed `date`, a day after today (UTC) or more than 730 days back, a `currency` the service does not take, a `format` other than `json` or `csv`, or an unknown query field. The message names the parameter.
              */
             400: {
                 headers: {
@@ -12596,6 +12601,8 @@ export interface operations {
             query?: {
                 /** @description With a session token: the environment to read (default sandbox); a key's own otherwise */
                 environment?: "sandbox" | "live";
+                /** @description One currency (ISO 4217, upper case): its payments alone, so counts and the success rate are of that currency. Default: all, volumes per currency */
+                currency?: "RWF" | "UGX" | "KES" | "GHS" | "USD" | "EUR" | "GBP" | "LRD" | "TZS" | "ZMW" | "XOF" | "XAF" | "GNF" | "SZL" | "MWK" | "CDF" | "MGA" | "SCR" | "NGN";
                 /** @description First UTC day `YYYY-MM-DD` (default 30 days before `to`) */
                 from?: string;
                 /** @description Last UTC day `YYYY-MM-DD`, included (default today) */

@@ -250,10 +250,52 @@ async function reserve(
   if (audit) await insertAuditEntries(trx, [audit]);
 }
 
+/** How many balance transactions {@link coverFirstInFirstOut} reads at a time. */
+const COVER_BATCH = 500;
+
+/**
+ * Names (`payout_id`) the balance transactions manual payout `payout` drew on, first in first out
+ * (docs/payouts.md#manual-payout-report), inside `trx` under the balance account's lock: its own reservation, then the
+ * available balance transactions of its currency that no payout covers yet (payments, refunds, adjustments; not other
+ * payouts' reservations or give-backs), in the order they became available (then created, then id), until their net
+ * reaches the payout's amount plus fee. The last one named may be drawn on only in part: what it leaves stays in the
+ * balance, and its payout report shows that part as a negative `balance_carried` (docs/ledger.md#payout-report).
+ * Reads {@link COVER_BATCH} rows at a time, so a long uncovered history costs only what is drawn.
+ */
+async function coverFirstInFirstOut(trx: Db, payout: PayoutSnapshot, now: Date): Promise<void> {
+  const scope = { merchantId: payout.merchantId, environment: payout.environment };
+  await trx('ledger_balance_transactions')
+    .where({ ...scopeColumns(scope), currency: payout.currency, source: payout.id, type: 'payout' })
+    .whereNull('payout_id')
+    .update({ payout_id: payout.id });
+  const due = payout.amount + payout.fee;
+  let drawn = 0;
+  while (drawn < due) {
+    const batch = (await trx('ledger_balance_transactions')
+      .where({ ...scopeColumns(scope), currency: payout.currency })
+      .whereNull('payout_id')
+      .where('available_on', '<=', now)
+      .whereNotIn('type', ['payout', 'payout_failure'])
+      .orderBy([{ column: 'available_on' }, { column: 'created_at' }, { column: 'id' }])
+      .limit(COVER_BATCH)
+      .select('id', 'net')) as { id: string; net: string | number }[];
+    const taken: string[] = [];
+    for (const row of batch) {
+      if (drawn >= due) break;
+      taken.push(row.id);
+      drawn += Number(row.net);
+    }
+    if (taken.length > 0)
+      await trx('ledger_balance_transactions').whereIn('id', taken).update({ payout_id: payout.id });
+    if (batch.length < COVER_BATCH) break;
+  }
+}
+
 /**
  * Inserts `payout` (`pending`) with its reservation of amount + fee and its `payout.created` event in one
  * transaction, under the lock of the merchant's balance account (docs/payouts.md#money). A payout id already stored
- * changes nothing and answers the stored payout. `audit`: the create's audit entry, written with it.
+ * changes nothing and answers the stored payout. `audit`: the create's audit entry, written with it. A manual payout
+ * names the balance transactions it drew on, first in first out ({@link coverFirstInFirstOut}).
  * @returns the payout stored, and whether this call inserted it
  * @throws DomainError `insufficient_balance` (409) when the available balance is negative or below amount + fee;
  *   nothing is written
@@ -266,7 +308,8 @@ export async function insertPayoutReserved(
 ): Promise<{ payout: PayoutSnapshot; inserted: boolean }> {
   return db.transaction(async (trx) => {
     const scope = { merchantId: payout.merchantId, environment: payout.environment };
-    const available = await lockedAvailable(trx, scope, payout.currency, new Date());
+    const now = new Date();
+    const available = await lockedAvailable(trx, scope, payout.currency, now);
     const existing = (await trx('payouts').where({ id: payout.id }).first()) as PayoutRow | undefined;
     if (existing) return { payout: fromPayoutRow(existing), inserted: false };
     const total = payout.amount + payout.fee;
@@ -281,6 +324,7 @@ export async function insertPayoutReserved(
         `the available ${payout.currency} balance is ${available}, less than the amount ${payout.amount} plus the payout fee ${payout.fee}`,
       );
     await reserve(trx, payout, eventOf, audit);
+    if (!payout.automatic) await coverFirstInFirstOut(trx, payout, now);
     return { payout, inserted: true };
   });
 }

@@ -226,12 +226,24 @@ export interface Analytics {
 }
 
 /**
- * Computes the analytics (docs/limits.md#lists) in SQL. `success_rate` = completed ÷ decided (completed, refunded,
+ * Computes the analytics (docs/limits.md#lists) in SQL over the payments created in `[from, to)`, of `currency` alone
+ * when given (then no count or rate mixes currencies). `success_rate` = completed ÷ decided (completed, refunded,
  * failed), null when none.
  */
-export async function computeAnalytics(db: Db, scope: Scope, from: Date, to: Date): Promise<Analytics> {
-  const base = () =>
-    db('payments').where(scopeColumns(scope)).where('created_at', '>=', from).where('created_at', '<', to);
+export async function computeAnalytics(
+  db: Db,
+  scope: Scope,
+  from: Date,
+  to: Date,
+  currency?: string,
+): Promise<Analytics> {
+  const base = () => {
+    const query = db('payments')
+      .where(scopeColumns(scope))
+      .where('created_at', '>=', from)
+      .where('created_at', '<', to);
+    return currency === undefined ? query : query.where({ currency });
+  };
   const volumes = await base()
     .groupBy('currency')
     .orderBy('currency')

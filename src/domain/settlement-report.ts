@@ -77,9 +77,9 @@ export interface PayoutReport {
   activity: LineTotals;
   payoutFee: number;
   /**
-   * `amount + fee − activity.net`: above 0 when the payout paid out balance its lines do not itemize (earlier
-   * activity, what a manual payout left), below 0 when part of the lines' net stayed in the balance (the schedule's
-   * minimum, what the fee's rounding leaves).
+   * `amount + fee − activity.net`: above 0 when the payout paid out balance its lines do not itemize (what an
+   * earlier payout drew on only in part), below 0 when part of the lines' net stayed in the balance (the schedule's
+   * minimum, what the fee's rounding leaves, the part of a manual payout's last line it did not draw on).
    */
   balanceCarried: number;
 }
@@ -122,7 +122,7 @@ export function payoutReport(payout: ReportedPayout, covered: readonly ReportLin
       description:
         balanceCarried > 0
           ? 'Paid out from your balance before these lines (not itemized in this payout)'
-          : 'Kept in your balance (the payout schedule minimum, and what the fee rounding leaves)',
+          : 'Kept in your balance (the payout schedule minimum, what the fee rounding leaves, or what a manual payout did not draw of its last line)',
       merchantDescription: null,
       paymentMetadata: null,
     });
@@ -140,14 +140,17 @@ export interface DayCurrencyTotals extends LineTotals {
 
 /**
  * Per currency, the day's sums with the balance it opened and closed at, from the day's lines and the balance owed at
- * the day's end (docs/ledger.md#day-report). Every currency of `closing` or `lines` appears, sorted by code.
+ * the day's end (docs/ledger.md#day-report). Every currency of `closing` or `lines` appears, sorted by code; with
+ * `only`, that one currency alone (with zeros when the merchant holds none of it).
  * @param closing what the merchant was owed per currency at the day's end, minor units
  */
 export function dayTotals(
   lines: readonly ReportLine[],
   closing: readonly { currency: string; amount: number }[],
+  only?: string,
 ): DayCurrencyTotals[] {
-  const currencies = [...new Set([...closing.map((c) => c.currency), ...lines.map((l) => l.currency)])].sort();
+  const held = [...new Set([...closing.map((c) => c.currency), ...lines.map((l) => l.currency)])].sort();
+  const currencies = only === undefined ? held : [only];
   return currencies.map((currency) => {
     const totals = lineTotals(lines.filter((line) => line.currency === currency));
     const closingBalance = closing.find((c) => c.currency === currency)?.amount ?? 0;
@@ -159,12 +162,35 @@ export function dayTotals(
 export interface DayReport {
   /** `YYYY-MM-DD`, UTC. */
   date: string;
+  /** The one currency asked for (`?currency=`); undefined: every currency the merchant holds. */
+  currency?: string;
   start: Date;
   end: Date;
   /** False for today: the day has not ended and its report may still grow. */
   complete: boolean;
   currencies: DayCurrencyTotals[];
   lines: ReportLine[];
+}
+
+/** What a row of a day report's CSV is: one of its lines, or one of the three rows each currency's section adds. */
+export type DaySectionRow =
+  | { kind: 'line'; line: ReportLine }
+  | { kind: 'opening_balance' | 'total' | 'closing_balance'; totals: DayCurrencyTotals };
+
+/**
+ * A day report as sections, one per currency sorted by code (docs/ledger.md#csv): its `opening_balance` row, its
+ * lines oldest first, its `total` row (the lines' count and sums) and its `closing_balance` row, so that within a
+ * section opening + total net = closing and no figure is added across currencies.
+ */
+export function daySections(report: Pick<DayReport, 'currencies' | 'lines'>): DaySectionRow[] {
+  return report.currencies.flatMap((totals): DaySectionRow[] => [
+    { kind: 'opening_balance', totals },
+    ...report.lines
+      .filter((line) => line.currency === totals.currency)
+      .map((line): DaySectionRow => ({ kind: 'line', line })),
+    { kind: 'total', totals },
+    { kind: 'closing_balance', totals },
+  ]);
 }
 
 /** The oldest day a day report covers, in days before today (UTC): two years, a full previous fiscal year any time. */

@@ -139,16 +139,17 @@ export async function getTransaction(
 
 /**
  * The caller's analytics (docs/limits.md#lists) over the UTC days `from`..`to`, both included;
- * `to` defaults to now and `from` to 30 days before `to`. Amounts in minor units per currency.
+ * `to` defaults to now and `from` to 30 days before `to`. Amounts in minor units per currency; with `currency` (an
+ * ISO 4217 code the route checked), that currency's payments alone, counts and success rate included.
  */
 export async function getAnalytics(
   deps: DeveloperServiceDeps,
   owner: Principal,
-  days: { from?: Date; to?: Date },
+  days: { from?: Date; to?: Date; currency?: string },
 ): Promise<Analytics> {
   const to = days.to ? new Date(days.to.getTime() + DAY_MS) : new Date();
   const from = days.from ?? new Date(to.getTime() - DEFAULT_ANALYTICS_DAYS * DAY_MS);
-  return computeAnalytics(deps.db, owner, from, to);
+  return computeAnalytics(deps.db, owner, from, to, days.currency);
 }
 
 /**

@@ -36,7 +36,8 @@ export async function getPayoutReport(
 /**
  * The report of UTC day `date` (`YYYY-MM-DD`) for the caller at `now` (docs/ledger.md#day-report): every balance
  * transaction created that day, oldest first, and per currency the day's sums with the balance owed at its start and
- * end (for today: now).
+ * end (for today: now); with `currency` (an ISO 4217 code the API supports, checked by the route), that currency's
+ * alone.
  * @throws DomainError `validation_error` (400) naming `date` for a malformed date, a day after today or one more than
  *   two years back
  */
@@ -45,9 +46,12 @@ export async function getDayReport(
   owner: Principal,
   date: string,
   now = new Date(),
+  currency?: string,
 ): Promise<DayReport> {
   const interval = dayReportInterval(date, now);
   if (!interval.ok) throw validationError([{ field: 'date', message: interval.message }]);
-  const { lines, closing } = await readDayReport(deps.db, owner, interval.start, interval.end);
-  return { date, ...interval, currencies: dayTotals(lines, closing), lines };
+  const read = await readDayReport(deps.db, owner, interval.start, interval.end);
+  const lines = currency === undefined ? read.lines : read.lines.filter((line) => line.currency === currency);
+  const closing = currency === undefined ? read.closing : read.closing.filter((c) => c.currency === currency);
+  return { date, currency, ...interval, currencies: dayTotals(lines, closing, currency), lines };
 }

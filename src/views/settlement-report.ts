@@ -7,7 +7,14 @@ import { csvFile } from '../lib/csv';
 import { BALANCE_TRANSACTION_TYPES } from '../domain/ledger';
 import { formatMinorUnits } from '../domain/money';
 import type { PayoutSnapshot } from '../domain/payout';
-import type { DayReport, LineTotals, PayoutReport, ReportLine } from '../domain/settlement-report';
+import {
+  daySections,
+  type DayReport,
+  type DaySectionRow,
+  type LineTotals,
+  type PayoutReport,
+  type ReportLine,
+} from '../domain/settlement-report';
 import { PAYOUT_STATUSES } from '../domain/payout';
 import { timestamp } from './timestamp';
 import { createdAt, currencyCode, nullableText, objectName } from './fields';
@@ -57,7 +64,9 @@ export const payoutSettlementReport = z
         fee: z.number().int().openapi({ description: 'Payout fee, minor units' }),
         currency: currencyCode,
         status: z.enum(PAYOUT_STATUSES).openapi({ description: 'Its status now' }),
-        automatic: z.boolean().openapi({ description: 'Created by the payout schedule (only those itemize activity)' }),
+        automatic: z.boolean().openapi({
+          description: 'Created by the payout schedule; false: created by a request (both itemize what they drew on)',
+        }),
         arrival_date: timestamp.nullable().openapi({ description: 'When the provider paid it; null until then' }),
         created_at: createdAt,
       })
@@ -190,15 +199,16 @@ const CSV_COLUMNS = [
   'merchant_description',
 ] as const;
 
-/**
- * The CSV file of a report's lines (docs/ledger.md#csv): one row per line in {@link CSV_COLUMNS}, amounts as decimal
- * strings in the currency's exponent (`1500` RWF, `15.00` KES), then, as Stripe's reports do, one
- * `payment_metadata[key]` column per metadata key any line has (sorted), empty where a line has none.
- */
-export function reportCsv(lines: readonly ReportLine[]): string {
-  const keys = [...new Set(lines.flatMap((line) => Object.keys(line.paymentMetadata ?? {})))].sort();
-  const header = [...CSV_COLUMNS, ...keys.map((key) => `payment_metadata[${key}]`)];
-  const rows = lines.map((line) => [
+/** A row of a CSV: a report line, or a day section's own row (no balance transaction; gross and fee may be empty). */
+type CsvLine = Omit<ReportLine, 'category' | 'gross' | 'fee'> & {
+  category: ReportLine['category'] | Exclude<DaySectionRow['kind'], 'line'>;
+  gross: number | null;
+  fee: number | null;
+};
+
+/** The cells of one CSV row, {@link CSV_COLUMNS} then the metadata columns of `keys`; an empty cell for a null. */
+function csvRow(line: CsvLine, keys: readonly string[]): string[] {
+  return [
     line.balanceTransaction ?? '',
     line.createdAt,
     line.availableOn ?? '',
@@ -206,12 +216,84 @@ export function reportCsv(lines: readonly ReportLine[]): string {
     line.source,
     line.payment ?? '',
     line.currency,
-    formatMinorUnits(line.gross, line.currency),
-    formatMinorUnits(line.fee, line.currency),
+    line.gross === null ? '' : formatMinorUnits(line.gross, line.currency),
+    line.fee === null ? '' : formatMinorUnits(line.fee, line.currency),
     formatMinorUnits(line.net, line.currency),
     line.description,
     line.merchantDescription ?? '',
     ...keys.map((key) => String(line.paymentMetadata?.[key] ?? '')),
-  ]);
+  ];
+}
+
+/** The header of a CSV of `lines`: {@link CSV_COLUMNS}, then one `payment_metadata[key]` per key any line has. */
+function csvHeader(lines: readonly ReportLine[]): { header: string[]; keys: string[] } {
+  const keys = [...new Set(lines.flatMap((line) => Object.keys(line.paymentMetadata ?? {})))].sort();
+  return { header: [...CSV_COLUMNS, ...keys.map((key) => `payment_metadata[${key}]`)], keys };
+}
+
+/**
+ * The CSV file of a report's lines (docs/ledger.md#csv): one row per line in {@link CSV_COLUMNS}, amounts as decimal
+ * strings in the currency's exponent (`1500` RWF, `15.00` KES), then, as Stripe's reports do, one
+ * `payment_metadata[key]` column per metadata key any line has (sorted), empty where a line has none.
+ */
+export function reportCsv(lines: readonly ReportLine[]): string {
+  const { header, keys } = csvHeader(lines);
+  return csvFile(
+    header,
+    lines.map((line) => csvRow(line, keys)),
+  );
+}
+
+/** The words of a day section's own rows (docs/ledger.md#csv). */
+const SECTION_DESCRIPTIONS = {
+  opening_balance: 'Owed to you when the day began (available and pending)',
+  total: 'The day in this currency',
+  closing_balance: 'Owed to you when the day ended (opening balance + the day’s net)',
+} as const;
+
+/**
+ * The CSV file of a day's report (docs/ledger.md#csv): the columns of {@link reportCsv}, one section per currency
+ * ({@link daySections}): an `opening_balance` row (its balance in `net`, gross and fee empty), the currency's lines, a
+ * `total` row (`gross`, `fee`, `net` summed, the count in its description) and a `closing_balance` row (at the day's
+ * end, or now for today). Amounts are never added across currencies.
+ */
+export function dayReportCsv(report: DayReport): string {
+  const { header, keys } = csvHeader(report.lines);
+  const rows = daySections(report).map((row) => {
+    if (row.kind === 'line') return csvRow(row.line, keys);
+    const { totals } = row;
+    const at = {
+      opening_balance: report.start.toISOString(),
+      total: '',
+      closing_balance: report.complete ? report.end.toISOString() : '',
+    }[row.kind];
+    const net = {
+      opening_balance: totals.openingBalance,
+      total: totals.net,
+      closing_balance: totals.closingBalance,
+    }[row.kind];
+    const sums = row.kind === 'total' ? { gross: totals.gross, fee: totals.fee } : { gross: null, fee: null };
+    const description =
+      row.kind === 'total'
+        ? `${SECTION_DESCRIPTIONS.total}: ${totals.count} line${totals.count === 1 ? '' : 's'}`
+        : SECTION_DESCRIPTIONS[row.kind];
+    return csvRow(
+      {
+        balanceTransaction: null,
+        createdAt: at,
+        availableOn: null,
+        category: row.kind,
+        source: '',
+        payment: null,
+        currency: totals.currency,
+        ...sums,
+        net,
+        description,
+        merchantDescription: null,
+        paymentMetadata: null,
+      },
+      keys,
+    );
+  });
   return csvFile(header, rows);
 }

@@ -335,10 +335,47 @@ describe('dashboard endpoints', function () {
       ]);
     });
 
-    it('refuses a bad or reversed from/to', async () => {
+    it('narrows every figure to one currency, never adding currencies up', async () => {
       const developer = await registerDeveloper();
-      for (const query of ['from=2026-13-01', 'from=2026-05-02&to=2026-05-01', 'to=soon']) {
-        expect((await call(`/v1/developer/analytics?${query}`, { key: developer.key })).status, query).to.equal(400);
+      await completedPayment(developer);
+      // An M-Pesa payment in KES that fails: it must count in KES alone.
+      const kes = await call('/v1/payments', {
+        key: developer.key,
+        body: { amount: 150_000, currency: 'KES', payment_method: 'mobile_money', phone_number: '+254712000002' },
+      });
+      await waitForPayment(developer.key, kes.body.data.id, (p) => p.status === 'failed');
+      const of = async (query: string) =>
+        (await call(`/v1/developer/analytics?${query}`, { key: developer.key })).body.data;
+      const rwf = await of('currency=RWF');
+      expect(rwf.volume_by_currency.map((v: { currency: string }) => v.currency)).to.deep.equal(['RWF']);
+      expect(rwf.count_by_status).to.deep.equal({ completed: 1 });
+      expect(rwf.success_rate).to.equal(1);
+      expect(rwf.daily.map((d: { currency: string }) => d.currency)).to.deep.equal(['RWF']);
+      const shillings = await of('currency=KES');
+      expect(shillings.count_by_status).to.deep.equal({ failed: 1 });
+      expect(shillings.success_rate).to.equal(0);
+      expect(shillings.volume_by_currency).to.deep.equal([
+        { currency: 'KES', completed_volume: 0, refunded_volume: 0, fees: 0, net: 0 },
+      ]);
+      const none = await of('currency=XOF');
+      expect(none).to.deep.include({ volume_by_currency: [], count_by_status: {}, success_rate: null, daily: [] });
+      // Without it: volumes per currency, counts of all.
+      expect((await of('')).count_by_status).to.deep.equal({ completed: 1, failed: 1 });
+    });
+
+    it('refuses a bad or reversed from/to and a currency it does not take, naming the field', async () => {
+      const developer = await registerDeveloper();
+      for (const [query, field] of [
+        ['from=2026-13-01', 'from'],
+        ['from=2026-05-02&to=2026-05-01', 'from'],
+        ['to=soon', 'to'],
+        ['currency=EURO', 'currency'],
+        ['currency=rwf', 'currency'],
+        ['currency=', 'currency'],
+      ]) {
+        const answer = await call(`/v1/developer/analytics?${query}`, { key: developer.key });
+        expect(answer.status, query).to.equal(400);
+        expect(answer.body.error.details[0].field, query).to.equal(field);
       }
     });
   });

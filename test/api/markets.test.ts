@@ -196,6 +196,14 @@ async function walkProviderMarket(market: ProviderMarket): Promise<string> {
   expect(created.body.data, where).to.include({ provider: market.provider, currency: market.currency, amount });
   const paid = await waitForPayment(key, created.body.data.id, (p) => p.status === 'completed', 60_000);
   expect(paid.status, where).to.equal('completed');
+  // The payment says beforehand what its provider's live adapter takes (docs/payments.md#refundable-and-cancellable):
+  // none of these refunds in part, and Orange's Web Payment API refunds nothing.
+  const unrefundable = `${market.provider} payments cannot be refunded through the API`;
+  expect(paid.refundable, where).to.deep.equal(
+    market.refunds
+      ? { allowed: true, partial: false, reason: null }
+      : { allowed: false, partial: false, reason: unrefundable },
+  );
   const refund = await call(`/v1/payments/${paid.id}/refund`, { key, method: 'POST' });
   if (market.refunds) {
     expect(refund.status, `${where}: ${JSON.stringify(refund.body)}`).to.equal(201);
@@ -204,7 +212,12 @@ async function walkProviderMarket(market: ProviderMarket): Promise<string> {
     );
   } else {
     expect(refund.status, `${where}: ${JSON.stringify(refund.body)}`).to.equal(409);
+    expect(refund.body.error, where).to.include({ code: 'payment_not_refundable', message: unrefundable });
     expect((await call(`/v1/payments/${paid.id}`, { key })).body.data.status, where).to.equal('completed');
+    const { db } = await getStack();
+    expect(await db('refunds').where({ payment_id: paid.id }).pluck('id'), `${where}: nothing recorded`).to.deep.equal(
+      [],
+    );
   }
 
   const session = await call('/v1/checkout/sessions', {

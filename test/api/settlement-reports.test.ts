@@ -1,8 +1,9 @@
 /**
  * Settlement reports over HTTP against the real stack (docs/ledger.md#reports): an automatic payout's report itemizes
  * the payment and refund it covers and its lines add up to the payout's amount, in JSON and in CSV; a manual payout's
- * report carries its amount as balance; a day's report lists the day's payments and refunds per currency with opening
- * and closing balances; CSV amounts are decimals in the currency's exponent and cells a spreadsheet would run as
+ * report itemizes the balance transactions it drew on, first in first out; a day's report lists the day's payments
+ * and refunds per currency with opening and closing balances, in one section per currency in CSV, or one currency
+ * alone; CSV amounts are decimals in the currency's exponent and cells a spreadsheet would run as
  * formulas are defused (docs/ledger.md#csv); bad input is 400 naming the parameter and a foreign payout 404.
  */
 import { expect } from 'chai';
@@ -168,31 +169,58 @@ describe('settlement reports (docs/ledger.md#reports)', function () {
     expect(badFormat.body.error.details[0].field).to.equal('format');
   });
 
-  it("reports a manual payout's amount and fee as drawn from the balance, adding up to its amount", async () => {
+  it('itemizes the balance transactions a manual payout drew on, first in first out, adding up to its amount', async () => {
     const merchant = await registerDeveloper();
     const key = merchant.key;
-    await collect(key, {
-      amount: 20_000,
-      currency: 'RWF',
-      payment_method: 'mobile_money',
-      phone_number: '+250788000001',
-    });
+    const payment = (amount: number) =>
+      collect(key, { amount, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' });
+    const first = await payment(6_000);
+    const second = await payment(8_000);
+    const third = await payment(20_000);
     await call('/v1/sandbox/balance/settle', { key, method: 'POST' });
     const destination = await call('/v1/payout_destinations', {
       key,
       body: { type: 'mobile_money', phone_number: '+250788000001' },
     });
-    const created = await call('/v1/payouts', {
-      key,
-      headers: { 'idempotency-key': 'manual-report' },
-      body: { amount: 10_000, currency: 'RWF', destination: destination.body.data.id },
-    });
-    expect(created.status, JSON.stringify(created.body)).to.equal(201);
-    const report = (await call(`/v1/payouts/${created.body.data.id}/settlement_report`, { key })).body.data;
-    expect(report.activity).to.deep.equal({ count: 0, gross: 0, fee: 0, net: 0 });
-    expect(report.lines.map((l: any) => [l.category, l.net])).to.deep.equal([
-      ['payout_fee', -100],
-      ['balance_carried', 10_100],
+    const payOut = async (amount: number, idempotencyKey: string) => {
+      const created = await call('/v1/payouts', {
+        key,
+        headers: { 'idempotency-key': idempotencyKey },
+        body: { amount, currency: 'RWF', destination: destination.body.data.id },
+      });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const report = (await call(`/v1/payouts/${created.body.data.id}/settlement_report`, { key })).body.data;
+      const sum = report.lines.reduce((total: number, line: any) => total + line.net, 0);
+      expect(sum, 'the lines add up to the payout').to.equal(amount);
+      return { payout: created.body.data, report };
+    };
+
+    // 10,000 + fee: the oldest payment is not enough, the second crosses it; the third stays for later.
+    const one = await payOut(10_000, 'manual-fifo-1');
+    expect(one.report.lines.map((l: any) => [l.category, l.source])).to.deep.equal([
+      ['payment', first.id],
+      ['payment', second.id],
+      ['payout_fee', one.payout.id],
+      ['balance_carried', one.payout.id],
+    ]);
+    const [firstNet, secondNet] = one.report.lines.map((l: any) => l.net);
+    expect(firstNet).to.be.below(10_000 + one.payout.fee);
+    expect(one.report.activity).to.deep.include({ count: 2, net: firstNet + secondNet });
+    expect(one.report.balance_carried, 'the rest of the second payment stays in the balance').to.equal(
+      10_000 + one.payout.fee - firstNet - secondNet,
+    );
+    expect(one.report.balance_carried).to.be.below(0);
+    const listed = (await call(`/v1/balance_transactions?payout=${one.payout.id}`, { key })).body.data;
+    expect(listed.balance_transactions.map((t: any) => t.source).sort()).to.deep.equal(
+      [first.id, second.id, one.payout.id].sort(),
+    );
+
+    // The next payout draws on the next transaction no payout named yet: the third payment, never the first two again.
+    const two = await payOut(1_000, 'manual-fifo-2');
+    expect(two.report.lines.map((l: any) => [l.category, l.source])).to.deep.equal([
+      ['payment', third.id],
+      ['payout_fee', two.payout.id],
+      ['balance_carried', two.payout.id],
     ]);
   });
 
@@ -247,14 +275,47 @@ describe('settlement reports (docs/ledger.md#reports)', function () {
       `attachment; filename="settlement-report-sandbox-${today}.csv"`,
     );
     const rows = rowsOf(csv.records);
-    expect(rows.map((r) => [r.currency, r.gross, r.fee, r.net])).to.deep.equal([
-      ['RWF', '1500', '23', '1477'],
-      ['RWF', '-500', '0', '-500'],
-      ['KES', '1500.00', '22.50', '1477.50'],
-      ['KES', '-1500.00', '0.00', '-1500.00'],
+    // One section per currency, sorted by code: opening balance, the lines, their total, the closing balance; no
+    // figure is added across currencies (docs/ledger.md#csv).
+    expect(rows.map((r) => [r.category, r.currency, r.gross, r.fee, r.net])).to.deep.equal([
+      ['opening_balance', 'KES', '', '', '0.00'],
+      ['payment', 'KES', '1500.00', '22.50', '1477.50'],
+      ['refund', 'KES', '-1500.00', '0.00', '-1500.00'],
+      ['total', 'KES', '0.00', '22.50', '-22.50'],
+      ['closing_balance', 'KES', '', '', '-22.50'],
+      ['opening_balance', 'RWF', '', '', '0'],
+      ['payment', 'RWF', '1500', '23', '1477'],
+      ['refund', 'RWF', '-500', '0', '-500'],
+      ['total', 'RWF', '1000', '23', '977'],
+      ['closing_balance', 'RWF', '', '', '977'],
     ]);
+    expect(rows[0]).to.include({ balance_transaction: '', created_at: `${today}T00:00:00.000Z` });
+    expect(rows[3]!.description).to.equal('The day in this currency: 2 lines');
+    expect(rows[4]!.created_at, 'today has not ended').to.equal('');
     // A leading minus that is not a plain number is defused too.
-    expect(rows[2]!.merchant_description).to.equal("'-2+3");
+    expect(rows[1]!.merchant_description).to.equal("'-2+3");
+
+    // One currency alone, in JSON and CSV.
+    const kesOnly = (await call(`/v1/balance/settlement_report?date=${today}&currency=KES`, { key })).body.data;
+    expect(kesOnly.currencies).to.deep.equal([report.currencies[0]]);
+    expect(kesOnly.lines).to.deep.equal(report.lines.filter((l: any) => l.currency === 'KES'));
+    const rwfCsv = await csvOf(`/v1/balance/settlement_report?date=${today}&format=csv&currency=RWF`, key);
+    expect(rwfCsv.response.headers.get('content-disposition')).to.equal(
+      `attachment; filename="settlement-report-sandbox-${today}-RWF.csv"`,
+    );
+    expect(rowsOf(rwfCsv.records).map((r) => [r.category, r.net])).to.deep.equal([
+      ['opening_balance', '0'],
+      ['payment', '1477'],
+      ['refund', '-500'],
+      ['total', '977'],
+      ['closing_balance', '977'],
+    ]);
+    // A currency the merchant holds none of: its section, all zeros.
+    const xof = (await call(`/v1/balance/settlement_report?date=${today}&currency=XOF`, { key })).body.data;
+    expect(xof).to.deep.include({
+      lines: [],
+      currencies: [{ currency: 'XOF', opening_balance: 0, count: 0, gross: 0, fee: 0, net: 0, closing_balance: 0 }],
+    });
 
     // Yesterday the merchant had nothing yet: the same currencies, opening and closing at 0.
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
@@ -271,7 +332,7 @@ describe('settlement reports (docs/ledger.md#reports)', function () {
     expect(foreign).to.deep.include({ lines: [], currencies: [] });
   });
 
-  it('answers 400 naming the parameter for a missing, malformed, future or too old date and a bad format', async () => {
+  it('answers 400 naming the parameter for a missing, malformed, future or too old date, an unknown currency and a bad format', async () => {
     const { key } = await registerDeveloper();
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
     const tooOld = new Date(Date.now() - 731 * 86_400_000).toISOString().slice(0, 10);
@@ -284,6 +345,10 @@ describe('settlement reports (docs/ledger.md#reports)', function () {
       [`date=${tomorrow}`, 'date'],
       [`date=${tooOld}`, 'date'],
       [`date=${today}&format=pdf`, 'format'],
+      [`date=${today}&currency=EURO`, 'currency'],
+      [`date=${today}&currency=kes`, 'currency'],
+      [`date=${today}&currency=`, 'currency'],
+      [`date=${today}&currency=KES&currency=RWF`, 'currency'],
       [`date=${today}&colour=blue`, 'colour'],
     ]) {
       const answer = await call(`/v1/balance/settlement_report?${query}`, { key });

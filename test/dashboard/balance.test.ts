@@ -1,7 +1,8 @@
 /**
  * The dashboard's Balance screen (docs/ledger.md#balance) and the payment detail's postings in a real browser against
- * the real stack: a completed payment and a partial refund show as pending and available funds per currency, their
- * balance transactions filter by type and export as CSV, and the payment's detail lists its double-entry postings.
+ * the real stack: a completed payment and a partial refund show as pending and available funds per currency, the
+ * available balance below zero is explained (why, and what happens next), their balance transactions filter by type
+ * and export as CSV, and the payment's detail lists its double-entry postings.
  */
 import fs from 'node:fs';
 import { expect } from 'chai';
@@ -36,6 +37,15 @@ describe('dashboard balance screen in a browser (docs/ledger.md#balance)', funct
     const row = page.getByTestId('balance-summary').getByRole('row', { name: /RWF/ });
     await row.waitFor();
     expect((await row.locator('td').allTextContents()).map((t) => t.trim())).to.deep.equal(['−500', '1,477', '0']);
+    // Below zero: why, and what happens next (docs/ledger.md#negative-balance), for that currency alone.
+    const note = page.getByTestId('negative-balance');
+    expect(await note.getByRole('heading').allTextContents()).to.deep.equal(['Your available RWF balance is −500 RWF']);
+    const explained = await note.getByTestId('negative-balance-RWF').textContent();
+    expect(explained).to.include('Why: refunds, the fees of refunded payments');
+    expect(explained).to.include(
+      'Payouts in RWF, manual and automatic, wait until the available balance is above zero',
+    );
+    expect(explained).to.include('1,477 RWF pending becomes available on its day');
     const table = page.getByTestId('balance-transactions-table');
     await table.getByText(refund.body.data.id).waitFor();
     await table.getByRole('link', { name: payment.id }).waitFor();

@@ -85,7 +85,15 @@ describe('dashboard details (README.md#dashboard)', function () {
     const waiting = await create({ ...PAYMENT, phone_number: '+250788000003' });
     const card = await create({ amount: 2500, currency: 'USD', payment_method: 'card', description: 'Hoodie' });
     const airtel = await create({ ...PAYMENT, phone_number: '+250728000001' });
+    // A completed Orange Money payment: Orange's Web Payment API refunds nothing, in sandbox as in live.
+    const orange = await create({
+      amount: 1500,
+      currency: 'XOF',
+      payment_method: 'mobile_money',
+      phone_number: '+221771000001',
+    });
     await waitForPayment(merchant.key, airtel, (p) => p.status === 'completed');
+    await waitForPayment(merchant.key, orange, (p) => p.status === 'completed');
     const { context, page, pageErrors } = await newPage();
     await signIn(page, merchant);
 
@@ -108,6 +116,13 @@ describe('dashboard details (README.md#dashboard)', function () {
       'No refund: a pending payment cannot be refunded; only completed payments can.',
     );
     expect(await page.getByRole('button', { name: 'Cancel payment…' }).count()).to.equal(0);
+    expect(await page.getByRole('button', { name: 'Refund…' }).count()).to.equal(0);
+
+    await page.goto(`/dashboard/sandbox/payments/${orange}`);
+    await page.getByRole('heading', { level: 1, name: `Payment ${orange}` }).waitFor();
+    expect(await page.getByTestId('refund-unavailable').textContent()).to.equal(
+      'No refund: orange payments cannot be refunded through the API.',
+    );
     expect(await page.getByRole('button', { name: 'Refund…' }).count()).to.equal(0);
 
     await page.goto(`/dashboard/sandbox/payments/${card}`);

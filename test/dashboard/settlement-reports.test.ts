@@ -63,22 +63,42 @@ describe('settlement reports in the dashboard (docs/ledger.md#reports)', functio
     const day = await downloaded(page, 'Download day report (CSV)');
     expect(day.name).to.equal(`settlement-report-sandbox-${today}.csv`);
     expect([...day.bytes.subarray(0, 3)]).to.deep.equal([0xef, 0xbb, 0xbf]);
-    expect(day.rows.map((r) => [r.category, r.gross, r.fee, r.net])).to.deep.equal([
-      ['payment', '20000', '300', '19700'],
-      ['refund', '-500', '0', '-500'],
-      ['payout', '-5000', '50', '-5050'],
+    // One section per currency: opening balance, the lines, their total, the closing balance (docs/ledger.md#csv).
+    expect(day.rows.map((r) => [r.category, r.currency, r.gross, r.fee, r.net])).to.deep.equal([
+      ['opening_balance', 'RWF', '', '', '0'],
+      ['payment', 'RWF', '20000', '300', '19700'],
+      ['refund', 'RWF', '-500', '0', '-500'],
+      ['payout', 'RWF', '-5000', '50', '-5050'],
+      ['total', 'RWF', '14500', '350', '14150'],
+      ['closing_balance', 'RWF', '', '', '14150'],
     ]);
-    expect(day.rows[0]!.merchant_description).to.equal("'=1+2");
+    expect(day.rows[1]!.merchant_description).to.equal("'=1+2");
+    // The currency picker offers the balance's currencies; one currency downloads its own section.
+    await page.getByTestId('balance-summary').waitFor();
+    expect(await page.getByLabel('Currency', { exact: true }).locator('option').allTextContents()).to.deep.equal([
+      'Every currency, one section each',
+      'RWF',
+    ]);
+    await page.getByLabel('Currency', { exact: true }).selectOption('RWF');
+    const rwf = await downloaded(page, 'Download day report (CSV)');
+    expect(rwf.name).to.equal(`settlement-report-sandbox-${today}-RWF.csv`);
+    expect(rwf.rows).to.deep.equal(day.rows);
 
     await page.goto(`/dashboard/sandbox/payouts/${payout.body.data.id}`);
     await page.getByRole('heading', { level: 1, name: 'Payout' }).waitFor();
     const report = await downloaded(page, 'Download settlement report (CSV)');
     expect(report.name).to.equal(`settlement-report-${payout.body.data.id}.csv`);
-    // A manual payout covers no activity: its fee and the amount drawn from the balance add up to what it paid out.
+    // A manual payout itemizes what it drew on, first in first out (docs/payouts.md#manual-payout-report): the refund
+    // (available at once) and the payment, whose rest stays in the balance, listed oldest first; all add up to what it
+    // paid out.
     expect(report.rows.map((r) => [r.category, r.net])).to.deep.equal([
+      ['payment', '19700'],
+      ['refund', '-500'],
       ['payout_fee', '-50'],
-      ['balance_carried', '5050'],
+      ['balance_carried', '-14150'],
     ]);
+    expect(report.rows[0]!.source).to.equal(payment.id);
+    expect(report.rows[1]!.source).to.match(/^ref_/);
     expect(report.rows.reduce((sum, r) => sum + Number(r.net), 0)).to.equal(5_000);
     expect(pageErrors).to.deep.equal([]);
     await context.close();

@@ -77,7 +77,7 @@ export const balanceRouteDocs: RouteDoc[] = [
     path: '/v1/balance/settlement_report',
     tag: 'Balance',
     summary: 'Retrieve a day’s settlement report',
-    description: `Every balance transaction created on one UTC day (\`date\`, \`YYYY-MM-DD\`), oldest first, each with gross, fee and net, its payment, your description of it and its metadata; and per currency the day’s sums with what you were owed when it began and ended (\`opening_balance + net = closing_balance\`). Today gives the report so far (\`complete: false\`); a later day, or one more than 730 days back, is refused. \`format=csv\` answers a file to download (\`text/csv\`, UTF-8 with a byte-order mark, amounts as decimals in the currency’s unit, cells a spreadsheet would run as formulas prefixed with \`'\`), one \`payment_metadata[key]\` column per metadata key. ${DASHBOARD_CREDENTIALS}`,
+    description: `Every balance transaction created on one UTC day (\`date\`, \`YYYY-MM-DD\`), oldest first, each with gross, fee and net, its payment, your description of it and its metadata; and per currency the day’s sums with what you were owed when it began and ended (\`opening_balance + net = closing_balance\`). Today gives the report so far (\`complete: false\`); a later day, or one more than 730 days back, is refused. \`format=csv\` answers a file to download (\`text/csv\`, UTF-8 with a byte-order mark, amounts as decimals in the currency’s unit, cells a spreadsheet would run as formulas prefixed with \`'\`), one \`payment_metadata[key]\` column per metadata key, and one section per currency: an \`opening_balance\` row, the currency’s lines, a \`total\` row and a \`closing_balance\` row, never a sum across currencies. \`currency\` narrows the report (JSON and CSV) to one currency. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: dayReportQuery,
     success: {
@@ -87,14 +87,17 @@ export const balanceRouteDocs: RouteDoc[] = [
       example: ok('Settlement report retrieved', example.daySettlementReportExample),
       alternative: {
         contentType: 'text/csv',
-        schema: z.string().openapi({ description: 'The lines as CSV: a header row, then one row per line' }),
+        schema: z.string().openapi({
+          description:
+            'The report as CSV: a header row, then per currency its opening balance, its lines, their total and its closing balance',
+        }),
         example: example.daySettlementReportCsvExample,
       },
     },
     codes: [
       {
         code: 'validation_error',
-        when: 'A missing or malformed `date`, a day after today (UTC) or more than 730 days back, a `format` other than `json` or `csv`, or an unknown query field. The message names the parameter.',
+        when: 'A missing or malformed `date`, a day after today (UTC) or more than 730 days back, a `currency` the service does not take, a `format` other than `json` or `csv`, or an unknown query field. The message names the parameter.',
         message: 'date 2026-12-01 is in the future (UTC)',
         details: [{ field: 'date', message: 'date 2026-12-01 is in the future (UTC)' }],
       },
@@ -106,7 +109,7 @@ export const balanceRouteDocs: RouteDoc[] = [
     path: '/v1/payouts/{id}/settlement_report',
     tag: 'Payouts',
     summary: 'Retrieve a payout’s settlement report',
-    description: `What a payout comprised: the balance transactions it covers (payments, refunds, refused refunds, adjustments; an automatic payout covers what became available since the last one, a manual payout covers none), each with gross, fee and net, then its \`payout_fee\` line and, when not 0, a \`balance_carried\` line (balance it paid out that its lines do not itemize, or that stayed in your balance, such as the schedule’s minimum). The lines’ \`net\` adds up to the payout’s amount. \`format=csv\` answers a file to download, as the day report does. Another merchant’s payout answers 404. ${DASHBOARD_CREDENTIALS}`,
+    description: `What a payout comprised: the balance transactions it covers (payments, refunds, refused refunds, adjustments; an automatic payout covers what became available since the last one, a manual payout the balance transactions it drew on, first in first out), each with gross, fee and net, then its \`payout_fee\` line and, when not 0, a \`balance_carried\` line (balance it paid out that its lines do not itemize, or that stayed in your balance, such as the schedule’s minimum). The lines’ \`net\` adds up to the payout’s amount. \`format=csv\` answers a file to download, as the day report does. Another merchant’s payout answers 404. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: payoutReportQuery,
     success: {

@@ -100,7 +100,7 @@ export const dashboardRouteDocs: RouteDoc[] = [
     operationId: 'retrieveAnalytics',
     tag: 'Dashboard',
     summary: 'Analytics',
-    description: `Volumes, fees and net per currency, counts by status and by method, the success rate (completed among decided payments) and a daily series, from \`from\` to \`to\` (UTC days, both included; default the last 30 days). ${DASHBOARD_CREDENTIALS}`,
+    description: `Volumes, fees and net per currency, counts by status and by method, the success rate (completed among decided payments) and a daily series, from \`from\` to \`to\` (UTC days, both included; default the last 30 days). Counts and the success rate cover every currency unless \`currency\` narrows everything to one currency’s payments; amounts are never added across currencies. ${DASHBOARD_CREDENTIALS}`,
     security: DEVELOPER,
     query: analyticsQuery,
     success: answer(

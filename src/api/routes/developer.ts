@@ -107,14 +107,18 @@ export function developerRoutes(deps: { db: Db; config: Pick<Config, 'JWT_SECRET
     respond(ctx, 200, 'Transaction retrieved', await getTransaction(deps, principalOf(ctx), ctx.params.id as string));
   });
 
-  /** Analytics (docs/limits.md#lists) over `from`..`to` (UTC days, default the last 30) → 200 envelope. */
+  /**
+   * Analytics (docs/limits.md#lists) over `from`..`to` (UTC days, default the last 30), of one `currency` when asked
+   * → 200 envelope. Errors: 400 `validation_error` naming `from`, `to`, `currency` (not one the service takes) or an
+   * unknown field; 401.
+   */
   router.get('/analytics', either, async (ctx) => {
     const query = parseOrThrow(analyticsQuery, ctx.query);
     respond(
       ctx,
       200,
       'Analytics retrieved',
-      await getAnalytics(deps, principalOf(ctx), { from: query.from, to: query.to }),
+      await getAnalytics(deps, principalOf(ctx), { from: query.from, to: query.to, currency: query.currency }),
     );
   });
 

@@ -7,21 +7,20 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Config } from '../../config';
 import type { Db } from '../../db/knex';
-import type { ReportLine } from '../../domain/settlement-report';
 import { getDayReport, getPayoutReport } from '../../services/settlement-report-service';
-import { reportCsv, toDayReportView, toPayoutReportView } from '../../views/settlement-report';
+import { dayReportCsv, reportCsv, toDayReportView, toPayoutReportView } from '../../views/settlement-report';
 import { respond } from '../envelope';
 import { principalOf, sessionOrSecretKey } from '../middleware/auth';
 import { apiRouter } from '../router';
 import { dayReportQuery, payoutReportQuery } from '../schemas/settlement-reports';
 import { parseOrThrow } from '../schemas/validate';
 
-/** Answers `lines` as a CSV download named `filename` (docs/ledger.md#csv). */
-function sendCsv(ctx: Context, filename: string, lines: readonly ReportLine[]): void {
+/** Answers `csv` (a whole CSV file) as a download named `filename` (docs/ledger.md#csv). */
+function sendCsv(ctx: Context, filename: string, csv: string): void {
   ctx.status = 200;
   ctx.type = 'text/csv; charset=utf-8';
   ctx.attachment(filename, { type: 'attachment' });
-  ctx.body = reportCsv(lines);
+  ctx.body = csv;
 }
 
 /** Settlement report routes under `/v1`. */
@@ -37,22 +36,25 @@ export function settlementReportRoutes(deps: { db: Db; config: Pick<Config, 'JWT
   router.get('/payouts/:id/settlement_report', auth, async (ctx) => {
     const query = parseOrThrow(payoutReportQuery, ctx.query);
     const { payout, ...report } = await getPayoutReport(deps, principalOf(ctx), ctx.params.id as string);
-    if (query.format === 'csv') return sendCsv(ctx, `settlement-report-${payout.id}.csv`, report.lines);
+    if (query.format === 'csv') return sendCsv(ctx, `settlement-report-${payout.id}.csv`, reportCsv(report.lines));
     respond(ctx, 200, 'Settlement report retrieved', toPayoutReportView(payout, report));
   });
 
   /**
    * A UTC day's report (docs/ledger.md#day-report) → 200 envelope with its lines and, per currency, its sums and the
-   * balance it opened and closed at, or with `format=csv` the lines as
-   * `settlement-report-{environment}-{date}.csv`. Errors: 400 `validation_error` naming `date` (missing, malformed,
-   * after today, more than 730 days back), a bad `format` or an unknown field; 401.
+   * balance it opened and closed at (with `currency`, that currency's alone), or with `format=csv` one section per
+   * currency (opening balance, lines, total, closing balance; docs/ledger.md#csv) as
+   * `settlement-report-{environment}-{date}[-{currency}].csv`. Errors: 400 `validation_error` naming `date` (missing,
+   * malformed, after today, more than 730 days back), `currency` (not a currency the service takes), a bad `format`
+   * or an unknown field; 401.
    */
   router.get('/balance/settlement_report', auth, async (ctx) => {
     const query = parseOrThrow(dayReportQuery, ctx.query);
     const owner = principalOf(ctx);
-    const report = await getDayReport(deps, owner, query.date);
+    const report = await getDayReport(deps, owner, query.date, new Date(), query.currency);
+    const suffix = query.currency ? `-${query.currency}` : '';
     if (query.format === 'csv')
-      return sendCsv(ctx, `settlement-report-${owner.environment}-${report.date}.csv`, report.lines);
+      return sendCsv(ctx, `settlement-report-${owner.environment}-${report.date}${suffix}.csv`, dayReportCsv(report));
     respond(ctx, 200, 'Settlement report retrieved', toDayReportView(report, owner.environment));
   });
 

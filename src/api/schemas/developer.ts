@@ -3,7 +3,7 @@
  * docs/limits.md#lists).
  */
 import { z } from '../../lib/zod';
-import { countryCode, trimmedText } from './fields';
+import { countryCode, currencyFilter, trimmedText } from './fields';
 import { pageQueryFields } from '../pagination';
 import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE } from '../../domain/catalogue';
 import { parseDateFilter, parseDay } from '../../domain/date-filter';
@@ -90,11 +90,15 @@ const day = (name: string) =>
 
 /**
  * `GET /v1/developer/analytics` (docs/limits.md#lists): `from` and `to` days (UTC, both included; default the last 30
- * days).
+ * days), and one `currency` when asked.
  */
 export const analyticsQuery = z
   .strictObject({
     environment,
+    currency: currencyFilter.openapi({
+      description:
+        'One currency (ISO 4217, upper case): its payments alone, so counts and the success rate are of that currency. Default: all, volumes per currency',
+    }),
     from: day('from').optional().openapi({ description: 'First UTC day `YYYY-MM-DD` (default 30 days before `to`)' }),
     to: day('to').optional().openapi({ description: 'Last UTC day `YYYY-MM-DD`, included (default today)' }),
   })

@@ -680,6 +680,12 @@ export const daySettlementReportExample: z.input<typeof out.daySettlementReport>
   lines: [paymentReportLine, refundReportLine],
 };
 
-/** The same day as CSV. */
-export const daySettlementReportCsvExample =
-  payoutSettlementReportCsvExample.split('\r\n').slice(0, 3).join('\r\n') + '\r\n';
+/** The same day as CSV: its RWF section, the opening balance, the two lines, their total and the closing balance. */
+export const daySettlementReportCsvExample = [
+  payoutSettlementReportCsvExample.split('\r\n')[0],
+  ',2026-11-24T00:00:00.000Z,,opening_balance,,,RWF,,,0,Owed to you when the day began (available and pending),,',
+  ...payoutSettlementReportCsvExample.split('\r\n').slice(1, 3),
+  ',,,total,,,RWF,1000,23,977,The day in this currency: 2 lines,,',
+  ',2026-11-25T00:00:00.000Z,,closing_balance,,,RWF,,,977,Owed to you when the day ended (opening balance + the day’s net),,',
+  '',
+].join('\r\n');

@@ -1,5 +1,6 @@
 /** Fields that several request bodies share, each with one rule wherever it stands. */
 import { z } from '../../lib/zod';
+import { CURRENCY_EXPONENTS, type Currency } from '../../domain/money';
 
 /**
  * Text trimmed of surrounding white space, then 1 to `maxLength` characters: a name, a description, a message.
@@ -22,3 +23,13 @@ export const emailAddress = z
   .email()
   .max(254)
   .transform((value) => value.trim().toLowerCase());
+
+const CURRENCIES = Object.keys(CURRENCY_EXPONENTS) as [Currency, ...Currency[]];
+
+/**
+ * `?currency=` of a report or of analytics: one ISO 4217 code the service takes payments in, or absent; anything else
+ * is refused (400 naming `currency`). The route's document says what it narrows.
+ */
+export const currencyFilter = z
+  .enum(CURRENCIES, { error: `currency must be one of ${CURRENCIES.join(', ')}` })
+  .optional();

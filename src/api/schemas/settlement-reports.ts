@@ -3,6 +3,7 @@
  * and bad values are refused (400 naming the parameter).
  */
 import { z } from '../../lib/zod';
+import { currencyFilter } from './fields';
 
 /** `?environment=` of a session token (docs/api.md#credentials). */
 const environment = z
@@ -23,6 +24,10 @@ export const payoutReportQuery = z.strictObject({ environment, format });
 export const dayReportQuery = z.strictObject({
   environment,
   format,
+  currency: currencyFilter.openapi({
+    description:
+      'One currency (ISO 4217, upper case): its section alone. Default: every currency you hold, each in its own section',
+  }),
   date: z.string().max(10).openapi({
     description: 'The UTC day, `YYYY-MM-DD`: today at the latest (its report so far), at most 730 days back',
     example: '2026-11-24',

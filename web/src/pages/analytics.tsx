@@ -1,7 +1,8 @@
 /**
- * Analytics (`GET /v1/developer/analytics`, docs/limits.md#lists): per currency, volume, success rate and fees over
- * time (charts, with the same figures in tables for screen readers), totals, and counts by method
- * and by status, over a range of UTC days kept in the URL.
+ * Analytics (`GET /v1/developer/analytics`, docs/limits.md#lists) of one currency, chosen among the balance's
+ * (`?currency=`, never a figure added across currencies): volume, success rate and fees over time (charts, with the
+ * same figures in tables for screen readers), totals, and counts by method and by status, over a range of UTC days
+ * kept in the URL.
  */
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
@@ -19,6 +20,7 @@ import {
   YAxis,
 } from 'recharts';
 import { api } from '../api';
+import { CurrencyChoice, useCurrencyChoice } from '../currency-choice';
 import { ErrorBox, PageTitle, Scrollable } from '../components';
 import { useEnv } from '../layout';
 import { exponentOf, formatMinor } from '../money';
@@ -153,13 +155,17 @@ export function AnalyticsPage() {
   const from = params.get('from') ?? '';
   const to = params.get('to') ?? '';
   const [draft, setDraft] = useState({ from, to });
+  const choice = useCurrencyChoice(env);
+  const currency = choice.currency || undefined;
   const analytics = useQuery({
-    queryKey: ['analytics', env, from, to],
-    queryFn: () => api<Analytics>('/v1/developer/analytics', { env, query: { from, to } }),
+    queryKey: ['analytics', env, from, to, currency],
+    queryFn: () => api<Analytics>('/v1/developer/analytics', { env, query: { from, to, currency } }),
+    enabled: !choice.loading,
   });
   const apply = (event: FormEvent) => {
     event.preventDefault();
     const next = new URLSearchParams();
+    if (currency) next.set('currency', currency);
     if (draft.from) next.set('from', draft.from);
     if (draft.to) next.set('to', draft.to);
     setParams(next);
@@ -168,6 +174,7 @@ export function AnalyticsPage() {
   return (
     <section>
       <PageTitle>Analytics</PageTitle>
+      <CurrencyChoice {...choice} />
       <form className="filters" onSubmit={apply} aria-label="Date range">
         <div>
           <label htmlFor="a-from">From (UTC day)</label>
@@ -188,7 +195,7 @@ export function AnalyticsPage() {
           </button>
         </div>
       </form>
-      <ErrorBox error={analytics.error} />
+      <ErrorBox error={analytics.error ?? choice.error} />
       {data ? (
         <>
           <p>

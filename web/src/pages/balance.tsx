@@ -2,8 +2,8 @@
  * The balance (docs/ledger.md#balance): available, pending and reserved per currency from `GET /v1/balance`, and the
  * balance transactions (`GET /v1/balance_transactions`, docs/ledger.md#balance-transactions) with filters by type,
  * source and creation day, cursor pages, and a CSV export of everything the filters select. The filters live in the
- * URL, so a filtered list can be bookmarked. A UTC day's settlement report downloads as CSV
- * (docs/ledger.md#day-report).
+ * URL, so a filtered list can be bookmarked. A UTC day's settlement report downloads as CSV, per currency
+ * (docs/ledger.md#day-report); an available balance below zero is explained (docs/ledger.md#negative-balance).
  */
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
@@ -14,7 +14,7 @@ import { DataTable, ErrorBox, Notice, PageTitle, Scrollable, StatusBadge, Time }
 import { csvText, saveCsv } from '../csv';
 import { useEnv } from '../layout';
 import { formatMinor, formatMoney } from '../money';
-import { useReportDownload } from '../report-download';
+import { balanceCurrencies, DayReportDownload, NegativeBalanceNote } from '../money-reports';
 import {
   BALANCE_TRANSACTION_TYPES,
   type Balance,
@@ -143,49 +143,6 @@ function BalanceSummary({ balance }: { balance: Balance }) {
   );
 }
 
-/** Today's UTC day, `YYYY-MM-DD`: the day reports are asked by. */
-function utcToday(): string {
-  return new Date().toISOString().slice(0, 10);
-}
-
-/** A UTC day's settlement report as CSV: every balance transaction of that day (docs/ledger.md#day-report). */
-function DayReport({ env }: { env: Environment }) {
-  const [date, setDate] = useState(utcToday());
-  const report = useReportDownload();
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void report.start(
-      '/v1/balance/settlement_report',
-      { env, query: { date, format: 'csv' } },
-      `settlement-report-${env}-${date}.csv`,
-    );
-  };
-  return (
-    <>
-      <h2>Settlement report per day</h2>
-      <form className="filters" onSubmit={submit} aria-label="Day settlement report">
-        <div>
-          <label htmlFor="r-date">Day (UTC)</label>
-          <input
-            id="r-date"
-            type="date"
-            required
-            max={utcToday()}
-            value={date}
-            onChange={(e) => setDate(e.target.value)}
-          />
-        </div>
-        <div className="filter-actions">
-          <button type="submit" disabled={report.busy}>
-            {report.busy ? 'Downloading…' : 'Download day report (CSV)'}
-          </button>
-        </div>
-      </form>
-      <ErrorBox error={report.error} />
-    </>
-  );
-}
-
 /** The balance screen. */
 export function BalancePage() {
   const env = useEnv();
@@ -230,7 +187,8 @@ export function BalancePage() {
       <PageTitle>Balance</PageTitle>
       <ErrorBox error={balance.error} />
       {balance.data ? <BalanceSummary balance={balance.data} /> : <p>Loading…</p>}
-      <DayReport env={env} />
+      {balance.data ? <NegativeBalanceNote balance={balance.data} /> : null}
+      <DayReportDownload env={env} currencies={balanceCurrencies(balance.data)} />
       <h2>Balance transactions</h2>
       <form className="filters" onSubmit={apply} role="search" aria-label="Filter balance transactions">
         <div>
