@@ -210,7 +210,7 @@ export async function startPayment(
       customerEmail: request.customerEmail ?? null,
       walletId: request.resolved.walletId ?? null,
       metadata: request.metadata ?? {},
-      feeAmount: feeFor(request.amount, provider),
+      feeAmount: feeFor(request.amount, provider, request.resolved.country),
       failureCode: null,
       failureMessage: null,
       cancellationReason: null,

@@ -5,7 +5,8 @@
  * (migrations/20261125000400_ledger.ts).
  */
 import { createHash } from 'node:crypto';
-import { SETTLEMENT_DELAY_DAYS, type ProviderCode } from '../domain/catalogue';
+import { settlementDelayFor } from '../domain/catalogue';
+import { countryOfNumber } from '../domain/phone';
 import type { Environment } from '../domain/environment';
 import { base62FromDigest, ID_PREFIXES, ID_RANDOM_LENGTH } from '../domain/ids';
 import {
@@ -215,13 +216,18 @@ export async function writeJournal(db: Db, journal: JournalDraft, at: Date): Pro
   return Number(row?.written) > 0;
 }
 
-/** The payment's own facts a collection journal is built from (docs/ledger.md#postings); amounts in minor units. */
-export type CollectionFacts = Omit<CollectedPayment, 'settlementDelayDays'>;
+/**
+ * The payment's own facts a collection journal is built from (docs/ledger.md#postings); amounts in minor units.
+ * `country` is its customer's (ISO alpha-2, null when unknown), whose market's settlement delay applies
+ * (docs/providers.md#market-terms).
+ */
+export type CollectionFacts = Omit<CollectedPayment, 'settlementDelayDays'> & { country: string | null };
 
 /**
  * The CTEs that post a payment's collection (docs/ledger.md#postings) once within the statement that records it
  * collected, written only when `when` holds: provider clearing, merchant net, platform fee, available after the
- * merchant's own settlement delay or else its provider's (docs/ledger.md#available-on), both read by the statement.
+ * merchant's own settlement delay or else its provider's in the customer's market (docs/ledger.md#available-on,
+ * docs/providers.md#market-terms), both read by the statement.
  * @param at when the provider's success was recorded
  * @returns CTEs named `ledger_j`, `ledger_p`, `ledger_b` (see {@link journalCtes})
  */
@@ -231,8 +237,9 @@ export async function collectionCtes(
   at: Date,
   when: Knex.Raw,
 ): Promise<[string, Knex.Raw][]> {
-  const providerDelay = SETTLEMENT_DELAY_DAYS[payment.provider as ProviderCode] ?? 0;
-  const journal = paymentCollectedJournal({ ...payment, settlementDelayDays: providerDelay });
+  const { country, ...facts } = payment;
+  const providerDelay = settlementDelayFor(payment.provider, country);
+  const journal = paymentCollectedJournal({ ...facts, settlementDelayDays: providerDelay });
   const ids = await balancedJournalAccountIds(db, journal);
   return journalCtes(db, journal, at, ids, {
     when,
@@ -245,10 +252,10 @@ export async function collectionCtes(
 
 /**
  * Posts a payment's collection (docs/ledger.md#postings) once, reading the payment from its row: provider clearing,
- * merchant net, platform fee, available after the merchant's settlement delay or else its provider's
- * (docs/ledger.md#available-on). Called for the cause `payment:{id}:completed` a refund's write carries (the late
- * success after a cancel, {@link postRefundJournals}); a payment already posted changes nothing. A payment recorded
- * collected posts in its own statement ({@link collectionCtes}).
+ * merchant net, platform fee, available after the merchant's settlement delay or else its provider's in the customer's
+ * market (docs/ledger.md#available-on, docs/providers.md#market-terms). Called for the cause `payment:{id}:completed`
+ * a refund's write carries (the late success after a cancel, {@link postRefundJournals}); a payment already posted
+ * changes nothing. A payment recorded collected posts in its own statement ({@link collectionCtes}).
  * @param at when the provider's success was recorded
  * @throws Error when the payment is not in the read model
  */
@@ -263,6 +270,7 @@ async function postPaymentCollected(db: Db, paymentId: string, at: Date): Promis
       'p.provider',
       'p.amount',
       'p.fee_amount',
+      'p.customer_phone',
       'd.settlement_delay_days',
     )) as
     | {
@@ -272,6 +280,7 @@ async function postPaymentCollected(db: Db, paymentId: string, at: Date): Promis
         provider: string;
         amount: number;
         fee_amount: number;
+        customer_phone: string | null;
         settlement_delay_days: number | null;
       }
     | undefined;
@@ -284,7 +293,8 @@ async function postPaymentCollected(db: Db, paymentId: string, at: Date): Promis
     provider: row.provider,
     amount: row.amount,
     fee: row.fee_amount,
-    settlementDelayDays: row.settlement_delay_days ?? SETTLEMENT_DELAY_DAYS[row.provider as ProviderCode] ?? 0,
+    settlementDelayDays:
+      row.settlement_delay_days ?? settlementDelayFor(row.provider, countryOfNumber(row.customer_phone?.trim())),
   });
   await writeJournal(db, journal, at);
 }

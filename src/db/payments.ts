@@ -7,6 +7,7 @@ import { PROVIDER_KINDS } from '../domain/catalogue';
 import type { Environment } from '../domain/environment';
 import type { FailureCode, PaymentSnapshot, PaymentStatus, PendingReason } from '../domain/payment';
 import type { RefundRecord } from '../domain/refund';
+import { countryOfNumber } from '../domain/phone';
 import type { AuditEntry } from '../domain/audit-log';
 import { auditRow } from './audit-log';
 import { iso, storableJson, type Db } from './knex';
@@ -87,6 +88,7 @@ function collectionOf(payment: PaymentSnapshot, post: readonly string[]): Collec
     provider: payment.provider,
     amount: payment.amount,
     fee: payment.feeAmount,
+    country: countryOfNumber(payment.customerPhone) ?? null,
   };
 }
 

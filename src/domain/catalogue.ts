@@ -3,7 +3,7 @@
  * endpoint family takes, derived from the providers' descriptors (docs/providers.md#new-provider). List A governs the
  * generic endpoint (`POST /v1/payments`), list B the merchant-scoped one (`POST /v1/api/merchants/{id}/payments`).
  */
-import { WALLET_CURRENCIES } from './markets';
+import { marketTerms, WALLET_CURRENCIES } from './markets';
 import type { Currency } from './money';
 import {
   capabilitiesOf,
@@ -144,3 +144,12 @@ export const PROVIDER_CAPABILITIES: Readonly<Record<ProviderCode, ProviderCapabi
 
 /** Days from completion to available funds per provider (docs/ledger.md#available-on): card 2, mobile money 1. */
 export const SETTLEMENT_DELAY_DAYS: Readonly<Record<ProviderCode, number>> = byProvider((d) => d.settlementDelayDays);
+
+/**
+ * Whole days from completion to available funds of a payment through `provider` from a customer in `country` (ISO
+ * alpha-2, when known; docs/ledger.md#available-on): the markets table's row of the provider there
+ * (docs/providers.md#market-terms), else the provider's own; 0 for a code that is no provider's.
+ */
+export function settlementDelayFor(provider: string, country?: string | null): number {
+  return marketTerms(provider, country)?.settlementDelayDays ?? SETTLEMENT_DELAY_DAYS[provider as ProviderCode] ?? 0;
+}

@@ -17,7 +17,7 @@ import {
   type ProviderCode,
 } from './catalogue';
 import { DomainError, validationError } from './errors';
-import { marketOperator } from './markets';
+import { marketOperator, marketTerms } from './markets';
 import { CURRENCY_EXPONENTS, formatDecimalAmount, parseDecimalAmount, type Currency } from './money';
 import { parsePhoneNumberAsWritten } from './phone';
 
@@ -120,9 +120,38 @@ function checkAmountUnits(
 }
 
 /**
+ * Refuses an amount outside the limits of the offering's provider in the customer's `country` (its row of the markets
+ * table, docs/providers.md#market-terms, e.g. Airtel Tanzania's 2,500 … 5,000,000 shillings); nothing where the table
+ * holds no row of the provider there (the service's own limits, docs/limits.md#amounts, were checked with the shape).
+ * @param amountMinor the amount in minor units
+ * @param written how the request's family writes an amount of minor units (`250000`, `"2500.00"`), for the limit
+ * @throws DomainError `validation_error` naming `amount`, with the limit it passed in the message
+ */
+function checkMarketLimits(
+  provider: ProviderCode,
+  amountMinor: number,
+  currency: Currency,
+  written: (minor: number) => string,
+  country: string,
+): void {
+  const terms = marketTerms(provider, country);
+  if (!terms) return;
+  const range = `${provider} takes ${formatDecimalAmount(terms.minimumAmount, currency)} … ${formatDecimalAmount(terms.maximumAmount, currency)} ${currency} in ${country}`;
+  if (amountMinor < terms.minimumAmount)
+    throw validationError([
+      { field: 'amount', message: `amount must be at least ${written(terms.minimumAmount)}: ${range}` },
+    ]);
+  if (amountMinor > terms.maximumAmount)
+    throw validationError([
+      { field: 'amount', message: `amount must be at most ${written(terms.maximumAmount)}: ${range}` },
+    ]);
+}
+
+/**
  * Resolves a generic request to its provider (docs/payments.md#methods: prefix table, or `provider` when given).
  * @throws DomainError `validation_error` naming the field (currency, phone_number or provider) that
- *   the method does not take, or `amount` when the provider takes whole units only and the amount has a fraction.
+ *   the method does not take, or `amount` when the provider takes whole units only and the amount has a fraction, or
+ *   the amount is outside the limits of the provider's market (docs/providers.md#market-terms).
  */
 export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedPayment {
   const { paymentMethod, currency } = request;
@@ -196,6 +225,7 @@ export function resolveGenericPayment(request: GenericPaymentRequest): ResolvedP
     ]);
   }
   checkAmountUnits(offering, request.amount, currency, String, msisdn.country);
+  checkMarketLimits(offering.provider, request.amount, currency, String, msisdn.country);
   return { provider: offering.provider, kind: offering.kind, customerPhone: msisdn.e164, country: msisdn.country };
 }
 
@@ -228,7 +258,8 @@ export interface ResolvedMerchantPayment extends ResolvedPayment {
  * Resolves a merchant-scoped request against list B: the decimal amount (docs/limits.md#amounts), the method's
  * currencies and, for mobile money, the number's country and wallet currency.
  * @throws DomainError `validation_error` naming `amount` (also a fraction of a unit for a provider taking whole units
- *   only), `currency` or `payment_method_data.phone_number`
+ *   only, or an amount outside the limits of its market, docs/providers.md#market-terms), `currency` or
+ *   `payment_method_data.phone_number`
  */
 export function resolveMerchantPayment(request: MerchantPaymentRequest): ResolvedMerchantPayment {
   const offering = MERCHANT_CATALOGUE[request.paymentMethod];
@@ -267,12 +298,8 @@ export function resolveMerchantPayment(request: MerchantPaymentRequest): Resolve
       },
     ]);
   }
-  checkAmountUnits(
-    offering,
-    amount.minor,
-    request.currency,
-    (minor) => `"${formatDecimalAmount(minor, request.currency)}"`,
-    msisdn.country,
-  );
+  const written = (minor: number) => `"${formatDecimalAmount(minor, request.currency)}"`;
+  checkAmountUnits(offering, amount.minor, request.currency, written, msisdn.country);
+  checkMarketLimits(offering.provider, amount.minor, request.currency, written, msisdn.country);
   return { ...base, customerPhone: msisdn.e164, country: msisdn.country };
 }

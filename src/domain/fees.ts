@@ -1,5 +1,6 @@
 /** The fee schedule (docs/payments.md#fees): basis points per provider, rounded half-up to the minor unit. */
 import { byProvider, type ProviderCode } from './catalogue';
+import { marketTerms } from './markets';
 import { percentageOfMinor } from './money';
 import type { PaymentSnapshot, PaymentStatus } from './payment';
 
@@ -9,9 +10,20 @@ import type { PaymentSnapshot, PaymentStatus } from './payment';
  */
 export const DEFAULT_FEE_BASIS_POINTS: Readonly<Record<ProviderCode, number>> = byProvider((d) => d.feeBasisPoints);
 
-/** The fee of a payment of `amount` minor units through `provider`, in minor units. */
-export function feeFor(amount: number, provider: ProviderCode, schedule = DEFAULT_FEE_BASIS_POINTS): number {
-  return percentageOfMinor(amount, schedule[provider]);
+/**
+ * The default fee rate of a payment through `provider` from a customer in `country` (ISO alpha-2), in basis points:
+ * the markets table's row of the provider there (docs/providers.md#market-terms), else the provider's own.
+ */
+export function feeBasisPointsFor(provider: ProviderCode, country?: string | null): number {
+  return marketTerms(provider, country)?.feeBasisPoints ?? DEFAULT_FEE_BASIS_POINTS[provider];
+}
+
+/**
+ * The fee of a payment of `amount` minor units through `provider` from a customer in `country` (ISO alpha-2, when
+ * known), in minor units, at {@link feeBasisPointsFor}'s rate.
+ */
+export function feeFor(amount: number, provider: ProviderCode, country?: string | null): number {
+  return percentageOfMinor(amount, feeBasisPointsFor(provider, country));
 }
 
 /** A fee rate in basis points as the decimal percentage string the merchant-scoped form shows ("2.90"). */

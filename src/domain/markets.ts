@@ -2,9 +2,10 @@
  * The markets table (docs/providers.md#markets): every country whose mobile money wallets the service reaches, the
  * currency they hold with its minor-unit exponent, and for MTN MoMo and Airtel Money, whose one API serves many
  * countries, each operator's number prefixes, its name for the market in its API (MoMo's `X-Target-Environment`,
- * Airtel's `X-Country`), the currency it takes there, whether it takes whole units only, a sandbox number and the
- * sources of the row. The currency exponents, the wallet currencies of each country, MoMo's and Airtel's descriptors
- * (countries, currencies, prefixes, payout currencies) and their adapters' market checks derive from it. Pure data: no
+ * Airtel's `X-Country`), the currency it takes there, whether it takes whole units only, a sandbox number, its terms
+ * (amount limits, settlement delay, default fee, each with its source) and the sources of the row. The currency
+ * exponents, the wallet currencies of each country, MoMo's and Airtel's descriptors (countries, currencies, prefixes,
+ * payout currencies), their adapters' market checks and the terms a payment is held to derive from it. Pure data: no
  * I/O, imports nothing, so domain, workflow and dashboard code read it.
  */
 
@@ -41,6 +42,27 @@ export type MarketCurrency = keyof typeof CURRENCY_EXPONENT_TABLE;
 /** The providers whose markets this table holds: one API, many countries. */
 export type MarketProvider = 'momo' | 'mobile_money_b';
 
+/**
+ * What a payment through one operator in one market may be and costs (docs/providers.md#market-terms): the amount
+ * limits a create is held to, the days until its money is the merchant's, and the default fee rate, each with where it
+ * comes from.
+ */
+export interface MarketTerms {
+  /** The smallest amount one payment may have, in minor units (a create below it is 400 naming `amount`). */
+  minimumAmount: number;
+  /** The largest amount one payment may have, in minor units (a create above it is 400 naming `amount`). */
+  maximumAmount: number;
+  /**
+   * Whole days from a payment's completion until its funds are available to the merchant (docs/ledger.md#available-on),
+   * unless the merchant has a delay of its own.
+   */
+  settlementDelayDays: number;
+  /** The default fee rate, in basis points (hundredths of a percent, docs/payments.md#fees). */
+  feeBasisPoints: number;
+  /** Where each comes from: a URL, or the docs/ section that states the service's own value. */
+  sources: { limits: string; settlementDelay: string; fee: string };
+}
+
 /** One operator in one market (docs/providers.md#markets). */
 export interface MarketOperator {
   /** The provider code (`momo`: MTN MoMo; `mobile_money_b`: Airtel Money). */
@@ -63,6 +85,8 @@ export interface MarketOperator {
   sandboxNumber: string;
   /** Where the row's API name, currency and prefixes come from (URLs). */
   sources: readonly string[];
+  /** Its amount limits, settlement delay and default fee (docs/providers.md#market-terms). */
+  terms: MarketTerms;
 }
 
 /** One country's mobile money market (docs/providers.md#markets). */
@@ -91,12 +115,48 @@ const PAWAPAY_PROVIDERS = 'https://docs.pawapay.io/v2/docs/providers';
 /** ITU-T's collection of national numbering plans (E.164), where the regulators' allocations are published. */
 const ITU_PLANS = 'https://www.itu.int/oth/T0202.aspx?parent=T0202';
 
+/**
+ * The service's own amount limits (docs/limits.md#amounts: 1 … 10^12 minor units), held where no source publishes an
+ * operator's per-payment limits for the market; equal to `MIN_AMOUNT_MINOR`, `MAX_AMOUNT_MINOR` of src/domain/money.ts.
+ */
+const SERVICE_LIMITS = { minimumAmount: 1, maximumAmount: 1_000_000_000_000 } as const;
+
+/**
+ * The terms of MTN MoMo and Airtel Money where nothing more is known of a market: the service's amount limits, MoMo's
+ * and Airtel's settlement with us the next day, and their default fee, 1.5 % (docs/payments.md#fees), the values both
+ * descriptors hold, which the five markets the service started with have always had.
+ */
+const USUAL_TERMS: MarketTerms = {
+  ...SERVICE_LIMITS,
+  settlementDelayDays: 1,
+  feeBasisPoints: 150,
+  sources: {
+    limits: 'docs/limits.md#amounts',
+    settlementDelay: 'docs/ledger.md#available-on',
+    fee: 'docs/payments.md#fees',
+  },
+};
+
+/** {@link USUAL_TERMS} with the amount limits of `source` (minimum and maximum in minor units). */
+function limitedTo(minimumAmount: number, maximumAmount: number, source: string): MarketTerms {
+  return { ...USUAL_TERMS, minimumAmount, maximumAmount, sources: { ...USUAL_TERMS.sources, limits: source } };
+}
+
+/**
+ * pawaPay's active configuration, whose documented example gives MTN Zambia's and Airtel Zambia's deposits 1 … 10,000
+ * ZMW.
+ */
+const PAWAPAY_ZAMBIA_LIMITS = 'https://docs.pawapay.io/v1/api-reference/toolkit/active-configuration';
+/** Rafiki's Tanzania coverage: Airtel and Vodacom mobile money 2,500 … 5,000,000 TZS, whole shillings. */
+const RAFIKI_TANZANIA_LIMITS = 'https://docs.rafiki.com/docs/country-coverage-africa-tanzania-payout';
+
 /** A MoMo row: its target environment, currency, prefixes and sandbox number; MTN's API and the plan as sources. */
 function mtn(
   apiMarket: string,
   currency: MarketCurrency,
   prefixes: readonly string[],
   sandboxNumber: string,
+  terms: MarketTerms = USUAL_TERMS,
 ): MarketOperator {
   return {
     provider: 'momo',
@@ -105,6 +165,7 @@ function mtn(
     prefixes,
     sandboxNumber,
     sources: [...MTN_API, PAWAPAY_PROVIDERS, ITU_PLANS],
+    terms,
   };
 }
 
@@ -115,6 +176,7 @@ function airtel(
   prefixes: readonly string[],
   sandboxNumber: string,
   wholeUnitsOnly?: true,
+  terms: MarketTerms = USUAL_TERMS,
 ): MarketOperator {
   return {
     provider: 'mobile_money_b',
@@ -124,6 +186,7 @@ function airtel(
     sandboxNumber,
     ...(wholeUnitsOnly ? { wholeUnitsOnly } : {}),
     sources: [...AIRTEL_API, PAWAPAY_PROVIDERS, ITU_PLANS],
+    terms,
   };
 }
 
@@ -179,7 +242,16 @@ export const MARKETS: readonly Market[] = [
     name: 'Tanzania',
     currencies: ['TZS'],
     // Airtel Tanzania takes whole shillings (pawaPay: no decimals for AIRTEL_TZA).
-    operators: [airtel('TZ', 'TZS', ['68', '69', '78'], '683000001', true)],
+    operators: [
+      airtel(
+        'TZ',
+        'TZS',
+        ['68', '69', '78'],
+        '683000001',
+        true,
+        limitedTo(250_000, 500_000_000, RAFIKI_TANZANIA_LIMITS),
+      ),
+    ],
   },
   {
     country: 'ZM',
@@ -187,8 +259,8 @@ export const MARKETS: readonly Market[] = [
     name: 'Zambia',
     currencies: ['ZMW'],
     operators: [
-      mtn('mtnzambia', 'ZMW', ['96', '76'], '966000001'),
-      airtel('ZM', 'ZMW', ['97', '77', '57'], '977000001'),
+      mtn('mtnzambia', 'ZMW', ['96', '76'], '966000001', limitedTo(100, 1_000_000, PAWAPAY_ZAMBIA_LIMITS)),
+      airtel('ZM', 'ZMW', ['97', '77', '57'], '977000001', undefined, limitedTo(100, 1_000_000, PAWAPAY_ZAMBIA_LIMITS)),
     ],
   },
   {
@@ -357,4 +429,53 @@ export const WALLET_CURRENCIES: Readonly<Record<string, readonly MarketCurrency[
 /** The row of `provider` in `country`, or undefined where it does not serve it (or is not in this table). */
 export function marketOperator(provider: string, country: string): MarketOperator | undefined {
   return MARKETS.find((market) => market.country === country)?.operators.find((row) => row.provider === provider);
+}
+
+/**
+ * The terms of `provider` in `country` (docs/providers.md#market-terms): its row's, or undefined where the table holds
+ * no row of it there (a provider keeping its own prefixes, or no country known), and the provider's own defaults apply.
+ */
+export function marketTerms(provider: string, country: string | null | undefined): MarketTerms | undefined {
+  return country ? marketOperator(provider, country)?.terms : undefined;
+}
+
+/** The operators of {@link MarketProvider}, as merchants know them. */
+const OPERATOR_NAMES: Readonly<Record<MarketProvider, string>> = { momo: 'MTN MoMo', mobile_money_b: 'Airtel Money' };
+
+/** `minor` minor units of `currency` as a decimal amount with the currency (`2500.00 TZS`, `1000000000000 RWF`). */
+function majorAmount(minor: number, currency: MarketCurrency): string {
+  const exponent = CURRENCY_EXPONENT_TABLE[currency];
+  return `${(minor / 10 ** exponent).toFixed(exponent)} ${currency}`;
+}
+
+/** A source as a Markdown link from docs/providers.md: a docs/ section by its relative path, a URL as itself. */
+function sourceLink(source: string): string {
+  return source.startsWith('docs/') ? `[${source.slice(5)}](${source.slice(5)})` : `<${source}>`;
+}
+
+/**
+ * The terms of every row as Markdown, as docs/providers.md#market-terms shows them (a test keeps the two equal): one
+ * line per market and operator, its amount limits (in minor units and in the currency), settlement delay, default fee
+ * and the source of each.
+ */
+export function marketTermsMarkdown(): string {
+  const lines = [
+    '| market | operator | amount limits (minor units) | settlement delay | default fee | sources (limits; delay; fee) |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const market of MARKETS) {
+    for (const row of market.operators) {
+      const { terms } = row;
+      const limits = `${terms.minimumAmount} … ${terms.maximumAmount} (${majorAmount(terms.minimumAmount, row.currency)} … ${majorAmount(terms.maximumAmount, row.currency)})`;
+      const days = `${terms.settlementDelayDays} day${terms.settlementDelayDays === 1 ? '' : 's'}`;
+      const fee = `${(terms.feeBasisPoints / 100).toFixed(2)} %`;
+      const sources = [terms.sources.limits, terms.sources.settlementDelay, terms.sources.fee]
+        .map(sourceLink)
+        .join('; ');
+      lines.push(
+        `| ${market.name} (${market.country}) | ${OPERATOR_NAMES[row.provider]} (\`${row.provider}\`) | ${limits} | ${days} | ${fee} | ${sources} |`,
+      );
+    }
+  }
+  return lines.join('\n');
 }

@@ -24,6 +24,11 @@ export function parseMsisdn(value: string): Msisdn | undefined {
   return { e164: parsed.number, country: parsed.country, nationalNumber: parsed.nationalNumber };
 }
 
+/** The country (ISO alpha-2) of a customer's number in E.164, or undefined for none or a number of no known country. */
+export function countryOfNumber(e164: string | null | undefined): string | undefined {
+  return e164 ? parseMsisdn(e164)?.country : undefined;
+}
+
 /**
  * Parses a phone number as people write it (docs/payments.md#methods): E.164 (`+250788000001`), international with
  * spaces, dashes, dots or parentheses (`+250 788-000-001`), a `00` prefix (`00250788000001`), digits with the calling

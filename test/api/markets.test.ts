@@ -8,7 +8,6 @@
 import { expect } from 'chai';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { MARKETS, type MarketOperator } from '../../src/domain/markets';
-import { DEFAULT_FEE_BASIS_POINTS } from '../../src/domain/fees';
 import { CURRENCY_EXPONENTS, percentageOfMinor } from '../../src/domain/money';
 import { call, registerDeveloper, waitForPayment } from '../helpers/http';
 import { ledgerProblems } from '../helpers/ledger';
@@ -29,7 +28,8 @@ async function walkThrough(country: string, row: MarketOperator): Promise<string
   const key = developer.key;
   const phone = parsePhoneNumberFromString(row.sandboxNumber, country as never)!.number;
   const unit = 10 ** CURRENCY_EXPONENTS[row.currency];
-  const amount = 1_500 * unit;
+  // Within every market's limits (Airtel Tanzania takes 2,500 shillings at least).
+  const amount = 3_000 * unit;
 
   // Through the API: collected from the market's operator, then refunded whole.
   const created = await call('/v1/payments', {
@@ -75,7 +75,8 @@ async function walkThrough(country: string, row: MarketOperator): Promise<string
     (balance) => balance.currency === row.currency,
   );
   // Two payments collected, their fees kept; the first refunded whole.
-  const fee = percentageOfMinor(amount, DEFAULT_FEE_BASIS_POINTS[row.provider]);
+  // The market's default fee (docs/providers.md#market-terms).
+  const fee = percentageOfMinor(amount, row.terms.feeBasisPoints);
   expect(available?.amount, where).to.equal(amount - 2 * fee);
   const destination = await call('/v1/payout_destinations', {
     key,
@@ -311,6 +312,59 @@ describe('every new market takes a payment, a refund and a payout in sandbox (do
     });
     const { db } = await getStack();
     expect(await db('payments').where({ checkout_session: ivorian.body.data.id })).to.have.length(0);
+  });
+
+  it("refuses a payment outside its market's limits naming amount on every way in, and stores nothing", async () => {
+    const developer = await registerDeveloper();
+    const key = developer.key;
+    const { db } = await getStack();
+    // Airtel Zambia takes 1 … 10,000 kwacha; MTN Rwanda keeps the service's limits.
+    const above = await call('/v1/payments', {
+      key,
+      body: { amount: 1_000_001, currency: 'ZMW', payment_method: 'mobile_money', phone_number: '+260977000001' },
+    });
+    expect(above.status, JSON.stringify(above.body)).to.equal(400);
+    expect(above.body.error.details[0]).to.deep.equal({
+      field: 'amount',
+      message: 'amount must be at most 1000000: mobile_money_b takes 1.00 … 10000.00 ZMW in ZM',
+    });
+    const scoped = await call(`/v1/api/merchants/${developer.merchantId}/payments`, {
+      headers: { 'x-api-key': key },
+      body: {
+        amount: '2000.00',
+        currency: 'TZS',
+        payment_method: 'mobile_money_b',
+        payment_method_data: { phone_number: '+255683000001' },
+      },
+    });
+    expect(scoped.status, JSON.stringify(scoped.body)).to.equal(400);
+    // The merchant-scoped family answers `{error: <message>}`.
+    expect(scoped.body.error).to.include('amount must be at least "2500.00": mobile_money_b takes');
+    const session = await call('/v1/checkout/sessions', {
+      key,
+      body: {
+        amount: 200_000,
+        currency: 'TZS',
+        description: 'Order',
+        success_url: 'https://shop.example/paid',
+        customer_phone: '+255683000001',
+      },
+    });
+    expect(session.status, JSON.stringify(session.body)).to.equal(201);
+    const attempt = await call(`/v1/checkout/sessions/${session.body.data.id}/attempts`, {
+      body: { payment_method: 'mobile_money', phone_number: '+255683000001' },
+    });
+    expect(attempt.status, JSON.stringify(attempt.body)).to.equal(400);
+    expect(attempt.body.error.details[0]).to.deep.equal({
+      field: 'amount',
+      message: 'amount must be at least 250000: mobile_money_b takes 2500.00 … 5000000.00 TZS in TZ',
+    });
+    expect(await db('payments').where({ merchant_id: developer.merchantId })).to.have.length(0);
+    const rwanda = await call('/v1/payments', {
+      key,
+      body: { amount: 1, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' },
+    });
+    expect(rwanda.status, JSON.stringify(rwanda.body)).to.equal(201);
   });
 
   it("keeps an operator's outage in one new market out of its other markets: status and the hosted page's refusal", async () => {

@@ -130,6 +130,21 @@ describe('operator health (PostgreSQL)', () => {
     expect(history.map((row: { to_status: string }) => row.to_status)).to.deep.equal(['degraded']);
   });
 
+  it("keeps one market's measured outage out of the same operator's other markets (Airtel Zambia down, Tanzania up)", async () => {
+    const at = freshMoment();
+    const zambia: HealthKey = { provider: 'mobile_money_b', country: 'ZM', operation: 'collection' };
+    const tanzania: HealthKey = { ...zambia, country: 'TZ' };
+    await measureProviderHealth(db, 'sandbox', at - 30 * MINUTE);
+    await record(db, zambia, at, 40, () => 'provider');
+    await record(db, tanzania, at, 40, () => null);
+    const changes = await measureProviderHealth(db, 'sandbox', at);
+    expect(changes).to.deep.equal([{ ...zambia, from: 'operational', to: 'down' }]);
+    expect(await statusOf(db, zambia)).to.deep.include({ status: 'down', successRate: 0 });
+    expect(await statusOf(db, tanzania)).to.deep.include({ status: 'operational', successRate: 1 });
+    for (const country of ['MW', 'CD', 'KE', 'UG'])
+      expect((await statusOf(db, { ...zambia, country }))?.status, country).to.equal('operational');
+  });
+
   it('tells a change found by the first measurement of a key, which showed operational before it', async () => {
     const at = freshMoment();
     await record(db, MOMO_RW, at, 50, (i) => (i % 10 < 3 ? 'provider' : null));

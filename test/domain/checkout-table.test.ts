@@ -3,9 +3,8 @@
  * late success after completion is a duplicate, an attempt open at expiry keeps its own expiry; every refusal changes
  * nothing; docs/checkout.md#states is generated from it.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
+import { expectGeneratedSection } from '../helpers/generated-docs';
 import {
   applyCheckout,
   CHECKOUT_EVENT_TYPES,
@@ -199,16 +198,6 @@ describe('checkout table: a customer-chosen amount (docs/payment-links.md#amount
 
 describe('checkout table: docs/checkout.md#states is generated from it', () => {
   it('shows the table between its markers (UPDATE_STATE_TABLE=1 rewrites it)', () => {
-    const file = path.resolve(__dirname, '../../docs/checkout.md');
-    const doc = fs.readFileSync(file, 'utf8');
-    const start = '<!-- checkout-table:start (generated from src/domain/checkout-table.ts) -->\n';
-    const end = '\n<!-- checkout-table:end -->';
-    const from = doc.indexOf(start);
-    const to = doc.indexOf(end);
-    expect(from, 'markers in docs/checkout.md').to.be.greaterThan(-1);
-    const generated = checkoutTableMarkdown();
-    if (process.env.UPDATE_STATE_TABLE === '1')
-      fs.writeFileSync(file, doc.slice(0, from + start.length) + generated + doc.slice(to));
-    else expect(doc.slice(from + start.length, to)).to.equal(generated);
+    expectGeneratedSection('checkout.md', 'checkout-table', 'src/domain/checkout-table.ts', checkoutTableMarkdown());
   });
 });

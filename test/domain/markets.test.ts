@@ -7,21 +7,30 @@
  */
 import { expect } from 'chai';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { MOBILE_MONEY_COUNTRY_CURRENCIES } from '../../src/domain/catalogue';
+import { MOBILE_MONEY_COUNTRY_CURRENCIES, settlementDelayFor, SETTLEMENT_DELAY_DAYS } from '../../src/domain/catalogue';
+import { DEFAULT_FEE_BASIS_POINTS, feeBasisPointsFor, feeFor } from '../../src/domain/fees';
 import type { MerchantMethod } from '../../src/domain/catalogue';
 import {
   resolveGenericPayment,
   resolveMerchantPayment,
   type GenericPaymentRequest,
 } from '../../src/domain/create-payment';
-import { CURRENCY_EXPONENT_TABLE, MARKETS, reachOf } from '../../src/domain/markets';
-import { CURRENCY_EXPONENTS, formatMinorUnits, parseDecimalAmount, type Currency } from '../../src/domain/money';
+import { CURRENCY_EXPONENT_TABLE, MARKETS, marketTermsMarkdown, reachOf } from '../../src/domain/markets';
+import {
+  CURRENCY_EXPONENTS,
+  formatMinorUnits,
+  MAX_AMOUNT_MINOR,
+  MIN_AMOUNT_MINOR,
+  parseDecimalAmount,
+  type Currency,
+} from '../../src/domain/money';
 import { walletCurrencyProblem } from '../../src/domain/phone';
 import type { ProviderDescriptor } from '../../src/domain/provider-descriptor';
 import { PROVIDER_DESCRIPTORS } from '../../src/providers/descriptors';
 import { AIRTEL_COUNTRY_CURRENCIES } from '../../src/providers/airtel/client';
 import { MOMO_ENVIRONMENT_CURRENCIES } from '../../src/providers/momo/fields';
 import { problemOf } from '../helpers/domain-errors';
+import { expectGeneratedSection } from '../helpers/generated-docs';
 
 /** ISO 4217 minor units of the currencies the table adds (the list maintained by SIX for ISO). */
 const ISO_4217_EXPONENTS: Readonly<Record<string, number>> = {
@@ -110,7 +119,8 @@ describe('domain/markets (docs/providers.md#markets)', () => {
       ).to.equal(true);
       const e164 = parsed!.number;
       const unit = 10 ** CURRENCY_EXPONENTS[row.currency];
-      const generic = { amount: 1_500 * unit, currency: row.currency, paymentMethod: 'mobile_money' as const };
+      // Within every market's limits (Airtel Tanzania takes 2,500 shillings at least).
+      const generic = { amount: 3_000 * unit, currency: row.currency, paymentMethod: 'mobile_money' as const };
       expect(resolveGenericPayment({ ...generic, phoneNumber: e164 }), where).to.deep.equal({
         provider: row.provider,
         kind: 'mobile_money',
@@ -124,14 +134,14 @@ describe('domain/markets (docs/providers.md#markets)', () => {
         where,
       ).to.equal(e164);
       const merchant = resolveMerchantPayment({
-        amount: '1500.00',
+        amount: '3000.00',
         currency: row.currency,
         paymentMethod: row.provider,
         phoneNumber: e164,
       });
       expect(merchant, where).to.include({
         provider: row.provider,
-        amountMinor: 1_500 * unit,
+        amountMinor: 3_000 * unit,
         country: market.country,
       });
     }
@@ -214,7 +224,7 @@ describe('domain/markets (docs/providers.md#markets)', () => {
         }),
       ),
     ).to.include({ field: 'amount' });
-    expect(resolveGenericPayment({ ...tanzania, amount: 150_000, phoneNumber: '+255683000001' }).provider).to.equal(
+    expect(resolveGenericPayment({ ...tanzania, amount: 300_000, phoneNumber: '+255683000001' }).provider).to.equal(
       'mobile_money_b',
     );
     // Airtel Zambia takes ngwee: the rule is the market's, not Airtel's.
@@ -232,5 +242,110 @@ describe('domain/markets (docs/providers.md#markets)', () => {
     expect(walletCurrencyProblem('+260966000001', 'XOF')).to.equal('a mobile money wallet of ZM holds ZMW, not XOF');
     expect(walletCurrencyProblem('+260966000001', 'ZMW')).to.equal(undefined);
     expect(walletCurrencyProblem('+231880000001', 'LRD')).to.equal(undefined);
+  });
+
+  describe('terms per market (docs/providers.md#market-terms)', () => {
+    /** The markets the service started with, whose terms are the ones they always had. */
+    const FIRST_MARKETS = ['RW', 'UG', 'GH', 'KE', 'LR'];
+
+    it('gives every row amount limits within the service’s, a settlement delay and a fee, each with its source', () => {
+      for (const { market, row } of rows) {
+        const where = `${row.provider} in ${market.country}`;
+        const { terms } = row;
+        expect(Number.isSafeInteger(terms.minimumAmount) && terms.minimumAmount >= MIN_AMOUNT_MINOR, where).to.equal(
+          true,
+        );
+        expect(terms.maximumAmount, where).to.be.at.least(terms.minimumAmount).and.at.most(MAX_AMOUNT_MINOR);
+        expect(Number.isInteger(terms.settlementDelayDays) && terms.settlementDelayDays >= 0, where).to.equal(true);
+        expect(Number.isInteger(terms.feeBasisPoints) && terms.feeBasisPoints <= 10_000, where).to.equal(true);
+        // Published limits of a whole-units-only market are whole units (the service's own start at one minor unit).
+        if (row.wholeUnitsOnly && terms.sources.limits.startsWith('https://')) {
+          const unit = 10 ** CURRENCY_EXPONENTS[row.currency];
+          expect([terms.minimumAmount % unit, terms.maximumAmount % unit], where).to.deep.equal([0, 0]);
+        }
+        for (const source of Object.values(terms.sources))
+          expect(source, where).to.match(/^(https:\/\/|docs\/[a-z-]+\.md#[a-z-]+$)/);
+      }
+    });
+
+    it('keeps the five first markets’ terms: the service’s limits, the provider’s delay and fee', () => {
+      const first = rows.filter(({ market }) => FIRST_MARKETS.includes(market.country));
+      expect(first).to.have.length(6);
+      for (const { market, row } of first) {
+        expect(row.terms, `${row.provider} in ${market.country}`).to.deep.include({
+          minimumAmount: MIN_AMOUNT_MINOR,
+          maximumAmount: MAX_AMOUNT_MINOR,
+          settlementDelayDays: SETTLEMENT_DELAY_DAYS[row.provider],
+          feeBasisPoints: DEFAULT_FEE_BASIS_POINTS[row.provider],
+        });
+      }
+    });
+
+    it("takes each row's fee and settlement delay for its market, and the provider's where it has no row", () => {
+      for (const { market, row } of rows) {
+        expect(feeBasisPointsFor(row.provider, market.country)).to.equal(row.terms.feeBasisPoints);
+        expect(settlementDelayFor(row.provider, market.country)).to.equal(row.terms.settlementDelayDays);
+        expect(feeFor(1_000_000, row.provider, market.country)).to.equal(row.terms.feeBasisPoints * 100);
+      }
+      // No row: Vodacom keeps its own prefixes; no known country; a country the provider does not serve.
+      expect(feeBasisPointsFor('vodacom', 'TZ')).to.equal(DEFAULT_FEE_BASIS_POINTS.vodacom);
+      expect(settlementDelayFor('card_gateway', null)).to.equal(SETTLEMENT_DELAY_DAYS.card_gateway);
+      expect(settlementDelayFor('momo', 'TZ')).to.equal(SETTLEMENT_DELAY_DAYS.momo);
+    });
+
+    it('refuses a create below or above its market’s limits naming amount, with the limit, on both families', () => {
+      const zambia = { currency: 'ZMW' as const, paymentMethod: 'mobile_money' as const, phoneNumber: '+260977000001' };
+      expect(problemOf(() => resolveGenericPayment({ ...zambia, amount: 99 }))).to.deep.equal({
+        code: 'validation_error',
+        field: 'amount',
+        message: 'amount must be at least 100: mobile_money_b takes 1.00 … 10000.00 ZMW in ZM',
+      });
+      expect(problemOf(() => resolveGenericPayment({ ...zambia, amount: 1_000_001 }))).to.deep.equal({
+        code: 'validation_error',
+        field: 'amount',
+        message: 'amount must be at most 1000000: mobile_money_b takes 1.00 … 10000.00 ZMW in ZM',
+      });
+      for (const amount of [100, 1_000_000])
+        expect(resolveGenericPayment({ ...zambia, amount }).provider).to.equal('mobile_money_b');
+      const mtn = { amount: 1_000_001, currency: 'ZMW' as const, paymentMethod: 'mobile_money' as const };
+      expect(problemOf(() => resolveGenericPayment({ ...mtn, phoneNumber: '+260966000001' }))).to.include({
+        field: 'amount',
+        message: 'amount must be at most 1000000: momo takes 1.00 … 10000.00 ZMW in ZM',
+      });
+      expect(
+        problemOf(() =>
+          resolveMerchantPayment({
+            amount: '2499.00',
+            currency: 'TZS',
+            paymentMethod: 'mobile_money_b',
+            phoneNumber: '+255683000001',
+          }),
+        ),
+      ).to.deep.equal({
+        code: 'validation_error',
+        field: 'amount',
+        message: 'amount must be at least "2500.00": mobile_money_b takes 2500.00 … 5000000.00 TZS in TZ',
+      });
+      // A fraction in a whole-units-only market is refused as such first; the first markets keep the service's limits.
+      expect(
+        problemOf(() =>
+          resolveGenericPayment({ ...zambia, phoneNumber: '+255683000001', currency: 'TZS', amount: 150 }),
+        ),
+      )
+        .to.include({ field: 'amount' })
+        .and.satisfy((problem: { message: string }) => problem.message.startsWith('amount must be a whole number'));
+      expect(
+        resolveGenericPayment({
+          amount: 1,
+          currency: 'RWF',
+          paymentMethod: 'mobile_money',
+          phoneNumber: '+250788000001',
+        }).provider,
+      ).to.equal('momo');
+    });
+
+    it('shows the terms in docs/providers.md between its markers (UPDATE_STATE_TABLE=1 rewrites them)', () => {
+      expectGeneratedSection('providers.md', 'market-terms', 'src/domain/markets.ts', marketTermsMarkdown());
+    });
   });
 });

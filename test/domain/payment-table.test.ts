@@ -2,9 +2,8 @@
  * The payment's table (docs/payments.md#states): every row taken once, every (status, event) pair without a row
  * refused without a change, the conditions' refusals, and docs/payments.md#states equal to the table.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
+import { expectGeneratedSection } from '../helpers/generated-docs';
 import {
   callbackMayChange,
   PAYMENT_STATUSES,
@@ -451,17 +450,7 @@ describe('provider callbacks (docs/payments.md#provider-callbacks)', () => {
 
 describe('payment table: docs/payments.md#states is generated from it', () => {
   it('shows the table between its markers (UPDATE_STATE_TABLE=1 rewrites it)', () => {
-    const file = path.resolve(__dirname, '../../docs/payments.md');
-    const doc = fs.readFileSync(file, 'utf8');
-    const start = '<!-- state-table:start (generated from src/domain/payment-table.ts) -->\n';
-    const end = '\n<!-- state-table:end -->';
-    const from = doc.indexOf(start);
-    const to = doc.indexOf(end);
-    expect(from, 'markers in docs/payments.md').to.be.greaterThan(-1);
-    const generated = stateTableMarkdown();
-    if (process.env.UPDATE_STATE_TABLE === '1')
-      fs.writeFileSync(file, doc.slice(0, from + start.length) + generated + doc.slice(to));
-    else expect(doc.slice(from + start.length, to)).to.equal(generated);
+    expectGeneratedSection('payments.md', 'state-table', 'src/domain/payment-table.ts', stateTableMarkdown());
   });
 });
 

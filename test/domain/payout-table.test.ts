@@ -2,9 +2,8 @@
  * The payout table (docs/payouts.md#states): every row, every (status, event) pair without a row refused and changing
  * nothing, the rail's answers as events, and docs/payouts.md#states generated from it.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
+import { expectGeneratedSection } from '../helpers/generated-docs';
 import { acceptedPayoutState, PAYOUT_STATUSES, type PayoutSnapshot, type PayoutStatus } from '../../src/domain/payout';
 import {
   applyPayout,
@@ -241,16 +240,6 @@ describe("payout table: a rail's health (docs/payouts.md#rail-down, docs/availab
 
 describe('payout table: docs/payouts.md#states is generated from it', () => {
   it('shows the table between its markers (UPDATE_STATE_TABLE=1 rewrites it)', () => {
-    const file = path.resolve(__dirname, '../../docs/payouts.md');
-    const doc = fs.readFileSync(file, 'utf8');
-    const start = '<!-- payout-table:start (generated from src/domain/payout-table.ts) -->\n';
-    const end = '\n<!-- payout-table:end -->';
-    const from = doc.indexOf(start);
-    const to = doc.indexOf(end);
-    expect(from, 'markers in docs/payouts.md').to.be.greaterThan(-1);
-    const generated = payoutTableMarkdown();
-    if (process.env.UPDATE_STATE_TABLE === '1')
-      fs.writeFileSync(file, doc.slice(0, from + start.length) + generated + doc.slice(to));
-    else expect(doc.slice(from + start.length, to)).to.equal(generated);
+    expectGeneratedSection('payouts.md', 'payout-table', 'src/domain/payout-table.ts', payoutTableMarkdown());
   });
 });

@@ -3,9 +3,8 @@
  * exactly its effects for each refund event, and docs/payments.md#refund-states is generated from it, as the
  * payment's states are (test/domain/payment-table.test.ts).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
+import { expectGeneratedSection } from '../helpers/generated-docs';
 import { PAYMENT_TABLE } from '../../src/domain/payment-table';
 import { REFUND_TABLE, refundStateTableMarkdown } from '../../src/domain/refund-table';
 
@@ -30,16 +29,11 @@ describe('refund table (docs/payments.md#refund-states)', () => {
   });
 
   it('shows the table between its markers (UPDATE_STATE_TABLE=1 rewrites it)', () => {
-    const file = path.resolve(__dirname, '../../docs/payments.md');
-    const doc = fs.readFileSync(file, 'utf8');
-    const start = '<!-- refund-state-table:start (generated from src/domain/refund-table.ts) -->\n';
-    const end = '<!-- refund-state-table:end -->';
-    const from = doc.indexOf(start);
-    const to = doc.indexOf(end);
-    expect(from, 'markers in docs/payments.md').to.be.greaterThan(-1);
-    const generated = `${refundStateTableMarkdown()}\n`;
-    if (process.env.UPDATE_STATE_TABLE === '1')
-      fs.writeFileSync(file, doc.slice(0, from + start.length) + generated + doc.slice(to));
-    else expect(doc.slice(from + start.length, to)).to.equal(generated);
+    expectGeneratedSection(
+      'payments.md',
+      'refund-state-table',
+      'src/domain/refund-table.ts',
+      refundStateTableMarkdown(),
+    );
   });
 });

@@ -4,7 +4,7 @@
  * and a live merchant approved through the admin command.
  */
 import { randomBytes } from 'node:crypto';
-import { call, type CallOptions } from './http';
+import { call, type CallOptions, type TestDeveloper } from './http';
 import { getStack } from './stack';
 import { developerWithOpenRequest, runAdminProcess, session } from './live-access-api';
 import { ApiProcess, WorkerProcess } from './processes';
@@ -42,16 +42,20 @@ export async function startLiveService(env: Record<string, string>): Promise<Liv
 /**
  * A merchant with live access granted the way a reviewer grants it: documents uploaded, the
  * request filed, `npm run admin -- live-access approve` run, the first live key revealed.
- * @returns its live secret key
+ * @returns its live secret key, its merchant id and the developer (its sandbox key and session)
  */
-export async function approvedLiveMerchant(): Promise<{ liveKey: string; merchantId: string }> {
+export async function approvedLiveMerchant(): Promise<{
+  liveKey: string;
+  merchantId: string;
+  developer: TestDeveloper;
+}> {
   const { developer, requestId } = await developerWithOpenRequest();
   const run = await runAdminProcess(['live-access', 'approve', requestId, '--reviewer', 'e2e']);
   if (run.code !== 0) throw new Error(`admin approve failed: ${run.stderr}`);
   for (let i = 0; i < 100; i++) {
     const revealed = await call('/v1/developer/live-access/live-key', { method: 'POST', headers: session(developer) });
     if (revealed.status === 200 || revealed.status === 201)
-      return { liveKey: revealed.body.data.secret, merchantId: developer.merchantId };
+      return { liveKey: revealed.body.data.secret, merchantId: developer.merchantId, developer };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error('the live key never appeared after approval');

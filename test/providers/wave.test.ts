@@ -17,7 +17,11 @@ import {
   type RefundRequest,
 } from '../../src/providers/provider';
 import { createWaveProvider, WaveAuthenticationError } from '../../src/providers/wave/adapter';
-import { waveSignature } from '../../src/providers/wave/callback';
+import {
+  WAVE_SIGNATURE_TOLERANCE_SECONDS,
+  waveSignature,
+  waveSignatureMatches,
+} from '../../src/providers/wave/callback';
 import { waveSettingsSchema, type WaveSettings } from '../../src/providers/wave/settings';
 import { startWaveFake, WAVE_FAKE_NUMBERS, type WaveFake } from '../fakes/wave-fake';
 import { initiateRequest, rejectionOf, settledAnswer, sleep, uniqueNumber } from '../helpers/adapters';
@@ -299,6 +303,26 @@ describe('Wave adapter (wave, docs/providers.md#wave-wave) against the Wave fake
       };
       const refusal = await rejectionOf(Promise.resolve().then(() => wave.parseCallback(signed)));
       expect(String(refusal)).to.include('merchant.payment_received is not about a checkout session');
+    });
+
+    it('refuses a replayed event signed more than five minutes ago (or ahead), and takes one signed within them', async () => {
+      const paid = await wave.initiate(request(senegalNumber()));
+      const event = await eventFor(paid.providerReference);
+      const now = Math.floor(Date.now() / 1000);
+      const signedAt = (timestamp: number): CallbackRequest => ({
+        ...event,
+        headers: { 'wave-signature': waveSignature(event.rawBody, timestamp, fake.webhookSecret) },
+      });
+      for (const stale of [now - WAVE_SIGNATURE_TOLERANCE_SECONDS - 5, now - 86_400, now + 3_600]) {
+        const refusal = await rejectionOf(Promise.resolve().then(() => wave.parseCallback(signedAt(stale))));
+        expect(refusal, `t=${stale - now}s`).to.be.instanceOf(ProviderRefusal);
+      }
+      // The event Wave sent, replayed six minutes later: its own signature no longer opens the door.
+      const sent = event.headers['wave-signature']!;
+      const sentAt = Number(/t=([0-9]+)/.exec(sent)![1]);
+      expect(waveSignatureMatches(sent, event.rawBody, fake.webhookSecret, sentAt + 360)).to.equal(false);
+      expect(waveSignatureMatches(sent, event.rawBody, fake.webhookSecret, sentAt + 60)).to.equal(true);
+      expect(await wave.parseCallback(signedAt(now - 240))).to.include({ providerReference: paid.providerReference });
     });
 
     it('accepts a signature header with several v1 (a secret being rolled) when one of them matches', async () => {

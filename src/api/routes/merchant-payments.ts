@@ -9,7 +9,8 @@ import { apiRouter } from '../router';
 import type { Middleware } from 'koa';
 import { resolveMerchantPayment } from '../../domain/create-payment';
 import { DomainError } from '../../domain/errors';
-import { DEFAULT_FEE_BASIS_POINTS } from '../../domain/fees';
+import { feeBasisPointsFor } from '../../domain/fees';
+import { countryOfNumber } from '../../domain/phone';
 import type { PaymentSnapshot } from '../../domain/payment';
 import { createPayment, getPayment, type PaymentServiceDeps } from '../../services/payment-service';
 import { apiKeyHeader, principalOf } from '../middleware/auth';
@@ -27,8 +28,9 @@ const sameMerchant: Middleware = async (ctx, next) => {
   await next();
 };
 
+/** The merchant-scoped view of `payment`, with the default fee rate of its provider in its customer's market. */
 function view(payment: PaymentSnapshot) {
-  return toMerchantPaymentView(payment, DEFAULT_FEE_BASIS_POINTS[payment.provider]);
+  return toMerchantPaymentView(payment, feeBasisPointsFor(payment.provider, countryOfNumber(payment.customerPhone)));
 }
 
 /** Merchant-scoped routes under `/v1/api/merchants/{merchant_id}/payments`. */
