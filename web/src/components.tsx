@@ -2,7 +2,7 @@
  * Shared pieces of the screens: the API's error as it came, a secret shown once with a copy button, a table (TanStack
  * Table), list filters and page links, the logo. The confirmation dialog is dialog.tsx.
  */
-import { useEffect, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
 import { ApiError } from './api';
 import type { Payment } from './types';
@@ -112,12 +112,30 @@ export function FilterActions({ onClear, children }: { onClear: () => void; chil
   );
 }
 
-/** A time as the developer's locale shows it, with the ISO value in a tooltip. */
+/**
+ * The merchant's time zone (the profile's `time_zone`, docs/api.md#profile), which the signed-in frame provides;
+ * undefined: the browser's own.
+ */
+export const TimeZoneContext = createContext<string | undefined>(undefined);
+
+/** The browser's IANA time zone (`Africa/Kigali`), or `UTC` when it says none. */
+export function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+/**
+ * A time (an ISO 8601 instant) in the merchant's time zone with its offset (`29 Nov 2026, 18:07:40 GMT+2`,
+ * docs/dashboard.md#time-zone), the same time in UTC on hover (its title).
+ */
 export function Time({ value }: { value: string | null | undefined }) {
+  const zone = useContext(TimeZoneContext) ?? browserTimeZone();
   if (!value) return <span>—</span>;
+  const date = new Date(value);
+  const shown = (timeZone: string) =>
+    date.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'long', timeZone });
   return (
-    <time dateTime={value} title={value}>
-      {new Date(value).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' })} UTC
+    <time dateTime={value} title={shown('UTC')}>
+      {shown(zone)}
     </time>
   );
 }

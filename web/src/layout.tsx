@@ -6,7 +6,7 @@ import { useEffect, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { api, clearSession, sessionToken, type Environment } from './api';
-import { Logo } from './components';
+import { Logo, TimeZoneContext } from './components';
 import { operatorName } from './operators';
 import type { Availability, Profile } from './types';
 
@@ -153,56 +153,58 @@ export function Layout() {
   };
   const liveAccess = profile.data?.has_live_access ?? false;
   return (
-    <div className={`app env-${env}`}>
-      <a className="skip" href="#main">
-        Skip to content
-      </a>
-      <header className="top">
-        <button
-          type="button"
-          className="menu-button"
-          aria-expanded={menuOpen}
-          aria-controls="dashboard-nav"
-          onClick={() => setMenuOpen(!menuOpen)}
-        >
-          <span className="menu-icon" aria-hidden="true" />
-          Menu
-        </button>
-        <Link to={`/${env}/payments`} className="brand">
-          <Logo />
-          <span>PayCollect</span>
-        </Link>
-        <EnvironmentSwitch env={env} liveAccess={liveAccess} />
-        <div className="who">
-          <span className="who-name">
-            {profile.data ? `${profile.data.name} · ${profile.data.business_name ?? profile.data.email}` : ''}
-          </span>
-          <button type="button" onClick={signOut}>
-            Sign out
+    <TimeZoneContext value={profile.data?.time_zone ?? undefined}>
+      <div className={`app env-${env}`}>
+        <a className="skip" href="#main">
+          Skip to content
+        </a>
+        <header className="top">
+          <button
+            type="button"
+            className="menu-button"
+            aria-expanded={menuOpen}
+            aria-controls="dashboard-nav"
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
+            <span className="menu-icon" aria-hidden="true" />
+            Menu
           </button>
+          <Link to={`/${env}/payments`} className="brand">
+            <Logo />
+            <span>PayCollect</span>
+          </Link>
+          <EnvironmentSwitch env={env} liveAccess={liveAccess} />
+          <div className="who">
+            <span className="who-name">
+              {profile.data ? `${profile.data.name} · ${profile.data.business_name ?? profile.data.email}` : ''}
+            </span>
+            <button type="button" onClick={signOut}>
+              Sign out
+            </button>
+          </div>
+        </header>
+        <div className="body">
+          <nav aria-label="Dashboard" id="dashboard-nav" className={menuOpen ? 'side open' : 'side'}>
+            <ul>
+              {SCREENS.map(([path, label]) => (
+                <li key={path}>
+                  <NavLink to={`/${env}/${path}`}>{label}</NavLink>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <main id="main" tabIndex={-1}>
+            {env === 'live' && profile.data && !liveAccess ? (
+              <p className="notice warn" role="status">
+                Live access is not granted yet: live screens stay empty until it is.{' '}
+                <Link to="/sandbox/go-live">Go live</Link>
+              </p>
+            ) : null}
+            <OperatorBanner env={env} />
+            <Outlet />
+          </main>
         </div>
-      </header>
-      <div className="body">
-        <nav aria-label="Dashboard" id="dashboard-nav" className={menuOpen ? 'side open' : 'side'}>
-          <ul>
-            {SCREENS.map(([path, label]) => (
-              <li key={path}>
-                <NavLink to={`/${env}/${path}`}>{label}</NavLink>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <main id="main" tabIndex={-1}>
-          {env === 'live' && profile.data && !liveAccess ? (
-            <p className="notice warn" role="status">
-              Live access is not granted yet: live screens stay empty until it is.{' '}
-              <Link to="/sandbox/go-live">Go live</Link>
-            </p>
-          ) : null}
-          <OperatorBanner env={env} />
-          <Outlet />
-        </main>
       </div>
-    </div>
+    </TimeZoneContext>
   );
 }
