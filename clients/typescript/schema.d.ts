@@ -1028,7 +1028,7 @@ export interface paths {
         get: operations["retrieveProfile"];
         /**
          * Update your profile
-         * @description Changes any of `name`, `business_name`, `country` (ISO 3166-1 alpha-2), `phone` (E.164) and the setting `refuse_when_provider_down`; `null` clears the optional ones. Other fields are refused.
+         * @description Changes any of `name`, `business_name`, `country` (ISO 3166-1 alpha-2), `phone` (E.164), `time_zone` (an IANA zone name such as `Africa/Kigali`, the zone the dashboard shows times in) and the setting `refuse_when_provider_down`; `null` clears the optional ones. Other fields, and a time zone that is not an IANA zone, are refused with 400 naming the field.
          */
         put: operations["updateProfile"];
         post?: never;
@@ -11889,6 +11889,7 @@ export interface operations {
                      *         "created_at": "2026-11-20T08:00:00.000Z",
                      *         "country": "RW",
                      *         "phone": "+250788123456",
+                     *         "time_zone": "Africa/Kigali",
                      *         "refuse_when_provider_down": false
                      *       }
                      *     }
@@ -11926,6 +11927,8 @@ export interface operations {
                             country: string | null;
                             /** @description Your phone number; null when not given */
                             phone: string | null;
+                            /** @description The IANA time zone the dashboard shows times in (`Africa/Kigali`); null: the browser's own */
+                            time_zone: string | null;
                             /** @description Whether API creates to an operator that is `down` are refused with 503 `provider_unavailable` (docs/availability.md#api-create); false by default */
                             refuse_when_provider_down: boolean;
                         };
@@ -12029,6 +12032,8 @@ export interface operations {
                     country?: string | null;
                     /** @description Your phone in E.164 form; null clears it */
                     phone?: string | null;
+                    /** @description IANA time zone the dashboard shows times in (`Africa/Kigali`); null: the browser's */
+                    time_zone?: string | null;
                     /** @description True: `POST /v1/payments` to an operator that is `down` answers 503 `provider_unavailable` with `Retry-After` and creates nothing; false (the default): it is accepted and waits (docs/availability.md#api-create) */
                     refuse_when_provider_down?: boolean;
                 };
@@ -12056,6 +12061,7 @@ export interface operations {
                      *         "created_at": "2026-11-20T08:00:00.000Z",
                      *         "country": "RW",
                      *         "phone": "+250788123456",
+                     *         "time_zone": "Africa/Kigali",
                      *         "refuse_when_provider_down": false
                      *       }
                      *     }
@@ -12093,6 +12099,8 @@ export interface operations {
                             country: string | null;
                             /** @description Your phone number; null when not given */
                             phone: string | null;
+                            /** @description The IANA time zone the dashboard shows times in (`Africa/Kigali`); null: the browser's own */
+                            time_zone: string | null;
                             /** @description Whether API creates to an operator that is `down` are refused with 503 `provider_unavailable` (docs/availability.md#api-create); false by default */
                             refuse_when_provider_down: boolean;
                         };

@@ -20,6 +20,8 @@ export interface DeveloperRow {
   phone: string | null;
   /** docs/availability.md#api-create: API creates to a `down` operator are refused. */
   refuse_when_provider_down: boolean;
+  /** The IANA time zone the dashboard shows times in (docs/api.md#profile); null: the browser's. */
+  time_zone: string | null;
   plan: string;
   has_live_access: boolean;
   /** When two-factor sign-in was turned on (docs/security.md#two-factor); null while off. */
@@ -238,6 +240,7 @@ export interface ProfileChanges {
   country?: string | null;
   phone?: string | null;
   refuse_when_provider_down?: boolean;
+  time_zone?: string | null;
 }
 
 /** Updates the profile fields of the merchant's account; returns the account after the change. */

@@ -44,10 +44,14 @@ export function developerView(row: DeveloperSource): DeveloperView {
   };
 }
 
-/** The profile (docs/api.md#profile): the developer with country, phone and the setting refuse_when_provider_down. */
+/**
+ * The profile (docs/api.md#profile): the developer with country, phone, the time zone of the dashboard and the setting
+ * refuse_when_provider_down.
+ */
 export const profile = developer.extend({
   country: nullableText('Your country, ISO 3166-1 alpha-2; null when not given'),
   phone: nullableText('Your phone number; null when not given'),
+  time_zone: nullableText("The IANA time zone the dashboard shows times in (`Africa/Kigali`); null: the browser's own"),
   refuse_when_provider_down: z.boolean().openapi({
     description:
       'Whether API creates to an operator that is `down` are refused with 503 `provider_unavailable` (docs/availability.md#api-create); false by default',
@@ -59,12 +63,13 @@ export type ProfileView = z.output<typeof profile>;
 
 /** The API form of a developer's profile. */
 export function profileView(
-  row: DeveloperSource & Pick<ProfileView, 'country' | 'phone' | 'refuse_when_provider_down'>,
+  row: DeveloperSource & Pick<ProfileView, 'country' | 'phone' | 'refuse_when_provider_down' | 'time_zone'>,
 ): ProfileView {
   return {
     ...developerView(row),
     country: row.country,
     phone: row.phone,
+    time_zone: row.time_zone,
     refuse_when_provider_down: row.refuse_when_provider_down,
   };
 }

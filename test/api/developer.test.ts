@@ -70,6 +70,61 @@ describe('dashboard endpoints', function () {
       const after = await call('/v1/developer/profile', { key: developer.key });
       expect(after.body.data).to.include({ email: developer.email, plan: 'sandbox', name: 'Test Developer' });
     });
+
+    it('keeps the time zone the dashboard shows times in: an IANA name, null by default and to clear it', async () => {
+      const developer = await registerDeveloper();
+      const before = await call('/v1/developer/profile', { key: developer.key });
+      expect(before.body.data.time_zone).to.equal(null);
+      const set = await call('/v1/developer/profile', {
+        method: 'PUT',
+        key: developer.key,
+        body: { time_zone: 'Africa/Kigali' },
+      });
+      expect(set.status, JSON.stringify(set.body)).to.equal(200);
+      expect(set.body.data.time_zone).to.equal('Africa/Kigali');
+      const read = await call('/v1/developer/profile', { headers: { authorization: `Bearer ${developer.token}` } });
+      expect(read.body.data.time_zone).to.equal('Africa/Kigali');
+      const utc = await call('/v1/developer/profile', {
+        method: 'PUT',
+        key: developer.key,
+        body: { time_zone: 'UTC' },
+      });
+      expect(utc.body.data.time_zone).to.equal('UTC');
+      const cleared = await call('/v1/developer/profile', {
+        method: 'PUT',
+        key: developer.key,
+        body: { time_zone: null },
+      });
+      expect(cleared.body.data.time_zone).to.equal(null);
+    });
+
+    it('refuses a time zone that is not an IANA zone with 400 naming time_zone, changing nothing', async () => {
+      const developer = await registerDeveloper();
+      await call('/v1/developer/profile', { method: 'PUT', key: developer.key, body: { time_zone: 'Africa/Nairobi' } });
+      for (const time_zone of [
+        'CAT',
+        '+02:00',
+        'Kigali',
+        'africa/kigali',
+        'Mars/Olympus_Mons',
+        '',
+        'x'.repeat(100),
+        3,
+      ]) {
+        const response = await call('/v1/developer/profile', {
+          method: 'PUT',
+          key: developer.key,
+          body: { time_zone },
+        });
+        expect(response.status, String(time_zone).slice(0, 20)).to.equal(400);
+        expect(response.body.error.code).to.equal('validation_error');
+        expect(response.body.error.details.map((detail: { field: string }) => detail.field)).to.deep.equal([
+          'time_zone',
+        ]);
+      }
+      const after = await call('/v1/developer/profile', { key: developer.key });
+      expect(after.body.data.time_zone).to.equal('Africa/Nairobi');
+    });
   });
 
   describe('transactions (docs/limits.md#lists)', () => {

@@ -1,8 +1,8 @@
 /**
- * Shared pieces of the screens: the API's error as it came, a confirmation dialog, a secret shown
- * once with a copy button, a table (TanStack Table), list filters and page links.
+ * Shared pieces of the screens: the API's error as it came, a secret shown once with a copy button, a table (TanStack
+ * Table), list filters and page links, the logo. The confirmation dialog is dialog.tsx.
  */
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
 import { ApiError } from './api';
 import type { Payment } from './types';
@@ -48,6 +48,55 @@ export function FilterSelect({
   );
 }
 
+/** One active filter of a list: its URL parameter, what the chip says and its accessible name. */
+export interface ActiveFilter {
+  name: string;
+  label: string;
+}
+
+/**
+ * The bar above a list: a "Filter" button that shows or hides the filter form `controls` on a phone (on wider screens
+ * the form is always there and the button hidden, styles.css), and the active filters as chips, each removing its
+ * filter when pressed.
+ */
+export function FilterBar({
+  controls,
+  open,
+  onToggle,
+  active,
+  onRemove,
+}: {
+  controls: string;
+  open: boolean;
+  onToggle: () => void;
+  active: ActiveFilter[];
+  onRemove: (name: string) => void;
+}) {
+  return (
+    <div className="filter-bar">
+      <button type="button" className="filter-toggle" aria-expanded={open} aria-controls={controls} onClick={onToggle}>
+        Filter{active.length ? ` (${active.length})` : ''}
+      </button>
+      {active.length ? (
+        <ul className="chips" aria-label="Active filters">
+          {active.map((filter) => (
+            <li key={filter.name}>
+              <button
+                type="button"
+                className="chip"
+                aria-label={`Remove filter ${filter.label}`}
+                onClick={() => onRemove(filter.name)}
+              >
+                {filter.label} <span aria-hidden="true">×</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
 /** The buttons of a filter form: apply (submits the form), clear (`onClear`), then `children`. */
 export function FilterActions({ onClear, children }: { onClear: () => void; children?: ReactNode }) {
   return (
@@ -63,12 +112,30 @@ export function FilterActions({ onClear, children }: { onClear: () => void; chil
   );
 }
 
-/** A time as the developer's locale shows it, with the ISO value in a tooltip. */
+/**
+ * The merchant's time zone (the profile's `time_zone`, docs/api.md#profile), which the signed-in frame provides;
+ * undefined: the browser's own.
+ */
+export const TimeZoneContext = createContext<string | undefined>(undefined);
+
+/** The browser's IANA time zone (`Africa/Kigali`), or `UTC` when it says none. */
+export function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+/**
+ * A time (an ISO 8601 instant) in the merchant's time zone with its offset (`29 Nov 2026, 18:07:40 GMT+2`,
+ * docs/dashboard.md#time-zone), the same time in UTC on hover (its title).
+ */
 export function Time({ value }: { value: string | null | undefined }) {
+  const zone = useContext(TimeZoneContext) ?? browserTimeZone();
   if (!value) return <span>—</span>;
+  const date = new Date(value);
+  const shown = (timeZone: string) =>
+    date.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'long', timeZone });
   return (
-    <time dateTime={value} title={value}>
-      {new Date(value).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' })} UTC
+    <time dateTime={value} title={shown('UTC')}>
+      {shown(zone)}
     </time>
   );
 }
@@ -143,57 +210,6 @@ export function Notice({ children }: { children: ReactNode }) {
   );
 }
 
-/**
- * A modal confirmation (the native `<dialog>`: focus moves in, Escape cancels, focus returns).
- * Rendered while `open`; `onConfirm` runs the action.
- */
-export function ConfirmDialog(props: {
-  open: boolean;
-  title: string;
-  children: ReactNode;
-  confirmLabel: string;
-  busy?: boolean;
-  onConfirm: () => void;
-  onCancel: () => void;
-  danger?: boolean;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (props.open && !dialog.open) dialog.showModal();
-    if (!props.open && dialog.open) dialog.close();
-  }, [props.open]);
-  return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      onCancel={(event) => {
-        event.preventDefault();
-        props.onCancel();
-      }}
-    >
-      <h2 id={titleId}>{props.title}</h2>
-      <div>{props.children}</div>
-      <div className="actions">
-        <button type="button" onClick={props.onCancel} disabled={props.busy}>
-          Go back
-        </button>
-        <button
-          type="button"
-          className={props.danger ? 'danger' : 'primary'}
-          onClick={props.onConfirm}
-          disabled={props.busy}
-          autoFocus
-        >
-          {props.busy ? 'Working…' : props.confirmLabel}
-        </button>
-      </div>
-    </dialog>
-  );
-}
-
 /** A secret shown once (a new key, a webhook's signing secret), with a copy button. */
 export function SecretOnce({ label, value, onDismiss }: { label: string; value: string; onDismiss?: () => void }) {
   const [copied, setCopied] = useState(false);
@@ -228,7 +244,8 @@ export function SecretOnce({ label, value, onDismiss }: { label: string; value: 
 
 /**
  * A table of `rows` with TanStack Table's core row model; the caption names it for screen readers. On a phone each
- * row shows as a card, every value under its column's name.
+ * row shows as a card, every value under its column's name; a `compact` list (payments) shows each row in three short
+ * lines instead (amount and status, id, then the rest), so several rows fit on the first screen.
  */
 export function DataTable<T>({
   caption,
@@ -236,16 +253,18 @@ export function DataTable<T>({
   rows,
   empty,
   testId,
+  compact = false,
 }: {
   caption: string;
   columns: ColumnDef<T, any>[];
   rows: T[];
   empty: string;
   testId?: string;
+  compact?: boolean;
 }) {
   const table = useReactTable({ data: rows, columns, getCoreRowModel: getCoreRowModel() });
   return (
-    <div className="table-wrap">
+    <div className={compact ? 'table-wrap compact-cards' : 'table-wrap'}>
       <table data-testid={testId}>
         <caption className="visually-hidden">{caption}</caption>
         <thead>
@@ -273,7 +292,11 @@ export function DataTable<T>({
                   const header = cell.column.columnDef.header;
                   // The column's name beside the value when a phone shows the row as a card (styles.css).
                   return (
-                    <td key={cell.id} data-label={typeof header === 'string' ? header : undefined}>
+                    <td
+                      key={cell.id}
+                      data-label={typeof header === 'string' ? header : undefined}
+                      className={`col-${cell.column.id}`}
+                    >
                       {flexRender(cell.column.columnDef.cell, cell.getContext())}
                     </td>
                   );
@@ -288,12 +311,27 @@ export function DataTable<T>({
 }
 
 /**
- * A wide table that scrolls sideways inside the screen on a phone rather than widening the page; a named region
- * that takes focus, so it can be scrolled from the keyboard too.
+ * A wide table that scrolls sideways inside the screen on a tablet rather than widening the page; a named region
+ * that takes focus, so it can be scrolled from the keyboard too. On a phone (styles.css) each row of its tables shows
+ * as a card instead, every value under its column's name: the names are copied from the table's header cells into
+ * each cell's `data-label` after every render.
  */
 export function Scrollable({ label, children }: { label: string; children: ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    for (const table of ref.current?.querySelectorAll('table') ?? []) {
+      const names = [...table.querySelectorAll('thead tr:last-child th')].map((th) => th.textContent?.trim() ?? '');
+      for (const row of table.querySelectorAll('tbody tr, tfoot tr')) {
+        [...row.children].forEach((cell, index) => {
+          const name = names[index];
+          if (name) cell.setAttribute('data-label', name);
+          else cell.removeAttribute('data-label');
+        });
+      }
+    }
+  });
   return (
-    <div className="scroll-x" role="region" aria-label={label} tabIndex={0}>
+    <div className="scroll-x cards" role="region" aria-label={label} tabIndex={0} ref={ref}>
       {children}
     </div>
   );
@@ -362,6 +400,19 @@ export function CursorPager({
         Next page
       </button>
     </nav>
+  );
+}
+
+/** Our mark (the favicon's): a rounded green square with a white P; decorative beside the written name. */
+export function Logo() {
+  return (
+    <svg className="logo" viewBox="0 0 32 32" width="28" height="28" aria-hidden="true" focusable="false">
+      <rect width="32" height="32" rx="7" fill="#0b6e4f" />
+      <path
+        d="M11 25V7h7.2c3.8 0 6.3 2.2 6.3 5.6s-2.5 5.7-6.3 5.7H15V25z M15 14.9h2.9c1.7 0 2.6-.8 2.6-2.3s-.9-2.2-2.6-2.2H15z"
+        fill="#fff"
+      />
+    </svg>
   );
 }
 

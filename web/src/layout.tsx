@@ -2,9 +2,11 @@
  * The frame of every signed-in screen: the navigation, the sandbox/live switch (shown once live
  * access is granted, docs/live-access.md#approval), sign out, and the environment of the URL (`/dashboard/{env}/…`).
  */
+import { useEffect, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { api, clearSession, sessionToken, type Environment } from './api';
+import { Logo, TimeZoneContext } from './components';
 import { operatorName } from './operators';
 import type { Availability, Profile } from './types';
 
@@ -121,13 +123,28 @@ function OperatorBanner({ env }: { env: Environment }) {
   );
 }
 
-/** Header, navigation and the current screen. */
+/**
+ * Header, navigation and the current screen. Up to a tablet's width (900 px) the navigation hides behind a "Menu"
+ * button (a disclosure: `aria-expanded`, closed again when a screen opens or Escape is pressed), so a phone's first
+ * screen starts with the screen's own content rather than fifteen links.
+ */
 export function Layout() {
   const { env: raw } = useParams();
   const env = useEnv();
   const profile = useProfile();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
+  const { pathname } = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [pathname]);
+  useEffect(() => {
+    if (!menuOpen) return;
+    const closeOnEscape = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') setMenuOpen(false);
+    };
+    document.addEventListener('keydown', closeOnEscape);
+    return () => document.removeEventListener('keydown', closeOnEscape);
+  }, [menuOpen]);
   if (raw !== 'sandbox' && raw !== 'live') return <Navigate to="/sandbox/payments" replace />;
   const signOut = () => {
     clearSession();
@@ -136,45 +153,58 @@ export function Layout() {
   };
   const liveAccess = profile.data?.has_live_access ?? false;
   return (
-    <div className={`app env-${env}`}>
-      <a className="skip" href="#main">
-        Skip to content
-      </a>
-      <header className="top">
-        <Link to={`/${env}/payments`} className="brand">
-          PayCollect
-        </Link>
-        <EnvironmentSwitch env={env} liveAccess={liveAccess} />
-        <div className="who">
-          <span>
-            {profile.data ? `${profile.data.name} · ${profile.data.business_name ?? profile.data.email}` : ''}
-          </span>
-          <button type="button" onClick={signOut}>
-            Sign out
+    <TimeZoneContext value={profile.data?.time_zone ?? undefined}>
+      <div className={`app env-${env}`}>
+        <a className="skip" href="#main">
+          Skip to content
+        </a>
+        <header className="top">
+          <button
+            type="button"
+            className="menu-button"
+            aria-expanded={menuOpen}
+            aria-controls="dashboard-nav"
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
+            <span className="menu-icon" aria-hidden="true" />
+            Menu
           </button>
+          <Link to={`/${env}/payments`} className="brand">
+            <Logo />
+            <span>PayCollect</span>
+          </Link>
+          <EnvironmentSwitch env={env} liveAccess={liveAccess} />
+          <div className="who">
+            <span className="who-name">
+              {profile.data ? `${profile.data.name} · ${profile.data.business_name ?? profile.data.email}` : ''}
+            </span>
+            <button type="button" onClick={signOut}>
+              Sign out
+            </button>
+          </div>
+        </header>
+        <div className="body">
+          <nav aria-label="Dashboard" id="dashboard-nav" className={menuOpen ? 'side open' : 'side'}>
+            <ul>
+              {SCREENS.map(([path, label]) => (
+                <li key={path}>
+                  <NavLink to={`/${env}/${path}`}>{label}</NavLink>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <main id="main" tabIndex={-1}>
+            {env === 'live' && profile.data && !liveAccess ? (
+              <p className="notice warn" role="status">
+                Live access is not granted yet: live screens stay empty until it is.{' '}
+                <Link to="/sandbox/go-live">Go live</Link>
+              </p>
+            ) : null}
+            <OperatorBanner env={env} />
+            <Outlet />
+          </main>
         </div>
-      </header>
-      <div className="body">
-        <nav aria-label="Dashboard" className="side">
-          <ul>
-            {SCREENS.map(([path, label]) => (
-              <li key={path}>
-                <NavLink to={`/${env}/${path}`}>{label}</NavLink>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <main id="main" tabIndex={-1}>
-          {env === 'live' && profile.data && !liveAccess ? (
-            <p className="notice warn" role="status">
-              Live access is not granted yet: live screens stay empty until it is.{' '}
-              <Link to="/sandbox/go-live">Go live</Link>
-            </p>
-          ) : null}
-          <OperatorBanner env={env} />
-          <Outlet />
-        </main>
       </div>
-    </div>
+    </TimeZoneContext>
   );
 }

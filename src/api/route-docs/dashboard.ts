@@ -36,7 +36,7 @@ export const dashboardRouteDocs: RouteDoc[] = [
     tag: 'Dashboard',
     summary: 'Update your profile',
     description:
-      'Changes any of `name`, `business_name`, `country` (ISO 3166-1 alpha-2), `phone` (E.164) and the setting `refuse_when_provider_down`; `null` clears the optional ones. Other fields are refused.',
+      'Changes any of `name`, `business_name`, `country` (ISO 3166-1 alpha-2), `phone` (E.164), `time_zone` (an IANA zone name such as `Africa/Kigali`, the zone the dashboard shows times in) and the setting `refuse_when_provider_down`; `null` clears the optional ones. Other fields, and a time zone that is not an IANA zone, are refused with 400 naming the field.',
     security: DEVELOPER,
     body: profileBody,
     bodyExample: { business_name: 'Kigali Books Ltd', phone: '+250788123456' },

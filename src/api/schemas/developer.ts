@@ -9,6 +9,7 @@ import { GENERIC_CATALOGUE, MERCHANT_CATALOGUE } from '../../domain/catalogue';
 import { parseDateFilter, parseDay } from '../../domain/date-filter';
 import { PAYMENT_STATUSES } from '../../domain/payment';
 import { parseMsisdn } from '../../domain/phone';
+import { isIanaTimeZone } from '../../lib/time-zone';
 
 const METHODS = [...new Set([...Object.keys(GENERIC_CATALOGUE), ...Object.keys(MERCHANT_CATALOGUE)])] as [
   string,
@@ -105,8 +106,8 @@ export const analyticsQuery = z
   .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'from must not be after to', path: ['from'] });
 
 /**
- * `PUT /v1/developer/profile` (docs/api.md#profile): only name, business_name, country, phone and the setting
- * refuse_when_provider_down.
+ * `PUT /v1/developer/profile` (docs/api.md#profile): only name, business_name, country, phone, time_zone (an IANA
+ * zone name) and the setting refuse_when_provider_down.
  */
 export const profileBody = z.strictObject({
   name: trimmedText(200).optional().openapi({ description: 'Your name' }),
@@ -128,6 +129,12 @@ export const profileBody = z.strictObject({
     .nullable()
     .optional()
     .openapi({ description: 'Your phone in E.164 form; null clears it' }),
+  time_zone: z
+    .string()
+    .refine(isIanaTimeZone, 'time_zone must be an IANA time zone name, e.g. Africa/Kigali')
+    .nullable()
+    .optional()
+    .openapi({ description: "IANA time zone the dashboard shows times in (`Africa/Kigali`); null: the browser's" }),
   refuse_when_provider_down: z.boolean().optional().openapi({
     description:
       'True: `POST /v1/payments` to an operator that is `down` answers 503 `provider_unavailable` with `Retry-After` and creates nothing; false (the default): it is accepted and waits (docs/availability.md#api-create)',

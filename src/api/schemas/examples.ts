@@ -209,6 +209,7 @@ export const profile: z.input<typeof out.profile> = {
   ...developer,
   country: 'RW',
   phone: '+250788123456',
+  time_zone: 'Africa/Kigali',
   refuse_when_provider_down: false,
 };
 

@@ -6,7 +6,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, storeSession } from '../api';
-import { ErrorBox, Notice, PageTitle, SecretOnce } from '../components';
+import { ErrorBox, Logo, Notice, PageTitle, SecretOnce } from '../components';
 import type { Developer } from '../types';
 import { TwoFactorStep } from './two-factor-step';
 
@@ -44,6 +44,9 @@ export function SignInPage() {
   };
   return (
     <main id="main" className="auth">
+      <p className="auth-brand">
+        <Logo /> PayCollect
+      </p>
       <PageTitle>Sign in</PageTitle>
       {params.get('expired') ? <Notice>Your session has ended. Sign in again to go on.</Notice> : null}
       {params.get('signed_out') ? <Notice>You are signed out.</Notice> : null}
@@ -111,6 +114,9 @@ export function SignUpPage() {
   if (register.data) {
     return (
       <main id="main" className="auth">
+        <p className="auth-brand">
+          <Logo /> PayCollect
+        </p>
         <PageTitle>Welcome, {register.data.developer.name}</PageTitle>
         <p>
           Your merchant id is <code>{register.data.developer.merchant_id}</code>. Your first sandbox secret key:
@@ -124,6 +130,9 @@ export function SignUpPage() {
   }
   return (
     <main id="main" className="auth">
+      <p className="auth-brand">
+        <Logo /> PayCollect
+      </p>
       <PageTitle>Create your account</PageTitle>
       <form
         onSubmit={(event) => {

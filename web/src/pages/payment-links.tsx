@@ -7,7 +7,8 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, newIdempotencyKey, type Environment } from '../api';
-import { ConfirmDialog, ErrorBox, PageTitle, StatusBadge } from '../components';
+import { ErrorBox, PageTitle, StatusBadge } from '../components';
+import { ConfirmDialog } from '../dialog';
 import { useEnv } from '../layout';
 import { CURRENCIES, formatMoney, parseAmount } from '../money';
 import { useReportDownload } from '../report-download';

@@ -14,6 +14,7 @@ import {
   DataTable,
   ErrorBox,
   FilterActions,
+  FilterBar,
   FilterSelect,
   Notice,
   PageTitle,
@@ -49,6 +50,16 @@ function filtersOf(params: URLSearchParams): Filters {
     q: params.get('q') ?? '',
   };
 }
+
+/** The filters' names as the chips show them. */
+const FILTER_NAMES: Record<keyof Filters, string> = {
+  q: 'Search',
+  status: 'Status',
+  method: 'Method',
+  currency: 'Currency',
+  from: 'From',
+  to: 'To',
+};
 
 /** The API's `date` filter (docs/limits.md#lists) of a from/to pair of days: one day, a range, or open on one side. */
 function dateFilter(from: string, to: string): string | undefined {
@@ -122,7 +133,7 @@ function columns(env: Environment) {
     column.accessor('id', {
       header: 'Id',
       cell: (info) => (
-        <Link to={`/${env}/payments/${info.row.original.payment_id}`} className="mono">
+        <Link to={`/${env}/payments/${info.row.original.payment_id}`} className="mono id" title={info.getValue()}>
           {info.getValue()}
         </Link>
       ),
@@ -165,6 +176,20 @@ export function PaymentsPage() {
   const trail = (params.get('after') ?? '').split(',').filter(Boolean);
   const after = trail.at(-1);
   const [draft, setDraft] = useState<Filters>(filters);
+  const [filtersOpen, setFiltersOpen] = useState(false);
+  const active = (Object.keys(FILTER_NAMES) as (keyof Filters)[])
+    .filter((name) => filters[name])
+    .map((name) => ({
+      name,
+      label: `${FILTER_NAMES[name]}: ${name === 'method' ? methodLabel(filters[name]) : filters[name]}`,
+    }));
+  const remove = (name: string) => {
+    const next = new URLSearchParams(params);
+    next.delete(name);
+    next.delete('after');
+    setParams(next);
+    setDraft({ ...draft, [name]: '' });
+  };
   const [exporting, setExporting] = useState<{ busy: boolean; error?: unknown; done?: number }>({ busy: false });
 
   const list = useQuery({
@@ -182,6 +207,7 @@ export function PaymentsPage() {
     const next = new URLSearchParams();
     for (const [name, value] of Object.entries(draft)) if (value) next.set(name, value);
     setParams(next);
+    setFiltersOpen(false);
   };
   const goTo = (cursors: string[]) => {
     const next = new URLSearchParams(params);
@@ -205,7 +231,20 @@ export function PaymentsPage() {
   return (
     <section>
       <PageTitle>Payments</PageTitle>
-      <form className="filters" onSubmit={apply} role="search" aria-label="Filter payments">
+      <FilterBar
+        controls="payment-filters"
+        open={filtersOpen}
+        onToggle={() => setFiltersOpen(!filtersOpen)}
+        active={active}
+        onRemove={remove}
+      />
+      <form
+        id="payment-filters"
+        className={filtersOpen ? 'filters collapsible open' : 'filters collapsible'}
+        onSubmit={apply}
+        role="search"
+        aria-label="Filter payments"
+      >
         <div>
           <label htmlFor="f-q">Search</label>
           <input id="f-q" type="search" placeholder="id, description or customer" value={draft.q} onChange={set('q')} />
@@ -261,6 +300,7 @@ export function PaymentsPage() {
             rows={list.data.transactions}
             empty="No payments match these filters."
             testId="payments-table"
+            compact
           />
           <CursorPager
             position={trail.length}

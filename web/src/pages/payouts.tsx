@@ -3,14 +3,18 @@
  * payouts with their status, the destinations with their verification state (adding one in live asks for a recent
  * two-factor code, docs/payouts.md#destinations) and the automatic payout setting (docs/payouts.md#automatic-payouts).
  */
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router';
-import { api, newIdempotencyKey, type Environment } from '../api';
+import { api, ApiError, newIdempotencyKey, type Environment } from '../api';
 import { DataTable, ErrorBox, PageTitle, StatusBadge, Time } from '../components';
 import { useEnv } from '../layout';
+import { ConfirmDialog } from '../dialog';
 import { formatMoney, parseAmount } from '../money';
+import { operatorName } from '../operators';
+import { payoutFeeQuote } from '../payout-fee';
+import { forgetPayoutIntent, payoutIntentKey } from '../payout-intent';
 import { canManage, needsStepUp, useRole } from '../security';
 import type { Balance, Payout, PayoutDestination, PayoutScheduleSetting } from '../types';
 import { StepUpPrompt } from './step-up';
@@ -57,6 +61,12 @@ const destinationColumns = [
   }),
 ];
 
+/** A destination as the merchant knows it: operator, kind and last digits ("MTN MoMo wallet ending 0001"). */
+function destinationWords(destination: PayoutDestination): string {
+  const kind = destination.type === 'bank_account' ? 'account' : 'wallet';
+  return `${operatorName(destination.provider)} ${kind} ending ${destination.last4}`;
+}
+
 /** The payouts screen. */
 export function PayoutsPage() {
   const env = useEnv();
@@ -92,22 +102,64 @@ export function PayoutsPage() {
     },
   });
 
+  const usable = destinations.data?.payout_destinations ?? [];
   const [amount, setAmount] = useState('');
-  const [currency, setCurrency] = useState('RWF');
+  const [chosenCurrency, setCurrency] = useState('');
   const [destination, setDestination] = useState('');
-  const [idempotencyKey, setIdempotencyKey] = useState(newIdempotencyKey);
+  // What the confirmation shows and sends: fixed when the dialog opens, with its idempotency key.
+  const [confirming, setConfirming] = useState<{
+    amount: number;
+    fee: number;
+    currency: string;
+    destination: PayoutDestination;
+    intent: string;
+    idempotencyKey: string;
+  }>();
+  const [draftError, setDraftError] = useState<string>();
+  const currencies = (balance.data?.available ?? []).map((a) => a.currency);
+  const currency = chosenCurrency || currencies[0] || '';
+  // The key already sent: a second click of the same confirmation (before the screen shows it busy) sends nothing.
+  const sentKey = useRef<string>(undefined);
   const createPayout = useMutation({
-    mutationFn: () => {
-      const parsed = parseAmount(amount, currency);
-      if (!parsed.ok) throw new Error(parsed.message);
-      return api<Payout>('/v1/payouts', { env, idempotencyKey, body: { amount: parsed.minor, currency, destination } });
-    },
-    onSuccess: () => {
+    mutationFn: (payout: NonNullable<typeof confirming>) =>
+      api<Payout>('/v1/payouts', {
+        env,
+        idempotencyKey: payout.idempotencyKey,
+        body: { amount: payout.amount, currency: payout.currency, destination: payout.destination.id },
+      }),
+    onSuccess: (_payout, payout) => {
+      forgetPayoutIntent(payout.intent);
+      setConfirming(undefined);
       setAmount('');
-      setIdempotencyKey(newIdempotencyKey());
       refresh();
     },
+    onError: (error, payout) => {
+      // Trying again with the same key is safe: the API answers the first attempt's payout if there was one.
+      sentKey.current = undefined;
+      // The API answered (not a lost connection): that key is spent, the next try is a new payout.
+      if (error instanceof ApiError && error.status > 0) forgetPayoutIntent(payout.intent);
+      setConfirming(undefined);
+    },
   });
+  /** Checks the form and opens the confirmation with the payout's figures and a key for this opening. */
+  const review = () => {
+    createPayout.reset();
+    const parsed = parseAmount(amount, currency);
+    const target = usable.find((d) => d.id === destination);
+    if (!parsed.ok) return setDraftError(parsed.message);
+    if (!currency) return setDraftError('There is no available balance to pay out yet.');
+    if (!target) return setDraftError('Choose a destination.');
+    setDraftError(undefined);
+    const intent = `${env}:${parsed.minor}:${currency}:${target.id}`;
+    setConfirming({
+      amount: parsed.minor,
+      fee: payoutFeeQuote(target.type, parsed.minor, currency),
+      currency,
+      destination: target,
+      intent,
+      idempotencyKey: payoutIntentKey(intent, newIdempotencyKey),
+    });
+  };
 
   const [setting, setSetting] = useState<{
     schedule: string;
@@ -146,7 +198,14 @@ export function PayoutsPage() {
     event.preventDefault();
     run();
   };
-  const usable = destinations.data?.payout_destinations ?? [];
+  // A change of where money goes waits for a confirmation (docs/dashboard.md#confirmations).
+  const [confirmChange, setConfirmChange] = useState<'destination' | 'schedule'>();
+  const scheduleTarget = usable.find((d) => d.id === current.destination);
+  const reviewSchedule = () => {
+    const redirects = current.schedule !== 'manual' && current.destination !== (schedule.data?.destination ?? '');
+    if (redirects && scheduleTarget) setConfirmChange('schedule');
+    else saveSchedule.mutate();
+  };
   return (
     <section>
       <PageTitle>Payouts</PageTitle>
@@ -171,12 +230,7 @@ export function PayoutsPage() {
         <p>Loading…</p>
       )}
 
-      <form
-        onSubmit={submit(() => createPayout.mutate())}
-        className="panel"
-        aria-labelledby="new-payout"
-        hidden={!manager}
-      >
+      <form onSubmit={submit(review)} className="panel" aria-labelledby="new-payout" hidden={!manager}>
         <h2 id="new-payout">Pay out</h2>
         <label htmlFor="payout-amount">Amount</label>
         <input
@@ -187,12 +241,14 @@ export function PayoutsPage() {
           onChange={(e) => setAmount(e.target.value)}
         />
         <label htmlFor="payout-currency">Currency</label>
-        <input
-          id="payout-currency"
-          required
-          value={currency}
-          onChange={(e) => setCurrency(e.target.value.toUpperCase())}
-        />
+        <select id="payout-currency" required value={currency} onChange={(e) => setCurrency(e.target.value)}>
+          {currencies.length === 0 ? <option value="">No available balance</option> : null}
+          {currencies.map((code) => (
+            <option key={code} value={code}>
+              {code}
+            </option>
+          ))}
+        </select>
         <label htmlFor="payout-destination">Destination</label>
         <select id="payout-destination" required value={destination} onChange={(e) => setDestination(e.target.value)}>
           <option value="">Choose…</option>
@@ -202,11 +258,50 @@ export function PayoutsPage() {
             </option>
           ))}
         </select>
+        {draftError ? (
+          <p className="error" role="alert">
+            {draftError}
+          </p>
+        ) : null}
         <ErrorBox error={createPayout.error} />
-        <button type="submit" className="primary" disabled={createPayout.isPending}>
-          {createPayout.isPending ? 'Sending…' : 'Pay out'}
+        <button type="submit" className="primary">
+          Pay out
         </button>
       </form>
+      {confirming ? (
+        <ConfirmDialog
+          open
+          title="Send this payout?"
+          description="Money leaves your balance as soon as you confirm; a payout cannot be recalled once the rail has it."
+          testId="payout-confirmation"
+          facts={[
+            {
+              label: 'Amount',
+              value: formatMoney(confirming.amount, confirming.currency),
+              testId: 'confirm-amount',
+            },
+            { label: 'Fee', value: formatMoney(confirming.fee, confirming.currency), testId: 'confirm-fee' },
+            {
+              label: 'Taken from your balance',
+              value: formatMoney(confirming.amount + confirming.fee, confirming.currency),
+              testId: 'confirm-net',
+            },
+            {
+              label: 'To',
+              value: destinationWords(confirming.destination),
+              testId: 'confirm-destination',
+            },
+          ]}
+          confirmLabel={`Pay out ${formatMoney(confirming.amount, confirming.currency)}`}
+          busy={createPayout.isPending}
+          onConfirm={() => {
+            if (sentKey.current === confirming.idempotencyKey) return;
+            sentKey.current = confirming.idempotencyKey;
+            createPayout.mutate(confirming);
+          }}
+          onCancel={() => setConfirming(undefined)}
+        />
+      ) : null}
 
       <h2>Destinations</h2>
       {destinations.data ? (
@@ -219,7 +314,10 @@ export function PayoutsPage() {
         />
       ) : null}
       <form
-        onSubmit={submit(() => addDestination.mutate())}
+        onSubmit={submit(() => {
+          addDestination.reset();
+          setConfirmChange('destination');
+        })}
         className="panel"
         aria-labelledby="new-destination"
         hidden={!manager}
@@ -242,12 +340,7 @@ export function PayoutsPage() {
         </button>
       </form>
 
-      <form
-        onSubmit={submit(() => saveSchedule.mutate())}
-        className="panel"
-        aria-labelledby="payout-schedule"
-        hidden={!manager}
-      >
+      <form onSubmit={submit(reviewSchedule)} className="panel" aria-labelledby="payout-schedule" hidden={!manager}>
         <h2 id="payout-schedule">Automatic payouts</h2>
         <label htmlFor="schedule-kind">Schedule</label>
         <select
@@ -295,6 +388,41 @@ export function PayoutsPage() {
           </p>
         ) : null}
       </form>
+      <ConfirmDialog
+        open={confirmChange === 'destination'}
+        title="Add this payout destination?"
+        description={
+          env === 'live'
+            ? 'Payouts can go to it 24 hours after it is added; your owners are told by e-mail.'
+            : 'A sandbox destination can be paid at once.'
+        }
+        facts={[
+          { label: 'Type', value: 'Mobile-money wallet' },
+          { label: 'Number', value: phone, testId: 'confirm-phone' },
+        ]}
+        confirmLabel="Add destination"
+        onCancel={() => setConfirmChange(undefined)}
+        onConfirm={() => {
+          setConfirmChange(undefined);
+          addDestination.mutate();
+        }}
+      />
+      <ConfirmDialog
+        open={confirmChange === 'schedule' && scheduleTarget !== undefined}
+        title="Change where automatic payouts go?"
+        description="From the next automatic payout on, your available balance goes to this destination."
+        facts={[
+          { label: 'Schedule', value: current.schedule },
+          { label: 'To', value: scheduleTarget ? destinationWords(scheduleTarget) : '', testId: 'confirm-schedule-to' },
+          { label: 'Kept in the balance', value: formatMoney(Number(current.minimum) || 0, current.currency) },
+        ]}
+        confirmLabel="Save schedule"
+        onCancel={() => setConfirmChange(undefined)}
+        onConfirm={() => {
+          setConfirmChange(undefined);
+          saveSchedule.mutate();
+        }}
+      />
     </section>
   );
 }

@@ -1,11 +1,11 @@
 /**
  * The profile (`GET`/`PUT /v1/developer/profile`, docs/api.md#profile): name, business name, country and phone can
- * change, and the setting `refuse_when_provider_down`.
+ * change, the time zone the dashboard shows times in, and the setting `refuse_when_provider_down`.
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api';
-import { ErrorBox, Notice, PageTitle, Time } from '../components';
+import { browserTimeZone, ErrorBox, Notice, PageTitle, Time } from '../components';
 import { useProfile } from '../layout';
 import type { Profile } from '../types';
 
@@ -82,8 +82,55 @@ export function ProfilePage() {
           Save
         </button>
       </form>
+      {data ? <TimeZoneSetting saved={data.time_zone} /> : null}
       {data ? <OutageSetting refuse={data.refuse_when_provider_down} /> : null}
     </section>
+  );
+}
+
+/** The IANA zones the browser knows, `UTC` first. */
+function knownTimeZones(): string[] {
+  return ['UTC', ...Intl.supportedValuesOf('timeZone').filter((zone) => zone !== 'UTC')];
+}
+
+/**
+ * The merchant's time zone (docs/api.md#profile): every time on the dashboard shows in it, UTC on hover; none chosen,
+ * the browser's own.
+ */
+function TimeZoneSetting({ saved }: { saved: string | null }) {
+  const queryClient = useQueryClient();
+  const [zone, setZone] = useState(saved ?? '');
+  useEffect(() => setZone(saved ?? ''), [saved]);
+  const change = useMutation({
+    mutationFn: () => api<Profile>('/v1/developer/profile', { method: 'PUT', body: { time_zone: zone || null } }),
+    onSuccess: (updated) => queryClient.setQueryData(['profile'], updated),
+  });
+  return (
+    <form
+      className="panel"
+      aria-labelledby="time-zone-setting"
+      onSubmit={(event) => {
+        event.preventDefault();
+        change.mutate();
+      }}
+    >
+      <h2 id="time-zone-setting">Time zone</h2>
+      <label htmlFor="profile-time_zone">Show times in</label>
+      <select id="profile-time_zone" value={zone} onChange={(event) => setZone(event.target.value)}>
+        <option value="">This browser&apos;s time zone ({browserTimeZone()})</option>
+        {knownTimeZones().map((name) => (
+          <option key={name} value={name}>
+            {name.replace(/_/g, ' ')}
+          </option>
+        ))}
+      </select>
+      <p className="hint">For everyone on your team. Hover over a time to see it in UTC.</p>
+      <ErrorBox error={change.error} />
+      {change.isSuccess ? <Notice>Saved.</Notice> : null}
+      <button type="submit" className="primary" disabled={change.isPending}>
+        Use this time zone
+      </button>
+    </form>
   );
 }
 
