@@ -136,42 +136,47 @@ export function createMetrics(db: Db): Metrics {
         for (const row of read ? figure(read) : []) this.set({ environment: row.environment }, row[value]);
       },
     });
-  backlogGauge(
-    'paycollect_webhook_deliveries_pending',
-    'Webhook deliveries not yet succeeded or given up, by environment',
-    (b) => b.deliveries,
-    'count',
-  );
-  backlogGauge(
-    'paycollect_webhook_delivery_oldest_pending_seconds',
-    'Age of the oldest pending webhook delivery, in seconds, by environment',
-    (b) => b.deliveries,
-    'oldestSeconds',
-  );
-  backlogGauge(
-    'paycollect_refunds_pending',
-    "Refunds waiting for their provider's final answer, by environment",
-    (b) => b.refunds,
-    'count',
-  );
-  backlogGauge(
-    'paycollect_refund_oldest_pending_seconds',
-    'Age of the oldest pending refund, in seconds, by environment',
-    (b) => b.refunds,
-    'oldestSeconds',
-  );
-  backlogGauge(
-    'paycollect_payouts_pending',
-    "Payouts pending or in transit (their rail's final answer not yet in), by environment",
-    (b) => b.payouts,
-    'count',
-  );
-  backlogGauge(
-    'paycollect_payout_oldest_pending_seconds',
-    'Age of the oldest payout pending or in transit, in seconds, by environment',
-    (b) => b.payouts,
-    'oldestSeconds',
-  );
+  // Each backlog answers two gauges: how many wait, and how long the oldest has waited.
+  const backlogGauges: ReadonlyArray<{
+    figure: Exclude<keyof Backlog, 'exceptions'>;
+    count: [name: string, help: string];
+    oldest: [name: string, help: string];
+  }> = [
+    {
+      figure: 'deliveries',
+      count: [
+        'paycollect_webhook_deliveries_pending',
+        'Webhook deliveries not yet succeeded or given up, by environment',
+      ],
+      oldest: [
+        'paycollect_webhook_delivery_oldest_pending_seconds',
+        'Age of the oldest pending webhook delivery, in seconds, by environment',
+      ],
+    },
+    {
+      figure: 'refunds',
+      count: ['paycollect_refunds_pending', "Refunds waiting for their provider's final answer, by environment"],
+      oldest: [
+        'paycollect_refund_oldest_pending_seconds',
+        'Age of the oldest pending refund, in seconds, by environment',
+      ],
+    },
+    {
+      figure: 'payouts',
+      count: [
+        'paycollect_payouts_pending',
+        "Payouts pending or in transit (their rail's final answer not yet in), by environment",
+      ],
+      oldest: [
+        'paycollect_payout_oldest_pending_seconds',
+        'Age of the oldest payout pending or in transit, in seconds, by environment',
+      ],
+    },
+  ];
+  for (const { figure, count, oldest } of backlogGauges) {
+    backlogGauge(...count, (b) => b[figure], 'count');
+    backlogGauge(...oldest, (b) => b[figure], 'oldestSeconds');
+  }
 
   new Gauge({
     name: 'paycollect_reconciliation_exceptions',
