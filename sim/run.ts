@@ -47,7 +47,7 @@ import { createSimPayoutRail, type SimPayoutRail } from './payout-rail';
 import { plantBug, type Plant } from './plants';
 import { draws } from './random';
 import type { Received } from './endpoints';
-import { SIM_TASK_QUEUE, type World } from './world';
+import { SIM_TASK_QUEUE, sleepOnServer, type World } from './world';
 
 /** The events each merchant's endpoint subscribes to (docs/webhooks.md): every one the run's payments emit. */
 export const SUBSCRIBED_EVENTS = [
@@ -235,6 +235,12 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   let cancels = 0;
   let payoutRequests = 0;
   let firings = 0;
+  /** Leaked time-skipping locks of the test server the driver released (sleepOnServer). */
+  let releases = 0;
+  const released = () => {
+    releases++;
+    log(`seed ${options.seed}: the test server's clock moved at real speed; released a leaked time-skipping lock`);
+  };
 
   /** `rows` in the order the run created their payments (ids differ between runs; labels do not). */
   const byLabel = <T extends { id: string }>(rows: T[]): T[] => {
@@ -457,11 +463,11 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     for (;;) {
       const nextFiring = Math.ceil((nowMs - SIX_HOURS_MS + 1) / DAY_MS) * DAY_MS + SIX_HOURS_MS;
       if (daily.length === 0 || nextFiring > until) break;
-      await env.sleep(Math.max(0, nextFiring - nowMs));
+      await sleepOnServer(env, Math.max(0, nextFiring - nowMs), released);
       nowMs = Math.max(await env.currentTimeMs(), nextFiring);
       await fire(nextFiring);
     }
-    await env.sleep(Math.max(0, until - nowMs));
+    await sleepOnServer(env, Math.max(0, until - nowMs), released);
     nowMs = await env.currentTimeMs();
     return `advance ${Math.round(ms / 1000)} s`;
   };
@@ -612,7 +618,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       wallMs: Date.now() - wallStart,
       checkMs,
       statuses,
-      operator: { ...operator.counts(), ...rail.counts() },
+      operator: { ...operator.counts(), ...rail.counts(), 'leaked locks released': releases },
     };
     if (problems.length > 0)
       result.violation = {
