@@ -43,6 +43,7 @@ import { insertWebhook } from '../test/helpers/webhooks';
 import { ledgerProblems } from '../test/helpers/ledger';
 import { testConfig } from '../test/helpers/stack';
 import { createSimOperator, type SimOperator } from './operator';
+import type { Outage } from './outages';
 import { createSimPayoutRail, type SimPayoutRail } from './payout-rail';
 import { plantBug, type Plant } from './plants';
 import { draws } from './random';
@@ -111,6 +112,8 @@ export interface RunResult {
   /** Final statuses of the run's payments, by status. */
   statuses: Record<string, number>;
   operator: Record<string, number>;
+  /** The operator's outages during the run (the last one cut at the run's end), simulated epoch milliseconds. */
+  outages: Outage[];
   violation?: Violation;
 }
 
@@ -619,6 +622,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       checkMs,
       statuses,
       operator: { ...operator.counts(), ...rail.counts(), 'leaked locks released': releases },
+      outages: operator.outages(nowMs).map((o) => ({ ...o, toMs: Math.min(o.toMs, nowMs) })),
     };
     if (problems.length > 0)
       result.violation = {
