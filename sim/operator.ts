@@ -98,6 +98,12 @@ export interface SimOperator {
   refundedFor(refundId: string, nowMs: number): number;
   /** True when a success of `paymentId` after its expiry had its every callback lost (a reconciliation exception). */
   lateSuccessUnannounced(paymentId: string): boolean;
+  /**
+   * True when the operator collected `paymentId`, lost its every callback, and was in an outage at some moment of the
+   * payment's last word (from `expiresAtMs`, its expiry, to 3 minutes after, docs/payments.md#decision-time): its
+   * questions then went unanswered, and only reconciliation could tell (a reconciliation exception).
+   */
+  successLostToOutage(paymentId: string, expiresAtMs: number): boolean;
   /** Refund ids for which more than one request moved money (sent twice under different keys), with the keys. */
   refundsSentTwice(): { refundId: string; keys: string[] }[];
   /** The operator's outages that began before `untilMs` (simulated epoch milliseconds). */
@@ -124,6 +130,8 @@ export function createSimOperator(
   const planned = new Set<string>();
   const owed: (OperatorCallback & { dueMs: number })[] = [];
   const unannounced = new Set<string>();
+  /** Payments whose every callback the operator lost. */
+  const silenced = new Set<string>();
   const tally: Record<string, number> = {};
   const count = (what: string) => (tally[what] = (tally[what] ?? 0) + 1);
 
@@ -294,6 +302,7 @@ export function createSimOperator(
         ]);
         count(`callbacks ${plan}`);
         if (plan === 'lost' && t.fate.late) unannounced.add(t.paymentId);
+        if (plan === 'lost') silenced.add(t.paymentId);
         const callback = { paymentId: t.paymentId, providerReference: t.reference, claimed };
         // A callback due during an outage is sent when the operator is back.
         const owe = (dueMs: number) => owed.push({ ...callback, dueMs: outages.after(dueMs) });
@@ -322,6 +331,12 @@ export function createSimOperator(
         .reduce((sum, r) => sum + r.amount, 0);
     },
     lateSuccessUnannounced: (paymentId) => unannounced.has(paymentId),
+    successLostToOutage(paymentId, expiresAtMs) {
+      const t = byPayment.get(paymentId);
+      if (!t || !silenced.has(paymentId) || outcomeAt(t, Number.MAX_SAFE_INTEGER).status !== 'completed') return false;
+      const lastWordEndMs = expiresAtMs + 3 * 60_000;
+      return outages.until(lastWordEndMs).some((o) => o.toMs > expiresAtMs);
+    },
     refundsSentTwice() {
       const keysOf = new Map<string, string[]>();
       for (const r of refunds.values())

@@ -841,8 +841,10 @@ async function eventProblems(db: Db, merchantIds: string[]): Promise<string[]> {
 async function finalProblems(db: Db, merchantIds: string[], operator: SimOperator, nowMs: number): Promise<string[]> {
   const problems: string[] = [];
   const rows = (
-    await db.raw<{ rows: { id: string; status: string; late: boolean; posted: string; pending: number }[] }>(
-      `select p.id, p.status, (p.status = 'failed' and p.late_provider_answer is not null) as late,
+    await db.raw<{
+      rows: { id: string; status: string; late: boolean; posted: string; pending: number; expires_at: Date }[];
+    }>(
+      `select p.id, p.status, p.expires_at, (p.status = 'failed' and p.late_provider_answer is not null) as late,
               coalesce((select sum(lp.amount) from ledger_postings lp
                           join ledger_journals j on j.id = lp.journal_id
                           join ledger_accounts a on a.id = lp.account_id and a.kind = 'provider_clearing'
@@ -859,7 +861,11 @@ async function finalProblems(db: Db, merchantIds: string[], operator: SimOperato
     if (r.pending > 0) problems.push(`payment ${r.id} has ${r.pending} refunds still pending`);
     const collected = r.late ? 0 : operator.collected(r.id, nowMs);
     const expected = collected - operator.refunded(r.id, nowMs);
-    if (Number(r.posted) !== expected && !operator.lateSuccessUnannounced(r.id))
+    // A collection our books missed (nothing posted, nothing refunded), not any other difference.
+    const missed = Number(r.posted) === 0 && operator.refunded(r.id, nowMs) === 0;
+    const explained =
+      operator.lateSuccessUnannounced(r.id) || (missed && operator.successLostToOutage(r.id, r.expires_at.getTime()));
+    if (Number(r.posted) !== expected && !explained)
       problems.push(`payment ${r.id} ${r.status}: clearing ${r.posted}, the operator's books ${expected}`);
   }
   return problems;

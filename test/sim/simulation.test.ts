@@ -68,7 +68,7 @@ describe('simulation (docs/simulation.md)', function () {
       expect(violation.replay).to.equal(
         `npm run sim -- --seed ${violation.seed} --days ${CI_DAYS * 2} --plant ${plant}`,
       );
-      expect(violation.problems.join('\n')).to.match(FINDINGS[plant]);
+      expect(violation.problems.join('\n'), violation.problems.join('\n')).to.match(FINDINGS[plant]);
     });
 
   it(`runs seeds ${CI_SEEDS.join(', ')} with every invariant holding after every step and at the end`, async () => {
