@@ -41,6 +41,9 @@ function summary(r: RunResult): string {
       .map(([status, n]) => `${status} ${n}`)
       .join(', ')}; ${r.firings} schedule firings), ` +
     `${r.deliveries} webhook requests, ` +
+    `${r.outages.length} operator outages (${Math.round(
+      r.outages.reduce((sum, o) => sum + o.toMs - o.fromMs, 0) / 60_000,
+    )} min; ${r.operator['calls in outages'] ?? 0} calls in them), ` +
     `${(r.simulatedMs / 3_600_000).toFixed(1)} simulated h in ${(r.wallMs / 1000).toFixed(1)} s ` +
     `(${(r.checkMs / 1000).toFixed(1)} s of it in the checks after each step)`
   );

@@ -17,6 +17,7 @@ import {
   type RefundAnswer,
   type RefundRequest,
 } from '../src/providers/provider';
+import { drawOutages, type Outage } from './outages';
 import { callDraws as namedCallDraws, draws, simulatedNow } from './random';
 
 /** What the customer does with a request to pay, and when (simulated epoch milliseconds). */
@@ -97,8 +98,16 @@ export interface SimOperator {
   refundedFor(refundId: string, nowMs: number): number;
   /** True when a success of `paymentId` after its expiry had its every callback lost (a reconciliation exception). */
   lateSuccessUnannounced(paymentId: string): boolean;
+  /**
+   * True when the operator collected `paymentId`, lost its every callback, and was in an outage at some moment of the
+   * payment's last word (from `expiresAtMs`, its expiry, to 3 minutes after, docs/payments.md#decision-time): its
+   * questions then went unanswered, and only reconciliation could tell (a reconciliation exception).
+   */
+  successLostToOutage(paymentId: string, expiresAtMs: number): boolean;
   /** Refund ids for which more than one request moved money (sent twice under different keys), with the keys. */
   refundsSentTwice(): { refundId: string; keys: string[] }[];
+  /** The operator's outages that began before `untilMs` (simulated epoch milliseconds). */
+  outages(untilMs: number): Outage[];
   /** Counts for the run's summary. */
   counts(): Record<string, number>;
 }
@@ -121,10 +130,20 @@ export function createSimOperator(
   const planned = new Set<string>();
   const owed: (OperatorCallback & { dueMs: number })[] = [];
   const unannounced = new Set<string>();
+  /** Payments whose every callback the operator lost. */
+  const silenced = new Set<string>();
   const tally: Record<string, number> = {};
   const count = (what: string) => (tally[what] = (tally[what] ?? 0) + 1);
 
   const now = simulatedNow(clock);
+  const outages = drawOutages(seed, code, clock());
+  /** The simulated time of a call named `what`, which fails as the operator's outage does when one is on. */
+  const called = (what: string): number => {
+    const at = now();
+    if (outages.at(at)) count('calls in outages');
+    outages.check(at, what);
+    return at;
+  };
   const callDraws = namedCallDraws(seed, labels);
   const lost = (what: string): never => {
     count(`lost ${what}`);
@@ -156,19 +175,19 @@ export function createSimOperator(
     code,
     supports: { cancel: true, refund: true, partialRefund: true },
     async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
+      const at = called('initiation');
       const d = callDraws(request.paymentId, 'initiate');
       count('initiate calls');
       const existing = byKey.get(request.idempotencyKey);
       if (existing) {
         if (d.chance(faults.lost)) lost('initiation');
-        return { providerReference: existing.reference, outcome: outcomeAt(existing, now()), nextAction: null };
+        return { providerReference: existing.reference, outcome: outcomeAt(existing, at), nextAction: null };
       }
       if (d.chance(faults.refusal)) {
         count('refused initiations');
         throw new ProviderRefusal('the simulated operator refused the request to pay', 'declined', 'PAYER_NOT_FOUND');
       }
       if (d.chance(faults.lost)) lost('initiation');
-      const at = now();
       const label = labels.get(request.paymentId) ?? request.paymentId;
       const f = draws(seed, `${label}:fate`);
       const expiresMs = Date.parse(request.expiresAt);
@@ -179,12 +198,16 @@ export function createSimOperator(
         ['late', Math.round(faults.lateSuccess * 1000)],
       ]);
       // Customers answer within seconds to minutes (most before the expiry); a late one minutes to an hour after it.
-      const fate: Fate =
+      // An answer that falls in an outage is taken when the operator is back, maybe after the expiry.
+      const decidedAtMs =
         kind === 'late'
-          ? { kind: 'approve', atMs: Math.max(at, expiresMs) + f.int(5, 60) * 60_000, late: true }
-          : kind === 'ignore'
-            ? { kind: 'ignore', atMs: Number.MAX_SAFE_INTEGER, late: false }
-            : { kind, atMs: at + f.int(3, Math.max(4, Math.floor((expiresMs - at) / 1000) - 30)) * 1000, late: false };
+          ? Math.max(at, expiresMs) + f.int(5, 60) * 60_000
+          : at + f.int(3, Math.max(4, Math.floor((expiresMs - at) / 1000) - 30)) * 1000;
+      const atMs = outages.after(decidedAtMs);
+      const fate: Fate =
+        kind === 'ignore'
+          ? { kind: 'ignore', atMs: Number.MAX_SAFE_INTEGER, late: false }
+          : { kind: kind === 'late' ? 'approve' : kind, atMs, late: atMs > expiresMs };
       const t: Transaction = {
         reference: `sim_${label}_${request.paymentId.slice(-6)}`,
         paymentId: request.paymentId,
@@ -200,22 +223,23 @@ export function createSimOperator(
       return { providerReference: t.reference, outcome: outcomeAt(t, at), nextAction: null };
     },
     async fetchStatus(providerReference) {
+      const at = called('status question');
       const t = transaction(providerReference);
       if (callDraws(t.paymentId, 'status').chance(faults.lost)) lost('status question');
-      return { providerReference, outcome: outcomeAt(t, now()) };
+      return { providerReference, outcome: outcomeAt(t, at) };
     },
     async cancel(providerReference) {
+      const at = called('cancel');
       const t = transaction(providerReference);
       if (callDraws(t.paymentId, 'cancel').chance(faults.lost)) lost('cancel');
-      const at = now();
       if (outcomeAt(t, at).status === 'pending') t.cancelledAtMs = at;
       return { providerReference, outcome: outcomeAt(t, at) };
     },
     async refund(request: RefundRequest): Promise<RefundAnswer> {
+      const at = called('refund');
       const refundId = refundIdOf(request.idempotencyKey);
       const d = callDraws(refundId, 'refund');
       count('refund calls');
-      const at = now();
       const existing = refunds.get(request.idempotencyKey);
       if (existing) {
         if (d.chance(faults.lost)) lost('refund');
@@ -241,7 +265,7 @@ export function createSimOperator(
         reference: t.reference,
         amount: request.amount,
         refused: answer === 'refused',
-        decideAtMs: answer === 'pending' ? at + d.int(60, 6 * 3600) * 1000 : at,
+        decideAtMs: answer === 'pending' ? outages.after(at + d.int(60, 6 * 3600) * 1000) : at,
         eventually: answer === 'pending' && d.chance(0.1) ? 'failed' : 'succeeded',
       };
       refunds.set(r.key, r);
@@ -250,9 +274,10 @@ export function createSimOperator(
       return refundAt(r, at);
     },
     async fetchRefund(request: RefundRequest) {
+      const at = called('refund question');
       if (callDraws(refundIdOf(request.idempotencyKey), 'fetch-refund').chance(faults.lost)) lost('refund question');
       const r = refunds.get(request.idempotencyKey);
-      return r ? refundAt(r, now()) : { status: 'not_received' as const };
+      return r ? refundAt(r, at) : { status: 'not_received' as const };
     },
     parseCallback() {
       throw new ProviderRefusal('the simulated operator hands its callbacks to the workflow in-process');
@@ -277,10 +302,13 @@ export function createSimOperator(
         ]);
         count(`callbacks ${plan}`);
         if (plan === 'lost' && t.fate.late) unannounced.add(t.paymentId);
+        if (plan === 'lost') silenced.add(t.paymentId);
         const callback = { paymentId: t.paymentId, providerReference: t.reference, claimed };
-        if (plan === 'once' || plan === 'twice') owed.push({ ...callback, dueMs: decidedAt });
-        if (plan === 'twice') owed.push({ ...callback, dueMs: decidedAt + d.int(1, 600) * 1000 });
-        if (plan === 'late') owed.push({ ...callback, dueMs: decidedAt + d.int(10, 180) * 60_000 });
+        // A callback due during an outage is sent when the operator is back.
+        const owe = (dueMs: number) => owed.push({ ...callback, dueMs: outages.after(dueMs) });
+        if (plan === 'once' || plan === 'twice') owe(decidedAt);
+        if (plan === 'twice') owe(decidedAt + d.int(1, 600) * 1000);
+        if (plan === 'late') owe(decidedAt + d.int(10, 180) * 60_000);
       }
       const due = owed.filter((c) => c.dueMs <= nowMs).sort((a, b) => a.dueMs - b.dueMs);
       for (const c of due) owed.splice(owed.indexOf(c), 1);
@@ -303,12 +331,19 @@ export function createSimOperator(
         .reduce((sum, r) => sum + r.amount, 0);
     },
     lateSuccessUnannounced: (paymentId) => unannounced.has(paymentId),
+    successLostToOutage(paymentId, expiresAtMs) {
+      const t = byPayment.get(paymentId);
+      if (!t || !silenced.has(paymentId) || outcomeAt(t, Number.MAX_SAFE_INTEGER).status !== 'completed') return false;
+      const lastWordEndMs = expiresAtMs + 3 * 60_000;
+      return outages.until(lastWordEndMs).some((o) => o.toMs > expiresAtMs);
+    },
     refundsSentTwice() {
       const keysOf = new Map<string, string[]>();
       for (const r of refunds.values())
         if (!r.refused) keysOf.set(r.refundId, [...(keysOf.get(r.refundId) ?? []), r.key]);
       return [...keysOf].filter(([, keys]) => keys.length > 1).map(([refundId, keys]) => ({ refundId, keys }));
     },
+    outages: (untilMs) => outages.until(untilMs),
     counts: () => ({ ...tally }),
   };
 }

@@ -52,15 +52,19 @@ export function draws(seed: number, name: string): Draws {
 
 /**
  * A simulated counterpart's clock: inside an activity, the time the test server scheduled the attempt (simulated
- * epoch milliseconds); outside one, `clock()` (the driver's last reading of the server's clock).
+ * epoch milliseconds); outside one, and inside a local activity, `clock()` (the driver's last reading of the server's
+ * clock): a local activity's attempt is scheduled by the worker, not the server, and its time is not the simulated
+ * one.
  */
 export function simulatedNow(clock: () => number): () => number {
   return () => {
+    let info: ReturnType<typeof activityInfo>;
     try {
-      return activityInfo().currentAttemptScheduledTimestampMs;
+      info = activityInfo();
     } catch {
       return clock();
     }
+    return info.isLocal ? clock() : info.currentAttemptScheduledTimestampMs;
   };
 }
 

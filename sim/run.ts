@@ -43,11 +43,12 @@ import { insertWebhook } from '../test/helpers/webhooks';
 import { ledgerProblems } from '../test/helpers/ledger';
 import { testConfig } from '../test/helpers/stack';
 import { createSimOperator, type SimOperator } from './operator';
+import type { Outage } from './outages';
 import { createSimPayoutRail, type SimPayoutRail } from './payout-rail';
 import { plantBug, type Plant } from './plants';
 import { draws } from './random';
 import type { Received } from './endpoints';
-import { SIM_TASK_QUEUE, type World } from './world';
+import { SIM_TASK_QUEUE, sleepOnServer, type World } from './world';
 
 /** The events each merchant's endpoint subscribes to (docs/webhooks.md): every one the run's payments emit. */
 export const SUBSCRIBED_EVENTS = [
@@ -111,6 +112,8 @@ export interface RunResult {
   /** Final statuses of the run's payments, by status. */
   statuses: Record<string, number>;
   operator: Record<string, number>;
+  /** The operator's outages during the run (the last one cut at the run's end), simulated epoch milliseconds. */
+  outages: Outage[];
   violation?: Violation;
 }
 
@@ -235,6 +238,12 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   let cancels = 0;
   let payoutRequests = 0;
   let firings = 0;
+  /** Leaked time-skipping locks of the test server the driver released (sleepOnServer). */
+  let releases = 0;
+  const released = () => {
+    releases++;
+    log(`seed ${options.seed}: the test server's clock moved at real speed; released a leaked time-skipping lock`);
+  };
 
   /** `rows` in the order the run created their payments (ids differ between runs; labels do not). */
   const byLabel = <T extends { id: string }>(rows: T[]): T[] => {
@@ -457,11 +466,11 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     for (;;) {
       const nextFiring = Math.ceil((nowMs - SIX_HOURS_MS + 1) / DAY_MS) * DAY_MS + SIX_HOURS_MS;
       if (daily.length === 0 || nextFiring > until) break;
-      await env.sleep(Math.max(0, nextFiring - nowMs));
+      await sleepOnServer(env, Math.max(0, nextFiring - nowMs), released);
       nowMs = Math.max(await env.currentTimeMs(), nextFiring);
       await fire(nextFiring);
     }
-    await env.sleep(Math.max(0, until - nowMs));
+    await sleepOnServer(env, Math.max(0, until - nowMs), released);
     nowMs = await env.currentTimeMs();
     return `advance ${Math.round(ms / 1000)} s`;
   };
@@ -612,7 +621,8 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       wallMs: Date.now() - wallStart,
       checkMs,
       statuses,
-      operator: { ...operator.counts(), ...rail.counts() },
+      operator: { ...operator.counts(), ...rail.counts(), 'leaked locks released': releases },
+      outages: operator.outages(nowMs).map((o) => ({ ...o, toMs: Math.min(o.toMs, nowMs) })),
     };
     if (problems.length > 0)
       result.violation = {
@@ -831,8 +841,10 @@ async function eventProblems(db: Db, merchantIds: string[]): Promise<string[]> {
 async function finalProblems(db: Db, merchantIds: string[], operator: SimOperator, nowMs: number): Promise<string[]> {
   const problems: string[] = [];
   const rows = (
-    await db.raw<{ rows: { id: string; status: string; late: boolean; posted: string; pending: number }[] }>(
-      `select p.id, p.status, (p.status = 'failed' and p.late_provider_answer is not null) as late,
+    await db.raw<{
+      rows: { id: string; status: string; late: boolean; posted: string; pending: number; expires_at: Date }[];
+    }>(
+      `select p.id, p.status, p.expires_at, (p.status = 'failed' and p.late_provider_answer is not null) as late,
               coalesce((select sum(lp.amount) from ledger_postings lp
                           join ledger_journals j on j.id = lp.journal_id
                           join ledger_accounts a on a.id = lp.account_id and a.kind = 'provider_clearing'
@@ -849,7 +861,11 @@ async function finalProblems(db: Db, merchantIds: string[], operator: SimOperato
     if (r.pending > 0) problems.push(`payment ${r.id} has ${r.pending} refunds still pending`);
     const collected = r.late ? 0 : operator.collected(r.id, nowMs);
     const expected = collected - operator.refunded(r.id, nowMs);
-    if (Number(r.posted) !== expected && !operator.lateSuccessUnannounced(r.id))
+    // A collection our books missed (nothing posted, nothing refunded), not any other difference.
+    const missed = Number(r.posted) === 0 && operator.refunded(r.id, nowMs) === 0;
+    const explained =
+      operator.lateSuccessUnannounced(r.id) || (missed && operator.successLostToOutage(r.id, r.expires_at.getTime()));
+    if (Number(r.posted) !== expected && !explained)
       problems.push(`payment ${r.id} ${r.status}: clearing ${r.posted}, the operator's books ${expected}`);
   }
   return problems;

@@ -33,6 +33,41 @@ export interface World {
 }
 
 /**
+ * How long, in real time, the test server's clock may move at real speed during a sleep before the driver takes it for
+ * a leaked time-skipping lock (docs/simulation.md#the-first-long-run): a lock held for a workflow task or an activity's
+ * answer lasts a second or two.
+ */
+const LEAKED_LOCK_MS = 15_000;
+
+/**
+ * `env.sleep(ms)` (moves the test server's clock `ms` milliseconds ahead), watched: the Java test server can leave a
+ * time-skipping lock held after a workflow starts a child (Temporal's sdk-java issues 1618 and 2392), and its clock
+ * then moves at real speed, so that an hour's sleep takes an hour. When the clock moved no faster than real time for
+ * LEAKED_LOCK_MS of real time, the driver releases one lock (`unlockTimeSkipping`; the server refuses an unlock it has
+ * no lock for, which is ignored) and calls `onRelease`.
+ */
+export async function sleepOnServer(env: TestWorkflowEnvironment, ms: number, onRelease: () => void): Promise<void> {
+  let done = false;
+  const sleeping = env.sleep(ms).finally(() => (done = true));
+  const watch = async () => {
+    let last = { server: await env.currentTimeMs(), wall: Date.now() };
+    while (!done) {
+      await Promise.race([sleeping, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+      if (done) return;
+      const now = { server: await env.currentTimeMs(), wall: Date.now() };
+      // Skipping moves the clock by leaps; at real speed it moves no more than the wall clock did (plus a margin).
+      if (now.server - last.server > (now.wall - last.wall) * 2 + 1_000) last = now;
+      else if (now.wall - last.wall >= LEAKED_LOCK_MS && !done) {
+        onRelease();
+        await env.connection.testService?.unlockTimeSkipping({}).catch(() => undefined);
+        last = { server: await env.currentTimeMs(), wall: Date.now() };
+      }
+    }
+  };
+  await Promise.all([sleeping, watch()]);
+}
+
+/**
  * `start()`, tried up to five times: the SDK gives the Java test server 5 s to listen, which a loaded machine's JVM
  * may miss.
  */

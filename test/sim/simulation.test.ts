@@ -68,7 +68,7 @@ describe('simulation (docs/simulation.md)', function () {
       expect(violation.replay).to.equal(
         `npm run sim -- --seed ${violation.seed} --days ${CI_DAYS * 2} --plant ${plant}`,
       );
-      expect(violation.problems.join('\n')).to.match(FINDINGS[plant]);
+      expect(violation.problems.join('\n'), violation.problems.join('\n')).to.match(FINDINGS[plant]);
     });
 
   it(`runs seeds ${CI_SEEDS.join(', ')} with every invariant holding after every step and at the end`, async () => {
@@ -86,5 +86,8 @@ describe('simulation (docs/simulation.md)', function () {
     const payouts = (status: string) => results.reduce((sum, r) => sum + (r.payoutStatuses[status] ?? 0), 0);
     expect(results.reduce((sum, r) => sum + r.payouts, 0)).to.be.greaterThan(0);
     expect(payouts('paid') + payouts('returned')).to.be.greaterThan(0);
+    // And the operator was down for a while, with calls that fell in its outages (answered 503 or nothing).
+    expect(results.reduce((sum, r) => sum + r.outages.length, 0)).to.be.greaterThan(0);
+    expect(results.reduce((sum, r) => sum + (r.operator['calls in outages'] ?? 0), 0)).to.be.greaterThan(0);
   });
 });
